@@ -1,0 +1,7 @@
+import { DurableObject } from "cloudflare:workers";
+export class ReceiptObject extends DurableObject<Env> {}
+export default {
+  async fetch(): Promise<Response> {
+    return Response.json({ ok: true });
+  },
+} satisfies ExportedHandler<Env>;

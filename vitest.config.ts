@@ -1,0 +1,30 @@
+import { readFileSync } from "node:fs";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { parseEnv } from "node:util";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations("./migrations");
+  // The tests run with the same development credentials `npm run dev` uses.
+  const devVars = parseEnv(readFileSync(".dev.vars.example", "utf8"));
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            ...devVars,
+            TEST_MIGRATIONS: migrations,
+            // Short enough that the timeout test is quick, long enough that a
+            // loaded 2-core CI machine does not trip it on ordinary calls.
+            UPSTREAM_TIMEOUT_MS: "2000",
+            SANDBOX_TIMEOUT_DELAY_MS: "4000",
+          },
+        },
+      }),
+    ],
+    test: {
+      setupFiles: ["./test/setup.ts"],
+    },
+  };
+});
