@@ -1,7 +1,13 @@
-import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
-export class SandboxObject extends DurableObject<Env> {}
+// The sandbox upstream: a stateful simulation of the partner payment service
+// (docs/upstream-wire.md), reached by the gateway only through the UPSTREAM
+// service binding. Never part of the production bundle.
+import { WorkerEntrypoint } from "cloudflare:workers";
+import { routes } from "./routes";
+
+export { SandboxObject } from "./sandbox-object";
+
 export class SandboxUpstream extends WorkerEntrypoint<Env> {
-  override async fetch(_request: Request): Promise<Response> {
-    return new Response("todo", { status: 501 });
+  override async fetch(request: Request): Promise<Response> {
+    return routes.fetch(request, this.env, this.ctx);
   }
 }

@@ -1,0 +1,101 @@
+// HTTP face of the sandbox: authentication, body validation and the error
+// envelope of docs/upstream-wire.md. Every state change is one typed RPC call
+// into the single SandboxObject.
+import { type Context, Hono } from "hono";
+import * as v from "valibot";
+import {
+  type Failure, type Outcome, type SandboxObject, fail,
+} from "./sandbox-object";
+import {
+  AnonymousAuthorizeBody, AnonymousPayBody, AuthorizeBody, CancelBody, IdBody, PayBody,
+  ReceiptCreateBody, TransferCreateBody, TransferPayBody,
+} from "./schemas";
+
+type App = { Bindings: Env };
+type Sandbox = DurableObjectStub<SandboxObject>;
+
+export const routes = new Hono<App>();
+
+routes.use("*", async (c, next) => {
+  const requestId = c.req.header("x-request-id");
+  if (requestId) c.header("X-Request-Id", requestId);
+  await next();
+});
+
+routes.use("/api/*", async (c, next) => {
+  const key = c.env.UPSTREAM_API_KEY;
+  if (!key || c.req.header("authorization") !== `Bearer ${key}`) {
+    return send(c, fail(401, "UNAUTHORIZED", "Missing or wrong partner credential"));
+  }
+  await next();
+});
+
+function sandbox(env: Env): Sandbox {
+  if (!env.SANDBOX) throw new Error("SANDBOX binding is missing");
+  return env.SANDBOX.get(env.SANDBOX.idFromName("sandbox"));
+}
+
+function send(c: Context<App>, outcome: Outcome<unknown> | Failure): Response {
+  if (outcome.ok) return c.json(outcome.body as object, 200);
+  if (outcome.code === "OTP_RESEND_TOO_SOON" && outcome.extra?.wait !== undefined) {
+    c.header("Retry-After", String(Math.ceil(outcome.extra.wait / 1000)));
+  }
+  return c.json({ error: { code: outcome.code, message: outcome.message }, ...outcome.extra }, outcome.status);
+}
+
+/** How long tok_sandbox_timeout sits on a pay; waited here so the object stays free. */
+function stallMs(env: Env): number {
+  const ms = Number(env.SANDBOX_TIMEOUT_DELAY_MS ?? 15_000);
+  return Number.isFinite(ms) && ms >= 0 ? ms : 15_000;
+}
+
+function operation<S extends v.GenericSchema>(
+  path: string,
+  schema: S,
+  run: (object: Sandbox, input: v.InferOutput<S>) => Promise<Outcome<unknown>>,
+): void {
+  routes.post(`/api/v1/partner/${path}`, async (c) => {
+    let raw: unknown;
+    try {
+      raw = await c.req.json();
+    } catch {
+      return send(c, fail(400, "VALIDATION_ERROR", "Body is not valid JSON"));
+    }
+    const parsed = v.safeParse(schema, raw);
+    if (!parsed.success) {
+      const details = parsed.issues.map((issue) => ({ path: v.getDotPath(issue) ?? "", message: issue.message }));
+      return send(c, fail(400, "VALIDATION_ERROR", "Body does not match the operation", { details }));
+    }
+    const outcome = await run(sandbox(c.env), parsed.output);
+    if (!outcome.ok && outcome.stall) await scheduler.wait(stallMs(c.env));
+    return send(c, outcome);
+  });
+}
+
+operation("receipt/create", ReceiptCreateBody, (s, input) => s.createReceipt(input));
+operation("receipt/authorize", AuthorizeBody, (s, input) => s.authorize(input));
+operation("receipt/anonymous/authorize", AnonymousAuthorizeBody, (s, input) => s.authorize(input));
+operation("receipt/pay", PayBody, (s, input) => s.payReceipt(input, false));
+operation("receipt/anonymous/pay", AnonymousPayBody, (s, input) => s.payReceipt(input, true));
+operation("receipt/hold-confirm", IdBody, (s, input) => s.holdConfirm(input));
+operation("receipt/cancel", CancelBody, (s, input) => s.cancel(input));
+operation("receipt/check-id", IdBody, (s, input) => s.checkId(input));
+operation("a2c/create", TransferCreateBody, (s, input) => s.createTransfer(input));
+operation("a2c/pay", TransferPayBody, (s, input) => s.payTransfer(input));
+operation("a2c/get-by-id", IdBody, (s, input) => s.getTransfer(input));
+
+// Sandbox-only views of the sandbox's own records, for tests and demos.
+routes.get("/__sandbox/receipts/:id", async (c) => {
+  const record = await sandbox(c.env).debugReceipt(c.req.param("id"));
+  return record ? c.json(record) : send(c, fail(404, "RECEIPT_NOT_FOUND", "No receipt with this id"));
+});
+
+routes.get("/__sandbox/a2c/:id", async (c) => {
+  const record = await sandbox(c.env).debugTransfer(c.req.param("id"));
+  return record ? c.json(record) : send(c, fail(404, "RECEIPT_NOT_FOUND", "No transfer with this id"));
+});
+
+routes.notFound((c) => send(c, fail(404, "NOT_FOUND", "No such operation")));
+
+// A sandbox bug must still look like an upstream failure, not a dropped connection.
+routes.onError((_error, c) => send(c, fail(500, "INTERNAL_ERROR", "Sandbox internal error")));

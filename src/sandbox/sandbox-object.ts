@@ -1,0 +1,367 @@
+// The sandbox's whole state lives in one Durable Object so that tid
+// uniqueness and the OTP counters are exact: every rule below runs on
+// synchronous SQL inside a single RPC call, so no two calls interleave.
+import { DurableObject } from "cloudflare:workers";
+import { ulid } from "ulid";
+import {
+  A2C_VERIFY_FROM, CORRECT_OTP, MAX_WRONG_OTPS, type SandboxCard, UNAVAILABLE_RECEIVER,
+  cardByNumber, cardByToken, commissionOf, findMerchant, findRate, maskPan,
+} from "./catalog";
+import type { CancelInput, CardRef, IdInput, PayInput, ReceiptCreateInput, TransferCreateInput, TransferPayInput } from "./schemas";
+import {
+  type ReceiptRow, type ReducedReceipt, State, type TransferRow, type WireReceipt, type WireTransfer,
+  receiptBody, reducedReceiptBody, refundOfd, saleOfd, transferBody,
+} from "./wire";
+
+export type ErrorCode =
+  | "VALIDATION_ERROR" | "UNAUTHORIZED" | "NOT_FOUND" | "RECEIPT_NOT_FOUND" | "MERCHANT_NOT_FOUND"
+  | "RATE_NOT_FOUND" | "TID_DUPLICATE" | "AMOUNT_OUT_OF_RANGE" | "OTP_REQUIRED" | "OTP_INVALID"
+  | "OTP_ATTEMPTS_EXCEEDED" | "RECEIPT_CANCELLED" | "RECEIPT_ALREADY_PAID" | "RECEIPT_NOT_HELD"
+  | "CANCEL_NOT_ALLOWED" | "INSUFFICIENT_FUNDS" | "RECEIVER_UNAVAILABLE" | "CARD_DECLINED"
+  | "OTP_RESEND_TOO_SOON" | "INTERNAL_ERROR";
+
+export type FailureExtra = {
+  attempts_left?: number;
+  wait?: number;
+  min_amount?: number;
+  max_amount?: number;
+  details?: { path: string; message: string }[];
+  receipt?: WireReceipt;
+  transfer?: WireTransfer;
+};
+
+export type Failure = {
+  ok: false;
+  status: 400 | 401 | 402 | 404 | 409 | 429 | 500;
+  code: ErrorCode;
+  message: string;
+  extra?: FailureExtra;
+  /** tok_sandbox_timeout: the entrypoint sits on the answer before sending it. */
+  stall?: boolean;
+};
+export type Outcome<T> = { ok: true; body: T } | Failure;
+export type AuthorizeAnswer = { id: string; sent: true; phone: string; wait: number };
+export type DebugReceipt = WireReceipt & {
+  is_hold: boolean; hold_status: string | null; otp_attempts: number; wrong_otp_attempts: number;
+  otp_sent_at: number | null; card_behaviour: string | null; merchant_kind: string;
+  cancel_reason: string | null; cancelled_by: string | null;
+};
+export type DebugTransfer = WireTransfer & {
+  rate_id: number; otp_attempts: number; wrong_otp_attempts: number; sender_behaviour: string;
+  receiver_unavailable: boolean;
+};
+
+export const fail = (status: Failure["status"], code: ErrorCode, message: string, extra?: FailureExtra): Failure =>
+  ({ ok: false, status, code, message, ...(extra ? { extra } : {}) });
+const ok = <T>(body: T): Outcome<T> => ({ ok: true, body });
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS tids (tid TEXT PRIMARY KEY, kind TEXT NOT NULL, record_id TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS receipts (
+    id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, merchant_id INTEGER NOT NULL, amount INTEGER NOT NULL,
+    commission INTEGER NOT NULL, currency INTEGER NOT NULL, description TEXT, account TEXT NOT NULL,
+    is_hold INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL, created_ms INTEGER NOT NULL,
+    paid_ms INTEGER, cancelled_ms INTEGER, error TEXT, rrn TEXT, card_number TEXT, card_behaviour TEXT,
+    hold_status TEXT, ofd TEXT, otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0,
+    otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT)`,
+  `CREATE TABLE IF NOT EXISTS transfers (
+    id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, amount INTEGER NOT NULL, commission INTEGER NOT NULL,
+    rate_id INTEGER NOT NULL, sender_behaviour TEXT NOT NULL, receiver_pan TEXT NOT NULL,
+    receiver_unavailable INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL, paid_ms INTEGER, cancelled_ms INTEGER, error TEXT NOT NULL DEFAULT '',
+    otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0)`,
+];
+
+type OtpVerdict = "missing" | "correct" | "wrong" | "exceeded";
+
+const receiptNotFound = () => fail(404, "RECEIPT_NOT_FOUND", "No receipt with this id");
+const randomHex = (bytes: number) =>
+  Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+const rrn = () => String(100_000_000_000 + Number.parseInt(randomHex(5), 16) % 900_000_000_000);
+
+function resolveCard(card: CardRef): SandboxCard | undefined {
+  return "token" in card ? cardByToken(card.token) : cardByNumber(card.number, card.expire);
+}
+
+export class SandboxObject extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    for (const statement of SCHEMA) this.sql.exec(statement);
+  }
+
+  // --- receipts -------------------------------------------------------------
+
+  createReceipt(input: ReceiptCreateInput): Outcome<WireReceipt> {
+    const merchant = findMerchant(input.merchant_id);
+    if (!merchant) return fail(404, "MERCHANT_NOT_FOUND", "No merchant with this merchant_id");
+    if (input.amount < merchant.min_amount || input.amount > merchant.max_amount) {
+      return fail(400, "AMOUNT_OUT_OF_RANGE", "Amount is outside the merchant's limits",
+        { min_amount: merchant.min_amount, max_amount: merchant.max_amount });
+    }
+    const duplicate = this.tidTaken(input.tid);
+    if (duplicate) return duplicate;
+    const id = randomHex(12);
+    this.sql.exec(
+      `INSERT INTO receipts (id, tid, merchant_id, amount, commission, currency, description, account,
+        is_hold, is_verify, state, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      id, input.tid, merchant.merchant_id, input.amount, commissionOf(input.amount, merchant.commission_percent),
+      input.currency, input.description ?? null, JSON.stringify(input.account), input.is_hold ? 1 : 0,
+      merchant.is_verify ? 1 : 0, State.created, Date.now(),
+    );
+    this.sql.exec(`INSERT INTO tids (tid, kind, record_id) VALUES (?, 'receipt', ?)`, input.tid, id);
+    return ok(receiptBody(this.receipt(id)!));
+  }
+
+  /** Token and anonymous authorize differ only in how the card is named. */
+  authorize(input: { id: string; card: CardRef }): Outcome<AuthorizeAnswer> {
+    const r = this.receipt(input.id);
+    if (!r) return receiptNotFound();
+    const refused = refusePay(r);
+    if (refused) return refused;
+    const card = resolveCard(input.card);
+    if (!card) return fail(402, "CARD_DECLINED", "Card is not accepted", { receipt: receiptBody(r) });
+    const wait = this.otpWaitMs();
+    const now = Date.now();
+    if (r.otp_sent_ms !== null && now - r.otp_sent_ms < wait) {
+      return fail(429, "OTP_RESEND_TOO_SOON", "An OTP was sent recently", { wait: wait - (now - r.otp_sent_ms) });
+    }
+    this.update("receipts", r.id, { otp_sent_ms: now });
+    return ok({ id: r.id, sent: true, phone: card.phone, wait });
+  }
+
+  payReceipt(input: PayInput, anonymous: boolean): Outcome<WireReceipt | ReducedReceipt> {
+    const r = this.receipt(input.id);
+    if (!r) return receiptNotFound();
+    const refused = refusePay(r);
+    if (refused) return refused;
+    // Only a receipt that needs an OTP counts one; the seed lets the others pay without it.
+    if (anonymous || r.is_verify === 1) {
+      const otpFailure = this.checkOtp("receipts", r, input.otp);
+      if (otpFailure) return otpFailure;
+    }
+    const card = resolveCard(input.card);
+    const declined = (code: "CARD_DECLINED" | "INSUFFICIENT_FUNDS", error: string) => {
+      this.update("receipts", r.id, { error, card_behaviour: card?.behaviour ?? "declined" });
+      return fail(402, code, error, { receipt: this.receiptBody(r.id) });
+    };
+    if (!card) return declined("CARD_DECLINED", "Card declined");
+    switch (card.behaviour) {
+      case "insufficient":
+        return declined("INSUFFICIENT_FUNDS", "Insufficient funds");
+      case "timeout":
+      case "error":
+        this.update("receipts", r.id, { card_behaviour: card.behaviour });
+        return { ...fail(500, "INTERNAL_ERROR", "Upstream processing error"), stall: card.behaviour === "timeout" };
+    }
+    const now = Date.now();
+    const charged = { error: null, rrn: rrn(), card_number: card.masked_pan, card_behaviour: card.behaviour };
+    if (card.behaviour === "supplier_pending") {
+      this.update("receipts", r.id, { ...charged, state: State.supplierPending, paid_ms: now });
+    } else if (r.is_hold === 1) {
+      this.update("receipts", r.id, { ...charged, state: State.held, hold_status: "held" });
+    } else {
+      this.update("receipts", r.id, { ...charged, state: State.paid, paid_ms: now, ofd: JSON.stringify(saleOfd(r, now)) });
+    }
+    const paid = this.receipt(r.id)!;
+    return ok(anonymous ? reducedReceiptBody(paid) : receiptBody(paid));
+  }
+
+  holdConfirm(input: IdInput): Outcome<WireReceipt> {
+    const r = this.receipt(input.id);
+    if (!r) return receiptNotFound();
+    if (r.state === State.cancelled) return fail(400, "RECEIPT_CANCELLED", "Receipt is cancelled", { receipt: receiptBody(r) });
+    if (r.state !== State.held) return fail(400, "RECEIPT_NOT_HELD", "Receipt is not held", { receipt: receiptBody(r) });
+    const now = Date.now();
+    this.update("receipts", r.id, { state: State.paid, paid_ms: now, hold_status: "confirmed", ofd: JSON.stringify(saleOfd(r, now)) });
+    return ok(this.receiptBody(r.id));
+  }
+
+  cancel(input: CancelInput): Outcome<WireReceipt> {
+    const r = this.receipt(input.id);
+    if (!r) return receiptNotFound();
+    const qr = findMerchant(r.merchant_id)?.kind === "qr";
+    if (qr || r.state === State.cancelled || r.state === State.supplierPending) {
+      const why = qr ? "QR merchants do not allow cancel" : `Cancel is not allowed in state ${r.state}`;
+      return fail(400, "CANCEL_NOT_ALLOWED", why, { receipt: receiptBody(r) });
+    }
+    const now = Date.now();
+    this.update("receipts", r.id, {
+      state: State.cancelled, cancelled_ms: now,
+      cancel_reason: input.reason ?? null, cancelled_by: input.cancelledBy ?? null,
+      ...(r.state === State.paid ? { ofd: JSON.stringify(refundOfd(r, now)) } : {}),
+      ...(r.state === State.held ? { hold_status: "released" } : {}),
+    });
+    return ok(this.receiptBody(r.id));
+  }
+
+  checkId(input: IdInput): Outcome<WireReceipt> {
+    const r = this.receipt(input.id);
+    return r ? ok(receiptBody(r)) : receiptNotFound();
+  }
+
+  debugReceipt(id: string): DebugReceipt | null {
+    const r = this.receipt(id);
+    if (!r) return null;
+    return {
+      ...receiptBody(r), is_hold: r.is_hold === 1, hold_status: r.hold_status, otp_attempts: r.otp_attempts,
+      wrong_otp_attempts: r.wrong_otps, otp_sent_at: r.otp_sent_ms, card_behaviour: r.card_behaviour,
+      merchant_kind: findMerchant(r.merchant_id)?.kind ?? "unknown",
+      cancel_reason: r.cancel_reason, cancelled_by: r.cancelled_by,
+    };
+  }
+
+  // --- a2c transfers --------------------------------------------------------
+
+  createTransfer(input: TransferCreateInput): Outcome<WireTransfer> {
+    const rate = findRate(input.rate_id);
+    if (!rate) return fail(404, "RATE_NOT_FOUND", "No rate with this rate_id");
+    const sender = cardByToken(input.token);
+    if (!sender) return fail(402, "CARD_DECLINED", "Sender card is not accepted");
+    const duplicate = this.tidTaken(input.tid);
+    if (duplicate) return duplicate;
+    const id = ulid();
+    this.sql.exec(
+      `INSERT INTO transfers (id, tid, amount, commission, rate_id, sender_behaviour, receiver_pan,
+        receiver_unavailable, is_verify, state, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      id, input.tid, input.amount, commissionOf(input.amount, rate.percent, rate.flat), rate.rate_id,
+      sender.behaviour, maskPan(input.receiver_card), input.receiver_card === UNAVAILABLE_RECEIVER ? 1 : 0,
+      input.amount >= A2C_VERIFY_FROM ? 1 : 0, State.created, Date.now(),
+    );
+    this.sql.exec(`INSERT INTO tids (tid, kind, record_id) VALUES (?, 'transfer', ?)`, input.tid, id);
+    return ok(transferBody(this.transfer(id)!));
+  }
+
+  payTransfer(input: TransferPayInput): Outcome<WireTransfer> {
+    const t = this.transfer(input.id);
+    if (!t) return receiptNotFound();
+    const current = { transfer: transferBody(t) };
+    if (t.state === State.cancelled) return fail(400, "RECEIPT_CANCELLED", "Transfer is cancelled", current);
+    if (t.state !== State.created) return fail(400, "RECEIPT_ALREADY_PAID", "Transfer is already paid", current);
+    if (t.is_verify === 1) {
+      const otpFailure = this.checkOtp("transfers", t, input.otp);
+      if (otpFailure) return otpFailure;
+    }
+    switch (t.sender_behaviour) {
+      case "insufficient":
+        return this.declineTransfer(t.id, "INSUFFICIENT_FUNDS", "Insufficient funds");
+      case "timeout":
+      case "error":
+        return { ...fail(500, "INTERNAL_ERROR", "Upstream processing error"), stall: t.sender_behaviour === "timeout" };
+    }
+    if (t.receiver_unavailable === 1) {
+      return this.declineTransfer(t.id, "RECEIVER_UNAVAILABLE", "Receiver card cannot accept the transfer");
+    }
+    this.update("transfers", t.id, { state: State.paid, paid_ms: Date.now(), error: "" });
+    return ok(this.transferBody(t.id));
+  }
+
+  /** A decline leaves the transfer payable (state 0) with its error set. */
+  private declineTransfer(id: string, code: "INSUFFICIENT_FUNDS" | "RECEIVER_UNAVAILABLE", error: string): Failure {
+    this.update("transfers", id, { error });
+    return fail(402, code, error, { transfer: this.transferBody(id) });
+  }
+
+  getTransfer(input: IdInput): Outcome<WireTransfer> {
+    const t = this.transfer(input.id);
+    return t ? ok(transferBody(t)) : receiptNotFound();
+  }
+
+  debugTransfer(id: string): DebugTransfer | null {
+    const t = this.transfer(id);
+    if (!t) return null;
+    return {
+      ...transferBody(t), rate_id: t.rate_id, otp_attempts: t.otp_attempts, wrong_otp_attempts: t.wrong_otps,
+      sender_behaviour: t.sender_behaviour, receiver_unavailable: t.receiver_unavailable === 1,
+    };
+  }
+
+  // --- shared rules ---------------------------------------------------------
+
+  /** Receipts and transfers share one tid space, as the contract requires. */
+  private tidTaken(tid: string): Failure | null {
+    const taken = this.sql.exec<{ kind: string; record_id: string }>(
+      "SELECT kind, record_id FROM tids WHERE tid = ?", tid).toArray()[0];
+    if (!taken) return null;
+    const existing = taken.kind === "receipt"
+      ? { receipt: this.receiptBody(taken.record_id) }
+      : { transfer: this.transferBody(taken.record_id) };
+    return fail(409, "TID_DUPLICATE", "tid is already used", existing);
+  }
+
+  /**
+   * Every submitted OTP counts; the third wrong one cancels the record. The
+   * failure carries the record as it stands afterwards.
+   */
+  private checkOtp(table: "receipts" | "transfers", record: { id: string; wrong_otps: number }, otp: string | undefined): Failure | null {
+    const verdict = this.submitOtp(table, record, otp);
+    if (verdict === "correct") return null;
+    const current = table === "receipts"
+      ? { receipt: this.receiptBody(record.id) }
+      : { transfer: this.transferBody(record.id) };
+    switch (verdict) {
+      case "missing":
+        return fail(400, "OTP_REQUIRED", "An OTP is required to pay");
+      case "wrong":
+        return fail(400, "OTP_INVALID", "OTP is incorrect", { attempts_left: MAX_WRONG_OTPS - record.wrong_otps - 1, ...current });
+      case "exceeded":
+        return fail(400, "OTP_ATTEMPTS_EXCEEDED", "Too many incorrect OTPs; the receipt is cancelled", { attempts_left: 0, ...current });
+    }
+  }
+
+  private submitOtp(table: "receipts" | "transfers", record: { id: string; wrong_otps: number }, otp: string | undefined): OtpVerdict {
+    if (otp === undefined || otp === "") return "missing";
+    if (otp === CORRECT_OTP) {
+      this.sql.exec(`UPDATE ${table} SET otp_attempts = otp_attempts + 1 WHERE id = ?`, record.id);
+      return "correct";
+    }
+    const wrong = record.wrong_otps + 1;
+    if (wrong < MAX_WRONG_OTPS) {
+      this.sql.exec(`UPDATE ${table} SET otp_attempts = otp_attempts + 1, wrong_otps = ? WHERE id = ?`, wrong, record.id);
+      return "wrong";
+    }
+    this.sql.exec(
+      `UPDATE ${table} SET otp_attempts = otp_attempts + 1, wrong_otps = ?, state = ?, cancelled_ms = ?, error = ? WHERE id = ?`,
+      wrong, State.cancelled, Date.now(), "OTP attempts exceeded", record.id);
+    return "exceeded";
+  }
+
+  private otpWaitMs(): number {
+    const wait = Number(this.env.SANDBOX_OTP_WAIT_MS ?? 60_000);
+    return Number.isFinite(wait) && wait >= 0 ? wait : 60_000;
+  }
+
+  private receipt(id: string): ReceiptRow | undefined {
+    return this.sql.exec<ReceiptRow>("SELECT * FROM receipts WHERE id = ?", id).toArray()[0];
+  }
+
+  private transfer(id: string): TransferRow | undefined {
+    return this.sql.exec<TransferRow>("SELECT * FROM transfers WHERE id = ?", id).toArray()[0];
+  }
+
+  private receiptBody(id: string): WireReceipt {
+    return receiptBody(this.receipt(id)!);
+  }
+
+  private transferBody(id: string): WireTransfer {
+    return transferBody(this.transfer(id)!);
+  }
+
+  /** Column names come from this file only, never from a request. */
+  private update(table: "receipts", id: string, fields: Partial<ReceiptRow>): void;
+  private update(table: "transfers", id: string, fields: Partial<TransferRow>): void;
+  private update(table: string, id: string, fields: Record<string, unknown>): void {
+    const entries = Object.entries(fields);
+    const set = entries.map(([column]) => `${column} = ?`).join(", ");
+    this.sql.exec(`UPDATE ${table} SET ${set} WHERE id = ?`, ...entries.map(([, value]) => value), id);
+  }
+}
+
+/** Authorize and pay both need a receipt still waiting for payment. */
+function refusePay(r: ReceiptRow): Failure | null {
+  if (r.state === State.cancelled) return fail(400, "RECEIPT_CANCELLED", "Receipt is cancelled", { receipt: receiptBody(r) });
+  if (r.state !== State.created) return fail(400, "RECEIPT_ALREADY_PAID", "Receipt is already paid", { receipt: receiptBody(r) });
+  return null;
+}
