@@ -1,7 +1,10 @@
-import { DurableObject } from "cloudflare:workers";
-export class ReceiptObject extends DurableObject<Env> {}
+/** The production entry: the gateway and its Durable Object, nothing else. */
+import { createApp } from "./app";
+
+export { ReceiptObject } from "./receipt-object";
+
+const app = createApp();
+
 export default {
-  async fetch(): Promise<Response> {
-    return Response.json({ ok: true });
-  },
+  fetch: app.fetch,
 } satisfies ExportedHandler<Env>;

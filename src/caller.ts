@@ -1,0 +1,11 @@
+/**
+ * Who is calling. Set once per request by the authentication middleware and
+ * passed, as plain data, to every rule that depends on it.
+ */
+export type Caller = { kind: "partner"; id: string } | { kind: "user"; id: string };
+
+/** The owner recorded with a receipt, transfer and tid. */
+export const ownerOf = (caller: Caller): string => `${caller.kind}:${caller.id}`;
+
+/** Partners may act on every receipt; a user only on their own. */
+export const mayAccess = (caller: Caller, owner: string): boolean => caller.kind === "partner" || ownerOf(caller) === owner;

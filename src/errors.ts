@@ -1,0 +1,120 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { log } from "./redact";
+
+/** The contract's error table: every code the gateway may answer, with its status. */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  invalid_request: 400,
+  otp_required: 400,
+  unauthorized: 401,
+  card_declined: 402,
+  forbidden: 403,
+  hold_not_enabled: 403,
+  receipt_not_found: 404,
+  not_found: 404,
+  tid_conflict: 409,
+  tid_in_progress: 409,
+  operation_in_progress: 409,
+  receipt_cancelled: 409,
+  receipt_already_paid: 409,
+  receipt_not_held: 409,
+  cancel_not_allowed: 409,
+  otp_attempts_exhausted: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  otp_invalid: 422,
+  amount_out_of_range: 422,
+  rate_limited: 429,
+  otp_resend_too_soon: 429,
+  internal_error: 500,
+  upstream_error: 502,
+  service_misconfigured: 503,
+  upstream_timeout: 504,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Fields beside code/message/request_id that some errors carry. */
+export interface ErrorExtras {
+  details?: { path: string; message: string }[];
+  attempts_left?: number;
+  upstream_code?: string;
+  decline_reason?: string;
+  /** Seconds; rendered as the Retry-After header, not in the body. */
+  retry_after?: number;
+}
+
+/**
+ * A failure as plain data, so it can cross a Durable Object RPC boundary
+ * (thrown errors lose their fields there) and be rebuilt as an ApiError.
+ */
+export interface Failure extends ErrorExtras {
+  code: ErrorCode;
+  message: string;
+}
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: Failure };
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly extras: ErrorExtras;
+
+  constructor(code: ErrorCode, message: string, extras: ErrorExtras = {}) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.extras = extras;
+  }
+
+  get status(): ContentfulStatusCode {
+    return ERROR_STATUS[this.code];
+  }
+
+  static from(failure: Failure): ApiError {
+    const { code, message, ...extras } = failure;
+    return new ApiError(code, message, extras);
+  }
+
+  toFailure(): Failure {
+    return { code: this.code, message: this.message, ...this.extras };
+  }
+}
+
+export const fail = (code: ErrorCode, message: string, extras: ErrorExtras = {}): { ok: false; error: Failure } => ({
+  ok: false,
+  error: { code, message, ...extras },
+});
+
+/** Unwraps an Outcome from a Durable Object, throwing its failure as an ApiError. */
+export function unwrap<T>(outcome: Outcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  throw ApiError.from(outcome.error);
+}
+
+/** Renders any error as the contract's envelope. The one place errors become responses. */
+export function renderError(err: unknown, c: Context): Response {
+  const requestId = c.get("requestId") ?? "";
+  let apiError: ApiError;
+  if (err instanceof ApiError) {
+    apiError = err;
+  } else if (err instanceof HTTPException && err.status === 413) {
+    apiError = new ApiError("payload_too_large", "Request bodies are limited to 16 KiB.");
+  } else if (err instanceof HTTPException && err.status === 400) {
+    apiError = new ApiError("invalid_json", "The request body is not valid JSON.");
+  } else {
+    // A bug, not an input: log what it was (redacted) and answer without detail.
+    log("error", "unhandled_error", {
+      request_id: requestId,
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    });
+    apiError = new ApiError("internal_error", "The gateway failed to handle this request.");
+  }
+  const { retry_after, ...extras } = apiError.extras;
+  if (retry_after !== undefined) c.header("Retry-After", String(Math.max(1, Math.ceil(retry_after))));
+  return c.json(
+    { error: { code: apiError.code, message: apiError.message, request_id: requestId, ...extras } },
+    apiError.status,
+  );
+}

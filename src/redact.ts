@@ -1,0 +1,61 @@
+/**
+ * Card data must never reach a log line or a stored row. Everything the
+ * gateway logs or stores passes through `redact`; card numbers that must be
+ * shown are masked with `maskPan` (first 6, last 4).
+ */
+
+/** Keys whose values are secrets whatever they look like. */
+const SECRET_KEYS = new Set([
+  "otp",
+  "token",
+  "expire",
+  "number",
+  "receiver_card",
+  "card",
+  "authorization",
+  "cookie",
+  "password",
+  "secret",
+  "api_key",
+]);
+
+const PAN_RUN = /\d{13,19}/g;
+const JWT_LIKE = /eyJ[\w-]+\.[\w-]+\.[\w-]*/g;
+const SERVER_KEY_LIKE = /\bsk_[\w-]+/g;
+const BEARER = /Bearer\s+\S+/gi;
+
+export function maskPan(pan: string): string {
+  if (pan.length < 13) return "*".repeat(pan.length);
+  return `${pan.slice(0, 6)}${"*".repeat(pan.length - 10)}${pan.slice(-4)}`;
+}
+
+function redactString(value: string): string {
+  return value
+    .replace(BEARER, "Bearer [redacted]")
+    .replace(JWT_LIKE, "[redacted-jwt]")
+    .replace(SERVER_KEY_LIKE, "[redacted-key]")
+    .replace(PAN_RUN, maskPan);
+}
+
+/** A deep copy of `value` with secrets removed and card numbers masked. */
+export function redact(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return redactString(value);
+  if (value === null || typeof value !== "object") return value;
+  if (depth > 8) return "[truncated]";
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = SECRET_KEYS.has(key.toLowerCase()) && v != null ? "[redacted]" : redact(v, depth + 1);
+  }
+  return out;
+}
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/** One structured log line. The only way the gateway writes to the console. */
+export function log(level: LogLevel, event: string, fields: Record<string, unknown> = {}): void {
+  const line = JSON.stringify({ level, event, ...(redact(fields) as Record<string, unknown>) });
+  if (level === "error") console.error(line);
+  else if (level === "warn") console.warn(line);
+  else console.log(line);
+}

@@ -1,0 +1,212 @@
+/**
+ * Receipt operations. Each handler validates, then hands the work to the
+ * receipt's Durable Object (or, for create, to createOnce); none holds a
+ * business rule of its own.
+ */
+import { Hono } from "hono";
+import { mayAccess } from "../caller";
+import { readConfig } from "../config";
+import { createOnce } from "../creation";
+import { ApiError, unwrap } from "../errors";
+import { jsonBody } from "../http";
+import { documented } from "../openapi";
+import { receiptStub } from "../receipt-object";
+import {
+  AnonymousAuthorizeRequest,
+  AnonymousPayRequest,
+  AuthorizeRequest,
+  AuthorizeResult,
+  CancelRequest,
+  CheckTidRequest,
+  CreateReceiptRequest,
+  PayRequest,
+  Receipt,
+  ReceiptIdRequest,
+  ReducedReceipt,
+} from "../schemas";
+import { findTid } from "../tid-index";
+import type { GatewayEnv } from "../types";
+
+const tags = ["Receipts"];
+
+export const receipts = new Hono<GatewayEnv>()
+  .post(
+    "/receipt/create",
+    documented({
+      operationId: "createReceipt",
+      summary: "Create a payment receipt",
+      description:
+        "Creates a receipt at the payment service. The `tid` is unique across the deployment: an identical retry by the same caller answers the original receipt with `Idempotent-Replayed: true` and creates nothing; any other use of a known tid is `tid_conflict`. `is_hold` needs the hold function enabled in the deployment.",
+      tags,
+      response: Receipt,
+      errors: ["tid_conflict", "tid_in_progress", "hold_not_enabled", "amount_out_of_range", "rate_limited"],
+      headers: {
+        "Idempotent-Replayed": { description: "`true` when this is the stored answer to an earlier identical create.", schema: { type: "string" } },
+      },
+    }),
+    jsonBody(CreateReceiptRequest),
+    async (c) => {
+      const input = c.req.valid("json");
+      const config = readConfig(c.env);
+      if (input.is_hold && !config.holdEnabled) {
+        throw new ApiError("hold_not_enabled", "The hold function is not enabled in this deployment.");
+      }
+      const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, {
+        kind: "receipt",
+        tid: input.tid,
+        request: input,
+        send: (upstream) => upstream.createReceipt(input),
+        idOf: (receipt) => receipt.id,
+        isSameRequest: (receipt) => receipt.amount === input.amount && receipt.merchant.merchant_id === input.merchant_id,
+        isHold: input.is_hold,
+        qrMerchant: config.qrMerchantIds.has(input.merchant_id),
+      });
+      if (replayed) c.header("Idempotent-Replayed", "true");
+      return c.json(body, 200);
+    },
+  )
+  .post(
+    "/receipt/authorize",
+    documented({
+      operationId: "authorizeReceipt",
+      summary: "Send the OTP for a card-token payment",
+      description:
+        "Sends a one-time code to the card owner. May be repeated to resend, once `wait` ms have passed (`otp_resend_too_soon` before), and at most 5 times per receipt.",
+      tags,
+      response: AuthorizeResult,
+      errors: ["receipt_not_found", "receipt_cancelled", "receipt_already_paid", "operation_in_progress", "otp_attempts_exhausted", "otp_resend_too_soon", "rate_limited", "card_declined"],
+    }),
+    jsonBody(AuthorizeRequest),
+    async (c) => {
+      const { id, card } = c.req.valid("json");
+      return c.json(unwrap(await receiptStub(c.env, "receipt", id).authorize({ ...op(c), card })), 200);
+    },
+  )
+  .post(
+    "/receipt/anonymous/authorize",
+    documented({
+      operationId: "authorizeReceiptAnonymous",
+      summary: "Send the OTP for a card-number payment",
+      description: "As authorize, with the card given by number and expiry. Neither is stored or logged.",
+      tags,
+      response: AuthorizeResult,
+      errors: ["receipt_not_found", "receipt_cancelled", "receipt_already_paid", "operation_in_progress", "otp_attempts_exhausted", "otp_resend_too_soon", "rate_limited", "card_declined"],
+    }),
+    jsonBody(AnonymousAuthorizeRequest),
+    async (c) => {
+      const { id, card } = c.req.valid("json");
+      return c.json(unwrap(await receiptStub(c.env, "receipt", id).authorize({ ...op(c), card })), 200);
+    },
+  )
+  .post(
+    "/receipt/pay",
+    documented({
+      operationId: "payReceipt",
+      summary: "Pay a receipt with a card token",
+      description:
+        "Debits the card. `otp` is required when the receipt's `is_verify` is true. The third wrong OTP cancels the receipt (`otp_attempts_exhausted`); OTP submissions for one receipt are serialized (`operation_in_progress` for one that arrives while another is in flight). A receipt created with `is_hold` ends in state 5 (held).",
+      tags,
+      response: Receipt,
+      errors: ["otp_required", "card_declined", "receipt_not_found", "operation_in_progress", "receipt_cancelled", "receipt_already_paid", "otp_attempts_exhausted", "otp_invalid", "rate_limited"],
+    }),
+    jsonBody(PayRequest),
+    async (c) => {
+      const { id, card, otp } = c.req.valid("json");
+      return c.json(unwrap(await receiptStub(c.env, "receipt", id).pay({ ...op(c), card, otp })), 200);
+    },
+  )
+  .post(
+    "/receipt/anonymous/pay",
+    documented({
+      operationId: "payReceiptAnonymous",
+      summary: "Pay a receipt with a card number",
+      description:
+        "As pay, with the card given by number and expiry; the OTP is always required. Answers the reduced receipt (no `cancel_date`, `is_verify`, `rrn`, `card_number`).",
+      tags,
+      response: ReducedReceipt,
+      errors: ["otp_required", "card_declined", "receipt_not_found", "operation_in_progress", "receipt_cancelled", "receipt_already_paid", "otp_attempts_exhausted", "otp_invalid", "rate_limited"],
+    }),
+    jsonBody(AnonymousPayRequest),
+    async (c) => {
+      const { id, card, otp } = c.req.valid("json");
+      return c.json(unwrap(await receiptStub(c.env, "receipt", id).pay({ ...op(c), card, otp })), 200);
+    },
+  )
+  .post(
+    "/receipt/hold-confirm",
+    documented({
+      operationId: "confirmHold",
+      summary: "Confirm a held payment (partner only)",
+      description: "Debits the held amount (state 5 to 4) and fiscalizes the sale. Needs the hold function enabled in the deployment.",
+      tags,
+      response: Receipt,
+      partnerOnly: true,
+      errors: ["forbidden", "hold_not_enabled", "receipt_not_found", "operation_in_progress", "receipt_not_held", "receipt_cancelled", "receipt_already_paid"],
+    }),
+    jsonBody(ReceiptIdRequest),
+    async (c) => {
+      const { id } = c.req.valid("json");
+      const holdEnabled = readConfig(c.env).holdEnabled;
+      return c.json(unwrap(await receiptStub(c.env, "receipt", id).holdConfirm({ ...op(c), holdEnabled })), 200);
+    },
+  )
+  .post(
+    "/receipt/cancel",
+    documented({
+      operationId: "cancelReceipt",
+      summary: "Cancel a receipt",
+      description:
+        "Cancels a created, held or paid receipt (state 21). Refused in state 21 or 57 and for QR merchants (`cancel_not_allowed`). Users may cancel only unpaid receipts; cancelling a paid one is for the partner backend.",
+      tags,
+      response: Receipt,
+      errors: ["forbidden", "receipt_not_found", "operation_in_progress", "cancel_not_allowed"],
+    }),
+    jsonBody(CancelRequest),
+    async (c) => {
+      const { id, reason, cancelledBy } = c.req.valid("json");
+      return c.json(unwrap(await receiptStub(c.env, "receipt", id).cancel({ ...op(c), reason, cancelledBy })), 200);
+    },
+  )
+  .post(
+    "/receipt/check-id",
+    documented({
+      operationId: "checkReceiptById",
+      summary: "Read a receipt as it stands now",
+      tags,
+      response: Receipt,
+      errors: ["receipt_not_found"],
+    }),
+    jsonBody(ReceiptIdRequest),
+    async (c) => {
+      const { id } = c.req.valid("json");
+      return c.json(unwrap(await receiptStub(c.env, "receipt", id).check(op(c))), 200);
+    },
+  )
+  .post(
+    "/receipt/check-tid",
+    documented({
+      operationId: "checkReceiptByTid",
+      summary: "Read the receipt created with a tid",
+      description: "Finds the receipt through the gateway's tid index, then answers it as check-id does. Transfer tids are not receipts: use a2c/get-by-id.",
+      tags,
+      response: Receipt,
+      errors: ["receipt_not_found", "tid_in_progress"],
+    }),
+    jsonBody(CheckTidRequest),
+    async (c) => {
+      const { tid } = c.req.valid("json");
+      const row = await findTid(c.env.DB, tid);
+      if (!row || row.kind !== "receipt" || !mayAccess(c.var.caller, row.owner)) {
+        throw new ApiError("receipt_not_found", "No such receipt.");
+      }
+      if (!row.receipt_id) {
+        throw new ApiError("tid_in_progress", "The create with this tid is still in flight.", { retry_after: 1 });
+      }
+      return c.json(unwrap(await receiptStub(c.env, "receipt", row.receipt_id).check(op(c))), 200);
+    },
+  );
+
+/** Who is asking, and under which request id: what every Durable Object operation needs. */
+function op(c: { var: GatewayEnv["Variables"] }) {
+  return { caller: c.var.caller, requestId: c.var.requestId };
+}

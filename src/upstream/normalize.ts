@@ -1,0 +1,120 @@
+/**
+ * The upstream spells some things inconsistently (the seed documents it):
+ * `comission` beside `commission`, `tId` beside `tid`, timestamps in seconds
+ * beside milliseconds, and a sender card token inside transfer bodies. The
+ * gateway answers in one spelling, and copies only the fields the contract
+ * names, so nothing unexpected (least of all card data) passes through.
+ */
+import { maskPan } from "../redact";
+import type { AuthorizeBody, ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
+
+type Raw = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Raw => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A 10-digit (or shorter) positive timestamp is seconds; the contract answers milliseconds. */
+export function toMillis(value: unknown): number | null {
+  if (typeof value !== "number" || !Number.isFinite(value)) return null;
+  if (value > 0 && value < 1e11) return value * 1000;
+  return value;
+}
+
+const num = (value: unknown, fallback = 0): number => (typeof value === "number" && Number.isFinite(value) ? value : fallback);
+const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
+
+/** Masks anything that still looks like a full card number. */
+function maskedCard(value: unknown): string | null {
+  const s = str(value);
+  if (s === null) return null;
+  return /^\d{13,19}$/.test(s) ? maskPan(s) : s;
+}
+
+function accountEntries(value: unknown): ReceiptBody["account"] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(isObject).map((entry) => ({
+    key: String(entry.key ?? ""),
+    value: String(entry.value ?? ""),
+    ...(typeof entry.label === "string" ? { label: entry.label } : {}),
+  }));
+}
+
+function merchant(value: unknown): ReceiptBody["merchant"] {
+  const m = isObject(value) ? value : {};
+  return { ...m, merchant_id: num(m.merchant_id), merchant_name: String(m.merchant_name ?? "") } as ReceiptBody["merchant"];
+}
+
+export function isReceiptLike(value: unknown): value is Raw {
+  return isObject(value) && typeof value.id === "string";
+}
+
+export function normalizeReceipt(raw: Raw): ReceiptBody {
+  return {
+    tid: String(raw.tid ?? raw.tId ?? ""),
+    id: String(raw.id),
+    state: num(raw.state),
+    create_date: toMillis(raw.create_date) ?? 0,
+    pay_date: toMillis(raw.pay_date) ?? 0,
+    cancel_date: toMillis(raw.cancel_date) ?? 0,
+    error: str(raw.error),
+    type: num(raw.type, 1),
+    description: str(raw.description),
+    merchant: merchant(raw.merchant),
+    account: accountEntries(raw.account),
+    ofd: isObject(raw.ofd) ? raw.ofd : null,
+    amount: num(raw.amount),
+    init_amount: num(raw.init_amount),
+    currency: num(raw.currency, 860),
+    commission: num(raw.commission ?? raw.comission),
+    is_verify: raw.is_verify === true,
+    rrn: str(raw.rrn),
+    card_number: maskedCard(raw.card_number),
+  };
+}
+
+const REDUCED_OFD_KEYS = ["id", "code", "message", "terminalId", "receiptId", "time", "fiscalSign", "qrCodeUrl"];
+
+/** The anonymous pay answer: the seed's reduced receipt. */
+export function normalizeReducedReceipt(raw: Raw): ReducedReceiptBody {
+  const { cancel_date: _c, is_verify: _v, rrn: _r, card_number: _n, ...reduced } = normalizeReceipt(raw);
+  const ofd = reduced.ofd ? Object.fromEntries(REDUCED_OFD_KEYS.filter((k) => k in reduced.ofd!).map((k) => [k, reduced.ofd![k]])) : null;
+  return { ...reduced, error: reduced.error ?? "", merchant: { ...reduced.merchant, fields: reduced.merchant.fields ?? [] }, ofd };
+}
+
+function party(value: unknown): TransferBody["sender"] {
+  const p = isObject(value) ? value : {};
+  return {
+    masked_pan: maskedCard(p.masked_pan) ?? "",
+    ...(typeof p.holder_name === "string" ? { holder_name: p.holder_name } : {}),
+    amount: num(p.amount),
+    currency: num(p.currency, 860),
+    commission: num(p.commission ?? p.comission),
+    phone: str(p.phone),
+    // `token` is deliberately dropped: the gateway never echoes or stores card tokens.
+  };
+}
+
+export function isTransferLike(value: unknown): value is Raw {
+  return isObject(value) && typeof value.receipt_id === "string";
+}
+
+export function normalizeTransfer(raw: Raw): TransferBody {
+  return {
+    tid: String(raw.tid ?? raw.tId ?? ""),
+    receipt_id: String(raw.receipt_id),
+    description: str(raw.description),
+    state: num(raw.state),
+    type: num(raw.type, 6),
+    created_date: toMillis(raw.created_date) ?? 0,
+    pay_date: toMillis(raw.pay_date),
+    cancel_date: toMillis(raw.cancel_date),
+    sender: party(raw.sender),
+    receiver: party(raw.receiver),
+    error: str(raw.error),
+    ofd: isObject(raw.ofd) ? raw.ofd : null,
+    is_verify: raw.is_verify === true,
+  };
+}
+
+export function normalizeAuthorize(raw: Raw, id: string): AuthorizeBody {
+  return { id, sent: true, phone: String(raw.phone ?? ""), wait: num(raw.wait) };
+}

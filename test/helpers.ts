@@ -1,0 +1,82 @@
+/** Calls through the gateway's HTTP surface, as a mobile app or the partner backend would. */
+import { exports } from "cloudflare:workers";
+import { expect } from "vitest";
+
+export const API = "http://gateway.test/api/v1/partner";
+
+export interface CallOptions {
+  /** Sent as `Authorization: Bearer <token>`; null sends no Authorization header. */
+  token?: string | null;
+  headers?: Record<string, string>;
+  /** A raw body instead of JSON.stringify(body). */
+  raw?: string;
+}
+
+export const PARTNER_KEY = "sk_test_local_partner";
+
+export function call(path: string, body: unknown, options: CallOptions = {}): Promise<Response> {
+  const token = options.token === undefined ? PARTNER_KEY : options.token;
+  return exports.default.fetch(`${API}/${path}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      ...options.headers,
+    },
+    body: options.raw ?? JSON.stringify(body),
+  });
+}
+
+/** Calls and parses the JSON answer, asserting the status. */
+export async function expectStatus<T = any>(response: Response | Promise<Response>, status: number): Promise<T> {
+  const res = await response;
+  const text = await res.text();
+  expect(res.status, text).toBe(status);
+  return JSON.parse(text) as T;
+}
+
+/** Asserts an error answer: status, code, and the envelope every error shares. */
+export async function expectError(response: Response | Promise<Response>, status: number, code: string): Promise<any> {
+  const res = await response;
+  const body = await expectStatus<any>(res, status);
+  expect(body.error.code).toBe(code);
+  expect(typeof body.error.message).toBe("string");
+  expect(body.error.request_id).toBe(res.headers.get("x-request-id"));
+  return body.error;
+}
+
+export const newTid = (label = "t") => `${label}-${crypto.randomUUID()}`;
+
+export interface ReceiptOverrides {
+  tid?: string;
+  amount?: number;
+  merchant_id?: number;
+  account?: { key: string; value: string }[];
+  is_hold?: boolean;
+  description?: string;
+}
+
+export const receiptRequest = (overrides: ReceiptOverrides = {}) => ({
+  tid: newTid("receipt"),
+  amount: 150_000,
+  merchant_id: 1001,
+  account: [{ key: "phone", value: "998901234567" }],
+  description: "Mobile top-up",
+  ...overrides,
+});
+
+export async function createReceipt(overrides: ReceiptOverrides = {}, options: CallOptions = {}): Promise<any> {
+  return expectStatus(call("receipt/create", receiptRequest(overrides), options), 200);
+}
+
+export const OTP_OK = "111111";
+export const OTP_WRONG = "222222";
+
+/** The sandbox's own record of a receipt (local development only). */
+export async function sandboxReceipt(id: string): Promise<any> {
+  return expectStatus(exports.default.fetch(`http://gateway.test/__sandbox/receipts/${id}`), 200);
+}
+
+export async function sandboxTransfer(id: string): Promise<any> {
+  return expectStatus(exports.default.fetch(`http://gateway.test/__sandbox/a2c/${id}`), 200);
+}
