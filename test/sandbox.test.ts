@@ -1,0 +1,577 @@
+// The sandbox upstream, exercised the way the gateway reaches it: through the
+// UPSTREAM service binding. Storage is shared by all tests in this file, so
+// every test makes its own tids.
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+
+const API = "https://sandbox.upstream.invalid/api/v1/partner/";
+const AUTH = { authorization: "Bearer sandbox-upstream-key", "content-type": "application/json" };
+const OTP = "111111";
+const FUTURE = "3012";
+const PAST = "2001";
+
+type Json = any;
+type Answer = { status: number; body: Json; headers: Headers };
+
+const upstream = () => {
+  if (!env.UPSTREAM) throw new Error("UPSTREAM binding missing");
+  return env.UPSTREAM;
+};
+
+async function call(op: string, body: unknown, headers: Record<string, string> = AUTH): Promise<Answer> {
+  const res = await upstream().fetch(API + op, {
+    method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
+async function sandboxRecord(kind: "receipts" | "a2c", id: string): Promise<Answer> {
+  const res = await upstream().fetch(`https://x/__sandbox/${kind}/${id}`);
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
+let seq = 0;
+const newTid = () => `sbx-${crypto.randomUUID()}-${++seq}`;
+
+async function created(fields: Record<string, unknown> = {}): Promise<Json> {
+  const answer = await call("receipt/create", {
+    tid: newTid(), amount: 250_000, merchant_id: 1003, account: [{ key: "account", value: "123456" }], ...fields,
+  });
+  expect(answer.status).toBe(200);
+  return answer.body;
+}
+
+const payToken = (id: string, token: string, otp?: string) =>
+  call("receipt/pay", { id, card: { token }, ...(otp === undefined ? {} : { otp }) });
+
+async function paid(fields: Record<string, unknown> = {}): Promise<Json> {
+  const receipt = await created(fields);
+  const answer = await payToken(receipt.id, "tok_sandbox_ok", receipt.is_verify ? OTP : undefined);
+  expect(answer.status).toBe(200);
+  return answer.body;
+}
+
+async function transfer(fields: Record<string, unknown> = {}): Promise<Json> {
+  const answer = await call("a2c/create", {
+    tid: newTid(), amount: 500_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_sandbox_ok", ...fields,
+  });
+  expect(answer.status).toBe(200);
+  return answer.body;
+}
+
+const expectError = (answer: Answer, status: number, code: string) => {
+  expect({ status: answer.status, code: answer.body?.error?.code }).toEqual({ status, code });
+};
+
+const MS = /^\d{13}$/;
+const SECONDS = /^\d{10}$/;
+const MASKED_PAN = /^\d{6}\*{6}\d{4}$/;
+
+describe("transport", () => {
+  it("refuses a missing or wrong partner credential with 401 UNAUTHORIZED", async () => {
+    expectError(await call("receipt/check-id", { id: "x" }, { "content-type": "application/json" }), 401, "UNAUTHORIZED");
+    expectError(await call("receipt/check-id", { id: "x" }, { ...AUTH, authorization: "Bearer nope" }), 401, "UNAUTHORIZED");
+  });
+
+  it("echoes X-Request-Id on successes and errors", async () => {
+    const ok = await call("receipt/create", { tid: newTid(), amount: 5_000, merchant_id: 1003 }, { ...AUTH, "x-request-id": "req-1" });
+    expect(ok.headers.get("x-request-id")).toBe("req-1");
+    const bad = await call("receipt/check-id", { id: "nope" }, { ...AUTH, "x-request-id": "req-2" });
+    expect(bad.headers.get("x-request-id")).toBe("req-2");
+  });
+
+  it("answers malformed JSON and wrongly typed bodies with 400 VALIDATION_ERROR and details", async () => {
+    expectError(await call("receipt/create", "{not json"), 400, "VALIDATION_ERROR");
+    expectError(await call("receipt/create", "[1,2]"), 400, "VALIDATION_ERROR");
+    const typed = await call("receipt/create", { tid: 5, amount: "100", merchant_id: 1003 });
+    expectError(typed, 400, "VALIDATION_ERROR");
+    expect(typed.body.details.map((d: Json) => d.path)).toEqual(expect.arrayContaining(["tid", "amount"]));
+    expectError(await call("receipt/create", { tid: newTid(), amount: 1.5, merchant_id: 1003 }), 400, "VALIDATION_ERROR");
+    expectError(await call("receipt/create", { tid: newTid(), amount: -5, merchant_id: 1003 }), 400, "VALIDATION_ERROR");
+    expectError(await call("receipt/pay", { id: "x", card: { token: "tok_sandbox_ok" }, otp: 111111 }), 400, "VALIDATION_ERROR");
+    expectError(await call("receipt/anonymous/pay", { id: "x", card: { number: "4111" } }), 400, "VALIDATION_ERROR");
+    expectError(await call("a2c/pay", null), 400, "VALIDATION_ERROR");
+  });
+
+  it("answers an unknown operation with 404 NOT_FOUND", async () => {
+    expectError(await call("receipt/teleport", { id: "x" }), 404, "NOT_FOUND");
+  });
+
+  it("serves /__sandbox records without credentials and 404 JSON for unknown ids", async () => {
+    const receipt = await created();
+    expect((await sandboxRecord("receipts", receipt.id)).status).toBe(200);
+    expectError(await sandboxRecord("receipts", "000000000000000000000000"), 404, "RECEIPT_NOT_FOUND");
+    expectError(await sandboxRecord("a2c", "01J00000000000000000000000"), 404, "RECEIPT_NOT_FOUND");
+  });
+});
+
+describe("receipt/create", () => {
+  it("creates a state 0 receipt with the upstream's quirks: comission, ms create_date, 0 pay/cancel dates, null error", async () => {
+    const tid = newTid();
+    const { status, body } = await call("receipt/create", {
+      tid, amount: 200_000, merchant_id: 1001, account: [{ key: "phone", value: "901234567" }], description: "Top-up",
+    });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      tid, state: 0, pay_date: 0, cancel_date: 0, error: null, type: 1, description: "Top-up",
+      account: [{ key: "phone", value: "901234567" }], ofd: null, amount: 200_000, init_amount: 0,
+      currency: 860, comission: 0, is_verify: true, rrn: null, card_number: null,
+      merchant: { merchant_id: 1001, merchant_name: "Sandbox Mobile", min_amount: 100_000, max_amount: 500_000_000 },
+    });
+    expect(body.id).toMatch(/^[0-9a-f]{24}$/);
+    expect(String(body.create_date)).toMatch(MS);
+    expect(body).not.toHaveProperty("commission");
+    expect(Object.keys(body.merchant).sort()).toEqual(
+      ["category_id", "category_name", "logo_url", "max_amount", "merchant_id", "merchant_name", "min_amount"]);
+  });
+
+  it("takes is_verify from the merchant: 1001 true, 1002 and 1003 false", async () => {
+    expect((await created({ merchant_id: 1001 })).is_verify).toBe(true);
+    expect((await created({ merchant_id: 1002 })).is_verify).toBe(false);
+    expect((await created({ merchant_id: 1003 })).is_verify).toBe(false);
+  });
+
+  it("charges Sandbox Utilities a 1% commission so comission normalization is visible", async () => {
+    expect((await created({ merchant_id: 1003, amount: 250_000 })).comission).toBe(2_500);
+  });
+
+  it("answers an unknown merchant with 404 MERCHANT_NOT_FOUND", async () => {
+    expectError(await call("receipt/create", { tid: newTid(), amount: 5_000, merchant_id: 4242 }), 404, "MERCHANT_NOT_FOUND");
+  });
+
+  it.each([
+    [1001, 99_999, 100_000, 500_000_000, 500_000_001],
+    [1002, 999, 1_000, 100_000_000, 100_000_001],
+    [1003, 999, 1_000, 1_000_000_000, 1_000_000_001],
+  ])("enforces merchant %i's min and max with AMOUNT_OUT_OF_RANGE", async (merchant_id, below, min, max, above) => {
+    for (const amount of [below, above]) {
+      const answer = await call("receipt/create", { tid: newTid(), amount, merchant_id });
+      expectError(answer, 400, "AMOUNT_OUT_OF_RANGE");
+      expect(answer.body).toMatchObject({ min_amount: min, max_amount: max });
+    }
+    await created({ merchant_id, amount: min });
+    await created({ merchant_id, amount: max });
+  });
+
+  it("accepts only currency 860", async () => {
+    expect((await created({ currency: 860 })).currency).toBe(860);
+    expectError(await call("receipt/create", { tid: newTid(), amount: 5_000, merchant_id: 1003, currency: 840 }), 400, "VALIDATION_ERROR");
+  });
+
+  it("refuses a reused tid with 409 TID_DUPLICATE carrying the existing receipt", async () => {
+    const first = await created();
+    const again = await call("receipt/create", { tid: first.tid, amount: 9_000, merchant_id: 1003 });
+    expectError(again, 409, "TID_DUPLICATE");
+    expect(again.body.receipt.id).toBe(first.id);
+  });
+
+  it("shares one tid space between receipts and transfers", async () => {
+    const receipt = await created();
+    const clash = await call("a2c/create", { tid: receipt.tid, amount: 5_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_sandbox_ok" });
+    expectError(clash, 409, "TID_DUPLICATE");
+    expect(clash.body.receipt.id).toBe(receipt.id);
+    const moved = await transfer();
+    const back = await call("receipt/create", { tid: moved.tId, amount: 5_000, merchant_id: 1003 });
+    expectError(back, 409, "TID_DUPLICATE");
+    expect(back.body.transfer.receipt_id).toBe(moved.receipt_id);
+  });
+});
+
+describe("authorize", () => {
+  it("sends an OTP for a token card: {id, sent, masked phone, wait in ms}", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    const { status, body } = await call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } });
+    expect(status).toBe(200);
+    expect(body).toEqual({ id: receipt.id, sent: true, phone: "+998 90 *** ** 67", wait: 60_000 });
+    expect(typeof (await sandboxRecord("receipts", receipt.id)).body.otp_sent_at).toBe("number");
+  });
+
+  it("sends an OTP for a card number on anonymous/authorize", async () => {
+    const receipt = await created();
+    const { status, body } = await call("receipt/anonymous/authorize", { id: receipt.id, card: { number: "8600000000000007", expire: FUTURE } });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ id: receipt.id, sent: true, wait: 60_000 });
+    expect(body.phone).toMatch(/^\+998 \d\d \*\*\* \*\* \d\d$/);
+  });
+
+  it("refuses a resend before wait has passed with 429 OTP_RESEND_TOO_SOON and Retry-After", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    expect((await call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } })).status).toBe(200);
+    const again = await call("receipt/anonymous/authorize", { id: receipt.id, card: { number: "8600000000000007", expire: FUTURE } });
+    expectError(again, 429, "OTP_RESEND_TOO_SOON");
+    expect(again.body.wait).toBeGreaterThan(0);
+    expect(Number(again.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("authorizes only receipts in state 0", async () => {
+    const done = await paid();
+    expectError(await call("receipt/authorize", { id: done.id, card: { token: "tok_sandbox_ok" } }), 400, "RECEIPT_ALREADY_PAID");
+    const receipt = await created();
+    await call("receipt/cancel", { id: receipt.id });
+    expectError(await call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 400, "RECEIPT_CANCELLED");
+    expectError(await call("receipt/authorize", { id: "ffffffffffffffffffffffff", card: { token: "tok_sandbox_ok" } }), 404, "RECEIPT_NOT_FOUND");
+  });
+
+  it("declines an unknown token, an unknown number and an expired card with CARD_DECLINED", async () => {
+    const receipt = await created();
+    expectError(await call("receipt/authorize", { id: receipt.id, card: { token: "tok_other" } }), 402, "CARD_DECLINED");
+    expectError(await call("receipt/anonymous/authorize", { id: receipt.id, card: { number: "4111111111111111", expire: FUTURE } }), 402, "CARD_DECLINED");
+    expectError(await call("receipt/anonymous/authorize", { id: receipt.id, card: { number: "8600000000000007", expire: PAST } }), 402, "CARD_DECLINED");
+  });
+});
+
+describe("receipt/pay with a token", () => {
+  it("pays an is_verify false receipt without OTP: state 4, Sale ofd, rrn, masked card_number, pay_date in seconds", async () => {
+    const receipt = await created({ merchant_id: 1003, description: "Electricity" });
+    const { status, body } = await payToken(receipt.id, "tok_sandbox_ok");
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ id: receipt.id, state: 4, error: null, cancel_date: 0, card_number: "860049******0011" });
+    expect(String(body.pay_date)).toMatch(SECONDS);
+    expect(body.rrn).toMatch(/^\d{12}$/);
+    expect(body.ofd).toMatchObject({ code: 0, type: "Sale", vatRate: 12, merchantInfo: { name: "Sandbox Utilities" } });
+    for (const key of ["id", "message", "terminalId", "receiptId", "fiscalSign", "qrCodeUrl", "tin", "spic", "label", "packageCode"]) {
+      expect(body.ofd).toHaveProperty(key);
+    }
+    expect(body.ofd.time).toMatch(/^\d{14}$/);
+    expect(Object.keys(body.ofd.items[0]).sort()).toEqual(
+      ["count", "discount", "package_code", "pinfl", "spic", "tin", "title", "unit_price", "units", "vat_percent"]);
+    expect(body.ofd.items[0]).toMatchObject({ title: "Electricity", unit_price: 250_000, count: 1 });
+  });
+
+  it("ignores and does not count an OTP sent for an is_verify false receipt", async () => {
+    const receipt = await created({ merchant_id: 1003 });
+    expect((await payToken(receipt.id, "tok_sandbox_ok", "000000")).body.state).toBe(4);
+    expect((await sandboxRecord("receipts", receipt.id)).body.otp_attempts).toBe(0);
+  });
+
+  it("requires an OTP for an is_verify true receipt (OTP_REQUIRED, not counted)", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    expectError(await payToken(receipt.id, "tok_sandbox_ok"), 400, "OTP_REQUIRED");
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 0, otp_attempts: 0 });
+  });
+
+  it("pays an is_verify true receipt with OTP 111111 and counts the submission", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    expect((await payToken(receipt.id, "tok_sandbox_ok", OTP)).body.state).toBe(4);
+    expect((await sandboxRecord("receipts", receipt.id)).body.otp_attempts).toBe(1);
+  });
+
+  it("cancels the receipt on the third wrong OTP and answers OTP_INVALID with attempts_left before that", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    const first = await payToken(receipt.id, "tok_sandbox_ok", "123456");
+    expectError(first, 400, "OTP_INVALID");
+    expect(first.body.attempts_left).toBe(2);
+    const second = await payToken(receipt.id, "tok_sandbox_ok", "654321");
+    expect(second.body.attempts_left).toBe(1);
+    expect(second.body.receipt.state).toBe(0);
+    const third = await payToken(receipt.id, "tok_sandbox_ok", "000000");
+    expectError(third, 400, "OTP_ATTEMPTS_EXCEEDED");
+    expect(third.body.receipt.state).toBe(21);
+    expect(String(third.body.receipt.cancel_date)).toMatch(SECONDS);
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 21, otp_attempts: 3, wrong_otp_attempts: 3 });
+    expectError(await payToken(receipt.id, "tok_sandbox_ok", OTP), 400, "RECEIPT_CANCELLED");
+  });
+
+  it("counts wrong OTPs across token and anonymous pay of the same receipt", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    await payToken(receipt.id, "tok_sandbox_ok", "1");
+    await call("receipt/anonymous/pay", { id: receipt.id, card: { number: "8600000000000007", expire: FUTURE }, otp: "2" });
+    expectError(await payToken(receipt.id, "tok_sandbox_ok", "3"), 400, "OTP_ATTEMPTS_EXCEEDED");
+  });
+
+  it("checks the OTP before the card", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    expectError(await payToken(receipt.id, "tok_sandbox_insufficient", "999999"), 400, "OTP_INVALID");
+    expectError(await payToken(receipt.id, "tok_unknown"), 400, "OTP_REQUIRED");
+  });
+
+  it("declines tok_sandbox_insufficient with 402 INSUFFICIENT_FUNDS, leaving state 0 with error set", async () => {
+    const receipt = await created();
+    const answer = await payToken(receipt.id, "tok_sandbox_insufficient");
+    expectError(answer, 402, "INSUFFICIENT_FUNDS");
+    expect(answer.body.receipt).toMatchObject({ state: 0, pay_date: 0 });
+    expect(answer.body.receipt.error).toEqual(expect.any(String));
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 0, card_behaviour: "insufficient" });
+    expect((await payToken(receipt.id, "tok_sandbox_ok")).body).toMatchObject({ state: 4, error: null });
+  });
+
+  it("declines an unknown token with 402 CARD_DECLINED", async () => {
+    const receipt = await created();
+    expectError(await payToken(receipt.id, "tok_made_up"), 402, "CARD_DECLINED");
+    expect((await sandboxRecord("receipts", receipt.id)).body.state).toBe(0);
+  });
+
+  it("leaves tok_sandbox_supplier_pending in 57, which refuses cancel and a second pay", async () => {
+    const receipt = await created();
+    const answer = await payToken(receipt.id, "tok_sandbox_supplier_pending");
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ state: 57, ofd: null });
+    expectError(await call("receipt/cancel", { id: receipt.id }), 400, "CANCEL_NOT_ALLOWED");
+    expectError(await payToken(receipt.id, "tok_sandbox_ok"), 400, "RECEIPT_ALREADY_PAID");
+  });
+
+  it("answers tok_sandbox_error with 500 INTERNAL_ERROR and does not pay", async () => {
+    const receipt = await created();
+    expectError(await payToken(receipt.id, "tok_sandbox_error"), 500, "INTERNAL_ERROR");
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 0, pay_date: 0 });
+  });
+
+  it("holds tok_sandbox_timeout for SANDBOX_TIMEOUT_DELAY_MS, then 500 without paying, while other calls proceed", async () => {
+    const receipt = await created();
+    const started = Date.now();
+    const slow = payToken(receipt.id, "tok_sandbox_timeout");
+    // The object is not blocked: another call completes while the pay is held.
+    expect((await call("receipt/check-id", { id: receipt.id })).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    const answer = await slow;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_900);
+    expectError(answer, 500, "INTERNAL_ERROR");
+    expect((await sandboxRecord("receipts", receipt.id)).body.state).toBe(0);
+  }, 20_000);
+
+  it("refuses to pay a paid receipt (RECEIPT_ALREADY_PAID) and an unknown one (404)", async () => {
+    const done = await paid();
+    expectError(await payToken(done.id, "tok_sandbox_ok"), 400, "RECEIPT_ALREADY_PAID");
+    expectError(await payToken("ffffffffffffffffffffffff", "tok_sandbox_ok"), 404, "RECEIPT_NOT_FOUND");
+  });
+});
+
+describe("receipt/anonymous/pay", () => {
+  const anonymous = (id: string, number: string, otp?: string, expire = FUTURE) =>
+    call("receipt/anonymous/pay", { id, card: { number, expire }, ...(otp === undefined ? {} : { otp }) });
+
+  it("always requires an OTP, even for an is_verify false merchant", async () => {
+    const receipt = await created({ merchant_id: 1003 });
+    expectError(await anonymous(receipt.id, "8600000000000007"), 400, "OTP_REQUIRED");
+  });
+
+  it("answers the seed's reduced receipt: commission spelled right, error '', merchant.fields [], short ofd", async () => {
+    const receipt = await created({ merchant_id: 1003 });
+    const { status, body } = await anonymous(receipt.id, "8600000000000007", OTP);
+    expect(status).toBe(200);
+    expect(Object.keys(body).sort()).toEqual([
+      "account", "amount", "commission", "create_date", "currency", "description", "error", "id",
+      "init_amount", "merchant", "ofd", "pay_date", "state", "tid", "type",
+    ]);
+    expect(body).toMatchObject({ state: 4, error: "", type: 1, commission: 2_500, merchant: { merchant_id: 1003, fields: [] } });
+    expect(Object.keys(body.ofd).sort()).toEqual(
+      ["code", "fiscalSign", "id", "message", "qrCodeUrl", "receiptId", "terminalId", "time"]);
+    const full = (await call("receipt/check-id", { id: receipt.id })).body;
+    expect(full).toMatchObject({ state: 4, card_number: "860000******0007" });
+    expect(full.ofd.type).toBe("Sale");
+    expect((await sandboxRecord("receipts", receipt.id)).body.otp_attempts).toBe(1);
+  });
+
+  it("approves 9860000000000018 with any future expire", async () => {
+    const receipt = await created();
+    expect((await anonymous(receipt.id, "9860000000000018", OTP, "2801")).body.state).toBe(4);
+  });
+
+  it("declines 8600000000000015 with INSUFFICIENT_FUNDS, unknown numbers and past expire with CARD_DECLINED", async () => {
+    const receipt = await created();
+    expectError(await anonymous(receipt.id, "8600000000000015", OTP), 402, "INSUFFICIENT_FUNDS");
+    expectError(await anonymous(receipt.id, "4111111111111111", OTP), 402, "CARD_DECLINED");
+    expectError(await anonymous(receipt.id, "8600000000000007", OTP, PAST), 402, "CARD_DECLINED");
+    expectError(await anonymous(receipt.id, "8600000000000007", OTP, "3013"), 402, "CARD_DECLINED");
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 0, otp_attempts: 4 });
+  });
+
+  it("cancels after three wrong OTPs", async () => {
+    const receipt = await created();
+    for (const otp of ["1", "2"]) expectError(await anonymous(receipt.id, "8600000000000007", otp), 400, "OTP_INVALID");
+    const third = await anonymous(receipt.id, "8600000000000007", "3");
+    expectError(third, 400, "OTP_ATTEMPTS_EXCEEDED");
+    expect(third.body.receipt.state).toBe(21);
+  });
+});
+
+describe("hold", () => {
+  it("holds an is_hold receipt on pay (state 5, no ofd) and hold-confirm pays it with a Sale ofd", async () => {
+    const receipt = await created({ is_hold: true });
+    const held = await payToken(receipt.id, "tok_sandbox_ok");
+    expect(held.body).toMatchObject({ state: 5, ofd: null, card_number: "860049******0011" });
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ is_hold: true, hold_status: "held" });
+    expectError(await payToken(receipt.id, "tok_sandbox_ok"), 400, "RECEIPT_ALREADY_PAID");
+    const confirmed = await call("receipt/hold-confirm", { id: receipt.id });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toMatchObject({ state: 4, ofd: { type: "Sale" } });
+    expect(String(confirmed.body.pay_date)).toMatch(SECONDS);
+    expect((await sandboxRecord("receipts", receipt.id)).body.hold_status).toBe("confirmed");
+  });
+
+  it("refuses hold-confirm of a receipt not in 5 (RECEIPT_NOT_HELD) and of a cancelled one (RECEIPT_CANCELLED)", async () => {
+    expectError(await call("receipt/hold-confirm", { id: (await created({ is_hold: true })).id }), 400, "RECEIPT_NOT_HELD");
+    expectError(await call("receipt/hold-confirm", { id: (await paid()).id }), 400, "RECEIPT_NOT_HELD");
+    const cancelled = await created();
+    await call("receipt/cancel", { id: cancelled.id });
+    expectError(await call("receipt/hold-confirm", { id: cancelled.id }), 400, "RECEIPT_CANCELLED");
+    expectError(await call("receipt/hold-confirm", { id: "ffffffffffffffffffffffff" }), 404, "RECEIPT_NOT_FOUND");
+  });
+
+  it("releases the hold when a held receipt is cancelled", async () => {
+    const receipt = await created({ is_hold: true });
+    await payToken(receipt.id, "tok_sandbox_ok");
+    const answer = await call("receipt/cancel", { id: receipt.id });
+    expect(answer.body).toMatchObject({ state: 21, ofd: null });
+    expect((await sandboxRecord("receipts", receipt.id)).body.hold_status).toBe("released");
+  });
+});
+
+describe("receipt/cancel and check-id", () => {
+  it("cancels a created receipt: state 21, cancel_date in seconds, reason and cancelledBy recorded", async () => {
+    const receipt = await created();
+    const { status, body } = await call("receipt/cancel", { id: receipt.id, reason: "customer asked", cancelledBy: "partner-app" });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ state: 21, pay_date: 0, ofd: null });
+    expect(String(body.cancel_date)).toMatch(SECONDS);
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ cancel_reason: "customer asked", cancelled_by: "partner-app" });
+  });
+
+  it("cancels a paid receipt with the cancel-sample refund ofd (items shape B, partnerFiscaliztionUrl)", async () => {
+    const done = await paid({ amount: 300_000 });
+    const { body } = await call("receipt/cancel", { id: done.id });
+    expect(body).toMatchObject({ state: 21, rrn: done.rrn, card_number: done.card_number, pay_date: done.pay_date });
+    expect(body.ofd).toMatchObject({ type: "Refund", merchantInfo: { tin: expect.any(String), pinfl: expect.any(String) } });
+    expect(body.ofd.partnerFiscaliztionUrl).toEqual(expect.any(String));
+    expect(body.ofd.items).toEqual([{ name: expect.any(String), price: 300_000, quantity: 1, sum: 300_000 }]);
+  });
+
+  it("refuses cancel in 21 and for the QR merchant 1002 with CANCEL_NOT_ALLOWED", async () => {
+    const receipt = await created();
+    await call("receipt/cancel", { id: receipt.id });
+    expectError(await call("receipt/cancel", { id: receipt.id }), 400, "CANCEL_NOT_ALLOWED");
+    const qr = await created({ merchant_id: 1002 });
+    const refused = await call("receipt/cancel", { id: qr.id });
+    expectError(refused, 400, "CANCEL_NOT_ALLOWED");
+    expect(refused.body.receipt.state).toBe(0);
+    expectError(await call("receipt/cancel", { id: (await paid({ merchant_id: 1002 })).id }), 400, "CANCEL_NOT_ALLOWED");
+    expectError(await call("receipt/cancel", { id: "ffffffffffffffffffffffff" }), 404, "RECEIPT_NOT_FOUND");
+  });
+
+  it("check-id returns the receipt as it stands, 404 RECEIPT_NOT_FOUND when unknown", async () => {
+    const done = await paid();
+    expect((await call("receipt/check-id", { id: done.id })).body).toEqual(done);
+    expectError(await call("receipt/check-id", { id: "ffffffffffffffffffffffff" }), 404, "RECEIPT_NOT_FOUND");
+  });
+});
+
+describe("a2c", () => {
+  const payTransfer = (id: string, otp?: string) => call("a2c/pay", { id, ...(otp === undefined ? {} : { otp }) });
+
+  it("creates a transfer receipt in the seed's shape: tId, ULID receipt_id, type 6, null dates, sender token", async () => {
+    const tid = newTid();
+    const { status, body } = await call("a2c/create", { tid, amount: 500_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_sandbox_ok" });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      tId: tid, state: 0, type: 6, pay_date: null, cancel_date: null, error: "", ofd: null, is_verify: false,
+      sender: { masked_pan: "860049******0011", token: "tok_sandbox_ok", amount: 502_500, currency: 860, commission: 2_500, phone: "+998 90 *** ** 67" },
+      receiver: { masked_pan: "860012******1234", amount: 500_000, currency: 860, commission: 0, phone: null },
+    });
+    expect(body.receipt_id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(String(body.created_date)).toMatch(MS);
+    expect(body.description).toEqual(expect.any(String));
+    expect(body.sender.holder_name).toEqual(expect.any(String));
+    expect(body.receiver.holder_name).toEqual(expect.any(String));
+    expect(body.receiver).not.toHaveProperty("token");
+  });
+
+  it("accepts tId in place of tid", async () => {
+    const tid = newTid();
+    expect((await call("a2c/create", { tId: tid, amount: 5_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_sandbox_ok" })).body.tId).toBe(tid);
+    expectError(await call("a2c/create", { amount: 5_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_sandbox_ok" }), 400, "VALIDATION_ERROR");
+  });
+
+  it("applies the rate table: 1 = 0.5%, 2 = 1%, 3 = flat 1000; unknown rate 404 RATE_NOT_FOUND", async () => {
+    expect((await transfer({ amount: 300_000, rate_id: 1 })).sender.commission).toBe(1_500);
+    expect((await transfer({ amount: 300_000, rate_id: 2 })).sender.commission).toBe(3_000);
+    expect((await transfer({ amount: 300_000, rate_id: 3 })).sender).toMatchObject({ commission: 1_000, amount: 301_000 });
+    expectError(await call("a2c/create", { tid: newTid(), amount: 5_000, rate_id: 9, receiver_card: "8600123412341234", token: "tok_sandbox_ok" }), 404, "RATE_NOT_FOUND");
+  });
+
+  it("declines a sender token that is not a sandbox card at create", async () => {
+    expectError(await call("a2c/create", { tid: newTid(), amount: 5_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_x" }), 402, "CARD_DECLINED");
+  });
+
+  it("sets is_verify from 1000000 tiyin", async () => {
+    expect((await transfer({ amount: 999_999 })).is_verify).toBe(false);
+    expect((await transfer({ amount: 1_000_000 })).is_verify).toBe(true);
+  });
+
+  it("pays a transfer without OTP when not is_verify: state 4, pay_date in ms, OTP not counted", async () => {
+    const created = await transfer();
+    const { status, body } = await payTransfer(created.receipt_id, "000000");
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ receipt_id: created.receipt_id, state: 4, error: "", cancel_date: null });
+    expect(String(body.pay_date)).toMatch(MS);
+    expect((await sandboxRecord("a2c", created.receipt_id)).body.otp_attempts).toBe(0);
+    expectError(await payTransfer(created.receipt_id), 400, "RECEIPT_ALREADY_PAID");
+  });
+
+  it("requires and counts the OTP of an is_verify transfer", async () => {
+    const created = await transfer({ amount: 2_000_000 });
+    expectError(await payTransfer(created.receipt_id), 400, "OTP_REQUIRED");
+    expect((await payTransfer(created.receipt_id, OTP)).body.state).toBe(4);
+    expect((await sandboxRecord("a2c", created.receipt_id)).body).toMatchObject({ state: 4, otp_attempts: 1 });
+  });
+
+  it("cancels a transfer on the third wrong OTP", async () => {
+    const created = await transfer({ amount: 2_000_000 });
+    const first = await payTransfer(created.receipt_id, "1");
+    expectError(first, 400, "OTP_INVALID");
+    expect(first.body.attempts_left).toBe(2);
+    expectError(await payTransfer(created.receipt_id, "2"), 400, "OTP_INVALID");
+    const third = await payTransfer(created.receipt_id, "3");
+    expectError(third, 400, "OTP_ATTEMPTS_EXCEEDED");
+    expect(third.body.transfer.state).toBe(21);
+    expect(String(third.body.transfer.cancel_date)).toMatch(MS);
+    expect((await sandboxRecord("a2c", created.receipt_id)).body.otp_attempts).toBe(3);
+    expectError(await payTransfer(created.receipt_id, OTP), 400, "RECEIPT_CANCELLED");
+  });
+
+  it("refuses receiver 8600000000000098 at pay with 402 RECEIVER_UNAVAILABLE, state 0, error set", async () => {
+    const created = await transfer({ receiver_card: "8600000000000098" });
+    const answer = await payTransfer(created.receipt_id);
+    expectError(answer, 402, "RECEIVER_UNAVAILABLE");
+    expect(answer.body.transfer.state).toBe(0);
+    expect(answer.body.transfer.error).not.toBe("");
+  });
+
+  it("declines tok_sandbox_insufficient at pay, not at create", async () => {
+    const created = await transfer({ token: "tok_sandbox_insufficient" });
+    expectError(await payTransfer(created.receipt_id), 402, "INSUFFICIENT_FUNDS");
+    expect((await sandboxRecord("a2c", created.receipt_id)).body.state).toBe(0);
+  });
+
+  it("answers a sender tok_sandbox_error with 500 INTERNAL_ERROR at pay", async () => {
+    const created = await transfer({ token: "tok_sandbox_error" });
+    expectError(await payTransfer(created.receipt_id), 500, "INTERNAL_ERROR");
+  });
+
+  it("reads a transfer back with get-by-id, 404 RECEIPT_NOT_FOUND when unknown", async () => {
+    const created = await transfer();
+    expect((await call("a2c/get-by-id", { id: created.receipt_id })).body).toEqual(created);
+    expectError(await call("a2c/get-by-id", { id: "01J00000000000000000000000" }), 404, "RECEIPT_NOT_FOUND");
+    expectError(await payTransfer("01J00000000000000000000000"), 404, "RECEIPT_NOT_FOUND");
+  });
+});
+
+describe("card data at rest", () => {
+  it("never stores a raw card number, expiry, token or OTP in the sandbox's SQL", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    await call("receipt/anonymous/pay", { id: receipt.id, card: { number: "9860000000000018", expire: "2911" }, otp: "271828" });
+    await call("receipt/anonymous/pay", { id: receipt.id, card: { number: "9860000000000018", expire: "2911" }, otp: OTP });
+    const other = await created({ merchant_id: 1001 });
+    await payToken(other.id, "tok_sandbox_supplier_pending", OTP);
+    await transfer({ receiver_card: "8600555566667777", token: "tok_sandbox_insufficient", amount: 2_000_000 });
+    if (!env.SANDBOX) throw new Error("SANDBOX binding missing");
+    const stub = env.SANDBOX.get(env.SANDBOX.idFromName("sandbox"));
+    const dump = await runInDurableObject(stub, (_instance, state) =>
+      JSON.stringify(["receipts", "transfers", "tids"].map((t) => state.storage.sql.exec(`SELECT * FROM ${t}`).toArray())));
+    // Short values are checked as whole SQL values, so random digits elsewhere cannot match them.
+    for (const secret of ["9860000000000018", "8600555566667777", '"2911"', '"271828"', `"${OTP}"`, "tok_sandbox_"]) {
+      expect(dump).not.toContain(secret);
+    }
+    expect(dump).toContain("986000******0018");
+  });
+});
