@@ -556,6 +556,30 @@ describe("a2c", () => {
   });
 });
 
+describe("call log", () => {
+  it("lists every operation that reached the sandbox with its identifiers, status and code, never card data", async () => {
+    const tid = newTid();
+    const receipt = (await call("receipt/create", { tid, amount: 200_000, merchant_id: 1001 }, { ...AUTH, "x-request-id": "log-1" })).body;
+    await call("receipt/anonymous/pay", { id: receipt.id, card: { number: "8600000000000007", expire: FUTURE }, otp: "314159" });
+    await call("receipt/create", "{broken");
+    await call("receipt/check-id", { id: receipt.id }, { "content-type": "application/json" });
+    const res = await upstream().fetch("https://x/__sandbox/calls");
+    expect(res.status).toBe(200);
+    const calls: Json[] = await res.json();
+    const mine = calls.filter((c) => c.tid === tid || c.id === receipt.id);
+    expect(mine.map(({ path, tid: t, id, status, code }) => ({ path, tid: t, id, status, code }))).toEqual([
+      { path: "receipt/create", tid, id: null, status: 200, code: null },
+      { path: "receipt/anonymous/pay", tid: null, id: receipt.id, status: 400, code: "OTP_INVALID" },
+    ]);
+    expect(mine[0].request_id).toBe("log-1");
+    expect(mine[0].seq).toBeLessThan(mine[1].seq);
+    expect(calls.some((c) => c.path === "receipt/create" && c.code === "VALIDATION_ERROR" && c.tid === null)).toBe(true);
+    const text = JSON.stringify(calls);
+    expect(text).not.toContain("8600000000000007");
+    expect(text).not.toContain("314159");
+  });
+});
+
 describe("card data at rest", () => {
   it("never stores a raw card number, expiry, token or OTP in the sandbox's SQL", async () => {
     const receipt = await created({ merchant_id: 1001 });
@@ -567,7 +591,7 @@ describe("card data at rest", () => {
     if (!env.SANDBOX) throw new Error("SANDBOX binding missing");
     const stub = env.SANDBOX.get(env.SANDBOX.idFromName("sandbox"));
     const dump = await runInDurableObject(stub, (_instance, state) =>
-      JSON.stringify(["receipts", "transfers", "tids"].map((t) => state.storage.sql.exec(`SELECT * FROM ${t}`).toArray())));
+      JSON.stringify(["receipts", "transfers", "tids", "calls"].map((t) => state.storage.sql.exec(`SELECT * FROM ${t}`).toArray())));
     // Short values are checked as whole SQL values, so random digits elsewhere cannot match them.
     for (const secret of ["9860000000000018", "8600555566667777", '"2911"', '"271828"', `"${OTP}"`, "tok_sandbox_"]) {
       expect(dump).not.toContain(secret);

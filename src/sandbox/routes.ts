@@ -49,24 +49,38 @@ function stallMs(env: Env): number {
   return Number.isFinite(ms) && ms >= 0 ? ms : 15_000;
 }
 
+const NOT_JSON = Symbol("not JSON");
+
+/** Only the record identifiers of a body go into the call log. */
+function identifiers(raw: unknown): { tid: string | null; id: string | null } {
+  const body = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
+  const text = (value: unknown) => (typeof value === "string" ? value.slice(0, 128) : null);
+  return { tid: text(body.tid) ?? text(body.tId), id: text(body.id) };
+}
+
 function operation<S extends v.GenericSchema>(
   path: string,
   schema: S,
   run: (object: Sandbox, input: v.InferOutput<S>) => Promise<Outcome<unknown>>,
 ): void {
   routes.post(`/api/v1/partner/${path}`, async (c) => {
-    let raw: unknown;
-    try {
-      raw = await c.req.json();
-    } catch {
-      return send(c, fail(400, "VALIDATION_ERROR", "Body is not valid JSON"));
-    }
-    const parsed = v.safeParse(schema, raw);
-    if (!parsed.success) {
+    const raw: unknown = await c.req.json().catch(() => NOT_JSON);
+    const object = sandbox(c.env);
+    const parsed = raw === NOT_JSON ? undefined : v.safeParse(schema, raw);
+    let outcome: Outcome<unknown>;
+    if (!parsed) {
+      outcome = fail(400, "VALIDATION_ERROR", "Body is not valid JSON");
+    } else if (parsed.success) {
+      outcome = await run(object, parsed.output);
+    } else {
       const details = parsed.issues.map((issue) => ({ path: v.getDotPath(issue) ?? "", message: issue.message }));
-      return send(c, fail(400, "VALIDATION_ERROR", "Body does not match the operation", { details }));
+      outcome = fail(400, "VALIDATION_ERROR", "Body does not match the operation", { details });
     }
-    const outcome = await run(sandbox(c.env), parsed.output);
+    // Logged on arrival, before any stall, as a real upstream would have acted by then.
+    await object.recordCall({
+      path, ...identifiers(raw), status: outcome.ok ? 200 : outcome.status,
+      code: outcome.ok ? null : outcome.code, request_id: c.req.header("x-request-id") ?? null,
+    });
     if (!outcome.ok && outcome.stall) await scheduler.wait(stallMs(c.env));
     return send(c, outcome);
   });
@@ -94,6 +108,8 @@ routes.get("/__sandbox/a2c/:id", async (c) => {
   const record = await sandbox(c.env).debugTransfer(c.req.param("id"));
   return record ? c.json(record) : send(c, fail(404, "RECEIPT_NOT_FOUND", "No transfer with this id"));
 });
+
+routes.get("/__sandbox/calls", async (c) => c.json(await sandbox(c.env).calls()));
 
 routes.notFound((c) => send(c, fail(404, "NOT_FOUND", "No such operation")));
 

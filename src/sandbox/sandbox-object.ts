@@ -46,6 +46,11 @@ export type DebugReceipt = WireReceipt & {
   otp_sent_at: number | null; card_behaviour: string | null; merchant_kind: string;
   cancel_reason: string | null; cancelled_by: string | null;
 };
+/** One API call the sandbox answered; identifiers only, never card data or OTPs. */
+export type SandboxCall = {
+  seq: number; at: number; path: string; tid: string | null; id: string | null;
+  status: number; code: string | null; request_id: string | null;
+};
 export type DebugTransfer = WireTransfer & {
   rate_id: number; otp_attempts: number; wrong_otp_attempts: number; sender_behaviour: string;
   receiver_unavailable: boolean;
@@ -70,6 +75,9 @@ const SCHEMA = [
     receiver_unavailable INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL,
     created_ms INTEGER NOT NULL, paid_ms INTEGER, cancelled_ms INTEGER, error TEXT NOT NULL DEFAULT '',
     otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE TABLE IF NOT EXISTS calls (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, path TEXT NOT NULL, tid TEXT, id TEXT,
+    status INTEGER NOT NULL, code TEXT, request_id TEXT)`,
 ];
 
 type OtpVerdict = "missing" | "correct" | "wrong" | "exceeded";
@@ -276,6 +284,18 @@ export class SandboxObject extends DurableObject<Env> {
       ...transferBody(t), rate_id: t.rate_id, otp_attempts: t.otp_attempts, wrong_otp_attempts: t.wrong_otps,
       sender_behaviour: t.sender_behaviour, receiver_unavailable: t.receiver_unavailable === 1,
     };
+  }
+
+  // --- call log (lets tests prove what did or did not reach the upstream) ---
+
+  recordCall(call: Omit<SandboxCall, "seq" | "at">): void {
+    this.sql.exec(
+      "INSERT INTO calls (at, path, tid, id, status, code, request_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      Date.now(), call.path, call.tid, call.id, call.status, call.code, call.request_id);
+  }
+
+  calls(): SandboxCall[] {
+    return this.sql.exec<SandboxCall>("SELECT * FROM calls ORDER BY seq").toArray();
   }
 
   // --- shared rules ---------------------------------------------------------
