@@ -97,7 +97,7 @@ CREATE TABLE IF NOT EXISTS audit (
 const NOT_FOUND: Failure = { code: "receipt_not_found", message: "No such receipt." };
 
 export class ReceiptObject extends DurableObject<Env> {
-  /** The record, mirrored in memory; null until created. */
+  /** The record as last read from or written to storage; null until created. */
   #record: RecordRow | null = null;
   /** The operation in flight, if any. In memory on purpose: see #exclusive. */
   #busy: string | null = null;
@@ -106,9 +106,18 @@ export class ReceiptObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    const sql = ctx.storage.sql;
-    const exists = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'record'").toArray().length > 0;
-    if (exists) this.#record = (sql.exec("SELECT * FROM record").toArray()[0] as unknown as RecordRow | undefined) ?? null;
+    this.#load();
+  }
+
+  /** Reads the row from storage, the source of truth (SQLite reads are synchronous and local). */
+  #load(): RecordRow | null {
+    const sql = this.ctx.storage.sql;
+    if (!this.#record) {
+      const exists = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'record'").toArray().length > 0;
+      if (!exists) return null;
+    }
+    this.#record = (sql.exec("SELECT * FROM record").toArray()[0] as unknown as RecordRow | undefined) ?? null;
+    return this.#record;
   }
 
   // --- RPC ------------------------------------------------------------------
@@ -134,7 +143,7 @@ export class ReceiptObject extends DurableObject<Env> {
       now,
       now,
     );
-    this.#record = this.ctx.storage.sql.exec("SELECT * FROM record").toArray()[0] as unknown as RecordRow;
+    this.#load();
     this.#audit("create", args.owner, args.requestId, "ok");
   }
 
@@ -215,7 +224,7 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /** The receipt or transfer as the upstream says it stands now. */
   async check(op: OperationContext): Promise<Outcome<Body>> {
-    const rec = this.#record;
+    const rec = this.#busy ? this.#record : this.#load();
     if (!rec || !mayAccess(op.caller, rec.owner)) return { ok: false, error: NOT_FOUND };
     // While another operation is in flight its answer is the news: serve what we know.
     if (this.#busy) return { ok: true, value: JSON.parse(rec.body) as Body };
@@ -246,7 +255,7 @@ export class ReceiptObject extends DurableObject<Env> {
     op: OperationContext,
     run: (rec: RecordRow, upstream: UpstreamClient) => Promise<Outcome<T>>,
   ): Promise<Outcome<T>> {
-    const rec = this.#record;
+    const rec = this.#busy ? this.#record : this.#load();
     if (!rec || !mayAccess(op.caller, rec.owner)) return { ok: false, error: NOT_FOUND };
     const actor = ownerOf(op.caller);
     if (this.#busy) {

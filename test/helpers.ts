@@ -80,3 +80,17 @@ export async function sandboxReceipt(id: string): Promise<any> {
 export async function sandboxTransfer(id: string): Promise<any> {
   return expectStatus(exports.default.fetch(`http://gateway.test/__sandbox/a2c/${id}`), 200);
 }
+
+export interface SandboxCall {
+  seq: number;
+  path: string;
+  tid: string | null;
+  id: string | null;
+  status: number;
+  code: string | null;
+}
+
+/** Every call the sandbox received, oldest first: the proof that a refusal cost nothing upstream. */
+export async function sandboxCalls(): Promise<SandboxCall[]> {
+  return expectStatus(exports.default.fetch("http://gateway.test/__sandbox/calls"), 200);
+}

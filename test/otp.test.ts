@@ -1,0 +1,136 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { receiptStub } from "../src/receipt-object";
+import { call, createReceipt, expectError, expectStatus, OTP_OK, OTP_WRONG, sandboxReceipt } from "./helpers";
+
+const TOKEN = { token: "tok_sandbox_ok" };
+const payWith = (id: string, otp: string) => call("receipt/pay", { id, card: TOKEN, otp });
+
+describe("the three-wrong-OTPs rule", () => {
+  it("the third wrong OTP cancels the receipt, and the sandbox received exactly 3 OTPs", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
+
+    const first = await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid");
+    expect(first.attempts_left).toBe(2);
+    const second = await expectError(payWith(receipt.id, "333333"), 422, "otp_invalid");
+    expect(second.attempts_left).toBe(1);
+    await expectError(payWith(receipt.id, "444444"), 409, "otp_attempts_exhausted");
+
+    const checked = await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
+    expect(checked.state).toBe(21);
+    const upstream = await sandboxReceipt(receipt.id);
+    expect(upstream.state).toBe(21);
+    expect(upstream.otp_attempts).toBe(3);
+
+    // Even the right OTP is refused now, without reaching the upstream.
+    await expectError(payWith(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
+    expect((await sandboxReceipt(receipt.id)).otp_attempts).toBe(3);
+  });
+
+  it("a right OTP after two wrong ones still pays", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid");
+    await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid");
+    const paid = await expectStatus(payWith(receipt.id, OTP_OK), 200);
+    expect(paid.state).toBe(4);
+  });
+
+  it("20 concurrent wrong OTPs on a fresh receipt: at most 3 reach the sandbox", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => payWith(receipt.id, String(500000 + i))));
+    const codes = await Promise.all(answers.map(async (res) => ({ status: res.status, code: ((await res.json()) as any).error.code })));
+    for (const { status, code } of codes) {
+      expect([
+        [422, "otp_invalid"],
+        [409, "operation_in_progress"],
+        [409, "otp_attempts_exhausted"],
+      ]).toContainEqual([status, code]);
+    }
+    expect(codes.filter((c) => c.code === "operation_in_progress").length).toBeGreaterThan(0);
+    expect((await sandboxReceipt(receipt.id)).otp_attempts).toBeLessThanOrEqual(3);
+  });
+
+  it("however many waves of concurrent guesses arrive, exactly 3 reach the sandbox and the receipt ends cancelled", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    let exhausted = false;
+    for (let wave = 0; wave < 10 && !exhausted; wave++) {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => payWith(receipt.id, OTP_WRONG)));
+      const bodies = await Promise.all(answers.map((res) => res.json() as Promise<any>));
+      exhausted = bodies.some((body) => body.error?.code === "otp_attempts_exhausted");
+    }
+    expect(exhausted).toBe(true);
+    const upstream = await sandboxReceipt(receipt.id);
+    expect(upstream.otp_attempts).toBe(3);
+    expect(upstream.state).toBe(21);
+  });
+
+  it("a pay whose answer is lost counts as a guess: the cap holds even when answers never come", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid");
+    await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid");
+    // The third OTP goes out with a card whose pay the upstream never answers in time. Its
+    // fate is unknown and the receipt stays unpaid, so it counts as the third wrong one.
+    await expectError(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_timeout" }, otp: OTP_OK }), 504, "upstream_timeout");
+    await expectError(payWith(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
+    expect((await sandboxReceipt(receipt.id)).otp_attempts).toBe(3);
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(21);
+  });
+
+  it("keeps an audit trail of each operation and its outcome, with no OTP in it", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid");
+    await expectStatus(payWith(receipt.id, OTP_OK), 200);
+    const rows = await runInDurableObject(receiptStub(env, "receipt", receipt.id), (_instance, state) =>
+      state.storage.sql.exec("SELECT op, outcome, state FROM audit ORDER BY seq").toArray(),
+    );
+    expect(rows).toEqual([
+      { op: "create", outcome: "ok", state: 0 },
+      { op: "pay", outcome: "otp_invalid", state: 0 },
+      { op: "pay", outcome: "ok", state: 4 },
+    ]);
+  });
+});
+
+describe("OTP resend (authorize)", () => {
+  const authorize = (id: string) => call("receipt/authorize", { id, card: TOKEN });
+
+  /** Moves the receipt's last OTP send into the past, as if `wait` had passed. */
+  async function letWaitPass(id: string) {
+    await runInDurableObject(receiptStub(env, "receipt", id), (_instance, state) => {
+      state.storage.sql.exec("UPDATE record SET last_otp_sent_at = last_otp_sent_at - resend_wait_ms - 1");
+    });
+    // The sandbox enforces its own wait too; move its clock the same way.
+    await runInDurableObject(env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox")), (_instance, state) => {
+      state.storage.sql.exec("UPDATE receipts SET otp_sent_ms = 0 WHERE id = ?", id);
+    });
+  }
+
+  it("refuses a resend before wait has passed, with Retry-After, without reaching the upstream", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    const sent = await expectStatus(authorize(receipt.id), 200);
+    const res = await authorize(receipt.id);
+    await expectError(res.clone(), 429, "otp_resend_too_soon");
+    const retryAfter = Number(res.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(Math.ceil(sent.wait / 1000));
+  });
+
+  it("allows a resend once wait has passed, and at most 5 OTPs per receipt", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    for (let i = 0; i < 5; i++) {
+      await expectStatus(authorize(receipt.id), 200);
+      await letWaitPass(receipt.id);
+    }
+    const res = await authorize(receipt.id);
+    await expectError(res.clone(), 429, "rate_limited");
+    expect(res.headers.get("retry-after")).toBeTruthy();
+  });
+
+  it("refuses authorize on a paid receipt", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    await expectStatus(payWith(receipt.id, OTP_OK), 200);
+    await expectError(authorize(receipt.id), 409, "receipt_already_paid");
+  });
+});

@@ -1,0 +1,77 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { call, expectError, expectStatus, newTid, receiptRequest, sandboxCalls } from "./helpers";
+
+const createCalls = async (tid: string) => (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === tid).length;
+
+describe("tid uniqueness", () => {
+  it("an identical retry replays the original receipt with Idempotent-Replayed and creates nothing upstream", async () => {
+    const request = receiptRequest();
+    const first = await call("receipt/create", request);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const original = await expectStatus(first, 200);
+
+    const retry = await call("receipt/create", request);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(await expectStatus(retry, 200)).toEqual(original);
+    expect(await createCalls(request.tid)).toBe(1);
+  });
+
+  it("a different body with the same tid is tid_conflict", async () => {
+    const request = receiptRequest();
+    await expectStatus(call("receipt/create", request), 200);
+    const error = await expectError(call("receipt/create", { ...request, amount: request.amount + 100 }), 409, "tid_conflict");
+    expect(Object.keys(error).sort()).toEqual(["code", "message", "request_id"]);
+    expect(await createCalls(request.tid)).toBe(1);
+  });
+
+  it("the defaults count as sent: omitting currency and is_hold replays a create that sent them", async () => {
+    const request = receiptRequest();
+    await expectStatus(call("receipt/create", { ...request, currency: 860, is_hold: false }), 200);
+    const retry = await call("receipt/create", request);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("20 concurrent creates with one tid: one receipt upstream, every other answer a replay or tid_in_progress", async () => {
+    const request = receiptRequest();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => call("receipt/create", request)));
+    const outcomes = await Promise.all(
+      answers.map(async (res) => ({
+        status: res.status,
+        replayed: res.headers.get("idempotent-replayed") === "true",
+        retryAfter: res.headers.get("retry-after"),
+        body: (await res.json()) as any,
+      })),
+    );
+    const originals = outcomes.filter((o) => o.status === 200 && !o.replayed);
+    expect(originals).toHaveLength(1);
+    const receiptId = originals[0]!.body.id;
+    for (const o of outcomes) {
+      if (o.status === 200) {
+        expect(o.body.id).toBe(receiptId);
+      } else {
+        expect(o.status).toBe(409);
+        expect(o.body.error.code).toBe("tid_in_progress");
+        expect(Number(o.retryAfter)).toBeGreaterThan(0);
+      }
+    }
+    expect(await createCalls(request.tid)).toBe(1);
+
+    const row = await env.DB.prepare("SELECT status, receipt_id FROM tid_index WHERE tid = ?").bind(request.tid).first();
+    expect(row).toEqual({ status: "completed", receipt_id: receiptId });
+  });
+
+  it("a create the upstream refused frees its tid for a corrected request", async () => {
+    const tid = newTid();
+    await expectError(call("receipt/create", receiptRequest({ tid, merchant_id: 9999 })), 400, "invalid_request");
+    const created = await expectStatus(call("receipt/create", receiptRequest({ tid })), 200);
+    expect(created.tid).toBe(tid);
+  });
+
+  it("stores no request body in the index, only a keyed fingerprint", async () => {
+    const request = receiptRequest();
+    await expectStatus(call("receipt/create", request), 200);
+    const row = await env.DB.prepare("SELECT fingerprint FROM tid_index WHERE tid = ?").bind(request.tid).first<{ fingerprint: string }>();
+    expect(row?.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
