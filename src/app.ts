@@ -10,6 +10,7 @@ import { authenticate } from "./auth";
 import { ApiError, renderError } from "./errors";
 import { limitBody, parseJson, requireJson } from "./http";
 import { receipts } from "./routes/receipts";
+import { transfers } from "./routes/transfers";
 import type { GatewayEnv } from "./types";
 
 export const API_PREFIX = "/api/v1/partner";
@@ -31,6 +32,7 @@ export function createApp() {
   });
   app.use(`${API_PREFIX}/*`, requireJson, limitBody, authenticate, parseJson);
   app.route(API_PREFIX, receipts);
+  app.route(API_PREFIX, transfers);
 
   app.get(
     "/openapi.json",

@@ -26,6 +26,7 @@ import {
 } from "../schemas";
 import { findTid } from "../tid-index";
 import type { GatewayEnv } from "../types";
+import { op } from "./operation";
 
 const tags = ["Receipts"];
 
@@ -205,8 +206,3 @@ export const receipts = new Hono<GatewayEnv>()
       return c.json(unwrap(await receiptStub(c.env, "receipt", row.receipt_id).check(op(c))), 200);
     },
   );
-
-/** Who is asking, and under which request id: what every Durable Object operation needs. */
-function op(c: { var: GatewayEnv["Variables"] }) {
-  return { caller: c.var.caller, requestId: c.var.requestId };
-}
