@@ -25,6 +25,10 @@ export default defineConfig(async () => {
     ],
     test: {
       setupFiles: ["./test/setup.ts"],
+      // The gateway logs every upstream call; show that only for failing tests.
+      silent: "passed-only",
+      // CI also writes a JSON report to print a plain closing count from.
+      reporters: process.env.VITEST_JSON ? ["default", ["json", { outputFile: process.env.VITEST_JSON }]] : ["default"],
     },
   };
 });

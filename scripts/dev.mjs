@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// `npm run dev`: the gateway with the sandbox upstream on http://127.0.0.1:8787,
+// local D1 and Durable Objects, nothing to set up. Uses .dev.vars when it
+// exists, else the development credentials in .dev.vars.example.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+const wrangler = (args, options = {}) =>
+  spawnSync(process.execPath, ["node_modules/wrangler/bin/wrangler.js", ...args], { stdio: "inherit", ...options });
+
+const vars = existsSync(".dev.vars") ? [] : ["--env-file", ".dev.vars.example"];
+
+const migrated = wrangler(["d1", "migrations", "apply", "DB", "--local"], { env: { ...process.env, CI: "true" } });
+if (migrated.status !== 0) process.exit(migrated.status ?? 1);
+
+const port = process.env.PORT ?? "8787";
+const dev = spawn(
+  process.execPath,
+  ["node_modules/wrangler/bin/wrangler.js", "dev", "--ip", "127.0.0.1", "--port", port, ...vars, ...process.argv.slice(2)],
+  { stdio: "inherit" },
+);
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
+dev.on("exit", (code) => process.exit(code ?? 0));
