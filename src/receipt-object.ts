@@ -234,11 +234,9 @@ export class ReceiptObject extends DurableObject<Env> {
     const version = this.#version;
     const upstream = new UpstreamClient(this.env, op.requestId);
     const result = rec.kind === "transfer" ? await upstream.getTransfer(rec.id) : await upstream.checkId(rec.id);
-    if (result.ok && version === this.#version) this.#store(result.value);
-    const current = this.#record!;
-    return result.ok || result.outcome === "unknown"
-      ? { ok: true, value: JSON.parse(current.body) as Body }
-      : { ok: false, error: result.failure };
+    if (!result.ok) return { ok: false, error: result.failure };
+    if (version === this.#version) this.#store(result.value);
+    return { ok: true, value: JSON.parse(this.#record!.body) as Body };
   }
 
   // --- rules ----------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, createReceipt, expectError, expectStatus, OTP_OK, receiptRequest, sandboxReceipt } from "./helpers";
+import { call, createReceipt, expectError, expectStatus, OTP_OK, receiptRequest, sandboxCalls, sandboxReceipt } from "./helpers";
 
 const TOKEN = { token: "tok_sandbox_ok" };
 
@@ -174,5 +174,32 @@ describe("reading receipts", () => {
     expect(error.upstream_code).toBe("AMOUNT_OUT_OF_RANGE");
     const fixed = await createReceipt({ tid: "too-small", amount: 150_000, merchant_id: 1001 });
     expect(fixed.state).toBe(0);
+  });
+});
+
+describe("one operation at a time per receipt", () => {
+  it("while a pay is in flight, another pay or a cancel is refused and check-id answers the last known state", async () => {
+    const created = await createReceipt({ merchant_id: 1003 });
+    // The sandbox sits on this pay for longer than the gateway waits.
+    const slowPay = call("receipt/pay", { id: created.id, card: { token: "tok_sandbox_timeout" } });
+
+    // Proof the slow pay holds the receipt: a second pay is refused (bounded, no sleeping).
+    let refused: any;
+    for (let i = 0; i < 500 && !refused; i++) {
+      const res = await call("receipt/pay", { id: created.id, card: TOKEN });
+      const body = (await res.json()) as any;
+      if (res.status === 409 && body.error.code === "operation_in_progress") refused = { res, body };
+    }
+    expect(refused).toBeTruthy();
+    expect(refused.res.headers.get("retry-after")).toBe("1");
+    await expectError(call("receipt/cancel", { id: created.id }), 409, "operation_in_progress");
+
+    const checksBefore = (await sandboxCalls()).filter((c) => c.path === "receipt/check-id").length;
+    const seen = await expectStatus(call("receipt/check-id", { id: created.id }), 200);
+    expect(seen.state).toBe(0);
+    expect((await sandboxCalls()).filter((c) => c.path === "receipt/check-id").length).toBe(checksBefore);
+
+    await expectError(slowPay, 504, "upstream_timeout");
+    expect((await sandboxCalls()).filter((c) => c.path === "receipt/pay" && c.id === created.id)).toHaveLength(1);
   });
 });
