@@ -7,8 +7,10 @@ import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { openAPIRouteHandler } from "hono-openapi";
 import { authenticate } from "./auth";
+import { requireSoundConfig } from "./config";
 import { ApiError, renderError } from "./errors";
 import { limitBody, parseJson, requireJson } from "./http";
+import { rateLimit } from "./rate-limit";
 import { receipts } from "./routes/receipts";
 import { transfers } from "./routes/transfers";
 import type { GatewayEnv } from "./types";
@@ -24,13 +26,26 @@ export function createApp() {
     throw new ApiError("not_found", "No such path. POST operations live under /api/v1/partner/.");
   });
 
+  // Before everything, health included: a misconfigured deployment must not look healthy.
+  app.use(requireSoundConfig);
+
   app.get("/healthz", (c) => c.json({ ok: true }));
 
   app.use(`${API_PREFIX}/*`, async (c, next) => {
     if (c.req.method !== "POST") throw new ApiError("not_found", "Partner operations are POST requests.");
     await next();
   });
-  app.use(`${API_PREFIX}/*`, requireJson, limitBody, authenticate, parseJson);
+  // Who is calling is settled before the body is looked at, for every partner
+  // path: an unauthenticated caller learns nothing else and costs nothing more.
+  app.use(`${API_PREFIX}/*`, authenticate, requireJson, limitBody);
+  const limitAuthorize = rateLimit("authorize");
+  const limitPay = rateLimit("pay");
+  app.use(`${API_PREFIX}/receipt/authorize`, limitAuthorize);
+  app.use(`${API_PREFIX}/receipt/anonymous/authorize`, limitAuthorize);
+  app.use(`${API_PREFIX}/receipt/pay`, limitPay);
+  app.use(`${API_PREFIX}/receipt/anonymous/pay`, limitPay);
+  app.use(`${API_PREFIX}/a2c/pay`, limitPay);
+  app.use(`${API_PREFIX}/*`, parseJson);
   app.route(API_PREFIX, receipts);
   app.route(API_PREFIX, transfers);
 
@@ -43,12 +58,23 @@ export function createApp() {
           title: "Payments edge gateway",
           version: "1.0.0",
           description:
-            "The partner receipt API of the payment service, proxied at the edge. Paths and bodies are the upstream's; the gateway adds tid uniqueness with safe retries, the three-wrong-OTPs rule, ownership checks and validation. Every error is `{\"error\": {\"code\", \"message\", \"request_id\", ...}}`; every response carries `X-Request-Id`.",
+            "The partner receipt API of the payment service, proxied at the edge. Paths and bodies are the upstream's; the gateway adds tid uniqueness with safe retries, the three-wrong-OTPs rule, ownership checks and validation. Every error is `{\"error\": {\"code\", \"message\", \"request_id\", ...}}`; every response carries `X-Request-Id`. Calls without a valid partner key or user JWT answer 401 `unauthorized`. A deployment whose configuration is unsafe (development credentials in production, no way to verify callers) answers every call with 503 `service_misconfigured`, naming the problem.",
         },
         components: {
           securitySchemes: {
-            partnerKey: { type: "http", scheme: "bearer", description: "Partner backend server key (`sk_...`)." },
-            userJwt: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A user's JWT from the partner's identity provider." },
+            partnerKey: {
+              type: "http",
+              scheme: "bearer",
+              description:
+                "Partner backend server key (`sk_...`): every operation on every receipt and transfer. Not subject to the per-user and per-address limits.",
+            },
+            userJwt: {
+              type: "http",
+              scheme: "bearer",
+              bearerFormat: "JWT",
+              description:
+                "A user's JWT from the partner's identity provider: RS256 or ES256, verified against its JWKS (HS256 with a shared secret in local development only). `sub` is the user and `exp` is required; `iss` and `aud` are checked when the deployment sets them; 30 s of clock skew is allowed. A user acts only on their own receipts and transfers (another's answers `receipt_not_found`); hold-confirm and the cancel of a paid receipt are partner-only (`forbidden`). authorize and pay are limited per user and per client address (`rate_limited` with `Retry-After`).",
+            },
           },
         },
       },

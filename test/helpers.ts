@@ -1,5 +1,6 @@
 /** Calls through the gateway's HTTP surface, as a mobile app or the partner backend would. */
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
+import { SignJWT } from "jose";
 import { expect } from "vitest";
 
 export const API = "http://gateway.test/api/v1/partner";
@@ -94,3 +95,37 @@ export interface SandboxCall {
 export async function sandboxCalls(): Promise<SandboxCall[]> {
   return expectStatus(exports.default.fetch("http://gateway.test/__sandbox/calls"), 200);
 }
+
+/** A user nobody else in the suite is: limits and ownership never leak between tests. */
+export const newUser = (label = "user") => `${label}-${crypto.randomUUID()}`;
+
+export interface UserTokenOptions {
+  /** HS256 secret; the deployment's JWT_SECRET unless given. */
+  secret?: string;
+  /** Seconds from now until `exp`; negative for a token that has expired. Default one hour. */
+  expiresIn?: number;
+  /** Extra claims (iss, aud, ...). */
+  claims?: Record<string, unknown>;
+}
+
+/** A user's development JWT, as `npm run token -- <sub>` makes it: HS256, `sub`, `exp`. */
+export function userToken(sub: string, options: UserTokenOptions = {}): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ ...options.claims })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(sub)
+    .setIssuedAt(now)
+    .setExpirationTime(now + (options.expiresIn ?? 3600))
+    .sign(new TextEncoder().encode(options.secret ?? env.JWT_SECRET));
+}
+
+export const CARD_OK = { number: "8600000000000007", expire: "3012" };
+
+export const transferRequest = (overrides: Record<string, unknown> = {}) => ({
+  tid: newTid("a2c"),
+  amount: 500_000,
+  rate_id: 1,
+  receiver_card: "9860000000000018",
+  token: "tok_sandbox_ok",
+  ...overrides,
+});

@@ -1,0 +1,55 @@
+/**
+ * Abuse limits on the operations that cost the partner: authorize (each one
+ * may send an SMS) and pay (each one may debit a card or spend an OTP guess).
+ * Counted per user (`user:<sub>`) and per client address (`ip:<addr>`, from
+ * CF-Connecting-IP) with the Workers rate limiting binding; the limits
+ * themselves are configuration, in wrangler.toml's [[ratelimits]].
+ *
+ * The partner backend is exempt: it is one server calling for many users,
+ * so a per-user or per-address count would throttle all of them at once. It
+ * limits its own users; the per-receipt rules (rule 6: resend wait, at most
+ * 5 OTPs per receipt; three wrong OTPs) hold for it as for everyone.
+ */
+import { createMiddleware } from "hono/factory";
+import { ApiError } from "./errors";
+import { log } from "./redact";
+import type { GatewayEnv } from "./types";
+
+export type LimitedOperation = "authorize" | "pay";
+
+/**
+ * The bindings counting each operation. Every one is declared with
+ * `period = 60` in wrangler.toml; a 429 asks the caller to wait that long.
+ */
+const LIMITERS = {
+  authorize: { perUser: "LIMIT_AUTHORIZE_PER_USER", perAddress: "LIMIT_AUTHORIZE_PER_IP" },
+  pay: { perUser: "LIMIT_PAY_PER_USER", perAddress: "LIMIT_PAY_PER_IP" },
+} as const satisfies Record<LimitedOperation, { perUser: keyof Env; perAddress: keyof Env }>;
+
+export const RATE_LIMIT_PERIOD_SECONDS = 60;
+
+/** Counts the call against its user's and its address's budget for `operation`; 429 rate_limited past either. */
+export const rateLimit = (operation: LimitedOperation) =>
+  createMiddleware<GatewayEnv>(async (c, next) => {
+    const caller = c.var.caller;
+    if (caller.kind === "partner") return next();
+    const { perUser, perAddress } = LIMITERS[operation];
+    const address = c.req.header("cf-connecting-ip");
+    let outcomes: RateLimitOutcome[];
+    try {
+      outcomes = await Promise.all([
+        c.env[perUser].limit({ key: `user:${caller.id}` }),
+        ...(address ? [c.env[perAddress].limit({ key: `ip:${address}` })] : []),
+      ]);
+    } catch (err) {
+      // A limiter that cannot answer must not stop payments: let the call through, loudly.
+      log("error", "rate_limit_unavailable", { request_id: c.var.requestId, operation, error: String(err) });
+      return next();
+    }
+    if (outcomes.some((outcome) => !outcome.success)) {
+      throw new ApiError("rate_limited", `Too many ${operation} calls; wait before trying again.`, {
+        retry_after: RATE_LIMIT_PERIOD_SECONDS,
+      });
+    }
+    await next();
+  });
