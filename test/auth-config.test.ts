@@ -1,0 +1,138 @@
+/**
+ * A deployment that is not development refuses to run with the development
+ * credentials, a shared JWT secret, the sandbox, or no way to verify callers:
+ * every call, health included, answers 503 service_misconfigured naming the
+ * problem (never a secret's value).
+ */
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../src/app";
+import { DEVELOPMENT_JWT_SECRET, DEVELOPMENT_PARTNER_KEY, DEVELOPMENT_PARTNER_KEY_DIGEST } from "../src/config";
+import { API, expectError, expectStatus, newUser, PARTNER_KEY, userToken } from "./helpers";
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const LIVE_KEY = "sk_live_partner_key_of_production";
+const NEXT_KEY = "sk_live_partner_key_rotated_in";
+
+/** What a correctly configured production deployment holds: no sandbox, no development value. */
+async function production(overrides: Record<string, unknown> = {}): Promise<Env> {
+  return {
+    ...env,
+    ENVIRONMENT: "production",
+    PARTNER_KEY_HASHES: `${await sha256Hex(LIVE_KEY)}, ${await sha256Hex(NEXT_KEY)}`,
+    JWT_SECRET: undefined,
+    JWKS_URL: "https://idp.test/.well-known/jwks.json",
+    UPSTREAM: undefined,
+    SANDBOX: undefined,
+    UPSTREAM_BASE_URL: "https://partner-api.test",
+    UPSTREAM_API_KEY: "live-upstream-credential",
+    ...overrides,
+  } as unknown as Env;
+}
+
+async function ask(deployment: Env, path: string, credential?: string): Promise<Response> {
+  const init: RequestInit = path.startsWith("/api/")
+    ? {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(credential ? { authorization: `Bearer ${credential}` } : {}) },
+        body: JSON.stringify({ id: `missing-${crypto.randomUUID()}` }),
+      }
+    : {};
+  return createApp().fetch(new Request(`http://gateway.test${path}`, init), deployment, createExecutionContext());
+}
+
+const CHECK_ID = new URL(`${API}/receipt/check-id`).pathname;
+
+describe("the development credentials", () => {
+  it("the development key's digest is what .dev.vars.example configures", async () => {
+    expect(await sha256Hex(DEVELOPMENT_PARTNER_KEY)).toBe(DEVELOPMENT_PARTNER_KEY_DIGEST);
+    expect(PARTNER_KEY).toBe(DEVELOPMENT_PARTNER_KEY);
+    expect(env.PARTNER_KEY_HASHES.split(",")).toContain(DEVELOPMENT_PARTNER_KEY_DIGEST);
+    expect(env.JWT_SECRET).toBe(DEVELOPMENT_JWT_SECRET);
+  });
+
+  it("serve a development deployment", async () => {
+    await expectStatus(ask(env, "/healthz"), 200);
+    await expectError(ask(env, CHECK_ID, PARTNER_KEY), 404, "receipt_not_found");
+  });
+});
+
+describe("a production deployment", () => {
+  it("configured correctly, serves: every listed key works, the development ones do not", async () => {
+    const deployment = await production();
+    await expectStatus(ask(deployment, "/healthz"), 200);
+    await expectError(ask(deployment, CHECK_ID, LIVE_KEY), 404, "receipt_not_found");
+    await expectError(ask(deployment, CHECK_ID, NEXT_KEY), 404, "receipt_not_found");
+    await expectError(ask(deployment, CHECK_ID, DEVELOPMENT_PARTNER_KEY), 401, "unauthorized");
+    const devToken = await userToken(newUser());
+    const refused = await expectError(ask(deployment, CHECK_ID, devToken), 401, "unauthorized");
+    expect(refused.message).toBe("The token's signing algorithm is not accepted.");
+  });
+
+  const problems: [string, Record<string, unknown>, string][] = [
+    [
+      "accepts the development partner key",
+      { PARTNER_KEY_HASHES: `${DEVELOPMENT_PARTNER_KEY_DIGEST}` },
+      "PARTNER_KEY_HASHES holds the digest of the development server key",
+    ],
+    ["holds the development JWT secret", { JWT_SECRET: DEVELOPMENT_JWT_SECRET }, "JWT_SECRET is the development secret"],
+    ["holds any JWT secret", { JWT_SECRET: "a-production-hs256-secret" }, "JWT_SECRET is set"],
+    ["has no partner key digests", { PARTNER_KEY_HASHES: "" }, "PARTNER_KEY_HASHES is not set"],
+    ["has a partner key digest that is not one", { PARTNER_KEY_HASHES: LIVE_KEY }, "PARTNER_KEY_HASHES entry 1 is not a lowercase hex SHA-256 digest"],
+    ["has no JWKS_URL", { JWKS_URL: "" }, "JWKS_URL is not set"],
+    ["has a JWKS_URL over plain http", { JWKS_URL: "http://idp.test/jwks.json" }, "JWKS_URL must be an https URL"],
+    ["kept the placeholder JWKS_URL", { JWKS_URL: "https://idp.example.invalid/.well-known/jwks.json" }, "JWKS_URL is still the placeholder"],
+    ["has the sandbox's UPSTREAM binding", { UPSTREAM: env.UPSTREAM }, "The UPSTREAM binding (the sandbox) is present"],
+    ["kept the placeholder upstream URL", { UPSTREAM_BASE_URL: "https://partner-api.example.invalid" }, "UPSTREAM_BASE_URL is still the placeholder"],
+    ["has no upstream credential", { UPSTREAM_API_KEY: "" }, "UPSTREAM_API_KEY is not set"],
+    ["uses the sandbox's upstream credential", { UPSTREAM_API_KEY: "sandbox-upstream-key" }, "UPSTREAM_API_KEY is the sandbox's development key"],
+    ["lacks a rate limiting binding", { LIMIT_PAY_PER_IP: undefined }, "The rate limiting binding LIMIT_PAY_PER_IP is missing"],
+  ];
+
+  it.each(problems)("that %s answers every call with 503 naming the problem", async (_name, overrides, named) => {
+    const deployment = await production(overrides);
+    for (const [path, credential] of [["/healthz"], ["/openapi.json"], ["/docs"], ["/nothing-here"], [CHECK_ID, LIVE_KEY], [CHECK_ID, undefined]] as const) {
+      const error = await expectError(ask(deployment, path, credential), 503, "service_misconfigured");
+      expect(error.message, path).toContain(named);
+      for (const secret of [DEVELOPMENT_JWT_SECRET, "a-production-hs256-secret", DEVELOPMENT_PARTNER_KEY, DEVELOPMENT_PARTNER_KEY_DIGEST, LIVE_KEY]) {
+        expect(error.message).not.toContain(secret);
+      }
+    }
+  });
+
+  it("names every problem at once", async () => {
+    const error = await expectError(
+      ask(await production({ PARTNER_KEY_HASHES: DEVELOPMENT_PARTNER_KEY_DIGEST, JWT_SECRET: DEVELOPMENT_JWT_SECRET, UPSTREAM: env.UPSTREAM }), "/healthz"),
+      503,
+      "service_misconfigured",
+    );
+    expect(error.message).toContain("development server key");
+    expect(error.message).toContain("JWT_SECRET is the development secret");
+    expect(error.message).toContain("UPSTREAM binding");
+  });
+
+  it.each([["production"], ["prod"], ["staging"], [undefined]])(
+    "ENVIRONMENT=%s with the development configuration is held to the production rules",
+    async (environment) => {
+      const error = await expectError(ask({ ...env, ENVIRONMENT: environment } as unknown as Env, "/healthz"), 503, "service_misconfigured");
+      expect(error.message).toContain("development server key");
+      expect(error.message).toContain("JWT_SECRET is the development secret");
+      expect(error.message).toContain("UPSTREAM binding");
+    },
+  );
+
+  it("development without any way to verify callers is refused too", async () => {
+    const error = await expectError(
+      ask({ ...env, PARTNER_KEY_HASHES: "", JWT_SECRET: "", JWKS_URL: "" } as unknown as Env, "/healthz"),
+      503,
+      "service_misconfigured",
+    );
+    expect(error.message).toContain("PARTNER_KEY_HASHES is not set");
+    expect(error.message).toContain("Neither JWKS_URL nor JWT_SECRET is set");
+  });
+});
