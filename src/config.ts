@@ -1,6 +1,10 @@
-/** Typed view of the deployment's vars and secrets, read once per env object. */
+/**
+ * The deployment's vars and secrets as typed values, read once per env
+ * object, and the check that refuses to serve while they are unsafe.
+ */
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "./errors";
+import { RATE_LIMIT_BINDINGS } from "./rate-limit";
 import { log } from "./redact";
 import type { GatewayEnv } from "./types";
 
@@ -33,14 +37,6 @@ export const DEVELOPMENT_PARTNER_KEY = "sk_test_local_partner";
 export const DEVELOPMENT_PARTNER_KEY_DIGEST = "201db62f3c69cf8de8fe2450797a0c481469bb36ffc7e49ea916efb6bb68bd35";
 export const DEVELOPMENT_JWT_SECRET = "local-dev-jwt-secret";
 const SANDBOX_UPSTREAM_API_KEY = "sandbox-upstream-key";
-
-/** The rate limiting bindings src/rate-limit.ts needs (declared in wrangler.toml). */
-export const RATE_LIMIT_BINDINGS = [
-  "LIMIT_AUTHORIZE_PER_USER",
-  "LIMIT_AUTHORIZE_PER_IP",
-  "LIMIT_PAY_PER_USER",
-  "LIMIT_PAY_PER_IP",
-] as const satisfies readonly (keyof Env)[];
 
 const cache = new WeakMap<object, GatewayConfig>();
 

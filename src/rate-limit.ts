@@ -28,6 +28,9 @@ const LIMITERS = {
 
 export const RATE_LIMIT_PERIOD_SECONDS = 60;
 
+/** Every binding the limits need; the configuration check refuses to serve without one. */
+export const RATE_LIMIT_BINDINGS = Object.values(LIMITERS).flatMap(({ perUser, perAddress }) => [perUser, perAddress]);
+
 /** Counts the call against its user's and its address's budget for `operation`; 429 rate_limited past either. */
 export const rateLimit = (operation: LimitedOperation) =>
   createMiddleware<GatewayEnv>(async (c, next) => {
