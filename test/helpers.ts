@@ -5,6 +5,22 @@ import { expect } from "vitest";
 
 export const API = "http://gateway.test/api/v1/partner";
 
+/** Every partner operation of the contract, as a path under API. */
+export const OPERATION_PATHS = [
+  "receipt/create",
+  "receipt/authorize",
+  "receipt/anonymous/authorize",
+  "receipt/pay",
+  "receipt/anonymous/pay",
+  "receipt/hold-confirm",
+  "receipt/cancel",
+  "receipt/check-id",
+  "receipt/check-tid",
+  "a2c/create",
+  "a2c/pay",
+  "a2c/get-by-id",
+];
+
 export interface CallOptions {
   /** Sent as `Authorization: Bearer <token>`; null sends no Authorization header. */
   token?: string | null;

@@ -1,20 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { OPERATION_PATHS as OPERATIONS } from "./helpers";
 
-const OPERATIONS = [
-  "receipt/create",
-  "receipt/authorize",
-  "receipt/anonymous/authorize",
-  "receipt/pay",
-  "receipt/anonymous/pay",
-  "receipt/hold-confirm",
-  "receipt/cancel",
-  "receipt/check-id",
-  "receipt/check-tid",
-  "a2c/create",
-  "a2c/pay",
-  "a2c/get-by-id",
-];
 
 describe("the OpenAPI document", () => {
   it("is OpenAPI 3.1 and documents every operation with its request schema, answer and errors", async () => {

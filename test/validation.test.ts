@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { isValidExpiry, passesLuhn } from "../src/schemas";
-import { API, call, createReceipt, expectError, newTid, PARTNER_KEY, sandboxCalls } from "./helpers";
+import { API, OPERATION_PATHS as paths, call, createReceipt, expectError, newTid, PARTNER_KEY, sandboxCalls } from "./helpers";
 
 const now = new Date();
 const yyMM = (date: Date) => `${String(date.getUTCFullYear() % 100).padStart(2, "0")}${String(date.getUTCMonth() + 1).padStart(2, "0")}`;
@@ -150,20 +150,6 @@ describe("no input makes the gateway answer 500", () => {
     const keys = ["id", "tid", "tId", "amount", "card", "otp", "token", "number", "expire", "account", "is_hold", "constructor"];
     return Object.fromEntries(Array.from({ length: Math.floor(rand() * 5) }, () => [pick(keys), value(depth + 1)]));
   };
-  const paths = [
-    "receipt/create",
-    "receipt/authorize",
-    "receipt/anonymous/authorize",
-    "receipt/pay",
-    "receipt/anonymous/pay",
-    "receipt/hold-confirm",
-    "receipt/cancel",
-    "receipt/check-id",
-    "receipt/check-tid",
-    "a2c/create",
-    "a2c/pay",
-    "a2c/get-by-id",
-  ];
 
   it("fuzzed bodies on every path answer 4xx with the envelope", async () => {
     for (let i = 0; i < 120; i++) {
