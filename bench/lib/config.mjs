@@ -1,0 +1,83 @@
+/**
+ * Everything the bench is tuned by, in one place: paths, ports, credentials
+ * and how long each measurement runs. `--quick` shrinks the measurements to a
+ * smoke test of the harness itself; its numbers are not worth keeping.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseEnv } from "node:util";
+
+export const BENCH_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
+export const ROOT = dirname(BENCH_DIR);
+/** Bundles and generated configs; ignored by git (bench/.gitignore). */
+export const BUILD_DIR = join(BENCH_DIR, ".build");
+export const RESULTS_DIR = join(BENCH_DIR, "results");
+export const WRANGLER_BIN = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+
+export const HOST = "127.0.0.1";
+/**
+ * Fixed ports, well away from `wrangler dev`'s 8787 (and the 8788+ it falls
+ * back to) so the bench can run beside a dev server. BENCH_PORT_BASE moves
+ * them all.
+ */
+const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 18780);
+export const PORTS = {
+  direct: PORT_BASE + 1,
+  bareProxy: PORT_BASE + 2,
+  gateway: PORT_BASE + 3,
+  /** Fresh runtimes started only to time their first answer. */
+  coldStart: PORT_BASE + 4,
+  /** The gateway again, with the inspector on, for the CPU profile. */
+  profile: PORT_BASE + 5,
+  inspector: PORT_BASE + 6,
+};
+
+/**
+ * The development credentials `npm run dev` and the tests use: the sandbox's
+ * UPSTREAM_API_KEY and whatever the gateway's authentication reads. Read at
+ * run time so a key added to the example file reaches the bench unchanged.
+ */
+export const DEV_VARS = parseEnv(readFileSync(join(ROOT, ".dev.vars.example"), "utf8"));
+
+/** The partner backend's development key (CONTRACT.md, "Local development defaults"). */
+export const PARTNER_KEY = "sk_test_local_partner";
+
+/** What a partner sends to the gateway, and to the bare proxy (which swaps in the upstream key). */
+export const GATEWAY_HEADERS = {
+  "content-type": "application/json",
+  authorization: `Bearer ${PARTNER_KEY}`,
+};
+
+/** What the gateway's upstream client sends to the sandbox; used on the sandbox directly. */
+export const SANDBOX_HEADERS = {
+  "content-type": "application/json",
+  authorization: `Bearer ${DEV_VARS.UPSTREAM_API_KEY ?? ""}`,
+};
+
+const quick = process.argv.includes("--quick");
+
+/**
+ * Per measurement: a warm-up (discarded), then the timed run. Latency runs
+ * at concurrency 1 count requests so every target gets the same sample size;
+ * throughput runs at concurrency 32 last a fixed time. Operations that use up
+ * a receipt (authorize, pay) count requests at 32 too, so the receipts they
+ * need can be prepared before anything is timed.
+ */
+export const PLAN = quick
+  ? {
+      quick,
+      latency: { connections: 1, warmup: 10, amount: 40, flows: 15 },
+      throughput: { connections: 32, warmupSeconds: 0.3, seconds: 0.7, warmupAmount: 40, amount: 160 },
+      spreadReceipts: 32,
+      coldStartRuns: 1,
+      profileSeconds: 1,
+    }
+  : {
+      quick,
+      latency: { connections: 1, warmup: 50, amount: 400, flows: 150 },
+      throughput: { connections: 32, warmupSeconds: 1, seconds: 3, warmupAmount: 200, amount: 2000 },
+      spreadReceipts: 256,
+      coldStartRuns: 3,
+      profileSeconds: 4,
+    };

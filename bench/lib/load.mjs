@@ -1,0 +1,98 @@
+/**
+ * Load generation: autocannon drives the requests, this module keeps the
+ * clock. autocannon's own latency histogram rounds to whole milliseconds and
+ * its run only ends on the next sampling tick, both too coarse when a
+ * sandbox call takes about a millisecond; so every response's exact time
+ * (autocannon measures it with hrtime) is kept here, and the throughput
+ * window ends at the last response, not at the tick.
+ */
+import autocannon from "autocannon";
+
+/** A run that has not finished by then is stopped: nothing here may hang the bench. */
+const HARD_STOP_SECONDS = 30;
+
+/**
+ * Runs one bounded load and returns every 2xx latency (ms, sorted), the status
+ * counts and the throughput of successful answers.
+ *
+ * @param {object} opts
+ * @param {string} opts.url           origin, e.g. http://127.0.0.1:18713
+ * @param {number} opts.connections   concurrent connections (= requests in flight)
+ * @param {number} [opts.amount]      stop after this many requests...
+ * @param {number} [opts.duration]    ...or after this many seconds
+ * @param {object[]} opts.requests    autocannon request definitions
+ * @param {number} [opts.expect]     the status that counts as success (default: any 2xx)
+ * @param {(client: object, status: number, ms: number) => void} [opts.onEach]
+ */
+export async function runLoad({ url, connections, amount, duration, requests, expect, onEach }) {
+  const success = expect ? (status) => status === expect : (status) => status >= 200 && status < 300;
+  const latencies = [];
+  const statuses = {};
+  let ok = 0;
+  let last = 0;
+  const started = performance.now();
+
+  const instance = autocannon({
+    url,
+    connections,
+    pipelining: 1,
+    // A request in flight longer than this is a bug in a target, not a data point.
+    timeout: 10,
+    sampleInt: 100,
+    ...(amount ? { amount } : { duration: duration ?? 1 }),
+    requests,
+  });
+  instance.on("response", (client, status, _bytes, ms) => {
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    if (success(status)) {
+      ok++;
+      latencies.push(ms);
+    }
+    last = performance.now();
+    onEach?.(client, status, ms);
+  });
+
+  const guard = setTimeout(() => instance.stop(), HARD_STOP_SECONDS * 1000);
+  let result;
+  try {
+    result = await instance;
+  } finally {
+    clearTimeout(guard);
+  }
+
+  const seconds = Math.max((last || performance.now()) - started, 1) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    connections,
+    requests: result.totalCompletedRequests,
+    ok,
+    non2xx: result.non2xx,
+    unexpected: result.totalCompletedRequests - ok,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statuses,
+    seconds: round(seconds, 3),
+    rps: round(ok / seconds, 1),
+    latency: summarize(latencies),
+  };
+}
+
+/** Percentiles by the nearest-rank method: p99 of 400 samples is the 396th. */
+export function summarize(sorted) {
+  if (sorted.length === 0) return { n: 0, p50: null, p90: null, p99: null, mean: null, max: null };
+  const at = (p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+  const mean = sorted.reduce((sum, v) => sum + v, 0) / sorted.length;
+  return {
+    n: sorted.length,
+    p50: round(at(50), 3),
+    p90: round(at(90), 3),
+    p99: round(at(99), 3),
+    mean: round(mean, 3),
+    max: round(sorted[sorted.length - 1], 3),
+  };
+}
+
+export function round(value, digits) {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}

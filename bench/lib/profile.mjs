@@ -1,0 +1,237 @@
+/**
+ * Where the gateway's time goes, measured from outside (src/ is not touched):
+ *
+ * 1. A cost ladder: requests that stop at successive depths of the gateway,
+ *    each timed at concurrency 1. /healthz is the router alone; a check-id
+ *    with a malformed id stops at validation (auth, JSON, valibot, the error
+ *    envelope); one for an unknown id adds the Durable Object round trip; a
+ *    replayed create is answered from the D1 tid index (two D1 queries and
+ *    the HMAC fingerprint, no upstream, no Durable Object). Differences
+ *    between rungs price each layer.
+ *
+ * 2. A CPU profile of the worker's isolate (V8's sampling profiler, through
+ *    workerd's inspector) while check-id, pay and create run at concurrency
+ *    32, mapped through the bundle's source map to the file or package that
+ *    spent it. The sandbox runs in the same isolate (src/dev.ts), so its
+ *    share is visible and set apart.
+ */
+import { readFileSync } from "node:fs";
+import { SourceMap } from "node:module";
+import { basename } from "node:path";
+import { GATEWAY_HEADERS, PLAN, PORTS } from "./config.mjs";
+import { round, runLoad } from "./load.mjs";
+import { applyMigrations, startRuntime, workerFromBuild } from "./runtime.mjs";
+import { API, createReceipts, SCENARIOS, TARGETS } from "./scenarios.mjs";
+
+const gateway = TARGETS.find((t) => t.key === "gateway");
+const bare = TARGETS.find((t) => t.key === "bareProxy");
+
+function rung(label, what, target, request, expect) {
+  return { label, what, target, request, expect };
+}
+
+/** The ladder runs on the measured runtimes, after the main measurements. */
+export async function costLadder(runtimes, fixtures) {
+  const post = (op, body) => ({ method: "POST", path: `${API}/${op}`, headers: GATEWAY_HEADERS, body: JSON.stringify(body) });
+  const replay = {
+    tid: `ladder-replay-${Date.now().toString(36)}`,
+    amount: 150_000,
+    merchant_id: 1003,
+    account: [{ key: "phone", value: "998901234567" }],
+  };
+  // The replayed create must exist first.
+  await fetch(`${runtimes.gateway.url}${API}/receipt/create`, { method: "POST", headers: GATEWAY_HEADERS, body: JSON.stringify(replay) });
+
+  const rungs = [
+    rung("healthz, bare proxy", "Hono router and a JSON answer", bare, { method: "GET", path: "/healthz" }),
+    rung("healthz, gateway", "the gateway's app: request id, router, JSON answer", gateway, { method: "GET", path: "/healthz" }),
+    rung("check-id refused (400)", "+ content type, body limit, auth, JSON parse, valibot, error envelope", gateway, post("receipt/check-id", { id: "no such id!" }), 400),
+    rung("check-id unknown id (404)", "+ one Durable Object round trip (the object finds no record)", gateway, post("receipt/check-id", { id: "ladderunknown0000" }), 404),
+    rung("check-id, bare proxy", "for comparison: one upstream call, nothing else", bare, post("receipt/check-id", { id: fixtures.bareProxy.hot })),
+    rung("check-id (200)", "+ the upstream call from inside the Durable Object, its answer parsed, stored, re-serialized", gateway, post("receipt/check-id", { id: fixtures.gateway.hot })),
+    rung("create replayed (200)", "validation + HMAC fingerprint + 2 D1 queries (INSERT … ON CONFLICT, SELECT); no upstream, no Durable Object", gateway, post("receipt/create", replay)),
+  ];
+
+  const results = [];
+  for (const r of rungs) {
+    const url = runtimes[r.target.key].url;
+    const requests = [r.request];
+    await runLoad({ url, connections: 1, amount: PLAN.latency.warmup, requests, expect: r.expect });
+    const res = await runLoad({ url, connections: 1, amount: PLAN.latency.amount, requests, expect: r.expect });
+    results.push({ label: r.label, what: r.what, target: r.target.key, p50: res.latency.p50, p99: res.latency.p99, n: res.latency.n, unexpected: res.unexpected });
+  }
+  return results;
+}
+
+// --- CPU profile ---------------------------------------------------------------
+
+/** A minimal Chrome DevTools Protocol client over workerd's inspector socket. */
+async function inspector(port, target) {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/${target}`);
+  await new Promise((resolve, reject) => {
+    ws.addEventListener("open", resolve, { once: true });
+    ws.addEventListener("error", () => reject(new Error(`inspector ${target}: cannot connect`)), { once: true });
+  });
+  let seq = 0;
+  const pending = new Map();
+  ws.addEventListener("message", (event) => {
+    const msg = JSON.parse(event.data);
+    const waiter = msg.id !== undefined && pending.get(msg.id);
+    if (!waiter) return;
+    pending.delete(msg.id);
+    if (msg.error) waiter.reject(new Error(`${waiter.method}: ${msg.error.message}`));
+    else waiter.resolve(msg.result);
+  });
+  return {
+    send(method, params = {}) {
+      const id = ++seq;
+      ws.send(JSON.stringify({ id, method, params }));
+      return new Promise((resolve, reject) => pending.set(id, { resolve, reject, method }));
+    },
+    close: () => ws.close(),
+  };
+}
+
+/** Names what a profile node's code is: a gateway or sandbox file, a package, or V8 itself. */
+function classifier(mapPath) {
+  const bundleName = basename(mapPath, ".map");
+  const map = new SourceMap(JSON.parse(readFileSync(mapPath, "utf8")));
+  const cache = new Map();
+  return (frame) => {
+    const { url, functionName, lineNumber, columnNumber } = frame;
+    if (!url) {
+      if (functionName.startsWith("(")) return functionName; // (program), (garbage collector), (idle)
+      return `V8 builtin ${functionName || "(anonymous)"}`;
+    }
+    // workerd's own JavaScript (the D1 client, RPC glue...) is not in our bundle.
+    if (!url.endsWith(bundleName)) return `runtime ${url}`;
+    const key = `${lineNumber}:${columnNumber}`;
+    let owner = cache.get(key);
+    if (owner) return owner;
+    const source = map.findEntry(lineNumber, columnNumber)?.originalSource ?? "";
+    const at = source.lastIndexOf("node_modules/");
+    if (at >= 0) {
+      const parts = source.slice(at + "node_modules/".length).split("/");
+      owner = `package ${parts[0].startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]}`;
+    } else if (source.includes("src/sandbox/")) {
+      owner = "sandbox (src/sandbox)";
+    } else if (source.includes("src/")) {
+      owner = `gateway ${source.slice(source.lastIndexOf("src/"))}`;
+    } else {
+      owner = "other (bundle glue)";
+    }
+    cache.set(key, owner);
+    return owner;
+  };
+}
+
+/**
+ * Self time per owner, in µs per request. A sample's time is the delta to the
+ * next sample; "(idle)" is the isolate waiting, so busy = total - idle.
+ */
+function attribute(profile, classify, requests) {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const byOwner = new Map();
+  let total = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const dt = profile.timeDeltas[i + 1] ?? 0;
+    const node = nodes.get(profile.samples[i]);
+    const owner = classify(node.callFrame);
+    byOwner.set(owner, (byOwner.get(owner) ?? 0) + dt);
+    total += dt;
+  }
+  const idle = byOwner.get("(idle)") ?? 0;
+  const byFunction = new Map();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const frame = nodes.get(profile.samples[i]).callFrame;
+    const owner = classify(frame);
+    if (owner === "(idle)") continue;
+    const key = `${frame.functionName || "(anonymous)"} — ${owner}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
+  }
+  const busy = total - idle;
+  byOwner.delete("(idle)");
+  const rows = [...byOwner.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([owner, us]) => ({ owner, usPerRequest: round(us / requests, 1), shareOfBusy: round((us / busy) * 100, 1) }));
+  const functions = [...byFunction.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 25)
+    .map(([fn, us]) => ({ function: fn, usPerRequest: round(us / requests, 1) }));
+  return {
+    wallMs: round(total / 1000, 1),
+    busyMs: round(busy / 1000, 1),
+    busyShare: round((busy / total) * 100, 1),
+    usPerRequest: round(busy / requests, 1),
+    rows,
+    functions,
+  };
+}
+
+/**
+ * Profiles a fresh gateway (inspector on, so kept apart from the measured
+ * runtime) under check-id, pay and create at concurrency 32.
+ */
+export async function cpuProfile(built) {
+  const rt = await startRuntime({
+    key: "profile",
+    workers: [workerFromBuild(built.gateway)],
+    port: PORTS.profile,
+    inspectorPort: PORTS.inspector,
+  });
+  try {
+    await applyMigrations(rt, built.gateway);
+    const seconds = PLAN.profileSeconds;
+    const payCount = PLAN.quick ? 300 : 2500;
+    const payWarmup = 200;
+    const plain = await createReceipts(rt, gateway, 1003, PLAN.spreadReceipts + payWarmup + payCount + 64);
+    let next = PLAN.spreadReceipts;
+    const fixtures = { spread: plain.slice(0, PLAN.spreadReceipts), hot: plain[0], pay: { take: () => plain[next++] } };
+    const classify = classifier(`${built.gateway.module}.map`);
+    const cdp = await inspector(PORTS.inspector, `core:user:${built.gateway.name}`);
+    const out = {};
+    try {
+      await cdp.send("Profiler.enable");
+      await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+      for (const key of ["check-id", "pay", "create"]) {
+        const scenario = SCENARIOS.find((s) => s.key === key);
+        const load = scenario.consumes ? { amount: payCount } : { duration: seconds };
+        // Warm the code paths before sampling.
+        const warm = scenario.consumes ? { amount: payWarmup } : { duration: 0.5 };
+        await runLoad({ url: rt.url, connections: 32, ...warm, requests: scenario.requests(gateway, fixtures) });
+        await cdp.send("Profiler.start");
+        const result = await runLoad({ url: rt.url, connections: 32, ...load, requests: scenario.requests(gateway, fixtures) });
+        const { profile } = await cdp.send("Profiler.stop");
+        out[key] = { rps: result.rps, requests: result.ok, ...attribute(profile, classify, Math.max(result.ok, 1)) };
+      }
+    } finally {
+      cdp.close();
+    }
+    return out;
+  } finally {
+    await rt.stop();
+  }
+}
+
+/** Condenses the ladder and the profile into a few lines for the console and latest.md. */
+export function summarize(ladder, cpu, measurements) {
+  const lines = ["**Where the gateway's time goes** (bench/lib/profile.mjs):", "", "| rung (concurrency 1) | what it adds | p50 ms |", "|---|---|---:|"];
+  for (const r of ladder) lines.push(`| ${r.label} | ${r.what} | ${r.p50 ?? "–"} |`);
+  const createGw = measurements.create?.gateway?.latency?.latency.p50;
+  const createBare = measurements.create?.bareProxy?.latency?.latency.p50;
+  lines.push(`| create (200), from the table | + upstream create, a new Durable Object (schema + insert + audit), D1 claim and completion | ${createGw ?? "–"} (bare proxy ${createBare ?? "–"}) |`);
+  if (cpu) {
+    lines.push("", "| isolate CPU at c=32 | µs/request | busy | top consumers (µs/request) |", "|---|---:|---:|---|");
+    for (const [op, p] of Object.entries(cpu)) {
+      const top = p.rows.slice(0, 6).map((r) => `${r.owner} ${r.usPerRequest}`).join("; ");
+      lines.push(`| ${op} (${p.rps} req/s) | ${p.usPerRequest} | ${p.busyShare}% | ${top} |`);
+    }
+  }
+  return lines.join("\n");
+}
+
+export async function profileGateway(built, runtimes, fixtures, measurements) {
+  const ladder = await costLadder(runtimes, fixtures);
+  const cpu = await cpuProfile(built);
+  return { ladder, cpu, summary: summarize(ladder, cpu, measurements) };
+}

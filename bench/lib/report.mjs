@@ -1,0 +1,207 @@
+/**
+ * Turns the measurements into what people read: a table on the console, a
+ * JSON file under bench/results/ that a later run can be compared with, and
+ * bench/results/latest.md for the README. Also judges the issue's targets;
+ * the verdicts are reported, never asserted.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { PLAN, RESULTS_DIR, ROOT } from "./config.mjs";
+import { SCENARIOS, TARGETS } from "./scenarios.mjs";
+
+/** The issue's targets (#5), as data so the table and the verdicts agree. */
+const LATENCY_LIMITS = { "check-id": 1.5, pay: 1.5, create: 2.0 };
+const THROUGHPUT_FLOOR = { "check-id": 0.6, pay: 0.6 };
+const BUNDLE_LIMIT_KIB = 100;
+
+function version(pkg) {
+  try {
+    return JSON.parse(readFileSync(join(ROOT, "node_modules", pkg, "package.json"), "utf8")).version;
+  } catch {
+    return null;
+  }
+}
+
+function git(args) {
+  try {
+    return execFileSync("git", args, { cwd: ROOT, encoding: "utf8" }).trim();
+  } catch {
+    return null;
+  }
+}
+
+export function describeMachine() {
+  const cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? os.cpus()[0]?.model ?? "unknown";
+  let nproc = os.availableParallelism();
+  try {
+    nproc = Number(execFileSync("nproc", { encoding: "utf8" }).trim());
+  } catch {}
+  return {
+    nproc,
+    cpu: model,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    wrangler: version("wrangler"),
+    miniflare: version("miniflare"),
+    workerd: version("workerd"),
+    autocannon: version("autocannon"),
+  };
+}
+
+export function describeSource() {
+  const status = git(["status", "--porcelain", "--", "src", "wrangler.toml", "migrations", ".dev.vars.example"]);
+  return {
+    commit: git(["rev-parse", "--short", "HEAD"]),
+    // The working tree is shared with people editing src/: say what was measured.
+    uncommittedChanges: status ? status.split("\n").map((line) => line.trim()) : [],
+  };
+}
+
+const ratio = (a, b) => (a == null || b == null || b === 0 ? null : Math.round((a / b) * 100) / 100);
+
+/** Per scenario: the three targets' numbers and the gateway's ratios to the other two. */
+export function tabulate(measurements) {
+  return SCENARIOS.map((s) => {
+    const row = { key: s.key, label: s.label, note: s.note, targets: {} };
+    for (const t of TARGETS) {
+      const lat = measurements[s.key]?.[t.key]?.latency;
+      const thr = measurements[s.key]?.[t.key]?.throughput;
+      row.targets[t.key] = {
+        p50: lat?.latency.p50 ?? null,
+        p99: lat?.latency.p99 ?? null,
+        rps: thr?.rps ?? null,
+        cpuMs: thr?.cpu?.runtimeMsPer ?? null,
+        cores: thr?.cpu?.runtimeCores ?? null,
+        non2xx: (lat?.non2xx ?? 0) + (thr?.non2xx ?? 0) + (lat?.errors ?? 0) + (thr?.errors ?? 0),
+      };
+    }
+    const g = row.targets.gateway;
+    const b = row.targets.bareProxy;
+    const d = row.targets.direct;
+    row.ratios = {
+      p50: { bareProxy: ratio(g.p50, b.p50), direct: ratio(g.p50, d.p50) },
+      p99: { bareProxy: ratio(g.p99, b.p99), direct: ratio(g.p99, d.p99) },
+      rps: { bareProxy: ratio(g.rps, b.rps), direct: ratio(g.rps, d.rps) },
+      cpuMs: { bareProxy: ratio(g.cpuMs, b.cpuMs), direct: ratio(g.cpuMs, d.cpuMs) },
+    };
+    return row;
+  });
+}
+
+/** The issue's targets against this run. `met: null` means the bench cannot tell. */
+export function judge(table, bundle) {
+  const verdicts = [];
+  const byKey = Object.fromEntries(table.map((r) => [r.key, r]));
+  for (const [op, limit] of Object.entries(LATENCY_LIMITS)) {
+    const value = byKey[op]?.ratios.p50.bareProxy ?? null;
+    verdicts.push({
+      target: `${op}: gateway p50 / bare-proxy p50 <= ${limit}`,
+      value,
+      met: value == null ? null : value <= limit,
+    });
+  }
+  for (const [op, floor] of Object.entries(THROUGHPUT_FLOOR)) {
+    const value = byKey[op]?.ratios.rps.bareProxy ?? null;
+    verdicts.push({
+      target: `${op}: gateway req/s at c=32 >= ${floor * 100}% of bare proxy`,
+      value: value == null ? null : `${Math.round(value * 100)}%`,
+      met: value == null ? null : value >= floor,
+    });
+  }
+  verdicts.push({
+    target: `production bundle <= ${BUNDLE_LIMIT_KIB} KiB gzip`,
+    value: `${bundle.gzipKiB} KiB`,
+    met: bundle.gzipKiB <= BUNDLE_LIMIT_KIB,
+  });
+  return verdicts;
+}
+
+const fmt = (v, digits = 2) => (v == null ? "–" : v.toFixed(digits));
+const fmtRatio = (v) => (v == null ? "–" : `${v.toFixed(2)}×`);
+const verdictWord = (met) => (met == null ? "not measured" : met ? "met" : "MISSED");
+
+function tableRows(table) {
+  const rows = [];
+  for (const r of table) {
+    const t = r.targets;
+    const warn = TARGETS.some((x) => t[x.key].non2xx > 0) ? " ⚠" : "";
+    const unit = r.key === "flow" ? "flows/s" : "req/s";
+    rows.push([`${r.label}${warn}`, "p50 ms, c=1", fmt(t.direct.p50), fmt(t.bareProxy.p50), fmt(t.gateway.p50), fmtRatio(r.ratios.p50.bareProxy), fmtRatio(r.ratios.p50.direct)]);
+    rows.push(["", "p99 ms, c=1", fmt(t.direct.p99), fmt(t.bareProxy.p99), fmt(t.gateway.p99), fmtRatio(r.ratios.p99.bareProxy), fmtRatio(r.ratios.p99.direct)]);
+    rows.push(["", `${unit}, c=32`, fmt(t.direct.rps, 0), fmt(t.bareProxy.rps, 0), fmt(t.gateway.rps, 0), fmtRatio(r.ratios.rps.bareProxy), fmtRatio(r.ratios.rps.direct)]);
+    const per = r.key === "flow" ? "flow" : "req";
+    rows.push(["", `runtime CPU ms/${per}, c=32`, fmt(t.direct.cpuMs), fmt(t.bareProxy.cpuMs), fmt(t.gateway.cpuMs), fmtRatio(r.ratios.cpuMs.bareProxy), fmtRatio(r.ratios.cpuMs.direct)]);
+  }
+  return rows;
+}
+
+const HEAD = ["operation", "metric", "sandbox direct", "bare proxy", "gateway", "gateway/bare", "gateway/direct"];
+
+export function consoleTable(table) {
+  const rows = [HEAD, ...tableRows(table)];
+  const widths = HEAD.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows
+    .map((r, n) => {
+      const line = r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
+      return n === 0 ? `${line}\n${widths.map((w) => "-".repeat(w)).join("  ")}` : line;
+    })
+    .join("\n");
+}
+
+function markdownTable(table) {
+  const rows = tableRows(table);
+  return [
+    `| ${HEAD.join(" | ")} |`,
+    `|${HEAD.map((_, i) => (i < 2 ? "---" : "---:")).join("|")}|`,
+    ...rows.map((r) => `| ${r.join(" | ")} |`),
+  ].join("\n");
+}
+
+export function markdown(report) {
+  const m = report.machine;
+  const lines = [
+    `<!-- Written by \`npm run bench\` (bench/lib/report.mjs); regenerate, don't edit. -->`,
+    `**Command:** \`npm run bench\` · **Date:** ${report.date} · **Machine:** ${m.nproc} cores (\`nproc\`), ${m.cpu}, ${m.memoryGiB} GiB, node ${m.node}, workerd ${m.workerd} via miniflare ${m.miniflare}, autocannon ${m.autocannon} · **Source:** ${report.source.commit}${report.source.uncommittedChanges.length ? ` + uncommitted changes in ${report.source.uncommittedChanges.length} file(s)` : ""}`,
+    "",
+    `Latency: ${PLAN.latency.amount} requests (${PLAN.latency.flows} flows) at concurrency 1 after ${PLAN.latency.warmup} warm-up. Throughput: concurrency 32 for ${PLAN.throughput.seconds} s after ${PLAN.throughput.warmupSeconds} s warm-up (authorize and pay: ${PLAN.throughput.amount} requests, each on a fresh receipt). Targets measured interleaved, one at a time, on the same machine.`,
+    "",
+    markdownTable(report.table),
+    "",
+  ];
+  const hadErrors = report.table.filter((r) => TARGETS.some((t) => r.targets[t.key].non2xx > 0));
+  if (hadErrors.length) {
+    lines.push(`⚠ non-2xx answers or connection errors in: ${hadErrors.map((r) => r.label).join(", ")} (see the JSON).`, "");
+  }
+  lines.push("| target (issue #5) | this run | verdict |", "|---|---:|---|");
+  for (const v of report.verdicts) lines.push(`| ${v.target} | ${v.value ?? "–"} | ${verdictWord(v.met)} |`);
+  const b = report.bundle;
+  lines.push(
+    "",
+    `**Bundle** (\`${b.command}\`, gzip of the uploaded modules): ${b.gzipKiB} KiB gzip, ${(b.rawBytes / 1024).toFixed(1)} KiB raw; minified it would be ${b.minified.gzipKiB} KiB gzip. Largest parts: ${b.composition
+      .slice(0, 4)
+      .map((c) => `${c.name} ${(c.bytes / 1024).toFixed(0)} KiB (${c.share}%)`)
+      .join(", ")}.`,
+  );
+  const cs = report.coldStart;
+  lines.push(
+    "",
+    `**Time to first answer** (new runtime to first 200 on GET /healthz, bundle prebuilt): gateway median ${cs.gateway.medianMs} ms over ${cs.gateway.runs.length} fresh starts (runtime listening after ${cs.gateway.medianReadyMs} ms); bare proxy ${cs.bareProxy.firstAnswerMs} ms.`,
+  );
+  if (report.profile?.summary) lines.push("", report.profile.summary);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Writes the JSON and (for a full run) latest.md; returns the JSON path. */
+export function writeResults(report) {
+  const stamp = report.date.replace(/:/g, "-").replace(/\.\d+Z$/, "Z");
+  const jsonPath = join(RESULTS_DIR, PLAN.quick ? `${stamp}-quick.json.tmp` : `${stamp}.json`);
+  writeFileSync(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
+  if (!PLAN.quick) writeFileSync(join(RESULTS_DIR, "latest.md"), markdown(report));
+  return jsonPath;
+}
+
+export { verdictWord };

@@ -1,0 +1,204 @@
+/**
+ * Starting and stopping the local Workers runtime for each target.
+ *
+ * Programmatic Miniflare, not `wrangler dev` or `unstable_startWorker`: both
+ * of those put wrangler's proxy worker (a second workerd, reached over
+ * loopback HTTP) in front of the worker so it can hot-reload, and run the
+ * bundler's file watcher beside it. That hop would be added to every target
+ * alike and shrink every ratio toward 1. Miniflare serves the worker from
+ * workerd's own socket, with the bindings wrangler itself derives from the
+ * same config (unstable_getMiniflareWorkerOptions), so what is measured is
+ * the worker. bench/README.md has the numbers behind this choice.
+ *
+ * Every runtime started here is registered, and stopAll() ends them all:
+ * run.mjs calls it on success, on error and on SIGINT/SIGTERM.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve as resolvePath } from "node:path";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions, unstable_readConfig, unstable_splitSqlQuery } from "wrangler";
+import { DEV_VARS, HOST, ROOT } from "./config.mjs";
+
+const live = new Set();
+
+/**
+ * Where the runtimes keep Durable Object and D1 state: in memory-backed
+ * /dev/shm where there is one. On this machine's virtual disk every SQLite
+ * commit waits for an fsync whose latency swings from run to run (a sandbox
+ * create measured 1.3 ms p50 in one run and 3.4 ms in the next), which would
+ * drown the gateway's own costs; production storage has latencies of its own
+ * that no local disk models anyway. BENCH_STATE_DIR=/tmp puts it on disk.
+ */
+export const STATE_ROOT = process.env.BENCH_STATE_DIR || (existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
+
+/**
+ * Miniflare worker options for one built worker: bindings from its wrangler
+ * config, the bundle wrangler produced, and the development secrets.
+ */
+export function workerFromBuild(build) {
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(build.config, build.env || undefined);
+  // The bundle is a single ES module already; module rules only matter to unbundled sources.
+  const { modulesRules: _rules, ...options } = workerOptions;
+  return {
+    ...options,
+    // Module names are paths relative to rootPath; one that climbs out of it ("../") fails to load.
+    rootPath: dirname(build.module),
+    name: build.name,
+    modules: true,
+    scriptPath: build.module,
+    bindings: { ...options.bindings, ...DEV_VARS },
+  };
+}
+
+/** One GET with node:http (fetch would add undici's first-use start-up to the cold-start time). */
+function get(url) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode));
+    });
+    req.on("error", reject);
+    req.setTimeout(10_000, () => req.destroy(new Error("timeout")));
+  });
+}
+
+/**
+ * Starts one workerd with `workers` (the first one answers on `port`) and
+ * times it: `readyMs` until the runtime listens, `firstAnswerMs` until the
+ * first answer to GET `probePath`. State lives in a fresh directory under
+ * STATE_ROOT and is removed on stop.
+ */
+export async function startRuntime({ key, workers, port, probePath = "/healthz", inspectorPort, reuseState, logs = { lines: 0, errors: [] } }) {
+  // A restart keeps the state (and the log counts) of the runtime it replaces.
+  const persist = reuseState ?? mkdtempSync(join(STATE_ROOT, `payments-bench-${key}-`));
+  const before = new Set(workerdChildren());
+  const started = performance.now();
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      host: HOST,
+      port,
+      ...(inspectorPort ? { inspectorPort } : {}),
+      resourcePersistencePath: persist,
+      enableDevRegistry: false,
+      logRequests: false,
+      telemetry: { enabled: false },
+      // The gateway logs a line per upstream call; keep count, keep errors, print nothing.
+      handleStructuredLogs: (log) => {
+        logs.lines++;
+        if (log.level === "error" && logs.errors.length < 20) logs.errors.push(log.message);
+      },
+      workers,
+    }),
+  );
+  const runtime = { key, mf, persist, logs, url: `http://${HOST}:${port}`, stopped: false, keepState: false };
+  runtime.options = { key, workers, port, probePath, inspectorPort };
+  live.add(runtime);
+  runtime.stop = () => stopRuntime(runtime);
+
+  await mf.ready;
+  const readyMs = performance.now() - started;
+  let status;
+  for (;;) {
+    try {
+      status = await get(`${runtime.url}${probePath}`);
+      break;
+    } catch (err) {
+      if (performance.now() - started > 30_000) throw new Error(`${key}: no answer on ${probePath}: ${err}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+  runtime.startup = { readyMs: round1(readyMs), firstAnswerMs: round1(performance.now() - started), firstStatus: status };
+  // After the clock stopped: scanning /proc is not the runtime's start-up.
+  runtime.pid = workerdChildren().find((pid) => !before.has(pid)) ?? null;
+  return runtime;
+}
+
+async function stopRuntime(runtime) {
+  if (runtime.stopped) return;
+  runtime.stopped = true;
+  live.delete(runtime);
+  try {
+    await Promise.race([runtime.mf.dispose(), new Promise((r) => setTimeout(r, 10_000))]);
+  } finally {
+    if (!runtime.keepState) rmSync(runtime.persist, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Stops a runtime and starts it again on the same state: every Durable
+ * Object is out of memory afterwards, as a receipt's object is when its
+ * payer comes back minutes after the create.
+ */
+export async function restartRuntime(runtime) {
+  runtime.keepState = true;
+  await stopRuntime(runtime);
+  return startRuntime({ ...runtime.options, reuseState: runtime.persist, logs: runtime.logs });
+}
+
+/** Ends every runtime still running. Safe to call more than once. */
+export async function stopAll() {
+  await Promise.allSettled([...live].map(stopRuntime));
+}
+
+/**
+ * Applies the gateway's D1 migrations to the runtime's local database, as
+ * `wrangler d1 migrations apply --local` would, through Miniflare's D1 API:
+ * the files of each database's migrations_dir, in name order.
+ */
+export async function applyMigrations(runtime, build) {
+  const config = unstable_readConfig({ config: build.config, env: build.env || undefined }, { hideWarnings: true });
+  const applied = [];
+  for (const database of config.d1_databases ?? []) {
+    const dir = resolvePath(ROOT, database.migrations_dir ?? "migrations");
+    const db = await runtime.mf.getD1Database(database.binding, build.name);
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) {
+      const statements = unstable_splitSqlQuery(readFileSync(join(dir, file), "utf8"));
+      await db.batch(statements.map((sql) => db.prepare(sql)));
+      applied.push(`${database.binding}/${file}`);
+    }
+  }
+  return applied;
+}
+
+const round1 = (ms) => Math.round(ms * 10) / 10;
+
+// --- CPU accounting ----------------------------------------------------------
+
+/** Linux's USER_HZ: /proc reports CPU time in these ticks. */
+const TICKS_PER_SECOND = 100;
+
+function procStat(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name is in parentheses and may hold spaces; fields follow the last ")".
+    const close = stat.lastIndexOf(")");
+    const comm = stat.slice(stat.indexOf("(") + 1, close);
+    const fields = stat.slice(close + 2).split(" ");
+    return { comm, ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND };
+  } catch {
+    return null;
+  }
+}
+
+/** workerd processes this bench started (Miniflare spawns them as direct children). */
+function workerdChildren() {
+  if (!existsSync("/proc")) return [];
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      const stat = procStat(pid);
+      return stat && stat.ppid === process.pid && stat.comm.includes("workerd");
+    })
+    .map(Number);
+}
+
+/**
+ * CPU time (ms) the runtime's workerd process has used so far: sampled around
+ * a measurement it gives CPU per request, the cost that bounds throughput on
+ * a 2-core machine. null where /proc is not available.
+ */
+export function runtimeCpuMs(runtime) {
+  return runtime.pid ? (procStat(runtime.pid)?.cpuMs ?? null) : null;
+}

@@ -1,0 +1,273 @@
+/**
+ * What is measured: the targets, the operations, the receipts each operation
+ * needs, and the autocannon request definitions that drive them. Every target
+ * gets byte-for-byte the same bodies on the same paths; only the credential
+ * differs (the sandbox wants the upstream key, the proxies the partner's).
+ */
+import { GATEWAY_HEADERS, PLAN, SANDBOX_HEADERS } from "./config.mjs";
+import { round, runLoad, summarize } from "./load.mjs";
+import { runtimeCpuMs } from "./runtime.mjs";
+
+export const API = "/api/v1/partner";
+
+export const TARGETS = [
+  { key: "direct", label: "sandbox direct", headers: SANDBOX_HEADERS },
+  { key: "bareProxy", label: "bare proxy", headers: GATEWAY_HEADERS },
+  { key: "gateway", label: "gateway", headers: GATEWAY_HEADERS },
+];
+
+// The sandbox's fixed values (CONTRACT.md): 1001 needs an OTP, 1003 does not.
+const VERIFY_MERCHANT = 1001;
+const PLAIN_MERCHANT = 1003;
+const AMOUNT = 150_000;
+const CARD = { token: "tok_sandbox_ok" };
+const OTP_OK = "111111";
+const ACCOUNT = [{ key: "phone", value: "998901234567" }];
+
+const RUN = Date.now().toString(36);
+let tidSeq = 0;
+/** Unique per request and per run; fits the gateway's tid rule (1-64 of [A-Za-z0-9._:-]). */
+const nextTid = (target) => `b${RUN}-${target}-${++tidSeq}`;
+
+const createBody = (target, merchant) =>
+  JSON.stringify({ tid: nextTid(target), amount: AMOUNT, merchant_id: merchant, account: ACCOUNT });
+
+function post(target, op, body) {
+  return { method: "POST", path: `${API}/${op}`, headers: target.headers, ...(body ? { body } : {}) };
+}
+
+/** A request whose body is built when it is sent (autocannon calls setupRequest per request). */
+function dynamic(target, op, makeBody, onResponse) {
+  return {
+    ...post(target, op),
+    setupRequest: (req, context) => {
+      const body = makeBody(context);
+      return body === null ? null : { ...req, body };
+    },
+    ...(onResponse ? { onResponse } : {}),
+  };
+}
+
+/** A list of receipt ids handed out one per request; running dry is a sizing bug. */
+function pool(ids, name) {
+  let next = 0;
+  return {
+    take() {
+      if (next >= ids.length) throw new Error(`receipt pool "${name}" ran dry after ${ids.length}`);
+      return ids[next++];
+    },
+    get left() {
+      return ids.length - next;
+    },
+  };
+}
+
+/** Receipts one consuming operation needs: every warm-up and timed request gets a fresh one. */
+export function consumingPoolSize() {
+  const { latency, throughput } = PLAN;
+  // autocannon may build one request past `amount` on each connection.
+  return latency.warmup + latency.amount + throughput.warmupAmount + throughput.amount + 2 * throughput.connections;
+}
+
+/**
+ * Creates `count` receipts through `target` (so the gateway's Durable Objects
+ * and tid index know them) and returns their ids. Not timed.
+ */
+export async function createReceipts(runtime, target, merchant, count) {
+  const ids = [];
+  const result = await runLoad({
+    url: runtime.url,
+    connections: Math.min(16, count),
+    amount: count,
+    requests: [
+      dynamic(
+        target,
+        "receipt/create",
+        () => createBody(target.key, merchant),
+        (status, body) => {
+          if (status === 200) ids.push(JSON.parse(body).id);
+        },
+      ),
+    ],
+  });
+  if (ids.length < count) {
+    throw new Error(`${target.key}: created ${ids.length} of ${count} receipts; statuses ${JSON.stringify(result.statuses)}`);
+  }
+  return ids;
+}
+
+/** Everything the timed runs will use, prepared before any of them. */
+export async function prepareFixtures(runtime, target) {
+  const started = performance.now();
+  const perOp = consumingPoolSize();
+  const verify = await createReceipts(runtime, target, VERIFY_MERCHANT, perOp);
+  const plain = await createReceipts(runtime, target, PLAIN_MERCHANT, perOp + PLAN.spreadReceipts + 1);
+  return {
+    authorize: pool(verify, "authorize"),
+    pay: pool(plain.slice(0, perOp), "pay"),
+    spread: plain.slice(perOp, perOp + PLAN.spreadReceipts),
+    hot: plain[plain.length - 1],
+    created: verify.length + plain.length,
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+/**
+ * The operations. `requests(target, fixtures)` gives autocannon's request
+ * list; `consumes` marks the ones that spend a receipt per request and so run
+ * a counted number of requests at concurrency 32 instead of a fixed time.
+ */
+export const SCENARIOS = [
+  {
+    key: "create",
+    label: "create",
+    note: "receipt/create, merchant 1003, a new tid (and a new Durable Object) per request",
+    requests: (t) => [dynamic(t, "receipt/create", () => createBody(t.key, PLAIN_MERCHANT))],
+  },
+  {
+    key: "authorize",
+    label: "authorize",
+    note: "receipt/authorize with tok_sandbox_ok on a fresh merchant-1001 receipt per request, its Durable Object not in memory",
+    consumes: true,
+    requests: (t, f) => [dynamic(t, "receipt/authorize", () => JSON.stringify({ id: f.authorize.take(), card: CARD }))],
+  },
+  {
+    key: "pay",
+    label: "pay",
+    note: "receipt/pay with tok_sandbox_ok, no OTP, on a fresh unpaid merchant-1003 receipt per request, its Durable Object not in memory",
+    consumes: true,
+    requests: (t, f) => [dynamic(t, "receipt/pay", () => JSON.stringify({ id: f.pay.take(), card: CARD }))],
+  },
+  {
+    key: "check-id",
+    label: "check-id, spread",
+    note: `receipt/check-id round-robin over ${PLAN.spreadReceipts} receipts, their Durable Objects warm`,
+    warmsPool: true,
+    requests: (t, f) => {
+      let i = 0;
+      return [dynamic(t, "receipt/check-id", () => JSON.stringify({ id: f.spread[i++ % f.spread.length] }))];
+    },
+  },
+  {
+    key: "check-id-hot",
+    label: "check-id, hot",
+    note: "receipt/check-id, every request on the same receipt (one warm Durable Object)",
+    requests: (t, f) => [post(t, "receipt/check-id", JSON.stringify({ id: f.hot }))],
+  },
+  {
+    key: "flow",
+    label: "create-authorize-pay",
+    note: "one flow = create (merchant 1001) + authorize + pay with OTP 111111 on one connection; latency is the flow's, throughput in flows/s",
+    flow: true,
+    requests: (t) => [
+      dynamic(
+        t,
+        "receipt/create",
+        () => createBody(t.key, VERIFY_MERCHANT),
+        (status, body, context) => {
+          context.id = status === 200 ? JSON.parse(body).id : null;
+        },
+      ),
+      // A step whose predecessor failed returns null: autocannon starts the flow over.
+      dynamic(t, "receipt/authorize", (context) => (context.id ? JSON.stringify({ id: context.id, card: CARD }) : null), (status, _body, context) => {
+        context.authorized = status === 200;
+      }),
+      dynamic(t, "receipt/pay", (context) =>
+        context.authorized ? JSON.stringify({ id: context.id, card: CARD, otp: OTP_OK }) : null,
+      ),
+    ],
+  },
+];
+
+/**
+ * Adds up a flow's three request latencies per connection. A failed step
+ * abandons the flow (autocannon restarts it with a create), so it does too.
+ */
+function flowTracker() {
+  const perClient = new Map();
+  const flows = [];
+  let failed = 0;
+  return {
+    onEach(client, status, ms) {
+      let acc = perClient.get(client) ?? { sum: 0, steps: 0 };
+      if (status !== 200) {
+        failed++;
+        acc = { sum: 0, steps: 0 };
+      } else {
+        acc.sum += ms;
+        acc.steps++;
+        if (acc.steps === 3) {
+          flows.push(acc.sum);
+          acc = { sum: 0, steps: 0 };
+        }
+      }
+      perClient.set(client, acc);
+    },
+    finish(result) {
+      flows.sort((a, b) => a - b);
+      return {
+        ...result,
+        requestRps: result.rps,
+        rps: Math.round((flows.length / result.seconds) * 10) / 10,
+        flows: flows.length,
+        failedFlows: failed,
+        requestLatency: result.latency,
+        latency: summarize(flows),
+      };
+    },
+  };
+}
+
+/**
+ * One measurement of one scenario on one target: a warm-up run, discarded,
+ * then the timed run. `mode` is "latency" (concurrency 1) or "throughput"
+ * (concurrency 32).
+ */
+export async function measure(scenario, target, runtime, fixtures, mode) {
+  const spec = PLAN[mode];
+  const url = runtime.url;
+  const c = spec.connections;
+
+  let warm;
+  let timed;
+  if (mode === "latency") {
+    const perItem = scenario.flow ? 3 : 1;
+    // check-id, spread: the warm-up visits every receipt once, so the timed
+    // run meets warm objects (authorize and pay are the cold-object cases).
+    warm = { amount: Math.max(spec.warmup, scenario.warmsPool ? PLAN.spreadReceipts : 0) * perItem };
+    timed = { amount: (scenario.flow ? spec.flows : spec.amount) * perItem };
+  } else if (scenario.consumes) {
+    warm = { amount: spec.warmupAmount };
+    timed = { amount: spec.amount };
+  } else {
+    warm = { duration: spec.warmupSeconds };
+    timed = { duration: spec.seconds };
+  }
+
+  await runLoad({ url, connections: c, ...warm, requests: scenario.requests(target, fixtures) });
+  const tracker = scenario.flow ? flowTracker() : null;
+  const cpuBefore = runtimeCpuMs(runtime);
+  const loadgenBefore = process.cpuUsage();
+  const measured = await runLoad({
+    url,
+    connections: c,
+    ...timed,
+    requests: scenario.requests(target, fixtures),
+    ...(tracker ? { onEach: tracker.onEach } : {}),
+  });
+  const cpuAfter = runtimeCpuMs(runtime);
+  const loadgen = process.cpuUsage(loadgenBefore);
+  const result = tracker ? tracker.finish(measured) : measured;
+  // CPU the runtime (workerd: worker, Durable Objects, D1, sandbox) spent per
+  // answer, and how many cores it kept busy; the load generator's share beside it.
+  const items = tracker ? result.flows : result.ok;
+  result.cpu =
+    cpuBefore === null || cpuAfter === null || items === 0
+      ? null
+      : {
+          runtimeMsPer: round((cpuAfter - cpuBefore) / items, 3),
+          runtimeCores: round((cpuAfter - cpuBefore) / 1000 / result.seconds, 2),
+          loadgenCores: round((loadgen.user + loadgen.system) / 1e6 / result.seconds, 2),
+        };
+  return result;
+}

@@ -1,0 +1,154 @@
+/**
+ * `npm run bench`: what the edge costs (issue #5).
+ *
+ * Builds the three targets with wrangler, starts each in its own local
+ * workerd, prepares the receipts the timed runs will spend, then measures
+ * every operation on the three targets one after the other (interleaved, so
+ * drift in the machine hits all three alike), and reports the gateway's
+ * ratios to its two floors. See bench/README.md.
+ *
+ *   npm run bench               the full run (a few minutes), writes bench/results/
+ *   npm run bench -- --quick    a smoke test of the harness; numbers not kept
+ */
+import { children } from "./lib/build.mjs";
+import { buildAll, bundleReport } from "./lib/build.mjs";
+import { PLAN, PORTS } from "./lib/config.mjs";
+import { profileGateway } from "./lib/profile.mjs";
+import { consoleTable, describeMachine, describeSource, judge, tabulate, verdictWord, writeResults } from "./lib/report.mjs";
+import { applyMigrations, restartRuntime, startRuntime, stopAll, workerFromBuild } from "./lib/runtime.mjs";
+import { measure, prepareFixtures, SCENARIOS, TARGETS } from "./lib/scenarios.mjs";
+import { checkEachOperation } from "./lib/sanity.mjs";
+
+const say = (msg) => console.log(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${msg}`);
+const t0 = performance.now();
+
+async function shutdown(code) {
+  for (const child of children) child.kill("SIGTERM");
+  await stopAll();
+  process.exit(code);
+}
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.once(signal, () => void shutdown(130));
+
+/** The workers each target runs; the first one answers on the target's port. */
+function targetWorkers(built) {
+  const sandbox = workerFromBuild(built.sandbox);
+  return {
+    direct: [sandbox],
+    bareProxy: [workerFromBuild(built.bareProxy), sandbox],
+    gateway: [workerFromBuild(built.gateway)],
+  };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+
+async function coldStarts(built) {
+  const runs = [];
+  for (let i = 0; i < PLAN.coldStartRuns; i++) {
+    const rt = await startRuntime({ key: "cold", workers: [workerFromBuild(built.gateway)], port: PORTS.coldStart });
+    runs.push(rt.startup);
+    await rt.stop();
+  }
+  return {
+    runs,
+    medianMs: median(runs.map((r) => r.firstAnswerMs)),
+    medianReadyMs: median(runs.map((r) => r.readyMs)),
+  };
+}
+
+async function main() {
+  const date = new Date().toISOString();
+  say(`building the targets with wrangler${PLAN.quick ? " (quick mode: numbers not kept)" : ""}`);
+  const { built, seconds: buildSeconds } = await buildAll();
+  const bundle = await bundleReport(built.production);
+  say(`production bundle: ${bundle.gzipKiB} KiB gzip (${(bundle.rawBytes / 1024).toFixed(0)} KiB raw); built in ${buildSeconds.toFixed(1)} s`);
+
+  const workers = targetWorkers(built);
+  const runtimes = {};
+  for (const t of TARGETS) {
+    runtimes[t.key] = await startRuntime({ key: t.key, workers: workers[t.key], port: PORTS[t.key] });
+    say(`${t.label} listening on ${runtimes[t.key].url} (first answer after ${runtimes[t.key].startup.firstAnswerMs} ms)`);
+  }
+  const migrations = await applyMigrations(runtimes.gateway, built.gateway);
+  say(`gateway D1 migrations applied: ${migrations.join(", ")}`);
+
+  const sanity = await checkEachOperation(runtimes);
+  say(`every operation answers 200 on every target; upstream calls per gateway operation: ${JSON.stringify(sanity.upstreamCallsPerGatewayOperation)}`);
+
+  const fixtures = {};
+  for (const t of TARGETS) {
+    fixtures[t.key] = await prepareFixtures(runtimes[t.key], t);
+    say(`${t.label}: ${fixtures[t.key].created} receipts prepared in ${fixtures[t.key].seconds.toFixed(1)} s`);
+  }
+
+  // Interleaved: per operation and mode, the three targets back to back, the
+  // order rotated each time so no target always runs first (or last).
+  const measurements = {};
+  const startup = Object.fromEntries(TARGETS.map((t) => [t.key, runtimes[t.key].startup]));
+  let turn = 0;
+  for (const scenario of SCENARIOS) {
+    // Every operation starts from the same place on every target: a runtime
+    // restarted on its state, so no Durable Object is in memory (authorize
+    // and pay meet their receipt's object cold, as a payer coming back
+    // minutes later would) and no target carries the heap of the last one.
+    for (const t of TARGETS) runtimes[t.key] = await restartRuntime(runtimes[t.key]);
+    measurements[scenario.key] = {};
+    for (const mode of ["latency", "throughput"]) {
+      const order = TARGETS.map((_, i) => TARGETS[(i + turn) % TARGETS.length]);
+      turn++;
+      for (const t of order) {
+        const result = await measure(scenario, t, runtimes[t.key], fixtures[t.key], mode);
+        (measurements[scenario.key][t.key] ??= {})[mode] = result;
+        const what =
+          mode === "latency"
+            ? `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (n=${result.latency.n})`
+            : `${result.rps} ${scenario.flow ? "flows" : "req"}/s over ${result.seconds} s, workerd ${result.cpu?.runtimeMsPer ?? "?"} ms CPU each on ${result.cpu?.runtimeCores ?? "?"} cores, autocannon ${result.cpu?.loadgenCores ?? "?"} cores`;
+        const bad = result.non2xx || result.errors ? `  ⚠ ${JSON.stringify(result.statuses)} errors=${result.errors}` : "";
+        say(`${scenario.label.padEnd(22)} ${mode.padEnd(10)} ${t.label.padEnd(14)} ${what}${bad}`);
+      }
+    }
+  }
+
+  say("profiling the gateway: cost ladder, then a CPU profile of a separate runtime");
+  const profile = await profileGateway(built, runtimes, fixtures, measurements);
+
+  const logs = Object.fromEntries(TARGETS.map((t) => [t.key, runtimes[t.key].logs]));
+  for (const t of TARGETS) await runtimes[t.key].stop();
+
+  say("timing the first answer of fresh gateway runtimes");
+  const cold = await coldStarts(built);
+  const coldStart = { gateway: cold, bareProxy: startup.bareProxy, direct: startup.direct, firstGatewayStart: startup.gateway };
+
+  const table = tabulate(measurements);
+  const report = {
+    date,
+    command: `npm run bench${PLAN.quick ? " -- --quick" : ""}`,
+    machine: describeMachine(),
+    source: describeSource(),
+    runtime: "programmatic Miniflare (workerd), state on disk in a temporary directory",
+    plan: PLAN,
+    bundle,
+    coldStart,
+    sanity,
+    fixtures: Object.fromEntries(TARGETS.map((t) => [t.key, { created: fixtures[t.key].created, seconds: fixtures[t.key].seconds }])),
+    table,
+    verdicts: judge(table, bundle),
+    profile,
+    logs,
+    measurements,
+  };
+  const path = writeResults(report);
+
+  console.log(`\n${consoleTable(table)}\n`);
+  for (const v of report.verdicts) console.log(`${verdictWord(v.met).padEnd(12)} ${v.target}: ${v.value ?? "–"}`);
+  if (profile?.summary) console.log(`\n${profile.summary}`);
+  console.log(`\nresults: ${path}${PLAN.quick ? "" : " and bench/results/latest.md"}`);
+  say("done");
+}
+
+try {
+  await main();
+  await shutdown(0);
+} catch (err) {
+  console.error(err);
+  await shutdown(1);
+}
