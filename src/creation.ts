@@ -77,15 +77,18 @@ export async function createOnce<T extends ReceiptBody | TransferBody>(
   }
 
   try {
-    await receiptStub(env, spec.kind, spec.idOf(body)).init({
-      kind: spec.kind,
-      body,
-      owner,
-      isHold: spec.isHold,
-      qrMerchant: spec.qrMerchant,
-      requestId,
-    });
-    await completeTid(env.DB, spec.tid, claim.token, spec.idOf(body), body);
+    // Independent writes: the record's own object, and the index entry that replays it.
+    await Promise.all([
+      receiptStub(env, spec.kind, spec.idOf(body)).init({
+        kind: spec.kind,
+        body,
+        owner,
+        isHold: spec.isHold,
+        qrMerchant: spec.qrMerchant,
+        requestId,
+      }),
+      completeTid(env.DB, spec.tid, claim.token, spec.idOf(body), body),
+    ]);
   } catch (err) {
     // The record exists upstream; an identical retry will take the claim over and adopt it.
     log("error", "create_bookkeeping_failed", { request_id: requestId, kind: spec.kind, error: String(err) });

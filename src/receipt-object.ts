@@ -12,6 +12,13 @@ import { log } from "./redact";
 import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "./schemas";
 import { UpstreamClient, type UpstreamFailure, type UpstreamResult } from "./upstream/client";
 
+/**
+ * The JSON text of a T. Operations answer with it: the object serializes its
+ * answer once, it crosses the RPC boundary as one string instead of a cloned
+ * object tree, and the route sends it as it is.
+ */
+export type JsonText<T> = string & { readonly __jsonOf?: T };
+
 export const STATE = { created: 0, paid: 4, held: 5, cancelled: 21, awaitingSupplier: 57 } as const;
 
 /** Wrong OTPs that cancel a receipt. */
@@ -148,7 +155,7 @@ export class ReceiptObject extends DurableObject<Env> {
   }
 
   /** Sends (or resends) the OTP. */
-  authorize(op: OperationContext & { card: TokenCardInput | NumberCardInput }): Promise<Outcome<AuthorizeBody>> {
+  authorize(op: OperationContext & { card: TokenCardInput | NumberCardInput }): Promise<Outcome<JsonText<AuthorizeBody>>> {
     return this.#exclusive("authorize", op, async (rec, upstream) => {
       const refused = this.#refuseUnlessPayable(rec);
       if (refused) return refused;
@@ -179,7 +186,7 @@ export class ReceiptObject extends DurableObject<Env> {
   /** Pays a receipt with a card token or number, enforcing the OTP rules. */
   pay(
     op: OperationContext & { card: TokenCardInput | NumberCardInput; otp?: string },
-  ): Promise<Outcome<ReceiptBody | ReducedReceiptBody>> {
+  ): Promise<Outcome<JsonText<ReceiptBody | ReducedReceiptBody>>> {
     return this.#exclusive("pay", op, async (rec, upstream) => {
       const anonymous = "number" in op.card;
       return this.#payWithOtp(rec, upstream, anonymous || rec.is_verify === 1, op.otp, (otp) =>
@@ -191,13 +198,13 @@ export class ReceiptObject extends DurableObject<Env> {
   }
 
   /** Confirms a transfer, enforcing the OTP rules. */
-  payTransfer(op: OperationContext & { otp?: string }): Promise<Outcome<TransferBody>> {
+  payTransfer(op: OperationContext & { otp?: string }): Promise<Outcome<JsonText<TransferBody>>> {
     return this.#exclusive("pay", op, (rec, upstream) =>
       this.#payWithOtp(rec, upstream, rec.is_verify === 1, op.otp, (otp) => upstream.payTransfer(rec.id, otp)),
     );
   }
 
-  holdConfirm(op: OperationContext & { holdEnabled: boolean }): Promise<Outcome<ReceiptBody>> {
+  holdConfirm(op: OperationContext & { holdEnabled: boolean }): Promise<Outcome<JsonText<ReceiptBody>>> {
     return this.#exclusive("hold-confirm", op, async (rec, upstream) => {
       if (op.caller.kind !== "partner") return fail("forbidden", "hold-confirm is for the partner backend only.");
       if (!op.holdEnabled) return fail("hold_not_enabled", "The hold function is not enabled in this deployment.");
@@ -209,7 +216,7 @@ export class ReceiptObject extends DurableObject<Env> {
     });
   }
 
-  cancel(op: OperationContext & { reason?: string; cancelledBy?: string }): Promise<Outcome<ReceiptBody>> {
+  cancel(op: OperationContext & { reason?: string; cancelledBy?: string }): Promise<Outcome<JsonText<ReceiptBody>>> {
     return this.#exclusive("cancel", op, async (rec, upstream) => {
       if (rec.state === STATE.cancelled || rec.state === STATE.awaitingSupplier) {
         return fail("cancel_not_allowed", `A receipt in state ${rec.state} cannot be cancelled.`);
@@ -223,11 +230,11 @@ export class ReceiptObject extends DurableObject<Env> {
   }
 
   /** The receipt or transfer as the upstream says it stands now. */
-  async check(op: OperationContext): Promise<Outcome<Body>> {
+  async check(op: OperationContext): Promise<Outcome<JsonText<Body>>> {
     const rec = this.#busy ? this.#record : this.#load();
     if (!rec || !mayAccess(op.caller, rec.owner)) return { ok: false, error: NOT_FOUND };
     // While another operation is in flight its answer is the news: serve what we know.
-    if (this.#busy) return { ok: true, value: JSON.parse(rec.body) as Body };
+    if (this.#busy) return { ok: true, value: rec.body };
     if (rec.needs_reconcile || rec.otp_in_flight) {
       return this.#exclusive("check", op, async (current) => ({ ok: true, value: JSON.parse(current.body) as Body }));
     }
@@ -236,7 +243,7 @@ export class ReceiptObject extends DurableObject<Env> {
     const result = rec.kind === "transfer" ? await upstream.getTransfer(rec.id) : await upstream.checkId(rec.id);
     if (!result.ok) return { ok: false, error: result.failure };
     if (version === this.#version) this.#store(result.value);
-    return { ok: true, value: JSON.parse(this.#record!.body) as Body };
+    return { ok: true, value: this.#record!.body };
   }
 
   // --- rules ----------------------------------------------------------------
@@ -252,7 +259,7 @@ export class ReceiptObject extends DurableObject<Env> {
     name: string,
     op: OperationContext,
     run: (rec: RecordRow, upstream: UpstreamClient) => Promise<Outcome<T>>,
-  ): Promise<Outcome<T>> {
+  ): Promise<Outcome<JsonText<T>>> {
     const rec = this.#busy ? this.#record : this.#load();
     if (!rec || !mayAccess(op.caller, rec.owner)) return { ok: false, error: NOT_FOUND };
     const actor = ownerOf(op.caller);
@@ -268,7 +275,7 @@ export class ReceiptObject extends DurableObject<Env> {
       const reconciled = await this.#reconcile(upstream);
       const outcome = reconciled ?? (await run(this.#record!, upstream));
       this.#audit(name, actor, op.requestId, outcome.ok ? "ok" : outcome.error.code);
-      return outcome;
+      return outcome.ok ? { ok: true, value: JSON.stringify(outcome.value) } : outcome;
     } catch (err) {
       log("error", "receipt_operation_failed", {
         request_id: op.requestId,
@@ -395,13 +402,14 @@ export class ReceiptObject extends DurableObject<Env> {
    * only the contract's fields and masks card numbers.
    */
   #store(body: Body | ReducedReceiptBody): void {
-    const previous = JSON.parse(this.#record!.body) as Record<string, unknown>;
-    const merged = { ...previous, ...body };
+    // Only the anonymous pay answer lacks fields (is_verify among them) that the stored body keeps.
+    const merged = "is_verify" in body ? body : { ...(JSON.parse(this.#record!.body) as Body), ...body };
     this.#update({ state: body.state, body: JSON.stringify(merged) });
   }
 
   #update(fields: Partial<Omit<RecordRow, "kind" | "id" | "tid" | "owner" | "created_at">>): void {
-    const entries = Object.entries(fields);
+    const current = this.#record as unknown as Record<string, unknown>;
+    const entries = Object.entries(fields).filter(([key, value]) => current[key] !== value);
     if (entries.length === 0) return;
     const now = Date.now();
     this.ctx.storage.sql.exec(

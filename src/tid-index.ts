@@ -83,9 +83,18 @@ export async function releaseTid(db: D1Database, tid: string, token: string): Pr
   await db.prepare("DELETE FROM tid_index WHERE tid = ?1 AND claim_token = ?2 AND status = 'pending'").bind(tid, token).run();
 }
 
-/** The create's outcome is unknown: keep the claim, but let the next identical retry take it over at once. */
+/**
+ * The create's outcome is unknown, or it was not fully recorded: keep the
+ * claim (pending again if it was completed), but let the next identical
+ * retry take it over at once.
+ */
 export async function expireTid(db: D1Database, tid: string, token: string): Promise<void> {
-  await db.prepare("UPDATE tid_index SET updated_at = 0 WHERE tid = ?1 AND claim_token = ?2 AND status = 'pending'").bind(tid, token).run();
+  await db
+    .prepare(
+      "UPDATE tid_index SET status = 'pending', receipt_id = NULL, response = NULL, updated_at = 0 WHERE tid = ?1 AND claim_token = ?2",
+    )
+    .bind(tid, token)
+    .run();
 }
 
 export async function findTid(db: D1Database, tid: string): Promise<TidRow | null> {
@@ -108,14 +117,16 @@ function canonical(value: unknown): string {
  * carries card numbers, and a plain hash of a card number can be reversed by
  * trying every number of the issuer's range.
  */
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+
 export async function fingerprint(key: string, request: unknown): Promise<string> {
-  const cryptoKey = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(key || "unkeyed"),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign("HMAC", cryptoKey, new TextEncoder().encode(canonical(request)));
+  let cryptoKey = hmacKeys.get(key);
+  if (!cryptoKey) {
+    cryptoKey = crypto.subtle.importKey("raw", new TextEncoder().encode(key || "unkeyed"), { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+    ]);
+    hmacKeys.set(key, cryptoKey);
+  }
+  const mac = await crypto.subtle.sign("HMAC", await cryptoKey, new TextEncoder().encode(canonical(request)));
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { fingerprint } from "../src/tid-index";
 import { describe, expect, it } from "vitest";
 import { call, expectError, expectStatus, newTid, receiptRequest, sandboxCalls } from "./helpers";
 
@@ -73,5 +74,44 @@ describe("tid uniqueness", () => {
     await expectStatus(call("receipt/create", request), 200);
     const row = await env.DB.prepare("SELECT fingerprint FROM tid_index WHERE tid = ?").bind(request.tid).first<{ fingerprint: string }>();
     expect(row?.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("a create that reached the upstream but whose answer was lost is adopted by an identical retry", async () => {
+    const request = { ...receiptRequest({ merchant_id: 1003 }), is_hold: false, currency: 860 };
+    // The earlier attempt: the upstream created the receipt...
+    const upstream = await env.UPSTREAM!.fetch("https://sandbox.upstream.invalid/api/v1/partner/receipt/create", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${env.UPSTREAM_API_KEY}` },
+      body: JSON.stringify(request),
+    });
+    const lost = (await upstream.json()) as any;
+    // ...and the gateway kept only its claim, released for an immediate takeover.
+    const fp = await fingerprint(env.UPSTREAM_API_KEY, { kind: "receipt", request });
+    await env.DB.prepare(
+      "INSERT INTO tid_index (tid, kind, owner, fingerprint, status, claim_token, created_at, updated_at) VALUES (?, 'receipt', 'partner:partner', ?, 'pending', 'lost-attempt', 0, 0)",
+    )
+      .bind(request.tid, fp)
+      .run();
+
+    const adopted = await expectStatus(call("receipt/create", request), 200);
+    expect(adopted.id).toBe(lost.id);
+    const paid = await expectStatus(call("receipt/pay", { id: adopted.id, card: { token: "tok_sandbox_ok" } }), 200);
+    expect(paid.state).toBe(4);
+    const replay = await call("receipt/create", request);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("a pending claim of another request is a conflict, and of the same one tid_in_progress with Retry-After", async () => {
+    const request = receiptRequest();
+    await env.DB.prepare(
+      "INSERT INTO tid_index (tid, kind, owner, fingerprint, status, claim_token, created_at, updated_at) VALUES (?, 'receipt', 'partner:partner', ?, 'pending', 'in-flight', ?, ?)",
+    )
+      .bind(request.tid, await fingerprint(env.UPSTREAM_API_KEY, { kind: "receipt", request: { ...request, is_hold: false, currency: 860 } }), Date.now(), Date.now())
+      .run();
+    const res = await call("receipt/create", request);
+    await expectError(res.clone(), 409, "tid_in_progress");
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    await expectError(call("receipt/create", { ...request, amount: 999_999 }), 409, "tid_conflict");
+    expect(await createCalls(request.tid)).toBe(0);
   });
 });

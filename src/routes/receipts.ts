@@ -26,7 +26,7 @@ import {
 } from "../schemas";
 import { findTid } from "../tid-index";
 import type { GatewayEnv } from "../types";
-import { op } from "./operation";
+import { op, sendJson } from "./operation";
 
 const tags = ["Receipts"];
 
@@ -80,7 +80,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(AuthorizeRequest),
     async (c) => {
       const { id, card } = c.req.valid("json");
-      return c.json(unwrap(await receiptStub(c.env, "receipt", id).authorize({ ...op(c), card })), 200);
+      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).authorize({ ...op(c), card })));
     },
   )
   .post(
@@ -96,7 +96,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(AnonymousAuthorizeRequest),
     async (c) => {
       const { id, card } = c.req.valid("json");
-      return c.json(unwrap(await receiptStub(c.env, "receipt", id).authorize({ ...op(c), card })), 200);
+      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).authorize({ ...op(c), card })));
     },
   )
   .post(
@@ -113,7 +113,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(PayRequest),
     async (c) => {
       const { id, card, otp } = c.req.valid("json");
-      return c.json(unwrap(await receiptStub(c.env, "receipt", id).pay({ ...op(c), card, otp })), 200);
+      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).pay({ ...op(c), card, otp })));
     },
   )
   .post(
@@ -130,7 +130,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(AnonymousPayRequest),
     async (c) => {
       const { id, card, otp } = c.req.valid("json");
-      return c.json(unwrap(await receiptStub(c.env, "receipt", id).pay({ ...op(c), card, otp })), 200);
+      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).pay({ ...op(c), card, otp })));
     },
   )
   .post(
@@ -148,7 +148,7 @@ export const receipts = new Hono<GatewayEnv>()
     async (c) => {
       const { id } = c.req.valid("json");
       const holdEnabled = readConfig(c.env).holdEnabled;
-      return c.json(unwrap(await receiptStub(c.env, "receipt", id).holdConfirm({ ...op(c), holdEnabled })), 200);
+      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).holdConfirm({ ...op(c), holdEnabled })));
     },
   )
   .post(
@@ -165,7 +165,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(CancelRequest),
     async (c) => {
       const { id, reason, cancelledBy } = c.req.valid("json");
-      return c.json(unwrap(await receiptStub(c.env, "receipt", id).cancel({ ...op(c), reason, cancelledBy })), 200);
+      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).cancel({ ...op(c), reason, cancelledBy })));
     },
   )
   .post(
@@ -180,7 +180,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(ReceiptIdRequest),
     async (c) => {
       const { id } = c.req.valid("json");
-      return c.json(unwrap(await receiptStub(c.env, "receipt", id).check(op(c))), 200);
+      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).check(op(c))));
     },
   )
   .post(
@@ -203,6 +203,6 @@ export const receipts = new Hono<GatewayEnv>()
       if (!row.receipt_id) {
         throw new ApiError("tid_in_progress", "The create with this tid is still in flight.", { retry_after: 1 });
       }
-      return c.json(unwrap(await receiptStub(c.env, "receipt", row.receipt_id).check(op(c))), 200);
+      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", row.receipt_id).check(op(c))));
     },
   );

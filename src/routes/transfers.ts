@@ -11,7 +11,7 @@ import { receiptStub } from "../receipt-object";
 import { maskPan } from "../redact";
 import { CreateTransferRequest, ReceiptIdRequest, TransferPayRequest, TransferReceipt } from "../schemas";
 import type { GatewayEnv } from "../types";
-import { op } from "./operation";
+import { op, sendJson } from "./operation";
 
 const tags = ["Transfers (a2c)"];
 
@@ -63,7 +63,7 @@ export const transfers = new Hono<GatewayEnv>()
     jsonBody(TransferPayRequest),
     async (c) => {
       const { id, otp } = c.req.valid("json");
-      return c.json(unwrap(await receiptStub(c.env, "transfer", id).payTransfer({ ...op(c), otp })), 200);
+      return sendJson(c, unwrap(await receiptStub(c.env, "transfer", id).payTransfer({ ...op(c), otp })));
     },
   )
   .post(
@@ -78,6 +78,6 @@ export const transfers = new Hono<GatewayEnv>()
     jsonBody(ReceiptIdRequest),
     async (c) => {
       const { id } = c.req.valid("json");
-      return c.json(unwrap(await receiptStub(c.env, "transfer", id).check(op(c))), 200);
+      return sendJson(c, unwrap(await receiptStub(c.env, "transfer", id).check(op(c))));
     },
   );
