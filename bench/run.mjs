@@ -16,7 +16,7 @@ import { PLAN, PORTS } from "./lib/config.mjs";
 import { profileGateway } from "./lib/profile.mjs";
 import { consoleTable, describeMachine, describeSource, judge, tabulate, verdictWord, writeResults } from "./lib/report.mjs";
 import { applyMigrations, restartRuntime, startRuntime, stopAll, workerFromBuild } from "./lib/runtime.mjs";
-import { measure, prepareFixtures, SCENARIOS, TARGETS } from "./lib/scenarios.mjs";
+import { combineRounds, prepareFixtures, SCENARIOS, TARGETS, timedRound, warmUp } from "./lib/scenarios.mjs";
 import { checkEachOperation } from "./lib/sanity.mjs";
 
 const say = (msg) => console.log(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${msg}`);
@@ -27,7 +27,15 @@ async function shutdown(code) {
   await stopAll();
   process.exit(code);
 }
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.once(signal, () => void shutdown(130));
+// On a signal, Miniflare's own handler ends workerd and exits right after
+// this one; the wrangler builds must be ended here, synchronously, and the
+// state directories go in runtime.mjs's exit hook.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.once(signal, () => {
+    for (const child of children) child.kill("SIGTERM");
+    void shutdown(130);
+  });
+}
 
 /** The workers each target runs; the first one answers on the target's port. */
 function targetWorkers(built) {
@@ -80,8 +88,9 @@ async function main() {
     say(`${t.label}: ${fixtures[t.key].created} receipts prepared in ${fixtures[t.key].seconds.toFixed(1)} s`);
   }
 
-  // Interleaved: per operation and mode, the three targets back to back, the
-  // order rotated each time so no target always runs first (or last).
+  // Interleaved: per operation and mode, each target is warmed up, then the
+  // timed runs go in PLAN.rounds slices, target after target, the order
+  // rotated every slice so no target always runs first (or last).
   const measurements = {};
   const startup = Object.fromEntries(TARGETS.map((t) => [t.key, runtimes[t.key].startup]));
   let turn = 0;
@@ -93,10 +102,15 @@ async function main() {
     for (const t of TARGETS) runtimes[t.key] = await restartRuntime(runtimes[t.key]);
     measurements[scenario.key] = {};
     for (const mode of ["latency", "throughput"]) {
-      const order = TARGETS.map((_, i) => TARGETS[(i + turn) % TARGETS.length]);
+      const rotate = (k) => TARGETS.map((_, i) => TARGETS[(i + k) % TARGETS.length]);
+      for (const t of rotate(turn)) await warmUp(scenario, t, runtimes[t.key], fixtures[t.key], mode);
+      const rounds = Object.fromEntries(TARGETS.map((t) => [t.key, []]));
+      for (let r = 0; r < PLAN.rounds; r++) {
+        for (const t of rotate(turn + r)) rounds[t.key].push(await timedRound(scenario, t, runtimes[t.key], fixtures[t.key], mode));
+      }
       turn++;
-      for (const t of order) {
-        const result = await measure(scenario, t, runtimes[t.key], fixtures[t.key], mode);
+      for (const t of TARGETS) {
+        const result = combineRounds(scenario, rounds[t.key]);
         (measurements[scenario.key][t.key] ??= {})[mode] = result;
         const what =
           mode === "latency"
@@ -131,7 +145,7 @@ async function main() {
     sanity,
     fixtures: Object.fromEntries(TARGETS.map((t) => [t.key, { created: fixtures[t.key].created, seconds: fixtures[t.key].seconds }])),
     table,
-    verdicts: judge(table, bundle),
+    verdicts: judge(table, bundle, profile),
     profile,
     logs,
     measurements,

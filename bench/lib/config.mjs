@@ -16,6 +16,10 @@ export const RESULTS_DIR = join(BENCH_DIR, "results");
 export const WRANGLER_BIN = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
 export const HOST = "127.0.0.1";
+
+// Loopback only: Miniflare would otherwise fetch the Request.cf placeholder
+// from workers.cloudflare.com on every start (wrangler dev children inherit this).
+process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
 /**
  * Fixed ports, well away from `wrangler dev`'s 8787 (and the 8788+ it falls
  * back to) so the bench can run beside a dev server. BENCH_PORT_BASE moves
@@ -58,7 +62,8 @@ export const SANDBOX_HEADERS = {
 const quick = process.argv.includes("--quick");
 
 /**
- * Per measurement: a warm-up (discarded), then the timed run. Latency runs
+ * Per measurement: a warm-up (discarded), then the timed run, cut into
+ * `rounds` slices that alternate with the other targets' slices. Latency runs
  * at concurrency 1 count requests so every target gets the same sample size;
  * throughput runs at concurrency 32 last a fixed time. Operations that use up
  * a receipt (authorize, pay) count requests at 32 too, so the receipts they
@@ -72,6 +77,7 @@ export const PLAN = quick
       spreadReceipts: 32,
       coldStartRuns: 1,
       profileSeconds: 1,
+      rounds: 2,
     }
   : {
       quick,
@@ -80,4 +86,5 @@ export const PLAN = quick
       spreadReceipts: 256,
       coldStartRuns: 3,
       profileSeconds: 4,
+      rounds: 4,
     };

@@ -74,6 +74,8 @@ export async function runLoad({ url, connections, amount, duration, requests, ex
     seconds: round(seconds, 3),
     rps: round(ok / seconds, 1),
     latency: summarize(latencies),
+    /** Every success's latency, sorted (ms); run.mjs pools them and leaves them out of the JSON. */
+    samples: latencies,
   };
 }
 

@@ -93,7 +93,7 @@ export function tabulate(measurements) {
 }
 
 /** The issue's targets against this run. `met: null` means the bench cannot tell. */
-export function judge(table, bundle) {
+export function judge(table, bundle, profile) {
   const verdicts = [];
   const byKey = Object.fromEntries(table.map((r) => [r.key, r]));
   for (const [op, limit] of Object.entries(LATENCY_LIMITS)) {
@@ -112,6 +112,17 @@ export function judge(table, bundle) {
       met: value == null ? null : value >= floor,
     });
   }
+  const cpu = profile?.cpu;
+  verdicts.push({
+    target: "no D1 access on pay or check-id (D1 client code in the CPU profile)",
+    value: cpu ? `pay ${cpu.pay?.d1ClientUsPerRequest} µs/req, check-id ${cpu["check-id"]?.d1ClientUsPerRequest} µs/req (create: ${cpu.create?.d1ClientUsPerRequest})` : null,
+    met: cpu ? cpu.pay?.d1ClientUsPerRequest === 0 && cpu["check-id"]?.d1ClientUsPerRequest === 0 : null,
+  });
+  verdicts.push({
+    target: "at most one Durable Object round trip per operation",
+    value: "1 per operation by reading the code; the bench cannot count them",
+    met: null,
+  });
   verdicts.push({
     target: `production bundle <= ${BUNDLE_LIMIT_KIB} KiB gzip`,
     value: `${bundle.gzipKiB} KiB`,
@@ -161,6 +172,14 @@ function markdownTable(table) {
   ].join("\n");
 }
 
+function coresRange(report) {
+  const cores = Object.values(report.measurements)
+    .flatMap((byTarget) => Object.values(byTarget).map((m) => m.throughput?.cpu?.runtimeCores))
+    .filter((v) => typeof v === "number");
+  if (cores.length === 0) return "?";
+  return `${Math.min(...cores).toFixed(2)}–${Math.max(...cores).toFixed(2)}`;
+}
+
 export function markdown(report) {
   const m = report.machine;
   const lines = [
@@ -170,6 +189,9 @@ export function markdown(report) {
     `Latency: ${PLAN.latency.amount} requests (${PLAN.latency.flows} flows) at concurrency 1 after ${PLAN.latency.warmup} warm-up. Throughput: concurrency 32 for ${PLAN.throughput.seconds} s after ${PLAN.throughput.warmupSeconds} s warm-up (authorize and pay: ${PLAN.throughput.amount} requests, each on a fresh receipt). Targets measured interleaved, one at a time, on the same machine.`,
     "",
     markdownTable(report.table),
+    "",
+    ...report.table.map((r) => `- **${r.label}**: ${r.note}.`),
+    `- **runtime CPU**: CPU time of the target's workerd process (worker, Durable Objects, D1, sandbox) per answer during the c=32 run, from /proc. workerd kept ${coresRange(report)} core(s) busy, so req/s ≈ 1000 / CPU ms: throughput here is CPU per request.`,
     "",
   ];
   const hadErrors = report.table.filter((r) => TARGETS.some((t) => r.targets[t.key].non2xx > 0));

@@ -22,6 +22,14 @@ import { unstable_getMiniflareWorkerOptions, unstable_readConfig, unstable_split
 import { DEV_VARS, HOST, ROOT } from "./config.mjs";
 
 const live = new Set();
+/** State directories this process made and has not removed yet. */
+const stateDirs = new Set();
+
+// Miniflare's own SIGINT/SIGTERM hook kills workerd and exits at once, before
+// any async clean-up can run; whatever state is left is removed here, synchronously.
+process.on("exit", () => {
+  for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 /**
  * Where the runtimes keep Durable Object and D1 state: in memory-backed
@@ -73,6 +81,7 @@ function get(url) {
 export async function startRuntime({ key, workers, port, probePath = "/healthz", inspectorPort, reuseState, logs = { lines: 0, errors: [] } }) {
   // A restart keeps the state (and the log counts) of the runtime it replaces.
   const persist = reuseState ?? mkdtempSync(join(STATE_ROOT, `payments-bench-${key}-`));
+  stateDirs.add(persist);
   const before = new Set(workerdChildren());
   const started = performance.now();
   const mf = new Miniflare(
@@ -82,6 +91,8 @@ export async function startRuntime({ key, workers, port, probePath = "/healthz",
       ...(inspectorPort ? { inspectorPort } : {}),
       resourcePersistencePath: persist,
       enableDevRegistry: false,
+      // No request.cf fetched from the internet: the placeholder will do.
+      cf: false,
       logRequests: false,
       telemetry: { enabled: false },
       // The gateway logs a line per upstream call; keep count, keep errors, print nothing.
@@ -97,7 +108,14 @@ export async function startRuntime({ key, workers, port, probePath = "/healthz",
   live.add(runtime);
   runtime.stop = () => stopRuntime(runtime);
 
-  await mf.ready;
+  try {
+    await mf.ready;
+  } catch (err) {
+    if (err?.code === "ERR_ADDRESS_IN_USE") {
+      throw new Error(`${key}: port ${port} on ${HOST} is taken; move the bench's ports with BENCH_PORT_BASE=<n>`, { cause: err });
+    }
+    throw err;
+  }
   const readyMs = performance.now() - started;
   let status;
   for (;;) {
@@ -122,7 +140,10 @@ async function stopRuntime(runtime) {
   try {
     await Promise.race([runtime.mf.dispose(), new Promise((r) => setTimeout(r, 10_000))]);
   } finally {
-    if (!runtime.keepState) rmSync(runtime.persist, { recursive: true, force: true });
+    if (!runtime.keepState) {
+      rmSync(runtime.persist, { recursive: true, force: true });
+      stateDirs.delete(runtime.persist);
+    }
   }
 }
 

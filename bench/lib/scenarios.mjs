@@ -188,6 +188,10 @@ function flowTracker() {
   const flows = [];
   let failed = 0;
   return {
+    flows,
+    get failed() {
+      return failed;
+    },
     onEach(client, status, ms) {
       let acc = perClient.get(client) ?? { sum: 0, steps: 0 };
       if (status !== 200) {
@@ -203,71 +207,100 @@ function flowTracker() {
       }
       perClient.set(client, acc);
     },
-    finish(result) {
-      flows.sort((a, b) => a - b);
-      return {
-        ...result,
-        requestRps: result.rps,
-        rps: Math.round((flows.length / result.seconds) * 10) / 10,
-        flows: flows.length,
-        failedFlows: failed,
-        requestLatency: result.latency,
-        latency: summarize(flows),
-      };
-    },
   };
 }
 
 /**
- * One measurement of one scenario on one target: a warm-up run, discarded,
- * then the timed run. `mode` is "latency" (concurrency 1) or "throughput"
- * (concurrency 32).
+ * How much one measurement runs: "latency" at concurrency 1 counts requests
+ * (flows for the flow), "throughput" at 32 runs for a time, or counts
+ * requests when each one spends a receipt.
  */
-export async function measure(scenario, target, runtime, fixtures, mode) {
+function sizes(scenario, mode) {
   const spec = PLAN[mode];
-  const url = runtime.url;
-  const c = spec.connections;
-
-  let warm;
-  let timed;
   if (mode === "latency") {
     const perItem = scenario.flow ? 3 : 1;
-    // check-id, spread: the warm-up visits every receipt once, so the timed
-    // run meets warm objects (authorize and pay are the cold-object cases).
-    warm = { amount: Math.max(spec.warmup, scenario.warmsPool ? PLAN.spreadReceipts : 0) * perItem };
-    timed = { amount: (scenario.flow ? spec.flows : spec.amount) * perItem };
-  } else if (scenario.consumes) {
-    warm = { amount: spec.warmupAmount };
-    timed = { amount: spec.amount };
-  } else {
-    warm = { duration: spec.warmupSeconds };
-    timed = { duration: spec.seconds };
+    return {
+      // check-id, spread: the warm-up visits every receipt once, so the timed
+      // runs meet warm objects (authorize and pay are the cold-object cases).
+      warm: { amount: Math.max(spec.warmup, scenario.warmsPool ? PLAN.spreadReceipts : 0) * perItem },
+      timed: { amount: (scenario.flow ? spec.flows : spec.amount) * perItem },
+    };
   }
+  if (scenario.consumes) return { warm: { amount: spec.warmupAmount }, timed: { amount: spec.amount } };
+  return { warm: { duration: spec.warmupSeconds }, timed: { duration: spec.seconds } };
+}
 
-  await runLoad({ url, connections: c, ...warm, requests: scenario.requests(target, fixtures) });
+/** The discarded run before a target's timed rounds. */
+export async function warmUp(scenario, target, runtime, fixtures, mode) {
+  const { warm } = sizes(scenario, mode);
+  await runLoad({ url: runtime.url, connections: PLAN[mode].connections, ...warm, requests: scenario.requests(target, fixtures) });
+}
+
+/**
+ * One of PLAN.rounds timed slices of a measurement: 1/rounds of its requests
+ * or of its time. run.mjs interleaves the slices of the three targets, so a
+ * slow moment of the machine is shared out instead of landing on one target.
+ */
+export async function timedRound(scenario, target, runtime, fixtures, mode) {
+  const { timed } = sizes(scenario, mode);
+  const share = timed.amount
+    ? { amount: Math.max(PLAN[mode].connections, Math.round(timed.amount / PLAN.rounds)) }
+    : { duration: timed.duration / PLAN.rounds };
   const tracker = scenario.flow ? flowTracker() : null;
   const cpuBefore = runtimeCpuMs(runtime);
   const loadgenBefore = process.cpuUsage();
-  const measured = await runLoad({
-    url,
-    connections: c,
-    ...timed,
+  const run = await runLoad({
+    url: runtime.url,
+    connections: PLAN[mode].connections,
+    ...share,
     requests: scenario.requests(target, fixtures),
     ...(tracker ? { onEach: tracker.onEach } : {}),
   });
   const cpuAfter = runtimeCpuMs(runtime);
   const loadgen = process.cpuUsage(loadgenBefore);
-  const result = tracker ? tracker.finish(measured) : measured;
-  // CPU the runtime (workerd: worker, Durable Objects, D1, sandbox) spent per
-  // answer, and how many cores it kept busy; the load generator's share beside it.
-  const items = tracker ? result.flows : result.ok;
-  result.cpu =
-    cpuBefore === null || cpuAfter === null || items === 0
-      ? null
-      : {
-          runtimeMsPer: round((cpuAfter - cpuBefore) / items, 3),
-          runtimeCores: round((cpuAfter - cpuBefore) / 1000 / result.seconds, 2),
-          loadgenCores: round((loadgen.user + loadgen.system) / 1e6 / result.seconds, 2),
-        };
-  return result;
+  return {
+    run,
+    samples: tracker ? tracker.flows : run.samples,
+    items: tracker ? tracker.flows.length : run.ok,
+    failedFlows: tracker?.failed ?? 0,
+    runtimeCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+    loadgenCpuMs: (loadgen.user + loadgen.system) / 1000,
+  };
+}
+
+/** Pools a measurement's rounds into one result. */
+export function combineRounds(scenario, rounds) {
+  const seconds = rounds.reduce((sum, r) => sum + r.run.seconds, 0);
+  const items = rounds.reduce((sum, r) => sum + r.items, 0);
+  const samples = rounds.flatMap((r) => r.samples).sort((a, b) => a - b);
+  const statuses = {};
+  for (const r of rounds) for (const [code, n] of Object.entries(r.run.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  const sum = (key) => rounds.reduce((total, r) => total + r.run[key], 0);
+  const cpu = rounds.every((r) => r.runtimeCpuMs !== null) ? rounds.reduce((total, r) => total + r.runtimeCpuMs, 0) : null;
+  const loadgen = rounds.reduce((total, r) => total + r.loadgenCpuMs, 0);
+  return {
+    rounds: rounds.length,
+    connections: rounds[0].run.connections,
+    requests: sum("requests"),
+    ok: sum("ok"),
+    non2xx: sum("non2xx"),
+    errors: sum("errors"),
+    timeouts: sum("timeouts"),
+    statuses,
+    seconds: round(seconds, 3),
+    // Per flow for the flow (requests/s beside it), per request otherwise.
+    rps: round(items / seconds, 1),
+    ...(scenario.flow ? { flows: items, failedFlows: rounds.reduce((t, r) => t + r.failedFlows, 0), requestRps: round(sum("ok") / seconds, 1) } : {}),
+    latency: summarize(samples),
+    // CPU the runtime (workerd: worker, Durable Objects, D1, sandbox) spent
+    // per answer, and how many cores it kept busy; the load generator beside it.
+    cpu:
+      cpu === null || items === 0
+        ? null
+        : {
+            runtimeMsPer: round(cpu / items, 3),
+            runtimeCores: round(cpu / 1000 / seconds, 2),
+            loadgenCores: round(loadgen / 1000 / seconds, 2),
+          },
+  };
 }
