@@ -9,12 +9,15 @@
  *
  *   npm run bench               the full run (a few minutes), writes bench/results/
  *   npm run bench -- --quick    a smoke test of the harness; numbers not kept
+ *   npm run bench -- --report bench/results/<file>.json
+ *                               re-renders a stored run (table, verdicts, latest.md)
  */
-import { children } from "./lib/build.mjs";
-import { buildAll, bundleReport } from "./lib/build.mjs";
-import { PLAN, PORTS } from "./lib/config.mjs";
-import { profileGateway } from "./lib/profile.mjs";
-import { consoleTable, describeMachine, describeSource, judge, tabulate, verdictWord, writeResults } from "./lib/report.mjs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildAll, bundleReport, children } from "./lib/build.mjs";
+import { PLAN, PORTS, RESULTS_DIR } from "./lib/config.mjs";
+import { profileGateway, summarize } from "./lib/profile.mjs";
+import { consoleTable, describeMachine, describeSource, judge, markdown, tabulate, verdictWord, writeResults } from "./lib/report.mjs";
 import { applyMigrations, restartRuntime, startRuntime, stopAll, workerFromBuild } from "./lib/runtime.mjs";
 import { combineRounds, prepareFixtures, SCENARIOS, TARGETS, timedRound, warmUp } from "./lib/scenarios.mjs";
 import { checkEachOperation } from "./lib/sanity.mjs";
@@ -65,6 +68,7 @@ async function coldStarts(built) {
 
 async function main() {
   const date = new Date().toISOString();
+  const machineAtStart = describeMachine();
   say(`building the targets with wrangler${PLAN.quick ? " (quick mode: numbers not kept)" : ""}`);
   const { built, seconds: buildSeconds } = await buildAll();
   const bundle = await bundleReport(built.production);
@@ -136,7 +140,7 @@ async function main() {
   const report = {
     date,
     command: `npm run bench${PLAN.quick ? " -- --quick" : ""}`,
-    machine: describeMachine(),
+    machine: { ...machineAtStart, loadAverage1mAtEnd: describeMachine().loadAverage1m },
     source: describeSource(),
     runtime: "programmatic Miniflare (workerd), state on disk in a temporary directory",
     plan: PLAN,
@@ -159,10 +163,28 @@ async function main() {
   say("done");
 }
 
-try {
-  await main();
-  await shutdown(0);
-} catch (err) {
-  console.error(err);
-  await shutdown(1);
+/** Re-renders a stored run with the current report code: no runtime is started. */
+function rerender(path) {
+  const report = JSON.parse(readFileSync(path, "utf8"));
+  report.table = tabulate(report.measurements);
+  report.verdicts = judge(report.table, report.bundle, report.profile);
+  if (report.profile) report.profile.summary = summarize(report.profile.ladder, report.profile.cpu, report.profile.logCost, report.measurements);
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(RESULTS_DIR, "latest.md"), markdown(report));
+  console.log(`${consoleTable(report.table)}\n`);
+  for (const v of report.verdicts) console.log(`${verdictWord(v.met).padEnd(12)} ${v.target}: ${v.value ?? "–"}`);
+  console.log(`\nre-rendered ${path} and bench/results/latest.md`);
+}
+
+const reportArg = process.argv.indexOf("--report");
+if (reportArg >= 0) {
+  rerender(process.argv[reportArg + 1]);
+} else {
+  try {
+    await main();
+    await shutdown(0);
+  } catch (err) {
+    console.error(err);
+    await shutdown(1);
+  }
 }

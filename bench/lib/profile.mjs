@@ -9,18 +9,22 @@
  *    the HMAC fingerprint, no upstream, no Durable Object). Differences
  *    between rungs price each layer.
  *
- * 2. A CPU profile of the worker's isolate (V8's sampling profiler, through
+ * 2. An A/B on the bundle: the gateway as built against the same bundle with
+ *    its log line's console.log call removed (patched in bench/.build only),
+ *    check-id at concurrency 32. The profile pointed at it; this prices it.
+ *
+ * 3. A CPU profile of the worker's isolate (V8's sampling profiler, through
  *    workerd's inspector) while check-id, pay and create run at concurrency
  *    32, mapped through the bundle's source map to the file or package that
  *    spent it. The sandbox runs in the same isolate (src/dev.ts), so its
  *    share is visible and set apart.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { basename } from "node:path";
 import { GATEWAY_HEADERS, PLAN, PORTS } from "./config.mjs";
 import { round, runLoad } from "./load.mjs";
-import { applyMigrations, startRuntime, workerFromBuild } from "./runtime.mjs";
+import { applyMigrations, runtimeCpuMs, startRuntime, workerFromBuild } from "./runtime.mjs";
 import { API, createReceipts, SCENARIOS, TARGETS } from "./scenarios.mjs";
 
 const gateway = TARGETS.find((t) => t.key === "gateway");
@@ -48,7 +52,7 @@ export async function costLadder(runtimes, fixtures) {
     rung("check-id refused (400)", "+ auth (SHA-256 of the key), content type, body limit, JSON parse, valibot, error envelope", gateway, post("receipt/check-id", { id: "no such id!" }), 400),
     rung("check-id unknown id (404)", "+ one Durable Object round trip (the object finds no record)", gateway, post("receipt/check-id", { id: "ladderunknown0000" }), 404),
     rung("check-id, bare proxy", "for comparison: one upstream call, nothing else", bare, post("receipt/check-id", { id: fixtures.bareProxy.hot })),
-    rung("check-id (200)", "+ the upstream call from inside the Durable Object, its answer parsed, stored, re-serialized", gateway, post("receipt/check-id", { id: fixtures.gateway.hot })),
+    rung("check-id (200)", "+ the upstream call from inside the Durable Object, its answer normalized, stored if changed, sent back", gateway, post("receipt/check-id", { id: fixtures.gateway.hot })),
     rung("create replayed (200)", "validation + HMAC fingerprint + 2 D1 queries (INSERT … ON CONFLICT, SELECT); no upstream, no Durable Object", gateway, post("receipt/create", replay)),
   ];
 
@@ -228,8 +232,62 @@ export async function cpuProfile(built) {
   }
 }
 
+// --- what the log line costs ---------------------------------------------------
+
+/** The one console call of src/redact.ts's log() for info lines, as esbuild prints it. */
+const LOG_CALL = "else console.log(line);";
+
+/**
+ * check-id on the gateway as built and on the same bundle without the
+ * console.log of its structured log line, side by side in alternating
+ * rounds. Skipped (with the reason) when the bundle no longer has that call.
+ */
+export async function logWhatIf(built) {
+  const source = readFileSync(built.gateway.module, "utf8");
+  if (source.split(LOG_CALL).length !== 2) return { skipped: `the bundle does not contain exactly one "${LOG_CALL}"` };
+  const patched = built.gateway.module.replace(/\.js$/, ".nolog.js");
+  writeFileSync(patched, source.replace(LOG_CALL, "else void line;"));
+
+  const variants = [
+    { key: "asBuilt", label: "as built", module: built.gateway.module, port: PORTS.profile },
+    { key: "noConsoleLog", label: "without the console.log", module: patched, port: PORTS.coldStart },
+  ];
+  const rounds = PLAN.quick ? 1 : 3;
+  const seconds = PLAN.quick ? 0.5 : 1.5;
+  try {
+    for (const v of variants) {
+      v.rt = await startRuntime({ key: `log-${v.key}`, workers: [workerFromBuild({ ...built.gateway, module: v.module })], port: v.port });
+      await applyMigrations(v.rt, built.gateway);
+      const ids = await createReceipts(v.rt, gateway, 1003, PLAN.spreadReceipts);
+      v.requests = () => SCENARIOS.find((s) => s.key === "check-id").requests(gateway, { spread: ids });
+      await runLoad({ url: v.rt.url, connections: 32, duration: 1, requests: v.requests() });
+      v.cpuMs = 0;
+      v.ok = 0;
+      v.seconds = 0;
+    }
+    for (let r = 0; r < rounds; r++) {
+      for (const v of r % 2 ? [...variants].reverse() : variants) {
+        const before = runtimeCpuMs(v.rt);
+        const res = await runLoad({ url: v.rt.url, connections: 32, duration: seconds, requests: v.requests() });
+        v.cpuMs += runtimeCpuMs(v.rt) - before;
+        v.ok += res.ok;
+        v.seconds += res.seconds;
+      }
+    }
+  } finally {
+    for (const v of variants) await v.rt?.stop();
+  }
+  const out = {};
+  for (const v of variants) {
+    out[v.key] = { label: v.label, rps: round(v.ok / v.seconds, 1), cpuUsPerRequest: round((v.cpuMs * 1000) / v.ok, 0), logLines: v.rt.logs.lines };
+  }
+  out.savedUsPerRequest = out.asBuilt.cpuUsPerRequest - out.noConsoleLog.cpuUsPerRequest;
+  out.savedShare = round((out.savedUsPerRequest / out.asBuilt.cpuUsPerRequest) * 100, 1);
+  return out;
+}
+
 /** Condenses the ladder and the profile into a few lines for the console and latest.md. */
-export function summarize(ladder, cpu, measurements) {
+export function summarize(ladder, cpu, logCost, measurements) {
   const lines = ["**Where the gateway's time goes** (bench/lib/profile.mjs):", "", "| rung (concurrency 1) | what it adds | p50 ms |", "|---|---|---:|"];
   for (const r of ladder) lines.push(`| ${r.label} | ${r.what} | ${r.p50 ?? "–"} |`);
   const payGw = measurements.pay?.gateway?.latency?.latency.p50;
@@ -238,6 +296,20 @@ export function summarize(ladder, cpu, measurements) {
   const createGw = measurements.create?.gateway?.latency?.latency.p50;
   const createBare = measurements.create?.bareProxy?.latency?.latency.p50;
   lines.push(`| create (200), from the table | + upstream create, a new Durable Object (schema + insert + audit), D1 claim and completion | ${createGw ?? "–"} (bare proxy ${createBare ?? "–"}) |`);
+  if (logCost?.asBuilt) {
+    const a = logCost.asBuilt;
+    const b = logCost.noConsoleLog;
+    const negligible = Math.abs(logCost.savedShare) < 3;
+    lines.push(
+      "",
+      `The gateway's one log line per upstream call: check-id at c=32 uses ${a.cpuUsPerRequest} µs of workerd CPU per request as built and ${b.cpuUsPerRequest} µs with that console.log removed from the bundle (${logCost.savedShare}% saved; ${a.rps} → ${b.rps} req/s).` +
+        (negligible
+          ? " Not a cost worth cutting: the larger share the CPU profile below gives redact.ts's log() is the inspector's, which makes console calls expensive while it is attached."
+          : ""),
+    );
+  } else if (logCost?.skipped) {
+    lines.push("", `(Log line A/B skipped: ${logCost.skipped}.)`);
+  }
   if (cpu) {
     lines.push(
       "",
@@ -261,6 +333,7 @@ export function summarize(ladder, cpu, measurements) {
 
 export async function profileGateway(built, runtimes, fixtures, measurements) {
   const ladder = await costLadder(runtimes, fixtures);
+  const logCost = await logWhatIf(built);
   const cpu = await cpuProfile(built);
-  return { ladder, cpu, summary: summarize(ladder, cpu, measurements) };
+  return { ladder, logCost, cpu, summary: summarize(ladder, cpu, logCost, measurements) };
 }

@@ -45,6 +45,8 @@ export function describeMachine() {
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     os: `${os.type()} ${os.release()}`,
     node: process.version,
+    // Other work on the machine shows here: the bench shares the box with whoever else runs on it.
+    loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100,
     wrangler: version("wrangler"),
     miniflare: version("miniflare"),
     workerd: version("workerd"),
