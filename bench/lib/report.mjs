@@ -12,8 +12,9 @@ import { PLAN, RESULTS_DIR, ROOT } from "./config.mjs";
 import { SCENARIOS, TARGETS } from "./scenarios.mjs";
 
 /** The targets (#5), as data so the table and the verdicts agree. */
-const LATENCY_LIMITS = { "check-id": 1.5, pay: 1.5, create: 2.0 };
-const THROUGHPUT_FLOOR = { "check-id": 0.6, pay: 0.6 };
+// pay is judged on both starting points: a receipt object started cold, and one in memory.
+const LATENCY_LIMITS = { "check-id": 1.5, pay: 1.5, "pay-warm": 1.5, create: 2.0 };
+const THROUGHPUT_FLOOR = { "check-id": 0.6, pay: 0.6, "pay-warm": 0.6 };
 const BUNDLE_LIMIT_KIB = 100;
 
 function version(pkg) {

@@ -59,6 +59,10 @@ function pool(ids, name) {
     get left() {
       return ids.length - next;
     },
+    /** The ids not handed out yet, in the order they will be. */
+    remaining() {
+      return ids.slice(next);
+    },
   };
 }
 
@@ -102,12 +106,14 @@ export async function prepareFixtures(runtime, target) {
   const perOp = consumingPoolSize();
   const verify = await createReceipts(runtime, target, VERIFY_MERCHANT, perOp);
   const plain = await createReceipts(runtime, target, PLAIN_MERCHANT, perOp + PLAN.spreadReceipts + 1);
+  const payWarm = await createReceipts(runtime, target, PLAIN_MERCHANT, perOp);
   return {
     authorize: pool(verify, "authorize"),
     pay: pool(plain.slice(0, perOp), "pay"),
+    payWarm: pool(payWarm, "pay-warm"),
     spread: plain.slice(perOp, perOp + PLAN.spreadReceipts),
     hot: plain[plain.length - 1],
-    created: verify.length + plain.length,
+    created: verify.length + plain.length + payWarm.length,
     seconds: (performance.now() - started) / 1000,
   };
 }
@@ -137,6 +143,14 @@ export const SCENARIOS = [
     note: "receipt/pay with tok_sandbox_ok, no OTP, on a fresh unpaid merchant-1003 receipt per request, its Durable Object not in memory",
     consumes: true,
     requests: (t, f) => [dynamic(t, "receipt/pay", () => JSON.stringify({ id: f.pay.take(), card: CARD }))],
+  },
+  {
+    key: "pay-warm",
+    label: "pay, warm object",
+    note: "receipt/pay as above, but each receipt's Durable Object was just used (a check-id on every receipt of the pool right before the warm-up), as when a payer pays moments after create or authorize",
+    consumes: true,
+    touches: (f) => f.payWarm.remaining(),
+    requests: (t, f) => [dynamic(t, "receipt/pay", () => JSON.stringify({ id: f.payWarm.take(), card: CARD }))],
   },
   {
     key: "check-id",
@@ -233,6 +247,17 @@ function sizes(scenario, mode) {
 /** The discarded run before a target's timed rounds. */
 export async function warmUp(scenario, target, runtime, fixtures, mode) {
   const { warm } = sizes(scenario, mode);
+  if (scenario.touches) {
+    // Bring every receipt the run may spend into memory (check-id reaches its object), untimed.
+    const ids = scenario.touches(fixtures);
+    let i = 0;
+    await runLoad({
+      url: runtime.url,
+      connections: 16,
+      amount: ids.length,
+      requests: [dynamic(target, "receipt/check-id", () => JSON.stringify({ id: ids[i++ % ids.length] }))],
+    });
+  }
   await runLoad({ url: runtime.url, connections: PLAN[mode].connections, ...warm, requests: scenario.requests(target, fixtures) });
 }
 
