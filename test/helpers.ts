@@ -1,7 +1,9 @@
 /** Calls through the gateway's HTTP surface, as a mobile app or the partner backend would. */
+import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { expect } from "vitest";
+import { receiptStub } from "../src/receipt-object";
 
 export const API = "http://gateway.test/api/v1/partner";
 
@@ -145,3 +147,16 @@ export const transferRequest = (overrides: Record<string, unknown> = {}) => ({
   token: "tok_sandbox_ok",
   ...overrides,
 });
+
+/**
+ * Moves a receipt's last OTP send into the past, as if its `wait` had passed:
+ * at the gateway's receipt object and in the sandbox, which enforces its own.
+ */
+export async function letOtpWaitPass(id: string): Promise<void> {
+  await runInDurableObject(receiptStub(env, "receipt", id), (_instance, state) => {
+    state.storage.sql.exec("UPDATE record SET last_otp_sent_at = last_otp_sent_at - resend_wait_ms - 1");
+  });
+  await runInDurableObject(env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox")), (_instance, state) => {
+    state.storage.sql.exec("UPDATE receipts SET otp_sent_ms = 0 WHERE id = ?", id);
+  });
+}

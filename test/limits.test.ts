@@ -4,11 +4,10 @@
  * and 20/60 s per address; pay 10/60 s per user and 30/60 s per address), and
  * contract rule 6 (resend wait, at most 5 OTPs per receipt) for users.
  */
-import { createExecutionContext, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
-import { receiptStub } from "../src/receipt-object";
 import {
   API,
   CARD_OK,
@@ -16,6 +15,7 @@ import {
   createReceipt,
   expectError,
   expectStatus,
+  letOtpWaitPass,
   newUser,
   OTP_OK,
   PARTNER_KEY,
@@ -168,15 +168,6 @@ describe("what the limits leave alone", () => {
 });
 
 describe("OTP resend for a user (contract rule 6)", () => {
-  /** Moves the receipt's last OTP send into the past, as if `wait` had passed, at the gateway and in the sandbox. */
-  async function letWaitPass(id: string) {
-    await runInDurableObject(receiptStub(env, "receipt", id), (_instance, state) => {
-      state.storage.sql.exec("UPDATE record SET last_otp_sent_at = last_otp_sent_at - resend_wait_ms - 1");
-    });
-    await runInDurableObject(env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox")), (_instance, state) => {
-      state.storage.sql.exec("UPDATE receipts SET otp_sent_ms = 0 WHERE id = ?", id);
-    });
-  }
 
   it("a resend before wait has passed is 429 otp_resend_too_soon, with Retry-After, and reaches nothing upstream", async () => {
     const token = await userToken(newUser());
@@ -210,7 +201,7 @@ describe("OTP resend for a user (contract rule 6)", () => {
       );
     for (let i = 0; i < 5; i++) {
       await expectStatus(authorize(), 200);
-      await letWaitPass(receipt.id);
+      await letOtpWaitPass(receipt.id);
     }
     const before = await sandboxCalls();
     const res = await authorize();

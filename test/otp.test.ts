@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { receiptStub } from "../src/receipt-object";
-import { call, createReceipt, expectError, expectStatus, OTP_OK, OTP_WRONG, sandboxReceipt } from "./helpers";
+import { call, createReceipt, expectError, expectStatus, letOtpWaitPass, OTP_OK, OTP_WRONG, sandboxReceipt } from "./helpers";
 
 const TOKEN = { token: "tok_sandbox_ok" };
 const payWith = (id: string, otp: string) => call("receipt/pay", { id, card: TOKEN, otp });
@@ -96,16 +96,6 @@ describe("the three-wrong-OTPs rule", () => {
 describe("OTP resend (authorize)", () => {
   const authorize = (id: string) => call("receipt/authorize", { id, card: TOKEN });
 
-  /** Moves the receipt's last OTP send into the past, as if `wait` had passed. */
-  async function letWaitPass(id: string) {
-    await runInDurableObject(receiptStub(env, "receipt", id), (_instance, state) => {
-      state.storage.sql.exec("UPDATE record SET last_otp_sent_at = last_otp_sent_at - resend_wait_ms - 1");
-    });
-    // The sandbox enforces its own wait too; move its clock the same way.
-    await runInDurableObject(env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox")), (_instance, state) => {
-      state.storage.sql.exec("UPDATE receipts SET otp_sent_ms = 0 WHERE id = ?", id);
-    });
-  }
 
   it("refuses a resend before wait has passed, with Retry-After, without reaching the upstream", async () => {
     const receipt = await createReceipt({ merchant_id: 1001 });
@@ -121,7 +111,7 @@ describe("OTP resend (authorize)", () => {
     const receipt = await createReceipt({ merchant_id: 1001 });
     for (let i = 0; i < 5; i++) {
       await expectStatus(authorize(receipt.id), 200);
-      await letWaitPass(receipt.id);
+      await letOtpWaitPass(receipt.id);
     }
     const res = await authorize(receipt.id);
     await expectError(res.clone(), 429, "rate_limited");

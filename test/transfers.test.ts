@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { call, expectError, expectStatus, newTid, OTP_OK, OTP_WRONG, receiptRequest, sandboxCalls, sandboxTransfer } from "./helpers";
-
-const transferRequest = (overrides: Record<string, unknown> = {}) => ({
-  tid: newTid("a2c"),
-  amount: 500_000,
-  rate_id: 1,
-  receiver_card: "9860000000000018",
-  token: "tok_sandbox_ok",
-  ...overrides,
-});
+import {
+  call,
+  expectError,
+  expectStatus,
+  OTP_OK,
+  OTP_WRONG,
+  receiptRequest,
+  sandboxCalls,
+  sandboxTransfer,
+  transferRequest,
+} from "./helpers";
 
 async function createTransfer(overrides: Record<string, unknown> = {}): Promise<any> {
   return expectStatus(call("a2c/create", transferRequest(overrides)), 200);

@@ -57,15 +57,10 @@ export type TransferRow = {
 
 export type AccountEntry = { key: string; value: string; label?: string };
 
-export type MerchantDetails = {
-  merchant_id: number;
-  merchant_name: string;
-  category_id: number;
-  category_name: string;
-  logo_url: string | null;
-  min_amount: number;
-  max_amount: number;
-};
+export type MerchantDetails = Pick<
+  Merchant,
+  "merchant_id" | "merchant_name" | "category_id" | "category_name" | "logo_url" | "min_amount" | "max_amount"
+>;
 
 export type SaleItem = {
   title: string; unit_price: number; count: number; spic: string; pinfl: string;
