@@ -102,6 +102,10 @@ CREATE TABLE IF NOT EXISTS audit (
 );`;
 
 const NOT_FOUND: Failure = { code: "receipt_not_found", message: "No such receipt." };
+const EXHAUSTED = {
+  ok: false,
+  error: { code: "otp_attempts_exhausted", message: "Three wrong OTPs: the receipt is cancelled. Create a new one." },
+} as const satisfies Outcome<never>;
 
 export class ReceiptObject extends DurableObject<Env> {
   /** The record as last read from or written to storage; null until created. */
@@ -308,12 +312,14 @@ export class ReceiptObject extends DurableObject<Env> {
         otp_failures: rec.otp_failures + (rec.otp_in_flight && unpaid ? 1 : 0),
       });
     }
-    if (this.#record!.otp_failures >= MAX_WRONG_OTPS) return this.#exhausted(upstream);
+    // Three wrong OTPs whose cancel did not go through yet (or was never answered): try again.
+    if (this.#record!.otp_failures >= MAX_WRONG_OTPS) await this.#cancelAfterWrongOtps(upstream);
     return null;
   }
 
-  /** Refusals common to everything that would pay: cancelled, or paid already. */
+  /** Refusals common to everything that would pay or send an OTP: guesses used up, cancelled, paid. */
   #refuseUnlessPayable(rec: RecordRow): Outcome<never> | null {
+    if (rec.otp_failures >= MAX_WRONG_OTPS) return EXHAUSTED;
     if (rec.state === STATE.cancelled) return fail("receipt_cancelled", "The receipt is cancelled; create a new one.");
     if (rec.state !== STATE.created) return fail("receipt_already_paid", `The receipt is already paid (state ${rec.state}).`);
     return null;
@@ -349,7 +355,10 @@ export class ReceiptObject extends DurableObject<Env> {
       this.#storeFrom(result);
       const failures = code === "otp_invalid" ? this.#record!.otp_failures + 1 : MAX_WRONG_OTPS;
       this.#update({ otp_failures: Math.max(failures, this.#record!.otp_failures) });
-      if (this.#record!.otp_failures >= MAX_WRONG_OTPS) return this.#exhausted(upstream);
+      if (this.#record!.otp_failures >= MAX_WRONG_OTPS) {
+        await this.#cancelAfterWrongOtps(upstream);
+        return EXHAUSTED;
+      }
       return fail("otp_invalid", "The OTP is wrong.", {
         attempts_left: MAX_WRONG_OTPS - this.#record!.otp_failures,
         upstream_code: result.upstreamCode,
@@ -358,8 +367,8 @@ export class ReceiptObject extends DurableObject<Env> {
     return this.#failed(result);
   }
 
-  /** Three wrong OTPs: make sure the receipt is cancelled upstream, then say so. */
-  async #exhausted(upstream: UpstreamClient): Promise<Outcome<never>> {
+  /** Three wrong OTPs: make sure the receipt is cancelled upstream too. */
+  async #cancelAfterWrongOtps(upstream: UpstreamClient): Promise<void> {
     const rec = this.#record!;
     if (rec.state !== STATE.cancelled) {
       const cancelled = await upstream.cancel(rec.id, "three wrong OTPs", "gateway");
@@ -371,7 +380,6 @@ export class ReceiptObject extends DurableObject<Env> {
         if (checked.ok) this.#store(checked.value);
       }
     }
-    return fail("otp_attempts_exhausted", "Three wrong OTPs: the receipt is cancelled. Create a new one.");
   }
 
   /** Stores what a state-changing call returned, or notes that its fate is unknown. */
