@@ -69,11 +69,16 @@ describe("tid uniqueness", () => {
     expect(created.tid).toBe(tid);
   });
 
-  it("stores no request body in the index, only a keyed fingerprint", async () => {
+  it("keeps the request only as a fingerprint keyed with the deployment's secret", async () => {
     const request = receiptRequest();
     await expectStatus(call("receipt/create", request), 200);
-    const row = await env.DB.prepare("SELECT fingerprint FROM tid_index WHERE tid = ?").bind(request.tid).first<{ fingerprint: string }>();
-    expect(row?.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    const row = await env.DB.prepare("SELECT * FROM tid_index WHERE tid = ?").bind(request.tid).first<Record<string, unknown>>();
+    const validated = { kind: "receipt", request: { ...request, is_hold: false, currency: 860 } };
+    expect(row?.fingerprint).toBe(await fingerprint(env.UPSTREAM_API_KEY, validated));
+    expect(row?.fingerprint).not.toBe(await fingerprint("another-deployment", validated));
+    expect(Object.keys(row ?? {}).sort()).toEqual(
+      ["claim_token", "created_at", "fingerprint", "kind", "owner", "receipt_id", "response", "status", "tid", "updated_at"].sort(),
+    );
   });
 
   it("a create that reached the upstream but whose answer was lost is adopted by an identical retry", async () => {
