@@ -28,6 +28,7 @@ const COMMON: ErrorCode[] = [
   "payload_too_large",
   "unsupported_media_type",
   "upstream_error",
+  "service_misconfigured",
   "upstream_timeout",
 ];
 

@@ -115,12 +115,11 @@ export class ReceiptObject extends DurableObject<Env> {
   /** Bumped on every write, so a lock-free read never overwrites a newer state. */
   #version = 0;
 
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    this.#load();
-  }
-
-  /** Reads the row from storage, the source of truth (SQLite reads are synchronous and local). */
+  /**
+   * Reads the row from storage, the source of truth (SQLite reads are
+   * synchronous and local). Every operation starts with it, so the object
+   * reads nothing when it starts.
+   */
   #load(): RecordRow | null {
     const sql = this.ctx.storage.sql;
     if (!this.#record) {
@@ -135,7 +134,7 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /** Records a receipt or transfer just created upstream. Idempotent. */
   async init(args: InitArgs): Promise<void> {
-    if (this.#record) return;
+    if (this.#load()) return;
     const now = Date.now();
     const body = args.body;
     this.ctx.storage.sql.exec(SCHEMA);

@@ -16,6 +16,7 @@ describe("the OpenAPI document", () => {
       expect(post.responses["200"].content["application/json"].schema, op).toBeTruthy();
       expect(post.responses["400"].description, op).toContain("invalid_request");
       expect(post.responses["401"].description, op).toContain("unauthorized");
+      expect(post.responses["503"].description, op).toContain("service_misconfigured");
     }
   });
 
@@ -31,6 +32,9 @@ describe("the OpenAPI document", () => {
     const conflicts = doc.paths["/api/v1/partner/receipt/create"].post.responses["409"].description;
     expect(conflicts).toContain("tid_conflict");
     expect(conflicts).toContain("tid_in_progress");
+    // Creates are not rate-limited, and the document does not claim they are.
+    expect(doc.paths["/api/v1/partner/receipt/create"].post.responses["429"]).toBeUndefined();
+    expect(doc.paths["/api/v1/partner/receipt/pay"].post.responses["429"].description).toContain("rate_limited");
   });
 
   it("is rendered as an interactive reference at /docs", async () => {

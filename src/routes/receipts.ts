@@ -40,7 +40,7 @@ export const receipts = new Hono<GatewayEnv>()
         "Creates a receipt at the payment service. The `tid` is unique across the deployment: an identical retry by the same caller answers the original receipt with `Idempotent-Replayed: true` and creates nothing; any other use of a known tid is `tid_conflict`. `is_hold` needs the hold function enabled in the deployment.",
       tags,
       response: Receipt,
-      errors: ["tid_conflict", "tid_in_progress", "hold_not_enabled", "amount_out_of_range", "rate_limited"],
+      errors: ["tid_conflict", "tid_in_progress", "hold_not_enabled", "amount_out_of_range"],
       headers: {
         "Idempotent-Replayed": { description: "`true` when this is the stored answer to an earlier identical create.", schema: { type: "string" } },
       },

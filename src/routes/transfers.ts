@@ -25,7 +25,7 @@ export const transfers = new Hono<GatewayEnv>()
         "Creates a transfer receipt from the sender's card (token) to a receiver card (number). `tId` is accepted as an alias of `tid`; transfer tids share the tid index with receipts (same replay and conflict rules). When the answer's `is_verify` is true, a2c/pay needs the OTP sent to the sender. The sender's token is never echoed back.",
       tags,
       response: TransferReceipt,
-      errors: ["tid_conflict", "tid_in_progress", "card_declined", "rate_limited"],
+      errors: ["tid_conflict", "tid_in_progress", "card_declined"],
       headers: {
         "Idempotent-Replayed": { description: "`true` when this is the stored answer to an earlier identical create.", schema: { type: "string" } },
       },
