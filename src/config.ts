@@ -13,6 +13,8 @@ export interface GatewayConfig {
   upstreamBaseUrl: string;
   upstreamTimeoutMs: number;
   upstreamApiKey: string;
+  /** Keys the tid index: the fingerprint of create requests and users' upstream tids (rule 9). */
+  tidSecret: string;
   holdEnabled: boolean;
   qrMerchantIds: ReadonlySet<number>;
   /** SHA-256 digests of the accepted partner server keys (several at once, for rotation). */
@@ -36,6 +38,7 @@ export const DEVELOPMENT_PARTNER_KEY = "sk_test_local_partner";
 /** SHA-256 of DEVELOPMENT_PARTNER_KEY (a test proves it). */
 export const DEVELOPMENT_PARTNER_KEY_DIGEST = "201db62f3c69cf8de8fe2450797a0c481469bb36ffc7e49ea916efb6bb68bd35";
 export const DEVELOPMENT_JWT_SECRET = "local-dev-jwt-secret";
+export const DEVELOPMENT_TID_SECRET = "local-dev-tid-secret";
 const SANDBOX_UPSTREAM_API_KEY = "sandbox-upstream-key";
 
 const cache = new WeakMap<object, GatewayConfig>();
@@ -86,6 +89,7 @@ function findProblems(env: Env, digests: readonly string[], jwksUrl: string, jwt
   });
   if (jwksUrl && !parseUrl(jwksUrl)) problems.push("JWKS_URL is not a URL.");
   if (!jwksUrl && !jwtSecret) problems.push("Neither JWKS_URL nor JWT_SECRET is set: users' JWTs cannot be verified.");
+  if (!env.TID_SECRET) problems.push("TID_SECRET is not set: users' tids cannot be kept apart (rule 9).");
   for (const binding of RATE_LIMIT_BINDINGS) {
     if (typeof (env as unknown as Record<string, { limit?: unknown } | undefined>)[binding]?.limit !== "function") {
       problems.push(`The rate limiting binding ${binding} is missing (see [[ratelimits]] in wrangler.toml).`);
@@ -111,6 +115,10 @@ function findProblems(env: Env, digests: readonly string[], jwksUrl: string, jwt
   }
   const upstream = urlProblem("UPSTREAM_BASE_URL", env.UPSTREAM_BASE_URL ?? "");
   if (upstream) problems.push(upstream);
+  if (env.TID_SECRET === DEVELOPMENT_TID_SECRET) problems.push("TID_SECRET is the development secret; set a random one of its own.");
+  else if (env.TID_SECRET && env.TID_SECRET === env.UPSTREAM_API_KEY) {
+    problems.push("TID_SECRET equals UPSTREAM_API_KEY; it must be a secret of its own, so rotating the upstream credential changes no tid.");
+  } else if (env.TID_SECRET && env.TID_SECRET.length < 32) problems.push("TID_SECRET is shorter than 32 characters.");
   if (!env.UPSTREAM_API_KEY) problems.push("UPSTREAM_API_KEY is not set.");
   else if (env.UPSTREAM_API_KEY === SANDBOX_UPSTREAM_API_KEY) problems.push("UPSTREAM_API_KEY is the sandbox's development key.");
   return problems;
@@ -134,6 +142,7 @@ export function readConfig(env: Env): GatewayConfig {
       upstreamBaseUrl: (env.UPSTREAM_BASE_URL ?? "").replace(/\/+$/, ""),
       upstreamTimeoutMs: intVar(env.UPSTREAM_TIMEOUT_MS, 10_000),
       upstreamApiKey: env.UPSTREAM_API_KEY ?? "",
+      tidSecret: env.TID_SECRET ?? "",
       holdEnabled: env.HOLD_ENABLED === "true",
       qrMerchantIds: new Set(
         (env.QR_MERCHANT_IDS ?? "")

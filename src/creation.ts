@@ -1,55 +1,50 @@
 /**
  * Creating a receipt or transfer exactly once per tid: claim the tid in the
- * index, create upstream, hand the record to its Durable Object, complete the
- * claim. Retries of the same create by the same caller are answered from the
- * index; anything else with a known tid is a conflict.
+ * index (the create's write-ahead note), create upstream under the upstream
+ * tid (rule 9), hand the record to its Durable Object, complete the claim.
+ * Retries of the same create by the same caller are answered from the index;
+ * anything else with a known tid is a conflict.
  */
 import { type Caller, ownerOf } from "./caller";
 import { readConfig } from "./config";
 import { ApiError } from "./errors";
+import type { Kind, RecordBody } from "./kinds";
+import { receiptStub } from "./receipt-object";
 import { log } from "./redact";
-import { type RecordKind, receiptStub } from "./receipt-object";
-import type { ReceiptBody, TransferBody } from "./schemas";
-import { claimTid, completeTid, expireTid, fingerprint, releaseTid } from "./tid-index";
-import { UpstreamClient, type UpstreamResult } from "./upstream/client";
-
-export interface CreateSpec<T extends ReceiptBody | TransferBody> {
-  kind: RecordKind;
-  tid: string;
-  /** The validated request, as the fingerprint sees it. */
-  request: unknown;
-  send: (upstream: UpstreamClient) => Promise<UpstreamResult<T>>;
-  idOf: (body: T) => string;
-  /** Whether a record the upstream already holds under this tid is the one we asked for. */
-  isSameRequest: (existing: T) => boolean;
-  isHold: boolean;
-  qrMerchant: boolean;
-}
+import { claimTid, completeTid, expireTid, fingerprint, releaseTid, upstreamTidFor } from "./tid-index";
+import { UpstreamClient } from "./upstream/client";
 
 export interface Created<T> {
   body: T;
   replayed: boolean;
 }
 
-export async function createOnce<T extends ReceiptBody | TransferBody>(
+/** How long a create's claim holds its tid: longer than any create can take, and a few minutes at most. */
+export const leaseMs = (upstreamTimeoutMs: number): number => Math.min(5 * 60_000, Math.max(30_000, 3 * upstreamTimeoutMs));
+
+export async function createOnce<Body extends RecordBody, Create extends { tid: string }>(
   env: Env,
   caller: Caller,
   requestId: string,
-  spec: CreateSpec<T>,
-): Promise<Created<T>> {
+  kind: Kind<Body, Create>,
+  input: Create,
+  record: { isHold: boolean; qrMerchant: boolean },
+): Promise<Created<Body>> {
   const config = readConfig(env);
   const owner = ownerOf(caller);
+  const upstreamTid = await upstreamTidFor(config.tidSecret, owner, input.tid);
   const claim = await claimTid(env.DB, {
-    tid: spec.tid,
-    kind: spec.kind,
     owner,
-    fingerprint: await fingerprint(config.upstreamApiKey, { kind: spec.kind, request: spec.request }),
-    leaseMs: Math.max(30_000, 3 * config.upstreamTimeoutMs),
+    tid: input.tid,
+    upstreamTid,
+    kind: kind.name,
+    fingerprint: await fingerprint(config.tidSecret, { kind: kind.name, request: input }),
+    leaseMs: leaseMs(config.upstreamTimeoutMs),
   });
 
   switch (claim.kind) {
     case "replay":
-      return { body: JSON.parse(claim.row.response ?? "null") as T, replayed: true };
+      return { body: JSON.parse(claim.row.response ?? "null") as Body, replayed: true };
     case "conflict":
       throw new ApiError("tid_conflict", "This tid is already used by another request.");
     case "in_progress":
@@ -58,41 +53,45 @@ export async function createOnce<T extends ReceiptBody | TransferBody>(
       });
   }
 
+  const held = { owner, tid: input.tid, token: claim.token };
   const upstream = new UpstreamClient(env, requestId);
-  const result = await spec.send(upstream);
-  let body: T;
+  const result = await kind.create(upstream, { ...input, tid: upstreamTid });
+  let created: Body;
   if (result.ok) {
-    body = result.value;
+    created = result.value;
   } else {
     // A takeover follows a create whose outcome was never known. If the
     // upstream holds this tid with our very request, that create went through.
-    const existing = (result.receipt ?? result.transfer) as T | undefined;
-    if (claim.takeover && result.upstreamCode === "TID_DUPLICATE" && existing && spec.isSameRequest(existing)) {
-      body = existing;
+    const existing = kind.bodyOf(result);
+    if (claim.takeover && result.upstreamCode === "TID_DUPLICATE" && existing && kind.matches(existing, input)) {
+      created = existing;
     } else {
-      if (result.outcome === "unknown") await expireTid(env.DB, spec.tid, claim.token);
-      else await releaseTid(env.DB, spec.tid, claim.token);
+      if (result.outcome === "unknown") await expireTid(env.DB, held);
+      else await releaseTid(env.DB, held);
       throw ApiError.from(result.failure);
     }
   }
 
+  const body = kind.withTid(created, input.tid);
   try {
     // Independent writes: the record's own object, and the index entry that replays it.
     await Promise.all([
-      receiptStub(env, spec.kind, spec.idOf(body)).init({
-        kind: spec.kind,
+      receiptStub(env, kind.name, kind.idOf(body)).init({
+        kind: kind.name,
         body,
+        tid: input.tid,
+        upstreamTid,
         owner,
-        isHold: spec.isHold,
-        qrMerchant: spec.qrMerchant,
+        isHold: record.isHold,
+        qrMerchant: record.qrMerchant,
         requestId,
       }),
-      completeTid(env.DB, spec.tid, claim.token, spec.idOf(body), body),
+      completeTid(env.DB, held, kind.idOf(body), body),
     ]);
   } catch (err) {
     // The record exists upstream; an identical retry will take the claim over and adopt it.
-    log("error", "create_bookkeeping_failed", { request_id: requestId, kind: spec.kind, error: String(err) });
-    await expireTid(env.DB, spec.tid, claim.token).catch(() => undefined);
+    log("error", "create_bookkeeping_failed", { request_id: requestId, kind: kind.name, error: String(err) });
+    await expireTid(env.DB, held).catch(() => undefined);
     throw new ApiError("upstream_error", "The receipt was created but could not be recorded; retry with the same tid.");
   }
   return { body, replayed: false };

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   hold_not_enabled: 403,
   receipt_not_found: 404,
   not_found: 404,
+  method_not_allowed: 405,
   tid_conflict: 409,
   tid_in_progress: 409,
   operation_in_progress: 409,
@@ -22,14 +23,18 @@ export const ERROR_STATUS = {
   receipt_not_held: 409,
   cancel_not_allowed: 409,
   otp_attempts_exhausted: 409,
+  otp_expired: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   otp_invalid: 422,
   amount_out_of_range: 422,
+  upstream_refused: 422,
   rate_limited: 429,
   otp_resend_too_soon: 429,
   internal_error: 500,
   upstream_error: 502,
+  upstream_unavailable: 503,
+  not_ready: 503,
   service_misconfigured: 503,
   upstream_timeout: 504,
 } as const satisfies Record<string, ContentfulStatusCode>;
@@ -42,6 +47,9 @@ export interface ErrorExtras {
   attempts_left?: number;
   upstream_code?: string;
   decline_reason?: string;
+  /** The merchant's limits, on amount_out_of_range, as the upstream sent them. */
+  min_amount?: number;
+  max_amount?: number;
   /** Seconds; rendered as the Retry-After header, not in the body. */
   retry_after?: number;
 }

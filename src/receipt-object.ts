@@ -1,13 +1,52 @@
 /**
- * One Durable Object per receipt (or transfer) id. It owns the rules that
- * must hold however many requests race: one operation at a time, the
- * three-wrong-OTPs rule, resend limits, no double pay, who may do what, and
- * the audit trail. It stores the last known receipt (masked card only) and
- * counters; never a card number, expiry, token or OTP.
+ * One Durable Object per receipt (or transfer) id. It runs the lifecycle
+ * (src/lifecycle.ts decides; this object carries out) and keeps the promises
+ * that must hold whatever races, fails or restarts:
+ *
+ * - one operation at a time;
+ * - write-ahead (rule 8): before a call that may change the record upstream
+ *   leaves, a note of it is durably stored; it is cleared in the same step
+ *   that stores the call's outcome. A note found with no call in flight means
+ *   the outcome is unknown: only the upstream can say, so the record is
+ *   reconciled (read upstream) before anything may move money, and the
+ *   object's alarm does it on its own, with backoff, without waiting for a
+ *   caller;
+ * - the OTP accounting of rule 2 (wrong and unconfirmed guesses, at most three);
+ * - every state change and its event in one storage step (the outbox), drained
+ *   by the alarm.
+ *
+ * It stores the last known record (masked card only), counters, an audit
+ * trail and events; never a card number, expiry, token or OTP.
  */
 import { DurableObject } from "cloudflare:workers";
 import { type Caller, mayAccess, ownerOf } from "./caller";
+import { readConfig } from "./config";
 import { type Failure, fail, type Outcome } from "./errors";
+import { kindOf, type RecordBody } from "./kinds";
+import {
+  backoffMs,
+  countGuess,
+  createdEvent,
+  type DecisionContext,
+  decide,
+  type EventType,
+  eventForStateChange,
+  exhaustedEvent,
+  exhaustedMessage,
+  guessesOf,
+  type KindName,
+  MAX_GUESSES,
+  nextReconcileAt,
+  type Operation,
+  type OtpVerdict,
+  otpSendRefusal,
+  type Phase,
+  phaseOf,
+  STATE,
+  type UpstreamState,
+} from "./lifecycle";
+import { buildEvent, type GatewayEvent } from "./record/event";
+import { type AuditEntry, type RecordRow, RecordStore } from "./record/store";
 import { log } from "./redact";
 import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "./schemas";
 import { UpstreamClient, type UpstreamFailure, type UpstreamResult } from "./upstream/client";
@@ -19,38 +58,11 @@ import { UpstreamClient, type UpstreamFailure, type UpstreamResult } from "./ups
  */
 export type JsonText<T> = string & { readonly __jsonOf?: T };
 
-export const STATE = { created: 0, paid: 4, held: 5, cancelled: 21, awaitingSupplier: 57 } as const;
-
-/** Wrong OTPs that cancel a receipt. */
-export const MAX_WRONG_OTPS = 3;
-/** OTP sends (authorize calls) allowed per receipt. */
-export const MAX_OTP_SENDS = 5;
-
-export type RecordKind = "receipt" | "transfer";
+export { STATE };
 
 /** The Durable Object that holds receipt or transfer `id`. */
-export function receiptStub(env: Env, kind: RecordKind, id: string): DurableObjectStub<ReceiptObject> {
+export function receiptStub(env: Env, kind: KindName, id: string): DurableObjectStub<ReceiptObject> {
   return env.RECEIPTS.get(env.RECEIPTS.idFromName(`${kind}:${id}`));
-}
-
-interface RecordRow {
-  kind: RecordKind;
-  id: string;
-  tid: string;
-  owner: string;
-  is_hold: number;
-  qr_merchant: number;
-  is_verify: number;
-  state: number;
-  body: string;
-  otp_failures: number;
-  otp_in_flight: number;
-  needs_reconcile: number;
-  otp_sends: number;
-  last_otp_sent_at: number;
-  resend_wait_ms: number;
-  created_at: number;
-  updated_at: number;
 }
 
 interface OperationContext {
@@ -59,385 +71,568 @@ interface OperationContext {
 }
 
 export interface InitArgs {
-  kind: RecordKind;
-  body: ReceiptBody | TransferBody;
+  kind: KindName;
+  /** The record as the upstream created it. */
+  body: RecordBody;
+  /** The tid as the caller chose it. */
+  tid: string;
+  /** The tid the upstream holds (rule 9). */
+  upstreamTid: string;
   owner: string;
   isHold: boolean;
   qrMerchant: boolean;
   requestId: string;
 }
 
-type Body = ReceiptBody | TransferBody;
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS record (
-  singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-  kind TEXT NOT NULL,
-  id TEXT NOT NULL,
-  tid TEXT NOT NULL,
-  owner TEXT NOT NULL,
-  is_hold INTEGER NOT NULL,
-  qr_merchant INTEGER NOT NULL,
-  is_verify INTEGER NOT NULL,
-  state INTEGER NOT NULL,
-  body TEXT NOT NULL,
-  otp_failures INTEGER NOT NULL DEFAULT 0,
-  otp_in_flight INTEGER NOT NULL DEFAULT 0,
-  needs_reconcile INTEGER NOT NULL DEFAULT 0,
-  otp_sends INTEGER NOT NULL DEFAULT 0,
-  last_otp_sent_at INTEGER NOT NULL DEFAULT 0,
-  resend_wait_ms INTEGER NOT NULL DEFAULT 0,
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS audit (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  at INTEGER NOT NULL,
-  op TEXT NOT NULL,
-  actor TEXT NOT NULL,
-  request_id TEXT NOT NULL,
-  outcome TEXT NOT NULL,
-  state INTEGER,
-  detail TEXT
-);`;
+export interface AuditTrail {
+  id: string;
+  kind: KindName;
+  owner: string;
+  entries: AuditEntry[];
+}
 
 const NOT_FOUND: Failure = { code: "receipt_not_found", message: "No such receipt." };
-const EXHAUSTED = {
-  ok: false,
-  error: { code: "otp_attempts_exhausted", message: "Three wrong OTPs: the receipt is cancelled. Create a new one." },
-} as const satisfies Outcome<never>;
+/** Events handed to the queue per drain. */
+const DRAIN_BATCH = 50;
+
+/** Sends drained events on; wired to the event log and queue by the events module. */
+export type Publisher = (env: Env, events: GatewayEvent[]) => Promise<void>;
+let publisher: Publisher = async () => {};
+export function setPublisher(publish: Publisher): void {
+  publisher = publish;
+}
 
 export class ReceiptObject extends DurableObject<Env> {
-  /** The record as last read from or written to storage; null until created. */
-  #record: RecordRow | null = null;
-  /** The operation in flight, if any. In memory on purpose: see #exclusive. */
+  readonly #store: RecordStore;
+  /** The operation in flight in this incarnation, if any. In memory on purpose: see #operate. */
   #busy: string | null = null;
   /** Bumped on every write, so a lock-free read never overwrites a newer state. */
   #version = 0;
+  /** The alarm this incarnation set (undefined: not known since it started). */
+  #alarmAt: number | null | undefined = undefined;
+  /** Drains that failed in a row (the outbox's backoff). */
+  #drainFailures = 0;
 
-  /**
-   * Reads the row from storage, the source of truth (SQLite reads are
-   * synchronous and local). Every operation starts with it, so the object
-   * reads nothing when it starts.
-   */
-  #load(): RecordRow | null {
-    const sql = this.ctx.storage.sql;
-    if (!this.#record) {
-      const exists = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'record'").toArray().length > 0;
-      if (!exists) return null;
-    }
-    this.#record = (sql.exec("SELECT * FROM record").toArray()[0] as unknown as RecordRow | undefined) ?? null;
-    return this.#record;
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#store = new RecordStore(ctx.storage);
   }
 
   // --- RPC ------------------------------------------------------------------
 
-  /** Records a receipt or transfer just created upstream. Idempotent. */
+  /** Records a receipt or transfer just created upstream, with its `created` event. Idempotent. */
   async init(args: InitArgs): Promise<void> {
-    if (this.#load()) return;
+    const kind = kindOf(args.kind);
     const now = Date.now();
-    const body = args.body;
-    this.ctx.storage.sql.exec(SCHEMA);
-    this.ctx.storage.sql.exec(
-      `INSERT INTO record (singleton, kind, id, tid, owner, is_hold, qr_merchant, is_verify, state, body, created_at, updated_at)
-       VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      args.kind,
-      "receipt_id" in body ? body.receipt_id : body.id,
-      body.tid,
-      args.owner,
-      args.isHold ? 1 : 0,
-      args.qrMerchant ? 1 : 0,
-      body.is_verify ? 1 : 0,
-      body.state,
-      JSON.stringify(body),
-      now,
-      now,
+    const body = kind.withTid(args.body, args.tid);
+    this.#store.create(
+      {
+        kind: args.kind,
+        id: kind.idOf(body),
+        tid: args.tid,
+        upstream_tid: args.upstreamTid,
+        owner: args.owner,
+        is_hold: args.isHold ? 1 : 0,
+        qr_merchant: args.qrMerchant ? 1 : 0,
+        is_verify: body.is_verify ? 1 : 0,
+        state: kind.stateOf(body),
+        body: JSON.stringify(body),
+        wrong_otps: 0,
+        unconfirmed_otps: 0,
+        otp_sends: 0,
+        last_otp_sent_at: 0,
+        resend_wait_ms: 0,
+        pending_op: null,
+        pending_otp: 0,
+        pending_since: 0,
+        pending_request_id: null,
+        reconcile_attempts: 0,
+        event_seq: 0,
+        created_at: now,
+      },
+      () => {
+        this.#store.audit({ at: now, op: "create", actor: args.owner, request_id: args.requestId, outcome: "ok" });
+        this.#emit(createdEvent(args.kind), null, args.requestId);
+      },
     );
-    this.#load();
-    this.#audit("create", args.owner, args.requestId, "ok");
+    this.#armAlarm();
   }
 
   /** Sends (or resends) the OTP. */
   authorize(op: OperationContext & { card: TokenCardInput | NumberCardInput }): Promise<Outcome<JsonText<AuthorizeBody>>> {
-    return this.#exclusive("authorize", op, async (rec, upstream) => {
-      const refused = this.#refuseUnlessPayable(rec);
-      if (refused) return refused;
-      if (rec.otp_sends >= MAX_OTP_SENDS) {
-        return fail("rate_limited", `At most ${MAX_OTP_SENDS} OTPs are sent for one receipt; create a new receipt.`, {
-          retry_after: 3600,
-        });
-      }
-      const waitLeft = rec.last_otp_sent_at + rec.resend_wait_ms - Date.now();
-      if (waitLeft > 0) {
-        return fail("otp_resend_too_soon", "An OTP was sent moments ago; wait before asking for another.", {
-          retry_after: waitLeft / 1000,
-        });
-      }
-      const result = await upstream.authorize(rec.id, op.card);
-      if (result.ok || result.outcome === "unknown") {
-        // An unknown outcome may have sent an SMS: it counts against the limits too.
-        this.#update({
-          otp_sends: rec.otp_sends + 1,
-          last_otp_sent_at: Date.now(),
-          resend_wait_ms: result.ok ? result.value.wait : Math.max(rec.resend_wait_ms, 60_000),
-        });
-      }
-      return result.ok ? result : this.#failed(result);
+    return this.#operate("authorize", op, async (rec, upstream) => {
+      const refusal = otpSendRefusal({ sends: rec.otp_sends, lastSentAt: rec.last_otp_sent_at, waitMs: rec.resend_wait_ms }, Date.now());
+      if (refusal) return fail(refusal.code, refusal.message, { retry_after: refusal.retryAfterSeconds });
+      const result = await this.#send("authorize", false, op.requestId, () => upstream.authorize(rec.id, op.card));
+      // Sending an OTP changes no state; an unknown outcome may have sent an SMS, so it counts against the limits.
+      this.#store.change(() => {
+        this.#clearPending();
+        if (result.ok || result.outcome === "unknown") this.#countSend(result.ok ? result.value.wait : undefined);
+        if (!result.ok) this.#applyAfter(result, op.requestId);
+      });
+      return result.ok ? result : { ok: false, error: result.failure };
     });
   }
 
   /** Pays a receipt with a card token or number, enforcing the OTP rules. */
-  pay(
-    op: OperationContext & { card: TokenCardInput | NumberCardInput; otp?: string },
-  ): Promise<Outcome<JsonText<ReceiptBody | ReducedReceiptBody>>> {
-    return this.#exclusive("pay", op, async (rec, upstream) => {
-      const anonymous = "number" in op.card;
-      return this.#payWithOtp(rec, upstream, anonymous || rec.is_verify === 1, op.otp, (otp) =>
-        "number" in op.card
-          ? upstream.anonymousPay(rec.id, op.card, otp ?? "")
-          : upstream.pay(rec.id, op.card as TokenCardInput, otp),
+  pay(op: OperationContext & { card: TokenCardInput | NumberCardInput; otp?: string }): Promise<Outcome<JsonText<ReceiptBody | ReducedReceiptBody>>> {
+    return this.#operate("pay", op, async (rec, upstream) => {
+      const card = op.card;
+      const anonymous = "number" in card;
+      const otp = this.#otpToSend(anonymous || rec.is_verify === 1, op.otp);
+      if (otp === false) return fail("otp_required", "This payment needs the OTP sent to the card owner (authorize first).");
+      const result = await this.#send("pay", otp !== undefined, op.requestId, () =>
+        "number" in card ? upstream.anonymousPay(rec.id, card, otp ?? "") : upstream.pay(rec.id, card, otp),
       );
+      return this.#settleOtpCall(result, otp !== undefined, op.requestId, upstream);
     });
   }
 
   /** Confirms a transfer, enforcing the OTP rules. */
   payTransfer(op: OperationContext & { otp?: string }): Promise<Outcome<JsonText<TransferBody>>> {
-    return this.#exclusive("pay", op, (rec, upstream) =>
-      this.#payWithOtp(rec, upstream, rec.is_verify === 1, op.otp, (otp) => upstream.payTransfer(rec.id, otp)),
+    return this.#operate("pay", op, async (rec, upstream) => {
+      const otp = this.#otpToSend(rec.is_verify === 1, op.otp);
+      if (otp === false) return fail("otp_required", "This transfer needs the OTP sent to the sender.");
+      const result = await this.#send("pay", otp !== undefined, op.requestId, () => upstream.payTransfer(rec.id, otp));
+      return this.#settleOtpCall(result, otp !== undefined, op.requestId, upstream);
+    });
+  }
+
+  holdConfirm(op: OperationContext): Promise<Outcome<JsonText<ReceiptBody>>> {
+    return this.#operate("hold-confirm", op, async (rec, upstream) =>
+      this.#settle(await this.#send("hold-confirm", false, op.requestId, () => upstream.holdConfirm(rec.id)), op.requestId),
     );
   }
 
-  holdConfirm(op: OperationContext & { holdEnabled: boolean }): Promise<Outcome<JsonText<ReceiptBody>>> {
-    return this.#exclusive("hold-confirm", op, async (rec, upstream) => {
-      if (op.caller.kind !== "partner") return fail("forbidden", "hold-confirm is for the partner backend only.");
-      if (!op.holdEnabled) return fail("hold_not_enabled", "The hold function is not enabled in this deployment.");
-      if (rec.is_hold !== 1) return fail("receipt_not_held", "This receipt was not created with is_hold.");
-      if (rec.state === STATE.cancelled) return fail("receipt_cancelled", "The receipt is cancelled.");
-      if (rec.state === STATE.paid) return fail("receipt_already_paid", "The hold on this receipt is already confirmed.");
-      if (rec.state !== STATE.held) return fail("receipt_not_held", "Nothing is held on this receipt yet: pay it first.");
-      return this.#settle(await upstream.holdConfirm(rec.id));
-    });
-  }
-
   cancel(op: OperationContext & { reason?: string; cancelledBy?: string }): Promise<Outcome<JsonText<ReceiptBody>>> {
-    return this.#exclusive("cancel", op, async (rec, upstream) => {
-      if (rec.state === STATE.cancelled || rec.state === STATE.awaitingSupplier) {
-        return fail("cancel_not_allowed", `A receipt in state ${rec.state} cannot be cancelled.`);
-      }
-      if (rec.qr_merchant === 1) return fail("cancel_not_allowed", "Receipts of QR merchants cannot be cancelled.");
-      if (op.caller.kind !== "partner" && rec.state !== STATE.created) {
-        return fail("forbidden", "Only the partner backend may cancel a paid receipt.");
-      }
-      return this.#settle(await upstream.cancel(rec.id, op.reason, op.cancelledBy));
-    });
+    return this.#operate("cancel", op, async (rec, upstream) =>
+      this.#settle(
+        await this.#send("cancel", false, op.requestId, () => upstream.cancel(rec.id, op.reason, op.cancelledBy)),
+        op.requestId,
+      ),
+    );
   }
 
   /** The receipt or transfer as the upstream says it stands now. */
-  async check(op: OperationContext): Promise<Outcome<JsonText<Body>>> {
-    const rec = this.#busy ? this.#record : this.#load();
+  async check(op: OperationContext): Promise<Outcome<JsonText<RecordBody>>> {
+    const rec = this.#busy ? this.#store.current : this.#store.load();
     if (!rec || !mayAccess(op.caller, rec.owner)) return { ok: false, error: NOT_FOUND };
     // While another operation is in flight its answer is the news: serve what we know.
     if (this.#busy) return { ok: true, value: rec.body };
-    if (rec.needs_reconcile || rec.otp_in_flight) {
-      return this.#exclusive("check", op, async (current) => ({ ok: true, value: JSON.parse(current.body) as Body }));
+    if (this.#needsReconcile(rec)) {
+      return this.#operate("read", op, async (_rec, upstream) => {
+        const looked = await this.#reconcile(upstream, op.requestId);
+        return looked.ok ? { ok: true, value: JSON.parse(this.#store.current!.body) as RecordBody } : looked;
+      });
     }
     const version = this.#version;
     const upstream = new UpstreamClient(this.env, op.requestId);
-    const result = rec.kind === "transfer" ? await upstream.getTransfer(rec.id) : await upstream.checkId(rec.id);
+    const result = await kindOf(rec.kind).read(upstream, rec.id);
     if (!result.ok) return { ok: false, error: result.failure };
-    if (version === this.#version) this.#store(result.value);
-    return { ok: true, value: this.#record!.body };
+    if (version === this.#version && !this.#busy) {
+      this.#store.change(() => this.#applyBody(result.value, op.requestId));
+      this.#armAlarm();
+      return { ok: true, value: this.#store.current!.body };
+    }
+    return { ok: true, value: JSON.stringify(kindOf(rec.kind).withTid(result.value, rec.tid)) };
   }
 
-  // --- rules ----------------------------------------------------------------
+  /** The audit trail, oldest first (partner only: the route checks). */
+  async auditTrail(): Promise<AuditTrail | null> {
+    const rec = this.#busy ? this.#store.current : this.#store.load();
+    if (!rec) return null;
+    return { id: rec.id, kind: rec.kind, owner: rec.owner, entries: this.#store.auditTrail() };
+  }
 
   /**
-   * Runs one operation at a time. A second one arriving while the first
-   * awaits the upstream is refused, not queued: a queued OTP guess would
-   * be judged against a state its sender never saw. The flag lives in memory
-   * because a Durable Object is single-threaded; what must survive an
-   * eviction mid-flight (an OTP sent, an outcome unknown) is in storage.
+   * Reconciliation and the outbox, with no caller (rule 8): a record with a
+   * call whose outcome is unknown, awaiting its supplier (57), or exhausted
+   * but not yet cancelled upstream is read from the upstream, with backoff,
+   * until it is settled; then its pending events go to the queue.
    */
-  async #exclusive<T>(
-    name: string,
+  override async alarm(): Promise<void> {
+    this.#alarmAt = null;
+    const rec = this.#store.load();
+    if (!rec) return;
+    if (this.#busy) {
+      // An operation of this incarnation is in flight: it settles the record itself.
+      this.#setAlarm(Date.now() + 1000);
+      return;
+    }
+    this.#busy = "reconcile";
+    const requestId = `alarm-${crypto.randomUUID()}`;
+    try {
+      if (this.#needsReconcile(rec)) {
+        const before = rec.state;
+        const pendingBefore = rec.pending_op;
+        const looked = await this.#reconcile(new UpstreamClient(this.env, requestId), requestId);
+        const after = this.#store.current!;
+        if (!looked.ok || after.state !== before || pendingBefore !== after.pending_op) {
+          this.#store.audit({ at: Date.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
+        }
+      }
+      await this.#drain();
+    } catch (err) {
+      log("error", "receipt_alarm_failed", { id: rec.id, kind: rec.kind, error: err instanceof Error ? err.message : String(err) });
+    } finally {
+      this.#busy = null;
+      this.#armAlarm();
+    }
+  }
+
+  // --- the operation frame ----------------------------------------------------
+
+  /**
+   * Runs one operation at a time and lets the lifecycle decide whether it may
+   * run. A second operation arriving while the first awaits the upstream is
+   * refused, not queued: a queued OTP guess would be judged against a state
+   * its sender never saw. The flag lives in memory because a Durable Object is
+   * single-threaded; what must survive an eviction mid-flight is the
+   * write-ahead note in storage.
+   */
+  async #operate<T>(
+    operation: Operation | "read",
     op: OperationContext,
     run: (rec: RecordRow, upstream: UpstreamClient) => Promise<Outcome<T>>,
   ): Promise<Outcome<JsonText<T>>> {
-    const rec = this.#busy ? this.#record : this.#load();
+    const rec = this.#busy ? this.#store.current : this.#store.load();
     if (!rec || !mayAccess(op.caller, rec.owner)) return { ok: false, error: NOT_FOUND };
     const actor = ownerOf(op.caller);
     if (this.#busy) {
-      this.#audit(name, actor, op.requestId, "operation_in_progress");
-      return fail("operation_in_progress", `Another operation (${this.#busy}) is in flight for this receipt.`, {
-        retry_after: 1,
-      });
+      this.#store.audit({ at: Date.now(), op: operation, actor, request_id: op.requestId, outcome: "operation_in_progress" });
+      return fail("operation_in_progress", `Another operation is in flight for this ${rec.kind}.`, { retry_after: 1 });
     }
-    this.#busy = name;
+    this.#busy = operation;
     try {
       const upstream = new UpstreamClient(this.env, op.requestId);
-      const reconciled = await this.#reconcile(upstream);
-      const outcome = reconciled ?? (await run(this.#record!, upstream));
-      this.#audit(name, actor, op.requestId, outcome.ok ? "ok" : outcome.error.code);
+      const outcome = operation === "read" ? await run(rec, upstream) : await this.#decideAndRun(operation, op, upstream, run);
+      this.#store.audit({ at: Date.now(), op: operation, actor, request_id: op.requestId, outcome: outcome.ok ? "ok" : outcome.error.code });
       return outcome.ok ? { ok: true, value: JSON.stringify(outcome.value) } : outcome;
     } catch (err) {
       log("error", "receipt_operation_failed", {
         request_id: op.requestId,
-        op: name,
+        op: operation,
         error: err instanceof Error ? err.message : String(err),
       });
-      this.#audit(name, actor, op.requestId, "internal_error");
+      this.#store.audit({ at: Date.now(), op: operation, actor, request_id: op.requestId, outcome: "internal_error" });
       return fail("internal_error", "The gateway failed to handle this operation.");
     } finally {
       this.#busy = null;
+      this.#armAlarm();
     }
   }
 
-  /**
-   * After an answer that never came (timeout, 5xx), asks the upstream how the
-   * record stands before anything else may touch it. An OTP whose fate is
-   * unknown and that did not pay counts as a wrong one: the cap on guesses
-   * that reach the upstream must hold even when answers are lost.
-   */
-  async #reconcile(upstream: UpstreamClient): Promise<Outcome<never> | null> {
-    const rec = this.#record!;
-    if (rec.needs_reconcile || rec.otp_in_flight) {
-      const result = rec.kind === "transfer" ? await upstream.getTransfer(rec.id) : await upstream.checkId(rec.id);
-      if (!result.ok) return { ok: false, error: result.failure };
-      this.#store(result.value);
-      const unpaid = this.#record!.state === STATE.created;
-      this.#update({
-        needs_reconcile: 0,
-        otp_in_flight: 0,
-        otp_failures: rec.otp_failures + (rec.otp_in_flight && unpaid ? 1 : 0),
-      });
-    }
-    // Three wrong OTPs whose cancel did not go through yet (or was never answered): try again.
-    if (this.#record!.otp_failures >= MAX_WRONG_OTPS) await this.#cancelAfterWrongOtps(upstream);
-    return null;
-  }
-
-  /** Refusals common to everything that would pay or send an OTP: guesses used up, cancelled, paid. */
-  #refuseUnlessPayable(rec: RecordRow): Outcome<never> | null {
-    if (rec.otp_failures >= MAX_WRONG_OTPS) return EXHAUSTED;
-    if (rec.state === STATE.cancelled) return fail("receipt_cancelled", "The receipt is cancelled; create a new one.");
-    if (rec.state !== STATE.created) return fail("receipt_already_paid", `The receipt is already paid (state ${rec.state}).`);
-    return null;
-  }
-
-  async #payWithOtp<T extends Body | ReducedReceiptBody>(
-    rec: RecordRow,
+  async #decideAndRun<T>(
+    operation: Operation,
+    op: OperationContext,
     upstream: UpstreamClient,
-    needsOtp: boolean,
-    otp: string | undefined,
-    send: (otp: string | undefined) => Promise<UpstreamResult<T>>,
+    run: (rec: RecordRow, upstream: UpstreamClient) => Promise<Outcome<T>>,
   ): Promise<Outcome<T>> {
-    const refused = this.#refuseUnlessPayable(rec);
-    if (refused) return refused;
-    if (needsOtp && otp === undefined) return fail("otp_required", "This payment needs the OTP sent to the card owner.");
-
-    // Persisted before the call leaves: if the answer is lost, the guess still counts.
-    if (needsOtp) this.#update({ otp_in_flight: 1 });
-    const result = await send(needsOtp ? otp : undefined);
-
-    if (result.ok) {
-      this.#update({ otp_in_flight: 0 });
-      this.#store(result.value);
-      return result;
+    let decision = decide(operation, this.#phase(), this.#context(op.caller, false));
+    if (decision.do === "ask-upstream-first") {
+      const looked = await this.#reconcile(upstream, op.requestId);
+      if (!looked.ok) return looked;
+      decision = decide(operation, this.#phase(), this.#context(op.caller, true));
     }
-    if (result.outcome === "unknown") {
-      this.#update({ needs_reconcile: 1 });
-      return { ok: false, error: result.failure };
-    }
-    this.#update({ otp_in_flight: 0 });
-    const code = result.failure.code;
-    if (code === "otp_invalid" || code === "otp_attempts_exhausted") {
-      this.#storeFrom(result);
-      const failures = code === "otp_invalid" ? this.#record!.otp_failures + 1 : MAX_WRONG_OTPS;
-      this.#update({ otp_failures: Math.max(failures, this.#record!.otp_failures) });
-      if (this.#record!.otp_failures >= MAX_WRONG_OTPS) {
-        await this.#cancelAfterWrongOtps(upstream);
-        return EXHAUSTED;
-      }
-      return fail("otp_invalid", "The OTP is wrong.", {
-        attempts_left: MAX_WRONG_OTPS - this.#record!.otp_failures,
-        upstream_code: result.upstreamCode,
-      });
-    }
-    return this.#failed(result);
+    if (decision.do === "call") return run(this.#store.current!, upstream);
+    if (decision.do === "refuse" && decision.code === "otp_attempts_exhausted") return this.#exhausted();
+    return fail(decision.do === "refuse" ? decision.code : "operation_in_progress", decision.do === "refuse" ? decision.message : "Retry shortly.");
   }
 
-  /** Three wrong OTPs: make sure the receipt is cancelled upstream too. */
-  async #cancelAfterWrongOtps(upstream: UpstreamClient): Promise<void> {
-    const rec = this.#record!;
-    if (rec.state !== STATE.cancelled) {
-      const cancelled = await upstream.cancel(rec.id, "three wrong OTPs", "gateway");
-      if (cancelled.ok) this.#store(cancelled.value);
-      else this.#storeFrom(cancelled);
-      if (this.#record!.state !== STATE.cancelled) {
-        // The upstream may have cancelled it itself, or not answered: look.
-        const checked = rec.kind === "transfer" ? await upstream.getTransfer(rec.id) : await upstream.checkId(rec.id);
-        if (checked.ok) this.#store(checked.value);
-      }
-    }
+  #context(caller: Caller, fresh: boolean): DecisionContext {
+    const rec = this.#store.current!;
+    return {
+      kind: rec.kind,
+      caller: caller.kind,
+      isHold: rec.is_hold === 1,
+      qrMerchant: rec.qr_merchant === 1,
+      holdEnabled: readConfig(this.env).holdEnabled,
+      fresh,
+    };
   }
 
-  /** Stores what a state-changing call returned, or notes that its fate is unknown. */
-  #settle<T extends Body>(result: UpstreamResult<T>): Outcome<T> {
-    if (result.ok) {
-      this.#store(result.value);
-      return result;
-    }
-    if (result.outcome === "unknown") this.#update({ needs_reconcile: 1 });
-    return this.#failed(result);
+  #phase(rec: RecordRow = this.#store.current!): Phase {
+    return phaseOf({ state: rec.state, pending: rec.pending_op !== null, guesses: guessesOf(this.#counts(rec)) });
   }
 
-  #failed(result: UpstreamFailure): Outcome<never> {
-    this.#storeFrom(result);
-    return { ok: false, error: result.failure };
+  #counts(rec: RecordRow = this.#store.current!) {
+    return { wrong: rec.wrong_otps, unconfirmed: rec.unconfirmed_otps };
   }
 
-  // --- storage --------------------------------------------------------------
-
-  #storeFrom(result: UpstreamFailure): void {
-    const body = result.receipt ?? result.transfer;
-    if (body) this.#store(body);
+  #exhausted(): Outcome<never> {
+    const rec = this.#store.current!;
+    return fail("otp_attempts_exhausted", exhaustedMessage(rec.kind, this.#counts(rec)));
   }
+
+  /** The OTP to send: undefined when none is needed (one given anyway is not sent, and is no guess), false when one is missing. */
+  #otpToSend(needed: boolean, otp: string | undefined): string | undefined | false {
+    if (!needed) return undefined;
+    return otp === undefined ? false : otp;
+  }
+
+  // --- write-ahead and outcomes ---------------------------------------------------
 
   /**
-   * Replaces the last known body. A reduced (anonymous) answer is merged into
-   * it. Bodies come from the upstream client's normalization, which copies
-   * only the contract's fields and masks card numbers.
+   * Notes the call durably, then sends it. The note is written and flushed
+   * before the request leaves (sync(); the output gate would hold the
+   * request anyway), and the alarm is set for when the call must have ended,
+   * so a crash mid-call is reconciled with no caller.
    */
-  #store(body: Body | ReducedReceiptBody): void {
-    // Only the anonymous pay answer lacks fields (is_verify among them) that the stored body keeps.
-    const merged = "is_verify" in body ? body : { ...(JSON.parse(this.#record!.body) as Body), ...body };
-    this.#update({ state: body.state, body: JSON.stringify(merged) });
+  async #send<T>(op: string, withOtp: boolean, requestId: string, call: () => Promise<UpstreamResult<T>>): Promise<UpstreamResult<T>> {
+    const now = Date.now();
+    this.#store.update({ pending_op: op, pending_otp: withOtp ? 1 : 0, pending_since: now, pending_request_id: requestId });
+    this.#version++;
+    this.#setAlarm(now + readConfig(this.env).upstreamTimeoutMs + 1000);
+    await this.ctx.storage.sync();
+    return call();
   }
 
-  #update(fields: Partial<Omit<RecordRow, "kind" | "id" | "tid" | "owner" | "created_at">>): void {
-    const current = this.#record as unknown as Record<string, unknown>;
-    const entries = Object.entries(fields).filter(([key, value]) => current[key] !== value);
-    if (entries.length === 0) return;
-    const now = Date.now();
-    this.ctx.storage.sql.exec(
-      `UPDATE record SET ${entries.map(([key]) => `${key} = ?`).join(", ")}, updated_at = ?`,
-      ...entries.map(([, value]) => value as SqlStorageValue),
-      now,
-    );
-    this.#record = { ...this.#record!, ...fields, updated_at: now };
+  #clearPending(): void {
+    this.#store.update({ pending_op: null, pending_otp: 0, pending_since: 0, pending_request_id: null, reconcile_attempts: 0 });
     this.#version++;
   }
 
-  #audit(op: string, actor: string, requestId: string, outcome: string): void {
-    if (!this.#record) return;
-    this.ctx.storage.sql.exec(
-      "INSERT INTO audit (at, op, actor, request_id, outcome, state) VALUES (?, ?, ?, ?, ?, ?)",
-      Date.now(),
-      op,
-      actor,
-      requestId,
-      outcome,
-      this.#record.state,
+  /** Stores what a state-changing call (no OTP) returned, or leaves its note for reconciliation. */
+  #settle<T extends RecordBody>(result: UpstreamResult<T>, requestId: string): Outcome<T> {
+    if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };
+    return this.#store.change(() => {
+      this.#clearPending();
+      if (!result.ok) {
+        this.#applyAfter(result, requestId);
+        return { ok: false, error: result.failure };
+      }
+      this.#applyBody(result.value, requestId);
+      return { ok: true, value: { ...result.value, tid: this.#store.current!.tid } };
+    });
+  }
+
+  /** Stores what a pay returned and counts its OTP as rule 2 says. */
+  async #settleOtpCall<T extends RecordBody | ReducedReceiptBody>(
+    result: UpstreamResult<T>,
+    withOtp: boolean,
+    requestId: string,
+    upstream: UpstreamClient,
+  ): Promise<Outcome<T>> {
+    // Unknown: the note stays, the record is in flight until the upstream says what happened.
+    if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };
+    const rec = this.#store.current!;
+    const verdict: OtpVerdict | null = !withOtp
+      ? null
+      : result.ok
+        ? "accepted"
+        : result.failure.code === "otp_invalid" || result.failure.code === "otp_attempts_exhausted"
+          ? "wrong"
+          : result.judged
+            ? "accepted"
+            : "not_judged";
+    const answer = this.#store.change((): Outcome<T> => {
+      this.#clearPending();
+      if (verdict) this.#countGuess(verdict, requestId, result.ok ? undefined : result.failure.code === "otp_attempts_exhausted");
+      if (result.ok) {
+        this.#applyBody(result.value, requestId);
+        return { ok: true, value: { ...result.value, tid: rec.tid } };
+      }
+      this.#applyAfter(result, requestId);
+      return { ok: false, error: result.failure };
+    });
+    if (this.#phase() === "exhausted") {
+      await this.#finishExhaustion(upstream, requestId);
+      return this.#exhausted();
+    }
+    if (!answer.ok && answer.error.code === "otp_invalid") {
+      return fail("otp_invalid", "The OTP is wrong.", {
+        attempts_left: Math.max(0, MAX_GUESSES - guessesOf(this.#counts())),
+        ...(answer.error.upstream_code ? { upstream_code: answer.error.upstream_code } : {}),
+      });
+    }
+    return answer;
+  }
+
+  /** Counts one OTP's verdict; the third failed guess exhausts the record and is an event. Inside a change. */
+  #countGuess(verdict: OtpVerdict, requestId: string, upstreamSaysExhausted = false): void {
+    const rec = this.#store.current!;
+    const before = this.#counts(rec);
+    let counts = countGuess(before, verdict);
+    // The upstream itself says the guesses are used up: believe it (never fewer than three).
+    if (upstreamSaysExhausted && guessesOf(counts) < MAX_GUESSES) counts = { ...counts, wrong: MAX_GUESSES - counts.unconfirmed };
+    this.#store.update({ wrong_otps: counts.wrong, unconfirmed_otps: counts.unconfirmed });
+    if (guessesOf(before) < MAX_GUESSES && guessesOf(counts) >= MAX_GUESSES) {
+      this.#emit(exhaustedEvent(rec.kind), rec.state, requestId);
+      log("warn", "otp_attempts_exhausted", { id: rec.id, kind: rec.kind, wrong: counts.wrong, unconfirmed: counts.unconfirmed });
+    }
+  }
+
+  #countSend(wait: number | undefined): void {
+    const rec = this.#store.current!;
+    this.#store.update({
+      otp_sends: rec.otp_sends + 1,
+      last_otp_sent_at: Date.now(),
+      resend_wait_ms: wait ?? Math.max(rec.resend_wait_ms, 60_000),
+    });
+  }
+
+  /**
+   * Three failed guesses on a receipt: make sure it is cancelled upstream
+   * (a state-changing call, so write-ahead too). A transfer has no cancel
+   * upstream: it stays closed at the edge. If the cancel does not go
+   * through, the alarm tries again.
+   */
+  async #finishExhaustion(upstream: UpstreamClient, requestId: string): Promise<void> {
+    const rec = this.#store.current!;
+    if (!kindOf(rec.kind).cancellable || rec.state === STATE.cancelled || rec.pending_op) return;
+    const result = await this.#send("exhaustion-cancel", false, requestId, () =>
+      upstream.cancel(rec.id, "three failed OTP guesses", "gateway"),
     );
+    if (!result.ok && result.outcome === "unknown") return;
+    this.#store.change(() => {
+      this.#clearPending();
+      if (result.ok) this.#applyBody(result.value, requestId);
+      else this.#applyAfter(result, requestId);
+    });
+  }
+
+  // --- reconciliation ---------------------------------------------------------
+
+  /** A call's outcome is unknown, the supplier has not answered (57), or an exhaustion cancel is not confirmed. */
+  #needsReconcile(rec: RecordRow): boolean {
+    return rec.pending_op !== null || rec.state === STATE.awaitingSupplier || this.#exhaustionCancelPending(rec);
+  }
+
+  #exhaustionCancelPending(rec: RecordRow): boolean {
+    return guessesOf(this.#counts(rec)) >= MAX_GUESSES && kindOf(rec.kind).cancellable && rec.state !== STATE.cancelled;
+  }
+
+  /**
+   * Asks the upstream how the record stands and stores it. A note of a call
+   * whose outcome was lost is settled from what the upstream shows: an OTP
+   * sent in it counts as an unconfirmed guess unless the record got paid.
+   */
+  async #reconcile(upstream: UpstreamClient, requestId: string): Promise<Outcome<void>> {
+    const rec = this.#store.current!;
+    const result = await kindOf(rec.kind).read(upstream, rec.id);
+    if (!result.ok) {
+      this.#store.update({ reconcile_attempts: rec.reconcile_attempts + 1 });
+      log("warn", "reconcile_failed", {
+        id: rec.id,
+        kind: rec.kind,
+        pending_op: rec.pending_op,
+        attempts: rec.reconcile_attempts + 1,
+        code: result.failure.code,
+        upstream_code: result.failure.upstream_code,
+      });
+      return { ok: false, error: result.failure };
+    }
+    this.#store.change(() => {
+      const pending = this.#store.current!;
+      const state = kindOf(rec.kind).stateOf(result.value);
+      if (pending.pending_op !== null) {
+        if (pending.pending_otp === 1) {
+          const paid = state === STATE.paid || state === STATE.held || state === STATE.awaitingSupplier;
+          this.#countGuess(paid ? "accepted" : "unconfirmed", requestId);
+        }
+        // An authorize lost to a crash may have sent an SMS.
+        if (pending.pending_op === "authorize") this.#countSend(undefined);
+        this.#clearPending();
+      }
+      this.#store.update({ reconcile_attempts: 0 });
+      this.#applyBody(result.value, requestId);
+    });
+    if (this.#exhaustionCancelPending(this.#store.current!)) await this.#finishExhaustion(upstream, requestId);
+    return { ok: true, value: undefined };
+  }
+
+  // --- storage steps ------------------------------------------------------------
+
+  /**
+   * Stores a body the upstream answered: the new state and, if the state
+   * changed, its event. A reduced (anonymous) answer is merged into the
+   * stored body. Inside a change.
+   */
+  #applyBody(body: RecordBody | ReducedReceiptBody, requestId: string): void {
+    const rec = this.#store.current!;
+    const kind = kindOf(rec.kind);
+    const stored = JSON.parse(rec.body) as RecordBody;
+    const merged = kind.withTid({ ...stored, ...body } as RecordBody, rec.tid);
+    const previous = rec.state;
+    const state = body.state as UpstreamState;
+    this.#store.update({ state, body: JSON.stringify(merged) });
+    this.#version++;
+    const type = eventForStateChange(rec.kind, previous, state);
+    if (type) this.#emit(type, previous, requestId);
+  }
+
+  /** Stores the record a refusal came with, if the upstream sent it. Inside a change. */
+  #applyAfter(result: UpstreamFailure, requestId: string): void {
+    const body = kindOf(this.#store.current!.kind).bodyOf(result);
+    if (body) this.#applyBody(body, requestId);
+  }
+
+  /** Writes an event into the outbox, as part of the change it reports. Inside a change. */
+  #emit(type: EventType, previousState: number | null, requestId: string): void {
+    const rec = this.#store.current!;
+    const sequence = rec.event_seq + 1;
+    const at = Date.now();
+    const event = buildEvent({
+      type,
+      sequence,
+      requestId,
+      object: JSON.parse(rec.body) as RecordBody,
+      owner: rec.owner,
+      previousState,
+      at,
+    });
+    this.#store.update({ event_seq: sequence });
+    this.#store.enqueue(event.id, JSON.stringify(event), at);
+  }
+
+  /** Hands the outbox's unsent events to the publisher; marks them sent only once it succeeded. */
+  async #drain(): Promise<void> {
+    const batch = this.#store.unsent(DRAIN_BATCH);
+    if (batch.length === 0) return;
+    try {
+      await publisher(this.env, batch.map((entry) => JSON.parse(entry.body) as GatewayEvent));
+      this.#store.markSent(
+        batch.map((entry) => entry.seq),
+        Date.now(),
+      );
+      this.#drainFailures = 0;
+    } catch (err) {
+      this.#drainFailures++;
+      log("warn", "outbox_drain_failed", {
+        id: this.#store.current?.id,
+        events: batch.length,
+        failures: this.#drainFailures,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+
+  // --- the alarm ----------------------------------------------------------------
+
+  /** Sets the alarm to the earliest thing this record is waiting for, or clears it. */
+  #armAlarm(): void {
+    const rec = this.#store.current;
+    if (!rec) return;
+    const now = Date.now();
+    const reconcileAt = nextReconcileAt(
+      {
+        phase: this.#phase(rec),
+        exhaustionCancelPending: this.#exhaustionCancelPending(rec),
+        attempts: rec.reconcile_attempts,
+        pendingSince: rec.pending_since,
+        upstreamTimeoutMs: readConfig(this.env).upstreamTimeoutMs,
+      },
+      now,
+    );
+    const drainAt = this.#store.hasUnsent() ? now + (this.#drainFailures === 0 ? 0 : backoffMs(this.#drainFailures)) : null;
+    const candidates = [reconcileAt, drainAt].filter((at): at is number => at !== null);
+    this.#setAlarm(candidates.length === 0 ? null : Math.min(...candidates));
+  }
+
+  #setAlarm(at: number | null): void {
+    if (at === this.#alarmAt) return;
+    if (at === null) this.ctx.storage.deleteAlarm();
+    else this.ctx.storage.setAlarm(at);
+    this.#alarmAt = at;
   }
 }

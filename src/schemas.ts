@@ -135,7 +135,17 @@ export const CancelRequest = v.object({
   cancelledBy: v.optional(Text(128)),
 });
 
-export const CheckTidRequest = v.object({ tid: Tid });
+export const CheckTidRequest = v.object({
+  tid: Tid,
+  user: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1, "user must not be empty"),
+      v.maxLength(255, "user must be at most 255 characters"),
+      v.description("Partner only: the user (JWT `sub`) whose tid this is. Users' tids live in their own space (rule 9)."),
+    ),
+  ),
+});
 
 export const CreateTransferRequest = v.pipe(
   v.object({

@@ -3,18 +3,29 @@
  * tid creates at most one receipt or transfer, and a retried create is
  * answered from here instead of reaching the upstream again.
  *
+ * A tid belongs to its caller's space (rule 9): the key is (owner, tid). A
+ * user's tid goes upstream as a UUID derived from the deployment's TID_SECRET,
+ * the user and the tid (`upstreamTidFor`), so a user can neither take, block
+ * nor probe a partner's tid or another user's.
+ *
  * A create first claims its tid with a `pending` row (INSERT ... ON CONFLICT
- * DO NOTHING is the arbiter when creates race), then completes it with the
- * receipt id and the answer it gave. A pending claim older than its lease
- * belongs to a create that died or whose upstream call has an unknown
- * outcome; a retry with the same body may take it over.
+ * DO NOTHING is the arbiter when creates race): the claim is the create's
+ * write-ahead note (rule 8). It is completed with the receipt id and the
+ * answer given. A pending claim holds its tid for a lease; past the lease (or
+ * at once, when the create's outcome is known to be unknown) an identical
+ * retry may take it over, re-send the create and adopt what the upstream
+ * holds, and check-tid stops saying "in progress".
+ *
+ * Every function takes the clock as an argument, so tests can stand on either
+ * side of a lease without waiting.
  */
-import type { RecordKind } from "./receipt-object";
+import type { KindName } from "./lifecycle";
 
 export interface TidRow {
-  tid: string;
-  kind: RecordKind;
   owner: string;
+  tid: string;
+  upstream_tid: string;
+  kind: KindName;
   fingerprint: string;
   status: "pending" | "completed";
   claim_token: string;
@@ -31,37 +42,44 @@ export type Claim =
   | { kind: "in_progress"; retryAfterSeconds: number };
 
 export interface ClaimRequest {
-  tid: string;
-  kind: RecordKind;
   owner: string;
+  tid: string;
+  upstreamTid: string;
+  kind: KindName;
   fingerprint: string;
   leaseMs: number;
 }
 
-export async function claimTid(db: D1Database, req: ClaimRequest): Promise<Claim> {
-  // Two rounds: a row can vanish between our INSERT and SELECT when its create is rejected.
+export async function claimTid(db: D1Database, req: ClaimRequest, now = Date.now()): Promise<Claim> {
+  // Two rounds: a row can vanish between our INSERT and SELECT when its create is refused.
   for (let round = 0; round < 2; round++) {
-    const now = Date.now();
     const token = crypto.randomUUID();
     const inserted = await db
       .prepare(
-        `INSERT INTO tid_index (tid, kind, owner, fingerprint, status, claim_token, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?6) ON CONFLICT (tid) DO NOTHING`,
+        `INSERT INTO tid_index (owner, tid, upstream_tid, kind, fingerprint, status, claim_token, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?7) ON CONFLICT DO NOTHING`,
       )
-      .bind(req.tid, req.kind, req.owner, req.fingerprint, token, now)
+      .bind(req.owner, req.tid, req.upstreamTid, req.kind, req.fingerprint, token, now)
       .run();
     if (inserted.meta.changes === 1) return { kind: "claimed", token, takeover: false };
 
-    const row = await findTid(db, req.tid);
-    if (!row) continue;
-    if (row.owner !== req.owner || row.fingerprint !== req.fingerprint || row.kind !== req.kind) return { kind: "conflict" };
+    const row = await findTid(db, req.owner, req.tid);
+    if (!row) {
+      // The upstream tid is taken by another space's row (only a partner tid equal to a derived one can do that).
+      if (await findByUpstreamTid(db, req.upstreamTid)) return { kind: "conflict" };
+      continue;
+    }
+    if (row.fingerprint !== req.fingerprint || row.kind !== req.kind) return { kind: "conflict" };
     if (row.status === "completed") return { kind: "replay", row };
 
-    const age = now - row.updated_at;
-    if (age < req.leaseMs) return { kind: "in_progress", retryAfterSeconds: Math.max(1, Math.ceil((req.leaseMs - age) / 1000)) };
+    if (!leaseExpired(row, req.leaseMs, now)) {
+      return { kind: "in_progress", retryAfterSeconds: Math.max(1, Math.ceil((row.updated_at + req.leaseMs - now) / 1000)) };
+    }
     const taken = await db
-      .prepare("UPDATE tid_index SET claim_token = ?1, updated_at = ?2 WHERE tid = ?3 AND claim_token = ?4 AND status = 'pending'")
-      .bind(token, now, req.tid, row.claim_token)
+      .prepare(
+        "UPDATE tid_index SET claim_token = ?1, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5 AND status = 'pending'",
+      )
+      .bind(token, now, req.owner, req.tid, row.claim_token)
       .run();
     if (taken.meta.changes === 1) return { kind: "claimed", token, takeover: true };
     return { kind: "in_progress", retryAfterSeconds: 1 };
@@ -69,36 +87,54 @@ export async function claimTid(db: D1Database, req: ClaimRequest): Promise<Claim
   return { kind: "in_progress", retryAfterSeconds: 1 };
 }
 
-export async function completeTid(db: D1Database, tid: string, token: string, receiptId: string, response: unknown): Promise<void> {
+/** A pending claim whose create can no longer be in flight: died, or its outcome is known to be unknown. */
+export function leaseExpired(row: Pick<TidRow, "status" | "updated_at">, leaseMs: number, now: number): boolean {
+  return row.status === "pending" && now - row.updated_at >= leaseMs;
+}
+
+export async function completeTid(
+  db: D1Database,
+  claim: { owner: string; tid: string; token: string },
+  receiptId: string,
+  response: unknown,
+  now = Date.now(),
+): Promise<void> {
   await db
     .prepare(
-      "UPDATE tid_index SET status = 'completed', receipt_id = ?1, response = ?2, updated_at = ?3 WHERE tid = ?4 AND claim_token = ?5",
+      "UPDATE tid_index SET status = 'completed', receipt_id = ?1, response = ?2, updated_at = ?3 WHERE owner = ?4 AND tid = ?5 AND claim_token = ?6",
     )
-    .bind(receiptId, JSON.stringify(response), Date.now(), tid, token)
+    .bind(receiptId, JSON.stringify(response), now, claim.owner, claim.tid, claim.token)
     .run();
 }
 
 /** The upstream refused the create: nothing exists, the tid is free again. */
-export async function releaseTid(db: D1Database, tid: string, token: string): Promise<void> {
-  await db.prepare("DELETE FROM tid_index WHERE tid = ?1 AND claim_token = ?2 AND status = 'pending'").bind(tid, token).run();
+export async function releaseTid(db: D1Database, claim: { owner: string; tid: string; token: string }): Promise<void> {
+  await db
+    .prepare("DELETE FROM tid_index WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3 AND status = 'pending'")
+    .bind(claim.owner, claim.tid, claim.token)
+    .run();
 }
 
 /**
  * The create's outcome is unknown, or it was not fully recorded: keep the
- * claim (pending again if it was completed), but let the next identical
- * retry take it over at once.
+ * claim (pending again if it was completed), with its lease over, so the
+ * next identical retry takes it over at once and check-tid answers 404.
  */
-export async function expireTid(db: D1Database, tid: string, token: string): Promise<void> {
+export async function expireTid(db: D1Database, claim: { owner: string; tid: string; token: string }): Promise<void> {
   await db
     .prepare(
-      "UPDATE tid_index SET status = 'pending', receipt_id = NULL, response = NULL, updated_at = 0 WHERE tid = ?1 AND claim_token = ?2",
+      "UPDATE tid_index SET status = 'pending', receipt_id = NULL, response = NULL, updated_at = 0 WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3",
     )
-    .bind(tid, token)
+    .bind(claim.owner, claim.tid, claim.token)
     .run();
 }
 
-export async function findTid(db: D1Database, tid: string): Promise<TidRow | null> {
-  return db.prepare("SELECT * FROM tid_index WHERE tid = ?1").bind(tid).first<TidRow>();
+export async function findTid(db: D1Database, owner: string, tid: string): Promise<TidRow | null> {
+  return db.prepare("SELECT * FROM tid_index WHERE owner = ?1 AND tid = ?2").bind(owner, tid).first<TidRow>();
+}
+
+async function findByUpstreamTid(db: D1Database, upstreamTid: string): Promise<TidRow | null> {
+  return db.prepare("SELECT * FROM tid_index WHERE upstream_tid = ?1").bind(upstreamTid).first<TidRow>();
 }
 
 function canonical(value: unknown): string {
@@ -112,14 +148,9 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/**
- * A keyed fingerprint of a create request. Keyed (HMAC) because a transfer
- * carries card numbers, and a plain hash of a card number can be reversed by
- * trying every number of the issuer's range.
- */
 const hmacKeys = new Map<string, Promise<CryptoKey>>();
 
-export async function fingerprint(key: string, request: unknown): Promise<string> {
+async function hmac(key: string, message: string): Promise<Uint8Array> {
   let cryptoKey = hmacKeys.get(key);
   if (!cryptoKey) {
     cryptoKey = crypto.subtle.importKey("raw", new TextEncoder().encode(key || "unkeyed"), { name: "HMAC", hash: "SHA-256" }, false, [
@@ -127,6 +158,29 @@ export async function fingerprint(key: string, request: unknown): Promise<string
     ]);
     hmacKeys.set(key, cryptoKey);
   }
-  const mac = await crypto.subtle.sign("HMAC", await cryptoKey, new TextEncoder().encode(canonical(request)));
-  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return new Uint8Array(await crypto.subtle.sign("HMAC", await cryptoKey, new TextEncoder().encode(message)));
+}
+
+const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+/**
+ * A keyed fingerprint of a create request. Keyed (HMAC with TID_SECRET)
+ * because a transfer carries card numbers, and a plain hash of a card number
+ * can be reversed by trying every number of the issuer's range.
+ */
+export async function fingerprint(key: string, request: unknown): Promise<string> {
+  return hex(await hmac(key, `fingerprint\0${canonical(request)}`));
+}
+
+/**
+ * The tid the upstream gets for a caller's tid (rule 9): the partner's as it
+ * is; a user's as a UUID (version 8, RFC 9562) of HMAC(TID_SECRET, user, tid).
+ */
+export async function upstreamTidFor(key: string, owner: string, tid: string): Promise<string> {
+  if (!owner.startsWith("user:")) return tid;
+  const bytes = (await hmac(key, `user-tid\0${owner}\0${tid}`)).slice(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const h = hex(bytes);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }

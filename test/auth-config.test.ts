@@ -31,6 +31,7 @@ async function production(overrides: Record<string, unknown> = {}): Promise<Env>
     SANDBOX: undefined,
     UPSTREAM_BASE_URL: "https://partner-api.test",
     UPSTREAM_API_KEY: "live-upstream-credential",
+    TID_SECRET: "a-random-tid-secret-of-this-deployment-only",
     ...overrides,
   } as unknown as Env;
 }
@@ -91,6 +92,10 @@ describe("a production deployment", () => {
     ["kept the placeholder upstream URL", { UPSTREAM_BASE_URL: "https://partner-api.example.invalid" }, "UPSTREAM_BASE_URL is still the placeholder"],
     ["has no upstream credential", { UPSTREAM_API_KEY: "" }, "UPSTREAM_API_KEY is not set"],
     ["uses the sandbox's upstream credential", { UPSTREAM_API_KEY: "sandbox-upstream-key" }, "UPSTREAM_API_KEY is the sandbox's development key"],
+    ["has no TID_SECRET", { TID_SECRET: "" }, "TID_SECRET is not set"],
+    ["uses the development TID_SECRET", { TID_SECRET: "local-dev-tid-secret" }, "TID_SECRET is the development secret"],
+    ["keys tids with the upstream credential", { TID_SECRET: "live-upstream-credential" }, "TID_SECRET equals UPSTREAM_API_KEY"],
+    ["has a short TID_SECRET", { TID_SECRET: "short" }, "TID_SECRET is shorter than 32 characters"],
     ["lacks a rate limiting binding", { LIMIT_PAY_PER_IP: undefined }, "The rate limiting binding LIMIT_PAY_PER_IP is missing"],
   ];
 

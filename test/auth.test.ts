@@ -9,6 +9,7 @@ import { SignJWT, UnsecuredJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { receiptStub } from "../src/receipt-object";
+import { findTid } from "../src/tid-index";
 import {
   CARD_OK,
   call,
@@ -21,6 +22,8 @@ import {
   PARTNER_KEY,
   receiptRequest,
   sandboxCalls,
+  sandboxReceipt,
+  sandboxTransfer,
   transferRequest,
   userToken,
 } from "./helpers";
@@ -87,7 +90,8 @@ const OPERATIONS: Operation[] = [
   },
   {
     path: "receipt/check-tid",
-    prepare: async (owner) => ({ tid: (await createReceipt({}, { token: owner })).tid }),
+    // The partner names the user whose tid it is (rule 9); the owner may name themself.
+    prepare: async (owner) => ({ tid: (await createReceipt({}, { token: owner })).tid, user: subjectOf(owner) }),
     missing: () => ({ tid: newTid("missing") }),
   },
   { path: "a2c/create", prepare: async () => transferRequest() },
@@ -102,6 +106,9 @@ const OPERATIONS: Operation[] = [
     missing: () => ({ id: missingId() }),
   },
 ];
+
+/** The `sub` of a development JWT. */
+const subjectOf = (token: string): string => JSON.parse(atob(token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/"))).sub;
 
 /** A status, and the error code for a refusal (none: the call works). */
 type Expected = { status: number; code?: string };
@@ -139,9 +146,10 @@ const SCENARIOS: Scenario[] = [
     expected: () => UNAUTHORIZED,
   },
   {
+    // A user's tids are their own (rule 9): the same create by another user makes that user's own receipt.
     name: "another user's token",
     credential: async () => userToken(newUser("other")),
-    expected: (op) => (op.missing ? { status: 404, code: "receipt_not_found" } : { status: 409, code: "tid_conflict" }),
+    expected: (op) => (op.missing ? { status: 404, code: "receipt_not_found" } : { status: 200 }),
   },
   {
     name: "the owner's token",
@@ -194,10 +202,6 @@ describe.each(OPERATIONS)("$path", (op) => {
         const absent = await call(op.path, op.missing(), { token: credential });
         expect(await refusalBody(res)).toEqual(await refusalBody(absent));
       }
-      if (expected.code === "tid_conflict") {
-        expect(Object.keys(error).sort()).toEqual(["code", "message", "request_id"]);
-        expect(await sandboxCalls()).toEqual(before);
-      }
     },
   );
 });
@@ -237,33 +241,42 @@ describe("ownership", () => {
     expect((await expectStatus(call("receipt/check-tid", { tid: receipt.tid }, { token: owner }), 200)).id).toBe(receipt.id);
   });
 
-  it("a create replayed by another caller is tid_conflict and reveals nothing of the first receipt", async () => {
-    const owner = await userToken(newUser());
+  it("a user's tid is their own: the same tid by another user or the partner is another receipt, and the upstream never sees the user's tid", async () => {
+    const ownerSub = newUser();
+    const owner = await userToken(ownerSub);
     const request = receiptRequest();
-    const receipt = await createReceipt(request, { token: owner });
+    const mine = await createReceipt(request, { token: owner });
+    expect(mine.tid).toBe(request.tid);
 
-    for (const token of [await userToken(newUser()), PARTNER_KEY]) {
-      const before = await sandboxCalls();
-      const res = await call("receipt/create", request, { token });
-      expect(res.headers.get("idempotent-replayed")).toBeNull();
-      const error = await expectError(res, 409, "tid_conflict");
-      expect(Object.keys(error).sort()).toEqual(["code", "message", "request_id"]);
-      expect(JSON.stringify(error)).not.toContain(receipt.id);
-      expect(await sandboxCalls()).toEqual(before);
-    }
-    // The owner's own identical retry still replays.
+    const sentUpstream = async (id: string) => (await sandboxReceipt(id)).tid;
+    const derived = await sentUpstream(mine.id);
+    expect(derived).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(derived).not.toContain(request.tid);
+
+    const theirs = await createReceipt(request, { token: await userToken(newUser()) });
+    const partners = await createReceipt(request);
+    expect(new Set([mine.id, theirs.id, partners.id]).size).toBe(3);
+    expect([theirs.tid, partners.tid]).toEqual([request.tid, request.tid]);
+    expect(await sentUpstream(partners.id), "the partner's tid goes upstream unchanged").toBe(request.tid);
+    expect(await sentUpstream(theirs.id)).not.toBe(derived);
+
+    // The owner's own identical retry still replays; the partner reads the user's receipt by naming the user.
     const retry = await call("receipt/create", request, { token: owner });
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
-    expect((await expectStatus(retry, 200)).id).toBe(receipt.id);
+    expect((await expectStatus(retry, 200)).id).toBe(mine.id);
+    expect((await expectStatus(call("receipt/check-tid", { tid: request.tid, user: ownerSub }), 200)).id).toBe(mine.id);
+    expect((await expectStatus(call("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(partners.id);
+    // Naming another user is, for a user, an unknown tid.
+    await expectError(call("receipt/check-tid", { tid: request.tid, user: ownerSub }, { token: await userToken(newUser()) }), 404, "receipt_not_found");
   });
 
-  it("a transfer tid replayed by another user is tid_conflict too", async () => {
-    const owner = await userToken(newUser());
+  it("a partner's tid taken first by a user does not block the partner's create", async () => {
     const request = transferRequest();
-    await createTransfer(owner, request);
-    const before = await sandboxCalls();
-    await expectError(call("a2c/create", request, { token: await userToken(newUser()) }), 409, "tid_conflict");
-    expect(await sandboxCalls()).toEqual(before);
+    await createTransfer(await userToken(newUser()), request);
+    const partners = await expectStatus(call("a2c/create", request), 200);
+    expect(partners.tid).toBe(request.tid);
+    const upstream = await sandboxTransfer(partners.receipt_id);
+    expect(upstream.tId ?? upstream.tid, "the partner's tid goes upstream unchanged").toBe(request.tid);
   });
 
   it("records the owner in the receipt's Durable Object and in the tid index", async () => {
@@ -274,15 +287,18 @@ describe("ownership", () => {
 
     const ownerIn = (kind: "receipt" | "transfer", id: string) =>
       runInDurableObject(receiptStub(env, kind, id), (_instance, state) => state.storage.sql.exec("SELECT owner FROM record").one().owner);
-    const indexed = (tid: string) =>
-      env.DB.prepare("SELECT owner, kind, receipt_id FROM tid_index WHERE tid = ?").bind(tid).first();
+    const indexed = async (owner: string, tid: string) => {
+      const row = await findTid(env.DB, owner, tid);
+      return row && { owner: row.owner, kind: row.kind, receipt_id: row.receipt_id };
+    };
 
     expect(await ownerIn("receipt", receipt.id)).toBe(`user:${user}`);
     expect(await ownerIn("receipt", partnerReceipt.id)).toBe("partner:partner");
     expect(await ownerIn("transfer", transfer.receipt_id)).toBe(`user:${user}`);
-    expect(await indexed(receipt.tid)).toEqual({ owner: `user:${user}`, kind: "receipt", receipt_id: receipt.id });
-    expect(await indexed(partnerReceipt.tid)).toEqual({ owner: "partner:partner", kind: "receipt", receipt_id: partnerReceipt.id });
-    expect(await indexed(transfer.tid)).toEqual({ owner: `user:${user}`, kind: "transfer", receipt_id: transfer.receipt_id });
+    expect(await indexed(`user:${user}`, receipt.tid)).toEqual({ owner: `user:${user}`, kind: "receipt", receipt_id: receipt.id });
+    expect(await indexed("partner:partner", partnerReceipt.tid)).toEqual({ owner: "partner:partner", kind: "receipt", receipt_id: partnerReceipt.id });
+    expect(await indexed(`user:${user}`, transfer.tid)).toEqual({ owner: `user:${user}`, kind: "transfer", receipt_id: transfer.receipt_id });
+    expect(await indexed("partner:partner", receipt.tid), "a user's tid is not in the partner's space").toBeNull();
   });
 
   it("the partner acts on every user's receipts", async () => {

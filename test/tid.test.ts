@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
-import { fingerprint } from "../src/tid-index";
 import { describe, expect, it } from "vitest";
+import { leaseMs } from "../src/creation";
+import { claimTid, completeTid, expireTid, findTid, fingerprint, leaseExpired, releaseTid, upstreamTidFor } from "../src/tid-index";
 import { call, expectError, expectStatus, newTid, receiptRequest, sandboxCalls } from "./helpers";
 
 const createCalls = async (tid: string) => (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === tid).length;
@@ -58,8 +59,8 @@ describe("tid uniqueness", () => {
     }
     expect(await createCalls(request.tid)).toBe(1);
 
-    const row = await env.DB.prepare("SELECT status, receipt_id FROM tid_index WHERE tid = ?").bind(request.tid).first();
-    expect(row).toEqual({ status: "completed", receipt_id: receiptId });
+    const row = await findTid(env.DB, PARTNER, request.tid);
+    expect(row).toMatchObject({ status: "completed", receipt_id: receiptId });
   });
 
   it("a create the upstream refused frees its tid for a corrected request", async () => {
@@ -69,15 +70,15 @@ describe("tid uniqueness", () => {
     expect(created.tid).toBe(tid);
   });
 
-  it("keeps the request only as a fingerprint keyed with the deployment's secret", async () => {
+  it("keeps the request only as a fingerprint keyed with TID_SECRET, not the upstream credential", async () => {
     const request = receiptRequest();
     await expectStatus(call("receipt/create", request), 200);
-    const row = await env.DB.prepare("SELECT * FROM tid_index WHERE tid = ?").bind(request.tid).first<Record<string, unknown>>();
+    const row = await findTid(env.DB, PARTNER, request.tid);
     const validated = { kind: "receipt", request: { ...request, is_hold: false, currency: 860 } };
-    expect(row?.fingerprint).toBe(await fingerprint(env.UPSTREAM_API_KEY, validated));
-    expect(row?.fingerprint).not.toBe(await fingerprint("another-deployment", validated));
+    expect(row?.fingerprint).toBe(await fingerprint(env.TID_SECRET, validated));
+    expect(row?.fingerprint).not.toBe(await fingerprint(env.UPSTREAM_API_KEY, validated));
     expect(Object.keys(row ?? {}).sort()).toEqual(
-      ["claim_token", "created_at", "fingerprint", "kind", "owner", "receipt_id", "response", "status", "tid", "updated_at"].sort(),
+      ["claim_token", "created_at", "fingerprint", "kind", "owner", "receipt_id", "response", "status", "tid", "upstream_tid", "updated_at"].sort(),
     );
   });
 
@@ -90,13 +91,10 @@ describe("tid uniqueness", () => {
       body: JSON.stringify(request),
     });
     const lost = (await upstream.json()) as any;
-    // ...and the gateway kept only its claim, released for an immediate takeover.
-    const fp = await fingerprint(env.UPSTREAM_API_KEY, { kind: "receipt", request });
-    await env.DB.prepare(
-      "INSERT INTO tid_index (tid, kind, owner, fingerprint, status, claim_token, created_at, updated_at) VALUES (?, 'receipt', 'partner:partner', ?, 'pending', 'lost-attempt', 0, 0)",
-    )
-      .bind(request.tid, fp)
-      .run();
+    // ...and the gateway kept only its claim, then learnt the outcome was unknown.
+    const claim = await claimTid(env.DB, await claimRequest(request));
+    if (claim.kind !== "claimed") throw new Error(claim.kind);
+    await expireTid(env.DB, { owner: PARTNER, tid: request.tid, token: claim.token });
 
     const adopted = await expectStatus(call("receipt/create", request), 200);
     expect(adopted.id).toBe(lost.id);
@@ -107,16 +105,98 @@ describe("tid uniqueness", () => {
   });
 
   it("a pending claim of another request is a conflict, and of the same one tid_in_progress with Retry-After", async () => {
-    const request = receiptRequest();
-    await env.DB.prepare(
-      "INSERT INTO tid_index (tid, kind, owner, fingerprint, status, claim_token, created_at, updated_at) VALUES (?, 'receipt', 'partner:partner', ?, 'pending', 'in-flight', ?, ?)",
-    )
-      .bind(request.tid, await fingerprint(env.UPSTREAM_API_KEY, { kind: "receipt", request: { ...request, is_hold: false, currency: 860 } }), Date.now(), Date.now())
-      .run();
+    const request = { ...receiptRequest(), is_hold: false, currency: 860 };
+    expect((await claimTid(env.DB, await claimRequest(request))).kind).toBe("claimed");
     const res = await call("receipt/create", request);
     await expectError(res.clone(), 409, "tid_in_progress");
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    await expectError(call("receipt/check-tid", { tid: request.tid }), 409, "tid_in_progress");
     await expectError(call("receipt/create", { ...request, amount: 999_999 }), 409, "tid_conflict");
     expect(await createCalls(request.tid)).toBe(0);
+  });
+
+  it("a create whose claim outlived its lease: check-tid answers 404 saying so, never an endless tid_in_progress", async () => {
+    const request = { ...receiptRequest(), is_hold: false, currency: 860 };
+    // A create that died mid-flight (the gateway restarted) left its claim, one lease ago.
+    const lease = leaseMs(Number(env.UPSTREAM_TIMEOUT_MS));
+    expect(lease).toBeLessThanOrEqual(5 * 60_000);
+    const claim = await claimTid(env.DB, await claimRequest(request), Date.now() - lease - 1);
+    expect(claim.kind).toBe("claimed");
+    const error = await expectError(call("receipt/check-tid", { tid: request.tid }), 404, "receipt_not_found");
+    expect(error.message).toMatch(/did not finish.*Retry that create with the same body/);
+    // The identical retry takes the claim over and creates it.
+    const created = await expectStatus(call("receipt/create", request), 200);
+    expect((await expectStatus(call("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(created.id);
+    expect(await createCalls(request.tid)).toBe(1);
+  });
+});
+
+const PARTNER = "partner:partner";
+
+async function claimRequest(request: { tid: string }, owner = PARTNER) {
+  return {
+    owner,
+    tid: request.tid,
+    upstreamTid: await upstreamTidFor(env.TID_SECRET, owner, request.tid),
+    kind: "receipt" as const,
+    fingerprint: await fingerprint(env.TID_SECRET, { kind: "receipt", request }),
+    leaseMs: 30_000,
+  };
+}
+
+describe("the tid index, called directly", () => {
+  it("claim, then a racing claim is in progress, completion replays, a changed body conflicts", async () => {
+    const request = { tid: newTid("unit") };
+    const first = await claimTid(env.DB, await claimRequest(request));
+    if (first.kind !== "claimed") throw new Error(first.kind);
+    expect(first.takeover).toBe(false);
+    expect(await claimTid(env.DB, await claimRequest(request))).toMatchObject({ kind: "in_progress" });
+    await completeTid(env.DB, { owner: PARTNER, tid: request.tid, token: first.token }, "r-1", { id: "r-1" });
+    const replay = await claimTid(env.DB, await claimRequest(request));
+    expect(replay).toMatchObject({ kind: "replay", row: { receipt_id: "r-1", status: "completed", response: '{"id":"r-1"}' } });
+    expect(await claimTid(env.DB, { ...(await claimRequest(request)), fingerprint: "another" })).toEqual({ kind: "conflict" });
+  });
+
+  it("a claim is taken over only after its lease, and only by the same request", async () => {
+    const request = { tid: newTid("unit") };
+    const t0 = Date.now();
+    const first = await claimTid(env.DB, await claimRequest(request), t0);
+    if (first.kind !== "claimed") throw new Error(first.kind);
+    const justInside = await claimTid(env.DB, await claimRequest(request), t0 + 30_000 - 1);
+    expect(justInside).toEqual({ kind: "in_progress", retryAfterSeconds: 1 });
+    expect(await claimTid(env.DB, { ...(await claimRequest(request)), fingerprint: "another" }, t0 + 30_000)).toEqual({ kind: "conflict" });
+    const after = await claimTid(env.DB, await claimRequest(request), t0 + 30_000);
+    expect(after).toMatchObject({ kind: "claimed", takeover: true });
+    // The first claimant's token no longer completes anything.
+    await completeTid(env.DB, { owner: PARTNER, tid: request.tid, token: first.token }, "stale", {});
+    expect((await findTid(env.DB, PARTNER, request.tid))?.status).toBe("pending");
+  });
+
+  it("release frees a tid; expire keeps it but ends its lease at once", async () => {
+    const released = { tid: newTid("unit") };
+    const a = await claimTid(env.DB, await claimRequest(released));
+    if (a.kind !== "claimed") throw new Error(a.kind);
+    await releaseTid(env.DB, { owner: PARTNER, tid: released.tid, token: a.token });
+    expect(await findTid(env.DB, PARTNER, released.tid)).toBeNull();
+
+    const expired = { tid: newTid("unit") };
+    const b = await claimTid(env.DB, await claimRequest(expired));
+    if (b.kind !== "claimed") throw new Error(b.kind);
+    await expireTid(env.DB, { owner: PARTNER, tid: expired.tid, token: b.token });
+    const row = await findTid(env.DB, PARTNER, expired.tid);
+    expect(row && leaseExpired(row, 30_000, Date.now())).toBe(true);
+  });
+
+  it("the same tid in two spaces is two claims; a user's upstream tid is a UUID nobody else derives", async () => {
+    const tid = newTid("unit");
+    const alice = await upstreamTidFor(env.TID_SECRET, "user:alice", tid);
+    expect(alice).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(await upstreamTidFor(env.TID_SECRET, "user:alice", tid)).toBe(alice);
+    expect(await upstreamTidFor(env.TID_SECRET, "user:bob", tid)).not.toBe(alice);
+    expect(await upstreamTidFor("another-deployment-secret-0123456789", "user:alice", tid)).not.toBe(alice);
+    expect(await upstreamTidFor(env.TID_SECRET, PARTNER, tid)).toBe(tid);
+    for (const owner of [PARTNER, "user:alice", "user:bob"]) {
+      expect((await claimTid(env.DB, await claimRequest({ tid }, owner))).kind).toBe("claimed");
+    }
   });
 });

@@ -4,12 +4,13 @@
  * business rule of its own.
  */
 import { Hono } from "hono";
-import { mayAccess } from "../caller";
+import { ownerOf } from "../caller";
 import { readConfig } from "../config";
-import { createOnce } from "../creation";
-import { ApiError, unwrap } from "../errors";
+import { createOnce, leaseMs } from "../creation";
+import { ApiError } from "../errors";
 import { jsonBody } from "../http";
 import { documented } from "../openapi";
+import { RECEIPT } from "../kinds";
 import { receiptStub } from "../receipt-object";
 import {
   AnonymousAuthorizeRequest,
@@ -24,9 +25,9 @@ import {
   ReceiptIdRequest,
   ReducedReceipt,
 } from "../schemas";
-import { findTid } from "../tid-index";
+import { findTid, leaseExpired } from "../tid-index";
 import type { GatewayEnv } from "../types";
-import { op, sendJson } from "./operation";
+import { op, sendFromRecord } from "./operation";
 
 const tags = ["Receipts"];
 
@@ -52,13 +53,7 @@ export const receipts = new Hono<GatewayEnv>()
       if (input.is_hold && !config.holdEnabled) {
         throw new ApiError("hold_not_enabled", "The hold function is not enabled in this deployment.");
       }
-      const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, {
-        kind: "receipt",
-        tid: input.tid,
-        request: input,
-        send: (upstream) => upstream.createReceipt(input),
-        idOf: (receipt) => receipt.id,
-        isSameRequest: (receipt) => receipt.amount === input.amount && receipt.merchant.merchant_id === input.merchant_id,
+      const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, RECEIPT, input, {
         isHold: input.is_hold,
         qrMerchant: config.qrMerchantIds.has(input.merchant_id),
       });
@@ -80,7 +75,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(AuthorizeRequest),
     async (c) => {
       const { id, card } = c.req.valid("json");
-      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).authorize({ ...op(c), card })));
+      return sendFromRecord(c, () => receiptStub(c.env, "receipt", id).authorize({ ...op(c), card }));
     },
   )
   .post(
@@ -96,7 +91,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(AnonymousAuthorizeRequest),
     async (c) => {
       const { id, card } = c.req.valid("json");
-      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).authorize({ ...op(c), card })));
+      return sendFromRecord(c, () => receiptStub(c.env, "receipt", id).authorize({ ...op(c), card }));
     },
   )
   .post(
@@ -113,7 +108,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(PayRequest),
     async (c) => {
       const { id, card, otp } = c.req.valid("json");
-      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).pay({ ...op(c), card, otp })));
+      return sendFromRecord(c, () => receiptStub(c.env, "receipt", id).pay({ ...op(c), card, otp }));
     },
   )
   .post(
@@ -130,7 +125,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(AnonymousPayRequest),
     async (c) => {
       const { id, card, otp } = c.req.valid("json");
-      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).pay({ ...op(c), card, otp })));
+      return sendFromRecord(c, () => receiptStub(c.env, "receipt", id).pay({ ...op(c), card, otp }));
     },
   )
   .post(
@@ -147,8 +142,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(ReceiptIdRequest),
     async (c) => {
       const { id } = c.req.valid("json");
-      const holdEnabled = readConfig(c.env).holdEnabled;
-      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).holdConfirm({ ...op(c), holdEnabled })));
+      return sendFromRecord(c, () => receiptStub(c.env, "receipt", id).holdConfirm(op(c)));
     },
   )
   .post(
@@ -165,7 +159,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(CancelRequest),
     async (c) => {
       const { id, reason, cancelledBy } = c.req.valid("json");
-      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).cancel({ ...op(c), reason, cancelledBy })));
+      return sendFromRecord(c, () => receiptStub(c.env, "receipt", id).cancel({ ...op(c), reason, cancelledBy }));
     },
   )
   .post(
@@ -180,7 +174,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(ReceiptIdRequest),
     async (c) => {
       const { id } = c.req.valid("json");
-      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", id).check(op(c))));
+      return sendFromRecord(c, () => receiptStub(c.env, "receipt", id).check(op(c)));
     },
   )
   .post(
@@ -195,14 +189,24 @@ export const receipts = new Hono<GatewayEnv>()
     }),
     jsonBody(CheckTidRequest),
     async (c) => {
-      const { tid } = c.req.valid("json");
-      const row = await findTid(c.env.DB, tid);
-      if (!row || row.kind !== "receipt" || !mayAccess(c.var.caller, row.owner)) {
-        throw new ApiError("receipt_not_found", "No such receipt.");
-      }
+      const { tid, user } = c.req.valid("json");
+      const caller = c.var.caller;
+      const notFound = new ApiError("receipt_not_found", "No receipt was created with this tid.");
+      // A tid is looked up in one space: the caller's own, or (partner only) the named user's.
+      // A user naming another user learns what an unknown tid tells: nothing.
+      if (user !== undefined && caller.kind !== "partner" && user !== caller.id) throw notFound;
+      const owner = user !== undefined ? ownerOf({ kind: "user", id: user }) : ownerOf(caller);
+      const row = await findTid(c.env.DB, owner, tid);
+      if (!row || row.kind !== "receipt") throw notFound;
       if (!row.receipt_id) {
+        if (leaseExpired(row, leaseMs(readConfig(c.env).upstreamTimeoutMs), Date.now())) {
+          throw new ApiError(
+            "receipt_not_found",
+            "The create with this tid did not finish and its outcome is unknown. Retry that create with the same body: it adopts the receipt if the payment service made one.",
+          );
+        }
         throw new ApiError("tid_in_progress", "The create with this tid is still in flight.", { retry_after: 1 });
       }
-      return sendJson(c, unwrap(await receiptStub(c.env, "receipt", row.receipt_id).check(op(c))));
+      return sendFromRecord(c, () => receiptStub(c.env, "receipt", row.receipt_id!).check(op(c)));
     },
   );

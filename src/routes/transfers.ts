@@ -4,14 +4,13 @@
  */
 import { Hono } from "hono";
 import { createOnce } from "../creation";
-import { unwrap } from "../errors";
 import { jsonBody } from "../http";
 import { documented } from "../openapi";
+import { TRANSFER } from "../kinds";
 import { receiptStub } from "../receipt-object";
-import { maskPan } from "../redact";
 import { CreateTransferRequest, ReceiptIdRequest, TransferPayRequest, TransferReceipt } from "../schemas";
 import type { GatewayEnv } from "../types";
-import { op, sendJson } from "./operation";
+import { op, sendFromRecord } from "./operation";
 
 const tags = ["Transfers (a2c)"];
 
@@ -34,14 +33,7 @@ export const transfers = new Hono<GatewayEnv>()
     async (c) => {
       const { tId, ...rest } = c.req.valid("json");
       const input = { ...rest, tid: (rest.tid ?? tId) as string };
-      const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, {
-        kind: "transfer",
-        tid: input.tid,
-        request: input,
-        send: (upstream) => upstream.createTransfer(input),
-        idOf: (transfer) => transfer.receipt_id,
-        isSameRequest: (transfer) =>
-          transfer.receiver.amount === input.amount && transfer.receiver.masked_pan === maskPan(input.receiver_card),
+      const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, TRANSFER, input, {
         isHold: false,
         qrMerchant: false,
       });
@@ -63,7 +55,7 @@ export const transfers = new Hono<GatewayEnv>()
     jsonBody(TransferPayRequest),
     async (c) => {
       const { id, otp } = c.req.valid("json");
-      return sendJson(c, unwrap(await receiptStub(c.env, "transfer", id).payTransfer({ ...op(c), otp })));
+      return sendFromRecord(c, () => receiptStub(c.env, "transfer", id).payTransfer({ ...op(c), otp }));
     },
   )
   .post(
@@ -78,6 +70,6 @@ export const transfers = new Hono<GatewayEnv>()
     jsonBody(ReceiptIdRequest),
     async (c) => {
       const { id } = c.req.valid("json");
-      return sendJson(c, unwrap(await receiptStub(c.env, "transfer", id).check(op(c))));
+      return sendFromRecord(c, () => receiptStub(c.env, "transfer", id).check(op(c)));
     },
   );

@@ -6,7 +6,7 @@
  */
 import { readConfig } from "../config";
 import type { Failure } from "../errors";
-import { log } from "../redact";
+import { log, redact } from "../redact";
 import type {
   AuthorizeBody,
   CreateReceiptInput,
@@ -16,24 +16,23 @@ import type {
   TokenCardInput,
   TransferBody,
 } from "../schemas";
-import {
-  isReceiptLike,
-  isTransferLike,
-  normalizeAuthorize,
-  normalizeReceipt,
-  normalizeReducedReceipt,
-  normalizeTransfer,
-} from "./normalize";
+import { normalizeAuthorize, normalizeReceipt, normalizeReducedReceipt, normalizeTransfer } from "./normalize";
 
 /**
- * How a call ended, beyond success. `unknown` means the upstream may or may
- * not have acted (timeout, 5xx, broken answer): callers that move money must
- * reconcile before they try again.
+ * How a call ended, beyond success:
+ * - `rejected`: the upstream answered that it did nothing (a refusal, or
+ *   429/503 busy);
+ * - `unknown`: the upstream may or may not have acted (timeout, connection
+ *   lost, 5xx, an answer the gateway cannot read): whoever moves money must
+ *   reconcile before trying again.
+ * `judged` says whether an OTP in the request was looked at by the upstream:
+ * false for busy, OTP_EXPIRED and a refused credential (rule 2: no guess).
  */
 export type UpstreamFailure = {
   ok: false;
   failure: Failure;
   outcome: "rejected" | "unknown";
+  judged: boolean;
   /** The upstream's own code, e.g. OTP_INVALID. */
   upstreamCode?: string;
   /** The record as the upstream says it stands after the failure, if it said. */
@@ -60,7 +59,7 @@ const ERROR_MAP: Record<string, Mapping> = {
     details: [{ path: "rate_id", message: "unknown rate_id" }],
   },
   TID_DUPLICATE: { code: "tid_conflict", message: "This tid is already used at the payment service." },
-  AMOUNT_OUT_OF_RANGE: { code: "amount_out_of_range", message: "The amount is outside the merchant's limits." },
+  AMOUNT_OUT_OF_RANGE: { code: "amount_out_of_range", message: "The amount is outside the merchant's limits (min_amount, max_amount)." },
   OTP_REQUIRED: { code: "otp_required", message: "This payment needs the OTP sent by authorize." },
   OTP_INVALID: { code: "otp_invalid", message: "The OTP is wrong." },
   OTP_ATTEMPTS_EXCEEDED: {
@@ -80,7 +79,22 @@ const ERROR_MAP: Record<string, Mapping> = {
   },
   CARD_DECLINED: { code: "card_declined", decline_reason: "declined", message: "Card declined." },
   OTP_RESEND_TOO_SOON: { code: "otp_resend_too_soon", message: "Wait before asking for another OTP." },
+  OTP_EXPIRED: {
+    code: "otp_expired",
+    message: "No OTP was sent for this receipt, or it expired: call authorize again. This did not count as a guess.",
+  },
+  CANCEL_ACCESS_DENIED: {
+    code: "forbidden",
+    message:
+      "The payment service does not let this partner cancel receipts: ask the payment service's support to cancel it, giving the receipt id and the reason.",
+  },
 };
+
+/** Upstream codes that say an OTP in the request was never judged (rule 2). */
+const NOT_JUDGED = new Set(["OTP_EXPIRED", "UNAUTHORIZED", "BUSY", "VALIDATION_ERROR", "RECEIPT_NOT_FOUND", "RECEIPT_CANCELLED", "RECEIPT_ALREADY_PAID"]);
+
+/** Longest upstream message quoted back in upstream_refused. */
+const MAX_UPSTREAM_MESSAGE = 200;
 
 export class UpstreamClient {
   readonly #env: Env;
@@ -94,7 +108,7 @@ export class UpstreamClient {
   // --- receipts -------------------------------------------------------------
 
   createReceipt(input: CreateReceiptInput): Promise<UpstreamResult<ReceiptBody>> {
-    return this.#call("receipt/create", input, receiptOf);
+    return this.#call("receipt/create", input, normalizeReceipt);
   }
 
   authorize(id: string, card: TokenCardInput | NumberCardInput): Promise<UpstreamResult<AuthorizeBody>> {
@@ -103,25 +117,23 @@ export class UpstreamClient {
   }
 
   pay(id: string, card: TokenCardInput, otp: string | undefined): Promise<UpstreamResult<ReceiptBody>> {
-    return this.#call("receipt/pay", { id, card, ...(otp === undefined ? {} : { otp }) }, receiptOf);
+    return this.#call("receipt/pay", { id, card, ...(otp === undefined ? {} : { otp }) }, (raw) => sameId(normalizeReceipt(raw), id));
   }
 
   anonymousPay(id: string, card: NumberCardInput, otp: string): Promise<UpstreamResult<ReducedReceiptBody>> {
-    return this.#call("receipt/anonymous/pay", { id, card, otp }, (raw) =>
-      isReceiptLike(raw) ? normalizeReducedReceipt(raw) : undefined,
-    );
+    return this.#call("receipt/anonymous/pay", { id, card, otp }, (raw) => sameId(normalizeReducedReceipt(raw), id));
   }
 
   holdConfirm(id: string): Promise<UpstreamResult<ReceiptBody>> {
-    return this.#call("receipt/hold-confirm", { id }, receiptOf);
+    return this.#call("receipt/hold-confirm", { id }, (raw) => sameId(normalizeReceipt(raw), id));
   }
 
   cancel(id: string, reason?: string, cancelledBy?: string): Promise<UpstreamResult<ReceiptBody>> {
-    return this.#call("receipt/cancel", { id, reason, cancelledBy }, receiptOf);
+    return this.#call("receipt/cancel", { id, reason, cancelledBy }, (raw) => sameId(normalizeReceipt(raw), id));
   }
 
   checkId(id: string): Promise<UpstreamResult<ReceiptBody>> {
-    return this.#call("receipt/check-id", { id }, receiptOf);
+    return this.#call("receipt/check-id", { id }, (raw) => sameId(normalizeReceipt(raw), id));
   }
 
   // --- transfers ------------------------------------------------------------
@@ -133,20 +145,20 @@ export class UpstreamClient {
     receiver_card: string;
     token: string;
   }): Promise<UpstreamResult<TransferBody>> {
-    return this.#call("a2c/create", input, transferOf);
+    return this.#call("a2c/create", input, normalizeTransfer);
   }
 
   payTransfer(id: string, otp: string | undefined): Promise<UpstreamResult<TransferBody>> {
-    return this.#call("a2c/pay", { id, ...(otp === undefined ? {} : { otp }) }, transferOf);
+    return this.#call("a2c/pay", { id, ...(otp === undefined ? {} : { otp }) }, (raw) => sameTransfer(normalizeTransfer(raw), id));
   }
 
   getTransfer(id: string): Promise<UpstreamResult<TransferBody>> {
-    return this.#call("a2c/get-by-id", { id }, transferOf);
+    return this.#call("a2c/get-by-id", { id }, (raw) => sameTransfer(normalizeTransfer(raw), id));
   }
 
   // --- transport ------------------------------------------------------------
 
-  async #call<T>(path: string, body: unknown, parse: (raw: Record<string, unknown>) => T | undefined): Promise<UpstreamResult<T>> {
+  async #call<T>(path: string, body: unknown, parse: (raw: unknown) => T | undefined): Promise<UpstreamResult<T>> {
     const config = readConfig(this.#env);
     const started = Date.now();
     const request = new Request(`${config.upstreamBaseUrl}/api/v1/partner/${path}`, {
@@ -171,26 +183,79 @@ export class UpstreamClient {
       this.#log(path, started, timedOut ? "timeout" : "network_error");
       return timedOut
         ? unknownOutcome("upstream_timeout", "The payment service did not answer in time.")
-        : unknownOutcome("upstream_error", "The payment service could not be reached.");
+        : unknownOutcome("upstream_error", "The payment service could not be reached, or the connection broke.");
     }
 
     if (response.ok) {
-      const value = typeof raw === "object" && raw !== null ? parse(raw as Record<string, unknown>) : undefined;
-      this.#log(path, started, value === undefined ? "malformed" : "ok", response.status);
+      const value = parse(raw);
+      this.#log(path, started, value === undefined ? "unreadable" : "ok", response.status);
       if (value === undefined) return unknownOutcome("upstream_error", "The payment service sent an answer the gateway cannot read.");
       return { ok: true, value };
     }
 
-    const envelope = (raw ?? {}) as { error?: { code?: unknown; message?: unknown }; attempts_left?: unknown; receipt?: unknown; transfer?: unknown };
+    const envelope = (typeof raw === "object" && raw !== null ? raw : {}) as {
+      error?: { code?: unknown; message?: unknown };
+      attempts_left?: unknown;
+      min_amount?: unknown;
+      max_amount?: unknown;
+      receipt?: unknown;
+      transfer?: unknown;
+    };
     const upstreamCode = typeof envelope.error?.code === "string" ? envelope.error.code : `HTTP_${response.status}`;
     this.#log(path, started, upstreamCode, response.status);
+    const after = {
+      ...(envelope.receipt !== undefined && normalizeReceipt(envelope.receipt) ? { receipt: normalizeReceipt(envelope.receipt) } : {}),
+      ...(envelope.transfer !== undefined && normalizeTransfer(envelope.transfer) ? { transfer: normalizeTransfer(envelope.transfer) } : {}),
+    };
 
-    const mapping = response.status < 500 ? ERROR_MAP[upstreamCode] : undefined;
-    if (!mapping) {
-      // 5xx or a code we do not know: the upstream may have acted; never guess.
+    if (response.status === 429 || response.status === 503) {
+      // Busy or down: it says it did nothing, and judged no OTP.
+      const retryAfter = Number(response.headers.get("retry-after"));
+      return {
+        ok: false,
+        outcome: "rejected",
+        judged: false,
+        upstreamCode,
+        failure: {
+          code: "upstream_unavailable",
+          message: "The payment service is busy or down and did nothing; retry after the time given.",
+          upstream_code: upstreamCode,
+          retry_after: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 1,
+        },
+      };
+    }
+    if (response.status >= 500) {
+      // It may have acted before failing: never guess.
       const failure = unknownOutcome("upstream_error", "The payment service failed to handle the request.");
       failure.failure.upstream_code = upstreamCode;
       return failure;
+    }
+    if (response.status === 401 || upstreamCode === "UNAUTHORIZED") {
+      return {
+        ok: false,
+        outcome: "rejected",
+        judged: false,
+        upstreamCode,
+        failure: { code: "upstream_error", message: "The payment service refused the gateway's own credential.", upstream_code: upstreamCode },
+      };
+    }
+
+    const mapping = ERROR_MAP[upstreamCode];
+    if (!mapping) {
+      // A refusal the gateway does not know: nothing happened, say what the upstream said.
+      const said = typeof envelope.error?.message === "string" ? String(redact(envelope.error.message)).slice(0, MAX_UPSTREAM_MESSAGE) : "";
+      return {
+        ok: false,
+        outcome: "rejected",
+        judged: false,
+        upstreamCode,
+        failure: {
+          code: "upstream_refused",
+          message: `The payment service refused the request with ${upstreamCode}${said ? `: ${said}` : ""}. Nothing was done.`,
+          upstream_code: upstreamCode,
+        },
+        ...after,
+      };
     }
 
     const { message, ...rest } = mapping;
@@ -201,14 +266,11 @@ export class UpstreamClient {
     };
     if (failure.code === "otp_invalid" && typeof envelope.attempts_left === "number") failure.attempts_left = envelope.attempts_left;
     if (failure.code === "otp_resend_too_soon") failure.retry_after = Number(response.headers.get("retry-after")) || 1;
-    return {
-      ok: false,
-      outcome: "rejected",
-      failure,
-      upstreamCode,
-      ...(isReceiptLike(envelope.receipt) ? { receipt: normalizeReceipt(envelope.receipt) } : {}),
-      ...(isTransferLike(envelope.transfer) ? { transfer: normalizeTransfer(envelope.transfer) } : {}),
-    };
+    if (failure.code === "amount_out_of_range") {
+      if (typeof envelope.min_amount === "number") failure.min_amount = envelope.min_amount;
+      if (typeof envelope.max_amount === "number") failure.max_amount = envelope.max_amount;
+    }
+    return { ok: false, outcome: "rejected", judged: !NOT_JUDGED.has(upstreamCode), failure, upstreamCode, ...after };
   }
 
   #log(path: string, started: number, outcome: string, status?: number): void {
@@ -222,9 +284,10 @@ export class UpstreamClient {
   }
 }
 
-const receiptOf = (raw: Record<string, unknown>) => (isReceiptLike(raw) ? normalizeReceipt(raw) : undefined);
-const transferOf = (raw: Record<string, unknown>) => (isTransferLike(raw) ? normalizeTransfer(raw) : undefined);
+/** An answer about another record than the one asked for is unreadable too. */
+const sameId = <T extends { id: string }>(body: T | undefined, id: string) => (body?.id === id ? body : undefined);
+const sameTransfer = (body: TransferBody | undefined, id: string) => (body?.receipt_id === id ? body : undefined);
 
 function unknownOutcome(code: "upstream_error" | "upstream_timeout", message: string): UpstreamFailure & { failure: Failure } {
-  return { ok: false, outcome: "unknown", failure: { code, message } };
+  return { ok: false, outcome: "unknown", judged: true, failure: { code, message } };
 }

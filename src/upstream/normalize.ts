@@ -4,7 +4,15 @@
  * beside milliseconds, and a sender card token inside transfer bodies. The
  * gateway answers in one spelling, and copies only the fields the contract
  * names, so nothing unexpected (least of all card data) passes through.
+ *
+ * It fails closed (rule 8): a body whose identity or state cannot be read (no
+ * id, a `state` that is missing, not an integer or not a known state, an
+ * amount that is not an integer) is not a receipt. The normalizers answer
+ * `undefined` for it, and the client treats the call's outcome as unknown,
+ * never as a state. Descriptive fields stay lenient (defaults), because
+ * nothing is decided on them.
  */
+import { isKnownState, type UpstreamState } from "../lifecycle";
 import { maskPan } from "../redact";
 import type { AuthorizeBody, ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
 
@@ -43,15 +51,19 @@ function merchant(value: unknown): ReceiptBody["merchant"] {
   return { ...m, merchant_id: num(m.merchant_id), merchant_name: String(m.merchant_name ?? "") } as ReceiptBody["merchant"];
 }
 
-export function isReceiptLike(value: unknown): value is Raw {
-  return isObject(value) && typeof value.id === "string";
+/** The fields decisions are taken on: present and of the right type, or the body is unreadable. */
+function readable(raw: unknown, idKey: "id" | "receipt_id"): raw is Raw & { state: UpstreamState } {
+  if (!isObject(raw)) return false;
+  const id = raw[idKey];
+  return typeof id === "string" && id.length > 0 && isKnownState(raw.state) && (raw.amount === undefined || Number.isSafeInteger(raw.amount));
 }
 
-export function normalizeReceipt(raw: Raw): ReceiptBody {
+export function normalizeReceipt(raw: unknown): ReceiptBody | undefined {
+  if (!readable(raw, "id") || !Number.isSafeInteger(raw.amount)) return undefined;
   return {
     tid: String(raw.tid ?? raw.tId ?? ""),
     id: String(raw.id),
-    state: num(raw.state),
+    state: raw.state,
     create_date: toMillis(raw.create_date) ?? 0,
     pay_date: toMillis(raw.pay_date) ?? 0,
     cancel_date: toMillis(raw.cancel_date) ?? 0,
@@ -74,8 +86,10 @@ export function normalizeReceipt(raw: Raw): ReceiptBody {
 const REDUCED_OFD_KEYS = ["id", "code", "message", "terminalId", "receiptId", "time", "fiscalSign", "qrCodeUrl"];
 
 /** The anonymous pay answer: the seed's reduced receipt. */
-export function normalizeReducedReceipt(raw: Raw): ReducedReceiptBody {
-  const { cancel_date: _c, is_verify: _v, rrn: _r, card_number: _n, ...reduced } = normalizeReceipt(raw);
+export function normalizeReducedReceipt(raw: unknown): ReducedReceiptBody | undefined {
+  const full = normalizeReceipt(raw);
+  if (!full) return undefined;
+  const { cancel_date: _c, is_verify: _v, rrn: _r, card_number: _n, ...reduced } = full;
   const ofd = reduced.ofd ? Object.fromEntries(REDUCED_OFD_KEYS.filter((k) => k in reduced.ofd!).map((k) => [k, reduced.ofd![k]])) : null;
   return { ...reduced, error: reduced.error ?? "", merchant: { ...reduced.merchant, fields: reduced.merchant.fields ?? [] }, ofd };
 }
@@ -93,16 +107,13 @@ function party(value: unknown): TransferBody["sender"] {
   };
 }
 
-export function isTransferLike(value: unknown): value is Raw {
-  return isObject(value) && typeof value.receipt_id === "string";
-}
-
-export function normalizeTransfer(raw: Raw): TransferBody {
+export function normalizeTransfer(raw: unknown): TransferBody | undefined {
+  if (!readable(raw, "receipt_id")) return undefined;
   return {
     tid: String(raw.tid ?? raw.tId ?? ""),
     receipt_id: String(raw.receipt_id),
     description: str(raw.description),
-    state: num(raw.state),
+    state: raw.state,
     type: num(raw.type, 6),
     created_date: toMillis(raw.created_date) ?? 0,
     pay_date: toMillis(raw.pay_date),
@@ -115,6 +126,8 @@ export function normalizeTransfer(raw: Raw): TransferBody {
   };
 }
 
-export function normalizeAuthorize(raw: Raw, id: string): AuthorizeBody {
-  return { id, sent: true, phone: String(raw.phone ?? ""), wait: num(raw.wait) };
+/** An authorize answer must say how long to wait before a resend; without it the send's outcome is unknown. */
+export function normalizeAuthorize(raw: unknown, id: string): AuthorizeBody | undefined {
+  if (!isObject(raw) || typeof raw.wait !== "number" || !Number.isFinite(raw.wait) || raw.wait < 0) return undefined;
+  return { id, sent: true, phone: String(raw.phone ?? ""), wait: raw.wait };
 }

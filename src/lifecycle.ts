@@ -1,0 +1,284 @@
+/**
+ * The lifecycle of a receipt or transfer, written down as data: the phases a
+ * record can be in, and for every operation x phase x caller the decision the
+ * gateway takes (call the upstream, ask the upstream first, or refuse with a
+ * code of the contract). The receipt's Durable Object consults this module
+ * and holds no state rule of its own beside it.
+ *
+ * Pure: no storage, no I/O, no clock. test/lifecycle.test.ts reads it as a
+ * table against the contract's rules 2 to 5 and 8.
+ */
+import type { ErrorCode } from "./errors";
+
+/** The upstream's receipt states (the seed's codes; 0 and 4 are named by the contract). */
+export const STATE = { created: 0, paid: 4, held: 5, cancelled: 21, awaitingSupplier: 57 } as const;
+export type UpstreamState = (typeof STATE)[keyof typeof STATE];
+const KNOWN_STATES: ReadonlySet<number> = new Set(Object.values(STATE));
+export const isKnownState = (state: unknown): state is UpstreamState => typeof state === "number" && KNOWN_STATES.has(state);
+
+/** Failed OTP guesses that end a record (rule 2). */
+export const MAX_GUESSES = 3;
+/** OTP sends (authorize calls) allowed per receipt (rule 6). */
+export const MAX_OTP_SENDS = 5;
+
+export type KindName = "receipt" | "transfer";
+
+/**
+ * Where a record stands. Five phases mirror the upstream's states; two are
+ * the gateway's own and used to exist only as combinations of flags:
+ * - `in_flight`: a call that may change the record upstream has left and its
+ *   outcome is not stored: still in flight, or lost (timeout, 5xx, an answer
+ *   that could not be read, a crash). Only the upstream can say what happened.
+ * - `exhausted`: three OTP guesses failed. A receipt is then cancelled
+ *   upstream (until the upstream shows 21, reconciliation keeps trying); a
+ *   transfer, which the upstream cannot cancel, is closed at the edge.
+ */
+export type Phase = "created" | "held" | "paid" | "awaiting_supplier" | "cancelled" | "in_flight" | "exhausted";
+
+/** What the phase is computed from: the record's stored facts. */
+export interface PhaseFacts {
+  state: UpstreamState;
+  /** A write-ahead note is stored: a call left and its outcome is not known. */
+  pending: boolean;
+  /** Failed guesses: wrong OTPs plus OTPs whose outcome nobody can know. */
+  guesses: number;
+}
+
+export function phaseOf(facts: PhaseFacts): Phase {
+  if (facts.pending) return "in_flight";
+  if (facts.guesses >= MAX_GUESSES) return "exhausted";
+  switch (facts.state) {
+    case STATE.created:
+      return "created";
+    case STATE.paid:
+      return "paid";
+    case STATE.held:
+      return "held";
+    case STATE.cancelled:
+      return "cancelled";
+    case STATE.awaitingSupplier:
+      return "awaiting_supplier";
+  }
+}
+
+/** Phases the upstream may still change on its own: a refusal based on them needs a fresh look first (rule 8). */
+export const VOLATILE: ReadonlySet<Phase> = new Set(["in_flight", "awaiting_supplier"]);
+
+export type Operation = "authorize" | "pay" | "hold-confirm" | "cancel";
+export type CallerKind = "partner" | "user";
+
+export interface DecisionContext {
+  kind: KindName;
+  caller: CallerKind;
+  /** The receipt was created with is_hold. */
+  isHold: boolean;
+  /** The merchant is of the QR kind (never cancelled). */
+  qrMerchant: boolean;
+  /** The deployment's hold function. */
+  holdEnabled: boolean;
+  /** The phase was read from the upstream during this operation (not a stored copy). */
+  fresh: boolean;
+}
+
+export type Decision =
+  | { do: "call" }
+  /** Ask the upstream how the record stands, store it, then decide again with `fresh`. */
+  | { do: "ask-upstream-first" }
+  | { do: "refuse"; code: ErrorCode; message: string };
+
+const CALL: Decision = { do: "call" };
+const ASK_FIRST: Decision = { do: "ask-upstream-first" };
+const refuse = (code: ErrorCode, message: string): Decision => ({ do: "refuse", code, message });
+
+/** The noun a message uses for a record of this kind. */
+export const nounOf = (kind: KindName): string => (kind === "transfer" ? "transfer" : "receipt");
+
+type Row = {
+  /** The phases this row applies to; absent: all. */
+  phases?: readonly Phase[];
+  /** An extra condition on the context; absent: always. */
+  when?: (ctx: DecisionContext) => boolean;
+  then: Decision | ((ctx: DecisionContext, phase: Phase) => Decision);
+};
+
+const EXHAUSTED_MESSAGE = (ctx: DecisionContext) =>
+  `Three OTP guesses failed: this ${nounOf(ctx.kind)} is closed. Create a new one.`;
+const CANCELLED_MESSAGE = (ctx: DecisionContext) => `The ${nounOf(ctx.kind)} is cancelled; create a new one.`;
+const PAID_MESSAGE = (ctx: DecisionContext, phase: Phase) =>
+  `The ${nounOf(ctx.kind)} is already paid (${phase === "held" ? "the amount is held" : phase === "awaiting_supplier" ? "awaiting the supplier" : "paid"}).`;
+
+/** Authorize (send an OTP) and pay share their refusals: only an unpaid, open record may be paid. */
+const PAYABLE: readonly Row[] = [
+  { phases: ["in_flight", "awaiting_supplier"], when: (ctx) => !ctx.fresh, then: ASK_FIRST },
+  { phases: ["exhausted"], then: (ctx) => refuse("otp_attempts_exhausted", EXHAUSTED_MESSAGE(ctx)) },
+  { phases: ["cancelled"], then: (ctx) => refuse("receipt_cancelled", CANCELLED_MESSAGE(ctx)) },
+  { phases: ["paid", "held", "awaiting_supplier"], then: (ctx, phase) => refuse("receipt_already_paid", PAID_MESSAGE(ctx, phase)) },
+  { phases: ["created"], then: CALL },
+];
+
+/**
+ * The table. Rows are tried in order; the first that applies decides. Read
+ * it as the contract: e.g. cancel's rows are rule 4 (refused in 21 and 57 and
+ * for QR merchants) and "a user may cancel only while unpaid".
+ */
+export const LIFECYCLE: Record<Operation, readonly Row[]> = {
+  authorize: [{ when: (ctx) => ctx.kind === "transfer", then: refuse("invalid_request", "Transfers have no authorize step.") }, ...PAYABLE],
+  pay: PAYABLE,
+  "hold-confirm": [
+    { when: (ctx) => ctx.caller !== "partner", then: refuse("forbidden", "hold-confirm is for the partner backend only.") },
+    { when: (ctx) => !ctx.holdEnabled, then: refuse("hold_not_enabled", "The hold function is not enabled in this deployment.") },
+    { when: (ctx) => ctx.kind !== "receipt" || !ctx.isHold, then: refuse("receipt_not_held", "This receipt was not created with is_hold.") },
+    { phases: ["in_flight", "awaiting_supplier"], when: (ctx) => !ctx.fresh, then: ASK_FIRST },
+    { phases: ["held"], then: CALL },
+    { phases: ["exhausted"], then: (ctx) => refuse("otp_attempts_exhausted", EXHAUSTED_MESSAGE(ctx)) },
+    { phases: ["cancelled"], then: refuse("receipt_cancelled", "The receipt is cancelled.") },
+    { phases: ["paid"], then: refuse("receipt_already_paid", "The hold on this receipt is already confirmed.") },
+    { phases: ["created", "awaiting_supplier"], then: refuse("receipt_not_held", "Nothing is held on this receipt yet: pay it first.") },
+  ],
+  cancel: [
+    { when: (ctx) => ctx.kind !== "receipt", then: refuse("cancel_not_allowed", "Transfers cannot be cancelled.") },
+    { phases: ["in_flight", "awaiting_supplier"], when: (ctx) => !ctx.fresh, then: ASK_FIRST },
+    { phases: ["cancelled", "exhausted"], then: refuse("cancel_not_allowed", "The receipt is already cancelled.") },
+    { phases: ["awaiting_supplier"], then: refuse("cancel_not_allowed", "A receipt awaiting the supplier's answer (state 57) cannot be cancelled.") },
+    { when: (ctx) => ctx.qrMerchant, then: refuse("cancel_not_allowed", "Receipts of QR merchants cannot be cancelled.") },
+    { phases: ["held", "paid"], when: (ctx) => ctx.caller !== "partner", then: refuse("forbidden", "Only the partner backend may cancel a paid or held receipt.") },
+    { phases: ["created", "held", "paid"], then: CALL },
+  ],
+};
+
+export function decide(operation: Operation, phase: Phase, ctx: DecisionContext): Decision {
+  for (const row of LIFECYCLE[operation]) {
+    if (row.phases && !row.phases.includes(phase)) continue;
+    if (row.when && !row.when(ctx)) continue;
+    return typeof row.then === "function" ? row.then(ctx, phase) : row.then;
+  }
+  // Only reachable for an in-flight phase that stayed in flight after a fresh look, which reconciliation never leaves.
+  return refuse("operation_in_progress", `The outcome of an earlier call on this ${nounOf(ctx.kind)} is not known yet; retry shortly.`);
+}
+
+// ---------------------------------------------------------------------------
+// OTP accounting (rule 2)
+
+/**
+ * What became of one OTP that was sent upstream:
+ * - `accepted`: the upstream judged it right (the call paid, or failed for
+ *   another reason after judging it, e.g. a declined card);
+ * - `wrong`: refused as wrong;
+ * - `unconfirmed`: the outcome is unknown and the record did not end up paid;
+ * - `not_judged`: the upstream provably did not judge it (busy, expired, the
+ *   gateway's credential refused, a refusal before the OTP was looked at).
+ * Only `wrong` and `unconfirmed` are guesses that count.
+ */
+export type OtpVerdict = "accepted" | "wrong" | "unconfirmed" | "not_judged";
+
+export interface GuessCounts {
+  wrong: number;
+  unconfirmed: number;
+}
+
+export const guessesOf = (counts: GuessCounts): number => counts.wrong + counts.unconfirmed;
+
+export function countGuess(counts: GuessCounts, verdict: OtpVerdict): GuessCounts {
+  if (verdict === "wrong") return { ...counts, wrong: counts.wrong + 1 };
+  if (verdict === "unconfirmed") return { ...counts, unconfirmed: counts.unconfirmed + 1 };
+  return counts;
+}
+
+/** The message of otp_attempts_exhausted: says whether the three were wrong or partly unconfirmed. */
+export function exhaustedMessage(kind: KindName, counts: GuessCounts): string {
+  const noun = nounOf(kind);
+  const ending = kind === "transfer" ? "it is closed at the gateway" : "it is cancelled";
+  if (counts.unconfirmed === 0) return `Three wrong OTPs: ${ending}. Create a new ${noun}.`;
+  const parts = [
+    counts.wrong > 0 ? `${counts.wrong} wrong` : null,
+    `${counts.unconfirmed} whose answer was lost (counted as guesses, since the payment service may have judged them)`,
+  ].filter(Boolean);
+  return `Three OTP guesses failed (${parts.join(", ")}): ${ending}. Create a new ${noun}.`;
+}
+
+// ---------------------------------------------------------------------------
+// Events: which state change is which event (the contract's Events section)
+
+export type EventType =
+  | "receipt.created"
+  | "receipt.paid"
+  | "receipt.held"
+  | "receipt.awaiting_supplier"
+  | "receipt.cancelled"
+  | "receipt.otp_attempts_exhausted"
+  | "transfer.created"
+  | "transfer.paid"
+  | "transfer.cancelled"
+  | "transfer.otp_attempts_exhausted";
+
+const STATE_EVENTS: Record<KindName, Partial<Record<UpstreamState, EventType>>> = {
+  receipt: {
+    [STATE.paid]: "receipt.paid",
+    [STATE.held]: "receipt.held",
+    [STATE.awaitingSupplier]: "receipt.awaiting_supplier",
+    [STATE.cancelled]: "receipt.cancelled",
+  },
+  transfer: { [STATE.paid]: "transfer.paid", [STATE.cancelled]: "transfer.cancelled" },
+};
+
+/** The event a change of upstream state is, if any. */
+export function eventForStateChange(kind: KindName, from: UpstreamState, to: UpstreamState): EventType | null {
+  if (from === to) return null;
+  return STATE_EVENTS[kind][to] ?? null;
+}
+
+export const createdEvent = (kind: KindName): EventType => `${kind}.created`;
+export const exhaustedEvent = (kind: KindName): EventType => `${kind}.otp_attempts_exhausted`;
+
+// ---------------------------------------------------------------------------
+// Reconciliation schedule (rule 8): when the object's alarm should look again
+
+export interface ScheduleFacts {
+  phase: Phase;
+  /** A receipt exhausted by guesses whose upstream cancel is not confirmed. */
+  exhaustionCancelPending: boolean;
+  /** Reconciliation attempts that failed in a row. */
+  attempts: number;
+  /** When the call in flight left (ms), for in_flight. */
+  pendingSince: number;
+  /** The upstream's own timeout: a call in flight is not reconciled before it could have ended. */
+  upstreamTimeoutMs: number;
+}
+
+/** First look 1 s after the fault, then doubling to a minute: the first look is always within the minute rule 8 asks for. */
+export function backoffMs(attempts: number): number {
+  return Math.min(60_000, 1000 * 2 ** Math.max(0, attempts));
+}
+
+/** When the alarm should next reconcile this record, or null when it is settled. */
+export function nextReconcileAt(facts: ScheduleFacts, now: number): number | null {
+  if (facts.phase === "in_flight") {
+    // Not before the call in flight could have ended on its own.
+    return Math.max(facts.pendingSince + facts.upstreamTimeoutMs + 1000, now + backoffMs(facts.attempts));
+  }
+  if (facts.exhaustionCancelPending) return now + backoffMs(facts.attempts);
+  // The supplier answers on its own time: poll, backing off to a minute.
+  if (facts.phase === "awaiting_supplier") return now + Math.max(5000, backoffMs(facts.attempts));
+  return null;
+}
+
+// ---------------------------------------------------------------------------
+// OTP sends (rule 6)
+
+export interface SendFacts {
+  sends: number;
+  lastSentAt: number;
+  waitMs: number;
+}
+
+/** Whether another OTP may be sent now: at most MAX_OTP_SENDS, each after the previous one's `wait`. */
+export function otpSendRefusal(facts: SendFacts, now: number): { code: ErrorCode; message: string; retryAfterSeconds: number } | null {
+  if (facts.sends >= MAX_OTP_SENDS) {
+    return { code: "rate_limited", message: `At most ${MAX_OTP_SENDS} OTPs are sent for one receipt; create a new receipt.`, retryAfterSeconds: 3600 };
+  }
+  const waitLeft = facts.lastSentAt + facts.waitMs - now;
+  if (waitLeft > 0) {
+    return { code: "otp_resend_too_soon", message: "An OTP was sent moments ago; wait before asking for another.", retryAfterSeconds: waitLeft / 1000 };
+  }
+  return null;
+}

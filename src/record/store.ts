@@ -1,0 +1,255 @@
+/**
+ * The storage of one receipt's (or transfer's) Durable Object: the record
+ * row, its audit trail and its outbox of events, in the object's SQLite.
+ *
+ * The schema carries a version number and migrations (CURRENT_SCHEMA_VERSION),
+ * so an object written by an older gateway is brought up to date the first
+ * time a newer one opens it, and nothing stored is stranded. Every change of
+ * the record is one synchronous step (`change`): the row, its event in the
+ * outbox and nothing else in between, so no change is ever without its event
+ * and no event without its change, whatever is aborted or evicted.
+ *
+ * Nothing here stores a card number, expiry, token or OTP: bodies are the
+ * upstream client's normalized ones (masked card numbers only), audit rows
+ * hold codes and ids.
+ */
+import type { KindName, UpstreamState } from "../lifecycle";
+
+export const CURRENT_SCHEMA_VERSION = 2;
+
+export interface RecordRow {
+  kind: KindName;
+  id: string;
+  /** The tid as the caller chose it (what answers show). */
+  tid: string;
+  /** The tid the upstream holds: the caller's for the partner, a derived UUID for a user (rule 9). */
+  upstream_tid: string;
+  owner: string;
+  is_hold: number;
+  qr_merchant: number;
+  is_verify: number;
+  state: UpstreamState;
+  /** The record as the API answers it (JSON text), tid as the caller chose it. */
+  body: string;
+  wrong_otps: number;
+  unconfirmed_otps: number;
+  otp_sends: number;
+  last_otp_sent_at: number;
+  resend_wait_ms: number;
+  /** Write-ahead (rule 8): the call that left and whose outcome is not stored; null when none. */
+  pending_op: string | null;
+  /** 1 when that call carried an OTP. */
+  pending_otp: number;
+  pending_since: number;
+  pending_request_id: string | null;
+  /** Reconciliation attempts that failed in a row (the alarm's backoff). */
+  reconcile_attempts: number;
+  /** The last event's sequence number. */
+  event_seq: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export type RecordFields = Partial<Omit<RecordRow, "kind" | "id" | "tid" | "upstream_tid" | "owner" | "created_at">>;
+
+export interface AuditEntry {
+  at: number;
+  op: string;
+  actor: string;
+  request_id: string;
+  outcome: string;
+  state: number | null;
+}
+
+export interface OutboxEntry {
+  seq: number;
+  event_id: string;
+  body: string;
+}
+
+/** Version 1: the first gateway's schema, kept verbatim so old objects can be recognised and migrated. */
+const SCHEMA_V1 = [
+  `CREATE TABLE IF NOT EXISTS record (
+    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+    kind TEXT NOT NULL, id TEXT NOT NULL, tid TEXT NOT NULL, owner TEXT NOT NULL,
+    is_hold INTEGER NOT NULL, qr_merchant INTEGER NOT NULL, is_verify INTEGER NOT NULL,
+    state INTEGER NOT NULL, body TEXT NOT NULL,
+    otp_failures INTEGER NOT NULL DEFAULT 0, otp_in_flight INTEGER NOT NULL DEFAULT 0,
+    needs_reconcile INTEGER NOT NULL DEFAULT 0, otp_sends INTEGER NOT NULL DEFAULT 0,
+    last_otp_sent_at INTEGER NOT NULL DEFAULT 0, resend_wait_ms INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, op TEXT NOT NULL, actor TEXT NOT NULL,
+    request_id TEXT NOT NULL, outcome TEXT NOT NULL, state INTEGER, detail TEXT)`,
+];
+
+/**
+ * Each entry brings the schema from the version before it to its own. v2:
+ * the lifecycle's own phases get columns instead of flags (a write-ahead note,
+ * wrong and unconfirmed guesses counted apart), the upstream tid is kept
+ * beside the caller's, and the outbox of events appears.
+ */
+const MIGRATIONS: Record<number, readonly string[]> = {
+  1: SCHEMA_V1,
+  2: [
+    "ALTER TABLE record RENAME COLUMN otp_failures TO wrong_otps",
+    "ALTER TABLE record ADD COLUMN upstream_tid TEXT NOT NULL DEFAULT ''",
+    "UPDATE record SET upstream_tid = tid",
+    "ALTER TABLE record ADD COLUMN unconfirmed_otps INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE record ADD COLUMN pending_op TEXT",
+    "ALTER TABLE record ADD COLUMN pending_otp INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE record ADD COLUMN pending_since INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE record ADD COLUMN pending_request_id TEXT",
+    "ALTER TABLE record ADD COLUMN reconcile_attempts INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE record ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 0",
+    // v1's two flags were an unknown outcome (and an OTP in it): a write-ahead note whose call is lost.
+    `UPDATE record SET pending_op = 'unknown', pending_otp = otp_in_flight, pending_since = updated_at
+       WHERE otp_in_flight = 1 OR needs_reconcile = 1`,
+    "ALTER TABLE record DROP COLUMN otp_in_flight",
+    "ALTER TABLE record DROP COLUMN needs_reconcile",
+    `CREATE TABLE outbox (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE, body TEXT NOT NULL,
+      created_at INTEGER NOT NULL, sent_at INTEGER)`,
+  ],
+};
+
+const META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)";
+
+/** Which schema version this object's storage is at: 0 when nothing was ever stored. */
+function storedVersion(sql: SqlStorage): number {
+  const tables = new Set(
+    sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('record', 'meta')")
+      .toArray()
+      .map((row) => row.name),
+  );
+  if (tables.has("meta")) {
+    const row = sql.exec<{ value: number }>("SELECT value FROM meta WHERE key = 'schema_version'").toArray()[0];
+    return row?.value ?? 0;
+  }
+  return tables.has("record") ? 1 : 0;
+}
+
+/** Brings storage to CURRENT_SCHEMA_VERSION in one transaction; `create` also makes it when empty. */
+export function migrate(storage: DurableObjectStorage, create: boolean): number {
+  const sql = storage.sql;
+  const from = storedVersion(sql);
+  if (from === CURRENT_SCHEMA_VERSION || (from === 0 && !create)) return from;
+  if (from > CURRENT_SCHEMA_VERSION) throw new Error(`storage is at schema ${from}, newer than this gateway's ${CURRENT_SCHEMA_VERSION}`);
+  storage.transactionSync(() => {
+    for (let version = from + 1; version <= CURRENT_SCHEMA_VERSION; version++) {
+      for (const statement of MIGRATIONS[version]!) sql.exec(statement);
+    }
+    sql.exec(META);
+    sql.exec(
+      "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      CURRENT_SCHEMA_VERSION,
+    );
+  });
+  return CURRENT_SCHEMA_VERSION;
+}
+
+export class RecordStore {
+  readonly #storage: DurableObjectStorage;
+  #row: RecordRow | null = null;
+  #ready = false;
+
+  constructor(storage: DurableObjectStorage) {
+    this.#storage = storage;
+  }
+
+  /** The row as last read or written; null before the record exists. */
+  get current(): RecordRow | null {
+    return this.#row;
+  }
+
+  /** Reads the row from storage (the source of truth; SQLite reads are local and synchronous). */
+  load(): RecordRow | null {
+    if (!this.#ready) {
+      if (migrate(this.#storage, false) === 0) return null;
+      this.#ready = true;
+    }
+    this.#row = (this.#storage.sql.exec("SELECT * FROM record").toArray()[0] as unknown as RecordRow | undefined) ?? null;
+    return this.#row;
+  }
+
+  /** Creates the record (schema, row, audit entry and first event in one step). Idempotent. */
+  create(row: Omit<RecordRow, "updated_at">, then: () => void): void {
+    migrate(this.#storage, true);
+    this.#ready = true;
+    if (this.load()) return;
+    this.#storage.transactionSync(() => {
+      const columns = Object.keys(row);
+      this.#storage.sql.exec(
+        `INSERT INTO record (singleton, ${columns.join(", ")}, updated_at) VALUES (1, ${columns.map(() => "?").join(", ")}, ?)`,
+        ...(Object.values(row) as SqlStorageValue[]),
+        row.created_at,
+      );
+      this.#row = { ...row, updated_at: row.created_at };
+      then();
+    });
+  }
+
+  /** Runs `step` as one synchronous transaction: every write in it lands together or not at all. */
+  change<T>(step: () => T): T {
+    return this.#storage.transactionSync(step);
+  }
+
+  /** Writes the fields that differ from the stored row. */
+  update(fields: RecordFields): void {
+    const current = this.#row as unknown as Record<string, unknown>;
+    const entries = Object.entries(fields).filter(([key, value]) => value !== undefined && current[key] !== value);
+    if (entries.length === 0) return;
+    const now = Date.now();
+    this.#storage.sql.exec(
+      `UPDATE record SET ${entries.map(([key]) => `${key} = ?`).join(", ")}, updated_at = ?`,
+      ...entries.map(([, value]) => value as SqlStorageValue),
+      now,
+    );
+    this.#row = { ...this.#row!, ...Object.fromEntries(entries), updated_at: now };
+  }
+
+  audit(entry: Omit<AuditEntry, "state">): void {
+    if (!this.#row) return;
+    this.#storage.sql.exec(
+      "INSERT INTO audit (at, op, actor, request_id, outcome, state) VALUES (?, ?, ?, ?, ?, ?)",
+      entry.at,
+      entry.op,
+      entry.actor,
+      entry.request_id,
+      entry.outcome,
+      this.#row.state,
+    );
+  }
+
+  auditTrail(): AuditEntry[] {
+    return this.#storage.sql
+      .exec<{ at: number; op: string; actor: string; request_id: string; outcome: string; state: number | null }>(
+        "SELECT at, op, actor, request_id, outcome, state FROM audit ORDER BY seq",
+      )
+      .toArray();
+  }
+
+  /** Adds an event to the outbox; call inside the `change` that made it happen. */
+  enqueue(eventId: string, body: string, at: number): void {
+    this.#storage.sql.exec("INSERT INTO outbox (event_id, body, created_at) VALUES (?, ?, ?)", eventId, body, at);
+  }
+
+  unsent(limit: number): OutboxEntry[] {
+    return this.#storage.sql
+      .exec<{ seq: number; event_id: string; body: string }>(
+        "SELECT seq, event_id, body FROM outbox WHERE sent_at IS NULL ORDER BY seq LIMIT ?",
+        limit,
+      )
+      .toArray();
+  }
+
+  hasUnsent(): boolean {
+    return this.#storage.sql.exec("SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT 1").toArray().length > 0;
+  }
+
+  markSent(seqs: readonly number[], at: number): void {
+    if (seqs.length === 0) return;
+    this.#storage.sql.exec(`UPDATE outbox SET sent_at = ? WHERE seq IN (${seqs.map(() => "?").join(", ")})`, at, ...seqs);
+  }
+}
