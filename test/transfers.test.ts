@@ -63,11 +63,14 @@ describe("card-to-card transfers", () => {
     const created = await createTransfer({ amount: 2_000_000 });
     expect((await expectError(call("a2c/pay", { id: created.receipt_id, otp: OTP_WRONG }), 422, "otp_invalid")).attempts_left).toBe(2);
     expect((await expectError(call("a2c/pay", { id: created.receipt_id, otp: OTP_WRONG }), 422, "otp_invalid")).attempts_left).toBe(1);
-    await expectError(call("a2c/pay", { id: created.receipt_id, otp: OTP_WRONG }), 409, "otp_attempts_exhausted");
+    const exhausted = await expectError(call("a2c/pay", { id: created.receipt_id, otp: OTP_WRONG }), 409, "otp_attempts_exhausted");
+    expect(exhausted.message).toMatch(/^Three wrong OTPs: it is closed at the gateway\. Create a new transfer\.$/);
     await expectError(call("a2c/pay", { id: created.receipt_id, otp: OTP_OK }), 409, "otp_attempts_exhausted");
     const upstream = await sandboxTransfer(created.receipt_id);
     expect(upstream).toMatchObject({ state: 21, otp_attempts: 3 });
     expect((await expectStatus(call("a2c/get-by-id", { id: created.receipt_id }), 200)).state).toBe(21);
+    // The upstream has no cancel for transfers: the gateway never sends a receipt/cancel for one.
+    expect((await sandboxCalls()).filter((c) => c.id === created.receipt_id).map((c) => c.path)).not.toContain("receipt/cancel");
   });
 
   it("20 concurrent wrong OTPs on a fresh transfer: at most 3 reach the sandbox", async () => {
