@@ -4,6 +4,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { ensureSchema } from "../src/sandbox/sandbox-object";
 
 const API = "https://sandbox.upstream.invalid/api/v1/partner/";
 const AUTH = { authorization: "Bearer sandbox-upstream-key", "content-type": "application/json" };
@@ -597,5 +598,65 @@ describe("card data at rest", () => {
       expect(dump).not.toContain(secret);
     }
     expect(dump).toContain("986000******0018");
+  });
+});
+
+describe("call log: otp flag and id filter", () => {
+  it("says whether a body carried a non-empty OTP, never its value", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    await payToken(receipt.id, "tok_sandbox_ok");
+    await call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" }, otp: "" });
+    await payToken(receipt.id, "tok_sandbox_ok", "987654");
+    await call("receipt/anonymous/pay", { id: receipt.id, card: { number: "8600000000000007", expire: FUTURE }, otp: "192837" });
+    await call("receipt/check-id", { id: receipt.id });
+    const res = await upstream().fetch(`https://x/__sandbox/calls?id=${receipt.id}`);
+    const logged = (await res.json()) as Json[];
+    expect(logged.map(({ path, otp }) => [path, otp])).toEqual([
+      ["receipt/pay", false], ["receipt/pay", false], ["receipt/pay", true], ["receipt/anonymous/pay", true], ["receipt/check-id", false],
+    ]);
+    const text = JSON.stringify(logged);
+    for (const secret of ["987654", "192837", "8600000000000007"]) expect(text).not.toContain(secret);
+  });
+
+  it("GET /__sandbox/calls?id= lists only the calls naming that record, oldest first", async () => {
+    const one = await created();
+    const two = await created();
+    await call("receipt/check-id", { id: two.id });
+    await call("receipt/check-id", { id: one.id });
+    await call("receipt/cancel", { id: one.id });
+    const logged = (await (await upstream().fetch(`https://x/__sandbox/calls?id=${one.id}`)).json()) as Json[];
+    expect(logged.map((c) => c.path)).toEqual(["receipt/check-id", "receipt/cancel"]);
+    expect(logged.every((c) => c.id === one.id)).toBe(true);
+    expect(logged[0].seq).toBeLessThan(logged[1].seq);
+    expect(await (await upstream().fetch("https://x/__sandbox/calls?id=nobody")).json()).toEqual([]);
+  });
+});
+
+describe("schema upgrade", () => {
+  it("adds the columns an older sandbox store lacks, and is harmless to run again", async () => {
+    const stub = env.SANDBOX!.get(env.SANDBOX!.idFromName(`schema-${crypto.randomUUID()}`));
+    const columns = await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      sql.exec("DROP TABLE receipts");
+      sql.exec("DROP TABLE calls");
+      sql.exec(`CREATE TABLE receipts (
+        id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, merchant_id INTEGER NOT NULL, amount INTEGER NOT NULL,
+        commission INTEGER NOT NULL, currency INTEGER NOT NULL, description TEXT, account TEXT NOT NULL,
+        is_hold INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL, created_ms INTEGER NOT NULL,
+        paid_ms INTEGER, cancelled_ms INTEGER, error TEXT, rrn TEXT, card_number TEXT, card_behaviour TEXT,
+        hold_status TEXT, ofd TEXT, otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0,
+        otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT)`);
+      sql.exec(`CREATE TABLE calls (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, path TEXT NOT NULL, tid TEXT, id TEXT,
+        status INTEGER NOT NULL, code TEXT, request_id TEXT)`);
+      sql.exec("INSERT INTO calls (at, path, status) VALUES (1, 'receipt/check-id', 200)");
+      ensureSchema(sql);
+      ensureSchema(sql);
+      const names = (table: string) => sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray().map((c) => c.name);
+      const old = sql.exec<{ otp: number }>("SELECT otp FROM calls").one();
+      return { calls: names("calls"), oldOtp: old.otp };
+    });
+    expect(columns.calls).toContain("otp");
+    expect(columns.oldOtp).toBe(0);
   });
 });

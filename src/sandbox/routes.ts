@@ -51,11 +51,15 @@ function stallMs(env: Env): number {
 
 const NOT_JSON = Symbol("not JSON");
 
-/** Only the record identifiers of a body go into the call log. */
-function identifiers(raw: unknown): { tid: string | null; id: string | null } {
+/**
+ * Only the record identifiers of a body go into the call log, and whether it
+ * carried an OTP (never the OTP itself, never card data).
+ */
+function loggedFields(raw: unknown): { tid: string | null; id: string | null; otp: boolean } {
   const body = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
   const text = (value: unknown) => (typeof value === "string" ? value.slice(0, 128) : null);
-  return { tid: text(body.tid) ?? text(body.tId), id: text(body.id) };
+  const otp = body.otp !== undefined && body.otp !== null && body.otp !== "";
+  return { tid: text(body.tid) ?? text(body.tId), id: text(body.id), otp };
 }
 
 function operation<S extends v.GenericSchema>(
@@ -78,7 +82,7 @@ function operation<S extends v.GenericSchema>(
     }
     // Logged on arrival, before any stall, as a real upstream would have acted by then.
     await object.recordCall({
-      path, ...identifiers(raw), status: outcome.ok ? 200 : outcome.status,
+      path, ...loggedFields(raw), status: outcome.ok ? 200 : outcome.status,
       code: outcome.ok ? null : outcome.code, request_id: c.req.header("x-request-id") ?? null,
     });
     if (!outcome.ok && outcome.stall) await scheduler.wait(stallMs(c.env));
@@ -109,7 +113,7 @@ routes.get("/__sandbox/a2c/:id", async (c) => {
   return record ? c.json(record) : send(c, fail(404, "RECEIPT_NOT_FOUND", "No transfer with this id"));
 });
 
-routes.get("/__sandbox/calls", async (c) => c.json(await sandbox(c.env).calls()));
+routes.get("/__sandbox/calls", async (c) => c.json(await sandbox(c.env).calls(c.req.query("id"))));
 
 routes.notFound((c) => send(c, fail(404, "NOT_FOUND", "No such operation")));
 

@@ -46,10 +46,13 @@ export type DebugReceipt = WireReceipt & {
   otp_sent_at: number | null; card_behaviour: string | null; merchant_kind: string;
   cancel_reason: string | null; cancelled_by: string | null;
 };
-/** One API call the sandbox answered; identifiers only, never card data or OTPs. */
+/**
+ * One API call the sandbox answered; identifiers only, never card data or OTPs.
+ * `otp` says whether the body carried a non-empty OTP, never its value.
+ */
 export type SandboxCall = {
   seq: number; at: number; path: string; tid: string | null; id: string | null;
-  status: number; code: string | null; request_id: string | null;
+  status: number; code: string | null; request_id: string | null; otp: boolean;
 };
 export type DebugTransfer = WireTransfer & {
   rate_id: number; otp_attempts: number; wrong_otp_attempts: number; sender_behaviour: string;
@@ -77,8 +80,25 @@ const SCHEMA = [
     otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0)`,
   `CREATE TABLE IF NOT EXISTS calls (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, path TEXT NOT NULL, tid TEXT, id TEXT,
-    status INTEGER NOT NULL, code TEXT, request_id TEXT)`,
+    status INTEGER NOT NULL, code TEXT, request_id TEXT, otp INTEGER NOT NULL DEFAULT 0)`,
 ];
+
+/**
+ * Columns added after the first schema. CREATE TABLE IF NOT EXISTS leaves an
+ * older table as it was, so each is added when the table lacks it.
+ */
+const ADDED_COLUMNS: { table: string; column: string; declaration: string }[] = [
+  { table: "calls", column: "otp", declaration: "INTEGER NOT NULL DEFAULT 0" },
+];
+
+/** Creates the tables, and adds the columns an older store lacks. Safe to run on every start. */
+export function ensureSchema(sql: SqlStorage): void {
+  for (const statement of SCHEMA) sql.exec(statement);
+  for (const { table, column, declaration } of ADDED_COLUMNS) {
+    const columns = sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray();
+    if (!columns.some((c) => c.name === column)) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
+  }
+}
 
 type OtpVerdict = "missing" | "correct" | "wrong" | "exceeded";
 
@@ -97,7 +117,7 @@ export class SandboxObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    for (const statement of SCHEMA) this.sql.exec(statement);
+    ensureSchema(this.sql);
   }
 
   // --- receipts -------------------------------------------------------------
@@ -290,12 +310,16 @@ export class SandboxObject extends DurableObject<Env> {
 
   recordCall(call: Omit<SandboxCall, "seq" | "at">): void {
     this.sql.exec(
-      "INSERT INTO calls (at, path, tid, id, status, code, request_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      Date.now(), call.path, call.tid, call.id, call.status, call.code, call.request_id);
+      "INSERT INTO calls (at, path, tid, id, status, code, request_id, otp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      Date.now(), call.path, call.tid, call.id, call.status, call.code, call.request_id, call.otp ? 1 : 0);
   }
 
-  calls(): SandboxCall[] {
-    return this.sql.exec<SandboxCall>("SELECT * FROM calls ORDER BY seq").toArray();
+  /** Oldest first; with `id`, only the calls naming that record. */
+  calls(id?: string): SandboxCall[] {
+    const rows = id === undefined
+      ? this.sql.exec<Omit<SandboxCall, "otp"> & { otp: number }>("SELECT * FROM calls ORDER BY seq")
+      : this.sql.exec<Omit<SandboxCall, "otp"> & { otp: number }>("SELECT * FROM calls WHERE id = ? ORDER BY seq", id);
+    return rows.toArray().map((row) => ({ ...row, otp: row.otp === 1 }));
   }
 
   // --- shared rules ---------------------------------------------------------
