@@ -601,6 +601,92 @@ describe("card data at rest", () => {
   });
 });
 
+describe("tok_sandbox_paid_timeout", () => {
+  it("pays at once (4 with a Sale ofd; 5 for a hold receipt; 4 for a transfer) and answers 200 only after SANDBOX_TIMEOUT_DELAY_MS", async () => {
+    const plain = await created({ merchant_id: 1003 });
+    const hold = await created({ merchant_id: 1003, is_hold: true });
+    const moved = await transfer({ token: "tok_sandbox_paid_timeout" });
+    const started = Date.now();
+    const slowPlain = payToken(plain.id, "tok_sandbox_paid_timeout");
+    const slowHold = payToken(hold.id, "tok_sandbox_paid_timeout");
+    const slowTransfer = call("a2c/pay", { id: moved.receipt_id });
+    // While the answers are held back, the sandbox has already acted and logged the calls.
+    await expect.poll(async () => (await sandboxRecord("receipts", plain.id)).body.state, { timeout: 3_000 }).toBe(4);
+    await expect.poll(async () => (await sandboxRecord("receipts", hold.id)).body.state, { timeout: 3_000 }).toBe(5);
+    await expect.poll(async () => (await sandboxRecord("a2c", moved.receipt_id)).body.state, { timeout: 3_000 }).toBe(4);
+    expect(Date.now() - started).toBeLessThan(3_500);
+    const seen = (await sandboxRecord("receipts", plain.id)).body;
+    expect(seen).toMatchObject({ card_number: "860049******0060", ofd: { type: "Sale" }, card_behaviour: "paid_timeout" });
+    expect(String(seen.pay_date)).toMatch(SECONDS);
+    expect((await sandboxRecord("receipts", hold.id)).body).toMatchObject({ hold_status: "held", ofd: null, pay_date: 0 });
+    const logged = (await (await upstream().fetch(`https://x/__sandbox/calls?id=${plain.id}`)).json()) as Json[];
+    expect(logged.map((c) => [c.path, c.status])).toEqual([["receipt/pay", 200]]);
+
+    const [answerPlain, answerHold, answerTransfer] = await Promise.all([slowPlain, slowHold, slowTransfer]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_900);
+    expect(answerPlain.status).toBe(200);
+    // The late answer is the paid receipt as it was when the sandbox acted.
+    expect(answerPlain.body).toEqual((await call("receipt/check-id", { id: plain.id })).body);
+    expect(answerHold.status).toBe(200);
+    expect(answerHold.body).toMatchObject({ id: hold.id, state: 5 });
+    expect(answerTransfer.status).toBe(200);
+    expect(answerTransfer.body).toMatchObject({ receipt_id: moved.receipt_id, state: 4 });
+  }, 20_000);
+});
+
+describe("tok_sandbox_busy", () => {
+  const expectBusy = (answer: Answer) => {
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get("retry-after")).toBe("1");
+    expect(answer.body).toEqual({ error: { code: "BUSY", message: expect.any(String) } });
+  };
+
+  it("answers pay with 503 BUSY and Retry-After: 1, judging no OTP and changing nothing", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    const before = (await sandboxRecord("receipts", receipt.id)).body;
+    for (const otp of ["000000", OTP, undefined, "1", "2", "3"]) expectBusy(await payToken(receipt.id, "tok_sandbox_busy", otp));
+    expect((await sandboxRecord("receipts", receipt.id)).body).toEqual(before);
+    expect(before).toMatchObject({ state: 0, otp_attempts: 0, wrong_otp_attempts: 0, otp_sent_at: null, card_behaviour: null });
+    // The receipt is as payable as it was.
+    expect((await payToken(receipt.id, "tok_sandbox_ok", OTP)).body.state).toBe(4);
+  });
+
+  it("answers authorize with 503 BUSY without sending an OTP or touching the resend timer", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    expectBusy(await call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_busy" } }));
+    expect((await sandboxRecord("receipts", receipt.id)).body.otp_sent_at).toBeNull();
+    expect((await call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } })).status).toBe(200);
+    const sent = (await sandboxRecord("receipts", receipt.id)).body.otp_sent_at;
+    // Busy wins over the resend timer: it is answered before anything is looked at.
+    expectBusy(await call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_busy" } }));
+    expect((await sandboxRecord("receipts", receipt.id)).body.otp_sent_at).toBe(sent);
+  });
+
+  it("answers pay on a receipt in any state with 503, leaving it as it is", async () => {
+    const done = await paid();
+    expectBusy(await payToken(done.id, "tok_sandbox_busy"));
+    expect((await call("receipt/check-id", { id: done.id })).body).toEqual(done);
+  });
+
+  it("logs the refused calls as 503 BUSY", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    await payToken(receipt.id, "tok_sandbox_busy", OTP);
+    await call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_busy" } });
+    const logged = (await (await upstream().fetch(`https://x/__sandbox/calls?id=${receipt.id}`)).json()) as Json[];
+    expect(logged.map(({ path, status, code, otp }) => ({ path, status, code, otp }))).toEqual([
+      { path: "receipt/pay", status: 503, code: "BUSY", otp: true },
+      { path: "receipt/authorize", status: 503, code: "BUSY", otp: false },
+    ]);
+  });
+
+  it("creates a transfer with the busy sender, then answers a2c/pay with 503 judging nothing", async () => {
+    const created = await transfer({ token: "tok_sandbox_busy", amount: 2_000_000 });
+    expect(created).toMatchObject({ state: 0, is_verify: true, sender: { masked_pan: "860049******0078" } });
+    for (const otp of ["1", "2", "3", OTP]) expectBusy(await call("a2c/pay", { id: created.receipt_id, otp }));
+    expect((await sandboxRecord("a2c", created.receipt_id)).body).toMatchObject({ state: 0, otp_attempts: 0, wrong_otp_attempts: 0 });
+  });
+});
+
 describe("call log: otp flag and id filter", () => {
   it("says whether a body carried a non-empty OTP, never its value", async () => {
     const receipt = await created({ merchant_id: 1001 });

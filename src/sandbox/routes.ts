@@ -40,10 +40,11 @@ function send(c: Context<App>, outcome: Outcome<unknown> | Failure): Response {
   if (outcome.code === "OTP_RESEND_TOO_SOON" && outcome.extra?.wait !== undefined) {
     c.header("Retry-After", String(Math.ceil(outcome.extra.wait / 1000)));
   }
+  if (outcome.retryAfter !== undefined) c.header("Retry-After", String(outcome.retryAfter));
   return c.json({ error: { code: outcome.code, message: outcome.message }, ...outcome.extra }, outcome.status);
 }
 
-/** How long tok_sandbox_timeout sits on a pay; waited here so the object stays free. */
+/** How long tok_sandbox_timeout and tok_sandbox_paid_timeout sit on a pay; waited here so the object stays free. */
 function stallMs(env: Env): number {
   const ms = Number(env.SANDBOX_TIMEOUT_DELAY_MS ?? 15_000);
   return Number.isFinite(ms) && ms >= 0 ? ms : 15_000;
@@ -85,7 +86,8 @@ function operation<S extends v.GenericSchema>(
       path, ...loggedFields(raw), status: outcome.ok ? 200 : outcome.status,
       code: outcome.ok ? null : outcome.code, request_id: c.req.header("x-request-id") ?? null,
     });
-    if (!outcome.ok && outcome.stall) await scheduler.wait(stallMs(c.env));
+    // Timeout tokens: the answer (an error, or the paid receipt) leaves too late.
+    if (outcome.stall) await scheduler.wait(stallMs(c.env));
     return send(c, outcome);
   });
 }

@@ -18,7 +18,7 @@ export type ErrorCode =
   | "RATE_NOT_FOUND" | "TID_DUPLICATE" | "AMOUNT_OUT_OF_RANGE" | "OTP_REQUIRED" | "OTP_INVALID"
   | "OTP_ATTEMPTS_EXCEEDED" | "RECEIPT_CANCELLED" | "RECEIPT_ALREADY_PAID" | "RECEIPT_NOT_HELD"
   | "CANCEL_NOT_ALLOWED" | "INSUFFICIENT_FUNDS" | "RECEIVER_UNAVAILABLE" | "CARD_DECLINED"
-  | "OTP_RESEND_TOO_SOON" | "INTERNAL_ERROR";
+  | "OTP_RESEND_TOO_SOON" | "INTERNAL_ERROR" | "BUSY";
 
 export type FailureExtra = {
   attempts_left?: number;
@@ -32,14 +32,17 @@ export type FailureExtra = {
 
 export type Failure = {
   ok: false;
-  status: 400 | 401 | 402 | 404 | 409 | 429 | 500;
+  status: 400 | 401 | 402 | 404 | 409 | 429 | 500 | 503;
   code: ErrorCode;
   message: string;
   extra?: FailureExtra;
   /** tok_sandbox_timeout: the entrypoint sits on the answer before sending it. */
   stall?: boolean;
+  /** Seconds, sent as the Retry-After header (BUSY). */
+  retryAfter?: number;
 };
-export type Outcome<T> = { ok: true; body: T } | Failure;
+/** `stall` on a success: tok_sandbox_paid_timeout has paid, and the answer comes too late. */
+export type Outcome<T> = { ok: true; body: T; stall?: boolean } | Failure;
 export type AuthorizeAnswer = { id: string; sent: true; phone: string; wait: number };
 export type DebugReceipt = WireReceipt & {
   is_hold: boolean; hold_status: string | null; otp_attempts: number; wrong_otp_attempts: number;
@@ -103,6 +106,9 @@ export function ensureSchema(sql: SqlStorage): void {
 type OtpVerdict = "missing" | "correct" | "wrong" | "exceeded";
 
 const receiptNotFound = () => fail(404, "RECEIPT_NOT_FOUND", "No receipt with this id");
+/** tok_sandbox_busy: answered before anything about the request is judged. */
+const busy = (): Failure =>
+  ({ ...fail(503, "BUSY", "The payment service is busy; nothing was done, try again later"), retryAfter: 1 });
 const randomHex = (bytes: number) =>
   Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 const rrn = () => String(100_000_000_000 + Number.parseInt(randomHex(5), 16) % 900_000_000_000);
@@ -145,11 +151,12 @@ export class SandboxObject extends DurableObject<Env> {
 
   /** Token and anonymous authorize differ only in how the card is named. */
   authorize(input: { id: string; card: CardRef }): Outcome<AuthorizeAnswer> {
+    const card = resolveCard(input.card);
+    if (card?.behaviour === "busy") return busy();
     const r = this.receipt(input.id);
     if (!r) return receiptNotFound();
     const refused = refusePay(r);
     if (refused) return refused;
-    const card = resolveCard(input.card);
     if (!card) return fail(402, "CARD_DECLINED", "Card is not accepted", { receipt: receiptBody(r) });
     const wait = this.otpWaitMs();
     const now = Date.now();
@@ -161,6 +168,9 @@ export class SandboxObject extends DurableObject<Env> {
   }
 
   payReceipt(input: PayInput, anonymous: boolean): Outcome<WireReceipt | ReducedReceipt> {
+    // A busy service looks at nothing: no record, no OTP, no counter.
+    const card = resolveCard(input.card);
+    if (card?.behaviour === "busy") return busy();
     const r = this.receipt(input.id);
     if (!r) return receiptNotFound();
     const refused = refusePay(r);
@@ -170,7 +180,6 @@ export class SandboxObject extends DurableObject<Env> {
       const otpFailure = this.checkOtp("receipts", r, input.otp);
       if (otpFailure) return otpFailure;
     }
-    const card = resolveCard(input.card);
     const declined = (code: "CARD_DECLINED" | "INSUFFICIENT_FUNDS", error: string) => {
       this.update("receipts", r.id, { error, card_behaviour: card?.behaviour ?? "declined" });
       return fail(402, code, error, { receipt: this.receiptBody(r.id) });
@@ -194,7 +203,8 @@ export class SandboxObject extends DurableObject<Env> {
       this.update("receipts", r.id, { ...charged, state: State.paid, paid_ms: now, ofd: JSON.stringify(saleOfd(r, now)) });
     }
     const paid = this.receipt(r.id)!;
-    return ok(anonymous ? reducedReceiptBody(paid) : receiptBody(paid));
+    const body = anonymous ? reducedReceiptBody(paid) : receiptBody(paid);
+    return card.behaviour === "paid_timeout" ? { ok: true, body, stall: true } : ok(body);
   }
 
   holdConfirm(input: IdInput): Outcome<WireReceipt> {
@@ -265,6 +275,8 @@ export class SandboxObject extends DurableObject<Env> {
   payTransfer(input: TransferPayInput): Outcome<WireTransfer> {
     const t = this.transfer(input.id);
     if (!t) return receiptNotFound();
+    // The sender card is only known from the record; busy still judges nothing else.
+    if (t.sender_behaviour === "busy") return busy();
     const current = { transfer: transferBody(t) };
     if (t.state === State.cancelled) return fail(400, "RECEIPT_CANCELLED", "Transfer is cancelled", current);
     if (t.state !== State.created) return fail(400, "RECEIPT_ALREADY_PAID", "Transfer is already paid", current);
@@ -283,7 +295,8 @@ export class SandboxObject extends DurableObject<Env> {
       return this.declineTransfer(t.id, "RECEIVER_UNAVAILABLE", "Receiver card cannot accept the transfer");
     }
     this.update("transfers", t.id, { state: State.paid, paid_ms: Date.now(), error: "" });
-    return ok(this.transferBody(t.id));
+    const body = this.transferBody(t.id);
+    return t.sender_behaviour === "paid_timeout" ? { ok: true, body, stall: true } : ok(body);
   }
 
   /** A decline leaves the transfer payable (state 0) with its error set. */
