@@ -19,6 +19,9 @@ export default defineConfig(async () => {
             // loaded 2-core CI machine does not trip it on ordinary calls.
             UPSTREAM_TIMEOUT_MS: "2000",
             SANDBOX_TIMEOUT_DELAY_MS: "4000",
+            // The supplier of a 57 receipt never answers on its own during a
+            // test run: a test that wants its answer calls letSupplierAnswer.
+            SANDBOX_SUPPLIER_DELAY_MS: "600000",
           },
         },
       }),

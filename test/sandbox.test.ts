@@ -5,6 +5,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ensureSchema } from "../src/sandbox/sandbox-object";
+import { letSupplierAnswer } from "./helpers";
 
 const API = "https://sandbox.upstream.invalid/api/v1/partner/";
 const AUTH = { authorization: "Bearer sandbox-upstream-key", "content-type": "application/json" };
@@ -687,6 +688,77 @@ describe("tok_sandbox_busy", () => {
   });
 });
 
+describe("the supplier of a receipt in 57", () => {
+  it("confirms tok_sandbox_supplier_pending once SANDBOX_SUPPLIER_DELAY_MS has passed: 4 with a Sale ofd", async () => {
+    const receipt = await created({ merchant_id: 1003 });
+    const before = Date.now();
+    const pending = (await payToken(receipt.id, "tok_sandbox_supplier_pending")).body;
+    expect(pending).toMatchObject({ state: 57, ofd: null, card_number: "860049******0037" });
+    const view = (await sandboxRecord("receipts", receipt.id)).body;
+    // vitest.config.ts sets the delay to 600000 so no supplier answers on its own during a run.
+    expect(view.supplier_due_at).toBeGreaterThanOrEqual(before + 600_000);
+    expect(view.supplier_due_at).toBeLessThanOrEqual(Date.now() + 600_000);
+    expect((await call("receipt/check-id", { id: receipt.id })).body.state).toBe(57);
+
+    await letSupplierAnswer(receipt.id);
+    const confirmed = (await call("receipt/check-id", { id: receipt.id })).body;
+    expect(confirmed).toMatchObject({
+      state: 4, error: null, pay_date: pending.pay_date, cancel_date: 0, rrn: pending.rrn, card_number: pending.card_number,
+      ofd: { type: "Sale", code: 0, items: [{ unit_price: 250_000, count: 1 }] },
+    });
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 4, supplier_due_at: null });
+    // Paid now, so a second pay is refused and a cancel refunds it.
+    expectError(await payToken(receipt.id, "tok_sandbox_ok"), 400, "RECEIPT_ALREADY_PAID");
+    expect((await call("receipt/cancel", { id: receipt.id })).body).toMatchObject({ state: 21, ofd: { type: "Refund" } });
+  });
+
+  it("applies the answer before any operation reads the receipt and persists it", async () => {
+    const receipt = await created();
+    await payToken(receipt.id, "tok_sandbox_supplier_pending");
+    expectError(await call("receipt/cancel", { id: receipt.id }), 400, "CANCEL_NOT_ALLOWED");
+    await letSupplierAnswer(receipt.id);
+    // The cancel itself is the first read after the deadline: it meets a paid receipt.
+    expect((await call("receipt/cancel", { id: receipt.id })).body).toMatchObject({ state: 21, ofd: { type: "Refund" } });
+
+    const other = await created();
+    await payToken(other.id, "tok_sandbox_supplier_pending");
+    await letSupplierAnswer(other.id);
+    await sandboxRecord("receipts", other.id);
+    const stored = await runInDurableObject(env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox")), (_instance, state) =>
+      state.storage.sql.exec<{ state: number; ofd: string | null }>("SELECT state, ofd FROM receipts WHERE id = ?", other.id).one());
+    expect(stored.state).toBe(4);
+    expect(JSON.parse(stored.ofd!).type).toBe("Sale");
+  });
+
+  it("leaves an is_hold receipt held (5) when the supplier confirms, as a normal pay would", async () => {
+    const receipt = await created({ is_hold: true });
+    expect((await payToken(receipt.id, "tok_sandbox_supplier_pending")).body.state).toBe(57);
+    await letSupplierAnswer(receipt.id);
+    expect((await call("receipt/check-id", { id: receipt.id })).body).toMatchObject({ state: 5, pay_date: 0, ofd: null });
+    expect((await call("receipt/hold-confirm", { id: receipt.id })).body).toMatchObject({ state: 4, ofd: { type: "Sale" } });
+  });
+
+  it("refuses tok_sandbox_supplier_fails after the delay: 21, cancel_date set, error says why, no ofd", async () => {
+    const receipt = await created();
+    const pending = (await payToken(receipt.id, "tok_sandbox_supplier_fails")).body;
+    expect(pending).toMatchObject({ state: 57, ofd: null, card_number: "860049******0086" });
+    expect((await call("receipt/check-id", { id: receipt.id })).body.state).toBe(57);
+    await letSupplierAnswer(receipt.id);
+    const refused = (await call("receipt/check-id", { id: receipt.id })).body;
+    expect(refused).toMatchObject({ state: 21, ofd: null, rrn: pending.rrn, pay_date: pending.pay_date });
+    expect(String(refused.cancel_date)).toMatch(SECONDS);
+    expect(refused.error).toMatch(/supplier refused/i);
+    expectError(await payToken(receipt.id, "tok_sandbox_ok"), 400, "RECEIPT_CANCELLED");
+    expectError(await call("receipt/cancel", { id: receipt.id }), 400, "CANCEL_NOT_ALLOWED");
+  });
+
+  it("a letSupplierAnswer on a receipt with nothing pending changes nothing", async () => {
+    const done = await paid();
+    await letSupplierAnswer(done.id);
+    expect((await call("receipt/check-id", { id: done.id })).body).toEqual(done);
+  });
+});
+
 describe("call log: otp flag and id filter", () => {
   it("says whether a body carried a non-empty OTP, never its value", async () => {
     const receipt = await created({ merchant_id: 1001 });
@@ -740,8 +812,9 @@ describe("schema upgrade", () => {
       ensureSchema(sql);
       const names = (table: string) => sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray().map((c) => c.name);
       const old = sql.exec<{ otp: number }>("SELECT otp FROM calls").one();
-      return { calls: names("calls"), oldOtp: old.otp };
+      return { receipts: names("receipts"), calls: names("calls"), oldOtp: old.otp };
     });
+    expect(columns.receipts).toContain("supplier_due_ms");
     expect(columns.calls).toContain("otp");
     expect(columns.oldOtp).toBe(0);
   });

@@ -73,7 +73,7 @@ export function commissionOf(amount: number, percent: number, flat = 0): number 
  * expiry) is stored, together with the masked PAN.
  */
 export type CardBehaviour =
-  | "ok" | "insufficient" | "supplier_pending" | "timeout" | "paid_timeout" | "error" | "busy";
+  | "ok" | "insufficient" | "supplier_pending" | "supplier_fails" | "timeout" | "paid_timeout" | "error" | "busy";
 
 export type SandboxCard = {
   behaviour: CardBehaviour;
@@ -90,6 +90,7 @@ const tokenCards: Record<string, SandboxCard> = {
   tok_sandbox_error: { behaviour: "error", masked_pan: "860049******0052", phone: "+998 90 *** ** 71", holder_name: "SANDBOX ERROR" },
   tok_sandbox_paid_timeout: { behaviour: "paid_timeout", masked_pan: "860049******0060", phone: "+998 90 *** ** 72", holder_name: "SANDBOX PAID TIMEOUT" },
   tok_sandbox_busy: { behaviour: "busy", masked_pan: "860049******0078", phone: "+998 90 *** ** 73", holder_name: "SANDBOX BUSY" },
+  tok_sandbox_supplier_fails: { behaviour: "supplier_fails", masked_pan: "860049******0086", phone: "+998 90 *** ** 74", holder_name: "SANDBOX SUPPLIER FAILS" },
 };
 
 const numberBehaviours: Record<string, CardBehaviour> = {

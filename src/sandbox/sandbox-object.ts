@@ -48,6 +48,8 @@ export type DebugReceipt = WireReceipt & {
   is_hold: boolean; hold_status: string | null; otp_attempts: number; wrong_otp_attempts: number;
   otp_sent_at: number | null; card_behaviour: string | null; merchant_kind: string;
   cancel_reason: string | null; cancelled_by: string | null;
+  /** When the supplier answers a 57 receipt (ms), null when nothing is pending. */
+  supplier_due_at: number | null;
 };
 /**
  * One API call the sandbox answered; identifiers only, never card data or OTPs.
@@ -74,7 +76,7 @@ const SCHEMA = [
     is_hold INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL, created_ms INTEGER NOT NULL,
     paid_ms INTEGER, cancelled_ms INTEGER, error TEXT, rrn TEXT, card_number TEXT, card_behaviour TEXT,
     hold_status TEXT, ofd TEXT, otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0,
-    otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT)`,
+    otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT, supplier_due_ms INTEGER)`,
   `CREATE TABLE IF NOT EXISTS transfers (
     id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, amount INTEGER NOT NULL, commission INTEGER NOT NULL,
     rate_id INTEGER NOT NULL, sender_behaviour TEXT NOT NULL, receiver_pan TEXT NOT NULL,
@@ -91,6 +93,7 @@ const SCHEMA = [
  * older table as it was, so each is added when the table lacks it.
  */
 const ADDED_COLUMNS: { table: string; column: string; declaration: string }[] = [
+  { table: "receipts", column: "supplier_due_ms", declaration: "INTEGER" },
   { table: "calls", column: "otp", declaration: "INTEGER NOT NULL DEFAULT 0" },
 ];
 
@@ -195,14 +198,17 @@ export class SandboxObject extends DurableObject<Env> {
     }
     const now = Date.now();
     const charged = { error: null, rrn: rrn(), card_number: card.masked_pan, card_behaviour: card.behaviour };
-    if (card.behaviour === "supplier_pending") {
-      this.update("receipts", r.id, { ...charged, state: State.supplierPending, paid_ms: now });
+    if (card.behaviour === "supplier_pending" || card.behaviour === "supplier_fails") {
+      this.update("receipts", r.id, {
+        ...charged, state: State.supplierPending, paid_ms: now, supplier_due_ms: now + this.supplierDelayMs(),
+      });
     } else if (r.is_hold === 1) {
       this.update("receipts", r.id, { ...charged, state: State.held, hold_status: "held" });
     } else {
       this.update("receipts", r.id, { ...charged, state: State.paid, paid_ms: now, ofd: JSON.stringify(saleOfd(r, now)) });
     }
-    const paid = this.receipt(r.id)!;
+    // Read without settling: the pay's own answer is 57 however short the supplier delay.
+    const paid = this.receipt(r.id, false)!;
     const body = anonymous ? reducedReceiptBody(paid) : receiptBody(paid);
     return card.behaviour === "paid_timeout" ? { ok: true, body, stall: true } : ok(body);
   }
@@ -247,7 +253,7 @@ export class SandboxObject extends DurableObject<Env> {
       ...receiptBody(r), is_hold: r.is_hold === 1, hold_status: r.hold_status, otp_attempts: r.otp_attempts,
       wrong_otp_attempts: r.wrong_otps, otp_sent_at: r.otp_sent_ms, card_behaviour: r.card_behaviour,
       merchant_kind: findMerchant(r.merchant_id)?.kind ?? "unknown",
-      cancel_reason: r.cancel_reason, cancelled_by: r.cancelled_by,
+      cancel_reason: r.cancel_reason, cancelled_by: r.cancelled_by, supplier_due_at: r.supplier_due_ms,
     };
   }
 
@@ -385,13 +391,48 @@ export class SandboxObject extends DurableObject<Env> {
     return "exceeded";
   }
 
+  /** How long after a pay the supplier of a 57 receipt answers. */
+  private supplierDelayMs(): number {
+    const delay = Number(this.env.SANDBOX_SUPPLIER_DELAY_MS ?? 10_000);
+    return Number.isFinite(delay) && delay >= 0 ? delay : 10_000;
+  }
+
+  /**
+   * The supplier's answer is applied lazily and deterministically: a 57
+   * receipt whose deadline has passed is moved to its final state the moment
+   * anything reads it, before the read sees it. No alarm, no timer.
+   */
+  private settleSupplier(r: ReceiptRow): ReceiptRow {
+    if (r.state !== State.supplierPending || r.supplier_due_ms === null || Date.now() < r.supplier_due_ms) return r;
+    const at = r.supplier_due_ms;
+    if (r.card_behaviour === "supplier_fails") {
+      // Never fiscalized as a sale, so there is no fiscal receipt to refund: ofd stays null.
+      this.update("receipts", r.id, {
+        state: State.cancelled, cancelled_ms: at, supplier_due_ms: null,
+        error: "The supplier refused the payment; the amount is refunded to the card",
+        ...(r.is_hold === 1 ? { hold_status: "released" } : {}),
+      });
+    } else if (r.is_hold === 1) {
+      // As a normal pay of a hold receipt: held, no pay_date and no ofd until hold-confirm.
+      this.update("receipts", r.id, { state: State.held, hold_status: "held", paid_ms: null, supplier_due_ms: null });
+    } else {
+      // pay_date stays the time of the charge; the Sale is fiscalized when the supplier confirms.
+      this.update("receipts", r.id, {
+        state: State.paid, paid_ms: r.paid_ms ?? at, ofd: JSON.stringify(saleOfd(r, at)), supplier_due_ms: null,
+      });
+    }
+    return this.receipt(r.id, false)!;
+  }
+
   private otpWaitMs(): number {
     const wait = Number(this.env.SANDBOX_OTP_WAIT_MS ?? 60_000);
     return Number.isFinite(wait) && wait >= 0 ? wait : 60_000;
   }
 
-  private receipt(id: string): ReceiptRow | undefined {
-    return this.sql.exec<ReceiptRow>("SELECT * FROM receipts WHERE id = ?", id).toArray()[0];
+  /** Every read of a receipt settles a due supplier answer first, unless told not to. */
+  private receipt(id: string, settle = true): ReceiptRow | undefined {
+    const row = this.sql.exec<ReceiptRow>("SELECT * FROM receipts WHERE id = ?", id).toArray()[0];
+    return row && settle ? this.settleSupplier(row) : row;
   }
 
   private transfer(id: string): TransferRow | undefined {
