@@ -11,7 +11,14 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
+        // src/dev.ts plus test/support/scripted-upstream.ts's ScriptedUpstream,
+        // which UPSTREAM points at below instead of SandboxUpstream: it passes
+        // every request to the sandbox unless a test scripts a fault.
+        main: "./test/support/worker.ts",
         miniflare: {
+          // The Worker's own name: the plugin points a binding to it at the
+          // runner, so this is the runner's ScriptedUpstream entrypoint.
+          serviceBindings: { UPSTREAM: { name: "payments-gateway-local", entrypoint: "ScriptedUpstream" } },
           bindings: {
             ...devVars,
             TEST_MIGRATIONS: migrations,
@@ -27,7 +34,7 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
-      setupFiles: ["./test/setup.ts"],
+      setupFiles: ["./test/setup.ts", "./test/support/reset-scripted-upstream.ts"],
       // The gateway logs every upstream call; show that only for failing tests.
       silent: "passed-only",
       // CI also writes a JSON report to print a plain closing count from.
