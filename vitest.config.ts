@@ -11,7 +11,14 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
+        // src/dev.ts plus test/support/scripted-upstream.ts's ScriptedUpstream,
+        // which UPSTREAM points at below instead of SandboxUpstream: it passes
+        // every request to the sandbox unless a test scripts a fault.
+        main: "./test/support/worker.ts",
         miniflare: {
+          // The Worker's own name: the plugin points a binding to it at the
+          // runner, so this is the runner's ScriptedUpstream entrypoint.
+          serviceBindings: { UPSTREAM: { name: "payments-gateway-local", entrypoint: "ScriptedUpstream" } },
           bindings: {
             ...devVars,
             TEST_MIGRATIONS: migrations,
@@ -19,12 +26,15 @@ export default defineConfig(async () => {
             // loaded 2-core CI machine does not trip it on ordinary calls.
             UPSTREAM_TIMEOUT_MS: "2000",
             SANDBOX_TIMEOUT_DELAY_MS: "4000",
+            // The supplier of a 57 receipt never answers on its own during a
+            // test run: a test that wants its answer calls letSupplierAnswer.
+            SANDBOX_SUPPLIER_DELAY_MS: "600000",
           },
         },
       }),
     ],
     test: {
-      setupFiles: ["./test/setup.ts"],
+      setupFiles: ["./test/setup.ts", "./test/support/reset-scripted-upstream.ts"],
       // The gateway logs every upstream call; show that only for failing tests.
       silent: "passed-only",
       // CI also writes a JSON report to print a plain closing count from.

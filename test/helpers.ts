@@ -160,3 +160,16 @@ export async function letOtpWaitPass(id: string): Promise<void> {
     state.storage.sql.exec("UPDATE receipts SET otp_sent_ms = 0 WHERE id = ?", id);
   });
 }
+
+/**
+ * Moves the sandbox supplier's deadline for a receipt left in 57
+ * (tok_sandbox_supplier_pending / tok_sandbox_supplier_fails) into the past,
+ * as if SANDBOX_SUPPLIER_DELAY_MS had passed: the sandbox applies the
+ * supplier's answer the next time anything reads the receipt.
+ */
+export async function letSupplierAnswer(id: string): Promise<void> {
+  await runInDurableObject(env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox")), (_instance, state) => {
+    state.storage.sql.exec(
+      "UPDATE receipts SET supplier_due_ms = ? WHERE id = ? AND supplier_due_ms IS NOT NULL", Date.now() - 1, id);
+  });
+}

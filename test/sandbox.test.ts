@@ -4,6 +4,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { ensureSchema } from "../src/sandbox/sandbox-object";
+import { letSupplierAnswer } from "./helpers";
 
 const API = "https://sandbox.upstream.invalid/api/v1/partner/";
 const AUTH = { authorization: "Bearer sandbox-upstream-key", "content-type": "application/json" };
@@ -597,5 +599,223 @@ describe("card data at rest", () => {
       expect(dump).not.toContain(secret);
     }
     expect(dump).toContain("986000******0018");
+  });
+});
+
+describe("tok_sandbox_paid_timeout", () => {
+  it("pays at once (4 with a Sale ofd; 5 for a hold receipt; 4 for a transfer) and answers 200 only after SANDBOX_TIMEOUT_DELAY_MS", async () => {
+    const plain = await created({ merchant_id: 1003 });
+    const hold = await created({ merchant_id: 1003, is_hold: true });
+    const moved = await transfer({ token: "tok_sandbox_paid_timeout" });
+    const started = Date.now();
+    const slowPlain = payToken(plain.id, "tok_sandbox_paid_timeout");
+    const slowHold = payToken(hold.id, "tok_sandbox_paid_timeout");
+    const slowTransfer = call("a2c/pay", { id: moved.receipt_id });
+    // While the answers are held back, the sandbox has already acted and logged the calls.
+    await expect.poll(async () => (await sandboxRecord("receipts", plain.id)).body.state, { timeout: 3_000 }).toBe(4);
+    await expect.poll(async () => (await sandboxRecord("receipts", hold.id)).body.state, { timeout: 3_000 }).toBe(5);
+    await expect.poll(async () => (await sandboxRecord("a2c", moved.receipt_id)).body.state, { timeout: 3_000 }).toBe(4);
+    expect(Date.now() - started).toBeLessThan(3_500);
+    const seen = (await sandboxRecord("receipts", plain.id)).body;
+    expect(seen).toMatchObject({ card_number: "860049******0060", ofd: { type: "Sale" }, card_behaviour: "paid_timeout" });
+    expect(String(seen.pay_date)).toMatch(SECONDS);
+    expect((await sandboxRecord("receipts", hold.id)).body).toMatchObject({ hold_status: "held", ofd: null, pay_date: 0 });
+    const logged = (await (await upstream().fetch(`https://x/__sandbox/calls?id=${plain.id}`)).json()) as Json[];
+    expect(logged.map((c) => [c.path, c.status])).toEqual([["receipt/pay", 200]]);
+
+    const [answerPlain, answerHold, answerTransfer] = await Promise.all([slowPlain, slowHold, slowTransfer]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_900);
+    expect(answerPlain.status).toBe(200);
+    // The late answer is the paid receipt as it was when the sandbox acted.
+    expect(answerPlain.body).toEqual((await call("receipt/check-id", { id: plain.id })).body);
+    expect(answerHold.status).toBe(200);
+    expect(answerHold.body).toMatchObject({ id: hold.id, state: 5 });
+    expect(answerTransfer.status).toBe(200);
+    expect(answerTransfer.body).toMatchObject({ receipt_id: moved.receipt_id, state: 4 });
+  }, 20_000);
+});
+
+describe("tok_sandbox_busy", () => {
+  const expectBusy = (answer: Answer) => {
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get("retry-after")).toBe("1");
+    expect(answer.body).toEqual({ error: { code: "BUSY", message: expect.any(String) } });
+  };
+
+  it("answers pay with 503 BUSY and Retry-After: 1, judging no OTP and changing nothing", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    const before = (await sandboxRecord("receipts", receipt.id)).body;
+    for (const otp of ["000000", OTP, undefined, "1", "2", "3"]) expectBusy(await payToken(receipt.id, "tok_sandbox_busy", otp));
+    expect((await sandboxRecord("receipts", receipt.id)).body).toEqual(before);
+    expect(before).toMatchObject({ state: 0, otp_attempts: 0, wrong_otp_attempts: 0, otp_sent_at: null, card_behaviour: null });
+    // The receipt is as payable as it was.
+    expect((await payToken(receipt.id, "tok_sandbox_ok", OTP)).body.state).toBe(4);
+  });
+
+  it("answers authorize with 503 BUSY without sending an OTP or touching the resend timer", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    expectBusy(await call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_busy" } }));
+    expect((await sandboxRecord("receipts", receipt.id)).body.otp_sent_at).toBeNull();
+    expect((await call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } })).status).toBe(200);
+    const sent = (await sandboxRecord("receipts", receipt.id)).body.otp_sent_at;
+    // Busy wins over the resend timer: it is answered before anything is looked at.
+    expectBusy(await call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_busy" } }));
+    expect((await sandboxRecord("receipts", receipt.id)).body.otp_sent_at).toBe(sent);
+  });
+
+  it("answers pay on a receipt in any state with 503, leaving it as it is", async () => {
+    const done = await paid();
+    expectBusy(await payToken(done.id, "tok_sandbox_busy"));
+    expect((await call("receipt/check-id", { id: done.id })).body).toEqual(done);
+  });
+
+  it("logs the refused calls as 503 BUSY", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    await payToken(receipt.id, "tok_sandbox_busy", OTP);
+    await call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_busy" } });
+    const logged = (await (await upstream().fetch(`https://x/__sandbox/calls?id=${receipt.id}`)).json()) as Json[];
+    expect(logged.map(({ path, status, code, otp }) => ({ path, status, code, otp }))).toEqual([
+      { path: "receipt/pay", status: 503, code: "BUSY", otp: true },
+      { path: "receipt/authorize", status: 503, code: "BUSY", otp: false },
+    ]);
+  });
+
+  it("creates a transfer with the busy sender, then answers a2c/pay with 503 judging nothing", async () => {
+    const created = await transfer({ token: "tok_sandbox_busy", amount: 2_000_000 });
+    expect(created).toMatchObject({ state: 0, is_verify: true, sender: { masked_pan: "860049******0078" } });
+    for (const otp of ["1", "2", "3", OTP]) expectBusy(await call("a2c/pay", { id: created.receipt_id, otp }));
+    expect((await sandboxRecord("a2c", created.receipt_id)).body).toMatchObject({ state: 0, otp_attempts: 0, wrong_otp_attempts: 0 });
+  });
+});
+
+describe("the supplier of a receipt in 57", () => {
+  it("confirms tok_sandbox_supplier_pending once SANDBOX_SUPPLIER_DELAY_MS has passed: 4 with a Sale ofd", async () => {
+    const receipt = await created({ merchant_id: 1003 });
+    const before = Date.now();
+    const pending = (await payToken(receipt.id, "tok_sandbox_supplier_pending")).body;
+    expect(pending).toMatchObject({ state: 57, ofd: null, card_number: "860049******0037" });
+    const view = (await sandboxRecord("receipts", receipt.id)).body;
+    // vitest.config.ts sets the delay to 600000 so no supplier answers on its own during a run.
+    expect(view.supplier_due_at).toBeGreaterThanOrEqual(before + 600_000);
+    expect(view.supplier_due_at).toBeLessThanOrEqual(Date.now() + 600_000);
+    expect((await call("receipt/check-id", { id: receipt.id })).body.state).toBe(57);
+
+    await letSupplierAnswer(receipt.id);
+    const confirmed = (await call("receipt/check-id", { id: receipt.id })).body;
+    expect(confirmed).toMatchObject({
+      state: 4, error: null, pay_date: pending.pay_date, cancel_date: 0, rrn: pending.rrn, card_number: pending.card_number,
+      ofd: { type: "Sale", code: 0, items: [{ unit_price: 250_000, count: 1 }] },
+    });
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 4, supplier_due_at: null });
+    // Paid now, so a second pay is refused and a cancel refunds it.
+    expectError(await payToken(receipt.id, "tok_sandbox_ok"), 400, "RECEIPT_ALREADY_PAID");
+    expect((await call("receipt/cancel", { id: receipt.id })).body).toMatchObject({ state: 21, ofd: { type: "Refund" } });
+  });
+
+  it("applies the answer before any operation reads the receipt and persists it", async () => {
+    const receipt = await created();
+    await payToken(receipt.id, "tok_sandbox_supplier_pending");
+    expectError(await call("receipt/cancel", { id: receipt.id }), 400, "CANCEL_NOT_ALLOWED");
+    await letSupplierAnswer(receipt.id);
+    // The cancel itself is the first read after the deadline: it meets a paid receipt.
+    expect((await call("receipt/cancel", { id: receipt.id })).body).toMatchObject({ state: 21, ofd: { type: "Refund" } });
+
+    const other = await created();
+    await payToken(other.id, "tok_sandbox_supplier_pending");
+    await letSupplierAnswer(other.id);
+    await sandboxRecord("receipts", other.id);
+    const stored = await runInDurableObject(env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox")), (_instance, state) =>
+      state.storage.sql.exec<{ state: number; ofd: string | null }>("SELECT state, ofd FROM receipts WHERE id = ?", other.id).one());
+    expect(stored.state).toBe(4);
+    expect(JSON.parse(stored.ofd!).type).toBe("Sale");
+  });
+
+  it("leaves an is_hold receipt held (5) when the supplier confirms, as a normal pay would", async () => {
+    const receipt = await created({ is_hold: true });
+    expect((await payToken(receipt.id, "tok_sandbox_supplier_pending")).body.state).toBe(57);
+    await letSupplierAnswer(receipt.id);
+    expect((await call("receipt/check-id", { id: receipt.id })).body).toMatchObject({ state: 5, pay_date: 0, ofd: null });
+    expect((await call("receipt/hold-confirm", { id: receipt.id })).body).toMatchObject({ state: 4, ofd: { type: "Sale" } });
+  });
+
+  it("refuses tok_sandbox_supplier_fails after the delay: 21, cancel_date set, error says why, no ofd", async () => {
+    const receipt = await created();
+    const pending = (await payToken(receipt.id, "tok_sandbox_supplier_fails")).body;
+    expect(pending).toMatchObject({ state: 57, ofd: null, card_number: "860049******0086" });
+    expect((await call("receipt/check-id", { id: receipt.id })).body.state).toBe(57);
+    await letSupplierAnswer(receipt.id);
+    const refused = (await call("receipt/check-id", { id: receipt.id })).body;
+    expect(refused).toMatchObject({ state: 21, ofd: null, rrn: pending.rrn, pay_date: pending.pay_date });
+    expect(String(refused.cancel_date)).toMatch(SECONDS);
+    expect(refused.error).toMatch(/supplier refused/i);
+    expectError(await payToken(receipt.id, "tok_sandbox_ok"), 400, "RECEIPT_CANCELLED");
+    expectError(await call("receipt/cancel", { id: receipt.id }), 400, "CANCEL_NOT_ALLOWED");
+  });
+
+  it("a letSupplierAnswer on a receipt with nothing pending changes nothing", async () => {
+    const done = await paid();
+    await letSupplierAnswer(done.id);
+    expect((await call("receipt/check-id", { id: done.id })).body).toEqual(done);
+  });
+});
+
+describe("call log: otp flag and id filter", () => {
+  it("says whether a body carried a non-empty OTP, never its value", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    await payToken(receipt.id, "tok_sandbox_ok");
+    await call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" }, otp: "" });
+    await payToken(receipt.id, "tok_sandbox_ok", "987654");
+    await call("receipt/anonymous/pay", { id: receipt.id, card: { number: "8600000000000007", expire: FUTURE }, otp: "192837" });
+    await call("receipt/check-id", { id: receipt.id });
+    const res = await upstream().fetch(`https://x/__sandbox/calls?id=${receipt.id}`);
+    const logged = (await res.json()) as Json[];
+    expect(logged.map(({ path, otp }) => [path, otp])).toEqual([
+      ["receipt/pay", false], ["receipt/pay", false], ["receipt/pay", true], ["receipt/anonymous/pay", true], ["receipt/check-id", false],
+    ]);
+    const text = JSON.stringify(logged);
+    for (const secret of ["987654", "192837", "8600000000000007"]) expect(text).not.toContain(secret);
+  });
+
+  it("GET /__sandbox/calls?id= lists only the calls naming that record, oldest first", async () => {
+    const one = await created();
+    const two = await created();
+    await call("receipt/check-id", { id: two.id });
+    await call("receipt/check-id", { id: one.id });
+    await call("receipt/cancel", { id: one.id });
+    const logged = (await (await upstream().fetch(`https://x/__sandbox/calls?id=${one.id}`)).json()) as Json[];
+    expect(logged.map((c) => c.path)).toEqual(["receipt/check-id", "receipt/cancel"]);
+    expect(logged.every((c) => c.id === one.id)).toBe(true);
+    expect(logged[0].seq).toBeLessThan(logged[1].seq);
+    expect(await (await upstream().fetch("https://x/__sandbox/calls?id=nobody")).json()).toEqual([]);
+  });
+});
+
+describe("schema upgrade", () => {
+  it("adds the columns an older sandbox store lacks, and is harmless to run again", async () => {
+    const stub = env.SANDBOX!.get(env.SANDBOX!.idFromName(`schema-${crypto.randomUUID()}`));
+    const columns = await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      sql.exec("DROP TABLE receipts");
+      sql.exec("DROP TABLE calls");
+      sql.exec(`CREATE TABLE receipts (
+        id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, merchant_id INTEGER NOT NULL, amount INTEGER NOT NULL,
+        commission INTEGER NOT NULL, currency INTEGER NOT NULL, description TEXT, account TEXT NOT NULL,
+        is_hold INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL, created_ms INTEGER NOT NULL,
+        paid_ms INTEGER, cancelled_ms INTEGER, error TEXT, rrn TEXT, card_number TEXT, card_behaviour TEXT,
+        hold_status TEXT, ofd TEXT, otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0,
+        otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT)`);
+      sql.exec(`CREATE TABLE calls (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, path TEXT NOT NULL, tid TEXT, id TEXT,
+        status INTEGER NOT NULL, code TEXT, request_id TEXT)`);
+      sql.exec("INSERT INTO calls (at, path, status) VALUES (1, 'receipt/check-id', 200)");
+      ensureSchema(sql);
+      ensureSchema(sql);
+      const names = (table: string) => sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray().map((c) => c.name);
+      const old = sql.exec<{ otp: number }>("SELECT otp FROM calls").one();
+      return { receipts: names("receipts"), calls: names("calls"), oldOtp: old.otp };
+    });
+    expect(columns.receipts).toContain("supplier_due_ms");
+    expect(columns.calls).toContain("otp");
+    expect(columns.oldOtp).toBe(0);
   });
 });

@@ -72,7 +72,8 @@ export function commissionOf(amount: number, percent: number, flat = 0): number 
  * What a card does when charged. Only this (never the token, number or
  * expiry) is stored, together with the masked PAN.
  */
-export type CardBehaviour = "ok" | "insufficient" | "supplier_pending" | "timeout" | "error";
+export type CardBehaviour =
+  | "ok" | "insufficient" | "supplier_pending" | "supplier_fails" | "timeout" | "paid_timeout" | "error" | "busy";
 
 export type SandboxCard = {
   behaviour: CardBehaviour;
@@ -87,6 +88,9 @@ const tokenCards: Record<string, SandboxCard> = {
   tok_sandbox_supplier_pending: { behaviour: "supplier_pending", masked_pan: "860049******0037", phone: "+998 90 *** ** 69", holder_name: "SANDBOX PENDING" },
   tok_sandbox_timeout: { behaviour: "timeout", masked_pan: "860049******0045", phone: "+998 90 *** ** 70", holder_name: "SANDBOX TIMEOUT" },
   tok_sandbox_error: { behaviour: "error", masked_pan: "860049******0052", phone: "+998 90 *** ** 71", holder_name: "SANDBOX ERROR" },
+  tok_sandbox_paid_timeout: { behaviour: "paid_timeout", masked_pan: "860049******0060", phone: "+998 90 *** ** 72", holder_name: "SANDBOX PAID TIMEOUT" },
+  tok_sandbox_busy: { behaviour: "busy", masked_pan: "860049******0078", phone: "+998 90 *** ** 73", holder_name: "SANDBOX BUSY" },
+  tok_sandbox_supplier_fails: { behaviour: "supplier_fails", masked_pan: "860049******0086", phone: "+998 90 *** ** 74", holder_name: "SANDBOX SUPPLIER FAILS" },
 };
 
 const numberBehaviours: Record<string, CardBehaviour> = {

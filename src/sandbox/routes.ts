@@ -40,10 +40,11 @@ function send(c: Context<App>, outcome: Outcome<unknown> | Failure): Response {
   if (outcome.code === "OTP_RESEND_TOO_SOON" && outcome.extra?.wait !== undefined) {
     c.header("Retry-After", String(Math.ceil(outcome.extra.wait / 1000)));
   }
+  if (outcome.retryAfter !== undefined) c.header("Retry-After", String(outcome.retryAfter));
   return c.json({ error: { code: outcome.code, message: outcome.message }, ...outcome.extra }, outcome.status);
 }
 
-/** How long tok_sandbox_timeout sits on a pay; waited here so the object stays free. */
+/** How long tok_sandbox_timeout and tok_sandbox_paid_timeout sit on a pay; waited here so the object stays free. */
 function stallMs(env: Env): number {
   const ms = Number(env.SANDBOX_TIMEOUT_DELAY_MS ?? 15_000);
   return Number.isFinite(ms) && ms >= 0 ? ms : 15_000;
@@ -51,11 +52,15 @@ function stallMs(env: Env): number {
 
 const NOT_JSON = Symbol("not JSON");
 
-/** Only the record identifiers of a body go into the call log. */
-function identifiers(raw: unknown): { tid: string | null; id: string | null } {
+/**
+ * Only the record identifiers of a body go into the call log, and whether it
+ * carried an OTP (never the OTP itself, never card data).
+ */
+function loggedFields(raw: unknown): { tid: string | null; id: string | null; otp: boolean } {
   const body = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
   const text = (value: unknown) => (typeof value === "string" ? value.slice(0, 128) : null);
-  return { tid: text(body.tid) ?? text(body.tId), id: text(body.id) };
+  const otp = body.otp !== undefined && body.otp !== null && body.otp !== "";
+  return { tid: text(body.tid) ?? text(body.tId), id: text(body.id), otp };
 }
 
 function operation<S extends v.GenericSchema>(
@@ -78,10 +83,11 @@ function operation<S extends v.GenericSchema>(
     }
     // Logged on arrival, before any stall, as a real upstream would have acted by then.
     await object.recordCall({
-      path, ...identifiers(raw), status: outcome.ok ? 200 : outcome.status,
+      path, ...loggedFields(raw), status: outcome.ok ? 200 : outcome.status,
       code: outcome.ok ? null : outcome.code, request_id: c.req.header("x-request-id") ?? null,
     });
-    if (!outcome.ok && outcome.stall) await scheduler.wait(stallMs(c.env));
+    // Timeout tokens: the answer (an error, or the paid receipt) leaves too late.
+    if (outcome.stall) await scheduler.wait(stallMs(c.env));
     return send(c, outcome);
   });
 }
@@ -109,7 +115,7 @@ routes.get("/__sandbox/a2c/:id", async (c) => {
   return record ? c.json(record) : send(c, fail(404, "RECEIPT_NOT_FOUND", "No transfer with this id"));
 });
 
-routes.get("/__sandbox/calls", async (c) => c.json(await sandbox(c.env).calls()));
+routes.get("/__sandbox/calls", async (c) => c.json(await sandbox(c.env).calls(c.req.query("id"))));
 
 routes.notFound((c) => send(c, fail(404, "NOT_FOUND", "No such operation")));
 

@@ -18,7 +18,7 @@ export type ErrorCode =
   | "RATE_NOT_FOUND" | "TID_DUPLICATE" | "AMOUNT_OUT_OF_RANGE" | "OTP_REQUIRED" | "OTP_INVALID"
   | "OTP_ATTEMPTS_EXCEEDED" | "RECEIPT_CANCELLED" | "RECEIPT_ALREADY_PAID" | "RECEIPT_NOT_HELD"
   | "CANCEL_NOT_ALLOWED" | "INSUFFICIENT_FUNDS" | "RECEIVER_UNAVAILABLE" | "CARD_DECLINED"
-  | "OTP_RESEND_TOO_SOON" | "INTERNAL_ERROR";
+  | "OTP_RESEND_TOO_SOON" | "INTERNAL_ERROR" | "BUSY";
 
 export type FailureExtra = {
   attempts_left?: number;
@@ -32,24 +32,32 @@ export type FailureExtra = {
 
 export type Failure = {
   ok: false;
-  status: 400 | 401 | 402 | 404 | 409 | 429 | 500;
+  status: 400 | 401 | 402 | 404 | 409 | 429 | 500 | 503;
   code: ErrorCode;
   message: string;
   extra?: FailureExtra;
   /** tok_sandbox_timeout: the entrypoint sits on the answer before sending it. */
   stall?: boolean;
+  /** Seconds, sent as the Retry-After header (BUSY). */
+  retryAfter?: number;
 };
-export type Outcome<T> = { ok: true; body: T } | Failure;
+/** `stall` on a success: tok_sandbox_paid_timeout has paid, and the answer comes too late. */
+export type Outcome<T> = { ok: true; body: T; stall?: boolean } | Failure;
 export type AuthorizeAnswer = { id: string; sent: true; phone: string; wait: number };
 export type DebugReceipt = WireReceipt & {
   is_hold: boolean; hold_status: string | null; otp_attempts: number; wrong_otp_attempts: number;
   otp_sent_at: number | null; card_behaviour: string | null; merchant_kind: string;
   cancel_reason: string | null; cancelled_by: string | null;
+  /** When the supplier answers a 57 receipt (ms), null when nothing is pending. */
+  supplier_due_at: number | null;
 };
-/** One API call the sandbox answered; identifiers only, never card data or OTPs. */
+/**
+ * One API call the sandbox answered; identifiers only, never card data or OTPs.
+ * `otp` says whether the body carried a non-empty OTP, never its value.
+ */
 export type SandboxCall = {
   seq: number; at: number; path: string; tid: string | null; id: string | null;
-  status: number; code: string | null; request_id: string | null;
+  status: number; code: string | null; request_id: string | null; otp: boolean;
 };
 export type DebugTransfer = WireTransfer & {
   rate_id: number; otp_attempts: number; wrong_otp_attempts: number; sender_behaviour: string;
@@ -68,7 +76,7 @@ const SCHEMA = [
     is_hold INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL, created_ms INTEGER NOT NULL,
     paid_ms INTEGER, cancelled_ms INTEGER, error TEXT, rrn TEXT, card_number TEXT, card_behaviour TEXT,
     hold_status TEXT, ofd TEXT, otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0,
-    otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT)`,
+    otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT, supplier_due_ms INTEGER)`,
   `CREATE TABLE IF NOT EXISTS transfers (
     id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, amount INTEGER NOT NULL, commission INTEGER NOT NULL,
     rate_id INTEGER NOT NULL, sender_behaviour TEXT NOT NULL, receiver_pan TEXT NOT NULL,
@@ -77,12 +85,33 @@ const SCHEMA = [
     otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0)`,
   `CREATE TABLE IF NOT EXISTS calls (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, path TEXT NOT NULL, tid TEXT, id TEXT,
-    status INTEGER NOT NULL, code TEXT, request_id TEXT)`,
+    status INTEGER NOT NULL, code TEXT, request_id TEXT, otp INTEGER NOT NULL DEFAULT 0)`,
 ];
+
+/**
+ * Columns added after the first schema. CREATE TABLE IF NOT EXISTS leaves an
+ * older table as it was, so each is added when the table lacks it.
+ */
+const ADDED_COLUMNS: { table: string; column: string; declaration: string }[] = [
+  { table: "receipts", column: "supplier_due_ms", declaration: "INTEGER" },
+  { table: "calls", column: "otp", declaration: "INTEGER NOT NULL DEFAULT 0" },
+];
+
+/** Creates the tables, and adds the columns an older store lacks. Safe to run on every start. */
+export function ensureSchema(sql: SqlStorage): void {
+  for (const statement of SCHEMA) sql.exec(statement);
+  for (const { table, column, declaration } of ADDED_COLUMNS) {
+    const columns = sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray();
+    if (!columns.some((c) => c.name === column)) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
+  }
+}
 
 type OtpVerdict = "missing" | "correct" | "wrong" | "exceeded";
 
 const receiptNotFound = () => fail(404, "RECEIPT_NOT_FOUND", "No receipt with this id");
+/** tok_sandbox_busy: answered before anything about the request is judged. */
+const busy = (): Failure =>
+  ({ ...fail(503, "BUSY", "The payment service is busy; nothing was done, try again later"), retryAfter: 1 });
 const randomHex = (bytes: number) =>
   Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 const rrn = () => String(100_000_000_000 + Number.parseInt(randomHex(5), 16) % 900_000_000_000);
@@ -97,7 +126,7 @@ export class SandboxObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    for (const statement of SCHEMA) this.sql.exec(statement);
+    ensureSchema(this.sql);
   }
 
   // --- receipts -------------------------------------------------------------
@@ -125,11 +154,12 @@ export class SandboxObject extends DurableObject<Env> {
 
   /** Token and anonymous authorize differ only in how the card is named. */
   authorize(input: { id: string; card: CardRef }): Outcome<AuthorizeAnswer> {
+    const card = resolveCard(input.card);
+    if (card?.behaviour === "busy") return busy();
     const r = this.receipt(input.id);
     if (!r) return receiptNotFound();
     const refused = refusePay(r);
     if (refused) return refused;
-    const card = resolveCard(input.card);
     if (!card) return fail(402, "CARD_DECLINED", "Card is not accepted", { receipt: receiptBody(r) });
     const wait = this.otpWaitMs();
     const now = Date.now();
@@ -141,6 +171,9 @@ export class SandboxObject extends DurableObject<Env> {
   }
 
   payReceipt(input: PayInput, anonymous: boolean): Outcome<WireReceipt | ReducedReceipt> {
+    // A busy service looks at nothing: no record, no OTP, no counter.
+    const card = resolveCard(input.card);
+    if (card?.behaviour === "busy") return busy();
     const r = this.receipt(input.id);
     if (!r) return receiptNotFound();
     const refused = refusePay(r);
@@ -150,7 +183,6 @@ export class SandboxObject extends DurableObject<Env> {
       const otpFailure = this.checkOtp("receipts", r, input.otp);
       if (otpFailure) return otpFailure;
     }
-    const card = resolveCard(input.card);
     const declined = (code: "CARD_DECLINED" | "INSUFFICIENT_FUNDS", error: string) => {
       this.update("receipts", r.id, { error, card_behaviour: card?.behaviour ?? "declined" });
       return fail(402, code, error, { receipt: this.receiptBody(r.id) });
@@ -166,15 +198,19 @@ export class SandboxObject extends DurableObject<Env> {
     }
     const now = Date.now();
     const charged = { error: null, rrn: rrn(), card_number: card.masked_pan, card_behaviour: card.behaviour };
-    if (card.behaviour === "supplier_pending") {
-      this.update("receipts", r.id, { ...charged, state: State.supplierPending, paid_ms: now });
+    if (card.behaviour === "supplier_pending" || card.behaviour === "supplier_fails") {
+      this.update("receipts", r.id, {
+        ...charged, state: State.supplierPending, paid_ms: now, supplier_due_ms: now + this.supplierDelayMs(),
+      });
     } else if (r.is_hold === 1) {
       this.update("receipts", r.id, { ...charged, state: State.held, hold_status: "held" });
     } else {
       this.update("receipts", r.id, { ...charged, state: State.paid, paid_ms: now, ofd: JSON.stringify(saleOfd(r, now)) });
     }
-    const paid = this.receipt(r.id)!;
-    return ok(anonymous ? reducedReceiptBody(paid) : receiptBody(paid));
+    // Read without settling: the pay's own answer is 57 however short the supplier delay.
+    const paid = this.receipt(r.id, false)!;
+    const body = anonymous ? reducedReceiptBody(paid) : receiptBody(paid);
+    return card.behaviour === "paid_timeout" ? { ok: true, body, stall: true } : ok(body);
   }
 
   holdConfirm(input: IdInput): Outcome<WireReceipt> {
@@ -217,7 +253,7 @@ export class SandboxObject extends DurableObject<Env> {
       ...receiptBody(r), is_hold: r.is_hold === 1, hold_status: r.hold_status, otp_attempts: r.otp_attempts,
       wrong_otp_attempts: r.wrong_otps, otp_sent_at: r.otp_sent_ms, card_behaviour: r.card_behaviour,
       merchant_kind: findMerchant(r.merchant_id)?.kind ?? "unknown",
-      cancel_reason: r.cancel_reason, cancelled_by: r.cancelled_by,
+      cancel_reason: r.cancel_reason, cancelled_by: r.cancelled_by, supplier_due_at: r.supplier_due_ms,
     };
   }
 
@@ -245,6 +281,8 @@ export class SandboxObject extends DurableObject<Env> {
   payTransfer(input: TransferPayInput): Outcome<WireTransfer> {
     const t = this.transfer(input.id);
     if (!t) return receiptNotFound();
+    // The sender card is only known from the record; busy still judges nothing else.
+    if (t.sender_behaviour === "busy") return busy();
     const current = { transfer: transferBody(t) };
     if (t.state === State.cancelled) return fail(400, "RECEIPT_CANCELLED", "Transfer is cancelled", current);
     if (t.state !== State.created) return fail(400, "RECEIPT_ALREADY_PAID", "Transfer is already paid", current);
@@ -263,7 +301,8 @@ export class SandboxObject extends DurableObject<Env> {
       return this.declineTransfer(t.id, "RECEIVER_UNAVAILABLE", "Receiver card cannot accept the transfer");
     }
     this.update("transfers", t.id, { state: State.paid, paid_ms: Date.now(), error: "" });
-    return ok(this.transferBody(t.id));
+    const body = this.transferBody(t.id);
+    return t.sender_behaviour === "paid_timeout" ? { ok: true, body, stall: true } : ok(body);
   }
 
   /** A decline leaves the transfer payable (state 0) with its error set. */
@@ -290,12 +329,16 @@ export class SandboxObject extends DurableObject<Env> {
 
   recordCall(call: Omit<SandboxCall, "seq" | "at">): void {
     this.sql.exec(
-      "INSERT INTO calls (at, path, tid, id, status, code, request_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      Date.now(), call.path, call.tid, call.id, call.status, call.code, call.request_id);
+      "INSERT INTO calls (at, path, tid, id, status, code, request_id, otp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      Date.now(), call.path, call.tid, call.id, call.status, call.code, call.request_id, call.otp ? 1 : 0);
   }
 
-  calls(): SandboxCall[] {
-    return this.sql.exec<SandboxCall>("SELECT * FROM calls ORDER BY seq").toArray();
+  /** Oldest first; with `id`, only the calls naming that record. */
+  calls(id?: string): SandboxCall[] {
+    const rows = id === undefined
+      ? this.sql.exec<Omit<SandboxCall, "otp"> & { otp: number }>("SELECT * FROM calls ORDER BY seq")
+      : this.sql.exec<Omit<SandboxCall, "otp"> & { otp: number }>("SELECT * FROM calls WHERE id = ? ORDER BY seq", id);
+    return rows.toArray().map((row) => ({ ...row, otp: row.otp === 1 }));
   }
 
   // --- shared rules ---------------------------------------------------------
@@ -348,13 +391,48 @@ export class SandboxObject extends DurableObject<Env> {
     return "exceeded";
   }
 
+  /** How long after a pay the supplier of a 57 receipt answers. */
+  private supplierDelayMs(): number {
+    const delay = Number(this.env.SANDBOX_SUPPLIER_DELAY_MS ?? 10_000);
+    return Number.isFinite(delay) && delay >= 0 ? delay : 10_000;
+  }
+
+  /**
+   * The supplier's answer is applied lazily and deterministically: a 57
+   * receipt whose deadline has passed is moved to its final state the moment
+   * anything reads it, before the read sees it. No alarm, no timer.
+   */
+  private settleSupplier(r: ReceiptRow): ReceiptRow {
+    if (r.state !== State.supplierPending || r.supplier_due_ms === null || Date.now() < r.supplier_due_ms) return r;
+    const at = r.supplier_due_ms;
+    if (r.card_behaviour === "supplier_fails") {
+      // Never fiscalized as a sale, so there is no fiscal receipt to refund: ofd stays null.
+      this.update("receipts", r.id, {
+        state: State.cancelled, cancelled_ms: at, supplier_due_ms: null,
+        error: "The supplier refused the payment; the amount is refunded to the card",
+        ...(r.is_hold === 1 ? { hold_status: "released" } : {}),
+      });
+    } else if (r.is_hold === 1) {
+      // As a normal pay of a hold receipt: held, no pay_date and no ofd until hold-confirm.
+      this.update("receipts", r.id, { state: State.held, hold_status: "held", paid_ms: null, supplier_due_ms: null });
+    } else {
+      // pay_date stays the time of the charge; the Sale is fiscalized when the supplier confirms.
+      this.update("receipts", r.id, {
+        state: State.paid, paid_ms: r.paid_ms ?? at, ofd: JSON.stringify(saleOfd(r, at)), supplier_due_ms: null,
+      });
+    }
+    return this.receipt(r.id, false)!;
+  }
+
   private otpWaitMs(): number {
     const wait = Number(this.env.SANDBOX_OTP_WAIT_MS ?? 60_000);
     return Number.isFinite(wait) && wait >= 0 ? wait : 60_000;
   }
 
-  private receipt(id: string): ReceiptRow | undefined {
-    return this.sql.exec<ReceiptRow>("SELECT * FROM receipts WHERE id = ?", id).toArray()[0];
+  /** Every read of a receipt settles a due supplier answer first, unless told not to. */
+  private receipt(id: string, settle = true): ReceiptRow | undefined {
+    const row = this.sql.exec<ReceiptRow>("SELECT * FROM receipts WHERE id = ?", id).toArray()[0];
+    return row && settle ? this.settleSupplier(row) : row;
   }
 
   private transfer(id: string): TransferRow | undefined {

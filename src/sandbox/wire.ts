@@ -34,6 +34,7 @@ export type ReceiptRow = {
   otp_sent_ms: number | null;
   cancel_reason: string | null;
   cancelled_by: string | null;
+  supplier_due_ms: number | null; // when the supplier answers a 57 receipt
 };
 
 export type TransferRow = {
