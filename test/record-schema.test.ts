@@ -60,7 +60,7 @@ describe("the receipt object's storage schema", () => {
     // The new gateway's first touch migrates; the alarm reconciles with no caller.
     const stub = receiptStub(env, "receipt", receipt.id);
     await evictDurableObject(stub);
-    await runInDurableObject(stub, (instance: any) => instance.auditTrail());
+    await stub.auditTrail();
     await runInDurableObject(stub, (_i, state) => state.storage.setAlarm(Date.now()));
     expect(await runDurableObjectAlarm(stub)).toBe(true);
 

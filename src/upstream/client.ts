@@ -161,6 +161,8 @@ export class UpstreamClient {
   async #call<T>(path: string, body: unknown, parse: (raw: unknown) => T | undefined): Promise<UpstreamResult<T>> {
     const config = readConfig(this.#env);
     const started = Date.now();
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), config.upstreamTimeoutMs);
     const request = new Request(`${config.upstreamBaseUrl}/api/v1/partner/${path}`, {
       method: "POST",
       headers: {
@@ -170,7 +172,7 @@ export class UpstreamClient {
         "x-request-id": this.#requestId,
       },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(config.upstreamTimeoutMs),
+      signal: deadline.signal,
     });
 
     let response: Response;
@@ -178,12 +180,15 @@ export class UpstreamClient {
     try {
       response = await (this.#env.UPSTREAM ? this.#env.UPSTREAM.fetch(request) : fetch(request));
       raw = await response.json().catch(() => undefined);
-    } catch (err) {
-      const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+    } catch {
+      const timedOut = deadline.signal.aborted;
       this.#log(path, started, timedOut ? "timeout" : "network_error");
       return timedOut
         ? unknownOutcome("upstream_timeout", "The payment service did not answer in time.")
         : unknownOutcome("upstream_error", "The payment service could not be reached, or the connection broke.");
+    } finally {
+      // A timer left running would keep the receipt's object busy after the call ended.
+      clearTimeout(timer);
     }
 
     if (response.ok) {

@@ -1,0 +1,223 @@
+// Upstream faults, through the gateway: answers late or lost, 5xx, busy,
+// bodies the gateway cannot read, refusals it does not know, the supplier's
+// own time (57). Each test reproduces a way money went wrong before, and
+// asserts what a caller and the upstream observe.
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import type { KindName } from "../src/lifecycle";
+import { receiptStub } from "../src/receipt-object";
+import {
+  call,
+  createReceipt,
+  expectError,
+  expectStatus,
+  letSupplierAnswer,
+  newTid,
+  newUser,
+  OTP_OK,
+  OTP_WRONG,
+  receiptRequest,
+  sandboxCalls,
+  sandboxReceipt,
+  sandboxTransfer,
+  transferRequest,
+  userToken,
+} from "./helpers";
+import { scriptedUpstream } from "./support/scripted-upstream";
+
+afterEach(() => scriptedUpstream.reset());
+
+const TOKEN = { token: "tok_sandbox_ok" };
+const pay = (id: string, otp?: string, token = "tok_sandbox_ok") => call("receipt/pay", { id, card: { token }, ...(otp ? { otp } : {}) });
+
+async function stored(kind: KindName, id: string) {
+  return runInDurableObject(receiptStub(env, kind, id), (_instance, state) =>
+    state.storage.sql.exec("SELECT state, pending_op, wrong_otps, unconfirmed_otps FROM record").one(),
+  );
+}
+
+async function outboxTypes(kind: KindName, id: string): Promise<string[]> {
+  return runInDurableObject(receiptStub(env, kind, id), (_instance, state) =>
+    state.storage.sql
+      .exec<{ body: string }>("SELECT body FROM outbox ORDER BY seq")
+      .toArray()
+      .map((row) => JSON.parse(row.body).type as string),
+  );
+}
+
+async function authorized(merchant_id = 1001) {
+  const receipt = await createReceipt({ merchant_id });
+  if (merchant_id === 1001) await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
+  return receipt;
+}
+
+describe("what is not a guess (rule 2)", () => {
+  it("three busy answers (503) to the right OTP judge nothing: the fourth pays", async () => {
+    const receipt = await authorized();
+    for (let i = 0; i < 3; i++) {
+      const res = await pay(receipt.id, OTP_OK, "tok_sandbox_busy");
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      await expectError(res, 503, "upstream_unavailable");
+    }
+    expect((await expectStatus(pay(receipt.id, OTP_OK), 200)).state).toBe(4);
+    expect(await stored("receipt", receipt.id)).toMatchObject({ wrong_otps: 0, unconfirmed_otps: 0 });
+  });
+
+  it("429 from the upstream is upstream_unavailable with Retry-After, and no guess", async () => {
+    const receipt = await authorized();
+    scriptedUpstream.on("receipt/pay", { kind: "status", status: 429, code: "TOO_MANY_REQUESTS", retryAfter: 7 }, { times: 3 });
+    for (let i = 0; i < 3; i++) {
+      const res = await pay(receipt.id, OTP_WRONG);
+      expect(res.headers.get("retry-after")).toBe("7");
+      await expectError(res, 503, "upstream_unavailable");
+    }
+    expect((await expectError(pay(receipt.id, OTP_WRONG), 422, "otp_invalid")).attempts_left).toBe(2);
+  });
+
+  it("OTP_EXPIRED is 409 otp_expired, and no guess", async () => {
+    const receipt = await authorized();
+    scriptedUpstream.on("receipt/pay", { kind: "status", status: 400, code: "OTP_EXPIRED" }, { times: 3 });
+    for (let i = 0; i < 3; i++) await expectError(pay(receipt.id, OTP_OK), 409, "otp_expired");
+    expect((await expectStatus(pay(receipt.id, OTP_OK), 200)).state).toBe(4);
+  });
+
+  it("a refused credential is no guess either", async () => {
+    const receipt = await authorized();
+    scriptedUpstream.on("receipt/pay", { kind: "status", status: 401, code: "UNAUTHORIZED" }, { times: 3 });
+    for (let i = 0; i < 3; i++) await expectError(pay(receipt.id, OTP_WRONG), 502, "upstream_error");
+    expect((await expectError(pay(receipt.id, OTP_WRONG), 422, "otp_invalid")).attempts_left).toBe(2);
+  });
+});
+
+describe("what is a guess (rule 2)", () => {
+  it("an OTP whose answer was lost and did not pay counts; three such end the receipt, said so", async () => {
+    const receipt = await authorized();
+    for (let i = 0; i < 3; i++) {
+      scriptedUpstream.on("receipt/pay", { kind: "status", status: 500 });
+      await expectError(pay(receipt.id, OTP_OK), 502, "upstream_error");
+    }
+    const exhausted = await expectError(pay(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
+    expect(exhausted.message).toMatch(/3 whose answer was lost/);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(21);
+    expect(await outboxTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.otp_attempts_exhausted", "receipt.cancelled"]);
+  });
+
+  it("an OTP whose answer was lost but that paid is no guess: the upstream paid at once, answered late", async () => {
+    const receipt = await authorized();
+    await expectError(pay(receipt.id, OTP_OK, "tok_sandbox_paid_timeout"), 504, "upstream_timeout");
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    expect(await stored("receipt", receipt.id)).toMatchObject({ state: 4, pending_op: null, wrong_otps: 0, unconfirmed_otps: 0 });
+    await expectError(pay(receipt.id, OTP_OK), 409, "receipt_already_paid");
+    expect((await sandboxCalls()).filter((c) => c.path === "receipt/pay" && c.id === receipt.id)).toHaveLength(1);
+  });
+
+  it("a transfer exhausted by lost answers is closed at the edge: no receipt/cancel, the upstream's state shown", async () => {
+    const transfer = await expectStatus(call("a2c/create", transferRequest({ amount: 2_000_000 })), 200);
+    const id = transfer.receipt_id;
+    scriptedUpstream.on("a2c/pay", { kind: "status", status: 502 }, { times: 3 });
+    for (let i = 0; i < 3; i++) await call("a2c/pay", { id, otp: OTP_OK });
+    const exhausted = await expectError(call("a2c/pay", { id, otp: OTP_OK }), 409, "otp_attempts_exhausted");
+    expect(exhausted.message).toMatch(/closed at the gateway.*transfer/);
+    expect((await expectStatus(call("a2c/get-by-id", { id }), 200)).state).toBe(0);
+    expect((await sandboxTransfer(id)).state).toBe(0);
+    // The three pays were answered 502 before the upstream judged them; nothing else went out but reads.
+    expect(scriptedUpstream.fired().status).toBe(3);
+    const paths = (await sandboxCalls()).filter((c) => c.id === id).map((c) => c.path);
+    expect(new Set(paths)).toEqual(new Set(["a2c/get-by-id"]));
+    expect(await outboxTypes("transfer", id)).toEqual(["transfer.created", "transfer.otp_attempts_exhausted"]);
+  });
+});
+
+describe("answers the gateway cannot read fail closed (rule 8)", () => {
+  it.each([
+    ["a state given as a string", '{"id":"ID","state":"4","amount":150000}'],
+    ["no state", '{"id":"ID","amount":150000}'],
+    ["an unknown state", '{"id":"ID","state":99,"amount":150000}'],
+    ["another receipt's id", '{"id":"someone-else","state":0,"amount":150000}'],
+    ["not JSON", "<html>oops</html>"],
+  ])("a pay answered with %s is an unknown outcome, reconciled: never stored as a state", async (_name, body) => {
+    const owner = await userToken(newUser());
+    const receipt = await createReceipt({ merchant_id: 1003 }, { token: owner });
+    scriptedUpstream.on("receipt/pay", { kind: "body", body: body.replace("ID", receipt.id) });
+    await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN }, { token: owner }), 502, "upstream_error");
+    expect(await stored("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: "pay" });
+    // The upstream did pay: the user's cancel asks first and is refused; nothing was refunded.
+    await expectError(call("receipt/cancel", { id: receipt.id }, { token: owner }), 403, "forbidden");
+    expect((await sandboxReceipt(receipt.id)).state).toBe(4);
+  });
+
+  it("a check-id answered with a string state changes nothing stored", async () => {
+    const owner = await userToken(newUser());
+    const receipt = await createReceipt({ merchant_id: 1003 }, { token: owner });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }, { token: owner }), 200);
+    scriptedUpstream.on("receipt/check-id", { kind: "body", body: `{"id":"${receipt.id}","state":"0","amount":150000}` });
+    await expectError(call("receipt/check-id", { id: receipt.id }, { token: owner }), 502, "upstream_error");
+    expect((await stored("receipt", receipt.id)).state).toBe(4);
+    await expectError(call("receipt/cancel", { id: receipt.id }, { token: owner }), 403, "forbidden");
+  });
+
+  it("a refusal with a code the gateway does not know is 422 upstream_refused, quoting it; nothing happened", async () => {
+    const receipt = await authorized();
+    scriptedUpstream.on("receipt/pay", { kind: "status", status: 400, code: "LIMIT_EXCEEDED_FOR_MCC", message: "Daily limit for this category" });
+    const error = await expectError(pay(receipt.id, OTP_WRONG), 422, "upstream_refused");
+    expect(error.upstream_code).toBe("LIMIT_EXCEEDED_FOR_MCC");
+    expect(error.message).toContain("Daily limit for this category");
+    expect(await stored("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null, wrong_otps: 0, unconfirmed_otps: 0 });
+  });
+});
+
+describe("a state the upstream may still change (57) is asked about, never refused from a stale copy", () => {
+  it("the supplier confirms: the alarm finds 4 with no caller and it becomes a receipt.paid event", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    expect((await expectStatus(pay(receipt.id, undefined, "tok_sandbox_supplier_pending"), 200)).state).toBe(57);
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await runDurableObjectAlarm(stub);
+    expect((await stored("receipt", receipt.id)).state).toBe(57);
+    await letSupplierAnswer(receipt.id);
+    await runDurableObjectAlarm(stub);
+    expect((await stored("receipt", receipt.id)).state).toBe(4);
+    expect(await outboxTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.awaiting_supplier", "receipt.paid"]);
+  });
+
+  it("the supplier refuses: the alarm finds 21 (refunded)", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(pay(receipt.id, undefined, "tok_sandbox_supplier_fails"), 200);
+    await letSupplierAnswer(receipt.id);
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    expect((await stored("receipt", receipt.id)).state).toBe(21);
+  });
+
+  it("the partner's cancel after the supplier confirmed goes through without anyone calling check-id first", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(pay(receipt.id, undefined, "tok_sandbox_supplier_pending"), 200);
+    await expectError(call("receipt/cancel", { id: receipt.id }), 409, "cancel_not_allowed");
+    await letSupplierAnswer(receipt.id);
+    expect((await expectStatus(call("receipt/cancel", { id: receipt.id }), 200)).state).toBe(21);
+  });
+});
+
+describe("a create whose answer was lost (rule 8)", () => {
+  it("check-tid answers 404 saying so; the identical retry adopts the one receipt the upstream made", async () => {
+    const request = receiptRequest({ merchant_id: 1003 });
+    scriptedUpstream.on("receipt/create", { kind: "lost" });
+    const lost = await call("receipt/create", request);
+    expect(lost.status).toBe(502);
+    const error = await expectError(call("receipt/check-tid", { tid: request.tid }), 404, "receipt_not_found");
+    expect(error.message).toMatch(/did not finish/);
+    const adopted = await expectStatus(call("receipt/create", request), 200);
+    expect((await expectStatus(call("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(adopted.id);
+    const creates = (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === request.tid);
+    expect(creates.map((c) => c.status)).toEqual([200, 409]);
+  });
+
+  it("a user's create lost the same way is adopted under the user's derived tid", async () => {
+    const token = await userToken(newUser());
+    const request = receiptRequest({ merchant_id: 1003, tid: newTid("mine") });
+    scriptedUpstream.on("receipt/create", { kind: "timeout" });
+    await expectError(call("receipt/create", request, { token }), 504, "upstream_timeout");
+    const adopted = await expectStatus(call("receipt/create", request, { token }), 200);
+    expect(adopted.tid).toBe(request.tid);
+    expect((await sandboxReceipt(adopted.id)).tid).not.toBe(request.tid);
+  });
+});
