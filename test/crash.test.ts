@@ -19,6 +19,7 @@ import {
   OTP_OK,
   OTP_WRONG,
   sandboxCalls,
+  storedRecord,
   sandboxReceipt,
   sandboxTransfer,
   transferRequest,
@@ -30,12 +31,6 @@ afterEach(() => scriptedUpstream.reset());
 
 const TOKEN = { token: "tok_sandbox_ok" };
 
-/** What the object has stored: the state, the write-ahead note and the guess counts. */
-async function stored(kind: KindName, id: string) {
-  return runInDurableObject(receiptStub(env, kind, id), (_instance, state) =>
-    state.storage.sql.exec("SELECT state, pending_op, pending_otp, wrong_otps, unconfirmed_otps, otp_sends FROM record").one(),
-  );
-}
 
 /** The runtime kills the object (in-memory state lost, storage kept). */
 async function crash(kind: KindName, id: string): Promise<void> {
@@ -52,7 +47,7 @@ async function crashMidCall(kind: KindName, id: string, path: string, body: unkn
   const held = scriptedUpstream.hold(path, { id, act: true });
   const answer = call(path, body, token === undefined ? {} : { token });
   await held.arrived;
-  const pending = await stored(kind, id);
+  const pending = await storedRecord(kind, id);
   expect(pending.pending_op, "the call was noted before it left").not.toBeNull();
   await crash(kind, id);
   held.release();
@@ -62,7 +57,7 @@ async function crashMidCall(kind: KindName, id: string, path: string, body: unkn
 /** Runs the object's alarm (if it has not already fired on its own) and returns the settled record. */
 async function settleByAlarm(kind: KindName, id: string) {
   await runDurableObjectAlarm(receiptStub(env, kind, id));
-  const settled = await stored(kind, id);
+  const settled = await storedRecord(kind, id);
   expect(settled.pending_op, "the alarm settled the record").toBeNull();
   return settled;
 }
@@ -153,7 +148,7 @@ describe("a crash while a call is in flight (rule 8)", () => {
     // No alarm run: the user's cancel itself finds out the receipt is paid.
     await expectError(call("receipt/cancel", { id: receipt.id }, { token: owner }), 403, "forbidden");
     expect(await upstreamCalls("receipt/cancel", receipt.id)).toHaveLength(0);
-    expect((await stored("receipt", receipt.id)).state).toBe(4);
+    expect((await storedRecord("receipt", receipt.id)).state).toBe(4);
   });
 });
 
@@ -179,6 +174,6 @@ describe("eviction between every step of the OTP flow changes nothing", () => {
     await evict();
     await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }), 409, "receipt_already_paid");
     expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 4, otp_attempts: 3, wrong_otp_attempts: 2 });
-    expect(await stored("receipt", receipt.id)).toMatchObject({ state: 4, wrong_otps: 2, unconfirmed_otps: 0, otp_sends: 2, pending_op: null });
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 4, wrong_otps: 2, unconfirmed_otps: 0, otp_sends: 2, pending_op: null });
   });
 });

@@ -19,6 +19,7 @@ import {
   OTP_WRONG,
   receiptRequest,
   sandboxCalls,
+  storedRecord,
   sandboxReceipt,
   sandboxTransfer,
   transferRequest,
@@ -31,11 +32,6 @@ afterEach(() => scriptedUpstream.reset());
 const TOKEN = { token: "tok_sandbox_ok" };
 const pay = (id: string, otp?: string, token = "tok_sandbox_ok") => call("receipt/pay", { id, card: { token }, ...(otp ? { otp } : {}) });
 
-async function stored(kind: KindName, id: string) {
-  return runInDurableObject(receiptStub(env, kind, id), (_instance, state) =>
-    state.storage.sql.exec("SELECT state, pending_op, wrong_otps, unconfirmed_otps FROM record").one(),
-  );
-}
 
 async function outboxTypes(kind: KindName, id: string): Promise<string[]> {
   return runInDurableObject(receiptStub(env, kind, id), (_instance, state) =>
@@ -61,7 +57,7 @@ describe("what is not a guess (rule 2)", () => {
       await expectError(res, 503, "upstream_unavailable");
     }
     expect((await expectStatus(pay(receipt.id, OTP_OK), 200)).state).toBe(4);
-    expect(await stored("receipt", receipt.id)).toMatchObject({ wrong_otps: 0, unconfirmed_otps: 0 });
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ wrong_otps: 0, unconfirmed_otps: 0 });
   });
 
   it("429 from the upstream is upstream_unavailable with Retry-After, and no guess", async () => {
@@ -107,7 +103,7 @@ describe("what is a guess (rule 2)", () => {
     const receipt = await authorized();
     await expectError(pay(receipt.id, OTP_OK, "tok_sandbox_paid_timeout"), 504, "upstream_timeout");
     await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
-    expect(await stored("receipt", receipt.id)).toMatchObject({ state: 4, pending_op: null, wrong_otps: 0, unconfirmed_otps: 0 });
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 4, pending_op: null, wrong_otps: 0, unconfirmed_otps: 0 });
     await expectError(pay(receipt.id, OTP_OK), 409, "receipt_already_paid");
     expect((await sandboxCalls()).filter((c) => c.path === "receipt/pay" && c.id === receipt.id)).toHaveLength(1);
   });
@@ -141,7 +137,7 @@ describe("answers the gateway cannot read fail closed (rule 8)", () => {
     const receipt = await createReceipt({ merchant_id: 1003 }, { token: owner });
     scriptedUpstream.on("receipt/pay", { kind: "body", body: body.replace("ID", receipt.id) });
     await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN }, { token: owner }), 502, "upstream_error");
-    expect(await stored("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: "pay" });
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: "pay" });
     // The upstream did pay: the user's cancel asks first and is refused; nothing was refunded.
     await expectError(call("receipt/cancel", { id: receipt.id }, { token: owner }), 403, "forbidden");
     expect((await sandboxReceipt(receipt.id)).state).toBe(4);
@@ -153,7 +149,7 @@ describe("answers the gateway cannot read fail closed (rule 8)", () => {
     await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }, { token: owner }), 200);
     scriptedUpstream.on("receipt/check-id", { kind: "body", body: `{"id":"${receipt.id}","state":"0","amount":150000}` });
     await expectError(call("receipt/check-id", { id: receipt.id }, { token: owner }), 502, "upstream_error");
-    expect((await stored("receipt", receipt.id)).state).toBe(4);
+    expect((await storedRecord("receipt", receipt.id)).state).toBe(4);
     await expectError(call("receipt/cancel", { id: receipt.id }, { token: owner }), 403, "forbidden");
   });
 
@@ -163,7 +159,7 @@ describe("answers the gateway cannot read fail closed (rule 8)", () => {
     const error = await expectError(pay(receipt.id, OTP_WRONG), 422, "upstream_refused");
     expect(error.upstream_code).toBe("LIMIT_EXCEEDED_FOR_MCC");
     expect(error.message).toContain("Daily limit for this category");
-    expect(await stored("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null, wrong_otps: 0, unconfirmed_otps: 0 });
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null, wrong_otps: 0, unconfirmed_otps: 0 });
   });
 });
 
@@ -173,10 +169,10 @@ describe("a state the upstream may still change (57) is asked about, never refus
     expect((await expectStatus(pay(receipt.id, undefined, "tok_sandbox_supplier_pending"), 200)).state).toBe(57);
     const stub = receiptStub(env, "receipt", receipt.id);
     await runDurableObjectAlarm(stub);
-    expect((await stored("receipt", receipt.id)).state).toBe(57);
+    expect((await storedRecord("receipt", receipt.id)).state).toBe(57);
     await letSupplierAnswer(receipt.id);
     await runDurableObjectAlarm(stub);
-    expect((await stored("receipt", receipt.id)).state).toBe(4);
+    expect((await storedRecord("receipt", receipt.id)).state).toBe(4);
     expect(await outboxTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.awaiting_supplier", "receipt.paid"]);
   });
 
@@ -185,7 +181,7 @@ describe("a state the upstream may still change (57) is asked about, never refus
     await expectStatus(pay(receipt.id, undefined, "tok_sandbox_supplier_fails"), 200);
     await letSupplierAnswer(receipt.id);
     await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
-    expect((await stored("receipt", receipt.id)).state).toBe(21);
+    expect((await storedRecord("receipt", receipt.id)).state).toBe(21);
   });
 
   it("the partner's cancel after the supplier confirmed goes through without anyone calling check-id first", async () => {

@@ -173,3 +173,14 @@ export async function letSupplierAnswer(id: string): Promise<void> {
       "UPDATE receipts SET supplier_due_ms = ? WHERE id = ? AND supplier_due_ms IS NOT NULL", Date.now() - 1, id);
   });
 }
+
+/** What a record's Durable Object has stored: its state, write-ahead note and counters (never card data). */
+export async function storedRecord(kind: "receipt" | "transfer", id: string) {
+  return runInDurableObject(receiptStub(env, kind, id), (_instance, state) =>
+    state.storage.sql
+      .exec<{ state: number; pending_op: string | null; pending_otp: number; wrong_otps: number; unconfirmed_otps: number; otp_sends: number }>(
+        "SELECT state, pending_op, pending_otp, wrong_otps, unconfirmed_otps, otp_sends FROM record",
+      )
+      .one(),
+  );
+}

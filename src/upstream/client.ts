@@ -208,26 +208,21 @@ export class UpstreamClient {
     };
     const upstreamCode = typeof envelope.error?.code === "string" ? envelope.error.code : `HTTP_${response.status}`;
     this.#log(path, started, upstreamCode, response.status);
-    const after = {
-      ...(envelope.receipt !== undefined && normalizeReceipt(envelope.receipt) ? { receipt: normalizeReceipt(envelope.receipt) } : {}),
-      ...(envelope.transfer !== undefined && normalizeTransfer(envelope.transfer) ? { transfer: normalizeTransfer(envelope.transfer) } : {}),
-    };
+    const receipt = envelope.receipt === undefined ? undefined : normalizeReceipt(envelope.receipt);
+    const transfer = envelope.transfer === undefined ? undefined : normalizeTransfer(envelope.transfer);
+    const after = { ...(receipt ? { receipt } : {}), ...(transfer ? { transfer } : {}) };
+    /** The upstream said it did nothing, and judged no OTP. */
+    const unjudged = (failure: Failure): UpstreamFailure => ({ ok: false, outcome: "rejected", judged: false, upstreamCode, failure, ...after });
 
     if (response.status === 429 || response.status === 503) {
-      // Busy or down: it says it did nothing, and judged no OTP.
+      // Busy or down.
       const retryAfter = Number(response.headers.get("retry-after"));
-      return {
-        ok: false,
-        outcome: "rejected",
-        judged: false,
-        upstreamCode,
-        failure: {
-          code: "upstream_unavailable",
-          message: "The payment service is busy or down and did nothing; retry after the time given.",
-          upstream_code: upstreamCode,
-          retry_after: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 1,
-        },
-      };
+      return unjudged({
+        code: "upstream_unavailable",
+        message: "The payment service is busy or down and did nothing; retry after the time given.",
+        upstream_code: upstreamCode,
+        retry_after: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 1,
+      });
     }
     if (response.status >= 500) {
       // It may have acted before failing: never guess.
@@ -236,31 +231,18 @@ export class UpstreamClient {
       return failure;
     }
     if (response.status === 401 || upstreamCode === "UNAUTHORIZED") {
-      return {
-        ok: false,
-        outcome: "rejected",
-        judged: false,
-        upstreamCode,
-        failure: { code: "upstream_error", message: "The payment service refused the gateway's own credential.", upstream_code: upstreamCode },
-      };
+      return unjudged({ code: "upstream_error", message: "The payment service refused the gateway's own credential.", upstream_code: upstreamCode });
     }
 
     const mapping = ERROR_MAP[upstreamCode];
     if (!mapping) {
       // A refusal the gateway does not know: nothing happened, say what the upstream said.
       const said = typeof envelope.error?.message === "string" ? String(redact(envelope.error.message)).slice(0, MAX_UPSTREAM_MESSAGE) : "";
-      return {
-        ok: false,
-        outcome: "rejected",
-        judged: false,
-        upstreamCode,
-        failure: {
-          code: "upstream_refused",
-          message: `The payment service refused the request with ${upstreamCode}${said ? `: ${said}` : ""}. Nothing was done.`,
-          upstream_code: upstreamCode,
-        },
-        ...after,
-      };
+      return unjudged({
+        code: "upstream_refused",
+        message: `The payment service refused the request with ${upstreamCode}${said ? `: ${said}` : ""}. Nothing was done.`,
+        upstream_code: upstreamCode,
+      });
     }
 
     const { message, ...rest } = mapping;
