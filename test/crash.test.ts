@@ -31,7 +31,6 @@ afterEach(() => scriptedUpstream.reset());
 
 const TOKEN = { token: "tok_sandbox_ok" };
 
-
 /** The runtime kills the object (in-memory state lost, storage kept). */
 async function crash(kind: KindName, id: string): Promise<void> {
   await runInDurableObject(receiptStub(env, kind, id), (_instance, state) => {
