@@ -31,6 +31,8 @@ async function production(overrides: Record<string, unknown> = {}): Promise<Env>
     SANDBOX: undefined,
     UPSTREAM_BASE_URL: "https://partner-api.test",
     UPSTREAM_API_KEY: "live-upstream-credential",
+    WEBHOOK_URL: "https://hooks.partner.test/payments",
+    WEBHOOK_SECRET: `whsec_${btoa("a-live-webhook-secret-of-32-bytes")}`,
     ...overrides,
   } as unknown as Env;
 }
