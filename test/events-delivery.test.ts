@@ -8,7 +8,8 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { findEvent, publishEvents, RETRY_SCHEDULES } from "../src/events";
-import { consume, DEAD_LETTER_QUEUE, makeEvent, messageOf, newRecordId, PRODUCTION_WEBHOOK_SECRET, PRODUCTION_WEBHOOK_URL, productionEnv, receiver } from "./events";
+import { expectError, expectStatus } from "./helpers";
+import { callGateway, consume, DEAD_LETTER_QUEUE, makeEvent, messageOf, newRecordId, PRODUCTION_WEBHOOK_SECRET, PRODUCTION_WEBHOOK_URL, productionEnv, receiver } from "./events";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -20,6 +21,8 @@ async function published(count = 1) {
   await publishEvents(env, events);
   return { recordId, events, messages: events.map(messageOf) };
 }
+
+const listEvents = (body: Record<string, unknown>) => expectStatus<any>(callGateway("events/list", body), 200);
 
 describe("a delivery the receiver answers with 2xx", () => {
   it("is POSTed as the event's JSON, signed the Standard Webhooks way, acknowledged and marked delivered", async () => {
@@ -154,12 +157,41 @@ describe("an event whose retries are spent", () => {
     }
   });
 
+  it("the dead-letter queue's consumer marks it failed, events/list shows it, and resend delivers it", async () => {
+    const received = receiver((_delivery, n) => (n === 1 ? new Response(null, { status: 500 }) : new Response(null, { status: 200 })));
+    const { recordId, events, messages } = await published();
+    await consume([{ body: messages[0]!, attempts: RETRY_SCHEDULES.development.length + 1 }]);
+
+    const dead = await consume([{ body: messages[0]! }], { queue: DEAD_LETTER_QUEUE });
+    expect(dead.ackAll).toBe(true);
+    expect(received).toHaveLength(1);
+
+    const failed = await listEvents({ receipt_id: recordId, delivery: "failed" });
+    expect(failed.events.map((e: any) => e.id)).toEqual([events[0]!.id]);
+    expect(failed.events[0].delivery).toEqual({ status: "failed", attempts: 1, last_status: 500, last_error: "HTTP 500", delivered_at: null });
+    expect(failed.events[0]).toMatchObject(events[0]!);
+
+    const resent = await expectStatus(callGateway("events/resend", { id: events[0]!.id }), 200);
+    expect(resent).toEqual(events[0]);
+    const pending = await listEvents({ receipt_id: recordId });
+    expect(pending.events[0].delivery).toMatchObject({ status: "pending", attempts: 1 });
+
+    await consume([{ body: messages[0]! }]);
+    const delivered = await listEvents({ receipt_id: recordId, delivery: "delivered" });
+    expect(delivered.events[0].delivery).toMatchObject({ status: "delivered", attempts: 2, last_status: 200, last_error: null });
+    expect(received.map((d) => d.headers["webhook-id"])).toEqual([events[0]!.id, events[0]!.id]);
+  });
+
   it("a dead letter does not undo a delivery a resend made meanwhile", async () => {
     receiver(() => new Response(null, { status: 200 }));
     const { events, messages } = await published();
     await consume([{ body: messages[0]! }]);
     await consume([{ body: messages[0]! }], { queue: DEAD_LETTER_QUEUE });
     expect((await findEvent(env.DB, events[0]!.id))!.delivery_status).toBe("delivered");
+  });
+
+  it("resend of an unknown event is 404 not_found", async () => {
+    await expectError(callGateway("events/resend", { id: "evt_01ARZ3NDEKTSV4RRFFQ69G5FAV" }), 404, "not_found");
   });
 });
 

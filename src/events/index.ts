@@ -8,6 +8,7 @@ export { DEAD_LETTER_SUFFIX, handleEventBatch, isDeadLetterQueue, postEvent, RET
 export type { DeliveryOutcome } from "./delivery";
 export { findEvent, listEvents, recordEvents } from "./log";
 export type { EventQuery, EventRow } from "./log";
+export { listEventPage, resendEvent } from "./operations";
 export { newEventId, publishEvents } from "./publish";
 export { parseWebhookSecrets, signWebhook, WEBHOOK_SECRET_PREFIX } from "./signing";
 export { EVENT_TYPE_NAMES, EVENT_TYPES, kindOf, recordIdOf } from "./types";
