@@ -150,7 +150,7 @@ describe("an event whose retries are spent", () => {
 
     const dead = await consume(messages.map((body) => ({ body })), { queue: DEAD_LETTER_QUEUE });
 
-    expect(dead.ackAll).toBe(true);
+    expect(dead.explicitAcks).toHaveLength(2);
     expect(received).toHaveLength(2);
     for (const event of events) {
       expect(await findEvent(env.DB, event.id)).toMatchObject({ delivery_status: "failed", attempts: 1, last_status: 500, delivered_at: null });
@@ -163,7 +163,7 @@ describe("an event whose retries are spent", () => {
     await consume([{ body: messages[0]!, attempts: RETRY_SCHEDULES.development.length + 1 }]);
 
     const dead = await consume([{ body: messages[0]! }], { queue: DEAD_LETTER_QUEUE });
-    expect(dead.ackAll).toBe(true);
+    expect(dead.explicitAcks).toHaveLength(1);
     expect(received).toHaveLength(1);
 
     const failed = await listEvents({ receipt_id: recordId, delivery: "failed" });
@@ -192,6 +192,20 @@ describe("an event whose retries are spent", () => {
 
   it("resend of an unknown event is 404 not_found", async () => {
     await expectError(callGateway("events/resend", { id: "evt_01ARZ3NDEKTSV4RRFFQ69G5FAV" }), 404, "not_found");
+  });
+});
+
+describe("a message that is not an event", () => {
+  it("is acknowledged and logged, never POSTed nor retried, on either queue", async () => {
+    const received = receiver();
+    const { events, messages } = await published();
+    const junk = { body: { hello: "world" } as never };
+    for (const queue of [undefined, DEAD_LETTER_QUEUE]) {
+      const result = await consume([junk, { body: messages[0]! }], { queue });
+      expect(result.explicitAcks).toHaveLength(2);
+      expect(result.retryMessages).toEqual([]);
+    }
+    expect(received.map((d) => d.headers["webhook-id"])).toEqual([events[0]!.id]);
   });
 });
 

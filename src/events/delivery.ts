@@ -83,6 +83,9 @@ export async function postEvent(env: Env, message: EventMessage, now = Date.now(
   return { ok: false, status: response.status, error: `HTTP ${response.status}${snippet ? `: ${snippet}` : ""}` };
 }
 
+const isEventMessage = (body: unknown): body is EventMessage =>
+  typeof (body as EventMessage | null)?.id === "string" && typeof (body as EventMessage).payload === "string";
+
 async function deliver(env: Env, message: Message<EventMessage>): Promise<void> {
   const { id } = message.body;
   const outcome = await postEvent(env, message.body);
@@ -113,34 +116,44 @@ async function deliver(env: Env, message: Message<EventMessage>): Promise<void> 
   }
 }
 
+/** Holds events back while the deployment is misconfigured: never signed with a development secret, never sent to an unchecked URL. */
+async function holdBack(env: Env, messages: readonly Message<EventMessage>[], problems: readonly string[]): Promise<void> {
+  // Each try counts as an attempt: after max_retries the events show failed, to be resent once fixed.
+  const schedule = retrySchedule(env);
+  for (const message of messages) message.retry({ delaySeconds: retryDelaySeconds(schedule, message.attempts) });
+  log("error", "service_misconfigured", { problems: problems.join(" "), held_events: messages.length });
+  const error = "not sent: this deployment is misconfigured (503 service_misconfigured names the problem)";
+  await Promise.all(
+    messages.map((message) =>
+      recordFailedAttempt(env.DB, message.body.id, { status: null, error }).catch((err) =>
+        log("error", "event_log_write_failed", { event_id: message.body.id, error: String(err) }),
+      ),
+    ),
+  );
+}
+
 /** The Worker's `queue(batch, env, ctx)` handler, for the events queue and its dead-letter queue. */
 export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = async (batch, env) => {
+  const messages: Message<EventMessage>[] = [];
+  for (const message of batch.messages) {
+    if (isEventMessage(message.body)) messages.push(message);
+    else {
+      // Not something publishEvents sent: no retry can make it an event.
+      message.ack();
+      log("error", "event_message_malformed", { message_id: message.id, queue: batch.queue });
+    }
+  }
+
   if (isDeadLetterQueue(batch.queue)) {
-    const ids = batch.messages.map((message) => message.body.id);
+    const ids = messages.map((message) => message.body.id);
     // Throws when D1 does: the queue retries the batch (retry_delay), nothing is acknowledged.
     await recordDeadLettered(env.DB, ids);
-    batch.ackAll();
+    for (const message of messages) message.ack();
     for (const id of ids) log("error", "event_delivery_abandoned", { event_id: id, queue: batch.queue });
     return;
   }
 
   const { problems } = readConfig(env);
-  if (problems.length > 0) {
-    // Never sign with a development secret or POST payment events to an unchecked URL.
-    // Each try counts as an attempt: after max_retries the events show failed, to be resent once fixed.
-    const schedule = retrySchedule(env);
-    for (const message of batch.messages) message.retry({ delaySeconds: retryDelaySeconds(schedule, message.attempts) });
-    log("error", "service_misconfigured", { problems: problems.join(" "), held_events: batch.messages.length });
-    const error = "not sent: this deployment is misconfigured (503 service_misconfigured names the problem)";
-    await Promise.all(
-      batch.messages.map((message) =>
-        recordFailedAttempt(env.DB, message.body.id, { status: null, error }).catch((err) =>
-          log("error", "event_log_write_failed", { event_id: message.body.id, error: String(err) }),
-        ),
-      ),
-    );
-    return;
-  }
-
-  await Promise.all(batch.messages.map((message) => deliver(env, message)));
+  if (problems.length > 0) return holdBack(env, messages, problems);
+  await Promise.all(messages.map((message) => deliver(env, message)));
 };
