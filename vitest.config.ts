@@ -2,11 +2,15 @@ import { readFileSync } from "node:fs";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { parseEnv } from "node:util";
 import { defineConfig } from "vitest/config";
+import { unstable_readConfig } from "wrangler";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   // The tests run with the same development credentials `npm run dev` uses.
   const devVars = parseEnv(readFileSync(".dev.vars.example", "utf8"));
+  // The queues as wrangler resolves them for each environment, for the test that
+  // holds max_retries and the dead-letter queues to src/events/delivery.ts.
+  const queuesOf = (env?: string) => unstable_readConfig({ config: "./wrangler.toml", env }, { hideWarnings: true }).queues;
   return {
     plugins: [
       cloudflareTest({
@@ -29,7 +33,13 @@ export default defineConfig(async () => {
             // The supplier of a 57 receipt never answers on its own during a
             // test run: a test that wants its answer calls letSupplierAnswer.
             SANDBOX_SUPPLIER_DELAY_MS: "600000",
+            // The receiver that never answers is given up on this fast.
+            WEBHOOK_TIMEOUT_MS: "300",
+            TEST_WRANGLER_QUEUES: { development: queuesOf(), production: queuesOf("production") },
           },
+          // Events published in tests go to a queue nobody consumes: the tests call
+          // the consumer themselves, so no delivery changes the log behind their back.
+          queueProducers: { EVENTS: { queueName: "payments-gateway-events-test-unconsumed" } },
         },
       }),
     ],

@@ -6,16 +6,20 @@ import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { openAPIRouteHandler } from "hono-openapi";
-import { authenticate } from "./auth";
+import { authenticate, requirePartner } from "./auth";
 import { requireSoundConfig } from "./config";
 import { ApiError, renderError } from "./errors";
+import { documentEventWebhooks } from "./events/openapi";
 import { limitBody, parseJson, requireJson } from "./http";
 import { rateLimit } from "./rate-limit";
+import { gateway } from "./routes/gateway";
 import { receipts } from "./routes/receipts";
 import { transfers } from "./routes/transfers";
 import type { GatewayEnv } from "./types";
 
 export const API_PREFIX = "/api/v1/partner";
+/** The gateway's own operations (events, audit): partner server key only. */
+export const GATEWAY_PREFIX = "/api/v1/gateway";
 
 export function createApp() {
   const app = new Hono<GatewayEnv>();
@@ -49,6 +53,16 @@ export function createApp() {
   app.route(API_PREFIX, receipts);
   app.route(API_PREFIX, transfers);
 
+  app.use(`${GATEWAY_PREFIX}/*`, async (c, next) => {
+    if (c.req.method !== "POST") throw new ApiError("not_found", "Gateway operations are POST requests.");
+    await next();
+  });
+  // The partner routes' chain, with users refused right after authentication.
+  app.use(`${GATEWAY_PREFIX}/*`, authenticate, requirePartner, requireJson, limitBody, parseJson);
+  app.route(GATEWAY_PREFIX, gateway);
+
+  // hono-openapi generates paths only: the events POSTed to WEBHOOK_URL are added as OpenAPI 3.1 `webhooks`.
+  app.use("/openapi.json", documentEventWebhooks);
   app.get(
     "/openapi.json",
     openAPIRouteHandler(app, {

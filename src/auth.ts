@@ -124,3 +124,11 @@ function tokenFailure(config: UserTokenConfig, err: unknown): ApiError {
   }
   return unauthorized("The token could not be verified.");
 }
+
+/** For the partner backend only (the gateway's own operations): a user gets 403 forbidden before the body is read. */
+export const requirePartner = createMiddleware<GatewayEnv>(async (c, next) => {
+  if (c.var.caller.kind !== "partner") {
+    throw new ApiError("forbidden", "This operation is for the partner backend's server key; users may not call it.");
+  }
+  await next();
+});

@@ -4,6 +4,7 @@
  */
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "./errors";
+import { parseWebhookSecrets } from "./events/signing";
 import { RATE_LIMIT_BINDINGS } from "./rate-limit";
 import { log } from "./redact";
 import type { GatewayEnv } from "./types";
@@ -21,6 +22,8 @@ export interface GatewayConfig {
   partnerKeyDigests: readonly Uint8Array[];
   /** How users' JWTs are verified; null when neither JWKS_URL nor JWT_SECRET is set. */
   userTokens: UserTokenConfig | null;
+  /** Where events are delivered, the keys they are signed with (several during a rotation), how long a delivery may take. */
+  webhook: { url: string; keys: readonly Uint8Array[]; timeoutMs: number };
   /**
    * What is wrong with this deployment, each in a sentence that names the
    * setting but never a secret's value. Non-empty: the gateway serves nothing.
@@ -39,6 +42,8 @@ export const DEVELOPMENT_PARTNER_KEY = "sk_test_local_partner";
 export const DEVELOPMENT_PARTNER_KEY_DIGEST = "201db62f3c69cf8de8fe2450797a0c481469bb36ffc7e49ea916efb6bb68bd35";
 export const DEVELOPMENT_JWT_SECRET = "local-dev-jwt-secret";
 export const DEVELOPMENT_TID_SECRET = "local-dev-tid-secret";
+/** The base64 of `local-dev-webhook-secret`, as `.dev.vars.example` sets it. */
+export const DEVELOPMENT_WEBHOOK_SECRET = "whsec_bG9jYWwtZGV2LXdlYmhvb2stc2VjcmV0";
 const SANDBOX_UPSTREAM_API_KEY = "sandbox-upstream-key";
 
 const cache = new WeakMap<object, GatewayConfig>();
@@ -79,7 +84,7 @@ function urlProblem(name: string, value: string): string | null {
  * credentials; any other value (or none) is held to the production rules, so
  * a typo fails closed.
  */
-function findProblems(env: Env, digests: readonly string[], jwksUrl: string, jwtSecret: string): string[] {
+function findProblems(env: Env, digests: readonly string[], jwksUrl: string, jwtSecret: string, webhookSecretProblems: readonly string[]): string[] {
   const problems: string[] = [];
   const production = env.ENVIRONMENT !== "development";
 
@@ -95,6 +100,10 @@ function findProblems(env: Env, digests: readonly string[], jwksUrl: string, jwt
       problems.push(`The rate limiting binding ${binding} is missing (see [[ratelimits]] in wrangler.toml).`);
     }
   }
+  if (typeof (env as { EVENTS?: { send?: unknown } }).EVENTS?.send !== "function") {
+    problems.push("The queue binding EVENTS is missing (see [[queues.producers]] in wrangler.toml): events cannot be published.");
+  }
+  problems.push(...webhookSecretProblems);
   if (!production) return problems;
 
   if (digests.includes(DEVELOPMENT_PARTNER_KEY_DIGEST)) {
@@ -121,6 +130,17 @@ function findProblems(env: Env, digests: readonly string[], jwksUrl: string, jwt
   } else if (env.TID_SECRET && env.TID_SECRET.length < 32) problems.push("TID_SECRET is shorter than 32 characters.");
   if (!env.UPSTREAM_API_KEY) problems.push("UPSTREAM_API_KEY is not set.");
   else if (env.UPSTREAM_API_KEY === SANDBOX_UPSTREAM_API_KEY) problems.push("UPSTREAM_API_KEY is the sandbox's development key.");
+  const webhookUrl = (env.WEBHOOK_URL ?? "").trim();
+  if (!webhookUrl) problems.push("WEBHOOK_URL is not set: events cannot be delivered.");
+  else {
+    const webhook = urlProblem("WEBHOOK_URL", webhookUrl);
+    if (webhook) problems.push(webhook);
+  }
+  const webhookSecrets = (env.WEBHOOK_SECRET ?? "").split(/\s+/).filter(Boolean);
+  if (webhookSecrets.length === 0) problems.push("WEBHOOK_SECRET is not set: events cannot be signed.");
+  if (webhookSecrets.includes(DEVELOPMENT_WEBHOOK_SECRET)) {
+    problems.push("WEBHOOK_SECRET holds the development secret; set the secret shared with the partner's receiver.");
+  }
   return problems;
 }
 
@@ -133,6 +153,7 @@ export function readConfig(env: Env): GatewayConfig {
       .filter(Boolean);
     const jwksUrl = (env.JWKS_URL ?? "").trim();
     const jwtSecret = env.JWT_SECRET ?? "";
+    const webhookSecrets = parseWebhookSecrets(env.WEBHOOK_SECRET);
     const claims = {
       ...(env.JWT_ISSUER ? { issuer: env.JWT_ISSUER } : {}),
       ...(env.JWT_AUDIENCE ? { audience: env.JWT_AUDIENCE } : {}),
@@ -157,7 +178,12 @@ export function readConfig(env: Env): GatewayConfig {
         : jwtSecret
           ? { mode: "shared-secret", secret: new TextEncoder().encode(jwtSecret), algorithms: ["HS256"], ...claims }
           : null,
-      problems: findProblems(env, digests, jwksUrl, jwtSecret),
+      webhook: {
+        url: (env.WEBHOOK_URL ?? "").trim(),
+        keys: webhookSecrets.keys,
+        timeoutMs: intVar(env.WEBHOOK_TIMEOUT_MS, 10_000),
+      },
+      problems: findProblems(env, digests, jwksUrl, jwtSecret, webhookSecrets.problems),
     };
     cache.set(env, config);
   }

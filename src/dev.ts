@@ -1,3 +1,4 @@
+import type { EventMessage } from "./events";
 import gateway from "./index";
 export { ReceiptObject } from "./index";
 export { SandboxObject, SandboxUpstream } from "./sandbox";
@@ -8,4 +9,5 @@ export default {
     }
     return gateway.fetch(request, env, ctx);
   },
-} satisfies ExportedHandler<Env>;
+  queue: gateway.queue,
+} satisfies ExportedHandler<Env, EventMessage>;

@@ -9,6 +9,9 @@
  * table against the contract's rules 2 to 5 and 8.
  */
 import type { ErrorCode } from "./errors";
+import type { EventType } from "./events/types";
+
+export type { EventType };
 
 /** The upstream's receipt states (the seed's codes; 0 and 4 are named by the contract). */
 export const STATE = { created: 0, paid: 4, held: 5, cancelled: 21, awaitingSupplier: 57 } as const;
@@ -198,18 +201,6 @@ export function exhaustedMessage(kind: KindName, counts: GuessCounts): string {
 
 // ---------------------------------------------------------------------------
 // Events: which state change is which event (the contract's Events section)
-
-export type EventType =
-  | "receipt.created"
-  | "receipt.paid"
-  | "receipt.held"
-  | "receipt.awaiting_supplier"
-  | "receipt.cancelled"
-  | "receipt.otp_attempts_exhausted"
-  | "transfer.created"
-  | "transfer.paid"
-  | "transfer.cancelled"
-  | "transfer.otp_attempts_exhausted";
 
 const STATE_EVENTS: Record<KindName, Partial<Record<UpstreamState, EventType>>> = {
   receipt: {

@@ -45,7 +45,9 @@ import {
   STATE,
   type UpstreamState,
 } from "./lifecycle";
-import { buildEvent, type GatewayEvent } from "./record/event";
+import { publishEvents } from "./events/publish";
+import type { GatewayEvent } from "./events/types";
+import { buildEvent, eventOwner } from "./record/event";
 import { type AuditEntry, type RecordRow, RecordStore } from "./record/store";
 import { log } from "./redact";
 import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "./schemas";
@@ -95,13 +97,6 @@ const NOT_FOUND: Failure = { code: "receipt_not_found", message: "No such receip
 /** Events handed to the queue per drain. */
 const DRAIN_BATCH = 50;
 
-/** Sends drained events on; wired to the event log and queue by the events module. */
-export type Publisher = (env: Env, events: GatewayEvent[]) => Promise<void>;
-let publisher: Publisher = async () => {};
-export function setPublisher(publish: Publisher): void {
-  publisher = publish;
-}
-
 export class ReceiptObject extends DurableObject<Env> {
   readonly #store: RecordStore;
   /** The operation in flight in this incarnation, if any. In memory on purpose: see #operate. */
@@ -112,6 +107,8 @@ export class ReceiptObject extends DurableObject<Env> {
   #alarmAt: number | null | undefined = undefined;
   /** Drains that failed in a row (the outbox's backoff). */
   #drainFailures = 0;
+  /** A drain is under way (one at a time). */
+  #draining = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -241,7 +238,14 @@ export class ReceiptObject extends DurableObject<Env> {
   async auditTrail(): Promise<AuditTrail | null> {
     const rec = this.#busy ? this.#store.current : this.#store.load();
     if (!rec) return null;
-    return { id: rec.id, kind: rec.kind, owner: rec.owner, entries: this.#store.auditTrail() };
+    // Owners as events show them ("partner" or the user's sub); actors keep their kind ("partner", "user:<sub>", "gateway").
+    const actor = (who: string) => (who.startsWith("partner:") ? "partner" : who);
+    return {
+      id: rec.id,
+      kind: rec.kind,
+      owner: eventOwner(rec.owner),
+      entries: this.#store.auditTrail().map((entry) => ({ ...entry, actor: actor(entry.actor) })),
+    };
   }
 
   /**
@@ -254,29 +258,32 @@ export class ReceiptObject extends DurableObject<Env> {
     this.#alarmAt = null;
     const rec = this.#store.load();
     if (!rec) return;
-    if (this.#busy) {
-      // An operation of this incarnation is in flight: it settles the record itself.
-      this.#setAlarm(Date.now() + 1000);
-      return;
-    }
-    this.#busy = "reconcile";
-    const requestId = `alarm-${crypto.randomUUID()}`;
     try {
-      if (this.#needsReconcile(rec)) {
-        const before = rec.state;
-        const pendingBefore = rec.pending_op;
-        const looked = await this.#reconcile(new UpstreamClient(this.env, requestId), requestId);
-        const after = this.#store.current!;
-        if (!looked.ok || after.state !== before || pendingBefore !== after.pending_op) {
-          this.#store.audit({ at: Date.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
-        }
-      }
+      if (this.#needsReconcile(rec)) await this.#reconcileAlone(rec);
+      // Draining takes no lock: an operation may run meanwhile and add events; only the drained ones are marked sent.
       await this.#drain();
     } catch (err) {
       log("error", "receipt_alarm_failed", { id: rec.id, kind: rec.kind, error: err instanceof Error ? err.message : String(err) });
     } finally {
-      this.#busy = null;
       this.#armAlarm();
+    }
+  }
+
+  /** Reconciles with no caller, unless an operation of this incarnation is in flight (it settles the record itself). */
+  async #reconcileAlone(rec: RecordRow): Promise<void> {
+    if (this.#busy) return;
+    this.#busy = "reconcile";
+    const requestId = `alarm-${crypto.randomUUID()}`;
+    try {
+      const before = rec.state;
+      const pendingBefore = rec.pending_op;
+      const looked = await this.#reconcile(new UpstreamClient(this.env, requestId), requestId);
+      const after = this.#store.current!;
+      if (!looked.ok || after.state !== before || pendingBefore !== after.pending_op) {
+        this.#store.audit({ at: Date.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
+      }
+    } finally {
+      this.#busy = null;
     }
   }
 
@@ -585,12 +592,17 @@ export class ReceiptObject extends DurableObject<Env> {
     this.#store.enqueue(event.id, JSON.stringify(event), at);
   }
 
-  /** Hands the outbox's unsent events to the publisher; marks them sent only once it succeeded. */
+  /** Hands the outbox's unsent events to the event log and queue; marks them sent only once that succeeded. */
   async #drain(): Promise<void> {
+    if (this.#draining) return;
     const batch = this.#store.unsent(DRAIN_BATCH);
     if (batch.length === 0) return;
+    this.#draining = true;
     try {
-      await publisher(this.env, batch.map((entry) => JSON.parse(entry.body) as GatewayEvent));
+      await publishEvents(
+        this.env,
+        batch.map((entry) => JSON.parse(entry.body) as GatewayEvent),
+      );
       this.#store.markSent(
         batch.map((entry) => entry.seq),
         Date.now(),
@@ -604,6 +616,8 @@ export class ReceiptObject extends DurableObject<Env> {
         failures: this.#drainFailures,
         error: err instanceof Error ? err.message : String(err),
       });
+    } finally {
+      this.#draining = false;
     }
   }
 

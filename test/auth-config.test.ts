@@ -32,6 +32,8 @@ async function production(overrides: Record<string, unknown> = {}): Promise<Env>
     UPSTREAM_BASE_URL: "https://partner-api.test",
     UPSTREAM_API_KEY: "live-upstream-credential",
     TID_SECRET: "a-random-tid-secret-of-this-deployment-only",
+    WEBHOOK_URL: "https://hooks.partner.test/payments",
+    WEBHOOK_SECRET: `whsec_${btoa("a-live-webhook-secret-of-32-bytes")}`,
     ...overrides,
   } as unknown as Env;
 }

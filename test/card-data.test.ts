@@ -3,7 +3,7 @@
  * outcome, then read everything the deployment keeps (every Durable Object's
  * SQL, every D1 row) and everything it printed, and look for the raw values.
  */
-import { listDurableObjectIds, runInDurableObject } from "cloudflare:test";
+import { listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { call, createReceipt, newTid } from "./helpers";
@@ -94,6 +94,9 @@ describe("card data is never stored or logged", () => {
     // Refusals at the edge that carry card data.
     await call("receipt/anonymous/pay", { id: approved.id, card: { number: "8600000000000008", expire: EXPIRY }, otp: OTPS[1] });
     await call("a2c/create", { ...transfer, tid: newTid(), receiver_card: "8600000000000008" });
+
+    // Every record's outbox drained into the event log, so the events are scanned too.
+    for (const id of await listDurableObjectIds(env.RECEIPTS)) await runDurableObjectAlarm(env.RECEIPTS.get(id));
   });
 
   afterAll(() => {
@@ -127,6 +130,7 @@ describe("card data is never stored or logged", () => {
   it("no D1 row stores one", async () => {
     const rows = await dumpD1();
     expect(rows.some((row) => row.startsWith("tid_index:"))).toBe(true);
+    expect(rows.filter((row) => row.startsWith("events:")).length, "the events were logged and scanned").toBeGreaterThan(10);
     for (const row of rows) expect(rawValuesIn(row), row).toEqual([]);
   });
 

@@ -2,27 +2,9 @@
  * The event a record's state change becomes (the contract's Events section).
  * Built inside the same storage step as the change it reports.
  */
-import { ulid } from "ulid";
-import type { EventType } from "../lifecycle";
+import { newEventId } from "../events/publish";
+import type { EventType, GatewayEvent } from "../events/types";
 import type { ReceiptBody, TransferBody } from "../schemas";
-
-export interface GatewayEvent {
-  /** `evt_<ULID>`: also the webhook-id of its deliveries. */
-  id: string;
-  type: EventType;
-  /** Milliseconds. */
-  created: number;
-  /** Per record: 1, 2, ... A receiver ignores an event older than one it has. */
-  sequence: number;
-  request_id: string;
-  data: {
-    /** The receipt or transfer as the API answers it. */
-    object: ReceiptBody | TransferBody;
-    /** "partner", or the user's `sub`. */
-    owner: string;
-    previous_state: number | null;
-  };
-}
 
 /** The owner as events show it: the stored owner is `partner:partner` or `user:<sub>`. */
 export const eventOwner = (owner: string): string => (owner.startsWith("user:") ? owner.slice("user:".length) : "partner");
@@ -37,7 +19,7 @@ export function buildEvent(fields: {
   at: number;
 }): GatewayEvent {
   return {
-    id: `evt_${ulid(fields.at)}`,
+    id: newEventId(fields.at),
     type: fields.type,
     created: fields.at,
     sequence: fields.sequence,

@@ -1,0 +1,159 @@
+/**
+ * The queue consumer: POSTs each event to WEBHOOK_URL, signed, and records
+ * the outcome in the event log. A 2xx acknowledges the message; anything else
+ * (another status, no answer within WEBHOOK_TIMEOUT_MS, a network error)
+ * retries it after the next delay of the retry schedule. Once the queue's
+ * max_retries are spent it moves the message to the dead-letter queue, whose
+ * batches come to this same handler and mark the events failed.
+ */
+import { readConfig } from "../config";
+import { log, redact } from "../redact";
+import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log";
+import { signWebhook } from "./signing";
+import type { EventMessage } from "./types";
+
+/**
+ * Seconds to wait before each retry: entry n follows the n-th failed attempt.
+ * wrangler.toml's max_retries for the events queue is the schedule's length
+ * (a test holds them together); the attempt after the last retry that fails
+ * sends the message to the dead-letter queue.
+ *
+ * - production: 1 min, doubling, at most 12 h: 11 retries, the last one
+ *   about 29 h after the first attempt (the contract asks for at least 24 h).
+ * - development: 1, 3, 9, 27, 81 s: the first three retries within 13 s, so
+ *   they can be watched with `npm run listen -- --fail 3`; failed after ~2 min.
+ */
+export const RETRY_SCHEDULES = {
+  production: [60, 120, 240, 480, 960, 1920, 3840, 7680, 15360, 30720, 43200],
+  development: [1, 3, 9, 27, 81],
+} as const satisfies Record<string, readonly number[]>;
+
+/** ENVIRONMENT=development retries quickly; anything else (or nothing) is production, as the guard holds it. */
+export const retrySchedule = (env: Env): readonly number[] =>
+  env.ENVIRONMENT === "development" ? RETRY_SCHEDULES.development : RETRY_SCHEDULES.production;
+
+/** The delay before the retry that follows failed attempt `attempts` (1-based, as Message.attempts counts). */
+export function retryDelaySeconds(schedule: readonly number[], attempts: number): number {
+  return schedule[Math.min(Math.max(attempts, 1), schedule.length) - 1] ?? 60;
+}
+
+/** A dead-letter queue's name ends in this; wrangler.toml names them so (a test checks it). */
+export const DEAD_LETTER_SUFFIX = "-dlq";
+export const isDeadLetterQueue = (queue: string): boolean => queue.endsWith(DEAD_LETTER_SUFFIX);
+
+export type DeliveryOutcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
+
+/** The longest piece of a refusal's body kept in last_error. */
+const ERROR_SNIPPET = 200;
+
+/** One signed POST of one event. Never throws: every failure is an outcome. */
+export async function postEvent(env: Env, message: EventMessage, now = Date.now()): Promise<DeliveryOutcome> {
+  const { webhook } = readConfig(env);
+  const timestamp = Math.floor(now / 1000);
+  let response: Response;
+  try {
+    response = await fetch(webhook.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "payments-gateway-webhooks/1",
+        "webhook-id": message.id,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": await signWebhook(webhook.keys, message.id, timestamp, message.payload),
+      },
+      body: message.payload,
+      // A redirect is an answer, not a 2xx: following it would send the event where nobody configured.
+      redirect: "manual",
+      signal: AbortSignal.timeout(webhook.timeoutMs),
+    });
+  } catch (err) {
+    const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+    return {
+      ok: false,
+      status: null,
+      error: timedOut ? `no answer within ${webhook.timeoutMs} ms` : `request failed: ${err instanceof Error ? err.message : String(err)}`,
+    };
+  }
+  if (response.status >= 200 && response.status < 300) {
+    await response.body?.cancel();
+    return { ok: true, status: response.status };
+  }
+  const text = await response.text().catch(() => "");
+  const snippet = String(redact(text.slice(0, ERROR_SNIPPET))).trim();
+  return { ok: false, status: response.status, error: `HTTP ${response.status}${snippet ? `: ${snippet}` : ""}` };
+}
+
+const isEventMessage = (body: unknown): body is EventMessage =>
+  typeof (body as EventMessage | null)?.id === "string" && typeof (body as EventMessage).payload === "string";
+
+async function deliver(env: Env, message: Message<EventMessage>): Promise<void> {
+  const { id } = message.body;
+  const outcome = await postEvent(env, message.body);
+  if (outcome.ok) {
+    message.ack();
+    log("info", "event_delivered", { event_id: id, attempt: message.attempts, status: outcome.status });
+    try {
+      await recordDelivered(env.DB, id, { status: outcome.status, at: Date.now() });
+    } catch (err) {
+      // The receiver has it; a second delivery only to fix our own log would be noise for the partner.
+      log("error", "event_log_write_failed", { event_id: id, error: String(err) });
+    }
+    return;
+  }
+  const delaySeconds = retryDelaySeconds(retrySchedule(env), message.attempts);
+  message.retry({ delaySeconds });
+  log("warn", "event_delivery_failed", {
+    event_id: id,
+    attempt: message.attempts,
+    status: outcome.status,
+    error: outcome.error,
+    retry_in_seconds: delaySeconds,
+  });
+  try {
+    await recordFailedAttempt(env.DB, id, { status: outcome.status, error: outcome.error });
+  } catch (err) {
+    log("error", "event_log_write_failed", { event_id: id, error: String(err) });
+  }
+}
+
+/** Holds events back while the deployment is misconfigured: never signed with a development secret, never sent to an unchecked URL. */
+async function holdBack(env: Env, messages: readonly Message<EventMessage>[], problems: readonly string[]): Promise<void> {
+  // Each try counts as an attempt: after max_retries the events show failed, to be resent once fixed.
+  const schedule = retrySchedule(env);
+  for (const message of messages) message.retry({ delaySeconds: retryDelaySeconds(schedule, message.attempts) });
+  log("error", "service_misconfigured", { problems: problems.join(" "), held_events: messages.length });
+  const error = "not sent: this deployment is misconfigured (503 service_misconfigured names the problem)";
+  await Promise.all(
+    messages.map((message) =>
+      recordFailedAttempt(env.DB, message.body.id, { status: null, error }).catch((err) =>
+        log("error", "event_log_write_failed", { event_id: message.body.id, error: String(err) }),
+      ),
+    ),
+  );
+}
+
+/** The Worker's `queue(batch, env, ctx)` handler, for the events queue and its dead-letter queue. */
+export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = async (batch, env) => {
+  const messages: Message<EventMessage>[] = [];
+  for (const message of batch.messages) {
+    if (isEventMessage(message.body)) messages.push(message);
+    else {
+      // Not something publishEvents sent: no retry can make it an event.
+      message.ack();
+      log("error", "event_message_malformed", { message_id: message.id, queue: batch.queue });
+    }
+  }
+
+  if (isDeadLetterQueue(batch.queue)) {
+    const ids = messages.map((message) => message.body.id);
+    // Throws when D1 does: the queue retries the batch (retry_delay), nothing is acknowledged.
+    await recordDeadLettered(env.DB, ids);
+    for (const message of messages) message.ack();
+    for (const id of ids) log("error", "event_delivery_abandoned", { event_id: id, queue: batch.queue });
+    return;
+  }
+
+  const { problems } = readConfig(env);
+  if (problems.length > 0) return holdBack(env, messages, problems);
+  await Promise.all(messages.map((message) => deliver(env, message)));
+};

@@ -1,0 +1,15 @@
+/**
+ * Events: how the partner backend learns what apps did. The receipt object
+ * writes each state change's event into its outbox and drains it with
+ * publishEvents; the queue consumer (handleEventBatch) delivers each one,
+ * signed, to WEBHOOK_URL; the event log in D1 tells how each delivery stands.
+ */
+export { DEAD_LETTER_SUFFIX, handleEventBatch, isDeadLetterQueue, postEvent, RETRY_SCHEDULES, retryDelaySeconds, retrySchedule } from "./delivery";
+export type { DeliveryOutcome } from "./delivery";
+export { findEvent, listEvents, recordEvents } from "./log";
+export type { EventQuery, EventRow } from "./log";
+export { listEventPage, resendEvent } from "./operations";
+export { newEventId, publishEvents } from "./publish";
+export { parseWebhookSecrets, signWebhook, WEBHOOK_SECRET_PREFIX } from "./signing";
+export { EVENT_TYPE_NAMES, EVENT_TYPES, kindOf, recordIdOf } from "./types";
+export type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";

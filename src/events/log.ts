@@ -1,0 +1,156 @@
+/**
+ * The event log (D1, migrations/0002_events.sql): every event ever published,
+ * with how its delivery stands. Plain functions over the database, so tests
+ * and the sandbox console can call them directly.
+ */
+import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
+import { kindOf, recordIdOf } from "./types";
+
+export interface EventRow {
+  id: string;
+  record_id: string;
+  kind: EventKind;
+  type: EventType;
+  sequence: number;
+  created: number;
+  owner: string;
+  request_id: string;
+  /** The event's JSON, exactly as it is signed and sent. */
+  body: string;
+  delivery_status: DeliveryStatus;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+}
+
+/** D1 allows 100 bound parameters per statement; the pending-ids query binds one per event. */
+const MAX_EVENTS_PER_WRITE = 50;
+
+/**
+ * Writes each event's row unless it is there already (idempotent by event id:
+ * a re-drain after a crash adds nothing), in one transaction, and answers what
+ * must be queued: every one of these events whose delivery is still pending,
+ * with the body first logged. One already delivered or dead-lettered by an
+ * earlier drain is not queued again.
+ */
+export async function recordEvents(db: D1Database, events: readonly GatewayEvent[]): Promise<EventMessage[]> {
+  const pending: EventMessage[] = [];
+  for (let start = 0; start < events.length; start += MAX_EVENTS_PER_WRITE) {
+    const chunk = events.slice(start, start + MAX_EVENTS_PER_WRITE);
+    const inserts = chunk.map((event) =>
+      db
+        .prepare(
+          `INSERT INTO events (id, record_id, kind, type, sequence, created, owner, request_id, body)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (id) DO NOTHING`,
+        )
+        .bind(
+          event.id,
+          recordIdOf(event),
+          kindOf(event.type),
+          event.type,
+          event.sequence,
+          event.created,
+          event.data.owner,
+          event.request_id,
+          JSON.stringify(event),
+        ),
+    );
+    const ids = chunk.map((event) => event.id);
+    const stillPending = db
+      .prepare(`SELECT id, body AS payload FROM events WHERE delivery_status = 'pending' AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`)
+      .bind(...ids);
+    const results = await db.batch<EventMessage>([...inserts, stillPending]);
+    pending.push(...(results.at(-1)?.results ?? []));
+  }
+  return pending;
+}
+
+export async function findEvent(db: D1Database, id: string): Promise<EventRow | null> {
+  return db.prepare("SELECT * FROM events WHERE id = ?1").bind(id).first<EventRow>();
+}
+
+export interface EventQuery {
+  receiptId?: string;
+  type?: EventType;
+  delivery?: DeliveryStatus;
+  /** An event id: only events older than it (the last one of the previous page). */
+  after?: string;
+  limit: number;
+}
+
+/** Newest first (by id, which is time-ordered), at most `limit`, and whether older ones remain. */
+export async function listEvents(db: D1Database, query: EventQuery): Promise<{ rows: EventRow[]; hasMore: boolean }> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (clause: string, value: unknown) => {
+    params.push(value);
+    where.push(clause.replace("?", `?${params.length}`));
+  };
+  if (query.receiptId !== undefined) add("record_id = ?", query.receiptId);
+  if (query.type !== undefined) add("type = ?", query.type);
+  if (query.delivery !== undefined) add("delivery_status = ?", query.delivery);
+  if (query.after !== undefined) add("id < ?", query.after);
+  params.push(query.limit + 1);
+  const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?${params.length}`;
+  const { results } = await db.prepare(sql).bind(...params).all<EventRow>();
+  return { rows: results.slice(0, query.limit), hasMore: results.length > query.limit };
+}
+
+/** A delivery got a 2xx. Delivered is final whatever happened before (a duplicate may have failed meanwhile). */
+export async function recordDelivered(db: D1Database, id: string, outcome: { status: number; at: number }): Promise<void> {
+  await db
+    .prepare(
+      `UPDATE events SET delivery_status = 'delivered', attempts = attempts + 1, last_status = ?2, last_error = NULL, delivered_at = ?3
+       WHERE id = ?1`,
+    )
+    .bind(id, outcome.status, outcome.at)
+    .run();
+}
+
+/** A delivery failed and will be retried by the queue: the status stays as it is. */
+export async function recordFailedAttempt(db: D1Database, id: string, outcome: { status: number | null; error: string }): Promise<void> {
+  await db
+    .prepare("UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3 WHERE id = ?1")
+    .bind(id, outcome.status, outcome.error)
+    .run();
+}
+
+/**
+ * The queue gave up on these events (they reached the dead-letter queue).
+ * Only a pending event becomes failed: one a resend has delivered meanwhile stays delivered.
+ */
+export async function recordDeadLettered(db: D1Database, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.batch(ids.map((id) => db.prepare("UPDATE events SET delivery_status = 'failed' WHERE id = ?1 AND delivery_status = 'pending'").bind(id)));
+}
+
+/** Puts an event back to pending for a resend; answers the row as it was, or null for an unknown id. */
+export async function markPendingAgain(db: D1Database, id: string): Promise<EventRow | null> {
+  const before = await findEvent(db, id);
+  if (!before) return null;
+  await db.prepare("UPDATE events SET delivery_status = 'pending', delivered_at = NULL WHERE id = ?1").bind(id).run();
+  return before;
+}
+
+/** Undoes markPendingAgain when the event could not be queued after all. */
+export async function restoreDelivery(db: D1Database, row: EventRow): Promise<void> {
+  await db
+    .prepare("UPDATE events SET delivery_status = ?2, delivered_at = ?3 WHERE id = ?1 AND delivery_status = 'pending'")
+    .bind(row.id, row.delivery_status, row.delivered_at)
+    .run();
+}
+
+export function deliveryOf(row: EventRow): EventDelivery {
+  return {
+    status: row.delivery_status,
+    attempts: row.attempts,
+    last_status: row.last_status,
+    last_error: row.last_error,
+    delivered_at: row.delivered_at,
+  };
+}
+
+export const eventOf = (row: EventRow): GatewayEvent => JSON.parse(row.body) as GatewayEvent;
+
+export const withDelivery = (row: EventRow): EventWithDelivery => ({ ...eventOf(row), delivery: deliveryOf(row) });

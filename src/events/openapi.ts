@@ -1,0 +1,83 @@
+/**
+ * The events in the OpenAPI document: one entry per event type under the
+ * top-level `webhooks` (OpenAPI 3.1), each a POST of the Event schema with
+ * the Standard Webhooks headers. hono-openapi documents routes only, so this
+ * middleware adds them to the document it generated.
+ */
+import { createMiddleware } from "hono/factory";
+import { resolver } from "hono-openapi";
+import type { OpenAPIV3_1 } from "openapi-types";
+import { Event } from "../schemas";
+import { EVENT_TYPES } from "./types";
+
+const DELIVERY = [
+  "POSTed as JSON to the partner's WEBHOOK_URL through a queue, at least once, in no guaranteed order (`sequence` orders one receipt's events).",
+  "Headers as Standard Webhooks sign them: `webhook-id` (the event id: the same on every retry, so duplicates can be dropped), `webhook-timestamp` (seconds),",
+  "`webhook-signature`: `v1,<base64 HMAC-SHA256 of \"<webhook-id>.<webhook-timestamp>.<body>\">` keyed with the bytes of the `whsec_` secret;",
+  "during a secret rotation one signature per secret, space-separated. Verify with any Standard Webhooks library.",
+  "Answer 2xx within 10 s; anything else is retried with exponential backoff for more than 24 hours, then the event shows `failed` in events/list",
+  "and can be sent again with events/resend.",
+].join(" ");
+
+const header = (name: string, description: string): OpenAPIV3_1.ParameterObject => ({
+  name,
+  in: "header",
+  required: true,
+  description,
+  schema: { type: "string" },
+});
+
+const HEADERS = [
+  header("webhook-id", "The event id (`evt_<ULID>`); the same on every delivery of this event."),
+  header("webhook-timestamp", "Seconds since the epoch when this delivery was signed; refuse one far from your clock."),
+  header("webhook-signature", "`v1,<base64 signature>`, one per configured secret, space-separated."),
+];
+
+async function build(): Promise<{ webhooks: Record<string, OpenAPIV3_1.PathItemObject>; schemas: Record<string, OpenAPIV3_1.SchemaObject> }> {
+  const { schema, components } = await resolver(Event).toOpenAPISchema();
+  const webhooks = Object.fromEntries(
+    Object.entries(EVENT_TYPES).map(([type, when]): [string, OpenAPIV3_1.PathItemObject] => [
+      type,
+      {
+        post: {
+          operationId: `event_${type.replace(/\W/g, "_")}`,
+          summary: type,
+          description: `${when}\n\n${DELIVERY}`,
+          tags: ["Events (webhooks)"],
+          parameters: HEADERS,
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: { allOf: [{ $ref: "#/components/schemas/Event" }, { type: "object", properties: { type: { const: type } } }] },
+              },
+            },
+          },
+          responses: {
+            "2XX": { description: "Received. Any 2xx ends this event's delivery." },
+            default: { description: "Anything else, or no answer within 10 s: delivered again later, with the same webhook-id." },
+          },
+        },
+      },
+    ]),
+  );
+  return { webhooks, schemas: { ...(components?.schemas as Record<string, OpenAPIV3_1.SchemaObject>), Event: schema } };
+}
+
+let built: ReturnType<typeof build> | undefined;
+
+export const documentEventWebhooks = createMiddleware(async (c, next) => {
+  await next();
+  if (c.res.status !== 200) return;
+  const doc = (await c.res.json()) as OpenAPIV3_1.Document;
+  built ??= build().catch((err) => {
+    built = undefined;
+    throw err;
+  });
+  const { webhooks, schemas } = await built;
+  c.res = c.json({
+    ...doc,
+    webhooks: { ...doc.webhooks, ...webhooks },
+    components: { ...doc.components, schemas: { ...doc.components?.schemas, ...schemas } },
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * What an event is: the shapes the receipt object hands to publishEvents, the
+ * log stores, the queue carries and the partner's backend receives.
+ */
+import type { ReceiptBody, TransferBody } from "../schemas";
+
+export type EventType =
+  | "receipt.created"
+  | "receipt.paid"
+  | "receipt.held"
+  | "receipt.awaiting_supplier"
+  | "receipt.cancelled"
+  | "receipt.otp_attempts_exhausted"
+  | "transfer.created"
+  | "transfer.paid"
+  | "transfer.cancelled"
+  | "transfer.otp_attempts_exhausted";
+
+/** When each event fires: the README, the OpenAPI document's webhooks and the type check read this one table. */
+export const EVENT_TYPES = {
+  "receipt.created": "A receipt was created (state 0).",
+  "receipt.paid": "A receipt is paid (state 4): by pay, by hold-confirm, or when the supplier confirmed a payment that awaited it.",
+  "receipt.held": "A hold receipt's amount is blocked on the card (state 5); hold-confirm debits it.",
+  "receipt.awaiting_supplier": "A receipt was paid but awaits the supplier's confirmation (state 57); receipt.paid or receipt.cancelled follows.",
+  "receipt.cancelled": "A receipt is cancelled (state 21): by cancel, by the supplier's refusal, or after three failed OTP guesses.",
+  "receipt.otp_attempts_exhausted": "The third failed OTP guess ended a receipt; receipt.cancelled follows once the payment service has cancelled it.",
+  "transfer.created": "A card-to-card transfer was created.",
+  "transfer.paid": "A transfer is paid.",
+  "transfer.cancelled": "A transfer is cancelled.",
+  "transfer.otp_attempts_exhausted": "The third failed OTP guess closed a transfer at the gateway: every later operation on it is refused.",
+} as const satisfies Record<EventType, string>;
+
+export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[];
+
+export type EventKind = "receipt" | "transfer";
+
+export interface GatewayEvent {
+  /** "evt_<ULID>": unique, time-ordered; the `webhook-id` of every delivery of this event. */
+  id: string;
+  type: EventType;
+  /** ms since the epoch. */
+  created: number;
+  /** Per record: 1, 2, ...; a receiver ignores an event older than the last it applied. */
+  sequence: number;
+  request_id: string;
+  data: {
+    /** The Receipt or Transfer receipt as the API returns it (masked card numbers only). */
+    object: ReceiptBody | TransferBody;
+    /** "partner", or the user's `sub`. */
+    owner: string;
+    previous_state: number | null;
+  };
+}
+
+export type DeliveryStatus = "pending" | "delivered" | "failed";
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const satisfies readonly DeliveryStatus[];
+
+export interface EventDelivery {
+  status: DeliveryStatus;
+  attempts: number;
+  /** The receiver's last HTTP status; null when it never answered (timeout, network error) or was not tried yet. */
+  last_status: number | null;
+  last_error: string | null;
+  /** ms; null until a delivery got a 2xx. */
+  delivered_at: number | null;
+}
+
+export type EventWithDelivery = GatewayEvent & { delivery: EventDelivery };
+
+/**
+ * What travels on the queue: the event's id and its JSON exactly as logged,
+ * so every attempt signs and sends the same bytes.
+ */
+export interface EventMessage {
+  id: string;
+  payload: string;
+}
+
+/** How each kind of record names itself in an event. */
+const KINDS: Record<EventKind, { recordId(object: GatewayEvent["data"]["object"]): unknown }> = {
+  receipt: { recordId: (object) => (object as ReceiptBody).id },
+  transfer: { recordId: (object) => (object as TransferBody).receipt_id },
+};
+
+export const kindOf = (type: EventType): EventKind => (type.startsWith("transfer.") ? "transfer" : "receipt");
+
+const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** The record an event is about: `data.object.id` for receipts, `data.object.receipt_id` for transfers. */
+export function recordIdOf(event: GatewayEvent): string {
+  return KINDS[kindOf(event.type)].recordId(event.data.object) as string;
+}
+
+/**
+ * Refuses an event that cannot be logged or delivered as one. Such an event
+ * is a bug in its producer; retrying it would never help, so it is named loudly.
+ */
+export function assertWellFormed(event: GatewayEvent): void {
+  const problem = !EVENT_ID.test(event.id)
+    ? "its id is not evt_<ULID>"
+    : !Object.hasOwn(EVENT_TYPES, event.type)
+      ? `its type ${JSON.stringify(event.type)} is not an event type`
+      : !Number.isSafeInteger(event.sequence) || event.sequence < 1
+        ? "its sequence is not a positive integer"
+        : typeof recordIdOf(event) !== "string" || recordIdOf(event) === ""
+          ? `its data.object has no ${kindOf(event.type) === "receipt" ? "id" : "receipt_id"}`
+          : null;
+  if (problem) throw new TypeError(`Event ${JSON.stringify(event.id)} cannot be published: ${problem}.`);
+}

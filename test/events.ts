@@ -1,0 +1,228 @@
+/**
+ * Events for the tests: hand-made ones (the receipt object does not publish
+ * yet), a receiver the test scripts, and the consumer called as the queue calls it.
+ */
+import { createExecutionContext, createMessageBatch, getQueueResult, type QueueResult } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { vi } from "vitest";
+import { type EventMessage, type EventType, type GatewayEvent, newEventId } from "../src/events";
+import worker from "../src/index";
+import type { ReceiptBody, TransferBody } from "../src/schemas";
+import { type CallOptions, PARTNER_KEY } from "./helpers";
+
+declare global {
+  namespace Cloudflare {
+    interface Env {
+      /** wrangler.toml's queues as wrangler resolves them (vitest.config.ts). */
+      TEST_WRANGLER_QUEUES: Record<"development" | "production", WranglerQueues>;
+    }
+  }
+}
+
+export interface WranglerQueues {
+  producers: { binding: string; queue: string }[];
+  consumers: {
+    queue: string;
+    max_batch_size?: number;
+    max_batch_timeout?: number;
+    max_concurrency?: number | null;
+    max_retries?: number;
+    dead_letter_queue?: string;
+    retry_delay?: number;
+  }[];
+}
+
+export const EVENTS_QUEUE = "payments-gateway-events-local";
+export const DEAD_LETTER_QUEUE = "payments-gateway-events-local-dlq";
+
+export const newRecordId = (label = "rcpt") => `${label}-${crypto.randomUUID()}`;
+
+export function receiptObject(id: string, state = 4): ReceiptBody {
+  const now = Date.now();
+  return {
+    tid: `order-${id}`,
+    id,
+    state,
+    create_date: now - 60_000,
+    pay_date: state === 4 ? now : 0,
+    cancel_date: state === 21 ? now : 0,
+    error: null,
+    type: 1,
+    description: "Mobile top-up",
+    merchant: { merchant_id: 1001, merchant_name: "Sandbox Mobile" },
+    account: [{ key: "phone", value: "998901234567" }],
+    ofd: null,
+    amount: 150_000,
+    init_amount: 150_000,
+    currency: 860,
+    commission: 0,
+    is_verify: true,
+    rrn: null,
+    card_number: "860000******0007",
+  };
+}
+
+export function transferObject(receiptId: string, state = 4): TransferBody {
+  const party = { masked_pan: "860000******0007", amount: 500_000, currency: 860, commission: 0, phone: null };
+  return {
+    tid: `p2p-${receiptId}`,
+    receipt_id: receiptId,
+    description: null,
+    state,
+    type: 5,
+    created_date: Date.now() - 60_000,
+    pay_date: state === 4 ? Date.now() : null,
+    cancel_date: null,
+    sender: party,
+    receiver: { ...party, masked_pan: "986000******0018" },
+    error: null,
+    ofd: null,
+    is_verify: false,
+  };
+}
+
+export interface EventOptions {
+  type?: EventType;
+  sequence?: number;
+  state?: number;
+  owner?: string;
+  previousState?: number | null;
+}
+
+/** An event as the receipt object will make it. */
+export function makeEvent(recordId: string, options: EventOptions = {}): GatewayEvent {
+  const type = options.type ?? "receipt.paid";
+  const state = options.state ?? 4;
+  return {
+    id: newEventId(),
+    type,
+    created: Date.now(),
+    sequence: options.sequence ?? 1,
+    request_id: crypto.randomUUID(),
+    data: {
+      object: type.startsWith("transfer.") ? transferObject(recordId, state) : receiptObject(recordId, state),
+      owner: options.owner ?? "partner",
+      previous_state: options.previousState === undefined ? 0 : options.previousState,
+    },
+  };
+}
+
+/** A receipt's lifecycle: created, then paid, ids in order. */
+export function lifecycle(recordId: string, types: EventType[]): GatewayEvent[] {
+  return types.map((type, i) => makeEvent(recordId, { type, sequence: i + 1, previousState: i === 0 ? null : 0 }));
+}
+
+export const messageOf = (event: GatewayEvent): EventMessage => ({ id: event.id, payload: JSON.stringify(event) });
+
+export interface ConsumeResult extends QueueResult {
+  /**
+   * The delaySeconds each retried message asked for, in message order. The
+   * plugin's getQueueResult drops them (its retryMessages carry msgId only,
+   * @cloudflare/vitest-plugin 1.5.0), so they are read from a spy on retry().
+   */
+  retryDelays: (number | undefined)[];
+}
+
+/** Runs the Worker's queue() handler on one batch, as the queue would, and answers what it acked and retried. */
+export async function consume(
+  messages: { body: EventMessage; attempts?: number }[],
+  options: { queue?: string; env?: Env } = {},
+): Promise<ConsumeResult> {
+  const batch = createMessageBatch<EventMessage>(
+    options.queue ?? EVENTS_QUEUE,
+    messages.map((message) => ({
+      id: crypto.randomUUID(),
+      timestamp: new Date(),
+      attempts: message.attempts ?? 1,
+      body: message.body,
+    })),
+  );
+  const retries = batch.messages.map((message) => vi.spyOn(message, "retry"));
+  const ctx = createExecutionContext();
+  await worker.queue(batch, options.env ?? env, ctx);
+  const result = await getQueueResult(batch, ctx);
+  const retryDelays = retries.filter((spy) => spy.mock.calls.length > 0).map((spy) => spy.mock.calls.at(-1)?.[0]?.delaySeconds);
+  return { ...result, retryDelays };
+}
+
+export interface Received {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What the scripted receiver does with the n-th delivery it gets (1-based). */
+export type Answer = Response | "hang" | "network-error";
+
+/**
+ * Stands in for the partner's receiver at WEBHOOK_URL: the Worker runs in the
+ * tests' isolate, so a spy on fetch sees every delivery it sends. "hang"
+ * never answers (until the delivery's own timeout aborts it).
+ */
+export function receiver(
+  answer: (delivery: Received, n: number) => Answer = () => new Response(null, { status: 204 }),
+  url: string = env.WEBHOOK_URL,
+) {
+  const received: Received[] = [];
+  const realFetch = globalThis.fetch;
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const request = new Request(input as RequestInfo, init);
+    if (request.url !== url) return realFetch(input as RequestInfo, init);
+    const delivery = { url: request.url, headers: Object.fromEntries(request.headers), body: await request.text() };
+    received.push(delivery);
+    const reply = answer(delivery, received.length);
+    if (reply === "network-error") throw new TypeError("Network connection lost.");
+    if (reply === "hang") {
+      return new Promise<Response>((_, reject) => {
+        const signal = init?.signal ?? request.signal;
+        if (signal.aborted) reject(signal.reason);
+        signal.addEventListener("abort", () => reject(signal.reason));
+      });
+    }
+    return reply;
+  });
+  return received;
+}
+
+export const GATEWAY = "http://gateway.test/api/v1/gateway";
+
+/** A call to one of the gateway's own operations, by default with the partner's key. */
+export function callGateway(path: string, body: unknown, options: CallOptions = {}): Promise<Response> {
+  const token = options.token === undefined ? PARTNER_KEY : options.token;
+  return exports.default.fetch(`${GATEWAY}/${path}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      ...options.headers,
+    },
+    body: options.raw ?? JSON.stringify(body),
+  });
+}
+
+export const PRODUCTION_WEBHOOK_URL = "https://hooks.partner.test/payments-gateway";
+export const PRODUCTION_WEBHOOK_SECRET = `whsec_${btoa("a-production-webhook-secret-32b")}`;
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A production deployment with nothing wrong in it: no sandbox, no development value. */
+export async function productionEnv(overrides: Record<string, unknown> = {}): Promise<Env> {
+  return {
+    ...env,
+    ENVIRONMENT: "production",
+    PARTNER_KEY_HASHES: await sha256Hex("sk_live_partner_key_of_production"),
+    JWT_SECRET: undefined,
+    JWKS_URL: "https://idp.test/.well-known/jwks.json",
+    UPSTREAM: undefined,
+    SANDBOX: undefined,
+    UPSTREAM_BASE_URL: "https://partner-api.test",
+    UPSTREAM_API_KEY: "live-upstream-credential",
+    TID_SECRET: "a-random-tid-secret-of-this-deployment-only",
+    WEBHOOK_URL: PRODUCTION_WEBHOOK_URL,
+    WEBHOOK_SECRET: PRODUCTION_WEBHOOK_SECRET,
+    ...overrides,
+  } as unknown as Env;
+}
