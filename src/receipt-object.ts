@@ -96,6 +96,8 @@ export interface AuditTrail {
 const NOT_FOUND: Failure = { code: "receipt_not_found", message: "No such receipt." };
 /** Events handed to the queue per drain. */
 const DRAIN_BATCH = 50;
+/** The alarm that backs up the immediate drain of new events, should the object stop before it. */
+const DRAIN_FALLBACK_MS = 10_000;
 
 export class ReceiptObject extends DurableObject<Env> {
   readonly #store: RecordStore;
@@ -265,7 +267,7 @@ export class ReceiptObject extends DurableObject<Env> {
     } catch (err) {
       log("error", "receipt_alarm_failed", { id: rec.id, kind: rec.kind, error: err instanceof Error ? err.message : String(err) });
     } finally {
-      this.#armAlarm();
+      this.#armAlarm(false);
     }
   }
 
@@ -623,8 +625,14 @@ export class ReceiptObject extends DurableObject<Env> {
 
   // --- the alarm ----------------------------------------------------------------
 
-  /** Sets the alarm to the earliest thing this record is waiting for, or clears it. */
-  #armAlarm(): void {
+  /**
+   * After every operation and alarm: events still owed are drained at once,
+   * in the background (nobody's answer waits for them), and whatever is owed
+   * (events, a reconciliation) has an alarm, so an eviction or a crash before
+   * the drain loses nothing. An alarm already due early enough is left alone:
+   * moving it would cost a storage write for nothing.
+   */
+  #armAlarm(drainNow = true): void {
     const rec = this.#store.current;
     if (!rec) return;
     const now = Date.now();
@@ -638,15 +646,25 @@ export class ReceiptObject extends DurableObject<Env> {
       },
       now,
     );
-    const drainAt = this.#store.hasUnsent() ? now + (this.#drainFailures === 0 ? 0 : backoffMs(this.#drainFailures)) : null;
+    const owed = this.#store.hasUnsent();
+    const drainAt = owed ? now + (this.#drainFailures === 0 ? DRAIN_FALLBACK_MS : backoffMs(this.#drainFailures)) : null;
     const candidates = [reconcileAt, drainAt].filter((at): at is number => at !== null);
-    this.#setAlarm(candidates.length === 0 ? null : Math.min(...candidates));
+    const due = candidates.length === 0 ? null : Math.min(...candidates);
+    const current = this.#alarmAt;
+    const earlyEnough = due !== null && typeof current === "number" && current >= now && current <= due;
+    if (!earlyEnough) this.#setAlarm(due);
+    if (owed && drainNow && this.#drainFailures === 0 && !this.#draining) {
+      void this.#drain().then(() => this.#armAlarm(false));
+    }
   }
 
   #setAlarm(at: number | null): void {
     if (at === this.#alarmAt) return;
-    if (at === null) this.ctx.storage.deleteAlarm();
-    else this.ctx.storage.setAlarm(at);
+    if (at === null) {
+      if (this.#alarmAt !== null) this.ctx.storage.deleteAlarm();
+    } else {
+      this.ctx.storage.setAlarm(at);
+    }
     this.#alarmAt = at;
   }
 }

@@ -5,7 +5,7 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { receiptStub } from "../src/receipt-object";
-import { CURRENT_SCHEMA_VERSION } from "../src/record/store";
+import { CURRENT_SCHEMA_VERSION, describeSchema } from "../src/record/store";
 import { call, createReceipt, expectStatus, sandboxReceipt } from "./helpers";
 
 /** Rewrites a fresh object's storage into what the first gateway left: schema 1, an unknown outcome flagged. */
@@ -73,6 +73,10 @@ describe("the receipt object's storage schema", () => {
     // Paid upstream: the OTP in flight was accepted, the one wrong OTP of schema 1 is kept as wrong.
     expect(stored.row).toMatchObject({ state: 4, wrong_otps: 1, unconfirmed_otps: 0, pending_op: null, upstream_tid: receipt.tid });
     expect(stored.audit[0]).toEqual({ op: "create", request_id: "old" });
+    // The migrations arrive at exactly the schema a new object is created with.
+    const fresh = await createReceipt({ merchant_id: 1003 });
+    const schemaOf = (id: string) => runInDurableObject(receiptStub(env, "receipt", id), (_i, state) => describeSchema(state.storage.sql));
+    expect(await schemaOf(receipt.id)).toEqual(await schemaOf(fresh.id));
     expect((await sandboxReceipt(receipt.id)).state).toBe(4);
     // A user's cancel of the paid receipt is refused.
     expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(4);

@@ -115,6 +115,48 @@ const MIGRATIONS: Record<number, readonly string[]> = {
 
 const META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)";
 
+/**
+ * The current schema in one step, for a new object: what the migrations above
+ * arrive at (a test holds the two equal), without replaying them.
+ */
+const SCHEMA_CURRENT = `
+  CREATE TABLE record (
+    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+    kind TEXT NOT NULL, id TEXT NOT NULL, tid TEXT NOT NULL, owner TEXT NOT NULL,
+    is_hold INTEGER NOT NULL, qr_merchant INTEGER NOT NULL, is_verify INTEGER NOT NULL,
+    state INTEGER NOT NULL, body TEXT NOT NULL,
+    wrong_otps INTEGER NOT NULL DEFAULT 0, otp_sends INTEGER NOT NULL DEFAULT 0,
+    last_otp_sent_at INTEGER NOT NULL DEFAULT 0, resend_wait_ms INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+    upstream_tid TEXT NOT NULL DEFAULT '', unconfirmed_otps INTEGER NOT NULL DEFAULT 0,
+    pending_op TEXT, pending_otp INTEGER NOT NULL DEFAULT 0, pending_since INTEGER NOT NULL DEFAULT 0,
+    pending_request_id TEXT, reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0);
+  CREATE TABLE audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, op TEXT NOT NULL, actor TEXT NOT NULL,
+    request_id TEXT NOT NULL, outcome TEXT NOT NULL, state INTEGER, detail TEXT);
+  CREATE TABLE outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE, body TEXT NOT NULL,
+    created_at INTEGER NOT NULL, sent_at INTEGER);
+  ${META};
+  INSERT INTO meta (key, value) VALUES ('schema_version', ${CURRENT_SCHEMA_VERSION});`;
+
+/** The schema a migration or a fresh creation leaves, as SQLite describes it (for the test that holds them equal). */
+export function describeSchema(sql: SqlStorage): Record<string, string[]> {
+  const tables = sql
+    .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('record', 'audit', 'outbox', 'meta') ORDER BY name")
+    .toArray();
+  return Object.fromEntries(
+    tables.map(({ name }) => [
+      name,
+      sql
+        .exec<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }>(`PRAGMA table_info(${name})`)
+        .toArray()
+        .map((c) => `${c.name} ${c.type}${c.notnull ? " NOT NULL" : ""}${c.dflt_value === null ? "" : ` DEFAULT ${c.dflt_value}`}${c.pk ? " PK" : ""}`)
+        .sort(),
+    ]),
+  );
+}
+
 /** Which schema version this object's storage is at: 0 when nothing was ever stored. */
 function storedVersion(sql: SqlStorage): number {
   const tables = new Set(
@@ -131,11 +173,14 @@ function storedVersion(sql: SqlStorage): number {
 }
 
 /** Brings storage to CURRENT_SCHEMA_VERSION in one transaction; `create` also makes it when empty. */
-export function migrate(storage: DurableObjectStorage, create: boolean): number {
+export function migrate(storage: DurableObjectStorage, create: boolean, from = storedVersion(storage.sql)): number {
   const sql = storage.sql;
-  const from = storedVersion(sql);
   if (from === CURRENT_SCHEMA_VERSION || (from === 0 && !create)) return from;
   if (from > CURRENT_SCHEMA_VERSION) throw new Error(`storage is at schema ${from}, newer than this gateway's ${CURRENT_SCHEMA_VERSION}`);
+  if (from === 0) {
+    sql.exec(SCHEMA_CURRENT);
+    return CURRENT_SCHEMA_VERSION;
+  }
   storage.transactionSync(() => {
     for (let version = from + 1; version <= CURRENT_SCHEMA_VERSION; version++) {
       for (const statement of MIGRATIONS[version]!) sql.exec(statement);
@@ -153,6 +198,10 @@ export class RecordStore {
   readonly #storage: DurableObjectStorage;
   #row: RecordRow | null = null;
   #ready = false;
+  /** Inside `change`: the row's fields written so far, flushed as one UPDATE at its end. */
+  #batch: Record<string, unknown> | null = null;
+  /** Whether the outbox holds unsent events; undefined until first asked. */
+  #unsent: boolean | undefined = undefined;
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
@@ -175,10 +224,11 @@ export class RecordStore {
 
   /** Creates the record (schema, row, audit entry and first event in one step). Idempotent. */
   create(row: Omit<RecordRow, "updated_at">, then: () => void): void {
-    migrate(this.#storage, true);
+    const from = storedVersion(this.#storage.sql);
+    migrate(this.#storage, true, from);
     this.#ready = true;
-    if (this.load()) return;
-    this.#storage.transactionSync(() => {
+    if (from !== 0 && this.load()) return;
+    this.change(() => {
       const columns = Object.keys(row);
       this.#storage.sql.exec(
         `INSERT INTO record (singleton, ${columns.join(", ")}, updated_at) VALUES (1, ${columns.map(() => "?").join(", ")}, ?)`,
@@ -190,23 +240,43 @@ export class RecordStore {
     });
   }
 
-  /** Runs `step` as one synchronous transaction: every write in it lands together or not at all. */
+  /**
+   * Runs `step` as one synchronous transaction: every write in it lands
+   * together or not at all, and the row's changed fields are written by a
+   * single UPDATE at its end.
+   */
   change<T>(step: () => T): T {
-    return this.#storage.transactionSync(step);
+    if (this.#batch) return step();
+    return this.#storage.transactionSync(() => {
+      this.#batch = {};
+      try {
+        const result = step();
+        this.#flush(this.#batch);
+        return result;
+      } finally {
+        this.#batch = null;
+      }
+    });
   }
 
-  /** Writes the fields that differ from the stored row. */
+  /** Writes the fields that differ from the stored row (at the end of the change, inside one). */
   update(fields: RecordFields): void {
     const current = this.#row as unknown as Record<string, unknown>;
     const entries = Object.entries(fields).filter(([key, value]) => value !== undefined && current[key] !== value);
     if (entries.length === 0) return;
-    const now = Date.now();
+    this.#row = { ...this.#row!, ...Object.fromEntries(entries), updated_at: Date.now() };
+    if (this.#batch) Object.assign(this.#batch, Object.fromEntries(entries));
+    else this.#flush(Object.fromEntries(entries));
+  }
+
+  #flush(fields: Record<string, unknown>): void {
+    const entries = Object.entries(fields);
+    if (entries.length === 0) return;
     this.#storage.sql.exec(
       `UPDATE record SET ${entries.map(([key]) => `${key} = ?`).join(", ")}, updated_at = ?`,
       ...entries.map(([, value]) => value as SqlStorageValue),
-      now,
+      this.#row!.updated_at,
     );
-    this.#row = { ...this.#row!, ...Object.fromEntries(entries), updated_at: now };
   }
 
   audit(entry: Omit<AuditEntry, "state">): void {
@@ -233,6 +303,7 @@ export class RecordStore {
   /** Adds an event to the outbox; call inside the `change` that made it happen. */
   enqueue(eventId: string, body: string, at: number): void {
     this.#storage.sql.exec("INSERT INTO outbox (event_id, body, created_at) VALUES (?, ?, ?)", eventId, body, at);
+    this.#unsent = true;
   }
 
   unsent(limit: number): OutboxEntry[] {
@@ -245,11 +316,13 @@ export class RecordStore {
   }
 
   hasUnsent(): boolean {
-    return this.#storage.sql.exec("SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT 1").toArray().length > 0;
+    this.#unsent ??= this.#storage.sql.exec("SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT 1").toArray().length > 0;
+    return this.#unsent;
   }
 
   markSent(seqs: readonly number[], at: number): void {
     if (seqs.length === 0) return;
     this.#storage.sql.exec(`UPDATE outbox SET sent_at = ? WHERE seq IN (${seqs.map(() => "?").join(", ")})`, at, ...seqs);
+    this.#unsent = undefined;
   }
 }
