@@ -228,12 +228,13 @@ export class ReceiptObject extends DurableObject<Env> {
     const upstream = new UpstreamClient(this.env, op.requestId);
     const result = await kindOf(rec.kind).read(upstream, rec.id);
     if (!result.ok) return { ok: false, error: result.failure };
-    if (version === this.#version && !this.#busy) {
-      this.#store.change(() => this.#applyBody(result.value, op.requestId));
+    const body = this.#merged(result.value);
+    // Nothing new (the usual read) writes nothing, so the answer waits for no storage commit.
+    if (version === this.#version && !this.#busy && body !== rec.body) {
+      this.#store.change(() => this.#applyBody(result.value, op.requestId, body));
       this.#armAlarm();
-      return { ok: true, value: this.#store.current!.body };
     }
-    return { ok: true, value: JSON.stringify(kindOf(rec.kind).withTid(result.value, rec.tid)) };
+    return { ok: true, value: body };
   }
 
   /** The audit trail, oldest first (partner only: the route checks). */
@@ -557,17 +558,21 @@ export class ReceiptObject extends DurableObject<Env> {
    * changed, its event. A reduced (anonymous) answer is merged into the
    * stored body. Inside a change.
    */
-  #applyBody(body: RecordBody | ReducedReceiptBody, requestId: string): void {
+  #applyBody(body: RecordBody | ReducedReceiptBody, requestId: string, merged = this.#merged(body)): void {
     const rec = this.#store.current!;
-    const kind = kindOf(rec.kind);
-    const stored = JSON.parse(rec.body) as RecordBody;
-    const merged = kind.withTid({ ...stored, ...body } as RecordBody, rec.tid);
     const previous = rec.state;
     const state = body.state as UpstreamState;
-    this.#store.update({ state, body: JSON.stringify(merged) });
+    this.#store.update({ state, body: merged });
     this.#version++;
     const type = eventForStateChange(rec.kind, previous, state);
     if (type) this.#emit(type, previous, requestId);
+  }
+
+  /** The stored body with an upstream answer laid over it (a reduced one lacks fields), showing the caller's tid: JSON text. */
+  #merged(body: RecordBody | ReducedReceiptBody): string {
+    const rec = this.#store.current!;
+    const stored = JSON.parse(rec.body) as RecordBody;
+    return JSON.stringify(kindOf(rec.kind).withTid({ ...stored, ...body } as RecordBody, rec.tid));
   }
 
   /** Stores the record a refusal came with, if the upstream sent it. Inside a change. */
@@ -661,7 +666,9 @@ export class ReceiptObject extends DurableObject<Env> {
   #setAlarm(at: number | null): void {
     if (at === this.#alarmAt) return;
     if (at === null) {
-      if (this.#alarmAt !== null) this.ctx.storage.deleteAlarm();
+      // Unknown since this incarnation started: an alarm left over would fire and find nothing to do; not worth a write.
+      if (this.#alarmAt === undefined) return;
+      this.ctx.storage.deleteAlarm();
     } else {
       this.ctx.storage.setAlarm(at);
     }
