@@ -188,9 +188,10 @@ export function countGuess(counts: GuessCounts, verdict: OtpVerdict): GuessCount
 }
 
 /** The message of otp_attempts_exhausted: says whether the three were wrong or partly unconfirmed. */
-export function exhaustedMessage(kind: KindName, counts: GuessCounts): string {
+export function exhaustedMessage(kind: KindName, counts: GuessCounts, closedAtEdge = kind === "transfer"): string {
   const noun = nounOf(kind);
-  const ending = kind === "transfer" ? "it is closed at the gateway" : "it is cancelled";
+  // Closed at the edge: a transfer (no cancel upstream), or a receipt the upstream will not cancel (QR merchant, no access).
+  const ending = closedAtEdge ? "it is closed at the gateway" : "it is cancelled";
   if (counts.unconfirmed === 0) return `Three wrong OTPs: ${ending}. Create a new ${noun}.`;
   const parts = [
     counts.wrong > 0 ? `${counts.wrong} wrong` : null,

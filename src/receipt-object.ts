@@ -147,6 +147,7 @@ export class ReceiptObject extends DurableObject<Env> {
         pending_request_id: null,
         reconcile_attempts: 0,
         event_seq: 0,
+        edge_closed: 0,
         created_at: now,
       },
       () => {
@@ -371,7 +372,7 @@ export class ReceiptObject extends DurableObject<Env> {
 
   #exhausted(): Outcome<never> {
     const rec = this.#store.current!;
-    return fail("otp_attempts_exhausted", exhaustedMessage(rec.kind, this.#counts(rec)));
+    return fail("otp_attempts_exhausted", exhaustedMessage(rec.kind, this.#counts(rec), !this.#upstreamCancels(rec)));
   }
 
   /** The OTP to send: undefined when none is needed (one given anyway is not sent, and is no guess), false when one is missing. */
@@ -398,7 +399,7 @@ export class ReceiptObject extends DurableObject<Env> {
   }
 
   #clearPending(): void {
-    this.#store.update({ pending_op: null, pending_otp: 0, pending_since: 0, pending_request_id: null, reconcile_attempts: 0 });
+    this.#store.update({ pending_op: null, pending_otp: 0, pending_since: 0, pending_request_id: null });
     this.#version++;
   }
 
@@ -489,15 +490,23 @@ export class ReceiptObject extends DurableObject<Env> {
    */
   async #finishExhaustion(upstream: UpstreamClient, requestId: string): Promise<void> {
     const rec = this.#store.current!;
-    if (!kindOf(rec.kind).cancellable || rec.state === STATE.cancelled || rec.pending_op) return;
+    if (!this.#exhaustionCancelPending(rec) || rec.pending_op) return;
     const result = await this.#send("exhaustion-cancel", false, requestId, () =>
       upstream.cancel(rec.id, "three failed OTP guesses", "gateway"),
     );
     if (!result.ok && result.outcome === "unknown") return;
     this.#store.change(() => {
       this.#clearPending();
-      if (result.ok) this.#applyBody(result.value, requestId);
-      else this.#applyAfter(result, requestId);
+      if (result.ok) {
+        this.#applyBody(result.value, requestId);
+        return;
+      }
+      this.#applyAfter(result, requestId);
+      // Busy: try again later. Any other refusal is for good (e.g. no access to cancel): stop asking.
+      if (result.failure.code !== "upstream_unavailable" && this.#store.current!.state !== STATE.cancelled) {
+        this.#store.update({ edge_closed: 1 });
+        log("warn", "exhaustion_cancel_refused", { id: rec.id, upstream_code: result.failure.upstream_code, code: result.failure.code });
+      }
     });
   }
 
@@ -509,7 +518,12 @@ export class ReceiptObject extends DurableObject<Env> {
   }
 
   #exhaustionCancelPending(rec: RecordRow): boolean {
-    return guessesOf(this.#counts(rec)) >= MAX_GUESSES && kindOf(rec.kind).cancellable && rec.state !== STATE.cancelled;
+    return guessesOf(this.#counts(rec)) >= MAX_GUESSES && this.#upstreamCancels(rec) && rec.state !== STATE.cancelled;
+  }
+
+  /** Whether the upstream cancels this record when guesses run out: not a transfer, a QR merchant's receipt, or one it refused to. */
+  #upstreamCancels(rec: RecordRow): boolean {
+    return kindOf(rec.kind).cancellable && rec.qr_merchant === 0 && rec.edge_closed === 0;
   }
 
   /**
@@ -544,10 +558,12 @@ export class ReceiptObject extends DurableObject<Env> {
         if (pending.pending_op === "authorize") this.#countSend(undefined);
         this.#clearPending();
       }
-      this.#store.update({ reconcile_attempts: 0 });
       this.#applyBody(result.value, requestId);
     });
     if (this.#exhaustionCancelPending(this.#store.current!)) await this.#finishExhaustion(upstream, requestId);
+    // Still waiting (57, a cancel not through yet): back off further; settled: start afresh next time.
+    const after = this.#store.current!;
+    this.#store.update({ reconcile_attempts: this.#needsReconcile(after) ? rec.reconcile_attempts + 1 : 0 });
     return { ok: true, value: undefined };
   }
 

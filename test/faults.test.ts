@@ -125,6 +125,46 @@ describe("what is a guess (rule 2)", () => {
   });
 });
 
+describe("a receipt the upstream will not cancel, once guesses run out, is closed at the edge and left alone", () => {
+  async function exhaustByLostAnswers(id: string) {
+    const card = { number: "8600000000000007", expire: "3012" };
+    for (let i = 0; i < 3; i++) {
+      scriptedUpstream.on("receipt/anonymous/pay", { kind: "status", status: 500 }, { id });
+      await expectError(call("receipt/anonymous/pay", { id, card, otp: OTP_OK }), 502, "upstream_error");
+    }
+    return expectError(call("receipt/anonymous/pay", { id, card, otp: OTP_OK }), 409, "otp_attempts_exhausted");
+  }
+
+  async function alarmsUntilQuiet(id: string): Promise<number> {
+    const stub = receiptStub(env, "receipt", id);
+    let rounds = 0;
+    while (rounds < 10 && (await runDurableObjectAlarm(stub))) rounds++;
+    return rounds;
+  }
+
+  it("a QR merchant's receipt: no cancel is sent, and its alarm ends", async () => {
+    const receipt = await createReceipt({ merchant_id: 1002 });
+    const exhausted = await exhaustByLostAnswers(receipt.id);
+    expect(exhausted.message).toMatch(/closed at the gateway/);
+    expect(await alarmsUntilQuiet(receipt.id)).toBeLessThan(10);
+    expect((await sandboxCalls()).filter((c) => c.id === receipt.id).map((c) => c.path)).not.toContain("receipt/cancel");
+    await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN }), 409, "otp_attempts_exhausted");
+  });
+
+  it("a cancel the upstream refuses for good (no access) is sent once, then the receipt stays closed at the edge", async () => {
+    const receipt = await authorized();
+    scriptedUpstream.on("receipt/cancel", { kind: "status", status: 403, code: "CANCEL_ACCESS_DENIED" }, { id: receipt.id, times: 5 });
+    for (let i = 0; i < 2; i++) await expectError(pay(receipt.id, OTP_WRONG), 422, "otp_invalid");
+    scriptedUpstream.on("receipt/pay", { kind: "status", status: 500 }, { id: receipt.id });
+    await expectError(pay(receipt.id, OTP_WRONG), 502, "upstream_error");
+    const exhausted = await expectError(pay(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
+    expect(exhausted.message).toMatch(/closed at the gateway/);
+    expect(await alarmsUntilQuiet(receipt.id)).toBeLessThan(10);
+    expect(scriptedUpstream.fired().status).toBe(2);
+    expect((await storedRecord("receipt", receipt.id)).state).toBe(0);
+  });
+});
+
 describe("answers the gateway cannot read fail closed (rule 8)", () => {
   it.each([
     ["a state given as a string", '{"id":"ID","state":"4","amount":150000}'],

@@ -149,6 +149,8 @@ describe("OTP accounting (rule 2)", () => {
     expect(exhaustedMessage("receipt", { wrong: 3, unconfirmed: 0 })).toBe("Three wrong OTPs: it is cancelled. Create a new receipt.");
     expect(exhaustedMessage("receipt", { wrong: 2, unconfirmed: 1 })).toMatch(/2 wrong, 1 whose answer was lost/);
     expect(exhaustedMessage("transfer", { wrong: 0, unconfirmed: 3 })).toMatch(/closed at the gateway/);
+    // A receipt the upstream will not cancel (QR merchant, no access) is closed at the gateway too.
+    expect(exhaustedMessage("receipt", { wrong: 1, unconfirmed: 2 }, true)).toMatch(/closed at the gateway\. Create a new receipt/);
   });
 
   it("rule 6: five sends at most, each after the previous one's wait", () => {

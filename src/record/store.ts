@@ -15,7 +15,7 @@
  */
 import type { KindName, UpstreamState } from "../lifecycle";
 
-export const CURRENT_SCHEMA_VERSION = 2;
+export const CURRENT_SCHEMA_VERSION = 3;
 
 export interface RecordRow {
   kind: KindName;
@@ -46,6 +46,8 @@ export interface RecordRow {
   reconcile_attempts: number;
   /** The last event's sequence number. */
   event_seq: number;
+  /** 1: exhausted, and the upstream refused for good to cancel it: closed at the edge, no more cancels sent. */
+  edge_closed: number;
   created_at: number;
   updated_at: number;
 }
@@ -111,6 +113,8 @@ const MIGRATIONS: Record<number, readonly string[]> = {
       seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE, body TEXT NOT NULL,
       created_at INTEGER NOT NULL, sent_at INTEGER)`,
   ],
+  // v3: an exhaustion cancel the upstream refused for good is remembered, so it is not retried forever.
+  3: ["ALTER TABLE record ADD COLUMN edge_closed INTEGER NOT NULL DEFAULT 0"],
 };
 
 const META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)";
@@ -130,7 +134,8 @@ const SCHEMA_CURRENT = `
     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
     upstream_tid TEXT NOT NULL DEFAULT '', unconfirmed_otps INTEGER NOT NULL DEFAULT 0,
     pending_op TEXT, pending_otp INTEGER NOT NULL DEFAULT 0, pending_since INTEGER NOT NULL DEFAULT 0,
-    pending_request_id TEXT, reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0);
+    pending_request_id TEXT, reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0,
+    edge_closed INTEGER NOT NULL DEFAULT 0);
   CREATE TABLE audit (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, op TEXT NOT NULL, actor TEXT NOT NULL,
     request_id TEXT NOT NULL, outcome TEXT NOT NULL, state INTEGER, detail TEXT);
