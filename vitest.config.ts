@@ -29,6 +29,11 @@ export default defineConfig(async () => {
             // The supplier of a 57 receipt never answers on its own during a
             // test run: a test that wants its answer calls letSupplierAnswer.
             SANDBOX_SUPPLIER_DELAY_MS: "600000",
+            // test/model.test.ts's sizes, from the environment (scripts/test-model.mjs sets them).
+            MODEL_RUNS: process.env.MODEL_RUNS ?? "",
+            MODEL_STEPS: process.env.MODEL_STEPS ?? "",
+            MODEL_SEED: process.env.MODEL_SEED ?? "",
+            MODEL_VERBOSE: process.env.MODEL_VERBOSE ?? "",
           },
         },
       }),
