@@ -34,14 +34,26 @@ for (let i = 0; i < args.length; i++) {
 }
 
 // --silent=false: the test prints what the runs exercised when it passes. The
-// gateway's own JSON log lines are dropped from that output to keep it short.
+// gateway's own JSON log lines, vitest's headers for them, and the runtime's
+// reports of the crashes and lost connections the test scripts on purpose are
+// dropped from that output to keep it short.
+const noise = [/\{"level":/, /^(stdout|stderr) \| /, /uncaught exception.*(model test: crash mid-call|scripted upstream: connection lost)/, /^stack: .*workerd/, /^\s+at ScriptedUpstream\.fetch/];
+const plain = (line) => line.replace(/\x1b\[[0-9;]*m/g, "");
 const child = spawn("npx", ["vitest", "run", "test/model.test.ts", "--silent=false"], { env, stdio: ["inherit", "pipe", "pipe"] });
 const relay = (from, to) => {
   let rest = "";
+  let blank = false;
   from.on("data", (chunk) => {
     const lines = (rest + chunk).split("\n");
     rest = lines.pop() ?? "";
-    for (const line of lines) if (!line.includes('{"level":')) to.write(`${line}\n`);
+    for (const line of lines) {
+      if (noise.some((re) => re.test(plain(line)))) continue;
+      // What the dropped lines leave behind: runs of empty lines, written once.
+      const empty = plain(line).trim() === "";
+      if (empty && blank) continue;
+      blank = empty;
+      to.write(`${line}\n`);
+    }
   });
   from.on("end", () => rest && to.write(rest));
 };
