@@ -899,19 +899,23 @@ it(
   async () => {
     const started = Date.now();
     let calls = 0;
+    let steps = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(createSpec, { minLength: 1, maxLength: 2 }),
         // No bias towards short sequences in the first runs: every run may go deep.
         fc.noBias(fc.commands(commandArbs, { maxCommands: STEPS, size: "max" })),
         async (pool, cmds) => {
-          calls += (await runModel(pool, cmds)).step;
+          const m = await runModel(pool, cmds);
+          calls += m.step;
+          // Every command, create and convergence writes one line of the run's log.
+          steps += m.log.length;
         },
       ),
       { numRuns: RUNS, seed: SEED },
     );
     const lines = [...coverage].sort(([a], [b]) => a.localeCompare(b)).map(([what, n]) => `  ${String(n).padStart(5)}  ${what}`);
-    console.log(`model: ${RUNS} runs, ${calls} gateway calls, ${((Date.now() - started) / 1000).toFixed(1)} s; what they exercised:\n${lines.join("\n")}`);
+    console.log(`model: ${RUNS} runs, ${steps} steps, ${calls} gateway calls, ${((Date.now() - started) / 1000).toFixed(1)} s; what they exercised:\n${lines.join("\n")}`);
   },
   Math.max(120_000, RUNS * 20_000),
 );
