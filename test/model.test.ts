@@ -123,6 +123,7 @@ let runCounter = 0;
 /** What the runs exercised, printed at the end: operation -> answer, faults that acted, alarms. */
 const coverage = new Map<string, number>();
 const cover = (what: string) => coverage.set(what, (coverage.get(what) ?? 0) + 1);
+const faultName = (f: FaultSpec) => (f.kind === "status" ? `status ${f.status}${f.act ? " after acting" : ""}` : f.kind);
 
 async function newModel(): Promise<Model> {
   runCounter++;
@@ -479,7 +480,7 @@ async function operate(m: Model, rec: Rec, who: Who, req: OpRequest, crash: bool
     );
   }
   cover(`${req.op}${"anonymous" in req && req.anonymous ? " (anonymous)" : ""} by ${who === "partner" ? "partner" : who === rec.owner ? "owner" : "another user"} -> ${actual.status === 200 ? "200" : actual.code}`);
-  if (matching.faultUsed) cover(`fault used: ${armed!.fault.kind}${armed!.fault.kind === "status" ? ` ${armed!.fault.status}${armed!.fault.act ? " after acting" : ""}` : ""} on ${faultPath}`);
+  if (matching.faultUsed) cover(`fault used: ${faultName(armed!.fault)} on ${faultPath}`);
   if (matching.faultUsed && !crash) rec.armed = null;
   if (limiter && matching.limiterPassed && who !== "partner") m.limiter[who][limiter.name]++;
 }
@@ -735,7 +736,7 @@ class AlarmCmd implements Cmd {
     }
     cover(`alarm command: ${ran ? (logged.length > 0 ? `ran, called ${logged.map((c) => c.path).join(" + ")}` : "ran, no call") : "none set"}`);
     if (matching.faultUsed) {
-      cover(`fault used: ${rec.armed!.fault.kind} on ${faultPath} (by the alarm)`);
+      cover(`fault used: ${faultName(rec.armed!.fault)} on ${faultPath} (by the alarm)`);
       rec.armed = null;
     }
     rec.g = post.g;
