@@ -36,6 +36,11 @@ export default defineConfig(async () => {
             // The receiver that never answers is given up on this fast.
             WEBHOOK_TIMEOUT_MS: "300",
             TEST_WRANGLER_QUEUES: { development: queuesOf(), production: queuesOf("production") },
+            // test/model.test.ts's sizes, from the environment (scripts/test-model.mjs sets them).
+            MODEL_RUNS: process.env.MODEL_RUNS ?? "",
+            MODEL_STEPS: process.env.MODEL_STEPS ?? "",
+            MODEL_SEED: process.env.MODEL_SEED ?? "",
+            MODEL_VERBOSE: process.env.MODEL_VERBOSE ?? "",
           },
           // Events published in tests go to a queue nobody consumes: the tests call
           // the consumer themselves, so no delivery changes the log behind their back.
