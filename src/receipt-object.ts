@@ -45,9 +45,8 @@ import {
   STATE,
   type UpstreamState,
 } from "./lifecycle";
-import { publishEvents } from "./events/publish";
-import type { GatewayEvent } from "./events/types";
-import { buildEvent, eventOwner } from "./record/event";
+import { queueEvents } from "./events/publish";
+import { eventOwner, eventPayload } from "./record/event";
 import { type AuditEntry, type RecordRow, RecordStore } from "./record/store";
 import { log } from "./redact";
 import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "./schemas";
@@ -602,29 +601,21 @@ export class ReceiptObject extends DurableObject<Env> {
     const rec = this.#store.current!;
     const sequence = rec.event_seq + 1;
     const at = Date.now();
-    const event = buildEvent({
-      type,
-      sequence,
-      requestId,
-      object: JSON.parse(rec.body) as RecordBody,
-      owner: rec.owner,
-      previousState,
-      at,
-    });
+    const event = eventPayload({ type, sequence, requestId, objectJson: rec.body, owner: rec.owner, previousState, at });
     this.#store.update({ event_seq: sequence });
-    this.#store.enqueue(event.id, JSON.stringify(event), at);
+    this.#store.enqueue(event.id, event.payload, at);
   }
 
-  /** Hands the outbox's unsent events to the event log and queue; marks them sent only once that succeeded. */
+  /** Hands the outbox's unsent events to the queue (whose consumer logs them); marks them sent only once that succeeded. */
   async #drain(): Promise<void> {
     if (this.#draining) return;
     const batch = this.#store.unsent(DRAIN_BATCH);
     if (batch.length === 0) return;
     this.#draining = true;
     try {
-      await publishEvents(
+      await queueEvents(
         this.env,
-        batch.map((entry) => JSON.parse(entry.body) as GatewayEvent),
+        batch.map((entry) => ({ id: entry.event_id, payload: entry.body })),
       );
       this.#store.markSent(
         batch.map((entry) => entry.seq),

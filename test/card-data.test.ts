@@ -6,6 +6,7 @@
 import { listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { queueSpy } from "./events";
 import { call, createReceipt, newTid } from "./helpers";
 
 const PANS = ["8600000000000007", "9860000000000018", "8600000000000015", "8600000000000098"];
@@ -14,6 +15,8 @@ const TOKENS = ["tok_sandbox_ok", "tok_sandbox_insufficient", "tok_sandbox_timeo
 const OTPS = ["111111", "987123", "456012", "730945"];
 
 const logged: string[] = [];
+/** Every event the gateway queued, as sent. */
+const queuedPayloads: string[] = [];
 
 /** Every text cell of every table of a Durable Object's SQLite storage. */
 async function dumpObject(ns: DurableObjectNamespace, id: DurableObjectId): Promise<string[]> {
@@ -54,6 +57,7 @@ function rawValuesIn(text: string): string[] {
 
 describe("card data is never stored or logged", () => {
   beforeAll(async () => {
+    const queue = queueSpy();
     for (const method of ["log", "info", "warn", "error", "debug"] as const) {
       vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
         logged.push(args.map(String).join(" "));
@@ -95,8 +99,10 @@ describe("card data is never stored or logged", () => {
     await call("receipt/anonymous/pay", { id: approved.id, card: { number: "8600000000000008", expire: EXPIRY }, otp: OTPS[1] });
     await call("a2c/create", { ...transfer, tid: newTid(), receiver_card: "8600000000000008" });
 
-    // Every record's outbox drained into the event log, so the events are scanned too.
+    // Every record's outbox drained into the queue, and the consumer logged (and delivered) every event.
     for (const id of await listDurableObjectIds(env.RECEIPTS)) await runDurableObjectAlarm(env.RECEIPTS.get(id));
+    queuedPayloads.push(...queue.sent.map((m) => m.payload));
+    await queue.deliver();
   });
 
   afterAll(() => {
@@ -125,6 +131,11 @@ describe("card data is never stored or logged", () => {
       expect(rows.length).toBeGreaterThan(0);
       for (const row of rows) expect(rawValuesIn(row), row).toEqual([]);
     }
+  });
+
+  it("no event carries one, as queued and delivered", () => {
+    expect(queuedPayloads.length).toBeGreaterThan(10);
+    for (const payload of queuedPayloads) expect(rawValuesIn(payload), payload).toEqual([]);
   });
 
   it("no D1 row stores one", async () => {

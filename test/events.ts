@@ -226,3 +226,33 @@ export async function productionEnv(overrides: Record<string, unknown> = {}): Pr
     ...overrides,
   } as unknown as Env;
 }
+
+/**
+ * Records every message the gateway sends to the events queue (they still go
+ * on to the queue nobody consumes in tests), so a test can hand them to the
+ * consumer itself: that is where events are logged.
+ */
+export function queueSpy() {
+  const sent: EventMessage[] = [];
+  const realSendBatch = env.EVENTS.sendBatch.bind(env.EVENTS);
+  const spy = vi.spyOn(env.EVENTS, "sendBatch").mockImplementation(async (batch, options) => {
+    for (const message of batch) sent.push(message.body as EventMessage);
+    return realSendBatch(batch, options);
+  });
+  return {
+    spy,
+    sent,
+    /** Consumes, once each, the queued messages about `recordId` (all when omitted), the receiver answering 204. */
+    async deliver(recordId?: string): Promise<ConsumeResult> {
+      const mine = sent.filter((m) => recordId === undefined || (JSON.parse(m.payload) as GatewayEvent).data.object && recordIdOfPayload(m.payload) === recordId);
+      for (const m of mine) sent.splice(sent.indexOf(m), 1);
+      receiver();
+      return consume(mine.map((body) => ({ body })));
+    },
+  };
+}
+
+const recordIdOfPayload = (payload: string): string => {
+  const object = (JSON.parse(payload) as GatewayEvent).data.object as { id?: string; receipt_id?: string };
+  return object.receipt_id ?? object.id ?? "";
+};

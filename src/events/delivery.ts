@@ -8,9 +8,9 @@
  */
 import { readConfig } from "../config";
 import { log, redact } from "../redact";
-import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log";
+import { recordDeadLettered, recordDelivered, recordEvents, recordFailedAttempt } from "./log";
 import { signWebhook } from "./signing";
-import type { EventMessage } from "./types";
+import { assertWellFormed, type EventMessage, type GatewayEvent } from "./types";
 
 /**
  * Seconds to wait before each retry: entry n follows the n-th failed attempt.
@@ -153,7 +153,34 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
     return;
   }
 
+  // Log first (the receipt objects queue their events unlogged), in one D1 batch. Throws when D1
+  // does: the queue retries the batch, nothing is acknowledged. A copy of an event that an earlier
+  // message already got delivered (or dead-lettered) is acknowledged without a second delivery.
+  const events = messages.flatMap((message) => {
+    const event = parseEvent(message.body.payload);
+    if (event) return [event];
+    message.ack();
+    log("error", "event_message_malformed", { message_id: message.id, queue: batch.queue });
+    return [];
+  });
+  const stillPending = new Set((await recordEvents(env.DB, events)).map((pending) => pending.id));
+  const toDeliver = messages.filter((message) => {
+    if (stillPending.has(message.body.id)) return true;
+    if (events.some((event) => event.id === message.body.id)) message.ack();
+    return false;
+  });
+
   const { problems } = readConfig(env);
-  if (problems.length > 0) return holdBack(env, messages, problems);
-  await Promise.all(messages.map((message) => deliver(env, message)));
+  if (problems.length > 0) return holdBack(env, toDeliver, problems);
+  await Promise.all(toDeliver.map((message) => deliver(env, message)));
 };
+
+function parseEvent(payload: string): GatewayEvent | null {
+  try {
+    const event = JSON.parse(payload) as GatewayEvent;
+    assertWellFormed(event);
+    return event;
+  } catch {
+    return null;
+  }
+}

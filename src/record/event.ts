@@ -3,27 +3,28 @@
  * Built inside the same storage step as the change it reports.
  */
 import { newEventId } from "../events/publish";
-import type { EventType, GatewayEvent } from "../events/types";
-import type { ReceiptBody, TransferBody } from "../schemas";
+import type { EventType } from "../events/types";
 
 /** The owner as events show it: the stored owner is `partner:partner` or `user:<sub>`. */
 export const eventOwner = (owner: string): string => (owner.startsWith("user:") ? owner.slice("user:".length) : "partner");
 
-export function buildEvent(fields: {
+/**
+ * An event as the JSON text the outbox keeps and the queue carries. The
+ * record's body is already JSON text: it is spliced in, not parsed and
+ * serialized again.
+ */
+export function eventPayload(fields: {
   type: EventType;
   sequence: number;
   requestId: string;
-  object: ReceiptBody | TransferBody;
+  /** The receipt or transfer as the API answers it, as JSON text. */
+  objectJson: string;
   owner: string;
   previousState: number | null;
   at: number;
-}): GatewayEvent {
-  return {
-    id: newEventId(fields.at),
-    type: fields.type,
-    created: fields.at,
-    sequence: fields.sequence,
-    request_id: fields.requestId,
-    data: { object: fields.object, owner: eventOwner(fields.owner), previous_state: fields.previousState },
-  };
+}): { id: string; payload: string } {
+  const id = newEventId(fields.at);
+  const head = { id, type: fields.type, created: fields.at, sequence: fields.sequence, request_id: fields.requestId };
+  const data = `{"object":${fields.objectJson},"owner":${JSON.stringify(eventOwner(fields.owner))},"previous_state":${JSON.stringify(fields.previousState)}}`;
+  return { id, payload: `${JSON.stringify(head).slice(0, -1)},"data":${data}}` };
 }
