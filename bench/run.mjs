@@ -19,6 +19,7 @@ import { PLAN, PORTS, RESULTS_DIR } from "./lib/config.mjs";
 import { profileGateway, summarize } from "./lib/profile.mjs";
 import { consoleTable, describeMachine, describeSource, judge, markdown, tabulate, verdictWord, writeResults } from "./lib/report.mjs";
 import { applyMigrations, restartRuntime, startRuntime, stopAll, workerFromBuild } from "./lib/runtime.mjs";
+import { eventsRun } from "./lib/events.mjs";
 import { combineRounds, prepareFixtures, SCENARIOS, TARGETS, timedRound, warmUp } from "./lib/scenarios.mjs";
 import { checkEachOperation } from "./lib/sanity.mjs";
 
@@ -132,6 +133,10 @@ async function main() {
   const logs = Object.fromEntries(TARGETS.map((t) => [t.key, runtimes[t.key].logs]));
   for (const t of TARGETS) await runtimes[t.key].stop();
 
+  say("events run: pays with the webhook receiver down, then up");
+  const events = await eventsRun(built);
+  say(`events run: pay p50 ${events.receiverDown.p50} ms with the receiver down, ${events.receiverUp.p50} ms with it up (${events.receiverUp.delivered} deliveries taken)`);
+
   say("timing the first answer of fresh gateway runtimes");
   const cold = await coldStarts(built);
   const coldStart = { gateway: cold, bareProxy: startup.bareProxy, direct: startup.direct, firstGatewayStart: startup.gateway };
@@ -146,6 +151,7 @@ async function main() {
     plan: PLAN,
     bundle,
     coldStart,
+    events,
     sanity,
     fixtures: Object.fromEntries(TARGETS.map((t) => [t.key, { created: fixtures[t.key].created, seconds: fixtures[t.key].seconds }])),
     table,

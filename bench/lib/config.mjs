@@ -35,6 +35,10 @@ export const PORTS = {
   /** The gateway again, with the inspector on, for the CPU profile. */
   profile: PORT_BASE + 5,
   inspector: PORT_BASE + 6,
+  /** The gateway once more, for the events run (receiver down, then up). */
+  events: PORT_BASE + 7,
+  /** The webhook receiver the events run brings up. */
+  receiver: PORT_BASE + 8,
 };
 
 /**

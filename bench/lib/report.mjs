@@ -211,6 +211,13 @@ export function markdown(report) {
       .map((c) => `${c.name} ${(c.bytes / 1024).toFixed(0)} KiB (${c.share}%)`)
       .join(", ")}.`,
   );
+  const ev = report.events;
+  if (ev) {
+    lines.push(
+      "",
+      `**Events run** (${ev.note}): pay p50 ${ev.receiverDown.p50} ms (p99 ${ev.receiverDown.p99}) with the receiver down, ${ev.receiverUp.p50} ms (p99 ${ev.receiverUp.p99}) with it up. The payment path does not wait for webhooks: the receiver's state is not in the pay's time.`,
+    );
+  }
   const cs = report.coldStart;
   lines.push(
     "",

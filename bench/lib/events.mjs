@@ -1,0 +1,99 @@
+/**
+ * The events run (issue: the partner backend hears about every payment):
+ * does the payment path wait for webhooks? The same pays, on a fresh gateway
+ * runtime each time, with the partner's receiver down (WEBHOOK_URL points at
+ * a port nobody listens on: every delivery fails and is retried) and then up
+ * (a local receiver answering 204 at once). Pays at concurrency 1, timed from
+ * the client, after the receipts' own `created` events have been delivered or
+ * given up on. If the receiver's state showed in pay latency, the payment path
+ * would be waiting for webhooks.
+ */
+import http from "node:http";
+import { HOST, PARTNER_KEY, PORTS } from "./config.mjs";
+import { summarize } from "./load.mjs";
+import { applyMigrations, startRuntime, workerFromBuild } from "./runtime.mjs";
+
+const RECEIPTS = 300;
+
+function post(agent, url, path, body) {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = http.request(
+      `${url}/api/v1/partner/${path}`,
+      {
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", authorization: `Bearer ${PARTNER_KEY}`, "content-length": Buffer.byteLength(data) },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(data);
+  });
+}
+
+/** A receiver that takes every event at once. */
+function startReceiver() {
+  let received = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      received++;
+      res.writeHead(204);
+      res.end();
+    });
+  });
+  return new Promise((resolve) => server.listen(PORTS.receiver, HOST, () => resolve({ server, received: () => received })));
+}
+
+async function payRun(built, receiverUp) {
+  const worker = workerFromBuild(built.gateway);
+  worker.bindings = { ...worker.bindings, WEBHOOK_URL: `http://${HOST}:${PORTS.receiver}/webhooks` };
+  const receiver = receiverUp ? await startReceiver() : null;
+  const runtime = await startRuntime({ key: `events-${receiverUp ? "up" : "down"}`, workers: [worker], port: PORTS.events });
+  try {
+    await applyMigrations(runtime, built.gateway);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const ids = [];
+    for (let i = 0; i < RECEIPTS; i++) {
+      const created = await post(agent, runtime.url, "receipt/create", {
+        tid: `events-${receiverUp ? "up" : "down"}-${i}-${Date.now()}`,
+        amount: 150000,
+        merchant_id: 1003,
+        account: [],
+      });
+      if (created.status !== 200) throw new Error(`events run: create answered ${created.status}`);
+      ids.push(JSON.parse(created.body).id);
+    }
+    // Let the created events' first deliveries happen (or fail) before timing.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const times = [];
+    for (const id of ids) {
+      const started = performance.now();
+      const paid = await post(agent, runtime.url, "receipt/pay", { id, card: { token: "tok_sandbox_ok" } });
+      times.push(performance.now() - started);
+      if (paid.status !== 200) throw new Error(`events run: pay answered ${paid.status}`);
+    }
+    agent.destroy();
+    return { ...summarize(times.sort((a, b) => a - b)), delivered: receiver ? receiver.received() : 0 };
+  } finally {
+    await runtime.stop();
+    receiver?.server.close();
+  }
+}
+
+export async function eventsRun(built) {
+  const receiverDown = await payRun(built, false);
+  const receiverUp = await payRun(built, true);
+  return {
+    note: `${RECEIPTS} pays at concurrency 1 on a fresh gateway runtime, each paid receipt's events queued; receiver down (every delivery fails and is retried), then up (answers 204)`,
+    receiverDown,
+    receiverUp,
+  };
+}
