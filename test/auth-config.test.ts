@@ -9,34 +9,14 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { DEVELOPMENT_JWT_SECRET, DEVELOPMENT_PARTNER_KEY, DEVELOPMENT_PARTNER_KEY_DIGEST } from "../src/config";
-import { API, expectError, expectStatus, newUser, PARTNER_KEY, userToken } from "./helpers";
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+import { API, expectError, expectStatus, newUser, PARTNER_KEY, productionEnv, sha256Hex, userToken } from "./helpers";
 
 const LIVE_KEY = "sk_live_partner_key_of_production";
 const NEXT_KEY = "sk_live_partner_key_rotated_in";
 
-/** What a correctly configured production deployment holds: no sandbox, no development value. */
-async function production(overrides: Record<string, unknown> = {}): Promise<Env> {
-  return {
-    ...env,
-    ENVIRONMENT: "production",
-    PARTNER_KEY_HASHES: `${await sha256Hex(LIVE_KEY)}, ${await sha256Hex(NEXT_KEY)}`,
-    JWT_SECRET: undefined,
-    JWKS_URL: "https://idp.test/.well-known/jwks.json",
-    UPSTREAM: undefined,
-    SANDBOX: undefined,
-    UPSTREAM_BASE_URL: "https://partner-api.test",
-    UPSTREAM_API_KEY: "live-upstream-credential",
-    TID_SECRET: "a-random-tid-secret-of-this-deployment-only",
-    WEBHOOK_URL: "https://hooks.partner.test/payments",
-    WEBHOOK_SECRET: `whsec_${btoa("a-live-webhook-secret-of-32-bytes")}`,
-    ...overrides,
-  } as unknown as Env;
-}
+/** What a correctly configured production deployment holds (two partner keys, mid-rotation): no sandbox, no development value. */
+const production = async (overrides: Record<string, unknown> = {}): Promise<Env> =>
+  productionEnv({ PARTNER_KEY_HASHES: `${await sha256Hex(LIVE_KEY)}, ${await sha256Hex(NEXT_KEY)}`, ...overrides });
 
 async function ask(deployment: Env, path: string, credential?: string): Promise<Response> {
   const init: RequestInit = path.startsWith("/api/")

@@ -8,7 +8,7 @@ import { vi } from "vitest";
 import { type EventMessage, type EventType, type GatewayEvent, newEventId } from "../src/events";
 import worker from "../src/index";
 import type { ReceiptBody, TransferBody } from "../src/schemas";
-import { type CallOptions, PARTNER_KEY } from "./helpers";
+import { type CallOptions, callAt } from "./helpers";
 
 declare global {
   namespace Cloudflare {
@@ -187,45 +187,9 @@ export function receiver(
 export const GATEWAY = "http://gateway.test/api/v1/gateway";
 
 /** A call to one of the gateway's own operations, by default with the partner's key. */
-export function callGateway(path: string, body: unknown, options: CallOptions = {}): Promise<Response> {
-  const token = options.token === undefined ? PARTNER_KEY : options.token;
-  return exports.default.fetch(`${GATEWAY}/${path}`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
-      ...options.headers,
-    },
-    body: options.raw ?? JSON.stringify(body),
-  });
-}
+export const callGateway = (path: string, body: unknown, options: CallOptions = {}): Promise<Response> => callAt(GATEWAY, path, body, options);
 
-export const PRODUCTION_WEBHOOK_URL = "https://hooks.partner.test/payments-gateway";
-export const PRODUCTION_WEBHOOK_SECRET = `whsec_${btoa("a-production-webhook-secret-32b")}`;
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** A production deployment with nothing wrong in it: no sandbox, no development value. */
-export async function productionEnv(overrides: Record<string, unknown> = {}): Promise<Env> {
-  return {
-    ...env,
-    ENVIRONMENT: "production",
-    PARTNER_KEY_HASHES: await sha256Hex("sk_live_partner_key_of_production"),
-    JWT_SECRET: undefined,
-    JWKS_URL: "https://idp.test/.well-known/jwks.json",
-    UPSTREAM: undefined,
-    SANDBOX: undefined,
-    UPSTREAM_BASE_URL: "https://partner-api.test",
-    UPSTREAM_API_KEY: "live-upstream-credential",
-    TID_SECRET: "a-random-tid-secret-of-this-deployment-only",
-    WEBHOOK_URL: PRODUCTION_WEBHOOK_URL,
-    WEBHOOK_SECRET: PRODUCTION_WEBHOOK_SECRET,
-    ...overrides,
-  } as unknown as Env;
-}
+export { PRODUCTION_WEBHOOK_SECRET, PRODUCTION_WEBHOOK_URL, productionEnv } from "./helpers";
 
 /**
  * Records every message the gateway sends to the events queue (they still go

@@ -33,9 +33,12 @@ export interface CallOptions {
 
 export const PARTNER_KEY = "sk_test_local_partner";
 
-export function call(path: string, body: unknown, options: CallOptions = {}): Promise<Response> {
+export const call = (path: string, body: unknown, options: CallOptions = {}): Promise<Response> => callAt(API, path, body, options);
+
+/** A POST of JSON to `base`/`path`, by default with the partner's key. */
+export function callAt(base: string, path: string, body: unknown, options: CallOptions = {}): Promise<Response> {
   const token = options.token === undefined ? PARTNER_KEY : options.token;
-  return exports.default.fetch(`${API}/${path}`, {
+  return exports.default.fetch(`${base}/${path}`, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -183,4 +186,32 @@ export async function storedRecord(kind: "receipt" | "transfer", id: string) {
       )
       .one(),
   );
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export const PRODUCTION_WEBHOOK_URL = "https://hooks.partner.test/payments-gateway";
+export const PRODUCTION_WEBHOOK_SECRET = `whsec_${btoa("a-production-webhook-secret-32b")}`;
+
+
+/** A production deployment with nothing wrong in it: no sandbox, no development value. */
+export async function productionEnv(overrides: Record<string, unknown> = {}): Promise<Env> {
+  return {
+    ...env,
+    ENVIRONMENT: "production",
+    PARTNER_KEY_HASHES: await sha256Hex("sk_live_partner_key_of_production"),
+    JWT_SECRET: undefined,
+    JWKS_URL: "https://idp.test/.well-known/jwks.json",
+    UPSTREAM: undefined,
+    SANDBOX: undefined,
+    UPSTREAM_BASE_URL: "https://partner-api.test",
+    UPSTREAM_API_KEY: "live-upstream-credential",
+    TID_SECRET: "a-random-tid-secret-of-this-deployment-only",
+    WEBHOOK_URL: PRODUCTION_WEBHOOK_URL,
+    WEBHOOK_SECRET: PRODUCTION_WEBHOOK_SECRET,
+    ...overrides,
+  } as unknown as Env;
 }
