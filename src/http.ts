@@ -130,7 +130,10 @@ export function plainMessage(issue: Issue): string {
 const fold = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
 
 /** Names callers reach for that fold to something else: the receipt's id. */
-const ALIASES: Record<string, string[]> = { receiptid: ["id"], transferid: ["id"] };
+const ALIASES = new Map<string, string[]>([
+  ["receiptid", ["id"]],
+  ["transferid", ["id"]],
+]);
 
 function unwrapSchema(schema: AnySchema | undefined): AnySchema | undefined {
   let current = schema;
@@ -142,7 +145,7 @@ function suggestion(unknown: string, known: string[]): string | undefined {
   const folded = fold(unknown);
   const same = known.find((name) => fold(name) === folded);
   if (same) return same;
-  return ALIASES[folded]?.find((name) => known.includes(name));
+  return ALIASES.get(folded)?.find((name) => known.includes(name));
 }
 
 /** Unknown fields of `value` that are a near miss of one `schema` knows, recursively (card.token, account.0.key). */
@@ -178,7 +181,7 @@ export function nearMisses(schema: unknown, value: unknown, path: string[] = [],
 function refuse(details: Detail[], total: number): never {
   const message =
     total > MAX_DETAILS
-      ? `The request body does not match the schema: ${total} problems, the first ${MAX_DETAILS} listed.`
+      ? `The request body does not match the schema: more than ${MAX_DETAILS} problems, the first ${MAX_DETAILS} are listed.`
       : "The request body does not match the schema.";
   throw new ApiError("invalid_request", message, { details: details.slice(0, MAX_DETAILS) });
 }
