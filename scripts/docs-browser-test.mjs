@@ -104,6 +104,8 @@ try {
 
   const res = await page.goto(`${origin}/docs`, { waitUntil: "load" });
   check("GET /docs answers the page", res?.status() === 200, `status ${res?.status()}`);
+  const csp = (await res?.allHeaders())?.["content-security-policy"] ?? "";
+  check("GET /docs forbids outside connections (CSP connect-src 'self')", csp.includes("connect-src 'self'"), csp ? "" : "no Content-Security-Policy header");
 
   let listed = true;
   for (const operation of OPERATIONS) {
