@@ -2,8 +2,8 @@
  * The gateway's HTTP surface: middleware, the partner API routes, health,
  * the OpenAPI document and its reference page.
  */
-import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
 import { requestId } from "hono/request-id";
 import { openAPIRouteHandler } from "hono-openapi";
 import { authenticate, requirePartner } from "./auth";
@@ -35,10 +35,7 @@ export function createApp() {
 
   app.get("/healthz", (c) => c.json({ ok: true }));
 
-  app.use(`${API_PREFIX}/*`, async (c, next) => {
-    if (c.req.method !== "POST") throw new ApiError("not_found", "Partner operations are POST requests.");
-    await next();
-  });
+  app.use(`${API_PREFIX}/*`, onlyPost(app, "Partner"));
   // Who is calling is settled before the body is looked at, for every partner
   // path: an unauthenticated caller learns nothing else and costs nothing more.
   app.use(`${API_PREFIX}/*`, authenticate, requireJson, limitBody);
@@ -53,10 +50,7 @@ export function createApp() {
   app.route(API_PREFIX, receipts);
   app.route(API_PREFIX, transfers);
 
-  app.use(`${GATEWAY_PREFIX}/*`, async (c, next) => {
-    if (c.req.method !== "POST") throw new ApiError("not_found", "Gateway operations are POST requests.");
-    await next();
-  });
+  app.use(`${GATEWAY_PREFIX}/*`, onlyPost(app, "Gateway"));
   // The partner routes' chain, with users refused right after authentication.
   app.use(`${GATEWAY_PREFIX}/*`, authenticate, requirePartner, requireJson, limitBody, parseJson);
   app.route(GATEWAY_PREFIX, gateway);
@@ -94,7 +88,37 @@ export function createApp() {
       },
     }),
   );
-  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Payments edge gateway" }));
+  // The reference page and the landing page are static assets (public/, built by
+  // scripts/build-docs-assets.mjs): Workers static assets serve them before the
+  // Worker runs. These routes answer the same files when the Worker is reached
+  // first (the tests' entry, or a deployment with run_worker_first).
+  app.get("/", (c) => serveAsset(c.env, c.req.raw, "/"));
+  app.get("/docs", (c) => serveAsset(c.env, c.req.raw, "/docs"));
 
   return app;
+}
+
+/**
+ * A partner or gateway operation asked with another method than POST: 405
+ * method_not_allowed with `Allow: POST`. A path that is no operation stays 404.
+ */
+function onlyPost(app: Hono<GatewayEnv>, kind: "Partner" | "Gateway") {
+  let operations: Set<string> | undefined;
+  return createMiddleware<GatewayEnv>(async (c, next) => {
+    if (c.req.method === "POST") return next();
+    operations ??= new Set(app.routes.filter((route) => route.method === "POST").map((route) => route.path));
+    if (!operations.has(c.req.path)) {
+      throw new ApiError("not_found", `No such operation. ${kind} operations are POST requests with a JSON body.`);
+    }
+    throw new ApiError("method_not_allowed", `${kind} operations are POST requests with a JSON body; ${c.req.method} is not allowed.`, {
+      headers: { Allow: "POST" },
+    });
+  });
+}
+
+/** A static asset by path, or 404 not_found if the assets were not built (npm run build:docs). */
+async function serveAsset(env: Env, request: Request, path: string): Promise<Response> {
+  const response = await env.ASSETS.fetch(new URL(path, request.url), { method: request.method, headers: request.headers });
+  if (response.status === 404) throw new ApiError("not_found", "The reference page was not built: run npm run build:docs.");
+  return response;
 }

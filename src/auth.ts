@@ -28,7 +28,19 @@ const MAX_CREDENTIAL_LENGTH = 8192;
 const MAX_SUBJECT_LENGTH = 255;
 const PARTNER: Caller = { kind: "partner", id: "partner" };
 
-const unauthorized = (message: string) => new ApiError("unauthorized", message);
+/** The realm every 401 names (RFC 6750). */
+export const REALM = "payments-gateway";
+
+/**
+ * 401 with its WWW-Authenticate challenge: `error="invalid_token"` when a
+ * Bearer credential was sent and refused, the bare challenge when none was.
+ */
+const unauthorized = (message: string, credentialSent = true) =>
+  new ApiError("unauthorized", message, {
+    headers: {
+      "WWW-Authenticate": credentialSent ? `Bearer realm="${REALM}", error="invalid_token"` : `Bearer realm="${REALM}"`,
+    },
+  });
 
 export const authenticate = createMiddleware<GatewayEnv>(async (c, next) => {
   c.set("caller", await identify(c.env, c.req.header("authorization")));
@@ -37,9 +49,9 @@ export const authenticate = createMiddleware<GatewayEnv>(async (c, next) => {
 
 /** The caller behind an Authorization header, or a thrown ApiError. */
 export async function identify(env: Env, authorization: string | undefined): Promise<Caller> {
-  if (!authorization) throw unauthorized("Send Authorization: Bearer <partner server key or user JWT>.");
+  if (!authorization) throw unauthorized("Send Authorization: Bearer <partner server key or user JWT>.", false);
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
-  if (!match) throw unauthorized("The Authorization header must be Bearer <partner server key or user JWT>.");
+  if (!match) throw unauthorized("The Authorization header must be Bearer <partner server key or user JWT>.", false);
   const credential = match[1]!;
   if (credential.length > MAX_CREDENTIAL_LENGTH) throw unauthorized("The credential is too long to be a server key or JWT.");
   if (credential.startsWith("sk_")) {

@@ -52,6 +52,8 @@ export interface ErrorExtras {
   max_amount?: number;
   /** Seconds; rendered as the Retry-After header, not in the body. */
   retry_after?: number;
+  /** Response headers the error comes with (Allow on 405, WWW-Authenticate on 401); not in the body. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -119,8 +121,9 @@ export function renderError(err: unknown, c: Context): Response {
     });
     apiError = new ApiError("internal_error", "The gateway failed to handle this request.");
   }
-  const { retry_after, ...extras } = apiError.extras;
+  const { retry_after, headers, ...extras } = apiError.extras;
   if (retry_after !== undefined) c.header("Retry-After", String(Math.max(1, Math.ceil(retry_after))));
+  for (const [name, value] of Object.entries(headers ?? {})) c.header(name, value);
   return c.json(
     { error: { code: apiError.code, message: apiError.message, request_id: requestId, ...extras } },
     apiError.status,

@@ -40,22 +40,170 @@ export const parseJson = createMiddleware<GatewayEnv>(async (c, next) => {
   await next();
 });
 
-function issuePath(path: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined): string {
+/** Validation problems listed in one invalid_request answer (a 16 KiB body could name thousands). */
+export const MAX_DETAILS = 20;
+
+type Detail = { path: string; message: string };
+type AnySchema = { type?: string; entries?: Record<string, AnySchema>; wrapped?: AnySchema; item?: AnySchema; options?: AnySchema[] };
+interface Issue {
+  kind: string;
+  type: string;
+  input?: unknown;
+  expected?: string | null;
+  message: string;
+  requirement?: unknown;
+  path?: ReadonlyArray<{ key?: unknown; origin?: string }>;
+}
+
+function issuePath(path: Issue["path"]): string {
   if (!path || path.length === 0) return "";
-  return path.map((segment) => String(typeof segment === "object" ? segment.key : segment)).join(".");
+  return path.map((segment) => String(segment.key)).join(".");
+}
+
+/** What a JSON value is, in words: never the value itself. */
+function kindOf(value: unknown): string {
+  if (value === undefined) return "missing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  return `a ${typeof value}`;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  boolean: "a boolean",
+  object: "an object",
+  array: "an array",
+  integer: "an integer",
+};
+
+/** The message src/schemas.ts's setGlobalMessage gives an issue no schema named: replaced by plain words here. */
+const isDefaultMessage = (issue: Issue) =>
+  issue.message === (issue.kind === "schema" ? `expected ${issue.expected ?? issue.type}` : `invalid ${issue.type}`);
+
+/**
+ * A validation issue in plain words: "merchant_id is required", "amount must
+ * be an integer". Built from the issue's kind, type and the received TYPE,
+ * never from the received value (card numbers and OTPs are never echoed).
+ * The messages the schemas set themselves are kept.
+ */
+export function plainMessage(issue: Issue): string {
+  const path = issuePath(issue.path);
+  const field = path || "the body";
+  if (!isDefaultMessage(issue)) {
+    // A schema's own message; those that start with "must" need their field.
+    return /^must\b/.test(issue.message) ? `${field} ${issue.message}` : issue.message;
+  }
+  if (issue.kind === "schema") {
+    // valibot reports a missing key as the object's issue, with the key in the path.
+    if (issue.input === undefined && path) return `${field} is required`;
+    if (!path && issue.type === "object") return `the body must be a JSON object, not ${kindOf(issue.input)}`;
+    const wanted =
+      TYPE_WORDS[issue.type] ??
+      (issue.type === "literal" || issue.type === "picklist" ? `one of ${issue.expected}` : issue.type === "union" || issue.type === "variant" ? "one of the documented shapes" : (issue.expected ?? issue.type));
+    return `${field} must be ${wanted}, not ${kindOf(issue.input)}`;
+  }
+  switch (issue.type) {
+    case "integer":
+      return `${field} must be an integer`;
+    case "min_value":
+      return `${field} must be at least ${String(issue.requirement)}`;
+    case "max_value":
+      return `${field} must be at most ${String(issue.requirement)}`;
+    case "min_length":
+      return `${field} must have at least ${String(issue.requirement)} ${Array.isArray(issue.input) ? "entries" : "characters"}`;
+    case "max_length":
+      return `${field} must have at most ${String(issue.requirement)} ${Array.isArray(issue.input) ? "entries" : "characters"}`;
+    case "regex":
+      return `${field} is not in the expected format`;
+    default:
+      return `${field} is not valid`;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Near-miss field names: `isHold` for `is_hold` would otherwise be dropped as
+// unknown, and the receipt created without a hold. Other unknown fields are
+// still ignored.
+
+const fold = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
+
+/** Names callers reach for that fold to something else: the receipt's id. */
+const ALIASES = new Map<string, string[]>([
+  ["receiptid", ["id"]],
+  ["transferid", ["id"]],
+]);
+
+function unwrapSchema(schema: AnySchema | undefined): AnySchema | undefined {
+  let current = schema;
+  for (let i = 0; current?.wrapped && i < 8; i++) current = current.wrapped;
+  return current;
+}
+
+function suggestion(unknown: string, known: string[]): string | undefined {
+  const folded = fold(unknown);
+  const same = known.find((name) => fold(name) === folded);
+  if (same) return same;
+  return ALIASES.get(folded)?.find((name) => known.includes(name));
+}
+
+/** Unknown fields of `value` that are a near miss of one `schema` knows, recursively (card.token, account.0.key). */
+export function nearMisses(schema: unknown, value: unknown, path: string[] = [], found: Detail[] = []): Detail[] {
+  const shape = unwrapSchema(schema as AnySchema);
+  if (!shape || value === null || typeof value !== "object" || found.length >= MAX_DETAILS) return found;
+  if (shape.type === "array" && shape.item && Array.isArray(value)) {
+    value.slice(0, 100).forEach((item, index) => nearMisses(shape.item, item, [...path, String(index)], found));
+    return found;
+  }
+  if (shape.type === "union" && shape.options) {
+    // A union takes whichever shape fits; only names no option knows are near misses.
+    return found;
+  }
+  if (!shape.entries || Array.isArray(value)) return found;
+  const known = Object.keys(shape.entries);
+  for (const [key, child] of Object.entries(value)) {
+    if (found.length >= MAX_DETAILS) break;
+    if (Object.hasOwn(shape.entries, key)) {
+      nearMisses(shape.entries[key], child, [...path, key], found);
+      continue;
+    }
+    const right = suggestion(key, known);
+    if (right) {
+      const at = [...path, key].join(".");
+      const rightAt = [...path, right].join(".");
+      found.push({ path: at, message: String(redact(`unknown field ${at}: did you mean ${rightAt}?`)) });
+    }
+  }
+  return found;
+}
+
+function refuse(details: Detail[], total: number): never {
+  const message =
+    total > MAX_DETAILS
+      ? `The request body does not match the schema: more than ${MAX_DETAILS} problems, the first ${MAX_DETAILS} are listed.`
+      : "The request body does not match the schema.";
+  throw new ApiError("invalid_request", message, { details: details.slice(0, MAX_DETAILS) });
 }
 
 /**
  * Validates the JSON body against a schema from src/schemas.ts and registers
  * it in the OpenAPI document. Failures become 400 invalid_request with one
- * detail per problem; messages never carry the offending value.
+ * detail per problem (at most MAX_DETAILS), in plain words that never carry
+ * the offending value; a field name that is a near miss of a known one is a
+ * failure too, naming the right one.
  */
 export const jsonBody = <S extends GenericSchema>(schema: S) =>
   documentedValidator("json", schema, (result, _c: Context) => {
-    if (result.success) return;
-    const details = result.error.map((issue) => ({
-      path: issuePath(issue.path),
-      message: String(redact(issue.message)),
-    }));
-    throw new ApiError("invalid_request", "The request body does not match the schema.", { details });
+    const misses = nearMisses(schema, result.data);
+    if (result.success && misses.length === 0) return;
+    const issues = result.success ? [] : (result.error as unknown as Issue[]);
+    const details = [
+      ...misses,
+      ...issues.slice(0, MAX_DETAILS).map((issue) => ({
+        path: issuePath(issue.path),
+        message: String(redact(plainMessage(issue))),
+      })),
+    ];
+    refuse(details, misses.length + issues.length);
   });

@@ -159,10 +159,10 @@ describe("who may call the gateway's operations", () => {
     expect(await sandboxCalls()).toEqual(before);
   });
 
-  it.each(PATHS)("%s: no or a wrong credential is 401 unauthorized; another method is 404", async (path) => {
+  it.each(PATHS)("%s: no or a wrong credential is 401 unauthorized; another method is 405 with Allow: POST", async (path) => {
     await expectError(callGateway(path, {}, { token: null }), 401, "unauthorized");
     await expectError(callGateway(path, {}, { token: "sk_live_not_a_key_of_ours" }), 401, "unauthorized");
-    await expectError(exports.default.fetch(`${GATEWAY}/${path}`), 404, "not_found");
+    await expectError(exports.default.fetch(`${GATEWAY}/${path}`), 405, "method_not_allowed");
   });
 
   it("the partner's calls need JSON: another content type is 415", async () => {

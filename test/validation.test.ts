@@ -114,9 +114,9 @@ describe("input refused at the edge", () => {
     expect((await sandboxCalls()).length).toBe(before);
   });
 
-  it("an unknown path is 404 not_found, and so is a GET of an operation", async () => {
+  it("an unknown path is 404 not_found; a GET of an operation is 405 (test/errors.test.ts)", async () => {
     await expectError(call("receipt/unknown", {}), 404, "not_found");
-    await expectError(exports.default.fetch(`${API}/receipt/create`), 404, "not_found");
+    await expectError(exports.default.fetch(`${API}/receipt/create`), 405, "method_not_allowed");
     await expectError(exports.default.fetch("http://gateway.test/nothing-here"), 404, "not_found");
   });
 
