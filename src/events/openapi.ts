@@ -1,10 +1,9 @@
 /**
  * The events in the OpenAPI document: one entry per event type under the
  * top-level `webhooks` (OpenAPI 3.1), each a POST of the Event schema with
- * the Standard Webhooks headers. hono-openapi documents routes only, so this
- * middleware adds them to the document it generated.
+ * the Standard Webhooks headers. hono-openapi documents routes only, so
+ * src/openapi.ts adds them to the document it generated.
  */
-import { createMiddleware } from "hono/factory";
 import { resolver } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { Event } from "../schemas";
@@ -33,8 +32,9 @@ const HEADERS = [
   header("webhook-signature", "`v1,<base64 signature>`, one per configured secret, space-separated."),
 ];
 
-async function build(): Promise<{ webhooks: Record<string, OpenAPIV3_1.PathItemObject>; schemas: Record<string, OpenAPIV3_1.SchemaObject> }> {
-  const { schema, components } = await resolver(Event).toOpenAPISchema();
+/** The events as OpenAPI 3.1 `webhooks`, each a POST of the Event component; and that component's schema. */
+export async function eventWebhooks(): Promise<{ webhooks: Record<string, OpenAPIV3_1.PathItemObject>; event: OpenAPIV3_1.SchemaObject }> {
+  const { schema } = await resolver(Event).toOpenAPISchema();
   const webhooks = Object.fromEntries(
     Object.entries(EVENT_TYPES).map(([type, when]): [string, OpenAPIV3_1.PathItemObject] => [
       type,
@@ -44,6 +44,8 @@ async function build(): Promise<{ webhooks: Record<string, OpenAPIV3_1.PathItemO
           summary: type,
           description: `${when}\n\n${DELIVERY}`,
           tags: ["Events (webhooks)"],
+          // The gateway calls the partner: no caller credential, the body is signed instead (webhook-signature).
+          security: [],
           parameters: HEADERS,
           requestBody: {
             required: true,
@@ -61,23 +63,5 @@ async function build(): Promise<{ webhooks: Record<string, OpenAPIV3_1.PathItemO
       },
     ]),
   );
-  return { webhooks, schemas: { ...(components?.schemas as Record<string, OpenAPIV3_1.SchemaObject>), Event: schema } };
+  return { webhooks, event: schema as OpenAPIV3_1.SchemaObject };
 }
-
-let built: ReturnType<typeof build> | undefined;
-
-export const documentEventWebhooks = createMiddleware(async (c, next) => {
-  await next();
-  if (c.res.status !== 200) return;
-  const doc = (await c.res.json()) as OpenAPIV3_1.Document;
-  built ??= build().catch((err) => {
-    built = undefined;
-    throw err;
-  });
-  const { webhooks, schemas } = await built;
-  c.res = c.json({
-    ...doc,
-    webhooks: { ...doc.webhooks, ...webhooks },
-    components: { ...doc.components, schemas: { ...doc.components?.schemas, ...schemas } },
-  });
-});
