@@ -57,7 +57,7 @@ const HEADERS: Record<string, OpenAPIV3_1.HeaderObject> = {
   "Retry-After": {
     description: "Seconds to wait before retrying.",
     required: true,
-    schema: { type: "integer", format: "int32", minimum: 1 },
+    schema: { type: "integer", format: "int32", minimum: 1, maximum: 86400 },
   },
   "Idempotent-Replayed": {
     description: "`true` when this is the stored answer to an earlier identical create; absent otherwise.",
@@ -168,7 +168,22 @@ export function documented(doc: RouteDoc) {
 // ---------------------------------------------------------------------------
 // The document
 
-const DOCUMENTATION = {
+/** Where the API is served; `x-internal` says who each is for (OWASP API9: inventory). */
+const SERVERS: (OpenAPIV3_1.ServerObject & { "x-internal": boolean })[] = [
+  {
+    url: "http://127.0.0.1:8787",
+    description: "Local development (`npm run dev`): the sandbox upstream, development credentials.",
+    "x-internal": true,
+  },
+  {
+    url: "https://{host}",
+    description: "Production: the partner's own deployment (a placeholder until it has a name).",
+    variables: { host: { default: "gateway.partner.invalid", description: "The production deployment's host name." } },
+    "x-internal": false,
+  },
+];
+
+const DOCUMENTATION: NonNullable<Parameters<typeof openAPIRouteHandler>[1]>["documentation"] = {
   openapi: "3.1.0",
   info: {
     title: "Payments edge gateway",
@@ -176,13 +191,11 @@ const DOCUMENTATION = {
     description:
       "The partner receipt API of the payment service, proxied at the edge. Paths and bodies are the upstream's; the gateway adds tid uniqueness with safe retries, the three-wrong-OTPs rule, ownership checks and validation. Every error is `{\"error\": {\"code\", \"message\", \"request_id\", ...}}`; every response carries `X-Request-Id`. Calls without a valid partner key or user JWT answer 401 `unauthorized`. A deployment whose configuration is unsafe (development credentials in production, no way to verify callers) answers every call with 503 `service_misconfigured`, naming the problem. Every operation is a POST; another method answers 405 `method_not_allowed` with `Allow: POST`.",
   },
-  servers: [
-    { url: "http://127.0.0.1:8787", description: "Local development (`npm run dev`): the sandbox upstream, development credentials." },
-    {
-      url: "https://{host}",
-      description: "Production: the partner's own deployment (a placeholder until it has a name).",
-      variables: { host: { default: "gateway.partner.invalid", description: "The production deployment's host name." } },
-    },
+  tags: [
+    { name: "Receipts", description: "Payment receipts: create, send the OTP, pay, hold-confirm, cancel, read." },
+    { name: "Transfers (a2c)", description: "Card-to-card transfers: create, confirm, read." },
+    { name: "Gateway", description: "The gateway's own operations (partner server key only): audit trails and events." },
+    { name: "Events (webhooks)", description: "What the gateway POSTs to the partner's WEBHOOK_URL, signed as Standard Webhooks do." },
   ],
   components: {
     securitySchemes: {
@@ -197,11 +210,11 @@ const DOCUMENTATION = {
         scheme: "bearer",
         bearerFormat: "JWT",
         description:
-          "A user's JWT from the partner's identity provider: RS256 or ES256, verified against its JWKS (HS256 with a shared secret in local development only). `sub` is the user and `exp` is required; `iss` and `aud` are checked when the deployment sets them; 30 s of clock skew is allowed. A user acts only on their own receipts and transfers (another's answers `receipt_not_found`); hold-confirm and the cancel of a paid receipt are partner-only (`forbidden`). authorize and pay are limited per user and per client address (`rate_limited` with `Retry-After`).",
+          "A user's JWT from the partner's identity provider: RS256 or ES256, verified against its JWKS (HS256 with a shared secret in local development only). Handled as RFC8725 (JSON Web Token Best Current Practices) asks: the algorithms are pinned (never `none`, never chosen by the token), `sub` is the user and `exp` is required; `iss` and `aud` are checked when the deployment sets them; 30 s of clock skew is allowed. A user acts only on their own receipts and transfers (another's answers `receipt_not_found`); hold-confirm and the cancel of a paid receipt are partner-only (`forbidden`). authorize and pay are limited per user and per client address (`rate_limited` with `Retry-After`).",
       },
     },
   },
-} satisfies Partial<OpenAPIV3_1.Document>;
+};
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -252,6 +265,7 @@ async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Docu
   const all = { ...hoisted.components.schemas, ...schemas };
   return {
     ...generated,
+    servers: SERVERS,
     paths: hoisted.paths,
     webhooks: hoisted.webhooks,
     components: {

@@ -21,6 +21,7 @@ const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
  * Documentation only: amounts, timestamps and numeric ids are 64-bit integers
  * in the OpenAPI document (valibot's `integer` says nothing about width).
  */
+const int32 = () => v.metadata<number, { format: "int32" }>({ format: "int32" });
 const int64 = () => v.metadata<number, { format: "int64" }>({ format: "int64" });
 
 /** An integer field of an answer: documented as int64, typed as a number. */
@@ -28,6 +29,13 @@ const Int = (description?: string) =>
   description === undefined ? v.pipe(v.number(), v.integer(), int64()) : v.pipe(v.number(), v.integer(), int64(), v.description(description));
 
 /** A count of code points, as JSON Schema's maxLength counts (valibot's maxLength counts UTF-16 units). */
+/**
+ * Documentation only: the longest value a field's pattern admits, as
+ * `maxLength`, so a reader (and a linter) sees the bound without reading the
+ * regex. Validation is the regex, unchanged.
+ */
+const bounded = (max: number) => v.metadata<string, { maxLength: number }>({ maxLength: max });
+
 const codePoints = (value: string) => [...value].length;
 
 /**
@@ -43,12 +51,14 @@ export const RECEIPT_STATES = [0, 4, 5, 21, 57] as const;
 export const Tid = v.pipe(
   v.string(),
   v.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, "tid must be 1-64 characters: letters, digits, '.', '_', ':' or '-'"),
+  bounded(64),
   v.description("The partner's own transaction id; unique across the deployment (receipts and transfers share the space)."),
 );
 
 export const ReceiptId = v.pipe(
   v.string(),
   v.regex(/^[A-Za-z0-9_-]{1,64}$/, "id must be 1-64 characters: letters, digits, '_' or '-'"),
+  bounded(64),
   v.description("Receipt id returned by create (`id`, or `receipt_id` for transfers)."),
 );
 
@@ -78,6 +88,7 @@ const PositiveId = (name: string) =>
 export const CardToken = v.pipe(
   v.string(),
   v.regex(/^[A-Za-z0-9_.:=+/-]{1,256}$/, "card token must be 1-256 URL-safe characters"),
+  bounded(256),
   v.description("Card token issued by the payment service. Never stored or logged by the gateway."),
 );
 
@@ -97,6 +108,7 @@ export function passesLuhn(digits: string): boolean {
 export const CardNumber = v.pipe(
   v.string(),
   v.regex(/^\d{16,19}$/, "card number must be 16 to 19 digits"),
+  bounded(19),
   v.check(passesLuhn, "card number fails the Luhn check"),
   v.description("Card number (PAN), 16-19 digits, Luhn-valid. Never stored or logged by the gateway."),
 );
@@ -114,6 +126,7 @@ export function isValidExpiry(expire: string, now = new Date()): boolean {
 export const Expire = v.pipe(
   v.string(),
   v.regex(/^\d{2}(0[1-9]|1[0-2])$/, "expire must be yyMM"),
+  bounded(4),
   v.check((value) => isValidExpiry(value), "expire must be a real month (yyMM) that has not passed"),
   v.description("Card expiry, yyMM. Never stored or logged by the gateway."),
 );
@@ -121,6 +134,7 @@ export const Expire = v.pipe(
 export const Otp = v.pipe(
   v.string("otp must be a string of digits"),
   v.regex(/^\d{4,8}$/, "otp must be 4 to 8 digits"),
+  bounded(8),
   v.description("One-time code sent to the card owner. Never stored or logged by the gateway."),
 );
 
@@ -290,7 +304,13 @@ export const Ofd = v.pipe(
   v.description("Fiscal data (OFDResponseDetails) as the payment service sends it; present for a Sale. Fields beyond these are passed through."),
 );
 
-const State = (description: string) => v.pipe(v.number(), v.integer(), v.metadata<number, { enum: typeof RECEIPT_STATES }>({ enum: RECEIPT_STATES }), v.description(description));
+const State = (description: string) =>
+  v.pipe(
+    v.number(),
+    v.integer(),
+    v.metadata<number, { enum: typeof RECEIPT_STATES; format: "int32" }>({ enum: RECEIPT_STATES, format: "int32" }),
+    v.description(description),
+  );
 
 const ReceiptFields = v.object({
   tid: v.string(),
@@ -422,10 +442,11 @@ export const ErrorFields = v.object({
   details: v.optional(
     v.pipe(
       v.array(v.object({ path: v.string(), message: v.string() })),
+      v.metadata<{ path: string; message: string }[], { maxItems: number }>({ maxItems: 20 }),
       v.description("invalid_request: what is wrong, at most 20 entries."),
     ),
   ),
-  attempts_left: v.optional(v.pipe(v.number(), v.integer(), v.description("otp_invalid: guesses left."))),
+  attempts_left: v.optional(v.pipe(v.number(), v.integer(), int32(), v.description("otp_invalid: guesses left."))),
   upstream_code: v.optional(v.pipe(v.string(), v.description("Errors that came from the payment service: its code."))),
   decline_reason: v.optional(v.pipe(v.string(), v.description("card_declined: why, e.g. `insufficient_funds`."))),
   min_amount: v.optional(Int("amount_out_of_range: the merchant's minimum, tiyin.")),
@@ -440,6 +461,7 @@ export const ErrorBody = v.pipe(v.object({ error: ErrorFields }), v.title("Error
 export const EventId = v.pipe(
   v.string(),
   v.regex(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/, "id must be evt_ followed by a ULID"),
+  bounded(30),
   v.description("Event id: `evt_` and a ULID, so ids sort by time. The `webhook-id` of every delivery of the event."),
 );
 
@@ -495,13 +517,18 @@ export const ListEventsRequest = v.object({
       v.integer("limit must be an integer"),
       v.minValue(1, "limit must be 1 to 100"),
       v.maxValue(100, "limit must be 1 to 100"),
+      int32(),
     ),
     20,
   ),
 });
 
 export const ListEventsResult = v.object({
-  events: v.pipe(v.array(EventWithDelivery), v.description("Newest first.")),
+  events: v.pipe(
+    v.array(EventWithDelivery),
+    v.metadata<v.InferOutput<typeof EventWithDelivery>[], { maxItems: number }>({ maxItems: 100 }),
+    v.description("Newest first; at most `limit`."),
+  ),
   has_more: v.pipe(v.boolean(), v.description("Older events match too: ask again with `after` set to the last id of this page.")),
 });
 

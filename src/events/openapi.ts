@@ -18,18 +18,18 @@ const DELIVERY = [
   "and can be sent again with events/resend.",
 ].join(" ");
 
-const header = (name: string, description: string): OpenAPIV3_1.ParameterObject => ({
+const header = (name: string, description: string, maxLength: number, pattern: string): OpenAPIV3_1.ParameterObject => ({
   name,
   in: "header",
   required: true,
   description,
-  schema: { type: "string" },
+  schema: { type: "string", maxLength, pattern },
 });
 
 const HEADERS = [
-  header("webhook-id", "The event id (`evt_<ULID>`); the same on every delivery of this event."),
-  header("webhook-timestamp", "Seconds since the epoch when this delivery was signed; refuse one far from your clock."),
-  header("webhook-signature", "`v1,<base64 signature>`, one per configured secret, space-separated."),
+  header("webhook-id", "The event id (`evt_<ULID>`); the same on every delivery of this event.", 30, "^evt_[0-9A-HJKMNP-TV-Z]{26}$"),
+  header("webhook-timestamp", "Seconds since the epoch when this delivery was signed; refuse one far from your clock.", 12, "^\\d{1,12}$"),
+  header("webhook-signature", "`v1,<base64 signature>`, one per configured secret, space-separated.", 1024, "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$"),
 ];
 
 /** The events as OpenAPI 3.1 `webhooks`, each a POST of the Event component; and that component's schema. */
