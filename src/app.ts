@@ -5,12 +5,11 @@
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { requestId } from "hono/request-id";
-import { openAPIRouteHandler } from "hono-openapi";
 import { authenticate, requirePartner } from "./auth";
 import { requireSoundConfig } from "./config";
 import { ApiError, renderError } from "./errors";
-import { documentEventWebhooks } from "./events/openapi";
 import { limitBody, parseJson, requireJson } from "./http";
+import { openApiDocument } from "./openapi";
 import { rateLimit } from "./rate-limit";
 import { gateway } from "./routes/gateway";
 import { receipts } from "./routes/receipts";
@@ -55,39 +54,7 @@ export function createApp() {
   app.use(`${GATEWAY_PREFIX}/*`, authenticate, requirePartner, requireJson, limitBody, parseJson);
   app.route(GATEWAY_PREFIX, gateway);
 
-  // hono-openapi generates paths only: the events POSTed to WEBHOOK_URL are added as OpenAPI 3.1 `webhooks`.
-  app.use("/openapi.json", documentEventWebhooks);
-  app.get(
-    "/openapi.json",
-    openAPIRouteHandler(app, {
-      documentation: {
-        openapi: "3.1.0",
-        info: {
-          title: "Payments edge gateway",
-          version: "1.0.0",
-          description:
-            "The partner receipt API of the payment service, proxied at the edge. Paths and bodies are the upstream's; the gateway adds tid uniqueness with safe retries, the three-wrong-OTPs rule, ownership checks and validation. Every error is `{\"error\": {\"code\", \"message\", \"request_id\", ...}}`; every response carries `X-Request-Id`. Calls without a valid partner key or user JWT answer 401 `unauthorized`. A deployment whose configuration is unsafe (development credentials in production, no way to verify callers) answers every call with 503 `service_misconfigured`, naming the problem.",
-        },
-        components: {
-          securitySchemes: {
-            partnerKey: {
-              type: "http",
-              scheme: "bearer",
-              description:
-                "Partner backend server key (`sk_...`): every operation on every receipt and transfer. Not subject to the per-user and per-address limits.",
-            },
-            userJwt: {
-              type: "http",
-              scheme: "bearer",
-              bearerFormat: "JWT",
-              description:
-                "A user's JWT from the partner's identity provider: RS256 or ES256, verified against its JWKS (HS256 with a shared secret in local development only). `sub` is the user and `exp` is required; `iss` and `aud` are checked when the deployment sets them; 30 s of clock skew is allowed. A user acts only on their own receipts and transfers (another's answers `receipt_not_found`); hold-confirm and the cancel of a paid receipt are partner-only (`forbidden`). authorize and pay are limited per user and per client address (`rate_limited` with `Retry-After`).",
-            },
-          },
-        },
-      },
-    }),
-  );
+  app.get("/openapi.json", openApiDocument(app));
   // The reference page and the landing page are static assets (public/, built by
   // scripts/build-docs-assets.mjs): Workers static assets serve them before the
   // Worker runs. These routes answer the same files when the Worker is reached

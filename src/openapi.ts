@@ -1,10 +1,18 @@
 /**
- * Route documentation for the OpenAPI document, built from the same valibot
- * schemas that validate requests.
+ * The OpenAPI document, built from the same valibot schemas that validate
+ * requests: `documented()` describes each route (hono-openapi generates the
+ * paths from it), and `openApiDocument()` serves GET /openapi.json, finishing
+ * what hono-openapi cannot say itself in one place (finish()): named schemas
+ * hoisted into components by the `title` set on them in src/schemas.ts, the
+ * events as `webhooks`, servers. Every shape still comes from a valibot schema
+ * and every error code list from ERROR_STATUS and the route's `errors`.
  */
-import { describeRoute, resolver } from "hono-openapi";
+import type { Context, Hono } from "hono";
+import { describeRoute, openAPIRouteHandler, resolver } from "hono-openapi";
+import type { OpenAPIV3_1 } from "openapi-types";
 import type { GenericSchema } from "valibot";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
+import { eventWebhooks } from "./events/openapi";
 import { ErrorBody } from "./schemas";
 
 export interface RouteDoc {
@@ -17,38 +25,116 @@ export interface RouteDoc {
   errors: ErrorCode[];
   /** Partner-only operations say so. */
   partnerOnly?: boolean;
-  headers?: Record<string, { description: string; schema: { type: "string" } }>;
+  /** Headers of the success answer beyond X-Request-Id: names of HEADERS. */
+  headers?: Record<string, unknown>;
 }
 
 /** Codes any authenticated JSON call can answer. */
-const COMMON: ErrorCode[] = [
+export const COMMON: ErrorCode[] = [
   "invalid_json",
   "invalid_request",
   "unauthorized",
+  "method_not_allowed",
   "payload_too_large",
   "unsupported_media_type",
+  "internal_error",
   "upstream_error",
   "service_misconfigured",
   "upstream_timeout",
 ];
 
-export function documented(doc: RouteDoc) {
+/** Statuses whose every answer carries Retry-After; and the 409 codes that do. */
+const RETRY_STATUSES = new Set<number>([429, 503]);
+const RETRY_CODES = new Set<ErrorCode>(["tid_in_progress", "operation_in_progress"]);
+
+/** Response headers, declared once under components.headers. */
+const HEADERS: Record<string, OpenAPIV3_1.HeaderObject> = {
+  "X-Request-Id": {
+    description: "The request's id, on every response; quote it when reporting a problem. Also in every error body as `request_id`.",
+    required: true,
+    schema: { type: "string", maxLength: 255, pattern: "^[\\w\\-=]{1,255}$" },
+  },
+  "Retry-After": {
+    description: "Seconds to wait before retrying.",
+    required: true,
+    schema: { type: "integer", format: "int32", minimum: 1, maximum: 86400 },
+  },
+  "Idempotent-Replayed": {
+    description: "`true` when this is the stored answer to an earlier identical create; absent otherwise.",
+    schema: { type: "string", enum: ["true"] },
+  },
+  "WWW-Authenticate": {
+    description: "The Bearer challenge (RFC 6750).",
+    required: true,
+    schema: { type: "string", maxLength: 1024, pattern: "^Bearer" },
+  },
+  Allow: {
+    description: "The methods the path answers: `POST`.",
+    required: true,
+    schema: { type: "string", enum: ["POST"] },
+  },
+};
+
+const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+/** Links from an answer to the operations that take its id (OpenAPI links, by operationId). */
+const LINKS: Record<string, Record<string, { operationId: string; description: string; field: string }>> = {
+  createReceipt: {
+    authorize: { operationId: "authorizeReceipt", description: "Send the OTP for this receipt.", field: "id" },
+    pay: { operationId: "payReceipt", description: "Pay this receipt.", field: "id" },
+    checkById: { operationId: "checkReceiptById", description: "Read this receipt.", field: "id" },
+  },
+  createTransfer: {
+    pay: { operationId: "payTransfer", description: "Confirm this transfer.", field: "receipt_id" },
+    getById: { operationId: "getTransfer", description: "Read this transfer.", field: "receipt_id" },
+  },
+};
+
+/** The codes an operation may answer, by status: ERROR_STATUS applied to COMMON and the route's list. */
+export function errorCodesByStatus(errors: readonly ErrorCode[]): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...COMMON, ...doc.errors]) {
+  for (const code of [...COMMON, ...errors]) {
     const status = ERROR_STATUS[code];
     byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
   }
+  return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
+}
+
+/** The Error component, narrowed to the codes one status carries on one operation. */
+const errorSchema = (codes: ErrorCode[]): OpenAPIV3_1.SchemaObject => ({
+  allOf: [
+    { $ref: "#/components/schemas/Error" },
+    {
+      type: "object",
+      properties: { error: { type: "object", properties: { code: { type: "string", enum: codes } } } },
+    },
+  ],
+});
+
+function errorResponse(status: number, codes: ErrorCode[]) {
+  const headers: Record<string, unknown> = { "X-Request-Id": headerRef("X-Request-Id") };
+  if (RETRY_STATUSES.has(status)) headers["Retry-After"] = headerRef("Retry-After");
+  else if (codes.some((code) => RETRY_CODES.has(code))) {
+    headers["Retry-After"] = {
+      ...HEADERS["Retry-After"],
+      required: false,
+      description: `Seconds to wait before retrying; sent with ${[...RETRY_CODES].filter((code) => codes.includes(code)).map((code) => `\`${code}\``).join(" and ")}.`,
+    };
+  }
+  if (status === 401) headers["WWW-Authenticate"] = headerRef("WWW-Authenticate");
+  if (status === 405) headers.Allow = headerRef("Allow");
+  return {
+    description: `Error: ${codes.map((code) => `\`${code}\``).join(", ")}`,
+    headers,
+    content: { "application/json": { schema: errorSchema(codes) } },
+  };
+}
+
+export function documented(doc: RouteDoc) {
   const errorResponses = Object.fromEntries(
-    [...byStatus.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([status, codes]) => [
-        String(status),
-        {
-          description: `Error: ${codes.map((code) => `\`${code}\``).join(", ")}`,
-          content: { "application/json": { schema: resolver(ErrorBody) } },
-        },
-      ]),
+    [...errorCodesByStatus(doc.errors).entries()].map(([status, codes]) => [String(status), errorResponse(status, codes)]),
   );
+  const links = LINKS[doc.operationId];
   return describeRoute({
     operationId: doc.operationId,
     summary: doc.summary,
@@ -58,10 +144,151 @@ export function documented(doc: RouteDoc) {
     responses: {
       200: {
         description: "Success",
-        ...(doc.headers ? { headers: doc.headers } : {}),
+        headers: {
+          "X-Request-Id": headerRef("X-Request-Id"),
+          ...Object.fromEntries(Object.keys(doc.headers ?? {}).map((name) => [name, headerRef(name)])),
+        },
         content: { "application/json": { schema: resolver(doc.response) } },
+        ...(links
+          ? {
+              links: Object.fromEntries(
+                Object.entries(links).map(([name, link]) => [
+                  name,
+                  { operationId: link.operationId, description: link.description, requestBody: { id: `$response.body#/${link.field}` } },
+                ]),
+              ),
+            }
+          : {}),
       },
       ...errorResponses,
     },
-  });
+  } as Parameters<typeof describeRoute>[0]);
+}
+
+// ---------------------------------------------------------------------------
+// The document
+
+/** Where the API is served; `x-internal` says who each is for (OWASP API9: inventory). */
+const SERVERS: (OpenAPIV3_1.ServerObject & { "x-internal": boolean })[] = [
+  {
+    url: "http://127.0.0.1:8787",
+    description: "Local development (`npm run dev`): the sandbox upstream, development credentials.",
+    "x-internal": true,
+  },
+  {
+    url: "https://{host}",
+    description: "Production: the partner's own deployment (a placeholder until it has a name).",
+    variables: { host: { default: "gateway.partner.invalid", description: "The production deployment's host name." } },
+    "x-internal": false,
+  },
+];
+
+const DOCUMENTATION: NonNullable<Parameters<typeof openAPIRouteHandler>[1]>["documentation"] = {
+  openapi: "3.1.0",
+  info: {
+    title: "Payments edge gateway",
+    version: "1.0.0",
+    description:
+      "The partner receipt API of the payment service, proxied at the edge. Paths and bodies are the upstream's; the gateway adds tid uniqueness with safe retries, the three-wrong-OTPs rule, ownership checks and validation. Every error is `{\"error\": {\"code\", \"message\", \"request_id\", ...}}`; every response carries `X-Request-Id`. Calls without a valid partner key or user JWT answer 401 `unauthorized`. A deployment whose configuration is unsafe (development credentials in production, no way to verify callers) answers every call with 503 `service_misconfigured`, naming the problem. Every operation is a POST; another method answers 405 `method_not_allowed` with `Allow: POST`.",
+  },
+  tags: [
+    { name: "Receipts", description: "Payment receipts: create, send the OTP, pay, hold-confirm, cancel, read." },
+    { name: "Transfers (a2c)", description: "Card-to-card transfers: create, confirm, read." },
+    { name: "Gateway", description: "The gateway's own operations (partner server key only): audit trails and events." },
+    { name: "Events (webhooks)", description: "What the gateway POSTs to the partner's WEBHOOK_URL, signed as Standard Webhooks do." },
+  ],
+  components: {
+    securitySchemes: {
+      partnerKey: {
+        type: "http",
+        scheme: "bearer",
+        description:
+          "Partner backend server key (`sk_...`): every operation on every receipt and transfer. Not subject to the per-user and per-address limits.",
+      },
+      userJwt: {
+        type: "http",
+        scheme: "bearer",
+        bearerFormat: "JWT",
+        description:
+          "A user's JWT from the partner's identity provider: RS256 or ES256, verified against its JWKS (HS256 with a shared secret in local development only). Handled as RFC8725 (JSON Web Token Best Current Practices) asks: the algorithms are pinned (never `none`, never chosen by the token), `sub` is the user and `exp` is required; `iss` and `aud` are checked when the deployment sets them; 30 s of clock skew is allowed. A user acts only on their own receipts and transfers (another's answers `receipt_not_found`); hold-confirm and the cancel of a paid receipt are partner-only (`forbidden`). authorize and pay are limited per user and per client address (`rate_limited` with `Retry-After`).",
+      },
+    },
+  },
+};
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/**
+ * Replaces every schema whose `title` names a component by a `$ref` to it,
+ * innermost first, keeping the first copy of each under components.schemas.
+ */
+function hoist(node: Json, schemas: Record<string, Json>, names: ReadonlySet<string>): Json {
+  if (Array.isArray(node)) return node.map((item) => hoist(item, schemas, names));
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, Json> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = hoist(value, schemas, names);
+  const title = out.title;
+  if (typeof title === "string" && names.has(title) && (out.type !== undefined || out.allOf !== undefined || out.anyOf !== undefined)) {
+    schemas[title] ??= out;
+    return { $ref: `#/components/schemas/${title}` };
+  }
+  return out;
+}
+
+/** The schemas that become components, by the `title` src/schemas.ts gives them. */
+export const COMPONENT_NAMES = new Set([
+  "Receipt",
+  "ReducedReceipt",
+  "TransferReceipt",
+  "Party",
+  "MerchantDetails",
+  "OfdDetails",
+  "AuthorizeResult",
+  "Event",
+  "Error",
+]);
+
+async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Document> {
+  const { webhooks, event } = await eventWebhooks();
+  const error = (await resolver(ErrorBody).toOpenAPISchema()).schema;
+  const schemas: Record<string, Json> = {};
+  const hoisted = hoist(
+    {
+      paths: generated.paths as Json,
+      webhooks: webhooks as Json,
+      components: { schemas: { ...(generated.components?.schemas as Record<string, Json>), Event: event as Json, Error: error as Json } },
+    },
+    schemas,
+    COMPONENT_NAMES,
+  ) as unknown as { paths: OpenAPIV3_1.PathsObject; webhooks: Record<string, OpenAPIV3_1.PathItemObject>; components: { schemas: Record<string, Json> } };
+  // The two seeded above are now refs to themselves: the hoisted copies replace them.
+  const all = { ...hoisted.components.schemas, ...schemas };
+  return {
+    ...generated,
+    servers: SERVERS,
+    paths: hoisted.paths,
+    webhooks: hoisted.webhooks,
+    components: {
+      ...generated.components,
+      schemas: Object.fromEntries(Object.keys(all).sort().map((name) => [name, all[name]])) as Record<string, OpenAPIV3_1.SchemaObject>,
+      headers: HEADERS,
+    },
+  };
+}
+
+/** GET /openapi.json: the document for `app`, built once per isolate. */
+// biome-ignore lint/suspicious/noExplicitAny: any app's routes are documented alike
+export function openApiDocument(app: Hono<any>) {
+  const generate = openAPIRouteHandler(app, { documentation: DOCUMENTATION });
+  let built: Promise<OpenAPIV3_1.Document> | undefined;
+  return async (c: Context) => {
+    built ??= (async () => {
+      const res = (await generate(c, async () => {})) as Response;
+      return finish((await res.json()) as OpenAPIV3_1.Document);
+    })().catch((err) => {
+      built = undefined;
+      throw err;
+    });
+    return c.json(await built);
+  };
 }

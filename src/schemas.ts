@@ -17,15 +17,48 @@ v.setGlobalMessage((issue) =>
 
 const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
 
+/**
+ * Documentation only: amounts, timestamps and numeric ids are 64-bit integers
+ * in the OpenAPI document (valibot's `integer` says nothing about width).
+ */
+const int32 = () => v.metadata<number, { format: "int32" }>({ format: "int32" });
+const int64 = () => v.metadata<number, { format: "int64" }>({ format: "int64" });
+
+/** An integer field of an answer: documented as int64, typed as a number. */
+const Int = (description?: string) =>
+  description === undefined ? v.pipe(v.number(), v.integer(), int64()) : v.pipe(v.number(), v.integer(), int64(), v.description(description));
+
+/** A count of code points, as JSON Schema's maxLength counts (valibot's maxLength counts UTF-16 units). */
+/**
+ * Documentation only: the longest value a field's pattern admits, as
+ * `maxLength`, so a reader (and a linter) sees the bound without reading the
+ * regex. Validation is the regex, unchanged.
+ */
+const bounded = (max: number) => v.metadata<string, { maxLength: number }>({ maxLength: max });
+
+const codePoints = (value: string) => [...value].length;
+
+/**
+ * Text of at most `max` characters, counted as code points, so the server and
+ * the document's `maxLength` agree on what a character is (an emoji is one).
+ */
+const MaxText = (max: number, message: string) =>
+  [v.check((value: string) => codePoints(value) <= max, message), v.metadata<string, { maxLength: number }>({ maxLength: max })] as const;
+
+/** Receipt states, as the payment service numbers them. */
+export const RECEIPT_STATES = [0, 4, 5, 21, 57] as const;
+
 export const Tid = v.pipe(
   v.string(),
   v.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, "tid must be 1-64 characters: letters, digits, '.', '_', ':' or '-'"),
+  bounded(64),
   v.description("The partner's own transaction id; unique across the deployment (receipts and transfers share the space)."),
 );
 
 export const ReceiptId = v.pipe(
   v.string(),
   v.regex(/^[A-Za-z0-9_-]{1,64}$/, "id must be 1-64 characters: letters, digits, '_' or '-'"),
+  bounded(64),
   v.description("Receipt id returned by create (`id`, or `receipt_id` for transfers)."),
 );
 
@@ -34,6 +67,7 @@ export const Amount = v.pipe(
   v.integer("amount must be an integer number of tiyin"),
   v.minValue(1, "amount must be positive"),
   v.maxValue(MAX_AMOUNT, "amount must be at most 2^53-1"),
+  int64(),
   v.description("Amount in tiyin (1/100 of a sum)."),
 );
 
@@ -48,11 +82,13 @@ const PositiveId = (name: string) =>
     v.integer(`${name} must be an integer`),
     v.minValue(1, `${name} must be positive`),
     v.maxValue(MAX_AMOUNT, `${name} is too large`),
+    int64(),
   );
 
 export const CardToken = v.pipe(
   v.string(),
   v.regex(/^[A-Za-z0-9_.:=+/-]{1,256}$/, "card token must be 1-256 URL-safe characters"),
+  bounded(256),
   v.description("Card token issued by the payment service. Never stored or logged by the gateway."),
 );
 
@@ -72,6 +108,7 @@ export function passesLuhn(digits: string): boolean {
 export const CardNumber = v.pipe(
   v.string(),
   v.regex(/^\d{16,19}$/, "card number must be 16 to 19 digits"),
+  bounded(19),
   v.check(passesLuhn, "card number fails the Luhn check"),
   v.description("Card number (PAN), 16-19 digits, Luhn-valid. Never stored or logged by the gateway."),
 );
@@ -88,7 +125,8 @@ export function isValidExpiry(expire: string, now = new Date()): boolean {
 
 export const Expire = v.pipe(
   v.string(),
-  v.regex(/^\d{4}$/, "expire must be yyMM"),
+  v.regex(/^\d{2}(0[1-9]|1[0-2])$/, "expire must be yyMM"),
+  bounded(4),
   v.check((value) => isValidExpiry(value), "expire must be a real month (yyMM) that has not passed"),
   v.description("Card expiry, yyMM. Never stored or logged by the gateway."),
 );
@@ -96,13 +134,14 @@ export const Expire = v.pipe(
 export const Otp = v.pipe(
   v.string("otp must be a string of digits"),
   v.regex(/^\d{4,8}$/, "otp must be 4 to 8 digits"),
+  bounded(8),
   v.description("One-time code sent to the card owner. Never stored or logged by the gateway."),
 );
 
-const Text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
+const Text = (max: number) => v.pipe(v.string(), ...MaxText(max, `must be at most ${max} characters`));
 
 export const AccountEntry = v.object({
-  key: v.pipe(v.string(), v.minLength(1, "key must not be empty"), v.maxLength(64, "key must be at most 64 characters")),
+  key: v.pipe(v.string(), v.minLength(1, "key must not be empty"), ...MaxText(64, "key must be at most 64 characters")),
   value: Text(256),
   label: v.optional(Text(128)),
 });
@@ -110,43 +149,69 @@ export const AccountEntry = v.object({
 // ---------------------------------------------------------------------------
 // Requests
 
-export const CreateReceiptRequest = v.object({
-  tid: Tid,
-  amount: Amount,
-  merchant_id: v.pipe(PositiveId("merchant_id"), v.description("Merchant id at the payment service.")),
-  account: v.pipe(v.array(AccountEntry), v.maxLength(20, "at most 20 account entries")),
-  description: v.optional(Text(256)),
-  is_hold: v.optional(v.boolean("is_hold must be a boolean"), false),
-  currency: v.optional(Currency, 860),
-});
+// Examples use the sandbox's values (src/sandbox/catalog.ts): merchant 1001,
+// card token tok_sandbox_ok, OTP 111111, card 8600000000000007 expiring 3012.
+const EXAMPLE_RECEIPT_ID = "6571a4f0c8a5b2d1e3f40a11";
+const EXAMPLE_TRANSFER_ID = "01JDQ3ZK6Y8N4W5X2V7T9R1M0B";
+const EXAMPLE_CARD = { number: "8600000000000007", expire: "3012" };
 
-export const ReceiptIdRequest = v.object({ id: ReceiptId });
+export const CreateReceiptRequest = v.pipe(
+  v.object({
+    tid: Tid,
+    amount: Amount,
+    merchant_id: v.pipe(PositiveId("merchant_id"), v.description("Merchant id at the payment service.")),
+    account: v.pipe(v.array(AccountEntry), v.maxLength(20, "at most 20 account entries")),
+    description: v.optional(Text(256)),
+    is_hold: v.optional(v.boolean("is_hold must be a boolean"), false),
+    currency: v.optional(Currency, 860),
+  }),
+  v.examples([
+    { tid: "order-2026-0001", amount: 1500000, merchant_id: 1001, account: [{ key: "phone", value: "998901234567" }], description: "Mobile top-up", is_hold: false, currency: 860 },
+  ]),
+);
+
+export const ReceiptIdRequest = v.pipe(v.object({ id: ReceiptId }), v.examples([{ id: EXAMPLE_RECEIPT_ID }]));
 
 export const TokenCard = v.object({ token: CardToken });
 export const NumberCard = v.object({ number: CardNumber, expire: Expire });
 
-export const AuthorizeRequest = v.object({ id: ReceiptId, card: TokenCard });
-export const AnonymousAuthorizeRequest = v.object({ id: ReceiptId, card: NumberCard });
-export const PayRequest = v.object({ id: ReceiptId, card: TokenCard, otp: v.optional(Otp) });
-export const AnonymousPayRequest = v.object({ id: ReceiptId, card: NumberCard, otp: Otp });
+export const AuthorizeRequest = v.pipe(
+  v.object({ id: ReceiptId, card: TokenCard }),
+  v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" } }]),
+);
+export const AnonymousAuthorizeRequest = v.pipe(
+  v.object({ id: ReceiptId, card: NumberCard }),
+  v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD }]),
+);
+export const PayRequest = v.pipe(
+  v.object({ id: ReceiptId, card: TokenCard, otp: v.optional(Otp) }),
+  v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" }, otp: "111111" }]),
+);
+export const AnonymousPayRequest = v.pipe(
+  v.object({ id: ReceiptId, card: NumberCard, otp: Otp }),
+  v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD, otp: "111111" }]),
+);
 
-export const CancelRequest = v.object({
-  id: ReceiptId,
-  reason: v.optional(Text(256)),
-  cancelledBy: v.optional(Text(128)),
-});
+export const CancelRequest = v.pipe(
+  v.object({
+    id: ReceiptId,
+    reason: v.optional(Text(256)),
+    cancelledBy: v.optional(Text(128)),
+  }),
+  v.examples([{ id: EXAMPLE_RECEIPT_ID, reason: "Customer changed their mind" }]),
+);
 
-export const CheckTidRequest = v.object({
+export const CheckTidRequest = v.pipe(v.object({
   tid: Tid,
   user: v.optional(
     v.pipe(
       v.string(),
       v.minLength(1, "user must not be empty"),
-      v.maxLength(255, "user must be at most 255 characters"),
+      ...MaxText(255, "user must be at most 255 characters"),
       v.description("Partner only: the user (JWT `sub`) whose tid this is. Users' tids live in their own space (rule 9)."),
     ),
   ),
-});
+}), v.examples([{ tid: "order-2026-0001" }]));
 
 export const CreateTransferRequest = v.pipe(
   v.object({
@@ -164,98 +229,231 @@ export const CreateTransferRequest = v.pipe(
     else if (tid !== undefined && tId !== undefined && tid !== tId)
       addIssue({ message: "tid and tId differ; send one of them" });
   }),
+  // The rawCheck above, as JSON Schema says it: one of the two must be present.
+  v.metadata({ anyOf: [{ required: ["tid"] }, { required: ["tId"] }] }),
+  v.examples([{ tid: "transfer-2026-0001", amount: 1500000, rate_id: 1, receiver_card: "9860000000000018", token: "tok_sandbox_ok" }]),
 );
 
-export const TransferPayRequest = v.object({ id: ReceiptId, otp: v.optional(Otp) });
+export const TransferPayRequest = v.pipe(
+  v.object({ id: ReceiptId, otp: v.optional(Otp) }),
+  v.examples([{ id: EXAMPLE_TRANSFER_ID, otp: "111111" }]),
+);
 
 // ---------------------------------------------------------------------------
 // Responses (documentation; the upstream client builds these shapes)
 
 const Nullable = <T extends v.GenericSchema>(s: T) => v.nullable(s);
 
-export const Merchant = v.object({
-  merchant_id: v.number(),
-  merchant_name: v.string(),
-  category_id: v.optional(v.number()),
-  category_name: v.optional(v.string()),
-  logo_url: v.optional(Nullable(v.string())),
-  min_amount: v.optional(v.number()),
-  max_amount: v.optional(v.number()),
-  fields: v.optional(v.array(v.unknown())),
+export const Merchant = v.pipe(
+  v.object({
+    merchant_id: Int(),
+    merchant_name: v.string(),
+    category_id: v.optional(Int()),
+    category_name: v.optional(v.string()),
+    logo_url: v.optional(Nullable(v.string())),
+    min_amount: v.optional(Int("Tiyin.")),
+    max_amount: v.optional(Int("Tiyin.")),
+    fields: v.optional(v.array(v.unknown())),
+  }),
+  v.title("MerchantDetails"),
+);
+
+/** A fiscal line item of a Sale (shape A). */
+const SaleItem = v.looseObject({
+  title: v.string(),
+  unit_price: Int("Tiyin."),
+  count: v.number(),
+  spic: v.string(),
+  pinfl: v.string(),
+  tin: v.string(),
+  package_code: v.string(),
+  units: v.number(),
+  vat_percent: v.number(),
+  discount: Int("Tiyin."),
+});
+
+/** A fiscal line item of a Refund (shape B). */
+const RefundItem = v.looseObject({
+  name: v.string(),
+  price: Int("Tiyin."),
+  quantity: v.number(),
+  sum: Int("Tiyin."),
 });
 
 export const Ofd = v.pipe(
-  v.record(v.string(), v.unknown()),
-  v.description("Fiscal data (OFDResponseDetails) as the payment service sends it; present for a Sale."),
+  v.looseObject({
+    id: v.optional(v.string()),
+    code: v.optional(v.number()),
+    message: v.optional(v.string()),
+    terminalId: v.optional(v.string()),
+    receiptId: v.optional(Int()),
+    time: v.optional(v.pipe(v.string(), v.description("As the fiscal operator sends it: compact Tashkent time (Sale) or ISO 8601 (Refund)."))),
+    fiscalSign: v.optional(v.string()),
+    qrCodeUrl: v.optional(v.string()),
+    partnerFiscaliztionUrl: v.optional(v.pipe(v.string(), v.description("Spelled as the payment service spells it."))),
+    tin: v.optional(v.string()),
+    spic: v.optional(v.string()),
+    vatRate: v.optional(v.number()),
+    label: v.optional(v.string()),
+    packageCode: v.optional(v.string()),
+    type: v.optional(v.picklist(["Sale", "Refund"])),
+    merchantInfo: v.optional(v.looseObject({})),
+    items: v.optional(v.union([v.array(SaleItem), v.array(RefundItem)])),
+  }),
+  v.title("OfdDetails"),
+  v.description("Fiscal data (OFDResponseDetails) as the payment service sends it; present for a Sale. Fields beyond these are passed through."),
 );
 
-export const Receipt = v.object({
+const State = (description: string) =>
+  v.pipe(
+    v.number(),
+    v.integer(),
+    v.metadata<number, { enum: typeof RECEIPT_STATES; format: "int32" }>({ enum: RECEIPT_STATES, format: "int32" }),
+    v.description(description),
+  );
+
+const ReceiptFields = v.object({
   tid: v.string(),
   id: v.string(),
-  state: v.pipe(v.number(), v.description("0 created, 4 paid, 5 held, 21 cancelled, 57 awaiting supplier response")),
-  create_date: v.pipe(v.number(), v.description("Milliseconds since the epoch.")),
-  pay_date: v.pipe(v.number(), v.description("Milliseconds; 0 while unpaid.")),
-  cancel_date: v.pipe(v.number(), v.description("Milliseconds; 0 while not cancelled.")),
+  state: State("0 created, 4 paid, 5 held, 21 cancelled, 57 awaiting supplier response"),
+  create_date: Int("Milliseconds since the epoch."),
+  pay_date: Int("Milliseconds; 0 while unpaid."),
+  cancel_date: Int("Milliseconds; 0 while not cancelled."),
   error: Nullable(v.string()),
   type: v.number(),
   description: Nullable(v.string()),
   merchant: Merchant,
   account: v.array(AccountEntry),
   ofd: Nullable(Ofd),
-  amount: v.number(),
-  init_amount: v.number(),
+  amount: Int("Tiyin."),
+  init_amount: Int("Tiyin."),
   currency: v.number(),
-  commission: v.number(),
+  commission: Int("Tiyin."),
   is_verify: v.boolean(),
   rrn: Nullable(v.string()),
   card_number: Nullable(v.pipe(v.string(), v.description("Masked: first 6 and last 4 digits."))),
 });
 
-export const ReducedReceipt = v.omit(Receipt, ["cancel_date", "is_verify", "rrn", "card_number"]);
+const EXAMPLE_MERCHANT = {
+  merchant_id: 1001,
+  merchant_name: "Sandbox Mobile",
+  category_id: 1,
+  category_name: "Mobile operators",
+  logo_url: "https://sandbox.upstream.invalid/logos/1001.png",
+  min_amount: 100000,
+  max_amount: 500000000,
+};
 
-export const AuthorizeResult = v.object({
-  id: v.string(),
-  sent: v.literal(true),
-  phone: v.pipe(v.string(), v.description("Masked phone the OTP went to.")),
-  wait: v.pipe(v.number(), v.description("Milliseconds before a resend is allowed.")),
-});
+const EXAMPLE_RECEIPT = {
+  tid: "order-2026-0001",
+  id: EXAMPLE_RECEIPT_ID,
+  state: 0,
+  create_date: 1795334400000,
+  pay_date: 0,
+  cancel_date: 0,
+  error: null,
+  type: 2,
+  description: "Mobile top-up",
+  merchant: EXAMPLE_MERCHANT,
+  account: [{ key: "phone", value: "998901234567" }],
+  ofd: null,
+  amount: 1500000,
+  init_amount: 1500000,
+  currency: 860,
+  commission: 0,
+  is_verify: true,
+  rrn: null,
+  card_number: null,
+};
 
-export const Party = v.object({
-  masked_pan: v.string(),
-  holder_name: v.optional(v.string()),
-  amount: v.number(),
-  currency: v.number(),
-  commission: v.number(),
-  phone: Nullable(v.string()),
-});
+export const Receipt = v.pipe(ReceiptFields, v.title("Receipt"), v.examples([EXAMPLE_RECEIPT]));
 
-export const TransferReceipt = v.object({
-  tid: v.string(),
-  receipt_id: v.pipe(v.string(), v.description("ULID")),
-  description: Nullable(v.string()),
-  state: v.number(),
-  type: v.number(),
-  created_date: v.number(),
-  pay_date: Nullable(v.number()),
-  cancel_date: Nullable(v.number()),
-  sender: Party,
-  receiver: Party,
-  error: Nullable(v.string()),
-  ofd: Nullable(v.record(v.string(), v.unknown())),
-  is_verify: v.boolean(),
-});
+const { cancel_date: _c, is_verify: _v, rrn: _r, card_number: _n, ...EXAMPLE_REDUCED } = EXAMPLE_RECEIPT;
 
-export const ErrorBody = v.object({
-  error: v.object({
-    code: v.string(),
-    message: v.string(),
-    request_id: v.string(),
-    details: v.optional(v.array(v.object({ path: v.string(), message: v.string() }))),
-    attempts_left: v.optional(v.number()),
-    upstream_code: v.optional(v.string()),
-    decline_reason: v.optional(v.string()),
+export const ReducedReceipt = v.pipe(
+  v.omit(ReceiptFields, ["cancel_date", "is_verify", "rrn", "card_number"]),
+  v.title("ReducedReceipt"),
+  v.examples([{ ...EXAMPLE_REDUCED, state: 4, pay_date: 1795334460000 }]),
+);
+
+export const AuthorizeResult = v.pipe(
+  v.object({
+    id: v.string(),
+    sent: v.literal(true),
+    phone: v.pipe(v.string(), v.description("Masked phone the OTP went to.")),
+    wait: Int("Milliseconds before a resend is allowed."),
   }),
+  v.title("AuthorizeResult"),
+  v.examples([{ id: EXAMPLE_RECEIPT_ID, sent: true, phone: "99890*****67", wait: 60000 }]),
+);
+
+export const Party = v.pipe(
+  v.object({
+    masked_pan: v.string(),
+    holder_name: v.optional(v.string()),
+    amount: Int("Tiyin."),
+    currency: v.number(),
+    commission: Int("Tiyin."),
+    phone: Nullable(v.string()),
+  }),
+  v.title("Party"),
+);
+
+export const TransferReceipt = v.pipe(
+  v.object({
+    tid: v.string(),
+    receipt_id: v.pipe(v.string(), v.description("ULID")),
+    description: Nullable(v.string()),
+    state: State("As the payment service reports it: 0 created, 4 paid, 21 cancelled."),
+    type: v.number(),
+    created_date: Int("Milliseconds since the epoch."),
+    pay_date: Nullable(Int("Milliseconds.")),
+    cancel_date: Nullable(Int("Milliseconds.")),
+    sender: Party,
+    receiver: Party,
+    error: Nullable(v.string()),
+    ofd: Nullable(v.record(v.string(), v.unknown())),
+    is_verify: v.boolean(),
+  }),
+  v.title("TransferReceipt"),
+  v.examples([
+    {
+      tid: "transfer-2026-0001",
+      receipt_id: EXAMPLE_TRANSFER_ID,
+      description: null,
+      state: 0,
+      type: 5,
+      created_date: 1795334400000,
+      pay_date: null,
+      cancel_date: null,
+      sender: { masked_pan: "860000******0007", amount: 1500000, currency: 860, commission: 15000, phone: "99890*****67" },
+      receiver: { masked_pan: "986000******0018", amount: 1500000, currency: 860, commission: 0, phone: null },
+      error: null,
+      ofd: null,
+      is_verify: true,
+    },
+  ]),
+);
+
+export const ErrorFields = v.object({
+  code: v.pipe(v.string(), v.description("The contract's error code; each response lists the codes its status carries on that operation.")),
+  message: v.pipe(v.string(), v.description("For a developer; never contains a card number or OTP.")),
+  request_id: v.pipe(v.string(), v.description("The X-Request-Id of this call.")),
+  details: v.optional(
+    v.pipe(
+      v.array(v.object({ path: v.string(), message: v.string() })),
+      v.metadata<{ path: string; message: string }[], { maxItems: number }>({ maxItems: 20 }),
+      v.description("invalid_request: what is wrong, at most 20 entries."),
+    ),
+  ),
+  attempts_left: v.optional(v.pipe(v.number(), v.integer(), int32(), v.description("otp_invalid: guesses left."))),
+  upstream_code: v.optional(v.pipe(v.string(), v.description("Errors that came from the payment service: its code."))),
+  decline_reason: v.optional(v.pipe(v.string(), v.description("card_declined: why, e.g. `insufficient_funds`."))),
+  min_amount: v.optional(Int("amount_out_of_range: the merchant's minimum, tiyin.")),
+  max_amount: v.optional(Int("amount_out_of_range: the merchant's maximum, tiyin.")),
 });
+
+export const ErrorBody = v.pipe(v.object({ error: ErrorFields }), v.title("Error"));
 
 // ---------------------------------------------------------------------------
 // Events (the gateway's own operations, and the webhooks it sends)
@@ -263,6 +461,7 @@ export const ErrorBody = v.object({
 export const EventId = v.pipe(
   v.string(),
   v.regex(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/, "id must be evt_ followed by a ULID"),
+  bounded(30),
   v.description("Event id: `evt_` and a ULID, so ids sort by time. The `webhook-id` of every delivery of the event."),
 );
 
@@ -284,15 +483,16 @@ export const Event = v.pipe(
   v.object({
     id: EventId,
     type: EventTypeName,
-    created: v.pipe(v.number(), v.description("Milliseconds since the epoch.")),
-    sequence: v.pipe(v.number(), v.description("Per receipt or transfer: 1, 2, ... Order of delivery is not guaranteed; ignore an event whose sequence is not above the last one applied.")),
+    created: Int("Milliseconds since the epoch."),
+    sequence: v.pipe(v.number(), v.integer(), int64(), v.description("Per receipt or transfer: 1, 2, ... Order of delivery is not guaranteed; ignore an event whose sequence is not above the last one applied.")),
     request_id: v.pipe(v.string(), v.description("The X-Request-Id of the call that caused it (or of the gateway's own reconciliation).")),
     data: v.object({
       object: v.pipe(v.union([Receipt, TransferReceipt]), v.description("The Receipt (receipt.*) or Transfer receipt (transfer.*) as the API returns it: masked card numbers only.")),
       owner: v.pipe(v.string(), v.description("`partner`, or the `sub` of the user who owns it.")),
-      previous_state: v.pipe(v.nullable(v.number()), v.description("The state before this change; null for a create.")),
+      previous_state: v.nullable(State("The state before this change; null for a create.")),
     }),
   }),
+  v.title("Event"),
   v.description("An event: one change of a receipt or transfer, POSTed as JSON to WEBHOOK_URL and listed by events/list."),
 );
 
@@ -317,13 +517,18 @@ export const ListEventsRequest = v.object({
       v.integer("limit must be an integer"),
       v.minValue(1, "limit must be 1 to 100"),
       v.maxValue(100, "limit must be 1 to 100"),
+      int32(),
     ),
     20,
   ),
 });
 
 export const ListEventsResult = v.object({
-  events: v.pipe(v.array(EventWithDelivery), v.description("Newest first.")),
+  events: v.pipe(
+    v.array(EventWithDelivery),
+    v.metadata<v.InferOutput<typeof EventWithDelivery>[], { maxItems: number }>({ maxItems: 100 }),
+    v.description("Newest first; at most `limit`."),
+  ),
   has_more: v.pipe(v.boolean(), v.description("Older events match too: ask again with `after` set to the last id of this page.")),
 });
 
@@ -331,8 +536,10 @@ export const EventIdRequest = v.object({ id: EventId });
 
 export type CreateReceiptInput = v.InferOutput<typeof CreateReceiptRequest>;
 export type CreateTransferInput = v.InferOutput<typeof CreateTransferRequest>;
-export type ReceiptBody = v.InferOutput<typeof Receipt>;
-export type ReducedReceiptBody = v.InferOutput<typeof ReducedReceipt>;
+/** `ofd` is passed through as the payment service sends it: any object (OfdDetails documents the known fields). */
+type OfdBody = Record<string, unknown>;
+export type ReceiptBody = Omit<v.InferOutput<typeof Receipt>, "ofd"> & { ofd: OfdBody | null };
+export type ReducedReceiptBody = Omit<v.InferOutput<typeof ReducedReceipt>, "ofd"> & { ofd: OfdBody | null };
 export type TransferBody = v.InferOutput<typeof TransferReceipt>;
 export type AuthorizeBody = v.InferOutput<typeof AuthorizeResult>;
 export type TokenCardInput = v.InferOutput<typeof TokenCard>;

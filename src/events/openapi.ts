@@ -1,10 +1,9 @@
 /**
  * The events in the OpenAPI document: one entry per event type under the
  * top-level `webhooks` (OpenAPI 3.1), each a POST of the Event schema with
- * the Standard Webhooks headers. hono-openapi documents routes only, so this
- * middleware adds them to the document it generated.
+ * the Standard Webhooks headers. hono-openapi documents routes only, so
+ * src/openapi.ts adds them to the document it generated.
  */
-import { createMiddleware } from "hono/factory";
 import { resolver } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { Event } from "../schemas";
@@ -19,22 +18,23 @@ const DELIVERY = [
   "and can be sent again with events/resend.",
 ].join(" ");
 
-const header = (name: string, description: string): OpenAPIV3_1.ParameterObject => ({
+const header = (name: string, description: string, maxLength: number, pattern: string): OpenAPIV3_1.ParameterObject => ({
   name,
   in: "header",
   required: true,
   description,
-  schema: { type: "string" },
+  schema: { type: "string", maxLength, pattern },
 });
 
 const HEADERS = [
-  header("webhook-id", "The event id (`evt_<ULID>`); the same on every delivery of this event."),
-  header("webhook-timestamp", "Seconds since the epoch when this delivery was signed; refuse one far from your clock."),
-  header("webhook-signature", "`v1,<base64 signature>`, one per configured secret, space-separated."),
+  header("webhook-id", "The event id (`evt_<ULID>`); the same on every delivery of this event.", 30, "^evt_[0-9A-HJKMNP-TV-Z]{26}$"),
+  header("webhook-timestamp", "Seconds since the epoch when this delivery was signed; refuse one far from your clock.", 12, "^\\d{1,12}$"),
+  header("webhook-signature", "`v1,<base64 signature>`, one per configured secret, space-separated.", 1024, "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$"),
 ];
 
-async function build(): Promise<{ webhooks: Record<string, OpenAPIV3_1.PathItemObject>; schemas: Record<string, OpenAPIV3_1.SchemaObject> }> {
-  const { schema, components } = await resolver(Event).toOpenAPISchema();
+/** The events as OpenAPI 3.1 `webhooks`, each a POST of the Event component; and that component's schema. */
+export async function eventWebhooks(): Promise<{ webhooks: Record<string, OpenAPIV3_1.PathItemObject>; event: OpenAPIV3_1.SchemaObject }> {
+  const { schema } = await resolver(Event).toOpenAPISchema();
   const webhooks = Object.fromEntries(
     Object.entries(EVENT_TYPES).map(([type, when]): [string, OpenAPIV3_1.PathItemObject] => [
       type,
@@ -44,6 +44,8 @@ async function build(): Promise<{ webhooks: Record<string, OpenAPIV3_1.PathItemO
           summary: type,
           description: `${when}\n\n${DELIVERY}`,
           tags: ["Events (webhooks)"],
+          // The gateway calls the partner: no caller credential, the body is signed instead (webhook-signature).
+          security: [],
           parameters: HEADERS,
           requestBody: {
             required: true,
@@ -61,23 +63,5 @@ async function build(): Promise<{ webhooks: Record<string, OpenAPIV3_1.PathItemO
       },
     ]),
   );
-  return { webhooks, schemas: { ...(components?.schemas as Record<string, OpenAPIV3_1.SchemaObject>), Event: schema } };
+  return { webhooks, event: schema as OpenAPIV3_1.SchemaObject };
 }
-
-let built: ReturnType<typeof build> | undefined;
-
-export const documentEventWebhooks = createMiddleware(async (c, next) => {
-  await next();
-  if (c.res.status !== 200) return;
-  const doc = (await c.res.json()) as OpenAPIV3_1.Document;
-  built ??= build().catch((err) => {
-    built = undefined;
-    throw err;
-  });
-  const { webhooks, schemas } = await built;
-  c.res = c.json({
-    ...doc,
-    webhooks: { ...doc.webhooks, ...webhooks },
-    components: { ...doc.components, schemas: { ...doc.components?.schemas, ...schemas } },
-  });
-});

@@ -167,6 +167,7 @@ export const receipts = new Hono<GatewayEnv>()
     documented({
       operationId: "checkReceiptById",
       summary: "Read a receipt as it stands now",
+      description: "Asks the payment service for the receipt as it stands now and answers it (while another operation on it is in flight, the gateway's latest view).",
       tags,
       response: Receipt,
       errors: ["receipt_not_found"],

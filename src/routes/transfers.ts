@@ -63,6 +63,7 @@ export const transfers = new Hono<GatewayEnv>()
     documented({
       operationId: "getTransfer",
       summary: "Read a transfer as it stands now",
+      description: "Asks the payment service for the transfer as it stands now and answers it (while another operation on it is in flight, the gateway's latest view).",
       tags,
       response: TransferReceipt,
       errors: ["receipt_not_found"],

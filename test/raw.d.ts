@@ -1,0 +1,5 @@
+// Vite imports a file as text with `?raw` (test/client.test.ts).
+declare module "*?raw" {
+  const text: string;
+  export default text;
+}
