@@ -11,6 +11,7 @@ import { ApiError, renderError } from "./errors";
 import { limitBody, parseJson, requireJson } from "./http";
 import { openApiDocument } from "./openapi";
 import { rateLimit } from "./rate-limit";
+import { checkReadiness } from "./readiness";
 import { gateway } from "./routes/gateway";
 import { receipts } from "./routes/receipts";
 import { transfers } from "./routes/transfers";
@@ -33,6 +34,7 @@ export function createApp() {
   app.use(requireSoundConfig);
 
   app.get("/healthz", (c) => c.json({ ok: true }));
+  app.get("/readyz", async (c) => c.json(await checkReadiness(c.env, c.var.requestId), 200));
 
   app.use(`${API_PREFIX}/*`, onlyPost(app, "Partner"));
   // Who is calling is settled before the body is looked at, for every partner

@@ -39,6 +39,8 @@ export const COMMON: ErrorCode[] = [
   "unsupported_media_type",
   "internal_error",
   "upstream_error",
+  "upstream_refused",
+  "upstream_unavailable",
   "service_misconfigured",
   "upstream_timeout",
 ];
@@ -195,6 +197,7 @@ const DOCUMENTATION: NonNullable<Parameters<typeof openAPIRouteHandler>[1]>["doc
     { name: "Receipts", description: "Payment receipts: create, send the OTP, pay, hold-confirm, cancel, read." },
     { name: "Transfers (a2c)", description: "Card-to-card transfers: create, confirm, read." },
     { name: "Gateway", description: "The gateway's own operations (partner server key only): audit trails and events." },
+    { name: "Operations", description: "Probes for load balancers and the engineer on call: GET, no credentials." },
     { name: "Events (webhooks)", description: "What the gateway POSTs to the partner's WEBHOOK_URL, signed as Standard Webhooks do." },
   ],
   components: {
@@ -266,7 +269,7 @@ async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Docu
   return {
     ...generated,
     servers: SERVERS,
-    paths: hoisted.paths,
+    paths: { ...hoisted.paths, ...PROBES },
     webhooks: hoisted.webhooks,
     components: {
       ...generated.components,
@@ -275,6 +278,48 @@ async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Docu
     },
   };
 }
+
+/** The two probes for load balancers and the engineer on call: GET, no credentials. */
+const probe = (operationId: string, summary: string, description: string, failure: string): OpenAPIV3_1.PathItemObject => ({
+  get: {
+    operationId,
+    summary,
+    description,
+    tags: ["Operations"],
+    security: [],
+    responses: {
+      "200": {
+        description: "Ready",
+        headers: { "X-Request-Id": headerRef("X-Request-Id") } as never,
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              required: ["ok"],
+              properties: { ok: { type: "boolean", const: true }, upstream: { type: "string", const: "ok" }, db: { type: "string", const: "ok" } },
+            },
+          },
+        },
+      },
+      "503": errorResponse(503, failure === "not_ready" ? ["not_ready", "service_misconfigured"] : ["service_misconfigured"]) as never,
+    },
+  },
+});
+
+const PROBES: OpenAPIV3_1.PathsObject = {
+  "/healthz": probe(
+    "health",
+    "Is the process up and its configuration sound?",
+    "200 `{\"ok\": true}` while the configuration passes the misconfiguration guard; 503 `service_misconfigured` naming the problem otherwise. It does not call the upstream or D1: that is /readyz.",
+    "service_misconfigured",
+  ),
+  "/readyz": probe(
+    "readiness",
+    "Can the gateway serve payments right now?",
+    "An authenticated probe of the upstream (check-id of an id that cannot exist: 404 means it answers and accepts the gateway's credential) and a D1 query, each within 2 s. 503 `not_ready` names what failed (never a secret), with `Retry-After`.",
+    "not_ready",
+  ),
+};
 
 /** GET /openapi.json: the document for `app`, built once per isolate. */
 // biome-ignore lint/suspicious/noExplicitAny: any app's routes are documented alike

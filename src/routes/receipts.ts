@@ -103,7 +103,7 @@ export const receipts = new Hono<GatewayEnv>()
         "Debits the card. `otp` is required when the receipt's `is_verify` is true. The third wrong OTP cancels the receipt (`otp_attempts_exhausted`); OTP submissions for one receipt are serialized (`operation_in_progress` for one that arrives while another is in flight). A receipt created with `is_hold` ends in state 5 (held).",
       tags,
       response: Receipt,
-      errors: ["otp_required", "card_declined", "receipt_not_found", "operation_in_progress", "receipt_cancelled", "receipt_already_paid", "otp_attempts_exhausted", "otp_invalid", "rate_limited"],
+      errors: ["otp_required", "otp_expired", "card_declined", "receipt_not_found", "operation_in_progress", "receipt_cancelled", "receipt_already_paid", "otp_attempts_exhausted", "otp_invalid", "rate_limited"],
     }),
     jsonBody(PayRequest),
     async (c) => {
@@ -120,7 +120,7 @@ export const receipts = new Hono<GatewayEnv>()
         "As pay, with the card given by number and expiry; the OTP is always required. Answers the reduced receipt (no `cancel_date`, `is_verify`, `rrn`, `card_number`).",
       tags,
       response: ReducedReceipt,
-      errors: ["otp_required", "card_declined", "receipt_not_found", "operation_in_progress", "receipt_cancelled", "receipt_already_paid", "otp_attempts_exhausted", "otp_invalid", "rate_limited"],
+      errors: ["otp_required", "otp_expired", "card_declined", "receipt_not_found", "operation_in_progress", "receipt_cancelled", "receipt_already_paid", "otp_attempts_exhausted", "otp_invalid", "rate_limited"],
     }),
     jsonBody(AnonymousPayRequest),
     async (c) => {

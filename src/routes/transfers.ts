@@ -50,7 +50,7 @@ export const transfers = new Hono<GatewayEnv>()
         "Sends the money. `otp` is required when the transfer's `is_verify` is true. Three wrong OTPs cancel the transfer; OTP submissions are serialized; a paid transfer is never paid twice.",
       tags,
       response: TransferReceipt,
-      errors: ["otp_required", "card_declined", "receipt_not_found", "operation_in_progress", "receipt_cancelled", "receipt_already_paid", "otp_attempts_exhausted", "otp_invalid", "rate_limited"],
+      errors: ["otp_required", "otp_expired", "card_declined", "receipt_not_found", "operation_in_progress", "receipt_cancelled", "receipt_already_paid", "otp_attempts_exhausted", "otp_invalid", "rate_limited"],
     }),
     jsonBody(TransferPayRequest),
     async (c) => {

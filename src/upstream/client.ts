@@ -100,9 +100,13 @@ export class UpstreamClient {
   readonly #env: Env;
   readonly #requestId: string;
 
-  constructor(env: Env, requestId: string) {
+  readonly #timeoutMs: number | undefined;
+
+  /** `timeoutMs` shortens the deployment's UPSTREAM_TIMEOUT_MS for this client's calls (readiness probes). */
+  constructor(env: Env, requestId: string, timeoutMs?: number) {
     this.#env = env;
     this.#requestId = requestId;
+    this.#timeoutMs = timeoutMs;
   }
 
   // --- receipts -------------------------------------------------------------
@@ -162,7 +166,7 @@ export class UpstreamClient {
     const config = readConfig(this.#env);
     const started = Date.now();
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), config.upstreamTimeoutMs);
+    const timer = setTimeout(() => deadline.abort(), Math.min(config.upstreamTimeoutMs, this.#timeoutMs ?? Number.POSITIVE_INFINITY));
     const request = new Request(`${config.upstreamBaseUrl}/api/v1/partner/${path}`, {
       method: "POST",
       headers: {

@@ -1,0 +1,47 @@
+/**
+ * GET /readyz: is this deployment able to serve payments right now? Two
+ * probes, each with a short timeout: an authenticated call to the upstream
+ * (check-id of an id that cannot exist: a 404 proves the service answers and
+ * accepts the gateway's credential) and a D1 query. /healthz says the process
+ * and its configuration are sound; this says its dependencies answer. Never
+ * names a secret.
+ */
+import { ApiError } from "./errors";
+import { UpstreamClient } from "./upstream/client";
+
+export const READINESS_TIMEOUT_MS = 2000;
+
+type Probe = { ok: true } | { ok: false; problem: string };
+
+async function probeUpstream(env: Env, requestId: string): Promise<Probe> {
+  const result = await new UpstreamClient(env, requestId, READINESS_TIMEOUT_MS).checkId("readyz-probe");
+  if (result.ok || result.failure.code === "receipt_not_found") return { ok: true };
+  if (result.upstreamCode === "UNAUTHORIZED" || result.failure.upstream_code === "UNAUTHORIZED") {
+    return { ok: false, problem: "the upstream refused the gateway's credential (UPSTREAM_API_KEY)" };
+  }
+  return { ok: false, problem: `the upstream did not answer the probe (${result.failure.code})` };
+}
+
+async function probeD1(env: Env): Promise<Probe> {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), READINESS_TIMEOUT_MS);
+  });
+  try {
+    const answer = await Promise.race([env.DB.prepare("SELECT 1 AS one").first<{ one: number }>(), late]);
+    if (answer === "late") return { ok: false, problem: `D1 did not answer within ${READINESS_TIMEOUT_MS} ms` };
+    return answer?.one === 1 ? { ok: true } : { ok: false, problem: "D1 answered a query wrongly" };
+  } catch {
+    return { ok: false, problem: "D1 refused a query" };
+  } finally {
+    if (timer !== null) clearTimeout(timer);
+  }
+}
+
+/** `{ ok: true, upstream: "ok", db: "ok" }`, or throws 503 not_ready naming what failed. */
+export async function checkReadiness(env: Env, requestId: string): Promise<{ ok: true; upstream: "ok"; db: "ok" }> {
+  const [upstream, db] = await Promise.all([probeUpstream(env, requestId), probeD1(env)]);
+  const problems = [upstream, db].flatMap((probe) => (probe.ok ? [] : [probe.problem]));
+  if (problems.length > 0) throw new ApiError("not_ready", `Not ready: ${problems.join("; ")}.`, { retry_after: 5 });
+  return { ok: true, upstream: "ok", db: "ok" };
+}

@@ -1,0 +1,42 @@
+// GET /readyz: ready only when the upstream answers an authenticated probe and D1 answers.
+import { createExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import { createApp } from "../src/app";
+import { expectError, expectStatus } from "./helpers";
+import { scriptedUpstream } from "./support/scripted-upstream";
+
+afterEach(() => scriptedUpstream.reset());
+
+const readyz = (deployment?: Env) =>
+  deployment
+    ? createApp().fetch(new Request("http://gateway.test/readyz"), deployment, createExecutionContext())
+    : exports.default.fetch("http://gateway.test/readyz");
+
+describe("GET /readyz", () => {
+  it("is ready when the upstream accepts the gateway's credential and D1 answers", async () => {
+    expect(await expectStatus(readyz(), 200)).toEqual({ ok: true, upstream: "ok", db: "ok" });
+  });
+
+  it("is not ready when the upstream refuses the gateway's credential, and says so without the secret", async () => {
+    scriptedUpstream.on("receipt/check-id", { kind: "status", status: 401, code: "UNAUTHORIZED" });
+    const res = await readyz();
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    const error = await expectError(res, 503, "not_ready");
+    expect(error.message).toMatch(/refused the gateway's credential \(UPSTREAM_API_KEY\)/);
+    expect(error.message).not.toContain(env.UPSTREAM_API_KEY);
+  });
+
+  it("is not ready when the upstream does not answer", async () => {
+    scriptedUpstream.on("receipt/check-id", { kind: "status", status: 503, code: "BUSY" });
+    const error = await expectError(readyz(), 503, "not_ready");
+    expect(error.message).toMatch(/the upstream did not answer the probe/);
+  });
+
+  it("is not ready when D1 refuses, naming D1", async () => {
+    const broken = { prepare: () => ({ first: () => Promise.reject(new Error("D1_ERROR: no such database")) }) };
+    const error = await expectError(readyz({ ...env, DB: broken } as unknown as Env), 503, "not_ready");
+    expect(error.message).toMatch(/D1 refused a query/);
+    expect(error.message).not.toMatch(/upstream/);
+  });
+});
