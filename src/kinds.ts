@@ -63,7 +63,6 @@ export const TRANSFER: Kind<TransferBody, TransferCreate> = {
   bodyOf: (failure) => failure.transfer,
 };
 
-export type AnyKind = typeof RECEIPT | typeof TRANSFER;
 export type RecordBody = ReceiptBody | TransferBody;
 
 export const KINDS = { receipt: RECEIPT, transfer: TRANSFER } as const;

@@ -64,9 +64,6 @@ export function phaseOf(facts: PhaseFacts): Phase {
   }
 }
 
-/** Phases the upstream may still change on its own: a refusal based on them needs a fresh look first (rule 8). */
-export const VOLATILE: ReadonlySet<Phase> = new Set(["in_flight", "awaiting_supplier"]);
-
 export type Operation = "authorize" | "pay" | "hold-confirm" | "cancel";
 export type CallerKind = "partner" | "user";
 

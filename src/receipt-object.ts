@@ -59,8 +59,6 @@ import { UpstreamClient, type UpstreamFailure, type UpstreamResult } from "./ups
  */
 export type JsonText<T> = string & { readonly __jsonOf?: T };
 
-export { STATE };
-
 /** The Durable Object that holds receipt or transfer `id`. */
 export function receiptStub(env: Env, kind: KindName, id: string): DurableObjectStub<ReceiptObject> {
   return env.RECEIPTS.get(env.RECEIPTS.idFromName(`${kind}:${id}`));

@@ -6,7 +6,7 @@
 // changes nothing.
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { KindName } from "../src/lifecycle";
 import { receiptStub } from "../src/receipt-object";
 import {
@@ -26,8 +26,6 @@ import {
   userToken,
 } from "./helpers";
 import { scriptedUpstream } from "./support/scripted-upstream";
-
-afterEach(() => scriptedUpstream.reset());
 
 const TOKEN = { token: "tok_sandbox_ok" };
 

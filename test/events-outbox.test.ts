@@ -155,11 +155,18 @@ describe("the outbox survives what fails", () => {
     ]);
   });
 
-  it("with the receiver down, a payment is answered as before: it never waits for a webhook", async () => {
-    // Nothing listens on WEBHOOK_URL in tests: the pay is answered from the object, events wait in the outbox.
+  it("a payment never waits for its events: with the queue hanging, the pay is answered and its event waits in the outbox", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
+    await drain("receipt", receipt.id);
+    // The queue (and so any webhook behind it) never answers.
+    queue.spy.mockImplementation(() => new Promise<never>(() => {}));
     const paid = await expectStatus<any>(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
     expect(paid.state).toBe(4);
+    await vi.waitFor(() => expect(queue.spy).toHaveBeenCalled());
+    const unsent = await runInDurableObject(receiptStub(env, "receipt", receipt.id), (_i, state) =>
+      state.storage.sql.exec<{ body: string }>("SELECT body FROM outbox WHERE sent_at IS NULL").toArray(),
+    );
+    expect(unsent.map((row) => JSON.parse(row.body).type)).toEqual(["receipt.paid"]);
   });
 });
 

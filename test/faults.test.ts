@@ -4,7 +4,7 @@
 // asserts what a caller and the upstream observe.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { KindName } from "../src/lifecycle";
 import { receiptStub } from "../src/receipt-object";
 import {
@@ -26,8 +26,6 @@ import {
   userToken,
 } from "./helpers";
 import { scriptedUpstream } from "./support/scripted-upstream";
-
-afterEach(() => scriptedUpstream.reset());
 
 const TOKEN = { token: "tok_sandbox_ok" };
 const pay = (id: string, otp?: string, token = "tok_sandbox_ok") => call("receipt/pay", { id, card: { token }, ...(otp ? { otp } : {}) });

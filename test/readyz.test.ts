@@ -1,12 +1,10 @@
 // GET /readyz: ready only when the upstream answers an authenticated probe and D1 answers.
 import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { expectError, expectStatus } from "./helpers";
 import { scriptedUpstream } from "./support/scripted-upstream";
-
-afterEach(() => scriptedUpstream.reset());
 
 const readyz = (deployment?: Env) =>
   deployment
