@@ -133,6 +133,45 @@ export async function findTid(db: D1Database, owner: string, tid: string): Promi
   return db.prepare("SELECT * FROM tid_index WHERE owner = ?1 AND tid = ?2").bind(owner, tid).first<TidRow>();
 }
 
+/**
+ * Retention, after the replay window: completed rows answered before `now -
+ * replayWindowMs` lose their stored answer (and their claim token, which only
+ * a pending claim needs); tid, owner, kind, fingerprint, upstream tid and
+ * record id stay, so the tid still blocks and check-tid still finds it. At
+ * most `limit` rows, oldest first (a range scan of tid_index_answer_kept).
+ */
+export async function compactTids(db: D1Database, replayWindowMs: number, limit: number, now = Date.now()): Promise<number> {
+  const result = await db
+    .prepare(
+      `UPDATE tid_index SET response = NULL, claim_token = '' WHERE rowid IN (
+         SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NOT NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,
+    )
+    .bind(now - replayWindowMs, limit)
+    .run();
+  return result.meta.changes;
+}
+
+/**
+ * Retention, after the retention window: compacted rows answered before `now
+ * - retentionMs` are deleted; from then on the upstream's own tid uniqueness
+ * answers a reuse (TID_DUPLICATE: tid_conflict). Only compacted rows go (a
+ * row past both windows is compacted first), never a pending claim. At most
+ * `limit` rows, oldest first (tid_index_compacted).
+ */
+export async function deleteTids(db: D1Database, retentionMs: number, limit: number, now = Date.now()): Promise<number> {
+  const result = await db
+    .prepare(
+      `DELETE FROM tid_index WHERE rowid IN (
+         SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,
+    )
+    .bind(now - retentionMs, limit)
+    .run();
+  return result.meta.changes;
+}
+
+/** A completed row whose answer retention has dropped: it blocks its tid but can no longer be replayed. */
+export const isCompacted = (row: Pick<TidRow, "status" | "response">): boolean => row.status === "completed" && row.response === null;
+
 async function findByUpstreamTid(db: D1Database, upstreamTid: string): Promise<TidRow | null> {
   return db.prepare("SELECT * FROM tid_index WHERE upstream_tid = ?1").bind(upstreamTid).first<TidRow>();
 }

@@ -3,6 +3,7 @@
  * with how its delivery stands. Plain functions over the database, so tests
  * and the sandbox console can call them directly.
  */
+import { encodeTime } from "ulid";
 import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
 import { kindOf, recordIdOf } from "./types";
 
@@ -139,6 +140,24 @@ export async function restoreDelivery(db: D1Database, row: EventRow): Promise<vo
     .prepare("UPDATE events SET delivery_status = ?2, delivered_at = ?3 WHERE id = ?1 AND delivery_status = 'pending'")
     .bind(row.id, row.delivery_status, row.delivered_at)
     .run();
+}
+
+/**
+ * Retention: deletes events in `status` created before `now - olderThanMs`,
+ * at most `limit`, oldest first. An event id begins with its creation time
+ * (evt_<ULID>), so this is a range scan of events_by_delivery up to the first
+ * id of the cutoff's millisecond.
+ */
+export async function pruneEvents(db: D1Database, status: DeliveryStatus, olderThanMs: number, limit: number, now = Date.now()): Promise<number> {
+  const cutoff = `evt_${encodeTime(Math.max(0, now - olderThanMs), 10)}`;
+  const result = await db
+    .prepare(
+      `DELETE FROM events WHERE rowid IN (
+         SELECT rowid FROM events WHERE delivery_status = ?1 AND id < ?2 ORDER BY id LIMIT ?3)`,
+    )
+    .bind(status, cutoff, limit)
+    .run();
+  return result.meta.changes;
 }
 
 export function deliveryOf(row: EventRow): EventDelivery {
