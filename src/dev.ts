@@ -10,4 +10,5 @@ export default {
     return gateway.fetch(request, env, ctx);
   },
   queue: gateway.queue,
+  scheduled: gateway.scheduled,
 } satisfies ExportedHandler<Env, EventMessage>;

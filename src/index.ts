@@ -1,6 +1,7 @@
-/** The production entry: the gateway, its Durable Object and the events queue consumer, nothing else. */
+/** The production entry: the gateway, its Durable Object, the events queue consumer and the retention cron, nothing else. */
 import { createApp } from "./app";
 import { type EventMessage, handleEventBatch } from "./events";
+import { runRetention } from "./retention";
 
 export { ReceiptObject } from "./receipt-object";
 
@@ -10,4 +11,8 @@ export default {
   fetch: app.fetch,
   // The events queue and its dead-letter queue (src/events/delivery.ts tells them apart by batch.queue).
   queue: handleEventBatch,
+  // The Cron Trigger ([triggers] in wrangler.toml): one bounded retention run, on the trigger's own clock.
+  async scheduled(controller, env, _ctx) {
+    await runRetention(env, controller.scheduledTime);
+  },
 } satisfies ExportedHandler<Env, EventMessage>;

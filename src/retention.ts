@@ -1,0 +1,144 @@
+/**
+ * Retention: what keeps a year of traffic inside one D1 database. Run by the
+ * Cron Trigger (`scheduled` in src/index.ts), in bounded batches:
+ *
+ * - the tid index keeps a create's stored answer for the replay window, then
+ *   compacts the row (the answer goes; tid, owner, kind, fingerprint, upstream
+ *   tid and record id stay: the tid still blocks, check-tid still finds it);
+ * - after the retention window the row is deleted, and the upstream's own tid
+ *   uniqueness is the backstop (its TID_DUPLICATE answers tid_conflict);
+ * - delivered events are deleted after their window, undelivered ones (failed,
+ *   or pending and never settled) after a longer one, so a partner whose
+ *   receiver was down can still list and resend them.
+ *
+ * Pending claims are never touched: their lease decides what becomes of them.
+ * Every batch is a range scan of an index (migrations/0004_retention.sql),
+ * oldest first, so a run reads only what it removes, and each statement is
+ * short enough not to hold D1's single writer from the creates for long.
+ */
+import { pruneEvents } from "./events/log";
+import { log } from "./redact";
+import { compactTids, deleteTids } from "./tid-index";
+
+export const DAY_MS = 86_400_000;
+
+export interface RetentionPolicy {
+  /** How long a create's answer is kept for replays. */
+  replayMs: number;
+  /** How long a completed tid row is kept at all (never less than replayMs). */
+  tidRetentionMs: number;
+  /** How long a delivered event is kept, from its creation. */
+  deliveredEventsMs: number;
+  /** How long a failed or never-settled event is kept, from its creation (never less than deliveredEventsMs). */
+  undeliveredEventsMs: number;
+  /** Rows per statement. */
+  batchSize: number;
+  /** Statements per step per run: a run removes at most batchSize x rounds rows of each kind. */
+  rounds: number;
+}
+
+export const RETENTION_DEFAULTS = {
+  replayDays: 7,
+  tidRetentionDays: 90,
+  deliveredEventsDays: 30,
+  undeliveredEventsDays: 90,
+  batchSize: 1000,
+  rounds: 5,
+} as const;
+
+function positive(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && value.trim() !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+const whole = (value: string | undefined, fallback: number) => Math.max(1, Math.floor(positive(value, fallback)));
+
+/** The policy from the deployment's vars; a missing or unreadable value takes its default. */
+export function retentionPolicy(env: Env): RetentionPolicy {
+  const d = RETENTION_DEFAULTS;
+  const replayMs = positive(env.TID_REPLAY_DAYS, d.replayDays) * DAY_MS;
+  const deliveredEventsMs = positive(env.EVENTS_DELIVERED_RETENTION_DAYS, d.deliveredEventsDays) * DAY_MS;
+  return {
+    replayMs,
+    // Deleting a row before its answer expired would cut the replay window short.
+    tidRetentionMs: Math.max(replayMs, positive(env.TID_RETENTION_DAYS, d.tidRetentionDays) * DAY_MS),
+    deliveredEventsMs,
+    undeliveredEventsMs: Math.max(deliveredEventsMs, positive(env.EVENTS_UNDELIVERED_RETENTION_DAYS, d.undeliveredEventsDays) * DAY_MS),
+    batchSize: whole(env.RETENTION_BATCH_SIZE, d.batchSize),
+    rounds: whole(env.RETENTION_ROUNDS, d.rounds),
+  };
+}
+
+export interface RetentionReport {
+  tids_deleted: number;
+  tids_compacted: number;
+  events_delivered_pruned: number;
+  events_undelivered_pruned: number;
+  /** Some step removed its full bound: more is due, and the next run continues. */
+  backlog: boolean;
+}
+
+/** One step: up to `rounds` batches, stopping at the first batch that was not full. */
+async function drain(policy: RetentionPolicy, batch: (limit: number) => Promise<number>): Promise<{ removed: number; full: boolean }> {
+  let removed = 0;
+  for (let round = 0; round < policy.rounds; round++) {
+    const n = await batch(policy.batchSize);
+    removed += n;
+    if (n < policy.batchSize) return { removed, full: false };
+  }
+  return { removed, full: true };
+}
+
+/**
+ * One run at `now`: compacts, deletes, then prunes events; logs one line with
+ * the counts. A failing step
+ * does not stop the others; the run then throws, so the cron invocation shows
+ * as failed, and the next run picks up where this one stopped.
+ */
+export async function runRetention(env: Env, now: number, policy = retentionPolicy(env)): Promise<RetentionReport> {
+  const started = Date.now();
+  const db = env.DB;
+  const steps = {
+    tids_compacted: (limit: number) => compactTids(db, policy.replayMs, limit, now),
+    tids_deleted: (limit: number) => deleteTids(db, policy.tidRetentionMs, limit, now),
+    events_delivered_pruned: (limit: number) => pruneEvents(db, "delivered", policy.deliveredEventsMs, limit, now),
+    events_failed_pruned: (limit: number) => pruneEvents(db, "failed", policy.undeliveredEventsMs, limit, now),
+    events_pending_pruned: (limit: number) => pruneEvents(db, "pending", policy.undeliveredEventsMs, limit, now),
+  };
+  const counts: Record<keyof typeof steps, number> = {
+    tids_compacted: 0,
+    tids_deleted: 0,
+    events_delivered_pruned: 0,
+    events_failed_pruned: 0,
+    events_pending_pruned: 0,
+  };
+  let backlog = false;
+  const failed: string[] = [];
+  let firstError: unknown;
+  for (const [name, step] of Object.entries(steps) as [keyof typeof steps, (limit: number) => Promise<number>][]) {
+    try {
+      const { removed, full } = await drain(policy, step);
+      counts[name] = removed;
+      backlog ||= full;
+    } catch (err) {
+      failed.push(name);
+      firstError ??= err;
+    }
+  }
+  const report: RetentionReport = {
+    tids_deleted: counts.tids_deleted,
+    tids_compacted: counts.tids_compacted,
+    events_delivered_pruned: counts.events_delivered_pruned,
+    events_undelivered_pruned: counts.events_failed_pruned + counts.events_pending_pruned,
+    backlog,
+  };
+  log(failed.length ? "error" : "info", "retention_run", {
+    now,
+    ...report,
+    bound_per_step: policy.batchSize * policy.rounds,
+    duration_ms: Date.now() - started,
+    ...(failed.length ? { failed_steps: failed, error: String(firstError) } : {}),
+  });
+  if (failed.length) throw new Error(`Retention steps failed: ${failed.join(", ")}`, { cause: firstError });
+  return report;
+}
