@@ -9,9 +9,11 @@ import { type Caller, ownerOf } from "./caller";
 import { readConfig } from "./config";
 import { ApiError } from "./errors";
 import type { Kind, RecordBody } from "./kinds";
+import type { KindName } from "./lifecycle";
 import { receiptStub } from "./receipt-object";
 import { log } from "./redact";
-import { claimTid, completeTid, expireTid, fingerprint, releaseTid, upstreamTidFor } from "./tid-index";
+import { DAY_MS, retentionPolicy } from "./retention";
+import { claimTid, completeTid, expireTid, fingerprint, isCompacted, releaseTid, upstreamTidFor } from "./tid-index";
 import { UpstreamClient } from "./upstream/client";
 
 export interface Created<T> {
@@ -21,6 +23,22 @@ export interface Created<T> {
 
 /** How long a create's claim holds its tid: longer than any create can take, and a few minutes at most. */
 export const leaseMs = (upstreamTimeoutMs: number): number => Math.min(5 * 60_000, Math.max(30_000, 3 * upstreamTimeoutMs));
+
+/**
+ * An identical retry of a create whose answer retention has dropped (past the
+ * replay window). Its original answer is gone and the record has moved on, so
+ * it is not replayed as if new: the caller is told which record the tid made
+ * and where to read it. (The caller owns the tid's space, so naming the id
+ * tells nobody else anything.)
+ */
+function compactedReplay(kind: KindName, recordId: string | null, replayMs: number): ApiError {
+  const days = Math.round((replayMs / DAY_MS) * 100) / 100;
+  const read = kind === "receipt" ? "check-id or check-tid" : "a2c/get-by-id";
+  return new ApiError(
+    "tid_conflict",
+    `This tid already created ${kind} ${recordId}. Its create's answer is kept for ${days} days only and is no longer kept, so it cannot be replayed: read the ${kind} with ${read}.`,
+  );
+}
 
 export async function createOnce<Body extends RecordBody, Create extends { tid: string }>(
   env: Env,
@@ -44,6 +62,7 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
 
   switch (claim.kind) {
     case "replay":
+      if (isCompacted(claim.row)) throw compactedReplay(kind.name, claim.row.receipt_id, retentionPolicy(env).replayMs);
       return { body: JSON.parse(claim.row.response ?? "null") as Body, replayed: true };
     case "conflict":
       throw new ApiError("tid_conflict", "This tid is already used by another request.");
