@@ -1,0 +1,513 @@
+/**
+ * The capacity bench (bench/README.md, "Capacity"): what one receipt costs in
+ * storage, and how many creates a second one local D1 database sustains when
+ * its tid index already holds millions of rows.
+ *
+ *   ./node_modules/.bin/node bench/capacity.mjs                 # shapes, then 0, 1M and 10M rows (~10-15 min)
+ *   ./node_modules/.bin/node bench/capacity.mjs --rows 0,1000000 --seconds 5
+ *   ./node_modules/.bin/node bench/capacity.mjs --quick         # shapes, then 0 and 100k rows: a smoke test
+ *
+ * 1. Shapes: the gateway (src/dev.ts with the sandbox, as `npm run dev` runs
+ *    it) in Miniflare does create-authorize-pay flows for the partner and for
+ *    users; then its D1 file and each receipt's Durable Object file are read
+ *    with node:sqlite (dbstat: bytes per table and index).
+ * 2. Bytes per row at scale: 100,000 rows made from those real rows (the real
+ *    create answer, the real event bodies) go into a fresh SQLite file with
+ *    the migrations applied; bytes per row with the answer, compacted, and
+ *    per event row, from dbstat.
+ * 3. Throughput: a worker that runs the gateway's claimTid + completeTid
+ *    (bench/workers/tid-claims.ts) on a local D1 database that already holds
+ *    N rows (generated straight into Miniflare's D1 file, in the steady-state
+ *    mix retention leaves: the newest 7/90 with their answer, the rest
+ *    compacted); creates/s at concurrency 32 and latency at concurrency 1, and
+ *    the time of one retention batch (1,000 rows) at that size.
+ *
+ * Writes bench/results/capacity-<date-time>.json. Never run by `npm test`.
+ * State lives under CAPACITY_STATE_DIR (default /tmp: 10M rows are ~4 GB),
+ * removed at the end.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join, relative } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { SignJWT } from "jose";
+import { ulid } from "ulid";
+import { unstable_readConfig, unstable_splitSqlQuery } from "wrangler";
+import { BENCH_DIR, BUILD_DIR, DEV_VARS, GATEWAY_HEADERS, HOST, RESULTS_DIR, ROOT, WRANGLER_BIN } from "./lib/config.mjs";
+import { runLoad } from "./lib/load.mjs";
+import { describeMachine, describeSource } from "./lib/report.mjs";
+import { applyMigrations, runtimeCpuMs, startRuntime, stopAll, workerFromBuild } from "./lib/runtime.mjs";
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const quick = args.includes("--quick");
+const ROW_COUNTS = option("rows", quick ? "0,100000" : "0,1000000,10000000").split(",").map(Number);
+const SECONDS = Number(option("seconds", quick ? "2" : "8"));
+const FLOWS = quick ? 4 : 20;
+const SAMPLE_ROWS = quick ? 20_000 : 100_000;
+const STATE_ROOT = process.env.CAPACITY_STATE_DIR || "/tmp";
+/** Away from run.mjs's ports (BENCH_PORT_BASE + 1..), so both can run at once. */
+const PORT = Number(process.env.CAPACITY_PORT ?? 18831);
+const DAY_MS = 86_400_000;
+/** The default windows (src/retention.ts): the steady state holds 90 days of rows, the newest 7 with their answer. */
+const REPLAY_DAYS = 7;
+const RETENTION_DAYS = 90;
+
+const CAPACITY_BUILD = join(BUILD_DIR, "capacity");
+const MIGRATIONS = join(ROOT, "migrations");
+
+const stateDirs = new Set();
+process.on("exit", () => {
+  for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
+});
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    stopAll().finally(() => process.exit(130));
+  });
+}
+
+const log = (...parts) => console.log(`[capacity ${new Date().toISOString().slice(11, 19)}]`, ...parts);
+const round = (value, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+// --- building -----------------------------------------------------------------
+
+function wrangler(argv) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WRANGLER_BIN, ...argv], {
+      cwd: ROOT,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`wrangler ${argv.join(" ")} failed:\n${out}`))));
+  });
+}
+
+/** The development gateway (as `npm run dev` runs it), bundled by wrangler as a deploy would. */
+async function buildGateway() {
+  const outdir = join(CAPACITY_BUILD, "gateway");
+  await wrangler(["deploy", "--dry-run", "--outdir", outdir, "--config", join(ROOT, "wrangler.toml")]);
+  const base = unstable_readConfig({ config: join(ROOT, "wrangler.toml") }, { hideWarnings: true });
+  return { config: join(ROOT, "wrangler.toml"), env: "", name: base.name, module: join(outdir, "dev.js") };
+}
+
+/** The tid-claims worker with a D1 binding whose migrations are the gateway's. */
+async function buildClaims(createAnswer) {
+  const dir = join(CAPACITY_BUILD, "tid-claims");
+  mkdirSync(dir, { recursive: true });
+  const base = unstable_readConfig({ config: join(ROOT, "wrangler.toml") }, { hideWarnings: true });
+  const config = join(dir, "wrangler.json");
+  writeFileSync(
+    config,
+    JSON.stringify(
+      {
+        name: "capacity-tid-claims",
+        main: relative(dir, join(BENCH_DIR, "workers", "tid-claims.ts")),
+        compatibility_date: base.compatibility_date,
+        compatibility_flags: base.compatibility_flags,
+        vars: { CREATE_ANSWER: JSON.stringify(createAnswer) },
+        d1_databases: [{ binding: "DB", database_name: "capacity", database_id: "00000000-0000-0000-0000-000000000001", migrations_dir: MIGRATIONS }],
+      },
+      null,
+      2,
+    ),
+  );
+  const outdir = join(dir, "out");
+  await wrangler(["deploy", "--dry-run", "--outdir", outdir, "--config", config]);
+  return { config, env: undefined, name: "capacity-tid-claims", module: join(outdir, "tid-claims.js") };
+}
+
+// --- SQLite files ---------------------------------------------------------------
+
+function sqliteFiles(dir) {
+  const found = [];
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(".sqlite")) found.push(path);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+const tablesOf = (db) => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name);
+
+/** Bytes per table and index (dbstat: pages in use, and what of them is payload), the file's size, its free pages. */
+function storageOf(db) {
+  const pageSize = db.prepare("PRAGMA page_size").get().page_size;
+  const pageCount = db.prepare("PRAGMA page_count").get().page_count;
+  const freelist = db.prepare("PRAGMA freelist_count").get().freelist_count;
+  const objects = {};
+  for (const row of db.prepare("SELECT name, COUNT(*) AS pages, SUM(pgsize) AS bytes, SUM(payload) AS payload, SUM(ncell) AS cells FROM dbstat GROUP BY name").all()) {
+    objects[row.name] = { pages: row.pages, bytes: row.bytes, payload: row.payload };
+  }
+  return { page_size: pageSize, file_bytes: pageSize * pageCount, free_bytes: pageSize * freelist, objects };
+}
+
+function freshDb(path, migrationsUpTo = Infinity) {
+  const db = new DatabaseSync(path);
+  const files = readdirSync(MIGRATIONS).filter((f) => f.endsWith(".sql")).sort().slice(0, migrationsUpTo);
+  for (const file of files) for (const sql of unstable_splitSqlQuery(readFileSync(join(MIGRATIONS, file), "utf8"))) db.exec(sql);
+  return db;
+}
+
+// --- 1. shapes: real flows through the gateway --------------------------------------
+
+async function post(url, path, body, headers) {
+  const res = await fetch(`${url}/api/v1/partner/${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+  const json = await res.json();
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function userHeaders(sub) {
+  const jwt = await new SignJWT({})
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(sub)
+    .setIssuedAt()
+    .setExpirationTime("1h")
+    .sign(new TextEncoder().encode(DEV_VARS.JWT_SECRET));
+  return { "content-type": "application/json", authorization: `Bearer ${jwt}` };
+}
+
+/** A typical payment: create (merchant 1001, an OTP), authorize, pay with the OTP. */
+async function flow(url, headers) {
+  const created = await post(
+    url,
+    "receipt/create",
+    { tid: `order-${crypto.randomUUID()}`, amount: 150_000, merchant_id: 1001, account: [{ key: "phone", value: "998901234567" }], description: "Mobile top-up" },
+    headers,
+  );
+  await post(url, "receipt/authorize", { id: created.id, card: { token: "tok_sandbox_ok" } }, headers);
+  await post(url, "receipt/pay", { id: created.id, card: { token: "tok_sandbox_ok" }, otp: "111111" }, headers);
+  return created;
+}
+
+async function shapes() {
+  log("shapes: building the gateway");
+  const build = await buildGateway();
+  const runtime = await startRuntime({ key: "capacity-gateway", workers: [workerFromBuild(build)], port: PORT });
+  stateDirs.add(runtime.persist);
+  await applyMigrations(runtime, build);
+  log(`shapes: ${FLOWS} partner and ${FLOWS} user create-authorize-pay flows`);
+  const answers = { partner: null, user: null };
+  for (let i = 0; i < FLOWS; i++) {
+    answers.partner = await flow(runtime.url, GATEWAY_HEADERS);
+    answers.user = await flow(runtime.url, await userHeaders(`user-${crypto.randomUUID()}`));
+  }
+  // Events reach the D1 log from each object's outbox shortly after the call; wait for created + paid of every flow.
+  const d1 = await runtime.mf.getD1Database("DB", build.name);
+  const deadline = Date.now() + 30_000;
+  let events = 0;
+  while (Date.now() < deadline) {
+    events = (await d1.prepare("SELECT COUNT(*) AS n FROM events").first()).n;
+    if (events >= 4 * FLOWS) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  runtime.keepState = true;
+  await runtime.stop();
+
+  const files = sqliteFiles(runtime.persist);
+  const objects = [];
+  let index = null;
+  for (const file of files) {
+    const db = new DatabaseSync(file, { readOnly: false });
+    const tables = tablesOf(db);
+    if (tables.includes("tid_index")) {
+      index = {
+        tid_rows: db.prepare("SELECT * FROM tid_index WHERE status = 'completed'").all(),
+        event_rows: db.prepare("SELECT * FROM events").all(),
+      };
+    } else if (tables.includes("record")) {
+      const storage = storageOf(db);
+      const rows = Object.fromEntries(
+        tables.filter((t) => !t.startsWith("sqlite_")).map((t) => [t, db.prepare(`SELECT COUNT(*) AS n FROM "${t}"`).get().n]),
+      );
+      const kind = db.prepare("SELECT * FROM record").get();
+      if (kind) objects.push({ storage, rows });
+    }
+    db.close();
+  }
+  rmSync(runtime.persist, { recursive: true, force: true });
+  stateDirs.delete(runtime.persist);
+  if (!index) throw new Error("the gateway's D1 file was not found");
+
+  const sizes = objects.map((o) => o.storage.file_bytes).sort((a, b) => a - b);
+  const median = sizes[Math.floor(sizes.length / 2)];
+  const typical = objects.find((o) => o.storage.file_bytes === median);
+  return {
+    create_answer: answers.partner,
+    create_answer_bytes: Buffer.byteLength(JSON.stringify(answers.partner)),
+    tid_rows: index.tid_rows,
+    event_rows: index.event_rows,
+    events_logged: events,
+    record_object: {
+      objects: objects.length,
+      file_bytes: { min: sizes[0], median, max: sizes.at(-1) },
+      typical_rows: typical?.rows,
+      typical_storage: typical?.storage,
+    },
+  };
+}
+
+// --- 2. bytes per row at scale ---------------------------------------------------
+
+const pick = (rows, i) => rows[i % rows.length];
+
+/** A tid-index row like `template` with fresh identifiers of the same lengths. */
+function likeTidRow(template, i, at) {
+  const tid = `order-${crypto.randomUUID()}`;
+  const user = template.owner.startsWith("user:");
+  const answer = JSON.parse(template.response);
+  return {
+    owner: template.owner,
+    tid,
+    upstream_tid: user ? crypto.randomUUID() : tid,
+    kind: template.kind,
+    fingerprint: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"),
+    status: "completed",
+    claim_token: crypto.randomUUID(),
+    receipt_id: ulid(at),
+    response: JSON.stringify({ ...answer, tid, id: ulid(at) }),
+    created_at: at,
+    updated_at: at + i % 50,
+  };
+}
+
+const TID_COLUMNS = ["owner", "tid", "upstream_tid", "kind", "fingerprint", "status", "claim_token", "receipt_id", "response", "created_at", "updated_at"];
+
+function bytesPerRow(shape) {
+  const dir = mkdtempSync(join(STATE_ROOT, "capacity-rows-"));
+  stateDirs.add(dir);
+  try {
+    const per = (storage, names, n) => {
+      const out = {};
+      let total = 0;
+      for (const name of names) {
+        const bytes = storage.objects[name]?.bytes ?? 0;
+        out[name] = round(bytes / n);
+        total += bytes;
+      }
+      out.total = round(total / n);
+      return out;
+    };
+    const result = {};
+    for (const who of ["partner", "user"]) {
+      const templates = shape.tid_rows.filter((r) => r.owner.startsWith(who === "partner" ? "partner:" : "user:"));
+      const db = freshDb(join(dir, `${who}.sqlite`));
+      const insert = db.prepare(`INSERT INTO tid_index (${TID_COLUMNS.join(", ")}) VALUES (${TID_COLUMNS.map(() => "?").join(", ")})`);
+      const start = Date.now() - 30 * DAY_MS;
+      db.exec("BEGIN");
+      for (let i = 0; i < SAMPLE_ROWS; i++) {
+        const row = likeTidRow(pick(templates, i), i, start + i * 1000);
+        insert.run(...TID_COLUMNS.map((c) => row[c]));
+      }
+      db.exec("COMMIT");
+      const names = db.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'tid_index'").all().map((r) => r.name);
+      const withAnswer = per(storageOf(db), names, SAMPLE_ROWS);
+      db.exec("UPDATE tid_index SET response = NULL, claim_token = ''");
+      db.exec("VACUUM");
+      const compacted = per(storageOf(db), names, SAMPLE_ROWS);
+      db.close();
+      result[who] = { with_answer: withAnswer, compacted };
+    }
+    // Events: the real bodies, under fresh ids.
+    const db = freshDb(join(dir, "events.sqlite"));
+    const columns = Object.keys(shape.event_rows[0]);
+    const insert = db.prepare(`INSERT INTO events (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
+    db.exec("BEGIN");
+    for (let i = 0; i < SAMPLE_ROWS; i++) {
+      const template = pick(shape.event_rows, i);
+      const id = `evt_${ulid(template.created + i)}`;
+      insert.run(...columns.map((c) => (c === "id" ? id : c === "body" ? template.body.replace(template.id, id) : template[c])));
+    }
+    db.exec("COMMIT");
+    const names = db.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'events'").all().map((r) => r.name);
+    result.event = per(storageOf(db), names, SAMPLE_ROWS);
+    result.event.body_bytes_mean = round(shape.event_rows.reduce((s, r) => s + Buffer.byteLength(r.body), 0) / shape.event_rows.length);
+    result.event.per_flow = round(shape.event_rows.length / (2 * FLOWS), 2);
+    db.close();
+    result.sample_rows = SAMPLE_ROWS;
+    return result;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    stateDirs.delete(dir);
+  }
+}
+
+// --- 3. creates per second on a full index --------------------------------------------
+
+/**
+ * Writes `count` partner rows into the D1 file, spread over the retention
+ * window (oldest first) and evenly over the tid key space, so the bench's
+ * random new tids land among them as real ones would. Indexes are dropped
+ * during the load and built again after (a sort, not 10M random inserts).
+ */
+function fill(file, count, createAnswer, now) {
+  const db = new DatabaseSync(file);
+  const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tid_index' AND sql IS NOT NULL").all();
+  for (const { name } of indexes) db.exec(`DROP INDEX "${name}"`);
+  db.exec("PRAGMA synchronous = OFF");
+  const insert = db.prepare(`INSERT INTO tid_index (${TID_COLUMNS.join(", ")}) VALUES (${TID_COLUMNS.map(() => "?").join(", ")})`);
+  const span = RETENTION_DAYS * DAY_MS;
+  const answeredFrom = now - REPLAY_DAYS * DAY_MS;
+  const started = performance.now();
+  db.exec("BEGIN");
+  for (let i = 0; i < count; i++) {
+    // Increasing keys spread over the whole range of a random UUID's first 8 hex digits.
+    const prefix = Math.floor((i / count) * 0x1_0000_0000).toString(16).padStart(8, "0");
+    const tid = `order-${prefix}${crypto.randomUUID().slice(8)}`;
+    const at = now - span + Math.floor((i / count) * span);
+    const kept = at >= answeredFrom;
+    const id = ulid(at);
+    insert.run(
+      "partner:partner",
+      tid,
+      tid,
+      "receipt",
+      Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"),
+      "completed",
+      kept ? crypto.randomUUID() : "",
+      id,
+      kept ? JSON.stringify({ ...createAnswer, tid, id }) : null,
+      at,
+      at,
+    );
+    if (i % 200_000 === 199_999) {
+      db.exec("COMMIT");
+      db.exec("BEGIN");
+    }
+  }
+  db.exec("COMMIT");
+  const loadSeconds = (performance.now() - started) / 1000;
+  for (const { sql } of indexes) db.exec(sql);
+  const storage = storageOf(db);
+  db.close();
+  return { load_seconds: round(loadSeconds), total_seconds: round((performance.now() - started) / 1000), file_bytes: storage.file_bytes, objects: storage.objects };
+}
+
+async function throughput(createAnswer, count) {
+  const claims = await buildClaims(createAnswer);
+  let runtime = await startRuntime({ key: "capacity-claims", workers: [workerFromBuild(claims)], port: PORT });
+  stateDirs.add(runtime.persist);
+  const persist = runtime.persist;
+  await applyMigrations(runtime, claims);
+  runtime.keepState = true;
+  await runtime.stop();
+  const d1File = sqliteFiles(persist).find((file) => {
+    const db = new DatabaseSync(file, { readOnly: true });
+    const has = tablesOf(db).includes("tid_index");
+    db.close();
+    return has;
+  });
+  const now = Date.now();
+  let filled = null;
+  if (count > 0) {
+    log(`throughput: generating ${count.toLocaleString("en")} rows`);
+    filled = fill(d1File, count, createAnswer, now);
+    log(`throughput: ${count.toLocaleString("en")} rows in ${filled.total_seconds} s, file ${round(filled.file_bytes / 2 ** 20)} MiB`);
+  }
+  runtime = await startRuntime({ key: "capacity-claims", workers: [workerFromBuild(claims)], port: PORT, reuseState: persist });
+  try {
+    const requests = [{ method: "POST", path: "/create" }];
+    await runLoad({ url: runtime.url, connections: 8, amount: 400, requests, expect: 204 });
+    const latency = await runLoad({ url: runtime.url, connections: 1, duration: Math.max(1, SECONDS / 4), requests, expect: 204 });
+    const cpuBefore = runtimeCpuMs(runtime);
+    const load = await runLoad({ url: runtime.url, connections: 32, duration: SECONDS, requests, expect: 204 });
+    const cpuAfter = runtimeCpuMs(runtime);
+    const batches = {};
+    for (const step of ["compact", "delete"]) {
+      const times = [];
+      let changes = 0;
+      let written = 0;
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        const res = await fetch(`${runtime.url}/retention`, { method: "POST", body: JSON.stringify({ step, now: now + DAY_MS, limit: 1000 }) });
+        const body = await res.json();
+        times.push(performance.now() - started);
+        changes += body.changes;
+        written += body.rows_written;
+      }
+      times.sort((a, b) => a - b);
+      batches[step] = {
+        batches: 5,
+        rows: changes,
+        ms_median: round(times[2], 2),
+        ms_max: round(times[4], 2),
+        rows_written_per_row: changes ? round(written / changes, 2) : null,
+      };
+    }
+    const billed = await (await fetch(`${runtime.url}/rows-written`, { method: "POST" })).json();
+    return {
+      rows_before: count,
+      fill: filled,
+      creates_per_second_c32: load.rps,
+      c32: { ok: load.ok, unexpected: load.unexpected, statuses: load.statuses, seconds: load.seconds, latency: load.latency },
+      c1: { rps: latency.rps, latency: latency.latency },
+      workerd_cpu_ms_per_create: cpuBefore != null && cpuAfter != null ? round((cpuAfter - cpuBefore) / load.ok, 3) : null,
+      retention_batch_of_1000: batches,
+      d1_rows_written_per_create: billed.rows_written_per_create,
+    };
+  } finally {
+    runtime.keepState = false;
+    await runtime.stop();
+    rmSync(persist, { recursive: true, force: true });
+    stateDirs.delete(persist);
+  }
+}
+
+// --- main -----------------------------------------------------------------------------
+
+async function main() {
+  mkdirSync(CAPACITY_BUILD, { recursive: true });
+  const started = new Date();
+  const loadBefore = loadavg();
+  const shape = await shapes();
+  log(`shapes: create answer ${shape.create_answer_bytes} B, ${shape.event_rows.length} events, record object median ${shape.record_object.file_bytes.median} B`);
+  const rows = bytesPerRow(shape);
+  log(`rows: tid row ${rows.partner.with_answer.total} B with its answer, ${rows.partner.compacted.total} B compacted; event row ${rows.event.total} B`);
+  const runs = [];
+  for (const count of ROW_COUNTS) {
+    const run = await throughput(shape.create_answer, count);
+    log(`throughput at ${count.toLocaleString("en")} rows: ${run.creates_per_second_c32} creates/s (c=32), p50 ${run.c1.latency.p50} ms (c=1)`);
+    runs.push(run);
+  }
+  const report = {
+    command: `node bench/capacity.mjs ${args.join(" ")}`.trim(),
+    date: started.toISOString(),
+    machine: describeMachine(),
+    source: describeSource(),
+    state_dir: STATE_ROOT,
+    // Other work on the (shared) machine shows here: the throughput figures move with it.
+    load_average: { start: loadBefore.map((v) => round(v, 2)), end: loadavg().map((v) => round(v, 2)) },
+    shape: {
+      create_answer: shape.create_answer,
+      create_answer_bytes: shape.create_answer_bytes,
+      flows: { partner: FLOWS, user: FLOWS },
+      events_logged: shape.events_logged,
+      record_object: shape.record_object,
+    },
+    bytes_per_row: rows,
+    throughput: runs,
+  };
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `capacity-${started.toISOString().replace(/:/g, "-").replace(/\.\d+Z$/, "Z")}.json`);
+  if (!quick) writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(JSON.stringify({ bytes_per_row: rows, record_object: shape.record_object.file_bytes, throughput: runs.map((r) => ({ rows: r.rows_before, creates_per_second: r.creates_per_second_c32, p50_ms: r.c1.latency.p50, rows_written: r.d1_rows_written_per_create, batches: r.retention_batch_of_1000 })) }, null, 2));
+  log(quick ? "quick run: nothing written" : `wrote ${relative(ROOT, file)}`);
+}
+
+try {
+  await main();
+} finally {
+  await stopAll();
+  rmSync(CAPACITY_BUILD, { recursive: true, force: true });
+}

@@ -1,0 +1,88 @@
+/**
+ * Capacity bench worker (bench/capacity.mjs): the tid index's part of a
+ * create, and nothing else. POST /create runs the gateway's own claimTid and
+ * completeTid (src/tid-index.ts) on the D1 binding for a new random tid, with
+ * the gateway's real create answer (CREATE_ANSWER, recorded by the shape run)
+ * as the stored response: the two D1 statements every create pays. POST
+ * /rows-written counts the rows D1 bills for them; POST /retention runs one
+ * retention batch at a given clock and counts the same.
+ */
+import { claimTid, compactTids, completeTid, deleteTids } from "../../src/tid-index";
+
+interface ClaimsEnv {
+  DB: D1Database;
+  /** The gateway's create answer as JSON, from the shape run. */
+  CREATE_ANSWER: string;
+}
+
+const OWNER = "partner:partner";
+const DAY_MS = 86_400_000;
+
+const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+/**
+ * The same database, counting what D1 bills: rows written (each index entry
+ * a statement changes counts as one more row, as D1's pricing documents).
+ */
+function metered(db: D1Database): { db: D1Database; rowsWritten: () => number } {
+  let written = 0;
+  const count = <T>(result: D1Result<T>) => {
+    written += result.meta.rows_written ?? 0;
+    return result;
+  };
+  const statement = (stmt: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(stmt, {
+      get(target, key) {
+        if (key === "bind") return (...values: unknown[]) => statement(target.bind(...values));
+        if (key === "run" || key === "all") return async () => count(await target[key]());
+        if (key === "first") return async (column?: string) => {
+          const result = count(await target.all());
+          const row = (result.results[0] ?? null) as Record<string, unknown> | null;
+          return column === undefined || row === null ? row : row[column];
+        };
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const wrapped = new Proxy(db, {
+    get(target, key) {
+      if (key === "prepare") return (sql: string) => statement(target.prepare(sql));
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { db: wrapped, rowsWritten: () => written };
+}
+
+async function create(db: D1Database, env: ClaimsEnv): Promise<boolean> {
+  const tid = `order-${crypto.randomUUID()}`;
+  const claim = await claimTid(db, { owner: OWNER, tid, upstreamTid: tid, kind: "receipt", fingerprint: hex(32), leaseMs: 30_000 });
+  if (claim.kind !== "claimed") return false;
+  // A receipt id of the sandbox's shape (a ULID: 26 characters).
+  const answer = { ...(JSON.parse(env.CREATE_ANSWER) as Record<string, unknown>), tid };
+  await completeTid(db, { owner: OWNER, tid, token: claim.token }, hex(13).toUpperCase(), answer);
+  return true;
+}
+
+export default {
+  async fetch(request: Request, env: ClaimsEnv): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname === "/healthz") return new Response("ok");
+    if (url.pathname === "/create" && request.method === "POST") {
+      return new Response(null, { status: (await create(env.DB, env)) ? 204 : 409 });
+    }
+    if (url.pathname === "/rows-written" && request.method === "POST") {
+      const { db, rowsWritten } = metered(env.DB);
+      const n = 20;
+      for (let i = 0; i < n; i++) await create(db, env);
+      return Response.json({ creates: n, rows_written_per_create: rowsWritten() / n });
+    }
+    if (url.pathname === "/retention" && request.method === "POST") {
+      const { step, now, limit } = (await request.json()) as { step: "compact" | "delete"; now: number; limit: number };
+      const { db, rowsWritten } = metered(env.DB);
+      const changes = step === "compact" ? await compactTids(db, 7 * DAY_MS, limit, now) : await deleteTids(db, 90 * DAY_MS, limit, now);
+      return Response.json({ changes, rows_written: rowsWritten() });
+    }
+    return new Response("not found", { status: 404 });
+  },
+};
