@@ -36,7 +36,7 @@ function compactedReplay(kind: KindName, recordId: string | null, replayMs: numb
   const read = kind === "receipt" ? "check-id or check-tid" : "a2c/get-by-id";
   return new ApiError(
     "tid_conflict",
-    `This tid already created ${kind} ${recordId}. Its create's answer is kept for ${days} days only and is no longer kept, so it cannot be replayed: read the ${kind} with ${read}.`,
+    `This tid already created ${kind} ${recordId}. The answer to that create is no longer kept (answers are kept ${days} days), so it cannot be replayed: read the ${kind} with ${read}.`,
   );
 }
 

@@ -1,6 +1,7 @@
 /**
- * Retention: what keeps a year of traffic inside one D1 database. Run by the
- * Cron Trigger (`scheduled` in src/index.ts), in bounded batches:
+ * Retention: what keeps D1 from growing with every create (the README's
+ * capacity model sizes it). Run by the Cron Trigger (`scheduled` in
+ * src/index.ts), in bounded batches:
  *
  * - the tid index keeps a create's stored answer for the replay window, then
  *   compacts the row (the answer goes; tid, owner, kind, fingerprint, upstream
@@ -91,9 +92,9 @@ async function drain(policy: RetentionPolicy, batch: (limit: number) => Promise<
 
 /**
  * One run at `now`: compacts, deletes, then prunes events; logs one line with
- * the counts. A failing step
- * does not stop the others; the run then throws, so the cron invocation shows
- * as failed, and the next run picks up where this one stopped.
+ * the counts. A failing step does not stop the others; the run then throws,
+ * so the cron invocation shows as failed, and the next run picks up where
+ * this one stopped.
  */
 export async function runRetention(env: Env, now: number, policy = retentionPolicy(env)): Promise<RetentionReport> {
   const started = Date.now();
