@@ -4,15 +4,21 @@
  * completeTid (src/tid-index.ts) on the D1 binding for a new random tid, with
  * the gateway's real create answer (CREATE_ANSWER, recorded by the shape run)
  * as the stored response: the two D1 statements every create pays. POST
- * /rows-written counts the rows D1 bills for them; POST /retention runs one
- * retention batch at a given clock and counts the same.
+ * /rows-written counts the rows D1 bills for them, POST /event-rows-written
+ * the same for one event's life in the log (logged, delivered, pruned); POST
+ * /retention runs one retention batch at a given clock and counts the same.
  */
+import { encodeTime } from "ulid";
+import { pruneEvents, recordDelivered, recordEvents } from "../../src/events/log";
+import type { GatewayEvent } from "../../src/events/types";
 import { claimTid, compactTids, completeTid, deleteTids } from "../../src/tid-index";
 
 interface ClaimsEnv {
   DB: D1Database;
   /** The gateway's create answer as JSON, from the shape run. */
   CREATE_ANSWER: string;
+  /** One event as the gateway logged it (its JSON body), from the shape run. */
+  EVENT_BODY: string;
 }
 
 const OWNER = "partner:partner";
@@ -30,8 +36,9 @@ function metered(db: D1Database): { db: D1Database; rowsWritten: () => number } 
     written += result.meta.rows_written ?? 0;
     return result;
   };
-  const statement = (stmt: D1PreparedStatement): D1PreparedStatement =>
-    new Proxy(stmt, {
+  const originals = new WeakMap<object, D1PreparedStatement>();
+  const statement = (stmt: D1PreparedStatement): D1PreparedStatement => {
+    const proxy = new Proxy(stmt, {
       get(target, key) {
         if (key === "bind") return (...values: unknown[]) => statement(target.bind(...values));
         if (key === "run" || key === "all") return async () => count(await target[key]());
@@ -44,9 +51,19 @@ function metered(db: D1Database): { db: D1Database; rowsWritten: () => number } 
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
+    originals.set(proxy, stmt);
+    return proxy;
+  };
   const wrapped = new Proxy(db, {
     get(target, key) {
       if (key === "prepare") return (sql: string) => statement(target.prepare(sql));
+      if (key === "batch") {
+        return async (statements: D1PreparedStatement[]) => {
+          const results = await target.batch(statements.map((stmt) => originals.get(stmt) ?? stmt));
+          for (const result of results) count(result);
+          return results;
+        };
+      }
       const value = Reflect.get(target, key);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -76,6 +93,25 @@ export default {
       const n = 20;
       for (let i = 0; i < n; i++) await create(db, env);
       return Response.json({ creates: n, rows_written_per_create: rowsWritten() / n });
+    }
+    if (url.pathname === "/event-rows-written" && request.method === "POST") {
+      // One event's life in the log: logged, delivered, pruned.
+      const n = 20;
+      const log = metered(env.DB);
+      const delivered = metered(env.DB);
+      const pruned = metered(env.DB);
+      const old = Date.UTC(2001, 0, 1);
+      for (let i = 0; i < n; i++) {
+        const event = { ...(JSON.parse(env.EVENT_BODY) as GatewayEvent), id: `evt_${encodeTime(old + i, 10)}${hex(8).toUpperCase()}`, created: old + i };
+        await recordEvents(log.db, [event]);
+        await recordDelivered(delivered.db, event.id, { status: 204, at: old + i });
+      }
+      const removed = await pruneEvents(pruned.db, "delivered", DAY_MS, n, old + 10 * DAY_MS);
+      return Response.json({
+        events: n,
+        removed,
+        rows_written_per_event: { logged: log.rowsWritten() / n, delivered: delivered.rowsWritten() / n, pruned: pruned.rowsWritten() / removed },
+      });
     }
     if (url.pathname === "/retention" && request.method === "POST") {
       const { step, now, limit } = (await request.json()) as { step: "compact" | "delete"; now: number; limit: number };
