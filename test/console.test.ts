@@ -205,6 +205,11 @@ describe("GET /__sandbox/receipts/{id}/view", () => {
     const audit = textOf(page.slice(page.indexOf('id="audit"'), page.indexOf('id="record"')));
     expect(audit).toMatch(/create partner ok 0 created/);
     expect(audit).toMatch(/pay partner ok 4 paid/);
+
+    // The record as the partner received it, tid and all, not masked a second time.
+    const record = page.slice(page.indexOf('id="record"'));
+    expect(record).toContain(`&quot;tid&quot;: &quot;${paid.tid}&quot;`);
+    expect(record).toContain(`&quot;state&quot;: 4`);
   });
 
   it("shows masked card numbers only, never the OTP, the card token or a card number", async () => {

@@ -6,15 +6,16 @@
  *
  * Read only, and nothing here reaches the upstream: a check-id would be one
  * more call the record "caused", and would move the state it is meant to show.
- * Every store read here already holds masked card numbers only; the record's
- * body is passed through `redact` all the same before anyone sees it.
+ * Every store read here holds masked card numbers only (rule 7), so the pages
+ * show what is stored as it is: a second pass of `redact` would also mask
+ * any long digit run, a tid or an account number, and show a record that is
+ * not the one the partner received.
  */
 import { type EventRow, listEvents } from "../events";
 import type { KindName } from "../lifecycle";
 import { type AuditTrail, receiptStub } from "../receipt-object";
 import { eventOwner } from "../record/event";
 import type { AuditEntry } from "../record/store";
-import { redact } from "../redact";
 import type { SandboxCall, SandboxObject } from "./sandbox-object";
 
 /** How many records the front page lists. */
@@ -48,7 +49,7 @@ export interface RecordView {
   events: EventRow[];
   /** Oldest first. */
   calls: SandboxCall[];
-  /** The record as the API last answered it (its newest logged event's object), redacted; null before any event is logged. */
+  /** The record as the API last answered it (its newest logged event's object); null before any event is logged. */
   latest: unknown;
 }
 
@@ -139,7 +140,7 @@ export async function recordView(env: Env, kind: KindName, id: string): Promise<
     audit: trail.entries,
     events,
     calls,
-    latest: newest ? redact((JSON.parse(newest.body) as { data?: { object?: unknown } }).data?.object ?? null) : null,
+    latest: newest ? ((JSON.parse(newest.body) as { data?: { object?: unknown } }).data?.object ?? null) : null,
   };
 }
 

@@ -153,7 +153,7 @@ function timeline(view: RecordView): TimelineEntry[] {
       at: call.at,
       rank: 0,
       source: "call" as const,
-      what: html`upstream <code>POST ${call.path}</code>`,
+      what: html`<code>POST ${call.path}</code>`,
       detail: html`${callOutcome(call)}${call.otp ? html` <small>(with an OTP)</small>` : ""} <small class="mono">${call.request_id ?? ""}</small>`,
     })),
     ...view.events.map((event) => ({
