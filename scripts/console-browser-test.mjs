@@ -10,7 +10,11 @@
 // queued and delivered again. Every request for another host is refused and fails
 // the test. Screenshot: test-results/sandbox-console.png. Ends with one plain line,
 // `console browser: N passed, N failed`, and a non-zero exit on any failure.
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+// First of all, the production bundle (a dry-run build) is checked to hold none of it.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer } from "node:http";
 import { parseEnv } from "node:util";
 import { Webhook } from "standardwebhooks";
@@ -54,11 +58,30 @@ async function until(what, ms, probe) {
   }
 }
 
+/** The production entry as `npm run build` bundles it: its JavaScript, as text. */
+function productionBundle() {
+  const out = mkdtempSync(join(tmpdir(), "console-bundle-"));
+  try {
+    const built = spawnSync(
+      process.execPath,
+      ["node_modules/wrangler/bin/wrangler.js", "deploy", "--dry-run", "--env", "production", "--outdir", out],
+      { encoding: "utf8", env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } },
+    );
+    if (built.status !== 0) throw new Error(`the production dry-run build failed: ${(built.stderr || built.stdout).slice(-2000)}`);
+    return readdirSync(out).filter((name) => name.endsWith(".js")).map((name) => readFileSync(join(out, name), "utf8")).join("\n");
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
 let gateway;
 let receiver;
 let browser;
 try {
   mkdirSync("test-results", { recursive: true });
+  const bundle = productionBundle();
+  const leaks = ["/__sandbox", "Sandbox console", "SandboxObject"].filter((text) => bundle.includes(text));
+  check("the production bundle has no /__sandbox path, no console, no sandbox", bundle.length > 0 && leaks.length === 0, leaks.join(", "));
   receiver = await startReceiver();
   gateway = await startGateway({ migrate: true, vars: { WEBHOOK_URL: receiver.url } });
   const { origin } = gateway;
