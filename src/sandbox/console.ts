@@ -14,9 +14,9 @@
  */
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
+import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError } from "../errors";
 import { kindOf, recordIdOf, resendEvent } from "../events";
 import type { KindName } from "../lifecycle";
@@ -41,10 +41,11 @@ const pageHeaders = secureHeaders({
   strictTransportSecurity: false,
 });
 
-const noStore = async (c: { header(name: string, value: string): void }, next: () => Promise<void>) => {
+/** What the pages show changes by the second: never from a cache. */
+const noStore = createMiddleware(async (c, next) => {
   await next();
   c.header("Cache-Control", "no-store");
-};
+});
 
 /** Mounted at "/" by the sandbox's routes: its paths are spelled whole, since under a "/__sandbox" mount "/" would lose its slash. */
 export const sandboxConsole = new Hono<App>();
@@ -59,7 +60,7 @@ sandboxConsole.onError((err, c) => {
     return c.html(problemPage("Not found", err.message));
   }
   log("error", "sandbox_console_failed", { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
-  c.status((err instanceof ApiError ? err.status : 500) as ContentfulStatusCode);
+  c.status(err instanceof ApiError ? err.status : 500);
   return c.html(problemPage("The console failed", "See the gateway's log (wrangler dev's output) for why."));
 });
 
