@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const READY_WITHIN_MS = 60_000;
+const READY_WITHIN_MS = 90_000; // a cold start on 2 busy cores takes 20-40 s
 const WALKTHROUGH_WITHIN_MS = 180_000;
 const STOP_WITHIN_MS = 10_000;
 
