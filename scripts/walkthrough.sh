@@ -101,7 +101,7 @@ check_gateway() {
 
 hint() {
   case $(body | jq -r '.error.code? // empty' 2>/dev/null) in
-    rate_limited) echo " (users may authorize 5 and pay 10 times a minute: wait $(header Retry-After) s, or \`npm run reset\`)" ;;
+    rate_limited) echo " (users may authorize 5 and pay 10 times a minute: wait $(header Retry-After) s)" ;;
     otp_expired) echo " (the sandbox accepts 111111 only after authorize sent it, for SANDBOX_OTP_TTL_MS)" ;;
   esac
 }
@@ -119,32 +119,32 @@ step "1. create a receipt"
 # 1. The app creates a receipt: 1 500 sum (150000 tiyin) of mobile top-up at merchant 1001.
 ORDER='{"tid":"order-'$RUN'","amount":150000,"merchant_id":1001,"account":[{"key":"phone","value":"998901234567"}]}'
 ID=$(curl -s $GW/receipt/create -H "$APP" -H "$JSON" -d "$ORDER" | jq -r .id); echo $ID
-# -> f7a14dc4d6f1d6a22e9a2d29
+# -> 303470825cbe890c54361ba9
 check 200 '.state == 0 and .is_verify == true and .merchant.merchant_id == 1001 and .amount == 150000'
 
 step "1b. retry the identical create"
 # Retrying the same create (say the answer was lost) is safe: the same receipt, nothing new upstream.
 curl -si $GW/receipt/create -H "$APP" -H "$JSON" -d "$ORDER"
 # -> HTTP/1.1 200 OK
-#    Content-Length: 552
+#    Content-Length: 557
 #    Content-Type: application/json
 #    Idempotent-Replayed: true
-#    X-Request-Id: 12c6f69f-a2f9-43bd-9c38-42c071887c67
+#    X-Request-Id: 88f9c22b-9d39-475e-9d38-77bcb87d5d71
 #
-#    {"tid":"order-1795327219","id":"f7a14dc4d6f1d6a22e9a2d29","state":0,...,"is_verify":true,...}
+#    {"tid":"order-1795327687","id":"303470825cbe890c54361ba9","state":0,...,"is_verify":true,...}
 check 200 ".id == \"$ID\" and .state == 0"
 check_header Idempotent-Replayed true
 
 step "2. authorize: send the OTP"
 # 2. is_verify is true: have the OTP sent to the card owner's phone.
 curl -s $GW/receipt/authorize -H "$APP" -H "$JSON" -d '{"id":"'$ID'","card":{"token":"tok_sandbox_ok"}}' | jq -c .
-# -> {"id":"f7a14dc4d6f1d6a22e9a2d29","sent":true,"phone":"+998 90 *** ** 67","wait":60000}
+# -> {"id":"303470825cbe890c54361ba9","sent":true,"phone":"+998 90 *** ** 67","wait":60000}
 check 200 ".id == \"$ID\" and .sent == true and .wait > 0"
 
 step "3. pay with a wrong OTP"
 # 3. A wrong OTP is refused and counted: the third wrong one ends the receipt.
 curl -s $GW/receipt/pay -H "$APP" -H "$JSON" -d '{"id":"'$ID'","card":{"token":"tok_sandbox_ok"},"otp":"000000"}' | jq -c .error
-# -> {"code":"otp_invalid", ..., "attempts_left":2}
+# -> {"code":"otp_invalid","message":"The OTP is wrong.","request_id":"746062fb-ade8-45ee-abf7-17b64fa3322f","attempts_left":2,"upstream_code":"OTP_INVALID"}
 check 422 '.error.code == "otp_invalid" and .error.attempts_left == 2'
 
 step "4. pay with the OTP"
@@ -157,16 +157,16 @@ check 200 '.state == 4 and .ofd.type == "Sale" and (.card_number | test("^[0-9]{
 step "5. check-id and check-tid"
 # 5. Read it back, by id or by the app's own tid.
 curl -s $GW/receipt/check-id -H "$APP" -H "$JSON" -d '{"id":"'$ID'"}' | jq -c '{id, state}'
-# -> {"id":"f7a14dc4d6f1d6a22e9a2d29","state":4}
+# -> {"id":"303470825cbe890c54361ba9","state":4}
 check 200 ".id == \"$ID\" and .state == 4"
 curl -s $GW/receipt/check-tid -H "$APP" -H "$JSON" -d '{"tid":"order-'$RUN'"}' | jq -c '{tid, id, state}'
-# -> {"tid":"order-1795327219","id":"f7a14dc4d6f1d6a22e9a2d29","state":4}
+# -> {"tid":"order-1795327687","id":"303470825cbe890c54361ba9","state":4}
 check 200 ".id == \"$ID\" and .tid == \"order-$RUN\" and .state == 4"
 
 step "6. cancel"
 # 6. An app may cancel only an unpaid receipt; a paid one is refunded by the partner backend (state 21).
 curl -s $GW/receipt/cancel -H "$APP" -H "$JSON" -d '{"id":"'$ID'"}' | jq -c .error
-# -> {"code":"forbidden","message":"Only the partner backend may cancel a paid or held receipt.", ...}
+# -> {"code":"forbidden","message":"Only the partner backend may cancel a paid or held receipt.","request_id":"71429209-b288-4b9d-bcc7-7880a088152f"}
 check 403 '.error.code == "forbidden"'
 curl -s $GW/receipt/cancel -H "$PARTNER" -H "$JSON" -d '{"id":"'$ID'","reason":"refund"}' | jq -c '{state, ofd: .ofd.type}'
 # -> {"state":21,"ofd":"Refund"}
@@ -178,10 +178,10 @@ step "7. anonymous pay"
 BILL=$(curl -s $GW/receipt/create -H "$APP" -H "$JSON" -d '{"tid":"bill-'$RUN'","amount":50000,"merchant_id":1003,"account":[{"key":"account","value":"12345"}]}' | jq -r .id)
 check 200 '.state == 0 and .is_verify == false and .merchant.merchant_id == 1003'
 curl -s $GW/receipt/anonymous/authorize -H "$APP" -H "$JSON" -d '{"id":"'$BILL'","card":{"number":"8600000000000007","expire":"3012"}}' | jq -c .
-# -> {"id":"3b92d935e23526573b7b2cc9","sent":true,"phone":"+998 93 *** ** 07","wait":60000}
+# -> {"id":"c46769dc684ae09ee1330855","sent":true,"phone":"+998 93 *** ** 07","wait":60000}
 check 200 ".id == \"$BILL\" and .sent == true"
 curl -s $GW/receipt/anonymous/pay -H "$APP" -H "$JSON" -d '{"id":"'$BILL'","card":{"number":"8600000000000007","expire":"3012"},"otp":"111111"}' | jq -c '{id, state, commission, ofd: .ofd.message}'
-# -> {"id":"3b92d935e23526573b7b2cc9","state":4,"commission":500,"ofd":"accepted"}
+# -> {"id":"c46769dc684ae09ee1330855","state":4,"commission":500,"ofd":"accepted"}
 check 200 ".id == \"$BILL\" and .state == 4 and .ofd != null and (tostring | contains(\"8600000000000007\") | not)"
 
 step "8. hold, then hold-confirm"
@@ -200,7 +200,7 @@ step "9. a card-to-card transfer"
 TRANSFER=$(curl -s $GW/a2c/create -H "$APP" -H "$JSON" -d '{"tid":"p2p-'$RUN'","amount":500000,"rate_id":1,"receiver_card":"9860000000000018","token":"tok_sandbox_ok"}' | jq -r .receipt_id)
 check 200 '.state == 0 and .is_verify == false'
 curl -s $GW/a2c/pay -H "$APP" -H "$JSON" -d '{"id":"'$TRANSFER'"}' | jq -c '{receipt_id, state, from: .sender.masked_pan, to: .receiver.masked_pan}'
-# -> {"receipt_id":"01M80XEXZSHGWDX30Q1GFFGNQM","state":4,"from":"860049******0011","to":"986000******0018"}
+# -> {"receipt_id":"01M80XX0SNP3S1XCJZJTRN0BF3","state":4,"from":"860049******0011","to":"986000******0018"}
 check 200 ".receipt_id == \"$TRANSFER\" and .state == 4"
 
 step "10. events/list"
