@@ -6,7 +6,7 @@
 #   PORT=8799 npm run dev            # one terminal
 #   PORT=8799 scripts/walkthrough.sh # another; or `npm run walkthrough`, which starts and stops its own
 #
-# Between the README markers below, every line but the `step` and `check`
+# Between the README markers below, every line but the `step` and `check...`
 # lines is the README's code block, character for character
 # (test/walkthrough-doc.test.ts holds them equal): edit it here, then copy
 # the block into README.md. The `# ->` comments are answers of a real run.
