@@ -90,6 +90,12 @@ describe("GET /__sandbox/", () => {
     expect(page).not.toContain("<table");
   });
 
+  it("is where /__sandbox, typed without its slash, sends the browser", async () => {
+    const res = await exports.default.fetch(`${ORIGIN}/__sandbox`, { redirect: "manual" });
+    expect(res.status).toBe(301);
+    expect(res.headers.get("location")).toBe(CONSOLE);
+  });
+
   it("is an HTML page that loads nothing from elsewhere and runs no script, as is the record page", async () => {
     const receipt = await createReceipt();
     for (const path of ["/__sandbox/", `/__sandbox/receipts/${receipt.id}/view`]) {
