@@ -258,7 +258,8 @@ export class SandboxObject extends DurableObject<Env> {
     if (!r) return null;
     return {
       ...receiptBody(r), is_hold: r.is_hold === 1, hold_status: r.hold_status, otp_attempts: r.otp_attempts,
-      wrong_otp_attempts: r.wrong_otps, expired_otp_attempts: r.expired_otps, otp_sent_at: r.otp_sent_ms, card_behaviour: r.card_behaviour,
+      wrong_otp_attempts: r.wrong_otps, expired_otp_attempts: r.expired_otps, otp_sent_at: r.otp_sent_ms,
+      card_behaviour: r.card_behaviour,
       merchant_kind: findMerchant(r.merchant_id)?.kind ?? "unknown",
       cancel_reason: r.cancel_reason, cancelled_by: r.cancelled_by, supplier_due_at: r.supplier_due_ms,
     };
