@@ -39,6 +39,8 @@ export const PORTS = {
   events: PORT_BASE + 7,
   /** The webhook receiver the events run brings up. */
   receiver: PORT_BASE + 8,
+  /** The partner's receiver every other gateway runtime delivers its events to (up for the whole run). */
+  partner: PORT_BASE + 9,
 };
 
 /**
