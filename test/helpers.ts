@@ -1,5 +1,5 @@
 /** Calls through the gateway's HTTP surface, as a mobile app or the partner backend would. */
-import { runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { expect } from "vitest";
@@ -167,6 +167,8 @@ export async function letOtpWaitPass(id: string): Promise<void> {
   await runInDurableObject(receiptStub(env, "receipt", id), (_instance, state) => {
     state.storage.sql.exec("UPDATE record SET last_otp_sent_at = last_otp_sent_at - resend_wait_ms - 1");
   });
+  // The object keeps its row in memory once read: a new incarnation reads the rewritten one.
+  await evictDurableObject(receiptStub(env, "receipt", id));
   await runInDurableObject(sandboxStub(), (_instance, state) => {
     state.storage.sql.exec(
       "UPDATE receipts SET otp_sent_ms = MIN(otp_sent_ms, ?) WHERE id = ?", Date.now() - SANDBOX_OTP_WAIT_MS - 1, id);
@@ -188,6 +190,7 @@ export async function letTimePassSinceOtp(id: string, ms: number): Promise<void>
   await runInDurableObject(receiptStub(env, "receipt", id), (_instance, state) => {
     state.storage.sql.exec("UPDATE record SET last_otp_sent_at = last_otp_sent_at - ?", ms);
   });
+  await evictDurableObject(receiptStub(env, "receipt", id));
   await ageSandboxOtp(id, ms);
 }
 
