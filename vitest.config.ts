@@ -14,7 +14,7 @@ export default defineConfig(async () => {
   return {
     plugins: [
       cloudflareTest({
-        wrangler: { configPath: "./wrangler.toml" },
+        wrangler: { configPath: "./wrangler.toml", environment: "dev" },
         // src/dev.ts plus test/support/scripted-upstream.ts's ScriptedUpstream,
         // which UPSTREAM points at below instead of SandboxUpstream: it passes
         // every request to the sandbox unless a test scripts a fault.
@@ -35,7 +35,7 @@ export default defineConfig(async () => {
             SANDBOX_SUPPLIER_DELAY_MS: "600000",
             // The receiver that never answers is given up on this fast.
             WEBHOOK_TIMEOUT_MS: "300",
-            TEST_WRANGLER_QUEUES: { development: queuesOf(), production: queuesOf("production") },
+            TEST_WRANGLER_QUEUES: { development: queuesOf("dev"), production: queuesOf("production") },
             // test/model.test.ts's sizes, from the environment (scripts/test-model.mjs sets them).
             MODEL_RUNS: process.env.MODEL_RUNS ?? "",
             MODEL_STEPS: process.env.MODEL_STEPS ?? "",

@@ -66,7 +66,7 @@ try {
   const origin = `http://127.0.0.1:${port}`;
   worker = spawn(
     process.execPath,
-    ["node_modules/wrangler/bin/wrangler.js", "dev", "--ip", "127.0.0.1", "--port", String(port), "--env-file", ".dev.vars.example", "--persist-to", state, "--show-interactive-dev-session=false"],
+    ["node_modules/wrangler/bin/wrangler.js", "dev", "--env", "dev", "--ip", "127.0.0.1", "--port", String(port), "--env-file", ".dev.vars.example", "--persist-to", state, "--show-interactive-dev-session=false"],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } },
   );
   let workerLog = "";
