@@ -38,7 +38,7 @@ const afterRotation = deployment({ TID_SECRET: NEW });
 /** The upstream tids the sandbox received creates for, oldest first. */
 const createdUpstream = async () => (await sandboxCalls()).filter((c) => c.path === "receipt/create").map((c) => c.tid);
 
-async function expectReplay(response: Promise<Response>, original: unknown) {
+async function expectReplay(response: Response | Promise<Response>, original: unknown) {
   const res = await response;
   expect(res.headers.get("idempotent-replayed")).toBe("true");
   expect(await expectStatus(res, 200)).toEqual(original);
