@@ -65,7 +65,7 @@ export async function startGateway({ migrate = false, vars = {} } = {}) {
   const state = mkdtempSync(join(tmpdir(), "browser-test-"));
   const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" };
   if (migrate) {
-    const migrated = spawnSync(process.execPath, [WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { env, encoding: "utf8" });
+    const migrated = spawnSync(process.execPath, [WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--env", "dev", "--persist-to", state], { env, encoding: "utf8" });
     if (migrated.status !== 0) throw new Error(`the D1 migrations failed: ${(migrated.stderr || migrated.stdout).slice(-2000)}`);
   }
   const port = await freePort();
@@ -73,7 +73,7 @@ export async function startGateway({ migrate = false, vars = {} } = {}) {
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   const worker = spawn(
     process.execPath,
-    [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--env-file", ".dev.vars.example", "--persist-to", state, "--show-interactive-dev-session=false", ...varArgs],
+    [WRANGLER, "dev", "--env", "dev", "--ip", "127.0.0.1", "--port", String(port), "--env-file", ".dev.vars.example", "--persist-to", state, "--show-interactive-dev-session=false", ...varArgs],
     { stdio: ["ignore", "pipe", "pipe"], env },
   );
   let log = "";

@@ -76,7 +76,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => finish(sign
 // The temporary state starts empty: it needs the D1 migrations that `npm run dev` applies to the default one.
 const migrated = spawnSync(
   process.execPath,
-  ["node_modules/wrangler/bin/wrangler.js", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persist],
+  ["node_modules/wrangler/bin/wrangler.js", "d1", "migrations", "apply", "DB", "--local", "--env", "dev", "--persist-to", persist],
   { cwd: root, env: { ...process.env, CI: "true" }, stdio: ["ignore", openSync(logFile, "a"), openSync(logFile, "a")] },
 );
 if (migrated.status !== 0) await finish(1, "could not apply the D1 migrations to a new local state");
