@@ -3,6 +3,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { parseEnv } from "node:util";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
+import { DEPLOYMENT_CONFIG_KEYS } from "./src/config-rules";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
@@ -11,10 +12,13 @@ export default defineConfig(async () => {
   // The queues as wrangler resolves them for each environment, for the test that
   // holds max_retries and the dead-letter queues to src/events/delivery.ts.
   const queuesOf = (env?: string) => unstable_readConfig({ config: "./wrangler.toml", env }, { hideWarnings: true }).queues;
+  // Production's configuration as `npm run deploy` reads it, for test/deploy-check.test.ts.
+  const production = unstable_readConfig({ config: "./wrangler.toml", env: "production" }, { hideWarnings: true });
+  const deploymentConfig = Object.fromEntries(DEPLOYMENT_CONFIG_KEYS.map((key) => [key, production[key]]));
   return {
     plugins: [
       cloudflareTest({
-        wrangler: { configPath: "./wrangler.toml" },
+        wrangler: { configPath: "./wrangler.toml", environment: "dev" },
         // src/dev.ts plus test/support/scripted-upstream.ts's ScriptedUpstream,
         // which UPSTREAM points at below instead of SandboxUpstream: it passes
         // every request to the sandbox unless a test scripts a fault.
@@ -35,7 +39,8 @@ export default defineConfig(async () => {
             SANDBOX_SUPPLIER_DELAY_MS: "600000",
             // The receiver that never answers is given up on this fast.
             WEBHOOK_TIMEOUT_MS: "300",
-            TEST_WRANGLER_QUEUES: { development: queuesOf(), production: queuesOf("production") },
+            TEST_WRANGLER_QUEUES: { development: queuesOf("dev"), production: queuesOf("production") },
+            TEST_WRANGLER_PRODUCTION: JSON.parse(JSON.stringify(deploymentConfig)),
             // test/model.test.ts's sizes, from the environment (scripts/test-model.mjs sets them).
             MODEL_RUNS: process.env.MODEL_RUNS ?? "",
             MODEL_STEPS: process.env.MODEL_STEPS ?? "",

@@ -15,11 +15,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildAll, bundleReport, children } from "./lib/build.mjs";
-import { PLAN, PORTS, RESULTS_DIR } from "./lib/config.mjs";
+import { PLAN, PORTS, RESULTS_DIR, UPSTREAM_LATENCY_MS } from "./lib/config.mjs";
 import { profileGateway, summarize } from "./lib/profile.mjs";
 import { consoleTable, describeMachine, describeSource, judge, markdown, tabulate, verdictWord, writeResults } from "./lib/report.mjs";
 import { applyMigrations, restartRuntime, startRuntime, stopAll, workerFromBuild } from "./lib/runtime.mjs";
 import { eventsRun } from "./lib/events.mjs";
+import { startReceiver } from "./lib/receiver.mjs";
 import { combineRounds, prepareFixtures, SCENARIOS, TARGETS, timedRound, warmUp } from "./lib/scenarios.mjs";
 import { checkEachOperation } from "./lib/sanity.mjs";
 
@@ -67,8 +68,46 @@ async function coldStarts(built) {
   };
 }
 
+/**
+ * What a user feels: the same operations at concurrency 1 with the upstream
+ * UPSTREAM_LATENCY_MS away (the same wait in front of the sandbox for all
+ * three targets, SANDBOX_LATENCY_MS), interleaved like the main run. Results
+ * go under "<operation>@40ms".
+ */
+async function farUpstreamRun(runtimes, fixtures, measurements) {
+  for (const t of TARGETS) {
+    const runtime = runtimes[t.key];
+    runtime.options.workers = runtime.options.workers.map((w) => ({
+      ...w,
+      bindings: { ...w.bindings, SANDBOX_LATENCY_MS: String(UPSTREAM_LATENCY_MS) },
+    }));
+    runtimes[t.key] = await restartRuntime(runtime);
+  }
+  let turn = 0;
+  for (const scenario of SCENARIOS) {
+    const key = `${scenario.key}@${UPSTREAM_LATENCY_MS}ms`;
+    measurements[key] = {};
+    const rotate = (k) => TARGETS.map((_, i) => TARGETS[(i + k) % TARGETS.length]);
+    for (const t of rotate(turn)) await warmUp(scenario, t, runtimes[t.key], fixtures[t.key], "latency40");
+    const rounds = Object.fromEntries(TARGETS.map((t) => [t.key, []]));
+    for (let r = 0; r < PLAN.rounds; r++) {
+      for (const t of rotate(turn + r)) rounds[t.key].push(await timedRound(scenario, t, runtimes[t.key], fixtures[t.key], "latency40"));
+    }
+    turn++;
+    for (const t of TARGETS) {
+      const result = combineRounds(scenario, rounds[t.key]);
+      measurements[key][t.key] = { latency: result };
+      const bad = result.non2xx || result.errors ? `  ⚠ ${JSON.stringify(result.statuses)} errors=${result.errors}` : "";
+      say(`${`${scenario.label} @${UPSTREAM_LATENCY_MS}ms`.padEnd(27)} ${t.label.padEnd(14)} p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (n=${result.latency.n})${bad}`);
+    }
+  }
+}
+
 async function main() {
   const date = new Date().toISOString();
+  // The partner's receiver, up for the whole run: the gateway delivers its events to it (see lib/runtime.mjs).
+  const partner = await startReceiver(PORTS.partner);
+  process.once("exit", () => partner.close());
   const machineAtStart = describeMachine();
   say(`building the targets with wrangler${PLAN.quick ? " (quick mode: numbers not kept)" : ""}`);
   const { built, seconds: buildSeconds } = await buildAll();
@@ -129,6 +168,9 @@ async function main() {
 
   say("profiling the gateway: cost ladder, then a CPU profile of a separate runtime");
   const profile = await profileGateway(built, runtimes, fixtures, measurements);
+
+  say(`the upstream ${UPSTREAM_LATENCY_MS} ms away: latency at concurrency 1 again, every target's sandbox waiting ${UPSTREAM_LATENCY_MS} ms per call`);
+  await farUpstreamRun(runtimes, fixtures, measurements);
 
   const logs = Object.fromEntries(TARGETS.map((t) => [t.key, runtimes[t.key].logs]));
   for (const t of TARGETS) await runtimes[t.key].stop();

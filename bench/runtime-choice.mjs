@@ -54,6 +54,7 @@ async function viaStartWorker() {
   const started = performance.now();
   const worker = await unstable_startWorker({
     config: join(ROOT, "wrangler.toml"),
+    env: "dev",
     bindings: Object.fromEntries(Object.entries(DEV_VARS).map(([k, v]) => [k, { type: "plain_text", value: v }])),
     dev: { server: { hostname: HOST, port: PORT }, inspector: false, persist, watch: false, logLevel: "none", liveReload: false },
   });
@@ -72,7 +73,7 @@ async function viaWranglerDev() {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [WRANGLER_BIN, "dev", "--ip", HOST, "--port", String(PORT), "--persist-to", persist, "--env-file", ".dev.vars.example",
+    [WRANGLER_BIN, "dev", "--env", "dev", "--ip", HOST, "--port", String(PORT), "--persist-to", persist, "--env-file", ".dev.vars.example",
       "--show-interactive-dev-session=false", "--log-level", "none", "--inspector-port", String(PORTS.inspector)],
     { cwd: ROOT, stdio: "ignore", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
   );

@@ -10,13 +10,13 @@ const wrangler = (args, options = {}) =>
 
 const vars = existsSync(".dev.vars") ? [] : ["--env-file", ".dev.vars.example"];
 
-const migrated = wrangler(["d1", "migrations", "apply", "DB", "--local"], { env: { ...process.env, CI: "true" } });
+const migrated = wrangler(["d1", "migrations", "apply", "DB", "--local", "--env", "dev"], { env: { ...process.env, CI: "true" } });
 if (migrated.status !== 0) process.exit(migrated.status ?? 1);
 
 const port = process.env.PORT ?? "8787";
 const dev = spawn(
   process.execPath,
-  ["node_modules/wrangler/bin/wrangler.js", "dev", "--ip", "127.0.0.1", "--port", port, ...vars, ...process.argv.slice(2)],
+  ["node_modules/wrangler/bin/wrangler.js", "dev", "--env", "dev", "--ip", "127.0.0.1", "--port", port, ...vars, ...process.argv.slice(2)],
   { stdio: "inherit" },
 );
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));

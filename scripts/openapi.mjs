@@ -18,6 +18,7 @@ const vars = parseEnv(readFileSync(join(ROOT, ".dev.vars.example"), "utf8"));
 
 const worker = await unstable_startWorker({
   config: join(ROOT, "wrangler.toml"),
+  env: "dev",
   bindings: Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, { type: "plain_text", value }])),
   dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, watch: false, logLevel: "error" },
 });

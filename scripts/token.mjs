@@ -31,8 +31,8 @@ if (!vars.JWT_SECRET) {
   process.exit(1);
 }
 
-// Issuer and audience come from wrangler.toml's [vars] unless the vars file overrides them.
-const toml = readFileSync(join(root, "wrangler.toml"), "utf8").split(/^\[env\./m)[0];
+// Issuer and audience come from wrangler.toml's [env.dev.vars] unless the vars file overrides them.
+const toml = /^\[env\.dev\.vars\]$([^]*?)(?=^\[)/m.exec(readFileSync(join(root, "wrangler.toml"), "utf8"))?.[1] ?? "";
 const tomlVar = (name) => new RegExp(`^${name}\\s*=\\s*"([^"]*)"`, "m").exec(toml)?.[1] ?? "";
 const issuer = vars.JWT_ISSUER ?? tomlVar("JWT_ISSUER");
 const audience = vars.JWT_AUDIENCE ?? tomlVar("JWT_AUDIENCE");

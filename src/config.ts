@@ -3,6 +3,7 @@
  * object, and the check that refuses to serve while they are unsafe.
  */
 import { createMiddleware } from "hono/factory";
+import { productionSecretProblems, productionVarProblems, secretList } from "./config-rules";
 import { ApiError } from "./errors";
 import { parseWebhookSecrets } from "./events/signing";
 import { RATE_LIMIT_BINDINGS } from "./rate-limit";
@@ -14,8 +15,10 @@ export interface GatewayConfig {
   upstreamBaseUrl: string;
   upstreamTimeoutMs: number;
   upstreamApiKey: string;
-  /** Keys the tid index: the fingerprint of create requests and users' upstream tids (rule 9). */
+  /** Keys the tid index: the fingerprint of create requests and users' upstream tids (rule 9). New claims use it. */
   tidSecret: string;
+  /** TID_SECRET's earlier values, kept while it is rotated: claims made under them still match (docs/production.md). */
+  formerTidSecrets: readonly string[];
   holdEnabled: boolean;
   qrMerchantIds: ReadonlySet<number>;
   /** SHA-256 digests of the accepted partner server keys (several at once, for rotation). */
@@ -36,15 +39,13 @@ export type UserTokenConfig = (
   | { mode: "shared-secret"; secret: Uint8Array; algorithms: readonly ["HS256"] }
 ) & { issuer?: string; audience?: string };
 
-/** The development credentials of `.dev.vars.example`; a production deployment refuses to run with them. */
-export const DEVELOPMENT_PARTNER_KEY = "sk_test_local_partner";
-/** SHA-256 of DEVELOPMENT_PARTNER_KEY (a test proves it). */
-export const DEVELOPMENT_PARTNER_KEY_DIGEST = "201db62f3c69cf8de8fe2450797a0c481469bb36ffc7e49ea916efb6bb68bd35";
-export const DEVELOPMENT_JWT_SECRET = "local-dev-jwt-secret";
-export const DEVELOPMENT_TID_SECRET = "local-dev-tid-secret";
-/** The base64 of `local-dev-webhook-secret`, as `.dev.vars.example` sets it. */
-export const DEVELOPMENT_WEBHOOK_SECRET = "whsec_bG9jYWwtZGV2LXdlYmhvb2stc2VjcmV0";
-const SANDBOX_UPSTREAM_API_KEY = "sandbox-upstream-key";
+export {
+  DEVELOPMENT_JWT_SECRET,
+  DEVELOPMENT_PARTNER_KEY,
+  DEVELOPMENT_PARTNER_KEY_DIGEST,
+  DEVELOPMENT_TID_SECRET,
+  DEVELOPMENT_WEBHOOK_SECRET,
+} from "./config-rules";
 
 const cache = new WeakMap<object, GatewayConfig>();
 
@@ -61,21 +62,13 @@ function hexBytes(hex: string): Uint8Array {
   return bytes;
 }
 
-function parseUrl(value: string): URL | null {
+function isUrl(value: string): boolean {
   try {
-    return new URL(value);
+    new URL(value);
+    return true;
   } catch {
-    return null;
+    return false;
   }
-}
-
-/** A URL nobody configured: the `.invalid` placeholders of wrangler.toml, or not https. */
-function urlProblem(name: string, value: string): string | null {
-  const url = parseUrl(value);
-  if (!url) return `${name} is not a URL.`;
-  if (url.protocol !== "https:") return `${name} must be an https URL.`;
-  if (url.hostname.endsWith(".invalid")) return `${name} is still the placeholder of wrangler.toml; set the real URL.`;
-  return null;
 }
 
 /**
@@ -92,9 +85,9 @@ function findProblems(env: Env, digests: readonly string[], jwksUrl: string, jwt
   digests.forEach((digest, i) => {
     if (!DIGEST.test(digest)) problems.push(`PARTNER_KEY_HASHES entry ${i + 1} is not a lowercase hex SHA-256 digest.`);
   });
-  if (jwksUrl && !parseUrl(jwksUrl)) problems.push("JWKS_URL is not a URL.");
+  if (jwksUrl && !isUrl(jwksUrl)) problems.push("JWKS_URL is not a URL.");
   if (!jwksUrl && !jwtSecret) problems.push("Neither JWKS_URL nor JWT_SECRET is set: users' JWTs cannot be verified.");
-  if (!env.TID_SECRET) problems.push("TID_SECRET is not set: users' tids cannot be kept apart (rule 9).");
+  if (secretList(env.TID_SECRET).length === 0) problems.push("TID_SECRET is not set: users' tids cannot be kept apart (rule 9).");
   for (const binding of RATE_LIMIT_BINDINGS) {
     if (typeof (env as unknown as Record<string, { limit?: unknown } | undefined>)[binding]?.limit !== "function") {
       problems.push(`The rate limiting binding ${binding} is missing (see [[ratelimits]] in wrangler.toml).`);
@@ -106,41 +99,13 @@ function findProblems(env: Env, digests: readonly string[], jwksUrl: string, jwt
   problems.push(...webhookSecretProblems);
   if (!production) return problems;
 
-  if (digests.includes(DEVELOPMENT_PARTNER_KEY_DIGEST)) {
-    problems.push("PARTNER_KEY_HASHES holds the digest of the development server key; remove it.");
-  }
-  if (jwtSecret === DEVELOPMENT_JWT_SECRET) {
-    problems.push("JWT_SECRET is the development secret; production verifies users' JWTs against JWKS_URL only. Delete the secret.");
-  } else if (jwtSecret) {
-    problems.push("JWT_SECRET is set; production verifies users' JWTs against JWKS_URL only (no shared-secret HS256). Delete the secret.");
-  }
-  if (!jwksUrl) problems.push("JWKS_URL is not set: users' JWTs cannot be verified.");
-  else if (parseUrl(jwksUrl)) {
-    const jwks = urlProblem("JWKS_URL", jwksUrl);
-    if (jwks) problems.push(jwks);
-  }
   if (env.UPSTREAM) {
     problems.push("The UPSTREAM binding (the sandbox) is present; production reaches the real upstream at UPSTREAM_BASE_URL.");
   }
-  const upstream = urlProblem("UPSTREAM_BASE_URL", env.UPSTREAM_BASE_URL ?? "");
-  if (upstream) problems.push(upstream);
-  if (env.TID_SECRET === DEVELOPMENT_TID_SECRET) problems.push("TID_SECRET is the development secret; set a random one of its own.");
-  else if (env.TID_SECRET && env.TID_SECRET === env.UPSTREAM_API_KEY) {
-    problems.push("TID_SECRET equals UPSTREAM_API_KEY; it must be a secret of its own, so rotating the upstream credential changes no tid.");
-  } else if (env.TID_SECRET && env.TID_SECRET.length < 32) problems.push("TID_SECRET is shorter than 32 characters.");
-  if (!env.UPSTREAM_API_KEY) problems.push("UPSTREAM_API_KEY is not set.");
-  else if (env.UPSTREAM_API_KEY === SANDBOX_UPSTREAM_API_KEY) problems.push("UPSTREAM_API_KEY is the sandbox's development key.");
-  const webhookUrl = (env.WEBHOOK_URL ?? "").trim();
-  if (!webhookUrl) problems.push("WEBHOOK_URL is not set: events cannot be delivered.");
-  else {
-    const webhook = urlProblem("WEBHOOK_URL", webhookUrl);
-    if (webhook) problems.push(webhook);
-  }
-  const webhookSecrets = (env.WEBHOOK_SECRET ?? "").split(/\s+/).filter(Boolean);
-  if (webhookSecrets.length === 0) problems.push("WEBHOOK_SECRET is not set: events cannot be signed.");
-  if (webhookSecrets.includes(DEVELOPMENT_WEBHOOK_SECRET)) {
-    problems.push("WEBHOOK_SECRET holds the development secret; set the secret shared with the partner's receiver.");
-  }
+  const settings = env as unknown as Record<string, unknown>;
+  // A JWKS_URL that is not a URL was named above, for every environment.
+  problems.push(...productionVarProblems(settings).filter((p) => p !== "JWKS_URL is not a URL."));
+  problems.push(...productionSecretProblems(settings));
   return problems;
 }
 
@@ -163,7 +128,8 @@ export function readConfig(env: Env): GatewayConfig {
       upstreamBaseUrl: (env.UPSTREAM_BASE_URL ?? "").replace(/\/+$/, ""),
       upstreamTimeoutMs: intVar(env.UPSTREAM_TIMEOUT_MS, 10_000),
       upstreamApiKey: env.UPSTREAM_API_KEY ?? "",
-      tidSecret: env.TID_SECRET ?? "",
+      tidSecret: secretList(env.TID_SECRET)[0] ?? "",
+      formerTidSecrets: secretList(env.TID_SECRET).slice(1),
       holdEnabled: env.HOLD_ENABLED === "true",
       qrMerchantIds: new Set(
         (env.QR_MERCHANT_IDS ?? "")

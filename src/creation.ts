@@ -50,13 +50,15 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
 ): Promise<Created<Body>> {
   const config = readConfig(env);
   const owner = ownerOf(caller);
-  const upstreamTid = await upstreamTidFor(config.tidSecret, owner, input.tid);
+  const request = { kind: kind.name, request: input };
   const claim = await claimTid(env.DB, {
     owner,
     tid: input.tid,
-    upstreamTid,
+    upstreamTid: await upstreamTidFor(config.tidSecret, owner, input.tid),
     kind: kind.name,
-    fingerprint: await fingerprint(config.tidSecret, { kind: kind.name, request: input }),
+    fingerprint: await fingerprint(config.tidSecret, request),
+    // While TID_SECRET is rotated, a create claimed under the earlier value is still this request.
+    formerFingerprints: await Promise.all(config.formerTidSecrets.map((key) => fingerprint(key, request))),
     leaseMs: leaseMs(config.upstreamTimeoutMs),
   });
 
@@ -73,6 +75,8 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
   }
 
   const held = { owner, tid: input.tid, token: claim.token };
+  // A takeover re-sends under the tid first sent, so the upstream recognises (and we adopt) a create made before a rotation.
+  const upstreamTid = claim.upstreamTid;
   const upstream = new UpstreamClient(env, requestId);
   const result = await kind.create(upstream, { ...input, tid: upstreamTid });
   let created: Body;

@@ -660,8 +660,11 @@ export class ReceiptObject extends DurableObject<Env> {
     const drainAt = owed ? now + (this.#drainFailures === 0 ? DRAIN_FALLBACK_MS : backoffMs(this.#drainFailures)) : null;
     const candidates = [reconcileAt, drainAt].filter((at): at is number => at !== null);
     const due = candidates.length === 0 ? null : Math.min(...candidates);
+    // The drain's fallback is a backstop, not a deadline: an alarm already set
+    // up to twice as far (the write-ahead's, usually) will do, and saves a write.
+    const latest = Math.min(reconcileAt ?? Infinity, drainAt === null ? Infinity : now + 2 * (drainAt - now));
     const current = this.#alarmAt;
-    const earlyEnough = due !== null && typeof current === "number" && current >= now && current <= due;
+    const earlyEnough = due !== null && typeof current === "number" && current >= now && current <= latest;
     if (!earlyEnough) this.#setAlarm(due);
     if (owed && drainNow && this.#drainFailures === 0 && !this.#draining) {
       void this.#drain().then(() => this.#armAlarm(false));

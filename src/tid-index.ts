@@ -36,7 +36,8 @@ export interface TidRow {
 }
 
 export type Claim =
-  | { kind: "claimed"; token: string; takeover: boolean }
+  /** `upstreamTid`: the one to create under; on a takeover the row's own, whatever TID_SECRET is now. */
+  | { kind: "claimed"; token: string; takeover: boolean; upstreamTid: string }
   | { kind: "replay"; row: TidRow }
   | { kind: "conflict" }
   | { kind: "in_progress"; retryAfterSeconds: number };
@@ -47,6 +48,8 @@ export interface ClaimRequest {
   upstreamTid: string;
   kind: KindName;
   fingerprint: string;
+  /** The same request's fingerprints under TID_SECRET's earlier values (rotation): a row keyed with one is this request too. */
+  formerFingerprints?: readonly string[];
   leaseMs: number;
 }
 
@@ -61,7 +64,7 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = Date.now
       )
       .bind(req.owner, req.tid, req.upstreamTid, req.kind, req.fingerprint, token, now)
       .run();
-    if (inserted.meta.changes === 1) return { kind: "claimed", token, takeover: false };
+    if (inserted.meta.changes === 1) return { kind: "claimed", token, takeover: false, upstreamTid: req.upstreamTid };
 
     const row = await findTid(db, req.owner, req.tid);
     if (!row) {
@@ -69,7 +72,8 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = Date.now
       if (await findByUpstreamTid(db, req.upstreamTid)) return { kind: "conflict" };
       continue;
     }
-    if (row.fingerprint !== req.fingerprint || row.kind !== req.kind) return { kind: "conflict" };
+    const same = row.fingerprint === req.fingerprint || (req.formerFingerprints ?? []).includes(row.fingerprint);
+    if (!same || row.kind !== req.kind) return { kind: "conflict" };
     if (row.status === "completed") return { kind: "replay", row };
 
     if (!leaseExpired(row, req.leaseMs, now)) {
@@ -81,7 +85,7 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = Date.now
       )
       .bind(token, now, req.owner, req.tid, row.claim_token)
       .run();
-    if (taken.meta.changes === 1) return { kind: "claimed", token, takeover: true };
+    if (taken.meta.changes === 1) return { kind: "claimed", token, takeover: true, upstreamTid: row.upstream_tid };
     return { kind: "in_progress", retryAfterSeconds: 1 };
   }
   return { kind: "in_progress", retryAfterSeconds: 1 };

@@ -53,6 +53,7 @@ describe("anonymous card payment", () => {
   it("declines the insufficient-funds test card with 402", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     const card = { number: "8600000000000015", expire: "3012" };
+    await expectStatus(call("receipt/anonymous/authorize", { id: receipt.id, card }), 200);
     const error = await expectError(call("receipt/anonymous/pay", { id: receipt.id, card, otp: OTP_OK }), 402, "card_declined");
     expect(error.decline_reason).toBe("insufficient_funds");
     expect(JSON.stringify(error)).not.toContain("8600000000000015");
@@ -60,6 +61,7 @@ describe("anonymous card payment", () => {
 
   it("three wrong OTPs cancel the receipt, counted together with token pay attempts", async () => {
     const receipt = await createReceipt({ merchant_id: 1001 });
+    await expectStatus(call("receipt/anonymous/authorize", { id: receipt.id, card: CARD }), 200);
     await expectError(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" }, otp: OTP_WRONG }), 422, "otp_invalid");
     await expectError(call("receipt/anonymous/pay", { id: receipt.id, card: CARD, otp: OTP_WRONG }), 422, "otp_invalid");
     await expectError(call("receipt/anonymous/pay", { id: receipt.id, card: CARD, otp: OTP_WRONG }), 409, "otp_attempts_exhausted");

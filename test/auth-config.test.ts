@@ -123,3 +123,67 @@ describe("a production deployment", () => {
     expect(error.message).toContain("Neither JWKS_URL nor JWT_SECRET is set");
   });
 });
+
+describe("the hosts a production deployment may call (UPSTREAM_BASE_URL, JWKS_URL, WEBHOOK_URL)", () => {
+  const SETTINGS = ["UPSTREAM_BASE_URL", "JWKS_URL", "WEBHOOK_URL"] as const;
+  const refused: [string, string][] = [
+    ["https://localhost/api", "points at localhost"],
+    ["https://LOCALHOST./api", "points at localhost"],
+    ["https://gateway.localhost/api", "points at localhost"],
+    ["https://127.0.0.1/api", "points at a loopback address"],
+    ["https://127.8.9.10/api", "points at a loopback address"],
+    ["https://2130706433/api", "points at a loopback address"],
+    ["https://0x7f000001/api", "points at a loopback address"],
+    ["https://0x7f.1/api", "points at a loopback address"],
+    ["https://0177.0.0.1/api", "points at a loopback address"],
+    ["https://[::1]/api", "points at a loopback address"],
+    ["https://[::ffff:127.0.0.1]/api", "points at a loopback address"],
+    ["https://[0:0:0:0:0:ffff:7f00:1]/api", "points at a loopback address"],
+    ["https://10.1.2.3/api", "points at a private address"],
+    ["https://172.16.0.1/api", "points at a private address"],
+    ["https://172.31.255.255/api", "points at a private address"],
+    ["https://192.168.1.10/api", "points at a private address"],
+    ["https://[::ffff:192.168.1.10]/api", "points at a private address"],
+    ["https://[64:ff9b::10.0.0.1]/api", "points at a private address"],
+    ["https://[fd12:3456::1]/api", "points at a private address"],
+    ["https://169.254.169.254/latest", "points at a link-local address"],
+    ["https://[fe80::1]/api", "points at a link-local address"],
+    ["https://100.64.0.1/api", "points at a carrier-grade NAT address"],
+    ["https://100.127.255.254/api", "points at a carrier-grade NAT address"],
+    ["https://0.0.0.0/api", "points at an unspecified address"],
+    ["https://0/api", "points at an unspecified address"],
+    ["https://[::]/api", "points at an unspecified address"],
+    ["https://203.0.113.7/api", "is an IP address"],
+    ["https://[2001:db8::7]/api", "is an IP address"],
+    ["https://[::ffff:8.8.8.8]/api", "is an IP address"],
+    ["https://upstream/api", "is not a fully qualified host name"],
+    ["https://payments.internal/api", "is a private network name"],
+    ["https://printer.local/api", "is a private network name"],
+    ["https://router.home.arpa/api", "is a private network name"],
+    ["https://gateway:s3cr3t-pw@partner-api.test/api", "carries a user name or password"],
+    ["http://partner-api.test/api", "must be an https URL"],
+  ];
+  const accepted = [
+    "https://partner-api.test/api",
+    "https://api.payments.uz/v1",
+    "https://100.ns.partner.com/api",
+    "https://172.32.0.1.nip.partner.com/api",
+    "https://xn--80ak6aa92e.com/api",
+  ];
+
+  it.each(refused)("refuses %s in each setting, naming the setting and not the URL", async (url, why) => {
+    for (const name of SETTINGS) {
+      const error = await expectError(ask(await production({ [name]: url }), "/healthz"), 503, "service_misconfigured");
+      expect(error.message).toContain(`${name} ${why}`);
+      expect(error.message).not.toContain("s3cr3t-pw");
+    }
+  });
+
+  it.each(accepted)("accepts %s in each setting", async (url) => {
+    for (const name of SETTINGS) await expectStatus(ask(await production({ [name]: url }), "/healthz"), 200);
+  });
+
+  it("development may call its loopback receiver and sandbox", async () => {
+    await expectStatus(ask({ ...env, WEBHOOK_URL: "http://127.0.0.1:4242/webhooks", JWKS_URL: "" } as unknown as Env, "/healthz"), 200);
+  });
+});

@@ -58,9 +58,9 @@ afterAll(() => {
 });
 
 /** A deployment verifying users against a JWKS URL of its own (so key caches never cross tests). */
-function jwksDeployment(status = 200) {
+function jwksDeployment(status = 200, keys: JWK[] = published) {
   const url = `https://idp.test/${crypto.randomUUID()}/jwks.json`;
-  const stub = { status, keys: published, requests: 0 };
+  const stub = { status, keys, requests: 0 };
   served.set(url, stub);
   const deploymentEnv = { ...env, JWKS_URL: url, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE };
   const app = createApp();
@@ -153,5 +153,27 @@ describe("users' JWTs verified against the identity provider's JWKS", () => {
     await expectError(call("receipt/create", receiptRequest(), await sign(rsa, newUser())), 502, "upstream_error");
     expect(stub.requests).toBe(1);
     expect(await sandboxCalls()).toEqual(before);
+  });
+});
+
+describe("rotating the identity provider's signing key (docs/production.md)", () => {
+  it("while the provider publishes the old and the new key, a token signed by either passes, as the same user", async () => {
+    const next = await generateKeyPair("RS256", { extractable: true });
+    const nextSigner: Signer = { alg: "RS256", kid: "rsa-2", key: next.privateKey };
+    const nextPublic: JWK = { ...(await exportJWK(next.publicKey)), kid: "rsa-2", alg: "RS256", use: "sig" };
+    const oldPublic = published.find((k) => k.kid === "rsa-1")!;
+
+    // Overlap: the set holds both; tokens signed before and after the switch are all accepted.
+    const { call } = jwksDeployment(200, [oldPublic, nextPublic]);
+    const user = newUser();
+    const created = await expectStatus(call("receipt/create", receiptRequest(), await sign(rsa, user)), 200);
+    expect((await expectStatus(call("receipt/check-id", { id: created.id }, await sign(nextSigner, user)), 200)).id).toBe(created.id);
+    expect((await expectStatus(call("receipt/check-id", { id: created.id }, await sign(rsa, user)), 200)).id).toBe(created.id);
+
+    // After: the provider dropped the old key; once the gateway's copy of the set is refreshed, only the new key signs.
+    const after = jwksDeployment(200, [nextPublic]);
+    expect((await expectStatus(after.call("receipt/check-id", { id: created.id }, await sign(nextSigner, user)), 200)).id).toBe(created.id);
+    const refused = await expectError(after.call("receipt/check-id", { id: created.id }, await sign(rsa, user)), 401, "unauthorized");
+    expect(refused.message).toBe("The token's signature could not be verified.");
   });
 });

@@ -45,6 +45,13 @@ async function createTransfer(token: string, overrides: Record<string, unknown> 
   return expectStatus(call("a2c/create", transferRequest(overrides), { token }), 200);
 }
 
+/** A receipt of `owner`'s whose OTP authorize has sent (the sandbox takes none before). */
+async function authorized(owner: string, merchant_id: number, card: Record<string, string>): Promise<string> {
+  const { id } = await createReceipt({ merchant_id }, { token: owner });
+  await expectStatus(call("token" in card ? "receipt/authorize" : "receipt/anonymous/authorize", { id, card }, { token: owner }), 200);
+  return id;
+}
+
 const OPERATIONS: Operation[] = [
   { path: "receipt/create", prepare: async () => receiptRequest({ merchant_id: 1003 }) },
   {
@@ -59,12 +66,12 @@ const OPERATIONS: Operation[] = [
   },
   {
     path: "receipt/pay",
-    prepare: async (owner) => ({ id: (await createReceipt({ merchant_id: 1001 }, { token: owner })).id, card: TOKEN_CARD, otp: OTP_OK }),
+    prepare: async (owner) => ({ id: await authorized(owner, 1001, TOKEN_CARD), card: TOKEN_CARD, otp: OTP_OK }),
     missing: () => ({ id: missingId(), card: TOKEN_CARD, otp: OTP_OK }),
   },
   {
     path: "receipt/anonymous/pay",
-    prepare: async (owner) => ({ id: (await createReceipt({ merchant_id: 1003 }, { token: owner })).id, card: CARD_OK, otp: OTP_OK }),
+    prepare: async (owner) => ({ id: await authorized(owner, 1003, CARD_OK), card: CARD_OK, otp: OTP_OK }),
     missing: () => ({ id: missingId(), card: CARD_OK, otp: OTP_OK }),
   },
   {
@@ -305,6 +312,7 @@ describe("ownership", () => {
     const owner = await userToken(newUser());
     const receipt = await createReceipt({ merchant_id: 1001 }, { token: owner });
     await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN_CARD }), 200);
     expect((await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN_CARD, otp: OTP_OK }), 200)).state).toBe(4);
   });
 });

@@ -71,9 +71,11 @@ describe("card data is never stored or logged", () => {
     await call("receipt/anonymous/pay", { id: approved.id, card: card(PANS[0]!), otp: OTPS[0] });
 
     const declined = await createReceipt({ merchant_id: 1003 });
+    await call("receipt/anonymous/authorize", { id: declined.id, card: card(PANS[2]!) });
     await call("receipt/anonymous/pay", { id: declined.id, card: card(PANS[2]!), otp: OTPS[0] });
 
     const guessed = await createReceipt({ merchant_id: 1001 });
+    await call("receipt/anonymous/authorize", { id: guessed.id, card: card(PANS[1]!) });
     for (const otp of OTPS.slice(1)) await call("receipt/anonymous/pay", { id: guessed.id, card: card(PANS[1]!), otp });
 
     // Token payments: approved, declined, upstream error.

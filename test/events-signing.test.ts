@@ -55,6 +55,19 @@ describe("webhook signatures", () => {
     expect(() => new Webhook(OTHER).verify(body, headers)).toThrow(WebhookVerificationError);
   });
 
+  it("a rotation step by step: old, then '<old> <new>', then new; a receiver on either key verifies at every step it should", async () => {
+    const before = await signed(OLD);
+    expect(new Webhook(OLD).verify(before.body, before.headers)).toEqual(before.event);
+    // Step 1: the gateway signs with both; the receiver still on OLD verifies, one moved to NEW too.
+    const during = await signed(`${OLD} ${NEW}`);
+    expect(new Webhook(OLD).verify(during.body, during.headers)).toEqual(during.event);
+    expect(new Webhook(NEW).verify(during.body, during.headers)).toEqual(during.event);
+    // Step 3: NEW alone; only a receiver on NEW verifies, so the receiver moves before this step.
+    const after = await signed(NEW);
+    expect(new Webhook(NEW).verify(after.body, after.headers)).toEqual(after.event);
+    expect(() => new Webhook(OLD).verify(after.body, after.headers)).toThrow(WebhookVerificationError);
+  });
+
   it("the development secret is the one .dev.vars.example configures, the base64 of local-dev-webhook-secret", () => {
     expect(env.WEBHOOK_SECRET).toBe(DEVELOPMENT_WEBHOOK_SECRET);
     const { keys } = parseWebhookSecrets(DEVELOPMENT_WEBHOOK_SECRET);

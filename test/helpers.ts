@@ -1,5 +1,5 @@
 /** Calls through the gateway's HTTP surface, as a mobile app or the partner backend would. */
-import { runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { expect } from "vitest";
@@ -151,18 +151,51 @@ export const transferRequest = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
+/** How long the sandbox's OTP stays right after a send, and its resend wait (wrangler.toml [vars]). */
+export const SANDBOX_OTP_TTL_MS = Number(env.SANDBOX_OTP_TTL_MS ?? 300_000);
+const SANDBOX_OTP_WAIT_MS = Number(env.SANDBOX_OTP_WAIT_MS ?? 60_000);
+
+const sandboxStub = () => env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox"));
+
 /**
- * Moves a receipt's last OTP send into the past, as if its `wait` had passed:
- * at the gateway's receipt object and in the sandbox, which enforces its own.
+ * Moves a receipt's last OTP send into the past, as if its `wait` had just
+ * passed: at the gateway's receipt object and in the sandbox, which enforces
+ * its own. In the sandbox it lands just past the wait however often this is
+ * called, so the OTP sent stays right (the wait is shorter than its lifetime).
  */
 export async function letOtpWaitPass(id: string): Promise<void> {
   await runInDurableObject(receiptStub(env, "receipt", id), (_instance, state) => {
     state.storage.sql.exec("UPDATE record SET last_otp_sent_at = last_otp_sent_at - resend_wait_ms - 1");
   });
-  await runInDurableObject(env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox")), (_instance, state) => {
-    state.storage.sql.exec("UPDATE receipts SET otp_sent_ms = 0 WHERE id = ?", id);
+  // The object keeps its row in memory once read: a new incarnation reads the rewritten one.
+  await evictDurableObject(receiptStub(env, "receipt", id));
+  await runInDurableObject(sandboxStub(), (_instance, state) => {
+    state.storage.sql.exec(
+      "UPDATE receipts SET otp_sent_ms = MIN(otp_sent_ms, ?) WHERE id = ?", Date.now() - SANDBOX_OTP_WAIT_MS - 1, id);
   });
 }
+
+/** Moves the sandbox's last OTP send for a receipt `ms` into the past; a receipt never authorized stays so. */
+export async function ageSandboxOtp(id: string, ms: number): Promise<void> {
+  await runInDurableObject(sandboxStub(), (_instance, state) => {
+    state.storage.sql.exec("UPDATE receipts SET otp_sent_ms = otp_sent_ms - ? WHERE id = ?", ms, id);
+  });
+}
+
+/**
+ * Moves a receipt's last OTP send `ms` into the past at the gateway and in
+ * the sandbox, as if that much time had passed since it.
+ */
+export async function letTimePassSinceOtp(id: string, ms: number): Promise<void> {
+  await runInDurableObject(receiptStub(env, "receipt", id), (_instance, state) => {
+    state.storage.sql.exec("UPDATE record SET last_otp_sent_at = last_otp_sent_at - ?", ms);
+  });
+  await evictDurableObject(receiptStub(env, "receipt", id));
+  await ageSandboxOtp(id, ms);
+}
+
+/** As if the receipt's OTP had just outlived SANDBOX_OTP_TTL_MS: the sandbox now refuses it as OTP_EXPIRED. */
+export const letOtpExpire = (id: string) => letTimePassSinceOtp(id, SANDBOX_OTP_TTL_MS);
 
 /**
  * Moves the sandbox supplier's deadline for a receipt left in 57
@@ -171,7 +204,7 @@ export async function letOtpWaitPass(id: string): Promise<void> {
  * supplier's answer the next time anything reads the receipt.
  */
 export async function letSupplierAnswer(id: string): Promise<void> {
-  await runInDurableObject(env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox")), (_instance, state) => {
+  await runInDurableObject(sandboxStub(), (_instance, state) => {
     state.storage.sql.exec(
       "UPDATE receipts SET supplier_due_ms = ? WHERE id = ? AND supplier_due_ms IS NOT NULL", Date.now() - 1, id);
   });

@@ -115,6 +115,7 @@ describe("pay limits", () => {
 
       const other = await userToken(newUser());
       const theirs = await createReceipt({ merchant_id: 1001 }, { token: other });
+      await expectStatus(call("receipt/authorize", { id: theirs.id, card: TOKEN_CARD }, { token: other }), 200);
       expect((await expectStatus(call("receipt/pay", bodies["receipt/pay"](theirs.id), { token: other }), 200)).state).toBe(4);
     });
   });

@@ -2,10 +2,36 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { receiptStub } from "../src/receipt-object";
-import { call, createReceipt, expectError, expectStatus, letOtpWaitPass, OTP_OK, OTP_WRONG, sandboxReceipt } from "./helpers";
+import {
+  CARD_OK,
+  call,
+  createReceipt,
+  expectError,
+  expectStatus,
+  letOtpExpire,
+  letOtpWaitPass,
+  letTimePassSinceOtp,
+  newUser,
+  OTP_OK,
+  OTP_WRONG,
+  SANDBOX_OTP_TTL_MS,
+  sandboxCalls,
+  sandboxReceipt,
+  storedRecord,
+  transferRequest,
+  userToken,
+} from "./helpers";
+import { scriptedUpstream } from "./support/scripted-upstream";
 
 const TOKEN = { token: "tok_sandbox_ok" };
 const payWith = (id: string, otp: string) => call("receipt/pay", { id, card: TOKEN, otp });
+
+/** A receipt of merchant 1001 (is_verify) whose OTP authorize has sent. */
+async function authorizedReceipt(): Promise<any> {
+  const receipt = await createReceipt({ merchant_id: 1001 });
+  await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
+  return receipt;
+}
 
 describe("the three-wrong-OTPs rule", () => {
   it("the third wrong OTP cancels the receipt, and the sandbox received exactly 3 OTPs", async () => {
@@ -30,7 +56,7 @@ describe("the three-wrong-OTPs rule", () => {
   });
 
   it("a right OTP after two wrong ones still pays", async () => {
-    const receipt = await createReceipt({ merchant_id: 1001 });
+    const receipt = await authorizedReceipt();
     await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid");
     await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid");
     const paid = await expectStatus(payWith(receipt.id, OTP_OK), 200);
@@ -38,7 +64,7 @@ describe("the three-wrong-OTPs rule", () => {
   });
 
   it("20 concurrent wrong OTPs on a fresh receipt: at most 3 reach the sandbox", async () => {
-    const receipt = await createReceipt({ merchant_id: 1001 });
+    const receipt = await authorizedReceipt();
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => payWith(receipt.id, String(500000 + i))));
     const codes = await Promise.all(answers.map(async (res) => ({ status: res.status, code: ((await res.json()) as any).error.code })));
     for (const { status, code } of codes) {
@@ -53,7 +79,7 @@ describe("the three-wrong-OTPs rule", () => {
   });
 
   it("however many waves of concurrent guesses arrive, exactly 3 reach the sandbox and the receipt ends cancelled", async () => {
-    const receipt = await createReceipt({ merchant_id: 1001 });
+    const receipt = await authorizedReceipt();
     let exhausted = false;
     for (let wave = 0; wave < 10 && !exhausted; wave++) {
       const answers = await Promise.all(Array.from({ length: 20 }, () => payWith(receipt.id, OTP_WRONG)));
@@ -67,7 +93,7 @@ describe("the three-wrong-OTPs rule", () => {
   });
 
   it("a pay whose answer is lost counts as a guess: the cap holds even when answers never come", async () => {
-    const receipt = await createReceipt({ merchant_id: 1001 });
+    const receipt = await authorizedReceipt();
     await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid");
     await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid");
     // The third OTP goes out with a card whose pay the upstream never answers in time. Its
@@ -81,7 +107,7 @@ describe("the three-wrong-OTPs rule", () => {
   });
 
   it("keeps an audit trail of each operation and its outcome, with no OTP in it", async () => {
-    const receipt = await createReceipt({ merchant_id: 1001 });
+    const receipt = await authorizedReceipt();
     await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid");
     await expectStatus(payWith(receipt.id, OTP_OK), 200);
     const rows = await runInDurableObject(receiptStub(env, "receipt", receipt.id), (_instance, state) =>
@@ -89,6 +115,7 @@ describe("the three-wrong-OTPs rule", () => {
     );
     expect(rows).toEqual([
       { op: "create", outcome: "ok", state: 0 },
+      { op: "authorize", outcome: "ok", state: 0 },
       { op: "pay", outcome: "otp_invalid", state: 0 },
       { op: "pay", outcome: "ok", state: 4 },
     ]);
@@ -121,8 +148,65 @@ describe("OTP resend (authorize)", () => {
   });
 
   it("refuses authorize on a paid receipt", async () => {
-    const receipt = await createReceipt({ merchant_id: 1001 });
+    const receipt = await authorizedReceipt();
     await expectStatus(payWith(receipt.id, OTP_OK), 200);
     await expectError(authorize(receipt.id), 409, "receipt_already_paid");
+  });
+});
+
+describe("the OTP's lifetime: only after authorize sent it, and for SANDBOX_OTP_TTL_MS after the last send", () => {
+  const CARD = CARD_OK;
+  const noGuess = { wrong_otps: 0, unconfirmed_otps: 0 };
+
+  it("an OTP for a receipt never authorized is 409 otp_expired and no guess: after three, authorize and a wrong OTP still has 2 attempts left", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    const first = await expectError(payWith(receipt.id, OTP_OK), 409, "otp_expired");
+    expect(first.message).toMatch(/authorize/);
+    expect(first.upstream_code).toBe("OTP_EXPIRED");
+    // The anonymous pay and a wrong OTP are refused the same way, unjudged.
+    await expectError(call("receipt/anonymous/pay", { id: receipt.id, card: CARD, otp: OTP_OK }), 409, "otp_expired");
+    await expectError(payWith(receipt.id, OTP_WRONG), 409, "otp_expired");
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null, ...noGuess });
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 0, wrong_otp_attempts: 0, expired_otp_attempts: 3 });
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(0);
+
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
+    expect((await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid")).attempts_left).toBe(2);
+    expect((await expectStatus(payWith(receipt.id, OTP_OK), 200)).state).toBe(4);
+  });
+
+  it("the same for a user's app, and for the pay of a hold receipt", async () => {
+    const token = await userToken(newUser());
+    const receipt = await createReceipt({ merchant_id: 1001, is_hold: true }, { token });
+    await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }, { token }), 409, "otp_expired");
+    await expectStatus(call("receipt/anonymous/authorize", { id: receipt.id, card: CARD }, { token }), 200);
+    expect((await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }, { token }), 200)).state).toBe(5);
+  });
+
+  it("right until the lifetime ends, otp_expired (no guess) after it, and an authorize again renews it", async () => {
+    const inside = await authorizedReceipt();
+    await letTimePassSinceOtp(inside.id, SANDBOX_OTP_TTL_MS - 30_000);
+    expect((await expectStatus(payWith(inside.id, OTP_OK), 200)).state).toBe(4);
+
+    const receipt = await authorizedReceipt();
+    await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid");
+    await letOtpExpire(receipt.id);
+    await expectError(payWith(receipt.id, OTP_OK), 409, "otp_expired");
+    await expectError(call("receipt/anonymous/pay", { id: receipt.id, card: CARD, otp: OTP_WRONG }), 409, "otp_expired");
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, wrong_otps: 1, unconfirmed_otps: 0 });
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 0, wrong_otp_attempts: 1, expired_otp_attempts: 2 });
+
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
+    expect((await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid")).attempts_left).toBe(1);
+    expect((await expectStatus(payWith(receipt.id, OTP_OK), 200)).state).toBe(4);
+  });
+
+  it("leaves transfers alone: the OTP of a transfer is right with no send step, whatever the lifetime", async () => {
+    scriptedUpstream.vars({ SANDBOX_OTP_TTL_MS: "0" });
+    const transfer = await expectStatus(call("a2c/create", transferRequest({ amount: 2_000_000 })), 200);
+    expect(transfer.is_verify).toBe(true);
+    expect((await expectStatus(call("a2c/pay", { id: transfer.receipt_id, otp: OTP_OK }), 200)).state).toBe(4);
+    const pays = (await sandboxCalls()).filter((c) => c.id === transfer.receipt_id && c.path === "a2c/pay");
+    expect(pays.map((c) => [c.status, c.code])).toEqual([[200, null]]);
   });
 });

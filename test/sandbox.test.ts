@@ -5,7 +5,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ensureSchema } from "../src/sandbox/sandbox-object";
-import { letSupplierAnswer } from "./helpers";
+import { ageSandboxOtp, letSupplierAnswer, SANDBOX_OTP_TTL_MS } from "./helpers";
+import { scriptedUpstream } from "./support/scripted-upstream";
 
 const API = "https://sandbox.upstream.invalid/api/v1/partner/";
 const AUTH = { authorization: "Bearer sandbox-upstream-key", "content-type": "application/json" };
@@ -47,8 +48,15 @@ async function created(fields: Record<string, unknown> = {}): Promise<Json> {
 const payToken = (id: string, token: string, otp?: string) =>
   call("receipt/pay", { id, card: { token }, ...(otp === undefined ? {} : { otp }) });
 
+/** authorize: the sandbox's OTP is right only after a send (token authorize unless a card number is given). */
+async function sendOtp(id: string, card: Record<string, string> = { token: "tok_sandbox_ok" }): Promise<void> {
+  const answer = await call("token" in card ? "receipt/authorize" : "receipt/anonymous/authorize", { id, card });
+  expect(answer.status).toBe(200);
+}
+
 async function paid(fields: Record<string, unknown> = {}): Promise<Json> {
   const receipt = await created(fields);
+  if (receipt.is_verify) await sendOtp(receipt.id);
   const answer = await payToken(receipt.id, "tok_sandbox_ok", receipt.is_verify ? OTP : undefined);
   expect(answer.status).toBe(200);
   return answer.body;
@@ -255,12 +263,14 @@ describe("receipt/pay with a token", () => {
 
   it("pays an is_verify true receipt with OTP 111111 and counts the submission", async () => {
     const receipt = await created({ merchant_id: 1001 });
+    await sendOtp(receipt.id);
     expect((await payToken(receipt.id, "tok_sandbox_ok", OTP)).body.state).toBe(4);
     expect((await sandboxRecord("receipts", receipt.id)).body.otp_attempts).toBe(1);
   });
 
   it("cancels the receipt on the third wrong OTP and answers OTP_INVALID with attempts_left before that", async () => {
     const receipt = await created({ merchant_id: 1001 });
+    await sendOtp(receipt.id);
     const first = await payToken(receipt.id, "tok_sandbox_ok", "123456");
     expectError(first, 400, "OTP_INVALID");
     expect(first.body.attempts_left).toBe(2);
@@ -277,6 +287,7 @@ describe("receipt/pay with a token", () => {
 
   it("counts wrong OTPs across token and anonymous pay of the same receipt", async () => {
     const receipt = await created({ merchant_id: 1001 });
+    await sendOtp(receipt.id);
     await payToken(receipt.id, "tok_sandbox_ok", "1");
     await call("receipt/anonymous/pay", { id: receipt.id, card: { number: "8600000000000007", expire: FUTURE }, otp: "2" });
     expectError(await payToken(receipt.id, "tok_sandbox_ok", "3"), 400, "OTP_ATTEMPTS_EXCEEDED");
@@ -284,6 +295,7 @@ describe("receipt/pay with a token", () => {
 
   it("checks the OTP before the card", async () => {
     const receipt = await created({ merchant_id: 1001 });
+    await sendOtp(receipt.id);
     expectError(await payToken(receipt.id, "tok_sandbox_insufficient", "999999"), 400, "OTP_INVALID");
     expectError(await payToken(receipt.id, "tok_unknown"), 400, "OTP_REQUIRED");
   });
@@ -350,6 +362,7 @@ describe("receipt/anonymous/pay", () => {
 
   it("answers the seed's reduced receipt: commission spelled right, error '', merchant.fields [], short ofd", async () => {
     const receipt = await created({ merchant_id: 1003 });
+    await sendOtp(receipt.id, { number: "8600000000000007", expire: FUTURE });
     const { status, body } = await anonymous(receipt.id, "8600000000000007", OTP);
     expect(status).toBe(200);
     expect(Object.keys(body).sort()).toEqual([
@@ -367,11 +380,13 @@ describe("receipt/anonymous/pay", () => {
 
   it("approves 9860000000000018 with any future expire", async () => {
     const receipt = await created();
+    await sendOtp(receipt.id, { number: "9860000000000018", expire: "2801" });
     expect((await anonymous(receipt.id, "9860000000000018", OTP, "2801")).body.state).toBe(4);
   });
 
   it("declines 8600000000000015 with INSUFFICIENT_FUNDS, unknown numbers and past expire with CARD_DECLINED", async () => {
     const receipt = await created();
+    await sendOtp(receipt.id, { number: "8600000000000015", expire: FUTURE });
     expectError(await anonymous(receipt.id, "8600000000000015", OTP), 402, "INSUFFICIENT_FUNDS");
     expectError(await anonymous(receipt.id, "4111111111111111", OTP), 402, "CARD_DECLINED");
     expectError(await anonymous(receipt.id, "8600000000000007", OTP, PAST), 402, "CARD_DECLINED");
@@ -381,10 +396,111 @@ describe("receipt/anonymous/pay", () => {
 
   it("cancels after three wrong OTPs", async () => {
     const receipt = await created();
+    await sendOtp(receipt.id, { number: "8600000000000007", expire: FUTURE });
     for (const otp of ["1", "2"]) expectError(await anonymous(receipt.id, "8600000000000007", otp), 400, "OTP_INVALID");
     const third = await anonymous(receipt.id, "8600000000000007", "3");
     expectError(third, 400, "OTP_ATTEMPTS_EXCEEDED");
     expect(third.body.receipt.state).toBe(21);
+  });
+});
+
+describe("the OTP's lifetime (SANDBOX_OTP_TTL_MS after the last send)", () => {
+  const CARD_NUMBER = { number: "8600000000000007", expire: FUTURE };
+  const anonymous = (id: string, otp: string) => call("receipt/anonymous/pay", { id, card: CARD_NUMBER, otp });
+  const counters = async (id: string) => {
+    const { state, otp_attempts, wrong_otp_attempts, expired_otp_attempts } = (await sandboxRecord("receipts", id)).body;
+    return { state, otp_attempts, wrong_otp_attempts, expired_otp_attempts };
+  };
+
+  it("refuses any OTP for a receipt never authorized as OTP_EXPIRED: received, never judged, never ending it", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    const right = await payToken(receipt.id, "tok_sandbox_ok", OTP);
+    expectError(right, 400, "OTP_EXPIRED");
+    expect(right.body.receipt).toMatchObject({ id: receipt.id, state: 0 });
+    expect(right.body).not.toHaveProperty("attempts_left");
+    // Wrong ones too, and more than three of them: none is a wrong OTP.
+    for (const otp of ["1", "2", "3", "4"]) expectError(await payToken(receipt.id, "tok_sandbox_ok", otp), 400, "OTP_EXPIRED");
+    expectError(await anonymous(receipt.id, OTP), 400, "OTP_EXPIRED");
+    expect(await counters(receipt.id)).toEqual({ state: 0, otp_attempts: 6, wrong_otp_attempts: 0, expired_otp_attempts: 6 });
+    // Still the same receipt to pay once an OTP is sent.
+    await sendOtp(receipt.id);
+    expect((await payToken(receipt.id, "tok_sandbox_ok", OTP)).body.state).toBe(4);
+    expect(await counters(receipt.id)).toEqual({ state: 4, otp_attempts: 7, wrong_otp_attempts: 0, expired_otp_attempts: 6 });
+  });
+
+  it("applies to anonymous pay of any merchant and to the pay of a hold receipt", async () => {
+    const plain = await created({ merchant_id: 1003 });
+    expectError(await anonymous(plain.id, OTP), 400, "OTP_EXPIRED");
+    const hold = await created({ merchant_id: 1001, is_hold: true });
+    expectError(await payToken(hold.id, "tok_sandbox_ok", OTP), 400, "OTP_EXPIRED");
+    await sendOtp(hold.id);
+    expect((await payToken(hold.id, "tok_sandbox_ok", OTP)).body.state).toBe(5);
+  });
+
+  it("accepts the OTP until SANDBOX_OTP_TTL_MS after the send and refuses it after, right or wrong", async () => {
+    const inside = await created({ merchant_id: 1001 });
+    await sendOtp(inside.id);
+    await ageSandboxOtp(inside.id, SANDBOX_OTP_TTL_MS - 30_000);
+    expect((await payToken(inside.id, "tok_sandbox_ok", OTP)).body.state).toBe(4);
+
+    const outside = await created({ merchant_id: 1001 });
+    await sendOtp(outside.id, CARD_NUMBER);
+    expectError(await payToken(outside.id, "tok_sandbox_ok", "123456"), 400, "OTP_INVALID");
+    await ageSandboxOtp(outside.id, SANDBOX_OTP_TTL_MS);
+    expectError(await payToken(outside.id, "tok_sandbox_ok", OTP), 400, "OTP_EXPIRED");
+    expectError(await anonymous(outside.id, "654321"), 400, "OTP_EXPIRED");
+    expect(await counters(outside.id)).toEqual({ state: 0, otp_attempts: 3, wrong_otp_attempts: 1, expired_otp_attempts: 2 });
+  });
+
+  it("renews the lifetime with every send", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    await sendOtp(receipt.id);
+    await ageSandboxOtp(receipt.id, SANDBOX_OTP_TTL_MS);
+    expectError(await payToken(receipt.id, "tok_sandbox_ok", OTP), 400, "OTP_EXPIRED");
+    await sendOtp(receipt.id, CARD_NUMBER);
+    expect((await anonymous(receipt.id, OTP)).body.state).toBe(4);
+  });
+
+  it("reads SANDBOX_OTP_TTL_MS", async () => {
+    scriptedUpstream.vars({ SANDBOX_OTP_TTL_MS: "1000" });
+    const receipt = await created({ merchant_id: 1001 });
+    await sendOtp(receipt.id);
+    // Inside the default lifetime, outside this one; past the resend wait, for the send below.
+    await ageSandboxOtp(receipt.id, 60_001);
+    expectError(await payToken(receipt.id, "tok_sandbox_ok", OTP), 400, "OTP_EXPIRED");
+    await sendOtp(receipt.id, CARD_NUMBER);
+    expect((await anonymous(receipt.id, OTP)).body.state).toBe(4);
+  });
+
+  it("leaves transfers alone: their OTP is right at any time, with no send step", async () => {
+    scriptedUpstream.vars({ SANDBOX_OTP_TTL_MS: "0" });
+    const created = await transfer({ amount: 2_000_000 });
+    expectError(await call("a2c/pay", { id: created.receipt_id, otp: "1" }), 400, "OTP_INVALID");
+    expect((await call("a2c/pay", { id: created.receipt_id, otp: OTP })).body.state).toBe(4);
+    expect((await sandboxRecord("a2c", created.receipt_id)).body).toMatchObject({ otp_attempts: 2, wrong_otp_attempts: 1 });
+  });
+});
+
+describe("SANDBOX_CANCEL_ACCESS=false", () => {
+  it("refuses every cancel with 403 CANCEL_ACCESS_DENIED, before looking at the receipt, and cancels nothing", async () => {
+    const fresh = await created();
+    const done = await paid();
+    const qr = await created({ merchant_id: 1002 });
+    scriptedUpstream.vars({ SANDBOX_CANCEL_ACCESS: "false" });
+    for (const id of [fresh.id, done.id, qr.id, "ffffffffffffffffffffffff"]) {
+      const answer = await call("receipt/cancel", { id, reason: "customer asked", cancelledBy: "partner-app" });
+      expectError(answer, 403, "CANCEL_ACCESS_DENIED");
+      expect(answer.body.error.message).toMatch(/support.*receipt id.*reason/);
+      expect(answer.body).not.toHaveProperty("receipt");
+    }
+    expect((await sandboxRecord("receipts", fresh.id)).body).toMatchObject({ state: 0, cancel_reason: null, cancelled_by: null });
+    expect((await call("receipt/check-id", { id: done.id })).body).toEqual(done);
+    const logged = (await (await upstream().fetch(`https://x/__sandbox/calls?id=${fresh.id}`)).json()) as Json[];
+    expect(logged.map(({ path, status, code }) => [path, status, code])).toEqual([["receipt/cancel", 403, "CANCEL_ACCESS_DENIED"]]);
+
+    // Any other value, or none, is a partner with access.
+    scriptedUpstream.vars({ SANDBOX_CANCEL_ACCESS: "true" });
+    expect((await call("receipt/cancel", { id: fresh.id })).body.state).toBe(21);
   });
 });
 
@@ -562,6 +678,7 @@ describe("call log", () => {
   it("lists every operation that reached the sandbox with its identifiers, status and code, never card data", async () => {
     const tid = newTid();
     const receipt = (await call("receipt/create", { tid, amount: 200_000, merchant_id: 1001 }, { ...AUTH, "x-request-id": "log-1" })).body;
+    // Never authorized: refused unjudged, and logged like any call.
     await call("receipt/anonymous/pay", { id: receipt.id, card: { number: "8600000000000007", expire: FUTURE }, otp: "314159" });
     await call("receipt/create", "{broken");
     await call("receipt/check-id", { id: receipt.id }, { "content-type": "application/json" });
@@ -571,7 +688,7 @@ describe("call log", () => {
     const mine = calls.filter((c) => c.tid === tid || c.id === receipt.id);
     expect(mine.map(({ path, tid: t, id, status, code }) => ({ path, tid: t, id, status, code }))).toEqual([
       { path: "receipt/create", tid, id: null, status: 200, code: null },
-      { path: "receipt/anonymous/pay", tid: null, id: receipt.id, status: 400, code: "OTP_INVALID" },
+      { path: "receipt/anonymous/pay", tid: null, id: receipt.id, status: 400, code: "OTP_EXPIRED" },
     ]);
     expect(mine[0].request_id).toBe("log-1");
     expect(mine[0].seq).toBeLessThan(mine[1].seq);
@@ -585,9 +702,11 @@ describe("call log", () => {
 describe("card data at rest", () => {
   it("never stores a raw card number, expiry, token or OTP in the sandbox's SQL", async () => {
     const receipt = await created({ merchant_id: 1001 });
+    await sendOtp(receipt.id, { number: "9860000000000018", expire: "2911" });
     await call("receipt/anonymous/pay", { id: receipt.id, card: { number: "9860000000000018", expire: "2911" }, otp: "271828" });
     await call("receipt/anonymous/pay", { id: receipt.id, card: { number: "9860000000000018", expire: "2911" }, otp: OTP });
     const other = await created({ merchant_id: 1001 });
+    await sendOtp(other.id);
     await payToken(other.id, "tok_sandbox_supplier_pending", OTP);
     await transfer({ receiver_card: "8600555566667777", token: "tok_sandbox_insufficient", amount: 2_000_000 });
     if (!env.SANDBOX) throw new Error("SANDBOX binding missing");
@@ -649,6 +768,7 @@ describe("tok_sandbox_busy", () => {
     expect((await sandboxRecord("receipts", receipt.id)).body).toEqual(before);
     expect(before).toMatchObject({ state: 0, otp_attempts: 0, wrong_otp_attempts: 0, otp_sent_at: null, card_behaviour: null });
     // The receipt is as payable as it was.
+    await sendOtp(receipt.id);
     expect((await payToken(receipt.id, "tok_sandbox_ok", OTP)).body.state).toBe(4);
   });
 
@@ -815,6 +935,7 @@ describe("schema upgrade", () => {
       return { receipts: names("receipts"), calls: names("calls"), oldOtp: old.otp };
     });
     expect(columns.receipts).toContain("supplier_due_ms");
+    expect(columns.receipts).toContain("expired_otps");
     expect(columns.calls).toContain("otp");
     expect(columns.oldOtp).toBe(0);
   });

@@ -122,6 +122,7 @@ describe("input refused at the edge", () => {
 
   it("a refused pay changes nothing: the receipt is still payable and its OTP count untouched", async () => {
     const receipt = await createReceipt({ merchant_id: 1001 });
+    expect((await call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } })).status).toBe(200);
     await expectError(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" }, otp: "1" }), 400, "invalid_request");
     const paid = await call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" }, otp: "111111" });
     expect(paid.status).toBe(200);

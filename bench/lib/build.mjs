@@ -86,7 +86,7 @@ export const BARE_PROXY_SCRIPT = "bench-bare-proxy";
 export async function buildAll() {
   rmSync(BUILD_DIR, { recursive: true, force: true });
   mkdirSync(BUILD_DIR, { recursive: true });
-  const base = unstable_readConfig({ config: join(ROOT, "wrangler.toml") }, { hideWarnings: true });
+  const base = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "dev" }, { hideWarnings: true });
 
   const sandboxConfig = benchConfig(
     SANDBOX_SCRIPT,
@@ -105,7 +105,7 @@ export async function buildAll() {
   );
 
   const jobs = {
-    gateway: { config: join(ROOT, "wrangler.toml"), env: "", name: base.name, main: base.main },
+    gateway: { config: join(ROOT, "wrangler.toml"), env: "dev", name: base.name, main: base.main },
     sandbox: { config: sandboxConfig, env: undefined, name: SANDBOX_SCRIPT, main: "sandbox-direct.ts" },
     bareProxy: { config: proxyConfig, env: undefined, name: BARE_PROXY_SCRIPT, main: "bare-proxy.ts" },
     production: { config: join(ROOT, "wrangler.toml"), env: "production", name: base.name, main: "index.ts" },

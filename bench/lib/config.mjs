@@ -39,6 +39,8 @@ export const PORTS = {
   events: PORT_BASE + 7,
   /** The webhook receiver the events run brings up. */
   receiver: PORT_BASE + 8,
+  /** The partner's receiver every other gateway runtime delivers its events to (up for the whole run). */
+  partner: PORT_BASE + 9,
 };
 
 /**
@@ -73,10 +75,14 @@ const quick = process.argv.includes("--quick");
  * a receipt (authorize, pay) count requests at 32 too, so the receipts they
  * need can be prepared before anything is timed.
  */
+/** The upstream's distance in the "@40ms" run: the sandbox waits this long before each call (SANDBOX_LATENCY_MS). */
+export const UPSTREAM_LATENCY_MS = 40;
+
 export const PLAN = quick
   ? {
       quick,
       latency: { connections: 1, warmup: 10, amount: 40, flows: 15 },
+      latency40: { connections: 1, warmup: 3, amount: 12, flows: 4 },
       throughput: { connections: 32, warmupSeconds: 0.3, seconds: 0.7, warmupAmount: 40, amount: 160 },
       spreadReceipts: 32,
       coldStartRuns: 1,
@@ -86,6 +92,7 @@ export const PLAN = quick
   : {
       quick,
       latency: { connections: 1, warmup: 50, amount: 400, flows: 150 },
+      latency40: { connections: 1, warmup: 5, amount: 60, flows: 20 },
       throughput: { connections: 32, warmupSeconds: 1, seconds: 3, warmupAmount: 200, amount: 2000 },
       spreadReceipts: 256,
       coldStartRuns: 3,

@@ -11,6 +11,7 @@
 import http from "node:http";
 import { HOST, PARTNER_KEY, PORTS } from "./config.mjs";
 import { summarize } from "./load.mjs";
+import { startReceiver } from "./receiver.mjs";
 import { applyMigrations, startRuntime, workerFromBuild } from "./runtime.mjs";
 
 const RECEIPTS = 300;
@@ -38,24 +39,10 @@ function post(agent, url, path, body) {
   });
 }
 
-/** A receiver that takes every event at once. */
-function startReceiver() {
-  let received = 0;
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      received++;
-      res.writeHead(204);
-      res.end();
-    });
-  });
-  return new Promise((resolve) => server.listen(PORTS.receiver, HOST, () => resolve({ server, received: () => received })));
-}
-
 async function payRun(built, receiverUp) {
   const worker = workerFromBuild(built.gateway);
   worker.bindings = { ...worker.bindings, WEBHOOK_URL: `http://${HOST}:${PORTS.receiver}/webhooks` };
-  const receiver = receiverUp ? await startReceiver() : null;
+  const receiver = receiverUp ? await startReceiver(PORTS.receiver) : null;
   const runtime = await startRuntime({ key: `events-${receiverUp ? "up" : "down"}`, workers: [worker], port: PORTS.events });
   try {
     await applyMigrations(runtime, built.gateway);

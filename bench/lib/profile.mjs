@@ -192,9 +192,13 @@ function attribute(profile, classify, requests) {
  * runtime) under check-id, pay and create at concurrency 32.
  */
 export async function cpuProfile(built) {
+  // No queue consumer here: the events the requests queue are still sent, but
+  // their delivery (and its D1 log writes), which production runs in other
+  // invocations, stays out of the samples of the request path.
+  const worker = { ...workerFromBuild(built.gateway), queueConsumers: {} };
   const rt = await startRuntime({
     key: "profile",
-    workers: [workerFromBuild(built.gateway)],
+    workers: [worker],
     port: PORTS.profile,
     inspectorPort: PORTS.inspector,
   });

@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve as resolvePath } from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig, unstable_splitSqlQuery } from "wrangler";
-import { DEV_VARS, HOST, ROOT } from "./config.mjs";
+import { DEV_VARS, HOST, PORTS, ROOT } from "./config.mjs";
 
 const live = new Set();
 /** State directories this process made and has not removed yet. */
@@ -56,7 +56,13 @@ export function workerFromBuild(build) {
     name: build.name,
     modules: true,
     scriptPath: build.module,
-    bindings: { ...options.bindings, ...DEV_VARS },
+    bindings: {
+      ...options.bindings,
+      ...DEV_VARS,
+      // The gateway's events go to the bench's receiver, which is up (lib/receiver.mjs):
+      // the usual case. A receiver that is down is the events run's to measure.
+      ...("WEBHOOK_URL" in (options.bindings ?? {}) ? { WEBHOOK_URL: `http://${HOST}:${PORTS.partner}/webhooks` } : {}),
+    },
   };
 }
 

@@ -68,9 +68,9 @@ function pool(ids, name) {
 
 /** Receipts one consuming operation needs: every warm-up and timed request gets a fresh one. */
 export function consumingPoolSize() {
-  const { latency, throughput } = PLAN;
+  const { latency, latency40, throughput } = PLAN;
   // autocannon may build one request past `amount` on each connection.
-  return latency.warmup + latency.amount + throughput.warmupAmount + throughput.amount + 2 * throughput.connections;
+  return latency.warmup + latency.amount + latency40.warmup + latency40.amount + throughput.warmupAmount + throughput.amount + 2 * throughput.connections + 2;
 }
 
 /**
@@ -231,7 +231,7 @@ function flowTracker() {
  */
 function sizes(scenario, mode) {
   const spec = PLAN[mode];
-  if (mode === "latency") {
+  if (mode === "latency" || mode === "latency40") {
     const perItem = scenario.flow ? 3 : 1;
     return {
       // check-id, spread: the warm-up visits every receipt once, so the timed
@@ -258,7 +258,9 @@ export async function warmUp(scenario, target, runtime, fixtures, mode) {
       requests: [dynamic(target, "receipt/check-id", () => JSON.stringify({ id: ids[i++ % ids.length] }))],
     });
   }
-  await runLoad({ url: runtime.url, connections: PLAN[mode].connections, ...warm, requests: scenario.requests(target, fixtures) });
+  // With the upstream far away, the warm-up that visits every pooled receipt runs at 16 at once.
+  const connections = mode === "latency40" && scenario.warmsPool ? 16 : PLAN[mode].connections;
+  await runLoad({ url: runtime.url, connections, ...warm, requests: scenario.requests(target, fixtures) });
 }
 
 /**

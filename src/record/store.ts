@@ -205,8 +205,12 @@ export class RecordStore {
   #ready = false;
   /** Inside `change`: the row's fields written so far, flushed as one UPDATE at its end. */
   #batch: Record<string, unknown> | null = null;
-  /** Whether the outbox holds unsent events; undefined until first asked. */
-  #unsent: boolean | undefined = undefined;
+  /**
+   * The outbox's unsent events, oldest first, when this incarnation knows all
+   * of them (it created the record, or counted them when it read the row);
+   * null when unknown. Draining then reads nothing back from storage.
+   */
+  #unsent: OutboxEntry[] | null = null;
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
@@ -217,13 +221,26 @@ export class RecordStore {
     return this.#row;
   }
 
-  /** Reads the row from storage (the source of truth; SQLite reads are local and synchronous). */
+  /**
+   * The record. Read from storage once per incarnation: after that this
+   * object is its only writer (a Durable Object is single-threaded, and every
+   * write goes through `change`/`update`, which keep the copy in step and put
+   * it back if a step fails), so the copy is the stored row.
+   */
   load(): RecordRow | null {
+    if (this.#row) return this.#row;
     if (!this.#ready) {
       if (migrate(this.#storage, false) === 0) return null;
       this.#ready = true;
     }
-    this.#row = (this.#storage.sql.exec("SELECT * FROM record").toArray()[0] as unknown as RecordRow | undefined) ?? null;
+    // The row and whether the outbox owes anything, in one statement.
+    const found = this.#storage.sql
+      .exec("SELECT *, (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS unsent_events FROM record")
+      .toArray()[0] as (RecordRow & { unsent_events: number }) | undefined;
+    if (!found) return null;
+    const { unsent_events: unsent, ...row } = found;
+    if (unsent === 0) this.#unsent = [];
+    this.#row = row;
     return this.#row;
   }
 
@@ -233,35 +250,57 @@ export class RecordStore {
     migrate(this.#storage, true, from);
     this.#ready = true;
     if (from !== 0 && this.load()) return;
-    this.change(() => {
-      const columns = Object.keys(row);
-      this.#storage.sql.exec(
-        `INSERT INTO record (singleton, ${columns.join(", ")}, updated_at) VALUES (1, ${columns.map(() => "?").join(", ")}, ?)`,
-        ...(Object.values(row) as SqlStorageValue[]),
-        row.created_at,
-      );
-      this.#row = { ...row, updated_at: row.created_at };
-      then();
-    });
+    this.#unsent = [];
+    try {
+      this.#storage.transactionSync(() => {
+        // What `then` changes (the first event's sequence) lands in the row's one INSERT, not an UPDATE after it.
+        this.#row = { ...row, updated_at: row.created_at };
+        this.#batch = {};
+        try {
+          then();
+        } finally {
+          this.#batch = null;
+        }
+        const final = this.#row;
+        const columns = Object.keys(final);
+        this.#storage.sql.exec(
+          `INSERT INTO record (singleton, ${columns.join(", ")}) VALUES (1, ${columns.map(() => "?").join(", ")})`,
+          ...(Object.values(final) as SqlStorageValue[]),
+        );
+      });
+    } catch (err) {
+      this.#row = null;
+      this.#unsent = null;
+      throw err;
+    }
   }
 
   /**
    * Runs `step` as one synchronous transaction: every write in it lands
    * together or not at all, and the row's changed fields are written by a
-   * single UPDATE at its end.
+   * single UPDATE at its end. If it fails, the in-memory copies are put back
+   * as they were, like the storage.
    */
   change<T>(step: () => T): T {
     if (this.#batch) return step();
-    return this.#storage.transactionSync(() => {
-      this.#batch = {};
-      try {
-        const result = step();
-        this.#flush(this.#batch);
-        return result;
-      } finally {
-        this.#batch = null;
-      }
-    });
+    const row = this.#row;
+    const unsent = this.#unsent?.slice() ?? null;
+    try {
+      return this.#storage.transactionSync(() => {
+        this.#batch = {};
+        try {
+          const result = step();
+          this.#flush(this.#batch);
+          return result;
+        } finally {
+          this.#batch = null;
+        }
+      });
+    } catch (err) {
+      this.#row = row;
+      this.#unsent = unsent;
+      throw err;
+    }
   }
 
   /** Writes the fields that differ from the stored row (at the end of the change, inside one). */
@@ -269,9 +308,17 @@ export class RecordStore {
     const current = this.#row as unknown as Record<string, unknown>;
     const entries = Object.entries(fields).filter(([key, value]) => value !== undefined && current[key] !== value);
     if (entries.length === 0) return;
+    const before = this.#row;
     this.#row = { ...this.#row!, ...Object.fromEntries(entries), updated_at: Date.now() };
     if (this.#batch) Object.assign(this.#batch, Object.fromEntries(entries));
-    else this.#flush(Object.fromEntries(entries));
+    else {
+      try {
+        this.#flush(Object.fromEntries(entries));
+      } catch (err) {
+        this.#row = before;
+        throw err;
+      }
+    }
   }
 
   #flush(fields: Record<string, unknown>): void {
@@ -307,27 +354,39 @@ export class RecordStore {
 
   /** Adds an event to the outbox; call inside the `change` that made it happen. */
   enqueue(eventId: string, body: string, at: number): void {
-    this.#storage.sql.exec("INSERT INTO outbox (event_id, body, created_at) VALUES (?, ?, ?)", eventId, body, at);
-    this.#unsent = true;
+    const { seq } = this.#storage.sql
+      .exec<{ seq: number }>("INSERT INTO outbox (event_id, body, created_at) VALUES (?, ?, ?) RETURNING seq", eventId, body, at)
+      .one();
+    this.#unsent?.push({ seq, event_id: eventId, body });
   }
 
+  /** The oldest unsent events, up to `limit`. */
   unsent(limit: number): OutboxEntry[] {
-    return this.#storage.sql
+    if (this.#unsent) return this.#unsent.slice(0, limit);
+    const rows = this.#storage.sql
       .exec<{ seq: number; event_id: string; body: string }>(
         "SELECT seq, event_id, body FROM outbox WHERE sent_at IS NULL ORDER BY seq LIMIT ?",
         limit,
       )
       .toArray();
+    // All of them: from now on this incarnation keeps the list itself.
+    if (rows.length < limit) this.#unsent = rows;
+    return rows;
   }
 
   hasUnsent(): boolean {
-    this.#unsent ??= this.#storage.sql.exec("SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT 1").toArray().length > 0;
-    return this.#unsent;
+    if (this.#unsent) return this.#unsent.length > 0;
+    const any = this.#storage.sql.exec("SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT 1").toArray().length > 0;
+    if (!any) this.#unsent = [];
+    return any;
   }
 
   markSent(seqs: readonly number[], at: number): void {
     if (seqs.length === 0) return;
     this.#storage.sql.exec(`UPDATE outbox SET sent_at = ? WHERE seq IN (${seqs.map(() => "?").join(", ")})`, at, ...seqs);
-    this.#unsent = undefined;
+    if (this.#unsent) {
+      const sent = new Set(seqs);
+      this.#unsent = this.#unsent.filter((entry) => !sent.has(entry.seq));
+    }
   }
 }

@@ -3,6 +3,7 @@
 // into the single SandboxObject.
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
+import { sandboxConsole } from "./console";
 import {
   type Failure, type Outcome, type SandboxObject, fail,
 } from "./sandbox-object";
@@ -50,6 +51,24 @@ function stallMs(env: Env): number {
   return Number.isFinite(ms) && ms >= 0 ? ms : 15_000;
 }
 
+/**
+ * How long after its last send an OTP stays right. Read from the request's
+ * env, as the partner credential is, so a test can change it for its own
+ * requests to the one shared object (test/support/scripted-upstream.ts).
+ */
+function otpTtlMs(env: Env): number {
+  const ms = Number(env.SANDBOX_OTP_TTL_MS ?? 300_000);
+  return Number.isFinite(ms) && ms >= 0 ? ms : 300_000;
+}
+
+/** SANDBOX_CANCEL_ACCESS=false: the partner has no access to the cancel method (the seed's "partner without access"). */
+const cancelAccess = (env: Env) => String(env.SANDBOX_CANCEL_ACCESS ?? "true").trim().toLowerCase() !== "false";
+
+/** Refused before the receipt is looked up, as an access check is: nothing was cancelled. */
+const cancelAccessDenied = (): Failure =>
+  fail(403, "CANCEL_ACCESS_DENIED",
+    "This partner has no access to cancel; ask the payment service's support to cancel, giving the receipt id and the reason");
+
 const NOT_JSON = Symbol("not JSON");
 
 /**
@@ -66,7 +85,7 @@ function loggedFields(raw: unknown): { tid: string | null; id: string | null; ot
 function operation<S extends v.GenericSchema>(
   path: string,
   schema: S,
-  run: (object: Sandbox, input: v.InferOutput<S>) => Promise<Outcome<unknown>>,
+  run: (object: Sandbox, input: v.InferOutput<S>, env: Env) => Promise<Outcome<unknown>>,
 ): void {
   routes.post(`/api/v1/partner/${path}`, async (c) => {
     const raw: unknown = await c.req.json().catch(() => NOT_JSON);
@@ -76,7 +95,7 @@ function operation<S extends v.GenericSchema>(
     if (!parsed) {
       outcome = fail(400, "VALIDATION_ERROR", "Body is not valid JSON");
     } else if (parsed.success) {
-      outcome = await run(object, parsed.output);
+      outcome = await run(object, parsed.output, c.env);
     } else {
       const details = parsed.issues.map((issue) => ({ path: v.getDotPath(issue) ?? "", message: issue.message }));
       outcome = fail(400, "VALIDATION_ERROR", "Body does not match the operation", { details });
@@ -95,10 +114,10 @@ function operation<S extends v.GenericSchema>(
 operation("receipt/create", ReceiptCreateBody, (s, input) => s.createReceipt(input));
 operation("receipt/authorize", AuthorizeBody, (s, input) => s.authorize(input));
 operation("receipt/anonymous/authorize", AnonymousAuthorizeBody, (s, input) => s.authorize(input));
-operation("receipt/pay", PayBody, (s, input) => s.payReceipt(input, false));
-operation("receipt/anonymous/pay", AnonymousPayBody, (s, input) => s.payReceipt(input, true));
+operation("receipt/pay", PayBody, (s, input, env) => s.payReceipt(input, false, otpTtlMs(env)));
+operation("receipt/anonymous/pay", AnonymousPayBody, (s, input, env) => s.payReceipt(input, true, otpTtlMs(env)));
 operation("receipt/hold-confirm", IdBody, (s, input) => s.holdConfirm(input));
-operation("receipt/cancel", CancelBody, (s, input) => s.cancel(input));
+operation("receipt/cancel", CancelBody, async (s, input, env) => (cancelAccess(env) ? s.cancel(input) : cancelAccessDenied()));
 operation("receipt/check-id", IdBody, (s, input) => s.checkId(input));
 operation("a2c/create", TransferCreateBody, (s, input) => s.createTransfer(input));
 operation("a2c/pay", TransferPayBody, (s, input) => s.payTransfer(input));
@@ -116,6 +135,9 @@ routes.get("/__sandbox/a2c/:id", async (c) => {
 });
 
 routes.get("/__sandbox/calls", async (c) => c.json(await sandbox(c.env).calls(c.req.query("id"))));
+
+// The console: pages for people over the gateway's own records (src/sandbox/console.ts).
+routes.route("/", sandboxConsole);
 
 routes.notFound((c) => send(c, fail(404, "NOT_FOUND", "No such operation")));
 

@@ -18,7 +18,7 @@ export type ErrorCode =
   | "RATE_NOT_FOUND" | "TID_DUPLICATE" | "AMOUNT_OUT_OF_RANGE" | "OTP_REQUIRED" | "OTP_INVALID"
   | "OTP_ATTEMPTS_EXCEEDED" | "RECEIPT_CANCELLED" | "RECEIPT_ALREADY_PAID" | "RECEIPT_NOT_HELD"
   | "CANCEL_NOT_ALLOWED" | "INSUFFICIENT_FUNDS" | "RECEIVER_UNAVAILABLE" | "CARD_DECLINED"
-  | "OTP_RESEND_TOO_SOON" | "INTERNAL_ERROR" | "BUSY";
+  | "OTP_RESEND_TOO_SOON" | "INTERNAL_ERROR" | "BUSY" | "OTP_EXPIRED" | "CANCEL_ACCESS_DENIED";
 
 export type FailureExtra = {
   attempts_left?: number;
@@ -32,7 +32,7 @@ export type FailureExtra = {
 
 export type Failure = {
   ok: false;
-  status: 400 | 401 | 402 | 404 | 409 | 429 | 500 | 503;
+  status: 400 | 401 | 402 | 403 | 404 | 409 | 429 | 500 | 503;
   code: ErrorCode;
   message: string;
   extra?: FailureExtra;
@@ -46,6 +46,8 @@ export type Outcome<T> = { ok: true; body: T; stall?: boolean } | Failure;
 export type AuthorizeAnswer = { id: string; sent: true; phone: string; wait: number };
 export type DebugReceipt = WireReceipt & {
   is_hold: boolean; hold_status: string | null; otp_attempts: number; wrong_otp_attempts: number;
+  /** Of otp_attempts, those refused as OTP_EXPIRED: received, never judged. */
+  expired_otp_attempts: number;
   otp_sent_at: number | null; card_behaviour: string | null; merchant_kind: string;
   cancel_reason: string | null; cancelled_by: string | null;
   /** When the supplier answers a 57 receipt (ms), null when nothing is pending. */
@@ -76,7 +78,8 @@ const SCHEMA = [
     is_hold INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL, created_ms INTEGER NOT NULL,
     paid_ms INTEGER, cancelled_ms INTEGER, error TEXT, rrn TEXT, card_number TEXT, card_behaviour TEXT,
     hold_status TEXT, ofd TEXT, otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0,
-    otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT, supplier_due_ms INTEGER)`,
+    otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT, supplier_due_ms INTEGER,
+    expired_otps INTEGER NOT NULL DEFAULT 0)`,
   `CREATE TABLE IF NOT EXISTS transfers (
     id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, amount INTEGER NOT NULL, commission INTEGER NOT NULL,
     rate_id INTEGER NOT NULL, sender_behaviour TEXT NOT NULL, receiver_pan TEXT NOT NULL,
@@ -95,6 +98,7 @@ const SCHEMA = [
 const ADDED_COLUMNS: { table: string; column: string; declaration: string }[] = [
   { table: "receipts", column: "supplier_due_ms", declaration: "INTEGER" },
   { table: "calls", column: "otp", declaration: "INTEGER NOT NULL DEFAULT 0" },
+  { table: "receipts", column: "expired_otps", declaration: "INTEGER NOT NULL DEFAULT 0" },
 ];
 
 /** Creates the tables, and adds the columns an older store lacks. Safe to run on every start. */
@@ -106,7 +110,7 @@ export function ensureSchema(sql: SqlStorage): void {
   }
 }
 
-type OtpVerdict = "missing" | "correct" | "wrong" | "exceeded";
+type OtpVerdict = "missing" | "expired" | "correct" | "wrong" | "exceeded";
 
 const receiptNotFound = () => fail(404, "RECEIPT_NOT_FOUND", "No receipt with this id");
 /** tok_sandbox_busy: answered before anything about the request is judged. */
@@ -170,7 +174,8 @@ export class SandboxObject extends DurableObject<Env> {
     return ok({ id: r.id, sent: true, phone: card.phone, wait });
   }
 
-  payReceipt(input: PayInput, anonymous: boolean): Outcome<WireReceipt | ReducedReceipt> {
+  /** `otpTtlMs`: how long after the last send an OTP stays right (SANDBOX_OTP_TTL_MS, read by the caller). */
+  payReceipt(input: PayInput, anonymous: boolean, otpTtlMs: number): Outcome<WireReceipt | ReducedReceipt> {
     // A busy service looks at nothing: no record, no OTP, no counter.
     const card = resolveCard(input.card);
     if (card?.behaviour === "busy") return busy();
@@ -180,7 +185,9 @@ export class SandboxObject extends DurableObject<Env> {
     if (refused) return refused;
     // Only a receipt that needs an OTP counts one; the seed lets the others pay without it.
     if (anonymous || r.is_verify === 1) {
-      const otpFailure = this.checkOtp("receipts", r, input.otp);
+      // Lazily on read, as the supplier's answer: no timer ends an OTP's life.
+      const live = r.otp_sent_ms !== null && Date.now() - r.otp_sent_ms < otpTtlMs;
+      const otpFailure = this.checkOtp("receipts", r, input.otp, live);
       if (otpFailure) return otpFailure;
     }
     const declined = (code: "CARD_DECLINED" | "INSUFFICIENT_FUNDS", error: string) => {
@@ -251,7 +258,8 @@ export class SandboxObject extends DurableObject<Env> {
     if (!r) return null;
     return {
       ...receiptBody(r), is_hold: r.is_hold === 1, hold_status: r.hold_status, otp_attempts: r.otp_attempts,
-      wrong_otp_attempts: r.wrong_otps, otp_sent_at: r.otp_sent_ms, card_behaviour: r.card_behaviour,
+      wrong_otp_attempts: r.wrong_otps, expired_otp_attempts: r.expired_otps, otp_sent_at: r.otp_sent_ms,
+      card_behaviour: r.card_behaviour,
       merchant_kind: findMerchant(r.merchant_id)?.kind ?? "unknown",
       cancel_reason: r.cancel_reason, cancelled_by: r.cancelled_by, supplier_due_at: r.supplier_due_ms,
     };
@@ -287,7 +295,8 @@ export class SandboxObject extends DurableObject<Env> {
     if (t.state === State.cancelled) return fail(400, "RECEIPT_CANCELLED", "Transfer is cancelled", current);
     if (t.state !== State.created) return fail(400, "RECEIPT_ALREADY_PAID", "Transfer is already paid", current);
     if (t.is_verify === 1) {
-      const otpFailure = this.checkOtp("transfers", t, input.otp);
+      // The seed shows no send step for a transfer: its OTP is live at any time.
+      const otpFailure = this.checkOtp("transfers", t, input.otp, true);
       if (otpFailure) return otpFailure;
     }
     switch (t.sender_behaviour) {
@@ -355,11 +364,15 @@ export class SandboxObject extends DurableObject<Env> {
   }
 
   /**
-   * Every submitted OTP counts; the third wrong one cancels the record. The
-   * failure carries the record as it stands afterwards.
+   * Every submitted OTP counts as received; the third wrong one cancels the
+   * record. One that is not `live` (never sent, or past its lifetime) is
+   * refused unjudged, right or wrong. The failure carries the record as it
+   * stands afterwards.
    */
-  private checkOtp(table: "receipts" | "transfers", record: { id: string; wrong_otps: number }, otp: string | undefined): Failure | null {
-    const verdict = this.submitOtp(table, record, otp);
+  private checkOtp(
+    table: "receipts" | "transfers", record: { id: string; wrong_otps: number }, otp: string | undefined, live: boolean,
+  ): Failure | null {
+    const verdict = this.submitOtp(table, record, otp, live);
     if (verdict === "correct") return null;
     const current = table === "receipts"
       ? { receipt: this.receiptBody(record.id) }
@@ -367,6 +380,8 @@ export class SandboxObject extends DurableObject<Env> {
     switch (verdict) {
       case "missing":
         return fail(400, "OTP_REQUIRED", "An OTP is required to pay");
+      case "expired":
+        return fail(400, "OTP_EXPIRED", "No OTP was sent for this receipt, or it has expired; authorize again", current);
       case "wrong":
         return fail(400, "OTP_INVALID", "OTP is incorrect", { attempts_left: MAX_WRONG_OTPS - record.wrong_otps - 1, ...current });
       case "exceeded":
@@ -374,8 +389,15 @@ export class SandboxObject extends DurableObject<Env> {
     }
   }
 
-  private submitOtp(table: "receipts" | "transfers", record: { id: string; wrong_otps: number }, otp: string | undefined): OtpVerdict {
+  private submitOtp(
+    table: "receipts" | "transfers", record: { id: string; wrong_otps: number }, otp: string | undefined, live: boolean,
+  ): OtpVerdict {
     if (otp === undefined || otp === "") return "missing";
+    if (!live) {
+      // Only receipts have a send step, so only they are ever not live.
+      this.sql.exec("UPDATE receipts SET otp_attempts = otp_attempts + 1, expired_otps = expired_otps + 1 WHERE id = ?", record.id);
+      return "expired";
+    }
     if (otp === CORRECT_OTP) {
       this.sql.exec(`UPDATE ${table} SET otp_attempts = otp_attempts + 1 WHERE id = ?`, record.id);
       return "correct";

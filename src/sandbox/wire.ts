@@ -32,6 +32,7 @@ export type ReceiptRow = {
   otp_attempts: number;
   wrong_otps: number;
   otp_sent_ms: number | null;
+  expired_otps: number;
   cancel_reason: string | null;
   cancelled_by: string | null;
   supplier_due_ms: number | null; // when the supplier answers a 57 receipt

@@ -132,8 +132,15 @@ export class UpstreamClient {
     return this.#call("receipt/hold-confirm", { id }, (raw) => sameId(normalizeReceipt(raw), id));
   }
 
-  cancel(id: string, reason?: string, cancelledBy?: string): Promise<UpstreamResult<ReceiptBody>> {
-    return this.#call("receipt/cancel", { id, reason, cancelledBy }, (raw) => sameId(normalizeReceipt(raw), id));
+  async cancel(id: string, reason?: string, cancelledBy?: string): Promise<UpstreamResult<ReceiptBody>> {
+    const result = await this.#call("receipt/cancel", { id, reason, cancelledBy }, (raw) => sameId(normalizeReceipt(raw), id));
+    // Support needs the receipt id, so the instruction names it. The caller's reason is not quoted
+    // back: it is free text, and an error message must never carry what it might hold.
+    if (!result.ok && result.upstreamCode === "CANCEL_ACCESS_DENIED") {
+      result.failure.message =
+        `The payment service does not let this partner cancel receipts, and nothing was cancelled: ask the payment service's support to cancel receipt ${id}, giving this receipt id and the reason for the cancel.`;
+    }
+    return result;
   }
 
   checkId(id: string): Promise<UpstreamResult<ReceiptBody>> {

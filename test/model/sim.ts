@@ -9,7 +9,7 @@
 // mismatch here, not a copy.
 //
 // Where the outcome depends on something the test cannot pin down (a rate
-// limiter window, a future stricter sandbox), the simulation makes a choice
+// limiter window, an OTP at the very end of its lifetime), the simulation makes a choice
 // through `choose`, and `enumerate` runs every combination: the test accepts
 // the observation when it matches one of the outcomes.
 
@@ -34,8 +34,11 @@ export interface G {
 /** What the sandbox holds about a record. */
 export interface S {
   state: number;
+  /** OTP submissions received, judged or not. */
   otpAttempts: number;
   wrong: number;
+  /** Of otpAttempts, those refused as OTP_EXPIRED (never judged). */
+  expired: number;
   /** When an OTP was last sent (receipts), null when never. */
   otpSentAt: number | null;
 }
@@ -70,6 +73,9 @@ export const OTP_WRONG = ["222222", "333333", "444444"] as const;
 export const ANON_PAN = "8600000000000007";
 export const ANON_EXPIRE = "3012";
 export const SANDBOX_WAIT_MS = 60_000;
+export const SANDBOX_OTP_TTL_MS = 300_000;
+/** An OTP this close to the end of its lifetime may be judged on either side of it: the sandbox reads its clock a little after `now`. */
+const TTL_SLACK_MS = 5_000;
 export const MAX_GUESSES = 3;
 export const MAX_SENDS = 5;
 export const LIMITS = { pay: 10, authorize: 5 } as const;
@@ -180,14 +186,26 @@ const refusePay = (s: S): SbAnswer | null => {
   return null;
 };
 
-/** The sandbox judging an OTP: every submission counts; the third wrong one cancels. */
-function sbOtp(s: S, otp: string | undefined, kind: KindName, choose: Choose): SbAnswer | null {
+/** A receipt's OTP is right only after a send and for SANDBOX_OTP_TTL_MS after the last one. */
+function otpLive(s: S, now: number, choose: Choose): boolean {
+  if (s.otpSentAt === null) return false;
+  const age = now - s.otpSentAt;
+  if (Math.abs(age - SANDBOX_OTP_TTL_MS) < TTL_SLACK_MS) return choose("the sandbox's clock is past the OTP's lifetime", 2) === 0;
+  return age < SANDBOX_OTP_TTL_MS;
+}
+
+/**
+ * The sandbox judging an OTP: every submission counts as received; one that
+ * is not live (a receipt's, never sent or expired) is refused unjudged; the
+ * third wrong one cancels.
+ */
+function sbOtp(s: S, otp: string | undefined, live: () => boolean): SbAnswer | null {
   if (otp === undefined) return { status: 400, code: "OTP_REQUIRED" };
-  // The contract's stricter sandbox (an OTP only after authorize) is not there yet; accept both.
-  if (kind === "receipt" && (s.otpSentAt === null || s.otpSentAt === 0) && choose("sandbox refuses an OTP never sent", 2) === 1) {
-    return { status: 400, code: "OTP_EXPIRED" };
-  }
   s.otpAttempts++;
+  if (!live()) {
+    s.expired++;
+    return { status: 400, code: "OTP_EXPIRED", bodyState: s.state };
+  }
   if (otp === OTP_RIGHT) return null;
   s.wrong++;
   if (s.wrong < MAX_GUESSES) return { status: 400, code: "OTP_INVALID", bodyState: s.state };
@@ -197,8 +215,8 @@ function sbOtp(s: S, otp: string | undefined, kind: KindName, choose: Choose): S
 
 export interface Sandbox {
   authorize(s: S, card: Behaviour, now: number): SbAnswer;
-  pay(s: S, rec: RecMeta, card: Behaviour, otp: string | undefined, anonymous: boolean, choose: Choose): SbAnswer;
-  payTransfer(s: S, rec: RecMeta, otp: string | undefined, choose: Choose): SbAnswer;
+  pay(s: S, rec: RecMeta, card: Behaviour, otp: string | undefined, anonymous: boolean, now: number, choose: Choose): SbAnswer;
+  payTransfer(s: S, rec: RecMeta, otp: string | undefined): SbAnswer;
   holdConfirm(s: S): SbAnswer;
   cancel(s: S, rec: RecMeta): SbAnswer;
   read(s: S): SbAnswer;
@@ -213,12 +231,12 @@ export const sandbox: Sandbox = {
     s.otpSentAt = now;
     return { status: 200 };
   },
-  pay(s, rec, card, otp, anonymous, choose) {
+  pay(s, rec, card, otp, anonymous, now, choose) {
     if (card === "busy") return { status: 503, code: "BUSY" };
     const refused = refusePay(s);
     if (refused) return refused;
     if (anonymous || rec.isVerify) {
-      const otpFailure = sbOtp(s, otp, "receipt", choose);
+      const otpFailure = sbOtp(s, otp, () => otpLive(s, now, choose));
       if (otpFailure) return otpFailure;
     }
     switch (card) {
@@ -234,12 +252,13 @@ export const sandbox: Sandbox = {
         return { status: 200, bodyState: s.state, stall: card === "paid_timeout" };
     }
   },
-  payTransfer(s, rec, otp, choose) {
+  payTransfer(s, rec, otp) {
     if (rec.sender === "busy") return { status: 503, code: "BUSY" };
     if (s.state === 21) return { status: 400, code: "RECEIPT_CANCELLED", bodyState: s.state };
     if (s.state !== 0) return { status: 400, code: "RECEIPT_ALREADY_PAID", bodyState: s.state };
     if (rec.isVerify) {
-      const otpFailure = sbOtp(s, otp, "transfer", choose);
+      // A transfer has no send step: its OTP is live at any time.
+      const otpFailure = sbOtp(s, otp, () => true);
       if (otpFailure) return otpFailure;
     }
     switch (rec.sender) {
@@ -606,7 +625,7 @@ class Sim {
           this.otpPaySent = otp !== undefined;
           const path = req.anonymous ? "receipt/anonymous/pay" : "receipt/pay";
           const card: Behaviour = req.anonymous ? "ok" : req.card;
-          const result = this.upstream(path, () => sandbox.pay(this.s, rec, card, otp, req.anonymous, this.choose));
+          const result = this.upstream(path, () => sandbox.pay(this.s, rec, card, otp, req.anonymous, this.input.now, this.choose));
           return this.settleOtpCall(result, otp !== undefined);
         });
       case "a2c-pay":
@@ -615,7 +634,7 @@ class Sim {
           if (rec.isVerify && otp === undefined) return err("otp_required");
           this.send("pay", otp !== undefined);
           this.otpPaySent = otp !== undefined;
-          const result = this.upstream("a2c/pay", () => sandbox.payTransfer(this.s, rec, otp, this.choose));
+          const result = this.upstream("a2c/pay", () => sandbox.payTransfer(this.s, rec, otp));
           return this.settleOtpCall(result, otp !== undefined);
         });
       case "hold-confirm":
@@ -714,5 +733,5 @@ export function sameG(a: G, b: G): boolean {
 
 export const showG = (g: G) =>
   `{state ${g.state}, pending ${g.pending ?? "-"}${g.pendingOtp ? "+otp" : ""}, wrong ${g.wrong}, unconfirmed ${g.unconfirmed}, sends ${g.sends}}`;
-export const showS = (s: S) => `{state ${s.state}, otp_attempts ${s.otpAttempts}, wrong ${s.wrong}}`;
+export const showS = (s: S) => `{state ${s.state}, otp_attempts ${s.otpAttempts}, wrong ${s.wrong}, expired ${s.expired}}`;
 export const showAnswer = (a: Answer) => (a.status === 200 ? `200 state ${a.state ?? "?"}` : `${a.status} ${a.code}${a.attemptsLeft !== undefined ? ` (attempts_left ${a.attemptsLeft})` : ""}`);

@@ -107,6 +107,7 @@ export async function sandboxSeen(kind: KindName, id: string): Promise<SandboxSe
     state: body.state as number,
     otpAttempts: body.otp_attempts as number,
     wrong: body.wrong_otp_attempts as number,
+    expired: kind === "receipt" ? (body.expired_otp_attempts as number) : 0,
     otpSentAt: kind === "receipt" ? ((body.otp_sent_at as number | null) ?? null) : null,
     charged: typeof body.pay_date === "number" && body.pay_date > 0,
     holdStatus: (body.hold_status as string | null | undefined) ?? null,

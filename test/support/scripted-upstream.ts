@@ -54,6 +54,8 @@ const LONGEST_WAIT_MS = 5 * 60_000;
 const POLL_MS = 5;
 
 const rules: Rule[] = [];
+/** Vars the sandbox sees instead of the runner's (e.g. SANDBOX_CANCEL_ACCESS), until reset(). */
+let varOverrides: Record<string, string> = {};
 let firedCounts: Record<string, number> = {};
 /** Bumped by reset(): every wait begun before it ends. */
 let generation = 0;
@@ -165,7 +167,7 @@ export class ScriptedUpstream extends WorkerEntrypoint<Env> {
   }
 
   private sandbox(request: Request): Promise<Response> {
-    return Promise.resolve(routes.fetch(request, this.env, this.ctx));
+    return Promise.resolve(routes.fetch(request, { ...this.env, ...varOverrides }, this.ctx));
   }
 }
 
@@ -204,8 +206,18 @@ export const scriptedUpstream = {
    */
   reset(): void {
     rules.length = 0;
+    varOverrides = {};
     firedCounts = {};
     generation += 1;
+  },
+
+  /**
+   * The sandbox reads these vars instead of the configuration's, for every
+   * request until reset(): a sandbox setting for one test only (the sandbox
+   * reads SANDBOX_OTP_TTL_MS and SANDBOX_CANCEL_ACCESS per request).
+   */
+  vars(overrides: Record<string, string>): void {
+    varOverrides = { ...varOverrides, ...overrides };
   },
 
   /** How many requests each fault kind ("late", "hold", ...) affected since the last reset(). */

@@ -1,0 +1,187 @@
+#!/usr/bin/env node
+/**
+ * `npm run deploy`: the production deploy in one step (docs/production.md).
+ *
+ *   npm run deploy                                   check, secrets listed, migrate, deploy, print the URL
+ *   npm run deploy -- --dry-run                      the checks and `wrangler deploy --dry-run --env production` only
+ *   npm run deploy -- --secrets production.secrets.json
+ *                                                    also checks that file and uploads it (wrangler secret bulk) first
+ *   npm run deploy -- --skip-secrets-check           do not ask Cloudflare which secrets are set
+ *   npm run deploy -- --config <wrangler.toml>       another configuration file
+ *
+ * 1. Checks wrangler.toml's [env.production] offline, with the rules of
+ *    src/config-rules.ts that the running gateway's guard uses (this file
+ *    loads that TypeScript module as it is: Node strips its types). The
+ *    configuration is read with wrangler's own reader, so it is what
+ *    `wrangler deploy --env production` will deploy, environment rules and all.
+ * 2. Bundles production with `wrangler deploy --dry-run` and stops on any warning.
+ * 3. Uploads --secrets (after checking it), then checks with `wrangler secret
+ *    list` that every production secret is set and JWT_SECRET is not.
+ * 4. `wrangler d1 migrations apply DB --remote --env production` (forward-only;
+ *    before the code that needs them).
+ * 5. `wrangler deploy --env production`, then prints the address and what
+ *    GET /healthz answers there.
+ *
+ * Prints no secret: problems name settings, never values.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { unstable_readConfig } from "wrangler";
+import {
+  DEPLOYMENT_CONFIG_KEYS,
+  deploymentProblems,
+  deploymentUrls,
+  FORBIDDEN_PRODUCTION_SECRETS,
+  PRODUCTION_SECRETS,
+  productionSecretProblems,
+} from "../src/config-rules.ts";
+import { parseWebhookSecrets } from "../src/events/signing.ts";
+import { productionDryRun, WRANGLER } from "./build.mjs";
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+
+let options;
+try {
+  ({ values: options } = parseArgs({
+    options: {
+      "dry-run": { type: "boolean", default: false },
+      secrets: { type: "string" },
+      "skip-secrets-check": { type: "boolean", default: false },
+      config: { type: "string", default: join(ROOT, "wrangler.toml") },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  }));
+} catch (err) {
+  console.error(`${err.message}\nnpm run deploy -- --help lists the options.`);
+  process.exit(2);
+}
+if (options.help) {
+  console.log(readFileSync(fileURLToPath(import.meta.url), "utf8").split("*/")[0].replace(/^#!.*\n\/\*\*\n/, "").replace(/^ \* ?/gm, ""));
+  process.exit(0);
+}
+
+const configPath = resolve(options.config);
+const configArgs = ["--config", configPath];
+const step = (text) => console.log(`\n▶ ${text}`);
+const fail = (lines) => {
+  for (const line of [lines].flat()) console.error(`  ✗ ${line}`);
+  process.exit(1);
+};
+
+/** Runs wrangler with the terminal attached (it may ask to confirm); exits on failure. */
+function wrangler(args, { capture = false } = {}) {
+  const result = spawnSync(process.execPath, [WRANGLER, ...args, ...configArgs], {
+    cwd: ROOT,
+    stdio: capture ? ["inherit", "pipe", "pipe"] : "inherit",
+    encoding: "utf8",
+  });
+  return { status: result.status ?? 1, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
+}
+
+// 1. The configuration, offline.
+step(`Checking [env.production] of ${configPath} (offline)`);
+const production = unstable_readConfig({ config: configPath, env: "production" }, { hideWarnings: true });
+const development = unstable_readConfig({ config: configPath, env: "dev" }, { hideWarnings: true });
+const deployment = Object.fromEntries(DEPLOYMENT_CONFIG_KEYS.map((key) => [key, production[key]]));
+// Production needs every rate limit the gateway counts with; development declares the same set.
+const rateLimits = (development.ratelimits ?? []).map((r) => r.name);
+const problems = deploymentProblems(deployment, { rateLimits });
+
+let secretsFile = null;
+if (options.secrets) {
+  const path = resolve(options.secrets);
+  if (!existsSync(path)) fail(`--secrets: ${path} does not exist (copy production.secrets.example.json and fill it in).`);
+  try {
+    secretsFile = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    fail(`--secrets: ${path} is not JSON.`);
+  }
+  for (const name of PRODUCTION_SECRETS) {
+    if (typeof secretsFile[name] !== "string" || !secretsFile[name].trim()) problems.push(`${name} is not set in ${options.secrets}.`);
+  }
+  problems.push(...productionSecretProblems(secretsFile));
+  problems.push(...parseWebhookSecrets(secretsFile.WEBHOOK_SECRET ?? "").problems);
+  const digests = String(secretsFile.PARTNER_KEY_HASHES ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  digests.forEach((digest, i) => {
+    if (!/^[0-9a-f]{64}$/.test(digest) && !digest.includes("REPLACE_ME")) {
+      problems.push(`PARTNER_KEY_HASHES entry ${i + 1} is not a lowercase hex SHA-256 digest.`);
+    }
+  });
+}
+if (problems.length > 0) {
+  console.error(`  ${problems.length} problem(s); nothing was deployed:`);
+  fail(problems);
+}
+console.log("  ✓ the production configuration passes");
+
+// 2. The bundle, and wrangler's own view of the configuration.
+step("wrangler deploy --dry-run --env production");
+const dryRun = await productionDryRun(configArgs);
+if (dryRun.status !== 0) fail("the dry run failed; nothing was deployed.");
+if (dryRun.warnings.length > 0) fail(["wrangler warned about the production configuration; nothing was deployed:", ...dryRun.warnings]);
+const urls = deploymentUrls(deployment);
+if (options["dry-run"]) {
+  console.log(`\n✓ Dry run passed. \`npm run deploy\` would serve ${urls.join(", ")}.`);
+  process.exit(0);
+}
+
+// 3. Secrets.
+if (secretsFile) {
+  step(`wrangler secret bulk ${options.secrets} --env production`);
+  if (wrangler(["secret", "bulk", resolve(options.secrets), "--env", "production"]).status !== 0) fail("uploading the secrets failed; nothing was deployed.");
+}
+if (!options["skip-secrets-check"]) {
+  step("wrangler secret list --env production");
+  const listed = wrangler(["secret", "list", "--env", "production", "--format", "json"], { capture: true });
+  let names;
+  try {
+    names = JSON.parse(listed.stdout.slice(listed.stdout.indexOf("["))).map((s) => s.name);
+  } catch {
+    process.stderr.write(listed.stderr);
+    fail([
+      "could not list production's secrets. Log in (`npx wrangler login`) or set CLOUDFLARE_API_TOKEN;",
+      "before the first deploy, upload them: npm run deploy -- --secrets production.secrets.json (docs/production.md).",
+    ]);
+  }
+  const missing = PRODUCTION_SECRETS.filter((name) => !names.includes(name));
+  const forbidden = FORBIDDEN_PRODUCTION_SECRETS.filter((name) => names.includes(name));
+  if (missing.length > 0 || forbidden.length > 0) {
+    fail([
+      ...missing.map((name) => `the secret ${name} is not set (npx wrangler secret put ${name} --env production).`),
+      ...forbidden.map((name) => `the secret ${name} is set; production must not have it (npx wrangler secret delete ${name} --env production).`),
+      "nothing was deployed.",
+    ]);
+  }
+  console.log(`  ✓ ${PRODUCTION_SECRETS.join(", ")} are set`);
+}
+
+// 4. Migrations: forward-only, applied before the code that needs them.
+step("wrangler d1 migrations apply DB --remote --env production");
+if (wrangler(["d1", "migrations", "apply", "DB", "--remote", "--env", "production"]).status !== 0) {
+  fail("the D1 migrations failed; the code was not deployed.");
+}
+
+// 5. The code.
+step("wrangler deploy --env production");
+if (wrangler(["deploy", "--env", "production"]).status !== 0) fail("wrangler deploy failed.");
+
+step("The gateway");
+for (const url of urls) {
+  let answer;
+  try {
+    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(10_000) });
+    answer = `${res.status} ${(await res.text()).slice(0, 300)}`;
+    if (res.status !== 200) {
+      console.error(`  ✗ ${url}/healthz answered ${answer}`);
+      console.error("    Fix the configuration it names (secrets: npx wrangler secret put ... --env production), or roll back: npx wrangler rollback --env production");
+      process.exit(1);
+    }
+  } catch (err) {
+    answer = `no answer yet (${err instanceof Error ? err.message : err}); a new custom domain can take a few minutes`;
+  }
+  console.log(`  ${url}  (GET /healthz: ${answer})`);
+  console.log(`  readiness: curl ${url}/readyz`);
+}

@@ -1,0 +1,339 @@
+/**
+ * The configuration rules that need nothing but the settings themselves:
+ * pure functions over strings and plain objects, shared by the running
+ * gateway's guard (src/config.ts) and `npm run deploy`'s offline check
+ * (scripts/deploy.mjs). Node loads this file as it is (it strips the types),
+ * so it imports nothing and uses only erasable TypeScript.
+ *
+ * Every problem is a sentence that names the setting and never its value.
+ */
+
+/** The development credentials of `.dev.vars.example`; a production deployment refuses to run with them. */
+export const DEVELOPMENT_PARTNER_KEY = "sk_test_local_partner";
+/** SHA-256 of DEVELOPMENT_PARTNER_KEY (a test proves it). */
+export const DEVELOPMENT_PARTNER_KEY_DIGEST = "201db62f3c69cf8de8fe2450797a0c481469bb36ffc7e49ea916efb6bb68bd35";
+export const DEVELOPMENT_JWT_SECRET = "local-dev-jwt-secret";
+export const DEVELOPMENT_TID_SECRET = "local-dev-tid-secret";
+/** The base64 of `local-dev-webhook-secret`, as `.dev.vars.example` sets it. */
+export const DEVELOPMENT_WEBHOOK_SECRET = "whsec_bG9jYWwtZGV2LXdlYmhvb2stc2VjcmV0";
+export const SANDBOX_UPSTREAM_API_KEY = "sandbox-upstream-key";
+/** What every value of production.secrets.example.json starts with, so a template uploaded as it is never serves. */
+export const TEMPLATE_PLACEHOLDER = "REPLACE_ME";
+/** HMAC keys shorter than this are refused. */
+export const MIN_TID_SECRET_LENGTH = 32;
+
+/** The secrets a production deployment needs (production.secrets.example.json names each). */
+export const PRODUCTION_SECRETS = ["UPSTREAM_API_KEY", "PARTNER_KEY_HASHES", "TID_SECRET", "WEBHOOK_SECRET"] as const;
+/** Set in production, this is a problem: users are verified against JWKS_URL only. */
+export const FORBIDDEN_PRODUCTION_SECRETS = ["JWT_SECRET"] as const;
+/** The URLs production calls out to; each must be a public https host. */
+export const PRODUCTION_URLS = ["UPSTREAM_BASE_URL", "JWKS_URL", "WEBHOOK_URL"] as const;
+
+export type Settings = Readonly<Record<string, unknown>>;
+
+const text = (value: unknown): string => (typeof value === "string" ? value.trim() : "");
+
+/** Several values of one secret, space-separated (WEBHOOK_SECRET, TID_SECRET while rotating). */
+export const secretList = (value: unknown): string[] => text(value).split(/\s+/).filter(Boolean);
+
+function parseUrl(value: string): URL | null {
+  try {
+    return new URL(value);
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Hosts
+
+/** The four octets of a dotted-quad IPv4 address (what the URL parser turns every IPv4 spelling into), or null. */
+function ipv4(host: string): number[] | null {
+  const parts = host.split(".");
+  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p))) return null;
+  const octets = parts.map(Number);
+  return octets.every((o) => o <= 255) ? octets : null;
+}
+
+/** The eight 16-bit groups of an IPv6 address (without brackets), or null. */
+function ipv6(host: string): number[] | null {
+  // A trailing dotted IPv4 part (::ffff:127.0.0.1) is two groups written differently.
+  const address = host.replace(/(\d+\.\d+\.\d+\.\d+)$/, (dotted) => {
+    const v4 = ipv4(dotted);
+    return v4 ? `${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}` : "invalid";
+  });
+  const halves = address.split("::");
+  if (halves.length > 2) return null;
+  const groupsOf = (s: string) => (s === "" ? [] : s.split(":"));
+  const head = groupsOf(halves[0]!);
+  const tail = halves.length === 2 ? groupsOf(halves[1]!) : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
+  const groups = [...head, ...Array<string>(missing).fill("0"), ...tail];
+  return groups.every((g) => /^[0-9a-f]{1,4}$/i.test(g)) ? groups.map((g) => Number.parseInt(g, 16)) : null;
+}
+
+/** What kind of non-public IPv4 address this is, or null for a public one. */
+function ipv4Kind([a, b]: number[]): string | null {
+  if (a === 0) return "an unspecified address (0.0.0.0/8)";
+  if (a === 127) return "a loopback address";
+  if (a === 10 || (a === 172 && b! >= 16 && b! <= 31) || (a === 192 && b === 168)) return "a private address";
+  if (a === 169 && b === 254) return "a link-local address";
+  if (a === 100 && b! >= 64 && b! <= 127) return "a carrier-grade NAT address (100.64.0.0/10)";
+  return null;
+}
+
+/** What kind of non-public IPv6 address this is (looking inside the forms that carry an IPv4 one), or null. */
+function ipv6Kind(groups: number[]): string | null {
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
+  const embedded = [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff];
+  const zeroTo = (n: number) => groups.slice(0, n).every((g) => g === 0);
+  if (zeroTo(8)) return "an unspecified address (::)";
+  if (zeroTo(7) && g7 === 1) return "a loopback address";
+  // ::ffff:a.b.c.d (IPv4-mapped), ::a.b.c.d (IPv4-compatible), 64:ff9b::a.b.c.d (NAT64): the IPv4 address decides.
+  if (zeroTo(5) && g5 === 0xffff) return ipv4Kind(embedded);
+  if (zeroTo(6)) return ipv4Kind(embedded);
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return ipv4Kind(embedded);
+  if ((g0 & 0xffc0) === 0xfe80) return "a link-local address";
+  if ((g0 & 0xfe00) === 0xfc00 || (g0 & 0xffc0) === 0xfec0) return "a private address";
+  return null;
+}
+
+/**
+ * Why a production deployment must not call this host, or null. The host is
+ * as the URL parser leaves it: lowercase, IPv4 in dotted quads whatever the
+ * spelling (decimal, hex, octal, short), IPv6 in brackets.
+ */
+export function hostProblem(name: string, hostname: string): string | null {
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  if (host === "localhost" || host.endsWith(".localhost")) return `${name} points at localhost; production must call a public host name.`;
+  const v4 = ipv4(host);
+  const v6 = host.startsWith("[") && host.endsWith("]") ? ipv6(host.slice(1, -1)) : null;
+  if (v4 || v6) {
+    const kind = v4 ? ipv4Kind(v4) : ipv6Kind(v6!);
+    if (kind) return `${name} points at ${kind}; production must call a public host name.`;
+    // A deployed Worker cannot fetch an IP address directly, and a certificate for one is rare.
+    return `${name} is an IP address; production must call a public host name (a Worker cannot fetch an IP address).`;
+  }
+  if (host.startsWith("[")) return `${name} is not a valid host.`;
+  if (!host.includes(".")) return `${name} is not a fully qualified host name; production must call a public host name.`;
+  if (/\.(local|internal|home\.arpa|lan|intranet|corp)$/.test(host)) {
+    return `${name} is a private network name; production must call a public host name.`;
+  }
+  return null;
+}
+
+/**
+ * Why production must not use this URL, or null: not a URL, not https,
+ * credentials in it, the `.invalid` placeholder of wrangler.toml, or a host
+ * that is not public.
+ */
+export function productionUrlProblem(name: string, value: string): string | null {
+  const url = parseUrl(value);
+  if (!url) return `${name} is not a URL.`;
+  if (url.protocol !== "https:") return `${name} must be an https URL.`;
+  if (url.username || url.password) return `${name} carries a user name or password; credentials belong in secrets, not in a URL.`;
+  if (url.hostname.replace(/\.$/, "").endsWith(".invalid")) return `${name} is still the placeholder of wrangler.toml; set the real URL.`;
+  return hostProblem(name, url.hostname);
+}
+
+// ---------------------------------------------------------------------------
+// Vars (what wrangler.toml's [env.production.vars] holds) and secrets
+
+/** The vars' problems in production: the three URLs. `vars` is what the Worker's env holds. */
+export function productionVarProblems(vars: Settings): string[] {
+  const problems: string[] = [];
+  const jwksUrl = text(vars.JWKS_URL);
+  if (!jwksUrl) problems.push("JWKS_URL is not set: users' JWTs cannot be verified.");
+  else {
+    const jwks = productionUrlProblem("JWKS_URL", jwksUrl);
+    if (jwks) problems.push(jwks);
+  }
+  const upstream = productionUrlProblem("UPSTREAM_BASE_URL", text(vars.UPSTREAM_BASE_URL));
+  if (upstream) problems.push(upstream);
+  const webhookUrl = text(vars.WEBHOOK_URL);
+  if (!webhookUrl) problems.push("WEBHOOK_URL is not set: events cannot be delivered.");
+  else {
+    const webhook = productionUrlProblem("WEBHOOK_URL", webhookUrl);
+    if (webhook) problems.push(webhook);
+  }
+  return problems;
+}
+
+/**
+ * TID_SECRET in production: one value, or during a rotation "<current>
+ * <previous>" (space-separated; new claims use the first, earlier claims
+ * match any). Each value is checked on its own.
+ */
+export function tidSecretProblems(value: unknown, upstreamApiKey: unknown): string[] {
+  if (text(value).includes(TEMPLATE_PLACEHOLDER)) return ["TID_SECRET is still the template's placeholder; set a random one."];
+  const values = secretList(value);
+  const problems: string[] = [];
+  values.forEach((secret, i) => {
+    const name = values.length > 1 ? `TID_SECRET entry ${i + 1}` : "TID_SECRET";
+    if (secret === DEVELOPMENT_TID_SECRET) problems.push(`${name} is the development secret; set a random one of its own.`);
+    else if (secret === text(upstreamApiKey)) {
+      problems.push(`${name} equals UPSTREAM_API_KEY; it must be a secret of its own, so rotating the upstream credential changes no tid.`);
+    } else if (secret.length < MIN_TID_SECRET_LENGTH) problems.push(`${name} is shorter than ${MIN_TID_SECRET_LENGTH} characters.`);
+  });
+  if (new Set(values).size !== values.length) problems.push("TID_SECRET holds the same value twice.");
+  return problems;
+}
+
+/**
+ * The production rules for the secrets' values (the running guard sees them;
+ * `npm run deploy -- --secrets-file` checks a file before it is uploaded).
+ * The rules every environment shares (PARTNER_KEY_HASHES and TID_SECRET set,
+ * PARTNER_KEY_HASHES and WEBHOOK_SECRET well-formed) are the guard's, in
+ * src/config.ts.
+ */
+export function productionSecretProblems(secrets: Settings): string[] {
+  const problems: string[] = [];
+  const digests = text(secrets.PARTNER_KEY_HASHES)
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (digests.includes(DEVELOPMENT_PARTNER_KEY_DIGEST)) {
+    problems.push("PARTNER_KEY_HASHES holds the digest of the development server key; remove it.");
+  }
+  const jwtSecret = text(secrets.JWT_SECRET);
+  if (jwtSecret === DEVELOPMENT_JWT_SECRET) {
+    problems.push("JWT_SECRET is the development secret; production verifies users' JWTs against JWKS_URL only. Delete the secret.");
+  } else if (jwtSecret) {
+    problems.push("JWT_SECRET is set; production verifies users' JWTs against JWKS_URL only (no shared-secret HS256). Delete the secret.");
+  }
+  problems.push(...tidSecretProblems(secrets.TID_SECRET, secrets.UPSTREAM_API_KEY));
+  const apiKey = text(secrets.UPSTREAM_API_KEY);
+  if (!apiKey) problems.push("UPSTREAM_API_KEY is not set.");
+  else if (apiKey === SANDBOX_UPSTREAM_API_KEY) problems.push("UPSTREAM_API_KEY is the sandbox's development key.");
+  const webhookSecrets = secretList(secrets.WEBHOOK_SECRET);
+  if (webhookSecrets.length === 0) problems.push("WEBHOOK_SECRET is not set: events cannot be signed.");
+  if (webhookSecrets.includes(DEVELOPMENT_WEBHOOK_SECRET)) {
+    problems.push("WEBHOOK_SECRET holds the development secret; set the secret shared with the partner's receiver.");
+  }
+  for (const name of ["UPSTREAM_API_KEY", "PARTNER_KEY_HASHES", "WEBHOOK_SECRET"]) {
+    if (text(secrets[name]).includes(TEMPLATE_PLACEHOLDER)) problems.push(`${name} is still the template's placeholder; set the real value.`);
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------
+// The deployment's shape (wrangler.toml's [env.production], as wrangler resolves it)
+
+type Route = string | { pattern: string; custom_domain?: boolean; zone_name?: string; zone_id?: string };
+
+/** The keys of wrangler's resolved configuration (unstable_readConfig) the offline check reads. */
+export const DEPLOYMENT_CONFIG_KEYS = [
+  "name",
+  "main",
+  "workers_dev",
+  "vars",
+  "route",
+  "routes",
+  "d1_databases",
+  "queues",
+  "durable_objects",
+  "services",
+  "ratelimits",
+] as const;
+
+/** The parts of wrangler's resolved configuration (unstable_readConfig) the offline check reads. */
+export interface DeploymentConfig {
+  name?: string;
+  main?: string;
+  workers_dev?: boolean;
+  vars?: Settings;
+  route?: Route;
+  routes?: readonly Route[];
+  d1_databases?: readonly { binding: string; database_id?: string; database_name?: string }[];
+  queues?: {
+    producers?: readonly { binding: string; queue: string }[];
+    consumers?: readonly { queue: string; dead_letter_queue?: string }[];
+  };
+  durable_objects?: { bindings?: readonly { name: string; class_name: string }[] };
+  services?: readonly { binding: string }[];
+  ratelimits?: readonly { name: string }[];
+}
+
+/** The host a route pattern or custom domain names (`api.partner.com/*` -> api.partner.com). */
+export function routeHost(route: Route): string {
+  const pattern = typeof route === "string" ? route : route.pattern;
+  return pattern.replace(/^[a-z]+:\/\//i, "").split("/")[0]!.replace(/^\*\.?/, "").toLowerCase();
+}
+
+/** The addresses production answers on: https://<host> of each route or custom domain. */
+export function deploymentUrls(config: DeploymentConfig): string[] {
+  const routes = [...(config.routes ?? []), ...(config.route ? [config.route] : [])];
+  return [...new Set(routes.map((r) => `https://${routeHost(r)}`))];
+}
+
+const ZERO_ID = /^0{8}-0{4}-0{4}-0{4}-0{12}$/;
+
+/**
+ * What is wrong with production's configuration before it is deployed: the
+ * vars' URLs, the route or custom domain (a required setting), the D1
+ * database, the queues, and nothing of the sandbox. `required.rateLimits`
+ * names the rate limiting bindings the gateway needs.
+ */
+export function deploymentProblems(config: DeploymentConfig, required: { rateLimits: readonly string[] }): string[] {
+  const vars = config.vars ?? {};
+  const problems: string[] = [];
+
+  if (text(vars.ENVIRONMENT) === "development") problems.push("ENVIRONMENT is development in production's vars; set it to production.");
+  for (const name of [...PRODUCTION_SECRETS, ...FORBIDDEN_PRODUCTION_SECRETS]) {
+    if (name in vars) problems.push(`${name} is a var, in plain text in wrangler.toml and the dashboard; remove it from the vars and set it as a secret.`);
+  }
+  problems.push(...productionVarProblems(vars));
+  for (const name of Object.keys(vars).filter((n) => n.startsWith("SANDBOX_"))) {
+    problems.push(`The var ${name} configures the sandbox; production has none, remove it.`);
+  }
+
+  const routes = [...(config.routes ?? []), ...(config.route ? [config.route] : [])];
+  if (routes.length === 0) {
+    problems.push("routes is not set: production has no address. Set a route or custom domain in [env.production] (routes = [{ pattern = \"payments.partner.com\", custom_domain = true }]).");
+  }
+  routes.forEach((route, i) => {
+    const host = routeHost(route);
+    const name = routes.length > 1 ? `routes entry ${i + 1}` : "routes";
+    if (host.endsWith(".invalid")) problems.push(`${name} is still the placeholder of wrangler.toml; set the gateway's own domain.`);
+    else {
+      const hostIssue = hostProblem(name, host);
+      if (hostIssue) problems.push(hostIssue);
+    }
+  });
+  if (config.workers_dev) problems.push("workers_dev is true: production would also answer on a workers.dev address; set it to false.");
+  if (config.main && /(^|[\\/])dev\.ts$/.test(config.main)) problems.push("main is src/dev.ts, the sandbox build; production's entry is src/index.ts.");
+
+  const db = config.d1_databases?.find((d) => d.binding === "DB");
+  if (!db) problems.push("The D1 binding DB is missing from [[env.production.d1_databases]].");
+  else if (!db.database_id || ZERO_ID.test(db.database_id)) {
+    problems.push("DB's database_id is still the zero placeholder; put the id `wrangler d1 create` printed into [[env.production.d1_databases]].");
+  }
+
+  const producer = config.queues?.producers?.find((p) => p.binding === "EVENTS");
+  if (!producer || !text(producer.queue)) problems.push("The queue binding EVENTS is missing from [[env.production.queues.producers]]: events cannot be published.");
+  else {
+    const consumer = config.queues?.consumers?.find((c) => c.queue === producer.queue);
+    if (!consumer) problems.push(`No consumer of the events queue ${producer.queue} in [[env.production.queues.consumers]]: events would never be delivered.`);
+    else if (!text(consumer.dead_letter_queue)) problems.push(`The consumer of ${producer.queue} has no dead_letter_queue: events that keep failing would be lost.`);
+    else if (!config.queues?.consumers?.some((c) => c.queue === consumer.dead_letter_queue)) {
+      problems.push(`No consumer of the dead-letter queue ${consumer.dead_letter_queue}: failed events would never show as failed.`);
+    }
+  }
+
+  const objects = config.durable_objects?.bindings ?? [];
+  if (!objects.some((o) => o.name === "RECEIPTS" && o.class_name === "ReceiptObject")) {
+    problems.push("The Durable Object binding RECEIPTS (ReceiptObject) is missing from [[env.production.durable_objects.bindings]].");
+  }
+  if (objects.some((o) => o.name === "SANDBOX" || o.class_name === "SandboxObject")) {
+    problems.push("The SANDBOX Durable Object is bound; production has no sandbox, remove it.");
+  }
+  if (config.services?.some((s) => s.binding === "UPSTREAM")) {
+    problems.push("The UPSTREAM binding (the sandbox) is present; production reaches the real upstream at UPSTREAM_BASE_URL.");
+  }
+  const limits = new Set((config.ratelimits ?? []).map((r) => r.name));
+  for (const name of required.rateLimits) {
+    if (!limits.has(name)) problems.push(`The rate limiting binding ${name} is missing from [[env.production.ratelimits]].`);
+  }
+  return problems;
+}

@@ -1,0 +1,184 @@
+/**
+ * What the sandbox console shows, read from where the gateway keeps it: the
+ * tid index (D1) lists the records, each record's Durable Object its audit
+ * trail, the event log (D1) its events and how their delivery stands, and
+ * the sandbox's call log the upstream calls it caused.
+ *
+ * Read only, and nothing here reaches the upstream: a check-id would be one
+ * more call the record "caused", and would move the state it is meant to show.
+ * Every store read here holds masked card numbers only (rule 7), so the pages
+ * show what is stored as it is: a second pass of `redact` would also mask
+ * any long digit run, a tid or an account number, and show a record that is
+ * not the one the partner received.
+ */
+import { type EventRow, listEvents } from "../events";
+import type { KindName } from "../lifecycle";
+import { type AuditTrail, receiptStub } from "../receipt-object";
+import { eventOwner } from "../record/event";
+import type { AuditEntry } from "../record/store";
+import type { SandboxCall, SandboxObject } from "./sandbox-object";
+
+/** How many records the front page lists. */
+export const LATEST_RECORDS = 50;
+/** Events shown for one record; more than any record produces. */
+const EVENTS_PER_RECORD = 100;
+/** Longer than any id the gateway hands out: anything longer is no record, and is not looked up. */
+const MAX_ID_LENGTH = 128;
+
+export interface RecordSummary {
+  kind: KindName;
+  /** null while the create has not settled (its tid is claimed, the outcome not known yet). */
+  id: string | null;
+  tid: string;
+  /** "partner" or the user's sub, as events show it. */
+  owner: string;
+  state: number | null;
+  amount: number | null;
+  createdAt: number;
+}
+
+export interface RecordView {
+  kind: KindName;
+  id: string;
+  tid: string | null;
+  owner: string;
+  state: number | null;
+  createdAt: number | null;
+  audit: AuditEntry[];
+  /** Oldest first. */
+  events: EventRow[];
+  /** Oldest first. */
+  calls: SandboxCall[];
+  /** The record as the API last answered it (its newest logged event's object); null before any event is logged. */
+  latest: unknown;
+}
+
+/** The newest event the log holds for a record: when it was made, and the state it reported. */
+export interface LatestEvent {
+  created: number;
+  state: number | null;
+}
+
+interface TidIndexRow {
+  owner: string;
+  tid: string;
+  upstream_tid: string;
+  kind: KindName;
+  status: "pending" | "completed";
+  receipt_id: string | null;
+  response: string | null;
+  created_at: number;
+}
+
+/**
+ * The state the gateway last recorded for a record. Every operation and every
+ * reconciliation that changed something leaves an audit entry with the state
+ * after it; a change a plain read found (check-id) leaves an event but no
+ * audit entry. So: whichever of the two is newer.
+ */
+export function currentState(audit: readonly AuditEntry[], latest: LatestEvent | null): number | null {
+  const last = audit.at(-1);
+  if (latest?.state != null && (!last || latest.created > last.at)) return latest.state;
+  return last?.state ?? null;
+}
+
+export function sandboxObject(env: Env): DurableObjectStub<SandboxObject> {
+  if (!env.SANDBOX) throw new Error("SANDBOX binding is missing");
+  return env.SANDBOX.get(env.SANDBOX.idFromName("sandbox"));
+}
+
+/** The newest records created through the gateway, newest first, each with its state. */
+export async function latestRecords(env: Env, limit = LATEST_RECORDS): Promise<RecordSummary[]> {
+  const { results: rows } = await env.DB.prepare(
+    `SELECT owner, tid, upstream_tid, kind, status, receipt_id, response, created_at FROM tid_index
+     ORDER BY created_at DESC, rowid DESC LIMIT ?1`,
+  )
+    .bind(limit)
+    .all<TidIndexRow>();
+  const ids = rows.flatMap((row) => (row.status === "completed" && row.receipt_id ? [row.receipt_id] : []));
+  const [latest, trails] = await Promise.all([
+    latestEvents(env.DB, ids),
+    Promise.all(rows.map((row) => (row.status === "completed" && row.receipt_id ? auditOf(env, row.kind, row.receipt_id) : null))),
+  ]);
+  return rows.map((row, i) => {
+    const completed = row.status === "completed" && row.receipt_id !== null;
+    return {
+      kind: row.kind,
+      id: completed ? row.receipt_id : null,
+      tid: row.tid,
+      owner: eventOwner(row.owner),
+      state: completed ? currentState(trails[i]?.entries ?? [], latest.get(`${row.kind}:${row.receipt_id}`) ?? null) : null,
+      amount: amountOf(row.kind, row.response),
+      createdAt: row.created_at,
+    };
+  });
+}
+
+/** One record, everything the console knows of it; null when the gateway holds no such record. */
+export async function recordView(env: Env, kind: KindName, id: string): Promise<RecordView | null> {
+  if (id.length === 0 || id.length > MAX_ID_LENGTH) return null;
+  const trail = await auditOf(env, kind, id);
+  if (!trail) return null;
+  const [indexRow, eventPage, allCalls] = await Promise.all([
+    env.DB.prepare("SELECT owner, tid, upstream_tid, created_at FROM tid_index WHERE receipt_id = ?1 AND kind = ?2")
+      .bind(id, kind)
+      .first<Pick<TidIndexRow, "owner" | "tid" | "upstream_tid" | "created_at">>(),
+    listEvents(env.DB, { receiptId: id, limit: EVENTS_PER_RECORD }),
+    // The call log filters by id only; the create names the record by its upstream tid.
+    sandboxObject(env).calls(),
+  ]);
+  const events = eventPage.rows.filter((row) => row.kind === kind).reverse();
+  const calls = allCalls.filter((call) => call.id === id || (indexRow !== null && call.tid === indexRow.upstream_tid));
+  const newest = events.at(-1);
+  return {
+    kind,
+    id,
+    tid: indexRow?.tid ?? null,
+    owner: trail.owner,
+    state: currentState(trail.entries, newest ? latestOf(newest) : null),
+    createdAt: indexRow?.created_at ?? trail.entries[0]?.at ?? null,
+    audit: trail.entries,
+    events,
+    calls,
+    latest: newest ? ((JSON.parse(newest.body) as { data?: { object?: unknown } }).data?.object ?? null) : null,
+  };
+}
+
+async function auditOf(env: Env, kind: KindName, id: string): Promise<AuditTrail | null> {
+  return receiptStub(env, kind, id).auditTrail();
+}
+
+function latestOf(row: EventRow): LatestEvent {
+  const state = (JSON.parse(row.body) as { data?: { object?: { state?: unknown } } }).data?.object?.state;
+  return { created: row.created, state: typeof state === "number" ? state : null };
+}
+
+/** Each record's newest logged event, keyed `kind:id`. */
+async function latestEvents(db: D1Database, ids: readonly string[]): Promise<Map<string, LatestEvent>> {
+  const latest = new Map<string, LatestEvent>();
+  if (ids.length === 0) return latest;
+  const { results } = await db
+    .prepare(
+      `SELECT kind, record_id, created, json_extract(body, '$.data.object.state') AS state FROM events e
+       WHERE record_id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})
+         AND sequence = (SELECT MAX(sequence) FROM events WHERE record_id = e.record_id AND kind = e.kind)`,
+    )
+    .bind(...ids)
+    .all<{ kind: KindName; record_id: string; created: number; state: unknown }>();
+  for (const row of results) {
+    latest.set(`${row.kind}:${row.record_id}`, { created: row.created, state: typeof row.state === "number" ? row.state : null });
+  }
+  return latest;
+}
+
+/** The amount the create answered: a receipt's `amount`, a transfer's receiver amount (what the create asked for). */
+function amountOf(kind: KindName, response: string | null): number | null {
+  if (!response) return null;
+  try {
+    const body = JSON.parse(response) as { amount?: unknown; receiver?: { amount?: unknown } };
+    const amount = kind === "receipt" ? body.amount : body.receiver?.amount;
+    return typeof amount === "number" ? amount : null;
+  } catch {
+    return null;
+  }
+}
