@@ -91,9 +91,9 @@ function wrangler(argv) {
 /** The development gateway (as `npm run dev` runs it), bundled by wrangler as a deploy would. */
 async function buildGateway() {
   const outdir = join(CAPACITY_BUILD, "gateway");
-  await wrangler(["deploy", "--dry-run", "--outdir", outdir, "--config", join(ROOT, "wrangler.toml")]);
-  const base = unstable_readConfig({ config: join(ROOT, "wrangler.toml") }, { hideWarnings: true });
-  return { config: join(ROOT, "wrangler.toml"), env: "", name: base.name, module: join(outdir, "dev.js") };
+  await wrangler(["deploy", "--dry-run", "--outdir", outdir, "--config", join(ROOT, "wrangler.toml"), "--env", "dev"]);
+  const base = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "dev" }, { hideWarnings: true });
+  return { config: join(ROOT, "wrangler.toml"), env: "dev", name: base.name, module: join(outdir, "dev.js") };
 }
 
 /** The tid-claims worker with a D1 binding whose migrations are the gateway's. */
