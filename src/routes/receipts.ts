@@ -38,7 +38,7 @@ export const receipts = new Hono<GatewayEnv>()
       operationId: "createReceipt",
       summary: "Create a payment receipt",
       description:
-        "Creates a receipt at the payment service. The `tid` is unique across the deployment: an identical retry by the same caller answers the original receipt with `Idempotent-Replayed: true` and creates nothing; any other use of a known tid is `tid_conflict`. `is_hold` needs the hold function enabled in the deployment.",
+        "Creates a receipt at the payment service. The `tid` is unique across the deployment: an identical retry by the same caller answers the original receipt with `Idempotent-Replayed: true` and creates nothing; any other use of a known tid is `tid_conflict`. The original answer is kept 7 days (`TID_REPLAY_DAYS`): later, an identical retry is `tid_conflict` naming the receipt to read with check-id or check-tid; after 90 days (`TID_RETENTION_DAYS`) the gateway forgets the tid and the payment service's own refusal of a used tid answers `tid_conflict`. `is_hold` needs the hold function enabled in the deployment.",
       tags,
       response: Receipt,
       errors: ["tid_conflict", "tid_in_progress", "hold_not_enabled", "amount_out_of_range"],
