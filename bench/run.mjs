@@ -216,7 +216,7 @@ function rerender(path) {
   const report = JSON.parse(readFileSync(path, "utf8"));
   report.table = tabulate(report.measurements);
   report.verdicts = judge(report.table, report.bundle, report.profile);
-  if (report.profile) report.profile.summary = summarize(report.profile.ladder, report.profile.cpu, report.profile.logCost, report.measurements);
+  if (report.profile) report.profile.summary = summarize(report.profile.ladder, report.profile.cpu, report.profile.logCost, report.measurements, report.profile.writeAhead);
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(RESULTS_DIR, "latest.md"), markdown(report));
   console.log(`${consoleTable(report.table)}\n`);

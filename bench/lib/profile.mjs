@@ -9,9 +9,11 @@
  *    the HMAC fingerprint, no upstream, no Durable Object). Differences
  *    between rungs price each layer.
  *
- * 2. An A/B on the bundle: the gateway as built against the same bundle with
- *    its log line's console.log call removed (patched in bench/.build only),
- *    check-id at concurrency 32. The profile pointed at it; this prices it.
+ * 2. Two A/Bs on the bundle: the gateway as built against the same bundle
+ *    with one piece patched out (in bench/.build only) at concurrency 32: its
+ *    log line's console.log under check-id (the profile points at it; this
+ *    prices it), and the write-ahead note of rule 8 under pay (what the
+ *    money's safety costs).
  *
  * 3. A CPU profile of the worker's isolate (V8's sampling profiler, through
  *    workerd's inspector) while check-id, pay and create run at concurrency
@@ -236,35 +238,43 @@ export async function cpuProfile(built) {
   }
 }
 
-// --- what the log line costs ---------------------------------------------------
-
-/** The one console call of src/redact.ts's log() for info lines, as esbuild prints it. */
-const LOG_CALL = "else console.log(line);";
+// --- what a piece of the bundle costs ---------------------------------------
 
 /**
- * check-id on the gateway as built and on the same bundle without the
- * console.log of its structured log line, side by side in alternating
- * rounds. Skipped (with the reason) when the bundle no longer has that call.
+ * The gateway as built against the same bundle with one piece of it patched
+ * out (in bench/.build only; src/ is never touched), side by side in
+ * alternating rounds at concurrency 32: workerd CPU per request and req/s.
+ * `consumes`: each request spends a fresh receipt (pay), so rounds count
+ * requests instead of running for a time. Skipped (with the reason) when the
+ * patch no longer matches exactly one place of the bundle.
  */
-export async function logWhatIf(built) {
+async function bundleWhatIf(built, { name, find, replace, label, scenario, consumes }) {
   const source = readFileSync(built.gateway.module, "utf8");
-  if (source.split(LOG_CALL).length !== 2) return { skipped: `the bundle does not contain exactly one "${LOG_CALL}"` };
-  const patched = built.gateway.module.replace(/\.js$/, ".nolog.js");
-  writeFileSync(patched, source.replace(LOG_CALL, "else void line;"));
+  const matches = source.match(new RegExp(find.source, `${find.flags.replace("g", "")}g`)) ?? [];
+  if (matches.length !== 1) return { skipped: `the bundle does not contain exactly one match of ${find}` };
+  const patched = built.gateway.module.replace(/\.js$/, `.${name}.js`);
+  writeFileSync(patched, source.replace(find, replace));
 
   const variants = [
     { key: "asBuilt", label: "as built", module: built.gateway.module, port: PORTS.profile },
-    { key: "noConsoleLog", label: "without the console.log", module: patched, port: PORTS.coldStart },
+    { key: "patched", label, module: patched, port: PORTS.coldStart },
   ];
   const rounds = PLAN.quick ? 1 : 3;
   const seconds = PLAN.quick ? 0.5 : 1.5;
+  const perRound = PLAN.quick ? 100 : 600;
+  const receipts = consumes ? 64 + (rounds + 1) * perRound + 64 : PLAN.spreadReceipts;
   try {
     for (const v of variants) {
-      v.rt = await startRuntime({ key: `log-${v.key}`, workers: [workerFromBuild({ ...built.gateway, module: v.module })], port: v.port });
+      // No queue consumer, as in the profile: event delivery would land in either variant's time by chance.
+      const worker = { ...workerFromBuild({ ...built.gateway, module: v.module }), queueConsumers: {} };
+      v.rt = await startRuntime({ key: `${name}-${v.key}`, workers: [worker], port: v.port });
       await applyMigrations(v.rt, built.gateway);
-      const ids = await createReceipts(v.rt, gateway, 1003, PLAN.spreadReceipts);
-      v.requests = () => SCENARIOS.find((s) => s.key === "check-id").requests(gateway, { spread: ids });
-      await runLoad({ url: v.rt.url, connections: 32, duration: 1, requests: v.requests() });
+      const ids = await createReceipts(v.rt, gateway, 1003, receipts);
+      let next = 0;
+      const fixtures = { spread: ids, pay: { take: () => ids[next++] } };
+      v.requests = () => SCENARIOS.find((s) => s.key === scenario).requests(gateway, fixtures);
+      v.load = consumes ? { amount: perRound } : { duration: seconds };
+      await runLoad({ url: v.rt.url, connections: 32, ...(consumes ? { amount: 64 } : { duration: 1 }), requests: v.requests() });
       v.cpuMs = 0;
       v.ok = 0;
       v.seconds = 0;
@@ -272,7 +282,7 @@ export async function logWhatIf(built) {
     for (let r = 0; r < rounds; r++) {
       for (const v of r % 2 ? [...variants].reverse() : variants) {
         const before = runtimeCpuMs(v.rt);
-        const res = await runLoad({ url: v.rt.url, connections: 32, duration: seconds, requests: v.requests() });
+        const res = await runLoad({ url: v.rt.url, connections: 32, ...v.load, requests: v.requests() });
         v.cpuMs += runtimeCpuMs(v.rt) - before;
         v.ok += res.ok;
         v.seconds += res.seconds;
@@ -281,17 +291,42 @@ export async function logWhatIf(built) {
   } finally {
     for (const v of variants) await v.rt?.stop();
   }
-  const out = {};
+  const out = { scenario };
   for (const v of variants) {
     out[v.key] = { label: v.label, rps: round(v.ok / v.seconds, 1), cpuUsPerRequest: round((v.cpuMs * 1000) / v.ok, 0), logLines: v.rt.logs.lines };
   }
-  out.savedUsPerRequest = out.asBuilt.cpuUsPerRequest - out.noConsoleLog.cpuUsPerRequest;
+  out.savedUsPerRequest = out.asBuilt.cpuUsPerRequest - out.patched.cpuUsPerRequest;
   out.savedShare = round((out.savedUsPerRequest / out.asBuilt.cpuUsPerRequest) * 100, 1);
   return out;
 }
 
+/** The one console call of src/redact.ts's log() for info lines, as esbuild prints it: what the profile blames for much of check-id. */
+export const logWhatIf = (built) =>
+  bundleWhatIf(built, {
+    name: "nolog",
+    find: /else console\.log\(line\);/,
+    replace: "else void line;",
+    label: "without the console.log",
+    scenario: "check-id",
+  });
+
+/**
+ * What the write-ahead note (rule 8) costs a pay: the receipt object's #send
+ * as built (note the call, set the alarm, flush, then call) against one that
+ * only calls.
+ */
+export const writeAheadWhatIf = (built) =>
+  bundleWhatIf(built, {
+    name: "nowriteahead",
+    find: /(async #send\([^)]*\) \{\n)[\s\S]*?(\n\s*return call\(\);\n\s*\})/,
+    replace: "$1$2",
+    label: "without the write-ahead",
+    scenario: "pay",
+    consumes: true,
+  });
+
 /** Condenses the ladder and the profile into a few lines for the console and latest.md. */
-export function summarize(ladder, cpu, logCost, measurements) {
+export function summarize(ladder, cpu, logCost, measurements, writeAhead) {
   const lines = ["**Where the gateway's time goes** (bench/lib/profile.mjs):", "", "| rung (concurrency 1) | what it adds | p50 ms |", "|---|---|---:|"];
   for (const r of ladder) lines.push(`| ${r.label} | ${r.what} | ${r.p50 ?? "–"} |`);
   const payGw = measurements.pay?.gateway?.latency?.latency.p50;
@@ -302,7 +337,7 @@ export function summarize(ladder, cpu, logCost, measurements) {
   lines.push(`| create (200), from the table | + upstream create, a new Durable Object (schema + insert + audit), D1 claim and completion | ${createGw ?? "–"} (bare proxy ${createBare ?? "–"}) |`);
   if (logCost?.asBuilt) {
     const a = logCost.asBuilt;
-    const b = logCost.noConsoleLog;
+    const b = logCost.patched ?? logCost.noConsoleLog;
     // The profiler's inspector makes console calls dear; the A/B runs without it.
     const profiled = cpu?.["check-id"]?.rows.find((r) => r.owner === "gateway src/redact.ts")?.shareOfBusy;
     const overstated = profiled !== undefined && logCost.savedShare < profiled / 2;
@@ -315,6 +350,16 @@ export function summarize(ladder, cpu, logCost, measurements) {
     );
   } else if (logCost?.skipped) {
     lines.push("", `(Log line A/B skipped: ${logCost.skipped}.)`);
+  }
+  if (writeAhead?.asBuilt) {
+    const a = writeAhead.asBuilt;
+    const b = writeAhead.patched;
+    lines.push(
+      "",
+      `The write-ahead note (rule 8: the pay noted, the alarm set and both flushed before the call leaves): pay at c=32, each on a fresh receipt, uses ${a.cpuUsPerRequest} µs of workerd CPU per request as built and ${b.cpuUsPerRequest} µs with the note patched out of the bundle (${writeAhead.savedShare}% of a pay; ${a.rps} → ${b.rps} req/s).`,
+    );
+  } else if (writeAhead?.skipped) {
+    lines.push("", `(Write-ahead A/B skipped: ${writeAhead.skipped}.)`);
   }
   if (cpu) {
     lines.push(
@@ -340,6 +385,7 @@ export function summarize(ladder, cpu, logCost, measurements) {
 export async function profileGateway(built, runtimes, fixtures, measurements) {
   const ladder = await costLadder(runtimes, fixtures);
   const logCost = await logWhatIf(built);
+  const writeAhead = await writeAheadWhatIf(built);
   const cpu = await cpuProfile(built);
-  return { ladder, logCost, cpu, summary: summarize(ladder, cpu, logCost, measurements) };
+  return { ladder, logCost, writeAhead, cpu, summary: summarize(ladder, cpu, logCost, measurements, writeAhead) };
 }
