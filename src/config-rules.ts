@@ -36,6 +36,31 @@ const text = (value: unknown): string => (typeof value === "string" ? value.trim
 /** Several values of one secret, space-separated (WEBHOOK_SECRET, TID_SECRET while rotating). */
 export const secretList = (value: unknown): string[] => text(value).split(/\s+/).filter(Boolean);
 
+/** The tid index's D1 bindings when TID_INDEX_SHARDS is absent or empty: the one database a deployment starts with. */
+export const DEFAULT_TID_INDEX_SHARDS = ["DB"] as const;
+
+/**
+ * TID_INDEX_SHARDS: the D1 bindings the tid index is spread over, in order,
+ * separated by commas or spaces. The order is part of the data's layout (a
+ * row's shard is a position in this list): append, never reorder.
+ */
+export const tidShardList = (value: unknown): string[] => {
+  const names = text(value).split(/[\s,]+/).filter(Boolean);
+  return names.length > 0 ? names : [...DEFAULT_TID_INDEX_SHARDS];
+};
+
+/** What is wrong with the list itself, before any binding is looked at. */
+export function tidShardListProblems(names: readonly string[]): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.push(`TID_INDEX_SHARDS names "${name}", which is not a binding name.`);
+    else if (seen.has(name)) problems.push(`TID_INDEX_SHARDS names ${name} twice: each tid must have exactly one database.`);
+    seen.add(name);
+  }
+  return problems;
+}
+
 function parseUrl(value: string): URL | null {
   try {
     return new URL(value);
@@ -255,6 +280,11 @@ export interface DeploymentConfig {
   ratelimits?: readonly { name: string }[];
 }
 
+/** Every D1 binding the gateway uses: DB (the event log) and the tid index's shards; `npm run deploy` migrates each. */
+export function d1Bindings(vars: Settings): string[] {
+  return [...new Set(["DB", ...tidShardList(vars.TID_INDEX_SHARDS)])];
+}
+
 /** The host a route pattern or custom domain names (`api.partner.com/*` -> api.partner.com). */
 export function routeHost(route: Route): string {
   const pattern = typeof route === "string" ? route : route.pattern;
@@ -304,10 +334,18 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
   if (config.workers_dev) problems.push("workers_dev is true: production would also answer on a workers.dev address; set it to false.");
   if (config.main && /(^|[\\/])dev\.ts$/.test(config.main)) problems.push("main is src/dev.ts, the sandbox build; production's entry is src/index.ts.");
 
-  const db = config.d1_databases?.find((d) => d.binding === "DB");
-  if (!db) problems.push("The D1 binding DB is missing from [[env.production.d1_databases]].");
-  else if (!db.database_id || ZERO_ID.test(db.database_id)) {
-    problems.push("DB's database_id is still the zero placeholder; put the id `wrangler d1 create` printed into [[env.production.d1_databases]].");
+  // DB holds the event log; the tid index lives in each database TID_INDEX_SHARDS names (DB alone by default).
+  const shards = tidShardList(vars.TID_INDEX_SHARDS);
+  problems.push(...tidShardListProblems(shards));
+  const ids = new Map<string, string>();
+  for (const binding of d1Bindings(vars)) {
+    const db = config.d1_databases?.find((d) => d.binding === binding);
+    if (!db) problems.push(`The D1 binding ${binding} is missing from [[env.production.d1_databases]].`);
+    else if (!db.database_id || ZERO_ID.test(db.database_id)) {
+      problems.push(`${binding}'s database_id is still the zero placeholder; put the id \`wrangler d1 create\` printed into [[env.production.d1_databases]].`);
+    } else if (ids.has(db.database_id)) {
+      problems.push(`${binding} and ${ids.get(db.database_id)} are the same database (one database_id): each shard needs a database of its own.`);
+    } else ids.set(db.database_id, binding);
   }
 
   const producer = config.queues?.producers?.find((p) => p.binding === "EVENTS");

@@ -10,6 +10,7 @@ import { findEvent } from "../src/events";
 import worker from "../src/index";
 import type { KindName } from "../src/lifecycle";
 import { receiptStub } from "../src/receipt-object";
+import { tidShards } from "../src/tid-shards";
 import {
   call,
   createReceipt,
@@ -84,7 +85,7 @@ const resend = (eventId: string, origin = ORIGIN) =>
 
 describe("GET /__sandbox/", () => {
   it("says how to get started when the gateway holds no record yet", async () => {
-    await env.DB.exec("DELETE FROM tid_index");
+    for (const { db } of tidShards(env)) await db.exec("DELETE FROM tid_index");
     const page = await pageAt("/__sandbox/");
     expect(textOf(page)).toContain("No receipts yet — run the README's walk-through");
     expect(page).not.toContain("<table");

@@ -12,10 +12,11 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { markPendingAgain, recordDeadLettered, recordDelivered, recordEvents } from "../src/events/log";
 import { findEvent } from "../src/events";
 import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy, runRetention } from "../src/retention";
-import { claimTid, compactTids, deleteTids, expireTid, findTid, fingerprint, upstreamTidFor } from "../src/tid-index";
+import { claimTid, compactTids, deleteTids, expireTid, fingerprint, upstreamTidFor } from "../src/tid-index";
+import { tidShards } from "../src/tid-shards";
 import production from "../src/index";
 import { makeEvent, newRecordId } from "./events";
-import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, userToken } from "./helpers";
+import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, tidDb, tidRow, userToken } from "./helpers";
 
 const PARTNER = "partner:partner";
 const policy = retentionPolicy(env);
@@ -37,7 +38,7 @@ const createCalls = async (tid: string) => (await sandboxCalls()).filter((c) => 
 
 /** When the create of (owner, tid) was answered: the clock every window of its row counts from. */
 async function answeredAt(owner: string, tid: string): Promise<number> {
-  const row = await findTid(env.DB, owner, tid);
+  const row = await tidRow(owner, tid);
   expect(row?.status).toBe("completed");
   return row!.updated_at;
 }
@@ -90,7 +91,7 @@ describe("the replay window (the Cron Trigger)", () => {
     expect(await expectStatus(inside, 200)).toEqual(created);
 
     await cron(answered + policy.replayMs + 1);
-    const row = await findTid(env.DB, PARTNER, request.tid);
+    const row = await tidRow(PARTNER, request.tid);
     // Compacted: the answer and the claim token are gone; what identifies the tid and its receipt stays.
     expect(row).toMatchObject({ status: "completed", response: null, claim_token: "", receipt_id: created.id, kind: "receipt", upstream_tid: request.tid });
     expect(row!.fingerprint).toMatch(/^[0-9a-f]{64}$/);
@@ -128,13 +129,13 @@ describe("the retention window (the Cron Trigger)", () => {
     const answered = await answeredAt(PARTNER, request.tid);
 
     await cron(answered + policy.tidRetentionMs);
-    expect(await findTid(env.DB, PARTNER, request.tid)).toMatchObject({ response: null, receipt_id: created.id });
+    expect(await tidRow(PARTNER, request.tid)).toMatchObject({ response: null, receipt_id: created.id });
     await expectError(call("receipt/create", request), 409, "tid_conflict");
     await expectError(call("receipt/create", { ...request, amount: request.amount + 1 }), 409, "tid_conflict");
     expect(await createCalls(request.tid)).toHaveLength(1);
 
     await cron(answered + policy.tidRetentionMs + 1);
-    expect(await findTid(env.DB, PARTNER, request.tid)).toBeNull();
+    expect(await tidRow(PARTNER, request.tid)).toBeNull();
     await expectError(call("receipt/check-tid", { tid: request.tid }), 404, "receipt_not_found");
 
     // The same request again now reaches the upstream, which refuses the tid: a conflict, never
@@ -149,7 +150,7 @@ describe("the retention window (the Cron Trigger)", () => {
     ]);
     expect(await upstreamReceiptsWithTid(request.tid)).toBe(1);
     // The refused create freed its claim: no pending row, and the next try is the same conflict, not tid_in_progress.
-    expect(await findTid(env.DB, PARTNER, request.tid)).toBeNull();
+    expect(await tidRow(PARTNER, request.tid)).toBeNull();
     await expectError(call("receipt/create", { ...request, amount: request.amount + 1 }), 409, "tid_conflict");
     expect(await createCalls(request.tid)).toHaveLength(3);
     expect(await upstreamReceiptsWithTid(request.tid)).toBe(1);
@@ -164,11 +165,11 @@ describe("the retention window (the Cron Trigger)", () => {
     const upstreamTid = await upstreamTidFor(env.TID_SECRET, owner, request.tid);
 
     await cron((await answeredAt(owner, request.tid)) + policy.tidRetentionMs + 1);
-    expect(await findTid(env.DB, owner, request.tid)).toBeNull();
+    expect(await tidRow(owner, request.tid)).toBeNull();
 
     await expectError(call("receipt/create", request, { token }), 409, "tid_conflict");
     expect(await upstreamReceiptsWithTid(upstreamTid)).toBe(1);
-    expect(await findTid(env.DB, owner, request.tid)).toBeNull();
+    expect(await tidRow(owner, request.tid)).toBeNull();
   });
 });
 
@@ -206,19 +207,21 @@ describe("pending claims", () => {
     const now = Date.now();
     const old = newTid("pending-old");
     const abandoned = newTid("pending-unknown");
-    const a = await claimTid(env.DB, await claimRequest(old), now - 400 * DAY_MS);
-    const b = await claimTid(env.DB, await claimRequest(abandoned), now - 400 * DAY_MS);
+    const a = await claimTid(await tidDb(PARTNER, old), await claimRequest(old), now - 400 * DAY_MS);
+    const b = await claimTid(await tidDb(PARTNER, abandoned), await claimRequest(abandoned), now - 400 * DAY_MS);
     if (a.kind !== "claimed" || b.kind !== "claimed") throw new Error("not claimed");
     // An outcome known to be unknown: pending, lease over at once (updated_at 0).
-    await expireTid(env.DB, { owner: PARTNER, tid: abandoned, token: b.token });
-    const before = [await findTid(env.DB, PARTNER, old), await findTid(env.DB, PARTNER, abandoned)];
+    await expireTid(await tidDb(PARTNER, abandoned), { owner: PARTNER, tid: abandoned, token: b.token });
+    const before = [await tidRow(PARTNER, old), await tidRow(PARTNER, abandoned)];
 
     await cron(now);
     await runRetention(env, now + 1000 * DAY_MS);
-    expect(await compactTids(env.DB, 0, 100, now + 1000 * DAY_MS)).toBe(0);
-    expect(await deleteTids(env.DB, 0, 100, now + 1000 * DAY_MS)).toBe(0);
+    for (const { db } of tidShards(env)) {
+      expect(await compactTids(db, 0, 100, now + 1000 * DAY_MS)).toBe(0);
+      expect(await deleteTids(db, 0, 100, now + 1000 * DAY_MS)).toBe(0);
+    }
 
-    expect([await findTid(env.DB, PARTNER, old), await findTid(env.DB, PARTNER, abandoned)]).toEqual(before);
+    expect([await tidRow(PARTNER, old), await tidRow(PARTNER, abandoned)]).toEqual(before);
     expect(before.map((row) => row?.status)).toEqual(["pending", "pending"]);
   });
 });

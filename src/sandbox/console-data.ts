@@ -1,6 +1,6 @@
 /**
  * What the sandbox console shows, read from where the gateway keeps it: the
- * tid index (D1) lists the records, each record's Durable Object its audit
+ * tid index (D1, every shard) lists the records, each record's Durable Object its audit
  * trail, the event log (D1) its events and how their delivery stands, and
  * the sandbox's call log the upstream calls it caused.
  *
@@ -16,6 +16,7 @@ import type { KindName } from "../lifecycle";
 import { type AuditTrail, receiptStub } from "../receipt-object";
 import { eventOwner } from "../record/event";
 import type { AuditEntry } from "../record/store";
+import { tidShards } from "../tid-shards";
 import type { SandboxCall, SandboxObject } from "./sandbox-object";
 
 /** How many records the front page lists. */
@@ -89,12 +90,24 @@ export function sandboxObject(env: Env): DurableObjectStub<SandboxObject> {
 
 /** The newest records created through the gateway, newest first, each with its state. */
 export async function latestRecords(env: Env, limit = LATEST_RECORDS): Promise<RecordSummary[]> {
-  const { results: rows } = await env.DB.prepare(
-    `SELECT owner, tid, upstream_tid, kind, status, receipt_id, response, created_at FROM tid_index
-     ORDER BY created_at DESC, rowid DESC LIMIT ?1`,
-  )
-    .bind(limit)
-    .all<TidIndexRow>();
+  // Each shard's newest `limit`, merged newest first: the newest `limit` of them all.
+  const pages = await Promise.all(
+    tidShards(env).map(async ({ db }) => {
+      const { results } = await db
+        .prepare(
+          `SELECT owner, tid, upstream_tid, kind, status, receipt_id, response, created_at FROM tid_index
+           ORDER BY created_at DESC, rowid DESC LIMIT ?1`,
+        )
+        .bind(limit)
+        .all<TidIndexRow>();
+      return results;
+    }),
+  );
+  // Stable: rows of one instant keep their shard's order (newest rowid first).
+  const rows = pages
+    .flat()
+    .sort((a, b) => b.created_at - a.created_at)
+    .slice(0, limit);
   const ids = rows.flatMap((row) => (row.status === "completed" && row.receipt_id ? [row.receipt_id] : []));
   const [latest, trails] = await Promise.all([
     latestEvents(env.DB, ids),
@@ -120,9 +133,7 @@ export async function recordView(env: Env, kind: KindName, id: string): Promise<
   const trail = await auditOf(env, kind, id);
   if (!trail) return null;
   const [indexRow, eventPage, allCalls] = await Promise.all([
-    env.DB.prepare("SELECT owner, tid, upstream_tid, created_at FROM tid_index WHERE receipt_id = ?1 AND kind = ?2")
-      .bind(id, kind)
-      .first<Pick<TidIndexRow, "owner" | "tid" | "upstream_tid" | "created_at">>(),
+    indexRowOf(env, kind, id),
     listEvents(env.DB, { receiptId: id, limit: EVENTS_PER_RECORD }),
     // The call log filters by id only; the create names the record by its upstream tid.
     sandboxObject(env).calls(),
@@ -142,6 +153,19 @@ export async function recordView(env: Env, kind: KindName, id: string): Promise<
     calls,
     latest: newest ? ((JSON.parse(newest.body) as { data?: { object?: unknown } }).data?.object ?? null) : null,
   };
+}
+
+/** The tid row that made a record: looked up by record id, which says nothing of its shard, so in each. */
+async function indexRowOf(env: Env, kind: KindName, id: string): Promise<Pick<TidIndexRow, "owner" | "tid" | "upstream_tid" | "created_at"> | null> {
+  const found = await Promise.all(
+    tidShards(env).map(({ db }) =>
+      db
+        .prepare("SELECT owner, tid, upstream_tid, created_at FROM tid_index WHERE receipt_id = ?1 AND kind = ?2")
+        .bind(id, kind)
+        .first<Pick<TidIndexRow, "owner" | "tid" | "upstream_tid" | "created_at">>(),
+    ),
+  );
+  return found.find((row) => row !== null) ?? null;
 }
 
 async function auditOf(env: Env, kind: KindName, id: string): Promise<AuditTrail | null> {

@@ -1,0 +1,102 @@
+/**
+ * Which D1 database holds a tid's row. One database cannot hold a large
+ * deployment's tid index (the README's capacity model: ~45 GB at 1,000,000
+ * creates a day against D1's 10 GB), so the index is spread over the D1
+ * bindings TID_INDEX_SHARDS names (default: DB alone, the layout every
+ * single-database deployment already has).
+ *
+ * The key is the tid as its caller chose it, in its caller's space: (owner,
+ * tid), never the upstream tid. So every lookup (claim, completion, release,
+ * expiry, replay, check-tid) finds its shard without TID_SECRET, and rotating
+ * TID_SECRET never moves a row. Owner is part of the key so that many users
+ * choosing the same small tids ("1", "2", ...) spread like any other tids.
+ *
+ * The shard is a jump consistent hash (Lamping and Veach, 2014) of the first
+ * 8 bytes of SHA-256(owner, tid): as even as modulo, and appending a binding
+ * to the list moves only the rows the new database takes (1/N of them), each
+ * from its old shard to the new one; nothing moves between the old shards.
+ * That is what keeps re-sharding a dual read of two places (README,
+ * "Capacity"). Reordering or removing a binding moves rows: never do it.
+ *
+ * What only one shard sees: the cross-space check of a claim (a partner tid
+ * equal to a user's derived upstream tid, `findByUpstreamTid` in
+ * src/tid-index.ts) now looks in the claim's own shard only. Such a tid takes
+ * TID_SECRET to compute, and the upstream's own tid uniqueness is the
+ * backstop: its TID_DUPLICATE is answered 409 tid_conflict (src/creation.ts).
+ */
+import { tidShardList, tidShardListProblems } from "./config-rules";
+
+export interface TidShard {
+  /** The binding's name, as TID_INDEX_SHARDS spells it: what /readyz and the retention log name. */
+  binding: string;
+  db: D1Database;
+}
+
+const isD1 = (value: unknown): value is D1Database =>
+  typeof (value as D1Database | undefined)?.prepare === "function" && typeof (value as D1Database | undefined)?.batch === "function";
+
+/** The guard's sentences (src/config.ts): the list's own problems, and each binding that is missing or no D1 database. */
+export function tidShardProblems(env: Env): string[] {
+  const names = tidShardList(env.TID_INDEX_SHARDS);
+  const problems = tidShardListProblems(names);
+  for (const name of new Set(names)) {
+    if (!isD1((env as unknown as Record<string, unknown>)[name])) {
+      problems.push(`TID_INDEX_SHARDS names ${name}, which is not a D1 database binding of this deployment (see [[d1_databases]] in wrangler.toml).`);
+    }
+  }
+  return problems;
+}
+
+const cache = new WeakMap<object, readonly TidShard[]>();
+
+/**
+ * Every shard, in the list's order. Throws on a binding that is missing or no
+ * D1 database: the guard answers such a deployment's requests with 503
+ * service_misconfigured before any of them gets here; the cron and the queue
+ * consumer, which it does not guard, fail loudly instead of using a wrong list.
+ */
+export function tidShards(env: Env): readonly TidShard[] {
+  let shards = cache.get(env);
+  if (!shards) {
+    const problems = tidShardProblems(env);
+    if (problems.length > 0) throw new Error(problems.join(" "));
+    shards = tidShardList(env.TID_INDEX_SHARDS).map((binding) => ({
+      binding,
+      db: (env as unknown as Record<string, D1Database>)[binding]!,
+    }));
+    cache.set(env, shards);
+  }
+  return shards;
+}
+
+/** The position in a list of `count` shards of (owner, tid)'s row. */
+export async function tidShardIndex(count: number, owner: string, tid: string): Promise<number> {
+  if (count <= 1) return 0;
+  const digest = new DataView(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${owner}\0${tid}`)));
+  return jumpHash(digest.getBigUint64(0), count);
+}
+
+/** The shard holding (owner, tid)'s row. */
+export async function tidShardFor(env: Env, owner: string, tid: string): Promise<TidShard> {
+  const shards = tidShards(env);
+  return shards[await tidShardIndex(shards.length, owner, tid)]!;
+}
+
+/** The database holding (owner, tid)'s row: what every tid-index function is handed. */
+export async function tidIndexFor(env: Env, owner: string, tid: string): Promise<D1Database> {
+  return (await tidShardFor(env, owner, tid)).db;
+}
+
+const MASK_64 = (1n << 64n) - 1n;
+
+/** Jump consistent hash: a bucket in [0, buckets) for a 64-bit key. */
+export function jumpHash(key: bigint, buckets: number): number {
+  let b = -1;
+  let j = 0;
+  while (j < buckets) {
+    b = j;
+    key = (key * 2862933555777941757n + 1n) & MASK_64;
+    j = Math.floor((b + 1) * (2 ** 31 / (Number(key >> 33n) + 1)));
+  }
+  return b;
+}
