@@ -221,10 +221,10 @@ async function shapes() {
     const db = new DatabaseSync(file, { readOnly: false });
     const tables = tablesOf(db);
     if (tables.includes("tid_index")) {
-      index = {
-        tid_rows: db.prepare("SELECT * FROM tid_index WHERE status = 'completed'").all(),
-        event_rows: db.prepare("SELECT * FROM events").all(),
-      };
+      // Every D1 database of [env.dev] (DB and the tid index's shards, TID_INDEX_SHARDS) has the schema: gather them all.
+      index ??= { tid_rows: [], event_rows: [] };
+      index.tid_rows.push(...db.prepare("SELECT * FROM tid_index WHERE status = 'completed'").all());
+      index.event_rows.push(...db.prepare("SELECT * FROM events").all());
     } else if (tables.includes("record")) {
       const storage = storageOf(db);
       const rows = Object.fromEntries(
