@@ -12,9 +12,9 @@
  *   or pending and never settled) after a longer one, so a partner whose
  *   receiver was down can still list and resend them.
  *
- * The tid index is spread over the databases TID_INDEX_SHARDS names
- * (src/tid-shards.ts): each is compacted and pruned on its own, with the
- * same bound per step; the event log is in DB.
+ * The tid index and the event log are spread over the databases
+ * TID_INDEX_SHARDS names (src/tid-shards.ts): each database is compacted and
+ * pruned on its own, with the same bound per step.
  *
  * Pending claims are never touched: their lease decides what becomes of them.
  * Every batch is a range scan of an index (migrations/0004_retention.sql),
@@ -135,11 +135,15 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
     const deleted = await run(`tids_deleted:${binding}`, (limit) => deleteTids(db, policy.tidRetentionMs, limit, now));
     tidShardCounts[binding] = { compacted, deleted };
   }
-  // The event log stays in DB.
-  const db = env.DB;
-  const delivered = await run("events_delivered_pruned", (limit) => pruneEvents(db, "delivered", policy.deliveredEventsMs, limit, now));
-  const failedEvents = await run("events_failed_pruned", (limit) => pruneEvents(db, "failed", policy.undeliveredEventsMs, limit, now));
-  const pendingEvents = await run("events_pending_pruned", (limit) => pruneEvents(db, "pending", policy.undeliveredEventsMs, limit, now));
+  // The event log is spread over the same databases (by record id): pruned in each, each with the full bound.
+  let delivered = 0;
+  let failedEvents = 0;
+  let pendingEvents = 0;
+  for (const { binding, db } of shards) {
+    delivered += await run(`events_delivered_pruned:${binding}`, (limit) => pruneEvents(db, "delivered", policy.deliveredEventsMs, limit, now));
+    failedEvents += await run(`events_failed_pruned:${binding}`, (limit) => pruneEvents(db, "failed", policy.undeliveredEventsMs, limit, now));
+    pendingEvents += await run(`events_pending_pruned:${binding}`, (limit) => pruneEvents(db, "pending", policy.undeliveredEventsMs, limit, now));
+  }
 
   const counts = Object.values(tidShardCounts);
   const report: RetentionReport = {

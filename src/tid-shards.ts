@@ -18,6 +18,9 @@
  * That is what keeps re-sharding a dual read of two places (README,
  * "Capacity"). Reordering or removing a binding moves rows: never do it.
  *
+ * The event log is spread over the same list, by a hash of the event's
+ * record id (`eventShardFor`): a record's events are in one database.
+ *
  * What only one shard sees: the cross-space check of a claim (a partner tid
  * equal to a user's derived upstream tid, `findByUpstreamTid` in
  * src/tid-index.ts) now looks in the claim's own shard only. Such a tid takes
@@ -69,11 +72,28 @@ export function tidShards(env: Env): readonly TidShard[] {
   return shards;
 }
 
-/** The position in a list of `count` shards of (owner, tid)'s row. */
-export async function tidShardIndex(count: number, owner: string, tid: string): Promise<number> {
+/** The position in a list of `count` shards of a key: a jump hash of the first 8 bytes of its SHA-256. */
+async function shardIndex(count: number, key: string): Promise<number> {
   if (count <= 1) return 0;
-  const digest = new DataView(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${owner}\0${tid}`)));
+  const digest = new DataView(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
   return jumpHash(digest.getBigUint64(0), count);
+}
+
+/** The position in a list of `count` shards of (owner, tid)'s row. */
+export const tidShardIndex = (count: number, owner: string, tid: string): Promise<number> => shardIndex(count, `${owner}\0${tid}`);
+
+/**
+ * The position of a record's events (src/events/log.ts): the same list, keyed
+ * by the record id, so a record's events are in one database and its list
+ * reads one. (A receipt's and a transfer's ids never meet: the upstream makes
+ * both kinds of id, and events/list by record id does not ask the kind.)
+ */
+export const eventShardIndex = (count: number, recordId: string): Promise<number> => shardIndex(count, `record\0${recordId}`);
+
+/** The shard holding a record's events. */
+export async function eventShardFor(env: Env, recordId: string): Promise<TidShard> {
+  const shards = tidShards(env);
+  return shards[await eventShardIndex(shards.length, recordId)]!;
 }
 
 /** The shard holding (owner, tid)'s row. */

@@ -10,12 +10,11 @@ import { env, exports } from "cloudflare:workers";
 import { ulid } from "ulid";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { markPendingAgain, recordDeadLettered, recordDelivered, recordEvents } from "../src/events/log";
-import { findEvent } from "../src/events";
 import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy, runRetention } from "../src/retention";
 import { claimTid, compactTids, deleteTids, expireTid, fingerprint, upstreamTidFor } from "../src/tid-index";
 import { tidShards } from "../src/tid-shards";
 import production from "../src/index";
-import { makeEvent, newRecordId } from "./events";
+import { eventDb, eventRow, makeEvent, newRecordId } from "./events";
 import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, tidDb, tidRow, userToken } from "./helpers";
 
 const PARTNER = "partner:partner";
@@ -332,7 +331,7 @@ describe("a failing step", () => {
     expect(await countSeeded(prefix, "response IS NULL")).toBe(2);
     const line = JSON.parse(String(error.mock.calls.at(-1)?.[0]));
     expect(line).toMatchObject({ level: "error", event: "retention_run", tids_compacted: 2 });
-    expect(line.failed_steps).toEqual(["events_delivered_pruned", "events_failed_pruned", "events_pending_pruned"]);
+    expect(line.failed_steps).toEqual(["events_delivered_pruned:DB", "events_failed_pruned:DB", "events_pending_pruned:DB"]);
   });
 });
 
@@ -343,12 +342,12 @@ describe("the event log", () => {
     await recordEvents(env.DB, events);
     return events.map((event) => event.id);
   }
-  const exists = async (ids: string[]) => Promise.all(ids.map(async (id) => (await findEvent(env.DB, id)) !== null));
+  const exists = async (ids: string[]) => Promise.all(ids.map(async (id) => (await eventRow(id)) !== null));
 
   it("delivered events go after their window; failed and unsettled ones are kept for the longer one", async () => {
     const epoch = Date.UTC(2003, 0, 1);
     const [delivered, failed, pending] = [await logEventsAt(epoch, 2), await logEventsAt(epoch, 2), await logEventsAt(epoch, 1)];
-    for (const id of delivered) await recordDelivered(env.DB, id, { status: 204, at: epoch + 1000 });
+    for (const id of delivered) await recordDelivered(await eventDb(id), id, { status: 204, at: epoch + 1000 });
     await recordDeadLettered(env.DB, failed);
 
     await cron(epoch + policy.deliveredEventsMs);
@@ -357,7 +356,7 @@ describe("the event log", () => {
     await cron(epoch + policy.deliveredEventsMs + 1);
     expect(await exists(delivered)).toEqual([false, false]);
     expect(await exists([...failed, ...pending])).toEqual([true, true, true]);
-    expect((await findEvent(env.DB, failed[0]!))?.delivery_status).toBe("failed");
+    expect((await eventRow(failed[0]!))?.delivery_status).toBe("failed");
 
     await cron(epoch + policy.undeliveredEventsMs);
     expect(await exists([...failed, ...pending])).toEqual([true, true, true]);
@@ -368,8 +367,8 @@ describe("the event log", () => {
   it("an event resent and not yet delivered again is not pruned as delivered", async () => {
     const epoch = Date.UTC(2004, 0, 1);
     const [id] = await logEventsAt(epoch, 1);
-    await recordDelivered(env.DB, id!, { status: 200, at: epoch + 1 });
-    await markPendingAgain(env.DB, id!);
+    await recordDelivered(await eventDb(id!), id!, { status: 200, at: epoch + 1 });
+    await markPendingAgain(await eventDb(id!), id!);
     await runRetention(env, epoch + policy.deliveredEventsMs + 1);
     expect(await exists([id!])).toEqual([true]);
   });

@@ -3,7 +3,8 @@
  * tests' [env.dev] configures it: TID_INDEX_SHARDS = "DB DB_TID_1". Each tid's
  * row is read from each binding directly, so a test fails if a row lands in
  * the wrong database or in both; each shard replays, conflicts and answers
- * check-tid; retention, the console and the guard cover every shard.
+ * check-tid; retention, the console and the guard cover every shard. The
+ * event log is spread over the same databases by record id.
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -12,7 +13,9 @@ import { createApp } from "../src/app";
 import { DAY_MS, retentionPolicy, runRetention } from "../src/retention";
 import { latestRecords, recordView } from "../src/sandbox/console-data";
 import type { TidRow } from "../src/tid-index";
-import { jumpHash, tidShardIndex, tidShards } from "../src/tid-shards";
+import { type EventRow, publishEvents } from "../src/events";
+import { jumpHash, eventShardIndex, tidShardIndex, tidShards } from "../src/tid-shards";
+import { callGateway, consume, DEAD_LETTER_QUEUE, lifecycle, messageOf, receiver } from "./events";
 import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, transferRequest, userToken } from "./helpers";
 
 const PARTNER = "partner:partner";
@@ -230,5 +233,89 @@ describe("the shard of a tid", () => {
     for (const n of counts) expect(n).toBeGreaterThan(400);
     // One database: no hashing, every row in it.
     expect(await tidShardIndex(1, PARTNER, "anything")).toBe(0);
+  });
+});
+
+describe("the event log over the same databases, by record id", () => {
+  /** A new record id whose events belong in shard `shard` of the two. */
+  async function recordIn(shard: number): Promise<string> {
+    for (;;) {
+      const id = `rcpt-${crypto.randomUUID()}`;
+      if ((await eventShardIndex(2, id)) === shard) return id;
+    }
+  }
+  /** An event's row in each database, read from each binding directly. */
+  const eventIn = (id: string) => Promise.all(databases().map((db) => db.prepare("SELECT * FROM events WHERE id = ?1").bind(id).first<EventRow>()));
+  const list = (body: Record<string, unknown>) => expectStatus<any>(callGateway("events/list", body), 200);
+
+  it("logs a record's events in its record's database only, and lists them from there", async () => {
+    const records = [await recordIn(0), await recordIn(1)];
+    const events = records.map((id) => lifecycle(id, ["receipt.created", "receipt.paid"]));
+    await publishEvents(env, events.flat());
+    for (const [shard, recordEvents] of events.entries()) {
+      for (const event of recordEvents) {
+        const rows = await eventIn(event.id);
+        expect(rows[shard]).toMatchObject({ record_id: records[shard], delivery_status: "pending" });
+        expect(rows[1 - shard]).toBeNull();
+      }
+      const page = await list({ receipt_id: records[shard] });
+      expect(page.events.map((e: { id: string }) => e.id)).toEqual(recordEvents.map((e) => e.id).reverse());
+    }
+  });
+
+  it("lists by type across both databases, merged newest first, with the limit, has_more and after", async () => {
+    const records = [await recordIn(0), await recordIn(1)];
+    // Four events of one type, alternating databases, ids increasing: newest last.
+    const events = [0, 1, 0, 1].map((shard, i) => lifecycle(records[shard]!, ["receipt.created", "receipt.created", "receipt.created", "receipt.awaiting_supplier"])[i]!);
+    for (const event of events) await publishEvents(env, [{ ...event, type: "receipt.awaiting_supplier" }]);
+    const newestFirst = events.map((e) => e.id).reverse();
+    const mine = (page: { events: { id: string }[] }) => page.events.map((e) => e.id).filter((id) => newestFirst.includes(id));
+
+    const first = await list({ type: "receipt.awaiting_supplier", limit: 3 });
+    expect(first.events).toHaveLength(3);
+    expect(mine(first)).toEqual(newestFirst.slice(0, 3));
+    expect(first.has_more).toBe(true);
+    const second = await list({ type: "receipt.awaiting_supplier", limit: 3, after: newestFirst[2] });
+    expect(mine(second)).toEqual(newestFirst.slice(3));
+  });
+
+  it("resends an event of either database by its id alone", async () => {
+    for (const shard of [0, 1]) {
+      const [event] = lifecycle(await recordIn(shard), ["receipt.created"]);
+      await publishEvents(env, [event!]);
+      await databases()[shard]!.prepare("UPDATE events SET delivery_status = 'failed' WHERE id = ?1").bind(event!.id).run();
+      expect((await expectStatus<any>(callGateway("events/resend", { id: event!.id }), 200)).id).toBe(event!.id);
+      expect((await eventIn(event!.id))[shard]).toMatchObject({ delivery_status: "pending" });
+    }
+    await expectError(callGateway("events/resend", { id: "evt_01ARZ3NDEKTSV4RRFFQ69G5FAV" }), 404, "not_found");
+  });
+
+  it("the consumer logs and marks each event of a batch in its record's database; the dead-letter queue marks each failed there", async () => {
+    const events = [...lifecycle(await recordIn(0), ["receipt.created"]), ...lifecycle(await recordIn(1), ["receipt.created"])];
+    receiver();
+    const delivered = await consume(events.map((event) => ({ body: messageOf(event) })));
+    expect(delivered.explicitAcks).toHaveLength(2);
+    for (const [shard, event] of events.entries()) {
+      const rows = await eventIn(event.id);
+      expect(rows[shard]).toMatchObject({ delivery_status: "delivered", attempts: 1 });
+      expect(rows[1 - shard]).toBeNull();
+    }
+
+    const lost = [...lifecycle(await recordIn(0), ["receipt.paid"]), ...lifecycle(await recordIn(1), ["receipt.paid"])];
+    await publishEvents(env, lost);
+    await consume(lost.map((event) => ({ body: messageOf(event) })), { queue: DEAD_LETTER_QUEUE });
+    for (const [shard, event] of lost.entries()) expect((await eventIn(event.id))[shard]).toMatchObject({ delivery_status: "failed" });
+  });
+
+  it("retention prunes delivered events in both databases", async () => {
+    const events = [...lifecycle(await recordIn(0), ["receipt.created"]), ...lifecycle(await recordIn(1), ["receipt.created"])];
+    await publishEvents(env, events);
+    for (const [shard, event] of events.entries()) {
+      await databases()[shard]!.prepare("UPDATE events SET delivery_status = 'delivered' WHERE id = ?1").bind(event.id).run();
+    }
+    const policy = retentionPolicy(env);
+    const report = await runRetention(env, Math.max(...events.map((e) => e.created)) + policy.deliveredEventsMs + 1);
+    expect(report.events_delivered_pruned).toBeGreaterThanOrEqual(2);
+    for (const event of events) expect(await eventIn(event.id)).toEqual([null, null]);
   });
 });

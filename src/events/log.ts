@@ -1,9 +1,12 @@
 /**
  * The event log (D1, migrations/0002_events.sql): every event ever published,
- * with how its delivery stands. Plain functions over the database, so tests
- * and the sandbox console can call them directly.
+ * with how its delivery stands. Plain functions over one database, so tests
+ * and the sandbox console can call them directly, and at the end the same
+ * over the deployment's databases (TID_INDEX_SHARDS): a record's events live
+ * in the one its record id hashes to.
  */
 import { encodeTime } from "ulid";
+import { eventShardFor, tidShards } from "../tid-shards";
 import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
 import { kindOf, recordIdOf } from "./types";
 
@@ -173,3 +176,60 @@ export function deliveryOf(row: EventRow): EventDelivery {
 export const eventOf = (row: EventRow): GatewayEvent => JSON.parse(row.body) as GatewayEvent;
 
 export const withDelivery = (row: EventRow): EventWithDelivery => ({ ...eventOf(row), delivery: deliveryOf(row) });
+
+// ---------------------------------------------------------------------------
+// The log spread over the databases TID_INDEX_SHARDS names (src/tid-shards.ts):
+// a record's events live in the database its record id hashes to.
+
+/** Groups events by the database of their record, in the list's order. */
+async function byShard<T>(env: Env, items: readonly T[], recordIdOfItem: (item: T) => string): Promise<[D1Database, T[]][]> {
+  const groups = new Map<D1Database, T[]>();
+  for (const item of items) {
+    const { db } = await eventShardFor(env, recordIdOfItem(item));
+    const group = groups.get(db);
+    if (group) group.push(item);
+    else groups.set(db, [item]);
+  }
+  return [...groups];
+}
+
+/** recordEvents, each event in its record's database: one batch per database. */
+export async function logEvents(env: Env, events: readonly GatewayEvent[]): Promise<EventMessage[]> {
+  const groups = await byShard(env, events, recordIdOf);
+  return (await Promise.all(groups.map(([db, group]) => recordEvents(db, group)))).flat();
+}
+
+/** An event by id alone (resend): asked of every database, since an event id does not name its record. */
+export async function locateEvent(env: Env, id: string): Promise<{ db: D1Database; row: EventRow } | null> {
+  const found = await Promise.all(tidShards(env).map(async ({ db }) => ({ db, row: await findEvent(db, id) })));
+  return found.find((hit): hit is { db: D1Database; row: EventRow } => hit.row !== null) ?? null;
+}
+
+/**
+ * listEvents over the log: a record's events from its one database; by type
+ * or delivery status, `limit + 1` from each database, merged newest first by
+ * id (ids are time-ordered), cut to `limit`.
+ */
+export async function listLoggedEvents(env: Env, query: EventQuery): Promise<{ rows: EventRow[]; hasMore: boolean }> {
+  if (query.receiptId !== undefined) return listEvents((await eventShardFor(env, query.receiptId)).db, query);
+  const pages = await Promise.all(tidShards(env).map(({ db }) => listEvents(db, query)));
+  const rows = pages.flatMap((page) => page.rows).sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit || pages.some((page) => page.hasMore) };
+}
+
+/** The database of each message's record, read from its payload; null for one that names none (malformed). */
+export async function databasesOf(env: Env, messages: readonly EventMessage[]): Promise<Map<string, D1Database | null>> {
+  const dbs = new Map<string, D1Database | null>();
+  for (const message of messages) {
+    let recordId: string | null = null;
+    try {
+      const event = JSON.parse(message.payload) as GatewayEvent;
+      const id = recordIdOf(event);
+      recordId = typeof id === "string" && id !== "" ? id : null;
+    } catch {
+      recordId = null;
+    }
+    dbs.set(message.id, recordId === null ? null : (await eventShardFor(env, recordId)).db);
+  }
+  return dbs;
+}

@@ -11,12 +11,13 @@
  * any long digit run, a tid or an account number, and show a record that is
  * not the one the partner received.
  */
-import { type EventRow, listEvents } from "../events";
+import type { EventRow } from "../events";
+import { listLoggedEvents } from "../events/log";
 import type { KindName } from "../lifecycle";
 import { type AuditTrail, receiptStub } from "../receipt-object";
 import { eventOwner } from "../record/event";
 import type { AuditEntry } from "../record/store";
-import { tidShards } from "../tid-shards";
+import { eventShardFor, tidShards } from "../tid-shards";
 import type { SandboxCall, SandboxObject } from "./sandbox-object";
 
 /** How many records the front page lists. */
@@ -110,7 +111,7 @@ export async function latestRecords(env: Env, limit = LATEST_RECORDS): Promise<R
     .slice(0, limit);
   const ids = rows.flatMap((row) => (row.status === "completed" && row.receipt_id ? [row.receipt_id] : []));
   const [latest, trails] = await Promise.all([
-    latestEvents(env.DB, ids),
+    latestEventsOf(env, ids),
     Promise.all(rows.map((row) => (row.status === "completed" && row.receipt_id ? auditOf(env, row.kind, row.receipt_id) : null))),
   ]);
   return rows.map((row, i) => {
@@ -134,7 +135,7 @@ export async function recordView(env: Env, kind: KindName, id: string): Promise<
   if (!trail) return null;
   const [indexRow, eventPage, allCalls] = await Promise.all([
     indexRowOf(env, kind, id),
-    listEvents(env.DB, { receiptId: id, limit: EVENTS_PER_RECORD }),
+    listLoggedEvents(env, { receiptId: id, limit: EVENTS_PER_RECORD }),
     // The call log filters by id only; the create names the record by its upstream tid.
     sandboxObject(env).calls(),
   ]);
@@ -177,7 +178,18 @@ function latestOf(row: EventRow): LatestEvent {
   return { created: row.created, state: typeof state === "number" ? state : null };
 }
 
-/** Each record's newest logged event, keyed `kind:id`. */
+/** Each record's newest logged event, keyed `kind:id`: one query per database holding some of them. */
+async function latestEventsOf(env: Env, ids: readonly string[]): Promise<Map<string, LatestEvent>> {
+  const groups = new Map<D1Database, string[]>();
+  for (const id of ids) {
+    const { db } = await eventShardFor(env, id);
+    groups.set(db, [...(groups.get(db) ?? []), id]);
+  }
+  const maps = await Promise.all([...groups].map(([db, group]) => latestEvents(db, group)));
+  return new Map(maps.flatMap((map) => [...map]));
+}
+
+/** Each record's newest logged event in one database, keyed `kind:id`. */
 async function latestEvents(db: D1Database, ids: readonly string[]): Promise<Map<string, LatestEvent>> {
   const latest = new Map<string, LatestEvent>();
   if (ids.length === 0) return latest;
