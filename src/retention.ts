@@ -14,7 +14,7 @@
  *
  * The tid index and the event log are spread over the databases
  * TID_INDEX_SHARDS names (src/tid-shards.ts): each database is compacted and
- * pruned on its own, with the same bound per step.
+ * pruned on its own, side by side, with the same bound per step.
  *
  * Pending claims are never touched: their lease decides what becomes of them.
  * Every batch is a range scan of an index (migrations/0004_retention.sql),
@@ -82,7 +82,7 @@ export interface RetentionReport {
   events_undelivered_pruned: number;
   /** Some step removed its full bound: more is due, and the next run continues. */
   backlog: boolean;
-  /** Each tid-index database's counts (TID_INDEX_SHARDS): each has its own bound per run. */
+  /** Each database's tid-index counts (TID_INDEX_SHARDS): each database has its own bound per run. */
   tid_shards: Record<string, { compacted: number; deleted: number }>;
 }
 
@@ -121,7 +121,6 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
     }
   };
 
-  const tidShardCounts: RetentionReport["tid_shards"] = {};
   let shards: readonly TidShard[] = [];
   try {
     shards = tidShards(env);
@@ -129,26 +128,30 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
     failed.push("tid_shards");
     firstError ??= err;
   }
-  // Each database in turn, each with the full bound: a run's work per database stays what one database had.
-  for (const { binding, db } of shards) {
-    const compacted = await run(`tids_compacted:${binding}`, (limit) => compactTids(db, policy.replayMs, limit, now));
-    const deleted = await run(`tids_deleted:${binding}`, (limit) => deleteTids(db, policy.tidRetentionMs, limit, now));
-    tidShardCounts[binding] = { compacted, deleted };
-  }
-  // The event log is spread over the same databases (by record id): pruned in each, each with the full bound.
-  let delivered = 0;
-  let failedEvents = 0;
-  let pendingEvents = 0;
-  for (const { binding, db } of shards) {
-    delivered += await run(`events_delivered_pruned:${binding}`, (limit) => pruneEvents(db, "delivered", policy.deliveredEventsMs, limit, now));
-    failedEvents += await run(`events_failed_pruned:${binding}`, (limit) => pruneEvents(db, "failed", policy.undeliveredEventsMs, limit, now));
-    pendingEvents += await run(`events_pending_pruned:${binding}`, (limit) => pruneEvents(db, "pending", policy.undeliveredEventsMs, limit, now));
-  }
+  // The databases side by side, each with the full bound per step: a run's work per database is what one
+  // database had, and a slow one does not hold the others up. Within one, the steps in order.
+  const perShard = await Promise.all(
+    shards.map(async ({ binding, db }) => ({
+      binding,
+      compacted: await run(`tids_compacted:${binding}`, (limit) => compactTids(db, policy.replayMs, limit, now)),
+      deleted: await run(`tids_deleted:${binding}`, (limit) => deleteTids(db, policy.tidRetentionMs, limit, now)),
+      // The event log is spread over the same databases, by record id.
+      delivered: await run(`events_delivered_pruned:${binding}`, (limit) => pruneEvents(db, "delivered", policy.deliveredEventsMs, limit, now)),
+      failed: await run(`events_failed_pruned:${binding}`, (limit) => pruneEvents(db, "failed", policy.undeliveredEventsMs, limit, now)),
+      pending: await run(`events_pending_pruned:${binding}`, (limit) => pruneEvents(db, "pending", policy.undeliveredEventsMs, limit, now)),
+    })),
+  );
+  const tidShardCounts: RetentionReport["tid_shards"] = Object.fromEntries(
+    perShard.map(({ binding, compacted, deleted }) => [binding, { compacted, deleted }]),
+  );
+  const sum = (pick: (shard: (typeof perShard)[number]) => number) => perShard.reduce((total, shard) => total + pick(shard), 0);
+  const delivered = sum((shard) => shard.delivered);
+  const failedEvents = sum((shard) => shard.failed);
+  const pendingEvents = sum((shard) => shard.pending);
 
-  const counts = Object.values(tidShardCounts);
   const report: RetentionReport = {
-    tids_deleted: counts.reduce((sum, c) => sum + c.deleted, 0),
-    tids_compacted: counts.reduce((sum, c) => sum + c.compacted, 0),
+    tids_deleted: sum((shard) => shard.deleted),
+    tids_compacted: sum((shard) => shard.compacted),
     events_delivered_pruned: delivered,
     events_undelivered_pruned: failedEvents + pendingEvents,
     backlog,
