@@ -219,6 +219,33 @@ describe("the misconfiguration guard", () => {
   });
 });
 
+describe("one database, the production default", () => {
+  it("keeps every tid row and every event in DB, whatever the hash would say", async () => {
+    const single = { ...env, TID_INDEX_SHARDS: "DB" } as unknown as Env;
+    const create = (body: unknown) =>
+      createApp().fetch(
+        new Request("http://gateway.test/api/v1/partner/receipt/create", {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: "Bearer sk_test_local_partner" },
+          body: JSON.stringify(body),
+        }),
+        single,
+        createExecutionContext(),
+      );
+    // A tid that two databases would put in DB_TID_1.
+    const request = receiptRequest({ tid: await tidIn(1, PARTNER) });
+    const created = await expectStatus(create(request), 200);
+    expect((await rowsIn(PARTNER, request.tid)).map((row) => row?.receipt_id ?? null)).toEqual([created.id, null]);
+    expect((await create(request)).headers.get("idempotent-replayed")).toBe("true");
+
+    const [event] = lifecycle(created.id, ["receipt.created"]);
+    receiver();
+    await consume([{ body: messageOf(event!) }], { env: single });
+    expect(await env.DB.prepare("SELECT delivery_status FROM events WHERE id = ?1").bind(event!.id).first()).toEqual({ delivery_status: "delivered" });
+    expect(await env.DB_TID_1.prepare("SELECT id FROM events WHERE id = ?1").bind(event!.id).first()).toBeNull();
+  });
+});
+
 describe("the shard of a tid", () => {
   it("spreads tids evenly, and appending a database moves rows only to the new one", async () => {
     const keys = Array.from({ length: 2000 }, (_, i) => BigInt.asUintN(64, BigInt(i) * 0x9e3779b97f4a7c15n));

@@ -220,6 +220,9 @@ export async function listLoggedEvents(env: Env, query: EventQuery): Promise<{ r
 /** The database of each message's record, read from its payload; null for one that names none (malformed). */
 export async function databasesOf(env: Env, messages: readonly EventMessage[]): Promise<Map<string, D1Database | null>> {
   const dbs = new Map<string, D1Database | null>();
+  const shards = tidShards(env);
+  // One database (the default): nothing to read from the payloads.
+  if (shards.length === 1) return new Map(messages.map((message) => [message.id, shards[0]!.db]));
   for (const message of messages) {
     let recordId: string | null = null;
     try {
