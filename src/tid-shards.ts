@@ -1,9 +1,9 @@
 /**
- * Which D1 database holds a tid's row. One database cannot hold a large
- * deployment's tid index (the README's capacity model: ~45 GB at 1,000,000
- * creates a day against D1's 10 GB), so the index is spread over the D1
- * bindings TID_INDEX_SHARDS names (default: DB alone, the layout every
- * single-database deployment already has).
+ * Which D1 database holds a tid's row, and a record's events. One database
+ * cannot hold a large deployment's tid index and event log (the README's
+ * capacity model: ~45 GB and ~137 GB at 1,000,000 creates a day against D1's
+ * 10 GB), so both are spread over the D1 bindings TID_INDEX_SHARDS names
+ * (default: DB alone, the layout every single-database deployment already has).
  *
  * The key is the tid as its caller chose it, in its caller's space: (owner,
  * tid), never the upstream tid. So every lookup (claim, completion, release,
