@@ -49,13 +49,20 @@ export const tidShardList = (value: unknown): string[] => {
   return names.length > 0 ? names : [...DEFAULT_TID_INDEX_SHARDS];
 };
 
-/** What is wrong with the list itself, before any binding is looked at. */
-export function tidShardListProblems(names: readonly string[]): string[] {
+/**
+ * TID_INDEX_SHARDS_PREVIOUS: while the list is being changed (appended to),
+ * the list before the change; empty when no change is under way. A key whose
+ * database differs between the two is looked for in both (src/tid-shards.ts).
+ */
+export const previousTidShardList = (value: unknown): string[] => text(value).split(/[\s,]+/).filter(Boolean);
+
+/** What is wrong with a list itself, before any binding is looked at. `setting` names the var. */
+export function tidShardListProblems(names: readonly string[], setting = "TID_INDEX_SHARDS"): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const name of names) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.push(`TID_INDEX_SHARDS names "${name}", which is not a binding name.`);
-    else if (seen.has(name)) problems.push(`TID_INDEX_SHARDS names ${name} twice: each tid must have exactly one database.`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.push(`${setting} names "${name}", which is not a binding name.`);
+    else if (seen.has(name)) problems.push(`${setting} names ${name} twice: each tid must have exactly one database.`);
     seen.add(name);
   }
   return problems;
@@ -280,9 +287,9 @@ export interface DeploymentConfig {
   ratelimits?: readonly { name: string }[];
 }
 
-/** Every D1 binding the gateway uses: DB (the event log) and the tid index's shards; `npm run deploy` migrates each. */
+/** Every D1 binding the gateway uses: DB, the list's and the previous list's; `npm run deploy` migrates each. */
 export function d1Bindings(vars: Settings): string[] {
-  return [...new Set(["DB", ...tidShardList(vars.TID_INDEX_SHARDS)])];
+  return [...new Set(["DB", ...tidShardList(vars.TID_INDEX_SHARDS), ...previousTidShardList(vars.TID_INDEX_SHARDS_PREVIOUS)])];
 }
 
 /** The host a route pattern or custom domain names (`api.partner.com/*` -> api.partner.com). */
@@ -334,9 +341,9 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
   if (config.workers_dev) problems.push("workers_dev is true: production would also answer on a workers.dev address; set it to false.");
   if (config.main && /(^|[\\/])dev\.ts$/.test(config.main)) problems.push("main is src/dev.ts, the sandbox build; production's entry is src/index.ts.");
 
-  // DB holds the event log; the tid index lives in each database TID_INDEX_SHARDS names (DB alone by default).
-  const shards = tidShardList(vars.TID_INDEX_SHARDS);
-  problems.push(...tidShardListProblems(shards));
+  // The tid index and the event log live in the databases TID_INDEX_SHARDS names (DB alone by default).
+  problems.push(...tidShardListProblems(tidShardList(vars.TID_INDEX_SHARDS)));
+  problems.push(...tidShardListProblems(previousTidShardList(vars.TID_INDEX_SHARDS_PREVIOUS), "TID_INDEX_SHARDS_PREVIOUS"));
   const ids = new Map<string, string>();
   for (const binding of d1Bindings(vars)) {
     const db = config.d1_databases?.find((d) => d.binding === binding);

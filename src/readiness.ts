@@ -8,7 +8,7 @@
  * names a secret.
  */
 import { ApiError } from "./errors";
-import { tidShards } from "./tid-shards";
+import { allShards } from "./tid-shards";
 import { UpstreamClient } from "./upstream/client";
 
 export const READINESS_TIMEOUT_MS = 2000;
@@ -43,7 +43,7 @@ async function probeD1(binding: string, db: D1Database): Promise<Probe> {
 /** DB (the event log) and every tid-index shard, each once: a payment may need any of them. */
 function databases(env: Env): [string, D1Database][] {
   const all = new Map<string, D1Database>([["DB", env.DB]]);
-  for (const { binding, db } of tidShards(env)) all.set(binding, db);
+  for (const { binding, db } of allShards(env)) all.set(binding, db);
   return [...all];
 }
 

@@ -24,7 +24,7 @@
 import { pruneEvents } from "./events/log";
 import { log } from "./redact";
 import { compactTids, deleteTids } from "./tid-index";
-import { type TidShard, tidShards } from "./tid-shards";
+import { allShards, type TidShard } from "./tid-shards";
 
 export const DAY_MS = 86_400_000;
 
@@ -123,7 +123,7 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
 
   let shards: readonly TidShard[] = [];
   try {
-    shards = tidShards(env);
+    shards = allShards(env);
   } catch (err) {
     failed.push("tid_shards");
     firstError ??= err;

@@ -27,7 +27,8 @@
  * TID_SECRET to compute, and the upstream's own tid uniqueness is the
  * backstop: its TID_DUPLICATE is answered 409 tid_conflict (src/creation.ts).
  */
-import { tidShardList, tidShardListProblems } from "./config-rules";
+import { previousTidShardList, tidShardList, tidShardListProblems } from "./config-rules";
+import { findTid } from "./tid-index";
 
 export interface TidShard {
   /** The binding's name, as TID_INDEX_SHARDS spells it: what /readyz and the retention log name. */
@@ -38,39 +39,62 @@ export interface TidShard {
 const isD1 = (value: unknown): value is D1Database =>
   typeof (value as D1Database | undefined)?.prepare === "function" && typeof (value as D1Database | undefined)?.batch === "function";
 
-/** The guard's sentences (src/config.ts): the list's own problems, and each binding that is missing or no D1 database. */
+/** The guard's sentences (src/config.ts): each list's own problems, and each binding that is missing or no D1 database. */
 export function tidShardProblems(env: Env): string[] {
-  const names = tidShardList(env.TID_INDEX_SHARDS);
-  const problems = tidShardListProblems(names);
-  for (const name of new Set(names)) {
-    if (!isD1((env as unknown as Record<string, unknown>)[name])) {
-      problems.push(`TID_INDEX_SHARDS names ${name}, which is not a D1 database binding of this deployment (see [[d1_databases]] in wrangler.toml).`);
+  const problems: string[] = [];
+  const lists: [string, string[]][] = [
+    ["TID_INDEX_SHARDS", tidShardList(env.TID_INDEX_SHARDS)],
+    ["TID_INDEX_SHARDS_PREVIOUS", previousTidShardList(env.TID_INDEX_SHARDS_PREVIOUS)],
+  ];
+  for (const [setting, names] of lists) {
+    problems.push(...tidShardListProblems(names, setting));
+    for (const name of new Set(names)) {
+      if (!isD1((env as unknown as Record<string, unknown>)[name])) {
+        problems.push(`${setting} names ${name}, which is not a D1 database binding of this deployment (see [[d1_databases]] in wrangler.toml).`);
+      }
     }
   }
   return problems;
 }
 
-const cache = new WeakMap<object, readonly TidShard[]>();
+interface Layout {
+  /** TID_INDEX_SHARDS: where every key is placed. */
+  current: readonly TidShard[];
+  /** TID_INDEX_SHARDS_PREVIOUS: where a key was placed before the list changed; empty when it is not changing. */
+  previous: readonly TidShard[];
+  /** Every database either list names, the current ones first. */
+  all: readonly TidShard[];
+}
+
+const cache = new WeakMap<object, Layout>();
 
 /**
- * Every shard, in the list's order. Throws on a binding that is missing or no
- * D1 database: the guard answers such a deployment's requests with 503
+ * Both lists, resolved. Throws on a binding that is missing or no D1
+ * database: the guard answers such a deployment's requests with 503
  * service_misconfigured before any of them gets here; the cron and the queue
  * consumer, which it does not guard, fail loudly instead of using a wrong list.
  */
-export function tidShards(env: Env): readonly TidShard[] {
-  let shards = cache.get(env);
-  if (!shards) {
+function layout(env: Env): Layout {
+  let found = cache.get(env);
+  if (!found) {
     const problems = tidShardProblems(env);
     if (problems.length > 0) throw new Error(problems.join(" "));
-    shards = tidShardList(env.TID_INDEX_SHARDS).map((binding) => ({
-      binding,
-      db: (env as unknown as Record<string, D1Database>)[binding]!,
-    }));
-    cache.set(env, shards);
+    const resolve = (names: readonly string[]) =>
+      names.map((binding) => ({ binding, db: (env as unknown as Record<string, D1Database>)[binding]! }));
+    const current = resolve(tidShardList(env.TID_INDEX_SHARDS));
+    const previous = resolve(previousTidShardList(env.TID_INDEX_SHARDS_PREVIOUS));
+    const all = [...current, ...previous.filter((shard) => !current.some((c) => c.binding === shard.binding))];
+    found = { current, previous, all };
+    cache.set(env, found);
   }
-  return shards;
+  return found;
 }
+
+/** Every shard of TID_INDEX_SHARDS, in the list's order: where keys are placed. */
+export const tidShards = (env: Env): readonly TidShard[] => layout(env).current;
+
+/** Every database that may hold a row: TID_INDEX_SHARDS's, then those only TID_INDEX_SHARDS_PREVIOUS names. */
+export const allShards = (env: Env): readonly TidShard[] => layout(env).all;
 
 /** The position in a list of `count` shards of a key: a jump hash of the first 8 bytes of its SHA-256. */
 async function shardIndex(count: number, key: string): Promise<number> {
@@ -90,21 +114,41 @@ export const tidShardIndex = (count: number, owner: string, tid: string): Promis
  */
 export const eventShardIndex = (count: number, recordId: string): Promise<number> => shardIndex(count, `record\0${recordId}`);
 
-/** The shard holding a record's events. */
+/** The shard a record's new events go to. */
 export async function eventShardFor(env: Env, recordId: string): Promise<TidShard> {
   const shards = tidShards(env);
   return shards[await eventShardIndex(shards.length, recordId)]!;
 }
 
-/** The shard holding (owner, tid)'s row. */
+/** Every database that may hold a record's events: its shard, and while the list changes its shard before. */
+export async function eventShardsFor(env: Env, recordId: string): Promise<TidShard[]> {
+  const { previous } = layout(env);
+  const now = await eventShardFor(env, recordId);
+  if (previous.length === 0) return [now];
+  const before = previous[await eventShardIndex(previous.length, recordId)]!;
+  return before.binding === now.binding ? [now] : [now, before];
+}
+
+/** The shard (owner, tid)'s row is placed in. */
 export async function tidShardFor(env: Env, owner: string, tid: string): Promise<TidShard> {
   const shards = tidShards(env);
   return shards[await tidShardIndex(shards.length, owner, tid)]!;
 }
 
-/** The database holding (owner, tid)'s row: what every tid-index function is handed. */
+/**
+ * The database holding (owner, tid)'s row: what every tid-index function is
+ * handed. While the list changes (TID_INDEX_SHARDS_PREVIOUS), a key whose
+ * database moved (1/N of them when one is appended) is looked for where it
+ * was first: a row there stays there, and answers as before; a key with no
+ * row there is claimed in its new database. No row is ever copied.
+ */
 export async function tidIndexFor(env: Env, owner: string, tid: string): Promise<D1Database> {
-  return (await tidShardFor(env, owner, tid)).db;
+  const { previous } = layout(env);
+  const now = await tidShardFor(env, owner, tid);
+  if (previous.length === 0) return now.db;
+  const before = previous[await tidShardIndex(previous.length, owner, tid)]!;
+  if (before.binding !== now.binding && (await findTid(before.db, owner, tid))) return before.db;
+  return now.db;
 }
 
 const MASK_64 = (1n << 64n) - 1n;

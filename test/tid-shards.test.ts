@@ -10,6 +10,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app";
+import { d1Bindings } from "../src/config-rules";
 import { DAY_MS, retentionPolicy, runRetention } from "../src/retention";
 import { latestRecords, recordView } from "../src/sandbox/console-data";
 import type { TidRow } from "../src/tid-index";
@@ -33,6 +34,9 @@ async function tidIn(shard: number, owner: string, label = "shard"): Promise<str
 /** (owner, tid)'s row in each database, read from each binding directly. */
 const rowsIn = (owner: string, tid: string) =>
   Promise.all(databases().map((db) => db.prepare("SELECT * FROM tid_index WHERE owner = ?1 AND tid = ?2").bind(owner, tid).first<TidRow>()));
+
+/** An event's row in each database, read from each binding directly. */
+const eventIn = (id: string) => Promise.all(databases().map((db) => db.prepare("SELECT * FROM events WHERE id = ?1").bind(id).first<EventRow>()));
 
 const createCalls = async (tid: string) => (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === tid).length;
 
@@ -246,6 +250,83 @@ describe("one database, the production default", () => {
   });
 });
 
+describe("appending a database to a live list (TID_INDEX_SHARDS_PREVIOUS)", () => {
+  const before = { ...env, TID_INDEX_SHARDS: "DB", TID_INDEX_SHARDS_PREVIOUS: "" } as unknown as Env;
+  const during = { ...env, TID_INDEX_SHARDS: "DB DB_TID_1", TID_INDEX_SHARDS_PREVIOUS: "DB" } as unknown as Env;
+  const after = { ...env, TID_INDEX_SHARDS: "DB DB_TID_1", TID_INDEX_SHARDS_PREVIOUS: "" } as unknown as Env;
+  const at = (deployment: Env, path: string, body: unknown) =>
+    createApp().fetch(
+      new Request(`http://gateway.test/api/v1/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer sk_test_local_partner" },
+        body: JSON.stringify(body),
+      }),
+      deployment,
+      createExecutionContext(),
+    );
+
+  it("a tid claimed before stays where it was and answers as before; a new one goes to its new database", async () => {
+    // Both tids belong in DB_TID_1 once the list has two databases.
+    const old = receiptRequest({ tid: await tidIn(1, PARTNER, "old") });
+    const created = await expectStatus(at(before, "partner/receipt/create", old), 200);
+    expect((await rowsIn(PARTNER, old.tid)).map((row) => row !== null)).toEqual([true, false]);
+
+    const replay = await at(during, "partner/receipt/create", old);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await expectStatus(replay, 200)).toEqual(created);
+    await expectError(at(during, "partner/receipt/create", { ...old, amount: old.amount + 1 }), 409, "tid_conflict");
+    expect((await expectStatus(at(during, "partner/receipt/check-tid", { tid: old.tid }), 200)).id).toBe(created.id);
+    expect((await rowsIn(PARTNER, old.tid)).map((row) => row !== null)).toEqual([true, false]);
+    expect(await createCalls(old.tid)).toBe(1);
+
+    const fresh = receiptRequest({ tid: await tidIn(1, PARTNER, "new") });
+    const made = await expectStatus(at(during, "partner/receipt/create", fresh), 200);
+    expect((await rowsIn(PARTNER, fresh.tid)).map((row) => row?.receipt_id ?? null)).toEqual([null, made.id]);
+
+    // Dropping the previous list too early: the old row is not found, the create reaches the payment
+    // service, whose own tid uniqueness refuses it (the backstop); nothing is created twice.
+    await expectError(at(after, "partner/receipt/create", old), 409, "tid_conflict");
+    expect(await createCalls(old.tid)).toBe(2);
+    expect((await rowsIn(PARTNER, old.tid)).map((row) => row !== null)).toEqual([true, false]);
+  });
+
+  it("a record's events logged before and after are listed together, once each, and resent from where they are", async () => {
+    let recordId: string;
+    do recordId = `rcpt-${crypto.randomUUID()}`;
+    while ((await eventShardIndex(2, recordId)) !== 1);
+    const [created, paid] = lifecycle(recordId, ["receipt.created", "receipt.paid"]);
+    await publishEvents(before, [created!]);
+    await publishEvents(during, [paid!]);
+    expect((await eventIn(created!.id)).map((row) => row !== null)).toEqual([true, false]);
+    expect((await eventIn(paid!.id)).map((row) => row !== null)).toEqual([false, true]);
+
+    // The message of the event logged before, delivered again after: a second copy, in the new database.
+    receiver();
+    await consume([{ body: messageOf(created!) }], { env: during });
+    const listed = await expectStatus<any>(at(during, "gateway/events/list", { receipt_id: recordId }), 200);
+    expect(listed.events.map((e: { id: string; delivery: { status: string } }) => [e.id, e.delivery.status])).toEqual([
+      [paid!.id, "pending"],
+      [created!.id, "delivered"],
+    ]);
+    const byType = await expectStatus<any>(at(during, "gateway/events/list", { type: "receipt.created", limit: 100 }), 200);
+    expect(byType.events.filter((e: { id: string }) => e.id === created!.id)).toHaveLength(1);
+
+    expect((await expectStatus<any>(at(during, "gateway/events/resend", { id: created!.id }), 200)).id).toBe(created!.id);
+    // The copy in the record's database now is the one resent.
+    expect((await eventIn(created!.id)).map((row) => row?.delivery_status)).toEqual(["pending", "pending"]);
+  });
+
+  it("the guard and the deploy check hold the previous list to the same rules", async () => {
+    const error = await expectError(
+      createApp().fetch(new Request("http://gateway.test/healthz"), { ...env, TID_INDEX_SHARDS_PREVIOUS: "DB_OLD" } as unknown as Env, createExecutionContext()),
+      503,
+      "service_misconfigured",
+    );
+    expect(error.message).toContain("TID_INDEX_SHARDS_PREVIOUS names DB_OLD, which is not a D1 database binding of this deployment");
+    expect(d1Bindings({ TID_INDEX_SHARDS: "DB DB_TID_1", TID_INDEX_SHARDS_PREVIOUS: "DB DB_OLD" })).toEqual(["DB", "DB_TID_1", "DB_OLD"]);
+  });
+});
+
 describe("the shard of a tid", () => {
   it("spreads tids evenly, and appending a database moves rows only to the new one", async () => {
     const keys = Array.from({ length: 2000 }, (_, i) => BigInt.asUintN(64, BigInt(i) * 0x9e3779b97f4a7c15n));
@@ -271,8 +352,6 @@ describe("the event log over the same databases, by record id", () => {
       if ((await eventShardIndex(2, id)) === shard) return id;
     }
   }
-  /** An event's row in each database, read from each binding directly. */
-  const eventIn = (id: string) => Promise.all(databases().map((db) => db.prepare("SELECT * FROM events WHERE id = ?1").bind(id).first<EventRow>()));
   const list = (body: Record<string, unknown>) => expectStatus<any>(callGateway("events/list", body), 200);
 
   it("logs a record's events in its record's database only, and lists them from there", async () => {

@@ -8,7 +8,7 @@
  */
 import { readConfig } from "../config";
 import { log, redact } from "../redact";
-import { tidShards } from "../tid-shards";
+import { allShards } from "../tid-shards";
 import { databasesOf, logEvents, recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log";
 import { signWebhook } from "./signing";
 import { assertWellFormed, type EventMessage, type GatewayEvent } from "./types";
@@ -154,7 +154,7 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
     // One write per database; an event whose payload names no record is marked wherever it is.
     const groups = new Map<D1Database, string[]>();
     for (const id of ids) {
-      for (const db of [dbs.get(id)].flatMap((one) => (one ? [one] : tidShards(env).map((shard) => shard.db)))) {
+      for (const db of [dbs.get(id)].flatMap((one) => (one ? [one] : allShards(env).map((shard) => shard.db)))) {
         groups.set(db, [...(groups.get(db) ?? []), id]);
       }
     }

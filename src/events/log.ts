@@ -6,7 +6,7 @@
  * in the one its record id hashes to.
  */
 import { encodeTime } from "ulid";
-import { eventShardFor, tidShards } from "../tid-shards";
+import { allShards, eventShardFor, eventShardsFor, tidShards } from "../tid-shards";
 import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
 import { kindOf, recordIdOf } from "./types";
 
@@ -199,22 +199,51 @@ export async function logEvents(env: Env, events: readonly GatewayEvent[]): Prom
   return (await Promise.all(groups.map(([db, group]) => recordEvents(db, group)))).flat();
 }
 
-/** An event by id alone (resend): asked of every database, since an event id does not name its record. */
+/**
+ * An event by id alone (resend): asked of every database, since an event id
+ * does not name its record. While the list changes, a copy may sit in both
+ * the record's database before and its database now (a message logged
+ * before the change and delivered again after it): the one now is the one.
+ */
 export async function locateEvent(env: Env, id: string): Promise<{ db: D1Database; row: EventRow } | null> {
-  const found = await Promise.all(tidShards(env).map(async ({ db }) => ({ db, row: await findEvent(db, id) })));
-  return found.find((hit): hit is { db: D1Database; row: EventRow } => hit.row !== null) ?? null;
+  const found = await Promise.all(allShards(env).map(async ({ db }) => ({ db, row: await findEvent(db, id) })));
+  const hits = found.filter((hit): hit is { db: D1Database; row: EventRow } => hit.row !== null);
+  if (hits.length <= 1) return hits[0] ?? null;
+  const { db } = await eventShardFor(env, hits[0]!.row.record_id);
+  return hits.find((hit) => hit.db === db) ?? hits[0]!;
 }
 
 /**
- * listEvents over the log: a record's events from its one database; by type
- * or delivery status, `limit + 1` from each database, merged newest first by
- * id (ids are time-ordered), cut to `limit`.
+ * listEvents over the log: a record's events from its database (and, while
+ * the list changes, its database before); by type or delivery status,
+ * `limit + 1` from each database, merged newest first by id (ids are
+ * time-ordered), cut to `limit`.
  */
 export async function listLoggedEvents(env: Env, query: EventQuery): Promise<{ rows: EventRow[]; hasMore: boolean }> {
-  if (query.receiptId !== undefined) return listEvents((await eventShardFor(env, query.receiptId)).db, query);
-  const pages = await Promise.all(tidShards(env).map(({ db }) => listEvents(db, query)));
-  const rows = pages.flatMap((page) => page.rows).sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const shards = query.receiptId !== undefined ? await eventShardsFor(env, query.receiptId) : allShards(env);
+  if (shards.length === 1) return listEvents(shards[0]!.db, query);
+  const pages = await Promise.all(shards.map(async ({ db }) => ({ db, ...(await listEvents(db, query)) })));
+  const rows = await withoutCopies(
+    env,
+    pages.flatMap((page) => page.rows.map((row) => ({ db: page.db, row }))),
+  );
+  rows.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit || pages.some((page) => page.hasMore) };
+}
+
+/** One row per event id: of two copies (see locateEvent), the one in the record's database now. */
+async function withoutCopies(env: Env, rows: readonly { db: D1Database; row: EventRow }[]): Promise<EventRow[]> {
+  const byId = new Map<string, { db: D1Database; row: EventRow }[]>();
+  for (const hit of rows) byId.set(hit.row.id, [...(byId.get(hit.row.id) ?? []), hit]);
+  const kept: EventRow[] = [];
+  for (const hits of byId.values()) {
+    if (hits.length === 1) kept.push(hits[0]!.row);
+    else {
+      const { db } = await eventShardFor(env, hits[0]!.row.record_id);
+      kept.push((hits.find((hit) => hit.db === db) ?? hits[0]!).row);
+    }
+  }
+  return kept;
 }
 
 /** The database of each message's record, read from its payload; null for one that names none (malformed). */

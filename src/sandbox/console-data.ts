@@ -17,7 +17,7 @@ import type { KindName } from "../lifecycle";
 import { type AuditTrail, receiptStub } from "../receipt-object";
 import { eventOwner } from "../record/event";
 import type { AuditEntry } from "../record/store";
-import { eventShardFor, tidShards } from "../tid-shards";
+import { allShards, eventShardsFor } from "../tid-shards";
 import type { SandboxCall, SandboxObject } from "./sandbox-object";
 
 /** How many records the front page lists. */
@@ -93,7 +93,7 @@ export function sandboxObject(env: Env): DurableObjectStub<SandboxObject> {
 export async function latestRecords(env: Env, limit = LATEST_RECORDS): Promise<RecordSummary[]> {
   // Each shard's newest `limit`, merged newest first: the newest `limit` of them all.
   const pages = await Promise.all(
-    tidShards(env).map(async ({ db }) => {
+    allShards(env).map(async ({ db }) => {
       const { results } = await db
         .prepare(
           `SELECT owner, tid, upstream_tid, kind, status, receipt_id, response, created_at FROM tid_index
@@ -159,7 +159,7 @@ export async function recordView(env: Env, kind: KindName, id: string): Promise<
 /** The tid row that made a record: looked up by record id, which says nothing of its shard, so in each. */
 async function indexRowOf(env: Env, kind: KindName, id: string): Promise<Pick<TidIndexRow, "owner" | "tid" | "upstream_tid" | "created_at"> | null> {
   const found = await Promise.all(
-    tidShards(env).map(({ db }) =>
+    allShards(env).map(({ db }) =>
       db
         .prepare("SELECT owner, tid, upstream_tid, created_at FROM tid_index WHERE receipt_id = ?1 AND kind = ?2")
         .bind(id, kind)
@@ -182,11 +182,15 @@ function latestOf(row: EventRow): LatestEvent {
 async function latestEventsOf(env: Env, ids: readonly string[]): Promise<Map<string, LatestEvent>> {
   const groups = new Map<D1Database, string[]>();
   for (const id of ids) {
-    const { db } = await eventShardFor(env, id);
-    groups.set(db, [...(groups.get(db) ?? []), id]);
+    for (const { db } of await eventShardsFor(env, id)) groups.set(db, [...(groups.get(db) ?? []), id]);
   }
   const maps = await Promise.all([...groups].map(([db, group]) => latestEvents(db, group)));
-  return new Map(maps.flatMap((map) => [...map]));
+  // While the list changes a record's events may be in two databases: the newer wins.
+  const latest = new Map<string, LatestEvent>();
+  for (const [key, event] of maps.flatMap((map) => [...map])) {
+    if ((latest.get(key)?.created ?? -Infinity) < event.created) latest.set(key, event);
+  }
+  return latest;
 }
 
 /** Each record's newest logged event in one database, keyed `kind:id`. */
