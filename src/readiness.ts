@@ -3,9 +3,9 @@
  * probes, each with a short timeout: an authenticated call to the upstream
  * (check-id of an id that cannot exist: a 404 proves the service answers and
  * accepts the gateway's credential) and a D1 query to each database (DB and
- * every tid-index shard; a failing one is named by its binding). /healthz says the process
- * and its configuration are sound; this says its dependencies answer. Never
- * names a secret.
+ * every one TID_INDEX_SHARDS names; a failing one is named by its binding).
+ * /healthz says the process and its configuration are sound; this says its
+ * dependencies answer. Never names a secret.
  */
 import { ApiError } from "./errors";
 import { allShards } from "./tid-shards";
@@ -40,7 +40,7 @@ async function probeD1(binding: string, db: D1Database): Promise<Probe> {
   }
 }
 
-/** DB (the event log) and every tid-index shard, each once: a payment may need any of them. */
+/** DB and every database of the tid index and event log, each once: a create may need any of them. */
 function databases(env: Env): [string, D1Database][] {
   const all = new Map<string, D1Database>([["DB", env.DB]]);
   for (const { binding, db } of allShards(env)) all.set(binding, db);

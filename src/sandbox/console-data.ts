@@ -1,7 +1,7 @@
 /**
  * What the sandbox console shows, read from where the gateway keeps it: the
- * tid index (D1, every shard) lists the records, each record's Durable Object its audit
- * trail, the event log (D1) its events and how their delivery stands, and
+ * tid index (D1, every database of it) lists the records, each record's
+ * Durable Object its audit trail, the event log (D1) its events and how their delivery stands, and
  * the sandbox's call log the upstream calls it caused.
  *
  * Read only, and nothing here reaches the upstream: a check-id would be one
