@@ -1,8 +1,9 @@
 /**
  * What the sandbox console shows, read from where the gateway keeps it: the
  * tid index (D1, every database of it) lists the records, each record's
- * Durable Object its audit trail, the event log (D1) its events and how their delivery stands, and
- * the sandbox's call log the upstream calls it caused.
+ * Durable Object its audit trail, the event log (D1) its events and how
+ * their delivery stands, and the sandbox's call log the upstream calls it
+ * caused.
  *
  * Read only, and nothing here reaches the upstream: a check-id would be one
  * more call the record "caused", and would move the state it is meant to show.
