@@ -203,11 +203,14 @@ async function shapes() {
     answers.user = await flow(runtime.url, await userHeaders(`user-${crypto.randomUUID()}`));
   }
   // Events reach the D1 log from each object's outbox shortly after the call; wait for created + paid of every flow.
-  const d1 = await runtime.mf.getD1Database("DB", build.name);
+  // The event log is spread over every D1 database of [env.dev] (TID_INDEX_SHARDS): count them all.
+  const { d1_databases: databases = [] } = unstable_readConfig({ config: build.config, env: build.env || undefined }, { hideWarnings: true });
+  const d1s = await Promise.all(databases.map((database) => runtime.mf.getD1Database(database.binding, build.name)));
   const deadline = Date.now() + 30_000;
   let events = 0;
   while (Date.now() < deadline) {
-    events = (await d1.prepare("SELECT COUNT(*) AS n FROM events").first()).n;
+    events = 0;
+    for (const d1 of d1s) events += (await d1.prepare("SELECT COUNT(*) AS n FROM events").first()).n;
     if (events >= 4 * FLOWS) break;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -221,10 +224,10 @@ async function shapes() {
     const db = new DatabaseSync(file, { readOnly: false });
     const tables = tablesOf(db);
     if (tables.includes("tid_index")) {
-      index = {
-        tid_rows: db.prepare("SELECT * FROM tid_index WHERE status = 'completed'").all(),
-        event_rows: db.prepare("SELECT * FROM events").all(),
-      };
+      // Every D1 database of [env.dev] (DB and the tid index's shards, TID_INDEX_SHARDS) has the schema: gather them all.
+      index ??= { tid_rows: [], event_rows: [] };
+      index.tid_rows.push(...db.prepare("SELECT * FROM tid_index WHERE status = 'completed'").all());
+      index.event_rows.push(...db.prepare("SELECT * FROM events").all());
     } else if (tables.includes("record")) {
       const storage = storageOf(db);
       const rows = Object.fromEntries(

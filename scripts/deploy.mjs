@@ -17,8 +17,9 @@
  * 2. Bundles production with `wrangler deploy --dry-run` and stops on any warning.
  * 3. Uploads --secrets (after checking it), then checks with `wrangler secret
  *    list` that every production secret is set and JWT_SECRET is not.
- * 4. `wrangler d1 migrations apply DB --remote --env production` (forward-only;
- *    before the code that needs them).
+ * 4. `wrangler d1 migrations apply <BINDING> --remote --env production` for DB
+ *    and each tid-index shard TID_INDEX_SHARDS names (forward-only; before the
+ *    code that needs them).
  * 5. `wrangler deploy --env production`, then prints the address and what
  *    GET /healthz answers there.
  *
@@ -31,6 +32,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { unstable_readConfig } from "wrangler";
 import {
+  d1Bindings,
   DEPLOYMENT_CONFIG_KEYS,
   deploymentProblems,
   deploymentUrls,
@@ -158,10 +160,13 @@ if (!options["skip-secrets-check"]) {
   console.log(`  ✓ ${PRODUCTION_SECRETS.join(", ")} are set`);
 }
 
-// 4. Migrations: forward-only, applied before the code that needs them.
-step("wrangler d1 migrations apply DB --remote --env production");
-if (wrangler(["d1", "migrations", "apply", "DB", "--remote", "--env", "production"]).status !== 0) {
-  fail("the D1 migrations failed; the code was not deployed.");
+// 4. Migrations: forward-only, applied before the code that needs them, to every
+//    D1 database the gateway uses (DB and each tid-index shard of TID_INDEX_SHARDS).
+for (const binding of d1Bindings(deployment.vars ?? {})) {
+  step(`wrangler d1 migrations apply ${binding} --remote --env production`);
+  if (wrangler(["d1", "migrations", "apply", binding, "--remote", "--env", "production"]).status !== 0) {
+    fail(`the D1 migrations of ${binding} failed; the code was not deployed (a migration is forward-only: run npm run deploy again once fixed).`);
+  }
 }
 
 // 5. The code.

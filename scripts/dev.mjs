@@ -4,14 +4,19 @@
 // exists, else the development credentials in .dev.vars.example.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { unstable_readConfig } from "wrangler";
 
 const wrangler = (args, options = {}) =>
   spawnSync(process.execPath, ["node_modules/wrangler/bin/wrangler.js", ...args], { stdio: "inherit", ...options });
 
 const vars = existsSync(".dev.vars") ? [] : ["--env-file", ".dev.vars.example"];
 
-const migrated = wrangler(["d1", "migrations", "apply", "DB", "--local", "--env", "dev"], { env: { ...process.env, CI: "true" } });
-if (migrated.status !== 0) process.exit(migrated.status ?? 1);
+// Every D1 database of [env.dev]: DB and the tid index's other shards (TID_INDEX_SHARDS).
+const { d1_databases: databases = [] } = unstable_readConfig({ config: "wrangler.toml", env: "dev" }, { hideWarnings: true });
+for (const { binding } of databases) {
+  const migrated = wrangler(["d1", "migrations", "apply", binding, "--local", "--env", "dev"], { env: { ...process.env, CI: "true" } });
+  if (migrated.status !== 0) process.exit(migrated.status ?? 1);
+}
 
 const port = process.env.PORT ?? "8787";
 const dev = spawn(

@@ -36,6 +36,38 @@ const text = (value: unknown): string => (typeof value === "string" ? value.trim
 /** Several values of one secret, space-separated (WEBHOOK_SECRET, TID_SECRET while rotating). */
 export const secretList = (value: unknown): string[] => text(value).split(/\s+/).filter(Boolean);
 
+/** The tid index's D1 bindings when TID_INDEX_SHARDS is absent or empty: the one database a deployment starts with. */
+export const DEFAULT_TID_INDEX_SHARDS = ["DB"] as const;
+
+/**
+ * TID_INDEX_SHARDS: the D1 bindings the tid index is spread over, in order,
+ * separated by commas or spaces. The order is part of the data's layout (a
+ * row's shard is a position in this list): append, never reorder.
+ */
+export const tidShardList = (value: unknown): string[] => {
+  const names = text(value).split(/[\s,]+/).filter(Boolean);
+  return names.length > 0 ? names : [...DEFAULT_TID_INDEX_SHARDS];
+};
+
+/**
+ * TID_INDEX_SHARDS_PREVIOUS: while the list is being changed (appended to),
+ * the list before the change; empty when no change is under way. A key whose
+ * database differs between the two is looked for in both (src/tid-shards.ts).
+ */
+export const previousTidShardList = (value: unknown): string[] => text(value).split(/[\s,]+/).filter(Boolean);
+
+/** What is wrong with a list itself, before any binding is looked at. `setting` names the var. */
+export function tidShardListProblems(names: readonly string[], setting = "TID_INDEX_SHARDS"): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.push(`${setting} names "${name}", which is not a binding name.`);
+    else if (seen.has(name)) problems.push(`${setting} names ${name} twice: each tid must have exactly one database.`);
+    seen.add(name);
+  }
+  return problems;
+}
+
 function parseUrl(value: string): URL | null {
   try {
     return new URL(value);
@@ -255,6 +287,11 @@ export interface DeploymentConfig {
   ratelimits?: readonly { name: string }[];
 }
 
+/** Every D1 binding the gateway uses: DB, the list's and the previous list's; `npm run deploy` migrates each. */
+export function d1Bindings(vars: Settings): string[] {
+  return [...new Set(["DB", ...tidShardList(vars.TID_INDEX_SHARDS), ...previousTidShardList(vars.TID_INDEX_SHARDS_PREVIOUS)])];
+}
+
 /** The host a route pattern or custom domain names (`api.partner.com/*` -> api.partner.com). */
 export function routeHost(route: Route): string {
   const pattern = typeof route === "string" ? route : route.pattern;
@@ -304,10 +341,18 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
   if (config.workers_dev) problems.push("workers_dev is true: production would also answer on a workers.dev address; set it to false.");
   if (config.main && /(^|[\\/])dev\.ts$/.test(config.main)) problems.push("main is src/dev.ts, the sandbox build; production's entry is src/index.ts.");
 
-  const db = config.d1_databases?.find((d) => d.binding === "DB");
-  if (!db) problems.push("The D1 binding DB is missing from [[env.production.d1_databases]].");
-  else if (!db.database_id || ZERO_ID.test(db.database_id)) {
-    problems.push("DB's database_id is still the zero placeholder; put the id `wrangler d1 create` printed into [[env.production.d1_databases]].");
+  // The tid index and the event log live in the databases TID_INDEX_SHARDS names (DB alone by default).
+  problems.push(...tidShardListProblems(tidShardList(vars.TID_INDEX_SHARDS)));
+  problems.push(...tidShardListProblems(previousTidShardList(vars.TID_INDEX_SHARDS_PREVIOUS), "TID_INDEX_SHARDS_PREVIOUS"));
+  const ids = new Map<string, string>();
+  for (const binding of d1Bindings(vars)) {
+    const db = config.d1_databases?.find((d) => d.binding === binding);
+    if (!db) problems.push(`The D1 binding ${binding} is missing from [[env.production.d1_databases]].`);
+    else if (!db.database_id || ZERO_ID.test(db.database_id)) {
+      problems.push(`${binding}'s database_id is still the zero placeholder; put the id \`wrangler d1 create\` printed into [[env.production.d1_databases]].`);
+    } else if (ids.has(db.database_id)) {
+      problems.push(`${binding} and ${ids.get(db.database_id)} are the same database (one database_id): each shard needs a database of its own.`);
+    } else ids.set(db.database_id, binding);
   }
 
   const producer = config.queues?.producers?.find((p) => p.binding === "EVENTS");

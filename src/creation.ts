@@ -14,6 +14,7 @@ import { receiptStub } from "./receipt-object";
 import { log } from "./redact";
 import { DAY_MS, retentionPolicy } from "./retention";
 import { claimTid, completeTid, expireTid, fingerprint, isCompacted, releaseTid, upstreamTidFor } from "./tid-index";
+import { tidIndexFor } from "./tid-shards";
 import { UpstreamClient } from "./upstream/client";
 
 export interface Created<T> {
@@ -51,7 +52,9 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
   const config = readConfig(env);
   const owner = ownerOf(caller);
   const request = { kind: kind.name, request: input };
-  const claim = await claimTid(env.DB, {
+  // The claim and everything after it stay in the one database that holds this (owner, tid).
+  const db = await tidIndexFor(env, owner, input.tid);
+  const claim = await claimTid(db, {
     owner,
     tid: input.tid,
     upstreamTid: await upstreamTidFor(config.tidSecret, owner, input.tid),
@@ -89,8 +92,8 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
     if (claim.takeover && result.upstreamCode === "TID_DUPLICATE" && existing && kind.matches(existing, input)) {
       created = existing;
     } else {
-      if (result.outcome === "unknown") await expireTid(env.DB, held);
-      else await releaseTid(env.DB, held);
+      if (result.outcome === "unknown") await expireTid(db, held);
+      else await releaseTid(db, held);
       throw ApiError.from(result.failure);
     }
   }
@@ -109,12 +112,12 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
         qrMerchant: record.qrMerchant,
         requestId,
       }),
-      completeTid(env.DB, held, kind.idOf(body), body),
+      completeTid(db, held, kind.idOf(body), body),
     ]);
   } catch (err) {
     // The record exists upstream; an identical retry will take the claim over and adopt it.
     log("error", "create_bookkeeping_failed", { request_id: requestId, kind: kind.name, error: String(err) });
-    await expireTid(env.DB, held).catch(() => undefined);
+    await expireTid(db, held).catch(() => undefined);
     throw new ApiError("upstream_error", "The receipt was created but could not be recorded; retry with the same tid.");
   }
   return { body, replayed: false };

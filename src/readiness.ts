@@ -1,12 +1,14 @@
 /**
- * GET /readyz: is this deployment able to serve payments right now? Two
+ * GET /readyz: is this deployment able to serve payments right now? Its
  * probes, each with a short timeout: an authenticated call to the upstream
  * (check-id of an id that cannot exist: a 404 proves the service answers and
- * accepts the gateway's credential) and a D1 query. /healthz says the process
- * and its configuration are sound; this says its dependencies answer. Never
- * names a secret.
+ * accepts the gateway's credential) and a D1 query to each database (DB and
+ * every one TID_INDEX_SHARDS names; a failing one is named by its binding).
+ * /healthz says the process and its configuration are sound; this says its
+ * dependencies answer. Never names a secret.
  */
 import { ApiError } from "./errors";
+import { allShards } from "./tid-shards";
 import { UpstreamClient } from "./upstream/client";
 
 export const READINESS_TIMEOUT_MS = 2000;
@@ -22,26 +24,33 @@ async function probeUpstream(env: Env, requestId: string): Promise<Probe> {
   return { ok: false, problem: `the upstream did not answer the probe (${result.failure.code})` };
 }
 
-async function probeD1(env: Env): Promise<Probe> {
+async function probeD1(binding: string, db: D1Database): Promise<Probe> {
   let timer: ReturnType<typeof setTimeout> | null = null;
   const late = new Promise<"late">((resolve) => {
     timer = setTimeout(() => resolve("late"), READINESS_TIMEOUT_MS);
   });
   try {
-    const answer = await Promise.race([env.DB.prepare("SELECT 1 AS one").first<{ one: number }>(), late]);
-    if (answer === "late") return { ok: false, problem: `D1 did not answer within ${READINESS_TIMEOUT_MS} ms` };
-    return answer?.one === 1 ? { ok: true } : { ok: false, problem: "D1 answered a query wrongly" };
+    const answer = await Promise.race([db.prepare("SELECT 1 AS one").first<{ one: number }>(), late]);
+    if (answer === "late") return { ok: false, problem: `D1 (${binding}) did not answer within ${READINESS_TIMEOUT_MS} ms` };
+    return answer?.one === 1 ? { ok: true } : { ok: false, problem: `D1 (${binding}) answered a query wrongly` };
   } catch {
-    return { ok: false, problem: "D1 refused a query" };
+    return { ok: false, problem: `D1 (${binding}) refused a query` };
   } finally {
     if (timer !== null) clearTimeout(timer);
   }
 }
 
+/** DB and every database of the tid index and event log, each once: a create may need any of them. */
+function databases(env: Env): [string, D1Database][] {
+  const all = new Map<string, D1Database>([["DB", env.DB]]);
+  for (const { binding, db } of allShards(env)) all.set(binding, db);
+  return [...all];
+}
+
 /** `{ ok: true, upstream: "ok", db: "ok" }`, or throws 503 not_ready naming what failed. */
 export async function checkReadiness(env: Env, requestId: string): Promise<{ ok: true; upstream: "ok"; db: "ok" }> {
-  const [upstream, db] = await Promise.all([probeUpstream(env, requestId), probeD1(env)]);
-  const problems = [upstream, db].flatMap((probe) => (probe.ok ? [] : [probe.problem]));
+  const probes = await Promise.all([probeUpstream(env, requestId), ...databases(env).map(([binding, db]) => probeD1(binding, db))]);
+  const problems = probes.flatMap((probe) => (probe.ok ? [] : [probe.problem]));
   if (problems.length > 0) throw new ApiError("not_ready", `Not ready: ${problems.join("; ")}.`, { retry_after: 5 });
   return { ok: true, upstream: "ok", db: "ok" };
 }

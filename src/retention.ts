@@ -12,6 +12,10 @@
  *   or pending and never settled) after a longer one, so a partner whose
  *   receiver was down can still list and resend them.
  *
+ * The tid index and the event log are spread over the databases
+ * TID_INDEX_SHARDS names (src/tid-shards.ts): each database is compacted and
+ * pruned on its own, side by side, with the same bound per step.
+ *
  * Pending claims are never touched: their lease decides what becomes of them.
  * Every batch is a range scan of an index (migrations/0004_retention.sql),
  * oldest first, so a run reads only what it removes, and each statement is
@@ -20,6 +24,7 @@
 import { pruneEvents } from "./events/log";
 import { log } from "./redact";
 import { compactTids, deleteTids } from "./tid-index";
+import { allShards, type TidShard } from "./tid-shards";
 
 export const DAY_MS = 86_400_000;
 
@@ -77,6 +82,8 @@ export interface RetentionReport {
   events_undelivered_pruned: number;
   /** Some step removed its full bound: more is due, and the next run continues. */
   backlog: boolean;
+  /** Each database's tid-index counts (TID_INDEX_SHARDS): each database has its own bound per run. */
+  tid_shards: Record<string, { compacted: number; deleted: number }>;
 }
 
 /** One step: up to `rounds` batches, stopping at the first batch that was not full. */
@@ -98,40 +105,57 @@ async function drain(policy: RetentionPolicy, batch: (limit: number) => Promise<
  */
 export async function runRetention(env: Env, now: number, policy = retentionPolicy(env)): Promise<RetentionReport> {
   const started = Date.now();
-  const db = env.DB;
-  const steps = {
-    tids_compacted: (limit: number) => compactTids(db, policy.replayMs, limit, now),
-    tids_deleted: (limit: number) => deleteTids(db, policy.tidRetentionMs, limit, now),
-    events_delivered_pruned: (limit: number) => pruneEvents(db, "delivered", policy.deliveredEventsMs, limit, now),
-    events_failed_pruned: (limit: number) => pruneEvents(db, "failed", policy.undeliveredEventsMs, limit, now),
-    events_pending_pruned: (limit: number) => pruneEvents(db, "pending", policy.undeliveredEventsMs, limit, now),
-  };
-  const counts: Record<keyof typeof steps, number> = {
-    tids_compacted: 0,
-    tids_deleted: 0,
-    events_delivered_pruned: 0,
-    events_failed_pruned: 0,
-    events_pending_pruned: 0,
-  };
-  let backlog = false;
   const failed: string[] = [];
   let firstError: unknown;
-  for (const [name, step] of Object.entries(steps) as [keyof typeof steps, (limit: number) => Promise<number>][]) {
+  let backlog = false;
+  /** Drains one step; a failure is noted and the run goes on with the others. */
+  const run = async (name: string, step: (limit: number) => Promise<number>): Promise<number> => {
     try {
       const { removed, full } = await drain(policy, step);
-      counts[name] = removed;
       backlog ||= full;
+      return removed;
     } catch (err) {
       failed.push(name);
       firstError ??= err;
+      return 0;
     }
+  };
+
+  let shards: readonly TidShard[] = [];
+  try {
+    shards = allShards(env);
+  } catch (err) {
+    failed.push("tid_shards");
+    firstError ??= err;
   }
+  // The databases side by side, each with the full bound per step: a run's work per database is what one
+  // database had, and a slow one does not hold the others up. Within one, the steps in order.
+  const perShard = await Promise.all(
+    shards.map(async ({ binding, db }) => ({
+      binding,
+      compacted: await run(`tids_compacted:${binding}`, (limit) => compactTids(db, policy.replayMs, limit, now)),
+      deleted: await run(`tids_deleted:${binding}`, (limit) => deleteTids(db, policy.tidRetentionMs, limit, now)),
+      // The event log is spread over the same databases, by record id.
+      delivered: await run(`events_delivered_pruned:${binding}`, (limit) => pruneEvents(db, "delivered", policy.deliveredEventsMs, limit, now)),
+      failed: await run(`events_failed_pruned:${binding}`, (limit) => pruneEvents(db, "failed", policy.undeliveredEventsMs, limit, now)),
+      pending: await run(`events_pending_pruned:${binding}`, (limit) => pruneEvents(db, "pending", policy.undeliveredEventsMs, limit, now)),
+    })),
+  );
+  const tidShardCounts: RetentionReport["tid_shards"] = Object.fromEntries(
+    perShard.map(({ binding, compacted, deleted }) => [binding, { compacted, deleted }]),
+  );
+  const sum = (pick: (shard: (typeof perShard)[number]) => number) => perShard.reduce((total, shard) => total + pick(shard), 0);
+  const delivered = sum((shard) => shard.delivered);
+  const failedEvents = sum((shard) => shard.failed);
+  const pendingEvents = sum((shard) => shard.pending);
+
   const report: RetentionReport = {
-    tids_deleted: counts.tids_deleted,
-    tids_compacted: counts.tids_compacted,
-    events_delivered_pruned: counts.events_delivered_pruned,
-    events_undelivered_pruned: counts.events_failed_pruned + counts.events_pending_pruned,
+    tids_deleted: sum((shard) => shard.deleted),
+    tids_compacted: sum((shard) => shard.compacted),
+    events_delivered_pruned: delivered,
+    events_undelivered_pruned: failedEvents + pendingEvents,
     backlog,
+    tid_shards: tidShardCounts,
   };
   log(failed.length ? "error" : "info", "retention_run", {
     now,

@@ -16,6 +16,9 @@
  * retry may take it over, re-send the create and adopt what the upstream
  * holds, and check-tid stops saying "in progress".
  *
+ * Every function works on the one D1 database that holds the tid's row
+ * (src/tid-shards.ts picks it from (owner, tid)); retention runs per database.
+ *
  * Every function takes the clock as an argument, so tests can stand on either
  * side of a lease without waiting.
  */
@@ -69,6 +72,8 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = Date.now
     const row = await findTid(db, req.owner, req.tid);
     if (!row) {
       // The upstream tid is taken by another space's row (only a partner tid equal to a derived one can do that).
+      // With the index sharded this sees the claim's own shard only: such a tid takes TID_SECRET to compute,
+      // and the upstream's own tid uniqueness (TID_DUPLICATE: tid_conflict) catches it in any other shard.
       if (await findByUpstreamTid(db, req.upstreamTid)) return { kind: "conflict" };
       continue;
     }

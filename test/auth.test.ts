@@ -9,7 +9,6 @@ import { SignJWT, UnsecuredJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { receiptStub } from "../src/receipt-object";
-import { findTid } from "../src/tid-index";
 import {
   CARD_OK,
   call,
@@ -24,6 +23,7 @@ import {
   sandboxCalls,
   sandboxReceipt,
   sandboxTransfer,
+  tidRow,
   transferRequest,
   userToken,
 } from "./helpers";
@@ -295,7 +295,7 @@ describe("ownership", () => {
     const ownerIn = (kind: "receipt" | "transfer", id: string) =>
       runInDurableObject(receiptStub(env, kind, id), (_instance, state) => state.storage.sql.exec("SELECT owner FROM record").one().owner);
     const indexed = async (owner: string, tid: string) => {
-      const row = await findTid(env.DB, owner, tid);
+      const row = await tidRow(owner, tid);
       return row && { owner: row.owner, kind: row.kind, receipt_id: row.receipt_id };
     };
 

@@ -6,6 +6,7 @@
 import { listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { tidShards } from "../src/tid-shards";
 import { queueSpy } from "./events";
 import { call, createReceipt, newTid } from "./helpers";
 
@@ -34,12 +35,15 @@ async function dumpObject(ns: DurableObjectNamespace, id: DurableObjectId): Prom
   });
 }
 
+/** Every row of every D1 database: DB and each tid-index shard. */
 async function dumpD1(): Promise<string[]> {
-  const tables = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").all<{ name: string }>();
   const rows: string[] = [];
-  for (const { name } of tables.results) {
-    const { results } = await env.DB.prepare(`SELECT * FROM "${name}"`).all();
-    rows.push(...results.map((row) => `${name}: ${JSON.stringify(row)}`));
+  for (const db of new Set([env.DB, ...tidShards(env).map((shard) => shard.db)])) {
+    const tables = await db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").all<{ name: string }>();
+    for (const { name } of tables.results) {
+      const { results } = await db.prepare(`SELECT * FROM "${name}"`).all();
+      rows.push(...results.map((row) => `${name}: ${JSON.stringify(row)}`));
+    }
   }
   return rows;
 }

@@ -6,10 +6,10 @@
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { findEvent } from "../src/events";
 import worker from "../src/index";
 import type { KindName } from "../src/lifecycle";
 import { receiptStub } from "../src/receipt-object";
+import { tidShards } from "../src/tid-shards";
 import {
   call,
   createReceipt,
@@ -21,7 +21,7 @@ import {
   transferRequest,
   userToken,
 } from "./helpers";
-import { queueSpy } from "./events";
+import { eventRow, queueSpy, recordEventsDb } from "./events";
 
 const ORIGIN = "http://gateway.test";
 const CONSOLE = `${ORIGIN}/__sandbox/`;
@@ -84,7 +84,7 @@ const resend = (eventId: string, origin = ORIGIN) =>
 
 describe("GET /__sandbox/", () => {
   it("says how to get started when the gateway holds no record yet", async () => {
-    await env.DB.exec("DELETE FROM tid_index");
+    for (const { db } of tidShards(env)) await db.exec("DELETE FROM tid_index");
     const page = await pageAt("/__sandbox/");
     expect(textOf(page)).toContain("No receipts yet — run the README's walk-through");
     expect(page).not.toContain("<table");
@@ -296,8 +296,8 @@ describe("POST /__sandbox/events/{id}/resend", () => {
   it("queues the event again, as events/resend does, and sends the browser back to the record (303)", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     await logEvents("receipt", receipt.id);
-    const [created] = (await env.DB.prepare("SELECT id FROM events WHERE record_id = ?1").bind(receipt.id).all<{ id: string }>()).results;
-    expect((await findEvent(env.DB, created!.id))?.delivery_status).toBe("delivered");
+    const [created] = (await (await recordEventsDb(receipt.id)).prepare("SELECT id FROM events WHERE record_id = ?1").bind(receipt.id).all<{ id: string }>()).results;
+    expect((await eventRow(created!.id))?.delivery_status).toBe("delivered");
     queue.sent.length = 0;
 
     const page = await pageAt(`/__sandbox/receipts/${receipt.id}/view`);
@@ -308,7 +308,7 @@ describe("POST /__sandbox/events/{id}/resend", () => {
     expect(location).toBe(`/__sandbox/receipts/${receipt.id}/view?resent=${created!.id}#events`);
 
     expect(queue.sent.map((message) => message.id)).toEqual([created!.id]);
-    expect((await findEvent(env.DB, created!.id))?.delivery_status).toBe("pending");
+    expect((await eventRow(created!.id))?.delivery_status).toBe("pending");
     const after = textOf(await pageAt(location.replace(/#.*/, "")));
     expect(after).toContain(`Event ${created!.id} (receipt.created) is queued for delivery again.`);
     expect(after).toMatch(/receipt\.created evt_\w+ .* pending/);
@@ -317,14 +317,14 @@ describe("POST /__sandbox/events/{id}/resend", () => {
   it("refuses a POST from another site, and queues nothing", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     await logEvents("receipt", receipt.id);
-    const [created] = (await env.DB.prepare("SELECT id FROM events WHERE record_id = ?1").bind(receipt.id).all<{ id: string }>()).results;
+    const [created] = (await (await recordEventsDb(receipt.id)).prepare("SELECT id FROM events WHERE record_id = ?1").bind(receipt.id).all<{ id: string }>()).results;
     queue.sent.length = 0;
 
     const res = await resend(created!.id, "https://elsewhere.example");
     expect(res.status).toBe(403);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
     expect(queue.sent).toEqual([]);
-    expect((await findEvent(env.DB, created!.id))?.delivery_status).toBe("delivered");
+    expect((await eventRow(created!.id))?.delivery_status).toBe("delivered");
   });
 
   it("answers an unknown event with a 404 page", async () => {

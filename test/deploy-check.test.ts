@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import template from "../production.secrets.example.json";
 import {
+  d1Bindings,
   type DeploymentConfig,
   deploymentProblems,
   deploymentUrls,
@@ -75,6 +76,28 @@ describe("the committed wrangler.toml's production configuration", () => {
   });
 });
 
+/** `config` with a second tid-index shard declared and listed after DB. */
+const sharded = (config: DeploymentConfig, shard: { binding: string; database_name: string; database_id?: string }): DeploymentConfig => ({
+  ...config,
+  vars: { ...config.vars, TID_INDEX_SHARDS: `DB ${shard.binding}` },
+  d1_databases: [...config.d1_databases!, shard],
+});
+
+describe("the tid index's shards", () => {
+  it("are DB alone in the committed production configuration", () => {
+    expect(env.TEST_WRANGLER_PRODUCTION.vars?.TID_INDEX_SHARDS).toBe("DB");
+    expect(d1Bindings(env.TEST_WRANGLER_PRODUCTION.vars ?? {})).toEqual(["DB"]);
+  });
+
+  it("pass when each is declared with a database of its own, and each is migrated by npm run deploy", () => {
+    const config = sharded(filled(), { binding: "DB_TID_1", database_name: "payments-gateway-tid-1", database_id: "6a1d2f3e-4d5c-4b7a-9e8f-0a1b2c3d4e5f" });
+    expect(deploymentProblems(config, required)).toEqual([]);
+    expect(d1Bindings(config.vars!)).toEqual(["DB", "DB_TID_1"]);
+    // DB keeps the event log, so it is migrated even when the index lives elsewhere.
+    expect(d1Bindings({ TID_INDEX_SHARDS: "DB_TID_0, DB_TID_1" })).toEqual(["DB", "DB_TID_0", "DB_TID_1"]);
+  });
+});
+
 describe("deploymentProblems", () => {
   const defects: [string, (config: DeploymentConfig) => DeploymentConfig, string][] = [
     ["no route or custom domain", (c) => ({ ...c, routes: [] }), "routes is not set: production has no address."],
@@ -117,6 +140,18 @@ describe("deploymentProblems", () => {
       "No consumer of the dead-letter queue payments-gateway-events-dlq",
     ],
     ["a missing rate limit", (c) => ({ ...c, ratelimits: c.ratelimits!.slice(1) }), "The rate limiting binding LIMIT_AUTHORIZE_PER_USER is missing"],
+    ["a tid-index shard not declared", (c) => ({ ...c, vars: { ...c.vars, TID_INDEX_SHARDS: "DB DB_TID_1" } }), "The D1 binding DB_TID_1 is missing"],
+    [
+      "a tid-index shard with the zero database_id",
+      (c) => sharded(c, { binding: "DB_TID_1", database_name: "payments-gateway-tid-1", database_id: "00000000-0000-0000-0000-000000000000" }),
+      "DB_TID_1's database_id is still the zero placeholder",
+    ],
+    [
+      "a tid-index shard that is DB again",
+      (c) => sharded(c, { binding: "DB_TID_1", database_name: "payments-gateway", database_id: c.d1_databases![0]!.database_id }),
+      "DB_TID_1 and DB are the same database",
+    ],
+    ["a tid-index shard named twice", (c) => ({ ...c, vars: { ...c.vars, TID_INDEX_SHARDS: "DB DB" } }), "TID_INDEX_SHARDS names DB twice"],
   ];
 
   it.each(defects)("refuses %s, naming it", (_name, defect, named) => {

@@ -6,10 +6,10 @@ import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
-import { EVENT_TYPE_NAMES, type EventMessage, findEvent, publishEvents } from "../src/events";
+import { EVENT_TYPE_NAMES, type EventMessage, publishEvents } from "../src/events";
 import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "../src/events/log";
 import { expectError, expectStatus, newUser, sandboxCalls, userToken } from "./helpers";
-import { callGateway, GATEWAY, lifecycle, makeEvent, newRecordId } from "./events";
+import { callGateway, eventDb, eventRow, GATEWAY, lifecycle, makeEvent, newRecordId } from "./events";
 
 const list = (body: Record<string, unknown>) => expectStatus<any>(callGateway("events/list", body), 200);
 const idsOf = (page: { events: { id: string }[] }) => page.events.map((e) => e.id);
@@ -19,8 +19,8 @@ describe("events/list", () => {
     const recordId = newRecordId();
     const events = lifecycle(recordId, ["receipt.created", "receipt.awaiting_supplier", "receipt.paid"]);
     await publishEvents(env, events);
-    await recordDelivered(env.DB, events[0]!.id, { status: 200, at: 1_700_000_000_000 });
-    await recordFailedAttempt(env.DB, events[1]!.id, { status: 502, error: "HTTP 502" });
+    await recordDelivered(await eventDb(events[0]!.id), events[0]!.id, { status: 200, at: 1_700_000_000_000 });
+    await recordFailedAttempt(await eventDb(events[1]!.id), events[1]!.id, { status: 502, error: "HTTP 502" });
 
     const all = await list({ receipt_id: recordId });
     expect(all.has_more).toBe(false);
@@ -44,7 +44,7 @@ describe("events/list", () => {
     const events = lifecycle(recordId, ["receipt.created", "receipt.paid", "receipt.cancelled"]);
     const transfer = makeEvent(transferId, { type: "transfer.paid" });
     await publishEvents(env, [...events, transfer]);
-    await recordDeadLettered(env.DB, [events[2]!.id]);
+    await recordDeadLettered(await eventDb(events[2]!.id), [events[2]!.id]);
 
     expect(idsOf(await list({ receipt_id: recordId, type: "receipt.paid" }))).toEqual([events[1]!.id]);
     expect(idsOf(await list({ receipt_id: recordId, delivery: "failed" }))).toEqual([events[2]!.id]);
@@ -112,33 +112,33 @@ describe("events/resend", () => {
     const recordId = newRecordId();
     const [event] = lifecycle(recordId, ["receipt.created"]);
     await publishEvents(env, [event!]);
-    await recordFailedAttempt(env.DB, event!.id, { status: 500, error: "HTTP 500" });
-    await recordDeadLettered(env.DB, [event!.id]);
-    const logged = (await findEvent(env.DB, event!.id))!.body;
+    await recordFailedAttempt(await eventDb(event!.id), event!.id, { status: 500, error: "HTTP 500" });
+    await recordDeadLettered(await eventDb(event!.id), [event!.id]);
+    const logged = (await eventRow(event!.id))!.body;
 
     const { sent, resend } = gatewayWithQueue();
     expect(await expectStatus(resend(event!.id), 200)).toEqual(event);
     expect(sent).toEqual([{ id: event!.id, payload: logged }]);
-    expect(await findEvent(env.DB, event!.id)).toMatchObject({ delivery_status: "pending", attempts: 1, last_status: 500 });
+    expect(await eventRow(event!.id)).toMatchObject({ delivery_status: "pending", attempts: 1, last_status: 500 });
   });
 
   it("resends a delivered event too (a receiver that lost it asks again)", async () => {
     const [event] = lifecycle(newRecordId(), ["receipt.paid"]);
     await publishEvents(env, [event!]);
-    await recordDelivered(env.DB, event!.id, { status: 200, at: Date.now() });
+    await recordDelivered(await eventDb(event!.id), event!.id, { status: 200, at: Date.now() });
     const { sent, resend } = gatewayWithQueue();
     await expectStatus(resend(event!.id), 200);
     expect(sent.map((m) => m.id)).toEqual([event!.id]);
-    expect(await findEvent(env.DB, event!.id)).toMatchObject({ delivery_status: "pending", delivered_at: null });
+    expect(await eventRow(event!.id)).toMatchObject({ delivery_status: "pending", delivered_at: null });
   });
 
   it("when the queue refuses, leaves the event as it was and fails the call", async () => {
     const [event] = lifecycle(newRecordId(), ["receipt.paid"]);
     await publishEvents(env, [event!]);
-    await recordDeadLettered(env.DB, [event!.id]);
+    await recordDeadLettered(await eventDb(event!.id), [event!.id]);
     const { resend } = gatewayWithQueue(true);
     await expectError(resend(event!.id), 500, "internal_error");
-    expect((await findEvent(env.DB, event!.id))!.delivery_status).toBe("failed");
+    expect((await eventRow(event!.id))!.delivery_status).toBe("failed");
   });
 
   it("an unknown or malformed id", async () => {

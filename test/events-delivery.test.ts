@@ -7,9 +7,9 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { findEvent, publishEvents, RETRY_SCHEDULES } from "../src/events";
+import { publishEvents, RETRY_SCHEDULES } from "../src/events";
 import { expectError, expectStatus } from "./helpers";
-import { callGateway, consume, DEAD_LETTER_QUEUE, makeEvent, messageOf, newRecordId, PRODUCTION_WEBHOOK_SECRET, PRODUCTION_WEBHOOK_URL, productionEnv, receiver } from "./events";
+import { callGateway, consume, DEAD_LETTER_QUEUE, eventRow, makeEvent, messageOf, newRecordId, PRODUCTION_WEBHOOK_SECRET, PRODUCTION_WEBHOOK_URL, productionEnv, receiver } from "./events";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -43,7 +43,7 @@ describe("a delivery the receiver answers with 2xx", () => {
     expect(JSON.parse(delivery!.body)).toEqual(events[0]);
     expect(new Webhook(env.WEBHOOK_SECRET).verify(delivery!.body, delivery!.headers)).toEqual(events[0]);
 
-    const row = await findEvent(env.DB, events[0]!.id);
+    const row = await eventRow(events[0]!.id);
     expect(row).toMatchObject({ delivery_status: "delivered", attempts: 1, last_status: 204, last_error: null });
     expect(row!.delivered_at).toBeGreaterThanOrEqual(before);
   });
@@ -59,9 +59,9 @@ describe("a delivery the receiver answers with 2xx", () => {
     expect(received).toHaveLength(3);
     expect(result.explicitAcks).toHaveLength(2);
     expect(result.retryMessages).toHaveLength(1);
-    expect((await findEvent(env.DB, events[0]!.id))!.delivery_status).toBe("delivered");
-    expect((await findEvent(env.DB, events[1]!.id))!).toMatchObject({ delivery_status: "pending", last_status: 503 });
-    expect((await findEvent(env.DB, events[2]!.id))!.delivery_status).toBe("delivered");
+    expect((await eventRow(events[0]!.id))!.delivery_status).toBe("delivered");
+    expect((await eventRow(events[1]!.id))!).toMatchObject({ delivery_status: "pending", last_status: 503 });
+    expect((await eventRow(events[2]!.id))!.delivery_status).toBe("delivered");
   });
 });
 
@@ -86,7 +86,7 @@ describe("a delivery that fails", () => {
     expect(new Set(received.map((d) => d.headers["webhook-id"]))).toEqual(new Set([events[0]!.id]));
     for (const delivery of received) expect(new Webhook(env.WEBHOOK_SECRET).verify(delivery.body, delivery.headers)).toEqual(events[0]);
 
-    const row = await findEvent(env.DB, events[0]!.id);
+    const row = await eventRow(events[0]!.id);
     expect(row).toMatchObject({ delivery_status: "pending", attempts: 3, last_status: 500, last_error: "HTTP 500: receiver is down", delivered_at: null });
   });
 
@@ -101,7 +101,7 @@ describe("a delivery that fails", () => {
     expect(received).toHaveLength(1);
     expect(result.retryMessages).toHaveLength(1);
     expect(result.retryDelays).toEqual([RETRY_SCHEDULES.development[1]]);
-    expect(await findEvent(env.DB, events[0]!.id)).toMatchObject({
+    expect(await eventRow(events[0]!.id)).toMatchObject({
       delivery_status: "pending",
       attempts: 1,
       last_status: null,
@@ -116,9 +116,9 @@ describe("a delivery that fails", () => {
     const { events, messages } = await published();
 
     expect((await consume([{ body: messages[0]! }])).retryMessages).toHaveLength(1);
-    expect((await findEvent(env.DB, events[0]!.id))!.last_error).toBe("request failed: Network connection lost.");
+    expect((await eventRow(events[0]!.id))!.last_error).toBe("request failed: Network connection lost.");
     expect((await consume([{ body: messages[0]! }])).retryMessages).toHaveLength(1);
-    expect(await findEvent(env.DB, events[0]!.id)).toMatchObject({ attempts: 2, last_status: 302, last_error: "HTTP 302" });
+    expect(await eventRow(events[0]!.id)).toMatchObject({ attempts: 2, last_status: 302, last_error: "HTTP 302" });
     expect(received.map((d) => d.url)).toEqual([env.WEBHOOK_URL, env.WEBHOOK_URL]);
   });
 
@@ -153,7 +153,7 @@ describe("an event whose retries are spent", () => {
     expect(dead.explicitAcks).toHaveLength(2);
     expect(received).toHaveLength(2);
     for (const event of events) {
-      expect(await findEvent(env.DB, event.id)).toMatchObject({ delivery_status: "failed", attempts: 1, last_status: 500, delivered_at: null });
+      expect(await eventRow(event.id)).toMatchObject({ delivery_status: "failed", attempts: 1, last_status: 500, delivered_at: null });
     }
   });
 
@@ -187,7 +187,7 @@ describe("an event whose retries are spent", () => {
     const { events, messages } = await published();
     await consume([{ body: messages[0]! }]);
     await consume([{ body: messages[0]! }], { queue: DEAD_LETTER_QUEUE });
-    expect((await findEvent(env.DB, events[0]!.id))!.delivery_status).toBe("delivered");
+    expect((await eventRow(events[0]!.id))!.delivery_status).toBe("delivered");
   });
 
   it("resend of an unknown event is 404 not_found", async () => {
@@ -219,7 +219,7 @@ describe("a misconfigured deployment", () => {
 
     expect(received).toEqual([]);
     expect(result.retryMessages).toHaveLength(1);
-    expect(await findEvent(env.DB, events[0]!.id)).toMatchObject({ delivery_status: "pending", attempts: 1, last_status: null });
-    expect((await findEvent(env.DB, events[0]!.id))!.last_error).toContain("misconfigured");
+    expect(await eventRow(events[0]!.id)).toMatchObject({ delivery_status: "pending", attempts: 1, last_status: null });
+    expect((await eventRow(events[0]!.id))!.last_error).toContain("misconfigured");
   });
 });

@@ -5,10 +5,10 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type EventMessage, findEvent, listEvents, publishEvents, recordIdOf } from "../src/events";
-import { recordDeadLettered, recordDelivered } from "../src/events/log";
+import { type EventMessage, publishEvents, recordIdOf } from "../src/events";
+import { listLoggedEvents, recordDeadLettered, recordDelivered } from "../src/events/log";
 import { sendBatches } from "../src/events/publish";
-import { lifecycle, makeEvent, newRecordId } from "./events";
+import { eventDb, eventRow, lifecycle, makeEvent, newRecordId } from "./events";
 
 /** A queue that records what is sent to it, or refuses while `down`. */
 function recordingQueue() {
@@ -30,7 +30,7 @@ function recordingQueue() {
 
 async function countRows(ids: string[]): Promise<number> {
   let n = 0;
-  for (const id of ids) if (await findEvent(env.DB, id)) n++;
+  for (const id of ids) if (await eventRow(id)) n++;
   return n;
 }
 
@@ -46,7 +46,7 @@ describe("publishEvents", () => {
     await publishEvents(deployment, events);
 
     for (const event of events) {
-      const row = await findEvent(env.DB, event.id);
+      const row = await eventRow(event.id);
       expect(row).toMatchObject({
         record_id: recordIdOf(event),
         kind: event.type.split(".")[0],
@@ -63,7 +63,7 @@ describe("publishEvents", () => {
       });
       expect(JSON.parse(row!.body)).toEqual(event);
     }
-    expect((await findEvent(env.DB, events[2]!.id))!.record_id).toBe(transferId);
+    expect((await eventRow(events[2]!.id))!.record_id).toBe(transferId);
     expect(queue.sent).toEqual(events.map((event) => ({ id: event.id, payload: JSON.stringify(event) })));
   });
 
@@ -71,14 +71,14 @@ describe("publishEvents", () => {
     const { queue, deployment } = recordingQueue();
     const events = lifecycle(newRecordId(), ["receipt.created", "receipt.paid", "receipt.cancelled"]);
     await publishEvents(deployment, events);
-    await recordDelivered(env.DB, events[0]!.id, { status: 204, at: Date.now() });
-    await recordDeadLettered(env.DB, [events[1]!.id]);
+    await recordDelivered(await eventDb(events[0]!.id), events[0]!.id, { status: 204, at: Date.now() });
+    await recordDeadLettered(await eventDb(events[1]!.id), [events[1]!.id]);
     queue.sent.length = 0;
 
     await publishEvents(deployment, events);
     expect(await countRows(events.map((e) => e.id))).toBe(3);
     expect(queue.sent.map((m) => m.id)).toEqual([events[2]!.id]);
-    expect((await findEvent(env.DB, events[0]!.id))!.delivery_status).toBe("delivered");
+    expect((await eventRow(events[0]!.id))!.delivery_status).toBe("delivered");
   });
 
   it("throws when the queue refuses, keeping the rows; the next drain queues them", async () => {
@@ -98,7 +98,7 @@ describe("publishEvents", () => {
     const { queue } = recordingQueue();
     const statement = { bind: () => statement };
     const db = { prepare: () => statement, batch: () => Promise.reject(new Error("D1_ERROR: storage unavailable")) };
-    const broken = { ...env, EVENTS: queue, DB: db } as unknown as Env;
+    const broken = { ...env, EVENTS: queue, DB: db, DB_TID_1: db } as unknown as Env;
     await expect(publishEvents(broken, [makeEvent(newRecordId())])).rejects.toThrow("D1_ERROR");
     expect(queue.sent).toEqual([]);
   });
@@ -115,7 +115,7 @@ describe("publishEvents", () => {
     for (const [problem, event] of cases) {
       await expect(publishEvents(deployment, [good, event as never])).rejects.toThrow(problem);
     }
-    expect(await findEvent(env.DB, good.id)).toBeNull();
+    expect(await eventRow(good.id)).toBeNull();
     expect(queue.sent).toEqual([]);
   });
 
@@ -140,11 +140,11 @@ describe("listEvents", () => {
     const events = lifecycle(recordId, ["receipt.created", "receipt.awaiting_supplier", "receipt.paid", "receipt.cancelled", "receipt.created"]);
     await publishEvents(deployment, events);
     await publishEvents(deployment, lifecycle(newRecordId(), ["receipt.created"]));
-    await recordDelivered(env.DB, events[0]!.id, { status: 200, at: Date.now() });
+    await recordDelivered(await eventDb(events[0]!.id), events[0]!.id, { status: 200, at: Date.now() });
     const newestFirst = events.map((e) => e.id).reverse();
 
-    const ids = async (query: Parameters<typeof listEvents>[1]) => {
-      const { rows, hasMore } = await listEvents(env.DB, query);
+    const ids = async (query: Parameters<typeof listLoggedEvents>[1]) => {
+      const { rows, hasMore } = await listLoggedEvents(env, query);
       return { ids: rows.map((r) => r.id), hasMore };
     };
     expect(await ids({ receiptId: recordId, limit: 20 })).toEqual({ ids: newestFirst, hasMore: false });

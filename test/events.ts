@@ -5,7 +5,9 @@
 import { createExecutionContext, createMessageBatch, getQueueResult, type QueueResult } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
-import { type EventMessage, type EventType, type GatewayEvent, newEventId } from "../src/events";
+import { type EventMessage, type EventRow, type EventType, type GatewayEvent, newEventId } from "../src/events";
+import { locateEvent } from "../src/events/log";
+import { eventShardFor } from "../src/tid-shards";
 import worker from "../src/index";
 import type { ReceiptBody, TransferBody } from "../src/schemas";
 import { type CallOptions, callAt } from "./helpers";
@@ -220,3 +222,16 @@ const recordIdOfPayload = (payload: string): string => {
   const object = (JSON.parse(payload) as GatewayEvent).data.object as { id?: string; receipt_id?: string };
   return object.receipt_id ?? object.id ?? "";
 };
+
+/** The database holding an event's log row (TID_INDEX_SHARDS: its record's), found by asking each as resend does. */
+export async function eventDb(id: string): Promise<D1Database> {
+  const found = await locateEvent(env, id);
+  if (!found) throw new Error(`no logged event ${id}`);
+  return found.db;
+}
+
+/** An event's log row, wherever it is; null when no database holds it. */
+export const eventRow = async (id: string): Promise<EventRow | null> => (await locateEvent(env, id))?.row ?? null;
+
+/** The database a record's events are logged in (src/tid-shards.ts picks it, as the gateway does). */
+export const recordEventsDb = async (recordId: string): Promise<D1Database> => (await eventShardFor(env, recordId)).db;

@@ -4,6 +4,8 @@ import { env, exports } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { expect } from "vitest";
 import { receiptStub } from "../src/receipt-object";
+import { findTid, type TidRow } from "../src/tid-index";
+import { tidIndexFor } from "../src/tid-shards";
 
 export const API = "http://gateway.test/api/v1/partner";
 
@@ -248,3 +250,9 @@ export async function productionEnv(overrides: Record<string, unknown> = {}): Pr
     ...overrides,
   } as unknown as Env;
 }
+
+/** The D1 database holding (owner, tid)'s tid-index row, picked as the gateway picks it (src/tid-shards.ts). */
+export const tidDb = (owner: string, tid: string): Promise<D1Database> => tidIndexFor(env, owner, tid);
+
+/** (owner, tid)'s tid-index row, read from its shard. */
+export const tidRow = async (owner: string, tid: string): Promise<TidRow | null> => findTid(await tidDb(owner, tid), owner, tid);

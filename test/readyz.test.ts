@@ -31,10 +31,19 @@ describe("GET /readyz", () => {
     expect(error.message).toMatch(/the upstream did not answer the probe/);
   });
 
+  const broken = { prepare: () => ({ first: () => Promise.reject(new Error("D1_ERROR: no such database")) }), batch: () => Promise.resolve([]) };
+
   it("is not ready when D1 refuses, naming D1", async () => {
-    const broken = { prepare: () => ({ first: () => Promise.reject(new Error("D1_ERROR: no such database")) }) };
     const error = await expectError(readyz({ ...env, DB: broken } as unknown as Env), 503, "not_ready");
-    expect(error.message).toMatch(/D1 refused a query/);
+    expect(error.message).toMatch(/D1 \(DB\) refused a query/);
+    expect(error.message).not.toMatch(/upstream/);
+  });
+
+  it("probes every shard of the tid index, and names the one that fails", async () => {
+    expect(env.TID_INDEX_SHARDS.split(/[\s,]+/)).toEqual(["DB", "DB_TID_1"]);
+    const error = await expectError(readyz({ ...env, DB_TID_1: broken } as unknown as Env), 503, "not_ready");
+    expect(error.message).toMatch(/D1 \(DB_TID_1\) refused a query/);
+    expect(error.message).not.toMatch(/D1 \(DB\)/);
     expect(error.message).not.toMatch(/upstream/);
   });
 });

@@ -10,12 +10,12 @@ import { env, exports } from "cloudflare:workers";
 import { ulid } from "ulid";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { markPendingAgain, recordDeadLettered, recordDelivered, recordEvents } from "../src/events/log";
-import { findEvent } from "../src/events";
 import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy, runRetention } from "../src/retention";
-import { claimTid, compactTids, deleteTids, expireTid, findTid, fingerprint, upstreamTidFor } from "../src/tid-index";
+import { claimTid, compactTids, deleteTids, expireTid, fingerprint, upstreamTidFor } from "../src/tid-index";
+import { tidShards } from "../src/tid-shards";
 import production from "../src/index";
-import { makeEvent, newRecordId } from "./events";
-import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, userToken } from "./helpers";
+import { eventDb, eventRow, makeEvent, newRecordId } from "./events";
+import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, tidDb, tidRow, userToken } from "./helpers";
 
 const PARTNER = "partner:partner";
 const policy = retentionPolicy(env);
@@ -37,7 +37,7 @@ const createCalls = async (tid: string) => (await sandboxCalls()).filter((c) => 
 
 /** When the create of (owner, tid) was answered: the clock every window of its row counts from. */
 async function answeredAt(owner: string, tid: string): Promise<number> {
-  const row = await findTid(env.DB, owner, tid);
+  const row = await tidRow(owner, tid);
   expect(row?.status).toBe("completed");
   return row!.updated_at;
 }
@@ -90,7 +90,7 @@ describe("the replay window (the Cron Trigger)", () => {
     expect(await expectStatus(inside, 200)).toEqual(created);
 
     await cron(answered + policy.replayMs + 1);
-    const row = await findTid(env.DB, PARTNER, request.tid);
+    const row = await tidRow(PARTNER, request.tid);
     // Compacted: the answer and the claim token are gone; what identifies the tid and its receipt stays.
     expect(row).toMatchObject({ status: "completed", response: null, claim_token: "", receipt_id: created.id, kind: "receipt", upstream_tid: request.tid });
     expect(row!.fingerprint).toMatch(/^[0-9a-f]{64}$/);
@@ -128,13 +128,13 @@ describe("the retention window (the Cron Trigger)", () => {
     const answered = await answeredAt(PARTNER, request.tid);
 
     await cron(answered + policy.tidRetentionMs);
-    expect(await findTid(env.DB, PARTNER, request.tid)).toMatchObject({ response: null, receipt_id: created.id });
+    expect(await tidRow(PARTNER, request.tid)).toMatchObject({ response: null, receipt_id: created.id });
     await expectError(call("receipt/create", request), 409, "tid_conflict");
     await expectError(call("receipt/create", { ...request, amount: request.amount + 1 }), 409, "tid_conflict");
     expect(await createCalls(request.tid)).toHaveLength(1);
 
     await cron(answered + policy.tidRetentionMs + 1);
-    expect(await findTid(env.DB, PARTNER, request.tid)).toBeNull();
+    expect(await tidRow(PARTNER, request.tid)).toBeNull();
     await expectError(call("receipt/check-tid", { tid: request.tid }), 404, "receipt_not_found");
 
     // The same request again now reaches the upstream, which refuses the tid: a conflict, never
@@ -149,7 +149,7 @@ describe("the retention window (the Cron Trigger)", () => {
     ]);
     expect(await upstreamReceiptsWithTid(request.tid)).toBe(1);
     // The refused create freed its claim: no pending row, and the next try is the same conflict, not tid_in_progress.
-    expect(await findTid(env.DB, PARTNER, request.tid)).toBeNull();
+    expect(await tidRow(PARTNER, request.tid)).toBeNull();
     await expectError(call("receipt/create", { ...request, amount: request.amount + 1 }), 409, "tid_conflict");
     expect(await createCalls(request.tid)).toHaveLength(3);
     expect(await upstreamReceiptsWithTid(request.tid)).toBe(1);
@@ -164,11 +164,11 @@ describe("the retention window (the Cron Trigger)", () => {
     const upstreamTid = await upstreamTidFor(env.TID_SECRET, owner, request.tid);
 
     await cron((await answeredAt(owner, request.tid)) + policy.tidRetentionMs + 1);
-    expect(await findTid(env.DB, owner, request.tid)).toBeNull();
+    expect(await tidRow(owner, request.tid)).toBeNull();
 
     await expectError(call("receipt/create", request, { token }), 409, "tid_conflict");
     expect(await upstreamReceiptsWithTid(upstreamTid)).toBe(1);
-    expect(await findTid(env.DB, owner, request.tid)).toBeNull();
+    expect(await tidRow(owner, request.tid)).toBeNull();
   });
 });
 
@@ -206,19 +206,21 @@ describe("pending claims", () => {
     const now = Date.now();
     const old = newTid("pending-old");
     const abandoned = newTid("pending-unknown");
-    const a = await claimTid(env.DB, await claimRequest(old), now - 400 * DAY_MS);
-    const b = await claimTid(env.DB, await claimRequest(abandoned), now - 400 * DAY_MS);
+    const a = await claimTid(await tidDb(PARTNER, old), await claimRequest(old), now - 400 * DAY_MS);
+    const b = await claimTid(await tidDb(PARTNER, abandoned), await claimRequest(abandoned), now - 400 * DAY_MS);
     if (a.kind !== "claimed" || b.kind !== "claimed") throw new Error("not claimed");
     // An outcome known to be unknown: pending, lease over at once (updated_at 0).
-    await expireTid(env.DB, { owner: PARTNER, tid: abandoned, token: b.token });
-    const before = [await findTid(env.DB, PARTNER, old), await findTid(env.DB, PARTNER, abandoned)];
+    await expireTid(await tidDb(PARTNER, abandoned), { owner: PARTNER, tid: abandoned, token: b.token });
+    const before = [await tidRow(PARTNER, old), await tidRow(PARTNER, abandoned)];
 
     await cron(now);
     await runRetention(env, now + 1000 * DAY_MS);
-    expect(await compactTids(env.DB, 0, 100, now + 1000 * DAY_MS)).toBe(0);
-    expect(await deleteTids(env.DB, 0, 100, now + 1000 * DAY_MS)).toBe(0);
+    for (const { db } of tidShards(env)) {
+      expect(await compactTids(db, 0, 100, now + 1000 * DAY_MS)).toBe(0);
+      expect(await deleteTids(db, 0, 100, now + 1000 * DAY_MS)).toBe(0);
+    }
 
-    expect([await findTid(env.DB, PARTNER, old), await findTid(env.DB, PARTNER, abandoned)]).toEqual(before);
+    expect([await tidRow(PARTNER, old), await tidRow(PARTNER, abandoned)]).toEqual(before);
     expect(before.map((row) => row?.status)).toEqual(["pending", "pending"]);
   });
 });
@@ -329,7 +331,7 @@ describe("a failing step", () => {
     expect(await countSeeded(prefix, "response IS NULL")).toBe(2);
     const line = JSON.parse(String(error.mock.calls.at(-1)?.[0]));
     expect(line).toMatchObject({ level: "error", event: "retention_run", tids_compacted: 2 });
-    expect(line.failed_steps).toEqual(["events_delivered_pruned", "events_failed_pruned", "events_pending_pruned"]);
+    expect(line.failed_steps).toEqual(["events_delivered_pruned:DB", "events_failed_pruned:DB", "events_pending_pruned:DB"]);
   });
 });
 
@@ -340,12 +342,12 @@ describe("the event log", () => {
     await recordEvents(env.DB, events);
     return events.map((event) => event.id);
   }
-  const exists = async (ids: string[]) => Promise.all(ids.map(async (id) => (await findEvent(env.DB, id)) !== null));
+  const exists = async (ids: string[]) => Promise.all(ids.map(async (id) => (await eventRow(id)) !== null));
 
   it("delivered events go after their window; failed and unsettled ones are kept for the longer one", async () => {
     const epoch = Date.UTC(2003, 0, 1);
     const [delivered, failed, pending] = [await logEventsAt(epoch, 2), await logEventsAt(epoch, 2), await logEventsAt(epoch, 1)];
-    for (const id of delivered) await recordDelivered(env.DB, id, { status: 204, at: epoch + 1000 });
+    for (const id of delivered) await recordDelivered(await eventDb(id), id, { status: 204, at: epoch + 1000 });
     await recordDeadLettered(env.DB, failed);
 
     await cron(epoch + policy.deliveredEventsMs);
@@ -354,7 +356,7 @@ describe("the event log", () => {
     await cron(epoch + policy.deliveredEventsMs + 1);
     expect(await exists(delivered)).toEqual([false, false]);
     expect(await exists([...failed, ...pending])).toEqual([true, true, true]);
-    expect((await findEvent(env.DB, failed[0]!))?.delivery_status).toBe("failed");
+    expect((await eventRow(failed[0]!))?.delivery_status).toBe("failed");
 
     await cron(epoch + policy.undeliveredEventsMs);
     expect(await exists([...failed, ...pending])).toEqual([true, true, true]);
@@ -365,8 +367,8 @@ describe("the event log", () => {
   it("an event resent and not yet delivered again is not pruned as delivered", async () => {
     const epoch = Date.UTC(2004, 0, 1);
     const [id] = await logEventsAt(epoch, 1);
-    await recordDelivered(env.DB, id!, { status: 200, at: epoch + 1 });
-    await markPendingAgain(env.DB, id!);
+    await recordDelivered(await eventDb(id!), id!, { status: 200, at: epoch + 1 });
+    await markPendingAgain(await eventDb(id!), id!);
     await runRetention(env, epoch + policy.deliveredEventsMs + 1);
     expect(await exists([id!])).toEqual([true]);
   });

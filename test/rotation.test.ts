@@ -10,8 +10,8 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { leaseMs } from "../src/creation";
 import { receiptStub } from "../src/receipt-object";
-import { claimTid, findTid, fingerprint, upstreamTidFor } from "../src/tid-index";
-import { API, expectError, expectStatus, newTid, newUser, productionEnv, receiptRequest, sandboxCalls, sha256Hex, userToken } from "./helpers";
+import { claimTid, fingerprint, upstreamTidFor } from "../src/tid-index";
+import { API, expectError, expectStatus, newTid, newUser, productionEnv, receiptRequest, sandboxCalls, sha256Hex, tidDb, tidRow, userToken } from "./helpers";
 
 const OLD = "tid-secret-before-the-rotation-0123456789";
 const NEW = "tid-secret-after-the-rotation-9876543210";
@@ -108,7 +108,7 @@ describe("rotating TID_SECRET", () => {
     // ...and the gateway died holding only its claim, whose lease has run out since.
     const lease = leaseMs(Number(env.UPSTREAM_TIMEOUT_MS));
     const claim = await claimTid(
-      env.DB,
+      await tidDb(owner, request.tid),
       {
         owner,
         tid: request.tid,
@@ -129,7 +129,7 @@ describe("rotating TID_SECRET", () => {
     const creates = await createdUpstream();
     expect(creates.filter((tid) => tid === firstUpstreamTid)).toHaveLength(2);
     expect(creates).not.toContain(await upstreamTidFor(NEW, owner, request.tid));
-    expect((await findTid(env.DB, owner, request.tid))?.upstream_tid).toBe(firstUpstreamTid);
+    expect((await tidRow(owner, request.tid))?.upstream_tid).toBe(firstUpstreamTid);
     const stored = await runInDurableObject(receiptStub(env, "receipt", lost.id), (_instance, state) =>
       state.storage.sql.exec<{ upstream_tid: string }>("SELECT upstream_tid FROM record").one(),
     );
@@ -170,13 +170,13 @@ describe("rotating the upstream credential (UPSTREAM_API_KEY)", () => {
     const token = await userToken(user);
     const request = receiptRequest();
     const created = await expectStatus(beforeRotation("receipt/create", request, token), 200);
-    const row = await findTid(env.DB, `user:${user}`, request.tid);
+    const row = await tidRow(`user:${user}`, request.tid);
     const before = await createdUpstream();
 
     const rotated = deployment({ TID_SECRET: OLD, UPSTREAM_API_KEY: "the-rotated-upstream-credential" });
     await expectReplay(rotated("receipt/create", request, token), created);
     expect((await expectStatus(rotated("receipt/check-tid", { tid: request.tid }, token), 200)).id).toBe(created.id);
-    expect(await findTid(env.DB, `user:${user}`, request.tid)).toEqual(row);
+    expect(await tidRow(`user:${user}`, request.tid)).toEqual(row);
     expect(row?.upstream_tid).toBe(await upstreamTidFor(OLD, `user:${user}`, request.tid));
     expect(await createdUpstream()).toEqual(before);
   });

@@ -1,5 +1,6 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { allShards } from "../src/tid-shards";
 
 declare global {
   namespace Cloudflare {
@@ -9,4 +10,5 @@ declare global {
   }
 }
 
-await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+// Every D1 database of [env.dev]: DB and the tid index's other shards (TID_INDEX_SHARDS), as npm run dev does.
+for (const db of new Set([env.DB, ...allShards(env).map((shard) => shard.db)])) await applyD1Migrations(db, env.TEST_MIGRATIONS);

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { leaseMs } from "../src/creation";
-import { claimTid, completeTid, expireTid, findTid, fingerprint, leaseExpired, releaseTid, upstreamTidFor } from "../src/tid-index";
-import { call, expectError, expectStatus, newTid, receiptRequest, sandboxCalls } from "./helpers";
+import { claimTid, completeTid, expireTid, fingerprint, leaseExpired, releaseTid, upstreamTidFor } from "../src/tid-index";
+import { call, expectError, expectStatus, newTid, receiptRequest, sandboxCalls, tidDb, tidRow } from "./helpers";
 
 const createCalls = async (tid: string) => (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === tid).length;
 
@@ -59,7 +59,7 @@ describe("tid uniqueness", () => {
     }
     expect(await createCalls(request.tid)).toBe(1);
 
-    const row = await findTid(env.DB, PARTNER, request.tid);
+    const row = await tidRow(PARTNER, request.tid);
     expect(row).toMatchObject({ status: "completed", receipt_id: receiptId });
   });
 
@@ -73,7 +73,7 @@ describe("tid uniqueness", () => {
   it("keeps the request only as a fingerprint keyed with TID_SECRET, not the upstream credential", async () => {
     const request = receiptRequest();
     await expectStatus(call("receipt/create", request), 200);
-    const row = await findTid(env.DB, PARTNER, request.tid);
+    const row = await tidRow(PARTNER, request.tid);
     const validated = { kind: "receipt", request: { ...request, is_hold: false, currency: 860 } };
     expect(row?.fingerprint).toBe(await fingerprint(env.TID_SECRET, validated));
     expect(row?.fingerprint).not.toBe(await fingerprint(env.UPSTREAM_API_KEY, validated));
@@ -92,9 +92,9 @@ describe("tid uniqueness", () => {
     });
     const lost = (await upstream.json()) as any;
     // ...and the gateway kept only its claim, then learnt the outcome was unknown.
-    const claim = await claimTid(env.DB, await claimRequest(request));
+    const claim = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request));
     if (claim.kind !== "claimed") throw new Error(claim.kind);
-    await expireTid(env.DB, { owner: PARTNER, tid: request.tid, token: claim.token });
+    await expireTid(await tidDb(PARTNER, request.tid), { owner: PARTNER, tid: request.tid, token: claim.token });
 
     const adopted = await expectStatus(call("receipt/create", request), 200);
     expect(adopted.id).toBe(lost.id);
@@ -106,7 +106,7 @@ describe("tid uniqueness", () => {
 
   it("a pending claim of another request is a conflict, and of the same one tid_in_progress with Retry-After", async () => {
     const request = { ...receiptRequest(), is_hold: false, currency: 860 };
-    expect((await claimTid(env.DB, await claimRequest(request))).kind).toBe("claimed");
+    expect((await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request))).kind).toBe("claimed");
     const res = await call("receipt/create", request);
     await expectError(res.clone(), 409, "tid_in_progress");
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -120,7 +120,7 @@ describe("tid uniqueness", () => {
     // A create that died mid-flight (the gateway restarted) left its claim, one lease ago.
     const lease = leaseMs(Number(env.UPSTREAM_TIMEOUT_MS));
     expect(lease).toBeLessThanOrEqual(5 * 60_000);
-    const claim = await claimTid(env.DB, await claimRequest(request), Date.now() - lease - 1);
+    const claim = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request), Date.now() - lease - 1);
     expect(claim.kind).toBe("claimed");
     const error = await expectError(call("receipt/check-tid", { tid: request.tid }), 404, "receipt_not_found");
     expect(error.message).toMatch(/did not finish.*Retry that create with the same body/);
@@ -147,43 +147,43 @@ async function claimRequest(request: { tid: string }, owner = PARTNER) {
 describe("the tid index, called directly", () => {
   it("claim, then a racing claim is in progress, completion replays, a changed body conflicts", async () => {
     const request = { tid: newTid("unit") };
-    const first = await claimTid(env.DB, await claimRequest(request));
+    const first = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request));
     if (first.kind !== "claimed") throw new Error(first.kind);
     expect(first.takeover).toBe(false);
-    expect(await claimTid(env.DB, await claimRequest(request))).toMatchObject({ kind: "in_progress" });
-    await completeTid(env.DB, { owner: PARTNER, tid: request.tid, token: first.token }, "r-1", { id: "r-1" });
-    const replay = await claimTid(env.DB, await claimRequest(request));
+    expect(await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request))).toMatchObject({ kind: "in_progress" });
+    await completeTid(await tidDb(PARTNER, request.tid), { owner: PARTNER, tid: request.tid, token: first.token }, "r-1", { id: "r-1" });
+    const replay = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request));
     expect(replay).toMatchObject({ kind: "replay", row: { receipt_id: "r-1", status: "completed", response: '{"id":"r-1"}' } });
-    expect(await claimTid(env.DB, { ...(await claimRequest(request)), fingerprint: "another" })).toEqual({ kind: "conflict" });
+    expect(await claimTid(await tidDb(PARTNER, request.tid), { ...(await claimRequest(request)), fingerprint: "another" })).toEqual({ kind: "conflict" });
   });
 
   it("a claim is taken over only after its lease, and only by the same request", async () => {
     const request = { tid: newTid("unit") };
     const t0 = Date.now();
-    const first = await claimTid(env.DB, await claimRequest(request), t0);
+    const first = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request), t0);
     if (first.kind !== "claimed") throw new Error(first.kind);
-    const justInside = await claimTid(env.DB, await claimRequest(request), t0 + 30_000 - 1);
+    const justInside = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request), t0 + 30_000 - 1);
     expect(justInside).toEqual({ kind: "in_progress", retryAfterSeconds: 1 });
-    expect(await claimTid(env.DB, { ...(await claimRequest(request)), fingerprint: "another" }, t0 + 30_000)).toEqual({ kind: "conflict" });
-    const after = await claimTid(env.DB, await claimRequest(request), t0 + 30_000);
+    expect(await claimTid(await tidDb(PARTNER, request.tid), { ...(await claimRequest(request)), fingerprint: "another" }, t0 + 30_000)).toEqual({ kind: "conflict" });
+    const after = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request), t0 + 30_000);
     expect(after).toMatchObject({ kind: "claimed", takeover: true });
     // The first claimant's token no longer completes anything.
-    await completeTid(env.DB, { owner: PARTNER, tid: request.tid, token: first.token }, "stale", {});
-    expect((await findTid(env.DB, PARTNER, request.tid))?.status).toBe("pending");
+    await completeTid(await tidDb(PARTNER, request.tid), { owner: PARTNER, tid: request.tid, token: first.token }, "stale", {});
+    expect((await tidRow(PARTNER, request.tid))?.status).toBe("pending");
   });
 
   it("release frees a tid; expire keeps it but ends its lease at once", async () => {
     const released = { tid: newTid("unit") };
-    const a = await claimTid(env.DB, await claimRequest(released));
+    const a = await claimTid(await tidDb(PARTNER, released.tid), await claimRequest(released));
     if (a.kind !== "claimed") throw new Error(a.kind);
-    await releaseTid(env.DB, { owner: PARTNER, tid: released.tid, token: a.token });
-    expect(await findTid(env.DB, PARTNER, released.tid)).toBeNull();
+    await releaseTid(await tidDb(PARTNER, released.tid), { owner: PARTNER, tid: released.tid, token: a.token });
+    expect(await tidRow(PARTNER, released.tid)).toBeNull();
 
     const expired = { tid: newTid("unit") };
-    const b = await claimTid(env.DB, await claimRequest(expired));
+    const b = await claimTid(await tidDb(PARTNER, expired.tid), await claimRequest(expired));
     if (b.kind !== "claimed") throw new Error(b.kind);
-    await expireTid(env.DB, { owner: PARTNER, tid: expired.tid, token: b.token });
-    const row = await findTid(env.DB, PARTNER, expired.tid);
+    await expireTid(await tidDb(PARTNER, expired.tid), { owner: PARTNER, tid: expired.tid, token: b.token });
+    const row = await tidRow(PARTNER, expired.tid);
     expect(row && leaseExpired(row, 30_000, Date.now())).toBe(true);
   });
 
@@ -196,7 +196,7 @@ describe("the tid index, called directly", () => {
     expect(await upstreamTidFor("another-deployment-secret-0123456789", "user:alice", tid)).not.toBe(alice);
     expect(await upstreamTidFor(env.TID_SECRET, PARTNER, tid)).toBe(tid);
     for (const owner of [PARTNER, "user:alice", "user:bob"]) {
-      expect((await claimTid(env.DB, await claimRequest({ tid }, owner))).kind).toBe("claimed");
+      expect((await claimTid(await tidDb(owner, tid), await claimRequest({ tid }, owner))).kind).toBe("claimed");
     }
   });
 });

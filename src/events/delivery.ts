@@ -8,7 +8,8 @@
  */
 import { readConfig } from "../config";
 import { log, redact } from "../redact";
-import { recordDeadLettered, recordDelivered, recordEvents, recordFailedAttempt } from "./log";
+import { allShards } from "../tid-shards";
+import { databasesOf, logEvents, recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log";
 import { signWebhook } from "./signing";
 import { assertWellFormed, type EventMessage, type GatewayEvent } from "./types";
 
@@ -86,14 +87,15 @@ export async function postEvent(env: Env, message: EventMessage, now = Date.now(
 const isEventMessage = (body: unknown): body is EventMessage =>
   typeof (body as EventMessage | null)?.id === "string" && typeof (body as EventMessage).payload === "string";
 
-async function deliver(env: Env, message: Message<EventMessage>): Promise<void> {
+/** `db`: the database of the message's record (src/tid-shards.ts), where its log row is. */
+async function deliver(env: Env, message: Message<EventMessage>, db: D1Database): Promise<void> {
   const { id } = message.body;
   const outcome = await postEvent(env, message.body);
   if (outcome.ok) {
     message.ack();
     log("info", "event_delivered", { event_id: id, attempt: message.attempts, status: outcome.status });
     try {
-      await recordDelivered(env.DB, id, { status: outcome.status, at: Date.now() });
+      await recordDelivered(db, id, { status: outcome.status, at: Date.now() });
     } catch (err) {
       // The receiver has it; a second delivery only to fix our own log would be noise for the partner.
       log("error", "event_log_write_failed", { event_id: id, error: String(err) });
@@ -110,14 +112,14 @@ async function deliver(env: Env, message: Message<EventMessage>): Promise<void> 
     retry_in_seconds: delaySeconds,
   });
   try {
-    await recordFailedAttempt(env.DB, id, { status: outcome.status, error: outcome.error });
+    await recordFailedAttempt(db, id, { status: outcome.status, error: outcome.error });
   } catch (err) {
     log("error", "event_log_write_failed", { event_id: id, error: String(err) });
   }
 }
 
 /** Holds events back while the deployment is misconfigured: never signed with a development secret, never sent to an unchecked URL. */
-async function holdBack(env: Env, messages: readonly Message<EventMessage>[], problems: readonly string[]): Promise<void> {
+async function holdBack(env: Env, messages: readonly Message<EventMessage>[], dbs: ReadonlyMap<string, D1Database | null>, problems: readonly string[]): Promise<void> {
   // Each try counts as an attempt: after max_retries the events show failed, to be resent once fixed.
   const schedule = retrySchedule(env);
   for (const message of messages) message.retry({ delaySeconds: retryDelaySeconds(schedule, message.attempts) });
@@ -125,7 +127,7 @@ async function holdBack(env: Env, messages: readonly Message<EventMessage>[], pr
   const error = "not sent: this deployment is misconfigured (503 service_misconfigured names the problem)";
   await Promise.all(
     messages.map((message) =>
-      recordFailedAttempt(env.DB, message.body.id, { status: null, error }).catch((err) =>
+      recordFailedAttempt(dbs.get(message.body.id) ?? env.DB, message.body.id, { status: null, error }).catch((err) =>
         log("error", "event_log_write_failed", { event_id: message.body.id, error: String(err) }),
       ),
     ),
@@ -144,10 +146,20 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
     }
   }
 
+  // Each message's record names the database of its log row (TID_INDEX_SHARDS).
+  const dbs = await databasesOf(env, messages.map((message) => message.body));
+
   if (isDeadLetterQueue(batch.queue)) {
     const ids = messages.map((message) => message.body.id);
+    // One write per database; an event whose payload names no record is marked wherever it is.
+    const groups = new Map<D1Database, string[]>();
+    for (const id of ids) {
+      for (const db of [dbs.get(id)].flatMap((one) => (one ? [one] : allShards(env).map((shard) => shard.db)))) {
+        groups.set(db, [...(groups.get(db) ?? []), id]);
+      }
+    }
     // Throws when D1 does: the queue retries the batch (retry_delay), nothing is acknowledged.
-    await recordDeadLettered(env.DB, ids);
+    await Promise.all([...groups].map(([db, group]) => recordDeadLettered(db, group)));
     for (const message of messages) message.ack();
     for (const id of ids) log("error", "event_delivery_abandoned", { event_id: id, queue: batch.queue });
     return;
@@ -163,7 +175,7 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
     log("error", "event_message_malformed", { message_id: message.id, queue: batch.queue });
     return [];
   });
-  const stillPending = new Set((await recordEvents(env.DB, events)).map((pending) => pending.id));
+  const stillPending = new Set((await logEvents(env, events)).map((pending) => pending.id));
   const toDeliver = messages.filter((message) => {
     if (stillPending.has(message.body.id)) return true;
     if (events.some((event) => event.id === message.body.id)) message.ack();
@@ -171,8 +183,9 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
   });
 
   const { problems } = readConfig(env);
-  if (problems.length > 0) return holdBack(env, toDeliver, problems);
-  await Promise.all(toDeliver.map((message) => deliver(env, message)));
+  if (problems.length > 0) return holdBack(env, toDeliver, dbs, problems);
+  // Every message delivered here parsed as an event, so names its record's database.
+  await Promise.all(toDeliver.map((message) => deliver(env, message, dbs.get(message.body.id) ?? env.DB)));
 };
 
 function parseEvent(payload: string): GatewayEvent | null {

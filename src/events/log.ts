@@ -1,9 +1,12 @@
 /**
  * The event log (D1, migrations/0002_events.sql): every event ever published,
- * with how its delivery stands. Plain functions over the database, so tests
- * and the sandbox console can call them directly.
+ * with how its delivery stands. Plain functions over one database, so tests
+ * and the sandbox console can call them directly, and at the end the same
+ * over the deployment's databases (TID_INDEX_SHARDS): a record's events live
+ * in the one its record id hashes to.
  */
 import { encodeTime } from "ulid";
+import { allShards, eventShardFor, eventShardsFor, tidShards } from "../tid-shards";
 import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
 import { kindOf, recordIdOf } from "./types";
 
@@ -173,3 +176,92 @@ export function deliveryOf(row: EventRow): EventDelivery {
 export const eventOf = (row: EventRow): GatewayEvent => JSON.parse(row.body) as GatewayEvent;
 
 export const withDelivery = (row: EventRow): EventWithDelivery => ({ ...eventOf(row), delivery: deliveryOf(row) });
+
+// ---------------------------------------------------------------------------
+// The log spread over the databases TID_INDEX_SHARDS names (src/tid-shards.ts):
+// a record's events live in the database its record id hashes to.
+
+/** Groups events by the database of their record, in the list's order. */
+async function byShard<T>(env: Env, items: readonly T[], recordIdOfItem: (item: T) => string): Promise<[D1Database, T[]][]> {
+  const groups = new Map<D1Database, T[]>();
+  for (const item of items) {
+    const { db } = await eventShardFor(env, recordIdOfItem(item));
+    const group = groups.get(db);
+    if (group) group.push(item);
+    else groups.set(db, [item]);
+  }
+  return [...groups];
+}
+
+/** recordEvents, each event in its record's database: one batch per database. */
+export async function logEvents(env: Env, events: readonly GatewayEvent[]): Promise<EventMessage[]> {
+  const groups = await byShard(env, events, recordIdOf);
+  return (await Promise.all(groups.map(([db, group]) => recordEvents(db, group)))).flat();
+}
+
+/**
+ * An event by id alone (resend): asked of every database, since an event id
+ * does not name its record. While the list changes, a copy may sit in both
+ * the record's database before and its database now (a message logged
+ * before the change and delivered again after it): the one now is the one.
+ */
+export async function locateEvent(env: Env, id: string): Promise<{ db: D1Database; row: EventRow } | null> {
+  const found = await Promise.all(allShards(env).map(async ({ db }) => ({ db, row: await findEvent(db, id) })));
+  const hits = found.filter((hit): hit is { db: D1Database; row: EventRow } => hit.row !== null);
+  if (hits.length <= 1) return hits[0] ?? null;
+  const { db } = await eventShardFor(env, hits[0]!.row.record_id);
+  return hits.find((hit) => hit.db === db) ?? hits[0]!;
+}
+
+/**
+ * listEvents over the log: a record's events from its database (and, while
+ * the list changes, its database before); by type or delivery status,
+ * `limit + 1` from each database, merged newest first by id (ids are
+ * time-ordered), cut to `limit`.
+ */
+export async function listLoggedEvents(env: Env, query: EventQuery): Promise<{ rows: EventRow[]; hasMore: boolean }> {
+  const shards = query.receiptId !== undefined ? await eventShardsFor(env, query.receiptId) : allShards(env);
+  if (shards.length === 1) return listEvents(shards[0]!.db, query);
+  const pages = await Promise.all(shards.map(async ({ db }) => ({ db, ...(await listEvents(db, query)) })));
+  const rows = await withoutCopies(
+    env,
+    pages.flatMap((page) => page.rows.map((row) => ({ db: page.db, row }))),
+  );
+  rows.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit || pages.some((page) => page.hasMore) };
+}
+
+/** One row per event id: of two copies (see locateEvent), the one in the record's database now. */
+async function withoutCopies(env: Env, rows: readonly { db: D1Database; row: EventRow }[]): Promise<EventRow[]> {
+  const byId = new Map<string, { db: D1Database; row: EventRow }[]>();
+  for (const hit of rows) byId.set(hit.row.id, [...(byId.get(hit.row.id) ?? []), hit]);
+  const kept: EventRow[] = [];
+  for (const hits of byId.values()) {
+    if (hits.length === 1) kept.push(hits[0]!.row);
+    else {
+      const { db } = await eventShardFor(env, hits[0]!.row.record_id);
+      kept.push((hits.find((hit) => hit.db === db) ?? hits[0]!).row);
+    }
+  }
+  return kept;
+}
+
+/** The database of each message's record, read from its payload; null for one that names none (malformed). */
+export async function databasesOf(env: Env, messages: readonly EventMessage[]): Promise<Map<string, D1Database | null>> {
+  const dbs = new Map<string, D1Database | null>();
+  const shards = tidShards(env);
+  // One database (the default): nothing to read from the payloads.
+  if (shards.length === 1) return new Map(messages.map((message) => [message.id, shards[0]!.db]));
+  for (const message of messages) {
+    let recordId: string | null = null;
+    try {
+      const event = JSON.parse(message.payload) as GatewayEvent;
+      const id = recordIdOf(event);
+      recordId = typeof id === "string" && id !== "" ? id : null;
+    } catch {
+      recordId = null;
+    }
+    dbs.set(message.id, recordId === null ? null : (await eventShardFor(env, recordId)).db);
+  }
+  return dbs;
+}

@@ -4,12 +4,12 @@
  */
 import { ApiError } from "../errors";
 import { log } from "../redact";
-import { eventOf, type EventQuery, listEvents, markPendingAgain, restoreDelivery, withDelivery } from "./log";
+import { eventOf, type EventQuery, listLoggedEvents, locateEvent, markPendingAgain, restoreDelivery, withDelivery } from "./log";
 import { enqueue } from "./publish";
 import type { EventWithDelivery, GatewayEvent } from "./types";
 
-export async function listEventPage(db: D1Database, query: EventQuery): Promise<{ events: EventWithDelivery[]; has_more: boolean }> {
-  const { rows, hasMore } = await listEvents(db, query);
+export async function listEventPage(env: Env, query: EventQuery): Promise<{ events: EventWithDelivery[]; has_more: boolean }> {
+  const { rows, hasMore } = await listLoggedEvents(env, query);
   return { events: rows.map(withDelivery), has_more: hasMore };
 }
 
@@ -19,12 +19,14 @@ export async function listEventPage(db: D1Database, query: EventQuery): Promise<
  * Unknown id: 404 not_found (an event id is not a receipt, so not receipt_not_found).
  */
 export async function resendEvent(env: Env, id: string): Promise<GatewayEvent> {
-  const row = await markPendingAgain(env.DB, id);
-  if (!row) throw new ApiError("not_found", "No event with this id.");
+  // An event id does not name its record, so every database is asked.
+  const found = await locateEvent(env, id);
+  const row = found && (await markPendingAgain(found.db, id));
+  if (!found || !row) throw new ApiError("not_found", "No event with this id.");
   try {
     await enqueue(env, [{ id: row.id, payload: row.body }]);
   } catch (err) {
-    await restoreDelivery(env.DB, row).catch(() => undefined);
+    await restoreDelivery(found.db, row).catch(() => undefined);
     throw err;
   }
   log("info", "event_resent", { event_id: id, was: row.delivery_status });

@@ -4,7 +4,7 @@
  * event is either in the outbox or in the log, never in neither.
  */
 import { monotonicFactory } from "ulid";
-import { recordEvents } from "./log";
+import { logEvents } from "./log";
 import type { EventMessage, GatewayEvent } from "./types";
 import { assertWellFormed } from "./types";
 
@@ -48,7 +48,7 @@ export async function enqueue(env: Env, messages: readonly EventMessage[]): Prom
 
 /**
  * Called by the receipt Durable Object's alarm to drain its outbox. Writes
- * each event's row into the D1 event log if absent (idempotent by event id: a
+ * each event's row into the D1 event log (its record's database) if absent (idempotent by event id: a
  * re-drain after a crash must not duplicate rows) with delivery status
  * `pending`, then sends them to the queue. Throws if anything failed, so the
  * object keeps them in its outbox and tries again.
@@ -60,7 +60,7 @@ export async function enqueue(env: Env, messages: readonly EventMessage[]): Prom
 export async function publishEvents(env: Env, events: GatewayEvent[]): Promise<void> {
   if (events.length === 0) return;
   for (const event of events) assertWellFormed(event);
-  const pending = await recordEvents(env.DB, events);
+  const pending = await logEvents(env, events);
   await enqueue(env, pending);
 }
 

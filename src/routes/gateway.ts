@@ -49,7 +49,7 @@ export const gateway = new Hono<GatewayEnv>()
     jsonBody(ListEventsRequest),
     async (c) => {
       const { receipt_id, type, delivery, after, limit } = c.req.valid("json");
-      return c.json(await listEventPage(c.env.DB, { receiptId: receipt_id, type, delivery, after, limit }), 200);
+      return c.json(await listEventPage(c.env, { receiptId: receipt_id, type, delivery, after, limit }), 200);
     },
   )
   .post(

@@ -26,6 +26,7 @@ import {
   ReducedReceipt,
 } from "../schemas";
 import { findTid, leaseExpired } from "../tid-index";
+import { tidIndexFor } from "../tid-shards";
 import type { GatewayEnv } from "../types";
 import { op, sendFromRecord } from "./operation";
 
@@ -197,7 +198,7 @@ export const receipts = new Hono<GatewayEnv>()
       // A user naming another user learns what an unknown tid tells: nothing.
       if (user !== undefined && caller.kind !== "partner" && user !== caller.id) throw notFound;
       const owner = user !== undefined ? ownerOf({ kind: "user", id: user }) : ownerOf(caller);
-      const row = await findTid(c.env.DB, owner, tid);
+      const row = await findTid(await tidIndexFor(c.env, owner, tid), owner, tid);
       if (!row || row.kind !== "receipt") throw notFound;
       if (!row.receipt_id) {
         if (leaseExpired(row, leaseMs(readConfig(c.env).upstreamTimeoutMs), Date.now())) {

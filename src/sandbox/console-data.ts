@@ -1,8 +1,9 @@
 /**
  * What the sandbox console shows, read from where the gateway keeps it: the
- * tid index (D1) lists the records, each record's Durable Object its audit
- * trail, the event log (D1) its events and how their delivery stands, and
- * the sandbox's call log the upstream calls it caused.
+ * tid index (D1, every database of it) lists the records, each record's
+ * Durable Object its audit trail, the event log (D1) its events and how
+ * their delivery stands, and the sandbox's call log the upstream calls it
+ * caused.
  *
  * Read only, and nothing here reaches the upstream: a check-id would be one
  * more call the record "caused", and would move the state it is meant to show.
@@ -11,11 +12,13 @@
  * any long digit run, a tid or an account number, and show a record that is
  * not the one the partner received.
  */
-import { type EventRow, listEvents } from "../events";
+import type { EventRow } from "../events";
+import { listLoggedEvents } from "../events/log";
 import type { KindName } from "../lifecycle";
 import { type AuditTrail, receiptStub } from "../receipt-object";
 import { eventOwner } from "../record/event";
 import type { AuditEntry } from "../record/store";
+import { allShards, eventShardsFor } from "../tid-shards";
 import type { SandboxCall, SandboxObject } from "./sandbox-object";
 
 /** How many records the front page lists. */
@@ -89,15 +92,27 @@ export function sandboxObject(env: Env): DurableObjectStub<SandboxObject> {
 
 /** The newest records created through the gateway, newest first, each with its state. */
 export async function latestRecords(env: Env, limit = LATEST_RECORDS): Promise<RecordSummary[]> {
-  const { results: rows } = await env.DB.prepare(
-    `SELECT owner, tid, upstream_tid, kind, status, receipt_id, response, created_at FROM tid_index
-     ORDER BY created_at DESC, rowid DESC LIMIT ?1`,
-  )
-    .bind(limit)
-    .all<TidIndexRow>();
+  // Each shard's newest `limit`, merged newest first: the newest `limit` of them all.
+  const pages = await Promise.all(
+    allShards(env).map(async ({ db }) => {
+      const { results } = await db
+        .prepare(
+          `SELECT owner, tid, upstream_tid, kind, status, receipt_id, response, created_at FROM tid_index
+           ORDER BY created_at DESC, rowid DESC LIMIT ?1`,
+        )
+        .bind(limit)
+        .all<TidIndexRow>();
+      return results;
+    }),
+  );
+  // Stable: rows of one instant keep their shard's order (newest rowid first).
+  const rows = pages
+    .flat()
+    .sort((a, b) => b.created_at - a.created_at)
+    .slice(0, limit);
   const ids = rows.flatMap((row) => (row.status === "completed" && row.receipt_id ? [row.receipt_id] : []));
   const [latest, trails] = await Promise.all([
-    latestEvents(env.DB, ids),
+    latestEventsOf(env, ids),
     Promise.all(rows.map((row) => (row.status === "completed" && row.receipt_id ? auditOf(env, row.kind, row.receipt_id) : null))),
   ]);
   return rows.map((row, i) => {
@@ -120,10 +135,8 @@ export async function recordView(env: Env, kind: KindName, id: string): Promise<
   const trail = await auditOf(env, kind, id);
   if (!trail) return null;
   const [indexRow, eventPage, allCalls] = await Promise.all([
-    env.DB.prepare("SELECT owner, tid, upstream_tid, created_at FROM tid_index WHERE receipt_id = ?1 AND kind = ?2")
-      .bind(id, kind)
-      .first<Pick<TidIndexRow, "owner" | "tid" | "upstream_tid" | "created_at">>(),
-    listEvents(env.DB, { receiptId: id, limit: EVENTS_PER_RECORD }),
+    indexRowOf(env, kind, id),
+    listLoggedEvents(env, { receiptId: id, limit: EVENTS_PER_RECORD }),
     // The call log filters by id only; the create names the record by its upstream tid.
     sandboxObject(env).calls(),
   ]);
@@ -144,6 +157,19 @@ export async function recordView(env: Env, kind: KindName, id: string): Promise<
   };
 }
 
+/** The tid row that made a record: looked up by record id, which says nothing of its shard, so in each. */
+async function indexRowOf(env: Env, kind: KindName, id: string): Promise<Pick<TidIndexRow, "owner" | "tid" | "upstream_tid" | "created_at"> | null> {
+  const found = await Promise.all(
+    allShards(env).map(({ db }) =>
+      db
+        .prepare("SELECT owner, tid, upstream_tid, created_at FROM tid_index WHERE receipt_id = ?1 AND kind = ?2")
+        .bind(id, kind)
+        .first<Pick<TidIndexRow, "owner" | "tid" | "upstream_tid" | "created_at">>(),
+    ),
+  );
+  return found.find((row) => row !== null) ?? null;
+}
+
 async function auditOf(env: Env, kind: KindName, id: string): Promise<AuditTrail | null> {
   return receiptStub(env, kind, id).auditTrail();
 }
@@ -153,7 +179,22 @@ function latestOf(row: EventRow): LatestEvent {
   return { created: row.created, state: typeof state === "number" ? state : null };
 }
 
-/** Each record's newest logged event, keyed `kind:id`. */
+/** Each record's newest logged event, keyed `kind:id`: one query per database holding some of them. */
+async function latestEventsOf(env: Env, ids: readonly string[]): Promise<Map<string, LatestEvent>> {
+  const groups = new Map<D1Database, string[]>();
+  for (const id of ids) {
+    for (const { db } of await eventShardsFor(env, id)) groups.set(db, [...(groups.get(db) ?? []), id]);
+  }
+  const maps = await Promise.all([...groups].map(([db, group]) => latestEvents(db, group)));
+  // While the list changes a record's events may be in two databases: the newer wins.
+  const latest = new Map<string, LatestEvent>();
+  for (const [key, event] of maps.flatMap((map) => [...map])) {
+    if ((latest.get(key)?.created ?? -Infinity) < event.created) latest.set(key, event);
+  }
+  return latest;
+}
+
+/** Each record's newest logged event in one database, keyed `kind:id`. */
 async function latestEvents(db: D1Database, ids: readonly string[]): Promise<Map<string, LatestEvent>> {
   const latest = new Map<string, LatestEvent>();
   if (ids.length === 0) return latest;

@@ -4,6 +4,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { receiptStub } from "../../src/receipt-object";
+import { tidShards } from "../../src/tid-shards";
 import type { G, KindName, S } from "./sim";
 
 export interface Seen {
@@ -140,23 +141,28 @@ export async function dumpObject(kind: KindName, id: string): Promise<string[]> 
 export async function dumpTidIndex(ids: readonly string[], tids: readonly string[]): Promise<string[]> {
   if (ids.length === 0 && tids.length === 0) return [];
   const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
-  const { results } = await env.DB.prepare(
-    `SELECT * FROM tid_index WHERE receipt_id IN (${marks(ids.length) || "NULL"}) OR tid IN (${marks(tids.length) || "NULL"})`,
-  )
-    .bind(...ids, ...tids)
-    .all();
-  return results.map((row) => `tid_index: ${JSON.stringify(row)}`);
+  const rows: string[] = [];
+  for (const { db } of tidShards(env)) {
+    const { results } = await db
+      .prepare(`SELECT * FROM tid_index WHERE receipt_id IN (${marks(ids.length) || "NULL"}) OR tid IN (${marks(tids.length) || "NULL"})`)
+      .bind(...ids, ...tids)
+      .all();
+    rows.push(...results.map((row) => `tid_index: ${JSON.stringify(row)}`));
+  }
+  return rows;
 }
 
-/** Every row of every D1 table. */
+/** Every row of every table of every D1 database (DB and the tid index's shards). */
 export async function dumpD1(): Promise<string[]> {
-  const tables = await env.DB.prepare(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'",
-  ).all<{ name: string }>();
   const rows: string[] = [];
-  for (const { name } of tables.results) {
-    const { results } = await env.DB.prepare(`SELECT * FROM "${name}"`).all();
-    rows.push(...results.map((row) => `${name}: ${JSON.stringify(row)}`));
+  for (const db of new Set([env.DB, ...tidShards(env).map((shard) => shard.db)])) {
+    const tables = await db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'")
+      .all<{ name: string }>();
+    for (const { name } of tables.results) {
+      const { results } = await db.prepare(`SELECT * FROM "${name}"`).all();
+      rows.push(...results.map((row) => `${name}: ${JSON.stringify(row)}`));
+    }
   }
   return rows;
 }

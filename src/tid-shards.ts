@@ -1,0 +1,166 @@
+/**
+ * Which D1 database holds a tid's row, and a record's events. One database
+ * cannot hold a large deployment's tid index and event log (the README's
+ * capacity model: ~45 GB and ~137 GB at 1,000,000 creates a day against D1's
+ * 10 GB), so both are spread over the D1 bindings TID_INDEX_SHARDS names
+ * (default: DB alone, the layout every single-database deployment already has).
+ *
+ * The key is the tid as its caller chose it, in its caller's space: (owner,
+ * tid), never the upstream tid. So every lookup (claim, completion, release,
+ * expiry, replay, check-tid) finds its shard without TID_SECRET, and rotating
+ * TID_SECRET never moves a row. Owner is part of the key so that many users
+ * choosing the same small tids ("1", "2", ...) spread like any other tids.
+ *
+ * The shard is a jump consistent hash (Lamping and Veach, 2014) of the first
+ * 8 bytes of SHA-256(owner, tid): as even as modulo, and appending a binding
+ * to the list moves only the rows the new database takes (1/N of them), each
+ * from its old shard to the new one; nothing moves between the old shards.
+ * That is what keeps re-sharding a dual read of two places (README,
+ * "Capacity"). Reordering or removing a binding moves rows: never do it.
+ *
+ * The event log is spread over the same list, by a hash of the event's
+ * record id (`eventShardFor`): a record's events are in one database.
+ *
+ * What only one shard sees: the cross-space check of a claim (a partner tid
+ * equal to a user's derived upstream tid, `findByUpstreamTid` in
+ * src/tid-index.ts) now looks in the claim's own shard only. Such a tid takes
+ * TID_SECRET to compute, and the upstream's own tid uniqueness is the
+ * backstop: its TID_DUPLICATE is answered 409 tid_conflict (src/creation.ts).
+ */
+import { previousTidShardList, tidShardList, tidShardListProblems } from "./config-rules";
+import { findTid } from "./tid-index";
+
+export interface TidShard {
+  /** The binding's name, as TID_INDEX_SHARDS spells it: what /readyz and the retention log name. */
+  binding: string;
+  db: D1Database;
+}
+
+const isD1 = (value: unknown): value is D1Database =>
+  typeof (value as D1Database | undefined)?.prepare === "function" && typeof (value as D1Database | undefined)?.batch === "function";
+
+/** The guard's sentences (src/config.ts): each list's own problems, and each binding that is missing or no D1 database. */
+export function tidShardProblems(env: Env): string[] {
+  const problems: string[] = [];
+  const lists: [string, string[]][] = [
+    ["TID_INDEX_SHARDS", tidShardList(env.TID_INDEX_SHARDS)],
+    ["TID_INDEX_SHARDS_PREVIOUS", previousTidShardList(env.TID_INDEX_SHARDS_PREVIOUS)],
+  ];
+  for (const [setting, names] of lists) {
+    problems.push(...tidShardListProblems(names, setting));
+    for (const name of new Set(names)) {
+      if (!isD1((env as unknown as Record<string, unknown>)[name])) {
+        problems.push(`${setting} names ${name}, which is not a D1 database binding of this deployment (see [[d1_databases]] in wrangler.toml).`);
+      }
+    }
+  }
+  return problems;
+}
+
+interface Layout {
+  /** TID_INDEX_SHARDS: where every key is placed. */
+  current: readonly TidShard[];
+  /** TID_INDEX_SHARDS_PREVIOUS: where a key was placed before the list changed; empty when it is not changing. */
+  previous: readonly TidShard[];
+  /** Every database either list names, the current ones first. */
+  all: readonly TidShard[];
+}
+
+const cache = new WeakMap<object, Layout>();
+
+/**
+ * Both lists, resolved. Throws on a binding that is missing or no D1
+ * database: the guard answers such a deployment's requests with 503
+ * service_misconfigured before any of them gets here; the cron and the queue
+ * consumer, which it does not guard, fail loudly instead of using a wrong list.
+ */
+function layout(env: Env): Layout {
+  let found = cache.get(env);
+  if (!found) {
+    const problems = tidShardProblems(env);
+    if (problems.length > 0) throw new Error(problems.join(" "));
+    const resolve = (names: readonly string[]) =>
+      names.map((binding) => ({ binding, db: (env as unknown as Record<string, D1Database>)[binding]! }));
+    const current = resolve(tidShardList(env.TID_INDEX_SHARDS));
+    const previous = resolve(previousTidShardList(env.TID_INDEX_SHARDS_PREVIOUS));
+    const all = [...current, ...previous.filter((shard) => !current.some((c) => c.binding === shard.binding))];
+    found = { current, previous, all };
+    cache.set(env, found);
+  }
+  return found;
+}
+
+/** Every shard of TID_INDEX_SHARDS, in the list's order: where keys are placed. */
+export const tidShards = (env: Env): readonly TidShard[] => layout(env).current;
+
+/** Every database that may hold a row: TID_INDEX_SHARDS's, then those only TID_INDEX_SHARDS_PREVIOUS names. */
+export const allShards = (env: Env): readonly TidShard[] => layout(env).all;
+
+/** The position in a list of `count` shards of a key: a jump hash of the first 8 bytes of its SHA-256. */
+async function shardIndex(count: number, key: string): Promise<number> {
+  if (count <= 1) return 0;
+  const digest = new DataView(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+  return jumpHash(digest.getBigUint64(0), count);
+}
+
+/** The position in a list of `count` shards of (owner, tid)'s row. */
+export const tidShardIndex = (count: number, owner: string, tid: string): Promise<number> => shardIndex(count, `${owner}\0${tid}`);
+
+/**
+ * The position of a record's events (src/events/log.ts): the same list, keyed
+ * by the record id, so a record's events are in one database and its list
+ * reads one. (A receipt's and a transfer's ids never meet: the upstream makes
+ * both kinds of id, and events/list by record id does not ask the kind.)
+ */
+export const eventShardIndex = (count: number, recordId: string): Promise<number> => shardIndex(count, `record\0${recordId}`);
+
+/** The shard a record's new events go to. */
+export async function eventShardFor(env: Env, recordId: string): Promise<TidShard> {
+  const shards = tidShards(env);
+  return shards[await eventShardIndex(shards.length, recordId)]!;
+}
+
+/** Every database that may hold a record's events: its shard, and while the list changes its shard before. */
+export async function eventShardsFor(env: Env, recordId: string): Promise<TidShard[]> {
+  const { previous } = layout(env);
+  const now = await eventShardFor(env, recordId);
+  if (previous.length === 0) return [now];
+  const before = previous[await eventShardIndex(previous.length, recordId)]!;
+  return before.binding === now.binding ? [now] : [now, before];
+}
+
+/** The shard (owner, tid)'s row is placed in. */
+export async function tidShardFor(env: Env, owner: string, tid: string): Promise<TidShard> {
+  const shards = tidShards(env);
+  return shards[await tidShardIndex(shards.length, owner, tid)]!;
+}
+
+/**
+ * The database holding (owner, tid)'s row: what every tid-index function is
+ * handed. While the list changes (TID_INDEX_SHARDS_PREVIOUS), a key whose
+ * database moved (1/N of them when one is appended) is looked for where it
+ * was first: a row there stays there, and answers as before; a key with no
+ * row there is claimed in its new database. No row is ever copied.
+ */
+export async function tidIndexFor(env: Env, owner: string, tid: string): Promise<D1Database> {
+  const { previous } = layout(env);
+  const now = await tidShardFor(env, owner, tid);
+  if (previous.length === 0) return now.db;
+  const before = previous[await tidShardIndex(previous.length, owner, tid)]!;
+  if (before.binding !== now.binding && (await findTid(before.db, owner, tid))) return before.db;
+  return now.db;
+}
+
+const MASK_64 = (1n << 64n) - 1n;
+
+/** Jump consistent hash: a bucket in [0, buckets) for a 64-bit key. */
+export function jumpHash(key: bigint, buckets: number): number {
+  let b = -1;
+  let j = 0;
+  while (j < buckets) {
+    b = j;
+    key = (key * 2862933555777941757n + 1n) & MASK_64;
+    j = Math.floor((b + 1) * (2 ** 31 / (Number(key >> 33n) + 1)));
+  }
+  return b;
+}
