@@ -48,12 +48,7 @@ function targetWorkers(built) {
   return {
     direct: [sandbox],
     bareProxy: [workerFromBuild(built.bareProxy), sandbox],
-    // The request path only: the queue consumer (webhook delivery and its D1
-    // log writes) runs in invocations of its own in production, and here it
-    // would share workerd's one thread with the requests being timed. Events
-    // are still queued by every operation; lib/events.mjs measures pays with
-    // delivery running.
-    gateway: [{ ...workerFromBuild(built.gateway), queueConsumers: {} }],
+    gateway: [workerFromBuild(built.gateway)],
   };
 }
 
