@@ -207,7 +207,8 @@ export async function cpuProfile(built) {
   try {
     await applyMigrations(rt, built.gateway);
     const seconds = PLAN.profileSeconds;
-    const payCount = PLAN.quick ? 300 : 2500;
+    // Without a consumer the local queue slows creates down as it fills: few enough receipts to prepare in the load's 30 s bound.
+    const payCount = PLAN.quick ? 300 : 1000;
     const payWarmup = 200;
     const plain = await createReceipts(rt, gateway, 1003, PLAN.spreadReceipts + payWarmup + payCount + 64);
     let next = PLAN.spreadReceipts;
@@ -261,7 +262,7 @@ async function bundleWhatIf(built, { name, find, replace, label, scenario, consu
   ];
   const rounds = PLAN.quick ? 1 : 3;
   const seconds = PLAN.quick ? 0.5 : 1.5;
-  const perRound = PLAN.quick ? 100 : 600;
+  const perRound = PLAN.quick ? 100 : 400;
   const receipts = consumes ? 64 + (rounds + 1) * perRound + 64 : PLAN.spreadReceipts;
   try {
     for (const v of variants) {
