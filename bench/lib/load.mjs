@@ -23,8 +23,9 @@ const HARD_STOP_SECONDS = 30;
  * @param {object[]} opts.requests    autocannon request definitions
  * @param {number} [opts.expect]     the status that counts as success (default: any 2xx)
  * @param {(client: object, status: number, ms: number) => void} [opts.onEach]
+ * @param {number} [opts.hardStopSeconds]  the bound on the whole run (fixtures, which are not timed, take longer)
  */
-export async function runLoad({ url, connections, amount, duration, requests, expect, onEach }) {
+export async function runLoad({ url, connections, amount, duration, requests, expect, onEach, hardStopSeconds = HARD_STOP_SECONDS }) {
   const success = expect ? (status) => status === expect : (status) => status >= 200 && status < 300;
   const latencies = [];
   const statuses = {};
@@ -52,7 +53,7 @@ export async function runLoad({ url, connections, amount, duration, requests, ex
     onEach?.(client, status, ms);
   });
 
-  const guard = setTimeout(() => instance.stop(), HARD_STOP_SECONDS * 1000);
+  const guard = setTimeout(() => instance.stop(), hardStopSeconds * 1000);
   let result;
   try {
     result = await instance;

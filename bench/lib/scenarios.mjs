@@ -83,6 +83,8 @@ export async function createReceipts(runtime, target, merchant, count) {
     url: runtime.url,
     connections: Math.min(16, count),
     amount: count,
+    // Not timed: a slow moment of the machine must not fail the run.
+    hardStopSeconds: 180,
     requests: [
       dynamic(
         target,
