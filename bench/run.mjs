@@ -20,6 +20,7 @@ import { profileGateway, summarize } from "./lib/profile.mjs";
 import { consoleTable, describeMachine, describeSource, judge, markdown, tabulate, verdictWord, writeResults } from "./lib/report.mjs";
 import { applyMigrations, restartRuntime, startRuntime, stopAll, workerFromBuild } from "./lib/runtime.mjs";
 import { eventsRun } from "./lib/events.mjs";
+import { startReceiver } from "./lib/receiver.mjs";
 import { combineRounds, prepareFixtures, SCENARIOS, TARGETS, timedRound, warmUp } from "./lib/scenarios.mjs";
 import { checkEachOperation } from "./lib/sanity.mjs";
 
@@ -104,6 +105,9 @@ async function farUpstreamRun(runtimes, fixtures, measurements) {
 
 async function main() {
   const date = new Date().toISOString();
+  // The partner's receiver, up for the whole run: the gateway delivers its events to it (see lib/runtime.mjs).
+  const partner = await startReceiver(PORTS.partner);
+  process.once("exit", () => partner.close());
   const machineAtStart = describeMachine();
   say(`building the targets with wrangler${PLAN.quick ? " (quick mode: numbers not kept)" : ""}`);
   const { built, seconds: buildSeconds } = await buildAll();

@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve as resolvePath } from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig, unstable_splitSqlQuery } from "wrangler";
-import { DEV_VARS, HOST, ROOT } from "./config.mjs";
+import { DEV_VARS, HOST, PORTS, ROOT } from "./config.mjs";
 
 const live = new Set();
 /** State directories this process made and has not removed yet. */
@@ -59,12 +59,9 @@ export function workerFromBuild(build) {
     bindings: {
       ...options.bindings,
       ...DEV_VARS,
-      // The gateway's events go to the development WEBHOOK_URL, where nothing
-      // listens during a run: every delivery fails at once and is retried with
-      // backoff, as in every recorded run. A receiver that is up puts a full
-      // delivery and its D1 writes on workerd's one local thread for every
-      // event, within the timed windows (the run of 07:36 measured that); the
-      // events run measures pays both ways.
+      // The gateway's events go to the bench's receiver, which is up (lib/receiver.mjs):
+      // the usual case. A receiver that is down is the events run's to measure.
+      ...("WEBHOOK_URL" in (options.bindings ?? {}) ? { WEBHOOK_URL: `http://${HOST}:${PORTS.partner}/webhooks` } : {}),
     },
   };
 }
