@@ -10,6 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
+import { unstable_readConfig } from "wrangler";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const WRANGLER = "node_modules/wrangler/bin/wrangler.js";
@@ -65,8 +66,12 @@ export async function startGateway({ migrate = false, vars = {} } = {}) {
   const state = mkdtempSync(join(tmpdir(), "browser-test-"));
   const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" };
   if (migrate) {
-    const migrated = spawnSync(process.execPath, [WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--env", "dev", "--persist-to", state], { env, encoding: "utf8" });
-    if (migrated.status !== 0) throw new Error(`the D1 migrations failed: ${(migrated.stderr || migrated.stdout).slice(-2000)}`);
+    // Every D1 database of [env.dev]: DB and the tid index's other shards (TID_INDEX_SHARDS), as npm run dev does.
+    const { d1_databases: databases = [] } = unstable_readConfig({ config: "wrangler.toml", env: "dev" }, { hideWarnings: true });
+    for (const { binding } of databases) {
+      const migrated = spawnSync(process.execPath, [WRANGLER, "d1", "migrations", "apply", binding, "--local", "--env", "dev", "--persist-to", state], { env, encoding: "utf8" });
+      if (migrated.status !== 0) throw new Error(`the D1 migrations of ${binding} failed: ${(migrated.stderr || migrated.stdout).slice(-2000)}`);
+    }
   }
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
