@@ -212,7 +212,7 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /** The receipt or transfer as the upstream says it stands now. */
   async check(op: OperationContext): Promise<Outcome<JsonText<RecordBody>>> {
-    const rec = this.#busy ? this.#store.current : this.#store.load();
+    const rec = this.#store.load();
     if (!rec || !mayAccess(op.caller, rec.owner)) return { ok: false, error: NOT_FOUND };
     // While another operation is in flight its answer is the news: serve what we know.
     if (this.#busy) return { ok: true, value: rec.body };
@@ -237,7 +237,7 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /** The audit trail, oldest first (partner only: the route checks). */
   async auditTrail(): Promise<AuditTrail | null> {
-    const rec = this.#busy ? this.#store.current : this.#store.load();
+    const rec = this.#store.load();
     if (!rec) return null;
     // Owners as events show them ("partner" or the user's sub); actors keep their kind ("partner", "user:<sub>", "gateway").
     const actor = (who: string) => (who.startsWith("partner:") ? "partner" : who);
@@ -303,7 +303,7 @@ export class ReceiptObject extends DurableObject<Env> {
     op: OperationContext,
     run: (rec: RecordRow, upstream: UpstreamClient) => Promise<Outcome<T>>,
   ): Promise<Outcome<JsonText<T>>> {
-    const rec = this.#busy ? this.#store.current : this.#store.load();
+    const rec = this.#store.load();
     if (!rec || !mayAccess(op.caller, rec.owner)) return { ok: false, error: NOT_FOUND };
     const actor = ownerOf(op.caller);
     if (this.#busy) {

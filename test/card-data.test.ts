@@ -3,12 +3,12 @@
  * outcome, then read everything the deployment keeps (every Durable Object's
  * SQL, every D1 row) and everything it printed, and look for the raw values.
  */
-import { listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { listDurableObjectIds, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { tidShards } from "../src/tid-shards";
 import { queueSpy } from "./events";
-import { call, createReceipt, newTid } from "./helpers";
+import { call, createReceipt, dumpStorage, newTid } from "./helpers";
 
 const PANS = ["8600000000000007", "9860000000000018", "8600000000000015", "8600000000000098"];
 const EXPIRY = "2907";
@@ -20,20 +20,7 @@ const logged: string[] = [];
 const queuedPayloads: string[] = [];
 
 /** Every text cell of every table of a Durable Object's SQLite storage. */
-async function dumpObject(ns: DurableObjectNamespace, id: DurableObjectId): Promise<string[]> {
-  return runInDurableObject(ns.get(id), (_instance, state) => {
-    const tables = state.storage.sql
-      .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
-      .toArray()
-      .map((row) => String(row.name));
-    return tables.flatMap((table) =>
-      state.storage.sql
-        .exec(`SELECT * FROM "${table}"`)
-        .toArray()
-        .map((row) => `${table}: ${JSON.stringify(row)}`),
-    );
-  });
-}
+const dumpObject = (ns: DurableObjectNamespace, id: DurableObjectId) => dumpStorage(ns.get(id));
 
 /** Every row of every D1 database: DB and each tid-index shard. */
 async function dumpD1(): Promise<string[]> {

@@ -256,3 +256,19 @@ export const tidDb = (owner: string, tid: string): Promise<D1Database> => tidInd
 
 /** (owner, tid)'s tid-index row, read from its shard. */
 export const tidRow = async (owner: string, tid: string): Promise<TidRow | null> => findTid(await tidDb(owner, tid), owner, tid);
+
+/** Every row of every table of a Durable Object's SQLite storage, one line each, prefixed with `label` and the table. */
+export async function dumpStorage(stub: DurableObjectStub, label = ""): Promise<string[]> {
+  return runInDurableObject(stub, (_instance, state) => {
+    const tables = state.storage.sql
+      .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
+      .toArray()
+      .map((row) => String(row.name));
+    return tables.flatMap((table) =>
+      state.storage.sql
+        .exec(`SELECT * FROM "${table}"`)
+        .toArray()
+        .map((row) => `${label}${table}: ${JSON.stringify(row)}`),
+    );
+  });
+}

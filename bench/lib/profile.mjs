@@ -207,7 +207,7 @@ export async function cpuProfile(built) {
   try {
     await applyMigrations(rt, built.gateway);
     const seconds = PLAN.profileSeconds;
-    // Without a consumer the local queue slows creates down as it fills: few enough receipts to prepare in the load's 30 s bound.
+    // Few enough receipts to prepare within the load's 30 s bound on a slow moment of this machine.
     const payCount = PLAN.quick ? 300 : 1000;
     const payWarmup = 200;
     const plain = await createReceipts(rt, gateway, 1003, PLAN.spreadReceipts + payWarmup + payCount + 64);

@@ -5,6 +5,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { receiptStub } from "../../src/receipt-object";
 import { tidShards } from "../../src/tid-shards";
+import { dumpStorage } from "../helpers";
 import type { G, KindName, S } from "./sim";
 
 export interface Seen {
@@ -122,20 +123,7 @@ export async function callLog(id: string): Promise<LoggedCall[]> {
 }
 
 /** Every text cell of every table of a record's object: record, audit, outbox (and any other). */
-export async function dumpObject(kind: KindName, id: string): Promise<string[]> {
-  return runInDurableObject(stubOf(kind, id), (_instance, state) => {
-    const tables = state.storage.sql
-      .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
-      .toArray()
-      .map((row) => String(row.name));
-    return tables.flatMap((table) =>
-      state.storage.sql
-        .exec(`SELECT * FROM "${table}"`)
-        .toArray()
-        .map((row) => `${kind} ${id} ${table}: ${JSON.stringify(row)}`),
-    );
-  });
-}
+export const dumpObject = (kind: KindName, id: string): Promise<string[]> => dumpStorage(stubOf(kind, id), `${kind} ${id} `);
 
 /** The tid index rows of the given records (by record id) and tids. */
 export async function dumpTidIndex(ids: readonly string[], tids: readonly string[]): Promise<string[]> {
