@@ -267,6 +267,7 @@ export const DEPLOYMENT_CONFIG_KEYS = [
   "durable_objects",
   "services",
   "ratelimits",
+  "assets",
 ] as const;
 
 /** The parts of wrangler's resolved configuration (unstable_readConfig) the offline check reads. */
@@ -285,7 +286,15 @@ export interface DeploymentConfig {
   durable_objects?: { bindings?: readonly { name: string; class_name: string }[] };
   services?: readonly { binding: string }[];
   ratelimits?: readonly { name: string }[];
+  assets?: { directory?: string; binding?: string; run_worker_first?: boolean | readonly string[] };
 }
+
+/**
+ * The paths the Worker answers before any static asset is looked up: every
+ * operation, health and the OpenAPI document. A file in public/ can never
+ * answer one of them, and they skip the asset lookup.
+ */
+export const WORKER_FIRST_PATHS = ["/api/*", "/healthz", "/readyz", "/openapi.json"] as const;
 
 /** Every D1 binding the gateway uses: DB, the list's and the previous list's; `npm run deploy` migrates each. */
 export function d1Bindings(vars: Settings): string[] {
@@ -375,6 +384,15 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
   }
   if (config.services?.some((s) => s.binding === "UPSTREAM")) {
     problems.push("The UPSTREAM binding (the sandbox) is present; production reaches the real upstream at UPSTREAM_BASE_URL.");
+  }
+  const workerFirst = config.assets?.run_worker_first;
+  if (config.assets && workerFirst !== true) {
+    const missing = WORKER_FIRST_PATHS.filter((path) => !(Array.isArray(workerFirst) && workerFirst.includes(path)));
+    if (missing.length > 0) {
+      problems.push(
+        `[env.production.assets] run_worker_first lacks ${missing.join(", ")}: a static file could answer an API path. Set run_worker_first = ${JSON.stringify(WORKER_FIRST_PATHS)}.`,
+      );
+    }
   }
   const limits = new Set((config.ratelimits ?? []).map((r) => r.name));
   for (const name of required.rateLimits) {

@@ -16,6 +16,7 @@ import {
   FORBIDDEN_PRODUCTION_SECRETS,
   PRODUCTION_SECRETS,
   productionSecretProblems,
+  WORKER_FIRST_PATHS,
 } from "../src/config-rules";
 import { RATE_LIMIT_BINDINGS } from "../src/rate-limit";
 import { PRODUCTION_WEBHOOK_SECRET, sha256Hex } from "./helpers";
@@ -73,6 +74,18 @@ describe("the committed wrangler.toml's production configuration", () => {
     expect(committed.durable_objects?.bindings?.map((b) => b.name)).toEqual(["RECEIPTS"]);
     expect(Object.keys(committed.vars ?? {}).filter((name) => name.startsWith("SANDBOX_"))).toEqual([]);
     expect(committed.main).toMatch(/src\/index\.ts$/);
+  });
+
+  it("sends every operation, health and the OpenAPI document to the Worker before any static file is looked up", () => {
+    expect(env.TEST_WRANGLER_PRODUCTION.assets?.run_worker_first).toEqual([...WORKER_FIRST_PATHS]);
+    // Without it, a file in public/ named like an operation would answer it.
+    const sentence =
+      '[env.production.assets] run_worker_first lacks /api/*, /readyz: a static file could answer an API path. Set run_worker_first = ["/api/*","/healthz","/readyz","/openapi.json"].';
+    const partial = { ...filled(), assets: { directory: "./public", run_worker_first: ["/healthz", "/openapi.json"] } };
+    expect(deploymentProblems(partial, required)).toEqual([sentence]);
+    const none = { ...filled(), assets: { directory: "./public" } };
+    expect(deploymentProblems(none, required)).toEqual([sentence.replace("/api/*, /readyz", "/api/*, /healthz, /readyz, /openapi.json")]);
+    expect(deploymentProblems({ ...filled(), assets: { directory: "./public", run_worker_first: true } }, required)).toEqual([]);
   });
 });
 
