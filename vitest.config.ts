@@ -55,6 +55,12 @@ export default defineConfig(async () => {
     ],
     test: {
       setupFiles: ["./test/setup.ts", "./test/support/reset-scripted-upstream.ts"],
+      // Every test drives a real workerd. On a crowded 2-core host (half its CPU
+      // taken by the hypervisor, /proc/stat's steal) ordinary tests of
+      // test/auth.test.ts took over vitest's default 5 s; a test that hangs still
+      // fails, after 30 s.
+      testTimeout: 30_000,
+      hookTimeout: 30_000,
       // The gateway logs every upstream call; show that only for failing tests.
       silent: "passed-only",
       // CI also writes a JSON report to print a plain closing count from.

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { buildAll, bundleReport, children } from "./lib/build.mjs";
 import { PLAN, PORTS, RESULTS_DIR, UPSTREAM_LATENCY_MS } from "./lib/config.mjs";
 import { profileGateway, summarize } from "./lib/profile.mjs";
-import { consoleTable, describeMachine, describeSource, judge, markdown, tabulate, verdictWord, writeResults } from "./lib/report.mjs";
+import { compareWithPrevious, consoleTable, cpuCounters, describeMachine, describeSource, judge, markdown, regressionVerdict, stealPercent, tabulate, verdictWord, writeResults } from "./lib/report.mjs";
 import { applyMigrations, restartRuntime, startRuntime, stopAll, workerFromBuild } from "./lib/runtime.mjs";
 import { eventsRun } from "./lib/events.mjs";
 import { startReceiver } from "./lib/receiver.mjs";
@@ -109,6 +109,8 @@ async function main() {
   const partner = await startReceiver(PORTS.partner);
   process.once("exit", () => partner.close());
   const machineAtStart = describeMachine();
+  // CPU the host takes from this virtual machine over the run (steal): a crowded host makes every number noisier.
+  const countersAtStart = cpuCounters();
   say(`building the targets with wrangler${PLAN.quick ? " (quick mode: numbers not kept)" : ""}`);
   const { built, seconds: buildSeconds } = await buildAll();
   const bundle = await bundleReport(built.production);
@@ -187,7 +189,7 @@ async function main() {
   const report = {
     date,
     command: `npm run bench${PLAN.quick ? " -- --quick" : ""}`,
-    machine: { ...machineAtStart, loadAverage1mAtEnd: describeMachine().loadAverage1m },
+    machine: { ...machineAtStart, loadAverage1mAtEnd: describeMachine().loadAverage1m, stealPercent: stealPercent(countersAtStart) },
     source: describeSource(),
     runtime: "programmatic Miniflare (workerd), state on disk in a temporary directory",
     plan: PLAN,
@@ -202,6 +204,8 @@ async function main() {
     logs,
     measurements,
   };
+  report.comparison = compareWithPrevious(report);
+  report.verdicts.push(regressionVerdict(report.comparison));
   const path = writeResults(report);
 
   console.log(`\n${consoleTable(table)}\n`);
@@ -216,6 +220,8 @@ function rerender(path) {
   const report = JSON.parse(readFileSync(path, "utf8"));
   report.table = tabulate(report.measurements);
   report.verdicts = judge(report.table, report.bundle, report.profile);
+  report.comparison = compareWithPrevious(report);
+  report.verdicts.push(regressionVerdict(report.comparison));
   if (report.profile) report.profile.summary = summarize(report.profile.ladder, report.profile.cpu, report.profile.logCost, report.measurements, report.profile.writeAhead);
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(RESULTS_DIR, "latest.md"), markdown(report));

@@ -5,7 +5,7 @@
  * the verdicts are reported, never asserted.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { PLAN, RESULTS_DIR, ROOT, UPSTREAM_LATENCY_MS } from "./config.mjs";
@@ -57,6 +57,28 @@ export function describeMachine() {
     workerd: version("workerd"),
     autocannon: version("autocannon"),
   };
+}
+
+/** The machine's CPU counters (/proc/stat's first line): total and stolen jiffies. */
+export function cpuCounters() {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+    const total = fields.slice(0, 8).reduce((sum, v) => sum + v, 0);
+    return { total, steal: fields[7] ?? 0 };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The share of this virtual machine's CPU time its host took for others
+ * between two readings (%): a run with much of it measured a crowded host,
+ * and its ratios are noisier for it. null where /proc/stat is missing.
+ */
+export function stealPercent(from, to = cpuCounters()) {
+  if (!from || !to || to.total <= from.total) return null;
+  return Math.round(((to.steal - from.steal) / (to.total - from.total)) * 1000) / 10;
 }
 
 export function describeSource() {
@@ -158,6 +180,96 @@ export function judge(table, bundle, profile) {
   return verdicts;
 }
 
+/** A ratio more than this much worse than the last recorded run's is a regression (issue #8). */
+const REGRESSION_LIMIT = 0.1;
+const COMPARED = [
+  { metric: "p50", label: "p50", higherIsWorse: true },
+  { metric: "p99", label: "p99", higherIsWorse: true },
+  { metric: "rps", label: "req/s", higherIsWorse: false },
+  { metric: "cpuMs", label: "CPU", higherIsWorse: true },
+];
+
+/** The newest full run recorded before `date` in bench/results/ (quick runs are never kept there), or null. */
+export function previousRun(date) {
+  const files = readdirSync(RESULTS_DIR)
+    .filter((name) => /^\d{4}-\d\d-\d\dT[\d-]+Z\.json$/.test(name))
+    .sort();
+  for (const name of files.reverse()) {
+    const run = JSON.parse(readFileSync(join(RESULTS_DIR, name), "utf8"));
+    if (run.date < date && !run.plan?.quick) return { file: name, run };
+  }
+  return null;
+}
+
+/**
+ * Every gateway/bare-proxy ratio of this run against the same ratio of the
+ * last recorded run (issue #8: none may be more than 10% worse). "Worse" is
+ * a higher latency or CPU ratio, a lower throughput ratio. Ratios, not
+ * milliseconds: both runs measured the bare proxy on their own machine.
+ */
+export function compareWithPrevious(report) {
+  const previous = previousRun(report.date);
+  if (!previous) return null;
+  const before = Object.fromEntries(previous.run.table.map((r) => [r.key, r]));
+  const rows = [];
+  for (const row of report.table) {
+    const old = before[row.key];
+    if (!old) continue;
+    for (const { metric, higherIsWorse } of COMPARED) {
+      const was = old.ratios[metric]?.bareProxy ?? null;
+      const now = row.ratios[metric]?.bareProxy ?? null;
+      if (was == null || now == null) continue;
+      const worseBy = Math.round(((higherIsWorse ? now / was : was / now) - 1) * 1000) / 10;
+      rows.push({ key: row.key, metric, was, now, worseByPercent: worseBy, regression: worseBy > REGRESSION_LIMIT * 100 });
+    }
+  }
+  return {
+    against: `bench/results/${previous.file}`,
+    date: previous.run.date,
+    source: previous.run.source?.commit ?? null,
+    limitPercent: REGRESSION_LIMIT * 100,
+    rows,
+    regressions: rows.filter((r) => r.regression),
+  };
+}
+
+/** Issue #8's verdict on the comparison. */
+export function regressionVerdict(comparison) {
+  return {
+    target: `no gateway/bare-proxy ratio more than ${REGRESSION_LIMIT * 100}% worse than the last recorded run (issue #8)`,
+    value: comparison ? `${comparison.regressions.length} of ${comparison.rows.length} worse (vs ${comparison.against.replace("bench/results/", "")})` : null,
+    met: comparison ? comparison.regressions.length === 0 : null,
+  };
+}
+
+function comparisonMarkdown(comparison, table) {
+  if (!comparison) return [];
+  const lines = [
+    "",
+    `**Against the last recorded run** (\`${comparison.against}\`, ${comparison.date}, source ${comparison.source}): gateway / bare proxy then → now, and how much worse now (negative: better). Issue #8: no ratio more than ${comparison.limitPercent}% worse.`,
+    "",
+    `| operation | ${COMPARED.map((c) => c.label).join(" | ")} |`,
+    `|---|${COMPARED.map(() => "---:").join("|")}|`,
+  ];
+  for (const row of table) {
+    const cells = COMPARED.map(({ metric }) => {
+      const c = comparison.rows.find((r) => r.key === row.key && r.metric === metric);
+      if (!c) return "–";
+      return `${c.was.toFixed(2)} → ${c.now.toFixed(2)} (${c.worseByPercent > 0 ? "+" : ""}${c.worseByPercent.toFixed(0)}%)${c.regression ? " ⚠" : ""}`;
+    });
+    if (cells.every((cell) => cell === "–")) continue;
+    lines.push(`| ${row.label} | ${cells.join(" | ")} |`);
+  }
+  const n = comparison.regressions.length;
+  lines.push(
+    "",
+    n === 0
+      ? `No ratio is more than ${comparison.limitPercent}% worse than in the last recorded run (${comparison.rows.length} compared).`
+      : `${n} of ${comparison.rows.length} ratios are more than ${comparison.limitPercent}% worse (⚠): ${comparison.regressions.map((r) => `${r.key} ${r.metric} +${r.worseByPercent}%`).join(", ")}.`,
+  );
+  return lines;
+}
+
 const fmt = (v, digits = 2) => (v == null ? "–" : v.toFixed(digits));
 const fmtRatio = (v) => (v == null ? "–" : `${v.toFixed(2)}×`);
 const verdictWord = (met) => (met == null ? "not measured" : met ? "met" : "MISSED");
@@ -213,7 +325,7 @@ export function markdown(report) {
   const m = report.machine;
   const lines = [
     `<!-- Written by \`npm run bench\` (bench/lib/report.mjs); regenerate, don't edit. -->`,
-    `**Command:** \`npm run bench\` · **Date:** ${report.date} · **Machine:** ${m.nproc} cores (\`nproc\`), ${m.cpu}, ${m.memoryGiB} GiB, node ${m.node}, workerd ${m.workerd} via miniflare ${m.miniflare}, autocannon ${m.autocannon} · **Source:** ${report.source.commit}${report.source.uncommittedChanges.length ? ` + uncommitted changes in ${report.source.uncommittedChanges.length} file(s)` : ""}`,
+    `**Command:** \`npm run bench\` · **Date:** ${report.date} · **Machine:** ${m.nproc} cores (\`nproc\`), ${m.cpu}, ${m.memoryGiB} GiB, node ${m.node}, workerd ${m.workerd} via miniflare ${m.miniflare}, autocannon ${m.autocannon}${m.stealPercent != null ? ` · **CPU stolen by the host during the run:** ${m.stealPercent}%` : ""} · **Source:** ${report.source.commit}${report.source.uncommittedChanges.length ? ` + uncommitted changes in ${report.source.uncommittedChanges.length} file(s)` : ""}`,
     "",
     `Latency: ${PLAN.latency.amount} requests (${PLAN.latency.flows} flows) at concurrency 1 after ${PLAN.latency.warmup} warm-up. Throughput: concurrency 32 for ${PLAN.throughput.seconds} s after ${PLAN.throughput.warmupSeconds} s warm-up (authorize and pay: ${PLAN.throughput.amount} requests, each on a fresh receipt). Targets measured interleaved, one at a time, on the same machine. Rows marked @${UPSTREAM_LATENCY_MS}ms: ${PLAN.latency40.amount} requests (${PLAN.latency40.flows} flows) at concurrency 1 with the upstream ${UPSTREAM_LATENCY_MS} ms away for every target.`,
     "",
@@ -227,7 +339,7 @@ export function markdown(report) {
   if (hadErrors.length) {
     lines.push(`⚠ non-2xx answers or connection errors in: ${hadErrors.map((r) => r.label).join(", ")} (see the JSON).`, "");
   }
-  lines.push("| target (issue #12) | this run | verdict |", "|---|---:|---|");
+  lines.push("| target (issue #12 unless marked) | this run | verdict |", "|---|---:|---|");
   for (const v of report.verdicts) lines.push(`| ${v.target} | ${v.value ?? "–"} | ${verdictWord(v.met)} |`);
   const b = report.bundle;
   lines.push(
@@ -249,6 +361,7 @@ export function markdown(report) {
     "",
     `**Time to first answer** (new runtime to first 200 on GET /healthz, bundle prebuilt): gateway median ${cs.gateway.medianMs} ms over ${cs.gateway.runs.length} fresh starts (runtime listening after ${cs.gateway.medianReadyMs} ms); bare proxy ${cs.bareProxy.firstAnswerMs} ms.`,
   );
+  lines.push(...comparisonMarkdown(report.comparison, report.table));
   if (report.profile?.summary) lines.push("", report.profile.summary);
   return `${lines.join("\n")}\n`;
 }

@@ -44,13 +44,24 @@ export const STATE_ROOT = process.env.BENCH_STATE_DIR || (existsSync("/dev/shm")
 /**
  * Miniflare worker options for one built worker: bindings from its wrangler
  * config, the bundle wrangler produced, and the development secrets.
+ *
+ * Without its static assets unless `assetsRouter` is set. The gateway has
+ * pages (/, /docs), and Miniflare serves a worker with assets through two
+ * more Workers on the same workerd thread: a router, then (for a path that is
+ * not run_worker_first) the asset worker. Every API path is run_worker_first
+ * (wrangler.toml), which on Cloudflare sends it to the Worker before the
+ * Worker would see it at all; locally the router still runs, ~1 ms per request
+ * on this machine, a hop of Cloudflare's, not the gateway's. Like wrangler
+ * dev's proxy (README, "Runtime"), it is left out of what is measured, and the
+ * ladder prices it on its own ("healthz, gateway behind the assets router").
  */
-export function workerFromBuild(build) {
+export function workerFromBuild(build, { assetsRouter = false } = {}) {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(build.config, build.env || undefined);
   // The bundle is a single ES module already; module rules only matter to unbundled sources.
-  const { modulesRules: _rules, ...options } = workerOptions;
+  const { modulesRules: _rules, assets, ...options } = workerOptions;
   return {
     ...options,
+    ...(assetsRouter && assets ? { assets } : {}),
     // Module names are paths relative to rootPath; one that climbs out of it ("../") fails to load.
     rootPath: dirname(build.module),
     name: build.name,
