@@ -160,7 +160,7 @@ async function main() {
         (measurements[scenario.key][t.key] ??= {})[mode] = result;
         const what =
           mode === "latency"
-            ? `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (n=${result.latency.n})`
+            ? `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (n=${result.latency.n}), steal by slice ${result.slices.map((x) => x.stealPercent ?? "?").join("/")}%`
             : `${result.rps} ${scenario.flow ? "flows" : "req"}/s over ${result.seconds} s, workerd ${result.cpu?.runtimeMsPer ?? "?"} ms CPU each on ${result.cpu?.runtimeCores ?? "?"} cores, autocannon ${result.cpu?.loadgenCores ?? "?"} cores`;
         const bad = result.non2xx || result.errors ? `  ⚠ ${JSON.stringify(result.statuses)} errors=${result.errors}` : "";
         say(`${scenario.label.padEnd(22)} ${mode.padEnd(10)} ${t.label.padEnd(14)} ${what}${bad}`);

@@ -240,3 +240,25 @@ function workerdChildren() {
 export function runtimeCpuMs(runtime) {
   return runtime.pid ? (procStat(runtime.pid)?.cpuMs ?? null) : null;
 }
+
+/** The machine's CPU counters (/proc/stat's first line): total and stolen jiffies. */
+export function cpuCounters() {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+    const total = fields.slice(0, 8).reduce((sum, v) => sum + v, 0);
+    return { total, steal: fields[7] ?? 0 };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The share of this virtual machine's CPU time its host took for others
+ * between two readings (%): a run with much of it measured a crowded host,
+ * and its ratios are noisier for it. null where /proc/stat is missing.
+ */
+export function stealPercent(from, to = cpuCounters()) {
+  if (!from || !to || to.total <= from.total) return null;
+  return Math.round(((to.steal - from.steal) / (to.total - from.total)) * 1000) / 10;
+}

@@ -6,7 +6,7 @@
  */
 import { GATEWAY_HEADERS, PLAN, SANDBOX_HEADERS } from "./config.mjs";
 import { round, runLoad, summarize } from "./load.mjs";
-import { runtimeCpuMs } from "./runtime.mjs";
+import { cpuCounters, runtimeCpuMs, stealPercent } from "./runtime.mjs";
 
 export const API = "/api/v1/partner";
 
@@ -278,6 +278,7 @@ export async function timedRound(scenario, target, runtime, fixtures, mode) {
   const tracker = scenario.flow ? flowTracker() : null;
   const cpuBefore = runtimeCpuMs(runtime);
   const loadgenBefore = process.cpuUsage();
+  const countersBefore = cpuCounters();
   const run = await runLoad({
     url: runtime.url,
     connections: PLAN[mode].connections,
@@ -294,6 +295,7 @@ export async function timedRound(scenario, target, runtime, fixtures, mode) {
     failedFlows: tracker?.failed ?? 0,
     runtimeCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
     loadgenCpuMs: (loadgen.user + loadgen.system) / 1000,
+    stealPercent: stealPercent(countersBefore),
   };
 }
 
@@ -321,6 +323,8 @@ export function combineRounds(scenario, rounds) {
     rps: round(items / seconds, 1),
     ...(scenario.flow ? { flows: items, failedFlows: rounds.reduce((t, r) => t + r.failedFlows, 0), requestRps: round(sum("ok") / seconds, 1) } : {}),
     latency: summarize(samples),
+    // Each slice on its own: a slice the host slowed down (its steal) shows here.
+    slices: rounds.map((r) => ({ p50: r.run.latency.p50, p99: r.run.latency.p99, n: r.items, stealPercent: r.stealPercent })),
     // CPU the runtime (workerd: worker, Durable Objects, D1, sandbox) spent
     // per answer, and how many cores it kept busy; the load generator beside it.
     cpu:
