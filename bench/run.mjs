@@ -204,7 +204,7 @@ async function main() {
     logs,
     measurements,
   };
-  report.comparison = compareWithPrevious(report);
+  report.comparison = compareWithPrevious(report, againstArg());
   report.verdicts.push(regressionVerdict(report.comparison));
   const path = writeResults(report);
 
@@ -220,7 +220,7 @@ function rerender(path) {
   const report = JSON.parse(readFileSync(path, "utf8"));
   report.table = tabulate(report.measurements);
   report.verdicts = judge(report.table, report.bundle, report.profile);
-  report.comparison = compareWithPrevious(report);
+  report.comparison = compareWithPrevious(report, againstArg());
   report.verdicts.push(regressionVerdict(report.comparison));
   if (report.profile) report.profile.summary = summarize(report.profile.ladder, report.profile.cpu, report.profile.logCost, report.measurements, report.profile.writeAhead);
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
@@ -228,6 +228,12 @@ function rerender(path) {
   console.log(`${consoleTable(report.table)}\n`);
   for (const v of report.verdicts) console.log(`${verdictWord(v.met).padEnd(12)} ${v.target}: ${v.value ?? "–"}`);
   console.log(`\nre-rendered ${path} and bench/results/latest.md`);
+}
+
+/** `--against <results file>`: compare with that run instead of the newest earlier one. */
+function againstArg() {
+  const at = process.argv.indexOf("--against");
+  return at >= 0 ? process.argv[at + 1] : null;
 }
 
 const reportArg = process.argv.indexOf("--report");

@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { PLAN, RESULTS_DIR, ROOT, UPSTREAM_LATENCY_MS } from "./config.mjs";
 import { cpuCounters, stealPercent } from "./runtime.mjs";
 import { SCENARIOS, TARGETS } from "./scenarios.mjs";
@@ -188,8 +188,8 @@ export function previousRun(date) {
  * a higher latency or CPU ratio, a lower throughput ratio. Ratios, not
  * milliseconds: both runs measured the bare proxy on their own machine.
  */
-export function compareWithPrevious(report) {
-  const previous = previousRun(report.date);
+export function compareWithPrevious(report, againstPath = null) {
+  const previous = againstPath ? { file: basename(againstPath), run: JSON.parse(readFileSync(againstPath, "utf8")) } : previousRun(report.date);
   if (!previous) return null;
   const before = Object.fromEntries(previous.run.table.map((r) => [r.key, r]));
   const rows = [];
@@ -205,6 +205,7 @@ export function compareWithPrevious(report) {
     }
   }
   return {
+    chosen: Boolean(againstPath),
     against: `bench/results/${previous.file}`,
     date: previous.run.date,
     source: previous.run.source?.commit ?? null,
@@ -217,7 +218,7 @@ export function compareWithPrevious(report) {
 /** Issue #8's verdict on the comparison. */
 export function regressionVerdict(comparison) {
   return {
-    target: `no gateway/bare-proxy ratio more than ${REGRESSION_LIMIT * 100}% worse than the last recorded run (issue #8)`,
+    target: `no gateway/bare-proxy ratio more than ${REGRESSION_LIMIT * 100}% worse than ${comparison?.chosen ? "the chosen earlier run" : "the last recorded run"} (issue #8)`,
     value: comparison ? `${comparison.regressions.length} of ${comparison.rows.length} worse (vs ${comparison.against.replace("bench/results/", "")})` : null,
     met: comparison ? comparison.regressions.length === 0 : null,
   };
@@ -227,7 +228,7 @@ function comparisonMarkdown(comparison, table) {
   if (!comparison) return [];
   const lines = [
     "",
-    `**Against the last recorded run** (\`${comparison.against}\`, ${comparison.date}, source ${comparison.source}): gateway / bare proxy then → now, and how much worse now (negative: better). Issue #8: no ratio more than ${comparison.limitPercent}% worse.`,
+    `**Against ${comparison.chosen ? "a chosen earlier run" : "the last recorded run"}** (\`${comparison.against}\`, ${comparison.date}, source ${comparison.source}): gateway / bare proxy then → now, and how much worse now (negative: better). Issue #8: no ratio more than ${comparison.limitPercent}% worse.`,
     "",
     `| operation | ${COMPARED.map((c) => c.label).join(" | ")} |`,
     `|---|${COMPARED.map(() => "---:").join("|")}|`,
@@ -245,7 +246,7 @@ function comparisonMarkdown(comparison, table) {
   lines.push(
     "",
     n === 0
-      ? `No ratio is more than ${comparison.limitPercent}% worse than in the last recorded run (${comparison.rows.length} compared).`
+      ? `No ratio is more than ${comparison.limitPercent}% worse (${comparison.rows.length} compared).`
       : `${n} of ${comparison.rows.length} ratios are more than ${comparison.limitPercent}% worse (⚠): ${comparison.regressions.map((r) => `${r.key} ${r.metric} +${r.worseByPercent}%`).join(", ")}.`,
   );
   return lines;
