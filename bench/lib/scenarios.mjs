@@ -79,6 +79,7 @@ export function consumingPoolSize() {
  */
 export async function createReceipts(runtime, target, merchant, count) {
   const ids = [];
+  const counters = cpuCounters();
   const result = await runLoad({
     url: runtime.url,
     connections: Math.min(16, count),
@@ -97,7 +98,10 @@ export async function createReceipts(runtime, target, merchant, count) {
     ],
   });
   if (ids.length < count) {
-    throw new Error(`${target.key}: created ${ids.length} of ${count} receipts; statuses ${JSON.stringify(result.statuses)}`);
+    throw new Error(
+      `${target.key}: created ${ids.length} of ${count} receipts within the fixtures' bound (${result.seconds} s); statuses ${JSON.stringify(result.statuses)}. ` +
+        `The host took ${stealPercent(counters) ?? "?"}% of this machine's CPU meanwhile (steal): if that is high, run again when it is quieter.`,
+    );
   }
   return ids;
 }
