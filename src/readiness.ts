@@ -8,6 +8,7 @@
  * dependencies answer. Never names a secret.
  */
 import { ApiError } from "./errors";
+import { log } from "./redact";
 import { allShards } from "./tid-shards";
 import { UpstreamClient } from "./upstream/client";
 
@@ -51,6 +52,10 @@ function databases(env: Env): [string, D1Database][] {
 export async function checkReadiness(env: Env, requestId: string): Promise<{ ok: true; upstream: "ok"; db: "ok" }> {
   const probes = await Promise.all([probeUpstream(env, requestId), ...databases(env).map(([binding, db]) => probeD1(binding, db))]);
   const problems = probes.flatMap((probe) => (probe.ok ? [] : [probe.problem]));
-  if (problems.length > 0) throw new ApiError("not_ready", `Not ready: ${problems.join("; ")}.`, { retry_after: 5 });
+  if (problems.length > 0) {
+    // The on-call engineer's log query finds it, with what failed (never a secret): docs/production.md.
+    log("warn", "not_ready", { request_id: requestId, problems });
+    throw new ApiError("not_ready", `Not ready: ${problems.join("; ")}.`, { retry_after: 5 });
+  }
   return { ok: true, upstream: "ok", db: "ok" };
 }

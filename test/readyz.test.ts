@@ -1,7 +1,7 @@
 // GET /readyz: ready only when the upstream answers an authenticated probe and D1 answers.
 import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app";
 import { expectError, expectStatus } from "./helpers";
 import { scriptedUpstream } from "./support/scripted-upstream";
@@ -18,7 +18,15 @@ describe("GET /readyz", () => {
 
   it("is not ready when the upstream refuses the gateway's credential, and says so without the secret", async () => {
     scriptedUpstream.on("receipt/check-id", { kind: "status", status: 401, code: "UNAUTHORIZED" });
+    const warn = vi.spyOn(console, "warn");
     const res = await readyz();
+    // One warn line for the on-call engineer's query, naming what failed and no secret.
+    const lines = warn.mock.calls.map(([line]) => JSON.parse(String(line)) as { event: string; problems?: string[] });
+    warn.mockRestore();
+    expect(lines.filter((line) => line.event === "not_ready")).toEqual([
+      expect.objectContaining({ level: "warn", event: "not_ready", problems: ["the upstream refused the gateway's credential (UPSTREAM_API_KEY)"] }),
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(env.UPSTREAM_API_KEY);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     const error = await expectError(res, 503, "not_ready");
     expect(error.message).toMatch(/refused the gateway's credential \(UPSTREAM_API_KEY\)/);
