@@ -9,10 +9,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { basename, join } from "node:path";
 import { PLAN, RESULTS_DIR, ROOT, UPSTREAM_LATENCY_MS } from "./config.mjs";
-import { cpuCounters, stealPercent } from "./runtime.mjs";
 import { SCENARIOS, TARGETS } from "./scenarios.mjs";
-
-export { cpuCounters, stealPercent };
 
 /** The targets (#12), as data so the table and the verdicts agree. */
 // pay is judged on both starting points: a receipt object started cold, and one in memory.
