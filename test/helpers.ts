@@ -5,7 +5,7 @@ import { SignJWT } from "jose";
 import { expect } from "vitest";
 import { receiptStub } from "../src/receipt-object";
 import { findTid, type TidRow } from "../src/tid-index";
-import { tidIndexFor } from "../src/tid-shards";
+import { tidIndexFor, tidShards } from "../src/tid-shards";
 
 export const API = "http://gateway.test/api/v1/partner";
 
@@ -271,4 +271,32 @@ export async function dumpStorage(stub: DurableObjectStub, label = ""): Promise<
         .map((row) => `${label}${table}: ${JSON.stringify(row)}`),
     );
   });
+}
+
+/** Every row of every table of every D1 database (DB and the tid index's shards). */
+export async function dumpD1(): Promise<string[]> {
+  const rows: string[] = [];
+  for (const db of new Set([env.DB, ...tidShards(env).map((shard) => shard.db)])) {
+    const tables = await db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'")
+      .all<{ name: string }>();
+    for (const { name } of tables.results) {
+      const { results } = await db.prepare(`SELECT * FROM "${name}"`).all();
+      rows.push(...results.map((row) => `${name}: ${JSON.stringify(row)}`));
+    }
+  }
+  return rows;
+}
+
+/** The raw card data a text contains (masked card numbers are allowed). */
+export function cardDataIn(text: string, values: { pans: readonly string[]; otps: readonly string[]; expiries: readonly string[] }): string[] {
+  const found: string[] = [];
+  for (const pan of values.pans) if (text.includes(pan)) found.push(pan);
+  if (text.includes("tok_sandbox_")) found.push("tok_sandbox_");
+  // An OTP or an expiry is a few digits: look for it as a value, not inside longer
+  // numbers (a timestamp) or random identifiers (a request id "7dd2907e-..." is no expiry).
+  const asValue = (digits: string) => new RegExp(`(^|[^0-9A-Za-z])${digits}([^0-9A-Za-z]|$)`).test(text);
+  for (const otp of values.otps) if (asValue(otp)) found.push(otp);
+  for (const expire of values.expiries) if (asValue(expire)) found.push(expire);
+  return found;
 }

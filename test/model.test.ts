@@ -55,7 +55,8 @@ import {
   TOKEN_OF,
   type Who,
 } from "./model/sim";
-import { callLog, cardDataIn, dumpD1, dumpObject, dumpTidIndex, type LoggedCall, readStored, sandboxSeen, type SandboxSeen, settle, stubOf } from "./model/world";
+import { cardDataIn, dumpD1 } from "./helpers";
+import { callLog, dumpObject, dumpTidIndex, type LoggedCall, readStored, sandboxSeen, type SandboxSeen, settle, stubOf } from "./model/world";
 import { scriptedUpstream, type Fault } from "./support/scripted-upstream";
 
 declare global {

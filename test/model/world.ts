@@ -140,29 +140,4 @@ export async function dumpTidIndex(ids: readonly string[], tids: readonly string
   return rows;
 }
 
-/** Every row of every table of every D1 database (DB and the tid index's shards). */
-export async function dumpD1(): Promise<string[]> {
-  const rows: string[] = [];
-  for (const db of new Set([env.DB, ...tidShards(env).map((shard) => shard.db)])) {
-    const tables = await db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'")
-      .all<{ name: string }>();
-    for (const { name } of tables.results) {
-      const { results } = await db.prepare(`SELECT * FROM "${name}"`).all();
-      rows.push(...results.map((row) => `${name}: ${JSON.stringify(row)}`));
-    }
-  }
-  return rows;
-}
 
-/** The raw card data a text contains (masked card numbers are allowed). */
-export function cardDataIn(text: string, values: { pans: readonly string[]; otps: readonly string[]; expiries: readonly string[] }): string[] {
-  const found: string[] = [];
-  for (const pan of values.pans) if (text.includes(pan)) found.push(pan);
-  if (text.includes("tok_sandbox_")) found.push("tok_sandbox_");
-  // An OTP inside a longer number (a timestamp) is not one.
-  for (const otp of values.otps) if (new RegExp(`(^|[^0-9])${otp}([^0-9]|$)`).test(text)) found.push(otp);
-  // An expiry is four digits: look for it as a value, not inside ids or numbers.
-  for (const expire of values.expiries) if (new RegExp(`(^|[^0-9A-Za-z])${expire}([^0-9A-Za-z]|$)`).test(text)) found.push(expire);
-  return found;
-}
