@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run client`: client/src/schema.d.ts from the committed openapi.json,
-// with openapi-typescript (installed by `npm install --prefix client`). The
+// with openapi-typescript (installed by the root `npm install`: client/ is an npm workspace). The
 // header records the sha256 of the openapi.json it came from, so
 // test/client.test.ts fails when the document changed and this was not rerun.
 import { createHash } from "node:crypto";
