@@ -78,6 +78,11 @@ export interface DecisionContext {
   holdEnabled: boolean;
   /** The phase was read from the upstream during this operation (not a stored copy). */
   fresh: boolean;
+  /**
+   * A call whose outcome was unknown may still act upstream (rule 8's late
+   * upstream): the stored copy may be stale, so money moves only after a fresh look.
+   */
+  suspect: boolean;
 }
 
 export type Decision =
@@ -107,9 +112,15 @@ const CANCELLED_MESSAGE = (ctx: DecisionContext) => `The ${nounOf(ctx.kind)} is 
 const PAID_MESSAGE = (ctx: DecisionContext, phase: Phase) =>
   `The ${nounOf(ctx.kind)} is already paid (${phase === "held" ? "the amount is held" : phase === "awaiting_supplier" ? "awaiting the supplier" : "paid"}).`;
 
+/** Rule 8: while a call in flight, the supplier or a late upstream may still change it, the stored copy is not trusted. */
+const STALE: readonly Row[] = [
+  { phases: ["in_flight", "awaiting_supplier"], when: (ctx) => !ctx.fresh, then: ASK_FIRST },
+  { when: (ctx) => ctx.suspect && !ctx.fresh, then: ASK_FIRST },
+];
+
 /** Authorize (send an OTP) and pay share their refusals: only an unpaid, open record may be paid. */
 const PAYABLE: readonly Row[] = [
-  { phases: ["in_flight", "awaiting_supplier"], when: (ctx) => !ctx.fresh, then: ASK_FIRST },
+  ...STALE,
   { phases: ["exhausted"], then: (ctx) => refuse("otp_attempts_exhausted", EXHAUSTED_MESSAGE(ctx)) },
   { phases: ["cancelled"], then: (ctx) => refuse("receipt_cancelled", CANCELLED_MESSAGE(ctx)) },
   { phases: ["paid", "held", "awaiting_supplier"], then: (ctx, phase) => refuse("receipt_already_paid", PAID_MESSAGE(ctx, phase)) },
@@ -128,7 +139,7 @@ export const LIFECYCLE: Record<Operation, readonly Row[]> = {
     { when: (ctx) => ctx.caller !== "partner", then: refuse("forbidden", "hold-confirm is for the partner backend only.") },
     { when: (ctx) => !ctx.holdEnabled, then: refuse("hold_not_enabled", "The hold function is not enabled in this deployment.") },
     { when: (ctx) => ctx.kind !== "receipt" || !ctx.isHold, then: refuse("receipt_not_held", "This receipt was not created with is_hold.") },
-    { phases: ["in_flight", "awaiting_supplier"], when: (ctx) => !ctx.fresh, then: ASK_FIRST },
+    ...STALE,
     { phases: ["held"], then: CALL },
     { phases: ["exhausted"], then: (ctx) => refuse("otp_attempts_exhausted", EXHAUSTED_MESSAGE(ctx)) },
     { phases: ["cancelled"], then: refuse("receipt_cancelled", "The receipt is cancelled.") },
@@ -137,8 +148,10 @@ export const LIFECYCLE: Record<Operation, readonly Row[]> = {
   ],
   cancel: [
     { when: (ctx) => ctx.kind !== "receipt", then: refuse("cancel_not_allowed", "Transfers cannot be cancelled.") },
-    { phases: ["in_flight", "awaiting_supplier"], when: (ctx) => !ctx.fresh, then: ASK_FIRST },
+    ...STALE,
     { phases: ["cancelled", "exhausted"], then: refuse("cancel_not_allowed", "The receipt is already cancelled.") },
+    // Rule 8: a user's cancel is never decided from a stored copy (a late pay may have landed since).
+    { when: (ctx) => ctx.caller === "user" && !ctx.fresh, then: ASK_FIRST },
     { phases: ["awaiting_supplier"], then: refuse("cancel_not_allowed", "A receipt awaiting the supplier's answer (state 57) cannot be cancelled.") },
     { when: (ctx) => ctx.qrMerchant, then: refuse("cancel_not_allowed", "Receipts of QR merchants cannot be cancelled.") },
     { phases: ["held", "paid"], when: (ctx) => ctx.caller !== "partner", then: refuse("forbidden", "Only the partner backend may cancel a paid or held receipt.") },
@@ -177,6 +190,22 @@ export interface GuessCounts {
 }
 
 export const guessesOf = (counts: GuessCounts): number => counts.wrong + counts.unconfirmed;
+
+/**
+ * What the upstream's answer to an OTP-bearing call says of its OTP (rule 2).
+ * `unknown`: no answer (timeout, 5xx, unreadable); the note stays and
+ * reconciliation decides. A refusal with a code the gateway does not know
+ * (`upstream_refused`) may have judged the OTP: unconfirmed.
+ */
+export function otpVerdictOf(
+  answer: { ok: true } | { ok: false; outcome: "rejected" | "unknown"; judged: boolean; code: ErrorCode },
+): OtpVerdict | "unknown" {
+  if (answer.ok) return "accepted";
+  if (answer.outcome === "unknown") return "unknown";
+  if (answer.code === "otp_invalid" || answer.code === "otp_attempts_exhausted") return "wrong";
+  if (answer.code === "upstream_refused") return "unconfirmed";
+  return answer.judged ? "accepted" : "not_judged";
+}
 
 export function countGuess(counts: GuessCounts, verdict: OtpVerdict): GuessCounts {
   if (verdict === "wrong") return { ...counts, wrong: counts.wrong + 1 };
@@ -232,6 +261,48 @@ export interface ScheduleFacts {
   pendingSince: number;
   /** The upstream's own timeout: a call in flight is not reconciled before it could have ended. */
   upstreamTimeoutMs: number;
+  /** The next late read of a suspect record (lateReadAt), if any. */
+  lateReadAt: number | null;
+}
+
+/**
+ * Rule 8's late upstream: after a call whose outcome was unknown (pay,
+ * hold-confirm, cancel) was first reconciled, the record is read again at
+ * these times after the call, whatever the first look showed: the upstream
+ * may act on it long after the gateway stopped waiting. Production: 1 min,
+ * 10 min, 1 h and 24 h; development: four looks within 2 minutes, so a late
+ * change shows while someone watches.
+ */
+export const LATE_READ_SCHEDULES = {
+  production: [60_000, 600_000, 3_600_000, 86_400_000],
+  development: [15_000, 35_000, 70_000, 110_000],
+} as const satisfies Record<string, readonly number[]>;
+
+export const lateReadSchedule = (environment: string | undefined): readonly number[] =>
+  environment === "development" ? LATE_READ_SCHEDULES.development : LATE_READ_SCHEDULES.production;
+
+/** The operations whose late action upstream would change the record's state. */
+export const STATE_CHANGING_CALLS: ReadonlySet<string> = new Set(["pay", "hold-confirm", "cancel"]);
+
+export interface SuspectFacts {
+  /** When the suspect call left (ms); 0 when nothing is suspect. */
+  since: number;
+  /** Late reads done so far. */
+  reads: number;
+}
+
+/** When the next late read is due, or null when none is (never suspect, or every read done). */
+export function lateReadAt(suspect: SuspectFacts, schedule: readonly number[]): number | null {
+  if (suspect.since === 0) return null;
+  const offset = schedule[suspect.reads];
+  return offset === undefined ? null : suspect.since + offset;
+}
+
+/** The late reads a look at the upstream made at `now` completes: every one due by then. */
+export function lateReadsDoneAt(suspect: SuspectFacts, schedule: readonly number[], now: number): SuspectFacts {
+  let reads = suspect.reads;
+  while (suspect.since !== 0 && reads < schedule.length && suspect.since + schedule[reads]! <= now) reads++;
+  return reads >= schedule.length ? { since: 0, reads: 0 } : { since: suspect.since, reads };
 }
 
 /** First look 1 s after the fault, then doubling to a minute: the first look is always within the minute rule 8 asks for. */
@@ -241,6 +312,14 @@ export function backoffMs(attempts: number): number {
 
 /** When the alarm should next reconcile this record, or null when it is settled. */
 export function nextReconcileAt(facts: ScheduleFacts, now: number): number | null {
+  const settling = settlingAt(facts, now);
+  if (facts.lateReadAt === null) return settling;
+  // A late read that failed backs off like any other look.
+  const late = Math.max(facts.lateReadAt, facts.attempts > 0 ? now + backoffMs(facts.attempts) : 0);
+  return settling === null ? late : Math.min(settling, late);
+}
+
+function settlingAt(facts: ScheduleFacts, now: number): number | null {
   if (facts.phase === "in_flight") {
     // Not before the call in flight could have ended on its own.
     return Math.max(facts.pendingSince + facts.upstreamTimeoutMs + 1000, now + backoffMs(facts.attempts));

@@ -35,14 +35,19 @@ import {
   exhaustedMessage,
   guessesOf,
   type KindName,
+  lateReadAt,
+  lateReadSchedule,
+  lateReadsDoneAt,
   MAX_GUESSES,
   nextReconcileAt,
   type Operation,
   type OtpVerdict,
   otpSendRefusal,
+  otpVerdictOf,
   type Phase,
   phaseOf,
   STATE,
+  STATE_CHANGING_CALLS,
   type UpstreamState,
 } from "./lifecycle";
 import { queueEvents } from "./events/publish";
@@ -145,6 +150,9 @@ export class ReceiptObject extends DurableObject<Env> {
         reconcile_attempts: 0,
         event_seq: 0,
         edge_closed: 0,
+        suspect_since: 0,
+        suspect_reads: 0,
+        suspect_otp: 0,
         created_at: now,
       },
       () => {
@@ -228,7 +236,7 @@ export class ReceiptObject extends DurableObject<Env> {
     if (!result.ok) return { ok: false, error: result.failure };
     const body = this.#merged(result.value);
     // Nothing new (the usual read) writes nothing, so the answer waits for no storage commit.
-    if (version === this.#version && !this.#busy && body !== rec.body) {
+    if (version === this.#version && !this.#busy && (body !== rec.body || this.#lateReadDue(rec))) {
       this.#store.change(() => this.#applyBody(result.value, op.requestId, body));
       this.#armAlarm();
     }
@@ -260,7 +268,7 @@ export class ReceiptObject extends DurableObject<Env> {
     const rec = this.#store.load();
     if (!rec) return;
     try {
-      if (this.#needsReconcile(rec)) await this.#reconcileAlone(rec);
+      if (this.#needsReconcile(rec) || this.#lateReadDue(rec)) await this.#reconcileAlone(rec);
       // Draining takes no lock: an operation may run meanwhile and add events; only the drained ones are marked sent.
       await this.#drain();
     } catch (err) {
@@ -278,9 +286,10 @@ export class ReceiptObject extends DurableObject<Env> {
     try {
       const before = rec.state;
       const pendingBefore = rec.pending_op;
+      const suspectBefore = rec.suspect_since;
       const looked = await this.#reconcile(new UpstreamClient(this.env, requestId), requestId);
       const after = this.#store.current!;
-      if (!looked.ok || after.state !== before || pendingBefore !== after.pending_op) {
+      if (!looked.ok || after.state !== before || pendingBefore !== after.pending_op || suspectBefore !== after.suspect_since) {
         this.#store.audit({ at: Date.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
       }
     } finally {
@@ -356,6 +365,7 @@ export class ReceiptObject extends DurableObject<Env> {
       qrMerchant: rec.qr_merchant === 1,
       holdEnabled: readConfig(this.env).holdEnabled,
       fresh,
+      suspect: rec.suspect_since !== 0,
     };
   }
 
@@ -424,15 +434,9 @@ export class ReceiptObject extends DurableObject<Env> {
     // Unknown: the note stays, the record is in flight until the upstream says what happened.
     if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };
     const rec = this.#store.current!;
-    const verdict: OtpVerdict | null = !withOtp
-      ? null
-      : result.ok
-        ? "accepted"
-        : result.failure.code === "otp_invalid" || result.failure.code === "otp_attempts_exhausted"
-          ? "wrong"
-          : result.judged
-            ? "accepted"
-            : "not_judged";
+    const verdict = withOtp
+      ? (otpVerdictOf(result.ok ? result : { ...result, code: result.failure.code }) as OtpVerdict)
+      : null;
     const answer = this.#store.change((): Outcome<T> => {
       this.#clearPending();
       if (verdict) this.#countGuess(verdict, requestId, result.ok ? undefined : result.failure.code === "otp_attempts_exhausted");
@@ -447,11 +451,24 @@ export class ReceiptObject extends DurableObject<Env> {
       await this.#finishExhaustion(upstream, requestId);
       return this.#exhausted();
     }
+    const attemptsLeft = Math.max(0, MAX_GUESSES - guessesOf(this.#counts()));
     if (!answer.ok && answer.error.code === "otp_invalid") {
       return fail("otp_invalid", "The OTP is wrong.", {
-        attempts_left: Math.max(0, MAX_GUESSES - guessesOf(this.#counts())),
+        attempts_left: attemptsLeft,
         ...(answer.error.upstream_code ? { upstream_code: answer.error.upstream_code } : {}),
       });
+    }
+    if (!answer.ok && verdict === "unconfirmed") {
+      // Rule 2: the payment service may have judged the OTP before refusing in words the gateway does not know.
+      const said = answer.error.message.replace(/ Nothing was done\.$/, "");
+      return {
+        ok: false,
+        error: {
+          ...answer.error,
+          message: `${said} Nothing was paid, but the OTP counts as a guess: the payment service may have judged it.`,
+          attempts_left: attemptsLeft,
+        },
+      };
     }
     return answer;
   }
@@ -509,6 +526,16 @@ export class ReceiptObject extends DurableObject<Env> {
 
   // --- reconciliation ---------------------------------------------------------
 
+  /** A late read of a suspect record is due (rule 8's late upstream). */
+  #lateReadDue(rec: RecordRow, now = Date.now()): boolean {
+    const at = lateReadAt({ since: rec.suspect_since, reads: rec.suspect_reads }, this.#lateReads);
+    return at !== null && at <= now;
+  }
+
+  get #lateReads(): readonly number[] {
+    return lateReadSchedule(readConfig(this.env).environment);
+  }
+
   /** A call's outcome is unknown, the supplier has not answered (57), or an exhaustion cancel is not confirmed. */
   #needsReconcile(rec: RecordRow): boolean {
     return rec.pending_op !== null || rec.state === STATE.awaitingSupplier || this.#exhaustionCancelPending(rec);
@@ -547,12 +574,14 @@ export class ReceiptObject extends DurableObject<Env> {
       const pending = this.#store.current!;
       const state = kindOf(rec.kind).stateOf(result.value);
       if (pending.pending_op !== null) {
-        if (pending.pending_otp === 1) {
-          const paid = state === STATE.paid || state === STATE.held || state === STATE.awaitingSupplier;
-          this.#countGuess(paid ? "accepted" : "unconfirmed", requestId);
-        }
+        const paid = isPaid(state);
+        if (pending.pending_otp === 1) this.#countGuess(paid ? "accepted" : "unconfirmed", requestId);
         // An authorize lost to a crash may have sent an SMS.
         if (pending.pending_op === "authorize") this.#countSend(undefined);
+        // The upstream may still act on the lost call: read again later (rule 8's late upstream).
+        if (STATE_CHANGING_CALLS.has(pending.pending_op)) {
+          this.#store.update({ suspect_since: pending.pending_since, suspect_reads: 0, suspect_otp: pending.pending_otp === 1 && !paid ? 1 : 0 });
+        }
         this.#clearPending();
       }
       this.#applyBody(result.value, requestId);
@@ -577,8 +606,26 @@ export class ReceiptObject extends DurableObject<Env> {
     const state = body.state as UpstreamState;
     this.#store.update({ state, body: merged });
     this.#version++;
+    if (rec.suspect_since !== 0) this.#lateRead(state);
     const type = eventForStateChange(rec.kind, previous, state);
     if (type) this.#emit(type, previous, requestId);
+  }
+
+  /**
+   * What the upstream showed at a look counts as every late read due by now.
+   * An OTP whose call was lost and counted as an unconfirmed guess is no
+   * guess once the record shows paid: it was right. Inside a change.
+   */
+  #lateRead(state: UpstreamState): void {
+    const rec = this.#store.current!;
+    const done = lateReadsDoneAt({ since: rec.suspect_since, reads: rec.suspect_reads }, this.#lateReads, Date.now());
+    const proven = rec.suspect_otp === 1 && isPaid(state);
+    this.#store.update({
+      suspect_since: done.since,
+      suspect_reads: done.reads,
+      suspect_otp: proven || done.since === 0 ? 0 : rec.suspect_otp,
+      ...(proven ? { unconfirmed_otps: Math.max(0, rec.unconfirmed_otps - 1) } : {}),
+    });
   }
 
   /** The stored body with an upstream answer laid over it (a reduced one lacks fields), showing the caller's tid: JSON text. */
@@ -653,6 +700,7 @@ export class ReceiptObject extends DurableObject<Env> {
         attempts: rec.reconcile_attempts,
         pendingSince: rec.pending_since,
         upstreamTimeoutMs: readConfig(this.env).upstreamTimeoutMs,
+        lateReadAt: lateReadAt({ since: rec.suspect_since, reads: rec.suspect_reads }, this.#lateReads),
       },
       now,
     );
@@ -683,3 +731,6 @@ export class ReceiptObject extends DurableObject<Env> {
     this.#alarmAt = at;
   }
 }
+
+/** The upstream took the money (paid, held, or paid and awaiting its supplier). */
+const isPaid = (state: UpstreamState): boolean => state === STATE.paid || state === STATE.held || state === STATE.awaitingSupplier;

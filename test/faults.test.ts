@@ -12,6 +12,7 @@ import {
   createReceipt,
   expectError,
   expectStatus,
+  letLateReadsComeDue,
   letSupplierAnswer,
   newTid,
   newUser,
@@ -97,6 +98,21 @@ describe("what is a guess (rule 2)", () => {
     expect(await outboxTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.otp_attempts_exhausted", "receipt.cancelled"]);
   });
 
+  it("refusals in codes the gateway does not know, after the upstream judged the OTP, count: no fourth OTP reaches it", async () => {
+    const receipt = await authorized();
+    // The upstream judges each OTP (act: the sandbox counts it), then refuses in words of its own.
+    scriptedUpstream.on("receipt/pay", { kind: "status", status: 400, code: "ACQUIRER_SAYS_NO", act: true }, { id: receipt.id, times: 3 });
+    const left: number[] = [];
+    for (let i = 0; i < 2; i++) left.push((await expectError(pay(receipt.id, OTP_WRONG), 422, "upstream_refused")).attempts_left);
+    expect(left).toEqual([2, 1]);
+    const exhausted = await expectError(pay(receipt.id, OTP_WRONG), 409, "otp_attempts_exhausted");
+    expect(exhausted.message).toMatch(/3 whose answer was lost/);
+    await expectError(pay(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
+    const upstream = await sandboxReceipt(receipt.id);
+    expect(upstream.otp_attempts).toBe(3);
+    expect(upstream.state).toBe(21);
+  });
+
   it("an OTP whose answer was lost but that paid is no guess: the upstream paid at once, answered late", async () => {
     const receipt = await authorized();
     await expectError(pay(receipt.id, OTP_OK, "tok_sandbox_paid_timeout"), 504, "upstream_timeout");
@@ -133,7 +149,9 @@ describe("a receipt the upstream will not cancel, once guesses run out, is close
     return expectError(call("receipt/anonymous/pay", { id, card, otp: OTP_OK }), 409, "otp_attempts_exhausted");
   }
 
+  /** Alarms until none is set, the late reads of a lost call (rule 8) made due first: then nothing else may keep the alarm going. */
   async function alarmsUntilQuiet(id: string): Promise<number> {
+    await letLateReadsComeDue("receipt", id);
     const stub = receiptStub(env, "receipt", id);
     let rounds = 0;
     while (rounds < 10 && (await runDurableObjectAlarm(stub))) rounds++;
@@ -191,13 +209,23 @@ describe("answers the gateway cannot read fail closed (rule 8)", () => {
     await expectError(call("receipt/cancel", { id: receipt.id }, { token: owner }), 403, "forbidden");
   });
 
-  it("a refusal with a code the gateway does not know is 422 upstream_refused, quoting it; nothing happened", async () => {
+  it("a refusal with a code the gateway does not know is 422 upstream_refused, quoting it; nothing was paid, and its OTP counts as a guess (rule 2)", async () => {
     const receipt = await authorized();
     scriptedUpstream.on("receipt/pay", { kind: "status", status: 400, code: "LIMIT_EXCEEDED_FOR_MCC", message: "Daily limit for this category" });
     const error = await expectError(pay(receipt.id, OTP_WRONG), 422, "upstream_refused");
     expect(error.upstream_code).toBe("LIMIT_EXCEEDED_FOR_MCC");
     expect(error.message).toContain("Daily limit for this category");
-    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null, wrong_otps: 0, unconfirmed_otps: 0 });
+    expect(error.message).toMatch(/counts as a guess/);
+    expect(error.attempts_left).toBe(2);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(0);
+  });
+
+  it("a refusal the gateway does not know, of a pay without an OTP, counts nothing: the next OTP still has three tries", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    scriptedUpstream.on("receipt/pay", { kind: "status", status: 400, code: "LIMIT_EXCEEDED_FOR_MCC" });
+    const error = await expectError(pay(receipt.id, undefined), 422, "upstream_refused");
+    expect(error.message).not.toMatch(/guess/);
+    expect(error.attempts_left).toBeUndefined();
   });
 });
 

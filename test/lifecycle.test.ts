@@ -9,9 +9,13 @@ import {
   eventForStateChange,
   exhaustedMessage,
   guessesOf,
+  LATE_READ_SCHEDULES,
+  lateReadAt,
+  lateReadsDoneAt,
   nextReconcileAt,
   type Operation,
   otpSendRefusal,
+  otpVerdictOf,
   type Phase,
   phaseOf,
   STATE,
@@ -26,6 +30,7 @@ const ctx = (overrides: Partial<DecisionContext> = {}): DecisionContext => ({
   qrMerchant: false,
   holdEnabled: true,
   fresh: false,
+  suspect: false,
   ...overrides,
 });
 
@@ -73,6 +78,14 @@ describe("pay and authorize (rules 2, 3 and 8)", () => {
     expect(verdict("pay", "awaiting_supplier", { fresh: true })).toBe("receipt_already_paid");
   });
 
+  it("a record suspect of a late change upstream is looked at before any money moves (rule 8)", () => {
+    for (const operation of ["pay", "authorize", "cancel"] as const) {
+      for (const phase of ["created", "held", "paid"] as const) expect(verdict(operation, phase, { suspect: true })).toBe("ask");
+      expect(verdict(operation, "created", { suspect: true, fresh: true })).toBe(verdict(operation, "created"));
+    }
+    expect(verdict("hold-confirm", "held", { isHold: true, suspect: true })).toBe("ask");
+  });
+
   it("a transfer is paid like a receipt, and has no authorize step", () => {
     expect(table("pay", { kind: "transfer" })).toEqual(table("pay"));
     expect(verdict("authorize", "created", { kind: "transfer" })).toBe("invalid_request");
@@ -117,14 +130,26 @@ describe("cancel (rule 4, and users only while unpaid)", () => {
     expect(verdict("cancel", "awaiting_supplier", { fresh: true })).toBe("cancel_not_allowed");
   });
 
-  it("a user cancels only an unpaid receipt: never a paid or held one, nor one whose outcome is unknown until it is looked at", () => {
+  it("a user's cancel is never decided from a stored copy (rule 8): the upstream is asked first, whatever is stored", () => {
     expect(table("cancel", { caller: "user" })).toEqual({
-      created: "call",
-      held: "forbidden",
-      paid: "forbidden",
+      created: "ask",
+      held: "ask",
+      paid: "ask",
       awaiting_supplier: "ask",
       cancelled: "cancel_not_allowed",
       in_flight: "ask",
+      exhausted: "cancel_not_allowed",
+    });
+  });
+
+  it("a user cancels only an unpaid receipt: after the fresh look, a paid or held one is forbidden", () => {
+    expect(table("cancel", { caller: "user", fresh: true })).toEqual({
+      created: "call",
+      held: "forbidden",
+      paid: "forbidden",
+      awaiting_supplier: "cancel_not_allowed",
+      cancelled: "cancel_not_allowed",
+      in_flight: "operation_in_progress",
       exhausted: "cancel_not_allowed",
     });
   });
@@ -138,6 +163,20 @@ describe("cancel (rule 4, and users only while unpaid)", () => {
 });
 
 describe("OTP accounting (rule 2)", () => {
+  it("what an answer says of the OTP it carried: an unknown refusal code is an unconfirmed guess", () => {
+    const refused = (code: "otp_invalid" | "otp_attempts_exhausted" | "upstream_refused" | "card_declined" | "otp_expired" | "upstream_unavailable", judged = true) =>
+      otpVerdictOf({ ok: false, outcome: "rejected", judged, code });
+    expect(otpVerdictOf({ ok: true })).toBe("accepted");
+    expect(otpVerdictOf({ ok: false, outcome: "unknown", judged: true, code: "upstream_timeout" })).toBe("unknown");
+    expect(refused("otp_invalid")).toBe("wrong");
+    expect(refused("otp_attempts_exhausted")).toBe("wrong");
+    // It may have been judged: it counts, though the gateway cannot say it was wrong.
+    expect(refused("upstream_refused", false)).toBe("unconfirmed");
+    expect(refused("card_declined")).toBe("accepted");
+    expect(refused("otp_expired", false)).toBe("not_judged");
+    expect(refused("upstream_unavailable", false)).toBe("not_judged");
+  });
+
   it("wrong and unconfirmed OTPs are guesses; accepted and unjudged ones are not", () => {
     let counts = { wrong: 0, unconfirmed: 0 };
     for (const v of ["not_judged", "accepted", "wrong", "not_judged", "unconfirmed"] as const) counts = countGuess(counts, v);
@@ -176,7 +215,7 @@ describe("events", () => {
 });
 
 describe("reconciliation schedule (rule 8)", () => {
-  const base = { exhaustionCancelPending: false, attempts: 0, pendingSince: 0, upstreamTimeoutMs: 10_000 };
+  const base = { exhaustionCancelPending: false, attempts: 0, pendingSince: 0, upstreamTimeoutMs: 10_000, lateReadAt: null };
 
   it("a call in flight is looked at once it must have ended, then with backoff capped at a minute", () => {
     expect(nextReconcileAt({ ...base, phase: "in_flight", pendingSince: 1000 }, 1000)).toBe(12_000);
@@ -190,5 +229,37 @@ describe("reconciliation schedule (rule 8)", () => {
     expect(nextReconcileAt({ ...base, phase: "awaiting_supplier" }, 0)).toBe(5000);
     expect(nextReconcileAt({ ...base, phase: "exhausted", exhaustionCancelPending: true, attempts: 1 }, 0)).toBe(2000);
     for (const phase of ["created", "held", "paid", "cancelled"] as const) expect(nextReconcileAt({ ...base, phase }, 0)).toBeNull();
+  });
+});
+
+describe("late reads (rule 8's late upstream)", () => {
+  const minute = 60_000;
+
+  it("production reads a suspect record again 1 min, 10 min, 1 h and 24 h after the call; development within 2 minutes", () => {
+    const schedule = LATE_READ_SCHEDULES.production;
+    const times: number[] = [];
+    let suspect = { since: 1_000, reads: 0 };
+    for (let at = lateReadAt(suspect, schedule); at !== null; at = lateReadAt(suspect, schedule)) {
+      times.push(at - 1_000);
+      suspect = lateReadsDoneAt(suspect, schedule, at);
+    }
+    expect(times).toEqual([minute, 10 * minute, 60 * minute, 24 * 60 * minute]);
+    expect(suspect).toEqual({ since: 0, reads: 0 });
+    expect(Math.max(...LATE_READ_SCHEDULES.development)).toBeLessThanOrEqual(2 * minute);
+  });
+
+  it("a look made for any reason counts as every late read due by then, and none not yet due", () => {
+    const schedule = LATE_READ_SCHEDULES.production;
+    expect(lateReadsDoneAt({ since: 0, reads: 0 }, schedule, 10 * minute)).toEqual({ since: 0, reads: 0 });
+    expect(lateReadsDoneAt({ since: 0 + 1, reads: 0 }, schedule, 30_000)).toEqual({ since: 1, reads: 0 });
+    expect(lateReadsDoneAt({ since: 1, reads: 0 }, schedule, 11 * minute)).toEqual({ since: 1, reads: 2 });
+  });
+
+  it("the alarm is set for the next late read, or sooner for anything else owed", () => {
+    const base = { exhaustionCancelPending: false, attempts: 0, pendingSince: 0, upstreamTimeoutMs: 10_000 };
+    expect(nextReconcileAt({ ...base, phase: "created", lateReadAt: 70_000 }, 10_000)).toBe(70_000);
+    expect(nextReconcileAt({ ...base, phase: "awaiting_supplier", lateReadAt: 70_000 }, 10_000)).toBe(15_000);
+    // A late read that failed backs off.
+    expect(nextReconcileAt({ ...base, phase: "paid", lateReadAt: 70_000, attempts: 6 }, 70_000)).toBe(130_000);
   });
 });

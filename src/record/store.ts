@@ -15,7 +15,7 @@
  */
 import type { KindName, UpstreamState } from "../lifecycle";
 
-export const CURRENT_SCHEMA_VERSION = 3;
+export const CURRENT_SCHEMA_VERSION = 4;
 
 export interface RecordRow {
   kind: KindName;
@@ -48,6 +48,15 @@ export interface RecordRow {
   event_seq: number;
   /** 1: exhausted, and the upstream refused for good to cancel it: closed at the edge, no more cancels sent. */
   edge_closed: number;
+  /**
+   * Rule 8's late upstream: when the last call whose outcome was unknown left
+   * (0: nothing suspect), how many of the late reads after it are done, and
+   * 1 when its OTP was counted as an unconfirmed guess that a late payment
+   * would prove right.
+   */
+  suspect_since: number;
+  suspect_reads: number;
+  suspect_otp: number;
   created_at: number;
   updated_at: number;
 }
@@ -115,6 +124,12 @@ const MIGRATIONS: Record<number, readonly string[]> = {
   ],
   // v3: an exhaustion cancel the upstream refused for good is remembered, so it is not retried forever.
   3: ["ALTER TABLE record ADD COLUMN edge_closed INTEGER NOT NULL DEFAULT 0"],
+  // v4: a call whose outcome was unknown stays suspect after its first reconciliation (rule 8's late upstream).
+  4: [
+    "ALTER TABLE record ADD COLUMN suspect_since INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE record ADD COLUMN suspect_reads INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE record ADD COLUMN suspect_otp INTEGER NOT NULL DEFAULT 0",
+  ],
 };
 
 const META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)";
@@ -135,7 +150,8 @@ const SCHEMA_CURRENT = `
     upstream_tid TEXT NOT NULL DEFAULT '', unconfirmed_otps INTEGER NOT NULL DEFAULT 0,
     pending_op TEXT, pending_otp INTEGER NOT NULL DEFAULT 0, pending_since INTEGER NOT NULL DEFAULT 0,
     pending_request_id TEXT, reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0,
-    edge_closed INTEGER NOT NULL DEFAULT 0);
+    edge_closed INTEGER NOT NULL DEFAULT 0, suspect_since INTEGER NOT NULL DEFAULT 0,
+    suspect_reads INTEGER NOT NULL DEFAULT 0, suspect_otp INTEGER NOT NULL DEFAULT 0);
   CREATE TABLE audit (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, op TEXT NOT NULL, actor TEXT NOT NULL,
     request_id TEXT NOT NULL, outcome TEXT NOT NULL, state INTEGER, detail TEXT);
