@@ -37,6 +37,8 @@ export default defineConfig(async () => {
             // The supplier of a 57 receipt never answers on its own during a
             // test run: a test that wants its answer calls letSupplierAnswer.
             SANDBOX_SUPPLIER_DELAY_MS: "600000",
+            // Nor does a tok_sandbox_pays_late pay take effect: a test that wants it calls letLatePayHappen.
+            SANDBOX_LATE_MS: "600000",
             // The receiver that never answers is given up on this fast.
             WEBHOOK_TIMEOUT_MS: "300",
             TEST_WRANGLER_QUEUES: { development: queuesOf("dev"), production: queuesOf("production") },

@@ -227,6 +227,20 @@ export async function letLateReadsComeDue(kind: "receipt" | "transfer", id: stri
   await evictDurableObject(stub);
 }
 
+/**
+ * Moves the deadline of a tok_sandbox_pays_late pay of a receipt or transfer
+ * into the past, as if SANDBOX_LATE_MS had passed since the pay: the sandbox
+ * pays it the next time anything reads it.
+ */
+export async function letLatePayHappen(id: string): Promise<void> {
+  await runInDurableObject(sandboxStub(), (_instance, state) => {
+    for (const table of ["receipts", "transfers"]) {
+      state.storage.sql.exec(
+        `UPDATE ${table} SET late_pay_due_ms = ? WHERE id = ? AND late_pay_due_ms IS NOT NULL`, Date.now() - 1, id);
+    }
+  });
+}
+
 /** What a record's Durable Object has stored: its state, write-ahead note and counters (never card data). */
 export async function storedRecord(kind: "receipt" | "transfer", id: string) {
   return runInDurableObject(receiptStub(env, kind, id), (_instance, state) =>

@@ -164,7 +164,8 @@ describe("docs/reference.md: the sandbox", () => {
 
   it("names every sandbox token, each one the sandbox knows", () => {
     const tokens = new Set([...reference.matchAll(/tok_sandbox_[a-z_]+/g)].map((m) => m[0]));
-    for (const behaviour of ["ok", "insufficient", "supplier_pending", "supplier_fails", "timeout", "paid_timeout", "error", "busy"]) {
+    for (const behaviour of ["ok", "insufficient", "supplier_pending", "supplier_fails", "timeout", "paid_timeout", "error", "busy",
+      "pays_late", "judges_unknown"]) {
       expect(tokens).toContain(`tok_sandbox_${behaviour}`);
     }
     for (const token of tokens) expect(cardByToken(token), token).toBeDefined();

@@ -5,7 +5,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ensureSchema } from "../src/sandbox/sandbox-object";
-import { ageSandboxOtp, letSupplierAnswer, SANDBOX_OTP_TTL_MS } from "./helpers";
+import { ageSandboxOtp, letLatePayHappen, letSupplierAnswer, SANDBOX_OTP_TTL_MS } from "./helpers";
 import { scriptedUpstream } from "./support/scripted-upstream";
 
 const API = "https://sandbox.upstream.invalid/api/v1/partner/";
@@ -879,6 +879,145 @@ describe("the supplier of a receipt in 57", () => {
   });
 });
 
+describe("tok_sandbox_pays_late", () => {
+  const payLate = (id: string, otp?: string) => payToken(id, "tok_sandbox_pays_late", otp);
+  const callsOf = async (id: string) =>
+    ((await (await upstream().fetch(`https://x/__sandbox/calls?id=${id}`)).json()) as Json[]).map((c) => [c.path, c.status, c.code]);
+
+  it("answers pay as tok_sandbox_timeout does (500 after SANDBOX_TIMEOUT_DELAY_MS, state 0), then pays SANDBOX_LATE_MS after the call", async () => {
+    const plain = await created({ merchant_id: 1003 });
+    const hold = await created({ merchant_id: 1003, is_hold: true });
+    const moved = await transfer({ token: "tok_sandbox_pays_late" });
+    const started = Date.now();
+    const answers = await Promise.all([payLate(plain.id), payLate(hold.id), call("a2c/pay", { id: moved.receipt_id })]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_900);
+    for (const answer of answers) expectError(answer, 500, "INTERNAL_ERROR");
+    expect(await callsOf(plain.id)).toEqual([["receipt/pay", 500, "INTERNAL_ERROR"]]);
+
+    // Nothing is paid yet, and a reconciliation's read sees 0: vitest.config.ts sets the delay to 600000.
+    const view = (await sandboxRecord("receipts", plain.id)).body;
+    expect(view).toMatchObject({ state: 0, pay_date: 0, rrn: null, ofd: null, card_behaviour: "pays_late" });
+    expect(view.late_pay_due_at).toBeGreaterThanOrEqual(started + 600_000);
+    expect(view.late_pay_due_at).toBeLessThanOrEqual(Date.now() + 600_000);
+    expect((await call("receipt/check-id", { id: plain.id })).body.state).toBe(0);
+    expect((await call("receipt/check-id", { id: hold.id })).body.state).toBe(0);
+    expect((await call("a2c/get-by-id", { id: moved.receipt_id })).body.state).toBe(0);
+    expect((await sandboxRecord("a2c", moved.receipt_id)).body.late_pay_due_at).toBeGreaterThanOrEqual(started + 600_000);
+
+    for (const id of [plain.id, hold.id, moved.receipt_id]) await letLatePayHappen(id);
+    const late = (await call("receipt/check-id", { id: plain.id })).body;
+    expect(late).toMatchObject({
+      state: 4, error: null, cancel_date: 0, card_number: "860049******0094", ofd: { type: "Sale", code: 0 },
+    });
+    expect(String(late.pay_date)).toMatch(SECONDS);
+    expect(late.rrn).toMatch(/^\d{12}$/);
+    expect((await sandboxRecord("receipts", plain.id)).body).toMatchObject({ state: 4, late_pay_due_at: null });
+    // A hold receipt is held, as a normal pay of it would leave it.
+    expect((await call("receipt/check-id", { id: hold.id })).body).toMatchObject({ state: 5, pay_date: 0, ofd: null });
+    expect((await sandboxRecord("receipts", hold.id)).body.hold_status).toBe("held");
+    const movedLate = (await call("a2c/get-by-id", { id: moved.receipt_id })).body;
+    expect(movedLate).toMatchObject({ state: 4 });
+    expect(String(movedLate.pay_date)).toMatch(MS);
+    // Paid now, as any paid receipt: a second pay is refused and a cancel refunds it.
+    expectError(await payToken(plain.id, "tok_sandbox_ok"), 400, "RECEIPT_ALREADY_PAID");
+    expect((await call("receipt/cancel", { id: plain.id })).body).toMatchObject({ state: 21, ofd: { type: "Refund" } });
+  }, 30_000);
+
+  it("judges the OTP of an is_verify receipt first: a wrong one is OTP_INVALID and schedules nothing, the right one is counted and paid late", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    await sendOtp(receipt.id);
+    const wrong = await payLate(receipt.id, "000000");
+    expectError(wrong, 400, "OTP_INVALID");
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 0, late_pay_due_at: null, wrong_otp_attempts: 1 });
+    expectError(await payLate(receipt.id, OTP), 500, "INTERNAL_ERROR");
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 0, otp_attempts: 2, wrong_otp_attempts: 1 });
+    await letLatePayHappen(receipt.id);
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 4, otp_attempts: 2, late_pay_due_at: null });
+  }, 30_000);
+
+  it("pays nothing twice: a receipt cancelled or paid before the deadline stays as it is, and a repeated pay keeps the first deadline", async () => {
+    const cancelled = await created();
+    const paidMeanwhile = await created();
+    const repeated = await created();
+    await Promise.all([payLate(cancelled.id), payLate(paidMeanwhile.id), payLate(repeated.id)]);
+    const first = (await sandboxRecord("receipts", repeated.id)).body.late_pay_due_at;
+    const [cancel, paidOk] = await Promise.all([
+      call("receipt/cancel", { id: cancelled.id }), payToken(paidMeanwhile.id, "tok_sandbox_ok"), payLate(repeated.id),
+    ]);
+    expect(cancel.body).toMatchObject({ state: 21, ofd: null });
+    expect(paidOk.body).toMatchObject({ state: 4, card_number: "860049******0011" });
+    expect((await sandboxRecord("receipts", repeated.id)).body.late_pay_due_at).toBe(first);
+
+    for (const id of [cancelled.id, paidMeanwhile.id, repeated.id]) await letLatePayHappen(id);
+    expect((await call("receipt/check-id", { id: cancelled.id })).body).toEqual(cancel.body);
+    expect((await call("receipt/check-id", { id: paidMeanwhile.id })).body).toEqual(paidOk.body);
+    expect((await call("receipt/check-id", { id: repeated.id })).body.state).toBe(4);
+    for (const id of [cancelled.id, paidMeanwhile.id]) {
+      expect((await sandboxRecord("receipts", id)).body.late_pay_due_at).toBeNull();
+    }
+  }, 30_000);
+
+  it("a letLatePayHappen on a receipt with nothing pending changes nothing", async () => {
+    const receipt = await created();
+    await letLatePayHappen(receipt.id);
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 0, late_pay_due_at: null });
+  });
+});
+
+describe("tok_sandbox_judges_unknown", () => {
+  const payUnknown = (id: string, otp?: string) => payToken(id, "tok_sandbox_judges_unknown", otp);
+  const expectUnknown = (answer: Answer) => {
+    expect(answer.status).toBe(400);
+    // The bare envelope: nothing in the answer says what the upstream did.
+    expect(answer.body).toEqual({ error: { code: "SANDBOX_UNKNOWN", message: expect.any(String) } });
+  };
+
+  it("judges and counts each OTP, pays nothing and answers 400 SANDBOX_UNKNOWN; the third wrong one cancels, as any does", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    await sendOtp(receipt.id);
+    for (const [n, state] of [[1, 0], [2, 0], [3, 21]]) {
+      expectUnknown(await payUnknown(receipt.id, `00000${n}`));
+      expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({
+        state, otp_attempts: n, wrong_otp_attempts: n, pay_date: 0, card_behaviour: "judges_unknown",
+      });
+    }
+    // Cancelled: the next pay is refused before any OTP is looked at, with a code the gateway knows.
+    expectError(await payUnknown(receipt.id, "000004"), 400, "RECEIPT_CANCELLED");
+    expect((await sandboxRecord("receipts", receipt.id)).body.otp_attempts).toBe(3);
+    const logged = (await (await upstream().fetch(`https://x/__sandbox/calls?id=${receipt.id}`)).json()) as Json[];
+    expect(logged.filter((c) => c.path === "receipt/pay").map(({ status, code, otp }) => [status, code, otp])).toEqual([
+      [400, "SANDBOX_UNKNOWN", true], [400, "SANDBOX_UNKNOWN", true], [400, "SANDBOX_UNKNOWN", true],
+      [400, "RECEIPT_CANCELLED", true],
+    ]);
+  });
+
+  it("answers the right OTP the same way: counted, not wrong, nothing paid, the receipt still payable", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    await sendOtp(receipt.id);
+    expectUnknown(await payUnknown(receipt.id, OTP));
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 0, otp_attempts: 1, wrong_otp_attempts: 0, rrn: null });
+    expect((await payToken(receipt.id, "tok_sandbox_ok", OTP)).body).toMatchObject({ state: 4 });
+  });
+
+  it("keeps the known codes of an OTP it does not judge (missing, expired), and pays no receipt that needs none", async () => {
+    const receipt = await created({ merchant_id: 1001 });
+    expectError(await payUnknown(receipt.id), 400, "OTP_REQUIRED");
+    expectError(await payUnknown(receipt.id, OTP), 400, "OTP_EXPIRED");
+    expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 0, wrong_otp_attempts: 0, expired_otp_attempts: 1 });
+    const plain = await created({ merchant_id: 1003 });
+    expectUnknown(await payUnknown(plain.id));
+    expect((await sandboxRecord("receipts", plain.id)).body).toMatchObject({ state: 0, otp_attempts: 0, pay_date: 0, rrn: null });
+  });
+
+  it("does the same as the sender of a transfer", async () => {
+    const moved = await transfer({ token: "tok_sandbox_judges_unknown", amount: 2_000_000 });
+    expect(moved.is_verify).toBe(true);
+    expectUnknown(await call("a2c/pay", { id: moved.receipt_id, otp: "000000" }));
+    expectUnknown(await call("a2c/pay", { id: moved.receipt_id, otp: OTP }));
+    expect((await sandboxRecord("a2c", moved.receipt_id)).body).toMatchObject({ state: 0, otp_attempts: 2, wrong_otp_attempts: 1 });
+  });
+});
+
 describe("call log: otp flag and id filter", () => {
   it("says whether a body carried a non-empty OTP, never its value", async () => {
     const receipt = await created({ merchant_id: 1001 });
@@ -916,6 +1055,7 @@ describe("schema upgrade", () => {
     const columns = await runInDurableObject(stub, (_instance, state) => {
       const sql = state.storage.sql;
       sql.exec("DROP TABLE receipts");
+      sql.exec("DROP TABLE transfers");
       sql.exec("DROP TABLE calls");
       sql.exec(`CREATE TABLE receipts (
         id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, merchant_id INTEGER NOT NULL, amount INTEGER NOT NULL,
@@ -924,6 +1064,12 @@ describe("schema upgrade", () => {
         paid_ms INTEGER, cancelled_ms INTEGER, error TEXT, rrn TEXT, card_number TEXT, card_behaviour TEXT,
         hold_status TEXT, ofd TEXT, otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0,
         otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT)`);
+      sql.exec(`CREATE TABLE transfers (
+        id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, amount INTEGER NOT NULL, commission INTEGER NOT NULL,
+        rate_id INTEGER NOT NULL, sender_behaviour TEXT NOT NULL, receiver_pan TEXT NOT NULL,
+        receiver_unavailable INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL,
+        created_ms INTEGER NOT NULL, paid_ms INTEGER, cancelled_ms INTEGER, error TEXT NOT NULL DEFAULT '',
+        otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0)`);
       sql.exec(`CREATE TABLE calls (
         seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, path TEXT NOT NULL, tid TEXT, id TEXT,
         status INTEGER NOT NULL, code TEXT, request_id TEXT)`);
@@ -932,10 +1078,12 @@ describe("schema upgrade", () => {
       ensureSchema(sql);
       const names = (table: string) => sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray().map((c) => c.name);
       const old = sql.exec<{ otp: number }>("SELECT otp FROM calls").one();
-      return { receipts: names("receipts"), calls: names("calls"), oldOtp: old.otp };
+      return { receipts: names("receipts"), transfers: names("transfers"), calls: names("calls"), oldOtp: old.otp };
     });
     expect(columns.receipts).toContain("supplier_due_ms");
     expect(columns.receipts).toContain("expired_otps");
+    expect(columns.receipts).toContain("late_pay_due_ms");
+    expect(columns.transfers).toContain("late_pay_due_ms");
     expect(columns.calls).toContain("otp");
     expect(columns.oldOtp).toBe(0);
   });

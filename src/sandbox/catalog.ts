@@ -73,7 +73,8 @@ export function commissionOf(amount: number, percent: number, flat = 0): number 
  * expiry) is stored, together with the masked PAN.
  */
 export type CardBehaviour =
-  | "ok" | "insufficient" | "supplier_pending" | "supplier_fails" | "timeout" | "paid_timeout" | "error" | "busy";
+  | "ok" | "insufficient" | "supplier_pending" | "supplier_fails" | "timeout" | "paid_timeout" | "error" | "busy"
+  | "pays_late" | "judges_unknown";
 
 export type SandboxCard = {
   behaviour: CardBehaviour;
@@ -91,6 +92,8 @@ const tokenCards: Record<string, SandboxCard> = {
   tok_sandbox_paid_timeout: { behaviour: "paid_timeout", masked_pan: "860049******0060", phone: "+998 90 *** ** 72", holder_name: "SANDBOX PAID TIMEOUT" },
   tok_sandbox_busy: { behaviour: "busy", masked_pan: "860049******0078", phone: "+998 90 *** ** 73", holder_name: "SANDBOX BUSY" },
   tok_sandbox_supplier_fails: { behaviour: "supplier_fails", masked_pan: "860049******0086", phone: "+998 90 *** ** 74", holder_name: "SANDBOX SUPPLIER FAILS" },
+  tok_sandbox_pays_late: { behaviour: "pays_late", masked_pan: "860049******0094", phone: "+998 90 *** ** 75", holder_name: "SANDBOX PAYS LATE" },
+  tok_sandbox_judges_unknown: { behaviour: "judges_unknown", masked_pan: "860049******0102", phone: "+998 90 *** ** 76", holder_name: "SANDBOX JUDGES UNKNOWN" },
 };
 
 const numberBehaviours: Record<string, CardBehaviour> = {

@@ -5,7 +5,7 @@ import { DurableObject } from "cloudflare:workers";
 import { ulid } from "ulid";
 import {
   A2C_VERIFY_FROM, CORRECT_OTP, MAX_WRONG_OTPS, type SandboxCard, UNAVAILABLE_RECEIVER,
-  cardByNumber, cardByToken, commissionOf, findMerchant, findRate, maskPan,
+  cardByNumber, cardByToken, commissionOf, findMerchant, findRate, maskPan, tokenOfBehaviour,
 } from "./catalog";
 import type { CancelInput, CardRef, IdInput, PayInput, ReceiptCreateInput, TransferCreateInput, TransferPayInput } from "./schemas";
 import {
@@ -18,7 +18,9 @@ export type ErrorCode =
   | "RATE_NOT_FOUND" | "TID_DUPLICATE" | "AMOUNT_OUT_OF_RANGE" | "OTP_REQUIRED" | "OTP_INVALID"
   | "OTP_ATTEMPTS_EXCEEDED" | "RECEIPT_CANCELLED" | "RECEIPT_ALREADY_PAID" | "RECEIPT_NOT_HELD"
   | "CANCEL_NOT_ALLOWED" | "INSUFFICIENT_FUNDS" | "RECEIVER_UNAVAILABLE" | "CARD_DECLINED"
-  | "OTP_RESEND_TOO_SOON" | "INTERNAL_ERROR" | "BUSY" | "OTP_EXPIRED" | "CANCEL_ACCESS_DENIED";
+  | "OTP_RESEND_TOO_SOON" | "INTERNAL_ERROR" | "BUSY" | "OTP_EXPIRED" | "CANCEL_ACCESS_DENIED"
+  /** tok_sandbox_judges_unknown: a code no gateway knows, after the OTP was judged. */
+  | "SANDBOX_UNKNOWN";
 
 export type FailureExtra = {
   attempts_left?: number;
@@ -36,7 +38,7 @@ export type Failure = {
   code: ErrorCode;
   message: string;
   extra?: FailureExtra;
-  /** tok_sandbox_timeout: the entrypoint sits on the answer before sending it. */
+  /** tok_sandbox_timeout and tok_sandbox_pays_late: the entrypoint sits on the answer before sending it. */
   stall?: boolean;
   /** Seconds, sent as the Retry-After header (BUSY). */
   retryAfter?: number;
@@ -52,6 +54,8 @@ export type DebugReceipt = WireReceipt & {
   cancel_reason: string | null; cancelled_by: string | null;
   /** When the supplier answers a 57 receipt (ms), null when nothing is pending. */
   supplier_due_at: number | null;
+  /** When a tok_sandbox_pays_late pay takes effect (ms), null when none is pending. */
+  late_pay_due_at: number | null;
 };
 /**
  * One API call the sandbox answered; identifiers only, never card data or OTPs.
@@ -64,6 +68,8 @@ export type SandboxCall = {
 export type DebugTransfer = WireTransfer & {
   rate_id: number; otp_attempts: number; wrong_otp_attempts: number; sender_behaviour: string;
   receiver_unavailable: boolean;
+  /** When a tok_sandbox_pays_late pay takes effect (ms), null when none is pending. */
+  late_pay_due_at: number | null;
 };
 
 export const fail = (status: Failure["status"], code: ErrorCode, message: string, extra?: FailureExtra): Failure =>
@@ -79,13 +85,13 @@ const SCHEMA = [
     paid_ms INTEGER, cancelled_ms INTEGER, error TEXT, rrn TEXT, card_number TEXT, card_behaviour TEXT,
     hold_status TEXT, ofd TEXT, otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0,
     otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT, supplier_due_ms INTEGER,
-    expired_otps INTEGER NOT NULL DEFAULT 0)`,
+    expired_otps INTEGER NOT NULL DEFAULT 0, late_pay_due_ms INTEGER)`,
   `CREATE TABLE IF NOT EXISTS transfers (
     id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, amount INTEGER NOT NULL, commission INTEGER NOT NULL,
     rate_id INTEGER NOT NULL, sender_behaviour TEXT NOT NULL, receiver_pan TEXT NOT NULL,
     receiver_unavailable INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL,
     created_ms INTEGER NOT NULL, paid_ms INTEGER, cancelled_ms INTEGER, error TEXT NOT NULL DEFAULT '',
-    otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0)`,
+    otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0, late_pay_due_ms INTEGER)`,
   `CREATE TABLE IF NOT EXISTS calls (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, path TEXT NOT NULL, tid TEXT, id TEXT,
     status INTEGER NOT NULL, code TEXT, request_id TEXT, otp INTEGER NOT NULL DEFAULT 0)`,
@@ -99,6 +105,8 @@ const ADDED_COLUMNS: { table: string; column: string; declaration: string }[] = 
   { table: "receipts", column: "supplier_due_ms", declaration: "INTEGER" },
   { table: "calls", column: "otp", declaration: "INTEGER NOT NULL DEFAULT 0" },
   { table: "receipts", column: "expired_otps", declaration: "INTEGER NOT NULL DEFAULT 0" },
+  { table: "receipts", column: "late_pay_due_ms", declaration: "INTEGER" },
+  { table: "transfers", column: "late_pay_due_ms", declaration: "INTEGER" },
 ];
 
 /** Creates the tables, and adds the columns an older store lacks. Safe to run on every start. */
@@ -111,6 +119,20 @@ export function ensureSchema(sql: SqlStorage): void {
 }
 
 type OtpVerdict = "missing" | "expired" | "correct" | "wrong" | "exceeded";
+
+/** The refusals that mean the OTP was judged (counted as right or wrong). */
+const judgedOtp = (failure: Failure | null) => failure?.code === "OTP_INVALID" || failure?.code === "OTP_ATTEMPTS_EXCEEDED";
+
+/**
+ * tok_sandbox_judges_unknown: the OTP (if any) was judged and counted, nothing
+ * was paid, and the answer is a code the gateway does not know. The bare
+ * envelope, no record: a gateway cannot learn the outcome from the answer.
+ */
+const unknownCode = (): Failure =>
+  fail(400, "SANDBOX_UNKNOWN", "The payment service refused the request for a reason it does not name");
+
+/** tok_sandbox_timeout and tok_sandbox_pays_late: a 500, sent only after SANDBOX_TIMEOUT_DELAY_MS. */
+const stalled = (): Failure => ({ ...fail(500, "INTERNAL_ERROR", "Upstream processing error"), stall: true });
 
 const receiptNotFound = () => fail(404, "RECEIPT_NOT_FOUND", "No receipt with this id");
 /** tok_sandbox_busy: answered before anything about the request is judged. */
@@ -188,7 +210,8 @@ export class SandboxObject extends DurableObject<Env> {
       // Lazily on read, as the supplier's answer: no timer ends an OTP's life.
       const live = r.otp_sent_ms !== null && Date.now() - r.otp_sent_ms < otpTtlMs;
       const otpFailure = this.checkOtp("receipts", r, input.otp, live);
-      if (otpFailure) return otpFailure;
+      // tok_sandbox_judges_unknown hides the verdict of a judged OTP behind its unknown code.
+      if (otpFailure && !(card?.behaviour === "judges_unknown" && judgedOtp(otpFailure))) return otpFailure;
     }
     const declined = (code: "CARD_DECLINED" | "INSUFFICIENT_FUNDS", error: string) => {
       this.update("receipts", r.id, { error, card_behaviour: card?.behaviour ?? "declined" });
@@ -201,7 +224,15 @@ export class SandboxObject extends DurableObject<Env> {
       case "timeout":
       case "error":
         this.update("receipts", r.id, { card_behaviour: card.behaviour });
-        return { ...fail(500, "INTERNAL_ERROR", "Upstream processing error"), stall: card.behaviour === "timeout" };
+        return card.behaviour === "timeout" ? stalled() : fail(500, "INTERNAL_ERROR", "Upstream processing error");
+      case "judges_unknown":
+        this.update("receipts", r.id, { card_behaviour: card.behaviour });
+        return unknownCode();
+      case "pays_late":
+        // The first deadline stands: a repeated pay does not put the late one off.
+        this.sql.exec("UPDATE receipts SET card_behaviour = ?, late_pay_due_ms = COALESCE(late_pay_due_ms, ?) WHERE id = ?",
+          card.behaviour, Date.now() + this.lateMs(), r.id);
+        return stalled();
     }
     const now = Date.now();
     const charged = { error: null, rrn: rrn(), card_number: card.masked_pan, card_behaviour: card.behaviour };
@@ -262,6 +293,7 @@ export class SandboxObject extends DurableObject<Env> {
       card_behaviour: r.card_behaviour,
       merchant_kind: findMerchant(r.merchant_id)?.kind ?? "unknown",
       cancel_reason: r.cancel_reason, cancelled_by: r.cancelled_by, supplier_due_at: r.supplier_due_ms,
+      late_pay_due_at: r.late_pay_due_ms,
     };
   }
 
@@ -297,17 +329,24 @@ export class SandboxObject extends DurableObject<Env> {
     if (t.is_verify === 1) {
       // The seed shows no send step for a transfer: its OTP is live at any time.
       const otpFailure = this.checkOtp("transfers", t, input.otp, true);
-      if (otpFailure) return otpFailure;
+      if (otpFailure && !(t.sender_behaviour === "judges_unknown" && judgedOtp(otpFailure))) return otpFailure;
     }
     switch (t.sender_behaviour) {
       case "insufficient":
         return this.declineTransfer(t.id, "INSUFFICIENT_FUNDS", "Insufficient funds");
       case "timeout":
+        return stalled();
       case "error":
-        return { ...fail(500, "INTERNAL_ERROR", "Upstream processing error"), stall: t.sender_behaviour === "timeout" };
+        return fail(500, "INTERNAL_ERROR", "Upstream processing error");
+      case "judges_unknown":
+        return unknownCode();
     }
     if (t.receiver_unavailable === 1) {
       return this.declineTransfer(t.id, "RECEIVER_UNAVAILABLE", "Receiver card cannot accept the transfer");
+    }
+    if (t.sender_behaviour === "pays_late") {
+      this.sql.exec("UPDATE transfers SET late_pay_due_ms = COALESCE(late_pay_due_ms, ?) WHERE id = ?", Date.now() + this.lateMs(), t.id);
+      return stalled();
     }
     this.update("transfers", t.id, { state: State.paid, paid_ms: Date.now(), error: "" });
     const body = this.transferBody(t.id);
@@ -331,6 +370,7 @@ export class SandboxObject extends DurableObject<Env> {
     return {
       ...transferBody(t), rate_id: t.rate_id, otp_attempts: t.otp_attempts, wrong_otp_attempts: t.wrong_otps,
       sender_behaviour: t.sender_behaviour, receiver_unavailable: t.receiver_unavailable === 1,
+      late_pay_due_at: t.late_pay_due_ms,
     };
   }
 
@@ -446,19 +486,59 @@ export class SandboxObject extends DurableObject<Env> {
     return this.receipt(r.id, false)!;
   }
 
+  /** How long after its pay a tok_sandbox_pays_late receipt or transfer is paid. */
+  private lateMs(): number {
+    const delay = Number(this.env.SANDBOX_LATE_MS ?? 20_000);
+    return Number.isFinite(delay) && delay >= 0 ? delay : 20_000;
+  }
+
+  /**
+   * A tok_sandbox_pays_late pay takes effect as lazily as the supplier's
+   * answer: the first read after its deadline pays the receipt (held, for a
+   * hold receipt), dated at the deadline. A receipt no longer in 0 by then
+   * (cancelled, or paid by a later call) stays as it is: nothing is paid twice.
+   */
+  private settleLatePay(r: ReceiptRow): ReceiptRow {
+    if (r.late_pay_due_ms === null || Date.now() < r.late_pay_due_ms) return r;
+    const at = r.late_pay_due_ms;
+    if (r.state !== State.created) {
+      this.update("receipts", r.id, { late_pay_due_ms: null });
+    } else {
+      const charged = {
+        late_pay_due_ms: null, error: null, rrn: rrn(), card_behaviour: "pays_late",
+        card_number: cardByToken(tokenOfBehaviour("pays_late"))!.masked_pan,
+      };
+      this.update("receipts", r.id, r.is_hold === 1
+        ? { ...charged, state: State.held, hold_status: "held" }
+        : { ...charged, state: State.paid, paid_ms: at, ofd: JSON.stringify(saleOfd(r, at)) });
+    }
+    return this.receipt(r.id, false)!;
+  }
+
+  /** The same for a transfer with the pays_late sender. */
+  private settleLateTransfer(t: TransferRow): TransferRow {
+    if (t.late_pay_due_ms === null || Date.now() < t.late_pay_due_ms) return t;
+    this.update("transfers", t.id, t.state === State.created
+      ? { late_pay_due_ms: null, state: State.paid, paid_ms: t.late_pay_due_ms, error: "" }
+      : { late_pay_due_ms: null });
+    return this.transfer(t.id, false)!;
+  }
+
   private otpWaitMs(): number {
     const wait = Number(this.env.SANDBOX_OTP_WAIT_MS ?? 60_000);
     return Number.isFinite(wait) && wait >= 0 ? wait : 60_000;
   }
 
-  /** Every read of a receipt settles a due supplier answer first, unless told not to. */
+  /** Every read of a receipt settles a due supplier answer or late pay first, unless told not to. */
   private receipt(id: string, settle = true): ReceiptRow | undefined {
     const row = this.sql.exec<ReceiptRow>("SELECT * FROM receipts WHERE id = ?", id).toArray()[0];
-    return row && settle ? this.settleSupplier(row) : row;
+    return row && settle ? this.settleLatePay(this.settleSupplier(row)) : row;
   }
 
-  private transfer(id: string): TransferRow | undefined {
-    return this.sql.exec<TransferRow>("SELECT * FROM transfers WHERE id = ?", id).toArray()[0];
+  /** Every read of a transfer settles a due late pay first, unless told not to. */
+  private transfer(id: string, settle = true): TransferRow | undefined {
+    const row = this.sql.exec<TransferRow>("SELECT * FROM transfers WHERE id = ?", id).toArray()[0];
+    return row && settle ? this.settleLateTransfer(row) : row;
   }
 
   private receiptBody(id: string): WireReceipt {

@@ -36,6 +36,7 @@ export type ReceiptRow = {
   cancel_reason: string | null;
   cancelled_by: string | null;
   supplier_due_ms: number | null; // when the supplier answers a 57 receipt
+  late_pay_due_ms: number | null; // when a tok_sandbox_pays_late pay takes effect
 };
 
 export type TransferRow = {
@@ -55,6 +56,7 @@ export type TransferRow = {
   error: string;
   otp_attempts: number;
   wrong_otps: number;
+  late_pay_due_ms: number | null; // when a tok_sandbox_pays_late pay takes effect
 };
 
 export type AccountEntry = { key: string; value: string; label?: string };
