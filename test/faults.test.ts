@@ -12,6 +12,7 @@ import {
   createReceipt,
   expectError,
   expectStatus,
+  letLatePayHappen,
   letLateReadsComeDue,
   letSupplierAnswer,
   newTid,
@@ -226,6 +227,77 @@ describe("answers the gateway cannot read fail closed (rule 8)", () => {
     const error = await expectError(pay(receipt.id, undefined), 422, "upstream_refused");
     expect(error.message).not.toMatch(/guess/);
     expect(error.attempts_left).toBeUndefined();
+  });
+});
+
+describe("an upstream that acts after the gateway gave up (rule 8's late upstream)", () => {
+  const PAYS_LATE = { token: "tok_sandbox_pays_late" };
+
+  /** A user's receipt whose pay timed out and was reconciled once: the upstream showed 0, and will pay later. */
+  async function lostPay(merchant_id: number, otp?: string) {
+    const owner = await userToken(newUser());
+    const receipt = await createReceipt({ merchant_id }, { token: owner });
+    if (otp) await expectStatus(call("receipt/authorize", { id: receipt.id, card: PAYS_LATE }, { token: owner }), 200);
+    await expectError(call("receipt/pay", { id: receipt.id, card: PAYS_LATE, ...(otp ? { otp } : {}) }, { token: owner }), 504, "upstream_timeout");
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null });
+    return { owner, receipt };
+  }
+
+  it("with nobody calling, the late reads find the payment: stored, and a receipt.paid event; then the alarm ends", async () => {
+    const { receipt } = await lostPay(1003);
+    const stub = receiptStub(env, "receipt", receipt.id);
+    // The first late read comes before the upstream acted: nothing yet, and the record stays suspect.
+    await letLateReadsComeDue("receipt", receipt.id, 16_000);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await storedRecord("receipt", receipt.id)).state).toBe(0);
+    await letLatePayHappen(receipt.id);
+    await letLateReadsComeDue("receipt", receipt.id);
+    await runDurableObjectAlarm(stub);
+    expect((await storedRecord("receipt", receipt.id)).state).toBe(4);
+    expect(await outboxTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid"]);
+    let rounds = 0;
+    while (rounds < 5 && (await runDurableObjectAlarm(stub))) rounds++;
+    expect(rounds).toBeLessThan(5);
+  });
+
+  it("a user's cancel asks the upstream first: the late payment is refused 403, never refunded", async () => {
+    const { owner, receipt } = await lostPay(1003);
+    await letLatePayHappen(receipt.id);
+    const before = (await sandboxCalls()).length;
+    await expectError(call("receipt/cancel", { id: receipt.id }, { token: owner }), 403, "forbidden");
+    expect((await sandboxCalls()).slice(before).map((c) => c.path)).toEqual(["receipt/check-id"]);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(4);
+    expect(await outboxTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid"]);
+  });
+
+  it("even after the last late read, a user's cancel is decided by the upstream, not the stored copy", async () => {
+    const { owner, receipt } = await lostPay(1003);
+    await letLateReadsComeDue("receipt", receipt.id);
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    // Later than any read: only the cancel's own look can see it.
+    await letLatePayHappen(receipt.id);
+    await expectError(call("receipt/cancel", { id: receipt.id }, { token: owner }), 403, "forbidden");
+    expect((await sandboxReceipt(receipt.id)).state).toBe(4);
+  });
+
+  it("a pay with the OTP: the late payment is found, and the right OTP is no guess", async () => {
+    const { receipt } = await lostPay(1001, OTP_OK);
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ unconfirmed_otps: 1 });
+    await letLatePayHappen(receipt.id);
+    await letLateReadsComeDue("receipt", receipt.id);
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 4, wrong_otps: 0, unconfirmed_otps: 0 });
+    await expectError(pay(receipt.id, OTP_OK), 409, "receipt_already_paid");
+    expect((await sandboxCalls()).filter((c) => c.path === "receipt/pay" && c.id === receipt.id)).toHaveLength(1);
+  });
+
+  it("while the record is suspect, a pay asks the upstream first and is refused as paid, without a second pay going out", async () => {
+    const { owner, receipt } = await lostPay(1003);
+    await letLatePayHappen(receipt.id);
+    await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN }, { token: owner }), 409, "receipt_already_paid");
+    expect((await sandboxCalls()).filter((c) => c.path === "receipt/pay" && c.id === receipt.id)).toHaveLength(1);
+    expect(await outboxTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid"]);
   });
 });
 

@@ -215,13 +215,13 @@ export async function letSupplierAnswer(id: string): Promise<void> {
 /**
  * As if every late read of a suspect record were due (rule 8's late upstream:
  * the schedule runs from the suspect call's time): moves that time a day and
- * more into the past in the record's object. The next look (its alarm, a
- * check-id) is then the last late read.
+ * more (or `ms`) into the past in the record's object. The next look (its
+ * alarm, a check-id) then makes every read due by then.
  */
-export async function letLateReadsComeDue(kind: "receipt" | "transfer", id: string): Promise<void> {
+export async function letLateReadsComeDue(kind: "receipt" | "transfer", id: string, ms = 2 * 86_400_000): Promise<void> {
   const stub = receiptStub(env, kind, id);
   await runInDurableObject(stub, (_instance, state) => {
-    state.storage.sql.exec("UPDATE record SET suspect_since = suspect_since - ? WHERE suspect_since > 0", 2 * 86_400_000);
+    state.storage.sql.exec("UPDATE record SET suspect_since = suspect_since - ? WHERE suspect_since > 0", ms);
   });
   // The object keeps its row in memory: the next incarnation reads the moved time.
   await evictDurableObject(stub);
