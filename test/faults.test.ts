@@ -114,6 +114,16 @@ describe("what is a guess (rule 2)", () => {
     expect(upstream.state).toBe(21);
   });
 
+  it("the sandbox's tok_sandbox_judges_unknown: three right-or-wrong OTPs judged behind an unknown code end the receipt", async () => {
+    const receipt = await authorized();
+    for (const attemptsLeft of [2, 1]) {
+      expect((await expectError(pay(receipt.id, OTP_OK, "tok_sandbox_judges_unknown"), 422, "upstream_refused")).attempts_left).toBe(attemptsLeft);
+    }
+    await expectError(pay(receipt.id, OTP_WRONG, "tok_sandbox_judges_unknown"), 409, "otp_attempts_exhausted");
+    await expectError(pay(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ otp_attempts: 3, state: 21 });
+  });
+
   it("an OTP whose answer was lost but that paid is no guess: the upstream paid at once, answered late", async () => {
     const receipt = await authorized();
     await expectError(pay(receipt.id, OTP_OK, "tok_sandbox_paid_timeout"), 504, "upstream_timeout");
