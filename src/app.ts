@@ -10,7 +10,6 @@ import { requireSoundConfig } from "./config";
 import { ApiError, renderError } from "./errors";
 import { limitBody, parseJson, requireJson } from "./http";
 import { openApiDocument } from "./openapi";
-import { rateLimit } from "./rate-limit";
 import { checkReadiness } from "./readiness";
 import { gateway } from "./routes/gateway";
 import { receipts } from "./routes/receipts";
@@ -39,15 +38,9 @@ export function createApp() {
   app.use(`${API_PREFIX}/*`, onlyPost(app, "Partner"));
   // Who is calling is settled before the body is looked at, for every partner
   // path: an unauthenticated caller learns nothing else and costs nothing more.
-  app.use(`${API_PREFIX}/*`, authenticate, requireJson, limitBody);
-  const limitAuthorize = rateLimit("authorize");
-  const limitPay = rateLimit("pay");
-  app.use(`${API_PREFIX}/receipt/authorize`, limitAuthorize);
-  app.use(`${API_PREFIX}/receipt/anonymous/authorize`, limitAuthorize);
-  app.use(`${API_PREFIX}/receipt/pay`, limitPay);
-  app.use(`${API_PREFIX}/receipt/anonymous/pay`, limitPay);
-  app.use(`${API_PREFIX}/a2c/pay`, limitPay);
-  app.use(`${API_PREFIX}/*`, parseJson);
+  // The rate limits of authorize and pay come last, in their routes after the
+  // body's validation: a malformed request is 400 and spends no budget.
+  app.use(`${API_PREFIX}/*`, authenticate, requireJson, limitBody, parseJson);
   app.route(API_PREFIX, receipts);
   app.route(API_PREFIX, transfers);
 
