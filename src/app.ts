@@ -2,7 +2,7 @@
  * The gateway's HTTP surface: middleware, the partner API routes, health,
  * the OpenAPI document and its reference page.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { requestId } from "hono/request-id";
 import { authenticate, requirePartner } from "./auth";
@@ -34,6 +34,9 @@ export function createApp() {
 
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.get("/readyz", async (c) => c.json(await checkReadiness(c.env, c.var.requestId), 200));
+  // HEAD is answered as GET (Hono); every other method is 405.
+  app.all("/healthz", onlyGet);
+  app.all("/readyz", onlyGet);
 
   app.use(`${API_PREFIX}/*`, onlyPost(app, "Partner"));
   // Who is calling is settled before the body is looked at, for every partner
@@ -75,6 +78,13 @@ function onlyPost(app: Hono<GatewayEnv>, kind: "Partner" | "Gateway") {
     throw new ApiError("method_not_allowed", `${kind} operations are POST requests with a JSON body; ${c.req.method} is not allowed.`, {
       headers: { Allow: "POST" },
     });
+  });
+}
+
+/** A probe asked with another method than GET or HEAD: 405 method_not_allowed with `Allow: GET, HEAD`. */
+function onlyGet(c: Context<GatewayEnv>): never {
+  throw new ApiError("method_not_allowed", `${c.req.path} answers GET (and HEAD); ${c.req.method} is not allowed.`, {
+    headers: { Allow: "GET, HEAD" },
   });
 }
 
