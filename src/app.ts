@@ -2,7 +2,7 @@
  * The gateway's HTTP surface: middleware, the partner API routes, health,
  * the OpenAPI document and its reference page.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { requestId } from "hono/request-id";
 import { authenticate, requirePartner } from "./auth";
@@ -10,7 +10,6 @@ import { requireSoundConfig } from "./config";
 import { ApiError, renderError } from "./errors";
 import { limitBody, parseJson, requireJson } from "./http";
 import { openApiDocument } from "./openapi";
-import { rateLimit } from "./rate-limit";
 import { checkReadiness } from "./readiness";
 import { gateway } from "./routes/gateway";
 import { receipts } from "./routes/receipts";
@@ -35,19 +34,16 @@ export function createApp() {
 
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.get("/readyz", async (c) => c.json(await checkReadiness(c.env, c.var.requestId), 200));
+  // HEAD is answered as GET (Hono); every other method is 405.
+  app.all("/healthz", onlyGet);
+  app.all("/readyz", onlyGet);
 
   app.use(`${API_PREFIX}/*`, onlyPost(app, "Partner"));
   // Who is calling is settled before the body is looked at, for every partner
   // path: an unauthenticated caller learns nothing else and costs nothing more.
-  app.use(`${API_PREFIX}/*`, authenticate, requireJson, limitBody);
-  const limitAuthorize = rateLimit("authorize");
-  const limitPay = rateLimit("pay");
-  app.use(`${API_PREFIX}/receipt/authorize`, limitAuthorize);
-  app.use(`${API_PREFIX}/receipt/anonymous/authorize`, limitAuthorize);
-  app.use(`${API_PREFIX}/receipt/pay`, limitPay);
-  app.use(`${API_PREFIX}/receipt/anonymous/pay`, limitPay);
-  app.use(`${API_PREFIX}/a2c/pay`, limitPay);
-  app.use(`${API_PREFIX}/*`, parseJson);
+  // The rate limits of authorize and pay come last, in their routes after the
+  // body's validation: a malformed request is 400 and spends no budget.
+  app.use(`${API_PREFIX}/*`, authenticate, requireJson, limitBody, parseJson);
   app.route(API_PREFIX, receipts);
   app.route(API_PREFIX, transfers);
 
@@ -82,6 +78,13 @@ function onlyPost(app: Hono<GatewayEnv>, kind: "Partner" | "Gateway") {
     throw new ApiError("method_not_allowed", `${kind} operations are POST requests with a JSON body; ${c.req.method} is not allowed.`, {
       headers: { Allow: "POST" },
     });
+  });
+}
+
+/** A probe asked with another method than GET or HEAD: 405 method_not_allowed with `Allow: GET, HEAD`. */
+function onlyGet(c: Context<GatewayEnv>): never {
+  throw new ApiError("method_not_allowed", `${c.req.path} answers GET (and HEAD); ${c.req.method} is not allowed.`, {
+    headers: { Allow: "GET, HEAD" },
   });
 }
 

@@ -30,12 +30,22 @@ export const limitBody: MiddlewareHandler<GatewayEnv> = bodyLimit({
   },
 });
 
-/** Parses the body once (Hono caches it for the validator) so bad JSON gets its own code. */
+/**
+ * Parses the body once (Hono caches it for the validator) so bad JSON gets its
+ * own code. Every operation's body is a JSON object: anything else (an array,
+ * a string, a number, a boolean, null) is invalid_request naming the body,
+ * whatever the operation's schema. valibot's object() takes an array for an
+ * object, so an array of filters would otherwise be a list call with none.
+ */
 export const parseJson = createMiddleware<GatewayEnv>(async (c, next) => {
+  let body: unknown;
   try {
-    await c.req.json();
+    body = await c.req.json();
   } catch {
     throw new ApiError("invalid_json", "The request body is not valid JSON.");
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    refuse([{ path: "", message: notAnObject(body) }], 1);
   }
   await next();
 });
@@ -69,6 +79,8 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+const notAnObject = (body: unknown) => `the body must be a JSON object, not ${kindOf(body)}`;
+
 const TYPE_WORDS: Record<string, string> = {
   string: "a string",
   number: "a number",
@@ -98,7 +110,7 @@ export function plainMessage(issue: Issue): string {
   if (issue.kind === "schema") {
     // valibot reports a missing key as the object's issue, with the key in the path.
     if (issue.input === undefined && path) return `${field} is required`;
-    if (!path && issue.type === "object") return `the body must be a JSON object, not ${kindOf(issue.input)}`;
+    if (!path && issue.type === "object") return notAnObject(issue.input);
     const wanted =
       TYPE_WORDS[issue.type] ??
       (issue.type === "literal" || issue.type === "picklist" ? `one of ${issue.expected}` : issue.type === "union" || issue.type === "variant" ? "one of the documented shapes" : (issue.expected ?? issue.type));

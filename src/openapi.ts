@@ -279,12 +279,12 @@ async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Docu
   };
 }
 
-/** The two probes for load balancers and the engineer on call: GET, no credentials. */
+/** The two probes for load balancers and the engineer on call: GET (and HEAD), no credentials. */
 const probe = (operationId: string, summary: string, description: string, failure: string): OpenAPIV3_1.PathItemObject => ({
   get: {
     operationId,
     summary,
-    description,
+    description: `${description} Another method than GET or HEAD answers 405 \`method_not_allowed\` with \`Allow: GET, HEAD\`.`,
     tags: ["Operations"],
     security: [],
     responses: {

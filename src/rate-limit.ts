@@ -31,7 +31,11 @@ export const RATE_LIMIT_PERIOD_SECONDS = 60;
 /** Every binding the limits need; the configuration check refuses to serve without one. */
 export const RATE_LIMIT_BINDINGS = Object.values(LIMITERS).flatMap(({ perUser, perAddress }) => [perUser, perAddress]);
 
-/** Counts the call against its user's and its address's budget for `operation`; 429 rate_limited past either. */
+/**
+ * Counts the call against its user's and its address's budget for `operation`;
+ * 429 rate_limited past either. Each limited route puts it after its body's
+ * validation (src/routes/): a malformed request is 400 and costs no budget.
+ */
 export const rateLimit = (operation: LimitedOperation) =>
   createMiddleware<GatewayEnv>(async (c, next) => {
     const caller = c.var.caller;
@@ -56,3 +60,6 @@ export const rateLimit = (operation: LimitedOperation) =>
     }
     await next();
   });
+
+export const limitAuthorize = rateLimit("authorize");
+export const limitPay = rateLimit("pay");

@@ -21,6 +21,22 @@ describe("405 method_not_allowed", () => {
     }
   });
 
+  it("/healthz and /readyz asked with another method than GET or HEAD answer 405 with Allow: GET, HEAD", async () => {
+    for (const path of ["/healthz", "/readyz"]) {
+      for (const method of ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"]) {
+        const res = await exports.default.fetch(`http://gateway.test${path}`, { method });
+        const error = await expectError(res, 405, "method_not_allowed");
+        expect(res.headers.get("allow"), `${method} ${path}`).toBe("GET, HEAD");
+        expect(error.message).toContain("GET");
+      }
+      for (const method of ["GET", "HEAD"]) {
+        const res = await exports.default.fetch(`http://gateway.test${path}`, { method });
+        expect(res.status, `${method} ${path}`).toBe(200);
+        await res.body?.cancel();
+      }
+    }
+  });
+
   it("a path that is no operation stays 404 not_found, whatever the method", async () => {
     for (const method of ["GET", "POST"]) {
       const res = await exports.default.fetch(`${API}/receipt/nothing`, { method, headers: { authorization: `Bearer ${PARTNER_KEY}`, "content-type": "application/json" }, body: method === "POST" ? "{}" : undefined });

@@ -79,6 +79,17 @@ describe("events/list", () => {
       expect(error.details.length, JSON.stringify(body)).toBeGreaterThan(0);
     }
   });
+
+  it("refuses a filter sent as a JSON array (or any body that is not an object) instead of answering every event", async () => {
+    const recordId = newRecordId();
+    await publishEvents(env, lifecycle(recordId, ["receipt.created", "receipt.paid"]));
+    for (const [body, kind] of [[[{ receipt_id: recordId, limit: 1 }], "an array"], [[], "an array"], [null, "null"], [20, "a number"]] as const) {
+      const error = await expectError(callGateway("events/list", body), 400, "invalid_request");
+      expect(error.details).toEqual([{ path: "", message: `the body must be a JSON object, not ${kind}` }]);
+    }
+    // The object form is the filter.
+    expect((await list({ receipt_id: recordId, limit: 1 })).events).toHaveLength(1);
+  });
 });
 
 describe("events/resend", () => {

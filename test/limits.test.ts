@@ -133,6 +133,39 @@ describe("pay limits", () => {
 });
 
 describe("what the limits leave alone", () => {
+  it("a malformed authorize or pay (not JSON, out of its schema, not an object) is 400 and spends none of the user's budget", async () => {
+    await withinOneWindow(async () => {
+      const token = await userToken(newUser());
+      const options = { token, headers: { "cf-connecting-ip": newAddress() } };
+      const malformed: [string, unknown, string | undefined, string][] = [
+        ["receipt/authorize", undefined, "{not json", "invalid_json"],
+        ["receipt/authorize", { id: "abc" }, undefined, "invalid_request"],
+        ["receipt/anonymous/authorize", { id: "abc", card: { ...CARD_OK, number: "8600000000000008" } }, undefined, "invalid_request"],
+        ["receipt/authorize", [{ id: "abc", card: TOKEN_CARD }], undefined, "invalid_request"],
+        ["receipt/pay", { id: "abc", card: TOKEN_CARD, otp: "12" }, undefined, "invalid_request"],
+        ["receipt/anonymous/pay", { id: "abc", card: CARD_OK }, undefined, "invalid_request"],
+        ["a2c/pay", [{ id: "abc" }], undefined, "invalid_request"],
+        ["a2c/pay", undefined, "", "invalid_json"],
+      ];
+      // Twelve of each kind: more than a minute's 5 authorizations and 10 pays.
+      for (let i = 0; i < 12; i++) {
+        for (const [path, body, raw, code] of malformed) {
+          await expectError(call(path, body, { ...options, ...(raw === undefined ? {} : { raw }) }), 400, code);
+        }
+      }
+      // The whole budget is left: five authorizations, then the sixth is refused.
+      const receipts = await Promise.all(Array.from({ length: 6 }, () => createReceipt({ merchant_id: 1001 }, { token })));
+      for (const receipt of receipts.slice(0, 5)) {
+        await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN_CARD }, options), 200);
+      }
+      await expectRateLimited(call("receipt/authorize", { id: receipts[5]!.id, card: TOKEN_CARD }, options));
+      for (let i = 0; i < 10; i++) {
+        await expectError(call("a2c/pay", { id: missingId() }, options), 404, "receipt_not_found");
+      }
+      await expectRateLimited(call("a2c/pay", { id: missingId() }, options));
+    });
+  });
+
   it("the partner backend is exempt: it calls for many users from one address", async () => {
     const headers = { "cf-connecting-ip": newAddress() };
     for (let i = 0; i < 35; i++) {

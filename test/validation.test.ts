@@ -28,7 +28,8 @@ const INVALID: [string, unknown, string][] = [
   ["receipt/create", { ...validCreate, currency: 840 }, "currency"],
   ["receipt/create", { ...validCreate, is_hold: "yes" }, "is_hold"],
   ["receipt/create", { ...validCreate, description: "d".repeat(257) }, "description"],
-  ["receipt/create", [], "tid"],
+  ["receipt/create", [], ""],
+  ["receipt/create", [validCreate], ""],
   ["receipt/create", null, ""],
   ["receipt/authorize", { id: "abc" }, "card"],
   ["receipt/authorize", { id: "abc", card: { token: "" } }, "card.token"],
@@ -80,6 +81,30 @@ describe("input refused at the edge", () => {
         for (const secret of [...secrets, "9876543210123"]) expect(text).not.toContain(secret);
       }
     }
+  });
+
+  it("every operation's body is a JSON object: an array, string, number, boolean or null is invalid_request naming the body, and changes nothing", async () => {
+    const GATEWAY = "http://gateway.test/api/v1/gateway";
+    const urls = [...paths.map((p) => `${API}/${p}`), ...["receipt/audit", "events/list", "events/resend"].map((p) => `${GATEWAY}/${p}`)];
+    const tid = newTid();
+    const notObjects: [unknown, string][] = [
+      [[{ ...validCreate, tid }], "an array"], [[], "an array"], ["{}", "a string"], [42, "a number"], [true, "a boolean"], [null, "null"],
+    ];
+    const before = (await sandboxCalls()).length;
+    for (const url of urls) {
+      for (const [body, kind] of notObjects) {
+        const res = await exports.default.fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${PARTNER_KEY}` },
+          body: JSON.stringify(body),
+        });
+        const error = await expectError(res, 400, "invalid_request");
+        expect(error.details, `${url} ${JSON.stringify(body)}`).toEqual([{ path: "", message: `the body must be a JSON object, not ${kind}` }]);
+      }
+    }
+    expect((await sandboxCalls()).length).toBe(before);
+    // The create sent inside an array created nothing: its tid is unknown.
+    await expectError(call("receipt/check-tid", { tid }), 404, "receipt_not_found");
   });
 
   it("a body that is not JSON is invalid_json", async () => {

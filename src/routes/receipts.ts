@@ -9,6 +9,7 @@ import { readConfig } from "../config";
 import { createOnce, leaseMs } from "../creation";
 import { ApiError } from "../errors";
 import { jsonBody } from "../http";
+import { limitAuthorize, limitPay } from "../rate-limit";
 import { documented } from "../openapi";
 import { RECEIPT } from "../kinds";
 import { receiptStub } from "../receipt-object";
@@ -74,6 +75,7 @@ export const receipts = new Hono<GatewayEnv>()
       errors: ["receipt_not_found", "receipt_cancelled", "receipt_already_paid", "operation_in_progress", "otp_attempts_exhausted", "otp_resend_too_soon", "rate_limited", "card_declined"],
     }),
     jsonBody(AuthorizeRequest),
+    limitAuthorize,
     async (c) => {
       const { id, card } = c.req.valid("json");
       return sendFromRecord(c, () => receiptStub(c.env, "receipt", id).authorize({ ...op(c), card }));
@@ -90,6 +92,7 @@ export const receipts = new Hono<GatewayEnv>()
       errors: ["receipt_not_found", "receipt_cancelled", "receipt_already_paid", "operation_in_progress", "otp_attempts_exhausted", "otp_resend_too_soon", "rate_limited", "card_declined"],
     }),
     jsonBody(AnonymousAuthorizeRequest),
+    limitAuthorize,
     async (c) => {
       const { id, card } = c.req.valid("json");
       return sendFromRecord(c, () => receiptStub(c.env, "receipt", id).authorize({ ...op(c), card }));
@@ -107,6 +110,7 @@ export const receipts = new Hono<GatewayEnv>()
       errors: ["otp_required", "otp_expired", "card_declined", "receipt_not_found", "operation_in_progress", "receipt_cancelled", "receipt_already_paid", "otp_attempts_exhausted", "otp_invalid", "rate_limited"],
     }),
     jsonBody(PayRequest),
+    limitPay,
     async (c) => {
       const { id, card, otp } = c.req.valid("json");
       return sendFromRecord(c, () => receiptStub(c.env, "receipt", id).pay({ ...op(c), card, otp }));
@@ -124,6 +128,7 @@ export const receipts = new Hono<GatewayEnv>()
       errors: ["otp_required", "otp_expired", "card_declined", "receipt_not_found", "operation_in_progress", "receipt_cancelled", "receipt_already_paid", "otp_attempts_exhausted", "otp_invalid", "rate_limited"],
     }),
     jsonBody(AnonymousPayRequest),
+    limitPay,
     async (c) => {
       const { id, card, otp } = c.req.valid("json");
       return sendFromRecord(c, () => receiptStub(c.env, "receipt", id).pay({ ...op(c), card, otp }));

@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import { createOnce } from "../creation";
 import { jsonBody } from "../http";
+import { limitPay } from "../rate-limit";
 import { documented } from "../openapi";
 import { TRANSFER } from "../kinds";
 import { receiptStub } from "../receipt-object";
@@ -53,6 +54,7 @@ export const transfers = new Hono<GatewayEnv>()
       errors: ["otp_required", "otp_expired", "card_declined", "receipt_not_found", "operation_in_progress", "receipt_cancelled", "receipt_already_paid", "otp_attempts_exhausted", "otp_invalid", "rate_limited"],
     }),
     jsonBody(TransferPayRequest),
+    limitPay,
     async (c) => {
       const { id, otp } = c.req.valid("json");
       return sendFromRecord(c, () => receiptStub(c.env, "transfer", id).payTransfer({ ...op(c), otp }));
