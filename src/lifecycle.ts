@@ -18,6 +18,8 @@ export const STATE = { created: 0, paid: 4, held: 5, cancelled: 21, awaitingSupp
 export type UpstreamState = (typeof STATE)[keyof typeof STATE];
 const KNOWN_STATES: ReadonlySet<number> = new Set(Object.values(STATE));
 export const isKnownState = (state: unknown): state is UpstreamState => typeof state === "number" && KNOWN_STATES.has(state);
+/** The upstream took the money: paid, held, or paid and awaiting its supplier. */
+export const isPaid = (state: UpstreamState): boolean => state === STATE.paid || state === STATE.held || state === STATE.awaitingSupplier;
 
 /** Failed OTP guesses that end a record (rule 2). */
 export const MAX_GUESSES = 3;
@@ -191,17 +193,23 @@ export interface GuessCounts {
 
 export const guessesOf = (counts: GuessCounts): number => counts.wrong + counts.unconfirmed;
 
+/** The OTP a call carries: none when the record needs none (one given anyway is not sent, and is no guess); false when one is missing. */
+export function otpToSend(needed: boolean, otp: string | undefined): string | undefined | false {
+  if (!needed) return undefined;
+  return otp === undefined ? false : otp;
+}
+
 /**
- * What the upstream's answer to an OTP-bearing call says of its OTP (rule 2).
- * `unknown`: no answer (timeout, 5xx, unreadable); the note stays and
- * reconciliation decides. A refusal with a code the gateway does not know
- * (`upstream_refused`) may have judged the OTP: unconfirmed.
+ * What the upstream's answer to an OTP-bearing call says of its OTP (rule 2);
+ * null when there was no answer (timeout, 5xx, unreadable): the write-ahead
+ * note stays and reconciliation decides. A refusal with a code the gateway
+ * does not know (`upstream_refused`) may have judged the OTP: unconfirmed.
  */
 export function otpVerdictOf(
   answer: { ok: true } | { ok: false; outcome: "rejected" | "unknown"; judged: boolean; code: ErrorCode },
-): OtpVerdict | "unknown" {
+): OtpVerdict | null {
   if (answer.ok) return "accepted";
-  if (answer.outcome === "unknown") return "unknown";
+  if (answer.outcome === "unknown") return null;
   if (answer.code === "otp_invalid" || answer.code === "otp_attempts_exhausted") return "wrong";
   if (answer.code === "upstream_refused") return "unconfirmed";
   return answer.judged ? "accepted" : "not_judged";
@@ -309,6 +317,14 @@ export function lateReadsDoneAt(suspect: SuspectFacts, schedule: readonly number
 export function backoffMs(attempts: number): number {
   return Math.min(60_000, 1000 * 2 ** Math.max(0, attempts));
 }
+
+/** Three guesses failed and the upstream, which cancels such a receipt, does not show it cancelled yet. */
+export function exhaustionCancelPending(facts: { guesses: number; state: UpstreamState; upstreamCancels: boolean }): boolean {
+  return facts.guesses >= MAX_GUESSES && facts.upstreamCancels && facts.state !== STATE.cancelled;
+}
+
+/** Only the upstream can settle the record now: a call's outcome is unknown, its supplier has not answered, or an exhaustion cancel is owed. */
+export const needsSettling = (facts: Omit<ScheduleFacts, "lateReadAt">): boolean => settlingAt({ ...facts, lateReadAt: null }, 0) !== null;
 
 /** When the alarm should next reconcile this record, or null when it is settled. */
 export function nextReconcileAt(facts: ScheduleFacts, now: number): number | null {

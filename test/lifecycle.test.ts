@@ -167,7 +167,8 @@ describe("OTP accounting (rule 2)", () => {
     const refused = (code: "otp_invalid" | "otp_attempts_exhausted" | "upstream_refused" | "card_declined" | "otp_expired" | "upstream_unavailable", judged = true) =>
       otpVerdictOf({ ok: false, outcome: "rejected", judged, code });
     expect(otpVerdictOf({ ok: true })).toBe("accepted");
-    expect(otpVerdictOf({ ok: false, outcome: "unknown", judged: true, code: "upstream_timeout" })).toBe("unknown");
+    // No answer: reconciliation decides.
+    expect(otpVerdictOf({ ok: false, outcome: "unknown", judged: true, code: "upstream_timeout" })).toBeNull();
     expect(refused("otp_invalid")).toBe("wrong");
     expect(refused("otp_attempts_exhausted")).toBe("wrong");
     // It may have been judged: it counts, though the gateway cannot say it was wrong.

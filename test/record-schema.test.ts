@@ -5,7 +5,7 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { receiptStub } from "../src/receipt-object";
-import { CURRENT_SCHEMA_VERSION, describeSchema } from "../src/record/store";
+import { CURRENT_SCHEMA_VERSION, describeSchema } from "../src/record/schema";
 import { call, createReceipt, expectStatus, sandboxReceipt } from "./helpers";
 
 /** Rewrites a fresh object's storage into what the first gateway left: schema 1, an unknown outcome flagged. */

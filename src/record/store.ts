@@ -2,9 +2,7 @@
  * The storage of one receipt's (or transfer's) Durable Object: the record
  * row, its audit trail and its outbox of events, in the object's SQLite.
  *
- * The schema carries a version number and migrations (CURRENT_SCHEMA_VERSION),
- * so an object written by an older gateway is brought up to date the first
- * time a newer one opens it, and nothing stored is stranded. Every change of
+ * The schema and its migrations are src/record/schema.ts. Every change of
  * the record is one synchronous step (`change`): the row, its event in the
  * outbox and nothing else in between, so no change is ever without its event
  * and no event without its change, whatever is aborted or evicted.
@@ -14,8 +12,7 @@
  * hold codes and ids.
  */
 import type { KindName, UpstreamState } from "../lifecycle";
-
-export const CURRENT_SCHEMA_VERSION = 4;
+import { migrate, storedVersion } from "./schema";
 
 export interface RecordRow {
   kind: KindName;
@@ -63,6 +60,30 @@ export interface RecordRow {
 
 export type RecordFields = Partial<Omit<RecordRow, "kind" | "id" | "tid" | "upstream_tid" | "owner" | "created_at">>;
 
+/** What a record is created with; everything else starts at nothing counted, nothing in flight, nothing suspect. */
+type RecordIdentity = Pick<RecordRow, "kind" | "id" | "tid" | "upstream_tid" | "owner" | "is_hold" | "qr_merchant" | "is_verify" | "state" | "body" | "created_at">;
+
+export function newRecordRow(identity: RecordIdentity): Omit<RecordRow, "updated_at"> {
+  return {
+    ...identity,
+    wrong_otps: 0,
+    unconfirmed_otps: 0,
+    otp_sends: 0,
+    last_otp_sent_at: 0,
+    resend_wait_ms: 0,
+    pending_op: null,
+    pending_otp: 0,
+    pending_since: 0,
+    pending_request_id: null,
+    reconcile_attempts: 0,
+    event_seq: 0,
+    edge_closed: 0,
+    suspect_since: 0,
+    suspect_reads: 0,
+    suspect_otp: 0,
+  };
+}
+
 export interface AuditEntry {
   at: number;
   op: string;
@@ -78,147 +99,12 @@ export interface OutboxEntry {
   body: string;
 }
 
-/** Version 1: the first gateway's schema, kept verbatim so old objects can be recognised and migrated. */
-const SCHEMA_V1 = [
-  `CREATE TABLE IF NOT EXISTS record (
-    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-    kind TEXT NOT NULL, id TEXT NOT NULL, tid TEXT NOT NULL, owner TEXT NOT NULL,
-    is_hold INTEGER NOT NULL, qr_merchant INTEGER NOT NULL, is_verify INTEGER NOT NULL,
-    state INTEGER NOT NULL, body TEXT NOT NULL,
-    otp_failures INTEGER NOT NULL DEFAULT 0, otp_in_flight INTEGER NOT NULL DEFAULT 0,
-    needs_reconcile INTEGER NOT NULL DEFAULT 0, otp_sends INTEGER NOT NULL DEFAULT 0,
-    last_otp_sent_at INTEGER NOT NULL DEFAULT 0, resend_wait_ms INTEGER NOT NULL DEFAULT 0,
-    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS audit (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, op TEXT NOT NULL, actor TEXT NOT NULL,
-    request_id TEXT NOT NULL, outcome TEXT NOT NULL, state INTEGER, detail TEXT)`,
-];
-
-/**
- * Each entry brings the schema from the version before it to its own. v2:
- * the lifecycle's own phases get columns instead of flags (a write-ahead note,
- * wrong and unconfirmed guesses counted apart), the upstream tid is kept
- * beside the caller's, and the outbox of events appears.
- */
-const MIGRATIONS: Record<number, readonly string[]> = {
-  1: SCHEMA_V1,
-  2: [
-    "ALTER TABLE record RENAME COLUMN otp_failures TO wrong_otps",
-    "ALTER TABLE record ADD COLUMN upstream_tid TEXT NOT NULL DEFAULT ''",
-    "UPDATE record SET upstream_tid = tid",
-    "ALTER TABLE record ADD COLUMN unconfirmed_otps INTEGER NOT NULL DEFAULT 0",
-    "ALTER TABLE record ADD COLUMN pending_op TEXT",
-    "ALTER TABLE record ADD COLUMN pending_otp INTEGER NOT NULL DEFAULT 0",
-    "ALTER TABLE record ADD COLUMN pending_since INTEGER NOT NULL DEFAULT 0",
-    "ALTER TABLE record ADD COLUMN pending_request_id TEXT",
-    "ALTER TABLE record ADD COLUMN reconcile_attempts INTEGER NOT NULL DEFAULT 0",
-    "ALTER TABLE record ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 0",
-    // v1's two flags were an unknown outcome (and an OTP in it): a write-ahead note whose call is lost.
-    `UPDATE record SET pending_op = 'unknown', pending_otp = otp_in_flight, pending_since = updated_at
-       WHERE otp_in_flight = 1 OR needs_reconcile = 1`,
-    "ALTER TABLE record DROP COLUMN otp_in_flight",
-    "ALTER TABLE record DROP COLUMN needs_reconcile",
-    `CREATE TABLE outbox (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE, body TEXT NOT NULL,
-      created_at INTEGER NOT NULL, sent_at INTEGER)`,
-  ],
-  // v3: an exhaustion cancel the upstream refused for good is remembered, so it is not retried forever.
-  3: ["ALTER TABLE record ADD COLUMN edge_closed INTEGER NOT NULL DEFAULT 0"],
-  // v4: a call whose outcome was unknown stays suspect after its first reconciliation (rule 8's late upstream).
-  4: [
-    "ALTER TABLE record ADD COLUMN suspect_since INTEGER NOT NULL DEFAULT 0",
-    "ALTER TABLE record ADD COLUMN suspect_reads INTEGER NOT NULL DEFAULT 0",
-    "ALTER TABLE record ADD COLUMN suspect_otp INTEGER NOT NULL DEFAULT 0",
-  ],
-};
-
-const META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)";
-
-/**
- * The current schema in one step, for a new object: what the migrations above
- * arrive at (a test holds the two equal), without replaying them.
- */
-const SCHEMA_CURRENT = `
-  CREATE TABLE record (
-    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-    kind TEXT NOT NULL, id TEXT NOT NULL, tid TEXT NOT NULL, owner TEXT NOT NULL,
-    is_hold INTEGER NOT NULL, qr_merchant INTEGER NOT NULL, is_verify INTEGER NOT NULL,
-    state INTEGER NOT NULL, body TEXT NOT NULL,
-    wrong_otps INTEGER NOT NULL DEFAULT 0, otp_sends INTEGER NOT NULL DEFAULT 0,
-    last_otp_sent_at INTEGER NOT NULL DEFAULT 0, resend_wait_ms INTEGER NOT NULL DEFAULT 0,
-    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-    upstream_tid TEXT NOT NULL DEFAULT '', unconfirmed_otps INTEGER NOT NULL DEFAULT 0,
-    pending_op TEXT, pending_otp INTEGER NOT NULL DEFAULT 0, pending_since INTEGER NOT NULL DEFAULT 0,
-    pending_request_id TEXT, reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0,
-    edge_closed INTEGER NOT NULL DEFAULT 0, suspect_since INTEGER NOT NULL DEFAULT 0,
-    suspect_reads INTEGER NOT NULL DEFAULT 0, suspect_otp INTEGER NOT NULL DEFAULT 0);
-  CREATE TABLE audit (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, op TEXT NOT NULL, actor TEXT NOT NULL,
-    request_id TEXT NOT NULL, outcome TEXT NOT NULL, state INTEGER, detail TEXT);
-  CREATE TABLE outbox (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE, body TEXT NOT NULL,
-    created_at INTEGER NOT NULL, sent_at INTEGER);
-  ${META};
-  INSERT INTO meta (key, value) VALUES ('schema_version', ${CURRENT_SCHEMA_VERSION});`;
-
-/** The schema a migration or a fresh creation leaves, as SQLite describes it (for the test that holds them equal). */
-export function describeSchema(sql: SqlStorage): Record<string, string[]> {
-  const tables = sql
-    .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('record', 'audit', 'outbox', 'meta') ORDER BY name")
-    .toArray();
-  return Object.fromEntries(
-    tables.map(({ name }) => [
-      name,
-      sql
-        .exec<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }>(`PRAGMA table_info(${name})`)
-        .toArray()
-        .map((c) => `${c.name} ${c.type}${c.notnull ? " NOT NULL" : ""}${c.dflt_value === null ? "" : ` DEFAULT ${c.dflt_value}`}${c.pk ? " PK" : ""}`)
-        .sort(),
-    ]),
-  );
-}
-
-/** Which schema version this object's storage is at: 0 when nothing was ever stored. */
-function storedVersion(sql: SqlStorage): number {
-  const tables = new Set(
-    sql
-      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('record', 'meta')")
-      .toArray()
-      .map((row) => row.name),
-  );
-  if (tables.has("meta")) {
-    const row = sql.exec<{ value: number }>("SELECT value FROM meta WHERE key = 'schema_version'").toArray()[0];
-    return row?.value ?? 0;
-  }
-  return tables.has("record") ? 1 : 0;
-}
-
-/** Brings storage to CURRENT_SCHEMA_VERSION in one transaction; `create` also makes it when empty. */
-export function migrate(storage: DurableObjectStorage, create: boolean, from = storedVersion(storage.sql)): number {
-  const sql = storage.sql;
-  if (from === CURRENT_SCHEMA_VERSION || (from === 0 && !create)) return from;
-  if (from > CURRENT_SCHEMA_VERSION) throw new Error(`storage is at schema ${from}, newer than this gateway's ${CURRENT_SCHEMA_VERSION}`);
-  if (from === 0) {
-    sql.exec(SCHEMA_CURRENT);
-    return CURRENT_SCHEMA_VERSION;
-  }
-  storage.transactionSync(() => {
-    for (let version = from + 1; version <= CURRENT_SCHEMA_VERSION; version++) {
-      for (const statement of MIGRATIONS[version]!) sql.exec(statement);
-    }
-    sql.exec(META);
-    sql.exec(
-      "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      CURRENT_SCHEMA_VERSION,
-    );
-  });
-  return CURRENT_SCHEMA_VERSION;
-}
-
 export class RecordStore {
   readonly #storage: DurableObjectStorage;
   #row: RecordRow | null = null;
   #ready = false;
+  /** Bumped by every write of the row, so a read that began before one never overwrites it. */
+  #version = 0;
   /** Inside `change`: the row's fields written so far, flushed as one UPDATE at its end. */
   #batch: Record<string, unknown> | null = null;
   /**
@@ -230,6 +116,10 @@ export class RecordStore {
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
+  }
+
+  get version(): number {
+    return this.#version;
   }
 
   /** The row as last read or written; null before the record exists. */
@@ -326,6 +216,7 @@ export class RecordStore {
     if (entries.length === 0) return;
     const before = this.#row;
     this.#row = { ...this.#row!, ...Object.fromEntries(entries), updated_at: Date.now() };
+    this.#version++;
     if (this.#batch) Object.assign(this.#batch, Object.fromEntries(entries));
     else {
       try {

@@ -1,0 +1,36 @@
+/**
+ * The record object's one alarm, with what this incarnation knows of it, so
+ * that an alarm already set early enough is left alone: moving it would cost
+ * a storage write for nothing.
+ */
+export class Alarm {
+  readonly #storage: DurableObjectStorage;
+  /** The alarm this incarnation set (null: none; undefined: not known since it started). */
+  #at: number | null | undefined = undefined;
+
+  constructor(storage: DurableObjectStorage) {
+    this.#storage = storage;
+  }
+
+  /** The alarm has fired: none is set until the next set(). */
+  fired(): void {
+    this.#at = null;
+  }
+
+  /** An alarm is known to be set between now and `latest`. */
+  setWithin(now: number, latest: number): boolean {
+    return typeof this.#at === "number" && this.#at >= now && this.#at <= latest;
+  }
+
+  set(at: number | null): void {
+    if (at === this.#at) return;
+    if (at === null) {
+      // Unknown since this incarnation started: an alarm left over would fire and find nothing to do; not worth a write.
+      if (this.#at === undefined) return;
+      this.#storage.deleteAlarm();
+    } else {
+      this.#storage.setAlarm(at);
+    }
+    this.#at = at;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * A record's OTP ledger (rules 2 and 6): the guesses that failed (wrong, or
+ * unconfirmed: the upstream may have judged them), and the OTPs sent. What
+ * counts is decided by src/lifecycle.ts; this part keeps the counts in the
+ * record's row and writes the exhaustion event in the step that exhausts it.
+ */
+import { fail, type Failure } from "../errors";
+import {
+  countGuess,
+  exhaustedEvent,
+  exhaustedMessage,
+  type GuessCounts,
+  guessesOf,
+  MAX_GUESSES,
+  otpSendRefusal,
+  type OtpVerdict,
+} from "../lifecycle";
+import { log } from "../redact";
+import type { Outbox } from "./outbox";
+import type { RecordRow, RecordStore } from "./store";
+
+export class OtpLedger {
+  readonly #store: RecordStore;
+  readonly #outbox: Outbox;
+
+  constructor(store: RecordStore, outbox: Outbox) {
+    this.#store = store;
+    this.#outbox = outbox;
+  }
+
+  counts(rec: RecordRow = this.#store.current!): GuessCounts {
+    return { wrong: rec.wrong_otps, unconfirmed: rec.unconfirmed_otps };
+  }
+
+  guesses(rec: RecordRow = this.#store.current!): number {
+    return guessesOf(this.counts(rec));
+  }
+
+  attemptsLeft(): number {
+    return Math.max(0, MAX_GUESSES - this.guesses());
+  }
+
+  /** Counts one OTP's verdict; the third failed guess exhausts the record and is an event. Inside a change. */
+  count(verdict: OtpVerdict, requestId: string, upstreamSaysExhausted = false): void {
+    const rec = this.#store.current!;
+    const before = this.counts(rec);
+    let counts = countGuess(before, verdict);
+    // The upstream itself says the guesses are used up: believe it (never fewer than three).
+    if (upstreamSaysExhausted && guessesOf(counts) < MAX_GUESSES) counts = { ...counts, wrong: MAX_GUESSES - counts.unconfirmed };
+    this.#store.update({ wrong_otps: counts.wrong, unconfirmed_otps: counts.unconfirmed });
+    if (guessesOf(before) < MAX_GUESSES && guessesOf(counts) >= MAX_GUESSES) {
+      this.#outbox.emit(exhaustedEvent(rec.kind), rec.state, requestId);
+      log("warn", "otp_attempts_exhausted", { id: rec.id, kind: rec.kind, wrong: counts.wrong, unconfirmed: counts.unconfirmed });
+    }
+  }
+
+  /** An unconfirmed guess turned out right (the record shows paid): it no longer counts. Inside a change. */
+  provenRight(): void {
+    const rec = this.#store.current!;
+    this.#store.update({ unconfirmed_otps: Math.max(0, rec.unconfirmed_otps - 1) });
+  }
+
+  /** Why no OTP may be sent now (rule 6), or null. */
+  sendRefusal(now: number): Failure | null {
+    const rec = this.#store.current!;
+    const refusal = otpSendRefusal({ sends: rec.otp_sends, lastSentAt: rec.last_otp_sent_at, waitMs: rec.resend_wait_ms }, now);
+    return refusal ? fail(refusal.code, refusal.message, { retry_after: refusal.retryAfterSeconds }).error : null;
+  }
+
+  /** An OTP was sent (or may have been: an unknown outcome may have sent an SMS). Inside a change. */
+  countSend(wait: number | undefined): void {
+    const rec = this.#store.current!;
+    this.#store.update({
+      otp_sends: rec.otp_sends + 1,
+      last_otp_sent_at: Date.now(),
+      resend_wait_ms: wait ?? Math.max(rec.resend_wait_ms, 60_000),
+    });
+  }
+
+  /** The refusal of a record whose guesses ran out: says whether they were wrong or partly unconfirmed. */
+  exhausted(closedAtEdge: boolean): Failure {
+    const rec = this.#store.current!;
+    return { code: "otp_attempts_exhausted", message: exhaustedMessage(rec.kind, this.counts(rec), closedAtEdge) };
+  }
+}

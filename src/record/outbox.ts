@@ -1,0 +1,85 @@
+/**
+ * A record's outbox: every state change writes its event here in the same
+ * storage step as the change (emit), and the drain hands unsent events on
+ * (logged in D1, then queued), marking them sent only once that succeeded.
+ * Failed drains back off; the object's alarm comes back for what is owed.
+ */
+import type { EventType } from "../events/types";
+import { queueEvents } from "../events/publish";
+import { backoffMs } from "../lifecycle";
+import { log } from "../redact";
+import { eventPayload } from "./event";
+import type { RecordStore } from "./store";
+
+/** Events handed on per drain. */
+const DRAIN_BATCH = 50;
+/** The alarm that backs up the immediate drain of new events, should the object stop before it. */
+const DRAIN_FALLBACK_MS = 10_000;
+
+export class Outbox {
+  readonly #store: RecordStore;
+  readonly #env: Env;
+  /** Drains that failed in a row (the outbox's backoff). */
+  #failures = 0;
+  /** A drain is under way (one at a time). */
+  #draining = false;
+
+  constructor(store: RecordStore, env: Env) {
+    this.#store = store;
+    this.#env = env;
+  }
+
+  /** Writes an event into the outbox, as part of the change it reports. Inside a change. */
+  emit(type: EventType, previousState: number | null, requestId: string, at = Date.now()): void {
+    const rec = this.#store.current!;
+    const sequence = rec.event_seq + 1;
+    const event = eventPayload({ type, sequence, requestId, objectJson: rec.body, owner: rec.owner, previousState, at });
+    this.#store.update({ event_seq: sequence });
+    this.#store.enqueue(event.id, event.payload, at);
+  }
+
+  /** Events are owed and no drain has failed lately: worth draining at once. */
+  get ready(): boolean {
+    return this.#failures === 0 && !this.#draining && this.#store.hasUnsent();
+  }
+
+  /**
+   * When the alarm should come back for owed events, or null; and the latest
+   * an alarm already set may be and still do (the fallback is a backstop, not
+   * a deadline: one set up to twice as far saves a write).
+   */
+  dueAt(now: number): { at: number; latest: number } | null {
+    if (!this.#store.hasUnsent()) return null;
+    const wait = this.#failures === 0 ? DRAIN_FALLBACK_MS : backoffMs(this.#failures);
+    return { at: now + wait, latest: now + 2 * wait };
+  }
+
+  /** Hands the unsent events on; marks them sent only once that succeeded. Never throws. */
+  async drain(): Promise<void> {
+    if (this.#draining) return;
+    const batch = this.#store.unsent(DRAIN_BATCH);
+    if (batch.length === 0) return;
+    this.#draining = true;
+    try {
+      await queueEvents(
+        this.#env,
+        batch.map((entry) => ({ id: entry.event_id, payload: entry.body })),
+      );
+      this.#store.markSent(
+        batch.map((entry) => entry.seq),
+        Date.now(),
+      );
+      this.#failures = 0;
+    } catch (err) {
+      this.#failures++;
+      log("warn", "outbox_drain_failed", {
+        id: this.#store.current?.id,
+        events: batch.length,
+        failures: this.#failures,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    } finally {
+      this.#draining = false;
+    }
+  }
+}

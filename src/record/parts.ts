@@ -1,0 +1,28 @@
+/**
+ * The receipt object's parts, wired once per incarnation: each sees only the
+ * storage and the parts it works with, never the object.
+ */
+import { readConfig } from "../config";
+import { lateReadSchedule } from "../lifecycle";
+import { Alarm } from "./alarm";
+import { OtpLedger } from "./otp-ledger";
+import { Outbox } from "./outbox";
+import { Outcomes } from "./outcomes";
+import { Reconciler } from "./reconciler";
+import { Recorder } from "./recorder";
+import { RecordStore } from "./store";
+import { WriteAhead } from "./write-ahead";
+
+export function recordParts(storage: DurableObjectStorage, env: Env) {
+  const { environment, upstreamTimeoutMs } = readConfig(env);
+  const lateReads = lateReadSchedule(environment);
+  const store = new RecordStore(storage);
+  const alarm = new Alarm(storage);
+  const outbox = new Outbox(store, env);
+  const ledger = new OtpLedger(store, outbox);
+  const recorder = new Recorder(store, outbox, ledger, lateReads);
+  const writeAhead = new WriteAhead(store, storage, alarm, upstreamTimeoutMs);
+  const reconciler = new Reconciler({ store, ledger, recorder, writeAhead, upstreamTimeoutMs, lateReads });
+  const outcomes = new Outcomes({ store, writeAhead, ledger, recorder, reconciler });
+  return { store, alarm, outbox, ledger, recorder, writeAhead, reconciler, outcomes };
+}
