@@ -197,6 +197,16 @@ export const MUTANTS = [
     why: "a user acts only on their own receipts",
   },
 
+  {
+    name: "user-tid-sent-as-is",
+    file: "src/tid-index.ts",
+    find: `if (!owner.startsWith("user:")) return tid;`,
+    replace: "return tid;",
+    tests: ["test/auth.test.ts"],
+    grep: "tid",
+    why: "rule 9: a user's tid goes upstream derived, so a user can neither take nor block a partner's tid or another user's",
+  },
+
   // --- redaction --------------------------------------------------------------------------
   {
     name: "upstream-message-unredacted",
