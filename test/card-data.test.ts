@@ -7,7 +7,8 @@ import { listDurableObjectIds, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { queueSpy } from "./events";
-import { call, cardDataIn, createReceipt, dumpD1, dumpStorage, newTid } from "./helpers";
+import { call, cardDataIn, createReceipt, dumpD1, dumpStorage, expectError, newTid, receiptRequest } from "./helpers";
+import { scriptedUpstream } from "./support/scripted-upstream";
 
 const PANS = ["8600000000000007", "9860000000000018", "8600000000000015", "8600000000000098"];
 const EXPIRY = "2907";
@@ -126,5 +127,23 @@ describe("card data is never stored or logged", () => {
   it("the masked form is what is kept", async () => {
     const rows = (await Promise.all((await listDurableObjectIds(env.RECEIPTS)).map((id) => dumpObject(env.RECEIPTS, id)))).flat();
     expect(rows.some((row) => row.includes("986000******0018"))).toBe(true);
+  });
+});
+
+describe("card data the upstream sends back", () => {
+  it("a refusal the gateway does not know, whose message carries a card number, reaches the caller masked", async () => {
+    // The sandbox masks its own messages; a scripted upstream says what a real one might.
+    scriptedUpstream.on("receipt/create", {
+      kind: "status",
+      status: 400,
+      code: "ISSUER_BLOCKED",
+      message: `Card ${PANS[0]} is blocked by its issuer`,
+    });
+    const res = await call("receipt/create", receiptRequest({ merchant_id: 1003 }));
+    const text = await res.clone().text();
+    const error = await expectError(res, 422, "upstream_refused");
+    expect(error.upstream_code).toBe("ISSUER_BLOCKED");
+    expect(error.message).toContain("860000******0007 is blocked by its issuer");
+    expect(rawValuesIn(text)).toEqual([]);
   });
 });

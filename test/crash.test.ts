@@ -101,6 +101,21 @@ describe("a crash while a call is in flight (rule 8)", () => {
     expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, otp_attempts: 3 });
   });
 
+  it("pay of a hold receipt with the right OTP after two wrong ones: settled as held, no guess, so it is not cancelled and the hold is confirmed", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001, is_hold: true });
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
+    for (let i = 0; i < 2; i++) await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_WRONG }), 422, "otp_invalid");
+    await expectError(
+      crashMidCall("receipt", receipt.id, "receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }),
+      502,
+      "upstream_error",
+    );
+    expect((await settleByAlarm("receipt", receipt.id)).state).toBe(5);
+    expect((await expectStatus(call("receipt/hold-confirm", { id: receipt.id }), 200)).state).toBe(4);
+    expect(await upstreamCalls("receipt/cancel", receipt.id)).toHaveLength(0);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(4);
+  });
+
   it("authorize: the alarm settles it and the send counts against the limits", async () => {
     const receipt = await createReceipt({ merchant_id: 1001 });
     await crashMidCall("receipt", receipt.id, "receipt/authorize", { id: receipt.id, card: TOKEN });

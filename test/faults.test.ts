@@ -192,6 +192,51 @@ describe("a receipt the upstream will not cancel, once guesses run out, is close
   });
 });
 
+describe("an exhaustion cancel that did not go through (rule 2)", () => {
+  it("answered busy: the alarm sends it again with no caller, until the upstream shows 21", async () => {
+    const receipt = await authorized();
+    // Two answers lost before the upstream judged the OTP, then a wrong one: the third failed guess by the
+    // gateway's count, the first by the upstream's, so only the gateway's cancel ends the receipt. It is busy.
+    scriptedUpstream.on("receipt/pay", { kind: "status", status: 500 }, { id: receipt.id, times: 2 });
+    for (let i = 0; i < 2; i++) await expectError(pay(receipt.id, OTP_OK), 502, "upstream_error");
+    scriptedUpstream.on("receipt/cancel", { kind: "status", status: 503, code: "BUSY", retryAfter: 1 }, { id: receipt.id });
+    await expectError(pay(receipt.id, OTP_WRONG), 409, "otp_attempts_exhausted");
+    expect((await sandboxReceipt(receipt.id)).state).toBe(0);
+
+    const stub = receiptStub(env, "receipt", receipt.id);
+    for (let round = 0; round < 10 && (await sandboxReceipt(receipt.id)).state !== 21; round++) await runDurableObjectAlarm(stub);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(21);
+    const cancels = (await sandboxCalls()).filter((c) => c.id === receipt.id && c.path === "receipt/cancel");
+    expect(cancels.map((c) => c.status)).toEqual([200]);
+    expect(scriptedUpstream.fired().status).toBe(3);
+    await expectError(pay(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
+  });
+});
+
+describe("a cancel or hold-confirm whose answer was lost (rule 8)", () => {
+  it("the partner's cancel of a paid receipt: the retry asks the upstream first, and nothing is refunded twice", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(pay(receipt.id), 200);
+    scriptedUpstream.on("receipt/cancel", { kind: "lost" }, { id: receipt.id });
+    await expectError(call("receipt/cancel", { id: receipt.id }), 502, "upstream_error");
+    await expectError(call("receipt/cancel", { id: receipt.id }), 409, "cancel_not_allowed");
+    const cancels = (await sandboxCalls()).filter((c) => c.id === receipt.id && c.path === "receipt/cancel");
+    expect(cancels.map((c) => c.status)).toEqual([200]);
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(21);
+  });
+
+  it("hold-confirm: the retry is told it is confirmed without a second confirm upstream", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003, is_hold: true });
+    expect((await expectStatus(pay(receipt.id), 200)).state).toBe(5);
+    scriptedUpstream.on("receipt/hold-confirm", { kind: "lost" }, { id: receipt.id });
+    await expectError(call("receipt/hold-confirm", { id: receipt.id }), 502, "upstream_error");
+    await expectError(call("receipt/hold-confirm", { id: receipt.id }), 409, "receipt_already_paid");
+    const confirms = (await sandboxCalls()).filter((c) => c.id === receipt.id && c.path === "receipt/hold-confirm");
+    expect(confirms.map((c) => c.status)).toEqual([200]);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(4);
+  });
+});
+
 describe("answers the gateway cannot read fail closed (rule 8)", () => {
   it.each([
     ["a state given as a string", '{"id":"ID","state":"4","amount":150000}'],

@@ -43,16 +43,41 @@ describe("the three-wrong-OTPs rule", () => {
     const second = await expectError(payWith(receipt.id, "333333"), 422, "otp_invalid");
     expect(second.attempts_left).toBe(1);
     await expectError(payWith(receipt.id, "444444"), 409, "otp_attempts_exhausted");
-
-    const checked = await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
-    expect(checked.state).toBe(21);
     const upstream = await sandboxReceipt(receipt.id);
     expect(upstream.state).toBe(21);
     expect(upstream.otp_attempts).toBe(3);
+    const checked = await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
+    expect(checked.state).toBe(21);
 
     // Even the right OTP is refused now, without reaching the upstream.
     await expectError(payWith(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
     expect((await sandboxReceipt(receipt.id)).otp_attempts).toBe(3);
+  });
+
+  it("a third failed guess only the gateway counted: the receipt is cancelled upstream before the answer says so", async () => {
+    const receipt = await authorizedReceipt();
+    // Two pays fail before the upstream judged their OTPs (it answered 500): the gateway counts them as guesses...
+    scriptedUpstream.on("receipt/pay", { kind: "status", status: 500 }, { id: receipt.id, times: 2 });
+    for (let i = 0; i < 2; i++) await expectError(payWith(receipt.id, OTP_OK), 502, "upstream_error");
+    // ...so a wrong OTP, the first the upstream judges, is the third: the gateway cancels the receipt itself.
+    const exhausted = await expectError(payWith(receipt.id, OTP_WRONG), 409, "otp_attempts_exhausted");
+    expect(exhausted.message).toMatch(/1 wrong, 2 whose answer was lost.*it is cancelled/);
+    // It already is cancelled upstream: the answer did not leave that to a later alarm or caller.
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, wrong_otp_attempts: 1 });
+    const cancels = (await sandboxCalls()).filter((c) => c.id === receipt.id && c.path === "receipt/cancel");
+    expect(cancels.map((c) => c.status)).toEqual([200]);
+  });
+
+  it("when the upstream says the guesses are used up, the receipt is closed and cancelled: no further OTP reaches it", async () => {
+    const receipt = await authorizedReceipt();
+    expect((await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid")).attempts_left).toBe(2);
+    // The upstream counted guesses the gateway never saw (say, sent around it): it refuses the next as the last.
+    scriptedUpstream.on("receipt/pay", { kind: "status", status: 400, code: "OTP_ATTEMPTS_EXCEEDED" }, { id: receipt.id });
+    await expectError(payWith(receipt.id, "333333"), 409, "otp_attempts_exhausted");
+    await expectError(payWith(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
+    const pays = (await sandboxCalls()).filter((c) => c.id === receipt.id && c.path === "receipt/pay");
+    expect(pays).toHaveLength(1);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(21);
   });
 
   it("a right OTP after two wrong ones still pays", async () => {

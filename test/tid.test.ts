@@ -2,7 +2,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { leaseMs } from "../src/creation";
 import { claimTid, completeTid, expireTid, fingerprint, leaseExpired, releaseTid, upstreamTidFor } from "../src/tid-index";
-import { call, expectError, expectStatus, newTid, receiptRequest, sandboxCalls, tidDb, tidRow } from "./helpers";
+import { call, expectError, expectStatus, newTid, receiptRequest, sandboxCalls, sandboxReceipt, tidDb, tidRow } from "./helpers";
+import { scriptedUpstream } from "./support/scripted-upstream";
 
 const createCalls = async (tid: string) => (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === tid).length;
 
@@ -34,33 +35,45 @@ describe("tid uniqueness", () => {
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
   });
 
-  it("20 concurrent creates with one tid: one receipt upstream, every other answer a replay or tid_in_progress", async () => {
+  it("20 concurrent creates with one tid: one receipt upstream; while the first is in flight every other is tid_in_progress, after it a replay", async () => {
     const request = receiptRequest();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => call("receipt/create", request)));
-    const outcomes = await Promise.all(
-      answers.map(async (res) => ({
-        status: res.status,
-        replayed: res.headers.get("idempotent-replayed") === "true",
-        retryAfter: res.headers.get("retry-after"),
-        body: (await res.json()) as any,
-      })),
-    );
-    const originals = outcomes.filter((o) => o.status === 200 && !o.replayed);
-    expect(originals).toHaveLength(1);
-    const receiptId = originals[0]!.body.id;
-    for (const o of outcomes) {
-      if (o.status === 200) {
-        expect(o.body.id).toBe(receiptId);
-      } else {
-        expect(o.status).toBe(409);
-        expect(o.body.error.code).toBe("tid_in_progress");
-        expect(Number(o.retryAfter)).toBeGreaterThan(0);
-      }
+    // The first create is held at the upstream (it has created the receipt) until the other 19 have been answered.
+    const held = scriptedUpstream.hold("receipt/create", { act: true });
+    const first = call("receipt/create", request);
+    await held.arrived;
+    const others = await Promise.all(Array.from({ length: 19 }, () => call("receipt/create", request)));
+    for (const res of others) {
+      const retryAfter = res.headers.get("retry-after");
+      await expectError(res, 409, "tid_in_progress");
+      expect(Number(retryAfter)).toBeGreaterThan(0);
     }
-    expect(await createCalls(request.tid)).toBe(1);
+    held.release();
+    const original = await first;
+    expect(original.headers.get("idempotent-replayed")).toBeNull();
+    const receiptId = (await expectStatus(original, 200)).id;
 
+    const retry = await call("receipt/create", request);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect((await expectStatus(retry, 200)).id).toBe(receiptId);
+    expect(await createCalls(request.tid)).toBe(1);
     const row = await tidRow(PARTNER, request.tid);
     expect(row).toMatchObject({ status: "completed", receipt_id: receiptId });
+  });
+
+  it("a lost create's retry never adopts a receipt the upstream holds under the tid for another amount", async () => {
+    const tid = newTid();
+    // The upstream already holds a receipt under this tid, of another amount (made around the gateway).
+    const theirs = await upstreamCreate({ ...receiptRequest({ tid, amount: 120_000 }), is_hold: false, currency: 860 });
+    // Our create of 150 000 never reaches it (its outcome unknown: the gateway gave up waiting)...
+    const request = receiptRequest({ tid, amount: 150_000 });
+    scriptedUpstream.on("receipt/create", { kind: "timeout", act: false });
+    await expectError(call("receipt/create", request), 504, "upstream_timeout");
+    // ...so the identical retry takes the claim over, and the upstream answers TID_DUPLICATE with its own receipt.
+    await expectError(call("receipt/create", request), 409, "tid_conflict");
+    expect((await sandboxReceipt(theirs.id)).amount).toBe(120_000);
+    const creates = (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === tid);
+    expect(creates.map((c) => [c.status, c.code])).toEqual([[200, null], [409, "TID_DUPLICATE"]]);
+    await expectError(call("receipt/check-tid", { tid }), 404, "receipt_not_found");
   });
 
   it("a create the upstream refused frees its tid for a corrected request", async () => {
@@ -85,12 +98,7 @@ describe("tid uniqueness", () => {
   it("a create that reached the upstream but whose answer was lost is adopted by an identical retry", async () => {
     const request = { ...receiptRequest({ merchant_id: 1003 }), is_hold: false, currency: 860 };
     // The earlier attempt: the upstream created the receipt...
-    const upstream = await env.UPSTREAM!.fetch("https://sandbox.upstream.invalid/api/v1/partner/receipt/create", {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${env.UPSTREAM_API_KEY}` },
-      body: JSON.stringify(request),
-    });
-    const lost = (await upstream.json()) as any;
+    const lost = await upstreamCreate(request);
     // ...and the gateway kept only its claim, then learnt the outcome was unknown.
     const claim = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request));
     if (claim.kind !== "claimed") throw new Error(claim.kind);
@@ -132,6 +140,16 @@ describe("tid uniqueness", () => {
 });
 
 const PARTNER = "partner:partner";
+
+/** A create sent straight to the upstream, around the gateway. */
+async function upstreamCreate(request: unknown): Promise<any> {
+  const res = await env.UPSTREAM!.fetch("https://sandbox.upstream.invalid/api/v1/partner/receipt/create", {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${env.UPSTREAM_API_KEY}` },
+    body: JSON.stringify(request),
+  });
+  return expectStatus(res, 200);
+}
 
 async function claimRequest(request: { tid: string }, owner = PARTNER) {
   return {

@@ -1,0 +1,322 @@
+/**
+ * The mutations `npm run test:mutants` (scripts/mutants.mjs) applies, one at a
+ * time: each is a one-line change of a money rule that a tired engineer could
+ * make, and the tests named must fail with it.
+ *
+ *   name     what to call it on the command line (`npm run test:mutants -- <part of a name>`)
+ *   file     the file changed
+ *   find     text that must occur exactly once in that file (it may take the
+ *            line before as context when the changed line is not unique);
+ *            a refactor that moves or rewrites it makes the run fail, loudly
+ *   replace  what it becomes
+ *   tests    the test files that must catch it
+ *   grep     optional: only the tests whose name matches (vitest -t), to keep a run short
+ *   why      the rule it breaks
+ *
+ * The entries marked "issue 18" are the five mutations issue 18 found
+ * surviving `npm test`; the others cover the rest of the money rules.
+ */
+export const MUTANTS = [
+  // --- write-ahead (rule 8) ---------------------------------------------------
+  {
+    name: "unknown-pay-clears-note",
+    file: "src/receipt-object.ts",
+    find: `    if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };
+    const rec = this.#store.current!;`,
+    replace: `    if (!result.ok && result.outcome === "unknown") { this.#store.change(() => this.#clearPending()); return { ok: false, error: result.failure }; }
+    const rec = this.#store.current!;`,
+    tests: ["test/faults.test.ts", "test/otp.test.ts"],
+    grep: "lost|unknown|timeout",
+    why: "issue 18 (a): a pay whose outcome is unknown must leave its write-ahead note, so the OTP counts and the record is read again",
+  },
+  {
+    name: "unknown-pay-settled-as-guess",
+    file: "src/receipt-object.ts",
+    find: `    if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };
+    const rec = this.#store.current!;`,
+    replace: `    if (!result.ok && result.outcome === "unknown") { this.#store.change(() => { this.#clearPending(); if (withOtp) this.#countGuess("unconfirmed", requestId); }); return { ok: false, error: result.failure }; }
+    const rec = this.#store.current!;`,
+    tests: ["test/faults.test.ts", "test/otp.test.ts"],
+    grep: "lost|unknown|timeout",
+    why: "issue 18 (a): a pay whose outcome is unknown is settled from what the upstream shows, not guessed: it may have paid",
+  },
+  {
+    name: "unknown-cancel-clears-note",
+    file: "src/receipt-object.ts",
+    find: `  #settle<T extends RecordBody>(result: UpstreamResult<T>, requestId: string): Outcome<T> {
+    if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };`,
+    replace: `  #settle<T extends RecordBody>(result: UpstreamResult<T>, requestId: string): Outcome<T> {
+    if (!result.ok && result.outcome === "unknown") { this.#store.change(() => this.#clearPending()); return { ok: false, error: result.failure }; }`,
+    tests: ["test/faults.test.ts", "test/crash.test.ts"],
+    grep: "lost|unknown|timeout|crash",
+    why: "issue 18 (a): a cancel or hold-confirm whose outcome is unknown must leave its note: the upstream may have refunded or confirmed",
+  },
+  {
+    name: "note-not-written",
+    file: "src/receipt-object.ts",
+    find: "this.#store.update({ pending_op: op, pending_otp: withOtp ? 1 : 0, pending_since: now, pending_request_id: requestId });",
+    replace: "this.#store.update({ pending_op: null, pending_otp: withOtp ? 1 : 0, pending_since: now, pending_request_id: requestId });",
+    tests: ["test/crash.test.ts"],
+    why: "rule 8: before a call that may move money leaves, a note of it is stored",
+  },
+  {
+    name: "note-forgets-otp",
+    file: "src/receipt-object.ts",
+    find: "this.#store.update({ pending_op: op, pending_otp: withOtp ? 1 : 0, pending_since: now, pending_request_id: requestId });",
+    replace: "this.#store.update({ pending_op: op, pending_otp: 0, pending_since: now, pending_request_id: requestId });",
+    tests: ["test/crash.test.ts"],
+    why: "rule 2 with rule 8: an OTP sent in a call lost to a crash is an unconfirmed guess",
+  },
+
+  // --- the exhaustion cancel (rule 2) -------------------------------------------
+  {
+    name: "third-wrong-otp-cancel-deferred",
+    file: "src/receipt-object.ts",
+    find: "      await this.#finishExhaustion(upstream, requestId);\n",
+    replace: "",
+    tests: ["test/otp.test.ts"],
+    grep: "three-wrong-OTPs",
+    why: "issue 18 (e): the third wrong OTP cancels the receipt upstream before it is answered, not at the next alarm",
+  },
+  {
+    name: "exhaustion-cancel-not-retried",
+    file: "src/receipt-object.ts",
+    find: "return rec.pending_op !== null || rec.state === STATE.awaitingSupplier || this.#exhaustionCancelPending(rec);",
+    replace: "return rec.pending_op !== null || rec.state === STATE.awaitingSupplier;",
+    tests: ["test/faults.test.ts"],
+    grep: "cancel",
+    why: "issue 18 (b): an exhaustion cancel that did not go through is sent again by the alarm, with no caller",
+  },
+  {
+    name: "exhaustion-cancel-busy-gives-up",
+    file: "src/receipt-object.ts",
+    find: `if (result.failure.code !== "upstream_unavailable" && this.#store.current!.state !== STATE.cancelled) {`,
+    replace: "if (this.#store.current!.state !== STATE.cancelled) {",
+    tests: ["test/faults.test.ts"],
+    grep: "cancel",
+    why: "issue 18 (b): a busy answer to the exhaustion cancel is tried again; only a refusal for good closes the receipt at the edge",
+  },
+  {
+    name: "exhaustion-cancel-not-scheduled",
+    file: "src/lifecycle.ts",
+    find: "if (facts.exhaustionCancelPending) return now + backoffMs(facts.attempts);",
+    replace: "if (facts.exhaustionCancelPending) return null;",
+    tests: ["test/lifecycle.test.ts"],
+    why: "rule 2 with rule 8: the alarm is set for an exhaustion cancel not yet confirmed",
+  },
+  {
+    name: "transfer-cancelled-upstream",
+    file: "src/kinds.ts",
+    find: "  cancellable: false,",
+    replace: "  cancellable: true,",
+    tests: ["test/faults.test.ts"],
+    grep: "transfer",
+    why: "rule 2: a transfer has no cancel upstream; three failed guesses close it at the edge",
+  },
+
+  // --- guess counting (rule 2) ------------------------------------------------------
+  {
+    name: "wrong-otp-not-counted",
+    file: "src/lifecycle.ts",
+    find: `if (verdict === "wrong") return { ...counts, wrong: counts.wrong + 1 };`,
+    replace: `if (verdict === "wrong") return { ...counts, wrong: counts.wrong };`,
+    tests: ["test/otp.test.ts"],
+    grep: "three-wrong-OTPs",
+    why: "rule 2: a wrong OTP is a guess",
+  },
+  {
+    name: "lost-otp-not-counted",
+    file: "src/lifecycle.ts",
+    find: `if (verdict === "unconfirmed") return { ...counts, unconfirmed: counts.unconfirmed + 1 };`,
+    replace: `if (verdict === "unconfirmed") return { ...counts, unconfirmed: counts.unconfirmed };`,
+    tests: ["test/faults.test.ts"],
+    grep: "is a guess",
+    why: "rule 2: an OTP whose answer was lost and that did not pay is a guess",
+  },
+  {
+    name: "four-guesses",
+    file: "src/lifecycle.ts",
+    find: "export const MAX_GUESSES = 3;",
+    replace: "export const MAX_GUESSES = 4;",
+    tests: ["test/otp.test.ts"],
+    grep: "three-wrong-OTPs",
+    why: "rule 2: three failed guesses, not four",
+  },
+  {
+    name: "exhausted-one-guess-late",
+    file: "src/lifecycle.ts",
+    find: `if (facts.guesses >= MAX_GUESSES) return "exhausted";`,
+    replace: `if (facts.guesses > MAX_GUESSES) return "exhausted";`,
+    tests: ["test/otp.test.ts"],
+    grep: "three-wrong-OTPs",
+    why: "rule 2: after the third failed guess no OTP reaches the upstream",
+  },
+  {
+    name: "upstream-exhaustion-ignored",
+    file: "src/receipt-object.ts",
+    find: "if (upstreamSaysExhausted && guessesOf(counts) < MAX_GUESSES) counts = { ...counts, wrong: MAX_GUESSES - counts.unconfirmed };",
+    replace: "",
+    tests: ["test/otp.test.ts"],
+    grep: "three-wrong-OTPs",
+    why: "rule 2: when the upstream says the guesses are used up, the receipt is closed: no further OTP reaches it",
+  },
+  {
+    name: "held-otp-counted-as-guess",
+    file: "src/receipt-object.ts",
+    find: "const paid = state === STATE.paid || state === STATE.held || state === STATE.awaitingSupplier;",
+    replace: "const paid = state === STATE.paid || state === STATE.awaitingSupplier;",
+    tests: ["test/crash.test.ts"],
+    why: "rule 2 with rule 8: an OTP lost in a call that held the amount was right: no guess (else the held receipt is cancelled)",
+  },
+
+  // --- user refunds (rule 4) ----------------------------------------------------------
+  {
+    name: "user-cancels-paid",
+    file: "src/lifecycle.ts",
+    find: `{ phases: ["held", "paid"], when: (ctx) => ctx.caller !== "partner",`,
+    replace: `{ phases: ["held"], when: (ctx) => ctx.caller !== "partner",`,
+    tests: ["test/lifecycle.test.ts", "test/crash.test.ts"],
+    why: "rule 4: a user may cancel only an unpaid receipt; refunding a paid one is the partner's",
+  },
+  {
+    name: "user-cancels-held",
+    file: "src/lifecycle.ts",
+    find: `{ phases: ["held", "paid"], when: (ctx) => ctx.caller !== "partner",`,
+    replace: `{ phases: ["paid"], when: (ctx) => ctx.caller !== "partner",`,
+    tests: ["test/lifecycle.test.ts"],
+    why: "rule 4: a user may not release a held amount",
+  },
+
+  // --- ownership ------------------------------------------------------------------------
+  {
+    name: "any-user-any-receipt",
+    file: "src/caller.ts",
+    find: `caller.kind === "partner" || ownerOf(caller) === owner;`,
+    replace: `caller.kind === "partner" || owner.startsWith("user:");`,
+    tests: ["test/auth.test.ts"],
+    why: "a user acts only on their own receipts",
+  },
+
+  {
+    name: "user-tid-sent-as-is",
+    file: "src/tid-index.ts",
+    find: `if (!owner.startsWith("user:")) return tid;`,
+    replace: "return tid;",
+    tests: ["test/auth.test.ts"],
+    grep: "tid",
+    why: "rule 9: a user's tid goes upstream derived, so a user can neither take nor block a partner's tid or another user's",
+  },
+
+  // --- redaction --------------------------------------------------------------------------
+  {
+    name: "upstream-message-unredacted",
+    file: "src/upstream/client.ts",
+    find: "String(redact(envelope.error.message))",
+    replace: "String(envelope.error.message)",
+    tests: ["test/card-data.test.ts"],
+    why: "issue 18 (d): a message the upstream sends back is masked before it reaches a caller (no raw card number in an error)",
+  },
+  {
+    name: "card-numbers-not-masked",
+    file: "src/redact.ts",
+    find: "    .replace(PAN_RUN, maskPan);",
+    replace: "    ;",
+    tests: ["test/card-data.test.ts"],
+    why: "card numbers in anything logged or answered are masked",
+  },
+  {
+    name: "mask-keeps-too-much",
+    file: "src/redact.ts",
+    find: "return `${pan.slice(0, 6)}${\"*\".repeat(pan.length - 10)}${pan.slice(-4)}`;",
+    replace: "return `${pan.slice(0, 6)}${\"*\".repeat(pan.length - 12)}${pan.slice(-6)}`;",
+    tests: ["test/card-data.test.ts"],
+    why: "a masked card number shows the first 6 and last 4 digits, no more",
+  },
+
+  // --- tid adoption and conflicts (rule 9) --------------------------------------------------
+  {
+    name: "tid-duplicate-adopted-unchecked",
+    file: "src/creation.ts",
+    find: `result.upstreamCode === "TID_DUPLICATE" && existing && kind.matches(existing, input)`,
+    replace: `result.upstreamCode === "TID_DUPLICATE" && existing`,
+    tests: ["test/tid.test.ts"],
+    why: "issue 18 (c): a retried create adopts the upstream's receipt for its tid only if it is the one the create asked for",
+  },
+  {
+    name: "tid-duplicate-amount-unchecked",
+    file: "src/kinds.ts",
+    find: "matches: (existing, input) => existing.amount === input.amount && existing.merchant.merchant_id === input.merchant_id,",
+    replace: "matches: (existing, input) => existing.merchant.merchant_id === input.merchant_id,",
+    tests: ["test/tid.test.ts"],
+    why: "rule 9: a receipt of another amount under our tid is not ours to adopt",
+  },
+  {
+    name: "tid-changed-body-replayed",
+    file: "src/tid-index.ts",
+    find: `if (!same || row.kind !== req.kind) return { kind: "conflict" };`,
+    replace: `if (row.kind !== req.kind) return { kind: "conflict" };`,
+    tests: ["test/tid.test.ts"],
+    why: "rule 9: another request with a known tid is tid_conflict, never a replay of the first",
+  },
+  {
+    name: "tid-lease-zero",
+    file: "src/creation.ts",
+    find: "export const leaseMs = (upstreamTimeoutMs: number): number => Math.min(5 * 60_000, Math.max(30_000, 3 * upstreamTimeoutMs));",
+    replace: "export const leaseMs = (_upstreamTimeoutMs: number): number => 0;",
+    tests: ["test/tid.test.ts"],
+    grep: "concurrent",
+    why: "rule 9: a create in flight holds its tid; an identical create meanwhile is tid_in_progress, not a second create upstream",
+  },
+
+  // --- retention ------------------------------------------------------------------------------
+  {
+    name: "replay-window-in-hours",
+    file: "src/retention.ts",
+    find: "const replayMs = positive(env.TID_REPLAY_DAYS, d.replayDays) * DAY_MS;",
+    replace: "const replayMs = positive(env.TID_REPLAY_DAYS, d.replayDays) * 3_600_000;",
+    tests: ["test/retention.test.ts"],
+    why: "TID_REPLAY_DAYS is days: an identical retry is replayed for that long",
+  },
+  {
+    name: "pending-claims-deleted",
+    file: "src/tid-index.ts",
+    find: "SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,",
+    replace: "SELECT rowid FROM tid_index WHERE response IS NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,",
+    tests: ["test/retention.test.ts"],
+    why: "retention never deletes a pending claim: a create whose outcome is unknown still owns its tid",
+  },
+  {
+    name: "undelivered-events-pruned-early",
+    file: "src/retention.ts",
+    find: `pruneEvents(db, "pending", policy.undeliveredEventsMs, limit, now)`,
+    replace: `pruneEvents(db, "pending", policy.deliveredEventsMs, limit, now)`,
+    tests: ["test/retention.test.ts"],
+    why: "an event not yet delivered is kept for the longer window, so it can still be listed and resent",
+  },
+
+  // --- webhook signing ---------------------------------------------------------------------------
+  {
+    name: "signature-without-id",
+    file: "src/events/signing.ts",
+    find: "const content = new TextEncoder().encode(`${id}.${timestamp}.${body}`);",
+    replace: "const content = new TextEncoder().encode(`${timestamp}.${body}`);",
+    tests: ["test/events-signing.test.ts"],
+    why: "Standard Webhooks signs \"<id>.<timestamp>.<body>\"",
+  },
+  {
+    name: "signed-with-secret-text",
+    file: "src/events/signing.ts",
+    find: "decodeBase64(entry.slice(WEBHOOK_SECRET_PREFIX.length))",
+    replace: "new TextEncoder().encode(entry.slice(WEBHOOK_SECRET_PREFIX.length))",
+    tests: ["test/events-signing.test.ts"],
+    why: "the key is the bytes whsec_<base64> encodes, not its text",
+  },
+  {
+    name: "rotation-signs-first-secret-only",
+    file: "src/events/signing.ts",
+    find: "  const signatures = await Promise.all(\n    keys.map(",
+    replace: "  const signatures = await Promise.all(\n    keys.slice(0, 1).map(",
+    tests: ["test/events-signing.test.ts"],
+    why: "during a rotation every delivery is signed with each secret",
+  },
+];
