@@ -20,40 +20,40 @@ export const MUTANTS = [
   // --- write-ahead (rule 8) ---------------------------------------------------
   {
     name: "unknown-pay-clears-note",
-    file: "src/receipt-object.ts",
-    find: `    if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };
-    const rec = this.#store.current!;`,
-    replace: `    if (!result.ok && result.outcome === "unknown") { this.#store.change(() => this.#clearPending()); return { ok: false, error: result.failure }; }
-    const rec = this.#store.current!;`,
+    file: "src/record/outcomes.ts",
+    find: `    const { store, writeAhead, ledger, recorder, reconciler } = this.#parts;
+    if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };`,
+    replace: `    const { store, writeAhead, ledger, recorder, reconciler } = this.#parts;
+    if (!result.ok && result.outcome === "unknown") { store.change(() => writeAhead.clear()); return { ok: false, error: result.failure }; }`,
     tests: ["test/faults.test.ts", "test/otp.test.ts"],
     grep: "lost|unknown|timeout",
     why: "issue 18 (a): a pay whose outcome is unknown must leave its write-ahead note, so the OTP counts and the record is read again",
   },
   {
     name: "unknown-pay-settled-as-guess",
-    file: "src/receipt-object.ts",
-    find: `    if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };
-    const rec = this.#store.current!;`,
-    replace: `    if (!result.ok && result.outcome === "unknown") { this.#store.change(() => { this.#clearPending(); if (withOtp) this.#countGuess("unconfirmed", requestId); }); return { ok: false, error: result.failure }; }
-    const rec = this.#store.current!;`,
+    file: "src/record/outcomes.ts",
+    find: `    const { store, writeAhead, ledger, recorder, reconciler } = this.#parts;
+    if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };`,
+    replace: `    const { store, writeAhead, ledger, recorder, reconciler } = this.#parts;
+    if (!result.ok && result.outcome === "unknown") { store.change(() => { writeAhead.clear(); if (withOtp) ledger.count("unconfirmed", requestId); }); return { ok: false, error: result.failure }; }`,
     tests: ["test/faults.test.ts", "test/otp.test.ts"],
     grep: "lost|unknown|timeout",
     why: "issue 18 (a): a pay whose outcome is unknown is settled from what the upstream shows, not guessed: it may have paid",
   },
   {
     name: "unknown-cancel-clears-note",
-    file: "src/receipt-object.ts",
-    find: `  #settle<T extends RecordBody>(result: UpstreamResult<T>, requestId: string): Outcome<T> {
+    file: "src/record/outcomes.ts",
+    find: `    const { store, writeAhead, recorder } = this.#parts;
     if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };`,
-    replace: `  #settle<T extends RecordBody>(result: UpstreamResult<T>, requestId: string): Outcome<T> {
-    if (!result.ok && result.outcome === "unknown") { this.#store.change(() => this.#clearPending()); return { ok: false, error: result.failure }; }`,
+    replace: `    const { store, writeAhead, recorder } = this.#parts;
+    if (!result.ok && result.outcome === "unknown") { store.change(() => writeAhead.clear()); return { ok: false, error: result.failure }; }`,
     tests: ["test/faults.test.ts", "test/crash.test.ts"],
     grep: "lost|unknown|timeout|crash",
     why: "issue 18 (a): a cancel or hold-confirm whose outcome is unknown must leave its note: the upstream may have refunded or confirmed",
   },
   {
     name: "note-not-written",
-    file: "src/receipt-object.ts",
+    file: "src/record/write-ahead.ts",
     find: "this.#store.update({ pending_op: op, pending_otp: withOtp ? 1 : 0, pending_since: now, pending_request_id: requestId });",
     replace: "this.#store.update({ pending_op: null, pending_otp: withOtp ? 1 : 0, pending_since: now, pending_request_id: requestId });",
     tests: ["test/crash.test.ts"],
@@ -61,7 +61,7 @@ export const MUTANTS = [
   },
   {
     name: "note-forgets-otp",
-    file: "src/receipt-object.ts",
+    file: "src/record/write-ahead.ts",
     find: "this.#store.update({ pending_op: op, pending_otp: withOtp ? 1 : 0, pending_since: now, pending_request_id: requestId });",
     replace: "this.#store.update({ pending_op: op, pending_otp: 0, pending_since: now, pending_request_id: requestId });",
     tests: ["test/crash.test.ts"],
@@ -71,8 +71,8 @@ export const MUTANTS = [
   // --- the exhaustion cancel (rule 2) -------------------------------------------
   {
     name: "third-wrong-otp-cancel-deferred",
-    file: "src/receipt-object.ts",
-    find: "      await this.#finishExhaustion(upstream, requestId);\n",
+    file: "src/record/outcomes.ts",
+    find: "      await reconciler.finishExhaustion(upstream, requestId);\n",
     replace: "",
     tests: ["test/otp.test.ts"],
     grep: "three-wrong-OTPs",
@@ -80,21 +80,76 @@ export const MUTANTS = [
   },
   {
     name: "exhaustion-cancel-not-retried",
-    file: "src/receipt-object.ts",
-    find: "return rec.pending_op !== null || rec.state === STATE.awaitingSupplier || this.#exhaustionCancelPending(rec);",
-    replace: "return rec.pending_op !== null || rec.state === STATE.awaitingSupplier;",
+    file: "src/lifecycle.ts",
+    find: "  if (facts.exhaustionCancelPending) return now + backoffMs(facts.attempts);",
+    replace: "",
     tests: ["test/faults.test.ts"],
     grep: "cancel",
     why: "issue 18 (b): an exhaustion cancel that did not go through is sent again by the alarm, with no caller",
   },
   {
     name: "exhaustion-cancel-busy-gives-up",
-    file: "src/receipt-object.ts",
-    find: `if (result.failure.code !== "upstream_unavailable" && this.#store.current!.state !== STATE.cancelled) {`,
-    replace: "if (this.#store.current!.state !== STATE.cancelled) {",
+    file: "src/record/reconciler.ts",
+    find: "if (result.failure.code !== \"upstream_unavailable\" && store.current!.state !== STATE.cancelled) {",
+    replace: "if (store.current!.state !== STATE.cancelled) {",
     tests: ["test/faults.test.ts"],
     grep: "cancel",
     why: "issue 18 (b): a busy answer to the exhaustion cancel is tried again; only a refusal for good closes the receipt at the edge",
+  },
+  // --- rule 2's unknown refusals and rule 8's late upstream (issue 18, items 1 and 2) ---
+  {
+    name: "unknown-code-not-a-guess",
+    file: "src/lifecycle.ts",
+    find: `  if (answer.code === "upstream_refused") return "unconfirmed";\n`,
+    replace: "",
+    tests: ["test/faults.test.ts"],
+    grep: "does not know|judges_unknown",
+    why: "rule 2: an OTP refused in a code the gateway does not know may have been judged; without counting it, six OTPs reached the upstream",
+  },
+  {
+    name: "lost-call-not-suspect",
+    file: "src/record/reconciler.ts",
+    find: "if (STATE_CHANGING_CALLS.has(pending.pending_op)) {",
+    replace: "if (false && STATE_CHANGING_CALLS.has(pending.pending_op)) {",
+    tests: ["test/faults.test.ts"],
+    grep: "late upstream",
+    why: "rule 8: a call whose outcome was unknown stays suspect after its first look; else a late payment is never found nor sent as an event",
+  },
+  {
+    name: "late-reads-never-due",
+    file: "src/lifecycle.ts",
+    find: "  return offset === undefined ? null : suspect.since + offset;",
+    replace: "  return null;",
+    tests: ["test/faults.test.ts", "test/lifecycle.test.ts"],
+    grep: "late",
+    why: "rule 8: the late reads are scheduled (1 min, 10 min, 1 h, 24 h), so a change after the first look is found with no caller",
+  },
+  {
+    name: "suspect-pay-not-asked-first",
+    file: "src/lifecycle.ts",
+    find: "  { when: (ctx) => ctx.suspect && !ctx.fresh, then: ASK_FIRST },",
+    replace: "",
+    tests: ["test/faults.test.ts"],
+    grep: "late upstream",
+    why: "rule 8: while a record is suspect, money moves only after a fresh look at the upstream",
+  },
+  {
+    name: "user-cancel-from-stored-copy",
+    file: "src/lifecycle.ts",
+    find: `    { when: (ctx) => ctx.caller === "user" && !ctx.fresh, then: ASK_FIRST },`,
+    replace: "",
+    tests: ["test/faults.test.ts"],
+    grep: "late upstream",
+    why: "rule 8: a user's cancel is never decided from a stored copy; a late payment would be refunded by a user",
+  },
+  {
+    name: "late-paid-otp-still-a-guess",
+    file: "src/record/recorder.ts",
+    find: "const proven = rec.suspect_otp === 1 && isPaid(state);",
+    replace: "const proven = false;",
+    tests: ["test/faults.test.ts"],
+    grep: "late upstream",
+    why: "rule 2: an OTP whose lost call turned out to pay was right, no guess",
   },
   {
     name: "exhaustion-cancel-not-scheduled",
@@ -153,7 +208,7 @@ export const MUTANTS = [
   },
   {
     name: "upstream-exhaustion-ignored",
-    file: "src/receipt-object.ts",
+    file: "src/record/otp-ledger.ts",
     find: "if (upstreamSaysExhausted && guessesOf(counts) < MAX_GUESSES) counts = { ...counts, wrong: MAX_GUESSES - counts.unconfirmed };",
     replace: "",
     tests: ["test/otp.test.ts"],
@@ -162,9 +217,9 @@ export const MUTANTS = [
   },
   {
     name: "held-otp-counted-as-guess",
-    file: "src/receipt-object.ts",
-    find: "const paid = state === STATE.paid || state === STATE.held || state === STATE.awaitingSupplier;",
-    replace: "const paid = state === STATE.paid || state === STATE.awaitingSupplier;",
+    file: "src/lifecycle.ts",
+    find: "export const isPaid = (state: UpstreamState): boolean => state === STATE.paid || state === STATE.held || state === STATE.awaitingSupplier;",
+    replace: "export const isPaid = (state: UpstreamState): boolean => state === STATE.paid || state === STATE.awaitingSupplier;",
     tests: ["test/crash.test.ts"],
     why: "rule 2 with rule 8: an OTP lost in a call that held the amount was right: no guess (else the held receipt is cancelled)",
   },
