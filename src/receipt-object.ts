@@ -45,7 +45,7 @@ import {
   STATE,
   type UpstreamState,
 } from "./lifecycle";
-import { queueEvents } from "./events/publish";
+import { publishOutbox } from "./events/publish";
 import { eventOwner, eventPayload } from "./record/event";
 import { type AuditEntry, type RecordRow, RecordStore } from "./record/store";
 import { log } from "./redact";
@@ -604,14 +604,21 @@ export class ReceiptObject extends DurableObject<Env> {
     this.#store.enqueue(event.id, event.payload, at);
   }
 
-  /** Hands the outbox's unsent events to the queue (whose consumer logs them); marks them sent only once that succeeded. */
+  /**
+   * Writes the outbox's unsent events into the D1 event log, then hands them
+   * to the queue (publishOutbox); marks them sent only once both succeeded.
+   * A crash between any two steps loses nothing: what is not marked is
+   * drained again (the log insert is idempotent, and an event already
+   * delivered is not queued twice), and what is marked is in the log, where
+   * the sweep sends it again if the queue lost its message.
+   */
   async #drain(): Promise<void> {
     if (this.#draining) return;
     const batch = this.#store.unsent(DRAIN_BATCH);
     if (batch.length === 0) return;
     this.#draining = true;
     try {
-      await queueEvents(
+      await publishOutbox(
         this.env,
         batch.map((entry) => ({ id: entry.event_id, payload: entry.body })),
       );
