@@ -19,6 +19,8 @@ ALTER TABLE events ADD COLUMN pending_since INTEGER;
 UPDATE events SET next_attempt_at = created, pending_since = created WHERE delivery_status = 'pending';
 
 -- Each sweep step is a range scan of one of these, over pending events only:
--- a run reads what it changes, never the delivered or failed rows.
-CREATE INDEX events_pending_due ON events (next_attempt_at) WHERE delivery_status = 'pending';
-CREATE INDEX events_pending_since ON events (pending_since) WHERE delivery_status = 'pending';
+-- a run reads what it changes, never the delivered or failed rows. They hold
+-- pending rows only; delivery_status leads anyway, so the planner prefers
+-- them (equality and range) to events_by_delivery (equality alone).
+CREATE INDEX events_pending_due ON events (delivery_status, next_attempt_at) WHERE delivery_status = 'pending';
+CREATE INDEX events_pending_since ON events (delivery_status, pending_since) WHERE delivery_status = 'pending';

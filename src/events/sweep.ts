@@ -63,23 +63,25 @@ export interface SweepReport {
   requeued: number;
 }
 
+/**
+ * Which rows each step takes (?1: the cutoff, ?2: the bound): range scans of
+ * migrations/0005_event_sweep.sql's indexes (test/events-log.test.ts reads
+ * their query plans).
+ */
+export const SWEEP_SELECTS = {
+  expired: "SELECT rowid FROM events WHERE delivery_status = 'pending' AND pending_since < ?1 ORDER BY pending_since LIMIT ?2",
+  overdue: "SELECT rowid FROM events WHERE delivery_status = 'pending' AND next_attempt_at < ?1 ORDER BY next_attempt_at LIMIT ?2",
+} as const;
+
 /** One database: mark what is past the horizon failed, then claim what is overdue (its next attempt due now), in one batch. */
 async function sweepDatabase(db: D1Database, now: number, settings: SweepSettings): Promise<{ failed: string[]; overdue: EventMessage[] }> {
   const [failed, overdue] = await db.batch<Record<string, unknown>>([
     db
-      .prepare(
-        `UPDATE events SET delivery_status = 'failed' WHERE rowid IN (
-           SELECT rowid FROM events WHERE delivery_status = 'pending' AND pending_since < ?1 ORDER BY pending_since LIMIT ?2)
-         RETURNING id`,
-      )
+      .prepare(`UPDATE events SET delivery_status = 'failed' WHERE rowid IN (${SWEEP_SELECTS.expired}) RETURNING id`)
       .bind(now - settings.horizonMs, FAIL_LIMIT),
     db
-      .prepare(
-        `UPDATE events SET next_attempt_at = ?2 WHERE rowid IN (
-           SELECT rowid FROM events WHERE delivery_status = 'pending' AND next_attempt_at < ?1 ORDER BY next_attempt_at LIMIT ?3)
-         RETURNING id, body AS payload`,
-      )
-      .bind(now - settings.staleMs, now, REQUEUE_LIMIT),
+      .prepare(`UPDATE events SET next_attempt_at = ?3 WHERE rowid IN (${SWEEP_SELECTS.overdue}) RETURNING id, body AS payload`)
+      .bind(now - settings.staleMs, REQUEUE_LIMIT, now),
   ]);
   return {
     failed: (failed?.results ?? []).map((row) => String(row.id)),
