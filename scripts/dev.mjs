@@ -26,3 +26,13 @@ const dev = spawn(
 );
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
 dev.on("exit", (code) => process.exit(code ?? 0));
+
+// `wrangler dev` never fires the Cron Trigger by itself ("Scheduled Workers are not automatically
+// triggered during local development"), so this does, every CRON_TICK_SECONDS: retention, and the
+// event sweep that queues again an event whose message was lost (in development within one
+// minute: its 30 s plus this tick) and marks failed one past its horizon (within 3 minutes:
+// 150 s plus this tick). test/events-config.test.ts reads this number.
+const CRON_TICK_SECONDS = 15;
+const cron = `http://127.0.0.1:${port}/cdn-cgi/local/scheduled?cron=${encodeURIComponent("* * * * *")}`;
+// Until the server is up, a tick finds nothing listening: the next one tries again.
+setInterval(() => fetch(cron).then((res) => res.body?.cancel(), () => undefined), CRON_TICK_SECONDS * 1000);

@@ -10,6 +10,13 @@
  *
  *   npm run listen                       # 127.0.0.1:4242/webhooks
  *   npm run listen -- --fail 3           # 500 to the first 3 deliveries of each event: watch the retries
+ *
+ * In development (`npm run dev`) a failed delivery is retried 1, 2, 4, 8, 16
+ * and 32 s later (RETRY_SCHEDULES in src/events/delivery.ts), each after
+ * about a second more that the queue adds: with --fail 3 the fourth attempt,
+ * answered 204, comes about 10 s after the first. An event whose every attempt
+ * fails is `failed` about a minute after the first (at most 3 minutes);
+ * an event whose message was lost is sent again within a minute.
  *   npm run listen -- --port 5000 --path /hooks
  *
  * WEBHOOK_SECRET comes from the environment, else .dev.vars, else .dev.vars.example.
@@ -135,6 +142,10 @@ server.on("error", (err) => {
 });
 server.listen(port, options.host, () => {
   console.log(`Listening on http://${options.host}:${port}${options.path}; verifying with WEBHOOK_SECRET from ${source.from}.`);
-  if (failFirst > 0) console.log(`Answering 500 to the first ${failFirst} deliveries of each event.`);
+  if (failFirst > 0) {
+    console.log(
+      `Answering 500 to the first ${failFirst} deliveries of each event; \`npm run dev\` retries each 1, 2, 4, 8, 16, 32 s later (plus about a second of queue latency each), then marks it failed.`,
+    );
+  }
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.close(() => process.exit(0)));

@@ -53,7 +53,7 @@ function rowWith(page: string, needle: string): string {
 /** The page's visible text, tags dropped, whitespace collapsed (entities left as they are). */
 const textOf = (page: string) => page.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ");
 
-/** Sends the record's outbox to the queue, and has the queue's consumer log (and deliver) its events. */
+/** Drains the record's outbox into the event log and the queue, and has the queue's consumer deliver its events. */
 async function logEvents(kind: KindName, id: string): Promise<void> {
   const stub = receiptStub(env, kind, id);
   for (let round = 0; round < 5; round++) {
@@ -151,7 +151,6 @@ describe("GET /__sandbox/", () => {
       state.storage.sql.exec("UPDATE receipts SET state = 4, paid_ms = ? WHERE id = ?", Date.now(), receipt.id);
     });
     await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
-    expect(textOf(rowWith(await pageAt("/__sandbox/"), receipt.id))).toContain("0 created");
     await logEvents("receipt", receipt.id);
     expect(textOf(rowWith(await pageAt("/__sandbox/"), receipt.id))).toContain("4 paid");
   });
@@ -240,7 +239,9 @@ describe("GET /__sandbox/receipts/{id}/view", () => {
     }
   });
 
-  it("reads well before the queue's consumer has logged any event", async () => {
+  it("reads well before any event is logged", async () => {
+    // The event log refuses the receipt object's drain (only the drain batches): its events wait in its outbox.
+    for (const db of [env.DB, env.DB_TID_1]) vi.spyOn(db, "batch").mockRejectedValue(new Error("D1_ERROR: unavailable"));
     const receipt = await createReceipt();
     const text = textOf(await pageAt(`/__sandbox/receipts/${receipt.id}/view`));
     expect(text).toContain("No events in the event log yet");

@@ -3,10 +3,12 @@
 // answer is held back). Then: the write-ahead note was durable, the alarm
 // settles the record with no caller, nothing is debited twice, and a user
 // cannot cancel what got paid. Eviction between the steps of the OTP flow
-// changes nothing.
+// changes nothing. A crash right after the queue accepted an event loses it
+// nowhere, even if the queue's copy dies with it.
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type EventMessage, SWEEP_SETTINGS } from "../src/events";
 import type { KindName } from "../src/lifecycle";
 import { receiptStub } from "../src/receipt-object";
 import {
@@ -25,7 +27,10 @@ import {
   transferRequest,
   userToken,
 } from "./helpers";
+import { callGateway, consume, fireCron, queueSpy, receiver } from "./events";
 import { scriptedUpstream } from "./support/scripted-upstream";
+
+afterEach(() => vi.restoreAllMocks());
 
 const TOKEN = { token: "tok_sandbox_ok" };
 
@@ -188,4 +193,51 @@ describe("eviction between every step of the OTP flow changes nothing", () => {
     expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 4, otp_attempts: 3, wrong_otp_attempts: 2 });
     expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 4, wrong_otps: 2, unconfirmed_otps: 0, otp_sends: 2, pending_op: null });
   });
+});
+
+describe("a crash right after the queue accepted an event", () => {
+  /** What the receipt's outbox still owes (how far the drain got before the crash). */
+  const unsent = (id: string) =>
+    runInDurableObject(receiptStub(env, "receipt", id), (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL").one().n);
+
+  // The queue accepted receipt.paid, then the runtime died, before the object marked its outbox
+  // row sent or after: either way the queue's copy dies with the process (the local queue
+  // lives in memory), as issue 18 saw. With no caller, the object's alarm and the Cron
+  // Trigger's sweep get it to the receiver.
+  for (const moment of ["before the outbox row is marked sent", "after the outbox row is marked sent"] as const) {
+    it(`${moment}: the receiver still gets receipt.paid, and events/list says delivered`, async () => {
+      const receipt = await createReceipt({ merchant_id: 1003 });
+      const stub = receiptStub(env, "receipt", receipt.id);
+      await runDurableObjectAlarm(stub);
+      expect(await unsent(receipt.id)).toBe(0);
+
+      const queue = queueSpy();
+      // A flag, not a promise: a promise the object resolves would resume the test in the object's context.
+      let accepted = false;
+      const realSendBatch = queue.spy.getMockImplementation()!;
+      queue.spy.mockImplementationOnce(async (batch, options) => {
+        const result = await realSendBatch(batch, options);
+        accepted = true;
+        // The object never hears back: the crash comes first.
+        if (moment === "before the outbox row is marked sent") return new Promise<never>(() => {});
+        return result;
+      });
+      await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
+      await vi.waitFor(() => expect(accepted).toBe(true));
+      if (moment === "after the outbox row is marked sent") await vi.waitFor(async () => expect(await unsent(receipt.id)).toBe(0));
+      else expect(await unsent(receipt.id)).toBe(1);
+      await evictDurableObject(stub);
+      const lost = queue.sent.splice(0);
+      expect(lost.map((m) => JSON.parse(m.payload).type)).toEqual(["receipt.paid"]);
+
+      // No caller: the object's alarm runs when it is due, and so does the cron.
+      await runDurableObjectAlarm(stub);
+      await fireCron(Date.now() + SWEEP_SETTINGS.development.staleMs + 1);
+      const received = receiver();
+      await consume(queue.sent.splice(0).map((body: EventMessage) => ({ body })));
+      expect(received.map((d) => JSON.parse(d.body)).filter((e) => e.data.object.id === receipt.id).map((e) => e.type)).toContain("receipt.paid");
+      const events = await expectStatus<any>(callGateway("events/list", { receipt_id: receipt.id, type: "receipt.paid" }), 200);
+      expect(events.events.map((e: any) => e.delivery.status)).toEqual(["delivered"]);
+    });
+  }
 });

@@ -20,7 +20,7 @@ describe("events/list", () => {
     const events = lifecycle(recordId, ["receipt.created", "receipt.awaiting_supplier", "receipt.paid"]);
     await publishEvents(env, events);
     await recordDelivered(await eventDb(events[0]!.id), events[0]!.id, { status: 200, at: 1_700_000_000_000 });
-    await recordFailedAttempt(await eventDb(events[1]!.id), events[1]!.id, { status: 502, error: "HTTP 502" });
+    await recordFailedAttempt(await eventDb(events[1]!.id), events[1]!.id, { status: 502, error: "HTTP 502", nextAttemptAt: Date.now() + 1000 });
 
     const all = await list({ receipt_id: recordId });
     expect(all.has_more).toBe(false);
@@ -123,7 +123,7 @@ describe("events/resend", () => {
     const recordId = newRecordId();
     const [event] = lifecycle(recordId, ["receipt.created"]);
     await publishEvents(env, [event!]);
-    await recordFailedAttempt(await eventDb(event!.id), event!.id, { status: 500, error: "HTTP 500" });
+    await recordFailedAttempt(await eventDb(event!.id), event!.id, { status: 500, error: "HTTP 500", nextAttemptAt: Date.now() + 1000 });
     await recordDeadLettered(await eventDb(event!.id), [event!.id]);
     const logged = (await eventRow(event!.id))!.body;
 

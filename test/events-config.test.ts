@@ -1,14 +1,16 @@
 /**
  * What events need from a deployment: the guard refuses a production one
  * that would send events nowhere, in clear, or signed with the development
- * secret; and wrangler.toml's queues match the consumer's retry schedules.
+ * secret; and wrangler.toml's queues match the consumer's retry schedules,
+ * which with the event sweep's thresholds keep the contract's times.
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { DEVELOPMENT_WEBHOOK_SECRET } from "../src/config";
-import { DEAD_LETTER_SUFFIX, RETRY_SCHEDULES } from "../src/events";
+import { DEAD_LETTER_SUFFIX, RETRY_SCHEDULES, SWEEP_SETTINGS } from "../src/events";
+import devScript from "../scripts/dev.mjs?raw";
 import { expectError, expectStatus } from "./helpers";
 import { PRODUCTION_WEBHOOK_SECRET, productionEnv } from "./events";
 
@@ -93,6 +95,55 @@ describe("wrangler.toml's queues", () => {
     expect(sum(RETRY_SCHEDULES.development.slice(0, 3))).toBeLessThanOrEqual(15);
     for (const schedule of [RETRY_SCHEDULES.production, RETRY_SCHEDULES.development]) {
       for (let i = 1; i < schedule.length; i++) expect(schedule[i]).toBeGreaterThanOrEqual(schedule[i - 1]!);
+    }
+  });
+});
+
+describe("the contract's times, computed from the schedules, the queues and the sweep", () => {
+  const sum = (delays: readonly number[]) => delays.reduce((a, b) => a + b, 0);
+  /** The contract's "a 2xx within 10 s": the longest one attempt may take. */
+  const ATTEMPT_S = 10;
+  /**
+   * What the queue adds before each delivery: its batch timeout, and a second
+   * for the runtime (issue 18 measured 2, 4, 10, 28 and 82 s for delays of
+   * 1, 3, 9, 27 and 81 s: one second each).
+   */
+  const latency = (name: "development" | "production", queue: "events" | "dead letters" = "events") => {
+    const queues = env.TEST_WRANGLER_QUEUES[name];
+    const events = queues.consumers.find((c) => c.queue === queues.producers.find((p) => p.binding === "EVENTS")!.queue)!;
+    const consumer = queue === "events" ? events : queues.consumers.find((c) => c.queue === events.dead_letter_queue)!;
+    return (consumer.max_batch_timeout ?? 5) + 1;
+  };
+  /** The longest a round of delivery lasts through the queue alone: every attempt fails as slowly as it may, then the dead letter. */
+  const longestRound = (name: "development" | "production") =>
+    sum(RETRY_SCHEDULES[name]) + (RETRY_SCHEDULES[name].length + 1) * (ATTEMPT_S + latency(name)) + latency(name, "dead letters");
+  /** How often the sweep runs: wrangler.toml's cron (every minute) in production, scripts/dev.mjs's tick in development. */
+  const devTick = Number(/const CRON_TICK_SECONDS = (\d+);/.exec(devScript)?.[1]);
+  const tick = { development: devTick, production: 60 };
+
+  it("development: the first three retries within 15 s of the first attempt, with the queue's latency", () => {
+    const [first, second, third] = RETRY_SCHEDULES.development;
+    expect(first! + second! + third! + 3 * latency("development")).toBeLessThanOrEqual(15);
+  });
+
+  it("development: failed within 3 minutes, by the dead-letter queue or, its message lost, by the sweep", () => {
+    expect(devTick).toBeGreaterThan(0);
+    expect(longestRound("development")).toBeLessThanOrEqual(180);
+    expect(SWEEP_SETTINGS.development.horizonMs / 1000 + tick.development).toBeLessThanOrEqual(180);
+  });
+
+  it("production: retried for at least 24 hours; the sweep fails an event only after the queue's retries are over", () => {
+    expect(sum(RETRY_SCHEDULES.production)).toBeGreaterThanOrEqual(24 * 3600);
+    for (const name of ["development", "production"] as const) {
+      expect(SWEEP_SETTINGS[name].horizonMs / 1000, name).toBeGreaterThanOrEqual(longestRound(name));
+    }
+  });
+
+  it("an event whose attempt is overdue is sent again within a few minutes (development: one), never while an attempt may be under way", () => {
+    expect(SWEEP_SETTINGS.development.staleMs / 1000 + tick.development).toBeLessThanOrEqual(60);
+    expect(SWEEP_SETTINGS.production.staleMs / 1000 + tick.production).toBeLessThanOrEqual(10 * 60);
+    for (const name of ["development", "production"] as const) {
+      expect(SWEEP_SETTINGS[name].staleMs / 1000, name).toBeGreaterThanOrEqual(ATTEMPT_S + latency(name));
     }
   });
 });

@@ -7,9 +7,24 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { publishEvents, RETRY_SCHEDULES } from "../src/events";
+import { publishEvents, recordEvents, RETRY_SCHEDULES, SWEEP_SETTINGS, sweepEvents } from "../src/events";
 import { expectError, expectStatus } from "./helpers";
-import { callGateway, consume, DEAD_LETTER_QUEUE, eventRow, makeEvent, messageOf, newRecordId, PRODUCTION_WEBHOOK_SECRET, PRODUCTION_WEBHOOK_URL, productionEnv, receiver } from "./events";
+import {
+  callGateway,
+  consume,
+  DEAD_LETTER_QUEUE,
+  eventRow,
+  fireCron,
+  makeEvent,
+  messageOf,
+  newRecordId,
+  PRODUCTION_WEBHOOK_SECRET,
+  PRODUCTION_WEBHOOK_URL,
+  productionEnv,
+  queueSpy,
+  receiver,
+  recordEventsDb,
+} from "./events";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -221,5 +236,126 @@ describe("a misconfigured deployment", () => {
     expect(result.retryMessages).toHaveLength(1);
     expect(await eventRow(events[0]!.id)).toMatchObject({ delivery_status: "pending", attempts: 1, last_status: null });
     expect((await eventRow(events[0]!.id))!.last_error).toContain("misconfigured");
+  });
+});
+
+describe("an event no attempt is scheduled for (the sweep, run by the Cron Trigger)", () => {
+  const dev = SWEEP_SETTINGS.development;
+  /** What the sweep queued of these events. */
+  const requeued = (queue: ReturnType<typeof queueSpy>, ids: string[]) => queue.sent.filter((m) => ids.includes(m.id));
+
+  it("whose retry was lost is queued again once that retry is overdue, never while it waits out its backoff, and is delivered", async () => {
+    const received = receiver((_delivery, n) => new Response(null, { status: n <= 2 ? 503 : 204 }));
+    const { recordId, events, messages } = await published();
+    const ids = [events[0]!.id];
+    const queue = queueSpy();
+    // Two failed attempts; the second's retry (the 5th of the schedule: 16 s) is lost with its message.
+    await consume([{ body: messages[0]! }]);
+    const before = Date.now();
+    await consume([{ body: messages[0]!, attempts: 5 }]);
+    const after = Date.now();
+    const due = RETRY_SCHEDULES.development[4]! * 1000;
+
+    // The retry is due 16 s later: until it is overdue by the sweep's margin, nothing is sent again.
+    await fireCron(before + due + dev.staleMs - 1);
+    expect(requeued(queue, ids)).toEqual([]);
+    await fireCron(after + due + dev.staleMs + 1);
+    expect(requeued(queue, ids)).toEqual([messages[0]]);
+    // Queued again, its next attempt is due now: the next sweep leaves that copy alone.
+    await fireCron(after + due + dev.staleMs + 2);
+    expect(requeued(queue, ids)).toHaveLength(1);
+
+    await consume(requeued(queue, ids).map((body) => ({ body })));
+    expect(received.map((d) => d.headers["webhook-id"])).toEqual([...ids, ...ids, ...ids]);
+    const [event] = (await listEvents({ receipt_id: recordId })).events;
+    expect(event.delivery).toMatchObject({ status: "delivered", attempts: 3, last_status: 204 });
+  });
+
+  it("production: a retry waiting out an hour-long backoff is not sent again; once overdue by 5 minutes it is", async () => {
+    receiver(() => new Response(null, { status: 500 }), PRODUCTION_WEBHOOK_URL);
+    const production = await productionEnv();
+    const { events, messages } = await published();
+    const queue = queueSpy();
+    const attempts = 7;
+    const before = Date.now();
+    const { retryDelays } = await consume([{ body: messages[0]!, attempts }], { env: production });
+    const after = Date.now();
+    const delay = RETRY_SCHEDULES.production[attempts - 1]! * 1000;
+    expect(retryDelays).toEqual([delay / 1000]);
+
+    // Long past the last attempt (a threshold on the last attempt alone would send it), but its retry is not due yet.
+    await sweepEvents(production, before + delay - 1);
+    await sweepEvents(production, before + delay + SWEEP_SETTINGS.production.staleMs - 1);
+    expect(requeued(queue, [events[0]!.id])).toEqual([]);
+    await sweepEvents(production, after + delay + SWEEP_SETTINGS.production.staleMs + 1);
+    expect(requeued(queue, [events[0]!.id])).toEqual([messages[0]]);
+  });
+
+  it("that is logged but whose message never reached the consumer is queued again, as its first attempt", async () => {
+    const received = receiver();
+    const queue = queueSpy();
+    const before = Date.now();
+    const { events, messages } = await published(2);
+    const ids = events.map((e) => e.id);
+    const first = requeued(queue, ids);
+    expect(first).toEqual(messages);
+
+    await fireCron(before + dev.staleMs - 1);
+    expect(requeued(queue, ids)).toEqual(first);
+    await fireCron(Date.now() + dev.staleMs + 1);
+    const again = requeued(queue, ids).slice(2);
+    expect(again.map((m) => m.id).sort()).toEqual([...ids].sort());
+    await consume(again.map((body) => ({ body })));
+    expect(received.map((d) => d.headers["webhook-id"]).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect((await eventRow(id))!.delivery_status).toBe("delivered");
+  });
+
+  it("still pending past the retry horizon becomes failed: events/list finds it, events/resend delivers it, and the sweep leaves the resent one alone", async () => {
+    const received = receiver((_delivery, n) => new Response(null, { status: n === 1 ? 502 : 204 }));
+    const before = Date.now();
+    const { recordId, events, messages } = await published();
+    const after = Date.now();
+    const ids = [events[0]!.id];
+    await consume([{ body: messages[0]! }]);
+    const queue = queueSpy();
+
+    // The horizon counts from when the event was logged.
+    await fireCron(before + dev.horizonMs - 1);
+    expect((await listEvents({ receipt_id: recordId, delivery: "failed" })).events).toEqual([]);
+    await fireCron(after + dev.horizonMs + 1);
+    const failed = await listEvents({ receipt_id: recordId, delivery: "failed" });
+    expect(failed.events.map((e: any) => e.id)).toEqual(ids);
+    expect(failed.events[0].delivery).toMatchObject({ status: "failed", attempts: 1, last_status: 502 });
+    // A failed event is not sent again on its own.
+    const sentBefore = requeued(queue, ids).length;
+    await fireCron(after + dev.horizonMs + dev.staleMs + 2);
+    expect(requeued(queue, ids)).toHaveLength(sentBefore);
+
+    await expectStatus(callGateway("events/resend", { id: events[0]!.id }), 200);
+    const resent = requeued(queue, ids).slice(sentBefore);
+    expect(resent).toEqual([messages[0]]);
+    // Resent: a new round, its horizon counted from now.
+    await fireCron(Date.now() + dev.horizonMs - 1000);
+    expect((await listEvents({ receipt_id: recordId })).events[0].delivery.status).toBe("pending");
+    await consume(resent.map((body) => ({ body })));
+    expect((await listEvents({ receipt_id: recordId, delivery: "delivered" })).events[0].delivery).toMatchObject({ attempts: 2, last_status: 204 });
+    expect(received).toHaveLength(2);
+  });
+
+  it("stranded since long before (as issue 18 found them): failed by the next sweep; resent, a new round that the sweep leaves pending", async () => {
+    receiver();
+    const recordId = newRecordId();
+    const event = makeEvent(recordId);
+    // Logged 10 minutes ago; no attempt ever came.
+    await recordEvents(await recordEventsDb(recordId), [event], Date.now() - 10 * 60_000);
+    const queue = queueSpy();
+
+    await fireCron(Date.now());
+    expect((await listEvents({ receipt_id: recordId })).events[0].delivery).toMatchObject({ status: "failed", attempts: 0 });
+    const resentAt = Date.now();
+    await expectStatus(callGateway("events/resend", { id: event.id }), 200);
+    await fireCron(resentAt + dev.staleMs - 1);
+    expect((await listEvents({ receipt_id: recordId })).events[0].delivery.status).toBe("pending");
+    expect(requeued(queue, [event.id])).toEqual([messageOf(event)]);
   });
 });

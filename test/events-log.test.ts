@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { type EventMessage, publishEvents, recordIdOf } from "../src/events";
 import { listLoggedEvents, recordDeadLettered, recordDelivered } from "../src/events/log";
 import { sendBatches } from "../src/events/publish";
+import { SWEEP_SELECTS } from "../src/events/sweep";
 import { eventDb, eventRow, lifecycle, makeEvent, newRecordId } from "./events";
 
 /** A queue that records what is sent to it, or refuses while `down`. */
@@ -162,5 +163,18 @@ describe("listEvents", () => {
       hasMore: false,
     });
     expect(await ids({ receiptId: newRecordId(), limit: 20 })).toEqual({ ids: [], hasMore: false });
+  });
+});
+
+describe("the sweep's queries", () => {
+  it("use the partial indexes of migration 0005: each step is a range scan of pending events, never a scan of the log", async () => {
+    const plan = async (sql: string) =>
+      (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(0, 10).all<{ detail: string }>()).results.map((r) => r.detail).join(" | ");
+    expect(await plan(SWEEP_SELECTS.expired)).toMatch(
+      /USING (COVERING )?INDEX events_pending_since \(delivery_status=\? AND pending_since<\?\)/,
+    );
+    expect(await plan(SWEEP_SELECTS.overdue)).toMatch(
+      /USING (COVERING )?INDEX events_pending_due \(delivery_status=\? AND next_attempt_at<\?\)/,
+    );
   });
 });

@@ -1,7 +1,7 @@
 // The receipt object's outbox (issue: the partner backend hears about every
 // payment): every state change the gateway learns of, from a call or from its
 // own reconciliation, is one event written in the same storage step, drained
-// by the object's alarm into the event log and the queue; a refusal is none.
+// into the event log, then the queue; a refusal is none.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -20,7 +20,8 @@ import {
   transferRequest,
   userToken,
 } from "./helpers";
-import { callGateway, queueSpy } from "./events";
+import { SWEEP_SETTINGS } from "../src/events";
+import { callGateway, consume, fireCron, queueSpy, receiver } from "./events";
 
 let queue: ReturnType<typeof queueSpy>;
 beforeEach(() => {
@@ -153,6 +154,30 @@ describe("the outbox survives what fails", () => {
       ["receipt.created", 1, null, 0],
       ["receipt.paid", 2, 0, 4],
     ]);
+  });
+
+  it("a drained event is in the event log before any consumer ran; its message lost, the Cron Trigger's sweep sends it to the receiver", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
+    await drain("receipt", receipt.id);
+    // The queue lost both messages: no consumer ever sees them.
+    const lost = queue.sent.splice(0).map((m) => m.id);
+    expect(lost).toHaveLength(2);
+
+    const logged = await expectStatus<any>(gateway("events/list", { receipt_id: receipt.id }), 200);
+    expect(logged.events.map((e: any) => [e.type, e.delivery.status]).reverse()).toEqual([
+      ["receipt.created", "pending"],
+      ["receipt.paid", "pending"],
+    ]);
+
+    // No caller: the cron, once the first attempt is overdue (in development, 30 s), queues them again.
+    await fireCron(Date.now() + SWEEP_SETTINGS.development.staleMs + 1);
+    expect(queue.sent.map((m) => m.id).sort()).toEqual([...lost].sort());
+    const received = receiver();
+    await consume(queue.sent.splice(0).map((body) => ({ body })));
+    expect(received.map((d) => JSON.parse(d.body).type).sort()).toEqual(["receipt.created", "receipt.paid"]);
+    const delivered = await expectStatus<any>(gateway("events/list", { receipt_id: receipt.id, delivery: "delivered" }), 200);
+    expect(delivered.events).toHaveLength(2);
   });
 
   it("a payment never waits for its events: with the queue hanging, the pay is answered and its event waits in the outbox", async () => {

@@ -1,6 +1,6 @@
 /**
- * Events for the tests: hand-made ones (the receipt object does not publish
- * yet), a receiver the test scripts, and the consumer called as the queue calls it.
+ * Events for the tests: hand-made ones, a receiver the test scripts, the
+ * consumer called as the queue calls it, and the Cron Trigger (the sweep).
  */
 import { createExecutionContext, createMessageBatch, getQueueResult, type QueueResult } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
@@ -235,3 +235,15 @@ export const eventRow = async (id: string): Promise<EventRow | null> => (await l
 
 /** The database a record's events are logged in (src/tid-shards.ts picks it, as the gateway does). */
 export const recordEventsDb = async (recordId: string): Promise<D1Database> => (await eventShardFor(env, recordId)).db;
+
+/** The loopback's type declares fetch only; the runtime serves scheduled() on it too. */
+type ScheduledLoopback = { scheduled(options: { scheduledTime: Date; cron: string }): Promise<unknown> };
+
+/**
+ * Fires the Worker's Cron Trigger as the runtime does, at `at`: retention and
+ * the event sweep, which queues again (to the queue nobody consumes in tests:
+ * a queueSpy sees it) what no delivery attempt is scheduled for.
+ */
+export async function fireCron(at: number): Promise<void> {
+  await (exports.default as unknown as ScheduledLoopback).scheduled({ scheduledTime: new Date(at), cron: "* * * * *" });
+}

@@ -21,12 +21,19 @@ import { assertWellFormed, type EventMessage, type GatewayEvent } from "./types"
  *
  * - production: 1 min, doubling, at most 12 h: 11 retries, the last one
  *   about 29 h after the first attempt (the contract asks for at least 24 h).
- * - development: 1, 3, 9, 27, 81 s: the first three retries within 13 s, so
- *   they can be watched with `npm run listen -- --fail 3`; failed after ~2 min.
+ * - development: 1, 2, 4, 8, 16, 32 s: the first three retries 7 s after the
+ *   first attempt by the schedule (about 10 s with the queue's latency of
+ *   about a second per retry; the contract: within 15 s), so they can be
+ *   watched with `npm run listen -- --fail 3`; the last retry ~63 s after the
+ *   first attempt, so the event is failed well within 3 minutes even if every
+ *   attempt waits its full 10 s.
+ *
+ * An attempt's retry is due at the time recordFailedAttempt notes, so the
+ * sweep (src/events/sweep.ts) tells a retry waiting out its delay from a lost one.
  */
 export const RETRY_SCHEDULES = {
   production: [60, 120, 240, 480, 960, 1920, 3840, 7680, 15360, 30720, 43200],
-  development: [1, 3, 9, 27, 81],
+  development: [1, 2, 4, 8, 16, 32],
 } as const satisfies Record<string, readonly number[]>;
 
 /** ENVIRONMENT=development retries quickly; anything else (or nothing) is production, as the guard holds it. */
@@ -112,7 +119,7 @@ async function deliver(env: Env, message: Message<EventMessage>, db: D1Database)
     retry_in_seconds: delaySeconds,
   });
   try {
-    await recordFailedAttempt(db, id, { status: outcome.status, error: outcome.error });
+    await recordFailedAttempt(db, id, { status: outcome.status, error: outcome.error, nextAttemptAt: Date.now() + delaySeconds * 1000 });
   } catch (err) {
     log("error", "event_log_write_failed", { event_id: id, error: String(err) });
   }
@@ -122,12 +129,14 @@ async function deliver(env: Env, message: Message<EventMessage>, db: D1Database)
 async function holdBack(env: Env, messages: readonly Message<EventMessage>[], dbs: ReadonlyMap<string, D1Database | null>, problems: readonly string[]): Promise<void> {
   // Each try counts as an attempt: after max_retries the events show failed, to be resent once fixed.
   const schedule = retrySchedule(env);
-  for (const message of messages) message.retry({ delaySeconds: retryDelaySeconds(schedule, message.attempts) });
+  const delays = messages.map((message) => retryDelaySeconds(schedule, message.attempts));
+  messages.forEach((message, i) => message.retry({ delaySeconds: delays[i]! }));
   log("error", "service_misconfigured", { problems: problems.join(" "), held_events: messages.length });
   const error = "not sent: this deployment is misconfigured (503 service_misconfigured names the problem)";
+  const now = Date.now();
   await Promise.all(
-    messages.map((message) =>
-      recordFailedAttempt(dbs.get(message.body.id) ?? env.DB, message.body.id, { status: null, error }).catch((err) =>
+    messages.map((message, i) =>
+      recordFailedAttempt(dbs.get(message.body.id) ?? env.DB, message.body.id, { status: null, error, nextAttemptAt: now + delays[i]! * 1000 }).catch((err) =>
         log("error", "event_log_write_failed", { event_id: message.body.id, error: String(err) }),
       ),
     ),
@@ -165,12 +174,16 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
     return;
   }
 
-  // Log first (the receipt objects queue their events unlogged), in one D1 batch. Throws when D1
-  // does: the queue retries the batch, nothing is acknowledged. A copy of an event that an earlier
-  // message already got delivered (or dead-lettered) is acknowledged without a second delivery.
+  // Which of these events are still pending, in one D1 batch: a copy of an event that an earlier
+  // message already got delivered (a re-drain's, a sweep's, a resend's) or that is failed is
+  // acknowledged without a delivery. Throws when D1 does: the queue retries the batch, nothing is
+  // acknowledged. The same batch logs any event not logged yet (insert if absent): the receipt
+  // objects log before they queue, but messages queued by a version that did not (before
+  // migrations/0005) may be retried for up to a day and a half after it is deployed, and would otherwise
+  // never show in events/list. The insert is one more statement in a batch that runs anyway.
   const events = messages.flatMap((message) => {
     const event = parseEvent(message.body.payload);
-    if (event) return [event];
+    if (event) return [{ event, body: message.body.payload }];
     message.ack();
     log("error", "event_message_malformed", { message_id: message.id, queue: batch.queue });
     return [];
@@ -178,7 +191,7 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
   const stillPending = new Set((await logEvents(env, events)).map((pending) => pending.id));
   const toDeliver = messages.filter((message) => {
     if (stillPending.has(message.body.id)) return true;
-    if (events.some((event) => event.id === message.body.id)) message.ack();
+    if (events.some(({ event }) => event.id === message.body.id)) message.ack();
     return false;
   });
 

@@ -1,15 +1,19 @@
 /**
  * Events: how the partner backend learns what apps did. The receipt object
  * writes each state change's event into its outbox and drains it with
- * publishEvents; the queue consumer (handleEventBatch) delivers each one,
- * signed, to WEBHOOK_URL; the event log in D1 tells how each delivery stands.
+ * publishOutbox (logged in D1, then queued); the queue consumer
+ * (handleEventBatch) delivers each one, signed, to WEBHOOK_URL; the event log
+ * in D1 tells how each delivery stands, and the sweep (sweepEvents, run by
+ * the Cron Trigger) sends again what no attempt is scheduled for.
  */
 export { DEAD_LETTER_SUFFIX, handleEventBatch, isDeadLetterQueue, postEvent, RETRY_SCHEDULES, retryDelaySeconds, retrySchedule } from "./delivery";
 export type { DeliveryOutcome } from "./delivery";
 export { findEvent, listEvents, recordEvents } from "./log";
 export type { EventQuery, EventRow } from "./log";
 export { listEventPage, resendEvent } from "./operations";
-export { newEventId, publishEvents, queueEvents } from "./publish";
+export { newEventId, publishEvents, publishOutbox } from "./publish";
+export { REQUEUE_LIMIT, SWEEP_SETTINGS, sweepEvents, sweepSettings } from "./sweep";
+export type { SweepReport, SweepSettings } from "./sweep";
 export { parseWebhookSecrets, signWebhook, WEBHOOK_SECRET_PREFIX } from "./signing";
 export { EVENT_TYPE_NAMES, EVENT_TYPES, kindOf, recordIdOf } from "./types";
 export type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";

@@ -26,7 +26,21 @@ export interface EventRow {
   last_status: number | null;
   last_error: string | null;
   delivered_at: number | null;
+  /** ms: when the next delivery attempt of a pending event is due (migrations/0005_event_sweep.sql). */
+  next_attempt_at: number | null;
+  /** ms: when the current round of delivery began (logged, or last resent); the retry horizon counts from it. */
+  pending_since: number | null;
 }
+
+/**
+ * An event to log: the event, or the event with its JSON text exactly as it
+ * will be signed and sent (the outbox's payload, or a queue message's), so
+ * the log keeps those very bytes.
+ */
+export type Loggable = GatewayEvent | { event: GatewayEvent; body: string };
+
+const unpack = (item: Loggable): { event: GatewayEvent; body: string } =>
+  "body" in item && "event" in item ? item : { event: item, body: JSON.stringify(item) };
 
 /** D1 allows 100 bound parameters per statement; the pending-ids query binds one per event. */
 const MAX_EVENTS_PER_WRITE = 50;
@@ -36,17 +50,18 @@ const MAX_EVENTS_PER_WRITE = 50;
  * a re-drain after a crash adds nothing), in one transaction, and answers what
  * must be queued: every one of these events whose delivery is still pending,
  * with the body first logged. One already delivered or dead-lettered by an
- * earlier drain is not queued again.
+ * earlier drain is not queued again. A new row is `pending`, its first
+ * attempt due `now` (the sweep's clock: src/events/sweep.ts).
  */
-export async function recordEvents(db: D1Database, events: readonly GatewayEvent[]): Promise<EventMessage[]> {
+export async function recordEvents(db: D1Database, items: readonly Loggable[], now = Date.now()): Promise<EventMessage[]> {
   const pending: EventMessage[] = [];
-  for (let start = 0; start < events.length; start += MAX_EVENTS_PER_WRITE) {
-    const chunk = events.slice(start, start + MAX_EVENTS_PER_WRITE);
-    const inserts = chunk.map((event) =>
+  for (let start = 0; start < items.length; start += MAX_EVENTS_PER_WRITE) {
+    const chunk = items.slice(start, start + MAX_EVENTS_PER_WRITE).map(unpack);
+    const inserts = chunk.map(({ event, body }) =>
       db
         .prepare(
-          `INSERT INTO events (id, record_id, kind, type, sequence, created, owner, request_id, body)
-           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (id) DO NOTHING`,
+          `INSERT INTO events (id, record_id, kind, type, sequence, created, owner, request_id, body, next_attempt_at, pending_since)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10) ON CONFLICT (id) DO NOTHING`,
         )
         .bind(
           event.id,
@@ -57,10 +72,11 @@ export async function recordEvents(db: D1Database, events: readonly GatewayEvent
           event.created,
           event.data.owner,
           event.request_id,
-          JSON.stringify(event),
+          body,
+          now,
         ),
     );
-    const ids = chunk.map((event) => event.id);
+    const ids = chunk.map(({ event }) => event.id);
     const stillPending = db
       .prepare(`SELECT id, body AS payload FROM events WHERE delivery_status = 'pending' AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`)
       .bind(...ids);
@@ -112,11 +128,19 @@ export async function recordDelivered(db: D1Database, id: string, outcome: { sta
     .run();
 }
 
-/** A delivery failed and will be retried by the queue: the status stays as it is. */
-export async function recordFailedAttempt(db: D1Database, id: string, outcome: { status: number | null; error: string }): Promise<void> {
+/**
+ * A delivery failed and will be retried by the queue at `nextAttemptAt` (ms):
+ * the status stays as it is, and the sweep leaves the event alone until well
+ * after that retry was due.
+ */
+export async function recordFailedAttempt(
+  db: D1Database,
+  id: string,
+  outcome: { status: number | null; error: string; nextAttemptAt: number },
+): Promise<void> {
   await db
-    .prepare("UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3 WHERE id = ?1")
-    .bind(id, outcome.status, outcome.error)
+    .prepare("UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1")
+    .bind(id, outcome.status, outcome.error, outcome.nextAttemptAt)
     .run();
 }
 
@@ -129,11 +153,18 @@ export async function recordDeadLettered(db: D1Database, ids: readonly string[])
   await db.batch(ids.map((id) => db.prepare("UPDATE events SET delivery_status = 'failed' WHERE id = ?1 AND delivery_status = 'pending'").bind(id)));
 }
 
-/** Puts an event back to pending for a resend; answers the row as it was, or null for an unknown id. */
-export async function markPendingAgain(db: D1Database, id: string): Promise<EventRow | null> {
+/**
+ * Puts an event back to pending for a resend, as a new round of delivery (its
+ * attempt due now, the retry horizon counted from now); answers the row as it
+ * was, or null for an unknown id.
+ */
+export async function markPendingAgain(db: D1Database, id: string, now = Date.now()): Promise<EventRow | null> {
   const before = await findEvent(db, id);
   if (!before) return null;
-  await db.prepare("UPDATE events SET delivery_status = 'pending', delivered_at = NULL WHERE id = ?1").bind(id).run();
+  await db
+    .prepare("UPDATE events SET delivery_status = 'pending', delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2 WHERE id = ?1")
+    .bind(id, now)
+    .run();
   return before;
 }
 
@@ -193,10 +224,10 @@ async function byShard<T>(env: Env, items: readonly T[], recordIdOfItem: (item: 
   return [...groups];
 }
 
-/** recordEvents, each event in its record's database: one batch per database. */
-export async function logEvents(env: Env, events: readonly GatewayEvent[]): Promise<EventMessage[]> {
-  const groups = await byShard(env, events, recordIdOf);
-  return (await Promise.all(groups.map(([db, group]) => recordEvents(db, group)))).flat();
+/** recordEvents, each event in its record's database: one batch per database (of up to 50 events). */
+export async function logEvents(env: Env, items: readonly Loggable[], now = Date.now()): Promise<EventMessage[]> {
+  const groups = await byShard(env, items, (item) => recordIdOf(unpack(item).event));
+  return (await Promise.all(groups.map(([db, group]) => recordEvents(db, group, now)))).flat();
 }
 
 /**

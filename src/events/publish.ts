@@ -1,10 +1,10 @@
 /**
  * From a receipt's outbox to the queue: log first, then send. The receipt
- * object keeps an event in its outbox until publishEvents resolves, so an
+ * object keeps an event in its outbox until publishOutbox resolves, so an
  * event is either in the outbox or in the log, never in neither.
  */
 import { monotonicFactory } from "ulid";
-import { logEvents } from "./log";
+import { type Loggable, logEvents } from "./log";
 import type { EventMessage, GatewayEvent } from "./types";
 import { assertWellFormed } from "./types";
 
@@ -47,32 +47,35 @@ export async function enqueue(env: Env, messages: readonly EventMessage[]): Prom
 }
 
 /**
- * Called by the receipt Durable Object's alarm to drain its outbox. Writes
- * each event's row into the D1 event log (its record's database) if absent (idempotent by event id: a
- * re-drain after a crash must not duplicate rows) with delivery status
- * `pending`, then sends them to the queue. Throws if anything failed, so the
- * object keeps them in its outbox and tries again.
+ * Writes each event's row into the D1 event log (its record's database) if
+ * absent (idempotent by event id: a re-drain after a crash must not duplicate
+ * rows) with delivery status `pending`, then sends them to the queue. Throws
+ * if anything failed, so the caller keeps them and tries again.
  *
  * An event of a re-drain that an earlier drain already got delivered (or
  * dead-lettered) is not sent again; one still pending is, since whether its
  * message reached the queue is unknown. Receivers deduplicate by webhook-id.
+ * Once logged, an event whose message the queue loses is sent again by the
+ * sweep (src/events/sweep.ts).
  */
-export async function publishEvents(env: Env, events: GatewayEvent[]): Promise<void> {
+export async function publishEvents(env: Env, events: readonly Loggable[]): Promise<void> {
   if (events.length === 0) return;
-  for (const event of events) assertWellFormed(event);
+  for (const event of events) assertWellFormed("event" in event && "body" in event ? event.event : event);
   const pending = await logEvents(env, events);
   await enqueue(env, pending);
 }
 
 /**
- * What the receipt object's drain calls: the events go to the queue only, as
- * their JSON text; the consumer logs them (idempotent by event id, one D1
- * batch per queue batch) before it delivers them. So the object, which
- * serves payments, touches no D1, and the log costs one write per batch
- * instead of one per event. Throws if the queue refused, so the object keeps
- * them in its outbox and tries again.
+ * What the receipt object's drain calls with its outbox's unsent events (their
+ * JSON text): publishEvents, the log keeping the very bytes the outbox holds.
+ * The object marks them sent only once this resolved, so an event is always
+ * in the outbox or in the log, and every crash between the steps is followed
+ * by a re-drain: one D1 batch (a record's events share a database; a drain
+ * takes at most 50), then one sendBatch.
  */
-export async function queueEvents(env: Env, events: readonly { id: string; payload: string }[]): Promise<void> {
-  if (events.length === 0) return;
-  await enqueue(env, events);
+export async function publishOutbox(env: Env, entries: readonly EventMessage[]): Promise<void> {
+  await publishEvents(
+    env,
+    entries.map((entry) => ({ event: JSON.parse(entry.payload) as GatewayEvent, body: entry.payload })),
+  );
 }

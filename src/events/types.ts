@@ -1,5 +1,5 @@
 /**
- * What an event is: the shapes the receipt object hands to publishEvents, the
+ * What an event is: the shapes the receipt object hands to publishOutbox, the
  * log stores, the queue carries and the partner's backend receives.
  */
 import type { ReceiptBody, TransferBody } from "../schemas";

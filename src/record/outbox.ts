@@ -1,11 +1,16 @@
 /**
  * A record's outbox: every state change writes its event here in the same
- * storage step as the change (emit), and the drain hands unsent events on
- * (logged in D1, then queued), marking them sent only once that succeeded.
- * Failed drains back off; the object's alarm comes back for what is owed.
+ * storage step as the change (emit). The drain writes unsent events into the
+ * D1 event log, then hands them to the queue (publishOutbox), and marks them
+ * sent only once both succeeded. A crash between any two steps loses
+ * nothing: what is not marked is drained again (the log insert is
+ * idempotent, and an event already delivered is not queued twice), and what
+ * is marked is in the log, where the sweep sends it again if the queue lost
+ * its message. Failed drains back off; the object's alarm comes back for
+ * what is owed.
  */
 import type { EventType } from "../events/types";
-import { queueEvents } from "../events/publish";
+import { publishOutbox } from "../events/publish";
 import { backoffMs } from "../lifecycle";
 import { log } from "../redact";
 import { eventPayload } from "./event";
@@ -54,14 +59,14 @@ export class Outbox {
     return { at: now + wait, latest: now + 2 * wait };
   }
 
-  /** Hands the unsent events on; marks them sent only once that succeeded. Never throws. */
+  /** Logs and queues the unsent events; marks them sent only once both succeeded. Never throws. */
   async drain(): Promise<void> {
     if (this.#draining) return;
     const batch = this.#store.unsent(DRAIN_BATCH);
     if (batch.length === 0) return;
     this.#draining = true;
     try {
-      await queueEvents(
+      await publishOutbox(
         this.#env,
         batch.map((entry) => ({ id: entry.event_id, payload: entry.body })),
       );

@@ -239,7 +239,7 @@ export function recordPage(view: RecordView, now: number, resent?: string): Html
 
 function eventsTable(events: readonly EventRow[]): Html {
   if (events.length === 0) {
-    return html`<p class="empty">No events in the event log yet: the queue's consumer logs each one a second or so after it happened. Reload in a moment.</p>`;
+    return html`<p class="empty">No events in the event log yet: the receipt logs each one moments after it happened. Reload in a moment.</p>`;
   }
   return html`<table>
     <thead><tr><th>#</th><th>type</th><th>id</th><th>created</th><th>delivery</th><th class="num">attempts</th><th>last answer</th><th>delivered</th><th></th></tr></thead>

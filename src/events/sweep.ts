@@ -1,0 +1,119 @@
+/**
+ * The event sweep: no event stays `pending` without a delivery attempt
+ * scheduled, whichever single component lost its message. Run by the Cron
+ * Trigger (`scheduled` in src/index.ts: every minute in production; in
+ * development scripts/dev.mjs fires it every 15 s), over each database of the
+ * event log, in bounded steps:
+ *
+ * 1. a pending event whose round of delivery (since it was logged, or last
+ *    resent) is older than the retry horizon becomes `failed`: events/list
+ *    with `delivery: failed` finds it and events/resend sends it again. The
+ *    horizon is longer than the queue's own retries can last, so this only
+ *    catches what the dead-letter queue never marked;
+ * 2. a pending event whose next attempt was due more than `staleMs` ago is
+ *    queued again. The log knows when each attempt is due: when it was logged
+ *    or resent, then after each failed attempt the retry schedule's delay
+ *    (recordFailedAttempt), so a retry merely waiting out its backoff is left
+ *    alone; `staleMs` covers the queue's latency and an attempt under way (up
+ *    to WEBHOOK_TIMEOUT_MS, 10 s). Queued again, its next attempt is due now,
+ *    so it waits `staleMs` again before another copy. A copy that arrives
+ *    after the event was delivered is acknowledged without a second delivery
+ *    (handleEventBatch); receivers deduplicate by webhook-id anyway.
+ *
+ * The bounds keep a run's work small (two statements and at most one
+ * sendBatch per database; D1 allows 1,000 queries per invocation) and keep
+ * copies from piling onto a queue that is merely slow: a backlog grows by at
+ * most REQUEUE_LIMIT messages per database per run.
+ */
+import { log } from "../redact";
+import { allShards } from "../tid-shards";
+import { RETRY_SCHEDULES } from "./delivery";
+import { enqueue } from "./publish";
+import type { EventMessage } from "./types";
+
+export interface SweepSettings {
+  /** How late a due attempt may be (queue latency, an attempt under way) before the event is queued again. */
+  staleMs: number;
+  /** How long after its round of delivery began a still-pending event becomes failed. */
+  horizonMs: number;
+}
+
+/**
+ * By ENVIRONMENT, as the retry schedules. The horizon exceeds the longest a
+ * round can last through the queue alone: the schedule's delays plus every
+ * attempt taking its full 10 s and the queue's latency (test/events-config.test.ts
+ * checks it): production's ~29 h (the contract: retried at least 24 h) and
+ * a margin; development's ~2.5 min, so an event is failed within 3 minutes.
+ */
+export const SWEEP_SETTINGS = {
+  production: { staleMs: 5 * 60_000, horizonMs: 30 * 3_600_000 },
+  development: { staleMs: 30_000, horizonMs: 150_000 },
+} as const satisfies Record<keyof typeof RETRY_SCHEDULES, SweepSettings>;
+
+export const sweepSettings = (env: Env): SweepSettings =>
+  env.ENVIRONMENT === "development" ? SWEEP_SETTINGS.development : SWEEP_SETTINGS.production;
+
+/** Events queued again per database per run: one sendBatch (at most 100 messages). */
+export const REQUEUE_LIMIT = 100;
+/** Events marked failed per database per run. */
+export const FAIL_LIMIT = 1000;
+
+export interface SweepReport {
+  failed: number;
+  requeued: number;
+}
+
+/**
+ * Which rows each step takes (?1: the cutoff, ?2: the bound): range scans of
+ * migrations/0005_event_sweep.sql's indexes (test/events-log.test.ts reads
+ * their query plans).
+ */
+export const SWEEP_SELECTS = {
+  expired: "SELECT rowid FROM events WHERE delivery_status = 'pending' AND pending_since < ?1 ORDER BY pending_since LIMIT ?2",
+  overdue: "SELECT rowid FROM events WHERE delivery_status = 'pending' AND next_attempt_at < ?1 ORDER BY next_attempt_at LIMIT ?2",
+} as const;
+
+/** One database: mark what is past the horizon failed, then claim what is overdue (its next attempt due now), in one batch. */
+async function sweepDatabase(db: D1Database, now: number, settings: SweepSettings): Promise<{ failed: string[]; overdue: EventMessage[] }> {
+  const [failed, overdue] = await db.batch<Record<string, unknown>>([
+    db
+      .prepare(`UPDATE events SET delivery_status = 'failed' WHERE rowid IN (${SWEEP_SELECTS.expired}) RETURNING id`)
+      .bind(now - settings.horizonMs, FAIL_LIMIT),
+    db
+      .prepare(`UPDATE events SET next_attempt_at = ?3 WHERE rowid IN (${SWEEP_SELECTS.overdue}) RETURNING id, body AS payload`)
+      .bind(now - settings.staleMs, REQUEUE_LIMIT, now),
+  ]);
+  return {
+    failed: (failed?.results ?? []).map((row) => String(row.id)),
+    overdue: (overdue?.results ?? []) as unknown as EventMessage[],
+  };
+}
+
+/**
+ * One sweep at `now` over every database of the event log (and, while
+ * TID_INDEX_SHARDS changes, the list before). A failing database does not
+ * stop the others; the run then throws, so the cron invocation shows as
+ * failed. An event claimed but not queued (the queue refused) is due again
+ * `staleMs` later.
+ */
+export async function sweepEvents(env: Env, now: number, settings = sweepSettings(env)): Promise<SweepReport> {
+  const report: SweepReport = { failed: 0, requeued: 0 };
+  const errors: unknown[] = [];
+  await Promise.all(
+    allShards(env).map(async ({ binding, db }) => {
+      try {
+        const { failed, overdue } = await sweepDatabase(db, now, settings);
+        report.failed += failed.length;
+        for (const id of failed) log("error", "event_delivery_abandoned", { event_id: id, by: "sweep", database: binding });
+        await enqueue(env, overdue);
+        report.requeued += overdue.length;
+        if (overdue.length > 0) log("warn", "events_requeued", { database: binding, events: overdue.length, ids: overdue.map((m) => m.id).join(" ") });
+      } catch (err) {
+        errors.push(err);
+        log("error", "events_sweep_failed", { database: binding, error: err instanceof Error ? err.message : String(err) });
+      }
+    }),
+  );
+  if (errors.length > 0) throw new Error(`Event sweep failed in ${errors.length} database(s)`, { cause: errors[0] });
+  return report;
+}
