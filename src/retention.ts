@@ -1,5 +1,5 @@
 /**
- * Retention: what keeps D1 from growing with every create (the README's
+ * Retention: what keeps D1 from growing with every create (docs/capacity.md's
  * capacity model sizes it). Run by the Cron Trigger (`scheduled` in
  * src/index.ts), in bounded batches:
  *

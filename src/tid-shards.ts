@@ -1,6 +1,6 @@
 /**
  * Which D1 database holds a tid's row, and a record's events. One database
- * cannot hold a large deployment's tid index and event log (the README's
+ * cannot hold a large deployment's tid index and event log (docs/capacity.md's
  * capacity model: ~45 GB and ~137 GB at 1,000,000 creates a day against D1's
  * 10 GB), so both are spread over the D1 bindings TID_INDEX_SHARDS names
  * (default: DB alone, the layout every single-database deployment already has).
@@ -15,7 +15,7 @@
  * 8 bytes of SHA-256(owner, tid): as even as modulo, and appending a binding
  * to the list moves only the rows the new database takes (1/N of them), each
  * from its old shard to the new one; nothing moves between the old shards.
- * That is what keeps re-sharding a dual read of two places (README,
+ * That is what keeps re-sharding a dual read of two places (docs/capacity.md,
  * "Capacity"). Reordering or removing a binding moves rows: never do it.
  *
  * The event log is spread over the same list, by a hash of the event's
