@@ -36,6 +36,7 @@ import type { WriteAhead } from "./record/write-ahead";
 import { log } from "./redact";
 import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "./schemas";
 import { UpstreamClient } from "./upstream/client";
+import { clock } from "./clock";
 
 /**
  * The JSON text of a T. Operations answer with it: the object serializes its
@@ -108,7 +109,7 @@ export class ReceiptObject extends DurableObject<Env> {
   /** Records a receipt or transfer just created upstream, with its `created` event. Idempotent. */
   async init(args: InitArgs): Promise<void> {
     const kind = kindOf(args.kind);
-    const now = Date.now();
+    const now = clock.now();
     const body = kind.withTid(args.body, args.tid);
     const row = newRecordRow({
       kind: args.kind,
@@ -133,7 +134,7 @@ export class ReceiptObject extends DurableObject<Env> {
   /** Sends (or resends) the OTP. */
   authorize(op: OperationContext & { card: TokenCardInput | NumberCardInput }): Promise<Outcome<JsonText<AuthorizeBody>>> {
     return this.#operate("authorize", op, async (rec, upstream) => {
-      const refusal = this.#ledger.sendRefusal(Date.now());
+      const refusal = this.#ledger.sendRefusal(clock.now());
       if (refusal) return { ok: false, error: refusal };
       const result = await this.#writeAhead.around("authorize", false, op.requestId, () => upstream.authorize(rec.id, op.card));
       // Sending an OTP changes no state; an unknown outcome may have sent an SMS, so it counts against the limits.
@@ -250,7 +251,7 @@ export class ReceiptObject extends DurableObject<Env> {
       const looked = await this.#reconciler.reconcile(new UpstreamClient(this.env, requestId), requestId);
       const after = this.#store.current!;
       if (!looked.ok || after.state !== rec.state || after.pending_op !== rec.pending_op || after.suspect_since !== rec.suspect_since) {
-        this.#store.audit({ at: Date.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
+        this.#store.audit({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
       }
     } finally {
       this.#busy = null;
@@ -275,7 +276,7 @@ export class ReceiptObject extends DurableObject<Env> {
     const rec = this.#store.load();
     if (!rec || !mayAccess(op.caller, rec.owner)) return { ok: false, error: NOT_FOUND };
     const actor = ownerOf(op.caller);
-    const audit = (outcome: string) => this.#store.audit({ at: Date.now(), op: operation, actor, request_id: op.requestId, outcome });
+    const audit = (outcome: string) => this.#store.audit({ at: clock.now(), op: operation, actor, request_id: op.requestId, outcome });
     if (this.#busy) {
       audit("operation_in_progress");
       return fail("operation_in_progress", `Another operation is in flight for this ${rec.kind}.`, { retry_after: 1 });
@@ -338,7 +339,7 @@ export class ReceiptObject extends DurableObject<Env> {
   #armAlarm(drainNow = true): void {
     const rec = this.#store.current;
     if (!rec) return;
-    const now = Date.now();
+    const now = clock.now();
     const reconcileAt = this.#reconciler.nextAt(rec, now);
     const drain = this.#outbox.dueAt(now);
     const due = Math.min(reconcileAt ?? Infinity, drain?.at ?? Infinity);

@@ -13,7 +13,8 @@ import {
   expectError,
   expectStatus,
   letLatePayHappen,
-  letLateReadsComeDue,
+  letTimePass,
+  DAY_MS,
   letSupplierAnswer,
   newTid,
   newUser,
@@ -162,7 +163,7 @@ describe("a receipt the upstream will not cancel, once guesses run out, is close
 
   /** Alarms until none is set, the late reads of a lost call (rule 8) made due first: then nothing else may keep the alarm going. */
   async function alarmsUntilQuiet(id: string): Promise<number> {
-    await letLateReadsComeDue("receipt", id);
+    letTimePass(2 * DAY_MS);
     const stub = receiptStub(env, "receipt", id);
     let rounds = 0;
     while (rounds < 10 && (await runDurableObjectAlarm(stub))) rounds++;
@@ -303,11 +304,11 @@ describe("an upstream that acts after the gateway gave up (rule 8's late upstrea
     const { receipt } = await lostPay(1003);
     const stub = receiptStub(env, "receipt", receipt.id);
     // The first late read comes before the upstream acted: nothing yet, and the record stays suspect.
-    await letLateReadsComeDue("receipt", receipt.id, 16_000);
+    letTimePass(16_000);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect((await storedRecord("receipt", receipt.id)).state).toBe(0);
     await letLatePayHappen(receipt.id);
-    await letLateReadsComeDue("receipt", receipt.id);
+    letTimePass(2 * DAY_MS);
     await runDurableObjectAlarm(stub);
     expect((await storedRecord("receipt", receipt.id)).state).toBe(4);
     expect(await outboxTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid"]);
@@ -328,7 +329,7 @@ describe("an upstream that acts after the gateway gave up (rule 8's late upstrea
 
   it("even after the last late read, a user's cancel is decided by the upstream, not the stored copy", async () => {
     const { owner, receipt } = await lostPay(1003);
-    await letLateReadsComeDue("receipt", receipt.id);
+    letTimePass(2 * DAY_MS);
     await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
     // Later than any read: only the cancel's own look can see it.
     await letLatePayHappen(receipt.id);
@@ -340,7 +341,7 @@ describe("an upstream that acts after the gateway gave up (rule 8's late upstrea
     const { receipt } = await lostPay(1001, OTP_OK);
     expect(await storedRecord("receipt", receipt.id)).toMatchObject({ unconfirmed_otps: 1 });
     await letLatePayHappen(receipt.id);
-    await letLateReadsComeDue("receipt", receipt.id);
+    letTimePass(2 * DAY_MS);
     await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
     expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 4, wrong_otps: 0, unconfirmed_otps: 0 });
     await expectError(pay(receipt.id, OTP_OK), 409, "receipt_already_paid");

@@ -1,5 +1,6 @@
 /** Calls through the gateway's HTTP surface, as a mobile app or the partner backend would. */
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
+import { advanceClock } from "../src/clock";
 import { env, exports } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { expect } from "vitest";
@@ -160,17 +161,14 @@ const SANDBOX_OTP_WAIT_MS = Number(env.SANDBOX_OTP_WAIT_MS ?? 60_000);
 const sandboxStub = () => env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox"));
 
 /**
- * Moves a receipt's last OTP send into the past, as if its `wait` had just
- * passed: at the gateway's receipt object and in the sandbox, which enforces
- * its own. In the sandbox it lands just past the wait however often this is
+ * As if a receipt's OTP `wait` had just passed: time passes for the gateway
+ * (letTimePass), and the sandbox, which enforces its own, has the send moved
+ * into the past. In the sandbox it lands just past the wait however often this is
  * called, so the OTP sent stays right (the wait is shorter than its lifetime).
  */
 export async function letOtpWaitPass(id: string): Promise<void> {
-  await runInDurableObject(receiptStub(env, "receipt", id), (_instance, state) => {
-    state.storage.sql.exec("UPDATE record SET last_otp_sent_at = last_otp_sent_at - resend_wait_ms - 1");
-  });
-  // The object keeps its row in memory once read: a new incarnation reads the rewritten one.
-  await evictDurableObject(receiptStub(env, "receipt", id));
+  // The gateway keeps the wait the sandbox answered (SANDBOX_OTP_WAIT_MS).
+  letTimePass(SANDBOX_OTP_WAIT_MS + 1);
   await runInDurableObject(sandboxStub(), (_instance, state) => {
     state.storage.sql.exec(
       "UPDATE receipts SET otp_sent_ms = MIN(otp_sent_ms, ?) WHERE id = ?", Date.now() - SANDBOX_OTP_WAIT_MS - 1, id);
@@ -185,14 +183,11 @@ export async function ageSandboxOtp(id: string, ms: number): Promise<void> {
 }
 
 /**
- * Moves a receipt's last OTP send `ms` into the past at the gateway and in
- * the sandbox, as if that much time had passed since it.
+ * As if `ms` had passed since a receipt's last OTP send: for the gateway
+ * (letTimePass) and in the sandbox.
  */
 export async function letTimePassSinceOtp(id: string, ms: number): Promise<void> {
-  await runInDurableObject(receiptStub(env, "receipt", id), (_instance, state) => {
-    state.storage.sql.exec("UPDATE record SET last_otp_sent_at = last_otp_sent_at - ?", ms);
-  });
-  await evictDurableObject(receiptStub(env, "receipt", id));
+  letTimePass(ms);
   await ageSandboxOtp(id, ms);
 }
 
@@ -212,20 +207,16 @@ export async function letSupplierAnswer(id: string): Promise<void> {
   });
 }
 
+/** A day, for letTimePass. */
+export const DAY_MS = 86_400_000;
+
 /**
- * As if every late read of a suspect record were due (rule 8's late upstream:
- * the schedule runs from the suspect call's time): moves that time a day and
- * more (or `ms`) into the past in the record's object. The next look (its
- * alarm, a check-id) then makes every read due by then.
+ * Time passes by `ms` for the gateway (src/clock.ts): its objects' schedules
+ * (late reads, reconciliation, OTP resend waits) see it at once, as if the
+ * test had waited. The sandbox upstream keeps the wall clock. Reset after
+ * every test (test/setup.ts).
  */
-export async function letLateReadsComeDue(kind: "receipt" | "transfer", id: string, ms = 2 * 86_400_000): Promise<void> {
-  const stub = receiptStub(env, kind, id);
-  await runInDurableObject(stub, (_instance, state) => {
-    state.storage.sql.exec("UPDATE record SET suspect_since = suspect_since - ? WHERE suspect_since > 0", ms);
-  });
-  // The object keeps its row in memory: the next incarnation reads the moved time.
-  await evictDurableObject(stub);
-}
+export const letTimePass = (ms: number): void => advanceClock(ms);
 
 /**
  * Moves the deadline of a tok_sandbox_pays_late pay of a receipt or transfer

@@ -1,5 +1,7 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { afterEach } from "vitest";
+import { resetClock } from "../src/clock";
 import { allShards } from "../src/tid-shards";
 
 declare global {
@@ -12,3 +14,6 @@ declare global {
 
 // Every D1 database of [env.dev]: DB and the tid index's other shards (TID_INDEX_SHARDS), as npm run dev does.
 for (const db of new Set([env.DB, ...allShards(env).map((shard) => shard.db)])) await applyD1Migrations(db, env.TEST_MIGRATIONS);
+
+// Time moved by a test (letTimePass) is back to the wall clock for the next.
+afterEach(() => resetClock());

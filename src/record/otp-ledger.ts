@@ -18,6 +18,7 @@ import {
 import { log } from "../redact";
 import type { Outbox } from "./outbox";
 import type { RecordRow, RecordStore } from "./store";
+import { clock } from "../clock";
 
 export class OtpLedger {
   readonly #store: RecordStore;
@@ -72,7 +73,7 @@ export class OtpLedger {
     const rec = this.#store.current!;
     this.#store.update({
       otp_sends: rec.otp_sends + 1,
-      last_otp_sent_at: Date.now(),
+      last_otp_sent_at: clock.now(),
       resend_wait_ms: wait ?? Math.max(rec.resend_wait_ms, 60_000),
     });
   }

@@ -15,6 +15,7 @@ import { backoffMs } from "../lifecycle";
 import { log } from "../redact";
 import { eventPayload } from "./event";
 import type { RecordStore } from "./store";
+import { clock } from "../clock";
 
 /** Events handed on per drain. */
 const DRAIN_BATCH = 50;
@@ -35,7 +36,7 @@ export class Outbox {
   }
 
   /** Writes an event into the outbox, as part of the change it reports. Inside a change. */
-  emit(type: EventType, previousState: number | null, requestId: string, at = Date.now()): void {
+  emit(type: EventType, previousState: number | null, requestId: string, at = clock.now()): void {
     const rec = this.#store.current!;
     const sequence = rec.event_seq + 1;
     const event = eventPayload({ type, sequence, requestId, objectJson: rec.body, owner: rec.owner, previousState, at });
@@ -72,7 +73,7 @@ export class Outbox {
       );
       this.#store.markSent(
         batch.map((entry) => entry.seq),
-        Date.now(),
+        clock.now(),
       );
       this.#failures = 0;
     } catch (err) {

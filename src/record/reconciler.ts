@@ -24,6 +24,7 @@ import type { OtpLedger } from "./otp-ledger";
 import type { Recorder } from "./recorder";
 import type { RecordRow, RecordStore } from "./store";
 import type { WriteAhead } from "./write-ahead";
+import { clock } from "../clock";
 
 export interface ReconcilerParts {
   store: RecordStore;
@@ -56,7 +57,7 @@ export class Reconciler {
   }
 
   /** A late read of a suspect record is due. */
-  lateReadDue(rec: RecordRow, now = Date.now()): boolean {
+  lateReadDue(rec: RecordRow, now = clock.now()): boolean {
     const at = lateReadAt({ since: rec.suspect_since, reads: rec.suspect_reads }, this.#parts.lateReads);
     return at !== null && at <= now;
   }

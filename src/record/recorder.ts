@@ -9,6 +9,7 @@ import type { ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
 import type { OtpLedger } from "./otp-ledger";
 import type { Outbox } from "./outbox";
 import type { RecordStore } from "./store";
+import { clock } from "../clock";
 
 export class Recorder {
   readonly #store: RecordStore;
@@ -58,7 +59,7 @@ export class Recorder {
    */
   #lateRead(state: UpstreamState): void {
     const rec = this.#store.current!;
-    const done = lateReadsDoneAt({ since: rec.suspect_since, reads: rec.suspect_reads }, this.#lateReads, Date.now());
+    const done = lateReadsDoneAt({ since: rec.suspect_since, reads: rec.suspect_reads }, this.#lateReads, clock.now());
     const proven = rec.suspect_otp === 1 && isPaid(state);
     if (proven) this.#ledger.provenRight();
     this.#store.update({ suspect_since: done.since, suspect_reads: done.reads, suspect_otp: proven || done.since === 0 ? 0 : rec.suspect_otp });

@@ -13,6 +13,7 @@
  */
 import type { KindName, UpstreamState } from "../lifecycle";
 import { migrate, storedVersion } from "./schema";
+import { clock } from "../clock";
 
 export interface RecordRow {
   kind: KindName;
@@ -215,7 +216,7 @@ export class RecordStore {
     const entries = Object.entries(fields).filter(([key, value]) => value !== undefined && current[key] !== value);
     if (entries.length === 0) return;
     const before = this.#row;
-    this.#row = { ...this.#row!, ...Object.fromEntries(entries), updated_at: Date.now() };
+    this.#row = { ...this.#row!, ...Object.fromEntries(entries), updated_at: clock.now() };
     this.#version++;
     if (this.#batch) Object.assign(this.#batch, Object.fromEntries(entries));
     else {

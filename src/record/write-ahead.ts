@@ -7,6 +7,7 @@
  */
 import type { Alarm } from "./alarm";
 import type { RecordStore } from "./store";
+import { clock } from "../clock";
 
 export class WriteAhead {
   readonly #store: RecordStore;
@@ -27,7 +28,7 @@ export class WriteAhead {
    * request anyway), so a crash mid-call is reconciled with no caller.
    */
   async around<T>(op: string, withOtp: boolean, requestId: string, call: () => Promise<T>): Promise<T> {
-    const now = Date.now();
+    const now = clock.now();
     this.#store.update({ pending_op: op, pending_otp: withOtp ? 1 : 0, pending_since: now, pending_request_id: requestId });
     this.#alarm.set(now + this.#upstreamTimeoutMs + 1000);
     await this.#storage.sync();
