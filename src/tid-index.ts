@@ -19,9 +19,10 @@
  * Every function works on the one D1 database that holds the tid's row
  * (src/tid-shards.ts picks it from (owner, tid)); retention runs per database.
  *
- * Every function takes the clock as an argument, so tests can stand on either
- * side of a lease without waiting.
+ * Every function takes the time as an argument (default: src/clock.ts), so
+ * tests can stand on either side of a lease without waiting.
  */
+import { clock } from "./clock";
 import type { KindName } from "./lifecycle";
 
 export interface TidRow {
@@ -56,7 +57,7 @@ export interface ClaimRequest {
   leaseMs: number;
 }
 
-export async function claimTid(db: D1Database, req: ClaimRequest, now = Date.now()): Promise<Claim> {
+export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.now()): Promise<Claim> {
   // Two rounds: a row can vanish between our INSERT and SELECT when its create is refused.
   for (let round = 0; round < 2; round++) {
     const token = crypto.randomUUID();
@@ -106,7 +107,7 @@ export async function completeTid(
   claim: { owner: string; tid: string; token: string },
   receiptId: string,
   response: unknown,
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<void> {
   await db
     .prepare(
@@ -149,7 +150,7 @@ export async function findTid(db: D1Database, owner: string, tid: string): Promi
  * record id stay, so the tid still blocks and check-tid still finds it. At
  * most `limit` rows, oldest first (a range scan of tid_index_answer_kept).
  */
-export async function compactTids(db: D1Database, replayWindowMs: number, limit: number, now = Date.now()): Promise<number> {
+export async function compactTids(db: D1Database, replayWindowMs: number, limit: number, now = clock.now()): Promise<number> {
   const result = await db
     .prepare(
       `UPDATE tid_index SET response = NULL, claim_token = '' WHERE rowid IN (
@@ -167,7 +168,7 @@ export async function compactTids(db: D1Database, replayWindowMs: number, limit:
  * row past both windows is compacted first), never a pending claim. At most
  * `limit` rows, oldest first (tid_index_compacted).
  */
-export async function deleteTids(db: D1Database, retentionMs: number, limit: number, now = Date.now()): Promise<number> {
+export async function deleteTids(db: D1Database, retentionMs: number, limit: number, now = clock.now()): Promise<number> {
   const result = await db
     .prepare(
       `DELETE FROM tid_index WHERE rowid IN (
