@@ -8,8 +8,7 @@
 import { type Caller, ownerOf } from "./caller";
 import { readConfig } from "./config";
 import { ApiError } from "./errors";
-import type { Kind, RecordBody } from "./kinds";
-import type { KindName } from "./lifecycle";
+import { KINDS, type Kind, type KindName, type RecordBody } from "./kinds";
 import { receiptStub } from "./receipt-object";
 import { log } from "./redact";
 import { DAY_MS, retentionPolicy } from "./retention";
@@ -34,10 +33,10 @@ export const leaseMs = (upstreamTimeoutMs: number): number => Math.min(5 * 60_00
  */
 function compactedReplay(kind: KindName, recordId: string | null, replayMs: number): ApiError {
   const days = Math.round((replayMs / DAY_MS) * 100) / 100;
-  const read = kind === "receipt" ? "check-id or check-tid" : "a2c/get-by-id";
+  const { noun, readWith } = KINDS[kind];
   return new ApiError(
     "tid_conflict",
-    `This tid already created ${kind} ${recordId}. The answer to that create is no longer kept (answers are kept ${days} days), so it cannot be replayed: read the ${kind} with ${read}.`,
+    `This tid already created ${noun} ${recordId}. The answer to that create is no longer kept (answers are kept ${days} days), so it cannot be replayed: read the ${noun} with ${readWith}.`,
   );
 }
 

@@ -4,7 +4,6 @@
  * feed the OpenAPI document at GET /openapi.json.
  */
 import * as v from "valibot";
-import { DELIVERY_STATUSES, EVENT_TYPE_NAMES, EVENT_TYPES } from "./events/types";
 
 // Valibot's default messages quote the value received, which for a card
 // number or an OTP is exactly what must never be echoed. Say what was expected.
@@ -21,11 +20,11 @@ const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
  * Documentation only: amounts, timestamps and numeric ids are 64-bit integers
  * in the OpenAPI document (valibot's `integer` says nothing about width).
  */
-const int32 = () => v.metadata<number, { format: "int32" }>({ format: "int32" });
-const int64 = () => v.metadata<number, { format: "int64" }>({ format: "int64" });
+export const int32 = () => v.metadata<number, { format: "int32" }>({ format: "int32" });
+export const int64 = () => v.metadata<number, { format: "int64" }>({ format: "int64" });
 
 /** An integer field of an answer: documented as int64, typed as a number. */
-const Int = (description?: string) =>
+export const Int = (description?: string) =>
   description === undefined ? v.pipe(v.number(), v.integer(), int64()) : v.pipe(v.number(), v.integer(), int64(), v.description(description));
 
 /** A count of code points, as JSON Schema's maxLength counts (valibot's maxLength counts UTF-16 units). */
@@ -34,7 +33,7 @@ const Int = (description?: string) =>
  * `maxLength`, so a reader (and a linter) sees the bound without reading the
  * regex. Validation is the regex, unchanged.
  */
-const bounded = (max: number) => v.metadata<string, { maxLength: number }>({ maxLength: max });
+export const bounded = (max: number) => v.metadata<string, { maxLength: number }>({ maxLength: max });
 
 const codePoints = (value: string) => [...value].length;
 
@@ -304,7 +303,7 @@ export const Ofd = v.pipe(
   v.description("Fiscal data (OFDResponseDetails) as the payment service sends it; present for a Sale. Fields beyond these are passed through."),
 );
 
-const State = (description: string) =>
+export const State = (description: string) =>
   v.pipe(
     v.number(),
     v.integer(),
@@ -455,85 +454,6 @@ export const ErrorFields = v.object({
 
 export const ErrorBody = v.pipe(v.object({ error: ErrorFields }), v.title("Error"));
 
-// ---------------------------------------------------------------------------
-// Events (the gateway's own operations, and the webhooks it sends)
-
-export const EventId = v.pipe(
-  v.string(),
-  v.regex(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/, "id must be evt_ followed by a ULID"),
-  bounded(30),
-  v.description("Event id: `evt_` and a ULID, so ids sort by time. The `webhook-id` of every delivery of the event."),
-);
-
-export const EventTypeName = v.pipe(
-  v.picklist(EVENT_TYPE_NAMES, "type must be an event type"),
-  v.description(
-    Object.entries(EVENT_TYPES)
-      .map(([type, when]) => `\`${type}\`: ${when}`)
-      .join("\n"),
-  ),
-);
-
-export const DeliveryStatusName = v.pipe(
-  v.picklist(DELIVERY_STATUSES, "delivery must be pending, delivered or failed"),
-  v.description("`pending`: queued or being retried; `delivered`: the receiver answered 2xx; `failed`: every retry failed (resend it)."),
-);
-
-export const Event = v.pipe(
-  v.object({
-    id: EventId,
-    type: EventTypeName,
-    created: Int("Milliseconds since the epoch."),
-    sequence: v.pipe(v.number(), v.integer(), int64(), v.description("Per receipt or transfer: 1, 2, ... Order of delivery is not guaranteed; ignore an event whose sequence is not above the last one applied.")),
-    request_id: v.pipe(v.string(), v.description("The X-Request-Id of the call that caused it (or of the gateway's own reconciliation).")),
-    data: v.object({
-      object: v.pipe(v.union([Receipt, TransferReceipt]), v.description("The Receipt (receipt.*) or Transfer receipt (transfer.*) as the API returns it: masked card numbers only.")),
-      owner: v.pipe(v.string(), v.description("`partner`, or the `sub` of the user who owns it.")),
-      previous_state: v.nullable(State("The state before this change; null for a create.")),
-    }),
-  }),
-  v.title("Event"),
-  v.description("An event: one change of a receipt or transfer, POSTed as JSON to WEBHOOK_URL and listed by events/list."),
-);
-
-export const EventDelivery = v.object({
-  status: DeliveryStatusName,
-  attempts: v.pipe(v.number(), v.description("Delivery attempts so far, resends included.")),
-  last_status: v.pipe(v.nullable(v.number()), v.description("The receiver's last HTTP status; null if it never answered (timeout, network error) or no attempt was made yet.")),
-  last_error: v.pipe(v.nullable(v.string()), v.description("Why the last attempt failed; null after a success.")),
-  delivered_at: v.pipe(v.nullable(v.number()), v.description("Milliseconds; when a delivery got a 2xx.")),
-});
-
-export const EventWithDelivery = v.object({ ...Event.entries, delivery: EventDelivery });
-
-export const ListEventsRequest = v.object({
-  receipt_id: v.optional(v.pipe(ReceiptId, v.description("Only this receipt's (or transfer's `receipt_id`) events."))),
-  type: v.optional(EventTypeName),
-  delivery: v.optional(DeliveryStatusName),
-  after: v.optional(v.pipe(EventId, v.description("The last event id of the previous page: answers events older than it."))),
-  limit: v.optional(
-    v.pipe(
-      v.number("limit must be a number"),
-      v.integer("limit must be an integer"),
-      v.minValue(1, "limit must be 1 to 100"),
-      v.maxValue(100, "limit must be 1 to 100"),
-      int32(),
-    ),
-    20,
-  ),
-});
-
-export const ListEventsResult = v.object({
-  events: v.pipe(
-    v.array(EventWithDelivery),
-    v.metadata<v.InferOutput<typeof EventWithDelivery>[], { maxItems: number }>({ maxItems: 100 }),
-    v.description("Newest first; at most `limit`."),
-  ),
-  has_more: v.pipe(v.boolean(), v.description("Older events match too: ask again with `after` set to the last id of this page.")),
-});
-
-export const EventIdRequest = v.object({ id: EventId });
-
 export type CreateReceiptInput = v.InferOutput<typeof CreateReceiptRequest>;
 export type CreateTransferInput = v.InferOutput<typeof CreateTransferRequest>;
 /** `ofd` is passed through as the payment service sends it: any object (OfdDetails documents the known fields). */
@@ -544,7 +464,6 @@ export type TransferBody = v.InferOutput<typeof TransferReceipt>;
 export type AuthorizeBody = v.InferOutput<typeof AuthorizeResult>;
 export type TokenCardInput = v.InferOutput<typeof TokenCard>;
 export type NumberCardInput = v.InferOutput<typeof NumberCard>;
-export type ListEventsInput = v.InferOutput<typeof ListEventsRequest>;
 
 // ---------------------------------------------------------------------------
 // The audit trail (the gateway's own operation receipt/audit)

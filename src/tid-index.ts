@@ -22,7 +22,7 @@
  * Every function takes the clock as an argument, so tests can stand on either
  * side of a lease without waiting.
  */
-import type { KindName } from "./lifecycle";
+import type { KindName } from "./kinds";
 
 export interface TidRow {
   owner: string;

@@ -8,7 +8,8 @@ import { listEventPage, resendEvent } from "../events";
 import { jsonBody } from "../http";
 import { documented } from "../openapi";
 import { receiptStub } from "../receipt-object";
-import { AuditRequest, AuditTrailResult, Event, EventIdRequest, ListEventsRequest, ListEventsResult } from "../schemas";
+import { Event, EventIdRequest, ListEventsRequest, ListEventsResult } from "../events/schemas";
+import { AuditRequest, AuditTrailResult } from "../schemas";
 import type { GatewayEnv } from "../types";
 
 const tags = ["Gateway"];
