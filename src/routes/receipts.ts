@@ -4,10 +4,7 @@
  * business rule of its own.
  */
 import { Hono } from "hono";
-import { ownerOf } from "../caller";
-import { readConfig } from "../config";
-import { createOnce, leaseMs } from "../creation";
-import { ApiError } from "../errors";
+import { createdBy, createOnce } from "../creation";
 import { jsonBody } from "../http";
 import { limitAuthorize, limitPay } from "../rate-limit";
 import { documented } from "../openapi";
@@ -26,8 +23,6 @@ import {
   ReceiptIdRequest,
   ReducedReceipt,
 } from "../schemas";
-import { findTid, leaseExpired } from "../tid-index";
-import { tidIndexFor } from "../tid-shards";
 import type { GatewayEnv } from "../types";
 import { op, sendFromRecord } from "./operation";
 
@@ -50,15 +45,7 @@ export const receipts = new Hono<GatewayEnv>()
     }),
     jsonBody(CreateReceiptRequest),
     async (c) => {
-      const input = c.req.valid("json");
-      const config = readConfig(c.env);
-      if (input.is_hold && !config.holdEnabled) {
-        throw new ApiError("hold_not_enabled", "The hold function is not enabled in this deployment.");
-      }
-      const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, RECEIPT, input, {
-        isHold: input.is_hold,
-        qrMerchant: config.qrMerchantIds.has(input.merchant_id),
-      });
+      const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, RECEIPT, c.req.valid("json"));
       if (replayed) c.header("Idempotent-Replayed", "true");
       return c.json(body, 200);
     },
@@ -197,23 +184,7 @@ export const receipts = new Hono<GatewayEnv>()
     jsonBody(CheckTidRequest),
     async (c) => {
       const { tid, user } = c.req.valid("json");
-      const caller = c.var.caller;
-      const notFound = new ApiError("receipt_not_found", "No receipt was created with this tid.");
-      // A tid is looked up in one space: the caller's own, or (partner only) the named user's.
-      // A user naming another user learns what an unknown tid tells: nothing.
-      if (user !== undefined && caller.kind !== "partner" && user !== caller.id) throw notFound;
-      const owner = user !== undefined ? ownerOf({ kind: "user", id: user }) : ownerOf(caller);
-      const row = await findTid(await tidIndexFor(c.env, owner, tid), owner, tid);
-      if (!row || row.kind !== "receipt") throw notFound;
-      if (!row.receipt_id) {
-        if (leaseExpired(row, leaseMs(readConfig(c.env).upstreamTimeoutMs), Date.now())) {
-          throw new ApiError(
-            "receipt_not_found",
-            "The create with this tid did not finish and its outcome is unknown. Retry that create with the same body: it adopts the receipt if the payment service made one.",
-          );
-        }
-        throw new ApiError("tid_in_progress", "The create with this tid is still in flight.", { retry_after: 1 });
-      }
-      return sendFromRecord(c, () => receiptStub(c.env, "receipt", row.receipt_id!).check(op(c)));
+      const id = await createdBy(c.env, c.var.caller, "receipt", tid, user);
+      return sendFromRecord(c, () => receiptStub(c.env, "receipt", id).check(op(c)));
     },
   );

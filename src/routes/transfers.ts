@@ -34,10 +34,7 @@ export const transfers = new Hono<GatewayEnv>()
     async (c) => {
       const { tId, ...rest } = c.req.valid("json");
       const input = { ...rest, tid: (rest.tid ?? tId) as string };
-      const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, TRANSFER, input, {
-        isHold: false,
-        qrMerchant: false,
-      });
+      const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, TRANSFER, input);
       if (replayed) c.header("Idempotent-Replayed", "true");
       return c.json(body, 200);
     },
