@@ -1,0 +1,172 @@
+/**
+ * The receipt operations, one description each (src/operations/operation.ts
+ * says what a description holds; their prose is in src/operations/docs.ts).
+ * Each validates its body and hands it to the receipt's Durable Object, or to
+ * createOnce; the rules are theirs and the lifecycle's.
+ */
+import { createdBy } from "../creation";
+import { RECEIPT } from "../kinds";
+import {
+  AnonymousAuthorizeRequest,
+  AnonymousPayRequest,
+  AuthorizeRequest,
+  AuthorizeResult,
+  CancelRequest,
+  CheckTidRequest,
+  CreateReceiptRequest,
+  PayRequest,
+  Receipt,
+  ReceiptIdRequest,
+  ReducedReceipt,
+} from "../schemas";
+import { DOCS } from "./docs";
+import { created, describe, onRecord, type Section } from "./operation";
+
+const AUTHORIZE_ERRORS = [
+  "receipt_not_found",
+  "receipt_cancelled",
+  "receipt_already_paid",
+  "operation_in_progress",
+  "otp_attempts_exhausted",
+  "otp_resend_too_soon",
+  "rate_limited",
+  "card_declined",
+] as const;
+
+const PAY_ERRORS = [
+  "otp_required",
+  "otp_expired",
+  "card_declined",
+  "receipt_not_found",
+  "operation_in_progress",
+  "receipt_cancelled",
+  "receipt_already_paid",
+  "otp_attempts_exhausted",
+  "otp_invalid",
+  "rate_limited",
+] as const;
+
+export const RECEIPTS: Section = {
+  tag: "Receipts",
+  operations: [
+    describe({
+      path: "/receipt/create",
+      operationId: "createReceipt",
+      summary: "Create a payment receipt",
+      description: DOCS.createReceipt,
+      request: CreateReceiptRequest,
+      response: Receipt,
+      errors: ["tid_conflict", "tid_in_progress", "hold_not_enabled", "amount_out_of_range"],
+      headers: ["Idempotent-Replayed"],
+      links: {
+        authorize: { operationId: "authorizeReceipt", description: "Send the OTP for this receipt.", field: "id" },
+        pay: { operationId: "payReceipt", description: "Pay this receipt.", field: "id" },
+        checkById: { operationId: "checkReceiptById", description: "Read this receipt.", field: "id" },
+      },
+      upstream: ["receipt/create"],
+      handle: created(RECEIPT),
+    }),
+    describe({
+      path: "/receipt/authorize",
+      operationId: "authorizeReceipt",
+      summary: "Send the OTP for a card-token payment",
+      description: DOCS.authorizeReceipt,
+      request: AuthorizeRequest,
+      response: AuthorizeResult,
+      errors: [...AUTHORIZE_ERRORS],
+      limit: "authorize",
+      lifecycle: "authorize",
+      upstream: ["receipt/authorize"],
+      handle: onRecord("receipt", (record, { card }, op) => record.authorize({ ...op, card })),
+    }),
+    describe({
+      path: "/receipt/anonymous/authorize",
+      operationId: "authorizeReceiptAnonymous",
+      summary: "Send the OTP for a card-number payment",
+      description: DOCS.authorizeReceiptAnonymous,
+      request: AnonymousAuthorizeRequest,
+      response: AuthorizeResult,
+      errors: [...AUTHORIZE_ERRORS],
+      limit: "authorize",
+      lifecycle: "authorize",
+      upstream: ["receipt/anonymous/authorize"],
+      handle: onRecord("receipt", (record, { card }, op) => record.authorize({ ...op, card })),
+    }),
+    describe({
+      path: "/receipt/pay",
+      operationId: "payReceipt",
+      summary: "Pay a receipt with a card token",
+      description: DOCS.payReceipt,
+      request: PayRequest,
+      response: Receipt,
+      errors: [...PAY_ERRORS],
+      limit: "pay",
+      lifecycle: "pay",
+      upstream: ["receipt/pay"],
+      handle: onRecord("receipt", (record, { card, otp }, op) => record.pay({ ...op, card, otp })),
+    }),
+    describe({
+      path: "/receipt/anonymous/pay",
+      operationId: "payReceiptAnonymous",
+      summary: "Pay a receipt with a card number",
+      description: DOCS.payReceiptAnonymous,
+      request: AnonymousPayRequest,
+      response: ReducedReceipt,
+      errors: [...PAY_ERRORS],
+      limit: "pay",
+      lifecycle: "pay",
+      upstream: ["receipt/anonymous/pay"],
+      handle: onRecord("receipt", (record, { card, otp }, op) => record.pay({ ...op, card, otp })),
+    }),
+    describe({
+      path: "/receipt/hold-confirm",
+      operationId: "confirmHold",
+      summary: "Confirm a held payment (partner only)",
+      description: DOCS.confirmHold,
+      request: ReceiptIdRequest,
+      response: Receipt,
+      errors: ["forbidden", "hold_not_enabled", "receipt_not_found", "operation_in_progress", "receipt_not_held", "receipt_cancelled", "receipt_already_paid"],
+      callers: "partner",
+      lifecycle: "hold-confirm",
+      upstream: ["receipt/hold-confirm"],
+      handle: onRecord("receipt", (record, _input, op) => record.holdConfirm(op)),
+    }),
+    describe({
+      path: "/receipt/cancel",
+      operationId: "cancelReceipt",
+      summary: "Cancel a receipt",
+      description: DOCS.cancelReceipt,
+      request: CancelRequest,
+      response: Receipt,
+      errors: ["forbidden", "receipt_not_found", "operation_in_progress", "cancel_not_allowed"],
+      lifecycle: "cancel",
+      upstream: ["receipt/cancel"],
+      handle: onRecord("receipt", (record, { reason, cancelledBy }, op) => record.cancel({ ...op, reason, cancelledBy })),
+    }),
+    describe({
+      path: "/receipt/check-id",
+      operationId: "checkReceiptById",
+      summary: "Read a receipt as it stands now",
+      description: DOCS.checkReceiptById,
+      request: ReceiptIdRequest,
+      response: Receipt,
+      errors: ["receipt_not_found"],
+      upstream: ["receipt/check-id"],
+      handle: onRecord("receipt", (record, _input, op) => record.check(op)),
+    }),
+    describe({
+      path: "/receipt/check-tid",
+      operationId: "checkReceiptByTid",
+      summary: "Read the receipt created with a tid",
+      description: DOCS.checkReceiptByTid,
+      request: CheckTidRequest,
+      response: Receipt,
+      errors: ["receipt_not_found", "tid_in_progress"],
+      upstream: ["receipt/check-id"],
+      handle: async (c, { tid, user }) => {
+        const id = await createdBy(c.env, c.var.caller, "receipt", tid, user);
+        return onRecord("receipt", (record, _input, op) => record.check(op))(c, { id });
+      },
+    }),
+  ],
+};
