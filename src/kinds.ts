@@ -137,6 +137,7 @@ export const TRANSFER = {
 export type RecordBody = ReceiptBody | TransferBody;
 
 export const KINDS = { receipt: RECEIPT, transfer: TRANSFER } as const;
+export const KIND_NAMES = Object.keys(KINDS) as KindName[];
 
 type EventsOf<K extends { events: KindEvents<KindName> }> =
   | K["events"]["created"]

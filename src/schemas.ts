@@ -1,7 +1,10 @@
 /**
- * The single source of truth for every shape the gateway accepts or returns.
- * Request schemas validate at the edge (and type the handlers); all schemas
- * feed the OpenAPI document at GET /openapi.json.
+ * The shapes the gateway accepts and returns, as valibot schemas: the fields
+ * every request is built of, the requests more than one operation or module
+ * reads (the creates, a bare id, the cards), and the answers. An operation's
+ * own request is in its description (src/operations/), built of these fields;
+ * the events' shapes are in src/events/schemas.ts. Requests validate at the
+ * edge (and type the handlers); every schema feeds the OpenAPI document.
  */
 import * as v from "valibot";
 
@@ -41,7 +44,7 @@ const codePoints = (value: string) => [...value].length;
  * Text of at most `max` characters, counted as code points, so the server and
  * the document's `maxLength` agree on what a character is (an emoji is one).
  */
-const MaxText = (max: number, message: string) =>
+export const MaxText = (max: number, message: string) =>
   [v.check((value: string) => codePoints(value) <= max, message), v.metadata<string, { maxLength: number }>({ maxLength: max })] as const;
 
 /** Receipt states, as the payment service numbers them. */
@@ -75,7 +78,7 @@ export const Currency = v.pipe(
   v.description("ISO 4217 numeric code; only 860 (UZS) is supported."),
 );
 
-const PositiveId = (name: string) =>
+export const PositiveId = (name: string) =>
   v.pipe(
     v.number(`${name} must be a number`),
     v.integer(`${name} must be an integer`),
@@ -137,7 +140,7 @@ export const Otp = v.pipe(
   v.description("One-time code sent to the card owner. Never stored or logged by the gateway."),
 );
 
-const Text = (max: number) => v.pipe(v.string(), ...MaxText(max, `must be at most ${max} characters`));
+export const Text = (max: number) => v.pipe(v.string(), ...MaxText(max, `must be at most ${max} characters`));
 
 export const AccountEntry = v.object({
   key: v.pipe(v.string(), v.minLength(1, "key must not be empty"), ...MaxText(64, "key must be at most 64 characters")),
@@ -146,13 +149,14 @@ export const AccountEntry = v.object({
 });
 
 // ---------------------------------------------------------------------------
-// Requests
+// Requests shared by several operations or read by other modules (an
+// operation's own request is in its description, src/operations/)
 
 // Examples use the sandbox's values (src/sandbox/catalog.ts): merchant 1001,
 // card token tok_sandbox_ok, OTP 111111, card 8600000000000007 expiring 3012.
-const EXAMPLE_RECEIPT_ID = "6571a4f0c8a5b2d1e3f40a11";
-const EXAMPLE_TRANSFER_ID = "01JDQ3ZK6Y8N4W5X2V7T9R1M0B";
-const EXAMPLE_CARD = { number: "8600000000000007", expire: "3012" };
+export const EXAMPLE_RECEIPT_ID = "6571a4f0c8a5b2d1e3f40a11";
+export const EXAMPLE_TRANSFER_ID = "01JDQ3ZK6Y8N4W5X2V7T9R1M0B";
+export const EXAMPLE_CARD = { number: "8600000000000007", expire: "3012" };
 
 export const CreateReceiptRequest = v.pipe(
   v.object({
@@ -173,70 +177,6 @@ export const ReceiptIdRequest = v.pipe(v.object({ id: ReceiptId }), v.examples([
 
 export const TokenCard = v.object({ token: CardToken });
 export const NumberCard = v.object({ number: CardNumber, expire: Expire });
-
-export const AuthorizeRequest = v.pipe(
-  v.object({ id: ReceiptId, card: TokenCard }),
-  v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" } }]),
-);
-export const AnonymousAuthorizeRequest = v.pipe(
-  v.object({ id: ReceiptId, card: NumberCard }),
-  v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD }]),
-);
-export const PayRequest = v.pipe(
-  v.object({ id: ReceiptId, card: TokenCard, otp: v.optional(Otp) }),
-  v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" }, otp: "111111" }]),
-);
-export const AnonymousPayRequest = v.pipe(
-  v.object({ id: ReceiptId, card: NumberCard, otp: Otp }),
-  v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD, otp: "111111" }]),
-);
-
-export const CancelRequest = v.pipe(
-  v.object({
-    id: ReceiptId,
-    reason: v.optional(Text(256)),
-    cancelledBy: v.optional(Text(128)),
-  }),
-  v.examples([{ id: EXAMPLE_RECEIPT_ID, reason: "Customer changed their mind" }]),
-);
-
-export const CheckTidRequest = v.pipe(v.object({
-  tid: Tid,
-  user: v.optional(
-    v.pipe(
-      v.string(),
-      v.minLength(1, "user must not be empty"),
-      ...MaxText(255, "user must be at most 255 characters"),
-      v.description("Partner only: the user (JWT `sub`) whose tid this is. Users' tids live in their own space (rule 9)."),
-    ),
-  ),
-}), v.examples([{ tid: "order-2026-0001" }]));
-
-export const CreateTransferRequest = v.pipe(
-  v.object({
-    tid: v.optional(Tid),
-    tId: v.optional(v.pipe(Tid, v.description("Alias of `tid`, as the upstream's field table spells it."))),
-    amount: Amount,
-    rate_id: v.pipe(PositiveId("rate_id"), v.description("Tariff id at the payment service.")),
-    receiver_card: CardNumber,
-    token: v.pipe(CardToken, v.description("Sender's card token.")),
-  }),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const { tid, tId } = dataset.value;
-    if (tid === undefined && tId === undefined) addIssue({ message: "tid is required", path: undefined });
-    else if (tid !== undefined && tId !== undefined && tid !== tId)
-      addIssue({ message: "tid and tId differ; send one of them" });
-  }),
-  // The rawCheck above, as JSON Schema says it: one of the two must be present.
-  v.metadata({ anyOf: [{ required: ["tid"] }, { required: ["tId"] }] }),
-  v.examples([{ tid: "transfer-2026-0001", amount: 1500000, rate_id: 1, receiver_card: "9860000000000018", token: "tok_sandbox_ok" }]),
-);
-
-export const TransferPayRequest = v.pipe(
-  v.object({ id: ReceiptId, otp: v.optional(Otp) }),
-  v.examples([{ id: EXAMPLE_TRANSFER_ID, otp: "111111" }]),
-);
 
 // ---------------------------------------------------------------------------
 // Responses (documentation; the upstream client builds these shapes)
@@ -455,7 +395,6 @@ export const ErrorFields = v.object({
 export const ErrorBody = v.pipe(v.object({ error: ErrorFields }), v.title("Error"));
 
 export type CreateReceiptInput = v.InferOutput<typeof CreateReceiptRequest>;
-export type CreateTransferInput = v.InferOutput<typeof CreateTransferRequest>;
 /** `ofd` is passed through as the payment service sends it: any object (OfdDetails documents the known fields). */
 type OfdBody = Record<string, unknown>;
 export type ReceiptBody = Omit<v.InferOutput<typeof Receipt>, "ofd"> & { ofd: OfdBody | null };
@@ -464,27 +403,3 @@ export type TransferBody = v.InferOutput<typeof TransferReceipt>;
 export type AuthorizeBody = v.InferOutput<typeof AuthorizeResult>;
 export type TokenCardInput = v.InferOutput<typeof TokenCard>;
 export type NumberCardInput = v.InferOutput<typeof NumberCard>;
-
-// ---------------------------------------------------------------------------
-// The audit trail (the gateway's own operation receipt/audit)
-
-export const AuditRequest = v.object({
-  id: ReceiptId,
-  kind: v.optional(v.picklist(["receipt", "transfer"], "kind must be receipt or transfer"), "receipt"),
-});
-
-export const AuditEntry = v.object({
-  at: v.pipe(v.number(), v.description("Milliseconds since the epoch.")),
-  op: v.pipe(v.string(), v.description("create, authorize, pay, hold-confirm, cancel, read, or reconcile (the gateway's own).")),
-  actor: v.pipe(v.string(), v.description("partner, user:<sub>, or gateway (its own reconciliation).")),
-  request_id: v.string(),
-  outcome: v.pipe(v.string(), v.description("ok, or the error code answered.")),
-  state: v.nullable(v.number()),
-});
-
-export const AuditTrailResult = v.object({
-  id: v.string(),
-  kind: v.picklist(["receipt", "transfer"]),
-  owner: v.pipe(v.string(), v.description('"partner", or the user\'s sub, as events show it.')),
-  entries: v.array(AuditEntry),
-});

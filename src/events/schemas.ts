@@ -1,6 +1,7 @@
 /**
  * The shapes of events: the webhook body (the Event component), its delivery
- * status, and the gateway's events/list and events/resend requests and answers.
+ * status, and events/list's answer (its request and events/resend's are in
+ * their descriptions, src/operations/gateway.ts).
  * Built from the receipt and transfer shapes of src/schemas.ts.
  */
 import * as v from "valibot";
@@ -55,23 +56,6 @@ export const EventDelivery = v.object({
 
 export const EventWithDelivery = v.object({ ...Event.entries, delivery: EventDelivery });
 
-export const ListEventsRequest = v.object({
-  receipt_id: v.optional(v.pipe(ReceiptId, v.description("Only this receipt's (or transfer's `receipt_id`) events."))),
-  type: v.optional(EventTypeName),
-  delivery: v.optional(DeliveryStatusName),
-  after: v.optional(v.pipe(EventId, v.description("The last event id of the previous page: answers events older than it."))),
-  limit: v.optional(
-    v.pipe(
-      v.number("limit must be a number"),
-      v.integer("limit must be an integer"),
-      v.minValue(1, "limit must be 1 to 100"),
-      v.maxValue(100, "limit must be 1 to 100"),
-      int32(),
-    ),
-    20,
-  ),
-});
-
 export const ListEventsResult = v.object({
   events: v.pipe(
     v.array(EventWithDelivery),
@@ -80,5 +64,3 @@ export const ListEventsResult = v.object({
   ),
   has_more: v.pipe(v.boolean(), v.description("Older events match too: ask again with `after` set to the last id of this page.")),
 });
-
-export const EventIdRequest = v.object({ id: EventId });

@@ -4,20 +4,24 @@
  * Each validates its body and hands it to the receipt's Durable Object, or to
  * createOnce; the rules are theirs and the lifecycle's.
  */
+import * as v from "valibot";
 import { createdBy } from "../creation";
 import { RECEIPT } from "../kinds";
 import {
-  AnonymousAuthorizeRequest,
-  AnonymousPayRequest,
-  AuthorizeRequest,
   AuthorizeResult,
-  CancelRequest,
-  CheckTidRequest,
   CreateReceiptRequest,
-  PayRequest,
+  EXAMPLE_CARD,
+  EXAMPLE_RECEIPT_ID,
+  MaxText,
+  NumberCard,
+  Otp,
   Receipt,
+  ReceiptId,
   ReceiptIdRequest,
   ReducedReceipt,
+  Text,
+  Tid,
+  TokenCard,
 } from "../schemas";
 import { DOCS } from "./docs";
 import { created, describe, onRecord, type Section } from "./operation";
@@ -46,6 +50,21 @@ const PAY_ERRORS = [
   "rate_limited",
 ] as const;
 
+const CheckTidRequest = v.pipe(
+  v.object({
+    tid: Tid,
+    user: v.optional(
+      v.pipe(
+        v.string(),
+        v.minLength(1, "user must not be empty"),
+        ...MaxText(255, "user must be at most 255 characters"),
+        v.description("Partner only: the user (JWT `sub`) whose tid this is. Users' tids live in their own space (rule 9)."),
+      ),
+    ),
+  }),
+  v.examples([{ tid: "order-2026-0001" }]),
+);
+
 export const RECEIPTS: Section = {
   tag: "Receipts",
   operations: [
@@ -71,7 +90,10 @@ export const RECEIPTS: Section = {
       operationId: "authorizeReceipt",
       summary: "Send the OTP for a card-token payment",
       description: DOCS.authorizeReceipt,
-      request: AuthorizeRequest,
+      request: v.pipe(
+        v.object({ id: ReceiptId, card: TokenCard }),
+        v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" } }]),
+      ),
       response: AuthorizeResult,
       errors: [...AUTHORIZE_ERRORS],
       limit: "authorize",
@@ -84,7 +106,7 @@ export const RECEIPTS: Section = {
       operationId: "authorizeReceiptAnonymous",
       summary: "Send the OTP for a card-number payment",
       description: DOCS.authorizeReceiptAnonymous,
-      request: AnonymousAuthorizeRequest,
+      request: v.pipe(v.object({ id: ReceiptId, card: NumberCard }), v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD }])),
       response: AuthorizeResult,
       errors: [...AUTHORIZE_ERRORS],
       limit: "authorize",
@@ -97,7 +119,10 @@ export const RECEIPTS: Section = {
       operationId: "payReceipt",
       summary: "Pay a receipt with a card token",
       description: DOCS.payReceipt,
-      request: PayRequest,
+      request: v.pipe(
+        v.object({ id: ReceiptId, card: TokenCard, otp: v.optional(Otp) }),
+        v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" }, otp: "111111" }]),
+      ),
       response: Receipt,
       errors: [...PAY_ERRORS],
       limit: "pay",
@@ -110,7 +135,10 @@ export const RECEIPTS: Section = {
       operationId: "payReceiptAnonymous",
       summary: "Pay a receipt with a card number",
       description: DOCS.payReceiptAnonymous,
-      request: AnonymousPayRequest,
+      request: v.pipe(
+        v.object({ id: ReceiptId, card: NumberCard, otp: Otp }),
+        v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD, otp: "111111" }]),
+      ),
       response: ReducedReceipt,
       errors: [...PAY_ERRORS],
       limit: "pay",
@@ -136,7 +164,10 @@ export const RECEIPTS: Section = {
       operationId: "cancelReceipt",
       summary: "Cancel a receipt",
       description: DOCS.cancelReceipt,
-      request: CancelRequest,
+      request: v.pipe(
+        v.object({ id: ReceiptId, reason: v.optional(Text(256)), cancelledBy: v.optional(Text(128)) }),
+        v.examples([{ id: EXAMPLE_RECEIPT_ID, reason: "Customer changed their mind" }]),
+      ),
       response: Receipt,
       errors: ["forbidden", "receipt_not_found", "operation_in_progress", "cancel_not_allowed"],
       lifecycle: "cancel",
