@@ -65,6 +65,9 @@ const CheckTidRequest = v.pipe(
   v.examples([{ tid: "order-2026-0001" }]),
 );
 
+/** check-id, and check-tid once it knows the id: the receipt as the upstream says it stands now. */
+const checkReceipt = onRecord("receipt", (record, _input, op) => record.check(op));
+
 export const RECEIPTS: Section = {
   tag: "Receipts",
   operations: [
@@ -192,7 +195,7 @@ export const RECEIPTS: Section = {
       response: Receipt,
       errors: ["receipt_not_found"],
       upstream: ["receipt/check-id"],
-      handle: onRecord("receipt", (record, _input, op) => record.check(op)),
+      handle: checkReceipt,
     }),
     describe({
       path: "/receipt/check-tid",
@@ -205,7 +208,7 @@ export const RECEIPTS: Section = {
       upstream: ["receipt/check-id"],
       handle: async (c, { tid, user }) => {
         const id = await createdBy(c.env, c.var.caller, "receipt", tid, user);
-        return onRecord("receipt", (record, _input, op) => record.check(op))(c, { id });
+        return checkReceipt(c, { id });
       },
     }),
   ],
