@@ -1,24 +1,16 @@
 /**
- * The gateway's HTTP surface: middleware, the partner API routes, health,
- * the OpenAPI document and its reference page.
+ * The gateway's HTTP surface: request ids, the error envelope, the
+ * configuration guard, health, the APIs (src/operations/ describes every
+ * operation), the OpenAPI document and its reference page.
  */
 import { type Context, Hono } from "hono";
-import { createMiddleware } from "hono/factory";
 import { requestId } from "hono/request-id";
-import { authenticate, requirePartner } from "./auth";
 import { requireSoundConfig } from "./config";
 import { ApiError, renderError } from "./errors";
-import { limitBody, parseJson, requireJson } from "./http";
+import { APIS, apiRouter } from "./operations";
 import { openApiDocument } from "./openapi";
 import { checkReadiness } from "./readiness";
-import { gateway } from "./routes/gateway";
-import { receipts } from "./routes/receipts";
-import { transfers } from "./routes/transfers";
 import type { GatewayEnv } from "./types";
-
-export const API_PREFIX = "/api/v1/partner";
-/** The gateway's own operations (events, audit): partner server key only. */
-export const GATEWAY_PREFIX = "/api/v1/gateway";
 
 export function createApp() {
   const app = new Hono<GatewayEnv>();
@@ -38,19 +30,8 @@ export function createApp() {
   app.all("/healthz", onlyGet);
   app.all("/readyz", onlyGet);
 
-  app.use(`${API_PREFIX}/*`, onlyPost(app, "Partner"));
-  // Who is calling is settled before the body is looked at, for every partner
-  // path: an unauthenticated caller learns nothing else and costs nothing more.
-  // The rate limits of authorize and pay come last, in their routes after the
-  // body's validation: a malformed request is 400 and spends no budget.
-  app.use(`${API_PREFIX}/*`, authenticate, requireJson, limitBody, parseJson);
-  app.route(API_PREFIX, receipts);
-  app.route(API_PREFIX, transfers);
-
-  app.use(`${GATEWAY_PREFIX}/*`, onlyPost(app, "Gateway"));
-  // The partner routes' chain, with users refused right after authentication.
-  app.use(`${GATEWAY_PREFIX}/*`, authenticate, requirePartner, requireJson, limitBody, parseJson);
-  app.route(GATEWAY_PREFIX, gateway);
+  // Each API's router binds what applies to all its paths, and each operation its own (src/operations/router.ts).
+  for (const api of APIS) app.route(api.prefix, apiRouter(api));
 
   app.get("/openapi.json", openApiDocument(app));
   // The reference page and the landing page are static assets (public/, built by
@@ -61,24 +42,6 @@ export function createApp() {
   app.get("/docs", (c) => serveAsset(c.env, c.req.raw, "/docs"));
 
   return app;
-}
-
-/**
- * A partner or gateway operation asked with another method than POST: 405
- * method_not_allowed with `Allow: POST`. A path that is no operation stays 404.
- */
-function onlyPost(app: Hono<GatewayEnv>, kind: "Partner" | "Gateway") {
-  let operations: Set<string> | undefined;
-  return createMiddleware<GatewayEnv>(async (c, next) => {
-    if (c.req.method === "POST") return next();
-    operations ??= new Set(app.routes.filter((route) => route.method === "POST").map((route) => route.path));
-    if (!operations.has(c.req.path)) {
-      throw new ApiError("not_found", `No such operation. ${kind} operations are POST requests with a JSON body.`);
-    }
-    throw new ApiError("method_not_allowed", `${kind} operations are POST requests with a JSON body; ${c.req.method} is not allowed.`, {
-      headers: { Allow: "POST" },
-    });
-  });
 }
 
 /** A probe asked with another method than GET or HEAD: 405 method_not_allowed with `Allow: GET, HEAD`. */

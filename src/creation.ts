@@ -3,17 +3,18 @@
  * index (the create's write-ahead note), create upstream under the upstream
  * tid (rule 9), hand the record to its Durable Object, complete the claim.
  * Retries of the same create by the same caller are answered from the index;
- * anything else with a known tid is a conflict.
+ * anything else with a known tid is a conflict. And the way back, for
+ * check-tid: the record a tid created, looked up in the caller's space.
  */
 import { type Caller, ownerOf } from "./caller";
+import { clock } from "./clock";
 import { readConfig } from "./config";
 import { ApiError } from "./errors";
-import type { Kind, RecordBody } from "./kinds";
-import type { KindName } from "./lifecycle";
+import { KINDS, type Kind, type KindName, type RecordBody } from "./kinds";
 import { receiptStub } from "./receipt-object";
 import { log } from "./redact";
 import { DAY_MS, retentionPolicy } from "./retention";
-import { claimTid, completeTid, expireTid, fingerprint, isCompacted, releaseTid, upstreamTidFor } from "./tid-index";
+import { claimTid, completeTid, expireTid, findTid, fingerprint, isCompacted, leaseExpired, releaseTid, upstreamTidFor } from "./tid-index";
 import { tidIndexFor } from "./tid-shards";
 import { UpstreamClient } from "./upstream/client";
 
@@ -34,10 +35,10 @@ export const leaseMs = (upstreamTimeoutMs: number): number => Math.min(5 * 60_00
  */
 function compactedReplay(kind: KindName, recordId: string | null, replayMs: number): ApiError {
   const days = Math.round((replayMs / DAY_MS) * 100) / 100;
-  const read = kind === "receipt" ? "check-id or check-tid" : "a2c/get-by-id";
+  const { noun, readWith } = KINDS[kind];
   return new ApiError(
     "tid_conflict",
-    `This tid already created ${kind} ${recordId}. The answer to that create is no longer kept (answers are kept ${days} days), so it cannot be replayed: read the ${kind} with ${read}.`,
+    `This tid already created ${noun} ${recordId}. The answer to that create is no longer kept (answers are kept ${days} days), so it cannot be replayed: read the ${noun} with ${readWith}.`,
   );
 }
 
@@ -47,9 +48,13 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
   requestId: string,
   kind: Kind<Body, Create>,
   input: Create,
-  record: { isHold: boolean; qrMerchant: boolean },
 ): Promise<Created<Body>> {
   const config = readConfig(env);
+  // What the record keeps of its create: a hold (which the deployment must be able to confirm), and a QR merchant.
+  const isHold = kind.holdOf(input);
+  if (isHold && !config.holdEnabled) throw new ApiError("hold_not_enabled", "The hold function is not enabled in this deployment.");
+  const merchant = kind.merchantOf(input);
+  const record = { isHold, qrMerchant: merchant !== undefined && config.qrMerchantIds.has(merchant) };
   const owner = ownerOf(caller);
   const request = { kind: kind.name, request: input };
   // The claim and everything after it stay in the one database that holds this (owner, tid).
@@ -121,4 +126,28 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
     throw new ApiError("upstream_error", "The receipt was created but could not be recorded; retry with the same tid.");
   }
   return { body, replayed: false };
+}
+
+/**
+ * The id of the record `tid` created, for check-tid. A tid is looked up in one
+ * space: the caller's own, or (partner only) the named user's (rule 9); a user
+ * naming another user learns what an unknown tid tells: nothing. A create
+ * still in flight is tid_in_progress; one whose claim outlived its lease did
+ * not finish, and its outcome is unknown: not found, and the create's retry adopts it.
+ */
+export async function createdBy(env: Env, caller: Caller, kind: KindName, tid: string, user?: string): Promise<string> {
+  const { noun } = KINDS[kind];
+  const notFound = new ApiError("receipt_not_found", `No ${noun} was created with this tid.`);
+  if (user !== undefined && caller.kind !== "partner" && user !== caller.id) throw notFound;
+  const owner = user !== undefined ? ownerOf({ kind: "user", id: user }) : ownerOf(caller);
+  const row = await findTid(await tidIndexFor(env, owner, tid), owner, tid);
+  if (!row || row.kind !== kind) throw notFound;
+  if (row.receipt_id) return row.receipt_id;
+  if (leaseExpired(row, leaseMs(readConfig(env).upstreamTimeoutMs), clock.now())) {
+    throw new ApiError(
+      "receipt_not_found",
+      `The create with this tid did not finish and its outcome is unknown. Retry that create with the same body: it adopts the ${noun} if the payment service made one.`,
+    );
+  }
+  throw new ApiError("tid_in_progress", "The create with this tid is still in flight.", { retry_after: 1 });
 }

@@ -1,13 +1,25 @@
 /**
- * Receipts and transfers, each described once: how the upstream creates and
- * reads it, where its id is, what it is called in messages, whether it can
- * be cancelled, and how a create's answer is recognised as ours. Nothing else
- * tells the two apart by the shape of a body.
+ * Receipts and transfers, each described once: what messages call it, where
+ * its id is, which steps it has (authorize, hold, cancel), its events, how
+ * the upstream creates and reads it, and how a create's answer is recognised
+ * as ours. The lifecycle, the events, creation, the receipt's object and the
+ * operations read this; nothing else tells the two apart.
+ *
+ * Near the ground on purpose (it imports only types, and the masking of card
+ * numbers), so that the lifecycle can read it: the upstream calls are named
+ * by an interface of its own, which src/upstream/client.ts implements.
  */
-import type { KindName, UpstreamState } from "./lifecycle";
+import type { UpstreamResult } from "./errors";
 import { maskPan } from "./redact";
 import type { CreateReceiptInput, ReceiptBody, TransferBody } from "./schemas";
-import type { UpstreamClient, UpstreamResult } from "./upstream/client";
+
+/** The upstream's states of a receipt or transfer (the seed's codes; 0 and 4 are named by the contract). */
+export const STATE = { created: 0, paid: 4, held: 5, cancelled: 21, awaitingSupplier: 57 } as const;
+export type UpstreamState = (typeof STATE)[keyof typeof STATE];
+const KNOWN_STATES: ReadonlySet<number> = new Set(Object.values(STATE));
+export const isKnownState = (state: unknown): state is UpstreamState => typeof state === "number" && KNOWN_STATES.has(state);
+
+export type KindName = "receipt" | "transfer";
 
 /** A transfer create as sent upstream: `tid` settled (the `tId` alias resolved). */
 export interface TransferCreate {
@@ -18,29 +30,75 @@ export interface TransferCreate {
   token: string;
 }
 
+/** The upstream calls a kind is created and read with: src/upstream/client.ts's UpstreamClient has them. */
+export interface RecordCalls {
+  createReceipt(input: CreateReceiptInput): Promise<UpstreamResult<ReceiptBody>>;
+  checkId(id: string): Promise<UpstreamResult<ReceiptBody>>;
+  createTransfer(input: TransferCreate): Promise<UpstreamResult<TransferBody>>;
+  getTransfer(id: string): Promise<UpstreamResult<TransferBody>>;
+}
+
+/**
+ * A kind's events (the contract's Events section): its create, its third
+ * failed OTP guess, and the changes of upstream state that are events.
+ * src/events/types.ts says when each fires, for the README and the document.
+ */
+interface KindEvents<Name extends KindName> {
+  created: `${Name}.created`;
+  exhausted: `${Name}.otp_attempts_exhausted`;
+  onState: { readonly [S in UpstreamState]?: `${Name}.${string}` };
+}
+
 export interface Kind<Body extends { tid: string; state: number }, Create extends { tid: string }> {
   name: KindName;
   /** The word messages use. */
   noun: string;
+  /** The answer's field that holds its id. */
+  idField: "id" | "receipt_id";
+  /** The operations that read one, as messages name them. */
+  readWith: string;
+  /** Whether an OTP is sent on demand (authorize); a transfer's is sent by its create. */
+  authorizes: boolean;
+  /** Whether it can be created with is_hold, and its hold confirmed. */
+  holds: boolean;
   /** Whether the upstream has a cancel for it (transfers: no; rule 2 closes them at the edge). */
   cancellable: boolean;
+  events: KindEvents<KindName>;
   idOf(body: Body): string;
   stateOf(body: Body): UpstreamState;
   /** The same body, showing `tid` as the caller chose it (rule 9: the upstream holds a derived one). */
   withTid(body: Body, tid: string): Body;
-  create(upstream: UpstreamClient, input: Create): Promise<UpstreamResult<Body>>;
+  create(upstream: RecordCalls, input: Create): Promise<UpstreamResult<Body>>;
   /** How it stands upstream now (check-id / get-by-id). */
-  read(upstream: UpstreamClient, id: string): Promise<UpstreamResult<Body>>;
+  read(upstream: RecordCalls, id: string): Promise<UpstreamResult<Body>>;
   /** Whether a record the upstream already holds under our tid is the one this create asked for. */
   matches(existing: Body, input: Create): boolean;
   /** The body that came with an upstream refusal, if it was this kind's. */
   bodyOf(failure: { receipt?: ReceiptBody; transfer?: TransferBody }): Body | undefined;
+  /** Whether this create asks for a hold. */
+  holdOf(input: Create): boolean;
+  /** The merchant the create is for, if it names one (QR merchants' receipts are never cancelled). */
+  merchantOf(input: Create): number | undefined;
 }
 
-export const RECEIPT: Kind<ReceiptBody, CreateReceiptInput> = {
+export const RECEIPT = {
   name: "receipt",
   noun: "receipt",
+  idField: "id",
+  readWith: "check-id or check-tid",
+  authorizes: true,
+  holds: true,
   cancellable: true,
+  events: {
+    created: "receipt.created",
+    exhausted: "receipt.otp_attempts_exhausted",
+    onState: {
+      [STATE.paid]: "receipt.paid",
+      [STATE.held]: "receipt.held",
+      [STATE.awaitingSupplier]: "receipt.awaiting_supplier",
+      [STATE.cancelled]: "receipt.cancelled",
+    },
+  },
   idOf: (body) => body.id,
   stateOf: (body) => body.state as UpstreamState,
   withTid: (body, tid) => (body.tid === tid ? body : { ...body, tid }),
@@ -48,12 +106,23 @@ export const RECEIPT: Kind<ReceiptBody, CreateReceiptInput> = {
   read: (upstream, id) => upstream.checkId(id),
   matches: (existing, input) => existing.amount === input.amount && existing.merchant.merchant_id === input.merchant_id,
   bodyOf: (failure) => failure.receipt,
-};
+  holdOf: (input) => input.is_hold,
+  merchantOf: (input) => input.merchant_id,
+} as const satisfies Kind<ReceiptBody, CreateReceiptInput> & { events: KindEvents<"receipt"> };
 
-export const TRANSFER: Kind<TransferBody, TransferCreate> = {
+export const TRANSFER = {
   name: "transfer",
   noun: "transfer",
+  idField: "receipt_id",
+  readWith: "a2c/get-by-id",
+  authorizes: false,
+  holds: false,
   cancellable: false,
+  events: {
+    created: "transfer.created",
+    exhausted: "transfer.otp_attempts_exhausted",
+    onState: { [STATE.paid]: "transfer.paid", [STATE.cancelled]: "transfer.cancelled" },
+  },
   idOf: (body) => body.receipt_id,
   stateOf: (body) => body.state as UpstreamState,
   withTid: (body, tid) => (body.tid === tid ? body : { ...body, tid }),
@@ -61,11 +130,22 @@ export const TRANSFER: Kind<TransferBody, TransferCreate> = {
   read: (upstream, id) => upstream.getTransfer(id),
   matches: (existing, input) => existing.receiver.amount === input.amount && existing.receiver.masked_pan === maskPan(input.receiver_card),
   bodyOf: (failure) => failure.transfer,
-};
+  holdOf: () => false,
+  merchantOf: () => undefined,
+} as const satisfies Kind<TransferBody, TransferCreate> & { events: KindEvents<"transfer"> };
 
 export type RecordBody = ReceiptBody | TransferBody;
 
 export const KINDS = { receipt: RECEIPT, transfer: TRANSFER } as const;
+export const KIND_NAMES = Object.keys(KINDS) as KindName[];
+
+type EventsOf<K extends { events: KindEvents<KindName> }> =
+  | K["events"]["created"]
+  | K["events"]["exhausted"]
+  | NonNullable<K["events"]["onState"][keyof K["events"]["onState"]]>;
+
+/** Every event type, as the kinds name them. */
+export type EventType = EventsOf<typeof RECEIPT> | EventsOf<typeof TRANSFER>;
 
 export function kindOf(name: KindName): Kind<RecordBody, { tid: string }> {
   return KINDS[name] as unknown as Kind<RecordBody, { tid: string }>;

@@ -9,15 +9,11 @@
  * table against the contract's rules 2 to 5 and 8.
  */
 import type { ErrorCode } from "./errors";
-import type { EventType } from "./events/types";
+import { type EventType, KINDS, type KindName, STATE, type UpstreamState } from "./kinds";
 
-export type { EventType };
-
-/** The upstream's receipt states (the seed's codes; 0 and 4 are named by the contract). */
-export const STATE = { created: 0, paid: 4, held: 5, cancelled: 21, awaitingSupplier: 57 } as const;
-export type UpstreamState = (typeof STATE)[keyof typeof STATE];
-const KNOWN_STATES: ReadonlySet<number> = new Set(Object.values(STATE));
-export const isKnownState = (state: unknown): state is UpstreamState => typeof state === "number" && KNOWN_STATES.has(state);
+// The states, the kinds and their events are src/kinds.ts's; named here too, where the rules use them.
+export { isKnownState, STATE } from "./kinds";
+export type { EventType, KindName, UpstreamState };
 /** The upstream took the money: paid, held, or paid and awaiting its supplier. */
 export const isPaid = (state: UpstreamState): boolean => state === STATE.paid || state === STATE.held || state === STATE.awaitingSupplier;
 
@@ -25,8 +21,6 @@ export const isPaid = (state: UpstreamState): boolean => state === STATE.paid ||
 export const MAX_GUESSES = 3;
 /** OTP sends (authorize calls) allowed per receipt (rule 6). */
 export const MAX_OTP_SENDS = 5;
-
-export type KindName = "receipt" | "transfer";
 
 /**
  * Where a record stands. Five phases mirror the upstream's states; two are
@@ -98,7 +92,9 @@ const ASK_FIRST: Decision = { do: "ask-upstream-first" };
 const refuse = (code: ErrorCode, message: string): Decision => ({ do: "refuse", code, message });
 
 /** The noun a message uses for a record of this kind. */
-export const nounOf = (kind: KindName): string => (kind === "transfer" ? "transfer" : "receipt");
+export const nounOf = (kind: KindName): string => KINDS[kind].noun;
+/** "Transfers", to open a sentence. */
+const plural = (kind: KindName): string => `${nounOf(kind)[0]!.toUpperCase()}${nounOf(kind).slice(1)}s`;
 
 type Row = {
   /** The phases this row applies to; absent: all. */
@@ -135,12 +131,12 @@ const PAYABLE: readonly Row[] = [
  * for QR merchants) and "a user may cancel only while unpaid".
  */
 export const LIFECYCLE: Record<Operation, readonly Row[]> = {
-  authorize: [{ when: (ctx) => ctx.kind === "transfer", then: refuse("invalid_request", "Transfers have no authorize step.") }, ...PAYABLE],
+  authorize: [{ when: (ctx) => !KINDS[ctx.kind].authorizes, then: (ctx) => refuse("invalid_request", `${plural(ctx.kind)} have no authorize step.`) }, ...PAYABLE],
   pay: PAYABLE,
   "hold-confirm": [
     { when: (ctx) => ctx.caller !== "partner", then: refuse("forbidden", "hold-confirm is for the partner backend only.") },
     { when: (ctx) => !ctx.holdEnabled, then: refuse("hold_not_enabled", "The hold function is not enabled in this deployment.") },
-    { when: (ctx) => ctx.kind !== "receipt" || !ctx.isHold, then: refuse("receipt_not_held", "This receipt was not created with is_hold.") },
+    { when: (ctx) => !KINDS[ctx.kind].holds || !ctx.isHold, then: refuse("receipt_not_held", "This receipt was not created with is_hold.") },
     ...STALE,
     { phases: ["held"], then: CALL },
     { phases: ["exhausted"], then: (ctx) => refuse("otp_attempts_exhausted", EXHAUSTED_MESSAGE(ctx)) },
@@ -149,7 +145,7 @@ export const LIFECYCLE: Record<Operation, readonly Row[]> = {
     { phases: ["created", "awaiting_supplier"], then: refuse("receipt_not_held", "Nothing is held on this receipt yet: pay it first.") },
   ],
   cancel: [
-    { when: (ctx) => ctx.kind !== "receipt", then: refuse("cancel_not_allowed", "Transfers cannot be cancelled.") },
+    { when: (ctx) => !KINDS[ctx.kind].cancellable, then: (ctx) => refuse("cancel_not_allowed", `${plural(ctx.kind)} cannot be cancelled.`) },
     ...STALE,
     { phases: ["cancelled", "exhausted"], then: refuse("cancel_not_allowed", "The receipt is already cancelled.") },
     // Rule 8: a user's cancel is never decided from a stored copy (a late pay may have landed since).
@@ -222,7 +218,7 @@ export function countGuess(counts: GuessCounts, verdict: OtpVerdict): GuessCount
 }
 
 /** The message of otp_attempts_exhausted: says whether the three were wrong or partly unconfirmed. */
-export function exhaustedMessage(kind: KindName, counts: GuessCounts, closedAtEdge = kind === "transfer"): string {
+export function exhaustedMessage(kind: KindName, counts: GuessCounts, closedAtEdge = !KINDS[kind].cancellable): string {
   const noun = nounOf(kind);
   // Closed at the edge: a transfer (no cancel upstream), or a receipt the upstream will not cancel (QR merchant, no access).
   const ending = closedAtEdge ? "it is closed at the gateway" : "it is cancelled";
@@ -237,24 +233,15 @@ export function exhaustedMessage(kind: KindName, counts: GuessCounts, closedAtEd
 // ---------------------------------------------------------------------------
 // Events: which state change is which event (the contract's Events section)
 
-const STATE_EVENTS: Record<KindName, Partial<Record<UpstreamState, EventType>>> = {
-  receipt: {
-    [STATE.paid]: "receipt.paid",
-    [STATE.held]: "receipt.held",
-    [STATE.awaitingSupplier]: "receipt.awaiting_supplier",
-    [STATE.cancelled]: "receipt.cancelled",
-  },
-  transfer: { [STATE.paid]: "transfer.paid", [STATE.cancelled]: "transfer.cancelled" },
-};
-
-/** The event a change of upstream state is, if any. */
+/** The event a change of upstream state is, if any (each kind names its own in src/kinds.ts). */
 export function eventForStateChange(kind: KindName, from: UpstreamState, to: UpstreamState): EventType | null {
   if (from === to) return null;
-  return STATE_EVENTS[kind][to] ?? null;
+  const onState: { readonly [S in UpstreamState]?: EventType } = KINDS[kind].events.onState;
+  return onState[to] ?? null;
 }
 
-export const createdEvent = (kind: KindName): EventType => `${kind}.created`;
-export const exhaustedEvent = (kind: KindName): EventType => `${kind}.otp_attempts_exhausted`;
+export const createdEvent = (kind: KindName): EventType => KINDS[kind].events.created;
+export const exhaustedEvent = (kind: KindName): EventType => KINDS[kind].events.exhausted;
 
 // ---------------------------------------------------------------------------
 // Reconciliation schedule (rule 8): when the object's alarm should look again

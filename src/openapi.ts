@@ -1,11 +1,12 @@
 /**
  * The OpenAPI document, built from the same valibot schemas that validate
- * requests: `documented()` describes each route (hono-openapi generates the
- * paths from it), and `openApiDocument()` serves GET /openapi.json, finishing
+ * requests: `documented()` describes each operation from its description
+ * (src/operations/; hono-openapi generates the paths from it), and
+ * `openApiDocument()` serves GET /openapi.json, finishing
  * what hono-openapi cannot say itself in one place (finish()): named schemas
  * hoisted into components by the `title` set on them in src/schemas.ts, the
  * events as `webhooks`, servers. Every shape still comes from a valibot schema
- * and every error code list from ERROR_STATUS and the route's `errors`.
+ * and every error code list from ERROR_STATUS and the operation's `errors`.
  */
 import type { Context, Hono } from "hono";
 import { describeRoute, openAPIRouteHandler, resolver } from "hono-openapi";
@@ -15,18 +16,26 @@ import { ERROR_STATUS, type ErrorCode } from "./errors";
 import { eventWebhooks } from "./events/openapi";
 import { ErrorBody } from "./schemas";
 
+/** What the document says of one operation, beside its request (which its validator documents). */
 export interface RouteDoc {
   operationId: string;
   summary: string;
-  description?: string;
-  tags: string[];
+  /** The prose (src/operations/docs/). */
+  description: string;
   response: GenericSchema;
   /** The contract codes this operation may answer, beyond the ones every call may. */
   errors: ErrorCode[];
-  /** Partner-only operations say so. */
-  partnerOnly?: boolean;
-  /** Headers of the success answer beyond X-Request-Id: names of HEADERS. */
-  headers?: Record<string, unknown>;
+  /** Headers of the success answer beyond X-Request-Id. */
+  headers?: HeaderName[];
+  /** Operations that take an id from the answer (OpenAPI links), by name. */
+  links?: Record<string, Link>;
+}
+
+/** An OpenAPI link: the operation that takes the answer's `field` as its body's `id`. */
+export interface Link {
+  operationId: string;
+  description: string;
+  field: string;
 }
 
 /** Codes any authenticated JSON call can answer. */
@@ -50,7 +59,7 @@ const RETRY_STATUSES = new Set<number>([429, 503]);
 const RETRY_CODES = new Set<ErrorCode>(["tid_in_progress", "operation_in_progress"]);
 
 /** Response headers, declared once under components.headers. */
-const HEADERS: Record<string, OpenAPIV3_1.HeaderObject> = {
+const HEADERS: Record<HeaderName, OpenAPIV3_1.HeaderObject> = {
   "X-Request-Id": {
     description: "The request's id, on every response; quote it when reporting a problem. Also in every error body as `request_id`.",
     required: true,
@@ -77,20 +86,9 @@ const HEADERS: Record<string, OpenAPIV3_1.HeaderObject> = {
   },
 };
 
-const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+type HeaderName = "X-Request-Id" | "Retry-After" | "Idempotent-Replayed" | "WWW-Authenticate" | "Allow";
 
-/** Links from an answer to the operations that take its id (OpenAPI links, by operationId). */
-const LINKS: Record<string, Record<string, { operationId: string; description: string; field: string }>> = {
-  createReceipt: {
-    authorize: { operationId: "authorizeReceipt", description: "Send the OTP for this receipt.", field: "id" },
-    pay: { operationId: "payReceipt", description: "Pay this receipt.", field: "id" },
-    checkById: { operationId: "checkReceiptById", description: "Read this receipt.", field: "id" },
-  },
-  createTransfer: {
-    pay: { operationId: "payTransfer", description: "Confirm this transfer.", field: "receipt_id" },
-    getById: { operationId: "getTransfer", description: "Read this transfer.", field: "receipt_id" },
-  },
-};
+const headerRef = (name: HeaderName) => ({ $ref: `#/components/headers/${name}` });
 
 /** The codes an operation may answer, by status: ERROR_STATUS applied to COMMON and the route's list. */
 export function errorCodesByStatus(errors: readonly ErrorCode[]): Map<number, ErrorCode[]> {
@@ -132,23 +130,24 @@ function errorResponse(status: number, codes: ErrorCode[]) {
   };
 }
 
-export function documented(doc: RouteDoc) {
+/** The route's part of the document: `tags` from its section, and whether only the partner may call it. */
+export function documented(doc: RouteDoc, { tags, partnerOnly }: { tags: string[]; partnerOnly: boolean }) {
   const errorResponses = Object.fromEntries(
     [...errorCodesByStatus(doc.errors).entries()].map(([status, codes]) => [String(status), errorResponse(status, codes)]),
   );
-  const links = LINKS[doc.operationId];
+  const links = doc.links;
   return describeRoute({
     operationId: doc.operationId,
     summary: doc.summary,
     description: doc.description,
-    tags: doc.tags,
-    security: doc.partnerOnly ? [{ partnerKey: [] }] : [{ partnerKey: [] }, { userJwt: [] }],
+    tags,
+    security: partnerOnly ? [{ partnerKey: [] }] : [{ partnerKey: [] }, { userJwt: [] }],
     responses: {
       200: {
         description: "Success",
         headers: {
           "X-Request-Id": headerRef("X-Request-Id"),
-          ...Object.fromEntries(Object.keys(doc.headers ?? {}).map((name) => [name, headerRef(name)])),
+          ...Object.fromEntries((doc.headers ?? []).map((name) => [name, headerRef(name)])),
         },
         content: { "application/json": { schema: resolver(doc.response) } },
         ...(links

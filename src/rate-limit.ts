@@ -33,8 +33,9 @@ export const RATE_LIMIT_BINDINGS = Object.values(LIMITERS).flatMap(({ perUser, p
 
 /**
  * Counts the call against its user's and its address's budget for `operation`;
- * 429 rate_limited past either. Each limited route puts it after its body's
- * validation (src/routes/): a malformed request is 400 and costs no budget.
+ * 429 rate_limited past either. An operation's description names its limit
+ * (src/operations/), and its route counts it after the body's validation: a
+ * malformed request is 400 and costs no budget.
  */
 export const rateLimit = (operation: LimitedOperation) =>
   createMiddleware<GatewayEnv>(async (c, next) => {
@@ -60,6 +61,3 @@ export const rateLimit = (operation: LimitedOperation) =>
     }
     await next();
   });
-
-export const limitAuthorize = rateLimit("authorize");
-export const limitPay = rateLimit("pay");

@@ -1,10 +1,12 @@
 /**
- * The single source of truth for every shape the gateway accepts or returns.
- * Request schemas validate at the edge (and type the handlers); all schemas
- * feed the OpenAPI document at GET /openapi.json.
+ * The shapes the gateway accepts and returns, as valibot schemas: the fields
+ * every request is built of, the requests more than one operation or module
+ * reads (the creates, a bare id, the cards), and the answers. An operation's
+ * own request is in its description (src/operations/), built of these fields;
+ * the events' shapes are in src/events/schemas.ts. Requests validate at the
+ * edge (and type the handlers); every schema feeds the OpenAPI document.
  */
 import * as v from "valibot";
-import { DELIVERY_STATUSES, EVENT_TYPE_NAMES, EVENT_TYPES } from "./events/types";
 
 // Valibot's default messages quote the value received, which for a card
 // number or an OTP is exactly what must never be echoed. Say what was expected.
@@ -21,11 +23,11 @@ const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
  * Documentation only: amounts, timestamps and numeric ids are 64-bit integers
  * in the OpenAPI document (valibot's `integer` says nothing about width).
  */
-const int32 = () => v.metadata<number, { format: "int32" }>({ format: "int32" });
-const int64 = () => v.metadata<number, { format: "int64" }>({ format: "int64" });
+export const int32 = () => v.metadata<number, { format: "int32" }>({ format: "int32" });
+export const int64 = () => v.metadata<number, { format: "int64" }>({ format: "int64" });
 
 /** An integer field of an answer: documented as int64, typed as a number. */
-const Int = (description?: string) =>
+export const Int = (description?: string) =>
   description === undefined ? v.pipe(v.number(), v.integer(), int64()) : v.pipe(v.number(), v.integer(), int64(), v.description(description));
 
 /** A count of code points, as JSON Schema's maxLength counts (valibot's maxLength counts UTF-16 units). */
@@ -34,7 +36,7 @@ const Int = (description?: string) =>
  * `maxLength`, so a reader (and a linter) sees the bound without reading the
  * regex. Validation is the regex, unchanged.
  */
-const bounded = (max: number) => v.metadata<string, { maxLength: number }>({ maxLength: max });
+export const bounded = (max: number) => v.metadata<string, { maxLength: number }>({ maxLength: max });
 
 const codePoints = (value: string) => [...value].length;
 
@@ -42,7 +44,7 @@ const codePoints = (value: string) => [...value].length;
  * Text of at most `max` characters, counted as code points, so the server and
  * the document's `maxLength` agree on what a character is (an emoji is one).
  */
-const MaxText = (max: number, message: string) =>
+export const MaxText = (max: number, message: string) =>
   [v.check((value: string) => codePoints(value) <= max, message), v.metadata<string, { maxLength: number }>({ maxLength: max })] as const;
 
 /** Receipt states, as the payment service numbers them. */
@@ -76,7 +78,7 @@ export const Currency = v.pipe(
   v.description("ISO 4217 numeric code; only 860 (UZS) is supported."),
 );
 
-const PositiveId = (name: string) =>
+export const PositiveId = (name: string) =>
   v.pipe(
     v.number(`${name} must be a number`),
     v.integer(`${name} must be an integer`),
@@ -138,7 +140,7 @@ export const Otp = v.pipe(
   v.description("One-time code sent to the card owner. Never stored or logged by the gateway."),
 );
 
-const Text = (max: number) => v.pipe(v.string(), ...MaxText(max, `must be at most ${max} characters`));
+export const Text = (max: number) => v.pipe(v.string(), ...MaxText(max, `must be at most ${max} characters`));
 
 export const AccountEntry = v.object({
   key: v.pipe(v.string(), v.minLength(1, "key must not be empty"), ...MaxText(64, "key must be at most 64 characters")),
@@ -147,13 +149,14 @@ export const AccountEntry = v.object({
 });
 
 // ---------------------------------------------------------------------------
-// Requests
+// Requests shared by several operations or read by other modules (an
+// operation's own request is in its description, src/operations/)
 
 // Examples use the sandbox's values (src/sandbox/catalog.ts): merchant 1001,
 // card token tok_sandbox_ok, OTP 111111, card 8600000000000007 expiring 3012.
-const EXAMPLE_RECEIPT_ID = "6571a4f0c8a5b2d1e3f40a11";
-const EXAMPLE_TRANSFER_ID = "01JDQ3ZK6Y8N4W5X2V7T9R1M0B";
-const EXAMPLE_CARD = { number: "8600000000000007", expire: "3012" };
+export const EXAMPLE_RECEIPT_ID = "6571a4f0c8a5b2d1e3f40a11";
+export const EXAMPLE_TRANSFER_ID = "01JDQ3ZK6Y8N4W5X2V7T9R1M0B";
+export const EXAMPLE_CARD = { number: "8600000000000007", expire: "3012" };
 
 export const CreateReceiptRequest = v.pipe(
   v.object({
@@ -174,70 +177,6 @@ export const ReceiptIdRequest = v.pipe(v.object({ id: ReceiptId }), v.examples([
 
 export const TokenCard = v.object({ token: CardToken });
 export const NumberCard = v.object({ number: CardNumber, expire: Expire });
-
-export const AuthorizeRequest = v.pipe(
-  v.object({ id: ReceiptId, card: TokenCard }),
-  v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" } }]),
-);
-export const AnonymousAuthorizeRequest = v.pipe(
-  v.object({ id: ReceiptId, card: NumberCard }),
-  v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD }]),
-);
-export const PayRequest = v.pipe(
-  v.object({ id: ReceiptId, card: TokenCard, otp: v.optional(Otp) }),
-  v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" }, otp: "111111" }]),
-);
-export const AnonymousPayRequest = v.pipe(
-  v.object({ id: ReceiptId, card: NumberCard, otp: Otp }),
-  v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD, otp: "111111" }]),
-);
-
-export const CancelRequest = v.pipe(
-  v.object({
-    id: ReceiptId,
-    reason: v.optional(Text(256)),
-    cancelledBy: v.optional(Text(128)),
-  }),
-  v.examples([{ id: EXAMPLE_RECEIPT_ID, reason: "Customer changed their mind" }]),
-);
-
-export const CheckTidRequest = v.pipe(v.object({
-  tid: Tid,
-  user: v.optional(
-    v.pipe(
-      v.string(),
-      v.minLength(1, "user must not be empty"),
-      ...MaxText(255, "user must be at most 255 characters"),
-      v.description("Partner only: the user (JWT `sub`) whose tid this is. Users' tids live in their own space (rule 9)."),
-    ),
-  ),
-}), v.examples([{ tid: "order-2026-0001" }]));
-
-export const CreateTransferRequest = v.pipe(
-  v.object({
-    tid: v.optional(Tid),
-    tId: v.optional(v.pipe(Tid, v.description("Alias of `tid`, as the upstream's field table spells it."))),
-    amount: Amount,
-    rate_id: v.pipe(PositiveId("rate_id"), v.description("Tariff id at the payment service.")),
-    receiver_card: CardNumber,
-    token: v.pipe(CardToken, v.description("Sender's card token.")),
-  }),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const { tid, tId } = dataset.value;
-    if (tid === undefined && tId === undefined) addIssue({ message: "tid is required", path: undefined });
-    else if (tid !== undefined && tId !== undefined && tid !== tId)
-      addIssue({ message: "tid and tId differ; send one of them" });
-  }),
-  // The rawCheck above, as JSON Schema says it: one of the two must be present.
-  v.metadata({ anyOf: [{ required: ["tid"] }, { required: ["tId"] }] }),
-  v.examples([{ tid: "transfer-2026-0001", amount: 1500000, rate_id: 1, receiver_card: "9860000000000018", token: "tok_sandbox_ok" }]),
-);
-
-export const TransferPayRequest = v.pipe(
-  v.object({ id: ReceiptId, otp: v.optional(Otp) }),
-  v.examples([{ id: EXAMPLE_TRANSFER_ID, otp: "111111" }]),
-);
 
 // ---------------------------------------------------------------------------
 // Responses (documentation; the upstream client builds these shapes)
@@ -304,7 +243,7 @@ export const Ofd = v.pipe(
   v.description("Fiscal data (OFDResponseDetails) as the payment service sends it; present for a Sale. Fields beyond these are passed through."),
 );
 
-const State = (description: string) =>
+export const State = (description: string) =>
   v.pipe(
     v.number(),
     v.integer(),
@@ -455,87 +394,7 @@ export const ErrorFields = v.object({
 
 export const ErrorBody = v.pipe(v.object({ error: ErrorFields }), v.title("Error"));
 
-// ---------------------------------------------------------------------------
-// Events (the gateway's own operations, and the webhooks it sends)
-
-export const EventId = v.pipe(
-  v.string(),
-  v.regex(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/, "id must be evt_ followed by a ULID"),
-  bounded(30),
-  v.description("Event id: `evt_` and a ULID, so ids sort by time. The `webhook-id` of every delivery of the event."),
-);
-
-export const EventTypeName = v.pipe(
-  v.picklist(EVENT_TYPE_NAMES, "type must be an event type"),
-  v.description(
-    Object.entries(EVENT_TYPES)
-      .map(([type, when]) => `\`${type}\`: ${when}`)
-      .join("\n"),
-  ),
-);
-
-export const DeliveryStatusName = v.pipe(
-  v.picklist(DELIVERY_STATUSES, "delivery must be pending, delivered or failed"),
-  v.description("`pending`: queued or being retried; `delivered`: the receiver answered 2xx; `failed`: every retry failed (resend it)."),
-);
-
-export const Event = v.pipe(
-  v.object({
-    id: EventId,
-    type: EventTypeName,
-    created: Int("Milliseconds since the epoch."),
-    sequence: v.pipe(v.number(), v.integer(), int64(), v.description("Per receipt or transfer: 1, 2, ... Order of delivery is not guaranteed; ignore an event whose sequence is not above the last one applied.")),
-    request_id: v.pipe(v.string(), v.description("The X-Request-Id of the call that caused it (or of the gateway's own reconciliation).")),
-    data: v.object({
-      object: v.pipe(v.union([Receipt, TransferReceipt]), v.description("The Receipt (receipt.*) or Transfer receipt (transfer.*) as the API returns it: masked card numbers only.")),
-      owner: v.pipe(v.string(), v.description("`partner`, or the `sub` of the user who owns it.")),
-      previous_state: v.nullable(State("The state before this change; null for a create.")),
-    }),
-  }),
-  v.title("Event"),
-  v.description("An event: one change of a receipt or transfer, POSTed as JSON to WEBHOOK_URL and listed by events/list."),
-);
-
-export const EventDelivery = v.object({
-  status: DeliveryStatusName,
-  attempts: v.pipe(v.number(), v.description("Delivery attempts so far, resends included.")),
-  last_status: v.pipe(v.nullable(v.number()), v.description("The receiver's last HTTP status; null if it never answered (timeout, network error) or no attempt was made yet.")),
-  last_error: v.pipe(v.nullable(v.string()), v.description("Why the last attempt failed; null after a success.")),
-  delivered_at: v.pipe(v.nullable(v.number()), v.description("Milliseconds; when a delivery got a 2xx.")),
-});
-
-export const EventWithDelivery = v.object({ ...Event.entries, delivery: EventDelivery });
-
-export const ListEventsRequest = v.object({
-  receipt_id: v.optional(v.pipe(ReceiptId, v.description("Only this receipt's (or transfer's `receipt_id`) events."))),
-  type: v.optional(EventTypeName),
-  delivery: v.optional(DeliveryStatusName),
-  after: v.optional(v.pipe(EventId, v.description("The last event id of the previous page: answers events older than it."))),
-  limit: v.optional(
-    v.pipe(
-      v.number("limit must be a number"),
-      v.integer("limit must be an integer"),
-      v.minValue(1, "limit must be 1 to 100"),
-      v.maxValue(100, "limit must be 1 to 100"),
-      int32(),
-    ),
-    20,
-  ),
-});
-
-export const ListEventsResult = v.object({
-  events: v.pipe(
-    v.array(EventWithDelivery),
-    v.metadata<v.InferOutput<typeof EventWithDelivery>[], { maxItems: number }>({ maxItems: 100 }),
-    v.description("Newest first; at most `limit`."),
-  ),
-  has_more: v.pipe(v.boolean(), v.description("Older events match too: ask again with `after` set to the last id of this page.")),
-});
-
-export const EventIdRequest = v.object({ id: EventId });
-
 export type CreateReceiptInput = v.InferOutput<typeof CreateReceiptRequest>;
-export type CreateTransferInput = v.InferOutput<typeof CreateTransferRequest>;
 /** `ofd` is passed through as the payment service sends it: any object (OfdDetails documents the known fields). */
 type OfdBody = Record<string, unknown>;
 export type ReceiptBody = Omit<v.InferOutput<typeof Receipt>, "ofd"> & { ofd: OfdBody | null };
@@ -544,28 +403,3 @@ export type TransferBody = v.InferOutput<typeof TransferReceipt>;
 export type AuthorizeBody = v.InferOutput<typeof AuthorizeResult>;
 export type TokenCardInput = v.InferOutput<typeof TokenCard>;
 export type NumberCardInput = v.InferOutput<typeof NumberCard>;
-export type ListEventsInput = v.InferOutput<typeof ListEventsRequest>;
-
-// ---------------------------------------------------------------------------
-// The audit trail (the gateway's own operation receipt/audit)
-
-export const AuditRequest = v.object({
-  id: ReceiptId,
-  kind: v.optional(v.picklist(["receipt", "transfer"], "kind must be receipt or transfer"), "receipt"),
-});
-
-export const AuditEntry = v.object({
-  at: v.pipe(v.number(), v.description("Milliseconds since the epoch.")),
-  op: v.pipe(v.string(), v.description("create, authorize, pay, hold-confirm, cancel, read, or reconcile (the gateway's own).")),
-  actor: v.pipe(v.string(), v.description("partner, user:<sub>, or gateway (its own reconciliation).")),
-  request_id: v.string(),
-  outcome: v.pipe(v.string(), v.description("ok, or the error code answered.")),
-  state: v.nullable(v.number()),
-});
-
-export const AuditTrailResult = v.object({
-  id: v.string(),
-  kind: v.picklist(["receipt", "transfer"]),
-  owner: v.pipe(v.string(), v.description('"partner", or the user\'s sub, as events show it.')),
-  entries: v.array(AuditEntry),
-});

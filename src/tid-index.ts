@@ -23,7 +23,7 @@
  * tests can stand on either side of a lease without waiting.
  */
 import { clock } from "./clock";
-import type { KindName } from "./lifecycle";
+import type { KindName } from "./kinds";
 
 export interface TidRow {
   owner: string;

@@ -6,7 +6,7 @@
  */
 import { resolver } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
-import { Event } from "../schemas";
+import { Event } from "./schemas";
 import { EVENT_TYPES } from "./types";
 
 const DELIVERY = [

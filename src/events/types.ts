@@ -2,19 +2,11 @@
  * What an event is: the shapes the receipt object hands to publishOutbox, the
  * log stores, the queue carries and the partner's backend receives.
  */
+import { type EventType, KINDS, type KindName } from "../kinds";
 import type { ReceiptBody, TransferBody } from "../schemas";
 
-export type EventType =
-  | "receipt.created"
-  | "receipt.paid"
-  | "receipt.held"
-  | "receipt.awaiting_supplier"
-  | "receipt.cancelled"
-  | "receipt.otp_attempts_exhausted"
-  | "transfer.created"
-  | "transfer.paid"
-  | "transfer.cancelled"
-  | "transfer.otp_attempts_exhausted";
+/** The event types are the kinds' (src/kinds.ts names each kind's events). */
+export type { EventType };
 
 /** When each event fires: the README, the OpenAPI document's webhooks and the type check read this one table. */
 export const EVENT_TYPES = {
@@ -32,7 +24,7 @@ export const EVENT_TYPES = {
 
 export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[];
 
-export type EventKind = "receipt" | "transfer";
+export type EventKind = KindName;
 
 export interface GatewayEvent {
   /** "evt_<ULID>": unique, time-ordered; the `webhook-id` of every delivery of this event. */
@@ -76,19 +68,15 @@ export interface EventMessage {
   payload: string;
 }
 
-/** How each kind of record names itself in an event. */
-const KINDS: Record<EventKind, { recordId(object: GatewayEvent["data"]["object"]): unknown }> = {
-  receipt: { recordId: (object) => (object as ReceiptBody).id },
-  transfer: { recordId: (object) => (object as TransferBody).receipt_id },
-};
-
-export const kindOf = (type: EventType): EventKind => (type.startsWith("transfer.") ? "transfer" : "receipt");
+/** The kind an event is about: the one its type begins with (assertWellFormed refuses a type of no kind). */
+export const kindOf = (type: EventType): EventKind =>
+  (Object.keys(KINDS) as EventKind[]).find((kind) => type.startsWith(`${kind}.`)) ?? "receipt";
 
 const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** The record an event is about: `data.object.id` for receipts, `data.object.receipt_id` for transfers. */
 export function recordIdOf(event: GatewayEvent): string {
-  return KINDS[kindOf(event.type)].recordId(event.data.object) as string;
+  return (event.data.object as unknown as Record<string, unknown>)[KINDS[kindOf(event.type)].idField] as string;
 }
 
 /**
@@ -103,7 +91,7 @@ export function assertWellFormed(event: GatewayEvent): void {
       : !Number.isSafeInteger(event.sequence) || event.sequence < 1
         ? "its sequence is not a positive integer"
         : typeof recordIdOf(event) !== "string" || recordIdOf(event) === ""
-          ? `its data.object has no ${kindOf(event.type) === "receipt" ? "id" : "receipt_id"}`
+          ? `its data.object has no ${KINDS[kindOf(event.type)].idField}`
           : null;
   if (problem) throw new TypeError(`Event ${JSON.stringify(event.id)} cannot be published: ${problem}.`);
 }

@@ -5,7 +5,8 @@
  * Nothing else in the gateway calls fetch.
  */
 import { readConfig } from "../config";
-import type { Failure } from "../errors";
+import type { RecordCalls, TransferCreate } from "../kinds";
+import type { Failure, UpstreamFailure, UpstreamResult } from "../errors";
 import { log, redact } from "../redact";
 import type {
   AuthorizeBody,
@@ -18,29 +19,8 @@ import type {
 } from "../schemas";
 import { normalizeAuthorize, normalizeReceipt, normalizeReducedReceipt, normalizeTransfer } from "./normalize";
 
-/**
- * How a call ended, beyond success:
- * - `rejected`: the upstream answered that it did nothing (a refusal, or
- *   429/503 busy);
- * - `unknown`: the upstream may or may not have acted (timeout, connection
- *   lost, 5xx, an answer the gateway cannot read): whoever moves money must
- *   reconcile before trying again.
- * `judged` says whether an OTP in the request was looked at by the upstream:
- * false for busy, OTP_EXPIRED and a refused credential (rule 2: no guess).
- */
-export type UpstreamFailure = {
-  ok: false;
-  failure: Failure;
-  outcome: "rejected" | "unknown";
-  judged: boolean;
-  /** The upstream's own code, e.g. OTP_INVALID. */
-  upstreamCode?: string;
-  /** The record as the upstream says it stands after the failure, if it said. */
-  receipt?: ReceiptBody;
-  transfer?: TransferBody;
-};
-
-export type UpstreamResult<T> = { ok: true; value: T } | UpstreamFailure;
+// The result types live in src/errors.ts, beside the gateway's own; named here too, where callers look for them.
+export type { UpstreamFailure, UpstreamResult };
 
 type Mapping = Omit<Failure, "message"> & { message?: string };
 
@@ -96,7 +76,7 @@ const NOT_JUDGED = new Set(["OTP_EXPIRED", "UNAUTHORIZED", "BUSY", "VALIDATION_E
 /** Longest upstream message quoted back in upstream_refused. */
 const MAX_UPSTREAM_MESSAGE = 200;
 
-export class UpstreamClient {
+export class UpstreamClient implements RecordCalls {
   readonly #env: Env;
   readonly #requestId: string;
 
@@ -149,13 +129,7 @@ export class UpstreamClient {
 
   // --- transfers ------------------------------------------------------------
 
-  createTransfer(input: {
-    tid: string;
-    amount: number;
-    rate_id: number;
-    receiver_card: string;
-    token: string;
-  }): Promise<UpstreamResult<TransferBody>> {
+  createTransfer(input: TransferCreate): Promise<UpstreamResult<TransferBody>> {
     return this.#call("a2c/create", input, normalizeTransfer);
   }
 

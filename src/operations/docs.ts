@@ -1,0 +1,81 @@
+/**
+ * The prose of every operation, by operationId: what the OpenAPI document
+ * and the /docs reference say of it beside its summary. Each operation's
+ * description (src/operations/<section>.ts) names its own. One sentence a
+ * line; the document joins them with a space.
+ */
+const prose = (...sentences: string[]): string => sentences.join(" ");
+
+export const DOCS = {
+  // --- Receipts
+  createReceipt: prose(
+    "Creates a receipt at the payment service.",
+    "The `tid` is unique across the deployment: an identical retry by the same caller answers the original receipt with `Idempotent-Replayed: true` and creates nothing; any other use of a known tid is `tid_conflict`.",
+    "The original answer is kept 7 days (`TID_REPLAY_DAYS`): later, an identical retry is `tid_conflict` naming the receipt to read with check-id or check-tid; after 90 days (`TID_RETENTION_DAYS`) the gateway forgets the tid and the payment service's own refusal of a used tid answers `tid_conflict`.",
+    "`is_hold` needs the hold function enabled in the deployment.",
+  ),
+  authorizeReceipt: prose(
+    "Sends a one-time code to the card owner.",
+    "May be repeated to resend, once `wait` ms have passed (`otp_resend_too_soon` before), and at most 5 times per receipt.",
+  ),
+  authorizeReceiptAnonymous: prose(
+    "As authorize, with the card given by number and expiry.",
+    "Neither is stored or logged.",
+  ),
+  payReceipt: prose(
+    "Debits the card.",
+    "`otp` is required when the receipt's `is_verify` is true.",
+    "The third wrong OTP cancels the receipt (`otp_attempts_exhausted`); OTP submissions for one receipt are serialized (`operation_in_progress` for one that arrives while another is in flight).",
+    "A receipt created with `is_hold` ends in state 5 (held).",
+  ),
+  payReceiptAnonymous: prose(
+    "As pay, with the card given by number and expiry; the OTP is always required.",
+    "Answers the reduced receipt (no `cancel_date`, `is_verify`, `rrn`, `card_number`).",
+  ),
+  confirmHold: prose(
+    "Debits the held amount (state 5 to 4) and fiscalizes the sale.",
+    "Needs the hold function enabled in the deployment.",
+  ),
+  cancelReceipt: prose(
+    "Cancels a created, held or paid receipt (state 21).",
+    "Refused in state 21 or 57 and for QR merchants (`cancel_not_allowed`).",
+    "Users may cancel only unpaid receipts; cancelling a paid one is for the partner backend.",
+  ),
+  checkReceiptById: prose(
+    "Asks the payment service for the receipt as it stands now and answers it (while another operation on it is in flight, the gateway's latest view).",
+  ),
+  checkReceiptByTid: prose(
+    "Finds the receipt through the gateway's tid index, then answers it as check-id does.",
+    "Transfer tids are not receipts: use a2c/get-by-id.",
+  ),
+
+  // --- Transfers (a2c)
+  createTransfer: prose(
+    "Creates a transfer receipt from the sender's card (token) to a receiver card (number).",
+    "`tId` is accepted as an alias of `tid`; transfer tids share the tid index with receipts (same replay and conflict rules).",
+    "When the answer's `is_verify` is true, a2c/pay needs the OTP sent to the sender.",
+    "The sender's token is never echoed back.",
+  ),
+  payTransfer: prose(
+    "Sends the money.",
+    "`otp` is required when the transfer's `is_verify` is true.",
+    "Three wrong OTPs cancel the transfer; OTP submissions are serialized; a paid transfer is never paid twice.",
+  ),
+  getTransfer: prose(
+    "Asks the payment service for the transfer as it stands now and answers it (while another operation on it is in flight, the gateway's latest view).",
+  ),
+
+  // --- The gateway's own (partner only)
+  auditReceipt: prose(
+    "Every operation on the record, oldest first: when, which operation, who (`partner`, `user:<sub>`, or `gateway` for its own reconciliation), the request id, the outcome (`ok` or the error code) and the state after it.",
+    "No card data is ever in it.",
+  ),
+  listEvents: prose(
+    "Events newest first, with how their delivery to WEBHOOK_URL stands, optionally only one receipt's (or transfer's), one type, or one delivery status.",
+    "Page with `after`: the last id of the page before.",
+  ),
+  resendEvent: prose(
+    "Sends the event again, whatever its delivery status (typically `failed`), with the same `webhook-id`: its status is `pending` until that delivery's outcome.",
+    "An unknown id is 404 `not_found`.",
+  ),
+};

@@ -1,0 +1,106 @@
+/**
+ * What an operation is, described once: its path, request and answer, who
+ * may call it, its rate limit, the lifecycle operation it runs, the upstream
+ * calls it makes and what it does with a valid request (the receipt object's
+ * method, or a create). src/operations/router.ts makes each description a
+ * route and its part of the OpenAPI document; src/operations/index.ts lists
+ * them all.
+ */
+import type { Context } from "hono";
+import type { GenericSchema, InferOutput } from "valibot";
+import { createOnce } from "../creation";
+import { ApiError, type Outcome, unwrap } from "../errors";
+import type { Kind, KindName, RecordBody } from "../kinds";
+import type { Operation } from "../lifecycle";
+import type { RouteDoc } from "../openapi";
+import type { LimitedOperation } from "../rate-limit";
+import { type JsonText, type ReceiptObject, receiptStub } from "../receipt-object";
+import { log } from "../redact";
+import type { GatewayEnv } from "../types";
+
+export interface OperationDescription<Request extends GenericSchema = GenericSchema> extends RouteDoc {
+  /** Under its API's prefix (src/operations/index.ts). */
+  path: `/${string}`;
+  /** The JSON body: 400 invalid_request unless it passes, before the rate limit and the handler. */
+  request: Request;
+  /**
+   * "partner": the partner backend's server key only (absent: it or a user's
+   * JWT). A partner-only API's door refuses users 403 before the body is read
+   * (src/operations/router.ts); an operation on a record in another API
+   * leaves the refusal to its lifecycle operation, which must refuse users.
+   */
+  callers?: "partner";
+  /** The rate limit it counts against once its body is valid (src/rate-limit.ts). */
+  limit?: LimitedOperation;
+  /** The operation of the lifecycle table (src/lifecycle.ts) the receipt's object decides it by. */
+  lifecycle?: Operation;
+  /** The upstream calls a successful request makes (docs/upstream-wire.md's paths). */
+  upstream: string[];
+  /** What it does with the valid body. */
+  handle(c: Context<GatewayEnv>, input: InferOutput<Request>): Promise<Response>;
+}
+
+/** One description, typed by its own request schema. */
+export const describe = <Request extends GenericSchema>(description: OperationDescription<Request>) => description;
+
+/** The operations under one tag of the document. */
+export interface Section {
+  tag: string;
+  operations: readonly OperationDescription[];
+}
+
+/** Who is asking, and under which request id: what every Durable Object operation needs. */
+export interface OperationContext {
+  caller: GatewayEnv["Variables"]["caller"];
+  requestId: string;
+}
+
+const contextOf = (c: Context<GatewayEnv>): OperationContext => ({ caller: c.var.caller, requestId: c.var.requestId });
+
+/**
+ * An operation on the Durable Object of the record the body's `id` names:
+ * `run` calls one of its methods, and its answer is sent.
+ */
+export function onRecord<Input extends { id: string }>(
+  kind: KindName,
+  run: (record: DurableObjectStub<ReceiptObject>, input: Input, op: OperationContext) => Promise<Outcome<JsonText<unknown>>>,
+) {
+  return (c: Context<GatewayEnv>, input: Input) => sendFromRecord(c, () => run(receiptStub(c.env, kind, input.id), input, contextOf(c)));
+}
+
+/**
+ * Runs one operation on a record's Durable Object and sends its answer,
+ * which the object already serialized. If the object itself fails midway (it
+ * was reset or restarted while the call was in flight), the outcome is
+ * unknown to this request: its write-ahead note makes the object reconcile on
+ * its own, and the caller is told to look before retrying, never 500.
+ */
+export async function sendFromRecord(c: Context<GatewayEnv>, operation: () => Promise<Outcome<JsonText<unknown>>>): Promise<Response> {
+  let outcome: Outcome<JsonText<unknown>>;
+  try {
+    outcome = await operation();
+  } catch (err) {
+    log("error", "record_object_failed", { request_id: c.var.requestId, error: err instanceof Error ? err.message : String(err) });
+    throw new ApiError(
+      "upstream_error",
+      "The gateway lost track of this operation midway; its outcome is being reconciled. Read the receipt (check-id) before retrying.",
+    );
+  }
+  return c.body(unwrap(outcome), 200, { "content-type": "application/json" });
+}
+
+/**
+ * A create of `kind`, exactly once per tid (src/creation.ts), from the body
+ * as `toCreate` makes it; the stored answer of an earlier identical create
+ * comes with `Idempotent-Replayed: true`.
+ */
+export function created<Body extends RecordBody, Create extends { tid: string }, Input = Create>(
+  kind: Kind<Body, Create>,
+  toCreate: (input: Input) => Create = (input) => input as unknown as Create,
+) {
+  return async (c: Context<GatewayEnv>, input: Input): Promise<Response> => {
+    const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, kind, toCreate(input));
+    if (replayed) c.header("Idempotent-Replayed", "true");
+    return c.json(body, 200);
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Card-to-card transfers (a2c), one description each (src/operations/operation.ts
+ * says what a description holds; their prose is in src/operations/docs.ts).
+ */
+import * as v from "valibot";
+import { TRANSFER } from "../kinds";
+import { Amount, CardNumber, CardToken, EXAMPLE_TRANSFER_ID, Otp, PositiveId, ReceiptId, ReceiptIdRequest, Tid, TransferReceipt } from "../schemas";
+import { DOCS } from "./docs";
+import { created, describe, onRecord, type Section } from "./operation";
+
+const CreateTransferRequest = v.pipe(
+  v.object({
+    tid: v.optional(Tid),
+    tId: v.optional(v.pipe(Tid, v.description("Alias of `tid`, as the upstream's field table spells it."))),
+    amount: Amount,
+    rate_id: v.pipe(PositiveId("rate_id"), v.description("Tariff id at the payment service.")),
+    receiver_card: CardNumber,
+    token: v.pipe(CardToken, v.description("Sender's card token.")),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const { tid, tId } = dataset.value;
+    if (tid === undefined && tId === undefined) addIssue({ message: "tid is required", path: undefined });
+    else if (tid !== undefined && tId !== undefined && tid !== tId)
+      addIssue({ message: "tid and tId differ; send one of them" });
+  }),
+  // The rawCheck above, as JSON Schema says it: one of the two must be present.
+  v.metadata({ anyOf: [{ required: ["tid"] }, { required: ["tId"] }] }),
+  v.examples([{ tid: "transfer-2026-0001", amount: 1500000, rate_id: 1, receiver_card: "9860000000000018", token: "tok_sandbox_ok" }]),
+);
+
+export const TRANSFERS: Section = {
+  tag: "Transfers (a2c)",
+  operations: [
+    describe({
+      path: "/a2c/create",
+      operationId: "createTransfer",
+      summary: "Create a card-to-card transfer",
+      description: DOCS.createTransfer,
+      request: CreateTransferRequest,
+      response: TransferReceipt,
+      errors: ["tid_conflict", "tid_in_progress", "card_declined"],
+      headers: ["Idempotent-Replayed"],
+      links: {
+        pay: { operationId: "payTransfer", description: "Confirm this transfer.", field: "receipt_id" },
+        getById: { operationId: "getTransfer", description: "Read this transfer.", field: "receipt_id" },
+      },
+      upstream: ["a2c/create"],
+      // `tId` is the upstream's own spelling of `tid`: the schema takes either, the create sends `tid`.
+      handle: created(TRANSFER, ({ tId, ...rest }) => ({ ...rest, tid: (rest.tid ?? tId) as string })),
+    }),
+    describe({
+      path: "/a2c/pay",
+      operationId: "payTransfer",
+      summary: "Confirm a transfer",
+      description: DOCS.payTransfer,
+      request: v.pipe(v.object({ id: ReceiptId, otp: v.optional(Otp) }), v.examples([{ id: EXAMPLE_TRANSFER_ID, otp: "111111" }])),
+      response: TransferReceipt,
+      errors: [
+        "otp_required",
+        "otp_expired",
+        "card_declined",
+        "receipt_not_found",
+        "operation_in_progress",
+        "receipt_cancelled",
+        "receipt_already_paid",
+        "otp_attempts_exhausted",
+        "otp_invalid",
+        "rate_limited",
+      ],
+      limit: "pay",
+      lifecycle: "pay",
+      upstream: ["a2c/pay"],
+      handle: onRecord("transfer", (record, { otp }, op) => record.payTransfer({ ...op, otp })),
+    }),
+    describe({
+      path: "/a2c/get-by-id",
+      operationId: "getTransfer",
+      summary: "Read a transfer as it stands now",
+      description: DOCS.getTransfer,
+      request: ReceiptIdRequest,
+      response: TransferReceipt,
+      errors: ["receipt_not_found"],
+      upstream: ["a2c/get-by-id"],
+      handle: onRecord("transfer", (record, _input, op) => record.check(op)),
+    }),
+  ],
+};
