@@ -2,17 +2,18 @@
 /**
  * Runs the model-based test (test/model.test.ts) longer than `npm test` does:
  *
- *   npm run test:model -- --runs 200 [--steps 25] [--seed 42] [--verbose]
+ *   npm run test:model -- --runs 200 [--steps 25] [--seed 42 | --seed random] [--verbose]
  *
  * vitest's CLI takes no flags of a test's own, so this passes them on as
  * MODEL_RUNS / MODEL_STEPS / MODEL_SEED (and MODEL_VERBOSE: print every run's
  * steps) in the environment; vitest.config.ts hands those to the test as
- * bindings. A failure prints fast-check's seed and path; rerun it with
- * `--seed <seed>` and the same `--runs`.
+ * bindings. `--seed random` picks a seed and prints it before anything else,
+ * so that a failure can be replayed. A failure prints fast-check's seed and
+ * path; rerun it with `--seed <seed>` and the same `--runs` and `--steps`.
  */
 import { spawn } from "node:child_process";
 
-const usage = "usage: npm run test:model -- [--runs N] [--steps N] [--seed S] [--verbose]";
+const usage = "usage: npm run test:model -- [--runs N] [--steps N] [--seed S | --seed random] [--verbose]";
 const env = { ...process.env };
 const args = process.argv.slice(2);
 for (let i = 0; i < args.length; i++) {
@@ -20,6 +21,11 @@ for (let i = 0; i < args.length; i++) {
   const names = { "--runs": "MODEL_RUNS", "--steps": "MODEL_STEPS", "--seed": "MODEL_SEED" };
   if (flag === "--verbose") {
     env.MODEL_VERBOSE = "1";
+  } else if (flag === "--seed" && args[i + 1] === "random") {
+    i++;
+    const seed = Math.floor(Math.random() * 2 ** 31);
+    env.MODEL_SEED = String(seed);
+    console.log(`model seed: ${seed} (random: replay with --seed ${seed} and the same --runs and --steps)`);
   } else if (flag in names) {
     const value = args[++i];
     if (value === undefined || !/^-?\d+$/.test(value)) {
@@ -37,7 +43,7 @@ for (let i = 0; i < args.length; i++) {
 // gateway's own JSON log lines, vitest's headers for them, and the runtime's
 // reports of the crashes and lost connections the test scripts on purpose are
 // dropped from that output to keep it short.
-const noise = [/\{"level":/, /^(stdout|stderr) \| /, /uncaught exception.*(model test: crash mid-call|scripted upstream: connection lost)/, /^stack: .*workerd/, /^\s+at ScriptedUpstream\.fetch/];
+const noise = [/\{"level":/, /^(stdout|stderr) \| /, /uncaught exception.*(model test: crash|scripted upstream: connection lost)/, /^stack: .*workerd/, /^\s+at ScriptedUpstream\.fetch/];
 const plain = (line) => line.replace(/\x1b\[[0-9;]*m/g, "");
 const child = spawn("npx", ["vitest", "run", "test/model.test.ts", "--silent=false"], { env, stdio: ["inherit", "pipe", "pipe"] });
 const relay = (from, to) => {

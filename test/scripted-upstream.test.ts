@@ -5,7 +5,7 @@
 // codes for these faults are being redesigned, so only "an error" is asserted.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { scriptedUpstream } from "./support/scripted-upstream";
+import { forwardDeferred, scriptedUpstream } from "./support/scripted-upstream";
 import { call, createReceipt, sandboxCalls, sandboxReceipt } from "./helpers";
 
 afterEach(() => scriptedUpstream.reset());
@@ -255,5 +255,36 @@ describe("hold", () => {
     await held.arrived;
     scriptedUpstream.reset();
     expect((await answer).status).toBe(200);
+  });
+});
+
+describe("defer", () => {
+  it("keeps the request without acting and breaks the connection; forwardDeferred makes the sandbox act on it later", async () => {
+    const receipt = await payable();
+    scriptedUpstream.on("receipt/pay", { kind: "defer" }, { id: receipt.id });
+    const res = await pay(receipt.id);
+    expect(res.status).toBeGreaterThanOrEqual(500);
+    expect(scriptedUpstream.firedOn()).toEqual([{ path: "receipt/pay", kind: "defer" }]);
+    expect(await paysLogged(receipt.id)).toEqual([]);
+    const [kept, ...more] = scriptedUpstream.takeDeferred();
+    expect(more).toEqual([]);
+    expect(kept!.requestId).toBe(res.headers.get("x-request-id"));
+    // Later, the upstream acts on the call the gateway gave up on: it pays, under the gateway's request id.
+    expect(await forwardDeferred(env.UPSTREAM!, kept!)).toBe(200);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(4);
+    expect((await paysLogged(receipt.id)).map((c) => (c as any).request_id)).toEqual([kept!.requestId]);
+    expect(scriptedUpstream.takeDeferred()).toEqual([]);
+  });
+
+  it("with hang, answers nobody until the caller gives up; deferredArrived tells when it was kept", async () => {
+    const receipt = await payable();
+    scriptedUpstream.on("receipt/pay", { kind: "defer", hang: true }, { id: receipt.id });
+    const answer = payUpstream(receipt.id);
+    await scriptedUpstream.deferredArrived();
+    expect(await settledYet(answer)).toBe(false);
+    scriptedUpstream.reset();
+    expect((await answer).status).toBe(504);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(0);
+    expect(scriptedUpstream.takeDeferred()).toHaveLength(1);
   });
 });

@@ -1,126 +1,212 @@
-// How test/model.test.ts looks at the world: a record's stored row and alarm
-// (its Durable Object's SQLite), the sandbox's own view of it and its call
-// log, and every place card data could leak to (the object's tables, D1).
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+// How test/model.test.ts looks at the world and moves its time. What it
+// judges by: the sandbox's own view of a record and its call log, the events
+// the receiver got, and every place card data could leak to. What it drives:
+// a record's alarms (it holds them until it says their time has come, then
+// moves the record's clock there and runs them) and the delivery of events
+// (it takes what the gateway hands the queue and runs the consumer itself).
+// It reads no column of the gateway's record for the verdict; it rewrites the
+// record's times only to let time pass, as test/helpers.ts's letOtpWaitPass does.
+import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { vi } from "vitest";
+import type { EventMessage } from "../../src/events";
+import worker from "../../src/index";
 import { receiptStub } from "../../src/receipt-object";
 import { tidShards } from "../../src/tid-shards";
+import { consume, receiver } from "../events";
 import { dumpStorage } from "../helpers";
-import type { G, KindName, S } from "./sim";
-
-export interface Seen {
-  g: G;
-  /** When the object's alarm is set (ms), null when none (also while the alarm runs). */
-  alarm: number | null;
-  /** Events in the outbox not yet handed on: the alarm that drains them is due or running. */
-  unsent: number;
-}
-
-export interface SandboxSeen extends S {
-  /** pay_date > 0: a charge happened (kept when the receipt is later cancelled). */
-  charged: boolean;
-  holdStatus: string | null;
-}
-
-export interface LoggedCall {
-  seq: number;
-  path: string;
-  id: string | null;
-  status: number;
-  code: string | null;
-  request_id: string | null;
-  otp: boolean;
-}
+import type { KindName, LoggedCall } from "./contract";
 
 export const stubOf = (kind: KindName, id: string) => receiptStub(env, kind, id);
+const sandboxStub = () => env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox"));
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// ---------------------------------------------------------------------------
+// The upstream
 
-export async function readStored(kind: KindName, id: string): Promise<Seen> {
-  return runInDurableObject(stubOf(kind, id), async (_instance, state) => {
-    const row = state.storage.sql
-      .exec<{
-        state: number;
-        pending_op: string | null;
-        pending_otp: number;
-        wrong_otps: number;
-        unconfirmed_otps: number;
-        otp_sends: number;
-        last_otp_sent_at: number;
-        resend_wait_ms: number;
-        reconcile_attempts: number;
-        edge_closed: number;
-      }>(
-        "SELECT state, pending_op, pending_otp, wrong_otps, unconfirmed_otps, otp_sends, last_otp_sent_at, resend_wait_ms, reconcile_attempts, edge_closed FROM record",
-      )
-      .one();
-    return {
-      g: {
-        state: row.state,
-        pending: row.pending_op,
-        pendingOtp: row.pending_otp === 1,
-        wrong: row.wrong_otps,
-        unconfirmed: row.unconfirmed_otps,
-        sends: row.otp_sends,
-        lastSentAt: row.last_otp_sent_at,
-        waitMs: row.resend_wait_ms,
-        attempts: row.reconcile_attempts,
-        edgeClosed: row.edge_closed === 1,
-      },
-      alarm: await state.storage.getAlarm(),
-      unsent: state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL").one().n,
-    };
-  });
+export interface SandboxSeen {
+  state: number;
+  /** The tid the upstream holds (a user's is derived from theirs: rule 9). */
+  tid: string;
+  /** OTP submissions the upstream received, judged or not. */
+  otpAttempts: number;
+  /** When the receipt's OTP was last sent (ms), null when never. */
+  otpSentAt: number | null;
+  /** Who cancelled it, as the cancel call said ("gateway" for the cancel after three failed guesses). */
+  cancelledBy: string | null;
 }
 
-/**
- * Lets the record's object finish what its alarm is doing or about to do, so
- * that the next operation meets no alarm of its own record in flight. While
- * an alarm runs, getAlarm() answers null; so the record is quiet only when
- * its alarm is set beyond `guardMs`, or when none is set, no event waits for
- * the drain and the record needs no reconciling (`needsAlarm` false: a record
- * that needs it and has no alarm set is either being reconciled right now or
- * forgotten, which rule 8 forbids: after `maxWaitMs` the caller is told).
- */
-export async function settle(
-  kind: KindName,
-  id: string,
-  guardMs: number,
-  needsAlarm: (g: G) => boolean,
-  maxWaitMs = 8000,
-): Promise<Seen & { quiet: boolean }> {
-  const started = Date.now();
-  for (;;) {
-    const seen = await readStored(kind, id);
-    const now = Date.now();
-    if (seen.unsent === 0 && (seen.alarm === null ? !needsAlarm(seen.g) : seen.alarm > now + guardMs)) return { ...seen, quiet: true };
-    if (now - started > maxWaitMs) return { ...seen, quiet: false };
-    // An alarm overdue for long (the runtime did not fire it) is run directly.
-    if (seen.alarm !== null && seen.alarm < now - 2000) await runDurableObjectAlarm(stubOf(kind, id));
-    else await sleep(seen.alarm !== null && seen.alarm > now ? Math.min(50, seen.alarm - now + 5) : 5);
-  }
-}
-
+/** The sandbox's own view of a record (reading it also applies a supplier's answer that is due). */
 export async function sandboxSeen(kind: KindName, id: string): Promise<SandboxSeen> {
   const res = await exports.default.fetch(`http://gateway.test/__sandbox/${kind === "receipt" ? "receipts" : "a2c"}/${id}`);
   if (res.status !== 200) throw new Error(`sandbox view of ${kind} ${id}: ${res.status}`);
   const body = (await res.json()) as Record<string, unknown>;
   return {
     state: body.state as number,
+    tid: (body.tid ?? body.tId) as string,
     otpAttempts: body.otp_attempts as number,
-    wrong: body.wrong_otp_attempts as number,
-    expired: kind === "receipt" ? (body.expired_otp_attempts as number) : 0,
     otpSentAt: kind === "receipt" ? ((body.otp_sent_at as number | null) ?? null) : null,
-    charged: typeof body.pay_date === "number" && body.pay_date > 0,
-    holdStatus: (body.hold_status as string | null | undefined) ?? null,
+    cancelledBy: (body.cancelled_by as string | null | undefined) ?? null,
   };
 }
 
+/** Every call the sandbox received naming the record, oldest first. */
 export async function callLog(id: string): Promise<LoggedCall[]> {
   const res = await exports.default.fetch(`http://gateway.test/__sandbox/calls?id=${encodeURIComponent(id)}`);
   if (res.status !== 200) throw new Error(`sandbox call log: ${res.status}`);
   return (await res.json()) as LoggedCall[];
 }
+
+// ---------------------------------------------------------------------------
+// Time: a record's alarms run when the test says their time has come
+
+/** Parked alarms are moved this far out, so the runtime never fires one behind the test's back. */
+const PARK_MS = 6 * 3600_000;
+
+export interface Clock {
+  /** The alarm the test parked: when it is really due, and where it was moved to. */
+  parked: { due: number; at: number } | null;
+  /** How far the record's clock was moved ahead of the real one so far (ms). */
+  ahead: number;
+}
+
+export const newClock = (): Clock => ({ parked: null, ahead: 0 });
+
+const getAlarm = (kind: KindName, id: string) => runInDurableObject(stubOf(kind, id), (_i, state) => state.storage.getAlarm());
+
+/** When the record's alarm is due, null when none is set (the real time, for one the test parked). */
+export async function alarmDue(kind: KindName, id: string, clock: Clock): Promise<number | null> {
+  const at = await getAlarm(kind, id);
+  if (at === null) return null;
+  return clock.parked && clock.parked.at === at ? clock.parked.due : at;
+}
+
+/** Moves the record's alarm out of the runtime's reach, remembering when it is due. */
+export async function park(kind: KindName, id: string, clock: Clock): Promise<void> {
+  const due = await alarmDue(kind, id, clock);
+  if (due === null || clock.parked?.due === due) return;
+  const at = due + PARK_MS;
+  await runInDurableObject(stubOf(kind, id), (_i, state) => state.storage.setAlarm(at));
+  clock.parked = { due, at };
+}
+
+/**
+ * As if `ms` had passed for the record: every time its object stored (the
+ * columns named *_at or *_since) and the sandbox's times for it move that far
+ * into the past. The object is evicted so that it reads them again.
+ */
+export async function letRecordTimePass(kind: KindName, id: string, ms: number, clock: Clock): Promise<void> {
+  if (ms <= 0) return;
+  await runInDurableObject(stubOf(kind, id), (_i, state) => {
+    const sql = state.storage.sql;
+    const columns = sql
+      .exec<{ name: string }>("PRAGMA table_info(record)")
+      .toArray()
+      .map((c) => c.name)
+      .filter((name) => /_(at|since)$/.test(name));
+    for (const column of columns) sql.exec(`UPDATE record SET "${column}" = "${column}" - ? WHERE "${column}" > 0`, ms);
+  });
+  await evictDurableObject(stubOf(kind, id));
+  if (kind === "receipt") {
+    await runInDurableObject(sandboxStub(), (_i, state) => {
+      state.storage.sql.exec("UPDATE receipts SET otp_sent_ms = otp_sent_ms - ?1, supplier_due_ms = supplier_due_ms - ?1 WHERE id = ?2", ms, id);
+    });
+  }
+  clock.ahead += ms;
+}
+
+/** Lets time pass until the record's alarm is due and runs it. False when none was set. */
+export async function runNextAlarm(kind: KindName, id: string, clock: Clock): Promise<boolean> {
+  const due = await alarmDue(kind, id, clock);
+  if (due === null) return false;
+  await letRecordTimePass(kind, id, due - Date.now() + 1, clock);
+  clock.parked = null;
+  await runDurableObjectAlarm(stubOf(kind, id));
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Events: the queue and the receiver, in the test's hands
+
+export interface Delivered {
+  id: string;
+  type: string;
+  recordId: string;
+  state: number | undefined;
+  body: string;
+}
+
+/**
+ * Takes every message the gateway hands the events queue (the test's queue
+ * has no consumer), so the test can run the consumer itself; `lose(recordId)`
+ * makes the queue lose that record's next message, as any single component
+ * may (the contract's Events section).
+ */
+export function eventQueue() {
+  const queued: EventMessage[] = [];
+  const losing = new Map<string, number>();
+  let lost = 0;
+  const received = receiver(() => new Response(null, { status: 204 }));
+  const realSendBatch = env.EVENTS.sendBatch.bind(env.EVENTS);
+  vi.spyOn(env.EVENTS, "sendBatch").mockImplementation(async (batch, options) => {
+    for (const message of batch) {
+      const body = message.body as EventMessage;
+      const recordId = recordIdOf(body.payload);
+      const toLose = losing.get(recordId) ?? 0;
+      if (toLose > 0) {
+        losing.set(recordId, toLose - 1);
+        lost++;
+      } else {
+        queued.push(body);
+      }
+    }
+    return realSendBatch(batch, options);
+  });
+  return {
+    lose(recordId: string) {
+      losing.set(recordId, (losing.get(recordId) ?? 0) + 1);
+    },
+    get lost() {
+      return lost;
+    },
+    /** Runs the consumer on everything queued so far (the receiver answers 204) and returns what reached the receiver since the last call. */
+    async deliver(): Promise<Delivered[]> {
+      while (queued.length > 0) {
+        const batch = queued.splice(0, 100);
+        const result = await consume(batch.map((body) => ({ body })));
+        // The receiver takes everything: a retry would be the consumer's failure, not the receiver's.
+        if (result.retryMessages.length > 0) throw new Error(`the consumer retried ${result.retryMessages.length} of ${batch.length} events the receiver took`);
+      }
+      return received.splice(0).map((r) => parseDelivery(r.body));
+    },
+  };
+}
+
+export type EventQueue = ReturnType<typeof eventQueue>;
+
+function recordIdOf(payload: string): string {
+  const object = (JSON.parse(payload) as { data?: { object?: { id?: string; receipt_id?: string } } }).data?.object;
+  return object?.receipt_id ?? object?.id ?? "";
+}
+
+function parseDelivery(body: string): Delivered {
+  const event = JSON.parse(body) as { id: string; type: string; data: { object: { id?: string; receipt_id?: string; state?: number } } };
+  return { id: event.id, type: event.type, recordId: recordIdOf(body), state: event.data.object.state, body };
+}
+
+/**
+ * The minute cron as the runtime would fire it, a minute and a half from
+ * now: the events sweep re-queues what stayed pending with no attempt under
+ * way (the contract: in development within one minute).
+ */
+export async function runCron(): Promise<void> {
+  const ctx = createExecutionContext();
+  const controller = { scheduledTime: Date.now() + 90_000, cron: "* * * * *", noRetry() {} } as ScheduledController;
+  await worker.scheduled!(controller, env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+// ---------------------------------------------------------------------------
+// Where card data could leak to
 
 /** Every text cell of every table of a record's object: record, audit, outbox (and any other). */
 export const dumpObject = (kind: KindName, id: string): Promise<string[]> => dumpStorage(stubOf(kind, id), `${kind} ${id} `);
@@ -139,5 +225,3 @@ export async function dumpTidIndex(ids: readonly string[], tids: readonly string
   }
   return rows;
 }
-
-

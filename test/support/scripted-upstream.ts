@@ -4,7 +4,9 @@
 // face (src/sandbox/routes.ts), so it behaves exactly as SandboxUpstream. A
 // test scripts faults on the next requests to a path: answer late, lose the
 // connection, never answer, answer an error or a broken body, or hold the
-// answer until the test releases it, each after the sandbox acted or not.
+// answer until the test releases it, each after the sandbox acted or not; or
+// keep the request and lose the connection, for the test to send it on to the
+// sandbox later (an upstream that acts after the gateway gave up).
 //
 // The rules live in this module. That works because the tests, the gateway's
 // Durable Objects and this entrypoint all run in the one runner isolate and
@@ -31,7 +33,25 @@ export type Fault =
   /** Answer `status` with the wire error envelope (+ Retry-After if retryAfter); act first only if act (default false). */
   | { kind: "status"; status: number; code?: string; message?: string; retryAfter?: number; act?: boolean }
   /** Answer this raw text, status default 200; act first unless act is false. */
-  | { kind: "body"; body: string; status?: number; act?: boolean };
+  | { kind: "body"; body: string; status?: number; act?: boolean }
+  /**
+   * Do not forward: keep the request (scriptedUpstream.takeDeferred) so the
+   * test can send it to the sandbox later (forwardDeferred), as an upstream
+   * that acts long after the caller gave up. The caller meanwhile sees a lost
+   * connection, or with hang no answer until it times out.
+   */
+  | { kind: "defer"; hang?: boolean };
+
+/** A request a "defer" fault kept: everything needed to send it again, as it was. */
+export interface DeferredRequest {
+  url: string;
+  method: string;
+  headers: [string, string][];
+  body: string | undefined;
+  /** The path after /api/v1/partner/ and the x-request-id it carried. */
+  path: string;
+  requestId: string | null;
+}
 
 /**
  * A request held by hold(). Through the gateway, release it within the
@@ -57,6 +77,10 @@ const rules: Rule[] = [];
 /** Vars the sandbox sees instead of the runner's (e.g. SANDBOX_CANCEL_ACCESS), until reset(). */
 let varOverrides: Record<string, string> = {};
 let firedCounts: Record<string, number> = {};
+/** The paths of the requests a rule took, in order, with the kind of fault. */
+let firedLog: { path: string; kind: string }[] = [];
+/** Requests kept by "defer" faults; not cleared by reset(): the test forwards or drops them. */
+let deferred: DeferredRequest[] = [];
 /** Bumped by reset(): every wait begun before it ends. */
 let generation = 0;
 
@@ -125,6 +149,7 @@ export class ScriptedUpstream extends WorkerEntrypoint<Env> {
     if (!rule) return forward();
     const { action } = rule;
     firedCounts[action.kind] = (firedCounts[action.kind] ?? 0) + 1;
+    firedLog.push({ path: rule.path, kind: action.kind });
 
     switch (action.kind) {
       case "pass":
@@ -151,6 +176,20 @@ export class ScriptedUpstream extends WorkerEntrypoint<Env> {
       case "body":
         if (action.act !== false) await forward();
         return new Response(action.body, { status: action.status ?? 200, headers: echoHeaders(request) });
+      case "defer":
+        deferred.push({
+          url: request.url,
+          method: request.method,
+          headers: [...request.headers],
+          body,
+          path: rule.path,
+          requestId: request.headers.get("x-request-id"),
+        });
+        if (action.hang) {
+          await until(() => false);
+          return scriptedError(request, 504, "GATEWAY_TIMEOUT");
+        }
+        throw new Error("scripted upstream: connection lost before the upstream acted (deferred)");
       case "hold": {
         const { state } = action;
         if (!action.act) {
@@ -208,6 +247,7 @@ export const scriptedUpstream = {
     rules.length = 0;
     varOverrides = {};
     firedCounts = {};
+    firedLog = [];
     generation += 1;
   },
 
@@ -224,4 +264,32 @@ export const scriptedUpstream = {
   fired(): Record<string, number> {
     return { ...firedCounts };
   },
+
+  /** Which paths the rules hit since the last reset(), in order, and with which kind of fault. */
+  firedOn(): { path: string; kind: string }[] {
+    return firedLog.map((hit) => ({ ...hit }));
+  },
+
+  /** Resolves once a "defer" fault has kept a request not yet taken (or on reset()). */
+  deferredArrived(): Promise<void> {
+    return until(() => deferred.length > 0);
+  },
+
+  /** The requests "defer" faults kept since the last call, oldest first (they are forgotten here). */
+  takeDeferred(): DeferredRequest[] {
+    const taken = deferred;
+    deferred = [];
+    return taken;
+  },
 };
+
+/**
+ * Sends a kept request on to the sandbox now, as the upstream acting late
+ * on it would: through `upstream` (the UPSTREAM binding, with no rule set it
+ * passes straight through). Answers the sandbox's status.
+ */
+export async function forwardDeferred(upstream: Fetcher, request: DeferredRequest): Promise<number> {
+  const res = await upstream.fetch(new Request(request.url, { method: request.method, headers: request.headers, body: request.body }));
+  await res.body?.cancel();
+  return res.status;
+}

@@ -1,0 +1,417 @@
+// What test/model.test.ts holds the gateway to, written from CONTRACT.md and
+// from nothing else: which answers an operation may get given what a caller
+// and the upstream can see (the sandbox's own view of the record and its call
+// log), what a failed OTP guess is (rule 2), which states the upstream went
+// through, and which event each of them is. Pure: no I/O, no clock. It never
+// looks at the gateway's storage and keeps no counter of the gateway's: a
+// guess is counted from what the upstream received and what the caller was
+// answered, as rule 2 defines it.
+
+export type KindName = "receipt" | "transfer";
+export type Who = "partner" | "user1" | "user2";
+
+export type Behaviour = "ok" | "insufficient" | "supplier_pending" | "supplier_fails" | "error" | "paid_timeout" | "busy";
+export const TOKEN_OF: Record<Behaviour, string> = {
+  ok: "tok_sandbox_ok",
+  insufficient: "tok_sandbox_insufficient",
+  supplier_pending: "tok_sandbox_supplier_pending",
+  supplier_fails: "tok_sandbox_supplier_fails",
+  error: "tok_sandbox_error",
+  paid_timeout: "tok_sandbox_paid_timeout",
+  busy: "tok_sandbox_busy",
+};
+
+/** The sandbox's values (CONTRACT.md, "The sandbox upstream"). */
+export const OTP_RIGHT = "111111";
+/** Wrong OTPs the model uses (the card-data scan looks for each). */
+export const OTP_WRONG = ["222222", "333333", "444444"] as const;
+export const ANON_PAN = "8600000000000007";
+export const ANON_EXPIRE = "3012";
+export const RECEIVER_CARD = "9860000000000018";
+export const MAX_GUESSES = 3;
+
+/** The contract's error table: every code and its HTTP status. */
+export const STATUS: Record<string, number> = {
+  invalid_json: 400, invalid_request: 400, otp_required: 400,
+  unauthorized: 401,
+  card_declined: 402,
+  forbidden: 403, hold_not_enabled: 403,
+  receipt_not_found: 404, not_found: 404,
+  method_not_allowed: 405,
+  tid_conflict: 409, tid_in_progress: 409, operation_in_progress: 409, receipt_cancelled: 409, receipt_already_paid: 409,
+  receipt_not_held: 409, cancel_not_allowed: 409, otp_attempts_exhausted: 409, otp_expired: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  otp_invalid: 422, amount_out_of_range: 422, upstream_refused: 422,
+  rate_limited: 429, otp_resend_too_soon: 429,
+  internal_error: 500,
+  upstream_error: 502,
+  upstream_unavailable: 503, not_ready: 503, service_misconfigured: 503,
+  upstream_timeout: 504,
+};
+
+/** The event of each state (the contract's Events section); 0 is the created event. */
+export function eventOfState(kind: KindName, state: number): string | null {
+  const receipt: Record<number, string> = { 0: "created", 4: "paid", 5: "held", 21: "cancelled", 57: "awaiting_supplier" };
+  const transfer: Record<number, string> = { 0: "created", 4: "paid", 21: "cancelled" };
+  const name = (kind === "receipt" ? receipt : transfer)[state];
+  return name ? `${kind}.${name}` : null;
+}
+
+export const exhaustedEvent = (kind: KindName) => `${kind}.otp_attempts_exhausted`;
+
+// ---------------------------------------------------------------------------
+// What the test knows of a record and of each request it sent
+
+export interface RecMeta {
+  key: string;
+  kind: KindName;
+  id: string;
+  tid: string;
+  owner: Who;
+  merchant: number | null;
+  isHold: boolean;
+  isVerify: boolean;
+  /** A QR merchant's receipt: cancel is refused (rule 4). */
+  qr: boolean;
+}
+
+/** One call in the sandbox's log (GET /__sandbox/calls). */
+export interface LoggedCall {
+  seq: number;
+  path: string;
+  id: string | null;
+  status: number;
+  code: string | null;
+  request_id: string | null;
+  otp: boolean;
+}
+
+/** Faults the test scripts on one call of one request (test/support/scripted-upstream.ts does them). */
+export type FaultName =
+  /** The upstream acts, then the connection breaks. */
+  | "lost"
+  /** 5xx without acting / after acting. */
+  | "5xx"
+  | "5xx-after"
+  /** 503 busy: nothing happened. */
+  | "busy"
+  /** The upstream acts and never answers (the gateway times out: costs UPSTREAM_TIMEOUT_MS). */
+  | "timeout"
+  /** The upstream acts and answers a body nobody can read. */
+  | "bad-body"
+  /** The request is kept without acting and the connection breaks (or, hang, times out): the test sends it on later. */
+  | "late"
+  | "late-hang"
+  /** 400 with a code the gateway does not know, without acting / after the upstream judged the (wrong) OTP. */
+  | "unknown-code"
+  | "unknown-code-after"
+  /** The record's object is aborted while the call is held: after the upstream acted / before it did. */
+  | "crash-mid"
+  | "crash-before";
+
+/** Faults after which nobody knows whether the upstream acted. */
+export const UNKNOWN_FAULTS: ReadonlySet<FaultName> = new Set(["lost", "5xx", "5xx-after", "timeout", "bad-body", "late", "late-hang", "crash-mid", "crash-before"]);
+
+export type Op = "authorize" | "pay" | "hold-confirm" | "cancel" | "check";
+
+export interface Answer {
+  status: number;
+  code?: string;
+  /** The record's state in a 200 answer. */
+  state?: number;
+  attemptsLeft?: number;
+}
+
+/** A request the test sent, and what it saw of it. */
+export interface Sent {
+  requestId: string;
+  rec: string;
+  step: number;
+  who: Who;
+  op: Op;
+  anonymous: boolean;
+  card?: Behaviour;
+  otp?: string;
+  /** The path of the upstream call the operation exists to make. */
+  mainPath: string;
+  answer: Answer;
+  /** Sent at the same time as another request on the record. */
+  racing: boolean;
+  /** The faults that hit this request's calls. */
+  hits: { path: string; fault: FaultName }[];
+}
+
+export const unknownAnswer = (a: Answer) => a.code === "upstream_error" || a.code === "upstream_timeout";
+
+/** Whether the record needs an OTP for this pay: an anonymous pay always, else when is_verify. */
+export const needsOtp = (meta: RecMeta, sent: Pick<Sent, "anonymous">) => sent.anonymous || meta.isVerify;
+
+const own = (sent: Sent, calls: readonly LoggedCall[], path = sent.mainPath) =>
+  calls.filter((c) => c.request_id === sent.requestId && c.path === path);
+
+/**
+ * Rule 2: a failed guess is an OTP that reached the upstream and was refused
+ * as wrong, or met an outcome nobody can know (timeout, 5xx, connection lost,
+ * a crash), or was refused with a code the gateway does not know. An OTP that
+ * paid was right; one answered busy, OTP_EXPIRED, or refused before it was
+ * judged (cancelled, already paid) is no guess. "Reached" is seen from the
+ * gateway's side: a call that left it (logged by the sandbox, or taken by a
+ * scripted fault on the way).
+ */
+export function isFailedGuess(meta: RecMeta, sent: Sent, calls: readonly LoggedCall[]): boolean {
+  if (sent.op !== "pay" || sent.otp === undefined || !needsOtp(meta, sent)) return false;
+  const mine = own(sent, calls);
+  // It paid (even late): the OTP was right.
+  if (mine.some((c) => c.status === 200)) return false;
+  // What the gateway got instead of the upstream's answer.
+  const hit = sent.hits.find((h) => h.path === sent.mainPath);
+  if (hit) return UNKNOWN_FAULTS.has(hit.fault) || hit.fault.startsWith("unknown-code");
+  // Never left the gateway.
+  if (mine.length === 0) return false;
+  // Its answer never reached the gateway (a timeout on a loaded machine).
+  if (unknownAnswer(sent.answer)) return true;
+  return mine.some((c) => c.code === "OTP_INVALID" || c.code === "OTP_ATTEMPTS_EXCEEDED");
+}
+
+/** The failed guesses among `sents` (one record's), counted with the upstream's log as it stands. */
+export const guessesOf = (meta: RecMeta, sents: readonly Sent[], calls: readonly LoggedCall[]) =>
+  sents.filter((s) => isFailedGuess(meta, s, calls)).length;
+
+// ---------------------------------------------------------------------------
+// The upstream's states, replayed
+
+/** A state the test saw in the sandbox's view, after the log had reached `afterSeq`. */
+export interface Seen {
+  afterSeq: number;
+  state: number;
+}
+
+export interface Replayed {
+  /** Every state the upstream held, in order (repeats dropped). */
+  states: number[];
+  /** The upstream's state just before each logged call, by seq. */
+  before: Map<number, number>;
+}
+
+/**
+ * The upstream's states, from its call log and what the test saw between
+ * steps: a pay that succeeded made the record paid (held for a hold receipt,
+ * 57 for a supplier card), a hold-confirm paid, a cancel cancelled, the third
+ * wrong OTP cancelled. The supplier's answer (57 to 4, 5 or 21) shows in the
+ * sandbox's view only, which the test reads after every step.
+ */
+export function replay(meta: RecMeta, calls: readonly LoggedCall[], seen: readonly Seen[], sents: ReadonlyMap<string, Sent>): Replayed {
+  const states: number[] = [];
+  const before = new Map<number, number>();
+  let state = 0;
+  const reach = (s: number) => {
+    state = s;
+    if (states.at(-1) !== s) states.push(s);
+  };
+  reach(0);
+  const sorted = [...calls].sort((a, b) => a.seq - b.seq);
+  let i = 0;
+  for (const call of sorted) {
+    while (i < seen.length && seen[i]!.afterSeq < call.seq) reach(seen[i++]!.state);
+    before.set(call.seq, state);
+    const after = stateAfter(meta, call, sents.get(call.request_id ?? ""));
+    if (after !== null) reach(after);
+  }
+  while (i < seen.length) reach(seen[i++]!.state);
+  return { states, before };
+}
+
+/** The upstream's state after a logged call, when the call changed it. */
+export function stateAfter(meta: RecMeta, call: LoggedCall, sent: Sent | undefined): number | null {
+  if (call.code === "OTP_ATTEMPTS_EXCEEDED") return 21;
+  if (call.status !== 200) return null;
+  switch (call.path) {
+    case "a2c/pay":
+      return 4;
+    case "receipt/pay":
+    case "receipt/anonymous/pay": {
+      const card = call.path === "receipt/pay" ? sent?.card : "ok";
+      if (card === "supplier_pending" || card === "supplier_fails") return 57;
+      return meta.isHold ? 5 : 4;
+    }
+    case "receipt/hold-confirm":
+      return 4;
+    case "receipt/cancel":
+      return 21;
+    default:
+      return null;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The answers the contract allows
+
+export interface Judged {
+  meta: RecMeta;
+  sent: Sent;
+  /** The upstream's state when the request arrived: one, or several for racing requests. */
+  before: readonly number[];
+  /** The upstream's state after the step. */
+  after: number;
+  /** This request's calls in the upstream's log. */
+  own: readonly LoggedCall[];
+  /** Failed guesses before this step, and after it (this request included). */
+  guessesBefore: number;
+  guessesAfter: number;
+  /** The most failed guesses the record ever had: once three, the contract lets the gateway keep it closed. */
+  maxGuesses: number;
+}
+
+const TRANSIENT = new Set(["operation_in_progress", "upstream_timeout", "upstream_error", "upstream_unavailable", "rate_limited"]);
+
+/** Why the answer breaks the contract, or null when it is one the contract allows. */
+export function judge(j: Judged): string | null {
+  const { sent: s } = j;
+  const a = s.answer;
+  const key = a.status === 200 ? "200" : (a.code ?? "(no code)");
+  if (a.status === 500) return "a 500 answer: no input may cause one";
+  if (a.status !== 200 && STATUS[key] !== a.status) return `${a.status} ${key} is not in the contract's error table`;
+  const stateCalls = j.own.filter((c) => !isRead(c.path));
+
+  if (TRANSIENT.has(key)) return judgeTransient(j, key, stateCalls);
+
+  const allowed = new Set<string>();
+  for (const p of j.before) for (const k of allowedAt(j, p)) allowed.add(k);
+  if (!allowed.has(key)) {
+    return `${s.who}'s ${s.op} answered ${key === "200" ? "200" : `${a.status} ${key}`} with the upstream in state ${[...new Set(j.before)].join(" or ")}: the contract allows ${[...allowed].join(" | ") || "nothing"}`;
+  }
+
+  const mine = j.own.filter((c) => c.path === s.mainPath);
+  const upstreamSaid = (...codes: string[]) => mine.some((c) => codes.includes(c.code ?? ""));
+  const exhaustedEver = Math.max(j.maxGuesses, j.guessesAfter) >= MAX_GUESSES;
+  switch (key) {
+    case "200":
+      return judgeSuccess(j, mine);
+    case "otp_invalid":
+      if (!upstreamSaid("OTP_INVALID")) return "otp_invalid, but the upstream did not refuse this OTP as wrong";
+      if (j.guessesAfter >= MAX_GUESSES) return `otp_invalid after ${j.guessesAfter} failed guesses: rule 2 says the third is answered otp_attempts_exhausted`;
+      if (!s.racing && a.attemptsLeft !== MAX_GUESSES - j.guessesAfter) {
+        return `attempts_left ${a.attemptsLeft}, but ${j.guessesAfter} of ${MAX_GUESSES} guesses failed: ${MAX_GUESSES - j.guessesAfter} left`;
+      }
+      return null;
+    case "otp_attempts_exhausted":
+      return exhaustedEver ? null : `otp_attempts_exhausted after ${j.guessesAfter} failed guesses (rule 2: three)`;
+    case "upstream_refused":
+      if (!s.hits.some((h) => h.fault.startsWith("unknown-code"))) return "upstream_refused without an upstream code the gateway does not know";
+      if (j.guessesAfter >= MAX_GUESSES && !s.racing) {
+        return `upstream_refused for the OTP that made ${j.guessesAfter} failed guesses (an unknown refusal is an unconfirmed guess): rule 2 answers otp_attempts_exhausted`;
+      }
+      return null;
+    case "card_declined":
+      return upstreamSaid("INSUFFICIENT_FUNDS", "CARD_DECLINED", "RECEIVER_UNAVAILABLE") ? null : "card_declined, but the upstream declined nothing";
+    case "otp_expired":
+      return upstreamSaid("OTP_EXPIRED") ? null : "otp_expired, but the upstream did not say so";
+    case "otp_resend_too_soon":
+    case "receipt_not_found":
+    case "forbidden":
+    case "receipt_not_held":
+    case "otp_required":
+    case "invalid_request":
+      return stateCalls.length > 0 ? `${key}, yet it changed the record upstream: ${showCalls(stateCalls)}` : null;
+    default:
+      return null;
+  }
+}
+
+/** Answers that depend on the moment rather than on the record: allowed when something explains them. */
+function judgeTransient(j: Judged, key: string, stateCalls: readonly LoggedCall[]): string | null {
+  const s = j.sent;
+  switch (key) {
+    case "operation_in_progress":
+      return stateCalls.length > 0 ? `operation_in_progress, yet it changed the record upstream: ${showCalls(stateCalls)}` : null;
+    case "rate_limited":
+      // Per user on pay and authorize; rule 6's five OTP sends per receipt for anyone.
+      if (s.op === "authorize" || (s.op === "pay" && s.who !== "partner")) {
+        return stateCalls.some((c) => c.path === s.mainPath) ? "rate_limited, yet the call reached the upstream" : null;
+      }
+      return `rate_limited for ${s.who}'s ${s.op}`;
+    case "upstream_timeout":
+      // Also a loaded machine's: the outcome is unknown, which the gateway must then reconcile like any other.
+      return null;
+    case "upstream_error": {
+      const explained = s.hits.some((h) => UNKNOWN_FAULTS.has(h.fault)) || j.own.some((c) => c.status >= 500);
+      return explained ? null : "upstream_error, with no fault of the upstream to explain it";
+    }
+    case "upstream_unavailable": {
+      const busy = s.hits.some((h) => h.fault === "busy") || j.own.some((c) => c.status === 503 || c.status === 429);
+      return busy ? null : "upstream_unavailable, but the upstream was not busy";
+    }
+  }
+  return null;
+}
+
+const PAID = [4, 5, 57];
+
+/** The codes (or "200") the contract allows for the request if the upstream held state `p` when it arrived. */
+function allowedAt(j: Judged, p: number): string[] {
+  const { sent: s, meta } = j;
+  const exhaustedEver = Math.max(j.maxGuesses, j.guessesAfter) >= MAX_GUESSES;
+  const ended = exhaustedEver ? ["otp_attempts_exhausted"] : [];
+  // The anonymous pay's schema requires the OTP: a bad request, refused before anything.
+  if (s.op === "pay" && s.anonymous && s.otp === undefined) return ["invalid_request"];
+  if (s.who !== "partner" && s.who !== meta.owner) return ["receipt_not_found"];
+  switch (s.op) {
+    case "check":
+      return ["200"];
+    case "authorize":
+    case "pay": {
+      if (p === 21) return ["receipt_cancelled", ...ended];
+      if (PAID.includes(p)) return ["receipt_already_paid", ...ended];
+      // Three failed guesses close the record (rule 2): nothing else may be tried.
+      if (j.guessesBefore >= MAX_GUESSES) return ["otp_attempts_exhausted"];
+      if (s.op === "authorize") return ["200", "otp_resend_too_soon", "card_declined", ...ended];
+      const codes = ["200", "card_declined", "otp_expired", "otp_invalid", "upstream_refused", ...ended];
+      if (needsOtp(meta, s) && s.otp === undefined) codes.push("otp_required");
+      return codes;
+    }
+    case "hold-confirm":
+      if (s.who !== "partner") return ["forbidden"];
+      if (!meta.isHold) return ["receipt_not_held"];
+      if (p === 5) return ["200"];
+      if (p === 4) return ["receipt_already_paid"];
+      if (p === 21) return ["receipt_cancelled", ...ended];
+      return ["receipt_not_held", ...ended];
+    case "cancel":
+      // receipt/cancel takes a receipt's id: a transfer's is no receipt (the upstream has no cancel for transfers).
+      if (meta.kind === "transfer") return ["receipt_not_found", "cancel_not_allowed"];
+      if (p === 21 || p === 57) return ["cancel_not_allowed"];
+      if (meta.qr) return s.who !== "partner" && (p === 4 || p === 5) ? ["cancel_not_allowed", "forbidden"] : ["cancel_not_allowed"];
+      // Only the partner cancels a paid or held receipt (a refund); a user only an unpaid one.
+      if (p === 4 || p === 5) return s.who === "partner" ? ["200"] : ["forbidden"];
+      return exhaustedEver ? ["200", "cancel_not_allowed"] : ["200"];
+  }
+}
+
+function judgeSuccess(j: Judged, mine: readonly LoggedCall[]): string | null {
+  const { sent: s } = j;
+  const state = s.answer.state;
+  const accepted = mine.some((c) => c.status === 200);
+  switch (s.op) {
+    case "check":
+      return state !== undefined && (j.before.includes(state) || state === j.after)
+        ? null
+        : `check answered state ${state}, the upstream held ${[...new Set([...j.before, j.after])].join(" then ")}`;
+    case "authorize":
+      return accepted ? null : "200, but the upstream sent no OTP for this request";
+    case "pay":
+      if (!accepted) return "200, but the upstream did not accept this pay";
+      return state !== undefined && PAID.includes(state) ? null : `a pay answered 200 with state ${state}`;
+    case "hold-confirm":
+      if (!accepted) return "200, but the upstream did not confirm this hold";
+      return state === 4 ? null : `hold-confirm answered state ${state}`;
+    case "cancel":
+      if (!accepted) return "200, but the upstream did not cancel for this request";
+      return state === 21 ? null : `cancel answered state ${state}`;
+  }
+}
+
+export const isRead = (path: string) => path === "receipt/check-id" || path === "a2c/get-by-id";
+export const showCalls = (calls: readonly LoggedCall[]) => calls.map((c) => `${c.path} ${c.status}${c.code ? ` ${c.code}` : ""}`).join(", ");
+export const showAnswer = (a: Answer) =>
+  a.status === 200 ? (a.state === undefined ? "200" : `200 state ${a.state}`) : `${a.status} ${a.code}${a.attemptsLeft !== undefined ? ` (attempts_left ${a.attemptsLeft})` : ""}`;
