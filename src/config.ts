@@ -7,7 +7,7 @@ import { productionSecretProblems, productionVarProblems, secretList } from "./c
 import { ApiError } from "./errors";
 import { parseWebhookSecrets } from "./events/signing";
 import { RATE_LIMIT_BINDINGS } from "./rate-limit";
-import { log } from "./redact";
+import { log } from "./log";
 import { tidShardProblems } from "./tid-shards";
 import type { GatewayEnv } from "./types";
 

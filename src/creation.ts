@@ -11,7 +11,7 @@ import { ApiError } from "./errors";
 import type { Kind, RecordBody } from "./kinds";
 import type { KindName } from "./lifecycle";
 import { receiptStub } from "./receipt-object";
-import { log } from "./redact";
+import { log } from "./log";
 import { DAY_MS, retentionPolicy } from "./retention";
 import { claimTid, completeTid, expireTid, fingerprint, isCompacted, releaseTid, upstreamTidFor } from "./tid-index";
 import { tidIndexFor } from "./tid-shards";

@@ -12,7 +12,7 @@
  */
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "./errors";
-import { log } from "./redact";
+import { log } from "./log";
 import type { GatewayEnv } from "./types";
 
 export type LimitedOperation = "authorize" | "pay";

@@ -8,7 +8,7 @@
  * dependencies answer. Never names a secret.
  */
 import { ApiError } from "./errors";
-import { log } from "./redact";
+import { log } from "./log";
 import { allShards } from "./tid-shards";
 import { UpstreamClient } from "./upstream/client";
 

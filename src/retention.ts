@@ -22,7 +22,7 @@
  * short enough not to hold D1's single writer from the creates for long.
  */
 import { pruneEvents } from "./events/log";
-import { log } from "./redact";
+import { log } from "./log";
 import { compactTids, deleteTids } from "./tid-index";
 import { allShards, type TidShard } from "./tid-shards";
 

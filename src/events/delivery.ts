@@ -7,7 +7,8 @@
  * batches come to this same handler and mark the events failed.
  */
 import { readConfig } from "../config";
-import { log, redact } from "../redact";
+import { log } from "../log";
+import { redact } from "../redact";
 import { allShards } from "../tid-shards";
 import { databasesOf, logEvents, recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log";
 import { signWebhook } from "./signing";

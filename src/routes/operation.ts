@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { ApiError, type Outcome, unwrap } from "../errors";
 import type { JsonText } from "../receipt-object";
-import { log } from "../redact";
+import { log } from "../log";
 import type { GatewayEnv } from "../types";
 
 /** Who is asking, and under which request id: what every Durable Object operation needs. */

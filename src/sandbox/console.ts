@@ -20,7 +20,7 @@ import { secureHeaders } from "hono/secure-headers";
 import { ApiError } from "../errors";
 import { kindOf, recordIdOf, resendEvent } from "../events";
 import type { KindName } from "../lifecycle";
-import { log } from "../redact";
+import { log } from "../log";
 import { LATEST_RECORDS, latestRecords, recordView } from "./console-data";
 import { KIND_SEGMENTS, listPage, problemPage, recordPage, recordPath } from "./console-html";
 

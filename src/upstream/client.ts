@@ -6,7 +6,8 @@
  */
 import { readConfig } from "../config";
 import type { Failure } from "../errors";
-import { log, redact } from "../redact";
+import { log } from "../log";
+import { redact } from "../redact";
 import type {
   AuthorizeBody,
   CreateReceiptInput,
