@@ -52,7 +52,7 @@ export const tidShardList = (value: unknown): string[] => {
 /**
  * TID_INDEX_SHARDS_PREVIOUS: while the list is being changed (appended to),
  * the list before the change; empty when no change is under way. A key whose
- * database differs between the two is looked for in both (src/tid-shards.ts).
+ * database differs between the two is looked for in both (src/shards.ts).
  */
 export const previousTidShardList = (value: unknown): string[] => text(value).split(/[\s,]+/).filter(Boolean);
 

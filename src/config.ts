@@ -8,7 +8,7 @@ import { ApiError } from "./errors";
 import { parseWebhookSecrets } from "./events/signing";
 import { RATE_LIMIT_BINDINGS } from "./rate-limit";
 import { log } from "./log";
-import { tidShardProblems } from "./tid-shards";
+import { shardProblems } from "./shards";
 import type { GatewayEnv } from "./types";
 
 export interface GatewayConfig {
@@ -98,7 +98,7 @@ function findProblems(env: Env, digests: readonly string[], jwksUrl: string, jwt
     problems.push("The queue binding EVENTS is missing (see [[queues.producers]] in wrangler.toml): events cannot be published.");
   }
   problems.push(...webhookSecretProblems);
-  problems.push(...tidShardProblems(env));
+  problems.push(...shardProblems(env));
   if (!production) return problems;
 
   if (env.UPSTREAM) {

@@ -13,8 +13,7 @@ import type { KindName } from "./lifecycle";
 import { receiptStub } from "./receipt-object";
 import { log } from "./log";
 import { DAY_MS, retentionPolicy } from "./retention";
-import { claimTid, completeTid, expireTid, fingerprint, isCompacted, releaseTid, upstreamTidFor } from "./tid-index";
-import { tidIndexFor } from "./tid-shards";
+import { claimTid, completeTid, expireTid, fingerprint, isCompacted, releaseTid, tidIndexFor, upstreamTidFor } from "./tid-index";
 import { UpstreamClient } from "./upstream/client";
 
 export interface Created<T> {

@@ -9,7 +9,7 @@
  */
 import { ApiError } from "./errors";
 import { log } from "./log";
-import { allShards } from "./tid-shards";
+import { allShards } from "./shards";
 import { UpstreamClient } from "./upstream/client";
 
 export const READINESS_TIMEOUT_MS = 2000;

@@ -17,12 +17,14 @@
  * holds, and check-tid stops saying "in progress".
  *
  * Every function works on the one D1 database that holds the tid's row
- * (src/tid-shards.ts picks it from (owner, tid)); retention runs per database.
+ * (`tidIndexFor` finds it; src/shards.ts places (owner, tid)); retention
+ * runs per database.
  *
  * Every function takes the clock as an argument, so tests can stand on either
  * side of a lease without waiting.
  */
 import type { KindName } from "./lifecycle";
+import { tidShardsFor } from "./shards";
 
 export interface TidRow {
   owner: string;
@@ -231,4 +233,20 @@ export async function upstreamTidFor(key: string, owner: string, tid: string): P
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const h = hex(bytes);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+// ---------------------------------------------------------------------------
+// The index spread over the databases TID_INDEX_SHARDS names (src/shards.ts).
+
+/**
+ * The database holding (owner, tid)'s row: what every function above is
+ * handed. While the list changes (TID_INDEX_SHARDS_PREVIOUS), a key whose
+ * database moved (1/N of them when one is appended) is looked for where it
+ * was first: a row there stays there, and answers as before; a key with no
+ * row there is claimed in its new database. No row is ever copied.
+ */
+export async function tidIndexFor(env: Env, owner: string, tid: string): Promise<D1Database> {
+  const [now, before] = await tidShardsFor(env, owner, tid);
+  if (before && (await findTid(before.db, owner, tid))) return before.db;
+  return now!.db;
 }

@@ -1,6 +1,6 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { allShards } from "../src/tid-shards";
+import { allShards } from "../src/shards";
 
 declare global {
   namespace Cloudflare {

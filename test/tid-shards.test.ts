@@ -1,5 +1,5 @@
 /**
- * The tid index spread over several D1 databases (src/tid-shards.ts), as the
+ * The tid index spread over several D1 databases (src/shards.ts), as the
  * tests' [env.dev] configures it: TID_INDEX_SHARDS = "DB DB_TID_1". Each tid's
  * row is read from each binding directly, so a test fails if a row lands in
  * the wrong database or in both; each shard replays, conflicts and answers
@@ -15,7 +15,7 @@ import { DAY_MS, retentionPolicy, runRetention } from "../src/retention";
 import { latestRecords, recordView } from "../src/sandbox/console-data";
 import type { TidRow } from "../src/tid-index";
 import { type EventRow, publishEvents } from "../src/events";
-import { jumpHash, eventShardIndex, tidShardIndex, tidShards } from "../src/tid-shards";
+import { jumpHash, eventShardIndex, tidShardIndex, tidShards } from "../src/shards";
 import { callGateway, consume, DEAD_LETTER_QUEUE, lifecycle, messageOf, receiver } from "./events";
 import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, transferRequest, userToken } from "./helpers";
 

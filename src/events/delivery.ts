@@ -9,7 +9,7 @@
 import { readConfig } from "../config";
 import { log } from "../log";
 import { redact } from "../redact";
-import { allShards } from "../tid-shards";
+import { allShards } from "../shards";
 import { databasesOf, logEvents, recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log";
 import { signWebhook } from "./signing";
 import { assertWellFormed, type EventMessage, type GatewayEvent } from "./types";
@@ -88,7 +88,7 @@ export async function postEvent(env: Env, message: EventMessage, now = Date.now(
 const isEventMessage = (body: unknown): body is EventMessage =>
   typeof (body as EventMessage | null)?.id === "string" && typeof (body as EventMessage).payload === "string";
 
-/** `db`: the database of the message's record (src/tid-shards.ts), where its log row is. */
+/** `db`: the database of the message's record (src/shards.ts), where its log row is. */
 async function deliver(env: Env, message: Message<EventMessage>, db: D1Database): Promise<void> {
   const { id } = message.body;
   const outcome = await postEvent(env, message.body);

@@ -6,7 +6,7 @@
  * in the one its record id hashes to.
  */
 import { encodeTime } from "ulid";
-import { allShards, eventShardFor, eventShardsFor, tidShards } from "../tid-shards";
+import { allShards, eventShardFor, eventShardsFor, tidShards } from "../shards";
 import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
 import { kindOf, recordIdOf } from "./types";
 
@@ -178,7 +178,7 @@ export const eventOf = (row: EventRow): GatewayEvent => JSON.parse(row.body) as 
 export const withDelivery = (row: EventRow): EventWithDelivery => ({ ...eventOf(row), delivery: deliveryOf(row) });
 
 // ---------------------------------------------------------------------------
-// The log spread over the databases TID_INDEX_SHARDS names (src/tid-shards.ts):
+// The log spread over the databases TID_INDEX_SHARDS names (src/shards.ts):
 // a record's events live in the database its record id hashes to.
 
 /** Groups events by the database of their record, in the list's order. */

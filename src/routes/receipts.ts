@@ -26,8 +26,7 @@ import {
   ReceiptIdRequest,
   ReducedReceipt,
 } from "../schemas";
-import { findTid, leaseExpired } from "../tid-index";
-import { tidIndexFor } from "../tid-shards";
+import { findTid, leaseExpired, tidIndexFor } from "../tid-index";
 import type { GatewayEnv } from "../types";
 import { op, sendFromRecord } from "./operation";
 

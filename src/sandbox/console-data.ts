@@ -18,7 +18,7 @@ import type { KindName } from "../lifecycle";
 import { type AuditTrail, receiptStub } from "../receipt-object";
 import { eventOwner } from "../record/event";
 import type { AuditEntry } from "../record/store";
-import { allShards, eventShardsFor } from "../tid-shards";
+import { allShards, eventShardsFor } from "../shards";
 import type { SandboxCall, SandboxObject } from "./sandbox-object";
 
 /** How many records the front page lists. */

@@ -4,7 +4,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { receiptStub } from "../../src/receipt-object";
-import { tidShards } from "../../src/tid-shards";
+import { tidShards } from "../../src/shards";
 import { dumpStorage } from "../helpers";
 import type { G, KindName, S } from "./sim";
 
