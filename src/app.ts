@@ -6,7 +6,7 @@ import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { requestId } from "hono/request-id";
 import { authenticate, requirePartner } from "./auth";
-import { requireSoundConfig } from "./config";
+import { requireSoundConfig } from "./guard";
 import { ApiError, renderError } from "./errors";
 import { limitBody, parseJson, requireJson } from "./http";
 import { openApiDocument } from "./openapi";

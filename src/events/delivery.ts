@@ -7,6 +7,7 @@
  * batches come to this same handler and mark the events failed.
  */
 import { readConfig } from "../config";
+import { configProblems } from "../guard";
 import { log } from "../log";
 import { redact } from "../redact";
 import { allShards } from "../shards";
@@ -183,7 +184,7 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
     return false;
   });
 
-  const { problems } = readConfig(env);
+  const problems = configProblems(env);
   if (problems.length > 0) return holdBack(env, toDeliver, dbs, problems);
   // Every message delivered here parsed as an event, so names its record's database.
   await Promise.all(toDeliver.map((message) => deliver(env, message, dbs.get(message.body.id) ?? env.DB)));

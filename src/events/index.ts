@@ -10,6 +10,6 @@ export { findEvent, listEvents, recordEvents } from "./log";
 export type { EventQuery, EventRow } from "./log";
 export { listEventPage, resendEvent } from "./operations";
 export { newEventId, publishEvents, queueEvents } from "./publish";
-export { parseWebhookSecrets, signWebhook, WEBHOOK_SECRET_PREFIX } from "./signing";
+export { signWebhook } from "./signing";
 export { EVENT_TYPE_NAMES, EVENT_TYPES, kindOf, recordIdOf } from "./types";
 export type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
