@@ -24,7 +24,7 @@
  * side of a lease without waiting.
  */
 import type { KindName } from "./lifecycle";
-import { tidShardsFor } from "./shards";
+import { allShards, tidShardsFor } from "./shards";
 
 export interface TidRow {
   owner: string;
@@ -249,4 +249,30 @@ export async function tidIndexFor(env: Env, owner: string, tid: string): Promise
   const [now, before] = await tidShardsFor(env, owner, tid);
   if (before && (await findTid(before.db, owner, tid))) return before.db;
   return now!.db;
+}
+
+/**
+ * The newest `limit` rows of the whole index, newest first (the sandbox
+ * console's list): each database's newest `limit`, merged.
+ */
+export async function latestTids(env: Env, limit: number): Promise<TidRow[]> {
+  const pages = await Promise.all(
+    allShards(env).map(async ({ db }) => {
+      const { results } = await db.prepare("SELECT * FROM tid_index ORDER BY created_at DESC, rowid DESC LIMIT ?1").bind(limit).all<TidRow>();
+      return results;
+    }),
+  );
+  // Stable: rows of one instant keep their database's order (newest rowid first).
+  return pages
+    .flat()
+    .sort((a, b) => b.created_at - a.created_at)
+    .slice(0, limit);
+}
+
+/** The row that created a record, by the record's id: which says nothing of its database, so each is asked. */
+export async function findTidOfRecord(env: Env, kind: KindName, recordId: string): Promise<TidRow | null> {
+  const found = await Promise.all(
+    allShards(env).map(({ db }) => db.prepare("SELECT * FROM tid_index WHERE receipt_id = ?1 AND kind = ?2").bind(recordId, kind).first<TidRow>()),
+  );
+  return found.find((row) => row !== null) ?? null;
 }

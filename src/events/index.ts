@@ -6,7 +6,7 @@
  */
 export { DEAD_LETTER_SUFFIX, handleEventBatch, isDeadLetterQueue, postEvent, RETRY_SCHEDULES, retryDelaySeconds, retrySchedule } from "./delivery";
 export type { DeliveryOutcome } from "./delivery";
-export { findEvent, listEvents, recordEvents } from "./log";
+export { findEvent, listEvents, listLoggedEvents, newestEvents, recordEvents } from "./log";
 export type { EventQuery, EventRow } from "./log";
 export { listEventPage, resendEvent } from "./operations";
 export { newEventId, publishEvents, queueEvents } from "./publish";
