@@ -12,7 +12,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app";
 import { d1Bindings } from "../src/config-rules";
 import { DAY_MS, retentionPolicy, runRetention } from "../src/retention";
-import { latestRecords, recordView } from "../src/sandbox/console-data";
+import { latestRecords, recordView } from "../src/console/data";
 import type { TidRow } from "../src/tid-index";
 import { type EventRow, newestEvents, publishEvents } from "../src/events";
 import { jumpHash, eventShardIndex, tidShardIndex, tidShards } from "../src/shards";

@@ -17,7 +17,7 @@ import { type EventRow, listLoggedEvents, newestEvents } from "../events";
 import type { KindName } from "../lifecycle";
 import { type AuditEntry, type AuditTrail, receiptStub } from "../receipt-object";
 import { findTidOfRecord, latestTids } from "../tid-index";
-import type { SandboxCall, SandboxObject } from "./sandbox-object";
+import type { SandboxCall, SandboxObject } from "../sandbox/sandbox-object";
 
 /** How many records the front page lists. */
 export const LATEST_RECORDS = 50;

@@ -10,8 +10,8 @@ import type { HtmlEscapedString } from "hono/utils/html";
 import type { EventRow } from "../events";
 import { type KindName, STATE } from "../lifecycle";
 import type { AuditEntry } from "../receipt-object";
-import type { RecordSummary, RecordView } from "./console-data";
-import type { SandboxCall } from "./sandbox-object";
+import type { RecordSummary, RecordView } from "./data";
+import type { SandboxCall } from "../sandbox/sandbox-object";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
