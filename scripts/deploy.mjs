@@ -38,9 +38,9 @@ import {
   deploymentUrls,
   FORBIDDEN_PRODUCTION_SECRETS,
   PRODUCTION_SECRETS,
+  parseWebhookSecrets,
   productionSecretProblems,
 } from "../src/config-rules.ts";
-import { parseWebhookSecrets } from "../src/events/signing.ts";
 import { productionDryRun, WRANGLER } from "./build.mjs";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));

@@ -5,7 +5,7 @@
  */
 import { type Context, Hono } from "hono";
 import { requestId } from "hono/request-id";
-import { requireSoundConfig } from "./config";
+import { requireSoundConfig } from "./guard";
 import { ApiError, renderError } from "./errors";
 import { APIS, apiRouter } from "./operations";
 import { openApiDocument } from "./openapi";

@@ -18,7 +18,7 @@ import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from "jose";
 import type { Caller } from "./caller";
 import { readConfig, type UserTokenConfig } from "./config";
 import { ApiError } from "./errors";
-import { log } from "./redact";
+import { log } from "./log";
 import type { GatewayEnv } from "./types";
 
 /** Tolerated clock difference between the identity provider and the edge. */

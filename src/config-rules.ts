@@ -1,7 +1,8 @@
 /**
  * The configuration rules that need nothing but the settings themselves:
  * pure functions over strings and plain objects, shared by the running
- * gateway's guard (src/config.ts) and `npm run deploy`'s offline check
+ * gateway (src/config.ts reads the settings with them, src/guard.ts refuses
+ * to serve on their problems) and `npm run deploy`'s offline check
  * (scripts/deploy.mjs). Node loads this file as it is (it strips the types),
  * so it imports nothing and uses only erasable TypeScript.
  *
@@ -36,6 +37,47 @@ const text = (value: unknown): string => (typeof value === "string" ? value.trim
 /** Several values of one secret, space-separated (WEBHOOK_SECRET, TID_SECRET while rotating). */
 export const secretList = (value: unknown): string[] => text(value).split(/\s+/).filter(Boolean);
 
+/** How WEBHOOK_SECRET's values begin (the Standard Webhooks form `whsec_<base64>`). */
+export const WEBHOOK_SECRET_PREFIX = "whsec_";
+/** The Standard Webhooks spec asks for 24 to 64 random bytes; fewer are refused. */
+export const MIN_WEBHOOK_SECRET_BYTES = 24;
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+function decodeBase64(text: string): Uint8Array | null {
+  if (!BASE64.test(text)) return null;
+  try {
+    return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  } catch {
+    return null;
+  }
+}
+
+export interface WebhookSecrets {
+  /** The decoded key of each well-formed secret, in the order configured: what src/events/signing.ts signs with. */
+  keys: Uint8Array[];
+  /** One sentence per malformed entry; never the entry itself. */
+  problems: string[];
+}
+
+/**
+ * Reads WEBHOOK_SECRET: one or more `whsec_<base64>` secrets, space-separated
+ * (several while one is rotated: every delivery is then signed with each).
+ */
+export function parseWebhookSecrets(value: string | undefined): WebhookSecrets {
+  const keys: Uint8Array[] = [];
+  const problems: string[] = [];
+  const entries = secretList(value);
+  entries.forEach((entry, i) => {
+    const name = entries.length > 1 ? `WEBHOOK_SECRET entry ${i + 1}` : "WEBHOOK_SECRET";
+    const key = entry.startsWith(WEBHOOK_SECRET_PREFIX) ? decodeBase64(entry.slice(WEBHOOK_SECRET_PREFIX.length)) : null;
+    if (!key) problems.push(`${name} is not of the form whsec_<base64>.`);
+    else if (key.length < MIN_WEBHOOK_SECRET_BYTES) problems.push(`${name} encodes fewer than ${MIN_WEBHOOK_SECRET_BYTES} bytes; use 24 to 64 random bytes.`);
+    else keys.push(key);
+  });
+  return { keys, problems };
+}
+
 /** The tid index's D1 bindings when TID_INDEX_SHARDS is absent or empty: the one database a deployment starts with. */
 export const DEFAULT_TID_INDEX_SHARDS = ["DB"] as const;
 
@@ -52,7 +94,7 @@ export const tidShardList = (value: unknown): string[] => {
 /**
  * TID_INDEX_SHARDS_PREVIOUS: while the list is being changed (appended to),
  * the list before the change; empty when no change is under way. A key whose
- * database differs between the two is looked for in both (src/tid-shards.ts).
+ * database differs between the two is looked for in both (src/shards.ts).
  */
 export const previousTidShardList = (value: unknown): string[] => text(value).split(/[\s,]+/).filter(Boolean);
 
@@ -68,7 +110,8 @@ export function tidShardListProblems(names: readonly string[], setting = "TID_IN
   return problems;
 }
 
-function parseUrl(value: string): URL | null {
+/** The URL `value` spells, or null when it spells none. */
+export function parseUrl(value: string): URL | null {
   try {
     return new URL(value);
   } catch {
@@ -216,8 +259,7 @@ export function tidSecretProblems(value: unknown, upstreamApiKey: unknown): stri
  * The production rules for the secrets' values (the running guard sees them;
  * `npm run deploy -- --secrets-file` checks a file before it is uploaded).
  * The rules every environment shares (PARTNER_KEY_HASHES and TID_SECRET set,
- * PARTNER_KEY_HASHES and WEBHOOK_SECRET well-formed) are the guard's, in
- * src/config.ts.
+ * PARTNER_KEY_HASHES and WEBHOOK_SECRET well-formed) are src/config.ts's.
  */
 export function productionSecretProblems(secrets: Settings): string[] {
   const problems: string[] = [];

@@ -1,15 +1,16 @@
 /**
  * The deployment's vars and secrets as typed values, read once per env
- * object, and the check that refuses to serve while they are unsafe.
+ * object, and what is wrong with them. Only the settings: each binding is
+ * checked by the module that uses it, and src/guard.ts collects every
+ * problem and refuses to serve while there is one.
  */
-import { createMiddleware } from "hono/factory";
-import { productionSecretProblems, productionVarProblems, secretList } from "./config-rules";
-import { ApiError } from "./errors";
-import { parseWebhookSecrets } from "./events/signing";
-import { RATE_LIMIT_BINDINGS } from "./rate-limit";
-import { log } from "./redact";
-import { tidShardProblems } from "./tid-shards";
-import type { GatewayEnv } from "./types";
+import {
+  parseUrl,
+  parseWebhookSecrets,
+  productionSecretProblems,
+  productionVarProblems,
+  secretList,
+} from "./config-rules";
 
 export interface GatewayConfig {
   environment: string;
@@ -28,11 +29,6 @@ export interface GatewayConfig {
   userTokens: UserTokenConfig | null;
   /** Where events are delivered, the keys they are signed with (several during a rotation), how long a delivery may take. */
   webhook: { url: string; keys: readonly Uint8Array[]; timeoutMs: number };
-  /**
-   * What is wrong with this deployment, each in a sentence that names the
-   * setting but never a secret's value. Non-empty: the gateway serves nothing.
-   */
-  problems: readonly string[];
 }
 
 export type UserTokenConfig = (
@@ -63,64 +59,18 @@ function hexBytes(hex: string): Uint8Array {
   return bytes;
 }
 
-function isUrl(value: string): boolean {
-  try {
-    new URL(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Everything that keeps this deployment from serving safely. Only
- * ENVIRONMENT=development may use the sandbox and the development
- * credentials; any other value (or none) is held to the production rules, so
- * a typo fails closed.
- */
-function findProblems(env: Env, digests: readonly string[], jwksUrl: string, jwtSecret: string, webhookSecretProblems: readonly string[]): string[] {
-  const problems: string[] = [];
-  const production = env.ENVIRONMENT !== "development";
-
-  if (digests.length === 0) problems.push("PARTNER_KEY_HASHES is not set: no partner server key can be accepted.");
-  digests.forEach((digest, i) => {
-    if (!DIGEST.test(digest)) problems.push(`PARTNER_KEY_HASHES entry ${i + 1} is not a lowercase hex SHA-256 digest.`);
-  });
-  if (jwksUrl && !isUrl(jwksUrl)) problems.push("JWKS_URL is not a URL.");
-  if (!jwksUrl && !jwtSecret) problems.push("Neither JWKS_URL nor JWT_SECRET is set: users' JWTs cannot be verified.");
-  if (secretList(env.TID_SECRET).length === 0) problems.push("TID_SECRET is not set: users' tids cannot be kept apart (rule 9).");
-  for (const binding of RATE_LIMIT_BINDINGS) {
-    if (typeof (env as unknown as Record<string, { limit?: unknown } | undefined>)[binding]?.limit !== "function") {
-      problems.push(`The rate limiting binding ${binding} is missing (see [[ratelimits]] in wrangler.toml).`);
-    }
-  }
-  if (typeof (env as { EVENTS?: { send?: unknown } }).EVENTS?.send !== "function") {
-    problems.push("The queue binding EVENTS is missing (see [[queues.producers]] in wrangler.toml): events cannot be published.");
-  }
-  problems.push(...webhookSecretProblems);
-  problems.push(...tidShardProblems(env));
-  if (!production) return problems;
-
-  if (env.UPSTREAM) {
-    problems.push("The UPSTREAM binding (the sandbox) is present; production reaches the real upstream at UPSTREAM_BASE_URL.");
-  }
-  const settings = env as unknown as Record<string, unknown>;
-  // A JWKS_URL that is not a URL was named above, for every environment.
-  problems.push(...productionVarProblems(settings).filter((p) => p !== "JWKS_URL is not a URL."));
-  problems.push(...productionSecretProblems(settings));
-  return problems;
-}
+/** PARTNER_KEY_HASHES's entries, well-formed or not. */
+const partnerKeyHashes = (env: Env): string[] =>
+  (env.PARTNER_KEY_HASHES ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 export function readConfig(env: Env): GatewayConfig {
   let config = cache.get(env);
   if (!config) {
-    const digests = (env.PARTNER_KEY_HASHES ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean);
     const jwksUrl = (env.JWKS_URL ?? "").trim();
     const jwtSecret = env.JWT_SECRET ?? "";
-    const webhookSecrets = parseWebhookSecrets(env.WEBHOOK_SECRET);
     const claims = {
       ...(env.JWT_ISSUER ? { issuer: env.JWT_ISSUER } : {}),
       ...(env.JWT_AUDIENCE ? { audience: env.JWT_AUDIENCE } : {}),
@@ -139,7 +89,7 @@ export function readConfig(env: Env): GatewayConfig {
           .map((s) => Number(s.trim()))
           .filter((n) => Number.isInteger(n) && n > 0),
       ),
-      partnerKeyDigests: digests.filter((d) => DIGEST.test(d)).map(hexBytes),
+      partnerKeyDigests: partnerKeyHashes(env).filter((d) => DIGEST.test(d)).map(hexBytes),
       // A JWKS deployment accepts only the asymmetric algorithms, whatever JWT_SECRET says.
       userTokens: jwksUrl
         ? { mode: "jwks", jwksUrl, algorithms: ["RS256", "ES256"], ...claims }
@@ -148,31 +98,51 @@ export function readConfig(env: Env): GatewayConfig {
           : null,
       webhook: {
         url: (env.WEBHOOK_URL ?? "").trim(),
-        keys: webhookSecrets.keys,
+        keys: parseWebhookSecrets(env.WEBHOOK_SECRET).keys,
         timeoutMs: intVar(env.WEBHOOK_TIMEOUT_MS, 10_000),
       },
-      problems: findProblems(env, digests, jwksUrl, jwtSecret, webhookSecrets.problems),
     };
     cache.set(env, config);
   }
   return config;
 }
 
-const reported = new WeakSet<object>();
-
-/**
- * Answers every call, health check included, with 503 service_misconfigured
- * while the configuration has problems: a deployment that would accept the
- * development credentials, or could not verify anyone, must not look healthy.
+/*
+ * What is wrong with the settings, each in a sentence that names the setting
+ * but never a secret's value (src/guard.ts lists them with the bindings').
+ * Only ENVIRONMENT=development may use the sandbox and the development
+ * credentials; any other value (or none) is held to the production rules, so
+ * a typo fails closed.
  */
-export const requireSoundConfig = createMiddleware<GatewayEnv>(async (c, next) => {
-  const { problems } = readConfig(c.env);
-  if (problems.length > 0) {
-    if (!reported.has(c.env)) {
-      reported.add(c.env);
-      log("error", "service_misconfigured", { problems: problems.join(" ") });
-    }
-    throw new ApiError("service_misconfigured", `This deployment is misconfigured: ${problems.join(" ")}`);
+
+/** Whether callers can be verified and tids kept apart: every environment. */
+export function credentialProblems(env: Env): string[] {
+  const problems: string[] = [];
+  const digests = partnerKeyHashes(env);
+  const jwksUrl = (env.JWKS_URL ?? "").trim();
+  if (digests.length === 0) problems.push("PARTNER_KEY_HASHES is not set: no partner server key can be accepted.");
+  digests.forEach((digest, i) => {
+    if (!DIGEST.test(digest)) problems.push(`PARTNER_KEY_HASHES entry ${i + 1} is not a lowercase hex SHA-256 digest.`);
+  });
+  if (jwksUrl && !parseUrl(jwksUrl)) problems.push("JWKS_URL is not a URL.");
+  if (!jwksUrl && !env.JWT_SECRET) problems.push("Neither JWKS_URL nor JWT_SECRET is set: users' JWTs cannot be verified.");
+  if (secretList(env.TID_SECRET).length === 0) problems.push("TID_SECRET is not set: users' tids cannot be kept apart (rule 9).");
+  return problems;
+}
+
+/** Whether events can be signed: each WEBHOOK_SECRET entry well-formed. */
+export const webhookSecretProblems = (env: Env): string[] => parseWebhookSecrets(env.WEBHOOK_SECRET).problems;
+
+/** Outside development, the production rules (src/config-rules.ts) and no sandbox. */
+export function productionProblems(env: Env): string[] {
+  if (env.ENVIRONMENT === "development") return [];
+  const problems: string[] = [];
+  if (env.UPSTREAM) {
+    problems.push("The UPSTREAM binding (the sandbox) is present; production reaches the real upstream at UPSTREAM_BASE_URL.");
   }
-  await next();
-});
+  const settings = env as unknown as Record<string, unknown>;
+  // A JWKS_URL that is not a URL is credentialProblems's, for every environment.
+  problems.push(...productionVarProblems(settings).filter((p) => p !== "JWKS_URL is not a URL."));
+  problems.push(...productionSecretProblems(settings));
+  return problems;
+}

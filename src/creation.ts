@@ -12,10 +12,9 @@ import { readConfig } from "./config";
 import { ApiError } from "./errors";
 import { KINDS, type Kind, type KindName, type RecordBody } from "./kinds";
 import { receiptStub } from "./receipt-object";
-import { log } from "./redact";
+import { log } from "./log";
 import { DAY_MS, retentionPolicy } from "./retention";
-import { claimTid, completeTid, expireTid, findTid, fingerprint, isCompacted, leaseExpired, releaseTid, upstreamTidFor } from "./tid-index";
-import { tidIndexFor } from "./tid-shards";
+import { claimTid, completeTid, expireTid, findTid, fingerprint, isCompacted, leaseExpired, releaseTid, tidIndexFor, upstreamTidFor } from "./tid-index";
 import { UpstreamClient } from "./upstream/client";
 
 export interface Created<T> {

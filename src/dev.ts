@@ -1,7 +1,21 @@
+/**
+ * The development entry (`npm run dev`, the tests): the gateway of
+ * src/index.ts, and where the UPSTREAM binding is, the sandbox upstream
+ * (src/sandbox/) at /__sandbox/ and the sandbox console's pages (src/console/)
+ * beside its JSON views. Production's entry has neither.
+ */
+import { Hono } from "hono";
+import { sandboxConsole } from "./console/routes";
 import type { EventMessage } from "./events";
 import gateway from "./index";
 export { ReceiptObject } from "./index";
 export { SandboxObject, SandboxUpstream } from "./sandbox";
+
+/** The console's pages, then everything else under /__sandbox/ from the sandbox itself, as the gateway reaches it. */
+const sandboxPaths = new Hono<{ Bindings: Env }>()
+  .route("/", sandboxConsole)
+  .all("/__sandbox/*", (c) => c.env.UPSTREAM!.fetch(c.req.raw));
+
 export default {
   fetch(request, env, ctx) {
     const url = new URL(request.url);
@@ -11,7 +25,7 @@ export default {
       return Response.redirect(url.toString(), 301);
     }
     if (url.pathname.startsWith("/__sandbox/") && env.UPSTREAM) {
-      return env.UPSTREAM.fetch(request);
+      return sandboxPaths.fetch(request, env, ctx);
     }
     return gateway.fetch(request, env, ctx);
   },

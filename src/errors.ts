@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { log } from "./redact";
+import { log } from "./log";
 import type { ReceiptBody, TransferBody } from "./schemas";
 
 /** The contract's error table: every code the gateway may answer, with its status. */

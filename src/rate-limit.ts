@@ -12,7 +12,7 @@
  */
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "./errors";
-import { log } from "./redact";
+import { log } from "./log";
 import type { GatewayEnv } from "./types";
 
 export type LimitedOperation = "authorize" | "pay";
@@ -28,8 +28,16 @@ const LIMITERS = {
 
 export const RATE_LIMIT_PERIOD_SECONDS = 60;
 
-/** Every binding the limits need; the configuration check refuses to serve without one. */
+/** Every binding the limits need; the guard refuses to serve without one. */
 export const RATE_LIMIT_BINDINGS = Object.values(LIMITERS).flatMap(({ perUser, perAddress }) => [perUser, perAddress]);
+
+/** The guard's sentences (src/guard.ts): each binding the limits need that this deployment lacks. */
+export function rateLimitProblems(env: Env): string[] {
+  const bindings = env as unknown as Record<string, { limit?: unknown } | undefined>;
+  return RATE_LIMIT_BINDINGS.filter((binding) => typeof bindings[binding]?.limit !== "function").map(
+    (binding) => `The rate limiting binding ${binding} is missing (see [[ratelimits]] in wrangler.toml).`,
+  );
+}
 
 /**
  * Counts the call against its user's and its address's budget for `operation`;

@@ -8,8 +8,8 @@
  * dependencies answer. Never names a secret.
  */
 import { ApiError } from "./errors";
-import { log } from "./redact";
-import { allShards } from "./tid-shards";
+import { log } from "./log";
+import { allShards } from "./shards";
 import { UpstreamClient } from "./upstream/client";
 
 export const READINESS_TIMEOUT_MS = 2000;

@@ -18,13 +18,12 @@
  * trail and events; never a card number, expiry, token or OTP.
  */
 import { DurableObject } from "cloudflare:workers";
-import { type Caller, mayAccess, ownerOf } from "./caller";
+import { type Caller, eventOwner, mayAccess, ownerOf } from "./caller";
 import { readConfig } from "./config";
 import { type Failure, fail, type Outcome } from "./errors";
 import { kindOf, type RecordBody } from "./kinds";
 import { createdEvent, decide, type KindName, type Operation, otpToSend } from "./lifecycle";
 import type { Alarm } from "./record/alarm";
-import { eventOwner } from "./record/event";
 import type { OtpLedger } from "./record/otp-ledger";
 import type { Outbox } from "./record/outbox";
 import type { Outcomes } from "./record/outcomes";
@@ -33,7 +32,7 @@ import type { Reconciler } from "./record/reconciler";
 import type { Recorder } from "./record/recorder";
 import { type AuditEntry, newRecordRow, type RecordRow, type RecordStore } from "./record/store";
 import type { WriteAhead } from "./record/write-ahead";
-import { log } from "./redact";
+import { log } from "./log";
 import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "./schemas";
 import { UpstreamClient } from "./upstream/client";
 import { clock } from "./clock";
@@ -69,6 +68,9 @@ export interface InitArgs {
   requestId: string;
 }
 
+export type { AuditEntry };
+
+/** A record's audit trail as auditTrail() answers it: owner and actors as events show them. */
 export interface AuditTrail {
   id: string;
   kind: KindName;

@@ -1,7 +1,7 @@
 /**
  * Card data must never reach a log line or a stored row. Everything the
- * gateway logs or stores passes through `redact`; card numbers that must be
- * shown are masked with `maskPan` (first 6, last 4).
+ * gateway logs (src/log.ts) or stores passes through `redact`; card numbers
+ * that must be shown are masked with `maskPan` (first 6, last 4).
  */
 
 /** Keys whose values are secrets whatever they look like. */
@@ -52,14 +52,4 @@ export function redact(value: unknown, depth = 0): unknown {
     out[key] = SECRET_KEYS.has(key.toLowerCase()) && v != null ? "[redacted]" : redact(v, depth + 1);
   }
   return out;
-}
-
-export type LogLevel = "debug" | "info" | "warn" | "error";
-
-/** One structured log line. The only way the gateway writes to the console. */
-export function log(level: LogLevel, event: string, fields: Record<string, unknown> = {}): void {
-  const line = JSON.stringify({ level, event, ...(redact(fields) as Record<string, unknown>) });
-  if (level === "error") console.error(line);
-  else if (level === "warn") console.warn(line);
-  else console.log(line);
 }

@@ -13,7 +13,7 @@
  *   receiver was down can still list and resend them.
  *
  * The tid index and the event log are spread over the databases
- * TID_INDEX_SHARDS names (src/tid-shards.ts): each database is compacted and
+ * TID_INDEX_SHARDS names (src/shards.ts): each database is compacted and
  * pruned on its own, side by side, with the same bound per step.
  *
  * Pending claims are never touched: their lease decides what becomes of them.
@@ -22,9 +22,9 @@
  * short enough not to hold D1's single writer from the creates for long.
  */
 import { pruneEvents } from "./events/log";
-import { log } from "./redact";
+import { log } from "./log";
 import { compactTids, deleteTids } from "./tid-index";
-import { allShards, type TidShard } from "./tid-shards";
+import { allShards, type Shard } from "./shards";
 
 export const DAY_MS = 86_400_000;
 
@@ -121,7 +121,7 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
     }
   };
 
-  let shards: readonly TidShard[] = [];
+  let shards: readonly Shard[] = [];
   try {
     shards = allShards(env);
   } catch (err) {

@@ -17,13 +17,15 @@
  * holds, and check-tid stops saying "in progress".
  *
  * Every function works on the one D1 database that holds the tid's row
- * (src/tid-shards.ts picks it from (owner, tid)); retention runs per database.
+ * (`tidIndexFor` finds it; src/shards.ts places (owner, tid)); retention
+ * runs per database.
  *
  * Every function takes the time as an argument (default: src/clock.ts), so
  * tests can stand on either side of a lease without waiting.
  */
 import { clock } from "./clock";
 import type { KindName } from "./kinds";
+import { allShards, tidShardsFor } from "./shards";
 
 export interface TidRow {
   owner: string;
@@ -232,4 +234,46 @@ export async function upstreamTidFor(key: string, owner: string, tid: string): P
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const h = hex(bytes);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+// ---------------------------------------------------------------------------
+// The index spread over the databases TID_INDEX_SHARDS names (src/shards.ts).
+
+/**
+ * The database holding (owner, tid)'s row: what every function above is
+ * handed. While the list changes (TID_INDEX_SHARDS_PREVIOUS), a key whose
+ * database moved (1/N of them when one is appended) is looked for where it
+ * was first: a row there stays there, and answers as before; a key with no
+ * row there is claimed in its new database. No row is ever copied.
+ */
+export async function tidIndexFor(env: Env, owner: string, tid: string): Promise<D1Database> {
+  const [now, before] = await tidShardsFor(env, owner, tid);
+  if (before && (await findTid(before.db, owner, tid))) return before.db;
+  return now!.db;
+}
+
+/**
+ * The newest `limit` rows of the whole index, newest first (the sandbox
+ * console's list): each database's newest `limit`, merged.
+ */
+export async function latestTids(env: Env, limit: number): Promise<TidRow[]> {
+  const pages = await Promise.all(
+    allShards(env).map(async ({ db }) => {
+      const { results } = await db.prepare("SELECT * FROM tid_index ORDER BY created_at DESC, rowid DESC LIMIT ?1").bind(limit).all<TidRow>();
+      return results;
+    }),
+  );
+  // Stable: rows of one instant keep their database's order (newest rowid first).
+  return pages
+    .flat()
+    .sort((a, b) => b.created_at - a.created_at)
+    .slice(0, limit);
+}
+
+/** The row that created a record, by the record's id: which says nothing of its database, so each is asked. */
+export async function findTidOfRecord(env: Env, kind: KindName, recordId: string): Promise<TidRow | null> {
+  const found = await Promise.all(
+    allShards(env).map(({ db }) => db.prepare("SELECT * FROM tid_index WHERE receipt_id = ?1 AND kind = ?2").bind(recordId, kind).first<TidRow>()),
+  );
+  return found.find((row) => row !== null) ?? null;
 }

@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import schemaText from "../client/src/schema.d.ts?raw";
 import documentText from "../openapi.json?raw";
 import { createGatewayClient, verifyWebhook, WebhookVerificationError, type Receipt } from "../client/src/index";
-import { parseWebhookSecrets, signWebhook } from "../src/events/signing";
+import { parseWebhookSecrets } from "../src/config-rules";
+import { signWebhook } from "../src/events/signing";
 import { newTid, OTP_OK, PARTNER_KEY, transferRequest } from "./helpers";
 
 const client = createGatewayClient({

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
 import type { KindName } from "../src/lifecycle";
 import { receiptStub } from "../src/receipt-object";
-import { tidShards } from "../src/tid-shards";
+import { tidShards } from "../src/shards";
 import {
   call,
   createReceipt,

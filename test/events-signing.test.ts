@@ -6,7 +6,8 @@ import { env } from "cloudflare:workers";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { DEVELOPMENT_WEBHOOK_SECRET } from "../src/config";
-import { parseWebhookSecrets, signWebhook } from "../src/events";
+import { parseWebhookSecrets } from "../src/config-rules";
+import { signWebhook } from "../src/events";
 import { makeEvent, newRecordId } from "./events";
 
 const secretOf = (text: string) => `whsec_${btoa(text)}`;

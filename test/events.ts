@@ -7,7 +7,7 @@ import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
 import { type EventMessage, type EventRow, type EventType, type GatewayEvent, newEventId } from "../src/events";
 import { locateEvent } from "../src/events/log";
-import { eventShardFor } from "../src/tid-shards";
+import { eventShardFor } from "../src/shards";
 import worker from "../src/index";
 import type { ReceiptBody, TransferBody } from "../src/schemas";
 import { type CallOptions, callAt } from "./helpers";
@@ -233,7 +233,7 @@ export async function eventDb(id: string): Promise<D1Database> {
 /** An event's log row, wherever it is; null when no database holds it. */
 export const eventRow = async (id: string): Promise<EventRow | null> => (await locateEvent(env, id))?.row ?? null;
 
-/** The database a record's events are logged in (src/tid-shards.ts picks it, as the gateway does). */
+/** The database a record's events are logged in (src/shards.ts picks it, as the gateway does). */
 export const recordEventsDb = async (recordId: string): Promise<D1Database> => (await eventShardFor(env, recordId)).db;
 
 /** The loopback's type declares fetch only; the runtime serves scheduled() on it too. */

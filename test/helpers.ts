@@ -5,8 +5,8 @@ import { env, exports } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { expect } from "vitest";
 import { receiptStub } from "../src/receipt-object";
-import { findTid, type TidRow } from "../src/tid-index";
-import { tidIndexFor, tidShards } from "../src/tid-shards";
+import { findTid, type TidRow, tidIndexFor } from "../src/tid-index";
+import { tidShards } from "../src/shards";
 
 export const API = "http://gateway.test/api/v1/partner";
 
@@ -271,7 +271,7 @@ export async function productionEnv(overrides: Record<string, unknown> = {}): Pr
   } as unknown as Env;
 }
 
-/** The D1 database holding (owner, tid)'s tid-index row, picked as the gateway picks it (src/tid-shards.ts). */
+/** The D1 database holding (owner, tid)'s tid-index row, picked as the gateway picks it (src/shards.ts). */
 export const tidDb = (owner: string, tid: string): Promise<D1Database> => tidIndexFor(env, owner, tid);
 
 /** (owner, tid)'s tid-index row, read from its shard. */

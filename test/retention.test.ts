@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { markPendingAgain, recordDeadLettered, recordDelivered, recordEvents } from "../src/events/log";
 import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy, runRetention } from "../src/retention";
 import { claimTid, compactTids, deleteTids, expireTid, fingerprint, upstreamTidFor } from "../src/tid-index";
-import { tidShards } from "../src/tid-shards";
+import { tidShards } from "../src/shards";
 import production from "../src/index";
 import { eventDb, eventRow, makeEvent, newRecordId } from "./events";
 import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, tidDb, tidRow, userToken } from "./helpers";

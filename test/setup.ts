@@ -2,7 +2,7 @@ import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach } from "vitest";
 import { resetClock } from "../src/clock";
-import { allShards } from "../src/tid-shards";
+import { allShards } from "../src/shards";
 
 declare global {
   namespace Cloudflare {

@@ -1,5 +1,5 @@
 /**
- * The tid index spread over several D1 databases (src/tid-shards.ts), as the
+ * The tid index spread over several D1 databases (src/shards.ts), as the
  * tests' [env.dev] configures it: TID_INDEX_SHARDS = "DB DB_TID_1". Each tid's
  * row is read from each binding directly, so a test fails if a row lands in
  * the wrong database or in both; each shard replays, conflicts and answers
@@ -12,10 +12,10 @@ import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app";
 import { d1Bindings } from "../src/config-rules";
 import { DAY_MS, retentionPolicy, runRetention } from "../src/retention";
-import { latestRecords, recordView } from "../src/sandbox/console-data";
+import { latestRecords, recordView } from "../src/console/data";
 import type { TidRow } from "../src/tid-index";
-import { type EventRow, publishEvents } from "../src/events";
-import { jumpHash, eventShardIndex, tidShardIndex, tidShards } from "../src/tid-shards";
+import { type EventRow, newestEvents, publishEvents } from "../src/events";
+import { jumpHash, eventShardIndex, tidShardIndex, tidShards } from "../src/shards";
 import { callGateway, consume, DEAD_LETTER_QUEUE, lifecycle, messageOf, receiver } from "./events";
 import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, transferRequest, userToken } from "./helpers";
 
@@ -314,6 +314,18 @@ describe("appending a database to a live list (TID_INDEX_SHARDS_PREVIOUS)", () =
     expect((await expectStatus<any>(at(during, "gateway/events/resend", { id: created!.id }), 200)).id).toBe(created!.id);
     // The copy in the record's database now is the one resent.
     expect((await eventIn(created!.id)).map((row) => row?.delivery_status)).toEqual(["pending", "pending"]);
+  });
+
+  it("a record's newest event is the newer of its two databases' (the sandbox console's list reads it)", async () => {
+    let recordId: string;
+    do recordId = `rcpt-${crypto.randomUUID()}`;
+    while ((await eventShardIndex(2, recordId)) !== 1);
+    const [created, paid] = lifecycle(recordId, ["receipt.created", "receipt.paid"]);
+    // A rolling deploy: the new list logs the create in DB_TID_1, a Worker still on the old list the pay in DB.
+    await publishEvents(during, [created!]);
+    await publishEvents(before, [paid!]);
+    expect((await eventIn(paid!.id)).map((row) => row !== null)).toEqual([true, false]);
+    expect((await newestEvents(during, [recordId])).map((row) => row.id)).toEqual([paid!.id]);
   });
 
   it("the guard and the deploy check hold the previous list to the same rules", async () => {

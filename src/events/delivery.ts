@@ -7,8 +7,10 @@
  * batches come to this same handler and mark the events failed.
  */
 import { readConfig } from "../config";
-import { log, redact } from "../redact";
-import { allShards } from "../tid-shards";
+import { configProblems } from "../guard";
+import { log } from "../log";
+import { redact } from "../redact";
+import { allShards } from "../shards";
 import { databasesOf, logEvents, recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log";
 import { signWebhook } from "./signing";
 import { assertWellFormed, type EventMessage, type GatewayEvent } from "./types";
@@ -94,7 +96,7 @@ export async function postEvent(env: Env, message: EventMessage, now = Date.now(
 const isEventMessage = (body: unknown): body is EventMessage =>
   typeof (body as EventMessage | null)?.id === "string" && typeof (body as EventMessage).payload === "string";
 
-/** `db`: the database of the message's record (src/tid-shards.ts), where its log row is. */
+/** `db`: the database of the message's record (src/shards.ts), where its log row is. */
 async function deliver(env: Env, message: Message<EventMessage>, db: D1Database): Promise<void> {
   const { id } = message.body;
   const outcome = await postEvent(env, message.body);
@@ -195,7 +197,7 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
     return false;
   });
 
-  const { problems } = readConfig(env);
+  const problems = configProblems(env);
   if (problems.length > 0) return holdBack(env, toDeliver, dbs, problems);
   // Every message delivered here parsed as an event, so names its record's database.
   await Promise.all(toDeliver.map((message) => deliver(env, message, dbs.get(message.body.id) ?? env.DB)));

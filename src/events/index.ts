@@ -8,12 +8,12 @@
  */
 export { DEAD_LETTER_SUFFIX, handleEventBatch, isDeadLetterQueue, postEvent, RETRY_SCHEDULES, retryDelaySeconds, retrySchedule } from "./delivery";
 export type { DeliveryOutcome } from "./delivery";
-export { findEvent, listEvents, recordEvents } from "./log";
+export { findEvent, listEvents, listLoggedEvents, newestEvents, recordEvents } from "./log";
 export type { EventQuery, EventRow } from "./log";
 export { listEventPage, resendEvent } from "./operations";
 export { newEventId, publishEvents, publishOutbox } from "./publish";
 export { REQUEUE_LIMIT, SWEEP_SETTINGS, sweepEvents, sweepSettings } from "./sweep";
 export type { SweepReport, SweepSettings } from "./sweep";
-export { parseWebhookSecrets, signWebhook, WEBHOOK_SECRET_PREFIX } from "./signing";
+export { signWebhook } from "./signing";
 export { EVENT_TYPE_NAMES, EVENT_TYPES, kindOf, recordIdOf } from "./types";
 export type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";

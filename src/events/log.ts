@@ -6,7 +6,7 @@
  * in the one its record id hashes to.
  */
 import { encodeTime } from "ulid";
-import { allShards, eventShardFor, eventShardsFor, tidShards } from "../tid-shards";
+import { allShards, eventShardFor, eventShardsFor, tidShards } from "../shards";
 import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
 import { kindOf, recordIdOf } from "./types";
 
@@ -209,7 +209,7 @@ export const eventOf = (row: EventRow): GatewayEvent => JSON.parse(row.body) as 
 export const withDelivery = (row: EventRow): EventWithDelivery => ({ ...eventOf(row), delivery: deliveryOf(row) });
 
 // ---------------------------------------------------------------------------
-// The log spread over the databases TID_INDEX_SHARDS names (src/tid-shards.ts):
+// The log spread over the databases TID_INDEX_SHARDS names (src/shards.ts):
 // a record's events live in the database its record id hashes to.
 
 /** Groups events by the database of their record, in the list's order. */
@@ -295,4 +295,40 @@ export async function databasesOf(env: Env, messages: readonly EventMessage[]): 
     dbs.set(message.id, recordId === null ? null : (await eventShardFor(env, recordId)).db);
   }
   return dbs;
+}
+
+/** D1 allows 100 bound parameters per statement: newestEvents binds one per record id. */
+const MAX_IDS_PER_READ = 100;
+
+/**
+ * The newest logged event of each of these records, one per kind and record
+ * id (the sandbox console's list): one query per database holding some of
+ * them; while the list changes, of a record's two databases the later event
+ * (by sequence, as within one).
+ */
+export async function newestEvents(env: Env, recordIds: readonly string[]): Promise<EventRow[]> {
+  const groups = new Map<D1Database, string[]>();
+  for (const id of recordIds) {
+    for (const { db } of await eventShardsFor(env, id)) groups.set(db, [...(groups.get(db) ?? []), id]);
+  }
+  const reads: Promise<EventRow[]>[] = [];
+  for (const [db, ids] of groups) {
+    for (let start = 0; start < ids.length; start += MAX_IDS_PER_READ) {
+      const chunk = ids.slice(start, start + MAX_IDS_PER_READ);
+      const newest = db
+        .prepare(
+          `SELECT * FROM events e WHERE record_id IN (${chunk.map((_, i) => `?${i + 1}`).join(", ")})
+             AND sequence = (SELECT MAX(sequence) FROM events WHERE record_id = e.record_id AND kind = e.kind)`,
+        )
+        .bind(...chunk)
+        .all<EventRow>();
+      reads.push(newest.then(({ results }) => results));
+    }
+  }
+  const newest = new Map<string, EventRow>();
+  for (const row of (await Promise.all(reads)).flat()) {
+    const key = `${row.kind}:${row.record_id}`;
+    if ((newest.get(key)?.sequence ?? 0) < row.sequence) newest.set(key, row);
+  }
+  return [...newest.values()];
 }

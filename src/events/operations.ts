@@ -3,7 +3,7 @@
  * partner backend may ask of the event log. The routes validate and call these.
  */
 import { ApiError } from "../errors";
-import { log } from "../redact";
+import { log } from "../log";
 import { eventOf, type EventQuery, listLoggedEvents, locateEvent, markPendingAgain, restoreDelivery, withDelivery } from "./log";
 import { enqueue } from "./publish";
 import type { EventWithDelivery, GatewayEvent } from "./types";

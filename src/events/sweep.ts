@@ -25,8 +25,8 @@
  * copies from piling onto a queue that is merely slow: a backlog grows by at
  * most REQUEUE_LIMIT messages per database per run.
  */
-import { log } from "../redact";
-import { allShards } from "../tid-shards";
+import { log } from "../log";
+import { allShards } from "../shards";
 import { RETRY_SCHEDULES } from "./delivery";
 import { enqueue } from "./publish";
 import type { EventMessage } from "./types";

@@ -15,7 +15,7 @@ import type { Operation } from "../lifecycle";
 import type { RouteDoc } from "../openapi";
 import type { LimitedOperation } from "../rate-limit";
 import { type JsonText, type ReceiptObject, receiptStub } from "../receipt-object";
-import { log } from "../redact";
+import { log } from "../log";
 import type { GatewayEnv } from "../types";
 
 export interface OperationDescription<Request extends GenericSchema = GenericSchema> extends RouteDoc {

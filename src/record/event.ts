@@ -2,11 +2,9 @@
  * The event a record's state change becomes (the contract's Events section).
  * Built inside the same storage step as the change it reports.
  */
+import { eventOwner } from "../caller";
 import { newEventId } from "../events/publish";
 import type { EventType } from "../events/types";
-
-/** The owner as events show it: the stored owner is `partner:partner` or `user:<sub>`. */
-export const eventOwner = (owner: string): string => (owner.startsWith("user:") ? owner.slice("user:".length) : "partner");
 
 /**
  * An event as the JSON text the outbox keeps and the queue carries. The

@@ -15,7 +15,7 @@ import {
   otpSendRefusal,
   type OtpVerdict,
 } from "../lifecycle";
-import { log } from "../redact";
+import { log } from "../log";
 import type { Outbox } from "./outbox";
 import type { RecordRow, RecordStore } from "./store";
 import { clock } from "../clock";

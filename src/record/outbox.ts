@@ -12,7 +12,7 @@
 import type { EventType } from "../events/types";
 import { publishOutbox } from "../events/publish";
 import { backoffMs } from "../lifecycle";
-import { log } from "../redact";
+import { log } from "../log";
 import { eventPayload } from "./event";
 import type { RecordStore } from "./store";
 import { clock } from "../clock";

@@ -18,7 +18,7 @@ import {
   STATE,
   STATE_CHANGING_CALLS,
 } from "../lifecycle";
-import { log } from "../redact";
+import { log } from "../log";
 import type { UpstreamClient } from "../upstream/client";
 import type { OtpLedger } from "./otp-ledger";
 import type { Recorder } from "./recorder";

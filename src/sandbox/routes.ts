@@ -3,7 +3,6 @@
 // into the single SandboxObject.
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
-import { sandboxConsole } from "./console";
 import {
   type Failure, type Outcome, type SandboxObject, fail,
 } from "./sandbox-object";
@@ -135,9 +134,6 @@ routes.get("/__sandbox/a2c/:id", async (c) => {
 });
 
 routes.get("/__sandbox/calls", async (c) => c.json(await sandbox(c.env).calls(c.req.query("id"))));
-
-// The console: pages for people over the gateway's own records (src/sandbox/console.ts).
-routes.route("/", sandboxConsole);
 
 routes.notFound((c) => send(c, fail(404, "NOT_FOUND", "No such operation")));
 

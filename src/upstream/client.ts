@@ -7,7 +7,8 @@
 import { readConfig } from "../config";
 import type { RecordCalls, TransferCreate } from "../kinds";
 import type { Failure, UpstreamFailure, UpstreamResult } from "../errors";
-import { log, redact } from "../redact";
+import { log } from "../log";
+import { redact } from "../redact";
 import type {
   AuthorizeBody,
   CreateReceiptInput,

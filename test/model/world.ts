@@ -12,7 +12,7 @@ import { vi } from "vitest";
 import type { EventMessage } from "../../src/events";
 import worker from "../../src/index";
 import { receiptStub } from "../../src/receipt-object";
-import { tidShards } from "../../src/tid-shards";
+import { tidShards } from "../../src/shards";
 import { consume, receiver } from "../events";
 import { dumpStorage } from "../helpers";
 import type { KindName, LoggedCall } from "./contract";

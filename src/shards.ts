@@ -1,25 +1,27 @@
 /**
- * Which D1 database holds a tid's row, and a record's events. One database
+ * The D1 databases the tid index and the event log are spread over, and
+ * which of them holds a key: a tid's row, or a record's events. One database
  * cannot hold a large deployment's tid index and event log (docs/capacity.md's
  * capacity model: ~45 GB and ~137 GB at 1,000,000 creates a day against D1's
  * 10 GB), so both are spread over the D1 bindings TID_INDEX_SHARDS names
  * (default: DB alone, the layout every single-database deployment already has).
  *
- * The key is the tid as its caller chose it, in its caller's space: (owner,
- * tid), never the upstream tid. So every lookup (claim, completion, release,
- * expiry, replay, check-tid) finds its shard without TID_SECRET, and rotating
- * TID_SECRET never moves a row. Owner is part of the key so that many users
- * choosing the same small tids ("1", "2", ...) spread like any other tids.
+ * A tid's key is the tid as its caller chose it, in its caller's space:
+ * (owner, tid), never the upstream tid. So every lookup (claim, completion,
+ * release, expiry, replay, check-tid) finds its shard without TID_SECRET, and
+ * rotating TID_SECRET never moves a row. Owner is part of the key so that
+ * many users choosing the same small tids ("1", "2", ...) spread like any
+ * other tids. A record's events are keyed by its record id
+ * (`eventShardFor`): a record's events are in one database.
  *
  * The shard is a jump consistent hash (Lamping and Veach, 2014) of the first
- * 8 bytes of SHA-256(owner, tid): as even as modulo, and appending a binding
- * to the list moves only the rows the new database takes (1/N of them), each
+ * 8 bytes of SHA-256 of the key: as even as modulo, and appending a binding
+ * to the list moves only the keys the new database takes (1/N of them), each
  * from its old shard to the new one; nothing moves between the old shards.
  * That is what keeps re-sharding a dual read of two places (docs/capacity.md,
- * "Capacity"). Reordering or removing a binding moves rows: never do it.
- *
- * The event log is spread over the same list, by a hash of the event's
- * record id (`eventShardFor`): a record's events are in one database.
+ * "Capacity"): while TID_INDEX_SHARDS_PREVIOUS names the list before, a key
+ * has a place now and, if it moved, a place before (`tidShardsFor`,
+ * `eventShardsFor`). Reordering or removing a binding moves rows: never do it.
  *
  * What only one shard sees: the cross-space check of a claim (a partner tid
  * equal to a user's derived upstream tid, `findByUpstreamTid` in
@@ -28,9 +30,8 @@
  * backstop: its TID_DUPLICATE is answered 409 tid_conflict (src/creation.ts).
  */
 import { previousTidShardList, tidShardList, tidShardListProblems } from "./config-rules";
-import { findTid } from "./tid-index";
 
-export interface TidShard {
+export interface Shard {
   /** The binding's name, as TID_INDEX_SHARDS spells it: what /readyz and the retention log name. */
   binding: string;
   db: D1Database;
@@ -39,8 +40,8 @@ export interface TidShard {
 const isD1 = (value: unknown): value is D1Database =>
   typeof (value as D1Database | undefined)?.prepare === "function" && typeof (value as D1Database | undefined)?.batch === "function";
 
-/** The guard's sentences (src/config.ts): each list's own problems, and each binding that is missing or no D1 database. */
-export function tidShardProblems(env: Env): string[] {
+/** The guard's sentences: each list's own problems, and each binding that is missing or no D1 database. */
+export function shardProblems(env: Env): string[] {
   const problems: string[] = [];
   const lists: [string, string[]][] = [
     ["TID_INDEX_SHARDS", tidShardList(env.TID_INDEX_SHARDS)],
@@ -59,11 +60,11 @@ export function tidShardProblems(env: Env): string[] {
 
 interface Layout {
   /** TID_INDEX_SHARDS: where every key is placed. */
-  current: readonly TidShard[];
+  current: readonly Shard[];
   /** TID_INDEX_SHARDS_PREVIOUS: where a key was placed before the list changed; empty when it is not changing. */
-  previous: readonly TidShard[];
+  previous: readonly Shard[];
   /** Every database either list names, the current ones first. */
-  all: readonly TidShard[];
+  all: readonly Shard[];
 }
 
 const cache = new WeakMap<object, Layout>();
@@ -77,7 +78,7 @@ const cache = new WeakMap<object, Layout>();
 function layout(env: Env): Layout {
   let found = cache.get(env);
   if (!found) {
-    const problems = tidShardProblems(env);
+    const problems = shardProblems(env);
     if (problems.length > 0) throw new Error(problems.join(" "));
     const resolve = (names: readonly string[]) =>
       names.map((binding) => ({ binding, db: (env as unknown as Record<string, D1Database>)[binding]! }));
@@ -91,10 +92,10 @@ function layout(env: Env): Layout {
 }
 
 /** Every shard of TID_INDEX_SHARDS, in the list's order: where keys are placed. */
-export const tidShards = (env: Env): readonly TidShard[] => layout(env).current;
+export const tidShards = (env: Env): readonly Shard[] => layout(env).current;
 
 /** Every database that may hold a row: TID_INDEX_SHARDS's, then those only TID_INDEX_SHARDS_PREVIOUS names. */
-export const allShards = (env: Env): readonly TidShard[] => layout(env).all;
+export const allShards = (env: Env): readonly Shard[] => layout(env).all;
 
 /** The position in a list of `count` shards of a key: a jump hash of the first 8 bytes of its SHA-256. */
 async function shardIndex(count: number, key: string): Promise<number> {
@@ -115,13 +116,13 @@ export const tidShardIndex = (count: number, owner: string, tid: string): Promis
 export const eventShardIndex = (count: number, recordId: string): Promise<number> => shardIndex(count, `record\0${recordId}`);
 
 /** The shard a record's new events go to. */
-export async function eventShardFor(env: Env, recordId: string): Promise<TidShard> {
+export async function eventShardFor(env: Env, recordId: string): Promise<Shard> {
   const shards = tidShards(env);
   return shards[await eventShardIndex(shards.length, recordId)]!;
 }
 
 /** Every database that may hold a record's events: its shard, and while the list changes its shard before. */
-export async function eventShardsFor(env: Env, recordId: string): Promise<TidShard[]> {
+export async function eventShardsFor(env: Env, recordId: string): Promise<Shard[]> {
   const { previous } = layout(env);
   const now = await eventShardFor(env, recordId);
   if (previous.length === 0) return [now];
@@ -130,25 +131,18 @@ export async function eventShardsFor(env: Env, recordId: string): Promise<TidSha
 }
 
 /** The shard (owner, tid)'s row is placed in. */
-export async function tidShardFor(env: Env, owner: string, tid: string): Promise<TidShard> {
+export async function tidShardFor(env: Env, owner: string, tid: string): Promise<Shard> {
   const shards = tidShards(env);
   return shards[await tidShardIndex(shards.length, owner, tid)]!;
 }
 
-/**
- * The database holding (owner, tid)'s row: what every tid-index function is
- * handed. While the list changes (TID_INDEX_SHARDS_PREVIOUS), a key whose
- * database moved (1/N of them when one is appended) is looked for where it
- * was first: a row there stays there, and answers as before; a key with no
- * row there is claimed in its new database. No row is ever copied.
- */
-export async function tidIndexFor(env: Env, owner: string, tid: string): Promise<D1Database> {
+/** Every database that may hold (owner, tid)'s row: its shard, and while the list changes its shard before (src/tid-index.ts's tidIndexFor). */
+export async function tidShardsFor(env: Env, owner: string, tid: string): Promise<Shard[]> {
   const { previous } = layout(env);
   const now = await tidShardFor(env, owner, tid);
-  if (previous.length === 0) return now.db;
+  if (previous.length === 0) return [now];
   const before = previous[await tidShardIndex(previous.length, owner, tid)]!;
-  if (before.binding !== now.binding && (await findTid(before.db, owner, tid))) return before.db;
-  return now.db;
+  return before.binding === now.binding ? [now] : [now, before];
 }
 
 const MASK_64 = (1n << 64n) - 1n;

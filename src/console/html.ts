@@ -8,11 +8,10 @@
 import { html, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { EventRow } from "../events";
-import { STATE } from "../lifecycle";
-import type { KindName } from "../lifecycle";
-import type { AuditEntry } from "../record/store";
-import type { RecordSummary, RecordView } from "./console-data";
-import type { SandboxCall } from "./sandbox-object";
+import { type KindName, STATE } from "../lifecycle";
+import type { AuditEntry } from "../receipt-object";
+import type { RecordSummary, RecordView } from "./data";
+import type { SandboxCall } from "../sandbox/sandbox-object";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 

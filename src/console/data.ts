@@ -12,14 +12,12 @@
  * any long digit run, a tid or an account number, and show a record that is
  * not the one the partner received.
  */
-import type { EventRow } from "../events";
-import { listLoggedEvents } from "../events/log";
+import { eventOwner } from "../caller";
+import { type EventRow, listLoggedEvents, newestEvents } from "../events";
 import type { KindName } from "../lifecycle";
-import { type AuditTrail, receiptStub } from "../receipt-object";
-import { eventOwner } from "../record/event";
-import type { AuditEntry } from "../record/store";
-import { allShards, eventShardsFor } from "../tid-shards";
-import type { SandboxCall, SandboxObject } from "./sandbox-object";
+import { type AuditEntry, type AuditTrail, receiptStub } from "../receipt-object";
+import { findTidOfRecord, latestTids } from "../tid-index";
+import type { SandboxCall, SandboxObject } from "../sandbox/sandbox-object";
 
 /** How many records the front page lists. */
 export const LATEST_RECORDS = 50;
@@ -62,17 +60,6 @@ export interface LatestEvent {
   state: number | null;
 }
 
-interface TidIndexRow {
-  owner: string;
-  tid: string;
-  upstream_tid: string;
-  kind: KindName;
-  status: "pending" | "completed";
-  receipt_id: string | null;
-  response: string | null;
-  created_at: number;
-}
-
 /**
  * The state the gateway last recorded for a record. Every operation and every
  * reconciliation that changed something leaves an audit entry with the state
@@ -92,24 +79,7 @@ export function sandboxObject(env: Env): DurableObjectStub<SandboxObject> {
 
 /** The newest records created through the gateway, newest first, each with its state. */
 export async function latestRecords(env: Env, limit = LATEST_RECORDS): Promise<RecordSummary[]> {
-  // Each shard's newest `limit`, merged newest first: the newest `limit` of them all.
-  const pages = await Promise.all(
-    allShards(env).map(async ({ db }) => {
-      const { results } = await db
-        .prepare(
-          `SELECT owner, tid, upstream_tid, kind, status, receipt_id, response, created_at FROM tid_index
-           ORDER BY created_at DESC, rowid DESC LIMIT ?1`,
-        )
-        .bind(limit)
-        .all<TidIndexRow>();
-      return results;
-    }),
-  );
-  // Stable: rows of one instant keep their shard's order (newest rowid first).
-  const rows = pages
-    .flat()
-    .sort((a, b) => b.created_at - a.created_at)
-    .slice(0, limit);
+  const rows = await latestTids(env, limit);
   const ids = rows.flatMap((row) => (row.status === "completed" && row.receipt_id ? [row.receipt_id] : []));
   const [latest, trails] = await Promise.all([
     latestEventsOf(env, ids),
@@ -135,7 +105,7 @@ export async function recordView(env: Env, kind: KindName, id: string): Promise<
   const trail = await auditOf(env, kind, id);
   if (!trail) return null;
   const [indexRow, eventPage, allCalls] = await Promise.all([
-    indexRowOf(env, kind, id),
+    findTidOfRecord(env, kind, id),
     listLoggedEvents(env, { receiptId: id, limit: EVENTS_PER_RECORD }),
     // The call log filters by id only; the create names the record by its upstream tid.
     sandboxObject(env).calls(),
@@ -157,19 +127,6 @@ export async function recordView(env: Env, kind: KindName, id: string): Promise<
   };
 }
 
-/** The tid row that made a record: looked up by record id, which says nothing of its shard, so in each. */
-async function indexRowOf(env: Env, kind: KindName, id: string): Promise<Pick<TidIndexRow, "owner" | "tid" | "upstream_tid" | "created_at"> | null> {
-  const found = await Promise.all(
-    allShards(env).map(({ db }) =>
-      db
-        .prepare("SELECT owner, tid, upstream_tid, created_at FROM tid_index WHERE receipt_id = ?1 AND kind = ?2")
-        .bind(id, kind)
-        .first<Pick<TidIndexRow, "owner" | "tid" | "upstream_tid" | "created_at">>(),
-    ),
-  );
-  return found.find((row) => row !== null) ?? null;
-}
-
 async function auditOf(env: Env, kind: KindName, id: string): Promise<AuditTrail | null> {
   return receiptStub(env, kind, id).auditTrail();
 }
@@ -179,37 +136,9 @@ function latestOf(row: EventRow): LatestEvent {
   return { created: row.created, state: typeof state === "number" ? state : null };
 }
 
-/** Each record's newest logged event, keyed `kind:id`: one query per database holding some of them. */
+/** Each record's newest logged event, keyed `kind:id`. */
 async function latestEventsOf(env: Env, ids: readonly string[]): Promise<Map<string, LatestEvent>> {
-  const groups = new Map<D1Database, string[]>();
-  for (const id of ids) {
-    for (const { db } of await eventShardsFor(env, id)) groups.set(db, [...(groups.get(db) ?? []), id]);
-  }
-  const maps = await Promise.all([...groups].map(([db, group]) => latestEvents(db, group)));
-  // While the list changes a record's events may be in two databases: the newer wins.
-  const latest = new Map<string, LatestEvent>();
-  for (const [key, event] of maps.flatMap((map) => [...map])) {
-    if ((latest.get(key)?.created ?? -Infinity) < event.created) latest.set(key, event);
-  }
-  return latest;
-}
-
-/** Each record's newest logged event in one database, keyed `kind:id`. */
-async function latestEvents(db: D1Database, ids: readonly string[]): Promise<Map<string, LatestEvent>> {
-  const latest = new Map<string, LatestEvent>();
-  if (ids.length === 0) return latest;
-  const { results } = await db
-    .prepare(
-      `SELECT kind, record_id, created, json_extract(body, '$.data.object.state') AS state FROM events e
-       WHERE record_id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})
-         AND sequence = (SELECT MAX(sequence) FROM events WHERE record_id = e.record_id AND kind = e.kind)`,
-    )
-    .bind(...ids)
-    .all<{ kind: KindName; record_id: string; created: number; state: unknown }>();
-  for (const row of results) {
-    latest.set(`${row.kind}:${row.record_id}`, { created: row.created, state: typeof row.state === "number" ? row.state : null });
-  }
-  return latest;
+  return new Map((await newestEvents(env, ids)).map((row) => [`${row.kind}:${row.record_id}`, latestOf(row)]));
 }
 
 /** The amount the create answered: a receipt's `amount`, a transfer's receiver amount (what the create asked for). */

@@ -1,7 +1,8 @@
 /**
  * The sandbox console (local development only): pages for people at
- * /__sandbox/. Mounted by the sandbox's routes, so it exists only where the
- * sandbox does (src/dev.ts), never in the production entry.
+ * /__sandbox/ over what the gateway recorded, beside the sandbox's own JSON
+ * views. Mounted by the development entry (src/dev.ts) where the sandbox is,
+ * never by the production entry.
  *
  *   GET  /__sandbox/                          the latest receipts and transfers
  *   GET  /__sandbox/receipts/{id}/view        one receipt: timeline, events, calls, audit
@@ -20,9 +21,9 @@ import { secureHeaders } from "hono/secure-headers";
 import { ApiError } from "../errors";
 import { kindOf, recordIdOf, resendEvent } from "../events";
 import type { KindName } from "../lifecycle";
-import { log } from "../redact";
-import { LATEST_RECORDS, latestRecords, recordView } from "./console-data";
-import { KIND_SEGMENTS, listPage, problemPage, recordPage, recordPath } from "./console-html";
+import { log } from "../log";
+import { LATEST_RECORDS, latestRecords, recordView } from "./data";
+import { KIND_SEGMENTS, listPage, problemPage, recordPage, recordPath } from "./html";
 
 type App = { Bindings: Env };
 
@@ -47,7 +48,7 @@ const noStore = createMiddleware(async (c, next) => {
   c.header("Cache-Control", "no-store");
 });
 
-/** Mounted at "/" by the sandbox's routes: its paths are spelled whole, since under a "/__sandbox" mount "/" would lose its slash. */
+/** Mounted at "/" by src/dev.ts: its paths are spelled whole, since under a "/__sandbox" mount "/" would lose its slash. */
 export const sandboxConsole = new Hono<App>();
 
 sandboxConsole.onError((err, c) => {
