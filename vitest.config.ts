@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { parseEnv } from "node:util";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
 import { DEPLOYMENT_CONFIG_KEYS } from "./src/config-rules";

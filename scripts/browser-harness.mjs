@@ -69,7 +69,11 @@ export async function startGateway({ migrate = false, vars = {} } = {}) {
     // Every D1 database of [env.dev]: DB and the tid index's other shards (TID_INDEX_SHARDS), as npm run dev does.
     const { d1_databases: databases = [] } = unstable_readConfig({ config: "wrangler.toml", env: "dev" }, { hideWarnings: true });
     for (const { binding } of databases) {
-      const migrated = spawnSync(process.execPath, [WRANGLER, "d1", "migrations", "apply", binding, "--local", "--env", "dev", "--persist-to", state], { env, encoding: "utf8" });
+      const migrated = spawnSync(
+        process.execPath,
+        [WRANGLER, "d1", "migrations", "apply", binding, "--local", "--env", "dev", "--persist-to", state],
+        { env, encoding: "utf8" },
+      );
       if (migrated.status !== 0) throw new Error(`the D1 migrations of ${binding} failed: ${(migrated.stderr || migrated.stdout).slice(-2000)}`);
     }
   }
@@ -78,7 +82,22 @@ export async function startGateway({ migrate = false, vars = {} } = {}) {
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   const worker = spawn(
     process.execPath,
-    [WRANGLER, "dev", "--env", "dev", "--ip", "127.0.0.1", "--port", String(port), "--env-file", ".dev.vars.example", "--persist-to", state, "--show-interactive-dev-session=false", ...varArgs],
+    [
+      WRANGLER,
+      "dev",
+      "--env",
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--env-file",
+      ".dev.vars.example",
+      "--persist-to",
+      state,
+      "--show-interactive-dev-session=false",
+      ...varArgs,
+    ],
     { stdio: ["ignore", "pipe", "pipe"], env },
   );
   let log = "";
@@ -88,7 +107,11 @@ export async function startGateway({ migrate = false, vars = {} } = {}) {
     if (worker.exitCode === null) worker.kill("SIGTERM");
     rmSync(state, { recursive: true, force: true });
   };
-  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => { stop(); process.exit(130); });
+  for (const signal of ["SIGINT", "SIGTERM"])
+    process.on(signal, () => {
+      stop();
+      process.exit(130);
+    });
   try {
     await waitUntilUp(origin, worker, 60_000);
   } catch (err) {

@@ -39,7 +39,8 @@ const config = {
   documentDownloadType: "json",
   hiddenClients: [],
   defaultOpenAllTags: true,
-  customCss: "body { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; } code, pre { font-family: ui-monospace, 'DejaVu Sans Mono', monospace; }",
+  customCss:
+    "body { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; } code, pre { font-family: ui-monospace, 'DejaVu Sans Mono', monospace; }",
 };
 
 const docs = `<!doctype html>

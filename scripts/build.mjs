@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 export const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: strips the terminal colour codes (ESC [ ... m) of a child's output
 const ANSI = /\x1b\[[0-9;]*m/g;
 
 /** The lines of wrangler's output that open a warning. */

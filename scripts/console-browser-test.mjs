@@ -13,9 +13,9 @@
 // First of all, the production bundle (a dry-run build) is checked to hold none of it.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer } from "node:http";
 import { parseEnv } from "node:util";
 import { Webhook } from "standardwebhooks";
 import { freePort, openBrowser, report, startGateway } from "./browser-harness.mjs";
@@ -68,7 +68,10 @@ function productionBundle() {
       { encoding: "utf8", env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } },
     );
     if (built.status !== 0) throw new Error(`the production dry-run build failed: ${(built.stderr || built.stdout).slice(-2000)}`);
-    return readdirSync(out).filter((name) => name.endsWith(".js")).map((name) => readFileSync(join(out, name), "utf8")).join("\n");
+    return readdirSync(out)
+      .filter((name) => name.endsWith(".js"))
+      .map((name) => readFileSync(join(out, name), "utf8"))
+      .join("\n");
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -116,7 +119,11 @@ try {
   check("it forbids outside loads (CSP default-src 'self')", csp.includes("default-src 'self'"), csp || "no Content-Security-Policy header");
   const row = page.locator("tr", { hasText: receipt.id });
   const rowText = (await row.innerText()).replace(/\s+/g, " ");
-  check("the receipt is listed, paid, with its tid and owner", rowText.includes("4 paid") && rowText.includes(tid) && rowText.includes("partner"), rowText);
+  check(
+    "the receipt is listed, paid, with its tid and owner",
+    rowText.includes("4 paid") && rowText.includes(tid) && rowText.includes("partner"),
+    rowText,
+  );
 
   await row.getByRole("link", { name: receipt.id }).click();
   await page.waitForURL(`**/__sandbox/receipts/${receipt.id}/view`);
@@ -124,16 +131,28 @@ try {
   const timeline = (await page.locator("#timeline + p + table").innerText()).replace(/\s+/g, " ");
   const expected = ["POST receipt/create", "POST receipt/authorize", "POST receipt/pay", "receipt.created", "receipt.paid", "pay by partner"];
   const missing = expected.filter((text) => !timeline.includes(text));
-  check("the timeline shows the upstream calls, the events and the audit", missing.length === 0, missing.length ? `missing ${missing.join(", ")}` : "");
+  check(
+    "the timeline shows the upstream calls, the events and the audit",
+    missing.length === 0,
+    missing.length ? `missing ${missing.join(", ")}` : "",
+  );
   const order = ["POST receipt/create", "POST receipt/authorize", "POST receipt/pay"].map((text) => timeline.indexOf(text));
-  check("the calls are in time order", order.every((at, i) => i === 0 || at > order[i - 1]), order.join(" < "));
+  check(
+    "the calls are in time order",
+    order.every((at, i) => i === 0 || at > order[i - 1]),
+    order.join(" < "),
+  );
 
   const eventRow = page.locator("#events + table tr", { hasText: "receipt.paid" });
   check("receipt.paid shows delivered", (await eventRow.innerText()).includes("delivered"));
   await eventRow.getByRole("button", { name: "Resend" }).click();
   await page.waitForURL(/\?resent=/);
   const notice = await page.getByRole("status").innerText();
-  check("Resend comes back to the record, saying the event is queued again", notice.includes(paidEvent.id) && notice.includes("queued for delivery again"), notice);
+  check(
+    "Resend comes back to the record, saying the event is queued again",
+    notice.includes(paidEvent.id) && notice.includes("queued for delivery again"),
+    notice,
+  );
 
   await until("the resent event delivered again", 30_000, () => receiver.received.filter((id) => id === paidEvent.id).length === 2);
   check("the receiver got receipt.paid again, same webhook-id, signature valid", true);
@@ -148,7 +167,11 @@ try {
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
   check("a screenshot is saved", existsSync(SCREENSHOT), SCREENSHOT);
   check("no request left the gateway", outside.length === 0, outside.length ? [...new Set(outside)].slice(0, 10).join(" ") : "");
-  check("no script error and no console error (a CSP violation is one)", pageErrors.length + consoleErrors.length === 0, [...pageErrors, ...consoleErrors].slice(0, 3).join(" | "));
+  check(
+    "no script error and no console error (a CSP violation is one)",
+    pageErrors.length + consoleErrors.length === 0,
+    [...pageErrors, ...consoleErrors].slice(0, 3).join(" | "),
+  );
 } catch (err) {
   check("the console browser test ran", false, err instanceof Error ? err.message : String(err));
   if (gateway) console.log(gateway.log().slice(-3000));

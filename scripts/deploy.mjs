@@ -32,8 +32,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { unstable_readConfig } from "wrangler";
 import {
-  d1Bindings,
   DEPLOYMENT_CONFIG_KEYS,
+  d1Bindings,
   deploymentProblems,
   deploymentUrls,
   FORBIDDEN_PRODUCTION_SECRETS,
@@ -61,7 +61,12 @@ try {
   process.exit(2);
 }
 if (options.help) {
-  console.log(readFileSync(fileURLToPath(import.meta.url), "utf8").split("*/")[0].replace(/^#!.*\n\/\*\*\n/, "").replace(/^ \* ?/gm, ""));
+  console.log(
+    readFileSync(fileURLToPath(import.meta.url), "utf8")
+      .split("*/")[0]
+      .replace(/^#!.*\n\/\*\*\n/, "")
+      .replace(/^ \* ?/gm, ""),
+  );
   process.exit(0);
 }
 
@@ -106,7 +111,10 @@ if (options.secrets) {
   }
   problems.push(...productionSecretProblems(secretsFile));
   problems.push(...parseWebhookSecrets(secretsFile.WEBHOOK_SECRET ?? "").problems);
-  const digests = String(secretsFile.PARTNER_KEY_HASHES ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const digests = String(secretsFile.PARTNER_KEY_HASHES ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   digests.forEach((digest, i) => {
     if (!/^[0-9a-f]{64}$/.test(digest) && !digest.includes("REPLACE_ME")) {
       problems.push(`PARTNER_KEY_HASHES entry ${i + 1} is not a lowercase hex SHA-256 digest.`);
@@ -133,7 +141,8 @@ if (options["dry-run"]) {
 // 3. Secrets.
 if (secretsFile) {
   step(`wrangler secret bulk ${options.secrets} --env production`);
-  if (wrangler(["secret", "bulk", resolve(options.secrets), "--env", "production"]).status !== 0) fail("uploading the secrets failed; nothing was deployed.");
+  if (wrangler(["secret", "bulk", resolve(options.secrets), "--env", "production"]).status !== 0)
+    fail("uploading the secrets failed; nothing was deployed.");
 }
 if (!options["skip-secrets-check"]) {
   step("wrangler secret list --env production");
@@ -181,7 +190,9 @@ for (const url of urls) {
     answer = `${res.status} ${(await res.text()).slice(0, 300)}`;
     if (res.status !== 200) {
       console.error(`  ✗ ${url}/healthz answered ${answer}`);
-      console.error("    Fix the configuration it names (secrets: npx wrangler secret put ... --env production), or roll back: npx wrangler rollback --env production");
+      console.error(
+        "    Fix the configuration it names (secrets: npx wrangler secret put ... --env production), or roll back: npx wrangler rollback --env production",
+      );
       process.exit(1);
     }
   } catch (err) {

@@ -35,4 +35,11 @@ dev.on("exit", (code) => process.exit(code ?? 0));
 const CRON_TICK_SECONDS = 15;
 const cron = `http://127.0.0.1:${port}/cdn-cgi/local/scheduled?cron=${encodeURIComponent("* * * * *")}`;
 // Until the server is up, a tick finds nothing listening: the next one tries again.
-setInterval(() => fetch(cron).then((res) => res.body?.cancel(), () => undefined), CRON_TICK_SECONDS * 1000);
+setInterval(
+  () =>
+    fetch(cron).then(
+      (res) => res.body?.cancel(),
+      () => undefined,
+    ),
+  CRON_TICK_SECONDS * 1000,
+);

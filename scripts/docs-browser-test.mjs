@@ -28,7 +28,11 @@ try {
 
   const home = await fetch(`${origin}/`);
   const homeText = await home.text();
-  check("GET / links to /docs and /openapi.json", home.ok && homeText.includes('href="/docs"') && homeText.includes('href="/openapi.json"'), `status ${home.status}`);
+  check(
+    "GET / links to /docs and /openapi.json",
+    home.ok && homeText.includes('href="/docs"') && homeText.includes('href="/openapi.json"'),
+    `status ${home.status}`,
+  );
 
   const opened = await openBrowser(origin);
   browser = opened.browser;
@@ -37,7 +41,11 @@ try {
   const res = await page.goto(`${origin}/docs`, { waitUntil: "load" });
   check("GET /docs answers the page", res?.status() === 200, `status ${res?.status()}`);
   const csp = (await res?.allHeaders())?.["content-security-policy"] ?? "";
-  check("GET /docs forbids outside connections (CSP connect-src 'self')", csp.includes("connect-src 'self'"), csp ? "" : "no Content-Security-Policy header");
+  check(
+    "GET /docs forbids outside connections (CSP connect-src 'self')",
+    csp.includes("connect-src 'self'"),
+    csp ? "" : "no Content-Security-Policy header",
+  );
 
   let listed = true;
   for (const operation of OPERATIONS) {

@@ -73,7 +73,10 @@ if (!source) {
   process.exit(1);
 }
 // During a rotation WEBHOOK_SECRET holds several secrets: a delivery signed with any of them is accepted.
-const webhooks = source.secret.split(/\s+/).filter(Boolean).map((secret) => new Webhook(secret));
+const webhooks = source.secret
+  .split(/\s+/)
+  .filter(Boolean)
+  .map((secret) => new Webhook(secret));
 
 /** Deliveries seen per webhook-id: the attempt number of each. */
 const attempts = new Map();

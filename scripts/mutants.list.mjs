@@ -90,7 +90,7 @@ export const MUTANTS = [
   {
     name: "exhaustion-cancel-busy-gives-up",
     file: "src/record/reconciler.ts",
-    find: "if (result.failure.code !== \"upstream_unavailable\" && store.current!.state !== STATE.cancelled) {",
+    find: 'if (result.failure.code !== "upstream_unavailable" && store.current!.state !== STATE.cancelled) {',
     replace: "if (store.current!.state !== STATE.cancelled) {",
     tests: ["test/faults.test.ts"],
     grep: "cancel",
@@ -282,8 +282,8 @@ export const MUTANTS = [
   {
     name: "mask-keeps-too-much",
     file: "src/redact.ts",
-    find: "return `${pan.slice(0, 6)}${\"*\".repeat(pan.length - 10)}${pan.slice(-4)}`;",
-    replace: "return `${pan.slice(0, 6)}${\"*\".repeat(pan.length - 12)}${pan.slice(-6)}`;",
+    find: 'return `${pan.slice(0, 6)}${"*".repeat(pan.length - 10)}${pan.slice(-4)}`;',
+    replace: 'return `${pan.slice(0, 6)}${"*".repeat(pan.length - 12)}${pan.slice(-6)}`;',
     tests: ["test/card-data.test.ts"],
     why: "a masked card number shows the first 6 and last 4 digits, no more",
   },
@@ -356,7 +356,7 @@ export const MUTANTS = [
     find: "const content = new TextEncoder().encode(`${id}.${timestamp}.${body}`);",
     replace: "const content = new TextEncoder().encode(`${timestamp}.${body}`);",
     tests: ["test/events-signing.test.ts"],
-    why: "Standard Webhooks signs \"<id>.<timestamp>.<body>\"",
+    why: 'Standard Webhooks signs "<id>.<timestamp>.<body>"',
   },
   {
     name: "signed-with-secret-text",

@@ -129,7 +129,11 @@ function runTests(files, grep) {
         const name = file.name.startsWith(work) ? file.name.slice(work.length + 1) : file.name;
         const tests = file.assertionResults.filter((t) => t.status === "failed");
         for (const t of tests) {
-          const why = String(t.failureMessages?.[0] ?? "").split("\n")[0].replace(/\x1b\[[0-9;]*m/g, "").slice(0, 100);
+          const why = String(t.failureMessages?.[0] ?? "")
+            .split("\n")[0]
+            // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the terminal colour codes (ESC [ ... m) of a child's output
+            .replace(/\x1b\[[0-9;]*m/g, "")
+            .slice(0, 100);
           failed.push(`${name} > ${t.fullName}${why ? ` [${why}]` : ""}`);
         }
         if (file.status === "failed" && tests.length === 0) failed.push(`${name} (failed to run: ${String(file.message).split("\n")[0]})`);
@@ -159,7 +163,9 @@ if (!flags.has("--no-baseline") && runnable.length > 0) {
   const base = await runTests(files);
   if (base.error || base.timedOut || base.failed.length > 0) {
     console.error(base.output.split("\n").slice(-40).join("\n"));
-    console.error(`\nThe tests fail without any mutation, so no kill would mean anything:\n  ${base.failed.join("\n  ") || base.error || "timed out"}`);
+    console.error(
+      `\nThe tests fail without any mutation, so no kill would mean anything:\n  ${base.failed.join("\n  ") || base.error || "timed out"}`,
+    );
     process.exit(1);
   }
   console.log(`baseline: ${base.passed} tests pass (${base.seconds} s)\n`);
@@ -168,7 +174,10 @@ if (!flags.has("--no-baseline") && runnable.length > 0) {
 for (const [i, { m, text }] of runnable.entries()) {
   const target = join(work, m.file);
   process.stdout.write(`[${i + 1}/${runnable.length}] ${m.name} ... `);
-  writeFileSync(target, text.replace(m.find, () => m.replace));
+  writeFileSync(
+    target,
+    text.replace(m.find, () => m.replace),
+  );
   let run;
   try {
     run = await runTests(m.tests, m.grep);
@@ -176,7 +185,7 @@ for (const [i, { m, text }] of runnable.entries()) {
     writeFileSync(target, text);
   }
   const verdict = run.timedOut ? "killed" : run.error ? "ERROR" : run.failed.length > 0 ? "killed" : "SURVIVED";
-  const detail = run.timedOut ? "its tests hung (ended after 10 min)" : run.error ?? run.failed.join("\n");
+  const detail = run.timedOut ? "its tests hung (ended after 10 min)" : (run.error ?? run.failed.join("\n"));
   console.log(`${verdict} (${run.seconds} s)`);
   if (verdict === "ERROR") console.log(run.output.split("\n").slice(-30).join("\n"));
   results.push({ m, verdict, detail });
@@ -186,7 +195,10 @@ for (const [i, { m, text }] of runnable.entries()) {
 
 console.log("\n| mutation | file | result | killed by |\n|---|---|---|---|");
 for (const { m, verdict, detail } of results) {
-  const by = verdict === "killed" ? detail.split("\n") : [verdict === "SURVIVED" ? `nothing in ${m.tests.join(", ")}${m.grep ? ` (-t "${m.grep}")` : ""}` : detail];
+  const by =
+    verdict === "killed"
+      ? detail.split("\n")
+      : [verdict === "SURVIVED" ? `nothing in ${m.tests.join(", ")}${m.grep ? ` (-t "${m.grep}")` : ""}` : detail];
   console.log(`| ${m.name} | ${m.file} | ${verdict} | ${by[0]}${by.length > 1 ? ` (+${by.length - 1} more)` : ""} |`);
 }
 const bad = results.filter((r) => r.verdict !== "killed");

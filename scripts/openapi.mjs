@@ -4,11 +4,10 @@
 // pretty-printed, to openapi.json at the repository root (or to the path given
 // as the first argument). test/openapi.test.ts fails when the committed copy
 // differs from what the Worker serves.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
-import { readFileSync } from "node:fs";
 import { unstable_startWorker } from "wrangler";
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";

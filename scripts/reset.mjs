@@ -49,7 +49,9 @@ async function gatewayOnPort() {
 const servers = devServersHere();
 const onPort = await gatewayOnPort();
 if (servers?.length || (servers === null && onPort)) {
-  const which = servers?.length ? `\`npm run dev\` is running from this checkout (process ${servers.join(", ")})` : `a gateway answers on http://127.0.0.1:${port}`;
+  const which = servers?.length
+    ? `\`npm run dev\` is running from this checkout (process ${servers.join(", ")})`
+    : `a gateway answers on http://127.0.0.1:${port}`;
   console.error(`Not resetting: ${which}. Stop it first (Ctrl-C in its terminal), then run \`npm run reset\` again.`);
   process.exit(1);
 }

@@ -43,7 +43,14 @@ for (let i = 0; i < args.length; i++) {
 // gateway's own JSON log lines, vitest's headers for them, and the runtime's
 // reports of the crashes and lost connections the test scripts on purpose are
 // dropped from that output to keep it short.
-const noise = [/\{"level":/, /^(stdout|stderr) \| /, /uncaught exception.*(model test: crash|scripted upstream: connection lost)/, /^stack: .*workerd/, /^\s+at ScriptedUpstream\.fetch/];
+const noise = [
+  /\{"level":/,
+  /^(stdout|stderr) \| /,
+  /uncaught exception.*(model test: crash|scripted upstream: connection lost)/,
+  /^stack: .*workerd/,
+  /^\s+at ScriptedUpstream\.fetch/,
+];
+// biome-ignore lint/suspicious/noControlCharactersInRegex: strips the terminal colour codes (ESC [ ... m) of a child's output
 const plain = (line) => line.replace(/\x1b\[[0-9;]*m/g, "");
 const child = spawn("npx", ["vitest", "run", "test/model.test.ts", "--silent=false"], { env, stdio: ["inherit", "pipe", "pipe"] });
 const relay = (from, to) => {

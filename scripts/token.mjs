@@ -32,7 +32,7 @@ if (!vars.JWT_SECRET) {
 }
 
 // Issuer and audience come from wrangler.toml's [env.dev.vars] unless the vars file overrides them.
-const toml = /^\[env\.dev\.vars\]$([^]*?)(?=^\[)/m.exec(readFileSync(join(root, "wrangler.toml"), "utf8"))?.[1] ?? "";
+const toml = /^\[env\.dev\.vars\]$([\s\S]*?)(?=^\[)/m.exec(readFileSync(join(root, "wrangler.toml"), "utf8"))?.[1] ?? "";
 const tomlVar = (name) => new RegExp(`^${name}\\s*=\\s*"([^"]*)"`, "m").exec(toml)?.[1] ?? "";
 const issuer = vars.JWT_ISSUER ?? tomlVar("JWT_ISSUER");
 const audience = vars.JWT_AUDIENCE ?? tomlVar("JWT_AUDIENCE");

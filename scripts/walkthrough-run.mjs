@@ -99,7 +99,8 @@ dev.once("error", (err) => finish(1, `could not start npm run dev: ${err.message
 
 const deadline = Date.now() + READY_WITHIN_MS;
 for (;;) {
-  if (dev.exitCode !== null || dev.signalCode !== null) await finish(1, `npm run dev exited (${dev.exitCode ?? dev.signalCode}) before it answered /healthz`);
+  if (dev.exitCode !== null || dev.signalCode !== null)
+    await finish(1, `npm run dev exited (${dev.exitCode ?? dev.signalCode}) before it answered /healthz`);
   try {
     const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2000) });
     if (response.ok) break;

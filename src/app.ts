@@ -5,10 +5,10 @@
  */
 import { type Context, Hono } from "hono";
 import { requestId } from "hono/request-id";
-import { requireSoundConfig } from "./guard";
 import { ApiError, renderError } from "./errors";
-import { APIS, apiRouter } from "./operations";
+import { requireSoundConfig } from "./guard";
 import { openApiDocument } from "./openapi";
+import { APIS, apiRouter } from "./operations";
 import { checkReadiness } from "./readiness";
 import type { GatewayEnv } from "./types";
 

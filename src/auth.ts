@@ -106,7 +106,7 @@ async function verifyUserToken(env: Env, token: string): Promise<string> {
   }
   const sub = payload.sub;
   if (typeof sub !== "string" || sub.length === 0 || sub.length > MAX_SUBJECT_LENGTH) {
-    throw unauthorized("The token's \"sub\" claim is missing or not accepted.");
+    throw unauthorized('The token\'s "sub" claim is missing or not accepted.');
   }
   return sub;
 }

@@ -72,7 +72,8 @@ export function parseWebhookSecrets(value: string | undefined): WebhookSecrets {
     const name = entries.length > 1 ? `WEBHOOK_SECRET entry ${i + 1}` : "WEBHOOK_SECRET";
     const key = entry.startsWith(WEBHOOK_SECRET_PREFIX) ? decodeBase64(entry.slice(WEBHOOK_SECRET_PREFIX.length)) : null;
     if (!key) problems.push(`${name} is not of the form whsec_<base64>.`);
-    else if (key.length < MIN_WEBHOOK_SECRET_BYTES) problems.push(`${name} encodes fewer than ${MIN_WEBHOOK_SECRET_BYTES} bytes; use 24 to 64 random bytes.`);
+    else if (key.length < MIN_WEBHOOK_SECRET_BYTES)
+      problems.push(`${name} encodes fewer than ${MIN_WEBHOOK_SECRET_BYTES} bytes; use 24 to 64 random bytes.`);
     else keys.push(key);
   });
   return { keys, problems };
@@ -87,7 +88,9 @@ export const DEFAULT_TID_INDEX_SHARDS = ["DB"] as const;
  * row's shard is a position in this list): append, never reorder.
  */
 export const tidShardList = (value: unknown): string[] => {
-  const names = text(value).split(/[\s,]+/).filter(Boolean);
+  const names = text(value)
+    .split(/[\s,]+/)
+    .filter(Boolean);
   return names.length > 0 ? names : [...DEFAULT_TID_INDEX_SHARDS];
 };
 
@@ -96,7 +99,10 @@ export const tidShardList = (value: unknown): string[] => {
  * the list before the change; empty when no change is under way. A key whose
  * database differs between the two is looked for in both (src/shards.ts).
  */
-export const previousTidShardList = (value: unknown): string[] => text(value).split(/[\s,]+/).filter(Boolean);
+export const previousTidShardList = (value: unknown): string[] =>
+  text(value)
+    .split(/[\s,]+/)
+    .filter(Boolean);
 
 /** What is wrong with a list itself, before any binding is looked at. `setting` names the var. */
 export function tidShardListProblems(names: readonly string[], setting = "TID_INDEX_SHARDS"): string[] {
@@ -346,7 +352,11 @@ export function d1Bindings(vars: Settings): string[] {
 /** The host a route pattern or custom domain names (`api.partner.com/*` -> api.partner.com). */
 export function routeHost(route: Route): string {
   const pattern = typeof route === "string" ? route : route.pattern;
-  return pattern.replace(/^[a-z]+:\/\//i, "").split("/")[0]!.replace(/^\*\.?/, "").toLowerCase();
+  return pattern
+    .replace(/^[a-z]+:\/\//i, "")
+    .split("/")[0]!
+    .replace(/^\*\.?/, "")
+    .toLowerCase();
 }
 
 /** The addresses production answers on: https://<host> of each route or custom domain. */
@@ -369,7 +379,8 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
 
   if (text(vars.ENVIRONMENT) === "development") problems.push("ENVIRONMENT is development in production's vars; set it to production.");
   for (const name of [...PRODUCTION_SECRETS, ...FORBIDDEN_PRODUCTION_SECRETS]) {
-    if (name in vars) problems.push(`${name} is a var, in plain text in wrangler.toml and the dashboard; remove it from the vars and set it as a secret.`);
+    if (name in vars)
+      problems.push(`${name} is a var, in plain text in wrangler.toml and the dashboard; remove it from the vars and set it as a secret.`);
   }
   problems.push(...productionVarProblems(vars));
   for (const name of Object.keys(vars).filter((n) => n.startsWith("SANDBOX_"))) {
@@ -378,7 +389,9 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
 
   const routes = [...(config.routes ?? []), ...(config.route ? [config.route] : [])];
   if (routes.length === 0) {
-    problems.push("routes is not set: production has no address. Set a route or custom domain in [env.production] (routes = [{ pattern = \"payments.partner.com\", custom_domain = true }]).");
+    problems.push(
+      'routes is not set: production has no address. Set a route or custom domain in [env.production] (routes = [{ pattern = "payments.partner.com", custom_domain = true }]).',
+    );
   }
   routes.forEach((route, i) => {
     const host = routeHost(route);
@@ -390,7 +403,8 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
     }
   });
   if (config.workers_dev) problems.push("workers_dev is true: production would also answer on a workers.dev address; set it to false.");
-  if (config.main && /(^|[\\/])dev\.ts$/.test(config.main)) problems.push("main is src/dev.ts, the sandbox build; production's entry is src/index.ts.");
+  if (config.main && /(^|[\\/])dev\.ts$/.test(config.main))
+    problems.push("main is src/dev.ts, the sandbox build; production's entry is src/index.ts.");
 
   // The tid index and the event log live in the databases TID_INDEX_SHARDS names (DB alone by default).
   problems.push(...tidShardListProblems(tidShardList(vars.TID_INDEX_SHARDS)));
@@ -400,18 +414,23 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
     const db = config.d1_databases?.find((d) => d.binding === binding);
     if (!db) problems.push(`The D1 binding ${binding} is missing from [[env.production.d1_databases]].`);
     else if (!db.database_id || ZERO_ID.test(db.database_id)) {
-      problems.push(`${binding}'s database_id is still the zero placeholder; put the id \`wrangler d1 create\` printed into [[env.production.d1_databases]].`);
+      problems.push(
+        `${binding}'s database_id is still the zero placeholder; put the id \`wrangler d1 create\` printed into [[env.production.d1_databases]].`,
+      );
     } else if (ids.has(db.database_id)) {
       problems.push(`${binding} and ${ids.get(db.database_id)} are the same database (one database_id): each shard needs a database of its own.`);
     } else ids.set(db.database_id, binding);
   }
 
   const producer = config.queues?.producers?.find((p) => p.binding === "EVENTS");
-  if (!producer || !text(producer.queue)) problems.push("The queue binding EVENTS is missing from [[env.production.queues.producers]]: events cannot be published.");
+  if (!producer || !text(producer.queue))
+    problems.push("The queue binding EVENTS is missing from [[env.production.queues.producers]]: events cannot be published.");
   else {
     const consumer = config.queues?.consumers?.find((c) => c.queue === producer.queue);
-    if (!consumer) problems.push(`No consumer of the events queue ${producer.queue} in [[env.production.queues.consumers]]: events would never be delivered.`);
-    else if (!text(consumer.dead_letter_queue)) problems.push(`The consumer of ${producer.queue} has no dead_letter_queue: events that keep failing would be lost.`);
+    if (!consumer)
+      problems.push(`No consumer of the events queue ${producer.queue} in [[env.production.queues.consumers]]: events would never be delivered.`);
+    else if (!text(consumer.dead_letter_queue))
+      problems.push(`The consumer of ${producer.queue} has no dead_letter_queue: events that keep failing would be lost.`);
     else if (!config.queues?.consumers?.some((c) => c.queue === consumer.dead_letter_queue)) {
       problems.push(`No consumer of the dead-letter queue ${consumer.dead_letter_queue}: failed events would never show as failed.`);
     }

@@ -4,13 +4,7 @@
  * checked by the module that uses it, and src/guard.ts collects every
  * problem and refuses to serve while there is one.
  */
-import {
-  parseUrl,
-  parseWebhookSecrets,
-  productionSecretProblems,
-  productionVarProblems,
-  secretList,
-} from "./config-rules";
+import { parseUrl, parseWebhookSecrets, productionSecretProblems, productionVarProblems, secretList } from "./config-rules";
 
 export interface GatewayConfig {
   environment: string;
@@ -89,7 +83,9 @@ export function readConfig(env: Env): GatewayConfig {
           .map((s) => Number(s.trim()))
           .filter((n) => Number.isInteger(n) && n > 0),
       ),
-      partnerKeyDigests: partnerKeyHashes(env).filter((d) => DIGEST.test(d)).map(hexBytes),
+      partnerKeyDigests: partnerKeyHashes(env)
+        .filter((d) => DIGEST.test(d))
+        .map(hexBytes),
       // A JWKS deployment accepts only the asymmetric algorithms, whatever JWT_SECRET says.
       userTokens: jwksUrl
         ? { mode: "jwks", jwksUrl, algorithms: ["RS256", "ES256"], ...claims }

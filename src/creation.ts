@@ -11,10 +11,21 @@ import { clock } from "./clock";
 import { readConfig } from "./config";
 import { ApiError } from "./errors";
 import { KINDS, type Kind, type KindName, type RecordBody } from "./kinds";
-import { receiptStub } from "./receipt-object";
 import { log } from "./log";
+import { receiptStub } from "./receipt-object";
 import { DAY_MS, retentionPolicy } from "./retention";
-import { claimTid, completeTid, expireTid, findTid, fingerprint, isCompacted, leaseExpired, releaseTid, tidIndexFor, upstreamTidFor } from "./tid-index";
+import {
+  claimTid,
+  completeTid,
+  expireTid,
+  findTid,
+  fingerprint,
+  isCompacted,
+  leaseExpired,
+  releaseTid,
+  tidIndexFor,
+  upstreamTidFor,
+} from "./tid-index";
 import { UpstreamClient } from "./upstream/client";
 
 export interface Created<T> {

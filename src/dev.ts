@@ -8,13 +8,12 @@ import { Hono } from "hono";
 import { sandboxConsole } from "./console/routes";
 import type { EventMessage } from "./events";
 import gateway from "./index";
+
 export { ReceiptObject } from "./index";
 export { SandboxObject, SandboxUpstream } from "./sandbox";
 
 /** The console's pages, then everything else under /__sandbox/ from the sandbox itself, as the gateway reaches it. */
-const sandboxPaths = new Hono<{ Bindings: Env }>()
-  .route("/", sandboxConsole)
-  .all("/__sandbox/*", (c) => c.env.UPSTREAM!.fetch(c.req.raw));
+const sandboxPaths = new Hono<{ Bindings: Env }>().route("/", sandboxConsole).all("/__sandbox/*", (c) => c.env.UPSTREAM!.fetch(c.req.raw));
 
 export default {
   fetch(request, env, ctx) {

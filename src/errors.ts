@@ -149,8 +149,5 @@ export function renderError(err: unknown, c: Context): Response {
   const { retry_after, headers, ...extras } = apiError.extras;
   if (retry_after !== undefined) c.header("Retry-After", String(Math.max(1, Math.ceil(retry_after))));
   for (const [name, value] of Object.entries(headers ?? {})) c.header(name, value);
-  return c.json(
-    { error: { code: apiError.code, message: apiError.message, request_id: requestId, ...extras } },
-    apiError.status,
-  );
+  return c.json({ error: { code: apiError.code, message: apiError.message, request_id: requestId, ...extras } }, apiError.status);
 }

@@ -113,7 +113,11 @@ export function plainMessage(issue: Issue): string {
     if (!path && issue.type === "object") return notAnObject(issue.input);
     const wanted =
       TYPE_WORDS[issue.type] ??
-      (issue.type === "literal" || issue.type === "picklist" ? `one of ${issue.expected}` : issue.type === "union" || issue.type === "variant" ? "one of the documented shapes" : (issue.expected ?? issue.type));
+      (issue.type === "literal" || issue.type === "picklist"
+        ? `one of ${issue.expected}`
+        : issue.type === "union" || issue.type === "variant"
+          ? "one of the documented shapes"
+          : (issue.expected ?? issue.type));
     return `${field} must be ${wanted}, not ${kindOf(issue.input)}`;
   }
   switch (issue.type) {
@@ -165,7 +169,7 @@ export function nearMisses(schema: unknown, value: unknown, path: string[] = [],
   const shape = unwrapSchema(schema as AnySchema);
   if (!shape || value === null || typeof value !== "object" || found.length >= MAX_DETAILS) return found;
   if (shape.type === "array" && shape.item && Array.isArray(value)) {
-    value.slice(0, 100).forEach((item, index) => nearMisses(shape.item, item, [...path, String(index)], found));
+    for (const [index, item] of value.slice(0, 100).entries()) nearMisses(shape.item, item, [...path, String(index)], found);
     return found;
   }
   if (shape.type === "union" && shape.options) {

@@ -104,8 +104,7 @@ type Row = {
   then: Decision | ((ctx: DecisionContext, phase: Phase) => Decision);
 };
 
-const EXHAUSTED_MESSAGE = (ctx: DecisionContext) =>
-  `Three OTP guesses failed: this ${nounOf(ctx.kind)} is closed. Create a new one.`;
+const EXHAUSTED_MESSAGE = (ctx: DecisionContext) => `Three OTP guesses failed: this ${nounOf(ctx.kind)} is closed. Create a new one.`;
 const CANCELLED_MESSAGE = (ctx: DecisionContext) => `The ${nounOf(ctx.kind)} is cancelled; create a new one.`;
 const PAID_MESSAGE = (ctx: DecisionContext, phase: Phase) =>
   `The ${nounOf(ctx.kind)} is already paid (${phase === "held" ? "the amount is held" : phase === "awaiting_supplier" ? "awaiting the supplier" : "paid"}).`;
@@ -131,7 +130,10 @@ const PAYABLE: readonly Row[] = [
  * for QR merchants) and "a user may cancel only while unpaid".
  */
 export const LIFECYCLE: Record<Operation, readonly Row[]> = {
-  authorize: [{ when: (ctx) => !KINDS[ctx.kind].authorizes, then: (ctx) => refuse("invalid_request", `${plural(ctx.kind)} have no authorize step.`) }, ...PAYABLE],
+  authorize: [
+    { when: (ctx) => !KINDS[ctx.kind].authorizes, then: (ctx) => refuse("invalid_request", `${plural(ctx.kind)} have no authorize step.`) },
+    ...PAYABLE,
+  ],
   pay: PAYABLE,
   "hold-confirm": [
     { when: (ctx) => ctx.caller !== "partner", then: refuse("forbidden", "hold-confirm is for the partner backend only.") },
@@ -152,7 +154,11 @@ export const LIFECYCLE: Record<Operation, readonly Row[]> = {
     { when: (ctx) => ctx.caller === "user" && !ctx.fresh, then: ASK_FIRST },
     { phases: ["awaiting_supplier"], then: refuse("cancel_not_allowed", "A receipt awaiting the supplier's answer (state 57) cannot be cancelled.") },
     { when: (ctx) => ctx.qrMerchant, then: refuse("cancel_not_allowed", "Receipts of QR merchants cannot be cancelled.") },
-    { phases: ["held", "paid"], when: (ctx) => ctx.caller !== "partner", then: refuse("forbidden", "Only the partner backend may cancel a paid or held receipt.") },
+    {
+      phases: ["held", "paid"],
+      when: (ctx) => ctx.caller !== "partner",
+      then: refuse("forbidden", "Only the partner backend may cancel a paid or held receipt."),
+    },
     { phases: ["created", "held", "paid"], then: CALL },
   ],
 };
@@ -345,11 +351,19 @@ export interface SendFacts {
 /** Whether another OTP may be sent now: at most MAX_OTP_SENDS, each after the previous one's `wait`. */
 export function otpSendRefusal(facts: SendFacts, now: number): { code: ErrorCode; message: string; retryAfterSeconds: number } | null {
   if (facts.sends >= MAX_OTP_SENDS) {
-    return { code: "rate_limited", message: `At most ${MAX_OTP_SENDS} OTPs are sent for one receipt; create a new receipt.`, retryAfterSeconds: 3600 };
+    return {
+      code: "rate_limited",
+      message: `At most ${MAX_OTP_SENDS} OTPs are sent for one receipt; create a new receipt.`,
+      retryAfterSeconds: 3600,
+    };
   }
   const waitLeft = facts.lastSentAt + facts.waitMs - now;
   if (waitLeft > 0) {
-    return { code: "otp_resend_too_soon", message: "An OTP was sent moments ago; wait before asking for another.", retryAfterSeconds: waitLeft / 1000 };
+    return {
+      code: "otp_resend_too_soon",
+      message: "An OTP was sent moments ago; wait before asking for another.",
+      retryAfterSeconds: waitLeft / 1000,
+    };
   }
   return null;
 }

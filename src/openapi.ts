@@ -118,7 +118,10 @@ function errorResponse(status: number, codes: ErrorCode[]) {
     headers["Retry-After"] = {
       ...HEADERS["Retry-After"],
       required: false,
-      description: `Seconds to wait before retrying; sent with ${[...RETRY_CODES].filter((code) => codes.includes(code)).map((code) => `\`${code}\``).join(" and ")}.`,
+      description: `Seconds to wait before retrying; sent with ${[...RETRY_CODES]
+        .filter((code) => codes.includes(code))
+        .map((code) => `\`${code}\``)
+        .join(" and ")}.`,
     };
   }
   if (status === 401) headers["WWW-Authenticate"] = headerRef("WWW-Authenticate");
@@ -190,7 +193,7 @@ const DOCUMENTATION: NonNullable<Parameters<typeof openAPIRouteHandler>[1]>["doc
     title: "Payments edge gateway",
     version: "1.0.0",
     description:
-      "The partner receipt API of the payment service, proxied at the edge. Paths and bodies are the upstream's; the gateway adds tid uniqueness with safe retries, the three-wrong-OTPs rule, ownership checks and validation. Every error is `{\"error\": {\"code\", \"message\", \"request_id\", ...}}`; every response carries `X-Request-Id`. Calls without a valid partner key or user JWT answer 401 `unauthorized`. A deployment whose configuration is unsafe (development credentials in production, no way to verify callers) answers every call with 503 `service_misconfigured`, naming the problem. Every operation is a POST; another method answers 405 `method_not_allowed` with `Allow: POST`.",
+      'The partner receipt API of the payment service, proxied at the edge. Paths and bodies are the upstream\'s; the gateway adds tid uniqueness with safe retries, the three-wrong-OTPs rule, ownership checks and validation. Every error is `{"error": {"code", "message", "request_id", ...}}`; every response carries `X-Request-Id`. Calls without a valid partner key or user JWT answer 401 `unauthorized`. A deployment whose configuration is unsafe (development credentials in production, no way to verify callers) answers every call with 503 `service_misconfigured`, naming the problem. Every operation is a POST; another method answers 405 `method_not_allowed` with `Allow: POST`.',
   },
   tags: [
     { name: "Receipts", description: "Payment receipts: create, send the OTP, pay, hold-confirm, cancel, read." },
@@ -262,7 +265,11 @@ async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Docu
     },
     schemas,
     COMPONENT_NAMES,
-  ) as unknown as { paths: OpenAPIV3_1.PathsObject; webhooks: Record<string, OpenAPIV3_1.PathItemObject>; components: { schemas: Record<string, Json> } };
+  ) as unknown as {
+    paths: OpenAPIV3_1.PathsObject;
+    webhooks: Record<string, OpenAPIV3_1.PathItemObject>;
+    components: { schemas: Record<string, Json> };
+  };
   // The two seeded above are now refs to themselves: the hoisted copies replace them.
   const all = { ...hoisted.components.schemas, ...schemas };
   return {
@@ -272,7 +279,11 @@ async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Docu
     webhooks: hoisted.webhooks,
     components: {
       ...generated.components,
-      schemas: Object.fromEntries(Object.keys(all).sort().map((name) => [name, all[name]])) as Record<string, OpenAPIV3_1.SchemaObject>,
+      schemas: Object.fromEntries(
+        Object.keys(all)
+          .sort()
+          .map((name) => [name, all[name]]),
+      ) as Record<string, OpenAPIV3_1.SchemaObject>,
       headers: HEADERS,
     },
   };
@@ -309,7 +320,7 @@ const PROBES: OpenAPIV3_1.PathsObject = {
   "/healthz": probe(
     "health",
     "Is the process up and its configuration sound?",
-    "200 `{\"ok\": true}` while the configuration passes the misconfiguration guard; 503 `service_misconfigured` naming the problem otherwise. It does not call the upstream or D1: that is /readyz.",
+    '200 `{"ok": true}` while the configuration passes the misconfiguration guard; 503 `service_misconfigured` naming the problem otherwise. It does not call the upstream or D1: that is /readyz.',
     "service_misconfigured",
   ),
   "/readyz": probe(

@@ -19,10 +19,12 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { type Caller, eventOwner, mayAccess, ownerOf } from "./caller";
+import { clock } from "./clock";
 import { readConfig } from "./config";
 import { type Failure, fail, type Outcome } from "./errors";
 import { kindOf, type RecordBody } from "./kinds";
 import { createdEvent, decide, type KindName, type Operation, otpToSend } from "./lifecycle";
+import { log } from "./log";
 import type { Alarm } from "./record/alarm";
 import type { OtpLedger } from "./record/otp-ledger";
 import type { Outbox } from "./record/outbox";
@@ -32,10 +34,8 @@ import type { Reconciler } from "./record/reconciler";
 import type { Recorder } from "./record/recorder";
 import { type AuditEntry, newRecordRow, type RecordRow, type RecordStore } from "./record/store";
 import type { WriteAhead } from "./record/write-ahead";
-import { log } from "./log";
 import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "./schemas";
 import { UpstreamClient } from "./upstream/client";
-import { clock } from "./clock";
 
 /**
  * The JSON text of a T. Operations answer with it: the object serializes its
@@ -253,7 +253,13 @@ export class ReceiptObject extends DurableObject<Env> {
       const looked = await this.#reconciler.reconcile(new UpstreamClient(this.env, requestId), requestId);
       const after = this.#store.current!;
       if (!looked.ok || after.state !== rec.state || after.pending_op !== rec.pending_op || after.suspect_since !== rec.suspect_since) {
-        this.#store.audit({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
+        this.#store.audit({
+          at: clock.now(),
+          op: "reconcile",
+          actor: "gateway",
+          request_id: requestId,
+          outcome: looked.ok ? "ok" : looked.error.code,
+        });
       }
     } finally {
       this.#busy = null;

@@ -23,8 +23,8 @@
  */
 import { pruneEvents } from "./events/log";
 import { log } from "./log";
-import { compactTids, deleteTids } from "./tid-index";
 import { allShards, type Shard } from "./shards";
+import { compactTids, deleteTids } from "./tid-index";
 
 export const DAY_MS = 86_400_000;
 

@@ -10,9 +10,7 @@ import * as v from "valibot";
 
 // Valibot's default messages quote the value received, which for a card
 // number or an OTP is exactly what must never be echoed. Say what was expected.
-v.setGlobalMessage((issue) =>
-  issue.kind === "schema" ? `expected ${issue.expected ?? issue.type}` : `invalid ${issue.type}`,
-);
+v.setGlobalMessage((issue) => (issue.kind === "schema" ? `expected ${issue.expected ?? issue.type}` : `invalid ${issue.type}`));
 
 // ---------------------------------------------------------------------------
 // Field rules
@@ -73,10 +71,7 @@ export const Amount = v.pipe(
   v.description("Amount in tiyin (1/100 of a sum)."),
 );
 
-export const Currency = v.pipe(
-  v.literal(860, "currency must be 860 (UZS)"),
-  v.description("ISO 4217 numeric code; only 860 (UZS) is supported."),
-);
+export const Currency = v.pipe(v.literal(860, "currency must be 860 (UZS)"), v.description("ISO 4217 numeric code; only 860 (UZS) is supported."));
 
 export const PositiveId = (name: string) =>
   v.pipe(
@@ -169,7 +164,15 @@ export const CreateReceiptRequest = v.pipe(
     currency: v.optional(Currency, 860),
   }),
   v.examples([
-    { tid: "order-2026-0001", amount: 1500000, merchant_id: 1001, account: [{ key: "phone", value: "998901234567" }], description: "Mobile top-up", is_hold: false, currency: 860 },
+    {
+      tid: "order-2026-0001",
+      amount: 1500000,
+      merchant_id: 1001,
+      account: [{ key: "phone", value: "998901234567" }],
+      description: "Mobile top-up",
+      is_hold: false,
+      currency: 860,
+    },
   ]),
 );
 

@@ -80,8 +80,7 @@ function layout(env: Env): Layout {
   if (!found) {
     const problems = shardProblems(env);
     if (problems.length > 0) throw new Error(problems.join(" "));
-    const resolve = (names: readonly string[]) =>
-      names.map((binding) => ({ binding, db: (env as unknown as Record<string, D1Database>)[binding]! }));
+    const resolve = (names: readonly string[]) => names.map((binding) => ({ binding, db: (env as unknown as Record<string, D1Database>)[binding]! }));
     const current = resolve(tidShardList(env.TID_INDEX_SHARDS));
     const previous = resolve(previousTidShardList(env.TID_INDEX_SHARDS_PREVIOUS));
     const all = [...current, ...previous.filter((shard) => !current.some((c) => c.binding === shard.binding))];

@@ -88,9 +88,7 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.no
       return { kind: "in_progress", retryAfterSeconds: Math.max(1, Math.ceil((row.updated_at + req.leaseMs - now) / 1000)) };
     }
     const taken = await db
-      .prepare(
-        "UPDATE tid_index SET claim_token = ?1, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5 AND status = 'pending'",
-      )
+      .prepare("UPDATE tid_index SET claim_token = ?1, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5 AND status = 'pending'")
       .bind(token, now, req.owner, req.tid, row.claim_token)
       .run();
     if (taken.meta.changes === 1) return { kind: "claimed", token, takeover: true, upstreamTid: row.upstream_tid };
@@ -204,9 +202,7 @@ const hmacKeys = new Map<string, Promise<CryptoKey>>();
 async function hmac(key: string, message: string): Promise<Uint8Array> {
   let cryptoKey = hmacKeys.get(key);
   if (!cryptoKey) {
-    cryptoKey = crypto.subtle.importKey("raw", new TextEncoder().encode(key || "unkeyed"), { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-    ]);
+    cryptoKey = crypto.subtle.importKey("raw", new TextEncoder().encode(key || "unkeyed"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     hmacKeys.set(key, cryptoKey);
   }
   return new Uint8Array(await crypto.subtle.sign("HMAC", await cryptoKey, new TextEncoder().encode(message)));

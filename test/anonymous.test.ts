@@ -32,9 +32,7 @@ describe("anonymous card payment", () => {
     expect(paid.state).toBe(4);
     expect(paid.error).toBe("");
     expect(paid.merchant.fields).toEqual([]);
-    expect(Object.keys(paid.ofd).sort()).toEqual(
-      ["code", "fiscalSign", "id", "message", "qrCodeUrl", "receiptId", "terminalId", "time"].sort(),
-    );
+    expect(Object.keys(paid.ofd).sort()).toEqual(["code", "fiscalSign", "id", "message", "qrCodeUrl", "receiptId", "terminalId", "time"].sort());
     expect(String(paid.pay_date)).toHaveLength(13);
 
     // check-id still answers the full receipt, with the card masked.

@@ -66,7 +66,11 @@ describe("a production deployment", () => {
     ["holds the development JWT secret", { JWT_SECRET: DEVELOPMENT_JWT_SECRET }, "JWT_SECRET is the development secret"],
     ["holds any JWT secret", { JWT_SECRET: "a-production-hs256-secret" }, "JWT_SECRET is set"],
     ["has no partner key digests", { PARTNER_KEY_HASHES: "" }, "PARTNER_KEY_HASHES is not set"],
-    ["has a partner key digest that is not one", { PARTNER_KEY_HASHES: LIVE_KEY }, "PARTNER_KEY_HASHES entry 1 is not a lowercase hex SHA-256 digest"],
+    [
+      "has a partner key digest that is not one",
+      { PARTNER_KEY_HASHES: LIVE_KEY },
+      "PARTNER_KEY_HASHES entry 1 is not a lowercase hex SHA-256 digest",
+    ],
     ["has no JWKS_URL", { JWKS_URL: "" }, "JWKS_URL is not set"],
     ["has a JWKS_URL over plain http", { JWKS_URL: "http://idp.test/jwks.json" }, "JWKS_URL must be an https URL"],
     ["kept the placeholder JWKS_URL", { JWKS_URL: "https://idp.example.invalid/.well-known/jwks.json" }, "JWKS_URL is still the placeholder"],
@@ -83,7 +87,14 @@ describe("a production deployment", () => {
 
   it.each(problems)("that %s answers every call with 503 naming the problem", async (_name, overrides, named) => {
     const deployment = await production(overrides);
-    for (const [path, credential] of [["/healthz"], ["/openapi.json"], ["/docs"], ["/nothing-here"], [CHECK_ID, LIVE_KEY], [CHECK_ID, undefined]] as const) {
+    for (const [path, credential] of [
+      ["/healthz"],
+      ["/openapi.json"],
+      ["/docs"],
+      ["/nothing-here"],
+      [CHECK_ID, LIVE_KEY],
+      [CHECK_ID, undefined],
+    ] as const) {
       const error = await expectError(ask(deployment, path, credential), 503, "service_misconfigured");
       expect(error.message, path).toContain(named);
       for (const secret of [DEVELOPMENT_JWT_SECRET, "a-production-hs256-secret", DEVELOPMENT_PARTNER_KEY, DEVELOPMENT_PARTNER_KEY_DIGEST, LIVE_KEY]) {
@@ -94,7 +105,10 @@ describe("a production deployment", () => {
 
   it("names every problem at once", async () => {
     const error = await expectError(
-      ask(await production({ PARTNER_KEY_HASHES: DEVELOPMENT_PARTNER_KEY_DIGEST, JWT_SECRET: DEVELOPMENT_JWT_SECRET, UPSTREAM: env.UPSTREAM }), "/healthz"),
+      ask(
+        await production({ PARTNER_KEY_HASHES: DEVELOPMENT_PARTNER_KEY_DIGEST, JWT_SECRET: DEVELOPMENT_JWT_SECRET, UPSTREAM: env.UPSTREAM }),
+        "/healthz",
+      ),
       503,
       "service_misconfigured",
     );

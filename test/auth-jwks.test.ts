@@ -95,8 +95,9 @@ describe("users' JWTs verified against the identity provider's JWKS", () => {
     const read = await expectStatus(call("receipt/check-id", { id: created.id }, await sign(ec, user)), 200);
     expect(read.id).toBe(created.id);
 
-    const owner = await runInDurableObject(receiptStub(env, "receipt", created.id), (_instance, state) =>
-      state.storage.sql.exec("SELECT owner FROM record").one().owner,
+    const owner = await runInDurableObject(
+      receiptStub(env, "receipt", created.id),
+      (_instance, state) => state.storage.sql.exec("SELECT owner FROM record").one().owner,
     );
     expect(owner).toBe(`user:${user}`);
     await expectError(call("receipt/check-id", { id: created.id }, await sign(ec, newUser())), 404, "receipt_not_found");
@@ -116,11 +117,7 @@ describe("users' JWTs verified against the identity provider's JWKS", () => {
     ["an unknown kid", UNVERIFIED, (user) => sign({ alg: "RS256", kid: "rsa-2", key: imposter }, user)],
     ["a known kid on a token signed with another key", UNVERIFIED, (user) => sign({ alg: "RS256", kid: "rsa-1", key: imposter }, user)],
     ["the RSA key's kid on an ES256 token", UNVERIFIED, (user) => sign({ alg: "ES256", kid: "rsa-1", key: ec.key }, user)],
-    [
-      "HS256 with the development secret (algorithm confusion)",
-      ALGORITHM,
-      (user) => userToken(user, { claims: { iss: ISSUER, aud: AUDIENCE } }),
-    ],
+    ["HS256 with the development secret (algorithm confusion)", ALGORITHM, (user) => userToken(user, { claims: { iss: ISSUER, aud: AUDIENCE } })],
     [
       "HS256 keyed with the provider's public key (algorithm confusion)",
       ALGORITHM,

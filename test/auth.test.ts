@@ -274,7 +274,11 @@ describe("ownership", () => {
     expect((await expectStatus(call("receipt/check-tid", { tid: request.tid, user: ownerSub }), 200)).id).toBe(mine.id);
     expect((await expectStatus(call("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(partners.id);
     // Naming another user is, for a user, an unknown tid.
-    await expectError(call("receipt/check-tid", { tid: request.tid, user: ownerSub }, { token: await userToken(newUser()) }), 404, "receipt_not_found");
+    await expectError(
+      call("receipt/check-tid", { tid: request.tid, user: ownerSub }, { token: await userToken(newUser()) }),
+      404,
+      "receipt_not_found",
+    );
   });
 
   it("a partner's tid taken first by a user does not block the partner's create", async () => {
@@ -303,7 +307,11 @@ describe("ownership", () => {
     expect(await ownerIn("receipt", partnerReceipt.id)).toBe("partner:partner");
     expect(await ownerIn("transfer", transfer.receipt_id)).toBe(`user:${user}`);
     expect(await indexed(`user:${user}`, receipt.tid)).toEqual({ owner: `user:${user}`, kind: "receipt", receipt_id: receipt.id });
-    expect(await indexed("partner:partner", partnerReceipt.tid)).toEqual({ owner: "partner:partner", kind: "receipt", receipt_id: partnerReceipt.id });
+    expect(await indexed("partner:partner", partnerReceipt.tid)).toEqual({
+      owner: "partner:partner",
+      kind: "receipt",
+      receipt_id: partnerReceipt.id,
+    });
     expect(await indexed(`user:${user}`, transfer.tid)).toEqual({ owner: `user:${user}`, kind: "transfer", receipt_id: transfer.receipt_id });
     expect(await indexed("partner:partner", receipt.tid), "a user's tid is not in the partner's space").toBeNull();
   });
@@ -329,7 +337,10 @@ describe("credentials", () => {
     const now = Math.floor(Date.now() / 1000);
     const secret = new TextEncoder().encode(env.JWT_SECRET);
     const noExp = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject(newUser()).sign(secret);
-    const noSub = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setExpirationTime(now + 600).sign(secret);
+    const noSub = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime(now + 600)
+      .sign(secret);
     const basic = { headers: { authorization: `Basic ${btoa("partner:sk_test_local_partner")}` }, token: null };
 
     await expectError(call("receipt/check-id", { id: missingId() }, basic), 401, "unauthorized");

@@ -5,17 +5,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { receiptStub } from "../src/receipt-object";
-import {
-  call,
-  createReceipt,
-  expectError,
-  expectStatus,
-  newUser,
-  sandboxCalls,
-  sandboxReceipt,
-  storedRecord,
-  userToken,
-} from "./helpers";
+import { call, createReceipt, expectError, expectStatus, newUser, sandboxCalls, sandboxReceipt, storedRecord, userToken } from "./helpers";
 import { scriptedUpstream } from "./support/scripted-upstream";
 
 const TOKEN = { token: "tok_sandbox_ok" };

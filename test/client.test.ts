@@ -6,9 +6,9 @@
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createGatewayClient, type Receipt, verifyWebhook, WebhookVerificationError } from "../client/src/index";
 import schemaText from "../client/src/schema.d.ts?raw";
 import documentText from "../openapi.json?raw";
-import { createGatewayClient, verifyWebhook, WebhookVerificationError, type Receipt } from "../client/src/index";
 import { parseWebhookSecrets } from "../src/config-rules";
 import { signWebhook } from "../src/events/signing";
 import { newTid, OTP_OK, PARTNER_KEY, transferRequest } from "./helpers";
@@ -69,7 +69,10 @@ describe("the typed client", () => {
   });
 
   it("creates, pays and reads a transfer", async () => {
-    const created = await client.call("/api/v1/partner/a2c/create", transferRequest() as { tid: string; amount: number; rate_id: number; receiver_card: string; token: string });
+    const created = await client.call(
+      "/api/v1/partner/a2c/create",
+      transferRequest() as { tid: string; amount: number; rate_id: number; receiver_card: string; token: string },
+    );
     if (!created.ok) throw new Error(created.error.code);
     const paid = await client.call("/api/v1/partner/a2c/pay", { id: created.data.receipt_id, otp: OTP_OK });
     if (!paid.ok) throw new Error(paid.error.code);

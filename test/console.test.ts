@@ -10,18 +10,8 @@ import worker from "../src/index";
 import type { KindName } from "../src/lifecycle";
 import { receiptStub } from "../src/receipt-object";
 import { tidShards } from "../src/shards";
-import {
-  call,
-  createReceipt,
-  expectError,
-  expectStatus,
-  OTP_OK,
-  newTid,
-  newUser,
-  transferRequest,
-  userToken,
-} from "./helpers";
 import { eventRow, queueSpy, recordEventsDb } from "./events";
+import { call, createReceipt, expectError, expectStatus, newTid, newUser, OTP_OK, transferRequest, userToken } from "./helpers";
 
 const ORIGIN = "http://gateway.test";
 const CONSOLE = `${ORIGIN}/__sandbox/`;
@@ -57,8 +47,9 @@ const textOf = (page: string) => page.replace(/<[^>]*>/g, " ").replace(/\s+/g, "
 async function logEvents(kind: KindName, id: string): Promise<void> {
   const stub = receiptStub(env, kind, id);
   for (let round = 0; round < 5; round++) {
-    const unsent = await runInDurableObject(stub, (_i, state) =>
-      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL").one().n,
+    const unsent = await runInDurableObject(
+      stub,
+      (_i, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL").one().n,
     );
     if (unsent === 0) break;
     await runDurableObjectAlarm(stub);
@@ -297,7 +288,9 @@ describe("POST /__sandbox/events/{id}/resend", () => {
   it("queues the event again, as events/resend does, and sends the browser back to the record (303)", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     await logEvents("receipt", receipt.id);
-    const [created] = (await (await recordEventsDb(receipt.id)).prepare("SELECT id FROM events WHERE record_id = ?1").bind(receipt.id).all<{ id: string }>()).results;
+    const [created] = (
+      await (await recordEventsDb(receipt.id)).prepare("SELECT id FROM events WHERE record_id = ?1").bind(receipt.id).all<{ id: string }>()
+    ).results;
     expect((await eventRow(created!.id))?.delivery_status).toBe("delivered");
     queue.sent.length = 0;
 
@@ -318,7 +311,9 @@ describe("POST /__sandbox/events/{id}/resend", () => {
   it("refuses a POST from another site, and queues nothing", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     await logEvents("receipt", receipt.id);
-    const [created] = (await (await recordEventsDb(receipt.id)).prepare("SELECT id FROM events WHERE record_id = ?1").bind(receipt.id).all<{ id: string }>()).results;
+    const [created] = (
+      await (await recordEventsDb(receipt.id)).prepare("SELECT id FROM events WHERE record_id = ?1").bind(receipt.id).all<{ id: string }>()
+    ).results;
     queue.sent.length = 0;
 
     const res = await resend(created!.id, "https://elsewhere.example");

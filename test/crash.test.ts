@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { type EventMessage, SWEEP_SETTINGS } from "../src/events";
 import type { KindName } from "../src/lifecycle";
 import { receiptStub } from "../src/receipt-object";
+import { callGateway, consume, fireCron, queueSpy, receiver } from "./events";
 import {
   call,
   createReceipt,
@@ -21,13 +22,12 @@ import {
   OTP_OK,
   OTP_WRONG,
   sandboxCalls,
-  storedRecord,
   sandboxReceipt,
   sandboxTransfer,
+  storedRecord,
   transferRequest,
   userToken,
 } from "./helpers";
-import { callGateway, consume, fireCron, queueSpy, receiver } from "./events";
 import { scriptedUpstream } from "./support/scripted-upstream";
 
 afterEach(() => vi.restoreAllMocks());
@@ -84,11 +84,7 @@ describe("a crash while a call is in flight (rule 8)", () => {
   it("pay with the right OTP: settled as paid, and the OTP is no guess", async () => {
     const receipt = await createReceipt({ merchant_id: 1001 });
     await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
-    await expectError(
-      crashMidCall("receipt", receipt.id, "receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }),
-      502,
-      "upstream_error",
-    );
+    await expectError(crashMidCall("receipt", receipt.id, "receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }), 502, "upstream_error");
     expect(await settleByAlarm("receipt", receipt.id)).toMatchObject({ state: 4, wrong_otps: 0, unconfirmed_otps: 0 });
     await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }), 409, "receipt_already_paid");
     expect(await upstreamCalls("receipt/pay", receipt.id)).toHaveLength(1);
@@ -110,11 +106,7 @@ describe("a crash while a call is in flight (rule 8)", () => {
     const receipt = await createReceipt({ merchant_id: 1001, is_hold: true });
     await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
     for (let i = 0; i < 2; i++) await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_WRONG }), 422, "otp_invalid");
-    await expectError(
-      crashMidCall("receipt", receipt.id, "receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }),
-      502,
-      "upstream_error",
-    );
+    await expectError(crashMidCall("receipt", receipt.id, "receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }), 502, "upstream_error");
     expect((await settleByAlarm("receipt", receipt.id)).state).toBe(5);
     expect((await expectStatus(call("receipt/hold-confirm", { id: receipt.id }), 200)).state).toBe(4);
     expect(await upstreamCalls("receipt/cancel", receipt.id)).toHaveLength(0);
@@ -198,7 +190,10 @@ describe("eviction between every step of the OTP flow changes nothing", () => {
 describe("a crash right after the queue accepted an event", () => {
   /** What the receipt's outbox still owes (how far the drain got before the crash). */
   const unsent = (id: string) =>
-    runInDurableObject(receiptStub(env, "receipt", id), (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL").one().n);
+    runInDurableObject(
+      receiptStub(env, "receipt", id),
+      (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL").one().n,
+    );
 
   // The queue accepted receipt.paid, then the runtime died, before the object marked its outbox
   // row sent or after: either way the queue's copy dies with the process (the local queue
@@ -235,7 +230,12 @@ describe("a crash right after the queue accepted an event", () => {
       await fireCron(Date.now() + SWEEP_SETTINGS.development.staleMs + 1);
       const received = receiver();
       await consume(queue.sent.splice(0).map((body: EventMessage) => ({ body })));
-      expect(received.map((d) => JSON.parse(d.body)).filter((e) => e.data.object.id === receipt.id).map((e) => e.type)).toContain("receipt.paid");
+      expect(
+        received
+          .map((d) => JSON.parse(d.body))
+          .filter((e) => e.data.object.id === receipt.id)
+          .map((e) => e.type),
+      ).toContain("receipt.paid");
       const events = await expectStatus<any>(callGateway("events/list", { receipt_id: receipt.id, type: "receipt.paid" }), 200);
       expect(events.events.map((e: any) => e.delivery.status)).toEqual(["delivered"]);
     });

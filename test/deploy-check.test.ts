@@ -9,8 +9,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import template from "../production.secrets.example.json";
 import {
-  d1Bindings,
   type DeploymentConfig,
+  d1Bindings,
   deploymentProblems,
   deploymentUrls,
   FORBIDDEN_PRODUCTION_SECRETS,
@@ -103,7 +103,11 @@ describe("the tid index's shards", () => {
   });
 
   it("pass when each is declared with a database of its own, and each is migrated by npm run deploy", () => {
-    const config = sharded(filled(), { binding: "DB_TID_1", database_name: "payments-gateway-tid-1", database_id: "6a1d2f3e-4d5c-4b7a-9e8f-0a1b2c3d4e5f" });
+    const config = sharded(filled(), {
+      binding: "DB_TID_1",
+      database_name: "payments-gateway-tid-1",
+      database_id: "6a1d2f3e-4d5c-4b7a-9e8f-0a1b2c3d4e5f",
+    });
     expect(deploymentProblems(config, required)).toEqual([]);
     expect(d1Bindings(config.vars!)).toEqual(["DB", "DB_TID_1"]);
     // DB keeps the event log, so it is migrated even when the index lives elsewhere.
@@ -116,11 +120,27 @@ describe("deploymentProblems", () => {
     ["no route or custom domain", (c) => ({ ...c, routes: [] }), "routes is not set: production has no address."],
     ["a route on an IP address", (c) => ({ ...c, routes: ["203.0.113.7/*"] }), "routes is an IP address"],
     ["a route on localhost", (c) => ({ ...c, routes: [{ pattern: "payments.localhost", custom_domain: true }] }), "routes points at localhost"],
-    ["a placeholder beside a real route", (c) => ({ ...c, routes: [...c.routes!, "payments.example.invalid/*"] }), "routes entry 2 is still the placeholder"],
-    ["no D1 database_id", (c) => ({ ...c, d1_databases: [{ binding: "DB", database_name: "payments-gateway" }] }), "DB's database_id is still the zero placeholder"],
+    [
+      "a placeholder beside a real route",
+      (c) => ({ ...c, routes: [...c.routes!, "payments.example.invalid/*"] }),
+      "routes entry 2 is still the placeholder",
+    ],
+    [
+      "no D1 database_id",
+      (c) => ({ ...c, d1_databases: [{ binding: "DB", database_name: "payments-gateway" }] }),
+      "DB's database_id is still the zero placeholder",
+    ],
     ["no D1 binding", (c) => ({ ...c, d1_databases: [] }), "The D1 binding DB is missing"],
-    ["an upstream over http", (c) => ({ ...c, vars: { ...c.vars, UPSTREAM_BASE_URL: "http://partner-api.payments.uz" } }), "UPSTREAM_BASE_URL must be an https URL."],
-    ["a private upstream", (c) => ({ ...c, vars: { ...c.vars, UPSTREAM_BASE_URL: "https://10.0.0.8" } }), "UPSTREAM_BASE_URL points at a private address"],
+    [
+      "an upstream over http",
+      (c) => ({ ...c, vars: { ...c.vars, UPSTREAM_BASE_URL: "http://partner-api.payments.uz" } }),
+      "UPSTREAM_BASE_URL must be an https URL.",
+    ],
+    [
+      "a private upstream",
+      (c) => ({ ...c, vars: { ...c.vars, UPSTREAM_BASE_URL: "https://10.0.0.8" } }),
+      "UPSTREAM_BASE_URL points at a private address",
+    ],
     ["a loopback JWKS", (c) => ({ ...c, vars: { ...c.vars, JWKS_URL: "https://[::1]/jwks.json" } }), "JWKS_URL points at a loopback address"],
     ["no WEBHOOK_URL", (c) => ({ ...c, vars: { ...c.vars, WEBHOOK_URL: "" } }), "WEBHOOK_URL is not set"],
     ["ENVIRONMENT development", (c) => ({ ...c, vars: { ...c.vars, ENVIRONMENT: "development" } }), "ENVIRONMENT is development"],

@@ -1,7 +1,7 @@
 /** Errors people can act on: 405 with Allow, 401 with a challenge, plain words, near-miss field names, at most 20 details. */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { API, call, expectError, newTid, OPERATION_PATHS, PARTNER_KEY, receiptRequest, sandboxCalls, userToken, newUser } from "./helpers";
+import { API, call, expectError, newTid, newUser, OPERATION_PATHS, PARTNER_KEY, receiptRequest, sandboxCalls, userToken } from "./helpers";
 
 const GATEWAY = "http://gateway.test/api/v1/gateway";
 const validTransfer = () => ({ tid: newTid("a2c"), amount: 500_000, rate_id: 1, receiver_card: "9860000000000018", token: "tok_sandbox_ok" });
@@ -39,7 +39,11 @@ describe("405 method_not_allowed", () => {
 
   it("a path that is no operation stays 404 not_found, whatever the method", async () => {
     for (const method of ["GET", "POST"]) {
-      const res = await exports.default.fetch(`${API}/receipt/nothing`, { method, headers: { authorization: `Bearer ${PARTNER_KEY}`, "content-type": "application/json" }, body: method === "POST" ? "{}" : undefined });
+      const res = await exports.default.fetch(`${API}/receipt/nothing`, {
+        method,
+        headers: { authorization: `Bearer ${PARTNER_KEY}`, "content-type": "application/json" },
+        body: method === "POST" ? "{}" : undefined,
+      });
       await expectError(res, 404, "not_found");
       expect(res.headers.get("allow")).toBeNull();
     }
@@ -53,7 +57,7 @@ describe("401 unauthorized carries WWW-Authenticate", () => {
     expect(res.headers.get("www-authenticate")).toBe('Bearer realm="payments-gateway"');
   });
 
-  it("a credential that is refused: error=\"invalid_token\"", async () => {
+  it('a credential that is refused: error="invalid_token"', async () => {
     const expired = await userToken(newUser(), { expiresIn: -3600 });
     for (const token of ["sk_wrong_key", "not-a-jwt", expired]) {
       const res = await call("receipt/check-id", { id: "abc" }, { token });

@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { EVENT_TYPE_NAMES, type EventMessage, publishEvents } from "../src/events";
 import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "../src/events/log";
-import { expectError, expectStatus, newUser, sandboxCalls, userToken } from "./helpers";
 import { callGateway, eventDb, eventRow, GATEWAY, lifecycle, makeEvent, newRecordId } from "./events";
+import { expectError, expectStatus, newUser, sandboxCalls, userToken } from "./helpers";
 
 const list = (body: Record<string, unknown>) => expectStatus<any>(callGateway("events/list", body), 200);
 const idsOf = (page: { events: { id: string }[] }) => page.events.map((e) => e.id);
@@ -61,7 +61,10 @@ describe("events/list", () => {
 
   it("defaults to 20 events, takes 1 to 100, and refuses what is not a filter", async () => {
     const recordId = newRecordId();
-    await publishEvents(env, Array.from({ length: 21 }, (_, i) => makeEvent(recordId, { sequence: i + 1 })));
+    await publishEvents(
+      env,
+      Array.from({ length: 21 }, (_, i) => makeEvent(recordId, { sequence: i + 1 })),
+    );
     const page = await list({ receipt_id: recordId });
     expect(page.events).toHaveLength(20);
     expect(page.has_more).toBe(true);
@@ -83,7 +86,12 @@ describe("events/list", () => {
   it("refuses a filter sent as a JSON array (or any body that is not an object) instead of answering every event", async () => {
     const recordId = newRecordId();
     await publishEvents(env, lifecycle(recordId, ["receipt.created", "receipt.paid"]));
-    for (const [body, kind] of [[[{ receipt_id: recordId, limit: 1 }], "an array"], [[], "an array"], [null, "null"], [20, "a number"]] as const) {
+    for (const [body, kind] of [
+      [[{ receipt_id: recordId, limit: 1 }], "an array"],
+      [[], "an array"],
+      [null, "null"],
+      [20, "a number"],
+    ] as const) {
       const error = await expectError(callGateway("events/list", body), 400, "invalid_request");
       expect(error.details).toEqual([{ path: "", message: `the body must be a JSON object, not ${kind}` }]);
     }

@@ -7,12 +7,12 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import devScript from "../scripts/dev.mjs?raw";
 import { createApp } from "../src/app";
 import { DEVELOPMENT_WEBHOOK_SECRET } from "../src/config";
 import { DEAD_LETTER_SUFFIX, RETRY_SCHEDULES, SWEEP_SETTINGS } from "../src/events";
-import devScript from "../scripts/dev.mjs?raw";
-import { expectError, expectStatus } from "./helpers";
 import { PRODUCTION_WEBHOOK_SECRET, productionEnv } from "./events";
+import { expectError, expectStatus } from "./helpers";
 
 const health = (deployment: Env) => createApp().fetch(new Request("http://gateway.test/healthz"), deployment, createExecutionContext());
 
@@ -27,7 +27,11 @@ describe("the misconfiguration guard, for events", () => {
   const problems: [string, Record<string, unknown>, string][] = [
     ["has no WEBHOOK_URL", { WEBHOOK_URL: "" }, "WEBHOOK_URL is not set"],
     ["sends events over plain http", { WEBHOOK_URL: "http://hooks.partner.test/payments" }, "WEBHOOK_URL must be an https URL"],
-    ["kept the placeholder WEBHOOK_URL", { WEBHOOK_URL: "https://webhooks.partner.example.invalid/payments-gateway" }, "WEBHOOK_URL is still the placeholder"],
+    [
+      "kept the placeholder WEBHOOK_URL",
+      { WEBHOOK_URL: "https://webhooks.partner.example.invalid/payments-gateway" },
+      "WEBHOOK_URL is still the placeholder",
+    ],
     ["has a WEBHOOK_URL that is not a URL", { WEBHOOK_URL: "hooks.partner.test" }, "WEBHOOK_URL is not a URL"],
     ["has no WEBHOOK_SECRET", { WEBHOOK_SECRET: undefined }, "WEBHOOK_SECRET is not set"],
     ["signs with the development secret", { WEBHOOK_SECRET: DEVELOPMENT_WEBHOOK_SECRET }, "WEBHOOK_SECRET holds the development secret"],
@@ -57,7 +61,11 @@ describe("the misconfiguration guard, for events", () => {
 
   it("development may use the local http receiver and the development secret, but not a malformed one or no queue", async () => {
     await expectStatus(health(env), 200);
-    const malformed = await expectError(health({ ...env, WEBHOOK_SECRET: "local-dev-webhook-secret" } as unknown as Env), 503, "service_misconfigured");
+    const malformed = await expectError(
+      health({ ...env, WEBHOOK_SECRET: "local-dev-webhook-secret" } as unknown as Env),
+      503,
+      "service_misconfigured",
+    );
     expect(malformed.message).toContain("WEBHOOK_SECRET is not of the form whsec_<base64>");
     expect(malformed.message).not.toContain("local-dev-webhook-secret");
     const noQueue = await expectError(health({ ...env, EVENTS: undefined } as unknown as Env), 503, "service_misconfigured");
@@ -71,22 +79,25 @@ describe("wrangler.toml's queues", () => {
     ["production", RETRY_SCHEDULES.production],
   ] as const;
 
-  it.each(environments)("%s: EVENTS feeds a consumer whose max_retries is the retry schedule's length, then a dead-letter queue with its own consumer", (name, schedule) => {
-    const queues = env.TEST_WRANGLER_QUEUES[name];
-    const producer = queues.producers.find((p) => p.binding === "EVENTS");
-    expect(producer, "an EVENTS producer").toBeTruthy();
-    const consumer = queues.consumers.find((c) => c.queue === producer!.queue);
-    expect(consumer, "a consumer of the events queue").toBeTruthy();
-    expect(consumer!.max_retries).toBe(schedule.length);
-    expect(consumer!.retry_delay).toBe(schedule[0]);
-    expect(consumer!.max_batch_size).toBeLessThanOrEqual(100);
-    expect(consumer!.max_batch_timeout).toBeLessThanOrEqual(60);
-    expect(consumer!.dead_letter_queue).toBe(`${producer!.queue}${DEAD_LETTER_SUFFIX}`);
-    const deadLetters = queues.consumers.find((c) => c.queue === consumer!.dead_letter_queue);
-    expect(deadLetters, "a consumer of the dead-letter queue").toBeTruthy();
-    expect(deadLetters!.dead_letter_queue).toBeUndefined();
-    expect(queues.consumers).toHaveLength(2);
-  });
+  it.each(environments)(
+    "%s: EVENTS feeds a consumer whose max_retries is the retry schedule's length, then a dead-letter queue with its own consumer",
+    (name, schedule) => {
+      const queues = env.TEST_WRANGLER_QUEUES[name];
+      const producer = queues.producers.find((p) => p.binding === "EVENTS");
+      expect(producer, "an EVENTS producer").toBeTruthy();
+      const consumer = queues.consumers.find((c) => c.queue === producer!.queue);
+      expect(consumer, "a consumer of the events queue").toBeTruthy();
+      expect(consumer!.max_retries).toBe(schedule.length);
+      expect(consumer!.retry_delay).toBe(schedule[0]);
+      expect(consumer!.max_batch_size).toBeLessThanOrEqual(100);
+      expect(consumer!.max_batch_timeout).toBeLessThanOrEqual(60);
+      expect(consumer!.dead_letter_queue).toBe(`${producer!.queue}${DEAD_LETTER_SUFFIX}`);
+      const deadLetters = queues.consumers.find((c) => c.queue === consumer!.dead_letter_queue);
+      expect(deadLetters, "a consumer of the dead-letter queue").toBeTruthy();
+      expect(deadLetters!.dead_letter_queue).toBeUndefined();
+      expect(queues.consumers).toHaveLength(2);
+    },
+  );
 
   it("the schedules: production retries for more than 24 hours, development's first three retries come within 15 s", () => {
     const sum = (delays: readonly number[]) => delays.reduce((a, b) => a + b, 0);

@@ -7,8 +7,7 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { publishEvents, recordEvents, RETRY_SCHEDULES, SWEEP_SETTINGS, sweepEvents } from "../src/events";
-import { expectError, expectStatus } from "./helpers";
+import { publishEvents, RETRY_SCHEDULES, recordEvents, SWEEP_SETTINGS, sweepEvents } from "../src/events";
 import {
   callGateway,
   consume,
@@ -25,6 +24,7 @@ import {
   receiver,
   recordEventsDb,
 } from "./events";
+import { expectError, expectStatus } from "./helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -64,9 +64,7 @@ describe("a delivery the receiver answers with 2xx", () => {
   });
 
   it("delivers a batch concurrently, each message acknowledged on its own", async () => {
-    const received = receiver((delivery) =>
-      new Response(null, { status: JSON.parse(delivery.body).sequence === 2 ? 503 : 200 }),
-    );
+    const received = receiver((delivery) => new Response(null, { status: JSON.parse(delivery.body).sequence === 2 ? 503 : 200 }));
     const { events, messages } = await published(3);
 
     const result = await consume(messages.map((body) => ({ body })));
@@ -102,7 +100,13 @@ describe("a delivery that fails", () => {
     for (const delivery of received) expect(new Webhook(env.WEBHOOK_SECRET).verify(delivery.body, delivery.headers)).toEqual(events[0]);
 
     const row = await eventRow(events[0]!.id);
-    expect(row).toMatchObject({ delivery_status: "pending", attempts: 3, last_status: 500, last_error: "HTTP 500: receiver is down", delivered_at: null });
+    expect(row).toMatchObject({
+      delivery_status: "pending",
+      attempts: 3,
+      last_status: 500,
+      last_error: "HTTP 500: receiver is down",
+      delivered_at: null,
+    });
   });
 
   it("a receiver that does not answer within WEBHOOK_TIMEOUT_MS is given up on and retried", async () => {
@@ -163,7 +167,10 @@ describe("an event whose retries are spent", () => {
     const last = RETRY_SCHEDULES.development.length + 1;
     await consume(messages.map((body) => ({ body, attempts: last })));
 
-    const dead = await consume(messages.map((body) => ({ body })), { queue: DEAD_LETTER_QUEUE });
+    const dead = await consume(
+      messages.map((body) => ({ body })),
+      { queue: DEAD_LETTER_QUEUE },
+    );
 
     expect(dead.explicitAcks).toHaveLength(2);
     expect(received).toHaveLength(2);

@@ -170,11 +170,7 @@ describe("the sweep's queries", () => {
   it("use the partial indexes of migration 0005: each step is a range scan of pending events, never a scan of the log", async () => {
     const plan = async (sql: string) =>
       (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(0, 10).all<{ detail: string }>()).results.map((r) => r.detail).join(" | ");
-    expect(await plan(SWEEP_SELECTS.expired)).toMatch(
-      /USING (COVERING )?INDEX events_pending_since \(delivery_status=\? AND pending_since<\?\)/,
-    );
-    expect(await plan(SWEEP_SELECTS.overdue)).toMatch(
-      /USING (COVERING )?INDEX events_pending_due \(delivery_status=\? AND next_attempt_at<\?\)/,
-    );
+    expect(await plan(SWEEP_SELECTS.expired)).toMatch(/USING (COVERING )?INDEX events_pending_since \(delivery_status=\? AND pending_since<\?\)/);
+    expect(await plan(SWEEP_SELECTS.overdue)).toMatch(/USING (COVERING )?INDEX events_pending_due \(delivery_status=\? AND next_attempt_at<\?\)/);
   });
 });

@@ -5,8 +5,10 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { SWEEP_SETTINGS } from "../src/events";
 import type { KindName } from "../src/lifecycle";
 import { receiptStub } from "../src/receipt-object";
+import { callGateway, consume, fireCron, queueSpy, receiver } from "./events";
 import {
   call,
   createReceipt,
@@ -20,8 +22,6 @@ import {
   transferRequest,
   userToken,
 } from "./helpers";
-import { SWEEP_SETTINGS } from "../src/events";
-import { callGateway, consume, fireCron, queueSpy, receiver } from "./events";
 
 let queue: ReturnType<typeof queueSpy>;
 beforeEach(() => {
@@ -36,8 +36,9 @@ const gateway = (path: string, body: unknown, token = PARTNER_KEY) => callGatewa
 async function drain(kind: KindName, id: string): Promise<void> {
   const stub = receiptStub(env, kind, id);
   for (let round = 0; round < 5; round++) {
-    const unsent = await runInDurableObject(stub, (_i, state) =>
-      state.storage.sql.exec("SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL").one().n,
+    const unsent = await runInDurableObject(
+      stub,
+      (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL").one().n,
     );
     if (unsent === 0) return;
     await runDurableObjectAlarm(stub);

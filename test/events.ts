@@ -7,9 +7,9 @@ import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
 import { type EventMessage, type EventRow, type EventType, type GatewayEvent, newEventId } from "../src/events";
 import { locateEvent } from "../src/events/log";
-import { eventShardFor } from "../src/shards";
 import worker from "../src/index";
 import type { ReceiptBody, TransferBody } from "../src/schemas";
+import { eventShardFor } from "../src/shards";
 import { type CallOptions, callAt } from "./helpers";
 
 declare global {
@@ -210,7 +210,9 @@ export function queueSpy() {
     sent,
     /** Consumes, once each, the queued messages about `recordId` (all when omitted), the receiver answering 204. */
     async deliver(recordId?: string): Promise<ConsumeResult> {
-      const mine = sent.filter((m) => recordId === undefined || (JSON.parse(m.payload) as GatewayEvent).data.object && recordIdOfPayload(m.payload) === recordId);
+      const mine = sent.filter(
+        (m) => recordId === undefined || ((JSON.parse(m.payload) as GatewayEvent).data.object && recordIdOfPayload(m.payload) === recordId),
+      );
       for (const m of mine) sent.splice(sent.indexOf(m), 1);
       receiver();
       return consume(mine.map((body) => ({ body })));

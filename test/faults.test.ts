@@ -10,21 +10,21 @@ import { receiptStub } from "../src/receipt-object";
 import {
   call,
   createReceipt,
+  DAY_MS,
   expectError,
   expectStatus,
   letLatePayHappen,
-  letTimePass,
-  DAY_MS,
   letSupplierAnswer,
+  letTimePass,
   newTid,
   newUser,
   OTP_OK,
   OTP_WRONG,
   receiptRequest,
   sandboxCalls,
-  storedRecord,
   sandboxReceipt,
   sandboxTransfer,
+  storedRecord,
   transferRequest,
   userToken,
 } from "./helpers";
@@ -32,7 +32,6 @@ import { scriptedUpstream } from "./support/scripted-upstream";
 
 const TOKEN = { token: "tok_sandbox_ok" };
 const pay = (id: string, otp?: string, token = "tok_sandbox_ok") => call("receipt/pay", { id, card: { token }, ...(otp ? { otp } : {}) });
-
 
 async function outboxTypes(kind: KindName, id: string): Promise<string[]> {
   return runInDurableObject(receiptStub(env, kind, id), (_instance, state) =>

@@ -1,12 +1,12 @@
 /** Calls through the gateway's HTTP surface, as a mobile app or the partner backend would. */
 import { runInDurableObject } from "cloudflare:test";
-import { advanceClock } from "../src/clock";
 import { env, exports } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { expect } from "vitest";
+import { advanceClock } from "../src/clock";
 import { receiptStub } from "../src/receipt-object";
-import { findTid, type TidRow, tidIndexFor } from "../src/tid-index";
 import { tidShards } from "../src/shards";
+import { findTid, type TidRow, tidIndexFor } from "../src/tid-index";
 
 export const API = "http://gateway.test/api/v1/partner";
 
@@ -170,8 +170,7 @@ export async function letOtpWaitPass(id: string): Promise<void> {
   // The gateway keeps the wait the sandbox answered (SANDBOX_OTP_WAIT_MS).
   letTimePass(SANDBOX_OTP_WAIT_MS + 1);
   await runInDurableObject(sandboxStub(), (_instance, state) => {
-    state.storage.sql.exec(
-      "UPDATE receipts SET otp_sent_ms = MIN(otp_sent_ms, ?) WHERE id = ?", Date.now() - SANDBOX_OTP_WAIT_MS - 1, id);
+    state.storage.sql.exec("UPDATE receipts SET otp_sent_ms = MIN(otp_sent_ms, ?) WHERE id = ?", Date.now() - SANDBOX_OTP_WAIT_MS - 1, id);
   });
 }
 
@@ -202,8 +201,7 @@ export const letOtpExpire = (id: string) => letTimePassSinceOtp(id, SANDBOX_OTP_
  */
 export async function letSupplierAnswer(id: string): Promise<void> {
   await runInDurableObject(sandboxStub(), (_instance, state) => {
-    state.storage.sql.exec(
-      "UPDATE receipts SET supplier_due_ms = ? WHERE id = ? AND supplier_due_ms IS NOT NULL", Date.now() - 1, id);
+    state.storage.sql.exec("UPDATE receipts SET supplier_due_ms = ? WHERE id = ? AND supplier_due_ms IS NOT NULL", Date.now() - 1, id);
   });
 }
 
@@ -226,8 +224,7 @@ export const letTimePass = (ms: number): void => advanceClock(ms);
 export async function letLatePayHappen(id: string): Promise<void> {
   await runInDurableObject(sandboxStub(), (_instance, state) => {
     for (const table of ["receipts", "transfers"]) {
-      state.storage.sql.exec(
-        `UPDATE ${table} SET late_pay_due_ms = ? WHERE id = ? AND late_pay_due_ms IS NOT NULL`, Date.now() - 1, id);
+      state.storage.sql.exec(`UPDATE ${table} SET late_pay_due_ms = ? WHERE id = ? AND late_pay_due_ms IS NOT NULL`, Date.now() - 1, id);
     }
   });
 }
@@ -250,7 +247,6 @@ export async function sha256Hex(text: string): Promise<string> {
 
 export const PRODUCTION_WEBHOOK_URL = "https://hooks.partner.test/payments-gateway";
 export const PRODUCTION_WEBHOOK_SECRET = `whsec_${btoa("a-production-webhook-secret-32b")}`;
-
 
 /** A production deployment with nothing wrong in it: no sandbox, no development value. */
 export async function productionEnv(overrides: Record<string, unknown> = {}): Promise<Env> {

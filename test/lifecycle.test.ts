@@ -164,8 +164,10 @@ describe("cancel (rule 4, and users only while unpaid)", () => {
 
 describe("OTP accounting (rule 2)", () => {
   it("what an answer says of the OTP it carried: an unknown refusal code is an unconfirmed guess", () => {
-    const refused = (code: "otp_invalid" | "otp_attempts_exhausted" | "upstream_refused" | "card_declined" | "otp_expired" | "upstream_unavailable", judged = true) =>
-      otpVerdictOf({ ok: false, outcome: "rejected", judged, code });
+    const refused = (
+      code: "otp_invalid" | "otp_attempts_exhausted" | "upstream_refused" | "card_declined" | "otp_expired" | "upstream_unavailable",
+      judged = true,
+    ) => otpVerdictOf({ ok: false, outcome: "rejected", judged, code });
     expect(otpVerdictOf({ ok: true })).toBe("accepted");
     // No answer: reconciliation decides.
     expect(otpVerdictOf({ ok: false, outcome: "unknown", judged: true, code: "upstream_timeout" })).toBeNull();
@@ -195,7 +197,10 @@ describe("OTP accounting (rule 2)", () => {
 
   it("rule 6: five sends at most, each after the previous one's wait", () => {
     expect(otpSendRefusal({ sends: 0, lastSentAt: 0, waitMs: 0 }, 1000)).toBeNull();
-    expect(otpSendRefusal({ sends: 1, lastSentAt: 1000, waitMs: 60_000 }, 31_000)).toMatchObject({ code: "otp_resend_too_soon", retryAfterSeconds: 30 });
+    expect(otpSendRefusal({ sends: 1, lastSentAt: 1000, waitMs: 60_000 }, 31_000)).toMatchObject({
+      code: "otp_resend_too_soon",
+      retryAfterSeconds: 30,
+    });
     expect(otpSendRefusal({ sends: 1, lastSentAt: 1000, waitMs: 60_000 }, 61_000)).toBeNull();
     expect(otpSendRefusal({ sends: 5, lastSentAt: 0, waitMs: 0 }, 1_000_000)).toMatchObject({ code: "rate_limited" });
   });

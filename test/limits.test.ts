@@ -169,8 +169,17 @@ describe("what the limits leave alone", () => {
   it("the partner backend is exempt: it calls for many users from one address", async () => {
     const headers = { "cf-connecting-ip": newAddress() };
     for (let i = 0; i < 35; i++) {
-      await expectError(call("receipt/pay", { id: missingId(), card: TOKEN_CARD, otp: OTP_OK }, { token: PARTNER_KEY, headers }), 404, "receipt_not_found");
-      if (i < 25) await expectError(call("receipt/authorize", { id: missingId(), card: TOKEN_CARD }, { token: PARTNER_KEY, headers }), 404, "receipt_not_found");
+      await expectError(
+        call("receipt/pay", { id: missingId(), card: TOKEN_CARD, otp: OTP_OK }, { token: PARTNER_KEY, headers }),
+        404,
+        "receipt_not_found",
+      );
+      if (i < 25)
+        await expectError(
+          call("receipt/authorize", { id: missingId(), card: TOKEN_CARD }, { token: PARTNER_KEY, headers }),
+          404,
+          "receipt_not_found",
+        );
     }
   });
 
@@ -202,7 +211,6 @@ describe("what the limits leave alone", () => {
 });
 
 describe("OTP resend for a user (contract rule 6)", () => {
-
   it("a resend before wait has passed is 429 otp_resend_too_soon, with Retry-After, and reaches nothing upstream", async () => {
     const token = await userToken(newUser());
     const receipt = await createReceipt({ merchant_id: 1001 }, { token });

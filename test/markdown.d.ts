@@ -7,8 +7,5 @@ declare module "*.md?raw" {
 }
 
 interface ImportMeta {
-  glob(
-    patterns: string | string[],
-    options?: { query?: string; import?: string; eager?: boolean },
-  ): Record<string, unknown>;
+  glob(patterns: string | string[], options?: { query?: string; import?: string; eager?: boolean }): Record<string, unknown>;
 }

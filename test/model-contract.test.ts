@@ -1,9 +1,30 @@
 // The model test's oracle (test/model/contract.ts) on its own: the verdicts
 // the model test relies on, for answers a broken gateway would give.
 import { describe, expect, it } from "vitest";
-import { guessesOf, isFailedGuess, judge, type Judged, type LoggedCall, OTP_RIGHT, OTP_WRONG, type RecMeta, replay, type Sent } from "./model/contract";
+import {
+  guessesOf,
+  isFailedGuess,
+  type Judged,
+  judge,
+  type LoggedCall,
+  OTP_RIGHT,
+  OTP_WRONG,
+  type RecMeta,
+  replay,
+  type Sent,
+} from "./model/contract";
 
-const receipt: RecMeta = { key: "R1", kind: "receipt", id: "r1", tid: "t1", owner: "user1", merchant: 1001, isHold: false, isVerify: true, qr: false };
+const receipt: RecMeta = {
+  key: "R1",
+  kind: "receipt",
+  id: "r1",
+  tid: "t1",
+  owner: "user1",
+  merchant: 1001,
+  isHold: false,
+  isVerify: true,
+  qr: false,
+};
 
 let n = 0;
 const sent = (over: Partial<Sent>): Sent => ({
@@ -64,7 +85,11 @@ describe("the model test's oracle", () => {
   it("counts as failed guesses the OTPs refused as wrong, lost, or refused in unknown words; not busy ones nor one that paid late", () => {
     const wrong = sent({ otp: OTP_WRONG[0], answer: { status: 422, code: "otp_invalid" } });
     const lost = sent({ otp: OTP_WRONG[1], answer: { status: 502, code: "upstream_error" }, hits: [{ path: "receipt/pay", fault: "5xx" }] });
-    const unknown = sent({ otp: OTP_WRONG[2], answer: { status: 422, code: "upstream_refused" }, hits: [{ path: "receipt/pay", fault: "unknown-code" }] });
+    const unknown = sent({
+      otp: OTP_WRONG[2],
+      answer: { status: 422, code: "upstream_refused" },
+      hits: [{ path: "receipt/pay", fault: "unknown-code" }],
+    });
     const busy = sent({ otp: OTP_WRONG[0], answer: { status: 503, code: "upstream_unavailable" }, hits: [{ path: "receipt/pay", fault: "busy" }] });
     const late = sent({ otp: OTP_RIGHT, answer: { status: 502, code: "upstream_error" }, hits: [{ path: "receipt/pay", fault: "late" }] });
     const calls = [call(wrong, { status: 400, code: "OTP_INVALID" })];

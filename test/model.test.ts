@@ -51,7 +51,19 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { expect, it, vi } from "vitest";
-import { API, cardDataIn, dumpD1, letOtpExpire, letOtpWaitPass, letSupplierAnswer, newTid, newUser, PARTNER_KEY, SANDBOX_OTP_TTL_MS, userToken } from "./helpers";
+import {
+  API,
+  cardDataIn,
+  dumpD1,
+  letOtpExpire,
+  letOtpWaitPass,
+  letSupplierAnswer,
+  newTid,
+  newUser,
+  PARTNER_KEY,
+  SANDBOX_OTP_TTL_MS,
+  userToken,
+} from "./helpers";
 import {
   ANON_EXPIRE,
   ANON_PAN,
@@ -81,19 +93,19 @@ import {
 } from "./model/contract";
 import {
   alarmDue,
-  callLog,
   type Clock,
+  callLog,
   type Delivered,
   dumpObject,
   dumpTidIndex,
-  eventQueue,
   type EventQueue,
+  eventQueue,
   newClock,
   park,
   runCron,
   runNextAlarm,
-  sandboxSeen,
   type SandboxSeen,
+  sandboxSeen,
   stubOf,
 } from "./model/world";
 import { type DeferredRequest, type Fault, forwardDeferred, scriptedUpstream } from "./support/scripted-upstream";
@@ -390,7 +402,8 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
   }
   const answers = await Promise.all(pending.map(async (p) => readAnswer(await p)));
   const hits = scriptedUpstream.firedOn().map((hit) => ({ path: hit.path, fault: scripted.get(hit.path)! }));
-  for (const request of scriptedUpstream.takeDeferred()) rec.late.push({ request, at: clockNow(rec), label: `${request.path} of ${request.requestId}` });
+  for (const request of scriptedUpstream.takeDeferred())
+    rec.late.push({ request, at: clockNow(rec), label: `${request.path} of ${request.requestId}` });
   scriptedUpstream.reset();
   if (faults.crash === "after") await abort(rec);
 
@@ -434,7 +447,11 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
     }
   }
   const all = sentsOf(m, rec);
-  const guessesBefore = guessesOf(rec, all.filter((s) => s.step < step), rec.calls);
+  const guessesBefore = guessesOf(
+    rec,
+    all.filter((s) => s.step < step),
+    rec.calls,
+  );
   const guessesAfter = guessesOf(rec, all, rec.calls);
   for (const [i, sent] of sents.entries()) {
     const raw = answers[i]!.raw.slice(0, 400);
@@ -465,7 +482,7 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
 }
 
 /** Reads what the upstream shows of the record now, and holds its alarm until the test lets time pass. */
-async function look(m: Model, rec: Rec): Promise<void> {
+async function look(_m: Model, rec: Rec): Promise<void> {
   rec.view = await sandboxSeen(rec.kind, rec.id);
   rec.calls = await callLog(rec.id);
   rec.seen.push({ afterSeq: lastSeq(rec.calls), state: rec.view.state });
@@ -477,7 +494,10 @@ function exhaustionSettled(m: Model, rec: Rec, when: string): void {
   if (rec.kind !== "receipt" || rec.qr || rec.cancelTrouble) return;
   const guesses = guessesOf(rec, sentsOf(m, rec), rec.calls);
   if (guesses >= MAX_GUESSES && rec.view.state !== 21) {
-    fail(m, `rule 2: ${rec.key} has ${guesses} failed guesses and nothing stood in the way, but the upstream shows state ${rec.view.state}, not cancelled, ${when}`);
+    fail(
+      m,
+      `rule 2: ${rec.key} has ${guesses} failed guesses and nothing stood in the way, but the upstream shows state ${rec.view.state}, not cancelled, ${when}`,
+    );
   }
 }
 
@@ -488,14 +508,18 @@ function checkRecord(m: Model, rec: Rec): void {
   const paid = rec.calls.filter((c) => (c.path.endsWith("/pay") || c.path === "a2c/pay") && c.status === 200);
   if (paid.length > 1) fail(m, `invariant 1: ${rec.key} was debited ${paid.length} times upstream: ${paid.map((c) => c.request_id).join(", ")}`);
   const paidAnswers = all.filter((s) => s.op === "pay" && s.answer.status === 200);
-  if (paidAnswers.length > 1) fail(m, `invariant 1: ${rec.key} was answered paid ${paidAnswers.length} times: ${paidAnswers.map((s) => s.requestId).join(", ")}`);
+  if (paidAnswers.length > 1)
+    fail(m, `invariant 1: ${rec.key} was answered paid ${paidAnswers.length} times: ${paidAnswers.map((s) => s.requestId).join(", ")}`);
 
   // 2. No user's cancel of a paid or held receipt reaches the upstream.
   const { before } = replay(rec, rec.calls, rec.seen, m.sents);
   for (const c of rec.calls) {
     const sent = m.sents.get(c.request_id ?? "");
     if (c.path === "receipt/cancel" && sent?.op === "cancel" && sent.who !== "partner" && [4, 5].includes(before.get(c.seq)!)) {
-      fail(m, `invariant 2: ${sent.who}'s cancel ${sent.requestId} reached the upstream while ${rec.key} was ${before.get(c.seq) === 4 ? "paid" : "held"} (upstream answered ${c.status}${c.code ? ` ${c.code}` : ""})`);
+      fail(
+        m,
+        `invariant 2: ${sent.who}'s cancel ${sent.requestId} reached the upstream while ${rec.key} was ${before.get(c.seq) === 4 ? "paid" : "held"} (upstream answered ${c.status}${c.code ? ` ${c.code}` : ""})`,
+      );
     }
   }
 
@@ -513,7 +537,7 @@ function checkRecord(m: Model, rec: Rec): void {
   }
 }
 
-function coverStep(m: Model, rec: Rec, sents: Sent[], pre: number, hits: Sent["hits"], faults: StepFaults): void {
+function coverStep(_m: Model, rec: Rec, sents: Sent[], pre: number, hits: Sent["hits"], faults: StepFaults): void {
   for (const s of sents) {
     const who = s.who === "partner" ? "partner" : s.who === rec.owner ? "owner" : "another user";
     cover(`answer: ${s.op}${s.anonymous ? " (anonymous)" : ""} on a ${rec.kind} by ${who} -> ${s.answer.status === 200 ? "200" : s.answer.code}`);
@@ -521,7 +545,8 @@ function coverStep(m: Model, rec: Rec, sents: Sent[], pre: number, hits: Sent["h
     if (s.op === "cancel" && s.who !== "partner" && s.who === rec.owner && pre === 5) cover("rare: a user's cancel of a held receipt");
     if (s.op === "hold-confirm" && s.who === "partner" && pre === 4 && rec.isHold) cover("rare: hold-confirm after pay");
     if (rec.kind === "transfer" && s.answer.code === "otp_attempts_exhausted") cover("rare: an exhausted transfer");
-    if (s.op !== "cancel" && hits.some((h) => h.path === "receipt/cancel" && h.fault === "busy")) cover("rare: a busy answer to an exhaustion cancel");
+    if (s.op !== "cancel" && hits.some((h) => h.path === "receipt/cancel" && h.fault === "busy"))
+      cover("rare: a busy answer to an exhaustion cancel");
     if (s.hits.some((h) => h.fault === "unknown-code-after") && rec.calls.some((c) => c.request_id === s.requestId && c.code === "OTP_INVALID")) {
       cover("fault: an unknown code after the upstream judged the OTP");
     }
@@ -546,7 +571,8 @@ async function actLate(m: Model, rec: Rec, late: Late): Promise<void> {
   await look(m, rec);
   m.log.push(`late: the upstream acts now on ${late.label} for ${rec.key} -> ${status}; upstream ${before} -> ${rec.view.state}`);
   cover(`late: ${late.request.path} -> ${status}`);
-  if (rec.calls.some((c) => c.request_id === late.request.requestId && c.path === late.request.path)) cover("fault: the upstream acted after the gateway gave up");
+  if (rec.calls.some((c) => c.request_id === late.request.requestId && c.path === late.request.path))
+    cover("fault: the upstream acted after the gateway gave up");
   checkRecord(m, rec);
 }
 
@@ -567,7 +593,8 @@ async function runAlarm(m: Model, rec: Rec, faults: Pick<StepFaults, "read" | "c
   const ahead = rec.clock.ahead;
   const ran = await runNextAlarm(rec.kind, rec.id, rec.clock);
   const hits = scriptedUpstream.firedOn().map((hit) => ({ path: hit.path, fault: scripted.get(hit.path)! }));
-  for (const request of scriptedUpstream.takeDeferred()) rec.late.push({ request, at: clockNow(rec), label: `${request.path} of ${request.requestId}` });
+  for (const request of scriptedUpstream.takeDeferred())
+    rec.late.push({ request, at: clockNow(rec), label: `${request.path} of ${request.requestId}` });
   scriptedUpstream.reset();
   const before = rec.view.state;
   const seqBefore = lastSeq(rec.calls);
@@ -632,7 +659,10 @@ async function converge(m: Model, label: string, scanCardData: boolean): Promise
     if (guesses >= MAX_GUESSES) expected.add(exhaustedEvent(rec.kind));
     const missing = [...expected].filter((t) => !types.has(t));
     if (missing.length > 0) {
-      fail(m, `invariant 5: ${rec.key}'s upstream went through ${states.join(" -> ")}, but the receiver never got ${missing.join(", ")} (got: ${[...types].join(", ") || "nothing"})`);
+      fail(
+        m,
+        `invariant 5: ${rec.key}'s upstream went through ${states.join(" -> ")}, but the receiver never got ${missing.join(", ")} (got: ${[...types].join(", ") || "nothing"})`,
+      );
     }
     for (const e of got) {
       if (e.type === exhaustedEvent(rec.kind)) {
@@ -708,7 +738,14 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
   const path = spec.kind === "receipt" ? "receipt/create" : "a2c/create";
   const body =
     spec.kind === "receipt"
-      ? { tid, amount: 150_000, merchant_id: spec.merchant, account: [{ key: "phone", value: "998901234567" }], description: "model", is_hold: spec.isHold }
+      ? {
+          tid,
+          amount: 150_000,
+          merchant_id: spec.merchant,
+          account: [{ key: "phone", value: "998901234567" }],
+          description: "model",
+          is_hold: spec.isHold,
+        }
       : { tid, amount: spec.amount, rate_id: 1, receiver_card: RECEIVER_CARD, token: TOKEN_OF[spec.sender] };
   const what = `${spec.owner} creates ${describeCreate(spec)} as ${key}`;
   const attempt = async (label: string, payload: Record<string, unknown> = body) => {
@@ -719,7 +756,7 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
     return answer;
   };
 
-  let answer;
+  let answer: Awaited<ReturnType<typeof attempt>>;
   if (fault) {
     scriptedUpstream.reset();
     scriptedUpstream.on(path, toScripted(fault.fault));
@@ -728,7 +765,8 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
     const late = scriptedUpstream.takeDeferred();
     scriptedUpstream.reset();
     const allowed = fault.fault === "busy" ? ["upstream_unavailable"] : ["upstream_error", "upstream_timeout"];
-    if (!hit || !allowed.includes(answer.code ?? "")) fail(m, `a create whose call met ${fault.fault} answered ${showAnswer(answer)}; the contract allows ${allowed.join(" | ")}`);
+    if (!hit || !allowed.includes(answer.code ?? ""))
+      fail(m, `a create whose call met ${fault.fault} answered ${showAnswer(answer)}; the contract allows ${allowed.join(" | ")}`);
     const actLateCreate = async () => {
       for (const request of late) {
         const status = await forwardDeferred(env.UPSTREAM as unknown as Fetcher, request);
@@ -740,11 +778,14 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
     for (let tries = 0; answer.status !== 200; tries++) {
       if (tries === 3) fail(m, `a retried create with the same tid never succeeded: ${showAnswer(answer)}`);
       answer = await attempt(`${spec.owner} retries the create with the same tid`);
-      if (answer.status !== 200 && answer.code !== "tid_in_progress") fail(m, `a retried create answered ${showAnswer(answer)}: ${answer.raw.slice(0, 300)}`);
+      if (answer.status !== 200 && answer.code !== "tid_in_progress")
+        fail(m, `a retried create answered ${showAnswer(answer)}: ${answer.raw.slice(0, 300)}`);
     }
     if (!fault.lateBeforeRetry) await actLateCreate();
     cover("fault: on a create, then a retry with the same tid");
-    cover(`create fault: ${fault.fault}${fault.fault.startsWith("late") ? (fault.lateBeforeRetry ? " (acted before the retry)" : " (acted after the retry)") : ""}`);
+    cover(
+      `create fault: ${fault.fault}${fault.fault.startsWith("late") ? (fault.lateBeforeRetry ? " (acted before the retry)" : " (acted after the retry)") : ""}`,
+    );
   } else {
     answer = await attempt(what);
   }
@@ -757,12 +798,16 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
   expect(created.is_verify, "is_verify as the sandbox table says").toBe(isVerify);
   const view = await sandboxSeen(spec.kind, id);
   // The upstream holds the record under the caller's tid (a partner's as it is; a user's derived from it).
-  if (spec.owner === "partner" ? view.tid !== tid : view.tid === tid) fail(m, `${key} is held upstream under tid ${view.tid}, created with ${tid} by ${spec.owner}`);
+  if (spec.owner === "partner" ? view.tid !== tid : view.tid === tid)
+    fail(m, `${key} is held upstream under tid ${view.tid}, created with ${tid} by ${spec.owner}`);
 
   if (replays) {
     const again = await attempt(`${spec.owner} sends the same create again`);
     if (again.status !== 200 || !again.replayed || JSON.parse(again.raw)[spec.kind === "receipt" ? "id" : "receipt_id"] !== id) {
-      fail(m, `rule 1: an identical create with a known tid answered ${showAnswer(again)}${again.replayed ? "" : " without Idempotent-Replayed"}, not the original`);
+      fail(
+        m,
+        `rule 1: an identical create with a known tid answered ${showAnswer(again)}${again.replayed ? "" : " without Idempotent-Replayed"}, not the original`,
+      );
     }
     const other = await attempt(`${spec.owner} sends another create with the same tid`, { ...body, amount: (body.amount as number) + 1 });
     if (other.code !== "tid_conflict") fail(m, `rule 1: a different create with a known tid answered ${showAnswer(other)}, not tid_conflict`);
@@ -837,7 +882,10 @@ class OpCmd implements Cmd {
     // The upstream judges a wrong OTP before refusing in words the gateway does not know (and so changes
     // nothing); a right one, or a pay that needs none, it would have paid: that refusal would be a lie.
     const judgesWrong =
-      this.req.op === "pay" && this.req.otp !== undefined && this.req.otp !== OTP_RIGHT && (rec.isVerify || (rec.kind === "receipt" && this.req.anonymous));
+      this.req.op === "pay" &&
+      this.req.otp !== undefined &&
+      this.req.otp !== OTP_RIGHT &&
+      (rec.isVerify || (rec.kind === "receipt" && this.req.anonymous));
     if (faults.main === "unknown-code-after" && !judgesWrong) faults.main = "unknown-code";
     if (faults.main?.startsWith("unknown-code") && this.req.op !== "pay") faults.main = undefined;
     this.#label = `${who} ${describeReq(rec, this.req)} ${rec.key}${describeFaults(faults)}`;
@@ -850,7 +898,9 @@ class OpCmd implements Cmd {
 }
 
 const describeFaults = (f: StepFaults) => {
-  const parts = [f.main && `call: ${f.main}`, f.read && `read: ${f.read}`, f.cancel && `cancel: ${f.cancel}`, f.crash && `crash ${f.crash}`].filter(Boolean);
+  const parts = [f.main && `call: ${f.main}`, f.read && `read: ${f.read}`, f.cancel && `cancel: ${f.cancel}`, f.crash && `crash ${f.crash}`].filter(
+    Boolean,
+  );
   return parts.length ? ` [${parts.join(", ")}]` : "";
 };
 
@@ -999,12 +1049,25 @@ const partnerPay = (rec: Rec): OpRequest & { op: "pay" } => ({ op: "pay", anonym
 
 /** A user's receipt is paid (or held), perhaps by an upstream acting late; the user then tries to cancel it. */
 class UserCancelsPaidCmd implements Cmd {
-  constructor(readonly o: { merchant: 1001 | 1003; hold: boolean; how: "at once" | "late" | "very late" | "crash-before" | "crash-mid"; user: "user1" | "user2" }) {}
+  constructor(
+    readonly o: {
+      merchant: 1001 | 1003;
+      hold: boolean;
+      how: "at once" | "late" | "very late" | "crash-before" | "crash-mid";
+      user: "user1" | "user2";
+    },
+  ) {}
   check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
   async run(m: Model): Promise<void> {
     const rec = await create(m, { owner: this.o.user, kind: "receipt", merchant: this.o.merchant, isHold: this.o.hold, amount: 0, sender: "ok" });
     const how = this.o.how;
-    const faults: StepFaults = how.includes("late") ? { main: "late" } : how === "crash-before" ? { crash: "before" } : how === "crash-mid" ? { crash: "mid" } : {};
+    const faults: StepFaults = how.includes("late")
+      ? { main: "late" }
+      : how === "crash-before"
+        ? { crash: "before" }
+        : how === "crash-mid"
+          ? { crash: "mid" }
+          : {};
     await payWithOtpSent(m, rec, "partner", partnerPay(rec), faults);
     if (how === "very late") {
       // The upstream acts after every look the gateway planned: only the user's cancel itself can find it.
@@ -1067,7 +1130,9 @@ class ExhaustTransferCmd implements Cmd {
   async run(m: Model): Promise<void> {
     const rec = await create(m, { owner: this.o.owner, kind: "transfer", merchant: 1001, isHold: false, amount: 2_000_000, sender: "ok" });
     for (const [i, fault] of this.o.faults.entries()) {
-      await perform(m, rec, [{ who: this.o.owner, req: { op: "pay", anonymous: false, card: "ok", otp: OTP_WRONG[i % 3] }, faults: { main: fault } }]);
+      await perform(m, rec, [
+        { who: this.o.owner, req: { op: "pay", anonymous: false, card: "ok", otp: OTP_WRONG[i % 3] }, faults: { main: fault } },
+      ]);
     }
     await perform(m, rec, [{ who: this.o.owner, req: { op: "pay", anonymous: false, card: "ok", otp: OTP_RIGHT } }]);
     await perform(m, rec, [{ who: this.o.owner, req: { op: "check" } }]);
@@ -1109,7 +1174,15 @@ const who = fc.constantFrom<Who>("partner", "user1", "user2");
 const user = fc.constantFrom<"user1" | "user2">("user1", "user2");
 const otp = fc.constantFrom<string | undefined>(OTP_RIGHT, OTP_RIGHT, OTP_WRONG[0], OTP_WRONG[1], OTP_WRONG[2], undefined);
 const weighted = <T>(...entries: [number, T][]) => fc.oneof(...entries.map(([weight, value]) => ({ weight, arbitrary: fc.constant(value) })));
-const payCard = weighted<Behaviour>([14, "ok"], [2, "insufficient"], [1, "busy"], [1, "error"], [2, "supplier_pending"], [2, "supplier_fails"], [1, "paid_timeout"]);
+const payCard = weighted<Behaviour>(
+  [14, "ok"],
+  [2, "insufficient"],
+  [1, "busy"],
+  [1, "error"],
+  [2, "supplier_pending"],
+  [2, "supplier_fails"],
+  [1, "paid_timeout"],
+);
 
 /** Faults on an operation's own call; the ones that cost the gateway's whole timeout are rare. */
 const mainFault = weighted<FaultName | undefined>(
@@ -1168,20 +1241,27 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
     { weight: 3, arbitrary: fc.tuple(createSpec, createFault, fc.boolean()).map(([s, f, r]) => new CreateCmd(s, f, r)) },
     { weight: 3, arbitrary: op(authorizeReq) },
     { weight: 12, arbitrary: op(payReq) },
-    { weight: 2, arbitrary: op(fc.constant<OpRequest>({ op: "hold-confirm" }), stepFaults, fc.constantFrom<Role>("partner", "partner", "owner", "other")) },
+    {
+      weight: 2,
+      arbitrary: op(fc.constant<OpRequest>({ op: "hold-confirm" }), stepFaults, fc.constantFrom<Role>("partner", "partner", "owner", "other")),
+    },
     { weight: 3, arbitrary: op(fc.constant<OpRequest>({ op: "cancel" })) },
     { weight: 2, arbitrary: op(fc.constant<OpRequest>({ op: "check" })) },
     {
       weight: 3,
-      arbitrary: fc
-        .tuple(recIndex, fc.record({ role, req: anyReq }), fc.record({ role, req: anyReq }))
-        .map(([i, a, b]) => new RaceCmd(i, a, b)),
+      arbitrary: fc.tuple(recIndex, fc.record({ role, req: anyReq }), fc.record({ role, req: anyReq })).map(([i, a, b]) => new RaceCmd(i, a, b)),
     },
     { weight: 3, arbitrary: recIndex.map((i) => new LateCmd(i)) },
     {
       weight: 4,
       arbitrary: fc
-        .tuple(recIndex, fc.record({ read: weighted<FaultName | undefined>([8, undefined], [1, "5xx"], [1, "busy"]), cancel: weighted<FaultName | undefined>([8, undefined], [2, "busy"]) }))
+        .tuple(
+          recIndex,
+          fc.record({
+            read: weighted<FaultName | undefined>([8, undefined], [1, "5xx"], [1, "busy"]),
+            cancel: weighted<FaultName | undefined>([8, undefined], [2, "busy"]),
+          }),
+        )
         .map(([i, f]) => new AlarmCmd(i, f)),
     },
     { weight: 1, arbitrary: recIndex.map((i) => new EvictCmd(i)) },
@@ -1195,12 +1275,23 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
         .record({
           merchant: fc.constantFrom<1001 | 1003>(1001, 1003),
           hold: fc.boolean(),
-          how: fc.constantFrom<"at once" | "late" | "very late" | "crash-before" | "crash-mid">("at once", "late", "very late", "crash-before", "crash-mid"),
+          how: fc.constantFrom<"at once" | "late" | "very late" | "crash-before" | "crash-mid">(
+            "at once",
+            "late",
+            "very late",
+            "crash-before",
+            "crash-mid",
+          ),
           user,
         })
         .map((o) => new UserCancelsPaidCmd(o)),
     },
-    { weight: 1, arbitrary: fc.record({ owner: who, fault: weighted<FaultName | undefined>([3, undefined], [1, "5xx-after"], [1, "late"]) }).map((o) => new HoldConfirmCmd(o)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ owner: who, fault: weighted<FaultName | undefined>([3, undefined], [1, "5xx-after"], [1, "late"]) })
+        .map((o) => new HoldConfirmCmd(o)),
+    },
     {
       weight: 1,
       arbitrary: fc
@@ -1215,7 +1306,13 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
     {
       weight: 1,
       arbitrary: fc
-        .record({ owner: who, faults: fc.array(weighted<FaultName | undefined>([3, undefined], [2, "unknown-code"], [1, "unknown-code-after"], [1, "5xx"], [1, "lost"], [1, "late"]), { minLength: 3, maxLength: 3 }) })
+        .record({
+          owner: who,
+          faults: fc.array(
+            weighted<FaultName | undefined>([3, undefined], [2, "unknown-code"], [1, "unknown-code-after"], [1, "5xx"], [1, "lost"], [1, "late"]),
+            { minLength: 3, maxLength: 3 },
+          ),
+        })
         .map((o) => new ExhaustTransferCmd(o)),
     },
     {
@@ -1301,6 +1398,8 @@ it(
  */
 it("regression: a QR receipt ended by unconfirmed OTP guesses settles: closed at the edge, its alarms end", async () => {
   const qr: CreateSpec = { owner: "partner", kind: "receipt", merchant: 1002, isHold: false, amount: 0, sender: "ok" };
-  const cmds = [OTP_WRONG[0], OTP_WRONG[1], OTP_RIGHT].map((code) => new OpCmd(0, "owner", { op: "pay", anonymous: true, card: "ok", otp: code }, { main: "5xx" }));
+  const cmds = [OTP_WRONG[0], OTP_WRONG[1], OTP_RIGHT].map(
+    (code) => new OpCmd(0, "owner", { op: "pay", anonymous: true, card: "ok", otp: code }, { main: "5xx" }),
+  );
   await runModel([qr], cmds);
 }, 60_000);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import committed from "../openapi.json";
 import { ERROR_STATUS } from "../src/errors";
 import { COMMON } from "../src/openapi";
-import { call, CARD_OK, expectError, OPERATION_PATHS as OPERATIONS } from "./helpers";
+import { CARD_OK, call, expectError, OPERATION_PATHS as OPERATIONS } from "./helpers";
 
 const served = async () => (await (await exports.default.fetch("http://gateway.test/openapi.json")).json()) as any;
 const resolve = (doc: any, node: any): any => (node?.$ref ? resolve(doc, doc.components.schemas[node.$ref.split("/").pop()]) : node);
@@ -96,7 +96,8 @@ describe("the OpenAPI document", () => {
         expect(response.content["application/json"].schema.allOf[0]).toEqual({ $ref: "#/components/schemas/Error" });
         for (const code of codes) expect(ERROR_STATUS[code as keyof typeof ERROR_STATUS], `${path} ${code}`).toBe(Number(status));
         expect(response.headers["X-Request-Id"], `${path} ${status}`).toBeTruthy();
-        const retry = Number(status) === 429 || Number(status) === 503 || codes.includes("tid_in_progress") || codes.includes("operation_in_progress");
+        const retry =
+          Number(status) === 429 || Number(status) === 503 || codes.includes("tid_in_progress") || codes.includes("operation_in_progress");
         expect(Boolean(response.headers["Retry-After"]), `${path} ${status} Retry-After`).toBe(retry);
       }
       expect(responses["200"].headers["X-Request-Id"], path).toBeTruthy();
@@ -105,7 +106,10 @@ describe("the OpenAPI document", () => {
       expect(responses["405"].content["application/json"].schema.allOf[1].properties.error.properties.code.enum).toEqual(["method_not_allowed"]);
     }
     const create = doc.paths["/api/v1/partner/receipt/create"].post.responses;
-    expect(create["409"].content["application/json"].schema.allOf[1].properties.error.properties.code.enum).toEqual(["tid_conflict", "tid_in_progress"]);
+    expect(create["409"].content["application/json"].schema.allOf[1].properties.error.properties.code.enum).toEqual([
+      "tid_conflict",
+      "tid_in_progress",
+    ]);
     expect(create["200"].headers["Idempotent-Replayed"]).toBeTruthy();
     expect(create["200"].links.authorize).toMatchObject({ operationId: "authorizeReceipt", requestBody: { id: "$response.body#/id" } });
     expect(Object.keys(create["200"].links).sort()).toEqual(["authorize", "checkById", "pay"]);

@@ -7,14 +7,27 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import committed from "../openapi.json";
 import type { ErrorCode } from "../src/errors";
 import { publishEvents } from "../src/events";
 import { type DecisionContext, decide, type Phase } from "../src/lifecycle";
-import committed from "../openapi.json";
-import { APIS } from "../src/operations";
 import { COMMON } from "../src/openapi";
+import { APIS } from "../src/operations";
 import { makeEvent, newRecordId } from "./events";
-import { call, callAt, CARD_OK, createReceipt, expectError, expectStatus, newUser, OTP_OK, receiptRequest, sandboxCalls, transferRequest, userToken } from "./helpers";
+import {
+  CARD_OK,
+  call,
+  callAt,
+  createReceipt,
+  expectError,
+  expectStatus,
+  newUser,
+  OTP_OK,
+  receiptRequest,
+  sandboxCalls,
+  transferRequest,
+  userToken,
+} from "./helpers";
 
 const OPERATIONS = APIS.flatMap((api) => api.sections.flatMap((section) => section.operations.map((operation) => ({ api, operation }))));
 const TOKEN = { token: "tok_sandbox_ok" };
@@ -97,7 +110,10 @@ describe("every operation's description", () => {
           }
         }
       }
-      expect([...refusals].filter((code) => !documented.has(code)), operationId).toEqual([]);
+      expect(
+        [...refusals].filter((code) => !documented.has(code)),
+        operationId,
+      ).toEqual([]);
     },
   );
 
@@ -108,7 +124,9 @@ describe("every operation's description", () => {
     await expectStatus(call("receipt/pay", { id, card: TOKEN }, { token }), 200);
     const partnerOnly = Object.entries<any>(committed.paths).filter(([, item]) => JSON.stringify(item.post?.security) === '[{"partnerKey":[]}]');
     expect(partnerOnly.map(([path]) => path).sort()).toEqual(
-      OPERATIONS.filter(({ api, operation }) => api.callers === "partner" || operation.callers === "partner").map(({ api, operation }) => `${api.prefix}${operation.path}`).sort(),
+      OPERATIONS.filter(({ api, operation }) => api.callers === "partner" || operation.callers === "partner")
+        .map(({ api, operation }) => `${api.prefix}${operation.path}`)
+        .sort(),
     );
     for (const [path] of partnerOnly) {
       const error = await expectError(callAt("http://gateway.test", path.slice(1), { id }, { token }), 403, "forbidden");

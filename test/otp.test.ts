@@ -150,7 +150,6 @@ describe("the three-wrong-OTPs rule", () => {
 describe("OTP resend (authorize)", () => {
   const authorize = (id: string) => call("receipt/authorize", { id, card: TOKEN });
 
-
   it("refuses a resend before wait has passed, with Retry-After, without reaching the upstream", async () => {
     const receipt = await createReceipt({ merchant_id: 1001 });
     const sent = await expectStatus(authorize(receipt.id), 200);

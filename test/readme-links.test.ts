@@ -16,9 +16,9 @@ const docs = import.meta.glob("../docs/*.md", { query: "?raw", import: "default"
 
 /** The repository's files, as paths from its root ("src/app.ts"); dot-directories and node_modules excluded. */
 const FILES = new Set(
-  Object.keys(
-    import.meta.glob(["../**/*", "../.*", "!../node_modules/**", "!../dist/**"], { query: "?url", import: "default" }),
-  ).map((key) => key.replace(/^\.\.\//, "")),
+  Object.keys(import.meta.glob(["../**/*", "../.*", "!../node_modules/**", "!../dist/**"], { query: "?url", import: "default" })).map((key) =>
+    key.replace(/^\.\.\//, ""),
+  ),
 );
 
 /** Hosts a link may leave the repository for: the local gateway and its tools, and public documentation. */
@@ -95,7 +95,15 @@ function exists(path: string): boolean {
 
 describe("links in README.md and docs/*.md", () => {
   it("finds the repository's files and the markdown to check", () => {
-    for (const file of ["README.md", "docs/reference.md", "docs/upstream.md", "docs/upstream-wire.md", "docs/production.md", "src/app.ts", ".dev.vars.example"]) {
+    for (const file of [
+      "README.md",
+      "docs/reference.md",
+      "docs/upstream.md",
+      "docs/upstream-wire.md",
+      "docs/production.md",
+      "src/app.ts",
+      ".dev.vars.example",
+    ]) {
       expect(FILES, file).toContain(file);
     }
     expect(Object.keys(MARKDOWN)).toEqual(expect.arrayContaining(["README.md", "docs/reference.md", "docs/upstream.md"]));

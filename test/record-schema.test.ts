@@ -28,7 +28,15 @@ async function asWrittenBySchema1(id: string, flags: { otp_in_flight: number; ne
     sql.exec(
       `INSERT INTO record (singleton, kind, id, tid, owner, is_hold, qr_merchant, is_verify, state, body, otp_failures,
          otp_in_flight, needs_reconcile, created_at, updated_at) VALUES (1, 'receipt', ?, ?, ?, 0, 0, ?, 0, ?, 1, ?, ?, ?, ?)`,
-      row.id!, row.tid!, row.owner!, row.is_verify!, row.body!, flags.otp_in_flight, flags.needs_reconcile, row.created_at!, row.created_at!,
+      row.id!,
+      row.tid!,
+      row.owner!,
+      row.is_verify!,
+      row.body!,
+      flags.otp_in_flight,
+      flags.needs_reconcile,
+      row.created_at!,
+      row.created_at!,
     );
     sql.exec("INSERT INTO audit (at, op, actor, request_id, outcome, state) VALUES (1, 'create', 'partner:partner', 'old', 'ok', 0)");
   });
@@ -37,8 +45,9 @@ async function asWrittenBySchema1(id: string, flags: { otp_in_flight: number; ne
 describe("the receipt object's storage schema", () => {
   it("a new object is created at the current version", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
-    const version = await runInDurableObject(receiptStub(env, "receipt", receipt.id), (_i, state) =>
-      state.storage.sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").one().value,
+    const version = await runInDurableObject(
+      receiptStub(env, "receipt", receipt.id),
+      (_i, state) => state.storage.sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").one().value,
     );
     expect(version).toBe(CURRENT_SCHEMA_VERSION);
   });

@@ -10,8 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import reference from "../docs/reference.md?raw";
 import { ERROR_STATUS } from "../src/errors";
 import { EVENT_TYPES } from "../src/events/types";
-import { A2C_VERIFY_FROM, CORRECT_OTP, UNAVAILABLE_RECEIVER, cardByNumber, cardByToken, findMerchant } from "../src/sandbox/catalog";
-
+import { A2C_VERIFY_FROM, CORRECT_OTP, cardByNumber, cardByToken, findMerchant, UNAVAILABLE_RECEIVER } from "../src/sandbox/catalog";
 
 /** Served by the Worker but not operations of the document: GET, no credentials. */
 const SERVICE_PATHS = ["/", "/healthz", "/readyz", "/openapi.json", "/docs"];
@@ -47,7 +46,10 @@ function referencePaths(): Set<string> {
 function codeMentions(doc: any): string[] {
   const found: string[] = [];
   const walk = (node: unknown, inResponses: boolean) => {
-    if (Array.isArray(node)) return node.forEach((item) => walk(item, inResponses));
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, inResponses);
+      return;
+    }
     if (!node || typeof node !== "object") return;
     for (const [key, value] of Object.entries(node)) {
       if (key === "enum" && Array.isArray(value)) found.push(...value.filter((v): v is string => typeof v === "string"));
@@ -88,7 +90,6 @@ describe("docs/reference.md: errors", () => {
     });
   }
 
-
   it("documents every extra field and header an error may carry", () => {
     const errors = section("Errors");
     for (const extra of ["details", "attempts_left", "min_amount", "max_amount", "upstream_code", "decline_reason", "Retry-After", "X-Request-Id"]) {
@@ -101,7 +102,9 @@ describe("docs/reference.md: paths", () => {
   it("names every path of the OpenAPI document with its method", () => {
     const named = referencePaths();
     const documented = Object.entries(doc.paths as Record<string, object>).flatMap(([path, item]) =>
-      Object.keys(item).filter((key) => ["get", "post", "put", "patch", "delete"].includes(key)).map((method) => `${method.toUpperCase()} ${path}`),
+      Object.keys(item)
+        .filter((key) => ["get", "post", "put", "patch", "delete"].includes(key))
+        .map((method) => `${method.toUpperCase()} ${path}`),
     );
     expect(documented.length).toBeGreaterThanOrEqual(15);
     for (const operation of documented) expect(named, operation).toContain(operation);
@@ -164,8 +167,18 @@ describe("docs/reference.md: the sandbox", () => {
 
   it("names every sandbox token, each one the sandbox knows", () => {
     const tokens = new Set([...reference.matchAll(/tok_sandbox_[a-z_]+/g)].map((m) => m[0]));
-    for (const behaviour of ["ok", "insufficient", "supplier_pending", "supplier_fails", "timeout", "paid_timeout", "error", "busy",
-      "pays_late", "judges_unknown"]) {
+    for (const behaviour of [
+      "ok",
+      "insufficient",
+      "supplier_pending",
+      "supplier_fails",
+      "timeout",
+      "paid_timeout",
+      "error",
+      "busy",
+      "pays_late",
+      "judges_unknown",
+    ]) {
       expect(tokens).toContain(`tok_sandbox_${behaviour}`);
     }
     for (const token of tokens) expect(cardByToken(token), token).toBeDefined();

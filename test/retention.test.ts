@@ -10,10 +10,10 @@ import { env, exports } from "cloudflare:workers";
 import { ulid } from "ulid";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { markPendingAgain, recordDeadLettered, recordDelivered, recordEvents } from "../src/events/log";
-import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy, runRetention } from "../src/retention";
-import { claimTid, compactTids, deleteTids, expireTid, fingerprint, upstreamTidFor } from "../src/tid-index";
-import { tidShards } from "../src/shards";
 import production from "../src/index";
+import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy, runRetention } from "../src/retention";
+import { tidShards } from "../src/shards";
+import { claimTid, compactTids, deleteTids, expireTid, fingerprint, upstreamTidFor } from "../src/tid-index";
 import { eventDb, eventRow, makeEvent, newRecordId } from "./events";
 import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, tidDb, tidRow, userToken } from "./helpers";
 
@@ -44,8 +44,9 @@ async function answeredAt(owner: string, tid: string): Promise<number> {
 
 /** How many receipts the sandbox (the upstream) holds under an upstream tid. */
 async function upstreamReceiptsWithTid(upstreamTid: string): Promise<number> {
-  return runInDurableObject(env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox")), (_instance, state) =>
-    state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM receipts WHERE tid = ?", upstreamTid).one().n,
+  return runInDurableObject(
+    env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox")),
+    (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM receipts WHERE tid = ?", upstreamTid).one().n,
   );
 }
 
@@ -92,7 +93,14 @@ describe("the replay window (the Cron Trigger)", () => {
     await cron(answered + policy.replayMs + 1);
     const row = await tidRow(PARTNER, request.tid);
     // Compacted: the answer and the claim token are gone; what identifies the tid and its receipt stays.
-    expect(row).toMatchObject({ status: "completed", response: null, claim_token: "", receipt_id: created.id, kind: "receipt", upstream_tid: request.tid });
+    expect(row).toMatchObject({
+      status: "completed",
+      response: null,
+      claim_token: "",
+      receipt_id: created.id,
+      kind: "receipt",
+      upstream_tid: request.tid,
+    });
     expect(row!.fingerprint).toMatch(/^[0-9a-f]{64}$/);
 
     const identical = await call("receipt/create", request);
@@ -293,17 +301,19 @@ describe("bounded batches", () => {
   it("uses the indexes of migration 0004: each batch is a range scan, never a scan of the table", async () => {
     const plan = async (sql: string) =>
       (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(0, 10).all<{ detail: string }>()).results.map((r) => r.detail).join(" | ");
-    expect(await plan("SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NOT NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2")).toMatch(
-      /USING (COVERING )?INDEX tid_index_answer_kept \(updated_at<\?\)/,
-    );
-    expect(await plan("SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2")).toMatch(
-      /USING (COVERING )?INDEX tid_index_compacted \(updated_at<\?\)/,
-    );
-    const events = (await env.DB.prepare(
-      "EXPLAIN QUERY PLAN SELECT rowid FROM events WHERE delivery_status = ?1 AND id < ?2 ORDER BY id LIMIT ?3",
-    )
-      .bind("delivered", "evt_", 10)
-      .all<{ detail: string }>()).results.map((r) => r.detail).join(" | ");
+    expect(
+      await plan("SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NOT NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2"),
+    ).toMatch(/USING (COVERING )?INDEX tid_index_answer_kept \(updated_at<\?\)/);
+    expect(
+      await plan("SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2"),
+    ).toMatch(/USING (COVERING )?INDEX tid_index_compacted \(updated_at<\?\)/);
+    const events = (
+      await env.DB.prepare("EXPLAIN QUERY PLAN SELECT rowid FROM events WHERE delivery_status = ?1 AND id < ?2 ORDER BY id LIMIT ?3")
+        .bind("delivered", "evt_", 10)
+        .all<{ detail: string }>()
+    ).results
+      .map((r) => r.detail)
+      .join(" | ");
     expect(events).toMatch(/USING (COVERING )?INDEX events_by_delivery \(delivery_status=\? AND id<\?\)/);
   });
 });

@@ -11,7 +11,20 @@ import { createApp } from "../src/app";
 import { leaseMs } from "../src/creation";
 import { receiptStub } from "../src/receipt-object";
 import { claimTid, fingerprint, upstreamTidFor } from "../src/tid-index";
-import { API, expectError, expectStatus, newTid, newUser, productionEnv, receiptRequest, sandboxCalls, sha256Hex, tidDb, tidRow, userToken } from "./helpers";
+import {
+  API,
+  expectError,
+  expectStatus,
+  newTid,
+  newUser,
+  productionEnv,
+  receiptRequest,
+  sandboxCalls,
+  sha256Hex,
+  tidDb,
+  tidRow,
+  userToken,
+} from "./helpers";
 
 const OLD = "tid-secret-before-the-rotation-0123456789";
 const NEW = "tid-secret-after-the-rotation-9876543210";

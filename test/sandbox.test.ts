@@ -24,7 +24,9 @@ const upstream = () => {
 
 async function call(op: string, body: unknown, headers: Record<string, string> = AUTH): Promise<Answer> {
   const res = await upstream().fetch(API + op, {
-    method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body),
+    method: "POST",
+    headers,
+    body: typeof body === "string" ? body : JSON.stringify(body),
   });
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
@@ -39,14 +41,17 @@ const newTid = () => `sbx-${crypto.randomUUID()}-${++seq}`;
 
 async function created(fields: Record<string, unknown> = {}): Promise<Json> {
   const answer = await call("receipt/create", {
-    tid: newTid(), amount: 250_000, merchant_id: 1003, account: [{ key: "account", value: "123456" }], ...fields,
+    tid: newTid(),
+    amount: 250_000,
+    merchant_id: 1003,
+    account: [{ key: "account", value: "123456" }],
+    ...fields,
   });
   expect(answer.status).toBe(200);
   return answer.body;
 }
 
-const payToken = (id: string, token: string, otp?: string) =>
-  call("receipt/pay", { id, card: { token }, ...(otp === undefined ? {} : { otp }) });
+const payToken = (id: string, token: string, otp?: string) => call("receipt/pay", { id, card: { token }, ...(otp === undefined ? {} : { otp }) });
 
 /** authorize: the sandbox's OTP is right only after a send (token authorize unless a card number is given). */
 async function sendOtp(id: string, card: Record<string, string> = { token: "tok_sandbox_ok" }): Promise<void> {
@@ -64,7 +69,12 @@ async function paid(fields: Record<string, unknown> = {}): Promise<Json> {
 
 async function transfer(fields: Record<string, unknown> = {}): Promise<Json> {
   const answer = await call("a2c/create", {
-    tid: newTid(), amount: 500_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_sandbox_ok", ...fields,
+    tid: newTid(),
+    amount: 500_000,
+    rate_id: 1,
+    receiver_card: "8600123412341234",
+    token: "tok_sandbox_ok",
+    ...fields,
   });
   expect(answer.status).toBe(200);
   return answer.body;
@@ -76,7 +86,7 @@ const expectError = (answer: Answer, status: number, code: string) => {
 
 const MS = /^\d{13}$/;
 const SECONDS = /^\d{10}$/;
-const MASKED_PAN = /^\d{6}\*{6}\d{4}$/;
+const _MASKED_PAN = /^\d{6}\*{6}\d{4}$/;
 
 describe("transport", () => {
   it("refuses a missing or wrong partner credential with 401 UNAUTHORIZED", async () => {
@@ -120,20 +130,44 @@ describe("receipt/create", () => {
   it("creates a state 0 receipt with the upstream's quirks: comission, ms create_date, 0 pay/cancel dates, null error", async () => {
     const tid = newTid();
     const { status, body } = await call("receipt/create", {
-      tid, amount: 200_000, merchant_id: 1001, account: [{ key: "phone", value: "901234567" }], description: "Top-up",
+      tid,
+      amount: 200_000,
+      merchant_id: 1001,
+      account: [{ key: "phone", value: "901234567" }],
+      description: "Top-up",
     });
     expect(status).toBe(200);
     expect(body).toMatchObject({
-      tid, state: 0, pay_date: 0, cancel_date: 0, error: null, type: 1, description: "Top-up",
-      account: [{ key: "phone", value: "901234567" }], ofd: null, amount: 200_000, init_amount: 0,
-      currency: 860, comission: 0, is_verify: true, rrn: null, card_number: null,
+      tid,
+      state: 0,
+      pay_date: 0,
+      cancel_date: 0,
+      error: null,
+      type: 1,
+      description: "Top-up",
+      account: [{ key: "phone", value: "901234567" }],
+      ofd: null,
+      amount: 200_000,
+      init_amount: 0,
+      currency: 860,
+      comission: 0,
+      is_verify: true,
+      rrn: null,
+      card_number: null,
       merchant: { merchant_id: 1001, merchant_name: "Sandbox Mobile", min_amount: 100_000, max_amount: 500_000_000 },
     });
     expect(body.id).toMatch(/^[0-9a-f]{24}$/);
     expect(String(body.create_date)).toMatch(MS);
     expect(body).not.toHaveProperty("commission");
-    expect(Object.keys(body.merchant).sort()).toEqual(
-      ["category_id", "category_name", "logo_url", "max_amount", "merchant_id", "merchant_name", "min_amount"]);
+    expect(Object.keys(body.merchant).sort()).toEqual([
+      "category_id",
+      "category_name",
+      "logo_url",
+      "max_amount",
+      "merchant_id",
+      "merchant_name",
+      "min_amount",
+    ]);
   });
 
   it("takes is_verify from the merchant: 1001 true, 1002 and 1003 false", async () => {
@@ -178,7 +212,13 @@ describe("receipt/create", () => {
 
   it("shares one tid space between receipts and transfers", async () => {
     const receipt = await created();
-    const clash = await call("a2c/create", { tid: receipt.tid, amount: 5_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_sandbox_ok" });
+    const clash = await call("a2c/create", {
+      tid: receipt.tid,
+      amount: 5_000,
+      rate_id: 1,
+      receiver_card: "8600123412341234",
+      token: "tok_sandbox_ok",
+    });
     expectError(clash, 409, "TID_DUPLICATE");
     expect(clash.body.receipt.id).toBe(receipt.id);
     const moved = await transfer();
@@ -226,8 +266,16 @@ describe("authorize", () => {
   it("declines an unknown token, an unknown number and an expired card with CARD_DECLINED", async () => {
     const receipt = await created();
     expectError(await call("receipt/authorize", { id: receipt.id, card: { token: "tok_other" } }), 402, "CARD_DECLINED");
-    expectError(await call("receipt/anonymous/authorize", { id: receipt.id, card: { number: "4111111111111111", expire: FUTURE } }), 402, "CARD_DECLINED");
-    expectError(await call("receipt/anonymous/authorize", { id: receipt.id, card: { number: "8600000000000007", expire: PAST } }), 402, "CARD_DECLINED");
+    expectError(
+      await call("receipt/anonymous/authorize", { id: receipt.id, card: { number: "4111111111111111", expire: FUTURE } }),
+      402,
+      "CARD_DECLINED",
+    );
+    expectError(
+      await call("receipt/anonymous/authorize", { id: receipt.id, card: { number: "8600000000000007", expire: PAST } }),
+      402,
+      "CARD_DECLINED",
+    );
   });
 });
 
@@ -244,8 +292,18 @@ describe("receipt/pay with a token", () => {
       expect(body.ofd).toHaveProperty(key);
     }
     expect(body.ofd.time).toMatch(/^\d{14}$/);
-    expect(Object.keys(body.ofd.items[0]).sort()).toEqual(
-      ["count", "discount", "package_code", "pinfl", "spic", "tin", "title", "unit_price", "units", "vat_percent"]);
+    expect(Object.keys(body.ofd.items[0]).sort()).toEqual([
+      "count",
+      "discount",
+      "package_code",
+      "pinfl",
+      "spic",
+      "tin",
+      "title",
+      "unit_price",
+      "units",
+      "vat_percent",
+    ]);
     expect(body.ofd.items[0]).toMatchObject({ title: "Electricity", unit_price: 250_000, count: 1 });
   });
 
@@ -366,12 +424,24 @@ describe("receipt/anonymous/pay", () => {
     const { status, body } = await anonymous(receipt.id, "8600000000000007", OTP);
     expect(status).toBe(200);
     expect(Object.keys(body).sort()).toEqual([
-      "account", "amount", "commission", "create_date", "currency", "description", "error", "id",
-      "init_amount", "merchant", "ofd", "pay_date", "state", "tid", "type",
+      "account",
+      "amount",
+      "commission",
+      "create_date",
+      "currency",
+      "description",
+      "error",
+      "id",
+      "init_amount",
+      "merchant",
+      "ofd",
+      "pay_date",
+      "state",
+      "tid",
+      "type",
     ]);
     expect(body).toMatchObject({ state: 4, error: "", type: 1, commission: 2_500, merchant: { merchant_id: 1003, fields: [] } });
-    expect(Object.keys(body.ofd).sort()).toEqual(
-      ["code", "fiscalSign", "id", "message", "qrCodeUrl", "receiptId", "terminalId", "time"]);
+    expect(Object.keys(body.ofd).sort()).toEqual(["code", "fiscalSign", "id", "message", "qrCodeUrl", "receiptId", "terminalId", "time"]);
     const full = (await call("receipt/check-id", { id: receipt.id })).body;
     expect(full).toMatchObject({ state: 4, card_number: "860000******0007" });
     expect(full.ofd.type).toBe("Sale");
@@ -579,11 +649,31 @@ describe("a2c", () => {
 
   it("creates a transfer receipt in the seed's shape: tId, ULID receipt_id, type 6, null dates, sender token", async () => {
     const tid = newTid();
-    const { status, body } = await call("a2c/create", { tid, amount: 500_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_sandbox_ok" });
+    const { status, body } = await call("a2c/create", {
+      tid,
+      amount: 500_000,
+      rate_id: 1,
+      receiver_card: "8600123412341234",
+      token: "tok_sandbox_ok",
+    });
     expect(status).toBe(200);
     expect(body).toMatchObject({
-      tId: tid, state: 0, type: 6, pay_date: null, cancel_date: null, error: "", ofd: null, is_verify: false,
-      sender: { masked_pan: "860049******0011", token: "tok_sandbox_ok", amount: 502_500, currency: 860, commission: 2_500, phone: "+998 90 *** ** 67" },
+      tId: tid,
+      state: 0,
+      type: 6,
+      pay_date: null,
+      cancel_date: null,
+      error: "",
+      ofd: null,
+      is_verify: false,
+      sender: {
+        masked_pan: "860049******0011",
+        token: "tok_sandbox_ok",
+        amount: 502_500,
+        currency: 860,
+        commission: 2_500,
+        phone: "+998 90 *** ** 67",
+      },
       receiver: { masked_pan: "860012******1234", amount: 500_000, currency: 860, commission: 0, phone: null },
     });
     expect(body.receipt_id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
@@ -596,19 +686,33 @@ describe("a2c", () => {
 
   it("accepts tId in place of tid", async () => {
     const tid = newTid();
-    expect((await call("a2c/create", { tId: tid, amount: 5_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_sandbox_ok" })).body.tId).toBe(tid);
-    expectError(await call("a2c/create", { amount: 5_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_sandbox_ok" }), 400, "VALIDATION_ERROR");
+    expect(
+      (await call("a2c/create", { tId: tid, amount: 5_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_sandbox_ok" })).body.tId,
+    ).toBe(tid);
+    expectError(
+      await call("a2c/create", { amount: 5_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_sandbox_ok" }),
+      400,
+      "VALIDATION_ERROR",
+    );
   });
 
   it("applies the rate table: 1 = 0.5%, 2 = 1%, 3 = flat 1000; unknown rate 404 RATE_NOT_FOUND", async () => {
     expect((await transfer({ amount: 300_000, rate_id: 1 })).sender.commission).toBe(1_500);
     expect((await transfer({ amount: 300_000, rate_id: 2 })).sender.commission).toBe(3_000);
     expect((await transfer({ amount: 300_000, rate_id: 3 })).sender).toMatchObject({ commission: 1_000, amount: 301_000 });
-    expectError(await call("a2c/create", { tid: newTid(), amount: 5_000, rate_id: 9, receiver_card: "8600123412341234", token: "tok_sandbox_ok" }), 404, "RATE_NOT_FOUND");
+    expectError(
+      await call("a2c/create", { tid: newTid(), amount: 5_000, rate_id: 9, receiver_card: "8600123412341234", token: "tok_sandbox_ok" }),
+      404,
+      "RATE_NOT_FOUND",
+    );
   });
 
   it("declines a sender token that is not a sandbox card at create", async () => {
-    expectError(await call("a2c/create", { tid: newTid(), amount: 5_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_x" }), 402, "CARD_DECLINED");
+    expectError(
+      await call("a2c/create", { tid: newTid(), amount: 5_000, rate_id: 1, receiver_card: "8600123412341234", token: "tok_x" }),
+      402,
+      "CARD_DECLINED",
+    );
   });
 
   it("sets is_verify from 1000000 tiyin", async () => {
@@ -712,7 +816,8 @@ describe("card data at rest", () => {
     if (!env.SANDBOX) throw new Error("SANDBOX binding missing");
     const stub = env.SANDBOX.get(env.SANDBOX.idFromName("sandbox"));
     const dump = await runInDurableObject(stub, (_instance, state) =>
-      JSON.stringify(["receipts", "transfers", "tids", "calls"].map((t) => state.storage.sql.exec(`SELECT * FROM ${t}`).toArray())));
+      JSON.stringify(["receipts", "transfers", "tids", "calls"].map((t) => state.storage.sql.exec(`SELECT * FROM ${t}`).toArray())),
+    );
     // Short values are checked as whole SQL values, so random digits elsewhere cannot match them.
     for (const secret of ["9860000000000018", "8600555566667777", '"2911"', '"271828"', `"${OTP}"`, "tok_sandbox_"]) {
       expect(dump).not.toContain(secret);
@@ -823,7 +928,12 @@ describe("the supplier of a receipt in 57", () => {
     await letSupplierAnswer(receipt.id);
     const confirmed = (await call("receipt/check-id", { id: receipt.id })).body;
     expect(confirmed).toMatchObject({
-      state: 4, error: null, pay_date: pending.pay_date, cancel_date: 0, rrn: pending.rrn, card_number: pending.card_number,
+      state: 4,
+      error: null,
+      pay_date: pending.pay_date,
+      cancel_date: 0,
+      rrn: pending.rrn,
+      card_number: pending.card_number,
       ofd: { type: "Sale", code: 0, items: [{ unit_price: 250_000, count: 1 }] },
     });
     expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({ state: 4, supplier_due_at: null });
@@ -845,7 +955,8 @@ describe("the supplier of a receipt in 57", () => {
     await letSupplierAnswer(other.id);
     await sandboxRecord("receipts", other.id);
     const stored = await runInDurableObject(env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox")), (_instance, state) =>
-      state.storage.sql.exec<{ state: number; ofd: string | null }>("SELECT state, ofd FROM receipts WHERE id = ?", other.id).one());
+      state.storage.sql.exec<{ state: number; ofd: string | null }>("SELECT state, ofd FROM receipts WHERE id = ?", other.id).one(),
+    );
     expect(stored.state).toBe(4);
     expect(JSON.parse(stored.ofd!).type).toBe("Sale");
   });
@@ -907,7 +1018,11 @@ describe("tok_sandbox_pays_late", () => {
     for (const id of [plain.id, hold.id, moved.receipt_id]) await letLatePayHappen(id);
     const late = (await call("receipt/check-id", { id: plain.id })).body;
     expect(late).toMatchObject({
-      state: 4, error: null, cancel_date: 0, card_number: "860049******0094", ofd: { type: "Sale", code: 0 },
+      state: 4,
+      error: null,
+      cancel_date: 0,
+      card_number: "860049******0094",
+      ofd: { type: "Sale", code: 0 },
     });
     expect(String(late.pay_date)).toMatch(SECONDS);
     expect(late.rrn).toMatch(/^\d{12}$/);
@@ -942,7 +1057,9 @@ describe("tok_sandbox_pays_late", () => {
     await Promise.all([payLate(cancelled.id), payLate(paidMeanwhile.id), payLate(repeated.id)]);
     const first = (await sandboxRecord("receipts", repeated.id)).body.late_pay_due_at;
     const [cancel, paidOk] = await Promise.all([
-      call("receipt/cancel", { id: cancelled.id }), payToken(paidMeanwhile.id, "tok_sandbox_ok"), payLate(repeated.id),
+      call("receipt/cancel", { id: cancelled.id }),
+      payToken(paidMeanwhile.id, "tok_sandbox_ok"),
+      payLate(repeated.id),
     ]);
     expect(cancel.body).toMatchObject({ state: 21, ofd: null });
     expect(paidOk.body).toMatchObject({ state: 4, card_number: "860049******0011" });
@@ -975,10 +1092,18 @@ describe("tok_sandbox_judges_unknown", () => {
   it("judges and counts each OTP, pays nothing and answers 400 SANDBOX_UNKNOWN; the third wrong one cancels, as any does", async () => {
     const receipt = await created({ merchant_id: 1001 });
     await sendOtp(receipt.id);
-    for (const [n, state] of [[1, 0], [2, 0], [3, 21]]) {
+    for (const [n, state] of [
+      [1, 0],
+      [2, 0],
+      [3, 21],
+    ]) {
       expectUnknown(await payUnknown(receipt.id, `00000${n}`));
       expect((await sandboxRecord("receipts", receipt.id)).body).toMatchObject({
-        state, otp_attempts: n, wrong_otp_attempts: n, pay_date: 0, card_behaviour: "judges_unknown",
+        state,
+        otp_attempts: n,
+        wrong_otp_attempts: n,
+        pay_date: 0,
+        card_behaviour: "judges_unknown",
       });
     }
     // Cancelled: the next pay is refused before any OTP is looked at, with a code the gateway knows.
@@ -986,7 +1111,9 @@ describe("tok_sandbox_judges_unknown", () => {
     expect((await sandboxRecord("receipts", receipt.id)).body.otp_attempts).toBe(3);
     const logged = (await (await upstream().fetch(`https://x/__sandbox/calls?id=${receipt.id}`)).json()) as Json[];
     expect(logged.filter((c) => c.path === "receipt/pay").map(({ status, code, otp }) => [status, code, otp])).toEqual([
-      [400, "SANDBOX_UNKNOWN", true], [400, "SANDBOX_UNKNOWN", true], [400, "SANDBOX_UNKNOWN", true],
+      [400, "SANDBOX_UNKNOWN", true],
+      [400, "SANDBOX_UNKNOWN", true],
+      [400, "SANDBOX_UNKNOWN", true],
       [400, "RECEIPT_CANCELLED", true],
     ]);
   });
@@ -1029,7 +1156,11 @@ describe("call log: otp flag and id filter", () => {
     const res = await upstream().fetch(`https://x/__sandbox/calls?id=${receipt.id}`);
     const logged = (await res.json()) as Json[];
     expect(logged.map(({ path, otp }) => [path, otp])).toEqual([
-      ["receipt/pay", false], ["receipt/pay", false], ["receipt/pay", true], ["receipt/anonymous/pay", true], ["receipt/check-id", false],
+      ["receipt/pay", false],
+      ["receipt/pay", false],
+      ["receipt/pay", true],
+      ["receipt/anonymous/pay", true],
+      ["receipt/check-id", false],
     ]);
     const text = JSON.stringify(logged);
     for (const secret of ["987654", "192837", "8600000000000007"]) expect(text).not.toContain(secret);
@@ -1076,7 +1207,11 @@ describe("schema upgrade", () => {
       sql.exec("INSERT INTO calls (at, path, status) VALUES (1, 'receipt/check-id', 200)");
       ensureSchema(sql);
       ensureSchema(sql);
-      const names = (table: string) => sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray().map((c) => c.name);
+      const names = (table: string) =>
+        sql
+          .exec<{ name: string }>(`PRAGMA table_info(${table})`)
+          .toArray()
+          .map((c) => c.name);
       const old = sql.exec<{ otp: number }>("SELECT otp FROM calls").one();
       return { receipts: names("receipts"), transfers: names("transfers"), calls: names("calls"), oldOtp: old.otp };
     });

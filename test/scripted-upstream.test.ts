@@ -5,8 +5,8 @@
 // codes for these faults are being redesigned, so only "an error" is asserted.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { forwardDeferred, scriptedUpstream } from "./support/scripted-upstream";
 import { call, createReceipt, sandboxCalls, sandboxReceipt } from "./helpers";
+import { forwardDeferred, scriptedUpstream } from "./support/scripted-upstream";
 
 afterEach(() => scriptedUpstream.reset());
 
@@ -16,7 +16,10 @@ const UPSTREAM_HEADERS = { authorization: "Bearer sandbox-upstream-key", "conten
 /** Straight to env.UPSTREAM, as the gateway's upstream client calls it. */
 function upstream(path: string, body: unknown, init: RequestInit = {}): Promise<Response> {
   return env.UPSTREAM!.fetch(UPSTREAM_API + path, {
-    method: "POST", headers: UPSTREAM_HEADERS, body: JSON.stringify(body), ...init,
+    method: "POST",
+    headers: UPSTREAM_HEADERS,
+    body: JSON.stringify(body),
+    ...init,
   });
 }
 
@@ -29,7 +32,15 @@ const paysLogged = async (id: string) => (await sandboxCalls()).filter((c) => c.
 /** Settles a promise without waiting for it, to tell whether it is still in flight. */
 async function settledYet(promise: Promise<unknown>): Promise<boolean> {
   const pending = Symbol("pending");
-  return (await Promise.race([promise.then(() => true, () => true), Promise.resolve(pending)])) !== pending;
+  return (
+    (await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      Promise.resolve(pending),
+    ])) !== pending
+  );
 }
 
 describe("wiring", () => {
@@ -37,7 +48,7 @@ describe("wiring", () => {
     const receipt = await payable();
     const paid = await pay(receipt.id);
     expect(paid.status).toBe(200);
-    expect((await paid.json() as any).state).toBe(4);
+    expect(((await paid.json()) as any).state).toBe(4);
     expect((await sandboxReceipt(receipt.id)).state).toBe(4);
     expect(scriptedUpstream.fired()).toEqual({});
   });

@@ -11,11 +11,11 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app";
 import { d1Bindings } from "../src/config-rules";
-import { DAY_MS, retentionPolicy, runRetention } from "../src/retention";
 import { latestRecords, recordView } from "../src/console/data";
-import type { TidRow } from "../src/tid-index";
 import { type EventRow, newestEvents, publishEvents } from "../src/events";
-import { jumpHash, eventShardIndex, tidShardIndex, tidShards } from "../src/shards";
+import { DAY_MS, retentionPolicy, runRetention } from "../src/retention";
+import { eventShardIndex, jumpHash, tidShardIndex, tidShards } from "../src/shards";
+import type { TidRow } from "../src/tid-index";
 import { callGateway, consume, DEAD_LETTER_QUEUE, lifecycle, messageOf, receiver } from "./events";
 import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, transferRequest, userToken } from "./helpers";
 
@@ -99,7 +99,11 @@ describe("two shards", () => {
     expect((await expectStatus(call("receipt/check-tid", { tid }, { token }), 200)).id).toBe(theirs.id);
     expect((await expectStatus(call("receipt/check-tid", { tid, user }), 200)).id).toBe(theirs.id);
     // The user's identical retry replays from the user's shard; the partner's changed body conflicts in the partner's.
-    expect((await call("receipt/create", { ...receiptRequest({ tid, amount: 200_000 }), description: "Mobile top-up" }, { token })).headers.get("idempotent-replayed")).toBe("true");
+    expect(
+      (await call("receipt/create", { ...receiptRequest({ tid, amount: 200_000 }), description: "Mobile top-up" }, { token })).headers.get(
+        "idempotent-replayed",
+      ),
+    ).toBe("true");
     await expectError(call("receipt/create", receiptRequest({ tid, amount: 200_000 })), 409, "tid_conflict");
   });
 });
@@ -128,7 +132,11 @@ describe("retention, per shard", () => {
     const log = vi.spyOn(console, "log");
     const first = await runRetention(env, compactAt, policy);
     // A bound of 2 per step: 2 in each database, 4 in all.
-    expect(first).toMatchObject({ tids_compacted: 4, backlog: true, tid_shards: { DB: { compacted: 2, deleted: 0 }, DB_TID_1: { compacted: 2, deleted: 0 } } });
+    expect(first).toMatchObject({
+      tids_compacted: 4,
+      backlog: true,
+      tid_shards: { DB: { compacted: 2, deleted: 0 }, DB_TID_1: { compacted: 2, deleted: 0 } },
+    });
     for (const db of databases()) expect(await count(db, prefix, "response IS NULL")).toBe(2);
     expect(log.mock.calls.map(([line]) => JSON.parse(String(line))).find((line) => line.event === "retention_run")).toMatchObject({
       tid_shards: { DB: { compacted: 2 }, DB_TID_1: { compacted: 2 } },
@@ -151,7 +159,10 @@ describe("retention, per shard", () => {
     const prefix = newTid("failing-");
     const epoch = Date.UTC(2004, 0, 1);
     await seed(env.DB, prefix, 2, epoch);
-    const broken = { prepare: () => ({ bind: () => ({ run: () => Promise.reject(new Error("D1_ERROR: shard down")) }) }), batch: () => Promise.resolve([]) };
+    const broken = {
+      prepare: () => ({ bind: () => ({ run: () => Promise.reject(new Error("D1_ERROR: shard down")) }) }),
+      batch: () => Promise.resolve([]),
+    };
     const deployment = { ...env, DB_TID_1: broken } as unknown as Env;
     await expect(runRetention(deployment, epoch + DAY_MS * 400)).rejects.toThrow(/tids_compacted:DB_TID_1.*tids_deleted:DB_TID_1/);
     expect(await count(env.DB, prefix)).toBe(0);
@@ -164,8 +175,8 @@ describe("the sandbox console", () => {
     const tids = await Promise.all([0, 1, 0, 1].map((shard, i) => tidIn(shard, PARTNER, `console${i}-`)));
     // Pending claims at future + 1 .. + 4, alternating DB and DB_TID_1: newer than anything else in this file.
     for (const [i, tid] of tids.entries()) {
-      await databases()[i % 2]!
-        .prepare(
+      await databases()
+        [i % 2]!.prepare(
           `INSERT INTO tid_index (owner, tid, upstream_tid, kind, fingerprint, status, claim_token, created_at, updated_at)
            VALUES ('partner:partner', ?1, ?1, 'receipt', 'f', 'pending', 'c', ?2, ?2)`,
         )
@@ -245,7 +256,9 @@ describe("one database, the production default", () => {
     const [event] = lifecycle(created.id, ["receipt.created"]);
     receiver();
     await consume([{ body: messageOf(event!) }], { env: single });
-    expect(await env.DB.prepare("SELECT delivery_status FROM events WHERE id = ?1").bind(event!.id).first()).toEqual({ delivery_status: "delivered" });
+    expect(await env.DB.prepare("SELECT delivery_status FROM events WHERE id = ?1").bind(event!.id).first()).toEqual({
+      delivery_status: "delivered",
+    });
     expect(await env.DB_TID_1.prepare("SELECT id FROM events WHERE id = ?1").bind(event!.id).first()).toBeNull();
   });
 });
@@ -330,7 +343,11 @@ describe("appending a database to a live list (TID_INDEX_SHARDS_PREVIOUS)", () =
 
   it("the guard and the deploy check hold the previous list to the same rules", async () => {
     const error = await expectError(
-      createApp().fetch(new Request("http://gateway.test/healthz"), { ...env, TID_INDEX_SHARDS_PREVIOUS: "DB_OLD" } as unknown as Env, createExecutionContext()),
+      createApp().fetch(
+        new Request("http://gateway.test/healthz"),
+        { ...env, TID_INDEX_SHARDS_PREVIOUS: "DB_OLD" } as unknown as Env,
+        createExecutionContext(),
+      ),
       503,
       "service_misconfigured",
     );
@@ -384,7 +401,9 @@ describe("the event log over the same databases, by record id", () => {
   it("lists by type across both databases, merged newest first, with the limit, has_more and after", async () => {
     const records = [await recordIn(0), await recordIn(1)];
     // Four events of one type, alternating databases, ids increasing: newest last.
-    const events = [0, 1, 0, 1].map((shard, i) => lifecycle(records[shard]!, ["receipt.created", "receipt.created", "receipt.created", "receipt.awaiting_supplier"])[i]!);
+    const events = [0, 1, 0, 1].map(
+      (shard, i) => lifecycle(records[shard]!, ["receipt.created", "receipt.created", "receipt.created", "receipt.awaiting_supplier"])[i]!,
+    );
     for (const event of events) await publishEvents(env, [{ ...event, type: "receipt.awaiting_supplier" }]);
     const newestFirst = events.map((e) => e.id).reverse();
     const mine = (page: { events: { id: string }[] }) => page.events.map((e) => e.id).filter((id) => newestFirst.includes(id));
@@ -421,7 +440,10 @@ describe("the event log over the same databases, by record id", () => {
 
     const lost = [...lifecycle(await recordIn(0), ["receipt.paid"]), ...lifecycle(await recordIn(1), ["receipt.paid"])];
     await publishEvents(env, lost);
-    await consume(lost.map((event) => ({ body: messageOf(event) })), { queue: DEAD_LETTER_QUEUE });
+    await consume(
+      lost.map((event) => ({ body: messageOf(event) })),
+      { queue: DEAD_LETTER_QUEUE },
+    );
     for (const [shard, event] of lost.entries()) expect((await eventIn(event.id))[shard]).toMatchObject({ delivery_status: "failed" });
   });
 

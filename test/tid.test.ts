@@ -72,7 +72,10 @@ describe("tid uniqueness", () => {
     await expectError(call("receipt/create", request), 409, "tid_conflict");
     expect((await sandboxReceipt(theirs.id)).amount).toBe(120_000);
     const creates = (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === tid);
-    expect(creates.map((c) => [c.status, c.code])).toEqual([[200, null], [409, "TID_DUPLICATE"]]);
+    expect(creates.map((c) => [c.status, c.code])).toEqual([
+      [200, null],
+      [409, "TID_DUPLICATE"],
+    ]);
     await expectError(call("receipt/check-tid", { tid }), 404, "receipt_not_found");
   });
 
@@ -172,7 +175,9 @@ describe("the tid index, called directly", () => {
     await completeTid(await tidDb(PARTNER, request.tid), { owner: PARTNER, tid: request.tid, token: first.token }, "r-1", { id: "r-1" });
     const replay = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request));
     expect(replay).toMatchObject({ kind: "replay", row: { receipt_id: "r-1", status: "completed", response: '{"id":"r-1"}' } });
-    expect(await claimTid(await tidDb(PARTNER, request.tid), { ...(await claimRequest(request)), fingerprint: "another" })).toEqual({ kind: "conflict" });
+    expect(await claimTid(await tidDb(PARTNER, request.tid), { ...(await claimRequest(request)), fingerprint: "another" })).toEqual({
+      kind: "conflict",
+    });
   });
 
   it("a claim is taken over only after its lease, and only by the same request", async () => {
@@ -182,7 +187,9 @@ describe("the tid index, called directly", () => {
     if (first.kind !== "claimed") throw new Error(first.kind);
     const justInside = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request), t0 + 30_000 - 1);
     expect(justInside).toEqual({ kind: "in_progress", retryAfterSeconds: 1 });
-    expect(await claimTid(await tidDb(PARTNER, request.tid), { ...(await claimRequest(request)), fingerprint: "another" }, t0 + 30_000)).toEqual({ kind: "conflict" });
+    expect(await claimTid(await tidDb(PARTNER, request.tid), { ...(await claimRequest(request)), fingerprint: "another" }, t0 + 30_000)).toEqual({
+      kind: "conflict",
+    });
     const after = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request), t0 + 30_000);
     expect(after).toMatchObject({ kind: "claimed", takeover: true });
     // The first claimant's token no longer completes anything.

@@ -1,15 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  call,
-  expectError,
-  expectStatus,
-  OTP_OK,
-  OTP_WRONG,
-  receiptRequest,
-  sandboxCalls,
-  sandboxTransfer,
-  transferRequest,
-} from "./helpers";
+import { call, expectError, expectStatus, OTP_OK, OTP_WRONG, receiptRequest, sandboxCalls, sandboxTransfer, transferRequest } from "./helpers";
 
 async function createTransfer(overrides: Record<string, unknown> = {}): Promise<any> {
   return expectStatus(call("a2c/create", transferRequest(overrides)), 200);
@@ -75,9 +65,7 @@ describe("card-to-card transfers", () => {
 
   it("20 concurrent wrong OTPs on a fresh transfer: at most 3 reach the sandbox", async () => {
     const created = await createTransfer({ amount: 2_000_000 });
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => call("a2c/pay", { id: created.receipt_id, otp: String(700000 + i) })),
-    );
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call("a2c/pay", { id: created.receipt_id, otp: String(700000 + i) })));
     const codes = await Promise.all(answers.map(async (res) => ((await res.json()) as any).error.code));
     expect(codes.filter((code) => code === "operation_in_progress").length).toBeGreaterThan(0);
     for (const code of codes) expect(["otp_invalid", "operation_in_progress", "otp_attempts_exhausted"]).toContain(code);

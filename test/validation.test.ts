@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { isValidExpiry, passesLuhn } from "../src/schemas";
-import { API, OPERATION_PATHS as paths, call, createReceipt, expectError, newTid, PARTNER_KEY, sandboxCalls } from "./helpers";
+import { API, call, createReceipt, expectError, newTid, PARTNER_KEY, OPERATION_PATHS as paths, sandboxCalls } from "./helpers";
 
 const now = new Date();
 const yyMM = (date: Date) => `${String(date.getUTCFullYear() % 100).padStart(2, "0")}${String(date.getUTCMonth() + 1).padStart(2, "0")}`;
@@ -88,7 +88,12 @@ describe("input refused at the edge", () => {
     const urls = [...paths.map((p) => `${API}/${p}`), ...["receipt/audit", "events/list", "events/resend"].map((p) => `${GATEWAY}/${p}`)];
     const tid = newTid();
     const notObjects: [unknown, string][] = [
-      [[{ ...validCreate, tid }], "an array"], [[], "an array"], ["{}", "a string"], [42, "a number"], [true, "a boolean"], [null, "null"],
+      [[{ ...validCreate, tid }], "an array"],
+      [[], "an array"],
+      ["{}", "a string"],
+      [42, "a number"],
+      [true, "a boolean"],
+      [null, "null"],
     ];
     const before = (await sandboxCalls()).length;
     for (const url of urls) {
@@ -113,11 +118,7 @@ describe("input refused at the edge", () => {
   });
 
   it("a body that is not declared JSON is 415 unsupported_media_type", async () => {
-    await expectError(
-      call("receipt/create", validCreate, { headers: { "content-type": "text/plain" } }),
-      415,
-      "unsupported_media_type",
-    );
+    await expectError(call("receipt/create", validCreate, { headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type");
     await expectError(
       call("receipt/create", validCreate, { headers: { "content-type": "application/x-www-form-urlencoded" } }),
       415,
@@ -167,7 +168,10 @@ describe("request ids", () => {
 describe("no input makes the gateway answer 500", () => {
   // A small deterministic generator of hostile JSON values.
   let seed = 7;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   const pick = <T>(items: T[]): T => items[Math.floor(rand() * items.length)]!;
   const atoms = [null, true, 0, -1, 1e308, 2 ** 53, "", "0", "8600000000000007", "x".repeat(300), "💳", {}, [], "__proto__"];
   const value = (depth: number): unknown => {

@@ -6,9 +6,9 @@
  * script, then copy its block into the README.
  */
 import { describe, expect, it } from "vitest";
-import readme from "../README.md?raw";
 import ciRun from "../.ci/run?raw";
 import packageJson from "../package.json?raw";
+import readme from "../README.md?raw";
 import script from "../scripts/walkthrough.sh?raw";
 
 const SCRIPT_BEGIN = "# >>> README: A payment, step by step\n";
@@ -41,7 +41,7 @@ const isCall = (line: string) => /(^|\$\()curl /.test(line);
 
 describe("the README walk-through is scripts/walkthrough.sh", () => {
   it("the README's block is the script's region without its step and check lines", () => {
-    const expected = regionLines.filter((line) => !SCRIPT_ONLY.test(line)).join("\n") + "\n";
+    const expected = `${regionLines.filter((line) => !SCRIPT_ONLY.test(line)).join("\n")}\n`;
     expect(readmeBlock()).toBe(expected);
   });
 

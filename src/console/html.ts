@@ -10,8 +10,8 @@ import type { HtmlEscapedString } from "hono/utils/html";
 import type { EventRow } from "../events";
 import { type KindName, STATE } from "../lifecycle";
 import type { AuditEntry } from "../receipt-object";
-import type { RecordSummary, RecordView } from "./data";
 import type { SandboxCall } from "../sandbox/sandbox-object";
+import type { RecordSummary, RecordView } from "./data";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -230,9 +230,11 @@ export function recordPage(view: RecordView, now: number, resent?: string): Html
       ${auditTable(view.audit)}
 
       <h3 id="record">The record, as the API last answered it</h3>
-      ${view.latest === null
-        ? html`<p class="empty">Not known yet: it comes with the record's newest logged event.</p>`
-        : html`<pre>${JSON.stringify(view.latest, null, 2)}</pre>`}`,
+      ${
+        view.latest === null
+          ? html`<p class="empty">Not known yet: it comes with the record's newest logged event.</p>`
+          : html`<pre>${JSON.stringify(view.latest, null, 2)}</pre>`
+      }`,
   );
 }
 

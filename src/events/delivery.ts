@@ -128,18 +128,23 @@ async function deliver(env: Env, message: Message<EventMessage>, db: D1Database)
 }
 
 /** Holds events back while the deployment is misconfigured: never signed with a development secret, never sent to an unchecked URL. */
-async function holdBack(env: Env, messages: readonly Message<EventMessage>[], dbs: ReadonlyMap<string, D1Database | null>, problems: readonly string[]): Promise<void> {
+async function holdBack(
+  env: Env,
+  messages: readonly Message<EventMessage>[],
+  dbs: ReadonlyMap<string, D1Database | null>,
+  problems: readonly string[],
+): Promise<void> {
   // Each try counts as an attempt: after max_retries the events show failed, to be resent once fixed.
   const schedule = retrySchedule(env);
   const delays = messages.map((message) => retryDelaySeconds(schedule, message.attempts));
-  messages.forEach((message, i) => message.retry({ delaySeconds: delays[i]! }));
+  for (const [i, message] of messages.entries()) message.retry({ delaySeconds: delays[i]! });
   log("error", "service_misconfigured", { problems: problems.join(" "), held_events: messages.length });
   const error = "not sent: this deployment is misconfigured (503 service_misconfigured names the problem)";
   const now = Date.now();
   await Promise.all(
     messages.map((message, i) =>
-      recordFailedAttempt(dbs.get(message.body.id) ?? env.DB, message.body.id, { status: null, error, nextAttemptAt: now + delays[i]! * 1000 }).catch((err) =>
-        log("error", "event_log_write_failed", { event_id: message.body.id, error: String(err) }),
+      recordFailedAttempt(dbs.get(message.body.id) ?? env.DB, message.body.id, { status: null, error, nextAttemptAt: now + delays[i]! * 1000 }).catch(
+        (err) => log("error", "event_log_write_failed", { event_id: message.body.id, error: String(err) }),
       ),
     ),
   );
@@ -158,7 +163,10 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
   }
 
   // Each message's record names the database of its log row (TID_INDEX_SHARDS).
-  const dbs = await databasesOf(env, messages.map((message) => message.body));
+  const dbs = await databasesOf(
+    env,
+    messages.map((message) => message.body),
+  );
 
   if (isDeadLetterQueue(batch.queue)) {
     const ids = messages.map((message) => message.body.id);

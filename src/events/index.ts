@@ -6,14 +6,15 @@
  * in D1 tells how each delivery stands, and the sweep (sweepEvents, run by
  * the Cron Trigger) sends again what no attempt is scheduled for.
  */
-export { DEAD_LETTER_SUFFIX, handleEventBatch, isDeadLetterQueue, postEvent, RETRY_SCHEDULES, retryDelaySeconds, retrySchedule } from "./delivery";
+
 export type { DeliveryOutcome } from "./delivery";
-export { findEvent, listEvents, listLoggedEvents, newestEvents, recordEvents } from "./log";
+export { DEAD_LETTER_SUFFIX, handleEventBatch, isDeadLetterQueue, postEvent, RETRY_SCHEDULES, retryDelaySeconds, retrySchedule } from "./delivery";
 export type { EventQuery, EventRow } from "./log";
+export { findEvent, listEvents, listLoggedEvents, newestEvents, recordEvents } from "./log";
 export { listEventPage, resendEvent } from "./operations";
 export { newEventId, publishEvents, publishOutbox } from "./publish";
-export { REQUEUE_LIMIT, SWEEP_SETTINGS, sweepEvents, sweepSettings } from "./sweep";
-export type { SweepReport, SweepSettings } from "./sweep";
 export { signWebhook } from "./signing";
-export { EVENT_TYPE_NAMES, EVENT_TYPES, kindOf, recordIdOf } from "./types";
+export type { SweepReport, SweepSettings } from "./sweep";
+export { REQUEUE_LIMIT, SWEEP_SETTINGS, sweepEvents, sweepSettings } from "./sweep";
 export type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
+export { EVENT_TYPE_NAMES, EVENT_TYPES, kindOf, recordIdOf } from "./types";

@@ -113,7 +113,10 @@ export async function listEvents(db: D1Database, query: EventQuery): Promise<{ r
   if (query.after !== undefined) add("id < ?", query.after);
   params.push(query.limit + 1);
   const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?${params.length}`;
-  const { results } = await db.prepare(sql).bind(...params).all<EventRow>();
+  const { results } = await db
+    .prepare(sql)
+    .bind(...params)
+    .all<EventRow>();
   return { rows: results.slice(0, query.limit), hasMore: results.length > query.limit };
 }
 

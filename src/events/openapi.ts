@@ -12,7 +12,7 @@ import { EVENT_TYPES } from "./types";
 const DELIVERY = [
   "POSTed as JSON to the partner's WEBHOOK_URL through a queue, at least once, in no guaranteed order (`sequence` orders one receipt's events).",
   "Headers as Standard Webhooks sign them: `webhook-id` (the event id: the same on every retry, so duplicates can be dropped), `webhook-timestamp` (seconds),",
-  "`webhook-signature`: `v1,<base64 HMAC-SHA256 of \"<webhook-id>.<webhook-timestamp>.<body>\">` keyed with the bytes of the `whsec_` secret;",
+  '`webhook-signature`: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the bytes of the `whsec_` secret;',
   "during a secret rotation one signature per secret, space-separated. Verify with any Standard Webhooks library.",
   "Answer 2xx within 10 s; anything else is retried with exponential backoff for more than 24 hours, then the event shows `failed` in events/list",
   "and can be sent again with events/resend.",
@@ -29,7 +29,12 @@ const header = (name: string, description: string, maxLength: number, pattern: s
 const HEADERS = [
   header("webhook-id", "The event id (`evt_<ULID>`); the same on every delivery of this event.", 30, "^evt_[0-9A-HJKMNP-TV-Z]{26}$"),
   header("webhook-timestamp", "Seconds since the epoch when this delivery was signed; refuse one far from your clock.", 12, "^\\d{1,12}$"),
-  header("webhook-signature", "`v1,<base64 signature>`, one per configured secret, space-separated.", 1024, "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$"),
+  header(
+    "webhook-signature",
+    "`v1,<base64 signature>`, one per configured secret, space-separated.",
+    1024,
+    "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$",
+  ),
 ];
 
 /** The events as OpenAPI 3.1 `webhooks`, each a POST of the Event component; and that component's schema. */

@@ -4,7 +4,7 @@
  */
 import { ApiError } from "../errors";
 import { log } from "../log";
-import { eventOf, type EventQuery, listLoggedEvents, locateEvent, markPendingAgain, restoreDelivery, withDelivery } from "./log";
+import { type EventQuery, eventOf, listLoggedEvents, locateEvent, markPendingAgain, restoreDelivery, withDelivery } from "./log";
 import { enqueue } from "./publish";
 import type { EventWithDelivery, GatewayEvent } from "./types";
 

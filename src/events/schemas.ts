@@ -5,7 +5,7 @@
  * Built from the receipt and transfer shapes of src/schemas.ts.
  */
 import * as v from "valibot";
-import { bounded, Int, int32, int64, Receipt, ReceiptId, State, TransferReceipt } from "../schemas";
+import { bounded, Int, int64, Receipt, State, TransferReceipt } from "../schemas";
 import { DELIVERY_STATUSES, EVENT_TYPE_NAMES, EVENT_TYPES } from "./types";
 
 export const EventId = v.pipe(
@@ -34,10 +34,20 @@ export const Event = v.pipe(
     id: EventId,
     type: EventTypeName,
     created: Int("Milliseconds since the epoch."),
-    sequence: v.pipe(v.number(), v.integer(), int64(), v.description("Per receipt or transfer: 1, 2, ... Order of delivery is not guaranteed; ignore an event whose sequence is not above the last one applied.")),
+    sequence: v.pipe(
+      v.number(),
+      v.integer(),
+      int64(),
+      v.description(
+        "Per receipt or transfer: 1, 2, ... Order of delivery is not guaranteed; ignore an event whose sequence is not above the last one applied.",
+      ),
+    ),
     request_id: v.pipe(v.string(), v.description("The X-Request-Id of the call that caused it (or of the gateway's own reconciliation).")),
     data: v.object({
-      object: v.pipe(v.union([Receipt, TransferReceipt]), v.description("The Receipt (receipt.*) or Transfer receipt (transfer.*) as the API returns it: masked card numbers only.")),
+      object: v.pipe(
+        v.union([Receipt, TransferReceipt]),
+        v.description("The Receipt (receipt.*) or Transfer receipt (transfer.*) as the API returns it: masked card numbers only."),
+      ),
       owner: v.pipe(v.string(), v.description("`partner`, or the `sub` of the user who owns it.")),
       previous_state: v.nullable(State("The state before this change; null for a create.")),
     }),
@@ -49,7 +59,10 @@ export const Event = v.pipe(
 export const EventDelivery = v.object({
   status: DeliveryStatusName,
   attempts: v.pipe(v.number(), v.description("Delivery attempts so far, resends included.")),
-  last_status: v.pipe(v.nullable(v.number()), v.description("The receiver's last HTTP status; null if it never answered (timeout, network error) or no attempt was made yet.")),
+  last_status: v.pipe(
+    v.nullable(v.number()),
+    v.description("The receiver's last HTTP status; null if it never answered (timeout, network error) or no attempt was made yet."),
+  ),
   last_error: v.pipe(v.nullable(v.string()), v.description("Why the last attempt failed; null after a success.")),
   delivered_at: v.pipe(v.nullable(v.number()), v.description("Milliseconds; when a delivery got a 2xx.")),
 });

@@ -27,7 +27,7 @@
  */
 import { log } from "../log";
 import { allShards } from "../shards";
-import { RETRY_SCHEDULES } from "./delivery";
+import type { RETRY_SCHEDULES } from "./delivery";
 import { enqueue } from "./publish";
 import type { EventMessage } from "./types";
 
@@ -107,7 +107,8 @@ export async function sweepEvents(env: Env, now: number, settings = sweepSetting
         for (const id of failed) log("error", "event_delivery_abandoned", { event_id: id, by: "sweep", database: binding });
         await enqueue(env, overdue);
         report.requeued += overdue.length;
-        if (overdue.length > 0) log("warn", "events_requeued", { database: binding, events: overdue.length, ids: overdue.map((m) => m.id).join(" ") });
+        if (overdue.length > 0)
+          log("warn", "events_requeued", { database: binding, events: overdue.length, ids: overdue.map((m) => m.id).join(" ") });
       } catch (err) {
         errors.push(err);
         log("error", "events_sweep_failed", { database: binding, error: err instanceof Error ? err.message : String(err) });

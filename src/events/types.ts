@@ -15,7 +15,8 @@ export const EVENT_TYPES = {
   "receipt.held": "A hold receipt's amount is blocked on the card (state 5); hold-confirm debits it.",
   "receipt.awaiting_supplier": "A receipt was paid but awaits the supplier's confirmation (state 57); receipt.paid or receipt.cancelled follows.",
   "receipt.cancelled": "A receipt is cancelled (state 21): by cancel, by the supplier's refusal, or after three failed OTP guesses.",
-  "receipt.otp_attempts_exhausted": "The third failed OTP guess ended a receipt; receipt.cancelled follows once the payment service has cancelled it.",
+  "receipt.otp_attempts_exhausted":
+    "The third failed OTP guess ended a receipt; receipt.cancelled follows once the payment service has cancelled it.",
   "transfer.created": "A card-to-card transfer was created.",
   "transfer.paid": "A transfer is paid.",
   "transfer.cancelled": "A transfer is cancelled.",
@@ -69,8 +70,7 @@ export interface EventMessage {
 }
 
 /** The kind an event is about: the one its type begins with (assertWellFormed refuses a type of no kind). */
-export const kindOf = (type: EventType): EventKind =>
-  (Object.keys(KINDS) as EventKind[]).find((kind) => type.startsWith(`${kind}.`)) ?? "receipt";
+export const kindOf = (type: EventType): EventKind => (Object.keys(KINDS) as EventKind[]).find((kind) => type.startsWith(`${kind}.`)) ?? "receipt";
 
 const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
 

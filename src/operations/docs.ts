@@ -18,10 +18,7 @@ export const DOCS = {
     "Sends a one-time code to the card owner.",
     "May be repeated to resend, once `wait` ms have passed (`otp_resend_too_soon` before), and at most 5 times per receipt.",
   ),
-  authorizeReceiptAnonymous: prose(
-    "As authorize, with the card given by number and expiry.",
-    "Neither is stored or logged.",
-  ),
+  authorizeReceiptAnonymous: prose("As authorize, with the card given by number and expiry.", "Neither is stored or logged."),
   payReceipt: prose(
     "Debits the card.",
     "`otp` is required when the receipt's `is_verify` is true.",
@@ -32,10 +29,7 @@ export const DOCS = {
     "As pay, with the card given by number and expiry; the OTP is always required.",
     "Answers the reduced receipt (no `cancel_date`, `is_verify`, `rrn`, `card_number`).",
   ),
-  confirmHold: prose(
-    "Debits the held amount (state 5 to 4) and fiscalizes the sale.",
-    "Needs the hold function enabled in the deployment.",
-  ),
+  confirmHold: prose("Debits the held amount (state 5 to 4) and fiscalizes the sale.", "Needs the hold function enabled in the deployment."),
   cancelReceipt: prose(
     "Cancels a created, held or paid receipt (state 21).",
     "Refused in state 21 or 57 and for QR merchants (`cancel_not_allowed`).",

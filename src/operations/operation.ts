@@ -12,10 +12,10 @@ import { createOnce } from "../creation";
 import { ApiError, type Outcome, unwrap } from "../errors";
 import type { Kind, KindName, RecordBody } from "../kinds";
 import type { Operation } from "../lifecycle";
+import { log } from "../log";
 import type { RouteDoc } from "../openapi";
 import type { LimitedOperation } from "../rate-limit";
 import { type JsonText, type ReceiptObject, receiptStub } from "../receipt-object";
-import { log } from "../log";
 import type { GatewayEnv } from "../types";
 
 export interface OperationDescription<Request extends GenericSchema = GenericSchema> extends RouteDoc {

@@ -93,10 +93,7 @@ export const RECEIPTS: Section = {
       operationId: "authorizeReceipt",
       summary: "Send the OTP for a card-token payment",
       description: DOCS.authorizeReceipt,
-      request: v.pipe(
-        v.object({ id: ReceiptId, card: TokenCard }),
-        v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" } }]),
-      ),
+      request: v.pipe(v.object({ id: ReceiptId, card: TokenCard }), v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" } }])),
       response: AuthorizeResult,
       errors: [...AUTHORIZE_ERRORS],
       limit: "authorize",

@@ -21,8 +21,7 @@ const CreateTransferRequest = v.pipe(
     if (!dataset.typed) return;
     const { tid, tId } = dataset.value;
     if (tid === undefined && tId === undefined) addIssue({ message: "tid is required", path: undefined });
-    else if (tid !== undefined && tId !== undefined && tid !== tId)
-      addIssue({ message: "tid and tId differ; send one of them" });
+    else if (tid !== undefined && tId !== undefined && tid !== tId) addIssue({ message: "tid and tId differ; send one of them" });
   }),
   // The rawCheck above, as JSON Schema says it: one of the two must be present.
   v.metadata({ anyOf: [{ required: ["tid"] }, { required: ["tId"] }] }),

@@ -4,7 +4,9 @@
  * counts is decided by src/lifecycle.ts; this part keeps the counts in the
  * record's row and writes the exhaustion event in the step that exhausts it.
  */
-import { fail, type Failure } from "../errors";
+
+import { clock } from "../clock";
+import { type Failure, fail } from "../errors";
 import {
   countGuess,
   exhaustedEvent,
@@ -12,13 +14,12 @@ import {
   type GuessCounts,
   guessesOf,
   MAX_GUESSES,
-  otpSendRefusal,
   type OtpVerdict,
+  otpSendRefusal,
 } from "../lifecycle";
 import { log } from "../log";
 import type { Outbox } from "./outbox";
 import type { RecordRow, RecordStore } from "./store";
-import { clock } from "../clock";
 
 export class OtpLedger {
   readonly #store: RecordStore;

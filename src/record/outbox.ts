@@ -9,13 +9,14 @@
  * its message. Failed drains back off; the object's alarm comes back for
  * what is owed.
  */
-import type { EventType } from "../events/types";
+
+import { clock } from "../clock";
 import { publishOutbox } from "../events/publish";
+import type { EventType } from "../events/types";
 import { backoffMs } from "../lifecycle";
 import { log } from "../log";
 import { eventPayload } from "./event";
 import type { RecordStore } from "./store";
-import { clock } from "../clock";
 
 /** Events handed on per drain. */
 const DRAIN_BATCH = 50;

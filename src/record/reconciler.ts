@@ -5,6 +5,8 @@
  * those looks is src/lifecycle.ts's. Also finishes rule 2: three failed
  * guesses on a receipt the upstream cancels send that cancel.
  */
+
+import { clock } from "../clock";
 import type { Outcome } from "../errors";
 import { kindOf } from "../kinds";
 import {
@@ -24,7 +26,6 @@ import type { OtpLedger } from "./otp-ledger";
 import type { Recorder } from "./recorder";
 import type { RecordRow, RecordStore } from "./store";
 import type { WriteAhead } from "./write-ahead";
-import { clock } from "../clock";
 
 export interface ReconcilerParts {
   store: RecordStore;

@@ -3,13 +3,14 @@
  * event a change of state is, and what the look means for a record suspect
  * of a late change (rule 8). Every method runs inside a change.
  */
+
+import { clock } from "../clock";
 import { kindOf, type RecordBody } from "../kinds";
 import { eventForStateChange, isPaid, lateReadsDoneAt, type UpstreamState } from "../lifecycle";
 import type { ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
 import type { OtpLedger } from "./otp-ledger";
 import type { Outbox } from "./outbox";
 import type { RecordStore } from "./store";
-import { clock } from "../clock";
 
 export class Recorder {
   readonly #store: RecordStore;

@@ -102,7 +102,9 @@ export function describeSchema(sql: SqlStorage): Record<string, string[]> {
       sql
         .exec<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }>(`PRAGMA table_info(${name})`)
         .toArray()
-        .map((c) => `${c.name} ${c.type}${c.notnull ? " NOT NULL" : ""}${c.dflt_value === null ? "" : ` DEFAULT ${c.dflt_value}`}${c.pk ? " PK" : ""}`)
+        .map(
+          (c) => `${c.name} ${c.type}${c.notnull ? " NOT NULL" : ""}${c.dflt_value === null ? "" : ` DEFAULT ${c.dflt_value}`}${c.pk ? " PK" : ""}`,
+        )
         .sort(),
     ]),
   );
@@ -144,4 +146,3 @@ export function migrate(storage: DurableObjectStorage, create: boolean, from = s
   });
   return CURRENT_SCHEMA_VERSION;
 }
-

@@ -11,9 +11,10 @@
  * upstream client's normalized ones (masked card numbers only), audit rows
  * hold codes and ids.
  */
+
+import { clock } from "../clock";
 import type { KindName, UpstreamState } from "../lifecycle";
 import { migrate, storedVersion } from "./schema";
-import { clock } from "../clock";
 
 export interface RecordRow {
   kind: KindName;
@@ -62,7 +63,10 @@ export interface RecordRow {
 export type RecordFields = Partial<Omit<RecordRow, "kind" | "id" | "tid" | "upstream_tid" | "owner" | "created_at">>;
 
 /** What a record is created with; everything else starts at nothing counted, nothing in flight, nothing suspect. */
-type RecordIdentity = Pick<RecordRow, "kind" | "id" | "tid" | "upstream_tid" | "owner" | "is_hold" | "qr_merchant" | "is_verify" | "state" | "body" | "created_at">;
+type RecordIdentity = Pick<
+  RecordRow,
+  "kind" | "id" | "tid" | "upstream_tid" | "owner" | "is_hold" | "qr_merchant" | "is_verify" | "state" | "body" | "created_at"
+>;
 
 export function newRecordRow(identity: RecordIdentity): Omit<RecordRow, "updated_at"> {
   return {
@@ -141,9 +145,9 @@ export class RecordStore {
       this.#ready = true;
     }
     // The row and whether the outbox owes anything, in one statement.
-    const found = this.#storage.sql
-      .exec("SELECT *, (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS unsent_events FROM record")
-      .toArray()[0] as (RecordRow & { unsent_events: number }) | undefined;
+    const found = this.#storage.sql.exec("SELECT *, (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS unsent_events FROM record").toArray()[0] as
+      | (RecordRow & { unsent_events: number })
+      | undefined;
     if (!found) return null;
     const { unsent_events: unsent, ...row } = found;
     if (unsent === 0) this.#unsent = [];

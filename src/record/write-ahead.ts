@@ -5,9 +5,10 @@
  * stores the call's outcome. A note found with no call in flight means the
  * outcome is unknown: only the upstream can say (src/record/reconciler.ts).
  */
+
+import { clock } from "../clock";
 import type { Alarm } from "./alarm";
 import type { RecordStore } from "./store";
-import { clock } from "../clock";
 
 export class WriteAhead {
   readonly #store: RecordStore;

@@ -28,22 +28,52 @@ export type Merchant = {
 
 const merchants: Merchant[] = [
   {
-    merchant_id: 1001, merchant_name: "Sandbox Mobile", category_id: 1, category_name: "Mobile operators",
-    logo_url: "https://sandbox.upstream.invalid/logos/1001.png", min_amount: 100_000, max_amount: 500_000_000,
-    is_verify: true, kind: "regular", commission_percent: 0,
-    tin: "301234567", address: "Tashkent, Amir Temur 1", spic: "10305001001000000", package_code: "1495381",
+    merchant_id: 1001,
+    merchant_name: "Sandbox Mobile",
+    category_id: 1,
+    category_name: "Mobile operators",
+    logo_url: "https://sandbox.upstream.invalid/logos/1001.png",
+    min_amount: 100_000,
+    max_amount: 500_000_000,
+    is_verify: true,
+    kind: "regular",
+    commission_percent: 0,
+    tin: "301234567",
+    address: "Tashkent, Amir Temur 1",
+    spic: "10305001001000000",
+    package_code: "1495381",
   },
   {
-    merchant_id: 1002, merchant_name: "Sandbox QR Cafe", category_id: 7, category_name: "Cafes and restaurants",
-    logo_url: "https://sandbox.upstream.invalid/logos/1002.png", min_amount: 1_000, max_amount: 100_000_000,
-    is_verify: false, kind: "qr", commission_percent: 0,
-    tin: "302345678", address: "Tashkent, Navoi 12", spic: "10101001001000000", package_code: "1512442",
+    merchant_id: 1002,
+    merchant_name: "Sandbox QR Cafe",
+    category_id: 7,
+    category_name: "Cafes and restaurants",
+    logo_url: "https://sandbox.upstream.invalid/logos/1002.png",
+    min_amount: 1_000,
+    max_amount: 100_000_000,
+    is_verify: false,
+    kind: "qr",
+    commission_percent: 0,
+    tin: "302345678",
+    address: "Tashkent, Navoi 12",
+    spic: "10101001001000000",
+    package_code: "1512442",
   },
   {
-    merchant_id: 1003, merchant_name: "Sandbox Utilities", category_id: 3, category_name: "Utilities",
-    logo_url: null, min_amount: 1_000, max_amount: 1_000_000_000,
-    is_verify: false, kind: "regular", commission_percent: 1,
-    tin: "303456789", address: "Tashkent, Shota Rustaveli 5", spic: "10399001001000000", package_code: "1543001",
+    merchant_id: 1003,
+    merchant_name: "Sandbox Utilities",
+    category_id: 3,
+    category_name: "Utilities",
+    logo_url: null,
+    min_amount: 1_000,
+    max_amount: 1_000_000_000,
+    is_verify: false,
+    kind: "regular",
+    commission_percent: 1,
+    tin: "303456789",
+    address: "Tashkent, Shota Rustaveli 5",
+    spic: "10399001001000000",
+    package_code: "1543001",
   },
 ];
 
@@ -73,8 +103,16 @@ export function commissionOf(amount: number, percent: number, flat = 0): number 
  * expiry) is stored, together with the masked PAN.
  */
 export type CardBehaviour =
-  | "ok" | "insufficient" | "supplier_pending" | "supplier_fails" | "timeout" | "paid_timeout" | "error" | "busy"
-  | "pays_late" | "judges_unknown";
+  | "ok"
+  | "insufficient"
+  | "supplier_pending"
+  | "supplier_fails"
+  | "timeout"
+  | "paid_timeout"
+  | "error"
+  | "busy"
+  | "pays_late"
+  | "judges_unknown";
 
 export type SandboxCard = {
   behaviour: CardBehaviour;
@@ -85,15 +123,40 @@ export type SandboxCard = {
 
 const tokenCards: Record<string, SandboxCard> = {
   tok_sandbox_ok: { behaviour: "ok", masked_pan: "860049******0011", phone: "+998 90 *** ** 67", holder_name: "SANDBOX OK" },
-  tok_sandbox_insufficient: { behaviour: "insufficient", masked_pan: "860049******0029", phone: "+998 90 *** ** 68", holder_name: "SANDBOX INSUFFICIENT" },
-  tok_sandbox_supplier_pending: { behaviour: "supplier_pending", masked_pan: "860049******0037", phone: "+998 90 *** ** 69", holder_name: "SANDBOX PENDING" },
+  tok_sandbox_insufficient: {
+    behaviour: "insufficient",
+    masked_pan: "860049******0029",
+    phone: "+998 90 *** ** 68",
+    holder_name: "SANDBOX INSUFFICIENT",
+  },
+  tok_sandbox_supplier_pending: {
+    behaviour: "supplier_pending",
+    masked_pan: "860049******0037",
+    phone: "+998 90 *** ** 69",
+    holder_name: "SANDBOX PENDING",
+  },
   tok_sandbox_timeout: { behaviour: "timeout", masked_pan: "860049******0045", phone: "+998 90 *** ** 70", holder_name: "SANDBOX TIMEOUT" },
   tok_sandbox_error: { behaviour: "error", masked_pan: "860049******0052", phone: "+998 90 *** ** 71", holder_name: "SANDBOX ERROR" },
-  tok_sandbox_paid_timeout: { behaviour: "paid_timeout", masked_pan: "860049******0060", phone: "+998 90 *** ** 72", holder_name: "SANDBOX PAID TIMEOUT" },
+  tok_sandbox_paid_timeout: {
+    behaviour: "paid_timeout",
+    masked_pan: "860049******0060",
+    phone: "+998 90 *** ** 72",
+    holder_name: "SANDBOX PAID TIMEOUT",
+  },
   tok_sandbox_busy: { behaviour: "busy", masked_pan: "860049******0078", phone: "+998 90 *** ** 73", holder_name: "SANDBOX BUSY" },
-  tok_sandbox_supplier_fails: { behaviour: "supplier_fails", masked_pan: "860049******0086", phone: "+998 90 *** ** 74", holder_name: "SANDBOX SUPPLIER FAILS" },
+  tok_sandbox_supplier_fails: {
+    behaviour: "supplier_fails",
+    masked_pan: "860049******0086",
+    phone: "+998 90 *** ** 74",
+    holder_name: "SANDBOX SUPPLIER FAILS",
+  },
   tok_sandbox_pays_late: { behaviour: "pays_late", masked_pan: "860049******0094", phone: "+998 90 *** ** 75", holder_name: "SANDBOX PAYS LATE" },
-  tok_sandbox_judges_unknown: { behaviour: "judges_unknown", masked_pan: "860049******0102", phone: "+998 90 *** ** 76", holder_name: "SANDBOX JUDGES UNKNOWN" },
+  tok_sandbox_judges_unknown: {
+    behaviour: "judges_unknown",
+    masked_pan: "860049******0102",
+    phone: "+998 90 *** ** 76",
+    holder_name: "SANDBOX JUDGES UNKNOWN",
+  },
 };
 
 const numberBehaviours: Record<string, CardBehaviour> = {

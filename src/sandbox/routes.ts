@@ -3,12 +3,17 @@
 // into the single SandboxObject.
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
+import { type Failure, fail, type Outcome, type SandboxObject } from "./sandbox-object";
 import {
-  type Failure, type Outcome, type SandboxObject, fail,
-} from "./sandbox-object";
-import {
-  AnonymousAuthorizeBody, AnonymousPayBody, AuthorizeBody, CancelBody, IdBody, PayBody,
-  ReceiptCreateBody, TransferCreateBody, TransferPayBody,
+  AnonymousAuthorizeBody,
+  AnonymousPayBody,
+  AuthorizeBody,
+  CancelBody,
+  IdBody,
+  PayBody,
+  ReceiptCreateBody,
+  TransferCreateBody,
+  TransferPayBody,
 } from "./schemas";
 
 type App = { Bindings: Env };
@@ -61,12 +66,18 @@ function otpTtlMs(env: Env): number {
 }
 
 /** SANDBOX_CANCEL_ACCESS=false: the partner has no access to the cancel method (the seed's "partner without access"). */
-const cancelAccess = (env: Env) => String(env.SANDBOX_CANCEL_ACCESS ?? "true").trim().toLowerCase() !== "false";
+const cancelAccess = (env: Env) =>
+  String(env.SANDBOX_CANCEL_ACCESS ?? "true")
+    .trim()
+    .toLowerCase() !== "false";
 
 /** Refused before the receipt is looked up, as an access check is: nothing was cancelled. */
 const cancelAccessDenied = (): Failure =>
-  fail(403, "CANCEL_ACCESS_DENIED",
-    "This partner has no access to cancel; ask the payment service's support to cancel, giving the receipt id and the reason");
+  fail(
+    403,
+    "CANCEL_ACCESS_DENIED",
+    "This partner has no access to cancel; ask the payment service's support to cancel, giving the receipt id and the reason",
+  );
 
 const NOT_JSON = Symbol("not JSON");
 
@@ -101,8 +112,11 @@ function operation<S extends v.GenericSchema>(
     }
     // Logged on arrival, before any stall, as a real upstream would have acted by then.
     await object.recordCall({
-      path, ...loggedFields(raw), status: outcome.ok ? 200 : outcome.status,
-      code: outcome.ok ? null : outcome.code, request_id: c.req.header("x-request-id") ?? null,
+      path,
+      ...loggedFields(raw),
+      status: outcome.ok ? 200 : outcome.status,
+      code: outcome.ok ? null : outcome.code,
+      request_id: c.req.header("x-request-id") ?? null,
     });
     // Timeout tokens: the answer (an error, or the paid receipt) leaves too late.
     if (outcome.stall) await scheduler.wait(stallMs(c.env));

@@ -4,21 +4,58 @@
 import { DurableObject } from "cloudflare:workers";
 import { ulid } from "ulid";
 import {
-  A2C_VERIFY_FROM, CORRECT_OTP, MAX_WRONG_OTPS, type SandboxCard, UNAVAILABLE_RECEIVER,
-  cardByNumber, cardByToken, commissionOf, findMerchant, findRate, maskPan, tokenOfBehaviour,
+  A2C_VERIFY_FROM,
+  CORRECT_OTP,
+  cardByNumber,
+  cardByToken,
+  commissionOf,
+  findMerchant,
+  findRate,
+  MAX_WRONG_OTPS,
+  maskPan,
+  type SandboxCard,
+  tokenOfBehaviour,
+  UNAVAILABLE_RECEIVER,
 } from "./catalog";
 import type { CancelInput, CardRef, IdInput, PayInput, ReceiptCreateInput, TransferCreateInput, TransferPayInput } from "./schemas";
 import {
-  type ReceiptRow, type ReducedReceipt, State, type TransferRow, type WireReceipt, type WireTransfer,
-  receiptBody, reducedReceiptBody, refundOfd, saleOfd, transferBody,
+  type ReceiptRow,
+  type ReducedReceipt,
+  receiptBody,
+  reducedReceiptBody,
+  refundOfd,
+  State,
+  saleOfd,
+  type TransferRow,
+  transferBody,
+  type WireReceipt,
+  type WireTransfer,
 } from "./wire";
 
 export type ErrorCode =
-  | "VALIDATION_ERROR" | "UNAUTHORIZED" | "NOT_FOUND" | "RECEIPT_NOT_FOUND" | "MERCHANT_NOT_FOUND"
-  | "RATE_NOT_FOUND" | "TID_DUPLICATE" | "AMOUNT_OUT_OF_RANGE" | "OTP_REQUIRED" | "OTP_INVALID"
-  | "OTP_ATTEMPTS_EXCEEDED" | "RECEIPT_CANCELLED" | "RECEIPT_ALREADY_PAID" | "RECEIPT_NOT_HELD"
-  | "CANCEL_NOT_ALLOWED" | "INSUFFICIENT_FUNDS" | "RECEIVER_UNAVAILABLE" | "CARD_DECLINED"
-  | "OTP_RESEND_TOO_SOON" | "INTERNAL_ERROR" | "BUSY" | "OTP_EXPIRED" | "CANCEL_ACCESS_DENIED"
+  | "VALIDATION_ERROR"
+  | "UNAUTHORIZED"
+  | "NOT_FOUND"
+  | "RECEIPT_NOT_FOUND"
+  | "MERCHANT_NOT_FOUND"
+  | "RATE_NOT_FOUND"
+  | "TID_DUPLICATE"
+  | "AMOUNT_OUT_OF_RANGE"
+  | "OTP_REQUIRED"
+  | "OTP_INVALID"
+  | "OTP_ATTEMPTS_EXCEEDED"
+  | "RECEIPT_CANCELLED"
+  | "RECEIPT_ALREADY_PAID"
+  | "RECEIPT_NOT_HELD"
+  | "CANCEL_NOT_ALLOWED"
+  | "INSUFFICIENT_FUNDS"
+  | "RECEIVER_UNAVAILABLE"
+  | "CARD_DECLINED"
+  | "OTP_RESEND_TOO_SOON"
+  | "INTERNAL_ERROR"
+  | "BUSY"
+  | "OTP_EXPIRED"
+  | "CANCEL_ACCESS_DENIED"
   /** tok_sandbox_judges_unknown: a code no gateway knows, after the OTP was judged. */
   | "SANDBOX_UNKNOWN";
 
@@ -47,11 +84,17 @@ export type Failure = {
 export type Outcome<T> = { ok: true; body: T; stall?: boolean } | Failure;
 export type AuthorizeAnswer = { id: string; sent: true; phone: string; wait: number };
 export type DebugReceipt = WireReceipt & {
-  is_hold: boolean; hold_status: string | null; otp_attempts: number; wrong_otp_attempts: number;
+  is_hold: boolean;
+  hold_status: string | null;
+  otp_attempts: number;
+  wrong_otp_attempts: number;
   /** Of otp_attempts, those refused as OTP_EXPIRED: received, never judged. */
   expired_otp_attempts: number;
-  otp_sent_at: number | null; card_behaviour: string | null; merchant_kind: string;
-  cancel_reason: string | null; cancelled_by: string | null;
+  otp_sent_at: number | null;
+  card_behaviour: string | null;
+  merchant_kind: string;
+  cancel_reason: string | null;
+  cancelled_by: string | null;
   /** When the supplier answers a 57 receipt (ms), null when nothing is pending. */
   supplier_due_at: number | null;
   /** When a tok_sandbox_pays_late pay takes effect (ms), null when none is pending. */
@@ -62,18 +105,33 @@ export type DebugReceipt = WireReceipt & {
  * `otp` says whether the body carried a non-empty OTP, never its value.
  */
 export type SandboxCall = {
-  seq: number; at: number; path: string; tid: string | null; id: string | null;
-  status: number; code: string | null; request_id: string | null; otp: boolean;
+  seq: number;
+  at: number;
+  path: string;
+  tid: string | null;
+  id: string | null;
+  status: number;
+  code: string | null;
+  request_id: string | null;
+  otp: boolean;
 };
 export type DebugTransfer = WireTransfer & {
-  rate_id: number; otp_attempts: number; wrong_otp_attempts: number; sender_behaviour: string;
+  rate_id: number;
+  otp_attempts: number;
+  wrong_otp_attempts: number;
+  sender_behaviour: string;
   receiver_unavailable: boolean;
   /** When a tok_sandbox_pays_late pay takes effect (ms), null when none is pending. */
   late_pay_due_at: number | null;
 };
 
-export const fail = (status: Failure["status"], code: ErrorCode, message: string, extra?: FailureExtra): Failure =>
-  ({ ok: false, status, code, message, ...(extra ? { extra } : {}) });
+export const fail = (status: Failure["status"], code: ErrorCode, message: string, extra?: FailureExtra): Failure => ({
+  ok: false,
+  status,
+  code,
+  message,
+  ...(extra ? { extra } : {}),
+});
 const ok = <T>(body: T): Outcome<T> => ({ ok: true, body });
 
 const SCHEMA = [
@@ -128,19 +186,16 @@ const judgedOtp = (failure: Failure | null) => failure?.code === "OTP_INVALID" |
  * was paid, and the answer is a code the gateway does not know. The bare
  * envelope, no record: a gateway cannot learn the outcome from the answer.
  */
-const unknownCode = (): Failure =>
-  fail(400, "SANDBOX_UNKNOWN", "The payment service refused the request for a reason it does not name");
+const unknownCode = (): Failure => fail(400, "SANDBOX_UNKNOWN", "The payment service refused the request for a reason it does not name");
 
 /** tok_sandbox_timeout and tok_sandbox_pays_late: a 500, sent only after SANDBOX_TIMEOUT_DELAY_MS. */
 const stalled = (): Failure => ({ ...fail(500, "INTERNAL_ERROR", "Upstream processing error"), stall: true });
 
 const receiptNotFound = () => fail(404, "RECEIPT_NOT_FOUND", "No receipt with this id");
 /** tok_sandbox_busy: answered before anything about the request is judged. */
-const busy = (): Failure =>
-  ({ ...fail(503, "BUSY", "The payment service is busy; nothing was done, try again later"), retryAfter: 1 });
-const randomHex = (bytes: number) =>
-  Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
-const rrn = () => String(100_000_000_000 + Number.parseInt(randomHex(5), 16) % 900_000_000_000);
+const busy = (): Failure => ({ ...fail(503, "BUSY", "The payment service is busy; nothing was done, try again later"), retryAfter: 1 });
+const randomHex = (bytes: number) => Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+const rrn = () => String(100_000_000_000 + (Number.parseInt(randomHex(5), 16) % 900_000_000_000));
 
 function resolveCard(card: CardRef): SandboxCard | undefined {
   return "token" in card ? cardByToken(card.token) : cardByNumber(card.number, card.expire);
@@ -161,8 +216,10 @@ export class SandboxObject extends DurableObject<Env> {
     const merchant = findMerchant(input.merchant_id);
     if (!merchant) return fail(404, "MERCHANT_NOT_FOUND", "No merchant with this merchant_id");
     if (input.amount < merchant.min_amount || input.amount > merchant.max_amount) {
-      return fail(400, "AMOUNT_OUT_OF_RANGE", "Amount is outside the merchant's limits",
-        { min_amount: merchant.min_amount, max_amount: merchant.max_amount });
+      return fail(400, "AMOUNT_OUT_OF_RANGE", "Amount is outside the merchant's limits", {
+        min_amount: merchant.min_amount,
+        max_amount: merchant.max_amount,
+      });
     }
     const duplicate = this.tidTaken(input.tid);
     if (duplicate) return duplicate;
@@ -170,9 +227,18 @@ export class SandboxObject extends DurableObject<Env> {
     this.sql.exec(
       `INSERT INTO receipts (id, tid, merchant_id, amount, commission, currency, description, account,
         is_hold, is_verify, state, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      id, input.tid, merchant.merchant_id, input.amount, commissionOf(input.amount, merchant.commission_percent),
-      input.currency, input.description ?? null, JSON.stringify(input.account), input.is_hold ? 1 : 0,
-      merchant.is_verify ? 1 : 0, State.created, Date.now(),
+      id,
+      input.tid,
+      merchant.merchant_id,
+      input.amount,
+      commissionOf(input.amount, merchant.commission_percent),
+      input.currency,
+      input.description ?? null,
+      JSON.stringify(input.account),
+      input.is_hold ? 1 : 0,
+      merchant.is_verify ? 1 : 0,
+      State.created,
+      Date.now(),
     );
     this.sql.exec(`INSERT INTO tids (tid, kind, record_id) VALUES (?, 'receipt', ?)`, input.tid, id);
     return ok(receiptBody(this.receipt(id)!));
@@ -230,15 +296,22 @@ export class SandboxObject extends DurableObject<Env> {
         return unknownCode();
       case "pays_late":
         // The first deadline stands: a repeated pay does not put the late one off.
-        this.sql.exec("UPDATE receipts SET card_behaviour = ?, late_pay_due_ms = COALESCE(late_pay_due_ms, ?) WHERE id = ?",
-          card.behaviour, Date.now() + this.lateMs(), r.id);
+        this.sql.exec(
+          "UPDATE receipts SET card_behaviour = ?, late_pay_due_ms = COALESCE(late_pay_due_ms, ?) WHERE id = ?",
+          card.behaviour,
+          Date.now() + this.lateMs(),
+          r.id,
+        );
         return stalled();
     }
     const now = Date.now();
     const charged = { error: null, rrn: rrn(), card_number: card.masked_pan, card_behaviour: card.behaviour };
     if (card.behaviour === "supplier_pending" || card.behaviour === "supplier_fails") {
       this.update("receipts", r.id, {
-        ...charged, state: State.supplierPending, paid_ms: now, supplier_due_ms: now + this.supplierDelayMs(),
+        ...charged,
+        state: State.supplierPending,
+        paid_ms: now,
+        supplier_due_ms: now + this.supplierDelayMs(),
       });
     } else if (r.is_hold === 1) {
       this.update("receipts", r.id, { ...charged, state: State.held, hold_status: "held" });
@@ -271,8 +344,10 @@ export class SandboxObject extends DurableObject<Env> {
     }
     const now = Date.now();
     this.update("receipts", r.id, {
-      state: State.cancelled, cancelled_ms: now,
-      cancel_reason: input.reason ?? null, cancelled_by: input.cancelledBy ?? null,
+      state: State.cancelled,
+      cancelled_ms: now,
+      cancel_reason: input.reason ?? null,
+      cancelled_by: input.cancelledBy ?? null,
       ...(r.state === State.paid ? { ofd: JSON.stringify(refundOfd(r, now)) } : {}),
       ...(r.state === State.held ? { hold_status: "released" } : {}),
     });
@@ -288,11 +363,18 @@ export class SandboxObject extends DurableObject<Env> {
     const r = this.receipt(id);
     if (!r) return null;
     return {
-      ...receiptBody(r), is_hold: r.is_hold === 1, hold_status: r.hold_status, otp_attempts: r.otp_attempts,
-      wrong_otp_attempts: r.wrong_otps, expired_otp_attempts: r.expired_otps, otp_sent_at: r.otp_sent_ms,
+      ...receiptBody(r),
+      is_hold: r.is_hold === 1,
+      hold_status: r.hold_status,
+      otp_attempts: r.otp_attempts,
+      wrong_otp_attempts: r.wrong_otps,
+      expired_otp_attempts: r.expired_otps,
+      otp_sent_at: r.otp_sent_ms,
       card_behaviour: r.card_behaviour,
       merchant_kind: findMerchant(r.merchant_id)?.kind ?? "unknown",
-      cancel_reason: r.cancel_reason, cancelled_by: r.cancelled_by, supplier_due_at: r.supplier_due_ms,
+      cancel_reason: r.cancel_reason,
+      cancelled_by: r.cancelled_by,
+      supplier_due_at: r.supplier_due_ms,
       late_pay_due_at: r.late_pay_due_ms,
     };
   }
@@ -310,9 +392,17 @@ export class SandboxObject extends DurableObject<Env> {
     this.sql.exec(
       `INSERT INTO transfers (id, tid, amount, commission, rate_id, sender_behaviour, receiver_pan,
         receiver_unavailable, is_verify, state, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      id, input.tid, input.amount, commissionOf(input.amount, rate.percent, rate.flat), rate.rate_id,
-      sender.behaviour, maskPan(input.receiver_card), input.receiver_card === UNAVAILABLE_RECEIVER ? 1 : 0,
-      input.amount >= A2C_VERIFY_FROM ? 1 : 0, State.created, Date.now(),
+      id,
+      input.tid,
+      input.amount,
+      commissionOf(input.amount, rate.percent, rate.flat),
+      rate.rate_id,
+      sender.behaviour,
+      maskPan(input.receiver_card),
+      input.receiver_card === UNAVAILABLE_RECEIVER ? 1 : 0,
+      input.amount >= A2C_VERIFY_FROM ? 1 : 0,
+      State.created,
+      Date.now(),
     );
     this.sql.exec(`INSERT INTO tids (tid, kind, record_id) VALUES (?, 'transfer', ?)`, input.tid, id);
     return ok(transferBody(this.transfer(id)!));
@@ -368,8 +458,12 @@ export class SandboxObject extends DurableObject<Env> {
     const t = this.transfer(id);
     if (!t) return null;
     return {
-      ...transferBody(t), rate_id: t.rate_id, otp_attempts: t.otp_attempts, wrong_otp_attempts: t.wrong_otps,
-      sender_behaviour: t.sender_behaviour, receiver_unavailable: t.receiver_unavailable === 1,
+      ...transferBody(t),
+      rate_id: t.rate_id,
+      otp_attempts: t.otp_attempts,
+      wrong_otp_attempts: t.wrong_otps,
+      sender_behaviour: t.sender_behaviour,
+      receiver_unavailable: t.receiver_unavailable === 1,
       late_pay_due_at: t.late_pay_due_ms,
     };
   }
@@ -379,14 +473,23 @@ export class SandboxObject extends DurableObject<Env> {
   recordCall(call: Omit<SandboxCall, "seq" | "at">): void {
     this.sql.exec(
       "INSERT INTO calls (at, path, tid, id, status, code, request_id, otp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      Date.now(), call.path, call.tid, call.id, call.status, call.code, call.request_id, call.otp ? 1 : 0);
+      Date.now(),
+      call.path,
+      call.tid,
+      call.id,
+      call.status,
+      call.code,
+      call.request_id,
+      call.otp ? 1 : 0,
+    );
   }
 
   /** Oldest first; with `id`, only the calls naming that record. */
   calls(id?: string): SandboxCall[] {
-    const rows = id === undefined
-      ? this.sql.exec<Omit<SandboxCall, "otp"> & { otp: number }>("SELECT * FROM calls ORDER BY seq")
-      : this.sql.exec<Omit<SandboxCall, "otp"> & { otp: number }>("SELECT * FROM calls WHERE id = ? ORDER BY seq", id);
+    const rows =
+      id === undefined
+        ? this.sql.exec<Omit<SandboxCall, "otp"> & { otp: number }>("SELECT * FROM calls ORDER BY seq")
+        : this.sql.exec<Omit<SandboxCall, "otp"> & { otp: number }>("SELECT * FROM calls WHERE id = ? ORDER BY seq", id);
     return rows.toArray().map((row) => ({ ...row, otp: row.otp === 1 }));
   }
 
@@ -394,12 +497,9 @@ export class SandboxObject extends DurableObject<Env> {
 
   /** Receipts and transfers share one tid space, as the contract requires. */
   private tidTaken(tid: string): Failure | null {
-    const taken = this.sql.exec<{ kind: string; record_id: string }>(
-      "SELECT kind, record_id FROM tids WHERE tid = ?", tid).toArray()[0];
+    const taken = this.sql.exec<{ kind: string; record_id: string }>("SELECT kind, record_id FROM tids WHERE tid = ?", tid).toArray()[0];
     if (!taken) return null;
-    const existing = taken.kind === "receipt"
-      ? { receipt: this.receiptBody(taken.record_id) }
-      : { transfer: this.transferBody(taken.record_id) };
+    const existing = taken.kind === "receipt" ? { receipt: this.receiptBody(taken.record_id) } : { transfer: this.transferBody(taken.record_id) };
     return fail(409, "TID_DUPLICATE", "tid is already used", existing);
   }
 
@@ -410,13 +510,14 @@ export class SandboxObject extends DurableObject<Env> {
    * stands afterwards.
    */
   private checkOtp(
-    table: "receipts" | "transfers", record: { id: string; wrong_otps: number }, otp: string | undefined, live: boolean,
+    table: "receipts" | "transfers",
+    record: { id: string; wrong_otps: number },
+    otp: string | undefined,
+    live: boolean,
   ): Failure | null {
     const verdict = this.submitOtp(table, record, otp, live);
     if (verdict === "correct") return null;
-    const current = table === "receipts"
-      ? { receipt: this.receiptBody(record.id) }
-      : { transfer: this.transferBody(record.id) };
+    const current = table === "receipts" ? { receipt: this.receiptBody(record.id) } : { transfer: this.transferBody(record.id) };
     switch (verdict) {
       case "missing":
         return fail(400, "OTP_REQUIRED", "An OTP is required to pay");
@@ -429,9 +530,7 @@ export class SandboxObject extends DurableObject<Env> {
     }
   }
 
-  private submitOtp(
-    table: "receipts" | "transfers", record: { id: string; wrong_otps: number }, otp: string | undefined, live: boolean,
-  ): OtpVerdict {
+  private submitOtp(table: "receipts" | "transfers", record: { id: string; wrong_otps: number }, otp: string | undefined, live: boolean): OtpVerdict {
     if (otp === undefined || otp === "") return "missing";
     if (!live) {
       // Only receipts have a send step, so only they are ever not live.
@@ -449,7 +548,12 @@ export class SandboxObject extends DurableObject<Env> {
     }
     this.sql.exec(
       `UPDATE ${table} SET otp_attempts = otp_attempts + 1, wrong_otps = ?, state = ?, cancelled_ms = ?, error = ? WHERE id = ?`,
-      wrong, State.cancelled, Date.now(), "OTP attempts exceeded", record.id);
+      wrong,
+      State.cancelled,
+      Date.now(),
+      "OTP attempts exceeded",
+      record.id,
+    );
     return "exceeded";
   }
 
@@ -470,7 +574,9 @@ export class SandboxObject extends DurableObject<Env> {
     if (r.card_behaviour === "supplier_fails") {
       // Never fiscalized as a sale, so there is no fiscal receipt to refund: ofd stays null.
       this.update("receipts", r.id, {
-        state: State.cancelled, cancelled_ms: at, supplier_due_ms: null,
+        state: State.cancelled,
+        cancelled_ms: at,
+        supplier_due_ms: null,
         error: "The supplier refused the payment; the amount is refunded to the card",
         ...(r.is_hold === 1 ? { hold_status: "released" } : {}),
       });
@@ -480,7 +586,10 @@ export class SandboxObject extends DurableObject<Env> {
     } else {
       // pay_date stays the time of the charge; the Sale is fiscalized when the supplier confirms.
       this.update("receipts", r.id, {
-        state: State.paid, paid_ms: r.paid_ms ?? at, ofd: JSON.stringify(saleOfd(r, at)), supplier_due_ms: null,
+        state: State.paid,
+        paid_ms: r.paid_ms ?? at,
+        ofd: JSON.stringify(saleOfd(r, at)),
+        supplier_due_ms: null,
       });
     }
     return this.receipt(r.id, false)!;
@@ -505,12 +614,19 @@ export class SandboxObject extends DurableObject<Env> {
       this.update("receipts", r.id, { late_pay_due_ms: null });
     } else {
       const charged = {
-        late_pay_due_ms: null, error: null, rrn: rrn(), card_behaviour: "pays_late",
+        late_pay_due_ms: null,
+        error: null,
+        rrn: rrn(),
+        card_behaviour: "pays_late",
         card_number: cardByToken(tokenOfBehaviour("pays_late"))!.masked_pan,
       };
-      this.update("receipts", r.id, r.is_hold === 1
-        ? { ...charged, state: State.held, hold_status: "held" }
-        : { ...charged, state: State.paid, paid_ms: at, ofd: JSON.stringify(saleOfd(r, at)) });
+      this.update(
+        "receipts",
+        r.id,
+        r.is_hold === 1
+          ? { ...charged, state: State.held, hold_status: "held" }
+          : { ...charged, state: State.paid, paid_ms: at, ofd: JSON.stringify(saleOfd(r, at)) },
+      );
     }
     return this.receipt(r.id, false)!;
   }
@@ -518,9 +634,11 @@ export class SandboxObject extends DurableObject<Env> {
   /** The same for a transfer with the pays_late sender. */
   private settleLateTransfer(t: TransferRow): TransferRow {
     if (t.late_pay_due_ms === null || Date.now() < t.late_pay_due_ms) return t;
-    this.update("transfers", t.id, t.state === State.created
-      ? { late_pay_due_ms: null, state: State.paid, paid_ms: t.late_pay_due_ms, error: "" }
-      : { late_pay_due_ms: null });
+    this.update(
+      "transfers",
+      t.id,
+      t.state === State.created ? { late_pay_due_ms: null, state: State.paid, paid_ms: t.late_pay_due_ms, error: "" } : { late_pay_due_ms: null },
+    );
     return this.transfer(t.id, false)!;
   }
 

@@ -20,10 +20,7 @@ export const ReceiptCreateBody = v.object({
   tid: Tid,
   amount: Amount,
   merchant_id: IntId,
-  account: v.optional(
-    v.pipe(v.array(v.object({ key: v.string(), value: v.string(), label: v.optional(v.string()) })), v.maxLength(20)),
-    [],
-  ),
+  account: v.optional(v.pipe(v.array(v.object({ key: v.string(), value: v.string(), label: v.optional(v.string()) })), v.maxLength(20)), []),
   description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))),
   is_hold: v.optional(v.boolean(), false),
   currency: v.optional(v.literal(860, "currency must be 860"), 860),

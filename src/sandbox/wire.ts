@@ -1,7 +1,7 @@
 // How stored records look on the upstream wire. The quirks here (comission,
 // seconds vs milliseconds, tId) are the upstream's and are kept on purpose:
 // the gateway has to normalize them, and the sandbox must make it do so.
-import { type CardBehaviour, type Merchant, cardByToken, findMerchant, tokenOfBehaviour } from "./catalog";
+import { type CardBehaviour, cardByToken, findMerchant, type Merchant, tokenOfBehaviour } from "./catalog";
 
 export const RECEIPT_TYPE_PAYMENT = 1;
 export const TRANSFER_TYPE_A2C = 6;
@@ -67,8 +67,16 @@ export type MerchantDetails = Pick<
 >;
 
 export type SaleItem = {
-  title: string; unit_price: number; count: number; spic: string; pinfl: string;
-  tin: string; package_code: string; units: number; vat_percent: number; discount: number;
+  title: string;
+  unit_price: number;
+  count: number;
+  spic: string;
+  pinfl: string;
+  tin: string;
+  package_code: string;
+  units: number;
+  vat_percent: number;
+  discount: number;
 };
 export type RefundItem = { name: string; price: number; quantity: number; sum: number };
 
@@ -95,28 +103,69 @@ export type Ofd = {
 export type ShortOfd = Pick<Ofd, "id" | "code" | "message" | "terminalId" | "receiptId" | "time" | "fiscalSign" | "qrCodeUrl">;
 
 export type WireReceipt = {
-  tid: string; id: string; state: number; create_date: number; pay_date: number; cancel_date: number;
-  error: string | null; type: number; description: string | null; merchant: MerchantDetails;
-  account: AccountEntry[]; ofd: Ofd | null; amount: number; init_amount: number; currency: number;
-  comission: number; is_verify: boolean; rrn: string | null; card_number: string | null;
+  tid: string;
+  id: string;
+  state: number;
+  create_date: number;
+  pay_date: number;
+  cancel_date: number;
+  error: string | null;
+  type: number;
+  description: string | null;
+  merchant: MerchantDetails;
+  account: AccountEntry[];
+  ofd: Ofd | null;
+  amount: number;
+  init_amount: number;
+  currency: number;
+  comission: number;
+  is_verify: boolean;
+  rrn: string | null;
+  card_number: string | null;
 };
 
 export type ReducedReceipt = {
-  tid: string; id: string; state: number; create_date: number; pay_date: number; error: string;
-  type: number; description: string | null; merchant: MerchantDetails & { fields: never[] };
-  account: AccountEntry[]; ofd: ShortOfd | null; amount: number; init_amount: number; currency: number;
+  tid: string;
+  id: string;
+  state: number;
+  create_date: number;
+  pay_date: number;
+  error: string;
+  type: number;
+  description: string | null;
+  merchant: MerchantDetails & { fields: never[] };
+  account: AccountEntry[];
+  ofd: ShortOfd | null;
+  amount: number;
+  init_amount: number;
+  currency: number;
   commission: number;
 };
 
 export type Party = {
-  masked_pan: string; token?: string; holder_name: string; amount: number; currency: number;
-  commission: number; phone: string | null;
+  masked_pan: string;
+  token?: string;
+  holder_name: string;
+  amount: number;
+  currency: number;
+  commission: number;
+  phone: string | null;
 };
 
 export type WireTransfer = {
-  tId: string; receipt_id: string; description: string; state: number; type: number;
-  created_date: number; pay_date: number | null; cancel_date: number | null;
-  sender: Party; receiver: Party; error: string; ofd: null; is_verify: boolean;
+  tId: string;
+  receipt_id: string;
+  description: string;
+  state: number;
+  type: number;
+  created_date: number;
+  pay_date: number | null;
+  cancel_date: number | null;
+  sender: Party;
+  receiver: Party;
+  error: string;
+  ofd: null;
+  is_verify: boolean;
 };
 
 const toSeconds = (ms: number | null) => (ms === null ? 0 : Math.floor(ms / 1000));
@@ -134,13 +183,25 @@ function merchantOf(r: ReceiptRow): Merchant {
 
 export function receiptBody(r: ReceiptRow): WireReceipt {
   return {
-    tid: r.tid, id: r.id, state: r.state,
-    create_date: r.created_ms, pay_date: toSeconds(r.paid_ms), cancel_date: toSeconds(r.cancelled_ms),
-    error: r.error, type: RECEIPT_TYPE_PAYMENT, description: r.description,
-    merchant: merchantDetails(merchantOf(r)), account: JSON.parse(r.account) as AccountEntry[],
+    tid: r.tid,
+    id: r.id,
+    state: r.state,
+    create_date: r.created_ms,
+    pay_date: toSeconds(r.paid_ms),
+    cancel_date: toSeconds(r.cancelled_ms),
+    error: r.error,
+    type: RECEIPT_TYPE_PAYMENT,
+    description: r.description,
+    merchant: merchantDetails(merchantOf(r)),
+    account: JSON.parse(r.account) as AccountEntry[],
     ofd: r.ofd === null ? null : (JSON.parse(r.ofd) as Ofd),
-    amount: r.amount, init_amount: 0, currency: r.currency, comission: r.commission,
-    is_verify: r.is_verify === 1, rrn: r.rrn, card_number: r.card_number,
+    amount: r.amount,
+    init_amount: 0,
+    currency: r.currency,
+    comission: r.commission,
+    is_verify: r.is_verify === 1,
+    rrn: r.rrn,
+    card_number: r.card_number,
   };
 }
 
@@ -149,14 +210,30 @@ export function reducedReceiptBody(r: ReceiptRow): ReducedReceipt {
   const full = receiptBody(r);
   const o = full.ofd;
   return {
-    tid: full.tid, id: full.id, state: full.state, create_date: full.create_date, pay_date: full.pay_date,
-    error: full.error ?? "", type: full.type, description: full.description,
-    merchant: { ...full.merchant, fields: [] }, account: full.account,
+    tid: full.tid,
+    id: full.id,
+    state: full.state,
+    create_date: full.create_date,
+    pay_date: full.pay_date,
+    error: full.error ?? "",
+    type: full.type,
+    description: full.description,
+    merchant: { ...full.merchant, fields: [] },
+    account: full.account,
     ofd: o && {
-      id: o.id, code: o.code, message: o.message, terminalId: o.terminalId,
-      receiptId: o.receiptId, time: o.time, fiscalSign: o.fiscalSign, qrCodeUrl: o.qrCodeUrl,
+      id: o.id,
+      code: o.code,
+      message: o.message,
+      terminalId: o.terminalId,
+      receiptId: o.receiptId,
+      time: o.time,
+      fiscalSign: o.fiscalSign,
+      qrCodeUrl: o.qrCodeUrl,
     },
-    amount: full.amount, init_amount: full.init_amount, currency: full.currency, commission: full.comission,
+    amount: full.amount,
+    init_amount: full.init_amount,
+    currency: full.currency,
+    commission: full.comission,
   };
 }
 
@@ -165,18 +242,34 @@ export function transferBody(t: TransferRow): WireTransfer {
   const token = tokenOfBehaviour(behaviour);
   const sender = cardByToken(token);
   return {
-    tId: t.tid, receipt_id: t.id, description: `Card transfer to ${t.receiver_pan}`,
-    state: t.state, type: TRANSFER_TYPE_A2C,
-    created_date: t.created_ms, pay_date: t.paid_ms, cancel_date: t.cancelled_ms,
+    tId: t.tid,
+    receipt_id: t.id,
+    description: `Card transfer to ${t.receiver_pan}`,
+    state: t.state,
+    type: TRANSFER_TYPE_A2C,
+    created_date: t.created_ms,
+    pay_date: t.paid_ms,
+    cancel_date: t.cancelled_ms,
     sender: {
-      masked_pan: sender?.masked_pan ?? "", token, holder_name: sender?.holder_name ?? "",
-      amount: t.amount + t.commission, currency: 860, commission: t.commission, phone: sender?.phone ?? null,
+      masked_pan: sender?.masked_pan ?? "",
+      token,
+      holder_name: sender?.holder_name ?? "",
+      amount: t.amount + t.commission,
+      currency: 860,
+      commission: t.commission,
+      phone: sender?.phone ?? null,
     },
     receiver: {
-      masked_pan: t.receiver_pan, holder_name: "SANDBOX RECEIVER", amount: t.amount,
-      currency: 860, commission: 0, phone: null,
+      masked_pan: t.receiver_pan,
+      holder_name: "SANDBOX RECEIVER",
+      amount: t.amount,
+      currency: 860,
+      commission: 0,
+      phone: null,
     },
-    error: t.error, ofd: null, is_verify: t.is_verify === 1,
+    error: t.error,
+    ofd: null,
+    is_verify: t.is_verify === 1,
   };
 }
 
@@ -198,7 +291,13 @@ function fiscalHeader(time: string) {
   const receiptId = Number(digits(7)) + 1;
   const fiscalSign = digits(12);
   return {
-    id: crypto.randomUUID(), code: 0, message: "accepted", terminalId: TERMINAL_ID, receiptId, time, fiscalSign,
+    id: crypto.randomUUID(),
+    code: 0,
+    message: "accepted",
+    terminalId: TERMINAL_ID,
+    receiptId,
+    time,
+    fiscalSign,
     qrCodeUrl: `https://ofd.soliq.uz/check?t=${TERMINAL_ID}&r=${receiptId}&c=${time}&s=${fiscalSign}`,
   };
 }
@@ -207,12 +306,27 @@ export function saleOfd(r: ReceiptRow, now: number): Ofd {
   const m = merchantOf(r);
   return {
     ...fiscalHeader(compactTashkentTime(now)),
-    tin: m.tin, spic: m.spic, vatRate: 12, label: m.merchant_name, packageCode: m.package_code, type: "Sale",
+    tin: m.tin,
+    spic: m.spic,
+    vatRate: 12,
+    label: m.merchant_name,
+    packageCode: m.package_code,
+    type: "Sale",
     merchantInfo: { name: m.merchant_name, tin: m.tin, address: m.address },
-    items: [{
-      title: r.description ?? m.merchant_name, unit_price: r.amount, count: 1, spic: m.spic, pinfl: "",
-      tin: m.tin, package_code: m.package_code, units: 1, vat_percent: 12, discount: 0,
-    }],
+    items: [
+      {
+        title: r.description ?? m.merchant_name,
+        unit_price: r.amount,
+        count: 1,
+        spic: m.spic,
+        pinfl: "",
+        tin: m.tin,
+        package_code: m.package_code,
+        units: 1,
+        vat_percent: 12,
+        discount: 0,
+      },
+    ],
   };
 }
 
@@ -222,7 +336,12 @@ export function refundOfd(r: ReceiptRow, now: number): Ofd {
   return {
     ...fiscalHeader(new Date(now).toISOString()),
     partnerFiscaliztionUrl: `https://sandbox.upstream.invalid/fiscal/${r.id}/refund`,
-    tin: m.tin, spic: m.spic, vatRate: 12, label: m.merchant_name, packageCode: m.package_code, type: "Refund",
+    tin: m.tin,
+    spic: m.spic,
+    vatRate: 12,
+    label: m.merchant_name,
+    packageCode: m.package_code,
+    type: "Refund",
     merchantInfo: { tin: m.tin, pinfl: "" },
     items: [{ name: r.description ?? m.merchant_name, price: r.amount, quantity: 1, sum: r.amount }],
   };

@@ -5,19 +5,11 @@
  * Nothing else in the gateway calls fetch.
  */
 import { readConfig } from "../config";
-import type { RecordCalls, TransferCreate } from "../kinds";
 import type { Failure, UpstreamFailure, UpstreamResult } from "../errors";
+import type { RecordCalls, TransferCreate } from "../kinds";
 import { log } from "../log";
 import { redact } from "../redact";
-import type {
-  AuthorizeBody,
-  CreateReceiptInput,
-  NumberCardInput,
-  ReceiptBody,
-  ReducedReceiptBody,
-  TokenCardInput,
-  TransferBody,
-} from "../schemas";
+import type { AuthorizeBody, CreateReceiptInput, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "../schemas";
 import { normalizeAuthorize, normalizeReceipt, normalizeReducedReceipt, normalizeTransfer } from "./normalize";
 
 // The result types live in src/errors.ts, beside the gateway's own; named here too, where callers look for them.
@@ -72,7 +64,15 @@ const ERROR_MAP: Record<string, Mapping> = {
 };
 
 /** Upstream codes that say an OTP in the request was never judged (rule 2). */
-const NOT_JUDGED = new Set(["OTP_EXPIRED", "UNAUTHORIZED", "BUSY", "VALIDATION_ERROR", "RECEIPT_NOT_FOUND", "RECEIPT_CANCELLED", "RECEIPT_ALREADY_PAID"]);
+const NOT_JUDGED = new Set([
+  "OTP_EXPIRED",
+  "UNAUTHORIZED",
+  "BUSY",
+  "VALIDATION_ERROR",
+  "RECEIPT_NOT_FOUND",
+  "RECEIPT_CANCELLED",
+  "RECEIPT_ALREADY_PAID",
+]);
 
 /** Longest upstream message quoted back in upstream_refused. */
 const MAX_UPSTREAM_MESSAGE = 200;
@@ -118,8 +118,7 @@ export class UpstreamClient implements RecordCalls {
     // Support needs the receipt id, so the instruction names it. The caller's reason is not quoted
     // back: it is free text, and an error message must never carry what it might hold.
     if (!result.ok && result.upstreamCode === "CANCEL_ACCESS_DENIED") {
-      result.failure.message =
-        `The payment service does not let this partner cancel receipts, and nothing was cancelled: ask the payment service's support to cancel receipt ${id}, giving this receipt id and the reason for the cancel.`;
+      result.failure.message = `The payment service does not let this partner cancel receipts, and nothing was cancelled: ask the payment service's support to cancel receipt ${id}, giving this receipt id and the reason for the cancel.`;
     }
     return result;
   }

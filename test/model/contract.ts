@@ -32,21 +32,37 @@ export const MAX_GUESSES = 3;
 
 /** The contract's error table: every code and its HTTP status. */
 export const STATUS: Record<string, number> = {
-  invalid_json: 400, invalid_request: 400, otp_required: 400,
+  invalid_json: 400,
+  invalid_request: 400,
+  otp_required: 400,
   unauthorized: 401,
   card_declined: 402,
-  forbidden: 403, hold_not_enabled: 403,
-  receipt_not_found: 404, not_found: 404,
+  forbidden: 403,
+  hold_not_enabled: 403,
+  receipt_not_found: 404,
+  not_found: 404,
   method_not_allowed: 405,
-  tid_conflict: 409, tid_in_progress: 409, operation_in_progress: 409, receipt_cancelled: 409, receipt_already_paid: 409,
-  receipt_not_held: 409, cancel_not_allowed: 409, otp_attempts_exhausted: 409, otp_expired: 409,
+  tid_conflict: 409,
+  tid_in_progress: 409,
+  operation_in_progress: 409,
+  receipt_cancelled: 409,
+  receipt_already_paid: 409,
+  receipt_not_held: 409,
+  cancel_not_allowed: 409,
+  otp_attempts_exhausted: 409,
+  otp_expired: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
-  otp_invalid: 422, amount_out_of_range: 422, upstream_refused: 422,
-  rate_limited: 429, otp_resend_too_soon: 429,
+  otp_invalid: 422,
+  amount_out_of_range: 422,
+  upstream_refused: 422,
+  rate_limited: 429,
+  otp_resend_too_soon: 429,
   internal_error: 500,
   upstream_error: 502,
-  upstream_unavailable: 503, not_ready: 503, service_misconfigured: 503,
+  upstream_unavailable: 503,
+  not_ready: 503,
+  service_misconfigured: 503,
   upstream_timeout: 504,
 };
 
@@ -111,7 +127,17 @@ export type FaultName =
   | "crash-before";
 
 /** Faults after which nobody knows whether the upstream acted. */
-export const UNKNOWN_FAULTS: ReadonlySet<FaultName> = new Set(["lost", "5xx", "5xx-after", "timeout", "bad-body", "late", "late-hang", "crash-mid", "crash-before"]);
+export const UNKNOWN_FAULTS: ReadonlySet<FaultName> = new Set([
+  "lost",
+  "5xx",
+  "5xx-after",
+  "timeout",
+  "bad-body",
+  "late",
+  "late-hang",
+  "crash-mid",
+  "crash-before",
+]);
 
 export type Op = "authorize" | "pay" | "hold-confirm" | "cancel" | "check";
 
@@ -290,7 +316,8 @@ export function judge(j: Judged): string | null {
       return judgeSuccess(j, mine);
     case "otp_invalid":
       if (!upstreamSaid("OTP_INVALID")) return "otp_invalid, but the upstream did not refuse this OTP as wrong";
-      if (j.guessesAfter >= MAX_GUESSES) return `otp_invalid after ${j.guessesAfter} failed guesses: rule 2 says the third is answered otp_attempts_exhausted`;
+      if (j.guessesAfter >= MAX_GUESSES)
+        return `otp_invalid after ${j.guessesAfter} failed guesses: rule 2 says the third is answered otp_attempts_exhausted`;
       if (!s.racing && a.attemptsLeft !== MAX_GUESSES - j.guessesAfter) {
         return `attempts_left ${a.attemptsLeft}, but ${j.guessesAfter} of ${MAX_GUESSES} guesses failed: ${MAX_GUESSES - j.guessesAfter} left`;
       }
@@ -414,4 +441,8 @@ function judgeSuccess(j: Judged, mine: readonly LoggedCall[]): string | null {
 export const isRead = (path: string) => path === "receipt/check-id" || path === "a2c/get-by-id";
 export const showCalls = (calls: readonly LoggedCall[]) => calls.map((c) => `${c.path} ${c.status}${c.code ? ` ${c.code}` : ""}`).join(", ");
 export const showAnswer = (a: Answer) =>
-  a.status === 200 ? (a.state === undefined ? "200" : `200 state ${a.state}`) : `${a.status} ${a.code}${a.attemptsLeft !== undefined ? ` (attempts_left ${a.attemptsLeft})` : ""}`;
+  a.status === 200
+    ? a.state === undefined
+      ? "200"
+      : `200 state ${a.state}`
+    : `${a.status} ${a.code}${a.attemptsLeft !== undefined ? ` (attempts_left ${a.attemptsLeft})` : ""}`;

@@ -174,7 +174,8 @@ export function eventQueue() {
         const batch = queued.splice(0, 100);
         const result = await consume(batch.map((body) => ({ body })));
         // The receiver takes everything: a retry would be the consumer's failure, not the receiver's.
-        if (result.retryMessages.length > 0) throw new Error(`the consumer retried ${result.retryMessages.length} of ${batch.length} events the receiver took`);
+        if (result.retryMessages.length > 0)
+          throw new Error(`the consumer retried ${result.retryMessages.length} of ${batch.length} events the receiver took`);
       }
       return received.splice(0).map((r) => parseDelivery(r.body));
     },

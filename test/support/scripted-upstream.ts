@@ -116,8 +116,14 @@ function idOf(body: string): string | undefined {
 }
 
 const DEFAULT_CODES: Record<number, string> = {
-  400: "VALIDATION_ERROR", 401: "UNAUTHORIZED", 404: "NOT_FOUND", 429: "RATE_LIMITED",
-  500: "INTERNAL_ERROR", 502: "BAD_GATEWAY", 503: "BUSY", 504: "GATEWAY_TIMEOUT",
+  400: "VALIDATION_ERROR",
+  401: "UNAUTHORIZED",
+  404: "NOT_FOUND",
+  429: "RATE_LIMITED",
+  500: "INTERNAL_ERROR",
+  502: "BAD_GATEWAY",
+  503: "BUSY",
+  504: "GATEWAY_TIMEOUT",
 };
 
 function echoHeaders(request: Request, extra: Record<string, string> = {}): Headers {
