@@ -12,7 +12,7 @@ const sources = import.meta.glob("../src/**/*.ts", { query: "?raw", import: "def
 describe("the mutation list of npm run test:mutants", () => {
   it("names at least twenty mutations, each of a line found exactly once in its file", () => {
     expect(MUTANTS.length).toBeGreaterThanOrEqual(20);
-    const stale = MUTANTS.flatMap((m: { name: string; file: string; find: string; replace: string }) => {
+    const stale = MUTANTS.flatMap((m) => {
       const text = sources[`../${m.file}`];
       if (text === undefined) return [`${m.name}: no file ${m.file}`];
       const count = text.split(m.find).length - 1;
