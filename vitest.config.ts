@@ -12,7 +12,7 @@ export default defineConfig(async () => {
   // The queues as wrangler resolves them for each environment, for the test that
   // holds max_retries and the dead-letter queues to src/events/delivery.ts.
   const queuesOf = (env?: string) => unstable_readConfig({ config: "./wrangler.toml", env }, { hideWarnings: true }).queues;
-  // Production's configuration as `npm run deploy` reads it, for test/deploy-check.test.ts.
+  // Production's configuration as `npm run deploy` reads it, for test/unit/deploy-check.test.ts.
   const production = unstable_readConfig({ config: "./wrangler.toml", env: "production" }, { hideWarnings: true });
   const deploymentConfig = Object.fromEntries(DEPLOYMENT_CONFIG_KEYS.map((key) => [key, production[key]]));
   return {
@@ -43,7 +43,7 @@ export default defineConfig(async () => {
             WEBHOOK_TIMEOUT_MS: "300",
             TEST_WRANGLER_QUEUES: { development: queuesOf("dev"), production: queuesOf("production") },
             TEST_WRANGLER_PRODUCTION: JSON.parse(JSON.stringify(deploymentConfig)),
-            // test/model.test.ts's sizes, from the environment (scripts/test-model.mjs sets them).
+            // test/integration/model.test.ts's sizes, from the environment (scripts/test-model.mjs sets them).
             MODEL_RUNS: process.env.MODEL_RUNS ?? "",
             MODEL_STEPS: process.env.MODEL_STEPS ?? "",
             MODEL_SEED: process.env.MODEL_SEED ?? "",
@@ -59,7 +59,7 @@ export default defineConfig(async () => {
       setupFiles: ["./test/setup.ts", "./test/support/reset-scripted-upstream.ts"],
       // Every test drives a real workerd. On a crowded 2-core host (half its CPU
       // taken by the hypervisor, /proc/stat's steal) ordinary tests of
-      // test/auth.test.ts took over vitest's default 5 s; a test that hangs still
+      // test/integration/auth.test.ts took over vitest's default 5 s; a test that hangs still
       // fails, after 30 s.
       testTimeout: 30_000,
       hookTimeout: 30_000,

@@ -31,7 +31,7 @@ dev.on("exit", (code) => process.exit(code ?? 0));
 // triggered during local development"), so this does, every CRON_TICK_SECONDS: retention, and the
 // event sweep that queues again an event whose message was lost (in development within one
 // minute: its 30 s plus this tick) and marks failed one past its horizon (within 3 minutes:
-// 150 s plus this tick). test/events-config.test.ts reads this number.
+// 150 s plus this tick). test/integration/events-config.test.ts reads this number.
 const CRON_TICK_SECONDS = 15;
 const cron = `http://127.0.0.1:${port}/cdn-cgi/local/scheduled?cron=${encodeURIComponent("* * * * *")}`;
 // Until the server is up, a tick finds nothing listening: the next one tries again.

@@ -1,4 +1,4 @@
-/** The shape of scripts/mutants.list.mjs, for the test that reads it (test/mutants-list.test.ts). */
+/** The shape of scripts/mutants.list.mjs, for the test that reads it (test/docs/mutants-list.test.ts). */
 export interface Mutant {
   name: string;
   file: string;

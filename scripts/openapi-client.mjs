@@ -2,7 +2,7 @@
 // `npm run client`: client/src/schema.d.ts from the committed openapi.json,
 // with openapi-typescript (installed by the root `npm install`: client/ is an npm workspace). The
 // header records the sha256 of the openapi.json it came from, so
-// test/client.test.ts fails when the document changed and this was not rerun.
+// test/docs/client.test.ts fails when the document changed and this was not rerun.
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";

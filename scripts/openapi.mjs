@@ -2,7 +2,7 @@
 // `npm run openapi`: starts the Worker locally (wrangler's unstable_startWorker,
 // development vars, no network), fetches GET /openapi.json and writes it,
 // pretty-printed, to openapi.json at the repository root (or to the path given
-// as the first argument). test/openapi.test.ts fails when the committed copy
+// as the first argument). test/docs/openapi.test.ts fails when the committed copy
 // differs from what the Worker serves.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";

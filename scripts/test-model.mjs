@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Runs the model-based test (test/model.test.ts) longer than `npm test` does:
+ * Runs the model-based test (test/integration/model.test.ts) longer than `npm test` does:
  *
  *   npm run test:model -- --runs 200 [--steps 25] [--seed 42 | --seed random] [--verbose]
  *
@@ -52,7 +52,7 @@ const noise = [
 ];
 // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the terminal colour codes (ESC [ ... m) of a child's output
 const plain = (line) => line.replace(/\x1b\[[0-9;]*m/g, "");
-const child = spawn("npx", ["vitest", "run", "test/model.test.ts", "--silent=false"], { env, stdio: ["inherit", "pipe", "pipe"] });
+const child = spawn("npx", ["vitest", "run", "test/integration/model.test.ts", "--silent=false"], { env, stdio: ["inherit", "pipe", "pipe"] });
 const relay = (from, to) => {
   let rest = "";
   let blank = false;

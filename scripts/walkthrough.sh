@@ -8,7 +8,7 @@
 #
 # Between the README markers below, every line but the `step` and `check...`
 # lines is the README's code block, character for character
-# (test/walkthrough-doc.test.ts holds them equal): edit it here, then copy
+# (test/docs/walkthrough-doc.test.ts holds them equal): edit it here, then copy
 # the block into README.md. The `# ->` comments are answers of a real run.
 set -euo pipefail
 cd "$(dirname "$0")/.."

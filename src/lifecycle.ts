@@ -5,7 +5,7 @@
  * code of the contract). The receipt's Durable Object consults this module
  * and holds no state rule of its own beside it.
  *
- * Pure: no storage, no I/O, no clock. test/lifecycle.test.ts reads it as a
+ * Pure: no storage, no I/O, no clock. test/unit/lifecycle.test.ts reads it as a
  * table against the contract's rules 2 to 5 and 8.
  */
 import type { ErrorCode } from "./errors";

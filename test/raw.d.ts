@@ -1,4 +1,4 @@
-// Vite imports a file as text with `?raw` (test/client.test.ts).
+// Vite imports a file as text with `?raw` (test/docs/client.test.ts).
 declare module "*?raw" {
   const text: string;
   export default text;

@@ -41,7 +41,7 @@ export interface SweepSettings {
 /**
  * By ENVIRONMENT, as the retry schedules. The horizon exceeds the longest a
  * round can last through the queue alone: the schedule's delays plus every
- * attempt taking its full 10 s and the queue's latency (test/events-config.test.ts
+ * attempt taking its full 10 s and the queue's latency (test/integration/events-config.test.ts
  * checks it): production's ~29 h (the contract: retried at least 24 h) and
  * a margin; development's ~2.5 min, so an event is failed within 3 minutes.
  */
@@ -65,7 +65,7 @@ export interface SweepReport {
 
 /**
  * Which rows each step takes (?1: the cutoff, ?2: the bound): range scans of
- * migrations/0005_event_sweep.sql's indexes (test/events-log.test.ts reads
+ * migrations/0005_event_sweep.sql's indexes (test/integration/events-log.test.ts reads
  * their query plans).
  */
 export const SWEEP_SELECTS = {

@@ -2,7 +2,7 @@
  * The schema of a record object's SQLite, with a version number and the
  * migrations from every earlier one, so an object written by an older
  * gateway is brought up to date the first time a newer one opens it, and
- * nothing stored is stranded. test/record-schema.test.ts holds the migrated
+ * nothing stored is stranded. test/integration/record-schema.test.ts holds the migrated
  * schema equal to the one a new object gets.
  */
 

@@ -1,4 +1,4 @@
-// What test/model.test.ts holds the gateway to, written from CONTRACT.md and
+// What test/integration/model.test.ts holds the gateway to, written from CONTRACT.md and
 // from nothing else: which answers an operation may get given what a caller
 // and the upstream can see (the sandbox's own view of the record and its call
 // log), what a failed OTP guess is (rule 2), which states the upstream went

@@ -1,4 +1,4 @@
-// How test/model.test.ts looks at the world and moves its time. What it
+// How test/integration/model.test.ts looks at the world and moves its time. What it
 // judges by: the sandbox's own view of a record and its call log, the events
 // the receiver got, and every place card data could leak to. What it drives:
 // a record's alarms (it holds them until it says their time has come, then

@@ -11,7 +11,7 @@
 // The rules live in this module. That works because the tests, the gateway's
 // Durable Objects and this entrypoint all run in the one runner isolate and
 // import this module through the one vitest module runner (proved by
-// test/scripted-upstream.test.ts). Call scriptedUpstream.reset() in afterEach.
+// test/integration/scripted-upstream.test.ts). Call scriptedUpstream.reset() in afterEach.
 //
 // The test and a request held here run in different I/O contexts (the test in
 // the runner's Durable Object, the request in this entrypoint's invocation).

@@ -1,0 +1,149 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import committed from "../../openapi.json";
+import { ERROR_STATUS } from "../../src/errors";
+import { COMMON } from "../../src/openapi";
+import { CARD_OK, call, expectError, OPERATION_PATHS as OPERATIONS } from "../helpers";
+
+const served = async () => (await (await exports.default.fetch("http://gateway.test/openapi.json")).json()) as any;
+const resolve = (doc: any, node: any): any => (node?.$ref ? resolve(doc, doc.components.schemas[node.$ref.split("/").pop()]) : node);
+
+describe("the OpenAPI document", () => {
+  it("is OpenAPI 3.1 and documents every operation with its request schema, answer and errors", async () => {
+    const res = await exports.default.fetch("http://gateway.test/openapi.json");
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as any;
+    expect(doc.openapi).toMatch(/^3\.1/);
+    const partnerPaths = Object.keys(doc.paths).filter((path) => path.startsWith("/api/v1/partner/"));
+    expect(partnerPaths.sort()).toEqual(OPERATIONS.map((op) => `/api/v1/partner/${op}`).sort());
+    for (const op of OPERATIONS) {
+      const post = doc.paths[`/api/v1/partner/${op}`].post;
+      expect(resolve(doc, post.requestBody.content["application/json"].schema).type, op).toBe("object");
+      expect(post.responses["200"].content["application/json"].schema, op).toBeTruthy();
+      expect(post.responses["400"].description, op).toContain("invalid_request");
+      expect(post.responses["401"].description, op).toContain("unauthorized");
+      expect(post.responses["503"].description, op).toContain("service_misconfigured");
+    }
+  });
+
+  it("is generated from the validating schemas: the rules the edge enforces are in it", async () => {
+    const doc = (await (await exports.default.fetch("http://gateway.test/openapi.json")).json()) as any;
+    const create = doc.paths["/api/v1/partner/receipt/create"].post.requestBody.content["application/json"].schema;
+    expect(create.required).toEqual(expect.arrayContaining(["tid", "amount", "merchant_id", "account"]));
+    expect(create.properties.amount).toMatchObject({ type: "integer", minimum: 1, maximum: 2 ** 53 - 1 });
+    const pay = doc.paths["/api/v1/partner/receipt/anonymous/pay"].post.requestBody.content["application/json"].schema;
+    expect(pay.required).toEqual(expect.arrayContaining(["id", "card", "otp"]));
+    expect(pay.properties.otp.pattern).toBe("^\\d{4,8}$");
+    expect(pay.properties.card.properties.number.pattern).toBe("^\\d{16,19}$");
+    const conflicts = doc.paths["/api/v1/partner/receipt/create"].post.responses["409"].description;
+    expect(conflicts).toContain("tid_conflict");
+    expect(conflicts).toContain("tid_in_progress");
+    // Creates are not rate-limited, and the document does not claim they are.
+    expect(doc.paths["/api/v1/partner/receipt/create"].post.responses["429"]).toBeUndefined();
+    expect(doc.paths["/api/v1/partner/receipt/pay"].post.responses["429"].description).toContain("rate_limited");
+  });
+
+  it("is the committed openapi.json (run npm run openapi)", async () => {
+    expect(await served(), "openapi.json is out of date: run npm run openapi").toEqual(committed);
+  });
+
+  it("names its shapes as components, referenced by $ref", async () => {
+    const doc = await served();
+    const names = ["Receipt", "ReducedReceipt", "TransferReceipt", "Party", "MerchantDetails", "OfdDetails", "AuthorizeResult", "Event", "Error"];
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(names));
+    const answer = (path: string) => doc.paths[`/api/v1/partner/${path}`].post.responses["200"].content["application/json"].schema;
+    expect(answer("receipt/create")).toEqual({ $ref: "#/components/schemas/Receipt" });
+    expect(answer("receipt/anonymous/pay")).toEqual({ $ref: "#/components/schemas/ReducedReceipt" });
+    expect(answer("receipt/authorize")).toEqual({ $ref: "#/components/schemas/AuthorizeResult" });
+    expect(answer("a2c/create")).toEqual({ $ref: "#/components/schemas/TransferReceipt" });
+    const receipt = doc.components.schemas.Receipt;
+    expect(receipt.properties.merchant).toEqual({ $ref: "#/components/schemas/MerchantDetails" });
+    expect(receipt.properties.amount).toMatchObject({ type: "integer", format: "int64" });
+    expect(receipt.properties.create_date).toMatchObject({ type: "integer", format: "int64" });
+    expect(receipt.properties.state.enum).toEqual([0, 4, 5, 21, 57]);
+    expect(JSON.stringify(receipt.properties.ofd)).toContain("#/components/schemas/OfdDetails");
+    expect(doc.components.schemas.TransferReceipt.properties.sender).toEqual({ $ref: "#/components/schemas/Party" });
+    const items = JSON.stringify(doc.components.schemas.OfdDetails.properties.items);
+    for (const field of ["unit_price", "vat_percent", "package_code", "quantity", "sum"]) expect(items).toContain(field);
+    // Every event is the Event component.
+    for (const [type, item] of Object.entries<any>(doc.webhooks)) {
+      expect(item.post.requestBody.content["application/json"].schema.allOf[0], type).toEqual({ $ref: "#/components/schemas/Event" });
+    }
+    // Examples from the sandbox on every request body and every 2xx answer.
+    for (const op of OPERATIONS) {
+      const post = doc.paths[`/api/v1/partner/${op}`].post;
+      expect(resolve(doc, post.requestBody.content["application/json"].schema).examples, op).toHaveLength(1);
+      expect(resolve(doc, post.responses["200"].content["application/json"].schema).examples, op).toHaveLength(1);
+    }
+    const create = doc.paths["/api/v1/partner/receipt/create"].post.requestBody.content["application/json"].schema;
+    expect(create.examples[0].merchant_id).toBe(1001);
+    const pay = doc.paths["/api/v1/partner/receipt/pay"].post.requestBody.content["application/json"].schema;
+    expect(pay.examples[0]).toMatchObject({ card: { token: "tok_sandbox_ok" }, otp: "111111" });
+    const anonymous = doc.paths["/api/v1/partner/receipt/anonymous/pay"].post.requestBody.content["application/json"].schema;
+    expect(anonymous.examples[0].card).toEqual(CARD_OK);
+  });
+
+  it("lists, per status, exactly the codes ERROR_STATUS gives that status among the operation's codes", async () => {
+    const doc = await served();
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      if (!path.startsWith("/api/v1/")) continue;
+      const responses = item.post.responses;
+      const documented = Object.entries<any>(responses).filter(([status]) => status !== "200");
+      const all = documented.flatMap(([, response]) => response.content["application/json"].schema.allOf[1].properties.error.properties.code.enum);
+      expect(all, path).toEqual(expect.arrayContaining(COMMON));
+      for (const [status, response] of documented) {
+        const codes: string[] = response.content["application/json"].schema.allOf[1].properties.error.properties.code.enum;
+        expect(response.content["application/json"].schema.allOf[0]).toEqual({ $ref: "#/components/schemas/Error" });
+        for (const code of codes) expect(ERROR_STATUS[code as keyof typeof ERROR_STATUS], `${path} ${code}`).toBe(Number(status));
+        expect(response.headers["X-Request-Id"], `${path} ${status}`).toBeTruthy();
+        const retry =
+          Number(status) === 429 || Number(status) === 503 || codes.includes("tid_in_progress") || codes.includes("operation_in_progress");
+        expect(Boolean(response.headers["Retry-After"]), `${path} ${status} Retry-After`).toBe(retry);
+      }
+      expect(responses["200"].headers["X-Request-Id"], path).toBeTruthy();
+      expect(responses["401"].headers["WWW-Authenticate"], path).toBeTruthy();
+      expect(responses["405"].headers.Allow, path).toBeTruthy();
+      expect(responses["405"].content["application/json"].schema.allOf[1].properties.error.properties.code.enum).toEqual(["method_not_allowed"]);
+    }
+    const create = doc.paths["/api/v1/partner/receipt/create"].post.responses;
+    expect(create["409"].content["application/json"].schema.allOf[1].properties.error.properties.code.enum).toEqual([
+      "tid_conflict",
+      "tid_in_progress",
+    ]);
+    expect(create["200"].headers["Idempotent-Replayed"]).toBeTruthy();
+    expect(create["200"].links.authorize).toMatchObject({ operationId: "authorizeReceipt", requestBody: { id: "$response.body#/id" } });
+    expect(Object.keys(create["200"].links).sort()).toEqual(["authorize", "checkById", "pay"]);
+    const transfer = doc.paths["/api/v1/partner/a2c/create"].post;
+    expect(transfer.responses["200"].links.pay).toMatchObject({ operationId: "payTransfer", requestBody: { id: "$response.body#/receipt_id" } });
+    expect(transfer.requestBody.content["application/json"].schema.anyOf).toEqual([{ required: ["tid"] }, { required: ["tId"] }]);
+    expect(doc.servers.map((server: any) => server.url)).toContain("http://127.0.0.1:8787");
+  });
+
+  it("means by expire a real month, and by maxLength code points, as the server does", async () => {
+    const doc = await served();
+    const card = doc.paths["/api/v1/partner/receipt/anonymous/pay"].post.requestBody.content["application/json"].schema.properties.card;
+    expect(card.properties.expire.pattern).toBe("^\\d{2}(0[1-9]|1[0-2])$");
+    await expectError(call("receipt/anonymous/authorize", { id: "r1", card: { ...CARD_OK, expire: "3013" } }), 400, "invalid_request");
+    const cancel = doc.paths["/api/v1/partner/receipt/cancel"].post.requestBody.content["application/json"].schema;
+    expect(cancel.properties.reason.maxLength).toBe(256);
+    // 256 emoji are 256 characters to JSON Schema (512 UTF-16 units): accepted, then not found.
+    await expectError(call("receipt/cancel", { id: "no-such-receipt", reason: "😀".repeat(256) }), 404, "receipt_not_found");
+    const refused = await expectError(call("receipt/cancel", { id: "no-such-receipt", reason: "😀".repeat(257) }), 400, "invalid_request");
+    expect(refused.details[0].path).toBe("reason");
+  });
+
+  it("is rendered as an interactive reference at /docs", async () => {
+    const res = await exports.default.fetch("http://gateway.test/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(await res.text()).toContain("/openapi.json");
+  });
+});
+
+describe("health", () => {
+  it("GET /healthz answers ok", async () => {
+    const res = await exports.default.fetch("http://gateway.test/healthz");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * Card data never stored, never logged: run payments and transfers of every
+ * outcome, then read everything the deployment keeps (every Durable Object's
+ * SQL, every D1 row) and everything it printed, and look for the raw values.
+ */
+import { listDurableObjectIds, runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { queueSpy } from "../events";
+import { call, cardDataIn, createReceipt, dumpD1, dumpStorage, expectError, newTid, receiptRequest } from "../helpers";
+import { scriptedUpstream } from "../support/scripted-upstream";
+
+const PANS = ["8600000000000007", "9860000000000018", "8600000000000015", "8600000000000098"];
+const EXPIRY = "2907";
+const TOKENS = ["tok_sandbox_ok", "tok_sandbox_insufficient", "tok_sandbox_timeout", "tok_sandbox_error"];
+const OTPS = ["111111", "987123", "456012", "730945"];
+
+const logged: string[] = [];
+/** Every event the gateway queued, as sent. */
+const queuedPayloads: string[] = [];
+
+/** Every text cell of every table of a Durable Object's SQLite storage. */
+const dumpObject = (ns: DurableObjectNamespace, id: DurableObjectId) => dumpStorage(ns.get(id));
+
+/** Raw values found in a text, ignoring the masked forms (first 6, last 4) that are allowed. */
+const rawValuesIn = (text: string) => cardDataIn(text, { pans: PANS, otps: OTPS, expiries: [EXPIRY] });
+
+describe("card data is never stored or logged", () => {
+  beforeAll(async () => {
+    const queue = queueSpy();
+    for (const method of ["log", "info", "warn", "error", "debug"] as const) {
+      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+        logged.push(args.map(String).join(" "));
+      });
+    }
+
+    const card = (number: string) => ({ number, expire: EXPIRY });
+    // Anonymous payments: approved, declined, wrong OTPs until cancelled.
+    const approved = await createReceipt({ merchant_id: 1003 });
+    await call("receipt/anonymous/authorize", { id: approved.id, card: card(PANS[0]!) });
+    await call("receipt/anonymous/pay", { id: approved.id, card: card(PANS[0]!), otp: OTPS[0] });
+
+    const declined = await createReceipt({ merchant_id: 1003 });
+    await call("receipt/anonymous/authorize", { id: declined.id, card: card(PANS[2]!) });
+    await call("receipt/anonymous/pay", { id: declined.id, card: card(PANS[2]!), otp: OTPS[0] });
+
+    const guessed = await createReceipt({ merchant_id: 1001 });
+    await call("receipt/anonymous/authorize", { id: guessed.id, card: card(PANS[1]!) });
+    for (const otp of OTPS.slice(1)) await call("receipt/anonymous/pay", { id: guessed.id, card: card(PANS[1]!), otp });
+
+    // Token payments: approved, declined, upstream error.
+    for (const token of [TOKENS[0], TOKENS[1], TOKENS[3]]) {
+      const receipt = await createReceipt({ merchant_id: 1003 });
+      await call("receipt/pay", { id: receipt.id, card: { token } });
+    }
+
+    // Transfers: paid, declined receiver, wrong OTPs until cancelled, and a replayed create.
+    const transfer = { amount: 500_000, rate_id: 1, token: TOKENS[0] };
+    const paid = (await (await call("a2c/create", { ...transfer, tid: newTid(), receiver_card: PANS[1] })).json()) as any;
+    await call("a2c/pay", { id: paid.receipt_id });
+    const replayTid = newTid();
+    await call("a2c/create", { ...transfer, tid: replayTid, receiver_card: PANS[1] });
+    await call("a2c/create", { ...transfer, tid: replayTid, receiver_card: PANS[1] });
+    await call("a2c/create", { ...transfer, tid: replayTid, receiver_card: PANS[0] }); // conflict
+    const refused = (await (await call("a2c/create", { ...transfer, tid: newTid(), receiver_card: PANS[3] })).json()) as any;
+    await call("a2c/pay", { id: refused.receipt_id });
+    const big = (await (await call("a2c/create", { ...transfer, amount: 2_000_000, tid: newTid(), receiver_card: PANS[1] })).json()) as any;
+    for (const otp of OTPS.slice(1)) await call("a2c/pay", { id: big.receipt_id, otp });
+
+    // Refusals at the edge that carry card data.
+    await call("receipt/anonymous/pay", { id: approved.id, card: { number: "8600000000000008", expire: EXPIRY }, otp: OTPS[1] });
+    await call("a2c/create", { ...transfer, tid: newTid(), receiver_card: "8600000000000008" });
+
+    // Every record's outbox drained into the queue, and the consumer logged (and delivered) every event.
+    for (const id of await listDurableObjectIds(env.RECEIPTS)) await runDurableObjectAlarm(env.RECEIPTS.get(id));
+    queuedPayloads.push(...queue.sent.map((m) => m.payload));
+    await queue.deliver();
+  });
+
+  afterAll(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("the search finds an OTP or expiry stored or logged as a value, and not inside numbers or identifiers", () => {
+    for (const value of [EXPIRY, OTPS[3]!]) {
+      for (const text of [`{"expire":"${value}"}`, `otp=${value}`, `{"otp":${value}}`, value]) expect(rawValuesIn(text)).toEqual([value]);
+      for (const text of [`"request_id":"7dd${value}e-b689"`, `1795${value}407931`, `evt_01M81C${value}VCM`]) expect(rawValuesIn(text)).toEqual([]);
+    }
+  });
+
+  it("the scenarios ran and printed log lines", () => {
+    expect(logged.length).toBeGreaterThan(10);
+  });
+
+  it("no log line carries a raw card number, expiry, token or OTP", () => {
+    for (const line of logged) expect(rawValuesIn(line), line).toEqual([]);
+  });
+
+  it("no gateway Durable Object stores one", async () => {
+    const ids = await listDurableObjectIds(env.RECEIPTS);
+    expect(ids.length).toBeGreaterThan(5);
+    for (const id of ids) {
+      for (const row of await dumpObject(env.RECEIPTS, id)) expect(rawValuesIn(row), row).toEqual([]);
+    }
+  });
+
+  it("the sandbox's own storage keeps none either", async () => {
+    for (const id of await listDurableObjectIds(env.SANDBOX!)) {
+      const rows = await dumpObject(env.SANDBOX!, id);
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) expect(rawValuesIn(row), row).toEqual([]);
+    }
+  });
+
+  it("no event carries one, as queued and delivered", () => {
+    expect(queuedPayloads.length).toBeGreaterThan(10);
+    for (const payload of queuedPayloads) expect(rawValuesIn(payload), payload).toEqual([]);
+  });
+
+  it("no D1 row stores one", async () => {
+    const rows = await dumpD1();
+    expect(rows.some((row) => row.startsWith("tid_index:"))).toBe(true);
+    expect(rows.filter((row) => row.startsWith("events:")).length, "the events were logged and scanned").toBeGreaterThan(10);
+    for (const row of rows) expect(rawValuesIn(row), row).toEqual([]);
+  });
+
+  it("the masked form is what is kept", async () => {
+    const rows = (await Promise.all((await listDurableObjectIds(env.RECEIPTS)).map((id) => dumpObject(env.RECEIPTS, id)))).flat();
+    expect(rows.some((row) => row.includes("986000******0018"))).toBe(true);
+  });
+});
+
+describe("card data the upstream sends back", () => {
+  it("a refusal the gateway does not know, whose message carries a card number, reaches the caller masked", async () => {
+    // The sandbox masks its own messages; a scripted upstream says what a real one might.
+    scriptedUpstream.on("receipt/create", {
+      kind: "status",
+      status: 400,
+      code: "ISSUER_BLOCKED",
+      message: `Card ${PANS[0]} is blocked by its issuer`,
+    });
+    const res = await call("receipt/create", receiptRequest({ merchant_id: 1003 }));
+    const text = await res.clone().text();
+    const error = await expectError(res, 422, "upstream_refused");
+    expect(error.upstream_code).toBe("ISSUER_BLOCKED");
+    expect(error.message).toContain("860000******0007 is blocked by its issuer");
+    expect(rawValuesIn(text)).toEqual([]);
+  });
+});

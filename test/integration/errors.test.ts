@@ -1,0 +1,186 @@
+/** Errors people can act on: 405 with Allow, 401 with a challenge, plain words, near-miss field names, at most 20 details. */
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { API, call, expectError, newTid, newUser, OPERATION_PATHS, PARTNER_KEY, receiptRequest, sandboxCalls, userToken } from "../helpers";
+
+const GATEWAY = "http://gateway.test/api/v1/gateway";
+const validTransfer = () => ({ tid: newTid("a2c"), amount: 500_000, rate_id: 1, receiver_card: "9860000000000018", token: "tok_sandbox_ok" });
+const paths = (errors: { details: { path: string }[] }) => errors.details.map((d) => d.path);
+const messageAt = (errors: { details: { path: string; message: string }[] }, path: string) => errors.details.find((d) => d.path === path)?.message;
+
+describe("405 method_not_allowed", () => {
+  it("every partner and gateway operation asked with another method answers 405 with Allow: POST, before authentication", async () => {
+    const urls = [...OPERATION_PATHS.map((p) => `${API}/${p}`), ...["receipt/audit", "events/list", "events/resend"].map((p) => `${GATEWAY}/${p}`)];
+    for (const url of urls) {
+      for (const method of ["GET", "PUT", "DELETE", "PATCH"]) {
+        const res = await exports.default.fetch(url, { method });
+        const error = await expectError(res, 405, "method_not_allowed");
+        expect(res.headers.get("allow"), `${method} ${url}`).toBe("POST");
+        expect(error.message).toContain("POST");
+      }
+    }
+  });
+
+  it("/healthz and /readyz asked with another method than GET or HEAD answer 405 with Allow: GET, HEAD", async () => {
+    for (const path of ["/healthz", "/readyz"]) {
+      for (const method of ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"]) {
+        const res = await exports.default.fetch(`http://gateway.test${path}`, { method });
+        const error = await expectError(res, 405, "method_not_allowed");
+        expect(res.headers.get("allow"), `${method} ${path}`).toBe("GET, HEAD");
+        expect(error.message).toContain("GET");
+      }
+      for (const method of ["GET", "HEAD"]) {
+        const res = await exports.default.fetch(`http://gateway.test${path}`, { method });
+        expect(res.status, `${method} ${path}`).toBe(200);
+        await res.body?.cancel();
+      }
+    }
+  });
+
+  it("a path that is no operation stays 404 not_found, whatever the method", async () => {
+    for (const method of ["GET", "POST"]) {
+      const res = await exports.default.fetch(`${API}/receipt/nothing`, {
+        method,
+        headers: { authorization: `Bearer ${PARTNER_KEY}`, "content-type": "application/json" },
+        body: method === "POST" ? "{}" : undefined,
+      });
+      await expectError(res, 404, "not_found");
+      expect(res.headers.get("allow")).toBeNull();
+    }
+  });
+});
+
+describe("401 unauthorized carries WWW-Authenticate", () => {
+  it("no credential: the bare Bearer challenge", async () => {
+    const res = await call("receipt/check-id", { id: "abc" }, { token: null });
+    await expectError(res, 401, "unauthorized");
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="payments-gateway"');
+  });
+
+  it('a credential that is refused: error="invalid_token"', async () => {
+    const expired = await userToken(newUser(), { expiresIn: -3600 });
+    for (const token of ["sk_wrong_key", "not-a-jwt", expired]) {
+      const res = await call("receipt/check-id", { id: "abc" }, { token });
+      await expectError(res, 401, "unauthorized");
+      expect(res.headers.get("www-authenticate"), token.slice(0, 12)).toBe('Bearer realm="payments-gateway", error="invalid_token"');
+    }
+  });
+
+  it("other errors carry no challenge", async () => {
+    const res = await call("receipt/check-id", { id: 1 });
+    await expectError(res, 400, "invalid_request");
+    expect(res.headers.get("www-authenticate")).toBeNull();
+  });
+});
+
+describe("near-miss field names are refused, naming the right one", () => {
+  it('{"isHold": true} creates nothing (no receipt without a hold) and reaches no upstream', async () => {
+    const before = (await sandboxCalls()).length;
+    const { is_hold: _, ...body } = receiptRequest();
+    const error = await expectError(call("receipt/create", { ...body, isHold: true }), 400, "invalid_request");
+    expect(error.details).toContainEqual({ path: "isHold", message: "unknown field isHold: did you mean is_hold?" });
+    expect((await sandboxCalls()).length).toBe(before);
+    // The tid was not taken: the corrected request creates the held receipt.
+    const res = await call("receipt/create", { ...body, is_hold: true });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { tid: string }).tid).toBe(body.tid);
+  });
+
+  it.each([
+    ["receipt/create", { ...receiptRequest(), merchantId: 1001 }, "merchantId", "merchant_id"],
+    ["receipt/create", { ...receiptRequest(), IS_HOLD: true }, "IS_HOLD", "is_hold"],
+    ["receipt/create", { ...receiptRequest(), tId: "x-1" }, "tId", "tid"],
+    ["receipt/check-tid", { tid: "x-1", tId: "x-1" }, "tId", "tid"],
+    ["receipt/check-id", { receiptId: "abc" }, "receiptId", "id"],
+    ["receipt/check-id", { receipt_id: "abc" }, "receipt_id", "id"],
+    ["a2c/get-by-id", { receipt_id: "abc" }, "receipt_id", "id"],
+    ["receipt/authorize", { id: "abc", card: { Token: "tok_sandbox_ok" } }, "card.Token", "card.token"],
+    ["receipt/create", { ...receiptRequest(), account: [{ key: "phone", Value: "1" }] }, "account.0.Value", "account.0.value"],
+    ["receipt/cancel", { id: "abc", cancelled_by: "me" }, "cancelled_by", "cancelledBy"],
+    ["a2c/create", { ...validTransfer(), receiverCard: "9860000000000018" }, "receiverCard", "receiver_card"],
+  ])("%s with %j names %s -> %s", async (path, body, wrong, right) => {
+    const before = (await sandboxCalls()).length;
+    const error = await expectError(call(path, body), 400, "invalid_request");
+    expect(messageAt(error, wrong)).toBe(`unknown field ${wrong}: did you mean ${right}?`);
+    expect((await sandboxCalls()).length).toBe(before);
+  });
+
+  it("a2c/create keeps tId as an alias of tid", async () => {
+    const { tid, ...body } = validTransfer();
+    const res = await call("a2c/create", { ...body, tId: tid });
+    expect(res.status, await res.clone().text()).toBe(200);
+  });
+
+  it("other unknown fields are still ignored", async () => {
+    const res = await call("receipt/create", { ...receiptRequest(), note: "x", client_version: "1.2" });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("validation messages in plain words", () => {
+  it("a missing field is required; a wrong type says what was expected and what came, never the value", async () => {
+    const { merchant_id: _, ...body } = receiptRequest();
+    const error = await expectError(call("receipt/create", { ...body, amount: "150000", is_hold: "yes" }), 400, "invalid_request");
+    expect(messageAt(error, "merchant_id")).toBe("merchant_id is required");
+    expect(messageAt(error, "amount")).toBe("amount must be a number");
+    expect(messageAt(error, "is_hold")).toBe("is_hold must be a boolean");
+    for (const detail of error.details) expect(detail.message).not.toMatch(/expected "|invalid type|150000|yes/);
+  });
+
+  it("an integer, a missing nested field, a non-object body", async () => {
+    const fraction = await expectError(call("receipt/create", { ...receiptRequest(), amount: 1.5 }), 400, "invalid_request");
+    expect(messageAt(fraction, "amount")).toBe("amount must be an integer number of tiyin");
+    const nested = await expectError(call("receipt/authorize", { id: "abc", card: {} }), 400, "invalid_request");
+    expect(messageAt(nested, "card.token")).toBe("card.token is required");
+    const noCard = await expectError(call("receipt/authorize", { id: "abc", card: "tok" }), 400, "invalid_request");
+    expect(messageAt(noCard, "card")).toBe("card must be an object, not a string");
+    const string = await expectError(call("receipt/check-id", "abc"), 400, "invalid_request");
+    expect(messageAt(string, "")).toBe("the body must be a JSON object, not a string");
+    const text = await expectError(call("receipt/cancel", { id: "abc", reason: "r".repeat(300) }), 400, "invalid_request");
+    expect(messageAt(text, "reason")).toBe("reason must be at most 256 characters");
+  });
+
+  it("card numbers, expiries and OTPs of the wrong type are not echoed", async () => {
+    const res = await call("receipt/anonymous/pay", { id: "abc", card: { number: 8600000000000007, expire: 3012 }, otp: 987654 });
+    const text = await res.text();
+    expect(res.status).toBe(400);
+    for (const secret of ["8600000000000007", "3012", "987654"]) expect(text).not.toContain(secret);
+    const error = JSON.parse(text).error;
+    expect(messageAt(error, "card.number")).toBe("card.number must be a string, not a number");
+  });
+});
+
+describe("at most 20 details", () => {
+  it("a body with thousands of problems lists 20 and says how many there were", async () => {
+    const account = Array.from({ length: 1000 }, () => ({}));
+    const body = JSON.stringify({ ...receiptRequest(), account });
+    expect(body.length).toBeLessThan(16 * 1024);
+    const error = await expectError(call("receipt/create", null, { raw: body }), 400, "invalid_request");
+    expect(error.details).toHaveLength(20);
+    expect(error.message).toMatch(/more than 20 problems/);
+  });
+
+  it("many near misses are capped too", async () => {
+    const card = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`Token${"_".repeat(i)}`, "x"]));
+    const error = await expectError(call("receipt/authorize", { id: "abc", card }), 400, "invalid_request");
+    expect(error.details.length).toBeLessThanOrEqual(20);
+    expect(paths(error)[0]).toMatch(/^card\.Token/);
+  });
+});
+
+describe("the reference pages", () => {
+  it("GET / points to /docs and /openapi.json; GET /docs is the offline Scalar page", async () => {
+    const home = await exports.default.fetch("http://gateway.test/");
+    expect(home.status).toBe(200);
+    const homeText = await home.text();
+    expect(homeText).toContain('href="/docs"');
+    expect(homeText).toContain('href="/openapi.json"');
+    const docs = await exports.default.fetch("http://gateway.test/docs");
+    expect(docs.status).toBe(200);
+    const html = await docs.text();
+    expect(html).toContain('src="/vendor/scalar-api-reference.js"');
+    expect(html).not.toMatch(/src="https?:|href="https?:/);
+    expect(html).toContain('"withDefaultFonts": false');
+    expect(html).toContain('"telemetry": false');
+  });
+});

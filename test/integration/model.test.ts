@@ -1,0 +1,1405 @@
+// A model-based property test of the money rules, judged by the contract.
+// fast-check generates sequences of operations by the partner and two users
+// on a small pool of receipts and transfers, with upstream faults on the
+// calls (lost answers, 5xx, busy, unreadable bodies, timeouts, codes the
+// gateway does not know, an upstream that acts after the gateway gave up),
+// faults on creates, crashes of a record's object (before the upstream acts,
+// after it acted, just after the answer), evictions, racing requests, the
+// supplier's answer, an events queue that loses a message, and time passing
+// for a record's alarms.
+//
+// The oracle (test/model/contract.ts) sees what a caller, the upstream and
+// the webhook receiver can: each answer (status, code, body state), the
+// sandbox's own view of the record and its call log, and the events the
+// receiver got. It never reads the gateway's storage to judge, and keeps no
+// copy of its accounting: a failed OTP guess is counted from the upstream's
+// log and the caller's answers, as rule 2 defines it. After every step:
+//
+//  - each answer is one the contract allows for that caller, operation and
+//    upstream state (and the body agrees with the upstream: a 200 pay was
+//    accepted upstream, otp_invalid was judged wrong there, attempts_left
+//    is what rule 2 leaves, a refusal changed nothing upstream, no 500);
+//  1. no double debit: at most one pay per record succeeds upstream;
+//  2. no user's cancel of a paid or held receipt reaches the upstream, ever;
+//  3. at most three OTPs the upstream may have judged as not right (refused
+//     as wrong, an unknown outcome, an unknown code) reach it per record;
+//  4. a record is ended for OTPs (otp_attempts_exhausted, the gateway's
+//     cancel upstream, the exhausted event) only after three failed guesses,
+//     and the third is answered otp_attempts_exhausted, a receipt then
+//     cancelled upstream at once when nothing stands in the way.
+//
+// At checkpoints and at the end, once faults stop, late calls reached the
+// upstream and every alarm ran (time moved on for each record until nothing
+// was owed), the events were delivered through the consumer:
+//
+//  5. check-id / a2c get-by-id answer the upstream's state; every state the
+//     upstream reached is stored and delivered at least once as its event
+//     (receipt.paid for 4, ...), with the created event and, after three
+//     failed guesses, the exhausted one; no event claims a state the
+//     upstream never held; a receipt ended by guesses is cancelled upstream;
+//  6. no card number, expiry, OTP or card token in any storage or event.
+//
+// Sizes: MODEL_RUNS (30), MODEL_STEPS (25), MODEL_SEED (fixed) from the
+// bindings (vitest.config.ts passes the environment's); `npm run test:model
+// -- --runs N [--seed S|random]` runs longer. The rare money paths (a user's
+// cancel of a paid and of a held receipt, hold-confirm after pay, an
+// exhausted transfer, a busy answer to an exhaustion cancel, racing requests,
+// each fault) are counted, printed, and required in every run of 20 or more
+// fast-check runs. A failure prints fast-check's seed and path, the shrunk
+// commands, and the failing run's history.
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import fc from "fast-check";
+import { expect, it, vi } from "vitest";
+import {
+  API,
+  cardDataIn,
+  dumpD1,
+  letOtpExpire,
+  letOtpWaitPass,
+  letSupplierAnswer,
+  newTid,
+  newUser,
+  PARTNER_KEY,
+  SANDBOX_OTP_TTL_MS,
+  userToken,
+} from "../helpers";
+import {
+  ANON_EXPIRE,
+  ANON_PAN,
+  type Answer,
+  type Behaviour,
+  eventOfState,
+  exhaustedEvent,
+  type FaultName,
+  guessesOf,
+  judge,
+  type KindName,
+  type LoggedCall,
+  MAX_GUESSES,
+  OTP_RIGHT,
+  OTP_WRONG,
+  RECEIVER_CARD,
+  type RecMeta,
+  replay,
+  type Seen,
+  type Sent,
+  showAnswer,
+  showCalls,
+  stateAfter,
+  TOKEN_OF,
+  unknownAnswer,
+  type Who,
+} from "../model/contract";
+import {
+  alarmDue,
+  type Clock,
+  callLog,
+  type Delivered,
+  dumpObject,
+  dumpTidIndex,
+  type EventQueue,
+  eventQueue,
+  newClock,
+  park,
+  runCron,
+  runNextAlarm,
+  type SandboxSeen,
+  sandboxSeen,
+  stubOf,
+} from "../model/world";
+import { type DeferredRequest, type Fault, forwardDeferred, scriptedUpstream } from "../support/scripted-upstream";
+
+declare global {
+  namespace Cloudflare {
+    interface Env {
+      MODEL_RUNS?: string;
+      MODEL_STEPS?: string;
+      MODEL_SEED?: string;
+      MODEL_VERBOSE?: string;
+    }
+  }
+}
+
+const numberFrom = (value: string | undefined, fallback: number) => (value && Number.isFinite(Number(value)) ? Number(value) : fallback);
+const RUNS = numberFrom(env.MODEL_RUNS, 30);
+const STEPS = numberFrom(env.MODEL_STEPS, 25);
+const SEED = numberFrom(env.MODEL_SEED, 20_260_417);
+
+/** The pool: few records, so that sequences go deep on each (the scenario commands add their own). */
+const MAX_RECORDS = 7;
+/**
+ * A late call is sent on while its record's clock is within this of the
+ * call: the contract promises a late change is found within 2 minutes of
+ * the call in development, so the upstream acts late but inside that window.
+ */
+const LATE_WITHIN_MS = 90_000;
+/** Alarms a record may need before nothing is owed (reconciliation, late reads, retried cancels, drains). */
+const MAX_ALARMS = 20;
+const CARD_DATA = { pans: [ANON_PAN, RECEIVER_CARD], otps: [OTP_RIGHT, ...OTP_WRONG], expiries: [ANON_EXPIRE] };
+
+// ---------------------------------------------------------------------------
+// The model: what the test sent and saw
+
+interface Late {
+  request: DeferredRequest;
+  /** The record's clock (real time plus the time moved on) when the call was made. */
+  at: number;
+  label: string;
+}
+
+interface Rec extends RecMeta {
+  clock: Clock;
+  /** The sandbox's view after the last step. */
+  view: SandboxSeen;
+  /** The sandbox's call log for the record after the last step. */
+  calls: LoggedCall[];
+  /** The upstream's states as the test saw them between steps. */
+  seen: Seen[];
+  /** Calls the upstream has not acted on yet: it will, later. */
+  late: Late[];
+  /** The most failed guesses the record had (rule 2: once three, it may stay closed). */
+  maxGuesses: number;
+  /** A fault hit a cancel of this record: the cancel after three failed guesses may be left to the alarm. */
+  cancelTrouble: boolean;
+}
+
+interface Model {
+  run: number;
+  step: number;
+  tokens: Record<Who, string>;
+  recs: Rec[];
+  sents: Map<string, Sent>;
+  queue: EventQueue;
+  delivered: Delivered[];
+  log: string[];
+}
+
+let runCounter = 0;
+
+/** What the runs exercised, printed at the end. */
+const coverage = new Map<string, number>();
+const cover = (what: string) => coverage.set(what, (coverage.get(what) ?? 0) + 1);
+
+/** The rare money paths and faults every default run must contain (counted across its fast-check runs). */
+const REQUIRED = [
+  "rare: a user's cancel of a paid receipt",
+  "rare: a user's cancel of a held receipt",
+  "rare: hold-confirm after pay",
+  "rare: an exhausted transfer",
+  "rare: a busy answer to an exhaustion cancel",
+  "rare: racing requests on one record",
+  "fault: the upstream acted after the gateway gave up",
+  "fault: an unknown code after the upstream judged the OTP",
+  "fault: a crash before the upstream acted",
+  "fault: a crash after the upstream acted",
+  "fault: a crash just after the answer",
+  "fault: on a create, then a retry with the same tid",
+  "fault: the supplier refused (57 -> 21)",
+  "fault: the queue lost an event",
+];
+
+class ModelFailure extends Error {}
+
+function fail(m: Model, message: string): never {
+  throw new ModelFailure(`${message}\n--- run ${m.run}, what happened (seed ${SEED}) ---\n${m.log.join("\n")}`);
+}
+
+const keyOf = (index: number) => `R${index + 1}`;
+/** A command names a record by a number: the (number mod pool size)-th record, so every command finds one. */
+const recAt = (m: Readonly<Model>, index: number): Rec | undefined => (m.recs.length === 0 ? undefined : m.recs[index % m.recs.length]);
+const sentsOf = (m: Model, rec: Rec) => [...m.sents.values()].filter((s) => s.rec === rec.key);
+const lastSeq = (calls: readonly LoggedCall[]) => calls.reduce((max, c) => Math.max(max, c.seq), 0);
+const readPathOf = (kind: KindName) => (kind === "receipt" ? "receipt/check-id" : "a2c/get-by-id");
+
+type Role = "owner" | "partner" | "other";
+const whoOf = (role: Role, owner: Who): Who => (role === "owner" ? owner : role === "partner" ? "partner" : owner === "user1" ? "user2" : "user1");
+
+// ---------------------------------------------------------------------------
+// Talking to the gateway
+
+type OpRequest =
+  | { op: "authorize"; anonymous: boolean; card: Behaviour }
+  | { op: "pay"; anonymous: boolean; card: Behaviour; otp?: string }
+  | { op: "hold-confirm" }
+  | { op: "cancel" }
+  | { op: "check" };
+
+async function send(m: Model, path: string, body: unknown, who: Who, requestId: string) {
+  return exports.default.fetch(`${API}/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${m.tokens[who]}`, "x-request-id": requestId },
+    body: JSON.stringify(body),
+  });
+}
+
+async function readAnswer(res: Response): Promise<Answer & { raw: string; replayed: boolean }> {
+  const raw = await res.text();
+  const replayed = res.headers.get("idempotent-replayed") === "true";
+  let body: any;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return { status: res.status, code: "(not JSON)", raw, replayed };
+  }
+  if (res.status === 200) return { status: 200, state: typeof body?.state === "number" ? body.state : undefined, raw, replayed };
+  return { status: res.status, code: body?.error?.code, attemptsLeft: body?.error?.attempts_left, raw, replayed };
+}
+
+function mainPathOf(rec: RecMeta, req: OpRequest): string {
+  switch (req.op) {
+    case "authorize":
+      return req.anonymous ? "receipt/anonymous/authorize" : "receipt/authorize";
+    case "pay":
+      return rec.kind === "transfer" ? "a2c/pay" : req.anonymous ? "receipt/anonymous/pay" : "receipt/pay";
+    case "hold-confirm":
+      return "receipt/hold-confirm";
+    case "cancel":
+      return "receipt/cancel";
+    case "check":
+      return readPathOf(rec.kind);
+  }
+}
+
+function bodyOf(rec: RecMeta, req: OpRequest): Record<string, unknown> {
+  const id = rec.id;
+  const numberCard = { number: ANON_PAN, expire: ANON_EXPIRE };
+  switch (req.op) {
+    case "authorize":
+      return { id, card: req.anonymous ? numberCard : { token: TOKEN_OF[req.card] } };
+    case "pay":
+      if (rec.kind === "transfer") return { id, ...(req.otp === undefined ? {} : { otp: req.otp }) };
+      return { id, card: req.anonymous ? numberCard : { token: TOKEN_OF[req.card] }, ...(req.otp === undefined ? {} : { otp: req.otp }) };
+    case "cancel":
+      return { id, reason: "model test" };
+    default:
+      return { id };
+  }
+}
+
+/** Which operations a record takes: a transfer has no authorize nor hold; its pay needs no card. */
+const appliesTo = (req: OpRequest, kind: KindName) => kind === "receipt" || req.op === "pay" || req.op === "check" || req.op === "cancel";
+
+function describeReq(rec: RecMeta, req: OpRequest): string {
+  const otp = (o: string | undefined) => (o === undefined ? "without an OTP" : o === OTP_RIGHT ? "with the right OTP" : `with a wrong OTP (${o})`);
+  switch (req.op) {
+    case "authorize":
+      return `asks for an OTP (${req.anonymous ? "card number" : TOKEN_OF[req.card]}) on`;
+    case "pay":
+      return rec.kind === "transfer" ? `sends a2c ${otp(req.otp)}:` : `pays (${req.anonymous ? "card number" : TOKEN_OF[req.card]}) ${otp(req.otp)}:`;
+    case "hold-confirm":
+      return "confirms the hold of";
+    case "cancel":
+      return "cancels";
+    case "check":
+      return "checks";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Faults
+
+interface StepFaults {
+  /** On the call the operation exists to make. */
+  main?: FaultName;
+  /** On a read of the record (the look an operation takes first when the record may have moved). */
+  read?: FaultName;
+  /** On a receipt/cancel the operation causes (the cancel after three failed guesses). */
+  cancel?: FaultName;
+  crash?: "mid" | "before" | "after";
+}
+
+function toScripted(fault: FaultName): Fault {
+  switch (fault) {
+    case "lost":
+      return { kind: "lost" };
+    case "5xx":
+      return { kind: "status", status: 500, act: false };
+    case "5xx-after":
+      return { kind: "status", status: 502, act: true };
+    case "busy":
+      return { kind: "status", status: 503, act: false, retryAfter: 1 };
+    case "timeout":
+      return { kind: "timeout" };
+    case "bad-body":
+      return { kind: "body", body: "<html>oops</html>" };
+    case "late":
+      return { kind: "defer" };
+    case "late-hang":
+      return { kind: "defer", hang: true };
+    case "unknown-code":
+      return { kind: "status", status: 400, code: "SOME_UNKNOWN_CODE", message: "Something the gateway was never told of", act: false };
+    case "unknown-code-after":
+      return { kind: "status", status: 400, code: "SOME_UNKNOWN_CODE", message: "Something the gateway was never told of", act: true };
+    case "crash-mid":
+    case "crash-before":
+      throw new Error("a crash is a hold, not a scripted answer");
+  }
+}
+
+const abort = (rec: Rec) =>
+  runInDurableObject(stubOf(rec.kind, rec.id), (_i, state) => {
+    state.abort("model test: crash");
+  }).catch(() => undefined);
+
+// ---------------------------------------------------------------------------
+// One step: requests on one record, then what the upstream shows
+
+interface Item {
+  who: Who;
+  req: OpRequest;
+  faults?: StepFaults;
+}
+
+/** The record's clock: real time, plus the time the test moved it on. */
+const clockNow = (rec: Rec) => Date.now() + rec.clock.ahead;
+
+async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
+  const step = ++m.step;
+  const racing = items.length > 1;
+  const pre = await sandboxSeen(rec.kind, rec.id);
+  const preSeq = lastSeq(rec.calls);
+  rec.seen.push({ afterSeq: preSeq, state: pre.state });
+
+  // Faults are scripted for this step only, on this record's calls.
+  scriptedUpstream.reset();
+  const scripted = new Map<string, FaultName>();
+  const first = items[0]!;
+  const faults = racing ? {} : (first.faults ?? {});
+  const mainPath = mainPathOf(rec, first.req);
+  // A crash: the call is held (after the upstream acted) or kept (before it did), and the object is aborted meanwhile.
+  let crashWait: Promise<void> | undefined;
+  let release = () => {};
+  if (faults.crash === "mid") {
+    const held = scriptedUpstream.hold(mainPath, { id: rec.id, act: true });
+    crashWait = held.arrived;
+    release = held.release;
+    scripted.set(mainPath, "crash-mid");
+  } else if (faults.crash === "before") {
+    scriptedUpstream.on(mainPath, { kind: "defer", hang: true }, { id: rec.id });
+    crashWait = scriptedUpstream.deferredArrived();
+    scripted.set(mainPath, "crash-before");
+  } else if (faults.main) {
+    scriptedUpstream.on(mainPath, toScripted(faults.main), { id: rec.id });
+    scripted.set(mainPath, faults.main);
+  }
+  const readPath = readPathOf(rec.kind);
+  if (faults.read && !scripted.has(readPath)) {
+    scriptedUpstream.on(readPath, toScripted(faults.read), { id: rec.id });
+    scripted.set(readPath, faults.read);
+  }
+  if (faults.cancel && rec.kind === "receipt" && !scripted.has("receipt/cancel")) {
+    scriptedUpstream.on("receipt/cancel", toScripted(faults.cancel), { id: rec.id });
+    scripted.set("receipt/cancel", faults.cancel);
+  }
+
+  const ids = items.map((_, i) => `m${m.run}-s${step}${racing ? "ab"[i] : ""}`);
+  const pending = items.map((item, i) => send(m, mainPathOf(rec, item.req), bodyOf(rec, item.req), item.who, ids[i]!));
+  if (crashWait) {
+    const firstDone = await Promise.race([crashWait.then(() => "arrived" as const), pending[0]!.then(() => "answered" as const)]);
+    if (firstDone === "arrived") await abort(rec);
+    release();
+  }
+  const answers = await Promise.all(pending.map(async (p) => readAnswer(await p)));
+  const hits = scriptedUpstream.firedOn().map((hit) => ({ path: hit.path, fault: scripted.get(hit.path)! }));
+  for (const request of scriptedUpstream.takeDeferred())
+    rec.late.push({ request, at: clockNow(rec), label: `${request.path} of ${request.requestId}` });
+  scriptedUpstream.reset();
+  if (faults.crash === "after") await abort(rec);
+
+  const sents = items.map(
+    (item, i): Sent => ({
+      requestId: ids[i]!,
+      rec: rec.key,
+      step,
+      who: item.who,
+      op: item.req.op,
+      anonymous: rec.kind === "receipt" && "anonymous" in item.req && item.req.anonymous,
+      card: "card" in item.req ? item.req.card : undefined,
+      otp: item.req.op === "pay" ? item.req.otp : undefined,
+      mainPath: mainPathOf(rec, item.req),
+      answer: { status: answers[i]!.status, code: answers[i]!.code, state: answers[i]!.state, attemptsLeft: answers[i]!.attemptsLeft },
+      racing,
+      hits: i === 0 ? hits : [],
+    }),
+  );
+  for (const sent of sents) m.sents.set(sent.requestId, sent);
+  await look(m, rec);
+
+  const armed = [...scripted].map(([path, f]) => `${path} ${f}`).join(", ");
+  const note =
+    (hits.length > 0 ? ` [fault: ${hits.map((h) => `${h.path} ${h.fault}`).join(", ")}]` : armed ? ` [fault armed, not met: ${armed}]` : "") +
+    (faults.crash === "after" ? " [the object crashes just after answering]" : "");
+  items.forEach((item, i) => {
+    const hit = i === 0 ? note : "";
+    const own = rec.calls.filter((c) => c.request_id === ids[i]);
+    m.log.push(
+      `${ids[i]}: ${item.who} ${describeReq(rec, item.req)} ${rec.key}${racing ? " (racing)" : ""}${hit} -> ${showAnswer(sents[i]!.answer)}; upstream ${pre.state} -> ${rec.view.state}${own.length ? `, calls: ${showCalls(own)}` : ""}`,
+    );
+  });
+
+  // Each answer against the contract.
+  const states = new Set([pre.state, rec.view.state]);
+  if (racing) {
+    for (const c of rec.calls.filter((call) => call.seq > preSeq)) {
+      const s = stateAfter(rec, c, m.sents.get(c.request_id ?? ""));
+      if (s !== null) states.add(s);
+    }
+  }
+  const all = sentsOf(m, rec);
+  const guessesBefore = guessesOf(
+    rec,
+    all.filter((s) => s.step < step),
+    rec.calls,
+  );
+  const guessesAfter = guessesOf(rec, all, rec.calls);
+  for (const [i, sent] of sents.entries()) {
+    const raw = answers[i]!.raw.slice(0, 400);
+    if (sent.answer.status === 500) fail(m, `${sent.requestId} answered 500: ${raw}`);
+    const why = judge({
+      meta: rec,
+      sent,
+      before: racing ? [...states] : [pre.state],
+      after: rec.view.state,
+      own: rec.calls.filter((c) => c.request_id === sent.requestId),
+      guessesBefore,
+      guessesAfter,
+      maxGuesses: rec.maxGuesses,
+    });
+    if (why) fail(m, `${sent.requestId}: ${why}\n  answer: ${raw}`);
+  }
+  rec.maxGuesses = Math.max(rec.maxGuesses, guessesAfter);
+  if (hits.some((h) => h.path === "receipt/cancel")) rec.cancelTrouble = true;
+  // Rule 2: the third failed guess ends a receipt upstream at once, unless something stood in the way:
+  // once the gateway spoke to the upstream about the record in a step that met no fault, it knows.
+  const spoke = rec.calls.some((c) => ids.includes(c.request_id ?? "")) || hits.some((h) => h.path === mainPath);
+  const known = (h: Sent["hits"][number]) => h.path === mainPath && (h.fault === "busy" || h.fault.startsWith("unknown-code"));
+  const quiet = hits.every(known) && !sents.some((s) => unknownAnswer(s.answer)) && !faults.crash;
+  if (quiet && spoke) exhaustionSettled(m, rec, "after the step");
+  checkRecord(m, rec);
+  coverStep(m, rec, sents, pre.state, hits, faults);
+  return sents;
+}
+
+/** Reads what the upstream shows of the record now, and holds its alarm until the test lets time pass. */
+async function look(_m: Model, rec: Rec): Promise<void> {
+  rec.view = await sandboxSeen(rec.kind, rec.id);
+  rec.calls = await callLog(rec.id);
+  rec.seen.push({ afterSeq: lastSeq(rec.calls), state: rec.view.state });
+  await park(rec.kind, rec.id, rec.clock);
+}
+
+/** A receipt the upstream will cancel, with three failed guesses: by now it must be cancelled (rule 2). */
+function exhaustionSettled(m: Model, rec: Rec, when: string): void {
+  if (rec.kind !== "receipt" || rec.qr || rec.cancelTrouble) return;
+  const guesses = guessesOf(rec, sentsOf(m, rec), rec.calls);
+  if (guesses >= MAX_GUESSES && rec.view.state !== 21) {
+    fail(
+      m,
+      `rule 2: ${rec.key} has ${guesses} failed guesses and nothing stood in the way, but the upstream shows state ${rec.view.state}, not cancelled, ${when}`,
+    );
+  }
+}
+
+/** Invariants 1 to 4 over one record's history. */
+function checkRecord(m: Model, rec: Rec): void {
+  const all = sentsOf(m, rec);
+  // 1. Never debited twice.
+  const paid = rec.calls.filter((c) => (c.path.endsWith("/pay") || c.path === "a2c/pay") && c.status === 200);
+  if (paid.length > 1) fail(m, `invariant 1: ${rec.key} was debited ${paid.length} times upstream: ${paid.map((c) => c.request_id).join(", ")}`);
+  const paidAnswers = all.filter((s) => s.op === "pay" && s.answer.status === 200);
+  if (paidAnswers.length > 1)
+    fail(m, `invariant 1: ${rec.key} was answered paid ${paidAnswers.length} times: ${paidAnswers.map((s) => s.requestId).join(", ")}`);
+
+  // 2. No user's cancel of a paid or held receipt reaches the upstream.
+  const { before } = replay(rec, rec.calls, rec.seen, m.sents);
+  for (const c of rec.calls) {
+    const sent = m.sents.get(c.request_id ?? "");
+    if (c.path === "receipt/cancel" && sent?.op === "cancel" && sent.who !== "partner" && [4, 5].includes(before.get(c.seq)!)) {
+      fail(
+        m,
+        `invariant 2: ${sent.who}'s cancel ${sent.requestId} reached the upstream while ${rec.key} was ${before.get(c.seq) === 4 ? "paid" : "held"} (upstream answered ${c.status}${c.code ? ` ${c.code}` : ""})`,
+      );
+    }
+  }
+
+  // 3. At most three OTPs the upstream may have judged as not right.
+  const guesses = guessesOf(rec, all, rec.calls);
+  if (guesses > MAX_GUESSES) {
+    const which = all.filter((s) => s.op === "pay" && s.otp !== undefined).map((s) => `${s.requestId} ${showAnswer(s.answer)}`);
+    fail(m, `invariant 3: ${guesses} failed OTP guesses reached the upstream for ${rec.key}: ${which.join("; ")}`);
+  }
+  rec.maxGuesses = Math.max(rec.maxGuesses, guesses);
+
+  // 4. Ended for OTPs only after three failed guesses.
+  if (rec.view.cancelledBy === "gateway" && rec.maxGuesses < MAX_GUESSES) {
+    fail(m, `invariant 4: the gateway cancelled ${rec.key} upstream for its OTPs after ${rec.maxGuesses} failed guesses`);
+  }
+}
+
+function coverStep(_m: Model, rec: Rec, sents: Sent[], pre: number, hits: Sent["hits"], faults: StepFaults): void {
+  for (const s of sents) {
+    const who = s.who === "partner" ? "partner" : s.who === rec.owner ? "owner" : "another user";
+    cover(`answer: ${s.op}${s.anonymous ? " (anonymous)" : ""} on a ${rec.kind} by ${who} -> ${s.answer.status === 200 ? "200" : s.answer.code}`);
+    if (s.op === "cancel" && s.who !== "partner" && s.who === rec.owner && pre === 4) cover("rare: a user's cancel of a paid receipt");
+    if (s.op === "cancel" && s.who !== "partner" && s.who === rec.owner && pre === 5) cover("rare: a user's cancel of a held receipt");
+    if (s.op === "hold-confirm" && s.who === "partner" && pre === 4 && rec.isHold) cover("rare: hold-confirm after pay");
+    if (rec.kind === "transfer" && s.answer.code === "otp_attempts_exhausted") cover("rare: an exhausted transfer");
+    if (s.op !== "cancel" && hits.some((h) => h.path === "receipt/cancel" && h.fault === "busy"))
+      cover("rare: a busy answer to an exhaustion cancel");
+    if (s.hits.some((h) => h.fault === "unknown-code-after") && rec.calls.some((c) => c.request_id === s.requestId && c.code === "OTP_INVALID")) {
+      cover("fault: an unknown code after the upstream judged the OTP");
+    }
+  }
+  if (sents.length > 1) cover("rare: racing requests on one record");
+  for (const h of hits) {
+    cover(`fault hit: ${h.fault} on ${h.path}`);
+    if (h.fault === "crash-before") cover("fault: a crash before the upstream acted");
+    if (h.fault === "crash-mid") cover("fault: a crash after the upstream acted");
+  }
+  if (faults.crash === "after") cover("fault: a crash just after the answer");
+}
+
+// ---------------------------------------------------------------------------
+// Time: late calls, alarms, the supplier
+
+/** The upstream acts now on a call the gateway gave up on. */
+async function actLate(m: Model, rec: Rec, late: Late): Promise<void> {
+  rec.late.splice(rec.late.indexOf(late), 1);
+  const status = await forwardDeferred(env.UPSTREAM as unknown as Fetcher, late.request);
+  const before = rec.view.state;
+  await look(m, rec);
+  m.log.push(`late: the upstream acts now on ${late.label} for ${rec.key} -> ${status}; upstream ${before} -> ${rec.view.state}`);
+  cover(`late: ${late.request.path} -> ${status}`);
+  if (rec.calls.some((c) => c.request_id === late.request.requestId && c.path === late.request.path))
+    cover("fault: the upstream acted after the gateway gave up");
+  checkRecord(m, rec);
+}
+
+/**
+ * Lets time pass until the record's next alarm and runs it (with `faults`
+ * on its calls). A late call still waiting is acted on first when the
+ * record's clock would pass the window in which the contract finds it.
+ */
+async function runAlarm(m: Model, rec: Rec, faults: Pick<StepFaults, "read" | "cancel"> = {}, keepLate = false): Promise<boolean> {
+  const due = await alarmDue(rec.kind, rec.id, rec.clock);
+  if (due === null) return false;
+  if (!keepLate) for (const late of [...rec.late]) if (due + rec.clock.ahead - late.at > LATE_WITHIN_MS) await actLate(m, rec, late);
+  scriptedUpstream.reset();
+  const scripted = new Map<string, FaultName>();
+  if (faults.read) scripted.set(readPathOf(rec.kind), faults.read);
+  if (faults.cancel && rec.kind === "receipt") scripted.set("receipt/cancel", faults.cancel);
+  for (const [path, fault] of scripted) scriptedUpstream.on(path, toScripted(fault), { id: rec.id });
+  const ahead = rec.clock.ahead;
+  const ran = await runNextAlarm(rec.kind, rec.id, rec.clock);
+  const hits = scriptedUpstream.firedOn().map((hit) => ({ path: hit.path, fault: scripted.get(hit.path)! }));
+  for (const request of scriptedUpstream.takeDeferred())
+    rec.late.push({ request, at: clockNow(rec), label: `${request.path} of ${request.requestId}` });
+  scriptedUpstream.reset();
+  const before = rec.view.state;
+  const seqBefore = lastSeq(rec.calls);
+  await look(m, rec);
+  const calls = rec.calls.filter((c) => c.seq > seqBefore);
+  m.log.push(
+    `alarm: ${rec.key}'s clock moves on ${Math.round((rec.clock.ahead - ahead) / 1000)} s and its alarm runs${hits.length ? ` [fault: ${hits.map((h) => `${h.path} ${h.fault}`).join(", ")}]` : ""}; upstream ${before} -> ${rec.view.state}${calls.length ? `, calls: ${showCalls(calls)}` : ""}`,
+  );
+  for (const h of hits) {
+    cover(`fault hit: ${h.fault} on ${h.path} (alarm)`);
+    if (h.path === "receipt/cancel") {
+      rec.cancelTrouble = true;
+      if (h.fault === "busy") cover("rare: a busy answer to an exhaustion cancel");
+    }
+  }
+  cover(`alarm ran${calls.length ? `: ${[...new Set(calls.map((c) => c.path))].join(" + ")}` : ""}`);
+  checkRecord(m, rec);
+  // An alarm that met no fault has reconciled the record, and cancels what three failed guesses ended.
+  if (hits.length === 0) {
+    rec.cancelTrouble = false;
+    exhaustionSettled(m, rec, "after its alarm ran");
+  }
+  return ran;
+}
+
+/** Late calls reach the upstream, then the record's alarms run until nothing is owed. */
+async function settle(m: Model, rec: Rec): Promise<void> {
+  for (const late of [...rec.late]) await actLate(m, rec, late);
+  for (let n = 0; ; n++) {
+    if (n === MAX_ALARMS) fail(m, `rule 8: ${rec.key}'s alarms did not end after ${MAX_ALARMS} runs`);
+    if (!(await runAlarm(m, rec))) return;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Convergence (invariants 5 and 6)
+
+async function converge(m: Model, label: string, scanCardData: boolean): Promise<void> {
+  scriptedUpstream.reset();
+  m.log.push(`${label}: faults stop; late calls reach the upstream; every alarm runs until nothing is owed; the suppliers answer`);
+  for (const rec of m.recs) await settle(m, rec);
+  for (const rec of m.recs) {
+    if (rec.view.state !== 57) continue;
+    await supplierAnswers(m, rec);
+    await settle(m, rec);
+  }
+  m.delivered.push(...(await m.queue.deliver()));
+  if (m.queue.lost > 0) {
+    cover("fault: the queue lost an event");
+    await runCron();
+    m.delivered.push(...(await m.queue.deliver()));
+  }
+
+  for (const rec of m.recs) {
+    const all = sentsOf(m, rec);
+    const guesses = guessesOf(rec, all, rec.calls);
+    const { states } = replay(rec, rec.calls, rec.seen, m.sents);
+    const got = m.delivered.filter((e) => e.recordId === rec.id);
+    const types = new Set(got.map((e) => e.type));
+    // Every state the upstream reached is stored and delivered at least once as its event.
+    const expected = new Set(states.map((s) => eventOfState(rec.kind, s)).filter((t): t is string => t !== null));
+    if (guesses >= MAX_GUESSES) expected.add(exhaustedEvent(rec.kind));
+    const missing = [...expected].filter((t) => !types.has(t));
+    if (missing.length > 0) {
+      fail(
+        m,
+        `invariant 5: ${rec.key}'s upstream went through ${states.join(" -> ")}, but the receiver never got ${missing.join(", ")} (got: ${[...types].join(", ") || "nothing"})`,
+      );
+    }
+    for (const e of got) {
+      if (e.type === exhaustedEvent(rec.kind)) {
+        if (rec.maxGuesses < MAX_GUESSES) fail(m, `invariant 4: ${e.type} for ${rec.key} after ${rec.maxGuesses} failed guesses`);
+        continue;
+      }
+      const claimed = [0, 4, 5, 21, 57].find((s) => eventOfState(rec.kind, s) === e.type);
+      if (claimed === undefined || !states.includes(claimed) || (e.type !== `${rec.kind}.created` && e.state !== claimed)) {
+        fail(m, `invariant 5: ${e.type} (object state ${e.state}) for ${rec.key}, whose upstream went through ${states.join(" -> ")}`);
+      }
+    }
+    // A receipt ended by guesses is cancelled upstream (a QR merchant's stays closed at the edge).
+    if (rec.kind === "receipt" && !rec.qr && guesses >= MAX_GUESSES && rec.view.state !== 21) {
+      fail(m, `rule 2: ${rec.key} ended by ${guesses} failed guesses is not cancelled upstream (state ${rec.view.state})`);
+    }
+    // check-id / get-by-id answer the upstream's state.
+    const requestId = `m${m.run}-s${++m.step}`;
+    const answer = await readAnswer(await send(m, readPathOf(rec.kind), { id: rec.id }, "partner", requestId));
+    if (answer.status !== 200 || answer.state !== rec.view.state) {
+      fail(m, `invariant 5: ${readPathOf(rec.kind)} of ${rec.key} answers ${showAnswer(answer)}, the upstream holds ${rec.view.state}`);
+    }
+    cover(`converged: ${rec.kind} in state ${rec.view.state}${guesses >= MAX_GUESSES ? " (ended by OTP guesses)" : ""}`);
+    await park(rec.kind, rec.id, rec.clock);
+  }
+  m.log.push(`${label}: every record agrees with the upstream; ${m.delivered.length} deliveries so far`);
+
+  if (!scanCardData) return;
+  const rows = [
+    ...(await Promise.all(m.recs.map((rec) => dumpObject(rec.kind, rec.id)))).flat(),
+    ...(await dumpTidIndex(
+      m.recs.map((r) => r.id),
+      m.recs.map((r) => r.tid),
+    )),
+    ...(await dumpD1()),
+    ...m.delivered.map((e) => `event ${e.id}: ${e.body}`),
+  ];
+  for (const row of rows) {
+    const found = cardDataIn(row, CARD_DATA);
+    if (found.length > 0) fail(m, `invariant 6: card data ${found.join(", ")} stored or sent: ${row.slice(0, 400)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Commands
+
+type Cmd = fc.AsyncCommand<Model, object, false>;
+
+interface CreateSpec {
+  owner: Who;
+  kind: KindName;
+  merchant: 1001 | 1002 | 1003;
+  isHold: boolean;
+  /** A transfer's amount: 1000000 and up needs an OTP. */
+  amount: number;
+  sender: Behaviour;
+}
+
+interface CreateFault {
+  fault: FaultName;
+  /** A late create reaches the upstream before the retry, or after it. */
+  lateBeforeRetry: boolean;
+}
+
+const describeCreate = (spec: CreateSpec) =>
+  spec.kind === "receipt"
+    ? `a receipt at ${spec.merchant}${spec.merchant === 1001 ? " (OTP)" : spec.merchant === 1002 ? " (QR)" : ""}${spec.isHold ? " with is_hold" : ""}`
+    : `a transfer of ${spec.amount}${spec.amount >= 1_000_000 ? " (OTP)" : ""} from ${TOKEN_OF[spec.sender]}`;
+
+/** Creates a record: with a fault, the caller retries with the same tid until it has its answer (rule 1, rule 8). */
+async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = null, replays = false): Promise<Rec> {
+  const key = keyOf(m.recs.length);
+  const tid = newTid(`model-${key}`);
+  const path = spec.kind === "receipt" ? "receipt/create" : "a2c/create";
+  const body =
+    spec.kind === "receipt"
+      ? {
+          tid,
+          amount: 150_000,
+          merchant_id: spec.merchant,
+          account: [{ key: "phone", value: "998901234567" }],
+          description: "model",
+          is_hold: spec.isHold,
+        }
+      : { tid, amount: spec.amount, rate_id: 1, receiver_card: RECEIVER_CARD, token: TOKEN_OF[spec.sender] };
+  const what = `${spec.owner} creates ${describeCreate(spec)} as ${key}`;
+  const attempt = async (label: string, payload: Record<string, unknown> = body) => {
+    const requestId = `m${m.run}-s${++m.step}`;
+    const answer = await readAnswer(await send(m, path, payload, spec.owner, requestId));
+    m.log.push(`${requestId}: ${label} -> ${showAnswer(answer)}${answer.replayed ? " (replayed)" : ""}`);
+    if (answer.status === 500) fail(m, `${requestId} answered 500: ${answer.raw.slice(0, 300)}`);
+    return answer;
+  };
+
+  let answer: Awaited<ReturnType<typeof attempt>>;
+  if (fault) {
+    scriptedUpstream.reset();
+    scriptedUpstream.on(path, toScripted(fault.fault));
+    answer = await attempt(`${what} [fault: ${path} ${fault.fault}]`);
+    const hit = scriptedUpstream.firedOn().length > 0;
+    const late = scriptedUpstream.takeDeferred();
+    scriptedUpstream.reset();
+    const allowed = fault.fault === "busy" ? ["upstream_unavailable"] : ["upstream_error", "upstream_timeout"];
+    if (!hit || !allowed.includes(answer.code ?? ""))
+      fail(m, `a create whose call met ${fault.fault} answered ${showAnswer(answer)}; the contract allows ${allowed.join(" | ")}`);
+    const actLateCreate = async () => {
+      for (const request of late) {
+        const status = await forwardDeferred(env.UPSTREAM as unknown as Fetcher, request);
+        m.log.push(`late: the upstream acts now on that create -> ${status}`);
+        cover(`late: ${path} -> ${status}`);
+      }
+    };
+    if (fault.lateBeforeRetry) await actLateCreate();
+    for (let tries = 0; answer.status !== 200; tries++) {
+      if (tries === 3) fail(m, `a retried create with the same tid never succeeded: ${showAnswer(answer)}`);
+      answer = await attempt(`${spec.owner} retries the create with the same tid`);
+      if (answer.status !== 200 && answer.code !== "tid_in_progress")
+        fail(m, `a retried create answered ${showAnswer(answer)}: ${answer.raw.slice(0, 300)}`);
+    }
+    if (!fault.lateBeforeRetry) await actLateCreate();
+    cover("fault: on a create, then a retry with the same tid");
+    cover(
+      `create fault: ${fault.fault}${fault.fault.startsWith("late") ? (fault.lateBeforeRetry ? " (acted before the retry)" : " (acted after the retry)") : ""}`,
+    );
+  } else {
+    answer = await attempt(what);
+  }
+  if (answer.status !== 200) fail(m, `create answered ${showAnswer(answer)}: ${answer.raw}`);
+  const created = JSON.parse(answer.raw);
+  const id: string = spec.kind === "receipt" ? created.id : created.receipt_id;
+  expect(created.state, "a new record is in state 0").toBe(0);
+  expect(created.tid, "the answer shows the caller's own tid").toBe(tid);
+  const isVerify = spec.kind === "receipt" ? spec.merchant === 1001 : spec.amount >= 1_000_000;
+  expect(created.is_verify, "is_verify as the sandbox table says").toBe(isVerify);
+  const view = await sandboxSeen(spec.kind, id);
+  // The upstream holds the record under the caller's tid (a partner's as it is; a user's derived from it).
+  if (spec.owner === "partner" ? view.tid !== tid : view.tid === tid)
+    fail(m, `${key} is held upstream under tid ${view.tid}, created with ${tid} by ${spec.owner}`);
+
+  if (replays) {
+    const again = await attempt(`${spec.owner} sends the same create again`);
+    if (again.status !== 200 || !again.replayed || JSON.parse(again.raw)[spec.kind === "receipt" ? "id" : "receipt_id"] !== id) {
+      fail(
+        m,
+        `rule 1: an identical create with a known tid answered ${showAnswer(again)}${again.replayed ? "" : " without Idempotent-Replayed"}, not the original`,
+      );
+    }
+    const other = await attempt(`${spec.owner} sends another create with the same tid`, { ...body, amount: (body.amount as number) + 1 });
+    if (other.code !== "tid_conflict") fail(m, `rule 1: a different create with a known tid answered ${showAnswer(other)}, not tid_conflict`);
+    cover("create: replayed and conflicting creates");
+  }
+
+  const rec: Rec = {
+    key,
+    kind: spec.kind,
+    id,
+    tid,
+    owner: spec.owner,
+    merchant: spec.kind === "receipt" ? spec.merchant : null,
+    isHold: spec.kind === "receipt" && spec.isHold,
+    isVerify,
+    qr: spec.kind === "receipt" && spec.merchant === 1002,
+    clock: newClock(),
+    view,
+    calls: [],
+    seen: [],
+    late: [],
+    maxGuesses: 0,
+    cancelTrouble: false,
+  };
+  m.recs.push(rec);
+  await look(m, rec);
+  return rec;
+}
+
+class CreateCmd implements Cmd {
+  constructor(
+    readonly spec: CreateSpec,
+    readonly fault: CreateFault | null = null,
+    readonly replays = false,
+  ) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    await create(m, this.spec, this.fault, this.replays);
+  }
+  toString() {
+    return `new: ${this.spec.owner} creates ${describeCreate(this.spec)}${this.fault ? ` [fault on the create: ${this.fault.fault}]` : ""}`;
+  }
+}
+
+/** Whether the sandbox holds an OTP for the receipt that is live now (with a margin for the next call). */
+const otpLive = (rec: Rec) => rec.view.otpSentAt !== null && Date.now() - rec.view.otpSentAt < SANDBOX_OTP_TTL_MS - 10_000;
+
+/** A receipt pay that needs an OTP is preceded by an authorize of the same caller when none is live, as an app does. */
+async function payWithOtpSent(m: Model, rec: Rec, who: Who, req: OpRequest & { op: "pay" }, faults?: StepFaults): Promise<Sent> {
+  if (rec.kind === "receipt" && (req.anonymous || rec.isVerify) && req.otp !== undefined && !otpLive(rec)) {
+    await perform(m, rec, [{ who, req: { op: "authorize", anonymous: req.anonymous, card: "ok" } }]);
+  }
+  return (await perform(m, rec, [{ who, req, faults }]))[0]!;
+}
+
+class OpCmd implements Cmd {
+  #label: string | null = null;
+  constructor(
+    readonly index: number,
+    readonly role: Role,
+    readonly req: OpRequest,
+    readonly faults: StepFaults,
+  ) {}
+  check = (m: Readonly<Model>) => {
+    const rec = recAt(m, this.index);
+    return rec !== undefined && appliesTo(this.req, rec.kind);
+  };
+  async run(m: Model): Promise<void> {
+    const rec = recAt(m, this.index)!;
+    const who = whoOf(this.role, rec.owner);
+    const faults = { ...this.faults };
+    // The upstream judges a wrong OTP before refusing in words the gateway does not know (and so changes
+    // nothing); a right one, or a pay that needs none, it would have paid: that refusal would be a lie.
+    const judgesWrong =
+      this.req.op === "pay" &&
+      this.req.otp !== undefined &&
+      this.req.otp !== OTP_RIGHT &&
+      (rec.isVerify || (rec.kind === "receipt" && this.req.anonymous));
+    if (faults.main === "unknown-code-after" && !judgesWrong) faults.main = "unknown-code";
+    if (faults.main?.startsWith("unknown-code") && this.req.op !== "pay") faults.main = undefined;
+    this.#label = `${who} ${describeReq(rec, this.req)} ${rec.key}${describeFaults(faults)}`;
+    if (this.req.op === "pay") await payWithOtpSent(m, rec, who, this.req, faults);
+    else await perform(m, rec, [{ who, req: this.req, faults }]);
+  }
+  toString() {
+    return this.#label ?? `${this.role} ${this.req.op} ${keyOf(this.index)}${describeFaults(this.faults)}`;
+  }
+}
+
+const describeFaults = (f: StepFaults) => {
+  const parts = [f.main && `call: ${f.main}`, f.read && `read: ${f.read}`, f.cancel && `cancel: ${f.cancel}`, f.crash && `crash ${f.crash}`].filter(
+    Boolean,
+  );
+  return parts.length ? ` [${parts.join(", ")}]` : "";
+};
+
+/** Two requests on one record at once. */
+class RaceCmd implements Cmd {
+  #label: string | null = null;
+  constructor(
+    readonly index: number,
+    readonly a: { role: Role; req: OpRequest },
+    readonly b: { role: Role; req: OpRequest },
+  ) {}
+  check = (m: Readonly<Model>) => {
+    const rec = recAt(m, this.index);
+    return rec !== undefined && appliesTo(this.a.req, rec.kind) && appliesTo(this.b.req, rec.kind);
+  };
+  async run(m: Model): Promise<void> {
+    const rec = recAt(m, this.index)!;
+    const items = [this.a, this.b].map(({ role, req }) => ({ who: whoOf(role, rec.owner), req }));
+    this.#label = `at once: ${items.map((i) => `${i.who} ${describeReq(rec, i.req)}`).join(" / ")} ${rec.key}`;
+    // An OTP to guess with, as an app would have asked for one.
+    if (rec.kind === "receipt" && items.some((i) => i.req.op === "pay" && i.req.otp !== undefined) && !otpLive(rec)) {
+      await perform(m, rec, [{ who: "partner", req: { op: "authorize", anonymous: false, card: "ok" } }]);
+    }
+    await perform(m, rec, items);
+  }
+  toString() {
+    return this.#label ?? `at once on ${keyOf(this.index)}: ${this.a.role} ${this.a.req.op} / ${this.b.role} ${this.b.req.op}`;
+  }
+}
+
+class LateCmd implements Cmd {
+  #label: string | null = null;
+  constructor(readonly index: number) {}
+  check = (m: Readonly<Model>) => (recAt(m, this.index)?.late.length ?? 0) > 0;
+  async run(m: Model): Promise<void> {
+    const rec = recAt(m, this.index)!;
+    this.#label = `late: the upstream acts on ${rec.key}'s oldest call it held`;
+    await actLate(m, rec, rec.late[0]!);
+  }
+  toString() {
+    return this.#label ?? `late: the upstream acts on ${keyOf(this.index)}'s oldest held call`;
+  }
+}
+
+class AlarmCmd implements Cmd {
+  #label: string | null = null;
+  constructor(
+    readonly index: number,
+    readonly faults: Pick<StepFaults, "read" | "cancel">,
+  ) {}
+  check = (m: Readonly<Model>) => recAt(m, this.index) !== undefined;
+  async run(m: Model): Promise<void> {
+    const rec = recAt(m, this.index)!;
+    this.#label = `time: ${rec.key}'s next alarm comes${describeFaults(this.faults)}`;
+    if (!(await runAlarm(m, rec, this.faults))) m.log.push(`time: ${rec.key} has no alarm set`);
+  }
+  toString() {
+    return this.#label ?? `time: ${keyOf(this.index)}'s next alarm comes${describeFaults(this.faults)}`;
+  }
+}
+
+class EvictCmd implements Cmd {
+  constructor(readonly index: number) {}
+  check = (m: Readonly<Model>) => recAt(m, this.index) !== undefined;
+  async run(m: Model): Promise<void> {
+    const rec = recAt(m, this.index)!;
+    await evictDurableObject(stubOf(rec.kind, rec.id)).catch(() => undefined);
+    m.log.push(`evict: ${rec.key}'s object is evicted`);
+  }
+  toString() {
+    return `evict: ${keyOf(this.index)}'s object is evicted`;
+  }
+}
+
+class OtpTimeCmd implements Cmd {
+  constructor(
+    readonly index: number,
+    readonly what: "wait" | "expire",
+  ) {}
+  check = (m: Readonly<Model>) => {
+    const rec = recAt(m, this.index);
+    return rec?.kind === "receipt" && rec.view.otpSentAt !== null;
+  };
+  async run(m: Model): Promise<void> {
+    const rec = recAt(m, this.index)!;
+    await (this.what === "wait" ? letOtpWaitPass(rec.id) : letOtpExpire(rec.id));
+    rec.view = await sandboxSeen(rec.kind, rec.id);
+    m.log.push(`time: ${rec.key}'s OTP ${this.what === "wait" ? "resend wait is over" : "outlives its lifetime"}`);
+  }
+  toString() {
+    return `time: ${keyOf(this.index)}'s OTP ${this.what === "wait" ? "resend wait is over" : "outlives its lifetime"}`;
+  }
+}
+
+/** The supplier of a receipt in 57 answers, some seconds later (SANDBOX_SUPPLIER_DELAY_MS): the record's alarms due by then run first. */
+async function supplierAnswers(m: Model, rec: Rec): Promise<void> {
+  for (let n = 0; n < 5; n++) {
+    const due = await alarmDue(rec.kind, rec.id, rec.clock);
+    if (due === null || due - Date.now() > 10_000) break;
+    await runAlarm(m, rec);
+  }
+  await letSupplierAnswer(rec.id);
+  await look(m, rec);
+  m.log.push(`supplier: ${rec.key}'s supplier answers: upstream 57 -> ${rec.view.state}`);
+  if (rec.view.state === 21) cover("fault: the supplier refused (57 -> 21)");
+  checkRecord(m, rec);
+}
+
+class SupplierCmd implements Cmd {
+  constructor(readonly index: number) {}
+  check = (m: Readonly<Model>) => recAt(m, this.index)?.view.state === 57;
+  async run(m: Model): Promise<void> {
+    await supplierAnswers(m, recAt(m, this.index)!);
+  }
+  toString() {
+    return `supplier: ${keyOf(this.index)}'s supplier answers`;
+  }
+}
+
+class LoseEventCmd implements Cmd {
+  constructor(readonly index: number) {}
+  check = (m: Readonly<Model>) => recAt(m, this.index) !== undefined;
+  async run(m: Model): Promise<void> {
+    const rec = recAt(m, this.index)!;
+    m.queue.lose(rec.id);
+    m.log.push(`queue: the events queue will lose ${rec.key}'s next message`);
+  }
+  toString() {
+    return `queue: the events queue loses ${keyOf(this.index)}'s next message`;
+  }
+}
+
+class CheckpointCmd implements Cmd {
+  check = (m: Readonly<Model>) => m.recs.length > 0;
+  async run(m: Model): Promise<void> {
+    await converge(m, "checkpoint", false);
+  }
+  toString() {
+    return "checkpoint: faults stop, every alarm runs, events are delivered, gateway and upstream agree";
+  }
+}
+
+// --- scenarios: each makes a rare money path happen on a record of its own ---
+
+const partnerPay = (rec: Rec): OpRequest & { op: "pay" } => ({ op: "pay", anonymous: false, card: "ok", otp: rec.isVerify ? OTP_RIGHT : undefined });
+
+/** A user's receipt is paid (or held), perhaps by an upstream acting late; the user then tries to cancel it. */
+class UserCancelsPaidCmd implements Cmd {
+  constructor(
+    readonly o: {
+      merchant: 1001 | 1003;
+      hold: boolean;
+      how: "at once" | "late" | "very late" | "crash-before" | "crash-mid";
+      user: "user1" | "user2";
+    },
+  ) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const rec = await create(m, { owner: this.o.user, kind: "receipt", merchant: this.o.merchant, isHold: this.o.hold, amount: 0, sender: "ok" });
+    const how = this.o.how;
+    const faults: StepFaults = how.includes("late")
+      ? { main: "late" }
+      : how === "crash-before"
+        ? { crash: "before" }
+        : how === "crash-mid"
+          ? { crash: "mid" }
+          : {};
+    await payWithOtpSent(m, rec, "partner", partnerPay(rec), faults);
+    if (how === "very late") {
+      // The upstream acts after every look the gateway planned: only the user's cancel itself can find it.
+      for (let n = 0; n < MAX_ALARMS && (await runAlarm(m, rec, {}, true)); n++);
+    } else if (how !== "at once") {
+      // The first reconciliation; then the upstream acts on a pay it still held.
+      await runAlarm(m, rec);
+    }
+    for (const late of [...rec.late]) await actLate(m, rec, late);
+    await perform(m, rec, [{ who: this.o.user, req: { op: "cancel" } }]);
+  }
+  toString() {
+    const how = {
+      "at once": "",
+      late: " by an upstream acting late",
+      "very late": " by an upstream acting after the gateway's last look",
+      "crash-before": ", its object crashing before the upstream acts",
+      "crash-mid": ", its object crashing after the upstream acted",
+    }[this.o.how];
+    return `scenario: ${this.o.user}'s ${this.o.hold ? "hold " : ""}receipt at ${this.o.merchant} is ${this.o.hold ? "held" : "paid"}${how}; ${this.o.user} cancels it`;
+  }
+}
+
+/** A pay waits for its supplier (57), perhaps with its answer lost; the owner tries to cancel; the supplier confirms or refuses. */
+class SupplierScenarioCmd implements Cmd {
+  constructor(readonly o: { owner: Who; hold: boolean; card: "supplier_pending" | "supplier_fails"; fault: FaultName | undefined }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const rec = await create(m, { owner: this.o.owner, kind: "receipt", merchant: 1003, isHold: this.o.hold, amount: 0, sender: "ok" });
+    await perform(m, rec, [{ who: "partner", req: { op: "pay", anonymous: false, card: this.o.card }, faults: { main: this.o.fault } }]);
+    await perform(m, rec, [{ who: this.o.owner, req: { op: "cancel" } }]);
+    await supplierAnswers(m, rec);
+    await perform(m, rec, [{ who: this.o.owner, req: { op: "check" } }]);
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s ${this.o.hold ? "hold " : ""}receipt is paid with ${TOKEN_OF[this.o.card]}${this.o.fault ? ` [the pay meets ${this.o.fault}]` : ""}; ${this.o.owner} cancels; the supplier answers`;
+  }
+}
+
+/** A hold receipt is held, confirmed, confirmed again (already paid); a user may not confirm. */
+class HoldConfirmCmd implements Cmd {
+  constructor(readonly o: { owner: Who; fault: FaultName | undefined }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const rec = await create(m, { owner: this.o.owner, kind: "receipt", merchant: 1003, isHold: true, amount: 0, sender: "ok" });
+    await perform(m, rec, [{ who: "partner", req: partnerPay(rec) }]);
+    if (this.o.owner !== "partner") await perform(m, rec, [{ who: this.o.owner, req: { op: "hold-confirm" } }]);
+    await perform(m, rec, [{ who: "partner", req: { op: "hold-confirm" }, faults: { main: this.o.fault } }]);
+    await perform(m, rec, [{ who: "partner", req: { op: "hold-confirm" } }]);
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s hold receipt is held, then confirmed twice${this.o.fault ? ` [the first confirm meets ${this.o.fault}]` : ""}`;
+  }
+}
+
+/** Three wrong OTPs on a transfer, each perhaps met by a fault, then the right one. */
+class ExhaustTransferCmd implements Cmd {
+  constructor(readonly o: { owner: Who; faults: (FaultName | undefined)[] }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const rec = await create(m, { owner: this.o.owner, kind: "transfer", merchant: 1001, isHold: false, amount: 2_000_000, sender: "ok" });
+    for (const [i, fault] of this.o.faults.entries()) {
+      await perform(m, rec, [
+        { who: this.o.owner, req: { op: "pay", anonymous: false, card: "ok", otp: OTP_WRONG[i % 3] }, faults: { main: fault } },
+      ]);
+    }
+    await perform(m, rec, [{ who: this.o.owner, req: { op: "pay", anonymous: false, card: "ok", otp: OTP_RIGHT } }]);
+    await perform(m, rec, [{ who: this.o.owner, req: { op: "check" } }]);
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s transfer gets wrong OTPs [${this.o.faults.map((f) => f ?? "no fault").join(", ")}], then the right one`;
+  }
+}
+
+/**
+ * A receipt's first OTP meets an outcome nobody knows (or a refusal in unknown
+ * words), then two wrong ones: the third failed guess ends it, and the
+ * gateway cancels it upstream at once (the upstream, having judged only two,
+ * would not), unless that cancel meets a busy upstream: then its alarm does.
+ */
+class ExhaustionCmd implements Cmd {
+  constructor(readonly o: { owner: Who; first: FaultName; busyCancel: boolean }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const rec = await create(m, { owner: this.o.owner, kind: "receipt", merchant: 1001, isHold: false, amount: 0, sender: "ok" });
+    const pay = (otp: string): OpRequest & { op: "pay" } => ({ op: "pay", anonymous: false, card: "ok", otp });
+    await payWithOtpSent(m, rec, this.o.owner, pay(OTP_WRONG[0]), { main: this.o.first });
+    await payWithOtpSent(m, rec, this.o.owner, pay(OTP_WRONG[1]));
+    await payWithOtpSent(m, rec, this.o.owner, pay(OTP_WRONG[2]), this.o.busyCancel ? { cancel: "busy" } : {});
+    await runAlarm(m, rec);
+    await perform(m, rec, [{ who: this.o.owner, req: pay(OTP_RIGHT) }]);
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s receipt gets a first OTP meeting ${this.o.first}, then two wrong ones${this.o.busyCancel ? "; the cancel that follows meets a busy upstream" : ""}`;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Arbitraries
+
+const recIndex = fc.nat({ max: MAX_RECORDS - 1 });
+const role = fc.constantFrom<Role>("owner", "owner", "owner", "partner", "partner", "other");
+const who = fc.constantFrom<Who>("partner", "user1", "user2");
+const user = fc.constantFrom<"user1" | "user2">("user1", "user2");
+const otp = fc.constantFrom<string | undefined>(OTP_RIGHT, OTP_RIGHT, OTP_WRONG[0], OTP_WRONG[1], OTP_WRONG[2], undefined);
+const weighted = <T>(...entries: [number, T][]) => fc.oneof(...entries.map(([weight, value]) => ({ weight, arbitrary: fc.constant(value) })));
+const payCard = weighted<Behaviour>(
+  [14, "ok"],
+  [2, "insufficient"],
+  [1, "busy"],
+  [1, "error"],
+  [2, "supplier_pending"],
+  [2, "supplier_fails"],
+  [1, "paid_timeout"],
+);
+
+/** Faults on an operation's own call; the ones that cost the gateway's whole timeout are rare. */
+const mainFault = weighted<FaultName | undefined>(
+  [40, undefined],
+  [3, "lost"],
+  [3, "5xx"],
+  [3, "5xx-after"],
+  [3, "busy"],
+  [2, "bad-body"],
+  [5, "late"],
+  [1, "late-hang"],
+  [1, "timeout"],
+  [4, "unknown-code"],
+  [4, "unknown-code-after"],
+);
+const stepFaults: fc.Arbitrary<StepFaults> = fc.record({
+  main: mainFault,
+  read: weighted<FaultName | undefined>([14, undefined], [1, "5xx"], [1, "busy"], [1, "lost"]),
+  cancel: weighted<FaultName | undefined>([12, undefined], [2, "busy"], [1, "5xx"]),
+  crash: weighted<StepFaults["crash"]>([36, undefined], [1, "mid"], [1, "before"], [1, "after"]),
+});
+
+const createSpec: fc.Arbitrary<CreateSpec> = fc.record({
+  owner: who,
+  kind: weighted<KindName>([3, "receipt"], [1, "transfer"]),
+  merchant: fc.constantFrom<1001 | 1002 | 1003>(1001, 1001, 1001, 1003, 1003, 1002),
+  isHold: fc.constantFrom(false, false, true),
+  amount: fc.constantFrom(500_000, 2_000_000),
+  sender: weighted<Behaviour>([8, "ok"], [1, "insufficient"], [1, "error"], [1, "busy"], [1, "paid_timeout"]),
+});
+const createFault: fc.Arbitrary<CreateFault | null> = fc.oneof(
+  { weight: 6, arbitrary: fc.constant(null) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      fault: weighted<FaultName>([3, "lost"], [3, "5xx"], [2, "5xx-after"], [2, "busy"], [3, "late"], [1, "timeout"]),
+      lateBeforeRetry: fc.boolean(),
+    }),
+  },
+);
+
+const authorizeReq = fc.record({ op: fc.constant("authorize" as const), anonymous: fc.boolean(), card: weighted<Behaviour>([6, "ok"], [1, "busy"]) });
+const payReq = fc.record({ op: fc.constant("pay" as const), anonymous: weighted([4, false], [1, true]), card: payCard, otp });
+const anyReq: fc.Arbitrary<OpRequest> = fc.oneof(
+  { weight: 4, arbitrary: payReq },
+  { weight: 1, arbitrary: authorizeReq },
+  { weight: 2, arbitrary: fc.constant<OpRequest>({ op: "cancel" }) },
+  { weight: 1, arbitrary: fc.constant<OpRequest>({ op: "hold-confirm" }) },
+  { weight: 1, arbitrary: fc.constant<OpRequest>({ op: "check" }) },
+);
+const op = (req: fc.Arbitrary<OpRequest>, faults = stepFaults, roles = role) =>
+  fc.tuple(recIndex, roles, req, faults).map(([i, r, q, f]) => new OpCmd(i, r, q, f));
+
+const commandArbs: fc.Arbitrary<Cmd>[] = [
+  fc.oneof(
+    { weight: 3, arbitrary: fc.tuple(createSpec, createFault, fc.boolean()).map(([s, f, r]) => new CreateCmd(s, f, r)) },
+    { weight: 3, arbitrary: op(authorizeReq) },
+    { weight: 12, arbitrary: op(payReq) },
+    {
+      weight: 2,
+      arbitrary: op(fc.constant<OpRequest>({ op: "hold-confirm" }), stepFaults, fc.constantFrom<Role>("partner", "partner", "owner", "other")),
+    },
+    { weight: 3, arbitrary: op(fc.constant<OpRequest>({ op: "cancel" })) },
+    { weight: 2, arbitrary: op(fc.constant<OpRequest>({ op: "check" })) },
+    {
+      weight: 3,
+      arbitrary: fc.tuple(recIndex, fc.record({ role, req: anyReq }), fc.record({ role, req: anyReq })).map(([i, a, b]) => new RaceCmd(i, a, b)),
+    },
+    { weight: 3, arbitrary: recIndex.map((i) => new LateCmd(i)) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(
+          recIndex,
+          fc.record({
+            read: weighted<FaultName | undefined>([8, undefined], [1, "5xx"], [1, "busy"]),
+            cancel: weighted<FaultName | undefined>([8, undefined], [2, "busy"]),
+          }),
+        )
+        .map(([i, f]) => new AlarmCmd(i, f)),
+    },
+    { weight: 1, arbitrary: recIndex.map((i) => new EvictCmd(i)) },
+    { weight: 1, arbitrary: fc.tuple(recIndex, fc.constantFrom<"wait" | "expire">("wait", "expire")).map(([i, w]) => new OtpTimeCmd(i, w)) },
+    { weight: 2, arbitrary: recIndex.map((i) => new SupplierCmd(i)) },
+    { weight: 1, arbitrary: recIndex.map((i) => new LoseEventCmd(i)) },
+    { weight: 1, arbitrary: fc.constant(new CheckpointCmd()) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({
+          merchant: fc.constantFrom<1001 | 1003>(1001, 1003),
+          hold: fc.boolean(),
+          how: fc.constantFrom<"at once" | "late" | "very late" | "crash-before" | "crash-mid">(
+            "at once",
+            "late",
+            "very late",
+            "crash-before",
+            "crash-mid",
+          ),
+          user,
+        })
+        .map((o) => new UserCancelsPaidCmd(o)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ owner: who, fault: weighted<FaultName | undefined>([3, undefined], [1, "5xx-after"], [1, "late"]) })
+        .map((o) => new HoldConfirmCmd(o)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          owner: who,
+          hold: fc.boolean(),
+          card: fc.constantFrom<"supplier_pending" | "supplier_fails">("supplier_pending", "supplier_fails"),
+          fault: weighted<FaultName | undefined>([3, undefined], [1, "lost"], [1, "late"]),
+        })
+        .map((o) => new SupplierScenarioCmd(o)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          owner: who,
+          faults: fc.array(
+            weighted<FaultName | undefined>([3, undefined], [2, "unknown-code"], [1, "unknown-code-after"], [1, "5xx"], [1, "lost"], [1, "late"]),
+            { minLength: 3, maxLength: 3 },
+          ),
+        })
+        .map((o) => new ExhaustTransferCmd(o)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ owner: who, first: weighted<FaultName>([2, "5xx"], [2, "unknown-code"], [1, "lost"], [1, "late"]), busyCancel: fc.boolean() })
+        .map((o) => new ExhaustionCmd(o)),
+    },
+  ),
+];
+
+// ---------------------------------------------------------------------------
+// The property
+
+/** One run: a fresh pool of records, the commands, then convergence. */
+async function runModel(pool: readonly CreateSpec[], cmds: Iterable<Cmd>): Promise<Model> {
+  scriptedUpstream.reset();
+  runCounter++;
+  const subs = { user1: newUser("model-u1"), user2: newUser("model-u2") };
+  const m: Model = {
+    run: runCounter,
+    step: 0,
+    tokens: { partner: PARTNER_KEY, user1: await userToken(subs.user1), user2: await userToken(subs.user2) },
+    recs: [],
+    sents: new Map(),
+    queue: eventQueue(),
+    delivered: [],
+    log: [],
+  };
+  try {
+    for (const spec of pool) await create(m, spec);
+    await fc.asyncModelRun(() => ({ model: m, real: {} }), cmds);
+    await converge(m, "end of run", true);
+  } finally {
+    scriptedUpstream.reset();
+    scriptedUpstream.takeDeferred();
+    vi.restoreAllMocks();
+    if (env.MODEL_VERBOSE) console.log(m.log.join("\n"));
+  }
+  return m;
+}
+
+it(
+  `money rules hold as the contract states them over random sequences (${RUNS} runs x up to ${STEPS} steps, seed ${SEED})`,
+  async () => {
+    console.log(`model: seed ${SEED}, ${RUNS} runs x up to ${STEPS} steps`);
+    const started = Date.now();
+    let steps = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(createSpec, { minLength: 1, maxLength: 2 }),
+        // No bias towards short sequences in the first runs: every run may go deep.
+        fc.noBias(fc.commands(commandArbs, { maxCommands: STEPS, size: "max" })),
+        async (pool, cmds) => {
+          const m = await runModel(pool, cmds);
+          steps += m.log.length;
+        },
+      ),
+      { numRuns: RUNS, seed: SEED },
+    );
+    const lines = [...coverage].sort(([a], [b]) => a.localeCompare(b)).map(([what, n]) => `  ${String(n).padStart(5)}  ${what}`);
+    console.log(`model: ${RUNS} runs, ${steps} steps, ${((Date.now() - started) / 1000).toFixed(1)} s; what they exercised:\n${lines.join("\n")}`);
+    if (RUNS >= 20) {
+      const missing = REQUIRED.filter((what) => !coverage.has(what));
+      expect(missing, "rare money paths and faults the runs must contain").toEqual([]);
+    }
+  },
+  Math.max(180_000, RUNS * 20_000),
+);
+
+// ---------------------------------------------------------------------------
+// Sequences the random runs found once, kept as they were shrunk.
+
+/*
+ * GATEWAY BUG (fixed; kept as found): a receipt of a QR merchant that three
+ * failed OTP guesses end, at least one of them unconfirmed, was never
+ * settled: the gateway's cancel after the third guess met CANCEL_NOT_ALLOWED
+ * (QR merchants, rule 4) and its alarm retried check-id + cancel every
+ * second, forever. Shrunk: the partner creates a receipt at 1002 (QR); three
+ * anonymous pays with OTPs are answered 500 by the upstream before it looked
+ * at anything (502 upstream_error each); the alarm reconciles the third.
+ * Expected: the receipt stays closed at the edge and its alarms end.
+ */
+it("regression: a QR receipt ended by unconfirmed OTP guesses settles: closed at the edge, its alarms end", async () => {
+  const qr: CreateSpec = { owner: "partner", kind: "receipt", merchant: 1002, isHold: false, amount: 0, sender: "ok" };
+  const cmds = [OTP_WRONG[0], OTP_WRONG[1], OTP_RIGHT].map(
+    (code) => new OpCmd(0, "owner", { op: "pay", anonymous: true, card: "ok", otp: code }, { main: "5xx" }),
+  );
+  await runModel([qr], cmds);
+}, 60_000);

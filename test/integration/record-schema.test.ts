@@ -1,0 +1,93 @@
+// The receipt object's storage carries a schema version: an object written by
+// the first gateway (schema 1, flags for an unknown outcome) is migrated the
+// first time the new gateway opens it, and nothing it stored is lost.
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { receiptStub } from "../../src/receipt-object";
+import { CURRENT_SCHEMA_VERSION, describeSchema } from "../../src/record/schema";
+import { call, createReceipt, expectStatus, sandboxReceipt } from "../helpers";
+
+/** Rewrites a fresh object's storage into what the first gateway left: schema 1, an unknown outcome flagged. */
+async function asWrittenBySchema1(id: string, flags: { otp_in_flight: number; needs_reconcile: number }) {
+  await runInDurableObject(receiptStub(env, "receipt", id), (_instance, state) => {
+    const sql = state.storage.sql;
+    // The first gateway set no alarms.
+    state.storage.deleteAlarm();
+    const row = sql.exec("SELECT * FROM record").one() as Record<string, SqlStorageValue>;
+    for (const table of ["record", "audit", "outbox", "meta"]) sql.exec(`DROP TABLE ${table}`);
+    sql.exec(`CREATE TABLE record (
+      singleton INTEGER PRIMARY KEY CHECK (singleton = 1), kind TEXT NOT NULL, id TEXT NOT NULL, tid TEXT NOT NULL,
+      owner TEXT NOT NULL, is_hold INTEGER NOT NULL, qr_merchant INTEGER NOT NULL, is_verify INTEGER NOT NULL,
+      state INTEGER NOT NULL, body TEXT NOT NULL, otp_failures INTEGER NOT NULL DEFAULT 0,
+      otp_in_flight INTEGER NOT NULL DEFAULT 0, needs_reconcile INTEGER NOT NULL DEFAULT 0,
+      otp_sends INTEGER NOT NULL DEFAULT 0, last_otp_sent_at INTEGER NOT NULL DEFAULT 0,
+      resend_wait_ms INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`);
+    sql.exec(`CREATE TABLE audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, op TEXT NOT NULL,
+      actor TEXT NOT NULL, request_id TEXT NOT NULL, outcome TEXT NOT NULL, state INTEGER, detail TEXT)`);
+    sql.exec(
+      `INSERT INTO record (singleton, kind, id, tid, owner, is_hold, qr_merchant, is_verify, state, body, otp_failures,
+         otp_in_flight, needs_reconcile, created_at, updated_at) VALUES (1, 'receipt', ?, ?, ?, 0, 0, ?, 0, ?, 1, ?, ?, ?, ?)`,
+      row.id!,
+      row.tid!,
+      row.owner!,
+      row.is_verify!,
+      row.body!,
+      flags.otp_in_flight,
+      flags.needs_reconcile,
+      row.created_at!,
+      row.created_at!,
+    );
+    sql.exec("INSERT INTO audit (at, op, actor, request_id, outcome, state) VALUES (1, 'create', 'partner:partner', 'old', 'ok', 0)");
+  });
+}
+
+describe("the receipt object's storage schema", () => {
+  it("a new object is created at the current version", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const version = await runInDurableObject(
+      receiptStub(env, "receipt", receipt.id),
+      (_i, state) => state.storage.sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").one().value,
+    );
+    expect(version).toBe(CURRENT_SCHEMA_VERSION);
+  });
+
+  it("an object of schema 1 whose last pay had an unknown outcome is migrated, reconciled and keeps its history", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    // The first gateway sent a right OTP, the upstream paid, and the answer was lost: it flagged both.
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    await expectStatus(
+      env.UPSTREAM!.fetch("https://sandbox.upstream.invalid/api/v1/partner/receipt/pay", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${env.UPSTREAM_API_KEY}` },
+        body: JSON.stringify({ id: receipt.id, card: { token: "tok_sandbox_ok" }, otp: "111111" }),
+      }),
+      200,
+    );
+    await asWrittenBySchema1(receipt.id, { otp_in_flight: 1, needs_reconcile: 1 });
+
+    // The new gateway's first touch migrates; the alarm reconciles with no caller.
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await evictDurableObject(stub);
+    await stub.auditTrail();
+    await runInDurableObject(stub, (_i, state) => state.storage.setAlarm(Date.now()));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+
+    const stored = await runInDurableObject(stub, (_i, state) => ({
+      row: state.storage.sql.exec("SELECT state, wrong_otps, unconfirmed_otps, pending_op, upstream_tid, tid FROM record").one(),
+      audit: state.storage.sql.exec("SELECT op, request_id FROM audit ORDER BY seq").toArray(),
+      version: state.storage.sql.exec("SELECT value FROM meta").one().value,
+    }));
+    expect(stored.version).toBe(CURRENT_SCHEMA_VERSION);
+    // Paid upstream: the OTP in flight was accepted, the one wrong OTP of schema 1 is kept as wrong.
+    expect(stored.row).toMatchObject({ state: 4, wrong_otps: 1, unconfirmed_otps: 0, pending_op: null, upstream_tid: receipt.tid });
+    expect(stored.audit[0]).toEqual({ op: "create", request_id: "old" });
+    // The migrations arrive at exactly the schema a new object is created with.
+    const fresh = await createReceipt({ merchant_id: 1003 });
+    const schemaOf = (id: string) => runInDurableObject(receiptStub(env, "receipt", id), (_i, state) => describeSchema(state.storage.sql));
+    expect(await schemaOf(receipt.id)).toEqual(await schemaOf(fresh.id));
+    expect((await sandboxReceipt(receipt.id)).state).toBe(4);
+    // A user's cancel of the paid receipt is refused.
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(4);
+  });
+});

@@ -1,0 +1,385 @@
+/**
+ * Retention (src/retention.ts): the tid index's replay window, compaction and
+ * deletion, the event log's windows, and the bounds of one run. Each window
+ * is tested just inside and just outside, by giving the run its clock: the
+ * Cron Trigger's scheduledTime (exports.default.scheduled, as the runtime
+ * fires it) or `now` (the functions called directly).
+ */
+import { createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { ulid } from "ulid";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { markPendingAgain, recordDeadLettered, recordDelivered, recordEvents } from "../../src/events/log";
+import production from "../../src/index";
+import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy, runRetention } from "../../src/retention";
+import { tidShards } from "../../src/shards";
+import { claimTid, compactTids, deleteTids, expireTid, fingerprint, upstreamTidFor } from "../../src/tid-index";
+import { eventDb, eventRow, makeEvent, newRecordId } from "../events";
+import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, tidDb, tidRow, userToken } from "../helpers";
+
+const PARTNER = "partner:partner";
+const policy = retentionPolicy(env);
+
+/** The loopback's type declares fetch only; the runtime serves scheduled() on it too. */
+type ScheduledLoopback = { scheduled(options: { scheduledTime: Date; cron: string }): Promise<unknown> };
+
+/**
+ * Fires the Worker's Cron Trigger as the runtime does, at `at`: scheduled() of
+ * the Worker's default export, with `at` as the controller's scheduledTime.
+ * (The plugin's loopback answers no FetcherScheduledResult, so each test
+ * checks the run by what it did.)
+ */
+async function cron(at: number): Promise<void> {
+  await (exports.default as unknown as ScheduledLoopback).scheduled({ scheduledTime: new Date(at), cron: "* * * * *" });
+}
+
+const createCalls = async (tid: string) => (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === tid);
+
+/** When the create of (owner, tid) was answered: the clock every window of its row counts from. */
+async function answeredAt(owner: string, tid: string): Promise<number> {
+  const row = await tidRow(owner, tid);
+  expect(row?.status).toBe("completed");
+  return row!.updated_at;
+}
+
+/** How many receipts the sandbox (the upstream) holds under an upstream tid. */
+async function upstreamReceiptsWithTid(upstreamTid: string): Promise<number> {
+  return runInDurableObject(
+    env.SANDBOX!.get(env.SANDBOX!.idFromName("sandbox")),
+    (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM receipts WHERE tid = ?", upstreamTid).one().n,
+  );
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("the policy", () => {
+  it("defaults: replay 7 days, tid rows 90, delivered events 30, undelivered 90; 1000 rows x 5 rounds per run", () => {
+    expect(RETENTION_DEFAULTS).toMatchObject({ replayDays: 7, tidRetentionDays: 90, deliveredEventsDays: 30, undeliveredEventsDays: 90 });
+    // wrangler.toml sets the same values, local and production.
+    expect(policy).toEqual({
+      replayMs: 7 * DAY_MS,
+      tidRetentionMs: 90 * DAY_MS,
+      deliveredEventsMs: 30 * DAY_MS,
+      undeliveredEventsMs: 90 * DAY_MS,
+      batchSize: 1000,
+      rounds: 5,
+    });
+  });
+
+  it("an unreadable value takes its default; a retention shorter than the window it follows is raised to it", () => {
+    const configured = (vars: Record<string, string>) => retentionPolicy({ ...env, ...vars } as unknown as Env);
+    expect(configured({ TID_REPLAY_DAYS: "seven", RETENTION_BATCH_SIZE: "-3", RETENTION_ROUNDS: "" })).toMatchObject({
+      replayMs: 7 * DAY_MS,
+      batchSize: 1000,
+      rounds: 5,
+    });
+    expect(configured({ TID_REPLAY_DAYS: "14", TID_RETENTION_DAYS: "3" }).tidRetentionMs).toBe(14 * DAY_MS);
+    expect(configured({ EVENTS_DELIVERED_RETENTION_DAYS: "60", EVENTS_UNDELIVERED_RETENTION_DAYS: "10" }).undeliveredEventsMs).toBe(60 * DAY_MS);
+    expect(configured({ TID_REPLAY_DAYS: "0.5" }).replayMs).toBe(DAY_MS / 2);
+  });
+});
+
+describe("the replay window (the Cron Trigger)", () => {
+  it("just inside it an identical retry is replayed; just outside, the row is compacted and the retry names the receipt instead", async () => {
+    const request = receiptRequest();
+    const created = await expectStatus(call("receipt/create", request), 200);
+    const answered = await answeredAt(PARTNER, request.tid);
+
+    await cron(answered + policy.replayMs);
+    const inside = await call("receipt/create", request);
+    expect(inside.headers.get("idempotent-replayed")).toBe("true");
+    expect(await expectStatus(inside, 200)).toEqual(created);
+
+    await cron(answered + policy.replayMs + 1);
+    const row = await tidRow(PARTNER, request.tid);
+    // Compacted: the answer and the claim token are gone; what identifies the tid and its receipt stays.
+    expect(row).toMatchObject({
+      status: "completed",
+      response: null,
+      claim_token: "",
+      receipt_id: created.id,
+      kind: "receipt",
+      upstream_tid: request.tid,
+    });
+    expect(row!.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+
+    const identical = await call("receipt/create", request);
+    expect(identical.headers.get("idempotent-replayed")).toBeNull();
+    const error = await expectError(identical, 409, "tid_conflict");
+    expect(error.message).toContain(created.id);
+    expect(error.message).toMatch(/no longer kept.*check-id or check-tid/);
+    // Another body with the tid is the plain conflict: it learns no receipt id.
+    const other = await expectError(call("receipt/create", { ...request, amount: request.amount + 1 }), 409, "tid_conflict");
+    expect(other.message).not.toContain(created.id);
+
+    // check-tid keeps working for a compacted row.
+    expect((await expectStatus(call("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(created.id);
+    expect(await createCalls(request.tid)).toHaveLength(1);
+  });
+
+  it("a transfer's compacted tid points at a2c/get-by-id", async () => {
+    const tid = newTid("a2c");
+    const transfer = { tid, amount: 500_000, rate_id: 1, receiver_card: "9860000000000018", token: "tok_sandbox_ok" };
+    const created = await expectStatus(call("a2c/create", transfer), 200);
+    await cron((await answeredAt(PARTNER, tid)) + policy.replayMs + 1);
+    const error = await expectError(call("a2c/create", transfer), 409, "tid_conflict");
+    expect(error.message).toContain(created.receipt_id);
+    expect(error.message).toContain("a2c/get-by-id");
+    expect(error.message).not.toContain("9860000000000018");
+  });
+});
+
+describe("the retention window (the Cron Trigger)", () => {
+  it("just inside it the compacted row still blocks; just outside it is deleted and the upstream's TID_DUPLICATE answers tid_conflict", async () => {
+    const request = receiptRequest();
+    const created = await expectStatus(call("receipt/create", request), 200);
+    const answered = await answeredAt(PARTNER, request.tid);
+
+    await cron(answered + policy.tidRetentionMs);
+    expect(await tidRow(PARTNER, request.tid)).toMatchObject({ response: null, receipt_id: created.id });
+    await expectError(call("receipt/create", request), 409, "tid_conflict");
+    await expectError(call("receipt/create", { ...request, amount: request.amount + 1 }), 409, "tid_conflict");
+    expect(await createCalls(request.tid)).toHaveLength(1);
+
+    await cron(answered + policy.tidRetentionMs + 1);
+    expect(await tidRow(PARTNER, request.tid)).toBeNull();
+    await expectError(call("receipt/check-tid", { tid: request.tid }), 404, "receipt_not_found");
+
+    // The same request again now reaches the upstream, which refuses the tid: a conflict, never
+    // a 5xx, never the old receipt adopted as if this create had made it.
+    const error = await expectError(call("receipt/create", request), 409, "tid_conflict");
+    expect(error.upstream_code).toBe("TID_DUPLICATE");
+    expect(error.message).not.toContain(created.id);
+    const calls = await createCalls(request.tid);
+    expect(calls.map((c) => [c.status, c.code])).toEqual([
+      [200, null],
+      [409, "TID_DUPLICATE"],
+    ]);
+    expect(await upstreamReceiptsWithTid(request.tid)).toBe(1);
+    // The refused create freed its claim: no pending row, and the next try is the same conflict, not tid_in_progress.
+    expect(await tidRow(PARTNER, request.tid)).toBeNull();
+    await expectError(call("receipt/create", { ...request, amount: request.amount + 1 }), 409, "tid_conflict");
+    expect(await createCalls(request.tid)).toHaveLength(3);
+    expect(await upstreamReceiptsWithTid(request.tid)).toBe(1);
+  });
+
+  it("a user's deleted tid: the derived upstream tid is refused upstream, the user gets tid_conflict and no receipt", async () => {
+    const user = newUser();
+    const token = await userToken(user);
+    const request = receiptRequest();
+    const owner = `user:${user}`;
+    await expectStatus(call("receipt/create", request, { token }), 200);
+    const upstreamTid = await upstreamTidFor(env.TID_SECRET, owner, request.tid);
+
+    await cron((await answeredAt(owner, request.tid)) + policy.tidRetentionMs + 1);
+    expect(await tidRow(owner, request.tid)).toBeNull();
+
+    await expectError(call("receipt/create", request, { token }), 409, "tid_conflict");
+    expect(await upstreamReceiptsWithTid(upstreamTid)).toBe(1);
+    expect(await tidRow(owner, request.tid)).toBeNull();
+  });
+});
+
+async function claimRequest(tid: string) {
+  return {
+    owner: PARTNER,
+    tid,
+    upstreamTid: tid,
+    kind: "receipt" as const,
+    fingerprint: await fingerprint(env.TID_SECRET, { kind: "receipt", request: { tid } }),
+    leaseMs: 30_000,
+  };
+}
+
+describe("the production entry", () => {
+  it("runs retention on its scheduled() with the controller's scheduledTime as the clock", async () => {
+    const prefix = newTid("production-");
+    const epoch = Date.UTC(2006, 0, 1);
+    await seedCompleted(prefix, 2, epoch);
+    const fire = async (at: number) => {
+      const ctx = createExecutionContext();
+      await production.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), env, ctx);
+      await waitOnExecutionContext(ctx);
+    };
+    // Rows answered at epoch + 1 and epoch + 2: at epoch + replay both are inside the window.
+    await fire(epoch + policy.replayMs + 1);
+    expect(await countSeeded(prefix, "response IS NULL")).toBe(0);
+    await fire(epoch + policy.replayMs + 2);
+    expect(await countSeeded(prefix, "response IS NULL")).toBe(1);
+  });
+});
+
+describe("pending claims", () => {
+  it("are neither compacted nor deleted, however old: their lease decides", async () => {
+    const now = Date.now();
+    const old = newTid("pending-old");
+    const abandoned = newTid("pending-unknown");
+    const a = await claimTid(await tidDb(PARTNER, old), await claimRequest(old), now - 400 * DAY_MS);
+    const b = await claimTid(await tidDb(PARTNER, abandoned), await claimRequest(abandoned), now - 400 * DAY_MS);
+    if (a.kind !== "claimed" || b.kind !== "claimed") throw new Error("not claimed");
+    // An outcome known to be unknown: pending, lease over at once (updated_at 0).
+    await expireTid(await tidDb(PARTNER, abandoned), { owner: PARTNER, tid: abandoned, token: b.token });
+    const before = [await tidRow(PARTNER, old), await tidRow(PARTNER, abandoned)];
+
+    await cron(now);
+    await runRetention(env, now + 1000 * DAY_MS);
+    for (const { db } of tidShards(env)) {
+      expect(await compactTids(db, 0, 100, now + 1000 * DAY_MS)).toBe(0);
+      expect(await deleteTids(db, 0, 100, now + 1000 * DAY_MS)).toBe(0);
+    }
+
+    expect([await tidRow(PARTNER, old), await tidRow(PARTNER, abandoned)]).toEqual(before);
+    expect(before.map((row) => row?.status)).toEqual(["pending", "pending"]);
+  });
+});
+
+/**
+ * Completed rows answered at `at` (an epoch of the test's own, long before
+ * any other test's rows), written straight into the index in one statement.
+ */
+async function seedCompleted(prefix: string, count: number, at: number): Promise<void> {
+  await env.DB.prepare(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
+     INSERT INTO tid_index (owner, tid, upstream_tid, kind, fingerprint, status, claim_token, receipt_id, response, created_at, updated_at)
+     SELECT 'partner:partner', ?1 || i, ?1 || i, 'receipt', 'f', 'completed', 'token', 'rcpt-' || i, '{"id":"x"}', ?3, ?3 + i FROM n`,
+  )
+    .bind(prefix, count, at)
+    .run();
+}
+
+async function countSeeded(prefix: string, where = "1"): Promise<number> {
+  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM tid_index WHERE tid LIKE ?1 || '%' AND ${where}`).bind(prefix).first<{ n: number }>();
+  return row!.n;
+}
+
+describe("bounded batches", () => {
+  it("one cron run deletes at most batch x rounds rows (5000) of a step; the next run continues", async () => {
+    const prefix = newTid("bulk-");
+    const epoch = Date.UTC(2001, 0, 1);
+    await seedCompleted(prefix, 5003, epoch);
+    const due = epoch + 5003 + policy.tidRetentionMs + 1;
+
+    await cron(due);
+    // 5000 compacted, then those 5000 deleted; the 3 newest wait, their answer still kept.
+    expect(await countSeeded(prefix)).toBe(3);
+    expect(await countSeeded(prefix, "response IS NOT NULL")).toBe(3);
+    await cron(due);
+    expect(await countSeeded(prefix)).toBe(0);
+  });
+
+  it("called directly: each statement takes at most its limit, oldest first, and a run reports its backlog", async () => {
+    const prefix = newTid("batch-");
+    const epoch = Date.UTC(2002, 0, 1);
+    await seedCompleted(prefix, 7, epoch);
+    // Rows answered at epoch + 1 .. epoch + 7.
+    const compactAt = epoch + policy.replayMs + 8;
+    expect(await compactTids(env.DB, policy.replayMs, 3, compactAt)).toBe(3);
+    expect(await countSeeded(prefix, "response IS NULL")).toBe(3);
+    expect(await countSeeded(prefix, "response IS NULL AND tid IN (?1 || 1, ?1 || 2, ?1 || 3)")).toBe(3);
+
+    const small = { ...policy, batchSize: 2, rounds: 1 };
+    const log = vi.spyOn(console, "log");
+    const first = await runRetention(env, compactAt, small);
+    expect(first).toMatchObject({ tids_compacted: 2, tids_deleted: 0, backlog: true });
+    const second = await runRetention(env, compactAt, small);
+    expect(second).toMatchObject({ tids_compacted: 2, backlog: true });
+    const third = await runRetention(env, compactAt, small);
+    expect(third).toMatchObject({ tids_compacted: 0, backlog: false });
+    expect(await countSeeded(prefix, "response IS NULL")).toBe(7);
+
+    // Just inside the retention window of the newest row, it alone stays.
+    const deleteAt = epoch + 7 + policy.tidRetentionMs;
+    expect(await deleteTids(env.DB, policy.tidRetentionMs, 100, deleteAt)).toBe(6);
+    expect(await countSeeded(prefix)).toBe(1);
+
+    // One structured line per run, with the counts.
+    const lines = log.mock.calls.map(([line]) => JSON.parse(String(line))).filter((line) => line.event === "retention_run");
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatchObject({ level: "info", now: compactAt, tids_compacted: 2, tids_deleted: 0, backlog: true, bound_per_step: 2 });
+  });
+
+  it("uses the indexes of migration 0004: each batch is a range scan, never a scan of the table", async () => {
+    const plan = async (sql: string) =>
+      (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(0, 10).all<{ detail: string }>()).results.map((r) => r.detail).join(" | ");
+    expect(
+      await plan("SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NOT NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2"),
+    ).toMatch(/USING (COVERING )?INDEX tid_index_answer_kept \(updated_at<\?\)/);
+    expect(
+      await plan("SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2"),
+    ).toMatch(/USING (COVERING )?INDEX tid_index_compacted \(updated_at<\?\)/);
+    const events = (
+      await env.DB.prepare("EXPLAIN QUERY PLAN SELECT rowid FROM events WHERE delivery_status = ?1 AND id < ?2 ORDER BY id LIMIT ?3")
+        .bind("delivered", "evt_", 10)
+        .all<{ detail: string }>()
+    ).results
+      .map((r) => r.detail)
+      .join(" | ");
+    expect(events).toMatch(/USING (COVERING )?INDEX events_by_delivery \(delivery_status=\? AND id<\?\)/);
+  });
+});
+
+describe("a failing step", () => {
+  it("does not stop the others; the run logs an error line and throws, so the cron invocation shows as failed", async () => {
+    const epoch = Date.UTC(2005, 0, 1);
+    const prefix = newTid("failing-");
+    await seedCompleted(prefix, 2, epoch);
+    // A database whose event log cannot be written: every statement on `events` fails.
+    const db = new Proxy(env.DB, {
+      get(target, key) {
+        if (key === "prepare") {
+          return (sql: string) => {
+            if (sql.includes("FROM events")) throw new Error("D1_ERROR: no such table: events");
+            return target.prepare(sql);
+          };
+        }
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const error = vi.spyOn(console, "error");
+    await expect(runRetention({ ...env, DB: db } as Env, epoch + policy.replayMs + 10)).rejects.toThrow(/events_delivered_pruned/);
+    expect(await countSeeded(prefix, "response IS NULL")).toBe(2);
+    const line = JSON.parse(String(error.mock.calls.at(-1)?.[0]));
+    expect(line).toMatchObject({ level: "error", event: "retention_run", tids_compacted: 2 });
+    expect(line.failed_steps).toEqual(["events_delivered_pruned:DB", "events_failed_pruned:DB", "events_pending_pruned:DB"]);
+  });
+});
+
+describe("the event log", () => {
+  /** Events created at `at` (an epoch of the test's own), logged as publishEvents logs them. */
+  async function logEventsAt(at: number, count: number) {
+    const events = Array.from({ length: count }, () => ({ ...makeEvent(newRecordId()), id: `evt_${ulid(at)}`, created: at }));
+    await recordEvents(env.DB, events);
+    return events.map((event) => event.id);
+  }
+  const exists = async (ids: string[]) => Promise.all(ids.map(async (id) => (await eventRow(id)) !== null));
+
+  it("delivered events go after their window; failed and unsettled ones are kept for the longer one", async () => {
+    const epoch = Date.UTC(2003, 0, 1);
+    const [delivered, failed, pending] = [await logEventsAt(epoch, 2), await logEventsAt(epoch, 2), await logEventsAt(epoch, 1)];
+    for (const id of delivered) await recordDelivered(await eventDb(id), id, { status: 204, at: epoch + 1000 });
+    await recordDeadLettered(env.DB, failed);
+
+    await cron(epoch + policy.deliveredEventsMs);
+    expect(await exists([...delivered, ...failed, ...pending])).toEqual([true, true, true, true, true]);
+
+    await cron(epoch + policy.deliveredEventsMs + 1);
+    expect(await exists(delivered)).toEqual([false, false]);
+    expect(await exists([...failed, ...pending])).toEqual([true, true, true]);
+    expect((await eventRow(failed[0]!))?.delivery_status).toBe("failed");
+
+    await cron(epoch + policy.undeliveredEventsMs);
+    expect(await exists([...failed, ...pending])).toEqual([true, true, true]);
+    await cron(epoch + policy.undeliveredEventsMs + 1);
+    expect(await exists([...failed, ...pending])).toEqual([false, false, false]);
+  });
+
+  it("an event resent and not yet delivered again is not pruned as delivered", async () => {
+    const epoch = Date.UTC(2004, 0, 1);
+    const [id] = await logEventsAt(epoch, 1);
+    await recordDelivered(await eventDb(id!), id!, { status: 200, at: epoch + 1 });
+    await markPendingAgain(await eventDb(id!), id!);
+    await runRetention(env, epoch + policy.deliveredEventsMs + 1);
+    expect(await exists([id!])).toEqual([true]);
+  });
+});

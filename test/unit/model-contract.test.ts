@@ -1,0 +1,110 @@
+// The model test's oracle (test/model/contract.ts) on its own: the verdicts
+// the model test relies on, for answers a broken gateway would give.
+import { describe, expect, it } from "vitest";
+import {
+  guessesOf,
+  isFailedGuess,
+  type Judged,
+  judge,
+  type LoggedCall,
+  OTP_RIGHT,
+  OTP_WRONG,
+  type RecMeta,
+  replay,
+  type Sent,
+} from "../model/contract";
+
+const receipt: RecMeta = {
+  key: "R1",
+  kind: "receipt",
+  id: "r1",
+  tid: "t1",
+  owner: "user1",
+  merchant: 1001,
+  isHold: false,
+  isVerify: true,
+  qr: false,
+};
+
+let n = 0;
+const sent = (over: Partial<Sent>): Sent => ({
+  requestId: `q${++n}`,
+  rec: "R1",
+  step: n,
+  who: "user1",
+  op: "pay",
+  anonymous: false,
+  card: "ok",
+  mainPath: "receipt/pay",
+  answer: { status: 200, state: 4 },
+  racing: false,
+  hits: [],
+  ...over,
+});
+const call = (s: Sent, over: Partial<LoggedCall> = {}): LoggedCall => ({
+  seq: ++n,
+  path: s.mainPath,
+  id: "r1",
+  status: 200,
+  code: null,
+  request_id: s.requestId,
+  otp: s.otp !== undefined,
+  ...over,
+});
+const judged = (s: Sent, over: Partial<Judged> = {}): Judged => ({
+  meta: receipt,
+  sent: s,
+  before: [0],
+  after: 0,
+  own: [],
+  guessesBefore: 0,
+  guessesAfter: 0,
+  maxGuesses: 0,
+  ...over,
+});
+
+describe("the model test's oracle", () => {
+  it("refuses a user's refund of a paid receipt and a 500, allows the contract's answers", () => {
+    const cancel = sent({ op: "cancel", mainPath: "receipt/cancel", answer: { status: 200, state: 21 } });
+    expect(judge(judged(cancel, { before: [4], after: 21, own: [call(cancel)] }))).toMatch(/allows forbidden/);
+    expect(judge(judged({ ...cancel, answer: { status: 403, code: "forbidden" } }, { before: [4], after: 4 }))).toBeNull();
+    expect(judge(judged({ ...cancel, answer: { status: 500, code: "internal_error" } }))).toMatch(/500/);
+  });
+
+  it("holds a 200 pay to a pay the upstream accepted, and otp_invalid to its attempts_left", () => {
+    const pay = sent({ otp: OTP_RIGHT });
+    expect(judge(judged(pay, { after: 4 }))).toMatch(/did not accept/);
+    expect(judge(judged(pay, { after: 4, own: [call(pay)] }))).toBeNull();
+    const wrong = sent({ otp: OTP_WRONG[0], answer: { status: 422, code: "otp_invalid", attemptsLeft: 2 } });
+    const refused = call(wrong, { status: 400, code: "OTP_INVALID" });
+    expect(judge(judged(wrong, { own: [refused], guessesAfter: 2 }))).toMatch(/1 left/);
+    expect(judge(judged(wrong, { own: [refused], guessesAfter: 1 }))).toBeNull();
+    expect(judge(judged(wrong, { own: [refused], guessesAfter: 3 }))).toMatch(/otp_attempts_exhausted/);
+  });
+
+  it("counts as failed guesses the OTPs refused as wrong, lost, or refused in unknown words; not busy ones nor one that paid late", () => {
+    const wrong = sent({ otp: OTP_WRONG[0], answer: { status: 422, code: "otp_invalid" } });
+    const lost = sent({ otp: OTP_WRONG[1], answer: { status: 502, code: "upstream_error" }, hits: [{ path: "receipt/pay", fault: "5xx" }] });
+    const unknown = sent({
+      otp: OTP_WRONG[2],
+      answer: { status: 422, code: "upstream_refused" },
+      hits: [{ path: "receipt/pay", fault: "unknown-code" }],
+    });
+    const busy = sent({ otp: OTP_WRONG[0], answer: { status: 503, code: "upstream_unavailable" }, hits: [{ path: "receipt/pay", fault: "busy" }] });
+    const late = sent({ otp: OTP_RIGHT, answer: { status: 502, code: "upstream_error" }, hits: [{ path: "receipt/pay", fault: "late" }] });
+    const calls = [call(wrong, { status: 400, code: "OTP_INVALID" })];
+    expect(guessesOf(receipt, [wrong, lost, unknown, busy, late], calls)).toBe(4);
+    // The upstream acted on the late pay, and paid: that OTP was right.
+    expect(isFailedGuess(receipt, late, [...calls, call(late)])).toBe(false);
+  });
+
+  it("replays the upstream's states from its log and what the test saw", () => {
+    const pay = sent({ otp: OTP_RIGHT });
+    const cancel = sent({ op: "cancel", who: "partner", mainPath: "receipt/cancel" });
+    const log = [call(pay), call(cancel)];
+    const sents = new Map([pay, cancel].map((s) => [s.requestId, s]));
+    const { states, before } = replay(receipt, log, [{ afterSeq: 0, state: 0 }], sents);
+    expect(states).toEqual([0, 4, 21]);
+    expect(before.get(log[1]!.seq)).toBe(4);
+  });
+});
