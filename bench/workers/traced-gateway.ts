@@ -263,6 +263,8 @@ class CommitCounter {
   #event: TraceEvent | null = null;
 
   write(what: string): void {
+    // Untraced (the @platform run, an alarm): nothing to count.
+    if (!als.getStore()) return;
     if (this.#turn === turn) {
       if (this.#event) {
         this.#event.n++;
