@@ -220,7 +220,7 @@ async function quiesce(url, limitMs = 15_000) {
     const { pending } = await fetch(`${url}/__bench/traces?pending`).then((r) => r.json());
     calm = pending === 0 ? calm + 1 : 0;
     if (calm >= 3) return true;
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 50));
   }
   return false;
 }
@@ -242,18 +242,22 @@ export async function countCriticalPath(built) {
   try {
     await applyMigrations(rt, built.traced);
     const n = PLAN.criticalRepeats;
-    // Untraced: the receipts the counted operations act on.
+    // The receipts the counted operations act on (traced too, only so that quiesce() sees what they left running).
+    let k = 0;
+    const prep = (op, body) => call(rt.url, op, body, `prep#${++k}`);
     const prepared = [];
     for (let r = 0; r < n; r++) {
-      const plain = await call(rt.url, "receipt/create", createBody(1003));
-      const warm = await call(rt.url, "receipt/create", createBody(1003));
-      const verify = await call(rt.url, "receipt/create", createBody(1001));
-      const held = await call(rt.url, "receipt/create", createBody(1003, { is_hold: true }));
-      await call(rt.url, "receipt/pay", { id: held.id, card: CARD });
-      const cancel = await call(rt.url, "receipt/create", createBody(1003));
+      const plain = await prep("receipt/create", createBody(1003));
+      const warm = await prep("receipt/create", createBody(1003));
+      const verify = await prep("receipt/create", createBody(1001));
+      const held = await prep("receipt/create", createBody(1003, { is_hold: true }));
+      await prep("receipt/pay", { id: held.id, card: CARD });
+      const cancel = await prep("receipt/create", createBody(1003));
       prepared.push({ plain, warm, verify, held, cancel });
     }
-    const read = await call(rt.url, "receipt/create", createBody(1003));
+    const read = await prep("receipt/create", createBody(1003));
+    // What the creates set off after their answers lands before the restart.
+    await quiesce(rt.url);
     // Every object out of memory: the counted operations meet them as a payer coming back later would.
     rt = await restartRuntime(rt);
     const walBefore = walCommits(rt.persist, built.traced.name);
@@ -262,6 +266,8 @@ export async function countCriticalPath(built) {
       const t = (op) => `${op}#${r}`;
       const fresh = createBody(1003);
       await call(rt.url, "receipt/create", fresh, t("create"));
+      // A replay of a create whose bookkeeping is done: what the create left after its answer has landed.
+      await quiesce(rt.url);
       await call(rt.url, "receipt/create", fresh, t("create-replay"));
       await call(rt.url, "receipt/authorize", { id: p.verify.id, card: CARD }, t("authorize"));
       await call(rt.url, "receipt/pay", { id: p.verify.id, card: CARD, otp: "111111" }, t("pay-otp"));
