@@ -126,9 +126,11 @@ async function inspector(port, target) {
 /** Names what a profile node's code is: a gateway or sandbox file, a package, or V8 itself. */
 function classifier(mapPath) {
   const bundleName = basename(mapPath, ".map");
-  const map = new SourceMap(JSON.parse(readFileSync(mapPath, "utf8")));
+  const raw = JSON.parse(readFileSync(mapPath, "utf8"));
+  const map = new SourceMap(raw);
   const cache = new Map();
-  return (frame) => {
+  const sourceLines = new Map();
+  const classify = (frame) => {
     const { url, functionName, lineNumber, columnNumber } = frame;
     if (!url) {
       if (functionName.startsWith("(")) return functionName; // (program), (garbage collector), (idle)
@@ -154,6 +156,16 @@ function classifier(mapPath) {
     cache.set(key, owner);
     return owner;
   };
+  /** The source line a function of the bundle starts on (from the map's sourcesContent), or "". */
+  classify.line = (frame) => {
+    if (!frame.url?.endsWith(bundleName)) return "";
+    const entry = map.findEntry(frame.lineNumber, frame.columnNumber);
+    const index = entry?.originalSource ? raw.sources.findIndex((s) => entry.originalSource.endsWith(s.replace(/^(\.\.\/)+/, ""))) : -1;
+    if (index < 0) return "";
+    if (!sourceLines.has(index)) sourceLines.set(index, (raw.sourcesContent?.[index] ?? "").split("\n"));
+    return sourceLines.get(index)[entry.originalLine] ?? "";
+  };
+  return classify;
 }
 
 /**
@@ -172,8 +184,9 @@ export const BUCKETS = [
   { key: "queue", label: "queue", what: "src/events/, src/record/event.ts, ulid: the outbox's events, their ids, the queue send" },
   { key: "logging", label: "logging", what: "src/redact.ts: the log line, its redaction" },
   { key: "upstream", label: "upstream client", what: "src/upstream/: the request, its answer parsed and normalized" },
+  { key: "hop", label: "Durable Object call", what: "a route's call on the receipt's stub (`receiptStub(...).pay(...)`): the RPC's argument copy and, for an object not in memory, its start, native work the profiler gives to the calling line (create's call is inside src/creation.ts and stays under create)" },
   { key: "record", label: "record object", what: "src/receipt-object.ts, src/lifecycle.ts, src/kinds.ts: the lifecycle, the Durable Object's RPC" },
-  { key: "create", label: "create", what: "src/creation.ts: the tid's HMAC fingerprint, the create's steps" },
+  { key: "create", label: "create", what: "src/creation.ts: the tid's HMAC fingerprint and upstream tid, the create's steps, and in createOnce's own frame the call that starts the new receipt object (native: its SQLite file, the RPC)" },
   { key: "routing", label: "routing", what: "hono, src/app.ts, src/routes/, src/errors.ts, src/config.ts, src/rate-limit.ts: router, middleware, answers" },
   { key: "sandbox", label: "sandbox (not the gateway)", what: "src/sandbox/: the upstream simulation, in the same isolate in development" },
   { key: "runtime", label: "runtime", what: "V8 and workerd with no JavaScript frame above: (program), the garbage collector, RPC and HTTP plumbing" },
@@ -196,8 +209,9 @@ const BUCKET_BY_FILE = [
 /** The object's storage calls that live in receipt-object.ts rather than the store. */
 const STORAGE_FUNCTIONS = new Set(["#setAlarm"]);
 
-function bucketOfFrame(owner, functionName) {
+function bucketOfFrame(owner, functionName, line) {
   if (owner === "gateway src/receipt-object.ts" && STORAGE_FUNCTIONS.has(functionName)) return "storage";
+  if (owner.startsWith("gateway src/routes/") && /receiptStub\(/.test(line)) return "hop";
   for (const [pattern, bucket] of BUCKET_BY_FILE) if (pattern.test(owner)) return bucket;
   return null;
 }
@@ -218,7 +232,7 @@ function bucketize(profile, classify, nodes) {
         // workerd's own JavaScript (RPC glue, streams): the runtime's, unless gateway code called it.
         continue;
       }
-      bucket = bucketOfFrame(owner, frame.functionName);
+      bucket = bucketOfFrame(owner, frame.functionName, owner.startsWith("gateway src/routes/") ? classify.line(frame) : "");
     }
     bucket ??= "runtime";
     cache.set(id, bucket);
