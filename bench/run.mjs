@@ -9,15 +9,17 @@
  *
  *   npm run bench               the full run (a few minutes), writes bench/results/
  *   npm run bench -- --quick    a smoke test of the harness; numbers not kept
+ *   npm run bench -- --critical only the round trips and commits before each answer (a minute); nothing written
  *   npm run bench -- --report bench/results/<file>.json
  *                               re-renders a stored run (table, verdicts, latest.md)
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildAll, bundleReport, children } from "./lib/build.mjs";
-import { PLAN, PORTS, RESULTS_DIR, UPSTREAM_LATENCY_MS } from "./lib/config.mjs";
+import { CRITICAL_ONLY, PLAN, PLATFORM_D1_MS, PLATFORM_SCENARIOS, PORTS, RESULTS_DIR, UPSTREAM_LATENCY_MS } from "./lib/config.mjs";
+import { countCriticalPath, criticalCounts, criticalMarkdown } from "./lib/critical.mjs";
 import { profileGateway, summarize } from "./lib/profile.mjs";
-import { compareWithPrevious, consoleTable, describeMachine, describeSource, judge, markdown, regressionVerdict, tabulate, verdictWord, writeResults } from "./lib/report.mjs";
+import { compareWithPrevious, consoleTable, describeMachine, describeSource, judge, judgeCritical, markdown, regressionVerdict, tabulate, verdictWord, writeResults } from "./lib/report.mjs";
 import { applyMigrations, cpuCounters, restartRuntime, startRuntime, stealPercent, stopAll, workerFromBuild } from "./lib/runtime.mjs";
 import { eventsRun } from "./lib/events.mjs";
 import { startReceiver } from "./lib/receiver.mjs";
@@ -69,38 +71,73 @@ async function coldStarts(built) {
 }
 
 /**
- * What a user feels: the same operations at concurrency 1 with the upstream
- * UPSTREAM_LATENCY_MS away (the same wait in front of the sandbox for all
- * three targets, SANDBOX_LATENCY_MS), interleaved like the main run. Results
- * go under "<operation>@40ms".
+ * What a user feels: operations at concurrency 1 again, the three runtimes
+ * restarted with `workersFor`'s workers (a slower world), interleaved like the
+ * main run. Results go under "<operation>@<tag>".
  */
-async function farUpstreamRun(runtimes, fixtures, measurements) {
+async function slowRun(runtimes, fixtures, measurements, { tag, mode, scenarios, workersFor }) {
   for (const t of TARGETS) {
     const runtime = runtimes[t.key];
-    runtime.options.workers = runtime.options.workers.map((w) => ({
-      ...w,
-      bindings: { ...w.bindings, SANDBOX_LATENCY_MS: String(UPSTREAM_LATENCY_MS) },
-    }));
+    runtime.options.workers = workersFor(t.key, runtime.options.workers);
     runtimes[t.key] = await restartRuntime(runtime);
   }
   let turn = 0;
-  for (const scenario of SCENARIOS) {
-    const key = `${scenario.key}@${UPSTREAM_LATENCY_MS}ms`;
+  for (const scenario of SCENARIOS.filter((s) => !scenarios || scenarios.includes(s.key))) {
+    const key = `${scenario.key}@${tag}`;
     measurements[key] = {};
     const rotate = (k) => TARGETS.map((_, i) => TARGETS[(i + k) % TARGETS.length]);
-    for (const t of rotate(turn)) await warmUp(scenario, t, runtimes[t.key], fixtures[t.key], "latency40");
+    for (const t of rotate(turn)) await warmUp(scenario, t, runtimes[t.key], fixtures[t.key], mode);
     const rounds = Object.fromEntries(TARGETS.map((t) => [t.key, []]));
     for (let r = 0; r < PLAN.rounds; r++) {
-      for (const t of rotate(turn + r)) rounds[t.key].push(await timedRound(scenario, t, runtimes[t.key], fixtures[t.key], "latency40"));
+      for (const t of rotate(turn + r)) rounds[t.key].push(await timedRound(scenario, t, runtimes[t.key], fixtures[t.key], mode));
     }
     turn++;
     for (const t of TARGETS) {
       const result = combineRounds(scenario, rounds[t.key]);
       measurements[key][t.key] = { latency: result };
       const bad = result.non2xx || result.errors ? `  ⚠ ${JSON.stringify(result.statuses)} errors=${result.errors}` : "";
-      say(`${`${scenario.label} @${UPSTREAM_LATENCY_MS}ms`.padEnd(27)} ${t.label.padEnd(14)} p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (n=${result.latency.n})${bad}`);
+      say(`${`${scenario.label} @${tag}`.padEnd(27)} ${t.label.padEnd(14)} p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (n=${result.latency.n})${bad}`);
     }
   }
+}
+
+/** The upstream UPSTREAM_LATENCY_MS away for every target (SANDBOX_LATENCY_MS): rows "<operation>@40ms". */
+const farUpstreamRun = (runtimes, fixtures, measurements) =>
+  slowRun(runtimes, fixtures, measurements, {
+    tag: `${UPSTREAM_LATENCY_MS}ms`,
+    mode: "latency40",
+    workersFor: (_key, workers) =>
+      workers.map((w) => ({ ...w, bindings: { ...w.bindings, SANDBOX_LATENCY_MS: String(UPSTREAM_LATENCY_MS) } })),
+  });
+
+/**
+ * Issue #22's platform: the upstream UPSTREAM_LATENCY_MS away as in @40ms,
+ * and every D1 round trip of the gateway PLATFORM_D1_MS away: the gateway
+ * runs as the traced build (its own code, its D1 bindings wrapped with the
+ * delay; no request is traced). The bare proxy and the sandbox have no D1,
+ * so for them only the upstream is far. Rows "<operation>@platform".
+ */
+const platformRun = (built, runtimes, fixtures, measurements) =>
+  slowRun(runtimes, fixtures, measurements, {
+    tag: "platform",
+    mode: "latencyPlatform",
+    scenarios: PLATFORM_SCENARIOS,
+    workersFor: (key, workers) => {
+      const far = (w, extra = {}) => ({ ...w, bindings: { ...w.bindings, SANDBOX_LATENCY_MS: String(UPSTREAM_LATENCY_MS), ...extra } });
+      if (key !== "gateway") return workers.map((w) => far(w));
+      return [far(workerFromBuild(built.traced), { BENCH_D1_DELAY_MS: String(PLATFORM_D1_MS) })];
+    },
+  });
+
+/** `--critical`: the round-trip counts alone, printed; nothing is written. */
+async function criticalOnly() {
+  say("building the traced gateway with wrangler");
+  const { built } = await buildAll({ only: ["traced"] });
+  say(`counting round trips and commits before the answer (D1 ${PLATFORM_D1_MS} ms away, ${PLAN.criticalRepeats} of each operation)`);
+  const criticalPath = await countCriticalPath(built);
+  console.log(`\n${criticalMarkdown(criticalPath, null).join("\n")}\n`);
+  for (const v of judgeCritical(criticalPath)) console.log(`${verdictWord(v.met).padEnd(12)} ${v.target}: ${v.value ?? "–"}`);
+  say("done");
 }
 
 async function main() {
@@ -171,8 +208,17 @@ async function main() {
   say("profiling the gateway: cost ladder, then a CPU profile of a separate runtime");
   const profile = await profileGateway(built, runtimes, fixtures, measurements);
 
+  say(`counting round trips and commits before the answer (traced gateway, D1 ${PLATFORM_D1_MS} ms away, ${PLAN.criticalRepeats} of each operation)`);
+  const criticalPath = await countCriticalPath(built);
+  for (const [op, c] of Object.entries(criticalPath.ops)) {
+    say(`${op.padEnd(14)} before the answer: ${c.critical.d1} D1 round trips (${c.critical.d1Depth} in sequence), ${c.critical.commits} commits, ${c.critical.hops} hops; after: ${c.after.d1} D1, ${c.after.commits} commits, ${c.after.queue} queue sends${c.varied.length ? ` (varied: ${c.varied.join(", ")})` : ""}`);
+  }
+
   say(`the upstream ${UPSTREAM_LATENCY_MS} ms away: latency at concurrency 1 again, every target's sandbox waiting ${UPSTREAM_LATENCY_MS} ms per call`);
   await farUpstreamRun(runtimes, fixtures, measurements);
+
+  say(`@platform: the upstream ${UPSTREAM_LATENCY_MS} ms away and every D1 round trip of the gateway ${PLATFORM_D1_MS} ms away (${PLATFORM_SCENARIOS.join(", ")})`);
+  await platformRun(built, runtimes, fixtures, measurements);
 
   const logs = Object.fromEntries(TARGETS.map((t) => [t.key, runtimes[t.key].logs]));
   for (const t of TARGETS) await runtimes[t.key].stop();
@@ -199,7 +245,10 @@ async function main() {
     sanity,
     fixtures: Object.fromEntries(TARGETS.map((t) => [t.key, { created: fixtures[t.key].created, seconds: fixtures[t.key].seconds }])),
     table,
-    verdicts: judge(table, bundle, profile),
+    verdicts: judge(table, bundle, profile, criticalPath),
+    // Issue #22: per operation, what happens in sequence before the answer, and what after it.
+    ...criticalCounts(criticalPath),
+    criticalPath,
     profile,
     logs,
     measurements,
@@ -219,7 +268,7 @@ async function main() {
 function rerender(path) {
   const report = JSON.parse(readFileSync(path, "utf8"));
   report.table = tabulate(report.measurements);
-  report.verdicts = judge(report.table, report.bundle, report.profile);
+  report.verdicts = judge(report.table, report.bundle, report.profile, report.criticalPath);
   report.comparison = compareWithPrevious(report, againstArg());
   report.verdicts.push(regressionVerdict(report.comparison));
   if (report.profile) report.profile.summary = summarize(report.profile.ladder, report.profile.cpu, report.profile.logCost, report.measurements, report.profile.writeAhead);
@@ -241,7 +290,7 @@ if (reportArg >= 0) {
   rerender(process.argv[reportArg + 1]);
 } else {
   try {
-    await main();
+    await (CRITICAL_ONLY ? criticalOnly() : main());
     await shutdown(0);
   } catch (err) {
     console.error(err);

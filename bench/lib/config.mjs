@@ -41,6 +41,8 @@ export const PORTS = {
   receiver: PORT_BASE + 8,
   /** The partner's receiver every other gateway runtime delivers its events to (up for the whole run). */
   partner: PORT_BASE + 9,
+  /** The traced gateway that counts round trips and commits (lib/critical.mjs). */
+  traced: PORT_BASE + 10,
 };
 
 /**
@@ -78,11 +80,25 @@ const quick = process.argv.includes("--quick");
 /** The upstream's distance in the "@40ms" run: the sandbox waits this long before each call (SANDBOX_LATENCY_MS). */
 export const UPSTREAM_LATENCY_MS = 40;
 
+/**
+ * The "@platform" run (issue #22): every D1 round trip this far away (the
+ * traced gateway's wrapper of the D1 bindings, bench/workers/traced-gateway.ts),
+ * the upstream UPSTREAM_LATENCY_MS away as in the @40ms run.
+ */
+export const PLATFORM_D1_MS = 50;
+/** The operations measured @platform. */
+export const PLATFORM_SCENARIOS = ["create", "authorize", "pay", "check-id", "flow"];
+
+/** `npm run bench -- --critical`: only the round-trip counts (a minute), printed, nothing written. */
+export const CRITICAL_ONLY = process.argv.includes("--critical");
+
 export const PLAN = quick
   ? {
       quick,
       latency: { connections: 1, warmup: 10, amount: 40, flows: 15 },
       latency40: { connections: 1, warmup: 3, amount: 12, flows: 4 },
+      latencyPlatform: { connections: 1, warmup: 2, amount: 10, flows: 3 },
+      criticalRepeats: 2,
       throughput: { connections: 32, warmupSeconds: 0.3, seconds: 0.7, warmupAmount: 40, amount: 160 },
       spreadReceipts: 32,
       coldStartRuns: 1,
@@ -93,6 +109,8 @@ export const PLAN = quick
       quick,
       latency: { connections: 1, warmup: 50, amount: 400, flows: 150 },
       latency40: { connections: 1, warmup: 5, amount: 60, flows: 20 },
+      latencyPlatform: { connections: 1, warmup: 5, amount: 40, flows: 12 },
+      criticalRepeats: 5,
       throughput: { connections: 32, warmupSeconds: 1, seconds: 3, warmupAmount: 200, amount: 2000 },
       spreadReceipts: 256,
       coldStartRuns: 3,

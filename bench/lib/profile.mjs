@@ -126,9 +126,11 @@ async function inspector(port, target) {
 /** Names what a profile node's code is: a gateway or sandbox file, a package, or V8 itself. */
 function classifier(mapPath) {
   const bundleName = basename(mapPath, ".map");
-  const map = new SourceMap(JSON.parse(readFileSync(mapPath, "utf8")));
+  const raw = JSON.parse(readFileSync(mapPath, "utf8"));
+  const map = new SourceMap(raw);
   const cache = new Map();
-  return (frame) => {
+  const sourceLines = new Map();
+  const classify = (frame) => {
     const { url, functionName, lineNumber, columnNumber } = frame;
     if (!url) {
       if (functionName.startsWith("(")) return functionName; // (program), (garbage collector), (idle)
@@ -154,6 +156,95 @@ function classifier(mapPath) {
     cache.set(key, owner);
     return owner;
   };
+  /** The source line a function of the bundle starts on (from the map's sourcesContent), or "". */
+  classify.line = (frame) => {
+    if (!frame.url?.endsWith(bundleName)) return "";
+    const entry = map.findEntry(frame.lineNumber, frame.columnNumber);
+    const index = entry?.originalSource ? raw.sources.findIndex((s) => entry.originalSource.endsWith(s.replace(/^(\.\.\/)+/, ""))) : -1;
+    if (index < 0) return "";
+    if (!sourceLines.has(index)) sourceLines.set(index, (raw.sourcesContent?.[index] ?? "").split("\n"));
+    return sourceLines.get(index)[entry.originalLine] ?? "";
+  };
+  return classify;
+}
+
+/**
+ * The buckets of issue #22's table: what each operation's CPU is spent on.
+ * A sample goes to the bucket of its nearest frame (itself, else its caller,
+ * and so on up the stack) that is gateway code, a package or workerd's own
+ * JavaScript: a V8 builtin (JSON.parse, crypto, sql.exec) counts for whoever
+ * called it. Samples with no such frame (V8's "(program)", the garbage
+ * collector) are the runtime's.
+ */
+export const BUCKETS = [
+  { key: "auth", label: "auth", what: "src/auth.ts, jose: the key's SHA-256, a JWT's verification" },
+  { key: "validation", label: "validation", what: "src/http.ts, src/schemas.ts, valibot: content type, body limit, JSON parse, the schemas" },
+  { key: "d1", label: "D1", what: "src/tid-index.ts, src/tid-shards.ts, src/events/log.ts and workerd's D1 client (the SQL itself runs in Miniflare's D1, outside this isolate)" },
+  { key: "storage", label: "storage", what: "src/record/store.ts and the object's alarm calls: the record's SQLite (sql.exec, transactions)" },
+  { key: "queue", label: "queue", what: "src/events/, src/record/event.ts, ulid: the outbox's events, their ids, the queue send" },
+  { key: "logging", label: "logging", what: "src/redact.ts: the log line, its redaction" },
+  { key: "upstream", label: "upstream client", what: "src/upstream/: the request, its answer parsed and normalized" },
+  { key: "hop", label: "Durable Object call", what: "a route's call on the receipt's stub (`receiptStub(...).pay(...)`): the RPC's argument copy and, for an object not in memory, its start, native work the profiler gives to the calling line (create's call is inside src/creation.ts and stays under create)" },
+  { key: "record", label: "record object", what: "src/receipt-object.ts, src/lifecycle.ts, src/kinds.ts: the lifecycle, the Durable Object's RPC" },
+  { key: "create", label: "create", what: "src/creation.ts: the tid's HMAC fingerprint and upstream tid, the create's steps, and in createOnce's own frame the call that starts the new receipt object (native: its SQLite file, the RPC)" },
+  { key: "routing", label: "routing", what: "hono, src/app.ts, src/routes/, src/errors.ts, src/config.ts, src/rate-limit.ts: router, middleware, answers" },
+  { key: "sandbox", label: "sandbox (not the gateway)", what: "src/sandbox/: the upstream simulation, in the same isolate in development" },
+  { key: "runtime", label: "runtime", what: "V8 and workerd with no JavaScript frame above: (program), the garbage collector, RPC and HTTP plumbing" },
+];
+
+const BUCKET_BY_FILE = [
+  [/^gateway src\/auth\.ts$|^package jose$/, "auth"],
+  [/^gateway src\/(http|schemas)\.ts$|^package (valibot|@hono\/standard-validator)$/, "validation"],
+  [/^gateway src\/(tid-index|tid-shards|retention)\.ts$|^gateway src\/events\/log\.ts$|^runtime .*d1/, "d1"],
+  [/^gateway src\/record\/store\.ts$/, "storage"],
+  [/^gateway src\/events\/|^gateway src\/record\/event\.ts$|^package ulid$/, "queue"],
+  [/^gateway src\/redact\.ts$/, "logging"],
+  [/^gateway src\/upstream\//, "upstream"],
+  [/^gateway src\/(receipt-object|lifecycle|kinds|caller)\.ts$/, "record"],
+  [/^gateway src\/creation\.ts$/, "create"],
+  [/^gateway src\/|^package |^other /, "routing"],
+  [/^sandbox /, "sandbox"],
+];
+
+/** The object's storage calls that live in receipt-object.ts rather than the store. */
+const STORAGE_FUNCTIONS = new Set(["#setAlarm"]);
+
+function bucketOfFrame(owner, functionName, line) {
+  if (owner === "gateway src/receipt-object.ts" && STORAGE_FUNCTIONS.has(functionName)) return "storage";
+  if (owner.startsWith("gateway src/routes/") && /receiptStub\(/.test(line)) return "hop";
+  for (const [pattern, bucket] of BUCKET_BY_FILE) if (pattern.test(owner)) return bucket;
+  return null;
+}
+
+/** Per bucket, the samples' time (µs), each sample given to its nearest attributable frame. */
+function bucketize(profile, classify, nodes) {
+  const parent = new Map();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
+  const cache = new Map();
+  const bucketOfNode = (id) => {
+    if (cache.has(id)) return cache.get(id);
+    let bucket = null;
+    for (let at = id; at !== undefined && bucket === null; at = parent.get(at)) {
+      const frame = nodes.get(at).callFrame;
+      const owner = classify(frame);
+      if (owner === "(idle)") return "(idle)";
+      if (owner.startsWith("runtime ") && !/d1/.test(owner)) {
+        // workerd's own JavaScript (RPC glue, streams): the runtime's, unless gateway code called it.
+        continue;
+      }
+      bucket = bucketOfFrame(owner, frame.functionName, owner.startsWith("gateway src/routes/") ? classify.line(frame) : "");
+    }
+    bucket ??= "runtime";
+    cache.set(id, bucket);
+    return bucket;
+  };
+  const us = new Map();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const bucket = bucketOfNode(profile.samples[i]);
+    if (bucket === "(idle)") continue;
+    us.set(bucket, (us.get(bucket) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
+  }
+  return us;
 }
 
 /**
@@ -192,9 +283,17 @@ function attribute(profile, classify, requests) {
   // The D1 binding's client code runs in this isolate on every query: if it
   // never shows up in thousands of requests, the operation does not touch D1.
   const d1 = rows.filter((r) => r.owner.startsWith("runtime cloudflare-internal:d1")).reduce((sum, r) => sum + r.usPerRequest, 0);
+  const bucketUs = bucketize(profile, classify, nodes);
+  const buckets = Object.fromEntries(
+    BUCKETS.map(({ key }) => {
+      const us = bucketUs.get(key) ?? 0;
+      return [key, { usPerRequest: round(us / requests, 1), shareOfBusy: round((us / busy) * 100, 1) }];
+    }),
+  );
   return {
     wallMs: round(total / 1000, 1),
     d1ClientUsPerRequest: round(d1, 1),
+    buckets,
     busyMs: round(busy / 1000, 1),
     busyShare: round((busy / total) * 100, 1),
     usPerRequest: round(busy / requests, 1),
@@ -203,9 +302,12 @@ function attribute(profile, classify, requests) {
   };
 }
 
+/** The operations profiled, each at concurrency 32. */
+export const PROFILED = ["check-id", "create", "authorize", "pay", "flow"];
+
 /**
  * Profiles a fresh gateway (inspector on, so kept apart from the measured
- * runtime) under check-id, pay and create at concurrency 32.
+ * runtime) under PROFILED at concurrency 32.
  */
 export async function cpuProfile(built) {
   // No queue consumer here: the events the requests queue are still sent, but
@@ -225,24 +327,43 @@ export async function cpuProfile(built) {
     const payCount = PLAN.quick ? 300 : 1000;
     const payWarmup = 200;
     const plain = await createReceipts(rt, gateway, 1003, PLAN.spreadReceipts + payWarmup + payCount + 64);
+    const verify = await createReceipts(rt, gateway, 1001, payWarmup + payCount + 64);
     let next = PLAN.spreadReceipts;
-    const fixtures = { spread: plain.slice(0, PLAN.spreadReceipts), hot: plain[0], pay: { take: () => plain[next++] } };
+    let nextVerify = 0;
+    const fixtures = {
+      spread: plain.slice(0, PLAN.spreadReceipts),
+      hot: plain[0],
+      pay: { take: () => plain[next++] },
+      authorize: { take: () => verify[nextVerify++] },
+    };
     const classify = classifier(`${built.gateway.module}.map`);
     const cdp = await inspector(PORTS.inspector, `core:user:${built.gateway.name}`);
     const out = {};
     try {
       await cdp.send("Profiler.enable");
       await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
-      for (const key of ["check-id", "pay", "create"]) {
+      // The flow last: create, authorize and pay (with OTP) as one item, what issue #22's CPU target is about.
+      for (const key of PROFILED) {
         const scenario = SCENARIOS.find((s) => s.key === key);
         const load = scenario.consumes ? { amount: payCount } : { duration: seconds };
         // Warm the code paths before sampling.
         const warm = scenario.consumes ? { amount: payWarmup } : { duration: 0.5 };
         await runLoad({ url: rt.url, connections: 32, ...warm, requests: scenario.requests(gateway, fixtures) });
         await cdp.send("Profiler.start");
+        const cpuBefore = runtimeCpuMs(rt);
         const result = await runLoad({ url: rt.url, connections: 32, ...load, requests: scenario.requests(gateway, fixtures) });
+        const cpuAfter = runtimeCpuMs(rt);
         const { profile } = await cdp.send("Profiler.stop");
-        out[key] = { rps: result.rps, requests: result.ok, ...attribute(profile, classify, Math.max(result.ok, 1)) };
+        // Per flow for the flow (three requests), per request otherwise.
+        const items = Math.max(scenario.flow ? Math.floor(result.ok / 3) : result.ok, 1);
+        out[key] = {
+          rps: result.rps,
+          requests: result.ok,
+          items,
+          // workerd's CPU per item while profiled: the isolate's busy time is part of it.
+          workerdUsPerItem: cpuBefore === null || cpuAfter === null ? null : round(((cpuAfter - cpuBefore) * 1000) / items, 0),
+          ...attribute(profile, classify, items),
+        };
       }
     } finally {
       cdp.close();
@@ -403,8 +524,35 @@ export function summarize(ladder, cpu, logCost, measurements, writeAhead) {
         .join(", ");
       lines.push(`| ${op} | ${p.busyShare}% | ${sandbox}% | ${top} |`);
     }
+    lines.push(...bucketTable(cpu, measurements));
   }
   return lines.join("\n");
+}
+
+/**
+ * Issue #22's table: where each operation's CPU goes, by bucket (BUCKETS),
+ * next to its CPU in the main table (gateway against bare proxy, c=32).
+ */
+function bucketTable(cpu, measurements) {
+  const ops = Object.keys(cpu).filter((op) => cpu[op].buckets);
+  if (ops.length === 0) return [];
+  const cpuOf = (op, target) => measurements?.[op]?.[target]?.throughput?.cpu?.runtimeMsPer ?? null;
+  const lines = [
+    "",
+    "Where each operation's CPU goes (issue #22): the same profiles, each sample given to the nearest gateway file or package on its stack (a builtin such as JSON.parse, sql.exec or crypto counts for its caller), as a share of the isolate's busy time. The first columns are the main table's workerd CPU per request (per flow for the flow) at c=32, unprofiled.",
+    "",
+    `| operation | gateway CPU ms | bare proxy CPU ms | ratio | ${BUCKETS.map((b) => b.label).join(" | ")} |`,
+    `|---|---:|---:|---:|${BUCKETS.map(() => "---:").join("|")}|`,
+  ];
+  for (const op of ops) {
+    const g = cpuOf(op, "gateway");
+    const b = cpuOf(op, "bareProxy");
+    const ratio = g != null && b ? `${(g / b).toFixed(2)}×` : "–";
+    const cells = BUCKETS.map(({ key }) => `${cpu[op].buckets[key]?.shareOfBusy ?? 0}%`);
+    lines.push(`| ${op === "flow" ? "create-authorize-pay (per flow)" : op} | ${g ?? "–"} | ${b ?? "–"} | ${ratio} | ${cells.join(" | ")} |`);
+  }
+  lines.push("", ...BUCKETS.map((b) => `- **${b.label}**: ${b.what}.`));
+  return lines;
 }
 
 export async function profileGateway(built, runtimes, fixtures, measurements) {

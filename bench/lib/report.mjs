@@ -8,7 +8,8 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { basename, join } from "node:path";
-import { PLAN, RESULTS_DIR, ROOT, UPSTREAM_LATENCY_MS } from "./config.mjs";
+import { PLAN, PLATFORM_D1_MS, RESULTS_DIR, ROOT, UPSTREAM_LATENCY_MS } from "./config.mjs";
+import { COUNTED, criticalMarkdown } from "./critical.mjs";
 import { SCENARIOS, TARGETS } from "./scenarios.mjs";
 
 /** The issue's targets (#12), as data so the table and the verdicts agree. */
@@ -20,6 +21,16 @@ const FLOW_CPU_LIMIT = 2.5;
 /** Every operation with the upstream UPSTREAM_LATENCY_MS away: what a user feels. */
 const FAR_LATENCY_LIMIT = 1.05;
 const BUNDLE_LIMIT_KIB = 100;
+
+/**
+ * Issue #22's targets: what a user waits for on the platform. Round trips
+ * before the answer by the traced gateway's counts (lib/critical.mjs); what
+ * they add by the @platform rows, gateway p50 minus bare-proxy p50 (ms).
+ */
+const CRITICAL_D1_LIMITS = { create: 1, authorize: 0, pay: 0, "pay-warm": 0, "pay-otp": 0, "hold-confirm": 0, cancel: 0, "check-id": 0, "check-tid": 0, "create-replay": 0 };
+const CRITICAL_COMMIT_LIMITS = { pay: 2, "pay-warm": 2, "pay-otp": 2, "check-id": 0 };
+const PLATFORM_ADDED_MS = { create: 55, pay: 5, "check-id": 2 };
+const FLOW_CPU_LIMIT_22 = 3;
 
 function version(pkg) {
   try {
@@ -78,7 +89,13 @@ export function tabulate(measurements) {
     label: `${s.label} @${UPSTREAM_LATENCY_MS}ms`,
     note: `${s.label} again at concurrency 1, every target's sandbox waiting ${UPSTREAM_LATENCY_MS} ms before each call (SANDBOX_LATENCY_MS): the upstream as far away as a real one`,
   }));
-  return [...SCENARIOS, ...far].map((s) => {
+  const platform = SCENARIOS.filter((s) => measurements[`${s.key}@platform`]).map((s) => ({
+    ...s,
+    key: `${s.key}@platform`,
+    label: `${s.label} @platform`,
+    note: `${s.label} at concurrency 1 with the upstream ${UPSTREAM_LATENCY_MS} ms away and every D1 round trip of the gateway ${PLATFORM_D1_MS} ms away (bench/workers/traced-gateway.ts wraps the D1 bindings; the gateway's code is unchanged); the bare proxy and the sandbox have no D1`,
+  }));
+  return [...SCENARIOS, ...far, ...platform].map((s) => {
     const row = { key: s.key, label: s.label, note: s.note, targets: {} };
     for (const t of TARGETS) {
       const lat = measurements[s.key]?.[t.key]?.latency;
@@ -105,8 +122,38 @@ export function tabulate(measurements) {
   });
 }
 
+/** Issue #22's targets that the round-trip counts alone decide (also `npm run bench -- --critical`). */
+export function judgeCritical(path) {
+  const verdicts = [];
+  const ops = path?.ops ?? {};
+  const label = (op) => COUNTED.find((c) => c.key === op)?.label ?? op;
+  for (const [op, limit] of Object.entries(CRITICAL_D1_LIMITS)) {
+    const c = ops[op]?.critical;
+    verdicts.push({
+      target: `${label(op)}: at most ${limit} D1 round trip${limit === 1 ? "" : "s"} before the answer (issue #22)`,
+      value: c ? `${c.d1} (${c.d1Depth} in sequence, ${c.d1Statements} statement${c.d1Statements === 1 ? "" : "s"})` : null,
+      met: c ? c.d1 <= limit : null,
+    });
+  }
+  for (const [op, limit] of Object.entries(CRITICAL_COMMIT_LIMITS)) {
+    const c = ops[op]?.critical;
+    verdicts.push({
+      target: `${label(op)}: at most ${limit} storage commit${limit === 1 ? "" : "s"} before the answer (issue #22)`,
+      value: c ? String(c.commits) : null,
+      met: c ? c.commits <= limit : null,
+    });
+  }
+  const hops = Object.entries(ops).map(([op, s]) => [op, s.critical.hops]);
+  verdicts.push({
+    target: "at most one Durable Object round trip per operation",
+    value: hops.length ? hops.map(([op, n]) => `${op} ${n}`).join(", ") : null,
+    met: hops.length ? hops.every(([, n]) => n <= 1) : null,
+  });
+  return verdicts;
+}
+
 /** The issue's targets against this run. `met: null` means the bench cannot tell. */
-export function judge(table, bundle, profile) {
+export function judge(table, bundle, profile, criticalPath) {
   const verdicts = [];
   const byKey = Object.fromEntries(table.map((r) => [r.key, r]));
   for (const [op, limit] of Object.entries(LATENCY_LIMITS)) {
@@ -146,14 +193,25 @@ export function judge(table, bundle, profile) {
     met: cpu ? cpu.pay?.d1ClientUsPerRequest === 0 && cpu["check-id"]?.d1ClientUsPerRequest === 0 : null,
   });
   verdicts.push({
-    target: "at most one Durable Object round trip per operation",
-    value: "1 per operation by reading the code; the bench cannot count them",
-    met: null,
-  });
-  verdicts.push({
     target: `production bundle <= ${BUNDLE_LIMIT_KIB} KiB gzip`,
     value: `${bundle.gzipKiB} KiB`,
     met: bundle.gzipKiB <= BUNDLE_LIMIT_KIB,
+  });
+  // Issue #22.
+  verdicts.push(...judgeCritical(criticalPath));
+  for (const [op, limit] of Object.entries(PLATFORM_ADDED_MS)) {
+    const t = byKey[`${op}@platform`]?.targets;
+    const added = t?.gateway.p50 != null && t?.bareProxy.p50 != null ? Math.round((t.gateway.p50 - t.bareProxy.p50) * 100) / 100 : null;
+    verdicts.push({
+      target: `${op}@platform: gateway p50 at most bare-proxy p50 + ${limit} ms (issue #22)`,
+      value: added == null ? null : `+${added} ms (${t.gateway.p50} against ${t.bareProxy.p50})`,
+      met: added == null ? null : added <= limit,
+    });
+  }
+  verdicts.push({
+    target: `create-authorize-pay: gateway CPU per flow <= ${FLOW_CPU_LIMIT_22}x bare proxy (issue #22)`,
+    value: flowCpu == null ? null : `${flowCpu}x (${byKey.flow.targets.gateway.cpuMs} against ${byKey.flow.targets.bareProxy.cpuMs} ms)`,
+    met: flowCpu == null ? null : flowCpu <= FLOW_CPU_LIMIT_22,
   });
   return verdicts;
 }
@@ -306,7 +364,7 @@ export function markdown(report) {
     `<!-- Written by \`npm run bench\` (bench/lib/report.mjs); regenerate, don't edit. -->`,
     `**Command:** \`npm run bench\` · **Date:** ${report.date} · **Machine:** ${m.nproc} cores (\`nproc\`), ${m.cpu}, ${m.memoryGiB} GiB, node ${m.node}, workerd ${m.workerd} via miniflare ${m.miniflare}, autocannon ${m.autocannon}${m.stealPercent != null ? ` · **CPU stolen by the host during the run:** ${m.stealPercent}%` : ""} · **Source:** ${report.source.commit}${report.source.uncommittedChanges.length ? ` + uncommitted changes in ${report.source.uncommittedChanges.length} file(s)` : ""}`,
     "",
-    `Latency: ${PLAN.latency.amount} requests (${PLAN.latency.flows} flows) at concurrency 1 after ${PLAN.latency.warmup} warm-up. Throughput: concurrency 32 for ${PLAN.throughput.seconds} s after ${PLAN.throughput.warmupSeconds} s warm-up (authorize and pay: ${PLAN.throughput.amount} requests, each on a fresh receipt). Targets measured interleaved, one at a time, on the same machine. Rows marked @${UPSTREAM_LATENCY_MS}ms: ${PLAN.latency40.amount} requests (${PLAN.latency40.flows} flows) at concurrency 1 with the upstream ${UPSTREAM_LATENCY_MS} ms away for every target.`,
+    `Latency: ${PLAN.latency.amount} requests (${PLAN.latency.flows} flows) at concurrency 1 after ${PLAN.latency.warmup} warm-up. Throughput: concurrency 32 for ${PLAN.throughput.seconds} s after ${PLAN.throughput.warmupSeconds} s warm-up (authorize and pay: ${PLAN.throughput.amount} requests, each on a fresh receipt). Targets measured interleaved, one at a time, on the same machine. Rows marked @${UPSTREAM_LATENCY_MS}ms: ${PLAN.latency40.amount} requests (${PLAN.latency40.flows} flows) at concurrency 1 with the upstream ${UPSTREAM_LATENCY_MS} ms away for every target. Rows marked @platform: ${PLAN.latencyPlatform.amount} requests (${PLAN.latencyPlatform.flows} flows) at concurrency 1, the upstream ${UPSTREAM_LATENCY_MS} ms away and every D1 round trip of the gateway ${PLATFORM_D1_MS} ms away.`,
     "",
     markdownTable(report.table),
     "",
@@ -314,6 +372,8 @@ export function markdown(report) {
     `- **runtime CPU**: CPU time of the target's workerd process (worker, Durable Objects, D1, sandbox) per answer during the c=32 run, from /proc. workerd kept ${coresRange(report)} core(s) busy, so req/s ≈ 1000 / CPU ms: throughput here is CPU per request.`,
     "",
   ];
+  const critical = criticalMarkdown(report.criticalPath, report.measurements);
+  if (critical.length) lines.push(...critical, "");
   const hadErrors = report.table.filter((r) => TARGETS.some((t) => r.targets[t.key].non2xx > 0));
   if (hadErrors.length) {
     lines.push(`⚠ non-2xx answers or connection errors in: ${hadErrors.map((r) => r.label).join(", ")} (see the JSON).`, "");

@@ -68,9 +68,20 @@ function pool(ids, name) {
 
 /** Receipts one consuming operation needs: every warm-up and timed request gets a fresh one. */
 export function consumingPoolSize() {
-  const { latency, latency40, throughput } = PLAN;
+  const { latency, latency40, latencyPlatform, throughput } = PLAN;
   // autocannon may build one request past `amount` on each connection.
-  return latency.warmup + latency.amount + latency40.warmup + latency40.amount + throughput.warmupAmount + throughput.amount + 2 * throughput.connections + 2;
+  return (
+    latency.warmup +
+    latency.amount +
+    latency40.warmup +
+    latency40.amount +
+    latencyPlatform.warmup +
+    latencyPlatform.amount +
+    throughput.warmupAmount +
+    throughput.amount +
+    2 * throughput.connections +
+    3
+  );
 }
 
 /**
@@ -237,7 +248,7 @@ function flowTracker() {
  */
 function sizes(scenario, mode) {
   const spec = PLAN[mode];
-  if (mode === "latency" || mode === "latency40") {
+  if (mode === "latency" || mode === "latency40" || mode === "latencyPlatform") {
     const perItem = scenario.flow ? 3 : 1;
     return {
       // check-id, spread: the warm-up visits every receipt once, so the timed
@@ -265,7 +276,7 @@ export async function warmUp(scenario, target, runtime, fixtures, mode) {
     });
   }
   // With the upstream far away, the warm-up that visits every pooled receipt runs at 16 at once.
-  const connections = mode === "latency40" && scenario.warmsPool ? 16 : PLAN[mode].connections;
+  const connections = (mode === "latency40" || mode === "latencyPlatform") && scenario.warmsPool ? 16 : PLAN[mode].connections;
   await runLoad({ url: runtime.url, connections, ...warm, requests: scenario.requests(target, fixtures) });
 }
 

@@ -1,0 +1,430 @@
+/**
+ * Bench-only: the gateway exactly as src/dev.ts builds it, with its bindings
+ * wrapped (issue #22). The gateway's code is not changed; what it is handed is:
+ *
+ * - every D1 binding: each round trip (a statement's run/all/first/raw, a
+ *   batch, an exec) is delayed by BENCH_D1_DELAY_MS, half on the way there
+ *   and half on the way back, as a D1 primary that far away would be (the
+ *   `@platform` rows). 0: no delay;
+ * - and, for a request that carries `x-bench-trace: <id>`, a record of what
+ *   it set off, in order: D1 round trips, Durable Object hops (stub calls),
+ *   the Durable Objects' storage commits, queue sends and upstream calls,
+ *   each with where it started and ended against the answer. GET
+ *   /__bench/traces hands the records over (and forgets them).
+ *
+ * How a storage commit is counted (workerd's ActorSqlite, the SQLite-backed
+ * objects' storage): the first write after the object's last commit (an
+ * `sql.exec` that writes, `transactionSync`, `setAlarm`/`deleteAlarm`,
+ * `put`/`delete`) opens an implicit transaction that commits once the
+ * current JavaScript turn ends, and the object's output gate holds every
+ * answer it sends until that commit is durable. So every turn with writes is
+ * one commit. A turn ends where the object waits for something: here, when
+ * one of the wrapped calls settles, when the object is called, or at the
+ * latest when a zero-delay timer set at the turn's first write fires.
+ * bench/README.md ("Round trips and commits") gives the limits.
+ *
+ * The trace crosses into a Durable Object as one extra, trailing argument of
+ * the stub call, which the object's wrapper takes off before the gateway's
+ * method sees its arguments. Inside the worker and the objects the trace
+ * follows the code through AsyncLocalStorage.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import gateway, { ReceiptObject as GatewayReceiptObject, SandboxObject, SandboxUpstream } from "../../src/dev";
+
+export { SandboxObject, SandboxUpstream };
+
+type Kind = "d1" | "hop" | "commit" | "queue" | "upstream" | "sync";
+
+interface TraceEvent {
+  kind: Kind;
+  /** Which invocation started it: 0 is the request's own (the worker), others are Durable Object calls. */
+  inv: number;
+  /** Sequence numbers (one counter for the isolate): when it started and ended. */
+  start: number;
+  end: number | null;
+  what: string;
+  /** D1: statements in it (a batch has several). Commit: writes in it. */
+  n: number;
+}
+
+interface Invocation {
+  /** The hop (event index in the trace) that started this Durable Object call; -1 for the worker. */
+  hop: number;
+  object: string | null;
+  method: string;
+  start: number;
+  /** When the call's answer was handed back (the worker's: the response). */
+  returned: number | null;
+}
+
+interface Trace {
+  id: string;
+  path: string;
+  status: number | null;
+  events: TraceEvent[];
+  invocations: Invocation[];
+}
+
+interface Context {
+  trace: Trace;
+  inv: number;
+}
+
+const als = new AsyncLocalStorage<Context>();
+const traces = new Map<string, Trace>();
+/** Traces kept until fetched; the oldest go first past this. */
+const MAX_TRACES = 2000;
+let seq = 0;
+/** The isolate's JavaScript turn, as far as the wrappers can tell (see the header). */
+let turn = 0;
+const newTurn = () => {
+  turn++;
+};
+
+const TRACE_HEADER = "x-bench-trace";
+const MARK = "__benchTrace";
+
+function record(kind: Kind, what: string, n = 1): TraceEvent | null {
+  const ctx = als.getStore();
+  if (!ctx) return null;
+  const event: TraceEvent = { kind, inv: ctx.inv, start: ++seq, end: null, what, n };
+  ctx.trace.events.push(event);
+  return event;
+}
+
+/** Runs an I/O call as one event: started now, ended when it settles (which also ends the turn). */
+function around<T>(kind: Kind, what: string, n: number, call: () => Promise<T>): Promise<T> {
+  const event = record(kind, what, n);
+  const settle = () => {
+    newTurn();
+    if (event) event.end = ++seq;
+  };
+  let started: Promise<T>;
+  try {
+    started = Promise.resolve(call());
+  } catch (err) {
+    settle();
+    throw err;
+  }
+  return started.then(
+    (value) => {
+      settle();
+      return value;
+    },
+    (err) => {
+      settle();
+      throw err;
+    },
+  );
+}
+
+/**
+ * A property of a wrapped binding as the gateway would have got it: a method
+ * bound to the real object. Reflect.apply, because on an RPC stub or service
+ * binding `.apply` or `.bind` would be an RPC property of their own.
+ */
+const bound = (value: unknown, target: object) =>
+  typeof value === "function" ? (...args: unknown[]) => Reflect.apply(value, target, args) : value;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// --- D1 -----------------------------------------------------------------------
+
+const STATEMENT_CALLS = new Set(["run", "all", "first", "raw"]);
+/** Wrapped statement -> the D1 statement it stands for (batch() wants the real ones). */
+const realStatement = new WeakMap<object, D1PreparedStatement>();
+
+const sqlHead = (sql: string) => sql.replace(/\s+/g, " ").trim().slice(0, 60);
+
+function d1(db: D1Database | D1DatabaseSession, delayMs: number, label: string): D1Database {
+  const half = delayMs / 2;
+  const roundTrip = <T>(what: string, n: number, call: () => Promise<T>) =>
+    around("d1", `${label}: ${what}`, n, async () => {
+      if (half > 0) await sleep(half);
+      const result = await call();
+      if (half > 0) await sleep(half);
+      return result;
+    });
+  const statement = (real: D1PreparedStatement, sql: string): D1PreparedStatement => {
+    const wrapped = new Proxy(real, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target);
+        if (prop === "bind") return (...args: unknown[]) => statement(Reflect.apply(value as D1PreparedStatement["bind"], target, args), sql);
+        if (typeof prop === "string" && STATEMENT_CALLS.has(prop)) {
+          return (...args: unknown[]) => roundTrip(sqlHead(sql), 1, () => Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args));
+        }
+        return bound(value, target);
+      },
+    });
+    realStatement.set(wrapped, real);
+    return wrapped;
+  };
+  return new Proxy(db as D1Database, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop === "prepare") return (sql: string) => statement(target.prepare(sql), sql);
+      if (prop === "batch") {
+        return (statements: D1PreparedStatement[]) =>
+          roundTrip(`batch of ${statements.length}`, statements.length, () => target.batch(statements.map((s) => realStatement.get(s) ?? s)));
+      }
+      if (prop === "exec") return (sql: string) => roundTrip(`exec ${sqlHead(sql)}`, 1, () => target.exec(sql));
+      if (prop === "withSession") {
+        return (...args: unknown[]) => d1(Reflect.apply(value as (...a: unknown[]) => D1DatabaseSession, target, args), delayMs, `${label} session`);
+      }
+      return bound(value, target);
+    },
+  });
+}
+
+const isD1 = (value: unknown): value is D1Database =>
+  typeof (value as D1Database | undefined)?.prepare === "function" && typeof (value as D1Database | undefined)?.batch === "function";
+
+// --- Durable Object stubs, the queue, the upstream --------------------------------
+
+function stub<T extends object>(real: T, label: string): T {
+  return new Proxy(real, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function" || typeof prop !== "string") return value;
+      return (...args: unknown[]) => {
+        const ctx = als.getStore();
+        if (!ctx) return Reflect.apply(value as (...a: unknown[]) => unknown, target, args);
+        const hopIndex = ctx.trace.events.length;
+        // The call's trace rides along as one more argument; the object's wrapper takes it off.
+        const marked = prop === "fetch" ? args : [...args, { [MARK]: { trace: ctx.trace.id, hop: hopIndex } }];
+        return around("hop", `${label}.${prop}`, 1, () => Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, marked));
+      };
+    },
+  });
+}
+
+function namespace(real: DurableObjectNamespace, label: string): DurableObjectNamespace {
+  return new Proxy(real, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop === "get" || prop === "getByName") {
+        return (...args: unknown[]) => stub(Reflect.apply(value as (...a: unknown[]) => object, target, args), label);
+      }
+      return bound(value, target);
+    },
+  });
+}
+
+function calls<T extends object>(real: T, kind: Kind, label: string, methods: readonly string[]): T {
+  return new Proxy(real, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (typeof prop === "string" && methods.includes(prop)) {
+        return (...args: unknown[]) => around(kind, `${label}.${prop}`, 1, () => Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args));
+      }
+      return bound(value, target);
+    },
+  });
+}
+
+const wrappedEnvs = new WeakMap<object, Env>();
+
+/** The env the gateway gets: one wrapper per env object (the gateway caches its config by env). */
+function wrapEnv(env: Env): Env {
+  let wrapped = wrappedEnvs.get(env);
+  if (wrapped) return wrapped;
+  const delayMs = Number((env as unknown as Record<string, string>).BENCH_D1_DELAY_MS ?? 0) || 0;
+  const cache = new Map<string | symbol, unknown>();
+  wrapped = new Proxy(env, {
+    get(target, prop) {
+      if (cache.has(prop)) return cache.get(prop);
+      const value = Reflect.get(target, prop, target);
+      let out: unknown = value;
+      if (prop === "RECEIPTS") out = namespace(value as DurableObjectNamespace, "RECEIPTS");
+      else if (prop === "EVENTS") out = calls(value as Queue, "queue", "EVENTS", ["send", "sendBatch"]);
+      else if (prop === "UPSTREAM") out = calls(value as Fetcher, "upstream", "UPSTREAM", ["fetch"]);
+      else if (typeof prop === "string" && isD1(value)) out = d1(value, delayMs, prop);
+      cache.set(prop, out);
+      return out;
+    },
+  });
+  wrappedEnvs.set(env, wrapped);
+  return wrapped;
+}
+
+// --- Durable Object storage ---------------------------------------------------------
+
+const READ_ONLY = /^\s*(SELECT|PRAGMA\s+table_info|EXPLAIN|VALUES)\b/i;
+/** A write as the trace names it: its verb and table ("UPDATE record", "INSERT INTO outbox"). */
+const writeName = (sql: string) =>
+  /^\s*((?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM|CREATE\s+TABLE(?:\s+IF\s+NOT\s+EXISTS)?|ALTER\s+TABLE|DROP\s+TABLE)\s+\w+)/i
+    .exec(sql)?.[1]
+    ?.replace(/\s+/g, " ") ?? sqlHead(sql);
+
+/** Counts the object's commits: a turn with writes is one (see the header). */
+class CommitCounter {
+  #turn = -1;
+  #event: TraceEvent | null = null;
+
+  write(what: string): void {
+    // Untraced (the @platform run, an alarm): nothing to count.
+    if (!als.getStore()) return;
+    if (this.#turn === turn) {
+      if (this.#event) {
+        this.#event.n++;
+        if (!this.#event.what.split(", ").includes(what)) this.#event.what += `, ${what}`;
+      }
+      return;
+    }
+    this.#turn = turn;
+    this.#event = record("commit", what);
+    // At the latest, the turn is over when a zero-delay timer fires.
+    setTimeout(newTurn, 0);
+  }
+
+  /** The async transaction() API commits what is open first, then itself: a commit of its own. */
+  apart(): void {
+    newTurn();
+  }
+}
+
+function storage(real: DurableObjectStorage, commits: CommitCounter): DurableObjectStorage {
+  const sql = new Proxy(real.sql, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop === "exec") {
+        return (query: string, ...bindings: unknown[]) => {
+          if (!READ_ONLY.test(query)) commits.write(writeName(query));
+          return target.exec(query, ...(bindings as SqlStorageValue[]));
+        };
+      }
+      return bound(value, target);
+    },
+  });
+  const writes = new Set(["setAlarm", "deleteAlarm", "put", "delete", "deleteAll"]);
+  return new Proxy(real, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop === "sql") return sql;
+      if (prop === "transactionSync") {
+        // workerd opens the implicit transaction for it even when nothing inside writes.
+        return <T>(fn: () => T): T => {
+          commits.write("transactionSync");
+          return target.transactionSync(fn);
+        };
+      }
+      if (prop === "sync") return () => around("sync", "storage.sync", 1, () => target.sync());
+      if (prop === "transaction") {
+        return (fn: (txn: DurableObjectTransaction) => Promise<unknown>) => {
+          commits.apart();
+          commits.write("transaction");
+          return target.transaction(fn).finally(() => commits.apart());
+        };
+      }
+      if (typeof prop === "string" && writes.has(prop)) {
+        return (...args: unknown[]) => {
+          commits.write(prop);
+          return Reflect.apply(value as (...a: unknown[]) => unknown, target, args);
+        };
+      }
+      return bound(value, target);
+    },
+  });
+}
+
+/**
+ * The object's state with its storage wrapped. workerd's DurableObject
+ * constructor takes only the real DurableObjectState, so the wrapped storage
+ * is laid over it as an own property (the real one is a getter of its class).
+ */
+function state(real: DurableObjectState): DurableObjectState {
+  Object.defineProperty(real, "storage", { value: storage(real.storage, new CommitCounter()), configurable: true });
+  return real;
+}
+
+// --- the Durable Object: every public method of the gateway's, wrapped ----------
+
+/** Takes the trace mark off a stub call's arguments. */
+function unmark(args: unknown[]): { mark: { trace: string; hop: number } | null; args: unknown[] } {
+  const last = args[args.length - 1] as Record<string, unknown> | undefined;
+  if (last && typeof last === "object" && MARK in last) return { mark: last[MARK] as { trace: string; hop: number }, args: args.slice(0, -1) };
+  return { mark: null, args };
+}
+
+export class ReceiptObject extends GatewayReceiptObject {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(state(ctx), wrapEnv(env));
+  }
+}
+
+for (const name of Object.getOwnPropertyNames(GatewayReceiptObject.prototype)) {
+  if (name === "constructor") continue;
+  const descriptor = Object.getOwnPropertyDescriptor(GatewayReceiptObject.prototype, name);
+  if (!descriptor || typeof descriptor.value !== "function") continue;
+  const method = descriptor.value as (...args: unknown[]) => unknown;
+  Object.defineProperty(ReceiptObject.prototype, name, {
+    ...descriptor,
+    value: function (this: GatewayReceiptObject, ...raw: unknown[]) {
+      newTurn();
+      const { mark, args } = unmark(raw);
+      const trace = mark ? traces.get(mark.trace) : undefined;
+      if (!trace || !mark) return method.apply(this, args);
+      const invocation: Invocation = { hop: mark.hop, object: this.ctx.id.toString(), method: name, start: ++seq, returned: null };
+      const inv = trace.invocations.push(invocation) - 1;
+      return als.run({ trace, inv }, async () => {
+        try {
+          return await method.apply(this, args);
+        } finally {
+          invocation.returned = ++seq;
+        }
+      });
+    },
+  });
+}
+
+// --- the worker -------------------------------------------------------------------
+
+function keep(trace: Trace): void {
+  traces.set(trace.id, trace);
+  if (traces.size > MAX_TRACES) traces.delete(traces.keys().next().value!);
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    const url = new URL(request.url);
+    if (url.pathname === "/__bench/traces") {
+      // ?pending: how many traced steps are still under way (what a request set off after its answer).
+      if (url.searchParams.has("pending")) {
+        let pending = 0;
+        for (const trace of traces.values()) {
+          pending += trace.events.filter((e) => e.end === null && e.kind !== "commit").length;
+          pending += trace.invocations.filter((i) => i.returned === null).length;
+        }
+        return Response.json({ pending });
+      }
+      const out = [...traces.values()];
+      traces.clear();
+      return Response.json(out);
+    }
+    const wrapped = wrapEnv(env);
+    const id = request.headers.get(TRACE_HEADER);
+    newTurn();
+    if (!id) return gateway.fetch(request, wrapped, ctx);
+    const trace: Trace = { id, path: url.pathname, status: null, events: [], invocations: [] };
+    trace.invocations.push({ hop: -1, object: null, method: "fetch", start: ++seq, returned: null });
+    keep(trace);
+    return als.run({ trace, inv: 0 }, async () => {
+      try {
+        const response = await gateway.fetch(request, wrapped, ctx);
+        trace.status = response.status;
+        return response;
+      } finally {
+        trace.invocations[0]!.returned = ++seq;
+      }
+    });
+  },
+  queue(batch, env, ctx) {
+    newTurn();
+    return gateway.queue!(batch, wrapEnv(env), ctx);
+  },
+  scheduled(controller, env, ctx) {
+    newTurn();
+    return gateway.scheduled!(controller, wrapEnv(env), ctx);
+  },
+} satisfies ExportedHandler<Env, never>;
