@@ -34,7 +34,7 @@ import { DatabaseSync } from "node:sqlite";
 import { SignJWT } from "jose";
 import { encodeTime } from "ulid";
 import { unstable_readConfig, unstable_splitSqlQuery } from "wrangler";
-import { BENCH_DIR, BUILD_DIR, DEV_VARS, GATEWAY_HEADERS, HOST, RESULTS_DIR, ROOT, WRANGLER_BIN } from "./lib/config.mjs";
+import { BENCH_DIR, BUILD_DIR, DEV_VARS, GATEWAY_HEADERS, RESULTS_DIR, ROOT, WRANGLER_BIN } from "./lib/config.mjs";
 import { runLoad } from "./lib/load.mjs";
 import { describeMachine, describeSource } from "./lib/report.mjs";
 import { applyMigrations, runtimeCpuMs, STATE_ROOT, startRuntime, stopAll, workerFromBuild } from "./lib/runtime.mjs";
@@ -45,7 +45,9 @@ const option = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const quick = args.includes("--quick");
-const ROW_COUNTS = option("rows", quick ? "0,100000" : "0,1000000,10000000").split(",").map(Number);
+const ROW_COUNTS = option("rows", quick ? "0,100000" : "0,1000000,10000000")
+  .split(",")
+  .map(Number);
 const SECONDS = Number(option("seconds", quick ? "2" : "8"));
 const FLOWS = quick ? 4 : 20;
 const SAMPLE_ROWS = quick ? 20_000 : 100_000;
@@ -137,7 +139,11 @@ function sqliteFiles(dir) {
   return found;
 }
 
-const tablesOf = (db) => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name);
+const tablesOf = (db) =>
+  db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+    .all()
+    .map((r) => r.name);
 
 /** Bytes per table and index (dbstat: pages in use, and what of them is payload), the file's size, its free pages. */
 function storageOf(db) {
@@ -145,7 +151,9 @@ function storageOf(db) {
   const pageCount = db.prepare("PRAGMA page_count").get().page_count;
   const freelist = db.prepare("PRAGMA freelist_count").get().freelist_count;
   const objects = {};
-  for (const row of db.prepare("SELECT name, COUNT(*) AS pages, SUM(pgsize) AS bytes, SUM(payload) AS payload, SUM(ncell) AS cells FROM dbstat GROUP BY name").all()) {
+  for (const row of db
+    .prepare("SELECT name, COUNT(*) AS pages, SUM(pgsize) AS bytes, SUM(payload) AS payload, SUM(ncell) AS cells FROM dbstat GROUP BY name")
+    .all()) {
     objects[row.name] = { pages: row.pages, bytes: row.bytes, payload: row.payload };
   }
   return { page_size: pageSize, file_bytes: pageSize * pageCount, free_bytes: pageSize * freelist, objects };
@@ -153,7 +161,10 @@ function storageOf(db) {
 
 function freshDb(path, migrationsUpTo = Infinity) {
   const db = new DatabaseSync(path);
-  const files = readdirSync(MIGRATIONS).filter((f) => f.endsWith(".sql")).sort().slice(0, migrationsUpTo);
+  const files = readdirSync(MIGRATIONS)
+    .filter((f) => f.endsWith(".sql"))
+    .sort()
+    .slice(0, migrationsUpTo);
   for (const file of files) for (const sql of unstable_splitSqlQuery(readFileSync(join(MIGRATIONS, file), "utf8"))) db.exec(sql);
   return db;
 }
@@ -182,7 +193,13 @@ async function flow(url, headers) {
   const created = await post(
     url,
     "receipt/create",
-    { tid: `order-${crypto.randomUUID()}`, amount: 150_000, merchant_id: 1001, account: [{ key: "phone", value: "998901234567" }], description: "Mobile top-up" },
+    {
+      tid: `order-${crypto.randomUUID()}`,
+      amount: 150_000,
+      merchant_id: 1001,
+      account: [{ key: "phone", value: "998901234567" }],
+      description: "Mobile top-up",
+    },
     headers,
   );
   await post(url, "receipt/authorize", { id: created.id, card: { token: "tok_sandbox_ok" } }, headers);
@@ -290,11 +307,23 @@ function likeTidRow(template, i, at) {
     receipt_id: ulid(at),
     response: JSON.stringify({ ...answer, tid, id: ulid(at) }),
     created_at: at,
-    updated_at: at + i % 50,
+    updated_at: at + (i % 50),
   };
 }
 
-const TID_COLUMNS = ["owner", "tid", "upstream_tid", "kind", "fingerprint", "status", "claim_token", "receipt_id", "response", "created_at", "updated_at"];
+const TID_COLUMNS = [
+  "owner",
+  "tid",
+  "upstream_tid",
+  "kind",
+  "fingerprint",
+  "status",
+  "claim_token",
+  "receipt_id",
+  "response",
+  "created_at",
+  "updated_at",
+];
 
 function bytesPerRow(shape) {
   const dir = mkdtempSync(join(STATE_ROOT, "capacity-rows-"));
@@ -323,7 +352,10 @@ function bytesPerRow(shape) {
         insert.run(...TID_COLUMNS.map((c) => row[c]));
       }
       db.exec("COMMIT");
-      const names = db.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'tid_index'").all().map((r) => r.name);
+      const names = db
+        .prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'tid_index'")
+        .all()
+        .map((r) => r.name);
       const withAnswer = per(storageOf(db), names, SAMPLE_ROWS);
       db.exec("UPDATE tid_index SET response = NULL, claim_token = ''");
       db.exec("VACUUM");
@@ -342,7 +374,10 @@ function bytesPerRow(shape) {
       insert.run(...columns.map((c) => (c === "id" ? id : c === "body" ? template.body.replace(template.id, id) : template[c])));
     }
     db.exec("COMMIT");
-    const names = db.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'events'").all().map((r) => r.name);
+    const names = db
+      .prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'events'")
+      .all()
+      .map((r) => r.name);
     result.event = per(storageOf(db), names, SAMPLE_ROWS);
     result.event.body_bytes_mean = round(shape.event_rows.reduce((s, r) => s + Buffer.byteLength(r.body), 0) / shape.event_rows.length);
     result.event.per_flow = round(shape.event_rows.length / (2 * FLOWS), 2);
@@ -375,7 +410,9 @@ function fill(file, count, createAnswer, now) {
   db.exec("BEGIN");
   for (let i = 0; i < count; i++) {
     // Increasing keys spread over the whole range of a random UUID's first 8 hex digits.
-    const prefix = Math.floor((i / count) * 0x1_0000_0000).toString(16).padStart(8, "0");
+    const prefix = Math.floor((i / count) * 0x1_0000_0000)
+      .toString(16)
+      .padStart(8, "0");
     const tid = `order-${prefix}${crypto.randomUUID().slice(8)}`;
     const at = now - span + Math.floor((i / count) * span);
     const kept = at >= answeredFrom;
@@ -403,7 +440,12 @@ function fill(file, count, createAnswer, now) {
   for (const { sql } of indexes) db.exec(sql);
   const storage = storageOf(db);
   db.close();
-  return { load_seconds: round(loadSeconds), total_seconds: round((performance.now() - started) / 1000), file_bytes: storage.file_bytes, objects: storage.objects };
+  return {
+    load_seconds: round(loadSeconds),
+    total_seconds: round((performance.now() - started) / 1000),
+    file_bytes: storage.file_bytes,
+    objects: storage.objects,
+  };
 }
 
 async function throughput(createAnswer, eventBody, count) {
@@ -485,9 +527,13 @@ async function main() {
   const started = new Date();
   const loadBefore = loadavg();
   const shape = await shapes();
-  log(`shapes: create answer ${shape.create_answer_bytes} B, ${shape.event_rows.length} events, record object median ${shape.record_object.file_bytes.median} B`);
+  log(
+    `shapes: create answer ${shape.create_answer_bytes} B, ${shape.event_rows.length} events, record object median ${shape.record_object.file_bytes.median} B`,
+  );
   const rows = bytesPerRow(shape);
-  log(`rows: tid row ${rows.partner.with_answer.total} B with its answer, ${rows.partner.compacted.total} B compacted; event row ${rows.event.total} B`);
+  log(
+    `rows: tid row ${rows.partner.with_answer.total} B with its answer, ${rows.partner.compacted.total} B compacted; event row ${rows.event.total} B`,
+  );
   const runs = [];
   for (const count of ROW_COUNTS) {
     const run = await throughput(shape.create_answer, shape.event_rows.find((r) => r.type === "receipt.paid").body, count);
@@ -513,9 +559,32 @@ async function main() {
     throughput: runs,
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const file = join(RESULTS_DIR, `capacity-${started.toISOString().replace(/:/g, "-").replace(/\.\d+Z$/, "Z")}.json`);
+  const file = join(
+    RESULTS_DIR,
+    `capacity-${started
+      .toISOString()
+      .replace(/:/g, "-")
+      .replace(/\.\d+Z$/, "Z")}.json`,
+  );
   if (!quick) writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(JSON.stringify({ bytes_per_row: rows, record_object: shape.record_object.file_bytes, throughput: runs.map((r) => ({ rows: r.rows_before, creates_per_second: r.creates_per_second_c32, p50_ms: r.c1.latency.p50, rows_written: r.d1_rows_written_per_create, event_rows_written: r.d1_rows_written_per_event, batches: r.retention_batch_of_1000 })) }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        bytes_per_row: rows,
+        record_object: shape.record_object.file_bytes,
+        throughput: runs.map((r) => ({
+          rows: r.rows_before,
+          creates_per_second: r.creates_per_second_c32,
+          p50_ms: r.c1.latency.p50,
+          rows_written: r.d1_rows_written_per_create,
+          event_rows_written: r.d1_rows_written_per_event,
+          batches: r.retention_batch_of_1000,
+        })),
+      },
+      null,
+      2,
+    ),
+  );
   log(quick ? "quick run: nothing written" : `wrote ${relative(ROOT, file)}`);
 }
 

@@ -18,13 +18,25 @@ import { join } from "node:path";
 import { buildAll, bundleReport, children } from "./lib/build.mjs";
 import { CRITICAL_ONLY, PLAN, PLATFORM_D1_MS, PLATFORM_SCENARIOS, PORTS, RESULTS_DIR, UPSTREAM_LATENCY_MS } from "./lib/config.mjs";
 import { countCriticalPath, criticalCounts, criticalMarkdown } from "./lib/critical.mjs";
-import { profileGateway, summarize } from "./lib/profile.mjs";
-import { compareWithPrevious, consoleTable, describeMachine, describeSource, judge, judgeCritical, markdown, regressionVerdict, tabulate, verdictWord, writeResults } from "./lib/report.mjs";
-import { applyMigrations, cpuCounters, restartRuntime, startRuntime, stealPercent, stopAll, workerFromBuild } from "./lib/runtime.mjs";
 import { eventsRun } from "./lib/events.mjs";
+import { profileGateway, summarize } from "./lib/profile.mjs";
 import { startReceiver } from "./lib/receiver.mjs";
-import { combineRounds, prepareFixtures, SCENARIOS, TARGETS, timedRound, warmUp } from "./lib/scenarios.mjs";
+import {
+  compareWithPrevious,
+  consoleTable,
+  describeMachine,
+  describeSource,
+  judge,
+  judgeCritical,
+  markdown,
+  regressionVerdict,
+  tabulate,
+  verdictWord,
+  writeResults,
+} from "./lib/report.mjs";
+import { applyMigrations, cpuCounters, restartRuntime, startRuntime, stealPercent, stopAll, workerFromBuild } from "./lib/runtime.mjs";
 import { checkEachOperation } from "./lib/sanity.mjs";
+import { combineRounds, prepareFixtures, SCENARIOS, TARGETS, timedRound, warmUp } from "./lib/scenarios.mjs";
 
 const say = (msg) => console.log(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${msg}`);
 const t0 = performance.now();
@@ -96,7 +108,9 @@ async function slowRun(runtimes, fixtures, measurements, { tag, mode, scenarios,
       const result = combineRounds(scenario, rounds[t.key]);
       measurements[key][t.key] = { latency: result };
       const bad = result.non2xx || result.errors ? `  ⚠ ${JSON.stringify(result.statuses)} errors=${result.errors}` : "";
-      say(`${`${scenario.label} @${tag}`.padEnd(27)} ${t.label.padEnd(14)} p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (n=${result.latency.n})${bad}`);
+      say(
+        `${`${scenario.label} @${tag}`.padEnd(27)} ${t.label.padEnd(14)} p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (n=${result.latency.n})${bad}`,
+      );
     }
   }
 }
@@ -106,8 +120,7 @@ const farUpstreamRun = (runtimes, fixtures, measurements) =>
   slowRun(runtimes, fixtures, measurements, {
     tag: `${UPSTREAM_LATENCY_MS}ms`,
     mode: "latency40",
-    workersFor: (_key, workers) =>
-      workers.map((w) => ({ ...w, bindings: { ...w.bindings, SANDBOX_LATENCY_MS: String(UPSTREAM_LATENCY_MS) } })),
+    workersFor: (_key, workers) => workers.map((w) => ({ ...w, bindings: { ...w.bindings, SANDBOX_LATENCY_MS: String(UPSTREAM_LATENCY_MS) } })),
   });
 
 /**
@@ -163,7 +176,9 @@ async function main() {
   say(`gateway D1 migrations applied: ${migrations.join(", ")}`);
 
   const sanity = await checkEachOperation(runtimes);
-  say(`every operation answers 200 on every target; upstream calls per gateway operation: ${JSON.stringify(sanity.upstreamCallsPerGatewayOperation)}`);
+  say(
+    `every operation answers 200 on every target; upstream calls per gateway operation: ${JSON.stringify(sanity.upstreamCallsPerGatewayOperation)}`,
+  );
 
   const fixtures = {};
   for (const t of TARGETS) {
@@ -194,7 +209,8 @@ async function main() {
       turn++;
       for (const t of TARGETS) {
         const result = combineRounds(scenario, rounds[t.key]);
-        (measurements[scenario.key][t.key] ??= {})[mode] = result;
+        measurements[scenario.key][t.key] ??= {};
+        measurements[scenario.key][t.key][mode] = result;
         const what =
           mode === "latency"
             ? `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (n=${result.latency.n}), steal by slice ${result.slices.map((x) => x.stealPercent ?? "?").join("/")}%`
@@ -211,13 +227,19 @@ async function main() {
   say(`counting round trips and commits before the answer (traced gateway, D1 ${PLATFORM_D1_MS} ms away, ${PLAN.criticalRepeats} of each operation)`);
   const criticalPath = await countCriticalPath(built);
   for (const [op, c] of Object.entries(criticalPath.ops)) {
-    say(`${op.padEnd(14)} before the answer: ${c.critical.d1} D1 round trips (${c.critical.d1Depth} in sequence), ${c.critical.commits} commits, ${c.critical.hops} hops; after: ${c.after.d1} D1, ${c.after.commits} commits, ${c.after.queue} queue sends${c.varied.length ? ` (varied: ${c.varied.join(", ")})` : ""}`);
+    say(
+      `${op.padEnd(14)} before the answer: ${c.critical.d1} D1 round trips (${c.critical.d1Depth} in sequence), ${c.critical.commits} commits, ${c.critical.hops} hops; after: ${c.after.d1} D1, ${c.after.commits} commits, ${c.after.queue} queue sends${c.varied.length ? ` (varied: ${c.varied.join(", ")})` : ""}`,
+    );
   }
 
-  say(`the upstream ${UPSTREAM_LATENCY_MS} ms away: latency at concurrency 1 again, every target's sandbox waiting ${UPSTREAM_LATENCY_MS} ms per call`);
+  say(
+    `the upstream ${UPSTREAM_LATENCY_MS} ms away: latency at concurrency 1 again, every target's sandbox waiting ${UPSTREAM_LATENCY_MS} ms per call`,
+  );
   await farUpstreamRun(runtimes, fixtures, measurements);
 
-  say(`@platform: the upstream ${UPSTREAM_LATENCY_MS} ms away and every D1 round trip of the gateway ${PLATFORM_D1_MS} ms away (${PLATFORM_SCENARIOS.join(", ")})`);
+  say(
+    `@platform: the upstream ${UPSTREAM_LATENCY_MS} ms away and every D1 round trip of the gateway ${PLATFORM_D1_MS} ms away (${PLATFORM_SCENARIOS.join(", ")})`,
+  );
   await platformRun(built, runtimes, fixtures, measurements);
 
   const logs = Object.fromEntries(TARGETS.map((t) => [t.key, runtimes[t.key].logs]));
@@ -225,7 +247,9 @@ async function main() {
 
   say("events run: pays with the webhook receiver down, then up");
   const events = await eventsRun(built);
-  say(`events run: pay p50 ${events.receiverDown.p50} ms with the receiver down, ${events.receiverUp.p50} ms with it up (${events.receiverUp.delivered} deliveries taken)`);
+  say(
+    `events run: pay p50 ${events.receiverDown.p50} ms with the receiver down, ${events.receiverUp.p50} ms with it up (${events.receiverUp.delivered} deliveries taken)`,
+  );
 
   say("timing the first answer of fresh gateway runtimes");
   const cold = await coldStarts(built);
@@ -271,7 +295,14 @@ function rerender(path) {
   report.verdicts = judge(report.table, report.bundle, report.profile, report.criticalPath);
   report.comparison = compareWithPrevious(report, againstArg());
   report.verdicts.push(regressionVerdict(report.comparison));
-  if (report.profile) report.profile.summary = summarize(report.profile.ladder, report.profile.cpu, report.profile.logCost, report.measurements, report.profile.writeAhead);
+  if (report.profile)
+    report.profile.summary = summarize(
+      report.profile.ladder,
+      report.profile.cpu,
+      report.profile.logCost,
+      report.measurements,
+      report.profile.writeAhead,
+    );
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(RESULTS_DIR, "latest.md"), markdown(report));
   console.log(`${consoleTable(report.table)}\n`);

@@ -73,8 +73,25 @@ async function viaWranglerDev() {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [WRANGLER_BIN, "dev", "--env", "dev", "--ip", HOST, "--port", String(PORT), "--persist-to", persist, "--env-file", ".dev.vars.example",
-      "--show-interactive-dev-session=false", "--log-level", "none", "--inspector-port", String(PORTS.inspector)],
+    [
+      WRANGLER_BIN,
+      "dev",
+      "--env",
+      "dev",
+      "--ip",
+      HOST,
+      "--port",
+      String(PORT),
+      "--persist-to",
+      persist,
+      "--env-file",
+      ".dev.vars.example",
+      "--show-interactive-dev-session=false",
+      "--log-level",
+      "none",
+      "--inspector-port",
+      String(PORTS.inspector),
+    ],
     { cwd: ROOT, stdio: "ignore", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
   );
   try {

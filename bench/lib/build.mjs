@@ -111,7 +111,13 @@ export async function buildAll({ only } = {}) {
     bareProxy: { config: proxyConfig, env: undefined, name: BARE_PROXY_SCRIPT, main: "bare-proxy.ts" },
     production: { config: join(ROOT, "wrangler.toml"), env: "production", name: base.name, main: "index.ts" },
     // The gateway of `gateway` with its bindings wrapped (issue #22): the round-trip counts and the @platform rows.
-    traced: { config: join(ROOT, "wrangler.toml"), env: "dev", name: base.name, main: "traced-gateway.ts", script: join(BENCH_DIR, "workers", "traced-gateway.ts") },
+    traced: {
+      config: join(ROOT, "wrangler.toml"),
+      env: "dev",
+      name: base.name,
+      main: "traced-gateway.ts",
+      script: join(BENCH_DIR, "workers", "traced-gateway.ts"),
+    },
   };
 
   const built = {};
@@ -176,10 +182,7 @@ export async function bundleReport(production) {
   }
 
   const minDir = join(BUILD_DIR, "out", "production-minified");
-  await wrangler(
-    ["deploy", "--dry-run", "--minify", "--outdir", minDir, "--config", production.config, "--env=production"],
-    "production --minify",
-  );
+  await wrangler(["deploy", "--dry-run", "--minify", "--outdir", minDir, "--config", production.config, "--env=production"], "production --minify");
   const minified = uploadedBytes(minDir);
 
   return {

@@ -146,7 +146,9 @@ function summarizeOp(classified) {
     .filter(([, v]) => v.min !== v.max)
     .map(([k, v]) => `${k} ${v.min}–${v.max}`);
   // The steps of a trace that agrees with the consensus on every count, else of the first.
-  const typical = classified.find((c) => c.before.d1 === fields.d1.value && c.before.commit === fields.commits.value && c.before.hop === fields.hops.value) ?? classified[0];
+  const typical =
+    classified.find((c) => c.before.d1 === fields.d1.value && c.before.commit === fields.commits.value && c.before.hop === fields.hops.value) ??
+    classified[0];
   return { critical: value(fields), after: value(after), traces: classified.length, varied, steps: typical.steps };
 }
 
@@ -294,7 +296,8 @@ export async function countCriticalPath(built) {
       if (list?.length) ops[key] = summarizeOp(list);
     }
     return {
-      method: "bench/workers/traced-gateway.ts (the gateway's code, its bindings wrapped), one request at a time; see bench/README.md, \"Round trips and commits\"",
+      method:
+        'bench/workers/traced-gateway.ts (the gateway\'s code, its bindings wrapped), one request at a time; see bench/README.md, "Round trips and commits"',
       d1DelayMs: PLATFORM_D1_MS,
       repeats: n,
       settledAfterAnswer: settled,
@@ -366,7 +369,9 @@ export function criticalMarkdown(path, measurements) {
   for (const { key, label } of COUNTED) {
     const s = path.ops[key];
     if (!s) continue;
-    lines.push(`- **${label}**: ${s.steps.before.join(" → ") || "nothing"}${s.steps.after.length ? `; after the answer: ${s.steps.after.join(", ")}` : ""}.`);
+    lines.push(
+      `- **${label}**: ${s.steps.before.join(" → ") || "nothing"}${s.steps.after.length ? `; after the answer: ${s.steps.after.join(", ")}` : ""}.`,
+    );
   }
   return lines;
 }

@@ -51,11 +51,33 @@ export async function costLadder(built, runtimes, fixtures) {
   const rungs = [
     rung("healthz, bare proxy", "Hono router and a JSON answer", bare, { method: "GET", path: "/healthz" }),
     rung("healthz, gateway", "the gateway's app: request id, router, JSON answer", gateway, { method: "GET", path: "/healthz" }),
-    rung("check-id refused (400)", "+ auth (SHA-256 of the key), content type, body limit, JSON parse, valibot, error envelope", gateway, post("receipt/check-id", { id: "no such id!" }), 400),
-    rung("check-id unknown id (404)", "+ one Durable Object round trip (the object finds no record)", gateway, post("receipt/check-id", { id: "ladderunknown0000" }), 404),
+    rung(
+      "check-id refused (400)",
+      "+ auth (SHA-256 of the key), content type, body limit, JSON parse, valibot, error envelope",
+      gateway,
+      post("receipt/check-id", { id: "no such id!" }),
+      400,
+    ),
+    rung(
+      "check-id unknown id (404)",
+      "+ one Durable Object round trip (the object finds no record)",
+      gateway,
+      post("receipt/check-id", { id: "ladderunknown0000" }),
+      404,
+    ),
     rung("check-id, bare proxy", "for comparison: one upstream call, nothing else", bare, post("receipt/check-id", { id: fixtures.bareProxy.hot })),
-    rung("check-id (200)", "+ the upstream call from inside the Durable Object, its answer normalized, stored if changed, sent back", gateway, post("receipt/check-id", { id: fixtures.gateway.hot })),
-    rung("create replayed (200)", "validation + HMAC fingerprint + 2 D1 queries (INSERT … ON CONFLICT, SELECT); no upstream, no Durable Object", gateway, post("receipt/create", replay)),
+    rung(
+      "check-id (200)",
+      "+ the upstream call from inside the Durable Object, its answer normalized, stored if changed, sent back",
+      gateway,
+      post("receipt/check-id", { id: fixtures.gateway.hot }),
+    ),
+    rung(
+      "create replayed (200)",
+      "validation + HMAC fingerprint + 2 D1 queries (INSERT … ON CONFLICT, SELECT); no upstream, no Durable Object",
+      gateway,
+      post("receipt/create", replay),
+    ),
   ];
 
   // Pay on receipts created a moment ago, their objects still in memory; the
@@ -72,11 +94,20 @@ export async function costLadder(built, runtimes, fixtures) {
   // The same gateway as `npm run dev` serves it: Miniflare's assets router in
   // front (runtime.mjs, workerFromBuild). Its healthz against the measured
   // gateway's prices that hop, which the table leaves out.
-  const routed = await startRuntime({ key: "ladder-assets-router", workers: [workerFromBuild(built.gateway, { assetsRouter: true })], port: PORTS.coldStart });
+  const routed = await startRuntime({
+    key: "ladder-assets-router",
+    workers: [workerFromBuild(built.gateway, { assetsRouter: true })],
+    port: PORTS.coldStart,
+  });
   rungs.splice(
     2,
     0,
-    rung("healthz, gateway behind the assets router", "as npm run dev serves it: Miniflare's router Worker first (left out of the table)", { key: "routed" }, { method: "GET", path: "/healthz" }),
+    rung(
+      "healthz, gateway behind the assets router",
+      "as npm run dev serves it: Miniflare's router Worker first (left out of the table)",
+      { key: "routed" },
+      { method: "GET", path: "/healthz" },
+    ),
   );
 
   const results = [];
@@ -86,7 +117,15 @@ export async function costLadder(built, runtimes, fixtures) {
       const requests = [r.request];
       await runLoad({ url, connections: 1, amount: PLAN.latency.warmup, requests, expect: r.expect });
       const res = await runLoad({ url, connections: 1, amount: PLAN.latency.amount, requests, expect: r.expect });
-      results.push({ label: r.label, what: r.what, target: r.target.key, p50: res.latency.p50, p99: res.latency.p99, n: res.latency.n, unexpected: res.unexpected });
+      results.push({
+        label: r.label,
+        what: r.what,
+        target: r.target.key,
+        p50: res.latency.p50,
+        p99: res.latency.p99,
+        n: res.latency.n,
+        unexpected: res.unexpected,
+      });
     }
   } finally {
     await routed.stop();
@@ -179,17 +218,37 @@ function classifier(mapPath) {
 export const BUCKETS = [
   { key: "auth", label: "auth", what: "src/auth.ts, jose: the key's SHA-256, a JWT's verification" },
   { key: "validation", label: "validation", what: "src/http.ts, src/schemas.ts, valibot: content type, body limit, JSON parse, the schemas" },
-  { key: "d1", label: "D1", what: "src/tid-index.ts, src/tid-shards.ts, src/events/log.ts and workerd's D1 client (the SQL itself runs in Miniflare's D1, outside this isolate)" },
+  {
+    key: "d1",
+    label: "D1",
+    what: "src/tid-index.ts, src/tid-shards.ts, src/events/log.ts and workerd's D1 client (the SQL itself runs in Miniflare's D1, outside this isolate)",
+  },
   { key: "storage", label: "storage", what: "src/record/store.ts and the object's alarm calls: the record's SQLite (sql.exec, transactions)" },
   { key: "queue", label: "queue", what: "src/events/, src/record/event.ts, ulid: the outbox's events, their ids, the queue send" },
   { key: "logging", label: "logging", what: "src/redact.ts: the log line, its redaction" },
   { key: "upstream", label: "upstream client", what: "src/upstream/: the request, its answer parsed and normalized" },
-  { key: "hop", label: "Durable Object call", what: "a route's call on the receipt's stub (`receiptStub(...).pay(...)`): the RPC's argument copy and, for an object not in memory, its start, native work the profiler gives to the calling line (create's call is inside src/creation.ts and stays under create)" },
+  {
+    key: "hop",
+    label: "Durable Object call",
+    what: "a route's call on the receipt's stub (`receiptStub(...).pay(...)`): the RPC's argument copy and, for an object not in memory, its start, native work the profiler gives to the calling line (create's call is inside src/creation.ts and stays under create)",
+  },
   { key: "record", label: "record object", what: "src/receipt-object.ts, src/lifecycle.ts, src/kinds.ts: the lifecycle, the Durable Object's RPC" },
-  { key: "create", label: "create", what: "src/creation.ts: the tid's HMAC fingerprint and upstream tid, the create's steps, and in createOnce's own frame the call that starts the new receipt object (native: its SQLite file, the RPC)" },
-  { key: "routing", label: "routing", what: "hono, src/app.ts, src/routes/, src/errors.ts, src/config.ts, src/rate-limit.ts: router, middleware, answers" },
+  {
+    key: "create",
+    label: "create",
+    what: "src/creation.ts: the tid's HMAC fingerprint and upstream tid, the create's steps, and in createOnce's own frame the call that starts the new receipt object (native: its SQLite file, the RPC)",
+  },
+  {
+    key: "routing",
+    label: "routing",
+    what: "hono, src/app.ts, src/routes/, src/errors.ts, src/config.ts, src/rate-limit.ts: router, middleware, answers",
+  },
   { key: "sandbox", label: "sandbox (not the gateway)", what: "src/sandbox/: the upstream simulation, in the same isolate in development" },
-  { key: "runtime", label: "runtime", what: "V8 and workerd with no JavaScript frame above: (program), the garbage collector, RPC and HTTP plumbing" },
+  {
+    key: "runtime",
+    label: "runtime",
+    what: "V8 and workerd with no JavaScript frame above: (program), the garbage collector, RPC and HTTP plumbing",
+  },
 ];
 
 const BUCKET_BY_FILE = [
@@ -435,7 +494,13 @@ async function bundleWhatIf(built, { name, find, replace, label, scenario, consu
   const out = { scenario };
   for (const v of variants) {
     const p50 = summarizeLatency(v.samples.sort((a, b) => a - b)).p50;
-    out[v.key] = { label: v.label, rps: round(v.ok / v.seconds, 1), cpuUsPerRequest: round((v.cpuMs * 1000) / v.ok, 0), p50Ms: p50, logLines: v.rt.logs.lines };
+    out[v.key] = {
+      label: v.label,
+      rps: round(v.ok / v.seconds, 1),
+      cpuUsPerRequest: round((v.cpuMs * 1000) / v.ok, 0),
+      p50Ms: p50,
+      logLines: v.rt.logs.lines,
+    };
   }
   out.savedP50Ms = out.asBuilt.p50Ms != null && out.patched.p50Ms != null ? round(out.asBuilt.p50Ms - out.patched.p50Ms, 3) : null;
   out.savedUsPerRequest = out.asBuilt.cpuUsPerRequest - out.patched.cpuUsPerRequest;
@@ -470,21 +535,36 @@ export const writeAheadWhatIf = (built) =>
 
 /** Condenses the ladder and the profile into a few lines for the console and latest.md. */
 export function summarize(ladder, cpu, logCost, measurements, writeAhead) {
-  const lines = ["**Where the gateway's time goes** (bench/lib/profile.mjs):", "", "| rung (concurrency 1) | what it adds | p50 ms |", "|---|---|---:|"];
+  const lines = [
+    "**Where the gateway's time goes** (bench/lib/profile.mjs):",
+    "",
+    "| rung (concurrency 1) | what it adds | p50 ms |",
+    "|---|---|---:|",
+  ];
   for (const r of ladder) lines.push(`| ${r.label} | ${r.what} | ${r.p50 ?? "–"} |`);
   const payGw = measurements.pay?.gateway?.latency?.latency.p50;
   const payBare = measurements.pay?.bareProxy?.latency?.latency.p50;
-  lines.push(`| pay (200), from the table | the receipt's Durable Object not in memory: it is started, reads its row, then pays | ${payGw ?? "–"} (bare proxy ${payBare ?? "–"}) |`);
+  lines.push(
+    `| pay (200), from the table | the receipt's Durable Object not in memory: it is started, reads its row, then pays | ${payGw ?? "–"} (bare proxy ${payBare ?? "–"}) |`,
+  );
   const createGw = measurements.create?.gateway?.latency?.latency.p50;
   const createBare = measurements.create?.bareProxy?.latency?.latency.p50;
-  lines.push(`| create (200), from the table | + upstream create, a new Durable Object (schema + insert + audit), D1 claim and completion | ${createGw ?? "–"} (bare proxy ${createBare ?? "–"}) |`);
+  lines.push(
+    `| create (200), from the table | + upstream create, a new Durable Object (schema + insert + audit), D1 claim and completion | ${createGw ?? "–"} (bare proxy ${createBare ?? "–"}) |`,
+  );
   if (logCost?.asBuilt) {
     const a = logCost.asBuilt;
     const b = logCost.patched ?? logCost.noConsoleLog;
     // The profiler's inspector makes console calls dear; the A/B runs without it.
     // The log line is log.ts's JSON.stringify and console call and redact.ts's pass over its fields.
     const shares = (cpu?.["check-id"]?.rows ?? []).filter((r) => r.owner === "gateway src/log.ts" || r.owner === "gateway src/redact.ts");
-    const profiled = shares.length > 0 ? round(shares.reduce((sum, r) => sum + r.shareOfBusy, 0), 1) : undefined;
+    const profiled =
+      shares.length > 0
+        ? round(
+            shares.reduce((sum, r) => sum + r.shareOfBusy, 0),
+            1,
+          )
+        : undefined;
     const overstated = profiled !== undefined && logCost.savedShare < profiled / 2;
     lines.push(
       "",
@@ -502,7 +582,9 @@ export function summarize(ladder, cpu, logCost, measurements, writeAhead) {
     lines.push(
       "",
       `The write-ahead note (rule 8: the pay noted, the alarm set and both flushed before the call leaves): pay at c=32, each on a fresh receipt, uses ${a.cpuUsPerRequest} µs of workerd CPU per request as built and ${b.cpuUsPerRequest} µs with the note patched out of the bundle (${writeAhead.savedShare}% of a pay; ${a.rps} → ${b.rps} req/s).` +
-        (a.p50Ms != null ? ` One at a time, a pay's p50 is ${a.p50Ms} ms as built and ${b.p50Ms} ms without the note (${writeAhead.savedP50Ms} ms).` : ""),
+        (a.p50Ms != null
+          ? ` One at a time, a pay's p50 is ${a.p50Ms} ms as built and ${b.p50Ms} ms without the note (${writeAhead.savedP50Ms} ms).`
+          : ""),
     );
   } else if (writeAhead?.skipped) {
     lines.push("", `(Write-ahead A/B skipped: ${writeAhead.skipped}.)`);

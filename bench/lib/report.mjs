@@ -27,7 +27,18 @@ const BUNDLE_LIMIT_KIB = 100;
  * before the answer by the traced gateway's counts (lib/critical.mjs); what
  * they add by the @platform rows, gateway p50 minus bare-proxy p50 (ms).
  */
-const CRITICAL_D1_LIMITS = { create: 1, authorize: 0, pay: 0, "pay-warm": 0, "pay-otp": 0, "hold-confirm": 0, cancel: 0, "check-id": 0, "check-tid": 0, "create-replay": 0 };
+const CRITICAL_D1_LIMITS = {
+  create: 1,
+  authorize: 0,
+  pay: 0,
+  "pay-warm": 0,
+  "pay-otp": 0,
+  "hold-confirm": 0,
+  cancel: 0,
+  "check-id": 0,
+  "check-tid": 0,
+  "create-replay": 0,
+};
 const CRITICAL_COMMIT_LIMITS = { pay: 2, "pay-warm": 2, "pay-otp": 2, "check-id": 0 };
 const PLATFORM_ADDED_MS = { create: 55, pay: 5, "check-id": 2 };
 const FLOW_CPU_LIMIT_22 = 3;
@@ -189,7 +200,9 @@ export function judge(table, bundle, profile, criticalPath) {
   const cpu = profile?.cpu;
   verdicts.push({
     target: "no D1 access on pay or check-id (D1 client code in the CPU profile)",
-    value: cpu ? `pay ${cpu.pay?.d1ClientUsPerRequest} µs/req, check-id ${cpu["check-id"]?.d1ClientUsPerRequest} µs/req (create: ${cpu.create?.d1ClientUsPerRequest})` : null,
+    value: cpu
+      ? `pay ${cpu.pay?.d1ClientUsPerRequest} µs/req, check-id ${cpu["check-id"]?.d1ClientUsPerRequest} µs/req (create: ${cpu.create?.d1ClientUsPerRequest})`
+      : null,
     met: cpu ? cpu.pay?.d1ClientUsPerRequest === 0 && cpu["check-id"]?.d1ClientUsPerRequest === 0 : null,
   });
   verdicts.push({
@@ -274,7 +287,9 @@ export function compareWithPrevious(report, againstPath = null) {
 export function regressionVerdict(comparison) {
   return {
     target: `no gateway/bare-proxy ratio more than ${REGRESSION_LIMIT * 100}% worse than ${comparison?.chosen ? "the chosen earlier run" : "the last recorded run"} (issue #8)`,
-    value: comparison ? `${comparison.regressions.length} of ${comparison.rows.length} worse (vs ${comparison.against.replace("bench/results/", "")})` : null,
+    value: comparison
+      ? `${comparison.regressions.length} of ${comparison.rows.length} worse (vs ${comparison.against.replace("bench/results/", "")})`
+      : null,
     met: comparison ? comparison.regressions.length === 0 : null,
   };
 }
@@ -317,13 +332,45 @@ function tableRows(table) {
     const t = r.targets;
     const warn = TARGETS.some((x) => t[x.key].non2xx > 0) ? " ⚠" : "";
     const unit = r.key.startsWith("flow") ? "flows/s" : "req/s";
-    rows.push([`${r.label}${warn}`, "p50 ms, c=1", fmt(t.direct.p50), fmt(t.bareProxy.p50), fmt(t.gateway.p50), fmtRatio(r.ratios.p50.bareProxy), fmtRatio(r.ratios.p50.direct)]);
-    rows.push(["", "p99 ms, c=1", fmt(t.direct.p99), fmt(t.bareProxy.p99), fmt(t.gateway.p99), fmtRatio(r.ratios.p99.bareProxy), fmtRatio(r.ratios.p99.direct)]);
+    rows.push([
+      `${r.label}${warn}`,
+      "p50 ms, c=1",
+      fmt(t.direct.p50),
+      fmt(t.bareProxy.p50),
+      fmt(t.gateway.p50),
+      fmtRatio(r.ratios.p50.bareProxy),
+      fmtRatio(r.ratios.p50.direct),
+    ]);
+    rows.push([
+      "",
+      "p99 ms, c=1",
+      fmt(t.direct.p99),
+      fmt(t.bareProxy.p99),
+      fmt(t.gateway.p99),
+      fmtRatio(r.ratios.p99.bareProxy),
+      fmtRatio(r.ratios.p99.direct),
+    ]);
     // The far-upstream rows are latency only.
     if (r.key.includes("@")) continue;
-    rows.push(["", `${unit}, c=32`, fmt(t.direct.rps, 0), fmt(t.bareProxy.rps, 0), fmt(t.gateway.rps, 0), fmtRatio(r.ratios.rps.bareProxy), fmtRatio(r.ratios.rps.direct)]);
+    rows.push([
+      "",
+      `${unit}, c=32`,
+      fmt(t.direct.rps, 0),
+      fmt(t.bareProxy.rps, 0),
+      fmt(t.gateway.rps, 0),
+      fmtRatio(r.ratios.rps.bareProxy),
+      fmtRatio(r.ratios.rps.direct),
+    ]);
     const per = r.key === "flow" ? "flow" : "req";
-    rows.push(["", `runtime CPU ms/${per}, c=32`, fmt(t.direct.cpuMs), fmt(t.bareProxy.cpuMs), fmt(t.gateway.cpuMs), fmtRatio(r.ratios.cpuMs.bareProxy), fmtRatio(r.ratios.cpuMs.direct)]);
+    rows.push([
+      "",
+      `runtime CPU ms/${per}, c=32`,
+      fmt(t.direct.cpuMs),
+      fmt(t.bareProxy.cpuMs),
+      fmt(t.gateway.cpuMs),
+      fmtRatio(r.ratios.cpuMs.bareProxy),
+      fmtRatio(r.ratios.cpuMs.direct),
+    ]);
   }
   return rows;
 }
@@ -343,11 +390,9 @@ export function consoleTable(table) {
 
 function markdownTable(table) {
   const rows = tableRows(table);
-  return [
-    `| ${HEAD.join(" | ")} |`,
-    `|${HEAD.map((_, i) => (i < 2 ? "---" : "---:")).join("|")}|`,
-    ...rows.map((r) => `| ${r.join(" | ")} |`),
-  ].join("\n");
+  return [`| ${HEAD.join(" | ")} |`, `|${HEAD.map((_, i) => (i < 2 ? "---" : "---:")).join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join(
+    "\n",
+  );
 }
 
 function coresRange(report) {

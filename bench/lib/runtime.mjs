@@ -191,7 +191,9 @@ export async function applyMigrations(runtime, build) {
   for (const database of config.d1_databases ?? []) {
     const dir = resolvePath(ROOT, database.migrations_dir ?? "migrations");
     const db = await runtime.mf.getD1Database(database.binding, build.name);
-    for (const file of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) {
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith(".sql"))
+      .sort()) {
       const statements = unstable_splitSqlQuery(readFileSync(join(dir, file), "utf8"));
       await db.batch(statements.map((sql) => db.prepare(sql)));
       applied.push(`${database.binding}/${file}`);

@@ -29,8 +29,7 @@ let tidSeq = 0;
 /** Unique per request and per run; fits the gateway's tid rule (1-64 of [A-Za-z0-9._:-]). */
 const nextTid = (target) => `b${RUN}-${target}-${++tidSeq}`;
 
-const createBody = (target, merchant) =>
-  JSON.stringify({ tid: nextTid(target), amount: AMOUNT, merchant_id: merchant, account: ACCOUNT });
+const createBody = (target, merchant) => JSON.stringify({ tid: nextTid(target), amount: AMOUNT, merchant_id: merchant, account: ACCOUNT });
 
 function post(target, op, body) {
   return { method: "POST", path: `${API}/${op}`, headers: target.headers, ...(body ? { body } : {}) };
@@ -200,12 +199,15 @@ export const SCENARIOS = [
         },
       ),
       // A step whose predecessor failed returns null: autocannon starts the flow over.
-      dynamic(t, "receipt/authorize", (context) => (context.id ? JSON.stringify({ id: context.id, card: CARD }) : null), (status, _body, context) => {
-        context.authorized = status === 200;
-      }),
-      dynamic(t, "receipt/pay", (context) =>
-        context.authorized ? JSON.stringify({ id: context.id, card: CARD, otp: OTP_OK }) : null,
+      dynamic(
+        t,
+        "receipt/authorize",
+        (context) => (context.id ? JSON.stringify({ id: context.id, card: CARD }) : null),
+        (status, _body, context) => {
+          context.authorized = status === 200;
+        },
       ),
+      dynamic(t, "receipt/pay", (context) => (context.authorized ? JSON.stringify({ id: context.id, card: CARD, otp: OTP_OK }) : null)),
     ],
   },
 ];

@@ -42,11 +42,12 @@ function metered(db: D1Database): { db: D1Database; rowsWritten: () => number } 
       get(target, key) {
         if (key === "bind") return (...values: unknown[]) => statement(target.bind(...values));
         if (key === "run" || key === "all") return async () => count(await target[key]());
-        if (key === "first") return async (column?: string) => {
-          const result = count(await target.all());
-          const row = (result.results[0] ?? null) as Record<string, unknown> | null;
-          return column === undefined || row === null ? row : row[column];
-        };
+        if (key === "first")
+          return async (column?: string) => {
+            const result = count(await target.all());
+            const row = (result.results[0] ?? null) as Record<string, unknown> | null;
+            return column === undefined || row === null ? row : row[column];
+          };
         const value = Reflect.get(target, key);
         return typeof value === "function" ? value.bind(target) : value;
       },
@@ -102,7 +103,11 @@ export default {
       const pruned = metered(env.DB);
       const old = Date.UTC(2001, 0, 1);
       for (let i = 0; i < n; i++) {
-        const event = { ...(JSON.parse(env.EVENT_BODY) as GatewayEvent), id: `evt_${encodeTime(old + i, 10)}${hex(8).toUpperCase()}`, created: old + i };
+        const event = {
+          ...(JSON.parse(env.EVENT_BODY) as GatewayEvent),
+          id: `evt_${encodeTime(old + i, 10)}${hex(8).toUpperCase()}`,
+          created: old + i,
+        };
         await recordEvents(log.db, [event]);
         await recordDelivered(delivered.db, event.id, { status: 204, at: old + i });
       }

@@ -123,8 +123,7 @@ function around<T>(kind: Kind, what: string, n: number, call: () => Promise<T>):
  * bound to the real object. Reflect.apply, because on an RPC stub or service
  * binding `.apply` or `.bind` would be an RPC property of their own.
  */
-const bound = (value: unknown, target: object) =>
-  typeof value === "function" ? (...args: unknown[]) => Reflect.apply(value, target, args) : value;
+const bound = (value: unknown, target: object) => (typeof value === "function" ? (...args: unknown[]) => Reflect.apply(value, target, args) : value);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -151,7 +150,8 @@ function d1(db: D1Database | D1DatabaseSession, delayMs: number, label: string):
         const value = Reflect.get(target, prop, target);
         if (prop === "bind") return (...args: unknown[]) => statement(Reflect.apply(value as D1PreparedStatement["bind"], target, args), sql);
         if (typeof prop === "string" && STATEMENT_CALLS.has(prop)) {
-          return (...args: unknown[]) => roundTrip(sqlHead(sql), 1, () => Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args));
+          return (...args: unknown[]) =>
+            roundTrip(sqlHead(sql), 1, () => Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args));
         }
         return bound(value, target);
       },
@@ -216,7 +216,8 @@ function calls<T extends object>(real: T, kind: Kind, label: string, methods: re
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
       if (typeof prop === "string" && methods.includes(prop)) {
-        return (...args: unknown[]) => around(kind, `${label}.${prop}`, 1, () => Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args));
+        return (...args: unknown[]) =>
+          around(kind, `${label}.${prop}`, 1, () => Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args));
       }
       return bound(value, target);
     },
