@@ -16,7 +16,8 @@ import { eventOwner } from "../caller";
 import { type EventRow, listLoggedEvents, newestEvents } from "../events";
 import type { KindName } from "../lifecycle";
 import { type AuditEntry, type AuditTrail, receiptStub } from "../receipt-object";
-import type { SandboxCall, SandboxObject } from "../sandbox/sandbox-object";
+import type { SandboxCall } from "../sandbox/answers";
+import type { SandboxObject } from "../sandbox/sandbox-object";
 import { findTidOfRecord, latestTids } from "../tid-index";
 
 /** How many records the front page lists. */

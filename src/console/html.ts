@@ -10,7 +10,7 @@ import type { HtmlEscapedString } from "hono/utils/html";
 import type { EventRow } from "../events";
 import { type KindName, STATE } from "../lifecycle";
 import type { AuditEntry } from "../receipt-object";
-import type { SandboxCall } from "../sandbox/sandbox-object";
+import type { SandboxCall } from "../sandbox/answers";
 import type { RecordSummary, RecordView } from "./data";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;

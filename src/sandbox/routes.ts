@@ -3,7 +3,8 @@
 // into the single SandboxObject.
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
-import { type Failure, fail, type Outcome, type SandboxObject } from "./sandbox-object";
+import { type Failure, fail, type Outcome } from "./answers";
+import type { SandboxObject } from "./sandbox-object";
 import {
   AnonymousAuthorizeBody,
   AnonymousPayBody,

@@ -4,6 +4,23 @@
 import { DurableObject } from "cloudflare:workers";
 import { ulid } from "ulid";
 import {
+  type AuthorizeAnswer,
+  busy,
+  type DebugReceipt,
+  type DebugTransfer,
+  type Failure,
+  fail,
+  judgedOtp,
+  type OtpVerdict,
+  type Outcome,
+  ok,
+  receiptNotFound,
+  refusePay,
+  type SandboxCall,
+  stalled,
+  unknownCode,
+} from "./answers";
+import {
   A2C_VERIFY_FROM,
   CORRECT_OTP,
   cardByNumber,
@@ -14,9 +31,10 @@ import {
   MAX_WRONG_OTPS,
   maskPan,
   type SandboxCard,
-  tokenOfBehaviour,
   UNAVAILABLE_RECEIVER,
 } from "./catalog";
+import { latePay, lateTransferPay, msSetting, supplierAnswer } from "./clockwork";
+import { ensureSchema } from "./schema";
 import type { CancelInput, CardRef, IdInput, PayInput, ReceiptCreateInput, TransferCreateInput, TransferPayInput } from "./schemas";
 import {
   type ReceiptRow,
@@ -32,168 +50,6 @@ import {
   type WireTransfer,
 } from "./wire";
 
-export type ErrorCode =
-  | "VALIDATION_ERROR"
-  | "UNAUTHORIZED"
-  | "NOT_FOUND"
-  | "RECEIPT_NOT_FOUND"
-  | "MERCHANT_NOT_FOUND"
-  | "RATE_NOT_FOUND"
-  | "TID_DUPLICATE"
-  | "AMOUNT_OUT_OF_RANGE"
-  | "OTP_REQUIRED"
-  | "OTP_INVALID"
-  | "OTP_ATTEMPTS_EXCEEDED"
-  | "RECEIPT_CANCELLED"
-  | "RECEIPT_ALREADY_PAID"
-  | "RECEIPT_NOT_HELD"
-  | "CANCEL_NOT_ALLOWED"
-  | "INSUFFICIENT_FUNDS"
-  | "RECEIVER_UNAVAILABLE"
-  | "CARD_DECLINED"
-  | "OTP_RESEND_TOO_SOON"
-  | "INTERNAL_ERROR"
-  | "BUSY"
-  | "OTP_EXPIRED"
-  | "CANCEL_ACCESS_DENIED"
-  /** tok_sandbox_judges_unknown: a code no gateway knows, after the OTP was judged. */
-  | "SANDBOX_UNKNOWN";
-
-export type FailureExtra = {
-  attempts_left?: number;
-  wait?: number;
-  min_amount?: number;
-  max_amount?: number;
-  details?: { path: string; message: string }[];
-  receipt?: WireReceipt;
-  transfer?: WireTransfer;
-};
-
-export type Failure = {
-  ok: false;
-  status: 400 | 401 | 402 | 403 | 404 | 409 | 429 | 500 | 503;
-  code: ErrorCode;
-  message: string;
-  extra?: FailureExtra;
-  /** tok_sandbox_timeout and tok_sandbox_pays_late: the entrypoint sits on the answer before sending it. */
-  stall?: boolean;
-  /** Seconds, sent as the Retry-After header (BUSY). */
-  retryAfter?: number;
-};
-/** `stall` on a success: tok_sandbox_paid_timeout has paid, and the answer comes too late. */
-export type Outcome<T> = { ok: true; body: T; stall?: boolean } | Failure;
-export type AuthorizeAnswer = { id: string; sent: true; phone: string; wait: number };
-export type DebugReceipt = WireReceipt & {
-  is_hold: boolean;
-  hold_status: string | null;
-  otp_attempts: number;
-  wrong_otp_attempts: number;
-  /** Of otp_attempts, those refused as OTP_EXPIRED: received, never judged. */
-  expired_otp_attempts: number;
-  otp_sent_at: number | null;
-  card_behaviour: string | null;
-  merchant_kind: string;
-  cancel_reason: string | null;
-  cancelled_by: string | null;
-  /** When the supplier answers a 57 receipt (ms), null when nothing is pending. */
-  supplier_due_at: number | null;
-  /** When a tok_sandbox_pays_late pay takes effect (ms), null when none is pending. */
-  late_pay_due_at: number | null;
-};
-/**
- * One API call the sandbox answered; identifiers only, never card data or OTPs.
- * `otp` says whether the body carried a non-empty OTP, never its value.
- */
-export type SandboxCall = {
-  seq: number;
-  at: number;
-  path: string;
-  tid: string | null;
-  id: string | null;
-  status: number;
-  code: string | null;
-  request_id: string | null;
-  otp: boolean;
-};
-export type DebugTransfer = WireTransfer & {
-  rate_id: number;
-  otp_attempts: number;
-  wrong_otp_attempts: number;
-  sender_behaviour: string;
-  receiver_unavailable: boolean;
-  /** When a tok_sandbox_pays_late pay takes effect (ms), null when none is pending. */
-  late_pay_due_at: number | null;
-};
-
-export const fail = (status: Failure["status"], code: ErrorCode, message: string, extra?: FailureExtra): Failure => ({
-  ok: false,
-  status,
-  code,
-  message,
-  ...(extra ? { extra } : {}),
-});
-const ok = <T>(body: T): Outcome<T> => ({ ok: true, body });
-
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS tids (tid TEXT PRIMARY KEY, kind TEXT NOT NULL, record_id TEXT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS receipts (
-    id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, merchant_id INTEGER NOT NULL, amount INTEGER NOT NULL,
-    commission INTEGER NOT NULL, currency INTEGER NOT NULL, description TEXT, account TEXT NOT NULL,
-    is_hold INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL, created_ms INTEGER NOT NULL,
-    paid_ms INTEGER, cancelled_ms INTEGER, error TEXT, rrn TEXT, card_number TEXT, card_behaviour TEXT,
-    hold_status TEXT, ofd TEXT, otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0,
-    otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT, supplier_due_ms INTEGER,
-    expired_otps INTEGER NOT NULL DEFAULT 0, late_pay_due_ms INTEGER)`,
-  `CREATE TABLE IF NOT EXISTS transfers (
-    id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, amount INTEGER NOT NULL, commission INTEGER NOT NULL,
-    rate_id INTEGER NOT NULL, sender_behaviour TEXT NOT NULL, receiver_pan TEXT NOT NULL,
-    receiver_unavailable INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL,
-    created_ms INTEGER NOT NULL, paid_ms INTEGER, cancelled_ms INTEGER, error TEXT NOT NULL DEFAULT '',
-    otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0, late_pay_due_ms INTEGER)`,
-  `CREATE TABLE IF NOT EXISTS calls (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, path TEXT NOT NULL, tid TEXT, id TEXT,
-    status INTEGER NOT NULL, code TEXT, request_id TEXT, otp INTEGER NOT NULL DEFAULT 0)`,
-];
-
-/**
- * Columns added after the first schema. CREATE TABLE IF NOT EXISTS leaves an
- * older table as it was, so each is added when the table lacks it.
- */
-const ADDED_COLUMNS: { table: string; column: string; declaration: string }[] = [
-  { table: "receipts", column: "supplier_due_ms", declaration: "INTEGER" },
-  { table: "calls", column: "otp", declaration: "INTEGER NOT NULL DEFAULT 0" },
-  { table: "receipts", column: "expired_otps", declaration: "INTEGER NOT NULL DEFAULT 0" },
-  { table: "receipts", column: "late_pay_due_ms", declaration: "INTEGER" },
-  { table: "transfers", column: "late_pay_due_ms", declaration: "INTEGER" },
-];
-
-/** Creates the tables, and adds the columns an older store lacks. Safe to run on every start. */
-export function ensureSchema(sql: SqlStorage): void {
-  for (const statement of SCHEMA) sql.exec(statement);
-  for (const { table, column, declaration } of ADDED_COLUMNS) {
-    const columns = sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray();
-    if (!columns.some((c) => c.name === column)) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
-  }
-}
-
-type OtpVerdict = "missing" | "expired" | "correct" | "wrong" | "exceeded";
-
-/** The refusals that mean the OTP was judged (counted as right or wrong). */
-const judgedOtp = (failure: Failure | null) => failure?.code === "OTP_INVALID" || failure?.code === "OTP_ATTEMPTS_EXCEEDED";
-
-/**
- * tok_sandbox_judges_unknown: the OTP (if any) was judged and counted, nothing
- * was paid, and the answer is a code the gateway does not know. The bare
- * envelope, no record: a gateway cannot learn the outcome from the answer.
- */
-const unknownCode = (): Failure => fail(400, "SANDBOX_UNKNOWN", "The payment service refused the request for a reason it does not name");
-
-/** tok_sandbox_timeout and tok_sandbox_pays_late: a 500, sent only after SANDBOX_TIMEOUT_DELAY_MS. */
-const stalled = (): Failure => ({ ...fail(500, "INTERNAL_ERROR", "Upstream processing error"), stall: true });
-
-const receiptNotFound = () => fail(404, "RECEIPT_NOT_FOUND", "No receipt with this id");
-/** tok_sandbox_busy: answered before anything about the request is judged. */
-const busy = (): Failure => ({ ...fail(503, "BUSY", "The payment service is busy; nothing was done, try again later"), retryAfter: 1 });
 const randomHex = (bytes: number) => Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 const rrn = () => String(100_000_000_000 + (Number.parseInt(randomHex(5), 16) % 900_000_000_000));
 
@@ -253,7 +109,7 @@ export class SandboxObject extends DurableObject<Env> {
     const refused = refusePay(r);
     if (refused) return refused;
     if (!card) return fail(402, "CARD_DECLINED", "Card is not accepted", { receipt: receiptBody(r) });
-    const wait = this.otpWaitMs();
+    const wait = msSetting(this.env.SANDBOX_OTP_WAIT_MS, 60_000);
     const now = Date.now();
     if (r.otp_sent_ms !== null && now - r.otp_sent_ms < wait) {
       return fail(429, "OTP_RESEND_TOO_SOON", "An OTP was sent recently", { wait: wait - (now - r.otp_sent_ms) });
@@ -299,7 +155,7 @@ export class SandboxObject extends DurableObject<Env> {
         this.sql.exec(
           "UPDATE receipts SET card_behaviour = ?, late_pay_due_ms = COALESCE(late_pay_due_ms, ?) WHERE id = ?",
           card.behaviour,
-          Date.now() + this.lateMs(),
+          Date.now() + msSetting(this.env.SANDBOX_LATE_MS, 20_000),
           r.id,
         );
         return stalled();
@@ -311,7 +167,7 @@ export class SandboxObject extends DurableObject<Env> {
         ...charged,
         state: State.supplierPending,
         paid_ms: now,
-        supplier_due_ms: now + this.supplierDelayMs(),
+        supplier_due_ms: now + msSetting(this.env.SANDBOX_SUPPLIER_DELAY_MS, 10_000),
       });
     } else if (r.is_hold === 1) {
       this.update("receipts", r.id, { ...charged, state: State.held, hold_status: "held" });
@@ -435,7 +291,11 @@ export class SandboxObject extends DurableObject<Env> {
       return this.declineTransfer(t.id, "RECEIVER_UNAVAILABLE", "Receiver card cannot accept the transfer");
     }
     if (t.sender_behaviour === "pays_late") {
-      this.sql.exec("UPDATE transfers SET late_pay_due_ms = COALESCE(late_pay_due_ms, ?) WHERE id = ?", Date.now() + this.lateMs(), t.id);
+      this.sql.exec(
+        "UPDATE transfers SET late_pay_due_ms = COALESCE(late_pay_due_ms, ?) WHERE id = ?",
+        Date.now() + msSetting(this.env.SANDBOX_LATE_MS, 20_000),
+        t.id,
+      );
       return stalled();
     }
     this.update("transfers", t.id, { state: State.paid, paid_ms: Date.now(), error: "" });
@@ -557,106 +417,28 @@ export class SandboxObject extends DurableObject<Env> {
     return "exceeded";
   }
 
-  /** How long after a pay the supplier of a 57 receipt answers. */
-  private supplierDelayMs(): number {
-    const delay = Number(this.env.SANDBOX_SUPPLIER_DELAY_MS ?? 10_000);
-    return Number.isFinite(delay) && delay >= 0 ? delay : 10_000;
-  }
-
-  /**
-   * The supplier's answer is applied lazily and deterministically: a 57
-   * receipt whose deadline has passed is moved to its final state the moment
-   * anything reads it, before the read sees it. No alarm, no timer.
-   */
-  private settleSupplier(r: ReceiptRow): ReceiptRow {
-    if (r.state !== State.supplierPending || r.supplier_due_ms === null || Date.now() < r.supplier_due_ms) return r;
-    const at = r.supplier_due_ms;
-    if (r.card_behaviour === "supplier_fails") {
-      // Never fiscalized as a sale, so there is no fiscal receipt to refund: ofd stays null.
-      this.update("receipts", r.id, {
-        state: State.cancelled,
-        cancelled_ms: at,
-        supplier_due_ms: null,
-        error: "The supplier refused the payment; the amount is refunded to the card",
-        ...(r.is_hold === 1 ? { hold_status: "released" } : {}),
-      });
-    } else if (r.is_hold === 1) {
-      // As a normal pay of a hold receipt: held, no pay_date and no ofd until hold-confirm.
-      this.update("receipts", r.id, { state: State.held, hold_status: "held", paid_ms: null, supplier_due_ms: null });
-    } else {
-      // pay_date stays the time of the charge; the Sale is fiscalized when the supplier confirms.
-      this.update("receipts", r.id, {
-        state: State.paid,
-        paid_ms: r.paid_ms ?? at,
-        ofd: JSON.stringify(saleOfd(r, at)),
-        supplier_due_ms: null,
-      });
-    }
-    return this.receipt(r.id, false)!;
-  }
-
-  /** How long after its pay a tok_sandbox_pays_late receipt or transfer is paid. */
-  private lateMs(): number {
-    const delay = Number(this.env.SANDBOX_LATE_MS ?? 20_000);
-    return Number.isFinite(delay) && delay >= 0 ? delay : 20_000;
-  }
-
-  /**
-   * A tok_sandbox_pays_late pay takes effect as lazily as the supplier's
-   * answer: the first read after its deadline pays the receipt (held, for a
-   * hold receipt), dated at the deadline. A receipt no longer in 0 by then
-   * (cancelled, or paid by a later call) stays as it is: nothing is paid twice.
-   */
-  private settleLatePay(r: ReceiptRow): ReceiptRow {
-    if (r.late_pay_due_ms === null || Date.now() < r.late_pay_due_ms) return r;
-    const at = r.late_pay_due_ms;
-    if (r.state !== State.created) {
-      this.update("receipts", r.id, { late_pay_due_ms: null });
-    } else {
-      const charged = {
-        late_pay_due_ms: null,
-        error: null,
-        rrn: rrn(),
-        card_behaviour: "pays_late",
-        card_number: cardByToken(tokenOfBehaviour("pays_late"))!.masked_pan,
-      };
-      this.update(
-        "receipts",
-        r.id,
-        r.is_hold === 1
-          ? { ...charged, state: State.held, hold_status: "held" }
-          : { ...charged, state: State.paid, paid_ms: at, ofd: JSON.stringify(saleOfd(r, at)) },
-      );
-    }
-    return this.receipt(r.id, false)!;
-  }
-
-  /** The same for a transfer with the pays_late sender. */
-  private settleLateTransfer(t: TransferRow): TransferRow {
-    if (t.late_pay_due_ms === null || Date.now() < t.late_pay_due_ms) return t;
-    this.update(
-      "transfers",
-      t.id,
-      t.state === State.created ? { late_pay_due_ms: null, state: State.paid, paid_ms: t.late_pay_due_ms, error: "" } : { late_pay_due_ms: null },
-    );
-    return this.transfer(t.id, false)!;
-  }
-
-  private otpWaitMs(): number {
-    const wait = Number(this.env.SANDBOX_OTP_WAIT_MS ?? 60_000);
-    return Number.isFinite(wait) && wait >= 0 ? wait : 60_000;
-  }
-
-  /** Every read of a receipt settles a due supplier answer or late pay first, unless told not to. */
+  /** Every read of a receipt settles a due supplier answer, then a due late pay, unless told not to. */
   private receipt(id: string, settle = true): ReceiptRow | undefined {
-    const row = this.sql.exec<ReceiptRow>("SELECT * FROM receipts WHERE id = ?", id).toArray()[0];
-    return row && settle ? this.settleLatePay(this.settleSupplier(row)) : row;
+    const read = () => this.sql.exec<ReceiptRow>("SELECT * FROM receipts WHERE id = ?", id).toArray()[0];
+    let row = read();
+    if (!row || !settle) return row;
+    for (const due of [supplierAnswer, latePay] as const) {
+      const fields = due(row, Date.now(), rrn);
+      if (fields) {
+        this.update("receipts", id, fields);
+        row = read()!;
+      }
+    }
+    return row;
   }
 
   /** Every read of a transfer settles a due late pay first, unless told not to. */
   private transfer(id: string, settle = true): TransferRow | undefined {
     const row = this.sql.exec<TransferRow>("SELECT * FROM transfers WHERE id = ?", id).toArray()[0];
-    return row && settle ? this.settleLateTransfer(row) : row;
+    const fields = row && settle ? lateTransferPay(row, Date.now()) : null;
+    if (!fields) return row;
+    this.update("transfers", id, fields);
+    return this.transfer(id, false);
   }
 
   private receiptBody(id: string): WireReceipt {
@@ -675,11 +457,4 @@ export class SandboxObject extends DurableObject<Env> {
     const set = entries.map(([column]) => `${column} = ?`).join(", ");
     this.sql.exec(`UPDATE ${table} SET ${set} WHERE id = ?`, ...entries.map(([, value]) => value), id);
   }
-}
-
-/** Authorize and pay both need a receipt still waiting for payment. */
-function refusePay(r: ReceiptRow): Failure | null {
-  if (r.state === State.cancelled) return fail(400, "RECEIPT_CANCELLED", "Receipt is cancelled", { receipt: receiptBody(r) });
-  if (r.state !== State.created) return fail(400, "RECEIPT_ALREADY_PAID", "Receipt is already paid", { receipt: receiptBody(r) });
-  return null;
 }

@@ -4,7 +4,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ensureSchema } from "../../src/sandbox/sandbox-object";
+import { ensureSchema } from "../../src/sandbox/schema";
 import { ageSandboxOtp, letLatePayHappen, letSupplierAnswer, SANDBOX_OTP_TTL_MS } from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
