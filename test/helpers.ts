@@ -310,8 +310,9 @@ export function cardDataIn(text: string, values: { pans: readonly string[]; otps
   for (const pan of values.pans) if (text.includes(pan)) found.push(pan);
   if (text.includes("tok_sandbox_")) found.push("tok_sandbox_");
   // An OTP or an expiry is a few digits: look for it as a value, not inside longer
-  // numbers (a timestamp) or random identifiers (a request id "7dd2907e-..." is no expiry).
-  const asValue = (digits: string) => new RegExp(`(^|[^0-9A-Za-z])${digits}([^0-9A-Za-z]|$)`).test(text);
+  // numbers (a timestamp) or random identifiers (a request id "7dd2907e-..." or a
+  // UUID's group "...-3012-..." is no expiry).
+  const asValue = (digits: string) => new RegExp(`(^|[^0-9A-Za-z_-])${digits}([^0-9A-Za-z_-]|$)`).test(text);
   for (const otp of values.otps) if (asValue(otp)) found.push(otp);
   for (const expire of values.expiries) if (asValue(expire)) found.push(expire);
   return found;

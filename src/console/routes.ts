@@ -13,11 +13,13 @@
  * is a developer's own machine. A POST from another site is refused all the
  * same (any page the developer visits could otherwise trigger it).
  */
+
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
+import { clock } from "../clock";
 import { ApiError } from "../errors";
 import { kindOf, recordIdOf, resendEvent } from "../events";
 import type { KindName } from "../lifecycle";
@@ -66,7 +68,7 @@ sandboxConsole.onError((err, c) => {
 });
 
 sandboxConsole.get("/__sandbox/", pageHeaders, noStore, async (c) => {
-  return c.html(listPage(await latestRecords(c.env), Date.now(), LATEST_RECORDS));
+  return c.html(listPage(await latestRecords(c.env), clock.now(), LATEST_RECORDS));
 });
 
 const showRecord = (kind: KindName) =>
@@ -77,7 +79,7 @@ const showRecord = (kind: KindName) =>
       c.status(404);
       return c.html(problemPage("Not found", `The gateway holds no ${kind} with the id ${JSON.stringify(id)}.`));
     }
-    return c.html(recordPage(view, Date.now(), c.req.query("resent")));
+    return c.html(recordPage(view, clock.now(), c.req.query("resent")));
   });
 showRecord("receipt");
 showRecord("transfer");

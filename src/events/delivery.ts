@@ -6,6 +6,7 @@
  * max_retries are spent it moves the message to the dead-letter queue, whose
  * batches come to this same handler and mark the events failed.
  */
+import { clock } from "../clock";
 import { readConfig } from "../config";
 import { configProblems } from "../guard";
 import { log } from "../log";
@@ -104,7 +105,7 @@ async function deliver(env: Env, message: Message<EventMessage>, db: D1Database)
     message.ack();
     log("info", "event_delivered", { event_id: id, attempt: message.attempts, status: outcome.status });
     try {
-      await recordDelivered(db, id, { status: outcome.status, at: Date.now() });
+      await recordDelivered(db, id, { status: outcome.status, at: clock.now() });
     } catch (err) {
       // The receiver has it; a second delivery only to fix our own log would be noise for the partner.
       log("error", "event_log_write_failed", { event_id: id, error: String(err) });
@@ -121,7 +122,7 @@ async function deliver(env: Env, message: Message<EventMessage>, db: D1Database)
     retry_in_seconds: delaySeconds,
   });
   try {
-    await recordFailedAttempt(db, id, { status: outcome.status, error: outcome.error, nextAttemptAt: Date.now() + delaySeconds * 1000 });
+    await recordFailedAttempt(db, id, { status: outcome.status, error: outcome.error, nextAttemptAt: clock.now() + delaySeconds * 1000 });
   } catch (err) {
     log("error", "event_log_write_failed", { event_id: id, error: String(err) });
   }
@@ -140,7 +141,7 @@ async function holdBack(
   for (const [i, message] of messages.entries()) message.retry({ delaySeconds: delays[i]! });
   log("error", "service_misconfigured", { problems: problems.join(" "), held_events: messages.length });
   const error = "not sent: this deployment is misconfigured (503 service_misconfigured names the problem)";
-  const now = Date.now();
+  const now = clock.now();
   await Promise.all(
     messages.map((message, i) =>
       recordFailedAttempt(dbs.get(message.body.id) ?? env.DB, message.body.id, { status: null, error, nextAttemptAt: now + delays[i]! * 1000 }).catch(

@@ -5,7 +5,9 @@
  * over the deployment's databases (TID_INDEX_SHARDS): a record's events live
  * in the one its record id hashes to.
  */
+
 import { encodeTime } from "ulid";
+import { clock } from "../clock";
 import { allShards, eventShardFor, eventShardsFor, tidShards } from "../shards";
 import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
 import { kindOf, recordIdOf } from "./types";
@@ -53,7 +55,7 @@ const MAX_EVENTS_PER_WRITE = 50;
  * earlier drain is not queued again. A new row is `pending`, its first
  * attempt due `now` (the sweep's clock: src/events/sweep.ts).
  */
-export async function recordEvents(db: D1Database, items: readonly Loggable[], now = Date.now()): Promise<EventMessage[]> {
+export async function recordEvents(db: D1Database, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
   const pending: EventMessage[] = [];
   for (let start = 0; start < items.length; start += MAX_EVENTS_PER_WRITE) {
     const chunk = items.slice(start, start + MAX_EVENTS_PER_WRITE).map(unpack);
@@ -161,7 +163,7 @@ export async function recordDeadLettered(db: D1Database, ids: readonly string[])
  * attempt due now, the retry horizon counted from now); answers the row as it
  * was, or null for an unknown id.
  */
-export async function markPendingAgain(db: D1Database, id: string, now = Date.now()): Promise<EventRow | null> {
+export async function markPendingAgain(db: D1Database, id: string, now = clock.now()): Promise<EventRow | null> {
   const before = await findEvent(db, id);
   if (!before) return null;
   await db
@@ -185,7 +187,7 @@ export async function restoreDelivery(db: D1Database, row: EventRow): Promise<vo
  * (evt_<ULID>), so this is a range scan of events_by_delivery up to the first
  * id of the cutoff's millisecond.
  */
-export async function pruneEvents(db: D1Database, status: DeliveryStatus, olderThanMs: number, limit: number, now = Date.now()): Promise<number> {
+export async function pruneEvents(db: D1Database, status: DeliveryStatus, olderThanMs: number, limit: number, now = clock.now()): Promise<number> {
   const cutoff = `evt_${encodeTime(Math.max(0, now - olderThanMs), 10)}`;
   const result = await db
     .prepare(
@@ -228,7 +230,7 @@ async function byShard<T>(env: Env, items: readonly T[], recordIdOfItem: (item: 
 }
 
 /** recordEvents, each event in its record's database: one batch per database (of up to 50 events). */
-export async function logEvents(env: Env, items: readonly Loggable[], now = Date.now()): Promise<EventMessage[]> {
+export async function logEvents(env: Env, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
   const groups = await byShard(env, items, (item) => recordIdOf(unpack(item).event));
   return (await Promise.all(groups.map(([db, group]) => recordEvents(db, group, now)))).flat();
 }

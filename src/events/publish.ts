@@ -3,7 +3,9 @@
  * object keeps an event in its outbox until publishOutbox resolves, so an
  * event is either in the outbox or in the log, never in neither.
  */
+
 import { monotonicFactory } from "ulid";
+import { clock } from "../clock";
 import { type Loggable, logEvents } from "./log";
 import type { EventMessage, GatewayEvent } from "./types";
 import { assertWellFormed } from "./types";
@@ -11,7 +13,7 @@ import { assertWellFormed } from "./types";
 const nextUlid = monotonicFactory();
 
 /** A new event id, "evt_<ULID>": time-ordered, and increasing within one isolate even in one millisecond. */
-export const newEventId = (now = Date.now()): string => `evt_${nextUlid(now)}`;
+export const newEventId = (now = clock.now()): string => `evt_${nextUlid(now)}`;
 
 /** sendBatch takes at most 100 messages and 256 KB (1 KB = 1000 bytes) per call. */
 const MAX_MESSAGES_PER_SEND = 100;

@@ -84,7 +84,13 @@ describe("card data is never stored or logged", () => {
   it("the search finds an OTP or expiry stored or logged as a value, and not inside numbers or identifiers", () => {
     for (const value of [EXPIRY, OTPS[3]!]) {
       for (const text of [`{"expire":"${value}"}`, `otp=${value}`, `{"otp":${value}}`, value]) expect(rawValuesIn(text)).toEqual([value]);
-      for (const text of [`"request_id":"7dd${value}e-b689"`, `1795${value}407931`, `evt_01M81C${value}VCM`]) expect(rawValuesIn(text)).toEqual([]);
+      for (const text of [
+        `"request_id":"7dd${value}e-b689"`,
+        `1795${value}407931`,
+        `evt_01M81C${value}VCM`,
+        `"upstream_tid":"7ebfbc49-${value.slice(0, 4)}-8a11"`,
+      ])
+        expect(rawValuesIn(text)).toEqual([]);
     }
   });
 

@@ -6,9 +6,11 @@
 // (it takes what the gateway hands the queue and runs the consumer itself).
 // It reads no column of the gateway's record for the verdict; it rewrites the
 // record's times only to let time pass, as test/helpers.ts's letOtpWaitPass does.
+
 import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
+import { clock as gatewayClock } from "../../src/clock";
 import type { EventMessage } from "../../src/events";
 import worker from "../../src/index";
 import { receiptStub } from "../../src/receipt-object";
@@ -118,7 +120,7 @@ export async function letRecordTimePass(kind: KindName, id: string, ms: number, 
 export async function runNextAlarm(kind: KindName, id: string, clock: Clock): Promise<boolean> {
   const due = await alarmDue(kind, id, clock);
   if (due === null) return false;
-  await letRecordTimePass(kind, id, due - Date.now() + 1, clock);
+  await letRecordTimePass(kind, id, due - gatewayClock.now() + 1, clock);
   clock.parked = null;
   await runDurableObjectAlarm(stubOf(kind, id));
   return true;
@@ -195,13 +197,13 @@ function parseDelivery(body: string): Delivered {
 }
 
 /**
- * The minute cron as the runtime would fire it, a minute and a half from
- * now: the events sweep re-queues what stayed pending with no attempt under
- * way (the contract: in development within one minute).
+ * The minute cron as the runtime would fire it, `aheadMs` (a minute and a
+ * half) from now: the events sweep re-queues what stayed pending with no
+ * attempt under way (the contract: in development within one minute).
  */
-export async function runCron(): Promise<void> {
+export async function runCron(aheadMs = 90_000): Promise<void> {
   const ctx = createExecutionContext();
-  const controller = { scheduledTime: Date.now() + 90_000, cron: "* * * * *", noRetry() {} } as ScheduledController;
+  const controller = { scheduledTime: gatewayClock.now() + aheadMs, cron: "* * * * *", noRetry() {} } as ScheduledController;
   await worker.scheduled!(controller, env, ctx);
   await waitOnExecutionContext(ctx);
 }
