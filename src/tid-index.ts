@@ -24,6 +24,7 @@
  * tests can stand on either side of a lease without waiting.
  */
 import { clock } from "./clock";
+import { inPool } from "./fanout";
 import type { KindName } from "./kinds";
 import { allShards, tidShardsFor } from "./shards";
 
@@ -253,12 +254,10 @@ export async function tidIndexFor(env: Env, owner: string, tid: string): Promise
  * console's list): each database's newest `limit`, merged.
  */
 export async function latestTids(env: Env, limit: number): Promise<TidRow[]> {
-  const pages = await Promise.all(
-    allShards(env).map(async ({ db }) => {
-      const { results } = await db.prepare("SELECT * FROM tid_index ORDER BY created_at DESC, rowid DESC LIMIT ?1").bind(limit).all<TidRow>();
-      return results;
-    }),
-  );
+  const pages = await inPool(allShards(env), async ({ db }) => {
+    const { results } = await db.prepare("SELECT * FROM tid_index ORDER BY created_at DESC, rowid DESC LIMIT ?1").bind(limit).all<TidRow>();
+    return results;
+  });
   // Stable: rows of one instant keep their database's order (newest rowid first).
   return pages
     .flat()
@@ -268,8 +267,8 @@ export async function latestTids(env: Env, limit: number): Promise<TidRow[]> {
 
 /** The row that created a record, by the record's id: which says nothing of its database, so each is asked. */
 export async function findTidOfRecord(env: Env, kind: KindName, recordId: string): Promise<TidRow | null> {
-  const found = await Promise.all(
-    allShards(env).map(({ db }) => db.prepare("SELECT * FROM tid_index WHERE receipt_id = ?1 AND kind = ?2").bind(recordId, kind).first<TidRow>()),
+  const found = await inPool(allShards(env), ({ db }) =>
+    db.prepare("SELECT * FROM tid_index WHERE receipt_id = ?1 AND kind = ?2").bind(recordId, kind).first<TidRow>(),
   );
   return found.find((row) => row !== null) ?? null;
 }
