@@ -29,7 +29,7 @@ import { pruneEvents } from "./events/log";
 import { cronSlice, databasesPerRun, inPool } from "./fanout";
 import { log } from "./log";
 import { allShards, type Shard } from "./shards";
-import { compactTids, deleteTids } from "./tid-index";
+import { compactTids, deleteFences, deleteTids } from "./tid-index";
 
 export const DAY_MS = 86_400_000;
 
@@ -83,6 +83,8 @@ export function retentionPolicy(env: Env): RetentionPolicy {
 export interface RetentionReport {
   tids_deleted: number;
   tids_compacted: number;
+  /** Fences of a growing list (src/tid-index.ts) past TID_RETENTION_DAYS. */
+  tid_fences_deleted: number;
   events_delivered_pruned: number;
   events_undelivered_pruned: number;
   /** Some step removed its full bound: more is due, and the next run continues. */
@@ -91,8 +93,8 @@ export interface RetentionReport {
   tid_shards: Record<string, { compacted: number; deleted: number }>;
 }
 
-/** The steps of a run per database: compact, delete, prune delivered, failed and pending events. */
-export const RETENTION_STEPS = 5;
+/** The steps of a run per database: compact, delete, delete fences, prune delivered, failed and pending events. */
+export const RETENTION_STEPS = 6;
 
 /** D1 statements the event sweep (src/events/sweep.ts) runs per database in the same cron invocation. */
 export const SWEEP_QUERIES_PER_DATABASE = 2;
@@ -157,6 +159,8 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
     binding,
     compacted: await run(`tids_compacted:${binding}`, (limit) => compactTids(db, policy.replayMs, limit, now)),
     deleted: await run(`tids_deleted:${binding}`, (limit) => deleteTids(db, policy.tidRetentionMs, limit, now)),
+    // A growing list's fences (src/tid-index.ts, claimIndexFor), once every row they stood for is gone.
+    fences: await run(`tid_fences_deleted:${binding}`, (limit) => deleteFences(db, policy.tidRetentionMs, limit, now)),
     // The event log is spread over the same databases, by record id.
     delivered: await run(`events_delivered_pruned:${binding}`, (limit) => pruneEvents(db, "delivered", policy.deliveredEventsMs, limit, now)),
     failed: await run(`events_failed_pruned:${binding}`, (limit) => pruneEvents(db, "failed", policy.undeliveredEventsMs, limit, now)),
@@ -173,6 +177,7 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
   const report: RetentionReport = {
     tids_deleted: sum((shard) => shard.deleted),
     tids_compacted: sum((shard) => shard.compacted),
+    tid_fences_deleted: sum((shard) => shard.fences),
     events_delivered_pruned: delivered,
     events_undelivered_pruned: failedEvents + pendingEvents,
     backlog,
