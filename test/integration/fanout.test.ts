@@ -33,8 +33,8 @@ class Meter {
     this.perDatabase.set(binding, (this.perDatabase.get(binding) ?? 0) + statements);
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    // A turn of the event loop, so calls that would overlap do overlap.
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    // A few turns of the microtask queue, so calls that would overlap do overlap.
+    for (let turn = 0; turn < 3; turn++) await Promise.resolve();
     this.inFlight--;
     return answer();
   }
