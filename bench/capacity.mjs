@@ -22,6 +22,9 @@
  *    compacted); creates/s at concurrency 32 and latency at concurrency 1, and
  *    the time of one retention batch (1,000 rows) at that size.
  *
+ * 4. The model: bench/capacity-model.mjs prices a year at 1M and 10M creates
+ *    a day from what this run measured (stored as `model` in the report).
+ *
  * Writes bench/results/capacity-<date-time>.json. Never run by `npm test`.
  * State lives where the bench keeps it (/dev/shm; BENCH_STATE_DIR=/tmp puts
  * it on disk): 10M rows are ~3 GB. It is removed at the end.
@@ -34,6 +37,7 @@ import { DatabaseSync } from "node:sqlite";
 import { SignJWT } from "jose";
 import { encodeTime } from "ulid";
 import { unstable_readConfig, unstable_splitSqlQuery } from "wrangler";
+import { capacityModel } from "./capacity-model.mjs";
 import { BENCH_DIR, BUILD_DIR, DEV_VARS, GATEWAY_HEADERS, RESULTS_DIR, ROOT, WRANGLER_BIN } from "./lib/config.mjs";
 import { runLoad } from "./lib/load.mjs";
 import { describeMachine, describeSource } from "./lib/report.mjs";
@@ -558,6 +562,13 @@ async function main() {
     bytes_per_row: rows,
     throughput: runs,
   };
+  // The year at 1M and 10M creates a day, priced from what this run measured (bench/capacity-model.mjs).
+  report.model = capacityModel(report);
+  for (const { records_end: m } of report.model.volumes) {
+    log(
+      `model at ${m.per_day.toLocaleString("en")}/day: ${m.steady_state.d1_gb} GB of D1, ${m.databases} databases, $${m.bill_month_12_total} in month 12`,
+    );
+  }
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = join(
     RESULTS_DIR,

@@ -95,14 +95,21 @@ export const tidShardList = (value: unknown): string[] => {
 };
 
 /**
- * TID_INDEX_SHARDS_PREVIOUS: while the list is being changed (appended to),
- * the list before the change; empty when no change is under way. A key whose
- * database differs between the two is looked for in both (src/shards.ts).
+ * TID_INDEX_SHARDS_PREVIOUS: every earlier list that may still place a row,
+ * separated by semicolons (`DB; DB DB_TID_1`); empty when none. A key whose
+ * database differs between them is looked for in each, and a create fences
+ * each earlier place before it claims in the current one (src/tid-index.ts).
+ * An earlier list is dropped once its rows are gone (TID_RETENTION_DAYS after
+ * the list after it was deployed). This: every binding any of them names.
  */
-export const previousTidShardList = (value: unknown): string[] =>
+export const previousTidShardList = (value: unknown): string[] => previousTidShardLayouts(value).flat();
+
+/** TID_INDEX_SHARDS_PREVIOUS's earlier lists, each as TID_INDEX_SHARDS spells one. */
+export const previousTidShardLayouts = (value: unknown): string[][] =>
   text(value)
-    .split(/[\s,]+/)
-    .filter(Boolean);
+    .split(";")
+    .map((list) => list.split(/[\s,]+/).filter(Boolean))
+    .filter((list) => list.length > 0);
 
 /** What is wrong with a list itself, before any binding is looked at. `setting` names the var. */
 export function tidShardListProblems(names: readonly string[], setting = "TID_INDEX_SHARDS"): string[] {
@@ -408,7 +415,8 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
 
   // The tid index and the event log live in the databases TID_INDEX_SHARDS names (DB alone by default).
   problems.push(...tidShardListProblems(tidShardList(vars.TID_INDEX_SHARDS)));
-  problems.push(...tidShardListProblems(previousTidShardList(vars.TID_INDEX_SHARDS_PREVIOUS), "TID_INDEX_SHARDS_PREVIOUS"));
+  for (const list of previousTidShardLayouts(vars.TID_INDEX_SHARDS_PREVIOUS))
+    problems.push(...tidShardListProblems(list, "TID_INDEX_SHARDS_PREVIOUS"));
   const ids = new Map<string, string>();
   for (const binding of d1Bindings(vars)) {
     const db = config.d1_databases?.find((d) => d.binding === binding);

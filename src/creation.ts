@@ -15,6 +15,7 @@ import { log } from "./log";
 import { receiptStub } from "./receipt-object";
 import { DAY_MS, retentionPolicy } from "./retention";
 import {
+  claimIndexFor,
   claimTid,
   completeTid,
   expireTid,
@@ -22,8 +23,8 @@ import {
   fingerprint,
   isCompacted,
   leaseExpired,
+  readIndexFor,
   releaseTid,
-  tidIndexFor,
   upstreamTidFor,
 } from "./tid-index";
 import { UpstreamClient } from "./upstream/client";
@@ -67,14 +68,18 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
   const record = { isHold, qrMerchant: merchant !== undefined && config.qrMerchantIds.has(merchant) };
   const owner = ownerOf(caller);
   const request = { kind: kind.name, request: input };
-  // The claim and everything after it stay in the one database that holds this (owner, tid).
-  const db = await tidIndexFor(env, owner, input.tid);
-  const claim = await claimTid(db, {
+  const wanted = {
     owner,
     tid: input.tid,
     upstreamTid: await upstreamTidFor(config.tidSecret, owner, input.tid),
     kind: kind.name,
     fingerprint: await fingerprint(config.tidSecret, request),
+  };
+  // The claim and everything after it stay in the one database that holds this (owner, tid): while the
+  // list grows, each earlier place is fenced first (src/tid-index.ts, claimIndexFor).
+  const db = await claimIndexFor(env, wanted);
+  const claim = await claimTid(db, {
+    ...wanted,
     // While TID_SECRET is rotated, a create claimed under the earlier value is still this request.
     formerFingerprints: await Promise.all(config.formerTidSecrets.map((key) => fingerprint(key, request))),
     leaseMs: leaseMs(config.upstreamTimeoutMs),
@@ -150,7 +155,7 @@ export async function createdBy(env: Env, caller: Caller, kind: KindName, tid: s
   const notFound = new ApiError("receipt_not_found", `No ${noun} was created with this tid.`);
   if (user !== undefined && caller.kind !== "partner" && user !== caller.id) throw notFound;
   const owner = user !== undefined ? ownerOf({ kind: "user", id: user }) : ownerOf(caller);
-  const row = await findTid(await tidIndexFor(env, owner, tid), owner, tid);
+  const row = await findTid(await readIndexFor(env, owner, tid), owner, tid);
   if (!row || row.kind !== kind) throw notFound;
   if (row.receipt_id) return row.receipt_id;
   if (leaseExpired(row, leaseMs(readConfig(env).upstreamTimeoutMs), clock.now())) {

@@ -1,7 +1,7 @@
 /** The production entry: the gateway, its Durable Object, the events queue consumer and the cron (retention, the event sweep), nothing else. */
 import { createApp } from "./app";
 import { type EventMessage, handleEventBatch, sweepEvents } from "./events";
-import { runRetention } from "./retention";
+import { cronShards, retentionPolicy, runRetention } from "./retention";
 
 export { ReceiptObject } from "./receipt-object";
 
@@ -12,12 +12,25 @@ export default {
   // The events queue and its dead-letter queue (src/events/delivery.ts tells them apart by batch.queue).
   queue: handleEventBatch,
   // The Cron Trigger ([triggers] in wrangler.toml; in development scripts/dev.mjs fires it every 15 s):
-  // one bounded retention run and one event sweep, side by side, on the trigger's own clock. Either
-  // failing fails the invocation, once both have run.
+  // one event sweep, then one bounded retention run, on the trigger's own clock. One after the other,
+  // each at most six databases at a time, so the invocation never holds more than the Workers limit of
+  // six connections. Either failing fails the invocation, once both have run.
   async scheduled(controller, env, _ctx) {
     // A number (ms) as the runtime fires it; the tests' loopback may hand a Date, which D1 would not bind.
     const now = Number(controller.scheduledTime);
-    const runs = await Promise.allSettled([runRetention(env, now), sweepEvents(env, now)]);
+    // This minute's slice of the databases (all of them while they fit one run's D1 query budget): src/fanout.ts.
+    const policy = retentionPolicy(env);
+    // A misconfigured list throws here: undefined lets each run fail (and log) on its own.
+    let databases: ReturnType<typeof cronShards> | undefined;
+    try {
+      databases = cronShards(env, now, policy);
+    } catch {
+      databases = undefined;
+    }
+    const runs = [
+      ...(await Promise.allSettled([sweepEvents(env, now, undefined, databases)])),
+      ...(await Promise.allSettled([runRetention(env, now, policy, databases)])),
+    ];
     for (const run of runs) if (run.status === "rejected") throw run.reason;
   },
 } satisfies ExportedHandler<Env, EventMessage>;

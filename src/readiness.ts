@@ -2,17 +2,26 @@
  * GET /readyz: is this deployment able to serve payments right now? Its
  * probes, each with a short timeout: an authenticated call to the upstream
  * (check-id of an id that cannot exist: a 404 proves the service answers and
- * accepts the gateway's credential) and a D1 query to each database (DB and
- * every one TID_INDEX_SHARDS names; a failing one is named by its binding).
+ * accepts the gateway's credential) and a D1 query to a sample of the
+ * databases: DB always, and READINESS_DATABASES - 1 of the others
+ * TID_INDEX_SHARDS names, turning through them from one probe to the next (a
+ * failing one is named by its binding). A sample, not every database: with
+ * hundreds of them, one probe of each would take hundreds of queries and
+ * wait on the Workers limit of six open connections (src/fanout.ts); probed
+ * every few seconds, the turn reaches each database within minutes.
  * /healthz says the process and its configuration are sound; this says its
  * dependencies answer. Never names a secret.
  */
 import { ApiError } from "./errors";
+import { MAX_CONNECTIONS, probeSample } from "./fanout";
 import { log } from "./log";
 import { allShards } from "./shards";
 import { UpstreamClient } from "./upstream/client";
 
 export const READINESS_TIMEOUT_MS = 2000;
+
+/** D1 databases one probe asks: with the upstream's call, the Workers limit of six connections at once. */
+export const READINESS_DATABASES = MAX_CONNECTIONS - 1;
 
 type Probe = { ok: true } | { ok: false; problem: string };
 
@@ -48,9 +57,12 @@ function databases(env: Env): [string, D1Database][] {
   return [...all];
 }
 
+/** The databases the probe at `at` asks: DB and this probe's turn of the others. */
+export const probedDatabases = (env: Env, at: number): [string, D1Database][] => probeSample(databases(env), READINESS_DATABASES, at);
+
 /** `{ ok: true, upstream: "ok", db: "ok" }`, or throws 503 not_ready naming what failed. */
 export async function checkReadiness(env: Env, requestId: string): Promise<{ ok: true; upstream: "ok"; db: "ok" }> {
-  const probes = await Promise.all([probeUpstream(env, requestId), ...databases(env).map(([binding, db]) => probeD1(binding, db))]);
+  const probes = await Promise.all([probeUpstream(env, requestId), ...probedDatabases(env, Date.now()).map(([binding, db]) => probeD1(binding, db))]);
   const problems = probes.flatMap((probe) => (probe.ok ? [] : [probe.problem]));
   if (problems.length > 0) {
     // The on-call engineer's log query finds it, with what failed (never a secret): docs/production.md.

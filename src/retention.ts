@@ -14,7 +14,11 @@
  *
  * The tid index and the event log are spread over the databases
  * TID_INDEX_SHARDS names (src/shards.ts): each database is compacted and
- * pruned on its own, side by side, with the same bound per step.
+ * pruned on its own, with the same bound per step, at most six at a time (the
+ * Workers connection limit), and a run works on a slice of the databases
+ * (`cronShards`), turning through all of them over successive minutes, so a
+ * run's D1 queries stay under the 1,000 per invocation whatever the number of
+ * databases (src/fanout.ts).
  *
  * Pending claims are never touched: their lease decides what becomes of them.
  * Every batch is a range scan of an index (migrations/0004_retention.sql),
@@ -22,9 +26,10 @@
  * short enough not to hold D1's single writer from the creates for long.
  */
 import { pruneEvents } from "./events/log";
+import { cronSlice, databasesPerRun, inPool } from "./fanout";
 import { log } from "./log";
 import { allShards, type Shard } from "./shards";
-import { compactTids, deleteTids } from "./tid-index";
+import { compactTids, deleteFences, deleteTids } from "./tid-index";
 
 export const DAY_MS = 86_400_000;
 
@@ -78,12 +83,32 @@ export function retentionPolicy(env: Env): RetentionPolicy {
 export interface RetentionReport {
   tids_deleted: number;
   tids_compacted: number;
+  /** Fences of a growing list (src/tid-index.ts) past TID_RETENTION_DAYS. */
+  tid_fences_deleted: number;
   events_delivered_pruned: number;
   events_undelivered_pruned: number;
   /** Some step removed its full bound: more is due, and the next run continues. */
   backlog: boolean;
   /** Each database's tid-index counts (TID_INDEX_SHARDS): each database has its own bound per run. */
   tid_shards: Record<string, { compacted: number; deleted: number }>;
+}
+
+/** The steps of a run per database: compact, delete, delete fences, prune delivered, failed and pending events. */
+export const RETENTION_STEPS = 6;
+
+/** D1 statements the event sweep (src/events/sweep.ts) runs per database in the same cron invocation. */
+export const SWEEP_QUERIES_PER_DATABASE = 2;
+
+/** The most D1 queries a cron run spends on one database: every step's every round, and the sweep's. */
+export const cronQueriesPerDatabase = (policy: RetentionPolicy): number => RETENTION_STEPS * policy.rounds + SWEEP_QUERIES_PER_DATABASE;
+
+/**
+ * The databases the cron run at `now` works on (retention and the event
+ * sweep): all of them while they fit one run's query budget, otherwise this
+ * minute's slice; each database is visited every ceil(N / perRun) minutes.
+ */
+export function cronShards(env: Env, now: number, policy = retentionPolicy(env)): Shard[] {
+  return cronSlice(allShards(env), databasesPerRun(cronQueriesPerDatabase(policy)), Math.floor(now / 60_000));
 }
 
 /** One step: up to `rounds` batches, stopping at the first batch that was not full. */
@@ -103,7 +128,7 @@ async function drain(policy: RetentionPolicy, batch: (limit: number) => Promise<
  * so the cron invocation shows as failed, and the next run picks up where
  * this one stopped.
  */
-export async function runRetention(env: Env, now: number, policy = retentionPolicy(env)): Promise<RetentionReport> {
+export async function runRetention(env: Env, now: number, policy = retentionPolicy(env), databases?: readonly Shard[]): Promise<RetentionReport> {
   const started = Date.now();
   const failed: string[] = [];
   let firstError: unknown;
@@ -123,24 +148,24 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
 
   let shards: readonly Shard[] = [];
   try {
-    shards = allShards(env);
+    shards = databases ?? cronShards(env, now, policy);
   } catch (err) {
     failed.push("tid_shards");
     firstError ??= err;
   }
-  // The databases side by side, each with the full bound per step: a run's work per database is what one
-  // database had, and a slow one does not hold the others up. Within one, the steps in order.
-  const perShard = await Promise.all(
-    shards.map(async ({ binding, db }) => ({
-      binding,
-      compacted: await run(`tids_compacted:${binding}`, (limit) => compactTids(db, policy.replayMs, limit, now)),
-      deleted: await run(`tids_deleted:${binding}`, (limit) => deleteTids(db, policy.tidRetentionMs, limit, now)),
-      // The event log is spread over the same databases, by record id.
-      delivered: await run(`events_delivered_pruned:${binding}`, (limit) => pruneEvents(db, "delivered", policy.deliveredEventsMs, limit, now)),
-      failed: await run(`events_failed_pruned:${binding}`, (limit) => pruneEvents(db, "failed", policy.undeliveredEventsMs, limit, now)),
-      pending: await run(`events_pending_pruned:${binding}`, (limit) => pruneEvents(db, "pending", policy.undeliveredEventsMs, limit, now)),
-    })),
-  );
+  // Six databases at a time (the Workers connection limit), each with the full bound per step: a run's work
+  // per database is what one database had, and a slow one holds up only its own lane. Within one, the steps in order.
+  const perShard = await inPool(shards, async ({ binding, db }) => ({
+    binding,
+    compacted: await run(`tids_compacted:${binding}`, (limit) => compactTids(db, policy.replayMs, limit, now)),
+    deleted: await run(`tids_deleted:${binding}`, (limit) => deleteTids(db, policy.tidRetentionMs, limit, now)),
+    // A growing list's fences (src/tid-index.ts, claimIndexFor), once every row they stood for is gone.
+    fences: await run(`tid_fences_deleted:${binding}`, (limit) => deleteFences(db, policy.tidRetentionMs, limit, now)),
+    // The event log is spread over the same databases, by record id.
+    delivered: await run(`events_delivered_pruned:${binding}`, (limit) => pruneEvents(db, "delivered", policy.deliveredEventsMs, limit, now)),
+    failed: await run(`events_failed_pruned:${binding}`, (limit) => pruneEvents(db, "failed", policy.undeliveredEventsMs, limit, now)),
+    pending: await run(`events_pending_pruned:${binding}`, (limit) => pruneEvents(db, "pending", policy.undeliveredEventsMs, limit, now)),
+  }));
   const tidShardCounts: RetentionReport["tid_shards"] = Object.fromEntries(
     perShard.map(({ binding, compacted, deleted }) => [binding, { compacted, deleted }]),
   );
@@ -152,6 +177,7 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
   const report: RetentionReport = {
     tids_deleted: sum((shard) => shard.deleted),
     tids_compacted: sum((shard) => shard.compacted),
+    tid_fences_deleted: sum((shard) => shard.fences),
     events_delivered_pruned: delivered,
     events_undelivered_pruned: failedEvents + pendingEvents,
     backlog,

@@ -18,10 +18,13 @@
  * 8 bytes of SHA-256 of the key: as even as modulo, and appending a binding
  * to the list moves only the keys the new database takes (1/N of them), each
  * from its old shard to the new one; nothing moves between the old shards.
- * That is what keeps re-sharding a dual read of two places (docs/capacity.md,
- * "Capacity"): while TID_INDEX_SHARDS_PREVIOUS names the list before, a key
- * has a place now and, if it moved, a place before (`tidShardsFor`,
- * `eventShardsFor`). Reordering or removing a binding moves rows: never do it.
+ * No row is ever copied: while TID_INDEX_SHARDS_PREVIOUS names the earlier
+ * lists (as many as may still hold rows: growing twice within the retention
+ * window keeps both), a key has a place now and the places it had before
+ * (`tidShardsFor`, `eventShardsFor`); a create fences each earlier place
+ * before it claims in the current one, so a Worker still on an earlier list
+ * can never claim the same tid elsewhere (src/tid-index.ts, `claimIndexFor`).
+ * Reordering or removing a binding moves rows: never do it.
  *
  * What only one shard sees: the cross-space check of a claim (a partner tid
  * equal to a user's derived upstream tid, `findByUpstreamTid` in
@@ -29,7 +32,7 @@
  * TID_SECRET to compute, and the upstream's own tid uniqueness is the
  * backstop: its TID_DUPLICATE is answered 409 tid_conflict (src/creation.ts).
  */
-import { previousTidShardList, tidShardList, tidShardListProblems } from "./config-rules";
+import { previousTidShardLayouts, tidShardList, tidShardListProblems } from "./config-rules";
 
 export interface Shard {
   /** The binding's name, as TID_INDEX_SHARDS spells it: what /readyz and the retention log name. */
@@ -45,7 +48,7 @@ export function shardProblems(env: Env): string[] {
   const problems: string[] = [];
   const lists: [string, string[]][] = [
     ["TID_INDEX_SHARDS", tidShardList(env.TID_INDEX_SHARDS)],
-    ["TID_INDEX_SHARDS_PREVIOUS", previousTidShardList(env.TID_INDEX_SHARDS_PREVIOUS)],
+    ...previousTidShardLayouts(env.TID_INDEX_SHARDS_PREVIOUS).map((list): [string, string[]] => ["TID_INDEX_SHARDS_PREVIOUS", list]),
   ];
   for (const [setting, names] of lists) {
     problems.push(...tidShardListProblems(names, setting));
@@ -61,8 +64,8 @@ export function shardProblems(env: Env): string[] {
 interface Layout {
   /** TID_INDEX_SHARDS: where every key is placed. */
   current: readonly Shard[];
-  /** TID_INDEX_SHARDS_PREVIOUS: where a key was placed before the list changed; empty when it is not changing. */
-  previous: readonly Shard[];
+  /** TID_INDEX_SHARDS_PREVIOUS: each earlier list that may still place a row, newest (longest) first; empty when none. */
+  previous: readonly (readonly Shard[])[];
   /** Every database either list names, the current ones first. */
   all: readonly Shard[];
 }
@@ -82,8 +85,11 @@ function layout(env: Env): Layout {
     if (problems.length > 0) throw new Error(problems.join(" "));
     const resolve = (names: readonly string[]) => names.map((binding) => ({ binding, db: (env as unknown as Record<string, D1Database>)[binding]! }));
     const current = resolve(tidShardList(env.TID_INDEX_SHARDS));
-    const previous = resolve(previousTidShardList(env.TID_INDEX_SHARDS_PREVIOUS));
-    const all = [...current, ...previous.filter((shard) => !current.some((c) => c.binding === shard.binding))];
+    const previous = previousTidShardLayouts(env.TID_INDEX_SHARDS_PREVIOUS)
+      .map(resolve)
+      .sort((a, b) => b.length - a.length);
+    const all = [...current];
+    for (const shard of previous.flat()) if (!all.some((known) => known.binding === shard.binding)) all.push(shard);
     found = { current, previous, all };
     cache.set(env, found);
   }
@@ -120,14 +126,15 @@ export async function eventShardFor(env: Env, recordId: string): Promise<Shard> 
   return shards[await eventShardIndex(shards.length, recordId)]!;
 }
 
-/** Every database that may hold a record's events: its shard, and while the list changes its shard before. */
+/** Every database that may hold a record's events: its shard, then (newest first) each different one an earlier list placed it in. */
 export async function eventShardsFor(env: Env, recordId: string): Promise<Shard[]> {
   const { previous } = layout(env);
-  const now = await eventShardFor(env, recordId);
-  if (previous.length === 0) return [now];
-  const before = previous[await eventShardIndex(previous.length, recordId)]!;
-  return before.binding === now.binding ? [now] : [now, before];
+  const places = [await eventShardFor(env, recordId)];
+  for (const list of previous) places.push(list[await eventShardIndex(list.length, recordId)]!);
+  return distinct(places);
 }
+
+const distinct = (places: Shard[]): Shard[] => places.filter((place, i) => places.findIndex((p) => p.binding === place.binding) === i);
 
 /** The shard (owner, tid)'s row is placed in. */
 export async function tidShardFor(env: Env, owner: string, tid: string): Promise<Shard> {
@@ -135,13 +142,16 @@ export async function tidShardFor(env: Env, owner: string, tid: string): Promise
   return shards[await tidShardIndex(shards.length, owner, tid)]!;
 }
 
-/** Every database that may hold (owner, tid)'s row: its shard, and while the list changes its shard before (src/tid-index.ts's tidIndexFor). */
+/**
+ * Every database that may hold (owner, tid)'s row: its shard now first, then
+ * (newest first) each different one an earlier list placed it in
+ * (src/tid-index.ts's claimIndexFor and readIndexFor).
+ */
 export async function tidShardsFor(env: Env, owner: string, tid: string): Promise<Shard[]> {
   const { previous } = layout(env);
-  const now = await tidShardFor(env, owner, tid);
-  if (previous.length === 0) return [now];
-  const before = previous[await tidShardIndex(previous.length, owner, tid)]!;
-  return before.binding === now.binding ? [now] : [now, before];
+  const places = [await tidShardFor(env, owner, tid)];
+  for (const list of previous) places.push(list[await tidShardIndex(list.length, owner, tid)]!);
+  return distinct(places);
 }
 
 const MASK_64 = (1n << 64n) - 1n;

@@ -17,13 +17,14 @@
  * holds, and check-tid stops saying "in progress".
  *
  * Every function works on the one D1 database that holds the tid's row
- * (`tidIndexFor` finds it; src/shards.ts places (owner, tid)); retention
- * runs per database.
+ * (`claimIndexFor` and `readIndexFor` find it; src/shards.ts places (owner,
+ * tid)); retention runs per database.
  *
  * Every function takes the time as an argument (default: src/clock.ts), so
  * tests can stand on either side of a lease without waiting.
  */
 import { clock } from "./clock";
+import { inPool } from "./fanout";
 import type { KindName } from "./kinds";
 import { allShards, tidShardsFor } from "./shards";
 
@@ -85,7 +86,9 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.no
     if (row.status === "completed") return { kind: "replay", row };
 
     if (!leaseExpired(row, req.leaseMs, now)) {
-      return { kind: "in_progress", retryAfterSeconds: Math.max(1, Math.ceil((row.updated_at + req.leaseMs - now) / 1000)) };
+      // A fence (claimIndexFor) never expires: its caller is told to retry within a lease, as for any claim.
+      const left = Math.min(req.leaseMs, row.updated_at + req.leaseMs - now);
+      return { kind: "in_progress", retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)) };
     }
     const taken = await db
       .prepare("UPDATE tid_index SET claim_token = ?1, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5 AND status = 'pending'")
@@ -235,17 +238,84 @@ export async function upstreamTidFor(key: string, owner: string, tid: string): P
 // ---------------------------------------------------------------------------
 // The index spread over the databases TID_INDEX_SHARDS names (src/shards.ts).
 
+/** A fence's claim token: the row says "this tid is claimed in a newer database", never a claim of its own. */
+export const FENCE_TOKEN = "moved";
+
+/** A fence's updated_at: its lease never runs out, so code on an earlier list answers tid_in_progress, never claims. */
+const FENCE_UNTIL = Number.MAX_SAFE_INTEGER;
+
+export const isFence = (row: Pick<TidRow, "claim_token">): boolean => row.claim_token === FENCE_TOKEN;
+
 /**
- * The database holding (owner, tid)'s row: what every function above is
- * handed. While the list changes (TID_INDEX_SHARDS_PREVIOUS), a key whose
- * database moved (1/N of them when one is appended) is looked for where it
- * was first: a row there stays there, and answers as before; a key with no
- * row there is claimed in its new database. No row is ever copied.
+ * The database a create claims (owner, tid) in. With one list: its shard.
+ * While TID_INDEX_SHARDS_PREVIOUS names earlier lists, the key may have had
+ * other places, and a Worker still on an earlier list claims there. So before
+ * claiming in its place now, a create puts a fence in each earlier place
+ * (INSERT ... ON CONFLICT DO NOTHING, then reads what is there, in one D1
+ * batch per database, six databases at a time): a pending row with this
+ * request's fingerprint whose lease never runs out. Whichever is first in
+ * that database wins:
+ *
+ * - a real row was there: the tid was claimed before (or just now, by a
+ *   Worker on the earlier list), and that database is the one, as before;
+ * - the fence went in: from then on a Worker on the earlier list finds it,
+ *   answers tid_in_progress (or tid_conflict to a different request) and
+ *   never claims there; the claim goes to the place now.
+ *
+ * So a tid is claimed in one database whatever list each running Worker has,
+ * and however many times the list has grown (each earlier list is fenced).
+ * No row is ever copied. Fences are removed by retention after
+ * TID_RETENTION_DAYS (migrations/0006_tid_fences.sql).
  */
-export async function tidIndexFor(env: Env, owner: string, tid: string): Promise<D1Database> {
-  const [now, before] = await tidShardsFor(env, owner, tid);
-  if (before && (await findTid(before.db, owner, tid))) return before.db;
-  return now!.db;
+export async function claimIndexFor(
+  env: Env,
+  req: Pick<ClaimRequest, "owner" | "tid" | "upstreamTid" | "kind" | "fingerprint">,
+  now = clock.now(),
+): Promise<D1Database> {
+  const [here, ...before] = await tidShardsFor(env, req.owner, req.tid);
+  if (before.length === 0) return here!.db;
+  const claimedBefore = await inPool(before, async ({ db }) => {
+    const [, found] = await db.batch<TidRow>([
+      db
+        .prepare(
+          `INSERT INTO tid_index (owner, tid, upstream_tid, kind, fingerprint, status, claim_token, created_at, updated_at)
+           VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?8) ON CONFLICT DO NOTHING`,
+        )
+        .bind(req.owner, req.tid, req.upstreamTid, req.kind, req.fingerprint, FENCE_TOKEN, now, FENCE_UNTIL),
+      db.prepare("SELECT * FROM tid_index WHERE owner = ?1 AND tid = ?2").bind(req.owner, req.tid),
+    ]);
+    const row = found?.results[0];
+    return row && !isFence(row) ? db : null;
+  });
+  return claimedBefore.find((db) => db !== null) ?? here!.db;
+}
+
+/**
+ * The database holding (owner, tid)'s row, for reading it (check-tid): the
+ * place now, unless an earlier place holds the real row (not a fence). Reads
+ * never write: a key with no row anywhere reads its place now.
+ */
+export async function readIndexFor(env: Env, owner: string, tid: string): Promise<D1Database> {
+  const places = await tidShardsFor(env, owner, tid);
+  if (places.length === 1) return places[0]!.db;
+  const rows = await inPool(places, async ({ db }) => ({ db, row: await findTid(db, owner, tid) }));
+  return (rows.find(({ row }) => row !== null && !isFence(row)) ?? rows[0]!).db;
+}
+
+/**
+ * Retention: fences older than `retentionMs` are deleted (every row they
+ * stood for is gone by then, and no Worker on a list that old is running).
+ * At most `limit`, oldest first (tid_index_fences).
+ */
+export async function deleteFences(db: D1Database, retentionMs: number, limit: number, now = clock.now()): Promise<number> {
+  const result = await db
+    .prepare(
+      `DELETE FROM tid_index WHERE rowid IN (
+         SELECT rowid FROM tid_index WHERE claim_token = '${FENCE_TOKEN}' AND created_at < ?1 ORDER BY created_at LIMIT ?2)`,
+    )
+    .bind(now - retentionMs, limit)
+    .run();
+  return result.meta.changes;
 }
 
 /**
@@ -253,12 +323,13 @@ export async function tidIndexFor(env: Env, owner: string, tid: string): Promise
  * console's list): each database's newest `limit`, merged.
  */
 export async function latestTids(env: Env, limit: number): Promise<TidRow[]> {
-  const pages = await Promise.all(
-    allShards(env).map(async ({ db }) => {
-      const { results } = await db.prepare("SELECT * FROM tid_index ORDER BY created_at DESC, rowid DESC LIMIT ?1").bind(limit).all<TidRow>();
-      return results;
-    }),
-  );
+  const pages = await inPool(allShards(env), async ({ db }) => {
+    const { results } = await db
+      .prepare(`SELECT * FROM tid_index WHERE claim_token <> '${FENCE_TOKEN}' ORDER BY created_at DESC, rowid DESC LIMIT ?1`)
+      .bind(limit)
+      .all<TidRow>();
+    return results;
+  });
   // Stable: rows of one instant keep their database's order (newest rowid first).
   return pages
     .flat()
@@ -268,8 +339,8 @@ export async function latestTids(env: Env, limit: number): Promise<TidRow[]> {
 
 /** The row that created a record, by the record's id: which says nothing of its database, so each is asked. */
 export async function findTidOfRecord(env: Env, kind: KindName, recordId: string): Promise<TidRow | null> {
-  const found = await Promise.all(
-    allShards(env).map(({ db }) => db.prepare("SELECT * FROM tid_index WHERE receipt_id = ?1 AND kind = ?2").bind(recordId, kind).first<TidRow>()),
+  const found = await inPool(allShards(env), ({ db }) =>
+    db.prepare("SELECT * FROM tid_index WHERE receipt_id = ?1 AND kind = ?2").bind(recordId, kind).first<TidRow>(),
   );
   return found.find((row) => row !== null) ?? null;
 }

@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import { advanceClock } from "../src/clock";
 import { receiptStub } from "../src/receipt-object";
 import { tidShards } from "../src/shards";
-import { findTid, type TidRow, tidIndexFor } from "../src/tid-index";
+import { findTid, readIndexFor, type TidRow } from "../src/tid-index";
 
 export const API = "http://gateway.test/api/v1/partner";
 
@@ -268,7 +268,7 @@ export async function productionEnv(overrides: Record<string, unknown> = {}): Pr
 }
 
 /** The D1 database holding (owner, tid)'s tid-index row, picked as the gateway picks it (src/shards.ts). */
-export const tidDb = (owner: string, tid: string): Promise<D1Database> => tidIndexFor(env, owner, tid);
+export const tidDb = (owner: string, tid: string): Promise<D1Database> => readIndexFor(env, owner, tid);
 
 /** (owner, tid)'s tid-index row, read from its shard. */
 export const tidRow = async (owner: string, tid: string): Promise<TidRow | null> => findTid(await tidDb(owner, tid), owner, tid);

@@ -12,8 +12,9 @@ declare global {
   }
 }
 
-// Every D1 database of [env.dev]: DB and the tid index's other shards (TID_INDEX_SHARDS), as npm run dev does.
-for (const db of new Set([env.DB, ...allShards(env).map((shard) => shard.db)])) await applyD1Migrations(db, env.TEST_MIGRATIONS);
+// Every D1 database of [env.dev]: DB, the tid index's other shards (TID_INDEX_SHARDS), as npm run dev does,
+// and DB_TID_2, which only tests of a growing list name.
+for (const db of new Set([env.DB, ...allShards(env).map((shard) => shard.db), env.DB_TID_2])) await applyD1Migrations(db, env.TEST_MIGRATIONS);
 
 // Time moved by a test (letTimePass) is back to the wall clock for the next.
 afterEach(() => resetClock());

@@ -8,6 +8,7 @@
 
 import { encodeTime } from "ulid";
 import { clock } from "../clock";
+import { inPool } from "../fanout";
 import { allShards, eventShardFor, eventShardsFor, tidShards } from "../shards";
 import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
 import { kindOf, recordIdOf } from "./types";
@@ -232,7 +233,8 @@ async function byShard<T>(env: Env, items: readonly T[], recordIdOfItem: (item: 
 /** recordEvents, each event in its record's database: one batch per database (of up to 50 events). */
 export async function logEvents(env: Env, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
   const groups = await byShard(env, items, (item) => recordIdOf(unpack(item).event));
-  return (await Promise.all(groups.map(([db, group]) => recordEvents(db, group, now)))).flat();
+  // At most six databases at a time (the Workers connection limit; src/fanout.ts).
+  return (await inPool(groups, ([db, group]) => recordEvents(db, group, now))).flat();
 }
 
 /**
@@ -240,9 +242,11 @@ export async function logEvents(env: Env, items: readonly Loggable[], now = cloc
  * does not name its record. While the list changes, a copy may sit in both
  * the record's database before and its database now (a message logged
  * before the change and delivered again after it): the one now is the one.
+ * One query per database, six at a time (src/fanout.ts): within D1's 1,000
+ * queries per invocation up to the 410 databases of 10,000,000 creates a day.
  */
 export async function locateEvent(env: Env, id: string): Promise<{ db: D1Database; row: EventRow } | null> {
-  const found = await Promise.all(allShards(env).map(async ({ db }) => ({ db, row: await findEvent(db, id) })));
+  const found = await inPool(allShards(env), async ({ db }) => ({ db, row: await findEvent(db, id) }));
   const hits = found.filter((hit): hit is { db: D1Database; row: EventRow } => hit.row !== null);
   if (hits.length <= 1) return hits[0] ?? null;
   const { db } = await eventShardFor(env, hits[0]!.row.record_id);
@@ -253,12 +257,13 @@ export async function locateEvent(env: Env, id: string): Promise<{ db: D1Databas
  * listEvents over the log: a record's events from its database (and, while
  * the list changes, its database before); by type or delivery status,
  * `limit + 1` from each database, merged newest first by id (ids are
- * time-ordered), cut to `limit`.
+ * time-ordered), cut to `limit`: one query per database, six at a time
+ * (src/fanout.ts). A list by receipt_id reads one database.
  */
 export async function listLoggedEvents(env: Env, query: EventQuery): Promise<{ rows: EventRow[]; hasMore: boolean }> {
   const shards = query.receiptId !== undefined ? await eventShardsFor(env, query.receiptId) : allShards(env);
   if (shards.length === 1) return listEvents(shards[0]!.db, query);
-  const pages = await Promise.all(shards.map(async ({ db }) => ({ db, ...(await listEvents(db, query)) })));
+  const pages = await inPool(shards, async ({ db }) => ({ db, ...(await listEvents(db, query)) }));
   const rows = await withoutCopies(
     env,
     pages.flatMap((page) => page.rows.map((row) => ({ db: page.db, row }))),
@@ -316,22 +321,23 @@ export async function newestEvents(env: Env, recordIds: readonly string[]): Prom
   for (const id of recordIds) {
     for (const { db } of await eventShardsFor(env, id)) groups.set(db, [...(groups.get(db) ?? []), id]);
   }
-  const reads: Promise<EventRow[]>[] = [];
+  const reads: (() => Promise<EventRow[]>)[] = [];
   for (const [db, ids] of groups) {
     for (let start = 0; start < ids.length; start += MAX_IDS_PER_READ) {
       const chunk = ids.slice(start, start + MAX_IDS_PER_READ);
-      const newest = db
-        .prepare(
-          `SELECT * FROM events e WHERE record_id IN (${chunk.map((_, i) => `?${i + 1}`).join(", ")})
+      const newest = () =>
+        db
+          .prepare(
+            `SELECT * FROM events e WHERE record_id IN (${chunk.map((_, i) => `?${i + 1}`).join(", ")})
              AND sequence = (SELECT MAX(sequence) FROM events WHERE record_id = e.record_id AND kind = e.kind)`,
-        )
-        .bind(...chunk)
-        .all<EventRow>();
-      reads.push(newest.then(({ results }) => results));
+          )
+          .bind(...chunk)
+          .all<EventRow>();
+      reads.push(() => newest().then(({ results }) => results));
     }
   }
   const newest = new Map<string, EventRow>();
-  for (const row of (await Promise.all(reads)).flat()) {
+  for (const row of (await inPool(reads, (read) => read())).flat()) {
     const key = `${row.kind}:${row.record_id}`;
     if ((newest.get(key)?.sequence ?? 0) < row.sequence) newest.set(key, row);
   }

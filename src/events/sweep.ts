@@ -21,12 +21,16 @@
  *    (handleEventBatch); receivers deduplicate by webhook-id anyway.
  *
  * The bounds keep a run's work small (two statements and at most one
- * sendBatch per database; D1 allows 1,000 queries per invocation) and keep
+ * sendBatch per database, six databases at a time, and the run's slice of
+ * the databases: src/retention.ts's cronShards, so D1's 1,000 queries per
+ * invocation hold whatever the number of databases) and keep
  * copies from piling onto a queue that is merely slow: a backlog grows by at
  * most REQUEUE_LIMIT messages per database per run.
  */
+import { inPool } from "../fanout";
 import { log } from "../log";
-import { allShards } from "../shards";
+import { cronShards } from "../retention";
+import type { Shard } from "../shards";
 import type { RETRY_SCHEDULES } from "./delivery";
 import { enqueue } from "./publish";
 import type { EventMessage } from "./types";
@@ -90,31 +94,34 @@ async function sweepDatabase(db: D1Database, now: number, settings: SweepSetting
 }
 
 /**
- * One sweep at `now` over every database of the event log (and, while
+ * One sweep at `now` over this run's slice of the databases of the event log
+ * (cronShards: all of them while they fit one run; and, while
  * TID_INDEX_SHARDS changes, the list before). A failing database does not
  * stop the others; the run then throws, so the cron invocation shows as
  * failed. An event claimed but not queued (the queue refused) is due again
  * `staleMs` later.
  */
-export async function sweepEvents(env: Env, now: number, settings = sweepSettings(env)): Promise<SweepReport> {
+export async function sweepEvents(
+  env: Env,
+  now: number,
+  settings = sweepSettings(env),
+  databases: readonly Shard[] = cronShards(env, now),
+): Promise<SweepReport> {
   const report: SweepReport = { failed: 0, requeued: 0 };
   const errors: unknown[] = [];
-  await Promise.all(
-    allShards(env).map(async ({ binding, db }) => {
-      try {
-        const { failed, overdue } = await sweepDatabase(db, now, settings);
-        report.failed += failed.length;
-        for (const id of failed) log("error", "event_delivery_abandoned", { event_id: id, by: "sweep", database: binding });
-        await enqueue(env, overdue);
-        report.requeued += overdue.length;
-        if (overdue.length > 0)
-          log("warn", "events_requeued", { database: binding, events: overdue.length, ids: overdue.map((m) => m.id).join(" ") });
-      } catch (err) {
-        errors.push(err);
-        log("error", "events_sweep_failed", { database: binding, error: err instanceof Error ? err.message : String(err) });
-      }
-    }),
-  );
+  await inPool(databases, async ({ binding, db }) => {
+    try {
+      const { failed, overdue } = await sweepDatabase(db, now, settings);
+      report.failed += failed.length;
+      for (const id of failed) log("error", "event_delivery_abandoned", { event_id: id, by: "sweep", database: binding });
+      await enqueue(env, overdue);
+      report.requeued += overdue.length;
+      if (overdue.length > 0) log("warn", "events_requeued", { database: binding, events: overdue.length, ids: overdue.map((m) => m.id).join(" ") });
+    } catch (err) {
+      errors.push(err);
+      log("error", "events_sweep_failed", { database: binding, error: err instanceof Error ? err.message : String(err) });
+    }
+  });
   if (errors.length > 0) throw new Error(`Event sweep failed in ${errors.length} database(s)`, { cause: errors[0] });
   return report;
 }

@@ -11,6 +11,7 @@ import devScript from "../../scripts/dev.mjs?raw";
 import { createApp } from "../../src/app";
 import { DEVELOPMENT_WEBHOOK_SECRET } from "../../src/config";
 import { DEAD_LETTER_SUFFIX, RETRY_SCHEDULES, SWEEP_SETTINGS } from "../../src/events";
+import { DELIVERY_PARALLELISM } from "../../src/events/delivery";
 import { PRODUCTION_WEBHOOK_SECRET, productionEnv } from "../events";
 import { expectError, expectStatus } from "../helpers";
 
@@ -78,6 +79,17 @@ describe("wrangler.toml's queues", () => {
     ["development", RETRY_SCHEDULES.development],
     ["production", RETRY_SCHEDULES.production],
   ] as const;
+
+  it("production's consumer delivers 400 events/s (the peak at 1,000,000 creates a day) to a receiver that takes 200 ms, within the Queues maximum of 250 invocations", () => {
+    const queues = env.TEST_WRANGLER_QUEUES.production;
+    const consumer = queues.consumers.find((c) => c.queue === queues.producers.find((p) => p.binding === "EVENTS")!.queue)!;
+    const receiverSeconds = 0.2;
+    // Each invocation: its batch in rounds of DELIVERY_PARALLELISM POSTs, each round a POST and a log write (D1, ~30 ms).
+    const rounds = Math.ceil(consumer.max_batch_size! / DELIVERY_PARALLELISM);
+    const perInvocation = consumer.max_batch_size! / (rounds * (receiverSeconds + 0.03) + 0.03);
+    expect(consumer.max_concurrency! * perInvocation).toBeGreaterThanOrEqual(400);
+    expect(consumer.max_concurrency!).toBeLessThanOrEqual(250);
+  });
 
   it.each(environments)(
     "%s: EVENTS feeds a consumer whose max_retries is the retry schedule's length, then a dead-letter queue with its own consumer",

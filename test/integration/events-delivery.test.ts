@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { publishEvents, RETRY_SCHEDULES, recordEvents, SWEEP_SETTINGS, sweepEvents } from "../../src/events";
+import { MAX_CONNECTIONS } from "../../src/fanout";
 import {
   callGateway,
   consume,
@@ -38,6 +39,44 @@ async function published(count = 1) {
 }
 
 const listEvents = (body: Record<string, unknown>) => expectStatus<any>(callGateway("events/list", body), 200);
+
+describe("a batch of deliveries", () => {
+  it("is POSTed in parallel, six at a time (the Workers connection limit), never more", async () => {
+    // A receiver that holds every answer until six are waiting (or every delivery left is): a consumer that
+    // sent one at a time would never get an answer past its first, a consumer that sent all twelve at once
+    // would be seen with twelve waiting. A turn of the event loop lets a seventh show before the answers go.
+    let waiting: (() => void)[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    let arrived = 0;
+    const { messages } = await published(12);
+    const realFetch = globalThis.fetch;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const request = new Request(input as RequestInfo, init);
+      if (request.url !== env.WEBHOOK_URL) return realFetch(input as RequestInfo, init);
+      arrived++;
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      const answered = new Promise<void>((resolve) => waiting.push(resolve));
+      if (waiting.length === Math.min(MAX_CONNECTIONS, messages.length - (arrived - waiting.length))) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        const release = waiting;
+        waiting = [];
+        for (const answer of release) answer();
+      }
+      await answered;
+      inFlight--;
+      return new Response(null, { status: 204 });
+    });
+
+    const result = await consume(messages.map((body) => ({ body })));
+
+    expect(result.explicitAcks).toHaveLength(12);
+    expect(arrived).toBe(12);
+    expect(mostInFlight).toBe(MAX_CONNECTIONS);
+    for (const message of messages) expect((await eventRow(message.id))?.delivery_status).toBe("delivered");
+  });
+});
 
 describe("a delivery the receiver answers with 2xx", () => {
   it("is POSTed as the event's JSON, signed the Standard Webhooks way, acknowledged and marked delivered", async () => {

@@ -209,7 +209,7 @@ describe("the misconfiguration guard", () => {
 
   it("refuses a binding that is missing, one that is no D1 database, and a duplicate", async () => {
     const refusals: [string, string][] = [
-      ["DB DB_TID_2", "TID_INDEX_SHARDS names DB_TID_2, which is not a D1 database binding of this deployment"],
+      ["DB DB_TID_9", "TID_INDEX_SHARDS names DB_TID_9, which is not a D1 database binding of this deployment"],
       ["DB RECEIPTS", "TID_INDEX_SHARDS names RECEIPTS, which is not a D1 database binding of this deployment"],
       ["DB DB_TID_1 DB", "TID_INDEX_SHARDS names DB twice"],
     ];
@@ -219,7 +219,7 @@ describe("the misconfiguration guard", () => {
     }
     // Nothing reaches a shard: a create is refused before its claim.
     const request = receiptRequest();
-    const deployment = { ...env, TID_INDEX_SHARDS: "DB DB_TID_2" } as unknown as Env;
+    const deployment = { ...env, TID_INDEX_SHARDS: "DB DB_TID_9" } as unknown as Env;
     const res = await createApp().fetch(
       new Request("http://gateway.test/api/v1/partner/receipt/create", {
         method: "POST",

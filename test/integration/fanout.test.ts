@@ -1,0 +1,165 @@
+/**
+ * Every fan-out over the D1 databases at 10,000,000 creates a day: 410
+ * databases (docs/capacity.md), each a counting stand-in for D1 that answers
+ * as a database with a full backlog would. Each invocation (the cron, the
+ * queue consumer, /readyz's probe, events/list, events/resend) must stay
+ * within D1's 1,000 queries per invocation and the Workers limit of six
+ * simultaneous open connections (src/fanout.ts), and the cron must still
+ * reach every database.
+ */
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { listLoggedEvents, locateEvent } from "../../src/events/log";
+import { MAX_CONNECTIONS, MAX_QUERIES_PER_INVOCATION } from "../../src/fanout";
+import worker from "../../src/index";
+import { checkReadiness, probedDatabases } from "../../src/readiness";
+import { cronShards } from "../../src/retention";
+import { consume, DEAD_LETTER_QUEUE, makeEvent, messageOf, newRecordId } from "../events";
+
+/** The most databases the capacity model has at 10,000,000 creates a day. */
+const DATABASES = 410;
+
+/** What one invocation did to the databases: statements run, calls in flight at most, each database's statements. */
+class Meter {
+  queries = 0;
+  inFlight = 0;
+  maxInFlight = 0;
+  perDatabase = new Map<string, number>();
+  /** Bodies of logged events by id, so a batch's "still pending?" read answers as the log would. */
+  payloads = new Map<string, string>();
+  async call<T>(binding: string, statements: number, answer: () => T): Promise<T> {
+    this.queries += statements;
+    this.perDatabase.set(binding, (this.perDatabase.get(binding) ?? 0) + statements);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    // A few turns of the microtask queue, so calls that would overlap do overlap.
+    for (let turn = 0; turn < 3; turn++) await Promise.resolve();
+    this.inFlight--;
+    return answer();
+  }
+}
+
+interface Statement {
+  sql: string;
+  args: unknown[];
+}
+
+/** A D1 database with a backlog everywhere: every bounded write removes its full LIMIT, every read finds nothing. */
+function countingD1(binding: string, meter: Meter): D1Database {
+  const answerOf = ({ sql, args }: Statement) => {
+    const limit = /LIMIT \?\d+\)/.test(sql) ? Number(args.at(-1)) : 0;
+    const results = sql.includes("body AS payload FROM events WHERE delivery_status = 'pending'")
+      ? args.map((id) => ({ id, payload: meter.payloads.get(String(id)) }))
+      : [];
+    return { success: true, results, meta: { changes: limit, rows_written: limit, rows_read: limit } };
+  };
+  const prepare = (sql: string) => {
+    const statement = {
+      sql,
+      args: [] as unknown[],
+      bind(...args: unknown[]) {
+        statement.args = args;
+        return statement;
+      },
+      run: () => meter.call(binding, 1, () => answerOf(statement)),
+      all: () => meter.call(binding, 1, () => answerOf(statement)),
+      first: () => meter.call(binding, 1, () => (sql === "SELECT 1 AS one" ? { one: 1 } : null)),
+      raw: () => meter.call(binding, 1, () => []),
+    };
+    return statement;
+  };
+  return {
+    prepare,
+    batch: (statements: Statement[]) => meter.call(binding, statements.length, () => statements.map(answerOf)),
+    exec: () => meter.call(binding, 1, () => ({ count: 0, duration: 0 })),
+  } as unknown as D1Database;
+}
+
+/** The development deployment with DB and 409 more databases in TID_INDEX_SHARDS, all counted by `meter`. */
+function deploymentOf(meter: Meter): Env {
+  const bindings = ["DB", ...Array.from({ length: DATABASES - 1 }, (_, i) => `DB_TID_${i + 1}`)];
+  const databases = Object.fromEntries(bindings.map((binding) => [binding, countingD1(binding, meter)]));
+  return { ...env, ...databases, TID_INDEX_SHARDS: bindings.join(" "), TID_INDEX_SHARDS_PREVIOUS: "" } as Env;
+}
+
+const withinLimits = (meter: Meter) => {
+  expect(meter.queries).toBeGreaterThan(0);
+  expect(meter.queries).toBeLessThanOrEqual(MAX_QUERIES_PER_INVOCATION);
+  expect(meter.maxInFlight).toBeLessThanOrEqual(MAX_CONNECTIONS);
+};
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe(`fan-out at ${DATABASES} databases`, () => {
+  it("a cron run (event sweep, then retention with every step's batch full) stays within the limits, and successive runs reach every database", async () => {
+    const visited = new Set<string>();
+    const minute = 60_000;
+    const start = Date.UTC(2027, 0, 1);
+    const turns = Math.ceil(DATABASES / cronShards(deploymentOf(new Meter()), start).length);
+    for (let run = 0; run < turns; run++) {
+      const meter = new Meter();
+      const deployment = deploymentOf(meter);
+      const ctx = createExecutionContext();
+      // Retention throws nothing here: full batches are a backlog, reported and continued next run.
+      await worker.scheduled(createScheduledController({ scheduledTime: start + run * minute, cron: "* * * * *" }), deployment, ctx);
+      await waitOnExecutionContext(ctx);
+      withinLimits(meter);
+      for (const binding of meter.perDatabase.keys()) visited.add(binding);
+    }
+    expect(visited.size).toBe(DATABASES);
+  });
+
+  it("the queue consumer: a batch of events for many records, and a dead-letter batch of 100, each within the limits", async () => {
+    const meter = new Meter();
+    const deployment = deploymentOf(meter);
+    const events = Array.from({ length: 12 }, () => makeEvent(newRecordId()));
+    for (const event of events) meter.payloads.set(event.id, JSON.stringify(event));
+    vi.spyOn(globalThis, "fetch").mockImplementation(() => meter.call("receiver", 0, () => new Response(null, { status: 204 })));
+    const result = await consume(
+      events.map((event) => ({ body: messageOf(event) })),
+      { env: deployment },
+    );
+    expect(result.explicitAcks).toHaveLength(events.length);
+    withinLimits(meter);
+
+    const dead = new Meter();
+    const lost = Array.from({ length: 100 }, () => makeEvent(newRecordId()));
+    await consume(
+      lost.map((event) => ({ body: messageOf(event) })),
+      { env: deploymentOf(dead), queue: DEAD_LETTER_QUEUE },
+    );
+    withinLimits(dead);
+    expect(dead.perDatabase.size).toBeGreaterThan(MAX_CONNECTIONS);
+  });
+
+  it("/readyz probes a bounded sample, turning through every database over successive probes", async () => {
+    const meter = new Meter();
+    const deployment = deploymentOf(meter);
+    await checkReadiness(deployment, "fanout-readyz");
+    withinLimits(meter);
+    expect(meter.perDatabase.has("DB")).toBe(true);
+    expect(meter.queries).toBeLessThan(MAX_CONNECTIONS);
+
+    const probed = new Set<string>();
+    for (let probe = 0; probe < DATABASES; probe++) for (const [binding] of probedDatabases(deployment, probe * 1000)) probed.add(binding);
+    expect(probed.size).toBe(DATABASES);
+  });
+
+  it("events/list (by type, across the databases) and events/resend's lookup by event id stay within the limits", async () => {
+    const list = new Meter();
+    await listLoggedEvents(deploymentOf(list), { type: "receipt.paid", limit: 20 });
+    withinLimits(list);
+    expect(list.perDatabase.size).toBe(DATABASES);
+
+    const byReceipt = new Meter();
+    await listLoggedEvents(deploymentOf(byReceipt), { receiptId: newRecordId(), limit: 20 });
+    expect(byReceipt.queries).toBe(1);
+
+    const resend = new Meter();
+    expect(await locateEvent(deploymentOf(resend), "evt_01JZZZZZZZZZZZZZZZZZZZZZZZ")).toBeNull();
+    withinLimits(resend);
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * Growing the tid index while Workers on earlier lists still run (a rolling
+ * deploy, src/tid-index.ts's claimIndexFor): a tid is claimed in one database
+ * whatever list each Worker has, so the payment service gets one create per
+ * tid and an identical retry is never told tid_conflict; and a row claimed
+ * before the list grew twice is still found. What is observed: each
+ * gateway's answers, the sandbox's create calls, and each database's rows.
+ */
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { tidShardIndex } from "../../src/shards";
+import type { TidRow } from "../../src/tid-index";
+import { expectStatus, newTid, receiptRequest, sandboxCalls } from "../helpers";
+
+const PARTNER = "partner:partner";
+
+/** One list, as deployed before; grown once; grown twice (each Worker knowing every earlier list still in use). */
+const one = { ...env, TID_INDEX_SHARDS: "DB", TID_INDEX_SHARDS_PREVIOUS: "" } as unknown as Env;
+const two = { ...env, TID_INDEX_SHARDS: "DB DB_TID_1", TID_INDEX_SHARDS_PREVIOUS: "DB" } as unknown as Env;
+const three = { ...env, TID_INDEX_SHARDS: "DB DB_TID_1 DB_TID_2", TID_INDEX_SHARDS_PREVIOUS: "DB DB_TID_1; DB" } as unknown as Env;
+
+const create = (deployment: Env, body: unknown) =>
+  createApp().fetch(
+    new Request("http://gateway.test/api/v1/partner/receipt/create", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk_test_local_partner" },
+      body: JSON.stringify(body),
+    }),
+    deployment,
+    createExecutionContext(),
+  );
+
+/** A new partner tid placed in database `places[n]` of the list of n + 1 databases, for each n. */
+async function tidPlaced(places: number[]): Promise<string> {
+  for (;;) {
+    const tid = newTid("grow");
+    const at = await Promise.all(places.map((_, n) => tidShardIndex(n + 1, PARTNER, tid)));
+    if (at.every((place, n) => place === places[n])) return tid;
+  }
+}
+
+/** The tid's rows that are claims (not fences), by database. */
+async function claimsOf(tid: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const binding of ["DB", "DB_TID_1", "DB_TID_2"] as const) {
+    const row = await env[binding].prepare("SELECT * FROM tid_index WHERE owner = ?1 AND tid = ?2").bind(PARTNER, tid).first<TidRow>();
+    if (row && row.claim_token !== "moved") found.push(binding);
+  }
+  return found;
+}
+
+const createCalls = async (tid: string) => (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === tid).length;
+
+/** An answer's status and, for an error, its code. */
+async function outcome(response: Response): Promise<{ status: number; code?: string; id?: string }> {
+  const body = (await response.json()) as { id?: string; error?: { code: string } };
+  return body.error ? { status: response.status, code: body.error.code } : { status: response.status, id: body.id };
+}
+
+describe("growing the list while Workers on the earlier list still run", () => {
+  it("a create on the grown list, then the same create on a Worker still on the earlier list: one create upstream, the late one is told to retry", async () => {
+    const request = receiptRequest({ tid: await tidPlaced([0, 1]) });
+    const made = await expectStatus(create(two, request), 200);
+    expect(await claimsOf(request.tid)).toEqual(["DB_TID_1"]);
+
+    // The Worker on the earlier list looks only in DB: the fence there stops it before the payment service.
+    expect(await outcome(await create(one, request))).toEqual({ status: 409, code: "tid_in_progress" });
+    expect(await createCalls(request.tid)).toBe(1);
+    expect(await claimsOf(request.tid)).toEqual(["DB_TID_1"]);
+
+    // Once every Worker has the grown list, the retry is a replay.
+    const replay = await create(two, request);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await expectStatus(replay, 200)).toEqual(made);
+  });
+
+  it("creates racing on the earlier and the grown list: each tid claimed once, created upstream once, never tid_conflict", async () => {
+    const requests = await Promise.all(Array.from({ length: 8 }, async () => receiptRequest({ tid: await tidPlaced([0, 1]) })));
+    const answers = await Promise.all(requests.flatMap((request) => [create(one, request), create(two, request)].map(async (r) => outcome(await r))));
+    for (const [i, request] of requests.entries()) {
+      const pair = answers.slice(2 * i, 2 * i + 2);
+      expect(pair.map((a) => a.code)).not.toContain("tid_conflict");
+      expect(pair.filter((a) => a.status === 200)).not.toHaveLength(0);
+      expect(new Set(pair.flatMap((a) => (a.id ? [a.id] : []))).size).toBe(1);
+      expect(await createCalls(request.tid)).toBe(1);
+      expect(await claimsOf(request.tid)).toHaveLength(1);
+    }
+  });
+
+  it("grown twice: a tid claimed on the first list is found (replayed) on the third, and no Worker on any list claims it again", async () => {
+    // DB on one database, DB_TID_1 on two, DB_TID_2 on three: its place moved at each growth.
+    const request = receiptRequest({ tid: await tidPlaced([0, 1, 2]) });
+    const made = await expectStatus(create(one, request), 200);
+
+    const replay = await create(three, request);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await expectStatus(replay, 200)).toEqual(made);
+    expect(await expectStatus(create(two, request), 200)).toEqual(made);
+    expect(await createCalls(request.tid)).toBe(1);
+    expect(await claimsOf(request.tid)).toEqual(["DB"]);
+
+    // A new tid on the third list fences both earlier places: neither earlier list's Worker creates it again.
+    const fresh = receiptRequest({ tid: await tidPlaced([0, 1, 2]) });
+    await expectStatus(create(three, fresh), 200);
+    expect(await outcome(await create(one, fresh))).toEqual({ status: 409, code: "tid_in_progress" });
+    expect(await outcome(await create(two, fresh))).toEqual({ status: 409, code: "tid_in_progress" });
+    expect(await createCalls(fresh.tid)).toBe(1);
+    expect(await claimsOf(fresh.tid)).toEqual(["DB_TID_2"]);
+  });
+});
