@@ -155,6 +155,20 @@ export class RecordStore {
     return this.#row;
   }
 
+  /**
+   * Deletes everything this object stored (rule 10): its SQLite tables and
+   * its alarm, the only complete removal. The in-memory copies go with them,
+   * so the object answers as one that never held a record.
+   */
+  async deleteAll(): Promise<void> {
+    await this.#storage.deleteAlarm();
+    await this.#storage.deleteAll();
+    this.#row = null;
+    this.#ready = false;
+    this.#unsent = null;
+    this.#version++;
+  }
+
   /** Creates the record (schema, row, audit entry and first event in one step). Idempotent. */
   create(row: Omit<RecordRow, "updated_at">, then: () => void): void {
     const from = storedVersion(this.#storage.sql);
