@@ -1,5 +1,6 @@
 /** The production entry: the gateway, its Durable Object, the events queue consumer and the cron (retention, the event sweep), nothing else. */
 import { createApp } from "./app";
+import { runErasures } from "./erasure";
 import { type EventMessage, handleEventBatch, sweepEvents } from "./events";
 import { runRetention } from "./retention";
 
@@ -17,7 +18,7 @@ export default {
   async scheduled(controller, env, _ctx) {
     // A number (ms) as the runtime fires it; the tests' loopback may hand a Date, which D1 would not bind.
     const now = Number(controller.scheduledTime);
-    const runs = await Promise.allSettled([runRetention(env, now), sweepEvents(env, now)]);
+    const runs = await Promise.allSettled([runRetention(env, now), sweepEvents(env, now), runErasures(env, now)]);
     for (const run of runs) if (run.status === "rejected") throw run.reason;
   },
 } satisfies ExportedHandler<Env, EventMessage>;

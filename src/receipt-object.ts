@@ -35,6 +35,7 @@ import type { Reconciler } from "./record/reconciler";
 import type { Recorder } from "./record/recorder";
 import { type AuditEntry, newRecordRow, type RecordRow, type RecordStore } from "./record/store";
 import type { WriteAhead } from "./record/write-ahead";
+import { erasePersonalJson } from "./redact";
 import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "./schemas";
 import { UpstreamClient } from "./upstream/client";
 
@@ -220,6 +221,21 @@ export class ReceiptObject extends DurableObject<Env> {
       this.#armAlarm();
     }
     return { ok: true, value: body };
+  }
+
+  /**
+   * Erases the owner's personal data (rule 10): the stored body and every
+   * event in the outbox now, and every body stored from now on. Ids,
+   * amounts, states and times stay. False when nothing is stored.
+   */
+  async erase(): Promise<boolean> {
+    const rec = this.#store.load();
+    if (!rec) return false;
+    this.#store.change(() => {
+      this.#store.update({ erased: 1, body: erasePersonalJson(rec.body) });
+      this.#store.rewriteOutbox(erasePersonalJson);
+    });
+    return true;
   }
 
   /** The audit trail, oldest first (partner only: the route checks). */

@@ -3,7 +3,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { expect } from "vitest";
-import { advanceClock } from "../src/clock";
+import { advanceClock, clock } from "../src/clock";
 import { receiptStub } from "../src/receipt-object";
 import { tidShards } from "../src/shards";
 import { findTid, type TidRow, tidIndexFor } from "../src/tid-index";
@@ -227,6 +227,16 @@ export async function letLatePayHappen(id: string): Promise<void> {
       state.storage.sql.exec(`UPDATE ${table} SET late_pay_due_ms = ? WHERE id = ? AND late_pay_due_ms IS NOT NULL`, Date.now() - 1, id);
     }
   });
+}
+
+/**
+ * Whether the object's alarm is due within a day (the gateway's clock): work
+ * owed (reconciliation, late reads, the outbox). The one alarm further away
+ * is the one that deletes a final record (rule 10).
+ */
+export async function alarmWithinADay(stub: DurableObjectStub): Promise<boolean> {
+  const at = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+  return at !== null && at - clock.now() <= DAY_MS;
 }
 
 /** What a record's Durable Object has stored: its state, write-ahead note and counters (never card data). */

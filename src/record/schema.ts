@@ -6,7 +6,7 @@
  * schema equal to the one a new object gets.
  */
 
-export const CURRENT_SCHEMA_VERSION = 4;
+export const CURRENT_SCHEMA_VERSION = 5;
 
 /** Version 1: the first gateway's schema, kept verbatim so old objects can be recognised and migrated. */
 const SCHEMA_V1 = [
@@ -60,6 +60,8 @@ const MIGRATIONS: Record<number, readonly string[]> = {
     "ALTER TABLE record ADD COLUMN suspect_reads INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE record ADD COLUMN suspect_otp INTEGER NOT NULL DEFAULT 0",
   ],
+  // v5: the user's personal data was erased (rule 10): every body stored after it is erased too.
+  5: ["ALTER TABLE record ADD COLUMN erased INTEGER NOT NULL DEFAULT 0"],
 };
 
 const META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)";
@@ -81,7 +83,8 @@ const SCHEMA_CURRENT = `
     pending_op TEXT, pending_otp INTEGER NOT NULL DEFAULT 0, pending_since INTEGER NOT NULL DEFAULT 0,
     pending_request_id TEXT, reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0,
     edge_closed INTEGER NOT NULL DEFAULT 0, suspect_since INTEGER NOT NULL DEFAULT 0,
-    suspect_reads INTEGER NOT NULL DEFAULT 0, suspect_otp INTEGER NOT NULL DEFAULT 0);
+    suspect_reads INTEGER NOT NULL DEFAULT 0, suspect_otp INTEGER NOT NULL DEFAULT 0,
+    erased INTEGER NOT NULL DEFAULT 0);
   CREATE TABLE audit (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, op TEXT NOT NULL, actor TEXT NOT NULL,
     request_id TEXT NOT NULL, outcome TEXT NOT NULL, state INTEGER, detail TEXT);

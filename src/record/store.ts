@@ -56,6 +56,8 @@ export interface RecordRow {
   suspect_since: number;
   suspect_reads: number;
   suspect_otp: number;
+  /** 1: the owner's personal data was erased (rule 10); bodies stored since are erased too. */
+  erased: number;
   created_at: number;
   updated_at: number;
 }
@@ -86,6 +88,7 @@ export function newRecordRow(identity: RecordIdentity): Omit<RecordRow, "updated
     suspect_since: 0,
     suspect_reads: 0,
     suspect_otp: 0,
+    erased: 0,
   };
 }
 
@@ -305,6 +308,16 @@ export class RecordStore {
     const any = this.#storage.sql.exec("SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT 1").toArray().length > 0;
     if (!any) this.#unsent = [];
     return any;
+  }
+
+  /** Rewrites every outbox event's body with `rewrite` (rule 10's erasure). Inside a change. */
+  rewriteOutbox(rewrite: (body: string) => string): void {
+    const rows = this.#storage.sql.exec<{ seq: number; body: string }>("SELECT seq, body FROM outbox").toArray();
+    for (const row of rows) {
+      const body = rewrite(row.body);
+      if (body !== row.body) this.#storage.sql.exec("UPDATE outbox SET body = ? WHERE seq = ?", body, row.seq);
+    }
+    if (this.#unsent) this.#unsent = this.#unsent.map((entry) => ({ ...entry, body: rewrite(entry.body) }));
   }
 
   markSent(seqs: readonly number[], at: number): void {
