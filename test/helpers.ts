@@ -299,6 +299,24 @@ export async function dumpStorage(stub: DurableObjectStub, label = ""): Promise<
   });
 }
 
+/**
+ * The SQLite pages a record object's storage takes (4 KiB each), as the
+ * platform bills them: every table and index, its own metadata included
+ * (the local runtime's __miniflare_do_name, when present, is not counted).
+ */
+export async function storagePages(stub: DurableObjectStub): Promise<{ bytes: number; pages: number; tables: string[] }> {
+  return runInDurableObject(stub, (_instance, state) => {
+    const sql = state.storage.sql;
+    const objects = sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE rootpage > 0")
+      .toArray()
+      .map((row) => row.name);
+    const local = objects.includes("__miniflare_do_name") ? 4096 : 0;
+    const bytes = sql.databaseSize - local;
+    return { bytes, pages: bytes / 4096, tables: objects.filter((name) => name !== "__miniflare_do_name") };
+  });
+}
+
 /** Every row of every table of every D1 database (DB and the tid index's shards). */
 export async function dumpD1(): Promise<string[]> {
   const rows: string[] = [];

@@ -101,7 +101,7 @@ describe("POST /api/v1/gateway/users/erase", () => {
     const sub = newUser();
     const token = await userToken(sub);
     const phone = newPhone();
-    const receipts = [];
+    const receipts: { id: string }[] = [];
     for (let i = 0; i < 3; i++) receipts.push(await createReceipt({ merchant_id: 1003, account: [{ key: "phone", value: phone }] }, { token }));
     await expectStatus(callGateway("users/erase", { user: sub }), 202);
     const stillHolding = async () => {

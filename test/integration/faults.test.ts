@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { KindName } from "../../src/lifecycle";
 import { receiptStub } from "../../src/receipt-object";
+import { loggedEventTypes } from "../events";
 import {
   alarmWithinADay,
   call,
@@ -34,14 +35,7 @@ import { scriptedUpstream } from "../support/scripted-upstream";
 const TOKEN = { token: "tok_sandbox_ok" };
 const pay = (id: string, otp?: string, token = "tok_sandbox_ok") => call("receipt/pay", { id, card: { token }, ...(otp ? { otp } : {}) });
 
-async function outboxTypes(kind: KindName, id: string): Promise<string[]> {
-  return runInDurableObject(receiptStub(env, kind, id), (_instance, state) =>
-    state.storage.sql
-      .exec<{ body: string }>("SELECT body FROM outbox ORDER BY seq")
-      .toArray()
-      .map((row) => JSON.parse(row.body).type as string),
-  );
-}
+const outboxTypes = (kind: KindName, id: string): Promise<string[]> => loggedEventTypes(kind, id);
 
 async function authorized(merchant_id = 1001) {
   const receipt = await createReceipt({ merchant_id });

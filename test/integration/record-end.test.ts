@@ -11,7 +11,19 @@ import { describe, expect, it } from "vitest";
 import { receiptStub } from "../../src/receipt-object";
 import { retentionPolicy } from "../../src/retention";
 import { callGateway } from "../events";
-import { call, createReceipt, DAY_MS, dumpStorage, expectError, expectStatus, letTimePass, newUser, transferRequest, userToken } from "../helpers";
+import {
+  call,
+  createReceipt,
+  DAY_MS,
+  dumpStorage,
+  expectError,
+  expectStatus,
+  letTimePass,
+  newUser,
+  storagePages,
+  transferRequest,
+  userToken,
+} from "../helpers";
 
 const RETENTION_MS = retentionPolicy(env).recordRetentionMs;
 const TOKEN = { token: "tok_sandbox_ok" };
@@ -75,6 +87,27 @@ describe("a final record deletes itself after RECORD_RETENTION_DAYS", () => {
     const read = await expectStatus(call("a2c/get-by-id", { id: transfer.receipt_id }), 200);
     expect(read).toMatchObject({ receipt_id: transfer.receipt_id, state: 4 });
     expect(await stored(transfer.receipt_id, "transfer")).not.toEqual([]);
+  });
+});
+
+describe("space (rule 10: small by design, freed for reuse)", () => {
+  it("a record after create-authorize-pay keeps one page of data beside SQLite's and the platform's own; its sent events leave the outbox; a delete-and-rebuild cycle does not grow it", async () => {
+    const receipt = await createReceipt();
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: "111111" }), 200);
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    const paid = await storagePages(stubOf(receipt.id));
+    // The record row (with its audit trail) and the outbox, which holds nothing once its events are logged.
+    expect(paid.tables.filter((name) => !name.startsWith("_cf_"))).toEqual(["record", "outbox"]);
+    expect(await stored(receipt.id)).toEqual([expect.stringMatching(/^record: /)]);
+
+    letTimePass(RETENTION_MS + 60_000);
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect((await storagePages(stubOf(receipt.id))).tables.filter((name) => !name.startsWith("_cf_"))).toEqual([]);
+    await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
+    await expectStatus(call("receipt/cancel", { id: receipt.id }), 200);
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect((await storagePages(stubOf(receipt.id))).pages).toBeLessThanOrEqual(paid.pages);
   });
 });
 
