@@ -1,7 +1,6 @@
 // A partner without access to cancel (the seed: such partners cancel through
 // the payment service's support, with the receipt id and the reason): the
 // sandbox's SANDBOX_CANCEL_ACCESS=false, through the gateway.
-import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { loggedEventTypes } from "../events";
 import { call, createReceipt, expectError, expectStatus, newUser, sandboxCalls, sandboxReceipt, storedRecord, userToken } from "../helpers";

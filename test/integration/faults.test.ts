@@ -2,7 +2,7 @@
 // bodies the gateway cannot read, refusals it does not know, the supplier's
 // own time (57). Each test reproduces a way money went wrong before, and
 // asserts what a caller and the upstream observe.
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { KindName } from "../../src/lifecycle";
