@@ -1,6 +1,6 @@
 /**
  * Erasing a user's personal data (rule 10): `POST /api/v1/gateway/users/erase`
- * records a request (migrations/0006_erasures.sql, in the first database);
+ * records a request (migrations/0007_erasures.sql, in the first database);
  * the Cron Trigger (every minute) carries it out in bounded steps:
  *
  * - the user's records are found through their tid-index rows (owner
@@ -12,9 +12,10 @@
  *   first and last two characters (src/redact.ts erasePersonal); ids,
  *   amounts, states and times stay.
  *
- * At most ERASE_RECORDS_PER_RUN records a run (about four D1 queries and one
- * object call each), so a run stays far inside a Worker's limits whatever a
- * user holds; 50 a minute is 72,000 a day, well inside the contract's 24
+ * At most ERASE_RECORDS_PER_RUN records and ERASE_QUERIES_PER_RUN D1 queries
+ * a run (a record costs about three queries and one object call, each
+ * database looked at one), so a run stays inside a Worker's limits whatever
+ * a user holds and however many databases there are; 50 a minute is 72,000 a day, well inside the contract's 24
  * hours (in development, one run: within a minute). Erasing is idempotent,
  * so a run cut short repeats nothing harmful.
  *
@@ -35,6 +36,12 @@ import { allShards, eventShardsFor } from "./shards";
 export const ERASE_RECORDS_PER_RUN = 50;
 /** Requests looked at per run. */
 const REQUESTS_PER_RUN = 10;
+/**
+ * D1 queries a run may make (of the 1,000 an invocation may, which the
+ * cron's other steps share): each database looked at costs one, each record
+ * about three. With hundreds of databases a request takes several runs.
+ */
+export const ERASE_QUERIES_PER_RUN = 200;
 
 /** Where a request stands in each database: the last tid done, or true when that database is done. */
 type Progress = Record<string, string | true>;
@@ -87,12 +94,14 @@ export async function runErasures(env: Env, now: number, budget = ERASE_RECORDS_
     .all<{ user: string; cursor: string | null }>();
   let records = 0;
   let done = 0;
+  let queries = 1;
+  const spent = () => records >= budget || queries >= ERASE_QUERIES_PER_RUN;
   for (const request of open) {
-    if (records >= budget) break;
+    if (spent()) break;
     const progress: Progress = request.cursor ? (JSON.parse(request.cursor) as Progress) : {};
     const owner = `user:${request.user}`;
     for (const { binding, db } of allShards(env)) {
-      while (progress[binding] !== true && records < budget) {
+      while (progress[binding] !== true && !spent()) {
         const after = typeof progress[binding] === "string" ? (progress[binding] as string) : "";
         const limit = budget - records;
         const { results: rows } = await db
@@ -101,11 +110,13 @@ export async function runErasures(env: Env, now: number, budget = ERASE_RECORDS_
           .all<{ owner: string; tid: string; kind: KindName; receipt_id: string | null; response: string | null }>();
         for (const row of rows) await eraseRecord(env, db, row);
         records += rows.length;
+        queries += 1 + 3 * rows.length;
         progress[binding] = rows.length < limit ? true : rows[rows.length - 1]!.tid;
       }
     }
     const finished = allShards(env).every(({ binding }) => progress[binding] === true);
     if (finished) done++;
+    queries++;
     await env.DB.prepare("UPDATE erasures SET cursor = ?1, done_at = ?2 WHERE user = ?3 AND requested_at <= ?4")
       .bind(JSON.stringify(progress), finished ? now : null, request.user, now)
       .run();
