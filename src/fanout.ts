@@ -23,8 +23,12 @@ export const MAX_CONNECTIONS = 6;
 /** D1: queries per Worker invocation (Workers Paid). */
 export const MAX_QUERIES_PER_INVOCATION = 1000;
 
-/** What a cron run may spend on databases: the limit less a margin for the run's own bookkeeping. */
-export const QUERY_BUDGET = 900;
+/**
+ * What a cron run's retention and sweep may spend on databases: the limit
+ * less erasure's own 200 a run (ERASE_QUERIES_PER_RUN, src/erasure.ts) and a
+ * margin of 100 for the run's bookkeeping.
+ */
+export const QUERY_BUDGET = 700;
 
 /**
  * `fn` over every item, at most `limit` calls in flight at a time, results in

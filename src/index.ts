@@ -1,5 +1,6 @@
 /** The production entry: the gateway, its Durable Object, the events queue consumer and the cron (retention, the event sweep), nothing else. */
 import { createApp } from "./app";
+import { runErasures } from "./erasure";
 import { type EventMessage, handleEventBatch, sweepEvents } from "./events";
 import { cronShards, retentionPolicy, runRetention } from "./retention";
 
@@ -30,6 +31,8 @@ export default {
     const runs = [
       ...(await Promise.allSettled([sweepEvents(env, now, undefined, databases)])),
       ...(await Promise.allSettled([runRetention(env, now, policy, databases)])),
+      // Erasure keeps its own bounded budget (src/erasure.ts: 50 records or 200 D1 queries a run).
+      ...(await Promise.allSettled([runErasures(env, now)])),
     ];
     for (const run of runs) if (run.status === "rejected") throw run.reason;
   },

@@ -367,3 +367,35 @@ export function otpSendRefusal(facts: SendFacts, now: number): { code: ErrorCode
   }
   return null;
 }
+
+// ---------------------------------------------------------------------------
+// The end of a record (rule 10): when the object deletes itself
+
+export interface EndFacts {
+  state: UpstreamState;
+  /** Closed at the edge (a transfer exhausted, or a receipt the upstream will not cancel). */
+  edgeClosed: boolean;
+  /** A write-ahead note is stored (a call in flight, or lost). */
+  pending: boolean;
+  /** A call whose outcome was unknown may still act upstream (suspect_since != 0: late reads owed). */
+  suspect: boolean;
+  /** Events still in the outbox, not yet in the event log. */
+  unsentEvents: boolean;
+  /** The record's last change (ms): when it became final, or later. */
+  changedAt: number;
+}
+
+/** Final: paid (4), cancelled (21) or closed at the edge. Held (5), awaiting the supplier (57) and unpaid (0) are not. */
+export const isFinal = (facts: Pick<EndFacts, "state" | "edgeClosed">): boolean =>
+  facts.edgeClosed || facts.state === STATE.paid || facts.state === STATE.cancelled;
+
+/**
+ * When the record may be deleted: `retentionMs` after its last change, once
+ * it is final and owes nothing (no call in flight, nothing suspect, no event
+ * left in its outbox); null while it is not so. Any later change (a read that
+ * found news, a refund) starts the window again.
+ */
+export function recordDeletionAt(facts: EndFacts, retentionMs: number): number | null {
+  if (!isFinal(facts) || facts.pending || facts.suspect || facts.unsentEvents) return null;
+  return facts.changedAt + retentionMs;
+}

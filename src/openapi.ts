@@ -27,6 +27,8 @@ export interface RouteDoc {
   errors: ErrorCode[];
   /** Headers of the success answer beyond X-Request-Id. */
   headers?: HeaderName[];
+  /** The success status (200 unless said). */
+  status?: 200 | 202;
   /** Operations that take an id from the answer (OpenAPI links), by name. */
   links?: Record<string, Link>;
 }
@@ -146,8 +148,8 @@ export function documented(doc: RouteDoc, { tags, partnerOnly }: { tags: string[
     tags,
     security: partnerOnly ? [{ partnerKey: [] }] : [{ partnerKey: [] }, { userJwt: [] }],
     responses: {
-      200: {
-        description: "Success",
+      [doc.status ?? 200]: {
+        description: doc.status === 202 ? "Accepted" : "Success",
         headers: {
           "X-Request-Id": headerRef("X-Request-Id"),
           ...Object.fromEntries((doc.headers ?? []).map((name) => [name, headerRef(name)])),

@@ -26,6 +26,7 @@ import { kindOf, type RecordBody } from "./kinds";
 import { createdEvent, decide, type KindName, type Operation, otpToSend } from "./lifecycle";
 import { log } from "./log";
 import type { Alarm } from "./record/alarm";
+import type { RecordEnd, RecordTarget } from "./record/end";
 import type { OtpLedger } from "./record/otp-ledger";
 import type { Outbox } from "./record/outbox";
 import type { Outcomes } from "./record/outcomes";
@@ -34,6 +35,7 @@ import type { Reconciler } from "./record/reconciler";
 import type { Recorder } from "./record/recorder";
 import { type AuditEntry, newRecordRow, type RecordRow, type RecordStore } from "./record/store";
 import type { WriteAhead } from "./record/write-ahead";
+import { erasePersonalJson } from "./redact";
 import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "./schemas";
 import { UpstreamClient } from "./upstream/client";
 
@@ -52,6 +54,8 @@ export function receiptStub(env: Env, kind: KindName, id: string): DurableObject
 interface OperationContext {
   caller: Caller;
   requestId: string;
+  /** The record the request names: what the partner's rebuild of a deleted record reads (rule 10). */
+  record?: RecordTarget;
 }
 
 export interface InitArgs {
@@ -89,6 +93,7 @@ export class ReceiptObject extends DurableObject<Env> {
   readonly #writeAhead: WriteAhead;
   readonly #reconciler: Reconciler;
   readonly #outcomes: Outcomes;
+  readonly #end: RecordEnd;
   /** The operation in flight in this incarnation, if any. In memory on purpose: see #operate. */
   #busy: string | null = null;
 
@@ -103,6 +108,7 @@ export class ReceiptObject extends DurableObject<Env> {
       writeAhead: this.#writeAhead,
       reconciler: this.#reconciler,
       outcomes: this.#outcomes,
+      end: this.#end,
     } = recordParts(ctx.storage, env));
   }
 
@@ -189,8 +195,14 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /** The receipt or transfer as the upstream says it stands now. */
   async check(op: OperationContext): Promise<Outcome<JsonText<RecordBody>>> {
-    const rec = this.#store.load();
-    if (!rec || !mayAccess(op.caller, rec.owner)) return { ok: false, error: NOT_FOUND };
+    const rec = await this.#loadOrRebuild(op);
+    if (!rec.ok) return rec;
+    if (!rec.value) return { ok: false, error: NOT_FOUND };
+    return this.#checkLoaded(rec.value, op);
+  }
+
+  async #checkLoaded(rec: RecordRow, op: OperationContext): Promise<Outcome<JsonText<RecordBody>>> {
+    if (!mayAccess(op.caller, rec.owner)) return { ok: false, error: NOT_FOUND };
     // While another operation is in flight its answer is the news: serve what we know.
     if (this.#busy) return { ok: true, value: rec.body };
     if (this.#reconciler.needsReconcile(rec)) {
@@ -209,6 +221,21 @@ export class ReceiptObject extends DurableObject<Env> {
       this.#armAlarm();
     }
     return { ok: true, value: body };
+  }
+
+  /**
+   * Erases the owner's personal data (rule 10): the stored body and every
+   * event in the outbox now, and every body stored from now on. Ids,
+   * amounts, states and times stay. False when nothing is stored.
+   */
+  async erase(): Promise<boolean> {
+    const rec = this.#store.load();
+    if (!rec) return false;
+    this.#store.change(() => {
+      this.#store.update({ erased: 1, body: erasePersonalJson(rec.body) });
+      this.#store.rewriteOutbox(erasePersonalJson);
+    });
+    return true;
   }
 
   /** The audit trail, oldest first (partner only: the route checks). */
@@ -235,6 +262,7 @@ export class ReceiptObject extends DurableObject<Env> {
     this.#alarm.fired();
     const rec = this.#store.load();
     if (!rec) return;
+    if (!this.#busy && (await this.#end.deleteIfDue(rec, clock.now()))) return;
     try {
       if (!this.#busy && (this.#reconciler.needsReconcile(rec) || this.#reconciler.lateReadDue(rec))) await this.#reconcileAlone(rec);
       // Draining takes no lock: an operation may run meanwhile and add events; only the drained ones are marked sent.
@@ -266,6 +294,20 @@ export class ReceiptObject extends DurableObject<Env> {
     }
   }
 
+  /** The record; for the partner, a deleted one rebuilt from the upstream (rule 10, src/record/end.ts). */
+  async #loadOrRebuild(op: OperationContext): Promise<Outcome<RecordRow | null>> {
+    const rec = this.#store.load();
+    if (rec || this.#busy || op.caller.kind !== "partner") return { ok: true, value: rec };
+    this.#busy = "rebuild";
+    try {
+      const rebuilt = await this.#end.rebuild(op.record, op.caller, new UpstreamClient(this.env, op.requestId), op.requestId);
+      if (rebuilt && !("code" in rebuilt)) this.#armAlarm(false);
+      return rebuilt && "code" in rebuilt ? { ok: false, error: rebuilt } : { ok: true, value: rebuilt };
+    } finally {
+      this.#busy = null;
+    }
+  }
+
   // --- the operation frame ----------------------------------------------------
 
   /**
@@ -281,7 +323,10 @@ export class ReceiptObject extends DurableObject<Env> {
     op: OperationContext,
     run: (rec: RecordRow, upstream: UpstreamClient) => Promise<Outcome<T>>,
   ): Promise<Outcome<JsonText<T>>> {
-    const rec = this.#store.load();
+    const loaded =
+      operation === "cancel" || operation === "hold-confirm" ? await this.#loadOrRebuild(op) : { ok: true as const, value: this.#store.load() };
+    if (!loaded.ok) return loaded;
+    const rec = loaded.value;
     if (!rec || !mayAccess(op.caller, rec.owner)) return { ok: false, error: NOT_FOUND };
     const actor = ownerOf(op.caller);
     const audit = (outcome: string) => this.#store.audit({ at: clock.now(), op: operation, actor, request_id: op.requestId, outcome });
@@ -350,7 +395,8 @@ export class ReceiptObject extends DurableObject<Env> {
     const now = clock.now();
     const reconcileAt = this.#reconciler.nextAt(rec, now);
     const drain = this.#outbox.dueAt(now);
-    const due = Math.min(reconcileAt ?? Infinity, drain?.at ?? Infinity);
+    const deleteAt = this.#end.deleteAt(rec);
+    const due = Math.min(reconcileAt ?? Infinity, drain?.at ?? Infinity, deleteAt ?? Infinity);
     const latest = Math.min(reconcileAt ?? Infinity, drain?.latest ?? Infinity);
     if (due === Infinity) this.#alarm.set(null);
     else if (!this.#alarm.setWithin(now, latest)) this.#alarm.set(due);

@@ -53,3 +53,36 @@ export function redact(value: unknown, depth = 0): unknown {
   }
   return out;
 }
+
+/**
+ * A user's erased value (rule 10): its first two and last two characters,
+ * the rest starred (shorter values all starred). Idempotent: an erased value
+ * erased again is itself.
+ */
+export function erasedValue(value: string): string {
+  if (value.length <= 4) return "*".repeat(value.length);
+  return `${value.slice(0, 2)}${"*".repeat(value.length - 4)}${value.slice(-2)}`;
+}
+
+/**
+ * A deep copy of a record, an event or a stored answer with a user's
+ * personal data erased (rule 10): every `account` entry's `value` and every
+ * `phone`. Ids, amounts, states and times stay.
+ */
+export function erasePersonal(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== "object" || depth > 8) return value;
+  if (Array.isArray(value)) return value.map((v) => erasePersonal(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (key === "phone" && typeof v === "string") out[key] = erasedValue(v);
+    else if (key === "account" && Array.isArray(v))
+      out[key] = v.map((entry) =>
+        entry && typeof entry === "object" && typeof entry.value === "string" ? { ...entry, value: erasedValue(entry.value) } : entry,
+      );
+    else out[key] = erasePersonal(v, depth + 1);
+  }
+  return out;
+}
+
+/** erasePersonal of JSON text, as JSON text. */
+export const erasePersonalJson = (json: string): string => JSON.stringify(erasePersonal(JSON.parse(json)));

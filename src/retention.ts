@@ -42,6 +42,8 @@ export interface RetentionPolicy {
   deliveredEventsMs: number;
   /** How long a failed or never-settled event is kept, from its creation (never less than deliveredEventsMs). */
   undeliveredEventsMs: number;
+  /** How long a final record's Durable Object is kept after its last change (rule 10; the object deletes itself). */
+  recordRetentionMs: number;
   /** Rows per statement. */
   batchSize: number;
   /** Statements per step per run: a run removes at most batchSize x rounds rows of each kind. */
@@ -53,6 +55,7 @@ export const RETENTION_DEFAULTS = {
   tidRetentionDays: 90,
   deliveredEventsDays: 30,
   undeliveredEventsDays: 90,
+  recordRetentionDays: 90,
   batchSize: 1000,
   rounds: 5,
 } as const;
@@ -75,6 +78,7 @@ export function retentionPolicy(env: Env): RetentionPolicy {
     tidRetentionMs: Math.max(replayMs, positive(env.TID_RETENTION_DAYS, d.tidRetentionDays) * DAY_MS),
     deliveredEventsMs,
     undeliveredEventsMs: Math.max(deliveredEventsMs, positive(env.EVENTS_UNDELIVERED_RETENTION_DAYS, d.undeliveredEventsDays) * DAY_MS),
+    recordRetentionMs: positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS,
     batchSize: whole(env.RETENTION_BATCH_SIZE, d.batchSize),
     rounds: whole(env.RETENTION_ROUNDS, d.rounds),
   };

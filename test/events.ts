@@ -2,15 +2,23 @@
  * Events for the tests: hand-made ones, a receiver the test scripts, the
  * consumer called as the queue calls it, and the Cron Trigger (the sweep).
  */
-import { createExecutionContext, createMessageBatch, getQueueResult, type QueueResult } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  getQueueResult,
+  type QueueResult,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
 import { type EventMessage, type EventRow, type EventType, type GatewayEvent, newEventId } from "../src/events";
 import { locateEvent } from "../src/events/log";
 import worker from "../src/index";
+import { receiptStub } from "../src/receipt-object";
 import type { ReceiptBody, TransferBody } from "../src/schemas";
 import { eventShardFor } from "../src/shards";
-import { type CallOptions, callAt } from "./helpers";
+import { type CallOptions, callAt, expectStatus } from "./helpers";
 
 declare global {
   namespace Cloudflare {
@@ -248,4 +256,20 @@ type ScheduledLoopback = { scheduled(options: { scheduledTime: Date; cron: strin
  */
 export async function fireCron(at: number): Promise<void> {
   await (exports.default as unknown as ScheduledLoopback).scheduled({ scheduledTime: new Date(at), cron: "* * * * *" });
+}
+
+/**
+ * The types of a record's events, oldest first, as the event log holds them
+ * (the outbox keeps only what is not sent yet): whatever the outbox still
+ * owes is handed on first, as the object's alarm would.
+ */
+export async function loggedEventTypes(kind: "receipt" | "transfer", id: string): Promise<string[]> {
+  const stub = receiptStub(env, kind, id);
+  const owed = await runInDurableObject(
+    stub,
+    (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
+  );
+  if (owed > 0) await runDurableObjectAlarm(stub);
+  const { events } = await expectStatus(callGateway("events/list", { receipt_id: id, limit: 100 }), 200);
+  return (events as { type: string; sequence: number }[]).sort((a, b) => a.sequence - b.sequence).map((event) => event.type);
 }

@@ -3,7 +3,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { expect } from "vitest";
-import { advanceClock } from "../src/clock";
+import { advanceClock, clock } from "../src/clock";
 import { receiptStub } from "../src/receipt-object";
 import { tidShards } from "../src/shards";
 import { findTid, readIndexFor, type TidRow } from "../src/tid-index";
@@ -229,6 +229,16 @@ export async function letLatePayHappen(id: string): Promise<void> {
   });
 }
 
+/**
+ * Whether the object's alarm is due within a day (the gateway's clock): work
+ * owed (reconciliation, late reads, the outbox). The one alarm further away
+ * is the one that deletes a final record (rule 10).
+ */
+export async function alarmWithinADay(stub: DurableObjectStub): Promise<boolean> {
+  const at = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+  return at !== null && at - clock.now() <= DAY_MS;
+}
+
 /** What a record's Durable Object has stored: its state, write-ahead note and counters (never card data). */
 export async function storedRecord(kind: "receipt" | "transfer", id: string) {
   return runInDurableObject(receiptStub(env, kind, id), (_instance, state) =>
@@ -286,6 +296,24 @@ export async function dumpStorage(stub: DurableObjectStub, label = ""): Promise<
         .toArray()
         .map((row) => `${label}${table}: ${JSON.stringify(row)}`),
     );
+  });
+}
+
+/**
+ * The SQLite pages a record object's storage takes (4 KiB each), as the
+ * platform bills them: every table and index, its own metadata included
+ * (the local runtime's __miniflare_do_name, when present, is not counted).
+ */
+export async function storagePages(stub: DurableObjectStub): Promise<{ bytes: number; pages: number; tables: string[] }> {
+  return runInDurableObject(stub, (_instance, state) => {
+    const sql = state.storage.sql;
+    const objects = sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE rootpage > 0")
+      .toArray()
+      .map((row) => row.name);
+    const local = objects.includes("__miniflare_do_name") ? 4096 : 0;
+    const bytes = sql.databaseSize - local;
+    return { bytes, pages: bytes / 4096, tables: objects.filter((name) => name !== "__miniflare_do_name") };
   });
 }
 

@@ -4,12 +4,14 @@
  * in src/operations/docs.ts). Their API is partner-only (src/operations/index.ts).
  */
 import * as v from "valibot";
+import { clock } from "../clock";
+import { requestErasure } from "../erasure";
 import { ApiError } from "../errors";
 import { listEventPage, resendEvent } from "../events";
 import { DeliveryStatusName, Event, EventId, EventTypeName, ListEventsResult } from "../events/schemas";
 import { KIND_NAMES } from "../kinds";
 import { receiptStub } from "../receipt-object";
-import { int32, ReceiptId } from "../schemas";
+import { int32, MaxText, ReceiptId } from "../schemas";
 import { DOCS } from "./docs";
 import { describe, type Section } from "./operation";
 
@@ -45,6 +47,13 @@ const ListEventsRequest = v.object({
     20,
   ),
 });
+
+const UserSub = v.pipe(
+  v.string(),
+  v.minLength(1, "user must not be empty"),
+  ...MaxText(255, "user must be at most 255 characters"),
+  v.description("The user's `sub`, as in their JWT."),
+);
 
 export const GATEWAY: Section = {
   tag: "Gateway",
@@ -89,6 +98,21 @@ export const GATEWAY: Section = {
       errors: ["forbidden", "not_found"],
       upstream: [],
       handle: async (c, { id }) => c.json(await resendEvent(c.env, id), 200),
+    }),
+    describe({
+      path: "/users/erase",
+      operationId: "eraseUser",
+      summary: "Erase a user's personal data (partner only)",
+      description: DOCS.eraseUser,
+      request: v.pipe(v.object({ user: UserSub }), v.examples([{ user: "user-123" }])),
+      response: v.object({
+        user: UserSub,
+        accepted_at: v.pipe(v.number(), v.description("Milliseconds since the epoch: the erasure is done within 24 hours of it.")),
+      }),
+      status: 202,
+      errors: ["forbidden"],
+      upstream: [],
+      handle: async (c, { user }) => c.json(await requestErasure(c.env, user, clock.now()), 202),
     }),
   ],
 };

@@ -53,6 +53,8 @@ export interface Section {
 export interface OperationContext {
   caller: GatewayEnv["Variables"]["caller"];
   requestId: string;
+  /** The record the request names (a deleted one is rebuilt from it for the partner: rule 10). */
+  record?: { kind: KindName; id: string };
 }
 
 const contextOf = (c: Context<GatewayEnv>): OperationContext => ({ caller: c.var.caller, requestId: c.var.requestId });
@@ -65,7 +67,8 @@ export function onRecord<Input extends { id: string }>(
   kind: KindName,
   run: (record: DurableObjectStub<ReceiptObject>, input: Input, op: OperationContext) => Promise<Outcome<JsonText<unknown>>>,
 ) {
-  return (c: Context<GatewayEnv>, input: Input) => sendFromRecord(c, () => run(receiptStub(c.env, kind, input.id), input, contextOf(c)));
+  return (c: Context<GatewayEnv>, input: Input) =>
+    sendFromRecord(c, () => run(receiptStub(c.env, kind, input.id), input, { ...contextOf(c), record: { kind, id: input.id } }));
 }
 
 /**

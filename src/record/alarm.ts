@@ -12,7 +12,7 @@ export class Alarm {
     this.#storage = storage;
   }
 
-  /** The alarm has fired: none is set until the next set(). */
+  /** The alarm has fired, or storage was deleted with it: none is set until the next set(). */
   fired(): void {
     this.#at = null;
   }

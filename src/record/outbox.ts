@@ -1,11 +1,12 @@
 /**
  * A record's outbox: every state change writes its event here in the same
  * storage step as the change (emit). The drain writes unsent events into the
- * D1 event log, then hands them to the queue (publishOutbox), and marks them
- * sent only once both succeeded. A crash between any two steps loses
- * nothing: what is not marked is drained again (the log insert is
+ * D1 event log, then hands them to the queue (publishOutbox), and deletes
+ * them from the outbox only once both succeeded (an outbox holds only what
+ * is owed: its page is reused). A crash between any two steps loses
+ * nothing: what is still there is drained again (the log insert is
  * idempotent, and an event already delivered is not queued twice), and what
- * is marked is in the log, where the sweep sends it again if the queue lost
+ * is gone is in the log, where the sweep sends it again if the queue lost
  * its message. Failed drains back off; the object's alarm comes back for
  * what is owed.
  */
@@ -61,7 +62,7 @@ export class Outbox {
     return { at: now + wait, latest: now + 2 * wait };
   }
 
-  /** Logs and queues the unsent events; marks them sent only once both succeeded. Never throws. */
+  /** Logs and queues the unsent events; removes them from the outbox only once both succeeded. Never throws. */
   async drain(): Promise<void> {
     if (this.#draining) return;
     const batch = this.#store.unsent(DRAIN_BATCH);
@@ -72,10 +73,7 @@ export class Outbox {
         this.#env,
         batch.map((entry) => ({ id: entry.event_id, payload: entry.body })),
       );
-      this.#store.markSent(
-        batch.map((entry) => entry.seq),
-        clock.now(),
-      );
+      this.#store.markSent(batch.map((entry) => entry.seq));
       this.#failures = 0;
     } catch (err) {
       this.#failures++;

@@ -4,7 +4,9 @@
  */
 import { readConfig } from "../config";
 import { lateReadSchedule } from "../lifecycle";
+import { retentionPolicy } from "../retention";
 import { Alarm } from "./alarm";
+import { RecordEnd } from "./end";
 import { OtpLedger } from "./otp-ledger";
 import { Outbox } from "./outbox";
 import { Outcomes } from "./outcomes";
@@ -24,5 +26,6 @@ export function recordParts(storage: DurableObjectStorage, env: Env) {
   const writeAhead = new WriteAhead(store, storage, alarm, upstreamTimeoutMs);
   const reconciler = new Reconciler({ store, ledger, recorder, writeAhead, upstreamTimeoutMs, lateReads });
   const outcomes = new Outcomes({ store, writeAhead, ledger, recorder, reconciler });
-  return { store, alarm, outbox, ledger, recorder, writeAhead, reconciler, outcomes };
+  const end = new RecordEnd(store, alarm, env, retentionPolicy(env).recordRetentionMs);
+  return { store, alarm, outbox, ledger, recorder, writeAhead, reconciler, outcomes, end };
 }

@@ -7,6 +7,7 @@
 import { clock } from "../clock";
 import { kindOf, type RecordBody } from "../kinds";
 import { eventForStateChange, isPaid, lateReadsDoneAt, type UpstreamState } from "../lifecycle";
+import { erasePersonal } from "../redact";
 import type { ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
 import type { OtpLedger } from "./otp-ledger";
 import type { Outbox } from "./outbox";
@@ -50,7 +51,9 @@ export class Recorder {
   merged(body: RecordBody | ReducedReceiptBody): string {
     const rec = this.#store.current!;
     const stored = JSON.parse(rec.body) as RecordBody;
-    return JSON.stringify(kindOf(rec.kind).withTid({ ...stored, ...body } as RecordBody, rec.tid));
+    const laid = kindOf(rec.kind).withTid({ ...stored, ...body } as RecordBody, rec.tid);
+    // Erased once (rule 10), erased for good: the upstream's answers still carry the user's values.
+    return JSON.stringify(rec.erased === 1 ? erasePersonal(laid) : laid);
   }
 
   /**

@@ -6,7 +6,7 @@
  * schema equal to the one a new object gets.
  */
 
-export const CURRENT_SCHEMA_VERSION = 4;
+export const CURRENT_SCHEMA_VERSION = 6;
 
 /** Version 1: the first gateway's schema, kept verbatim so old objects can be recognised and migrated. */
 const SCHEMA_V1 = [
@@ -60,9 +60,24 @@ const MIGRATIONS: Record<number, readonly string[]> = {
     "ALTER TABLE record ADD COLUMN suspect_reads INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE record ADD COLUMN suspect_otp INTEGER NOT NULL DEFAULT 0",
   ],
+  // v5: the user's personal data was erased (rule 10): every body stored after it is erased too.
+  5: ["ALTER TABLE record ADD COLUMN erased INTEGER NOT NULL DEFAULT 0"],
+  // v6: small by design (rule 10; docs/capacity.md): every table and index is a page of its own, so the
+  // audit trail moves into the record row (compact tuples), the outbox keeps only what is not sent yet
+  // (no AUTOINCREMENT, no unique index), and the version is a column of the row instead of a meta table.
+  6: [
+    "ALTER TABLE record ADD COLUMN audit TEXT NOT NULL DEFAULT '[]'",
+    `UPDATE record SET audit = (SELECT coalesce(json_group_array(json_array(at, op, actor, request_id, outcome, state)), '[]')
+       FROM (SELECT * FROM audit ORDER BY seq))`,
+    "DROP TABLE audit",
+    "CREATE TABLE outbox_v6 (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL)",
+    "INSERT INTO outbox_v6 (seq, event_id, body, created_at) SELECT seq, event_id, body, created_at FROM outbox WHERE sent_at IS NULL",
+    "DROP TABLE outbox",
+    "ALTER TABLE outbox_v6 RENAME TO outbox",
+    "ALTER TABLE record ADD COLUMN schema_version INTEGER NOT NULL DEFAULT 6",
+    "DROP TABLE IF EXISTS meta",
+  ],
 };
-
-const META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)";
 
 /**
  * The current schema in one step, for a new object: what the migrations above
@@ -81,20 +96,17 @@ const SCHEMA_CURRENT = `
     pending_op TEXT, pending_otp INTEGER NOT NULL DEFAULT 0, pending_since INTEGER NOT NULL DEFAULT 0,
     pending_request_id TEXT, reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0,
     edge_closed INTEGER NOT NULL DEFAULT 0, suspect_since INTEGER NOT NULL DEFAULT 0,
-    suspect_reads INTEGER NOT NULL DEFAULT 0, suspect_otp INTEGER NOT NULL DEFAULT 0);
-  CREATE TABLE audit (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, op TEXT NOT NULL, actor TEXT NOT NULL,
-    request_id TEXT NOT NULL, outcome TEXT NOT NULL, state INTEGER, detail TEXT);
-  CREATE TABLE outbox (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE, body TEXT NOT NULL,
-    created_at INTEGER NOT NULL, sent_at INTEGER);
-  ${META};
-  INSERT INTO meta (key, value) VALUES ('schema_version', ${CURRENT_SCHEMA_VERSION});`;
+    suspect_reads INTEGER NOT NULL DEFAULT 0, suspect_otp INTEGER NOT NULL DEFAULT 0,
+    erased INTEGER NOT NULL DEFAULT 0, audit TEXT NOT NULL DEFAULT '[]',
+    schema_version INTEGER NOT NULL DEFAULT ${CURRENT_SCHEMA_VERSION});
+  CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL);`;
 
 /** The schema a migration or a fresh creation leaves, as SQLite describes it (for the test that holds them equal). */
 export function describeSchema(sql: SqlStorage): Record<string, string[]> {
   const tables = sql
-    .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('record', 'audit', 'outbox', 'meta') ORDER BY name")
+    .exec<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name != '__miniflare_do_name' ORDER BY name",
+    )
     .toArray();
   return Object.fromEntries(
     tables.map(({ name }) => [
@@ -110,7 +122,11 @@ export function describeSchema(sql: SqlStorage): Record<string, string[]> {
   );
 }
 
-/** Which schema version this object's storage is at: 0 when nothing was ever stored. */
+/**
+ * Which schema version this object's storage is at: 0 when nothing was ever
+ * stored. Up to v5 a meta table held it (v1 had none); from v6 the record
+ * row does (its column's default, for tables made without a row yet).
+ */
 export function storedVersion(sql: SqlStorage): number {
   const tables = new Set(
     sql
@@ -122,7 +138,14 @@ export function storedVersion(sql: SqlStorage): number {
     const row = sql.exec<{ value: number }>("SELECT value FROM meta WHERE key = 'schema_version'").toArray()[0];
     return row?.value ?? 0;
   }
-  return tables.has("record") ? 1 : 0;
+  if (!tables.has("record")) return 0;
+  const column = sql
+    .exec<{ name: string; dflt_value: string | null }>("PRAGMA table_info(record)")
+    .toArray()
+    .find((c) => c.name === "schema_version");
+  if (!column) return 1;
+  const row = sql.exec<{ schema_version: number }>("SELECT schema_version FROM record").toArray()[0];
+  return row?.schema_version ?? Number(column.dflt_value);
 }
 
 /** Brings storage to CURRENT_SCHEMA_VERSION in one transaction; `create` also makes it when empty. */
@@ -138,11 +161,7 @@ export function migrate(storage: DurableObjectStorage, create: boolean, from = s
     for (let version = from + 1; version <= CURRENT_SCHEMA_VERSION; version++) {
       for (const statement of MIGRATIONS[version]!) sql.exec(statement);
     }
-    sql.exec(META);
-    sql.exec(
-      "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      CURRENT_SCHEMA_VERSION,
-    );
+    sql.exec("UPDATE record SET schema_version = ?", CURRENT_SCHEMA_VERSION);
   });
   return CURRENT_SCHEMA_VERSION;
 }

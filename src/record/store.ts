@@ -56,11 +56,21 @@ export interface RecordRow {
   suspect_since: number;
   suspect_reads: number;
   suspect_otp: number;
+  /** 1: the owner's personal data was erased (rule 10); bodies stored since are erased too. */
+  erased: number;
+  /** The audit trail, oldest first: JSON of compact tuples [at, op, actor, request_id, outcome, state]. */
+  audit: string;
   created_at: number;
   updated_at: number;
 }
 
-export type RecordFields = Partial<Omit<RecordRow, "kind" | "id" | "tid" | "upstream_tid" | "owner" | "created_at">>;
+export type RecordFields = Partial<Omit<RecordRow, "kind" | "id" | "tid" | "upstream_tid" | "owner" | "created_at" | "audit">>;
+
+/** An audit entry as the row stores it. */
+type AuditTuple = [at: number, op: string, actor: string, request_id: string, outcome: string, state: number | null];
+
+/** Audit entries a record keeps: the latest, should a caller repeat refused calls for ever. */
+const MAX_AUDIT_ENTRIES = 200;
 
 /** What a record is created with; everything else starts at nothing counted, nothing in flight, nothing suspect. */
 type RecordIdentity = Pick<
@@ -86,6 +96,8 @@ export function newRecordRow(identity: RecordIdentity): Omit<RecordRow, "updated
     suspect_since: 0,
     suspect_reads: 0,
     suspect_otp: 0,
+    erased: 0,
+    audit: "[]",
   };
 }
 
@@ -145,14 +157,28 @@ export class RecordStore {
       this.#ready = true;
     }
     // The row and whether the outbox owes anything, in one statement.
-    const found = this.#storage.sql.exec("SELECT *, (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS unsent_events FROM record").toArray()[0] as
-      | (RecordRow & { unsent_events: number })
+    const found = this.#storage.sql.exec("SELECT *, (SELECT count(*) FROM outbox) AS unsent_events FROM record").toArray()[0] as
+      | (RecordRow & { unsent_events: number; schema_version: number })
       | undefined;
     if (!found) return null;
-    const { unsent_events: unsent, ...row } = found;
+    const { unsent_events: unsent, schema_version: _version, ...row } = found;
     if (unsent === 0) this.#unsent = [];
     this.#row = row;
     return this.#row;
+  }
+
+  /**
+   * Deletes everything this object stored (rule 10): its SQLite tables and
+   * its alarm, the only complete removal. The in-memory copies go with them,
+   * so the object answers as one that never held a record.
+   */
+  async deleteAll(): Promise<void> {
+    await this.#storage.deleteAlarm();
+    await this.#storage.deleteAll();
+    this.#row = null;
+    this.#ready = false;
+    this.#unsent = null;
+    this.#version++;
   }
 
   /** Creates the record (schema, row, audit entry and first event in one step). Idempotent. */
@@ -243,28 +269,34 @@ export class RecordStore {
     );
   }
 
+  /**
+   * Appends to the audit trail, kept in the record's row (one page for the
+   * whole record: docs/capacity.md). Not a change of the record: it moves
+   * neither updated_at nor the version.
+   */
   audit(entry: Omit<AuditEntry, "state">): void {
     if (!this.#row) return;
-    this.#storage.sql.exec(
-      "INSERT INTO audit (at, op, actor, request_id, outcome, state) VALUES (?, ?, ?, ?, ?, ?)",
-      entry.at,
-      entry.op,
-      entry.actor,
-      entry.request_id,
-      entry.outcome,
-      this.#row.state,
-    );
+    const entries = JSON.parse(this.#row.audit) as AuditTuple[];
+    entries.push([entry.at, entry.op, entry.actor, entry.request_id, entry.outcome, this.#row.state]);
+    const audit = JSON.stringify(entries.slice(-MAX_AUDIT_ENTRIES));
+    this.#row = { ...this.#row, audit };
+    // Inside create, before its INSERT, this updates nothing: the INSERT takes the row's audit.
+    this.#storage.sql.exec("UPDATE record SET audit = ?", audit);
   }
 
   auditTrail(): AuditEntry[] {
-    return this.#storage.sql
-      .exec<{ at: number; op: string; actor: string; request_id: string; outcome: string; state: number | null }>(
-        "SELECT at, op, actor, request_id, outcome, state FROM audit ORDER BY seq",
-      )
-      .toArray();
+    if (!this.#row) return [];
+    return (JSON.parse(this.#row.audit) as AuditTuple[]).map(([at, op, actor, request_id, outcome, state]) => ({
+      at,
+      op,
+      actor,
+      request_id,
+      outcome,
+      state,
+    }));
   }
 
-  /** Adds an event to the outbox; call inside the `change` that made it happen. */
+  /** Adds an event to the outbox (until it is sent); call inside the `change` that made it happen. */
   enqueue(eventId: string, body: string, at: number): void {
     const { seq } = this.#storage.sql
       .exec<{ seq: number }>("INSERT INTO outbox (event_id, body, created_at) VALUES (?, ?, ?) RETURNING seq", eventId, body, at)
@@ -276,10 +308,7 @@ export class RecordStore {
   unsent(limit: number): OutboxEntry[] {
     if (this.#unsent) return this.#unsent.slice(0, limit);
     const rows = this.#storage.sql
-      .exec<{ seq: number; event_id: string; body: string }>(
-        "SELECT seq, event_id, body FROM outbox WHERE sent_at IS NULL ORDER BY seq LIMIT ?",
-        limit,
-      )
+      .exec<{ seq: number; event_id: string; body: string }>("SELECT seq, event_id, body FROM outbox ORDER BY seq LIMIT ?", limit)
       .toArray();
     // All of them: from now on this incarnation keeps the list itself.
     if (rows.length < limit) this.#unsent = rows;
@@ -288,14 +317,25 @@ export class RecordStore {
 
   hasUnsent(): boolean {
     if (this.#unsent) return this.#unsent.length > 0;
-    const any = this.#storage.sql.exec("SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT 1").toArray().length > 0;
+    const any = this.#storage.sql.exec("SELECT 1 FROM outbox LIMIT 1").toArray().length > 0;
     if (!any) this.#unsent = [];
     return any;
   }
 
-  markSent(seqs: readonly number[], at: number): void {
+  /** Rewrites every outbox event's body with `rewrite` (rule 10's erasure). Inside a change. */
+  rewriteOutbox(rewrite: (body: string) => string): void {
+    const rows = this.#storage.sql.exec<{ seq: number; body: string }>("SELECT seq, body FROM outbox").toArray();
+    for (const row of rows) {
+      const body = rewrite(row.body);
+      if (body !== row.body) this.#storage.sql.exec("UPDATE outbox SET body = ? WHERE seq = ?", body, row.seq);
+    }
+    if (this.#unsent) this.#unsent = this.#unsent.map((entry) => ({ ...entry, body: rewrite(entry.body) }));
+  }
+
+  /** Sent events leave the outbox (they are in the event log): their pages are free for the next. */
+  markSent(seqs: readonly number[]): void {
     if (seqs.length === 0) return;
-    this.#storage.sql.exec(`UPDATE outbox SET sent_at = ? WHERE seq IN (${seqs.map(() => "?").join(", ")})`, at, ...seqs);
+    this.#storage.sql.exec(`DELETE FROM outbox WHERE seq IN (${seqs.map(() => "?").join(", ")})`, ...seqs);
     if (this.#unsent) {
       const sent = new Set(seqs);
       this.#unsent = this.#unsent.filter((entry) => !sent.has(entry.seq));

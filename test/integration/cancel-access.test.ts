@@ -1,24 +1,15 @@
 // A partner without access to cancel (the seed: such partners cancel through
 // the payment service's support, with the receipt id and the reason): the
 // sandbox's SANDBOX_CANCEL_ACCESS=false, through the gateway.
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { receiptStub } from "../../src/receipt-object";
+import { loggedEventTypes } from "../events";
 import { call, createReceipt, expectError, expectStatus, newUser, sandboxCalls, sandboxReceipt, storedRecord, userToken } from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
 const TOKEN = { token: "tok_sandbox_ok" };
 const REASON = "customer changed their mind";
 
-async function outboxTypes(id: string): Promise<string[]> {
-  return runInDurableObject(receiptStub(env, "receipt", id), (_instance, state) =>
-    state.storage.sql
-      .exec<{ body: string }>("SELECT body FROM outbox ORDER BY seq")
-      .toArray()
-      .map((row) => JSON.parse(row.body).type as string),
-  );
-}
+const outboxTypes = (id: string): Promise<string[]> => loggedEventTypes("receipt", id);
 
 /** 403 forbidden with the support instruction naming this receipt; the caller's free-text reason is not echoed. */
 async function expectNoAccess(response: Promise<Response>, id: string): Promise<void> {

@@ -47,10 +47,7 @@ const textOf = (page: string) => page.replace(/<[^>]*>/g, " ").replace(/\s+/g, "
 async function logEvents(kind: KindName, id: string): Promise<void> {
   const stub = receiptStub(env, kind, id);
   for (let round = 0; round < 5; round++) {
-    const unsent = await runInDurableObject(
-      stub,
-      (_i, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL").one().n,
-    );
+    const unsent = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n);
     if (unsent === 0) break;
     await runDurableObjectAlarm(stub);
   }

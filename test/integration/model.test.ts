@@ -565,6 +565,9 @@ function coverStep(_m: Model, rec: Rec, sents: Sent[], pre: number, hits: Sent["
 // ---------------------------------------------------------------------------
 // Time: late calls, alarms, the supplier
 
+/** Any alarm further away than this is the one that deletes a final record (rule 10): every other comes within a day (late reads). */
+const RECORD_DELETION_AFTER_MS = 2 * 86_400_000;
+
 /** The upstream acts now on a call the gateway gave up on. */
 async function actLate(m: Model, rec: Rec, late: Late): Promise<void> {
   rec.late.splice(rec.late.indexOf(late), 1);
@@ -585,7 +588,8 @@ async function actLate(m: Model, rec: Rec, late: Late): Promise<void> {
  */
 async function runAlarm(m: Model, rec: Rec, faults: Pick<StepFaults, "read" | "cancel"> = {}, keepLate = false): Promise<boolean> {
   const due = await alarmDue(rec.kind, rec.id, rec.clock);
-  if (due === null) return false;
+  // Rule 10: a final record's last alarm deletes it RECORD_RETENTION_DAYS on; that is no work owed, and the model stops before it.
+  if (due === null || due - Date.now() > RECORD_DELETION_AFTER_MS) return false;
   if (!keepLate) for (const late of [...rec.late]) if (due + rec.clock.ahead - late.at > LATE_WITHIN_MS) await actLate(m, rec, late);
   scriptedUpstream.reset();
   const scripted = new Map<string, FaultName>();

@@ -15,7 +15,7 @@ async function asWrittenBySchema1(id: string, flags: { otp_in_flight: number; ne
     // The first gateway set no alarms.
     state.storage.deleteAlarm();
     const row = sql.exec("SELECT * FROM record").one() as Record<string, SqlStorageValue>;
-    for (const table of ["record", "audit", "outbox", "meta"]) sql.exec(`DROP TABLE ${table}`);
+    for (const table of ["record", "outbox"]) sql.exec(`DROP TABLE ${table}`);
     sql.exec(`CREATE TABLE record (
       singleton INTEGER PRIMARY KEY CHECK (singleton = 1), kind TEXT NOT NULL, id TEXT NOT NULL, tid TEXT NOT NULL,
       owner TEXT NOT NULL, is_hold INTEGER NOT NULL, qr_merchant INTEGER NOT NULL, is_verify INTEGER NOT NULL,
@@ -47,7 +47,7 @@ describe("the receipt object's storage schema", () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     const version = await runInDurableObject(
       receiptStub(env, "receipt", receipt.id),
-      (_i, state) => state.storage.sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").one().value,
+      (_i, state) => state.storage.sql.exec("SELECT schema_version FROM record").one().schema_version,
     );
     expect(version).toBe(CURRENT_SCHEMA_VERSION);
   });
@@ -75,13 +75,16 @@ describe("the receipt object's storage schema", () => {
 
     const stored = await runInDurableObject(stub, (_i, state) => ({
       row: state.storage.sql.exec("SELECT state, wrong_otps, unconfirmed_otps, pending_op, upstream_tid, tid FROM record").one(),
-      audit: state.storage.sql.exec("SELECT op, request_id FROM audit ORDER BY seq").toArray(),
-      version: state.storage.sql.exec("SELECT value FROM meta").one().value,
+      version: state.storage.sql.exec("SELECT schema_version FROM record").one().schema_version,
+      tables: state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('audit', 'meta')").toArray(),
     }));
+    const audit = (await stub.auditTrail())!.entries.map(({ op, request_id }) => ({ op, request_id }));
     expect(stored.version).toBe(CURRENT_SCHEMA_VERSION);
     // Paid upstream: the OTP in flight was accepted, the one wrong OTP of schema 1 is kept as wrong.
     expect(stored.row).toMatchObject({ state: 4, wrong_otps: 1, unconfirmed_otps: 0, pending_op: null, upstream_tid: receipt.tid });
-    expect(stored.audit[0]).toEqual({ op: "create", request_id: "old" });
+    expect(audit[0]).toEqual({ op: "create", request_id: "old" });
+    // Schema 6 keeps the audit trail in the row and the version with it: the old tables are gone.
+    expect(stored.tables).toEqual([]);
     // The migrations arrive at exactly the schema a new object is created with.
     const fresh = await createReceipt({ merchant_id: 1003 });
     const schemaOf = (id: string) => runInDurableObject(receiptStub(env, "receipt", id), (_i, state) => describeSchema(state.storage.sql));

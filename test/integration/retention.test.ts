@@ -61,6 +61,7 @@ describe("the policy", () => {
       tidRetentionMs: 90 * DAY_MS,
       deliveredEventsMs: 30 * DAY_MS,
       undeliveredEventsMs: 90 * DAY_MS,
+      recordRetentionMs: 90 * DAY_MS,
       batchSize: 1000,
       rounds: 5,
     });

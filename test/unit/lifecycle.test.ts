@@ -18,6 +18,7 @@ import {
   otpVerdictOf,
   type Phase,
   phaseOf,
+  recordDeletionAt,
   STATE,
 } from "../../src/lifecycle";
 
@@ -267,5 +268,20 @@ describe("late reads (rule 8's late upstream)", () => {
     expect(nextReconcileAt({ ...base, phase: "awaiting_supplier", lateReadAt: 70_000 }, 10_000)).toBe(15_000);
     // A late read that failed backs off.
     expect(nextReconcileAt({ ...base, phase: "paid", lateReadAt: 70_000, attempts: 6 }, 70_000)).toBe(130_000);
+  });
+});
+
+describe("rule 10: when a record is deleted", () => {
+  const FINAL = { state: STATE.paid, edgeClosed: false, pending: false, suspect: false, unsentEvents: false, changedAt: 1000 };
+  it("a final record that owes nothing: the window after its last change", () => {
+    expect(recordDeletionAt(FINAL, 500)).toBe(1500);
+    expect(recordDeletionAt({ ...FINAL, state: STATE.cancelled }, 500)).toBe(1500);
+    expect(recordDeletionAt({ ...FINAL, state: STATE.created, edgeClosed: true }, 500)).toBe(1500);
+  });
+  it("never while it is not final (0, 5, 57) or owes something (a call in flight, suspect, events in its outbox)", () => {
+    for (const state of [STATE.created, STATE.held, STATE.awaitingSupplier]) expect(recordDeletionAt({ ...FINAL, state }, 500)).toBeNull();
+    expect(recordDeletionAt({ ...FINAL, pending: true }, 500)).toBeNull();
+    expect(recordDeletionAt({ ...FINAL, suspect: true }, 500)).toBeNull();
+    expect(recordDeletionAt({ ...FINAL, unsentEvents: true }, 500)).toBeNull();
   });
 });

@@ -1,0 +1,126 @@
+/**
+ * Erasing a user's personal data (rule 10): `POST /api/v1/gateway/users/erase`
+ * records a request (migrations/0007_erasures.sql, in the first database);
+ * the Cron Trigger (every minute) carries it out in bounded steps:
+ *
+ * - the user's records are found through their tid-index rows (owner
+ *   `user:<sub>`, the index's primary key prefix), in every database;
+ * - each row's stored create answer is erased, each record's Durable Object
+ *   erases its body and outbox and every body it stores later (src/receipt-object.ts
+ *   erase), then each of its events in the event log is rewritten;
+ * - erased means every `account` value and every `phone` starred but their
+ *   first and last two characters (src/redact.ts erasePersonal); ids,
+ *   amounts, states and times stay.
+ *
+ * At most ERASE_RECORDS_PER_RUN records and ERASE_QUERIES_PER_RUN D1 queries
+ * a run (a record costs about three queries and one object call, each
+ * database looked at one), so a run stays inside a Worker's limits whatever
+ * a user holds and however many databases there are; 50 a minute is 72,000 a day, well inside the contract's 24
+ * hours (in development, one run: within a minute). Erasing is idempotent,
+ * so a run cut short repeats nothing harmful.
+ *
+ * Not found this way: a record whose tid row retention already deleted
+ * (TID_RETENTION_DAYS after its create) while the record itself is kept
+ * (RECORD_RETENTION_DAYS after its last change); with both windows at 90
+ * days that is a record changed long after its create (a refund), and it is
+ * deleted within the window anyway.
+ */
+
+import type { KindName } from "./kinds";
+import { log } from "./log";
+import { receiptStub } from "./receipt-object";
+import { erasePersonalJson } from "./redact";
+import { allShards, eventShardsFor } from "./shards";
+
+/** Records erased per cron run, across all requests. */
+export const ERASE_RECORDS_PER_RUN = 50;
+/** Requests looked at per run. */
+const REQUESTS_PER_RUN = 10;
+/**
+ * D1 queries a run may make (of the 1,000 an invocation may, which the
+ * cron's other steps share): each database looked at costs one, each record
+ * about three. With hundreds of databases a request takes several runs.
+ */
+export const ERASE_QUERIES_PER_RUN = 200;
+
+/** Where a request stands in each database: the last tid done, or true when that database is done. */
+type Progress = Record<string, string | true>;
+
+/** Records (or renews) a request to erase `user`'s personal data. */
+export async function requestErasure(env: Env, user: string, now: number): Promise<{ user: string; accepted_at: number }> {
+  await env.DB.prepare(
+    `INSERT INTO erasures (user, requested_at, cursor, done_at) VALUES (?1, ?2, NULL, NULL)
+     ON CONFLICT (user) DO UPDATE SET requested_at = excluded.requested_at, cursor = NULL, done_at = NULL`,
+  )
+    .bind(user, now)
+    .run();
+  // The sub is not logged: the request itself is the only place it is kept.
+  log("info", "erasure_requested", { at: now });
+  return { user, accepted_at: now };
+}
+
+/** Erases one record everywhere it is stored: its tid row's answer, its object, its events in the log. */
+async function eraseRecord(
+  env: Env,
+  db: D1Database,
+  row: { owner: string; tid: string; kind: KindName; receipt_id: string | null; response: string | null },
+) {
+  if (row.response !== null) {
+    await db
+      .prepare("UPDATE tid_index SET response = ?1 WHERE owner = ?2 AND tid = ?3")
+      .bind(erasePersonalJson(row.response), row.owner, row.tid)
+      .run();
+  }
+  if (row.receipt_id === null) return;
+  // The object first: from then on nothing it hands to the log carries the values.
+  await receiptStub(env, row.kind, row.receipt_id).erase();
+  for (const { db: events } of await eventShardsFor(env, row.receipt_id)) {
+    const { results } = await events
+      .prepare("SELECT id, body FROM events WHERE record_id = ?1")
+      .bind(row.receipt_id)
+      .all<{ id: string; body: string }>();
+    const updates = results
+      .map((event) => ({ id: event.id, body: erasePersonalJson(event.body), before: event.body }))
+      .filter((event) => event.body !== event.before)
+      .map((event) => events.prepare("UPDATE events SET body = ?1 WHERE id = ?2").bind(event.body, event.id));
+    if (updates.length > 0) await events.batch(updates);
+  }
+}
+
+/** One cron run: carries the open requests on, oldest first, within ERASE_RECORDS_PER_RUN records. */
+export async function runErasures(env: Env, now: number, budget = ERASE_RECORDS_PER_RUN): Promise<{ records: number; done: number }> {
+  const { results: open } = await env.DB.prepare("SELECT user, cursor FROM erasures WHERE done_at IS NULL ORDER BY requested_at LIMIT ?1")
+    .bind(REQUESTS_PER_RUN)
+    .all<{ user: string; cursor: string | null }>();
+  let records = 0;
+  let done = 0;
+  let queries = 1;
+  const spent = () => records >= budget || queries >= ERASE_QUERIES_PER_RUN;
+  for (const request of open) {
+    if (spent()) break;
+    const progress: Progress = request.cursor ? (JSON.parse(request.cursor) as Progress) : {};
+    const owner = `user:${request.user}`;
+    for (const { binding, db } of allShards(env)) {
+      while (progress[binding] !== true && !spent()) {
+        const after = typeof progress[binding] === "string" ? (progress[binding] as string) : "";
+        const limit = budget - records;
+        const { results: rows } = await db
+          .prepare("SELECT owner, tid, kind, receipt_id, response FROM tid_index WHERE owner = ?1 AND tid > ?2 ORDER BY tid LIMIT ?3")
+          .bind(owner, after, limit)
+          .all<{ owner: string; tid: string; kind: KindName; receipt_id: string | null; response: string | null }>();
+        for (const row of rows) await eraseRecord(env, db, row);
+        records += rows.length;
+        queries += 1 + 3 * rows.length;
+        progress[binding] = rows.length < limit ? true : rows[rows.length - 1]!.tid;
+      }
+    }
+    const finished = allShards(env).every(({ binding }) => progress[binding] === true);
+    if (finished) done++;
+    queries++;
+    await env.DB.prepare("UPDATE erasures SET cursor = ?1, done_at = ?2 WHERE user = ?3 AND requested_at <= ?4")
+      .bind(JSON.stringify(progress), finished ? now : null, request.user, now)
+      .run();
+  }
+  if (open.length > 0) log("info", "erasure_run", { now, records, requests_done: done, requests_open: open.length - done });
+  return { records, done };
+}

@@ -1,0 +1,116 @@
+/**
+ * The end of a record, and what comes after it (rule 10).
+ *
+ * A record that is final (4, 21, or closed at the edge) and owes nothing (no
+ * call in flight, nothing suspect, no event left in its outbox) is deleted by
+ * its own alarm RECORD_RETENTION_DAYS after its last change: its SQLite and
+ * its alarm, with `deleteAll()`, the only removal that ends the billing of
+ * what it stored. src/lifecycle.ts's recordDeletionAt decides when.
+ *
+ * After that, the partner's operations on it (check-id, a2c/get-by-id,
+ * cancel, hold-confirm) rebuild it from the upstream:
+ * - only a record the upstream created at least the retention window ago, so
+ *   a create whose record is not written yet is never taken for a deleted
+ *   one (its owner and events would be lost);
+ * - owned by the partner: who owned it (a user's sub, the tid they chose) was
+ *   deleted with it, and a user's operations on it answer 404 as on any
+ *   record they cannot prove is theirs; the tid shown is the upstream's;
+ * - no `created` event (it was created long ago), and its event sequence
+ *   starts at the rebuild's time in milliseconds: the deleted record's
+ *   sequences (1, 2, ...) are far below it, so a receiver that keeps the
+ *   highest sequence per receipt takes a rebuilt record's events as newer
+ *   and never ignores a real change as stale.
+ */
+import { type Caller, ownerOf } from "../caller";
+import { clock } from "../clock";
+import { readConfig } from "../config";
+import type { Failure } from "../errors";
+import { type KindName, kindOf, type RecordBody } from "../kinds";
+import { recordDeletionAt } from "../lifecycle";
+import { log } from "../log";
+import type { UpstreamClient } from "../upstream/client";
+import type { Alarm } from "./alarm";
+import { newRecordRow, type RecordRow, type RecordStore } from "./store";
+
+/** The record an operation names: what a rebuild needs when nothing is stored. */
+export interface RecordTarget {
+  kind: KindName;
+  id: string;
+}
+
+/** When the upstream created the record (ms). */
+const createdAt = (body: RecordBody): number => ("create_date" in body ? body.create_date : body.created_date);
+
+export class RecordEnd {
+  readonly #store: RecordStore;
+  readonly #alarm: Alarm;
+  readonly #env: Env;
+  readonly #retentionMs: number;
+
+  constructor(store: RecordStore, alarm: Alarm, env: Env, retentionMs: number) {
+    this.#store = store;
+    this.#alarm = alarm;
+    this.#env = env;
+    this.#retentionMs = retentionMs;
+  }
+
+  /** When this record is to be deleted, or null while it is not final or owes something. */
+  deleteAt(rec: RecordRow): number | null {
+    return recordDeletionAt(
+      {
+        state: rec.state,
+        edgeClosed: rec.edge_closed === 1,
+        pending: rec.pending_op !== null,
+        suspect: rec.suspect_since !== 0,
+        unsentEvents: this.#store.hasUnsent(),
+        changedAt: rec.updated_at,
+      },
+      this.#retentionMs,
+    );
+  }
+
+  /** Deletes the record if its time has come (the alarm's first question). */
+  async deleteIfDue(rec: RecordRow, now: number): Promise<boolean> {
+    const at = this.deleteAt(rec);
+    if (at === null || at > now) return false;
+    await this.#store.deleteAll();
+    this.#alarm.fired();
+    log("info", "record_deleted", { id: rec.id, kind: rec.kind, state: rec.state, changed_at: rec.updated_at });
+    return true;
+  }
+
+  /**
+   * Rebuilds a deleted record from the upstream for the partner; null when
+   * there is nothing to rebuild (the upstream has no such record, or one too
+   * young to have been deleted) or the caller is not the partner.
+   */
+  async rebuild(target: RecordTarget | undefined, caller: Caller, upstream: UpstreamClient, requestId: string): Promise<RecordRow | null | Failure> {
+    if (!target || caller.kind !== "partner") return null;
+    const kind = kindOf(target.kind);
+    const read = await kind.read(upstream, target.id);
+    if (!read.ok) return read.failure.code === "receipt_not_found" ? null : read.failure;
+    const body = read.value;
+    const now = clock.now();
+    if (kind.idOf(body) !== target.id || createdAt(body) > now - this.#retentionMs) return null;
+    const state = kind.stateOf(body);
+    const merchant = "merchant" in body ? body.merchant.merchant_id : undefined;
+    const row = newRecordRow({
+      kind: target.kind,
+      id: target.id,
+      tid: body.tid,
+      upstream_tid: body.tid,
+      owner: ownerOf(caller),
+      is_hold: state === 5 ? 1 : 0,
+      qr_merchant: merchant !== undefined && readConfig(this.#env).qrMerchantIds.has(merchant) ? 1 : 0,
+      is_verify: body.is_verify ? 1 : 0,
+      state,
+      body: JSON.stringify(body),
+      created_at: now,
+    });
+    this.#store.create({ ...row, event_seq: now }, () => {
+      this.#store.audit({ at: now, op: "rebuild", actor: ownerOf(caller), request_id: requestId, outcome: "ok" });
+    });
+    log("info", "record_rebuilt", { request_id: requestId, id: target.id, kind: target.kind, state });
+    return this.#store.current;
+  }
+}

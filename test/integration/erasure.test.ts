@@ -1,0 +1,120 @@
+/**
+ * Rule 10, erasure: `POST /api/v1/gateway/users/erase` (partner only, 202),
+ * carried out by the Cron Trigger; afterwards none of the user's phone
+ * numbers or account values is in any store (the tid index, the event log,
+ * the records), ids, amounts, states and times stay, and later events carry
+ * the values erased.
+ */
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { clock } from "../../src/clock";
+import { runErasures } from "../../src/erasure";
+import { receiptStub } from "../../src/receipt-object";
+import { callGateway, fireCron } from "../events";
+import { call, createReceipt, dumpD1, dumpStorage, expectError, expectStatus, newUser, transferRequest, userToken } from "../helpers";
+
+const TOKEN = { token: "tok_sandbox_ok" };
+/** A phone number no other test uses, so a scan of every store finds only this test's. */
+const newPhone = () => `99890${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
+
+async function everyStore(ids: { receipts: string[]; transfers: string[] }): Promise<string> {
+  const lines = [...(await dumpD1())];
+  for (const id of ids.receipts) lines.push(...(await dumpStorage(receiptStub(env, "receipt", id), `receipt ${id} `)));
+  for (const id of ids.transfers) lines.push(...(await dumpStorage(receiptStub(env, "transfer", id), `transfer ${id} `)));
+  return lines.join("\n");
+}
+
+describe("POST /api/v1/gateway/users/erase", () => {
+  it("is the partner's: a user gets 403; a bad body 400", async () => {
+    const sub = newUser();
+    await expectError(callGateway("users/erase", { user: sub }, { token: await userToken(sub) }), 403, "forbidden");
+    await expectError(callGateway("users/erase", { user: "" }), 400, "invalid_request");
+    await expectError(callGateway("users/erase", {}), 400, "invalid_request");
+  });
+
+  it("within a cron run, no phone number or account value of the user's receipts and transfers is left in any store; the partner's are kept", async () => {
+    const sub = newUser();
+    const token = await userToken(sub);
+    const phone = newPhone();
+    const account = `acct-${crypto.randomUUID()}`;
+    const paid = await createReceipt(
+      {
+        merchant_id: 1003,
+        account: [
+          { key: "phone", value: phone },
+          { key: "contract", value: account },
+        ],
+      },
+      { token },
+    );
+    await expectStatus(call("receipt/pay", { id: paid.id, card: TOKEN }, { token }), 200);
+    const open = await createReceipt({ merchant_id: 1003, account: [{ key: "phone", value: phone }] }, { token });
+    const transfer = await expectStatus(call("a2c/create", transferRequest(), { token }), 200);
+    const partnerPhone = newPhone();
+    const partners = await createReceipt({ merchant_id: 1003, account: [{ key: "phone", value: partnerPhone }] });
+    for (const id of [paid.id, open.id, partners.id]) await runDurableObjectAlarm(receiptStub(env, "receipt", id));
+    await runDurableObjectAlarm(receiptStub(env, "transfer", transfer.receipt_id));
+    const ids = { receipts: [paid.id, open.id, partners.id], transfers: [transfer.receipt_id] };
+    const before = await everyStore(ids);
+    expect(before).toContain(phone);
+    expect(before).toContain(account);
+    const transferPhones = [transfer.sender.phone, transfer.receiver.phone].filter((p: string | null) => p !== null) as string[];
+
+    const accepted = await expectStatus(callGateway("users/erase", { user: sub }), 202);
+    expect(accepted).toEqual({ user: sub, accepted_at: expect.any(Number) });
+    await fireCron(clock.now());
+
+    const after = await everyStore(ids);
+    expect(after).not.toContain(phone);
+    expect(after).not.toContain(account);
+    // The transfer's phones (masked by the payment service, and shared by other tests' transfers): gone from its record and its events.
+    const transferStored = (await dumpStorage(receiptStub(env, "transfer", transfer.receipt_id))).join("\n");
+    const transferEvents = JSON.stringify((await expectStatus(callGateway("events/list", { receipt_id: transfer.receipt_id }), 200)).events);
+    expect(transferPhones.length).toBeGreaterThan(0);
+    for (const value of transferPhones) {
+      expect(transferStored).not.toContain(value);
+      expect(transferEvents).not.toContain(value);
+    }
+    // The partner's own receipt is not the user's.
+    expect(after).toContain(partnerPhone);
+
+    // Ids, amounts, states and times stay; the values show erased.
+    const read = await expectStatus(call("receipt/check-id", { id: paid.id }), 200);
+    expect(read).toMatchObject({ id: paid.id, amount: paid.amount, state: 4, create_date: paid.create_date });
+    expect(read.account).toEqual([
+      { key: "phone", value: `${phone.slice(0, 2)}********${phone.slice(-2)}` },
+      { key: "contract", value: expect.stringMatching(/^ac\*+\w\w$/) },
+    ]);
+
+    // A later event carries the values erased, though the upstream still answers them.
+    await expectStatus(call("receipt/cancel", { id: paid.id }), 200);
+    await runDurableObjectAlarm(receiptStub(env, "receipt", paid.id));
+    const { events } = await expectStatus(callGateway("events/list", { receipt_id: paid.id }), 200);
+    const cancelled = events.find((event: { type: string }) => event.type === "receipt.cancelled");
+    expect(cancelled.data.object.account[0].value).not.toBe(phone);
+    expect(cancelled.data.object.amount).toBe(paid.amount);
+    expect(await everyStore(ids)).not.toContain(phone);
+  });
+
+  it("is carried out in bounded runs that go on where the last stopped, until every record is erased", async () => {
+    const sub = newUser();
+    const token = await userToken(sub);
+    const phone = newPhone();
+    const receipts: { id: string }[] = [];
+    for (let i = 0; i < 3; i++) receipts.push(await createReceipt({ merchant_id: 1003, account: [{ key: "phone", value: phone }] }, { token }));
+    await expectStatus(callGateway("users/erase", { user: sub }), 202);
+    const stillHolding = async () => {
+      const held = [];
+      for (const receipt of receipts) if ((await dumpStorage(receiptStub(env, "receipt", receipt.id))).join().includes(phone)) held.push(receipt.id);
+      return held.length;
+    };
+    expect((await runErasures(env, clock.now(), 1)).records).toBe(1);
+    expect(await stillHolding()).toBe(2);
+    expect((await runErasures(env, clock.now(), 1)).records).toBe(1);
+    expect((await runErasures(env, clock.now(), 5)).done).toBeGreaterThanOrEqual(1);
+    expect(await stillHolding()).toBe(0);
+    // Done: nothing more to do for it.
+    expect((await runErasures(env, clock.now(), 5)).records).toBe(0);
+  });
+});
