@@ -29,8 +29,7 @@
  */
 import { inPool } from "../fanout";
 import { log } from "../log";
-import { cronShards } from "../retention";
-import type { Shard } from "../shards";
+import { allShards, type Shard } from "../shards";
 import type { RETRY_SCHEDULES } from "./delivery";
 import { enqueue } from "./publish";
 import type { EventMessage } from "./types";
@@ -95,7 +94,7 @@ async function sweepDatabase(db: D1Database, now: number, settings: SweepSetting
 
 /**
  * One sweep at `now` over this run's slice of the databases of the event log
- * (cronShards: all of them while they fit one run; and, while
+ * (the cron passes its slice, src/retention.ts cronShards; alone, all of them; and, while
  * TID_INDEX_SHARDS changes, the list before). A failing database does not
  * stop the others; the run then throws, so the cron invocation shows as
  * failed. An event claimed but not queued (the queue refused) is due again
@@ -105,7 +104,7 @@ export async function sweepEvents(
   env: Env,
   now: number,
   settings = sweepSettings(env),
-  databases: readonly Shard[] = cronShards(env, now),
+  databases: readonly Shard[] = allShards(env),
 ): Promise<SweepReport> {
   const report: SweepReport = { failed: 0, requeued: 0 };
   const errors: unknown[] = [];
