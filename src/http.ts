@@ -50,6 +50,27 @@ export const parseJson = createMiddleware<GatewayEnv>(async (c, next) => {
   await next();
 });
 
+/**
+ * Field names an operation accepts quietly for a documented one (a2c/create's
+ * `tId`, the upstream's own spelling of `tid`): renamed before validation, so
+ * the document and every generated client know one name only. Sent both
+ * ways with different values, the alias stays and is refused as a near miss.
+ */
+export const acceptAliases = (aliases: Readonly<Record<string, string>>) =>
+  createMiddleware<GatewayEnv>(async (c, next) => {
+    const body = (await c.req.json()) as Record<string, unknown>;
+    let renamed: Record<string, unknown> | undefined;
+    for (const [alias, name] of Object.entries(aliases)) {
+      if (!Object.hasOwn(body, alias)) continue;
+      if (Object.hasOwn(body, name) && body[name] !== body[alias]) continue;
+      const { [alias]: value, ...rest } = renamed ?? body;
+      renamed = { ...rest, [name]: value };
+    }
+    // The validator parses the text Hono cached when parseJson read it: replace that text.
+    if (renamed) c.req.bodyCache.text = Promise.resolve(JSON.stringify(renamed));
+    await next();
+  });
+
 /** Validation problems listed in one invalid_request answer (a 16 KiB body could name thousands). */
 export const MAX_DETAILS = 20;
 

@@ -56,7 +56,9 @@ export async function eventWebhooks(): Promise<{ webhooks: Record<string, OpenAP
             required: true,
             content: {
               "application/json": {
-                schema: { allOf: [{ $ref: "#/components/schemas/Event" }, { type: "object", properties: { type: { const: type } } }] },
+                schema: {
+                  allOf: [{ $ref: "#/components/schemas/Event" }, { type: "object", properties: { type: { type: "string", const: type } } }],
+                },
               },
             },
           },

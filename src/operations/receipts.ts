@@ -63,6 +63,7 @@ const CheckTidRequest = v.pipe(
     ),
   }),
   v.examples([{ tid: "order-2026-0001" }]),
+  v.title("CheckTidRequest"),
 );
 
 /** check-id, and check-tid once it knows the id: the receipt as the upstream says it stands now. */
@@ -93,7 +94,11 @@ export const RECEIPTS: Section = {
       operationId: "authorizeReceipt",
       summary: "Send the OTP for a card-token payment",
       description: DOCS.authorizeReceipt,
-      request: v.pipe(v.object({ id: ReceiptId, card: TokenCard }), v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" } }])),
+      request: v.pipe(
+        v.object({ id: ReceiptId, card: TokenCard }),
+        v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" } }]),
+        v.title("AuthorizeRequest"),
+      ),
       response: AuthorizeResult,
       errors: [...AUTHORIZE_ERRORS],
       limit: "authorize",
@@ -106,7 +111,11 @@ export const RECEIPTS: Section = {
       operationId: "authorizeReceiptAnonymous",
       summary: "Send the OTP for a card-number payment",
       description: DOCS.authorizeReceiptAnonymous,
-      request: v.pipe(v.object({ id: ReceiptId, card: NumberCard }), v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD }])),
+      request: v.pipe(
+        v.object({ id: ReceiptId, card: NumberCard }),
+        v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD }]),
+        v.title("AnonymousAuthorizeRequest"),
+      ),
       response: AuthorizeResult,
       errors: [...AUTHORIZE_ERRORS],
       limit: "authorize",
@@ -122,6 +131,7 @@ export const RECEIPTS: Section = {
       request: v.pipe(
         v.object({ id: ReceiptId, card: TokenCard, otp: v.optional(Otp) }),
         v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" }, otp: "111111" }]),
+        v.title("PayRequest"),
       ),
       response: Receipt,
       errors: [...PAY_ERRORS],
@@ -138,6 +148,7 @@ export const RECEIPTS: Section = {
       request: v.pipe(
         v.object({ id: ReceiptId, card: NumberCard, otp: Otp }),
         v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD, otp: "111111" }]),
+        v.title("AnonymousPayRequest"),
       ),
       response: ReducedReceipt,
       errors: [...PAY_ERRORS],
@@ -176,6 +187,7 @@ export const RECEIPTS: Section = {
       request: v.pipe(
         v.object({ id: ReceiptId, reason: v.optional(Text(256)), cancelledBy: v.optional(Text(128)) }),
         v.examples([{ id: EXAMPLE_RECEIPT_ID, reason: "Customer changed their mind" }]),
+        v.title("CancelRequest"),
       ),
       response: Receipt,
       errors: ["forbidden", "receipt_not_found", "operation_in_progress", "cancel_not_allowed"],

@@ -105,10 +105,17 @@ describe("near-miss field names are refused, naming the right one", () => {
     expect((await sandboxCalls()).length).toBe(before);
   });
 
-  it("a2c/create keeps tId as an alias of tid", async () => {
+  it("a2c/create keeps tId as an alias of tid, though the document names tid only", async () => {
     const { tid, ...body } = validTransfer();
     const res = await call("a2c/create", { ...body, tId: tid });
     expect(res.status, await res.clone().text()).toBe(200);
+    expect(((await res.json()) as { tid: string }).tid).toBe(tid);
+    // The same tid both ways is the same create: replayed.
+    const again = await call("a2c/create", { ...body, tid, tId: tid });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    // Two different tids: refused, naming the documented field.
+    const both = await expectError(call("a2c/create", { ...body, tid, tId: `${tid}-other` }), 400, "invalid_request");
+    expect(both.details).toEqual([{ path: "tId", message: "unknown field tId: did you mean tid?" }]);
   });
 
   it("other unknown fields are still ignored", async () => {
