@@ -67,7 +67,7 @@ export const acceptAliases = (aliases: Readonly<Record<string, string>>) =>
       renamed = { ...rest, [name]: value };
     }
     // The validator parses the text Hono cached when parseJson read it: replace that text.
-    if (renamed) c.req.bodyCache.text = Promise.resolve(JSON.stringify(renamed));
+    if (renamed) (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(JSON.stringify(renamed));
     await next();
   });
 

@@ -15,6 +15,7 @@ import type { GenericSchema } from "valibot";
 import { ERROR_MEANINGS } from "./error-meanings";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
 import { eventWebhooks } from "./events/openapi";
+import { errorExample } from "./examples";
 import { ErrorBody } from "./schemas";
 
 /** What the document says of one operation, beside its request (which its validator documents). */
@@ -24,6 +25,8 @@ export interface RouteDoc {
   /** The prose (src/operations/docs/). */
   description: string;
   response: GenericSchema;
+  /** What the sandbox answers to the request's example (src/examples.ts; test/docs/examples.test.ts holds them to each other). */
+  example: { summary: string; value: unknown };
   /** The contract codes this operation may answer, beyond the ones every call may. */
   errors: ErrorCode[];
   /** Headers of the success answer beyond X-Request-Id. */
@@ -147,7 +150,12 @@ function errorResponse(status: number, codes: ErrorCode[]) {
   return {
     description: `Error:\n${codes.map((code) => `- \`${code}\`: ${ERROR_MEANINGS[code]}`).join("\n")}`,
     headers,
-    content: { "application/json": { schema: errorSchema(codes) } },
+    content: {
+      "application/json": {
+        schema: errorSchema(codes),
+        examples: Object.fromEntries(codes.map((code) => [code, { summary: code, value: errorExample(code) }])),
+      },
+    },
   };
 }
 
@@ -170,7 +178,7 @@ export function documented(doc: RouteDoc, { tags, partnerOnly }: { tags: string[
           "X-Request-Id": headerRef("X-Request-Id"),
           ...Object.fromEntries((doc.headers ?? []).map((name) => [name, headerRef(name)])),
         },
-        content: { "application/json": { schema: resolver(doc.response) } },
+        content: { "application/json": { schema: resolver(doc.response), examples: { sandbox: doc.example } } },
         ...(links
           ? {
               links: Object.fromEntries(

@@ -7,6 +7,15 @@
  * edge (and type the handlers); every schema feeds the OpenAPI document.
  */
 import * as v from "valibot";
+import {
+  AUTHORIZED,
+  EXAMPLE_EVENT_ID,
+  EXAMPLE_RECEIPT_ID,
+  EXAMPLE_TRANSFER_ID,
+  RECEIPT_CREATED,
+  REDUCED_RECEIPT_PAID,
+  TRANSFER_CREATED,
+} from "./examples";
 
 // Valibot's default messages quote the value received, which for a card
 // number or an OTP is exactly what must never be echoed. Say what was expected.
@@ -171,9 +180,7 @@ export const AccountEntry = v.pipe(
 
 // Examples use the sandbox's values (src/sandbox/catalog.ts): merchant 1001,
 // card token tok_sandbox_ok, OTP 111111, card 8600000000000007 expiring 3012.
-export const EXAMPLE_RECEIPT_ID = "6571a4f0c8a5b2d1e3f40a11";
-export const EXAMPLE_TRANSFER_ID = "01JDQ3ZK6Y8N4W5X2V7T9R1M0B";
-export const EXAMPLE_EVENT_ID = "evt_01JDQ3ZK6Y8N4W5X2V7T9R1M0C";
+export { EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, EXAMPLE_TRANSFER_ID };
 export const EXAMPLE_CARD = { number: "8600000000000007", expire: "3012" };
 
 export const CreateReceiptRequest = v.pipe(
@@ -263,7 +270,9 @@ export const Ofd = v.pipe(
     label: v.optional(v.string()),
     packageCode: v.optional(v.string()),
     type: v.optional(v.picklist(["Sale", "Refund"])),
-    merchantInfo: v.optional(v.looseObject({})),
+    merchantInfo: v.optional(
+      v.looseObject({ name: v.optional(v.string()), tin: v.optional(v.string()), address: v.optional(v.string()), pinfl: v.optional(v.string()) }),
+    ),
     items: v.optional(v.union([v.array(SaleItem), v.array(RefundItem)])),
   }),
   v.title("OfdDetails"),
@@ -313,46 +322,12 @@ const ReceiptFields = v.object({
   card_number: Nullable(v.pipe(v.string(), v.description("Masked: first 6 and last 4 digits."))),
 });
 
-const EXAMPLE_MERCHANT = {
-  merchant_id: 1001,
-  merchant_name: "Sandbox Mobile",
-  category_id: 1,
-  category_name: "Mobile operators",
-  logo_url: "https://sandbox.upstream.invalid/logos/1001.png",
-  min_amount: 100000,
-  max_amount: 500000000,
-};
-
-const EXAMPLE_RECEIPT = {
-  tid: "order-2026-0001",
-  id: EXAMPLE_RECEIPT_ID,
-  state: 0,
-  create_date: 1795334400000,
-  pay_date: 0,
-  cancel_date: 0,
-  error: null,
-  type: 2,
-  description: "Mobile top-up",
-  merchant: EXAMPLE_MERCHANT,
-  account: [{ key: "phone", value: "998901234567" }],
-  ofd: null,
-  amount: 1500000,
-  init_amount: 1500000,
-  currency: 860,
-  commission: 0,
-  is_verify: true,
-  rrn: null,
-  card_number: null,
-};
-
-export const Receipt = v.pipe(ReceiptFields, v.title("Receipt"), v.examples([EXAMPLE_RECEIPT]));
-
-const { cancel_date: _c, is_verify: _v, rrn: _r, card_number: _n, ...EXAMPLE_REDUCED } = EXAMPLE_RECEIPT;
+export const Receipt = v.pipe(ReceiptFields, v.title("Receipt"), v.examples([RECEIPT_CREATED]));
 
 export const ReducedReceipt = v.pipe(
   v.omit(ReceiptFields, ["cancel_date", "is_verify", "rrn", "card_number"]),
   v.title("ReducedReceipt"),
-  v.examples([{ ...EXAMPLE_REDUCED, state: 4, pay_date: 1795334460000 }]),
+  v.examples([REDUCED_RECEIPT_PAID]),
 );
 
 export const AuthorizeResult = v.pipe(
@@ -363,7 +338,7 @@ export const AuthorizeResult = v.pipe(
     wait: Int("Milliseconds before a resend is allowed."),
   }),
   v.title("AuthorizeResult"),
-  v.examples([{ id: EXAMPLE_RECEIPT_ID, sent: true, phone: "99890*****67", wait: 60000 }]),
+  v.examples([AUTHORIZED]),
 );
 
 export const Party = v.pipe(
@@ -395,23 +370,7 @@ export const TransferReceipt = v.pipe(
     is_verify: v.boolean(),
   }),
   v.title("TransferReceipt"),
-  v.examples([
-    {
-      tid: "transfer-2026-0001",
-      receipt_id: EXAMPLE_TRANSFER_ID,
-      description: null,
-      state: 0,
-      type: 5,
-      created_date: 1795334400000,
-      pay_date: null,
-      cancel_date: null,
-      sender: { masked_pan: "860000******0007", amount: 1500000, currency: 860, commission: 15000, phone: "99890*****67" },
-      receiver: { masked_pan: "986000******0018", amount: 1500000, currency: 860, commission: 0, phone: null },
-      error: null,
-      ofd: null,
-      is_verify: true,
-    },
-  ]),
+  v.examples([TRANSFER_CREATED]),
 );
 
 export const ErrorFields = v.object({

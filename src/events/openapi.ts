@@ -6,6 +6,8 @@
  */
 import { resolver } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
+import { eventExample } from "../examples";
+import type { EventType } from "../kinds";
 import { Event } from "./schemas";
 import { EVENT_TYPES } from "./types";
 
@@ -59,6 +61,7 @@ export async function eventWebhooks(): Promise<{ webhooks: Record<string, OpenAP
                 schema: {
                   allOf: [{ $ref: "#/components/schemas/Event" }, { type: "object", properties: { type: { type: "string", const: type } } }],
                 },
+                examples: { [type]: { summary: type, value: eventExample(type as EventType) } },
               },
             },
           },

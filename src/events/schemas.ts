@@ -5,6 +5,7 @@
  * Built from the receipt and transfer shapes of src/schemas.ts.
  */
 import * as v from "valibot";
+import { eventExample } from "../examples";
 import { bounded, Int, int32, int64, Receipt, ReceiptState, TransferReceipt } from "../schemas";
 import { DELIVERY_STATUSES, EVENT_TYPE_NAMES, EVENT_TYPES } from "./types";
 
@@ -53,6 +54,8 @@ export const Event = v.pipe(
     }),
   }),
   v.title("Event"),
+  // Checked against this schema by test/docs/examples.test.ts.
+  v.examples([eventExample("receipt.paid") as never]),
   v.description("An event: one change of a receipt or transfer, POSTed as JSON to WEBHOOK_URL and listed by events/list."),
 );
 

@@ -7,6 +7,7 @@ import * as v from "valibot";
 import { ApiError } from "../errors";
 import { listEventPage, resendEvent } from "../events";
 import { DeliveryStatusName, Event, EventId, EventTypeName, ListEventsResult } from "../events/schemas";
+import { AUDIT_TRAIL, EVENT_PAGE, EVENT_RESENT } from "../examples";
 import { KIND_NAMES } from "../kinds";
 import { receiptStub } from "../receipt-object";
 import { EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, Int, int32, ReceiptId, ReceiptState } from "../schemas";
@@ -71,6 +72,7 @@ export const GATEWAY: Section = {
     describe({
       path: "/receipt/audit",
       operationId: "auditReceipt",
+      example: { summary: "Created, authorized, paid", value: AUDIT_TRAIL },
       summary: "A receipt's or transfer's audit trail (partner only)",
       description: DOCS.auditReceipt,
       request: v.pipe(
@@ -93,6 +95,7 @@ export const GATEWAY: Section = {
     describe({
       path: "/events/list",
       operationId: "listEvents",
+      example: { summary: "A receipt.paid event whose delivery failed", value: EVENT_PAGE },
       summary: "List events with their delivery status (partner only)",
       description: DOCS.listEvents,
       request: ListEventsRequest,
@@ -105,6 +108,7 @@ export const GATEWAY: Section = {
     describe({
       path: "/events/resend",
       operationId: "resendEvent",
+      example: { summary: "The event, queued again", value: EVENT_RESENT },
       summary: "Queue an event for delivery again (partner only)",
       description: DOCS.resendEvent,
       request: v.pipe(v.object({ id: EventId }), v.examples([{ id: EXAMPLE_EVENT_ID }]), v.title("ResendEventRequest")),

@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { createdBy } from "../creation";
+import { AUTHORIZED, AUTHORIZED_ANONYMOUS, RECEIPT_CANCELLED, RECEIPT_CREATED, RECEIPT_PAID, REDUCED_RECEIPT_PAID } from "../examples";
 import { RECEIPT } from "../kinds";
 import {
   AuthorizeResult,
@@ -75,6 +76,7 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/create",
       operationId: "createReceipt",
+      example: { summary: "A receipt, created (state 0)", value: RECEIPT_CREATED },
       summary: "Create a payment receipt",
       description: DOCS.createReceipt,
       request: CreateReceiptRequest,
@@ -92,6 +94,7 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/authorize",
       operationId: "authorizeReceipt",
+      example: { summary: "The OTP was sent", value: AUTHORIZED },
       summary: "Send the OTP for a card-token payment",
       description: DOCS.authorizeReceipt,
       request: v.pipe(
@@ -109,6 +112,7 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/anonymous/authorize",
       operationId: "authorizeReceiptAnonymous",
+      example: { summary: "The OTP was sent", value: AUTHORIZED_ANONYMOUS },
       summary: "Send the OTP for a card-number payment",
       description: DOCS.authorizeReceiptAnonymous,
       request: v.pipe(
@@ -126,6 +130,7 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/pay",
       operationId: "payReceipt",
+      example: { summary: "Paid (state 4), fiscalized", value: RECEIPT_PAID },
       summary: "Pay a receipt with a card token",
       description: DOCS.payReceipt,
       request: v.pipe(
@@ -143,6 +148,7 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/anonymous/pay",
       operationId: "payReceiptAnonymous",
+      example: { summary: "Paid (state 4): the reduced receipt", value: REDUCED_RECEIPT_PAID },
       summary: "Pay a receipt with a card number",
       description: DOCS.payReceiptAnonymous,
       request: v.pipe(
@@ -160,6 +166,7 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/hold-confirm",
       operationId: "confirmHold",
+      example: { summary: "The held amount debited (state 4), fiscalized", value: RECEIPT_PAID },
       summary: "Confirm a held payment (partner only)",
       description: DOCS.confirmHold,
       request: ReceiptIdRequest,
@@ -182,6 +189,7 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/cancel",
       operationId: "cancelReceipt",
+      example: { summary: "The paid receipt cancelled (state 21), the refund fiscalized", value: RECEIPT_CANCELLED },
       summary: "Cancel a receipt",
       description: DOCS.cancelReceipt,
       request: v.pipe(
@@ -198,6 +206,7 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/check-id",
       operationId: "checkReceiptById",
+      example: { summary: "A paid receipt", value: RECEIPT_PAID },
       summary: "Read a receipt as it stands now",
       description: DOCS.checkReceiptById,
       request: ReceiptIdRequest,
@@ -209,6 +218,7 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/check-tid",
       operationId: "checkReceiptByTid",
+      example: { summary: "A paid receipt", value: RECEIPT_PAID },
       summary: "Read the receipt created with a tid",
       description: DOCS.checkReceiptByTid,
       request: CheckTidRequest,

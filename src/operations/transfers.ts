@@ -3,6 +3,7 @@
  * says what a description holds; their prose is in src/operations/docs.ts).
  */
 import * as v from "valibot";
+import { TRANSFER_CREATED, TRANSFER_PAID } from "../examples";
 import { TRANSFER } from "../kinds";
 import { Amount, CardNumber, CardToken, EXAMPLE_TRANSFER_ID, Otp, PositiveId, ReceiptId, ReceiptIdRequest, Tid, TransferReceipt } from "../schemas";
 import { DOCS } from "./docs";
@@ -26,6 +27,7 @@ export const TRANSFERS: Section = {
     describe({
       path: "/a2c/create",
       operationId: "createTransfer",
+      example: { summary: "A transfer, created (state 0)", value: TRANSFER_CREATED },
       summary: "Create a card-to-card transfer",
       description: DOCS.createTransfer,
       request: CreateTransferRequest,
@@ -44,6 +46,7 @@ export const TRANSFERS: Section = {
     describe({
       path: "/a2c/pay",
       operationId: "payTransfer",
+      example: { summary: "Paid (state 4)", value: TRANSFER_PAID },
       summary: "Confirm a transfer",
       description: DOCS.payTransfer,
       request: v.pipe(
@@ -72,6 +75,7 @@ export const TRANSFERS: Section = {
     describe({
       path: "/a2c/get-by-id",
       operationId: "getTransfer",
+      example: { summary: "A paid transfer", value: TRANSFER_PAID },
       summary: "Read a transfer as it stands now",
       description: DOCS.getTransfer,
       request: ReceiptIdRequest,
