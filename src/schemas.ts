@@ -65,7 +65,10 @@ const typed = <T>(type: "boolean" | "string") => v.metadata<T, { type: string }>
 
 export const Tid = v.pipe(
   v.string(),
-  v.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, "tid must be 1-64 characters: letters, digits, '.', '_', ':' or '-'"),
+  v.regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/,
+    "tid must be 1-64 ASCII characters: letters A-Z or a-z, digits, '.', '_', ':' or '-', starting with a letter or digit",
+  ),
   bounded(64),
   v.description(
     "The caller's own transaction id, ASCII only: unique per caller (the partner's tids and each user's are separate spaces, rule 9); receipts and transfers share the space.",

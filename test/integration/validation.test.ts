@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { isValidExpiry, passesLuhn } from "../../src/schemas";
-import { API, call, createReceipt, expectError, newTid, PARTNER_KEY, OPERATION_PATHS as paths, sandboxCalls } from "../helpers";
+import { API, call, createReceipt, expectError, newTid, PARTNER_KEY, OPERATION_PATHS as paths, receiptRequest, sandboxCalls } from "../helpers";
 
 const now = new Date();
 const yyMM = (date: Date) => `${String(date.getUTCFullYear() % 100).padStart(2, "0")}${String(date.getUTCMonth() + 1).padStart(2, "0")}`;
@@ -52,8 +52,8 @@ const INVALID: [string, unknown, string][] = [
   ["receipt/check-id", { id: 42 }, "id"],
   ["receipt/check-tid", { tid: "" }, "tid"],
   ["a2c/create", { ...validTransfer, receiver_card: "9860000000000019" }, "receiver_card"],
-  ["a2c/create", { ...validTransfer, tid: undefined }, ""],
-  ["a2c/create", { ...validTransfer, tId: "other" }, ""],
+  ["a2c/create", { ...validTransfer, tid: undefined }, "tid"],
+  ["a2c/create", { ...validTransfer, tId: "other" }, "tId"],
   ["a2c/create", { ...validTransfer, rate_id: 0 }, "rate_id"],
   ["a2c/create", { ...validTransfer, token: "tok with space" }, "token"],
   ["a2c/pay", { id: "abc", otp: "1234567890" }, "otp"],
@@ -66,6 +66,11 @@ describe("input refused at the edge", () => {
     const error = await expectError(call(path, body), 400, "invalid_request");
     expect(error.details.map((d: { path: string }) => d.path)).toContain(detailPath);
     expect((await sandboxCalls()).length).toBe(before);
+  });
+
+  it("says a tid is ASCII: a Cyrillic one is told so", async () => {
+    const error = await expectError(call("receipt/create", { ...receiptRequest(), tid: "заказ-1" }), 400, "invalid_request");
+    expect(error.details).toEqual([{ path: "tid", message: expect.stringContaining("ASCII characters: letters A-Z or a-z") }]);
   });
 
   it("never echoes a card number, expiry or OTP in an error", async () => {
