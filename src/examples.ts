@@ -221,7 +221,9 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; [field: string
   receipt_not_found: { message: "No such receipt." },
   not_found: { message: "No event with this id." },
   method_not_allowed: { message: "Partner operations are POST requests with a JSON body; GET is not allowed." },
-  tid_conflict: { message: "This tid is already used by another request." },
+  tid_conflict: {
+    message: `This tid already created receipt ${EXAMPLE_RECEIPT_ID} with another body: read it with check-id or check-tid, or create with a new tid.`,
+  },
   tid_in_progress: { message: "The create with this tid is still in flight." },
   operation_in_progress: { message: "Another operation is in flight for this receipt." },
   receipt_cancelled: { message: "The receipt is cancelled.", upstream_code: "RECEIPT_CANCELLED" },

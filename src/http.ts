@@ -170,6 +170,12 @@ const fold = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
 const ALIASES = new Map<string, string[]>([
   ["receiptid", ["id"]],
   ["transferid", ["id"]],
+  // An OTP under another name would be dropped, and the pay answered otp_required.
+  ["otpcode", ["otp"]],
+  ["code", ["otp"]],
+  // The card token sent flat, beside the card object it belongs in.
+  ["cardtoken", ["card.token"]],
+  ["token", ["card.token"]],
 ]);
 
 function unwrapSchema(schema: AnySchema | undefined): AnySchema | undefined {
@@ -182,7 +188,7 @@ function suggestion(unknown: string, known: string[]): string | undefined {
   const folded = fold(unknown);
   const same = known.find((name) => fold(name) === folded);
   if (same) return same;
-  return ALIASES.get(folded)?.find((name) => known.includes(name));
+  return ALIASES.get(folded)?.find((name) => known.includes(name.split(".")[0] as string));
 }
 
 /** Unknown fields of `value` that are a near miss of one `schema` knows, recursively (card.token, account.0.key). */
