@@ -208,7 +208,7 @@ export const EVENT_RESENT = eventExample("receipt.paid");
 
 /** One answer of each error code: its message as the gateway words it, and the fields it carries. */
 export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; [field: string]: unknown }> = {
-  invalid_json: { message: "The request body is not valid JSON." },
+  invalid_json: { message: "The request body is not valid JSON at line 2, column 18." },
   invalid_request: {
     message: "The request body does not match the schema.",
     details: [{ path: "amount", message: "amount must be an integer number of tiyin" }],

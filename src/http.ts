@@ -39,10 +39,11 @@ export const limitBody: MiddlewareHandler<GatewayEnv> = bodyLimit({
  */
 export const parseJson = createMiddleware<GatewayEnv>(async (c, next) => {
   let body: unknown;
+  const text = await c.req.text();
   try {
-    body = await c.req.json();
-  } catch {
-    throw new ApiError("invalid_json", "The request body is not valid JSON.");
+    body = JSON.parse(text);
+  } catch (err) {
+    throw new ApiError("invalid_json", `The request body is not valid JSON${whereJsonFails(err, text)}.`);
   }
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     refuse([{ path: "", message: notAnObject(body) }], 1);
@@ -70,6 +71,22 @@ export const acceptAliases = (aliases: Readonly<Record<string, string>>) =>
     if (renamed) (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(JSON.stringify(renamed));
     await next();
   });
+
+/**
+ * Where a body stops being JSON, as a line and column (from the parser's
+ * position, never the text around it: it may hold a card number).
+ */
+export function whereJsonFails(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : "";
+  const position = /at position (\d+)/.exec(message);
+  if (position) {
+    const before = text.slice(0, Number(position[1]));
+    const line = before.split("\n").length;
+    const column = before.length - before.lastIndexOf("\n");
+    return ` at line ${line}, column ${column}`;
+  }
+  return text.trim() === "" ? ": it is empty" : /end of (JSON )?input|Unterminated/i.test(message) ? ": it ends too early" : "";
+}
 
 /** Validation problems listed in one invalid_request answer (a 16 KiB body could name thousands). */
 export const MAX_DETAILS = 20;

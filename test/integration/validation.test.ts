@@ -117,9 +117,14 @@ describe("input refused at the edge", () => {
     await expectError(call("receipt/check-tid", { tid }), 404, "receipt_not_found");
   });
 
-  it("a body that is not JSON is invalid_json", async () => {
+  it("a body that is not JSON is invalid_json, saying where it stops being JSON and never quoting it", async () => {
     await expectError(call("receipt/create", undefined, { raw: "{not json" }), 400, "invalid_json");
-    await expectError(call("receipt/create", undefined, { raw: "" }), 400, "invalid_json");
+    const empty = await expectError(call("receipt/create", undefined, { raw: "" }), 400, "invalid_json");
+    expect(empty.message).toBe("The request body is not valid JSON: it is empty.");
+    const comma = await expectError(call("receipt/pay", undefined, { raw: '{"id": "abc",\n "otp": "987654",}' }), 400, "invalid_json");
+    expect(comma.message).toBe("The request body is not valid JSON at line 2, column 18.");
+    const cut = await expectError(call("receipt/pay", undefined, { raw: '{"id": "abc", "otp": "9876' }), 400, "invalid_json");
+    expect(cut.message).not.toContain("9876");
   });
 
   it("a body that is not declared JSON is 415 unsupported_media_type", async () => {
