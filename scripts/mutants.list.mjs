@@ -308,8 +308,8 @@ export const MUTANTS = [
   {
     name: "tid-changed-body-replayed",
     file: "src/tid-index.ts",
-    find: `if (!same || row.kind !== req.kind) return { kind: "conflict" };`,
-    replace: `if (row.kind !== req.kind) return { kind: "conflict" };`,
+    find: `if (!same || row.kind !== req.kind) return { kind: "conflict", row };`,
+    replace: `if (row.kind !== req.kind) return { kind: "conflict", row };`,
     tests: ["test/integration/tid.test.ts"],
     why: "rule 9: another request with a known tid is tid_conflict, never a replay of the first",
   },

@@ -17,8 +17,12 @@ export function createApp() {
 
   app.use(requestId());
   app.onError(renderError);
-  app.notFound(() => {
-    throw new ApiError("not_found", "No such path. POST operations live under /api/v1/partner/.");
+  const operations = new Set(APIS.flatMap((api) => api.sections.flatMap((section) => section.operations.map((op) => `${api.prefix}${op.path}`))));
+  app.notFound((c) => {
+    const trimmed = c.req.path.replace(/\/+$/, "");
+    if (trimmed !== c.req.path && operations.has(trimmed))
+      throw new ApiError("not_found", `No such path: the operation is ${trimmed}, without the trailing slash.`);
+    throw new ApiError("not_found", "No such path. POST operations live under /api/v1/partner/ (and the partner's own under /api/v1/gateway/).");
   });
 
   // Before everything, health included: a misconfigured deployment must not look healthy.

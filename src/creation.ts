@@ -25,6 +25,7 @@ import {
   leaseExpired,
   readIndexFor,
   releaseTid,
+  type TidRow,
   upstreamTidFor,
 } from "./tid-index";
 import { UpstreamClient } from "./upstream/client";
@@ -36,6 +37,19 @@ export interface Created<T> {
 
 /** How long a create's claim holds its tid: longer than any create can take, and a few minutes at most. */
 export const leaseMs = (upstreamTimeoutMs: number): number => Math.min(5 * 60_000, Math.max(30_000, 3 * upstreamTimeoutMs));
+
+/** A tid this caller used with another body or kind: which record holds it and how to read it, when known. */
+function conflict(row: TidRow | undefined): ApiError {
+  if (row?.receipt_id) {
+    const { noun, readWith } = KINDS[row.kind];
+    return new ApiError(
+      "tid_conflict",
+      `This tid already created ${noun} ${row.receipt_id} with another body: read it with ${readWith}, or create with a new tid.`,
+    );
+  }
+  if (row) return new ApiError("tid_conflict", "This tid is taken by a create with another body that is still in flight: use a new tid.");
+  return new ApiError("tid_conflict", "This tid is already used by another request: use a new tid.");
+}
 
 /**
  * An identical retry of a create whose answer retention has dropped (past the
@@ -90,7 +104,7 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
       if (isCompacted(claim.row)) throw compactedReplay(kind.name, claim.row.receipt_id, retentionPolicy(env).replayMs);
       return { body: JSON.parse(claim.row.response ?? "null") as Body, replayed: true };
     case "conflict":
-      throw new ApiError("tid_conflict", "This tid is already used by another request.");
+      throw conflict(claim.row);
     case "in_progress":
       throw new ApiError("tid_in_progress", "A create with this tid is still in flight; retry shortly.", {
         retry_after: claim.retryAfterSeconds,

@@ -39,16 +39,54 @@ export const limitBody: MiddlewareHandler<GatewayEnv> = bodyLimit({
  */
 export const parseJson = createMiddleware<GatewayEnv>(async (c, next) => {
   let body: unknown;
+  const text = await c.req.text();
   try {
-    body = await c.req.json();
-  } catch {
-    throw new ApiError("invalid_json", "The request body is not valid JSON.");
+    body = JSON.parse(text);
+  } catch (err) {
+    throw new ApiError("invalid_json", `The request body is not valid JSON${whereJsonFails(err, text)}.`);
   }
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     refuse([{ path: "", message: notAnObject(body) }], 1);
   }
   await next();
 });
+
+/**
+ * Field names an operation accepts quietly for a documented one (a2c/create's
+ * `tId`, the upstream's own spelling of `tid`): renamed before validation, so
+ * the document and every generated client know one name only. Sent both
+ * ways with different values, the alias stays and is refused as a near miss.
+ */
+export const acceptAliases = (aliases: Readonly<Record<string, string>>) =>
+  createMiddleware<GatewayEnv>(async (c, next) => {
+    const body = (await c.req.json()) as Record<string, unknown>;
+    let renamed: Record<string, unknown> | undefined;
+    for (const [alias, name] of Object.entries(aliases)) {
+      if (!Object.hasOwn(body, alias)) continue;
+      if (Object.hasOwn(body, name) && body[name] !== body[alias]) continue;
+      const { [alias]: value, ...rest } = renamed ?? body;
+      renamed = { ...rest, [name]: value };
+    }
+    // The validator parses the text Hono cached when parseJson read it: replace that text.
+    if (renamed) (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(JSON.stringify(renamed));
+    await next();
+  });
+
+/**
+ * Where a body stops being JSON, as a line and column (from the parser's
+ * position, never the text around it: it may hold a card number).
+ */
+export function whereJsonFails(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : "";
+  const position = /at position (\d+)/.exec(message);
+  if (position) {
+    const before = text.slice(0, Number(position[1]));
+    const line = before.split("\n").length;
+    const column = before.length - before.lastIndexOf("\n");
+    return ` at line ${line}, column ${column}`;
+  }
+  return text.trim() === "" ? ": it is empty" : /end of (JSON )?input|Unterminated/i.test(message) ? ": it ends too early" : "";
+}
 
 /** Validation problems listed in one invalid_request answer (a 16 KiB body could name thousands). */
 export const MAX_DETAILS = 20;
@@ -149,6 +187,12 @@ const fold = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
 const ALIASES = new Map<string, string[]>([
   ["receiptid", ["id"]],
   ["transferid", ["id"]],
+  // An OTP under another name would be dropped, and the pay answered otp_required.
+  ["otpcode", ["otp"]],
+  ["code", ["otp"]],
+  // The card token sent flat, beside the card object it belongs in.
+  ["cardtoken", ["card.token"]],
+  ["token", ["card.token"]],
 ]);
 
 function unwrapSchema(schema: AnySchema | undefined): AnySchema | undefined {
@@ -161,7 +205,7 @@ function suggestion(unknown: string, known: string[]): string | undefined {
   const folded = fold(unknown);
   const same = known.find((name) => fold(name) === folded);
   if (same) return same;
-  return ALIASES.get(folded)?.find((name) => known.includes(name));
+  return ALIASES.get(folded)?.find((name) => known.includes(name.split(".")[0] as string));
 }
 
 /** Unknown fields of `value` that are a near miss of one `schema` knows, recursively (card.token, account.0.key). */

@@ -12,8 +12,10 @@ import type { Context, Hono } from "hono";
 import { describeRoute, openAPIRouteHandler, resolver } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { GenericSchema } from "valibot";
+import { ERROR_MEANINGS } from "./error-meanings";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
 import { eventWebhooks } from "./events/openapi";
+import { errorExample } from "./examples";
 import { ErrorBody } from "./schemas";
 
 /** What the document says of one operation, beside its request (which its validator documents). */
@@ -23,6 +25,8 @@ export interface RouteDoc {
   /** The prose (src/operations/docs/). */
   description: string;
   response: GenericSchema;
+  /** What the sandbox answers to the request's example (src/examples.ts; test/docs/examples.test.ts holds them to each other). */
+  example: { summary: string; value: unknown };
   /** The contract codes this operation may answer, beyond the ones every call may. */
   errors: ErrorCode[];
   /** Headers of the success answer beyond X-Request-Id. */
@@ -56,9 +60,15 @@ export const COMMON: ErrorCode[] = [
   "upstream_timeout",
 ];
 
-/** Statuses whose every answer carries Retry-After; and the 409 codes that do. */
-const RETRY_STATUSES = new Set<number>([429, 503]);
-const RETRY_CODES = new Set<ErrorCode>(["tid_in_progress", "operation_in_progress"]);
+/** The codes whose answers carry Retry-After (the contract's Errors section); no other code sends it. */
+export const RETRY_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "tid_in_progress",
+  "operation_in_progress",
+  "rate_limited",
+  "otp_resend_too_soon",
+  "upstream_unavailable",
+  "not_ready",
+]);
 
 /** Response headers, declared once under components.headers. */
 const HEADERS: Record<HeaderName, OpenAPIV3_1.HeaderObject> = {
@@ -113,25 +123,41 @@ const errorSchema = (codes: ErrorCode[]): OpenAPIV3_1.SchemaObject => ({
   ],
 });
 
+/** The ErrorCode component: every code, with its meaning (shown in /docs and by generators that read `x-enum-descriptions`). */
+export const ERROR_CODE_SCHEMA: OpenAPIV3_1.SchemaObject & Record<string, unknown> = {
+  type: "string",
+  title: "ErrorCode",
+  description: `What went wrong, as the contract names it. The HTTP status follows from the code.\n\n| code | HTTP | meaning |\n|---|---|---|\n${(
+    Object.keys(ERROR_STATUS) as ErrorCode[]
+  )
+    .map((code) => `| \`${code}\` | ${ERROR_STATUS[code]} | ${ERROR_MEANINGS[code]} |`)
+    .join("\n")}`,
+  enum: Object.keys(ERROR_STATUS),
+  "x-enum-descriptions": (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code) => ERROR_MEANINGS[code]),
+};
+
 function errorResponse(status: number, codes: ErrorCode[]) {
   const headers: Record<string, unknown> = { "X-Request-Id": headerRef("X-Request-Id") };
-  if (RETRY_STATUSES.has(status)) headers["Retry-After"] = headerRef("Retry-After");
-  else if (codes.some((code) => RETRY_CODES.has(code))) {
+  const retrying = codes.filter((code) => RETRY_CODES.has(code));
+  if (retrying.length === codes.length) headers["Retry-After"] = headerRef("Retry-After");
+  else if (retrying.length > 0) {
     headers["Retry-After"] = {
       ...HEADERS["Retry-After"],
       required: false,
-      description: `Seconds to wait before retrying; sent with ${[...RETRY_CODES]
-        .filter((code) => codes.includes(code))
-        .map((code) => `\`${code}\``)
-        .join(" and ")}.`,
+      description: `Seconds to wait before retrying; sent with ${retrying.map((code) => `\`${code}\``).join(" and ")} only.`,
     };
   }
   if (status === 401) headers["WWW-Authenticate"] = headerRef("WWW-Authenticate");
   if (status === 405) headers.Allow = headerRef("Allow");
   return {
-    description: `Error: ${codes.map((code) => `\`${code}\``).join(", ")}`,
+    description: `Error:\n${codes.map((code) => `- \`${code}\`: ${ERROR_MEANINGS[code]}`).join("\n")}`,
     headers,
-    content: { "application/json": { schema: errorSchema(codes) } },
+    content: {
+      "application/json": {
+        schema: errorSchema(codes),
+        examples: Object.fromEntries(codes.map((code) => [code, { summary: code, value: errorExample(code) }])),
+      },
+    },
   };
 }
 
@@ -154,7 +180,7 @@ export function documented(doc: RouteDoc, { tags, partnerOnly }: { tags: string[
           "X-Request-Id": headerRef("X-Request-Id"),
           ...Object.fromEntries((doc.headers ?? []).map((name) => [name, headerRef(name)])),
         },
-        content: { "application/json": { schema: resolver(doc.response) } },
+        content: { "application/json": { schema: resolver(doc.response), examples: { sandbox: doc.example } } },
         ...(links
           ? {
               links: Object.fromEntries(
@@ -177,9 +203,10 @@ export function documented(doc: RouteDoc, { tags, partnerOnly }: { tags: string[
 /** Where the API is served; `x-internal` says who each is for (OWASP API9: inventory). */
 const SERVERS: (OpenAPIV3_1.ServerObject & { "x-internal": boolean })[] = [
   {
-    url: "http://127.0.0.1:8787",
-    description: "Local development (`npm run dev`): the sandbox upstream, development credentials.",
-    "x-internal": true,
+    url: "/",
+    description:
+      "This gateway, wherever it answers (the try-it panel of /docs sends here; `npm run dev` serves http://127.0.0.1:8787 with the sandbox upstream).",
+    "x-internal": false,
   },
   {
     url: "https://{host}",
@@ -253,11 +280,33 @@ export const COMPONENT_NAMES = new Set([
   "AuthorizeResult",
   "Event",
   "Error",
+  "ReceiptState",
+  "TransferState",
+  "AccountEntry",
+  "TokenCard",
+  "NumberCard",
+  "AuditTrail",
+  "CreateReceiptRequest",
+  "ReceiptIdRequest",
+  "AuthorizeRequest",
+  "AnonymousAuthorizeRequest",
+  "PayRequest",
+  "AnonymousPayRequest",
+  "CancelRequest",
+  "CheckTidRequest",
+  "CreateTransferRequest",
+  "PayTransferRequest",
+  "AuditRequest",
+  "ListEventsRequest",
+  "ResendEventRequest",
+  "EraseUserRequest",
+  "ErasureAccepted",
 ]);
 
 async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Document> {
   const { webhooks, event } = await eventWebhooks();
-  const error = (await resolver(ErrorBody).toOpenAPISchema()).schema;
+  const error = (await resolver(ErrorBody).toOpenAPISchema()).schema as { properties: { error: { properties: Record<string, unknown> } } };
+  error.properties.error.properties.code = { $ref: "#/components/schemas/ErrorCode" };
   const schemas: Record<string, Json> = {};
   const hoisted = hoist(
     {
@@ -273,7 +322,7 @@ async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Docu
     components: { schemas: Record<string, Json> };
   };
   // The two seeded above are now refs to themselves: the hoisted copies replace them.
-  const all = { ...hoisted.components.schemas, ...schemas };
+  const all: Record<string, Json> = { ...hoisted.components.schemas, ...schemas, ErrorCode: ERROR_CODE_SCHEMA as Json };
   return {
     ...generated,
     servers: SERVERS,

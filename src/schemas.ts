@@ -7,6 +7,15 @@
  * edge (and type the handlers); every schema feeds the OpenAPI document.
  */
 import * as v from "valibot";
+import {
+  AUTHORIZED,
+  EXAMPLE_EVENT_ID,
+  EXAMPLE_RECEIPT_ID,
+  EXAMPLE_TRANSFER_ID,
+  RECEIPT_CREATED,
+  REDUCED_RECEIPT_PAID,
+  TRANSFER_CREATED,
+} from "./examples";
 
 // Valibot's default messages quote the value received, which for a card
 // number or an OTP is exactly what must never be echoed. Say what was expected.
@@ -45,14 +54,25 @@ const codePoints = (value: string) => [...value].length;
 export const MaxText = (max: number, message: string) =>
   [v.check((value: string) => codePoints(value) <= max, message), v.metadata<string, { maxLength: number }>({ maxLength: max })] as const;
 
-/** Receipt states, as the payment service numbers them. */
+/** Receipt states, as the payment service numbers them, with their names. */
+export const RECEIPT_STATE_NAMES = { 0: "created", 4: "paid", 5: "held", 21: "cancelled", 57: "awaiting_supplier" } as const;
 export const RECEIPT_STATES = [0, 4, 5, 21, 57] as const;
+/** Transfer states: the upstream publishes none; the sandbox (and docs/upstream.md) use these three. */
+export const TRANSFER_STATES = [0, 4, 21] as const;
+
+/** A JSON Schema `const` with its `type`: generators type a bare `const` as a string or `any`. */
+const typed = <T>(type: "boolean" | "string") => v.metadata<T, { type: string }>({ type });
 
 export const Tid = v.pipe(
   v.string(),
-  v.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, "tid must be 1-64 characters: letters, digits, '.', '_', ':' or '-'"),
+  v.regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/,
+    "tid must be 1-64 ASCII characters: letters A-Z or a-z, digits, '.', '_', ':' or '-', starting with a letter or digit",
+  ),
   bounded(64),
-  v.description("The partner's own transaction id; unique across the deployment (receipts and transfers share the space)."),
+  v.description(
+    "The caller's own transaction id, ASCII only: unique per caller (the partner's tids and each user's are separate spaces, rule 9); receipts and transfers share the space.",
+  ),
 );
 
 export const ReceiptId = v.pipe(
@@ -71,7 +91,17 @@ export const Amount = v.pipe(
   v.description("Amount in tiyin (1/100 of a sum)."),
 );
 
-export const Currency = v.pipe(v.literal(860, "currency must be 860 (UZS)"), v.description("ISO 4217 numeric code; only 860 (UZS) is supported."));
+export const Currency = v.pipe(
+  v.literal(860, "currency must be 860 (UZS)"),
+  v.metadata<860, { type: "integer"; format: "int32" }>({ type: "integer", format: "int32" }),
+  v.description("ISO 4217 numeric code; only 860 (UZS) is supported."),
+);
+
+/** A currency as the payment service answers it (ISO 4217 numeric, 860 for UZS). */
+const AnswerCurrency = () => v.pipe(v.number(), v.integer(), int32(), v.description("ISO 4217 numeric code: 860 (UZS)."));
+/** A small integer of the answers (counts, codes, kinds). */
+const SmallInt = (description?: string) =>
+  description === undefined ? v.pipe(v.number(), v.integer(), int32()) : v.pipe(v.number(), v.integer(), int32(), v.description(description));
 
 export const PositiveId = (name: string) =>
   v.pipe(
@@ -137,11 +167,15 @@ export const Otp = v.pipe(
 
 export const Text = (max: number) => v.pipe(v.string(), ...MaxText(max, `must be at most ${max} characters`));
 
-export const AccountEntry = v.object({
-  key: v.pipe(v.string(), v.minLength(1, "key must not be empty"), ...MaxText(64, "key must be at most 64 characters")),
-  value: Text(256),
-  label: v.optional(Text(128)),
-});
+export const AccountEntry = v.pipe(
+  v.object({
+    key: v.pipe(v.string(), v.minLength(1, "key must not be empty"), ...MaxText(64, "key must be at most 64 characters")),
+    value: Text(256),
+    label: v.optional(Text(128)),
+  }),
+  v.title("AccountEntry"),
+  v.description("One field of the merchant's account form (a phone number, a contract number)."),
+);
 
 // ---------------------------------------------------------------------------
 // Requests shared by several operations or read by other modules (an
@@ -149,8 +183,7 @@ export const AccountEntry = v.object({
 
 // Examples use the sandbox's values (src/sandbox/catalog.ts): merchant 1001,
 // card token tok_sandbox_ok, OTP 111111, card 8600000000000007 expiring 3012.
-export const EXAMPLE_RECEIPT_ID = "6571a4f0c8a5b2d1e3f40a11";
-export const EXAMPLE_TRANSFER_ID = "01JDQ3ZK6Y8N4W5X2V7T9R1M0B";
+export { EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, EXAMPLE_TRANSFER_ID };
 export const EXAMPLE_CARD = { number: "8600000000000007", expire: "3012" };
 
 export const CreateReceiptRequest = v.pipe(
@@ -174,12 +207,13 @@ export const CreateReceiptRequest = v.pipe(
       currency: 860,
     },
   ]),
+  v.title("CreateReceiptRequest"),
 );
 
-export const ReceiptIdRequest = v.pipe(v.object({ id: ReceiptId }), v.examples([{ id: EXAMPLE_RECEIPT_ID }]));
+export const ReceiptIdRequest = v.pipe(v.object({ id: ReceiptId }), v.examples([{ id: EXAMPLE_RECEIPT_ID }]), v.title("ReceiptIdRequest"));
 
-export const TokenCard = v.object({ token: CardToken });
-export const NumberCard = v.object({ number: CardNumber, expire: Expire });
+export const TokenCard = v.pipe(v.object({ token: CardToken }), v.title("TokenCard"));
+export const NumberCard = v.pipe(v.object({ number: CardNumber, expire: Expire }), v.title("NumberCard"));
 
 // ---------------------------------------------------------------------------
 // Responses (documentation; the upstream client builds these shapes)
@@ -204,13 +238,13 @@ export const Merchant = v.pipe(
 const SaleItem = v.looseObject({
   title: v.string(),
   unit_price: Int("Tiyin."),
-  count: v.number(),
+  count: SmallInt(),
   spic: v.string(),
   pinfl: v.string(),
   tin: v.string(),
   package_code: v.string(),
-  units: v.number(),
-  vat_percent: v.number(),
+  units: SmallInt(),
+  vat_percent: SmallInt(),
   discount: Int("Tiyin."),
 });
 
@@ -218,14 +252,14 @@ const SaleItem = v.looseObject({
 const RefundItem = v.looseObject({
   name: v.string(),
   price: Int("Tiyin."),
-  quantity: v.number(),
+  quantity: SmallInt(),
   sum: Int("Tiyin."),
 });
 
 export const Ofd = v.pipe(
   v.looseObject({
     id: v.optional(v.string()),
-    code: v.optional(v.number()),
+    code: v.optional(SmallInt()),
     message: v.optional(v.string()),
     terminalId: v.optional(v.string()),
     receiptId: v.optional(Int()),
@@ -235,98 +269,79 @@ export const Ofd = v.pipe(
     partnerFiscaliztionUrl: v.optional(v.pipe(v.string(), v.description("Spelled as the payment service spells it."))),
     tin: v.optional(v.string()),
     spic: v.optional(v.string()),
-    vatRate: v.optional(v.number()),
+    vatRate: v.optional(SmallInt("Percent.")),
     label: v.optional(v.string()),
     packageCode: v.optional(v.string()),
     type: v.optional(v.picklist(["Sale", "Refund"])),
-    merchantInfo: v.optional(v.looseObject({})),
+    merchantInfo: v.optional(
+      v.looseObject({ name: v.optional(v.string()), tin: v.optional(v.string()), address: v.optional(v.string()), pinfl: v.optional(v.string()) }),
+    ),
     items: v.optional(v.union([v.array(SaleItem), v.array(RefundItem)])),
   }),
   v.title("OfdDetails"),
   v.description("Fiscal data (OFDResponseDetails) as the payment service sends it; present for a Sale. Fields beyond these are passed through."),
 );
 
-export const State = (description: string) =>
+/**
+ * A state field: its enum, each value's name (`x-enum-varnames`, which
+ * generators make enum members of) and a component of its own (`title`).
+ */
+const StateOf = (title: string, states: readonly number[], description: string) =>
   v.pipe(
     v.number(),
     v.integer(),
-    v.metadata<number, { enum: typeof RECEIPT_STATES; format: "int32" }>({ enum: RECEIPT_STATES, format: "int32" }),
+    v.metadata<number, Record<string, unknown>>({
+      type: "integer",
+      format: "int32",
+      enum: states,
+      "x-enum-varnames": states.map((state) => RECEIPT_STATE_NAMES[state as keyof typeof RECEIPT_STATE_NAMES]),
+    }),
+    v.title(title),
     v.description(description),
   );
+
+export const ReceiptState = StateOf("ReceiptState", RECEIPT_STATES, "0 created, 4 paid, 5 held, 21 cancelled, 57 awaiting the supplier's response.");
+export const TransferState = StateOf("TransferState", TRANSFER_STATES, "As the payment service reports it: 0 created, 4 paid, 21 cancelled.");
 
 const ReceiptFields = v.object({
   tid: v.string(),
   id: v.string(),
-  state: State("0 created, 4 paid, 5 held, 21 cancelled, 57 awaiting supplier response"),
+  state: ReceiptState,
   create_date: Int("Milliseconds since the epoch."),
   pay_date: Int("Milliseconds; 0 while unpaid."),
   cancel_date: Int("Milliseconds; 0 while not cancelled."),
   error: Nullable(v.string()),
-  type: v.number(),
+  type: SmallInt("The payment service's receipt type: 1 for a payment."),
   description: Nullable(v.string()),
   merchant: Merchant,
   account: v.array(AccountEntry),
   ofd: Nullable(Ofd),
   amount: Int("Tiyin."),
   init_amount: Int("Tiyin."),
-  currency: v.number(),
+  currency: AnswerCurrency(),
   commission: Int("Tiyin."),
   is_verify: v.boolean(),
   rrn: Nullable(v.string()),
   card_number: Nullable(v.pipe(v.string(), v.description("Masked: first 6 and last 4 digits."))),
 });
 
-const EXAMPLE_MERCHANT = {
-  merchant_id: 1001,
-  merchant_name: "Sandbox Mobile",
-  category_id: 1,
-  category_name: "Mobile operators",
-  logo_url: "https://sandbox.upstream.invalid/logos/1001.png",
-  min_amount: 100000,
-  max_amount: 500000000,
-};
-
-const EXAMPLE_RECEIPT = {
-  tid: "order-2026-0001",
-  id: EXAMPLE_RECEIPT_ID,
-  state: 0,
-  create_date: 1795334400000,
-  pay_date: 0,
-  cancel_date: 0,
-  error: null,
-  type: 2,
-  description: "Mobile top-up",
-  merchant: EXAMPLE_MERCHANT,
-  account: [{ key: "phone", value: "998901234567" }],
-  ofd: null,
-  amount: 1500000,
-  init_amount: 1500000,
-  currency: 860,
-  commission: 0,
-  is_verify: true,
-  rrn: null,
-  card_number: null,
-};
-
-export const Receipt = v.pipe(ReceiptFields, v.title("Receipt"), v.examples([EXAMPLE_RECEIPT]));
-
-const { cancel_date: _c, is_verify: _v, rrn: _r, card_number: _n, ...EXAMPLE_REDUCED } = EXAMPLE_RECEIPT;
+export const Receipt = v.pipe(ReceiptFields, v.title("Receipt"), v.examples([RECEIPT_CREATED]));
 
 export const ReducedReceipt = v.pipe(
   v.omit(ReceiptFields, ["cancel_date", "is_verify", "rrn", "card_number"]),
   v.title("ReducedReceipt"),
-  v.examples([{ ...EXAMPLE_REDUCED, state: 4, pay_date: 1795334460000 }]),
+  v.examples([REDUCED_RECEIPT_PAID]),
 );
 
 export const AuthorizeResult = v.pipe(
   v.object({
     id: v.string(),
-    sent: v.literal(true),
+    sent: v.pipe(v.literal(true), typed<true>("boolean")),
     phone: v.pipe(v.string(), v.description("Masked phone the OTP went to.")),
     wait: Int("Milliseconds before a resend is allowed."),
   }),
   v.title("AuthorizeResult"),
-  v.examples([{ id: EXAMPLE_RECEIPT_ID, sent: true, phone: "99890*****67", wait: 60000 }]),
+  v.examples([AUTHORIZED]),
 );
 
 export const Party = v.pipe(
@@ -334,7 +349,7 @@ export const Party = v.pipe(
     masked_pan: v.string(),
     holder_name: v.optional(v.string()),
     amount: Int("Tiyin."),
-    currency: v.number(),
+    currency: AnswerCurrency(),
     commission: Int("Tiyin."),
     phone: Nullable(v.string()),
   }),
@@ -346,8 +361,8 @@ export const TransferReceipt = v.pipe(
     tid: v.string(),
     receipt_id: v.pipe(v.string(), v.description("ULID")),
     description: Nullable(v.string()),
-    state: State("As the payment service reports it: 0 created, 4 paid, 21 cancelled."),
-    type: v.number(),
+    state: TransferState,
+    type: SmallInt("The payment service's receipt type: 6 for a card-to-card transfer."),
     created_date: Int("Milliseconds since the epoch."),
     pay_date: Nullable(Int("Milliseconds.")),
     cancel_date: Nullable(Int("Milliseconds.")),
@@ -358,27 +373,14 @@ export const TransferReceipt = v.pipe(
     is_verify: v.boolean(),
   }),
   v.title("TransferReceipt"),
-  v.examples([
-    {
-      tid: "transfer-2026-0001",
-      receipt_id: EXAMPLE_TRANSFER_ID,
-      description: null,
-      state: 0,
-      type: 5,
-      created_date: 1795334400000,
-      pay_date: null,
-      cancel_date: null,
-      sender: { masked_pan: "860000******0007", amount: 1500000, currency: 860, commission: 15000, phone: "99890*****67" },
-      receiver: { masked_pan: "986000******0018", amount: 1500000, currency: 860, commission: 0, phone: null },
-      error: null,
-      ofd: null,
-      is_verify: true,
-    },
-  ]),
+  v.examples([TRANSFER_CREATED]),
 );
 
 export const ErrorFields = v.object({
-  code: v.pipe(v.string(), v.description("The contract's error code; each response lists the codes its status carries on that operation.")),
+  code: v.pipe(
+    v.string(),
+    v.description("The contract's error code (ErrorCode); each response lists the codes its status carries on that operation."),
+  ),
   message: v.pipe(v.string(), v.description("For a developer; never contains a card number or OTP.")),
   request_id: v.pipe(v.string(), v.description("The X-Request-Id of this call.")),
   details: v.optional(

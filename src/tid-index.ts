@@ -46,7 +46,8 @@ export type Claim =
   /** `upstreamTid`: the one to create under; on a takeover the row's own, whatever TID_SECRET is now. */
   | { kind: "claimed"; token: string; takeover: boolean; upstreamTid: string }
   | { kind: "replay"; row: TidRow }
-  | { kind: "conflict" }
+  /** `row`: this caller's own use of the tid (with another body or kind), when that is what conflicts. */
+  | { kind: "conflict"; row?: TidRow }
   | { kind: "in_progress"; retryAfterSeconds: number };
 
 export interface ClaimRequest {
@@ -82,7 +83,7 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.no
       continue;
     }
     const same = row.fingerprint === req.fingerprint || (req.formerFingerprints ?? []).includes(row.fingerprint);
-    if (!same || row.kind !== req.kind) return { kind: "conflict" };
+    if (!same || row.kind !== req.kind) return { kind: "conflict", row };
     if (row.status === "completed") return { kind: "replay", row };
 
     if (!leaseExpired(row, req.leaseMs, now)) {

@@ -6,6 +6,8 @@
  */
 import { resolver } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
+import { eventExample } from "../examples";
+import type { EventType } from "../kinds";
 import { Event } from "./schemas";
 import { EVENT_TYPES } from "./types";
 
@@ -56,7 +58,10 @@ export async function eventWebhooks(): Promise<{ webhooks: Record<string, OpenAP
             required: true,
             content: {
               "application/json": {
-                schema: { allOf: [{ $ref: "#/components/schemas/Event" }, { type: "object", properties: { type: { const: type } } }] },
+                schema: {
+                  allOf: [{ $ref: "#/components/schemas/Event" }, { type: "object", properties: { type: { type: "string", const: type } } }],
+                },
+                examples: { [type]: { summary: type, value: eventExample(type as EventType) } },
               },
             },
           },

@@ -5,7 +5,8 @@
  * Built from the receipt and transfer shapes of src/schemas.ts.
  */
 import * as v from "valibot";
-import { bounded, Int, int64, Receipt, State, TransferReceipt } from "../schemas";
+import { eventExample } from "../examples";
+import { bounded, Int, int32, int64, Receipt, ReceiptState, TransferReceipt } from "../schemas";
 import { DELIVERY_STATUSES, EVENT_TYPE_NAMES, EVENT_TYPES } from "./types";
 
 export const EventId = v.pipe(
@@ -49,22 +50,24 @@ export const Event = v.pipe(
         v.description("The Receipt (receipt.*) or Transfer receipt (transfer.*) as the API returns it: masked card numbers only."),
       ),
       owner: v.pipe(v.string(), v.description("`partner`, or the `sub` of the user who owns it.")),
-      previous_state: v.nullable(State("The state before this change; null for a create.")),
+      previous_state: v.pipe(v.nullable(ReceiptState), v.description("The state before this change; null for a create.")),
     }),
   }),
   v.title("Event"),
+  // Checked against this schema by test/docs/examples.test.ts.
+  v.examples([eventExample("receipt.paid") as never]),
   v.description("An event: one change of a receipt or transfer, POSTed as JSON to WEBHOOK_URL and listed by events/list."),
 );
 
 export const EventDelivery = v.object({
   status: DeliveryStatusName,
-  attempts: v.pipe(v.number(), v.description("Delivery attempts so far, resends included.")),
+  attempts: v.pipe(v.number(), v.integer(), int32(), v.description("Delivery attempts so far, resends included.")),
   last_status: v.pipe(
-    v.nullable(v.number()),
+    v.nullable(v.pipe(v.number(), v.integer(), int32())),
     v.description("The receiver's last HTTP status; null if it never answered (timeout, network error) or no attempt was made yet."),
   ),
   last_error: v.pipe(v.nullable(v.string()), v.description("Why the last attempt failed; null after a success.")),
-  delivered_at: v.pipe(v.nullable(v.number()), v.description("Milliseconds; when a delivery got a 2xx.")),
+  delivered_at: v.pipe(v.nullable(Int()), v.description("Milliseconds; when a delivery got a 2xx.")),
 });
 
 export const EventWithDelivery = v.object({ ...Event.entries, delivery: EventDelivery });

@@ -10,7 +10,7 @@ export const DOCS = {
   // --- Receipts
   createReceipt: prose(
     "Creates a receipt at the payment service.",
-    "The `tid` is unique across the deployment: an identical retry by the same caller answers the original receipt with `Idempotent-Replayed: true` and creates nothing; any other use of a known tid is `tid_conflict`.",
+    "The `tid` is unique per caller (the partner's tids and each user's are separate spaces, rule 9): an identical retry by the same caller answers the original receipt with `Idempotent-Replayed: true` and creates nothing; any other use of a known tid is `tid_conflict`.",
     "The original answer is kept 7 days (`TID_REPLAY_DAYS`): later, an identical retry is `tid_conflict` naming the receipt to read with check-id or check-tid; after 90 days (`TID_RETENTION_DAYS`) the gateway forgets the tid and the payment service's own refusal of a used tid answers `tid_conflict`.",
     "`is_hold` needs the hold function enabled in the deployment.",
   ),
@@ -46,14 +46,14 @@ export const DOCS = {
   // --- Transfers (a2c)
   createTransfer: prose(
     "Creates a transfer receipt from the sender's card (token) to a receiver card (number).",
-    "`tId` is accepted as an alias of `tid`; transfer tids share the tid index with receipts (same replay and conflict rules).",
+    "Transfer tids share the caller's tid space with receipts (same replay and conflict rules); `tId`, the upstream's spelling, is accepted for `tid`.",
     "When the answer's `is_verify` is true, a2c/pay needs the OTP sent to the sender.",
     "The sender's token is never echoed back.",
   ),
   payTransfer: prose(
     "Sends the money.",
     "`otp` is required when the transfer's `is_verify` is true.",
-    "Three wrong OTPs cancel the transfer; OTP submissions are serialized; a paid transfer is never paid twice.",
+    "The third wrong OTP closes the transfer at the gateway: that answer and every later pay are `otp_attempts_exhausted`, and get-by-id shows the state the payment service reports (it has no cancel for transfers); OTP submissions are serialized; a paid transfer is never paid twice.",
   ),
   getTransfer: prose(
     "Asks the payment service for the transfer as it stands now and answers it (while another operation on it is in flight, the gateway's latest view).",

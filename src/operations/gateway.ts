@@ -9,44 +9,64 @@ import { requestErasure } from "../erasure";
 import { ApiError } from "../errors";
 import { listEventPage, resendEvent } from "../events";
 import { DeliveryStatusName, Event, EventId, EventTypeName, ListEventsResult } from "../events/schemas";
+import { AUDIT_TRAIL, EVENT_PAGE, EVENT_RESENT } from "../examples";
 import { KIND_NAMES } from "../kinds";
 import { receiptStub } from "../receipt-object";
-import { int32, MaxText, ReceiptId } from "../schemas";
+import { EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, Int, int32, MaxText, ReceiptId, ReceiptState } from "../schemas";
 import { DOCS } from "./docs";
 import { describe, type Section } from "./operation";
 
-const AuditTrailResult = v.object({
-  id: v.string(),
-  kind: v.picklist(KIND_NAMES),
-  owner: v.pipe(v.string(), v.description('"partner", or the user\'s sub, as events show it.')),
-  entries: v.array(
-    v.object({
-      at: v.pipe(v.number(), v.description("Milliseconds since the epoch.")),
-      op: v.pipe(v.string(), v.description("create, authorize, pay, hold-confirm, cancel, read, or reconcile (the gateway's own).")),
-      actor: v.pipe(v.string(), v.description("partner, user:<sub>, or gateway (its own reconciliation).")),
-      request_id: v.string(),
-      outcome: v.pipe(v.string(), v.description("ok, or the error code answered.")),
-      state: v.nullable(v.number()),
-    }),
-  ),
-});
-
-const ListEventsRequest = v.object({
-  receipt_id: v.optional(v.pipe(ReceiptId, v.description("Only this receipt's (or transfer's `receipt_id`) events."))),
-  type: v.optional(EventTypeName),
-  delivery: v.optional(DeliveryStatusName),
-  after: v.optional(v.pipe(EventId, v.description("The last event id of the previous page: answers events older than it."))),
-  limit: v.optional(
-    v.pipe(
-      v.number("limit must be a number"),
-      v.integer("limit must be an integer"),
-      v.minValue(1, "limit must be 1 to 100"),
-      v.maxValue(100, "limit must be 1 to 100"),
-      int32(),
+const AuditTrailResult = v.pipe(
+  v.object({
+    id: v.string(),
+    kind: v.picklist(KIND_NAMES),
+    owner: v.pipe(v.string(), v.description('"partner", or the user\'s sub, as events show it.')),
+    entries: v.array(
+      v.object({
+        at: Int("Milliseconds since the epoch."),
+        op: v.pipe(v.string(), v.description("create, authorize, pay, hold-confirm, cancel, read, or reconcile (the gateway's own).")),
+        actor: v.pipe(v.string(), v.description("partner, user:<sub>, or gateway (its own reconciliation).")),
+        request_id: v.string(),
+        outcome: v.pipe(v.string(), v.description("ok, or the error code answered.")),
+        state: v.pipe(v.nullable(ReceiptState), v.description("The state of the receipt or transfer after it, as the gateway knew it.")),
+      }),
     ),
-    20,
-  ),
-});
+  }),
+  v.examples([
+    {
+      id: EXAMPLE_RECEIPT_ID,
+      kind: "receipt",
+      owner: "partner",
+      entries: [
+        { at: 1795334400000, op: "create", actor: "partner", request_id: "3f1c2a9e-7b4d-4e8a-9c1f-2d6b8e0a5f13", outcome: "ok", state: 0 },
+        { at: 1795334430000, op: "authorize", actor: "partner", request_id: "8a2d4c6e-1f3b-4a5c-8e7d-9b0f1a2c3d4e", outcome: "ok", state: 0 },
+        { at: 1795334460000, op: "pay", actor: "partner", request_id: "c4e6a8b0-2d1f-4e3a-9b5c-7d8e9f0a1b2c", outcome: "ok", state: 4 },
+      ],
+    },
+  ]),
+  v.title("AuditTrail"),
+);
+
+const ListEventsRequest = v.pipe(
+  v.object({
+    receipt_id: v.optional(v.pipe(ReceiptId, v.description("Only this receipt's (or transfer's `receipt_id`) events."))),
+    type: v.optional(EventTypeName),
+    delivery: v.optional(DeliveryStatusName),
+    after: v.optional(v.pipe(EventId, v.description("The last event id of the previous page: answers events older than it."))),
+    limit: v.optional(
+      v.pipe(
+        v.number("limit must be a number"),
+        v.integer("limit must be an integer"),
+        v.minValue(1, "limit must be 1 to 100"),
+        v.maxValue(100, "limit must be 1 to 100"),
+        int32(),
+      ),
+      20,
+    ),
+  }),
+  v.examples([{ type: "receipt.paid", delivery: "failed", limit: 20 }]),
+  v.title("ListEventsRequest"),
+);
 
 const UserSub = v.pipe(
   v.string(),
@@ -61,12 +81,17 @@ export const GATEWAY: Section = {
     describe({
       path: "/receipt/audit",
       operationId: "auditReceipt",
+      example: { summary: "Created, authorized, paid", value: AUDIT_TRAIL },
       summary: "A receipt's or transfer's audit trail (partner only)",
       description: DOCS.auditReceipt,
-      request: v.object({
-        id: ReceiptId,
-        kind: v.optional(v.picklist(KIND_NAMES, "kind must be receipt or transfer"), "receipt"),
-      }),
+      request: v.pipe(
+        v.object({
+          id: ReceiptId,
+          kind: v.optional(v.picklist(KIND_NAMES, "kind must be receipt or transfer"), "receipt"),
+        }),
+        v.examples([{ id: EXAMPLE_RECEIPT_ID, kind: "receipt" }]),
+        v.title("AuditRequest"),
+      ),
       response: AuditTrailResult,
       errors: ["forbidden", "receipt_not_found"],
       upstream: [],
@@ -79,6 +104,7 @@ export const GATEWAY: Section = {
     describe({
       path: "/events/list",
       operationId: "listEvents",
+      example: { summary: "A receipt.paid event whose delivery failed", value: EVENT_PAGE },
       summary: "List events with their delivery status (partner only)",
       description: DOCS.listEvents,
       request: ListEventsRequest,
@@ -91,9 +117,10 @@ export const GATEWAY: Section = {
     describe({
       path: "/events/resend",
       operationId: "resendEvent",
+      example: { summary: "The event, queued again", value: EVENT_RESENT },
       summary: "Queue an event for delivery again (partner only)",
       description: DOCS.resendEvent,
-      request: v.object({ id: EventId }),
+      request: v.pipe(v.object({ id: EventId }), v.examples([{ id: EXAMPLE_EVENT_ID }]), v.title("ResendEventRequest")),
       response: Event,
       errors: ["forbidden", "not_found"],
       upstream: [],
@@ -102,13 +129,17 @@ export const GATEWAY: Section = {
     describe({
       path: "/users/erase",
       operationId: "eraseUser",
+      example: { summary: "Accepted: done within 24 hours", value: { user: "user-123", accepted_at: 1795536000000 } },
       summary: "Erase a user's personal data (partner only)",
       description: DOCS.eraseUser,
-      request: v.pipe(v.object({ user: UserSub }), v.examples([{ user: "user-123" }])),
-      response: v.object({
-        user: UserSub,
-        accepted_at: v.pipe(v.number(), v.description("Milliseconds since the epoch: the erasure is done within 24 hours of it.")),
-      }),
+      request: v.pipe(v.object({ user: UserSub }), v.examples([{ user: "user-123" }]), v.title("EraseUserRequest")),
+      response: v.pipe(
+        v.object({
+          user: UserSub,
+          accepted_at: Int("Milliseconds since the epoch: the erasure is done within 24 hours of it."),
+        }),
+        v.title("ErasureAccepted"),
+      ),
       status: 202,
       errors: ["forbidden"],
       upstream: [],

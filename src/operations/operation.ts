@@ -30,6 +30,8 @@ export interface OperationDescription<Request extends GenericSchema = GenericSch
    * leaves the refusal to its lifecycle operation, which must refuse users.
    */
   callers?: "partner";
+  /** Field names accepted quietly for a documented one, `{alias: name}`: renamed before validation, absent from the document. */
+  aliases?: Readonly<Record<string, string>>;
   /** The rate limit it counts against once its body is valid (src/rate-limit.ts). */
   limit?: LimitedOperation;
   /** The operation of the lifecycle table (src/lifecycle.ts) the receipt's object decides it by. */

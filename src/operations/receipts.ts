@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { createdBy } from "../creation";
+import { AUTHORIZED, AUTHORIZED_ANONYMOUS, RECEIPT_CANCELLED, RECEIPT_CREATED, RECEIPT_PAID, REDUCED_RECEIPT_PAID } from "../examples";
 import { RECEIPT } from "../kinds";
 import {
   AuthorizeResult,
@@ -63,6 +64,7 @@ const CheckTidRequest = v.pipe(
     ),
   }),
   v.examples([{ tid: "order-2026-0001" }]),
+  v.title("CheckTidRequest"),
 );
 
 /** check-id, and check-tid once it knows the id: the receipt as the upstream says it stands now. */
@@ -74,6 +76,7 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/create",
       operationId: "createReceipt",
+      example: { summary: "A receipt, created (state 0)", value: RECEIPT_CREATED },
       summary: "Create a payment receipt",
       description: DOCS.createReceipt,
       request: CreateReceiptRequest,
@@ -91,9 +94,14 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/authorize",
       operationId: "authorizeReceipt",
+      example: { summary: "The OTP was sent", value: AUTHORIZED },
       summary: "Send the OTP for a card-token payment",
       description: DOCS.authorizeReceipt,
-      request: v.pipe(v.object({ id: ReceiptId, card: TokenCard }), v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" } }])),
+      request: v.pipe(
+        v.object({ id: ReceiptId, card: TokenCard }),
+        v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" } }]),
+        v.title("AuthorizeRequest"),
+      ),
       response: AuthorizeResult,
       errors: [...AUTHORIZE_ERRORS],
       limit: "authorize",
@@ -104,9 +112,14 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/anonymous/authorize",
       operationId: "authorizeReceiptAnonymous",
+      example: { summary: "The OTP was sent", value: AUTHORIZED_ANONYMOUS },
       summary: "Send the OTP for a card-number payment",
       description: DOCS.authorizeReceiptAnonymous,
-      request: v.pipe(v.object({ id: ReceiptId, card: NumberCard }), v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD }])),
+      request: v.pipe(
+        v.object({ id: ReceiptId, card: NumberCard }),
+        v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD }]),
+        v.title("AnonymousAuthorizeRequest"),
+      ),
       response: AuthorizeResult,
       errors: [...AUTHORIZE_ERRORS],
       limit: "authorize",
@@ -117,11 +130,13 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/pay",
       operationId: "payReceipt",
+      example: { summary: "Paid (state 4), fiscalized", value: RECEIPT_PAID },
       summary: "Pay a receipt with a card token",
       description: DOCS.payReceipt,
       request: v.pipe(
         v.object({ id: ReceiptId, card: TokenCard, otp: v.optional(Otp) }),
         v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" }, otp: "111111" }]),
+        v.title("PayRequest"),
       ),
       response: Receipt,
       errors: [...PAY_ERRORS],
@@ -133,11 +148,13 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/anonymous/pay",
       operationId: "payReceiptAnonymous",
+      example: { summary: "Paid (state 4): the reduced receipt", value: REDUCED_RECEIPT_PAID },
       summary: "Pay a receipt with a card number",
       description: DOCS.payReceiptAnonymous,
       request: v.pipe(
         v.object({ id: ReceiptId, card: NumberCard, otp: Otp }),
         v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD, otp: "111111" }]),
+        v.title("AnonymousPayRequest"),
       ),
       response: ReducedReceipt,
       errors: [...PAY_ERRORS],
@@ -149,6 +166,7 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/hold-confirm",
       operationId: "confirmHold",
+      example: { summary: "The held amount debited (state 4), fiscalized", value: RECEIPT_PAID },
       summary: "Confirm a held payment (partner only)",
       description: DOCS.confirmHold,
       request: ReceiptIdRequest,
@@ -171,11 +189,13 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/cancel",
       operationId: "cancelReceipt",
+      example: { summary: "The paid receipt cancelled (state 21), the refund fiscalized", value: RECEIPT_CANCELLED },
       summary: "Cancel a receipt",
       description: DOCS.cancelReceipt,
       request: v.pipe(
         v.object({ id: ReceiptId, reason: v.optional(Text(256)), cancelledBy: v.optional(Text(128)) }),
         v.examples([{ id: EXAMPLE_RECEIPT_ID, reason: "Customer changed their mind" }]),
+        v.title("CancelRequest"),
       ),
       response: Receipt,
       errors: ["forbidden", "receipt_not_found", "operation_in_progress", "cancel_not_allowed"],
@@ -186,6 +206,7 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/check-id",
       operationId: "checkReceiptById",
+      example: { summary: "A paid receipt", value: RECEIPT_PAID },
       summary: "Read a receipt as it stands now",
       description: DOCS.checkReceiptById,
       request: ReceiptIdRequest,
@@ -197,6 +218,7 @@ export const RECEIPTS: Section = {
     describe({
       path: "/receipt/check-tid",
       operationId: "checkReceiptByTid",
+      example: { summary: "A paid receipt", value: RECEIPT_PAID },
       summary: "Read the receipt created with a tid",
       description: DOCS.checkReceiptByTid,
       request: CheckTidRequest,

@@ -13,7 +13,7 @@ import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { authenticate, requirePartner } from "../auth";
 import { ApiError } from "../errors";
-import { jsonBody, limitBody, parseJson, requireJson } from "../http";
+import { acceptAliases, jsonBody, limitBody, parseJson, requireJson } from "../http";
 import { documented } from "../openapi";
 import { rateLimit } from "../rate-limit";
 import type { GatewayEnv } from "../types";
@@ -49,6 +49,7 @@ export function apiRouter(api: Api): Hono<GatewayEnv> {
     router.post(
       operation.path,
       documented(operation, { tags, partnerOnly }),
+      ...(operation.aliases ? [acceptAliases(operation.aliases)] : []),
       jsonBody(operation.request),
       ...limit,
       (c: Context<GatewayEnv, string, ValidJson>) => operation.handle(c, c.req.valid("json")),

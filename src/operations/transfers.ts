@@ -3,6 +3,7 @@
  * says what a description holds; their prose is in src/operations/docs.ts).
  */
 import * as v from "valibot";
+import { TRANSFER_CREATED, TRANSFER_PAID } from "../examples";
 import { TRANSFER } from "../kinds";
 import { Amount, CardNumber, CardToken, EXAMPLE_TRANSFER_ID, Otp, PositiveId, ReceiptId, ReceiptIdRequest, Tid, TransferReceipt } from "../schemas";
 import { DOCS } from "./docs";
@@ -10,22 +11,14 @@ import { created, describe, onRecord, type Section } from "./operation";
 
 const CreateTransferRequest = v.pipe(
   v.object({
-    tid: v.optional(Tid),
-    tId: v.optional(v.pipe(Tid, v.description("Alias of `tid`, as the upstream's field table spells it."))),
+    tid: Tid,
     amount: Amount,
     rate_id: v.pipe(PositiveId("rate_id"), v.description("Tariff id at the payment service.")),
     receiver_card: CardNumber,
     token: v.pipe(CardToken, v.description("Sender's card token.")),
   }),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const { tid, tId } = dataset.value;
-    if (tid === undefined && tId === undefined) addIssue({ message: "tid is required", path: undefined });
-    else if (tid !== undefined && tId !== undefined && tid !== tId) addIssue({ message: "tid and tId differ; send one of them" });
-  }),
-  // The rawCheck above, as JSON Schema says it: one of the two must be present.
-  v.metadata({ anyOf: [{ required: ["tid"] }, { required: ["tId"] }] }),
   v.examples([{ tid: "transfer-2026-0001", amount: 1500000, rate_id: 1, receiver_card: "9860000000000018", token: "tok_sandbox_ok" }]),
+  v.title("CreateTransferRequest"),
 );
 
 export const TRANSFERS: Section = {
@@ -34,6 +27,7 @@ export const TRANSFERS: Section = {
     describe({
       path: "/a2c/create",
       operationId: "createTransfer",
+      example: { summary: "A transfer, created (state 0)", value: TRANSFER_CREATED },
       summary: "Create a card-to-card transfer",
       description: DOCS.createTransfer,
       request: CreateTransferRequest,
@@ -44,16 +38,22 @@ export const TRANSFERS: Section = {
         pay: { operationId: "payTransfer", description: "Confirm this transfer.", field: "receipt_id" },
         getById: { operationId: "getTransfer", description: "Read this transfer.", field: "receipt_id" },
       },
+      // The upstream's field table spells it `tId`: accepted for `tid`, and not in the document.
+      aliases: { tId: "tid" },
       upstream: ["a2c/create"],
-      // `tId` is the upstream's own spelling of `tid`: the schema takes either, the create sends `tid`.
-      handle: created(TRANSFER, ({ tId, ...rest }) => ({ ...rest, tid: (rest.tid ?? tId) as string })),
+      handle: created(TRANSFER),
     }),
     describe({
       path: "/a2c/pay",
       operationId: "payTransfer",
+      example: { summary: "Paid (state 4)", value: TRANSFER_PAID },
       summary: "Confirm a transfer",
       description: DOCS.payTransfer,
-      request: v.pipe(v.object({ id: ReceiptId, otp: v.optional(Otp) }), v.examples([{ id: EXAMPLE_TRANSFER_ID, otp: "111111" }])),
+      request: v.pipe(
+        v.object({ id: ReceiptId, otp: v.optional(Otp) }),
+        v.examples([{ id: EXAMPLE_TRANSFER_ID, otp: "111111" }]),
+        v.title("PayTransferRequest"),
+      ),
       response: TransferReceipt,
       errors: [
         "otp_required",
@@ -75,6 +75,7 @@ export const TRANSFERS: Section = {
     describe({
       path: "/a2c/get-by-id",
       operationId: "getTransfer",
+      example: { summary: "A paid transfer", value: TRANSFER_PAID },
       summary: "Read a transfer as it stands now",
       description: DOCS.getTransfer,
       request: ReceiptIdRequest,

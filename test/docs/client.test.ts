@@ -1,85 +1,173 @@
 /**
  * The typed client in client/ (generated from openapi.json), driven against
- * the Worker itself: a receipt created, authorized, paid and checked, and a
- * transfer created, paid and read. Its types are checked by the root `tsc`
- * (strict), so a client that no longer fits the document does not compile.
+ * the Worker itself: the whole flow through its resource methods, its typed
+ * errors, and what it does when the network or the gateway fails (a create
+ * is retried with the same tid and body and shows `replayed`; a pay is never
+ * retried and answers `outcome_unknown`). Its types are checked by the root
+ * `tsc` (strict) and, built, under each module resolution (client's typecheck).
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createGatewayClient, type Receipt, verifyWebhook, WebhookVerificationError } from "../../client/src/index";
-import schemaText from "../../client/src/schema.d.ts?raw";
+import { createGatewayClient, type GatewayClient, type Receipt, verifyWebhook, WebhookVerificationError } from "../../client/src/index";
+import schemaText from "../../client/src/schema.ts?raw";
 import documentText from "../../openapi.json?raw";
 import { parseWebhookSecrets } from "../../src/config-rules";
 import { signWebhook } from "../../src/events/signing";
-import { newTid, OTP_OK, PARTNER_KEY, transferRequest } from "../helpers";
+import { newTid, OTP_OK, OTP_WRONG, PARTNER_KEY, sandboxCalls, transferRequest } from "../helpers";
 
-const client = createGatewayClient({
-  baseUrl: "http://gateway.test",
-  token: PARTNER_KEY,
-  fetch: (request) => exports.default.fetch(request),
-});
+const worker = (request: Request) => exports.default.fetch(request);
+const noWait = async () => {};
+const client = createGatewayClient({ baseUrl: "http://gateway.test", token: PARTNER_KEY, fetch: worker, sleep: noWait });
 
 async function sha256(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
+const receiptBody = (tid = newTid("client")) => ({ tid, amount: 150_000, merchant_id: 1001, account: [{ key: "phone", value: "998901234567" }] });
+
+/** A fetch that fails the first `failures` requests of `path` as `how`, after (or instead of) reaching the gateway. */
+function flaky(path: string, failures: number, how: "lost-before" | "lost-after" | "502-html") {
+  const seen: string[] = [];
+  let left = failures;
+  const fetch = async (request: Request) => {
+    seen.push(await request.clone().text());
+    if (!request.url.endsWith(path) || left <= 0) return worker(request);
+    left--;
+    if (how === "lost-before") throw new TypeError("Network request failed");
+    if (how === "502-html") return new Response("<html>Bad gateway</html>", { status: 502, headers: { "content-type": "text/html" } });
+    await worker(request);
+    throw new TypeError("Network request failed");
+  };
+  return { fetch, seen };
+}
+
 describe("the typed client", () => {
   it("was generated from the committed openapi.json (run npm run client)", async () => {
-    expect(schemaText, "client/src/schema.d.ts is out of date: run npm run client").toContain(`(sha256 ${await sha256(documentText)})`);
+    expect(schemaText, "client/src/schema.ts is out of date: run npm run client").toContain(`(sha256 ${await sha256(documentText)})`);
   });
 
-  it("creates, authorizes, pays and checks a receipt", async () => {
-    const tid = newTid("client");
-    const created = await client.call("/api/v1/partner/receipt/create", {
-      tid,
-      amount: 150_000,
-      merchant_id: 1001,
-      account: [{ key: "phone", value: "998901234567" }],
+  it("creates, authorizes, pays and reads a receipt through its resource methods, with a token asked for on every call", async () => {
+    let asked = 0;
+    const counting = createGatewayClient({
+      baseUrl: "http://gateway.test/",
+      token: async () => {
+        asked++;
+        return PARTNER_KEY;
+      },
+      fetch: worker,
     });
+    const created = await counting.receipts.create(receiptBody());
     if (!created.ok) throw new Error(created.error.code);
     const receipt: Receipt = created.data;
-    expect(receipt).toMatchObject({ tid, state: 0, is_verify: true });
+    expect(receipt).toMatchObject({ state: 0, is_verify: true });
+    expect(created.replayed).toBe(false);
+    expect(created.requestId).toBe(created.response?.headers.get("x-request-id"));
 
-    const authorized = await client.call("/api/v1/partner/receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } });
+    const authorized = await counting.receipts.authorize(
+      { id: receipt.id, card: { token: "tok_sandbox_ok" } },
+      { headers: { "x-request-id": "client-test-1" } },
+    );
     if (!authorized.ok) throw new Error(authorized.error.code);
     expect(authorized.data.sent).toBe(true);
+    expect(authorized.requestId).toBe("client-test-1");
 
-    const paid = await client.call("/api/v1/partner/receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" }, otp: OTP_OK });
+    const wrong = await counting.receipts.pay({ id: receipt.id, card: { token: "tok_sandbox_ok" }, otp: OTP_WRONG });
+    if (wrong.ok || wrong.error.code !== "otp_invalid") throw new Error("expected otp_invalid");
+    const left: number = wrong.error.attempts_left;
+    expect(left).toBe(2);
+    expect(wrong.error.status).toBe(422);
+
+    const paid = await counting.receipts.pay({ id: receipt.id, card: { token: "tok_sandbox_ok" }, otp: OTP_OK });
     if (!paid.ok) throw new Error(paid.error.code);
     expect(paid.data.state).toBe(4);
+    const read = await counting.receipts.get({ id: receipt.id });
+    expect(read.ok && read.data.state).toBe(4);
+    expect(asked).toBe(5);
 
-    const again = await client.call("/api/v1/partner/receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" }, otp: OTP_OK });
-    expect(again.ok).toBe(false);
-    if (!again.ok) {
-      // The error's code is one of the codes pay documents: a typo here would not compile.
-      const code: "receipt_already_paid" | Exclude<typeof again.error.code, "receipt_already_paid"> = again.error.code;
-      expect(code).toBe("receipt_already_paid");
-      expect(again.error.status).toBe(409);
-    }
-
-    const checked = await client.call("/api/v1/partner/receipt/check-id", { id: receipt.id });
-    if (!checked.ok) throw new Error(checked.error.code);
-    expect(checked.data.state).toBe(4);
-
-    const conflict = await client.call("/api/v1/partner/receipt/create", { tid, amount: 150_001, merchant_id: 1001, account: [] });
-    expect(conflict.ok).toBe(false);
-    if (!conflict.ok && conflict.error.code === "tid_conflict") expect(conflict.error.request_id).toBe(conflict.response.headers.get("x-request-id"));
-    else throw new Error("expected tid_conflict");
+    const again = await counting.receipts.pay({ id: receipt.id, card: { token: "tok_sandbox_ok" }, otp: OTP_OK });
+    if (again.ok) throw new Error("paid twice");
+    // The error's code is one of the codes pay documents (or the client's own): a typo here would not compile.
+    const code: "receipt_already_paid" | Exclude<typeof again.error.code, "receipt_already_paid"> = again.error.code;
+    expect(code).toBe("receipt_already_paid");
   });
 
   it("creates, pays and reads a transfer", async () => {
-    const created = await client.call(
-      "/api/v1/partner/a2c/create",
+    const created = await client.transfers.create(
       transferRequest() as { tid: string; amount: number; rate_id: number; receiver_card: string; token: string },
     );
     if (!created.ok) throw new Error(created.error.code);
-    const paid = await client.call("/api/v1/partner/a2c/pay", { id: created.data.receipt_id, otp: OTP_OK });
-    if (!paid.ok) throw new Error(paid.error.code);
-    expect(paid.data.state).toBe(4);
-    const read = await client.call("/api/v1/partner/a2c/get-by-id", { id: created.data.receipt_id });
-    if (!read.ok) throw new Error(read.error.code);
-    expect(read.data).toMatchObject({ receipt_id: created.data.receipt_id, state: 4 });
+    const paid = await client.transfers.pay({ id: created.data.receipt_id, otp: OTP_OK });
+    expect(paid.ok && paid.data.state).toBe(4);
+    const read = await client.transfers.get({ id: created.data.receipt_id });
+    expect(read.ok && read.data).toMatchObject({ receipt_id: created.data.receipt_id, state: 4 });
+  });
+
+  it("refuses a wrong body at compile time", () => {
+    const wrong = (c: GatewayClient) =>
+      // @ts-expect-error a2c/create's body is typed: tid, amount, rate_id, receiver_card and token are required
+      c.call("/api/v1/partner/a2c/create", { totally: "wrong" });
+    expect(typeof wrong).toBe("function");
+  });
+
+  it("retries a create whose answer was lost with the same tid and body, and shows it replayed", async () => {
+    const body = receiptBody();
+    const lost = flaky("/receipt/create", 1, "lost-after");
+    const retrying = createGatewayClient({ baseUrl: "http://gateway.test", token: PARTNER_KEY, fetch: lost.fetch, sleep: noWait });
+    const created = await retrying.receipts.create(body);
+    if (!created.ok) throw new Error(created.error.code);
+    expect(created).toMatchObject({ replayed: true, attempts: 2 });
+    expect(lost.seen).toEqual([JSON.stringify(body), JSON.stringify(body)]);
+    const creates = (await sandboxCalls()).filter((c) => c.path.endsWith("receipt/create") && c.tid === body.tid);
+    expect(creates).toHaveLength(1);
+  });
+
+  it("retries a create after a 5xx without the gateway's answer, and gives up as a result, never a throw", async () => {
+    const proxy = flaky("/receipt/create", 1, "502-html");
+    const created = await createGatewayClient({
+      baseUrl: "http://gateway.test",
+      token: PARTNER_KEY,
+      fetch: proxy.fetch,
+      sleep: noWait,
+    }).receipts.create(receiptBody());
+    expect(created.ok && created.attempts).toBe(2);
+    const down = flaky("/receipt/create", 10, "lost-before");
+    const failed = await createGatewayClient({
+      baseUrl: "http://gateway.test",
+      token: PARTNER_KEY,
+      fetch: down.fetch,
+      sleep: noWait,
+      retries: 2,
+    }).receipts.create(receiptBody());
+    expect(failed).toMatchObject({ ok: false, attempts: 3, error: { code: "network_error" } });
+  });
+
+  it("never retries a pay: no answer is outcome_unknown, read the receipt", async () => {
+    const created = await client.receipts.create(receiptBody());
+    if (!created.ok) throw new Error(created.error.code);
+    await client.receipts.authorize({ id: created.data.id, card: { token: "tok_sandbox_ok" } });
+    const lost = flaky("/receipt/pay", 1, "lost-after");
+    const paying = createGatewayClient({ baseUrl: "http://gateway.test", token: PARTNER_KEY, fetch: lost.fetch, sleep: noWait });
+    const paid = await paying.receipts.pay({ id: created.data.id, card: { token: "tok_sandbox_ok" }, otp: OTP_OK });
+    if (paid.ok || paid.error.code !== "outcome_unknown") throw new Error("expected outcome_unknown");
+    expect(paid.error.cause).toBe("network_error");
+    expect(paid.attempts).toBe(1);
+    expect(lost.seen.filter((b) => b.includes(OTP_OK))).toHaveLength(1);
+    const read = await paying.receipts.get({ id: created.data.id });
+    expect(read.ok && read.data.state).toBe(4);
+  });
+
+  it("answers an abort and a timeout as results", async () => {
+    const aborted = await client.receipts.get({ id: "x" }, { signal: AbortSignal.abort() });
+    expect(aborted).toMatchObject({ ok: false, attempts: 1, error: { code: "aborted" } });
+    const never = (request: Request) =>
+      new Promise<Response>((_resolve, reject) => request.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))));
+    const slow = createGatewayClient({ baseUrl: "http://gateway.test", token: PARTNER_KEY, fetch: never, sleep: noWait, retries: 0 });
+    expect(await slow.receipts.get({ id: "x" }, { timeoutMs: 5 })).toMatchObject({ ok: false, error: { code: "timeout" } });
+    expect(await slow.receipts.pay({ id: "x", card: { token: "t" } }, { timeoutMs: 5 })).toMatchObject({
+      ok: false,
+      error: { code: "outcome_unknown", cause: "timeout" },
+    });
   });
 
   it("verifies a webhook the gateway signed, and refuses a tampered one", async () => {

@@ -117,6 +117,15 @@ describe("a production deployment", () => {
     expect(error.message).toContain("UPSTREAM binding");
   });
 
+  it("comes without Retry-After, as the document says: waiting does not fix a configuration", async () => {
+    const deployment = await production({ TID_SECRET: "" });
+    for (const path of ["/healthz", "/readyz", CHECK_ID]) {
+      const res = await ask(deployment, path, LIVE_KEY);
+      await expectError(res.clone(), 503, "service_misconfigured");
+      expect(res.headers.get("retry-after"), path).toBeNull();
+    }
+  });
+
   it.each([["production"], ["prod"], ["staging"], [undefined]])(
     "ENVIRONMENT=%s with the development configuration is held to the production rules",
     async (environment) => {

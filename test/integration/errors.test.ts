@@ -1,7 +1,19 @@
 /** Errors people can act on: 405 with Allow, 401 with a challenge, plain words, near-miss field names, at most 20 details. */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { API, call, expectError, newTid, newUser, OPERATION_PATHS, PARTNER_KEY, receiptRequest, sandboxCalls, userToken } from "../helpers";
+import {
+  API,
+  call,
+  createReceipt,
+  expectError,
+  newTid,
+  newUser,
+  OPERATION_PATHS,
+  PARTNER_KEY,
+  receiptRequest,
+  sandboxCalls,
+  userToken,
+} from "../helpers";
 
 const GATEWAY = "http://gateway.test/api/v1/gateway";
 const validTransfer = () => ({ tid: newTid("a2c"), amount: 500_000, rate_id: 1, receiver_card: "9860000000000018", token: "tok_sandbox_ok" });
@@ -98,6 +110,10 @@ describe("near-miss field names are refused, naming the right one", () => {
     ["receipt/create", { ...receiptRequest(), account: [{ key: "phone", Value: "1" }] }, "account.0.Value", "account.0.value"],
     ["receipt/cancel", { id: "abc", cancelled_by: "me" }, "cancelled_by", "cancelledBy"],
     ["a2c/create", { ...validTransfer(), receiverCard: "9860000000000018" }, "receiverCard", "receiver_card"],
+    ["receipt/pay", { id: "abc", card: { token: "tok_sandbox_ok" }, otp_code: "111111" }, "otp_code", "otp"],
+    ["a2c/pay", { id: "abc", code: "111111" }, "code", "otp"],
+    ["receipt/authorize", { id: "abc", card_token: "tok_sandbox_ok" }, "card_token", "card.token"],
+    ["receipt/pay", { id: "abc", token: "tok_sandbox_ok" }, "token", "card.token"],
   ])("%s with %j names %s -> %s", async (path, body, wrong, right) => {
     const before = (await sandboxCalls()).length;
     const error = await expectError(call(path, body), 400, "invalid_request");
@@ -105,10 +121,30 @@ describe("near-miss field names are refused, naming the right one", () => {
     expect((await sandboxCalls()).length).toBe(before);
   });
 
-  it("a2c/create keeps tId as an alias of tid", async () => {
+  it("a2c/create keeps tId as an alias of tid, though the document names tid only", async () => {
     const { tid, ...body } = validTransfer();
     const res = await call("a2c/create", { ...body, tId: tid });
     expect(res.status, await res.clone().text()).toBe(200);
+    expect(((await res.json()) as { tid: string }).tid).toBe(tid);
+    // The same tid both ways is the same create: replayed.
+    const again = await call("a2c/create", { ...body, tid, tId: tid });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    // Two different tids: refused, naming the documented field.
+    const both = await expectError(call("a2c/create", { ...body, tid, tId: `${tid}-other` }), 400, "invalid_request");
+    expect(both.details).toEqual([{ path: "tId", message: "unknown field tId: did you mean tid?" }]);
+  });
+
+  it("tid_conflict names the caller's own receipt that holds the tid, and how to read it", async () => {
+    const receipt = await createReceipt();
+    const error = await expectError(call("receipt/create", { ...receiptRequest({ tid: receipt.tid }), amount: 150_001 }), 409, "tid_conflict");
+    expect(error.message).toBe(
+      `This tid already created receipt ${receipt.id} with another body: read it with check-id or check-tid, or create with a new tid.`,
+    );
+  });
+
+  it("a trailing slash is named as the only thing wrong", async () => {
+    const error = await expectError(call("receipt/create/", receiptRequest()), 404, "not_found");
+    expect(error.message).toBe("No such path: the operation is /api/v1/partner/receipt/create, without the trailing slash.");
   });
 
   it("other unknown fields are still ignored", async () => {

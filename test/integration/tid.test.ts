@@ -175,8 +175,9 @@ describe("the tid index, called directly", () => {
     await completeTid(await tidDb(PARTNER, request.tid), { owner: PARTNER, tid: request.tid, token: first.token }, "r-1", { id: "r-1" });
     const replay = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request));
     expect(replay).toMatchObject({ kind: "replay", row: { receipt_id: "r-1", status: "completed", response: '{"id":"r-1"}' } });
-    expect(await claimTid(await tidDb(PARTNER, request.tid), { ...(await claimRequest(request)), fingerprint: "another" })).toEqual({
+    expect(await claimTid(await tidDb(PARTNER, request.tid), { ...(await claimRequest(request)), fingerprint: "another" })).toMatchObject({
       kind: "conflict",
+      row: { receipt_id: "r-1" },
     });
   });
 
@@ -187,8 +188,11 @@ describe("the tid index, called directly", () => {
     if (first.kind !== "claimed") throw new Error(first.kind);
     const justInside = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request), t0 + 30_000 - 1);
     expect(justInside).toEqual({ kind: "in_progress", retryAfterSeconds: 1 });
-    expect(await claimTid(await tidDb(PARTNER, request.tid), { ...(await claimRequest(request)), fingerprint: "another" }, t0 + 30_000)).toEqual({
+    expect(
+      await claimTid(await tidDb(PARTNER, request.tid), { ...(await claimRequest(request)), fingerprint: "another" }, t0 + 30_000),
+    ).toMatchObject({
       kind: "conflict",
+      row: { status: "pending" },
     });
     const after = await claimTid(await tidDb(PARTNER, request.tid), await claimRequest(request), t0 + 30_000);
     expect(after).toMatchObject({ kind: "claimed", takeover: true });

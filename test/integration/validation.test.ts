@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { isValidExpiry, passesLuhn } from "../../src/schemas";
-import { API, call, createReceipt, expectError, newTid, PARTNER_KEY, OPERATION_PATHS as paths, sandboxCalls } from "../helpers";
+import { API, call, createReceipt, expectError, newTid, PARTNER_KEY, OPERATION_PATHS as paths, receiptRequest, sandboxCalls } from "../helpers";
 
 const now = new Date();
 const yyMM = (date: Date) => `${String(date.getUTCFullYear() % 100).padStart(2, "0")}${String(date.getUTCMonth() + 1).padStart(2, "0")}`;
@@ -52,8 +52,8 @@ const INVALID: [string, unknown, string][] = [
   ["receipt/check-id", { id: 42 }, "id"],
   ["receipt/check-tid", { tid: "" }, "tid"],
   ["a2c/create", { ...validTransfer, receiver_card: "9860000000000019" }, "receiver_card"],
-  ["a2c/create", { ...validTransfer, tid: undefined }, ""],
-  ["a2c/create", { ...validTransfer, tId: "other" }, ""],
+  ["a2c/create", { ...validTransfer, tid: undefined }, "tid"],
+  ["a2c/create", { ...validTransfer, tId: "other" }, "tId"],
   ["a2c/create", { ...validTransfer, rate_id: 0 }, "rate_id"],
   ["a2c/create", { ...validTransfer, token: "tok with space" }, "token"],
   ["a2c/pay", { id: "abc", otp: "1234567890" }, "otp"],
@@ -66,6 +66,11 @@ describe("input refused at the edge", () => {
     const error = await expectError(call(path, body), 400, "invalid_request");
     expect(error.details.map((d: { path: string }) => d.path)).toContain(detailPath);
     expect((await sandboxCalls()).length).toBe(before);
+  });
+
+  it("says a tid is ASCII: a Cyrillic one is told so", async () => {
+    const error = await expectError(call("receipt/create", { ...receiptRequest(), tid: "заказ-1" }), 400, "invalid_request");
+    expect(error.details).toEqual([{ path: "tid", message: expect.stringContaining("ASCII characters: letters A-Z or a-z") }]);
   });
 
   it("never echoes a card number, expiry or OTP in an error", async () => {
@@ -112,9 +117,14 @@ describe("input refused at the edge", () => {
     await expectError(call("receipt/check-tid", { tid }), 404, "receipt_not_found");
   });
 
-  it("a body that is not JSON is invalid_json", async () => {
+  it("a body that is not JSON is invalid_json, saying where it stops being JSON and never quoting it", async () => {
     await expectError(call("receipt/create", undefined, { raw: "{not json" }), 400, "invalid_json");
-    await expectError(call("receipt/create", undefined, { raw: "" }), 400, "invalid_json");
+    const empty = await expectError(call("receipt/create", undefined, { raw: "" }), 400, "invalid_json");
+    expect(empty.message).toBe("The request body is not valid JSON: it is empty.");
+    const comma = await expectError(call("receipt/pay", undefined, { raw: '{"id": "abc",\n "otp": "987654",}' }), 400, "invalid_json");
+    expect(comma.message).toBe("The request body is not valid JSON at line 2, column 18.");
+    const cut = await expectError(call("receipt/pay", undefined, { raw: '{"id": "abc", "otp": "9876' }), 400, "invalid_json");
+    expect(cut.message).not.toContain("9876");
   });
 
   it("a body that is not declared JSON is 415 unsupported_media_type", async () => {

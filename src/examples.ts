@@ -1,0 +1,259 @@
+/**
+ * The examples of the OpenAPI document: what the sandbox answers to each
+ * operation's documented request (src/operations/), with its ids, dates and
+ * fiscal signatures fixed, one example per event type, and one error answer
+ * per code. test/docs/examples.test.ts sends every documented request to the
+ * gateway and holds each answer to its example (all but the values that
+ * differ per call), and validates every example against its schema.
+ */
+import type { ErrorCode } from "./errors";
+import type { EventType } from "./events/types";
+
+export const EXAMPLE_RECEIPT_ID = "6571a4f0c8a5b2d1e3f40a11";
+export const EXAMPLE_TRANSFER_ID = "01JDQ3ZK6Y8N4W5X2V7T9R1M0B";
+export const EXAMPLE_EVENT_ID = "evt_01JDQ3ZK6Y8N4W5X2V7T9R1M0C";
+export const EXAMPLE_REQUEST_ID = "3f1c2a9e-7b4d-4e8a-9c1f-2d6b8e0a5f13";
+const CREATED = 1795334400000;
+const PAID = 1795334460000;
+const CANCELLED = 1795334520000;
+
+const MERCHANT = {
+  merchant_id: 1001,
+  merchant_name: "Sandbox Mobile",
+  category_id: 1,
+  category_name: "Mobile operators",
+  logo_url: "https://sandbox.upstream.invalid/logos/1001.png",
+  min_amount: 100000,
+  max_amount: 500000000,
+};
+
+const SALE_OFD = {
+  id: "5f039517-5692-4e93-b3c8-1d9a1fc23795",
+  code: 0,
+  message: "accepted",
+  terminalId: "EZ000000000312",
+  receiptId: 534526,
+  time: "20261122004100",
+  fiscalSign: "987796477570",
+  qrCodeUrl: "https://ofd.soliq.uz/check?t=EZ000000000312&r=534526&c=20261122004100&s=987796477570",
+};
+
+const SALE_DETAILS = {
+  tin: "301234567",
+  spic: "10305001001000000",
+  vatRate: 12,
+  label: "Sandbox Mobile",
+  packageCode: "1495381",
+  type: "Sale",
+  merchantInfo: { name: "Sandbox Mobile", tin: "301234567", address: "Tashkent, Amir Temur 1" },
+  items: [
+    {
+      title: "Mobile top-up",
+      unit_price: 1500000,
+      count: 1,
+      spic: "10305001001000000",
+      pinfl: "",
+      tin: "301234567",
+      package_code: "1495381",
+      units: 1,
+      vat_percent: 12,
+      discount: 0,
+    },
+  ],
+};
+
+const REFUND_OFD = {
+  id: "a14a0d9c-ed98-421f-9ec5-057700fca5f6",
+  code: 0,
+  message: "accepted",
+  terminalId: "EZ000000000312",
+  receiptId: 4176178,
+  time: "2026-11-22T00:42:00.000Z",
+  fiscalSign: "245977760765",
+  qrCodeUrl: "https://ofd.soliq.uz/check?t=EZ000000000312&r=4176178&c=2026-11-22T00:42:00.000Z&s=245977760765",
+  partnerFiscaliztionUrl: `https://sandbox.upstream.invalid/fiscal/${EXAMPLE_RECEIPT_ID}/refund`,
+  tin: "301234567",
+  spic: "10305001001000000",
+  vatRate: 12,
+  label: "Sandbox Mobile",
+  packageCode: "1495381",
+  type: "Refund",
+  merchantInfo: { tin: "301234567", pinfl: "" },
+  items: [{ name: "Mobile top-up", price: 1500000, quantity: 1, sum: 1500000 }],
+};
+
+/** The receipt create makes from CreateReceiptRequest's example: state 0, type 1. */
+export const RECEIPT_CREATED = {
+  tid: "order-2026-0001",
+  id: EXAMPLE_RECEIPT_ID,
+  state: 0,
+  create_date: CREATED,
+  pay_date: 0,
+  cancel_date: 0,
+  error: null,
+  type: 1,
+  description: "Mobile top-up",
+  merchant: MERCHANT,
+  account: [{ key: "phone", value: "998901234567" }],
+  ofd: null,
+  amount: 1500000,
+  init_amount: 0,
+  currency: 860,
+  commission: 0,
+  is_verify: true,
+  rrn: null,
+  card_number: null,
+};
+
+/** Paid with tok_sandbox_ok and OTP 111111: state 4, fiscalized (a Sale). */
+export const RECEIPT_PAID = {
+  ...RECEIPT_CREATED,
+  state: 4,
+  pay_date: PAID,
+  ofd: { ...SALE_OFD, ...SALE_DETAILS },
+  rrn: "342030662739",
+  card_number: "860049******0011",
+};
+
+/** A created receipt paid with `is_hold`: state 5, nothing fiscalized yet. */
+export const RECEIPT_HELD = { ...RECEIPT_CREATED, state: 5, rrn: "342030662739", card_number: "860049******0011" };
+
+/** The paid receipt cancelled: state 21, the refund fiscalized. */
+export const RECEIPT_CANCELLED = { ...RECEIPT_PAID, state: 21, cancel_date: CANCELLED, ofd: REFUND_OFD };
+
+/** anonymous/pay's reduced receipt: no cancel_date, is_verify, rrn, card_number; the short fiscal data. */
+export const REDUCED_RECEIPT_PAID = (() => {
+  const { cancel_date: _c, is_verify: _v, rrn: _r, card_number: _n, ...rest } = RECEIPT_PAID;
+  return { ...rest, error: "", merchant: { ...MERCHANT, fields: [] }, ofd: SALE_OFD };
+})();
+
+/** authorize with tok_sandbox_ok: the OTP went to the card owner's phone, masked as the service masks it. */
+export const AUTHORIZED = { id: EXAMPLE_RECEIPT_ID, sent: true as const, phone: "+998 90 *** ** 67", wait: 60000 };
+/** anonymous/authorize with card 8600000000000007. */
+export const AUTHORIZED_ANONYMOUS = { ...AUTHORIZED, phone: "+998 93 *** ** 07" };
+
+/** The transfer a2c/create makes from CreateTransferRequest's example: state 0, type 6. */
+export const TRANSFER_CREATED = {
+  tid: "transfer-2026-0001",
+  receipt_id: EXAMPLE_TRANSFER_ID,
+  description: "Card transfer to 986000******0018",
+  state: 0,
+  type: 6,
+  created_date: CREATED,
+  pay_date: null,
+  cancel_date: null,
+  sender: {
+    masked_pan: "860049******0011",
+    holder_name: "SANDBOX OK",
+    amount: 1507500,
+    currency: 860,
+    commission: 7500,
+    phone: "+998 90 *** ** 67",
+  },
+  receiver: { masked_pan: "986000******0018", holder_name: "SANDBOX RECEIVER", amount: 1500000, currency: 860, commission: 0, phone: null },
+  error: "",
+  ofd: null,
+  is_verify: true,
+};
+
+export const TRANSFER_PAID = { ...TRANSFER_CREATED, state: 4, pay_date: PAID };
+
+export const AUDIT_TRAIL = {
+  id: EXAMPLE_RECEIPT_ID,
+  kind: "receipt",
+  owner: "partner",
+  entries: [
+    { at: CREATED, op: "create", actor: "partner", request_id: "a532ca57-82f1-476e-847e-e5602f5b0aef", outcome: "ok", state: 0 },
+    { at: CREATED + 30000, op: "authorize", actor: "partner", request_id: "73fa781c-89cc-450d-97a5-2423795f52cd", outcome: "ok", state: 0 },
+    { at: PAID, op: "pay", actor: "partner", request_id: "20c816c4-ac75-4952-a16b-b67dfcc2f9e4", outcome: "ok", state: 4 },
+  ],
+};
+
+/** Each event type: the record it carries and the state before. */
+const EVENT_OBJECTS: Record<EventType, [object, number | null]> = {
+  "receipt.created": [RECEIPT_CREATED, null],
+  "receipt.paid": [RECEIPT_PAID, 0],
+  "receipt.held": [RECEIPT_HELD, 0],
+  "receipt.awaiting_supplier": [{ ...RECEIPT_PAID, state: 57, ofd: null }, 0],
+  "receipt.cancelled": [RECEIPT_CANCELLED, 4],
+  "receipt.otp_attempts_exhausted": [RECEIPT_CREATED, 0],
+  "transfer.created": [TRANSFER_CREATED, null],
+  "transfer.paid": [TRANSFER_PAID, 0],
+  "transfer.cancelled": [{ ...TRANSFER_CREATED, state: 21, cancel_date: CANCELLED }, 0],
+  "transfer.otp_attempts_exhausted": [TRANSFER_CREATED, 0],
+};
+
+const SEQUENCE: Partial<Record<EventType, number>> = { "receipt.created": 1, "transfer.created": 1, "receipt.cancelled": 3 };
+
+export function eventExample(type: EventType) {
+  const [object, previous] = EVENT_OBJECTS[type];
+  return {
+    id: EXAMPLE_EVENT_ID,
+    type,
+    created: CREATED + 60000,
+    sequence: SEQUENCE[type] ?? 2,
+    request_id: EXAMPLE_REQUEST_ID,
+    data: { object, owner: "partner", previous_state: previous },
+  };
+}
+
+export const EVENT_PAGE = {
+  events: [
+    { ...eventExample("receipt.paid"), delivery: { status: "failed", attempts: 8, last_status: 500, last_error: "HTTP 500", delivered_at: null } },
+  ],
+  has_more: false,
+};
+
+export const EVENT_RESENT = eventExample("receipt.paid");
+
+/** One answer of each error code: its message as the gateway words it, and the fields it carries. */
+export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; [field: string]: unknown }> = {
+  invalid_json: { message: "The request body is not valid JSON at line 2, column 18." },
+  invalid_request: {
+    message: "The request body does not match the schema.",
+    details: [{ path: "amount", message: "amount must be an integer number of tiyin" }],
+  },
+  otp_required: { message: "This payment needs the OTP sent to the card owner (authorize first)." },
+  unauthorized: { message: "Send Authorization: Bearer <partner server key or user JWT>." },
+  card_declined: { message: "Card declined: insufficient funds.", decline_reason: "insufficient_funds", upstream_code: "INSUFFICIENT_FUNDS" },
+  forbidden: { message: "This operation is for the partner backend's server key; users may not call it." },
+  hold_not_enabled: { message: "The hold function is not enabled in this deployment." },
+  receipt_not_found: { message: "No such receipt." },
+  not_found: { message: "No event with this id." },
+  method_not_allowed: { message: "Partner operations are POST requests with a JSON body; GET is not allowed." },
+  tid_conflict: {
+    message: `This tid already created receipt ${EXAMPLE_RECEIPT_ID} with another body: read it with check-id or check-tid, or create with a new tid.`,
+  },
+  tid_in_progress: { message: "The create with this tid is still in flight." },
+  operation_in_progress: { message: "Another operation is in flight for this receipt." },
+  receipt_cancelled: { message: "The receipt is cancelled.", upstream_code: "RECEIPT_CANCELLED" },
+  receipt_already_paid: { message: "The receipt is already paid.", upstream_code: "RECEIPT_ALREADY_PAID" },
+  receipt_not_held: { message: "The receipt holds no amount to confirm.", upstream_code: "RECEIPT_NOT_HELD" },
+  cancel_not_allowed: { message: "The payment service refuses to cancel this receipt.", upstream_code: "CANCEL_NOT_ALLOWED" },
+  otp_attempts_exhausted: { message: "Three wrong OTPs: the receipt is cancelled. Create a new one." },
+  otp_expired: { message: "No OTP was sent for this receipt, or it expired: call authorize again. This did not count as a guess." },
+  payload_too_large: { message: "Request bodies are limited to 16 KiB." },
+  unsupported_media_type: { message: "Send the request body as JSON, with Content-Type: application/json." },
+  otp_invalid: { message: "The OTP is wrong.", attempts_left: 2, upstream_code: "OTP_INVALID" },
+  amount_out_of_range: {
+    message: "The amount is outside the merchant's limits (min_amount, max_amount).",
+    min_amount: 100000,
+    max_amount: 500000000,
+    upstream_code: "AMOUNT_OUT_OF_RANGE",
+  },
+  upstream_refused: { message: "The payment service refused the request with LIMIT_EXCEEDED. Nothing was done.", upstream_code: "LIMIT_EXCEEDED" },
+  rate_limited: { message: "Too many pay calls; wait before trying again." },
+  otp_resend_too_soon: { message: "An OTP was sent moments ago; wait before asking for another." },
+  internal_error: { message: "The gateway failed to handle this request." },
+  upstream_error: { message: "The payment service could not be reached, or the connection broke." },
+  upstream_unavailable: { message: "The payment service is busy or down and did nothing; retry after the time given." },
+  not_ready: { message: "Not ready: the payment service did not answer within 2 s." },
+  service_misconfigured: { message: "This deployment is misconfigured: TID_SECRET is not set." },
+  upstream_timeout: { message: "The payment service did not answer in time." },
+};
+
+/** The error answer of `code`, as the document shows it. */
+export const errorExample = (code: ErrorCode) => {
+  const { message, ...fields } = ERROR_EXAMPLES[code];
+  return { error: { code, message, request_id: EXAMPLE_REQUEST_ID, ...fields } };
+};

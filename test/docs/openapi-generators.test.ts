@@ -1,0 +1,107 @@
+/**
+ * What code generators (openapi-typescript, @hey-api/openapi-ts, orval) read
+ * in the document and linters do not check: every number an integer where the
+ * gateway answers integers, every `const` with its type, a2c/create's body a
+ * plain object with `tid` required, named states, one ErrorCode component
+ * whose every code has a meaning, request bodies and shared shapes as
+ * components, and a server that is wherever the document was served from.
+ */
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { ERROR_MEANINGS } from "../../src/error-meanings";
+import { ERROR_STATUS } from "../../src/errors";
+
+const served = async () => (await (await exports.default.fetch("http://gateway.test/openapi.json")).json()) as any;
+const component = (doc: any, node: any): any => (node?.$ref ? doc.components.schemas[node.$ref.split("/").pop()] : node);
+
+/** Every schema-like node of the document, with where it is. */
+function* nodes(node: unknown, at = "#"): Generator<[string, Record<string, unknown>]> {
+  if (Array.isArray(node)) for (const [i, item] of node.entries()) yield* nodes(item, `${at}/${i}`);
+  else if (node !== null && typeof node === "object") {
+    yield [at, node as Record<string, unknown>];
+    for (const [key, value] of Object.entries(node)) yield* nodes(value, `${at}/${key}`);
+  }
+}
+
+describe("the document, as generators read it", () => {
+  it("types every number as an integer and every const with its type", async () => {
+    const doc = await served();
+    const numbers: string[] = [];
+    const untypedConsts: string[] = [];
+    for (const [at, node] of nodes(doc)) {
+      const type = node.type;
+      if (type === "number" || (Array.isArray(type) && type.includes("number"))) numbers.push(at);
+      if ("const" in node && node.type === undefined) untypedConsts.push(at);
+    }
+    expect(numbers).toEqual([]);
+    expect(untypedConsts).toEqual([]);
+    const create = component(doc, doc.paths["/api/v1/partner/receipt/create"].post.requestBody.content["application/json"].schema);
+    expect(create.properties.currency).toMatchObject({ type: "integer", const: 860 });
+    expect(doc.components.schemas.AuthorizeResult.properties.sent).toEqual({ type: "boolean", const: true });
+    for (const [type, item] of Object.entries<any>(doc.webhooks)) {
+      expect(item.post.requestBody.content["application/json"].schema.allOf[1].properties.type, type).toEqual({ type: "string", const: type });
+    }
+  });
+
+  it("makes a2c/create's body an object with tid required, and no trace of the tId alias", async () => {
+    const doc = await served();
+    const body = doc.paths["/api/v1/partner/a2c/create"].post.requestBody.content["application/json"].schema;
+    expect(body).toEqual({ $ref: "#/components/schemas/CreateTransferRequest" });
+    const schema = doc.components.schemas.CreateTransferRequest;
+    expect(schema.type).toBe("object");
+    expect(schema.required.sort()).toEqual(["amount", "rate_id", "receiver_card", "tid", "token"]);
+    expect(Object.keys(schema.properties)).not.toContain("tId");
+    expect(JSON.stringify(schema)).not.toMatch(/anyOf|oneOf|tId/);
+  });
+
+  it("names the states, per kind", async () => {
+    const doc = await served();
+    const { ReceiptState, TransferState, Receipt, ReducedReceipt, TransferReceipt } = doc.components.schemas;
+    expect(ReceiptState).toMatchObject({ type: "integer", enum: [0, 4, 5, 21, 57] });
+    expect(ReceiptState["x-enum-varnames"]).toEqual(["created", "paid", "held", "cancelled", "awaiting_supplier"]);
+    expect(TransferState).toMatchObject({ type: "integer", enum: [0, 4, 21] });
+    expect(TransferState["x-enum-varnames"]).toEqual(["created", "paid", "cancelled"]);
+    expect(Receipt.properties.state).toEqual({ $ref: "#/components/schemas/ReceiptState" });
+    expect(ReducedReceipt.properties.state).toEqual({ $ref: "#/components/schemas/ReceiptState" });
+    expect(TransferReceipt.properties.state).toEqual({ $ref: "#/components/schemas/TransferState" });
+  });
+
+  it("has one ErrorCode component: every code of the contract with its meaning, shown beside each error answer", async () => {
+    const doc = await served();
+    const codes = Object.keys(ERROR_STATUS);
+    const { ErrorCode, Error: ErrorSchema } = doc.components.schemas;
+    expect(ErrorCode.enum).toEqual(codes);
+    expect(ErrorCode["x-enum-descriptions"]).toEqual(codes.map((code) => ERROR_MEANINGS[code as keyof typeof ERROR_MEANINGS]));
+    for (const code of codes) {
+      expect(ERROR_MEANINGS[code as keyof typeof ERROR_MEANINGS].length, code).toBeGreaterThan(10);
+      expect(ErrorCode.description, code).toContain(`| \`${code}\` | ${ERROR_STATUS[code as keyof typeof ERROR_STATUS]} |`);
+    }
+    expect(ErrorSchema.properties.error.properties.code).toEqual({ $ref: "#/components/schemas/ErrorCode" });
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [status, response] of Object.entries<any>((item.post ?? item.get).responses)) {
+        if (!/^[45]/.test(status)) continue;
+        const listed: string[] = response.content["application/json"].schema.allOf[1].properties.error.properties.code.enum;
+        for (const code of listed) {
+          expect(response.description, `${path} ${status}`).toContain(`\`${code}\`: ${ERROR_MEANINGS[code as keyof typeof ERROR_MEANINGS]}`);
+        }
+      }
+    }
+  });
+
+  it("makes every request body and the account entry components", async () => {
+    const doc = await served();
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      if (!item.post) continue;
+      expect(item.post.requestBody.content["application/json"].schema.$ref, path).toMatch(/^#\/components\/schemas\/\w+Request$/);
+    }
+    const entry = { $ref: "#/components/schemas/AccountEntry" };
+    expect(doc.components.schemas.Receipt.properties.account.items).toEqual(entry);
+    expect(doc.components.schemas.CreateReceiptRequest.properties.account.items).toEqual(entry);
+  });
+
+  it("serves try-it requests to wherever it was served from", async () => {
+    const doc = await served();
+    expect(doc.servers[0].url).toBe("/");
+    expect(doc.servers.map((server: any) => server.url).join(" ")).not.toContain("127.0.0.1");
+  });
+});
