@@ -109,3 +109,17 @@ export function created<Body extends RecordBody, Create extends { tid: string },
     return c.json(body, 200);
   };
 }
+
+/** What a pay can be refused with, for a receipt (token or card number) or a transfer alike. */
+export const PAY_ERRORS = [
+  "otp_required",
+  "otp_expired",
+  "card_declined",
+  "receipt_not_found",
+  "operation_in_progress",
+  "receipt_cancelled",
+  "receipt_already_paid",
+  "otp_attempts_exhausted",
+  "otp_invalid",
+  "rate_limited",
+] as const;

@@ -25,7 +25,7 @@ import {
   TokenCard,
 } from "../schemas";
 import { DOCS } from "./docs";
-import { created, describe, onRecord, type Section } from "./operation";
+import { created, describe, onRecord, PAY_ERRORS, type Section } from "./operation";
 
 const AUTHORIZE_ERRORS = [
   "receipt_not_found",
@@ -36,19 +36,6 @@ const AUTHORIZE_ERRORS = [
   "otp_resend_too_soon",
   "rate_limited",
   "card_declined",
-] as const;
-
-const PAY_ERRORS = [
-  "otp_required",
-  "otp_expired",
-  "card_declined",
-  "receipt_not_found",
-  "operation_in_progress",
-  "receipt_cancelled",
-  "receipt_already_paid",
-  "otp_attempts_exhausted",
-  "otp_invalid",
-  "rate_limited",
 ] as const;
 
 const CheckTidRequest = v.pipe(

@@ -7,7 +7,7 @@ import { TRANSFER_CREATED, TRANSFER_PAID } from "../examples";
 import { TRANSFER } from "../kinds";
 import { Amount, CardNumber, CardToken, EXAMPLE_TRANSFER_ID, Otp, PositiveId, ReceiptId, ReceiptIdRequest, Tid, TransferReceipt } from "../schemas";
 import { DOCS } from "./docs";
-import { created, describe, onRecord, type Section } from "./operation";
+import { created, describe, onRecord, PAY_ERRORS, type Section } from "./operation";
 
 const CreateTransferRequest = v.pipe(
   v.object({
@@ -55,18 +55,7 @@ export const TRANSFERS: Section = {
         v.title("PayTransferRequest"),
       ),
       response: TransferReceipt,
-      errors: [
-        "otp_required",
-        "otp_expired",
-        "card_declined",
-        "receipt_not_found",
-        "operation_in_progress",
-        "receipt_cancelled",
-        "receipt_already_paid",
-        "otp_attempts_exhausted",
-        "otp_invalid",
-        "rate_limited",
-      ],
+      errors: [...PAY_ERRORS],
       limit: "pay",
       lifecycle: "pay",
       upstream: ["a2c/pay"],
