@@ -44,8 +44,8 @@
 // -- --runs N [--seed S|random]` runs longer. The rare money paths (a user's
 // cancel of a paid and of a held receipt, hold-confirm after pay, an
 // exhausted transfer, a busy answer to an exhaustion cancel, racing requests,
-// each fault) are counted, printed, and required in every run of 20 or more
-// fast-check runs. A failure prints fast-check's seed and path, the shrunk
+// each fault) are counted and printed, and the fixed seed's 20 or more runs
+// must reach every one (another seed only says what it missed). A failure prints fast-check's seed and path, the shrunk
 // commands, and the failing run's history.
 
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
@@ -126,7 +126,9 @@ declare global {
 const numberFrom = (value: string | undefined, fallback: number) => (value && Number.isFinite(Number(value)) ? Number(value) : fallback);
 const RUNS = numberFrom(env.MODEL_RUNS, 30);
 const STEPS = numberFrom(env.MODEL_STEPS, 25);
-const SEED = numberFrom(env.MODEL_SEED, 20_260_417);
+/** The seed npm test runs: its runs must reach every rare path (REQUIRED). */
+const FIXED_SEED = 20_260_417;
+const SEED = numberFrom(env.MODEL_SEED, FIXED_SEED);
 
 /** The pool: few records, so that sequences go deep on each (the scenario commands add their own). */
 const MAX_RECORDS = 7;
@@ -1385,10 +1387,11 @@ it(
     );
     const lines = [...coverage].sort(([a], [b]) => a.localeCompare(b)).map(([what, n]) => `  ${String(n).padStart(5)}  ${what}`);
     console.log(`model: ${RUNS} runs, ${steps} steps, ${((Date.now() - started) / 1000).toFixed(1)} s; what they exercised:\n${lines.join("\n")}`);
-    if (RUNS >= 20) {
-      const missing = REQUIRED.filter((what) => !coverage.has(what));
-      expect(missing, "rare money paths and faults the runs must contain").toEqual([]);
-    }
+    // The fixed seed's runs must contain every rare path (npm test runs it): a change that makes
+    // one unreachable fails here. Another seed is for finding bugs; what it missed is only said.
+    const missing = REQUIRED.filter((what) => !coverage.has(what));
+    if (SEED === FIXED_SEED && RUNS >= 20) expect(missing, "rare money paths and faults the runs must contain").toEqual([]);
+    else if (missing.length > 0) console.log(`model: seed ${SEED} did not reach: ${missing.join("; ")}`);
   },
   Math.max(180_000, RUNS * 20_000),
 );
