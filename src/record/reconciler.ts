@@ -107,6 +107,7 @@ export class Reconciler {
       });
       return { ok: false, error: result.failure };
     }
+    const lostCancel = store.current!.pending_op === "cancel";
     store.change(() => {
       const pending = store.current!;
       if (pending.pending_op !== null) {
@@ -122,10 +123,33 @@ export class Reconciler {
       }
       recorder.apply(result.value, requestId);
     });
+    if (lostCancel && store.current!.state !== STATE.cancelled) await this.#finishCancel(upstream, requestId);
     if (this.#exhaustionCancelPending(store.current!)) await this.finishExhaustion(upstream, requestId);
     // Still waiting (57, a cancel not through yet): back off further; settled: start afresh next time.
     store.update({ reconcile_attempts: this.needsReconcile(store.current!) ? rec.reconcile_attempts + 1 : 0 });
     return { ok: true, value: undefined };
+  }
+
+  /**
+   * A cancel whose answer was lost, and that the upstream does not show done:
+   * the gateway sends it again, as its caller asked, so that it is settled now.
+   * Otherwise the lost one could still land later, on a receipt paid in the
+   * meantime, and refund it (a user's cancel of a paid receipt, rule 8). A
+   * refusal for good (QR merchant, no access) ends it; a busy answer or a
+   * lost one leaves the note, and the alarm tries again.
+   */
+  async #finishCancel(upstream: UpstreamClient, requestId: string): Promise<void> {
+    const { store, recorder, writeAhead } = this.#parts;
+    const rec = store.current!;
+    const result = await writeAhead.around("cancel", false, requestId, () =>
+      upstream.cancel(rec.id, "a cancel whose answer was lost, completed by the gateway"),
+    );
+    if (!result.ok && (result.outcome === "unknown" || result.failure.code === "upstream_unavailable")) return;
+    store.change(() => {
+      writeAhead.clear();
+      if (result.ok) recorder.apply(result.value, requestId);
+      else recorder.applyAfter(result, requestId);
+    });
   }
 
   /**

@@ -280,6 +280,31 @@ describe("answers the gateway cannot read fail closed (rule 8)", () => {
   });
 });
 
+describe("a cancel whose answer was lost is completed by the gateway (rule 8)", () => {
+  it("a user's lost cancel is sent again before anything else: a pay in the meantime is refused, never refunded later", async () => {
+    const owner = await userToken(newUser());
+    const receipt = await createReceipt({ merchant_id: 1003 }, { token: owner });
+    // The cancel leaves, the upstream does nothing and never answers: its outcome is unknown.
+    scriptedUpstream.on("receipt/cancel", { kind: "timeout", act: false }, { id: receipt.id });
+    await expectError(call("receipt/cancel", { id: receipt.id }, { token: owner }), 504, "upstream_timeout");
+    // The user pays at once: the gateway first settles the cancel it was asked for.
+    await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN }, { token: owner }), 409, "receipt_cancelled");
+    expect((await sandboxReceipt(receipt.id)).state).toBe(21);
+    const paths = (await sandboxCalls()).filter((c) => c.id === receipt.id).map((c) => c.path);
+    expect(paths).not.toContain("receipt/pay");
+    expect(paths.filter((p) => p === "receipt/cancel")).toHaveLength(1);
+  });
+
+  it("with nobody calling, the alarm completes it", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    scriptedUpstream.on("receipt/cancel", { kind: "status", status: 500, act: false }, { id: receipt.id });
+    await expectError(call("receipt/cancel", { id: receipt.id }), 502, "upstream_error");
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    expect((await sandboxReceipt(receipt.id)).state).toBe(21);
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(21);
+  });
+});
+
 describe("an upstream that acts after the gateway gave up (rule 8's late upstream)", () => {
   const PAYS_LATE = { token: "tok_sandbox_pays_late" };
 

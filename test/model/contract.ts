@@ -303,7 +303,10 @@ export function judge(j: Judged): string | null {
   if (TRANSIENT.has(key)) return judgeTransient(j, key, stateCalls);
 
   const allowed = new Set<string>();
-  for (const p of j.before) for (const k of allowedAt(j, p)) allowed.add(k);
+  // Rule 8: a cancel whose answer was lost is completed by the gateway before anything else moves
+  // money (docs/reference.md): the request meets the receipt cancelled by that cancel.
+  const completedCancel = s.op !== "cancel" && j.after === 21 && j.own.some((c) => c.path === "receipt/cancel" && c.status === 200);
+  for (const p of completedCancel ? [...j.before, 21] : j.before) for (const k of allowedAt(j, p)) allowed.add(k);
   if (!allowed.has(key)) {
     return `${s.who}'s ${s.op} answered ${key === "200" ? "200" : `${a.status} ${key}`} with the upstream in state ${[...new Set(j.before)].join(" or ")}: the contract allows ${[...allowed].join(" | ") || "nothing"}`;
   }
