@@ -152,6 +152,15 @@ export const MUTANTS = [
     why: "rule 2: an OTP whose lost call turned out to pay was right, no guess",
   },
   {
+    name: "lost-cancel-not-completed",
+    file: "src/record/reconciler.ts",
+    find: "    if (lostCancel && store.current!.state !== STATE.cancelled) await this.#finishCancel(upstream, requestId);",
+    replace: "",
+    tests: ["test/integration/faults.test.ts"],
+    grep: "completed by the gateway",
+    why: "rule 8: a lost cancel could land later on a receipt paid meanwhile and refund it; the gateway completes it first",
+  },
+  {
     name: "exhaustion-cancel-not-scheduled",
     file: "src/lifecycle.ts",
     find: "if (facts.exhaustionCancelPending) return now + backoffMs(facts.attempts);",
