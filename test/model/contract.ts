@@ -30,7 +30,11 @@ export const ANON_EXPIRE = "3012";
 export const RECEIVER_CARD = "9860000000000018";
 export const MAX_GUESSES = 3;
 
-/** The contract's error table: every code and its HTTP status. */
+/**
+ * The contract's error table: every code and its HTTP status. Copied from the
+ * contract on purpose, not imported from src/errors.ts: the oracle judges the
+ * gateway by the contract, so a change to the gateway's table shows here.
+ */
 export const STATUS: Record<string, number> = {
   invalid_json: 400,
   invalid_request: 400,
