@@ -94,7 +94,9 @@ const over = (used, { included, perMillion }) => (Math.max(0, used - included) /
 /** What a capacity run measured, as the model reads it (null where the run has no such figure). */
 export function measuredOf(report) {
   const rows = report.bytes_per_row;
-  const withAnswer = (rows.partner.with_answer.total + rows.user.with_answer.total) / 2;
+  // The slim row of migrations/0008 (no answer), in pages; an earlier run's row with its answer otherwise.
+  const tidRow = (side) => (side.row ?? side.with_answer).total;
+  const withAnswer = (tidRow(rows.partner) + tidRow(rows.user)) / 2;
   const run = report.throughput?.at(-1) ?? {};
   const perEvent = run.d1_rows_written_per_event ?? {};
   return {
