@@ -11,8 +11,8 @@
  * model in its report, so a rerun after the bytes change (a smaller record
  * object, a smaller tid row) updates every number here. What is measured
  * comes from the run's JSON: bytes per tid row and event row (dbstat, pages
- * as production keeps them: no VACUUM ever runs, so a compacted row keeps
- * its pages until it is deleted), a record object's file after
+ * as production keeps them: no VACUUM ever runs; since migration 0008 a tid
+ * row keeps no answer and is only ever deleted), a record object's file after
  * create-authorize-pay, and D1 rows written per create and per event
  * (meta.rows_written). What is not measured (yet) is marked `estimated` in
  * the output, with the reason.
