@@ -11,8 +11,8 @@
  * model in its report, so a rerun after the bytes change (a smaller record
  * object, a smaller tid row) updates every number here. What is measured
  * comes from the run's JSON: bytes per tid row and event row (dbstat, pages
- * as production keeps them: no VACUUM ever runs, so a compacted row keeps
- * its pages until it is deleted), a record object's file after
+ * as production keeps them: no VACUUM ever runs; since migration 0008 a tid
+ * row keeps no answer and is only ever deleted), a record object's file after
  * create-authorize-pay, and D1 rows written per create and per event
  * (meta.rows_written). What is not measured (yet) is marked `estimated` in
  * the output, with the reason.
@@ -94,7 +94,9 @@ const over = (used, { included, perMillion }) => (Math.max(0, used - included) /
 /** What a capacity run measured, as the model reads it (null where the run has no such figure). */
 export function measuredOf(report) {
   const rows = report.bytes_per_row;
-  const withAnswer = (rows.partner.with_answer.total + rows.user.with_answer.total) / 2;
+  // The slim row of migrations/0008 (no answer), in pages; an earlier run's row with its answer otherwise.
+  const tidRow = (side) => (side.row ?? side.with_answer).total;
+  const withAnswer = (tidRow(rows.partner) + tidRow(rows.user)) / 2;
   const run = report.throughput?.at(-1) ?? {};
   const perEvent = run.d1_rows_written_per_event ?? {};
   return {

@@ -12,14 +12,15 @@
  *    users; then its D1 file and each receipt's Durable Object file are read
  *    with node:sqlite (dbstat: bytes per table and index).
  * 2. Bytes per row at scale: 100,000 rows made from those real rows (the real
- *    create answer, the real event bodies) go into a fresh SQLite file with
- *    the migrations applied; bytes per row with the answer, compacted, and
- *    per event row, from dbstat.
+ *    event bodies) go into a fresh SQLite file with the migrations applied,
+ *    in random key order as creates make them; bytes per tid row (partner
+ *    and user: migrations/0008_tid_slim.sql, no answer) and per event row,
+ *    in pages (dbstat: every page of the table and its indexes; never after
+ *    a VACUUM, which production never runs).
  * 3. Throughput: a worker that runs the gateway's claimTid + completeTid
  *    (bench/workers/tid-claims.ts) on a local D1 database that already holds
- *    N rows (generated straight into Miniflare's D1 file, in the steady-state
- *    mix retention leaves: the newest 7/90 with their answer, the rest
- *    compacted); creates/s at concurrency 32 and latency at concurrency 1, and
+ *    N rows (generated straight into Miniflare's D1 file, spread over the
+ *    retention window); creates/s at concurrency 32 and latency at concurrency 1, and
  *    the time of one retention batch (1,000 rows) at that size.
  *
  * 4. The model: bench/capacity-model.mjs prices a year at 1M and 10M creates
@@ -59,7 +60,6 @@ const SAMPLE_ROWS = quick ? 20_000 : 100_000;
 const PORT = Number(process.env.CAPACITY_PORT ?? 18831);
 const DAY_MS = 86_400_000;
 /** The default windows (src/retention.ts): the steady state holds 90 days of rows, the newest 7 with their answer. */
-const REPLAY_DAYS = 7;
 const RETENTION_DAYS = 90;
 
 const CAPACITY_BUILD = join(BUILD_DIR, "capacity");
@@ -247,7 +247,7 @@ async function shapes() {
     if (tables.includes("tid_index")) {
       // Every D1 database of [env.dev] (DB and the tid index's shards, TID_INDEX_SHARDS) has the schema: gather them all.
       index ??= { tid_rows: [], event_rows: [] };
-      index.tid_rows.push(...db.prepare("SELECT * FROM tid_index WHERE status = 'completed'").all());
+      index.tid_rows.push(...db.prepare("SELECT * FROM tid_index WHERE status = 1").all());
       index.event_rows.push(...db.prepare("SELECT * FROM events").all());
     } else if (tables.includes("record")) {
       const storage = storageOf(db);
@@ -292,42 +292,28 @@ const pick = (rows, i) => rows[i % rows.length];
  */
 const ulid = (at) => `${encodeTime(at, 10)}${crypto.randomUUID().replace(/-/g, "").slice(0, 16).toUpperCase()}`;
 
-/** 32 random bytes as hex, as the fingerprint is stored. */
-const hex64 = () => (crypto.randomUUID() + crypto.randomUUID()).replace(/-/g, "").slice(0, 64);
+/** `n` random bytes, as the fingerprint (16) and a user's upstream tid (16) are stored. */
+const randomBytes = (n) => crypto.getRandomValues(new Uint8Array(n));
 
-/** A tid-index row like `template` with fresh identifiers of the same lengths. */
+/** A tid-index row like `template` (the slim row of migrations/0008) with fresh identifiers of the same lengths. */
 function likeTidRow(template, i, at) {
   const tid = `order-${crypto.randomUUID()}`;
   const user = template.owner.startsWith("user:");
-  const answer = JSON.parse(template.response);
   return {
     owner: template.owner,
     tid,
-    upstream_tid: user ? crypto.randomUUID() : tid,
+    upstream_tid: user ? randomBytes(16) : null,
     kind: template.kind,
-    fingerprint: hex64(),
-    status: "completed",
-    claim_token: crypto.randomUUID(),
+    status: 1,
+    fingerprint: randomBytes(16),
+    claim_token: null,
     receipt_id: ulid(at),
-    response: JSON.stringify({ ...answer, tid, id: ulid(at) }),
     created_at: at,
     updated_at: at + (i % 50),
   };
 }
 
-const TID_COLUMNS = [
-  "owner",
-  "tid",
-  "upstream_tid",
-  "kind",
-  "fingerprint",
-  "status",
-  "claim_token",
-  "receipt_id",
-  "response",
-  "created_at",
-  "updated_at",
-];
+const TID_COLUMNS = ["owner", "tid", "upstream_tid", "kind", "status", "fingerprint", "claim_token", "receipt_id", "created_at", "updated_at"];
 
 function bytesPerRow(shape) {
   const dir = mkdtempSync(join(STATE_ROOT, "capacity-rows-"));
@@ -360,12 +346,11 @@ function bytesPerRow(shape) {
         .prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'tid_index'")
         .all()
         .map((r) => r.name);
-      const withAnswer = per(storageOf(db), names, SAMPLE_ROWS);
-      db.exec("UPDATE tid_index SET response = NULL, claim_token = ''");
-      db.exec("VACUUM");
-      const compacted = per(storageOf(db), names, SAMPLE_ROWS);
+      // In pages as they stand after the creates (no VACUUM): random keys leave the key's pages part full, as in production.
+      const storage = storageOf(db);
+      const row = per(storage, names, SAMPLE_ROWS);
       db.close();
-      result[who] = { with_answer: withAnswer, compacted };
+      result[who] = { row, file_bytes_per_row: round((storage.file_bytes - storage.free_bytes) / SAMPLE_ROWS) };
     }
     // Events: the real bodies, under fresh ids.
     const db = freshDb(join(dir, "events.sqlite"));
@@ -402,14 +387,13 @@ function bytesPerRow(shape) {
  * random new tids land among them as real ones would. Indexes are dropped
  * during the load and built again after (a sort, not 10M random inserts).
  */
-function fill(file, count, createAnswer, now) {
+function fill(file, count, now) {
   const db = new DatabaseSync(file);
   const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tid_index' AND sql IS NOT NULL").all();
   for (const { name } of indexes) db.exec(`DROP INDEX "${name}"`);
   db.exec("PRAGMA synchronous = OFF");
   const insert = db.prepare(`INSERT INTO tid_index (${TID_COLUMNS.join(", ")}) VALUES (${TID_COLUMNS.map(() => "?").join(", ")})`);
   const span = RETENTION_DAYS * DAY_MS;
-  const answeredFrom = now - REPLAY_DAYS * DAY_MS;
   const started = performance.now();
   db.exec("BEGIN");
   for (let i = 0; i < count; i++) {
@@ -419,21 +403,7 @@ function fill(file, count, createAnswer, now) {
       .padStart(8, "0");
     const tid = `order-${prefix}${crypto.randomUUID().slice(8)}`;
     const at = now - span + Math.floor((i / count) * span);
-    const kept = at >= answeredFrom;
-    const id = ulid(at);
-    insert.run(
-      "partner:partner",
-      tid,
-      tid,
-      "receipt",
-      hex64(),
-      "completed",
-      kept ? crypto.randomUUID() : "",
-      id,
-      kept ? JSON.stringify({ ...createAnswer, tid, id }) : null,
-      at,
-      at,
-    );
+    insert.run("partner:partner", tid, null, 0, 1, randomBytes(16), null, ulid(at), at, at);
     if (i % 200_000 === 199_999) {
       db.exec("COMMIT");
       db.exec("BEGIN");
@@ -470,7 +440,7 @@ async function throughput(createAnswer, eventBody, count) {
   let filled = null;
   if (count > 0) {
     log(`throughput: generating ${count.toLocaleString("en")} rows`);
-    filled = fill(d1File, count, createAnswer, now);
+    filled = fill(d1File, count, now);
     log(`throughput: ${count.toLocaleString("en")} rows in ${filled.total_seconds} s, file ${round(filled.file_bytes / 2 ** 20)} MiB`);
   }
   runtime = await startRuntime({ key: "capacity-claims", workers: [workerFromBuild(claims)], port: PORT, reuseState: persist });
@@ -482,7 +452,7 @@ async function throughput(createAnswer, eventBody, count) {
     const load = await runLoad({ url: runtime.url, connections: 32, duration: SECONDS, requests, expect: 204 });
     const cpuAfter = runtimeCpuMs(runtime);
     const batches = {};
-    for (const step of ["compact", "delete"]) {
+    for (const step of ["delete"]) {
       const times = [];
       let changes = 0;
       let written = 0;
@@ -535,9 +505,7 @@ async function main() {
     `shapes: create answer ${shape.create_answer_bytes} B, ${shape.event_rows.length} events, record object median ${shape.record_object.file_bytes.median} B`,
   );
   const rows = bytesPerRow(shape);
-  log(
-    `rows: tid row ${rows.partner.with_answer.total} B with its answer, ${rows.partner.compacted.total} B compacted; event row ${rows.event.total} B`,
-  );
+  log(`rows: tid row ${rows.partner.row.total} B (partner), ${rows.user.row.total} B (user), in pages; event row ${rows.event.total} B`);
   const runs = [];
   for (const count of ROW_COUNTS) {
     const run = await throughput(shape.create_answer, shape.event_rows.find((r) => r.type === "receipt.paid").body, count);

@@ -344,10 +344,26 @@ export const MUTANTS = [
   {
     name: "pending-claims-deleted",
     file: "src/tid-index.ts",
-    find: "SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,",
-    replace: "SELECT rowid FROM tid_index WHERE response IS NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,",
+    find: "SELECT rowid FROM tid_index WHERE status = 1 AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,",
+    replace: "SELECT rowid FROM tid_index WHERE updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,",
     tests: ["test/integration/retention.test.ts"],
     why: "retention never deletes a pending claim: a create whose outcome is unknown still owns its tid",
+  },
+  {
+    name: "replay-past-its-window",
+    file: "src/creation.ts",
+    find: "if (row.receipt_id !== null && now - row.updated_at <= replayMs) {",
+    replace: "if (row.receipt_id !== null) {",
+    tests: ["test/integration/retention.test.ts"],
+    why: "issue 20: a replay is answered within TID_REPLAY_DAYS of the create, by the row's own time; past it, 409 naming the record",
+  },
+  {
+    name: "tid-completion-not-owed",
+    file: "src/receipt-object.ts",
+    find: "if (rec.owed_completion !== null) {",
+    replace: 'if (rec.owed_completion === "never") {',
+    tests: ["test/integration/tid-replay.test.ts"],
+    why: "issue 22: the tid row is completed after the answer; when the request's waitUntil did not, the record's alarm does",
   },
   {
     name: "undelivered-events-pruned-early",

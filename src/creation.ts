@@ -1,10 +1,13 @@
 /**
  * Creating a receipt or transfer exactly once per tid: claim the tid in the
- * index (the create's write-ahead note), create upstream under the upstream
- * tid (rule 9), hand the record to its Durable Object, complete the claim.
- * Retries of the same create by the same caller are answered from the index;
- * anything else with a known tid is a conflict. And the way back, for
- * check-tid: the record a tid created, looked up in the caller's space.
+ * index (the create's write-ahead note; one D1 batch, one round trip),
+ * create upstream under the upstream tid (rule 9), hand the record to its
+ * Durable Object (which keeps the answer and owes the claim's completion),
+ * answer, and complete the claim after the answer (src/record/completion.ts).
+ * Retries of the same create by the same caller are recognised by the index
+ * and answered by the record's object; anything else with a known tid is a
+ * conflict. And the way back, for check-tid: the record a tid created,
+ * looked up in the caller's space.
  */
 import { type Caller, ownerOf } from "./caller";
 import { clock } from "./clock";
@@ -21,8 +24,8 @@ import {
   expireTid,
   findTid,
   fingerprint,
-  isCompacted,
   leaseExpired,
+  legacyAnswer,
   readIndexFor,
   releaseTid,
   type TidRow,
@@ -52,11 +55,11 @@ function conflict(row: TidRow | undefined): ApiError {
 }
 
 /**
- * An identical retry of a create whose answer retention has dropped (past the
- * replay window). Its original answer is gone and the record has moved on, so
- * it is not replayed as if new: the caller is told which record the tid made
- * and where to read it. (The caller owns the tid's space, so naming the id
- * tells nobody else anything.)
+ * An identical retry of a create past the replay window (TID_REPLAY_DAYS from
+ * the answer, by the row's own time), or whose answer is no longer kept (a
+ * record deleted and rebuilt: rule 10). It is not replayed as if new: the
+ * caller is told which record the tid made and where to read it. (The caller
+ * owns the tid's space, so naming the id tells nobody else anything.)
  */
 function compactedReplay(kind: KindName, recordId: string | null, replayMs: number): ApiError {
   const days = Math.round((replayMs / DAY_MS) * 100) / 100;
@@ -67,12 +70,32 @@ function compactedReplay(kind: KindName, recordId: string | null, replayMs: numb
   );
 }
 
+/**
+ * The answer an identical retry gets: the record object's (one hop), or for a
+ * create completed before migrations/0008 the legacy table's; past the
+ * replay window, or with nothing kept, compactedReplay.
+ */
+async function replay<Body>(env: Env, db: D1Database, kind: KindName, row: TidRow): Promise<Body> {
+  const { replayMs } = retentionPolicy(env);
+  const now = clock.now();
+  if (row.receipt_id !== null && now - row.updated_at <= replayMs) {
+    const kept = (await receiptStub(env, kind, row.receipt_id).replay(row.owner)) ?? (await legacyAnswer(db, row.owner, row.tid, replayMs, now));
+    if (kept !== null) return JSON.parse(kept) as Body;
+  }
+  throw compactedReplay(kind, row.receipt_id, replayMs);
+}
+
+/**
+ * `after` holds work that runs after the answer (the request's waitUntil):
+ * the claim's completion, which the record object owes as well.
+ */
 export async function createOnce<Body extends RecordBody, Create extends { tid: string }>(
   env: Env,
   caller: Caller,
   requestId: string,
   kind: Kind<Body, Create>,
   input: Create,
+  after: (work: Promise<unknown>) => void = () => undefined,
 ): Promise<Created<Body>> {
   const config = readConfig(env);
   // What the record keeps of its create: a hold (which the deployment must be able to confirm), and a QR merchant.
@@ -91,7 +114,7 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
   };
   // The claim and everything after it stay in the one database that holds this (owner, tid): while the
   // list grows, each earlier place is fenced first (src/tid-index.ts, claimIndexFor).
-  const db = await claimIndexFor(env, wanted);
+  const { binding, db } = await claimIndexFor(env, wanted);
   const claim = await claimTid(db, {
     ...wanted,
     // While TID_SECRET is rotated, a create claimed under the earlier value is still this request.
@@ -101,8 +124,7 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
 
   switch (claim.kind) {
     case "replay":
-      if (isCompacted(claim.row)) throw compactedReplay(kind.name, claim.row.receipt_id, retentionPolicy(env).replayMs);
-      return { body: JSON.parse(claim.row.response ?? "null") as Body, replayed: true };
+      return { body: await replay<Body>(env, db, kind.name, claim.row), replayed: true };
     case "conflict":
       throw conflict(claim.row);
     case "in_progress":
@@ -133,27 +155,33 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
   }
 
   const body = kind.withTid(created, input.tid);
+  const receiptId = kind.idOf(body);
+  const answeredAt = clock.now();
   try {
-    // Independent writes: the record's own object, and the index entry that replays it.
-    await Promise.all([
-      receiptStub(env, kind.name, kind.idOf(body)).init({
-        kind: kind.name,
-        body,
-        tid: input.tid,
-        upstreamTid,
-        owner,
-        isHold: record.isHold,
-        qrMerchant: record.qrMerchant,
-        requestId,
-      }),
-      completeTid(db, held, kind.idOf(body), body),
-    ]);
+    // The record's object, with its answer and the completion it owes, in one commit; the answer waits for no D1.
+    await receiptStub(env, kind.name, receiptId).init({
+      kind: kind.name,
+      body,
+      tid: input.tid,
+      upstreamTid,
+      owner,
+      isHold: record.isHold,
+      qrMerchant: record.qrMerchant,
+      requestId,
+      completion: { binding, ...held, receiptId, answeredAt },
+    });
   } catch (err) {
     // The record exists upstream; an identical retry will take the claim over and adopt it.
     log("error", "create_bookkeeping_failed", { request_id: requestId, kind: kind.name, error: String(err) });
     await expireTid(db, held).catch(() => undefined);
     throw new ApiError("upstream_error", "The receipt was created but could not be recorded; retry with the same tid.");
   }
+  // After the answer: until then an identical retry or check-tid meets the claim inside its lease (tid_in_progress).
+  after(
+    completeTid(db, held, receiptId, answeredAt).catch((err: unknown) =>
+      log("error", "tid_completion_deferred", { request_id: requestId, kind: kind.name, error: String(err) }),
+    ),
+  );
   return { body, replayed: false };
 }
 

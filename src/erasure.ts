@@ -5,9 +5,11 @@
  *
  * - the user's records are found through their tid-index rows (owner
  *   `user:<sub>`, the index's primary key prefix), in every database;
- * - each row's stored create answer is erased, each record's Durable Object
- *   erases its body and outbox and every body it stores later (src/receipt-object.ts
- *   erase), then each of its events in the event log is rewritten;
+ * - each record's Durable Object erases its body, the create's answer it
+ *   keeps for replays, its outbox and every body it stores later
+ *   (src/receipt-object.ts erase), then each of its events in the event log
+ *   is rewritten; a create answer stored before migrations/0008
+ *   (tid_answers_legacy) is erased too;
  * - erased means every `account` value and every `phone` starred but their
  *   first and last two characters (src/redact.ts erasePersonal); ids,
  *   amounts, states and times stay.
@@ -59,15 +61,20 @@ export async function requestErasure(env: Env, user: string, now: number): Promi
   return { user, accepted_at: now };
 }
 
-/** Erases one record everywhere it is stored: its tid row's answer, its object, its events in the log. */
-async function eraseRecord(
-  env: Env,
-  db: D1Database,
-  row: { owner: string; tid: string; kind: KindName; receipt_id: string | null; response: string | null },
-) {
+interface ErasedRow {
+  owner: string;
+  tid: string;
+  kind: KindName;
+  receipt_id: string | null;
+  /** The create's answer stored before migrations/0008, if still kept. */
+  response: string | null;
+}
+
+/** Erases one record everywhere it is stored: a legacy answer, its object, its events in the log. */
+async function eraseRecord(env: Env, db: D1Database, row: ErasedRow) {
   if (row.response !== null) {
     await db
-      .prepare("UPDATE tid_index SET response = ?1 WHERE owner = ?2 AND tid = ?3")
+      .prepare("UPDATE tid_answers_legacy SET response = ?1 WHERE owner = ?2 AND tid = ?3")
       .bind(erasePersonalJson(row.response), row.owner, row.tid)
       .run();
   }
@@ -105,9 +112,13 @@ export async function runErasures(env: Env, now: number, budget = ERASE_RECORDS_
         const after = typeof progress[binding] === "string" ? (progress[binding] as string) : "";
         const limit = budget - records;
         const { results: rows } = await db
-          .prepare("SELECT owner, tid, kind, receipt_id, response FROM tid_index WHERE owner = ?1 AND tid > ?2 ORDER BY tid LIMIT ?3")
+          .prepare(
+            `SELECT i.owner, i.tid, CASE i.kind WHEN 1 THEN 'transfer' ELSE 'receipt' END AS kind, i.receipt_id, a.response
+             FROM tid_index i LEFT JOIN tid_answers_legacy a ON a.owner = i.owner AND a.tid = i.tid
+             WHERE i.owner = ?1 AND i.tid > ?2 ORDER BY i.tid LIMIT ?3`,
+          )
           .bind(owner, after, limit)
-          .all<{ owner: string; tid: string; kind: KindName; receipt_id: string | null; response: string | null }>();
+          .all<ErasedRow>();
         for (const row of rows) await eraseRecord(env, db, row);
         records += rows.length;
         queries += 1 + 3 * rows.length;

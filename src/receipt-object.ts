@@ -26,6 +26,7 @@ import { kindOf, type RecordBody } from "./kinds";
 import { createdEvent, decide, type KindName, type Operation, otpToSend } from "./lifecycle";
 import { log } from "./log";
 import type { Alarm } from "./record/alarm";
+import { Completion, type OwedCompletion } from "./record/completion";
 import type { RecordEnd, RecordTarget } from "./record/end";
 import type { OtpLedger } from "./record/otp-ledger";
 import type { Outbox } from "./record/outbox";
@@ -70,6 +71,8 @@ export interface InitArgs {
   isHold: boolean;
   qrMerchant: boolean;
   requestId: string;
+  /** The tid claim to complete after the answer (src/record/completion.ts): owed from this init's own commit. */
+  completion?: OwedCompletion;
 }
 
 export type { AuditEntry };
@@ -94,6 +97,7 @@ export class ReceiptObject extends DurableObject<Env> {
   readonly #reconciler: Reconciler;
   readonly #outcomes: Outcomes;
   readonly #end: RecordEnd;
+  readonly #completion: Completion;
   /** The operation in flight in this incarnation, if any. In memory on purpose: see #operate. */
   #busy: string | null = null;
 
@@ -109,12 +113,18 @@ export class ReceiptObject extends DurableObject<Env> {
       reconciler: this.#reconciler,
       outcomes: this.#outcomes,
       end: this.#end,
+      completion: this.#completion,
     } = recordParts(ctx.storage, env));
   }
 
   // --- RPC ------------------------------------------------------------------
 
-  /** Records a receipt or transfer just created upstream, with its `created` event. Idempotent. */
+  /**
+   * Records a receipt or transfer just created upstream, with its `created`
+   * event, its create's answer (what replays give) and the tid completion it
+   * owes, in one commit. Idempotent; a takeover's init (the same record,
+   * adopted) owes its own claim's completion.
+   */
   async init(args: InitArgs): Promise<void> {
     const kind = kindOf(args.kind);
     const now = clock.now();
@@ -132,11 +142,33 @@ export class ReceiptObject extends DurableObject<Env> {
       body: JSON.stringify(body),
       created_at: now,
     });
-    this.#store.create(row, () => {
+    const owed = args.completion ? Completion.serialize(args.completion) : null;
+    this.#store.create({ ...row, answer: row.body, owed_completion: owed }, () => {
       this.#store.audit({ at: now, op: "create", actor: args.owner, request_id: args.requestId, outcome: "ok" });
       this.#outbox.emit(createdEvent(args.kind), null, args.requestId, now);
     });
+    if (owed !== null && this.#store.current?.owed_completion !== owed) this.#store.update({ owed_completion: owed });
     this.#armAlarm();
+  }
+
+  /**
+   * The answer this record's create gave, for an identical retry by its
+   * owner (src/creation.ts checks the tid row and the replay window); null
+   * when none is kept (a record rebuilt or made before schema 7, or deleted).
+   */
+  async replay(owner: string): Promise<JsonText<RecordBody> | null> {
+    const rec = this.#store.load();
+    return rec && rec.owner === owner ? rec.answer : null;
+  }
+
+  /** What the sandbox console shows of a record: its trail, the tid it was created with, its amount now. */
+  async describe(): Promise<(AuditTrail & { tid: string; upstreamTid: string; createdAt: number; amount: number | null }) | null> {
+    const trail = await this.auditTrail();
+    const rec = this.#store.current;
+    if (!trail || !rec) return null;
+    const body = JSON.parse(rec.body) as { amount?: unknown; receiver?: { amount?: unknown } };
+    const amount = rec.kind === "receipt" ? body.amount : body.receiver?.amount;
+    return { ...trail, tid: rec.tid, upstreamTid: rec.upstream_tid, createdAt: rec.created_at, amount: typeof amount === "number" ? amount : null };
   }
 
   /** Sends (or resends) the OTP. */
@@ -224,15 +256,15 @@ export class ReceiptObject extends DurableObject<Env> {
   }
 
   /**
-   * Erases the owner's personal data (rule 10): the stored body and every
-   * event in the outbox now, and every body stored from now on. Ids,
+   * Erases the owner's personal data (rule 10): the stored body, the create's
+   * answer kept for replays and every event in the outbox now, and every body stored from now on. Ids,
    * amounts, states and times stay. False when nothing is stored.
    */
   async erase(): Promise<boolean> {
     const rec = this.#store.load();
     if (!rec) return false;
     this.#store.change(() => {
-      this.#store.update({ erased: 1, body: erasePersonalJson(rec.body) });
+      this.#store.update({ erased: 1, body: erasePersonalJson(rec.body), answer: rec.answer === null ? null : erasePersonalJson(rec.answer) });
       this.#store.rewriteOutbox(erasePersonalJson);
     });
     return true;
@@ -260,8 +292,13 @@ export class ReceiptObject extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     this.#alarm.fired();
-    const rec = this.#store.load();
+    let rec = this.#store.load();
     if (!rec) return;
+    // The tid completion owed since the init (src/record/completion.ts): made sure of, then forgotten.
+    if (rec.owed_completion !== null) {
+      await this.#completion.settle(rec, clock.now());
+      rec = this.#store.current ?? rec;
+    }
     if (!this.#busy && (await this.#end.deleteIfDue(rec, clock.now()))) return;
     try {
       if (!this.#busy && (this.#reconciler.needsReconcile(rec) || this.#reconciler.lateReadDue(rec))) await this.#reconcileAlone(rec);
@@ -395,9 +432,11 @@ export class ReceiptObject extends DurableObject<Env> {
     const now = clock.now();
     const reconcileAt = this.#reconciler.nextAt(rec, now);
     const drain = this.#outbox.dueAt(now);
-    const deleteAt = this.#end.deleteAt(rec);
-    const due = Math.min(reconcileAt ?? Infinity, drain?.at ?? Infinity, deleteAt ?? Infinity);
-    const latest = Math.min(reconcileAt ?? Infinity, drain?.latest ?? Infinity);
+    const completeAt = this.#completion.dueAt(rec);
+    // A completion owed keeps the record from its end: deleting it would forget the claim.
+    const deleteAt = completeAt === null ? this.#end.deleteAt(rec) : null;
+    const due = Math.min(reconcileAt ?? Infinity, drain?.at ?? Infinity, deleteAt ?? Infinity, completeAt ?? Infinity);
+    const latest = Math.min(reconcileAt ?? Infinity, drain?.latest ?? Infinity, completeAt ?? Infinity);
     if (due === Infinity) this.#alarm.set(null);
     else if (!this.#alarm.setWithin(now, latest)) this.#alarm.set(due);
     if (drainNow && this.#outbox.ready) void this.#outbox.drain().then(() => this.#armAlarm(false));

@@ -3,25 +3,26 @@
  * capacity model sizes it). Run by the Cron Trigger (`scheduled` in
  * src/index.ts), in bounded batches:
  *
- * - the tid index keeps a create's stored answer for the replay window, then
- *   compacts the row (the answer goes; tid, owner, kind, fingerprint, upstream
- *   tid and record id stay: the tid still blocks, check-tid still finds it);
- * - after the retention window the row is deleted, and the upstream's own tid
+ * - a tid row (~220 B in pages: migrations/0008_tid_slim.sql) keeps no
+ *   answer (the record's object does, for the replay window), so there is
+ *   nothing to compact: after the retention window the row is deleted, its
+ *   pages go to the rows claimed after it, and the upstream's own tid
  *   uniqueness is the backstop (its TID_DUPLICATE answers tid_conflict);
+ * - the answers stored before migrations/0008 (tid_answers_legacy) are
+ *   deleted once past the replay window;
  * - delivered events are deleted after their window, undelivered ones (failed,
  *   or pending and never settled) after a longer one, so a partner whose
  *   receiver was down can still list and resend them.
  *
  * The tid index and the event log are spread over the databases
- * TID_INDEX_SHARDS names (src/shards.ts): each database is compacted and
- * pruned on its own, with the same bound per step, at most six at a time (the
+ * TID_INDEX_SHARDS names (src/shards.ts): each database is pruned on its own, with the same bound per step, at most six at a time (the
  * Workers connection limit), and a run works on a slice of the databases
  * (`cronShards`), turning through all of them over successive minutes, so a
  * run's D1 queries stay under the 1,000 per invocation whatever the number of
  * databases (src/fanout.ts).
  *
  * Pending claims are never touched: their lease decides what becomes of them.
- * Every batch is a range scan of an index (migrations/0004_retention.sql),
+ * Every batch is a range scan of an index (migrations/0008_tid_slim.sql),
  * oldest first, so a run reads only what it removes, and each statement is
  * short enough not to hold D1's single writer from the creates for long.
  */
@@ -29,12 +30,12 @@ import { pruneEvents } from "./events/log";
 import { cronSlice, databasesPerRun, inPool } from "./fanout";
 import { log } from "./log";
 import { allShards, type Shard } from "./shards";
-import { compactTids, deleteFences, deleteTids } from "./tid-index";
+import { deleteFences, deleteLegacyAnswers, deleteTids } from "./tid-index";
 
 export const DAY_MS = 86_400_000;
 
 export interface RetentionPolicy {
-  /** How long a create's answer is kept for replays. */
+  /** How long an identical retry of a create is answered with its answer (by the record's object). */
   replayMs: number;
   /** How long a completed tid row is kept at all (never less than replayMs). */
   tidRetentionMs: number;
@@ -86,7 +87,8 @@ export function retentionPolicy(env: Env): RetentionPolicy {
 
 export interface RetentionReport {
   tids_deleted: number;
-  tids_compacted: number;
+  /** Answers stored before migrations/0008, past the replay window. */
+  tid_legacy_answers_deleted: number;
   /** Fences of a growing list (src/tid-index.ts) past TID_RETENTION_DAYS. */
   tid_fences_deleted: number;
   events_delivered_pruned: number;
@@ -94,17 +96,21 @@ export interface RetentionReport {
   /** Some step removed its full bound: more is due, and the next run continues. */
   backlog: boolean;
   /** Each database's tid-index counts (TID_INDEX_SHARDS): each database has its own bound per run. */
-  tid_shards: Record<string, { compacted: number; deleted: number }>;
+  tid_shards: Record<string, { deleted: number }>;
 }
 
-/** The steps of a run per database: compact, delete, delete fences, prune delivered, failed and pending events. */
-export const RETENTION_STEPS = 6;
+/** The steps of a run per database, each up to `rounds` statements: delete tids, delete fences, prune delivered, failed and pending events. */
+export const RETENTION_STEPS = 5;
+
+/** The legacy answers' step (tid_answers_legacy, emptied TID_REPLAY_DAYS after migrations/0008): one statement a run. */
+export const LEGACY_ANSWER_QUERIES = 1;
 
 /** D1 statements the event sweep (src/events/sweep.ts) runs per database in the same cron invocation. */
 export const SWEEP_QUERIES_PER_DATABASE = 2;
 
 /** The most D1 queries a cron run spends on one database: every step's every round, and the sweep's. */
-export const cronQueriesPerDatabase = (policy: RetentionPolicy): number => RETENTION_STEPS * policy.rounds + SWEEP_QUERIES_PER_DATABASE;
+export const cronQueriesPerDatabase = (policy: RetentionPolicy): number =>
+  RETENTION_STEPS * policy.rounds + LEGACY_ANSWER_QUERIES + SWEEP_QUERIES_PER_DATABASE;
 
 /**
  * The databases the cron run at `now` works on (retention and the event
@@ -127,7 +133,7 @@ async function drain(policy: RetentionPolicy, batch: (limit: number) => Promise<
 }
 
 /**
- * One run at `now`: compacts, deletes, then prunes events; logs one line with
+ * One run at `now`: deletes tid rows, then prunes events; logs one line with
  * the counts. A failing step does not stop the others; the run then throws,
  * so the cron invocation shows as failed, and the next run picks up where
  * this one stopped.
@@ -138,9 +144,9 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
   let firstError: unknown;
   let backlog = false;
   /** Drains one step; a failure is noted and the run goes on with the others. */
-  const run = async (name: string, step: (limit: number) => Promise<number>): Promise<number> => {
+  const run = async (name: string, step: (limit: number) => Promise<number>, rounds = policy.rounds): Promise<number> => {
     try {
-      const { removed, full } = await drain(policy, step);
+      const { removed, full } = await drain({ ...policy, rounds }, step);
       backlog ||= full;
       return removed;
     } catch (err) {
@@ -161,8 +167,12 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
   // per database is what one database had, and a slow one holds up only its own lane. Within one, the steps in order.
   const perShard = await inPool(shards, async ({ binding, db }) => ({
     binding,
-    compacted: await run(`tids_compacted:${binding}`, (limit) => compactTids(db, policy.replayMs, limit, now)),
     deleted: await run(`tids_deleted:${binding}`, (limit) => deleteTids(db, policy.tidRetentionMs, limit, now)),
+    legacy: await run(
+      `tid_legacy_answers_deleted:${binding}`,
+      (limit) => deleteLegacyAnswers(db, policy.replayMs, limit, now),
+      LEGACY_ANSWER_QUERIES,
+    ),
     // A growing list's fences (src/tid-index.ts, claimIndexFor), once every row they stood for is gone.
     fences: await run(`tid_fences_deleted:${binding}`, (limit) => deleteFences(db, policy.tidRetentionMs, limit, now)),
     // The event log is spread over the same databases, by record id.
@@ -170,9 +180,7 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
     failed: await run(`events_failed_pruned:${binding}`, (limit) => pruneEvents(db, "failed", policy.undeliveredEventsMs, limit, now)),
     pending: await run(`events_pending_pruned:${binding}`, (limit) => pruneEvents(db, "pending", policy.undeliveredEventsMs, limit, now)),
   }));
-  const tidShardCounts: RetentionReport["tid_shards"] = Object.fromEntries(
-    perShard.map(({ binding, compacted, deleted }) => [binding, { compacted, deleted }]),
-  );
+  const tidShardCounts: RetentionReport["tid_shards"] = Object.fromEntries(perShard.map(({ binding, deleted }) => [binding, { deleted }]));
   const sum = (pick: (shard: (typeof perShard)[number]) => number) => perShard.reduce((total, shard) => total + pick(shard), 0);
   const delivered = sum((shard) => shard.delivered);
   const failedEvents = sum((shard) => shard.failed);
@@ -180,7 +188,7 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
 
   const report: RetentionReport = {
     tids_deleted: sum((shard) => shard.deleted),
-    tids_compacted: sum((shard) => shard.compacted),
+    tid_legacy_answers_deleted: sum((shard) => shard.legacy),
     tid_fences_deleted: sum((shard) => shard.fences),
     events_delivered_pruned: delivered,
     events_undelivered_pruned: failedEvents + pendingEvents,

@@ -1,7 +1,8 @@
 /**
  * The tid index (D1): one row per tid ever claimed through the gateway, so a
  * tid creates at most one receipt or transfer, and a retried create is
- * answered from here instead of reaching the upstream again.
+ * recognised here instead of reaching the upstream again; its answer is the
+ * one the record's Durable Object kept (src/creation.ts).
  *
  * A tid belongs to its caller's space (rule 9): the key is (owner, tid). A
  * user's tid goes upstream as a UUID derived from the deployment's TID_SECRET,
@@ -10,8 +11,9 @@
  *
  * A create first claims its tid with a `pending` row (INSERT ... ON CONFLICT
  * DO NOTHING is the arbiter when creates race): the claim is the create's
- * write-ahead note (rule 8). It is completed with the receipt id and the
- * answer given. A pending claim holds its tid for a lease; past the lease (or
+ * write-ahead note (rule 8). After the answer is given it is completed with
+ * the record's id (one small row: migrations/0008_tid_slim.sql, ~220 B in
+ * pages for the partner's). A pending claim holds its tid for a lease; past the lease (or
  * at once, when the create's outcome is known to be unknown) an identical
  * retry may take it over, re-send the create and adopt what the upstream
  * holds, and check-tid stops saying "in progress".
@@ -26,20 +28,63 @@
 import { clock } from "./clock";
 import { inPool } from "./fanout";
 import type { KindName } from "./kinds";
-import { allShards, tidShardsFor } from "./shards";
+import { allShards, type Shard, tidShardsFor } from "./shards";
 
 export interface TidRow {
   owner: string;
   tid: string;
+  /** What the upstream holds: the tid itself (stored NULL) for the partner, a derived UUID for a user. */
   upstream_tid: string;
   kind: KindName;
+  /** 32 hex digits (stored as 16 bytes). */
   fingerprint: string;
   status: "pending" | "completed";
-  claim_token: string;
+  /** The claim's token; null once completed; FENCE_TOKEN for a fence. */
+  claim_token: string | null;
   receipt_id: string | null;
-  response: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/** The row as D1 holds it (migrations/0008_tid_slim.sql): small integers and raw bytes. */
+interface StoredRow {
+  owner: string;
+  tid: string;
+  upstream_hex: string | null;
+  kind: number;
+  status: number;
+  fingerprint: string;
+  claim_token: string | null;
+  receipt_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const KIND_CODES: Record<KindName, number> = { receipt: 0, transfer: 1 };
+const STATUS_COMPLETED = 1;
+
+/** A row's columns as TidRow reads them. */
+const COLUMNS =
+  "owner, tid, lower(hex(upstream_tid)) AS upstream_hex, kind, status, lower(hex(fingerprint)) AS fingerprint, claim_token, receipt_id, created_at, updated_at";
+const SELECT_KEY = `SELECT ${COLUMNS} FROM tid_index WHERE owner = ?1 AND tid = ?2`;
+
+const uuidOf = (h: string) => `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+/** The upstream tid as stored: NULL when it is the tid, else its 32 hex digits (bound through unhex). */
+const storedUpstream = (tid: string, upstreamTid: string): string | null => (upstreamTid === tid ? null : upstreamTid.replaceAll("-", ""));
+
+function toRow(raw: StoredRow): TidRow {
+  return {
+    owner: raw.owner,
+    tid: raw.tid,
+    upstream_tid: raw.upstream_hex ? uuidOf(raw.upstream_hex) : raw.tid,
+    kind: raw.kind === KIND_CODES.transfer ? "transfer" : "receipt",
+    fingerprint: raw.fingerprint,
+    status: raw.status === STATUS_COMPLETED ? "completed" : "pending",
+    claim_token: raw.claim_token,
+    receipt_id: raw.receipt_id,
+    created_at: raw.created_at,
+    updated_at: raw.updated_at,
+  };
 }
 
 export type Claim =
@@ -61,27 +106,37 @@ export interface ClaimRequest {
   leaseMs: number;
 }
 
+/** The claim's INSERT: a pending row, unless (owner, tid) or a user's upstream tid is taken. */
+function insertClaim(db: D1Database, req: Omit<ClaimRequest, "leaseMs">, token: string, createdAt: number, updatedAt: number): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO tid_index (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, created_at, updated_at)
+       VALUES (?1, ?2, unhex(?3), ?4, 0, unhex(?5), ?6, ?7, ?8) ON CONFLICT DO NOTHING`,
+    )
+    .bind(req.owner, req.tid, storedUpstream(req.tid, req.upstreamTid), KIND_CODES[req.kind], req.fingerprint, token, createdAt, updatedAt);
+}
+
+/**
+ * Claims (owner, tid) for a create: the INSERT and the read of the row it met
+ * in one D1 batch, so one round trip in all but rare cases (a takeover, a row
+ * refused away between two statements, a user's upstream tid taken).
+ */
 export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.now()): Promise<Claim> {
   // Two rounds: a row can vanish between our INSERT and SELECT when its create is refused.
   for (let round = 0; round < 2; round++) {
     const token = crypto.randomUUID();
-    const inserted = await db
-      .prepare(
-        `INSERT INTO tid_index (owner, tid, upstream_tid, kind, fingerprint, status, claim_token, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?7) ON CONFLICT DO NOTHING`,
-      )
-      .bind(req.owner, req.tid, req.upstreamTid, req.kind, req.fingerprint, token, now)
-      .run();
-    if (inserted.meta.changes === 1) return { kind: "claimed", token, takeover: false, upstreamTid: req.upstreamTid };
+    const [inserted, found] = await db.batch<StoredRow>([insertClaim(db, req, token, now, now), db.prepare(SELECT_KEY).bind(req.owner, req.tid)]);
+    if (inserted!.meta.changes === 1) return { kind: "claimed", token, takeover: false, upstreamTid: req.upstreamTid };
 
-    const row = await findTid(db, req.owner, req.tid);
-    if (!row) {
-      // The upstream tid is taken by another space's row (only a partner tid equal to a derived one can do that).
-      // With the index sharded this sees the claim's own shard only: such a tid takes TID_SECRET to compute,
-      // and the upstream's own tid uniqueness (TID_DUPLICATE: tid_conflict) catches it in any other shard.
-      if (await findByUpstreamTid(db, req.upstreamTid)) return { kind: "conflict" };
+    const stored = found?.results[0];
+    if (!stored) {
+      // A user's derived upstream tid is taken by another row (tid_index_upstream_tid). Partner rows store no
+      // upstream tid (it is the tid): a partner tid equal to a derived one takes TID_SECRET to compute, and the
+      // upstream's own tid uniqueness (TID_DUPLICATE: tid_conflict) catches it, in any shard.
+      if (req.upstreamTid !== req.tid && (await findByUpstreamTid(db, req.upstreamTid))) return { kind: "conflict" };
       continue;
     }
+    const row = toRow(stored);
     const same = row.fingerprint === req.fingerprint || (req.formerFingerprints ?? []).includes(row.fingerprint);
     if (!same || row.kind !== req.kind) return { kind: "conflict", row };
     if (row.status === "completed") return { kind: "replay", row };
@@ -92,7 +147,7 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.no
       return { kind: "in_progress", retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)) };
     }
     const taken = await db
-      .prepare("UPDATE tid_index SET claim_token = ?1, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5 AND status = 'pending'")
+      .prepare("UPDATE tid_index SET claim_token = ?1, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5 AND status = 0")
       .bind(token, now, req.owner, req.tid, row.claim_token)
       .run();
     if (taken.meta.changes === 1) return { kind: "claimed", token, takeover: true, upstreamTid: row.upstream_tid };
@@ -106,88 +161,100 @@ export function leaseExpired(row: Pick<TidRow, "status" | "updated_at">, leaseMs
   return row.status === "pending" && now - row.updated_at >= leaseMs;
 }
 
-export async function completeTid(
-  db: D1Database,
-  claim: { owner: string; tid: string; token: string },
-  receiptId: string,
-  response: unknown,
-  now = clock.now(),
-): Promise<void> {
-  await db
+/** A claim held by a create: what completes, releases or expires it. */
+export interface HeldClaim {
+  owner: string;
+  tid: string;
+  token: string;
+}
+
+/**
+ * The create is answered: the row is completed with its record id, at the
+ * time of the answer (`answeredAt`, which the replay window counts from), and
+ * forgets its token. Runs after the answer (src/creation.ts): from the
+ * request's waitUntil, and from the record object's alarm if that did not
+ * happen (src/record/completion.ts). Idempotent; true when this call did it.
+ */
+export async function completeTid(db: D1Database, claim: HeldClaim, receiptId: string, answeredAt = clock.now()): Promise<boolean> {
+  const result = await db
     .prepare(
-      "UPDATE tid_index SET status = 'completed', receipt_id = ?1, response = ?2, updated_at = ?3 WHERE owner = ?4 AND tid = ?5 AND claim_token = ?6",
+      "UPDATE tid_index SET status = 1, receipt_id = ?1, claim_token = NULL, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5",
     )
-    .bind(receiptId, JSON.stringify(response), now, claim.owner, claim.tid, claim.token)
+    .bind(receiptId, answeredAt, claim.owner, claim.tid, claim.token)
     .run();
+  return result.meta.changes === 1;
 }
 
 /** The upstream refused the create: nothing exists, the tid is free again. */
-export async function releaseTid(db: D1Database, claim: { owner: string; tid: string; token: string }): Promise<void> {
+export async function releaseTid(db: D1Database, claim: HeldClaim): Promise<void> {
   await db
-    .prepare("DELETE FROM tid_index WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3 AND status = 'pending'")
+    .prepare("DELETE FROM tid_index WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3 AND status = 0")
     .bind(claim.owner, claim.tid, claim.token)
     .run();
 }
 
 /**
  * The create's outcome is unknown, or it was not fully recorded: keep the
- * claim (pending again if it was completed), with its lease over, so the
- * next identical retry takes it over at once and check-tid answers 404.
+ * claim pending, with its lease over, so the next identical retry takes it
+ * over at once and check-tid answers 404.
  */
-export async function expireTid(db: D1Database, claim: { owner: string; tid: string; token: string }): Promise<void> {
+export async function expireTid(db: D1Database, claim: HeldClaim): Promise<void> {
   await db
-    .prepare(
-      "UPDATE tid_index SET status = 'pending', receipt_id = NULL, response = NULL, updated_at = 0 WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3",
-    )
+    .prepare("UPDATE tid_index SET status = 0, receipt_id = NULL, updated_at = 0 WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3")
     .bind(claim.owner, claim.tid, claim.token)
     .run();
 }
 
 export async function findTid(db: D1Database, owner: string, tid: string): Promise<TidRow | null> {
-  return db.prepare("SELECT * FROM tid_index WHERE owner = ?1 AND tid = ?2").bind(owner, tid).first<TidRow>();
+  const raw = await db.prepare(SELECT_KEY).bind(owner, tid).first<StoredRow>();
+  return raw ? toRow(raw) : null;
 }
 
 /**
- * Retention, after the replay window: completed rows answered before `now -
- * replayWindowMs` lose their stored answer (and their claim token, which only
- * a pending claim needs); tid, owner, kind, fingerprint, upstream tid and
- * record id stay, so the tid still blocks and check-tid still finds it. At
- * most `limit` rows, oldest first (a range scan of tid_index_answer_kept).
- */
-export async function compactTids(db: D1Database, replayWindowMs: number, limit: number, now = clock.now()): Promise<number> {
-  const result = await db
-    .prepare(
-      `UPDATE tid_index SET response = NULL, claim_token = '' WHERE rowid IN (
-         SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NOT NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,
-    )
-    .bind(now - replayWindowMs, limit)
-    .run();
-  return result.meta.changes;
-}
-
-/**
- * Retention, after the retention window: compacted rows answered before `now
- * - retentionMs` are deleted; from then on the upstream's own tid uniqueness
- * answers a reuse (TID_DUPLICATE: tid_conflict). Only compacted rows go (a
- * row past both windows is compacted first), never a pending claim. At most
- * `limit` rows, oldest first (tid_index_compacted).
+ * Retention, after the retention window: completed rows answered before `now
+ * - retentionMs` are deleted, and their pages are free for the rows claimed
+ * after them; from then on the upstream's own tid uniqueness answers a reuse
+ * (TID_DUPLICATE: tid_conflict). Never a pending claim. At most `limit` rows,
+ * oldest first (a range scan of tid_index_retention).
  */
 export async function deleteTids(db: D1Database, retentionMs: number, limit: number, now = clock.now()): Promise<number> {
   const result = await db
     .prepare(
       `DELETE FROM tid_index WHERE rowid IN (
-         SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,
+         SELECT rowid FROM tid_index WHERE status = 1 AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,
     )
     .bind(now - retentionMs, limit)
     .run();
   return result.meta.changes;
 }
 
-/** A completed row whose answer retention has dropped: it blocks its tid but can no longer be replayed. */
-export const isCompacted = (row: Pick<TidRow, "status" | "response">): boolean => row.status === "completed" && row.response === null;
+/**
+ * The answer of a create completed before migrations/0008 (which moved the
+ * stored answers into tid_answers_legacy), while still in the replay window:
+ * read only when the record's object holds no answer of its own.
+ */
+export async function legacyAnswer(db: D1Database, owner: string, tid: string, replayMs: number, now = clock.now()): Promise<string | null> {
+  const row = await db
+    .prepare("SELECT response FROM tid_answers_legacy WHERE owner = ?1 AND tid = ?2 AND answered_at >= ?3")
+    .bind(owner, tid, now - replayMs)
+    .first<{ response: string }>();
+  return row?.response ?? null;
+}
 
-async function findByUpstreamTid(db: D1Database, upstreamTid: string): Promise<TidRow | null> {
-  return db.prepare("SELECT * FROM tid_index WHERE upstream_tid = ?1").bind(upstreamTid).first<TidRow>();
+/** Retention: legacy answers past the replay window, oldest first, at most `limit`. */
+export async function deleteLegacyAnswers(db: D1Database, replayMs: number, limit: number, now = clock.now()): Promise<number> {
+  const result = await db
+    .prepare(
+      `DELETE FROM tid_answers_legacy WHERE rowid IN (
+         SELECT rowid FROM tid_answers_legacy WHERE answered_at < ?1 ORDER BY answered_at LIMIT ?2)`,
+    )
+    .bind(now - replayMs, limit)
+    .run();
+  return result.meta.changes;
+}
+
+async function findByUpstreamTid(db: D1Database, upstreamTid: string): Promise<boolean> {
+  return (await db.prepare("SELECT 1 AS found FROM tid_index WHERE upstream_tid = unhex(?1)").bind(upstreamTid.replaceAll("-", "")).first()) !== null;
 }
 
 function canonical(value: unknown): string {
@@ -217,10 +284,12 @@ const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart
 /**
  * A keyed fingerprint of a create request. Keyed (HMAC with TID_SECRET)
  * because a transfer carries card numbers, and a plain hash of a card number
- * can be reversed by trying every number of the issuer's range.
+ * can be reversed by trying every number of the issuer's range. Truncated to
+ * 128 bits (32 hex digits, stored as 16 bytes): it tells one caller's
+ * requests for one tid apart, and 2^-128 is no chance of mistaking two.
  */
 export async function fingerprint(key: string, request: unknown): Promise<string> {
-  return hex(await hmac(key, `fingerprint\0${canonical(request)}`));
+  return hex((await hmac(key, `fingerprint\0${canonical(request)}`)).slice(0, 16));
 }
 
 /**
@@ -267,28 +336,28 @@ export const isFence = (row: Pick<TidRow, "claim_token">): boolean => row.claim_
  * and however many times the list has grown (each earlier list is fenced).
  * No row is ever copied. Fences are removed by retention after
  * TID_RETENTION_DAYS (migrations/0006_tid_fences.sql).
+ *
+ * It answers the database with its binding's name: the record object that
+ * owes the claim's completion (src/record/completion.ts) names it, and with
+ * TID_INDEX_SHARDS_PREVIOUS that may be an earlier list's database.
  */
 export async function claimIndexFor(
   env: Env,
   req: Pick<ClaimRequest, "owner" | "tid" | "upstreamTid" | "kind" | "fingerprint">,
   now = clock.now(),
-): Promise<D1Database> {
+): Promise<Shard> {
   const [here, ...before] = await tidShardsFor(env, req.owner, req.tid);
-  if (before.length === 0) return here!.db;
-  const claimedBefore = await inPool(before, async ({ db }) => {
-    const [, found] = await db.batch<TidRow>([
-      db
-        .prepare(
-          `INSERT INTO tid_index (owner, tid, upstream_tid, kind, fingerprint, status, claim_token, created_at, updated_at)
-           VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?8) ON CONFLICT DO NOTHING`,
-        )
-        .bind(req.owner, req.tid, req.upstreamTid, req.kind, req.fingerprint, FENCE_TOKEN, now, FENCE_UNTIL),
-      db.prepare("SELECT * FROM tid_index WHERE owner = ?1 AND tid = ?2").bind(req.owner, req.tid),
+  if (before.length === 0) return here!;
+  const claimedBefore = await inPool(before, async (shard) => {
+    const { db } = shard;
+    const [, found] = await db.batch<StoredRow>([
+      insertClaim(db, req, FENCE_TOKEN, now, FENCE_UNTIL),
+      db.prepare(SELECT_KEY).bind(req.owner, req.tid),
     ]);
     const row = found?.results[0];
-    return row && !isFence(row) ? db : null;
+    return row && !isFence(row) ? shard : null;
   });
-  return claimedBefore.find((db) => db !== null) ?? here!.db;
+  return claimedBefore.find((shard) => shard !== null) ?? here!;
 }
 
 /**
@@ -326,22 +395,14 @@ export async function deleteFences(db: D1Database, retentionMs: number, limit: n
 export async function latestTids(env: Env, limit: number): Promise<TidRow[]> {
   const pages = await inPool(allShards(env), async ({ db }) => {
     const { results } = await db
-      .prepare(`SELECT * FROM tid_index WHERE claim_token <> '${FENCE_TOKEN}' ORDER BY created_at DESC, rowid DESC LIMIT ?1`)
+      .prepare(`SELECT ${COLUMNS} FROM tid_index WHERE claim_token IS NOT '${FENCE_TOKEN}' ORDER BY created_at DESC, rowid DESC LIMIT ?1`)
       .bind(limit)
-      .all<TidRow>();
-    return results;
+      .all<StoredRow>();
+    return results.map(toRow);
   });
   // Stable: rows of one instant keep their database's order (newest rowid first).
   return pages
     .flat()
     .sort((a, b) => b.created_at - a.created_at)
     .slice(0, limit);
-}
-
-/** The row that created a record, by the record's id: which says nothing of its database, so each is asked. */
-export async function findTidOfRecord(env: Env, kind: KindName, recordId: string): Promise<TidRow | null> {
-  const found = await inPool(allShards(env), ({ db }) =>
-    db.prepare("SELECT * FROM tid_index WHERE receipt_id = ?1 AND kind = ?2").bind(recordId, kind).first<TidRow>(),
-  );
-  return found.find((row) => row !== null) ?? null;
 }

@@ -29,7 +29,7 @@ import { API } from "./scenarios.mjs";
 /** The operations counted, in the order the report shows them. */
 export const COUNTED = [
   { key: "create", label: "create", note: "a new tid, merchant 1003" },
-  { key: "create-replay", label: "create, replayed", note: "the same create again: answered from the tid index" },
+  { key: "create-replay", label: "create, replayed", note: "the same create again: the tid index's claim batch, then the record's object" },
   { key: "authorize", label: "authorize", note: "merchant 1001, the object not in memory" },
   { key: "pay", label: "pay", note: "no OTP, merchant 1003, the object not in memory" },
   { key: "pay-warm", label: "pay, warm object", note: "as pay, the object just used" },

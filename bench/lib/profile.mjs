@@ -5,8 +5,9 @@
  *    each timed at concurrency 1. /healthz is the router alone; a check-id
  *    with a malformed id stops at validation (auth, JSON, valibot, the error
  *    envelope); one for an unknown id adds the Durable Object round trip; a
- *    replayed create is answered from the D1 tid index (two D1 queries and
- *    the HMAC fingerprint, no upstream, no Durable Object). Differences
+ *    replayed create is recognised by the D1 tid index (one batch: the claim
+ *    and the read of the row) and answered by the record's Durable Object
+ *    (the HMAC fingerprint, no upstream). Differences
  *    between rungs price each layer.
  *
  * 2. Two A/Bs on the bundle: the gateway as built against the same bundle

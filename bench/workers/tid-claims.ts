@@ -1,9 +1,10 @@
 /**
  * Capacity bench worker (bench/capacity.mjs): the tid index's part of a
  * create, and nothing else. POST /create runs the gateway's own claimTid and
- * completeTid (src/tid-index.ts) on the D1 binding for a new random tid, with
- * the gateway's real create answer (CREATE_ANSWER, recorded by the shape run)
- * as the stored response: the two D1 statements every create pays. POST
+ * completeTid (src/tid-index.ts) on the D1 binding for a new random tid: the
+ * claim (one batch of two statements, before the answer) and the completion
+ * (after it) every create pays; no answer is stored in D1 (the record's
+ * object keeps it). POST
  * /rows-written counts the rows D1 bills for them, POST /event-rows-written
  * the same for one event's life in the log (logged, delivered, pruned); POST
  * /retention runs one retention batch at a given clock and counts the same.
@@ -11,12 +12,10 @@
 import { encodeTime } from "ulid";
 import { pruneEvents, recordDelivered, recordEvents } from "../../src/events/log";
 import type { GatewayEvent } from "../../src/events/types";
-import { claimTid, compactTids, completeTid, deleteTids } from "../../src/tid-index";
+import { claimTid, completeTid, deleteTids } from "../../src/tid-index";
 
 interface ClaimsEnv {
   DB: D1Database;
-  /** The gateway's create answer as JSON, from the shape run. */
-  CREATE_ANSWER: string;
   /** One event as the gateway logged it (its JSON body), from the shape run. */
   EVENT_BODY: string;
 }
@@ -72,13 +71,12 @@ function metered(db: D1Database): { db: D1Database; rowsWritten: () => number } 
   return { db: wrapped, rowsWritten: () => written };
 }
 
-async function create(db: D1Database, env: ClaimsEnv): Promise<boolean> {
+async function create(db: D1Database): Promise<boolean> {
   const tid = `order-${crypto.randomUUID()}`;
-  const claim = await claimTid(db, { owner: OWNER, tid, upstreamTid: tid, kind: "receipt", fingerprint: hex(32), leaseMs: 30_000 });
+  const claim = await claimTid(db, { owner: OWNER, tid, upstreamTid: tid, kind: "receipt", fingerprint: hex(16), leaseMs: 30_000 });
   if (claim.kind !== "claimed") return false;
   // A receipt id of the sandbox's shape (a ULID: 26 characters).
-  const answer = { ...(JSON.parse(env.CREATE_ANSWER) as Record<string, unknown>), tid };
-  await completeTid(db, { owner: OWNER, tid, token: claim.token }, hex(13).toUpperCase(), answer);
+  await completeTid(db, { owner: OWNER, tid, token: claim.token }, hex(13).toUpperCase());
   return true;
 }
 
@@ -87,12 +85,12 @@ export default {
     const url = new URL(request.url);
     if (url.pathname === "/healthz") return new Response("ok");
     if (url.pathname === "/create" && request.method === "POST") {
-      return new Response(null, { status: (await create(env.DB, env)) ? 204 : 409 });
+      return new Response(null, { status: (await create(env.DB)) ? 204 : 409 });
     }
     if (url.pathname === "/rows-written" && request.method === "POST") {
       const { db, rowsWritten } = metered(env.DB);
       const n = 20;
-      for (let i = 0; i < n; i++) await create(db, env);
+      for (let i = 0; i < n; i++) await create(db);
       return Response.json({ creates: n, rows_written_per_create: rowsWritten() / n });
     }
     if (url.pathname === "/event-rows-written" && request.method === "POST") {
@@ -119,9 +117,9 @@ export default {
       });
     }
     if (url.pathname === "/retention" && request.method === "POST") {
-      const { step, now, limit } = (await request.json()) as { step: "compact" | "delete"; now: number; limit: number };
+      const { now, limit } = (await request.json()) as { step: "delete"; now: number; limit: number };
       const { db, rowsWritten } = metered(env.DB);
-      const changes = step === "compact" ? await compactTids(db, 7 * DAY_MS, limit, now) : await deleteTids(db, 90 * DAY_MS, limit, now);
+      const changes = await deleteTids(db, 90 * DAY_MS, limit, now);
       return Response.json({ changes, rows_written: rowsWritten() });
     }
     return new Response("not found", { status: 404 });

@@ -15,10 +15,10 @@
 import { eventOwner } from "../caller";
 import { type EventRow, listLoggedEvents, newestEvents } from "../events";
 import type { KindName } from "../lifecycle";
-import { type AuditEntry, type AuditTrail, receiptStub } from "../receipt-object";
+import { type AuditEntry, receiptStub } from "../receipt-object";
 import type { SandboxCall } from "../sandbox/answers";
 import type { SandboxObject } from "../sandbox/sandbox-object";
-import { findTidOfRecord, latestTids } from "../tid-index";
+import { latestTids } from "../tid-index";
 
 /** How many records the front page lists. */
 export const LATEST_RECORDS = 50;
@@ -84,7 +84,7 @@ export async function latestRecords(env: Env, limit = LATEST_RECORDS): Promise<R
   const ids = rows.flatMap((row) => (row.status === "completed" && row.receipt_id ? [row.receipt_id] : []));
   const [latest, trails] = await Promise.all([
     latestEventsOf(env, ids),
-    Promise.all(rows.map((row) => (row.status === "completed" && row.receipt_id ? auditOf(env, row.kind, row.receipt_id) : null))),
+    Promise.all(rows.map((row) => (row.status === "completed" && row.receipt_id ? describeOf(env, row.kind, row.receipt_id) : null))),
   ]);
   return rows.map((row, i) => {
     const completed = row.status === "completed" && row.receipt_id !== null;
@@ -94,7 +94,7 @@ export async function latestRecords(env: Env, limit = LATEST_RECORDS): Promise<R
       tid: row.tid,
       owner: eventOwner(row.owner),
       state: completed ? currentState(trails[i]?.entries ?? [], latest.get(`${row.kind}:${row.receipt_id}`) ?? null) : null,
-      amount: amountOf(row.kind, row.response),
+      amount: trails[i]?.amount ?? null,
       createdAt: row.created_at,
     };
   });
@@ -103,24 +103,24 @@ export async function latestRecords(env: Env, limit = LATEST_RECORDS): Promise<R
 /** One record, everything the console knows of it; null when the gateway holds no such record. */
 export async function recordView(env: Env, kind: KindName, id: string): Promise<RecordView | null> {
   if (id.length === 0 || id.length > MAX_ID_LENGTH) return null;
-  const trail = await auditOf(env, kind, id);
+  // The record's object knows the tid it was created with: no tid-index row is looked for by record id.
+  const trail = await describeOf(env, kind, id);
   if (!trail) return null;
-  const [indexRow, eventPage, allCalls] = await Promise.all([
-    findTidOfRecord(env, kind, id),
+  const [eventPage, allCalls] = await Promise.all([
     listLoggedEvents(env, { receiptId: id, limit: EVENTS_PER_RECORD }),
     // The call log filters by id only; the create names the record by its upstream tid.
     sandboxObject(env).calls(),
   ]);
   const events = eventPage.rows.filter((row) => row.kind === kind).reverse();
-  const calls = allCalls.filter((call) => call.id === id || (indexRow !== null && call.tid === indexRow.upstream_tid));
+  const calls = allCalls.filter((call) => call.id === id || call.tid === trail.upstreamTid);
   const newest = events.at(-1);
   return {
     kind,
     id,
-    tid: indexRow?.tid ?? null,
+    tid: trail.tid,
     owner: trail.owner,
     state: currentState(trail.entries, newest ? latestOf(newest) : null),
-    createdAt: indexRow?.created_at ?? trail.entries[0]?.at ?? null,
+    createdAt: trail.createdAt,
     audit: trail.entries,
     events,
     calls,
@@ -128,8 +128,8 @@ export async function recordView(env: Env, kind: KindName, id: string): Promise<
   };
 }
 
-async function auditOf(env: Env, kind: KindName, id: string): Promise<AuditTrail | null> {
-  return receiptStub(env, kind, id).auditTrail();
+function describeOf(env: Env, kind: KindName, id: string) {
+  return receiptStub(env, kind, id).describe();
 }
 
 function latestOf(row: EventRow): LatestEvent {
@@ -140,16 +140,4 @@ function latestOf(row: EventRow): LatestEvent {
 /** Each record's newest logged event, keyed `kind:id`. */
 async function latestEventsOf(env: Env, ids: readonly string[]): Promise<Map<string, LatestEvent>> {
   return new Map((await newestEvents(env, ids)).map((row) => [`${row.kind}:${row.record_id}`, latestOf(row)]));
-}
-
-/** The amount the create answered: a receipt's `amount`, a transfer's receiver amount (what the create asked for). */
-function amountOf(kind: KindName, response: string | null): number | null {
-  if (!response) return null;
-  try {
-    const body = JSON.parse(response) as { amount?: unknown; receiver?: { amount?: unknown } };
-    const amount = kind === "receipt" ? body.amount : body.receiver?.amount;
-    return typeof amount === "number" ? amount : null;
-  } catch {
-    return null;
-  }
 }

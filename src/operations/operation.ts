@@ -96,15 +96,17 @@ export async function sendFromRecord(c: Context<GatewayEnv>, operation: () => Pr
 
 /**
  * A create of `kind`, exactly once per tid (src/creation.ts), from the body
- * as `toCreate` makes it; the stored answer of an earlier identical create
- * comes with `Idempotent-Replayed: true`.
+ * as `toCreate` makes it; the answer of an earlier identical create (kept by
+ * its record's object) comes with `Idempotent-Replayed: true`.
  */
 export function created<Body extends RecordBody, Create extends { tid: string }, Input = Create>(
   kind: Kind<Body, Create>,
   toCreate: (input: Input) => Create = (input) => input as unknown as Create,
 ) {
   return async (c: Context<GatewayEnv>, input: Input): Promise<Response> => {
-    const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, kind, toCreate(input));
+    // The tid row's completion runs after the answer (src/creation.ts), held open by the request's waitUntil.
+    const after = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+    const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, kind, toCreate(input), after);
     if (replayed) c.header("Idempotent-Replayed", "true");
     return c.json(body, 200);
   };

@@ -6,6 +6,7 @@ import { readConfig } from "../config";
 import { lateReadSchedule } from "../lifecycle";
 import { retentionPolicy } from "../retention";
 import { Alarm } from "./alarm";
+import { Completion } from "./completion";
 import { RecordEnd } from "./end";
 import { OtpLedger } from "./otp-ledger";
 import { Outbox } from "./outbox";
@@ -27,5 +28,6 @@ export function recordParts(storage: DurableObjectStorage, env: Env) {
   const reconciler = new Reconciler({ store, ledger, recorder, writeAhead, upstreamTimeoutMs, lateReads });
   const outcomes = new Outcomes({ store, writeAhead, ledger, recorder, reconciler });
   const end = new RecordEnd(store, alarm, env, retentionPolicy(env).recordRetentionMs);
-  return { store, alarm, outbox, ledger, recorder, writeAhead, reconciler, outcomes, end };
+  const completion = new Completion(store, env);
+  return { store, alarm, outbox, ledger, recorder, writeAhead, reconciler, outcomes, end, completion };
 }

@@ -6,7 +6,7 @@
  * schema equal to the one a new object gets.
  */
 
-export const CURRENT_SCHEMA_VERSION = 6;
+export const CURRENT_SCHEMA_VERSION = 7;
 
 /** Version 1: the first gateway's schema, kept verbatim so old objects can be recognised and migrated. */
 const SCHEMA_V1 = [
@@ -77,6 +77,9 @@ const MIGRATIONS: Record<number, readonly string[]> = {
     "ALTER TABLE record ADD COLUMN schema_version INTEGER NOT NULL DEFAULT 6",
     "DROP TABLE IF EXISTS meta",
   ],
+  // v7 (issue 20): the create's answer, exactly as it was given, for replays (the tid index keeps none), and
+  // the tid-index completion the object owes until its alarm has made sure of it (src/record/completion.ts).
+  7: ["ALTER TABLE record ADD COLUMN answer TEXT", "ALTER TABLE record ADD COLUMN owed_completion TEXT"],
 };
 
 /**
@@ -98,6 +101,7 @@ const SCHEMA_CURRENT = `
     edge_closed INTEGER NOT NULL DEFAULT 0, suspect_since INTEGER NOT NULL DEFAULT 0,
     suspect_reads INTEGER NOT NULL DEFAULT 0, suspect_otp INTEGER NOT NULL DEFAULT 0,
     erased INTEGER NOT NULL DEFAULT 0, audit TEXT NOT NULL DEFAULT '[]',
+    answer TEXT, owed_completion TEXT,
     schema_version INTEGER NOT NULL DEFAULT ${CURRENT_SCHEMA_VERSION});
   CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL);`;
 
@@ -115,7 +119,9 @@ export function describeSchema(sql: SqlStorage): Record<string, string[]> {
         .exec<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }>(`PRAGMA table_info(${name})`)
         .toArray()
         .map(
-          (c) => `${c.name} ${c.type}${c.notnull ? " NOT NULL" : ""}${c.dflt_value === null ? "" : ` DEFAULT ${c.dflt_value}`}${c.pk ? " PK" : ""}`,
+          // schema_version's default is the version its table was made at (a mark, not the schema): left out.
+          (c) =>
+            `${c.name} ${c.type}${c.notnull ? " NOT NULL" : ""}${c.dflt_value === null || c.name === "schema_version" ? "" : ` DEFAULT ${c.dflt_value}`}${c.pk ? " PK" : ""}`,
         )
         .sort(),
     ]),

@@ -60,6 +60,10 @@ export interface RecordRow {
   erased: number;
   /** The audit trail, oldest first: JSON of compact tuples [at, op, actor, request_id, outcome, state]. */
   audit: string;
+  /** The create's answer exactly as it was given (JSON), for replays; null for a record rebuilt or made before schema 7. */
+  answer: string | null;
+  /** The tid-index completion this object owes (src/record/completion.ts), JSON; null when none. */
+  owed_completion: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -98,6 +102,8 @@ export function newRecordRow(identity: RecordIdentity): Omit<RecordRow, "updated
     suspect_otp: 0,
     erased: 0,
     audit: "[]",
+    answer: null,
+    owed_completion: null,
   };
 }
 

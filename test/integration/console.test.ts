@@ -146,8 +146,8 @@ describe("GET /__sandbox/", () => {
   it("lists a create that has not settled yet, without a link", async () => {
     const tid = newTid("unsettled");
     await env.DB.prepare(
-      `INSERT INTO tid_index (owner, tid, upstream_tid, kind, fingerprint, status, claim_token, created_at, updated_at)
-       VALUES ('partner:partner', ?1, ?1, 'receipt', 'f', 'pending', 'c', ?2, ?2)`,
+      `INSERT INTO tid_index (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, created_at, updated_at)
+       VALUES ('partner:partner', ?1, NULL, 0, 0, randomblob(16), 'c', ?2, ?2)`,
     )
       .bind(tid, Date.now())
       .run();
@@ -228,8 +228,14 @@ describe("GET /__sandbox/receipts/{id}/view", () => {
   });
 
   it("reads well before any event is logged", async () => {
-    // The event log refuses the receipt object's drain (only the drain batches): its events wait in its outbox.
-    for (const db of [env.DB, env.DB_TID_1]) vi.spyOn(db, "batch").mockRejectedValue(new Error("D1_ERROR: unavailable"));
+    // The event log refuses the receipt object's drain (its INSERTs only; the tid claim and the page's reads go through): its events wait in its outbox.
+    for (const db of [env.DB, env.DB_TID_1]) {
+      const prepare = db.prepare.bind(db);
+      vi.spyOn(db, "prepare").mockImplementation((sql: string) => {
+        if (sql.includes("INSERT INTO events")) throw new Error("D1_ERROR: unavailable");
+        return prepare(sql);
+      });
+    }
     const receipt = await createReceipt();
     const text = textOf(await pageAt(`/__sandbox/receipts/${receipt.id}/view`));
     expect(text).toContain("No events in the event log yet");
@@ -264,10 +270,10 @@ describe("escaping", () => {
     // The gateway refuses such a tid at the edge; one stored by any other way is shown inert all the same.
     const tid = `<script>alert("tid")</script>`;
     await env.DB.prepare(
-      `INSERT INTO tid_index (owner, tid, upstream_tid, kind, fingerprint, status, claim_token, created_at, updated_at)
-       VALUES ('user:<img src=x onerror=alert(1)>', ?1, ?2, 'receipt', 'f', 'pending', 'c', ?3, ?3)`,
+      `INSERT INTO tid_index (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, created_at, updated_at)
+       VALUES ('user:<img src=x onerror=alert(1)>', ?1, randomblob(16), 0, 0, randomblob(16), 'c', ?2, ?2)`,
     )
-      .bind(tid, newTid("upstream"), Date.now())
+      .bind(tid, Date.now())
       .run();
 
     for (const page of [await pageAt("/__sandbox/"), await pageAt(`/__sandbox/receipts/${receipt.id}/view`)]) {

@@ -1,6 +1,7 @@
 /**
- * Retention (src/retention.ts): the tid index's replay window, compaction and
- * deletion, the event log's windows, and the bounds of one run. Each window
+ * Retention (src/retention.ts): the tid index's replay window (decided when a
+ * retry comes, by the row's own time) and deletion, the event log's windows,
+ * and the bounds of one run. Each window
  * is tested just inside and just outside, by giving the run its clock: the
  * Cron Trigger's scheduledTime (exports.default.scheduled, as the runtime
  * fires it) or `now` (the functions called directly).
@@ -9,13 +10,14 @@ import { createExecutionContext, createScheduledController, runInDurableObject, 
 import { env, exports } from "cloudflare:workers";
 import { ulid } from "ulid";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { clock } from "../../src/clock";
 import { markPendingAgain, recordDeadLettered, recordDelivered, recordEvents } from "../../src/events/log";
 import production from "../../src/index";
 import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy, runRetention } from "../../src/retention";
 import { tidShards } from "../../src/shards";
-import { claimTid, compactTids, deleteTids, expireTid, fingerprint, upstreamTidFor } from "../../src/tid-index";
+import { claimTid, deleteTids, expireTid, fingerprint, upstreamTidFor } from "../../src/tid-index";
 import { eventDb, eventRow, makeEvent, newRecordId } from "../events";
-import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, tidDb, tidRow, userToken } from "../helpers";
+import { call, expectError, expectStatus, letTimePass, newTid, newUser, receiptRequest, sandboxCalls, tidDb, tidRow, userToken } from "../helpers";
 
 const PARTNER = "partner:partner";
 const policy = retentionPolicy(env);
@@ -80,29 +82,27 @@ describe("the policy", () => {
   });
 });
 
-describe("the replay window (the Cron Trigger)", () => {
-  it("just inside it an identical retry is replayed; just outside, the row is compacted and the retry names the receipt instead", async () => {
+/** The gateway's clock moved to `at` (never backwards). */
+const letTimeReach = (at: number) => letTimePass(Math.max(0, at - clock.now()));
+
+describe("the replay window (the gateway's clock, by the row's time)", () => {
+  it("inside it an identical retry is replayed by the record; just outside, the retry names the receipt instead", async () => {
     const request = receiptRequest();
     const created = await expectStatus(call("receipt/create", request), 200);
     const answered = await answeredAt(PARTNER, request.tid);
+    const row = await tidRow(PARTNER, request.tid);
+    // The row keeps no answer: what identifies the tid and its receipt, the claim token gone once completed.
+    expect(row).toMatchObject({ status: "completed", claim_token: null, receipt_id: created.id, kind: "receipt", upstream_tid: request.tid });
+    expect(row!.fingerprint).toMatch(/^[0-9a-f]{32}$/);
 
-    await cron(answered + policy.replayMs);
+    // A second inside the window (the clock moves on while the request runs).
+    letTimeReach(answered + policy.replayMs - 1000);
     const inside = await call("receipt/create", request);
     expect(inside.headers.get("idempotent-replayed")).toBe("true");
     expect(await expectStatus(inside, 200)).toEqual(created);
 
-    await cron(answered + policy.replayMs + 1);
-    const row = await tidRow(PARTNER, request.tid);
-    // Compacted: the answer and the claim token are gone; what identifies the tid and its receipt stays.
-    expect(row).toMatchObject({
-      status: "completed",
-      response: null,
-      claim_token: "",
-      receipt_id: created.id,
-      kind: "receipt",
-      upstream_tid: request.tid,
-    });
-    expect(row!.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    letTimeReach(answered + policy.replayMs + 1);
+    expect(await tidRow(PARTNER, request.tid)).toEqual(row);
 
     const identical = await call("receipt/create", request);
     expect(identical.headers.get("idempotent-replayed")).toBeNull();
@@ -113,16 +113,16 @@ describe("the replay window (the Cron Trigger)", () => {
     const other = await expectError(call("receipt/create", { ...request, amount: request.amount + 1 }), 409, "tid_conflict");
     expect(other.message).toContain(`${created.id} with another body`);
 
-    // check-tid keeps working for a compacted row.
+    // check-tid keeps working past the replay window.
     expect((await expectStatus(call("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(created.id);
     expect(await createCalls(request.tid)).toHaveLength(1);
   });
 
-  it("a transfer's compacted tid points at a2c/get-by-id", async () => {
+  it("a transfer's tid past the window points at a2c/get-by-id", async () => {
     const tid = newTid("a2c");
     const transfer = { tid, amount: 500_000, rate_id: 1, receiver_card: "9860000000000018", token: "tok_sandbox_ok" };
     const created = await expectStatus(call("a2c/create", transfer), 200);
-    await cron((await answeredAt(PARTNER, tid)) + policy.replayMs + 1);
+    letTimeReach((await answeredAt(PARTNER, tid)) + policy.replayMs + 1);
     const error = await expectError(call("a2c/create", transfer), 409, "tid_conflict");
     expect(error.message).toContain(created.receipt_id);
     expect(error.message).toContain("a2c/get-by-id");
@@ -131,13 +131,15 @@ describe("the replay window (the Cron Trigger)", () => {
 });
 
 describe("the retention window (the Cron Trigger)", () => {
-  it("just inside it the compacted row still blocks; just outside it is deleted and the upstream's TID_DUPLICATE answers tid_conflict", async () => {
+  it("just inside it the row still blocks; just outside it is deleted and the upstream's TID_DUPLICATE answers tid_conflict", async () => {
     const request = receiptRequest();
     const created = await expectStatus(call("receipt/create", request), 200);
     const answered = await answeredAt(PARTNER, request.tid);
 
     await cron(answered + policy.tidRetentionMs);
-    expect(await tidRow(PARTNER, request.tid)).toMatchObject({ response: null, receipt_id: created.id });
+    expect(await tidRow(PARTNER, request.tid)).toMatchObject({ status: "completed", receipt_id: created.id });
+    // Past the replay window by the gateway's clock: the retry is refused, not replayed.
+    letTimeReach(answered + policy.replayMs + 1);
     await expectError(call("receipt/create", request), 409, "tid_conflict");
     await expectError(call("receipt/create", { ...request, amount: request.amount + 1 }), 409, "tid_conflict");
     expect(await createCalls(request.tid)).toHaveLength(1);
@@ -202,16 +204,16 @@ describe("the production entry", () => {
       await production.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), env, ctx);
       await waitOnExecutionContext(ctx);
     };
-    // Rows answered at epoch + 1 and epoch + 2: at epoch + replay both are inside the window.
-    await fire(epoch + policy.replayMs + 1);
-    expect(await countSeeded(prefix, "response IS NULL")).toBe(0);
-    await fire(epoch + policy.replayMs + 2);
-    expect(await countSeeded(prefix, "response IS NULL")).toBe(1);
+    // Rows answered at epoch + 1 and epoch + 2: at epoch + retention + 1 both are inside the window.
+    await fire(epoch + policy.tidRetentionMs + 1);
+    expect(await countSeeded(prefix)).toBe(2);
+    await fire(epoch + policy.tidRetentionMs + 2);
+    expect(await countSeeded(prefix)).toBe(1);
   });
 });
 
 describe("pending claims", () => {
-  it("are neither compacted nor deleted, however old: their lease decides", async () => {
+  it("are never deleted, however old: their lease decides", async () => {
     const now = Date.now();
     const old = newTid("pending-old");
     const abandoned = newTid("pending-unknown");
@@ -225,7 +227,6 @@ describe("pending claims", () => {
     await cron(now);
     await runRetention(env, now + 1000 * DAY_MS);
     for (const { db } of tidShards(env)) {
-      expect(await compactTids(db, 0, 100, now + 1000 * DAY_MS)).toBe(0);
       expect(await deleteTids(db, 0, 100, now + 1000 * DAY_MS)).toBe(0);
     }
 
@@ -241,8 +242,8 @@ describe("pending claims", () => {
 async function seedCompleted(prefix: string, count: number, at: number): Promise<void> {
   await env.DB.prepare(
     `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
-     INSERT INTO tid_index (owner, tid, upstream_tid, kind, fingerprint, status, claim_token, receipt_id, response, created_at, updated_at)
-     SELECT 'partner:partner', ?1 || i, ?1 || i, 'receipt', 'f', 'completed', 'token', 'rcpt-' || i, '{"id":"x"}', ?3, ?3 + i FROM n`,
+     INSERT INTO tid_index (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, receipt_id, created_at, updated_at)
+     SELECT 'partner:partner', ?1 || i, NULL, 0, 1, randomblob(16), NULL, 'rcpt-' || i, ?3, ?3 + i FROM n`,
   )
     .bind(prefix, count, at)
     .run();
@@ -261,9 +262,9 @@ describe("bounded batches", () => {
     const due = epoch + 5003 + policy.tidRetentionMs + 1;
 
     await cron(due);
-    // 5000 compacted, then those 5000 deleted; the 3 newest wait, their answer still kept.
+    // 5000 deleted, oldest first; the 3 newest wait for the next run.
     expect(await countSeeded(prefix)).toBe(3);
-    expect(await countSeeded(prefix, "response IS NOT NULL")).toBe(3);
+    expect(await countSeeded(prefix, `updated_at > ${epoch + 5000}`)).toBe(3);
     await cron(due);
     expect(await countSeeded(prefix)).toBe(0);
   });
@@ -272,42 +273,35 @@ describe("bounded batches", () => {
     const prefix = newTid("batch-");
     const epoch = Date.UTC(2002, 0, 1);
     await seedCompleted(prefix, 7, epoch);
-    // Rows answered at epoch + 1 .. epoch + 7.
-    const compactAt = epoch + policy.replayMs + 8;
-    expect(await compactTids(env.DB, policy.replayMs, 3, compactAt)).toBe(3);
-    expect(await countSeeded(prefix, "response IS NULL")).toBe(3);
-    expect(await countSeeded(prefix, "response IS NULL AND tid IN (?1 || 1, ?1 || 2, ?1 || 3)")).toBe(3);
+    // Rows answered at epoch + 1 .. epoch + 7; just inside the retention window of the newest row, it alone stays.
+    const deleteAt = epoch + 7 + policy.tidRetentionMs;
+    expect(await deleteTids(env.DB, policy.tidRetentionMs, 3, deleteAt)).toBe(3);
+    expect(await countSeeded(prefix)).toBe(4);
+    expect(await countSeeded(prefix, "tid IN (?1 || 1, ?1 || 2, ?1 || 3)")).toBe(0);
 
     const small = { ...policy, batchSize: 2, rounds: 1 };
     const log = vi.spyOn(console, "log");
-    const first = await runRetention(env, compactAt, small);
-    expect(first).toMatchObject({ tids_compacted: 2, tids_deleted: 0, backlog: true });
-    const second = await runRetention(env, compactAt, small);
-    expect(second).toMatchObject({ tids_compacted: 2, backlog: true });
-    const third = await runRetention(env, compactAt, small);
-    expect(third).toMatchObject({ tids_compacted: 0, backlog: false });
-    expect(await countSeeded(prefix, "response IS NULL")).toBe(7);
-
-    // Just inside the retention window of the newest row, it alone stays.
-    const deleteAt = epoch + 7 + policy.tidRetentionMs;
-    expect(await deleteTids(env.DB, policy.tidRetentionMs, 100, deleteAt)).toBe(6);
+    const first = await runRetention(env, deleteAt, small);
+    expect(first).toMatchObject({ tids_deleted: 2, backlog: true });
+    const second = await runRetention(env, deleteAt, small);
+    expect(second).toMatchObject({ tids_deleted: 1, backlog: false });
     expect(await countSeeded(prefix)).toBe(1);
 
     // One structured line per run, with the counts.
     const lines = log.mock.calls.map(([line]) => JSON.parse(String(line))).filter((line) => line.event === "retention_run");
-    expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatchObject({ level: "info", now: compactAt, tids_compacted: 2, tids_deleted: 0, backlog: true, bound_per_step: 2 });
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ level: "info", now: deleteAt, tids_deleted: 2, backlog: true, bound_per_step: 2 });
   });
 
-  it("uses the indexes of migration 0004: each batch is a range scan, never a scan of the table", async () => {
+  it("uses the indexes of migration 0008: each batch is a range scan, never a scan of the table", async () => {
     const plan = async (sql: string) =>
       (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(0, 10).all<{ detail: string }>()).results.map((r) => r.detail).join(" | ");
-    expect(
-      await plan("SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NOT NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2"),
-    ).toMatch(/USING (COVERING )?INDEX tid_index_answer_kept \(updated_at<\?\)/);
-    expect(
-      await plan("SELECT rowid FROM tid_index WHERE status = 'completed' AND response IS NULL AND updated_at < ?1 ORDER BY updated_at LIMIT ?2"),
-    ).toMatch(/USING (COVERING )?INDEX tid_index_compacted \(updated_at<\?\)/);
+    expect(await plan("SELECT rowid FROM tid_index WHERE status = 1 AND updated_at < ?1 ORDER BY updated_at LIMIT ?2")).toMatch(
+      /USING (COVERING )?INDEX tid_index_retention \(updated_at<\?\)/,
+    );
+    expect(await plan("SELECT rowid FROM tid_answers_legacy WHERE answered_at < ?1 ORDER BY answered_at LIMIT ?2")).toMatch(
+      /USING (COVERING )?INDEX tid_answers_legacy_by_time \(answered_at<\?\)/,
+    );
     const events = (
       await env.DB.prepare("EXPLAIN QUERY PLAN SELECT rowid FROM events WHERE delivery_status = ?1 AND id < ?2 ORDER BY id LIMIT ?3")
         .bind("delivered", "evt_", 10)
@@ -338,10 +332,12 @@ describe("a failing step", () => {
       },
     });
     const error = vi.spyOn(console, "error");
-    await expect(runRetention({ ...env, DB: db } as Env, epoch + policy.replayMs + 10)).rejects.toThrow(/events_delivered_pruned/);
-    expect(await countSeeded(prefix, "response IS NULL")).toBe(2);
+    await expect(runRetention({ ...env, DB: db } as Env, epoch + policy.tidRetentionMs + 10)).rejects.toThrow(/events_delivered_pruned/);
+    expect(await countSeeded(prefix)).toBe(0);
     const line = JSON.parse(String(error.mock.calls.at(-1)?.[0]));
-    expect(line).toMatchObject({ level: "error", event: "retention_run", tids_compacted: 2 });
+    expect(line).toMatchObject({ level: "error", event: "retention_run" });
+    // The seeded two, and any older row an earlier test left.
+    expect(line.tids_deleted).toBeGreaterThanOrEqual(2);
     expect(line.failed_steps).toEqual(["events_delivered_pruned:DB", "events_failed_pruned:DB", "events_pending_pruned:DB"]);
   });
 });

@@ -15,7 +15,7 @@ import { latestRecords, recordView } from "../../src/console/data";
 import { type EventRow, newestEvents, publishEvents } from "../../src/events";
 import { DAY_MS, retentionPolicy, runRetention } from "../../src/retention";
 import { eventShardIndex, jumpHash, tidShardIndex, tidShards } from "../../src/shards";
-import type { TidRow } from "../../src/tid-index";
+import { findTid, type TidRow } from "../../src/tid-index";
 import { callGateway, consume, DEAD_LETTER_QUEUE, lifecycle, messageOf, receiver } from "../events";
 import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, transferRequest, userToken } from "../helpers";
 
@@ -32,8 +32,7 @@ async function tidIn(shard: number, owner: string, label = "shard"): Promise<str
 }
 
 /** (owner, tid)'s row in each database, read from each binding directly. */
-const rowsIn = (owner: string, tid: string) =>
-  Promise.all(databases().map((db) => db.prepare("SELECT * FROM tid_index WHERE owner = ?1 AND tid = ?2").bind(owner, tid).first<TidRow>()));
+const rowsIn = (owner: string, tid: string) => Promise.all(databases().map((db): Promise<TidRow | null> => findTid(db, owner, tid)));
 
 /** An event's row in each database, read from each binding directly. */
 const eventIn = (id: string) => Promise.all(databases().map((db) => db.prepare("SELECT * FROM events WHERE id = ?1").bind(id).first<EventRow>()));
@@ -114,42 +113,34 @@ describe("retention, per shard", () => {
     db
       .prepare(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
-         INSERT INTO tid_index (owner, tid, upstream_tid, kind, fingerprint, status, claim_token, receipt_id, response, created_at, updated_at)
-         SELECT 'partner:partner', ?1 || i, ?1 || i, 'receipt', 'f', 'completed', 'token', 'rcpt-' || i, '{"id":"x"}', ?3, ?3 + i FROM n`,
+         INSERT INTO tid_index (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, receipt_id, created_at, updated_at)
+         SELECT 'partner:partner', ?1 || i, NULL, 0, 1, randomblob(16), NULL, 'rcpt-' || i, ?3, ?3 + i FROM n`,
       )
       .bind(prefix, count, at)
       .run();
   const count = async (db: D1Database, prefix: string, where = "1") =>
     (await db.prepare(`SELECT COUNT(*) AS n FROM tid_index WHERE tid LIKE ?1 || '%' AND ${where}`).bind(prefix).first<{ n: number }>())!.n;
 
-  it("compacts and deletes in every shard, each with its own bound per run", async () => {
+  it("deletes in every shard, each with its own bound per run", async () => {
     const prefix = newTid("retain-");
     const epoch = Date.UTC(2003, 0, 1);
     for (const db of databases()) await seed(db, prefix, 3, epoch);
-    const policy = { ...retentionPolicy(env), batchSize: 2, rounds: 1 };
-    const compactAt = epoch + policy.replayMs + 10;
+    const policy = { ...retentionPolicy(env), batchSize: 1, rounds: 1 };
+    // Just inside the newest row's retention window it stays, in each database; the older two go.
+    const deleteAt = epoch + 3 + policy.tidRetentionMs;
 
     const log = vi.spyOn(console, "log");
-    const first = await runRetention(env, compactAt, policy);
-    // A bound of 2 per step: 2 in each database, 4 in all.
-    expect(first).toMatchObject({
-      tids_compacted: 4,
-      backlog: true,
-      tid_shards: { DB: { compacted: 2, deleted: 0 }, DB_TID_1: { compacted: 2, deleted: 0 } },
-    });
-    for (const db of databases()) expect(await count(db, prefix, "response IS NULL")).toBe(2);
+    const first = await runRetention(env, deleteAt, policy);
+    // A bound of 1 per step: 1 in each database, 2 in all.
+    expect(first).toMatchObject({ tids_deleted: 2, backlog: true, tid_shards: { DB: { deleted: 1 }, DB_TID_1: { deleted: 1 } } });
+    for (const db of databases()) expect(await count(db, prefix)).toBe(2);
     expect(log.mock.calls.map(([line]) => JSON.parse(String(line))).find((line) => line.event === "retention_run")).toMatchObject({
-      tid_shards: { DB: { compacted: 2 }, DB_TID_1: { compacted: 2 } },
+      tid_shards: { DB: { deleted: 1 }, DB_TID_1: { deleted: 1 } },
     });
     log.mockRestore();
 
-    await runRetention(env, compactAt, policy);
-    for (const db of databases()) expect(await count(db, prefix, "response IS NULL")).toBe(3);
-
-    // Just inside the newest row's retention window it stays, in each database; the older two go.
-    const deleteAt = epoch + 3 + policy.tidRetentionMs;
     const deleted = await runRetention(env, deleteAt, { ...policy, batchSize: 10 });
-    expect(deleted.tid_shards).toEqual({ DB: { compacted: 0, deleted: 2 }, DB_TID_1: { compacted: 0, deleted: 2 } });
+    expect(deleted.tid_shards).toEqual({ DB: { deleted: 1 }, DB_TID_1: { deleted: 1 } });
     for (const db of databases()) expect(await count(db, prefix)).toBe(1);
     await runRetention(env, deleteAt + 1, { ...policy, batchSize: 10 });
     for (const db of databases()) expect(await count(db, prefix)).toBe(0);
@@ -164,7 +155,7 @@ describe("retention, per shard", () => {
       batch: () => Promise.resolve([]),
     };
     const deployment = { ...env, DB_TID_1: broken } as unknown as Env;
-    await expect(runRetention(deployment, epoch + DAY_MS * 400)).rejects.toThrow(/tids_compacted:DB_TID_1.*tids_deleted:DB_TID_1/);
+    await expect(runRetention(deployment, epoch + DAY_MS * 400)).rejects.toThrow(/tids_deleted:DB_TID_1.*tid_legacy_answers_deleted:DB_TID_1/);
     expect(await count(env.DB, prefix)).toBe(0);
   });
 });
@@ -177,8 +168,8 @@ describe("the sandbox console", () => {
     for (const [i, tid] of tids.entries()) {
       await databases()
         [i % 2]!.prepare(
-          `INSERT INTO tid_index (owner, tid, upstream_tid, kind, fingerprint, status, claim_token, created_at, updated_at)
-           VALUES ('partner:partner', ?1, ?1, 'receipt', 'f', 'pending', 'c', ?2, ?2)`,
+          `INSERT INTO tid_index (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, created_at, updated_at)
+           VALUES ('partner:partner', ?1, NULL, 0, 0, randomblob(16), 'c', ?2, ?2)`,
         )
         .bind(tid, future + i + 1)
         .run();

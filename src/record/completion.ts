@@ -1,0 +1,76 @@
+/**
+ * The tid claim a record object owes (issue 22): a create answers before its
+ * tid row is completed (src/creation.ts), so the answer waits for one D1
+ * round trip, the claim. The completion is then done twice over, after the
+ * answer: by the create's request (`waitUntil`), and owed by the record's
+ * object, which stores that it owes it in its init's own storage commit
+ * (`owed_completion`: the D1 binding holding the row, which with
+ * TID_INDEX_SHARDS_PREVIOUS may be an earlier list's database, the claim and
+ * the time of the answer). Its alarm completes the row (an UPDATE keyed by
+ * the claim's token: a no-op when the request already did it) and forgets.
+ *
+ * Until then the row is a pending claim inside its lease: a retry gets
+ * tid_in_progress and check-tid likewise, as rule 8's lease already makes
+ * safe; a completion lost for longer than the lease is what an expired
+ * claim always was: the identical retry takes it over and adopts the record.
+ */
+import { log } from "../log";
+import { completeTid, type HeldClaim } from "../tid-index";
+import type { RecordRow, RecordStore } from "./store";
+
+export interface OwedCompletion extends HeldClaim {
+  /** The D1 binding that holds the row (claimIndexFor's answer). */
+  binding: string;
+  receiptId: string;
+  /** When the create was answered: the row's time, which the replay window counts from. */
+  answeredAt: number;
+}
+
+/** How long after the answer the alarm looks at a completion the request should have done by then. */
+export const COMPLETION_CHECK_MS = 10_000;
+/** Between attempts while D1 refuses. */
+const RETRY_MS = 60_000;
+
+export class Completion {
+  readonly #store: RecordStore;
+  readonly #env: Env;
+  #failedAt = 0;
+
+  constructor(store: RecordStore, env: Env) {
+    this.#store = store;
+    this.#env = env;
+  }
+
+  static serialize(owed: OwedCompletion): string {
+    return JSON.stringify(owed);
+  }
+
+  owed(rec: RecordRow): OwedCompletion | null {
+    return rec.owed_completion ? (JSON.parse(rec.owed_completion) as OwedCompletion) : null;
+  }
+
+  /** When the alarm should complete what is owed; null when nothing is. */
+  dueAt(rec: RecordRow): number | null {
+    const owed = this.owed(rec);
+    if (!owed) return null;
+    return this.#failedAt ? this.#failedAt + RETRY_MS : owed.answeredAt + COMPLETION_CHECK_MS;
+  }
+
+  /** Completes the owed row (if the request has not) and forgets it. Never throws: a failure waits for the next alarm. */
+  async settle(rec: RecordRow, now: number): Promise<void> {
+    const owed = this.owed(rec);
+    if (!owed) return;
+    try {
+      const db = (this.#env as unknown as Record<string, D1Database | undefined>)[owed.binding];
+      if (!db) throw new Error(`no D1 binding ${owed.binding}`);
+      const done = await completeTid(db, owed, owed.receiptId, owed.answeredAt);
+      if (done) log("info", "tid_completed_by_record", { id: owed.receiptId, binding: owed.binding });
+      this.#failedAt = 0;
+      // Only the completion it owed: a takeover's newer claim (init again) is owed anew.
+      if (this.#store.current?.owed_completion === rec.owed_completion) this.#store.update({ owed_completion: null });
+    } catch (err) {
+      this.#failedAt = now;
+      log("error", "tid_completion_failed", { id: owed.receiptId, binding: owed.binding, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+}
