@@ -7,7 +7,8 @@
  * Retries of the same create by the same caller are recognised by the index
  * and answered by the record's object; anything else with a known tid is a
  * conflict. And the way back, for check-tid: the record a tid created,
- * looked up in the caller's space.
+ * looked up in the caller's space. A completed tid this data center has seen
+ * needs no D1 at all for either (src/tid-cache.ts).
  */
 import { type Caller, ownerOf } from "./caller";
 import { clock } from "./clock";
@@ -17,6 +18,7 @@ import { KINDS, type Kind, type KindName, type RecordBody } from "./kinds";
 import { log } from "./log";
 import { receiptStub } from "./receipt-object";
 import { DAY_MS, retentionPolicy } from "./retention";
+import { recallTid, rememberTid } from "./tid-cache";
 import {
   claimIndexFor,
   claimTid,
@@ -42,7 +44,7 @@ export interface Created<T> {
 export const leaseMs = (upstreamTimeoutMs: number): number => Math.min(5 * 60_000, Math.max(30_000, 3 * upstreamTimeoutMs));
 
 /** A tid this caller used with another body or kind: which record holds it and how to read it, when known. */
-function conflict(row: TidRow | undefined): ApiError {
+function conflict(row: Pick<TidRow, "receipt_id" | "kind"> | undefined): ApiError {
   if (row?.receipt_id) {
     const { noun, readWith } = KINDS[row.kind];
     return new ApiError(
@@ -75,14 +77,27 @@ function compactedReplay(kind: KindName, recordId: string | null, replayMs: numb
  * create completed before migrations/0008 the legacy table's; past the
  * replay window, or with nothing kept, compactedReplay.
  */
-async function replay<Body>(env: Env, db: D1Database, kind: KindName, row: TidRow): Promise<Body> {
+async function replay<Body>(
+  env: Env,
+  kind: KindName,
+  row: Pick<TidRow, "owner" | "tid" | "receipt_id" | "updated_at">,
+  db: D1Database | null,
+): Promise<Body> {
   const { replayMs } = retentionPolicy(env);
   const now = clock.now();
   if (row.receipt_id !== null && now - row.updated_at <= replayMs) {
-    const kept = (await receiptStub(env, kind, row.receipt_id).replay(row.owner)) ?? (await legacyAnswer(db, row.owner, row.tid, replayMs, now));
+    const kept =
+      (await receiptStub(env, kind, row.receipt_id).replay(row.owner)) ?? (db ? await legacyAnswer(db, row.owner, row.tid, replayMs, now) : null);
     if (kept !== null) return JSON.parse(kept) as Body;
   }
   throw compactedReplay(kind, row.receipt_id, replayMs);
+}
+
+/** Remembers a completed row in this data center (src/tid-cache.ts), after the answer. */
+function remember(env: Env, row: Pick<TidRow, "owner" | "tid" | "kind" | "receipt_id" | "fingerprint" | "updated_at">): Promise<void> {
+  if (row.receipt_id === null) return Promise.resolve();
+  const entry = { kind: row.kind, receipt_id: row.receipt_id, fingerprint: row.fingerprint, answered_at: row.updated_at };
+  return rememberTid(row.owner, row.tid, entry, retentionPolicy(env).tidRetentionMs);
 }
 
 /**
@@ -112,19 +127,29 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
     kind: kind.name,
     fingerprint: await fingerprint(config.tidSecret, request),
   };
+  // While TID_SECRET is rotated, a create claimed under the earlier value is still this request.
+  const formerFingerprints = await Promise.all(config.formerTidSecrets.map((key) => fingerprint(key, request)));
+
+  // A completed tid this data center remembers: the replay or the conflict needs no D1 round trip.
+  const known = await recallTid(owner, input.tid, retentionPolicy(env).tidRetentionMs);
+  if (known) {
+    const same = known.kind === kind.name && (known.fingerprint === wanted.fingerprint || formerFingerprints.includes(known.fingerprint));
+    if (!same) throw conflict(known);
+    const row = { owner, tid: input.tid, receipt_id: known.receipt_id, updated_at: known.answered_at };
+    return { body: await replay<Body>(env, kind.name, row, null), replayed: true };
+  }
+
   // The claim and everything after it stay in the one database that holds this (owner, tid): while the
   // list grows, each earlier place is fenced first (src/tid-index.ts, claimIndexFor).
   const { binding, db } = await claimIndexFor(env, wanted);
-  const claim = await claimTid(db, {
-    ...wanted,
-    // While TID_SECRET is rotated, a create claimed under the earlier value is still this request.
-    formerFingerprints: await Promise.all(config.formerTidSecrets.map((key) => fingerprint(key, request))),
-    leaseMs: leaseMs(config.upstreamTimeoutMs),
-  });
+  const claim = await claimTid(db, { ...wanted, formerFingerprints, leaseMs: leaseMs(config.upstreamTimeoutMs) });
 
   switch (claim.kind) {
-    case "replay":
-      return { body: await replay<Body>(env, db, kind.name, claim.row), replayed: true };
+    case "replay": {
+      const body = await replay<Body>(env, kind.name, claim.row, db);
+      after(remember(env, claim.row));
+      return { body, replayed: true };
+    }
     case "conflict":
       throw conflict(claim.row);
     case "in_progress":
@@ -178,8 +203,9 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
   }
   // After the answer: until then an identical retry or check-tid meets the claim inside its lease (tid_in_progress).
   after(
-    completeTid(db, held, receiptId, answeredAt).catch((err: unknown) =>
-      log("error", "tid_completion_deferred", { request_id: requestId, kind: kind.name, error: String(err) }),
+    completeTid(db, held, receiptId, answeredAt).then(
+      () => remember(env, { owner, tid: input.tid, kind: kind.name, receipt_id: receiptId, fingerprint: wanted.fingerprint, updated_at: answeredAt }),
+      (err: unknown) => log("error", "tid_completion_deferred", { request_id: requestId, kind: kind.name, error: String(err) }),
     ),
   );
   return { body, replayed: false };
@@ -192,14 +218,30 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
  * still in flight is tid_in_progress; one whose claim outlived its lease did
  * not finish, and its outcome is unknown: not found, and the create's retry adopts it.
  */
-export async function createdBy(env: Env, caller: Caller, kind: KindName, tid: string, user?: string): Promise<string> {
+export async function createdBy(
+  env: Env,
+  caller: Caller,
+  kind: KindName,
+  tid: string,
+  user?: string,
+  after: (work: Promise<unknown>) => void = () => undefined,
+): Promise<string> {
   const { noun } = KINDS[kind];
   const notFound = new ApiError("receipt_not_found", `No ${noun} was created with this tid.`);
   if (user !== undefined && caller.kind !== "partner" && user !== caller.id) throw notFound;
   const owner = user !== undefined ? ownerOf({ kind: "user", id: user }) : ownerOf(caller);
+  // This data center may remember it (src/tid-cache.ts): no D1 round trip.
+  const known = await recallTid(owner, tid, retentionPolicy(env).tidRetentionMs);
+  if (known) {
+    if (known.kind !== kind) throw notFound;
+    return known.receipt_id;
+  }
   const row = await findTid(await readIndexFor(env, owner, tid), owner, tid);
   if (!row || row.kind !== kind) throw notFound;
-  if (row.receipt_id) return row.receipt_id;
+  if (row.receipt_id) {
+    after(remember(env, row));
+    return row.receipt_id;
+  }
   if (leaseExpired(row, leaseMs(readConfig(env).upstreamTimeoutMs), clock.now())) {
     throw new ApiError(
       "receipt_not_found",

@@ -213,7 +213,7 @@ export const RECEIPTS: Section = {
       errors: ["receipt_not_found", "tid_in_progress"],
       upstream: ["receipt/check-id"],
       handle: async (c, { tid, user }) => {
-        const id = await createdBy(c.env, c.var.caller, "receipt", tid, user);
+        const id = await createdBy(c.env, c.var.caller, "receipt", tid, user, (work) => c.executionCtx.waitUntil(work));
         return checkReceipt(c, { id });
       },
     }),

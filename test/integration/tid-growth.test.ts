@@ -6,11 +6,12 @@
  * before the list grew twice is still found. What is observed: each
  * gateway's answers, the sandbox's create calls, and each database's rows.
  */
-import { createExecutionContext } from "cloudflare:test";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { tidShardIndex } from "../../src/shards";
+import { forgetTid } from "../../src/tid-cache";
 import type { TidRow } from "../../src/tid-index";
 import { expectStatus, newTid, receiptRequest, sandboxCalls } from "../helpers";
 
@@ -21,16 +22,21 @@ const one = { ...env, TID_INDEX_SHARDS: "DB", TID_INDEX_SHARDS_PREVIOUS: "" } as
 const two = { ...env, TID_INDEX_SHARDS: "DB DB_TID_1", TID_INDEX_SHARDS_PREVIOUS: "DB" } as unknown as Env;
 const three = { ...env, TID_INDEX_SHARDS: "DB DB_TID_1 DB_TID_2", TID_INDEX_SHARDS_PREVIOUS: "DB DB_TID_1; DB" } as unknown as Env;
 
-const create = (deployment: Env, body: unknown) =>
-  createApp().fetch(
+/** A create, and what it left running after its answer (the tid row's completion). */
+async function create(deployment: Env, body: unknown): Promise<Response> {
+  const ctx = createExecutionContext();
+  const response = await createApp().fetch(
     new Request("http://gateway.test/api/v1/partner/receipt/create", {
       method: "POST",
       headers: { "content-type": "application/json", authorization: "Bearer sk_test_local_partner" },
       body: JSON.stringify(body),
     }),
     deployment,
-    createExecutionContext(),
+    ctx,
   );
+  await waitOnExecutionContext(ctx);
+  return response;
+}
 
 /** A new partner tid placed in database `places[n]` of the list of n + 1 databases, for each n. */
 async function tidPlaced(places: number[]): Promise<string> {
@@ -59,13 +65,18 @@ async function outcome(response: Response): Promise<{ status: number; code?: str
   return body.error ? { status: response.status, code: body.error.code } : { status: response.status, id: body.id };
 }
 
+/** The next request comes from another data center, which has not seen the tid (src/tid-cache.ts): it reads D1. */
+const elsewhere = (tid: string) => forgetTid("partner:partner", tid);
+
 describe("growing the list while Workers on the earlier list still run", () => {
   it("a create on the grown list, then the same create on a Worker still on the earlier list: one create upstream, the late one is told to retry", async () => {
     const request = receiptRequest({ tid: await tidPlaced([0, 1]) });
     const made = await expectStatus(create(two, request), 200);
     expect(await claimsOf(request.tid)).toEqual(["DB_TID_1"]);
 
-    // The Worker on the earlier list looks only in DB: the fence there stops it before the payment service.
+    // The Worker on the earlier list, in another data center (which has not seen the tid: src/tid-cache.ts),
+    // looks only in DB: the fence there stops it before the payment service.
+    await elsewhere(request.tid);
     expect(await outcome(await create(one, request))).toEqual({ status: 409, code: "tid_in_progress" });
     expect(await createCalls(request.tid)).toBe(1);
     expect(await claimsOf(request.tid)).toEqual(["DB_TID_1"]);
@@ -94,9 +105,11 @@ describe("growing the list while Workers on the earlier list still run", () => {
     const request = receiptRequest({ tid: await tidPlaced([0, 1, 2]) });
     const made = await expectStatus(create(one, request), 200);
 
+    await elsewhere(request.tid);
     const replay = await create(three, request);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(await expectStatus(replay, 200)).toEqual(made);
+    await elsewhere(request.tid);
     expect(await expectStatus(create(two, request), 200)).toEqual(made);
     expect(await createCalls(request.tid)).toBe(1);
     expect(await claimsOf(request.tid)).toEqual(["DB"]);
@@ -104,7 +117,9 @@ describe("growing the list while Workers on the earlier list still run", () => {
     // A new tid on the third list fences both earlier places: neither earlier list's Worker creates it again.
     const fresh = receiptRequest({ tid: await tidPlaced([0, 1, 2]) });
     await expectStatus(create(three, fresh), 200);
+    await elsewhere(fresh.tid);
     expect(await outcome(await create(one, fresh))).toEqual({ status: 409, code: "tid_in_progress" });
+    await elsewhere(fresh.tid);
     expect(await outcome(await create(two, fresh))).toEqual({ status: 409, code: "tid_in_progress" });
     expect(await createCalls(fresh.tid)).toBe(1);
     expect(await claimsOf(fresh.tid)).toEqual(["DB_TID_2"]);

@@ -1,0 +1,85 @@
+/**
+ * What a data center remembers of completed tids (src/tid-cache.ts): a
+ * check-tid or an identical retry of a create this data center answered
+ * needs no D1 round trip (issue 22), and the memory is believed only while
+ * the row it stands for exists (its retention window, by the gateway's clock).
+ */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/app";
+import { clock } from "../../src/clock";
+import { retentionPolicy, runRetention } from "../../src/retention";
+import { expectError, expectStatus, letTimePass, receiptRequest, tidRow } from "../helpers";
+
+const PARTNER = "partner:partner";
+
+/** A partner call through the app, and what it left running after its answer (the completion, the memory). */
+async function partner(path: string, body: unknown): Promise<Response> {
+  const ctx = createExecutionContext();
+  const response = await createApp().fetch(
+    new Request(`http://gateway.test/api/v1/partner/${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk_test_local_partner" },
+      body: JSON.stringify(body),
+    }),
+    env,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return response;
+}
+
+/** From now on every statement on the tid index fails, in every database: what is answered did not read it. */
+function tidIndexUnreachable(): void {
+  for (const db of [env.DB, env.DB_TID_1]) {
+    const prepare = db.prepare.bind(db);
+    vi.spyOn(db, "prepare").mockImplementation((sql: string) => {
+      if (sql.includes("tid_index")) throw new Error("D1_ERROR: the tid index is far away today");
+      return prepare(sql);
+    });
+  }
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("a tid this data center has seen", () => {
+  it("an identical retry is replayed, another body refused, and check-tid answered, without reading the tid index", async () => {
+    const request = receiptRequest();
+    const created = await expectStatus(partner("receipt/create", request), 200);
+    expect(await tidRow(PARTNER, request.tid)).toMatchObject({ status: "completed", receipt_id: created.id });
+
+    tidIndexUnreachable();
+    const replay = await partner("receipt/create", request);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await expectStatus(replay, 200)).toEqual(created);
+    const conflict = await expectError(partner("receipt/create", { ...request, amount: request.amount + 1 }), 409, "tid_conflict");
+    expect(conflict.message).toContain(created.id);
+    expect((await expectStatus(partner("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(created.id);
+  });
+
+  it("is not believed once the row's retention window has passed: check-tid reads the index, which retention emptied", async () => {
+    const request = receiptRequest();
+    await expectStatus(partner("receipt/create", request), 200);
+    letTimePass(retentionPolicy(env).tidRetentionMs + 1);
+    await runRetention(env, clock.now());
+    expect(await tidRow(PARTNER, request.tid)).toBeNull();
+    await expectError(partner("receipt/check-tid", { tid: request.tid }), 404, "receipt_not_found");
+  });
+
+  it("a create whose completion failed is not remembered: the retry meets the pending claim (tid_in_progress)", async () => {
+    for (const db of [env.DB, env.DB_TID_1]) {
+      const prepare = db.prepare.bind(db);
+      vi.spyOn(db, "prepare").mockImplementation((sql: string) => {
+        if (sql.startsWith("UPDATE tid_index SET status = 1")) throw new Error("D1_ERROR: unavailable");
+        return prepare(sql);
+      });
+    }
+    const request = receiptRequest();
+    await expectStatus(partner("receipt/create", request), 200);
+    await expectError(partner("receipt/create", request), 409, "tid_in_progress");
+    await expectError(partner("receipt/check-tid", { tid: request.tid }), 409, "tid_in_progress");
+  });
+});
