@@ -9,6 +9,10 @@
 -- delivery status are small integers (src/events/log.ts EVENT_TYPE_CODES and
 -- DELIVERY_STATUS_CODES: codes are never reused or renumbered). Kind, sequence,
 -- created, owner and request_id are in the body; kind follows from the type.
+--
+-- Apply it with the deploy of the code that reads it: in between, the previous
+-- version's drains, deliveries and sweeps fail on the new table and are retried
+-- (the outboxes keep their events, the queue its messages); nothing is lost.
 CREATE TABLE events_v9 (
   id               TEXT PRIMARY KEY,            -- evt_<ULID>
   record_id        TEXT NOT NULL,               -- the receipt's id, or the transfer's receipt_id
