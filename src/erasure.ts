@@ -6,10 +6,11 @@
  * - the user's records are found through their tid-index rows (owner
  *   `user:<sub>`, the index's primary key prefix), in every database;
  * - each record's Durable Object erases its body, the create's answer it
- *   keeps for replays, its outbox and every body it stores later
- *   (src/receipt-object.ts erase), then each of its events in the event log
- *   is rewritten; a create answer stored before migrations/0008
- *   (tid_answers_legacy) is erased too;
+ *   keeps for replays, its outbox (the bodies of its events, logged or not)
+ *   and every body it stores later (src/receipt-object.ts erase); then the
+ *   event bodies the event log itself holds (event_bodies, from before
+ *   migrations/0009) and a create answer stored before migrations/0008
+ *   (tid_answers_legacy) are rewritten too;
  * - erased means every `account` value and every `phone` starred but their
  *   first and last two characters (src/redact.ts erasePersonal); ids,
  *   amounts, states and times stay.
@@ -79,17 +80,18 @@ async function eraseRecord(env: Env, db: D1Database, row: ErasedRow) {
       .run();
   }
   if (row.receipt_id === null) return;
-  // The object first: from then on nothing it hands to the log carries the values.
+  // The object first (its record and every event body it keeps): from then on nothing it hands on carries the values.
   await receiptStub(env, row.kind, row.receipt_id).erase();
+  // Bodies the log itself holds (events logged before migrations/0009, or that no record produced).
   for (const { db: events } of await eventShardsFor(env, row.receipt_id)) {
     const { results } = await events
-      .prepare("SELECT id, body FROM events WHERE record_id = ?1")
+      .prepare("SELECT b.id, b.body FROM events e JOIN event_bodies b ON b.id = e.id WHERE e.record_id = ?1")
       .bind(row.receipt_id)
       .all<{ id: string; body: string }>();
     const updates = results
       .map((event) => ({ id: event.id, body: erasePersonalJson(event.body), before: event.body }))
       .filter((event) => event.body !== event.before)
-      .map((event) => events.prepare("UPDATE events SET body = ?1 WHERE id = ?2").bind(event.body, event.id));
+      .map((event) => events.prepare("UPDATE event_bodies SET body = ?1 WHERE id = ?2").bind(event.body, event.id));
     if (updates.length > 0) await events.batch(updates);
   }
 }

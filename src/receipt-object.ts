@@ -270,6 +270,11 @@ export class ReceiptObject extends DurableObject<Env> {
     return true;
   }
 
+  /** The bodies of these events that this record keeps (its outbox), by id: what events/list, events/resend and the sweep send. */
+  async eventBodies(ids: readonly string[]): Promise<Record<string, string>> {
+    return this.#store.load() ? this.#store.eventBodies(ids) : {};
+  }
+
   /** The audit trail, oldest first (partner only: the route checks). */
   async auditTrail(): Promise<AuditTrail | null> {
     const rec = this.#store.load();

@@ -43,7 +43,10 @@ export interface RetentionPolicy {
   deliveredEventsMs: number;
   /** How long a failed or never-settled event is kept, from its creation (never less than deliveredEventsMs). */
   undeliveredEventsMs: number;
-  /** How long a final record's Durable Object is kept after its last change (rule 10; the object deletes itself). */
+  /**
+   * How long a final record's Durable Object is kept after its last change (rule 10; the object deletes
+   * itself): never less than undeliveredEventsMs, so the log never lists an event whose record is gone.
+   */
   recordRetentionMs: number;
   /** Rows per statement. */
   batchSize: number;
@@ -73,13 +76,16 @@ export function retentionPolicy(env: Env): RetentionPolicy {
   const d = RETENTION_DEFAULTS;
   const replayMs = positive(env.TID_REPLAY_DAYS, d.replayDays) * DAY_MS;
   const deliveredEventsMs = positive(env.EVENTS_DELIVERED_RETENTION_DAYS, d.deliveredEventsDays) * DAY_MS;
+  const undeliveredEventsMs = Math.max(deliveredEventsMs, positive(env.EVENTS_UNDELIVERED_RETENTION_DAYS, d.undeliveredEventsDays) * DAY_MS);
   return {
     replayMs,
     // Deleting a row before its answer expired would cut the replay window short.
     tidRetentionMs: Math.max(replayMs, positive(env.TID_RETENTION_DAYS, d.tidRetentionDays) * DAY_MS),
     deliveredEventsMs,
-    undeliveredEventsMs: Math.max(deliveredEventsMs, positive(env.EVENTS_UNDELIVERED_RETENTION_DAYS, d.undeliveredEventsDays) * DAY_MS),
-    recordRetentionMs: positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS,
+    undeliveredEventsMs,
+    // A record keeps its events' bodies for the event log (src/events/bodies.ts): it outlives every event the
+    // log may still list, each created by a change of the record, pruned at most undeliveredEventsMs after it.
+    recordRetentionMs: Math.max(undeliveredEventsMs, positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS),
     batchSize: whole(env.RETENTION_BATCH_SIZE, d.batchSize),
     rounds: whole(env.RETENTION_ROUNDS, d.rounds),
   };

@@ -12,7 +12,8 @@ import {
 } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
-import { type EventMessage, type EventRow, type EventType, type GatewayEvent, newEventId } from "../src/events";
+import { type EventMessage, type EventType, type GatewayEvent, newEventId } from "../src/events";
+import type { LoggedRow } from "../src/events/log";
 import { locateEvent } from "../src/events/log";
 import worker from "../src/index";
 import { receiptStub } from "../src/receipt-object";
@@ -241,7 +242,7 @@ export async function eventDb(id: string): Promise<D1Database> {
 }
 
 /** An event's log row, wherever it is; null when no database holds it. */
-export const eventRow = async (id: string): Promise<EventRow | null> => (await locateEvent(env, id))?.row ?? null;
+export const eventRow = async (id: string): Promise<LoggedRow | null> => (await locateEvent(env, id))?.row ?? null;
 
 /** The database a record's events are logged in (src/shards.ts picks it, as the gateway does). */
 export const recordEventsDb = async (recordId: string): Promise<D1Database> => (await eventShardFor(env, recordId)).db;
@@ -267,7 +268,7 @@ export async function loggedEventTypes(kind: "receipt" | "transfer", id: string)
   const stub = receiptStub(env, kind, id);
   const owed = await runInDurableObject(
     stub,
-    (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
+    (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE logged_at IS NULL").one().n,
   );
   if (owed > 0) await runDurableObjectAlarm(stub);
   const { events } = await expectStatus(callGateway("events/list", { receipt_id: id, limit: 100 }), 200);

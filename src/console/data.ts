@@ -14,6 +14,7 @@
  */
 import { eventOwner } from "../caller";
 import { type EventRow, listLoggedEvents, newestEvents } from "../events";
+import { withBodies } from "../events/bodies";
 import type { KindName } from "../lifecycle";
 import { type AuditEntry, receiptStub } from "../receipt-object";
 import type { SandboxCall } from "../sandbox/answers";
@@ -111,7 +112,12 @@ export async function recordView(env: Env, kind: KindName, id: string): Promise<
     // The call log filters by id only; the create names the record by its upstream tid.
     sandboxObject(env).calls(),
   ]);
-  const events = eventPage.rows.filter((row) => row.kind === kind).reverse();
+  const events = (
+    await withBodies(
+      env,
+      eventPage.rows.filter((row) => row.kind === kind),
+    )
+  ).reverse();
   const calls = allCalls.filter((call) => call.id === id || call.tid === trail.upstreamTid);
   const newest = events.at(-1);
   return {
@@ -139,5 +145,5 @@ function latestOf(row: EventRow): LatestEvent {
 
 /** Each record's newest logged event, keyed `kind:id`. */
 async function latestEventsOf(env: Env, ids: readonly string[]): Promise<Map<string, LatestEvent>> {
-  return new Map((await newestEvents(env, ids)).map((row) => [`${row.kind}:${row.record_id}`, latestOf(row)]));
+  return new Map((await withBodies(env, await newestEvents(env, ids))).map((row) => [`${row.kind}:${row.record_id}`, latestOf(row)]));
 }

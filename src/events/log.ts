@@ -13,17 +13,49 @@ import { allShards, eventShardFor, eventShardsFor, tidShards } from "../shards";
 import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
 import { kindOf, recordIdOf } from "./types";
 
-export interface EventRow {
+/**
+ * Codes the event log stores for types and delivery statuses
+ * (migrations/0009_event_log_slim.sql): a code is never reused or renumbered.
+ */
+export const EVENT_TYPE_CODES = {
+  "receipt.created": 1,
+  "receipt.paid": 2,
+  "receipt.held": 3,
+  "receipt.awaiting_supplier": 4,
+  "receipt.cancelled": 5,
+  "receipt.otp_attempts_exhausted": 6,
+  "transfer.created": 7,
+  "transfer.paid": 8,
+  "transfer.cancelled": 9,
+  "transfer.otp_attempts_exhausted": 10,
+} as const satisfies Record<EventType, number>;
+export const DELIVERY_STATUS_CODES = { pending: 0, delivered: 1, failed: 2 } as const satisfies Record<DeliveryStatus, number>;
+
+const TYPE_OF_CODE = new Map(Object.entries(EVENT_TYPE_CODES).map(([type, code]) => [code as number, type as EventType]));
+const STATUS_OF_CODE = new Map(Object.entries(DELIVERY_STATUS_CODES).map(([status, code]) => [code as number, status as DeliveryStatus]));
+
+/** A row of the event log as stored (no body: the record keeps it; src/events/bodies.ts). */
+export interface StoredRow {
+  id: string;
+  record_id: string;
+  type: number;
+  status: number;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+  next_attempt_at: number | null;
+  pending_since: number | null;
+  /** From event_bodies: an event logged before migration 0009, or one no record produced; null when its record keeps it. */
+  body: string | null;
+}
+
+/** A row of the event log, decoded: its delivery, and its body only when D1 holds it (LoggedRow.body null: ask the record). */
+export interface LoggedRow {
   id: string;
   record_id: string;
   kind: EventKind;
   type: EventType;
-  sequence: number;
-  created: number;
-  owner: string;
-  request_id: string;
-  /** The event's JSON, exactly as it is signed and sent. */
-  body: string;
   delivery_status: DeliveryStatus;
   attempts: number;
   last_status: number | null;
@@ -33,12 +65,50 @@ export interface EventRow {
   next_attempt_at: number | null;
   /** ms: when the current round of delivery began (logged, or last resent); the retry horizon counts from it. */
   pending_since: number | null;
+  body: string | null;
 }
+
+/** A logged event with its body (from D1 or its record: src/events/bodies.ts). */
+export interface EventRow extends LoggedRow {
+  /** The event's JSON, exactly as it is signed and sent. */
+  body: string;
+  sequence: number;
+  created: number;
+  owner: string;
+  request_id: string;
+}
+
+export function decodeRow(row: StoredRow): LoggedRow {
+  const type = TYPE_OF_CODE.get(row.type) ?? "receipt.created";
+  return {
+    id: row.id,
+    record_id: row.record_id,
+    kind: kindOf(type),
+    type,
+    delivery_status: STATUS_OF_CODE.get(row.status) ?? "failed",
+    attempts: row.attempts,
+    last_status: row.last_status,
+    last_error: row.last_error,
+    delivered_at: row.delivered_at,
+    next_attempt_at: row.next_attempt_at,
+    pending_since: row.pending_since,
+    body: row.body,
+  };
+}
+
+/** A logged row with its body: the fields the body holds, read from it. */
+export function withBody(row: LoggedRow, body: string): EventRow {
+  const event = JSON.parse(body) as GatewayEvent;
+  return { ...row, body, sequence: event.sequence, created: event.created, owner: event.data.owner, request_id: event.request_id };
+}
+
+/** The stored row and the body D1 holds for it, if any. */
+const SELECT_ROWS = "SELECT e.*, b.body FROM events e LEFT JOIN event_bodies b ON b.id = e.id";
 
 /**
  * An event to log: the event, or the event with its JSON text exactly as it
  * will be signed and sent (the outbox's payload, or a queue message's), so
- * the log keeps those very bytes.
+ * the queue carries those very bytes.
  */
 export type Loggable = GatewayEvent | { event: GatewayEvent; body: string };
 
@@ -52,45 +122,55 @@ const MAX_EVENTS_PER_WRITE = 50;
  * Writes each event's row unless it is there already (idempotent by event id:
  * a re-drain after a crash adds nothing), in one transaction, and answers what
  * must be queued: every one of these events whose delivery is still pending,
- * with the body first logged. One already delivered or dead-lettered by an
- * earlier drain is not queued again. A new row is `pending`, its first
- * attempt due `now` (the sweep's clock: src/events/sweep.ts).
+ * with its body. One already delivered or dead-lettered by an earlier drain
+ * is not queued again. A new row is `pending`, its first attempt due `now`
+ * (the sweep's clock: src/events/sweep.ts).
+ *
+ * `recordKeepsBodies`: the events come from their record's outbox, which
+ * keeps their bodies (the receipt object's drain): D1 stores none. Otherwise
+ * (an event no record keeps: one logged from a queue message, or by a test)
+ * the body of each event not logged yet goes into event_bodies.
  */
-export async function recordEvents(db: D1Database, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
+export async function recordEvents(
+  db: D1Database,
+  items: readonly Loggable[],
+  now = clock.now(),
+  recordKeepsBodies = false,
+): Promise<EventMessage[]> {
   const pending: EventMessage[] = [];
   for (let start = 0; start < items.length; start += MAX_EVENTS_PER_WRITE) {
     const chunk = items.slice(start, start + MAX_EVENTS_PER_WRITE).map(unpack);
-    const inserts = chunk.map(({ event, body }) =>
+    const bodies = recordKeepsBodies
+      ? []
+      : [
+          db
+            .prepare(
+              `INSERT INTO event_bodies (id, body)
+               SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?1)
+               WHERE NOT EXISTS (SELECT 1 FROM events WHERE id = json_extract(value, '$[0]')) ON CONFLICT (id) DO NOTHING`,
+            )
+            .bind(JSON.stringify(chunk.map(({ event, body }) => [event.id, body]))),
+        ];
+    const inserts = chunk.map(({ event }) =>
       db
         .prepare(
-          `INSERT INTO events (id, record_id, kind, type, sequence, created, owner, request_id, body, next_attempt_at, pending_since)
-           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10) ON CONFLICT (id) DO NOTHING`,
+          `INSERT INTO events (id, record_id, type, next_attempt_at, pending_since)
+           VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT (id) DO NOTHING`,
         )
-        .bind(
-          event.id,
-          recordIdOf(event),
-          kindOf(event.type),
-          event.type,
-          event.sequence,
-          event.created,
-          event.data.owner,
-          event.request_id,
-          body,
-          now,
-        ),
+        .bind(event.id, recordIdOf(event), EVENT_TYPE_CODES[event.type], now),
     );
     const ids = chunk.map(({ event }) => event.id);
-    const stillPending = db
-      .prepare(`SELECT id, body AS payload FROM events WHERE delivery_status = 'pending' AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`)
-      .bind(...ids);
-    const results = await db.batch<EventMessage>([...inserts, stillPending]);
-    pending.push(...(results.at(-1)?.results ?? []));
+    const stillPending = db.prepare(`SELECT id FROM events WHERE status = 0 AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`).bind(...ids);
+    const results = await db.batch<{ id: string }>([...bodies, ...inserts, stillPending]);
+    const bodyOf = new Map(chunk.map(({ event, body }) => [event.id, body]));
+    pending.push(...(results.at(-1)?.results ?? []).map(({ id }) => ({ id, payload: bodyOf.get(id)! })));
   }
   return pending;
 }
 
-export async function findEvent(db: D1Database, id: string): Promise<EventRow | null> {
-  return db.prepare("SELECT * FROM events WHERE id = ?1").bind(id).first<EventRow>();
+export async function findEvent(db: D1Database, id: string): Promise<LoggedRow | null> {
+  const row = await db.prepare(`${SELECT_ROWS} WHERE e.id = ?1`).bind(id).first<StoredRow>();
+  return row ? decodeRow(row) : null;
 }
 
 export interface EventQuery {
@@ -103,31 +183,31 @@ export interface EventQuery {
 }
 
 /** Newest first (by id, which is time-ordered), at most `limit`, and whether older ones remain. */
-export async function listEvents(db: D1Database, query: EventQuery): Promise<{ rows: EventRow[]; hasMore: boolean }> {
+export async function listEvents(db: D1Database, query: EventQuery): Promise<{ rows: LoggedRow[]; hasMore: boolean }> {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (clause: string, value: unknown) => {
     params.push(value);
     where.push(clause.replace("?", `?${params.length}`));
   };
-  if (query.receiptId !== undefined) add("record_id = ?", query.receiptId);
-  if (query.type !== undefined) add("type = ?", query.type);
-  if (query.delivery !== undefined) add("delivery_status = ?", query.delivery);
-  if (query.after !== undefined) add("id < ?", query.after);
+  if (query.receiptId !== undefined) add("e.record_id = ?", query.receiptId);
+  if (query.type !== undefined) add("e.type = ?", EVENT_TYPE_CODES[query.type]);
+  if (query.delivery !== undefined) add("e.status = ?", DELIVERY_STATUS_CODES[query.delivery]);
+  if (query.after !== undefined) add("e.id < ?", query.after);
   params.push(query.limit + 1);
-  const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?${params.length}`;
+  const sql = `${SELECT_ROWS} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY e.id DESC LIMIT ?${params.length}`;
   const { results } = await db
     .prepare(sql)
     .bind(...params)
-    .all<EventRow>();
-  return { rows: results.slice(0, query.limit), hasMore: results.length > query.limit };
+    .all<StoredRow>();
+  return { rows: results.slice(0, query.limit).map(decodeRow), hasMore: results.length > query.limit };
 }
 
 /** A delivery got a 2xx. Delivered is final whatever happened before (a duplicate may have failed meanwhile). */
 export async function recordDelivered(db: D1Database, id: string, outcome: { status: number; at: number }): Promise<void> {
   await db
     .prepare(
-      `UPDATE events SET delivery_status = 'delivered', attempts = attempts + 1, last_status = ?2, last_error = NULL, delivered_at = ?3
+      `UPDATE events SET status = 1, attempts = attempts + 1, last_status = ?2, last_error = NULL, delivered_at = ?3
        WHERE id = ?1`,
     )
     .bind(id, outcome.status, outcome.at)
@@ -156,7 +236,7 @@ export async function recordFailedAttempt(
  */
 export async function recordDeadLettered(db: D1Database, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.batch(ids.map((id) => db.prepare("UPDATE events SET delivery_status = 'failed' WHERE id = ?1 AND delivery_status = 'pending'").bind(id)));
+  await db.batch(ids.map((id) => db.prepare("UPDATE events SET status = 2 WHERE id = ?1 AND status = 0").bind(id)));
 }
 
 /**
@@ -164,43 +244,41 @@ export async function recordDeadLettered(db: D1Database, ids: readonly string[])
  * attempt due now, the retry horizon counted from now); answers the row as it
  * was, or null for an unknown id.
  */
-export async function markPendingAgain(db: D1Database, id: string, now = clock.now()): Promise<EventRow | null> {
+export async function markPendingAgain(db: D1Database, id: string, now = clock.now()): Promise<LoggedRow | null> {
   const before = await findEvent(db, id);
   if (!before) return null;
-  await db
-    .prepare("UPDATE events SET delivery_status = 'pending', delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2 WHERE id = ?1")
-    .bind(id, now)
-    .run();
+  await db.prepare("UPDATE events SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2 WHERE id = ?1").bind(id, now).run();
   return before;
 }
 
 /** Undoes markPendingAgain when the event could not be queued after all. */
-export async function restoreDelivery(db: D1Database, row: EventRow): Promise<void> {
+export async function restoreDelivery(db: D1Database, row: LoggedRow): Promise<void> {
   await db
-    .prepare("UPDATE events SET delivery_status = ?2, delivered_at = ?3 WHERE id = ?1 AND delivery_status = 'pending'")
-    .bind(row.id, row.delivery_status, row.delivered_at)
+    .prepare("UPDATE events SET status = ?2, delivered_at = ?3 WHERE id = ?1 AND status = 0")
+    .bind(row.id, DELIVERY_STATUS_CODES[row.delivery_status], row.delivered_at)
     .run();
 }
 
 /**
  * Retention: deletes events in `status` created before `now - olderThanMs`,
- * at most `limit`, oldest first. An event id begins with its creation time
- * (evt_<ULID>), so this is a range scan of events_by_delivery up to the first
- * id of the cutoff's millisecond.
+ * at most `limit`, oldest first (a body D1 holds goes with its event: the
+ * trigger of migrations/0009). An event id begins with its creation time
+ * (evt_<ULID>), so this is a range scan of events_by_status up to the first
+ * id of the cutoff's millisecond. Deleted rows free their pages for new ones.
  */
 export async function pruneEvents(db: D1Database, status: DeliveryStatus, olderThanMs: number, limit: number, now = clock.now()): Promise<number> {
   const cutoff = `evt_${encodeTime(Math.max(0, now - olderThanMs), 10)}`;
   const result = await db
     .prepare(
-      `DELETE FROM events WHERE rowid IN (
-         SELECT rowid FROM events WHERE delivery_status = ?1 AND id < ?2 ORDER BY id LIMIT ?3)`,
+      `DELETE FROM events WHERE id IN (
+         SELECT id FROM events WHERE status = ?1 AND id < ?2 ORDER BY id LIMIT ?3)`,
     )
-    .bind(status, cutoff, limit)
+    .bind(DELIVERY_STATUS_CODES[status], cutoff, limit)
     .run();
   return result.meta.changes;
 }
 
-export function deliveryOf(row: EventRow): EventDelivery {
+export function deliveryOf(row: LoggedRow): EventDelivery {
   return {
     status: row.delivery_status,
     attempts: row.attempts,
@@ -231,10 +309,10 @@ async function byShard<T>(env: Env, items: readonly T[], recordIdOfItem: (item: 
 }
 
 /** recordEvents, each event in its record's database: one batch per database (of up to 50 events). */
-export async function logEvents(env: Env, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
+export async function logEvents(env: Env, items: readonly Loggable[], now = clock.now(), recordKeepsBodies = false): Promise<EventMessage[]> {
   const groups = await byShard(env, items, (item) => recordIdOf(unpack(item).event));
   // At most six databases at a time (the Workers connection limit; src/fanout.ts).
-  return (await inPool(groups, ([db, group]) => recordEvents(db, group, now))).flat();
+  return (await inPool(groups, ([db, group]) => recordEvents(db, group, now, recordKeepsBodies))).flat();
 }
 
 /**
@@ -245,9 +323,9 @@ export async function logEvents(env: Env, items: readonly Loggable[], now = cloc
  * One query per database, six at a time (src/fanout.ts): within D1's 1,000
  * queries per invocation up to the 410 databases of 10,000,000 creates a day.
  */
-export async function locateEvent(env: Env, id: string): Promise<{ db: D1Database; row: EventRow } | null> {
+export async function locateEvent(env: Env, id: string): Promise<{ db: D1Database; row: LoggedRow } | null> {
   const found = await inPool(allShards(env), async ({ db }) => ({ db, row: await findEvent(db, id) }));
-  const hits = found.filter((hit): hit is { db: D1Database; row: EventRow } => hit.row !== null);
+  const hits = found.filter((hit): hit is { db: D1Database; row: LoggedRow } => hit.row !== null);
   if (hits.length <= 1) return hits[0] ?? null;
   const { db } = await eventShardFor(env, hits[0]!.row.record_id);
   return hits.find((hit) => hit.db === db) ?? hits[0]!;
@@ -260,7 +338,7 @@ export async function locateEvent(env: Env, id: string): Promise<{ db: D1Databas
  * time-ordered), cut to `limit`: one query per database, six at a time
  * (src/fanout.ts). A list by receipt_id reads one database.
  */
-export async function listLoggedEvents(env: Env, query: EventQuery): Promise<{ rows: EventRow[]; hasMore: boolean }> {
+export async function listLoggedEvents(env: Env, query: EventQuery): Promise<{ rows: LoggedRow[]; hasMore: boolean }> {
   const shards = query.receiptId !== undefined ? await eventShardsFor(env, query.receiptId) : allShards(env);
   if (shards.length === 1) return listEvents(shards[0]!.db, query);
   const pages = await inPool(shards, async ({ db }) => ({ db, ...(await listEvents(db, query)) }));
@@ -273,10 +351,10 @@ export async function listLoggedEvents(env: Env, query: EventQuery): Promise<{ r
 }
 
 /** One row per event id: of two copies (see locateEvent), the one in the record's database now. */
-async function withoutCopies(env: Env, rows: readonly { db: D1Database; row: EventRow }[]): Promise<EventRow[]> {
-  const byId = new Map<string, { db: D1Database; row: EventRow }[]>();
+async function withoutCopies(env: Env, rows: readonly { db: D1Database; row: LoggedRow }[]): Promise<LoggedRow[]> {
+  const byId = new Map<string, { db: D1Database; row: LoggedRow }[]>();
   for (const hit of rows) byId.set(hit.row.id, [...(byId.get(hit.row.id) ?? []), hit]);
-  const kept: EventRow[] = [];
+  const kept: LoggedRow[] = [];
   for (const hits of byId.values()) {
     if (hits.length === 1) kept.push(hits[0]!.row);
     else {
@@ -314,32 +392,33 @@ const MAX_IDS_PER_READ = 100;
  * The newest logged event of each of these records, one per kind and record
  * id (the sandbox console's list): one query per database holding some of
  * them; while the list changes, of a record's two databases the later event
- * (by sequence, as within one).
+ * (by id, as within one). Bodies: src/events/bodies.ts.
  */
-export async function newestEvents(env: Env, recordIds: readonly string[]): Promise<EventRow[]> {
+export async function newestEvents(env: Env, recordIds: readonly string[]): Promise<LoggedRow[]> {
   const groups = new Map<D1Database, string[]>();
   for (const id of recordIds) {
     for (const { db } of await eventShardsFor(env, id)) groups.set(db, [...(groups.get(db) ?? []), id]);
   }
-  const reads: (() => Promise<EventRow[]>)[] = [];
+  const reads: (() => Promise<LoggedRow[]>)[] = [];
   for (const [db, ids] of groups) {
     for (let start = 0; start < ids.length; start += MAX_IDS_PER_READ) {
       const chunk = ids.slice(start, start + MAX_IDS_PER_READ);
+      // Newest by id (time-ordered) per record and kind: a transfer's types are coded 7 and up.
       const newest = () =>
         db
           .prepare(
-            `SELECT * FROM events e WHERE record_id IN (${chunk.map((_, i) => `?${i + 1}`).join(", ")})
-             AND sequence = (SELECT MAX(sequence) FROM events WHERE record_id = e.record_id AND kind = e.kind)`,
+            `${SELECT_ROWS} WHERE e.id IN (SELECT MAX(id) FROM events WHERE record_id IN (${chunk.map((_, i) => `?${i + 1}`).join(", ")})
+             GROUP BY record_id, type >= ${EVENT_TYPE_CODES["transfer.created"]})`,
           )
           .bind(...chunk)
-          .all<EventRow>();
-      reads.push(() => newest().then(({ results }) => results));
+          .all<StoredRow>();
+      reads.push(() => newest().then(({ results }) => results.map(decodeRow)));
     }
   }
-  const newest = new Map<string, EventRow>();
+  const newest = new Map<string, LoggedRow>();
   for (const row of (await inPool(reads, (read) => read())).flat()) {
     const key = `${row.kind}:${row.record_id}`;
-    if ((newest.get(key)?.sequence ?? 0) < row.sequence) newest.set(key, row);
+    if ((newest.get(key)?.id ?? "") < row.id) newest.set(key, row);
   }
   return [...newest.values()];
 }

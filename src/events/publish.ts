@@ -50,7 +50,7 @@ export async function enqueue(env: Env, messages: readonly EventMessage[]): Prom
 
 /**
  * Writes each event's row into the D1 event log (its record's database) if
- * absent (idempotent by event id: a re-drain after a crash must not duplicate
+ * absent (with its body in event_bodies unless `recordKeepsBodies`) (idempotent by event id: a re-drain after a crash must not duplicate
  * rows) with delivery status `pending`, then sends them to the queue. Throws
  * if anything failed, so the caller keeps them and tries again.
  *
@@ -60,17 +60,18 @@ export async function enqueue(env: Env, messages: readonly EventMessage[]): Prom
  * Once logged, an event whose message the queue loses is sent again by the
  * sweep (src/events/sweep.ts).
  */
-export async function publishEvents(env: Env, events: readonly Loggable[]): Promise<void> {
+export async function publishEvents(env: Env, events: readonly Loggable[], recordKeepsBodies = false): Promise<void> {
   if (events.length === 0) return;
   for (const event of events) assertWellFormed("event" in event && "body" in event ? event.event : event);
-  const pending = await logEvents(env, events);
+  const pending = await logEvents(env, events, undefined, recordKeepsBodies);
   await enqueue(env, pending);
 }
 
 /**
  * What the receipt object's drain calls with its outbox's unsent events (their
- * JSON text): publishEvents, the log keeping the very bytes the outbox holds.
- * The object marks them sent only once this resolved, so an event is always
+ * JSON text): publishEvents, the log keeping their delivery and no body (the
+ * outbox keeps each body, byte for byte, until the record is deleted: the
+ * queue carries the same bytes). The object marks them logged only once this resolved, so an event is always
  * in the outbox or in the log, and every crash between the steps is followed
  * by a re-drain: one D1 batch (a record's events share a database; a drain
  * takes at most 50), then one sendBatch.
@@ -79,5 +80,6 @@ export async function publishOutbox(env: Env, entries: readonly EventMessage[]):
   await publishEvents(
     env,
     entries.map((entry) => ({ event: JSON.parse(entry.payload) as GatewayEvent, body: entry.payload })),
+    true,
   );
 }

@@ -30,7 +30,9 @@
 import { inPool } from "../fanout";
 import { log } from "../log";
 import { allShards, type Shard } from "../shards";
+import { withBodies } from "./bodies";
 import type { RETRY_SCHEDULES } from "./delivery";
+import { decodeRow, type LoggedRow, type StoredRow } from "./log";
 import { enqueue } from "./publish";
 import type { EventMessage } from "./types";
 
@@ -67,28 +69,35 @@ export interface SweepReport {
 }
 
 /**
- * Which rows each step takes (?1: the cutoff, ?2: the bound): range scans of
- * migrations/0005_event_sweep.sql's indexes (test/integration/events-log.test.ts reads
- * their query plans).
+ * Which rows each step takes (?1: the cutoff, ?2: the bound): scans of the
+ * pending rows of events_by_status (migrations/0009_event_log_slim.sql),
+ * oldest first: only the events in flight, a handful in the steady state
+ * (during a receiver's outage, every event of the last horizon: see
+ * docs/events.md). test/integration/events-log.test.ts reads their query plans.
  */
 export const SWEEP_SELECTS = {
-  expired: "SELECT rowid FROM events WHERE delivery_status = 'pending' AND pending_since < ?1 ORDER BY pending_since LIMIT ?2",
-  overdue: "SELECT rowid FROM events WHERE delivery_status = 'pending' AND next_attempt_at < ?1 ORDER BY next_attempt_at LIMIT ?2",
+  expired: "SELECT id FROM events WHERE status = 0 AND pending_since < ?1 ORDER BY id LIMIT ?2",
+  overdue: "SELECT id FROM events WHERE status = 0 AND next_attempt_at < ?1 ORDER BY id LIMIT ?2",
 } as const;
 
-/** One database: mark what is past the horizon failed, then claim what is overdue (its next attempt due now), in one batch. */
-async function sweepDatabase(db: D1Database, now: number, settings: SweepSettings): Promise<{ failed: string[]; overdue: EventMessage[] }> {
+/**
+ * One database: mark what is past the horizon failed, then claim what is
+ * overdue (its next attempt due now), in one batch; answers the overdue rows
+ * (with a body only where D1 holds it).
+ */
+async function sweepDatabase(db: D1Database, now: number, settings: SweepSettings): Promise<{ failed: string[]; overdue: LoggedRow[] }> {
   const [failed, overdue] = await db.batch<Record<string, unknown>>([
+    db.prepare(`UPDATE events SET status = 2 WHERE id IN (${SWEEP_SELECTS.expired}) RETURNING id`).bind(now - settings.horizonMs, FAIL_LIMIT),
     db
-      .prepare(`UPDATE events SET delivery_status = 'failed' WHERE rowid IN (${SWEEP_SELECTS.expired}) RETURNING id`)
-      .bind(now - settings.horizonMs, FAIL_LIMIT),
-    db
-      .prepare(`UPDATE events SET next_attempt_at = ?3 WHERE rowid IN (${SWEEP_SELECTS.overdue}) RETURNING id, body AS payload`)
+      .prepare(
+        `UPDATE events SET next_attempt_at = ?3 WHERE id IN (${SWEEP_SELECTS.overdue})
+         RETURNING *, (SELECT body FROM event_bodies b WHERE b.id = events.id) AS body`,
+      )
       .bind(now - settings.staleMs, REQUEUE_LIMIT, now),
   ]);
   return {
     failed: (failed?.results ?? []).map((row) => String(row.id)),
-    overdue: (overdue?.results ?? []) as unknown as EventMessage[],
+    overdue: ((overdue?.results ?? []) as unknown as StoredRow[]).map(decodeRow),
   };
 }
 
@@ -113,9 +122,12 @@ export async function sweepEvents(
       const { failed, overdue } = await sweepDatabase(db, now, settings);
       report.failed += failed.length;
       for (const id of failed) log("error", "event_delivery_abandoned", { event_id: id, by: "sweep", database: binding });
-      await enqueue(env, overdue);
-      report.requeued += overdue.length;
-      if (overdue.length > 0) log("warn", "events_requeued", { database: binding, events: overdue.length, ids: overdue.map((m) => m.id).join(" ") });
+      // Bodies from their records (src/events/bodies.ts); one found nowhere is not queued, and the horizon marks it failed.
+      const messages: EventMessage[] = (await withBodies(env, overdue)).map((row) => ({ id: row.id, payload: row.body }));
+      await enqueue(env, messages);
+      report.requeued += messages.length;
+      if (messages.length > 0)
+        log("warn", "events_requeued", { database: binding, events: messages.length, ids: messages.map((m) => m.id).join(" ") });
     } catch (err) {
       errors.push(err);
       log("error", "events_sweep_failed", { database: binding, error: err instanceof Error ? err.message : String(err) });

@@ -1,13 +1,14 @@
 /**
  * A record's outbox: every state change writes its event here in the same
  * storage step as the change (emit). The drain writes unsent events into the
- * D1 event log, then hands them to the queue (publishOutbox), and deletes
- * them from the outbox only once both succeeded (an outbox holds only what
- * is owed: its page is reused). A crash between any two steps loses
- * nothing: what is still there is drained again (the log insert is
- * idempotent, and an event already delivered is not queued twice), and what
- * is gone is in the log, where the sweep sends it again if the queue lost
- * its message. Failed drains back off; the object's alarm comes back for
+ * D1 event log (its delivery status, no body), then hands them to the queue
+ * (publishOutbox), and marks them logged only once both succeeded: the
+ * outbox keeps every event's body, byte for byte as signed and sent, for
+ * events/list, events/resend and the sweep (src/events/bodies.ts), and it is
+ * deleted with the record. A crash between any two steps loses nothing: what
+ * is not marked logged is drained again (the log insert is idempotent, and
+ * an event already delivered is not queued twice), and what is marked is in
+ * the log, where the sweep sends it again if the queue lost its message. Failed drains back off; the object's alarm comes back for
  * what is owed.
  */
 
@@ -73,7 +74,10 @@ export class Outbox {
         this.#env,
         batch.map((entry) => ({ id: entry.event_id, payload: entry.body })),
       );
-      this.#store.markSent(batch.map((entry) => entry.seq));
+      this.#store.markSent(
+        batch.map((entry) => entry.seq),
+        clock.now(),
+      );
       this.#failures = 0;
     } catch (err) {
       this.#failures++;

@@ -77,9 +77,15 @@ const MIGRATIONS: Record<number, readonly string[]> = {
     "ALTER TABLE record ADD COLUMN schema_version INTEGER NOT NULL DEFAULT 6",
     "DROP TABLE IF EXISTS meta",
   ],
-  // v7 (issue 20): the create's answer, exactly as it was given, for replays (the tid index keeps none), and
-  // the tid-index completion the object owes until its alarm has made sure of it (src/record/completion.ts).
-  7: ["ALTER TABLE record ADD COLUMN answer TEXT", "ALTER TABLE record ADD COLUMN owed_completion TEXT"],
+  // v7 (issue 20): the create's answer, exactly as it was given, for replays (the tid index keeps none); the
+  // tid-index completion the object owes until its alarm has made sure of it (src/record/completion.ts); and
+  // the outbox keeps its events once logged (logged_at), so the D1 event log keeps no bodies: the record
+  // gives them (docs/events.md). Events an older version logged are gone from here; their bodies stay in D1.
+  7: [
+    "ALTER TABLE record ADD COLUMN answer TEXT",
+    "ALTER TABLE record ADD COLUMN owed_completion TEXT",
+    "ALTER TABLE outbox ADD COLUMN logged_at INTEGER",
+  ],
 };
 
 /**
@@ -103,7 +109,7 @@ const SCHEMA_CURRENT = `
     erased INTEGER NOT NULL DEFAULT 0, audit TEXT NOT NULL DEFAULT '[]',
     answer TEXT, owed_completion TEXT,
     schema_version INTEGER NOT NULL DEFAULT ${CURRENT_SCHEMA_VERSION});
-  CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL);`;
+  CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, logged_at INTEGER);`;
 
 /** The schema a migration or a fresh creation leaves, as SQLite describes it (for the test that holds them equal). */
 export function describeSchema(sql: SqlStorage): Record<string, string[]> {
@@ -118,8 +124,9 @@ export function describeSchema(sql: SqlStorage): Record<string, string[]> {
       sql
         .exec<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }>(`PRAGMA table_info(${name})`)
         .toArray()
+        // schema_version's default is the version its table was made at (a migrated table keeps its first
+        // one; the row holds the current version), so it is left out of the comparison.
         .map(
-          // schema_version's default is the version its table was made at (a mark, not the schema): left out.
           (c) =>
             `${c.name} ${c.type}${c.notnull ? " NOT NULL" : ""}${c.dflt_value === null || c.name === "schema_version" ? "" : ` DEFAULT ${c.dflt_value}`}${c.pk ? " PK" : ""}`,
         )

@@ -163,9 +163,9 @@ export class RecordStore {
       this.#ready = true;
     }
     // The row and whether the outbox owes anything, in one statement.
-    const found = this.#storage.sql.exec("SELECT *, (SELECT count(*) FROM outbox) AS unsent_events FROM record").toArray()[0] as
-      | (RecordRow & { unsent_events: number; schema_version: number })
-      | undefined;
+    const found = this.#storage.sql
+      .exec("SELECT *, (SELECT count(*) FROM outbox WHERE logged_at IS NULL) AS unsent_events FROM record")
+      .toArray()[0] as (RecordRow & { unsent_events: number; schema_version: number }) | undefined;
     if (!found) return null;
     const { unsent_events: unsent, schema_version: _version, ...row } = found;
     if (unsent === 0) this.#unsent = [];
@@ -302,7 +302,7 @@ export class RecordStore {
     }));
   }
 
-  /** Adds an event to the outbox (until it is sent); call inside the `change` that made it happen. */
+  /** Adds an event to the outbox (kept with the record, logged_at set once it is in the event log); call inside the `change` that made it happen. */
   enqueue(eventId: string, body: string, at: number): void {
     const { seq } = this.#storage.sql
       .exec<{ seq: number }>("INSERT INTO outbox (event_id, body, created_at) VALUES (?, ?, ?) RETURNING seq", eventId, body, at)
@@ -314,7 +314,10 @@ export class RecordStore {
   unsent(limit: number): OutboxEntry[] {
     if (this.#unsent) return this.#unsent.slice(0, limit);
     const rows = this.#storage.sql
-      .exec<{ seq: number; event_id: string; body: string }>("SELECT seq, event_id, body FROM outbox ORDER BY seq LIMIT ?", limit)
+      .exec<{ seq: number; event_id: string; body: string }>(
+        "SELECT seq, event_id, body FROM outbox WHERE logged_at IS NULL ORDER BY seq LIMIT ?",
+        limit,
+      )
       .toArray();
     // All of them: from now on this incarnation keeps the list itself.
     if (rows.length < limit) this.#unsent = rows;
@@ -323,7 +326,7 @@ export class RecordStore {
 
   hasUnsent(): boolean {
     if (this.#unsent) return this.#unsent.length > 0;
-    const any = this.#storage.sql.exec("SELECT 1 FROM outbox LIMIT 1").toArray().length > 0;
+    const any = this.#storage.sql.exec("SELECT 1 FROM outbox WHERE logged_at IS NULL LIMIT 1").toArray().length > 0;
     if (!any) this.#unsent = [];
     return any;
   }
@@ -338,13 +341,26 @@ export class RecordStore {
     if (this.#unsent) this.#unsent = this.#unsent.map((entry) => ({ ...entry, body: rewrite(entry.body) }));
   }
 
-  /** Sent events leave the outbox (they are in the event log): their pages are free for the next. */
-  markSent(seqs: readonly number[]): void {
+  /**
+   * Logged events stay in the outbox, marked logged (schema v7): the record
+   * gives their bodies to events/list, events/resend and the sweep for as long
+   * as the event log lists them (docs/events.md), and they go with the record.
+   */
+  markSent(seqs: readonly number[], at: number): void {
     if (seqs.length === 0) return;
-    this.#storage.sql.exec(`DELETE FROM outbox WHERE seq IN (${seqs.map(() => "?").join(", ")})`, ...seqs);
+    this.#storage.sql.exec(`UPDATE outbox SET logged_at = ? WHERE seq IN (${seqs.map(() => "?").join(", ")})`, at, ...seqs);
     if (this.#unsent) {
       const sent = new Set(seqs);
       this.#unsent = this.#unsent.filter((entry) => !sent.has(entry.seq));
     }
+  }
+
+  /** The bodies of these events that the outbox holds, byte for byte as signed and sent, by event id. */
+  eventBodies(ids: readonly string[]): Record<string, string> {
+    if (ids.length === 0) return {};
+    const rows = this.#storage.sql
+      .exec<{ event_id: string; body: string }>(`SELECT event_id, body FROM outbox WHERE event_id IN (${ids.map(() => "?").join(", ")})`, ...ids)
+      .toArray();
+    return Object.fromEntries(rows.map((row) => [row.event_id, row.body]));
   }
 }

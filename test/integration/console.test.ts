@@ -47,7 +47,10 @@ const textOf = (page: string) => page.replace(/<[^>]*>/g, " ").replace(/\s+/g, "
 async function logEvents(kind: KindName, id: string): Promise<void> {
   const stub = receiptStub(env, kind, id);
   for (let round = 0; round < 5; round++) {
-    const unsent = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n);
+    const unsent = await runInDurableObject(
+      stub,
+      (_i, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE logged_at IS NULL").one().n,
+    );
     if (unsent === 0) break;
     await runDurableObjectAlarm(stub);
   }

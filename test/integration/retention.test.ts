@@ -306,13 +306,13 @@ describe("bounded batches", () => {
       /USING (COVERING )?INDEX tid_answers_legacy_by_time \(answered_at<\?\)/,
     );
     const events = (
-      await env.DB.prepare("EXPLAIN QUERY PLAN SELECT rowid FROM events WHERE delivery_status = ?1 AND id < ?2 ORDER BY id LIMIT ?3")
-        .bind("delivered", "evt_", 10)
+      await env.DB.prepare("EXPLAIN QUERY PLAN SELECT id FROM events WHERE status = ?1 AND id < ?2 ORDER BY id LIMIT ?3")
+        .bind(1, "evt_", 10)
         .all<{ detail: string }>()
     ).results
       .map((r) => r.detail)
       .join(" | ");
-    expect(events).toMatch(/USING (COVERING )?INDEX events_by_delivery \(delivery_status=\? AND id<\?\)/);
+    expect(events).toMatch(/USING (COVERING )?INDEX events_by_status \(status=\? AND id<\?\)/);
   });
 });
 

@@ -12,7 +12,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { d1Bindings } from "../../src/config-rules";
 import { latestRecords, recordView } from "../../src/console/data";
-import { type EventRow, newestEvents, publishEvents } from "../../src/events";
+import { findEvent, newestEvents, publishEvents } from "../../src/events";
 import { DAY_MS, retentionPolicy, runRetention } from "../../src/retention";
 import { eventShardIndex, jumpHash, tidShardIndex, tidShards } from "../../src/shards";
 import { forgetTid } from "../../src/tid-cache";
@@ -36,7 +36,7 @@ async function tidIn(shard: number, owner: string, label = "shard"): Promise<str
 const rowsIn = (owner: string, tid: string) => Promise.all(databases().map((db): Promise<TidRow | null> => findTid(db, owner, tid)));
 
 /** An event's row in each database, read from each binding directly. */
-const eventIn = (id: string) => Promise.all(databases().map((db) => db.prepare("SELECT * FROM events WHERE id = ?1").bind(id).first<EventRow>()));
+const eventIn = (id: string) => Promise.all(databases().map((db) => findEvent(db, id)));
 
 const createCalls = async (tid: string) => (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === tid).length;
 
@@ -248,7 +248,7 @@ describe("one database, the production default", () => {
     const [event] = lifecycle(created.id, ["receipt.created"]);
     receiver();
     await consume([{ body: messageOf(event!) }], { env: single });
-    expect(await env.DB.prepare("SELECT delivery_status FROM events WHERE id = ?1").bind(event!.id).first()).toEqual({
+    expect(await findEvent(env.DB, event!.id)).toMatchObject({
       delivery_status: "delivered",
     });
     expect(await env.DB_TID_1.prepare("SELECT id FROM events WHERE id = ?1").bind(event!.id).first()).toBeNull();
@@ -414,7 +414,7 @@ describe("the event log over the same databases, by record id", () => {
     for (const shard of [0, 1]) {
       const [event] = lifecycle(await recordIn(shard), ["receipt.created"]);
       await publishEvents(env, [event!]);
-      await databases()[shard]!.prepare("UPDATE events SET delivery_status = 'failed' WHERE id = ?1").bind(event!.id).run();
+      await databases()[shard]!.prepare("UPDATE events SET status = 2 WHERE id = ?1").bind(event!.id).run();
       expect((await expectStatus<any>(callGateway("events/resend", { id: event!.id }), 200)).id).toBe(event!.id);
       expect((await eventIn(event!.id))[shard]).toMatchObject({ delivery_status: "pending" });
     }
@@ -445,7 +445,7 @@ describe("the event log over the same databases, by record id", () => {
     const events = [...lifecycle(await recordIn(0), ["receipt.created"]), ...lifecycle(await recordIn(1), ["receipt.created"])];
     await publishEvents(env, events);
     for (const [shard, event] of events.entries()) {
-      await databases()[shard]!.prepare("UPDATE events SET delivery_status = 'delivered' WHERE id = ?1").bind(event.id).run();
+      await databases()[shard]!.prepare("UPDATE events SET status = 1 WHERE id = ?1").bind(event.id).run();
     }
     const policy = retentionPolicy(env);
     const report = await runRetention(env, Math.max(...events.map((e) => e.created)) + policy.deliveredEventsMs + 1);
