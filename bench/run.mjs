@@ -19,7 +19,7 @@ import { buildAll, bundleReport, children } from "./lib/build.mjs";
 import { CRITICAL_ONLY, PLAN, PLATFORM_D1_MS, PLATFORM_SCENARIOS, PORTS, RESULTS_DIR, UPSTREAM_LATENCY_MS } from "./lib/config.mjs";
 import { countCriticalPath, criticalCounts, criticalMarkdown } from "./lib/critical.mjs";
 import { eventsRun } from "./lib/events.mjs";
-import { profileGateway, summarize } from "./lib/profile.mjs";
+import { assertEveryFileBucketed, profileGateway, summarize } from "./lib/profile.mjs";
 import { startReceiver } from "./lib/receiver.mjs";
 import {
   compareWithPrevious,
@@ -40,6 +40,8 @@ import { combineRounds, prepareFixtures, SCENARIOS, TARGETS, timedRound, warmUp 
 
 const say = (msg) => console.log(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${msg}`);
 const t0 = performance.now();
+// The CPU table must give every file of src/ to a bucket: refuse before anything is built.
+assertEveryFileBucketed();
 
 async function shutdown(code) {
   for (const child of children) child.kill("SIGTERM");

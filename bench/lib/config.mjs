@@ -11,7 +11,7 @@ import { parseEnv } from "node:util";
 export const BENCH_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 export const ROOT = dirname(BENCH_DIR);
 /** Bundles and generated configs; ignored by git (bench/.gitignore). */
-export const BUILD_DIR = join(BENCH_DIR, ".build");
+export const BUILD_DIR = process.env.BENCH_BUILD_DIR || join(BENCH_DIR, ".build");
 export const RESULTS_DIR = join(BENCH_DIR, "results");
 export const WRANGLER_BIN = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 

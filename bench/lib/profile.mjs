@@ -22,7 +22,7 @@
  *    spent it. The sandbox runs in the same isolate (src/dev.ts), so its
  *    share is visible and set apart.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { basename } from "node:path";
 import { GATEWAY_HEADERS, PLAN, PORTS } from "./config.mjs";
@@ -217,23 +217,39 @@ function classifier(mapPath) {
  * collector) are the runtime's.
  */
 export const BUCKETS = [
-  { key: "auth", label: "auth", what: "src/auth.ts, jose: the key's SHA-256, a JWT's verification" },
-  { key: "validation", label: "validation", what: "src/http.ts, src/schemas.ts, valibot: content type, body limit, JSON parse, the schemas" },
+  { key: "auth", label: "auth", what: "src/auth.ts, src/caller.ts, jose: the key's SHA-256, a JWT's verification" },
+  {
+    key: "validation",
+    label: "validation",
+    what: "src/http.ts, src/schemas.ts, src/events/schemas.ts, valibot: content type, body limit, JSON parse, the schemas",
+  },
   {
     key: "d1",
     label: "D1",
-    what: "src/tid-index.ts, src/tid-shards.ts, src/events/log.ts and workerd's D1 client (the SQL itself runs in Miniflare's D1, outside this isolate)",
+    what: "src/tid-index.ts, src/shards.ts, src/fanout.ts, src/retention.ts, src/erasure.ts, src/events/log.ts, src/events/sweep.ts and workerd's D1 client (the SQL itself runs in Miniflare's D1, outside this isolate)",
   },
-  { key: "storage", label: "storage", what: "src/record/store.ts and the object's alarm calls: the record's SQLite (sql.exec, transactions)" },
-  { key: "queue", label: "queue", what: "src/events/, src/record/event.ts, ulid: the outbox's events, their ids, the queue send" },
-  { key: "logging", label: "logging", what: "src/redact.ts: the log line, its redaction" },
+  {
+    key: "storage",
+    label: "storage",
+    what: "src/record/store.ts, src/record/schema.ts, src/record/alarm.ts and the object's alarm calls: the record's SQLite (sql.exec, transactions)",
+  },
+  {
+    key: "queue",
+    label: "queue",
+    what: "src/events/, src/record/event.ts, src/record/outbox.ts, ulid: the outbox's events, their ids, the queue send",
+  },
+  { key: "logging", label: "logging", what: "src/log.ts, src/redact.ts: the log line, its redaction" },
   { key: "upstream", label: "upstream client", what: "src/upstream/: the request, its answer parsed and normalized" },
   {
     key: "hop",
     label: "Durable Object call",
-    what: "a route's call on the receipt's stub (`receiptStub(...).pay(...)`): the RPC's argument copy and, for an object not in memory, its start, native work the profiler gives to the calling line (create's call is inside src/creation.ts and stays under create)",
+    what: "an operation's call on the receipt's stub (`receiptStub(...).pay(...)`): the RPC's argument copy and, for an object not in memory, its start, native work the profiler gives to the calling line (create's call is inside src/creation.ts and stays under create)",
   },
-  { key: "record", label: "record object", what: "src/receipt-object.ts, src/lifecycle.ts, src/kinds.ts: the lifecycle, the Durable Object's RPC" },
+  {
+    key: "record",
+    label: "record object",
+    what: "src/receipt-object.ts, src/lifecycle.ts, src/kinds.ts, src/clock.ts, the rest of src/record/ (write-ahead, OTP ledger, recorder, reconciler, outcomes): the lifecycle, the Durable Object's RPC",
+  },
   {
     key: "create",
     label: "create",
@@ -242,9 +258,13 @@ export const BUCKETS = [
   {
     key: "routing",
     label: "routing",
-    what: "hono, src/app.ts, src/routes/, src/errors.ts, src/config.ts, src/rate-limit.ts: router, middleware, answers",
+    what: "hono, src/app.ts, src/index.ts, src/operations/, src/errors.ts, src/config.ts, src/guard.ts, src/rate-limit.ts and the other packages: router, middleware, answers",
   },
-  { key: "sandbox", label: "sandbox (not the gateway)", what: "src/sandbox/: the upstream simulation, in the same isolate in development" },
+  {
+    key: "sandbox",
+    label: "sandbox (not the gateway)",
+    what: "src/sandbox/, src/console/: the upstream simulation and its console, in the same isolate in development",
+  },
   {
     key: "runtime",
     label: "runtime",
@@ -252,28 +272,49 @@ export const BUCKETS = [
   },
 ];
 
+/**
+ * Every file of src/ by what it does. A file no rule names would silently
+ * land somewhere wrong (src/routes/ became src/operations/ and its calls
+ * fell to "routing"), so the bench refuses to start while one exists:
+ * `assertEveryFileBucketed` below.
+ */
 const BUCKET_BY_FILE = [
-  [/^gateway src\/auth\.ts$|^package jose$/, "auth"],
-  [/^gateway src\/(http|schemas)\.ts$|^package (valibot|@hono\/standard-validator)$/, "validation"],
-  [/^gateway src\/(tid-index|tid-shards|retention)\.ts$|^gateway src\/events\/log\.ts$|^runtime .*d1/, "d1"],
-  [/^gateway src\/record\/store\.ts$/, "storage"],
-  [/^gateway src\/events\/|^gateway src\/record\/event\.ts$|^package ulid$/, "queue"],
-  [/^gateway src\/redact\.ts$/, "logging"],
+  [/^gateway src\/(auth|caller)\.ts$|^package jose$/, "auth"],
+  [/^gateway src\/(http|schemas)\.ts$|^gateway src\/events\/schemas\.ts$|^package (valibot|@hono\/standard-validator)$/, "validation"],
+  [/^gateway src\/(tid-index|tid-shards|shards|fanout|retention|erasure)\.ts$|^gateway src\/events\/(log|sweep)\.ts$|^runtime .*d1/, "d1"],
+  [/^gateway src\/record\/(store|schema|alarm)\.ts$/, "storage"],
+  [/^gateway src\/events\/|^gateway src\/record\/(event|outbox)\.ts$|^package ulid$/, "queue"],
+  [/^gateway src\/(redact|log)\.ts$/, "logging"],
   [/^gateway src\/upstream\//, "upstream"],
-  [/^gateway src\/(receipt-object|lifecycle|kinds|caller)\.ts$/, "record"],
+  [/^gateway src\/(receipt-object|lifecycle|kinds|clock)\.ts$|^gateway src\/record\//, "record"],
   [/^gateway src\/creation\.ts$/, "create"],
-  [/^gateway src\/|^package |^other /, "routing"],
-  [/^sandbox /, "sandbox"],
+  [
+    /^gateway src\/(app|index|dev|operations\/.*|errors|error-meanings|config|config-rules|guard|rate-limit|readiness|types|openapi|examples|build\/.*)\.ts$|^package |^other /,
+    "routing",
+  ],
+  [/^sandbox |^gateway src\/console\//, "sandbox"],
 ];
 
 /** The object's storage calls that live in receipt-object.ts rather than the store. */
 const STORAGE_FUNCTIONS = new Set(["#setAlarm"]);
 
+/** An operation's line that calls the receipt's stub: `onRecord(..., (record) => record.pay(...))`, `receiptStub(...)`. */
+const STUB_CALL = /receiptStub\(|onRecord\(/;
+
 function bucketOfFrame(owner, functionName, line) {
   if (owner === "gateway src/receipt-object.ts" && STORAGE_FUNCTIONS.has(functionName)) return "storage";
-  if (owner.startsWith("gateway src/routes/") && /receiptStub\(/.test(line)) return "hop";
+  if (owner.startsWith("gateway src/operations/") && STUB_CALL.test(line)) return "hop";
   for (const [pattern, bucket] of BUCKET_BY_FILE) if (pattern.test(owner)) return bucket;
   return null;
+}
+
+/** Throws if a file of src/ (outside src/sandbox/, the sandbox's by path) matches no rule of BUCKET_BY_FILE. */
+export function assertEveryFileBucketed(srcDir = new URL("../../src/", import.meta.url)) {
+  const missing = readdirSync(srcDir, { recursive: true })
+    .filter((f) => f.endsWith(".ts") && !f.startsWith("sandbox/"))
+    .filter((f) => !BUCKET_BY_FILE.some(([pattern]) => pattern.test(`gateway src/${f}`)));
+  if (missing.length)
+    throw new Error(`bench/lib/profile.mjs: no CPU bucket for ${missing.map((f) => `src/${f}`).join(", ")}: add them to BUCKET_BY_FILE`);
 }
 
 /** Per bucket, the samples' time (µs), each sample given to its nearest attributable frame. */
@@ -292,7 +333,7 @@ function bucketize(profile, classify, nodes) {
         // workerd's own JavaScript (RPC glue, streams): the runtime's, unless gateway code called it.
         continue;
       }
-      bucket = bucketOfFrame(owner, frame.functionName, owner.startsWith("gateway src/routes/") ? classify.line(frame) : "");
+      bucket = bucketOfFrame(owner, frame.functionName, owner.startsWith("gateway src/operations/") ? classify.line(frame) : "");
     }
     bucket ??= "runtime";
     cache.set(id, bucket);
@@ -331,6 +372,30 @@ function attribute(profile, classify, requests) {
     const key = `${frame.functionName || "(anonymous)"} — ${owner}`;
     byFunction.set(key, (byFunction.get(key) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
   }
+  // A builtin's time (sql.exec, setAlarm, JSON.parse...) by the gateway function that called it: which line to change.
+  const parent = new Map();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
+  const byBuiltinCaller = new Map();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const frame = nodes.get(profile.samples[i]).callFrame;
+    const owner = classify(frame);
+    if (!owner.startsWith("V8 builtin")) continue;
+    let caller = "(no JavaScript caller)";
+    for (let at = parent.get(profile.samples[i]); at !== undefined; at = parent.get(at)) {
+      const up = nodes.get(at).callFrame;
+      const upOwner = classify(up);
+      if (upOwner.startsWith("gateway ") || upOwner.startsWith("sandbox ") || upOwner.startsWith("package ")) {
+        caller = `${up.functionName || "(anonymous)"} — ${upOwner}`;
+        break;
+      }
+    }
+    const key = `${frame.functionName || "(anonymous)"} ← ${caller}`;
+    byBuiltinCaller.set(key, (byBuiltinCaller.get(key) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
+  }
+  const builtinCallers = [...byBuiltinCaller.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 25)
+    .map(([call, us]) => ({ call, usPerRequest: round(us / requests, 1) }));
   const busy = total - idle;
   byOwner.delete("(idle)");
   const rows = [...byOwner.entries()]
@@ -359,6 +424,7 @@ function attribute(profile, classify, requests) {
     usPerRequest: round(busy / requests, 1),
     rows,
     functions,
+    builtinCallers,
   };
 }
 

@@ -50,7 +50,7 @@ export class Recorder {
   /** The stored body with an upstream answer laid over it (a reduced one lacks fields), showing the caller's tid: JSON text. */
   merged(body: RecordBody | ReducedReceiptBody): string {
     const rec = this.#store.current!;
-    const stored = JSON.parse(rec.body) as RecordBody;
+    const stored = this.#store.parsedBody<RecordBody>();
     const laid = kindOf(rec.kind).withTid({ ...stored, ...body } as RecordBody, rec.tid);
     // Erased once (rule 10), erased for good: the upstream's answers still carry the user's values.
     return JSON.stringify(rec.erased === 1 ? erasePersonal(laid) : laid);

@@ -14,7 +14,7 @@
 
 import { clock } from "../clock";
 import type { KindName, UpstreamState } from "../lifecycle";
-import { migrate, storedVersion } from "./schema";
+import { CURRENT_SCHEMA_VERSION, migrate, storedVersion } from "./schema";
 
 export interface RecordRow {
   kind: KindName;
@@ -122,6 +122,9 @@ export interface OutboxEntry {
   body: string;
 }
 
+/** The record row as SELECTed with its schema version and the outbox's count. */
+type StoredRow = RecordRow & { unsent_events: number; schema_version: number };
+
 export class RecordStore {
   readonly #storage: DurableObjectStorage;
   #row: RecordRow | null = null;
@@ -136,6 +139,8 @@ export class RecordStore {
    * null when unknown. Draining then reads nothing back from storage.
    */
   #unsent: OutboxEntry[] | null = null;
+  /** The last body parsed by parsedBody(), with its text. */
+  #parsed: { text: string; value: unknown } | null = null;
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
@@ -158,19 +163,49 @@ export class RecordStore {
    */
   load(): RecordRow | null {
     if (this.#row) return this.#row;
+    let found: StoredRow | undefined;
     if (!this.#ready) {
-      if (migrate(this.#storage, false) === 0) return null;
+      // A woken object: its tables in one look, and, when they are the current schema's, the row in one more
+      // (its schema_version column says which); only an older schema goes through the migration's own reads.
+      const tables = new Set(
+        this.#storage.sql
+          .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('record', 'outbox', 'meta')")
+          .toArray()
+          .map((t) => t.name),
+      );
+      if (!tables.has("record")) return null;
+      // v1 had no outbox, v2-v5 a meta table: neither can be read as the current row.
+      // (Before v7 the outbox has no logged_at: that read fails, and the migration takes over.)
+      if (tables.has("outbox") && !tables.has("meta")) found = this.#readRowIfCurrent();
+      if (found?.schema_version !== CURRENT_SCHEMA_VERSION) {
+        if (migrate(this.#storage, false) === 0) return null;
+        found = undefined;
+      }
       this.#ready = true;
     }
-    // The row and whether the outbox owes anything, in one statement.
-    const found = this.#storage.sql
-      .exec("SELECT *, (SELECT count(*) FROM outbox WHERE logged_at IS NULL) AS unsent_events FROM record")
-      .toArray()[0] as (RecordRow & { unsent_events: number; schema_version: number }) | undefined;
+    found ??= this.#readRow();
     if (!found) return null;
     const { unsent_events: unsent, schema_version: _version, ...row } = found;
     if (unsent === 0) this.#unsent = [];
     this.#row = row;
     return this.#row;
+  }
+
+  /** The row and whether the outbox owes anything, in one statement. */
+  /** The row, and whether the outbox owes anything (events not logged yet), in one statement. */
+  #readRow(): StoredRow | undefined {
+    return this.#storage.sql
+      .exec("SELECT *, (SELECT count(*) FROM outbox WHERE logged_at IS NULL) AS unsent_events FROM record")
+      .toArray()[0] as StoredRow | undefined;
+  }
+
+  /** #readRow on a woken object whose schema may be older than the current one: undefined if it cannot be read so. */
+  #readRowIfCurrent(): StoredRow | undefined {
+    try {
+      return this.#readRow();
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -189,8 +224,8 @@ export class RecordStore {
 
   /** Creates the record (schema, row, audit entry and first event in one step). Idempotent. */
   create(row: Omit<RecordRow, "updated_at">, then: () => void): void {
-    const from = storedVersion(this.#storage.sql);
-    migrate(this.#storage, true, from);
+    if (this.#row) return;
+    const from = this.#ready ? CURRENT_SCHEMA_VERSION : this.#makeSchema();
     this.#ready = true;
     if (from !== 0 && this.load()) return;
     this.#unsent = [];
@@ -216,6 +251,31 @@ export class RecordStore {
       this.#unsent = null;
       throw err;
     }
+  }
+
+  /**
+   * The schema for a record about to be created; the version it was at (0:
+   * none). A new object (every create's) has no tables, so the current
+   * schema is made straight away; only if that fails (the tables are there:
+   * a create repeated after its object restarted) are they looked at and
+   * migrated.
+   */
+  #makeSchema(): number {
+    try {
+      migrate(this.#storage, true, 0);
+      return 0;
+    } catch {
+      const from = storedVersion(this.#storage.sql);
+      migrate(this.#storage, true, from);
+      return from;
+    }
+  }
+
+  /** The row's body parsed (do not change it): parsed once per body read or written, not on every use. */
+  parsedBody<T>(): T {
+    const text = this.#row!.body;
+    if (this.#parsed?.text !== text) this.#parsed = { text, value: JSON.parse(text) };
+    return this.#parsed.value as T;
   }
 
   /**
@@ -286,8 +346,9 @@ export class RecordStore {
     entries.push([entry.at, entry.op, entry.actor, entry.request_id, entry.outcome, this.#row.state]);
     const audit = JSON.stringify(entries.slice(-MAX_AUDIT_ENTRIES));
     this.#row = { ...this.#row, audit };
-    // Inside create, before its INSERT, this updates nothing: the INSERT takes the row's audit.
-    this.#storage.sql.exec("UPDATE record SET audit = ?", audit);
+    // Inside a change, its one UPDATE at the end takes it; inside create, the INSERT takes the row's audit.
+    if (this.#batch) this.#batch.audit = audit;
+    else this.#storage.sql.exec("UPDATE record SET audit = ?", audit);
   }
 
   auditTrail(): AuditEntry[] {

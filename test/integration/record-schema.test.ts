@@ -93,4 +93,27 @@ describe("the receipt object's storage schema", () => {
     // A user's cancel of the paid receipt is refused.
     expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(4);
   });
+  it("a create's record repeated on its object after a restart (a retry adopting it) changes nothing", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    // A new object makes its schema without looking first; one that already holds a record must find it.
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await evictDurableObject(stub);
+    await stub.init({
+      kind: "receipt",
+      body: receipt,
+      tid: receipt.tid,
+      upstreamTid: receipt.tid,
+      owner: "partner:partner",
+      isHold: false,
+      qrMerchant: false,
+      requestId: "retry",
+    });
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(4);
+    const audit = (await stub.auditTrail())!.entries.map(({ op, outcome }) => ({ op, outcome }));
+    expect(audit).toEqual([
+      { op: "create", outcome: "ok" },
+      { op: "pay", outcome: "ok" },
+    ]);
+  });
 });
