@@ -99,8 +99,17 @@ export function measuredOf(report) {
   const withAnswer = (tidRow(rows.partner) + tidRow(rows.user)) / 2;
   const run = report.throughput?.at(-1) ?? {};
   const perEvent = run.d1_rows_written_per_event ?? {};
+  // The whole life of a flow, counted by the traced gateway (bench/lib/costs.mjs), when the run has it.
+  const life = report.costs?.per_flow?.ended ?? null;
   return {
     source: report.date,
+    counted: life !== null,
+    d1RowsWrittenPerFlow: life?.d1_rows_written ?? null,
+    workerRequestsPerFlow: life?.worker_invocations ?? null,
+    objectRequestsPerFlow: life?.object_requests ?? null,
+    queueMessagesPerFlow: life?.queue_messages ?? null,
+    // Workers Logs bills every log event: each invocation's own log and each line it writes.
+    logEventsPerFlow: life ? life.log_lines + life.worker_invocations + life.object_requests : null,
     tidRowBytes: withAnswer,
     eventRowBytes: rows.event.total,
     eventsPerFlow: rows.event.per_flow,
@@ -109,9 +118,10 @@ export function measuredOf(report) {
     d1RowsWrittenPerEvent: (perEvent.logged ?? 0) + (perEvent.delivered ?? 0) + (perEvent.pruned ?? 0),
     // The object's own cursors (rowsWritten), when the run measured them; otherwise rows held x 2 (written, then updated or deleted).
     objectRowsWrittenPerFlow:
+      life?.object_rows_written ??
       report.shape.record_object.rows_written_per_flow ??
       2 * Object.values(report.shape.record_object.typical_rows ?? {}).reduce((sum, n) => sum + n, 0),
-    objectRowsWrittenMeasured: report.shape.record_object.rows_written_per_flow !== undefined,
+    objectRowsWrittenMeasured: life !== null || report.shape.record_object.rows_written_per_flow !== undefined,
   };
 }
 
@@ -127,12 +137,16 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
   // Record objects: held for RECORD_RETENTION_DAYS, or (before rule 10) a year's worth in month 12.
   const objectBytesMonth12 = perDay * (recordsDeleted ? a.recordRetentionDays : 365) * measured.recordObjectBytes;
 
-  const d1RowsWritten = perMonth * (measured.d1RowsWrittenPerCreate + measured.eventsPerFlow * measured.d1RowsWrittenPerEvent);
-  const objectRequests = perMonth * a.objectRequestsPerFlow;
+  const d1RowsWritten =
+    perMonth * (measured.d1RowsWrittenPerFlow ?? measured.d1RowsWrittenPerCreate + measured.eventsPerFlow * measured.d1RowsWrittenPerEvent);
+  const objectRequests = perMonth * (measured.objectRequestsPerFlow ?? a.objectRequestsPerFlow);
+  const workerRequests = perMonth * (measured.workerRequestsPerFlow ?? a.workerRequestsPerFlow);
+  const queueMessages = perMonth * (measured.queueMessagesPerFlow ?? measured.eventsPerFlow);
+  const logEvents = perMonth * (measured.logEventsPerFlow ?? a.logEventsPerFlow);
   const p = PRICES;
   const bill = {
     workers_paid_base: p.workers.base,
-    workers_requests: over(perMonth * a.workerRequestsPerFlow, p.workers.requests),
+    workers_requests: over(workerRequests, p.workers.requests),
     workers_cpu: over(perMonth * a.cpuMsPerFlow, p.workers.cpuMs),
     do_requests: over(objectRequests, p.durableObjects.requests),
     do_duration: over(objectRequests * a.objectGbSecondsPerRequest, p.durableObjects.gbSeconds),
@@ -140,8 +154,8 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     do_storage: Math.max(0, objectBytesMonth12 / GB - p.durableObjects.storageGbMonth.included) * p.durableObjects.storageGbMonth.perGb,
     d1_rows_written: over(d1RowsWritten, p.d1.rowsWritten),
     d1_storage: Math.max(0, d1Bytes / GB - p.d1.storageGbMonth.included) * p.d1.storageGbMonth.perGb,
-    queues: over(perMonth * measured.eventsPerFlow * p.queues.perMessage, p.queues.operations),
-    workers_logs: over(perMonth * a.logEventsPerFlow, p.logs.events),
+    queues: over(queueMessages * p.queues.perMessage, p.queues.operations),
+    workers_logs: over(logEvents, p.logs.events),
   };
   const total = Object.values(bill).reduce((sum, v) => sum + v, 0);
 
@@ -194,7 +208,9 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
       limits.find((l) => l.binds && !l.limit.startsWith("D1 database size"))?.limit ??
       "none of the account's limits; the database size, answered by sharding",
     estimated: [
-      "requests, CPU, duration and log lines per flow (ASSUMPTIONS: not counted by this run)",
+      measured.counted
+        ? "CPU and duration per flow (ASSUMPTIONS); requests, rows written, queue messages and log events are counted (bench/lib/costs.mjs)"
+        : "requests, CPU, duration and log lines per flow (ASSUMPTIONS: not counted by this run)",
       ...(measured.objectRowsWrittenMeasured
         ? []
         : ["record object rows written: rows held after the flow x 2 (the run did not count the object's cursors)"]),

@@ -40,6 +40,7 @@ import { encodeTime } from "ulid";
 import { unstable_readConfig, unstable_splitSqlQuery } from "wrangler";
 import { capacityModel } from "./capacity-model.mjs";
 import { BENCH_DIR, BUILD_DIR, DEV_VARS, GATEWAY_HEADERS, RESULTS_DIR, ROOT, WRANGLER_BIN } from "./lib/config.mjs";
+import { countFlowCosts } from "./lib/costs.mjs";
 import { runLoad } from "./lib/load.mjs";
 import { describeMachine, describeSource } from "./lib/report.mjs";
 import { applyMigrations, runtimeCpuMs, STATE_ROOT, startRuntime, stopAll, workerFromBuild } from "./lib/runtime.mjs";
@@ -516,6 +517,10 @@ async function main() {
   );
   const rows = bytesPerRow(shape);
   log(`rows: tid row ${rows.partner.row.total} B (partner), ${rows.user.row.total} B (user), in pages; event row ${rows.event.total} B`);
+  // What a flow costs over its whole life, counted (rows written, requests, log lines): bench/lib/costs.mjs.
+  const base = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "dev" }, { hideWarnings: true });
+  const costs = await countFlowCosts({ wrangler, root: ROOT, benchDir: BENCH_DIR, dir: CAPACITY_BUILD, name: base.name, flows: FLOWS, log });
+  log(`costs per flow, ended: ${JSON.stringify(costs.per_flow.ended)}`);
   const runs = [];
   for (const count of ROW_COUNTS) {
     const run = await throughput(shape.create_answer, shape.event_bodies.find((r) => JSON.parse(r.body).type === "receipt.paid").body, count);
@@ -538,6 +543,7 @@ async function main() {
       record_object: shape.record_object,
     },
     bytes_per_row: rows,
+    costs,
     throughput: runs,
   };
   // The year at 1M and 10M creates a day, priced from what this run measured (bench/capacity-model.mjs).

@@ -23,6 +23,13 @@
  * latest when a zero-delay timer set at the turn's first write fires.
  * bench/README.md ("Round trips and commits") gives the limits.
  *
+ * Besides the traces, counters of what the platform bills, for every
+ * request, alarm and queue batch alike (issue 20: rows written counted, not
+ * estimated): D1 statements, rows read and written (each result's `meta`),
+ * the objects' rows written (each `sql.exec` cursor's `rowsWritten`), object
+ * requests (stub calls and alarms), Worker invocations and queue messages.
+ * GET /__bench/counters hands them over (`?reset`: and starts again).
+ *
  * The trace crosses into a Durable Object as one extra, trailing argument of
  * the stub call, which the object's wrapper takes off before the gateway's
  * method sees its arguments. Inside the worker and the objects the trace
@@ -80,6 +87,33 @@ let turn = 0;
 const newTurn = () => {
   turn++;
 };
+
+/** What the platform bills, counted for everything the isolate runs (see the header). */
+const counts = {
+  worker_invocations: 0,
+  d1_queries: 0,
+  d1_rows_read: 0,
+  d1_rows_written: 0,
+  object_requests: 0,
+  object_rows_written: 0,
+  queue_messages: 0,
+};
+/** Object cursors not yet added up: a cursor's rowsWritten is final once the code has read it to the end. */
+let cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
+
+function addMeta(result: unknown): void {
+  const meta = (result as { meta?: { rows_read?: number; rows_written?: number } } | null)?.meta;
+  counts.d1_rows_read += meta?.rows_read ?? 0;
+  counts.d1_rows_written += meta?.rows_written ?? 0;
+}
+
+function readCounts(reset: boolean): typeof counts {
+  for (const cursor of cursors) counts.object_rows_written += cursor.rowsWritten;
+  cursors = [];
+  const out = { ...counts };
+  if (reset) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] = 0;
+  return out;
+}
 
 const TRACE_HEADER = "x-bench-trace";
 const MARK = "__benchTrace";
@@ -141,6 +175,9 @@ function d1(db: D1Database | D1DatabaseSession, delayMs: number, label: string):
     around("d1", `${label}: ${what}`, n, async () => {
       if (half > 0) await sleep(half);
       const result = await call();
+      counts.d1_queries += n;
+      // run() and all() answer with meta, a batch with one result per statement; first() and raw() hide it (reads).
+      for (const one of Array.isArray(result) ? result : [result]) addMeta(one);
       if (half > 0) await sleep(half);
       return result;
     });
@@ -187,6 +224,7 @@ function stub<T extends object>(real: T, label: string): T {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function" || typeof prop !== "string") return value;
       return (...args: unknown[]) => {
+        counts.object_requests++;
         const ctx = als.getStore();
         if (!ctx) return Reflect.apply(value as (...a: unknown[]) => unknown, target, args);
         const hopIndex = ctx.trace.events.length;
@@ -216,8 +254,10 @@ function calls<T extends object>(real: T, kind: Kind, label: string, methods: re
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
       if (typeof prop === "string" && methods.includes(prop)) {
-        return (...args: unknown[]) =>
-          around(kind, `${label}.${prop}`, 1, () => Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args));
+        return (...args: unknown[]) => {
+          if (kind === "queue") counts.queue_messages += prop === "sendBatch" ? (args[0] as unknown[]).length : 1;
+          return around(kind, `${label}.${prop}`, 1, () => Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args));
+        };
       }
       return bound(value, target);
     },
@@ -292,7 +332,9 @@ function storage(real: DurableObjectStorage, commits: CommitCounter): DurableObj
       if (prop === "exec") {
         return (query: string, ...bindings: unknown[]) => {
           if (!READ_ONLY.test(query)) commits.write(writeName(query));
-          return target.exec(query, ...(bindings as SqlStorageValue[]));
+          const cursor = target.exec(query, ...(bindings as SqlStorageValue[]));
+          cursors.push(cursor);
+          return cursor;
         };
       }
       return bound(value, target);
@@ -363,6 +405,8 @@ for (const name of Object.getOwnPropertyNames(GatewayReceiptObject.prototype)) {
     ...descriptor,
     value: function (this: GatewayReceiptObject, ...raw: unknown[]) {
       newTurn();
+      // A stub call is counted where it is made; an alarm is a request the platform makes.
+      if (name === "alarm") counts.object_requests++;
       const { mark, args } = unmark(raw);
       const trace = mark ? traces.get(mark.trace) : undefined;
       if (!trace || !mark) return method.apply(this, args);
@@ -389,6 +433,7 @@ function keep(trace: Trace): void {
 export default {
   async fetch(request, env, ctx) {
     const url = new URL(request.url);
+    if (url.pathname === "/__bench/counters") return Response.json(readCounts(url.searchParams.has("reset")));
     if (url.pathname === "/__bench/traces") {
       // ?pending: how many traced steps are still under way (what a request set off after its answer).
       if (url.searchParams.has("pending")) {
@@ -403,6 +448,7 @@ export default {
       traces.clear();
       return Response.json(out);
     }
+    counts.worker_invocations++;
     const wrapped = wrapEnv(env);
     const id = request.headers.get(TRACE_HEADER);
     newTurn();
@@ -422,10 +468,12 @@ export default {
   },
   queue(batch, env, ctx) {
     newTurn();
+    counts.worker_invocations++;
     return gateway.queue!(batch, wrapEnv(env), ctx);
   },
   scheduled(controller, env, ctx) {
     newTurn();
+    counts.worker_invocations++;
     return gateway.scheduled!(controller, wrapEnv(env), ctx);
   },
 } satisfies ExportedHandler<Env, never>;
