@@ -148,13 +148,20 @@ export async function countFlowCosts({ wrangler, root, benchDir, dir, name, flow
     const left = {};
     for (const table of ["tid_index", "events"]) left[table] = (await db.prepare(`SELECT count(*) AS n FROM ${table}`).first()).n;
 
-    const perFlow = (counts) => Object.fromEntries(Object.entries(counts).map(([key, n]) => [key, Math.round((n / flows) * 100) / 100]));
+    const per = (n) => Math.round((n / flows) * 100) / 100;
+    const perFlow = ({ rows_written_by: _by, ...counts }) => Object.fromEntries(Object.entries(counts).map(([key, n]) => [key, per(n)]));
+    const byStatement = (rows) => Object.fromEntries(Object.entries(rows).map(([what, n]) => [what, per(n)]));
     return {
       note: `${flows} partner flows (merchant 1001: create, authorize, pay with OTP) on the traced gateway, every rule-10 window ${SHORT_WINDOW_DAYS} days; cumulative counts per flow at each point`,
       flows,
       events_delivered: receiver.received(),
       rows_left_in_d1: left,
       per_flow: { answered: perFlow(snapshots.answered), delivered: perFlow(snapshots.delivered), ended: perFlow(snapshots.ended) },
+      // Where the rows written of a whole life go, per flow: by statement (its verb and table).
+      rows_written_per_flow_by_statement: {
+        d1: byStatement(snapshots.ended.rows_written_by.d1),
+        object: byStatement(snapshots.ended.rows_written_by.object),
+      },
     };
   } finally {
     await runtime.stop();

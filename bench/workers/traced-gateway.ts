@@ -98,20 +98,30 @@ const counts = {
   object_rows_written: 0,
   queue_messages: 0,
 };
+/** Rows written by statement (its verb and table, or its head), D1's and the objects' apart: where the rows go. */
+const rowsBy: { d1: Record<string, number>; object: Record<string, number> } = { d1: {}, object: {} };
 /** Object cursors not yet added up: a cursor's rowsWritten is final once the code has read it to the end. */
-let cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
+let cursors: { what: string; cursor: SqlStorageCursor<Record<string, SqlStorageValue>> }[] = [];
 
-function addMeta(result: unknown): void {
+function addMeta(result: unknown, what: string): void {
   const meta = (result as { meta?: { rows_read?: number; rows_written?: number } } | null)?.meta;
   counts.d1_rows_read += meta?.rows_read ?? 0;
   counts.d1_rows_written += meta?.rows_written ?? 0;
+  if (meta?.rows_written) rowsBy.d1[what] = (rowsBy.d1[what] ?? 0) + meta.rows_written;
 }
 
-function readCounts(reset: boolean): typeof counts {
-  for (const cursor of cursors) counts.object_rows_written += cursor.rowsWritten;
+function readCounts(reset: boolean): typeof counts & { rows_written_by: typeof rowsBy } {
+  for (const { what, cursor } of cursors) {
+    counts.object_rows_written += cursor.rowsWritten;
+    if (cursor.rowsWritten) rowsBy.object[what] = (rowsBy.object[what] ?? 0) + cursor.rowsWritten;
+  }
   cursors = [];
-  const out = { ...counts };
-  if (reset) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] = 0;
+  const out = { ...counts, rows_written_by: structuredClone(rowsBy) };
+  if (reset) {
+    for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] = 0;
+    rowsBy.d1 = {};
+    rowsBy.object = {};
+  }
   return out;
 }
 
@@ -166,6 +176,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const STATEMENT_CALLS = new Set(["run", "all", "first", "raw"]);
 /** Wrapped statement -> the D1 statement it stands for (batch() wants the real ones). */
 const realStatement = new WeakMap<object, D1PreparedStatement>();
+/** Wrapped statement -> its SQL's head, and a batch's results -> each statement's head. */
+const statementSql = new WeakMap<object, string>();
+const batchNames = new WeakMap<object, string[]>();
 
 const sqlHead = (sql: string) => sql.replace(/\s+/g, " ").trim().slice(0, 60);
 
@@ -177,7 +190,8 @@ function d1(db: D1Database | D1DatabaseSession, delayMs: number, label: string):
       const result = await call();
       counts.d1_queries += n;
       // run() and all() answer with meta, a batch with one result per statement; first() and raw() hide it (reads).
-      for (const one of Array.isArray(result) ? result : [result]) addMeta(one);
+      const names = batchNames.get(result as object);
+      (Array.isArray(result) ? result : [result]).forEach((one, i) => addMeta(one, names?.[i] ?? what));
       if (half > 0) await sleep(half);
       return result;
     });
@@ -188,12 +202,17 @@ function d1(db: D1Database | D1DatabaseSession, delayMs: number, label: string):
         if (prop === "bind") return (...args: unknown[]) => statement(Reflect.apply(value as D1PreparedStatement["bind"], target, args), sql);
         if (typeof prop === "string" && STATEMENT_CALLS.has(prop)) {
           return (...args: unknown[]) =>
-            roundTrip(sqlHead(sql), 1, () => Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args));
+            roundTrip(sqlHead(sql), 1, async () => {
+              const result = await Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args);
+              if (result && typeof result === "object") batchNames.set(result, [writeName(sql)]);
+              return result;
+            });
         }
         return bound(value, target);
       },
     });
     realStatement.set(wrapped, real);
+    statementSql.set(wrapped, writeName(sql));
     return wrapped;
   };
   return new Proxy(db as D1Database, {
@@ -202,7 +221,14 @@ function d1(db: D1Database | D1DatabaseSession, delayMs: number, label: string):
       if (prop === "prepare") return (sql: string) => statement(target.prepare(sql), sql);
       if (prop === "batch") {
         return (statements: D1PreparedStatement[]) =>
-          roundTrip(`batch of ${statements.length}`, statements.length, () => target.batch(statements.map((s) => realStatement.get(s) ?? s)));
+          roundTrip(`batch of ${statements.length}`, statements.length, async () => {
+            const results = await target.batch(statements.map((s) => realStatement.get(s) ?? s));
+            batchNames.set(
+              results,
+              statements.map((s) => statementSql.get(s) ?? "batch"),
+            );
+            return results;
+          });
       }
       if (prop === "exec") return (sql: string) => roundTrip(`exec ${sqlHead(sql)}`, 1, () => target.exec(sql));
       if (prop === "withSession") {
@@ -333,7 +359,7 @@ function storage(real: DurableObjectStorage, commits: CommitCounter): DurableObj
         return (query: string, ...bindings: unknown[]) => {
           if (!READ_ONLY.test(query)) commits.write(writeName(query));
           const cursor = target.exec(query, ...(bindings as SqlStorageValue[]));
-          cursors.push(cursor);
+          cursors.push({ what: writeName(query), cursor });
           return cursor;
         };
       }
