@@ -65,7 +65,7 @@ export const LIMITS = {
 export const ASSUMPTIONS = {
   replayDays: 7,
   tidRetentionDays: 90,
-  deliveredEventsDays: 30,
+  deliveredEventsDays: 7,
   recordRetentionDays: 90,
   /** D1 databases are filled to this share of their 10 GB: room for a backlog and for growth. */
   databaseFill: 0.6,
@@ -79,8 +79,19 @@ export const ASSUMPTIONS = {
   logEventsPerFlow: 10,
   /** CPU per flow (bench/results, issue 22's run: ~10 ms over the three calls). */
   cpuMsPerFlow: 10,
-  /** Per request to an object, awaiting the upstream at 128 MB, hibernation-eligible between calls. */
+  /** Per request to an object, awaiting the upstream at 128 MB, hibernation-eligible between calls (the model before issue 20). */
   objectGbSecondsPerRequest: 0.5 * 0.125,
+  /**
+   * Duration as it is spent (issue 20): an object is billed while it runs or awaits, at 128 MB. Per flow: the
+   * payment service's calls made from the objects (authorize, pay; the create's is the Worker's), *assumed* 300 ms
+   * each, and *assumed* 20 ms for each other request (init, alarms: storage and a D1 statement at most).
+   */
+  objectUpstreamCallsPerFlow: 2,
+  upstreamSeconds: 0.3,
+  objectRequestSeconds: 0.02,
+  objectMemoryGb: 0.125,
+  /** Workers Logs invocation logs (wrangler.toml [observability.logs] invocation_logs): off. */
+  invocationLogs: false,
   /** Events delivered per second by one consumer invocation (wrangler.toml: 12 a batch, six at a time, 200 ms receiver). */
   deliveriesPerInvocation: 26,
 };
@@ -108,8 +119,9 @@ export function measuredOf(report) {
     workerRequestsPerFlow: life?.worker_invocations ?? null,
     objectRequestsPerFlow: life?.object_requests ?? null,
     queueMessagesPerFlow: life?.queue_messages ?? null,
-    // Workers Logs bills every log event: each invocation's own log and each line it writes.
-    logEventsPerFlow: life ? life.log_lines + life.worker_invocations + life.object_requests : null,
+    // Workers Logs bills every log event: each line written, and each invocation's own log where those are on
+    // (wrangler.toml turns them off: ASSUMPTIONS.invocationLogs).
+    logEventsPerFlow: life ? life.log_lines + (ASSUMPTIONS.invocationLogs ? life.worker_invocations + life.object_requests : 0) : null,
     tidRowBytes: withAnswer,
     eventRowBytes: rows.event.total,
     eventsPerFlow: rows.event.per_flow,
@@ -149,7 +161,15 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     workers_requests: over(workerRequests, p.workers.requests),
     workers_cpu: over(perMonth * a.cpuMsPerFlow, p.workers.cpuMs),
     do_requests: over(objectRequests, p.durableObjects.requests),
-    do_duration: over(objectRequests * a.objectGbSecondsPerRequest, p.durableObjects.gbSeconds),
+    do_duration: over(
+      measured.counted
+        ? perMonth *
+            a.objectMemoryGb *
+            (a.objectUpstreamCallsPerFlow * a.upstreamSeconds +
+              (measured.objectRequestsPerFlow - a.objectUpstreamCallsPerFlow) * a.objectRequestSeconds)
+        : objectRequests * a.objectGbSecondsPerRequest,
+      p.durableObjects.gbSeconds,
+    ),
     do_rows_written: over(perMonth * measured.objectRowsWrittenPerFlow, p.durableObjects.rowsWritten),
     do_storage: Math.max(0, objectBytesMonth12 / GB - p.durableObjects.storageGbMonth.included) * p.durableObjects.storageGbMonth.perGb,
     d1_rows_written: over(d1RowsWritten, p.d1.rowsWritten),

@@ -57,7 +57,9 @@ export interface RetentionPolicy {
 export const RETENTION_DEFAULTS = {
   replayDays: 7,
   tidRetentionDays: 90,
-  deliveredEventsDays: 30,
+  // 7, not 30: a delivered event is at the partner already, and its record keeps its body and audit trail for
+  // RECORD_RETENTION_DAYS; undelivered ones stay 90 days. It keeps D1 at <= 1 KB a receipt (docs/capacity.md).
+  deliveredEventsDays: 7,
   undeliveredEventsDays: 90,
   recordRetentionDays: 90,
   batchSize: 1000,
