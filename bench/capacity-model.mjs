@@ -188,26 +188,32 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
       page: LIMITS.d1.page,
       use: `${round(d1Bytes / GB)} GB in the steady state`,
       binds: d1Bytes >= LIMITS.d1.accountBytes ? `day ${Math.ceil(LIMITS.d1.accountBytes / dailyD1Growth)}` : null,
+      binds_at_per_day: round((perDay * LIMITS.d1.accountBytes) / d1Bytes, -5),
     },
     {
       limit: `Queues throughput per queue (${LIMITS.queues.messagesPerSecond.toLocaleString("en")} messages/s)`,
       page: LIMITS.queues.page,
       use: `${round(peakEventsPerSecond)} events/s at peak`,
       binds: peakEventsPerSecond >= LIMITS.queues.messagesPerSecond ? "at peak" : null,
+      binds_at_per_day: round((perDay * LIMITS.queues.messagesPerSecond) / peakEventsPerSecond, -5),
     },
     {
       limit: `Queues consumer invocations (${LIMITS.queues.consumerInvocations})`,
       page: LIMITS.queues.page,
       use: `${Math.ceil(peakEventsPerSecond / a.deliveriesPerInvocation)} at peak to a 200 ms receiver`,
       binds: peakEventsPerSecond / a.deliveriesPerInvocation > LIMITS.queues.consumerInvocations ? "at peak" : null,
+      binds_at_per_day: round((perDay * LIMITS.queues.consumerInvocations * a.deliveriesPerInvocation) / peakEventsPerSecond, -5),
     },
     {
       limit: `D1 database size (${LIMITS.d1.databaseBytes / GB} GB)`,
       page: LIMITS.d1.page,
       use: `${databases} databases at ${a.databaseFill * 100}%`,
       binds: databases > 1 ? `day ${Math.ceil((LIMITS.d1.databaseBytes * a.databaseFill) / dailyD1Growth)} with one database` : null,
+      binds_at_per_day: round((perDay * LIMITS.d1.databaseBytes * a.databaseFill) / d1Bytes, -3),
     },
   ];
+  // Beyond the one database's size (which sharding answers): the account's limits, and the volume each binds at.
+  const accountLimits = limits.filter((l) => !l.limit.startsWith("D1 database size")).sort((x, y) => x.binds_at_per_day - y.binds_at_per_day);
   return {
     per_day: perDay,
     record_objects_end: recordsDeleted,
@@ -226,7 +232,7 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     // The first limit that binds beyond the database size (which sharding answers): the one that stops growth.
     first_binding_limit:
       limits.find((l) => l.binds && !l.limit.startsWith("D1 database size"))?.limit ??
-      "none of the account's limits; the database size, answered by sharding",
+      `one database's size (${limits.at(-1).binds ?? "never"}; sharding answers it); next: ${accountLimits[0].limit} at ~${(accountLimits[0].binds_at_per_day / 1e6).toLocaleString("en")}M a day`,
     estimated: [
       measured.counted
         ? "CPU and duration per flow (ASSUMPTIONS); requests, rows written, queue messages and log events are counted (bench/lib/costs.mjs)"
