@@ -29,7 +29,11 @@ import { API } from "./scenarios.mjs";
 /** The operations counted, in the order the report shows them. */
 export const COUNTED = [
   { key: "create", label: "create", note: "a new tid, merchant 1003" },
-  { key: "create-replay", label: "create, replayed", note: "the same create again: the tid index's claim batch, then the record's object" },
+  {
+    key: "create-replay",
+    label: "create, replayed",
+    note: "the same create again, in the data center that answered it (src/tid-cache.ts): the record's object; from another data center the claim batch first, 1 D1 round trip",
+  },
   { key: "authorize", label: "authorize", note: "merchant 1001, the object not in memory" },
   { key: "pay", label: "pay", note: "no OTP, merchant 1003, the object not in memory" },
   { key: "pay-warm", label: "pay, warm object", note: "as pay, the object just used" },
@@ -37,7 +41,11 @@ export const COUNTED = [
   { key: "hold-confirm", label: "hold-confirm", note: "a held receipt (is_hold, paid: state 5), the object not in memory" },
   { key: "cancel", label: "cancel", note: "an unpaid receipt, by the partner, the object not in memory" },
   { key: "check-id", label: "check-id", note: "nothing new upstream" },
-  { key: "check-tid", label: "check-tid", note: "the tid index, then the receipt's object" },
+  {
+    key: "check-tid",
+    label: "check-tid",
+    note: "in the data center that answered the create (src/tid-cache.ts): the receipt's object; from another data center the tid index first, 1 D1 round trip",
+  },
 ];
 
 const KINDS = ["d1", "commit", "hop", "queue", "upstream", "sync"];

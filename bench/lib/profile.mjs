@@ -253,7 +253,7 @@ export const BUCKETS = [
   {
     key: "create",
     label: "create",
-    what: "src/creation.ts: the tid's HMAC fingerprint and upstream tid, the create's steps, and in createOnce's own frame the call that starts the new receipt object (native: its SQLite file, the RPC)",
+    what: "src/creation.ts and src/tid-cache.ts (the data center's memory of completed tids, the Cache API): the tid's HMAC fingerprint and upstream tid, the create's steps, and in createOnce's own frame the call that starts the new receipt object (native: its SQLite file, the RPC)",
   },
   {
     key: "routing",
@@ -287,7 +287,7 @@ const BUCKET_BY_FILE = [
   [/^gateway src\/(redact|log)\.ts$/, "logging"],
   [/^gateway src\/upstream\//, "upstream"],
   [/^gateway src\/(receipt-object|lifecycle|kinds|clock)\.ts$|^gateway src\/record\//, "record"],
-  [/^gateway src\/creation\.ts$/, "create"],
+  [/^gateway src\/(creation|tid-cache)\.ts$/, "create"],
   [
     /^gateway src\/(app|index|dev|operations\/.*|errors|error-meanings|config|config-rules|guard|rate-limit|readiness|types|openapi|examples|build\/.*)\.ts$|^package |^other /,
     "routing",
