@@ -130,19 +130,25 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
   // While TID_SECRET is rotated, a create claimed under the earlier value is still this request.
   const formerFingerprints = await Promise.all(config.formerTidSecrets.map((key) => fingerprint(key, request)));
 
-  // A completed tid this data center remembers: the replay or the conflict needs no D1 round trip.
+  // The claim (one D1 batch) and this data center's memory of the tid (src/tid-cache.ts) at once: a new tid waits
+  // for the claim only, one it remembers for neither (the claim of a completed row writes nothing).
+  const claiming = (async () => {
+    // The claim and everything after it stay in the one database that holds this (owner, tid): while the
+    // list grows, each earlier place is fenced first (src/tid-index.ts, claimIndexFor).
+    const { binding, db } = await claimIndexFor(env, wanted);
+    return { binding, db, claim: await claimTid(db, { ...wanted, formerFingerprints, leaseMs: leaseMs(config.upstreamTimeoutMs) }) };
+  })();
+  // Handled below, or (a remembered tid) left to finish after the answer.
+  const settled = claiming.catch(() => undefined);
   const known = await recallTid(owner, input.tid, retentionPolicy(env).tidRetentionMs);
   if (known) {
+    after(settled);
     const same = known.kind === kind.name && (known.fingerprint === wanted.fingerprint || formerFingerprints.includes(known.fingerprint));
     if (!same) throw conflict(known);
     const row = { owner, tid: input.tid, receipt_id: known.receipt_id, updated_at: known.answered_at };
     return { body: await replay<Body>(env, kind.name, row, null), replayed: true };
   }
-
-  // The claim and everything after it stay in the one database that holds this (owner, tid): while the
-  // list grows, each earlier place is fenced first (src/tid-index.ts, claimIndexFor).
-  const { binding, db } = await claimIndexFor(env, wanted);
-  const claim = await claimTid(db, { ...wanted, formerFingerprints, leaseMs: leaseMs(config.upstreamTimeoutMs) });
+  const { binding, db, claim } = await claiming;
 
   switch (claim.kind) {
     case "replay": {

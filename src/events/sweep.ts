@@ -20,12 +20,13 @@
  *    after the event was delivered is acknowledged without a second delivery
  *    (handleEventBatch); receivers deduplicate by webhook-id anyway.
  *
- * The bounds keep a run's work small (two statements and at most one
- * sendBatch per database, six databases at a time, and the run's slice of
- * the databases: src/retention.ts's cronShards, so D1's 1,000 queries per
- * invocation hold whatever the number of databases) and keep
- * copies from piling onto a queue that is merely slow: a backlog grows by at
- * most REQUEUE_LIMIT messages per database per run.
+ * The bounds keep a run's work small (two statements per database, six
+ * databases at a time, and the run's slice of the databases: src/retention.ts's
+ * cronShards, so D1's 1,000 queries per invocation hold whatever the number
+ * of databases; the bodies of what is queued again from their records, at
+ * most SWEEP_RECORD_CALLS a run, six at a time, after the databases are
+ * done) and keep copies from piling onto a queue that is merely slow: a
+ * backlog grows by at most SWEEP_RECORD_CALLS messages per run.
  */
 import { inPool } from "../fanout";
 import { log } from "../log";
@@ -60,6 +61,17 @@ export const sweepSettings = (env: Env): SweepSettings =>
 
 /** Events queued again per database per run: one sendBatch (at most 100 messages). */
 export const REQUEUE_LIMIT = 100;
+/**
+ * Events queued again per run, over all its databases: each may take a call
+ * to its record for the body (src/events/bodies.ts), and a run's calls stay
+ * far under Workers' subrequests per invocation whatever the number of
+ * databases (https://developers.cloudflare.com/workers/platform/limits/).
+ */
+export const SWEEP_RECORD_CALLS = 300;
+
+/** Each database's share of a run's requeues: SWEEP_RECORD_CALLS over the run's databases, 1 to REQUEUE_LIMIT. */
+export const requeuesPerDatabase = (databases: number): number =>
+  Math.max(1, Math.min(REQUEUE_LIMIT, Math.floor(SWEEP_RECORD_CALLS / Math.max(1, databases))));
 /** Events marked failed per database per run. */
 export const FAIL_LIMIT = 1000;
 
@@ -85,7 +97,12 @@ export const SWEEP_SELECTS = {
  * overdue (its next attempt due now), in one batch; answers the overdue rows
  * (with a body only where D1 holds it).
  */
-async function sweepDatabase(db: D1Database, now: number, settings: SweepSettings): Promise<{ failed: string[]; overdue: LoggedRow[] }> {
+async function sweepDatabase(
+  db: D1Database,
+  now: number,
+  settings: SweepSettings,
+  requeues: number,
+): Promise<{ failed: string[]; overdue: LoggedRow[] }> {
   const [failed, overdue] = await db.batch<Record<string, unknown>>([
     db.prepare(`UPDATE events SET status = 2 WHERE id IN (${SWEEP_SELECTS.expired}) RETURNING id`).bind(now - settings.horizonMs, FAIL_LIMIT),
     db
@@ -93,7 +110,7 @@ async function sweepDatabase(db: D1Database, now: number, settings: SweepSetting
         `UPDATE events SET next_attempt_at = ?3 WHERE id IN (${SWEEP_SELECTS.overdue})
          RETURNING *, (SELECT body FROM event_bodies b WHERE b.id = events.id) AS body`,
       )
-      .bind(now - settings.staleMs, REQUEUE_LIMIT, now),
+      .bind(now - settings.staleMs, requeues, now),
   ]);
   return {
     failed: (failed?.results ?? []).map((row) => String(row.id)),
@@ -117,22 +134,30 @@ export async function sweepEvents(
 ): Promise<SweepReport> {
   const report: SweepReport = { failed: 0, requeued: 0 };
   const errors: unknown[] = [];
-  await inPool(databases, async ({ binding, db }) => {
+  const requeues = requeuesPerDatabase(databases.length);
+  const overdue = await inPool(databases, async ({ binding, db }) => {
     try {
-      const { failed, overdue } = await sweepDatabase(db, now, settings);
-      report.failed += failed.length;
-      for (const id of failed) log("error", "event_delivery_abandoned", { event_id: id, by: "sweep", database: binding });
-      // Bodies from their records (src/events/bodies.ts); one found nowhere is not queued, and the horizon marks it failed.
-      const messages: EventMessage[] = (await withBodies(env, overdue)).map((row) => ({ id: row.id, payload: row.body }));
-      await enqueue(env, messages);
-      report.requeued += messages.length;
-      if (messages.length > 0)
-        log("warn", "events_requeued", { database: binding, events: messages.length, ids: messages.map((m) => m.id).join(" ") });
+      const swept = await sweepDatabase(db, now, settings, requeues);
+      report.failed += swept.failed.length;
+      for (const id of swept.failed) log("error", "event_delivery_abandoned", { event_id: id, by: "sweep", database: binding });
+      return swept.overdue;
     } catch (err) {
       errors.push(err);
       log("error", "events_sweep_failed", { database: binding, error: err instanceof Error ? err.message : String(err) });
+      return [];
     }
   });
-  if (errors.length > 0) throw new Error(`Event sweep failed in ${errors.length} database(s)`, { cause: errors[0] });
+  try {
+    // Bodies from their records (src/events/bodies.ts), six calls at a time once the databases are done; one found
+    // nowhere is not queued, and the horizon marks it failed. A claimed event not queued is due again staleMs later.
+    const messages: EventMessage[] = (await withBodies(env, overdue.flat())).map((row) => ({ id: row.id, payload: row.body }));
+    await enqueue(env, messages);
+    report.requeued = messages.length;
+    if (messages.length > 0) log("warn", "events_requeued", { events: messages.length, ids: messages.map((m) => m.id).join(" ") });
+  } catch (err) {
+    errors.push(err);
+    log("error", "events_sweep_failed", { error: err instanceof Error ? err.message : String(err) });
+  }
+  if (errors.length > 0) throw new Error(`Event sweep failed (${errors.length} step(s))`, { cause: errors[0] });
   return report;
 }
