@@ -191,7 +191,7 @@ function d1(db: D1Database | D1DatabaseSession, delayMs: number, label: string):
       counts.d1_queries += n;
       // run() and all() answer with meta, a batch with one result per statement; first() and raw() hide it (reads).
       const names = batchNames.get(result as object);
-      (Array.isArray(result) ? result : [result]).forEach((one, i) => addMeta(one, names?.[i] ?? what));
+      for (const [i, one] of (Array.isArray(result) ? result : [result]).entries()) addMeta(one, names?.[i] ?? what);
       if (half > 0) await sleep(half);
       return result;
     });

@@ -194,9 +194,9 @@ export class RecordStore {
   /** The row and whether the outbox owes anything, in one statement. */
   /** The row, and whether the outbox owes anything (events not logged yet), in one statement. */
   #readRow(): StoredRow | undefined {
-    return this.#storage.sql
-      .exec("SELECT *, (SELECT count(*) FROM outbox WHERE logged_at IS NULL) AS unsent_events FROM record")
-      .toArray()[0] as StoredRow | undefined;
+    return this.#storage.sql.exec("SELECT *, (SELECT count(*) FROM outbox WHERE logged_at IS NULL) AS unsent_events FROM record").toArray()[0] as
+      | StoredRow
+      | undefined;
   }
 
   /** #readRow on a woken object whose schema may be older than the current one: undefined if it cannot be read so. */
