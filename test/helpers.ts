@@ -1,8 +1,9 @@
 /** Calls through the gateway's HTTP surface, as a mobile app or the partner backend would. */
-import { runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { SignJWT } from "jose";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
+import { createApp } from "../src/app";
 import { advanceClock, clock } from "../src/clock";
 import { receiptStub } from "../src/receipt-object";
 import { tidShards } from "../src/shards";
@@ -344,4 +345,37 @@ export function cardDataIn(text: string, values: { pans: readonly string[]; otps
   for (const otp of values.otps) if (asValue(otp)) found.push(otp);
   for (const expire of values.expiries) if (asValue(expire)) found.push(expire);
   return found;
+}
+
+/**
+ * From now on (until vi.restoreAllMocks) every D1 statement whose SQL `refuses` fails, in every database of the
+ * tests' deployment, as a database that cannot be reached would; the others go through.
+ */
+export function refuseStatements(refuses: (sql: string) => boolean): void {
+  for (const db of [env.DB, env.DB_TID_1]) {
+    const prepare = db.prepare.bind(db);
+    vi.spyOn(db, "prepare").mockImplementation((sql: string) => {
+      if (refuses(sql)) throw new Error("D1_ERROR: unavailable");
+      return prepare(sql);
+    });
+  }
+}
+
+/**
+ * A partner call through the app with `deployment` as its env, and what it left running after its answer
+ * (waitUntil: a create's tid completion, what the data center remembers), so the next call sees it done.
+ */
+export async function callSettled(deployment: Env, path: string, body: unknown): Promise<Response> {
+  const ctx = createExecutionContext();
+  const response = await createApp().fetch(
+    new Request(`http://gateway.test/api/v1/partner/${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk_test_local_partner" },
+      body: JSON.stringify(body),
+    }),
+    deployment,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return response;
 }

@@ -19,35 +19,14 @@
  */
 import http from "node:http";
 import { join } from "node:path";
-import { HOST, PARTNER_KEY, PORTS } from "./config.mjs";
+import { HOST, PORTS } from "./config.mjs";
+import { post as partnerPost } from "./events.mjs";
 import { startReceiver } from "./receiver.mjs";
 import { applyMigrations, startRuntime, workerFromBuild } from "./runtime.mjs";
 
 /** Every window of rule 10 in days: ~1.7 s (the cron is fired by hand, after them). */
 const SHORT_WINDOW_DAYS = "0.00002";
 const WINDOW_MS = Number(SHORT_WINDOW_DAYS) * 86_400_000;
-
-function post(url, path, body) {
-  return new Promise((resolve, reject) => {
-    const data = JSON.stringify(body);
-    const req = http.request(
-      `${url}${path}`,
-      {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${PARTNER_KEY}`, "content-length": Buffer.byteLength(data) },
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (chunk) => {
-          text += chunk;
-        });
-        res.on("end", () => resolve({ status: res.statusCode, body: text }));
-      },
-    );
-    req.on("error", reject);
-    req.end(data);
-  });
-}
 
 const getJson = (url) =>
   new Promise((resolve, reject) => {
@@ -119,13 +98,13 @@ export async function countFlowCosts({ wrangler, root, benchDir, dir, name, flow
 
     for (let i = 0; i < flows; i++) {
       const tid = `costs-${Date.now()}-${i}`;
-      const created = await post(runtime.url, "/api/v1/partner/receipt/create", { tid, amount: 150000, merchant_id: 1001, account: [] });
+      const created = await partnerPost(undefined, runtime.url, "receipt/create", { tid, amount: 150000, merchant_id: 1001, account: [] });
       if (created.status !== 200) throw new Error(`costs: create answered ${created.status} ${created.body}`);
       const { id } = JSON.parse(created.body);
       const card = { token: "tok_sandbox_ok" };
-      const authorized = await post(runtime.url, "/api/v1/partner/receipt/authorize", { id, card });
+      const authorized = await partnerPost(undefined, runtime.url, "receipt/authorize", { id, card });
       if (authorized.status !== 200) throw new Error(`costs: authorize answered ${authorized.status} ${authorized.body}`);
-      const paid = await post(runtime.url, "/api/v1/partner/receipt/pay", { id, card, otp: "111111" });
+      const paid = await partnerPost(undefined, runtime.url, "receipt/pay", { id, card, otp: "111111" });
       if (paid.status !== 200) throw new Error(`costs: pay answered ${paid.status} ${paid.body}`);
     }
     await settle(runtime, 1000, 20_000);

@@ -16,7 +16,8 @@ import { applyMigrations, startRuntime, workerFromBuild } from "./runtime.mjs";
 
 const RECEIPTS = 300;
 
-function post(agent, url, path, body) {
+/** A partner POST to the gateway at `url` (`agent`: a keep-alive agent, or undefined). */
+export function post(agent, url, path, body) {
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(body);
     const req = http.request(

@@ -11,7 +11,7 @@ import type { KindName } from "../../src/lifecycle";
 import { receiptStub } from "../../src/receipt-object";
 import { tidShards } from "../../src/shards";
 import { eventRow, queueSpy, recordEventsDb } from "../events";
-import { call, createReceipt, expectError, expectStatus, newTid, newUser, OTP_OK, transferRequest, userToken } from "../helpers";
+import { call, createReceipt, expectError, expectStatus, newTid, newUser, OTP_OK, refuseStatements, transferRequest, userToken } from "../helpers";
 
 const ORIGIN = "http://gateway.test";
 const CONSOLE = `${ORIGIN}/__sandbox/`;
@@ -232,13 +232,7 @@ describe("GET /__sandbox/receipts/{id}/view", () => {
 
   it("reads well before any event is logged", async () => {
     // The event log refuses the receipt object's drain (its INSERTs only; the tid claim and the page's reads go through): its events wait in its outbox.
-    for (const db of [env.DB, env.DB_TID_1]) {
-      const prepare = db.prepare.bind(db);
-      vi.spyOn(db, "prepare").mockImplementation((sql: string) => {
-        if (sql.includes("INSERT INTO events")) throw new Error("D1_ERROR: unavailable");
-        return prepare(sql);
-      });
-    }
+    refuseStatements((sql) => sql.includes("INSERT INTO events"));
     const receipt = await createReceipt();
     const text = textOf(await pageAt(`/__sandbox/receipts/${receipt.id}/view`));
     expect(text).toContain("No events in the event log yet");

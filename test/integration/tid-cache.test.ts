@@ -4,42 +4,19 @@
  * needs no D1 round trip (issue 22), and the memory is believed only while
  * the row it stands for exists (its retention window, by the gateway's clock).
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createApp } from "../../src/app";
 import { clock } from "../../src/clock";
 import { retentionPolicy, runRetention } from "../../src/retention";
-import { expectError, expectStatus, letTimePass, receiptRequest, tidRow } from "../helpers";
+import { callSettled, expectError, expectStatus, letTimePass, receiptRequest, refuseStatements, tidRow } from "../helpers";
 
 const PARTNER = "partner:partner";
 
 /** A partner call through the app, and what it left running after its answer (the completion, the memory). */
-async function partner(path: string, body: unknown): Promise<Response> {
-  const ctx = createExecutionContext();
-  const response = await createApp().fetch(
-    new Request(`http://gateway.test/api/v1/partner/${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: "Bearer sk_test_local_partner" },
-      body: JSON.stringify(body),
-    }),
-    env,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  return response;
-}
+const partner = (path: string, body: unknown) => callSettled(env, path, body);
 
 /** From now on every statement on the tid index fails, in every database: what is answered did not read it. */
-function tidIndexUnreachable(): void {
-  for (const db of [env.DB, env.DB_TID_1]) {
-    const prepare = db.prepare.bind(db);
-    vi.spyOn(db, "prepare").mockImplementation((sql: string) => {
-      if (sql.includes("tid_index")) throw new Error("D1_ERROR: the tid index is far away today");
-      return prepare(sql);
-    });
-  }
-}
+const tidIndexUnreachable = () => refuseStatements((sql) => sql.includes("tid_index"));
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -70,13 +47,7 @@ describe("a tid this data center has seen", () => {
   });
 
   it("a create whose completion failed is not remembered: the retry meets the pending claim (tid_in_progress)", async () => {
-    for (const db of [env.DB, env.DB_TID_1]) {
-      const prepare = db.prepare.bind(db);
-      vi.spyOn(db, "prepare").mockImplementation((sql: string) => {
-        if (sql.startsWith("UPDATE tid_index SET status = 1")) throw new Error("D1_ERROR: unavailable");
-        return prepare(sql);
-      });
-    }
+    refuseStatements((sql) => sql.startsWith("UPDATE tid_index SET status = 1"));
     const request = receiptRequest();
     await expectStatus(partner("receipt/create", request), 200);
     await expectError(partner("receipt/create", request), 409, "tid_in_progress");

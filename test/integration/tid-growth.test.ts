@@ -6,14 +6,12 @@
  * before the list grew twice is still found. What is observed: each
  * gateway's answers, the sandbox's create calls, and each database's rows.
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import { tidShardIndex } from "../../src/shards";
 import { forgetTid } from "../../src/tid-cache";
 import type { TidRow } from "../../src/tid-index";
-import { expectStatus, newTid, receiptRequest, sandboxCalls } from "../helpers";
+import { callSettled, expectStatus, newTid, receiptRequest, sandboxCalls } from "../helpers";
 
 const PARTNER = "partner:partner";
 
@@ -22,21 +20,8 @@ const one = { ...env, TID_INDEX_SHARDS: "DB", TID_INDEX_SHARDS_PREVIOUS: "" } as
 const two = { ...env, TID_INDEX_SHARDS: "DB DB_TID_1", TID_INDEX_SHARDS_PREVIOUS: "DB" } as unknown as Env;
 const three = { ...env, TID_INDEX_SHARDS: "DB DB_TID_1 DB_TID_2", TID_INDEX_SHARDS_PREVIOUS: "DB DB_TID_1; DB" } as unknown as Env;
 
-/** A create, and what it left running after its answer (the tid row's completion). */
-async function create(deployment: Env, body: unknown): Promise<Response> {
-  const ctx = createExecutionContext();
-  const response = await createApp().fetch(
-    new Request("http://gateway.test/api/v1/partner/receipt/create", {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: "Bearer sk_test_local_partner" },
-      body: JSON.stringify(body),
-    }),
-    deployment,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  return response;
-}
+/** A create on `deployment`, and what it left running after its answer (the tid row's completion). */
+const create = (deployment: Env, body: unknown) => callSettled(deployment, "receipt/create", body);
 
 /** A new partner tid placed in database `places[n]` of the list of n + 1 databases, for each n. */
 async function tidPlaced(places: number[]): Promise<string> {

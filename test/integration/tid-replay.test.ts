@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { receiptStub } from "../../src/receipt-object";
 import { forgetTid } from "../../src/tid-cache";
-import { call, expectError, expectStatus, receiptRequest, tidDb, tidRow } from "../helpers";
+import { call, expectError, expectStatus, receiptRequest, refuseStatements, tidDb, tidRow } from "../helpers";
 
 const PARTNER = "partner:partner";
 
@@ -63,14 +63,8 @@ describe("a replay", () => {
 
 describe("the completion of the tid row, after the answer", () => {
   it("when the request's own completion fails, the record's alarm completes it; until then a retry and check-tid are tid_in_progress", async () => {
-    // D1 refuses the request's completion (the UPDATE that completes a row), once.
-    for (const db of [env.DB, env.DB_TID_1]) {
-      const prepare = db.prepare.bind(db);
-      vi.spyOn(db, "prepare").mockImplementation((sql: string) => {
-        if (sql.startsWith("UPDATE tid_index SET status = 1")) throw new Error("D1_ERROR: unavailable");
-        return prepare(sql);
-      });
-    }
+    // D1 refuses the request's completion (the UPDATE that completes a row).
+    refuseStatements((sql) => sql.startsWith("UPDATE tid_index SET status = 1"));
     const request = receiptRequest();
     const created = await expectStatus(call("receipt/create", request), 200);
     expect(await tidRow(PARTNER, request.tid)).toMatchObject({ status: "pending", receipt_id: null });
