@@ -34,29 +34,10 @@ export const DELIVERY_STATUS_CODES = { pending: 0, delivered: 1, failed: 2 } as 
 const TYPE_OF_CODE = new Map(Object.entries(EVENT_TYPE_CODES).map(([type, code]) => [code as number, type as EventType]));
 const STATUS_OF_CODE = new Map(Object.entries(DELIVERY_STATUS_CODES).map(([status, code]) => [code as number, status as DeliveryStatus]));
 
-/** A row of the event log as stored (no body: the record keeps it; src/events/bodies.ts). */
-export interface StoredRow {
+/** What the stored and the decoded row share: the event's delivery, and its body only when D1 holds it. */
+interface DeliveryOf {
   id: string;
   record_id: string;
-  type: number;
-  status: number;
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  delivered_at: number | null;
-  next_attempt_at: number | null;
-  pending_since: number | null;
-  /** From event_bodies: an event logged before migration 0009, or one no record produced; null when its record keeps it. */
-  body: string | null;
-}
-
-/** A row of the event log, decoded: its delivery, and its body only when D1 holds it (LoggedRow.body null: ask the record). */
-export interface LoggedRow {
-  id: string;
-  record_id: string;
-  kind: EventKind;
-  type: EventType;
-  delivery_status: DeliveryStatus;
   attempts: number;
   last_status: number | null;
   last_error: string | null;
@@ -65,7 +46,21 @@ export interface LoggedRow {
   next_attempt_at: number | null;
   /** ms: when the current round of delivery began (logged, or last resent); the retry horizon counts from it. */
   pending_since: number | null;
+  /** From event_bodies: an event logged before migration 0009, or one no record produced; null when its record keeps it. */
   body: string | null;
+}
+
+/** A row of the event log as stored (no body: the record keeps it; src/events/bodies.ts): type and status as codes. */
+export interface StoredRow extends DeliveryOf {
+  type: number;
+  status: number;
+}
+
+/** A row of the event log, decoded (LoggedRow.body null: ask the record). */
+export interface LoggedRow extends DeliveryOf {
+  kind: EventKind;
+  type: EventType;
+  delivery_status: DeliveryStatus;
 }
 
 /** A logged event with its body (from D1 or its record: src/events/bodies.ts). */
