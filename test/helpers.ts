@@ -37,6 +37,25 @@ export interface CallOptions {
 
 export const PARTNER_KEY = "sk_test_local_partner";
 
+/** The fields of the seed's reduced receipt (anonymous pay's answer), sorted. */
+export const REDUCED_RECEIPT_KEYS = [
+  "account",
+  "amount",
+  "commission",
+  "create_date",
+  "currency",
+  "description",
+  "error",
+  "id",
+  "init_amount",
+  "merchant",
+  "ofd",
+  "pay_date",
+  "state",
+  "tid",
+  "type",
+];
+
 export const call = (path: string, body: unknown, options: CallOptions = {}): Promise<Response> => callAt(API, path, body, options);
 
 /** A POST of JSON to `base`/`path`, by default with the partner's key. */
@@ -368,9 +387,9 @@ export function refuseStatements(refuses: (sql: string) => boolean): void {
 export async function callSettled(deployment: Env, path: string, body: unknown): Promise<Response> {
   const ctx = createExecutionContext();
   const response = await createApp().fetch(
-    new Request(`http://gateway.test/api/v1/partner/${path}`, {
+    new Request(`${API}/${path}`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: "Bearer sk_test_local_partner" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${PARTNER_KEY}` },
       body: JSON.stringify(body),
     }),
     deployment,

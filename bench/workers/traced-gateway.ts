@@ -100,6 +100,8 @@ const counts = {
 };
 /** Rows written by statement (its verb and table, or its head), D1's and the objects' apart: where the rows go. */
 const rowsBy: { d1: Record<string, number>; object: Record<string, number> } = { d1: {}, object: {} };
+/** Counting starts at the first GET /__bench/counters: runs that never ask (latency, @platform) keep no cursors. */
+let counting = false;
 /** Object cursors not yet added up: a cursor's rowsWritten is final once the code has read it to the end. */
 let cursors: { what: string; cursor: SqlStorageCursor<Record<string, SqlStorageValue>> }[] = [];
 
@@ -359,7 +361,7 @@ function storage(real: DurableObjectStorage, commits: CommitCounter): DurableObj
         return (query: string, ...bindings: unknown[]) => {
           if (!READ_ONLY.test(query)) commits.write(writeName(query));
           const cursor = target.exec(query, ...(bindings as SqlStorageValue[]));
-          cursors.push({ what: writeName(query), cursor });
+          if (counting) cursors.push({ what: writeName(query), cursor });
           return cursor;
         };
       }
@@ -459,7 +461,10 @@ function keep(trace: Trace): void {
 export default {
   async fetch(request, env, ctx) {
     const url = new URL(request.url);
-    if (url.pathname === "/__bench/counters") return Response.json(readCounts(url.searchParams.has("reset")));
+    if (url.pathname === "/__bench/counters") {
+      counting = true;
+      return Response.json(readCounts(url.searchParams.has("reset")));
+    }
     if (url.pathname === "/__bench/traces") {
       // ?pending: how many traced steps are still under way (what a request set off after its answer).
       if (url.searchParams.has("pending")) {

@@ -203,8 +203,10 @@ export class RecordStore {
   #readRowIfCurrent(): StoredRow | undefined {
     try {
       return this.#readRow();
-    } catch {
-      return undefined;
+    } catch (err) {
+      // An older outbox has no logged_at: the migration reads it its own way. Anything else is a real failure.
+      if (String(err).includes("no such column")) return undefined;
+      throw err;
     }
   }
 

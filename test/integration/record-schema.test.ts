@@ -93,6 +93,29 @@ describe("the receipt object's storage schema", () => {
     // A user's cancel of the paid receipt is refused.
     expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(4);
   });
+  it("an object of schema 6 (before the kept answer and the kept events) wakes, is migrated and answers as before", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    const stub = receiptStub(env, "receipt", receipt.id);
+    // What the gateway before record schema 7 left: no answer, no owed completion, an outbox without logged_at.
+    await runInDurableObject(stub, (_i, state) => {
+      const sql = state.storage.sql;
+      sql.exec("ALTER TABLE record DROP COLUMN answer");
+      sql.exec("ALTER TABLE record DROP COLUMN owed_completion");
+      sql.exec("ALTER TABLE outbox DROP COLUMN logged_at");
+      sql.exec("UPDATE record SET schema_version = 6");
+    });
+    await evictDurableObject(stub);
+
+    // Woken by an operation: its first read of the row cannot be the current one's, and the migration takes over.
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(4);
+    const version = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT schema_version FROM record").one().schema_version);
+    expect(version).toBe(CURRENT_SCHEMA_VERSION);
+    const fresh = await createReceipt({ merchant_id: 1003 });
+    const schemaOf = (id: string) => runInDurableObject(receiptStub(env, "receipt", id), (_i, state) => describeSchema(state.storage.sql));
+    expect(await schemaOf(receipt.id)).toEqual(await schemaOf(fresh.id));
+  });
+
   it("a create's record repeated on its object after a restart (a retry adopting it) changes nothing", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
