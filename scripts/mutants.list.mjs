@@ -398,6 +398,84 @@ export const MUTANTS = [
     why: "an event not yet delivered is kept for the longer window, so it can still be listed and resent",
   },
 
+  // --- steps taken on someone's behalf pass the same table (rules 2 and 8) -----------------------
+  {
+    name: "lost-cancel-completed-for-anyone",
+    file: "src/record/reconciler.ts",
+    find: `const decision = this.decide("cancel", callerKindOf(lost.actor), true);`,
+    replace: `const decision = this.decide("cancel", "partner", true);`,
+    tests: ["test/integration/lost-calls.test.ts"],
+    why: "a lost cancel is completed only as its caller may: a user's never refunds a receipt paid meanwhile",
+  },
+  {
+    name: "lost-cancel-note-names-no-one",
+    file: "src/record/write-ahead.ts",
+    find: "      pending_actor: note.actor,",
+    replace: "      pending_actor: null,",
+    tests: ["test/integration/lost-calls.test.ts"],
+    why: "the note names who asked, so a partner's lost cancel is completed as the refund it asked for",
+  },
+  {
+    name: "lost-cancel-caller-unknown-as-partner",
+    file: "src/record/reconciler.ts",
+    find: `actor?.startsWith("partner:") ? "partner" : actor === "gateway" ? "gateway" : "user";`,
+    replace: `actor?.startsWith("user:") ? "user" : actor === "gateway" ? "gateway" : "partner";`,
+    tests: ["test/integration/lost-calls.test.ts", "test/integration/record-schema.test.ts"],
+    why: "a note that names nobody (written before the column) is decided as a user's: never a refund",
+  },
+  {
+    name: "exhaustion-cancel-of-any-unfinished",
+    file: "src/lifecycle.ts",
+    find: "return facts.guesses >= MAX_GUESSES && facts.upstreamCancels && facts.state === STATE.created;",
+    replace: "return facts.guesses >= MAX_GUESSES && facts.upstreamCancels && facts.state !== STATE.cancelled;",
+    tests: ["test/unit/lifecycle.test.ts"],
+    why: "the gateway's own cancel is owed only where the cancel table lets the gateway cancel: an unpaid receipt",
+  },
+  {
+    name: "gateway-cancels-like-partner",
+    file: "src/lifecycle.ts",
+    find: `      when: (ctx) => ctx.caller !== "partner",
+      then: refuse("forbidden", "Only the partner backend may cancel a paid or held receipt."),`,
+    replace: `      when: (ctx) => ctx.caller === "user",
+      then: refuse("forbidden", "Only the partner backend may cancel a paid or held receipt."),`,
+    tests: ["test/unit/lifecycle.test.ts"],
+    why: "the gateway acting on its own has a user's rights: it never refunds",
+  },
+
+  // --- a record's end (rule 10) ----------------------------------------------------------------------
+  {
+    name: "record-deleted-under-its-events",
+    file: "src/record/end.ts",
+    find: "      logged = await recordHasLoggedEvents(this.#env, rec.kind, rec.id);",
+    replace: "      logged = false;",
+    tests: ["test/integration/record-end.test.ts"],
+    why: "a record keeps the bodies of the events the log lists: it is deleted only once the log holds none",
+  },
+  {
+    name: "record-deleted-after-a-change",
+    file: "src/record/end.ts",
+    find: "    if (!idle() || this.#store.version !== version || current === null) return false;",
+    replace: "    if (current === null) return false;",
+    tests: ["test/integration/record-end.test.ts"],
+    why: "a record that changed while it asked the log (a refund, a new event) is not deleted",
+  },
+  {
+    name: "transfer-exhausted-never-final",
+    file: "src/record/end.ts",
+    find: "        edgeClosed: closedAtEdgeOf(rec),",
+    replace: "        edgeClosed: rec.edge_closed === 1,",
+    tests: ["test/integration/record-end.test.ts"],
+    why: "a transfer closed at the edge (the upstream still at 0) is final and ends like any final record",
+  },
+  {
+    name: "closed-at-edge-without-guesses",
+    file: "src/lifecycle.ts",
+    find: "  facts.guesses >= MAX_GUESSES && !facts.upstreamCancels;",
+    replace: "  !facts.upstreamCancels;",
+    tests: ["test/unit/lifecycle.test.ts", "test/integration/record-end.test.ts"],
+    why: "only a record whose guesses ran out is closed at the edge: an open transfer is not final",
+  },
+
   // --- webhook signing ---------------------------------------------------------------------------
   {
     name: "signature-without-id",

@@ -61,7 +61,12 @@ export function phaseOf(facts: PhaseFacts): Phase {
 }
 
 export type Operation = "authorize" | "pay" | "hold-confirm" | "cancel";
-export type CallerKind = "partner" | "user";
+/**
+ * Who an operation is decided for. `gateway`: the gateway acting on its own
+ * (the cancel that ends a receipt whose guesses ran out). It passes the same
+ * table as a request and has no more rights than a user: it never refunds.
+ */
+export type CallerKind = "partner" | "user" | "gateway";
 
 export interface DecisionContext {
   kind: KindName;
@@ -162,6 +167,9 @@ export const LIFECYCLE: Record<Operation, readonly Row[]> = {
     { phases: ["created", "held", "paid"], then: CALL },
   ],
 };
+
+/** The phase the upstream's state alone shows (no call in flight, no guess counted): what a step taken on someone's behalf after a fresh look is decided in. */
+export const upstreamPhase = (state: UpstreamState): Phase => phaseOf({ state, pending: false, guesses: 0 });
 
 export function decide(operation: Operation, phase: Phase, ctx: DecisionContext): Decision {
   for (const row of LIFECYCLE[operation]) {
@@ -311,9 +319,29 @@ export function backoffMs(attempts: number): number {
   return Math.min(60_000, 1000 * 2 ** Math.max(0, attempts));
 }
 
-/** Three guesses failed and the upstream, which cancels such a receipt, does not show it cancelled yet. */
+/**
+ * Whether the upstream cancels a record whose guesses ran out: a receipt
+ * (transfers have no cancel upstream), not a QR merchant's, and not one whose
+ * cancel it already refused for good.
+ */
+export const upstreamCancels = (facts: { kind: KindName; qrMerchant: boolean; cancelRefused: boolean }): boolean =>
+  KINDS[facts.kind].cancellable && !facts.qrMerchant && !facts.cancelRefused;
+
+/**
+ * Closed at the edge (rule 2): its guesses ran out and the upstream will not
+ * cancel it (a transfer, a QR merchant's receipt, a cancel refused for good).
+ * Every later operation answers otp_attempts_exhausted; it is final (rule 10).
+ */
+export const closedAtEdge = (facts: { guesses: number; upstreamCancels: boolean }): boolean => facts.guesses >= MAX_GUESSES && !facts.upstreamCancels;
+
+/**
+ * Three guesses failed and the upstream, which cancels such a receipt, still
+ * shows it unpaid: the gateway's own cancel is owed. Only while unpaid: the
+ * cancel table (decide, caller `gateway`) refuses it in every other phase,
+ * and test/unit/lifecycle.test.ts holds the two equal.
+ */
 export function exhaustionCancelPending(facts: { guesses: number; state: UpstreamState; upstreamCancels: boolean }): boolean {
-  return facts.guesses >= MAX_GUESSES && facts.upstreamCancels && facts.state !== STATE.cancelled;
+  return facts.guesses >= MAX_GUESSES && facts.upstreamCancels && facts.state === STATE.created;
 }
 
 /** Only the upstream can settle the record now: a call's outcome is unknown, its supplier has not answered, or an exhaustion cancel is owed. */
@@ -373,7 +401,7 @@ export function otpSendRefusal(facts: SendFacts, now: number): { code: ErrorCode
 
 export interface EndFacts {
   state: UpstreamState;
-  /** Closed at the edge (a transfer exhausted, or a receipt the upstream will not cancel). */
+  /** Closed at the edge (closedAtEdge). */
   edgeClosed: boolean;
   /** A write-ahead note is stored (a call in flight, or lost). */
   pending: boolean;

@@ -20,10 +20,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { type Caller, eventOwner, mayAccess, ownerOf } from "./caller";
 import { clock } from "./clock";
-import { readConfig } from "./config";
 import { type Failure, fail, type Outcome } from "./errors";
 import { kindOf, type RecordBody } from "./kinds";
-import { createdEvent, decide, type KindName, type Operation, otpToSend } from "./lifecycle";
+import { createdEvent, type KindName, type Operation, otpToSend } from "./lifecycle";
 import { log } from "./log";
 import type { Alarm } from "./record/alarm";
 import { Completion, type OwedCompletion } from "./record/completion";
@@ -35,7 +34,7 @@ import { recordParts } from "./record/parts";
 import type { Reconciler } from "./record/reconciler";
 import type { Recorder } from "./record/recorder";
 import { type AuditEntry, newRecordRow, type RecordRow, type RecordStore } from "./record/store";
-import type { WriteAhead } from "./record/write-ahead";
+import type { Note, WriteAhead } from "./record/write-ahead";
 import { erasePersonalJson } from "./redact";
 import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "./schemas";
 import { UpstreamClient } from "./upstream/client";
@@ -176,7 +175,7 @@ export class ReceiptObject extends DurableObject<Env> {
     return this.#operate("authorize", op, async (rec, upstream) => {
       const refusal = this.#ledger.sendRefusal(clock.now());
       if (refusal) return { ok: false, error: refusal };
-      const result = await this.#writeAhead.around("authorize", false, op.requestId, () => upstream.authorize(rec.id, op.card));
+      const result = await this.#writeAhead.around(this.#note("authorize", false, op), () => upstream.authorize(rec.id, op.card));
       // Sending an OTP changes no state; an unknown outcome may have sent an SMS, so it counts against the limits.
       this.#store.change(() => {
         this.#writeAhead.clear();
@@ -193,7 +192,7 @@ export class ReceiptObject extends DurableObject<Env> {
       const card = op.card;
       const otp = otpToSend("number" in card || rec.is_verify === 1, op.otp);
       if (otp === false) return fail("otp_required", "This payment needs the OTP sent to the card owner (authorize first).");
-      const result = await this.#writeAhead.around("pay", otp !== undefined, op.requestId, () =>
+      const result = await this.#writeAhead.around(this.#note("pay", otp !== undefined, op), () =>
         "number" in card ? upstream.anonymousPay(rec.id, card, otp ?? "") : upstream.pay(rec.id, card, otp),
       );
       return this.#outcomes.settleOtpCall(result, otp !== undefined, op.requestId, upstream);
@@ -205,21 +204,21 @@ export class ReceiptObject extends DurableObject<Env> {
     return this.#operate("pay", op, async (rec, upstream) => {
       const otp = otpToSend(rec.is_verify === 1, op.otp);
       if (otp === false) return fail("otp_required", "This transfer needs the OTP sent to the sender.");
-      const result = await this.#writeAhead.around("pay", otp !== undefined, op.requestId, () => upstream.payTransfer(rec.id, otp));
+      const result = await this.#writeAhead.around(this.#note("pay", otp !== undefined, op), () => upstream.payTransfer(rec.id, otp));
       return this.#outcomes.settleOtpCall(result, otp !== undefined, op.requestId, upstream);
     });
   }
 
   holdConfirm(op: OperationContext): Promise<Outcome<JsonText<ReceiptBody>>> {
     return this.#operate("hold-confirm", op, async (rec, upstream) =>
-      this.#outcomes.settle(await this.#writeAhead.around("hold-confirm", false, op.requestId, () => upstream.holdConfirm(rec.id)), op.requestId),
+      this.#outcomes.settle(await this.#writeAhead.around(this.#note("hold-confirm", false, op), () => upstream.holdConfirm(rec.id)), op.requestId),
     );
   }
 
   cancel(op: OperationContext & { reason?: string; cancelledBy?: string }): Promise<Outcome<JsonText<ReceiptBody>>> {
     return this.#operate("cancel", op, async (rec, upstream) =>
       this.#outcomes.settle(
-        await this.#writeAhead.around("cancel", false, op.requestId, () => upstream.cancel(rec.id, op.reason, op.cancelledBy)),
+        await this.#writeAhead.around(this.#note("cancel", false, op), () => upstream.cancel(rec.id, op.reason, op.cancelledBy)),
         op.requestId,
       ),
     );
@@ -304,7 +303,7 @@ export class ReceiptObject extends DurableObject<Env> {
       await this.#completion.settle(rec, clock.now());
       rec = this.#store.current ?? rec;
     }
-    if (!this.#busy && (await this.#end.deleteIfDue(rec, clock.now()))) return;
+    if (!this.#busy && (await this.#end.deleteIfDue(rec, clock.now(), () => !this.#busy))) return;
     try {
       if (!this.#busy && (this.#reconciler.needsReconcile(rec) || this.#reconciler.lateReadDue(rec))) await this.#reconcileAlone(rec);
       // Draining takes no lock: an operation may run meanwhile and add events; only the drained ones are marked sent.
@@ -399,28 +398,20 @@ export class ReceiptObject extends DurableObject<Env> {
     upstream: UpstreamClient,
     run: (rec: RecordRow, upstream: UpstreamClient) => Promise<Outcome<T>>,
   ): Promise<Outcome<T>> {
-    let decision = decide(operation, this.#reconciler.phase(), this.#context(op.caller, false));
+    let decision = this.#reconciler.decide(operation, op.caller.kind, false);
     if (decision.do === "ask-upstream-first") {
       const looked = await this.#reconciler.reconcile(upstream, op.requestId);
       if (!looked.ok) return looked;
-      decision = decide(operation, this.#reconciler.phase(), this.#context(op.caller, true));
+      decision = this.#reconciler.decide(operation, op.caller.kind, true);
     }
     if (decision.do === "call") return run(this.#store.current!, upstream);
     if (decision.do === "refuse" && decision.code === "otp_attempts_exhausted") return { ok: false, error: this.#outcomes.exhausted() };
     return fail(decision.do === "refuse" ? decision.code : "operation_in_progress", decision.do === "refuse" ? decision.message : "Retry shortly.");
   }
 
-  #context(caller: Caller, fresh: boolean) {
-    const rec = this.#store.current!;
-    return {
-      kind: rec.kind,
-      caller: caller.kind,
-      isHold: rec.is_hold === 1,
-      qrMerchant: rec.qr_merchant === 1,
-      holdEnabled: readConfig(this.env).holdEnabled,
-      fresh,
-      suspect: rec.suspect_since !== 0,
-    };
+  /** The write-ahead note of a call this operation sends: who asked is its caller. */
+  #note(operation: string, withOtp: boolean, op: OperationContext): Note {
+    return { op: operation, withOtp, requestId: op.requestId, actor: ownerOf(op.caller) };
   }
 
   // --- the alarm ----------------------------------------------------------------

@@ -263,9 +263,16 @@ export async function alarmWithinADay(stub: DurableObjectStub): Promise<boolean>
 export async function storedRecord(kind: "receipt" | "transfer", id: string) {
   return runInDurableObject(receiptStub(env, kind, id), (_instance, state) =>
     state.storage.sql
-      .exec<{ state: number; pending_op: string | null; pending_otp: number; wrong_otps: number; unconfirmed_otps: number; otp_sends: number }>(
-        "SELECT state, pending_op, pending_otp, wrong_otps, unconfirmed_otps, otp_sends FROM record",
-      )
+      .exec<{
+        state: number;
+        pending_op: string | null;
+        pending_otp: number;
+        pending_actor: string | null;
+        wrong_otps: number;
+        unconfirmed_otps: number;
+        otp_sends: number;
+        suspect_since: number;
+      }>("SELECT state, pending_op, pending_otp, pending_actor, wrong_otps, unconfirmed_otps, otp_sends, suspect_since FROM record")
       .one(),
   );
 }

@@ -380,6 +380,24 @@ export async function databasesOf(env: Env, messages: readonly EventMessage[]): 
   return dbs;
 }
 
+/**
+ * Whether the log still holds any event of this record, in any database that
+ * may place it (rule 10): the record keeps the bodies the log lists, so it is
+ * deleted only once retention has pruned every one of its events. One indexed
+ * read per database (events_by_record), taken once at the record's end.
+ */
+export async function recordHasLoggedEvents(env: Env, kind: EventKind, recordId: string): Promise<boolean> {
+  const transfers = kind === "transfer" ? 1 : 0;
+  for (const { db } of await eventShardsFor(env, recordId)) {
+    const row = await db
+      .prepare(`SELECT 1 AS found FROM events WHERE record_id = ?1 AND (type >= ${EVENT_TYPE_CODES["transfer.created"]}) = ?2 LIMIT 1`)
+      .bind(recordId, transfers)
+      .first<{ found: number }>();
+    if (row) return true;
+  }
+  return false;
+}
+
 /** D1 allows 100 bound parameters per statement: newestEvents binds one per record id. */
 const MAX_IDS_PER_READ = 100;
 

@@ -10,10 +10,21 @@ import { type Loggable, logEvents } from "./log";
 import type { EventMessage, GatewayEvent } from "./types";
 import { assertWellFormed } from "./types";
 
-const nextUlid = monotonicFactory();
+let nextUlid = monotonicFactory();
+let lastIdAt = 0;
 
-/** A new event id, "evt_<ULID>": time-ordered, and increasing within one isolate even in one millisecond. */
-export const newEventId = (now = clock.now()): string => `evt_${nextUlid(now)}`;
+/**
+ * A new event id, "evt_<ULID>": time-ordered, and increasing within one
+ * isolate even in one millisecond. Its time is the event's: retention prunes
+ * by it (src/events/log.ts pruneEvents). Should the clock step back, the ids
+ * follow it instead of running ahead of every window read from them (the
+ * monotonic factory alone would keep issuing the latest time it saw).
+ */
+export function newEventId(now = clock.now()): string {
+  if (now < lastIdAt) nextUlid = monotonicFactory();
+  lastIdAt = now;
+  return `evt_${nextUlid(now)}`;
+}
 
 /** sendBatch takes at most 100 messages and 256 KB (1 KB = 1000 bytes) per call. */
 const MAX_MESSAGES_PER_SEND = 100;

@@ -7,6 +7,15 @@
  * its alarm, with `deleteAll()`, the only removal that ends the billing of
  * what it stored. src/lifecycle.ts's recordDeletionAt decides when.
  *
+ * The record keeps the bodies of its events, which the D1 event log lists
+ * (events/list, events/resend, the sweep) until retention prunes them on
+ * windows of their own (a cron tick or more after they are due, an
+ * undelivered event up to EVENTS_UNDELIVERED_RETENTION_DAYS). So when its
+ * time comes the record asks the log, and is deleted only once the log holds
+ * none of its events: it never races the cron, and no listed event loses its
+ * body. While the log still holds some, it asks again later
+ * (END_RECHECK_MS, at most its own window).
+ *
  * After that, the partner's operations on it (check-id, a2c/get-by-id,
  * cancel, hold-confirm) rebuild it from the upstream:
  * - only a record the upstream created at least the retention window ago, so
@@ -25,12 +34,17 @@ import { type Caller, ownerOf } from "../caller";
 import { clock } from "../clock";
 import { readConfig } from "../config";
 import type { Failure } from "../errors";
+import { recordHasLoggedEvents } from "../events/log";
 import { type KindName, kindOf, type RecordBody } from "../kinds";
 import { recordDeletionAt } from "../lifecycle";
 import { log } from "../log";
 import type { UpstreamClient } from "../upstream/client";
 import type { Alarm } from "./alarm";
+import { closedAtEdgeOf } from "./reconciler";
 import { newRecordRow, type RecordRow, type RecordStore } from "./store";
+
+/** How long a record whose events the log still holds waits before it asks again (never longer than its window). */
+export const END_RECHECK_MS = 3_600_000;
 
 /** The record an operation names: what a rebuild needs when nothing is stored. */
 export interface RecordTarget {
@@ -46,6 +60,11 @@ export class RecordEnd {
   readonly #alarm: Alarm;
   readonly #env: Env;
   readonly #retentionMs: number;
+  /**
+   * Not before this (ms): the log still held events of the record when it last
+   * asked. In memory: a new incarnation asks once more, one D1 read.
+   */
+  #notBefore = 0;
 
   constructor(store: RecordStore, alarm: Alarm, env: Env, retentionMs: number) {
     this.#store = store;
@@ -56,10 +75,10 @@ export class RecordEnd {
 
   /** When this record is to be deleted, or null while it is not final or owes something. */
   deleteAt(rec: RecordRow): number | null {
-    return recordDeletionAt(
+    const at = recordDeletionAt(
       {
         state: rec.state,
-        edgeClosed: rec.edge_closed === 1,
+        edgeClosed: closedAtEdgeOf(rec),
         pending: rec.pending_op !== null,
         suspect: rec.suspect_since !== 0,
         unsentEvents: this.#store.hasUnsent(),
@@ -67,14 +86,39 @@ export class RecordEnd {
       },
       this.#retentionMs,
     );
+    return at === null ? null : Math.max(at, this.#notBefore);
   }
 
-  /** Deletes the record if its time has come (the alarm's first question). */
-  async deleteIfDue(rec: RecordRow, now: number): Promise<boolean> {
+  /**
+   * Deletes the record if its time has come (the alarm's first question) and
+   * the event log holds none of its events. `idle` says whether the object
+   * is still free of operations: one may begin while the log is asked, and a
+   * record changed meanwhile is not deleted.
+   */
+  async deleteIfDue(rec: RecordRow, now: number, idle: () => boolean): Promise<boolean> {
     const at = this.deleteAt(rec);
     if (at === null || at > now) return false;
+    const version = this.#store.version;
+    let logged: boolean;
+    try {
+      logged = await recordHasLoggedEvents(this.#env, rec.kind, rec.id);
+    } catch (err) {
+      // Not knowing is owing: the record stays, and asks again later.
+      logged = true;
+      log("warn", "record_end_check_failed", { id: rec.id, kind: rec.kind, error: err instanceof Error ? err.message : String(err) });
+    }
+    if (logged) {
+      this.#notBefore = now + Math.min(END_RECHECK_MS, this.#retentionMs);
+      log("info", "record_end_waits_for_events", { id: rec.id, kind: rec.kind, next_check_at: this.#notBefore });
+      return false;
+    }
+    const current = this.#store.current;
+    if (!idle() || this.#store.version !== version || current === null) return false;
+    const still = this.deleteAt(current);
+    if (still === null || still > now) return false;
     await this.#store.deleteAll();
     this.#alarm.fired();
+    this.#notBefore = 0;
     log("info", "record_deleted", { id: rec.id, kind: rec.kind, state: rec.state, changed_at: rec.updated_at });
     return true;
   }

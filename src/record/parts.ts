@@ -17,7 +17,7 @@ import { RecordStore } from "./store";
 import { WriteAhead } from "./write-ahead";
 
 export function recordParts(storage: DurableObjectStorage, env: Env) {
-  const { environment, upstreamTimeoutMs } = readConfig(env);
+  const { environment, upstreamTimeoutMs, holdEnabled } = readConfig(env);
   const lateReads = lateReadSchedule(environment);
   const store = new RecordStore(storage);
   const alarm = new Alarm(storage);
@@ -25,7 +25,7 @@ export function recordParts(storage: DurableObjectStorage, env: Env) {
   const ledger = new OtpLedger(store, outbox);
   const recorder = new Recorder(store, outbox, ledger, lateReads);
   const writeAhead = new WriteAhead(store, storage, alarm, upstreamTimeoutMs);
-  const reconciler = new Reconciler({ store, ledger, recorder, writeAhead, upstreamTimeoutMs, lateReads });
+  const reconciler = new Reconciler({ store, ledger, recorder, writeAhead, upstreamTimeoutMs, lateReads, holdEnabled });
   const outcomes = new Outcomes({ store, writeAhead, ledger, recorder, reconciler });
   const end = new RecordEnd(store, alarm, env, retentionPolicy(env).recordRetentionMs);
   const completion = new Completion(store, env);

@@ -10,15 +10,24 @@ import { clock } from "../clock";
 import type { Outcome } from "../errors";
 import { kindOf } from "../kinds";
 import {
+  type CallerKind,
+  closedAtEdge,
+  type Decision,
+  type DecisionContext,
+  decide,
   exhaustionCancelPending,
+  guessesOf,
   isPaid,
   lateReadAt,
   needsSettling,
   nextReconcileAt,
+  type Operation,
   type Phase,
   phaseOf,
   STATE,
   STATE_CHANGING_CALLS,
+  upstreamCancels,
+  upstreamPhase,
 } from "../lifecycle";
 import { log } from "../log";
 import type { UpstreamClient } from "../upstream/client";
@@ -34,6 +43,26 @@ export interface ReconcilerParts {
   writeAhead: WriteAhead;
   upstreamTimeoutMs: number;
   lateReads: readonly number[];
+  /** The deployment's hold function (a fact the lifecycle table decides on). */
+  holdEnabled: boolean;
+}
+
+/** Whether the upstream cancels this record when its guesses run out (lifecycle's upstreamCancels). */
+export const upstreamCancelsOf = (rec: RecordRow): boolean =>
+  upstreamCancels({ kind: rec.kind, qrMerchant: rec.qr_merchant === 1, cancelRefused: rec.edge_closed === 1 });
+
+/** Closed at the edge (lifecycle's closedAtEdge): the one definition every part reads. */
+export const closedAtEdgeOf = (rec: RecordRow): boolean =>
+  closedAtEdge({ guesses: guessesOf({ wrong: rec.wrong_otps, unconfirmed: rec.unconfirmed_otps }), upstreamCancels: upstreamCancelsOf(rec) });
+
+/** Who a stored actor ("partner:<id>", "user:<sub>", "gateway") is, for the lifecycle table; an unknown one is decided as a user: never a refund. */
+export const callerKindOf = (actor: string | null): CallerKind =>
+  actor?.startsWith("partner:") ? "partner" : actor === "gateway" ? "gateway" : "user";
+
+/** A call whose answer was lost, as its note said: who asked, and in which request. */
+interface LostCall {
+  actor: string | null;
+  requestId: string | null;
 }
 
 export class Reconciler {
@@ -49,7 +78,30 @@ export class Reconciler {
 
   /** Whether the upstream cancels this record when guesses run out: not a transfer, a QR merchant's receipt, or one it refused to. */
   upstreamCancels(rec: RecordRow = this.#parts.store.current!): boolean {
-    return kindOf(rec.kind).cancellable && rec.qr_merchant === 0 && rec.edge_closed === 0;
+    return upstreamCancelsOf(rec);
+  }
+
+  /** The facts of the record the lifecycle table decides on, for a caller of this kind. */
+  context(caller: CallerKind, fresh: boolean, rec: RecordRow = this.#parts.store.current!): DecisionContext {
+    return {
+      kind: rec.kind,
+      caller,
+      isHold: rec.is_hold === 1,
+      qrMerchant: rec.qr_merchant === 1,
+      holdEnabled: this.#parts.holdEnabled,
+      fresh,
+      suspect: rec.suspect_since !== 0,
+    };
+  }
+
+  /**
+   * The lifecycle table's decision on `operation` for `caller`: what a request
+   * gets, and what every step the gateway takes on someone's behalf must get
+   * too before it calls the upstream (a lost cancel completed, the exhaustion
+   * cancel).
+   */
+  decide(operation: Operation, caller: CallerKind, fresh: boolean, phase: Phase = this.phase()): Decision {
+    return decide(operation, phase, this.context(caller, fresh));
   }
 
   /** Only the upstream can settle the record now (lifecycle's needsSettling). */
@@ -107,7 +159,8 @@ export class Reconciler {
       });
       return { ok: false, error: result.failure };
     }
-    const lostCancel = store.current!.pending_op === "cancel";
+    const noted = store.current!;
+    const lostCancel: LostCall | null = noted.pending_op === "cancel" ? { actor: noted.pending_actor, requestId: noted.pending_request_id } : null;
     store.change(() => {
       const pending = store.current!;
       if (pending.pending_op !== null) {
@@ -123,7 +176,7 @@ export class Reconciler {
       }
       recorder.apply(result.value, requestId);
     });
-    if (lostCancel && store.current!.state !== STATE.cancelled) await this.#finishCancel(upstream, requestId);
+    if (lostCancel && store.current!.state !== STATE.cancelled) await this.#finishCancel(upstream, requestId, lostCancel);
     if (this.#exhaustionCancelPending(store.current!)) await this.finishExhaustion(upstream, requestId);
     // Still waiting (57, a cancel not through yet): back off further; settled: start afresh next time.
     store.update({ reconcile_attempts: this.needsReconcile(store.current!) ? rec.reconcile_attempts + 1 : 0 });
@@ -132,16 +185,27 @@ export class Reconciler {
 
   /**
    * A cancel whose answer was lost, and that the upstream does not show done:
-   * the gateway sends it again, as its caller asked, so that it is settled now.
-   * Otherwise the lost one could still land later, on a receipt paid in the
-   * meantime, and refund it (a user's cancel of a paid receipt, rule 8). A
-   * refusal for good (QR merchant, no access) ends it; a busy answer or a
-   * lost one leaves the note, and the alarm tries again.
+   * the gateway completes it, so that it is settled now. Otherwise the lost
+   * one could still land later, on a receipt paid in the meantime, and refund
+   * it (a user's cancel of a paid receipt, rule 8). Completing it is deciding
+   * that cancel again, for the caller who asked, in the phase the upstream now
+   * shows: a user's cancel of a receipt paid or held meanwhile is refused and
+   * the refusal audited (the partner learns the state from its event); a
+   * partner's goes on, as the refund it asked for. A refusal for good (QR
+   * merchant, no access) ends it; a busy answer or a lost one leaves the
+   * note, and the alarm tries again.
    */
-  async #finishCancel(upstream: UpstreamClient, requestId: string): Promise<void> {
+  async #finishCancel(upstream: UpstreamClient, requestId: string, lost: LostCall): Promise<void> {
     const { store, recorder, writeAhead } = this.#parts;
     const rec = store.current!;
-    const result = await writeAhead.around("cancel", false, requestId, () =>
+    const decision = this.decide("cancel", callerKindOf(lost.actor), true);
+    if (decision.do !== "call") {
+      const outcome = decision.do === "refuse" ? decision.code : "operation_in_progress";
+      store.audit({ at: clock.now(), op: "cancel", actor: lost.actor ?? "user:unknown", request_id: lost.requestId ?? requestId, outcome });
+      log("warn", "lost_cancel_refused", { id: rec.id, kind: rec.kind, state: rec.state, code: outcome, request_id: lost.requestId });
+      return;
+    }
+    const result = await writeAhead.around({ op: "cancel", withOtp: false, requestId, actor: lost.actor }, () =>
       upstream.cancel(rec.id, "a cancel whose answer was lost, completed by the gateway"),
     );
     if (!result.ok && (result.outcome === "unknown" || result.failure.code === "upstream_unavailable")) return;
@@ -154,15 +218,17 @@ export class Reconciler {
 
   /**
    * Three failed guesses on a receipt: make sure it is cancelled upstream
-   * (a state-changing call, so write-ahead too). A transfer has no cancel
-   * upstream: it stays closed at the edge. If the cancel does not go
-   * through, the alarm tries again.
+   * (a state-changing call, so write-ahead too), the gateway's own cancel,
+   * decided by the cancel table like any other (it cancels only what the
+   * upstream shows unpaid). A transfer has no cancel upstream: it stays closed
+   * at the edge. If the cancel does not go through, the alarm tries again.
    */
   async finishExhaustion(upstream: UpstreamClient, requestId: string): Promise<void> {
     const { store, recorder, writeAhead } = this.#parts;
     const rec = store.current!;
     if (!this.#exhaustionCancelPending(rec) || rec.pending_op) return;
-    const result = await writeAhead.around("exhaustion-cancel", false, requestId, () =>
+    if (this.decide("cancel", "gateway", true, upstreamPhase(rec.state)).do !== "call") return;
+    const result = await writeAhead.around({ op: "exhaustion-cancel", withOtp: false, requestId, actor: "gateway" }, () =>
       upstream.cancel(rec.id, "three failed OTP guesses", "gateway"),
     );
     if (!result.ok && result.outcome === "unknown") return;

@@ -6,7 +6,7 @@
  * schema equal to the one a new object gets.
  */
 
-export const CURRENT_SCHEMA_VERSION = 7;
+export const CURRENT_SCHEMA_VERSION = 8;
 
 /** Version 1: the first gateway's schema, kept verbatim so old objects can be recognised and migrated. */
 const SCHEMA_V1 = [
@@ -86,6 +86,10 @@ const MIGRATIONS: Record<number, readonly string[]> = {
     "ALTER TABLE record ADD COLUMN owed_completion TEXT",
     "ALTER TABLE outbox ADD COLUMN logged_at INTEGER",
   ],
+  // v8: a write-ahead note names who asked for the call, so that a lost call the gateway completes is decided
+  // again for that caller (rule 8: a user's lost cancel never refunds a receipt paid meanwhile). A note
+  // stored before has none, and is decided as a user's: never a refund.
+  8: ["ALTER TABLE record ADD COLUMN pending_actor TEXT"],
 };
 
 /**
@@ -107,7 +111,7 @@ const SCHEMA_CURRENT = `
     edge_closed INTEGER NOT NULL DEFAULT 0, suspect_since INTEGER NOT NULL DEFAULT 0,
     suspect_reads INTEGER NOT NULL DEFAULT 0, suspect_otp INTEGER NOT NULL DEFAULT 0,
     erased INTEGER NOT NULL DEFAULT 0, audit TEXT NOT NULL DEFAULT '[]',
-    answer TEXT, owed_completion TEXT,
+    answer TEXT, owed_completion TEXT, pending_actor TEXT,
     schema_version INTEGER NOT NULL DEFAULT ${CURRENT_SCHEMA_VERSION});
   CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, logged_at INTEGER);`;
 

@@ -41,11 +41,13 @@ export interface RecordRow {
   pending_otp: number;
   pending_since: number;
   pending_request_id: string | null;
+  /** Who asked for that call ("partner:<id>", "user:<sub>", "gateway"): a lost call is completed only as its caller may. */
+  pending_actor: string | null;
   /** Reconciliation attempts that failed in a row (the alarm's backoff). */
   reconcile_attempts: number;
   /** The last event's sequence number. */
   event_seq: number;
-  /** 1: exhausted, and the upstream refused for good to cancel it: closed at the edge, no more cancels sent. */
+  /** 1: exhausted, and the upstream refused for good to cancel it: no more cancels sent (closed at the edge: lifecycle's closedAtEdge). */
   edge_closed: number;
   /**
    * Rule 8's late upstream: when the last call whose outcome was unknown left
@@ -94,6 +96,7 @@ export function newRecordRow(identity: RecordIdentity): Omit<RecordRow, "updated
     pending_otp: 0,
     pending_since: 0,
     pending_request_id: null,
+    pending_actor: null,
     reconcile_attempts: 0,
     event_seq: 0,
     edge_closed: 0,

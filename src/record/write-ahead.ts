@@ -10,6 +10,16 @@ import { clock } from "../clock";
 import type { Alarm } from "./alarm";
 import type { RecordStore } from "./store";
 
+/** What a write-ahead note says of the call about to leave. */
+export interface Note {
+  op: string;
+  /** The call carries an OTP (a guess, should its outcome be lost). */
+  withOtp: boolean;
+  requestId: string;
+  /** Who asked: "partner:<id>", "user:<sub>" or "gateway"; null only in notes older than the column. */
+  actor: string | null;
+}
+
 export class WriteAhead {
   readonly #store: RecordStore;
   readonly #storage: DurableObjectStorage;
@@ -26,11 +36,19 @@ export class WriteAhead {
   /**
    * Notes the call durably, then sends it. The note is written and flushed
    * before the request leaves (sync(); the output gate would hold the
-   * request anyway), so a crash mid-call is reconciled with no caller.
+   * request anyway), so a crash mid-call is reconciled with no caller. It
+   * names who asked (`actor`, as the audit trail does): a lost call that the
+   * gateway completes is decided again for that caller.
    */
-  async around<T>(op: string, withOtp: boolean, requestId: string, call: () => Promise<T>): Promise<T> {
+  async around<T>(note: Note, call: () => Promise<T>): Promise<T> {
     const now = clock.now();
-    this.#store.update({ pending_op: op, pending_otp: withOtp ? 1 : 0, pending_since: now, pending_request_id: requestId });
+    this.#store.update({
+      pending_op: note.op,
+      pending_otp: note.withOtp ? 1 : 0,
+      pending_since: now,
+      pending_request_id: note.requestId,
+      pending_actor: note.actor,
+    });
     this.#alarm.set(now + this.#upstreamTimeoutMs + 1000);
     await this.#storage.sync();
     return call();
@@ -38,6 +56,6 @@ export class WriteAhead {
 
   /** The call's outcome is being stored. Inside that change. */
   clear(): void {
-    this.#store.update({ pending_op: null, pending_otp: 0, pending_since: 0, pending_request_id: null });
+    this.#store.update({ pending_op: null, pending_otp: 0, pending_since: 0, pending_request_id: null, pending_actor: null });
   }
 }

@@ -7,10 +7,12 @@
  */
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { clock } from "../../src/clock";
 import { receiptStub } from "../../src/receipt-object";
+import { END_RECHECK_MS } from "../../src/record/end";
 import { retentionPolicy } from "../../src/retention";
-import { callGateway } from "../events";
+import { callGateway, consume, fireCron, queueSpy, receiver } from "../events";
 import {
   call,
   createReceipt,
@@ -20,16 +22,34 @@ import {
   expectStatus,
   letTimePass,
   newUser,
+  OTP_OK,
+  OTP_WRONG,
+  sandboxTransfer,
   storagePages,
+  storedRecord,
   transferRequest,
   userToken,
 } from "../helpers";
+import { scriptedUpstream } from "../support/scripted-upstream";
 
 const RETENTION_MS = retentionPolicy(env).recordRetentionMs;
 const TOKEN = { token: "tok_sandbox_ok" };
 const stubOf = (id: string, kind: "receipt" | "transfer" = "receipt") => receiptStub(env, kind, id);
 const stored = async (id: string, kind: "receipt" | "transfer" = "receipt") =>
   (await dumpStorage(stubOf(id, kind))).filter((line) => !line.startsWith("__"));
+
+/**
+ * The cron's retention run at the clock's now: it prunes the event log's rows
+ * past their windows. A record is deleted only once the log holds none of its
+ * events, so in these tests (where no receiver delivers) it comes first.
+ */
+const pruneTheLog = () => fireCron(clock.now());
+
+/** Time passes beyond the record's window, and the cron prunes the log: the record's alarm may then delete it. */
+async function pastTheWindow(): Promise<void> {
+  letTimePass(RETENTION_MS + 60_000);
+  await pruneTheLog();
+}
 
 /** A receipt of `user`'s, paid (state 4, final), its events handed on. */
 async function paidReceiptOf(token: string): Promise<any> {
@@ -58,6 +78,7 @@ describe("a final record deletes itself after RECORD_RETENTION_DAYS", () => {
     expect((await expectStatus(call("receipt/check-id", { id: receipt.id }, { token }), 200)).state).toBe(4);
 
     letTimePass(120_000);
+    await pruneTheLog();
     expect(await runDurableObjectAlarm(stubOf(receipt.id))).toBe(true);
     expect(await stored(receipt.id)).toEqual([]);
     // Nothing left to come back for.
@@ -83,7 +104,7 @@ describe("a final record deletes itself after RECORD_RETENTION_DAYS", () => {
     const transfer = await expectStatus(call("a2c/create", transferRequest()), 200);
     await expectStatus(call("a2c/pay", { id: transfer.receipt_id }), 200);
     await runDurableObjectAlarm(stubOf(transfer.receipt_id, "transfer"));
-    letTimePass(RETENTION_MS + 60_000);
+    await pastTheWindow();
     await runDurableObjectAlarm(stubOf(transfer.receipt_id, "transfer"));
     expect(await stored(transfer.receipt_id, "transfer")).toEqual([]);
     // The partner's get-by-id rebuilds it from the upstream.
@@ -109,7 +130,7 @@ describe("space (rule 10: small by design, freed for reuse)", () => {
     ]);
     expect(paid.bytes).toBeLessThanOrEqual(16 * 1024);
 
-    letTimePass(RETENTION_MS + 60_000);
+    await pastTheWindow();
     await runDurableObjectAlarm(stubOf(receipt.id));
     expect((await storagePages(stubOf(receipt.id))).tables.filter((name) => !name.startsWith("_cf_"))).toEqual([]);
     await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
@@ -123,7 +144,7 @@ describe("after its deletion", () => {
   it("the partner's check-id rebuilds it from the upstream (owner: the partner); the user still gets 404", async () => {
     const token = await userToken(newUser());
     const receipt = await paidReceiptOf(token);
-    letTimePass(RETENTION_MS + 60_000);
+    await pastTheWindow();
     await runDurableObjectAlarm(stubOf(receipt.id));
     expect(await stored(receipt.id)).toEqual([]);
 
@@ -139,7 +160,7 @@ describe("after its deletion", () => {
     const receipt = await paidReceiptOf(await userToken(newUser()));
     const before = await expectStatus(callGateway("events/list", { receipt_id: receipt.id }), 200);
     const highest = Math.max(...before.events.map((event: { sequence: number }) => event.sequence));
-    letTimePass(RETENTION_MS + 60_000);
+    await pastTheWindow();
     await runDurableObjectAlarm(stubOf(receipt.id));
     expect(await stored(receipt.id)).toEqual([]);
 
@@ -165,5 +186,113 @@ describe("after its deletion", () => {
     await expectError(call("receipt/check-id", { id: receipt.id }), 404, "receipt_not_found");
     expect(await stored(receipt.id)).toEqual([]);
     await expectError(call("receipt/check-id", { id: "01JZZZZZZZZZZZZZZZZZZZZZZZ" }), 404, "receipt_not_found");
+  });
+});
+
+describe("a record outlives every event the log lists for it (rule 10)", () => {
+  it("events undelivered at the record's deletion time: the record stays while the log lists them, with their bodies; once retention has pruned them, the record goes", async () => {
+    // The windows are equal (90 and 90, the defaults): the record's time comes when its events' does.
+    expect(RETENTION_MS).toBe(retentionPolicy(env).undeliveredEventsMs);
+    const queue = queueSpy();
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    // The receiver answers 500 to every delivery: both events stay undelivered.
+    receiver(() => new Response("down", { status: 500 }));
+    await consume(queue.sent.map((body) => ({ body })));
+    const listed = async () =>
+      (await expectStatus(callGateway("events/list", { receipt_id: receipt.id }), 200)).events as {
+        id: string;
+        type: string;
+        delivery: { status: string };
+      }[];
+    expect((await listed()).map((event) => [event.type, event.delivery.status])).toEqual([
+      ["receipt.paid", "pending"],
+      ["receipt.created", "pending"],
+    ]);
+
+    // Past both windows, before the cron's next retention run: the record does not delete itself from under the log.
+    letTimePass(RETENTION_MS + 60_000);
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect(await stored(receipt.id)).not.toEqual([]);
+    const still = await listed();
+    expect(still.map((event) => event.type)).toEqual(["receipt.paid", "receipt.created"]);
+    expect(await expectStatus(callGateway("events/resend", { id: still[0]!.id }), 200)).toMatchObject({ id: still[0]!.id, type: "receipt.paid" });
+
+    // Retention prunes them; the record, asking again, goes.
+    await pruneTheLog();
+    expect(await listed()).toEqual([]);
+    letTimePass(END_RECHECK_MS);
+    expect(await runDurableObjectAlarm(stubOf(receipt.id))).toBe(true);
+    expect(await stored(receipt.id)).toEqual([]);
+  });
+
+  it("a record that changed while it asked the log is not deleted: the refund the partner made meanwhile stays with its record", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    await pastTheWindow();
+    // The record's question to the log waits until the test lets it answer (flags polled, no promise crosses contexts).
+    const gate = { asked: false, released: false };
+    // Every database of the deployment's list: the record's events are in the one its id hashes to.
+    for (const db of [env.DB, env.DB_TID_1]) {
+      const prepare = db.prepare.bind(db);
+      vi.spyOn(db, "prepare").mockImplementation((sql: string) => {
+        const statement = prepare(sql);
+        if (!sql.includes("FROM events WHERE record_id")) return statement;
+        return Object.assign(Object.create(statement), {
+          bind: (...values: unknown[]) => {
+            const bound = statement.bind(...values);
+            return Object.assign(Object.create(bound), {
+              first: async () => {
+                gate.asked = true;
+                while (!gate.released) await scheduler.wait(5);
+                return bound.first();
+              },
+            });
+          },
+        });
+      });
+    }
+    const alarm = runDurableObjectAlarm(stubOf(receipt.id));
+    while (!gate.asked) await scheduler.wait(5);
+    // Meanwhile the partner refunds it: the record changes (21, a new event to deliver).
+    expect((await expectStatus(call("receipt/cancel", { id: receipt.id }), 200)).state).toBe(21);
+    gate.released = true;
+    await alarm;
+    vi.restoreAllMocks();
+    // Still the record the create made (not one rebuilt from the upstream), with its refund.
+    const trail = await expectStatus(callGateway("receipt/audit", { id: receipt.id }), 200);
+    expect(trail.entries.map((entry: { op: string }) => entry.op)).toEqual(["create", "pay", "cancel"]);
+    expect((await storedRecord("receipt", receipt.id)).state).toBe(21);
+  });
+});
+
+describe("a transfer closed at the edge is final (rules 2 and 10)", () => {
+  it("three failed guesses with the upstream still at 0: closed at the gateway, then deleted after its window like any final record", async () => {
+    const transfer = await expectStatus(call("a2c/create", transferRequest({ amount: 2_000_000 })), 200);
+    const id = transfer.receipt_id as string;
+    // Two answers lost before the upstream judged the OTP (unconfirmed guesses), then one wrong: the upstream counted one.
+    scriptedUpstream.on("a2c/pay", { kind: "status", status: 500, act: false }, { id, times: 2 });
+    for (let i = 0; i < 2; i++) await expectError(call("a2c/pay", { id, otp: OTP_WRONG }), 502, "upstream_error");
+    const exhausted = await expectError(call("a2c/pay", { id, otp: OTP_WRONG }), 409, "otp_attempts_exhausted");
+    expect(exhausted.message).toMatch(/closed at the gateway/);
+    expect((await sandboxTransfer(id)).state).toBe(0);
+    // The lost answers' late reads (rule 8) all done in one look: nothing else is owed from here on.
+    letTimePass(2 * DAY_MS);
+    await runDurableObjectAlarm(stubOf(id, "transfer"));
+    expect(await storedRecord("transfer", id)).toMatchObject({ state: 0, pending_op: null, suspect_since: 0 });
+
+    letTimePass(RETENTION_MS - 60_000);
+    await pruneTheLog();
+    await runDurableObjectAlarm(stubOf(id, "transfer"));
+    expect(await stored(id, "transfer")).not.toEqual([]);
+    await expectError(call("a2c/pay", { id, otp: OTP_OK }), 409, "otp_attempts_exhausted");
+
+    letTimePass(120_000);
+    await pruneTheLog();
+    expect(await runDurableObjectAlarm(stubOf(id, "transfer"))).toBe(true);
+    expect(await stored(id, "transfer")).toEqual([]);
+    expect(await runDurableObjectAlarm(stubOf(id, "transfer"))).toBe(false);
   });
 });

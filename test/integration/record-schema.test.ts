@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { receiptStub } from "../../src/receipt-object";
 import { CURRENT_SCHEMA_VERSION, describeSchema } from "../../src/record/schema";
-import { call, createReceipt, expectStatus, sandboxReceipt } from "../helpers";
+import { call, createReceipt, expectStatus, sandboxCalls, sandboxReceipt } from "../helpers";
 
 /** Rewrites a fresh object's storage into what the first gateway left: schema 1, an unknown outcome flagged. */
 async function asWrittenBySchema1(id: string, flags: { otp_in_flight: number; needs_reconcile: number }) {
@@ -103,6 +103,7 @@ describe("the receipt object's storage schema", () => {
       sql.exec("ALTER TABLE record DROP COLUMN answer");
       sql.exec("ALTER TABLE record DROP COLUMN owed_completion");
       sql.exec("ALTER TABLE outbox DROP COLUMN logged_at");
+      sql.exec("ALTER TABLE record DROP COLUMN pending_actor");
       sql.exec("UPDATE record SET schema_version = 6");
     });
     await evictDurableObject(stub);
@@ -114,6 +115,32 @@ describe("the receipt object's storage schema", () => {
     const fresh = await createReceipt({ merchant_id: 1003 });
     const schemaOf = (id: string) => runInDurableObject(receiptStub(env, "receipt", id), (_i, state) => describeSchema(state.storage.sql));
     expect(await schemaOf(receipt.id)).toEqual(await schemaOf(fresh.id));
+  });
+
+  it("an object of schema 7 with a lost cancel (its note names no one) wakes, is migrated, and the cancel is decided as a user's: a receipt paid meanwhile is not refunded", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    // Paid upstream; the object still shows it unpaid, with a cancel noted whose answer was lost, as the gateway before schema 8 wrote it.
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await runDurableObjectAlarm(stub);
+    await runInDurableObject(stub, (_i, state) => {
+      const sql = state.storage.sql;
+      sql.exec("ALTER TABLE record DROP COLUMN pending_actor");
+      sql.exec(
+        "UPDATE record SET schema_version = 7, state = 0, pending_op = 'cancel', pending_since = ?, pending_request_id = 'old'",
+        Date.now() - 60_000,
+      );
+    });
+    await evictDurableObject(stub);
+    await runInDurableObject(stub, (_i, state) => state.storage.setAlarm(Date.now()));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+
+    const stored = await runInDurableObject(stub, (_i, state) =>
+      state.storage.sql.exec("SELECT state, pending_op, schema_version FROM record").one(),
+    );
+    expect(stored).toEqual({ state: 4, pending_op: null, schema_version: CURRENT_SCHEMA_VERSION });
+    expect((await sandboxReceipt(receipt.id)).state).toBe(4);
+    expect((await sandboxCalls()).filter((c) => c.id === receipt.id && c.path === "receipt/cancel")).toEqual([]);
   });
 
   it("a create's record repeated on its object after a restart (a retry adopting it) changes nothing", async () => {

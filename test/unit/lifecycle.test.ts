@@ -3,11 +3,13 @@
 import { describe, expect, it } from "vitest";
 import {
   backoffMs,
+  closedAtEdge,
   countGuess,
   type DecisionContext,
   decide,
   eventForStateChange,
   exhaustedMessage,
+  exhaustionCancelPending,
   guessesOf,
   LATE_READ_SCHEDULES,
   lateReadAt,
@@ -20,6 +22,8 @@ import {
   phaseOf,
   recordDeletionAt,
   STATE,
+  upstreamCancels,
+  upstreamPhase,
 } from "../../src/lifecycle";
 
 const PHASES: Phase[] = ["created", "held", "paid", "awaiting_supplier", "cancelled", "in_flight", "exhausted"];
@@ -155,6 +159,19 @@ describe("cancel (rule 4, and users only while unpaid)", () => {
     });
   });
 
+  it("the gateway's own cancel (rule 2's exhaustion) has a user's rights: only an unpaid receipt; it never refunds", () => {
+    expect(table("cancel", { caller: "gateway", fresh: true })).toEqual(table("cancel", { caller: "user", fresh: true }));
+  });
+
+  it("the exhaustion cancel is owed exactly where the table lets the gateway cancel, in the phase the upstream shows", () => {
+    for (const state of Object.values(STATE)) {
+      const owed = exhaustionCancelPending({ guesses: 3, state, upstreamCancels: true });
+      expect(owed, `state ${state}`).toBe(verdict("cancel", upstreamPhase(state), { caller: "gateway", fresh: true }) === "call");
+      expect(exhaustionCancelPending({ guesses: 2, state, upstreamCancels: true })).toBe(false);
+      expect(exhaustionCancelPending({ guesses: 3, state, upstreamCancels: false })).toBe(false);
+    }
+  });
+
   it("QR merchants' receipts are never cancelled; transfers have no cancel", () => {
     for (const phase of ["created", "held", "paid"] as const) {
       expect(verdict("cancel", phase, { qrMerchant: true })).toBe("cancel_not_allowed");
@@ -268,6 +285,19 @@ describe("late reads (rule 8's late upstream)", () => {
     expect(nextReconcileAt({ ...base, phase: "awaiting_supplier", lateReadAt: 70_000 }, 10_000)).toBe(15_000);
     // A late read that failed backs off.
     expect(nextReconcileAt({ ...base, phase: "paid", lateReadAt: 70_000, attempts: 6 }, 70_000)).toBe(130_000);
+  });
+});
+
+describe("closed at the edge (rule 2): guesses ran out and the upstream will not cancel it", () => {
+  it("a transfer, a QR merchant's receipt, or a receipt whose cancel the upstream refused for good; never before three guesses", () => {
+    const closed = (kind: "receipt" | "transfer", qrMerchant: boolean, cancelRefused: boolean, guesses: number) =>
+      closedAtEdge({ guesses, upstreamCancels: upstreamCancels({ kind, qrMerchant, cancelRefused }) });
+    expect(closed("transfer", false, false, 3)).toBe(true);
+    expect(closed("receipt", true, false, 3)).toBe(true);
+    expect(closed("receipt", false, true, 3)).toBe(true);
+    expect(closed("receipt", false, false, 3)).toBe(false);
+    expect(closed("transfer", false, false, 2)).toBe(false);
+    expect(closed("receipt", true, false, 2)).toBe(false);
   });
 });
 
