@@ -92,13 +92,12 @@ export class RecordEnd {
   /**
    * Deletes the record if its time has come (the alarm's first question) and
    * the event log holds none of its events. `idle` says whether the object
-   * is still free of operations: one may begin while the log is asked, and a
-   * record changed meanwhile is not deleted.
+   * is still free of operations: one may begin while the log is asked, and
+   * the record is then judged again as that operation left it.
    */
   async deleteIfDue(rec: RecordRow, now: number, idle: () => boolean): Promise<boolean> {
     const at = this.deleteAt(rec);
     if (at === null || at > now) return false;
-    const version = this.#store.version;
     let logged: boolean;
     try {
       logged = await recordHasLoggedEvents(this.#env, rec.kind, rec.id);
@@ -112,9 +111,9 @@ export class RecordEnd {
       log("info", "record_end_waits_for_events", { id: rec.id, kind: rec.kind, next_check_at: this.#notBefore });
       return false;
     }
+    // Decided again on the record as it is now: an operation may have changed it while the log was asked.
     const current = this.#store.current;
-    if (!idle() || this.#store.version !== version || current === null) return false;
-    const still = this.deleteAt(current);
+    const still = current === null || !idle() ? null : this.deleteAt(current);
     if (still === null || still > now) return false;
     await this.#store.deleteAll();
     this.#alarm.fired();
