@@ -79,6 +79,12 @@ export interface Kind<Body extends { tid: string; state: number }, Create extend
   holdOf(input: Create): boolean;
   /** The merchant the create is for, if it names one (QR merchants' receipts are never cancelled). */
   merchantOf(input: Create): number | undefined;
+  /** When the upstream created it (ms). */
+  createdAtOf(body: Body): number;
+  /** Its amount (a transfer's: what the receiver gets). */
+  amountOf(body: Body): number;
+  /** The merchant a body names, if any. */
+  merchantOfBody(body: Body): number | undefined;
 }
 
 export const RECEIPT = {
@@ -108,6 +114,9 @@ export const RECEIPT = {
   bodyOf: (failure) => failure.receipt,
   holdOf: (input) => input.is_hold,
   merchantOf: (input) => input.merchant_id,
+  createdAtOf: (body) => body.create_date,
+  amountOf: (body) => body.amount,
+  merchantOfBody: (body) => body.merchant.merchant_id,
 } as const satisfies Kind<ReceiptBody, CreateReceiptInput> & { events: KindEvents<"receipt"> };
 
 export const TRANSFER = {
@@ -132,6 +141,9 @@ export const TRANSFER = {
   bodyOf: (failure) => failure.transfer,
   holdOf: () => false,
   merchantOf: () => undefined,
+  createdAtOf: (body) => body.created_date,
+  amountOf: (body) => body.receiver.amount,
+  merchantOfBody: () => undefined,
 } as const satisfies Kind<TransferBody, TransferCreate> & { events: KindEvents<"transfer"> };
 
 export type RecordBody = ReceiptBody | TransferBody;

@@ -84,6 +84,12 @@ export interface DecisionContext {
    * upstream): the stored copy may be stale, so money moves only after a fresh look.
    */
   suspect: boolean;
+  /** The call needs the OTP sent to the card owner (a raw card number, or a record the upstream verifies) and the request has none. */
+  otpMissing: boolean;
+  /** The failed guesses so far (rule 2), for the refusal of an exhausted record. */
+  guesses: GuessCounts;
+  /** Closed at the edge (closedAtEdge): the refusal says so instead of "cancelled". */
+  closedAtEdge: boolean;
 }
 
 export type Decision =
@@ -109,7 +115,15 @@ type Row = {
   then: Decision | ((ctx: DecisionContext, phase: Phase) => Decision);
 };
 
-const EXHAUSTED_MESSAGE = (ctx: DecisionContext) => `Three OTP guesses failed: this ${nounOf(ctx.kind)} is closed. Create a new one.`;
+/** Rule 2's refusal, whole: whether the guesses were wrong or partly unconfirmed, and whether it is cancelled or closed at the gateway. */
+const EXHAUSTED = (ctx: DecisionContext) => refuse("otp_attempts_exhausted", exhaustedMessage(ctx.kind, ctx.guesses, ctx.closedAtEdge));
+const OTP_REQUIRED = (ctx: DecisionContext) =>
+  refuse(
+    "otp_required",
+    KINDS[ctx.kind].authorizes
+      ? `This payment needs the OTP sent to the card owner (authorize first).`
+      : `This ${nounOf(ctx.kind)} needs the OTP sent to the sender.`,
+  );
 const CANCELLED_MESSAGE = (ctx: DecisionContext) => `The ${nounOf(ctx.kind)} is cancelled; create a new one.`;
 const PAID_MESSAGE = (ctx: DecisionContext, phase: Phase) =>
   `The ${nounOf(ctx.kind)} is already paid (${phase === "held" ? "the amount is held" : phase === "awaiting_supplier" ? "awaiting the supplier" : "paid"}).`;
@@ -123,10 +137,9 @@ const STALE: readonly Row[] = [
 /** Authorize (send an OTP) and pay share their refusals: only an unpaid, open record may be paid. */
 const PAYABLE: readonly Row[] = [
   ...STALE,
-  { phases: ["exhausted"], then: (ctx) => refuse("otp_attempts_exhausted", EXHAUSTED_MESSAGE(ctx)) },
+  { phases: ["exhausted"], then: EXHAUSTED },
   { phases: ["cancelled"], then: (ctx) => refuse("receipt_cancelled", CANCELLED_MESSAGE(ctx)) },
   { phases: ["paid", "held", "awaiting_supplier"], then: (ctx, phase) => refuse("receipt_already_paid", PAID_MESSAGE(ctx, phase)) },
-  { phases: ["created"], then: CALL },
 ];
 
 /**
@@ -138,15 +151,21 @@ export const LIFECYCLE: Record<Operation, readonly Row[]> = {
   authorize: [
     { when: (ctx) => !KINDS[ctx.kind].authorizes, then: (ctx) => refuse("invalid_request", `${plural(ctx.kind)} have no authorize step.`) },
     ...PAYABLE,
+    { phases: ["created"], then: CALL },
   ],
-  pay: PAYABLE,
+  pay: [
+    ...PAYABLE,
+    // Rule 2: no OTP, no guess: refused before anything leaves, and never counted.
+    { phases: ["created"], when: (ctx) => ctx.otpMissing, then: OTP_REQUIRED },
+    { phases: ["created"], then: CALL },
+  ],
   "hold-confirm": [
     { when: (ctx) => ctx.caller !== "partner", then: refuse("forbidden", "hold-confirm is for the partner backend only.") },
     { when: (ctx) => !ctx.holdEnabled, then: refuse("hold_not_enabled", "The hold function is not enabled in this deployment.") },
     { when: (ctx) => !KINDS[ctx.kind].holds || !ctx.isHold, then: refuse("receipt_not_held", "This receipt was not created with is_hold.") },
     ...STALE,
     { phases: ["held"], then: CALL },
-    { phases: ["exhausted"], then: (ctx) => refuse("otp_attempts_exhausted", EXHAUSTED_MESSAGE(ctx)) },
+    { phases: ["exhausted"], then: EXHAUSTED },
     { phases: ["cancelled"], then: refuse("receipt_cancelled", "The receipt is cancelled.") },
     { phases: ["paid"], then: refuse("receipt_already_paid", "The hold on this receipt is already confirmed.") },
     { phases: ["created", "awaiting_supplier"], then: refuse("receipt_not_held", "Nothing is held on this receipt yet: pay it first.") },
@@ -258,66 +277,7 @@ export const createdEvent = (kind: KindName): EventType => KINDS[kind].events.cr
 export const exhaustedEvent = (kind: KindName): EventType => KINDS[kind].events.exhausted;
 
 // ---------------------------------------------------------------------------
-// Reconciliation schedule (rule 8): when the object's alarm should look again
-
-export interface ScheduleFacts {
-  phase: Phase;
-  /** A receipt exhausted by guesses whose upstream cancel is not confirmed. */
-  exhaustionCancelPending: boolean;
-  /** Reconciliation attempts that failed in a row. */
-  attempts: number;
-  /** When the call in flight left (ms), for in_flight. */
-  pendingSince: number;
-  /** The upstream's own timeout: a call in flight is not reconciled before it could have ended. */
-  upstreamTimeoutMs: number;
-  /** The next late read of a suspect record (lateReadAt), if any. */
-  lateReadAt: number | null;
-}
-
-/**
- * Rule 8's late upstream: after a call whose outcome was unknown (pay,
- * hold-confirm, cancel) was first reconciled, the record is read again at
- * these times after the call, whatever the first look showed: the upstream
- * may act on it long after the gateway stopped waiting. Production: 1 min,
- * 10 min, 1 h and 24 h; development: four looks within 2 minutes, so a late
- * change shows while someone watches.
- */
-export const LATE_READ_SCHEDULES = {
-  production: [60_000, 600_000, 3_600_000, 86_400_000],
-  development: [15_000, 35_000, 70_000, 110_000],
-} as const satisfies Record<string, readonly number[]>;
-
-export const lateReadSchedule = (environment: string | undefined): readonly number[] =>
-  environment === "development" ? LATE_READ_SCHEDULES.development : LATE_READ_SCHEDULES.production;
-
-/** The operations whose late action upstream would change the record's state. */
-export const STATE_CHANGING_CALLS: ReadonlySet<string> = new Set(["pay", "hold-confirm", "cancel"]);
-
-export interface SuspectFacts {
-  /** When the suspect call left (ms); 0 when nothing is suspect. */
-  since: number;
-  /** Late reads done so far. */
-  reads: number;
-}
-
-/** When the next late read is due, or null when none is (never suspect, or every read done). */
-export function lateReadAt(suspect: SuspectFacts, schedule: readonly number[]): number | null {
-  if (suspect.since === 0) return null;
-  const offset = schedule[suspect.reads];
-  return offset === undefined ? null : suspect.since + offset;
-}
-
-/** The late reads a look at the upstream made at `now` completes: every one due by then. */
-export function lateReadsDoneAt(suspect: SuspectFacts, schedule: readonly number[], now: number): SuspectFacts {
-  let reads = suspect.reads;
-  while (suspect.since !== 0 && reads < schedule.length && suspect.since + schedule[reads]! <= now) reads++;
-  return reads >= schedule.length ? { since: 0, reads: 0 } : { since: suspect.since, reads };
-}
-
-/** First look 1 s after the fault, then doubling to a minute: the first look is always within the minute rule 8 asks for. */
-export function backoffMs(attempts: number): number {
-  return Math.min(60_000, 1000 * 2 ** Math.max(0, attempts));
-}
+// Closed at the edge, and final (rules 2 and 10)
 
 /**
  * Whether the upstream cancels a record whose guesses ran out: a receipt
@@ -342,29 +302,6 @@ export const closedAtEdge = (facts: { guesses: number; upstreamCancels: boolean 
  */
 export function exhaustionCancelPending(facts: { guesses: number; state: UpstreamState; upstreamCancels: boolean }): boolean {
   return facts.guesses >= MAX_GUESSES && facts.upstreamCancels && facts.state === STATE.created;
-}
-
-/** Only the upstream can settle the record now: a call's outcome is unknown, its supplier has not answered, or an exhaustion cancel is owed. */
-export const needsSettling = (facts: Omit<ScheduleFacts, "lateReadAt">): boolean => settlingAt({ ...facts, lateReadAt: null }, 0) !== null;
-
-/** When the alarm should next reconcile this record, or null when it is settled. */
-export function nextReconcileAt(facts: ScheduleFacts, now: number): number | null {
-  const settling = settlingAt(facts, now);
-  if (facts.lateReadAt === null) return settling;
-  // A late read that failed backs off like any other look.
-  const late = Math.max(facts.lateReadAt, facts.attempts > 0 ? now + backoffMs(facts.attempts) : 0);
-  return settling === null ? late : Math.min(settling, late);
-}
-
-function settlingAt(facts: ScheduleFacts, now: number): number | null {
-  if (facts.phase === "in_flight") {
-    // Not before the call in flight could have ended on its own.
-    return Math.max(facts.pendingSince + facts.upstreamTimeoutMs + 1000, now + backoffMs(facts.attempts));
-  }
-  if (facts.exhaustionCancelPending) return now + backoffMs(facts.attempts);
-  // The supplier answers on its own time: poll, backing off to a minute.
-  if (facts.phase === "awaiting_supplier") return now + Math.max(5000, backoffMs(facts.attempts));
-  return null;
 }
 
 // ---------------------------------------------------------------------------
@@ -396,34 +333,6 @@ export function otpSendRefusal(facts: SendFacts, now: number): { code: ErrorCode
   return null;
 }
 
-// ---------------------------------------------------------------------------
-// The end of a record (rule 10): when the object deletes itself
-
-export interface EndFacts {
-  state: UpstreamState;
-  /** Closed at the edge (closedAtEdge). */
-  edgeClosed: boolean;
-  /** A write-ahead note is stored (a call in flight, or lost). */
-  pending: boolean;
-  /** A call whose outcome was unknown may still act upstream (suspect_since != 0: late reads owed). */
-  suspect: boolean;
-  /** Events still in the outbox, not yet in the event log. */
-  unsentEvents: boolean;
-  /** The record's last change (ms): when it became final, or later. */
-  changedAt: number;
-}
-
 /** Final: paid (4), cancelled (21) or closed at the edge. Held (5), awaiting the supplier (57) and unpaid (0) are not. */
-export const isFinal = (facts: Pick<EndFacts, "state" | "edgeClosed">): boolean =>
+export const isFinal = (facts: { state: UpstreamState; edgeClosed: boolean }): boolean =>
   facts.edgeClosed || facts.state === STATE.paid || facts.state === STATE.cancelled;
-
-/**
- * When the record may be deleted: `retentionMs` after its last change, once
- * it is final and owes nothing (no call in flight, nothing suspect, no event
- * left in its outbox); null while it is not so. Any later change (a read that
- * found news, a refund) starts the window again.
- */
-export function recordDeletionAt(facts: EndFacts, retentionMs: number): number | null {
-  if (!isFinal(facts) || facts.pending || facts.suspect || facts.unsentEvents) return null;
-  return facts.changedAt + retentionMs;
-}

@@ -1,5 +1,5 @@
 /**
- * The tid claim a record object owes (issue 22): a create answers before its
+ * The tid claim a record object owes: a create answers before its
  * tid row is completed (src/creation.ts), so the answer waits for one D1
  * round trip, the claim. The completion is then done twice over, after the
  * answer: by the create's request (`waitUntil`), and owed by the record's
@@ -16,7 +16,7 @@
  */
 import { log } from "../log";
 import { completeTid, type HeldClaim } from "../tid-index";
-import type { RecordRow, RecordStore } from "./store";
+import type { RecordRow, RecordStore, Slice } from "./store";
 
 export interface OwedCompletion extends HeldClaim {
   /** The D1 binding that holds the row (claimIndexFor's answer). */
@@ -33,12 +33,20 @@ const RETRY_MS = 60_000;
 
 export class Completion {
   readonly #store: RecordStore;
+  readonly #slice: Slice<"owed_completion">;
   readonly #env: Env;
   #failedAt = 0;
 
   constructor(store: RecordStore, env: Env) {
     this.#store = store;
+    this.#slice = store.slice("completion", ["owed_completion"]);
     this.#env = env;
+  }
+
+  /** A takeover's init (the same record, adopted) owes its own claim's completion. */
+  owe(owed: OwedCompletion): void {
+    const text = Completion.serialize(owed);
+    if (this.#store.current?.owed_completion !== text) this.#slice.update({ owed_completion: text });
   }
 
   static serialize(owed: OwedCompletion): string {
@@ -67,7 +75,7 @@ export class Completion {
       if (done) log("info", "tid_completed_by_record", { id: owed.receiptId, binding: owed.binding });
       this.#failedAt = 0;
       // Only the completion it owed: a takeover's newer claim (init again) is owed anew.
-      if (this.#store.current?.owed_completion === rec.owed_completion) this.#store.update({ owed_completion: null });
+      if (this.#store.current?.owed_completion === rec.owed_completion) this.#slice.update({ owed_completion: null });
     } catch (err) {
       this.#failedAt = now;
       log("error", "tid_completion_failed", { id: owed.receiptId, binding: owed.binding, error: err instanceof Error ? err.message : String(err) });

@@ -35,9 +35,9 @@ import { clock } from "../clock";
 import { readConfig } from "../config";
 import type { Failure } from "../errors";
 import { recordHasLoggedEvents } from "../events/log";
-import { type KindName, kindOf, type RecordBody } from "../kinds";
-import { recordDeletionAt } from "../lifecycle";
+import { type KindName, kindOf } from "../kinds";
 import { log } from "../log";
+import { recordDeletionAt } from "../schedule";
 import type { UpstreamClient } from "../upstream/client";
 import type { Alarm } from "./alarm";
 import { closedAtEdgeOf } from "./reconciler";
@@ -51,9 +51,6 @@ export interface RecordTarget {
   kind: KindName;
   id: string;
 }
-
-/** When the upstream created the record (ms). */
-const createdAt = (body: RecordBody): number => ("create_date" in body ? body.create_date : body.created_date);
 
 export class RecordEnd {
   readonly #store: RecordStore;
@@ -134,9 +131,9 @@ export class RecordEnd {
     if (!read.ok) return read.failure.code === "receipt_not_found" ? null : read.failure;
     const body = read.value;
     const now = clock.now();
-    if (kind.idOf(body) !== target.id || createdAt(body) > now - this.#retentionMs) return null;
+    if (kind.idOf(body) !== target.id || kind.createdAtOf(body) > now - this.#retentionMs) return null;
     const state = kind.stateOf(body);
-    const merchant = "merchant" in body ? body.merchant.merchant_id : undefined;
+    const merchant = kind.merchantOfBody(body);
     const row = newRecordRow({
       kind: target.kind,
       id: target.id,

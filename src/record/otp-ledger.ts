@@ -19,14 +19,22 @@ import {
 } from "../lifecycle";
 import { log } from "../log";
 import type { Outbox } from "./outbox";
-import type { RecordRow, RecordStore } from "./store";
+import type { RecordRow, RecordStore, Slice } from "./store";
+
+/**
+ * The ledger's columns: guesses, sends, and whether the upstream refused for
+ * good to cancel the record its guesses ended (then closed at the edge).
+ */
+export const LEDGER_COLUMNS = ["wrong_otps", "unconfirmed_otps", "otp_sends", "last_otp_sent_at", "resend_wait_ms", "edge_closed"] as const;
 
 export class OtpLedger {
   readonly #store: RecordStore;
+  readonly #slice: Slice<(typeof LEDGER_COLUMNS)[number]>;
   readonly #outbox: Outbox;
 
   constructor(store: RecordStore, outbox: Outbox) {
     this.#store = store;
+    this.#slice = store.slice("otp-ledger", LEDGER_COLUMNS);
     this.#outbox = outbox;
   }
 
@@ -49,7 +57,7 @@ export class OtpLedger {
     let counts = countGuess(before, verdict);
     // The upstream itself says the guesses are used up: believe it (never fewer than three).
     if (upstreamSaysExhausted && guessesOf(counts) < MAX_GUESSES) counts = { ...counts, wrong: MAX_GUESSES - counts.unconfirmed };
-    this.#store.update({ wrong_otps: counts.wrong, unconfirmed_otps: counts.unconfirmed });
+    this.#slice.update({ wrong_otps: counts.wrong, unconfirmed_otps: counts.unconfirmed });
     if (guessesOf(before) < MAX_GUESSES && guessesOf(counts) >= MAX_GUESSES) {
       this.#outbox.emit(exhaustedEvent(rec.kind), rec.state, requestId);
       log("warn", "otp_attempts_exhausted", { id: rec.id, kind: rec.kind, wrong: counts.wrong, unconfirmed: counts.unconfirmed });
@@ -59,7 +67,12 @@ export class OtpLedger {
   /** An unconfirmed guess turned out right (the record shows paid): it no longer counts. Inside a change. */
   provenRight(): void {
     const rec = this.#store.current!;
-    this.#store.update({ unconfirmed_otps: Math.max(0, rec.unconfirmed_otps - 1) });
+    this.#slice.update({ unconfirmed_otps: Math.max(0, rec.unconfirmed_otps - 1) });
+  }
+
+  /** The upstream refused for good to cancel the record its guesses ended: no more cancels are sent; it is closed at the edge. Inside a change. */
+  cancelRefused(): void {
+    this.#slice.update({ edge_closed: 1 });
   }
 
   /** Why no OTP may be sent now (rule 6), or null. */
@@ -72,7 +85,7 @@ export class OtpLedger {
   /** An OTP was sent (or may have been: an unknown outcome may have sent an SMS). Inside a change. */
   countSend(wait: number | undefined): void {
     const rec = this.#store.current!;
-    this.#store.update({
+    this.#slice.update({
       otp_sends: rec.otp_sends + 1,
       last_otp_sent_at: clock.now(),
       resend_wait_ms: wait ?? Math.max(rec.resend_wait_ms, 60_000),

@@ -15,10 +15,11 @@
 import { clock } from "../clock";
 import { publishOutbox } from "../events/publish";
 import type { EventType } from "../events/types";
-import { backoffMs } from "../lifecycle";
 import { log } from "../log";
+import { erasePersonalJson } from "../redact";
+import { backoffMs } from "../schedule";
 import { eventPayload } from "./event";
-import type { RecordStore } from "./store";
+import type { RecordStore, Slice } from "./store";
 
 /** Events handed on per drain. */
 const DRAIN_BATCH = 50;
@@ -27,6 +28,8 @@ const DRAIN_FALLBACK_MS = 10_000;
 
 export class Outbox {
   readonly #store: RecordStore;
+  /** The outbox's column in the row: the last event's sequence. */
+  readonly #sequence: Slice<"event_seq">;
   readonly #env: Env;
   /** Drains that failed in a row (the outbox's backoff). */
   #failures = 0;
@@ -35,6 +38,7 @@ export class Outbox {
 
   constructor(store: RecordStore, env: Env) {
     this.#store = store;
+    this.#sequence = store.slice("outbox", ["event_seq"]);
     this.#env = env;
   }
 
@@ -43,8 +47,13 @@ export class Outbox {
     const rec = this.#store.current!;
     const sequence = rec.event_seq + 1;
     const event = eventPayload({ type, sequence, requestId, objectJson: rec.body, owner: rec.owner, previousState, at });
-    this.#store.update({ event_seq: sequence });
+    this.#sequence.update({ event_seq: sequence });
     this.#store.enqueue(event.id, event.payload, at);
+  }
+
+  /** Rule 10's erasure: every event this record keeps, its personal data erased (later events carry the erased body). Inside a change. */
+  erase(): void {
+    this.#store.rewriteOutbox(erasePersonalJson);
   }
 
   /** Events are owed and no drain has failed lately: worth draining at once. */

@@ -1,26 +1,31 @@
 /**
- * What the upstream showed of a record, stored: its body and state, the
- * event a change of state is, and what the look means for a record suspect
- * of a late change (rule 8). Every method runs inside a change.
+ * What the upstream showed of a record, stored: its body and state (this
+ * part's columns), the event a change of state is, and what the look means
+ * for a record suspect of a late change (rule 8). Also the owner's erasure
+ * (rule 10): bodies stored after it are erased too. Every write runs inside
+ * a change.
  */
-
-import { clock } from "../clock";
 import { kindOf, type RecordBody } from "../kinds";
-import { eventForStateChange, isPaid, lateReadsDoneAt, type UpstreamState } from "../lifecycle";
-import { erasePersonal } from "../redact";
+import { eventForStateChange, type UpstreamState } from "../lifecycle";
+import { erasePersonal, erasePersonalJson } from "../redact";
 import type { ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
+import type { LateReads } from "./late-reads";
 import type { OtpLedger } from "./otp-ledger";
 import type { Outbox } from "./outbox";
-import type { RecordStore } from "./store";
+import type { RecordStore, Slice } from "./store";
+
+export const RECORDER_COLUMNS = ["state", "body", "erased", "answer"] as const;
 
 export class Recorder {
   readonly #store: RecordStore;
+  readonly #slice: Slice<(typeof RECORDER_COLUMNS)[number]>;
   readonly #outbox: Outbox;
   readonly #ledger: OtpLedger;
-  readonly #lateReads: readonly number[];
+  readonly #lateReads: LateReads;
 
-  constructor(store: RecordStore, outbox: Outbox, ledger: OtpLedger, lateReads: readonly number[]) {
+  constructor(store: RecordStore, outbox: Outbox, ledger: OtpLedger, lateReads: LateReads) {
     this.#store = store;
+    this.#slice = store.slice("recorder", RECORDER_COLUMNS);
     this.#outbox = outbox;
     this.#ledger = ledger;
     this.#lateReads = lateReads;
@@ -35,8 +40,8 @@ export class Recorder {
     const rec = this.#store.current!;
     const previous = rec.state;
     const state = body.state as UpstreamState;
-    this.#store.update({ state, body: merged });
-    if (rec.suspect_since !== 0) this.#lateRead(state);
+    this.#slice.update({ state, body: merged });
+    if (this.#lateReads.looked(state)) this.#ledger.provenRight();
     const type = eventForStateChange(rec.kind, previous, state);
     if (type) this.#outbox.emit(type, previous, requestId);
   }
@@ -56,16 +61,9 @@ export class Recorder {
     return JSON.stringify(rec.erased === 1 ? erasePersonal(laid) : laid);
   }
 
-  /**
-   * A look at the upstream counts as every late read due by now. An OTP whose
-   * call was lost and counted as an unconfirmed guess is no guess once the
-   * record shows paid: it was right.
-   */
-  #lateRead(state: UpstreamState): void {
+  /** Erases the owner's personal data from the body and the create's answer, and from every body stored from now on. Inside a change. */
+  erase(): void {
     const rec = this.#store.current!;
-    const done = lateReadsDoneAt({ since: rec.suspect_since, reads: rec.suspect_reads }, this.#lateReads, clock.now());
-    const proven = rec.suspect_otp === 1 && isPaid(state);
-    if (proven) this.#ledger.provenRight();
-    this.#store.update({ suspect_since: done.since, suspect_reads: done.reads, suspect_otp: proven || done.since === 0 ? 0 : rec.suspect_otp });
+    this.#slice.update({ erased: 1, body: erasePersonalJson(rec.body), answer: rec.answer === null ? null : erasePersonalJson(rec.answer) });
   }
 }

@@ -13,117 +13,11 @@
  */
 
 import { clock } from "../clock";
-import type { KindName, UpstreamState } from "../lifecycle";
+import { type AuditEntry, type AuditTuple, MAX_AUDIT_ENTRIES, type OutboxEntry, type RecordFields, type RecordRow, type Slice } from "./row";
 import { CURRENT_SCHEMA_VERSION, migrate, storedVersion } from "./schema";
 
-export interface RecordRow {
-  kind: KindName;
-  id: string;
-  /** The tid as the caller chose it (what answers show). */
-  tid: string;
-  /** The tid the upstream holds: the caller's for the partner, a derived UUID for a user (rule 9). */
-  upstream_tid: string;
-  owner: string;
-  is_hold: number;
-  qr_merchant: number;
-  is_verify: number;
-  state: UpstreamState;
-  /** The record as the API answers it (JSON text), tid as the caller chose it. */
-  body: string;
-  wrong_otps: number;
-  unconfirmed_otps: number;
-  otp_sends: number;
-  last_otp_sent_at: number;
-  resend_wait_ms: number;
-  /** Write-ahead (rule 8): the call that left and whose outcome is not stored; null when none. */
-  pending_op: string | null;
-  /** 1 when that call carried an OTP. */
-  pending_otp: number;
-  pending_since: number;
-  pending_request_id: string | null;
-  /** Who asked for that call ("partner:<id>", "user:<sub>", "gateway"): a lost call is completed only as its caller may. */
-  pending_actor: string | null;
-  /** Reconciliation attempts that failed in a row (the alarm's backoff). */
-  reconcile_attempts: number;
-  /** The last event's sequence number. */
-  event_seq: number;
-  /** 1: exhausted, and the upstream refused for good to cancel it: no more cancels sent (closed at the edge: lifecycle's closedAtEdge). */
-  edge_closed: number;
-  /**
-   * Rule 8's late upstream: when the last call whose outcome was unknown left
-   * (0: nothing suspect), how many of the late reads after it are done, and
-   * 1 when its OTP was counted as an unconfirmed guess that a late payment
-   * would prove right.
-   */
-  suspect_since: number;
-  suspect_reads: number;
-  suspect_otp: number;
-  /** 1: the owner's personal data was erased (rule 10); bodies stored since are erased too. */
-  erased: number;
-  /** The audit trail, oldest first: JSON of compact tuples [at, op, actor, request_id, outcome, state]. */
-  audit: string;
-  /** The create's answer exactly as it was given (JSON), for replays; null for a record rebuilt or made before schema 7. */
-  answer: string | null;
-  /** The tid-index completion this object owes (src/record/completion.ts), JSON; null when none. */
-  owed_completion: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-export type RecordFields = Partial<Omit<RecordRow, "kind" | "id" | "tid" | "upstream_tid" | "owner" | "created_at" | "audit">>;
-
-/** An audit entry as the row stores it. */
-type AuditTuple = [at: number, op: string, actor: string, request_id: string, outcome: string, state: number | null];
-
-/** Audit entries a record keeps: the latest, should a caller repeat refused calls for ever. */
-const MAX_AUDIT_ENTRIES = 200;
-
-/** What a record is created with; everything else starts at nothing counted, nothing in flight, nothing suspect. */
-type RecordIdentity = Pick<
-  RecordRow,
-  "kind" | "id" | "tid" | "upstream_tid" | "owner" | "is_hold" | "qr_merchant" | "is_verify" | "state" | "body" | "created_at"
->;
-
-export function newRecordRow(identity: RecordIdentity): Omit<RecordRow, "updated_at"> {
-  return {
-    ...identity,
-    wrong_otps: 0,
-    unconfirmed_otps: 0,
-    otp_sends: 0,
-    last_otp_sent_at: 0,
-    resend_wait_ms: 0,
-    pending_op: null,
-    pending_otp: 0,
-    pending_since: 0,
-    pending_request_id: null,
-    pending_actor: null,
-    reconcile_attempts: 0,
-    event_seq: 0,
-    edge_closed: 0,
-    suspect_since: 0,
-    suspect_reads: 0,
-    suspect_otp: 0,
-    erased: 0,
-    audit: "[]",
-    answer: null,
-    owed_completion: null,
-  };
-}
-
-export interface AuditEntry {
-  at: number;
-  op: string;
-  actor: string;
-  request_id: string;
-  outcome: string;
-  state: number | null;
-}
-
-export interface OutboxEntry {
-  seq: number;
-  event_id: string;
-  body: string;
-}
+export type { AuditEntry, OutboxEntry, RecordFields, RecordRow, Slice } from "./row";
+export { newRecordRow } from "./row";
 
 /** The record row as SELECTed with its schema version and the outbox's count. */
 type StoredRow = RecordRow & { unsent_events: number; schema_version: number };
@@ -142,6 +36,8 @@ export class RecordStore {
    * null when unknown. Draining then reads nothing back from storage.
    */
   #unsent: OutboxEntry[] | null = null;
+  /** Which part owns which column (slice). */
+  readonly #owners = new Map<string, string>();
   /** The last body parsed by parsedBody(), with its text. */
   #parsed: { text: string; value: unknown } | null = null;
 
@@ -166,49 +62,29 @@ export class RecordStore {
    */
   load(): RecordRow | null {
     if (this.#row) return this.#row;
-    let found: StoredRow | undefined;
-    if (!this.#ready) {
-      // A woken object: its tables in one look, and, when they are the current schema's, the row in one more
-      // (its schema_version column says which); only an older schema goes through the migration's own reads.
-      const tables = new Set(
-        this.#storage.sql
-          .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('record', 'outbox', 'meta')")
-          .toArray()
-          .map((t) => t.name),
-      );
-      if (!tables.has("record")) return null;
-      // v1 had no outbox, v2-v5 a meta table: neither can be read as the current row.
-      // (Before v7 the outbox has no logged_at: that read fails, and the migration takes over.)
-      if (tables.has("outbox") && !tables.has("meta")) found = this.#readRowIfCurrent();
-      if (found?.schema_version !== CURRENT_SCHEMA_VERSION) {
-        if (migrate(this.#storage, false) === 0) return null;
-        found = undefined;
-      }
-      this.#ready = true;
+    let found = this.#readRow();
+    if (!this.#ready && found && found.schema_version !== CURRENT_SCHEMA_VERSION) {
+      // Written by an older gateway: migrated once, then read as the current schema.
+      migrate(this.#storage, false, found.schema_version);
+      found = this.#readRow();
     }
-    found ??= this.#readRow();
-    if (!found) return null;
+    if (found === undefined) return null;
+    this.#ready = true;
     const { unsent_events: unsent, schema_version: _version, ...row } = found;
     if (unsent === 0) this.#unsent = [];
     this.#row = row;
     return this.#row;
   }
 
-  /** The row and whether the outbox owes anything, in one statement. */
-  /** The row, and whether the outbox owes anything (events not logged yet), in one statement. */
+  /** The row, its schema version and whether the outbox owes anything, in one statement; undefined when no record is stored. */
   #readRow(): StoredRow | undefined {
-    return this.#storage.sql.exec("SELECT *, (SELECT count(*) FROM outbox WHERE logged_at IS NULL) AS unsent_events FROM record").toArray()[0] as
-      | StoredRow
-      | undefined;
-  }
-
-  /** #readRow on a woken object whose schema may be older than the current one: undefined if it cannot be read so. */
-  #readRowIfCurrent(): StoredRow | undefined {
     try {
-      return this.#readRow();
+      return this.#storage.sql.exec("SELECT *, (SELECT count(*) FROM outbox WHERE logged_at IS NULL) AS unsent_events FROM record").toArray()[0] as
+        | StoredRow
+        | undefined;
     } catch (err) {
-      // An older outbox has no logged_at: the migration reads it its own way. Anything else is a real failure.
-      if (String(err).includes("no such column")) return undefined;
+      // A new object has no tables: no record. Anything else is a real failure.
+      if (String(err).includes("no such table")) return undefined;
       throw err;
     }
   }
@@ -311,8 +187,33 @@ export class RecordStore {
     }
   }
 
+  /**
+   * The writer of one part's columns (its slice of the row): every part owns
+   * its columns alone, and a column claimed by two parts is a wiring error,
+   * refused when the parts are made. Writes go through the change in hand.
+   */
+  slice<K extends keyof RecordFields>(part: string, columns: readonly K[]): Slice<K> {
+    for (const column of columns) {
+      const owner = this.#owners.get(column);
+      if (owner !== undefined && owner !== part) throw new Error(`record column ${column} belongs to ${owner}, not ${part}`);
+      this.#owners.set(column, part);
+    }
+    const mine = new Set<string>(columns);
+    return {
+      update: (fields) => {
+        for (const key of Object.keys(fields)) if (!mine.has(key)) throw new Error(`${part} may not write ${key}`);
+        this.#update(fields);
+      },
+    };
+  }
+
+  /** Which part owns each column (for the test that every mutable column has exactly one). */
+  get owners(): ReadonlyMap<string, string> {
+    return this.#owners;
+  }
+
   /** Writes the fields that differ from the stored row (at the end of the change, inside one). */
-  update(fields: RecordFields): void {
+  #update(fields: RecordFields): void {
     const current = this.#row as unknown as Record<string, unknown>;
     const entries = Object.entries(fields).filter(([key, value]) => value !== undefined && current[key] !== value);
     if (entries.length === 0) return;

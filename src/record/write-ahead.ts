@@ -8,7 +8,10 @@
 
 import { clock } from "../clock";
 import type { Alarm } from "./alarm";
-import type { RecordStore } from "./store";
+import type { RecordStore, Slice } from "./store";
+
+/** The note's columns: this part's alone. */
+export const WRITE_AHEAD_COLUMNS = ["pending_op", "pending_otp", "pending_since", "pending_request_id", "pending_actor"] as const;
 
 /** What a write-ahead note says of the call about to leave. */
 export interface Note {
@@ -21,13 +24,13 @@ export interface Note {
 }
 
 export class WriteAhead {
-  readonly #store: RecordStore;
+  readonly #note: Slice<(typeof WRITE_AHEAD_COLUMNS)[number]>;
   readonly #storage: DurableObjectStorage;
   readonly #alarm: Alarm;
   readonly #upstreamTimeoutMs: number;
 
   constructor(store: RecordStore, storage: DurableObjectStorage, alarm: Alarm, upstreamTimeoutMs: number) {
-    this.#store = store;
+    this.#note = store.slice("write-ahead", WRITE_AHEAD_COLUMNS);
     this.#storage = storage;
     this.#alarm = alarm;
     this.#upstreamTimeoutMs = upstreamTimeoutMs;
@@ -42,7 +45,7 @@ export class WriteAhead {
    */
   async around<T>(note: Note, call: () => Promise<T>): Promise<T> {
     const now = clock.now();
-    this.#store.update({
+    this.#note.update({
       pending_op: note.op,
       pending_otp: note.withOtp ? 1 : 0,
       pending_since: now,
@@ -56,6 +59,6 @@ export class WriteAhead {
 
   /** The call's outcome is being stored. Inside that change. */
   clear(): void {
-    this.#store.update({ pending_op: null, pending_otp: 0, pending_since: 0, pending_request_id: null, pending_actor: null });
+    this.#note.update({ pending_op: null, pending_otp: 0, pending_since: 0, pending_request_id: null, pending_actor: null });
   }
 }

@@ -37,9 +37,21 @@ const PHASES: Phase[] = ["created", "held", "paid", "awaiting_supplier", "cancel
 function contexts(caller: DecisionContext["caller"]): DecisionContext[] {
   const all: DecisionContext[] = [];
   for (const kind of ["receipt", "transfer"] as const) {
-    for (let bits = 0; bits < 32; bits++) {
+    for (let bits = 0; bits < 128; bits++) {
       const flag = (n: number) => (bits & (1 << n)) !== 0;
-      all.push({ kind, caller, isHold: flag(0), qrMerchant: flag(1), holdEnabled: flag(2), fresh: flag(3), suspect: flag(4) });
+      const guesses = { wrong: flag(6) ? 3 : 0, unconfirmed: 0 };
+      all.push({
+        kind,
+        caller,
+        isHold: flag(0),
+        qrMerchant: flag(1),
+        holdEnabled: flag(2),
+        fresh: flag(3),
+        suspect: flag(4),
+        otpMissing: flag(5),
+        guesses,
+        closedAtEdge: flag(6) && kind === "transfer",
+      });
     }
   }
   return all;

@@ -2,7 +2,6 @@
 // no Worker, no upstream.
 import { describe, expect, it } from "vitest";
 import {
-  backoffMs,
   closedAtEdge,
   countGuess,
   type DecisionContext,
@@ -11,20 +10,16 @@ import {
   exhaustedMessage,
   exhaustionCancelPending,
   guessesOf,
-  LATE_READ_SCHEDULES,
-  lateReadAt,
-  lateReadsDoneAt,
-  nextReconcileAt,
   type Operation,
   otpSendRefusal,
   otpVerdictOf,
   type Phase,
   phaseOf,
-  recordDeletionAt,
   STATE,
   upstreamCancels,
   upstreamPhase,
 } from "../../src/lifecycle";
+import { backoffMs, LATE_READ_SCHEDULES, lateReadAt, lateReadsDoneAt, nextReconcileAt, recordDeletionAt } from "../../src/schedule";
 
 const PHASES: Phase[] = ["created", "held", "paid", "awaiting_supplier", "cancelled", "in_flight", "exhausted"];
 
@@ -36,6 +31,9 @@ const ctx = (overrides: Partial<DecisionContext> = {}): DecisionContext => ({
   holdEnabled: true,
   fresh: false,
   suspect: false,
+  otpMissing: false,
+  guesses: { wrong: 3, unconfirmed: 0 },
+  closedAtEdge: false,
   ...overrides,
 });
 

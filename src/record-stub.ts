@@ -1,0 +1,19 @@
+/**
+ * How the rest of the gateway reaches a record's Durable Object: its stub by
+ * kind and id, and the shape of what its operations answer. Near the ground
+ * on purpose: the object's type comes with the RECEIPTS binding (the
+ * generated Env), so whoever calls a record imports nothing of the object.
+ */
+import type { KindName } from "./kinds";
+
+/**
+ * The JSON text of a T. Operations answer with it: the object serializes its
+ * answer once, it crosses the RPC boundary as one string instead of a cloned
+ * object tree, and the route sends it as it is.
+ */
+export type JsonText<T> = string & { readonly __jsonOf?: T };
+
+/** The Durable Object that holds receipt or transfer `id`. */
+export function receiptStub(env: Env, kind: KindName, id: string) {
+  return env.RECEIPTS.get(env.RECEIPTS.idFromName(`${kind}:${id}`));
+}

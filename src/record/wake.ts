@@ -1,0 +1,68 @@
+/**
+ * The record's one alarm, and what it does when it fires. It asks each part
+ * when it is next due (the reconciler's looks and late reads, the outbox's
+ * drain, the tid completion owed, the record's end) and sets the earliest;
+ * firing, it does what is due in that order: the owed completion, the end,
+ * the look (with no caller: rule 8), then the outbox's drain.
+ */
+import { clock } from "../clock";
+import { log } from "../log";
+import type { Moves } from "./move";
+import type { RecordParts } from "./parts";
+
+export class Wake {
+  readonly #parts: RecordParts;
+  readonly #moves: Moves;
+
+  constructor(parts: RecordParts, moves: Moves) {
+    this.#parts = parts;
+    this.#moves = moves;
+  }
+
+  /** The alarm fired. */
+  async fired(): Promise<void> {
+    const { store, alarm, completion, end, reconciler, lateReads, outbox } = this.#parts;
+    alarm.fired();
+    let rec = store.load();
+    if (!rec) return;
+    // The tid completion owed since the init (src/record/completion.ts): made sure of, then forgotten.
+    if (rec.owed_completion !== null) {
+      await completion.settle(rec, clock.now());
+      rec = store.current ?? rec;
+    }
+    if (!this.#moves.busy && (await end.deleteIfDue(rec, clock.now(), () => !this.#moves.busy))) return;
+    try {
+      // Unless an operation of this incarnation is in flight (it settles the record itself).
+      if (!this.#moves.busy && (reconciler.needsReconcile(rec) || lateReads.isDue(rec))) await this.#moves.reconcileAlone();
+      // Draining takes no lock: an operation may run meanwhile and add events; only the drained ones are marked sent.
+      await outbox.drain();
+    } catch (err) {
+      log("error", "receipt_alarm_failed", { id: rec.id, kind: rec.kind, error: err instanceof Error ? err.message : String(err) });
+    } finally {
+      this.arm(false);
+    }
+  }
+
+  /**
+   * After every operation and alarm: events still owed are drained at once,
+   * in the background (nobody's answer waits for them), and whatever is owed
+   * has an alarm, so an eviction or a crash before the drain loses nothing.
+   * An alarm already due early enough is left alone.
+   */
+  arm(drainNow = true): void {
+    const { store, alarm, completion, end, reconciler, outbox } = this.#parts;
+    const rec = store.current;
+    if (!rec) return;
+    const now = clock.now();
+    const reconcileAt = reconciler.nextAt(rec, now);
+    const drain = outbox.dueAt(now);
+    const completeAt = completion.dueAt(rec);
+    // A completion owed keeps the record from its end: deleting it would forget the claim.
+    const deleteAt = completeAt === null ? end.deleteAt(rec) : null;
+    const due = Math.min(reconcileAt ?? Infinity, drain?.at ?? Infinity, deleteAt ?? Infinity, completeAt ?? Infinity);
+    const latest = Math.min(reconcileAt ?? Infinity, drain?.latest ?? Infinity, completeAt ?? Infinity);
+    if (due === Infinity) alarm.set(null);
+    else if (!alarm.setWithin(now, latest)) alarm.set(due);
+    if (drainNow && outbox.ready) void outbox.drain().then(() => this.arm(false));
+  }
+}
