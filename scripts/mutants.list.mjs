@@ -20,33 +20,30 @@ export const MUTANTS = [
   // --- write-ahead (rule 8) ---------------------------------------------------
   {
     name: "unknown-pay-clears-note",
-    file: "src/record/outcomes.ts",
-    find: `    const { store, writeAhead, ledger, recorder, reconciler } = this.#parts;
-    if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };`,
-    replace: `    const { store, writeAhead, ledger, recorder, reconciler } = this.#parts;
-    if (!result.ok && result.outcome === "unknown") { store.change(() => writeAhead.clear()); return { ok: false, error: result.failure }; }`,
+    file: "src/record/move.ts",
+    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
+    replace:
+      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { store.change(() => writeAhead.clear()); return { ok: false, error: result.failure, verdict: null } as Settled; }',
     tests: ["test/integration/faults.test.ts", "test/integration/otp.test.ts"],
     grep: "lost|unknown|timeout",
     why: "issue 18 (a): a pay whose outcome is unknown must leave its write-ahead note, so the OTP counts and the record is read again",
   },
   {
     name: "unknown-pay-settled-as-guess",
-    file: "src/record/outcomes.ts",
-    find: `    const { store, writeAhead, ledger, recorder, reconciler } = this.#parts;
-    if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };`,
-    replace: `    const { store, writeAhead, ledger, recorder, reconciler } = this.#parts;
-    if (!result.ok && result.outcome === "unknown") { store.change(() => { writeAhead.clear(); if (withOtp) ledger.count("unconfirmed", requestId); }); return { ok: false, error: result.failure }; }`,
+    file: "src/record/move.ts",
+    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
+    replace:
+      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { store.change(() => { writeAhead.clear(); if (withOtp) ledger.count("unconfirmed", requestId); }); return { ok: false, error: result.failure, verdict: null } as Settled; }',
     tests: ["test/integration/faults.test.ts", "test/integration/otp.test.ts"],
     grep: "lost|unknown|timeout",
     why: "issue 18 (a): a pay whose outcome is unknown is settled from what the upstream shows, not guessed: it may have paid",
   },
   {
     name: "unknown-cancel-clears-note",
-    file: "src/record/outcomes.ts",
-    find: `    const { store, writeAhead, recorder } = this.#parts;
-    if (!result.ok && result.outcome === "unknown") return { ok: false, error: result.failure };`,
-    replace: `    const { store, writeAhead, recorder } = this.#parts;
-    if (!result.ok && result.outcome === "unknown") { store.change(() => writeAhead.clear()); return { ok: false, error: result.failure }; }`,
+    file: "src/record/move.ts",
+    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
+    replace:
+      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state" && spec.operation === "pay") return { ok: false, error: result.failure, verdict: null } as Settled;',
     tests: ["test/integration/faults.test.ts", "test/integration/crash.test.ts"],
     grep: "lost|unknown|timeout|crash",
     why: "issue 18 (a): a cancel or hold-confirm whose outcome is unknown must leave its note: the upstream may have refunded or confirmed",
@@ -71,8 +68,8 @@ export const MUTANTS = [
   // --- the exhaustion cancel (rule 2) -------------------------------------------
   {
     name: "third-wrong-otp-cancel-deferred",
-    file: "src/record/outcomes.ts",
-    find: "      await reconciler.finishExhaustion(upstream, requestId);\n",
+    file: "src/record/move.ts",
+    find: "        await this.#exhaustionCancel(upstream, op.requestId);\n",
     replace: "",
     tests: ["test/integration/otp.test.ts"],
     grep: "three-wrong-OTPs",
@@ -80,7 +77,7 @@ export const MUTANTS = [
   },
   {
     name: "exhaustion-cancel-not-retried",
-    file: "src/lifecycle.ts",
+    file: "src/schedule.ts",
     find: "  if (facts.exhaustionCancelPending) return now + backoffMs(facts.attempts);",
     replace: "",
     tests: ["test/integration/faults.test.ts"],
@@ -89,9 +86,9 @@ export const MUTANTS = [
   },
   {
     name: "exhaustion-cancel-busy-gives-up",
-    file: "src/record/reconciler.ts",
-    find: 'if (result.failure.code !== "upstream_unavailable" && store.current!.state !== STATE.cancelled) {',
-    replace: "if (store.current!.state !== STATE.cancelled) {",
+    file: "src/record/move.ts",
+    find: 'if (!result.ok && result.failure.code !== "upstream_unavailable" && store.current!.state !== STATE.cancelled) {',
+    replace: "if (!result.ok && store.current!.state !== STATE.cancelled) {",
     tests: ["test/integration/faults.test.ts"],
     grep: "cancel",
     why: "issue 18 (b): a busy answer to the exhaustion cancel is tried again; only a refusal for good closes the receipt at the edge",
@@ -109,15 +106,15 @@ export const MUTANTS = [
   {
     name: "lost-call-not-suspect",
     file: "src/record/reconciler.ts",
-    find: "if (STATE_CHANGING_CALLS.has(pending.pending_op)) {",
-    replace: "if (false && STATE_CHANGING_CALLS.has(pending.pending_op)) {",
+    find: "if (STATE_CHANGING_CALLS.has(noted.pending_op)) lateReads.suspect(",
+    replace: "if (false && STATE_CHANGING_CALLS.has(noted.pending_op)) lateReads.suspect(",
     tests: ["test/integration/faults.test.ts"],
     grep: "late upstream",
     why: "rule 8: a call whose outcome was unknown stays suspect after its first look; else a late payment is never found nor sent as an event",
   },
   {
     name: "late-reads-never-due",
-    file: "src/lifecycle.ts",
+    file: "src/schedule.ts",
     find: "  return offset === undefined ? null : suspect.since + offset;",
     replace: "  return null;",
     tests: ["test/integration/faults.test.ts", "test/unit/lifecycle.test.ts"],
@@ -144,7 +141,7 @@ export const MUTANTS = [
   },
   {
     name: "late-paid-otp-still-a-guess",
-    file: "src/record/recorder.ts",
+    file: "src/record/late-reads.ts",
     find: "const proven = rec.suspect_otp === 1 && isPaid(state);",
     replace: "const proven = false;",
     tests: ["test/integration/faults.test.ts"],
@@ -153,8 +150,8 @@ export const MUTANTS = [
   },
   {
     name: "lost-cancel-not-completed",
-    file: "src/record/reconciler.ts",
-    find: "    if (lostCancel && store.current!.state !== STATE.cancelled) await this.#finishCancel(upstream, requestId, lostCancel);",
+    file: "src/record/move.ts",
+    find: "    if (looked.value && store.current!.state !== STATE.cancelled) await this.#completeLostCancel(upstream, requestId, looked.value);",
     replace: "",
     tests: ["test/integration/faults.test.ts"],
     grep: "completed by the gateway",
@@ -162,7 +159,7 @@ export const MUTANTS = [
   },
   {
     name: "exhaustion-cancel-not-scheduled",
-    file: "src/lifecycle.ts",
+    file: "src/schedule.ts",
     find: "if (facts.exhaustionCancelPending) return now + backoffMs(facts.attempts);",
     replace: "if (facts.exhaustionCancelPending) return null;",
     tests: ["test/unit/lifecycle.test.ts"],
@@ -359,7 +356,7 @@ export const MUTANTS = [
   },
   {
     name: "tid-completion-not-owed",
-    file: "src/receipt-object.ts",
+    file: "src/record/wake.ts",
     find: "if (rec.owed_completion !== null) {",
     replace: 'if (rec.owed_completion === "never") {',
     tests: ["test/integration/tid-replay.test.ts"],
@@ -401,9 +398,9 @@ export const MUTANTS = [
   // --- steps taken on someone's behalf pass the same table (rules 2 and 8) -----------------------
   {
     name: "lost-cancel-completed-for-anyone",
-    file: "src/record/reconciler.ts",
-    find: `const decision = this.decide("cancel", callerKindOf(lost.actor), true);`,
-    replace: `const decision = this.decide("cancel", "partner", true);`,
+    file: "src/record/move.ts",
+    find: 'const decision = reconciler.decide("cancel", callerKindOf(lost.actor), true);',
+    replace: 'const decision = reconciler.decide("cancel", "partner", true);',
     tests: ["test/integration/lost-calls.test.ts"],
     why: "a lost cancel is completed only as its caller may: a user's never refunds a receipt paid meanwhile",
   },
@@ -420,7 +417,7 @@ export const MUTANTS = [
     file: "src/record/reconciler.ts",
     find: `actor?.startsWith("partner:") ? "partner" : actor === "gateway" ? "gateway" : "user";`,
     replace: `actor?.startsWith("user:") ? "user" : actor === "gateway" ? "gateway" : "partner";`,
-    tests: ["test/integration/lost-calls.test.ts", "test/integration/record-schema.test.ts"],
+    tests: ["test/integration/lost-calls.test.ts"],
     why: "a note that names nobody (written before the column) is decided as a user's: never a refund",
   },
   {
@@ -479,17 +476,17 @@ export const MUTANTS = [
   // --- every money operation, for every kind (rules 2 to 6) -------------------------------------------
   {
     name: "anonymous-pay-without-otp",
-    file: "src/receipt-object.ts",
-    find: `const otp = otpToSend("number" in card || rec.is_verify === 1, op.otp);`,
-    replace: "const otp = otpToSend(rec.is_verify === 1, op.otp);",
+    file: "src/record/move.ts",
+    find: 'otp: (rec, input) => otpToSend("number" in input.card || rec.is_verify === 1, input.otp),',
+    replace: "otp: (rec, input) => otpToSend(rec.is_verify === 1, input.otp),",
     tests: ["test/integration/receipts.test.ts", "test/integration/anonymous.test.ts"],
     why: "a pay with a raw card number always needs the OTP sent to its owner",
   },
   {
     name: "a2c-pay-without-otp",
-    file: "src/receipt-object.ts",
-    find: "const otp = otpToSend(rec.is_verify === 1, op.otp);",
-    replace: "const otp = otpToSend(false, op.otp);",
+    file: "src/record/move.ts",
+    find: "otp: (rec, input) => otpToSend(rec.is_verify === 1, input.otp),",
+    replace: "otp: (rec, input) => otpToSend(false, input.otp),",
     tests: ["test/integration/transfers.test.ts"],
     why: "a transfer the upstream verifies needs the OTP sent to its sender",
   },

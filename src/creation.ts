@@ -16,7 +16,7 @@ import { readConfig } from "./config";
 import { ApiError } from "./errors";
 import { KINDS, type Kind, type KindName, type RecordBody } from "./kinds";
 import { log } from "./log";
-import { receiptStub } from "./receipt-object";
+import { receiptStub } from "./record-stub";
 import { DAY_MS, retentionPolicy } from "./retention";
 import { recallTid, rememberTid } from "./tid-cache";
 import {

@@ -31,7 +31,7 @@
 
 import type { KindName } from "./kinds";
 import { log } from "./log";
-import { receiptStub } from "./receipt-object";
+import { receiptStub } from "./record-stub";
 import { erasePersonalJson } from "./redact";
 import { allShards, eventShardsFor } from "./shards";
 

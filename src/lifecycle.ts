@@ -19,6 +19,8 @@ export const isPaid = (state: UpstreamState): boolean => state === STATE.paid ||
 
 /** Failed OTP guesses that end a record (rule 2). */
 export const MAX_GUESSES = 3;
+/** MAX_GUESSES as messages and prose open a sentence with it. */
+export const GUESS_LIMIT_WORD = ["No", "One", "Two", "Three", "Four", "Five"][MAX_GUESSES] ?? String(MAX_GUESSES);
 /** OTP sends (authorize calls) allowed per receipt (rule 6). */
 export const MAX_OTP_SENDS = 5;
 
@@ -255,12 +257,12 @@ export function exhaustedMessage(kind: KindName, counts: GuessCounts, closedAtEd
   const noun = nounOf(kind);
   // Closed at the edge: a transfer (no cancel upstream), or a receipt the upstream will not cancel (QR merchant, no access).
   const ending = closedAtEdge ? "it is closed at the gateway" : "it is cancelled";
-  if (counts.unconfirmed === 0) return `Three wrong OTPs: ${ending}. Create a new ${noun}.`;
+  if (counts.unconfirmed === 0) return `${GUESS_LIMIT_WORD} wrong OTPs: ${ending}. Create a new ${noun}.`;
   const parts = [
     counts.wrong > 0 ? `${counts.wrong} wrong` : null,
     `${counts.unconfirmed} whose answer was lost (counted as guesses, since the payment service may have judged them)`,
   ].filter(Boolean);
-  return `Three OTP guesses failed (${parts.join(", ")}): ${ending}. Create a new ${noun}.`;
+  return `${GUESS_LIMIT_WORD} OTP guesses failed (${parts.join(", ")}): ${ending}. Create a new ${noun}.`;
 }
 
 // ---------------------------------------------------------------------------

@@ -15,7 +15,7 @@
  */
 import { inPool } from "../fanout";
 import { log } from "../log";
-import { receiptStub } from "../receipt-object";
+import { receiptStub } from "../record-stub";
 import { type EventRow, type LoggedRow, withBody } from "./log";
 
 /**

@@ -11,7 +11,7 @@ import { listEventPage, resendEvent } from "../events";
 import { DeliveryStatusName, Event, EventId, EventTypeName, ListEventsResult } from "../events/schemas";
 import { AUDIT_TRAIL, EVENT_PAGE, EVENT_RESENT } from "../examples";
 import { KIND_NAMES } from "../kinds";
-import { receiptStub } from "../receipt-object";
+import { receiptStub } from "../record-stub";
 import { EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, Int, int32, MaxText, ReceiptId, ReceiptState } from "../schemas";
 import { DOCS } from "./docs";
 import { describe, type Section } from "./operation";

@@ -15,7 +15,8 @@ import type { Operation } from "../lifecycle";
 import { log } from "../log";
 import type { RouteDoc } from "../openapi";
 import type { LimitedOperation } from "../rate-limit";
-import { type JsonText, type ReceiptObject, receiptStub } from "../receipt-object";
+import type { ReceiptObject } from "../receipt-object";
+import { type JsonText, receiptStub } from "../record-stub";
 import type { GatewayEnv } from "../types";
 
 export interface OperationDescription<Request extends GenericSchema = GenericSchema> extends RouteDoc {

@@ -18,7 +18,7 @@ import { type Caller, mayAccess, ownerOf } from "../caller";
 import { clock } from "../clock";
 import { type Failure, fail, type Outcome, type UpstreamResult } from "../errors";
 import type { RecordBody } from "../kinds";
-import { type CallerKind, type Decision, type Operation, otpToSend, otpVerdictOf, STATE, upstreamPhase } from "../lifecycle";
+import { type CallerKind, type Decision, GUESS_LIMIT_WORD, type Operation, otpToSend, otpVerdictOf, STATE, upstreamPhase } from "../lifecycle";
 import { log } from "../log";
 import type { AuthorizeBody, NumberCardInput, ReducedReceiptBody, TokenCardInput } from "../schemas";
 import { UpstreamClient } from "../upstream/client";
@@ -85,7 +85,7 @@ export const CANCEL: MoveSpec<{ reason?: string; cancelledBy?: string }, RecordB
 
 const NOT_FOUND: Failure = { code: "receipt_not_found", message: "No such receipt." };
 const LOST_CANCEL = { reason: "a cancel whose answer was lost, completed by the gateway" };
-const EXHAUSTION_CANCEL = { reason: "three failed OTP guesses", cancelledBy: "gateway" };
+const EXHAUSTION_CANCEL = { reason: `${GUESS_LIMIT_WORD.toLowerCase()} failed OTP guesses`, cancelledBy: "gateway" };
 
 const refusalOf = (decision: Decision): Outcome<never> =>
   decision.do === "refuse" ? fail(decision.code, decision.message) : fail("operation_in_progress", "Retry shortly.");

@@ -37,7 +37,7 @@ const ERROR_MAP: Record<string, Mapping> = {
   OTP_INVALID: { code: "otp_invalid", message: "The OTP is wrong." },
   OTP_ATTEMPTS_EXCEEDED: {
     code: "otp_attempts_exhausted",
-    message: "Three wrong OTPs: the receipt is cancelled. Create a new one.",
+    message: "The payment service says the OTP guesses for this receipt are used up: it is cancelled. Create a new one.",
   },
   RECEIPT_CANCELLED: { code: "receipt_cancelled", message: "The receipt is cancelled." },
   RECEIPT_ALREADY_PAID: { code: "receipt_already_paid", message: "The receipt is already paid." },

@@ -7,7 +7,7 @@
 // then the late payment lands upstream. The alarm must not send the user's
 // cancel again: the user may not cancel a paid receipt. The partner's twin is
 // a refund it asked for, and is completed.
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ownerOf } from "../../src/caller";
@@ -111,6 +111,17 @@ describe("a lost cancel is completed only as its caller may (rule 8)", () => {
       expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid", "receipt.cancelled"]);
     });
   }
+
+  it("a note that names no one is decided as a user's: a receipt paid meanwhile is not refunded", async () => {
+    const receipt = await lostPay();
+    await lostCancel(receipt.id, "hung");
+    await runInDurableObject(stubOf(receipt.id), (_instance, state) => state.storage.sql.exec("UPDATE record SET pending_actor = NULL"));
+    await evictDurableObject(stubOf(receipt.id));
+    await letLatePayHappen(receipt.id);
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect((await sandboxReceipt(receipt.id)).state).toBe(4);
+    expect(await cancelsSent(receipt.id)).toEqual([]);
+  });
 
   it("a user's lost cancel of a receipt still unpaid is completed: cancelled once", async () => {
     const token = await userToken(newUser());
