@@ -165,7 +165,7 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /** The bodies of these events that this record keeps (its outbox), by id: what events/list, events/resend and the sweep send. */
   async eventBodies(ids: readonly string[]): Promise<Record<string, string>> {
-    return this.#parts.store.load() ? this.#parts.store.eventBodies(ids) : {};
+    return this.#parts.store.load() ? this.#parts.store.outbox.eventBodies(ids) : {};
   }
 
   /** The audit trail, oldest first (partner only: the route checks). */

@@ -78,7 +78,7 @@ export class RecordEnd {
         edgeClosed: closedAtEdgeOf(rec),
         pending: rec.pending_op !== null,
         suspect: rec.suspect_since !== 0,
-        unsentEvents: this.#store.hasUnsent(),
+        unsentEvents: this.#store.outbox.hasUnsent(),
         changedAt: rec.updated_at,
       },
       this.#retentionMs,

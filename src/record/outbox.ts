@@ -48,17 +48,17 @@ export class Outbox {
     const sequence = rec.event_seq + 1;
     const event = eventPayload({ type, sequence, requestId, objectJson: rec.body, owner: rec.owner, previousState, at });
     this.#sequence.update({ event_seq: sequence });
-    this.#store.enqueue(event.id, event.payload, at);
+    this.#store.outbox.enqueue(event.id, event.payload, at);
   }
 
   /** Rule 10's erasure: every event this record keeps, its personal data erased (later events carry the erased body). Inside a change. */
   erase(): void {
-    this.#store.rewriteOutbox(erasePersonalJson);
+    this.#store.outbox.rewrite(erasePersonalJson);
   }
 
   /** Events are owed and no drain has failed lately: worth draining at once. */
   get ready(): boolean {
-    return this.#failures === 0 && !this.#draining && this.#store.hasUnsent();
+    return this.#failures === 0 && !this.#draining && this.#store.outbox.hasUnsent();
   }
 
   /**
@@ -67,7 +67,7 @@ export class Outbox {
    * a deadline: one set up to twice as far saves a write).
    */
   dueAt(now: number): { at: number; latest: number } | null {
-    if (!this.#store.hasUnsent()) return null;
+    if (!this.#store.outbox.hasUnsent()) return null;
     const wait = this.#failures === 0 ? DRAIN_FALLBACK_MS : backoffMs(this.#failures);
     return { at: now + wait, latest: now + 2 * wait };
   }
@@ -75,7 +75,7 @@ export class Outbox {
   /** Logs and queues the unsent events; removes them from the outbox only once both succeeded. Never throws. */
   async drain(): Promise<void> {
     if (this.#draining) return;
-    const batch = this.#store.unsent(DRAIN_BATCH);
+    const batch = this.#store.outbox.unsent(DRAIN_BATCH);
     if (batch.length === 0) return;
     this.#draining = true;
     try {
@@ -83,7 +83,7 @@ export class Outbox {
         this.#env,
         batch.map((entry) => ({ id: entry.event_id, payload: entry.body })),
       );
-      this.#store.markSent(
+      this.#store.outbox.markSent(
         batch.map((entry) => entry.seq),
         clock.now(),
       );

@@ -13,7 +13,8 @@
  */
 
 import { clock } from "../clock";
-import { type AuditEntry, type AuditTuple, MAX_AUDIT_ENTRIES, type OutboxEntry, type RecordFields, type RecordRow, type Slice } from "./row";
+import { OutboxRows } from "./outbox-rows";
+import { type AuditEntry, type AuditTuple, MAX_AUDIT_ENTRIES, type RecordFields, type RecordRow, type Slice } from "./row";
 import { CURRENT_SCHEMA_VERSION, migrate, storedVersion } from "./schema";
 
 export type { AuditEntry, OutboxEntry, RecordFields, RecordRow, Slice } from "./row";
@@ -35,7 +36,8 @@ export class RecordStore {
    * of them (it created the record, or counted them when it read the row);
    * null when unknown. Draining then reads nothing back from storage.
    */
-  #unsent: OutboxEntry[] | null = null;
+  /** The outbox table's rows (this store's second table), with what this incarnation knows of the unsent ones. */
+  readonly outbox: OutboxRows;
   /** Which part owns which column (slice). */
   readonly #owners = new Map<string, string>();
   /** The last body parsed by parsedBody(), with its text. */
@@ -43,6 +45,7 @@ export class RecordStore {
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
+    this.outbox = new OutboxRows(storage);
   }
 
   get version(): number {
@@ -71,7 +74,7 @@ export class RecordStore {
     if (found === undefined) return null;
     this.#ready = true;
     const { unsent_events: unsent, schema_version: _version, ...row } = found;
-    if (unsent === 0) this.#unsent = [];
+    if (unsent === 0) this.outbox.know([]);
     this.#row = row;
     return this.#row;
   }
@@ -99,7 +102,7 @@ export class RecordStore {
     await this.#storage.deleteAll();
     this.#row = null;
     this.#ready = false;
-    this.#unsent = null;
+    this.outbox.forget();
     this.#version++;
   }
 
@@ -109,7 +112,7 @@ export class RecordStore {
     const from = this.#ready ? CURRENT_SCHEMA_VERSION : this.#makeSchema();
     this.#ready = true;
     if (from !== 0 && this.load()) return;
-    this.#unsent = [];
+    this.outbox.know([]);
     try {
       this.#storage.transactionSync(() => {
         // What `then` changes (the first event's sequence) lands in the row's one INSERT, not an UPDATE after it.
@@ -129,7 +132,7 @@ export class RecordStore {
       });
     } catch (err) {
       this.#row = null;
-      this.#unsent = null;
+      this.outbox.forget();
       throw err;
     }
   }
@@ -168,7 +171,7 @@ export class RecordStore {
   change<T>(step: () => T): T {
     if (this.#batch) return step();
     const row = this.#row;
-    const unsent = this.#unsent?.slice() ?? null;
+    const unsent = this.outbox.snapshot();
     try {
       return this.#storage.transactionSync(() => {
         this.#batch = {};
@@ -182,7 +185,7 @@ export class RecordStore {
       });
     } catch (err) {
       this.#row = row;
-      this.#unsent = unsent;
+      this.outbox.restore(unsent);
       throw err;
     }
   }
@@ -267,67 +270,5 @@ export class RecordStore {
       outcome,
       state,
     }));
-  }
-
-  /** Adds an event to the outbox (kept with the record, logged_at set once it is in the event log); call inside the `change` that made it happen. */
-  enqueue(eventId: string, body: string, at: number): void {
-    const { seq } = this.#storage.sql
-      .exec<{ seq: number }>("INSERT INTO outbox (event_id, body, created_at) VALUES (?, ?, ?) RETURNING seq", eventId, body, at)
-      .one();
-    this.#unsent?.push({ seq, event_id: eventId, body });
-  }
-
-  /** The oldest unsent events, up to `limit`. */
-  unsent(limit: number): OutboxEntry[] {
-    if (this.#unsent) return this.#unsent.slice(0, limit);
-    const rows = this.#storage.sql
-      .exec<{ seq: number; event_id: string; body: string }>(
-        "SELECT seq, event_id, body FROM outbox WHERE logged_at IS NULL ORDER BY seq LIMIT ?",
-        limit,
-      )
-      .toArray();
-    // All of them: from now on this incarnation keeps the list itself.
-    if (rows.length < limit) this.#unsent = rows;
-    return rows;
-  }
-
-  hasUnsent(): boolean {
-    if (this.#unsent) return this.#unsent.length > 0;
-    const any = this.#storage.sql.exec("SELECT 1 FROM outbox WHERE logged_at IS NULL LIMIT 1").toArray().length > 0;
-    if (!any) this.#unsent = [];
-    return any;
-  }
-
-  /** Rewrites every outbox event's body with `rewrite` (rule 10's erasure). Inside a change. */
-  rewriteOutbox(rewrite: (body: string) => string): void {
-    const rows = this.#storage.sql.exec<{ seq: number; body: string }>("SELECT seq, body FROM outbox").toArray();
-    for (const row of rows) {
-      const body = rewrite(row.body);
-      if (body !== row.body) this.#storage.sql.exec("UPDATE outbox SET body = ? WHERE seq = ?", body, row.seq);
-    }
-    if (this.#unsent) this.#unsent = this.#unsent.map((entry) => ({ ...entry, body: rewrite(entry.body) }));
-  }
-
-  /**
-   * Logged events stay in the outbox, marked logged (schema v7): the record
-   * gives their bodies to events/list, events/resend and the sweep for as long
-   * as the event log lists them (docs/events.md), and they go with the record.
-   */
-  markSent(seqs: readonly number[], at: number): void {
-    if (seqs.length === 0) return;
-    this.#storage.sql.exec(`UPDATE outbox SET logged_at = ? WHERE seq IN (${seqs.map(() => "?").join(", ")})`, at, ...seqs);
-    if (this.#unsent) {
-      const sent = new Set(seqs);
-      this.#unsent = this.#unsent.filter((entry) => !sent.has(entry.seq));
-    }
-  }
-
-  /** The bodies of these events that the outbox holds, byte for byte as signed and sent, by event id. */
-  eventBodies(ids: readonly string[]): Record<string, string> {
-    if (ids.length === 0) return {};
-    const rows = this.#storage.sql
-      .exec<{ event_id: string; body: string }>(`SELECT event_id, body FROM outbox WHERE event_id IN (${ids.map(() => "?").join(", ")})`, ...ids)
-      .toArray();
-    return Object.fromEntries(rows.map((row) => [row.event_id, row.body]));
   }
 }

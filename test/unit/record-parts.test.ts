@@ -87,11 +87,11 @@ describe("the OTP ledger (rules 2 and 6)", () => {
       store.change(() => ledger.count("accepted", "r3"));
       expect(ledger.guesses()).toBe(1);
       store.change(() => ledger.count("unconfirmed", "r4"));
-      expect(store.unsent(10).map((e) => JSON.parse(e.body).type)).toEqual([]);
+      expect(store.outbox.unsent(10).map((e) => JSON.parse(e.body).type)).toEqual([]);
       store.change(() => ledger.count("wrong", "r5"));
       expect(ledger.guesses()).toBe(MAX_GUESSES);
       expect(ledger.attemptsLeft()).toBe(0);
-      expect(store.unsent(10).map((e) => JSON.parse(e.body).type)).toEqual(["receipt.otp_attempts_exhausted"]);
+      expect(store.outbox.unsent(10).map((e) => JSON.parse(e.body).type)).toEqual(["receipt.otp_attempts_exhausted"]);
       // An unconfirmed guess proven right no longer counts.
       store.change(() => ledger.provenRight());
       expect(ledger.counts()).toEqual({ wrong: 2, unconfirmed: 0 });
@@ -140,10 +140,10 @@ describe("the recorder", () => {
   it("stores what the upstream showed, and a change of state is its event in the same change; no change, no event", () =>
     withRecord(({ store, recorder }) => {
       store.change(() => recorder.apply(receiptObject("rcpt-parts", 0), "r0"));
-      expect(store.unsent(10)).toEqual([]);
+      expect(store.outbox.unsent(10)).toEqual([]);
       store.change(() => recorder.apply(receiptObject("rcpt-parts", 4), "r1"));
       expect(store.current!.state).toBe(4);
-      expect(store.unsent(10).map((e) => JSON.parse(e.body).type)).toEqual(["receipt.paid"]);
+      expect(store.outbox.unsent(10).map((e) => JSON.parse(e.body).type)).toEqual(["receipt.paid"]);
     }));
 
   it("after the owner's erasure, bodies stored later are erased too", () =>
