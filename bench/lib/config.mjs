@@ -52,7 +52,7 @@ export const PORTS = {
  */
 export const DEV_VARS = parseEnv(readFileSync(join(ROOT, ".dev.vars.example"), "utf8"));
 
-/** The partner backend's development key (CONTRACT.md, "Local development defaults"). */
+/** The partner backend's development key (docs/reference.md, "Development credentials"). */
 export const PARTNER_KEY = "sk_test_local_partner";
 
 /** What a partner sends to the gateway, and to the bare proxy (which swaps in the upstream key). */
