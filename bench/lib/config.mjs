@@ -81,7 +81,7 @@ const quick = process.argv.includes("--quick");
 export const UPSTREAM_LATENCY_MS = 40;
 
 /**
- * The "@platform" run (issue #22): every D1 round trip this far away (the
+ * The "@platform" run: every D1 round trip this far away (the
  * traced gateway's wrapper of the D1 bindings, bench/workers/traced-gateway.ts),
  * the upstream UPSTREAM_LATENCY_MS away as in the @40ms run.
  */
