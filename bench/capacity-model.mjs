@@ -77,12 +77,12 @@ export const ASSUMPTIONS = {
   objectRequestsPerFlow: 4,
   /** Workers Logs lines per flow: one per invocation, per upstream call, per event delivered. */
   logEventsPerFlow: 10,
-  /** CPU per flow (bench/results, issue 22's run: ~10 ms over the three calls). */
+  /** CPU per flow, *assumed*: `npm run bench` measures ~12.8 ms of local workerd CPU over the three calls, D1's simulator and the sandbox included (bench/results/latest.md). */
   cpuMsPerFlow: 10,
-  /** Per request to an object, awaiting the upstream at 128 MB, hibernation-eligible between calls (the model before issue 20). */
+  /** Per request to an object, awaiting the upstream at 128 MB, hibernation-eligible between calls: the estimate used when a run counted no requests. */
   objectGbSecondsPerRequest: 0.5 * 0.125,
   /**
-   * Duration as it is spent (issue 20): an object is billed while it runs or awaits, at 128 MB. Per flow: the
+   * Duration as it is spent: an object is billed while it runs or awaits, at 128 MB. Per flow: the
    * payment service's calls made from the objects (authorize, pay; the create's is the Worker's), *assumed* 300 ms
    * each, and *assumed* 20 ms for each other request (init, alarms: storage and a D1 statement at most).
    */
@@ -146,7 +146,7 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
   const eventBytes = perDay * a.deliveredEventsDays * measured.eventsPerFlow * measured.eventRowBytes;
   const d1Bytes = tidBytes + eventBytes;
   const databases = Math.ceil(d1Bytes / (LIMITS.d1.databaseBytes * a.databaseFill));
-  // Record objects: held for RECORD_RETENTION_DAYS, or (before rule 10) a year's worth in month 12.
+  // Record objects: held for RECORD_RETENTION_DAYS, or (were they kept for ever) a year's worth in month 12.
   const objectBytesMonth12 = perDay * (recordsDeleted ? a.recordRetentionDays : 365) * measured.recordObjectBytes;
 
   const d1RowsWritten =
@@ -221,7 +221,7 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
       d1_gb: round(d1Bytes / GB, 1),
       tid_index_gb: round(tidBytes / GB, 1),
       event_log_gb: round(eventBytes / GB, 1),
-      // Steady-state bytes over a month's (30 days') receipts: issue 20's "D1 bytes per receipt" (~8 KB before).
+      // Steady-state bytes over a month's (30 days') receipts: docs/capacity.md's "D1 bytes per receipt".
       d1_bytes_per_receipt: round(d1Bytes / (perDay * 30)),
       record_objects_tb_month_12: round(objectBytesMonth12 / 1e12, 2),
     },
@@ -253,7 +253,7 @@ export function newestReport() {
   return join(RESULTS_DIR, files.at(-1));
 }
 
-/** The model at 1,000,000 and 10,000,000 creates a day, with record objects kept for ever (before rule 10) and ending (after). */
+/** The model at 1,000,000 and 10,000,000 creates a day, with record objects ending (rule 10) and, for comparison, kept for ever. */
 export function capacityModel(report) {
   const measured = measuredOf(report);
   return {

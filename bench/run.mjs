@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: what the edge costs (issue #5).
+ * `npm run bench`: what the edge costs.
  *
  * Builds the three targets with wrangler, starts each in its own local
  * workerd, prepares the receipts the timed runs will spend, then measures
@@ -7,11 +7,14 @@
  * drift in the machine hits all three alike), and reports the gateway's
  * ratios to its two floors. See bench/README.md.
  *
- *   npm run bench               the full run (a few minutes), writes bench/results/
+ *   npm run bench               the full run (8-13 minutes); writes bench/results/<date-time>.json, the
+ *                               full report beside it (.md) and latest.md (only latest.md is kept in git)
  *   npm run bench -- --quick    a smoke test of the harness; numbers not kept
  *   npm run bench -- --critical only the round trips and commits before each answer (a minute); nothing written
  *   npm run bench -- --report bench/results/<file>.json
- *                               re-renders a stored run (table, verdicts, latest.md)
+ *                               re-renders a stored run (table, verdicts, its full report, latest.md)
+ *   npm run bench -- --against bench/results/<file>.json
+ *                               compare with that run instead of the newest earlier one
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,10 +29,12 @@ import {
   consoleTable,
   describeMachine,
   describeSource,
+  fullReportPath,
   judge,
   judgeCritical,
   markdown,
   regressionVerdict,
+  summaryMarkdown,
   tabulate,
   verdictWord,
   writeResults,
@@ -126,7 +131,7 @@ const farUpstreamRun = (runtimes, fixtures, measurements) =>
   });
 
 /**
- * Issue #22's platform: the upstream UPSTREAM_LATENCY_MS away as in @40ms,
+ * The platform: the upstream UPSTREAM_LATENCY_MS away as in @40ms,
  * and every D1 round trip of the gateway PLATFORM_D1_MS away: the gateway
  * runs as the traced build (its own code, its D1 bindings wrapped with the
  * delay; no request is traced). The bare proxy and the sandbox have no D1,
@@ -272,7 +277,7 @@ async function main() {
     fixtures: Object.fromEntries(TARGETS.map((t) => [t.key, { created: fixtures[t.key].created, seconds: fixtures[t.key].seconds }])),
     table,
     verdicts: judge(table, bundle, profile, criticalPath),
-    // Issue #22: per operation, what happens in sequence before the answer, and what after it.
+    // Per operation, what happens in sequence before the answer, and what after it.
     ...criticalCounts(criticalPath),
     criticalPath,
     profile,
@@ -286,7 +291,7 @@ async function main() {
   console.log(`\n${consoleTable(table)}\n`);
   for (const v of report.verdicts) console.log(`${verdictWord(v.met).padEnd(12)} ${v.target}: ${v.value ?? "–"}`);
   if (profile?.summary) console.log(`\n${profile.summary}`);
-  console.log(`\nresults: ${path}${PLAN.quick ? "" : " and bench/results/latest.md"}`);
+  console.log(`\nresults: ${path}${PLAN.quick ? "" : `, ${fullReportPath(path)} and bench/results/latest.md`}`);
   say("done");
 }
 
@@ -306,10 +311,11 @@ function rerender(path) {
       report.profile.writeAhead,
     );
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(join(RESULTS_DIR, "latest.md"), markdown(report));
+  if (path.endsWith(".json")) writeFileSync(fullReportPath(path), markdown(report));
+  writeFileSync(join(RESULTS_DIR, "latest.md"), summaryMarkdown(report));
   console.log(`${consoleTable(report.table)}\n`);
   for (const v of report.verdicts) console.log(`${verdictWord(v.met).padEnd(12)} ${v.target}: ${v.value ?? "–"}`);
-  console.log(`\nre-rendered ${path} and bench/results/latest.md`);
+  console.log(`\nre-rendered ${path}${path.endsWith(".json") ? `, ${fullReportPath(path)}` : ""} and bench/results/latest.md`);
 }
 
 /** `--against <results file>`: compare with that run instead of the newest earlier one. */

@@ -1,5 +1,5 @@
--- Issue 20: a tid row small by design, and what retention removes frees its
--- pages. Every row is copied; nothing is lost.
+-- A tid row small by design, and what retention removes frees its pages
+-- (rule 10: every stored byte has an end). Every row is copied; nothing is lost.
 --
 -- - No `response`: a replay is answered by the record's Durable Object, which
 --   keeps its create's answer (src/record/store.ts, `answer`). The answers of

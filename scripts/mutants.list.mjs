@@ -12,9 +12,6 @@
  *   tests    the test files that must catch it
  *   grep     optional: only the tests whose name matches (vitest -t), to keep a run short
  *   why      the rule it breaks
- *
- * The entries marked "issue 18" are the five mutations issue 18 found
- * surviving `npm test`; the others cover the rest of the money rules.
  */
 export const MUTANTS = [
   // --- write-ahead (rule 8) ---------------------------------------------------
@@ -26,7 +23,7 @@ export const MUTANTS = [
       '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { store.change(() => writeAhead.clear()); return { ok: false, error: result.failure, verdict: null } as Settled; }',
     tests: ["test/integration/faults.test.ts", "test/integration/otp.test.ts"],
     grep: "lost|unknown|timeout",
-    why: "issue 18 (a): a pay whose outcome is unknown must leave its write-ahead note, so the OTP counts and the record is read again",
+    why: "rule 8: a pay whose outcome is unknown must leave its write-ahead note, so the OTP counts and the record is read again",
   },
   {
     name: "unknown-pay-settled-as-guess",
@@ -36,7 +33,7 @@ export const MUTANTS = [
       '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { store.change(() => { writeAhead.clear(); if (withOtp) ledger.count("unconfirmed", requestId); }); return { ok: false, error: result.failure, verdict: null } as Settled; }',
     tests: ["test/integration/faults.test.ts", "test/integration/otp.test.ts"],
     grep: "lost|unknown|timeout",
-    why: "issue 18 (a): a pay whose outcome is unknown is settled from what the upstream shows, not guessed: it may have paid",
+    why: "rule 8: a pay whose outcome is unknown is settled from what the upstream shows, not guessed: it may have paid",
   },
   {
     name: "unknown-cancel-clears-note",
@@ -46,7 +43,7 @@ export const MUTANTS = [
       '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state" && spec.operation === "pay") return { ok: false, error: result.failure, verdict: null } as Settled;',
     tests: ["test/integration/faults.test.ts", "test/integration/crash.test.ts"],
     grep: "lost|unknown|timeout|crash",
-    why: "issue 18 (a): a cancel or hold-confirm whose outcome is unknown must leave its note: the upstream may have refunded or confirmed",
+    why: "rule 8: a cancel or hold-confirm whose outcome is unknown must leave its note: the upstream may have refunded or confirmed",
   },
   {
     name: "note-not-written",
@@ -73,7 +70,7 @@ export const MUTANTS = [
     replace: "",
     tests: ["test/integration/otp.test.ts"],
     grep: "three-wrong-OTPs",
-    why: "issue 18 (e): the third wrong OTP cancels the receipt upstream before it is answered, not at the next alarm",
+    why: "rule 2: the third wrong OTP cancels the receipt upstream before it is answered, not at the next alarm",
   },
   {
     name: "exhaustion-cancel-not-retried",
@@ -82,7 +79,7 @@ export const MUTANTS = [
     replace: "",
     tests: ["test/integration/faults.test.ts"],
     grep: "cancel",
-    why: "issue 18 (b): an exhaustion cancel that did not go through is sent again by the alarm, with no caller",
+    why: "rule 2: an exhaustion cancel that did not go through is sent again by the alarm, with no caller",
   },
   {
     name: "exhaustion-cancel-busy-gives-up",
@@ -91,9 +88,9 @@ export const MUTANTS = [
     replace: "if (!result.ok && store.current!.state !== STATE.cancelled) {",
     tests: ["test/integration/faults.test.ts"],
     grep: "cancel",
-    why: "issue 18 (b): a busy answer to the exhaustion cancel is tried again; only a refusal for good closes the receipt at the edge",
+    why: "rule 2: a busy answer to the exhaustion cancel is tried again; only a refusal for good closes the receipt at the edge",
   },
-  // --- rule 2's unknown refusals and rule 8's late upstream (issue 18, items 1 and 2) ---
+  // --- rule 2's unknown refusals and rule 8's late upstream ---------------------------
   {
     name: "unknown-code-not-a-guess",
     file: "src/lifecycle.ts",
@@ -275,7 +272,7 @@ export const MUTANTS = [
     find: "String(redact(envelope.error.message))",
     replace: "String(envelope.error.message)",
     tests: ["test/integration/card-data.test.ts"],
-    why: "issue 18 (d): a message the upstream sends back is masked before it reaches a caller (no raw card number in an error)",
+    why: "rule 7: a message the upstream sends back is masked before it reaches a caller (no raw card number in an error)",
   },
   {
     name: "card-numbers-not-masked",
@@ -294,14 +291,14 @@ export const MUTANTS = [
     why: "a masked card number shows the first 6 and last 4 digits, no more",
   },
 
-  // --- tid adoption and conflicts (rule 9) --------------------------------------------------
+  // --- tid adoption and conflicts (rules 1 and 8) -------------------------------------------
   {
     name: "tid-duplicate-adopted-unchecked",
     file: "src/creation.ts",
     find: `result.upstreamCode === "TID_DUPLICATE" && existing && kind.matches(existing, input)`,
     replace: `result.upstreamCode === "TID_DUPLICATE" && existing`,
     tests: ["test/integration/tid.test.ts"],
-    why: "issue 18 (c): a retried create adopts the upstream's receipt for its tid only if it is the one the create asked for",
+    why: "rule 8: a retried create adopts the upstream's receipt for its tid only if it is the one the create asked for",
   },
   {
     name: "tid-duplicate-amount-unchecked",
@@ -309,7 +306,7 @@ export const MUTANTS = [
     find: "matches: (existing, input) => existing.amount === input.amount && existing.merchant.merchant_id === input.merchant_id,",
     replace: "matches: (existing, input) => existing.merchant.merchant_id === input.merchant_id,",
     tests: ["test/integration/tid.test.ts"],
-    why: "rule 9: a receipt of another amount under our tid is not ours to adopt",
+    why: "rule 8: a receipt of another amount under our tid is not ours to adopt",
   },
   {
     name: "tid-changed-body-replayed",
@@ -317,7 +314,7 @@ export const MUTANTS = [
     find: `if (!same || row.kind !== req.kind) return { kind: "conflict", row };`,
     replace: `if (row.kind !== req.kind) return { kind: "conflict", row };`,
     tests: ["test/integration/tid.test.ts"],
-    why: "rule 9: another request with a known tid is tid_conflict, never a replay of the first",
+    why: "rule 1: another request with a known tid is tid_conflict, never a replay of the first",
   },
   {
     name: "tid-lease-zero",
@@ -326,7 +323,7 @@ export const MUTANTS = [
     replace: "export const leaseMs = (_upstreamTimeoutMs: number): number => 0;",
     tests: ["test/integration/tid.test.ts"],
     grep: "concurrent",
-    why: "rule 9: a create in flight holds its tid; an identical create meanwhile is tid_in_progress, not a second create upstream",
+    why: "rule 1: a create in flight holds its tid; an identical create meanwhile is tid_in_progress, not a second create upstream",
   },
 
   // --- retention ------------------------------------------------------------------------------
@@ -352,7 +349,7 @@ export const MUTANTS = [
     find: "if (row.receipt_id !== null && now - row.updated_at <= replayMs) {",
     replace: "if (row.receipt_id !== null) {",
     tests: ["test/integration/retention.test.ts"],
-    why: "issue 20: a replay is answered within TID_REPLAY_DAYS of the create, by the row's own time; past it, 409 naming the record",
+    why: "rule 1: a replay is answered within TID_REPLAY_DAYS of the create, by the row's own time; past it, 409 naming the record",
   },
   {
     name: "tid-completion-not-owed",
@@ -360,7 +357,7 @@ export const MUTANTS = [
     find: "if (rec.owed_completion !== null) {",
     replace: 'if (rec.owed_completion === "never") {',
     tests: ["test/integration/tid-replay.test.ts"],
-    why: "issue 22: the tid row is completed after the answer; when the request's waitUntil did not, the record's alarm does",
+    why: "the tid row is completed after the answer; when the request's waitUntil did not, the record's alarm does",
   },
   {
     name: "tid-cache-believed-forever",
@@ -368,7 +365,7 @@ export const MUTANTS = [
     find: "return now - entry.answered_at < retentionMs ? entry : null;",
     replace: "return entry;",
     tests: ["test/integration/tid-cache.test.ts"],
-    why: "issue 22: a data center's memory of a tid stands for a row retention may have deleted: believed only inside its window",
+    why: "a data center's memory of a tid stands for a row retention may have deleted: believed only inside its window",
   },
   {
     name: "tid-cache-not-remembered",
@@ -376,7 +373,7 @@ export const MUTANTS = [
     find: "return rememberTid(row.owner, row.tid, entry, retentionPolicy(env).tidRetentionMs);",
     replace: "return Promise.resolve(void entry);",
     tests: ["test/integration/tid-cache.test.ts"],
-    why: "issue 22: check-tid and a retried create in the data center that answered the create need no D1 round trip",
+    why: "check-tid and a retried create in the data center that answered the create need no D1 round trip",
   },
   {
     name: "sweep-record-calls-unbounded",
@@ -384,7 +381,7 @@ export const MUTANTS = [
     find: "Math.max(1, Math.min(REQUEUE_LIMIT, Math.floor(SWEEP_RECORD_CALLS / Math.max(1, databases))));",
     replace: "REQUEUE_LIMIT + 0 * databases;",
     tests: ["test/integration/fanout.test.ts"],
-    why: "issue 20: a cron run's calls to records for bodies stay bounded whatever the number of databases",
+    why: "a cron run's calls to records for bodies stay bounded whatever the number of databases",
   },
   {
     name: "undelivered-events-pruned-early",

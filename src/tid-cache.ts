@@ -1,7 +1,7 @@
 /**
  * What this data center remembers of completed tids (the Workers Cache API,
  * `caches.default`), so a check-tid or an identical retry of a create that
- * the same data center saw needs no D1 round trip (issue 22): a D1 statement
+ * the same data center saw needs no D1 round trip: a D1 statement
  * is a trip to the database's primary, which may be far away.
  *
  * Safe because a completed tid row never changes what it says: its kind, its

@@ -37,7 +37,7 @@ export interface CallOptions {
 
 export const PARTNER_KEY = "sk_test_local_partner";
 
-/** The fields of the seed's reduced receipt (anonymous pay's answer), sorted. */
+/** The fields of the upstream's reduced receipt (anonymous pay's answer, docs/upstream-wire.md), sorted. */
 export const REDUCED_RECEIPT_KEYS = [
   "account",
   "amount",

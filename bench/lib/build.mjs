@@ -110,7 +110,7 @@ export async function buildAll({ only } = {}) {
     sandbox: { config: sandboxConfig, env: undefined, name: SANDBOX_SCRIPT, main: "sandbox-direct.ts" },
     bareProxy: { config: proxyConfig, env: undefined, name: BARE_PROXY_SCRIPT, main: "bare-proxy.ts" },
     production: { config: join(ROOT, "wrangler.toml"), env: "production", name: base.name, main: "index.ts" },
-    // The gateway of `gateway` with its bindings wrapped (issue #22): the round-trip counts and the @platform rows.
+    // The gateway of `gateway` with its bindings wrapped: the round-trip counts and the @platform rows.
     traced: {
       config: join(ROOT, "wrangler.toml"),
       env: "dev",

@@ -52,7 +52,7 @@ export const PORTS = {
  */
 export const DEV_VARS = parseEnv(readFileSync(join(ROOT, ".dev.vars.example"), "utf8"));
 
-/** The partner backend's development key (CONTRACT.md, "Local development defaults"). */
+/** The partner backend's development key (docs/reference.md, "Development credentials"). */
 export const PARTNER_KEY = "sk_test_local_partner";
 
 /** What a partner sends to the gateway, and to the bare proxy (which swaps in the upstream key). */
@@ -81,7 +81,7 @@ const quick = process.argv.includes("--quick");
 export const UPSTREAM_LATENCY_MS = 40;
 
 /**
- * The "@platform" run (issue #22): every D1 round trip this far away (the
+ * The "@platform" run: every D1 round trip this far away (the
  * traced gateway's wrapper of the D1 bindings, bench/workers/traced-gateway.ts),
  * the upstream UPSTREAM_LATENCY_MS away as in the @40ms run.
  */

@@ -1,6 +1,6 @@
 /**
  * What one create-authorize-pay costs on the bill over its whole life,
- * counted rather than estimated (issue 20): the traced gateway
+ * counted rather than estimated: the traced gateway
  * (bench/workers/traced-gateway.ts) counts, for everything the isolate runs
  * (requests, the record objects' calls and alarms, the queue consumer, the
  * cron), D1 statements and the rows they read and wrote (each result's

@@ -1,5 +1,5 @@
 /**
- * What a user waits for on the platform, counted (issue #22): per operation,
+ * What a user waits for on the platform, counted: per operation,
  * the D1 round trips, the Durable Objects' storage commits and the Durable
  * Object hops that happen in sequence before the answer, and what the
  * operation sets off after it.
@@ -344,13 +344,13 @@ export function impliedD1(measurements, op) {
 
 const ROW_OP = { create: "create", authorize: "authorize", pay: "pay", "check-id": "check-id" };
 
-/** The counts as a markdown table, and each operation's steps before the answer. */
-export function criticalMarkdown(path, measurements) {
+/** The counts as a markdown table, and (`steps`) each operation's steps before the answer. */
+export function criticalMarkdown(path, measurements, { steps = true } = {}) {
   if (!path) return [];
   // The last column needs the @40ms and @platform rows (not measured by --critical).
   const withRows = Boolean(measurements);
   const lines = [
-    `**Round trips and commits before the answer** (issue #22; ${path.method}; D1 ${path.d1DelayMs} ms away, ${path.repeats} of each operation):`,
+    `**Round trips and commits before the answer** (${path.method}; D1 ${path.d1DelayMs} ms away, ${path.repeats} of each operation):`,
     "",
     `| operation | D1 round trips | of them in sequence | D1 statements | storage commits | Durable Object hops | upstream calls | after the answer: D1 / commits / hops / queue sends |${withRows ? " D1 round trips the @platform row implies |" : ""}`,
     `|---|---:|---:|---:|---:|---:|---:|---|${withRows ? "---:|" : ""}`,
@@ -373,6 +373,7 @@ export function criticalMarkdown(path, measurements) {
       `Checked against SQLite: of ${wal.objects} objects the counted operations touched, ${wal.agree} made exactly as many commits (before and after the answer together) as their write-ahead logs hold commit frames${wal.differ.length ? `; ${wal.differ.map((d) => `${d.object}… counted ${d.counted}, SQLite ${d.sqlite}`).join("; ")}` : ""}${wal.skipped ? ` (${wal.skipped} left out: their log was checkpointed meanwhile)` : ""}.`,
     );
   }
+  if (!steps) return lines;
   lines.push("", "What each operation waits for, in order (one trace; [where] it ran):", "");
   for (const { key, label } of COUNTED) {
     const s = path.ops[key];

@@ -1,5 +1,5 @@
 /**
- * The events run (issue: the partner backend hears about every payment):
+ * The events run (the partner backend hears about every payment by webhook):
  * does the payment path wait for webhooks? The same pays, on a fresh gateway
  * runtime each time, with the partner's receiver down (WEBHOOK_URL points at
  * a port nobody listens on: every delivery fails and is retried) and then up

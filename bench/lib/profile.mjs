@@ -209,7 +209,7 @@ function classifier(mapPath) {
 }
 
 /**
- * The buckets of issue #22's table: what each operation's CPU is spent on.
+ * The buckets of the CPU table: what each operation's CPU is spent on.
  * A sample goes to the bucket of its nearest frame (itself, else its caller,
  * and so on up the stack) that is gateway code, a package or workerd's own
  * JavaScript: a V8 builtin (JSON.parse, crypto, sql.exec) counts for whoever
@@ -468,7 +468,7 @@ export async function cpuProfile(built) {
     try {
       await cdp.send("Profiler.enable");
       await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
-      // The flow last: create, authorize and pay (with OTP) as one item, what issue #22's CPU target is about.
+      // The flow last: create, authorize and pay (with OTP) as one item, what the CPU-per-flow target is about.
       for (const key of PROFILED) {
         const scenario = SCENARIOS.find((s) => s.key === key);
         const load = scenario.consumes ? { amount: payCount } : { duration: seconds };
@@ -679,7 +679,7 @@ export function summarize(ladder, cpu, logCost, measurements, writeAhead) {
 }
 
 /**
- * Issue #22's table: where each operation's CPU goes, by bucket (BUCKETS),
+ * The CPU table: where each operation's CPU goes, by bucket (BUCKETS),
  * next to its CPU in the main table (gateway against bare proxy, c=32).
  */
 function bucketTable(cpu, measurements) {
@@ -688,7 +688,7 @@ function bucketTable(cpu, measurements) {
   const cpuOf = (op, target) => measurements?.[op]?.[target]?.throughput?.cpu?.runtimeMsPer ?? null;
   const lines = [
     "",
-    "Where each operation's CPU goes (issue #22): the same profiles, each sample given to the nearest gateway file or package on its stack (a builtin such as JSON.parse, sql.exec or crypto counts for its caller), as a share of the isolate's busy time. The first columns are the main table's workerd CPU per request (per flow for the flow) at c=32, unprofiled.",
+    "Where each operation's CPU goes: the same profiles, each sample given to the nearest gateway file or package on its stack (a builtin such as JSON.parse, sql.exec or crypto counts for its caller), as a share of the isolate's busy time. The first columns are the main table's workerd CPU per request (per flow for the flow) at c=32, unprofiled.",
     "",
     `| operation | gateway CPU ms | bare proxy CPU ms | ratio | ${BUCKETS.map((b) => b.label).join(" | ")} |`,
     `|---|---:|---:|---:|${BUCKETS.map(() => "---:").join("|")}|`,

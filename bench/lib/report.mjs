@@ -1,8 +1,10 @@
 /**
  * Turns the measurements into what people read: a table on the console, a
- * JSON file under bench/results/ that a later run can be compared with, and
- * bench/results/latest.md for the README. Also judges the issue's targets;
- * the verdicts are reported, never asserted.
+ * JSON file under bench/results/ that a later run on the same machine can be
+ * compared with, the full report beside it (`<date-time>.md`), and
+ * bench/results/latest.md, the newest run's summary: the one results file
+ * kept in git (.gitignore). Also judges the targets; the verdicts are
+ * reported, never asserted.
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,7 +14,7 @@ import { PLAN, PLATFORM_D1_MS, RESULTS_DIR, ROOT, UPSTREAM_LATENCY_MS } from "./
 import { COUNTED, criticalMarkdown } from "./critical.mjs";
 import { SCENARIOS, TARGETS } from "./scenarios.mjs";
 
-/** The issue's targets (#12), as data so the table and the verdicts agree. */
+/** The targets for the gateway's own cost against the bare proxy, as data so the table and the verdicts agree. */
 // pay is judged on both starting points: a receipt object started cold, and one in memory.
 const LATENCY_LIMITS = { "check-id": 1.4, "pay-warm": 1.4, pay: 1.8, create: 2.0, flow: 2.0 };
 const THROUGHPUT_FLOOR = { "check-id": 0.65, "pay-warm": 0.65, pay: 0.5 };
@@ -23,7 +25,7 @@ const FAR_LATENCY_LIMIT = 1.05;
 const BUNDLE_LIMIT_KIB = 100;
 
 /**
- * Issue #22's targets: what a user waits for on the platform. Round trips
+ * The platform targets: what a user waits for on Cloudflare. Round trips
  * before the answer by the traced gateway's counts (lib/critical.mjs); what
  * they add by the @platform rows, gateway p50 minus bare-proxy p50 (ms).
  */
@@ -41,7 +43,8 @@ const CRITICAL_D1_LIMITS = {
 };
 const CRITICAL_COMMIT_LIMITS = { pay: 2, "pay-warm": 2, "pay-otp": 2, "check-id": 0 };
 const PLATFORM_ADDED_MS = { create: 55, pay: 5, "check-id": 2 };
-const FLOW_CPU_LIMIT_22 = 3;
+/** CPU per create-authorize-pay flow, gateway over bare proxy: the platform target's bound. */
+const PLATFORM_FLOW_CPU_LIMIT = 3;
 
 function version(pkg) {
   try {
@@ -133,7 +136,7 @@ export function tabulate(measurements) {
   });
 }
 
-/** Issue #22's targets that the round-trip counts alone decide (also `npm run bench -- --critical`). */
+/** The platform targets that the round-trip counts alone decide (also `npm run bench -- --critical`). */
 export function judgeCritical(path) {
   const verdicts = [];
   const ops = path?.ops ?? {};
@@ -141,7 +144,7 @@ export function judgeCritical(path) {
   for (const [op, limit] of Object.entries(CRITICAL_D1_LIMITS)) {
     const c = ops[op]?.critical;
     verdicts.push({
-      target: `${label(op)}: at most ${limit} D1 round trip${limit === 1 ? "" : "s"} before the answer (issue #22)`,
+      target: `${label(op)}: at most ${limit} D1 round trip${limit === 1 ? "" : "s"} before the answer`,
       value: c ? `${c.d1} (${c.d1Depth} in sequence, ${c.d1Statements} statement${c.d1Statements === 1 ? "" : "s"})` : null,
       met: c ? c.d1 <= limit : null,
     });
@@ -149,7 +152,7 @@ export function judgeCritical(path) {
   for (const [op, limit] of Object.entries(CRITICAL_COMMIT_LIMITS)) {
     const c = ops[op]?.critical;
     verdicts.push({
-      target: `${label(op)}: at most ${limit} storage commit${limit === 1 ? "" : "s"} before the answer (issue #22)`,
+      target: `${label(op)}: at most ${limit} storage commit${limit === 1 ? "" : "s"} before the answer`,
       value: c ? String(c.commits) : null,
       met: c ? c.commits <= limit : null,
     });
@@ -163,7 +166,7 @@ export function judgeCritical(path) {
   return verdicts;
 }
 
-/** The issue's targets against this run. `met: null` means the bench cannot tell. */
+/** The targets against this run. `met: null` means the bench cannot tell. */
 export function judge(table, bundle, profile, criticalPath) {
   const verdicts = [];
   const byKey = Object.fromEntries(table.map((r) => [r.key, r]));
@@ -210,7 +213,7 @@ export function judge(table, bundle, profile, criticalPath) {
     value: `${bundle.gzipKiB} KiB`,
     met: bundle.gzipKiB <= BUNDLE_LIMIT_KIB,
   });
-  // Issue #22.
+  // The platform targets: the counts before the answer, what the @platform rows add, CPU per flow.
   verdicts.push(...judgeCritical(criticalPath));
   for (const [op, limit] of Object.entries(PLATFORM_ADDED_MS)) {
     const t = byKey[`${op}@platform`]?.targets;
@@ -221,7 +224,7 @@ export function judge(table, bundle, profile, criticalPath) {
     const own = local?.gateway.p50 != null && local?.bareProxy.p50 != null ? Math.round((local.gateway.p50 - local.bareProxy.p50) * 10) / 10 : null;
     const d1 = criticalPath?.ops?.[op]?.critical?.d1Depth ?? null;
     verdicts.push({
-      target: `${op}@platform: gateway p50 at most bare-proxy p50 + ${limit} ms (issue #22)`,
+      target: `${op}@platform: gateway p50 at most bare-proxy p50 + ${limit} ms`,
       value:
         added == null
           ? null
@@ -238,17 +241,17 @@ export function judge(table, bundle, profile, criticalPath) {
         .join(", ")
     : null;
   verdicts.push({
-    target: `create-authorize-pay: gateway CPU per flow <= ${FLOW_CPU_LIMIT_22}x bare proxy (issue #22)`,
+    target: `create-authorize-pay: gateway CPU per flow <= ${PLATFORM_FLOW_CPU_LIMIT}x bare proxy`,
     value:
       flowCpu == null
         ? null
-        : `${flowCpu}x (${byKey.flow.targets.gateway.cpuMs} against ${byKey.flow.targets.bareProxy.cpuMs} ms)${flowCpu > FLOW_CPU_LIMIT_22 && biggest ? `; the flow's largest buckets: ${biggest} (bench/README.md, "CPU per flow")` : ""}`,
-    met: flowCpu == null ? null : flowCpu <= FLOW_CPU_LIMIT_22,
+        : `${flowCpu}x (${byKey.flow.targets.gateway.cpuMs} against ${byKey.flow.targets.bareProxy.cpuMs} ms)${flowCpu > PLATFORM_FLOW_CPU_LIMIT && biggest ? `; the flow's largest buckets: ${biggest} (bench/README.md, "CPU per flow")` : ""}`,
+    met: flowCpu == null ? null : flowCpu <= PLATFORM_FLOW_CPU_LIMIT,
   });
   return verdicts;
 }
 
-/** A ratio more than this much worse than the last recorded run's is a regression (issue #8). */
+/** A ratio more than this much worse than the last recorded run's is a regression. */
 const REGRESSION_LIMIT = 0.1;
 const COMPARED = [
   { metric: "p50", label: "p50", higherIsWorse: true },
@@ -271,7 +274,7 @@ export function previousRun(date) {
 
 /**
  * Every gateway/bare-proxy ratio of this run against the same ratio of the
- * last recorded run (issue #8: none may be more than 10% worse). "Worse" is
+ * last recorded run (none may be more than 10% worse). "Worse" is
  * a higher latency or CPU ratio, a lower throughput ratio. Ratios, not
  * milliseconds: both runs measured the bare proxy on their own machine.
  */
@@ -302,10 +305,11 @@ export function compareWithPrevious(report, againstPath = null) {
   };
 }
 
-/** Issue #8's verdict on the comparison. */
+/** The verdict on the comparison (about this machine's earlier runs: left out of latest.md). */
 export function regressionVerdict(comparison) {
   return {
-    target: `no gateway/bare-proxy ratio more than ${REGRESSION_LIMIT * 100}% worse than ${comparison?.chosen ? "the chosen earlier run" : "the last recorded run"} (issue #8)`,
+    local: true,
+    target: `no gateway/bare-proxy ratio more than ${REGRESSION_LIMIT * 100}% worse than ${comparison?.chosen ? "the chosen earlier run" : "the last recorded run"}`,
     value: comparison
       ? `${comparison.regressions.length} of ${comparison.rows.length} worse (vs ${comparison.against.replace("bench/results/", "")})`
       : null,
@@ -317,7 +321,7 @@ function comparisonMarkdown(comparison, table) {
   if (!comparison) return [];
   const lines = [
     "",
-    `**Against ${comparison.chosen ? "a chosen earlier run" : "the last recorded run"}** (\`${comparison.against}\`, ${comparison.date}, source ${comparison.source}): gateway / bare proxy then → now, and how much worse now (negative: better). Issue #8: no ratio more than ${comparison.limitPercent}% worse.`,
+    `**Against ${comparison.chosen ? "a chosen earlier run" : "the last recorded run"}** (\`${comparison.against}\`, ${comparison.date}, source ${comparison.source}): gateway / bare proxy then → now, and how much worse now (negative: better). The target: no ratio more than ${comparison.limitPercent}% worse.`,
     "",
     `| operation | ${COMPARED.map((c) => c.label).join(" | ")} |`,
     `|---|${COMPARED.map(() => "---:").join("|")}|`,
@@ -422,28 +426,55 @@ function coresRange(report) {
   return `${Math.min(...cores).toFixed(2)}–${Math.max(...cores).toFixed(2)}`;
 }
 
+/**
+ * The full report of a run: the table, the counts with each operation's steps
+ * in order, the verdicts, the comparison with the last recorded run, the cost
+ * ladder and the CPU profile. Written beside the run's JSON, never committed.
+ */
 export function markdown(report) {
+  return render(report, { full: true });
+}
+
+/**
+ * bench/results/latest.md, the one results file kept in git: what was
+ * measured, with which command, on what, and the numbers the README and
+ * docs/capacity.md cite. Nothing in it names a file git does not keep.
+ */
+export function summaryMarkdown(report) {
+  return render(report, { full: false });
+}
+
+function render(report, { full }) {
   const m = report.machine;
+  const notes = full
+    ? report.table.map((r) => `- **${r.label}**: ${r.note}.`)
+    : [
+        ...report.table.filter((r) => !r.key.includes("@")).map((r) => `- **${r.label}**: ${r.note}.`),
+        `- **@${UPSTREAM_LATENCY_MS}ms**: the operation again at concurrency 1, every target's sandbox waiting ${UPSTREAM_LATENCY_MS} ms before each call (SANDBOX_LATENCY_MS): the upstream as far away as a real one.`,
+        `- **@platform**: the operation at concurrency 1 with the upstream ${UPSTREAM_LATENCY_MS} ms away and every D1 round trip of the gateway ${PLATFORM_D1_MS} ms away (bench/workers/traced-gateway.ts wraps the D1 bindings; the gateway's code is unchanged); the bare proxy and the sandbox have no D1.`,
+      ];
   const lines = [
-    `<!-- Written by \`npm run bench\` (bench/lib/report.mjs); regenerate, don't edit. -->`,
+    full
+      ? `<!-- Written by \`npm run bench\` (bench/lib/report.mjs) beside the run's JSON; not committed. -->`
+      : `<!-- Written by \`npm run bench\` (bench/lib/report.mjs): the newest full run's summary, the one results file kept in git; regenerate, don't edit. -->`,
     `**Command:** \`npm run bench\` · **Date:** ${report.date} · **Machine:** ${m.nproc} cores (\`nproc\`), ${m.cpu}, ${m.memoryGiB} GiB, node ${m.node}, workerd ${m.workerd} via miniflare ${m.miniflare}, autocannon ${m.autocannon}${m.stealPercent != null ? ` · **CPU stolen by the host during the run:** ${m.stealPercent}%` : ""} · **Source:** ${report.source.commit}${report.source.uncommittedChanges.length ? ` + uncommitted changes in ${report.source.uncommittedChanges.length} file(s)` : ""}`,
     "",
-    `Latency: ${PLAN.latency.amount} requests (${PLAN.latency.flows} flows) at concurrency 1 after ${PLAN.latency.warmup} warm-up. Throughput: concurrency 32 for ${PLAN.throughput.seconds} s after ${PLAN.throughput.warmupSeconds} s warm-up (authorize and pay: ${PLAN.throughput.amount} requests, each on a fresh receipt). Targets measured interleaved, one at a time, on the same machine. Rows marked @${UPSTREAM_LATENCY_MS}ms: ${PLAN.latency40.amount} requests (${PLAN.latency40.flows} flows) at concurrency 1 with the upstream ${UPSTREAM_LATENCY_MS} ms away for every target. Rows marked @platform: ${PLAN.latencyPlatform.amount} requests (${PLAN.latencyPlatform.flows} flows) at concurrency 1, the upstream ${UPSTREAM_LATENCY_MS} ms away and every D1 round trip of the gateway ${PLATFORM_D1_MS} ms away.`,
+    `What it measures: every operation on three targets (the sandbox upstream called directly, a bare proxy in front of it, the gateway), each in its own local workerd (bench/README.md). Latency: ${PLAN.latency.amount} requests (${PLAN.latency.flows} flows) at concurrency 1 after ${PLAN.latency.warmup} warm-up. Throughput: concurrency 32 for ${PLAN.throughput.seconds} s after ${PLAN.throughput.warmupSeconds} s warm-up (authorize and pay: ${PLAN.throughput.amount} requests, each on a fresh receipt). Targets measured interleaved, one at a time, on the same machine. Rows marked @${UPSTREAM_LATENCY_MS}ms: ${PLAN.latency40.amount} requests (${PLAN.latency40.flows} flows) at concurrency 1 with the upstream ${UPSTREAM_LATENCY_MS} ms away for every target. Rows marked @platform: ${PLAN.latencyPlatform.amount} requests (${PLAN.latencyPlatform.flows} flows) at concurrency 1, the upstream ${UPSTREAM_LATENCY_MS} ms away and every D1 round trip of the gateway ${PLATFORM_D1_MS} ms away.`,
     "",
     markdownTable(report.table),
     "",
-    ...report.table.map((r) => `- **${r.label}**: ${r.note}.`),
+    ...notes,
     `- **runtime CPU**: CPU time of the target's workerd process (worker, Durable Objects, D1, sandbox) per answer during the c=32 run, from /proc. workerd kept ${coresRange(report)} core(s) busy, so req/s ≈ 1000 / CPU ms: throughput here is CPU per request.`,
     "",
   ];
-  const critical = criticalMarkdown(report.criticalPath, report.measurements);
+  const critical = criticalMarkdown(report.criticalPath, report.measurements, { steps: full });
   if (critical.length) lines.push(...critical, "");
   const hadErrors = report.table.filter((r) => TARGETS.some((t) => r.targets[t.key].non2xx > 0));
   if (hadErrors.length) {
-    lines.push(`⚠ non-2xx answers or connection errors in: ${hadErrors.map((r) => r.label).join(", ")} (see the JSON).`, "");
+    lines.push(`⚠ non-2xx answers or connection errors in: ${hadErrors.map((r) => r.label).join(", ")} (see the run's JSON).`, "");
   }
-  lines.push("| target (issue #12 unless marked) | this run | verdict |", "|---|---:|---|");
-  for (const v of report.verdicts) lines.push(`| ${v.target} | ${v.value ?? "–"} | ${verdictWord(v.met)} |`);
+  lines.push("| target | this run | verdict |", "|---|---:|---|");
+  for (const v of report.verdicts.filter((v) => full || !v.local)) lines.push(`| ${v.target} | ${v.value ?? "–"} | ${verdictWord(v.met)} |`);
   const b = report.bundle;
   lines.push(
     "",
@@ -464,17 +495,30 @@ export function markdown(report) {
     "",
     `**Time to first answer** (new runtime to first 200 on GET /healthz, bundle prebuilt): gateway median ${cs.gateway.medianMs} ms over ${cs.gateway.runs.length} fresh starts (runtime listening after ${cs.gateway.medianReadyMs} ms); bare proxy ${cs.bareProxy.firstAnswerMs} ms.`,
   );
-  lines.push(...comparisonMarkdown(report.comparison, report.table));
-  if (report.profile?.summary) lines.push("", report.profile.summary);
+  if (full) {
+    lines.push(...comparisonMarkdown(report.comparison, report.table));
+    if (report.profile?.summary) lines.push("", report.profile.summary);
+  } else {
+    lines.push(
+      "",
+      "Each operation's steps in order, the comparison with the machine's previous run, the cost ladder and the CPU profile by bucket are in the full report `npm run bench` writes beside the run's JSON (`bench/results/<date-time>.md` and `.json`, kept out of git).",
+    );
+  }
   return `${lines.join("\n")}\n`;
 }
 
-/** Writes the JSON and (for a full run) latest.md; returns the JSON path. */
+/** The full report's path beside a run's JSON. */
+export const fullReportPath = (jsonPath) => jsonPath.replace(/\.json$/, ".md");
+
+/** Writes the JSON and (for a full run) the full report beside it and latest.md; returns the JSON path. */
 export function writeResults(report) {
   const stamp = report.date.replace(/:/g, "-").replace(/\.\d+Z$/, "Z");
   const jsonPath = join(RESULTS_DIR, PLAN.quick ? `${stamp}-quick.json.tmp` : `${stamp}.json`);
   writeFileSync(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
-  if (!PLAN.quick) writeFileSync(join(RESULTS_DIR, "latest.md"), markdown(report));
+  if (!PLAN.quick) {
+    writeFileSync(fullReportPath(jsonPath), markdown(report));
+    writeFileSync(join(RESULTS_DIR, "latest.md"), summaryMarkdown(report));
+  }
   return jsonPath;
 }
 

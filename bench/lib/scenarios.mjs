@@ -16,7 +16,7 @@ export const TARGETS = [
   { key: "gateway", label: "gateway", headers: GATEWAY_HEADERS },
 ];
 
-// The sandbox's fixed values (CONTRACT.md): 1001 needs an OTP, 1003 does not.
+// The sandbox's fixed values (docs/reference.md, "The sandbox"): 1001 needs an OTP, 1003 does not.
 const VERIFY_MERCHANT = 1001;
 const PLAIN_MERCHANT = 1003;
 const AMOUNT = 150_000;

@@ -1,6 +1,6 @@
 /**
  * Bench-only: the gateway exactly as src/dev.ts builds it, with its bindings
- * wrapped (issue #22). The gateway's code is not changed; what it is handed is:
+ * wrapped. The gateway's code is not changed; what it is handed is:
  *
  * - every D1 binding: each round trip (a statement's run/all/first/raw, a
  *   batch, an exec) is delayed by BENCH_D1_DELAY_MS, half on the way there
@@ -24,7 +24,7 @@
  * bench/README.md ("Round trips and commits") gives the limits.
  *
  * Besides the traces, counters of what the platform bills, for every
- * request, alarm and queue batch alike (issue 20: rows written counted, not
+ * request, alarm and queue batch alike (rows written counted, not
  * estimated): D1 statements, rows read and written (each result's `meta`),
  * the objects' rows written (each `sql.exec` cursor's `rowsWritten`), object
  * requests (stub calls and alarms), Worker invocations and queue messages.

@@ -3,7 +3,9 @@
  * relative link names a file that exists (and, for a markdown file, a heading
  * that exists), and a link that leaves the repository is an http(s) link to
  * the local gateway or to a well-known public documentation site. Nothing
- * points at files outside the repository (the shared contract, the seed).
+ * points at files outside the repository (a contract or an upstream's
+ * documentation kept beside it: docs/reference.md and docs/upstream.md are
+ * the repository's own).
  *
  * The markdown is bundled by Vite (`?raw`); the repository's file list is the
  * keys of a lazy import.meta.glob, resolved by Vite at transform time, so no
@@ -139,7 +141,7 @@ describe("links in README.md and docs/*.md", () => {
       expect(problems, file).toEqual([]);
     });
 
-    it(`${file}: names nothing outside the repository (the shared contract, the seed)`, () => {
+    it(`${file}: names no contract or upstream documentation kept outside the repository`, () => {
       expect(markdown).not.toMatch(/CONTRACT\.md|shared\/seeds|000_8085d1b417e2f707|\.\.\/shared/);
     });
   }

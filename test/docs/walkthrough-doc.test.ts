@@ -72,7 +72,7 @@ describe("the README walk-through is scripts/walkthrough.sh", () => {
     expect(block).toMatch(/^ID=\$\(curl .* \| jq -r \.id\)/m);
   });
 
-  it("covers the operations issue 11 names, with authorize before every OTP pay (the sandbox accepts an OTP only once sent)", () => {
+  it("covers every partner operation and the event list, with authorize before every OTP pay (the sandbox accepts an OTP only once sent)", () => {
     const calls = regionLines.filter(isCall);
     const paths = calls.map((line) => /\/((?:receipt|a2c|gateway\/events)\/[a-z/-]+)/.exec(line)?.[1]);
     for (const path of [

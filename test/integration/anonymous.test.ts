@@ -4,7 +4,7 @@ import { call, createReceipt, expectError, expectStatus, OTP_OK, OTP_WRONG, REDU
 const CARD = { number: "8600000000000007", expire: "3012" };
 
 describe("anonymous card payment", () => {
-  it("authorize and pay with a card number: the seed's reduced receipt", async () => {
+  it("authorize and pay with a card number: the upstream's reduced receipt", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     const sent = await expectStatus(call("receipt/anonymous/authorize", { id: receipt.id, card: CARD }), 200);
     expect(sent).toMatchObject({ id: receipt.id, sent: true });

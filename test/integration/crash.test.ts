@@ -197,7 +197,7 @@ describe("a crash right after the queue accepted an event", () => {
 
   // The queue accepted receipt.paid, then the runtime died, before the object marked its outbox
   // row sent or after: either way the queue's copy dies with the process (the local queue
-  // lives in memory), as issue 18 saw. With no caller, the object's alarm and the Cron
+  // lives in memory). With no caller, the object's alarm and the Cron
   // Trigger's sweep get it to the receiver.
   for (const moment of ["before the outbox row is marked sent", "after the outbox row is marked sent"] as const) {
     it(`${moment}: the receiver still gets receipt.paid, and events/list says delivered`, async () => {

@@ -128,8 +128,8 @@ describe("the contract's times, computed from the schedules, the queues and the 
   const ATTEMPT_S = 10;
   /**
    * What the queue adds before each delivery: its batch timeout, and a second
-   * for the runtime (issue 18 measured 2, 4, 10, 28 and 82 s for delays of
-   * 1, 3, 9, 27 and 81 s: one second each).
+   * for the runtime (delays of 1, 3, 9, 27 and 81 s were measured as 2, 4,
+   * 10, 28 and 82 s locally: one second each).
    */
   const latency = (name: "development" | "production", queue: "events" | "dead letters" = "events") => {
     const queues = env.TEST_WRANGLER_QUEUES[name];

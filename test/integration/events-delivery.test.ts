@@ -388,7 +388,7 @@ describe("an event no attempt is scheduled for (the sweep, run by the Cron Trigg
     expect(received).toHaveLength(2);
   });
 
-  it("stranded since long before (as issue 18 found them): failed by the next sweep; resent, a new round that the sweep leaves pending", async () => {
+  it("stranded since long before (logged, its queue message lost, never attempted): failed by the next sweep; resent, a new round that the sweep leaves pending", async () => {
     receiver();
     const recordId = newRecordId();
     const event = makeEvent(recordId);

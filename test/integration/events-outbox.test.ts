@@ -1,4 +1,4 @@
-// The receipt object's outbox (issue: the partner backend hears about every
+// The receipt object's outbox (the partner backend hears about every
 // payment): every state change the gateway learns of, from a call or from its
 // own reconciliation, is one event written in the same storage step, drained
 // into the event log, then the queue; a refusal is none.

@@ -418,7 +418,7 @@ describe("receipt/anonymous/pay", () => {
     expectError(await anonymous(receipt.id, "8600000000000007"), 400, "OTP_REQUIRED");
   });
 
-  it("answers the seed's reduced receipt: commission spelled right, error '', merchant.fields [], short ofd", async () => {
+  it("answers the upstream's reduced receipt: commission spelled right, error '', merchant.fields [], short ofd", async () => {
     const receipt = await created({ merchant_id: 1003 });
     await sendOtp(receipt.id, { number: "8600000000000007", expire: FUTURE });
     const { status, body } = await anonymous(receipt.id, "8600000000000007", OTP);
@@ -631,7 +631,7 @@ describe("receipt/cancel and check-id", () => {
 describe("a2c", () => {
   const payTransfer = (id: string, otp?: string) => call("a2c/pay", { id, ...(otp === undefined ? {} : { otp }) });
 
-  it("creates a transfer receipt in the seed's shape: tId, ULID receipt_id, type 6, null dates, sender token", async () => {
+  it("creates a transfer receipt in the upstream's shape: tId, ULID receipt_id, type 6, null dates, sender token", async () => {
     const tid = newTid();
     const { status, body } = await call("a2c/create", {
       tid,

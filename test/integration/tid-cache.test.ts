@@ -1,7 +1,7 @@
 /**
  * What a data center remembers of completed tids (src/tid-cache.ts): a
  * check-tid or an identical retry of a create this data center answered
- * needs no D1 round trip (issue 22), and the memory is believed only while
+ * needs no D1 round trip, and the memory is believed only while
  * the row it stands for exists (its retention window, by the gateway's clock).
  */
 import { env } from "cloudflare:workers";

@@ -1,5 +1,5 @@
 /**
- * Issues 20 and 22: a replay is answered by the record's object (the tid row
+ * A replay is answered by the record's object (the tid row
  * keeps no answer), a create answers after one D1 round trip and its tid row
  * is completed after the answer (by the request, or owed by the record's
  * object and completed by its alarm), and the rows and answers written

@@ -1,5 +1,5 @@
 /**
- * Rule 10, "what retention removes frees its space for reuse" (issue 20), for
+ * Rule 10, "what retention removes frees its space for reuse", for
  * the tid index: a database filled with tid rows, emptied by retention past
  * TID_RETENTION_DAYS and filled again as much does not grow. Measured as D1
  * reports it, in pages (`meta.size_after`: the database file, free pages

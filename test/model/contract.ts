@@ -1,5 +1,5 @@
-// What test/integration/model.test.ts holds the gateway to, written from CONTRACT.md and
-// from nothing else: which answers an operation may get given what a caller
+// What test/integration/model.test.ts holds the gateway to, written from docs/reference.md
+// (the repository's contract) and from nothing else: which answers an operation may get given what a caller
 // and the upstream can see (the sandbox's own view of the record and its call
 // log), what a failed OTP guess is (rule 2), which states the upstream went
 // through, and which event each of them is. Pure: no I/O, no clock. It never
@@ -21,7 +21,7 @@ export const TOKEN_OF: Record<Behaviour, string> = {
   busy: "tok_sandbox_busy",
 };
 
-/** The sandbox's values (CONTRACT.md, "The sandbox upstream"). */
+/** The sandbox's values (docs/reference.md, "The sandbox"). */
 export const OTP_RIGHT = "111111";
 /** Wrong OTPs the model uses (the card-data scan looks for each). */
 export const OTP_WRONG = ["222222", "333333", "444444"] as const;
