@@ -7,7 +7,7 @@
  *   `user:<sub>`, the index's primary key prefix), in every database;
  * - each record's Durable Object erases its body, the create's answer it
  *   keeps for replays, its outbox (the bodies of its events, logged or not)
- *   and every body it stores later (src/receipt-object.ts erase); then the
+ *   and every body it stores later (the record object's erase); then the
  *   event bodies the event log itself holds (event_bodies, from before
  *   migrations/0009) and a create answer stored before migrations/0008
  *   (tid_answers_legacy) are rewritten too;

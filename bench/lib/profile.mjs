@@ -231,7 +231,7 @@ export const BUCKETS = [
   {
     key: "storage",
     label: "storage",
-    what: "src/record/store.ts, src/record/schema.ts, src/record/alarm.ts and the object's alarm calls: the record's SQLite (sql.exec, transactions)",
+    what: "src/record/store.ts, row.ts, outbox-rows.ts, schema.ts, alarm.ts and the object's alarm calls: the record's SQLite (sql.exec, transactions)",
   },
   {
     key: "queue",
@@ -248,7 +248,7 @@ export const BUCKETS = [
   {
     key: "record",
     label: "record object",
-    what: "src/receipt-object.ts, src/lifecycle.ts, src/kinds.ts, src/clock.ts, the rest of src/record/ (write-ahead, OTP ledger, recorder, reconciler, outcomes): the lifecycle, the Durable Object's RPC",
+    what: "src/receipt-object.ts, src/lifecycle.ts, src/kinds.ts, src/clock.ts, src/schedule.ts, the rest of src/record/ (the money move, write-ahead, OTP ledger, recorder, late reads, reconciler): the lifecycle, the Durable Object's RPC",
   },
   {
     key: "create",
@@ -282,11 +282,11 @@ const BUCKET_BY_FILE = [
   [/^gateway src\/(auth|caller)\.ts$|^package jose$/, "auth"],
   [/^gateway src\/(http|schemas)\.ts$|^gateway src\/events\/schemas\.ts$|^package (valibot|@hono\/standard-validator)$/, "validation"],
   [/^gateway src\/(tid-index|tid-shards|shards|fanout|retention|erasure)\.ts$|^gateway src\/events\/(log|sweep)\.ts$|^runtime .*d1/, "d1"],
-  [/^gateway src\/record\/(store|schema|alarm)\.ts$/, "storage"],
+  [/^gateway src\/record\/(store|schema|alarm|outbox-rows|row)\.ts$/, "storage"],
   [/^gateway src\/events\/|^gateway src\/record\/(event|outbox)\.ts$|^package ulid$/, "queue"],
   [/^gateway src\/(redact|log)\.ts$/, "logging"],
   [/^gateway src\/upstream\//, "upstream"],
-  [/^gateway src\/(receipt-object|lifecycle|kinds|clock)\.ts$|^gateway src\/record\//, "record"],
+  [/^gateway src\/(receipt-object|record-stub|lifecycle|schedule|kinds|clock)\.ts$|^gateway src\/record\//, "record"],
   [/^gateway src\/(creation|tid-cache)\.ts$/, "create"],
   [
     /^gateway src\/(app|index|dev|operations\/.*|errors|error-meanings|config|config-rules|guard|rate-limit|readiness|types|openapi|examples|build\/.*)\.ts$|^package |^other /,

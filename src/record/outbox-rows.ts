@@ -78,7 +78,7 @@ export class OutboxRows {
   }
 
   /**
-   * Logged events stay in the outbox, marked logged (schema v7): the record
+   * Logged events stay in the outbox, marked logged: the record
    * gives their bodies to events/list, events/resend and the sweep for as long
    * as the event log lists them (docs/events.md), and they go with the record.
    */
