@@ -2,7 +2,6 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { log } from "./log";
-import type { ReceiptBody, TransferBody } from "./schemas";
 
 /** The contract's error table: every code the gateway may answer, with its status. */
 export const ERROR_STATUS = {
@@ -67,30 +66,6 @@ export interface Failure extends ErrorExtras {
 }
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: Failure };
-
-/**
- * How an upstream call ended, beyond success (src/upstream/client.ts makes them):
- * - `rejected`: the upstream answered that it did nothing (a refusal, or
- *   429/503 busy);
- * - `unknown`: the upstream may or may not have acted (timeout, connection
- *   lost, 5xx, an answer the gateway cannot read): whoever moves money must
- *   reconcile before trying again.
- * `judged` says whether an OTP in the request was looked at by the upstream:
- * false for busy, OTP_EXPIRED and a refused credential (rule 2: no guess).
- */
-export type UpstreamFailure = {
-  ok: false;
-  failure: Failure;
-  outcome: "rejected" | "unknown";
-  judged: boolean;
-  /** The upstream's own code, e.g. OTP_INVALID. */
-  upstreamCode?: string;
-  /** The record as the upstream says it stands after the failure, if it said. */
-  receipt?: ReceiptBody;
-  transfer?: TransferBody;
-};
-
-export type UpstreamResult<T> = { ok: true; value: T } | UpstreamFailure;
 
 export class ApiError extends Error {
   readonly code: ErrorCode;
