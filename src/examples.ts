@@ -1,14 +1,16 @@
 /**
  * The examples of the OpenAPI document: what the sandbox answers to each
  * operation's documented request (src/operations/), with its ids, dates and
- * fiscal signatures fixed, and one example per event type (each error code's
- * example stands in its row of the error table, src/error-codes.ts).
- * test/docs/examples.test.ts sends every documented request to the
- * gateway and holds each answer to its example (all but the values that
- * differ per call), and validates every example against its schema.
+ * fiscal signatures fixed. The events' examples are built of these records
+ * (src/events/examples.ts) and each error code's example stands in its row
+ * of the error table (src/error-codes.ts). test/docs/examples.test.ts sends
+ * every documented request to the gateway and holds each answer to its
+ * example (all but the values that differ per call), and validates every
+ * example against its schema.
+ *
+ * Plain values that import nothing, so that the schemas, the error table and
+ * the events can all show them.
  */
-import type { EventType } from "./events/types";
-
 export const EXAMPLE_RECEIPT_ID = "6571a4f0c8a5b2d1e3f40a11";
 export const EXAMPLE_TRANSFER_ID = "01JDQ3ZK6Y8N4W5X2V7T9R1M0B";
 export const EXAMPLE_EVENT_ID = "evt_01JDQ3ZK6Y8N4W5X2V7T9R1M0C";
@@ -168,40 +170,3 @@ export const AUDIT_TRAIL = {
     { at: PAID, op: "pay", actor: "partner", request_id: "20c816c4-ac75-4952-a16b-b67dfcc2f9e4", outcome: "ok", state: 4 },
   ],
 };
-
-/** Each event type: the record it carries and the state before. */
-const EVENT_OBJECTS: Record<EventType, [object, number | null]> = {
-  "receipt.created": [RECEIPT_CREATED, null],
-  "receipt.paid": [RECEIPT_PAID, 0],
-  "receipt.held": [RECEIPT_HELD, 0],
-  "receipt.awaiting_supplier": [{ ...RECEIPT_PAID, state: 57, ofd: null }, 0],
-  "receipt.cancelled": [RECEIPT_CANCELLED, 4],
-  "receipt.otp_attempts_exhausted": [RECEIPT_CREATED, 0],
-  "transfer.created": [TRANSFER_CREATED, null],
-  "transfer.paid": [TRANSFER_PAID, 0],
-  "transfer.cancelled": [{ ...TRANSFER_CREATED, state: 21, cancel_date: CANCELLED }, 0],
-  "transfer.otp_attempts_exhausted": [TRANSFER_CREATED, 0],
-};
-
-const SEQUENCE: Partial<Record<EventType, number>> = { "receipt.created": 1, "transfer.created": 1, "receipt.cancelled": 3 };
-
-export function eventExample(type: EventType) {
-  const [object, previous] = EVENT_OBJECTS[type];
-  return {
-    id: EXAMPLE_EVENT_ID,
-    type,
-    created: CREATED + 60000,
-    sequence: SEQUENCE[type] ?? 2,
-    request_id: EXAMPLE_REQUEST_ID,
-    data: { object, owner: "partner", previous_state: previous },
-  };
-}
-
-export const EVENT_PAGE = {
-  events: [
-    { ...eventExample("receipt.paid"), delivery: { status: "failed", attempts: 8, last_status: 500, last_error: "HTTP 500", delivered_at: null } },
-  ],
-  has_more: false,
-};
-
-export const EVENT_RESENT = eventExample("receipt.paid");
