@@ -128,6 +128,10 @@ type EventsOf<K extends { events: KindEvents<KindName> }> =
 /** Every event type, as the kinds name them. */
 export type EventType = EventsOf<typeof RECEIPT> | EventsOf<typeof TRANSFER>;
 
-export function kindOf(name: KindName): Kind<RecordBody, { tid: string }> {
+/** The kind of this name, typed for code that handles either. */
+export function kindNamed(name: KindName): Kind<RecordBody, { tid: string }> {
   return KINDS[name] as unknown as Kind<RecordBody, { tid: string }>;
 }
+
+/** @deprecated kindNamed's earlier name: it stays while the record's object and parts import it. */
+export const kindOf = kindNamed;
