@@ -10,10 +10,11 @@
  *   npm run deploy -- --config <wrangler.toml>       another configuration file
  *
  * 1. Checks wrangler.toml's [env.production] offline, with the rules of
- *    src/config-rules.ts that the running gateway's guard uses (this file
- *    loads that TypeScript module as it is: Node strips its types). The
- *    configuration is read with wrangler's own reader, so it is what
- *    `wrangler deploy --env production` will deploy, environment rules and all.
+ *    src/config-rules.ts and src/config-lists.ts that the running gateway's
+ *    guard uses (this file loads those TypeScript modules as they are: Node
+ *    strips their types). The configuration is read with wrangler's own
+ *    reader, so it is what `wrangler deploy --env production` will deploy,
+ *    environment rules and all.
  * 2. Bundles production with `wrangler deploy --dry-run` and stops on any warning.
  * 3. Uploads --secrets (after checking it), then checks with `wrangler secret
  *    list` that every production secret is set and JWT_SECRET is not.
@@ -31,6 +32,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { unstable_readConfig } from "wrangler";
+import { parseWebhookSecrets } from "../src/config-lists.ts";
 import {
   DEPLOYMENT_CONFIG_KEYS,
   d1Bindings,
@@ -38,7 +40,6 @@ import {
   deploymentUrls,
   FORBIDDEN_PRODUCTION_SECRETS,
   PRODUCTION_SECRETS,
-  parseWebhookSecrets,
   productionSecretProblems,
 } from "../src/config-rules.ts";
 import { productionDryRun, WRANGLER } from "./build.mjs";

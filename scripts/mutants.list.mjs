@@ -597,7 +597,7 @@ export const MUTANTS = [
   },
   {
     name: "signed-with-secret-text",
-    file: "src/config-rules.ts",
+    file: "src/config-lists.ts",
     find: "decodeBase64(entry.slice(WEBHOOK_SECRET_PREFIX.length))",
     replace: "new TextEncoder().encode(entry.slice(WEBHOOK_SECRET_PREFIX.length))",
     tests: ["test/unit/events-signing.test.ts"],

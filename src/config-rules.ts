@@ -3,11 +3,15 @@
  * pure functions over strings and plain objects, shared by the running
  * gateway (src/config.ts reads the settings with them, src/guard.ts refuses
  * to serve on their problems) and `npm run deploy`'s offline check
- * (scripts/deploy.mjs). Node loads this file as it is (it strips the types),
- * so it imports nothing and uses only erasable TypeScript.
+ * (scripts/deploy.mjs): the development credentials production refuses, the
+ * hosts it may call, the vars' and secrets' production rules, and the
+ * deployment's shape. How a list is read is src/config-lists.ts's. Node loads
+ * this file as it is (it strips the types), so it imports only that file, by
+ * the whole name Node needs, and uses only erasable TypeScript.
  *
  * Every problem is a sentence that names the setting and never its value.
  */
+import { previousTidShardLayouts, previousTidShardList, secretList, settingText, tidShardList, tidShardListProblems } from "./config-lists.ts";
 
 /** The development credentials of `.dev.vars.example`; a production deployment refuses to run with them. */
 export const DEVELOPMENT_PARTNER_KEY = "sk_test_local_partner";
@@ -31,97 +35,6 @@ export const FORBIDDEN_PRODUCTION_SECRETS = ["JWT_SECRET"] as const;
 export const PRODUCTION_URLS = ["UPSTREAM_BASE_URL", "JWKS_URL", "WEBHOOK_URL"] as const;
 
 export type Settings = Readonly<Record<string, unknown>>;
-
-const text = (value: unknown): string => (typeof value === "string" ? value.trim() : "");
-
-/** Several values of one secret, space-separated (WEBHOOK_SECRET, TID_SECRET while rotating). */
-export const secretList = (value: unknown): string[] => text(value).split(/\s+/).filter(Boolean);
-
-/** How WEBHOOK_SECRET's values begin (the Standard Webhooks form `whsec_<base64>`). */
-export const WEBHOOK_SECRET_PREFIX = "whsec_";
-/** The Standard Webhooks spec asks for 24 to 64 random bytes; fewer are refused. */
-export const MIN_WEBHOOK_SECRET_BYTES = 24;
-
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-function decodeBase64(text: string): Uint8Array | null {
-  if (!BASE64.test(text)) return null;
-  try {
-    return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}
-
-export interface WebhookSecrets {
-  /** The decoded key of each well-formed secret, in the order configured: what src/events/signing.ts signs with. */
-  keys: Uint8Array[];
-  /** One sentence per malformed entry; never the entry itself. */
-  problems: string[];
-}
-
-/**
- * Reads WEBHOOK_SECRET: one or more `whsec_<base64>` secrets, space-separated
- * (several while one is rotated: every delivery is then signed with each).
- */
-export function parseWebhookSecrets(value: string | undefined): WebhookSecrets {
-  const keys: Uint8Array[] = [];
-  const problems: string[] = [];
-  const entries = secretList(value);
-  entries.forEach((entry, i) => {
-    const name = entries.length > 1 ? `WEBHOOK_SECRET entry ${i + 1}` : "WEBHOOK_SECRET";
-    const key = entry.startsWith(WEBHOOK_SECRET_PREFIX) ? decodeBase64(entry.slice(WEBHOOK_SECRET_PREFIX.length)) : null;
-    if (!key) problems.push(`${name} is not of the form whsec_<base64>.`);
-    else if (key.length < MIN_WEBHOOK_SECRET_BYTES)
-      problems.push(`${name} encodes fewer than ${MIN_WEBHOOK_SECRET_BYTES} bytes; use 24 to 64 random bytes.`);
-    else keys.push(key);
-  });
-  return { keys, problems };
-}
-
-/** The tid index's D1 bindings when TID_INDEX_SHARDS is absent or empty: the one database a deployment starts with. */
-export const DEFAULT_TID_INDEX_SHARDS = ["DB"] as const;
-
-/**
- * TID_INDEX_SHARDS: the D1 bindings the tid index is spread over, in order,
- * separated by commas or spaces. The order is part of the data's layout (a
- * row's shard is a position in this list): append, never reorder.
- */
-export const tidShardList = (value: unknown): string[] => {
-  const names = text(value)
-    .split(/[\s,]+/)
-    .filter(Boolean);
-  return names.length > 0 ? names : [...DEFAULT_TID_INDEX_SHARDS];
-};
-
-/**
- * TID_INDEX_SHARDS_PREVIOUS: every earlier list that may still place a row,
- * separated by semicolons (`DB; DB DB_TID_1`); empty when none. A key whose
- * database differs between them is looked for in each, and a create fences
- * each earlier place before it claims in the current one (src/tid-index.ts).
- * An earlier list is dropped once its rows are gone (TID_RETENTION_DAYS after
- * the list after it was deployed). This: every binding any of them names.
- */
-export const previousTidShardList = (value: unknown): string[] => previousTidShardLayouts(value).flat();
-
-/** TID_INDEX_SHARDS_PREVIOUS's earlier lists, each as TID_INDEX_SHARDS spells one. */
-export const previousTidShardLayouts = (value: unknown): string[][] =>
-  text(value)
-    .split(";")
-    .map((list) => list.split(/[\s,]+/).filter(Boolean))
-    .filter((list) => list.length > 0);
-
-/** What is wrong with a list itself, before any binding is looked at. `setting` names the var. */
-export function tidShardListProblems(names: readonly string[], setting = "TID_INDEX_SHARDS"): string[] {
-  const problems: string[] = [];
-  const seen = new Set<string>();
-  for (const name of names) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.push(`${setting} names "${name}", which is not a binding name.`);
-    else if (seen.has(name)) problems.push(`${setting} names ${name} twice: each tid must have exactly one database.`);
-    seen.add(name);
-  }
-  return problems;
-}
 
 /** The URL `value` spells, or null when it spells none. */
 export function parseUrl(value: string): URL | null {
@@ -231,15 +144,15 @@ export function productionUrlProblem(name: string, value: string): string | null
 /** The vars' problems in production: the three URLs. `vars` is what the Worker's env holds. */
 export function productionVarProblems(vars: Settings): string[] {
   const problems: string[] = [];
-  const jwksUrl = text(vars.JWKS_URL);
+  const jwksUrl = settingText(vars.JWKS_URL);
   if (!jwksUrl) problems.push("JWKS_URL is not set: users' JWTs cannot be verified.");
   else {
     const jwks = productionUrlProblem("JWKS_URL", jwksUrl);
     if (jwks) problems.push(jwks);
   }
-  const upstream = productionUrlProblem("UPSTREAM_BASE_URL", text(vars.UPSTREAM_BASE_URL));
+  const upstream = productionUrlProblem("UPSTREAM_BASE_URL", settingText(vars.UPSTREAM_BASE_URL));
   if (upstream) problems.push(upstream);
-  const webhookUrl = text(vars.WEBHOOK_URL);
+  const webhookUrl = settingText(vars.WEBHOOK_URL);
   if (!webhookUrl) problems.push("WEBHOOK_URL is not set: events cannot be delivered.");
   else {
     const webhook = productionUrlProblem("WEBHOOK_URL", webhookUrl);
@@ -254,13 +167,13 @@ export function productionVarProblems(vars: Settings): string[] {
  * match any). Each value is checked on its own.
  */
 export function tidSecretProblems(value: unknown, upstreamApiKey: unknown): string[] {
-  if (text(value).includes(TEMPLATE_PLACEHOLDER)) return ["TID_SECRET is still the template's placeholder; set a random one."];
+  if (settingText(value).includes(TEMPLATE_PLACEHOLDER)) return ["TID_SECRET is still the template's placeholder; set a random one."];
   const values = secretList(value);
   const problems: string[] = [];
   values.forEach((secret, i) => {
     const name = values.length > 1 ? `TID_SECRET entry ${i + 1}` : "TID_SECRET";
     if (secret === DEVELOPMENT_TID_SECRET) problems.push(`${name} is the development secret; set a random one of its own.`);
-    else if (secret === text(upstreamApiKey)) {
+    else if (secret === settingText(upstreamApiKey)) {
       problems.push(`${name} equals UPSTREAM_API_KEY; it must be a secret of its own, so rotating the upstream credential changes no tid.`);
     } else if (secret.length < MIN_TID_SECRET_LENGTH) problems.push(`${name} is shorter than ${MIN_TID_SECRET_LENGTH} characters.`);
   });
@@ -276,21 +189,21 @@ export function tidSecretProblems(value: unknown, upstreamApiKey: unknown): stri
  */
 export function productionSecretProblems(secrets: Settings): string[] {
   const problems: string[] = [];
-  const digests = text(secrets.PARTNER_KEY_HASHES)
+  const digests = settingText(secrets.PARTNER_KEY_HASHES)
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
   if (digests.includes(DEVELOPMENT_PARTNER_KEY_DIGEST)) {
     problems.push("PARTNER_KEY_HASHES holds the digest of the development server key; remove it.");
   }
-  const jwtSecret = text(secrets.JWT_SECRET);
+  const jwtSecret = settingText(secrets.JWT_SECRET);
   if (jwtSecret === DEVELOPMENT_JWT_SECRET) {
     problems.push("JWT_SECRET is the development secret; production verifies users' JWTs against JWKS_URL only. Delete the secret.");
   } else if (jwtSecret) {
     problems.push("JWT_SECRET is set; production verifies users' JWTs against JWKS_URL only (no shared-secret HS256). Delete the secret.");
   }
   problems.push(...tidSecretProblems(secrets.TID_SECRET, secrets.UPSTREAM_API_KEY));
-  const apiKey = text(secrets.UPSTREAM_API_KEY);
+  const apiKey = settingText(secrets.UPSTREAM_API_KEY);
   if (!apiKey) problems.push("UPSTREAM_API_KEY is not set.");
   else if (apiKey === SANDBOX_UPSTREAM_API_KEY) problems.push("UPSTREAM_API_KEY is the sandbox's development key.");
   const webhookSecrets = secretList(secrets.WEBHOOK_SECRET);
@@ -299,7 +212,7 @@ export function productionSecretProblems(secrets: Settings): string[] {
     problems.push("WEBHOOK_SECRET holds the development secret; set the secret shared with the partner's receiver.");
   }
   for (const name of ["UPSTREAM_API_KEY", "PARTNER_KEY_HASHES", "WEBHOOK_SECRET"]) {
-    if (text(secrets[name]).includes(TEMPLATE_PLACEHOLDER)) problems.push(`${name} is still the template's placeholder; set the real value.`);
+    if (settingText(secrets[name]).includes(TEMPLATE_PLACEHOLDER)) problems.push(`${name} is still the template's placeholder; set the real value.`);
   }
   return problems;
 }
@@ -384,7 +297,7 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
   const vars = config.vars ?? {};
   const problems: string[] = [];
 
-  if (text(vars.ENVIRONMENT) === "development") problems.push("ENVIRONMENT is development in production's vars; set it to production.");
+  if (settingText(vars.ENVIRONMENT) === "development") problems.push("ENVIRONMENT is development in production's vars; set it to production.");
   for (const name of [...PRODUCTION_SECRETS, ...FORBIDDEN_PRODUCTION_SECRETS]) {
     if (name in vars)
       problems.push(`${name} is a var, in plain text in wrangler.toml and the dashboard; remove it from the vars and set it as a secret.`);
@@ -431,13 +344,13 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
   }
 
   const producer = config.queues?.producers?.find((p) => p.binding === "EVENTS");
-  if (!producer || !text(producer.queue))
+  if (!producer || !settingText(producer.queue))
     problems.push("The queue binding EVENTS is missing from [[env.production.queues.producers]]: events cannot be published.");
   else {
     const consumer = config.queues?.consumers?.find((c) => c.queue === producer.queue);
     if (!consumer)
       problems.push(`No consumer of the events queue ${producer.queue} in [[env.production.queues.consumers]]: events would never be delivered.`);
-    else if (!text(consumer.dead_letter_queue))
+    else if (!settingText(consumer.dead_letter_queue))
       problems.push(`The consumer of ${producer.queue} has no dead_letter_queue: events that keep failing would be lost.`);
     else if (!config.queues?.consumers?.some((c) => c.queue === consumer.dead_letter_queue)) {
       problems.push(`No consumer of the dead-letter queue ${consumer.dead_letter_queue}: failed events would never show as failed.`);

@@ -4,7 +4,8 @@
  * checked by the module that uses it, and src/guard.ts collects every
  * problem and refuses to serve while there is one.
  */
-import { parseUrl, parseWebhookSecrets, productionSecretProblems, productionVarProblems, secretList } from "./config-rules";
+import { parseWebhookSecrets, secretList } from "./config-lists";
+import { parseUrl, productionSecretProblems, productionVarProblems } from "./config-rules";
 
 export interface GatewayConfig {
   environment: string;

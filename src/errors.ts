@@ -1,46 +1,11 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ERROR_CODES, type ErrorCode } from "./error-codes";
 import { log } from "./log";
-import type { ReceiptBody, TransferBody } from "./schemas";
 
-/** The contract's error table: every code the gateway may answer, with its status. */
-export const ERROR_STATUS = {
-  invalid_json: 400,
-  invalid_request: 400,
-  otp_required: 400,
-  unauthorized: 401,
-  card_declined: 402,
-  forbidden: 403,
-  hold_not_enabled: 403,
-  receipt_not_found: 404,
-  not_found: 404,
-  method_not_allowed: 405,
-  tid_conflict: 409,
-  tid_in_progress: 409,
-  operation_in_progress: 409,
-  receipt_cancelled: 409,
-  receipt_already_paid: 409,
-  receipt_not_held: 409,
-  cancel_not_allowed: 409,
-  otp_attempts_exhausted: 409,
-  otp_expired: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  otp_invalid: 422,
-  amount_out_of_range: 422,
-  upstream_refused: 422,
-  rate_limited: 429,
-  otp_resend_too_soon: 429,
-  internal_error: 500,
-  upstream_error: 502,
-  upstream_unavailable: 503,
-  not_ready: 503,
-  service_misconfigured: 503,
-  upstream_timeout: 504,
-} as const satisfies Record<string, ContentfulStatusCode>;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
+/** The codes the gateway may answer are the rows of the error table. */
+export type { ErrorCode };
 
 /** Fields beside code/message/request_id that some errors carry. */
 export interface ErrorExtras {
@@ -68,30 +33,6 @@ export interface Failure extends ErrorExtras {
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: Failure };
 
-/**
- * How an upstream call ended, beyond success (src/upstream/client.ts makes them):
- * - `rejected`: the upstream answered that it did nothing (a refusal, or
- *   429/503 busy);
- * - `unknown`: the upstream may or may not have acted (timeout, connection
- *   lost, 5xx, an answer the gateway cannot read): whoever moves money must
- *   reconcile before trying again.
- * `judged` says whether an OTP in the request was looked at by the upstream:
- * false for busy, OTP_EXPIRED and a refused credential (rule 2: no guess).
- */
-export type UpstreamFailure = {
-  ok: false;
-  failure: Failure;
-  outcome: "rejected" | "unknown";
-  judged: boolean;
-  /** The upstream's own code, e.g. OTP_INVALID. */
-  upstreamCode?: string;
-  /** The record as the upstream says it stands after the failure, if it said. */
-  receipt?: ReceiptBody;
-  transfer?: TransferBody;
-};
-
-export type UpstreamResult<T> = { ok: true; value: T } | UpstreamFailure;
-
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly extras: ErrorExtras;
@@ -104,7 +45,7 @@ export class ApiError extends Error {
   }
 
   get status(): ContentfulStatusCode {
-    return ERROR_STATUS[this.code];
+    return ERROR_CODES[this.code].status;
   }
 
   static from(failure: Failure): ApiError {

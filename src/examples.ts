@@ -1,14 +1,16 @@
 /**
  * The examples of the OpenAPI document: what the sandbox answers to each
  * operation's documented request (src/operations/), with its ids, dates and
- * fiscal signatures fixed, one example per event type, and one error answer
- * per code. test/docs/examples.test.ts sends every documented request to the
- * gateway and holds each answer to its example (all but the values that
- * differ per call), and validates every example against its schema.
+ * fiscal signatures fixed. The events' examples are built of these records
+ * (src/events/examples.ts) and each error code's example stands in its row
+ * of the error table (src/error-codes.ts). test/docs/examples.test.ts sends
+ * every documented request to the gateway and holds each answer to its
+ * example (all but the values that differ per call), and validates every
+ * example against its schema.
+ *
+ * Plain values that import nothing, so that the schemas, the error table and
+ * the events can all show them.
  */
-import type { ErrorCode } from "./errors";
-import type { EventType } from "./events/types";
-
 export const EXAMPLE_RECEIPT_ID = "6571a4f0c8a5b2d1e3f40a11";
 export const EXAMPLE_TRANSFER_ID = "01JDQ3ZK6Y8N4W5X2V7T9R1M0B";
 export const EXAMPLE_EVENT_ID = "evt_01JDQ3ZK6Y8N4W5X2V7T9R1M0C";
@@ -167,93 +169,4 @@ export const AUDIT_TRAIL = {
     { at: CREATED + 30000, op: "authorize", actor: "partner", request_id: "73fa781c-89cc-450d-97a5-2423795f52cd", outcome: "ok", state: 0 },
     { at: PAID, op: "pay", actor: "partner", request_id: "20c816c4-ac75-4952-a16b-b67dfcc2f9e4", outcome: "ok", state: 4 },
   ],
-};
-
-/** Each event type: the record it carries and the state before. */
-const EVENT_OBJECTS: Record<EventType, [object, number | null]> = {
-  "receipt.created": [RECEIPT_CREATED, null],
-  "receipt.paid": [RECEIPT_PAID, 0],
-  "receipt.held": [RECEIPT_HELD, 0],
-  "receipt.awaiting_supplier": [{ ...RECEIPT_PAID, state: 57, ofd: null }, 0],
-  "receipt.cancelled": [RECEIPT_CANCELLED, 4],
-  "receipt.otp_attempts_exhausted": [RECEIPT_CREATED, 0],
-  "transfer.created": [TRANSFER_CREATED, null],
-  "transfer.paid": [TRANSFER_PAID, 0],
-  "transfer.cancelled": [{ ...TRANSFER_CREATED, state: 21, cancel_date: CANCELLED }, 0],
-  "transfer.otp_attempts_exhausted": [TRANSFER_CREATED, 0],
-};
-
-const SEQUENCE: Partial<Record<EventType, number>> = { "receipt.created": 1, "transfer.created": 1, "receipt.cancelled": 3 };
-
-export function eventExample(type: EventType) {
-  const [object, previous] = EVENT_OBJECTS[type];
-  return {
-    id: EXAMPLE_EVENT_ID,
-    type,
-    created: CREATED + 60000,
-    sequence: SEQUENCE[type] ?? 2,
-    request_id: EXAMPLE_REQUEST_ID,
-    data: { object, owner: "partner", previous_state: previous },
-  };
-}
-
-export const EVENT_PAGE = {
-  events: [
-    { ...eventExample("receipt.paid"), delivery: { status: "failed", attempts: 8, last_status: 500, last_error: "HTTP 500", delivered_at: null } },
-  ],
-  has_more: false,
-};
-
-export const EVENT_RESENT = eventExample("receipt.paid");
-
-/** One answer of each error code: its message as the gateway words it, and the fields it carries. */
-export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; [field: string]: unknown }> = {
-  invalid_json: { message: "The request body is not valid JSON at line 2, column 18." },
-  invalid_request: {
-    message: "The request body does not match the schema.",
-    details: [{ path: "amount", message: "amount must be an integer number of tiyin" }],
-  },
-  otp_required: { message: "This payment needs the OTP sent to the card owner (authorize first)." },
-  unauthorized: { message: "Send Authorization: Bearer <partner server key or user JWT>." },
-  card_declined: { message: "Card declined: insufficient funds.", decline_reason: "insufficient_funds", upstream_code: "INSUFFICIENT_FUNDS" },
-  forbidden: { message: "This operation is for the partner backend's server key; users may not call it." },
-  hold_not_enabled: { message: "The hold function is not enabled in this deployment." },
-  receipt_not_found: { message: "No such receipt." },
-  not_found: { message: "No event with this id." },
-  method_not_allowed: { message: "Partner operations are POST requests with a JSON body; GET is not allowed." },
-  tid_conflict: {
-    message: `This tid already created receipt ${EXAMPLE_RECEIPT_ID} with another body: read it with check-id or check-tid, or create with a new tid.`,
-  },
-  tid_in_progress: { message: "The create with this tid is still in flight." },
-  operation_in_progress: { message: "Another operation is in flight for this receipt." },
-  receipt_cancelled: { message: "The receipt is cancelled.", upstream_code: "RECEIPT_CANCELLED" },
-  receipt_already_paid: { message: "The receipt is already paid.", upstream_code: "RECEIPT_ALREADY_PAID" },
-  receipt_not_held: { message: "The receipt holds no amount to confirm.", upstream_code: "RECEIPT_NOT_HELD" },
-  cancel_not_allowed: { message: "The payment service refuses to cancel this receipt.", upstream_code: "CANCEL_NOT_ALLOWED" },
-  otp_attempts_exhausted: { message: "Three wrong OTPs: the receipt is cancelled. Create a new one." },
-  otp_expired: { message: "No OTP was sent for this receipt, or it expired: call authorize again. This did not count as a guess." },
-  payload_too_large: { message: "Request bodies are limited to 16 KiB." },
-  unsupported_media_type: { message: "Send the request body as JSON, with Content-Type: application/json." },
-  otp_invalid: { message: "The OTP is wrong.", attempts_left: 2, upstream_code: "OTP_INVALID" },
-  amount_out_of_range: {
-    message: "The amount is outside the merchant's limits (min_amount, max_amount).",
-    min_amount: 100000,
-    max_amount: 500000000,
-    upstream_code: "AMOUNT_OUT_OF_RANGE",
-  },
-  upstream_refused: { message: "The payment service refused the request with LIMIT_EXCEEDED. Nothing was done.", upstream_code: "LIMIT_EXCEEDED" },
-  rate_limited: { message: "Too many pay calls; wait before trying again." },
-  otp_resend_too_soon: { message: "An OTP was sent moments ago; wait before asking for another." },
-  internal_error: { message: "The gateway failed to handle this request." },
-  upstream_error: { message: "The payment service could not be reached, or the connection broke." },
-  upstream_unavailable: { message: "The payment service is busy or down and did nothing; retry after the time given." },
-  not_ready: { message: "Not ready: the payment service did not answer within 2 s." },
-  service_misconfigured: { message: "This deployment is misconfigured: TID_SECRET is not set." },
-  upstream_timeout: { message: "The payment service did not answer in time." },
-};
-
-/** The error answer of `code`, as the document shows it. */
-export const errorExample = (code: ErrorCode) => {
-  const { message, ...fields } = ERROR_EXAMPLES[code];
-  return { error: { code, message, request_id: EXAMPLE_REQUEST_ID, ...fields } };
 };

@@ -109,7 +109,7 @@ function issuePath(path: Issue["path"]): string {
 }
 
 /** What a JSON value is, in words: never the value itself. */
-function kindOf(value: unknown): string {
+function jsonTypeOf(value: unknown): string {
   if (value === undefined) return "missing";
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
@@ -117,7 +117,7 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-const notAnObject = (body: unknown) => `the body must be a JSON object, not ${kindOf(body)}`;
+const notAnObject = (body: unknown) => `the body must be a JSON object, not ${jsonTypeOf(body)}`;
 
 const TYPE_WORDS: Record<string, string> = {
   string: "a string",
@@ -156,7 +156,7 @@ export function plainMessage(issue: Issue): string {
         : issue.type === "union" || issue.type === "variant"
           ? "one of the documented shapes"
           : (issue.expected ?? issue.type));
-    return `${field} must be ${wanted}, not ${kindOf(issue.input)}`;
+    return `${field} must be ${wanted}, not ${jsonTypeOf(issue.input)}`;
   }
   switch (issue.type) {
     case "integer":

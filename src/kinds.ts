@@ -5,38 +5,19 @@
  * as ours. The lifecycle, the events, creation, the receipt's object and the
  * operations read this; nothing else tells the two apart.
  *
- * Near the ground on purpose (it imports only types, and the masking of card
- * numbers), so that the lifecycle can read it: the upstream calls are named
- * by an interface of its own, which src/upstream/client.ts implements.
+ * Near the ground on purpose (it imports only types, the upstream's states
+ * and the masking of card numbers), so that the lifecycle can read it: the
+ * upstream calls are named by src/upstream/calls.ts, which the client
+ * implements.
  */
-import type { UpstreamResult } from "./errors";
 import { maskPan } from "./redact";
 import type { CreateReceiptInput, ReceiptBody, TransferBody } from "./schemas";
+import { type RecordCalls, STATE, type TransferCreate, type UpstreamResult, type UpstreamState } from "./upstream/calls";
 
-/** The upstream's states of a receipt or transfer (the seed's codes; 0 and 4 are named by the contract). */
-export const STATE = { created: 0, paid: 4, held: 5, cancelled: 21, awaitingSupplier: 57 } as const;
-export type UpstreamState = (typeof STATE)[keyof typeof STATE];
-const KNOWN_STATES: ReadonlySet<number> = new Set(Object.values(STATE));
-export const isKnownState = (state: unknown): state is UpstreamState => typeof state === "number" && KNOWN_STATES.has(state);
+/** The upstream's states stay readable here, where the lifecycle looks for them beside the kinds. */
+export { isKnownState, STATE, type UpstreamState } from "./upstream/calls";
 
 export type KindName = "receipt" | "transfer";
-
-/** A transfer create as sent upstream: `tid` settled (the `tId` alias resolved). */
-export interface TransferCreate {
-  tid: string;
-  amount: number;
-  rate_id: number;
-  receiver_card: string;
-  token: string;
-}
-
-/** The upstream calls a kind is created and read with: src/upstream/client.ts's UpstreamClient has them. */
-export interface RecordCalls {
-  createReceipt(input: CreateReceiptInput): Promise<UpstreamResult<ReceiptBody>>;
-  checkId(id: string): Promise<UpstreamResult<ReceiptBody>>;
-  createTransfer(input: TransferCreate): Promise<UpstreamResult<TransferBody>>;
-  getTransfer(id: string): Promise<UpstreamResult<TransferBody>>;
-}
 
 /**
  * A kind's events (the contract's Events section): its create, its third
@@ -159,6 +140,10 @@ type EventsOf<K extends { events: KindEvents<KindName> }> =
 /** Every event type, as the kinds name them. */
 export type EventType = EventsOf<typeof RECEIPT> | EventsOf<typeof TRANSFER>;
 
-export function kindOf(name: KindName): Kind<RecordBody, { tid: string }> {
+/** The kind of this name, typed for code that handles either. */
+export function kindNamed(name: KindName): Kind<RecordBody, { tid: string }> {
   return KINDS[name] as unknown as Kind<RecordBody, { tid: string }>;
 }
+
+/** @deprecated kindNamed's earlier name: it stays while the record's object and parts import it. */
+export const kindOf = kindNamed;

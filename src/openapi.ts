@@ -6,16 +6,15 @@
  * what hono-openapi cannot say itself in one place (finish()): named schemas
  * hoisted into components by the `title` set on them in src/schemas.ts, the
  * events as `webhooks`, servers. Every shape still comes from a valibot schema
- * and every error code list from ERROR_STATUS and the operation's `errors`.
+ * and every error code list from the error table (src/error-codes.ts) and the
+ * operation's `errors`.
  */
 import type { Context, Hono } from "hono";
 import { describeRoute, openAPIRouteHandler, resolver } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { GenericSchema } from "valibot";
-import { ERROR_MEANINGS } from "./error-meanings";
-import { ERROR_STATUS, type ErrorCode } from "./errors";
+import { ERROR_CODE_NAMES, ERROR_CODES, type ErrorCode, errorExample } from "./error-codes";
 import { eventWebhooks } from "./events/openapi";
-import { errorExample } from "./examples";
 import { ErrorBody } from "./schemas";
 
 /** What the document says of one operation, beside its request (which its validator documents). */
@@ -102,11 +101,11 @@ type HeaderName = "X-Request-Id" | "Retry-After" | "Idempotent-Replayed" | "WWW-
 
 const headerRef = (name: HeaderName) => ({ $ref: `#/components/headers/${name}` });
 
-/** The codes an operation may answer, by status: ERROR_STATUS applied to COMMON and the route's list. */
+/** The codes an operation may answer, by status: the error table's statuses applied to COMMON and the route's list. */
 export function errorCodesByStatus(errors: readonly ErrorCode[]): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of [...COMMON, ...errors]) {
-    const status = ERROR_STATUS[code];
+    const { status } = ERROR_CODES[code];
     byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
   }
   return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
@@ -127,13 +126,11 @@ const errorSchema = (codes: ErrorCode[]): OpenAPIV3_1.SchemaObject => ({
 export const ERROR_CODE_SCHEMA: OpenAPIV3_1.SchemaObject & Record<string, unknown> = {
   type: "string",
   title: "ErrorCode",
-  description: `What went wrong, as the contract names it. The HTTP status follows from the code.\n\n| code | HTTP | meaning |\n|---|---|---|\n${(
-    Object.keys(ERROR_STATUS) as ErrorCode[]
-  )
-    .map((code) => `| \`${code}\` | ${ERROR_STATUS[code]} | ${ERROR_MEANINGS[code]} |`)
-    .join("\n")}`,
-  enum: Object.keys(ERROR_STATUS),
-  "x-enum-descriptions": (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code) => ERROR_MEANINGS[code]),
+  description: `What went wrong, as the contract names it. The HTTP status follows from the code.\n\n| code | HTTP | meaning |\n|---|---|---|\n${ERROR_CODE_NAMES.map(
+    (code) => `| \`${code}\` | ${ERROR_CODES[code].status} | ${ERROR_CODES[code].meaning} |`,
+  ).join("\n")}`,
+  enum: [...ERROR_CODE_NAMES],
+  "x-enum-descriptions": ERROR_CODE_NAMES.map((code) => ERROR_CODES[code].meaning),
 };
 
 function errorResponse(status: number, codes: ErrorCode[]) {
@@ -150,7 +147,7 @@ function errorResponse(status: number, codes: ErrorCode[]) {
   if (status === 401) headers["WWW-Authenticate"] = headerRef("WWW-Authenticate");
   if (status === 405) headers.Allow = headerRef("Allow");
   return {
-    description: `Error:\n${codes.map((code) => `- \`${code}\`: ${ERROR_MEANINGS[code]}`).join("\n")}`,
+    description: `Error:\n${codes.map((code) => `- \`${code}\`: ${ERROR_CODES[code].meaning}`).join("\n")}`,
     headers,
     content: {
       "application/json": {

@@ -32,7 +32,7 @@
  * TID_SECRET to compute, and the upstream's own tid uniqueness is the
  * backstop: its TID_DUPLICATE is answered 409 tid_conflict (src/creation.ts).
  */
-import { previousTidShardLayouts, tidShardList, tidShardListProblems } from "./config-rules";
+import { previousTidShardLayouts, tidShardList, tidShardListProblems } from "./config-lists";
 
 export interface Shard {
   /** The binding's name, as TID_INDEX_SHARDS spells it: what /readyz and the retention log name. */

@@ -289,7 +289,7 @@ const BUCKET_BY_FILE = [
   [/^gateway src\/(receipt-object|record-stub|lifecycle|schedule|kinds|clock)\.ts$|^gateway src\/record\//, "record"],
   [/^gateway src\/(creation|tid-cache)\.ts$/, "create"],
   [
-    /^gateway src\/(app|index|dev|operations\/.*|errors|error-meanings|config|config-rules|guard|rate-limit|readiness|types|openapi|examples|build\/.*)\.ts$|^package |^other /,
+    /^gateway src\/(app|index|dev|operations\/.*|errors|error-codes|config|config-lists|config-rules|guard|rate-limit|readiness|types|openapi|examples|build\/.*)\.ts$|^package |^other /,
     "routing",
   ],
   [/^sandbox |^gateway src\/console\//, "sandbox"],

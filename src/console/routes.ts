@@ -21,7 +21,7 @@ import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import { clock } from "../clock";
 import { ApiError } from "../errors";
-import { kindOf, recordIdOf, resendEvent } from "../events";
+import { kindOfEvent, recordIdOf, resendEvent } from "../events";
 import type { KindName } from "../lifecycle";
 import { log } from "../log";
 import { LATEST_RECORDS, latestRecords, recordView } from "./data";
@@ -86,5 +86,5 @@ showRecord("transfer");
 
 sandboxConsole.post("/__sandbox/events/:id/resend", pageHeaders, csrf(), async (c) => {
   const event = await resendEvent(c.env, c.req.param("id"));
-  return c.redirect(`${recordPath(kindOf(event.type), recordIdOf(event))}?resent=${encodeURIComponent(event.id)}#events`, 303);
+  return c.redirect(`${recordPath(kindOfEvent(event.type), recordIdOf(event))}?resent=${encodeURIComponent(event.id)}#events`, 303);
 });

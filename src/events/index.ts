@@ -17,4 +17,4 @@ export { signWebhook } from "./signing";
 export type { SweepReport, SweepSettings } from "./sweep";
 export { REQUEUE_LIMIT, SWEEP_SETTINGS, sweepEvents, sweepSettings } from "./sweep";
 export type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
-export { EVENT_TYPE_NAMES, EVENT_TYPES, kindOf, recordIdOf } from "./types";
+export { EVENT_TYPE_NAMES, EVENT_TYPES, kindOfEvent, recordIdOf } from "./types";

@@ -6,8 +6,8 @@
  */
 import { resolver } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
-import { eventExample } from "../examples";
 import type { EventType } from "../kinds";
+import { eventExample } from "./examples";
 import { Event } from "./schemas";
 import { EVENT_TYPES } from "./types";
 

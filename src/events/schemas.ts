@@ -5,8 +5,8 @@
  * Built from the receipt and transfer shapes of src/schemas.ts.
  */
 import * as v from "valibot";
-import { eventExample } from "../examples";
 import { bounded, Int, int32, int64, Receipt, ReceiptState, TransferReceipt } from "../schemas";
+import { eventExample } from "./examples";
 import { DELIVERY_STATUSES, EVENT_TYPE_NAMES, EVENT_TYPES } from "./types";
 
 export const EventId = v.pipe(

@@ -70,13 +70,17 @@ export interface EventMessage {
 }
 
 /** The kind an event is about: the one its type begins with (assertWellFormed refuses a type of no kind). */
-export const kindOf = (type: EventType): EventKind => (Object.keys(KINDS) as EventKind[]).find((kind) => type.startsWith(`${kind}.`)) ?? "receipt";
+export const kindOfEvent = (type: EventType): EventKind =>
+  (Object.keys(KINDS) as EventKind[]).find((kind) => type.startsWith(`${kind}.`)) ?? "receipt";
+
+/** @deprecated kindOfEvent's earlier name: it stays while the event log imports it. */
+export const kindOf = kindOfEvent;
 
 const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** The record an event is about: `data.object.id` for receipts, `data.object.receipt_id` for transfers. */
 export function recordIdOf(event: GatewayEvent): string {
-  return (event.data.object as unknown as Record<string, unknown>)[KINDS[kindOf(event.type)].idField] as string;
+  return (event.data.object as unknown as Record<string, unknown>)[KINDS[kindOfEvent(event.type)].idField] as string;
 }
 
 /**
@@ -91,7 +95,7 @@ export function assertWellFormed(event: GatewayEvent): void {
       : !Number.isSafeInteger(event.sequence) || event.sequence < 1
         ? "its sequence is not a positive integer"
         : typeof recordIdOf(event) !== "string" || recordIdOf(event) === ""
-          ? `its data.object has no ${KINDS[kindOf(event.type)].idField}`
+          ? `its data.object has no ${KINDS[kindOfEvent(event.type)].idField}`
           : null;
   if (problem) throw new TypeError(`Event ${JSON.stringify(event.id)} cannot be published: ${problem}.`);
 }

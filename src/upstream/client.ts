@@ -5,14 +5,14 @@
  * Nothing else in the gateway calls fetch.
  */
 import { readConfig } from "../config";
-import type { Failure, UpstreamFailure, UpstreamResult } from "../errors";
-import type { RecordCalls, TransferCreate } from "../kinds";
+import type { Failure } from "../errors";
 import { log } from "../log";
 import { redact } from "../redact";
 import type { AuthorizeBody, CreateReceiptInput, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "../schemas";
+import type { RecordCalls, TransferCreate, UpstreamFailure, UpstreamResult } from "./calls";
 import { normalizeAuthorize, normalizeReceipt, normalizeReducedReceipt, normalizeTransfer } from "./normalize";
 
-// The result types live in src/errors.ts, beside the gateway's own; named here too, where callers look for them.
+// The result types live in ./calls, below the kinds; named here too, where callers of the client look for them.
 export type { UpstreamFailure, UpstreamResult };
 
 type Mapping = Omit<Failure, "message"> & { message?: string };

@@ -12,9 +12,9 @@
  * never as a state. Descriptive fields stay lenient (defaults), because
  * nothing is decided on them.
  */
-import { isKnownState, type UpstreamState } from "../kinds";
 import { maskPan } from "../redact";
 import type { AuthorizeBody, ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
+import { isKnownState, type UpstreamState } from "./calls";
 
 type Raw = Record<string, unknown>;
 

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { createGatewayClient, type GatewayClient, type Receipt, verifyWebhook, WebhookVerificationError } from "../../client/src/index";
 import schemaText from "../../client/src/schema.ts?raw";
 import documentText from "../../openapi.json?raw";
-import { parseWebhookSecrets } from "../../src/config-rules";
+import { parseWebhookSecrets } from "../../src/config-lists";
 import { signWebhook } from "../../src/events/signing";
 import { newTid, OTP_OK, OTP_WRONG, PARTNER_KEY, sandboxCalls, transferRequest } from "../helpers";
 

@@ -8,8 +8,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ERROR_MEANINGS } from "../../src/error-meanings";
-import { ERROR_STATUS } from "../../src/errors";
+import { ERROR_CODE_NAMES, ERROR_CODES } from "../../src/error-codes";
 
 const served = async () => (await (await exports.default.fetch("http://gateway.test/openapi.json")).json()) as any;
 const component = (doc: any, node: any): any => (node?.$ref ? doc.components.schemas[node.$ref.split("/").pop()] : node);
@@ -68,13 +67,13 @@ describe("the document, as generators read it", () => {
 
   it("has one ErrorCode component: every code of the contract with its meaning, shown beside each error answer", async () => {
     const doc = await served();
-    const codes = Object.keys(ERROR_STATUS);
+    const codes = ERROR_CODE_NAMES;
     const { ErrorCode, Error: ErrorSchema } = doc.components.schemas;
     expect(ErrorCode.enum).toEqual(codes);
-    expect(ErrorCode["x-enum-descriptions"]).toEqual(codes.map((code) => ERROR_MEANINGS[code as keyof typeof ERROR_MEANINGS]));
+    expect(ErrorCode["x-enum-descriptions"]).toEqual(codes.map((code) => ERROR_CODES[code].meaning));
     for (const code of codes) {
-      expect(ERROR_MEANINGS[code as keyof typeof ERROR_MEANINGS].length, code).toBeGreaterThan(10);
-      expect(ErrorCode.description, code).toContain(`| \`${code}\` | ${ERROR_STATUS[code as keyof typeof ERROR_STATUS]} |`);
+      expect(ERROR_CODES[code].meaning.length, code).toBeGreaterThan(10);
+      expect(ErrorCode.description, code).toContain(`| \`${code}\` | ${ERROR_CODES[code].status} |`);
     }
     expect(ErrorSchema.properties.error.properties.code).toEqual({ $ref: "#/components/schemas/ErrorCode" });
     for (const [path, item] of Object.entries<any>(doc.paths)) {
@@ -82,7 +81,7 @@ describe("the document, as generators read it", () => {
         if (!/^[45]/.test(status)) continue;
         const listed: string[] = response.content["application/json"].schema.allOf[1].properties.error.properties.code.enum;
         for (const code of listed) {
-          expect(response.description, `${path} ${status}`).toContain(`\`${code}\`: ${ERROR_MEANINGS[code as keyof typeof ERROR_MEANINGS]}`);
+          expect(response.description, `${path} ${status}`).toContain(`\`${code}\`: ${ERROR_CODES[code as keyof typeof ERROR_CODES].meaning}`);
         }
       }
     }

@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import committed from "../../openapi.json";
-import { ERROR_STATUS } from "../../src/errors";
+import { ERROR_CODES } from "../../src/error-codes";
 import { COMMON, RETRY_CODES } from "../../src/openapi";
 import { CARD_OK, call, expectError, OPERATION_PATHS as OPERATIONS } from "../helpers";
 
@@ -84,7 +84,7 @@ describe("the OpenAPI document", () => {
     expect(anonymous.examples[0].card).toEqual(CARD_OK);
   });
 
-  it("lists, per status, exactly the codes ERROR_STATUS gives that status among the operation's codes", async () => {
+  it("lists, per status, exactly the codes the error table gives that status among the operation's codes", async () => {
     const doc = await served();
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       if (!path.startsWith("/api/v1/")) continue;
@@ -97,7 +97,7 @@ describe("the OpenAPI document", () => {
       for (const [status, response] of documented) {
         const codes: string[] = response.content["application/json"].schema.allOf[1].properties.error.properties.code.enum;
         expect(response.content["application/json"].schema.allOf[0]).toEqual({ $ref: "#/components/schemas/Error" });
-        for (const code of codes) expect(ERROR_STATUS[code as keyof typeof ERROR_STATUS], `${path} ${code}`).toBe(Number(status));
+        for (const code of codes) expect(ERROR_CODES[code as keyof typeof ERROR_CODES].status, `${path} ${code}`).toBe(Number(status));
         expect(response.headers["X-Request-Id"], `${path} ${status}`).toBeTruthy();
         // Retry-After is documented where a code of the status sends it, and required only where every code does.
         const retrying = codes.filter((code) => RETRY_CODES.has(code as never));

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { DEVELOPMENT_WEBHOOK_SECRET } from "../../src/config";
-import { parseWebhookSecrets } from "../../src/config-rules";
+import { parseWebhookSecrets } from "../../src/config-lists";
 import { signWebhook } from "../../src/events";
 import { makeEvent, newRecordId } from "../events";
 
