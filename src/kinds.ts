@@ -15,7 +15,6 @@ import type { CreateReceiptInput, ReceiptBody, TransferBody } from "./schemas";
 import { type RecordCalls, STATE, type TransferCreate, type UpstreamResult, type UpstreamState } from "./upstream/calls";
 
 /** The upstream's states stay readable here, where the lifecycle looks for them beside the kinds. */
-export { isKnownState, STATE, type UpstreamState } from "./upstream/calls";
 
 export type KindName = "receipt" | "transfer";
 
@@ -144,6 +143,3 @@ export type EventType = EventsOf<typeof RECEIPT> | EventsOf<typeof TRANSFER>;
 export function kindNamed(name: KindName): Kind<RecordBody, { tid: string }> {
   return KINDS[name] as unknown as Kind<RecordBody, { tid: string }>;
 }
-
-/** @deprecated kindNamed's earlier name: it stays while the record's object and parts import it. */
-export const kindOf = kindNamed;

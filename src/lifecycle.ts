@@ -9,10 +9,11 @@
  * table against the contract's rules 2 to 5 and 8.
  */
 import type { ErrorCode } from "./errors";
-import { type EventType, KINDS, type KindName, STATE, type UpstreamState } from "./kinds";
+import { type EventType, KINDS, type KindName } from "./kinds";
+import { STATE, type UpstreamState } from "./upstream/calls";
 
 // The states, the kinds and their events are src/kinds.ts's; named here too, where the rules use them.
-export { isKnownState, STATE } from "./kinds";
+export { isKnownState, STATE } from "./upstream/calls";
 export type { EventType, KindName, UpstreamState };
 /** The upstream took the money: paid, held, or paid and awaiting its supplier. */
 export const isPaid = (state: UpstreamState): boolean => state === STATE.paid || state === STATE.held || state === STATE.awaitingSupplier;

@@ -15,7 +15,7 @@ import { DurableObject } from "cloudflare:workers";
 import { eventOwner } from "./caller";
 import { clock } from "./clock";
 import type { Outcome } from "./errors";
-import { kindOf, type RecordBody } from "./kinds";
+import { kindNamed, type RecordBody } from "./kinds";
 import { createdEvent, type KindName } from "./lifecycle";
 import type { OwedCompletion } from "./record/completion";
 import { AUTHORIZE, CANCEL, HOLD_CONFIRM, Moves, type OperationContext, PAY, PAY_TRANSFER } from "./record/move";
@@ -108,7 +108,7 @@ export class ReceiptObject extends DurableObject<Env> {
    */
   async init(args: InitArgs): Promise<void> {
     const { store, outbox, completion } = this.#parts;
-    const kind = kindOf(args.kind);
+    const kind = kindNamed(args.kind);
     const now = clock.now();
     const body = kind.withTid(args.body, args.tid);
     const row = newRecordRow({
@@ -144,7 +144,7 @@ export class ReceiptObject extends DurableObject<Env> {
     const trail = await this.auditTrail();
     const rec = this.#parts.store.current;
     if (!trail || !rec) return null;
-    const amount = kindOf(rec.kind).amountOf(this.#parts.store.parsedBody<RecordBody>());
+    const amount = kindNamed(rec.kind).amountOf(this.#parts.store.parsedBody<RecordBody>());
     return { ...trail, tid: rec.tid, upstreamTid: rec.upstream_tid, createdAt: rec.created_at, amount: typeof amount === "number" ? amount : null };
   }
 

@@ -6,8 +6,8 @@
  * each part when it is next due, and the parts ask this module.
  */
 
-import type { UpstreamState } from "./kinds";
 import { isFinal, type Phase } from "./lifecycle";
+import type { UpstreamState } from "./upstream/calls";
 
 export interface ScheduleFacts {
   phase: Phase;

@@ -35,7 +35,7 @@ import { clock } from "../clock";
 import { readConfig } from "../config";
 import type { Failure } from "../errors";
 import { recordHasLoggedEvents } from "../events/log";
-import { type KindName, kindOf } from "../kinds";
+import { type KindName, kindNamed } from "../kinds";
 import { log } from "../log";
 import { recordDeletionAt } from "../schedule";
 import type { UpstreamClient } from "../upstream/client";
@@ -126,7 +126,7 @@ export class RecordEnd {
    */
   async rebuild(target: RecordTarget | undefined, caller: Caller, upstream: UpstreamClient, requestId: string): Promise<RecordRow | null | Failure> {
     if (!target || caller.kind !== "partner") return null;
-    const kind = kindOf(target.kind);
+    const kind = kindNamed(target.kind);
     const read = await kind.read(upstream, target.id);
     if (!read.ok) return read.failure.code === "receipt_not_found" ? null : read.failure;
     const body = read.value;

@@ -16,11 +16,12 @@
  */
 import { type Caller, mayAccess, ownerOf } from "../caller";
 import { clock } from "../clock";
-import { type Failure, fail, type Outcome, type UpstreamResult } from "../errors";
+import { type Failure, fail, type Outcome } from "../errors";
 import type { RecordBody } from "../kinds";
 import { type CallerKind, type Decision, GUESS_LIMIT_WORD, type Operation, otpToSend, otpVerdictOf, STATE, upstreamPhase } from "../lifecycle";
 import { log } from "../log";
 import type { AuthorizeBody, NumberCardInput, ReducedReceiptBody, TokenCardInput } from "../schemas";
+import type { UpstreamResult } from "../upstream/calls";
 import { UpstreamClient } from "../upstream/client";
 import type { RecordTarget } from "./end";
 import type { RecordParts } from "./parts";

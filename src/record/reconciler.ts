@@ -10,7 +10,7 @@
  */
 import { clock } from "../clock";
 import type { Failure, Outcome } from "../errors";
-import { kindOf, type RecordBody } from "../kinds";
+import { kindNamed, type RecordBody } from "../kinds";
 import {
   type CallerKind,
   closedAtEdge,
@@ -147,7 +147,7 @@ export class Reconciler {
   async look(upstream: UpstreamClient, requestId: string): Promise<Outcome<LostCancel | null>> {
     const { store, ledger, recorder, writeAhead, lateReads } = this.#parts;
     const rec = store.current!;
-    const result = await kindOf(rec.kind).read(upstream, rec.id);
+    const result = await kindNamed(rec.kind).read(upstream, rec.id);
     if (!result.ok) {
       this.#attempts.update({ reconcile_attempts: rec.reconcile_attempts + 1 });
       log("warn", "reconcile_failed", {
@@ -164,7 +164,7 @@ export class Reconciler {
     const lost: LostCancel | null = noted.pending_op === "cancel" ? { actor: noted.pending_actor, requestId: noted.pending_request_id } : null;
     store.change(() => {
       if (noted.pending_op !== null) {
-        const paid = isPaid(kindOf(rec.kind).stateOf(result.value));
+        const paid = isPaid(kindNamed(rec.kind).stateOf(result.value));
         if (noted.pending_otp === 1) ledger.count(paid ? "accepted" : "unconfirmed", requestId);
         // An authorize lost to a crash may have sent an SMS.
         if (noted.pending_op === "authorize") ledger.countSend(undefined);
@@ -193,7 +193,7 @@ export class Reconciler {
     const { store, recorder, lateReads } = this.#parts;
     const rec = store.current!;
     const version = store.version;
-    const result = await kindOf(rec.kind).read(upstream, rec.id);
+    const result = await kindNamed(rec.kind).read(upstream, rec.id);
     if (!result.ok) return { ok: false, error: result.failure };
     const body = recorder.merged(result.value as RecordBody);
     if (version === store.version && !busy() && (body !== rec.body || lateReads.isDue(rec, clock.now()))) {

@@ -5,7 +5,7 @@
  * (rule 10): bodies stored after it are erased too. Every write runs inside
  * a change.
  */
-import { kindOf, type RecordBody } from "../kinds";
+import { kindNamed, type RecordBody } from "../kinds";
 import { eventForStateChange, type UpstreamState } from "../lifecycle";
 import { erasePersonal, erasePersonalJson } from "../redact";
 import type { ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
@@ -48,7 +48,7 @@ export class Recorder {
 
   /** Stores the record a refusal came with, if the upstream sent it. */
   applyAfter(failure: { receipt?: ReceiptBody; transfer?: TransferBody }, requestId: string): void {
-    const body = kindOf(this.#store.current!.kind).bodyOf(failure);
+    const body = kindNamed(this.#store.current!.kind).bodyOf(failure);
     if (body) this.apply(body, requestId);
   }
 
@@ -56,7 +56,7 @@ export class Recorder {
   merged(body: RecordBody | ReducedReceiptBody): string {
     const rec = this.#store.current!;
     const stored = this.#store.parsedBody<RecordBody>();
-    const laid = kindOf(rec.kind).withTid({ ...stored, ...body } as RecordBody, rec.tid);
+    const laid = kindNamed(rec.kind).withTid({ ...stored, ...body } as RecordBody, rec.tid);
     // Erased once (rule 10), erased for good: the upstream's answers still carry the user's values.
     return JSON.stringify(rec.erased === 1 ? erasePersonal(laid) : laid);
   }

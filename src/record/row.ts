@@ -7,7 +7,8 @@
  * upstream client's normalized ones (masked card numbers only), audit
  * entries hold codes and ids.
  */
-import type { KindName, UpstreamState } from "../kinds";
+import type { KindName } from "../kinds";
+import type { UpstreamState } from "../upstream/calls";
 
 export interface RecordRow {
   kind: KindName;

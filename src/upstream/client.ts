@@ -13,7 +13,6 @@ import type { RecordCalls, TransferCreate, UpstreamFailure, UpstreamResult } fro
 import { normalizeAuthorize, normalizeReceipt, normalizeReducedReceipt, normalizeTransfer } from "./normalize";
 
 // The result types live in ./calls, below the kinds; named here too, where callers of the client look for them.
-export type { UpstreamFailure, UpstreamResult };
 
 type Mapping = Omit<Failure, "message"> & { message?: string };
 
