@@ -1,6 +1,6 @@
 // The sandbox's fixed world: merchants, a2c rates and test cards. These values
-// are part of the project's public contract (CONTRACT.md, "The sandbox
-// upstream"), so partners' own app tests can rely on them.
+// are part of the project's public contract (docs/reference.md, "The
+// sandbox"), so partners' own app tests can rely on them.
 
 export const CORRECT_OTP = "111111";
 export const MAX_WRONG_OTPS = 3;
