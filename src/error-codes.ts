@@ -83,6 +83,11 @@ export const ERROR_CODES = {
     meaning: "A create with this tid is still running; retry after `Retry-After`.",
     example: { message: "The create with this tid is still in flight." },
   },
+  idempotency_key_reused: {
+    status: 409,
+    meaning: "This Idempotency-Key was used by the same caller for this operation on this record with another body (rule 11): use a new key.",
+    example: { message: "This Idempotency-Key was used for another request on this receipt; use a new key for a new request." },
+  },
   operation_in_progress: {
     status: 409,
     meaning: "Another operation on this receipt or transfer is running; retry after `Retry-After`.",

@@ -87,8 +87,19 @@ export function renderError(err: unknown, c: Context): Response {
     });
     apiError = new ApiError("internal_error", "The gateway failed to handle this request.");
   }
-  const { retry_after, headers, ...extras } = apiError.extras;
-  if (retry_after !== undefined) c.header("Retry-After", String(Math.max(1, Math.ceil(retry_after))));
-  for (const [name, value] of Object.entries(headers ?? {})) c.header(name, value);
-  return c.json({ error: { code: apiError.code, message: apiError.message, request_id: requestId, ...extras } }, apiError.status);
+  const answer = errorAnswer(apiError.toFailure(), requestId);
+  for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
+  return c.body(answer.body, answer.status, { "content-type": "application/json" });
+}
+
+/**
+ * A failure as the contract's envelope: its status, the JSON text of its
+ * body and its headers (Retry-After, and any the failure names). Pure, so
+ * that an answer can be kept and sent again byte for byte (rule 11).
+ */
+export function errorAnswer(failure: Failure, requestId: string): { status: ContentfulStatusCode; body: string; headers: Record<string, string> } {
+  const { code, message, retry_after, headers, ...extras } = failure;
+  const out: Record<string, string> = { ...(headers ?? {}) };
+  if (retry_after !== undefined) out["Retry-After"] = String(Math.max(1, Math.ceil(retry_after)));
+  return { status: ERROR_CODES[code].status, body: JSON.stringify({ error: { code, message, request_id: requestId, ...extras } }), headers: out };
 }

@@ -339,3 +339,43 @@ export function otpSendRefusal(facts: SendFacts, now: number): { code: ErrorCode
 /** Final: paid (4), cancelled (21) or closed at the edge. Held (5), awaiting the supplier (57) and unpaid (0) are not. */
 export const isFinal = (facts: { state: UpstreamState; edgeClosed: boolean }): boolean =>
   facts.edgeClosed || facts.state === STATE.paid || facts.state === STATE.cancelled;
+
+// ---------------------------------------------------------------------------
+// Repeats (rule 11): what an Idempotency-Key keeps, and what a repeat answers
+
+/** The operations that take an Idempotency-Key (creates accept one too; their tid decides: rule 1). */
+export const KEYED_OPERATIONS: readonly Operation[] = ["authorize", "pay", "hold-confirm", "cancel"];
+
+/**
+ * Whether a key keeps the answer its request got: every answer after the
+ * gateway acted (a success, a refusal by the table or the upstream: 402,
+ * 404, 409, 422) is kept and sent again; a refusal before it acted (400,
+ * 401, 403, 413, 415, 429), a busy upstream that did nothing (503) and a
+ * conflict of the moment (operation_in_progress) are not, so a corrected or
+ * later request may reuse the key. An unknown outcome keeps the key open:
+ * the repeat asks the upstream (repeatAnswer).
+ */
+export function keepsAnswer(status: number, code?: ErrorCode): boolean {
+  if (code === "operation_in_progress" || code === "idempotency_key_reused") return false;
+  return status === 200 || status === 402 || status === 404 || status === 409 || status === 422;
+}
+
+/**
+ * What a repeat answers when its first request's outcome was unknown, once
+ * a fresh look shows the phase: `done` (the record as it stands is the
+ * answer), or `not_done` (nothing happened: the key is spent, the answer
+ * says so). Never a second call. An OTP send cannot be seen upstream:
+ * `unknown_send`.
+ */
+export function repeatAnswer(operation: Operation, phase: Phase): "done" | "not_done" | "unknown_send" {
+  switch (operation) {
+    case "authorize":
+      return "unknown_send";
+    case "pay":
+      return phase === "paid" || phase === "held" || phase === "awaiting_supplier" ? "done" : "not_done";
+    case "hold-confirm":
+      return phase === "paid" ? "done" : "not_done";
+    case "cancel":
+      return phase === "cancelled" ? "done" : "not_done";
+  }
+}

@@ -18,11 +18,12 @@ import type { Outcome } from "./errors";
 import { kindNamed, type RecordBody } from "./kinds";
 import { createdEvent, type KindName } from "./lifecycle";
 import type { OwedCompletion } from "./record/completion";
-import { AUTHORIZE, CANCEL, HOLD_CONFIRM, Moves, type OperationContext, PAY, PAY_TRANSFER } from "./record/move";
+import { Moves, type OperationContext } from "./record/move";
 import { type RecordParts, recordParts } from "./record/parts";
+import { AUTHORIZE, CANCEL, HOLD_CONFIRM, PAY, PAY_TRANSFER } from "./record/specs";
 import { type AuditEntry, newRecordRow } from "./record/store";
 import { Wake } from "./record/wake";
-import type { JsonText } from "./record-stub";
+import type { JsonText, KeptAnswer, RecordAnswer } from "./record-stub";
 import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "./schemas";
 
 export type { OperationContext } from "./record/move";
@@ -71,30 +72,30 @@ export class ReceiptObject extends DurableObject<Env> {
   // --- money moves (src/record/move.ts) ---------------------------------------------------------
 
   /** Sends (or resends) the OTP. */
-  authorize(op: OperationContext & { card: Card }): Promise<Outcome<JsonText<AuthorizeBody>>> {
+  authorize(op: OperationContext & { card: Card }): Promise<RecordAnswer<AuthorizeBody>> {
     return this.#armed(this.#moves.run(AUTHORIZE, op));
   }
 
   /** Pays a receipt with a card token or number, enforcing the OTP rules. */
-  pay(op: OperationContext & { card: Card; otp?: string }): Promise<Outcome<JsonText<ReceiptBody | ReducedReceiptBody>>> {
+  pay(op: OperationContext & { card: Card; otp?: string }): Promise<RecordAnswer<ReceiptBody | ReducedReceiptBody>> {
     return this.#armed(this.#moves.run(PAY, op));
   }
 
   /** Confirms a transfer, enforcing the OTP rules. */
-  payTransfer(op: OperationContext & { otp?: string }): Promise<Outcome<JsonText<TransferBody>>> {
+  payTransfer(op: OperationContext & { otp?: string }): Promise<RecordAnswer<TransferBody>> {
     return this.#armed(this.#moves.run(PAY_TRANSFER, op));
   }
 
-  holdConfirm(op: OperationContext): Promise<Outcome<JsonText<ReceiptBody>>> {
+  holdConfirm(op: OperationContext): Promise<RecordAnswer<ReceiptBody>> {
     return this.#armed(this.#moves.run(HOLD_CONFIRM, op));
   }
 
-  cancel(op: OperationContext & { reason?: string; cancelledBy?: string }): Promise<Outcome<JsonText<ReceiptBody>>> {
+  cancel(op: OperationContext & { reason?: string; cancelledBy?: string }): Promise<RecordAnswer<ReceiptBody>> {
     return this.#armed(this.#moves.run(CANCEL, op));
   }
 
   /** The receipt or transfer as the upstream says it stands now. */
-  check(op: OperationContext): Promise<Outcome<JsonText<RecordBody>>> {
+  check(op: OperationContext): Promise<RecordAnswer<RecordBody>> {
     return this.#armed(this.#moves.check(op));
   }
 
@@ -189,9 +190,9 @@ export class ReceiptObject extends DurableObject<Env> {
   }
 
   /** Whatever an operation left owed has an alarm once it is answered (and its events are drained at once). */
-  async #armed<T>(outcome: Promise<Outcome<string>>): Promise<Outcome<JsonText<T>>> {
+  async #armed<T>(outcome: Promise<Outcome<string> & { replayed?: KeptAnswer }>): Promise<RecordAnswer<T>> {
     try {
-      return (await outcome) as Outcome<JsonText<T>>;
+      return (await outcome) as RecordAnswer<T>;
     } finally {
       this.#wake.arm();
     }

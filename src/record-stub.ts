@@ -4,6 +4,7 @@
  * on purpose: the object's type comes with the RECEIPTS binding (the
  * generated Env), so whoever calls a record imports nothing of the object.
  */
+import type { Outcome } from "./errors";
 import type { KindName } from "./kinds";
 
 /**
@@ -17,3 +18,13 @@ export type JsonText<T> = string & { readonly __jsonOf?: T };
 export function receiptStub(env: Env, kind: KindName, id: string) {
   return env.RECEIPTS.get(env.RECEIPTS.idFromName(`${kind}:${id}`));
 }
+
+/** An answer kept for an Idempotency-Key (rule 11): its status, the JSON text of its body and its headers, sent again as they were. */
+export interface KeptAnswer {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** What a record's operation answers: an outcome, or the answer its Idempotency-Key kept (`replayed`). */
+export type RecordAnswer<T> = Outcome<JsonText<T>> & { replayed?: KeptAnswer };

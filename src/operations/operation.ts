@@ -7,7 +7,9 @@
  * them all.
  */
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { GenericSchema, InferOutput } from "valibot";
+import { readConfig } from "../config";
 import { createOnce } from "../creation";
 import { ApiError, type Outcome, unwrap } from "../errors";
 import type { Kind, KindName, RecordBody } from "../kinds";
@@ -16,7 +18,8 @@ import { log } from "../log";
 import type { RouteDoc } from "../openapi";
 import type { LimitedOperation } from "../rate-limit";
 import type { ReceiptObject } from "../receipt-object";
-import { type JsonText, receiptStub } from "../record-stub";
+import { type RecordAnswer, receiptStub } from "../record-stub";
+import { fingerprint } from "../tid-index";
 import type { GatewayEnv } from "../types";
 
 export interface OperationDescription<Request extends GenericSchema = GenericSchema> extends RouteDoc {
@@ -58,6 +61,8 @@ export interface OperationContext {
   requestId: string;
   /** The record the request names (a deleted one is rebuilt from it for the partner: rule 10). */
   record?: { kind: KindName; id: string };
+  /** Rule 11: the request's Idempotency-Key and its body's keyed fingerprints. */
+  idempotency?: { key: string; fingerprints: string[] };
 }
 
 const contextOf = (c: Context<GatewayEnv>): OperationContext => ({ caller: c.var.caller, requestId: c.var.requestId });
@@ -68,10 +73,50 @@ const contextOf = (c: Context<GatewayEnv>): OperationContext => ({ caller: c.var
  */
 export function onRecord<Input extends { id: string }>(
   kind: KindName,
-  run: (record: DurableObjectStub<ReceiptObject>, input: Input, op: OperationContext) => Promise<Outcome<JsonText<unknown>>>,
+  run: (record: DurableObjectStub<ReceiptObject>, input: Input, op: OperationContext) => Promise<RecordAnswer<unknown>>,
 ) {
   return (c: Context<GatewayEnv>, input: Input) =>
     sendFromRecord(c, () => run(receiptStub(c.env, kind, input.id), input, { ...contextOf(c), record: { kind, id: input.id } }));
+}
+
+/** Rule 11's header: 1 to 255 printable ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x20-\x7E]{1,255}$/;
+
+/** The request's Idempotency-Key, if it brought one; anything but 1-255 printable ASCII characters is 400 invalid_request. */
+export function idempotencyKeyOf(c: Context<GatewayEnv>): string | undefined {
+  const key = c.req.header("idempotency-key");
+  if (key === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw new ApiError("invalid_request", "The request does not match the schema.", {
+      details: [{ path: "Idempotency-Key", message: "Idempotency-Key must be 1 to 255 printable ASCII characters" }],
+    });
+  }
+  return key;
+}
+
+/**
+ * A money move on the record the body's `id` names, safe to repeat (rule
+ * 11): its Idempotency-Key, if any, goes to the record's object with the
+ * body's keyed fingerprints (under every TID_SECRET in use, so a rotation
+ * keeps matching; card numbers, expiries, OTPs and tokens never leave this
+ * request in the clear), and the object answers a repeat from what it kept.
+ */
+export function keyed<Input extends { id: string }>(
+  kind: KindName,
+  run: (record: DurableObjectStub<ReceiptObject>, input: Input, op: OperationContext) => Promise<RecordAnswer<unknown>>,
+) {
+  return async (c: Context<GatewayEnv>, input: Input) => {
+    const key = idempotencyKeyOf(c);
+    const config = readConfig(c.env);
+    const request = { path: new URL(c.req.url).pathname, input };
+    const idempotency =
+      key === undefined
+        ? undefined
+        : { key, fingerprints: await Promise.all([config.tidSecret, ...config.formerTidSecrets].map((secret) => fingerprint(secret, request))) };
+    return sendFromRecord(c, () =>
+      run(receiptStub(c.env, kind, input.id), input, { ...contextOf(c), record: { kind, id: input.id }, ...(idempotency ? { idempotency } : {}) }),
+    );
+  };
 }
 
 /**
@@ -81,8 +126,8 @@ export function onRecord<Input extends { id: string }>(
  * unknown to this request: its write-ahead note makes the object reconcile on
  * its own, and the caller is told to look before retrying, never 500.
  */
-export async function sendFromRecord(c: Context<GatewayEnv>, operation: () => Promise<Outcome<JsonText<unknown>>>): Promise<Response> {
-  let outcome: Outcome<JsonText<unknown>>;
+export async function sendFromRecord(c: Context<GatewayEnv>, operation: () => Promise<RecordAnswer<unknown>>): Promise<Response> {
+  let outcome: RecordAnswer<unknown>;
   try {
     outcome = await operation();
   } catch (err) {
@@ -91,6 +136,11 @@ export async function sendFromRecord(c: Context<GatewayEnv>, operation: () => Pr
       "upstream_error",
       "The gateway lost track of this operation midway; its outcome is being reconciled. Read the receipt (check-id) before retrying.",
     );
+  }
+  // Rule 11: the answer an earlier request with this key got, sent again as it was.
+  if (outcome.replayed) {
+    const { status, body, headers } = outcome.replayed;
+    return c.body(body, status as ContentfulStatusCode, { ...headers, "content-type": "application/json", "Idempotent-Replayed": "true" });
   }
   return c.body(unwrap(outcome), 200, { "content-type": "application/json" });
 }
@@ -106,6 +156,8 @@ export function created<Body extends RecordBody, Create extends { tid: string },
 ) {
   return async (c: Context<GatewayEnv>, input: Input): Promise<Response> => {
     // The tid row's completion runs after the answer (src/creation.ts), held open by the request's waitUntil.
+    // Rule 11: a create accepts an Idempotency-Key (well formed), and its tid decides (rule 1).
+    idempotencyKeyOf(c);
     const after = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
     const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, kind, toCreate(input), after);
     if (replayed) c.header("Idempotent-Replayed", "true");

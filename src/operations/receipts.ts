@@ -25,7 +25,7 @@ import {
   TokenCard,
 } from "../schemas";
 import { DOCS } from "./docs";
-import { created, describe, onRecord, PAY_ERRORS, type Section } from "./operation";
+import { created, describe, keyed, onRecord, PAY_ERRORS, type Section } from "./operation";
 
 const AUTHORIZE_ERRORS = [
   "receipt_not_found",
@@ -94,7 +94,7 @@ export const RECEIPTS: Section = {
       limit: "authorize",
       lifecycle: "authorize",
       upstream: ["receipt/authorize"],
-      handle: onRecord("receipt", (record, { card }, op) => record.authorize({ ...op, card })),
+      handle: keyed("receipt", (record, { card }, op) => record.authorize({ ...op, card })),
     }),
     describe({
       path: "/receipt/anonymous/authorize",
@@ -112,7 +112,7 @@ export const RECEIPTS: Section = {
       limit: "authorize",
       lifecycle: "authorize",
       upstream: ["receipt/anonymous/authorize"],
-      handle: onRecord("receipt", (record, { card }, op) => record.authorize({ ...op, card })),
+      handle: keyed("receipt", (record, { card }, op) => record.authorize({ ...op, card })),
     }),
     describe({
       path: "/receipt/pay",
@@ -130,7 +130,7 @@ export const RECEIPTS: Section = {
       limit: "pay",
       lifecycle: "pay",
       upstream: ["receipt/pay"],
-      handle: onRecord("receipt", (record, { card, otp }, op) => record.pay({ ...op, card, otp })),
+      handle: keyed("receipt", (record, { card, otp }, op) => record.pay({ ...op, card, otp })),
     }),
     describe({
       path: "/receipt/anonymous/pay",
@@ -148,7 +148,7 @@ export const RECEIPTS: Section = {
       limit: "pay",
       lifecycle: "pay",
       upstream: ["receipt/anonymous/pay"],
-      handle: onRecord("receipt", (record, { card, otp }, op) => record.pay({ ...op, card, otp })),
+      handle: keyed("receipt", (record, { card, otp }, op) => record.pay({ ...op, card, otp })),
     }),
     describe({
       path: "/receipt/hold-confirm",
@@ -171,7 +171,7 @@ export const RECEIPTS: Section = {
       callers: "partner",
       lifecycle: "hold-confirm",
       upstream: ["receipt/hold-confirm"],
-      handle: onRecord("receipt", (record, _input, op) => record.holdConfirm(op)),
+      handle: keyed("receipt", (record, _input, op) => record.holdConfirm(op)),
     }),
     describe({
       path: "/receipt/cancel",
@@ -188,7 +188,7 @@ export const RECEIPTS: Section = {
       errors: ["forbidden", "receipt_not_found", "operation_in_progress", "cancel_not_allowed"],
       lifecycle: "cancel",
       upstream: ["receipt/cancel"],
-      handle: onRecord("receipt", (record, { reason, cancelledBy }, op) => record.cancel({ ...op, reason, cancelledBy })),
+      handle: keyed("receipt", (record, { reason, cancelledBy }, op) => record.cancel({ ...op, reason, cancelledBy })),
     }),
     describe({
       path: "/receipt/check-id",

@@ -7,7 +7,7 @@ import { TRANSFER_CREATED, TRANSFER_PAID } from "../examples";
 import { TRANSFER } from "../kinds";
 import { Amount, CardNumber, CardToken, EXAMPLE_TRANSFER_ID, Otp, PositiveId, ReceiptId, ReceiptIdRequest, Tid, TransferReceipt } from "../schemas";
 import { DOCS } from "./docs";
-import { created, describe, onRecord, PAY_ERRORS, type Section } from "./operation";
+import { created, describe, keyed, onRecord, PAY_ERRORS, type Section } from "./operation";
 
 const CreateTransferRequest = v.pipe(
   v.object({
@@ -59,7 +59,7 @@ export const TRANSFERS: Section = {
       limit: "pay",
       lifecycle: "pay",
       upstream: ["a2c/pay"],
-      handle: onRecord("transfer", (record, { otp }, op) => record.payTransfer({ ...op, otp })),
+      handle: keyed("transfer", (record, { otp }, op) => record.payTransfer({ ...op, otp })),
     }),
     describe({
       path: "/a2c/get-by-id",

@@ -16,77 +16,30 @@
  */
 import { type Caller, mayAccess, ownerOf } from "../caller";
 import { clock } from "../clock";
-import { type Failure, fail, type Outcome } from "../errors";
-import type { RecordBody } from "../kinds";
-import { type CallerKind, type Decision, GUESS_LIMIT_WORD, type Operation, otpToSend, otpVerdictOf, STATE, upstreamPhase } from "../lifecycle";
+import { errorAnswer, type Failure, fail, type Outcome } from "../errors";
+import { type Decision, keepsAnswer, type Operation, repeatAnswer, STATE, upstreamPhase } from "../lifecycle";
 import { log } from "../log";
-import type { AuthorizeBody, NumberCardInput, ReducedReceiptBody, TokenCardInput } from "../schemas";
-import type { UpstreamResult } from "../upstream/calls";
 import { UpstreamClient } from "../upstream/client";
 import type { RecordTarget } from "./end";
+import type { KeptAnswer, KeyedRequest } from "./keys";
 import type { RecordParts } from "./parts";
-import { callerKindOf, type LostCancel } from "./reconciler";
+import { Settlement } from "./settle";
+import type { MoveSpec } from "./specs";
 import type { RecordRow } from "./store";
-import type { Note } from "./write-ahead";
 
 /** Who asks, in which request, about which record (what the partner's rebuild of a deleted record reads: rule 10). */
 export interface OperationContext {
   caller: Caller;
   requestId: string;
   record?: RecordTarget;
+  /** The request's Idempotency-Key and its body's fingerprints (rule 11), when it brought one. */
+  idempotency?: KeyedRequest;
 }
 
-/** A money move, as data: its operation in the lifecycle table, the OTP its call carries, any limit of its own, and the call. */
-export interface MoveSpec<I, T> {
-  operation: Operation;
-  /** The OTP the call carries: undefined when none is needed, false when one is needed and missing. */
-  otp?: (rec: RecordRow, input: I) => string | undefined | false;
-  call: (upstream: UpstreamClient, rec: RecordRow, input: I, otp: string | undefined) => Promise<UpstreamResult<T>>;
-  /**
-   * `state`: the answer is the record (an unknown outcome keeps the note for
-   * the reconciler); `send`: an OTP send, which changes no state (an unknown
-   * outcome may have sent an SMS: it counts against rule 6's limits).
-   */
-  settles: "state" | "send";
-}
-
-type Card = TokenCardInput | NumberCardInput;
-
-export const AUTHORIZE: MoveSpec<{ card: Card }, AuthorizeBody> = {
-  operation: "authorize",
-  call: (upstream, rec, input) => upstream.authorize(rec.id, input.card),
-  settles: "send",
-};
-
-export const PAY: MoveSpec<{ card: Card; otp?: string }, RecordBody | ReducedReceiptBody> = {
-  operation: "pay",
-  otp: (rec, input) => otpToSend("number" in input.card || rec.is_verify === 1, input.otp),
-  call: (upstream, rec, { card }, otp) => ("number" in card ? upstream.anonymousPay(rec.id, card, otp ?? "") : upstream.pay(rec.id, card, otp)),
-  settles: "state",
-};
-
-export const PAY_TRANSFER: MoveSpec<{ otp?: string }, RecordBody> = {
-  operation: "pay",
-  otp: (rec, input) => otpToSend(rec.is_verify === 1, input.otp),
-  call: (upstream, rec, _input, otp) => upstream.payTransfer(rec.id, otp),
-  settles: "state",
-};
-
-export const HOLD_CONFIRM: MoveSpec<unknown, RecordBody> = {
-  operation: "hold-confirm",
-  call: (upstream, rec) => upstream.holdConfirm(rec.id),
-  settles: "state",
-};
-
-export const CANCEL: MoveSpec<{ reason?: string; cancelledBy?: string }, RecordBody> = {
-  operation: "cancel",
-  call: (upstream, rec, input) => upstream.cancel(rec.id, input.reason, input.cancelledBy),
-  settles: "state",
-};
+/** What a record operation answers: an outcome, or (rule 11) an answer kept for the request's key, sent again as it was. */
+export type RecordAnswer = Outcome<string> & { replayed?: KeptAnswer };
 
 const NOT_FOUND: Failure = { code: "receipt_not_found", message: "No such receipt." };
-const LOST_CANCEL = { reason: "a cancel whose answer was lost, completed by the gateway" };
-const EXHAUSTION_CANCEL = { reason: `${GUESS_LIMIT_WORD.toLowerCase()} failed OTP guesses`, cancelledBy: "gateway" };
 
 const refusalOf = (decision: Decision): Outcome<never> =>
   decision.do === "refuse" ? fail(decision.code, decision.message) : fail("operation_in_progress", "Retry shortly.");
@@ -94,12 +47,14 @@ const refusalOf = (decision: Decision): Outcome<never> =>
 export class Moves {
   readonly #parts: RecordParts;
   readonly #env: Env;
+  readonly #settlement: Settlement;
   /** The operation in flight in this incarnation, if any. In memory on purpose: see #oneAtATime. */
   #busy: string | null = null;
 
   constructor(parts: RecordParts, env: Env) {
     this.#parts = parts;
     this.#env = env;
+    this.#settlement = new Settlement(parts);
   }
 
   get busy(): boolean {
@@ -107,9 +62,17 @@ export class Moves {
   }
 
   /** A request's money move, step by step (this module's header). */
-  async run<I, T>(spec: MoveSpec<I, T>, op: OperationContext & I): Promise<Outcome<string>> {
-    const { store, reconciler, ledger } = this.#parts;
-    return this.#oneAtATime(spec.operation, op, async (upstream) => {
+  async run<I, T>(spec: MoveSpec<I, T>, op: OperationContext & I): Promise<RecordAnswer> {
+    const { store, reconciler, ledger, keys } = this.#parts;
+    const actor = ownerOf(op.caller);
+    return this.#oneAtATime(spec.operation, op, async (upstream): Promise<RecordAnswer> => {
+      // Rule 11: a key its caller used for this operation here answers what its first request got, and calls nothing.
+      const seen = op.idempotency ? keys.look(actor, spec.operation, op.idempotency) : { kind: "new" as const };
+      if (seen.kind === "replay") return { ok: true, value: seen.answer.body, replayed: seen.answer };
+      if (seen.kind === "reused") {
+        return fail("idempotency_key_reused", "This Idempotency-Key was used for another request on this record; use a new key for a new request.");
+      }
+      if (seen.kind === "unknown") return this.#repeatAfterUnknown(spec, op, upstream);
       const otp = spec.otp?.(store.current!, op);
       let decision = reconciler.decide(spec.operation, op.caller.kind, false, { otpMissing: otp === false });
       if (decision.do === "ask-upstream-first") {
@@ -117,19 +80,71 @@ export class Moves {
         if (!looked.ok) return looked;
         decision = reconciler.decide(spec.operation, op.caller.kind, true, { otpMissing: otp === false });
       }
-      if (decision.do !== "call") return refusalOf(decision);
+      if (decision.do !== "call") return this.#kept(spec, op, refusalOf(decision));
       const limited = spec.settles === "send" ? ledger.sendRefusal(clock.now()) : null;
       if (limited) return { ok: false, error: limited };
       const sent = otp === false ? undefined : otp;
-      const note = { op: spec.operation, actor: ownerOf(op.caller), requestId: op.requestId, withOtp: sent !== undefined };
-      const result = await this.#call(spec, upstream, op, note, sent);
-      const settled = this.#settle(spec, result, sent !== undefined, op.requestId);
-      if (reconciler.phase() === "exhausted" && sent !== undefined) {
-        await this.#exhaustionCancel(upstream, op.requestId);
-        return { ok: false, error: reconciler.exhausted(op.caller.kind) };
+      // The key is kept open in the note's commit: a repeat while the outcome is unknown asks the upstream, never calls again.
+      if (op.idempotency) keys.open(actor, spec.operation, op.idempotency, op.requestId);
+      const note = { op: spec.operation, actor, requestId: op.requestId, withOtp: sent !== undefined };
+      const result = await this.#settlement.call(spec, upstream, op, note, sent);
+      if (!result.ok && result.outcome === "unknown") {
+        this.#settlement.settle(spec, result, sent !== undefined, op.requestId);
+        return { ok: false, error: result.failure };
       }
-      return settled.ok ? settled : { ok: false, error: this.#explained(settled.error, settled.verdict) };
+      const settled = this.#settlement.settle(spec, result, sent !== undefined, op.requestId);
+      if (reconciler.phase() === "exhausted" && sent !== undefined) {
+        await this.#settlement.exhaustionCancel(upstream, op.requestId);
+        return this.#kept(spec, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
+      }
+      return this.#kept(spec, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
     });
+  }
+
+  /**
+   * Rule 11: the answer a key's request got, kept when the gateway acted
+   * (lifecycle's keepsAnswer), forgotten when it did not, so that a corrected
+   * or later request may use the key again. In the outcome's commit.
+   */
+  #kept<I, T>(spec: MoveSpec<I, T>, op: OperationContext, outcome: Outcome<string>): Outcome<string> {
+    const { keys } = this.#parts;
+    if (!op.idempotency) return outcome;
+    const actor = ownerOf(op.caller);
+    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId);
+    if (keepsAnswer(answer.status, outcome.ok ? undefined : outcome.error.code))
+      keys.answer(actor, spec.operation, op.idempotency, op.requestId, answer);
+    else keys.forget(actor, spec.operation, op.idempotency);
+    return outcome;
+  }
+
+  /**
+   * Rule 11: the first request with this key met an unknown outcome (a
+   * timeout, a lost connection, a crash before its answer). The repeat asks
+   * the upstream (settling the lost note, as the reconciler would) and
+   * answers what it shows: the record, when the operation happened; else
+   * that nothing happened and the key is spent. Never a second call.
+   */
+  async #repeatAfterUnknown<I, T>(spec: MoveSpec<I, T>, op: OperationContext, upstream: UpstreamClient): Promise<RecordAnswer> {
+    const { store, keys } = this.#parts;
+    const looked = await this.reconcile(upstream, op.requestId);
+    if (!looked.ok) return looked;
+    const rec = store.current!;
+    const shown = repeatAnswer(spec.operation, upstreamPhase(rec.state));
+    const outcome: Outcome<string> =
+      shown === "done"
+        ? { ok: true, value: rec.body }
+        : shown === "unknown_send"
+          ? fail(
+              "upstream_error",
+              "The OTP send with this Idempotency-Key met an unknown outcome: an SMS may have been sent. Use it, or authorize again with a new key once its wait has passed.",
+            )
+          : fail(
+              "upstream_error",
+              `The ${spec.operation} with this Idempotency-Key did not happen: the payment service shows nothing done. Send it again with a new key.`,
+            );
+    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId);
+    keys.answer(ownerOf(op.caller), spec.operation, op.idempotency!, op.requestId, answer);
+    return { ...outcome, replayed: answer };
   }
 
   /**
@@ -142,8 +157,8 @@ export class Moves {
     const attempts = store.current!.reconcile_attempts;
     const looked = await reconciler.look(upstream, requestId);
     if (!looked.ok) return looked;
-    if (looked.value && store.current!.state !== STATE.cancelled) await this.#completeLostCancel(upstream, requestId, looked.value);
-    await this.#exhaustionCancel(upstream, requestId);
+    if (looked.value && store.current!.state !== STATE.cancelled) await this.#settlement.completeLostCancel(upstream, requestId, looked.value);
+    await this.#settlement.exhaustionCancel(upstream, requestId);
     reconciler.settled(attempts);
     return { ok: true, value: undefined };
   }
@@ -208,7 +223,11 @@ export class Moves {
    * a Durable Object is single-threaded; what must survive an eviction
    * mid-flight is the write-ahead note in storage. Every outcome is audited.
    */
-  async #oneAtATime(operation: Operation | "read", op: OperationContext, step: (upstream: UpstreamClient) => Promise<Outcome<string>>) {
+  async #oneAtATime(
+    operation: Operation | "read",
+    op: OperationContext,
+    step: (upstream: UpstreamClient) => Promise<RecordAnswer>,
+  ): Promise<RecordAnswer> {
     const loaded = operation === "read" ? { ok: true as const } : await this.#load(op, operation === "cancel" || operation === "hold-confirm");
     if (!loaded.ok) return loaded;
     const { store } = this.#parts;
@@ -230,104 +249,5 @@ export class Moves {
     } finally {
       this.#busy = null;
     }
-  }
-
-  /** Note, then call: the write-ahead note, naming who asked, is durable before the call leaves (rule 8). */
-  #call<I, T>(spec: MoveSpec<I, T>, upstream: UpstreamClient, input: I, note: Note, otp: string | undefined): Promise<UpstreamResult<T>> {
-    const { store, writeAhead } = this.#parts;
-    return writeAhead.around(note, () => spec.call(upstream, store.current!, input, otp));
-  }
-
-  /**
-   * Settle in one change: the note cleared, the OTP's verdict counted (the
-   * third failed guess exhausts the record, with its event), the record and
-   * the event its change is. An unknown outcome of a state-changing call
-   * stores nothing: the note stays for the reconciler.
-   */
-  #settle<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, withOtp: boolean, requestId: string) {
-    const { store, writeAhead, ledger, recorder } = this.#parts;
-    type Settled = { ok: true; value: string } | { ok: false; error: Failure; verdict: ReturnType<typeof otpVerdictOf> };
-    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;
-    const verdict = withOtp ? otpVerdictOf(result.ok ? result : { ...result, code: result.failure.code }) : null;
-    return store.change((): Settled => {
-      writeAhead.clear();
-      if (spec.settles === "send" && (result.ok || result.outcome === "unknown")) {
-        ledger.countSend(result.ok ? (result.value as AuthorizeBody).wait : undefined);
-      }
-      if (verdict) ledger.count(verdict, requestId, !result.ok && result.failure.code === "otp_attempts_exhausted");
-      if (!result.ok) {
-        recorder.applyAfter(result, requestId);
-        return { ok: false, error: result.failure, verdict };
-      }
-      if (spec.settles === "send") return { ok: true, value: JSON.stringify(result.value) };
-      recorder.apply(result.value as RecordBody, requestId);
-      return { ok: true, value: JSON.stringify({ ...(result.value as RecordBody), tid: store.current!.tid }) };
-    });
-  }
-
-  /** The answer to a refused OTP: how many guesses are left, and why an unknown refusal counted. */
-  #explained(error: Failure, verdict: ReturnType<typeof otpVerdictOf>): Failure {
-    const { ledger } = this.#parts;
-    if (error.code === "otp_invalid") {
-      const { upstream_code } = error;
-      return { code: "otp_invalid", message: "The OTP is wrong.", attempts_left: ledger.attemptsLeft(), ...(upstream_code ? { upstream_code } : {}) };
-    }
-    if (verdict === "unconfirmed") {
-      // The payment service may have judged the OTP before refusing in words the gateway does not know.
-      const said = error.message.replace(/ Nothing was done\.$/, "");
-      return {
-        ...error,
-        message: `${said} Nothing was paid, but the OTP counts as a guess: the payment service may have judged it.`,
-        attempts_left: ledger.attemptsLeft(),
-      };
-    }
-    return error;
-  }
-
-  /**
-   * Finish: completing a cancel whose answer was lost is deciding that cancel
-   * again, for the caller who asked, in the phase the upstream now shows: a
-   * user's cancel of a receipt paid or held meanwhile is refused and audited
-   * (the partner learns the state from its event); a partner's goes on, as
-   * the refund it asked for. A busy or lost answer leaves the note: the
-   * alarm completes it again. Otherwise the lost one could still land later.
-   */
-  async #completeLostCancel(upstream: UpstreamClient, requestId: string, lost: LostCancel): Promise<void> {
-    const { store, reconciler } = this.#parts;
-    const rec = store.current!;
-    const decision = reconciler.decide("cancel", callerKindOf(lost.actor), true);
-    if (decision.do !== "call") {
-      const outcome = decision.do === "refuse" ? decision.code : "operation_in_progress";
-      store.audit({ at: clock.now(), op: "cancel", actor: lost.actor ?? "user:unknown", request_id: lost.requestId ?? requestId, outcome });
-      log("warn", "lost_cancel_refused", { id: rec.id, kind: rec.kind, state: rec.state, code: outcome, request_id: lost.requestId });
-      return;
-    }
-    const result = await this.#call(CANCEL, upstream, LOST_CANCEL, { op: "cancel", actor: lost.actor, requestId, withOtp: false }, undefined);
-    if (!result.ok && (result.outcome === "unknown" || result.failure.code === "upstream_unavailable")) return;
-    this.#settle(CANCEL, result, false, requestId);
-  }
-
-  /**
-   * Finish: three failed guesses on a receipt the upstream cancels, still
-   * unpaid there: the gateway's own cancel (caller `gateway`, a user's rights:
-   * it never refunds). A busy answer is tried again by the alarm; a refusal
-   * for good (no access) closes the record at the edge.
-   */
-  async #exhaustionCancel(upstream: UpstreamClient, requestId: string): Promise<void> {
-    const { store, reconciler, ledger } = this.#parts;
-    const rec = store.current!;
-    if (!reconciler.exhaustionCancelPending(rec) || rec.pending_op) return;
-    const gateway: CallerKind = "gateway";
-    if (reconciler.decide("cancel", gateway, true, { phase: upstreamPhase(rec.state) }).do !== "call") return;
-    const note: Note = { op: "exhaustion-cancel", actor: gateway, requestId, withOtp: false };
-    const result = await this.#call(CANCEL, upstream, EXHAUSTION_CANCEL, note, undefined);
-    if (!result.ok && result.outcome === "unknown") return;
-    store.change(() => {
-      this.#settle(CANCEL, result, false, requestId);
-      if (!result.ok && result.failure.code !== "upstream_unavailable" && store.current!.state !== STATE.cancelled) {
-        ledger.cancelRefused();
-        log("warn", "exhaustion_cancel_refused", { id: rec.id, upstream_code: result.failure.upstream_code, code: result.failure.code });
-      }
-    });
   }
 }

@@ -9,6 +9,7 @@ import { lateReadSchedule } from "../schedule";
 import { Alarm } from "./alarm";
 import { Completion } from "./completion";
 import { RecordEnd } from "./end";
+import { Keys } from "./keys";
 import { LateReads } from "./late-reads";
 import { OtpLedger } from "./otp-ledger";
 import { Outbox } from "./outbox";
@@ -29,7 +30,8 @@ export function recordParts(storage: DurableObjectStorage, env: Env) {
   const reconciler = new Reconciler({ store, ledger, recorder, writeAhead, lateReads, upstreamTimeoutMs, holdEnabled });
   const end = new RecordEnd(store, alarm, env, retentionPolicy(env).recordRetentionMs);
   const completion = new Completion(store, env);
-  return { store, alarm, outbox, ledger, lateReads, recorder, writeAhead, reconciler, end, completion };
+  const keys = new Keys(storage);
+  return { store, alarm, outbox, ledger, lateReads, recorder, writeAhead, reconciler, end, completion, keys };
 }
 
 export type RecordParts = ReturnType<typeof recordParts>;

@@ -36,7 +36,11 @@ const SCHEMA_CURRENT = `
     reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0, owed_completion TEXT,
     audit TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
     schema_version INTEGER NOT NULL DEFAULT ${CURRENT_SCHEMA_VERSION});
-  CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, logged_at INTEGER);`;
+  CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, logged_at INTEGER);
+  CREATE TABLE idempotency (
+    caller TEXT NOT NULL, operation TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, request_id TEXT NOT NULL,
+    status INTEGER, answer TEXT, headers TEXT, created_at INTEGER NOT NULL,
+    PRIMARY KEY (caller, operation, key)) WITHOUT ROWID;`;
 
 /** The schema a migration or a fresh creation leaves, as SQLite describes it (for the test that holds them equal). */
 export function describeSchema(sql: SqlStorage): Record<string, string[]> {

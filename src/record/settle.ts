@@ -1,0 +1,131 @@
+/**
+ * The money move's last steps, shared by requests and by the gateway's own
+ * steps (src/record/move.ts): note and call, settle in one change, and the
+ * finishing moves a look or a call leaves owed: completing a cancel whose
+ * answer was lost, and rule 2's exhaustion cancel, each decided by the
+ * lifecycle table for the caller it acts for.
+ */
+import { clock } from "../clock";
+import type { Failure } from "../errors";
+import type { RecordBody } from "../kinds";
+import { type CallerKind, GUESS_LIMIT_WORD, type otpVerdictOf as OtpVerdictOf, otpVerdictOf, STATE, upstreamPhase } from "../lifecycle";
+import { log } from "../log";
+import type { AuthorizeBody } from "../schemas";
+import type { UpstreamResult } from "../upstream/calls";
+import type { UpstreamClient } from "../upstream/client";
+import type { RecordParts } from "./parts";
+import { callerKindOf, type LostCancel } from "./reconciler";
+import { CANCEL, type MoveSpec } from "./specs";
+import type { Note } from "./write-ahead";
+
+const LOST_CANCEL = { reason: "a cancel whose answer was lost, completed by the gateway" };
+const EXHAUSTION_CANCEL = { reason: `${GUESS_LIMIT_WORD.toLowerCase()} failed OTP guesses`, cancelledBy: "gateway" };
+
+/** What a call settled to: the answer's JSON text, or the failure with the OTP's verdict. */
+export type Settled = { ok: true; value: string } | { ok: false; error: Failure; verdict: ReturnType<typeof OtpVerdictOf> };
+
+export class Settlement {
+  readonly #parts: RecordParts;
+
+  constructor(parts: RecordParts) {
+    this.#parts = parts;
+  }
+
+  /** Note, then call: the write-ahead note, naming who asked, is durable before the call leaves (rule 8). */
+  call<I, T>(spec: MoveSpec<I, T>, upstream: UpstreamClient, input: I, note: Note, otp: string | undefined): Promise<UpstreamResult<T>> {
+    const { store, writeAhead } = this.#parts;
+    return writeAhead.around(note, () => spec.call(upstream, store.current!, input, otp));
+  }
+
+  /**
+   * Settle in one change: the note cleared, the OTP's verdict counted (the
+   * third failed guess exhausts the record, with its event), the record and
+   * the event its change is. An unknown outcome of a state-changing call
+   * stores nothing: the note stays for the reconciler.
+   */
+  settle<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, withOtp: boolean, requestId: string) {
+    const { store, writeAhead, ledger, recorder } = this.#parts;
+    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;
+    const verdict = withOtp ? otpVerdictOf(result.ok ? result : { ...result, code: result.failure.code }) : null;
+    return store.change((): Settled => {
+      writeAhead.clear();
+      if (spec.settles === "send" && (result.ok || result.outcome === "unknown")) {
+        ledger.countSend(result.ok ? (result.value as AuthorizeBody).wait : undefined);
+      }
+      if (verdict) ledger.count(verdict, requestId, !result.ok && result.failure.code === "otp_attempts_exhausted");
+      if (!result.ok) {
+        recorder.applyAfter(result, requestId);
+        return { ok: false, error: result.failure, verdict };
+      }
+      if (spec.settles === "send") return { ok: true, value: JSON.stringify(result.value) };
+      recorder.apply(result.value as RecordBody, requestId);
+      return { ok: true, value: JSON.stringify({ ...(result.value as RecordBody), tid: store.current!.tid }) };
+    });
+  }
+
+  /** The answer to a refused OTP: how many guesses are left, and why an unknown refusal counted. */
+  explained(error: Failure, verdict: ReturnType<typeof otpVerdictOf>): Failure {
+    const { ledger } = this.#parts;
+    if (error.code === "otp_invalid") {
+      const { upstream_code } = error;
+      return { code: "otp_invalid", message: "The OTP is wrong.", attempts_left: ledger.attemptsLeft(), ...(upstream_code ? { upstream_code } : {}) };
+    }
+    if (verdict === "unconfirmed") {
+      // The payment service may have judged the OTP before refusing in words the gateway does not know.
+      const said = error.message.replace(/ Nothing was done\.$/, "");
+      return {
+        ...error,
+        message: `${said} Nothing was paid, but the OTP counts as a guess: the payment service may have judged it.`,
+        attempts_left: ledger.attemptsLeft(),
+      };
+    }
+    return error;
+  }
+
+  /**
+   * Finish: completing a cancel whose answer was lost is deciding that cancel
+   * again, for the caller who asked, in the phase the upstream now shows: a
+   * user's cancel of a receipt paid or held meanwhile is refused and audited
+   * (the partner learns the state from its event); a partner's goes on, as
+   * the refund it asked for. A busy or lost answer leaves the note: the
+   * alarm completes it again. Otherwise the lost one could still land later.
+   */
+  async completeLostCancel(upstream: UpstreamClient, requestId: string, lost: LostCancel): Promise<void> {
+    const { store, reconciler } = this.#parts;
+    const rec = store.current!;
+    const decision = reconciler.decide("cancel", callerKindOf(lost.actor), true);
+    if (decision.do !== "call") {
+      const outcome = decision.do === "refuse" ? decision.code : "operation_in_progress";
+      store.audit({ at: clock.now(), op: "cancel", actor: lost.actor ?? "user:unknown", request_id: lost.requestId ?? requestId, outcome });
+      log("warn", "lost_cancel_refused", { id: rec.id, kind: rec.kind, state: rec.state, code: outcome, request_id: lost.requestId });
+      return;
+    }
+    const result = await this.call(CANCEL, upstream, LOST_CANCEL, { op: "cancel", actor: lost.actor, requestId, withOtp: false }, undefined);
+    if (!result.ok && (result.outcome === "unknown" || result.failure.code === "upstream_unavailable")) return;
+    this.settle(CANCEL, result, false, requestId);
+  }
+
+  /**
+   * Finish: three failed guesses on a receipt the upstream cancels, still
+   * unpaid there: the gateway's own cancel (caller `gateway`, a user's rights:
+   * it never refunds). A busy answer is tried again by the alarm; a refusal
+   * for good (no access) closes the record at the edge.
+   */
+  async exhaustionCancel(upstream: UpstreamClient, requestId: string): Promise<void> {
+    const { store, reconciler, ledger } = this.#parts;
+    const rec = store.current!;
+    if (!reconciler.exhaustionCancelPending(rec) || rec.pending_op) return;
+    const gateway: CallerKind = "gateway";
+    if (reconciler.decide("cancel", gateway, true, { phase: upstreamPhase(rec.state) }).do !== "call") return;
+    const note: Note = { op: "exhaustion-cancel", actor: gateway, requestId, withOtp: false };
+    const result = await this.call(CANCEL, upstream, EXHAUSTION_CANCEL, note, undefined);
+    if (!result.ok && result.outcome === "unknown") return;
+    store.change(() => {
+      this.settle(CANCEL, result, false, requestId);
+      if (!result.ok && result.failure.code !== "upstream_unavailable" && store.current!.state !== STATE.cancelled) {
+        ledger.cancelRefused();
+        log("warn", "exhaustion_cancel_refused", { id: rec.id, upstream_code: result.failure.upstream_code, code: result.failure.code });
+      }
+    });
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The money moves, as data: for each operation that may move money or send
+ * an SMS, its operation in the lifecycle table, the OTP its call carries and
+ * the call. src/record/move.ts runs every one through the same steps.
+ */
+
+import type { RecordBody } from "../kinds";
+import { type Operation, otpToSend } from "../lifecycle";
+import type { AuthorizeBody, NumberCardInput, ReducedReceiptBody, TokenCardInput } from "../schemas";
+import type { UpstreamResult } from "../upstream/calls";
+import type { UpstreamClient } from "../upstream/client";
+import type { RecordRow } from "./store";
+
+/** A money move, as data: its operation in the lifecycle table, the OTP its call carries, any limit of its own, and the call. */
+export interface MoveSpec<I, T> {
+  operation: Operation;
+  /** The OTP the call carries: undefined when none is needed, false when one is needed and missing. */
+  otp?: (rec: RecordRow, input: I) => string | undefined | false;
+  call: (upstream: UpstreamClient, rec: RecordRow, input: I, otp: string | undefined) => Promise<UpstreamResult<T>>;
+  /**
+   * `state`: the answer is the record (an unknown outcome keeps the note for
+   * the reconciler); `send`: an OTP send, which changes no state (an unknown
+   * outcome may have sent an SMS: it counts against rule 6's limits).
+   */
+  settles: "state" | "send";
+}
+
+type Card = TokenCardInput | NumberCardInput;
+
+export const AUTHORIZE: MoveSpec<{ card: Card }, AuthorizeBody> = {
+  operation: "authorize",
+  call: (upstream, rec, input) => upstream.authorize(rec.id, input.card),
+  settles: "send",
+};
+
+export const PAY: MoveSpec<{ card: Card; otp?: string }, RecordBody | ReducedReceiptBody> = {
+  operation: "pay",
+  otp: (rec, input) => otpToSend("number" in input.card || rec.is_verify === 1, input.otp),
+  call: (upstream, rec, { card }, otp) => ("number" in card ? upstream.anonymousPay(rec.id, card, otp ?? "") : upstream.pay(rec.id, card, otp)),
+  settles: "state",
+};
+
+export const PAY_TRANSFER: MoveSpec<{ otp?: string }, RecordBody> = {
+  operation: "pay",
+  otp: (rec, input) => otpToSend(rec.is_verify === 1, input.otp),
+  call: (upstream, rec, _input, otp) => upstream.payTransfer(rec.id, otp),
+  settles: "state",
+};
+
+export const HOLD_CONFIRM: MoveSpec<unknown, RecordBody> = {
+  operation: "hold-confirm",
+  call: (upstream, rec) => upstream.holdConfirm(rec.id),
+  settles: "state",
+};
+
+export const CANCEL: MoveSpec<{ reason?: string; cancelledBy?: string }, RecordBody> = {
+  operation: "cancel",
+  call: (upstream, rec, input) => upstream.cancel(rec.id, input.reason, input.cancelledBy),
+  settles: "state",
+};
