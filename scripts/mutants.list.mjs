@@ -17,7 +17,7 @@ export const MUTANTS = [
   // --- write-ahead (rule 8) ---------------------------------------------------
   {
     name: "unknown-pay-clears-note",
-    file: "src/record/move.ts",
+    file: "src/record/settle.ts",
     find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
     replace:
       '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { store.change(() => writeAhead.clear()); return { ok: false, error: result.failure, verdict: null } as Settled; }',
@@ -27,7 +27,7 @@ export const MUTANTS = [
   },
   {
     name: "unknown-pay-settled-as-guess",
-    file: "src/record/move.ts",
+    file: "src/record/settle.ts",
     find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
     replace:
       '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { store.change(() => { writeAhead.clear(); if (withOtp) ledger.count("unconfirmed", requestId); }); return { ok: false, error: result.failure, verdict: null } as Settled; }',
@@ -37,7 +37,7 @@ export const MUTANTS = [
   },
   {
     name: "unknown-cancel-clears-note",
-    file: "src/record/move.ts",
+    file: "src/record/settle.ts",
     find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
     replace:
       '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state" && spec.operation === "pay") return { ok: false, error: result.failure, verdict: null } as Settled;',
@@ -66,7 +66,7 @@ export const MUTANTS = [
   {
     name: "third-wrong-otp-cancel-deferred",
     file: "src/record/move.ts",
-    find: "        await this.#exhaustionCancel(upstream, op.requestId);\n",
+    find: "        await this.#settlement.exhaustionCancel(upstream, op.requestId);\n",
     replace: "",
     tests: ["test/integration/otp.test.ts"],
     grep: "three-wrong-OTPs",
@@ -83,7 +83,7 @@ export const MUTANTS = [
   },
   {
     name: "exhaustion-cancel-busy-gives-up",
-    file: "src/record/move.ts",
+    file: "src/record/settle.ts",
     find: 'if (!result.ok && result.failure.code !== "upstream_unavailable" && store.current!.state !== STATE.cancelled) {',
     replace: "if (!result.ok && store.current!.state !== STATE.cancelled) {",
     tests: ["test/integration/faults.test.ts"],
@@ -148,7 +148,7 @@ export const MUTANTS = [
   {
     name: "lost-cancel-not-completed",
     file: "src/record/move.ts",
-    find: "    if (looked.value && store.current!.state !== STATE.cancelled) await this.#completeLostCancel(upstream, requestId, looked.value);",
+    find: "    if (looked.value && store.current!.state !== STATE.cancelled) await this.#settlement.completeLostCancel(upstream, requestId, looked.value);",
     replace: "",
     tests: ["test/integration/faults.test.ts"],
     grep: "completed by the gateway",
@@ -395,7 +395,7 @@ export const MUTANTS = [
   // --- steps taken on someone's behalf pass the same table (rules 2 and 8) -----------------------
   {
     name: "lost-cancel-completed-for-anyone",
-    file: "src/record/move.ts",
+    file: "src/record/settle.ts",
     find: 'const decision = reconciler.decide("cancel", callerKindOf(lost.actor), true);',
     replace: 'const decision = reconciler.decide("cancel", "partner", true);',
     tests: ["test/integration/lost-calls.test.ts"],
@@ -473,7 +473,7 @@ export const MUTANTS = [
   // --- every money operation, for every kind (rules 2 to 6) -------------------------------------------
   {
     name: "anonymous-pay-without-otp",
-    file: "src/record/move.ts",
+    file: "src/record/specs.ts",
     find: 'otp: (rec, input) => otpToSend("number" in input.card || rec.is_verify === 1, input.otp),',
     replace: "otp: (rec, input) => otpToSend(rec.is_verify === 1, input.otp),",
     tests: ["test/integration/receipts.test.ts", "test/integration/anonymous.test.ts"],
@@ -481,7 +481,7 @@ export const MUTANTS = [
   },
   {
     name: "a2c-pay-without-otp",
-    file: "src/record/move.ts",
+    file: "src/record/specs.ts",
     find: "otp: (rec, input) => otpToSend(rec.is_verify === 1, input.otp),",
     replace: "otp: (rec, input) => otpToSend(false, input.otp),",
     tests: ["test/integration/transfers.test.ts"],
@@ -584,6 +584,48 @@ export const MUTANTS = [
     replace: "export const MAX_BODY_BYTES = 16 * 1024 * 1024;",
     tests: ["test/integration/validation.test.ts"],
     why: "bodies over 16 KiB are refused 413",
+  },
+
+  // --- every write safe to repeat (rule 11) ---------------------------------------------------------
+  {
+    name: "repeat-calls-upstream-again",
+    file: "src/record/move.ts",
+    find: `if (seen.kind === "replay") return { ok: true, value: seen.answer.body, replayed: seen.answer };`,
+    replace: `if (false && seen.kind === "replay") return { ok: true, value: seen.answer.body, replayed: seen.answer };`,
+    tests: ["test/integration/idempotency.test.ts"],
+    why: "a repeated key answers what its first request got and reaches nothing upstream: no second debit, guess or SMS",
+  },
+  {
+    name: "key-compared-without-body",
+    file: "src/record/keys.ts",
+    find: `if (!request.fingerprints.includes(row.fingerprint)) return { kind: "reused" };`,
+    replace: `if (false && !request.fingerprints.includes(row.fingerprint)) return { kind: "reused" };`,
+    tests: ["test/integration/idempotency.test.ts"],
+    why: "the same key with another body is idempotency_key_reused, never the first request's answer",
+  },
+  {
+    name: "key-shared-across-callers",
+    file: "src/record/keys.ts",
+    find: `"SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE caller = ? AND operation = ? AND key = ?",`,
+    replace: `"SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE ? IS NOT NULL AND operation = ? AND key = ?",`,
+    tests: ["test/integration/idempotency.test.ts"],
+    why: "a key is its caller's own: another caller's request with it is that caller's own request",
+  },
+  {
+    name: "unknown-outcome-replayed-as-failure",
+    file: "src/record/move.ts",
+    find: `      shown === "done"`,
+    replace: `      shown === "never"`,
+    tests: ["test/integration/idempotency.test.ts"],
+    why: "after an unknown outcome the repeat answers what the upstream shows: a pay that happened is a success",
+  },
+  {
+    name: "refusal-before-acting-kept",
+    file: "src/lifecycle.ts",
+    find: "  return status === 200 || status === 402 || status === 404 || status === 409 || status === 422;",
+    replace: "  return true;",
+    tests: ["test/integration/idempotency.test.ts"],
+    why: "a refusal before the gateway acted (400, 429) and a busy upstream (503) are not kept: a corrected request reuses its key",
   },
 
   // --- webhook signing ---------------------------------------------------------------------------

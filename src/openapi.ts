@@ -15,6 +15,7 @@ import type { OpenAPIV3_1 } from "openapi-types";
 import type { GenericSchema } from "valibot";
 import { ERROR_CODE_NAMES, ERROR_CODES, type ErrorCode, errorExample } from "./error-codes";
 import { eventWebhooks } from "./events/openapi";
+import { KEYED_OPERATIONS } from "./lifecycle";
 import { ErrorBody } from "./schemas";
 
 /** What the document says of one operation, beside its request (which its validator documents). */
@@ -34,7 +35,19 @@ export interface RouteDoc {
   status?: 200 | 202;
   /** Operations that take an id from the answer (OpenAPI links), by name. */
   links?: Record<string, Link>;
+  /** Its lifecycle operation (src/lifecycle.ts): the money moves take an Idempotency-Key (rule 11). */
+  lifecycle?: string;
 }
+
+/** Rule 11's request header, declared once under components.parameters. */
+const IDEMPOTENCY_KEY_PARAMETER: OpenAPIV3_1.ParameterObject = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Makes the request safe to repeat (rule 11): a repeat by the same caller of this operation on this record with the same key and body gets the first answer again (with `Idempotent-Replayed: true`) and reaches nothing upstream; another body is 409 `idempotency_key_reused`; while the first is in flight, 409 `operation_in_progress`. Use one key per logical operation (a UUID) and the same key on every retry. On a create it is accepted, and the tid decides (rule 1).",
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]{1,255}$" },
+};
 
 /** An OpenAPI link: the operation that takes the answer's `field` as its body's `id`. */
 export interface Link {
@@ -82,7 +95,8 @@ const HEADERS: Record<HeaderName, OpenAPIV3_1.HeaderObject> = {
     schema: { type: "integer", format: "int32", minimum: 1, maximum: 86400 },
   },
   "Idempotent-Replayed": {
-    description: "`true` when this is the stored answer to an earlier identical create; absent otherwise.",
+    description:
+      "`true` when this is the answer kept for an earlier request: an identical create (rule 1), or a repeat of an Idempotency-Key (rule 11); absent otherwise.",
     schema: { type: "string", enum: ["true"] },
   },
   "WWW-Authenticate": {
@@ -160,12 +174,17 @@ function errorResponse(status: number, codes: ErrorCode[]) {
 
 /** The route's part of the document: `tags` from its section, and whether only the partner may call it. */
 export function documented(doc: RouteDoc, { tags, partnerOnly }: { tags: string[]; partnerOnly: boolean }) {
+  const keyed = doc.lifecycle !== undefined && (KEYED_OPERATIONS as readonly string[]).includes(doc.lifecycle);
+  const errors: ErrorCode[] = keyed ? [...doc.errors, "idempotency_key_reused"] : doc.errors;
   const errorResponses = Object.fromEntries(
-    [...errorCodesByStatus(doc.errors).entries()].map(([status, codes]) => [String(status), errorResponse(status, codes)]),
+    [...errorCodesByStatus(errors).entries()].map(([status, codes]) => [String(status), errorResponse(status, codes)]),
   );
   const links = doc.links;
+  const takesKey = keyed || (doc.headers ?? []).includes("Idempotent-Replayed");
+  const successHeaders: HeaderName[] = [...new Set([...(doc.headers ?? []), ...(keyed ? (["Idempotent-Replayed"] as const) : [])])];
   return describeRoute({
     operationId: doc.operationId,
+    ...(takesKey ? { parameters: [{ $ref: "#/components/parameters/IdempotencyKey" }] } : {}),
     summary: doc.summary,
     description: doc.description,
     tags,
@@ -175,7 +194,7 @@ export function documented(doc: RouteDoc, { tags, partnerOnly }: { tags: string[
         description: doc.status === 202 ? "Accepted" : "Success",
         headers: {
           "X-Request-Id": headerRef("X-Request-Id"),
-          ...Object.fromEntries((doc.headers ?? []).map((name) => [name, headerRef(name)])),
+          ...Object.fromEntries(successHeaders.map((name) => [name, headerRef(name)])),
         },
         content: { "application/json": { schema: resolver(doc.response), examples: { sandbox: doc.example } } },
         ...(links
@@ -229,6 +248,7 @@ const DOCUMENTATION: NonNullable<Parameters<typeof openAPIRouteHandler>[1]>["doc
     { name: "Events (webhooks)", description: "What the gateway POSTs to the partner's WEBHOOK_URL, signed as Standard Webhooks do." },
   ],
   components: {
+    parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER },
     securitySchemes: {
       partnerKey: {
         type: "http",

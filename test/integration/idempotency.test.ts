@@ -173,7 +173,11 @@ describe("what a key does not replay (rule 11)", () => {
     ["a control character", "key\tone"],
   ])("a key that is %s is 400 invalid_request, on a create too, and nothing is done", async (_name, bad) => {
     const receipt = await createReceipt({ merchant_id: 1003 });
-    const body = await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN }, { headers: { "Idempotency-Key": bad } }), 400, "invalid_request");
+    const body = await expectError(
+      call("receipt/pay", { id: receipt.id, card: TOKEN }, { headers: { "Idempotency-Key": bad } }),
+      400,
+      "invalid_request",
+    );
     expect(body.details[0].path).toBe("Idempotency-Key");
     const create = { tid: `t-${crypto.randomUUID()}`, merchant_id: 1003, amount: 150_000, account: [{ key: "phone", value: "998901234567" }] };
     await expectError(call("receipt/create", create, { headers: { "Idempotency-Key": bad } }), 400, "invalid_request");
