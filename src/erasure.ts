@@ -9,8 +9,7 @@
  *   keeps for replays, its outbox (the bodies of its events, logged or not)
  *   and every body it stores later (src/receipt-object.ts erase); then the
  *   event bodies the event log itself holds (event_bodies, from before
- *   migrations/0009) and a create answer stored before migrations/0008
- *   (tid_answers_legacy) are rewritten too;
+ *   migrations/0009) are rewritten too;
  * - erased means every `account` value and every `phone` starred but their
  *   first and last two characters (src/redact.ts erasePersonal); ids,
  *   amounts, states and times stay.
@@ -63,22 +62,13 @@ export async function requestErasure(env: Env, user: string, now: number): Promi
 }
 
 interface ErasedRow {
-  owner: string;
   tid: string;
   kind: KindName;
   receipt_id: string | null;
-  /** The create's answer stored before migrations/0008, if still kept. */
-  response: string | null;
 }
 
-/** Erases one record everywhere it is stored: a legacy answer, its object, its events in the log. */
-async function eraseRecord(env: Env, db: D1Database, row: ErasedRow) {
-  if (row.response !== null) {
-    await db
-      .prepare("UPDATE tid_answers_legacy SET response = ?1 WHERE owner = ?2 AND tid = ?3")
-      .bind(erasePersonalJson(row.response), row.owner, row.tid)
-      .run();
-  }
+/** Erases one record everywhere it is stored: its object, its events in the log. */
+async function eraseRecord(env: Env, row: ErasedRow) {
   if (row.receipt_id === null) return;
   // The object first (its record and every event body it keeps): from then on nothing it hands on carries the values.
   await receiptStub(env, row.kind, row.receipt_id).erase();
@@ -115,13 +105,12 @@ export async function runErasures(env: Env, now: number, budget = ERASE_RECORDS_
         const limit = budget - records;
         const { results: rows } = await db
           .prepare(
-            `SELECT i.owner, i.tid, CASE i.kind WHEN 1 THEN 'transfer' ELSE 'receipt' END AS kind, i.receipt_id, a.response
-             FROM tid_index i LEFT JOIN tid_answers_legacy a ON a.owner = i.owner AND a.tid = i.tid
-             WHERE i.owner = ?1 AND i.tid > ?2 ORDER BY i.tid LIMIT ?3`,
+            `SELECT tid, CASE kind WHEN 1 THEN 'transfer' ELSE 'receipt' END AS kind, receipt_id
+             FROM tid_index WHERE owner = ?1 AND tid > ?2 ORDER BY tid LIMIT ?3`,
           )
           .bind(owner, after, limit)
           .all<ErasedRow>();
-        for (const row of rows) await eraseRecord(env, db, row);
+        for (const row of rows) await eraseRecord(env, row);
         records += rows.length;
         queries += 1 + 3 * rows.length;
         progress[binding] = rows.length < limit ? true : rows[rows.length - 1]!.tid;

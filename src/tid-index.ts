@@ -228,31 +228,6 @@ export async function deleteTids(db: D1Database, retentionMs: number, limit: num
   return result.meta.changes;
 }
 
-/**
- * The answer of a create completed before migrations/0008 (which moved the
- * stored answers into tid_answers_legacy), while still in the replay window:
- * read only when the record's object holds no answer of its own.
- */
-export async function legacyAnswer(db: D1Database, owner: string, tid: string, replayMs: number, now = clock.now()): Promise<string | null> {
-  const row = await db
-    .prepare("SELECT response FROM tid_answers_legacy WHERE owner = ?1 AND tid = ?2 AND answered_at >= ?3")
-    .bind(owner, tid, now - replayMs)
-    .first<{ response: string }>();
-  return row?.response ?? null;
-}
-
-/** Retention: legacy answers past the replay window, oldest first, at most `limit`. */
-export async function deleteLegacyAnswers(db: D1Database, replayMs: number, limit: number, now = clock.now()): Promise<number> {
-  const result = await db
-    .prepare(
-      `DELETE FROM tid_answers_legacy WHERE rowid IN (
-         SELECT rowid FROM tid_answers_legacy WHERE answered_at < ?1 ORDER BY answered_at LIMIT ?2)`,
-    )
-    .bind(now - replayMs, limit)
-    .run();
-  return result.meta.changes;
-}
-
 async function findByUpstreamTid(db: D1Database, upstreamTid: string): Promise<boolean> {
   return (await db.prepare("SELECT 1 AS found FROM tid_index WHERE upstream_tid = unhex(?1)").bind(upstreamTid.replaceAll("-", "")).first()) !== null;
 }

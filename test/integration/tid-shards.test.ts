@@ -156,7 +156,7 @@ describe("retention, per shard", () => {
       batch: () => Promise.resolve([]),
     };
     const deployment = { ...env, DB_TID_1: broken } as unknown as Env;
-    await expect(runRetention(deployment, epoch + DAY_MS * 400)).rejects.toThrow(/tids_deleted:DB_TID_1.*tid_legacy_answers_deleted:DB_TID_1/);
+    await expect(runRetention(deployment, epoch + DAY_MS * 400)).rejects.toThrow(/tids_deleted:DB_TID_1.*tid_fences_deleted:DB_TID_1/);
     expect(await count(env.DB, prefix)).toBe(0);
   });
 });
