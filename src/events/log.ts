@@ -9,7 +9,7 @@
 import { encodeTime } from "ulid";
 import { clock } from "../clock";
 import { inPool } from "../fanout";
-import { allShards, eventShardFor, eventShardsFor, tidShards } from "../shards";
+import { allShards, eventShardFor, eventShardsFor } from "../shards";
 import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
 import { kindOf, recordIdOf } from "./types";
 
@@ -34,7 +34,7 @@ export const DELIVERY_STATUS_CODES = { pending: 0, delivered: 1, failed: 2 } as 
 const TYPE_OF_CODE = new Map(Object.entries(EVENT_TYPE_CODES).map(([type, code]) => [code as number, type as EventType]));
 const STATUS_OF_CODE = new Map(Object.entries(DELIVERY_STATUS_CODES).map(([status, code]) => [code as number, status as DeliveryStatus]));
 
-/** What the stored and the decoded row share: the event's delivery, and its body only when D1 holds it. */
+/** What the stored and the decoded row share: the event's delivery (its body is its record's: src/events/bodies.ts). */
 interface DeliveryOf {
   id: string;
   record_id: string;
@@ -46,24 +46,22 @@ interface DeliveryOf {
   next_attempt_at: number | null;
   /** ms: when the current round of delivery began (logged, or last resent); the retry horizon counts from it. */
   pending_since: number | null;
-  /** From event_bodies: an event logged before migration 0009, or one no record produced; null when its record keeps it. */
-  body: string | null;
 }
 
-/** A row of the event log as stored (no body: the record keeps it; src/events/bodies.ts): type and status as codes. */
+/** A row of the event log as stored: type and status as codes. */
 export interface StoredRow extends DeliveryOf {
   type: number;
   status: number;
 }
 
-/** A row of the event log, decoded (LoggedRow.body null: ask the record). */
+/** A row of the event log, decoded. */
 export interface LoggedRow extends DeliveryOf {
   kind: EventKind;
   type: EventType;
   delivery_status: DeliveryStatus;
 }
 
-/** A logged event with its body (from D1 or its record: src/events/bodies.ts). */
+/** A logged event with its body, from its record (src/events/bodies.ts). */
 export interface EventRow extends LoggedRow {
   /** The event's JSON, exactly as it is signed and sent. */
   body: string;
@@ -87,7 +85,6 @@ export function decodeRow(row: StoredRow): LoggedRow {
     delivered_at: row.delivered_at,
     next_attempt_at: row.next_attempt_at,
     pending_since: row.pending_since,
-    body: row.body,
   };
 }
 
@@ -97,13 +94,10 @@ export function withBody(row: LoggedRow, body: string): EventRow {
   return { ...row, body, sequence: event.sequence, created: event.created, owner: event.data.owner, request_id: event.request_id };
 }
 
-/** The stored row and the body D1 holds for it, if any. */
-const SELECT_ROWS = "SELECT e.*, b.body FROM events e LEFT JOIN event_bodies b ON b.id = e.id";
-
 /**
  * An event to log: the event, or the event with its JSON text exactly as it
- * will be signed and sent (the outbox's payload, or a queue message's), so
- * the queue carries those very bytes.
+ * will be signed and sent (the outbox's payload), so the queue carries those
+ * very bytes.
  */
 export type Loggable = GatewayEvent | { event: GatewayEvent; body: string };
 
@@ -112,6 +106,8 @@ const unpack = (item: Loggable): { event: GatewayEvent; body: string } =>
 
 /** D1 allows 100 bound parameters per statement; the pending-ids query binds one per event. */
 const MAX_EVENTS_PER_WRITE = 50;
+/** The same limit for a read that binds one id per record (newestEvents). */
+const MAX_IDS_PER_READ = 100;
 
 /**
  * Writes each event's row unless it is there already (idempotent by event id:
@@ -119,33 +115,13 @@ const MAX_EVENTS_PER_WRITE = 50;
  * must be queued: every one of these events whose delivery is still pending,
  * with its body. One already delivered or dead-lettered by an earlier drain
  * is not queued again. A new row is `pending`, its first attempt due `now`
- * (the sweep's clock: src/events/sweep.ts).
- *
- * `recordKeepsBodies`: the events come from their record's outbox, which
- * keeps their bodies (the receipt object's drain): D1 stores none. Otherwise
- * (an event no record keeps: one logged from a queue message, or by a test)
- * the body of each event not logged yet goes into event_bodies.
+ * (the sweep's clock: src/events/sweep.ts). No body is stored: the record
+ * whose outbox the events come from keeps them.
  */
-export async function recordEvents(
-  db: D1Database,
-  items: readonly Loggable[],
-  now = clock.now(),
-  recordKeepsBodies = false,
-): Promise<EventMessage[]> {
+export async function recordEvents(db: D1Database, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
   const pending: EventMessage[] = [];
   for (let start = 0; start < items.length; start += MAX_EVENTS_PER_WRITE) {
     const chunk = items.slice(start, start + MAX_EVENTS_PER_WRITE).map(unpack);
-    const bodies = recordKeepsBodies
-      ? []
-      : [
-          db
-            .prepare(
-              `INSERT INTO event_bodies (id, body)
-               SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?1)
-               WHERE NOT EXISTS (SELECT 1 FROM events WHERE id = json_extract(value, '$[0]')) ON CONFLICT (id) DO NOTHING`,
-            )
-            .bind(JSON.stringify(chunk.map(({ event, body }) => [event.id, body]))),
-        ];
     const inserts = chunk.map(({ event }) =>
       db
         .prepare(
@@ -156,7 +132,7 @@ export async function recordEvents(
     );
     const ids = chunk.map(({ event }) => event.id);
     const stillPending = db.prepare(`SELECT id FROM events WHERE status = 0 AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`).bind(...ids);
-    const results = await db.batch<{ id: string }>([...bodies, ...inserts, stillPending]);
+    const results = await db.batch<{ id: string }>([...inserts, stillPending]);
     const bodyOf = new Map(chunk.map(({ event, body }) => [event.id, body]));
     pending.push(...(results.at(-1)?.results ?? []).map(({ id }) => ({ id, payload: bodyOf.get(id)! })));
   }
@@ -164,7 +140,7 @@ export async function recordEvents(
 }
 
 export async function findEvent(db: D1Database, id: string): Promise<LoggedRow | null> {
-  const row = await db.prepare(`${SELECT_ROWS} WHERE e.id = ?1`).bind(id).first<StoredRow>();
+  const row = await db.prepare("SELECT * FROM events WHERE id = ?1").bind(id).first<StoredRow>();
   return row ? decodeRow(row) : null;
 }
 
@@ -185,12 +161,12 @@ export async function listEvents(db: D1Database, query: EventQuery): Promise<{ r
     params.push(value);
     where.push(clause.replace("?", `?${params.length}`));
   };
-  if (query.receiptId !== undefined) add("e.record_id = ?", query.receiptId);
-  if (query.type !== undefined) add("e.type = ?", EVENT_TYPE_CODES[query.type]);
-  if (query.delivery !== undefined) add("e.status = ?", DELIVERY_STATUS_CODES[query.delivery]);
-  if (query.after !== undefined) add("e.id < ?", query.after);
+  if (query.receiptId !== undefined) add("record_id = ?", query.receiptId);
+  if (query.type !== undefined) add("type = ?", EVENT_TYPE_CODES[query.type]);
+  if (query.delivery !== undefined) add("status = ?", DELIVERY_STATUS_CODES[query.delivery]);
+  if (query.after !== undefined) add("id < ?", query.after);
   params.push(query.limit + 1);
-  const sql = `${SELECT_ROWS} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY e.id DESC LIMIT ?${params.length}`;
+  const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?${params.length}`;
   const { results } = await db
     .prepare(sql)
     .bind(...params)
@@ -256,8 +232,7 @@ export async function restoreDelivery(db: D1Database, row: LoggedRow): Promise<v
 
 /**
  * Retention: deletes events in `status` created before `now - olderThanMs`,
- * at most `limit`, oldest first (a body D1 holds goes with its event: the
- * trigger of migrations/0009). An event id begins with its creation time
+ * at most `limit`, oldest first. An event id begins with its creation time
  * (evt_<ULID>), so this is a range scan of events_by_status up to the first
  * id of the cutoff's millisecond. Deleted rows free their pages for new ones.
  */
@@ -304,17 +279,18 @@ async function byShard<T>(env: Env, items: readonly T[], recordIdOfItem: (item: 
 }
 
 /** recordEvents, each event in its record's database: one batch per database (of up to 50 events). */
-export async function logEvents(env: Env, items: readonly Loggable[], now = clock.now(), recordKeepsBodies = false): Promise<EventMessage[]> {
+export async function logEvents(env: Env, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
   const groups = await byShard(env, items, (item) => recordIdOf(unpack(item).event));
   // At most six databases at a time (the Workers connection limit; src/fanout.ts).
-  return (await inPool(groups, ([db, group]) => recordEvents(db, group, now, recordKeepsBodies))).flat();
+  return (await inPool(groups, ([db, group]) => recordEvents(db, group, now))).flat();
 }
 
 /**
  * An event by id alone (resend): asked of every database, since an event id
  * does not name its record. While the list changes, a copy may sit in both
- * the record's database before and its database now (a message logged
- * before the change and delivered again after it): the one now is the one.
+ * the record's database before and its database now (an event a drain logged
+ * before the change and a re-drain logged again after it, its record not
+ * having marked it logged): the one now is the one.
  * One query per database, six at a time (src/fanout.ts): within D1's 1,000
  * queries per invocation up to the 410 databases of 10,000,000 creates a day.
  */
@@ -360,24 +336,57 @@ async function withoutCopies(env: Env, rows: readonly { db: D1Database; row: Log
   return kept;
 }
 
-/** The database of each message's record, read from its payload; null for one that names none (malformed). */
-export async function databasesOf(env: Env, messages: readonly EventMessage[]): Promise<Map<string, D1Database | null>> {
-  const dbs = new Map<string, D1Database | null>();
-  const shards = tidShards(env);
-  // One database (the default): nothing to read from the payloads.
-  if (shards.length === 1) return new Map(messages.map((message) => [message.id, shards[0]!.db]));
-  for (const message of messages) {
-    let recordId: string | null = null;
-    try {
-      const event = JSON.parse(message.payload) as GatewayEvent;
-      const id = recordIdOf(event);
-      recordId = typeof id === "string" && id !== "" ? id : null;
-    } catch {
-      recordId = null;
-    }
-    dbs.set(message.id, recordId === null ? null : (await eventShardFor(env, recordId)).db);
+/** Where the queue consumer finds an event: the database of its row, and whether its delivery is still pending. */
+export interface LoggedAt {
+  db: D1Database;
+  pending: boolean;
+}
+
+/**
+ * Where each of these events is logged (the queue consumer): asked of the
+ * databases that may hold its record's events (src/shards.ts eventShardsFor),
+ * one read per database for the whole batch, six at a time; of two copies
+ * (see locateEvent), the one in its database now. One not found there is
+ * looked for in every other database (a row an earlier list placed, once
+ * TID_INDEX_SHARDS_PREVIOUS no longer names that list). An event found
+ * nowhere is absent from the answer.
+ */
+export async function findLogged(env: Env, events: readonly GatewayEvent[]): Promise<Map<string, LoggedAt>> {
+  const places = new Map<string, D1Database[]>();
+  const asked = new Map<D1Database, string[]>();
+  for (const event of events) {
+    const dbs = (await eventShardsFor(env, recordIdOf(event))).map((shard) => shard.db);
+    places.set(event.id, dbs);
+    for (const db of dbs) asked.set(db, [...(asked.get(db) ?? []), event.id]);
   }
-  return dbs;
+  const logged = pickLogged(places, await statusesIn(asked));
+  const missing = events.map((event) => event.id).filter((id) => !logged.has(id));
+  const rest = allShards(env).flatMap(({ db }) => (asked.has(db) ? [] : [db]));
+  if (missing.length === 0 || rest.length === 0) return logged;
+  const elsewhere = pickLogged(new Map(missing.map((id) => [id, rest])), await statusesIn(new Map(rest.map((db) => [db, missing]))));
+  return new Map([...logged, ...elsewhere]);
+}
+
+/** The delivery status of each of these ids each database holds: one read per database (a batch is at most 100 ids), six at a time. */
+async function statusesIn(asked: ReadonlyMap<D1Database, string[]>): Promise<Map<D1Database, Map<string, number>>> {
+  const found = await inPool([...asked], async ([db, ids]) => {
+    const { results } = await db
+      .prepare(`SELECT id, status FROM events WHERE id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`)
+      .bind(...ids)
+      .all<{ id: string; status: number }>();
+    return [db, new Map(results.map((row) => [row.id, row.status]))] as const;
+  });
+  return new Map(found);
+}
+
+/** Each id's first database (in the order given) holding it, and whether it is pending there. */
+function pickLogged(places: ReadonlyMap<string, D1Database[]>, statuses: ReadonlyMap<D1Database, Map<string, number>>): Map<string, LoggedAt> {
+  const logged = new Map<string, LoggedAt>();
+  for (const [id, dbs] of places) {
+    const db = dbs.find((one) => statuses.get(one)?.has(id));
+    if (db) logged.set(id, { db, pending: statuses.get(db)!.get(id) === DELIVERY_STATUS_CODES.pending });
+  }
+  return logged;
 }
 
 /**
@@ -398,9 +407,6 @@ export async function recordHasLoggedEvents(env: Env, kind: EventKind, recordId:
   return false;
 }
 
-/** D1 allows 100 bound parameters per statement: newestEvents binds one per record id. */
-const MAX_IDS_PER_READ = 100;
-
 /**
  * The newest logged event of each of these records, one per kind and record
  * id (the sandbox console's list): one query per database holding some of
@@ -420,7 +426,7 @@ export async function newestEvents(env: Env, recordIds: readonly string[]): Prom
       const newest = () =>
         db
           .prepare(
-            `${SELECT_ROWS} WHERE e.id IN (SELECT MAX(id) FROM events WHERE record_id IN (${chunk.map((_, i) => `?${i + 1}`).join(", ")})
+            `SELECT * FROM events WHERE id IN (SELECT MAX(id) FROM events WHERE record_id IN (${chunk.map((_, i) => `?${i + 1}`).join(", ")})
              GROUP BY record_id, type >= ${EVENT_TYPE_CODES["transfer.created"]})`,
           )
           .bind(...chunk)

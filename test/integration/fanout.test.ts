@@ -50,10 +50,10 @@ interface Statement {
 function countingD1(binding: string, meter: Meter): D1Database {
   const answerOf = ({ sql, args }: Statement) => {
     const limit = /LIMIT \?\d+\)/.test(sql) ? Number(args.at(-1)) : 0;
-    // The consumer's "which are still pending" read (src/events/log.ts recordEvents): all of them, so each is delivered.
+    // The consumer's read of where its events are (src/events/log.ts findLogged): each here, pending, so each is delivered.
     // The sweep's overdue claim: as many stranded events as it may take, each of its own record, body with the record.
-    const results = sql.includes("SELECT id FROM events WHERE status = 0 AND id IN")
-      ? args.map((id) => ({ id }))
+    const results = sql.includes("SELECT id, status FROM events WHERE id IN")
+      ? args.map((id) => ({ id, status: 0 }))
       : sql.includes("next_attempt_at = ?3") && sql.includes("RETURNING")
         ? Array.from({ length: Number(args[1]) }, () => strandedRow(binding))
         : [];
@@ -81,13 +81,13 @@ function countingD1(binding: string, meter: Meter): D1Database {
   } as unknown as D1Database;
 }
 
-/** A pending event whose message the queue lost: its body is in its record (migrations/0009). */
+/** A pending event whose message the queue lost: its body is in its record. */
 function strandedRow(binding: string) {
   const recordId = `${binding}-${crypto.randomUUID()}`;
   const event = makeEvent(recordId);
   stranded.set(recordId, JSON.stringify(event));
   const row = { id: event.id, record_id: recordId, type: 1, status: 0, attempts: 0, last_status: null, last_error: null, delivered_at: null };
-  return { ...row, next_attempt_at: 0, pending_since: 0, body: null };
+  return { ...row, next_attempt_at: 0, pending_since: 0 };
 }
 const stranded = new Map<string, string>();
 
