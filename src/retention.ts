@@ -24,7 +24,7 @@
  * oldest first, so a run reads only what it removes, and each statement is
  * short enough not to hold D1's single writer from the creates for long.
  */
-import { pruneEvents } from "./events/log";
+import { pruneEvents } from "./events/log-database";
 import { cronSlice, databasesPerRun, inPool } from "./fanout";
 import { log } from "./log";
 import { allShards, type Shard } from "./shards";

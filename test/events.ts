@@ -13,8 +13,8 @@ import {
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
 import { type EventMessage, type EventType, type GatewayEvent, newEventId, publishEvents } from "../src/events";
-import type { LoggedRow } from "../src/events/log";
 import { locateEvent } from "../src/events/log";
+import type { LoggedRow } from "../src/events/log-database";
 import worker from "../src/index";
 import { ReceiptObject, receiptStub } from "../src/receipt-object";
 import type { ReceiptBody, TransferBody } from "../src/schemas";

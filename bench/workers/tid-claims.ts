@@ -10,7 +10,7 @@
  * /retention runs one retention batch at a given clock and counts the same.
  */
 import { encodeTime } from "ulid";
-import { pruneEvents, recordDelivered, recordEvents } from "../../src/events/log";
+import { pruneEvents, recordDelivered, recordEvents } from "../../src/events/log-database";
 import type { GatewayEvent } from "../../src/events/types";
 import { claimTid, completeTid, deleteTids } from "../../src/tid-index";
 

@@ -14,7 +14,7 @@
 import { inPool } from "../fanout";
 import { log } from "../log";
 import { receiptStub } from "../receipt-object";
-import { type EventRow, type LoggedRow, withBody } from "./log";
+import { type EventRow, type LoggedRow, withBody } from "./log-database";
 
 /**
  * These rows with their bodies, in the same order; a row whose body is found

@@ -25,7 +25,8 @@ import { inPool, MAX_CONNECTIONS } from "../fanout";
 import { configProblems } from "../guard";
 import { log } from "../log";
 import { redact } from "../redact";
-import { findLogged, recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log";
+import { findLogged } from "./log";
+import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log-database";
 import { signWebhook } from "./signing";
 import { assertWellFormed, type EventMessage, type GatewayEvent } from "./types";
 

@@ -6,7 +6,8 @@
 
 import { monotonicFactory } from "ulid";
 import { clock } from "../clock";
-import { type Loggable, logEvents } from "./log";
+import { logEvents } from "./log";
+import type { Loggable } from "./log-database";
 import type { EventMessage, GatewayEvent } from "./types";
 import { assertWellFormed } from "./types";
 
@@ -16,7 +17,7 @@ let lastIdAt = 0;
 /**
  * A new event id, "evt_<ULID>": time-ordered, and increasing within one
  * isolate even in one millisecond. Its time is the event's: retention prunes
- * by it (src/events/log.ts pruneEvents). Should the clock step back, the ids
+ * by it (src/events/log-database.ts pruneEvents). Should the clock step back, the ids
  * follow it instead of running ahead of every window read from them (the
  * monotonic factory alone would keep issuing the latest time it saw).
  */

@@ -33,7 +33,7 @@ import { log } from "../log";
 import { allShards, type Shard } from "../shards";
 import { withBodies } from "./bodies";
 import type { RETRY_SCHEDULES } from "./delivery";
-import { decodeRow, type LoggedRow, type StoredRow } from "./log";
+import { decodeRow, type LoggedRow, type StoredRow } from "./log-database";
 import { enqueue } from "./publish";
 import type { EventMessage } from "./types";
 

@@ -7,7 +7,7 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { EVENT_TYPE_NAMES, type EventMessage } from "../../src/events";
-import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "../../src/events/log";
+import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "../../src/events/log-database";
 import { callGateway, eventDb, eventRow, GATEWAY, lifecycle, makeEvent, messageOf, newRecordId, publishKept } from "../events";
 import { expectError, expectStatus, newUser, sandboxCalls, userToken } from "../helpers";
 

@@ -7,7 +7,7 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { encodeTime } from "ulid";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { EVENT_TYPE_CODES, pruneEvents } from "../../src/events/log";
+import { EVENT_TYPE_CODES, pruneEvents } from "../../src/events/log-database";
 import { receiptStub } from "../../src/receipt-object";
 import { DAY_MS } from "../../src/retention";
 import { callGateway, consume, newRecordId, queueSpy, receiver, recordEventsDb } from "../events";

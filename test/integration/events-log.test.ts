@@ -6,7 +6,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { type EventMessage, publishEvents, recordIdOf } from "../../src/events";
-import { listLoggedEvents, recordDeadLettered, recordDelivered } from "../../src/events/log";
+import { listLoggedEvents } from "../../src/events/log";
+import { recordDeadLettered, recordDelivered } from "../../src/events/log-database";
 import { sendBatches } from "../../src/events/publish";
 import { SWEEP_SELECTS } from "../../src/events/sweep";
 import { eventDb, eventRow, lifecycle, makeEvent, newRecordId } from "../events";

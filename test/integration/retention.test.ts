@@ -11,7 +11,7 @@ import { env, exports } from "cloudflare:workers";
 import { ulid } from "ulid";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { clock } from "../../src/clock";
-import { markPendingAgain, recordDeadLettered, recordDelivered, recordEvents } from "../../src/events/log";
+import { markPendingAgain, recordDeadLettered, recordDelivered, recordEvents } from "../../src/events/log-database";
 import production from "../../src/index";
 import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy, runRetention } from "../../src/retention";
 import { tidShards } from "../../src/shards";
