@@ -352,7 +352,7 @@ export const MUTANTS = [
   {
     name: "replay-past-its-window",
     file: "src/creation.ts",
-    find: "if (row.receipt_id !== null && now - row.updated_at <= replayMs) {",
+    find: "if (row.receipt_id !== null && clock.now() - row.updated_at <= replayMs) {",
     replace: "if (row.receipt_id !== null) {",
     tests: ["test/integration/retention.test.ts"],
     why: "issue 20: a replay is answered within TID_REPLAY_DAYS of the create, by the row's own time; past it, 409 naming the record",
