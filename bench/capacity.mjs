@@ -14,7 +14,7 @@
  * 2. Bytes per row at scale: 100,000 rows made from those real rows (the real
  *    event bodies) go into a fresh SQLite file with the migrations applied,
  *    in random key order as creates make them; bytes per tid row (partner
- *    and user: migrations/0008_tid_slim.sql, no answer) and per event row,
+ *    and user: migrations/0001_initial.sql, no answer) and per event row,
  *    in pages (dbstat: every page of the table and its indexes; never after
  *    a VACUUM, which production never runs).
  * 3. Throughput: a worker that runs the gateway's claimTid + completeTid
@@ -305,7 +305,7 @@ const ulid = (at) => `${encodeTime(at, 10)}${crypto.randomUUID().replace(/-/g, "
 /** `n` random bytes, as the fingerprint (16) and a user's upstream tid (16) are stored. */
 const randomBytes = (n) => crypto.getRandomValues(new Uint8Array(n));
 
-/** A tid-index row like `template` (the slim row of migrations/0008) with fresh identifiers of the same lengths. */
+/** A tid-index row like `template` (no answer: migrations/0001_initial.sql) with fresh identifiers of the same lengths. */
 function likeTidRow(template, i, at) {
   const tid = `order-${crypto.randomUUID()}`;
   const user = template.owner.startsWith("user:");

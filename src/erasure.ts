@@ -1,6 +1,6 @@
 /**
  * Erasing a user's personal data (rule 10): `POST /api/v1/gateway/users/erase`
- * records a request (migrations/0007_erasures.sql, in the first database);
+ * records a request (table `erasures`, in the first database);
  * the Cron Trigger (every minute) carries it out in bounded steps:
  *
  * - the user's records are found through their tid-index rows (owner

@@ -3,7 +3,7 @@
  * capacity model sizes it). Run by the Cron Trigger (`scheduled` in
  * src/index.ts), in bounded batches:
  *
- * - a tid row (~220 B in pages: migrations/0008_tid_slim.sql) keeps no
+ * - a tid row (~220 B in pages: migrations/0001_initial.sql) keeps no
  *   answer (the record's object does, for the replay window), so there is
  *   nothing to compact: after the retention window the row is deleted, its
  *   pages go to the rows claimed after it, and the upstream's own tid
@@ -20,7 +20,7 @@
  * databases (src/fanout.ts).
  *
  * Pending claims are never touched: their lease decides what becomes of them.
- * Every batch is a range scan of an index (migrations/0008_tid_slim.sql),
+ * Every batch is a range scan of an index (migrations/0001_initial.sql),
  * oldest first, so a run reads only what it removes, and each statement is
  * short enough not to hold D1's single writer from the creates for long.
  */

@@ -12,7 +12,7 @@ import { kindOf, recordIdOf } from "./types";
 
 /**
  * Codes the event log stores for types and delivery statuses
- * (migrations/0009_event_log_slim.sql): a code is never reused or renumbered.
+ * (migrations/0001_initial.sql): a code is never reused or renumbered.
  */
 export const EVENT_TYPE_CODES = {
   "receipt.created": 1,
@@ -39,7 +39,7 @@ interface DeliveryOf {
   last_status: number | null;
   last_error: string | null;
   delivered_at: number | null;
-  /** ms: when the next delivery attempt of a pending event is due (migrations/0005_event_sweep.sql). */
+  /** ms: when the next delivery attempt of a pending event is due (the sweep queues again one long overdue). */
   next_attempt_at: number | null;
   /** ms: when the current round of delivery began (logged, or last resent); the retry horizon counts from it. */
   pending_since: number | null;

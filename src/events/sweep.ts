@@ -82,7 +82,7 @@ export interface SweepReport {
 
 /**
  * Which rows each step takes (?1: the cutoff, ?2: the bound): scans of the
- * pending rows of events_by_status (migrations/0009_event_log_slim.sql),
+ * pending rows of events_by_status (migrations/0001_initial.sql),
  * oldest first: only the events in flight, a handful in the steady state
  * (during a receiver's outage, every event of the last horizon: see
  * docs/events.md). test/integration/events-log.test.ts reads their query plans.
