@@ -235,7 +235,7 @@ export { PRODUCTION_WEBHOOK_SECRET, PRODUCTION_WEBHOOK_URL, productionEnv } from
 /**
  * Records every message the gateway sends to the events queue (they still go
  * on to the queue nobody consumes in tests), so a test can hand them to the
- * consumer itself: that is where events are logged.
+ * consumer itself: that is where events are delivered.
  */
 export function queueSpy() {
   const sent: EventMessage[] = [];

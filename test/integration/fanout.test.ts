@@ -26,6 +26,8 @@ class Meter {
   queries = 0;
   /** Calls on record objects (the sweep asks them for bodies): subrequests of the invocation too. */
   recordCalls = 0;
+  /** Whether the databases hold the consumer's events (false: a log restored to before them). */
+  logged = true;
   inFlight = 0;
   maxInFlight = 0;
   perDatabase = new Map<string, number>();
@@ -53,7 +55,9 @@ function countingD1(binding: string, meter: Meter): D1Database {
     // The consumer's read of where its events are (src/events/log.ts findLogged): each here, pending, so each is delivered.
     // The sweep's overdue claim: as many stranded events as it may take, each of its own record, body with the record.
     const results = sql.includes("SELECT id, status FROM events WHERE id IN")
-      ? args.map((id) => ({ id, status: 0 }))
+      ? meter.logged
+        ? args.map((id) => ({ id, status: 0 }))
+        : []
       : sql.includes("next_attempt_at = ?3") && sql.includes("RETURNING")
         ? Array.from({ length: Number(args[1]) }, () => strandedRow(binding))
         : [];
@@ -153,6 +157,17 @@ describe(`fan-out at ${DATABASES} databases`, () => {
     expect(result.explicitAcks).toHaveLength(events.length);
     expect(posts).toHaveBeenCalledTimes(events.length);
     withinLimits(meter);
+
+    // Events no database holds (a log restored to before them): every database is asked, and they are delivered.
+    const unknown = new Meter();
+    unknown.logged = false;
+    const delivered = await consume(
+      events.map((event) => ({ body: messageOf(event) })),
+      { env: deploymentOf(unknown) },
+    );
+    expect(delivered.explicitAcks).toHaveLength(events.length);
+    withinLimits(unknown);
+    expect(unknown.perDatabase.size).toBe(DATABASES);
 
     const dead = new Meter();
     const lost = Array.from({ length: 100 }, () => makeEvent(newRecordId()));
