@@ -390,6 +390,22 @@ export const MUTANTS = [
     why: "issue 20: a cron run's calls to records for bodies stay bounded whatever the number of databases",
   },
   {
+    name: "unlogged-event-dropped",
+    file: "src/events/delivery.ts",
+    find: "if (!at || at.pending) toDeliver.push({ message, db: at?.db ?? null });",
+    replace: "if (at?.pending) toDeliver.push({ message, db: at.db });",
+    tests: ["test/integration/events-delivery.test.ts"],
+    why: "at least once does not hang on a log row: a message whose event no database holds (a restored log) is still delivered",
+  },
+  {
+    name: "earlier-list-row-not-found",
+    file: "src/events/log.ts",
+    find: "if (missing.length === 0 || rest.length === 0) return logged;",
+    replace: "return logged;",
+    tests: ["test/integration/tid-shards.test.ts"],
+    why: "a row an earlier shard list placed is found and marked where it is, so the sweep does not send a delivered event again",
+  },
+  {
     name: "undelivered-events-pruned-early",
     file: "src/retention.ts",
     find: `pruneEvents(db, "pending", policy.undeliveredEventsMs, limit, now)`,
