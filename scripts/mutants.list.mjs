@@ -346,7 +346,7 @@ export const MUTANTS = [
   {
     name: "replay-past-its-window",
     file: "src/creation.ts",
-    find: "if (row.receipt_id !== null && now - row.updated_at <= replayMs) {",
+    find: "if (row.receipt_id !== null && clock.now() - row.updated_at <= replayMs) {",
     replace: "if (row.receipt_id !== null) {",
     tests: ["test/integration/retention.test.ts"],
     why: "rule 1: a replay is answered within TID_REPLAY_DAYS of the create, by the row's own time; past it, 409 naming the record",
@@ -382,6 +382,22 @@ export const MUTANTS = [
     replace: "REQUEUE_LIMIT + 0 * databases;",
     tests: ["test/integration/fanout.test.ts"],
     why: "a cron run's calls to records for bodies stay bounded whatever the number of databases",
+  },
+  {
+    name: "unlogged-event-dropped",
+    file: "src/events/delivery.ts",
+    find: "if (!at || at.pending) toDeliver.push({ message, db: at?.db ?? null });",
+    replace: "if (at?.pending) toDeliver.push({ message, db: at.db });",
+    tests: ["test/integration/events-delivery.test.ts"],
+    why: "at least once does not hang on a log row: a message whose event no database holds (a restored log) is still delivered",
+  },
+  {
+    name: "earlier-list-row-not-found",
+    file: "src/events/log.ts",
+    find: "if (missing.length === 0 || rest.length === 0) return logged;",
+    replace: "return logged;",
+    tests: ["test/integration/tid-shards.test.ts"],
+    why: "a row an earlier shard list placed is found and marked where it is, so the sweep does not send a delivered event again",
   },
   {
     name: "undelivered-events-pruned-early",

@@ -71,7 +71,7 @@ describe("card data is never stored or logged", () => {
     await call("receipt/anonymous/pay", { id: approved.id, card: { number: "8600000000000008", expire: EXPIRY }, otp: OTPS[1] });
     await call("a2c/create", { ...transfer, tid: newTid(), receiver_card: "8600000000000008" });
 
-    // Every record's outbox drained into the queue, and the consumer logged (and delivered) every event.
+    // Every record's outbox drained into the log and the queue, and the consumer delivered every event.
     for (const id of await listDurableObjectIds(env.RECEIPTS)) await runDurableObjectAlarm(env.RECEIPTS.get(id));
     queuedPayloads.push(...queue.sent.map((m) => m.payload));
     await queue.deliver();
