@@ -125,6 +125,15 @@ export const MUTANTS = [
     why: "rule 8: the late reads are scheduled (1 min, 10 min, 1 h, 24 h), so a change after the first look is found with no caller",
   },
   {
+    name: "lost-hold-confirm-not-suspect",
+    file: "src/lifecycle.ts",
+    find: `export const STATE_CHANGING_CALLS: ReadonlySet<string> = new Set(["pay", "hold-confirm", "cancel"]);`,
+    replace: `export const STATE_CHANGING_CALLS: ReadonlySet<string> = new Set(["pay", "cancel"]);`,
+    tests: ["test/integration/faults.test.ts"],
+    grep: "hold-confirm lost before",
+    why: "rule 8: a hold-confirm whose outcome was unknown stays suspect after its first look; a confirm the upstream makes later is found and sent as receipt.paid",
+  },
+  {
     name: "suspect-pay-not-asked-first",
     file: "src/lifecycle.ts",
     find: "  { when: (ctx) => ctx.suspect && !ctx.fresh, then: ASK_FIRST },",

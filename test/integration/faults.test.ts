@@ -30,7 +30,7 @@ import {
   transferRequest,
   userToken,
 } from "../helpers";
-import { scriptedUpstream } from "../support/scripted-upstream";
+import { forwardDeferred, scriptedUpstream } from "../support/scripted-upstream";
 
 const TOKEN = { token: "tok_sandbox_ok" };
 const pay = (id: string, otp?: string, token = "tok_sandbox_ok") => call("receipt/pay", { id, card: { token }, ...(otp ? { otp } : {}) });
@@ -365,6 +365,28 @@ describe("an upstream that acts after the gateway gave up (rule 8's late upstrea
     expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 4, wrong_otps: 0, unconfirmed_otps: 0 });
     await expectError(pay(receipt.id, OTP_OK), 409, "receipt_already_paid");
     expect((await sandboxCalls()).filter((c) => c.path === "receipt/pay" && c.id === receipt.id)).toHaveLength(1);
+  });
+
+  it("a hold-confirm lost before the upstream acted: still held at the first look, the late reads find the confirm the upstream made later; stored, and a receipt.paid event", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003, is_hold: true });
+    expect((await expectStatus(pay(receipt.id), 200)).state).toBe(5);
+    // The confirm is kept at the upstream, not acted on; the gateway sees the connection break.
+    scriptedUpstream.on("receipt/hold-confirm", { kind: "defer" }, { id: receipt.id });
+    await expectError(call("receipt/hold-confirm", { id: receipt.id }), 502, "upstream_error");
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await runDurableObjectAlarm(stub);
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 5, pending_op: null });
+    // Then the upstream acts on it, long after the gateway gave up.
+    const [kept, ...more] = scriptedUpstream.takeDeferred();
+    expect(more).toEqual([]);
+    expect(await forwardDeferred(env.UPSTREAM!, kept!)).toBe(200);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(4);
+    // The first late read (development: 15 s after the call), with nobody calling.
+    letTimePass(16_000);
+    await runDurableObjectAlarm(stub);
+    expect((await storedRecord("receipt", receipt.id)).state).toBe(4);
+    expect(await outboxTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.held", "receipt.paid"]);
+    expect((await sandboxCalls()).filter((c) => c.path === "receipt/hold-confirm" && c.id === receipt.id)).toHaveLength(1);
   });
 
   it("while the record is suspect, a pay asks the upstream first and is refused as paid, without a second pay going out", async () => {
