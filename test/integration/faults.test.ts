@@ -73,6 +73,19 @@ describe("what is not a guess (rule 2)", () => {
     expect((await expectStatus(pay(receipt.id, OTP_OK), 200)).state).toBe(4);
   });
 
+  it("a VALIDATION_ERROR refusal of a pay with an OTP is 400 invalid_request, and no guess: the OTP was never judged", async () => {
+    const receipt = await authorized();
+    scriptedUpstream.on(
+      "receipt/pay",
+      { kind: "status", status: 400, code: "VALIDATION_ERROR", message: "card.token is malformed" },
+      { id: receipt.id },
+    );
+    const error = await expectError(pay(receipt.id, OTP_WRONG), 400, "invalid_request");
+    expect(error.attempts_left).toBeUndefined();
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null, wrong_otps: 0, unconfirmed_otps: 0 });
+    expect((await expectError(pay(receipt.id, OTP_WRONG), 422, "otp_invalid")).attempts_left).toBe(2);
+  });
+
   it("a refused credential is no guess either", async () => {
     const receipt = await authorized();
     scriptedUpstream.on("receipt/pay", { kind: "status", status: 401, code: "UNAUTHORIZED" }, { times: 3 });
@@ -108,6 +121,24 @@ describe("what is a guess (rule 2)", () => {
     expect(upstream.otp_attempts).toBe(3);
     expect(upstream.state).toBe(21);
   });
+
+  it.each([
+    ["a JSON body with no error code", 400, "{}"],
+    ["a body that is not JSON", 403, "<html><body>403 Forbidden</body></html>"],
+  ])(
+    "a refusal of an OTP with %s (a 4xx in no code) is 422 upstream_refused naming its status, and the OTP counts as a guess",
+    async (_name, status, body) => {
+      const receipt = await authorized();
+      scriptedUpstream.on("receipt/pay", { kind: "body", status, body, act: false }, { id: receipt.id });
+      const error = await expectError(pay(receipt.id, OTP_WRONG), 422, "upstream_refused");
+      expect(error.upstream_code).toBe(`HTTP_${status}`);
+      expect(error.message).toMatch(/counts as a guess/);
+      expect(error.attempts_left).toBe(2);
+      expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null, wrong_otps: 0, unconfirmed_otps: 1 });
+      // Two more guesses end it: the next wrong OTP has one try left.
+      expect((await expectError(pay(receipt.id, OTP_WRONG), 422, "otp_invalid")).attempts_left).toBe(1);
+    },
+  );
 
   it("the sandbox's tok_sandbox_judges_unknown: three right-or-wrong OTPs judged behind an unknown code end the receipt", async () => {
     const receipt = await authorized();
