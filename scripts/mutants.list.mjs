@@ -308,6 +308,14 @@ export const MUTANTS = [
     why: "issue 18 (d): a message the upstream sends back is masked before it reaches a caller (no raw card number in an error)",
   },
   {
+    name: "log-fields-unredacted",
+    file: "src/log.ts",
+    find: "const line = JSON.stringify({ level, event, ...(redact(fields) as Record<string, unknown>) });",
+    replace: "const line = JSON.stringify({ level, event, ...fields });",
+    tests: ["test/unit/log.test.ts", "test/integration/card-data.test.ts"],
+    why: "every field of a log line passes through redact: a card number comes out masked, an OTP, expiry, token, credential or JWT redacted",
+  },
+  {
     name: "card-numbers-not-masked",
     file: "src/redact.ts",
     find: "    .replace(PAN_RUN, maskPan);",
