@@ -460,6 +460,50 @@ export const MUTANTS = [
     why: "an event not yet delivered is kept for the longer window, so it can still be listed and resent",
   },
 
+  // --- erasure (rule 10) ------------------------------------------------------------------------
+  {
+    name: "erase-skips-outbox",
+    file: "src/receipt-object.ts",
+    find: "      this.#store.rewriteOutbox(erasePersonalJson);\n",
+    replace: "",
+    tests: ["test/integration/erasure.test.ts"],
+    why: "rule 10: an erased user's values leave the record's outbox, where events/list, events/resend and the sweep read event bodies",
+  },
+  {
+    name: "erase-skips-unlogged-outbox",
+    file: "src/record/store.ts",
+    find: `const rows = this.#storage.sql.exec<{ seq: number; body: string }>("SELECT seq, body FROM outbox").toArray();`,
+    replace: `const rows = this.#storage.sql.exec<{ seq: number; body: string }>("SELECT seq, body FROM outbox WHERE logged_at IS NOT NULL").toArray();`,
+    tests: ["test/integration/erasure.test.ts"],
+    grep: "still owed by the outbox",
+    why: "rule 10: events the outbox still owes when the erasure runs are erased too, so they reach the queue and the receiver erased",
+  },
+  {
+    name: "erase-skips-unsent-in-memory",
+    file: "src/record/store.ts",
+    find: "    if (this.#unsent) this.#unsent = this.#unsent.map((entry) => ({ ...entry, body: rewrite(entry.body) }));\n",
+    replace: "",
+    tests: ["test/integration/erasure.test.ts"],
+    grep: "still owed by the outbox",
+    why: "rule 10: the object's own list of unsent events is erased with its storage; its next drain sends nothing of the erased values",
+  },
+  {
+    name: "erase-skips-event-bodies",
+    file: "src/erasure.ts",
+    find: "    if (updates.length > 0) await events.batch(updates);\n",
+    replace: "",
+    tests: ["test/integration/erasure.test.ts"],
+    why: "rule 10: bodies the event log holds itself (event_bodies) are erased; events/list and events/resend show the values erased",
+  },
+  {
+    name: "erase-skips-legacy-answer",
+    file: "src/erasure.ts",
+    find: "  if (row.response !== null) {",
+    replace: `  if (row.response === "kept as it was") {`,
+    tests: ["test/integration/erasure.test.ts"],
+    why: "rule 10: a create's answer kept from before migrations/0008 (tid_answers_legacy) is erased; a replay shows the values erased",
+  },
+
   // --- webhook signing ---------------------------------------------------------------------------
   {
     name: "signature-without-id",
