@@ -60,6 +60,15 @@ export const MUTANTS = [
     why: "rule 8: before a call that may move money leaves, a note of it is stored",
   },
   {
+    name: "note-without-its-alarm",
+    file: "src/record/write-ahead.ts",
+    find: "    this.#alarm.set(now + this.#upstreamTimeoutMs + 1000);\n",
+    replace: "",
+    tests: ["test/integration/crash.test.ts"],
+    grep: "crash while a call is in flight",
+    why: "rule 8: with the note, the alarm is set for when the call must have ended, so a crash mid-call is settled with no caller, whatever other alarm there was",
+  },
+  {
     name: "note-forgets-otp",
     file: "src/record/write-ahead.ts",
     find: "this.#store.update({ pending_op: op, pending_otp: withOtp ? 1 : 0, pending_since: now, pending_request_id: requestId });",
