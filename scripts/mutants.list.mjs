@@ -134,6 +134,15 @@ export const MUTANTS = [
     why: "rule 2: the upstream's VALIDATION_ERROR refuses a request before any OTP is judged: invalid_request, and no guess",
   },
   {
+    name: "connection-failure-read-as-refusal",
+    file: "src/upstream/client.ts",
+    find: `        : unknownOutcome("upstream_error", "The payment service could not be reached, or the connection broke.");`,
+    replace: `        : { ok: false, outcome: "rejected", judged: false, failure: { code: "upstream_error", message: "The payment service could not be reached, or the connection broke." } };`,
+    tests: ["test/integration/faults.test.ts"],
+    grep: "fetch itself rejects",
+    why: "rule 8: a call whose connection failed may have reached the upstream: its outcome is unknown, never a refusal that frees its tid or clears its note",
+  },
+  {
     name: "lost-call-not-suspect",
     file: "src/record/reconciler.ts",
     find: "if (STATE_CHANGING_CALLS.has(pending.pending_op)) {",

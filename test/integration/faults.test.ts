@@ -11,6 +11,7 @@ import { loggedEventTypes } from "../events";
 import {
   alarmWithinADay,
   call,
+  callSettled,
   createReceipt,
   DAY_MS,
   expectError,
@@ -471,6 +472,19 @@ describe("a create whose answer was lost (rule 8)", () => {
     expect((await expectStatus(call("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(adopted.id);
     const creates = (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === request.tid);
     expect(creates.map((c) => c.status)).toEqual([200, 409]);
+  });
+
+  it("a create whose connection fails before any answer (the fetch itself rejects) is unknown too: check-tid says it did not finish, the retry creates it", async () => {
+    const request = receiptRequest({ merchant_id: 1003 });
+    // An upstream that cannot be reached at all: no status line, nothing done there.
+    const unreachable = { ...env, UPSTREAM: { fetch: () => Promise.reject(new TypeError("Network connection lost.")) } } as unknown as Env;
+    const error = await expectError(callSettled(unreachable, "receipt/create", request), 502, "upstream_error");
+    expect(error.message).toMatch(/could not be reached/);
+    const unknown = await expectError(call("receipt/check-tid", { tid: request.tid }), 404, "receipt_not_found");
+    expect(unknown.message).toMatch(/did not finish/);
+    const created = await expectStatus(call("receipt/create", request), 200);
+    expect((await expectStatus(call("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(created.id);
+    expect((await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === request.tid).map((c) => c.status)).toEqual([200]);
   });
 
   it("a user's create lost the same way is adopted under the user's derived tid", async () => {
