@@ -11,7 +11,7 @@
  * model in its report, so a rerun after the bytes change (a smaller record
  * object, a smaller tid row) updates every number here. What is measured
  * comes from the run's JSON: bytes per tid row and event row (dbstat, pages
- * as production keeps them: no VACUUM ever runs; since migration 0008 a tid
+ * as production keeps them: no VACUUM ever runs; a tid
  * row keeps no answer and is only ever deleted), a record object's file after
  * create-authorize-pay, and D1 rows written per create and per event
  * (meta.rows_written). What is not measured (yet) is marked `estimated` in
@@ -105,7 +105,7 @@ const over = (used, { included, perMillion }) => (Math.max(0, used - included) /
 /** What a capacity run measured, as the model reads it (null where the run has no such figure). */
 export function measuredOf(report) {
   const rows = report.bytes_per_row;
-  // The slim row of migrations/0008 (no answer), in pages; an earlier run's row with its answer otherwise.
+  // The tid row of migrations/0001_initial.sql (no answer), in pages; an earlier run's row with its answer otherwise.
   const tidRow = (side) => (side.row ?? side.with_answer).total;
   const withAnswer = (tidRow(rows.partner) + tidRow(rows.user)) / 2;
   const run = report.throughput?.at(-1) ?? {};

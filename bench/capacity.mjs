@@ -14,7 +14,7 @@
  * 2. Bytes per row at scale: 100,000 rows made from those real rows (the real
  *    event bodies) go into a fresh SQLite file with the migrations applied,
  *    in random key order as creates make them; bytes per tid row (partner
- *    and user: migrations/0008_tid_slim.sql, no answer) and per event row,
+ *    and user: migrations/0001_initial.sql, no answer) and per event row,
  *    in pages (dbstat: every page of the table and its indexes; never after
  *    a VACUUM, which production never runs).
  * 3. Throughput: a worker that runs the gateway's claimTid + completeTid
@@ -248,11 +248,11 @@ async function shapes() {
     const tables = tablesOf(db);
     if (tables.includes("tid_index")) {
       // Every D1 database of [env.dev] (DB and the tid index's shards, TID_INDEX_SHARDS) has the schema: gather them all.
-      index ??= { tid_rows: [], event_rows: [], event_bodies: [] };
+      index ??= { tid_rows: [], event_rows: [] };
       index.tid_rows.push(...db.prepare("SELECT * FROM tid_index WHERE status = 1").all());
       index.event_rows.push(...db.prepare("SELECT * FROM events").all());
     } else if (tables.includes("record")) {
-      // The event bodies live in their records' outboxes (record schema v7; migrations/0009), not in D1.
+      // The event bodies live in their records' outboxes, not in D1.
       bodies.push(
         ...db
           .prepare("SELECT event_id, body FROM outbox")
@@ -280,7 +280,7 @@ async function shapes() {
     create_answer_bytes: Buffer.byteLength(JSON.stringify(answers.partner)),
     tid_rows: index.tid_rows,
     event_rows: index.event_rows,
-    event_bodies: bodies,
+    outbox_bodies: bodies,
     events_logged: events,
     record_object: {
       objects: objects.length,
@@ -305,7 +305,7 @@ const ulid = (at) => `${encodeTime(at, 10)}${crypto.randomUUID().replace(/-/g, "
 /** `n` random bytes, as the fingerprint (16) and a user's upstream tid (16) are stored. */
 const randomBytes = (n) => crypto.getRandomValues(new Uint8Array(n));
 
-/** A tid-index row like `template` (the slim row of migrations/0008) with fresh identifiers of the same lengths. */
+/** A tid-index row like `template` (no answer: migrations/0001_initial.sql) with fresh identifiers of the same lengths. */
 function likeTidRow(template, i, at) {
   const tid = `order-${crypto.randomUUID()}`;
   const user = template.owner.startsWith("user:");
@@ -379,7 +379,7 @@ function bytesPerRow(shape) {
       .map((r) => r.name);
     result.event = per(storageOf(db), names, SAMPLE_ROWS);
     // The bodies, kept by the records (not in these rows): their mean size, for the record object's share.
-    result.event.body_bytes_mean = round(shape.event_bodies.reduce((s, r) => s + Buffer.byteLength(r.body), 0) / shape.event_bodies.length);
+    result.event.body_bytes_mean = round(shape.outbox_bodies.reduce((s, r) => s + Buffer.byteLength(r.body), 0) / shape.outbox_bodies.length);
     result.event.per_flow = round(shape.event_rows.length / (2 * FLOWS), 2);
     db.close();
     result.sample_rows = SAMPLE_ROWS;
@@ -523,7 +523,7 @@ async function main() {
   log(`costs per flow, ended: ${JSON.stringify(costs.per_flow.ended)}`);
   const runs = [];
   for (const count of ROW_COUNTS) {
-    const run = await throughput(shape.create_answer, shape.event_bodies.find((r) => JSON.parse(r.body).type === "receipt.paid").body, count);
+    const run = await throughput(shape.create_answer, shape.outbox_bodies.find((r) => JSON.parse(r.body).type === "receipt.paid").body, count);
     log(`throughput at ${count.toLocaleString("en")} rows: ${run.creates_per_second_c32} creates/s (c=32), p50 ${run.c1.latency.p50} ms (c=1)`);
     runs.push(run);
   }

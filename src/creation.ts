@@ -27,7 +27,6 @@ import {
   findTid,
   fingerprint,
   leaseExpired,
-  legacyAnswer,
   readIndexFor,
   releaseTid,
   type TidRow,
@@ -73,21 +72,13 @@ function compactedReplay(kind: KindName, recordId: string | null, replayMs: numb
 }
 
 /**
- * The answer an identical retry gets: the record object's (one hop), or for a
- * create completed before migrations/0008 the legacy table's; past the
+ * The answer an identical retry gets: the record object's (one hop); past the
  * replay window, or with nothing kept, compactedReplay.
  */
-async function replay<Body>(
-  env: Env,
-  kind: KindName,
-  row: Pick<TidRow, "owner" | "tid" | "receipt_id" | "updated_at">,
-  db: D1Database | null,
-): Promise<Body> {
+async function replay<Body>(env: Env, kind: KindName, row: Pick<TidRow, "owner" | "receipt_id" | "updated_at">): Promise<Body> {
   const { replayMs } = retentionPolicy(env);
-  const now = clock.now();
-  if (row.receipt_id !== null && now - row.updated_at <= replayMs) {
-    const kept =
-      (await receiptStub(env, kind, row.receipt_id).replay(row.owner)) ?? (db ? await legacyAnswer(db, row.owner, row.tid, replayMs, now) : null);
+  if (row.receipt_id !== null && clock.now() - row.updated_at <= replayMs) {
+    const kept = await receiptStub(env, kind, row.receipt_id).replay(row.owner);
     if (kept !== null) return JSON.parse(kept) as Body;
   }
   throw compactedReplay(kind, row.receipt_id, replayMs);
@@ -146,13 +137,13 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
     const same = known.kind === kind.name && (known.fingerprint === wanted.fingerprint || formerFingerprints.includes(known.fingerprint));
     if (!same) throw conflict(known);
     const row = { owner, tid: input.tid, receipt_id: known.receipt_id, updated_at: known.answered_at };
-    return { body: await replay<Body>(env, kind.name, row, null), replayed: true };
+    return { body: await replay<Body>(env, kind.name, row), replayed: true };
   }
   const { binding, db, claim } = await claiming;
 
   switch (claim.kind) {
     case "replay": {
-      const body = await replay<Body>(env, kind.name, claim.row, db);
+      const body = await replay<Body>(env, kind.name, claim.row);
       after(remember(env, claim.row));
       return { body, replayed: true };
     }

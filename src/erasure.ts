@@ -1,26 +1,24 @@
 /**
  * Erasing a user's personal data (rule 10): `POST /api/v1/gateway/users/erase`
- * records a request (migrations/0007_erasures.sql, in the first database);
+ * records a request (table `erasures`, in the first database);
  * the Cron Trigger (every minute) carries it out in bounded steps:
  *
  * - the user's records are found through their tid-index rows (owner
  *   `user:<sub>`, the index's primary key prefix), in every database;
  * - each record's Durable Object erases its body, the create's answer it
- *   keeps for replays, its outbox (the bodies of its events, logged or not)
- *   and every body it stores later (the record object's erase); then the
- *   event bodies the event log itself holds (event_bodies, from before
- *   migrations/0009) and a create answer stored before migrations/0008
- *   (tid_answers_legacy) are rewritten too;
+ *   keeps for replays, its outbox (the bodies of its events, logged or not:
+ *   the event log keeps none) and every body it stores later
+ *   (the record object's erase);
  * - erased means every `account` value and every `phone` starred but their
  *   first and last two characters (src/redact.ts erasePersonal); ids,
  *   amounts, states and times stay.
  *
  * At most ERASE_RECORDS_PER_RUN records and ERASE_QUERIES_PER_RUN D1 queries
- * a run (a record costs about three queries and one object call, each
- * database looked at one), so a run stays inside a Worker's limits whatever
- * a user holds and however many databases there are; 50 a minute is 72,000 a day, well inside the contract's 24
- * hours (in development, one run: within a minute). Erasing is idempotent,
- * so a run cut short repeats nothing harmful.
+ * a run (a record costs one object call, each page of a database's rows one
+ * query), so a run stays inside a Worker's limits whatever a user holds and
+ * however many databases there are; 50 a minute is 72,000 a day, well inside
+ * the contract's 24 hours (in development, one run: within a minute).
+ * Erasing is idempotent, so a run cut short repeats nothing harmful.
  *
  * Not found this way: a record whose tid row retention already deleted
  * (TID_RETENTION_DAYS after its create) while the record itself is kept
@@ -32,8 +30,7 @@
 import type { KindName } from "./kinds";
 import { log } from "./log";
 import { receiptStub } from "./record-stub";
-import { erasePersonalJson } from "./redact";
-import { allShards, eventShardsFor } from "./shards";
+import { allShards } from "./shards";
 
 /** Records erased per cron run, across all requests. */
 export const ERASE_RECORDS_PER_RUN = 50;
@@ -41,8 +38,9 @@ export const ERASE_RECORDS_PER_RUN = 50;
 const REQUESTS_PER_RUN = 10;
 /**
  * D1 queries a run may make (of the 1,000 an invocation may, which the
- * cron's other steps share): each database looked at costs one, each record
- * about three. With hundreds of databases a request takes several runs.
+ * cron's other steps share): each page of a database's tid rows costs one (a
+ * record costs none: its object holds every copy). With hundreds of
+ * databases a request takes several runs.
  */
 export const ERASE_QUERIES_PER_RUN = 200;
 
@@ -63,37 +61,14 @@ export async function requestErasure(env: Env, user: string, now: number): Promi
 }
 
 interface ErasedRow {
-  owner: string;
   tid: string;
   kind: KindName;
   receipt_id: string | null;
-  /** The create's answer stored before migrations/0008, if still kept. */
-  response: string | null;
 }
 
-/** Erases one record everywhere it is stored: a legacy answer, its object, its events in the log. */
-async function eraseRecord(env: Env, db: D1Database, row: ErasedRow) {
-  if (row.response !== null) {
-    await db
-      .prepare("UPDATE tid_answers_legacy SET response = ?1 WHERE owner = ?2 AND tid = ?3")
-      .bind(erasePersonalJson(row.response), row.owner, row.tid)
-      .run();
-  }
-  if (row.receipt_id === null) return;
-  // The object first (its record and every event body it keeps): from then on nothing it hands on carries the values.
-  await receiptStub(env, row.kind, row.receipt_id).erase();
-  // Bodies the log itself holds (events logged before migrations/0009, or that no record produced).
-  for (const { db: events } of await eventShardsFor(env, row.receipt_id)) {
-    const { results } = await events
-      .prepare("SELECT b.id, b.body FROM events e JOIN event_bodies b ON b.id = e.id WHERE e.record_id = ?1")
-      .bind(row.receipt_id)
-      .all<{ id: string; body: string }>();
-    const updates = results
-      .map((event) => ({ id: event.id, body: erasePersonalJson(event.body), before: event.body }))
-      .filter((event) => event.body !== event.before)
-      .map((event) => events.prepare("UPDATE event_bodies SET body = ?1 WHERE id = ?2").bind(event.body, event.id));
-    if (updates.length > 0) await events.batch(updates);
-  }
+/** Erases one record: its object holds every copy (its body, its answer, its events' bodies); from then on nothing it hands on carries the values. */
+async function eraseRecord(env: Env, row: ErasedRow) {
+  if (row.receipt_id !== null) await receiptStub(env, row.kind, row.receipt_id).erase();
 }
 
 /** One cron run: carries the open requests on, oldest first, within ERASE_RECORDS_PER_RUN records. */
@@ -115,15 +90,14 @@ export async function runErasures(env: Env, now: number, budget = ERASE_RECORDS_
         const limit = budget - records;
         const { results: rows } = await db
           .prepare(
-            `SELECT i.owner, i.tid, CASE i.kind WHEN 1 THEN 'transfer' ELSE 'receipt' END AS kind, i.receipt_id, a.response
-             FROM tid_index i LEFT JOIN tid_answers_legacy a ON a.owner = i.owner AND a.tid = i.tid
-             WHERE i.owner = ?1 AND i.tid > ?2 ORDER BY i.tid LIMIT ?3`,
+            `SELECT tid, CASE kind WHEN 1 THEN 'transfer' ELSE 'receipt' END AS kind, receipt_id
+             FROM tid_index WHERE owner = ?1 AND tid > ?2 ORDER BY tid LIMIT ?3`,
           )
           .bind(owner, after, limit)
           .all<ErasedRow>();
-        for (const row of rows) await eraseRecord(env, db, row);
+        for (const row of rows) await eraseRecord(env, row);
         records += rows.length;
-        queries += 1 + 3 * rows.length;
+        queries++;
         progress[binding] = rows.length < limit ? true : rows[rows.length - 1]!.tid;
       }
     }

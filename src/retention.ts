@@ -3,13 +3,11 @@
  * capacity model sizes it). Run by the Cron Trigger (`scheduled` in
  * src/index.ts), in bounded batches:
  *
- * - a tid row (~220 B in pages: migrations/0008_tid_slim.sql) keeps no
+ * - a tid row (~220 B in pages: migrations/0001_initial.sql) keeps no
  *   answer (the record's object does, for the replay window), so there is
  *   nothing to compact: after the retention window the row is deleted, its
  *   pages go to the rows claimed after it, and the upstream's own tid
  *   uniqueness is the backstop (its TID_DUPLICATE answers tid_conflict);
- * - the answers stored before migrations/0008 (tid_answers_legacy) are
- *   deleted once past the replay window;
  * - delivered events are deleted after their window, undelivered ones (failed,
  *   or pending and never settled) after a longer one, so a partner whose
  *   receiver was down can still list and resend them.
@@ -22,15 +20,15 @@
  * databases (src/fanout.ts).
  *
  * Pending claims are never touched: their lease decides what becomes of them.
- * Every batch is a range scan of an index (migrations/0008_tid_slim.sql),
+ * Every batch is a range scan of an index (migrations/0001_initial.sql),
  * oldest first, so a run reads only what it removes, and each statement is
  * short enough not to hold D1's single writer from the creates for long.
  */
-import { pruneEvents } from "./events/log";
+import { pruneEvents } from "./events/log-database";
 import { cronSlice, databasesPerRun, inPool } from "./fanout";
 import { log } from "./log";
 import { allShards, type Shard } from "./shards";
-import { deleteFences, deleteLegacyAnswers, deleteTids } from "./tid-index";
+import { deleteFences, deleteTids } from "./tid-index";
 
 export const DAY_MS = 86_400_000;
 
@@ -95,8 +93,6 @@ export function retentionPolicy(env: Env): RetentionPolicy {
 
 export interface RetentionReport {
   tids_deleted: number;
-  /** Answers stored before migrations/0008, past the replay window. */
-  tid_legacy_answers_deleted: number;
   /** Fences of a growing list (src/tid-index.ts) past TID_RETENTION_DAYS. */
   tid_fences_deleted: number;
   events_delivered_pruned: number;
@@ -110,15 +106,11 @@ export interface RetentionReport {
 /** The steps of a run per database, each up to `rounds` statements: delete tids, delete fences, prune delivered, failed and pending events. */
 export const RETENTION_STEPS = 5;
 
-/** The legacy answers' step (tid_answers_legacy, emptied TID_REPLAY_DAYS after migrations/0008): one statement a run. */
-export const LEGACY_ANSWER_QUERIES = 1;
-
 /** D1 statements the event sweep (src/events/sweep.ts) runs per database in the same cron invocation. */
 export const SWEEP_QUERIES_PER_DATABASE = 2;
 
 /** The most D1 queries a cron run spends on one database: every step's every round, and the sweep's. */
-export const cronQueriesPerDatabase = (policy: RetentionPolicy): number =>
-  RETENTION_STEPS * policy.rounds + LEGACY_ANSWER_QUERIES + SWEEP_QUERIES_PER_DATABASE;
+export const cronQueriesPerDatabase = (policy: RetentionPolicy): number => RETENTION_STEPS * policy.rounds + SWEEP_QUERIES_PER_DATABASE;
 
 /**
  * The databases the cron run at `now` works on (retention and the event
@@ -152,9 +144,9 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
   let firstError: unknown;
   let backlog = false;
   /** Drains one step; a failure is noted and the run goes on with the others. */
-  const run = async (name: string, step: (limit: number) => Promise<number>, rounds = policy.rounds): Promise<number> => {
+  const run = async (name: string, step: (limit: number) => Promise<number>): Promise<number> => {
     try {
-      const { removed, full } = await drain({ ...policy, rounds }, step);
+      const { removed, full } = await drain(policy, step);
       backlog ||= full;
       return removed;
     } catch (err) {
@@ -176,11 +168,6 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
   const perShard = await inPool(shards, async ({ binding, db }) => ({
     binding,
     deleted: await run(`tids_deleted:${binding}`, (limit) => deleteTids(db, policy.tidRetentionMs, limit, now)),
-    legacy: await run(
-      `tid_legacy_answers_deleted:${binding}`,
-      (limit) => deleteLegacyAnswers(db, policy.replayMs, limit, now),
-      LEGACY_ANSWER_QUERIES,
-    ),
     // A growing list's fences (src/tid-index.ts, claimIndexFor), once every row they stood for is gone.
     fences: await run(`tid_fences_deleted:${binding}`, (limit) => deleteFences(db, policy.tidRetentionMs, limit, now)),
     // The event log is spread over the same databases, by record id.
@@ -196,7 +183,6 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
 
   const report: RetentionReport = {
     tids_deleted: sum((shard) => shard.deleted),
-    tid_legacy_answers_deleted: sum((shard) => shard.legacy),
     tid_fences_deleted: sum((shard) => shard.fences),
     events_delivered_pruned: delivered,
     events_undelivered_pruned: failedEvents + pendingEvents,

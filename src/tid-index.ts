@@ -12,7 +12,7 @@
  * A create first claims its tid with a `pending` row (INSERT ... ON CONFLICT
  * DO NOTHING is the arbiter when creates race): the claim is the create's
  * write-ahead note (rule 8). After the answer is given it is completed with
- * the record's id (one small row: migrations/0008_tid_slim.sql, ~220 B in
+ * the record's id (one small row: migrations/0001_initial.sql, ~220 B in
  * pages for the partner's). A pending claim holds its tid for a lease; past the lease (or
  * at once, when the create's outcome is known to be unknown) an identical
  * retry may take it over, re-send the create and adopt what the upstream
@@ -46,7 +46,7 @@ export interface TidRow {
   updated_at: number;
 }
 
-/** The row as D1 holds it (migrations/0008_tid_slim.sql): small integers and raw bytes. */
+/** The row as D1 holds it (migrations/0001_initial.sql): small integers and raw bytes. */
 interface StoredRow {
   owner: string;
   tid: string;
@@ -228,31 +228,6 @@ export async function deleteTids(db: D1Database, retentionMs: number, limit: num
   return result.meta.changes;
 }
 
-/**
- * The answer of a create completed before migrations/0008 (which moved the
- * stored answers into tid_answers_legacy), while still in the replay window:
- * read only when the record's object holds no answer of its own.
- */
-export async function legacyAnswer(db: D1Database, owner: string, tid: string, replayMs: number, now = clock.now()): Promise<string | null> {
-  const row = await db
-    .prepare("SELECT response FROM tid_answers_legacy WHERE owner = ?1 AND tid = ?2 AND answered_at >= ?3")
-    .bind(owner, tid, now - replayMs)
-    .first<{ response: string }>();
-  return row?.response ?? null;
-}
-
-/** Retention: legacy answers past the replay window, oldest first, at most `limit`. */
-export async function deleteLegacyAnswers(db: D1Database, replayMs: number, limit: number, now = clock.now()): Promise<number> {
-  const result = await db
-    .prepare(
-      `DELETE FROM tid_answers_legacy WHERE rowid IN (
-         SELECT rowid FROM tid_answers_legacy WHERE answered_at < ?1 ORDER BY answered_at LIMIT ?2)`,
-    )
-    .bind(now - replayMs, limit)
-    .run();
-  return result.meta.changes;
-}
-
 async function findByUpstreamTid(db: D1Database, upstreamTid: string): Promise<boolean> {
   return (await db.prepare("SELECT 1 AS found FROM tid_index WHERE upstream_tid = unhex(?1)").bind(upstreamTid.replaceAll("-", "")).first()) !== null;
 }
@@ -335,7 +310,7 @@ export const isFence = (row: Pick<TidRow, "claim_token">): boolean => row.claim_
  * So a tid is claimed in one database whatever list each running Worker has,
  * and however many times the list has grown (each earlier list is fenced).
  * No row is ever copied. Fences are removed by retention after
- * TID_RETENTION_DAYS (migrations/0006_tid_fences.sql).
+ * TID_RETENTION_DAYS (tid_index_fences, migrations/0001_initial.sql).
  *
  * It answers the database with its binding's name: the record object that
  * owes the claim's completion (src/record/completion.ts) names it, and with

@@ -12,11 +12,11 @@ import {
 } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
-import { type EventMessage, type EventType, type GatewayEvent, newEventId } from "../src/events";
-import type { LoggedRow } from "../src/events/log";
+import { type EventMessage, type EventType, type GatewayEvent, newEventId, publishEvents } from "../src/events";
 import { locateEvent } from "../src/events/log";
+import type { LoggedRow } from "../src/events/log-database";
 import worker from "../src/index";
-import { receiptStub } from "../src/receipt-object";
+import { ReceiptObject, receiptStub } from "../src/receipt-object";
 import type { ReceiptBody, TransferBody } from "../src/schemas";
 import { eventShardFor } from "../src/shards";
 import { type CallOptions, callAt, expectStatus } from "./helpers";
@@ -125,6 +125,36 @@ export function lifecycle(recordId: string, types: EventType[]): GatewayEvent[] 
 
 export const messageOf = (event: GatewayEvent): EventMessage => ({ id: event.id, payload: JSON.stringify(event) });
 
+/** The bodies of hand-made events, by id, for the records' eventBodies (keepBodies). */
+const handMade = new Map<string, string>();
+
+/**
+ * Hand-made events kept as their records would keep them: the gateway keeps
+ * an event's body only in its record's outbox (events/list, events/resend and
+ * the sweep ask the record: src/events/bodies.ts), and these have no record,
+ * so every record's eventBodies answers them too, besides what it keeps
+ * itself, until the test's mocks are restored.
+ */
+export function keepBodies(events: readonly GatewayEvent[]): void {
+  for (const event of events) handMade.set(event.id, JSON.stringify(event));
+  if (vi.isMockFunction(ReceiptObject.prototype.eventBodies)) return;
+  const kept = ReceiptObject.prototype.eventBodies;
+  vi.spyOn(ReceiptObject.prototype, "eventBodies").mockImplementation(async function (this: ReceiptObject, ids) {
+    const bodies = await kept.call(this, ids);
+    for (const id of ids) {
+      const body = handMade.get(id);
+      if (body !== undefined) bodies[id] ??= body;
+    }
+    return bodies;
+  });
+}
+
+/** publishEvents for hand-made events, their bodies kept (keepBodies): as a record's drain publishes its own. */
+export async function publishKept(events: readonly GatewayEvent[], deployment: Env = env): Promise<void> {
+  keepBodies(events);
+  await publishEvents(deployment, events);
+}
+
 export interface ConsumeResult extends QueueResult {
   /**
    * The delaySeconds each retried message asked for, in message order. The
@@ -205,7 +235,7 @@ export { PRODUCTION_WEBHOOK_SECRET, PRODUCTION_WEBHOOK_URL, productionEnv } from
 /**
  * Records every message the gateway sends to the events queue (they still go
  * on to the queue nobody consumes in tests), so a test can hand them to the
- * consumer itself: that is where events are logged.
+ * consumer itself: that is where events are delivered.
  */
 export function queueSpy() {
   const sent: EventMessage[] = [];

@@ -226,7 +226,7 @@ export const BUCKETS = [
   {
     key: "d1",
     label: "D1",
-    what: "src/tid-index.ts, src/shards.ts, src/fanout.ts, src/retention.ts, src/erasure.ts, src/events/log.ts, src/events/sweep.ts and workerd's D1 client (the SQL itself runs in Miniflare's D1, outside this isolate)",
+    what: "src/tid-index.ts, src/shards.ts, src/fanout.ts, src/retention.ts, src/erasure.ts, src/events/log.ts, src/events/log-database.ts, src/events/sweep.ts and workerd's D1 client (the SQL itself runs in Miniflare's D1, outside this isolate)",
   },
   {
     key: "storage",
@@ -281,7 +281,10 @@ export const BUCKETS = [
 const BUCKET_BY_FILE = [
   [/^gateway src\/(auth|caller)\.ts$|^package jose$/, "auth"],
   [/^gateway src\/(http|schemas)\.ts$|^gateway src\/events\/schemas\.ts$|^package (valibot|@hono\/standard-validator)$/, "validation"],
-  [/^gateway src\/(tid-index|tid-shards|shards|fanout|retention|erasure)\.ts$|^gateway src\/events\/(log|sweep)\.ts$|^runtime .*d1/, "d1"],
+  [
+    /^gateway src\/(tid-index|tid-shards|shards|fanout|retention|erasure)\.ts$|^gateway src\/events\/(log|log-database|sweep)\.ts$|^runtime .*d1/,
+    "d1",
+  ],
   [/^gateway src\/record\/(store|schema|alarm|outbox-rows|row)\.ts$/, "storage"],
   [/^gateway src\/events\/|^gateway src\/record\/(event|outbox)\.ts$|^package ulid$/, "queue"],
   [/^gateway src\/(redact|log)\.ts$/, "logging"],

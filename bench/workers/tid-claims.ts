@@ -10,7 +10,7 @@
  * /retention runs one retention batch at a given clock and counts the same.
  */
 import { encodeTime } from "ulid";
-import { pruneEvents, recordDelivered, recordEvents } from "../../src/events/log";
+import { pruneEvents, recordDelivered, recordEvents } from "../../src/events/log-database";
 import type { GatewayEvent } from "../../src/events/types";
 import { claimTid, completeTid, deleteTids } from "../../src/tid-index";
 
@@ -107,7 +107,7 @@ export default {
           created: old + i,
         };
         // As the record's drain logs it: the row only, the body kept by the record (src/events/publish.ts publishOutbox).
-        await recordEvents(log.db, [event], undefined, true);
+        await recordEvents(log.db, [event]);
         await recordDelivered(delivered.db, event.id, { status: 204, at: old + i });
       }
       const removed = await pruneEvents(pruned.db, "delivered", DAY_MS, n, old + 10 * DAY_MS);

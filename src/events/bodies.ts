@@ -1,11 +1,9 @@
 /**
  * Event bodies, from where they are kept: the event log holds each event's
- * delivery and no body (migrations/0009_event_log_slim.sql); the record that
- * produced an event keeps its body in its outbox, byte for byte as signed and
- * sent, until the record is deleted (src/record/outbox.ts), and the record is
- * kept at least as long as the log lists its events (src/retention.ts,
- * recordRetentionMs). Bodies D1 still holds (event_bodies: events logged
- * before 0009, or that no record produced) come with the row.
+ * delivery and no body; the record that produced an event keeps its body in
+ * its outbox, byte for byte as signed and sent, until the record is deleted
+ * (src/record/outbox.ts), and the record is kept at least as long as the log
+ * lists its events (src/retention.ts, recordRetentionMs).
  *
  * A body found nowhere (a record deleted early by hand, or a retention run
  * that fell far behind) is never invented: the event is left out of the page
@@ -16,17 +14,16 @@
 import { inPool } from "../fanout";
 import { log } from "../log";
 import { receiptStub } from "../record-stub";
-import { type EventRow, type LoggedRow, withBody } from "./log";
+import { type EventRow, type LoggedRow, withBody } from "./log-database";
 
 /**
  * These rows with their bodies, in the same order; a row whose body is found
- * nowhere is left out (logged). One call per record whose bodies D1 does not
- * hold, six at a time (src/fanout.ts).
+ * nowhere is left out (logged). One call per record, six at a time
+ * (src/fanout.ts).
  */
 export async function withBodies(env: Env, rows: readonly LoggedRow[]): Promise<EventRow[]> {
   const byRecord = new Map<string, LoggedRow[]>();
   for (const row of rows) {
-    if (row.body !== null) continue;
     const key = `${row.kind}:${row.record_id}`;
     byRecord.set(key, [...(byRecord.get(key) ?? []), row]);
   }
@@ -37,12 +34,12 @@ export async function withBodies(env: Env, rows: readonly LoggedRow[]): Promise<
       const bodies = await receiptStub(env, kind, recordId).eventBodies(group.map((row) => row.id));
       for (const [id, body] of Object.entries(bodies)) found.set(id, body);
     } catch (err) {
-      log("error", "event_bodies_unavailable", { kind, id: recordId, events: group.length, error: err instanceof Error ? err.message : String(err) });
+      log("error", "event_body_read_failed", { kind, id: recordId, events: group.length, error: err instanceof Error ? err.message : String(err) });
     }
   });
   const complete: EventRow[] = [];
   for (const row of rows) {
-    const body = row.body ?? found.get(row.id);
+    const body = found.get(row.id);
     if (body === undefined) log("error", "event_body_missing", { event_id: row.id, kind: row.kind, id: row.record_id });
     else complete.push(withBody(row, body));
   }

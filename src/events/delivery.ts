@@ -5,6 +5,19 @@
  * retries it after the next delay of the retry schedule. Once the queue's
  * max_retries are spent it moves the message to the dead-letter queue, whose
  * batches come to this same handler and mark the events failed.
+ *
+ * Every event is logged by its record before it is queued
+ * (src/events/publish.ts), so the consumer only reads the log: a copy of an
+ * event the log shows delivered or failed is acknowledged without a POST. A
+ * message whose event no database of the log holds (src/events/log.ts
+ * findLogged) is delivered all the same, its outcome recorded nowhere, and
+ * logged as `event_not_logged` (a warning): the message carries the event as
+ * signed, and at least once must not hang on a row. That is a log restored
+ * to before the event was logged (Time Travel: docs/production.md), a late
+ * copy of an event retention pruned, or a row in a database this Worker's
+ * TID_INDEX_SHARDS does not name yet (a new list deploying gradually: the
+ * row stays pending, and the sweep of a Worker on the new list sends it once
+ * more); receivers deduplicate by webhook-id.
  */
 import { clock } from "../clock";
 import { readConfig } from "../config";
@@ -12,8 +25,8 @@ import { inPool, MAX_CONNECTIONS } from "../fanout";
 import { configProblems } from "../guard";
 import { log } from "../log";
 import { redact } from "../redact";
-import { allShards } from "../shards";
-import { databasesOf, logEvents, recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log";
+import { findLogged } from "./log";
+import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log-database";
 import { signWebhook } from "./signing";
 import { assertWellFormed, type EventMessage, type GatewayEvent } from "./types";
 
@@ -101,15 +114,26 @@ export async function postEvent(env: Env, message: EventMessage, now = Date.now(
 const isEventMessage = (body: unknown): body is EventMessage =>
   typeof (body as EventMessage | null)?.id === "string" && typeof (body as EventMessage).payload === "string";
 
-/** `db`: the database of the message's record (src/shards.ts), where its log row is. */
-async function deliver(env: Env, message: Message<EventMessage>, db: D1Database): Promise<void> {
+/** A message of the batch with the event its payload holds. */
+interface Received {
+  message: Message<EventMessage>;
+  event: GatewayEvent;
+}
+
+/** A message to deliver, and the database of its event's log row (null: the log does not hold it). */
+interface Due {
+  message: Message<EventMessage>;
+  db: D1Database | null;
+}
+
+async function deliver(env: Env, { message, db }: Due): Promise<void> {
   const { id } = message.body;
   const outcome = await postEvent(env, message.body);
   if (outcome.ok) {
     message.ack();
     log("info", "event_delivered", { event_id: id, attempt: message.attempts, status: outcome.status });
     try {
-      await recordDelivered(db, id, { status: outcome.status, at: clock.now() });
+      if (db) await recordDelivered(db, id, { status: outcome.status, at: clock.now() });
     } catch (err) {
       // The receiver has it; a second delivery only to fix our own log would be noise for the partner.
       log("error", "event_log_write_failed", { event_id: id, error: String(err) });
@@ -126,95 +150,83 @@ async function deliver(env: Env, message: Message<EventMessage>, db: D1Database)
     retry_in_seconds: delaySeconds,
   });
   try {
-    await recordFailedAttempt(db, id, { status: outcome.status, error: outcome.error, nextAttemptAt: clock.now() + delaySeconds * 1000 });
+    if (db) await recordFailedAttempt(db, id, { status: outcome.status, error: outcome.error, nextAttemptAt: clock.now() + delaySeconds * 1000 });
   } catch (err) {
     log("error", "event_log_write_failed", { event_id: id, error: String(err) });
   }
 }
 
 /** Holds events back while the deployment is misconfigured: never signed with a development secret, never sent to an unchecked URL. */
-async function holdBack(
-  env: Env,
-  messages: readonly Message<EventMessage>[],
-  dbs: ReadonlyMap<string, D1Database | null>,
-  problems: readonly string[],
-): Promise<void> {
+async function holdBack(env: Env, held: readonly Due[], problems: readonly string[]): Promise<void> {
   // Each try counts as an attempt: after max_retries the events show failed, to be resent once fixed.
   const schedule = retrySchedule(env);
-  const delays = messages.map((message) => retryDelaySeconds(schedule, message.attempts));
-  for (const [i, message] of messages.entries()) message.retry({ delaySeconds: delays[i]! });
-  log("error", "service_misconfigured", { problems: problems.join(" "), held_events: messages.length });
+  const delays = held.map(({ message }) => retryDelaySeconds(schedule, message.attempts));
+  for (const [i, { message }] of held.entries()) message.retry({ delaySeconds: delays[i]! });
+  log("error", "service_misconfigured", { problems: problems.join(" "), held_events: held.length });
   const error = "not sent: this deployment is misconfigured (503 service_misconfigured names the problem)";
   const now = clock.now();
-  await inPool(messages, (message, i) =>
-    recordFailedAttempt(dbs.get(message.body.id) ?? env.DB, message.body.id, { status: null, error, nextAttemptAt: now + delays[i]! * 1000 }).catch(
-      (err) => log("error", "event_log_write_failed", { event_id: message.body.id, error: String(err) }),
-    ),
-  );
+  await inPool(held, async ({ message, db }, i) => {
+    if (!db) return;
+    await recordFailedAttempt(db, message.body.id, { status: null, error, nextAttemptAt: now + delays[i]! * 1000 }).catch((err) =>
+      log("error", "event_log_write_failed", { event_id: message.body.id, error: String(err) }),
+    );
+  });
 }
 
 /** The Worker's `queue(batch, env, ctx)` handler, for the events queue and its dead-letter queue. */
 export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = async (batch, env) => {
-  const messages: Message<EventMessage>[] = [];
+  const received: Received[] = [];
   for (const message of batch.messages) {
-    if (isEventMessage(message.body)) messages.push(message);
+    const event = isEventMessage(message.body) ? parseEvent(message.body.payload) : null;
+    if (event && event.id === message.body.id) received.push({ message, event });
     else {
-      // Not something publishEvents sent: no retry can make it an event.
+      // Not something the gateway queued: no retry can make it an event, and the log holds no row for it.
       message.ack();
       log("error", "event_message_malformed", { message_id: message.id, queue: batch.queue });
     }
   }
 
-  // Each message's record names the database of its log row (TID_INDEX_SHARDS).
-  const dbs = await databasesOf(
+  // Where each event is logged and whether it is still pending: one read per database that may hold
+  // them. Throws when D1 does: the queue retries the batch, nothing is acknowledged.
+  const logged = await findLogged(
     env,
-    messages.map((message) => message.body),
+    received.map(({ event }) => event),
   );
+  const notLogged = (message: Message<EventMessage>) => log("warn", "event_not_logged", { event_id: message.body.id, queue: batch.queue });
 
   if (isDeadLetterQueue(batch.queue)) {
-    const ids = messages.map((message) => message.body.id);
-    // One write per database; an event whose payload names no record is marked wherever it is.
     const groups = new Map<D1Database, string[]>();
-    for (const id of ids) {
-      for (const db of [dbs.get(id)].flatMap((one) => (one ? [one] : allShards(env).map((shard) => shard.db)))) {
-        groups.set(db, [...(groups.get(db) ?? []), id]);
-      }
+    for (const { event } of received) {
+      const at = logged.get(event.id);
+      if (at) groups.set(at.db, [...(groups.get(at.db) ?? []), event.id]);
     }
-    // Throws when D1 does: the queue retries the batch (retry_delay), nothing is acknowledged. Six databases at a time.
-    await inPool([...groups], ([db, group]) => recordDeadLettered(db, group));
-    for (const message of messages) message.ack();
-    for (const id of ids) log("error", "event_delivery_abandoned", { event_id: id, queue: batch.queue });
+    // One write per database, six at a time. Throws when D1 does: the queue retries the batch (retry_delay), nothing is acknowledged.
+    await inPool([...groups], ([db, ids]) => recordDeadLettered(db, ids));
+    for (const { message } of received) {
+      message.ack();
+      if (!logged.has(message.body.id)) notLogged(message);
+      log("error", "event_delivery_abandoned", { event_id: message.body.id, queue: batch.queue });
+    }
     return;
   }
 
-  // Which of these events are still pending, in one D1 batch: a copy of an event that an earlier
-  // message already got delivered (a re-drain's, a sweep's, a resend's) or that is failed is
-  // acknowledged without a delivery. Throws when D1 does: the queue retries the batch, nothing is
-  // acknowledged. The same batch logs any event not logged yet (insert if absent): the receipt
-  // objects log before they queue, but messages queued by a version that did not (before
-  // migrations/0005) may be retried for up to a day and a half after it is deployed, and would otherwise
-  // never show in events/list. The insert is one more statement in a batch that runs anyway.
-  const events = messages.flatMap((message) => {
-    const event = parseEvent(message.body.payload);
-    if (event) return [{ event, body: message.body.payload }];
-    message.ack();
-    log("error", "event_message_malformed", { message_id: message.id, queue: batch.queue });
-    return [];
-  });
-  const stillPending = new Set((await logEvents(env, events)).map((pending) => pending.id));
-  const toDeliver = messages.filter((message) => {
-    if (stillPending.has(message.body.id)) return true;
-    if (events.some(({ event }) => event.id === message.body.id)) message.ack();
-    return false;
-  });
+  // A copy of an event that an earlier message already got delivered (a re-drain's, a sweep's, a resend's)
+  // or that is failed is acknowledged without a delivery; one the log does not hold is delivered (see the
+  // top of this file).
+  const toDeliver: Due[] = [];
+  for (const { message } of received) {
+    const at = logged.get(message.body.id);
+    if (!at) notLogged(message);
+    if (!at || at.pending) toDeliver.push({ message, db: at?.db ?? null });
+    else message.ack();
+  }
 
   const problems = configProblems(env);
-  if (problems.length > 0) return holdBack(env, toDeliver, dbs, problems);
-  // Every message delivered here parsed as an event, so names its record's database. In parallel, six
-  // at a time (DELIVERY_PARALLELISM): each delivery holds one connection at a time (its POST, then its
-  // log write), so the invocation stays within the Workers limit of six, and a batch of 12 to a receiver
+  if (problems.length > 0) return holdBack(env, toDeliver, problems);
+  // In parallel, six at a time (DELIVERY_PARALLELISM): each delivery holds one connection at a time (its POST,
+  // then its log write), so the invocation stays within the Workers limit of six, and a batch of 12 to a receiver
   // that takes 200 ms is done in about 400 ms (docs/capacity.md, "Webhooks").
-  await inPool(toDeliver, (message) => deliver(env, message, dbs.get(message.body.id) ?? env.DB), DELIVERY_PARALLELISM);
+  await inPool(toDeliver, (due) => deliver(env, due), DELIVERY_PARALLELISM);
 };
 
 function parseEvent(payload: string): GatewayEvent | null {

@@ -9,8 +9,9 @@
 
 export type { DeliveryOutcome } from "./delivery";
 export { DEAD_LETTER_SUFFIX, handleEventBatch, isDeadLetterQueue, postEvent, RETRY_SCHEDULES, retryDelaySeconds, retrySchedule } from "./delivery";
-export type { EventQuery, EventRow } from "./log";
-export { findEvent, listEvents, listLoggedEvents, newestEvents, recordEvents } from "./log";
+export { listLoggedEvents, newestEvents } from "./log";
+export type { EventQuery, EventRow } from "./log-database";
+export { findEvent, listEvents, recordEvents } from "./log-database";
 export { listEventPage, resendEvent } from "./operations";
 export { newEventId, publishEvents, publishOutbox } from "./publish";
 export { signWebhook } from "./signing";

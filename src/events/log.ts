@@ -1,295 +1,31 @@
 /**
- * The event log (D1, migrations/0002_events.sql): every event ever published,
- * with how its delivery stands. Plain functions over one database, so tests
- * and the sandbox console can call them directly, and at the end the same
- * over the deployment's databases (TID_INDEX_SHARDS): a record's events live
- * in the one its record id hashes to.
+ * The event log over the deployment's databases (TID_INDEX_SHARDS,
+ * src/shards.ts): a record's events live in the database its record id
+ * hashes to, and while the list changes, also in the one an earlier list
+ * placed it in. Each database's own statements are src/events/log-database.ts.
  */
 
-import { encodeTime } from "ulid";
 import { clock } from "../clock";
 import { inPool } from "../fanout";
-import { allShards, eventShardFor, eventShardsFor, tidShards } from "../shards";
-import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
-import { kindOf, recordIdOf } from "./types";
+import { allShards, eventShardFor, eventShardsFor } from "../shards";
+import {
+  DELIVERY_STATUS_CODES,
+  type EventQuery,
+  eventStatuses,
+  findEvent,
+  holdsEventsOf,
+  type Loggable,
+  type LoggedRow,
+  listEvents,
+  newestOf,
+  recordEvents,
+  unpack,
+} from "./log-database";
+import type { EventKind, EventMessage, GatewayEvent } from "./types";
+import { recordIdOf } from "./types";
 
-/**
- * Codes the event log stores for types and delivery statuses
- * (migrations/0009_event_log_slim.sql): a code is never reused or renumbered.
- */
-export const EVENT_TYPE_CODES = {
-  "receipt.created": 1,
-  "receipt.paid": 2,
-  "receipt.held": 3,
-  "receipt.awaiting_supplier": 4,
-  "receipt.cancelled": 5,
-  "receipt.otp_attempts_exhausted": 6,
-  "transfer.created": 7,
-  "transfer.paid": 8,
-  "transfer.cancelled": 9,
-  "transfer.otp_attempts_exhausted": 10,
-} as const satisfies Record<EventType, number>;
-export const DELIVERY_STATUS_CODES = { pending: 0, delivered: 1, failed: 2 } as const satisfies Record<DeliveryStatus, number>;
-
-const TYPE_OF_CODE = new Map(Object.entries(EVENT_TYPE_CODES).map(([type, code]) => [code as number, type as EventType]));
-const STATUS_OF_CODE = new Map(Object.entries(DELIVERY_STATUS_CODES).map(([status, code]) => [code as number, status as DeliveryStatus]));
-
-/** What the stored and the decoded row share: the event's delivery, and its body only when D1 holds it. */
-interface DeliveryOf {
-  id: string;
-  record_id: string;
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  delivered_at: number | null;
-  /** ms: when the next delivery attempt of a pending event is due (migrations/0005_event_sweep.sql). */
-  next_attempt_at: number | null;
-  /** ms: when the current round of delivery began (logged, or last resent); the retry horizon counts from it. */
-  pending_since: number | null;
-  /** From event_bodies: an event logged before migration 0009, or one no record produced; null when its record keeps it. */
-  body: string | null;
-}
-
-/** A row of the event log as stored (no body: the record keeps it; src/events/bodies.ts): type and status as codes. */
-export interface StoredRow extends DeliveryOf {
-  type: number;
-  status: number;
-}
-
-/** A row of the event log, decoded (LoggedRow.body null: ask the record). */
-export interface LoggedRow extends DeliveryOf {
-  kind: EventKind;
-  type: EventType;
-  delivery_status: DeliveryStatus;
-}
-
-/** A logged event with its body (from D1 or its record: src/events/bodies.ts). */
-export interface EventRow extends LoggedRow {
-  /** The event's JSON, exactly as it is signed and sent. */
-  body: string;
-  sequence: number;
-  created: number;
-  owner: string;
-  request_id: string;
-}
-
-export function decodeRow(row: StoredRow): LoggedRow {
-  const type = TYPE_OF_CODE.get(row.type) ?? "receipt.created";
-  return {
-    id: row.id,
-    record_id: row.record_id,
-    kind: kindOf(type),
-    type,
-    delivery_status: STATUS_OF_CODE.get(row.status) ?? "failed",
-    attempts: row.attempts,
-    last_status: row.last_status,
-    last_error: row.last_error,
-    delivered_at: row.delivered_at,
-    next_attempt_at: row.next_attempt_at,
-    pending_since: row.pending_since,
-    body: row.body,
-  };
-}
-
-/** A logged row with its body: the fields the body holds, read from it. */
-export function withBody(row: LoggedRow, body: string): EventRow {
-  const event = JSON.parse(body) as GatewayEvent;
-  return { ...row, body, sequence: event.sequence, created: event.created, owner: event.data.owner, request_id: event.request_id };
-}
-
-/** The stored row and the body D1 holds for it, if any. */
-const SELECT_ROWS = "SELECT e.*, b.body FROM events e LEFT JOIN event_bodies b ON b.id = e.id";
-
-/**
- * An event to log: the event, or the event with its JSON text exactly as it
- * will be signed and sent (the outbox's payload, or a queue message's), so
- * the queue carries those very bytes.
- */
-export type Loggable = GatewayEvent | { event: GatewayEvent; body: string };
-
-const unpack = (item: Loggable): { event: GatewayEvent; body: string } =>
-  "body" in item && "event" in item ? item : { event: item, body: JSON.stringify(item) };
-
-/** D1 allows 100 bound parameters per statement; the pending-ids query binds one per event. */
-const MAX_EVENTS_PER_WRITE = 50;
-
-/**
- * Writes each event's row unless it is there already (idempotent by event id:
- * a re-drain after a crash adds nothing), in one transaction, and answers what
- * must be queued: every one of these events whose delivery is still pending,
- * with its body. One already delivered or dead-lettered by an earlier drain
- * is not queued again. A new row is `pending`, its first attempt due `now`
- * (the sweep's clock: src/events/sweep.ts).
- *
- * `recordKeepsBodies`: the events come from their record's outbox, which
- * keeps their bodies (the receipt object's drain): D1 stores none. Otherwise
- * (an event no record keeps: one logged from a queue message, or by a test)
- * the body of each event not logged yet goes into event_bodies.
- */
-export async function recordEvents(
-  db: D1Database,
-  items: readonly Loggable[],
-  now = clock.now(),
-  recordKeepsBodies = false,
-): Promise<EventMessage[]> {
-  const pending: EventMessage[] = [];
-  for (let start = 0; start < items.length; start += MAX_EVENTS_PER_WRITE) {
-    const chunk = items.slice(start, start + MAX_EVENTS_PER_WRITE).map(unpack);
-    const bodies = recordKeepsBodies
-      ? []
-      : [
-          db
-            .prepare(
-              `INSERT INTO event_bodies (id, body)
-               SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?1)
-               WHERE NOT EXISTS (SELECT 1 FROM events WHERE id = json_extract(value, '$[0]')) ON CONFLICT (id) DO NOTHING`,
-            )
-            .bind(JSON.stringify(chunk.map(({ event, body }) => [event.id, body]))),
-        ];
-    const inserts = chunk.map(({ event }) =>
-      db
-        .prepare(
-          `INSERT INTO events (id, record_id, type, next_attempt_at, pending_since)
-           VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT (id) DO NOTHING`,
-        )
-        .bind(event.id, recordIdOf(event), EVENT_TYPE_CODES[event.type], now),
-    );
-    const ids = chunk.map(({ event }) => event.id);
-    const stillPending = db.prepare(`SELECT id FROM events WHERE status = 0 AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`).bind(...ids);
-    const results = await db.batch<{ id: string }>([...bodies, ...inserts, stillPending]);
-    const bodyOf = new Map(chunk.map(({ event, body }) => [event.id, body]));
-    pending.push(...(results.at(-1)?.results ?? []).map(({ id }) => ({ id, payload: bodyOf.get(id)! })));
-  }
-  return pending;
-}
-
-export async function findEvent(db: D1Database, id: string): Promise<LoggedRow | null> {
-  const row = await db.prepare(`${SELECT_ROWS} WHERE e.id = ?1`).bind(id).first<StoredRow>();
-  return row ? decodeRow(row) : null;
-}
-
-export interface EventQuery {
-  receiptId?: string;
-  type?: EventType;
-  delivery?: DeliveryStatus;
-  /** An event id: only events older than it (the last one of the previous page). */
-  after?: string;
-  limit: number;
-}
-
-/** Newest first (by id, which is time-ordered), at most `limit`, and whether older ones remain. */
-export async function listEvents(db: D1Database, query: EventQuery): Promise<{ rows: LoggedRow[]; hasMore: boolean }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const add = (clause: string, value: unknown) => {
-    params.push(value);
-    where.push(clause.replace("?", `?${params.length}`));
-  };
-  if (query.receiptId !== undefined) add("e.record_id = ?", query.receiptId);
-  if (query.type !== undefined) add("e.type = ?", EVENT_TYPE_CODES[query.type]);
-  if (query.delivery !== undefined) add("e.status = ?", DELIVERY_STATUS_CODES[query.delivery]);
-  if (query.after !== undefined) add("e.id < ?", query.after);
-  params.push(query.limit + 1);
-  const sql = `${SELECT_ROWS} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY e.id DESC LIMIT ?${params.length}`;
-  const { results } = await db
-    .prepare(sql)
-    .bind(...params)
-    .all<StoredRow>();
-  return { rows: results.slice(0, query.limit).map(decodeRow), hasMore: results.length > query.limit };
-}
-
-/** A delivery got a 2xx. Delivered is final whatever happened before (a duplicate may have failed meanwhile). */
-export async function recordDelivered(db: D1Database, id: string, outcome: { status: number; at: number }): Promise<void> {
-  await db
-    .prepare(
-      `UPDATE events SET status = 1, attempts = attempts + 1, last_status = ?2, last_error = NULL, delivered_at = ?3
-       WHERE id = ?1`,
-    )
-    .bind(id, outcome.status, outcome.at)
-    .run();
-}
-
-/**
- * A delivery failed and will be retried by the queue at `nextAttemptAt` (ms):
- * the status stays as it is, and the sweep leaves the event alone until well
- * after that retry was due.
- */
-export async function recordFailedAttempt(
-  db: D1Database,
-  id: string,
-  outcome: { status: number | null; error: string; nextAttemptAt: number },
-): Promise<void> {
-  await db
-    .prepare("UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1")
-    .bind(id, outcome.status, outcome.error, outcome.nextAttemptAt)
-    .run();
-}
-
-/**
- * The queue gave up on these events (they reached the dead-letter queue).
- * Only a pending event becomes failed: one a resend has delivered meanwhile stays delivered.
- */
-export async function recordDeadLettered(db: D1Database, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.batch(ids.map((id) => db.prepare("UPDATE events SET status = 2 WHERE id = ?1 AND status = 0").bind(id)));
-}
-
-/**
- * Puts an event back to pending for a resend, as a new round of delivery (its
- * attempt due now, the retry horizon counted from now); answers the row as it
- * was, or null for an unknown id.
- */
-export async function markPendingAgain(db: D1Database, id: string, now = clock.now()): Promise<LoggedRow | null> {
-  const before = await findEvent(db, id);
-  if (!before) return null;
-  await db.prepare("UPDATE events SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2 WHERE id = ?1").bind(id, now).run();
-  return before;
-}
-
-/** Undoes markPendingAgain when the event could not be queued after all. */
-export async function restoreDelivery(db: D1Database, row: LoggedRow): Promise<void> {
-  await db
-    .prepare("UPDATE events SET status = ?2, delivered_at = ?3 WHERE id = ?1 AND status = 0")
-    .bind(row.id, DELIVERY_STATUS_CODES[row.delivery_status], row.delivered_at)
-    .run();
-}
-
-/**
- * Retention: deletes events in `status` created before `now - olderThanMs`,
- * at most `limit`, oldest first (a body D1 holds goes with its event: the
- * trigger of migrations/0009). An event id begins with its creation time
- * (evt_<ULID>), so this is a range scan of events_by_status up to the first
- * id of the cutoff's millisecond. Deleted rows free their pages for new ones.
- */
-export async function pruneEvents(db: D1Database, status: DeliveryStatus, olderThanMs: number, limit: number, now = clock.now()): Promise<number> {
-  const cutoff = `evt_${encodeTime(Math.max(0, now - olderThanMs), 10)}`;
-  const result = await db
-    .prepare(
-      `DELETE FROM events WHERE id IN (
-         SELECT id FROM events WHERE status = ?1 AND id < ?2 ORDER BY id LIMIT ?3)`,
-    )
-    .bind(DELIVERY_STATUS_CODES[status], cutoff, limit)
-    .run();
-  return result.meta.changes;
-}
-
-export function deliveryOf(row: LoggedRow): EventDelivery {
-  return {
-    status: row.delivery_status,
-    attempts: row.attempts,
-    last_status: row.last_status,
-    last_error: row.last_error,
-    delivered_at: row.delivered_at,
-  };
-}
-
-export const eventOf = (row: EventRow): GatewayEvent => JSON.parse(row.body) as GatewayEvent;
-
-export const withDelivery = (row: EventRow): EventWithDelivery => ({ ...eventOf(row), delivery: deliveryOf(row) });
-
-// ---------------------------------------------------------------------------
-// The log spread over the databases TID_INDEX_SHARDS names (src/shards.ts):
-// a record's events live in the database its record id hashes to.
+/** D1 allows 100 bound parameters per statement: newestOf binds one per record id. */
+const MAX_IDS_PER_READ = 100;
 
 /** Groups events by the database of their record, in the list's order. */
 async function byShard<T>(env: Env, items: readonly T[], recordIdOfItem: (item: T) => string): Promise<[D1Database, T[]][]> {
@@ -304,17 +40,18 @@ async function byShard<T>(env: Env, items: readonly T[], recordIdOfItem: (item: 
 }
 
 /** recordEvents, each event in its record's database: one batch per database (of up to 50 events). */
-export async function logEvents(env: Env, items: readonly Loggable[], now = clock.now(), recordKeepsBodies = false): Promise<EventMessage[]> {
+export async function logEvents(env: Env, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
   const groups = await byShard(env, items, (item) => recordIdOf(unpack(item).event));
   // At most six databases at a time (the Workers connection limit; src/fanout.ts).
-  return (await inPool(groups, ([db, group]) => recordEvents(db, group, now, recordKeepsBodies))).flat();
+  return (await inPool(groups, ([db, group]) => recordEvents(db, group, now))).flat();
 }
 
 /**
  * An event by id alone (resend): asked of every database, since an event id
  * does not name its record. While the list changes, a copy may sit in both
- * the record's database before and its database now (a message logged
- * before the change and delivered again after it): the one now is the one.
+ * the record's database before and its database now (an event a drain logged
+ * before the change and a re-drain logged again after it, its record not
+ * having marked it logged): the one now is the one.
  * One query per database, six at a time (src/fanout.ts): within D1's 1,000
  * queries per invocation up to the 410 databases of 10,000,000 creates a day.
  */
@@ -360,24 +97,50 @@ async function withoutCopies(env: Env, rows: readonly { db: D1Database; row: Log
   return kept;
 }
 
-/** The database of each message's record, read from its payload; null for one that names none (malformed). */
-export async function databasesOf(env: Env, messages: readonly EventMessage[]): Promise<Map<string, D1Database | null>> {
-  const dbs = new Map<string, D1Database | null>();
-  const shards = tidShards(env);
-  // One database (the default): nothing to read from the payloads.
-  if (shards.length === 1) return new Map(messages.map((message) => [message.id, shards[0]!.db]));
-  for (const message of messages) {
-    let recordId: string | null = null;
-    try {
-      const event = JSON.parse(message.payload) as GatewayEvent;
-      const id = recordIdOf(event);
-      recordId = typeof id === "string" && id !== "" ? id : null;
-    } catch {
-      recordId = null;
-    }
-    dbs.set(message.id, recordId === null ? null : (await eventShardFor(env, recordId)).db);
+/** Where the queue consumer finds an event: the database of its row, and whether its delivery is still pending. */
+export interface LoggedAt {
+  db: D1Database;
+  pending: boolean;
+}
+
+/**
+ * Where each of these events is logged (the queue consumer): asked of the
+ * databases that may hold its record's events (src/shards.ts eventShardsFor),
+ * one read per database for the whole batch, six at a time; of two copies
+ * (see locateEvent), the one in its database now. One not found there is
+ * looked for in every other database (a row an earlier list placed, once
+ * TID_INDEX_SHARDS_PREVIOUS no longer names that list). An event found
+ * nowhere is absent from the answer.
+ */
+export async function findLogged(env: Env, events: readonly GatewayEvent[]): Promise<Map<string, LoggedAt>> {
+  const places = new Map<string, D1Database[]>();
+  const asked = new Map<D1Database, string[]>();
+  for (const event of events) {
+    const dbs = (await eventShardsFor(env, recordIdOf(event))).map((shard) => shard.db);
+    places.set(event.id, dbs);
+    for (const db of dbs) asked.set(db, [...(asked.get(db) ?? []), event.id]);
   }
-  return dbs;
+  const logged = pickLogged(places, await statusesIn(asked));
+  const missing = events.map((event) => event.id).filter((id) => !logged.has(id));
+  const rest = allShards(env).flatMap(({ db }) => (asked.has(db) ? [] : [db]));
+  if (missing.length === 0 || rest.length === 0) return logged;
+  const elsewhere = pickLogged(new Map(missing.map((id) => [id, rest])), await statusesIn(new Map(rest.map((db) => [db, missing]))));
+  return new Map([...logged, ...elsewhere]);
+}
+
+/** The delivery status of each of these ids each database holds: one read per database (a batch is at most 100 ids), six at a time. */
+async function statusesIn(asked: ReadonlyMap<D1Database, string[]>): Promise<Map<D1Database, Map<string, number>>> {
+  return new Map(await inPool([...asked], async ([db, ids]) => [db, await eventStatuses(db, ids)] as const));
+}
+
+/** Each id's first database (in the order given) holding it, and whether it is pending there. */
+function pickLogged(places: ReadonlyMap<string, D1Database[]>, statuses: ReadonlyMap<D1Database, Map<string, number>>): Map<string, LoggedAt> {
+  const logged = new Map<string, LoggedAt>();
+  for (const [id, dbs] of places) {
+    const db = dbs.find((one) => statuses.get(one)?.has(id));
+    if (db) logged.set(id, { db, pending: statuses.get(db)!.get(id) === DELIVERY_STATUS_CODES.pending });
+  }
+  return logged;
 }
 
 /**
@@ -387,19 +150,9 @@ export async function databasesOf(env: Env, messages: readonly EventMessage[]): 
  * read per database (events_by_record), taken once at the record's end.
  */
 export async function recordHasLoggedEvents(env: Env, kind: EventKind, recordId: string): Promise<boolean> {
-  const transfers = kind === "transfer" ? 1 : 0;
-  for (const { db } of await eventShardsFor(env, recordId)) {
-    const row = await db
-      .prepare(`SELECT 1 AS found FROM events WHERE record_id = ?1 AND (type >= ${EVENT_TYPE_CODES["transfer.created"]}) = ?2 LIMIT 1`)
-      .bind(recordId, transfers)
-      .first<{ found: number }>();
-    if (row) return true;
-  }
+  for (const { db } of await eventShardsFor(env, recordId)) if (await holdsEventsOf(db, kind, recordId)) return true;
   return false;
 }
-
-/** D1 allows 100 bound parameters per statement: newestEvents binds one per record id. */
-const MAX_IDS_PER_READ = 100;
 
 /**
  * The newest logged event of each of these records, one per kind and record
@@ -416,16 +169,7 @@ export async function newestEvents(env: Env, recordIds: readonly string[]): Prom
   for (const [db, ids] of groups) {
     for (let start = 0; start < ids.length; start += MAX_IDS_PER_READ) {
       const chunk = ids.slice(start, start + MAX_IDS_PER_READ);
-      // Newest by id (time-ordered) per record and kind: a transfer's types are coded 7 and up.
-      const newest = () =>
-        db
-          .prepare(
-            `${SELECT_ROWS} WHERE e.id IN (SELECT MAX(id) FROM events WHERE record_id IN (${chunk.map((_, i) => `?${i + 1}`).join(", ")})
-             GROUP BY record_id, type >= ${EVENT_TYPE_CODES["transfer.created"]})`,
-          )
-          .bind(...chunk)
-          .all<StoredRow>();
-      reads.push(() => newest().then(({ results }) => results.map(decodeRow)));
+      reads.push(() => newestOf(db, chunk));
     }
   }
   const newest = new Map<string, LoggedRow>();

@@ -7,7 +7,8 @@
 import { ApiError } from "../errors";
 import { log } from "../log";
 import { withBodies } from "./bodies";
-import { type EventQuery, eventOf, listLoggedEvents, locateEvent, markPendingAgain, restoreDelivery, withDelivery } from "./log";
+import { listLoggedEvents, locateEvent } from "./log";
+import { type EventQuery, eventOf, markPendingAgain, restoreDelivery, withDelivery } from "./log-database";
 import { enqueue } from "./publish";
 import type { EventWithDelivery, GatewayEvent } from "./types";
 

@@ -6,7 +6,8 @@
 
 import { monotonicFactory } from "ulid";
 import { clock } from "../clock";
-import { type Loggable, logEvents } from "./log";
+import { logEvents } from "./log";
+import type { Loggable } from "./log-database";
 import type { EventMessage, GatewayEvent } from "./types";
 import { assertWellFormed } from "./types";
 
@@ -16,7 +17,7 @@ let lastIdAt = 0;
 /**
  * A new event id, "evt_<ULID>": time-ordered, and increasing within one
  * isolate even in one millisecond. Its time is the event's: retention prunes
- * by it (src/events/log.ts pruneEvents). Should the clock step back, the ids
+ * by it (src/events/log-database.ts pruneEvents). Should the clock step back, the ids
  * follow it instead of running ahead of every window read from them (the
  * monotonic factory alone would keep issuing the latest time it saw).
  */
@@ -61,9 +62,10 @@ export async function enqueue(env: Env, messages: readonly EventMessage[]): Prom
 
 /**
  * Writes each event's row into the D1 event log (its record's database) if
- * absent (with its body in event_bodies unless `recordKeepsBodies`) (idempotent by event id: a re-drain after a crash must not duplicate
+ * absent (idempotent by event id: a re-drain after a crash must not duplicate
  * rows) with delivery status `pending`, then sends them to the queue. Throws
- * if anything failed, so the caller keeps them and tries again.
+ * if anything failed, so the caller keeps them and tries again. The log keeps
+ * no body: the caller's record keeps each one (publishOutbox).
  *
  * An event of a re-drain that an earlier drain already got delivered (or
  * dead-lettered) is not sent again; one still pending is, since whether its
@@ -71,10 +73,10 @@ export async function enqueue(env: Env, messages: readonly EventMessage[]): Prom
  * Once logged, an event whose message the queue loses is sent again by the
  * sweep (src/events/sweep.ts).
  */
-export async function publishEvents(env: Env, events: readonly Loggable[], recordKeepsBodies = false): Promise<void> {
+export async function publishEvents(env: Env, events: readonly Loggable[]): Promise<void> {
   if (events.length === 0) return;
   for (const event of events) assertWellFormed("event" in event && "body" in event ? event.event : event);
-  const pending = await logEvents(env, events, undefined, recordKeepsBodies);
+  const pending = await logEvents(env, events);
   await enqueue(env, pending);
 }
 
@@ -91,6 +93,5 @@ export async function publishOutbox(env: Env, entries: readonly EventMessage[]):
   await publishEvents(
     env,
     entries.map((entry) => ({ event: JSON.parse(entry.payload) as GatewayEvent, body: entry.payload })),
-    true,
   );
 }

@@ -33,7 +33,7 @@ import { log } from "../log";
 import { allShards, type Shard } from "../shards";
 import { withBodies } from "./bodies";
 import type { RETRY_SCHEDULES } from "./delivery";
-import { decodeRow, type LoggedRow, type StoredRow } from "./log";
+import { decodeRow, type LoggedRow, type StoredRow } from "./log-database";
 import { enqueue } from "./publish";
 import type { EventMessage } from "./types";
 
@@ -82,7 +82,7 @@ export interface SweepReport {
 
 /**
  * Which rows each step takes (?1: the cutoff, ?2: the bound): scans of the
- * pending rows of events_by_status (migrations/0009_event_log_slim.sql),
+ * pending rows of events_by_status (migrations/0001_initial.sql),
  * oldest first: only the events in flight, a handful in the steady state
  * (during a receiver's outage, every event of the last horizon: see
  * docs/events.md). test/integration/events-log.test.ts reads their query plans.
@@ -95,7 +95,7 @@ export const SWEEP_SELECTS = {
 /**
  * One database: mark what is past the horizon failed, then claim what is
  * overdue (its next attempt due now), in one batch; answers the overdue rows
- * (with a body only where D1 holds it).
+ * (their bodies are their records': src/events/bodies.ts).
  */
 async function sweepDatabase(
   db: D1Database,
@@ -106,10 +106,7 @@ async function sweepDatabase(
   const [failed, overdue] = await db.batch<Record<string, unknown>>([
     db.prepare(`UPDATE events SET status = 2 WHERE id IN (${SWEEP_SELECTS.expired}) RETURNING id`).bind(now - settings.horizonMs, FAIL_LIMIT),
     db
-      .prepare(
-        `UPDATE events SET next_attempt_at = ?3 WHERE id IN (${SWEEP_SELECTS.overdue})
-         RETURNING *, (SELECT body FROM event_bodies b WHERE b.id = events.id) AS body`,
-      )
+      .prepare(`UPDATE events SET next_attempt_at = ?3 WHERE id IN (${SWEEP_SELECTS.overdue}) RETURNING *`)
       .bind(now - settings.staleMs, requeues, now),
   ]);
   return {

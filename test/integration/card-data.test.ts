@@ -6,6 +6,7 @@
 import { listDurableObjectIds, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { receiptStub } from "../../src/receipt-object";
 import { queueSpy } from "../events";
 import { call, cardDataIn, createReceipt, dumpD1, dumpStorage, expectError, newTid, receiptRequest } from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";
@@ -71,7 +72,7 @@ describe("card data is never stored or logged", () => {
     await call("receipt/anonymous/pay", { id: approved.id, card: { number: "8600000000000008", expire: EXPIRY }, otp: OTPS[1] });
     await call("a2c/create", { ...transfer, tid: newTid(), receiver_card: "8600000000000008" });
 
-    // Every record's outbox drained into the queue, and the consumer logged (and delivered) every event.
+    // Every record's outbox drained into the log and the queue, and the consumer delivered every event.
     for (const id of await listDurableObjectIds(env.RECEIPTS)) await runDurableObjectAlarm(env.RECEIPTS.get(id));
     queuedPayloads.push(...queue.sent.map((m) => m.payload));
     await queue.deliver();
@@ -151,5 +152,29 @@ describe("card data the upstream sends back", () => {
     expect(error.upstream_code).toBe("ISSUER_BLOCKED");
     expect(error.message).toContain("860000******0007 is blocked by its issuer");
     expect(rawValuesIn(text)).toEqual([]);
+  });
+
+  it("a refusal whose code carries a card number, met by the alarm with nobody calling, is logged masked", async () => {
+    const lines: string[] = [];
+    for (const method of ["log", "warn", "error"] as const) {
+      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+        lines.push(args.map(String).join(" "));
+      });
+    }
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    // A pay whose outcome is unknown (a 500 before the upstream acted): the record's alarm looks at the upstream...
+    scriptedUpstream.on("receipt/pay", { kind: "status", status: 500, act: false }, { id: receipt.id });
+    await expectError(call("receipt/pay", { id: receipt.id, card: { token: TOKENS[0] } }), 502, "upstream_error");
+    // ...and its look is refused in a code that echoes a card number (a proxy's free text, say).
+    scriptedUpstream.on("receipt/check-id", { kind: "status", status: 400, code: `CARD_${PANS[0]}_BLOCKED` }, { id: receipt.id });
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    vi.restoreAllMocks();
+
+    const refused = lines.filter((line) => line.includes("CARD_"));
+    expect(refused.map((line) => JSON.parse(line).event).sort()).toEqual(["reconcile_failed", "upstream_call"]);
+    for (const line of refused) {
+      expect(line).toContain("CARD_860000******0007_BLOCKED");
+      expect(rawValuesIn(line), line).toEqual([]);
+    }
   });
 });

@@ -8,6 +8,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { readConfig } from "../../src/config";
 import { type EventMessage, SWEEP_SETTINGS } from "../../src/events";
 import type { KindName } from "../../src/lifecycle";
 import { receiptStub } from "../../src/receipt-object";
@@ -43,15 +44,30 @@ async function crash(kind: KindName, id: string): Promise<void> {
 
 /**
  * Sends `path` with `body`, holds the upstream's answer after it acted,
- * crashes the object mid-call, and returns what the caller got.
+ * crashes the object mid-call, and returns what the caller got. Before the
+ * crash: the call was noted, and the object's alarm is the one the note
+ * needs (when the call must have ended), not one set for something else.
  */
 async function crashMidCall(kind: KindName, id: string, path: string, body: unknown, token?: string): Promise<Response> {
   const held = scriptedUpstream.hold(path, { id, act: true });
   const answer = call(path, body, token === undefined ? {} : { token });
-  await held.arrived;
-  const pending = await storedRecord(kind, id);
-  expect(pending.pending_op, "the call was noted before it left").not.toBeNull();
-  await crash(kind, id);
+  try {
+    await held.arrived;
+    const noted = await runInDurableObject(receiptStub(env, kind, id), async (_instance, state) => ({
+      ...state.storage.sql.exec<{ pending_op: string | null; pending_since: number }>("SELECT pending_op, pending_since FROM record").one(),
+      alarm: await state.storage.getAlarm(),
+    }));
+    expect(noted.pending_op, "the call was noted before it left").not.toBeNull();
+    expect(noted.alarm, "the alarm is set for when the noted call must have ended").toBe(
+      noted.pending_since + readConfig(env).upstreamTimeoutMs + 1000,
+    );
+    await crash(kind, id);
+  } catch (err) {
+    // The call is not left running past the test: its answer is waited for, then the failure reported.
+    held.release();
+    await answer.catch(() => undefined);
+    throw err;
+  }
   held.release();
   return answer;
 }

@@ -5,14 +5,27 @@
  * the records), ids, amounts, states and times stay, and later events carry
  * the values erased.
  */
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { clock } from "../../src/clock";
 import { runErasures } from "../../src/erasure";
 import { receiptStub } from "../../src/receipt-object";
-import { callGateway, fireCron } from "../events";
-import { call, createReceipt, dumpD1, dumpStorage, expectError, expectStatus, newUser, transferRequest, userToken } from "../helpers";
+import { callGateway, consume, fireCron, queueSpy, receiver } from "../events";
+import {
+  call,
+  createReceipt,
+  dumpD1,
+  dumpStorage,
+  expectError,
+  expectStatus,
+  newUser,
+  refuseStatements,
+  transferRequest,
+  userToken,
+} from "../helpers";
+
+afterEach(() => vi.restoreAllMocks());
 
 const TOKEN = { token: "tok_sandbox_ok" };
 /** A phone number no other test uses, so a scan of every store finds only this test's. */
@@ -24,6 +37,15 @@ async function everyStore(ids: { receipts: string[]; transfers: string[] }): Pro
   for (const id of ids.transfers) lines.push(...(await dumpStorage(receiptStub(env, "transfer", id), `transfer ${id} `)));
   return lines.join("\n");
 }
+
+/** The partner asks for `sub`'s erasure, and the Cron Trigger runs once. */
+async function erase(sub: string): Promise<void> {
+  await expectStatus(callGateway("users/erase", { user: sub }), 202);
+  await fireCron(clock.now());
+}
+
+/** A phone number as erased: its first and last two digits. */
+const erased = (phone: string) => `${phone.slice(0, 2)}********${phone.slice(-2)}`;
 
 describe("POST /api/v1/gateway/users/erase", () => {
   it("is the partner's: a user gets 403; a bad body 400", async () => {
@@ -116,5 +138,47 @@ describe("POST /api/v1/gateway/users/erase", () => {
     expect(await stillHolding()).toBe(0);
     // Done: nothing more to do for it.
     expect((await runErasures(env, clock.now(), 5)).records).toBe(0);
+  });
+});
+
+describe("every place an event body or an answer lives is erased", () => {
+  it("events still owed by the outbox when the erasure runs (not in the event log yet) are handed on erased", async () => {
+    const sub = newUser();
+    const token = await userToken(sub);
+    const phone = newPhone();
+    // The event log refuses the object's drains: the receipt's events wait in its outbox.
+    refuseStatements((sql) => sql.includes("INSERT INTO events"));
+    const receipt = await createReceipt({ merchant_id: 1003, account: [{ key: "phone", value: phone }] }, { token });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }, { token }), 200);
+    const stub = receiptStub(env, "receipt", receipt.id);
+    const owed = () =>
+      runInDurableObject(
+        stub,
+        (_i, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE logged_at IS NULL").one().n,
+      );
+    expect(await owed()).toBe(2);
+
+    await erase(sub);
+    expect(await owed()).toBe(2);
+    expect((await dumpStorage(stub)).join("\n")).not.toContain(phone);
+
+    // The event log is back: the object's alarm hands the owed events on, to the queue and then the receiver.
+    vi.restoreAllMocks();
+    const queue = queueSpy();
+    await runDurableObjectAlarm(stub);
+    expect(await owed()).toBe(0);
+    const queued = queue.sent.filter((m) => JSON.parse(m.payload).data.object.id === receipt.id);
+    expect(queued.map((m) => JSON.parse(m.payload).type)).toEqual(["receipt.created", "receipt.paid"]);
+    for (const message of queued) {
+      expect(message.payload).not.toContain(phone);
+      expect(JSON.parse(message.payload).data.object.account).toEqual([{ key: "phone", value: erased(phone) }]);
+    }
+    const received = receiver();
+    await consume(queued.map((body) => ({ body })));
+    expect(received).toHaveLength(2);
+    for (const delivery of received) expect(delivery.body).not.toContain(phone);
+    const { events } = await expectStatus(callGateway("events/list", { receipt_id: receipt.id }), 200);
+    expect(events).toHaveLength(2);
+    expect(JSON.stringify(events)).not.toContain(phone);
   });
 });

@@ -6,9 +6,9 @@ import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { EVENT_TYPE_NAMES, type EventMessage, publishEvents } from "../../src/events";
-import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "../../src/events/log";
-import { callGateway, eventDb, eventRow, GATEWAY, lifecycle, makeEvent, newRecordId } from "../events";
+import { EVENT_TYPE_NAMES, type EventMessage } from "../../src/events";
+import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "../../src/events/log-database";
+import { callGateway, eventDb, eventRow, GATEWAY, lifecycle, makeEvent, messageOf, newRecordId, publishKept } from "../events";
 import { expectError, expectStatus, newUser, sandboxCalls, userToken } from "../helpers";
 
 const list = (body: Record<string, unknown>) => expectStatus<any>(callGateway("events/list", body), 200);
@@ -18,7 +18,7 @@ describe("events/list", () => {
   it("answers a receipt's events newest first, each with its delivery, and pages with after / has_more", async () => {
     const recordId = newRecordId();
     const events = lifecycle(recordId, ["receipt.created", "receipt.awaiting_supplier", "receipt.paid"]);
-    await publishEvents(env, events);
+    await publishKept(events);
     await recordDelivered(await eventDb(events[0]!.id), events[0]!.id, { status: 200, at: 1_700_000_000_000 });
     await recordFailedAttempt(await eventDb(events[1]!.id), events[1]!.id, { status: 502, error: "HTTP 502", nextAttemptAt: Date.now() + 1000 });
 
@@ -43,7 +43,7 @@ describe("events/list", () => {
     const transferId = newRecordId("a2c");
     const events = lifecycle(recordId, ["receipt.created", "receipt.paid", "receipt.cancelled"]);
     const transfer = makeEvent(transferId, { type: "transfer.paid" });
-    await publishEvents(env, [...events, transfer]);
+    await publishKept([...events, transfer]);
     await recordDeadLettered(await eventDb(events[2]!.id), [events[2]!.id]);
 
     expect(idsOf(await list({ receipt_id: recordId, type: "receipt.paid" }))).toEqual([events[1]!.id]);
@@ -61,10 +61,7 @@ describe("events/list", () => {
 
   it("defaults to 20 events, takes 1 to 100, and refuses what is not a filter", async () => {
     const recordId = newRecordId();
-    await publishEvents(
-      env,
-      Array.from({ length: 21 }, (_, i) => makeEvent(recordId, { sequence: i + 1 })),
-    );
+    await publishKept(Array.from({ length: 21 }, (_, i) => makeEvent(recordId, { sequence: i + 1 })));
     const page = await list({ receipt_id: recordId });
     expect(page.events).toHaveLength(20);
     expect(page.has_more).toBe(true);
@@ -85,7 +82,7 @@ describe("events/list", () => {
 
   it("refuses a filter sent as a JSON array (or any body that is not an object) instead of answering every event", async () => {
     const recordId = newRecordId();
-    await publishEvents(env, lifecycle(recordId, ["receipt.created", "receipt.paid"]));
+    await publishKept(lifecycle(recordId, ["receipt.created", "receipt.paid"]));
     for (const [body, kind] of [
       [[{ receipt_id: recordId, limit: 1 }], "an array"],
       [[], "an array"],
@@ -127,23 +124,22 @@ describe("events/resend", () => {
     return { sent, resend };
   }
 
-  it("queues the logged event again, as logged, and sets it pending", async () => {
+  it("queues the logged event again, as its record keeps it, and sets it pending", async () => {
     const recordId = newRecordId();
     const [event] = lifecycle(recordId, ["receipt.created"]);
-    await publishEvents(env, [event!]);
+    await publishKept([event!]);
     await recordFailedAttempt(await eventDb(event!.id), event!.id, { status: 500, error: "HTTP 500", nextAttemptAt: Date.now() + 1000 });
     await recordDeadLettered(await eventDb(event!.id), [event!.id]);
-    const logged = (await eventRow(event!.id))!.body;
 
     const { sent, resend } = gatewayWithQueue();
     expect(await expectStatus(resend(event!.id), 200)).toEqual(event);
-    expect(sent).toEqual([{ id: event!.id, payload: logged }]);
+    expect(sent).toEqual([messageOf(event!)]);
     expect(await eventRow(event!.id)).toMatchObject({ delivery_status: "pending", attempts: 1, last_status: 500 });
   });
 
   it("resends a delivered event too (a receiver that lost it asks again)", async () => {
     const [event] = lifecycle(newRecordId(), ["receipt.paid"]);
-    await publishEvents(env, [event!]);
+    await publishKept([event!]);
     await recordDelivered(await eventDb(event!.id), event!.id, { status: 200, at: Date.now() });
     const { sent, resend } = gatewayWithQueue();
     await expectStatus(resend(event!.id), 200);
@@ -153,7 +149,7 @@ describe("events/resend", () => {
 
   it("when the queue refuses, leaves the event as it was and fails the call", async () => {
     const [event] = lifecycle(newRecordId(), ["receipt.paid"]);
-    await publishEvents(env, [event!]);
+    await publishKept([event!]);
     await recordDeadLettered(await eventDb(event!.id), [event!.id]);
     const { resend } = gatewayWithQueue(true);
     await expectError(resend(event!.id), 500, "internal_error");

@@ -7,20 +7,23 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { publishEvents, RETRY_SCHEDULES, recordEvents, SWEEP_SETTINGS, sweepEvents } from "../../src/events";
+import { RETRY_SCHEDULES, recordEvents, SWEEP_SETTINGS, sweepEvents } from "../../src/events";
 import { MAX_CONNECTIONS } from "../../src/fanout";
 import {
   callGateway,
   consume,
   DEAD_LETTER_QUEUE,
+  EVENTS_QUEUE,
   eventRow,
   fireCron,
+  keepBodies,
   makeEvent,
   messageOf,
   newRecordId,
   PRODUCTION_WEBHOOK_SECRET,
   PRODUCTION_WEBHOOK_URL,
   productionEnv,
+  publishKept,
   queueSpy,
   receiver,
   recordEventsDb,
@@ -34,7 +37,7 @@ afterEach(() => {
 async function published(count = 1) {
   const recordId = newRecordId();
   const events = Array.from({ length: count }, (_, i) => makeEvent(recordId, { sequence: i + 1 }));
-  await publishEvents(env, events);
+  await publishKept(events);
   return { recordId, events, messages: events.map(messageOf) };
 }
 
@@ -270,6 +273,27 @@ describe("a message that is not an event", () => {
   });
 });
 
+describe("a message whose event the log does not hold", () => {
+  it("is delivered all the same, its outcome recorded nowhere, and logged as event_not_logged; the dead-letter queue acknowledges it", async () => {
+    // Every event is logged before it is queued: such a message outlived its row (a log restored to an earlier
+    // time, a late copy of a pruned event) or its row is in a database this Worker does not know (src/events/delivery.ts).
+    const received = receiver((_delivery, n) => new Response(null, { status: n === 1 ? 503 : 204 }));
+    const warn = vi.spyOn(console, "warn");
+    const event = makeEvent(newRecordId());
+    const failed = await consume([{ body: messageOf(event) }]);
+    expect(failed.retryMessages).toHaveLength(1);
+    const delivered = await consume([{ body: messageOf(event), attempts: 2 }]);
+    expect(delivered.explicitAcks).toHaveLength(1);
+    const dead = await consume([{ body: messageOf(event) }], { queue: DEAD_LETTER_QUEUE });
+    expect(dead.explicitAcks).toHaveLength(1);
+    expect(received.map((d) => JSON.parse(d.body))).toEqual([event, event]);
+    expect(await eventRow(event.id)).toBeNull();
+    const lines = warn.mock.calls.map(([line]) => JSON.parse(String(line))).filter((line) => line.event === "event_not_logged");
+    expect(lines.map((line) => line.queue)).toEqual([EVENTS_QUEUE, EVENTS_QUEUE, DEAD_LETTER_QUEUE]);
+    expect(lines.every((line) => line.event_id === event.id)).toBe(true);
+  });
+});
+
 describe("a misconfigured deployment", () => {
   it("holds its events back: nothing is sent, each message is retried and the attempt recorded", async () => {
     const received = receiver();
@@ -393,6 +417,7 @@ describe("an event no attempt is scheduled for (the sweep, run by the Cron Trigg
     const recordId = newRecordId();
     const event = makeEvent(recordId);
     // Logged 10 minutes ago; no attempt ever came.
+    keepBodies([event]);
     await recordEvents(await recordEventsDb(recordId), [event], Date.now() - 10 * 60_000);
     const queue = queueSpy();
 

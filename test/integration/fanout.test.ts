@@ -26,6 +26,8 @@ class Meter {
   queries = 0;
   /** Calls on record objects (the sweep asks them for bodies): subrequests of the invocation too. */
   recordCalls = 0;
+  /** Whether the databases hold the consumer's events (false: a log restored to before them). */
+  logged = true;
   inFlight = 0;
   maxInFlight = 0;
   perDatabase = new Map<string, number>();
@@ -50,10 +52,12 @@ interface Statement {
 function countingD1(binding: string, meter: Meter): D1Database {
   const answerOf = ({ sql, args }: Statement) => {
     const limit = /LIMIT \?\d+\)/.test(sql) ? Number(args.at(-1)) : 0;
-    // The consumer's "which are still pending" read (src/events/log.ts recordEvents): all of them, so each is delivered.
+    // The consumer's read of where its events are (src/events/log.ts findLogged): each here, pending, so each is delivered.
     // The sweep's overdue claim: as many stranded events as it may take, each of its own record, body with the record.
-    const results = sql.includes("SELECT id FROM events WHERE status = 0 AND id IN")
-      ? args.map((id) => ({ id }))
+    const results = sql.includes("SELECT id, status FROM events WHERE id IN")
+      ? meter.logged
+        ? args.map((id) => ({ id, status: 0 }))
+        : []
       : sql.includes("next_attempt_at = ?3") && sql.includes("RETURNING")
         ? Array.from({ length: Number(args[1]) }, () => strandedRow(binding))
         : [];
@@ -81,13 +85,13 @@ function countingD1(binding: string, meter: Meter): D1Database {
   } as unknown as D1Database;
 }
 
-/** A pending event whose message the queue lost: its body is in its record (migrations/0009). */
+/** A pending event whose message the queue lost: its body is in its record. */
 function strandedRow(binding: string) {
   const recordId = `${binding}-${crypto.randomUUID()}`;
   const event = makeEvent(recordId);
   stranded.set(recordId, JSON.stringify(event));
   const row = { id: event.id, record_id: recordId, type: 1, status: 0, attempts: 0, last_status: null, last_error: null, delivered_at: null };
-  return { ...row, next_attempt_at: 0, pending_since: 0, body: null };
+  return { ...row, next_attempt_at: 0, pending_since: 0 };
 }
 const stranded = new Map<string, string>();
 
@@ -153,6 +157,17 @@ describe(`fan-out at ${DATABASES} databases`, () => {
     expect(result.explicitAcks).toHaveLength(events.length);
     expect(posts).toHaveBeenCalledTimes(events.length);
     withinLimits(meter);
+
+    // Events no database holds (a log restored to before them): every database is asked, and they are delivered.
+    const unknown = new Meter();
+    unknown.logged = false;
+    const delivered = await consume(
+      events.map((event) => ({ body: messageOf(event) })),
+      { env: deploymentOf(unknown) },
+    );
+    expect(delivered.explicitAcks).toHaveLength(events.length);
+    withinLimits(unknown);
+    expect(unknown.perDatabase.size).toBe(DATABASES);
 
     const dead = new Meter();
     const lost = Array.from({ length: 100 }, () => makeEvent(newRecordId()));

@@ -11,6 +11,7 @@ import { loggedEventTypes } from "../events";
 import {
   alarmWithinADay,
   call,
+  callSettled,
   createReceipt,
   DAY_MS,
   expectError,
@@ -30,7 +31,7 @@ import {
   transferRequest,
   userToken,
 } from "../helpers";
-import { scriptedUpstream } from "../support/scripted-upstream";
+import { forwardDeferred, scriptedUpstream } from "../support/scripted-upstream";
 
 const TOKEN = { token: "tok_sandbox_ok" };
 const pay = (id: string, otp?: string, token = "tok_sandbox_ok") => call("receipt/pay", { id, card: { token }, ...(otp ? { otp } : {}) });
@@ -73,6 +74,19 @@ describe("what is not a guess (rule 2)", () => {
     expect((await expectStatus(pay(receipt.id, OTP_OK), 200)).state).toBe(4);
   });
 
+  it("a VALIDATION_ERROR refusal of a pay with an OTP is 400 invalid_request, and no guess: the OTP was never judged", async () => {
+    const receipt = await authorized();
+    scriptedUpstream.on(
+      "receipt/pay",
+      { kind: "status", status: 400, code: "VALIDATION_ERROR", message: "card.token is malformed" },
+      { id: receipt.id },
+    );
+    const error = await expectError(pay(receipt.id, OTP_WRONG), 400, "invalid_request");
+    expect(error.attempts_left).toBeUndefined();
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null, wrong_otps: 0, unconfirmed_otps: 0 });
+    expect((await expectError(pay(receipt.id, OTP_WRONG), 422, "otp_invalid")).attempts_left).toBe(2);
+  });
+
   it("a refused credential is no guess either", async () => {
     const receipt = await authorized();
     scriptedUpstream.on("receipt/pay", { kind: "status", status: 401, code: "UNAUTHORIZED" }, { times: 3 });
@@ -108,6 +122,24 @@ describe("what is a guess (rule 2)", () => {
     expect(upstream.otp_attempts).toBe(3);
     expect(upstream.state).toBe(21);
   });
+
+  it.each([
+    ["a JSON body with no error code", 400, "{}"],
+    ["a body that is not JSON", 403, "<html><body>403 Forbidden</body></html>"],
+  ])(
+    "a refusal of an OTP with %s (a 4xx in no code) is 422 upstream_refused naming its status, and the OTP counts as a guess",
+    async (_name, status, body) => {
+      const receipt = await authorized();
+      scriptedUpstream.on("receipt/pay", { kind: "body", status, body, act: false }, { id: receipt.id });
+      const error = await expectError(pay(receipt.id, OTP_WRONG), 422, "upstream_refused");
+      expect(error.upstream_code).toBe(`HTTP_${status}`);
+      expect(error.message).toMatch(/counts as a guess/);
+      expect(error.attempts_left).toBe(2);
+      expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null, wrong_otps: 0, unconfirmed_otps: 1 });
+      // Two more guesses end it: the next wrong OTP has one try left.
+      expect((await expectError(pay(receipt.id, OTP_WRONG), 422, "otp_invalid")).attempts_left).toBe(1);
+    },
+  );
 
   it("the sandbox's tok_sandbox_judges_unknown: three right-or-wrong OTPs judged behind an unknown code end the receipt", async () => {
     const receipt = await authorized();
@@ -367,6 +399,28 @@ describe("an upstream that acts after the gateway gave up (rule 8's late upstrea
     expect((await sandboxCalls()).filter((c) => c.path === "receipt/pay" && c.id === receipt.id)).toHaveLength(1);
   });
 
+  it("a hold-confirm lost before the upstream acted: still held at the first look, the late reads find the confirm the upstream made later; stored, and a receipt.paid event", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003, is_hold: true });
+    expect((await expectStatus(pay(receipt.id), 200)).state).toBe(5);
+    // The confirm is kept at the upstream, not acted on; the gateway sees the connection break.
+    scriptedUpstream.on("receipt/hold-confirm", { kind: "defer" }, { id: receipt.id });
+    await expectError(call("receipt/hold-confirm", { id: receipt.id }), 502, "upstream_error");
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await runDurableObjectAlarm(stub);
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 5, pending_op: null });
+    // Then the upstream acts on it, long after the gateway gave up.
+    const [kept, ...more] = scriptedUpstream.takeDeferred();
+    expect(more).toEqual([]);
+    expect(await forwardDeferred(env.UPSTREAM!, kept!)).toBe(200);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(4);
+    // The first late read (development: 15 s after the call), with nobody calling.
+    letTimePass(16_000);
+    await runDurableObjectAlarm(stub);
+    expect((await storedRecord("receipt", receipt.id)).state).toBe(4);
+    expect(await outboxTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.held", "receipt.paid"]);
+    expect((await sandboxCalls()).filter((c) => c.path === "receipt/hold-confirm" && c.id === receipt.id)).toHaveLength(1);
+  });
+
   it("while the record is suspect, a pay asks the upstream first and is refused as paid, without a second pay going out", async () => {
     const { owner, receipt } = await lostPay(1003);
     await letLatePayHappen(receipt.id);
@@ -418,6 +472,19 @@ describe("a create whose answer was lost (rule 8)", () => {
     expect((await expectStatus(call("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(adopted.id);
     const creates = (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === request.tid);
     expect(creates.map((c) => c.status)).toEqual([200, 409]);
+  });
+
+  it("a create whose connection fails before any answer (the fetch itself rejects) is unknown too: check-tid says it did not finish, the retry creates it", async () => {
+    const request = receiptRequest({ merchant_id: 1003 });
+    // An upstream that cannot be reached at all: no status line, nothing done there.
+    const unreachable = { ...env, UPSTREAM: { fetch: () => Promise.reject(new TypeError("Network connection lost.")) } } as unknown as Env;
+    const error = await expectError(callSettled(unreachable, "receipt/create", request), 502, "upstream_error");
+    expect(error.message).toMatch(/could not be reached/);
+    const unknown = await expectError(call("receipt/check-tid", { tid: request.tid }), 404, "receipt_not_found");
+    expect(unknown.message).toMatch(/did not finish/);
+    const created = await expectStatus(call("receipt/create", request), 200);
+    expect((await expectStatus(call("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(created.id);
+    expect((await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === request.tid).map((c) => c.status)).toEqual([200]);
   });
 
   it("a user's create lost the same way is adopted under the user's derived tid", async () => {

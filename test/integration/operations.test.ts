@@ -5,15 +5,13 @@
  * its lifecycle operation can answer; and what the document gives to the
  * partner only, a user is refused.
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import committed from "../../openapi.json";
 import type { ErrorCode } from "../../src/errors";
-import { publishEvents } from "../../src/events";
 import { type DecisionContext, decide, type Phase } from "../../src/lifecycle";
 import { COMMON } from "../../src/openapi";
 import { APIS } from "../../src/operations";
-import { makeEvent, newRecordId } from "../events";
+import { makeEvent, newRecordId, publishKept } from "../events";
 import {
   CARD_OK,
   call,
@@ -90,7 +88,7 @@ const SUCCESSFUL: Record<string, () => Promise<{ path: string; body: unknown }>>
   listEvents: async () => ({ path: "events/list", body: { limit: 1 } }),
   resendEvent: async () => {
     const event = makeEvent(newRecordId());
-    await publishEvents(env, [event]);
+    await publishKept([event]);
     return { path: "events/resend", body: { id: event.id } };
   },
   eraseUser: async () => ({ path: "users/erase", body: { user: `user-${crypto.randomUUID()}` } }),

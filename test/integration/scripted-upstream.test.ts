@@ -132,10 +132,11 @@ describe("status", () => {
 });
 
 describe("lost", () => {
-  it("lets the sandbox pay, then breaks the connection: the caller's fetch rejects", async () => {
+  it("lets the sandbox pay, then breaks the connection: the status line arrives, reading the answer fails", async () => {
     const receipt = await payable();
     scriptedUpstream.on("receipt/pay", { kind: "lost" }, { id: receipt.id });
-    await expect(payUpstream(receipt.id)).rejects.toThrow();
+    const res = await payUpstream(receipt.id);
+    await expect(res.text()).rejects.toThrow(/connection lost after the sandbox acted/);
     expect((await sandboxReceipt(receipt.id)).state).toBe(4);
     expect(scriptedUpstream.fired()).toEqual({ lost: 1 });
   });

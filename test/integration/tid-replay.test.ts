@@ -1,16 +1,14 @@
 /**
- * A replay is answered by the record's object (the tid row
- * keeps no answer), a create answers after one D1 round trip and its tid row
- * is completed after the answer (by the request, or owed by the record's
- * object and completed by its alarm), and the rows and answers written
- * before migrations/0008 keep working.
+ * A replay is answered by the record's object (the tid row keeps no answer),
+ * a create answers after one D1 round trip, and its tid row is completed
+ * after the answer (by the request, or owed by the record's object and
+ * completed by its alarm).
  */
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { receiptStub } from "../../src/receipt-object";
-import { forgetTid } from "../../src/tid-cache";
-import { call, expectError, expectStatus, receiptRequest, refuseStatements, tidDb, tidRow } from "../helpers";
+import { call, expectError, expectStatus, receiptRequest, refuseStatements, tidRow } from "../helpers";
 
 const PARTNER = "partner:partner";
 
@@ -32,24 +30,6 @@ describe("a replay", () => {
     const retry = await call("receipt/create", request);
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
     expect(await expectStatus(retry, 200)).toEqual(created);
-  });
-
-  it("of a create answered before migration 0008 comes from the legacy table while the record keeps no answer", async () => {
-    const request = receiptRequest();
-    const created = await expectStatus(call("receipt/create", request), 200);
-    // As a record made before schema 7 is: no answer of its own; its answer kept in tid_answers_legacy by 0008.
-    await forgetAnswer(created.id);
-    // ...and one no data center remembers (src/tid-cache.ts came with it).
-    await forgetTid(PARTNER, request.tid);
-    const legacy = { ...created, description: "as answered before" };
-    await (await tidDb(PARTNER, request.tid))
-      .prepare("INSERT INTO tid_answers_legacy (owner, tid, response, answered_at) VALUES (?1, ?2, ?3, ?4)")
-      .bind(PARTNER, request.tid, JSON.stringify(legacy), Date.now())
-      .run();
-
-    const retry = await call("receipt/create", request);
-    expect(retry.headers.get("idempotent-replayed")).toBe("true");
-    expect(await expectStatus(retry, 200)).toEqual(legacy);
   });
 
   it("with no answer kept anywhere names the receipt instead (409), never a 500", async () => {
@@ -88,89 +68,5 @@ describe("the completion of the tid row, after the answer", () => {
     expect(await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT owed_completion FROM record").one())).toEqual({
       owed_completion: null,
     });
-  });
-});
-
-describe("migration 0008", () => {
-  it("copies every row of the earlier index, slim, and moves the answers kept into tid_answers_legacy", async () => {
-    // The migrations up to 0007 in a scratch SQLite (a Durable Object's), rows as 0007's gateway wrote them, then 0008.
-    const migrations = env.TEST_MIGRATIONS;
-    const scratch = receiptStub(env, "receipt", `migration-${crypto.randomUUID()}`);
-    const result = await runInDurableObject(scratch, (_i, state) => {
-      const sql = state.storage.sql;
-      const run = (name: string) => {
-        for (const query of migrations.find((m) => m.name.startsWith(name))!.queries) sql.exec(query);
-      };
-      for (const name of ["0001", "0002", "0003", "0004", "0005", "0006", "0007"]) run(name);
-      const fp = "ab".repeat(32);
-      const derived = "0a1b2c3d-4e5f-8a6b-9c7d-0e1f2a3b4c5d";
-      const insert = `INSERT INTO tid_index (owner, tid, upstream_tid, kind, fingerprint, status, claim_token, receipt_id, response, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-      sql.exec(insert, "partner:partner", "p-1", "p-1", "receipt", fp, "completed", "tok", "r-1", '{"id":"r-1"}', 10, 20);
-      sql.exec(insert, "user:u", "u-1", derived, "transfer", fp, "completed", "", "r-2", null, 11, 21);
-      sql.exec(insert, "partner:partner", "p-2", "p-2", "receipt", fp, "pending", "tok-2", null, null, 12, 22);
-      sql.exec(insert, "partner:partner", "p-3", "p-3", "receipt", fp, "pending", "moved", null, null, 13, Number.MAX_SAFE_INTEGER);
-      run("0008");
-      return {
-        rows: sql
-          .exec(
-            "SELECT owner, tid, CASE WHEN upstream_tid IS NULL THEN NULL ELSE lower(hex(upstream_tid)) END AS up, kind, status, lower(hex(fingerprint)) AS fp, claim_token, receipt_id, created_at, updated_at FROM tid_index ORDER BY created_at",
-          )
-          .toArray(),
-        legacy: sql.exec("SELECT owner, tid, response, answered_at FROM tid_answers_legacy").toArray(),
-      };
-    });
-    const fp = "ab".repeat(16);
-    expect(result.rows).toEqual([
-      {
-        owner: "partner:partner",
-        tid: "p-1",
-        up: null,
-        kind: 0,
-        status: 1,
-        fp,
-        claim_token: null,
-        receipt_id: "r-1",
-        created_at: 10,
-        updated_at: 20,
-      },
-      {
-        owner: "user:u",
-        tid: "u-1",
-        up: "0a1b2c3d4e5f8a6b9c7d0e1f2a3b4c5d",
-        kind: 1,
-        status: 1,
-        fp,
-        claim_token: null,
-        receipt_id: "r-2",
-        created_at: 11,
-        updated_at: 21,
-      },
-      {
-        owner: "partner:partner",
-        tid: "p-2",
-        up: null,
-        kind: 0,
-        status: 0,
-        fp,
-        claim_token: "tok-2",
-        receipt_id: null,
-        created_at: 12,
-        updated_at: 22,
-      },
-      {
-        owner: "partner:partner",
-        tid: "p-3",
-        up: null,
-        kind: 0,
-        status: 0,
-        fp,
-        claim_token: "moved",
-        receipt_id: null,
-        created_at: 13,
-        updated_at: Number.MAX_SAFE_INTEGER,
-      },
-    ]);
-    expect(result.legacy).toEqual([{ owner: "partner:partner", tid: "p-1", response: '{"id":"r-1"}', answered_at: 20 }]);
   });
 });

@@ -12,12 +12,12 @@ import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { d1Bindings } from "../../src/config-rules";
 import { latestRecords, recordView } from "../../src/console/data";
-import { findEvent, newestEvents, publishEvents } from "../../src/events";
+import { findEvent, newestEvents } from "../../src/events";
 import { DAY_MS, retentionPolicy, runRetention } from "../../src/retention";
 import { eventShardIndex, jumpHash, tidShardIndex, tidShards } from "../../src/shards";
 import { forgetTid } from "../../src/tid-cache";
 import { findTid, type TidRow } from "../../src/tid-index";
-import { callGateway, consume, DEAD_LETTER_QUEUE, lifecycle, messageOf, receiver } from "../events";
+import { callGateway, consume, DEAD_LETTER_QUEUE, lifecycle, messageOf, publishKept, receiver } from "../events";
 import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, transferRequest, userToken } from "../helpers";
 
 const PARTNER = "partner:partner";
@@ -156,7 +156,7 @@ describe("retention, per shard", () => {
       batch: () => Promise.resolve([]),
     };
     const deployment = { ...env, DB_TID_1: broken } as unknown as Env;
-    await expect(runRetention(deployment, epoch + DAY_MS * 400)).rejects.toThrow(/tids_deleted:DB_TID_1.*tid_legacy_answers_deleted:DB_TID_1/);
+    await expect(runRetention(deployment, epoch + DAY_MS * 400)).rejects.toThrow(/tids_deleted:DB_TID_1.*tid_fences_deleted:DB_TID_1/);
     expect(await count(env.DB, prefix)).toBe(0);
   });
 });
@@ -246,6 +246,7 @@ describe("one database, the production default", () => {
     expect((await create(request)).headers.get("idempotent-replayed")).toBe("true");
 
     const [event] = lifecycle(created.id, ["receipt.created"]);
+    await publishKept([event!], single);
     receiver();
     await consume([{ body: messageOf(event!) }], { env: single });
     expect(await findEvent(env.DB, event!.id)).toMatchObject({
@@ -302,12 +303,15 @@ describe("appending a database to a live list (TID_INDEX_SHARDS_PREVIOUS)", () =
     do recordId = `rcpt-${crypto.randomUUID()}`;
     while ((await eventShardIndex(2, recordId)) !== 1);
     const [created, paid] = lifecycle(recordId, ["receipt.created", "receipt.paid"]);
-    await publishEvents(before, [created!]);
-    await publishEvents(during, [paid!]);
+    await publishKept([created!], before);
+    await publishKept([paid!], during);
     expect((await eventIn(created!.id)).map((row) => row !== null)).toEqual([true, false]);
     expect((await eventIn(paid!.id)).map((row) => row !== null)).toEqual([false, true]);
 
-    // The message of the event logged before, delivered again after: a second copy, in the new database.
+    // Its record drains it again after the change (the queue had refused the first drain's send): a second
+    // copy, in the new database, which the consumer then marks.
+    await publishKept([created!], during);
+    expect((await eventIn(created!.id)).map((row) => row !== null)).toEqual([true, true]);
     receiver();
     await consume([{ body: messageOf(created!) }], { env: during });
     const listed = await expectStatus<any>(at(during, "gateway/events/list", { receipt_id: recordId }), 200);
@@ -323,14 +327,34 @@ describe("appending a database to a live list (TID_INDEX_SHARDS_PREVIOUS)", () =
     expect((await eventIn(created!.id)).map((row) => row?.delivery_status)).toEqual(["pending", "pending"]);
   });
 
+  it("the message of an event logged before is delivered after, and marked where its event is: no copy is made, even once the earlier list is dropped", async () => {
+    let recordId: string;
+    do recordId = `rcpt-${crypto.randomUUID()}`;
+    while ((await eventShardIndex(2, recordId)) !== 1);
+    const [created] = lifecycle(recordId, ["receipt.created"]);
+    await publishKept([created!], before);
+    const received = receiver();
+    const result = await consume([{ body: messageOf(created!) }], { env: during });
+    expect(result.explicitAcks).toHaveLength(1);
+    expect(received).toHaveLength(1);
+    expect((await eventIn(created!.id)).map((row) => row?.delivery_status ?? null)).toEqual(["delivered", null]);
+
+    // The earlier list dropped too early: the row is still found (every database is asked) and marked there.
+    const [paid] = lifecycle(recordId, ["receipt.paid"]);
+    await publishKept([paid!], before);
+    await consume([{ body: messageOf(paid!) }], { env: after });
+    expect(received).toHaveLength(2);
+    expect((await eventIn(paid!.id)).map((row) => row?.delivery_status ?? null)).toEqual(["delivered", null]);
+  });
+
   it("a record's newest event is the newer of its two databases' (the sandbox console's list reads it)", async () => {
     let recordId: string;
     do recordId = `rcpt-${crypto.randomUUID()}`;
     while ((await eventShardIndex(2, recordId)) !== 1);
     const [created, paid] = lifecycle(recordId, ["receipt.created", "receipt.paid"]);
     // A rolling deploy: the new list logs the create in DB_TID_1, a Worker still on the old list the pay in DB.
-    await publishEvents(during, [created!]);
-    await publishEvents(before, [paid!]);
+    await publishKept([created!], during);
+    await publishKept([paid!], before);
     expect((await eventIn(paid!.id)).map((row) => row !== null)).toEqual([true, false]);
     expect((await newestEvents(during, [recordId])).map((row) => row.id)).toEqual([paid!.id]);
   });
@@ -380,7 +404,7 @@ describe("the event log over the same databases, by record id", () => {
   it("logs a record's events in its record's database only, and lists them from there", async () => {
     const records = [await recordIn(0), await recordIn(1)];
     const events = records.map((id) => lifecycle(id, ["receipt.created", "receipt.paid"]));
-    await publishEvents(env, events.flat());
+    await publishKept(events.flat());
     for (const [shard, recordEvents] of events.entries()) {
       for (const event of recordEvents) {
         const rows = await eventIn(event.id);
@@ -398,7 +422,7 @@ describe("the event log over the same databases, by record id", () => {
     const events = [0, 1, 0, 1].map(
       (shard, i) => lifecycle(records[shard]!, ["receipt.created", "receipt.created", "receipt.created", "receipt.awaiting_supplier"])[i]!,
     );
-    for (const event of events) await publishEvents(env, [{ ...event, type: "receipt.awaiting_supplier" }]);
+    for (const event of events) await publishKept([{ ...event, type: "receipt.awaiting_supplier" }]);
     const newestFirst = events.map((e) => e.id).reverse();
     const mine = (page: { events: { id: string }[] }) => page.events.map((e) => e.id).filter((id) => newestFirst.includes(id));
 
@@ -413,7 +437,7 @@ describe("the event log over the same databases, by record id", () => {
   it("resends an event of either database by its id alone", async () => {
     for (const shard of [0, 1]) {
       const [event] = lifecycle(await recordIn(shard), ["receipt.created"]);
-      await publishEvents(env, [event!]);
+      await publishKept([event!]);
       await databases()[shard]!.prepare("UPDATE events SET status = 2 WHERE id = ?1").bind(event!.id).run();
       expect((await expectStatus<any>(callGateway("events/resend", { id: event!.id }), 200)).id).toBe(event!.id);
       expect((await eventIn(event!.id))[shard]).toMatchObject({ delivery_status: "pending" });
@@ -421,8 +445,9 @@ describe("the event log over the same databases, by record id", () => {
     await expectError(callGateway("events/resend", { id: "evt_01ARZ3NDEKTSV4RRFFQ69G5FAV" }), 404, "not_found");
   });
 
-  it("the consumer logs and marks each event of a batch in its record's database; the dead-letter queue marks each failed there", async () => {
+  it("the consumer marks each event of a batch in its record's database; the dead-letter queue marks each failed there", async () => {
     const events = [...lifecycle(await recordIn(0), ["receipt.created"]), ...lifecycle(await recordIn(1), ["receipt.created"])];
+    await publishKept(events);
     receiver();
     const delivered = await consume(events.map((event) => ({ body: messageOf(event) })));
     expect(delivered.explicitAcks).toHaveLength(2);
@@ -433,7 +458,7 @@ describe("the event log over the same databases, by record id", () => {
     }
 
     const lost = [...lifecycle(await recordIn(0), ["receipt.paid"]), ...lifecycle(await recordIn(1), ["receipt.paid"])];
-    await publishEvents(env, lost);
+    await publishKept(lost);
     await consume(
       lost.map((event) => ({ body: messageOf(event) })),
       { queue: DEAD_LETTER_QUEUE },
@@ -443,7 +468,7 @@ describe("the event log over the same databases, by record id", () => {
 
   it("retention prunes delivered events in both databases", async () => {
     const events = [...lifecycle(await recordIn(0), ["receipt.created"]), ...lifecycle(await recordIn(1), ["receipt.created"])];
-    await publishEvents(env, events);
+    await publishKept(events);
     for (const [shard, event] of events.entries()) {
       await databases()[shard]!.prepare("UPDATE events SET status = 1 WHERE id = ?1").bind(event.id).run();
     }

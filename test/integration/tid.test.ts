@@ -2,7 +2,19 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { leaseMs } from "../../src/creation";
 import { claimTid, completeTid, expireTid, fingerprint, leaseExpired, releaseTid, upstreamTidFor } from "../../src/tid-index";
-import { call, expectError, expectStatus, newTid, receiptRequest, sandboxCalls, sandboxReceipt, tidDb, tidRow } from "../helpers";
+import {
+  call,
+  expectError,
+  expectStatus,
+  newTid,
+  receiptRequest,
+  sandboxCalls,
+  sandboxReceipt,
+  sandboxTransfer,
+  tidDb,
+  tidRow,
+  transferRequest,
+} from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
 const createCalls = async (tid: string) => (await sandboxCalls()).filter((c) => c.path === "receipt/create" && c.tid === tid).length;
@@ -142,13 +154,62 @@ describe("tid uniqueness", () => {
   });
 });
 
+describe("a lost transfer create's retry adopts the upstream's transfer only if it is the one asked for: same amount and same receiver card", () => {
+  /**
+   * The upstream already holds a transfer under the tid, made from `theirs`
+   * (around the gateway). The gateway's a2c/create of `ours` meets a 502
+   * before the upstream acted (its outcome unknown), so the identical retry
+   * takes the claim over and the upstream answers TID_DUPLICATE with its transfer.
+   */
+  async function retryMeeting(theirs: ReturnType<typeof transferRequest>, ours: ReturnType<typeof transferRequest>) {
+    const held = await upstreamCreate(theirs, "a2c/create");
+    scriptedUpstream.on("a2c/create", { kind: "status", status: 502, act: false });
+    await expectError(call("a2c/create", ours), 502, "upstream_error");
+    const retry = await call("a2c/create", ours);
+    const creates = (await sandboxCalls()).filter((c) => c.path === "a2c/create" && c.tid === ours.tid);
+    expect(creates.map((c) => [c.status, c.code])).toEqual([
+      [200, null],
+      [409, "TID_DUPLICATE"],
+    ]);
+    return { held, retry };
+  }
+
+  it("another amount under the tid: not adopted, tid_conflict, and the upstream's transfer is left as it was", async () => {
+    const ours = transferRequest();
+    const { held, retry } = await retryMeeting({ ...ours, amount: 400_000 }, ours);
+    await expectError(retry, 409, "tid_conflict");
+    expect(await sandboxTransfer(held.receipt_id)).toMatchObject({ state: 0, receiver: { amount: 400_000 } });
+    await expectError(call("a2c/get-by-id", { id: held.receipt_id }), 404, "receipt_not_found");
+  });
+
+  it("another receiver card under the tid: not adopted, tid_conflict, though the amount is the same", async () => {
+    const ours = transferRequest({ receiver_card: "9860000000000018" });
+    const { held, retry } = await retryMeeting({ ...ours, receiver_card: "8600000000000007" }, ours);
+    expect(held.receiver).toMatchObject({ masked_pan: "860000******0007", amount: ours.amount });
+    await expectError(retry, 409, "tid_conflict");
+    await expectError(call("a2c/get-by-id", { id: held.receipt_id }), 404, "receipt_not_found");
+  });
+
+  it("the very transfer asked for (amount and receiver card): adopted, replayed after, and payable once", async () => {
+    const ours = transferRequest();
+    const { held, retry } = await retryMeeting(ours, ours);
+    const adopted = await expectStatus(retry, 200);
+    expect(adopted).toMatchObject({ receipt_id: held.receipt_id, tid: ours.tid, receiver: { masked_pan: "986000******0018", amount: ours.amount } });
+    const replay = await call("a2c/create", ours);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect((await expectStatus(replay, 200)).receipt_id).toBe(held.receipt_id);
+    expect((await expectStatus(call("a2c/pay", { id: held.receipt_id }), 200)).state).toBe(4);
+    expect((await sandboxCalls()).filter((c) => c.path === "a2c/create" && c.tid === ours.tid)).toHaveLength(2);
+  });
+});
+
 const PARTNER = "partner:partner";
 /** Another request's fingerprint: 32 hex digits, as every fingerprint is. */
 const ANOTHER = "ab".repeat(16);
 
 /** A create sent straight to the upstream, around the gateway. */
-async function upstreamCreate(request: unknown): Promise<any> {
-  const res = await env.UPSTREAM!.fetch("https://sandbox.upstream.invalid/api/v1/partner/receipt/create", {
+async function upstreamCreate(request: unknown, path = "receipt/create"): Promise<any> {
+  const res = await env.UPSTREAM!.fetch(`https://sandbox.upstream.invalid/api/v1/partner/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${env.UPSTREAM_API_KEY}` },
     body: JSON.stringify(request),

@@ -8,6 +8,15 @@
 // keep the request and lose the connection, for the test to send it on to the
 // sandbox later (an upstream that acts after the gateway gave up).
 //
+// A lost connection is an answer that breaks while it is read, never an
+// exception thrown out of this entrypoint. A thrown one rejected the caller's
+// fetch, and the runtime also reported every one as uncaught ("Uncaught (in
+// promise)"); once, under load, vitest counted one as an unhandled rejection
+// and failed the run. A broken answer fails only its reader, who handles it
+// (the gateway's client does); with no reader left, nothing fails at all. (A
+// connection that fails before any answer, the caller's fetch rejecting, is
+// scripted by test/integration/faults.test.ts with an UPSTREAM of its own.)
+//
 // The rules live in this module. That works because the tests, the gateway's
 // Durable Objects and this entrypoint all run in the one runner isolate and
 // import this module through the one vitest module runner (proved by
@@ -26,7 +35,7 @@ export type Fault =
   | { kind: "pass" }
   /** Forward to the sandbox (it acts at once), answer its real response after ms. */
   | { kind: "late"; ms: number }
-  /** Forward to the sandbox (it acts), then the connection breaks: the caller's fetch rejects or its body cannot be read. */
+  /** Forward to the sandbox (it acts), then the connection breaks: the status line arrives, reading the body fails. */
   | { kind: "lost" }
   /** Act (default true), then never answer until the caller gives up (or reset()). */
   | { kind: "timeout"; act?: boolean }
@@ -37,8 +46,8 @@ export type Fault =
   /**
    * Do not forward: keep the request (scriptedUpstream.takeDeferred) so the
    * test can send it to the sandbox later (forwardDeferred), as an upstream
-   * that acts long after the caller gave up. The caller meanwhile sees a lost
-   * connection, or with hang no answer until it times out.
+   * that acts long after the caller gave up. The caller meanwhile sees the
+   * connection break as "lost" does, or with hang no answer until it times out.
    */
   | { kind: "defer"; hang?: boolean };
 
@@ -142,6 +151,19 @@ function scriptedError(request: Request, status: number, code?: string, message?
   return new Response(JSON.stringify(envelope), { status, headers: echoHeaders(request, extra) });
 }
 
+/**
+ * An answer whose connection breaks after its status line: reading its body
+ * fails with `reason`. Nothing rejects unless someone reads it.
+ */
+function brokenAnswer(request: Request, reason: string): Response {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.error(new Error(reason));
+    },
+  });
+  return new Response(body, { status: 200, headers: echoHeaders(request) });
+}
+
 export class ScriptedUpstream extends WorkerEntrypoint<Env> {
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -167,9 +189,7 @@ export class ScriptedUpstream extends WorkerEntrypoint<Env> {
       }
       case "lost":
         await forward();
-        // Over a service binding, an exception here rejects the caller's fetch,
-        // as a dropped connection would. (workerd logs it as uncaught.)
-        throw new Error("scripted upstream: connection lost after the sandbox acted");
+        return brokenAnswer(request, "scripted upstream: connection lost after the sandbox acted");
       case "timeout": {
         const answer = action.act === false ? undefined : await forward();
         // Only reset() (or the longest wait) ends this; the caller has given up long before.
@@ -195,7 +215,7 @@ export class ScriptedUpstream extends WorkerEntrypoint<Env> {
           await until(() => false);
           return scriptedError(request, 504, "GATEWAY_TIMEOUT");
         }
-        throw new Error("scripted upstream: connection lost before the upstream acted (deferred)");
+        return brokenAnswer(request, "scripted upstream: connection lost before the upstream acted (deferred)");
       case "hold": {
         const { state } = action;
         if (!action.act) {

@@ -1,0 +1,289 @@
+/**
+ * One database of the event log (D1, table `events`): every event a record
+ * published, with how its delivery stands, and no body (its record keeps it:
+ * src/events/bodies.ts). Plain functions over one database, so tests can call
+ * them directly; the log over the deployment's databases is src/events/log.ts.
+ */
+
+import { encodeTime } from "ulid";
+import { clock } from "../clock";
+import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
+import { kindOf, recordIdOf } from "./types";
+
+/**
+ * Codes the event log stores for types and delivery statuses
+ * (migrations/0001_initial.sql): a code is never reused or renumbered.
+ */
+export const EVENT_TYPE_CODES = {
+  "receipt.created": 1,
+  "receipt.paid": 2,
+  "receipt.held": 3,
+  "receipt.awaiting_supplier": 4,
+  "receipt.cancelled": 5,
+  "receipt.otp_attempts_exhausted": 6,
+  "transfer.created": 7,
+  "transfer.paid": 8,
+  "transfer.cancelled": 9,
+  "transfer.otp_attempts_exhausted": 10,
+} as const satisfies Record<EventType, number>;
+export const DELIVERY_STATUS_CODES = { pending: 0, delivered: 1, failed: 2 } as const satisfies Record<DeliveryStatus, number>;
+
+const TYPE_OF_CODE = new Map(Object.entries(EVENT_TYPE_CODES).map(([type, code]) => [code as number, type as EventType]));
+const STATUS_OF_CODE = new Map(Object.entries(DELIVERY_STATUS_CODES).map(([status, code]) => [code as number, status as DeliveryStatus]));
+
+/** What the stored and the decoded row share: the event's delivery (its body is its record's: src/events/bodies.ts). */
+interface DeliveryOf {
+  id: string;
+  record_id: string;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+  /** ms: when the next delivery attempt of a pending event is due (the sweep queues again one long overdue). */
+  next_attempt_at: number | null;
+  /** ms: when the current round of delivery began (logged, or last resent); the retry horizon counts from it. */
+  pending_since: number | null;
+}
+
+/** A row of the event log as stored: type and status as codes. */
+export interface StoredRow extends DeliveryOf {
+  type: number;
+  status: number;
+}
+
+/** A row of the event log, decoded. */
+export interface LoggedRow extends DeliveryOf {
+  kind: EventKind;
+  type: EventType;
+  delivery_status: DeliveryStatus;
+}
+
+/** A logged event with its body, from its record (src/events/bodies.ts). */
+export interface EventRow extends LoggedRow {
+  /** The event's JSON, exactly as it is signed and sent. */
+  body: string;
+  sequence: number;
+  created: number;
+  owner: string;
+  request_id: string;
+}
+
+export function decodeRow(row: StoredRow): LoggedRow {
+  const type = TYPE_OF_CODE.get(row.type) ?? "receipt.created";
+  return {
+    id: row.id,
+    record_id: row.record_id,
+    kind: kindOf(type),
+    type,
+    delivery_status: STATUS_OF_CODE.get(row.status) ?? "failed",
+    attempts: row.attempts,
+    last_status: row.last_status,
+    last_error: row.last_error,
+    delivered_at: row.delivered_at,
+    next_attempt_at: row.next_attempt_at,
+    pending_since: row.pending_since,
+  };
+}
+
+/** A logged row with its body: the fields the body holds, read from it. */
+export function withBody(row: LoggedRow, body: string): EventRow {
+  const event = JSON.parse(body) as GatewayEvent;
+  return { ...row, body, sequence: event.sequence, created: event.created, owner: event.data.owner, request_id: event.request_id };
+}
+
+/**
+ * An event to log: the event, or the event with its JSON text exactly as it
+ * will be signed and sent (the outbox's payload), so the queue carries those
+ * very bytes.
+ */
+export type Loggable = GatewayEvent | { event: GatewayEvent; body: string };
+
+export const unpack = (item: Loggable): { event: GatewayEvent; body: string } =>
+  "body" in item && "event" in item ? item : { event: item, body: JSON.stringify(item) };
+
+/** D1 allows 100 bound parameters per statement; the pending-ids query binds one per event. */
+const MAX_EVENTS_PER_WRITE = 50;
+
+/**
+ * Writes each event's row unless it is there already (idempotent by event id:
+ * a re-drain after a crash adds nothing), in one transaction, and answers what
+ * must be queued: every one of these events whose delivery is still pending,
+ * with its body. One already delivered or dead-lettered by an earlier drain
+ * is not queued again. A new row is `pending`, its first attempt due `now`
+ * (the sweep's clock: src/events/sweep.ts). No body is stored: the record
+ * whose outbox the events come from keeps them.
+ */
+export async function recordEvents(db: D1Database, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
+  const pending: EventMessage[] = [];
+  for (let start = 0; start < items.length; start += MAX_EVENTS_PER_WRITE) {
+    const chunk = items.slice(start, start + MAX_EVENTS_PER_WRITE).map(unpack);
+    const inserts = chunk.map(({ event }) =>
+      db
+        .prepare(
+          `INSERT INTO events (id, record_id, type, next_attempt_at, pending_since)
+           VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT (id) DO NOTHING`,
+        )
+        .bind(event.id, recordIdOf(event), EVENT_TYPE_CODES[event.type], now),
+    );
+    const ids = chunk.map(({ event }) => event.id);
+    const stillPending = db.prepare(`SELECT id FROM events WHERE status = 0 AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`).bind(...ids);
+    const results = await db.batch<{ id: string }>([...inserts, stillPending]);
+    const bodyOf = new Map(chunk.map(({ event, body }) => [event.id, body]));
+    pending.push(...(results.at(-1)?.results ?? []).map(({ id }) => ({ id, payload: bodyOf.get(id)! })));
+  }
+  return pending;
+}
+
+export async function findEvent(db: D1Database, id: string): Promise<LoggedRow | null> {
+  const row = await db.prepare("SELECT * FROM events WHERE id = ?1").bind(id).first<StoredRow>();
+  return row ? decodeRow(row) : null;
+}
+
+export interface EventQuery {
+  receiptId?: string;
+  type?: EventType;
+  delivery?: DeliveryStatus;
+  /** An event id: only events older than it (the last one of the previous page). */
+  after?: string;
+  limit: number;
+}
+
+/** Newest first (by id, which is time-ordered), at most `limit`, and whether older ones remain. */
+export async function listEvents(db: D1Database, query: EventQuery): Promise<{ rows: LoggedRow[]; hasMore: boolean }> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (clause: string, value: unknown) => {
+    params.push(value);
+    where.push(clause.replace("?", `?${params.length}`));
+  };
+  if (query.receiptId !== undefined) add("record_id = ?", query.receiptId);
+  if (query.type !== undefined) add("type = ?", EVENT_TYPE_CODES[query.type]);
+  if (query.delivery !== undefined) add("status = ?", DELIVERY_STATUS_CODES[query.delivery]);
+  if (query.after !== undefined) add("id < ?", query.after);
+  params.push(query.limit + 1);
+  const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?${params.length}`;
+  const { results } = await db
+    .prepare(sql)
+    .bind(...params)
+    .all<StoredRow>();
+  return { rows: results.slice(0, query.limit).map(decodeRow), hasMore: results.length > query.limit };
+}
+
+/** The delivery status (its code) of each of these events this database holds, by id (at most 100 ids). */
+export async function eventStatuses(db: D1Database, ids: readonly string[]): Promise<Map<string, number>> {
+  const { results } = await db
+    .prepare(`SELECT id, status FROM events WHERE id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`)
+    .bind(...ids)
+    .all<{ id: string; status: number }>();
+  return new Map(results.map((row) => [row.id, row.status]));
+}
+
+/** Whether this database holds any event of this record (of its kind): one indexed read (events_by_record). */
+export async function holdsEventsOf(db: D1Database, kind: EventKind, recordId: string): Promise<boolean> {
+  const row = await db
+    .prepare(`SELECT 1 AS found FROM events WHERE record_id = ?1 AND (type >= ${EVENT_TYPE_CODES["transfer.created"]}) = ?2 LIMIT 1`)
+    .bind(recordId, kind === "transfer" ? 1 : 0)
+    .first<{ found: number }>();
+  return row !== null;
+}
+
+/** The newest event this database holds of each of these records, per kind (at most 100 ids). */
+export async function newestOf(db: D1Database, recordIds: readonly string[]): Promise<LoggedRow[]> {
+  // Newest by id (time-ordered) per record and kind: a transfer's types are coded 7 and up.
+  const { results } = await db
+    .prepare(
+      `SELECT * FROM events WHERE id IN (SELECT MAX(id) FROM events WHERE record_id IN (${recordIds.map((_, i) => `?${i + 1}`).join(", ")})
+       GROUP BY record_id, type >= ${EVENT_TYPE_CODES["transfer.created"]})`,
+    )
+    .bind(...recordIds)
+    .all<StoredRow>();
+  return results.map(decodeRow);
+}
+
+/** A delivery got a 2xx. Delivered is final whatever happened before (a duplicate may have failed meanwhile). */
+export async function recordDelivered(db: D1Database, id: string, outcome: { status: number; at: number }): Promise<void> {
+  await db
+    .prepare(
+      `UPDATE events SET status = 1, attempts = attempts + 1, last_status = ?2, last_error = NULL, delivered_at = ?3
+       WHERE id = ?1`,
+    )
+    .bind(id, outcome.status, outcome.at)
+    .run();
+}
+
+/**
+ * A delivery failed and will be retried by the queue at `nextAttemptAt` (ms):
+ * the status stays as it is, and the sweep leaves the event alone until well
+ * after that retry was due.
+ */
+export async function recordFailedAttempt(
+  db: D1Database,
+  id: string,
+  outcome: { status: number | null; error: string; nextAttemptAt: number },
+): Promise<void> {
+  await db
+    .prepare("UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1")
+    .bind(id, outcome.status, outcome.error, outcome.nextAttemptAt)
+    .run();
+}
+
+/**
+ * The queue gave up on these events (they reached the dead-letter queue).
+ * Only a pending event becomes failed: one a resend has delivered meanwhile stays delivered.
+ */
+export async function recordDeadLettered(db: D1Database, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.batch(ids.map((id) => db.prepare("UPDATE events SET status = 2 WHERE id = ?1 AND status = 0").bind(id)));
+}
+
+/**
+ * Puts an event back to pending for a resend, as a new round of delivery (its
+ * attempt due now, the retry horizon counted from now); answers the row as it
+ * was, or null for an unknown id.
+ */
+export async function markPendingAgain(db: D1Database, id: string, now = clock.now()): Promise<LoggedRow | null> {
+  const before = await findEvent(db, id);
+  if (!before) return null;
+  await db.prepare("UPDATE events SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2 WHERE id = ?1").bind(id, now).run();
+  return before;
+}
+
+/** Undoes markPendingAgain when the event could not be queued after all. */
+export async function restoreDelivery(db: D1Database, row: LoggedRow): Promise<void> {
+  await db
+    .prepare("UPDATE events SET status = ?2, delivered_at = ?3 WHERE id = ?1 AND status = 0")
+    .bind(row.id, DELIVERY_STATUS_CODES[row.delivery_status], row.delivered_at)
+    .run();
+}
+
+/**
+ * Retention: deletes events in `status` created before `now - olderThanMs`,
+ * at most `limit`, oldest first. An event id begins with its creation time
+ * (evt_<ULID>), so this is a range scan of events_by_status up to the first
+ * id of the cutoff's millisecond. Deleted rows free their pages for new ones.
+ */
+export async function pruneEvents(db: D1Database, status: DeliveryStatus, olderThanMs: number, limit: number, now = clock.now()): Promise<number> {
+  const cutoff = `evt_${encodeTime(Math.max(0, now - olderThanMs), 10)}`;
+  const result = await db
+    .prepare(
+      `DELETE FROM events WHERE id IN (
+         SELECT id FROM events WHERE status = ?1 AND id < ?2 ORDER BY id LIMIT ?3)`,
+    )
+    .bind(DELIVERY_STATUS_CODES[status], cutoff, limit)
+    .run();
+  return result.meta.changes;
+}
+
+export function deliveryOf(row: LoggedRow): EventDelivery {
+  return {
+    status: row.delivery_status,
+    attempts: row.attempts,
+    last_status: row.last_status,
+    last_error: row.last_error,
+    delivered_at: row.delivered_at,
+  };
+}
+
+export const eventOf = (row: EventRow): GatewayEvent => JSON.parse(row.body) as GatewayEvent;
+
+export const withDelivery = (row: EventRow): EventWithDelivery => ({ ...eventOf(row), delivery: deliveryOf(row) });

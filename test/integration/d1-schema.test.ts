@@ -1,0 +1,123 @@
+/**
+ * The D1 schema as migrations/ leaves it: test/setup.ts applies the numbered
+ * files (TEST_MIGRATIONS, read as wrangler reads migrations_dir) to every
+ * database of [env.dev], as `npm run deploy` applies them to production's.
+ * This holds the result to what the code reads and writes (src/tid-index.ts,
+ * src/events/log-database.ts, src/erasure.ts): a schema change is a new
+ * numbered file, and this test changes with it.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { allShards } from "../../src/shards";
+
+/** Every D1 database of [env.dev]: each gets the whole set (one schema everywhere). */
+const databases = (): [string, D1Database][] => [
+  ...allShards(env).map(({ binding, db }): [string, D1Database] => [binding, db]),
+  ["DB_TID_2", env.DB_TID_2],
+];
+
+/** Tables and their columns (name type, NOT NULL, the key's position), then the table's options. */
+const TABLES = {
+  tid_index: {
+    columns: [
+      "owner TEXT NOT NULL pk1",
+      "tid TEXT NOT NULL pk2",
+      "upstream_tid BLOB",
+      "kind INTEGER NOT NULL",
+      "status INTEGER NOT NULL",
+      "fingerprint BLOB NOT NULL",
+      "claim_token TEXT",
+      "receipt_id TEXT",
+      "created_at INTEGER NOT NULL",
+      "updated_at INTEGER NOT NULL",
+    ],
+    strict: 1,
+    without_rowid: 0,
+  },
+  events: {
+    columns: [
+      "id TEXT NOT NULL pk1",
+      "record_id TEXT NOT NULL",
+      "type INTEGER NOT NULL",
+      "status INTEGER NOT NULL DEFAULT 0",
+      "attempts INTEGER NOT NULL DEFAULT 0",
+      "last_status INTEGER",
+      "last_error TEXT",
+      "delivered_at INTEGER",
+      "next_attempt_at INTEGER",
+      "pending_since INTEGER",
+    ],
+    strict: 1,
+    without_rowid: 1,
+  },
+  erasures: {
+    columns: ["user TEXT NOT NULL pk1", "requested_at INTEGER NOT NULL", "cursor TEXT", "done_at INTEGER"],
+    strict: 1,
+    without_rowid: 0,
+  },
+};
+
+/** The indexes the queries are planned on (retention.test.ts and events-log.test.ts read the plans), as created. */
+const INDEXES = {
+  tid_index_upstream_tid: "CREATE UNIQUE INDEX tid_index_upstream_tid ON tid_index (upstream_tid) WHERE upstream_tid IS NOT NULL",
+  tid_index_retention: "CREATE INDEX tid_index_retention ON tid_index (updated_at) WHERE status = 1",
+  tid_index_fences: "CREATE INDEX tid_index_fences ON tid_index (created_at) WHERE claim_token = 'moved'",
+  events_by_record: "CREATE INDEX events_by_record ON events (record_id, id)",
+  events_by_type: "CREATE INDEX events_by_type ON events (type, id)",
+  events_by_status: "CREATE INDEX events_by_status ON events (status, id)",
+  erasures_open: "CREATE INDEX erasures_open ON erasures (requested_at) WHERE done_at IS NULL",
+};
+
+/** The gateway's objects, leaving out the migrations' own bookkeeping (d1_migrations) and the platform's (sqlite_, _cf_). */
+const OURS = "name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations'";
+
+async function schemaOf(db: D1Database) {
+  const { results: objects } = await db
+    .prepare(`SELECT type, name, sql FROM sqlite_master WHERE ${OURS} AND sql IS NOT NULL ORDER BY type, name`)
+    .all<{ type: string; name: string; sql: string }>();
+  const tables: Record<string, { columns: string[]; strict: number; without_rowid: number }> = {};
+  for (const { name } of objects.filter((object) => object.type === "table")) {
+    const { results: columns } = await db
+      .prepare(`PRAGMA table_xinfo("${name}")`)
+      .all<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }>();
+    const listed = await db.prepare(`PRAGMA table_list("${name}")`).first<{ strict: number; wr: number }>();
+    tables[name] = {
+      columns: columns.map((c) =>
+        [c.name, c.type, c.notnull ? "NOT NULL" : "", c.dflt_value === null ? "" : `DEFAULT ${c.dflt_value}`, c.pk ? `pk${c.pk}` : ""]
+          .filter(Boolean)
+          .join(" "),
+      ),
+      strict: listed!.strict,
+      without_rowid: listed!.wr,
+    };
+  }
+  const indexes = Object.fromEntries(objects.filter((object) => object.type === "index").map(({ name, sql }) => [name, sql.replace(/\s+/g, " ")]));
+  const others = objects.filter((object) => object.type !== "table" && object.type !== "index").map(({ type, name }) => `${type} ${name}`);
+  return { tables, indexes, others };
+}
+
+describe("the D1 schema", () => {
+  it("is what the code reads and writes, in every database, and nothing more", async () => {
+    for (const [binding, db] of databases()) {
+      const schema = await schemaOf(db);
+      expect(schema.tables, binding).toEqual(TABLES);
+      expect(schema.indexes, binding).toEqual(INDEXES);
+      // No trigger or view: every row is written by the code that owns it.
+      expect(schema.others, binding).toEqual([]);
+    }
+  });
+
+  it("comes from wrangler's numbered migrations, every file applied once, in order", async () => {
+    const names = env.TEST_MIGRATIONS.map((migration) => migration.name);
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(name).toMatch(/^\d{4}_[a-z0-9_]+\.sql$/);
+    expect([...names].sort()).toEqual(names);
+    for (const [binding, db] of databases()) {
+      const { results } = await db.prepare("SELECT name FROM d1_migrations ORDER BY id").all<{ name: string }>();
+      expect(
+        results.map((row) => row.name),
+        binding,
+      ).toEqual(names);
+    }
+  });
+});
