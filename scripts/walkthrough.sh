@@ -149,10 +149,17 @@ check 422 '.error.code == "otp_invalid" and .error.attempts_left == 2'
 
 step "4. pay with the OTP"
 # 4. Pay with the OTP authorize sent (the sandbox's is 111111, for 5 minutes after the last send):
-#    paid (4), with the fiscal receipt (ofd) and the card's masked number.
-curl -s $GW/receipt/pay -H "$APP" -H "$JSON" -d '{"id":"'$ID'","card":{"token":"tok_sandbox_ok"},"otp":"111111"}' | jq -c '{state, card_number, ofd: .ofd.type}'
+#    paid (4), with the fiscal receipt (ofd) and the card's masked number. The Idempotency-Key
+#    (one per payment, the same on every retry) makes the pay safe to repeat (rule 11).
+KEY=pay-$RUN
+curl -s $GW/receipt/pay -H "$APP" -H "$JSON" -H "Idempotency-Key: $KEY" -d '{"id":"'$ID'","card":{"token":"tok_sandbox_ok"},"otp":"111111"}' | jq -c '{state, card_number, ofd: .ofd.type}'
 # -> {"state":4,"card_number":"860049******0011","ofd":"Sale"}
 check 200 '.state == 4 and .ofd.type == "Sale" and (.card_number | test("^[0-9]{6}[*]+[0-9]{4}$"))'
+# The answer was lost on the way? Send the same pay with the same key: the same answer, no second debit.
+curl -s $GW/receipt/pay -H "$APP" -H "$JSON" -H "Idempotency-Key: $KEY" -d '{"id":"'$ID'","card":{"token":"tok_sandbox_ok"},"otp":"111111"}' | jq -c '{state}'
+# -> {"state":4}
+check 200 '.state == 4'
+check_header Idempotent-Replayed true
 
 step "5. check-id and check-tid"
 # 5. Read it back, by id or by the app's own tid.
