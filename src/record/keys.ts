@@ -15,6 +15,7 @@
  */
 import { clock } from "../clock";
 import type { KeptAnswer } from "../record-stub";
+import { KEYS_TABLE } from "./schema";
 
 /** What a keyed request brings: the key, and its body's fingerprints under every secret in use (a rotation keeps matching). */
 export interface KeyedRequest {
@@ -48,7 +49,17 @@ export class Keys {
     this.#storage = storage;
   }
 
+  /**
+   * Made by the first key the record meets (src/record/schema.ts KEYS_TABLE):
+   * a record nobody repeats has no such page. Asked every time (no write once
+   * it exists), so a record deleted and rebuilt in one incarnation gets it again.
+   */
+  #table(): void {
+    this.#storage.sql.exec(KEYS_TABLE);
+  }
+
   look(caller: string, operation: string, request: KeyedRequest): KeyLookup {
+    this.#table();
     const row = this.#storage.sql
       .exec<KeyRow>(
         "SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE caller = ? AND operation = ? AND key = ?",
@@ -68,6 +79,7 @@ export class Keys {
 
   /** The first request with this key is about to call the upstream: its key is kept, with no answer yet (in the note's commit). */
   open(caller: string, operation: string, request: KeyedRequest, requestId: string): void {
+    this.#table();
     this.#storage.sql.exec(
       "INSERT INTO idempotency (caller, operation, key, fingerprint, request_id, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
       caller,
@@ -81,6 +93,7 @@ export class Keys {
 
   /** The answer the key's request got, kept (in the outcome's commit). */
   answer(caller: string, operation: string, request: KeyedRequest, requestId: string, answer: KeptAnswer): void {
+    this.#table();
     this.#storage.sql.exec(
       `INSERT INTO idempotency (caller, operation, key, fingerprint, request_id, status, answer, headers, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (caller, operation, key) DO UPDATE SET status = excluded.status, answer = excluded.answer, headers = excluded.headers`,
@@ -98,6 +111,7 @@ export class Keys {
 
   /** The request did nothing the key should remember (the upstream was busy and did nothing): a retry with it goes through. */
   forget(caller: string, operation: string, request: KeyedRequest): void {
+    this.#table();
     this.#storage.sql.exec("DELETE FROM idempotency WHERE caller = ? AND operation = ? AND key = ?", caller, operation, request.key);
   }
 }

@@ -36,8 +36,15 @@ const SCHEMA_CURRENT = `
     reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0, owed_completion TEXT,
     audit TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
     schema_version INTEGER NOT NULL DEFAULT ${CURRENT_SCHEMA_VERSION});
-  CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, logged_at INTEGER);
-  CREATE TABLE idempotency (
+  CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, logged_at INTEGER);`;
+
+/**
+ * The Idempotency-Keys a record's callers used (rule 11: src/record/keys.ts),
+ * made by the first key the record meets: every table is a page of its own
+ * (4 KB), so a record no caller repeats pays nothing for it.
+ */
+export const KEYS_TABLE = `
+  CREATE TABLE IF NOT EXISTS idempotency (
     caller TEXT NOT NULL, operation TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, request_id TEXT NOT NULL,
     status INTEGER, answer TEXT, headers TEXT, created_at INTEGER NOT NULL,
     PRIMARY KEY (caller, operation, key)) WITHOUT ROWID;`;
