@@ -53,8 +53,10 @@ export type GatewayError<P extends OperationPath = OperationPath> = ApiError<Cod
 /**
  * Failures without an answer from the gateway. `outcome_unknown`: a call
  * that moves money (authorize, pay, hold-confirm, cancel, a2c/pay) got no
- * answer; it may or may not have happened, so it is never retried: read the
- * receipt (check-id, a2c/get-by-id) before anything else.
+ * usable answer on its last attempt, after its retries; it may or may not
+ * have happened. Call again with the result's `idempotencyKey` (the gateway
+ * answers what happened and never does it twice), or read the receipt
+ * (check-id, a2c/get-by-id), before anything else.
  */
 export type ClientError =
   | { code: "network_error" | "timeout" | "aborted"; message: string; status: null; retryAfter: null }
@@ -66,6 +68,8 @@ interface Meta {
   requestId: string | null;
   /** How many requests were sent (retries included). */
   attempts: number;
+  /** The Idempotency-Key every attempt carried (a money move's, or one the caller passed); null when none was sent. */
+  idempotencyKey: string | null;
   /** The last answer, if any. */
   response: Response | null;
 }

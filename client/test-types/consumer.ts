@@ -11,8 +11,11 @@ export async function flow(): Promise<string> {
   // @ts-expect-error currency is the number 860, not a string
   await client.receipts.create({ tid: "r-1", amount: 1, merchant_id: 1001, account: [], currency: "860" });
   if (!created.ok) return describe(created.error);
-  const paid = await client.transfers.pay({ id: created.data.receipt_id, otp: "111111" });
-  if (paid.ok) return `state ${paid.data.state}`;
+  // The key the app keeps with the order: repeating the pay with it, even after a restart, never pays twice.
+  const paid = await client.transfers.pay({ id: created.data.receipt_id, otp: "111111" }, { idempotencyKey: "order-1-pay-1" });
+  if (paid.ok) return `state ${paid.data.state}${paid.replayed ? " (replayed)" : ""}`;
+  const key: string | null = paid.idempotencyKey;
+  if (paid.error.code === "outcome_unknown" && key !== null) return `repeat with ${key}`;
   return describe(paid.error);
 }
 

@@ -2,9 +2,11 @@
  * The typed client in client/ (generated from openapi.json), driven against
  * the Worker itself: the whole flow through its resource methods, its typed
  * errors, and what it does when the network or the gateway fails (a create
- * is retried with the same tid and body and shows `replayed`; a pay is never
- * retried and answers `outcome_unknown`). Its types are checked by the root
- * `tsc` (strict) and, built, under each module resolution (client's typecheck).
+ * is retried with the same tid and body and shows `replayed`; a money move is
+ * retried with the one Idempotency-Key of its call, so it happens once, and
+ * is `outcome_unknown` only when its last attempt met no answer). Its types
+ * are checked by the root `tsc` (strict) and, built, under each module
+ * resolution (client's typecheck).
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -13,7 +15,9 @@ import schemaText from "../../client/src/schema.ts?raw";
 import documentText from "../../openapi.json?raw";
 import { parseWebhookSecrets } from "../../src/config-lists";
 import { signWebhook } from "../../src/events/signing";
-import { newTid, OTP_OK, OTP_WRONG, PARTNER_KEY, sandboxCalls, transferRequest } from "../helpers";
+import { loggedEventTypes } from "../events";
+import { call, newTid, OTP_OK, OTP_WRONG, PARTNER_KEY, sandboxCalls, transferRequest } from "../helpers";
+import { scriptedUpstream } from "../support/scripted-upstream";
 
 const worker = (request: Request) => exports.default.fetch(request);
 const noWait = async () => {};
@@ -24,7 +28,34 @@ async function sha256(text: string): Promise<string> {
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-const receiptBody = (tid = newTid("client")) => ({ tid, amount: 150_000, merchant_id: 1001, account: [{ key: "phone", value: "998901234567" }] });
+const receiptBody = (tid = newTid("client"), merchant_id = 1001) => ({
+  tid,
+  amount: 150_000,
+  merchant_id,
+  account: [{ key: "phone", value: "998901234567" }],
+});
+
+/** A fetch to the Worker that notes each request's Idempotency-Key and the status answered (null: no answer). */
+function spied(inner: (request: Request) => Promise<Response> = worker) {
+  const sent: { key: string | null; status: number | null }[] = [];
+  const fetch = async (request: Request) => {
+    const seen = { key: request.headers.get("idempotency-key"), status: null as number | null };
+    sent.push(seen);
+    const response = await inner(request);
+    seen.status = response.status;
+    return response;
+  };
+  return { fetch, sent };
+}
+
+const paysUpstream = async (id: string) => (await sandboxCalls()).filter((c) => c.path === "receipt/pay" && c.id === id);
+
+/** A receipt of merchant 1003 (no OTP), created through the client. */
+async function payableReceipt(): Promise<Receipt> {
+  const created = await client.receipts.create(receiptBody(undefined, 1003));
+  if (!created.ok) throw new Error(created.error.code);
+  return created.data;
+}
 
 /** A fetch that fails the first `failures` requests of `path` as `how`, after (or instead of) reaching the gateway. */
 function flaky(path: string, failures: number, how: "lost-before" | "lost-after" | "502-html") {
@@ -142,19 +173,105 @@ describe("the typed client", () => {
     expect(failed).toMatchObject({ ok: false, attempts: 3, error: { code: "network_error" } });
   });
 
-  it("never retries a pay: no answer is outcome_unknown, read the receipt", async () => {
-    const created = await client.receipts.create(receiptBody());
-    if (!created.ok) throw new Error(created.error.code);
-    await client.receipts.authorize({ id: created.data.id, card: { token: "tok_sandbox_ok" } });
-    const lost = flaky("/receipt/pay", 1, "lost-after");
-    const paying = createGatewayClient({ baseUrl: "http://gateway.test", token: PARTNER_KEY, fetch: lost.fetch, sleep: noWait });
-    const paid = await paying.receipts.pay({ id: created.data.id, card: { token: "tok_sandbox_ok" }, otp: OTP_OK });
-    if (paid.ok || paid.error.code !== "outcome_unknown") throw new Error("expected outcome_unknown");
-    expect(paid.error.cause).toBe("network_error");
-    expect(paid.attempts).toBe(1);
-    expect(lost.seen.filter((b) => b.includes(OTP_OK))).toHaveLength(1);
-    const read = await paying.receipts.get({ id: created.data.id });
-    expect(read.ok && read.data.state).toBe(4);
+  it.each([
+    ["the gateway's connection to the upstream", "upstream"],
+    ["the app's connection to the gateway", "app"],
+  ] as const)(
+    "retries a pay whose answer was lost after the upstream paid (%s), with the same key: one debit, one receipt.paid, state 4",
+    async (_name, where) => {
+      const created = await client.receipts.create(receiptBody());
+      if (!created.ok) throw new Error(created.error.code);
+      const { id } = created.data;
+      await client.receipts.authorize({ id, card: { token: "tok_sandbox_ok" } });
+      // upstream: the sandbox pays, then its connection to the gateway breaks (the gateway answers 502 upstream_error).
+      // app: the gateway answers the payment, then the app's connection breaks before it arrives.
+      if (where === "upstream") scriptedUpstream.on("receipt/pay", { kind: "lost" }, { id });
+      const spy = spied(where === "app" ? flaky("/receipt/pay", 1, "lost-after").fetch : worker);
+      const paying = createGatewayClient({ baseUrl: "http://gateway.test", token: PARTNER_KEY, fetch: spy.fetch, sleep: noWait });
+
+      const paid = await paying.receipts.pay({ id, card: { token: "tok_sandbox_ok" }, otp: OTP_OK });
+
+      if (!paid.ok) throw new Error(`expected the payment, got ${paid.error.code}`);
+      const state: number = paid.data.state;
+      expect(state).toBe(4);
+      expect(paid).toMatchObject({ replayed: true, attempts: 2 });
+      expect(spy.sent.map((s) => s.status)).toEqual(where === "upstream" ? [502, 200] : [null, 200]);
+      const [first, second] = spy.sent.map((s) => s.key);
+      expect(first).toMatch(/^[0-9a-f-]{36}$/);
+      expect(second).toBe(first);
+      expect(paid.idempotencyKey).toBe(first);
+      expect(await paysUpstream(id)).toHaveLength(1);
+      expect((await loggedEventTypes("receipt", id)).filter((type) => type === "receipt.paid")).toHaveLength(1);
+    },
+  );
+
+  it("retries a pay that met a busy upstream (503 with Retry-After) after the wait, and it pays", async () => {
+    const { id } = await payableReceipt();
+    scriptedUpstream.on("receipt/pay", { kind: "status", status: 503, code: "BUSY", retryAfter: 2 }, { id });
+    const waits: number[] = [];
+    const spy = spied();
+    const paying = createGatewayClient({
+      baseUrl: "http://gateway.test",
+      token: PARTNER_KEY,
+      fetch: spy.fetch,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    const paid = await paying.receipts.pay({ id, card: { token: "tok_sandbox_ok" } });
+    if (!paid.ok) throw new Error(paid.error.code);
+    expect(paid).toMatchObject({ replayed: false, attempts: 2, data: { state: 4 } });
+    expect(spy.sent.map((s) => s.status)).toEqual([503, 200]);
+    expect(new Set(spy.sent.map((s) => s.key)).size).toBe(1);
+    expect(waits).toEqual([2000]);
+    expect((await paysUpstream(id)).map((c) => c.status)).toEqual([200]);
+  });
+
+  it("retries a pay answered operation_in_progress (its key's first request still in flight) and gets that request's answer", async () => {
+    const { id } = await payableReceipt();
+    const key = `order-${crypto.randomUUID()}`;
+    const held = scriptedUpstream.hold("receipt/pay", { id });
+    const first = call("receipt/pay", { id, card: { token: "tok_sandbox_ok" } }, { headers: { "Idempotency-Key": key } });
+    await held.arrived;
+    const spy = spied();
+    const paying = createGatewayClient({
+      baseUrl: "http://gateway.test",
+      token: PARTNER_KEY,
+      fetch: spy.fetch,
+      // The wait the gateway asked for: meanwhile the first request's answer arrives.
+      sleep: async () => {
+        held.release();
+        await first;
+      },
+    });
+    const paid = await paying.receipts.pay({ id, card: { token: "tok_sandbox_ok" } }, { idempotencyKey: key });
+    expect(paid).toMatchObject({ ok: true, replayed: true, attempts: 2, idempotencyKey: key, data: { state: 4 } });
+    expect(spy.sent.map((s) => [s.status, s.key])).toEqual([
+      [409, key],
+      [200, key],
+    ]);
+    expect(await paysUpstream(id)).toHaveLength(1);
+  });
+
+  it("is outcome_unknown only when every attempt met no answer; the same idempotencyKey later (an app restart) answers what happened, once", async () => {
+    const { id } = await payableReceipt();
+    const down = flaky("/receipt/pay", 3, "lost-after");
+    const lost = await createGatewayClient({ baseUrl: "http://gateway.test", token: PARTNER_KEY, fetch: down.fetch, sleep: noWait }).receipts.pay({
+      id,
+      card: { token: "tok_sandbox_ok" },
+    });
+    if (lost.ok || lost.error.code !== "outcome_unknown") throw new Error("expected outcome_unknown");
+    expect(lost).toMatchObject({ attempts: 3, requestId: null, error: { cause: "network_error", status: null } });
+    expect(lost.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+
+    // A new client, as after a restart, with the key the app kept.
+    const again = await client.receipts.pay({ id, card: { token: "tok_sandbox_ok" } }, { idempotencyKey: lost.idempotencyKey! });
+    expect(again).toMatchObject({ ok: true, replayed: true, attempts: 1, data: { state: 4 } });
+    expect(await paysUpstream(id)).toHaveLength(1);
+    // A new call without the key is a new pay: refused, already paid.
+    const fresh = await client.receipts.pay({ id, card: { token: "tok_sandbox_ok" } });
+    expect(fresh).toMatchObject({ ok: false, error: { code: "receipt_already_paid" } });
+    expect(fresh.idempotencyKey).not.toBe(lost.idempotencyKey);
   });
 
   it("answers an abort and a timeout as results", async () => {
