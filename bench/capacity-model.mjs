@@ -16,6 +16,11 @@
  * create-authorize-pay, and D1 rows written per create and per event
  * (meta.rows_written). What is not measured (yet) is marked `estimated` in
  * the output, with the reason.
+ *
+ * Rule 11's Idempotency-Key is the caller's choice, so the bill is priced
+ * without it, and `keyed_pay` says what it adds were every pay to carry one:
+ * the object rows written per payment with and without a key on its pay, by
+ * the same counted flows (the run's `costs_keyed_pay` against `costs`).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -96,6 +101,14 @@ export const ASSUMPTIONS = {
   deliveriesPerInvocation: 26,
 };
 
+/**
+ * Object rows a key on a pay writes, counted from the code for a run that did
+ * not count them: src/record/keys.ts's `open` (one row, in the write-ahead
+ * note's commit) and `answer` (that row updated with the answer, in the
+ * outcome's commit). The record's deletion removes it with the rest (rule 10).
+ */
+const KEYED_PAY_ROWS_FROM_CODE = 2;
+
 const DAY = 86_400;
 const MONTH_DAYS = 30.4;
 const GB = 1e9;
@@ -112,6 +125,9 @@ export function measuredOf(report) {
   const perEvent = run.d1_rows_written_per_event ?? {};
   // The whole life of a flow, counted by the traced gateway (bench/lib/costs.mjs), when the run has it.
   const life = report.costs?.per_flow?.ended ?? null;
+  // The same flows with an Idempotency-Key on each pay (rule 11), when the run counted them.
+  const keyed = life ? (report.costs_keyed_pay?.per_flow?.ended ?? null) : null;
+  const keyedBy = report.costs_keyed_pay?.rows_written_per_flow_by_statement?.object ?? {};
   return {
     source: report.date,
     counted: life !== null,
@@ -134,6 +150,21 @@ export function measuredOf(report) {
       report.shape.record_object.rows_written_per_flow ??
       2 * Object.values(report.shape.record_object.typical_rows ?? {}).reduce((sum, n) => sum + n, 0),
     objectRowsWrittenMeasured: life !== null || report.shape.record_object.rows_written_per_flow !== undefined,
+    // What a key on the pay adds per payment: the flows with keys against the same flows without.
+    keyedPay: keyed
+      ? {
+          measured: true,
+          objectRowsWritten: round(keyed.object_rows_written - life.object_rows_written, 2),
+          d1RowsWritten: round(keyed.d1_rows_written - life.d1_rows_written, 2),
+          // Of which the key's own table's statements (the rest would be a change of path the key made).
+          idempotencyRowsWritten: round(
+            Object.entries(keyedBy)
+              .filter(([what]) => /\bidempotency$/i.test(what))
+              .reduce((sum, [, n]) => sum + n, 0),
+            2,
+          ),
+        }
+      : { measured: false, objectRowsWritten: KEYED_PAY_ROWS_FROM_CODE, d1RowsWritten: 0, idempotencyRowsWritten: KEYED_PAY_ROWS_FROM_CODE },
   };
 }
 
@@ -178,6 +209,13 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     workers_logs: over(logEvents, p.logs.events),
   };
   const total = Object.values(bill).reduce((sum, v) => sum + v, 0);
+  // Rule 11: the same month with an Idempotency-Key on every pay (one pay a payment); only rows written move.
+  const key = measured.keyedPay;
+  const keyedPayAdds =
+    over(perMonth * (measured.objectRowsWrittenPerFlow + key.objectRowsWritten), p.durableObjects.rowsWritten) -
+    bill.do_rows_written +
+    over(d1RowsWritten + perMonth * key.d1RowsWritten, p.d1.rowsWritten) -
+    bill.d1_rows_written;
 
   // Each limit, and the volume or day at which it binds.
   const peakEventsPerSecond = (perDay / DAY) * a.peakFactor * measured.eventsPerFlow;
@@ -228,6 +266,13 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     databases,
     bill_month_12: Object.fromEntries(Object.entries(bill).map(([k, v]) => [k, round(v)])),
     bill_month_12_total: round(total),
+    keyed_pay: {
+      object_rows_written_per_pay: key.objectRowsWritten,
+      of_which_idempotency_table: key.idempotencyRowsWritten,
+      d1_rows_written_per_pay: key.d1RowsWritten,
+      counted: key.measured,
+      bill_month_12_added: round(keyedPayAdds),
+    },
     limits,
     // The first limit that binds beyond the database size (which sharding answers): the one that stops growth.
     first_binding_limit:
@@ -240,6 +285,9 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
       ...(measured.objectRowsWrittenMeasured
         ? []
         : ["record object rows written: rows held after the flow x 2 (the run did not count the object's cursors)"]),
+      ...(key.measured
+        ? []
+        : [`rows a key on the pay writes: ${KEYED_PAY_ROWS_FROM_CODE}, counted from src/record/keys.ts (the run did not count flows with keys)`]),
     ],
   };
 }
@@ -280,6 +328,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       ["D1 databases (60% of 10 GB)", (m) => m.databases],
       ["record objects, month 12 (TB)", (m) => m.steady_state.record_objects_tb_month_12],
       ["bill in month 12 ($)", (m) => m.bill_month_12_total],
+      [
+        "an Idempotency-Key on every pay: object rows written per pay, month-12 bill added ($)",
+        (m) => `${m.keyed_pay.object_rows_written_per_pay}${m.keyed_pay.counted ? "" : " (from the code)"}, +${m.keyed_pay.bill_month_12_added}`,
+      ],
       ["first binding limit", (m) => m.first_binding_limit],
     ];
     console.log(`from ${from}\n`);

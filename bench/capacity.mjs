@@ -23,6 +23,9 @@
  *    retention window); creates/s at concurrency 32 and latency at concurrency 1, and
  *    the time of one retention batch (1,000 rows) at that size.
  *
+ *    Between 2 and 3, a payment's whole life counted (bench/lib/costs.mjs),
+ *    once as is and once with an Idempotency-Key on every pay (rule 11).
+ *
  * 4. The model: bench/capacity-model.mjs prices a year at 1M and 10M creates
  *    a day from what this run measured (stored as `model` in the report).
  *
@@ -521,6 +524,18 @@ async function main() {
   const base = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "dev" }, { hideWarnings: true });
   const costs = await countFlowCosts({ wrangler, root: ROOT, benchDir: BENCH_DIR, dir: CAPACITY_BUILD, name: base.name, flows: FLOWS, log });
   log(`costs per flow, ended: ${JSON.stringify(costs.per_flow.ended)}`);
+  // The same flows with an Idempotency-Key on every pay (rule 11): the difference is what a key costs.
+  const keyedCosts = await countFlowCosts({
+    wrangler,
+    root: ROOT,
+    benchDir: BENCH_DIR,
+    dir: CAPACITY_BUILD,
+    name: base.name,
+    flows: FLOWS,
+    keyedPays: true,
+    log,
+  });
+  log(`costs per flow with a keyed pay, ended: ${JSON.stringify(keyedCosts.per_flow.ended)}`);
   const runs = [];
   for (const count of ROW_COUNTS) {
     const run = await throughput(shape.create_answer, shape.outbox_bodies.find((r) => JSON.parse(r.body).type === "receipt.paid").body, count);
@@ -544,13 +559,14 @@ async function main() {
     },
     bytes_per_row: rows,
     costs,
+    costs_keyed_pay: keyedCosts,
     throughput: runs,
   };
   // The year at 1M and 10M creates a day, priced from what this run measured (bench/capacity-model.mjs).
   report.model = capacityModel(report);
   for (const { records_end: m } of report.model.volumes) {
     log(
-      `model at ${m.per_day.toLocaleString("en")}/day: ${m.steady_state.d1_gb} GB of D1, ${m.databases} databases, $${m.bill_month_12_total} in month 12`,
+      `model at ${m.per_day.toLocaleString("en")}/day: ${m.steady_state.d1_gb} GB of D1, ${m.databases} databases, $${m.bill_month_12_total} in month 12; a key on every pay: ${m.keyed_pay.object_rows_written_per_pay} object rows written per pay, +$${m.keyed_pay.bill_month_12_added}`,
     );
   }
   mkdirSync(RESULTS_DIR, { recursive: true });

@@ -10,11 +10,12 @@
  *   npm run bench               the full run (8-13 minutes); writes bench/results/<date-time>.json, the
  *                               full report beside it (.md) and latest.md (only latest.md is kept in git)
  *   npm run bench -- --quick    a smoke test of the harness; numbers not kept
- *   npm run bench -- --critical only the round trips and commits before each answer (a minute); nothing written
+ *   npm run bench -- --critical only the round trips and commits before each answer (~10 s); nothing written
  *   npm run bench -- --report bench/results/<file>.json
  *                               re-renders a stored run (table, verdicts, its full report, latest.md)
  *   npm run bench -- --against bench/results/<file>.json
  *                               compare with that run instead of the newest earlier one
+ *   npm run bench -- --help     these lines; nothing runs
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -325,7 +326,17 @@ function againstArg() {
 }
 
 const reportArg = process.argv.indexOf("--report");
-if (reportArg >= 0) {
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  // Any other flag starts the full run (minutes): asking how to run it must not.
+  const header = readFileSync(new URL(import.meta.url), "utf8").split("*/")[0];
+  console.log(
+    header
+      .split("\n")
+      .filter((line) => line.startsWith(" *   "))
+      .map((line) => line.slice(3))
+      .join("\n"),
+  );
+} else if (reportArg >= 0) {
   rerender(process.argv[reportArg + 1]);
 } else {
   try {

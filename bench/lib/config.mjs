@@ -89,7 +89,7 @@ export const PLATFORM_D1_MS = 50;
 /** The operations measured @platform. */
 export const PLATFORM_SCENARIOS = ["create", "authorize", "pay", "check-id", "flow"];
 
-/** `npm run bench -- --critical`: only the round-trip counts (a minute), printed, nothing written. */
+/** `npm run bench -- --critical`: only the round-trip counts (~10 s), printed, nothing written. */
 export const CRITICAL_ONLY = process.argv.includes("--critical");
 
 export const PLAN = quick

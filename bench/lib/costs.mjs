@@ -16,6 +16,9 @@
  * `delivered` (every event at the receiver), `ended` (retention and the
  * objects' own deletion done). Not counted: an object's `deleteAll()` (it
  * runs no `sql.exec`; Cloudflare does not document it as rows written).
+ *
+ * `keyedPays`: every pay carries an Idempotency-Key (rule 11), so that the
+ * same flows with and without keys say what a key costs over a payment's life.
  */
 import http from "node:http";
 import { join } from "node:path";
@@ -60,9 +63,10 @@ async function settle(runtime, quietMs, limitMs, until = () => true) {
 
 /**
  * Builds the traced gateway into `dir` with `wrangler` (capacity.mjs's runner) and counts `flows` partner
- * flows (merchant 1001: create, authorize with tok_sandbox_ok, pay with OTP 111111).
+ * flows (merchant 1001: create, authorize with tok_sandbox_ok, pay with OTP 111111; with `keyedPays`, each pay
+ * with its own Idempotency-Key).
  */
-export async function countFlowCosts({ wrangler, root, benchDir, dir, name, flows = 20, log = () => {} }) {
+export async function countFlowCosts({ wrangler, root, benchDir, dir, name, flows = 20, keyedPays = false, log = () => {} }) {
   const outdir = join(dir, "traced");
   await wrangler([
     "deploy",
@@ -104,7 +108,8 @@ export async function countFlowCosts({ wrangler, root, benchDir, dir, name, flow
       const card = { token: "tok_sandbox_ok" };
       const authorized = await partnerPost(undefined, runtime.url, "receipt/authorize", { id, card });
       if (authorized.status !== 200) throw new Error(`costs: authorize answered ${authorized.status} ${authorized.body}`);
-      const paid = await partnerPost(undefined, runtime.url, "receipt/pay", { id, card, otp: "111111" });
+      const key = keyedPays ? { "idempotency-key": `${tid}-pay` } : {};
+      const paid = await partnerPost(undefined, runtime.url, "receipt/pay", { id, card, otp: "111111" }, key);
       if (paid.status !== 200) throw new Error(`costs: pay answered ${paid.status} ${paid.body}`);
     }
     await settle(runtime, 1000, 20_000);
@@ -131,8 +136,9 @@ export async function countFlowCosts({ wrangler, root, benchDir, dir, name, flow
     const perFlow = ({ rows_written_by: _by, ...counts }) => Object.fromEntries(Object.entries(counts).map(([key, n]) => [key, per(n)]));
     const byStatement = (rows) => Object.fromEntries(Object.entries(rows).map(([what, n]) => [what, per(n)]));
     return {
-      note: `${flows} partner flows (merchant 1001: create, authorize, pay with OTP) on the traced gateway, every rule-10 window ${SHORT_WINDOW_DAYS} days; cumulative counts per flow at each point`,
+      note: `${flows} partner flows (merchant 1001: create, authorize, pay with OTP${keyedPays ? " and an Idempotency-Key" : ""}) on the traced gateway, every rule-10 window ${SHORT_WINDOW_DAYS} days; cumulative counts per flow at each point`,
       flows,
+      keyed_pays: keyedPays,
       events_delivered: receiver.received(),
       rows_left_in_d1: left,
       per_flow: { answered: perFlow(snapshots.answered), delivered: perFlow(snapshots.delivered), ended: perFlow(snapshots.ended) },

@@ -36,6 +36,16 @@ export const COUNTED = [
   },
   { key: "authorize", label: "authorize", note: "merchant 1001, the object not in memory" },
   { key: "pay", label: "pay", note: "no OTP, merchant 1003, the object not in memory" },
+  {
+    key: "pay-keyed",
+    label: "pay with a key",
+    note: "as pay, with an Idempotency-Key never used: rule 11 keeps the key in the note's commit and the answer in the outcome's",
+  },
+  {
+    key: "pay-replay",
+    label: "pay, replayed",
+    note: "the pay with a key again, same key and body, once what it set off after its answer has landed: answered from the record's own SQLite with Idempotent-Replayed",
+  },
   { key: "pay-warm", label: "pay, warm object", note: "as pay, the object just used" },
   { key: "pay-otp", label: "pay with OTP", note: "the flow's pay: right after authorize, OTP 111111" },
   { key: "hold-confirm", label: "hold-confirm", note: "a held receipt (is_hold, paid: state 5), the object not in memory" },
@@ -52,15 +62,33 @@ const KINDS = ["d1", "commit", "hop", "queue", "upstream", "sync"];
 const ACCOUNT = [{ key: "phone", value: "998901234567" }];
 const CARD = { token: "tok_sandbox_ok" };
 
-async function call(url, op, body, trace) {
+async function send(url, op, body, trace, headers = {}) {
   const res = await fetch(`${url}${API}/${op}`, {
     method: "POST",
-    headers: { ...GATEWAY_HEADERS, ...(trace ? { "x-bench-trace": trace } : {}) },
+    headers: { ...GATEWAY_HEADERS, ...headers, ...(trace ? { "x-bench-trace": trace } : {}) },
     body: JSON.stringify(body),
   });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`critical path: ${op}${trace ? ` (${trace})` : ""} answered ${res.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
+  return { text, replayed: res.headers.get("idempotent-replayed") === "true" };
+}
+
+async function call(url, op, body, trace) {
+  return JSON.parse((await send(url, op, body, trace)).text);
+}
+
+/**
+ * A request with an Idempotency-Key (rule 11), and what the gateway said it
+ * was: a row counted as a first request must not be a replay, and one
+ * counted as a replay must be one, with the first answer's exact bytes;
+ * otherwise the counts would describe another path.
+ */
+async function keyed(url, op, body, trace, key, first) {
+  const answer = await send(url, op, body, trace, { "idempotency-key": key });
+  if (!first && answer.replayed) throw new Error(`critical path: ${trace} with a fresh Idempotency-Key was answered as a replay`);
+  if (first && !answer.replayed) throw new Error(`critical path: ${trace} repeated an Idempotency-Key and body but was not answered as a replay`);
+  if (first && answer.text !== first.text) throw new Error(`critical path: ${trace} replayed another answer than the first request got`);
+  return answer;
 }
 
 const RUN = Date.now().toString(36);
@@ -258,12 +286,13 @@ export async function countCriticalPath(built) {
     const prepared = [];
     for (let r = 0; r < n; r++) {
       const plain = await prep("receipt/create", createBody(1003));
+      const keyedPay = await prep("receipt/create", createBody(1003));
       const warm = await prep("receipt/create", createBody(1003));
       const verify = await prep("receipt/create", createBody(1001));
       const held = await prep("receipt/create", createBody(1003, { is_hold: true }));
       await prep("receipt/pay", { id: held.id, card: CARD });
       const cancel = await prep("receipt/create", createBody(1003));
-      prepared.push({ plain, warm, verify, held, cancel });
+      prepared.push({ plain, keyedPay, warm, verify, held, cancel });
     }
     const read = await prep("receipt/create", createBody(1003));
     // What the creates set off after their answers lands before the restart.
@@ -282,6 +311,12 @@ export async function countCriticalPath(built) {
       await call(rt.url, "receipt/authorize", { id: p.verify.id, card: CARD }, t("authorize"));
       await call(rt.url, "receipt/pay", { id: p.verify.id, card: CARD, otp: "111111" }, t("pay-otp"));
       await call(rt.url, "receipt/pay", { id: p.plain.id, card: CARD }, t("pay"));
+      // Its object not in memory either, so it compares with pay: what the key alone adds.
+      const key = `crit-${RUN}-${r}`;
+      const paid = await keyed(rt.url, "receipt/pay", { id: p.keyedPay.id, card: CARD }, t("pay-keyed"), key, null);
+      // A client's retry after a lost answer: the first request's after-the-answer work (its event) is done.
+      await quiesce(rt.url);
+      await keyed(rt.url, "receipt/pay", { id: p.keyedPay.id, card: CARD }, t("pay-replay"), key, paid);
       await call(rt.url, "receipt/check-id", { id: p.warm.id });
       await call(rt.url, "receipt/pay", { id: p.warm.id, card: CARD }, t("pay-warm"));
       await call(rt.url, "receipt/hold-confirm", { id: p.held.id }, t("hold-confirm"));

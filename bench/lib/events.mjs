@@ -16,8 +16,8 @@ import { applyMigrations, startRuntime, workerFromBuild } from "./runtime.mjs";
 
 const RECEIPTS = 300;
 
-/** A partner POST to the gateway at `url` (`agent`: a keep-alive agent, or undefined). */
-export function post(agent, url, path, body) {
+/** A partner POST to the gateway at `url` (`agent`: a keep-alive agent, or undefined; `headers`: more of them, e.g. an Idempotency-Key). */
+export function post(agent, url, path, body, headers = {}) {
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(body);
     const req = http.request(
@@ -25,7 +25,12 @@ export function post(agent, url, path, body) {
       {
         method: "POST",
         agent,
-        headers: { "content-type": "application/json", authorization: `Bearer ${PARTNER_KEY}`, "content-length": Buffer.byteLength(data) },
+        headers: {
+          ...headers,
+          "content-type": "application/json",
+          authorization: `Bearer ${PARTNER_KEY}`,
+          "content-length": Buffer.byteLength(data),
+        },
       },
       (res) => {
         let text = "";

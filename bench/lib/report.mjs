@@ -40,8 +40,16 @@ const CRITICAL_D1_LIMITS = {
   "check-id": 0,
   "check-tid": 0,
   "create-replay": 0,
+  "pay-keyed": 0,
 };
-const CRITICAL_COMMIT_LIMITS = { pay: 2, "pay-warm": 2, "pay-otp": 2, "check-id": 0 };
+// Rule 11's promise: a key adds no commit to a pay (it rides in the note's and the outcome's).
+const CRITICAL_COMMIT_LIMITS = { pay: 2, "pay-warm": 2, "pay-otp": 2, "pay-keyed": 2, "check-id": 0 };
+/**
+ * Rule 11's replay: answered by the record's object from its own SQLite.
+ * Upstream calls and D1 round trips are counted before and after the answer
+ * together: a replay must set off nothing, not merely wait for nothing.
+ */
+const REPLAY_LIMITS = { "pay-replay": { upstream: 0, d1: 0, hops: 1 } };
 const PLATFORM_ADDED_MS = { create: 55, pay: 5, "check-id": 2 };
 /** CPU per create-authorize-pay flow, gateway over bare proxy: the platform target's bound. */
 const PLATFORM_FLOW_CPU_LIMIT = 3;
@@ -151,11 +159,35 @@ export function judgeCritical(path) {
   }
   for (const [op, limit] of Object.entries(CRITICAL_COMMIT_LIMITS)) {
     const c = ops[op]?.critical;
+    // A keyed pay beside the same pay without a key: what the key itself costs.
+    const without = op === "pay-keyed" && ops.pay ? ` (pay without a key: ${ops.pay.critical.commits})` : "";
     verdicts.push({
       target: `${label(op)}: at most ${limit} storage commit${limit === 1 ? "" : "s"} before the answer`,
-      value: c ? String(c.commits) : null,
+      value: c ? `${c.commits}${without}` : null,
       met: c ? c.commits <= limit : null,
     });
+  }
+  for (const [op, limit] of Object.entries(REPLAY_LIMITS)) {
+    const s = ops[op];
+    const total = (kind) => (s ? s.critical[kind] + s.after[kind] : null);
+    const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+    verdicts.push(
+      {
+        target: `${label(op)}: ${plural(limit.upstream, "upstream call")}, before or after the answer`,
+        value: s ? String(total("upstream")) : null,
+        met: s ? total("upstream") <= limit.upstream : null,
+      },
+      {
+        target: `${label(op)}: ${plural(limit.d1, "D1 round trip")}, before or after the answer`,
+        value: s ? String(total("d1")) : null,
+        met: s ? total("d1") <= limit.d1 : null,
+      },
+      {
+        target: `${label(op)}: at most ${plural(limit.hops, "Durable Object hop")}`,
+        value: s ? String(total("hops")) : null,
+        met: s ? total("hops") <= limit.hops : null,
+      },
+    );
   }
   const hops = Object.entries(ops).map(([op, s]) => [op, s.critical.hops]);
   verdicts.push({
