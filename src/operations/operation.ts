@@ -11,7 +11,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { GenericSchema, InferOutput } from "valibot";
 import { readConfig } from "../config";
 import { createOnce } from "../creation";
-import { ApiError, type Outcome, unwrap } from "../errors";
+import { ApiError, unwrap } from "../errors";
 import type { Kind, KindName, RecordBody } from "../kinds";
 import type { Operation } from "../lifecycle";
 import { log } from "../log";
