@@ -20,9 +20,14 @@
 //    accepted upstream, otp_invalid was judged wrong there, attempts_left
 //    is what rule 2 leaves, a refusal changed nothing upstream, no 500);
 //  1. no double debit: at most one pay per record succeeds upstream;
-//  2. no user's cancel of a paid or held receipt reaches the upstream, ever;
+//  2. no user's cancel of a paid or held receipt reaches the upstream, ever:
+//     neither the user's request nor the gateway's completion of it after
+//     its answer was lost (told apart in the upstream's log by the reason the
+//     gateway gives, under an alarm's or a later request's id, and credited
+//     to the caller whose cancel was lost), nor the gateway's own cancel;
 //  3. at most three OTPs the upstream may have judged as not right (refused
-//     as wrong, an unknown outcome, an unknown code) reach it per record;
+//     as wrong, an unknown outcome, a code the gateway does not know or no
+//     code; a VALIDATION_ERROR is none) reach it per record;
 //  4. a record is ended for OTPs (otp_attempts_exhausted, the gateway's
 //     cancel upstream, the exhausted event) only after three failed guesses,
 //     and the third is answered otp_attempts_exhausted, a receipt then
@@ -37,16 +42,18 @@
 //     (receipt.paid for 4, ...), with the created event and, after three
 //     failed guesses, the exhausted one; no event claims a state the
 //     upstream never held; a receipt ended by guesses is cancelled upstream;
-//  6. no card number, expiry, OTP or card token in any storage or event.
+//  6. no card number, expiry, OTP or card token in any storage or event,
+//     nor in any line the gateway logged during the run.
 //
 // Sizes: MODEL_RUNS (30), MODEL_STEPS (25), MODEL_SEED (fixed) from the
 // bindings (vitest.config.ts passes the environment's); `npm run test:model
 // -- --runs N [--seed S|random]` runs longer. The rare money paths (a user's
 // cancel of a paid and of a held receipt, hold-confirm after pay, an
 // exhausted transfer, a busy answer to an exhaustion cancel, racing requests,
-// each fault) are counted and printed, and the fixed seed's 20 or more runs
-// must reach every one (another seed only says what it missed). A failure prints fast-check's seed and path, the shrunk
-// commands, and the failing run's history.
+// each fault, each scenario's rule: REQUIRED) are counted and printed, and
+// the fixed seed's 20 or more runs must reach every one (another seed only
+// says what it missed). A failure prints fast-check's seed and path, the
+// shrunk commands, and the failing run's history.
 
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
@@ -71,6 +78,7 @@ import {
   ANON_PAN,
   type Answer,
   type Behaviour,
+  cancelSenderOf,
   eventOfState,
   exhaustedEvent,
   type FaultName,
@@ -177,6 +185,8 @@ interface Model {
   queue: EventQueue;
   delivered: Delivered[];
   log: string[];
+  /** Every line the gateway logged during the run (console.log, info, warn, error, debug). */
+  logged: string[];
 }
 
 let runCounter = 0;
@@ -325,6 +335,8 @@ function toScripted(fault: FaultName): Fault {
       return { kind: "status", status: 503, act: false, retryAfter: 1 };
     case "timeout":
       return { kind: "timeout" };
+    case "hung":
+      return { kind: "timeout", act: false };
     case "bad-body":
       return { kind: "body", body: "<html>oops</html>" };
     case "late":
@@ -335,6 +347,12 @@ function toScripted(fault: FaultName): Fault {
       return { kind: "status", status: 400, code: "SOME_UNKNOWN_CODE", message: "Something the gateway was never told of", act: false };
     case "unknown-code-after":
       return { kind: "status", status: 400, code: "SOME_UNKNOWN_CODE", message: "Something the gateway was never told of", act: true };
+    case "no-code":
+      return { kind: "body", status: 400, body: "{}", act: false };
+    case "no-code-after":
+      return { kind: "body", status: 400, body: "{}", act: true };
+    case "validation":
+      return { kind: "status", status: 400, code: "VALIDATION_ERROR", message: "Body does not match the operation", act: false };
     case "crash-mid":
     case "crash-before":
       throw new Error("a crash is a hold, not a scripted answer");
@@ -425,6 +443,7 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
       answer: { status: answers[i]!.status, code: answers[i]!.code, state: answers[i]!.state, attemptsLeft: answers[i]!.attemptsLeft },
       racing,
       hits: i === 0 ? hits : [],
+      preSeq,
     }),
   );
   for (const sent of sents) m.sents.set(sent.requestId, sent);
@@ -457,6 +476,7 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
     rec.calls,
   );
   const guessesAfter = guessesOf(rec, all, rec.calls);
+  const history = replay(rec, rec.calls, rec.seen, m.sents).states;
   for (const [i, sent] of sents.entries()) {
     const raw = answers[i]!.raw.slice(0, 400);
     if (sent.answer.status === 500) fail(m, `${sent.requestId} answered 500: ${raw}`);
@@ -469,6 +489,7 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
       guessesBefore,
       guessesAfter,
       maxGuesses: rec.maxGuesses,
+      history,
     });
     if (why) fail(m, `${sent.requestId}: ${why}\n  answer: ${raw}`);
   }
@@ -515,16 +536,25 @@ function checkRecord(m: Model, rec: Rec): void {
   if (paidAnswers.length > 1)
     fail(m, `invariant 1: ${rec.key} was answered paid ${paidAnswers.length} times: ${paidAnswers.map((s) => s.requestId).join(", ")}`);
 
-  // 2. No user's cancel of a paid or held receipt reaches the upstream.
+  // 2. No user's cancel of a paid or held receipt reaches the upstream: neither the user's own request
+  // nor the gateway's completion of it after its answer was lost, nor the gateway's own cancel (a user's rights).
   const { before } = replay(rec, rec.calls, rec.seen, m.sents);
+  const cancelled = rec.view.state === 21 ? { reason: rec.view.cancelReason, by: rec.view.cancelledBy } : null;
   for (const c of rec.calls) {
-    const sent = m.sents.get(c.request_id ?? "");
-    if (c.path === "receipt/cancel" && sent?.op === "cancel" && sent.who !== "partner" && [4, 5].includes(before.get(c.seq)!)) {
-      fail(
-        m,
-        `invariant 2: ${sent.who}'s cancel ${sent.requestId} reached the upstream while ${rec.key} was ${before.get(c.seq) === 4 ? "paid" : "held"} (upstream answered ${c.status}${c.code ? ` ${c.code}` : ""})`,
-      );
-    }
+    if (c.path !== "receipt/cancel" || ![4, 5].includes(before.get(c.seq)!)) continue;
+    const sender = cancelSenderOf(c, all, cancelled);
+    if (sender === "partner") continue;
+    const own = m.sents.get(c.request_id ?? "");
+    const what =
+      own?.op === "cancel" && own.who === sender
+        ? `${sender}'s cancel ${own.requestId}`
+        : sender === "gateway"
+          ? `the gateway's own cancel ${c.request_id}`
+          : `the gateway's completion (${c.request_id}) of ${sender}'s lost cancel`;
+    fail(
+      m,
+      `invariant 2: ${what} reached the upstream while ${rec.key} was ${before.get(c.seq) === 4 ? "paid" : "held"} (upstream answered ${c.status}${c.code ? ` ${c.code}` : ""}${c.status === 200 && cancelled?.reason ? `, reason "${cancelled.reason}"` : ""})`,
+    );
   }
 
   // 3. At most three OTPs the upstream may have judged as not right.
@@ -640,6 +670,58 @@ async function settle(m: Model, rec: Rec): Promise<void> {
 // ---------------------------------------------------------------------------
 // Convergence (invariants 5 and 6)
 
+/**
+ * Invariant 5's events for one record, once its alarms ran and what was
+ * queued was delivered: every state the upstream reached was delivered at
+ * least once as its event (with the exhausted one after three failed
+ * guesses), no event claims a state the upstream never held, and a receipt
+ * ended by guesses is cancelled upstream.
+ */
+function checkEvents(m: Model, rec: Rec): void {
+  const guesses = guessesOf(rec, sentsOf(m, rec), rec.calls);
+  const got = m.delivered.filter((e) => e.recordId === rec.id);
+  const types = new Set(got.map((e) => e.type));
+  const missing = [...expectedEvents(m, rec)].filter((t) => !types.has(t));
+  const { states } = replay(rec, rec.calls, rec.seen, m.sents);
+  if (missing.length > 0) {
+    fail(
+      m,
+      `invariant 5: ${rec.key}'s upstream went through ${states.join(" -> ")}, but the receiver never got ${missing.join(", ")} (got: ${[...types].join(", ") || "nothing"})`,
+    );
+  }
+  for (const e of got) {
+    if (e.type === exhaustedEvent(rec.kind)) {
+      if (rec.maxGuesses < MAX_GUESSES) fail(m, `invariant 4: ${e.type} for ${rec.key} after ${rec.maxGuesses} failed guesses`);
+      continue;
+    }
+    const claimed = [0, 4, 5, 21, 57].find((s) => eventOfState(rec.kind, s) === e.type);
+    if (claimed === undefined || !states.includes(claimed) || (e.type !== `${rec.kind}.created` && e.state !== claimed)) {
+      fail(m, `invariant 5: ${e.type} (object state ${e.state}) for ${rec.key}, whose upstream went through ${states.join(" -> ")}`);
+    }
+  }
+  // A receipt ended by guesses is cancelled upstream (a QR merchant's stays closed at the edge).
+  if (rec.kind === "receipt" && !rec.qr && guesses >= MAX_GUESSES && rec.view.state !== 21) {
+    fail(m, `rule 2: ${rec.key} ended by ${guesses} failed guesses is not cancelled upstream (state ${rec.view.state})`);
+  }
+}
+
+/** The events a record owes: one for every state the upstream reached, and the exhausted one after three failed guesses. */
+function expectedEvents(m: Model, rec: Rec): Set<string> {
+  const { states } = replay(rec, rec.calls, rec.seen, m.sents);
+  const expected = new Set(states.map((s) => eventOfState(rec.kind, s)).filter((t): t is string => t !== null));
+  if (guessesOf(rec, sentsOf(m, rec), rec.calls) >= MAX_GUESSES) expected.add(exhaustedEvent(rec.kind));
+  return expected;
+}
+
+/** Invariant 5's read: check-id / a2c get-by-id answer the upstream's state. */
+async function checkRead(m: Model, rec: Rec): Promise<void> {
+  const requestId = `m${m.run}-s${++m.step}`;
+  const answer = await readAnswer(await send(m, readPathOf(rec.kind), { id: rec.id }, "partner", requestId));
+  if (answer.status !== 200 || answer.state !== rec.view.state) {
+    fail(m, `invariant 5: ${readPathOf(rec.kind)} of ${rec.key} answers ${showAnswer(answer)}, the upstream holds ${rec.view.state}`);
+  }
+}
+
 async function converge(m: Model, label: string, scanCardData: boolean): Promise<void> {
   scriptedUpstream.reset();
   m.log.push(`${label}: faults stop; late calls reach the upstream; every alarm runs until nothing is owed; the suppliers answer`);
@@ -662,41 +744,9 @@ async function converge(m: Model, label: string, scanCardData: boolean): Promise
   }
 
   for (const rec of m.recs) {
-    const all = sentsOf(m, rec);
-    const guesses = guessesOf(rec, all, rec.calls);
-    const { states } = replay(rec, rec.calls, rec.seen, m.sents);
-    const got = m.delivered.filter((e) => e.recordId === rec.id);
-    const types = new Set(got.map((e) => e.type));
-    // Every state the upstream reached is stored and delivered at least once as its event.
-    const expected = new Set(states.map((s) => eventOfState(rec.kind, s)).filter((t): t is string => t !== null));
-    if (guesses >= MAX_GUESSES) expected.add(exhaustedEvent(rec.kind));
-    const missing = [...expected].filter((t) => !types.has(t));
-    if (missing.length > 0) {
-      fail(
-        m,
-        `invariant 5: ${rec.key}'s upstream went through ${states.join(" -> ")}, but the receiver never got ${missing.join(", ")} (got: ${[...types].join(", ") || "nothing"})`,
-      );
-    }
-    for (const e of got) {
-      if (e.type === exhaustedEvent(rec.kind)) {
-        if (rec.maxGuesses < MAX_GUESSES) fail(m, `invariant 4: ${e.type} for ${rec.key} after ${rec.maxGuesses} failed guesses`);
-        continue;
-      }
-      const claimed = [0, 4, 5, 21, 57].find((s) => eventOfState(rec.kind, s) === e.type);
-      if (claimed === undefined || !states.includes(claimed) || (e.type !== `${rec.kind}.created` && e.state !== claimed)) {
-        fail(m, `invariant 5: ${e.type} (object state ${e.state}) for ${rec.key}, whose upstream went through ${states.join(" -> ")}`);
-      }
-    }
-    // A receipt ended by guesses is cancelled upstream (a QR merchant's stays closed at the edge).
-    if (rec.kind === "receipt" && !rec.qr && guesses >= MAX_GUESSES && rec.view.state !== 21) {
-      fail(m, `rule 2: ${rec.key} ended by ${guesses} failed guesses is not cancelled upstream (state ${rec.view.state})`);
-    }
-    // check-id / get-by-id answer the upstream's state.
-    const requestId = `m${m.run}-s${++m.step}`;
-    const answer = await readAnswer(await send(m, readPathOf(rec.kind), { id: rec.id }, "partner", requestId));
-    if (answer.status !== 200 || answer.state !== rec.view.state) {
-      fail(m, `invariant 5: ${readPathOf(rec.kind)} of ${rec.key} answers ${showAnswer(answer)}, the upstream holds ${rec.view.state}`);
-    }
+    checkEvents(m, rec);
+    await checkRead(m, rec);
+    const guesses = guessesOf(rec, sentsOf(m, rec), rec.calls);
     cover(`converged: ${rec.kind} in state ${rec.view.state}${guesses >= MAX_GUESSES ? " (ended by OTP guesses)" : ""}`);
     await park(rec.kind, rec.id, rec.clock);
   }
@@ -715,6 +765,49 @@ async function converge(m: Model, label: string, scanCardData: boolean): Promise
   for (const row of rows) {
     const found = cardDataIn(row, CARD_DATA);
     if (found.length > 0) fail(m, `invariant 6: card data ${found.join(", ")} stored or sent: ${row.slice(0, 400)}`);
+  }
+  for (const line of m.logged) {
+    const found = cardDataIn(loggedText(line), CARD_DATA);
+    if (found.length > 0) fail(m, `invariant 6: card data ${found.join(", ")} in the gateway's log: ${line.slice(0, 400)}`);
+  }
+}
+
+/**
+ * The text of a log line that could carry card data: of a JSON line (the
+ * gateway's logger writes one per event) its keys, string values and long
+ * numbers, for a short number is a duration or a count that may equal an
+ * expiry or an OTP without being one; any other line as it is.
+ */
+function loggedText(line: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return line;
+  }
+  const texts: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === "string") texts.push(value);
+    else if (typeof value === "number" && Math.abs(value) >= 1e7) texts.push(String(value));
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === "object")
+      for (const [key, v] of Object.entries(value)) {
+        texts.push(key);
+        walk(v);
+      }
+  };
+  walk(parsed);
+  return texts.join("\n");
+}
+
+/** Collects every line the gateway logs during a run (it still prints: a failing run shows them). */
+function collectLogs(m: Model): void {
+  for (const method of ["log", "info", "warn", "error", "debug"] as const) {
+    const original = console[method].bind(console);
+    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+      m.logged.push(args.map(String).join(" "));
+      original(...args);
+    });
   }
 }
 
@@ -1360,7 +1453,9 @@ async function runModel(pool: readonly CreateSpec[], cmds: Iterable<Cmd>): Promi
     queue: eventQueue(),
     delivered: [],
     log: [],
+    logged: [],
   };
+  collectLogs(m);
   try {
     for (const spec of pool) await create(m, spec);
     await fc.asyncModelRun(() => ({ model: m, real: {} }), cmds);
