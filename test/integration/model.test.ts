@@ -1,10 +1,11 @@
 // A model-based property test of the money rules, judged by the contract.
 // fast-check generates sequences of operations by the partner and two users
 // on a small pool of receipts and transfers, with upstream faults on the
-// calls (lost answers, 5xx, busy, unreadable bodies, timeouts, codes the
-// gateway does not know, an upstream that acts after the gateway gave up),
-// faults on creates, crashes of a record's object (before the upstream acts,
-// after it acted, just after the answer), evictions, racing requests, the
+// calls (lost answers, 5xx, busy, unreadable bodies, timeouts, hung
+// connections, codes the gateway does not know or none at all,
+// VALIDATION_ERROR, an upstream that acts after the gateway gave up), faults
+// on creates, crashes of a record's object (before the upstream acts, after
+// it acted, just after the answer), evictions, racing requests, the
 // supplier's answer, an events queue that loses a message, and time passing
 // for a record's alarms.
 //
@@ -91,6 +92,7 @@ import {
   OTP_WRONG,
   RECEIVER_CARD,
   type RecMeta,
+  refusedInUnknownWords,
   replay,
   type Seen,
   type Sent,
@@ -211,6 +213,8 @@ const REQUIRED = [
   "fault: on a create, then a retry with the same tid",
   "fault: the supplier refused (57 -> 21)",
   "fault: the queue lost an event",
+  "fault: a 400 with no code refusing an OTP pay (an unconfirmed guess)",
+  "fault: a VALIDATION_ERROR refusing an OTP pay (no guess)",
 ];
 
 class ModelFailure extends Error {}
@@ -584,6 +588,11 @@ function coverStep(_m: Model, rec: Rec, sents: Sent[], pre: number, hits: Sent["
     if (s.hits.some((h) => h.fault === "unknown-code-after") && rec.calls.some((c) => c.request_id === s.requestId && c.code === "OTP_INVALID")) {
       cover("fault: an unknown code after the upstream judged the OTP");
     }
+    const otpPay = s.op === "pay" && s.otp !== undefined && (rec.isVerify || s.anonymous);
+    if (otpPay && s.hits.some((h) => h.fault.startsWith("no-code")) && s.answer.code === "upstream_refused")
+      cover("fault: a 400 with no code refusing an OTP pay (an unconfirmed guess)");
+    if (otpPay && s.hits.some((h) => h.fault === "validation") && s.answer.code === "invalid_request")
+      cover("fault: a VALIDATION_ERROR refusing an OTP pay (no guess)");
   }
   if (sents.length > 1) cover("rare: racing requests on one record");
   for (const h of hits) {
@@ -993,7 +1002,10 @@ class OpCmd implements Cmd {
       this.req.otp !== OTP_RIGHT &&
       (rec.isVerify || (rec.kind === "receipt" && this.req.anonymous));
     if (faults.main === "unknown-code-after" && !judgesWrong) faults.main = "unknown-code";
-    if (faults.main?.startsWith("unknown-code") && this.req.op !== "pay") faults.main = undefined;
+    if (faults.main === "no-code-after" && !judgesWrong) faults.main = "no-code";
+    // Refusals in words (unknown, none, or VALIDATION_ERROR) are scripted on pays only: what they do to an OTP is the question.
+    const refusal = faults.main !== undefined && (refusedInUnknownWords(faults.main) || faults.main === "validation");
+    if (refusal && this.req.op !== "pay") faults.main = undefined;
     this.#label = `${who} ${describeReq(rec, this.req)} ${rec.key}${describeFaults(faults)}`;
     if (this.req.op === "pay") await payWithOtpSent(m, rec, who, this.req, faults);
     else await perform(m, rec, [{ who, req: this.req, faults }]);
@@ -1277,6 +1289,24 @@ class ExhaustionCmd implements Cmd {
   }
 }
 
+/** OTP pays refused in words: VALIDATION_ERROR (no guess), a 400 with no code (an unconfirmed guess); then a wrong OTP and the right one. */
+class OtpRefusalCmd implements Cmd {
+  constructor(readonly o: { owner: Who; kind: KindName; noCode: "no-code" | "no-code-after"; validationFirst: boolean }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const { owner, kind } = this.o;
+    const rec = await create(m, { owner, kind, merchant: 1001, isHold: false, amount: 2_000_000, sender: "ok" });
+    const pay = (otp: string): OpRequest & { op: "pay" } => ({ op: "pay", anonymous: false, card: "ok", otp });
+    const refusals: FaultName[] = this.o.validationFirst ? ["validation", this.o.noCode] : [this.o.noCode, "validation"];
+    for (const [i, fault] of refusals.entries()) await payWithOtpSent(m, rec, owner, pay(OTP_WRONG[i]!), { main: fault });
+    await payWithOtpSent(m, rec, owner, pay(OTP_WRONG[2]));
+    await payWithOtpSent(m, rec, owner, pay(OTP_RIGHT));
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s ${this.o.kind}'s wrong OTPs are refused with ${this.o.validationFirst ? `VALIDATION_ERROR, then ${this.o.noCode}` : `${this.o.noCode}, then VALIDATION_ERROR`}; then a wrong one, then the right one`;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Arbitraries
 
@@ -1309,6 +1339,9 @@ const mainFault = weighted<FaultName | undefined>(
   [1, "timeout"],
   [4, "unknown-code"],
   [4, "unknown-code-after"],
+  [1, "no-code"],
+  [1, "no-code-after"],
+  [1, "validation"],
 );
 const stepFaults: fc.Arbitrary<StepFaults> = fc.record({
   main: mainFault,
@@ -1432,6 +1465,17 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
       arbitrary: fc
         .record({ owner: who, first: weighted<FaultName>([2, "5xx"], [2, "unknown-code"], [1, "lost"], [1, "late"]), busyCancel: fc.boolean() })
         .map((o) => new ExhaustionCmd(o)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          owner: who,
+          kind: fc.constantFrom<KindName>("receipt", "transfer"),
+          noCode: fc.constantFrom<"no-code" | "no-code-after">("no-code", "no-code-after"),
+          validationFirst: fc.boolean(),
+        })
+        .map((o) => new OtpRefusalCmd(o)),
     },
   ),
 ];
