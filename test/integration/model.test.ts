@@ -61,10 +61,13 @@ import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { expect, it, vi } from "vitest";
 import { clock as gatewayClock } from "../../src/clock";
+import { retentionPolicy } from "../../src/retention";
+import { callGateway } from "../events";
 import {
   API,
   cardDataIn,
   dumpD1,
+  letLatePayHappen,
   letOtpExpire,
   letOtpWaitPass,
   letSupplierAnswer,
@@ -87,6 +90,7 @@ import {
   judge,
   type KindName,
   type LoggedCall,
+  lostCancel,
   MAX_GUESSES,
   OTP_RIGHT,
   OTP_WRONG,
@@ -112,12 +116,15 @@ import {
   dumpTidIndex,
   type EventQueue,
   eventQueue,
+  listedEvents,
   newClock,
   park,
+  resendEvent,
   runCron,
   runNextAlarm,
   type SandboxSeen,
   sandboxSeen,
+  stored,
   stubOf,
 } from "../model/world";
 import { type DeferredRequest, type Fault, forwardDeferred, scriptedUpstream } from "../support/scripted-upstream";
@@ -182,6 +189,10 @@ interface Model {
   run: number;
   step: number;
   tokens: Record<Who, string>;
+  /** The users' subs (the erasure names them). */
+  subs: Record<"user1" | "user2", string>;
+  /** Records made so far (their keys stay unique when an ended record leaves the pool). */
+  made: number;
   recs: Rec[];
   sents: Map<string, Sent>;
   queue: EventQueue;
@@ -215,6 +226,12 @@ const REQUIRED = [
   "fault: the queue lost an event",
   "fault: a 400 with no code refusing an OTP pay (an unconfirmed guess)",
   "fault: a VALIDATION_ERROR refusing an OTP pay (no guess)",
+  "rare: a user's lost cancel (hung), then the late payment: refused, never refunded",
+  "rare: a user's lost cancel (killed), then the late payment: refused, never refunded",
+  "rare: the partner's lost cancel (hung), then the late payment: completed, refunded",
+  "rare: the partner's lost cancel (killed), then the late payment: completed, refunded",
+  "rare: a record's time came while the log listed its undelivered events: it waited for the log, then went",
+  "rare: a transfer closed at the edge (the upstream at 0) is final, and ends (rule 10)",
 ];
 
 class ModelFailure extends Error {}
@@ -848,7 +865,7 @@ const describeCreate = (spec: CreateSpec) =>
 
 /** Creates a record: with a fault, the caller retries with the same tid until it has its answer (rule 1, rule 8). */
 async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = null, replays = false): Promise<Rec> {
-  const key = keyOf(m.recs.length);
+  const key = keyOf(m.made++);
   const tid = newTid(`model-${key}`);
   const path = spec.kind === "receipt" ? "receipt/create" : "a2c/create";
   const body =
@@ -1289,6 +1306,204 @@ class ExhaustionCmd implements Cmd {
   }
 }
 
+/** The upstream's state after the last step (a function: the steps in between change it). */
+const upstreamState = (rec: Rec): number => rec.view.state;
+
+/**
+ * A user's, or the partner's, cancel whose answer was lost, then the late
+ * payment of an earlier pay lands upstream: one with tok_sandbox_pays_late
+ * that timed out, or one the upstream kept and acts on now.
+ */
+class LostCancelCmd implements Cmd {
+  constructor(
+    readonly o: {
+      owner: "user1" | "user2";
+      canceller: "owner" | "partner";
+      how: "hung" | "killed";
+      finder: "alarm" | "next operation";
+      hold: boolean;
+      lateBy: "pays_late" | "a kept pay";
+    },
+  ) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const { owner, how } = this.o;
+    const rec = await create(m, { owner, kind: "receipt", merchant: 1003, isHold: this.o.hold, amount: 0, sender: "ok" });
+    const canceller: Who = this.o.canceller === "partner" ? "partner" : owner;
+    // The pay's outcome is unknown; the first look finds the receipt unpaid: the payment will land later.
+    const kept = this.o.lateBy === "a kept pay";
+    const [pay] = await perform(m, rec, [
+      { who: canceller, req: { op: "pay", anonymous: false, card: kept ? "ok" : "pays_late" }, faults: kept ? { main: "late" } : {} },
+    ]);
+    const latePay = rec.late.find((l) => l.request.requestId === pay!.requestId);
+    await runAlarm(m, rec, {}, true);
+    if (upstreamState(rec) !== 0 || (kept && !latePay)) return;
+    const [cancel] = await perform(m, rec, [
+      { who: canceller, req: { op: "cancel" }, faults: how === "hung" ? { main: "hung" } : { crash: "before" } },
+    ]);
+    // Killed: the cancel died with the object's connection, and the upstream never got it.
+    const died = rec.late.filter((l) => l.request.path === "receipt/cancel" && l.request.requestId === cancel!.requestId);
+    for (const late of died) rec.late.splice(rec.late.indexOf(late), 1);
+    if (died.length > 0) m.log.push(`${cancel!.requestId}: the upstream never gets that cancel (its connection died with the object)`);
+    if (!lostCancel(cancel!) || rec.calls.some((c) => c.path === "receipt/cancel")) return;
+    if (latePay) {
+      await actLate(m, rec, latePay);
+    } else {
+      await letLatePayHappen(rec.id);
+      await look(m, rec);
+      m.log.push(`late: the upstream's late payment of ${rec.key} lands: upstream 0 -> ${rec.view.state}`);
+      checkRecord(m, rec);
+    }
+    if (![4, 5].includes(upstreamState(rec))) return;
+    const paid = rec.view.state;
+    if (this.o.finder === "alarm") await runAlarm(m, rec);
+    else await perform(m, rec, [{ who: owner, req: { op: "pay", anonymous: false, card: "ok" } }]);
+    await settle(m, rec);
+    m.delivered.push(...(await m.queue.deliver()));
+    checkEvents(m, rec);
+    const as = `${canceller === "partner" ? "the partner" : canceller}'s cancel whose answer was lost (${how})`;
+    if (canceller !== "partner") {
+      if (rec.view.state !== paid)
+        fail(m, `rule 8: ${as} was completed on a receipt ${paid === 4 ? "paid" : "held"} meanwhile: upstream ${paid} -> ${rec.view.state}`);
+      // The partner learns of the refusal from the audit trail.
+      const trail = await callGateway("receipt/audit", { id: rec.id });
+      const entries = trail.status === 200 ? ((await trail.json()) as { entries: { op: string; actor: string; outcome: string }[] }).entries : [];
+      if (!entries.some((e) => e.op === "cancel" && e.actor === `user:${m.subs[owner]}` && e.outcome === "forbidden"))
+        fail(m, `rule 8: the refusal of ${as} is not in ${rec.key}'s audit trail (${trail.status}): ${JSON.stringify(entries)}`);
+      cover(`rare: a user's lost cancel (${how}), then the late payment: refused, never refunded`);
+    } else {
+      // The refund the partner asked for.
+      if (rec.view.state !== 21) fail(m, `rule 8: ${as} was not completed once the late payment landed: upstream ${paid} -> ${rec.view.state}`);
+      cover(`rare: the partner's lost cancel (${how}), then the late payment: completed, refunded`);
+    }
+  }
+  toString() {
+    const { owner, canceller, how, finder, hold, lateBy } = this.o;
+    const who = canceller === "partner" ? "the partner" : owner;
+    const pays = lateBy === "pays_late" ? "with tok_sandbox_pays_late" : "and the upstream keeps the pay";
+    return `scenario: ${who} pays ${owner}'s ${hold ? "hold " : ""}receipt ${pays}, then cancels it, the answer lost (${how}); the late payment lands; the ${finder} finds it`;
+  }
+}
+
+/** How far the cron's retention runs ahead to prune what a record's end waits for: past every window of the event log. */
+const RETENTION = retentionPolicy(env);
+
+/**
+ * Rule 10 with events still listed: the record's time passes beyond its
+ * window (its own clock: its stored times move into the past) and its alarm
+ * runs before the cron's retention pruned the log. Every event the log lists
+ * keeps its body (events/list shows it with its type and data, events/resend
+ * finds it), so the record waits. `meanwhile` runs then. Once the cron, as far
+ * on, has pruned the log, its next alarm deletes it, and it leaves the pool.
+ * The caller made sure the run's other records owe nothing (a checkpoint): the
+ * cron so far on takes every event and tid of the run that it may.
+ */
+async function endRecord(m: Model, rec: Rec, meanwhile: () => Promise<void> = async () => {}): Promise<{ undelivered: boolean }> {
+  await settle(m, rec);
+  m.delivered.push(...(await m.queue.deliver()));
+  const due = await alarmDue(rec.kind, rec.id, rec.clock);
+  if (due === null || due - gatewayClock.now() <= RECORD_DELETION_AFTER_MS) {
+    fail(
+      m,
+      `rule 10: ${rec.key} is final (upstream ${rec.view.state}, ${guessesOf(rec, sentsOf(m, rec), rec.calls)} failed guesses) and owes nothing, but its end is not set: its alarm is ${due === null ? "not set" : `due in ${Math.round((due - gatewayClock.now()) / 1000)} s`}`,
+    );
+  }
+  const expected = expectedEvents(m, rec);
+  const ahead = rec.clock.ahead;
+  await runNextAlarm(rec.kind, rec.id, rec.clock);
+  m.log.push(
+    `time: ${rec.key}'s clock moves on ${((rec.clock.ahead - ahead) / 86_400_000).toFixed(1)} days, to its end (rule 10), before the cron prunes the log; its alarm runs`,
+  );
+  const listed = await listedEvents(rec.id);
+  const types = new Set(listed.events.map((e) => e.type));
+  const missing = [...expected].filter((t) => !types.has(t));
+  if (listed.status !== 200 || missing.length > 0) {
+    fail(
+      m,
+      `rule 10: ${rec.key}'s time came while the log still listed its events, and events/list (${listed.status}) no longer shows ${missing.join(", ")} (shows: ${[...types].join(", ") || "nothing"}): their bodies went with the record`,
+    );
+  }
+  for (const e of listed.events) {
+    const object = e.data?.object;
+    if (typeof e.type !== "string" || (object?.id ?? object?.receipt_id) !== rec.id)
+      fail(m, `rule 10: events/list shows ${e.id} of ${rec.key} without its body: ${JSON.stringify(e).slice(0, 300)}`);
+    const again = await resendEvent(e.id);
+    if (again.status !== 200)
+      fail(
+        m,
+        `rule 10: events/resend of ${e.id} (${e.type}), which events/list shows for ${rec.key}, answered ${again.status}: ${again.raw.slice(0, 300)}`,
+      );
+  }
+  m.log.push(
+    `events: the log lists ${listed.events.length} events of ${rec.key} (${listed.events.map((e) => `${e.type} ${e.delivery?.status}`).join(", ")}), each with its body; each is resent`,
+  );
+  // The resent copies go at once (a real queue takes seconds), delivered or refused again.
+  m.delivered.push(...(await m.queue.deliver()));
+  await meanwhile();
+  for (let n = 0; (await listedEvents(rec.id)).events.length > 0; n++) {
+    if (n === 3) fail(m, `retention: three cron runs past every window left ${rec.key}'s events in the log`);
+    await runCron(Math.max(RETENTION.undeliveredEventsMs, RETENTION.deliveredEventsMs) + 60_000);
+  }
+  await runNextAlarm(rec.kind, rec.id, rec.clock);
+  const left = await stored(rec.kind, rec.id);
+  if (left.rows.length > 0 || left.alarm !== null) {
+    fail(
+      m,
+      `rule 10: once the log held none of its events, ${rec.key}'s alarm did not delete it (${left.rows.length} rows stored, alarm ${left.alarm === null ? "none" : "set"})`,
+    );
+  }
+  m.recs.splice(m.recs.indexOf(rec), 1);
+  m.queue.accept(rec.id);
+  m.log.push(`retention: the cron prunes the log; ${rec.key}'s next alarm deletes it, and it leaves the pool`);
+  return { undelivered: listed.events.some((e) => e.delivery?.status !== "delivered") };
+}
+
+/** A receipt paid (perhaps refunded) while the receiver is down: its events are still undelivered when its time comes (rule 10). */
+class RecordEndCmd implements Cmd {
+  constructor(readonly o: { owner: Who; refund: boolean }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    await converge(m, "before the cron runs days ahead", false);
+    const rec = await create(m, { owner: this.o.owner, kind: "receipt", merchant: 1003, isHold: false, amount: 0, sender: "ok" });
+    m.queue.refuse(rec.id);
+    m.log.push(`receiver: it answers 500 to every event of ${rec.key}`);
+    await perform(m, rec, [{ who: "partner", req: partnerPay(rec) }]);
+    if (this.o.refund) await perform(m, rec, [{ who: "partner", req: { op: "cancel" } }]);
+    const { undelivered } = await endRecord(m, rec);
+    if (undelivered) cover("rare: a record's time came while the log listed its undelivered events: it waited for the log, then went");
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s receipt is paid${this.o.refund ? " and refunded" : ""} while the receiver is down; its time comes (rule 10) before the cron prunes the log`;
+  }
+}
+
+/** A transfer closed at the edge: two OTPs whose answers were lost before the upstream judged them, and a wrong one; the upstream still shows 0. */
+class EdgeClosedCmd implements Cmd {
+  constructor(readonly o: { owner: Who; faults: [FaultName, FaultName] }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    await converge(m, "before the cron runs days ahead", false);
+    const rec = await create(m, { owner: this.o.owner, kind: "transfer", merchant: 1001, isHold: false, amount: 2_000_000, sender: "ok" });
+    const pay = (otp: string, fault?: FaultName): Item => ({
+      who: this.o.owner,
+      req: { op: "pay", anonymous: false, card: "ok", otp },
+      faults: { main: fault },
+    });
+    for (const [i, fault] of this.o.faults.entries()) await perform(m, rec, [pay(OTP_WRONG[i]!, fault)]);
+    await perform(m, rec, [pay(OTP_WRONG[2])]);
+    if (rec.maxGuesses < MAX_GUESSES || rec.view.state !== 0) return;
+    // Every later operation answers otp_attempts_exhausted: now, and when the record's time has come.
+    await perform(m, rec, [pay(OTP_RIGHT)]);
+    await endRecord(m, rec, async () => {
+      await perform(m, rec, [{ who: "partner", req: { op: "pay", anonymous: false, card: "ok", otp: OTP_RIGHT } }]);
+    });
+    cover("rare: a transfer closed at the edge (the upstream at 0) is final, and ends (rule 10)");
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s transfer gets two OTPs meeting ${this.o.faults.join(" and ")}, then a wrong one (closed at the edge); its time comes (rule 10)`;
+  }
+}
+
 /** OTP pays refused in words: VALIDATION_ERROR (no guess), a 400 with no code (an unconfirmed guess); then a wrong OTP and the right one. */
 class OtpRefusalCmd implements Cmd {
   constructor(readonly o: { owner: Who; kind: KindName; noCode: "no-code" | "no-code-after"; validationFirst: boolean }) {}
@@ -1467,6 +1682,32 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
         .map((o) => new ExhaustionCmd(o)),
     },
     {
+      weight: 2,
+      arbitrary: fc
+        .record({
+          owner: user,
+          canceller: fc.constantFrom<"owner" | "partner">("owner", "partner"),
+          how: fc.constantFrom<"hung" | "killed">("hung", "killed"),
+          finder: fc.constantFrom<"alarm" | "next operation">("alarm", "next operation"),
+          hold: fc.boolean(),
+          lateBy: fc.constantFrom<"pays_late" | "a kept pay">("pays_late", "a kept pay"),
+        })
+        .map((o) => new LostCancelCmd(o)),
+    },
+    { weight: 1, arbitrary: fc.record({ owner: who, refund: fc.boolean() }).map((o) => new RecordEndCmd(o)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          owner: who,
+          faults: fc.tuple(
+            weighted<FaultName>([3, "5xx"], [1, "unknown-code"], [1, "no-code"]),
+            weighted<FaultName>([3, "5xx"], [1, "unknown-code"], [1, "no-code"]),
+          ),
+        })
+        .map((o) => new EdgeClosedCmd(o)),
+    },
+    {
       weight: 1,
       arbitrary: fc
         .record({
@@ -1492,6 +1733,8 @@ async function runModel(pool: readonly CreateSpec[], cmds: Iterable<Cmd>): Promi
     run: runCounter,
     step: 0,
     tokens: { partner: PARTNER_KEY, user1: await userToken(subs.user1), user2: await userToken(subs.user2) },
+    subs,
+    made: 0,
     recs: [],
     sents: new Map(),
     queue: eventQueue(),
