@@ -111,6 +111,7 @@ import {
   alarmDue,
   type Clock,
   callLog,
+  callsOfRequest,
   type Delivered,
   dumpObject,
   dumpTidIndex,
@@ -155,6 +156,8 @@ const MAX_RECORDS = 7;
  * the call in development, so the upstream acts late but inside that window.
  */
 const LATE_WITHIN_MS = 90_000;
+/** The contract finds a late change within 2 minutes of the call (development). */
+const LATE_FOUND_WITHIN_MS = 120_000;
 /** Alarms a record may need before nothing is owed (reconciliation, late reads, retried cancels, drains). */
 const MAX_ALARMS = 20;
 const CARD_DATA = { pans: [ANON_PAN, RECEIVER_CARD], otps: [OTP_RIGHT, ...OTP_WRONG], expiries: [ANON_EXPIRE] };
@@ -232,6 +235,10 @@ const REQUIRED = [
   "rare: the partner's lost cancel (killed), then the late payment: completed, refunded",
   "rare: a record's time came while the log listed its undelivered events: it waited for the log, then went",
   "rare: a transfer closed at the edge (the upstream at 0) is final, and ends (rule 10)",
+  "rare: a create with a lost create's tid and another amount: not adopted",
+  "rare: a create with a lost create's tid and another receiver card: not adopted",
+  "rare: an identical retry adopts the record a lost create made",
+  "rare: a hold-confirm the upstream made after the gateway gave up, found paid by a late read",
 ];
 
 class ModelFailure extends Error {}
@@ -863,8 +870,14 @@ const describeCreate = (spec: CreateSpec) =>
     ? `a receipt at ${spec.merchant}${spec.merchant === 1001 ? " (OTP)" : spec.merchant === 1002 ? " (QR)" : ""}${spec.isHold ? " with is_hold" : ""}`
     : `a transfer of ${spec.amount}${spec.amount >= 1_000_000 ? " (OTP)" : ""} from ${TOKEN_OF[spec.sender]}`;
 
+/** What a create may do besides: other bodies with the tid of a create whose answer was lost. */
+interface CreateExtra {
+  /** After a faulted create, before the identical retry: a retry with only this changed (a transfer's). */
+  changed?: ("amount" | "receiver card")[];
+}
+
 /** Creates a record: with a fault, the caller retries with the same tid until it has its answer (rule 1, rule 8). */
-async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = null, replays = false): Promise<Rec> {
+async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = null, replays = false, extra: CreateExtra = {}): Promise<Rec> {
   const key = keyOf(m.made++);
   const tid = newTid(`model-${key}`);
   const path = spec.kind === "receipt" ? "receipt/create" : "a2c/create";
@@ -892,6 +905,7 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
   if (fault) {
     scriptedUpstream.reset();
     scriptedUpstream.on(path, toScripted(fault.fault));
+    const first = `m${m.run}-s${m.step + 1}`;
     answer = await attempt(`${what} [fault: ${path} ${fault.fault}]`);
     const hit = scriptedUpstream.firedOn().length > 0;
     const late = scriptedUpstream.takeDeferred();
@@ -907,6 +921,20 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
       }
     };
     if (fault.lateBeforeRetry) await actLateCreate();
+    // The tid's claim is expired (an unknown outcome): a retry with another body must not take the record the lost one made.
+    const changed: { what: string; answer: Awaited<ReturnType<typeof attempt>>; amount: number; card: string }[] = [];
+    for (const what of spec.kind === "transfer" ? (extra.changed ?? []) : []) {
+      const amount = what === "amount" ? (body.amount as number) + 100_000 : (body.amount as number);
+      const card = what === "receiver card" ? OTHER_RECEIVER_CARD : RECEIVER_CARD;
+      const other = await attempt(`${spec.owner} retries the create with the same tid, only its ${what} changed`, {
+        ...body,
+        amount,
+        receiver_card: card,
+      });
+      if (other.status !== 200 && other.code !== "tid_conflict")
+        fail(m, `rule 1: a create with a known tid and another ${what} answered ${showAnswer(other)}: ${other.raw.slice(0, 300)}`);
+      changed.push({ what, answer: other, amount, card });
+    }
     for (let tries = 0; answer.status !== 200; tries++) {
       if (tries === 3) fail(m, `a retried create with the same tid never succeeded: ${showAnswer(answer)}`);
       answer = await attempt(`${spec.owner} retries the create with the same tid`);
@@ -914,6 +942,7 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
         fail(m, `a retried create answered ${showAnswer(answer)}: ${answer.raw.slice(0, 300)}`);
     }
     if (!fault.lateBeforeRetry) await actLateCreate();
+    await judgeTidRetries(m, spec, fault, first, answer, changed);
     cover("fault: on a create, then a retry with the same tid");
     cover(
       `create fault: ${fault.fault}${fault.fault.startsWith("late") ? (fault.lateBeforeRetry ? " (acted before the retry)" : " (acted after the retry)") : ""}`,
@@ -967,6 +996,68 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
   m.recs.push(rec);
   await look(m, rec);
   return rec;
+}
+
+/** Another receiver card the sandbox pays to (the anonymous payer's card: invariant 6 looks for it too). */
+const OTHER_RECEIVER_CARD = ANON_PAN;
+const masked = (pan: string) => `${pan.slice(0, 6)}******${pan.slice(-4)}`;
+
+/**
+ * Rule 1 after a create whose outcome was unknown (its tid's claim expired at
+ * once): an identical retry adopts the record the upstream made under the tid
+ * if it made one (never a second); a retry with only the amount or only the
+ * receiver card changed never does: tid_conflict, or a new record of its own.
+ */
+async function judgeTidRetries(
+  m: Model,
+  spec: CreateSpec,
+  fault: CreateFault,
+  firstRequestId: string,
+  retried: Answer & { raw: string },
+  changed: { what: string; answer: Answer & { raw: string }; amount: number; card: string }[],
+): Promise<void> {
+  const path = spec.kind === "receipt" ? "receipt/create" : "a2c/create";
+  const idOf = (raw: string): string => JSON.parse(raw)[spec.kind === "receipt" ? "id" : "receipt_id"];
+  // The upstream made a record under the lost create's tid before the retries (it logs the tid it was sent).
+  const made = (await callsOfRequest(firstRequestId)).find((c) => c.path === path && c.status === 200);
+  const madeBefore = made !== undefined && (fault.fault !== "late" || fault.lateBeforeRetry) ? made.tid : null;
+  const id = idOf(retried.raw);
+  // The identical retry's record is the one its body asked for.
+  const answered = JSON.parse(retried.raw);
+  const asked =
+    spec.kind === "receipt"
+      ? answered.amount === 150_000
+      : answered.receiver?.amount === spec.amount && answered.receiver?.masked_pan === masked(RECEIVER_CARD);
+  if (!asked) fail(m, `rule 1: the identical retry of a create whose answer was lost was answered with another record: ${retried.raw.slice(0, 300)}`);
+  if (madeBefore !== null) {
+    const view = await sandboxSeen(spec.kind, id);
+    if (view.tid !== madeBefore) {
+      fail(
+        m,
+        `rule 1: the identical retry of a create whose answer was lost answered ${id}, held upstream under tid ${view.tid}, not the record the lost create made (tid ${madeBefore})`,
+      );
+    }
+    cover("rare: an identical retry adopts the record a lost create made");
+  }
+  for (const c of changed) {
+    if (c.answer.status === 200) {
+      const body = JSON.parse(c.answer.raw);
+      const other = idOf(c.answer.raw);
+      const view = await sandboxSeen(spec.kind, other);
+      if (
+        other === id ||
+        (madeBefore !== null && view.tid === madeBefore) ||
+        body.receiver?.amount !== c.amount ||
+        body.receiver?.masked_pan !== masked(c.card)
+      ) {
+        fail(
+          m,
+          `rule 1: a create with the lost create's tid and another ${c.what} was answered with another transfer (${other}: ${body.receiver?.amount} to ${body.receiver?.masked_pan}), not a record of its own`,
+        );
+      }
+    }
+    if (madeBefore !== null) cover(`rare: a create with a lost create's tid and another ${c.what}: not adopted`);
+  }
 }
 
 class CreateCmd implements Cmd {
@@ -1504,6 +1595,55 @@ class EdgeClosedCmd implements Cmd {
   }
 }
 
+/** A transfer's create meets an unknown outcome; the caller retries with the same tid and another amount, or receiver card, then with the same body. */
+class TidRetryCmd implements Cmd {
+  constructor(readonly o: { owner: Who; fault: CreateFault; changed: ("amount" | "receiver card")[] }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    await create(m, { owner: this.o.owner, kind: "transfer", merchant: 1001, isHold: false, amount: 500_000, sender: "ok" }, this.o.fault, false, {
+      changed: this.o.changed,
+    });
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s transfer create meets ${this.o.fault.fault}${this.o.fault.fault === "late" ? (this.o.fault.lateBeforeRetry ? " (acted before the retries)" : " (acted after the retries)") : ""}; retried with the same tid and another ${this.o.changed.join(", then another ")}, then the same body`;
+  }
+}
+
+/** A hold is confirmed, and the upstream confirms only after the gateway gave up: a late read must find it paid. */
+class HoldConfirmLateCmd implements Cmd {
+  constructor(readonly o: { owner: Who }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const rec = await create(m, { owner: this.o.owner, kind: "receipt", merchant: 1003, isHold: true, amount: 0, sender: "ok" });
+    await perform(m, rec, [{ who: "partner", req: partnerPay(rec) }]);
+    if (upstreamState(rec) !== 5) return;
+    const [confirm] = await perform(m, rec, [{ who: "partner", req: { op: "hold-confirm" }, faults: { main: "late" } }]);
+    const late = rec.late.find((l) => l.request.requestId === confirm!.requestId);
+    if (!late) return;
+    // The gateway's first look finds it still held; then the upstream confirms.
+    await runAlarm(m, rec, {}, true);
+    await actLate(m, rec, late);
+    if (rec.view.state !== 4) return;
+    const paidDelivered = () => m.delivered.some((e) => e.recordId === rec.id && e.type === "receipt.paid" && e.state === 4);
+    for (let n = 0; n < MAX_ALARMS && !paidDelivered(); n++) {
+      if (!(await runAlarm(m, rec))) break;
+      m.delivered.push(...(await m.queue.deliver()));
+    }
+    const after = clockNow(rec) - late.at;
+    if (!paidDelivered())
+      fail(m, `rule 8: the upstream confirmed ${rec.key}'s hold after the gateway gave up, and its late reads never delivered receipt.paid`);
+    if (after > LATE_FOUND_WITHIN_MS)
+      fail(
+        m,
+        `rule 8: ${rec.key}'s late confirmation was found ${Math.round(after / 1000)} s after the call; the contract finds it within ${LATE_FOUND_WITHIN_MS / 1000} s`,
+      );
+    cover("rare: a hold-confirm the upstream made after the gateway gave up, found paid by a late read");
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s hold receipt is held; the partner's confirm reaches the upstream only after the gateway gave up`;
+  }
+}
+
 /** OTP pays refused in words: VALIDATION_ERROR (no guess), a 400 with no code (an unconfirmed guess); then a wrong OTP and the right one. */
 class OtpRefusalCmd implements Cmd {
   constructor(readonly o: { owner: Who; kind: KindName; noCode: "no-code" | "no-code-after"; validationFirst: boolean }) {}
@@ -1707,6 +1847,17 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
         })
         .map((o) => new EdgeClosedCmd(o)),
     },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          owner: who,
+          fault: fc.record({ fault: weighted<FaultName>([3, "lost"], [2, "5xx-after"], [3, "late"], [1, "5xx"]), lateBeforeRetry: fc.boolean() }),
+          changed: fc.constantFrom<("amount" | "receiver card")[]>(["amount", "receiver card"], ["receiver card", "amount"]),
+        })
+        .map((o) => new TidRetryCmd(o)),
+    },
+    { weight: 1, arbitrary: fc.record({ owner: who }).map((o) => new HoldConfirmLateCmd(o)) },
     {
       weight: 1,
       arbitrary: fc
