@@ -6,8 +6,9 @@
 // VALIDATION_ERROR, an upstream that acts after the gateway gave up), faults
 // on creates, crashes of a record's object (before the upstream acts, after
 // it acted, just after the answer), evictions, racing requests, the
-// supplier's answer, an events queue that loses a message, and time passing
-// for a record's alarms.
+// supplier's answer, an events queue that loses a message, a receiver that
+// is down, time passing for a record's alarms and to its end (rule 10), the
+// cron's retention, and a user's erasure.
 //
 // The oracle (test/model/contract.ts) sees what a caller, the upstream and
 // the webhook receiver can: each answer (status, code, body state), the
@@ -45,6 +46,16 @@
 //     upstream never held; a receipt ended by guesses is cancelled upstream;
 //  6. no card number, expiry, OTP or card token in any storage or event,
 //     nor in any line the gateway logged during the run.
+//
+// The scenarios check their own rules as they go: a lost cancel completed
+// only as its caller may (a user's refused and audited once the late payment
+// landed, the partner's a refund); a final record (a transfer closed at the
+// edge too) ends RECORD_RETENTION_DAYS on, but only once the log lists none
+// of its events, and until then every listed event has its body; a create
+// retried with a lost create's tid adopts what that create made only when
+// its body is the same; a confirm the upstream made late is found by a late
+// read; an erasure leaves every event body (listed, resent, delivered later,
+// in the record's outbox) with the values erased.
 //
 // Sizes: MODEL_RUNS (30), MODEL_STEPS (25), MODEL_SEED (fixed) from the
 // bindings (vitest.config.ts passes the environment's); `npm run test:model
@@ -239,6 +250,7 @@ const REQUIRED = [
   "rare: a create with a lost create's tid and another receiver card: not adopted",
   "rare: an identical retry adopts the record a lost create made",
   "rare: a hold-confirm the upstream made after the gateway gave up, found paid by a late read",
+  "rare: a user's data erased: every event body shows the erased values",
 ];
 
 class ModelFailure extends Error {}
@@ -870,8 +882,9 @@ const describeCreate = (spec: CreateSpec) =>
     ? `a receipt at ${spec.merchant}${spec.merchant === 1001 ? " (OTP)" : spec.merchant === 1002 ? " (QR)" : ""}${spec.isHold ? " with is_hold" : ""}`
     : `a transfer of ${spec.amount}${spec.amount >= 1_000_000 ? " (OTP)" : ""} from ${TOKEN_OF[spec.sender]}`;
 
-/** What a create may do besides: other bodies with the tid of a create whose answer was lost. */
+/** What a create may do besides: another account (a receipt's), other bodies with the tid of a create whose answer was lost. */
 interface CreateExtra {
+  account?: { key: string; value: string }[];
   /** After a faulted create, before the identical retry: a retry with only this changed (a transfer's). */
   changed?: ("amount" | "receiver card")[];
 }
@@ -887,7 +900,7 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
           tid,
           amount: 150_000,
           merchant_id: spec.merchant,
-          account: [{ key: "phone", value: "998901234567" }],
+          account: extra.account ?? [{ key: "phone", value: "998901234567" }],
           description: "model",
           is_hold: spec.isHold,
         }
@@ -1662,6 +1675,78 @@ class OtpRefusalCmd implements Cmd {
   }
 }
 
+/** The erased form of a value (rule 10): its first and last two characters, stars between. */
+const erasedForm = (value: string) =>
+  value.length <= 4 ? "*".repeat(value.length) : `${value.slice(0, 2)}${"*".repeat(value.length - 4)}${value.slice(-2)}`;
+
+/** A user's receipt with their own phone and contract; the partner asks to erase the user; later the partner refunds it. */
+class EraseCmd implements Cmd {
+  constructor(readonly o: { user: "user1" | "user2"; payer: "user" | "partner" }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const { user } = this.o;
+    const phone = `99890${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
+    const account = [
+      { key: "phone", value: phone },
+      { key: "contract", value: `contract-${crypto.randomUUID()}` },
+    ];
+    const values = account.map((a) => a.value);
+    const rec = await create(m, { owner: user, kind: "receipt", merchant: 1003, isHold: false, amount: 0, sender: "ok" }, null, false, { account });
+    await perform(m, rec, [{ who: this.o.payer === "user" ? user : "partner", req: { op: "pay", anonymous: false, card: "ok" } }]);
+    await settle(m, rec);
+    m.delivered.push(...(await m.queue.deliver()));
+    const erase = await callGateway("users/erase", { user: m.subs[user] });
+    if (erase.status !== 202) fail(m, `users/erase answered ${erase.status}: ${(await erase.text()).slice(0, 300)}`);
+    await runCron(1_000);
+    m.log.push(`erasure: the partner asks to erase ${user}'s personal data; the cron runs`);
+    const since = m.delivered.length;
+    await this.erasedEverywhere(m, rec, values, account);
+    // Later events carry the values erased too.
+    await perform(m, rec, [{ who: "partner", req: { op: "cancel" } }]);
+    await settle(m, rec);
+    m.delivered.push(...(await m.queue.deliver()));
+    await this.erasedEverywhere(m, rec, values, account);
+    for (const e of m.delivered.slice(since).filter((d) => d.recordId === rec.id)) {
+      const found = values.filter((v) => e.body.includes(v));
+      if (found.length > 0) fail(m, `rule 10: ${e.type} of ${rec.key}, delivered after ${user}'s erasure, carries ${found.join(", ")}`);
+    }
+    cover("rare: a user's data erased: every event body shows the erased values");
+  }
+
+  /** Each event of the record the log lists, each resent, and the record's storage (its outbox) show the values erased. */
+  async erasedEverywhere(m: Model, rec: Rec, values: string[], account: { key: string; value: string }[]): Promise<void> {
+    const listed = await listedEvents(rec.id);
+    if (listed.status !== 200 || listed.events.length === 0)
+      fail(m, `events/list of ${rec.key} answered ${listed.status} with ${listed.events.length} events`);
+    const erased = account.map((a) => ({ key: a.key, value: erasedForm(a.value) }));
+    for (const e of listed.events) {
+      const shown = JSON.stringify(e);
+      const kept = values.filter((v) => shown.includes(v));
+      const accountShown = (e.data?.object as { account?: unknown } | undefined)?.account;
+      if (kept.length > 0 || JSON.stringify(accountShown) !== JSON.stringify(erased))
+        fail(
+          m,
+          `rule 10: after the erasure, events/list shows ${e.type} of ${rec.key} with the account ${JSON.stringify(accountShown)} (erased: ${JSON.stringify(erased)})`,
+        );
+      const again = await resendEvent(e.id);
+      const resentKept = values.filter((v) => again.raw.includes(v));
+      if (again.status !== 200 || resentKept.length > 0)
+        fail(
+          m,
+          `rule 10: after the erasure, events/resend of ${e.type} of ${rec.key} answered ${again.status} carrying ${resentKept.join(", ") || "nothing erased"}`,
+        );
+    }
+    m.delivered.push(...(await m.queue.deliver()));
+    for (const row of (await stored(rec.kind, rec.id)).rows) {
+      const kept = values.filter((v) => row.includes(v));
+      if (kept.length > 0) fail(m, `rule 10: after the erasure, ${rec.key}'s object still stores ${kept.join(", ")}: ${row.slice(0, 300)}`);
+    }
+  }
+  toString() {
+    return `scenario: ${this.o.user}'s receipt (their own phone and contract) is paid by the ${this.o.payer}; the partner asks to erase ${this.o.user}; then refunds it`;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Arbitraries
 
@@ -1869,6 +1954,7 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
         })
         .map((o) => new OtpRefusalCmd(o)),
     },
+    { weight: 1, arbitrary: fc.record({ user, payer: fc.constantFrom<"user" | "partner">("user", "partner") }).map((o) => new EraseCmd(o)) },
   ),
 ];
 
