@@ -530,6 +530,7 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
       guessesAfter,
       maxGuesses: rec.maxGuesses,
       history,
+      cancelReason: rec.view.cancelReason,
     });
     if (why) fail(m, `${sent.requestId}: ${why}\n  answer: ${raw}`);
   }

@@ -353,6 +353,8 @@ export interface Judged {
   maxGuesses: number;
   /** Every state the upstream held so far (replay's), for an answer that may be the last one the gateway knew. */
   history?: readonly number[];
+  /** The reason the upstream kept for the cancel that cancelled the receipt, if it is cancelled. */
+  cancelReason?: string | null;
 }
 
 const TRANSIENT = new Set(["operation_in_progress", "upstream_timeout", "upstream_error", "upstream_unavailable", "rate_limited"]);
@@ -370,8 +372,10 @@ export function judge(j: Judged): string | null {
 
   const allowed = new Set<string>();
   // Rule 8: a cancel whose answer was lost is completed by the gateway before anything else moves
-  // money (docs/reference.md): the request meets the receipt cancelled by that cancel.
-  const completedCancel = s.op !== "cancel" && j.after === 21 && j.own.some((c) => c.path === "receipt/cancel" && c.status === 200);
+  // money (docs/reference.md): the request meets the receipt cancelled by that cancel. A cancel
+  // request too, when the cancel under its id was that completion (the upstream kept its reason).
+  const cancelledHere = j.after === 21 && j.own.some((c) => c.path === "receipt/cancel" && c.status === 200);
+  const completedCancel = cancelledHere && (s.op !== "cancel" || j.cancelReason === COMPLETION_REASON);
   for (const p of completedCancel ? [...j.before, 21] : j.before) for (const k of allowedAt(j, p)) allowed.add(k);
   if (!allowed.has(key)) {
     return `${s.who}'s ${s.op} answered ${key === "200" ? "200" : `${a.status} ${key}`} with the upstream in state ${[...new Set(j.before)].join(" or ")}: the contract allows ${[...allowed].join(" | ") || "nothing"}`;
