@@ -1,12 +1,14 @@
 // A model-based property test of the money rules, judged by the contract.
 // fast-check generates sequences of operations by the partner and two users
 // on a small pool of receipts and transfers, with upstream faults on the
-// calls (lost answers, 5xx, busy, unreadable bodies, timeouts, codes the
-// gateway does not know, an upstream that acts after the gateway gave up),
-// faults on creates, crashes of a record's object (before the upstream acts,
-// after it acted, just after the answer), evictions, racing requests, the
-// supplier's answer, an events queue that loses a message, and time passing
-// for a record's alarms.
+// calls (lost answers, 5xx, busy, unreadable bodies, timeouts, hung
+// connections, codes the gateway does not know or none at all,
+// VALIDATION_ERROR, an upstream that acts after the gateway gave up), faults
+// on creates, crashes of a record's object (before the upstream acts, after
+// it acted, just after the answer), evictions, racing requests, the
+// supplier's answer, an events queue that loses a message, a receiver that
+// is down, time passing for a record's alarms and to its end (rule 10), the
+// cron's retention, and a user's erasure.
 //
 // The oracle (test/model/contract.ts) sees what a caller, the upstream and
 // the webhook receiver can: each answer (status, code, body state), the
@@ -20,9 +22,14 @@
 //    accepted upstream, otp_invalid was judged wrong there, attempts_left
 //    is what rule 2 leaves, a refusal changed nothing upstream, no 500);
 //  1. no double debit: at most one pay per record succeeds upstream;
-//  2. no user's cancel of a paid or held receipt reaches the upstream, ever;
+//  2. no user's cancel of a paid or held receipt reaches the upstream, ever:
+//     neither the user's request nor the gateway's completion of it after
+//     its answer was lost (told apart in the upstream's log by the reason the
+//     gateway gives, under an alarm's or a later request's id, and credited
+//     to the caller whose cancel was lost), nor the gateway's own cancel;
 //  3. at most three OTPs the upstream may have judged as not right (refused
-//     as wrong, an unknown outcome, an unknown code) reach it per record;
+//     as wrong, an unknown outcome, a code the gateway does not know or no
+//     code; a VALIDATION_ERROR is none) reach it per record;
 //  4. a record is ended for OTPs (otp_attempts_exhausted, the gateway's
 //     cancel upstream, the exhausted event) only after three failed guesses,
 //     and the third is answered otp_attempts_exhausted, a receipt then
@@ -37,26 +44,41 @@
 //     (receipt.paid for 4, ...), with the created event and, after three
 //     failed guesses, the exhausted one; no event claims a state the
 //     upstream never held; a receipt ended by guesses is cancelled upstream;
-//  6. no card number, expiry, OTP or card token in any storage or event.
+//  6. no card number, expiry, OTP or card token in any storage or event,
+//     nor in any line the gateway logged during the run.
+//
+// The scenarios check their own rules as they go: a lost cancel completed
+// only as its caller may (a user's refused and audited once the late payment
+// landed, the partner's a refund); a final record (a transfer closed at the
+// edge too) ends RECORD_RETENTION_DAYS on, but only once the log lists none
+// of its events, and until then every listed event has its body; a create
+// retried with a lost create's tid adopts what that create made only when
+// its body is the same; a confirm the upstream made late is found by a late
+// read; an erasure leaves every event body (listed, resent, delivered later,
+// in the record's outbox) with the values erased.
 //
 // Sizes: MODEL_RUNS (30), MODEL_STEPS (25), MODEL_SEED (fixed) from the
 // bindings (vitest.config.ts passes the environment's); `npm run test:model
 // -- --runs N [--seed S|random]` runs longer. The rare money paths (a user's
 // cancel of a paid and of a held receipt, hold-confirm after pay, an
 // exhausted transfer, a busy answer to an exhaustion cancel, racing requests,
-// each fault) are counted and printed, and the fixed seed's 20 or more runs
-// must reach every one (another seed only says what it missed). A failure prints fast-check's seed and path, the shrunk
-// commands, and the failing run's history.
+// each fault, each scenario's rule: REQUIRED) are counted and printed, and
+// the fixed seed's 20 or more runs must reach every one (another seed only
+// says what it missed). A failure prints fast-check's seed and path, the
+// shrunk commands, and the failing run's history.
 
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { expect, it, vi } from "vitest";
 import { clock as gatewayClock } from "../../src/clock";
+import { retentionPolicy } from "../../src/retention";
+import { callGateway } from "../events";
 import {
   API,
   cardDataIn,
   dumpD1,
+  letLatePayHappen,
   letOtpExpire,
   letOtpWaitPass,
   letSupplierAnswer,
@@ -71,6 +93,7 @@ import {
   ANON_PAN,
   type Answer,
   type Behaviour,
+  cancelSenderOf,
   eventOfState,
   exhaustedEvent,
   type FaultName,
@@ -78,11 +101,13 @@ import {
   judge,
   type KindName,
   type LoggedCall,
+  lostCancel,
   MAX_GUESSES,
   OTP_RIGHT,
   OTP_WRONG,
   RECEIVER_CARD,
   type RecMeta,
+  refusedInUnknownWords,
   replay,
   type Seen,
   type Sent,
@@ -97,17 +122,21 @@ import {
   alarmDue,
   type Clock,
   callLog,
+  callsOfRequest,
   type Delivered,
   dumpObject,
   dumpTidIndex,
   type EventQueue,
   eventQueue,
+  listedEvents,
   newClock,
   park,
+  resendEvent,
   runCron,
   runNextAlarm,
   type SandboxSeen,
   sandboxSeen,
+  stored,
   stubOf,
 } from "../model/world";
 import { type DeferredRequest, type Fault, forwardDeferred, scriptedUpstream } from "../support/scripted-upstream";
@@ -138,6 +167,8 @@ const MAX_RECORDS = 7;
  * the call in development, so the upstream acts late but inside that window.
  */
 const LATE_WITHIN_MS = 90_000;
+/** The contract finds a late change within 2 minutes of the call (development). */
+const LATE_FOUND_WITHIN_MS = 120_000;
 /** Alarms a record may need before nothing is owed (reconciliation, late reads, retried cancels, drains). */
 const MAX_ALARMS = 20;
 const CARD_DATA = { pans: [ANON_PAN, RECEIVER_CARD], otps: [OTP_RIGHT, ...OTP_WRONG], expiries: [ANON_EXPIRE] };
@@ -172,11 +203,17 @@ interface Model {
   run: number;
   step: number;
   tokens: Record<Who, string>;
+  /** The users' subs (the erasure names them). */
+  subs: Record<"user1" | "user2", string>;
+  /** Records made so far (their keys stay unique when an ended record leaves the pool). */
+  made: number;
   recs: Rec[];
   sents: Map<string, Sent>;
   queue: EventQueue;
   delivered: Delivered[];
   log: string[];
+  /** Every line the gateway logged during the run (console.log, info, warn, error, debug). */
+  logged: string[];
 }
 
 let runCounter = 0;
@@ -201,6 +238,19 @@ const REQUIRED = [
   "fault: on a create, then a retry with the same tid",
   "fault: the supplier refused (57 -> 21)",
   "fault: the queue lost an event",
+  "fault: a 400 with no code refusing an OTP pay (an unconfirmed guess)",
+  "fault: a VALIDATION_ERROR refusing an OTP pay (no guess)",
+  "rare: a user's lost cancel (hung), then the late payment: refused, never refunded",
+  "rare: a user's lost cancel (killed), then the late payment: refused, never refunded",
+  "rare: the partner's lost cancel (hung), then the late payment: completed, refunded",
+  "rare: the partner's lost cancel (killed), then the late payment: completed, refunded",
+  "rare: a record's time came while the log listed its undelivered events: it waited for the log, then went",
+  "rare: a transfer closed at the edge (the upstream at 0) is final, and ends (rule 10)",
+  "rare: a create with a lost create's tid and another amount: not adopted",
+  "rare: a create with a lost create's tid and another receiver card: not adopted",
+  "rare: an identical retry adopts the record a lost create made",
+  "rare: a hold-confirm the upstream made after the gateway gave up, found paid by a late read",
+  "rare: a user's data erased: every event body shows the erased values",
 ];
 
 class ModelFailure extends Error {}
@@ -325,6 +375,8 @@ function toScripted(fault: FaultName): Fault {
       return { kind: "status", status: 503, act: false, retryAfter: 1 };
     case "timeout":
       return { kind: "timeout" };
+    case "hung":
+      return { kind: "timeout", act: false };
     case "bad-body":
       return { kind: "body", body: "<html>oops</html>" };
     case "late":
@@ -335,6 +387,12 @@ function toScripted(fault: FaultName): Fault {
       return { kind: "status", status: 400, code: "SOME_UNKNOWN_CODE", message: "Something the gateway was never told of", act: false };
     case "unknown-code-after":
       return { kind: "status", status: 400, code: "SOME_UNKNOWN_CODE", message: "Something the gateway was never told of", act: true };
+    case "no-code":
+      return { kind: "body", status: 400, body: "{}", act: false };
+    case "no-code-after":
+      return { kind: "body", status: 400, body: "{}", act: true };
+    case "validation":
+      return { kind: "status", status: 400, code: "VALIDATION_ERROR", message: "Body does not match the operation", act: false };
     case "crash-mid":
     case "crash-before":
       throw new Error("a crash is a hold, not a scripted answer");
@@ -425,6 +483,7 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
       answer: { status: answers[i]!.status, code: answers[i]!.code, state: answers[i]!.state, attemptsLeft: answers[i]!.attemptsLeft },
       racing,
       hits: i === 0 ? hits : [],
+      preSeq,
     }),
   );
   for (const sent of sents) m.sents.set(sent.requestId, sent);
@@ -457,6 +516,7 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
     rec.calls,
   );
   const guessesAfter = guessesOf(rec, all, rec.calls);
+  const history = replay(rec, rec.calls, rec.seen, m.sents).states;
   for (const [i, sent] of sents.entries()) {
     const raw = answers[i]!.raw.slice(0, 400);
     if (sent.answer.status === 500) fail(m, `${sent.requestId} answered 500: ${raw}`);
@@ -469,6 +529,8 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
       guessesBefore,
       guessesAfter,
       maxGuesses: rec.maxGuesses,
+      history,
+      cancelReason: rec.view.cancelReason,
     });
     if (why) fail(m, `${sent.requestId}: ${why}\n  answer: ${raw}`);
   }
@@ -515,16 +577,25 @@ function checkRecord(m: Model, rec: Rec): void {
   if (paidAnswers.length > 1)
     fail(m, `invariant 1: ${rec.key} was answered paid ${paidAnswers.length} times: ${paidAnswers.map((s) => s.requestId).join(", ")}`);
 
-  // 2. No user's cancel of a paid or held receipt reaches the upstream.
+  // 2. No user's cancel of a paid or held receipt reaches the upstream: neither the user's own request
+  // nor the gateway's completion of it after its answer was lost, nor the gateway's own cancel (a user's rights).
   const { before } = replay(rec, rec.calls, rec.seen, m.sents);
+  const cancelled = rec.view.state === 21 ? { reason: rec.view.cancelReason, by: rec.view.cancelledBy } : null;
   for (const c of rec.calls) {
-    const sent = m.sents.get(c.request_id ?? "");
-    if (c.path === "receipt/cancel" && sent?.op === "cancel" && sent.who !== "partner" && [4, 5].includes(before.get(c.seq)!)) {
-      fail(
-        m,
-        `invariant 2: ${sent.who}'s cancel ${sent.requestId} reached the upstream while ${rec.key} was ${before.get(c.seq) === 4 ? "paid" : "held"} (upstream answered ${c.status}${c.code ? ` ${c.code}` : ""})`,
-      );
-    }
+    if (c.path !== "receipt/cancel" || ![4, 5].includes(before.get(c.seq)!)) continue;
+    const sender = cancelSenderOf(c, all, cancelled);
+    if (sender === "partner") continue;
+    const own = m.sents.get(c.request_id ?? "");
+    const what =
+      own?.op === "cancel" && own.who === sender
+        ? `${sender}'s cancel ${own.requestId}`
+        : sender === "gateway"
+          ? `the gateway's own cancel ${c.request_id}`
+          : `the gateway's completion (${c.request_id}) of ${sender}'s lost cancel`;
+    fail(
+      m,
+      `invariant 2: ${what} reached the upstream while ${rec.key} was ${before.get(c.seq) === 4 ? "paid" : "held"} (upstream answered ${c.status}${c.code ? ` ${c.code}` : ""}${c.status === 200 && cancelled?.reason ? `, reason "${cancelled.reason}"` : ""})`,
+    );
   }
 
   // 3. At most three OTPs the upstream may have judged as not right.
@@ -554,6 +625,11 @@ function coverStep(_m: Model, rec: Rec, sents: Sent[], pre: number, hits: Sent["
     if (s.hits.some((h) => h.fault === "unknown-code-after") && rec.calls.some((c) => c.request_id === s.requestId && c.code === "OTP_INVALID")) {
       cover("fault: an unknown code after the upstream judged the OTP");
     }
+    const otpPay = s.op === "pay" && s.otp !== undefined && (rec.isVerify || s.anonymous);
+    if (otpPay && s.hits.some((h) => h.fault.startsWith("no-code")) && s.answer.code === "upstream_refused")
+      cover("fault: a 400 with no code refusing an OTP pay (an unconfirmed guess)");
+    if (otpPay && s.hits.some((h) => h.fault === "validation") && s.answer.code === "invalid_request")
+      cover("fault: a VALIDATION_ERROR refusing an OTP pay (no guess)");
   }
   if (sents.length > 1) cover("rare: racing requests on one record");
   for (const h of hits) {
@@ -640,6 +716,58 @@ async function settle(m: Model, rec: Rec): Promise<void> {
 // ---------------------------------------------------------------------------
 // Convergence (invariants 5 and 6)
 
+/**
+ * Invariant 5's events for one record, once its alarms ran and what was
+ * queued was delivered: every state the upstream reached was delivered at
+ * least once as its event (with the exhausted one after three failed
+ * guesses), no event claims a state the upstream never held, and a receipt
+ * ended by guesses is cancelled upstream.
+ */
+function checkEvents(m: Model, rec: Rec): void {
+  const guesses = guessesOf(rec, sentsOf(m, rec), rec.calls);
+  const got = m.delivered.filter((e) => e.recordId === rec.id);
+  const types = new Set(got.map((e) => e.type));
+  const missing = [...expectedEvents(m, rec)].filter((t) => !types.has(t));
+  const { states } = replay(rec, rec.calls, rec.seen, m.sents);
+  if (missing.length > 0) {
+    fail(
+      m,
+      `invariant 5: ${rec.key}'s upstream went through ${states.join(" -> ")}, but the receiver never got ${missing.join(", ")} (got: ${[...types].join(", ") || "nothing"})`,
+    );
+  }
+  for (const e of got) {
+    if (e.type === exhaustedEvent(rec.kind)) {
+      if (rec.maxGuesses < MAX_GUESSES) fail(m, `invariant 4: ${e.type} for ${rec.key} after ${rec.maxGuesses} failed guesses`);
+      continue;
+    }
+    const claimed = [0, 4, 5, 21, 57].find((s) => eventOfState(rec.kind, s) === e.type);
+    if (claimed === undefined || !states.includes(claimed) || (e.type !== `${rec.kind}.created` && e.state !== claimed)) {
+      fail(m, `invariant 5: ${e.type} (object state ${e.state}) for ${rec.key}, whose upstream went through ${states.join(" -> ")}`);
+    }
+  }
+  // A receipt ended by guesses is cancelled upstream (a QR merchant's stays closed at the edge).
+  if (rec.kind === "receipt" && !rec.qr && guesses >= MAX_GUESSES && rec.view.state !== 21) {
+    fail(m, `rule 2: ${rec.key} ended by ${guesses} failed guesses is not cancelled upstream (state ${rec.view.state})`);
+  }
+}
+
+/** The events a record owes: one for every state the upstream reached, and the exhausted one after three failed guesses. */
+function expectedEvents(m: Model, rec: Rec): Set<string> {
+  const { states } = replay(rec, rec.calls, rec.seen, m.sents);
+  const expected = new Set(states.map((s) => eventOfState(rec.kind, s)).filter((t): t is string => t !== null));
+  if (guessesOf(rec, sentsOf(m, rec), rec.calls) >= MAX_GUESSES) expected.add(exhaustedEvent(rec.kind));
+  return expected;
+}
+
+/** Invariant 5's read: check-id / a2c get-by-id answer the upstream's state. */
+async function checkRead(m: Model, rec: Rec): Promise<void> {
+  const requestId = `m${m.run}-s${++m.step}`;
+  const answer = await readAnswer(await send(m, readPathOf(rec.kind), { id: rec.id }, "partner", requestId));
+  if (answer.status !== 200 || answer.state !== rec.view.state) {
+    fail(m, `invariant 5: ${readPathOf(rec.kind)} of ${rec.key} answers ${showAnswer(answer)}, the upstream holds ${rec.view.state}`);
+  }
+}
+
 async function converge(m: Model, label: string, scanCardData: boolean): Promise<void> {
   scriptedUpstream.reset();
   m.log.push(`${label}: faults stop; late calls reach the upstream; every alarm runs until nothing is owed; the suppliers answer`);
@@ -662,41 +790,9 @@ async function converge(m: Model, label: string, scanCardData: boolean): Promise
   }
 
   for (const rec of m.recs) {
-    const all = sentsOf(m, rec);
-    const guesses = guessesOf(rec, all, rec.calls);
-    const { states } = replay(rec, rec.calls, rec.seen, m.sents);
-    const got = m.delivered.filter((e) => e.recordId === rec.id);
-    const types = new Set(got.map((e) => e.type));
-    // Every state the upstream reached is stored and delivered at least once as its event.
-    const expected = new Set(states.map((s) => eventOfState(rec.kind, s)).filter((t): t is string => t !== null));
-    if (guesses >= MAX_GUESSES) expected.add(exhaustedEvent(rec.kind));
-    const missing = [...expected].filter((t) => !types.has(t));
-    if (missing.length > 0) {
-      fail(
-        m,
-        `invariant 5: ${rec.key}'s upstream went through ${states.join(" -> ")}, but the receiver never got ${missing.join(", ")} (got: ${[...types].join(", ") || "nothing"})`,
-      );
-    }
-    for (const e of got) {
-      if (e.type === exhaustedEvent(rec.kind)) {
-        if (rec.maxGuesses < MAX_GUESSES) fail(m, `invariant 4: ${e.type} for ${rec.key} after ${rec.maxGuesses} failed guesses`);
-        continue;
-      }
-      const claimed = [0, 4, 5, 21, 57].find((s) => eventOfState(rec.kind, s) === e.type);
-      if (claimed === undefined || !states.includes(claimed) || (e.type !== `${rec.kind}.created` && e.state !== claimed)) {
-        fail(m, `invariant 5: ${e.type} (object state ${e.state}) for ${rec.key}, whose upstream went through ${states.join(" -> ")}`);
-      }
-    }
-    // A receipt ended by guesses is cancelled upstream (a QR merchant's stays closed at the edge).
-    if (rec.kind === "receipt" && !rec.qr && guesses >= MAX_GUESSES && rec.view.state !== 21) {
-      fail(m, `rule 2: ${rec.key} ended by ${guesses} failed guesses is not cancelled upstream (state ${rec.view.state})`);
-    }
-    // check-id / get-by-id answer the upstream's state.
-    const requestId = `m${m.run}-s${++m.step}`;
-    const answer = await readAnswer(await send(m, readPathOf(rec.kind), { id: rec.id }, "partner", requestId));
-    if (answer.status !== 200 || answer.state !== rec.view.state) {
-      fail(m, `invariant 5: ${readPathOf(rec.kind)} of ${rec.key} answers ${showAnswer(answer)}, the upstream holds ${rec.view.state}`);
-    }
+    checkEvents(m, rec);
+    await checkRead(m, rec);
+    const guesses = guessesOf(rec, sentsOf(m, rec), rec.calls);
     cover(`converged: ${rec.kind} in state ${rec.view.state}${guesses >= MAX_GUESSES ? " (ended by OTP guesses)" : ""}`);
     await park(rec.kind, rec.id, rec.clock);
   }
@@ -715,6 +811,49 @@ async function converge(m: Model, label: string, scanCardData: boolean): Promise
   for (const row of rows) {
     const found = cardDataIn(row, CARD_DATA);
     if (found.length > 0) fail(m, `invariant 6: card data ${found.join(", ")} stored or sent: ${row.slice(0, 400)}`);
+  }
+  for (const line of m.logged) {
+    const found = cardDataIn(loggedText(line), CARD_DATA);
+    if (found.length > 0) fail(m, `invariant 6: card data ${found.join(", ")} in the gateway's log: ${line.slice(0, 400)}`);
+  }
+}
+
+/**
+ * The text of a log line that could carry card data: of a JSON line (the
+ * gateway's logger writes one per event) its keys, string values and long
+ * numbers, for a short number is a duration or a count that may equal an
+ * expiry or an OTP without being one; any other line as it is.
+ */
+function loggedText(line: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return line;
+  }
+  const texts: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === "string") texts.push(value);
+    else if (typeof value === "number" && Math.abs(value) >= 1e7) texts.push(String(value));
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === "object")
+      for (const [key, v] of Object.entries(value)) {
+        texts.push(key);
+        walk(v);
+      }
+  };
+  walk(parsed);
+  return texts.join("\n");
+}
+
+/** Collects every line the gateway logs during a run (it still prints: a failing run shows them). */
+function collectLogs(m: Model): void {
+  for (const method of ["log", "info", "warn", "error", "debug"] as const) {
+    const original = console[method].bind(console);
+    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+      m.logged.push(args.map(String).join(" "));
+      original(...args);
+    });
   }
 }
 
@@ -744,9 +883,16 @@ const describeCreate = (spec: CreateSpec) =>
     ? `a receipt at ${spec.merchant}${spec.merchant === 1001 ? " (OTP)" : spec.merchant === 1002 ? " (QR)" : ""}${spec.isHold ? " with is_hold" : ""}`
     : `a transfer of ${spec.amount}${spec.amount >= 1_000_000 ? " (OTP)" : ""} from ${TOKEN_OF[spec.sender]}`;
 
+/** What a create may do besides: another account (a receipt's), other bodies with the tid of a create whose answer was lost. */
+interface CreateExtra {
+  account?: { key: string; value: string }[];
+  /** After a faulted create, before the identical retry: a retry with only this changed (a transfer's). */
+  changed?: ("amount" | "receiver card")[];
+}
+
 /** Creates a record: with a fault, the caller retries with the same tid until it has its answer (rule 1, rule 8). */
-async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = null, replays = false): Promise<Rec> {
-  const key = keyOf(m.recs.length);
+async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = null, replays = false, extra: CreateExtra = {}): Promise<Rec> {
+  const key = keyOf(m.made++);
   const tid = newTid(`model-${key}`);
   const path = spec.kind === "receipt" ? "receipt/create" : "a2c/create";
   const body =
@@ -755,7 +901,7 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
           tid,
           amount: 150_000,
           merchant_id: spec.merchant,
-          account: [{ key: "phone", value: "998901234567" }],
+          account: extra.account ?? [{ key: "phone", value: "998901234567" }],
           description: "model",
           is_hold: spec.isHold,
         }
@@ -773,6 +919,7 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
   if (fault) {
     scriptedUpstream.reset();
     scriptedUpstream.on(path, toScripted(fault.fault));
+    const first = `m${m.run}-s${m.step + 1}`;
     answer = await attempt(`${what} [fault: ${path} ${fault.fault}]`);
     const hit = scriptedUpstream.firedOn().length > 0;
     const late = scriptedUpstream.takeDeferred();
@@ -788,6 +935,20 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
       }
     };
     if (fault.lateBeforeRetry) await actLateCreate();
+    // The tid's claim is expired (an unknown outcome): a retry with another body must not take the record the lost one made.
+    const changed: { what: string; answer: Awaited<ReturnType<typeof attempt>>; amount: number; card: string }[] = [];
+    for (const what of spec.kind === "transfer" ? (extra.changed ?? []) : []) {
+      const amount = what === "amount" ? (body.amount as number) + 100_000 : (body.amount as number);
+      const card = what === "receiver card" ? OTHER_RECEIVER_CARD : RECEIVER_CARD;
+      const other = await attempt(`${spec.owner} retries the create with the same tid, only its ${what} changed`, {
+        ...body,
+        amount,
+        receiver_card: card,
+      });
+      if (other.status !== 200 && other.code !== "tid_conflict")
+        fail(m, `rule 1: a create with a known tid and another ${what} answered ${showAnswer(other)}: ${other.raw.slice(0, 300)}`);
+      changed.push({ what, answer: other, amount, card });
+    }
     for (let tries = 0; answer.status !== 200; tries++) {
       if (tries === 3) fail(m, `a retried create with the same tid never succeeded: ${showAnswer(answer)}`);
       answer = await attempt(`${spec.owner} retries the create with the same tid`);
@@ -795,6 +956,7 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
         fail(m, `a retried create answered ${showAnswer(answer)}: ${answer.raw.slice(0, 300)}`);
     }
     if (!fault.lateBeforeRetry) await actLateCreate();
+    await judgeTidRetries(m, spec, fault, first, answer, changed);
     cover("fault: on a create, then a retry with the same tid");
     cover(
       `create fault: ${fault.fault}${fault.fault.startsWith("late") ? (fault.lateBeforeRetry ? " (acted before the retry)" : " (acted after the retry)") : ""}`,
@@ -850,6 +1012,68 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
   return rec;
 }
 
+/** Another receiver card the sandbox pays to (the anonymous payer's card: invariant 6 looks for it too). */
+const OTHER_RECEIVER_CARD = ANON_PAN;
+const masked = (pan: string) => `${pan.slice(0, 6)}******${pan.slice(-4)}`;
+
+/**
+ * Rule 1 after a create whose outcome was unknown (its tid's claim expired at
+ * once): an identical retry adopts the record the upstream made under the tid
+ * if it made one (never a second); a retry with only the amount or only the
+ * receiver card changed never does: tid_conflict, or a new record of its own.
+ */
+async function judgeTidRetries(
+  m: Model,
+  spec: CreateSpec,
+  fault: CreateFault,
+  firstRequestId: string,
+  retried: Answer & { raw: string },
+  changed: { what: string; answer: Answer & { raw: string }; amount: number; card: string }[],
+): Promise<void> {
+  const path = spec.kind === "receipt" ? "receipt/create" : "a2c/create";
+  const idOf = (raw: string): string => JSON.parse(raw)[spec.kind === "receipt" ? "id" : "receipt_id"];
+  // The upstream made a record under the lost create's tid before the retries (it logs the tid it was sent).
+  const made = (await callsOfRequest(firstRequestId)).find((c) => c.path === path && c.status === 200);
+  const madeBefore = made !== undefined && (fault.fault !== "late" || fault.lateBeforeRetry) ? made.tid : null;
+  const id = idOf(retried.raw);
+  // The identical retry's record is the one its body asked for.
+  const answered = JSON.parse(retried.raw);
+  const asked =
+    spec.kind === "receipt"
+      ? answered.amount === 150_000
+      : answered.receiver?.amount === spec.amount && answered.receiver?.masked_pan === masked(RECEIVER_CARD);
+  if (!asked) fail(m, `rule 1: the identical retry of a create whose answer was lost was answered with another record: ${retried.raw.slice(0, 300)}`);
+  if (madeBefore !== null) {
+    const view = await sandboxSeen(spec.kind, id);
+    if (view.tid !== madeBefore) {
+      fail(
+        m,
+        `rule 1: the identical retry of a create whose answer was lost answered ${id}, held upstream under tid ${view.tid}, not the record the lost create made (tid ${madeBefore})`,
+      );
+    }
+    cover("rare: an identical retry adopts the record a lost create made");
+  }
+  for (const c of changed) {
+    if (c.answer.status === 200) {
+      const body = JSON.parse(c.answer.raw);
+      const other = idOf(c.answer.raw);
+      const view = await sandboxSeen(spec.kind, other);
+      if (
+        other === id ||
+        (madeBefore !== null && view.tid === madeBefore) ||
+        body.receiver?.amount !== c.amount ||
+        body.receiver?.masked_pan !== masked(c.card)
+      ) {
+        fail(
+          m,
+          `rule 1: a create with the lost create's tid and another ${c.what} was answered with another transfer (${other}: ${body.receiver?.amount} to ${body.receiver?.masked_pan}), not a record of its own`,
+        );
+      }
+    }
+    if (madeBefore !== null) cover(`rare: a create with a lost create's tid and another ${c.what}: not adopted`);
+  }
+}
+
 class CreateCmd implements Cmd {
   constructor(
     readonly spec: CreateSpec,
@@ -900,7 +1124,10 @@ class OpCmd implements Cmd {
       this.req.otp !== OTP_RIGHT &&
       (rec.isVerify || (rec.kind === "receipt" && this.req.anonymous));
     if (faults.main === "unknown-code-after" && !judgesWrong) faults.main = "unknown-code";
-    if (faults.main?.startsWith("unknown-code") && this.req.op !== "pay") faults.main = undefined;
+    if (faults.main === "no-code-after" && !judgesWrong) faults.main = "no-code";
+    // Refusals in words (unknown, none, or VALIDATION_ERROR) are scripted on pays only: what they do to an OTP is the question.
+    const refusal = faults.main !== undefined && (refusedInUnknownWords(faults.main) || faults.main === "validation");
+    if (refusal && this.req.op !== "pay") faults.main = undefined;
     this.#label = `${who} ${describeReq(rec, this.req)} ${rec.key}${describeFaults(faults)}`;
     if (this.req.op === "pay") await payWithOtpSent(m, rec, who, this.req, faults);
     else await perform(m, rec, [{ who, req: this.req, faults }]);
@@ -1184,6 +1411,343 @@ class ExhaustionCmd implements Cmd {
   }
 }
 
+/** The upstream's state after the last step (a function: the steps in between change it). */
+const upstreamState = (rec: Rec): number => rec.view.state;
+
+/**
+ * A user's, or the partner's, cancel whose answer was lost, then the late
+ * payment of an earlier pay lands upstream: one with tok_sandbox_pays_late
+ * that timed out, or one the upstream kept and acts on now.
+ */
+class LostCancelCmd implements Cmd {
+  constructor(
+    readonly o: {
+      owner: "user1" | "user2";
+      canceller: "owner" | "partner";
+      how: "hung" | "killed";
+      finder: "alarm" | "next operation";
+      hold: boolean;
+      lateBy: "pays_late" | "a kept pay";
+    },
+  ) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const { owner, how } = this.o;
+    const rec = await create(m, { owner, kind: "receipt", merchant: 1003, isHold: this.o.hold, amount: 0, sender: "ok" });
+    const canceller: Who = this.o.canceller === "partner" ? "partner" : owner;
+    // The pay's outcome is unknown; the first look finds the receipt unpaid: the payment will land later.
+    const kept = this.o.lateBy === "a kept pay";
+    const [pay] = await perform(m, rec, [
+      { who: canceller, req: { op: "pay", anonymous: false, card: kept ? "ok" : "pays_late" }, faults: kept ? { main: "late" } : {} },
+    ]);
+    const latePay = rec.late.find((l) => l.request.requestId === pay!.requestId);
+    await runAlarm(m, rec, {}, true);
+    if (upstreamState(rec) !== 0 || (kept && !latePay)) return;
+    const [cancel] = await perform(m, rec, [
+      { who: canceller, req: { op: "cancel" }, faults: how === "hung" ? { main: "hung" } : { crash: "before" } },
+    ]);
+    // Killed: the cancel died with the object's connection, and the upstream never got it.
+    const died = rec.late.filter((l) => l.request.path === "receipt/cancel" && l.request.requestId === cancel!.requestId);
+    for (const late of died) rec.late.splice(rec.late.indexOf(late), 1);
+    if (died.length > 0) m.log.push(`${cancel!.requestId}: the upstream never gets that cancel (its connection died with the object)`);
+    if (!lostCancel(cancel!) || rec.calls.some((c) => c.path === "receipt/cancel")) return;
+    if (latePay) {
+      await actLate(m, rec, latePay);
+    } else {
+      await letLatePayHappen(rec.id);
+      await look(m, rec);
+      m.log.push(`late: the upstream's late payment of ${rec.key} lands: upstream 0 -> ${rec.view.state}`);
+      checkRecord(m, rec);
+    }
+    if (![4, 5].includes(upstreamState(rec))) return;
+    const paid = rec.view.state;
+    if (this.o.finder === "alarm") await runAlarm(m, rec);
+    else await perform(m, rec, [{ who: owner, req: { op: "pay", anonymous: false, card: "ok" } }]);
+    await settle(m, rec);
+    m.delivered.push(...(await m.queue.deliver()));
+    checkEvents(m, rec);
+    const as = `${canceller === "partner" ? "the partner" : canceller}'s cancel whose answer was lost (${how})`;
+    if (canceller !== "partner") {
+      if (rec.view.state !== paid)
+        fail(m, `rule 8: ${as} was completed on a receipt ${paid === 4 ? "paid" : "held"} meanwhile: upstream ${paid} -> ${rec.view.state}`);
+      // The partner learns of the refusal from the audit trail.
+      const trail = await callGateway("receipt/audit", { id: rec.id });
+      const entries = trail.status === 200 ? ((await trail.json()) as { entries: { op: string; actor: string; outcome: string }[] }).entries : [];
+      if (!entries.some((e) => e.op === "cancel" && e.actor === `user:${m.subs[owner]}` && e.outcome === "forbidden"))
+        fail(m, `rule 8: the refusal of ${as} is not in ${rec.key}'s audit trail (${trail.status}): ${JSON.stringify(entries)}`);
+      cover(`rare: a user's lost cancel (${how}), then the late payment: refused, never refunded`);
+    } else {
+      // The refund the partner asked for.
+      if (rec.view.state !== 21) fail(m, `rule 8: ${as} was not completed once the late payment landed: upstream ${paid} -> ${rec.view.state}`);
+      cover(`rare: the partner's lost cancel (${how}), then the late payment: completed, refunded`);
+    }
+  }
+  toString() {
+    const { owner, canceller, how, finder, hold, lateBy } = this.o;
+    const who = canceller === "partner" ? "the partner" : owner;
+    const pays = lateBy === "pays_late" ? "with tok_sandbox_pays_late" : "and the upstream keeps the pay";
+    return `scenario: ${who} pays ${owner}'s ${hold ? "hold " : ""}receipt ${pays}, then cancels it, the answer lost (${how}); the late payment lands; the ${finder} finds it`;
+  }
+}
+
+/** How far the cron's retention runs ahead to prune what a record's end waits for: past every window of the event log. */
+const RETENTION = retentionPolicy(env);
+
+/**
+ * Rule 10 with events still listed: the record's time passes beyond its
+ * window (its own clock: its stored times move into the past) and its alarm
+ * runs before the cron's retention pruned the log. Every event the log lists
+ * keeps its body (events/list shows it with its type and data, events/resend
+ * finds it), so the record waits. `meanwhile` runs then. Once the cron, as far
+ * on, has pruned the log, its next alarm deletes it, and it leaves the pool.
+ * The caller made sure the run's other records owe nothing (a checkpoint): the
+ * cron so far on takes every event and tid of the run that it may.
+ */
+async function endRecord(m: Model, rec: Rec, meanwhile: () => Promise<void> = async () => {}): Promise<{ undelivered: boolean }> {
+  await settle(m, rec);
+  m.delivered.push(...(await m.queue.deliver()));
+  const due = await alarmDue(rec.kind, rec.id, rec.clock);
+  if (due === null || due - gatewayClock.now() <= RECORD_DELETION_AFTER_MS) {
+    fail(
+      m,
+      `rule 10: ${rec.key} is final (upstream ${rec.view.state}, ${guessesOf(rec, sentsOf(m, rec), rec.calls)} failed guesses) and owes nothing, but its end is not set: its alarm is ${due === null ? "not set" : `due in ${Math.round((due - gatewayClock.now()) / 1000)} s`}`,
+    );
+  }
+  const expected = expectedEvents(m, rec);
+  const ahead = rec.clock.ahead;
+  await runNextAlarm(rec.kind, rec.id, rec.clock);
+  m.log.push(
+    `time: ${rec.key}'s clock moves on ${((rec.clock.ahead - ahead) / 86_400_000).toFixed(1)} days, to its end (rule 10), before the cron prunes the log; its alarm runs`,
+  );
+  const listed = await listedEvents(rec.id);
+  const types = new Set(listed.events.map((e) => e.type));
+  const missing = [...expected].filter((t) => !types.has(t));
+  if (listed.status !== 200 || missing.length > 0) {
+    fail(
+      m,
+      `rule 10: ${rec.key}'s time came while the log still listed its events, and events/list (${listed.status}) no longer shows ${missing.join(", ")} (shows: ${[...types].join(", ") || "nothing"}): their bodies went with the record`,
+    );
+  }
+  for (const e of listed.events) {
+    const object = e.data?.object;
+    if (typeof e.type !== "string" || (object?.id ?? object?.receipt_id) !== rec.id)
+      fail(m, `rule 10: events/list shows ${e.id} of ${rec.key} without its body: ${JSON.stringify(e).slice(0, 300)}`);
+    const again = await resendEvent(e.id);
+    if (again.status !== 200)
+      fail(
+        m,
+        `rule 10: events/resend of ${e.id} (${e.type}), which events/list shows for ${rec.key}, answered ${again.status}: ${again.raw.slice(0, 300)}`,
+      );
+  }
+  m.log.push(
+    `events: the log lists ${listed.events.length} events of ${rec.key} (${listed.events.map((e) => `${e.type} ${e.delivery?.status}`).join(", ")}), each with its body; each is resent`,
+  );
+  // The resent copies go at once (a real queue takes seconds), delivered or refused again.
+  m.delivered.push(...(await m.queue.deliver()));
+  await meanwhile();
+  for (let n = 0; (await listedEvents(rec.id)).events.length > 0; n++) {
+    if (n === 3) fail(m, `retention: three cron runs past every window left ${rec.key}'s events in the log`);
+    await runCron(Math.max(RETENTION.undeliveredEventsMs, RETENTION.deliveredEventsMs) + 60_000);
+  }
+  await runNextAlarm(rec.kind, rec.id, rec.clock);
+  const left = await stored(rec.kind, rec.id);
+  if (left.rows.length > 0 || left.alarm !== null) {
+    fail(
+      m,
+      `rule 10: once the log held none of its events, ${rec.key}'s alarm did not delete it (${left.rows.length} rows stored, alarm ${left.alarm === null ? "none" : "set"})`,
+    );
+  }
+  m.recs.splice(m.recs.indexOf(rec), 1);
+  m.queue.accept(rec.id);
+  m.log.push(`retention: the cron prunes the log; ${rec.key}'s next alarm deletes it, and it leaves the pool`);
+  return { undelivered: listed.events.some((e) => e.delivery?.status !== "delivered") };
+}
+
+/** A receipt paid (perhaps refunded) while the receiver is down: its events are still undelivered when its time comes (rule 10). */
+class RecordEndCmd implements Cmd {
+  constructor(readonly o: { owner: Who; refund: boolean }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    await converge(m, "before the cron runs days ahead", false);
+    const rec = await create(m, { owner: this.o.owner, kind: "receipt", merchant: 1003, isHold: false, amount: 0, sender: "ok" });
+    m.queue.refuse(rec.id);
+    m.log.push(`receiver: it answers 500 to every event of ${rec.key}`);
+    await perform(m, rec, [{ who: "partner", req: partnerPay(rec) }]);
+    if (this.o.refund) await perform(m, rec, [{ who: "partner", req: { op: "cancel" } }]);
+    const { undelivered } = await endRecord(m, rec);
+    if (undelivered) cover("rare: a record's time came while the log listed its undelivered events: it waited for the log, then went");
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s receipt is paid${this.o.refund ? " and refunded" : ""} while the receiver is down; its time comes (rule 10) before the cron prunes the log`;
+  }
+}
+
+/** A transfer closed at the edge: two OTPs whose answers were lost before the upstream judged them, and a wrong one; the upstream still shows 0. */
+class EdgeClosedCmd implements Cmd {
+  constructor(readonly o: { owner: Who; faults: [FaultName, FaultName] }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    await converge(m, "before the cron runs days ahead", false);
+    const rec = await create(m, { owner: this.o.owner, kind: "transfer", merchant: 1001, isHold: false, amount: 2_000_000, sender: "ok" });
+    const pay = (otp: string, fault?: FaultName): Item => ({
+      who: this.o.owner,
+      req: { op: "pay", anonymous: false, card: "ok", otp },
+      faults: { main: fault },
+    });
+    for (const [i, fault] of this.o.faults.entries()) await perform(m, rec, [pay(OTP_WRONG[i]!, fault)]);
+    await perform(m, rec, [pay(OTP_WRONG[2])]);
+    if (rec.maxGuesses < MAX_GUESSES || rec.view.state !== 0) return;
+    // Every later operation answers otp_attempts_exhausted: now, and when the record's time has come.
+    await perform(m, rec, [pay(OTP_RIGHT)]);
+    await endRecord(m, rec, async () => {
+      await perform(m, rec, [{ who: "partner", req: { op: "pay", anonymous: false, card: "ok", otp: OTP_RIGHT } }]);
+    });
+    cover("rare: a transfer closed at the edge (the upstream at 0) is final, and ends (rule 10)");
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s transfer gets two OTPs meeting ${this.o.faults.join(" and ")}, then a wrong one (closed at the edge); its time comes (rule 10)`;
+  }
+}
+
+/** A transfer's create meets an unknown outcome; the caller retries with the same tid and another amount, or receiver card, then with the same body. */
+class TidRetryCmd implements Cmd {
+  constructor(readonly o: { owner: Who; fault: CreateFault; changed: ("amount" | "receiver card")[] }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    await create(m, { owner: this.o.owner, kind: "transfer", merchant: 1001, isHold: false, amount: 500_000, sender: "ok" }, this.o.fault, false, {
+      changed: this.o.changed,
+    });
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s transfer create meets ${this.o.fault.fault}${this.o.fault.fault === "late" ? (this.o.fault.lateBeforeRetry ? " (acted before the retries)" : " (acted after the retries)") : ""}; retried with the same tid and another ${this.o.changed.join(", then another ")}, then the same body`;
+  }
+}
+
+/** A hold is confirmed, and the upstream confirms only after the gateway gave up: a late read must find it paid. */
+class HoldConfirmLateCmd implements Cmd {
+  constructor(readonly o: { owner: Who }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const rec = await create(m, { owner: this.o.owner, kind: "receipt", merchant: 1003, isHold: true, amount: 0, sender: "ok" });
+    await perform(m, rec, [{ who: "partner", req: partnerPay(rec) }]);
+    if (upstreamState(rec) !== 5) return;
+    const [confirm] = await perform(m, rec, [{ who: "partner", req: { op: "hold-confirm" }, faults: { main: "late" } }]);
+    const late = rec.late.find((l) => l.request.requestId === confirm!.requestId);
+    if (!late) return;
+    // The gateway's first look finds it still held; then the upstream confirms.
+    await runAlarm(m, rec, {}, true);
+    await actLate(m, rec, late);
+    if (rec.view.state !== 4) return;
+    const paidDelivered = () => m.delivered.some((e) => e.recordId === rec.id && e.type === "receipt.paid" && e.state === 4);
+    for (let n = 0; n < MAX_ALARMS && !paidDelivered(); n++) {
+      if (!(await runAlarm(m, rec))) break;
+      m.delivered.push(...(await m.queue.deliver()));
+    }
+    const after = clockNow(rec) - late.at;
+    if (!paidDelivered())
+      fail(m, `rule 8: the upstream confirmed ${rec.key}'s hold after the gateway gave up, and its late reads never delivered receipt.paid`);
+    if (after > LATE_FOUND_WITHIN_MS)
+      fail(
+        m,
+        `rule 8: ${rec.key}'s late confirmation was found ${Math.round(after / 1000)} s after the call; the contract finds it within ${LATE_FOUND_WITHIN_MS / 1000} s`,
+      );
+    cover("rare: a hold-confirm the upstream made after the gateway gave up, found paid by a late read");
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s hold receipt is held; the partner's confirm reaches the upstream only after the gateway gave up`;
+  }
+}
+
+/** OTP pays refused in words: VALIDATION_ERROR (no guess), a 400 with no code (an unconfirmed guess); then a wrong OTP and the right one. */
+class OtpRefusalCmd implements Cmd {
+  constructor(readonly o: { owner: Who; kind: KindName; noCode: "no-code" | "no-code-after"; validationFirst: boolean }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const { owner, kind } = this.o;
+    const rec = await create(m, { owner, kind, merchant: 1001, isHold: false, amount: 2_000_000, sender: "ok" });
+    const pay = (otp: string): OpRequest & { op: "pay" } => ({ op: "pay", anonymous: false, card: "ok", otp });
+    const refusals: FaultName[] = this.o.validationFirst ? ["validation", this.o.noCode] : [this.o.noCode, "validation"];
+    for (const [i, fault] of refusals.entries()) await payWithOtpSent(m, rec, owner, pay(OTP_WRONG[i]!), { main: fault });
+    await payWithOtpSent(m, rec, owner, pay(OTP_WRONG[2]));
+    await payWithOtpSent(m, rec, owner, pay(OTP_RIGHT));
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s ${this.o.kind}'s wrong OTPs are refused with ${this.o.validationFirst ? `VALIDATION_ERROR, then ${this.o.noCode}` : `${this.o.noCode}, then VALIDATION_ERROR`}; then a wrong one, then the right one`;
+  }
+}
+
+/** The erased form of a value (rule 10): its first and last two characters, stars between. */
+const erasedForm = (value: string) =>
+  value.length <= 4 ? "*".repeat(value.length) : `${value.slice(0, 2)}${"*".repeat(value.length - 4)}${value.slice(-2)}`;
+
+/** A user's receipt with their own phone and contract; the partner asks to erase the user; later the partner refunds it. */
+class EraseCmd implements Cmd {
+  constructor(readonly o: { user: "user1" | "user2"; payer: "user" | "partner" }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const { user } = this.o;
+    const phone = `99890${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
+    const account = [
+      { key: "phone", value: phone },
+      { key: "contract", value: `contract-${crypto.randomUUID()}` },
+    ];
+    const values = account.map((a) => a.value);
+    const rec = await create(m, { owner: user, kind: "receipt", merchant: 1003, isHold: false, amount: 0, sender: "ok" }, null, false, { account });
+    await perform(m, rec, [{ who: this.o.payer === "user" ? user : "partner", req: { op: "pay", anonymous: false, card: "ok" } }]);
+    await settle(m, rec);
+    m.delivered.push(...(await m.queue.deliver()));
+    const erase = await callGateway("users/erase", { user: m.subs[user] });
+    if (erase.status !== 202) fail(m, `users/erase answered ${erase.status}: ${(await erase.text()).slice(0, 300)}`);
+    await runCron(1_000);
+    m.log.push(`erasure: the partner asks to erase ${user}'s personal data; the cron runs`);
+    const since = m.delivered.length;
+    await this.erasedEverywhere(m, rec, values, account);
+    // Later events carry the values erased too.
+    await perform(m, rec, [{ who: "partner", req: { op: "cancel" } }]);
+    await settle(m, rec);
+    m.delivered.push(...(await m.queue.deliver()));
+    await this.erasedEverywhere(m, rec, values, account);
+    for (const e of m.delivered.slice(since).filter((d) => d.recordId === rec.id)) {
+      const found = values.filter((v) => e.body.includes(v));
+      if (found.length > 0) fail(m, `rule 10: ${e.type} of ${rec.key}, delivered after ${user}'s erasure, carries ${found.join(", ")}`);
+    }
+    cover("rare: a user's data erased: every event body shows the erased values");
+  }
+
+  /** Each event of the record the log lists, each resent, and the record's storage (its outbox) show the values erased. */
+  async erasedEverywhere(m: Model, rec: Rec, values: string[], account: { key: string; value: string }[]): Promise<void> {
+    const listed = await listedEvents(rec.id);
+    if (listed.status !== 200 || listed.events.length === 0)
+      fail(m, `events/list of ${rec.key} answered ${listed.status} with ${listed.events.length} events`);
+    const erased = account.map((a) => ({ key: a.key, value: erasedForm(a.value) }));
+    for (const e of listed.events) {
+      const shown = JSON.stringify(e);
+      const kept = values.filter((v) => shown.includes(v));
+      const accountShown = (e.data?.object as { account?: unknown } | undefined)?.account;
+      if (kept.length > 0 || JSON.stringify(accountShown) !== JSON.stringify(erased))
+        fail(
+          m,
+          `rule 10: after the erasure, events/list shows ${e.type} of ${rec.key} with the account ${JSON.stringify(accountShown)} (erased: ${JSON.stringify(erased)})`,
+        );
+      const again = await resendEvent(e.id);
+      const resentKept = values.filter((v) => again.raw.includes(v));
+      if (again.status !== 200 || resentKept.length > 0)
+        fail(
+          m,
+          `rule 10: after the erasure, events/resend of ${e.type} of ${rec.key} answered ${again.status} carrying ${resentKept.join(", ") || "nothing erased"}`,
+        );
+    }
+    m.delivered.push(...(await m.queue.deliver()));
+    for (const row of (await stored(rec.kind, rec.id)).rows) {
+      const kept = values.filter((v) => row.includes(v));
+      if (kept.length > 0) fail(m, `rule 10: after the erasure, ${rec.key}'s object still stores ${kept.join(", ")}: ${row.slice(0, 300)}`);
+    }
+  }
+  toString() {
+    return `scenario: ${this.o.user}'s receipt (their own phone and contract) is paid by the ${this.o.payer}; the partner asks to erase ${this.o.user}; then refunds it`;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Arbitraries
 
@@ -1216,6 +1780,9 @@ const mainFault = weighted<FaultName | undefined>(
   [1, "timeout"],
   [4, "unknown-code"],
   [4, "unknown-code-after"],
+  [1, "no-code"],
+  [1, "no-code-after"],
+  [1, "validation"],
 );
 const stepFaults: fc.Arbitrary<StepFaults> = fc.record({
   main: mainFault,
@@ -1340,6 +1907,55 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
         .record({ owner: who, first: weighted<FaultName>([2, "5xx"], [2, "unknown-code"], [1, "lost"], [1, "late"]), busyCancel: fc.boolean() })
         .map((o) => new ExhaustionCmd(o)),
     },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({
+          owner: user,
+          canceller: fc.constantFrom<"owner" | "partner">("owner", "partner"),
+          how: fc.constantFrom<"hung" | "killed">("hung", "killed"),
+          finder: fc.constantFrom<"alarm" | "next operation">("alarm", "next operation"),
+          hold: fc.boolean(),
+          lateBy: fc.constantFrom<"pays_late" | "a kept pay">("pays_late", "a kept pay"),
+        })
+        .map((o) => new LostCancelCmd(o)),
+    },
+    { weight: 1, arbitrary: fc.record({ owner: who, refund: fc.boolean() }).map((o) => new RecordEndCmd(o)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          owner: who,
+          faults: fc.tuple(
+            weighted<FaultName>([3, "5xx"], [1, "unknown-code"], [1, "no-code"]),
+            weighted<FaultName>([3, "5xx"], [1, "unknown-code"], [1, "no-code"]),
+          ),
+        })
+        .map((o) => new EdgeClosedCmd(o)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          owner: who,
+          fault: fc.record({ fault: weighted<FaultName>([3, "lost"], [2, "5xx-after"], [3, "late"], [1, "5xx"]), lateBeforeRetry: fc.boolean() }),
+          changed: fc.constantFrom<("amount" | "receiver card")[]>(["amount", "receiver card"], ["receiver card", "amount"]),
+        })
+        .map((o) => new TidRetryCmd(o)),
+    },
+    { weight: 1, arbitrary: fc.record({ owner: who }).map((o) => new HoldConfirmLateCmd(o)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          owner: who,
+          kind: fc.constantFrom<KindName>("receipt", "transfer"),
+          noCode: fc.constantFrom<"no-code" | "no-code-after">("no-code", "no-code-after"),
+          validationFirst: fc.boolean(),
+        })
+        .map((o) => new OtpRefusalCmd(o)),
+    },
+    { weight: 1, arbitrary: fc.record({ user, payer: fc.constantFrom<"user" | "partner">("user", "partner") }).map((o) => new EraseCmd(o)) },
   ),
 ];
 
@@ -1355,12 +1971,16 @@ async function runModel(pool: readonly CreateSpec[], cmds: Iterable<Cmd>): Promi
     run: runCounter,
     step: 0,
     tokens: { partner: PARTNER_KEY, user1: await userToken(subs.user1), user2: await userToken(subs.user2) },
+    subs,
+    made: 0,
     recs: [],
     sents: new Map(),
     queue: eventQueue(),
     delivered: [],
     log: [],
+    logged: [],
   };
+  collectLogs(m);
   try {
     for (const spec of pool) await create(m, spec);
     await fc.asyncModelRun(() => ({ model: m, real: {} }), cmds);

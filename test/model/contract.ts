@@ -10,7 +10,7 @@
 export type KindName = "receipt" | "transfer";
 export type Who = "partner" | "user1" | "user2";
 
-export type Behaviour = "ok" | "insufficient" | "supplier_pending" | "supplier_fails" | "error" | "paid_timeout" | "busy";
+export type Behaviour = "ok" | "insufficient" | "supplier_pending" | "supplier_fails" | "error" | "paid_timeout" | "busy" | "pays_late";
 export const TOKEN_OF: Record<Behaviour, string> = {
   ok: "tok_sandbox_ok",
   insufficient: "tok_sandbox_insufficient",
@@ -19,6 +19,8 @@ export const TOKEN_OF: Record<Behaviour, string> = {
   error: "tok_sandbox_error",
   paid_timeout: "tok_sandbox_paid_timeout",
   busy: "tok_sandbox_busy",
+  /** Times out without paying; the payment lands upstream when the test lets it (test/helpers.ts letLatePayHappen). */
+  pays_late: "tok_sandbox_pays_late",
 };
 
 /** The sandbox's values (docs/reference.md, "The sandbox"). */
@@ -118,6 +120,8 @@ export type FaultName =
   | "busy"
   /** The upstream acts and never answers (the gateway times out: costs UPSTREAM_TIMEOUT_MS). */
   | "timeout"
+  /** A hung connection: the upstream never acts and never answers (the gateway times out). */
+  | "hung"
   /** The upstream acts and answers a body nobody can read. */
   | "bad-body"
   /** The request is kept without acting and the connection breaks (or, hang, times out): the test sends it on later. */
@@ -126,9 +130,17 @@ export type FaultName =
   /** 400 with a code the gateway does not know, without acting / after the upstream judged the (wrong) OTP. */
   | "unknown-code"
   | "unknown-code-after"
+  /** 400 with no error code at all (a body of "{}"), without acting / after the upstream judged the (wrong) OTP. */
+  | "no-code"
+  | "no-code-after"
+  /** 400 VALIDATION_ERROR, without acting: the upstream refused the request's form before judging anything. */
+  | "validation"
   /** The record's object is aborted while the call is held: after the upstream acted / before it did. */
   | "crash-mid"
   | "crash-before";
+
+/** A refusal in words the gateway does not know (an unknown code, or none): the upstream may have judged the OTP. */
+export const refusedInUnknownWords = (fault: FaultName) => fault.startsWith("unknown-code") || fault.startsWith("no-code");
 
 /** Faults after which nobody knows whether the upstream acted. */
 export const UNKNOWN_FAULTS: ReadonlySet<FaultName> = new Set([
@@ -136,6 +148,7 @@ export const UNKNOWN_FAULTS: ReadonlySet<FaultName> = new Set([
   "5xx",
   "5xx-after",
   "timeout",
+  "hung",
   "bad-body",
   "late",
   "late-hang",
@@ -170,6 +183,8 @@ export interface Sent {
   racing: boolean;
   /** The faults that hit this request's calls. */
   hits: { path: string; fault: FaultName }[];
+  /** The last seq of the record's upstream call log before the request was sent (its calls, and any made for it later, come after). */
+  preSeq?: number;
 }
 
 export const unknownAnswer = (a: Answer) => a.code === "upstream_error" || a.code === "upstream_timeout";
@@ -183,11 +198,12 @@ const own = (sent: Sent, calls: readonly LoggedCall[], path = sent.mainPath) =>
 /**
  * Rule 2: a failed guess is an OTP that reached the upstream and was refused
  * as wrong, or met an outcome nobody can know (timeout, 5xx, connection lost,
- * a crash), or was refused with a code the gateway does not know. An OTP that
- * paid was right; one answered busy, OTP_EXPIRED, or refused before it was
- * judged (cancelled, already paid) is no guess. "Reached" is seen from the
- * gateway's side: a call that left it (logged by the sandbox, or taken by a
- * scripted fault on the way).
+ * a crash), or was refused with a code the gateway does not know (or with no
+ * code at all). An OTP that paid was right; one answered busy, OTP_EXPIRED,
+ * or refused before it was judged (cancelled, already paid, VALIDATION_ERROR:
+ * a refusal of the request's form, in words the gateway knows) is no guess.
+ * "Reached" is seen from the gateway's side: a call that left it (logged by
+ * the sandbox, or taken by a scripted fault on the way).
  */
 export function isFailedGuess(meta: RecMeta, sent: Sent, calls: readonly LoggedCall[]): boolean {
   if (sent.op !== "pay" || sent.otp === undefined || !needsOtp(meta, sent)) return false;
@@ -196,7 +212,7 @@ export function isFailedGuess(meta: RecMeta, sent: Sent, calls: readonly LoggedC
   if (mine.some((c) => c.status === 200)) return false;
   // What the gateway got instead of the upstream's answer.
   const hit = sent.hits.find((h) => h.path === sent.mainPath);
-  if (hit) return UNKNOWN_FAULTS.has(hit.fault) || hit.fault.startsWith("unknown-code");
+  if (hit) return UNKNOWN_FAULTS.has(hit.fault) || refusedInUnknownWords(hit.fault);
   // Never left the gateway.
   if (mine.length === 0) return false;
   // Its answer never reached the gateway (a timeout on a loaded machine).
@@ -275,6 +291,50 @@ export function stateAfter(meta: RecMeta, call: LoggedCall, sent: Sent | undefin
 }
 
 // ---------------------------------------------------------------------------
+// Who a cancel in the upstream's log was sent for
+
+/**
+ * The reason the gateway gives the upstream when it completes a cancel whose
+ * answer was lost (rule 8): what the upstream keeps of that cancel. The
+ * exhaustion cancel after three failed guesses says cancelled_by "gateway".
+ */
+export const COMPLETION_REASON = "a cancel whose answer was lost, completed by the gateway";
+
+/** A cancel whose caller never learnt its outcome (a timeout, a 5xx, a lost connection, its object killed): the gateway owes its completion. */
+export const lostCancel = (s: Sent): boolean =>
+  s.op === "cancel" &&
+  (unknownAnswer(s.answer) || s.answer.status >= 500 || s.hits.some((h) => h.path === s.mainPath && UNKNOWN_FAULTS.has(h.fault)));
+
+/** What the upstream shows of the cancel that cancelled the receipt (the sandbox's view), when it is cancelled. */
+export interface CancelSeen {
+  reason: string | null;
+  by: string | null;
+}
+
+/**
+ * On whose behalf a receipt/cancel in the upstream's log was sent: the
+ * caller whose own request it is; or, for one the gateway sent itself (under
+ * an alarm's request id, or a later request's fresh look), the caller of the
+ * latest cancel before it whose answer was lost (its completion), or the
+ * gateway (the cancel after three failed guesses, which has a user's rights).
+ * The cancel that cancelled the receipt is told apart by what the upstream
+ * kept of it: the completion's reason, or cancelled_by "gateway".
+ */
+export function cancelSenderOf(call: LoggedCall, sents: readonly Sent[], cancelled: CancelSeen | null): Who | "gateway" {
+  const own = sents.find((s) => s.requestId === call.request_id);
+  const completes = () =>
+    sents
+      .filter((s) => lostCancel(s) && s.requestId !== call.request_id && (s.preSeq ?? 0) < call.seq)
+      .reduce<Sent | undefined>((latest, s) => (latest === undefined || s.step > latest.step ? s : latest), undefined)?.who;
+  if (call.status === 200 && cancelled) {
+    if (cancelled.by === "gateway") return "gateway";
+    if (cancelled.reason === COMPLETION_REASON) return completes() ?? "gateway";
+  }
+  if (own?.op === "cancel") return own.who;
+  return completes() ?? "gateway";
+}
+
+// ---------------------------------------------------------------------------
 // The answers the contract allows
 
 export interface Judged {
@@ -291,6 +351,10 @@ export interface Judged {
   guessesAfter: number;
   /** The most failed guesses the record ever had: once three, the contract lets the gateway keep it closed. */
   maxGuesses: number;
+  /** Every state the upstream held so far (replay's), for an answer that may be the last one the gateway knew. */
+  history?: readonly number[];
+  /** The reason the upstream kept for the cancel that cancelled the receipt, if it is cancelled. */
+  cancelReason?: string | null;
 }
 
 const TRANSIENT = new Set(["operation_in_progress", "upstream_timeout", "upstream_error", "upstream_unavailable", "rate_limited"]);
@@ -308,8 +372,10 @@ export function judge(j: Judged): string | null {
 
   const allowed = new Set<string>();
   // Rule 8: a cancel whose answer was lost is completed by the gateway before anything else moves
-  // money (docs/reference.md): the request meets the receipt cancelled by that cancel.
-  const completedCancel = s.op !== "cancel" && j.after === 21 && j.own.some((c) => c.path === "receipt/cancel" && c.status === 200);
+  // money (docs/reference.md): the request meets the receipt cancelled by that cancel. A cancel
+  // request too, when the cancel under its id was that completion (the upstream kept its reason).
+  const cancelledHere = j.after === 21 && j.own.some((c) => c.path === "receipt/cancel" && c.status === 200);
+  const completedCancel = cancelledHere && (s.op !== "cancel" || j.cancelReason === COMPLETION_REASON);
   for (const p of completedCancel ? [...j.before, 21] : j.before) for (const k of allowedAt(j, p)) allowed.add(k);
   if (!allowed.has(key)) {
     return `${s.who}'s ${s.op} answered ${key === "200" ? "200" : `${a.status} ${key}`} with the upstream in state ${[...new Set(j.before)].join(" or ")}: the contract allows ${[...allowed].join(" | ") || "nothing"}`;
@@ -332,9 +398,14 @@ export function judge(j: Judged): string | null {
     case "otp_attempts_exhausted":
       return exhaustedEver ? null : `otp_attempts_exhausted after ${j.guessesAfter} failed guesses (rule 2: three)`;
     case "upstream_refused":
-      if (!s.hits.some((h) => h.fault.startsWith("unknown-code"))) return "upstream_refused without an upstream code the gateway does not know";
+      if (!s.hits.some((h) => refusedInUnknownWords(h.fault)))
+        return "upstream_refused without an upstream refusal in words the gateway does not know";
       if (j.guessesAfter >= MAX_GUESSES && !s.racing) {
         return `upstream_refused for the OTP that made ${j.guessesAfter} failed guesses (an unknown refusal is an unconfirmed guess): rule 2 answers otp_attempts_exhausted`;
+      }
+      // The OTP counted as a guess: the answer says what is left, as otp_invalid's does.
+      if (!s.racing && isFailedGuess(j.meta, s, j.own) && a.attemptsLeft !== MAX_GUESSES - j.guessesAfter) {
+        return `upstream_refused with attempts_left ${a.attemptsLeft}, but the OTP counts as a guess and ${j.guessesAfter} of ${MAX_GUESSES} failed: ${MAX_GUESSES - j.guessesAfter} left`;
       }
       return null;
     case "card_declined":
@@ -402,6 +473,8 @@ function allowedAt(j: Judged, p: number): string[] {
       if (s.op === "authorize") return ["200", "otp_resend_too_soon", "card_declined", ...ended];
       const codes = ["200", "card_declined", "otp_expired", "otp_invalid", "upstream_refused", ...ended];
       if (needsOtp(meta, s) && s.otp === undefined) codes.push("otp_required");
+      // The upstream refused the request's form (VALIDATION_ERROR): a bad request, as the gateway's own would be.
+      if (s.hits.some((h) => h.path === s.mainPath && h.fault === "validation")) codes.push("invalid_request");
       return codes;
     }
     case "hold-confirm":
@@ -428,9 +501,11 @@ function judgeSuccess(j: Judged, mine: readonly LoggedCall[]): string | null {
   const accepted = mine.some((c) => c.status === 200);
   switch (s.op) {
     case "check":
-      return state !== undefined && (j.before.includes(state) || state === j.after)
-        ? null
-        : `check answered state ${state}, the upstream held ${[...new Set([...j.before, j.after])].join(" then ")}`;
+      if (state !== undefined && (j.before.includes(state) || state === j.after)) return null;
+      // While another operation on the record is in flight, check-id answers the last state the gateway
+      // knew without calling the service (docs/design.md): one the upstream held, perhaps long before.
+      if (s.racing && state !== undefined && j.history?.includes(state)) return null;
+      return `check answered state ${state}, the upstream held ${[...new Set([...j.before, j.after])].join(" then ")}`;
     case "authorize":
       return accepted ? null : "200, but the upstream sent no OTP for this request";
     case "pay":

@@ -4,8 +4,10 @@
 // a record's alarms (it holds them until it says their time has come, then
 // moves the record's clock there and runs them) and the delivery of events
 // (it takes what the gateway hands the queue and runs the consumer itself).
-// It reads no column of the gateway's record for the verdict; it rewrites the
-// record's times only to let time pass, as test/helpers.ts's letOtpWaitPass does.
+// It reads no column of the gateway's record for the verdict; it reads the
+// object's storage only where the rule is about what is stored (card data, an
+// erasure, a record deleted at its end: rule 10), and rewrites the record's
+// times only to let time pass, as test/helpers.ts's letOtpWaitPass does.
 
 import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
@@ -15,7 +17,7 @@ import type { EventMessage } from "../../src/events";
 import worker from "../../src/index";
 import { receiptStub } from "../../src/receipt-object";
 import { tidShards } from "../../src/shards";
-import { consume, receiver } from "../events";
+import { callGateway, consume, type Received, receiver } from "../events";
 import { dumpStorage } from "../helpers";
 import type { KindName, LoggedCall } from "./contract";
 
@@ -35,6 +37,8 @@ export interface SandboxSeen {
   otpSentAt: number | null;
   /** Who cancelled it, as the cancel call said ("gateway" for the cancel after three failed guesses). */
   cancelledBy: string | null;
+  /** The reason the cancel that cancelled it gave. */
+  cancelReason: string | null;
 }
 
 /** The sandbox's own view of a record (reading it also applies a supplier's answer that is due). */
@@ -48,7 +52,15 @@ export async function sandboxSeen(kind: KindName, id: string): Promise<SandboxSe
     otpAttempts: body.otp_attempts as number,
     otpSentAt: kind === "receipt" ? ((body.otp_sent_at as number | null) ?? null) : null,
     cancelledBy: (body.cancelled_by as string | null | undefined) ?? null,
+    cancelReason: (body.cancel_reason as string | null | undefined) ?? null,
   };
+}
+
+/** The calls the sandbox logged for one request (a create's name no record: its tid is the upstream's). */
+export async function callsOfRequest(requestId: string): Promise<(LoggedCall & { tid: string | null })[]> {
+  const res = await exports.default.fetch("http://gateway.test/__sandbox/calls");
+  if (res.status !== 200) throw new Error(`sandbox call log: ${res.status}`);
+  return ((await res.json()) as (LoggedCall & { tid: string | null })[]).filter((c) => c.request_id === requestId);
 }
 
 /** Every call the sandbox received naming the record, oldest first. */
@@ -141,13 +153,22 @@ export interface Delivered {
  * Takes every message the gateway hands the events queue (the test's queue
  * has no consumer), so the test can run the consumer itself; `lose(recordId)`
  * makes the queue lose that record's next message, as any single component
- * may (the contract's Events section).
+ * may (the contract's Events section); `refuse(recordId)` makes the receiver
+ * answer 500 to that record's deliveries until `accept(recordId)` (the
+ * consumer then asks the queue to retry them: the test drops those retries,
+ * and the event stays pending in the gateway's log).
  */
 export function eventQueue() {
   const queued: EventMessage[] = [];
   const losing = new Map<string, number>();
+  const refusing = new Set<string>();
   let lost = 0;
-  const received = receiver(() => new Response(null, { status: 204 }));
+  const taken: Received[] = [];
+  receiver((delivery) => {
+    if (refusing.has(recordIdOf(delivery.body))) return new Response("down", { status: 500 });
+    taken.push(delivery);
+    return new Response(null, { status: 204 });
+  });
   const realSendBatch = env.EVENTS.sendBatch.bind(env.EVENTS);
   vi.spyOn(env.EVENTS, "sendBatch").mockImplementation(async (batch, options) => {
     for (const message of batch) {
@@ -167,19 +188,30 @@ export function eventQueue() {
     lose(recordId: string) {
       losing.set(recordId, (losing.get(recordId) ?? 0) + 1);
     },
+    refuse(recordId: string) {
+      refusing.add(recordId);
+    },
+    accept(recordId: string) {
+      refusing.delete(recordId);
+    },
     get lost() {
       return lost;
     },
-    /** Runs the consumer on everything queued so far (the receiver answers 204) and returns what reached the receiver since the last call. */
+    /** Runs the consumer on everything queued so far and returns what the receiver took since the last call. */
     async deliver(): Promise<Delivered[]> {
       while (queued.length > 0) {
         const batch = queued.splice(0, 100);
-        const result = await consume(batch.map((body) => ({ body })));
-        // The receiver takes everything: a retry would be the consumer's failure, not the receiver's.
+        const refused = batch.filter((body) => refusing.has(recordIdOf(body.payload)));
+        const accepted = batch.filter((body) => !refusing.has(recordIdOf(body.payload)));
+        // What the receiver refuses the consumer retries: the test drops those messages.
+        if (refused.length > 0) await consume(refused.map((body) => ({ body })));
+        if (accepted.length === 0) continue;
+        const result = await consume(accepted.map((body) => ({ body })));
+        // The receiver takes everything else: a retry would be the consumer's failure, not the receiver's.
         if (result.retryMessages.length > 0)
-          throw new Error(`the consumer retried ${result.retryMessages.length} of ${batch.length} events the receiver took`);
+          throw new Error(`the consumer retried ${result.retryMessages.length} of ${accepted.length} events the receiver took`);
       }
-      return received.splice(0).map((r) => parseDelivery(r.body));
+      return taken.splice(0).map((r) => parseDelivery(r.body));
     },
   };
 }
@@ -227,4 +259,34 @@ export async function dumpTidIndex(ids: readonly string[], tids: readonly string
     rows.push(...results.map((row) => `tid_index: ${JSON.stringify(row)}`));
   }
   return rows;
+}
+
+// ---------------------------------------------------------------------------
+// The gateway's event operations, as the partner backend calls them
+
+export interface ListedEvent {
+  id: string;
+  type: string;
+  data?: { object?: { id?: string; receipt_id?: string; state?: number } };
+  delivery?: { status: string };
+}
+
+/** events/list for one record (every event the log lists for it, newest first): the status and the events. */
+export async function listedEvents(recordId: string): Promise<{ status: number; events: ListedEvent[]; raw: string }> {
+  const res = await callGateway("events/list", { receipt_id: recordId, limit: 100 });
+  const raw = await res.text();
+  const events = res.status === 200 ? ((JSON.parse(raw) as { events: ListedEvent[] }).events ?? []) : [];
+  return { status: res.status, events, raw };
+}
+
+/** events/resend of one event: its status and body. */
+export async function resendEvent(id: string): Promise<{ status: number; raw: string }> {
+  const res = await callGateway("events/resend", { id });
+  return { status: res.status, raw: await res.text() };
+}
+
+/** What a record's object still stores (every row of its tables, the runtime's own left out), and its alarm. */
+export async function stored(kind: KindName, id: string): Promise<{ rows: string[]; alarm: number | null }> {
+  const rows = (await dumpStorage(stubOf(kind, id))).filter((row) => !row.startsWith("__"));
+  return { rows, alarm: await getAlarm(kind, id) };
 }
