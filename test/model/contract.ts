@@ -51,6 +51,7 @@ export const STATUS: Record<string, number> = {
   tid_conflict: 409,
   tid_in_progress: 409,
   operation_in_progress: 409,
+  idempotency_key_reused: 409,
   receipt_cancelled: 409,
   receipt_already_paid: 409,
   receipt_not_held: 409,
@@ -185,6 +186,10 @@ export interface Sent {
   hits: { path: string; fault: FaultName }[];
   /** The last seq of the record's upstream call log before the request was sent (its calls, and any made for it later, come after). */
   preSeq?: number;
+  /** The Idempotency-Key it carried (rule 11). */
+  key?: string;
+  /** A repeat of an earlier request's key, answered from that key (a replay, or idempotency_key_reused): no request of its own. */
+  repeatOf?: string;
 }
 
 export const unknownAnswer = (a: Answer) => a.code === "upstream_error" || a.code === "upstream_timeout";
@@ -303,6 +308,7 @@ export const COMPLETION_REASON = "a cancel whose answer was lost, completed by t
 /** A cancel whose caller never learnt its outcome (a timeout, a 5xx, a lost connection, its object killed): the gateway owes its completion. */
 export const lostCancel = (s: Sent): boolean =>
   s.op === "cancel" &&
+  s.repeatOf === undefined &&
   (unknownAnswer(s.answer) || s.answer.status >= 500 || s.hits.some((h) => h.path === s.mainPath && UNKNOWN_FAULTS.has(h.fault)));
 
 /** What the upstream shows of the cancel that cancelled the receipt (the sandbox's view), when it is cancelled. */
@@ -528,3 +534,112 @@ export const showAnswer = (a: Answer) =>
       ? "200"
       : `200 state ${a.state}`
     : `${a.status} ${a.code}${a.attemptsLeft !== undefined ? ` (attempts_left ${a.attemptsLeft})` : ""}`;
+
+// ---------------------------------------------------------------------------
+// Rule 11: what a repeated Idempotency-Key answers
+
+/**
+ * What the key keeps after a request that carried it (docs/reference.md rule
+ * 11): its answer (the gateway acted: 200, 402, 404, 409, 422), nothing (a
+ * refusal before it acted, a busy upstream, a conflict of the moment: the key
+ * may be used again), or the key open on an outcome nobody knew (a 5xx or a
+ * timeout: the repeat asks the upstream). A 404 to a caller who may not see
+ * the record is nothing: the gateway never found the record for that caller.
+ */
+export type KeyKept = "answer" | "nothing" | "unknown";
+export function keyKept(a: Answer): KeyKept {
+  if (a.code === "operation_in_progress" || a.code === "idempotency_key_reused" || a.code === "receipt_not_found") return "nothing";
+  if ([200, 402, 404, 409, 422].includes(a.status)) return "answer";
+  if (a.status < 500 || a.code === "upstream_unavailable") return "nothing";
+  return "unknown";
+}
+
+/** Whether the upstream's state shows the operation done (what a repeat after an unknown outcome answers 200 for). */
+export function opDone(op: Op, state: number): boolean {
+  switch (op) {
+    case "pay":
+      return PAID.includes(state);
+    case "hold-confirm":
+      return state === 4;
+    case "cancel":
+      return state === 21;
+    default:
+      // An OTP send leaves nothing the upstream shows.
+      return false;
+  }
+}
+
+export interface KeyedAnswer extends Answer {
+  raw: string;
+  replayed: boolean;
+}
+
+export interface RepeatJudged {
+  /** The request the key's answer belongs to: the first whose answer the key kept, or left open. */
+  first: Sent;
+  kept: Exclude<KeyKept, "nothing">;
+  /** The answer the key settled on (the first's kept one, or what the first repeat after an unknown outcome answered). */
+  settled: { status: number; raw: string } | null;
+  repeat: Sent;
+  answer: KeyedAnswer;
+  /** Same body as the first (a repeat), or another one (a reuse). */
+  sameBody: boolean;
+  /** The record's upstream call log after the repeat. */
+  calls: readonly LoggedCall[];
+  /** Every request that carried the key since the first (the first and this one included). */
+  keyRequests: readonly string[];
+  /** The upstream's state after the repeat. */
+  after: number;
+}
+
+/**
+ * Rule 11 for a request that repeats a key: why its answer breaks the rule,
+ * null when the rule holds, or "new" when the key had kept nothing (the
+ * first's outcome unknown, but its call never left the gateway: the key was
+ * never opened) and the request went through as a new one, to be judged as
+ * such. A repeat with the same body answers the settled answer again (same
+ * status and body, Idempotent-Replayed: true), or, after an unknown outcome,
+ * what the upstream shows (200 iff the operation took effect there; else 502
+ * upstream_error); another body is 409 idempotency_key_reused. Neither
+ * reaches the upstream with the operation again: the log has at most one
+ * call of it for the key's requests.
+ */
+export function judgeRepeat(j: RepeatJudged): string | null | "new" {
+  const { first, answer: a, repeat } = j;
+  const mine = j.calls.filter((c) => c.request_id === repeat.requestId);
+  const firstCalls = j.calls.filter((c) => c.request_id === first.requestId && c.path === first.mainPath);
+  const firstLeft = firstCalls.length > 0 || first.hits.some((h) => h.path === first.mainPath);
+  if (j.kept === "unknown" && j.settled === null && !firstLeft && !a.replayed && a.code !== "idempotency_key_reused") return "new";
+  // The gateway completing a lost cancel under a later request's id is rule 8's completion, not the key's second call.
+  const completion = (c: LoggedCall) => first.op === "cancel" && lostCancel(first) && c.request_id !== first.requestId;
+  const opCalls = j.calls.filter((c) => c.path === first.mainPath && j.keyRequests.includes(c.request_id ?? "") && !completion(c));
+  if (opCalls.length > 1)
+    return `rule 11: the key ${repeat.key} reached the upstream's ${first.mainPath} ${opCalls.length} times (${opCalls.map((c) => c.request_id).join(", ")})`;
+  const shown = `${a.status}${a.code ? ` ${a.code}` : ""}${a.replayed ? " (replayed)" : ""}`;
+  if (!j.sameBody) {
+    if (a.code !== "idempotency_key_reused" || a.replayed)
+      return `rule 11: the key ${repeat.key} of ${first.requestId} with another body answered ${shown}, not 409 idempotency_key_reused`;
+    return mine.length > 0 ? `rule 11: the key ${repeat.key} with another body reached the upstream: ${showCalls(mine)}` : null;
+  }
+  if (mine.some((c) => c.path === first.mainPath && !completion(c)))
+    return `rule 11: the repeat of ${first.requestId}'s key called ${first.mainPath} again: ${showCalls(mine)}`;
+  if (j.settled !== null) {
+    if (mine.length > 0) return `rule 11: the repeat of ${first.requestId}'s kept answer reached the upstream: ${showCalls(mine)}`;
+    if (!a.replayed || a.status !== j.settled.status || a.raw !== j.settled.raw)
+      return `rule 11: the repeat of ${first.requestId}'s key answered ${shown}: ${a.raw.slice(0, 200)}; the key kept ${j.settled.status}: ${j.settled.raw.slice(0, 200)}`;
+    return null;
+  }
+  // The first's outcome was unknown: the repeat asks the upstream; a look that failed is transient, and keeps the key open.
+  if (!a.replayed) {
+    return TRANSIENT.has(a.code ?? "") && a.code !== "operation_in_progress"
+      ? null
+      : `rule 11: the repeat of ${first.requestId}'s key (its outcome unknown) answered ${shown}, not replayed`;
+  }
+  const done = opDone(first.op, j.after);
+  // The first's call took effect but the record moved on since (refunded, the supplier refused): either answer is the upstream's.
+  const movedOn = firstCalls.some((c) => c.status === 200) && !done && first.op !== "authorize";
+  if (done && a.status === 200) return null;
+  if (!done && a.code === "upstream_error") return null;
+  if (movedOn && a.status === 200) return null;
+  return `rule 11: the repeat of ${first.requestId}'s key (its outcome unknown) answered ${shown} with the upstream in state ${j.after}: ${done ? "the operation took effect: 200" : "it did not: 502 upstream_error"}`;
+}

@@ -6,10 +6,13 @@ import {
   isFailedGuess,
   type Judged,
   judge,
+  judgeRepeat,
+  keyKept,
   type LoggedCall,
   OTP_RIGHT,
   OTP_WRONG,
   type RecMeta,
+  type RepeatJudged,
   replay,
   type Sent,
 } from "../model/contract";
@@ -106,5 +109,43 @@ describe("the model test's oracle", () => {
     const { states, before } = replay(receipt, log, [{ afterSeq: 0, state: 0 }], sents);
     expect(states).toEqual([0, 4, 21]);
     expect(before.get(log[1]!.seq)).toBe(4);
+  });
+
+  it("rule 11: a repeated key answers what the key kept, reaches the upstream once at most, and another body is refused", () => {
+    const raw = '{"id":"r1","state":4}';
+    const first = sent({ key: "k1", answer: { status: 200, state: 4 } });
+    const repeat = sent({ key: "k1", answer: { status: 200, state: 4 } });
+    const repeated = (over: Partial<RepeatJudged>): RepeatJudged => ({
+      first,
+      kept: "answer",
+      settled: { status: 200, raw },
+      repeat,
+      answer: { status: 200, state: 4, raw, replayed: true },
+      sameBody: true,
+      calls: [call(first)],
+      keyRequests: [first.requestId, repeat.requestId],
+      after: 4,
+      ...over,
+    });
+    expect(judgeRepeat(repeated({}))).toBeNull();
+    expect(judgeRepeat(repeated({ answer: { status: 200, state: 4, raw, replayed: false } }))).toMatch(/key kept 200/);
+    // The replay broken: the repeat pays again.
+    expect(judgeRepeat(repeated({ calls: [call(first), call(repeat)] }))).toMatch(/2 times/);
+    const reused = { status: 409, code: "idempotency_key_reused", raw: "{}", replayed: false };
+    expect(judgeRepeat(repeated({ sameBody: false, answer: reused }))).toBeNull();
+    expect(judgeRepeat(repeated({ sameBody: false }))).toMatch(/not 409 idempotency_key_reused/);
+    // After an unknown outcome: 200 iff the upstream shows the operation done, else 502 upstream_error.
+    const lost = { ...first, answer: { status: 502, code: "upstream_error" }, hits: [{ path: "receipt/pay", fault: "lost" as const }] };
+    const notDone = { status: 502, code: "upstream_error", raw: "{}", replayed: true };
+    expect(judgeRepeat(repeated({ first: lost, kept: "unknown", settled: null }))).toBeNull();
+    expect(judgeRepeat(repeated({ first: lost, kept: "unknown", settled: null, answer: notDone }))).toMatch(/took effect: 200/);
+    expect(judgeRepeat(repeated({ first: lost, kept: "unknown", settled: null, calls: [], after: 0, answer: notDone }))).toBeNull();
+    expect(judgeRepeat(repeated({ first: lost, kept: "unknown", settled: null, calls: [], after: 0 }))).toMatch(/did not: 502/);
+    // The first never left the gateway (a read failed before it): the key was never opened, the repeat is a request of its own.
+    const unsent = { ...lost, hits: [{ path: "receipt/check-id", fault: "5xx" as const }] };
+    expect(judgeRepeat(repeated({ first: unsent, kept: "unknown", settled: null, calls: [], answer: { ...notDone, replayed: false } }))).toBe("new");
+    expect(keyKept({ status: 503, code: "upstream_unavailable" })).toBe("nothing");
+    expect(keyKept({ status: 409, code: "receipt_already_paid" })).toBe("answer");
+    expect(keyKept({ status: 504, code: "upstream_timeout" })).toBe("unknown");
   });
 });
