@@ -57,6 +57,16 @@
 // read; an erasure leaves every event body (listed, resent, delivered later,
 // in the record's outbox) with the values erased.
 //
+// Rule 11: some money moves carry an Idempotency-Key, and a caller repeats a
+// key (at once, after a fault or a crash of the first, after the record's
+// alarms ran or its object was evicted, after the upstream acted late), with
+// the same body or another. A repeat never reaches the upstream with the
+// operation again (the log holds at most one call of it for the key's
+// requests) and answers what the key kept (same status and body,
+// Idempotent-Replayed: true) or, after an unknown outcome, what the upstream
+// shows (200 iff the operation took effect there, else 502 upstream_error);
+// another body is 409 idempotency_key_reused and reaches nothing upstream.
+//
 // Sizes: MODEL_RUNS (30), MODEL_STEPS (25), MODEL_SEED (fixed) from the
 // bindings (vitest.config.ts passes the environment's); `npm run test:model
 // -- --runs N [--seed S|random]` runs longer. The rare money paths (a user's
@@ -99,7 +109,10 @@ import {
   type FaultName,
   guessesOf,
   judge,
+  judgeRepeat,
+  type KeyKept,
   type KindName,
+  keyKept,
   type LoggedCall,
   lostCancel,
   MAX_GUESSES,
@@ -214,6 +227,27 @@ interface Model {
   log: string[];
   /** Every line the gateway logged during the run (console.log, info, warn, error, debug). */
   logged: string[];
+  /** The Idempotency-Keys the callers used, by key (rule 11). */
+  keys: Map<string, KeyUse>;
+}
+
+/** An Idempotency-Key as the test used it: the request it was first sent with, and what the key kept of it. */
+interface KeyUse {
+  key: string;
+  rec: string;
+  who: Who;
+  req: OpRequest;
+  /** The request whose answer the key kept or left open; null while the key kept nothing (it may be used again). */
+  first: Sent | null;
+  kept: KeyKept;
+  /** The answer the key settled on: the first's kept one, or what the first repeat after an unknown outcome answered. */
+  settled: { status: number; raw: string } | null;
+  /** Every request that carried the key since its first. */
+  requests: string[];
+  /** What the first met: a fault on its own call, a crash of the record's object. */
+  firstMet: "nothing" | "fault" | "crash";
+  /** Alarms ran (or the object was evicted) since the first. */
+  meanwhile: boolean;
 }
 
 let runCounter = 0;
@@ -251,6 +285,9 @@ const REQUIRED = [
   "rare: an identical retry adopts the record a lost create made",
   "rare: a hold-confirm the upstream made after the gateway gave up, found paid by a late read",
   "rare: a user's data erased: every event body shows the erased values",
+  "rare: a repeat with the same key after a lost answer: the upstream's outcome, no second call",
+  "rare: a repeat with the same key after a crash: the first's answer or the upstream's outcome, no second call",
+  "rare: the same key with another body: idempotency_key_reused, nothing upstream",
 ];
 
 class ModelFailure extends Error {}
@@ -276,13 +313,18 @@ type OpRequest =
   | { op: "authorize"; anonymous: boolean; card: Behaviour }
   | { op: "pay"; anonymous: boolean; card: Behaviour; otp?: string }
   | { op: "hold-confirm" }
-  | { op: "cancel" }
+  | { op: "cancel"; reason?: string }
   | { op: "check" };
 
-async function send(m: Model, path: string, body: unknown, who: Who, requestId: string) {
+async function send(m: Model, path: string, body: unknown, who: Who, requestId: string, key?: string) {
   return exports.default.fetch(`${API}/${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${m.tokens[who]}`, "x-request-id": requestId },
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${m.tokens[who]}`,
+      "x-request-id": requestId,
+      ...(key === undefined ? {} : { "idempotency-key": key }),
+    },
     body: JSON.stringify(body),
   });
 }
@@ -325,7 +367,7 @@ function bodyOf(rec: RecMeta, req: OpRequest): Record<string, unknown> {
       if (rec.kind === "transfer") return { id, ...(req.otp === undefined ? {} : { otp: req.otp }) };
       return { id, card: req.anonymous ? numberCard : { token: TOKEN_OF[req.card] }, ...(req.otp === undefined ? {} : { otp: req.otp }) };
     case "cancel":
-      return { id, reason: "model test" };
+      return { id, reason: req.reason ?? "model test" };
     default:
       return { id };
   }
@@ -411,6 +453,8 @@ interface Item {
   who: Who;
   req: OpRequest;
   faults?: StepFaults;
+  /** An Idempotency-Key (rule 11): a fresh one, or one an earlier request carried (a repeat, or another body with it). */
+  key?: string;
 }
 
 /** The record's clock: real time, plus the time the test moved it on. */
@@ -456,7 +500,7 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
   }
 
   const ids = items.map((_, i) => `m${m.run}-s${step}${racing ? "ab"[i] : ""}`);
-  const pending = items.map((item, i) => send(m, mainPathOf(rec, item.req), bodyOf(rec, item.req), item.who, ids[i]!));
+  const pending = items.map((item, i) => send(m, mainPathOf(rec, item.req), bodyOf(rec, item.req), item.who, ids[i]!, item.key));
   if (crashWait) {
     const firstDone = await Promise.race([crashWait.then(() => "arrived" as const), pending[0]!.then(() => "answered" as const)]);
     if (firstDone === "arrived") await abort(rec);
@@ -484,6 +528,7 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
       racing,
       hits: i === 0 ? hits : [],
       preSeq,
+      key: item.key,
     }),
   );
   for (const sent of sents) m.sents.set(sent.requestId, sent);
@@ -496,8 +541,9 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
   items.forEach((item, i) => {
     const hit = i === 0 ? note : "";
     const own = rec.calls.filter((c) => c.request_id === ids[i]);
+    const keyed = item.key === undefined ? "" : ` (Idempotency-Key ${item.key}${m.keys.get(item.key)?.first ? ", again" : ""})`;
     m.log.push(
-      `${ids[i]}: ${item.who} ${describeReq(rec, item.req)} ${rec.key}${racing ? " (racing)" : ""}${hit} -> ${showAnswer(sents[i]!.answer)}; upstream ${pre.state} -> ${rec.view.state}${own.length ? `, calls: ${showCalls(own)}` : ""}`,
+      `${ids[i]}: ${item.who} ${describeReq(rec, item.req)} ${rec.key}${keyed}${racing ? " (racing)" : ""}${hit} -> ${showAnswer(sents[i]!.answer)}${answers[i]!.replayed ? " (replayed)" : ""}; upstream ${pre.state} -> ${rec.view.state}${own.length ? `, calls: ${showCalls(own)}` : ""}`,
     );
   });
 
@@ -520,6 +566,7 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
   for (const [i, sent] of sents.entries()) {
     const raw = answers[i]!.raw.slice(0, 400);
     if (sent.answer.status === 500) fail(m, `${sent.requestId} answered 500: ${raw}`);
+    if (judgeKeyed(m, rec, sent, answers[i]!, items[i]!, faults)) continue;
     const why = judge({
       meta: rec,
       sent,
@@ -545,6 +592,64 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
   checkRecord(m, rec);
   coverStep(m, rec, sents, pre.state, hits, faults);
   return sents;
+}
+
+/**
+ * Rule 11 for a request that carried a key: a repeat of a key that kept an
+ * answer or was left open is judged by judgeRepeat (true: judged); any other
+ * is judged as a request of its own (false), and the key keeps what the
+ * contract says it keeps of its answer.
+ */
+function judgeKeyed(m: Model, rec: Rec, sent: Sent, answer: Answer & { raw: string; replayed: boolean }, item: Item, faults: StepFaults): boolean {
+  if (item.key === undefined) return false;
+  const use = m.keys.get(item.key)!;
+  if (use.first !== null && use.kept !== "nothing") {
+    const sameBody = JSON.stringify(bodyOf(rec, item.req)) === JSON.stringify(bodyOf(rec, use.req));
+    const why = judgeRepeat({
+      first: use.first,
+      kept: use.kept,
+      settled: use.settled,
+      repeat: sent,
+      answer,
+      sameBody,
+      calls: rec.calls,
+      keyRequests: [...use.requests, sent.requestId],
+      after: rec.view.state,
+    });
+    if (why !== "new") {
+      if (why) fail(m, `${sent.requestId}: ${why}\n  answer: ${answer.raw.slice(0, 400)}`);
+      use.requests.push(sent.requestId);
+      if (answer.replayed || answer.code === "idempotency_key_reused") sent.repeatOf = use.first.requestId;
+      if (sameBody && answer.replayed && use.settled === null) use.settled = { status: answer.status, raw: answer.raw };
+      coverRepeat(use, sent, answer, sameBody);
+      return true;
+    }
+  }
+  // A request of its own: the key keeps its answer, leaves it open, or keeps nothing.
+  if (answer.replayed)
+    fail(m, `${sent.requestId}: rule 11: a key that kept nothing (${item.key}) answered Idempotent-Replayed: ${answer.raw.slice(0, 300)}`);
+  const kept = keyKept(answer);
+  use.req = item.req;
+  use.kept = kept;
+  use.first = kept === "nothing" ? null : sent;
+  use.settled = kept === "answer" ? { status: answer.status, raw: answer.raw } : null;
+  use.requests = kept === "nothing" ? [] : [sent.requestId];
+  use.firstMet = faults.crash ? "crash" : sent.hits.some((h) => h.path === sent.mainPath) ? "fault" : "nothing";
+  use.meanwhile = false;
+  return false;
+}
+
+function coverRepeat(use: KeyUse, sent: Sent, answer: { replayed: boolean; status: number }, sameBody: boolean): void {
+  if (!sameBody) {
+    cover("rare: the same key with another body: idempotency_key_reused, nothing upstream");
+    return;
+  }
+  if (!answer.replayed) return;
+  const after = use.firstMet === "crash" ? "a crash" : use.kept === "unknown" ? "a lost answer" : use.firstMet === "fault" ? "a fault" : "an answer";
+  cover(`key: a ${sent.op} repeated after ${after}${use.meanwhile ? ", alarms run meanwhile" : ""} -> ${answer.status}`);
+  if (use.firstMet === "crash") cover("rare: a repeat with the same key after a crash: the first's answer or the upstream's outcome, no second call");
+  else if (use.kept === "unknown" && use.firstMet === "fault")
+    cover("rare: a repeat with the same key after a lost answer: the upstream's outcome, no second call");
 }
 
 /** Reads what the upstream shows of the record now, and holds its alarm until the test lets time pass. */
@@ -573,7 +678,7 @@ function checkRecord(m: Model, rec: Rec): void {
   // 1. Never debited twice.
   const paid = rec.calls.filter((c) => (c.path.endsWith("/pay") || c.path === "a2c/pay") && c.status === 200);
   if (paid.length > 1) fail(m, `invariant 1: ${rec.key} was debited ${paid.length} times upstream: ${paid.map((c) => c.request_id).join(", ")}`);
-  const paidAnswers = all.filter((s) => s.op === "pay" && s.answer.status === 200);
+  const paidAnswers = all.filter((s) => s.op === "pay" && s.answer.status === 200 && s.repeatOf === undefined);
   if (paidAnswers.length > 1)
     fail(m, `invariant 1: ${rec.key} was answered paid ${paidAnswers.length} times: ${paidAnswers.map((s) => s.requestId).join(", ")}`);
 
@@ -614,6 +719,7 @@ function checkRecord(m: Model, rec: Rec): void {
 
 function coverStep(_m: Model, rec: Rec, sents: Sent[], pre: number, hits: Sent["hits"], faults: StepFaults): void {
   for (const s of sents) {
+    if (s.repeatOf !== undefined) continue;
     const who = s.who === "partner" ? "partner" : s.who === rec.owner ? "owner" : "another user";
     cover(`answer: ${s.op}${s.anonymous ? " (anonymous)" : ""} on a ${rec.kind} by ${who} -> ${s.answer.status === 200 ? "200" : s.answer.code}`);
     if (s.op === "cancel" && s.who !== "partner" && s.who === rec.owner && pre === 4) cover("rare: a user's cancel of a paid receipt");
@@ -695,6 +801,7 @@ async function runAlarm(m: Model, rec: Rec, faults: Pick<StepFaults, "read" | "c
     }
   }
   cover(`alarm ran${calls.length ? `: ${[...new Set(calls.map((c) => c.path))].join(" + ")}` : ""}`);
+  markMeanwhile(m, rec);
   checkRecord(m, rec);
   // An alarm that met no fault has reconciled the record, and cancels what three failed guesses ended.
   if (hits.length === 0) {
@@ -703,6 +810,11 @@ async function runAlarm(m: Model, rec: Rec, faults: Pick<StepFaults, "read" | "c
   }
   return ran;
 }
+
+/** The record's keys were first used before something ran on the record on its own (its alarm, an eviction). */
+const markMeanwhile = (m: Model, rec: Rec) => {
+  for (const use of m.keys.values()) if (use.rec === rec.key && use.first !== null) use.meanwhile = true;
+};
 
 /** Late calls reach the upstream, then the record's alarms run until nothing is owed. */
 async function settle(m: Model, rec: Rec): Promise<void> {
@@ -1093,11 +1205,32 @@ class CreateCmd implements Cmd {
 const otpLive = (rec: Rec) => rec.view.otpSentAt !== null && Date.now() - rec.view.otpSentAt < SANDBOX_OTP_TTL_MS - 10_000;
 
 /** A receipt pay that needs an OTP is preceded by an authorize of the same caller when none is live, as an app does. */
-async function payWithOtpSent(m: Model, rec: Rec, who: Who, req: OpRequest & { op: "pay" }, faults?: StepFaults): Promise<Sent> {
+async function payWithOtpSent(m: Model, rec: Rec, who: Who, req: OpRequest & { op: "pay" }, faults?: StepFaults, key?: string): Promise<Sent> {
   if (rec.kind === "receipt" && (req.anonymous || rec.isVerify) && req.otp !== undefined && !otpLive(rec)) {
     await perform(m, rec, [{ who, req: { op: "authorize", anonymous: req.anonymous, card: "ok" } }]);
   }
-  return (await perform(m, rec, [{ who, req, faults }]))[0]!;
+  return (await perform(m, rec, [{ who, req, faults, key }]))[0]!;
+}
+
+/** A fresh Idempotency-Key for `who`'s request on the record (rule 11), kept in the model for repeats. */
+function newKey(m: Model, rec: Rec, who: Who, req: OpRequest): string {
+  const key = `key-m${m.run}-${m.keys.size + 1}`;
+  m.keys.set(key, { key, rec: rec.key, who, req, first: null, kept: "nothing", settled: null, requests: [], firstMet: "nothing", meanwhile: false });
+  return key;
+}
+
+/** The same operation with another body (another OTP, card or reason), or null when the operation's body has nothing to vary. */
+function otherReq(req: OpRequest): OpRequest | null {
+  switch (req.op) {
+    case "pay":
+      return { ...req, otp: req.otp === undefined ? OTP_RIGHT : req.otp === OTP_RIGHT ? OTP_WRONG[0] : OTP_RIGHT };
+    case "authorize":
+      return req.anonymous ? null : { ...req, card: req.card === "ok" ? "insufficient" : "ok" };
+    case "cancel":
+      return { op: "cancel", reason: "model test, said otherwise" };
+    default:
+      return null;
+  }
 }
 
 class OpCmd implements Cmd {
@@ -1107,6 +1240,8 @@ class OpCmd implements Cmd {
     readonly role: Role,
     readonly req: OpRequest,
     readonly faults: StepFaults,
+    /** Sent with a fresh Idempotency-Key (rule 11): a later RepeatCmd may repeat it. */
+    readonly keyed = false,
   ) {}
   check = (m: Readonly<Model>) => {
     const rec = recAt(m, this.index);
@@ -1128,12 +1263,13 @@ class OpCmd implements Cmd {
     // Refusals in words (unknown, none, or VALIDATION_ERROR) are scripted on pays only: what they do to an OTP is the question.
     const refusal = faults.main !== undefined && (refusedInUnknownWords(faults.main) || faults.main === "validation");
     if (refusal && this.req.op !== "pay") faults.main = undefined;
-    this.#label = `${who} ${describeReq(rec, this.req)} ${rec.key}${describeFaults(faults)}`;
-    if (this.req.op === "pay") await payWithOtpSent(m, rec, who, this.req, faults);
-    else await perform(m, rec, [{ who, req: this.req, faults }]);
+    const key = this.keyed && this.req.op !== "check" ? newKey(m, rec, who, this.req) : undefined;
+    this.#label = `${who} ${describeReq(rec, this.req)} ${rec.key}${key ? ` with Idempotency-Key ${key}` : ""}${describeFaults(faults)}`;
+    if (this.req.op === "pay") await payWithOtpSent(m, rec, who, this.req, faults, key);
+    else await perform(m, rec, [{ who, req: this.req, faults, key }]);
   }
   toString() {
-    return this.#label ?? `${this.role} ${this.req.op} ${keyOf(this.index)}${describeFaults(this.faults)}`;
+    return this.#label ?? `${this.role} ${this.req.op} ${keyOf(this.index)}${this.keyed ? " with a key" : ""}${describeFaults(this.faults)}`;
   }
 }
 
@@ -1168,6 +1304,90 @@ class RaceCmd implements Cmd {
   }
   toString() {
     return this.#label ?? `at once on ${keyOf(this.index)}: ${this.a.role} ${this.a.req.op} / ${this.b.role} ${this.b.req.op}`;
+  }
+}
+
+/** What happens to the record before a key is repeated. */
+type BeforeRepeat = "nothing" | "alarm" | "evict" | "late";
+
+/**
+ * Rule 11: a caller repeats a key it sent on this record (the pick-th of the
+ * record's keys that kept an answer or were left open), with the same body or
+ * another one, at once, after the record's alarm ran, after its object was
+ * evicted, or after the upstream acted on a call it held.
+ */
+class RepeatCmd implements Cmd {
+  #label: string | null = null;
+  constructor(
+    readonly index: number,
+    readonly pick: number,
+    readonly before: BeforeRepeat,
+    readonly other: boolean,
+  ) {}
+  static usesOf = (m: Readonly<Model>, rec: Rec) => [...m.keys.values()].filter((u) => u.rec === rec.key && u.first !== null);
+  check = (m: Readonly<Model>) => {
+    const rec = recAt(m, this.index);
+    return rec !== undefined && RepeatCmd.usesOf(m, rec).length > 0;
+  };
+  async run(m: Model): Promise<void> {
+    const rec = recAt(m, this.index)!;
+    const uses = RepeatCmd.usesOf(m, rec);
+    const use = uses[this.pick % uses.length]!;
+    const req = (this.other ? otherReq(use.req) : null) ?? use.req;
+    this.#label = `${use.who} repeats ${use.first?.requestId}'s key ${use.key} on ${rec.key}${req === use.req ? "" : " with another body"}${this.before === "nothing" ? "" : ` after: ${this.before}`}`;
+    await repeatKey(m, rec, use, req, this.before);
+  }
+  toString() {
+    return this.#label ?? `a caller repeats a key on ${keyOf(this.index)}${this.other ? " with another body" : ""}, after: ${this.before}`;
+  }
+}
+
+async function repeatKey(m: Model, rec: Rec, use: KeyUse, req: OpRequest, before: BeforeRepeat): Promise<Sent> {
+  if (before === "alarm") {
+    if (!(await runAlarm(m, rec))) m.log.push(`time: ${rec.key} has no alarm set`);
+  } else if (before === "evict") {
+    await evictDurableObject(stubOf(rec.kind, rec.id)).catch(() => undefined);
+    m.log.push(`evict: ${rec.key}'s object is evicted`);
+    markMeanwhile(m, rec);
+  } else if (before === "late" && rec.late.length > 0) {
+    await actLate(m, rec, rec.late[0]!);
+  }
+  return (await perform(m, rec, [{ who: use.who, req, key: use.key }]))[0]!;
+}
+
+/** What the first request with a key meets in KeyedCmd. */
+type FirstMet = FaultName | "crash-mid" | "crash-before" | "crash-after" | undefined;
+
+/**
+ * Rule 11 on a receipt of its own: an operation sent with a key meets a
+ * fault, a crash or nothing; the caller repeats it (perhaps after the
+ * record's alarm ran), perhaps sends another body with the key, and repeats
+ * it once more.
+ */
+class KeyedCmd implements Cmd {
+  constructor(readonly o: { owner: Who; op: "pay" | "cancel" | "hold-confirm" | "authorize"; met: FirstMet; before: BeforeRepeat; other: boolean }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const { owner, op, met } = this.o;
+    const hold = op === "hold-confirm";
+    const rec = await create(m, { owner, kind: "receipt", merchant: op === "authorize" ? 1001 : 1003, isHold: hold, amount: 0, sender: "ok" });
+    if (hold) await perform(m, rec, [{ who: "partner", req: partnerPay(rec) }]);
+    const who: Who = hold ? "partner" : owner;
+    const req: OpRequest =
+      op === "pay" || op === "authorize" ? { op, anonymous: false, card: "ok" } : op === "cancel" ? { op: "cancel" } : { op: "hold-confirm" };
+    const faults: StepFaults = met?.startsWith("crash-") ? { crash: met.slice("crash-".length) as StepFaults["crash"] } : { main: met as FaultName };
+    const key = newKey(m, rec, who, req);
+    await perform(m, rec, [{ who, req, faults, key }]);
+    const use = m.keys.get(key)!;
+    if (use.first === null) return;
+    await repeatKey(m, rec, use, req, this.o.before);
+    const other = this.o.other ? otherReq(req) : null;
+    if (other) await repeatKey(m, rec, use, other, "nothing");
+    await repeatKey(m, rec, use, req, "nothing");
+  }
+  toString() {
+    const { owner, op, met, before, other } = this.o;
+    return `scenario: ${op === "hold-confirm" ? "the partner" : owner} sends a ${op} with a key on a receipt of its own${met ? ` [it meets ${met}]` : ""}, repeats it${before === "nothing" ? "" : ` after: ${before}`}${other ? ", sends another body with the key" : ""}, repeats it again`;
   }
 }
 
@@ -1819,8 +2039,10 @@ const anyReq: fc.Arbitrary<OpRequest> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<OpRequest>({ op: "hold-confirm" }) },
   { weight: 1, arbitrary: fc.constant<OpRequest>({ op: "check" }) },
 );
+const keyed = weighted([3, false], [1, true]);
 const op = (req: fc.Arbitrary<OpRequest>, faults = stepFaults, roles = role) =>
-  fc.tuple(recIndex, roles, req, faults).map(([i, r, q, f]) => new OpCmd(i, r, q, f));
+  fc.tuple(recIndex, roles, req, faults, keyed).map(([i, r, q, f, k]) => new OpCmd(i, r, q, f, k));
+const beforeRepeat = weighted<BeforeRepeat>([3, "nothing"], [2, "alarm"], [1, "evict"], [1, "late"]);
 
 const commandArbs: fc.Arbitrary<Cmd>[] = [
   fc.oneof(
@@ -1956,6 +2178,32 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
         .map((o) => new OtpRefusalCmd(o)),
     },
     { weight: 1, arbitrary: fc.record({ user, payer: fc.constantFrom<"user" | "partner">("user", "partner") }).map((o) => new EraseCmd(o)) },
+    {
+      weight: 3,
+      arbitrary: fc.tuple(recIndex, fc.nat({ max: 5 }), beforeRepeat, keyed).map(([i, p, b, o]) => new RepeatCmd(i, p, b, o)),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({
+          owner: who,
+          op: weighted<"pay" | "cancel" | "hold-confirm" | "authorize">([4, "pay"], [2, "cancel"], [1, "hold-confirm"], [1, "authorize"]),
+          met: weighted<FirstMet>(
+            [2, undefined],
+            [2, "lost"],
+            [1, "5xx"],
+            [1, "5xx-after"],
+            [1, "busy"],
+            [1, "late"],
+            [1, "crash-mid"],
+            [1, "crash-before"],
+            [1, "crash-after"],
+          ),
+          before: beforeRepeat,
+          other: fc.boolean(),
+        })
+        .map((o) => new KeyedCmd(o)),
+    },
   ),
 ];
 
@@ -1979,6 +2227,7 @@ async function runModel(pool: readonly CreateSpec[], cmds: Iterable<Cmd>): Promi
     delivered: [],
     log: [],
     logged: [],
+    keys: new Map(),
   };
   collectLogs(m);
   try {
