@@ -112,8 +112,8 @@ export const MUTANTS = [
   {
     name: "uncoded-refusal-read-as-validation-error",
     file: "src/upstream/client.ts",
-    find: 'const upstreamCode = typeof envelope.error?.code === "string" ? envelope.error.code : `HTTP_${response.status}`;',
-    replace: 'const upstreamCode = typeof envelope.error?.code === "string" ? envelope.error.code : "VALIDATION_ERROR";',
+    find: ": `HTTP_${response.status}`;",
+    replace: ': "VALIDATION_ERROR";',
     tests: ["test/integration/faults.test.ts"],
     grep: "no code",
     why: "rule 2: a 4xx refusal in no code may have judged the OTP: it is upstream_refused and counts as a guess, not a validation error that judged nothing",
@@ -318,6 +318,14 @@ export const MUTANTS = [
     replace: "String(envelope.error.message)",
     tests: ["test/integration/card-data.test.ts"],
     why: "rule 7: a message the upstream sends back is masked before it reaches a caller (no raw card number in an error)",
+  },
+  {
+    name: "upstream-code-unredacted",
+    file: "src/upstream/client.ts",
+    find: "String(redact(envelope.error.code)).slice(0, MAX_UPSTREAM_MESSAGE)",
+    replace: "envelope.error.code",
+    tests: ["test/integration/card-data.test.ts"],
+    why: "rule 7: a code the upstream sends back is its free text: masked before it is answered as upstream_code",
   },
   {
     name: "log-fields-unredacted",

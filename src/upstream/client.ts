@@ -190,7 +190,9 @@ export class UpstreamClient implements RecordCalls {
       receipt?: unknown;
       transfer?: unknown;
     };
-    const upstreamCode = typeof envelope.error?.code === "string" ? envelope.error.code : `HTTP_${response.status}`;
+    // The code is the upstream's free text as far as the gateway knows: masked like its message (rule 7) before it is logged or answered.
+    const upstreamCode =
+      typeof envelope.error?.code === "string" ? String(redact(envelope.error.code)).slice(0, MAX_UPSTREAM_MESSAGE) : `HTTP_${response.status}`;
     this.#log(path, started, upstreamCode, response.status);
     const receipt = envelope.receipt === undefined ? undefined : normalizeReceipt(envelope.receipt);
     const transfer = envelope.transfer === undefined ? undefined : normalizeTransfer(envelope.transfer);

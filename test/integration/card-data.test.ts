@@ -154,6 +154,20 @@ describe("card data the upstream sends back", () => {
     expect(rawValuesIn(text)).toEqual([]);
   });
 
+  it("a refusal whose code carries a card number is answered masked: in upstream_code and in the message", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    scriptedUpstream.on(
+      "receipt/pay",
+      { kind: "status", status: 400, code: `CARD_${PANS[0]}_BLOCKED`, message: `card ${PANS[0]} blocked` },
+      { id: receipt.id },
+    );
+    const res = await call("receipt/pay", { id: receipt.id, card: { token: TOKENS[0] } });
+    const text = await res.text();
+    expect(res.status).toBe(422);
+    expect(JSON.parse(text).error.upstream_code).toBe("CARD_860000******0007_BLOCKED");
+    expect(rawValuesIn(text), text).toEqual([]);
+  });
+
   it("a refusal whose code carries a card number, met by the alarm with nobody calling, is logged masked", async () => {
     const lines: string[] = [];
     for (const method of ["log", "warn", "error"] as const) {
