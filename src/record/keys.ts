@@ -51,8 +51,10 @@ export class Keys {
 
   /**
    * Made by the first key the record meets (src/record/schema.ts KEYS_TABLE):
-   * a record nobody repeats has no such page. Asked every time (no write once
-   * it exists), so a record deleted and rebuilt in one incarnation gets it again.
+   * a record nobody repeats has no such page. Asked by look(), which every
+   * keyed request makes before it opens, answers or forgets its key (no write
+   * once the table exists), so a record deleted and rebuilt in one
+   * incarnation gets it again.
    */
   #table(): void {
     this.#storage.sql.exec(KEYS_TABLE);
@@ -79,7 +81,6 @@ export class Keys {
 
   /** The first request with this key is about to call the upstream: its key is kept, with no answer yet (in the note's commit). */
   open(caller: string, operation: string, request: KeyedRequest, requestId: string): void {
-    this.#table();
     this.#storage.sql.exec(
       "INSERT INTO idempotency (caller, operation, key, fingerprint, request_id, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
       caller,
@@ -93,7 +94,6 @@ export class Keys {
 
   /** The answer the key's request got, kept (in the outcome's commit). */
   answer(caller: string, operation: string, request: KeyedRequest, requestId: string, answer: KeptAnswer): void {
-    this.#table();
     this.#storage.sql.exec(
       `INSERT INTO idempotency (caller, operation, key, fingerprint, request_id, status, answer, headers, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (caller, operation, key) DO UPDATE SET status = excluded.status, answer = excluded.answer, headers = excluded.headers`,
@@ -111,7 +111,6 @@ export class Keys {
 
   /** The request did nothing the key should remember (the upstream was busy and did nothing): a retry with it goes through. */
   forget(caller: string, operation: string, request: KeyedRequest): void {
-    this.#table();
     this.#storage.sql.exec("DELETE FROM idempotency WHERE caller = ? AND operation = ? AND key = ?", caller, operation, request.key);
   }
 }

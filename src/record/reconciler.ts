@@ -17,6 +17,7 @@ import {
   type Decision,
   type DecisionContext,
   decide,
+  exhaustedMessage,
   exhaustionCancelPending,
   guessesOf,
   isPaid,
@@ -108,7 +109,10 @@ export class Reconciler {
   /** The refusal of a record whose guesses ran out, whole (the table's). */
   exhausted(caller: CallerKind): Failure {
     const decision = this.decide("pay", caller, true, { phase: "exhausted" });
-    return decision.do === "refuse" ? { code: decision.code, message: decision.message } : { code: "otp_attempts_exhausted", message: "" };
+    if (decision.do === "refuse") return { code: decision.code, message: decision.message };
+    // The table's exhausted row refuses every caller; reaching here would be a table without it.
+    const rec = this.#parts.store.current!;
+    return { code: "otp_attempts_exhausted", message: exhaustedMessage(rec.kind, guessCountsOf(rec), closedAtEdgeOf(rec)) };
   }
 
   /** Three failed guesses on a receipt the upstream cancels, still unpaid upstream: the gateway's own cancel is owed. */

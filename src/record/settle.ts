@@ -8,7 +8,7 @@
 import { clock } from "../clock";
 import type { Failure } from "../errors";
 import type { RecordBody } from "../kinds";
-import { type CallerKind, GUESS_LIMIT_WORD, type otpVerdictOf as OtpVerdictOf, otpVerdictOf, STATE, upstreamPhase } from "../lifecycle";
+import { type CallerKind, GUESS_LIMIT_WORD, type OtpVerdict, otpVerdictOf, STATE, upstreamPhase } from "../lifecycle";
 import { log } from "../log";
 import type { AuthorizeBody } from "../schemas";
 import type { UpstreamResult } from "../upstream/calls";
@@ -22,7 +22,7 @@ const LOST_CANCEL = { reason: "a cancel whose answer was lost, completed by the 
 const EXHAUSTION_CANCEL = { reason: `${GUESS_LIMIT_WORD.toLowerCase()} failed OTP guesses`, cancelledBy: "gateway" };
 
 /** What a call settled to: the answer's JSON text, or the failure with the OTP's verdict. */
-export type Settled = { ok: true; value: string } | { ok: false; error: Failure; verdict: ReturnType<typeof OtpVerdictOf> };
+export type Settled = { ok: true; value: string } | { ok: false; error: Failure; verdict: OtpVerdict | null };
 
 export class Settlement {
   readonly #parts: RecordParts;
@@ -64,7 +64,7 @@ export class Settlement {
   }
 
   /** The answer to a refused OTP: how many guesses are left, and why an unknown refusal counted. */
-  explained(error: Failure, verdict: ReturnType<typeof otpVerdictOf>): Failure {
+  explained(error: Failure, verdict: OtpVerdict | null): Failure {
     const { ledger } = this.#parts;
     if (error.code === "otp_invalid") {
       const { upstream_code } = error;

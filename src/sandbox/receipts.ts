@@ -7,6 +7,7 @@ import {
   type AuthorizeAnswer,
   busy,
   type DebugReceipt,
+  type Failure,
   fail,
   judgedOtp,
   type Outcome,
@@ -20,7 +21,7 @@ import { cardByNumber, cardByToken, commissionOf, findMerchant, type SandboxCard
 import { msSetting } from "./clockwork";
 import type { CancelInput, CardRef, IdInput, PayInput, ReceiptCreateInput } from "./schemas";
 import { randomHex, rrn, type SandboxStore } from "./store";
-import { type ReducedReceipt, receiptBody, reducedReceiptBody, refundOfd, State, saleOfd, type WireReceipt } from "./wire";
+import { type ReceiptRow, type ReducedReceipt, receiptBody, reducedReceiptBody, refundOfd, State, saleOfd, type WireReceipt } from "./wire";
 
 function resolveCard(card: CardRef): SandboxCard | undefined {
   return "token" in card ? cardByToken(card.token) : cardByNumber(card.number, card.expire);
@@ -58,14 +59,23 @@ export function createReceipt(store: SandboxStore, input: ReceiptCreateInput): O
   return ok(receiptBody(store.receipt(id)!));
 }
 
+/**
+ * What authorize and pay look at first: a busy service answers before it
+ * judges anything (no record, no OTP, no counter); then the receipt must
+ * exist and still wait for payment.
+ */
+function awaitingPayment(store: SandboxStore, card: SandboxCard | undefined, id: string): ReceiptRow | Failure {
+  if (card?.behaviour === "busy") return busy();
+  const r = store.receipt(id);
+  if (!r) return receiptNotFound();
+  return refusePay(r) ?? r;
+}
+
 /** Token and anonymous authorize differ only in how the card is named. */
 export function authorize(store: SandboxStore, env: Env, input: { id: string; card: CardRef }): Outcome<AuthorizeAnswer> {
   const card = resolveCard(input.card);
-  if (card?.behaviour === "busy") return busy();
-  const r = store.receipt(input.id);
-  if (!r) return receiptNotFound();
-  const refused = refusePay(r);
-  if (refused) return refused;
+  const r = awaitingPayment(store, card, input.id);
+  if ("ok" in r) return r;
   if (!card) return fail(402, "CARD_DECLINED", "Card is not accepted", { receipt: receiptBody(r) });
   const wait = msSetting(env.SANDBOX_OTP_WAIT_MS, 60_000);
   const now = Date.now();
@@ -84,13 +94,9 @@ export function payReceipt(
   anonymous: boolean,
   otpTtlMs: number,
 ): Outcome<WireReceipt | ReducedReceipt> {
-  // A busy service looks at nothing: no record, no OTP, no counter.
   const card = resolveCard(input.card);
-  if (card?.behaviour === "busy") return busy();
-  const r = store.receipt(input.id);
-  if (!r) return receiptNotFound();
-  const refused = refusePay(r);
-  if (refused) return refused;
+  const r = awaitingPayment(store, card, input.id);
+  if ("ok" in r) return r;
   // Only a receipt that needs an OTP counts one; the seed lets the others pay without it.
   if (anonymous || r.is_verify === 1) {
     // Lazily on read, as the supplier's answer: no timer ends an OTP's life.
