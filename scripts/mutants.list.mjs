@@ -568,10 +568,10 @@ export const MUTANTS = [
   {
     name: "closed-at-edge-without-guesses",
     file: "src/lifecycle.ts",
-    find: "boolean => facts.guesses >= MAX_GUESSES && !facts.upstreamCancels;",
-    replace: "boolean => !facts.upstreamCancels;",
+    find: "  (facts.guesses >= MAX_GUESSES || facts.expired === true) && !facts.upstreamCancels;",
+    replace: "  !facts.upstreamCancels;",
     tests: ["test/unit/lifecycle.test.ts", "test/integration/record-end.test.ts"],
-    why: "only a record whose guesses ran out is closed at the edge: an open transfer is not final",
+    why: "only a record whose guesses ran out (or that expired) is closed at the edge: an open transfer is not final",
   },
 
   // --- every money operation, for every kind (rules 2 to 6) -------------------------------------------

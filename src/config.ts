@@ -24,7 +24,33 @@ export interface GatewayConfig {
   userTokens: UserTokenConfig | null;
   /** Where events are delivered, the keys they are signed with (several during a rotation), how long a delivery may take. */
   webhook: { url: string; keys: readonly Uint8Array[]; timeoutMs: number };
+  /** Rule 12's windows (RECEIPT_EXPIRY_HOURS, HOLD_EXPIRY_DAYS), in ms. */
+  expiry: { unpaidMs: number; heldMs: number };
 }
+
+/** Rule 12's windows, as the settings name them: each a positive number, fractions accepted. */
+export const EXPIRY_SETTINGS = {
+  RECEIPT_EXPIRY_HOURS: { unitMs: 3_600_000, fallback: 24 },
+  HOLD_EXPIRY_DAYS: { unitMs: 86_400_000, fallback: 7 },
+} as const;
+
+/** A window's value, or null when it is set and not a positive finite number; unset: its default. */
+function windowValue(value: string | undefined, fallback: number): number | null {
+  if (value === undefined || value.trim() === "") return fallback;
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? n : null;
+}
+
+const windowMs = (env: Env, name: keyof typeof EXPIRY_SETTINGS): number => {
+  const { unitMs, fallback } = EXPIRY_SETTINGS[name];
+  return (windowValue(env[name], fallback) ?? fallback) * unitMs;
+};
+
+/** What is wrong with rule 12's windows: an unreadable one would silently end receipts at its default. */
+export const expiryProblems = (env: Env): string[] =>
+  (Object.keys(EXPIRY_SETTINGS) as (keyof typeof EXPIRY_SETTINGS)[])
+    .filter((name) => windowValue(env[name], EXPIRY_SETTINGS[name].fallback) === null)
+    .map((name) => `${name} is not a positive number (fractions are accepted).`);
 
 export type UserTokenConfig = (
   | { mode: "jwks"; jwksUrl: string; algorithms: readonly ["RS256", "ES256"] }
@@ -98,6 +124,7 @@ export function readConfig(env: Env): GatewayConfig {
         keys: parseWebhookSecrets(env.WEBHOOK_SECRET).keys,
         timeoutMs: intVar(env.WEBHOOK_TIMEOUT_MS, 10_000),
       },
+      expiry: { unpaidMs: windowMs(env, "RECEIPT_EXPIRY_HOURS"), heldMs: windowMs(env, "HOLD_EXPIRY_DAYS") },
     };
     cache.set(env, config);
   }

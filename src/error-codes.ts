@@ -118,6 +118,12 @@ export const ERROR_CODES = {
     meaning: "The third failed OTP guess; every later pay of a transfer it closed answers this too.",
     example: { message: "Three wrong OTPs: the receipt is cancelled. Create a new one." },
   },
+  receipt_expired: {
+    status: 409,
+    meaning:
+      "Rule 12: the receipt or transfer expired (unpaid `RECEIPT_EXPIRY_HOURS` after its creation, or held and not confirmed within `HOLD_EXPIRY_DAYS`) and the gateway cancelled it or closed it at the edge; every operation on it but a read answers this. Create a new one.",
+    example: { message: "The receipt expired unpaid and is cancelled; create a new one." },
+  },
   otp_expired: {
     status: 409,
     meaning: "No OTP was sent for this receipt, or it expired: call authorize again. Not a guess.",

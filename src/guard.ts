@@ -6,7 +6,7 @@
  * events back.
  */
 import { createMiddleware } from "hono/factory";
-import { credentialProblems, productionProblems, webhookSecretProblems } from "./config";
+import { credentialProblems, expiryProblems, productionProblems, webhookSecretProblems } from "./config";
 import { ApiError } from "./errors";
 import { log } from "./log";
 import { rateLimitProblems } from "./rate-limit";
@@ -25,6 +25,7 @@ const CHECKS: readonly ((env: Env) => readonly string[])[] = [
   rateLimitProblems,
   eventQueueProblems,
   webhookSecretProblems,
+  expiryProblems,
   shardProblems,
   productionProblems,
 ];

@@ -20,12 +20,15 @@ export type KindName = "receipt" | "transfer";
 
 /**
  * A kind's events (the contract's Events section): its create, its third
- * failed OTP guess, and the changes of upstream state that are events.
+ * failed OTP guess, its expiry closed at the edge (rule 12), and the changes
+ * of upstream state that are events.
  * src/events/types.ts says when each fires, for the README and the document.
  */
 interface KindEvents<Name extends KindName> {
   created: `${Name}.created`;
   exhausted: `${Name}.otp_attempts_exhausted`;
+  /** Rule 12's expiry closed it at the edge (no cancel upstream, or one refused for good). */
+  expiredAtEdge: `${Name}.${string}`;
   onState: { readonly [S in UpstreamState]?: `${Name}.${string}` };
 }
 
@@ -78,6 +81,8 @@ export const RECEIPT = {
   events: {
     created: "receipt.created",
     exhausted: "receipt.otp_attempts_exhausted",
+    // A receipt the upstream would not cancel is still cancelled for the partner, with data.closed_at_edge.
+    expiredAtEdge: "receipt.cancelled",
     onState: {
       [STATE.paid]: "receipt.paid",
       [STATE.held]: "receipt.held",
@@ -110,6 +115,7 @@ export const TRANSFER = {
   events: {
     created: "transfer.created",
     exhausted: "transfer.otp_attempts_exhausted",
+    expiredAtEdge: "transfer.expired",
     onState: { [STATE.paid]: "transfer.paid", [STATE.cancelled]: "transfer.cancelled" },
   },
   idOf: (body) => body.receipt_id,
@@ -134,6 +140,7 @@ export const KIND_NAMES = Object.keys(KINDS) as KindName[];
 type EventsOf<K extends { events: KindEvents<KindName> }> =
   | K["events"]["created"]
   | K["events"]["exhausted"]
+  | K["events"]["expiredAtEdge"]
   | NonNullable<K["events"]["onState"][keyof K["events"]["onState"]]>;
 
 /** Every event type, as the kinds name them. */

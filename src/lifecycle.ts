@@ -34,8 +34,10 @@ export const MAX_OTP_SENDS = 5;
  * - `exhausted`: three OTP guesses failed. A receipt is then cancelled
  *   upstream (until the upstream shows 21, reconciliation keeps trying); a
  *   transfer, which the upstream cannot cancel, is closed at the edge.
+ * - `expired`: rule 12 ended it (EXPIRY): cancelled upstream by the gateway,
+ *   or closed at the edge. Unless the upstream shows it paid after all.
  */
-export type Phase = "created" | "held" | "paid" | "awaiting_supplier" | "cancelled" | "in_flight" | "exhausted";
+export type Phase = "created" | "held" | "paid" | "awaiting_supplier" | "cancelled" | "in_flight" | "exhausted" | "expired";
 
 /** What the phase is computed from: the record's stored facts. */
 export interface PhaseFacts {
@@ -44,11 +46,15 @@ export interface PhaseFacts {
   pending: boolean;
   /** Failed guesses: wrong OTPs plus OTPs whose outcome nobody can know. */
   guesses: number;
+  /** Rule 12 ended it, or is ending it (the record's expiry reason is stored). */
+  expired?: boolean;
 }
 
 export function phaseOf(facts: PhaseFacts): Phase {
   if (facts.pending) return "in_flight";
   if (facts.guesses >= MAX_GUESSES) return "exhausted";
+  // A record the upstream shows paid is paid, whatever the gateway decided: the money moved.
+  if (facts.expired && facts.state !== STATE.paid && facts.state !== STATE.awaitingSupplier) return "expired";
   switch (facts.state) {
     case STATE.created:
       return "created";
@@ -66,8 +72,10 @@ export function phaseOf(facts: PhaseFacts): Phase {
 export type Operation = "authorize" | "pay" | "hold-confirm" | "cancel";
 /**
  * Who an operation is decided for. `gateway`: the gateway acting on its own
- * (the cancel that ends a receipt whose guesses ran out). It passes the same
- * table as a request and has no more rights than a user: it never refunds.
+ * (the cancel that ends a receipt whose guesses ran out, or that expired:
+ * rule 12). It passes the same table as a request and has no more rights
+ * than a user: it never refunds; it releases only a hold nobody confirmed
+ * in time (no money was taken).
  */
 export type CallerKind = "partner" | "user" | "gateway";
 
@@ -93,6 +101,8 @@ export interface DecisionContext {
   guesses: GuessCounts;
   /** Closed at the edge (closedAtEdge): the refusal says so instead of "cancelled". */
   closedAtEdge: boolean;
+  /** The gateway's cancel is rule 12's expiry, for this reason (EXPIRY); absent for every other decision. */
+  expiring?: ExpiryReason;
 }
 
 export type Decision =
@@ -127,6 +137,12 @@ const OTP_REQUIRED = (ctx: DecisionContext) =>
       ? `This payment needs the OTP sent to the card owner (authorize first).`
       : `This ${nounOf(ctx.kind)} needs the OTP sent to the sender.`,
   );
+/** Rule 12's refusal: every operation on an expired record, whatever the upstream shows. */
+const EXPIRED = (ctx: DecisionContext) =>
+  refuse(
+    "receipt_expired",
+    `The ${nounOf(ctx.kind)} expired unpaid and is ${ctx.closedAtEdge ? "closed at the gateway" : "cancelled"}; create a new one.`,
+  );
 const CANCELLED_MESSAGE = (ctx: DecisionContext) => `The ${nounOf(ctx.kind)} is cancelled; create a new one.`;
 const PAID_MESSAGE = (ctx: DecisionContext, phase: Phase) =>
   `The ${nounOf(ctx.kind)} is already paid (${phase === "held" ? "the amount is held" : phase === "awaiting_supplier" ? "awaiting the supplier" : "paid"}).`;
@@ -141,6 +157,7 @@ const STALE: readonly Row[] = [
 const PAYABLE: readonly Row[] = [
   ...STALE,
   { phases: ["exhausted"], then: EXHAUSTED },
+  { phases: ["expired"], then: EXPIRED },
   { phases: ["cancelled"], then: (ctx) => refuse("receipt_cancelled", CANCELLED_MESSAGE(ctx)) },
   { phases: ["paid", "held", "awaiting_supplier"], then: (ctx, phase) => refuse("receipt_already_paid", PAID_MESSAGE(ctx, phase)) },
 ];
@@ -169,6 +186,7 @@ export const LIFECYCLE: Record<Operation, readonly Row[]> = {
     ...STALE,
     { phases: ["held"], then: CALL },
     { phases: ["exhausted"], then: EXHAUSTED },
+    { phases: ["expired"], then: EXPIRED },
     { phases: ["cancelled"], then: refuse("receipt_cancelled", "The receipt is cancelled.") },
     { phases: ["paid"], then: refuse("receipt_already_paid", "The hold on this receipt is already confirmed.") },
     { phases: ["created", "awaiting_supplier"], then: refuse("receipt_not_held", "Nothing is held on this receipt yet: pay it first.") },
@@ -176,11 +194,14 @@ export const LIFECYCLE: Record<Operation, readonly Row[]> = {
   cancel: [
     { when: (ctx) => !KINDS[ctx.kind].cancellable, then: (ctx) => refuse("cancel_not_allowed", `${plural(ctx.kind)} cannot be cancelled.`) },
     ...STALE,
+    { phases: ["expired"], then: EXPIRED },
     { phases: ["cancelled", "exhausted"], then: refuse("cancel_not_allowed", "The receipt is already cancelled.") },
     // Rule 8: a user's cancel is never decided from a stored copy (a late pay may have landed since).
     { when: (ctx) => ctx.caller === "user" && !ctx.fresh, then: ASK_FIRST },
     { phases: ["awaiting_supplier"], then: refuse("cancel_not_allowed", "A receipt awaiting the supplier's answer (state 57) cannot be cancelled.") },
     { when: (ctx) => ctx.qrMerchant, then: refuse("cancel_not_allowed", "Receipts of QR merchants cannot be cancelled.") },
+    // Rule 12: a hold nobody confirmed in time is released by the gateway's cancel (no money was taken: no refund).
+    { phases: ["held"], when: (ctx) => ctx.caller === "gateway" && ctx.expiring === "hold_expired", then: CALL },
     {
       phases: ["held", "paid"],
       when: (ctx) => ctx.caller !== "partner",
@@ -291,11 +312,13 @@ export const upstreamCancels = (facts: { kind: KindName; qrMerchant: boolean; ca
   KINDS[facts.kind].cancellable && !facts.qrMerchant && !facts.cancelRefused;
 
 /**
- * Closed at the edge (rule 2): its guesses ran out and the upstream will not
- * cancel it (a transfer, a QR merchant's receipt, a cancel refused for good).
- * Every later operation answers otp_attempts_exhausted; it is final (rule 10).
+ * Closed at the edge (rules 2 and 12): its guesses ran out, or it expired,
+ * and the upstream will not cancel it (a transfer, a QR merchant's receipt, a
+ * cancel refused for good). Every later operation is refused
+ * (otp_attempts_exhausted, receipt_expired); it is final (rule 10).
  */
-export const closedAtEdge = (facts: { guesses: number; upstreamCancels: boolean }): boolean => facts.guesses >= MAX_GUESSES && !facts.upstreamCancels;
+export const closedAtEdge = (facts: { guesses: number; expired?: boolean; upstreamCancels: boolean }): boolean =>
+  (facts.guesses >= MAX_GUESSES || facts.expired === true) && !facts.upstreamCancels;
 
 /**
  * Three guesses failed and the upstream, which cancels such a receipt, still
@@ -306,6 +329,102 @@ export const closedAtEdge = (facts: { guesses: number; upstreamCancels: boolean 
 export function exhaustionCancelPending(facts: { guesses: number; state: UpstreamState; upstreamCancels: boolean }): boolean {
   return facts.guesses >= MAX_GUESSES && facts.upstreamCancels && facts.state === STATE.created;
 }
+
+// ---------------------------------------------------------------------------
+// Every flow ends (rule 12)
+
+/** Why the gateway ended a record by rule 12: `data.reason` of its event. */
+export type ExpiryReason = "expired" | "hold_expired";
+
+/** The two windows of rule 12 (RECEIPT_EXPIRY_HOURS, HOLD_EXPIRY_DAYS), in ms. */
+export interface ExpiryWindows {
+  unpaidMs: number;
+  heldMs: number;
+}
+
+/**
+ * How a record in a state expires: after which window, counted from when
+ * (its creation, or when it became held), with which reason, and how it
+ * ends: `cancel`, the gateway's cancel upstream (decided by the cancel rows
+ * above for caller `gateway`), or `edge`, closed at the edge (the upstream
+ * has no cancel for it). A state not listed never expires: paid (4), the
+ * supplier's 57 (the supplier answers), cancelled (21).
+ */
+export interface ExpiryRule {
+  window: keyof ExpiryWindows;
+  from: "created" | "held";
+  reason: ExpiryReason;
+  ends: "cancel" | "edge";
+}
+
+export const EXPIRY: Readonly<Record<KindName, { readonly [S in UpstreamState]?: ExpiryRule }>> = {
+  receipt: {
+    [STATE.created]: { window: "unpaidMs", from: "created", reason: "expired", ends: "cancel" },
+    [STATE.held]: { window: "heldMs", from: "held", reason: "hold_expired", ends: "cancel" },
+  },
+  transfer: {
+    [STATE.created]: { window: "unpaidMs", from: "created", reason: "expired", ends: "edge" },
+  },
+};
+
+/** The rule by which a record of this kind in this state expires, or null when it does not. */
+export const expiryRuleOf = (kind: KindName, state: UpstreamState): ExpiryRule | null => EXPIRY[kind][state] ?? null;
+
+/**
+ * What the answer to the expiry's cancel means (rule 12):
+ * - `ended`: the upstream shows the record cancelled, or changed otherwise
+ *   (a late pay): the record is as the upstream shows it;
+ * - `retry`: nothing was decided (busy, unavailable): the alarm tries again;
+ * - `unknown`: the answer was lost: rule 8's reconciliation reads it;
+ * - `edge`: refused for good (no cancel access, a QR merchant the table
+ *   refuses): closed at the edge, and its event says so.
+ */
+export type ExpiryOutcome = "ended" | "retry" | "unknown" | "edge";
+
+export function expiryOutcomeOf(
+  answer: { ok: true } | { ok: false; outcome: "rejected" | "unknown"; code: ErrorCode },
+  stillExpirable: boolean,
+): ExpiryOutcome {
+  if (answer.ok) return "ended";
+  if (answer.outcome === "unknown") return "unknown";
+  if (answer.code === "upstream_unavailable" || answer.code === "rate_limited") return "retry";
+  return stillExpirable ? "edge" : "ended";
+}
+
+/**
+ * When a record expires, or null when it does not (rule 12). `expiry` is the
+ * reason already stored: the gateway decided, and until the upstream shows
+ * the record ended (or it is closed at the edge) the cancel is owed now. A
+ * call in flight or an exhausted record is settled first (rules 8 and 2).
+ */
+export function expiresAt(
+  facts: {
+    kind: KindName;
+    phase: Phase;
+    state: UpstreamState;
+    expiry: ExpiryReason | null;
+    edgeClosed: boolean;
+    createdAt: number;
+    heldAt: number;
+  },
+  windows: ExpiryWindows,
+): number | null {
+  const rule = expiryRuleOf(facts.kind, facts.state);
+  if (!rule || facts.edgeClosed) return null;
+  if (facts.expiry !== null) return facts.phase === "expired" ? 0 : null;
+  if (facts.phase !== "created" && facts.phase !== "held") return null;
+  return (rule.from === "held" ? facts.heldAt : facts.createdAt) + windows[rule.window];
+}
+
+/** What an event of a change the gateway itself caused says: why, and whether the record is closed at the edge. */
+export interface GatewayCause {
+  reason: ExpiryReason;
+  closed_at_edge?: true;
+}
+
+/** The cause a change to `state` carries: the expiry decided, when the change is the cancel it asked for. */
+export const expiryCause = (facts: { expiry: ExpiryReason | null }, state: UpstreamState): GatewayCause | null =>
+  facts.expiry !== null && state === STATE.cancelled ? { reason: facts.expiry } : null;
 
 // ---------------------------------------------------------------------------
 // OTP sends (rule 6)

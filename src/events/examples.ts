@@ -30,6 +30,12 @@ const EVENT_OBJECTS: Record<EventType, [object, number | null]> = {
   "transfer.paid": [TRANSFER_PAID, 0],
   "transfer.cancelled": [{ ...TRANSFER_CREATED, state: 21, cancel_date: RECEIPT_CANCELLED.cancel_date }, 0],
   "transfer.otp_attempts_exhausted": [TRANSFER_CREATED, 0],
+  "transfer.expired": [TRANSFER_CREATED, 0],
+};
+
+/** Why, for the events the gateway itself causes (rule 12). */
+const CAUSES: Partial<Record<EventType, { reason: string; closed_at_edge?: boolean }>> = {
+  "transfer.expired": { reason: "expired", closed_at_edge: true },
 };
 
 const SEQUENCE: Partial<Record<EventType, number>> = { "receipt.created": 1, "transfer.created": 1, "receipt.cancelled": 3 };
@@ -42,7 +48,7 @@ export function eventExample(type: EventType) {
     created: PUBLISHED,
     sequence: SEQUENCE[type] ?? 2,
     request_id: EXAMPLE_REQUEST_ID,
-    data: { object, owner: "partner", previous_state: previous },
+    data: { object, owner: "partner", previous_state: previous, ...CAUSES[type] },
   };
 }
 

@@ -25,6 +25,7 @@ export const EVENT_TYPE_CODES = {
   "transfer.paid": 8,
   "transfer.cancelled": 9,
   "transfer.otp_attempts_exhausted": 10,
+  "transfer.expired": 11,
 } as const satisfies Record<EventType, number>;
 export const DELIVERY_STATUS_CODES = { pending: 0, delivered: 1, failed: 2 } as const satisfies Record<DeliveryStatus, number>;
 

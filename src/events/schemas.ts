@@ -51,6 +51,22 @@ export const Event = v.pipe(
       ),
       owner: v.pipe(v.string(), v.description("`partner`, or the `sub` of the user who owns it.")),
       previous_state: v.pipe(v.nullable(ReceiptState), v.description("The state before this change; null for a create.")),
+      reason: v.optional(
+        v.pipe(
+          v.picklist(["expired", "hold_expired"]),
+          v.description(
+            "Why, where the gateway itself caused the change (rule 12): `expired` (unpaid RECEIPT_EXPIRY_HOURS after its creation), `hold_expired` (held and not confirmed within HOLD_EXPIRY_DAYS).",
+          ),
+        ),
+      ),
+      closed_at_edge: v.optional(
+        v.pipe(
+          v.boolean(),
+          v.description(
+            "True when the payment service refused the gateway's cancel (no cancel access, a QR merchant) or has no cancel (transfers): the record is closed at the gateway only, `object.state` is what the payment service shows, and the partner asks its support to cancel it.",
+          ),
+        ),
+      ),
     }),
   }),
   v.title("Event"),

@@ -14,12 +14,15 @@ export const EVENT_TYPES = {
   "receipt.paid": "A receipt is paid (state 4): by pay, by hold-confirm, or when the supplier confirmed a payment that awaited it.",
   "receipt.held": "A hold receipt's amount is blocked on the card (state 5); hold-confirm debits it.",
   "receipt.awaiting_supplier": "A receipt was paid but awaits the supplier's confirmation (state 57); receipt.paid or receipt.cancelled follows.",
-  "receipt.cancelled": "A receipt is cancelled (state 21): by cancel, by the supplier's refusal, or after three failed OTP guesses.",
+  "receipt.cancelled":
+    "A receipt is cancelled (state 21): by cancel, by the supplier's refusal, after three failed OTP guesses, or by the gateway when it expired unpaid or its hold was not confirmed in time (rule 12: `data.reason` `expired` or `hold_expired`). Where the payment service refused that cancel, `data.closed_at_edge` is true and `data.object.state` shows what the payment service shows (0 or 5): ask its support to cancel it.",
   "receipt.otp_attempts_exhausted":
     "The third failed OTP guess ended a receipt; receipt.cancelled follows once the payment service has cancelled it.",
   "transfer.created": "A card-to-card transfer was created.",
   "transfer.paid": "A transfer is paid.",
   "transfer.cancelled": "A transfer is cancelled.",
+  "transfer.expired":
+    "A transfer still unpaid RECEIPT_EXPIRY_HOURS after its creation is closed at the gateway (rule 12; `data.reason` `expired`): every later operation on it answers `receipt_expired`.",
   "transfer.otp_attempts_exhausted": "The third failed OTP guess closed a transfer at the gateway: every later operation on it is refused.",
 } as const satisfies Record<EventType, string>;
 
@@ -42,6 +45,10 @@ export interface GatewayEvent {
     /** "partner", or the user's `sub`. */
     owner: string;
     previous_state: number | null;
+    /** Why, where the gateway itself caused the change (rule 12: `expired`, `hold_expired`). */
+    reason?: string;
+    /** Rule 12: the payment service refused the gateway's cancel; the record is closed at the gateway only. */
+    closed_at_edge?: boolean;
   };
 }
 

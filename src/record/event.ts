@@ -5,6 +5,7 @@
 import { eventOwner } from "../caller";
 import { newEventId } from "../events/publish";
 import type { EventType } from "../events/types";
+import type { GatewayCause } from "../lifecycle";
 
 /**
  * An event as the JSON text the outbox keeps and the queue carries. The
@@ -20,9 +21,12 @@ export function eventPayload(fields: {
   owner: string;
   previousState: number | null;
   at: number;
+  /** Why, where the gateway itself caused the change (rule 12). */
+  cause?: GatewayCause | null;
 }): { id: string; payload: string } {
   const id = newEventId(fields.at);
   const head = { id, type: fields.type, created: fields.at, sequence: fields.sequence, request_id: fields.requestId };
-  const data = `{"object":${fields.objectJson},"owner":${JSON.stringify(eventOwner(fields.owner))},"previous_state":${JSON.stringify(fields.previousState)}}`;
+  const cause = fields.cause ? `,${JSON.stringify(fields.cause).slice(1, -1)}` : "";
+  const data = `{"object":${fields.objectJson},"owner":${JSON.stringify(eventOwner(fields.owner))},"previous_state":${JSON.stringify(fields.previousState)}${cause}}`;
   return { id, payload: `${JSON.stringify(head).slice(0, -1)},"data":${data}}` };
 }

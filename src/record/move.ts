@@ -61,9 +61,16 @@ export class Moves {
     return this.#busy !== null;
   }
 
+  /** Rule 12: the record is past its window (or its expiry's cancel is owed again). */
+  expiryDue(): boolean {
+    const { store, reconciler, expiry } = this.#parts;
+    const rec = store.current;
+    return rec !== null && expiry.isDue(rec, reconciler.phase(rec), clock.now());
+  }
+
   /** A request's money move, step by step (this module's header). */
   async run<I, T>(spec: MoveSpec<I, T>, op: OperationContext & I): Promise<RecordAnswer> {
-    const { store, reconciler, ledger, keys } = this.#parts;
+    const { store, reconciler, ledger, keys, expiry } = this.#parts;
     const actor = ownerOf(op.caller);
     return this.#oneAtATime(spec.operation, op, async (upstream): Promise<RecordAnswer> => {
       // Rule 11: a key its caller used for this operation here answers what its first request got, and calls nothing.
@@ -74,7 +81,13 @@ export class Moves {
       }
       if (seen.kind === "unknown") return this.#repeatAfterUnknown(spec, op, upstream);
       const otp = spec.otp?.(store.current!, op);
-      let decision = reconciler.decide(spec.operation, op.caller.kind, false, { otpMissing: otp === false });
+      // Rule 12: past its window, the record is expired first (the same look and cancel as the alarm's); the table then answers from it.
+      const expiring = expiry.isDue(store.current!, reconciler.phase(), clock.now());
+      if (expiring) {
+        const looked = await this.reconcile(upstream, op.requestId);
+        if (!looked.ok) return looked;
+      }
+      let decision = reconciler.decide(spec.operation, op.caller.kind, expiring, { otpMissing: otp === false });
       if (decision.do === "ask-upstream-first") {
         const looked = await this.reconcile(upstream, op.requestId);
         if (!looked.ok) return looked;
@@ -150,7 +163,9 @@ export class Moves {
   /**
    * Asks the upstream how the record stands (the reconciler's look), then
    * carries out what the look left owed, each decided for whom it acts:
-   * the cancel whose answer was lost, then rule 2's exhaustion cancel.
+   * the cancel whose answer was lost, rule 2's exhaustion cancel, then rule
+   * 12's expiry (audited as the gateway's). An expiry the upstream was too
+   * busy for fails the look: nothing was decided.
    */
   async reconcile(upstream: UpstreamClient, requestId: string): Promise<Outcome<void>> {
     const { store, reconciler } = this.#parts;
@@ -159,8 +174,10 @@ export class Moves {
     if (!looked.ok) return looked;
     if (looked.value && store.current!.state !== STATE.cancelled) await this.#settlement.completeLostCancel(upstream, requestId, looked.value);
     await this.#settlement.exhaustionCancel(upstream, requestId);
-    reconciler.settled(attempts);
-    return { ok: true, value: undefined };
+    const expired = await this.#settlement.expire(upstream, requestId);
+    if (expired) store.audit({ at: clock.now(), op: "expire", actor: "gateway", request_id: requestId, outcome: expired.outcome });
+    reconciler.settled(attempts, expired?.outcome === "retry");
+    return expired?.outcome === "retry" && expired.failure ? { ok: false, error: expired.failure } : { ok: true, value: undefined };
   }
 
   /** The receipt or transfer as the upstream says it stands now (check-id, get-by-id). */
@@ -170,7 +187,7 @@ export class Moves {
     const rec = loaded.value;
     // While another operation is in flight its answer is the news: serve what we know.
     if (this.#busy) return { ok: true, value: rec.body };
-    if (this.#parts.reconciler.needsReconcile(rec)) {
+    if (this.#parts.reconciler.needsReconcile(rec) || this.expiryDue()) {
       return this.#oneAtATime("read", op, async (upstream) => {
         const looked = await this.reconcile(upstream, op.requestId);
         return looked.ok ? { ok: true, value: this.#parts.store.current!.body } : looked;

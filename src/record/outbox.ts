@@ -15,6 +15,7 @@
 import { clock } from "../clock";
 import { publishOutbox } from "../events/publish";
 import type { EventType } from "../events/types";
+import type { GatewayCause } from "../lifecycle";
 import { log } from "../log";
 import { erasePersonalJson } from "../redact";
 import { backoffMs } from "../schedule";
@@ -43,10 +44,10 @@ export class Outbox {
   }
 
   /** Writes an event into the outbox, as part of the change it reports. Inside a change. */
-  emit(type: EventType, previousState: number | null, requestId: string, at = clock.now()): void {
+  emit(type: EventType, previousState: number | null, requestId: string, at = clock.now(), cause: GatewayCause | null = null): void {
     const rec = this.#store.current!;
     const sequence = rec.event_seq + 1;
-    const event = eventPayload({ type, sequence, requestId, objectJson: rec.body, owner: rec.owner, previousState, at });
+    const event = eventPayload({ type, sequence, requestId, objectJson: rec.body, owner: rec.owner, previousState, at, cause });
     this.#sequence.update({ event_seq: sequence });
     this.#store.outbox.enqueue(event.id, event.payload, at);
   }

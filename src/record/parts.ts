@@ -9,6 +9,7 @@ import { lateReadSchedule } from "../schedule";
 import { Alarm } from "./alarm";
 import { Completion } from "./completion";
 import { RecordEnd } from "./end";
+import { Expiry } from "./expiry";
 import { Keys } from "./keys";
 import { LateReads } from "./late-reads";
 import { OtpLedger } from "./otp-ledger";
@@ -19,7 +20,7 @@ import { RecordStore } from "./store";
 import { WriteAhead } from "./write-ahead";
 
 export function recordParts(storage: DurableObjectStorage, env: Env) {
-  const { environment, upstreamTimeoutMs, holdEnabled } = readConfig(env);
+  const { environment, upstreamTimeoutMs, holdEnabled, expiry: windows } = readConfig(env);
   const store = new RecordStore(storage);
   const alarm = new Alarm(storage);
   const outbox = new Outbox(store, env);
@@ -31,7 +32,8 @@ export function recordParts(storage: DurableObjectStorage, env: Env) {
   const end = new RecordEnd(store, alarm, env, retentionPolicy(env).recordRetentionMs);
   const completion = new Completion(store, env);
   const keys = new Keys(storage);
-  return { store, alarm, outbox, ledger, lateReads, recorder, writeAhead, reconciler, end, completion, keys };
+  const expiry = new Expiry(store, outbox, ledger, windows);
+  return { store, alarm, outbox, ledger, lateReads, recorder, writeAhead, reconciler, end, completion, keys, expiry };
 }
 
 export type RecordParts = ReturnType<typeof recordParts>;

@@ -17,6 +17,7 @@ import {
   type Decision,
   type DecisionContext,
   decide,
+  type ExpiryReason,
   exhaustedMessage,
   exhaustionCancelPending,
   guessesOf,
@@ -54,7 +55,7 @@ const guessCountsOf = (rec: RecordRow) => ({ wrong: rec.wrong_otps, unconfirmed:
 
 /** Closed at the edge (lifecycle's closedAtEdge): the one definition every part reads. */
 export const closedAtEdgeOf = (rec: RecordRow): boolean =>
-  closedAtEdge({ guesses: guessesOf(guessCountsOf(rec)), upstreamCancels: upstreamCancelsOf(rec) });
+  closedAtEdge({ guesses: guessesOf(guessCountsOf(rec)), expired: rec.expiry !== null, upstreamCancels: upstreamCancelsOf(rec) });
 
 /** Who a stored actor ("partner:<id>", "user:<sub>", "gateway") is, for the lifecycle table; an unknown one is decided as a user: never a refund. */
 export const callerKindOf = (actor: string | null): CallerKind =>
@@ -77,7 +78,7 @@ export class Reconciler {
   }
 
   phase(rec: RecordRow = this.#parts.store.current!): Phase {
-    return phaseOf({ state: rec.state, pending: rec.pending_op !== null, guesses: this.#parts.ledger.guesses(rec) });
+    return phaseOf({ state: rec.state, pending: rec.pending_op !== null, guesses: this.#parts.ledger.guesses(rec), expired: rec.expiry !== null });
   }
 
   /** The facts of the record the lifecycle table decides on, for a caller of this kind. */
@@ -102,8 +103,14 @@ export class Reconciler {
    * before it calls the upstream (a lost cancel completed, the exhaustion
    * cancel, in the phase the upstream showed).
    */
-  decide(operation: Operation, caller: CallerKind, fresh: boolean, options: { phase?: Phase; otpMissing?: boolean } = {}): Decision {
-    return decide(operation, options.phase ?? this.phase(), this.context(caller, fresh, options.otpMissing));
+  decide(
+    operation: Operation,
+    caller: CallerKind,
+    fresh: boolean,
+    options: { phase?: Phase; otpMissing?: boolean; expiring?: ExpiryReason } = {},
+  ): Decision {
+    const ctx = this.context(caller, fresh, options.otpMissing);
+    return decide(operation, options.phase ?? this.phase(), options.expiring ? { ...ctx, expiring: options.expiring } : ctx);
   }
 
   /** The refusal of a record whose guesses ran out, whole (the table's). */
@@ -181,10 +188,14 @@ export class Reconciler {
     return { ok: true, value: lost };
   }
 
-  /** After a look and what it left owed: still waiting (57, a cancel not through yet) backs off further; settled starts afresh. */
-  settled(attemptsBefore: number): void {
+  /**
+   * After a look and what it left owed: still waiting (57, a cancel not
+   * through yet, or `owed`: an expiry's cancel the upstream was too busy for)
+   * backs off further; settled starts afresh.
+   */
+  settled(attemptsBefore: number, owed = false): void {
     const { store } = this.#parts;
-    const attempts = this.needsReconcile(store.current!) ? attemptsBefore + 1 : 0;
+    const attempts = owed || this.needsReconcile(store.current!) ? attemptsBefore + 1 : 0;
     this.#attempts.update({ reconcile_attempts: attempts });
   }
 

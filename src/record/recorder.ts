@@ -5,8 +5,10 @@
  * (rule 10): bodies stored after it are erased too. Every write runs inside
  * a change.
  */
+
+import { clock } from "../clock";
 import { kindNamed, type RecordBody } from "../kinds";
-import { eventForStateChange, type UpstreamState } from "../lifecycle";
+import { eventForStateChange, expiryCause, STATE, type UpstreamState } from "../lifecycle";
 import { erasePersonal, erasePersonalJson } from "../redact";
 import type { ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
 import type { LateReads } from "./late-reads";
@@ -14,7 +16,7 @@ import type { OtpLedger } from "./otp-ledger";
 import type { Outbox } from "./outbox";
 import type { RecordStore, Slice } from "./store";
 
-export const RECORDER_COLUMNS = ["state", "body", "erased", "answer"] as const;
+export const RECORDER_COLUMNS = ["state", "body", "erased", "answer", "held_at"] as const;
 
 export class Recorder {
   readonly #store: RecordStore;
@@ -40,10 +42,12 @@ export class Recorder {
     const rec = this.#store.current!;
     const previous = rec.state;
     const state = body.state as UpstreamState;
-    this.#slice.update({ state, body: merged });
+    // Rule 12's hold window starts when the hold is first seen.
+    const heldAt = state === STATE.held && previous !== STATE.held ? clock.now() : undefined;
+    this.#slice.update({ state, body: merged, held_at: heldAt });
     if (this.#lateReads.looked(state)) this.#ledger.provenRight();
     const type = eventForStateChange(rec.kind, previous, state);
-    if (type) this.#outbox.emit(type, previous, requestId);
+    if (type) this.#outbox.emit(type, previous, requestId, clock.now(), expiryCause(rec, state));
   }
 
   /** Stores the record a refusal came with, if the upstream sent it. */

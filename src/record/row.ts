@@ -8,6 +8,7 @@
  * entries hold codes and ids.
  */
 import type { KindName } from "../kinds";
+import type { ExpiryReason } from "../lifecycle";
 import type { UpstreamState } from "../upstream/calls";
 
 export interface RecordRow {
@@ -60,6 +61,10 @@ export interface RecordRow {
   answer: string | null;
   /** The tid-index completion this object owes (src/record/completion.ts), JSON; null when none. */
   owed_completion: string | null;
+  /** When the upstream was first seen holding it (state 5), ms; 0 when never: rule 12's hold window starts here. */
+  held_at: number;
+  /** Rule 12: why the gateway ended (or is ending) it, `expired` or `hold_expired`; null while it has not expired. */
+  expiry: ExpiryReason | null;
   created_at: number;
   updated_at: number;
 }
@@ -107,6 +112,9 @@ export function newRecordRow(identity: RecordIdentity): Omit<RecordRow, "updated
     audit: "[]",
     answer: null,
     owed_completion: null,
+    // A record created (or rebuilt) held has been held since then, as far as the gateway knows.
+    held_at: identity.state === 5 ? identity.created_at : 0,
+    expiry: null,
   };
 }
 

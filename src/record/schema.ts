@@ -10,10 +10,18 @@
  * two equal and runs the framework over a migration of its own.
  */
 
-export const CURRENT_SCHEMA_VERSION = 1;
+export const CURRENT_SCHEMA_VERSION = 2;
 
-/** Each entry brings the schema from the version before it to its own. None yet: version 1 is the first. */
-export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {};
+/** Each entry brings the schema from the version before it to its own. */
+export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
+  // Rule 12: when the record became held (its hold's window starts there) and the expiry the gateway decided.
+  // A record held before it keeps its last change's time: never earlier than when it became held.
+  2: [
+    "ALTER TABLE record ADD COLUMN held_at INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE record ADD COLUMN expiry TEXT",
+    "UPDATE record SET held_at = updated_at WHERE state = 5",
+  ],
+};
 
 /**
  * The current schema in one step, for a new object. One row (the record:
@@ -34,6 +42,7 @@ const SCHEMA_CURRENT = `
     pending_request_id TEXT, pending_actor TEXT,
     suspect_since INTEGER NOT NULL DEFAULT 0, suspect_reads INTEGER NOT NULL DEFAULT 0, suspect_otp INTEGER NOT NULL DEFAULT 0,
     reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0, owed_completion TEXT,
+    held_at INTEGER NOT NULL DEFAULT 0, expiry TEXT,
     audit TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
     schema_version INTEGER NOT NULL DEFAULT ${CURRENT_SCHEMA_VERSION});
   CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, logged_at INTEGER);`;

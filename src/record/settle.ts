@@ -8,7 +8,18 @@
 import { clock } from "../clock";
 import type { Failure } from "../errors";
 import type { RecordBody } from "../kinds";
-import { type CallerKind, GUESS_LIMIT_WORD, type OtpVerdict, otpVerdictOf, STATE, upstreamPhase } from "../lifecycle";
+import {
+  type CallerKind,
+  type ExpiryOutcome,
+  type ExpiryReason,
+  expiryOutcomeOf,
+  expiryRuleOf,
+  GUESS_LIMIT_WORD,
+  type OtpVerdict,
+  otpVerdictOf,
+  STATE,
+  upstreamPhase,
+} from "../lifecycle";
 import { log } from "../log";
 import type { AuthorizeBody } from "../schemas";
 import type { UpstreamResult } from "../upstream/calls";
@@ -20,6 +31,11 @@ import type { Note } from "./write-ahead";
 
 const LOST_CANCEL = { reason: "a cancel whose answer was lost, completed by the gateway" };
 const EXHAUSTION_CANCEL = { reason: `${GUESS_LIMIT_WORD.toLowerCase()} failed OTP guesses`, cancelledBy: "gateway" };
+/** What the upstream is told of rule 12's cancel. */
+const EXPIRY_CANCEL: Record<ExpiryReason, { reason: string; cancelledBy: string }> = {
+  expired: { reason: "expired unpaid", cancelledBy: "gateway" },
+  hold_expired: { reason: "hold not confirmed in time", cancelledBy: "gateway" },
+};
 
 /** What a call settled to: the answer's JSON text, or the failure with the OTP's verdict. */
 export type Settled = { ok: true; value: string } | { ok: false; error: Failure; verdict: OtpVerdict | null };
@@ -126,6 +142,50 @@ export class Settlement {
         ledger.cancelRefused();
         log("warn", "exhaustion_cancel_refused", { id: rec.id, upstream_code: result.failure.upstream_code, code: result.failure.code });
       }
+    });
+  }
+
+  /**
+   * Finish: rule 12's expiry, after the look (a late pay is stored as paid, a
+   * cancel as cancelled, and nothing expires then). A record still in a state
+   * that expires, past its window, is ended as the gateway: a transfer closed
+   * at the edge; a receipt cancelled upstream as any cancel is (the cancel
+   * table decides for caller `gateway`, then the write-ahead note, then the
+   * call), or closed at the edge where the table or the upstream refuses it
+   * for good. A busy upstream decides nothing (the alarm tries again); a lost
+   * answer leaves the note for rule 8's reconciliation, never a second call.
+   * Null when nothing was due; else what became of it, with the failure a
+   * request meets when nothing was decided.
+   */
+  async expire(upstream: UpstreamClient, requestId: string): Promise<{ outcome: ExpiryOutcome; failure?: Failure } | null> {
+    const { store, reconciler, expiry } = this.#parts;
+    const rec = store.current!;
+    if (rec.pending_op || !expiry.isDue(rec, reconciler.phase(rec), clock.now())) return null;
+    const rule = expiryRuleOf(rec.kind, rec.state);
+    if (!rule) return null;
+    const reason = rec.expiry ?? rule.reason;
+    const gateway: CallerKind = "gateway";
+    const decision =
+      rule.ends === "cancel" ? reconciler.decide("cancel", gateway, true, { phase: upstreamPhase(rec.state), expiring: reason }) : null;
+    if (decision?.do !== "call") {
+      store.change(() => expiry.closeAtEdge(reason, requestId, false));
+      return { outcome: "edge" };
+    }
+    store.change(() => expiry.decide(reason));
+    const note: Note = { op: "expiry-cancel", actor: gateway, requestId, withOtp: false };
+    const result = await this.call(CANCEL, upstream, EXPIRY_CANCEL[reason], note, undefined);
+    if (!result.ok && result.outcome === "unknown") return { outcome: "unknown", failure: result.failure };
+    return store.change(() => {
+      // A refusal is not the gateway's cancel: whatever the upstream shows instead (paid, cancelled by another) is its own change.
+      if (!result.ok) expiry.undecide();
+      this.settle(CANCEL, result, false, requestId);
+      const after = store.current!;
+      const outcome = expiryOutcomeOf(result.ok ? result : { ...result, code: result.failure.code }, expiryRuleOf(after.kind, after.state) !== null);
+      if (outcome === "edge") {
+        expiry.closeAtEdge(reason, requestId, true);
+        log("warn", "expiry_cancel_refused", { id: rec.id, upstream_code: result.ok ? undefined : result.failure.upstream_code });
+      }
+      return result.ok || outcome === "edge" ? { outcome } : { outcome, failure: result.failure };
     });
   }
 }

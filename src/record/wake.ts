@@ -1,9 +1,10 @@
 /**
  * The record's one alarm, and what it does when it fires. It asks each part
- * when it is next due (the reconciler's looks and late reads, the outbox's
- * drain, the tid completion owed, the record's end) and sets the earliest;
- * firing, it does what is due in that order: the owed completion, the end,
- * the look (with no caller: rule 8), then the outbox's drain.
+ * when it is next due (the reconciler's looks and late reads, rule 12's
+ * expiry, the outbox's drain, the tid completion owed, the record's end) and
+ * sets the earliest; firing, it does what is due in that order: the owed
+ * completion, the end, the look (with no caller: rule 8; the expiry follows
+ * it), then the outbox's drain.
  */
 import { clock } from "../clock";
 import { log } from "../log";
@@ -33,7 +34,8 @@ export class Wake {
     if (!this.#moves.busy && (await end.deleteIfDue(rec, clock.now(), () => !this.#moves.busy))) return;
     try {
       // Unless an operation of this incarnation is in flight (it settles the record itself).
-      if (!this.#moves.busy && (reconciler.needsReconcile(rec) || lateReads.isDue(rec))) await this.#moves.reconcileAlone();
+      if (!this.#moves.busy && (reconciler.needsReconcile(rec) || lateReads.isDue(rec) || this.#moves.expiryDue()))
+        await this.#moves.reconcileAlone();
       // Draining takes no lock: an operation may run meanwhile and add events; only the drained ones are marked sent.
       await outbox.drain();
     } catch (err) {
@@ -50,11 +52,12 @@ export class Wake {
    * An alarm already due early enough is left alone.
    */
   arm(drainNow = true): void {
-    const { store, alarm, completion, end, reconciler, outbox } = this.#parts;
+    const { store, alarm, completion, end, reconciler, outbox, expiry } = this.#parts;
     const rec = store.current;
     if (!rec) return;
     const now = clock.now();
-    const reconcileAt = reconciler.nextAt(rec, now);
+    // Rule 12's expiry is one more look: the earliest of the two.
+    const reconcileAt = earliest(reconciler.nextAt(rec, now), expiry.dueAt(rec, reconciler.phase(rec), now));
     const drain = outbox.dueAt(now);
     const completeAt = completion.dueAt(rec);
     // A completion owed keeps the record from its end: deleting it would forget the claim.
@@ -66,3 +69,6 @@ export class Wake {
     if (drainNow && outbox.ready) void outbox.drain().then(() => this.arm(false));
   }
 }
+
+/** The earlier of two times, either of which may be none. */
+const earliest = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.min(a, b));

@@ -1,8 +1,9 @@
 // The receipt object's storage carries a schema version, and the framework
 // that brings an object written by an earlier version to the current one the
-// first time it is opened, in one transaction, losing nothing. The first
-// release is version 1: the framework is exercised with a migration of the
-// test's own, as the next schema change will use it.
+// first time it is opened, in one transaction, losing nothing. Version 2
+// (rule 12's columns) is migrated from a version-1 object made here, and the
+// framework is exercised with a migration of the test's own, as the next
+// schema change will use it.
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -75,5 +76,27 @@ describe("the receipt object's storage schema", () => {
       { op: "create", outcome: "ok" },
       { op: "pay", outcome: "ok" },
     ]);
+  });
+
+  it("an object of schema 1 is brought to 2 (rule 12's columns) as a new object makes it, and a held record's hold counts from its last change", async () => {
+    const fresh = await createReceipt({ merchant_id: 1003 });
+    const freshSchema = await runInDurableObject(receiptStub(env, "receipt", fresh.id), (_i, state) => describeSchema(state.storage.sql));
+    const receipt = await createReceipt({ merchant_id: 1003, is_hold: true });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    const stub = receiptStub(env, "receipt", receipt.id);
+    // The record as schema 1 stored it: without the columns schema 2 added.
+    await runInDurableObject(stub, (_i, state) => {
+      state.storage.sql.exec("ALTER TABLE record DROP COLUMN held_at");
+      state.storage.sql.exec("ALTER TABLE record DROP COLUMN expiry");
+      state.storage.sql.exec("UPDATE record SET schema_version = 1");
+    });
+    await evictDurableObject(stub);
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(5);
+    const after = await runInDurableObject(stub, (_i, state) => ({
+      schema: describeSchema(state.storage.sql),
+      row: state.storage.sql.exec("SELECT schema_version, held_at = updated_at AS held_since_last_change, expiry FROM record").one(),
+    }));
+    expect(CURRENT_SCHEMA_VERSION).toBe(2);
+    expect(after).toEqual({ schema: freshSchema, row: { schema_version: 2, held_since_last_change: 1, expiry: null } });
   });
 });

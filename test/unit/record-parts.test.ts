@@ -61,6 +61,8 @@ const MUTABLE_COLUMNS: readonly (keyof Required<RecordFields>)[] = [
   "reconcile_attempts",
   "event_seq",
   "owed_completion",
+  "held_at",
+  "expiry",
 ];
 
 describe("each part owns its slice of the record", () => {
