@@ -33,11 +33,23 @@ export class Expiry {
 
   /**
    * When the record expires (or the cancel of an expiry decided is owed
-   * again), or null. A cancel the upstream was too busy for is tried again
-   * with the reconciler's backoff.
+   * again), or null: what the alarm is set for. A cancel the upstream was too
+   * busy for is tried again with the reconciler's backoff.
    */
   dueAt(rec: RecordRow, phase: Phase, now: number): number | null {
-    const at = expiresAt(
+    const at = this.#expiresAt(rec, phase);
+    if (at === null) return null;
+    return rec.reconcile_attempts > 0 ? Math.max(at, now + backoffMs(rec.reconcile_attempts)) : at;
+  }
+
+  /** Past its window: the alarm (whenever it fires) or the next operation expires it. */
+  isDue(rec: RecordRow, phase: Phase, now: number): boolean {
+    const at = this.#expiresAt(rec, phase);
+    return at !== null && at <= now;
+  }
+
+  #expiresAt(rec: RecordRow, phase: Phase): number | null {
+    return expiresAt(
       {
         kind: rec.kind,
         phase,
@@ -50,13 +62,6 @@ export class Expiry {
       },
       this.#windows,
     );
-    if (at === null) return null;
-    return rec.reconcile_attempts > 0 ? Math.max(at, now + backoffMs(rec.reconcile_attempts)) : at;
-  }
-
-  isDue(rec: RecordRow, phase: Phase, now: number): boolean {
-    const at = this.dueAt(rec, phase, now);
-    return at !== null && at <= now;
   }
 
   /** The gateway decided to end the record for this reason; its cancel is about to leave. Inside a change. */
