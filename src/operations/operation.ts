@@ -174,6 +174,7 @@ export const PAY_ERRORS = [
   "operation_in_progress",
   "receipt_cancelled",
   "receipt_already_paid",
+  "receipt_expired",
   "otp_attempts_exhausted",
   "otp_invalid",
   "rate_limited",

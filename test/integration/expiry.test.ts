@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { clock } from "../../src/clock";
 import { readConfig } from "../../src/config";
+import { configProblems } from "../../src/guard";
 import { receiptStub } from "../../src/receipt-object";
 import { retentionPolicy } from "../../src/retention";
 import { callGateway, loggedEventTypes } from "../events";
@@ -301,5 +302,18 @@ describe("the partner's and a user's view", () => {
     // The partner's view is the same.
     await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN }), 409, "receipt_expired");
     expect(await callsTo("receipt/cancel", receipt.id)).toHaveLength(1);
+  });
+});
+
+describe("the windows are configuration", () => {
+  it("accept fractions, default to 24 hours and 7 days, and an unreadable one is a problem the guard refuses to serve with", () => {
+    const windows = (vars: Record<string, string>) => readConfig({ ...env, ...vars } as Env).expiry;
+    expect(windows({ RECEIPT_EXPIRY_HOURS: "0.5", HOLD_EXPIRY_DAYS: "1.5" })).toEqual({ unpaidMs: HOUR_MS / 2, heldMs: 36 * HOUR_MS });
+    expect(windows({ RECEIPT_EXPIRY_HOURS: "", HOLD_EXPIRY_DAYS: "" })).toEqual({ unpaidMs: 24 * HOUR_MS, heldMs: 7 * 24 * HOUR_MS });
+    expect(configProblems({ ...env, RECEIPT_EXPIRY_HOURS: "0.5" } as Env)).toEqual([]);
+    expect(configProblems({ ...env, RECEIPT_EXPIRY_HOURS: "soon", HOLD_EXPIRY_DAYS: "-1" } as Env)).toEqual([
+      "RECEIPT_EXPIRY_HOURS is not a positive number (fractions are accepted).",
+      "HOLD_EXPIRY_DAYS is not a positive number (fractions are accepted).",
+    ]);
   });
 });

@@ -82,6 +82,7 @@ import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { expect, it, vi } from "vitest";
 import { clock as gatewayClock } from "../../src/clock";
+import { readConfig } from "../../src/config";
 import { retentionPolicy } from "../../src/retention";
 import { callGateway } from "../events";
 import {
@@ -751,6 +752,13 @@ function coverStep(_m: Model, rec: Rec, sents: Sent[], pre: number, hits: Sent["
 
 /** Any alarm further away than this is the one that deletes a final record (rule 10): every other comes within a day (late reads). */
 const RECORD_DELETION_AFTER_MS = 2 * 86_400_000;
+/**
+ * Rule 12's expiry comes RECEIPT_EXPIRY_HOURS after a create (or HOLD_EXPIRY_DAYS after a hold):
+ * no work a fault left owed, and not what this model plays (test/integration/expiry.test.ts
+ * does). It stops before it, as before a record's end; every alarm owed comes within minutes
+ * in development (late reads, backoff, the supplier's polls).
+ */
+const EXPIRY_AFTER_MS = readConfig(env).expiry.unpaidMs / 2;
 
 /** The upstream acts now on a call the gateway gave up on. */
 async function actLate(m: Model, rec: Rec, late: Late): Promise<void> {
@@ -772,8 +780,8 @@ async function actLate(m: Model, rec: Rec, late: Late): Promise<void> {
  */
 async function runAlarm(m: Model, rec: Rec, faults: Pick<StepFaults, "read" | "cancel"> = {}, keepLate = false): Promise<boolean> {
   const due = await alarmDue(rec.kind, rec.id, rec.clock);
-  // Rule 10: a final record's last alarm deletes it RECORD_RETENTION_DAYS on; that is no work owed, and the model stops before it.
-  if (due === null || due - Date.now() > RECORD_DELETION_AFTER_MS) return false;
+  // Rule 10: a final record's last alarm deletes it RECORD_RETENTION_DAYS on; that is no work owed, and the model stops before it (and before rule 12's expiry).
+  if (due === null || due - Date.now() > Math.min(RECORD_DELETION_AFTER_MS, EXPIRY_AFTER_MS)) return false;
   if (!keepLate) for (const late of [...rec.late]) if (due + rec.clock.ahead - late.at > LATE_WITHIN_MS) await actLate(m, rec, late);
   scriptedUpstream.reset();
   const scripted = new Map<string, FaultName>();
