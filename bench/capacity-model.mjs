@@ -21,12 +21,22 @@
  * without it, and `keyed_pay` says what it adds were every pay to carry one:
  * the object rows written per payment with and without a key on its pay, by
  * the same counted flows (the run's `costs_keyed_pay` against `costs`).
+ *
+ * The bill is priced as Cloudflare bills it: every meter of every product a
+ * payment touches, each line with its page. Payments are a mix (ASSUMPTIONS
+ * `mix`): paid, abandoned (never paid, expired by rule 12) and held never
+ * confirmed, each counted over its whole life by the traced run where the
+ * gateway completes it, estimated from the contract where it does not yet.
+ * The cron is priced per run (every minute, whatever the traffic). `floor` is
+ * the same model for the cheapest any design could be, so that each line of
+ * the shipped bill stands against what it must cost at least.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { RESULTS_DIR } from "./lib/config.mjs";
+import { unstable_readConfig } from "wrangler";
+import { RESULTS_DIR, ROOT } from "./lib/config.mjs";
 
-/** Each price and limit with the page that publishes it (Workers Paid, read 2026-11). */
+/** Each price and limit with the page that publishes it (Workers Paid, read 2026-11-27). */
 export const PRICES = {
   workers: {
     page: "https://developers.cloudflare.com/workers/platform/pricing/",
@@ -37,7 +47,10 @@ export const PRICES = {
   durableObjects: {
     page: "https://developers.cloudflare.com/durable-objects/platform/pricing/",
     requests: { included: 1e6, perMillion: 0.15 },
+    // Duration at 128 MB (0.128 GB) an active object, whatever it uses; alarm invocations are requests.
     gbSeconds: { included: 400e3, perMillion: 12.5 },
+    // SQLite backend: each setAlarm() is billed as a row written, deletes are counted as rows written.
+    rowsRead: { included: 25e9, perMillion: 0.001 },
     rowsWritten: { included: 50e6, perMillion: 1.0 },
     storageGbMonth: { included: 5, perGb: 0.2 },
   },
@@ -47,10 +60,25 @@ export const PRICES = {
     rowsWritten: { included: 50e6, perMillion: 1.0 },
     storageGbMonth: { included: 5, perGb: 0.75 },
   },
-  queues: { page: "https://developers.cloudflare.com/queues/platform/pricing/", operations: { included: 1e6, perMillion: 0.4 }, perMessage: 3 },
+  queues: {
+    page: "https://developers.cloudflare.com/queues/platform/pricing/",
+    operations: { included: 1e6, perMillion: 0.4 },
+    // A write, a read and a delete per message (under 64 KB); each retry is one more read; a dead letter one more write.
+    perMessage: 3,
+  },
+  // Workers Logs until 30 November 2026: per log event.
   logs: {
     page: "https://developers.cloudflare.com/workers/observability/logs/workers-logs/#pricing",
     events: { included: 20e6, perMillion: 0.6 },
+  },
+  // From 1 December 2026 Workers Logs uses Cloudflare Observability pricing: ingestion (the event body with its
+  // enriched attributes, before compression) and storage (GB-month: each day's queryable GB / 30; seven days kept).
+  observability: {
+    page: "https://developers.cloudflare.com/observability/pricing/",
+    from: "2026-12-01",
+    ingestionGb: { included: 50, perGb: 0.25 },
+    storageGbMonth: { included: 12, perGb: 0.1 },
+    retentionDays: 7,
   },
 };
 
@@ -61,21 +89,52 @@ export const LIMITS = {
     accountBytes: 1e12,
     databasesPerAccount: 50_000,
     queriesPerInvocation: 1000,
+    // "Each individual D1 database is inherently single-threaded, and processes queries one at a time":
+    // ~1,000 queries/s at 1 ms a query (the same page's FAQ).
+    queriesPerSecondAt1Ms: 1000,
   },
   workers: { page: "https://developers.cloudflare.com/workers/platform/limits/", connectionsPerInvocation: 6 },
   queues: { page: "https://developers.cloudflare.com/queues/platform/limits/", messagesPerSecond: 5000, consumerInvocations: 250 },
 };
 
-/** The deployment's defaults (src/retention.ts; rule 10's RECORD_RETENTION_DAYS) and the traffic's shape. */
+/** The queue consumer's retries, as shipped (wrangler.toml [env.production]): read, not restated. */
+function shippedQueueConfig() {
+  try {
+    const config = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "production" }, { hideWarnings: true });
+    const consumer = config.queues.consumers.find((c) => c.dead_letter_queue) ?? config.queues.consumers[0];
+    return { maxRetries: consumer.max_retries ?? 3, deadLetter: Boolean(consumer.dead_letter_queue), batchSize: consumer.max_batch_size ?? 10 };
+  } catch {
+    return { maxRetries: 3, deadLetter: true, batchSize: 10 };
+  }
+}
+
+/** The deployment's defaults (src/retention.ts; rule 10's RECORD_RETENTION_DAYS; rule 12's windows) and the traffic's shape. */
 export const ASSUMPTIONS = {
   replayDays: 7,
   tidRetentionDays: 90,
   deliveredEventsDays: 7,
   recordRetentionDays: 90,
+  /** Rule 12's defaults: an unpaid receipt expires after RECEIPT_EXPIRY_HOURS, a hold after HOLD_EXPIRY_DAYS. */
+  receiptExpiryHours: 24,
+  holdExpiryDays: 7,
+  /**
+   * What payments become, *assumed*: 20% of receipts are never paid (created and authorized, then expired by
+   * rule 12), 5% are holds never confirmed (cancelled by rule 12; production ships HOLD_ENABLED=false, so this
+   * share is what a deployment with holds would see), the rest paid. Each record then ends by rule 10.
+   */
+  mix: { paid: 0.75, abandoned: 0.2, hold_expired: 0.05 },
   /** D1 databases are filled to this share of their 10 GB: room for a backlog and for growth. */
   databaseFill: 0.6,
-  /** Peak over average (the bench's 200 creates/s at peak for 1,000,000 a day: ~17x). */
+  /**
+   * Peak second over the day's average second: docs/capacity.md's design point of 200 creates/s at 1,000,000 a
+   * day (~17x). Daily traffic peaks at 2-3x its average in its busiest hour; a payment day's busiest minute
+   * (salaries, a sale closing) is several times that again, and the databases, the queue and the consumer must
+   * take that minute without queueing for seconds.
+   */
   peakFactor: 17.3,
+  /** A D1 query's time in its database, *assumed* 1 ms (indexed point reads and writes of one row), and the share of a database's one thread a shard may use at the peak. */
+  d1QueryMs: 1,
+  d1PeakUtilization: 0.6,
   /** Requests to the gateway per flow: create, authorize, pay, and the queue consumer's share. */
   workerRequestsPerFlow: 3.3,
   /** Requests to a record object per flow: create's init, authorize, pay, the outbox alarm. */
@@ -84,21 +143,57 @@ export const ASSUMPTIONS = {
   logEventsPerFlow: 10,
   /** CPU per flow, *assumed*: `npm run bench` measures ~12.8 ms of local workerd CPU over the three calls, D1's simulator and the sandbox included (bench/results/latest.md). */
   cpuMsPerFlow: 10,
-  /** Per request to an object, awaiting the upstream at 128 MB, hibernation-eligible between calls: the estimate used when a run counted no requests. */
-  objectGbSecondsPerRequest: 0.5 * 0.125,
+  /** CPU of one cron run, *assumed*: a handful of D1 statements per database visited and one log line. */
+  cronCpuMs: 5,
+  /** Cron runs a month (wrangler.toml [triggers]: every minute). */
+  cronRunsPerDay: 1440,
+  /** Databases one cron run visits at most (src/fanout.ts: floor(700 / (6 x RETENTION_ROUNDS + 2)) with the defaults). */
+  cronDatabasesPerRun: 21,
+  /** Per request to an object, awaiting the upstream at 128 MB: the estimate used when a run counted no requests. */
+  objectGbSecondsPerRequest: 0.5 * 0.128,
   /**
-   * Duration as it is spent: an object is billed while it runs or awaits, at 128 MB. Per flow: the
-   * payment service's calls made from the objects (authorize, pay; the create's is the Worker's), *assumed* 300 ms
-   * each, and *assumed* 20 ms for each other request (init, alarms: storage and a D1 statement at most).
+   * Duration as it is spent: an object is billed while it runs or awaits, at 128 MB (0.128 GB, as Cloudflare's
+   * examples count it). The run measures each object request's wall time and what of it waited on D1, the
+   * queue and the upstream; production's waits replace the local ones, *assumed*: the payment service 300 ms a
+   * call, a D1 round trip 30 ms (one primary, often in another location), a queue send 10 ms.
    */
   objectUpstreamCallsPerFlow: 2,
   upstreamSeconds: 0.3,
+  d1RoundTripSeconds: 0.03,
+  queueSendSeconds: 0.01,
   objectRequestSeconds: 0.02,
-  objectMemoryGb: 0.125,
+  objectMemoryGb: 0.128,
   /** Workers Logs invocation logs (wrangler.toml [observability.logs] invocation_logs): off. */
   invocationLogs: false,
+  /** Bytes Workers Logs adds to each event, *assumed*: its default enriched attributes (timestamps, the script, request id, trigger, outcome). */
+  logEnrichmentBytes: 600,
+  /** Share of webhook messages whose every delivery fails, *assumed*: each is retried max_retries times (wrangler.toml), then dead-lettered. */
+  failingDeliveryShare: 0.01,
   /** Events delivered per second by one consumer invocation (wrangler.toml: 12 a batch, six at a time, 200 ms receiver). */
   deliveriesPerInvocation: 26,
+  /** The month the bill is for: month 12 from 2026-11-27, so Observability pricing applies to the logs. */
+  billMonth: "2027-11",
+  /** The target: the month-12 bill at 1,000,000 payments a day, by this model. */
+  targetMonth12AtOneMillion: 800,
+};
+
+/**
+ * What rule 12's expiry adds to a payment that never completes, estimated from the contract for a build that does
+ * not expire it yet (the run then sees no record of the scenario end): an alarm when the window runs out (a
+ * request, and the alarm set at the create: a row written), the upstream read and cancel (two calls, two log
+ * lines), the write-ahead note and the outcome (2 rows), the event (an outbox row, its logged mark, one queue
+ * message, its D1 rows and delivery log line), then rule 10's end like a paid record's (its alarm, deleteAll).
+ */
+const EXPIRY_FROM_CONTRACT = {
+  object_requests: 1,
+  object_alarm_writes: 1,
+  object_rows_written: 4,
+  object_upstream_calls: 2,
+  object_d1_round_trips: 1,
+  object_queue_sends: 1,
+  queue_messages: 1,
+  events: 1,
+  log_lines: 3,
 };
 
 /**
@@ -109,11 +204,79 @@ export const ASSUMPTIONS = {
  */
 const KEYED_PAY_ROWS_FROM_CODE = 2;
 
+/** The floor: the least any design could cost a payment (create, authorize, pay through one object that writes its row twice, one log event). */
+export const FLOOR = {
+  worker_invocations: 3,
+  object_requests: 3,
+  object_rows_written: 2,
+  log_lines: 1,
+  object_upstream_calls: 2,
+  /** Cloudflare's FAQ: "An empty SQLite database consumes approximately 12 KB of storage" (durable-objects/reference/faq). */
+  recordObjectBytes: 12_288,
+};
+
 const DAY = 86_400;
 const MONTH_DAYS = 30.4;
 const GB = 1e9;
 const round = (value, digits = 0) => Math.round(value * 10 ** digits) / 10 ** digits;
 const over = (used, { included, perMillion }) => (Math.max(0, used - included) / 1e6) * perMillion;
+const overGb = (used, { included, perGb }) => Math.max(0, used - included) * perGb;
+
+/** The counters a traced run keeps per flow, with 0 for any an older run lacks. */
+const COUNTERS = [
+  "worker_invocations",
+  "d1_queries",
+  "d1_rows_read",
+  "d1_rows_written",
+  "object_requests",
+  "object_rows_written",
+  "object_rows_read",
+  "object_alarm_writes",
+  "object_deletions",
+  "object_rows_deleted",
+  "object_wall_ms",
+  "object_d1_wait_ms",
+  "object_d1_round_trips",
+  "object_upstream_wait_ms",
+  "object_upstream_calls",
+  "object_queue_wait_ms",
+  "object_queue_sends",
+  "queue_messages",
+  "log_lines",
+  "log_bytes",
+];
+const CRON_COUNTERS = ["worker_invocations", "d1_queries", "d1_rows_read", "d1_rows_written", "log_lines", "log_bytes"];
+
+/** A scenario's counts per flow over its whole life, less the fixed cost of the cron runs it includes (priced per run). */
+function lifeOf(costs) {
+  const ended = costs?.per_flow?.ended;
+  if (!ended) return null;
+  const life = Object.fromEntries(COUNTERS.map((k) => [k, ended[k] ?? 0]));
+  const cron = costs.cron;
+  if (cron?.empty_run) {
+    for (const k of CRON_COUNTERS) life[k] = Math.max(0, life[k] - (cron.runs_in_ended * (cron.empty_run[k] ?? 0)) / costs.flows);
+  }
+  return life;
+}
+
+/** The payment that never completes, with rule 12's expiry estimated where the run did not see it (see EXPIRY_FROM_CONTRACT). */
+function withExpiry(life, paid, perEvent) {
+  const out = { ...life };
+  const e = EXPIRY_FROM_CONTRACT;
+  for (const k of Object.keys(e)) if (k in out) out[k] += e[k];
+  // Rule 10's end, as the paid record's: its alarm request, the alarm writes and the rows deleteAll removes.
+  const ends = paid.object_deletions || 1;
+  out.object_requests += 1;
+  out.object_alarm_writes += 1;
+  out.object_deletions += 1;
+  out.object_rows_deleted += paid.object_rows_deleted / ends;
+  // The event's D1 rows (logged, delivered, pruned) and queries, its share of a consumer invocation, a log line's bytes.
+  out.d1_rows_written += perEvent.d1RowsWritten;
+  out.d1_queries += 3;
+  out.worker_invocations += perEvent.workerInvocations;
+  out.log_bytes += e.log_lines * (paid.log_lines ? paid.log_bytes / paid.log_lines : 200);
+  return out;
+}
 
 /** What a capacity run measured, as the model reads it (null where the run has no such figure). */
 export function measuredOf(report) {
@@ -122,40 +285,80 @@ export function measuredOf(report) {
   const tidRow = (side) => (side.row ?? side.with_answer).total;
   const withAnswer = (tidRow(rows.partner) + tidRow(rows.user)) / 2;
   const run = report.throughput?.at(-1) ?? {};
-  const perEvent = run.d1_rows_written_per_event ?? {};
+  const perEventRows = run.d1_rows_written_per_event ?? {};
+  const d1RowsWrittenPerEvent = (perEventRows.logged ?? 0) + (perEventRows.delivered ?? 0) + (perEventRows.pruned ?? 0);
   // The whole life of a flow, counted by the traced gateway (bench/lib/costs.mjs), when the run has it.
-  const life = report.costs?.per_flow?.ended ?? null;
-  // The same flows with an Idempotency-Key on each pay (rule 11), when the run counted them.
-  const keyed = life ? (report.costs_keyed_pay?.per_flow?.ended ?? null) : null;
+  const paid = lifeOf(report.costs);
+  const keyedLife = paid ? lifeOf(report.costs_keyed_pay) : null;
   const keyedBy = report.costs_keyed_pay?.rows_written_per_flow_by_statement?.object ?? {};
+  const eventsPerFlow = rows.event.per_flow;
+  // Per event, from the paid flow: the consumer's share of invocations (beyond the three calls).
+  const perEvent = { d1RowsWritten: d1RowsWrittenPerEvent, workerInvocations: paid ? Math.max(0, paid.worker_invocations - 3) / eventsPerFlow : 0.3 };
+  // The payments that never complete: counted where the run saw their records end, estimated otherwise.
+  const scenarios = {};
+  const estimatedScenarios = [];
+  for (const name of ["abandoned", "hold_expired"]) {
+    const counted = report.costs?.scenarios?.[name];
+    const life = lifeOf(counted);
+    if (life && counted.ended) scenarios[name] = life;
+    else if (life && paid) {
+      scenarios[name] = withExpiry(life, paid, perEvent);
+      estimatedScenarios.push(
+        `${name}: counted up to the expiry; rule 12's expiry and rule 10's end estimated from the contract (the build did not expire it)`,
+      );
+    } else if (paid) {
+      scenarios[name] = paid;
+      estimatedScenarios.push(`${name}: not counted by this run; priced as a paid payment`);
+    }
+  }
+  // Cron: one run with nothing due, per database it visited.
+  const cron = report.costs?.cron;
+  const cronPerRun = cron?.empty_run
+    ? {
+        databases: cron.databases,
+        fixed: { worker_invocations: 1, log_lines: cron.empty_run.log_lines, log_bytes: cron.empty_run.log_bytes },
+        perDatabase: {
+          d1_queries: cron.empty_run.d1_queries / cron.databases,
+          d1_rows_read: cron.empty_run.d1_rows_read / cron.databases,
+          d1_rows_written: cron.empty_run.d1_rows_written / cron.databases,
+        },
+      }
+    : null;
   return {
     source: report.date,
-    counted: life !== null,
-    d1RowsWrittenPerFlow: life?.d1_rows_written ?? null,
-    workerRequestsPerFlow: life?.worker_invocations ?? null,
-    objectRequestsPerFlow: life?.object_requests ?? null,
-    queueMessagesPerFlow: life?.queue_messages ?? null,
-    // Workers Logs bills every log event: each line written, and each invocation's own log where those are on
-    // (wrangler.toml turns them off: ASSUMPTIONS.invocationLogs).
-    logEventsPerFlow: life ? life.log_lines + (ASSUMPTIONS.invocationLogs ? life.worker_invocations + life.object_requests : 0) : null,
+    counted: paid !== null,
+    paid,
+    scenarios,
+    estimatedScenarios,
+    cronPerRun,
+    perEvent,
+    // Legacy fields (docs and older runs read them): the paid flow's counts.
+    d1RowsWrittenPerFlow: paid?.d1_rows_written ?? null,
+    workerRequestsPerFlow: paid?.worker_invocations ?? null,
+    objectRequestsPerFlow: paid?.object_requests ?? null,
+    queueMessagesPerFlow: paid?.queue_messages ?? null,
+    logEventsPerFlow: paid ? paid.log_lines + (ASSUMPTIONS.invocationLogs ? paid.worker_invocations + paid.object_requests : 0) : null,
     tidRowBytes: withAnswer,
     eventRowBytes: rows.event.total,
-    eventsPerFlow: rows.event.per_flow,
+    eventsPerFlow,
     recordObjectBytes: report.shape.record_object.file_bytes.median,
     d1RowsWrittenPerCreate: run.d1_rows_written_per_create ?? null,
-    d1RowsWrittenPerEvent: (perEvent.logged ?? 0) + (perEvent.delivered ?? 0) + (perEvent.pruned ?? 0),
+    d1RowsWrittenPerEvent,
     // The object's own cursors (rowsWritten), when the run measured them; otherwise rows held x 2 (written, then updated or deleted).
     objectRowsWrittenPerFlow:
-      life?.object_rows_written ??
+      paid?.object_rows_written ??
       report.shape.record_object.rows_written_per_flow ??
       2 * Object.values(report.shape.record_object.typical_rows ?? {}).reduce((sum, n) => sum + n, 0),
-    objectRowsWrittenMeasured: life !== null || report.shape.record_object.rows_written_per_flow !== undefined,
+    objectRowsWrittenMeasured: paid !== null || report.shape.record_object.rows_written_per_flow !== undefined,
     // What a key on the pay adds per payment: the flows with keys against the same flows without.
-    keyedPay: keyed
+    keyedPay: keyedLife
       ? {
           measured: true,
-          objectRowsWritten: round(keyed.object_rows_written - life.object_rows_written, 2),
-          d1RowsWritten: round(keyed.d1_rows_written - life.d1_rows_written, 2),
+          objectRowsWritten: round(
+            keyedLife.object_rows_written + keyedLife.object_alarm_writes - (paid.object_rows_written + paid.object_alarm_writes),
+            2,
+          ),
+          d1RowsWritten: round(keyedLife.d1_rows_written - paid.d1_rows_written, 2),
           // Of which the key's own table's statements (the rest would be a change of path the key made).
           idempotencyRowsWritten: round(
             Object.entries(keyedBy)
@@ -168,57 +371,214 @@ export function measuredOf(report) {
   };
 }
 
+/** A payment's counts, the mix of ASSUMPTIONS applied (the paid flow alone where the run counted nothing else). */
+function mixOf(measured) {
+  const parts = { paid: measured.paid, ...measured.scenarios };
+  const out = Object.fromEntries(COUNTERS.map((k) => [k, 0]));
+  let shares = 0;
+  for (const [name, share] of Object.entries(ASSUMPTIONS.mix)) {
+    const part = parts[name] ?? measured.paid;
+    shares += share;
+    for (const k of COUNTERS) out[k] += share * (part[k] ?? 0);
+  }
+  for (const k of COUNTERS) out[k] /= shares;
+  return out;
+}
+
+/** Days a record object is kept, averaged over the mix: its life before it is final, then RECORD_RETENTION_DAYS. */
+function daysKept() {
+  const a = ASSUMPTIONS;
+  const before = { paid: 0, abandoned: a.receiptExpiryHours / 24, hold_expired: a.holdExpiryDays };
+  let days = 0;
+  for (const [name, share] of Object.entries(a.mix)) days += share * (before[name] + a.recordRetentionDays);
+  return days;
+}
+
+/** Production seconds an object is active per payment: the run's wall time, its local waits replaced by production's. */
+function objectSecondsOf(p) {
+  const a = ASSUMPTIONS;
+  const ownMs = Math.max(0, p.object_wall_ms - p.object_d1_wait_ms - p.object_upstream_wait_ms - p.object_queue_wait_ms);
+  return (
+    ownMs / 1000 +
+    p.object_upstream_calls * a.upstreamSeconds +
+    p.object_d1_round_trips * a.d1RoundTripSeconds +
+    p.object_queue_sends * a.queueSendSeconds
+  );
+}
+
+/**
+ * The bill of one month at `perDay` payments a day from `p`, a payment's counts (mixOf), priced line by line.
+ * `storage`: the record object's bytes and the D1 bytes in the steady state; `cron`: the run's cost per run (or null).
+ */
+function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, databases, cron }) {
+  const a = ASSUMPTIONS;
+  const P = PRICES;
+  const perMonth = perDay * MONTH_DAYS;
+  const queue = shippedQueueConfig();
+  // The cron: every minute, each run visiting up to cronDatabasesPerRun databases.
+  const runs = cron ? a.cronRunsPerDay * MONTH_DAYS : 0;
+  const visited = cron ? Math.min(databases, a.cronDatabasesPerRun) : 0;
+  const cronUse = {
+    worker_invocations: runs,
+    d1_queries: runs * visited * (cron?.perDatabase.d1_queries ?? 0),
+    d1_rows_read: runs * visited * (cron?.perDatabase.d1_rows_read ?? 0),
+    d1_rows_written: runs * visited * (cron?.perDatabase.d1_rows_written ?? 0),
+    log_lines: runs * (cron?.fixed.log_lines ?? 0),
+    log_bytes: runs * (cron?.fixed.log_bytes ?? 0),
+    cpu_ms: runs * a.cronCpuMs,
+  };
+  // Webhook retries: the failing share is retried max_retries times (a read, the consumer's D1 mark, a log line each), then dead-lettered.
+  const messages = perMonth * p.queue_messages;
+  const failing = messages * a.failingDeliveryShare;
+  const retries = failing * queue.maxRetries;
+  const deadLetterOps = queue.deadLetter ? failing * 3 : 0;
+  const queueOps = messages * P.queues.perMessage + retries + deadLetterOps;
+  const retryD1Rows = (retries + failing) * (p.d1_rows_written > 0 ? 2 : 0);
+  const retryInvocations = (retries + (queue.deadLetter ? failing : 0)) / queue.batchSize;
+
+  const invocationLogEvents = a.invocationLogs ? perMonth * (p.worker_invocations + p.object_requests) + runs : 0;
+  const bytesPerLine = p.log_lines ? p.log_bytes / p.log_lines : 200;
+  const logEvents = perMonth * p.log_lines + cronUse.log_lines + retries + invocationLogEvents;
+  const logBytes = perMonth * p.log_bytes + cronUse.log_bytes + retries * bytesPerLine + logEvents * a.logEnrichmentBytes;
+  const logGbMonth = (logBytes / GB / MONTH_DAYS) * P.observability.retentionDays;
+
+  const objectGbSeconds = perMonth * a.objectMemoryGb * objectSecondsOf(p);
+  const objectRowsWritten = perMonth * (p.object_rows_written + p.object_alarm_writes + p.object_rows_deleted);
+  const objectBytesMonth12 = perDay * (recordsDeleted ? daysKept() : 365) * objectBytes;
+  const d1RowsWritten = perMonth * p.d1_rows_written + cronUse.d1_rows_written + retryD1Rows;
+  const d1RowsRead = perMonth * p.d1_rows_read + cronUse.d1_rows_read;
+  const workerRequests = perMonth * p.worker_invocations + cronUse.worker_invocations + retryInvocations;
+
+  const lines = [
+    { line: "workers_paid_base", usage: "the Workers Paid plan", dollars: P.workers.base, page: P.workers.page },
+    {
+      line: "workers_requests",
+      usage: `${round(workerRequests / 1e6, 1)} M (${p.worker_invocations.toFixed(2)} a payment, ${round(runs)} cron runs)`,
+      dollars: over(workerRequests, P.workers.requests),
+      page: P.workers.page,
+    },
+    {
+      line: "workers_cpu",
+      usage: `${round((perMonth * a.cpuMsPerFlow + cronUse.cpu_ms) / 1e6)} M ms (assumed ${a.cpuMsPerFlow} ms a payment)`,
+      dollars: over(perMonth * a.cpuMsPerFlow + cronUse.cpu_ms, P.workers.cpuMs),
+      page: P.workers.page,
+    },
+    {
+      line: "do_requests",
+      usage: `${round((perMonth * p.object_requests) / 1e6, 1)} M (${p.object_requests.toFixed(2)} a payment, alarms included)`,
+      dollars: over(perMonth * p.object_requests, P.durableObjects.requests),
+      page: P.durableObjects.page,
+    },
+    {
+      line: "do_duration",
+      usage: `${round(objectGbSeconds / 1e6, 2)} M GB-s (${objectSecondsOf(p).toFixed(2)} s a payment at ${a.objectMemoryGb} GB)`,
+      dollars: over(objectGbSeconds, P.durableObjects.gbSeconds),
+      page: P.durableObjects.page,
+    },
+    {
+      line: "do_rows_written",
+      usage: `${round(objectRowsWritten / 1e6, 1)} M (${p.object_rows_written.toFixed(2)} SQL + ${p.object_alarm_writes.toFixed(2)} alarms + ${p.object_rows_deleted.toFixed(2)} deleted a payment)`,
+      dollars: over(objectRowsWritten, P.durableObjects.rowsWritten),
+      page: P.durableObjects.page,
+    },
+    {
+      line: "do_rows_read",
+      usage: `${round((perMonth * p.object_rows_read) / 1e6, 1)} M (${p.object_rows_read.toFixed(2)} a payment)`,
+      dollars: over(perMonth * p.object_rows_read, P.durableObjects.rowsRead),
+      page: P.durableObjects.page,
+    },
+    {
+      line: "do_storage",
+      usage: `${round(objectBytesMonth12 / GB)} GB-month (${round(objectBytes)} B an object, ${round(recordsDeleted ? daysKept() : 365, 1)} days kept)`,
+      dollars: overGb(objectBytesMonth12 / GB, P.durableObjects.storageGbMonth),
+      page: P.durableObjects.page,
+    },
+    {
+      line: "d1_rows_written",
+      usage: `${round(d1RowsWritten / 1e6, 1)} M (${p.d1_rows_written.toFixed(2)} a payment, retries' marks included)`,
+      dollars: over(d1RowsWritten, P.d1.rowsWritten),
+      page: P.d1.page,
+    },
+    {
+      line: "d1_rows_read",
+      usage: `${round(d1RowsRead / 1e6)} M (${p.d1_rows_read.toFixed(2)} a payment, ${round(cronUse.d1_rows_read / 1e6)} M by the cron)`,
+      dollars: over(d1RowsRead, P.d1.rowsRead),
+      page: P.d1.page,
+    },
+    { line: "d1_storage", usage: `${round(d1Bytes / GB, 1)} GB`, dollars: overGb(d1Bytes / GB, P.d1.storageGbMonth), page: P.d1.page },
+    {
+      line: "queues",
+      usage: `${round(queueOps / 1e6, 1)} M operations (${p.queue_messages.toFixed(2)} messages a payment x 3; ${a.failingDeliveryShare * 100}% failing x ${queue.maxRetries} retries + dead letter)`,
+      dollars: over(queueOps, P.queues.operations),
+      page: P.queues.page,
+    },
+    {
+      line: "workers_logs_ingestion",
+      usage: `${round(logBytes / GB, 1)} GB (${round(logEvents / 1e6, 1)} M events, ${round(bytesPerLine)} B a line + ${a.logEnrichmentBytes} B enrichment)`,
+      dollars: overGb(logBytes / GB, P.observability.ingestionGb),
+      page: P.observability.page,
+    },
+    {
+      line: "workers_logs_storage",
+      usage: `${round(logGbMonth, 1)} GB-month (${P.observability.retentionDays} days kept)`,
+      dollars: overGb(logGbMonth, P.observability.storageGbMonth),
+      page: P.observability.page,
+    },
+  ];
+  const cronDollars =
+    (cronUse.worker_invocations / Math.max(workerRequests, 1)) * lines[1].dollars +
+    (cronUse.d1_rows_read / Math.max(d1RowsRead, 1)) * lines[9].dollars +
+    (cronUse.d1_rows_written / Math.max(d1RowsWritten, 1)) * lines[8].dollars +
+    (cronUse.cpu_ms / Math.max(perMonth * a.cpuMsPerFlow + cronUse.cpu_ms, 1)) * lines[2].dollars;
+  return {
+    lines,
+    total: lines.reduce((sum, l) => sum + l.dollars, 0),
+    // The same logs at the per-event price that ends on 30 November 2026, for comparison (not in the total).
+    logsPerEventPrice: over(logEvents, P.logs.events),
+    cron: {
+      runs: round(runs),
+      databases_per_run: visited,
+      d1_queries: round(cronUse.d1_queries),
+      d1_rows_read: round(cronUse.d1_rows_read),
+      dollars: round(cronDollars, 2),
+    },
+    objectBytesMonth12,
+    d1QueriesPerMonth: perMonth * p.d1_queries + cronUse.d1_queries,
+  };
+}
+
 /** The model at `perDay` creates a day; `recordsDeleted`: whether record objects end (rule 10) or are kept for ever. */
 export function model(measured, perDay, { recordsDeleted = true } = {}) {
   const a = ASSUMPTIONS;
-  const perMonth = perDay * MONTH_DAYS;
   // D1 in the steady state: tid rows for their whole window at their full size (no VACUUM), delivered events for theirs.
   const tidBytes = perDay * a.tidRetentionDays * measured.tidRowBytes;
   const eventBytes = perDay * a.deliveredEventsDays * measured.eventsPerFlow * measured.eventRowBytes;
   const d1Bytes = tidBytes + eventBytes;
-  const databases = Math.ceil(d1Bytes / (LIMITS.d1.databaseBytes * a.databaseFill));
-  // Record objects: held for RECORD_RETENTION_DAYS, or (were they kept for ever) a year's worth in month 12.
-  const objectBytesMonth12 = perDay * (recordsDeleted ? a.recordRetentionDays : 365) * measured.recordObjectBytes;
+  const p = measured.counted ? mixOf(measured) : legacyCounts(measured);
+  // Databases: enough for the bytes at the fill, and for the queries at the peak (one query at a time each).
+  const databasesBySize = Math.ceil(d1Bytes / (LIMITS.d1.databaseBytes * a.databaseFill));
+  const perDatabaseQps = (LIMITS.d1.queriesPerSecondAt1Ms / a.d1QueryMs) * a.d1PeakUtilization;
+  const peakPaymentQps = (perDay / DAY) * a.peakFactor * p.d1_queries;
+  // The cron's queries spread over the minute; one run visits at most cronDatabasesPerRun databases.
+  const cronQps = measured.cronPerRun ? (measured.cronPerRun.perDatabase.d1_queries * a.cronDatabasesPerRun) / 60 : 0;
+  const databasesByQueries = Math.ceil((peakPaymentQps + cronQps) / perDatabaseQps);
+  const databases = Math.max(1, databasesBySize, databasesByQueries);
+  const priced = bill(p, perDay, { objectBytes: measured.recordObjectBytes, recordsDeleted, d1Bytes, databases, cron: measured.cronPerRun });
+  const billLines = Object.fromEntries(priced.lines.map((l) => [l.line, round(l.dollars)]));
+  const perMonth = perDay * MONTH_DAYS;
+  const P = PRICES;
 
-  const d1RowsWritten =
-    perMonth * (measured.d1RowsWrittenPerFlow ?? measured.d1RowsWrittenPerCreate + measured.eventsPerFlow * measured.d1RowsWrittenPerEvent);
-  const objectRequests = perMonth * (measured.objectRequestsPerFlow ?? a.objectRequestsPerFlow);
-  const workerRequests = perMonth * (measured.workerRequestsPerFlow ?? a.workerRequestsPerFlow);
-  const queueMessages = perMonth * (measured.queueMessagesPerFlow ?? measured.eventsPerFlow);
-  const logEvents = perMonth * (measured.logEventsPerFlow ?? a.logEventsPerFlow);
-  const p = PRICES;
-  const bill = {
-    workers_paid_base: p.workers.base,
-    workers_requests: over(workerRequests, p.workers.requests),
-    workers_cpu: over(perMonth * a.cpuMsPerFlow, p.workers.cpuMs),
-    do_requests: over(objectRequests, p.durableObjects.requests),
-    do_duration: over(
-      measured.counted
-        ? perMonth *
-            a.objectMemoryGb *
-            (a.objectUpstreamCallsPerFlow * a.upstreamSeconds +
-              (measured.objectRequestsPerFlow - a.objectUpstreamCallsPerFlow) * a.objectRequestSeconds)
-        : objectRequests * a.objectGbSecondsPerRequest,
-      p.durableObjects.gbSeconds,
-    ),
-    do_rows_written: over(perMonth * measured.objectRowsWrittenPerFlow, p.durableObjects.rowsWritten),
-    do_storage: Math.max(0, objectBytesMonth12 / GB - p.durableObjects.storageGbMonth.included) * p.durableObjects.storageGbMonth.perGb,
-    d1_rows_written: over(d1RowsWritten, p.d1.rowsWritten),
-    d1_storage: Math.max(0, d1Bytes / GB - p.d1.storageGbMonth.included) * p.d1.storageGbMonth.perGb,
-    queues: over(queueMessages * p.queues.perMessage, p.queues.operations),
-    workers_logs: over(logEvents, p.logs.events),
-  };
-  const total = Object.values(bill).reduce((sum, v) => sum + v, 0);
-  // Rule 11: the same month with an Idempotency-Key on every pay (one pay a payment); only rows written move.
+  // Rule 11: the same month with an Idempotency-Key on every pay (one pay a paid payment); only rows written move.
   const key = measured.keyedPay;
+  const paidShare = a.mix.paid + a.mix.hold_expired;
+  const objectRows = perMonth * (p.object_rows_written + p.object_alarm_writes + p.object_rows_deleted);
   const keyedPayAdds =
-    over(perMonth * (measured.objectRowsWrittenPerFlow + key.objectRowsWritten), p.durableObjects.rowsWritten) -
-    bill.do_rows_written +
-    over(d1RowsWritten + perMonth * key.d1RowsWritten, p.d1.rowsWritten) -
-    bill.d1_rows_written;
+    over(objectRows + perMonth * paidShare * key.objectRowsWritten, P.durableObjects.rowsWritten) -
+    over(objectRows, P.durableObjects.rowsWritten) +
+    (key.d1RowsWritten > 0 ? (perMonth * paidShare * key.d1RowsWritten * P.d1.rowsWritten.perMillion) / 1e6 : 0);
 
   // Each limit, and the volume or day at which it binds.
-  const peakEventsPerSecond = (perDay / DAY) * a.peakFactor * measured.eventsPerFlow;
+  const peakEventsPerSecond = (perDay / DAY) * a.peakFactor * p.queue_messages;
   const dailyD1Growth = perDay * (measured.tidRowBytes + measured.eventsPerFlow * measured.eventRowBytes);
   const limits = [
     {
@@ -245,27 +605,45 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     {
       limit: `D1 database size (${LIMITS.d1.databaseBytes / GB} GB)`,
       page: LIMITS.d1.page,
-      use: `${databases} databases at ${a.databaseFill * 100}%`,
-      binds: databases > 1 ? `day ${Math.ceil((LIMITS.d1.databaseBytes * a.databaseFill) / dailyD1Growth)} with one database` : null,
+      use: `${databasesBySize} databases at ${a.databaseFill * 100}%`,
+      binds: databasesBySize > 1 ? `day ${Math.ceil((LIMITS.d1.databaseBytes * a.databaseFill) / dailyD1Growth)} with one database` : null,
       binds_at_per_day: round((perDay * LIMITS.d1.databaseBytes * a.databaseFill) / d1Bytes, -3),
     },
+    {
+      limit: `D1 queries per database (one at a time: ~${LIMITS.d1.queriesPerSecondAt1Ms.toLocaleString("en")}/s at 1 ms)`,
+      page: LIMITS.d1.page,
+      use: `${round(peakPaymentQps + cronQps)} queries/s at peak: ${databasesByQueries} databases at ${a.d1PeakUtilization * 100}% busy`,
+      binds: databasesByQueries > 1 ? "with one database, at peak" : null,
+      binds_at_per_day: round((perDay * perDatabaseQps) / (peakPaymentQps + cronQps), -3),
+    },
   ];
-  // Beyond the one database's size (which sharding answers): the account's limits, and the volume each binds at.
-  const accountLimits = limits.filter((l) => !l.limit.startsWith("D1 database size")).sort((x, y) => x.binds_at_per_day - y.binds_at_per_day);
+  const perDatabase = (l) => l.limit.startsWith("D1 database size") || l.limit.startsWith("D1 queries per database");
+  // Beyond one database's size and query rate (which sharding answers): the account's limits, and the volume each binds at.
+  const accountLimits = limits.filter((l) => !perDatabase(l)).sort((x, y) => x.binds_at_per_day - y.binds_at_per_day);
+  const shardBinds = databasesBySize >= databasesByQueries ? "size" : "queries";
   return {
     per_day: perDay,
     record_objects_end: recordsDeleted,
+    payment: Object.fromEntries(Object.entries(p).map(([k, v]) => [k, round(v, 2)])),
     steady_state: {
       d1_gb: round(d1Bytes / GB, 1),
       tid_index_gb: round(tidBytes / GB, 1),
       event_log_gb: round(eventBytes / GB, 1),
       // Steady-state bytes over a month's (30 days') receipts: docs/capacity.md's "D1 bytes per receipt".
       d1_bytes_per_receipt: round(d1Bytes / (perDay * 30)),
-      record_objects_tb_month_12: round(objectBytesMonth12 / 1e12, 2),
+      record_objects_tb_month_12: round(priced.objectBytesMonth12 / 1e12, 2),
     },
     databases,
-    bill_month_12: Object.fromEntries(Object.entries(bill).map(([k, v]) => [k, round(v)])),
-    bill_month_12_total: round(total),
+    databases_by_size: databasesBySize,
+    databases_by_queries: databasesByQueries,
+    // Which sets the shard count: the bytes at the fill or the queries at the peak.
+    shards_bound_by: shardBinds,
+    peak_d1_queries_per_second: round(peakPaymentQps + cronQps),
+    bill_month_12: billLines,
+    bill_month_12_lines: priced.lines.map((l) => ({ ...l, dollars: round(l.dollars, 2) })),
+    bill_month_12_total: round(priced.total),
+    cron_month_12: priced.cron,
+    workers_logs_at_the_per_event_price: round(priced.logsPerEventPrice),
     keyed_pay: {
       object_rows_written_per_pay: key.objectRowsWritten,
       of_which_idempotency_table: key.idempotencyRowsWritten,
@@ -274,14 +652,15 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
       bill_month_12_added: round(keyedPayAdds),
     },
     limits,
-    // The first limit that binds beyond the database size (which sharding answers): the one that stops growth.
+    // The first limit that binds beyond one database's size and query rate (which sharding answers): the one that stops growth.
     first_binding_limit:
-      limits.find((l) => l.binds && !l.limit.startsWith("D1 database size"))?.limit ??
-      `one database's size (${limits.at(-1).binds ?? "never"}; sharding answers it); next: ${accountLimits[0].limit} at ~${(accountLimits[0].binds_at_per_day / 1e6).toLocaleString("en")}M a day`,
+      limits.find((l) => l.binds && !perDatabase(l))?.limit ??
+      `one database's ${shardBinds === "size" ? "size" : "query rate"} (${databases} databases: ${databasesBySize} by size, ${databasesByQueries} by queries at peak; sharding answers it); next: ${accountLimits[0].limit} at ~${(accountLimits[0].binds_at_per_day / 1e6).toLocaleString("en")}M a day`,
     estimated: [
       measured.counted
-        ? "CPU and duration per flow (ASSUMPTIONS); requests, rows written, queue messages and log events are counted (bench/lib/costs.mjs)"
+        ? "CPU per payment, production's latencies inside object requests, log enrichment bytes, the failing share of deliveries and the mix of payments (ASSUMPTIONS); requests, rows read and written (alarms and deletions included), queue messages, object wall time and log lines and bytes are counted (bench/lib/costs.mjs)"
         : "requests, CPU, duration and log lines per flow (ASSUMPTIONS: not counted by this run)",
+      ...measured.estimatedScenarios,
       ...(measured.objectRowsWrittenMeasured
         ? []
         : ["record object rows written: rows held after the flow x 2 (the run did not count the object's cursors)"]),
@@ -289,6 +668,50 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
         ? []
         : [`rows a key on the pay writes: ${KEYED_PAY_ROWS_FROM_CODE}, counted from src/record/keys.ts (the run did not count flows with keys)`]),
     ],
+  };
+}
+
+/** A run that counted no whole life: the counts from the run's per-create and per-event figures and ASSUMPTIONS. */
+function legacyCounts(measured) {
+  const a = ASSUMPTIONS;
+  const out = Object.fromEntries(COUNTERS.map((k) => [k, 0]));
+  out.worker_invocations = a.workerRequestsPerFlow;
+  out.object_requests = a.objectRequestsPerFlow;
+  out.object_rows_written = measured.objectRowsWrittenPerFlow;
+  out.d1_rows_written = measured.d1RowsWrittenPerCreate + measured.eventsPerFlow * measured.d1RowsWrittenPerEvent;
+  out.queue_messages = measured.eventsPerFlow;
+  out.log_lines = a.logEventsPerFlow;
+  out.log_bytes = a.logEventsPerFlow * 200;
+  out.object_upstream_calls = a.objectUpstreamCallsPerFlow;
+  out.object_wall_ms = (a.objectRequestsPerFlow - a.objectUpstreamCallsPerFlow) * a.objectRequestSeconds * 1000;
+  return out;
+}
+
+/** The floor at `perDay`: FLOOR's counts priced by the same bill, with the shipped run's own time per object request. */
+export function floorModel(measured, perDay) {
+  const a = ASSUMPTIONS;
+  const shipped = measured.counted ? mixOf(measured) : legacyCounts(measured);
+  const p = Object.fromEntries(COUNTERS.map((k) => [k, 0]));
+  Object.assign(p, {
+    worker_invocations: FLOOR.worker_invocations,
+    object_requests: FLOOR.object_requests,
+    object_rows_written: FLOOR.object_rows_written,
+    log_lines: FLOOR.log_lines,
+    log_bytes: shipped.log_lines ? shipped.log_bytes / shipped.log_lines : 200,
+    object_upstream_calls: FLOOR.object_upstream_calls,
+    // The one request that calls nothing upstream takes what the shipped object's own time per request is.
+    object_wall_ms:
+      (Math.max(0, shipped.object_wall_ms - shipped.object_d1_wait_ms - shipped.object_upstream_wait_ms - shipped.object_queue_wait_ms) /
+        Math.max(1, shipped.object_requests)) *
+      FLOOR.object_requests,
+  });
+  const priced = bill(p, perDay, { objectBytes: FLOOR.recordObjectBytes, d1Bytes: 0, databases: 0, cron: null });
+  return {
+    per_day: perDay,
+    payment: { ...FLOOR, events: 1 },
+    bill_month_12: Object.fromEntries(priced.lines.map((l) => [l.line, round(l.dollars)])),
+    bill_month_12_total: round(priced.total),
+    note: `the cheapest any design could be: ${FLOOR.worker_invocations} Worker requests, ${FLOOR.object_requests} object requests (${FLOOR.object_upstream_calls} of them awaiting the payment service ${a.upstreamSeconds * 1000} ms), ${FLOOR.object_rows_written} object rows written and ${FLOOR.log_lines} log event a payment; a ${FLOOR.recordObjectBytes}-byte object kept as long as the shipped one; no D1, no queue, no cron`,
   };
 }
 
@@ -304,15 +727,34 @@ export function newestReport() {
 /** The model at 1,000,000 and 10,000,000 creates a day, with record objects ending (rule 10) and, for comparison, kept for ever. */
 export function capacityModel(report) {
   const measured = measuredOf(report);
+  const volumes = [1e6, 1e7].map((perDay) => ({
+    kept_for_ever: model(measured, perDay, { recordsDeleted: false }),
+    records_end: model(measured, perDay, { recordsDeleted: true }),
+  }));
+  const shipped = Object.fromEntries(volumes.map((v) => [String(v.records_end.per_day), v.records_end]));
+  const floor = Object.fromEntries([1e6, 1e7].map((perDay) => [String(perDay), floorModel(measured, perDay)]));
+  const atOneMillion = shipped["1000000"].bill_month_12_total;
   return {
     measured,
     prices: PRICES,
     limits: LIMITS,
     assumptions: ASSUMPTIONS,
-    volumes: [1e6, 1e7].map((perDay) => ({
-      kept_for_ever: model(measured, perDay, { recordsDeleted: false }),
-      records_end: model(measured, perDay, { recordsDeleted: true }),
-    })),
+    bill_month: ASSUMPTIONS.billMonth,
+    // The month-12 bill as shipped (record objects end by rule 10), every line priced with its page, and the floor beside it.
+    shipped,
+    floor,
+    target: {
+      bill_month_12_at_1M: ASSUMPTIONS.targetMonth12AtOneMillion,
+      shipped: atOneMillion,
+      met: atOneMillion <= ASSUMPTIONS.targetMonth12AtOneMillion,
+      // Per line, the shipped bill against the floor at 1M a day: where the money above the floor goes.
+      over_floor_by_line: Object.fromEntries(
+        Object.entries(shipped["1000000"].bill_month_12)
+          .map(([line, dollars]) => [line, round(dollars - (floor["1000000"].bill_month_12[line] ?? 0))])
+          .sort((x, y) => y[1] - x[1]),
+      ),
+    },
+    volumes,
   };
 }
 
@@ -325,7 +767,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const rows = [
       ["D1 steady state (GB)", (m) => m.steady_state.d1_gb],
       ["D1 bytes per receipt", (m) => m.steady_state.d1_bytes_per_receipt],
-      ["D1 databases (60% of 10 GB)", (m) => m.databases],
+      ["D1 databases: max(by size at 60% of 10 GB, by queries at peak)", (m) => `${m.databases} (${m.databases_by_size}, ${m.databases_by_queries})`],
       ["record objects, month 12 (TB)", (m) => m.steady_state.record_objects_tb_month_12],
       ["bill in month 12 ($)", (m) => m.bill_month_12_total],
       [
@@ -339,6 +781,33 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     for (const [name, pick] of rows) {
       console.log(`| ${name} | ${result.volumes.flatMap((v) => [pick(v.kept_for_ever), pick(v.records_end)]).join(" | ")} |`);
     }
-    for (const v of result.volumes) console.log(`\n${v.records_end.per_day}/day, objects end:`, JSON.stringify(v.records_end.bill_month_12));
+    // The month-12 bill line by line, as shipped and at the floor, each with its page.
+    const money = (n) => `$${Math.round(n).toLocaleString("en")}`;
+    const [one, ten] = ["1000000", "10000000"];
+    console.log(
+      `\n**The month-12 bill (${result.bill_month}), line by line** (target at 1M a day: ${money(result.target.bill_month_12_at_1M)}, ${result.target.met ? "met" : "not met"})\n`,
+    );
+    console.log(
+      "| line | 1M/day shipped | 1M/day floor | over the floor | 10M/day shipped | 10M/day floor | usage at 1M/day | price |\n|---|---:|---:|---:|---:|---:|---|---|",
+    );
+    for (const line of result.shipped[one].bill_month_12_lines) {
+      const f1 = result.floor[one].bill_month_12[line.line] ?? 0;
+      const s10 = result.shipped[ten].bill_month_12[line.line];
+      const f10 = result.floor[ten].bill_month_12[line.line] ?? 0;
+      console.log(
+        `| ${line.line} | ${money(line.dollars)} | ${money(f1)} | ${money(line.dollars - f1)} | ${money(s10)} | ${money(f10)} | ${line.usage} | [page](${line.page}) |`,
+      );
+    }
+    const t1 = result.shipped[one].bill_month_12_total;
+    const ft1 = result.floor[one].bill_month_12_total;
+    console.log(
+      `| **total** | **${money(t1)}** | **${money(ft1)}** | **${money(t1 - ft1)}** | **${money(result.shipped[ten].bill_month_12_total)}** | **${money(result.floor[ten].bill_month_12_total)}** | | |`,
+    );
+    console.log(`\nthe cron at 1M a day: ${JSON.stringify(result.shipped[one].cron_month_12)}`);
+    console.log(
+      `Workers Logs at the per-event price (until 2026-11-30), 1M a day: ${money(result.shipped[one].workers_logs_at_the_per_event_price)}`,
+    );
+    console.log(`a payment, as priced (the mix): ${JSON.stringify(result.shipped[one].payment)}`);
+    for (const note of result.shipped[one].estimated) console.log(`estimated: ${note}`);
   }
 }

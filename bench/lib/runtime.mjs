@@ -95,7 +95,15 @@ function get(url) {
  * first answer to GET `probePath`. State lives in a fresh directory under
  * STATE_ROOT and is removed on stop.
  */
-export async function startRuntime({ key, workers, port, probePath = "/healthz", inspectorPort, reuseState, logs = { lines: 0, errors: [] } }) {
+export async function startRuntime({
+  key,
+  workers,
+  port,
+  probePath = "/healthz",
+  inspectorPort,
+  reuseState,
+  logs = { lines: 0, bytes: 0, errors: [] },
+}) {
   // A restart keeps the state (and the log counts) of the runtime it replaces.
   const persist = reuseState ?? mkdtempSync(join(STATE_ROOT, `payments-bench-${key}-`));
   stateDirs.add(persist);
@@ -112,9 +120,10 @@ export async function startRuntime({ key, workers, port, probePath = "/healthz",
       cf: false,
       logRequests: false,
       telemetry: { enabled: false },
-      // The gateway logs a line per upstream call; keep count, keep errors, print nothing.
+      // The gateway logs a line per upstream call; keep count and bytes (what Workers Logs ingests of it), keep errors, print nothing.
       handleStructuredLogs: (log) => {
         logs.lines++;
+        logs.bytes = (logs.bytes ?? 0) + Buffer.byteLength(String(log.message ?? ""));
         if (log.level === "error" && logs.errors.length < 20) logs.errors.push(log.message);
       },
       workers,

@@ -24,11 +24,18 @@
  * bench/README.md ("Round trips and commits") gives the limits.
  *
  * Besides the traces, counters of what the platform bills, for every
- * request, alarm and queue batch alike (rows written counted, not
- * estimated): D1 statements, rows read and written (each result's `meta`),
- * the objects' rows written (each `sql.exec` cursor's `rowsWritten`), object
- * requests (stub calls and alarms), Worker invocations and queue messages.
- * GET /__bench/counters hands them over (`?reset`: and starts again).
+ * request, alarm and queue batch alike (counted, not estimated): D1
+ * statements, rows read and written (each result's `meta`; a `first()` runs
+ * as `all()` so that its meta is seen), the objects' rows read and written
+ * (each `sql.exec` cursor's `rowsRead` and `rowsWritten`), each `setAlarm()`
+ * and `deleteAlarm()` (Cloudflare bills each as a row written), the rows a
+ * `deleteAll()` removes (deletes are billed as rows written: counted in the
+ * object's tables and their indexes just before it runs), object requests
+ * (stub calls and alarms), Worker invocations, queue messages, and the wall
+ * time of each object request with what of it was spent waiting on D1, the
+ * queue and the upstream (so that the model can put production's latencies
+ * in their place). GET /__bench/counters hands them over (`?reset`: and
+ * starts again).
  *
  * The trace crosses into a Durable Object as one extra, trailing argument of
  * the stub call, which the object's wrapper takes off before the gateway's
@@ -95,9 +102,45 @@ const counts = {
   d1_rows_read: 0,
   d1_rows_written: 0,
   object_requests: 0,
+  /** SQL statements' rowsWritten only; the alarm writes and deleteAll's rows are counted apart. */
   object_rows_written: 0,
+  object_rows_read: 0,
+  /** setAlarm() and deleteAlarm() calls: each billed as one row written. */
+  object_alarm_writes: 0,
+  /** deleteAll() calls, and the rows (table rows and their index entries) they removed. */
+  object_deletions: 0,
+  object_rows_deleted: 0,
+  /** Wall time of object requests (stub calls and alarms), and of the waits inside them, in ms. */
+  object_wall_ms: 0,
+  object_d1_wait_ms: 0,
+  object_d1_round_trips: 0,
+  object_upstream_wait_ms: 0,
+  object_upstream_calls: 0,
+  object_queue_wait_ms: 0,
+  object_queue_sends: 0,
   queue_messages: 0,
 };
+
+/** Inside an object request: where its waits are added up (see the header). */
+const objectAls = new AsyncLocalStorage<{ waits: Record<"d1" | "upstream" | "queue", number> }>();
+
+/** Adds a settled call's wait to the object request it ran in, if any. */
+function objectWait(kind: "d1" | "upstream" | "queue", startedAt: number): void {
+  const store = objectAls.getStore();
+  if (!store) return;
+  const ms = Date.now() - startedAt;
+  store.waits[kind] += ms;
+  if (kind === "d1") {
+    counts.object_d1_wait_ms += ms;
+    counts.object_d1_round_trips++;
+  } else if (kind === "upstream") {
+    counts.object_upstream_wait_ms += ms;
+    counts.object_upstream_calls++;
+  } else {
+    counts.object_queue_wait_ms += ms;
+    counts.object_queue_sends++;
+  }
+}
 /** Rows written by statement (its verb and table, or its head), D1's and the objects' apart: where the rows go. */
 const rowsBy: { d1: Record<string, number>; object: Record<string, number> } = { d1: {}, object: {} };
 /** Counting starts at the first GET /__bench/counters: runs that never ask (latency, @platform) keep no cursors. */
@@ -115,6 +158,7 @@ function addMeta(result: unknown, what: string): void {
 function readCounts(reset: boolean): typeof counts & { rows_written_by: typeof rowsBy } {
   for (const { what, cursor } of cursors) {
     counts.object_rows_written += cursor.rowsWritten;
+    counts.object_rows_read += cursor.rowsRead;
     if (cursor.rowsWritten) rowsBy.object[what] = (rowsBy.object[what] ?? 0) + cursor.rowsWritten;
   }
   cursors = [];
@@ -188,8 +232,10 @@ function d1(db: D1Database | D1DatabaseSession, delayMs: number, label: string):
   const half = delayMs / 2;
   const roundTrip = <T>(what: string, n: number, call: () => Promise<T>) =>
     around("d1", `${label}: ${what}`, n, async () => {
+      const startedAt = Date.now();
       if (half > 0) await sleep(half);
       const result = await call();
+      objectWait("d1", startedAt);
       counts.d1_queries += n;
       // run() and all() answer with meta, a batch with one result per statement; first() and raw() hide it (reads).
       const names = batchNames.get(result as object);
@@ -202,6 +248,20 @@ function d1(db: D1Database | D1DatabaseSession, delayMs: number, label: string):
       get(target, prop) {
         const value = Reflect.get(target, prop, target);
         if (prop === "bind") return (...args: unknown[]) => statement(Reflect.apply(value as D1PreparedStatement["bind"], target, args), sql);
+        if (prop === "first") {
+          // first() hides the meta that bills its rows read: run it as all() and answer as first() would.
+          const all = Reflect.get(target, "all", target) as () => Promise<D1Result<Record<string, unknown>>>;
+          return (column?: string) =>
+            roundTrip(sqlHead(sql), 1, async () => {
+              const result = await Reflect.apply(all, target, []);
+              batchNames.set(result, [writeName(sql)]);
+              return result;
+            }).then((result) => {
+              const row = result.results[0];
+              if (row === undefined) return null;
+              return column === undefined ? row : (row[column] ?? null);
+            });
+        }
         if (typeof prop === "string" && STATEMENT_CALLS.has(prop)) {
           return (...args: unknown[]) =>
             roundTrip(sqlHead(sql), 1, async () => {
@@ -284,7 +344,11 @@ function calls<T extends object>(real: T, kind: Kind, label: string, methods: re
       if (typeof prop === "string" && methods.includes(prop)) {
         return (...args: unknown[]) => {
           if (kind === "queue") counts.queue_messages += prop === "sendBatch" ? (args[0] as unknown[]).length : 1;
-          return around(kind, `${label}.${prop}`, 1, () => Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args));
+          const startedAt = Date.now();
+          const settled = () => objectWait(kind === "queue" ? "queue" : "upstream", startedAt);
+          return around(kind, `${label}.${prop}`, 1, () => Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args)).finally(
+            settled,
+          );
         };
       }
       return bound(value, target);
@@ -391,12 +455,41 @@ function storage(real: DurableObjectStorage, commits: CommitCounter): DurableObj
       if (typeof prop === "string" && writes.has(prop)) {
         return (...args: unknown[]) => {
           commits.write(prop);
+          if (prop === "setAlarm" || prop === "deleteAlarm") counts.object_alarm_writes++;
+          if (prop === "deleteAll") {
+            counts.object_deletions++;
+            counts.object_rows_deleted += rowsHeld(target);
+          }
           return Reflect.apply(value as (...a: unknown[]) => unknown, target, args);
         };
       }
       return bound(value, target);
     },
   });
+}
+
+/**
+ * The rows an object holds, as deleteAll() removes them: each table's rows
+ * and one entry per row in each of its indexes (the platform's own `_cf_`
+ * tables and SQLite's are left out). Read through the real storage, so these
+ * reads are not counted as the gateway's.
+ */
+function rowsHeld(real: DurableObjectStorage): number {
+  try {
+    const sqlOf = real.sql;
+    const tables = sqlOf
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
+      .toArray();
+    let rows = 0;
+    for (const { name } of tables) {
+      const n = Number(sqlOf.exec<{ n: number }>(`SELECT count(*) AS n FROM "${name}"`).one().n);
+      const indexes = sqlOf.exec<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", name).one().n;
+      rows += n * (1 + Number(indexes));
+    }
+    return rows;
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -437,16 +530,30 @@ for (const name of Object.getOwnPropertyNames(GatewayReceiptObject.prototype)) {
       if (name === "alarm") counts.object_requests++;
       const { mark, args } = unmark(raw);
       const trace = mark ? traces.get(mark.trace) : undefined;
-      if (!trace || !mark) return method.apply(this, args);
+      const startedAt = Date.now();
+      // A call the object makes to its own methods is part of the request it runs in: timed once, left synchronous.
+      const timed = (run: () => unknown) =>
+        objectAls.getStore()
+          ? run()
+          : objectAls.run({ waits: { d1: 0, upstream: 0, queue: 0 } }, async () => {
+              try {
+                return await run();
+              } finally {
+                counts.object_wall_ms += Date.now() - startedAt;
+              }
+            });
+      if (!trace || !mark) return timed(() => method.apply(this, args));
       const invocation: Invocation = { hop: mark.hop, object: this.ctx.id.toString(), method: name, start: ++seq, returned: null };
       const inv = trace.invocations.push(invocation) - 1;
-      return als.run({ trace, inv }, async () => {
-        try {
-          return await method.apply(this, args);
-        } finally {
-          invocation.returned = ++seq;
-        }
-      });
+      return timed(() =>
+        als.run({ trace, inv }, async () => {
+          try {
+            return await method.apply(this, args);
+          } finally {
+            invocation.returned = ++seq;
+          }
+        }),
+      );
     },
   });
 }
