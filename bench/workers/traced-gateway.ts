@@ -26,7 +26,8 @@
  * Besides the traces, counters of what the platform bills, for every
  * request, alarm and queue batch alike (rows written counted, not
  * estimated): D1 statements, rows read and written (each result's `meta`),
- * the objects' rows written (each `sql.exec` cursor's `rowsWritten`), object
+ * the objects' rows written (each `sql.exec` cursor's `rowsWritten`, and one
+ * for each setAlarm/deleteAlarm, as the SQLite backend bills them), object
  * requests (stub calls and alarms), Worker invocations and queue messages.
  * GET /__bench/counters hands them over (`?reset`: and starts again).
  *
@@ -391,6 +392,11 @@ function storage(real: DurableObjectStorage, commits: CommitCounter): DurableObj
       if (typeof prop === "string" && writes.has(prop)) {
         return (...args: unknown[]) => {
           commits.write(prop);
+          // On the SQLite backend each setAlarm/deleteAlarm is billed as one row written.
+          if (counting && (prop === "setAlarm" || prop === "deleteAlarm")) {
+            counts.object_rows_written++;
+            rowsBy.object[prop] = (rowsBy.object[prop] ?? 0) + 1;
+          }
           return Reflect.apply(value as (...a: unknown[]) => unknown, target, args);
         };
       }

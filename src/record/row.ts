@@ -60,16 +60,32 @@ export interface RecordRow {
   answer: string | null;
   /** The tid-index completion this object owes (src/record/completion.ts), JSON; null when none. */
   owed_completion: string | null;
+  /**
+   * The record's events, oldest first (its outbox: src/record/outbox-rows.ts):
+   * JSON of [event_id, body] pairs, each body byte for byte as signed and sent.
+   */
+  events: string;
+  /** How many of the first events are in the event log as stored (this incarnation may know of more). */
+  events_logged: number;
   created_at: number;
   updated_at: number;
 }
 
-/** The columns that change after a record is created (the others are its identity, and the audit trail is appended). */
-export type RecordFields = Partial<Omit<RecordRow, "kind" | "id" | "tid" | "upstream_tid" | "owner" | "created_at" | "audit" | "updated_at">>;
+/** The columns that change after a record is created (the others are its identity; the audit trail and the events are appended by the store). */
+export type RecordFields = Partial<
+  Omit<RecordRow, "kind" | "id" | "tid" | "upstream_tid" | "owner" | "created_at" | "audit" | "updated_at" | "events" | "events_logged">
+>;
 
 /** One part's writer of its own columns (RecordStore.slice). */
 export interface Slice<K extends keyof RecordFields> {
   update(fields: Pick<RecordFields, K>): void;
+  /**
+   * Fields worth no write of their own, nor a change of the record (its
+   * time): the copy holds them at once, and the row's next write stores
+   * them. Only for what a later incarnation may safely do again, should
+   * none come before it stops.
+   */
+  later(fields: Pick<RecordFields, K>): void;
 }
 
 /** An audit entry as the row stores it. */
@@ -107,6 +123,8 @@ export function newRecordRow(identity: RecordIdentity): Omit<RecordRow, "updated
     audit: "[]",
     answer: null,
     owed_completion: null,
+    events: "[]",
+    events_logged: 0,
   };
 }
 
@@ -119,6 +137,7 @@ export interface AuditEntry {
   state: number | null;
 }
 
+/** An event of the record's outbox; `seq` is its place among the record's events (0: the first). */
 export interface OutboxEntry {
   seq: number;
   event_id: string;
