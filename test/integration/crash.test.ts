@@ -51,6 +51,8 @@ async function crash(kind: KindName, id: string): Promise<void> {
  * firing, it sets the next for the note).
  */
 async function crashMidCall(kind: KindName, id: string, path: string, body: unknown, token?: string): Promise<Response> {
+  // Whatever else the object owed is done first (its alarm has run): the alarm left is the note's own.
+  await runDurableObjectAlarm(receiptStub(env, kind, id));
   const held = scriptedUpstream.hold(path, { id, act: true });
   const answer = call(path, body, token === undefined ? {} : { token });
   try {

@@ -1,14 +1,18 @@
 // The receipt object's storage carries a schema version, and the framework
 // that brings an object written by an earlier version to the current one the
-// first time it is opened, in one transaction, losing nothing. The first
-// release is version 1: the framework is exercised with a migration of the
-// test's own, as the next schema change will use it.
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+// first time it is opened, in one transaction, losing nothing. The framework
+// is exercised with a migration of the test's own, as the next schema change
+// will use it, and schema 3's move of the outbox into the row with an object
+// stored as before it.
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { receiptStub } from "../../src/receipt-object";
 import { CURRENT_SCHEMA_VERSION, describeSchema, migrate, storedVersion } from "../../src/record/schema";
+import { loggedEventTypes, queueSpy, unsentEvents } from "../events";
 import { call, createReceipt, expectStatus } from "../helpers";
+
+afterEach(() => vi.restoreAllMocks());
 
 describe("the receipt object's storage schema", () => {
   it("a new object is created at the current version", async () => {
@@ -75,5 +79,51 @@ describe("the receipt object's storage schema", () => {
       { op: "create", outcome: "ok" },
       { op: "pay", outcome: "ok" },
     ]);
+  });
+});
+
+describe("schema 3: the outbox moves into the record's row", () => {
+  it("an object written with the outbox table (one event logged, one owed) is migrated on its first open: one table as a new object's, every event kept in order, the owed one still delivered", async () => {
+    const queue = queueSpy();
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await runDurableObjectAlarm(stub);
+    expect(await unsentEvents("receipt", receipt.id)).toBe(0);
+    // The pay's event is not handed on: the queue refuses it.
+    queue.spy.mockRejectedValueOnce(new Error("queue unavailable"));
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    await vi.waitFor(() => expect(queue.spy).toHaveBeenCalledTimes(2));
+    const fresh = await runInDurableObject(stub, (_i, state) => describeSchema(state.storage.sql));
+    // The same object as a gateway before schema 3 stored it: its events as rows of the outbox table.
+    const bodies = await runInDurableObject(stub, (_i, state) => {
+      const sql = state.storage.sql;
+      const row = sql.exec<{ events: string; events_logged: number }>("SELECT events, events_logged FROM record").one();
+      const events = JSON.parse(row.events) as [string, string][];
+      sql.exec(
+        "CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, logged_at INTEGER)",
+      );
+      // Inserted newest first: the migration keeps their order by seq, not by insertion.
+      for (const [i, [id, body]] of [...events.entries()].reverse()) {
+        sql.exec("INSERT INTO outbox (seq, event_id, body, created_at, logged_at) VALUES (?, ?, ?, 1, ?)", i + 1, id, body, i === 0 ? 2 : null);
+      }
+      sql.exec("ALTER TABLE record DROP COLUMN events");
+      sql.exec("ALTER TABLE record DROP COLUMN events_logged");
+      sql.exec("UPDATE record SET schema_version = 1");
+      return events;
+    });
+    expect(bodies.map(([, body]) => JSON.parse(body).type)).toEqual(["receipt.created", "receipt.paid"]);
+    await evictDurableObject(stub);
+
+    // Its first open migrates it, and its alarm drains what is owed.
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(4);
+    await vi.waitFor(() => expect(queue.sent.map((m) => JSON.parse(m.payload).type)).toContain("receipt.paid"));
+    const after = await runInDurableObject(stub, (_i, state) => ({
+      schema: describeSchema(state.storage.sql),
+      version: storedVersion(state.storage.sql),
+      events: JSON.parse(state.storage.sql.exec<{ events: string }>("SELECT events FROM record").one().events),
+    }));
+    expect(after).toEqual({ schema: fresh, version: CURRENT_SCHEMA_VERSION, events: bodies });
+    expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid"]);
+    expect(queue.sent.filter((m) => JSON.parse(m.payload).type === "receipt.created")).toHaveLength(1);
   });
 });
