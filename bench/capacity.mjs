@@ -255,13 +255,8 @@ async function shapes() {
       index.tid_rows.push(...db.prepare("SELECT * FROM tid_index WHERE status = 1").all());
       index.event_rows.push(...db.prepare("SELECT * FROM events").all());
     } else if (tables.includes("record")) {
-      // The event bodies live in their records' outboxes, not in D1.
-      bodies.push(
-        ...db
-          .prepare("SELECT event_id, body FROM outbox")
-          .all()
-          .map((row) => ({ id: row.event_id, body: row.body })),
-      );
+      // The event bodies live in their records' rows (the outbox: [event_id, body] pairs), not in D1.
+      bodies.push(...JSON.parse(db.prepare("SELECT events FROM record").get()?.events ?? "[]").map(([id, body]) => ({ id, body })));
       const storage = storageOf(db);
       const rows = Object.fromEntries(
         tables.filter((t) => !t.startsWith("sqlite_")).map((t) => [t, db.prepare(`SELECT COUNT(*) AS n FROM "${t}"`).get().n]),

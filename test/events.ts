@@ -290,17 +290,32 @@ export async function fireCron(at: number): Promise<void> {
 }
 
 /**
- * The types of a record's events, oldest first, as the event log holds them
- * (the outbox keeps only what is not sent yet): whatever the outbox still
- * owes is handed on first, as the object's alarm would.
+ * What a record's outbox owes as its storage says: its events past those its
+ * row counts as logged (a drain's mark waits for the row's next write, or the
+ * alarm: a crash then drains those again). 0 when no record is stored.
+ */
+export async function unsentEvents(kind: "receipt" | "transfer", id: string): Promise<number> {
+  return runInDurableObject(receiptStub(env, kind, id), (_instance, state) => {
+    const row = state.storage.sql.exec<{ events: string; events_logged: number }>("SELECT events, events_logged FROM record").toArray()[0];
+    return row ? (JSON.parse(row.events) as unknown[]).length - row.events_logged : 0;
+  });
+}
+
+/** The bodies of the events a record's storage still owes (oldest first), as JSON text. */
+export async function unsentEventBodies(kind: "receipt" | "transfer", id: string): Promise<string[]> {
+  return runInDurableObject(receiptStub(env, kind, id), (_instance, state) => {
+    const row = state.storage.sql.exec<{ events: string; events_logged: number }>("SELECT events, events_logged FROM record").one();
+    return (JSON.parse(row.events) as [string, string][]).slice(row.events_logged).map(([, body]) => body);
+  });
+}
+
+/**
+ * The types of a record's events, oldest first, as the event log holds them:
+ * whatever the outbox still owes is handed on first, as the object's alarm would.
  */
 export async function loggedEventTypes(kind: "receipt" | "transfer", id: string): Promise<string[]> {
   const stub = receiptStub(env, kind, id);
-  const owed = await runInDurableObject(
-    stub,
-    (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE logged_at IS NULL").one().n,
-  );
-  if (owed > 0) await runDurableObjectAlarm(stub);
+  if ((await unsentEvents(kind, id)) > 0) await runDurableObjectAlarm(stub);
   const { events } = await expectStatus(callGateway("events/list", { receipt_id: id, limit: 100 }), 200);
   return (events as { type: string; sequence: number }[]).sort((a, b) => a.sequence - b.sequence).map((event) => event.type);
 }

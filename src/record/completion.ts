@@ -7,7 +7,9 @@
  * (`owed_completion`: the D1 binding holding the row, which with
  * TID_INDEX_SHARDS_PREVIOUS may be an earlier list's database, the claim and
  * the time of the answer). Its alarm completes the row (an UPDATE keyed by
- * the claim's token: a no-op when the request already did it) and forgets.
+ * the claim's token: a no-op when the request already did it, or when the
+ * row is gone) and forgets, in memory at once and in storage with the
+ * row's next write: no write of its own.
  *
  * Until then the row is a pending claim inside its lease: a retry gets
  * tid_in_progress and check-tid likewise, as rule 8's lease already makes
@@ -74,8 +76,9 @@ export class Completion {
       const done = await completeTid(db, owed, owed.receiptId, owed.answeredAt);
       if (done) log("info", "tid_completed_by_record", { id: owed.receiptId, binding: owed.binding });
       this.#failedAt = 0;
-      // Only the completion it owed: a takeover's newer claim (init again) is owed anew.
-      if (this.#store.current?.owed_completion === rec.owed_completion) this.#slice.update({ owed_completion: null });
+      // Only the completion it owed: a takeover's newer claim (init again) is owed anew. Forgotten with the row's
+      // next write, if one comes: a later incarnation that still finds it completes it again, which changes nothing.
+      if (this.#store.current?.owed_completion === rec.owed_completion) this.#slice.later({ owed_completion: null });
     } catch (err) {
       this.#failedAt = now;
       log("error", "tid_completion_failed", { id: owed.receiptId, binding: owed.binding, error: err instanceof Error ? err.message : String(err) });

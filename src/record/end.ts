@@ -112,6 +112,8 @@ export class RecordEnd {
     const current = this.#store.current;
     const still = current === null || !idle() ? null : this.deleteAt(current);
     if (still === null || still > now) return false;
+    // The alarm that is firing is spent; one set since (by a drain meanwhile) is deleted with the record.
+    this.#alarm.set(null);
     await this.#store.deleteAll();
     this.#alarm.fired();
     this.#notBefore = 0;

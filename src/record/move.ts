@@ -23,7 +23,7 @@ import { UpstreamClient } from "../upstream/client";
 import type { RecordTarget } from "./end";
 import type { KeptAnswer, KeyedRequest } from "./keys";
 import type { RecordParts } from "./parts";
-import { Settlement } from "./settle";
+import { type Settled, Settlement } from "./settle";
 import type { MoveSpec } from "./specs";
 import type { RecordRow } from "./store";
 
@@ -50,6 +50,8 @@ export class Moves {
   readonly #settlement: Settlement;
   /** The operation in flight in this incarnation, if any. In memory on purpose: see #oneAtATime. */
   #busy: string | null = null;
+  /** Audits the operation in flight with its outcome, once (#oneAtATime). */
+  #audit: ((outcome: string) => void) | null = null;
 
   constructor(parts: RecordParts, env: Env) {
     this.#parts = parts;
@@ -101,11 +103,15 @@ export class Moves {
       if (op.idempotency) keys.open(actor, spec.operation, op.idempotency, op.requestId);
       const note = { op: spec.operation, actor, requestId: op.requestId, withOtp: sent !== undefined };
       const result = await this.#settlement.call(spec, upstream, op, note, sent);
+      // The answer's audit entry goes into the settling change's UPDATE, unless rule 2's exhaustion cancel comes first.
+      const audited = (settled: Settled) => {
+        if (reconciler.phase() !== "exhausted" || sent === undefined) this.#audit?.(settled.ok ? "ok" : settled.error.code);
+      };
       if (!result.ok && result.outcome === "unknown") {
-        this.#settlement.settle(spec, result, sent !== undefined, op.requestId);
+        this.#settlement.settle(spec, result, sent !== undefined, op.requestId, audited);
         return { ok: false, error: result.failure };
       }
-      const settled = this.#settlement.settle(spec, result, sent !== undefined, op.requestId);
+      const settled = this.#settlement.settle(spec, result, sent !== undefined, op.requestId, audited);
       if (reconciler.phase() === "exhausted" && sent !== undefined) {
         await this.#settlement.exhaustionCancel(upstream, op.requestId);
         return this.#kept(spec, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
@@ -255,9 +261,15 @@ export class Moves {
       return fail("operation_in_progress", `Another operation is in flight for this ${store.current!.kind}.`, { retry_after: 1 });
     }
     this.#busy = operation;
+    let audited = false;
+    this.#audit = (outcome) => {
+      if (audited) return;
+      audited = true;
+      audit(outcome);
+    };
     try {
       const outcome = await step(new UpstreamClient(this.#env, op.requestId));
-      audit(outcome.ok ? "ok" : outcome.error.code);
+      this.#audit(outcome.ok ? "ok" : outcome.error.code);
       return outcome;
     } catch (err) {
       log("error", "receipt_operation_failed", { request_id: op.requestId, op: operation, error: err instanceof Error ? err.message : String(err) });
@@ -265,6 +277,7 @@ export class Moves {
       return fail("internal_error", "The gateway failed to handle this operation.");
     } finally {
       this.#busy = null;
+      this.#audit = null;
     }
   }
 }

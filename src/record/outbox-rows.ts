@@ -1,102 +1,104 @@
 /**
- * The outbox table of a record's object: every event its record's changes
- * made, kept once logged (marked `logged_at`) for the event log's lists and
- * resends, and what this incarnation knows of the ones not logged yet, so
- * that a drain reads nothing back from storage. Written only inside the
- * record store's changes (src/record/store.ts), which put the in-memory list
- * back when a change fails.
+ * The outbox of a record's object, kept in the record's own row (its
+ * `events` column: one table, and an event is no row of its own): every
+ * event its record's changes made, kept once logged for the event log's
+ * lists and resends, and how many of the first ones are in the event log
+ * (`events_logged`).
+ *
+ * An event is written by the change that makes it, in the same UPDATE. The
+ * drain's mark (how many are logged) is not worth a write of its own: it is
+ * written with the row's next write, or by the record's alarm at the latest
+ * (src/record/wake.ts). Should the object stop before that, its next
+ * incarnation drains those events again: the event log takes each one once
+ * (by id), and one it has delivered is not queued again.
  */
 import type { OutboxEntry } from "./row";
 
+/** How the outbox writes its columns of the record's row (the store's). */
+export interface RowWriter {
+  /** With the change in hand (inside one). */
+  write(fields: { events: string }): void;
+  /** With the row's next write. */
+  defer(fields: { events_logged: number }): void;
+}
+
+type Stored = [event_id: string, body: string];
+
 export class OutboxRows {
-  readonly #storage: DurableObjectStorage;
-  /**
-   * The unsent events, oldest first, when this incarnation knows all of them
-   * (it created the record, or counted them when it read the row); null when unknown.
-   */
-  #unsent: OutboxEntry[] | null = null;
+  readonly #writer: RowWriter;
+  /** Every event of the record, oldest first; null while no record is loaded. */
+  #events: Stored[] | null = null;
+  /** How many of the first events are in the event log, as this incarnation knows. */
+  #logged = 0;
 
-  constructor(storage: DurableObjectStorage) {
-    this.#storage = storage;
+  constructor(writer: RowWriter) {
+    this.#writer = writer;
   }
 
-  /** This incarnation knows every unsent event: these. */
-  know(unsent: OutboxEntry[]): void {
-    this.#unsent = unsent;
+  /** The record's events as its row holds them. */
+  know(row: { events: string; events_logged: number }): void {
+    this.#events = JSON.parse(row.events) as Stored[];
+    this.#logged = row.events_logged;
   }
 
-  /** Storage was deleted, or a failed step left the list unknown. */
+  /** Storage was deleted, or a failed step left the events unknown. */
   forget(): void {
-    this.#unsent = null;
+    this.#events = null;
+    this.#logged = 0;
   }
 
-  snapshot(): OutboxEntry[] | null {
-    return this.#unsent?.slice() ?? null;
+  snapshot(): { events: Stored[] | null; logged: number } {
+    return { events: this.#events?.slice() ?? null, logged: this.#logged };
   }
 
-  restore(unsent: OutboxEntry[] | null): void {
-    this.#unsent = unsent;
+  restore(snapshot: { events: Stored[] | null; logged: number }): void {
+    this.#events = snapshot.events;
+    this.#logged = snapshot.logged;
   }
 
-  /** Adds an event to the outbox (kept with the record, logged_at set once it is in the event log); call inside the `change` that made it happen. */
-  enqueue(eventId: string, body: string, at: number): void {
-    const { seq } = this.#storage.sql
-      .exec<{ seq: number }>("INSERT INTO outbox (event_id, body, created_at) VALUES (?, ?, ?) RETURNING seq", eventId, body, at)
-      .one();
-    this.#unsent?.push({ seq, event_id: eventId, body });
+  /** Adds an event to the outbox (kept with the record); call inside the `change` that made it happen. */
+  enqueue(eventId: string, body: string): void {
+    if (!this.#events) throw new Error("no record to add an event to");
+    this.#events.push([eventId, body]);
+    this.#writer.write({ events: JSON.stringify(this.#events) });
   }
 
-  /** The oldest unsent events, up to `limit`. */
+  /** The oldest events not in the event log, up to `limit`. */
   unsent(limit: number): OutboxEntry[] {
-    if (this.#unsent) return this.#unsent.slice(0, limit);
-    const rows = this.#storage.sql
-      .exec<{ seq: number; event_id: string; body: string }>(
-        "SELECT seq, event_id, body FROM outbox WHERE logged_at IS NULL ORDER BY seq LIMIT ?",
-        limit,
-      )
-      .toArray();
-    // All of them: from now on this incarnation keeps the list itself.
-    if (rows.length < limit) this.#unsent = rows;
-    return rows;
+    return (this.#events ?? []).slice(this.#logged, this.#logged + limit).map(([event_id, body], i) => ({ seq: this.#logged + i, event_id, body }));
   }
 
   hasUnsent(): boolean {
-    if (this.#unsent) return this.#unsent.length > 0;
-    const any = this.#storage.sql.exec("SELECT 1 FROM outbox WHERE logged_at IS NULL LIMIT 1").toArray().length > 0;
-    if (!any) this.#unsent = [];
-    return any;
+    return this.#events !== null && this.#logged < this.#events.length;
   }
 
   /** Rewrites every outbox event's body with `rewrite` (rule 10's erasure). Inside a change. */
   rewrite(rewrite: (body: string) => string): void {
-    const rows = this.#storage.sql.exec<{ seq: number; body: string }>("SELECT seq, body FROM outbox").toArray();
-    for (const row of rows) {
-      const body = rewrite(row.body);
-      if (body !== row.body) this.#storage.sql.exec("UPDATE outbox SET body = ? WHERE seq = ?", body, row.seq);
-    }
-    if (this.#unsent) this.#unsent = this.#unsent.map((entry) => ({ ...entry, body: rewrite(entry.body) }));
+    if (!this.#events) return;
+    const before = JSON.stringify(this.#events);
+    this.#events = this.#events.map(([id, body]) => [id, rewrite(body)]);
+    const after = JSON.stringify(this.#events);
+    if (after !== before) this.#writer.write({ events: after });
   }
 
   /**
-   * Logged events stay in the outbox, marked logged: the record
-   * gives their bodies to events/list, events/resend and the sweep for as long
-   * as the event log lists them (docs/events.md), and they go with the record.
+   * These events (the oldest unsent, as `unsent` gave them) are in the event
+   * log. Logged events stay: the record gives their bodies to events/list,
+   * events/resend and the sweep for as long as the event log lists them
+   * (docs/events.md), and they go with the record. The mark waits for the
+   * row's next write (this module's header).
    */
-  markSent(seqs: readonly number[], at: number): void {
-    if (seqs.length === 0) return;
-    this.#storage.sql.exec(`UPDATE outbox SET logged_at = ? WHERE seq IN (${seqs.map(() => "?").join(", ")})`, at, ...seqs);
-    if (this.#unsent) {
-      const sent = new Set(seqs);
-      this.#unsent = this.#unsent.filter((entry) => !sent.has(entry.seq));
-    }
+  markSent(seqs: readonly number[]): void {
+    if (seqs.length === 0 || !this.#events) return;
+    const logged = Math.min(this.#events.length, Math.max(this.#logged, ...seqs.map((seq) => seq + 1)));
+    if (logged === this.#logged) return;
+    this.#logged = logged;
+    this.#writer.defer({ events_logged: logged });
   }
 
   /** The bodies of these events that the outbox holds, byte for byte as signed and sent, by event id. */
   eventBodies(ids: readonly string[]): Record<string, string> {
-    if (ids.length === 0) return {};
-    const rows = this.#storage.sql
-      .exec<{ event_id: string; body: string }>(`SELECT event_id, body FROM outbox WHERE event_id IN (${ids.map(() => "?").join(", ")})`, ...ids)
-      .toArray();
-    return Object.fromEntries(rows.map((row) => [row.event_id, row.body]));
+    const wanted = new Set(ids);
+    return Object.fromEntries((this.#events ?? []).filter(([id]) => wanted.has(id)));
   }
 }

@@ -1,14 +1,17 @@
 /**
  * A record's outbox: every state change writes its event here in the same
- * storage step as the change (emit). The drain writes unsent events into the
- * D1 event log (its delivery status, no body), then hands them to the queue
- * (publishOutbox), and marks them logged only once both succeeded: the
- * outbox keeps every event's body, byte for byte as signed and sent, for
- * events/list, events/resend and the sweep (src/events/bodies.ts), and it is
- * deleted with the record. A crash between any two steps loses nothing: what
- * is not marked logged is drained again (the log insert is idempotent, and
- * an event already delivered is not queued twice), and what is marked is in
- * the log, where the sweep sends it again if the queue lost its message. Failed drains back off; the object's alarm comes back for
+ * storage step as the change (emit), in the record's row. The drain writes
+ * unsent events into the D1 event log (its delivery status, no body), then
+ * hands them to the queue (publishOutbox), and marks them logged only once
+ * both succeeded: the record keeps every event's body, byte for byte as
+ * signed and sent, for events/list, events/resend and the sweep
+ * (src/events/bodies.ts), and it is deleted with the record. The mark is
+ * written with the row's next write, or by the alarm at the latest
+ * (src/record/outbox-rows.ts). A crash between any two steps loses nothing:
+ * what is not marked logged in storage is drained again (the log insert is
+ * idempotent, and an event already delivered is not queued twice), and what
+ * is marked is in the log, where the sweep sends it again if the queue lost
+ * its message. Failed drains back off; the object's alarm comes back for
  * what is owed.
  */
 
@@ -26,6 +29,13 @@ import type { RecordStore, Slice } from "./store";
 const DRAIN_BATCH = 50;
 /** The alarm that backs up the immediate drain of new events, should the object stop before it. */
 const DRAIN_FALLBACK_MS = 10_000;
+/**
+ * How long a drain's mark may wait for the row's next write: an alarm due
+ * within it writes the mark if nothing did before. Far below the event log's
+ * shortest window, so an object stopped meanwhile drains those events again
+ * while the log still holds them (and so logs and delivers nothing twice).
+ */
+export const MARK_WAIT_MS = 60_000;
 
 export class Outbox {
   readonly #store: RecordStore;
@@ -49,7 +59,7 @@ export class Outbox {
     const sequence = rec.event_seq + 1;
     const event = eventPayload({ type, sequence, requestId, objectJson: rec.body, owner: rec.owner, previousState, at, cause });
     this.#sequence.update({ event_seq: sequence });
-    this.#store.outbox.enqueue(event.id, event.payload, at);
+    this.#store.outbox.enqueue(event.id, event.payload);
   }
 
   /** Rule 10's erasure: every event this record keeps, its personal data erased (later events carry the erased body). Inside a change. */
@@ -73,7 +83,7 @@ export class Outbox {
     return { at: now + wait, latest: now + 2 * wait };
   }
 
-  /** Logs and queues the unsent events; removes them from the outbox only once both succeeded. Never throws. */
+  /** Logs and queues the unsent events; marks them logged only once both succeeded. Never throws. */
   async drain(): Promise<void> {
     if (this.#draining) return;
     const batch = this.#store.outbox.unsent(DRAIN_BATCH);
@@ -84,10 +94,7 @@ export class Outbox {
         this.#env,
         batch.map((entry) => ({ id: entry.event_id, payload: entry.body })),
       );
-      this.#store.outbox.markSent(
-        batch.map((entry) => entry.seq),
-        clock.now(),
-      );
+      this.#store.outbox.markSent(batch.map((entry) => entry.seq));
       this.#failures = 0;
     } catch (err) {
       this.#failures++;

@@ -65,16 +65,32 @@ export interface RecordRow {
   held_at: number;
   /** Rule 12: why the gateway ended (or is ending) it, `expired` or `hold_expired`; null while it has not expired. */
   expiry: ExpiryReason | null;
+  /**
+   * The record's events, oldest first (its outbox: src/record/outbox-rows.ts):
+   * JSON of [event_id, body] pairs, each body byte for byte as signed and sent.
+   */
+  events: string;
+  /** How many of the first events are in the event log as stored (this incarnation may know of more). */
+  events_logged: number;
   created_at: number;
   updated_at: number;
 }
 
-/** The columns that change after a record is created (the others are its identity, and the audit trail is appended). */
-export type RecordFields = Partial<Omit<RecordRow, "kind" | "id" | "tid" | "upstream_tid" | "owner" | "created_at" | "audit" | "updated_at">>;
+/** The columns that change after a record is created (the others are its identity; the audit trail and the events are appended by the store). */
+export type RecordFields = Partial<
+  Omit<RecordRow, "kind" | "id" | "tid" | "upstream_tid" | "owner" | "created_at" | "audit" | "updated_at" | "events" | "events_logged">
+>;
 
 /** One part's writer of its own columns (RecordStore.slice). */
 export interface Slice<K extends keyof RecordFields> {
   update(fields: Pick<RecordFields, K>): void;
+  /**
+   * Fields worth no write of their own, nor a change of the record (its
+   * time): the copy holds them at once, and the row's next write stores
+   * them. Only for what a later incarnation may safely do again, should
+   * none come before it stops.
+   */
+  later(fields: Pick<RecordFields, K>): void;
 }
 
 /** An audit entry as the row stores it. */
@@ -115,6 +131,8 @@ export function newRecordRow(identity: RecordIdentity): Omit<RecordRow, "updated
     // A record created (or rebuilt) held has been held since then, as far as the gateway knows.
     held_at: identity.state === 5 ? identity.created_at : 0,
     expiry: null,
+    events: "[]",
+    events_logged: 0,
   };
 }
 
@@ -127,6 +145,7 @@ export interface AuditEntry {
   state: number | null;
 }
 
+/** An event of the record's outbox; `seq` is its place among the record's events (0: the first). */
 export interface OutboxEntry {
   seq: number;
   event_id: string;

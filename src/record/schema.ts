@@ -10,7 +10,10 @@
  * two equal and runs the framework over a migration of its own.
  */
 
-export const CURRENT_SCHEMA_VERSION = 2;
+export const CURRENT_SCHEMA_VERSION = 3;
+
+/** The largest SQLite integer: the bound of a count over no unlogged event. */
+const NO_SEQ = "9223372036854775807";
 
 /** Each entry brings the schema from the version before it to its own. */
 export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
@@ -21,13 +24,31 @@ export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
     "ALTER TABLE record ADD COLUMN expiry TEXT",
     "UPDATE record SET held_at = updated_at WHERE state = 5",
   ],
+  /**
+   * 3: the outbox moves into the record's row, so an object is one table
+   * (one page less) and an event is no row of its own: the record gets
+   * `events` (JSON: [event_id, body] of every event, oldest first, bodies as
+   * text, byte for byte) and `events_logged` (how many of the first are in
+   * the event log); the outbox's rows are copied there in their order (seq),
+   * the events logged before the first one that is not are counted as logged
+   * (the drain marks a prefix; a logged event after an unlogged one is
+   * drained again, which logs nothing twice), and the outbox table is dropped.
+   */
+  3: [
+    "ALTER TABLE record ADD COLUMN events TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE record ADD COLUMN events_logged INTEGER NOT NULL DEFAULT 0",
+    `UPDATE record SET
+       events = (SELECT json_group_array(json_array(event_id, body) ORDER BY seq) FROM outbox),
+       events_logged = (SELECT count(*) FROM outbox WHERE seq < (SELECT coalesce(min(seq), ${NO_SEQ}) FROM outbox WHERE logged_at IS NULL))`,
+    "DROP TABLE outbox",
+  ],
 };
 
 /**
- * The current schema in one step, for a new object. One row (the record:
- * every part's columns, src/record/store.ts says which part owns which) and
- * the outbox of its events, whose bodies stay once logged: the event log
- * lists them from here (src/events/bodies.ts).
+ * The current schema in one step, for a new object: one table, one row (the
+ * record: every part's columns, src/record/store.ts says which part owns
+ * which), with its events in it (`events`: their bodies stay once logged,
+ * the event log lists them from here: src/events/bodies.ts).
  */
 const SCHEMA_CURRENT = `
   CREATE TABLE record (
@@ -44,8 +65,8 @@ const SCHEMA_CURRENT = `
     reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0, owed_completion TEXT,
     held_at INTEGER NOT NULL DEFAULT 0, expiry TEXT,
     audit TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-    schema_version INTEGER NOT NULL DEFAULT ${CURRENT_SCHEMA_VERSION});
-  CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, logged_at INTEGER);`;
+    schema_version INTEGER NOT NULL DEFAULT ${CURRENT_SCHEMA_VERSION},
+    events TEXT NOT NULL DEFAULT '[]', events_logged INTEGER NOT NULL DEFAULT 0);`;
 
 /**
  * The Idempotency-Keys a record's callers used (rule 11: src/record/keys.ts),

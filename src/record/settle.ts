@@ -56,27 +56,35 @@ export class Settlement {
   /**
    * Settle in one change: the note cleared, the OTP's verdict counted (the
    * third failed guess exhausts the record, with its event), the record and
-   * the event its change is. An unknown outcome of a state-changing call
-   * stores nothing: the note stays for the reconciler.
+   * the event its change is; `then` adds to that change what the settled
+   * outcome decides (the operation's audit entry). An unknown outcome of a
+   * state-changing call stores nothing: the note stays for the reconciler.
    */
-  settle<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, withOtp: boolean, requestId: string) {
-    const { store, writeAhead, ledger, recorder } = this.#parts;
+  settle<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, withOtp: boolean, requestId: string, then?: (settled: Settled) => void) {
+    const { store } = this.#parts;
     if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;
     const verdict = withOtp ? otpVerdictOf(result.ok ? result : { ...result, code: result.failure.code }) : null;
     return store.change((): Settled => {
-      writeAhead.clear();
-      if (spec.settles === "send" && (result.ok || result.outcome === "unknown")) {
-        ledger.countSend(result.ok ? (result.value as AuthorizeBody).wait : undefined);
-      }
-      if (verdict) ledger.count(verdict, requestId, !result.ok && result.failure.code === "otp_attempts_exhausted");
-      if (!result.ok) {
-        recorder.applyAfter(result, requestId);
-        return { ok: false, error: result.failure, verdict };
-      }
-      if (spec.settles === "send") return { ok: true, value: JSON.stringify(result.value) };
-      recorder.apply(result.value as RecordBody, requestId);
-      return { ok: true, value: JSON.stringify({ ...(result.value as RecordBody), tid: store.current!.tid }) };
+      const settled = this.#settled(spec, result, verdict, requestId);
+      then?.(settled);
+      return settled;
     });
+  }
+
+  #settled<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, verdict: OtpVerdict | null, requestId: string): Settled {
+    const { store, writeAhead, ledger, recorder } = this.#parts;
+    writeAhead.clear();
+    if (spec.settles === "send" && (result.ok || result.outcome === "unknown")) {
+      ledger.countSend(result.ok ? (result.value as AuthorizeBody).wait : undefined);
+    }
+    if (verdict) ledger.count(verdict, requestId, !result.ok && result.failure.code === "otp_attempts_exhausted");
+    if (!result.ok) {
+      recorder.applyAfter(result, requestId);
+      return { ok: false, error: result.failure, verdict };
+    }
+    if (spec.settles === "send") return { ok: true, value: JSON.stringify(result.value) };
+    recorder.apply(result.value as RecordBody, requestId);
+    return { ok: true, value: JSON.stringify({ ...(result.value as RecordBody), tid: store.current!.tid }) };
   }
 
   /** The answer to a refused OTP: how many guesses are left, and why an unknown refusal counted. */

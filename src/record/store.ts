@@ -1,11 +1,14 @@
 /**
  * The storage of one receipt's (or transfer's) Durable Object: the record
- * row, its audit trail and its outbox of events, in the object's SQLite.
+ * row, with its audit trail and its outbox of events in it, in the object's
+ * SQLite: one table, one row.
  *
  * The schema and its migrations are src/record/schema.ts. Every change of
- * the record is one synchronous step (`change`): the row, its event in the
- * outbox and nothing else in between, so no change is ever without its event
- * and no event without its change, whatever is aborted or evicted.
+ * the record is one synchronous step (`change`) and one UPDATE: the row and
+ * its event in the outbox together, so no change is ever without its event
+ * and no event without its change, whatever is aborted or evicted. What is
+ * worth no write of its own (the drain's mark: src/record/outbox-rows.ts)
+ * waits for the row's next write.
  *
  * Nothing here stores a card number, expiry, token or OTP: bodies are the
  * upstream client's normalized ones (masked card numbers only), audit rows
@@ -20,8 +23,8 @@ import { CURRENT_SCHEMA_VERSION, migrate, storedVersion } from "./schema";
 export type { AuditEntry, OutboxEntry, RecordFields, RecordRow, Slice } from "./row";
 export { newRecordRow } from "./row";
 
-/** The record row as SELECTed with its schema version and the outbox's count. */
-type StoredRow = RecordRow & { unsent_events: number; schema_version: number };
+/** The record row as SELECTed, with its schema version. */
+type StoredRow = RecordRow & { schema_version: number };
 
 export class RecordStore {
   readonly #storage: DurableObjectStorage;
@@ -31,12 +34,11 @@ export class RecordStore {
   #version = 0;
   /** Inside `change`: the row's fields written so far, flushed as one UPDATE at its end. */
   #batch: Record<string, unknown> | null = null;
-  /**
-   * The outbox's unsent events, oldest first, when this incarnation knows all
-   * of them (it created the record, or counted them when it read the row);
-   * null when unknown. Draining then reads nothing back from storage.
-   */
-  /** The outbox table's rows (this store's second table), with what this incarnation knows of the unsent ones. */
+  /** Fields the copy holds and storage not yet, written with the row's next write, at the latest by the alarm (`defer`). */
+  #deferred: Record<string, unknown> = {};
+  /** Fields the copy holds and storage not yet, written with the row's next write if one comes (a slice's `later`). */
+  #lazy: Record<string, unknown> = {};
+  /** The outbox, in the row: every event of the record and how many are logged. */
   readonly outbox: OutboxRows;
   /** Which part owns which column (slice). */
   readonly #owners = new Map<string, string>();
@@ -45,7 +47,7 @@ export class RecordStore {
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
-    this.outbox = new OutboxRows(storage);
+    this.outbox = new OutboxRows({ write: (fields) => this.#write(fields), defer: (fields) => this.#defer(fields) });
   }
 
   get version(): number {
@@ -73,18 +75,16 @@ export class RecordStore {
     }
     if (found === undefined) return null;
     this.#ready = true;
-    const { unsent_events: unsent, schema_version: _version, ...row } = found;
-    if (unsent === 0) this.outbox.know([]);
+    const { schema_version: _version, ...row } = found;
+    this.outbox.know(row);
     this.#row = row;
     return this.#row;
   }
 
-  /** The row, its schema version and whether the outbox owes anything, in one statement; undefined when no record is stored. */
+  /** The row with its schema version (and, in it, the outbox), in one statement; undefined when no record is stored. */
   #readRow(): StoredRow | undefined {
     try {
-      return this.#storage.sql.exec("SELECT *, (SELECT count(*) FROM outbox WHERE logged_at IS NULL) AS unsent_events FROM record").toArray()[0] as
-        | StoredRow
-        | undefined;
+      return this.#storage.sql.exec("SELECT * FROM record").toArray()[0] as StoredRow | undefined;
     } catch (err) {
       // A new object has no tables: no record. Anything else is a real failure.
       if (String(err).includes("no such table")) return undefined;
@@ -93,15 +93,17 @@ export class RecordStore {
   }
 
   /**
-   * Deletes everything this object stored (rule 10): its SQLite tables and
-   * its alarm, the only complete removal. The in-memory copies go with them,
-   * so the object answers as one that never held a record.
+   * Deletes everything this object stored (rule 10): its SQLite tables, the
+   * only complete removal (its alarm is the Alarm's to delete: src/record/end.ts).
+   * The in-memory copies go with them, so the object answers as one that
+   * never held a record.
    */
   async deleteAll(): Promise<void> {
-    await this.#storage.deleteAlarm();
     await this.#storage.deleteAll();
     this.#row = null;
     this.#ready = false;
+    this.#deferred = {};
+    this.#lazy = {};
     this.outbox.forget();
     this.#version++;
   }
@@ -112,11 +114,11 @@ export class RecordStore {
     const from = this.#ready ? CURRENT_SCHEMA_VERSION : this.#makeSchema();
     this.#ready = true;
     if (from !== 0 && this.load()) return;
-    this.outbox.know([]);
     try {
       this.#storage.transactionSync(() => {
-        // What `then` changes (the first event's sequence) lands in the row's one INSERT, not an UPDATE after it.
+        // What `then` changes (the first event, its sequence) lands in the row's one INSERT, not an UPDATE after it.
         this.#row = { ...row, updated_at: row.created_at };
+        this.outbox.know(this.#row);
         this.#batch = {};
         try {
           then();
@@ -171,7 +173,9 @@ export class RecordStore {
   change<T>(step: () => T): T {
     if (this.#batch) return step();
     const row = this.#row;
-    const unsent = this.outbox.snapshot();
+    const outbox = this.outbox.snapshot();
+    const deferred = this.#deferred;
+    const lazy = this.#lazy;
     try {
       return this.#storage.transactionSync(() => {
         this.#batch = {};
@@ -185,9 +189,21 @@ export class RecordStore {
       });
     } catch (err) {
       this.#row = row;
-      this.outbox.restore(unsent);
+      this.outbox.restore(outbox);
+      this.#deferred = deferred;
+      this.#lazy = lazy;
       throw err;
     }
+  }
+
+  /** Fields waiting for the row's next write (the drain's mark): there is something to write. */
+  get owesWrite(): boolean {
+    return Object.keys(this.#deferred).length > 0;
+  }
+
+  /** Writes what waits for the row's next write, now (one UPDATE), when nothing else will soon enough. */
+  writeDeferred(): void {
+    if (this.owesWrite && this.#row) this.#flush({});
   }
 
   /**
@@ -206,6 +222,11 @@ export class RecordStore {
       update: (fields) => {
         for (const key of Object.keys(fields)) if (!mine.has(key)) throw new Error(`${part} may not write ${key}`);
         this.#update(fields);
+      },
+      later: (fields) => {
+        for (const key of Object.keys(fields)) if (!mine.has(key)) throw new Error(`${part} may not write ${key}`);
+        this.#row = { ...this.#row!, ...fields };
+        Object.assign(this.#batch ?? this.#lazy, fields);
       },
     };
   }
@@ -234,14 +255,30 @@ export class RecordStore {
     }
   }
 
+  /** Columns of the row the store itself keeps (the outbox's), written with the change in hand. */
+  #write(fields: Record<string, unknown>): void {
+    this.#row = { ...this.#row!, ...fields };
+    if (this.#batch) Object.assign(this.#batch, fields);
+    else this.#flush(fields);
+  }
+
+  /** Columns written with the row's next write (inside a change: with its UPDATE); the copy holds them now. */
+  #defer(fields: Record<string, unknown>): void {
+    this.#row = { ...this.#row!, ...fields };
+    Object.assign(this.#batch ?? this.#deferred, fields);
+  }
+
+  /** One UPDATE of these fields, with whatever waited for the row's next write. */
   #flush(fields: Record<string, unknown>): void {
-    const entries = Object.entries(fields);
+    const entries = Object.entries({ ...this.#lazy, ...this.#deferred, ...fields });
     if (entries.length === 0) return;
     this.#storage.sql.exec(
       `UPDATE record SET ${entries.map(([key]) => `${key} = ?`).join(", ")}, updated_at = ?`,
       ...entries.map(([, value]) => value as SqlStorageValue),
       this.#row!.updated_at,
     );
+    this.#deferred = {};
+    this.#lazy = {};
   }
 
   /**
@@ -257,7 +294,7 @@ export class RecordStore {
     this.#row = { ...this.#row, audit };
     // Inside a change, its one UPDATE at the end takes it; inside create, the INSERT takes the row's audit.
     if (this.#batch) this.#batch.audit = audit;
-    else this.#storage.sql.exec("UPDATE record SET audit = ?", audit);
+    else this.#flush({ audit });
   }
 
   auditTrail(): AuditEntry[] {

@@ -9,6 +9,7 @@
 import { clock } from "../clock";
 import { log } from "../log";
 import type { Moves } from "./move";
+import { MARK_WAIT_MS } from "./outbox";
 import type { RecordParts } from "./parts";
 
 export class Wake {
@@ -22,7 +23,7 @@ export class Wake {
 
   /** The alarm fired. */
   async fired(): Promise<void> {
-    const { store, alarm, completion, end, reconciler, lateReads, outbox } = this.#parts;
+    const { store, alarm, completion, end, reconciler, lateReads, outbox, writeAhead } = this.#parts;
     alarm.fired();
     let rec = store.load();
     if (!rec) return;
@@ -33,14 +34,17 @@ export class Wake {
     }
     if (!this.#moves.busy && (await end.deleteIfDue(rec, clock.now(), () => !this.#moves.busy))) return;
     try {
-      // Unless an operation of this incarnation is in flight (it settles the record itself).
-      if (!this.#moves.busy && (reconciler.needsReconcile(rec) || lateReads.isDue(rec) || this.#moves.expiryDue()))
-        await this.#moves.reconcileAlone();
+      // Unless an operation of this incarnation is in flight (it settles the record itself), or a call an earlier
+      // incarnation noted may still be running (an alarm set for something else fired first: the next is set for then).
+      const look = reconciler.needsReconcile(rec) || lateReads.isDue(rec) || this.#moves.expiryDue();
+      if (!this.#moves.busy && look && !writeAhead.mayStillRun(rec, clock.now())) await this.#moves.reconcileAlone();
       // Draining takes no lock: an operation may run meanwhile and add events; only the drained ones are marked sent.
       await outbox.drain();
     } catch (err) {
       log("error", "receipt_alarm_failed", { id: rec.id, kind: rec.kind, error: err instanceof Error ? err.message : String(err) });
     } finally {
+      // What waited for the row's next write (a drain's mark) waits no longer than the alarm.
+      store.writeDeferred();
       this.arm(false);
     }
   }
@@ -49,7 +53,8 @@ export class Wake {
    * After every operation and alarm: events still owed are drained at once,
    * in the background (nobody's answer waits for them), and whatever is owed
    * has an alarm, so an eviction or a crash before the drain loses nothing.
-   * An alarm already due early enough is left alone.
+   * An alarm already due early enough is left alone. A drain's mark waits
+   * for the row's next write only while an alarm due soon would write it.
    */
   arm(drainNow = true): void {
     const { store, alarm, completion, end, reconciler, outbox, expiry } = this.#parts;
@@ -66,6 +71,7 @@ export class Wake {
     const latest = Math.min(reconcileAt ?? Infinity, drain?.latest ?? Infinity, completeAt ?? Infinity);
     if (due === Infinity) alarm.set(null);
     else if (!alarm.setWithin(now, latest)) alarm.set(due);
+    if (store.owesWrite && !alarm.setWithin(now, now + MARK_WAIT_MS)) store.writeDeferred();
     if (drainNow && outbox.ready) void outbox.drain().then(() => this.arm(false));
   }
 }

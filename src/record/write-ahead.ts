@@ -1,7 +1,7 @@
 /**
  * Rule 8's write-ahead note: before a call that may change the record
- * upstream leaves, a note of it is durably stored, and the alarm is set for
- * when the call must have ended; the note is cleared in the same step that
+ * upstream leaves, a note of it is durably stored, and an alarm is set for
+ * when the call must have ended at the latest; the note is cleared in the same step that
  * stores the call's outcome. A note found with no call in flight means the
  * outcome is unknown: only the upstream can say (src/record/reconciler.ts).
  */
@@ -28,6 +28,8 @@ export class WriteAhead {
   readonly #storage: DurableObjectStorage;
   readonly #alarm: Alarm;
   readonly #upstreamTimeoutMs: number;
+  /** When this incarnation's last note was written: a note of its own whose call has returned is no call in flight. */
+  #notedAt: number | null = null;
 
   constructor(store: RecordStore, storage: DurableObjectStorage, alarm: Alarm, upstreamTimeoutMs: number) {
     this.#note = store.slice("write-ahead", WRITE_AHEAD_COLUMNS);
@@ -45,6 +47,7 @@ export class WriteAhead {
    */
   async around<T>(note: Note, call: () => Promise<T>): Promise<T> {
     const now = clock.now();
+    this.#notedAt = now;
     this.#note.update({
       pending_op: note.op,
       pending_otp: note.withOtp ? 1 : 0,
@@ -52,9 +55,21 @@ export class WriteAhead {
       pending_request_id: note.requestId,
       pending_actor: note.actor,
     });
-    this.#alarm.set(now + this.#upstreamTimeoutMs + 1000);
+    // An alarm due before the call must have ended is early enough: firing, it sets the next for what is then owed.
+    const deadline = now + this.#upstreamTimeoutMs + 1000;
+    if (!this.#alarm.setWithin(now, deadline)) this.#alarm.set(deadline);
     await this.#storage.sync();
     return call();
+  }
+
+  /**
+   * A noted call may still be running upstream: an earlier incarnation noted
+   * it (and stopped) and it could not have ended on its own by now. The alarm
+   * looks at the upstream only after that (an alarm due earlier, set for
+   * something else, is left in place by `around`).
+   */
+  mayStillRun(rec: { pending_op: string | null; pending_since: number }, now: number): boolean {
+    return rec.pending_op !== null && rec.pending_since !== this.#notedAt && now < rec.pending_since + this.#upstreamTimeoutMs + 1000;
   }
 
   /** The call's outcome is being stored. Inside that change. */

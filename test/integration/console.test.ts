@@ -10,7 +10,7 @@ import worker from "../../src/index";
 import type { KindName } from "../../src/lifecycle";
 import { receiptStub } from "../../src/receipt-object";
 import { tidShards } from "../../src/shards";
-import { eventRow, queueSpy, recordEventsDb } from "../events";
+import { eventRow, queueSpy, recordEventsDb, unsentEvents } from "../events";
 import { call, createReceipt, expectError, expectStatus, newTid, newUser, OTP_OK, refuseStatements, transferRequest, userToken } from "../helpers";
 
 const ORIGIN = "http://gateway.test";
@@ -47,11 +47,7 @@ const textOf = (page: string) => page.replace(/<[^>]*>/g, " ").replace(/\s+/g, "
 async function logEvents(kind: KindName, id: string): Promise<void> {
   const stub = receiptStub(env, kind, id);
   for (let round = 0; round < 5; round++) {
-    const unsent = await runInDurableObject(
-      stub,
-      (_i, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE logged_at IS NULL").one().n,
-    );
-    if (unsent === 0) break;
+    if ((await unsentEvents(kind, id)) === 0) break;
     await runDurableObjectAlarm(stub);
   }
   await queue.deliver(id);

@@ -2,13 +2,13 @@
 // payment): every state change the gateway learns of, from a call or from its
 // own reconciliation, is one event written in the same storage step, drained
 // into the event log, then the queue; a refusal is none.
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SWEEP_SETTINGS } from "../../src/events";
 import type { KindName } from "../../src/lifecycle";
 import { receiptStub } from "../../src/receipt-object";
-import { callGateway, consume, fireCron, queueSpy, receiver } from "../events";
+import { callGateway, consume, fireCron, queueSpy, receiver, unsentEventBodies, unsentEvents } from "../events";
 import {
   call,
   createReceipt,
@@ -36,11 +36,7 @@ const gateway = (path: string, body: unknown, token = PARTNER_KEY) => callGatewa
 async function drain(kind: KindName, id: string): Promise<void> {
   const stub = receiptStub(env, kind, id);
   for (let round = 0; round < 5; round++) {
-    const unsent = await runInDurableObject(
-      stub,
-      (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM outbox WHERE logged_at IS NULL").one().n,
-    );
-    if (unsent === 0) return;
+    if ((await unsentEvents(kind, id)) === 0) return;
     await runDurableObjectAlarm(stub);
   }
   throw new Error(`the outbox of ${kind} ${id} did not drain`);
@@ -140,8 +136,8 @@ describe("the outbox survives what fails", () => {
     const stub = receiptStub(env, "receipt", receipt.id);
     // The object drains at once after the pay, in the background: that first send is refused.
     await vi.waitFor(() => expect(queue.spy).toHaveBeenCalledTimes(2));
+    expect(await unsentEvents("receipt", receipt.id)).toBe(1);
     await runInDurableObject(stub, (_i, state) => {
-      expect(state.storage.sql.exec("SELECT count(*) AS n FROM outbox WHERE logged_at IS NULL").one().n).toBe(1);
       state.abort("crash between the state change and the queue send");
     }).catch(() => undefined);
 
@@ -189,10 +185,8 @@ describe("the outbox survives what fails", () => {
     const paid = await expectStatus<any>(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
     expect(paid.state).toBe(4);
     await vi.waitFor(() => expect(queue.spy).toHaveBeenCalled());
-    const unsent = await runInDurableObject(receiptStub(env, "receipt", receipt.id), (_i, state) =>
-      state.storage.sql.exec<{ body: string }>("SELECT body FROM outbox WHERE logged_at IS NULL").toArray(),
-    );
-    expect(unsent.map((row) => JSON.parse(row.body).type)).toEqual(["receipt.paid"]);
+    const unsent = await unsentEventBodies("receipt", receipt.id);
+    expect(unsent.map((body) => JSON.parse(body).type)).toEqual(["receipt.paid"]);
   });
 });
 
@@ -219,5 +213,62 @@ describe("the audit trail", () => {
     const transfer = await expectStatus<any>(call("a2c/create", transferRequest()), 200);
     const transferTrail = await expectStatus<any>(gateway("receipt/audit", { id: transfer.receipt_id, kind: "transfer" }), 200);
     expect(transferTrail.entries.map((e: any) => e.op)).toEqual(["create"]);
+  });
+});
+
+describe("the outbox in the record's row: a drain's mark rides the row's next write", () => {
+  const typesSent = () => queue.sent.map((m) => JSON.parse(m.payload).type as string);
+
+  it("the created event's mark goes with the authorize's note, no write of its own; after an eviction nothing already logged is sent again", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    await vi.waitFor(() => expect(typesSent()).toEqual(["receipt.created"]));
+    // Drained, not yet stored as logged: nothing was written for the mark alone.
+    await vi.waitFor(async () => expect(queue.spy).toHaveBeenCalledTimes(1));
+    expect(await unsentEvents("receipt", receipt.id)).toBe(1);
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
+    expect(await unsentEvents("receipt", receipt.id)).toBe(0);
+
+    await evictDurableObject(receiptStub(env, "receipt", receipt.id));
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }), 200);
+    await vi.waitFor(() => expect(typesSent()).toEqual(["receipt.created", "receipt.paid"]));
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    expect(typesSent()).toEqual(["receipt.created", "receipt.paid"]);
+    expect(await unsentEvents("receipt", receipt.id)).toBe(0);
+  });
+
+  it("an eviction right after the state change, before its drain ended: the next incarnation drains it, and the log holds it once", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await drain("receipt", receipt.id);
+    // The pay's drain never hears back from the queue: the object is evicted with the event owed.
+    queue.spy.mockImplementationOnce(() => new Promise<never>(() => {}));
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
+    await vi.waitFor(() => expect(queue.spy).toHaveBeenCalledTimes(2));
+    expect(await unsentEvents("receipt", receipt.id)).toBe(1);
+    await evictDurableObject(receiptStub(env, "receipt", receipt.id));
+
+    await drain("receipt", receipt.id);
+    expect(typesSent().filter((type) => type === "receipt.paid")).toHaveLength(1);
+    const events = await eventsOf("receipt", receipt.id);
+    expect(summary(events)).toEqual([
+      ["receipt.created", 1, null, 0],
+      ["receipt.paid", 2, 0, 4],
+    ]);
+  });
+
+  it("a mark the object lost with its incarnation costs one drain again: the event is logged once and, delivered, not queued again", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await drain("receipt", receipt.id);
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
+    await vi.waitFor(() => expect(typesSent()).toEqual(["receipt.created", "receipt.paid"]));
+    await queue.deliver(receipt.id);
+    // Killed before any write took the paid event's mark (if one did, nothing is owed).
+    await runInDurableObject(receiptStub(env, "receipt", receipt.id), (_i, state) => state.abort("killed before the mark")).catch(() => undefined);
+    await drain("receipt", receipt.id);
+    expect(queue.sent).toEqual([]);
+    const events = await eventsOf("receipt", receipt.id);
+    expect(events.map((e: any) => [e.type, e.delivery.status])).toEqual([
+      ["receipt.created", "delivered"],
+      ["receipt.paid", "delivered"],
+    ]);
   });
 });

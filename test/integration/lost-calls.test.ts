@@ -11,6 +11,7 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ownerOf } from "../../src/caller";
+import { readConfig } from "../../src/config";
 import { receiptStub } from "../../src/receipt-object";
 import { callGateway, loggedEventTypes } from "../events";
 import {
@@ -19,6 +20,7 @@ import {
   expectError,
   expectStatus,
   letLatePayHappen,
+  letTimePass,
   newUser,
   sandboxCalls,
   sandboxReceipt,
@@ -54,6 +56,8 @@ async function lostCancel(id: string, how: "hung" | "killed", token?: string): P
   scriptedUpstream.takeDeferred();
   await runInDurableObject(stubOf(id), (_instance, state) => state.abort("killed mid-cancel")).catch(() => undefined);
   expect((await answer).status).toBeGreaterThanOrEqual(500);
+  // The object's next alarm looks at the upstream once the killed call could have ended on its own.
+  letTimePass(readConfig(env).upstreamTimeoutMs + 1000);
 }
 
 const cancelsSent = async (id: string) => (await sandboxCalls()).filter((c) => c.id === id && c.path === "receipt/cancel");

@@ -1,15 +1,19 @@
 // The receipt object's storage carries a schema version, and the framework
 // that brings an object written by an earlier version to the current one the
-// first time it is opened, in one transaction, losing nothing. Version 2
-// (rule 12's columns) is migrated from a version-1 object made here, and the
-// framework is exercised with a migration of the test's own, as the next
-// schema change will use it.
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+// first time it is opened, in one transaction, losing nothing. A version-1
+// object made here is brought through every step (rule 12's columns, then the
+// outbox moved into the row), schema 3's move is tried on an object stored as
+// before it, and the framework is exercised with a migration of the test's
+// own, as the next schema change will use it.
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { receiptStub } from "../../src/receipt-object";
 import { CURRENT_SCHEMA_VERSION, describeSchema, migrate, storedVersion } from "../../src/record/schema";
+import { loggedEventTypes, queueSpy, unsentEvents } from "../events";
 import { call, createReceipt, expectStatus } from "../helpers";
+
+afterEach(() => vi.restoreAllMocks());
 
 describe("the receipt object's storage schema", () => {
   it("a new object is created at the current version", async () => {
@@ -78,7 +82,7 @@ describe("the receipt object's storage schema", () => {
     ]);
   });
 
-  it("an object of schema 1 is brought to 2 (rule 12's columns) as a new object makes it, and a held record's hold counts from its last change", async () => {
+  it("an object of schema 1 is brought to the current one (rule 12's columns, its outbox in the row) as a new object makes it, and a held record's hold counts from its last change", async () => {
     const fresh = await createReceipt({ merchant_id: 1003 });
     const freshSchema = await runInDurableObject(receiptStub(env, "receipt", fresh.id), (_i, state) => describeSchema(state.storage.sql));
     const receipt = await createReceipt({ merchant_id: 1003, is_hold: true });
@@ -86,9 +90,18 @@ describe("the receipt object's storage schema", () => {
     const stub = receiptStub(env, "receipt", receipt.id);
     // The record as schema 1 stored it: without the columns schema 2 added.
     await runInDurableObject(stub, (_i, state) => {
-      state.storage.sql.exec("ALTER TABLE record DROP COLUMN held_at");
-      state.storage.sql.exec("ALTER TABLE record DROP COLUMN expiry");
-      state.storage.sql.exec("UPDATE record SET schema_version = 1");
+      const sql = state.storage.sql;
+      sql.exec("ALTER TABLE record DROP COLUMN held_at");
+      sql.exec("ALTER TABLE record DROP COLUMN expiry");
+      // Its events in the outbox table schema 1 kept them in.
+      const events = JSON.parse(sql.exec<{ events: string }>("SELECT events FROM record").one().events) as [string, string][];
+      sql.exec(
+        "CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, logged_at INTEGER)",
+      );
+      for (const [i, [id, body]] of events.entries()) sql.exec("INSERT INTO outbox VALUES (?, ?, ?, 1, 2)", i + 1, id, body);
+      sql.exec("ALTER TABLE record DROP COLUMN events");
+      sql.exec("ALTER TABLE record DROP COLUMN events_logged");
+      sql.exec("UPDATE record SET schema_version = 1");
     });
     await evictDurableObject(stub);
     expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(5);
@@ -96,7 +109,52 @@ describe("the receipt object's storage schema", () => {
       schema: describeSchema(state.storage.sql),
       row: state.storage.sql.exec("SELECT schema_version, held_at = updated_at AS held_since_last_change, expiry FROM record").one(),
     }));
-    expect(CURRENT_SCHEMA_VERSION).toBe(2);
-    expect(after).toEqual({ schema: freshSchema, row: { schema_version: 2, held_since_last_change: 1, expiry: null } });
+    expect(after).toEqual({ schema: freshSchema, row: { schema_version: CURRENT_SCHEMA_VERSION, held_since_last_change: 1, expiry: null } });
+  });
+});
+
+describe("schema 3: the outbox moves into the record's row", () => {
+  it("an object written with the outbox table (one event logged, one owed) is migrated on its first open: one table as a new object's, every event kept in order, the owed one still delivered", async () => {
+    const queue = queueSpy();
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await runDurableObjectAlarm(stub);
+    expect(await unsentEvents("receipt", receipt.id)).toBe(0);
+    // The pay's event is not handed on: the queue refuses it.
+    queue.spy.mockRejectedValueOnce(new Error("queue unavailable"));
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    await vi.waitFor(() => expect(queue.spy).toHaveBeenCalledTimes(2));
+    const fresh = await runInDurableObject(stub, (_i, state) => describeSchema(state.storage.sql));
+    // The same object as a gateway before schema 3 stored it: its events as rows of the outbox table.
+    const bodies = await runInDurableObject(stub, (_i, state) => {
+      const sql = state.storage.sql;
+      const row = sql.exec<{ events: string; events_logged: number }>("SELECT events, events_logged FROM record").one();
+      const events = JSON.parse(row.events) as [string, string][];
+      sql.exec(
+        "CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, logged_at INTEGER)",
+      );
+      // Inserted newest first: the migration keeps their order by seq, not by insertion.
+      for (const [i, [id, body]] of [...events.entries()].reverse()) {
+        sql.exec("INSERT INTO outbox (seq, event_id, body, created_at, logged_at) VALUES (?, ?, ?, 1, ?)", i + 1, id, body, i === 0 ? 2 : null);
+      }
+      sql.exec("ALTER TABLE record DROP COLUMN events");
+      sql.exec("ALTER TABLE record DROP COLUMN events_logged");
+      sql.exec("UPDATE record SET schema_version = 2");
+      return events;
+    });
+    expect(bodies.map(([, body]) => JSON.parse(body).type)).toEqual(["receipt.created", "receipt.paid"]);
+    await evictDurableObject(stub);
+
+    // Its first open migrates it, and its alarm drains what is owed.
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(4);
+    await vi.waitFor(() => expect(queue.sent.map((m) => JSON.parse(m.payload).type)).toContain("receipt.paid"));
+    const after = await runInDurableObject(stub, (_i, state) => ({
+      schema: describeSchema(state.storage.sql),
+      version: storedVersion(state.storage.sql),
+      events: JSON.parse(state.storage.sql.exec<{ events: string }>("SELECT events FROM record").one().events),
+    }));
+    expect(after).toEqual({ schema: fresh, version: CURRENT_SCHEMA_VERSION, events: bodies });
+    expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid"]);
+    expect(queue.sent.filter((m) => JSON.parse(m.payload).type === "receipt.created")).toHaveLength(1);
   });
 });
