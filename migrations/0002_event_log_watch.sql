@@ -27,7 +27,10 @@
 --
 -- Existing rows keep every column; the undelivered ones are watched here, and
 -- the sweep's walk starts after the newest event logged so far (every older
--- pending one is watched now).
+-- pending one is watched now). No statement names an index, so code from
+-- before this file still runs on it (its sweep and prune then scan the log
+-- instead of an index: roll forward rather than back); what it logs or
+-- dead-letters meanwhile is ahead of the sweep's walk, which watches it.
 
 DROP INDEX events_by_status;
 

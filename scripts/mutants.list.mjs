@@ -490,8 +490,8 @@ export const MUTANTS = [
   {
     name: "sweep-walk-watches-nothing",
     file: "src/events/sweep.ts",
-    find: "`UPDATE events SET watched = 1 WHERE ${walkedBatch(\"sweep\")} AND status = 0 AND watched IS NULL`] as const;",
-    replace: "`UPDATE events SET watched = 1 WHERE ${walkedBatch(\"sweep\")} AND status = 0 AND watched IS NULL AND 0`] as const;",
+    find: '`UPDATE events SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL`] as const;',
+    replace: '`UPDATE events SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL AND 0`] as const;',
     tests: ["test/integration/events-delivery.test.ts", "test/integration/events-rows.test.ts"],
     why: "no event stays pending without an attempt scheduled: the sweep's walk puts each event still pending at its stale cutoff where the sweep's scans see it",
   },
@@ -514,7 +514,7 @@ export const MUTANTS = [
   {
     name: "prune-walk-leaves-pending-unwatched",
     file: "src/events/log-database.ts",
-    find: "db.prepare(`UPDATE events SET watched = 1 WHERE ${walkedBatch(\"prune\")} AND status <> 1 AND watched IS NULL`),",
+    find: 'db.prepare(`UPDATE events SET watched = 1 WHERE ${walkedBatch("prune")} AND status <> 1 AND watched IS NULL`),',
     replace: "db.prepare(`SELECT 1`),",
     tests: ["test/integration/events-rows.test.ts", "test/integration/retention.test.ts"],
     why: "rule 10: every event has an end; one that retention's walk passes undelivered is watched, so it is pruned in its window once settled",

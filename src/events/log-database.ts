@@ -285,7 +285,10 @@ export async function recordDeadLettered(db: D1Database, ids: readonly string[])
 export async function markPendingAgain(db: D1Database, id: string, now = clock.now()): Promise<LoggedRow | null> {
   const before = await findEvent(db, id);
   if (!before) return null;
-  await db.prepare("UPDATE events SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2, watched = 1 WHERE id = ?1").bind(id, now).run();
+  await db
+    .prepare("UPDATE events SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2, watched = 1 WHERE id = ?1")
+    .bind(id, now)
+    .run();
   return before;
 }
 

@@ -111,11 +111,15 @@ export const SWEEP_SELECTS = {
 /**
  * The walk's two statements (?1: the first id of the stale cutoff's
  * millisecond, ?2: SWEEP_WALK_LIMIT): move the 'sweep' cursor over the next
- * batch, then watch the pending events of that batch. Rows read: the batch,
+ * batch, then watch the undelivered events of that batch (pending; failed
+ * only if a version before the walk dead-lettered it). Rows read: the batch,
  * twice (the events logged in about a minute); written: the cursor, and two
  * per event watched (its row and its events_watched entry).
  */
-export const SWEEP_WALK = [advanceWalk("sweep"), `UPDATE events SET watched = 1 WHERE ${walkedBatch("sweep")} AND status = 0 AND watched IS NULL`] as const;
+export const SWEEP_WALK = [
+  advanceWalk("sweep"),
+  `UPDATE events SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL`,
+] as const;
 
 /**
  * One database: walk on (watching what is still pending at the stale
