@@ -12,7 +12,7 @@ import { ulid } from "ulid";
 import { describe, expect, it } from "vitest";
 import { sweepEvents } from "../../src/events";
 import { listLoggedEvents } from "../../src/events/log";
-import { pruneDelivered, pruneWatched, recordDeadLettered, recordDelivered, recordEvents } from "../../src/events/log-database";
+import { listEvents, pruneDelivered, pruneWatched, recordDeadLettered, recordDelivered, recordEvents } from "../../src/events/log-database";
 import { DAY_MS } from "../../src/retention";
 import { keepBodies, makeEvent, newRecordId, queueSpy, receiver, recordEventsDb } from "../events";
 
@@ -151,5 +151,43 @@ describe("the log, most of it in no status index", () => {
     expect(await watched(db, event.id)).toBe(1);
     await pruneWatched(db, "delivered", 1, 100, start + 30);
     expect((await listLoggedEvents(env, { receiptId: recordId, limit: 20 })).rows).toEqual([]);
+  });
+});
+
+describe("events/list's statements", () => {
+  it("read an index or a range of the log by the filter, never the whole log for a status the log seldom holds", async () => {
+    const plans: Record<string, string> = {};
+    /** The database as listEvents sees it, keeping each statement's plan instead of running it. */
+    const planning = (name: string) =>
+      new Proxy(env.DB, {
+        get(target, key) {
+          if (key !== "prepare") return Reflect.get(target, key);
+          return (sql: string) => ({
+            bind: (...values: unknown[]) => ({
+              all: async () => {
+                const { results } = await target
+                  .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+                  .bind(...values)
+                  .all<{ detail: string }>();
+                plans[name] = results.map((row) => row.detail).join(" | ");
+                return { results: [] };
+              },
+            }),
+          });
+        },
+      }) as D1Database;
+    await listEvents(planning("failed"), { delivery: "failed", limit: 20 });
+    await listEvents(planning("pending"), { delivery: "pending", after: "evt_01", limit: 20 });
+    await listEvents(planning("record"), { receiptId: newRecordId(), delivery: "pending", limit: 20 });
+    await listEvents(planning("type"), { type: "receipt.held", limit: 20 });
+    expect(plans.failed).toMatch(
+      /^SEARCH events USING INDEX events_watched \(status=\? AND id<\?\)|^SEARCH events USING INDEX events_watched \(status=\?\)/,
+    );
+    // The watched pending ones from the index; the fresh ones from the log's newest part, ahead of the walk.
+    expect(plans.pending).toContain("SEARCH events USING INDEX events_watched (status=? AND id<?)");
+    expect(plans.pending).toMatch(/SEARCH events USING PRIMARY KEY \(id>\? AND id<\?\)/);
+    expect(plans.pending).not.toMatch(/SCAN events/);
+    expect(plans.record).toMatch(/SEARCH events USING INDEX events_by_record \(record_id=\?\)/);
+    expect(plans.type).toMatch(/SEARCH events USING INDEX events_by_type \(type=\?\)/);
   });
 });
