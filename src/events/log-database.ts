@@ -164,11 +164,14 @@ export interface EventQuery {
  * about what it answers (D1 bills rows read too):
  *
  * - by record: events_by_record, the record's events (a handful);
- * - by type: events_by_type, the events of that type, from `after` down;
- * - by `failed`: events_watched (a failed event is always watched);
- * - by `pending`: the watched pending events of events_watched, and the
- *   fresh ones, which are all ahead of the sweep's walk (events_cursors
- *   'sweep'): the log's newest few minutes are read for them;
+ * - by `failed` (and a type, or none): events_watched (a failed event is
+ *   always watched);
+ * - by `pending` (and a type, or none): the watched pending events of
+ *   events_watched, and the fresh ones, which are all ahead of the sweep's
+ *   walk (events_cursors 'sweep'): the log's newest few minutes are read
+ *   for them;
+ * - by type otherwise: events_by_type, the events of that type, from
+ *   `after` down;
  * - by `delivered`, or no filter: the log in id order from `after` down,
  *   reading the events it answers and, for `delivered`, the undelivered
  *   ones between them (none in the steady state; during a receiver's
@@ -187,16 +190,17 @@ export async function listEvents(db: D1Database, query: EventQuery): Promise<{ r
   if (query.after !== undefined) add("id < ?", query.after);
   params.push(query.limit + 1);
   const limit = `?${params.length}`;
-  const page = (extra: string[]) => {
+  // `from` may name the index a part reads, so that a type filter does not trade it for all the events of that type.
+  const page = (extra: string[], from = "events") => {
     const all = [...where, ...extra];
-    return `SELECT * FROM events ${all.length ? `WHERE ${all.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ${limit}`;
+    return `SELECT * FROM ${from} ${all.length ? `WHERE ${all.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ${limit}`;
   };
-  const indexed = query.receiptId !== undefined || query.type !== undefined;
+  const watchedOnly = "events INDEXED BY events_watched";
   let sql = page([]);
-  if (!indexed && query.delivery === "failed") sql = page(["watched = 1"]);
-  else if (!indexed && query.delivery === "pending") {
+  if (query.receiptId === undefined && query.delivery === "failed") sql = page(["watched = 1"], watchedOnly);
+  else if (query.receiptId === undefined && query.delivery === "pending") {
     // Either watched, or fresh: then ahead of the sweep's walk, which watches every event it finds pending.
-    sql = `SELECT * FROM (SELECT * FROM (${page(["watched = 1"])})
+    sql = `SELECT * FROM (SELECT * FROM (${page(["watched = 1"], watchedOnly)})
            UNION ALL SELECT * FROM (${page(["watched IS NULL", "id > (SELECT id FROM events_cursors WHERE name = 'sweep')"])}))
            ORDER BY id DESC LIMIT ${limit}`;
   }

@@ -180,6 +180,7 @@ describe("events/list's statements", () => {
     await listEvents(planning("pending"), { delivery: "pending", after: "evt_01", limit: 20 });
     await listEvents(planning("record"), { receiptId: newRecordId(), delivery: "pending", limit: 20 });
     await listEvents(planning("type"), { type: "receipt.held", limit: 20 });
+    await listEvents(planning("typeFailed"), { type: "receipt.held", delivery: "failed", limit: 20 });
     expect(plans.failed).toMatch(
       /^SEARCH events USING INDEX events_watched \(status=\? AND id<\?\)|^SEARCH events USING INDEX events_watched \(status=\?\)/,
     );
@@ -189,5 +190,7 @@ describe("events/list's statements", () => {
     expect(plans.pending).not.toMatch(/SCAN events/);
     expect(plans.record).toMatch(/SEARCH events USING INDEX events_by_record \(record_id=\?\)/);
     expect(plans.type).toMatch(/SEARCH events USING INDEX events_by_type \(type=\?\)/);
+    // The failed ones of a type: the few failed events, not every event of the type.
+    expect(plans.typeFailed).toMatch(/^SEARCH events USING INDEX events_watched \(status=\?\)$/);
   });
 });
