@@ -490,8 +490,8 @@ export const MUTANTS = [
   {
     name: "sweep-walk-watches-nothing",
     file: "src/events/sweep.ts",
-    find: '`UPDATE events SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL`] as const;',
-    replace: '`UPDATE events SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL AND 0`] as const;',
+    find: '  `UPDATE events SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL`,',
+    replace: '  `UPDATE events SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL AND 0`,',
     tests: ["test/integration/events-delivery.test.ts", "test/integration/events-rows.test.ts"],
     why: "no event stays pending without an attempt scheduled: the sweep's walk puts each event still pending at its stale cutoff where the sweep's scans see it",
   },
