@@ -10,7 +10,10 @@
  *   uniqueness is the backstop (its TID_DUPLICATE answers tid_conflict);
  * - delivered events are deleted after their window, undelivered ones (failed,
  *   or pending and never settled) after a longer one, so a partner whose
- *   receiver was down can still list and resend them.
+ *   receiver was down can still list and resend them. An event delivered
+ *   before the sweep watched it is in no index (migrations/0002_event_log_watch.sql):
+ *   a walk of the log in id order behind a cursor deletes it (pruneDelivered);
+ *   the watched ones are ranges of events_watched (pruneWatched).
  *
  * The tid index and the event log are spread over the databases
  * TID_INDEX_SHARDS names (src/shards.ts): each database is pruned on its own, with the same bound per step, at most six at a time (the
@@ -20,11 +23,13 @@
  * databases (src/fanout.ts).
  *
  * Pending claims are never touched: their lease decides what becomes of them.
- * Every batch is a range scan of an index (migrations/0001_initial.sql),
- * oldest first, so a run reads only what it removes, and each statement is
- * short enough not to hold D1's single writer from the creates for long.
+ * Every batch is a range scan of an index (migrations/0001_initial.sql,
+ * 0002_event_log_watch.sql), oldest first, so a run reads only what it
+ * removes, or a walk of at most batchSize events behind its cursor; each
+ * statement is short enough not to hold D1's single writer from the creates
+ * for long.
  */
-import { pruneEvents } from "./events/log-database";
+import { pruneDelivered, pruneWatched } from "./events/log-database";
 import { cronSlice, databasesPerRun, inPool } from "./fanout";
 import { log } from "./log";
 import { allShards, type Shard } from "./shards";
@@ -103,14 +108,17 @@ export interface RetentionReport {
   tid_shards: Record<string, { deleted: number }>;
 }
 
-/** The steps of a run per database, each up to `rounds` statements: delete tids, delete fences, prune delivered, failed and pending events. */
-export const RETENTION_STEPS = 5;
+/**
+ * D1 statements per round of a run's steps on one database: delete tids, delete fences, prune watched delivered,
+ * failed and pending events (one each), and the walk that prunes the delivered events never watched (four).
+ */
+export const RETENTION_QUERIES_PER_ROUND = 9;
 
 /** D1 statements the event sweep (src/events/sweep.ts) runs per database in the same cron invocation. */
-export const SWEEP_QUERIES_PER_DATABASE = 2;
+export const SWEEP_QUERIES_PER_DATABASE = 4;
 
 /** The most D1 queries a cron run spends on one database: every step's every round, and the sweep's. */
-export const cronQueriesPerDatabase = (policy: RetentionPolicy): number => RETENTION_STEPS * policy.rounds + SWEEP_QUERIES_PER_DATABASE;
+export const cronQueriesPerDatabase = (policy: RetentionPolicy): number => RETENTION_QUERIES_PER_ROUND * policy.rounds + SWEEP_QUERIES_PER_DATABASE;
 
 /**
  * The databases the cron run at `now` works on (retention and the event
@@ -121,13 +129,17 @@ export function cronShards(env: Env, now: number, policy = retentionPolicy(env))
   return cronSlice(allShards(env), databasesPerRun(cronQueriesPerDatabase(policy)), Math.floor(now / 60_000));
 }
 
+/** What a batch removed, and whether more is due (a walk removes less than it passes: `more` says). */
+type Batch = number | { removed: number; more: boolean };
+
 /** One step: up to `rounds` batches, stopping at the first batch that was not full. */
-async function drain(policy: RetentionPolicy, batch: (limit: number) => Promise<number>): Promise<{ removed: number; full: boolean }> {
+async function drain(policy: RetentionPolicy, batch: (limit: number) => Promise<Batch>): Promise<{ removed: number; full: boolean }> {
   let removed = 0;
   for (let round = 0; round < policy.rounds; round++) {
-    const n = await batch(policy.batchSize);
+    const result = await batch(policy.batchSize);
+    const n = typeof result === "number" ? result : result.removed;
     removed += n;
-    if (n < policy.batchSize) return { removed, full: false };
+    if (typeof result === "number" ? n < policy.batchSize : !result.more) return { removed, full: false };
   }
   return { removed, full: true };
 }
@@ -144,7 +156,7 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
   let firstError: unknown;
   let backlog = false;
   /** Drains one step; a failure is noted and the run goes on with the others. */
-  const run = async (name: string, step: (limit: number) => Promise<number>): Promise<number> => {
+  const run = async (name: string, step: (limit: number) => Promise<Batch>): Promise<number> => {
     try {
       const { removed, full } = await drain(policy, step);
       backlog ||= full;
@@ -171,9 +183,11 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
     // A growing list's fences (src/tid-index.ts, claimIndexFor), once every row they stood for is gone.
     fences: await run(`tid_fences_deleted:${binding}`, (limit) => deleteFences(db, policy.tidRetentionMs, limit, now)),
     // The event log is spread over the same databases, by record id.
-    delivered: await run(`events_delivered_pruned:${binding}`, (limit) => pruneEvents(db, "delivered", policy.deliveredEventsMs, limit, now)),
-    failed: await run(`events_failed_pruned:${binding}`, (limit) => pruneEvents(db, "failed", policy.undeliveredEventsMs, limit, now)),
-    pending: await run(`events_pending_pruned:${binding}`, (limit) => pruneEvents(db, "pending", policy.undeliveredEventsMs, limit, now)),
+    delivered:
+      (await run(`events_delivered_pruned:${binding}`, (limit) => pruneDelivered(db, policy.deliveredEventsMs, limit, now))) +
+      (await run(`events_watched_delivered_pruned:${binding}`, (limit) => pruneWatched(db, "delivered", policy.deliveredEventsMs, limit, now))),
+    failed: await run(`events_failed_pruned:${binding}`, (limit) => pruneWatched(db, "failed", policy.undeliveredEventsMs, limit, now)),
+    pending: await run(`events_pending_pruned:${binding}`, (limit) => pruneWatched(db, "pending", policy.undeliveredEventsMs, limit, now)),
   }));
   const tidShardCounts: RetentionReport["tid_shards"] = Object.fromEntries(perShard.map(({ binding, deleted }) => [binding, { deleted }]));
   const sum = (pick: (shard: (typeof perShard)[number]) => number) => perShard.reduce((total, shard) => total + pick(shard), 0);

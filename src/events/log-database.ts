@@ -105,14 +105,23 @@ export const unpack = (item: Loggable): { event: GatewayEvent; body: string } =>
 /** D1 allows 100 bound parameters per statement; the pending-ids query binds one per event. */
 const MAX_EVENTS_PER_WRITE = 50;
 
+/** The smallest event id of the millisecond `at`: ids are evt_<ULID>, and a ULID begins with its time. */
+export const idAt = (at: number): string => `evt_${encodeTime(Math.max(0, at), 10)}`;
+
 /**
  * Writes each event's row unless it is there already (idempotent by event id:
  * a re-drain after a crash adds nothing), in one transaction, and answers what
  * must be queued: every one of these events whose delivery is still pending,
  * with its body. One already delivered or dead-lettered by an earlier drain
  * is not queued again. A new row is `pending`, its first attempt due `now`
- * (the sweep's clock: src/events/sweep.ts). No body is stored: the record
- * whose outbox the events come from keeps them.
+ * (the sweep's clock: src/events/sweep.ts), and watched only when a walk
+ * over the log has passed its id already (migrations/0002_event_log_watch.sql:
+ * a drain that comes minutes after the event was made, as after a failure),
+ * since neither the sweep's walk nor retention's would find it. No body is stored: the record whose
+ * outbox the events come from keeps them. Rows written: one per new event,
+ * and one index entry in each of events_by_record and events_by_type (one
+ * more in events_watched for a late one); rows read: the events of the batch
+ * and the walk's cursor.
  */
 export async function recordEvents(db: D1Database, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
   const pending: EventMessage[] = [];
@@ -121,8 +130,9 @@ export async function recordEvents(db: D1Database, items: readonly Loggable[], n
     const inserts = chunk.map(({ event }) =>
       db
         .prepare(
-          `INSERT INTO events (id, record_id, type, next_attempt_at, pending_since)
-           VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT (id) DO NOTHING`,
+          `INSERT INTO events (id, record_id, type, next_attempt_at, pending_since, watched)
+           VALUES (?1, ?2, ?3, ?4, ?4, CASE WHEN ?1 <= (SELECT MAX(id) FROM events_cursors) THEN 1 END)
+           ON CONFLICT (id) DO NOTHING`,
         )
         .bind(event.id, recordIdOf(event), EVENT_TYPE_CODES[event.type], now),
     );
@@ -149,20 +159,52 @@ export interface EventQuery {
   limit: number;
 }
 
-/** Newest first (by id, which is time-ordered), at most `limit`, and whether older ones remain. */
+/**
+ * Newest first (by id, which is time-ordered), at most `limit`, and whether
+ * older ones remain. The statement follows the filters, so that each reads
+ * about what it answers (D1 bills rows read too):
+ *
+ * - by record: events_by_record, the record's events (a handful);
+ * - by `failed` (and a type, or none): events_watched (a failed event is
+ *   always watched);
+ * - by `pending` (and a type, or none): the watched pending events of
+ *   events_watched, and the fresh ones, which are all ahead of the sweep's
+ *   walk (events_cursors 'sweep'): the log's newest few minutes are read
+ *   for them;
+ * - by type otherwise: events_by_type, the events of that type, from
+ *   `after` down;
+ * - by `delivered`, or no filter: the log in id order from `after` down,
+ *   reading the events it answers and, for `delivered`, the undelivered
+ *   ones between them (none in the steady state; during a receiver's
+ *   outage, those of the outage).
+ */
 export async function listEvents(db: D1Database, query: EventQuery): Promise<{ rows: LoggedRow[]; hasMore: boolean }> {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (clause: string, value: unknown) => {
     params.push(value);
-    where.push(clause.replace("?", `?${params.length}`));
+    where.push(clause.replaceAll("?", `?${params.length}`));
   };
   if (query.receiptId !== undefined) add("record_id = ?", query.receiptId);
   if (query.type !== undefined) add("type = ?", EVENT_TYPE_CODES[query.type]);
   if (query.delivery !== undefined) add("status = ?", DELIVERY_STATUS_CODES[query.delivery]);
   if (query.after !== undefined) add("id < ?", query.after);
   params.push(query.limit + 1);
-  const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?${params.length}`;
+  const limit = `?${params.length}`;
+  // `from` may name the index a part reads, so that a type filter does not trade it for all the events of that type.
+  const page = (extra: string[], from = "events") => {
+    const all = [...where, ...extra];
+    return `SELECT * FROM ${from} ${all.length ? `WHERE ${all.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ${limit}`;
+  };
+  const watchedOnly = "events INDEXED BY events_watched";
+  let sql = page([]);
+  if (query.receiptId === undefined && query.delivery === "failed") sql = page(["watched = 1"], watchedOnly);
+  else if (query.receiptId === undefined && query.delivery === "pending") {
+    // Either watched, or fresh: then ahead of the sweep's walk, which watches every event it finds pending.
+    sql = `SELECT * FROM (SELECT * FROM (${page(["watched = 1"], watchedOnly)})
+           UNION ALL SELECT * FROM (${page(["watched IS NULL", "id > (SELECT id FROM events_cursors WHERE name = 'sweep')"])}))
+           ORDER BY id DESC LIMIT ${limit}`;
+  }
   const { results } = await db
     .prepare(sql)
     .bind(...params)
@@ -230,22 +272,28 @@ export async function recordFailedAttempt(
 
 /**
  * The queue gave up on these events (they reached the dead-letter queue).
- * Only a pending event becomes failed: one a resend has delivered meanwhile stays delivered.
+ * Only a pending event becomes failed: one a resend has delivered meanwhile
+ * stays delivered. A failed event is watched, so events/list finds it in
+ * events_watched, and retention keeps it for the undelivered window.
  */
 export async function recordDeadLettered(db: D1Database, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.batch(ids.map((id) => db.prepare("UPDATE events SET status = 2 WHERE id = ?1 AND status = 0").bind(id)));
+  await db.batch(ids.map((id) => db.prepare("UPDATE events SET status = 2, watched = 1 WHERE id = ?1 AND status = 0").bind(id)));
 }
 
 /**
  * Puts an event back to pending for a resend, as a new round of delivery (its
- * attempt due now, the retry horizon counted from now); answers the row as it
- * was, or null for an unknown id.
+ * attempt due now, the retry horizon counted from now), watched, since the
+ * sweep's walk may have passed it; answers the row as it was, or null for an
+ * unknown id.
  */
 export async function markPendingAgain(db: D1Database, id: string, now = clock.now()): Promise<LoggedRow | null> {
   const before = await findEvent(db, id);
   if (!before) return null;
-  await db.prepare("UPDATE events SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2 WHERE id = ?1").bind(id, now).run();
+  await db
+    .prepare("UPDATE events SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2, watched = 1 WHERE id = ?1")
+    .bind(id, now)
+    .run();
   return before;
 }
 
@@ -259,20 +307,74 @@ export async function restoreDelivery(db: D1Database, row: LoggedRow): Promise<v
 
 /**
  * Retention: deletes events in `status` created before `now - olderThanMs`,
- * at most `limit`, oldest first. An event id begins with its creation time
- * (evt_<ULID>), so this is a range scan of events_by_status up to the first
- * id of the cutoff's millisecond. Deleted rows free their pages for new ones.
+ * at most `limit`, oldest first: for `delivered`, those never watched first
+ * (pruneDelivered), then the watched ones (pruneWatched). Retention runs the
+ * two as steps of their own, each with its own bound.
  */
 export async function pruneEvents(db: D1Database, status: DeliveryStatus, olderThanMs: number, limit: number, now = clock.now()): Promise<number> {
-  const cutoff = `evt_${encodeTime(Math.max(0, now - olderThanMs), 10)}`;
+  const walked = status === "delivered" ? (await pruneDelivered(db, olderThanMs, limit, now)).removed : 0;
+  return walked + (walked < limit ? await pruneWatched(db, status, olderThanMs, limit - walked, now) : 0);
+}
+
+/**
+ * Deletes watched events in `status` created before `now - olderThanMs`, at
+ * most `limit`, oldest first. An event id begins with its creation time
+ * (evt_<ULID>), so this is a range scan of events_watched up to the first id
+ * of the cutoff's millisecond: rows read, what it deletes. An event never
+ * watched was delivered in time, and pruneDelivered deletes it. Deleted rows
+ * free their pages for new ones.
+ */
+export async function pruneWatched(db: D1Database, status: DeliveryStatus, olderThanMs: number, limit: number, now = clock.now()): Promise<number> {
   const result = await db
     .prepare(
       `DELETE FROM events WHERE id IN (
-         SELECT id FROM events WHERE status = ?1 AND id < ?2 ORDER BY id LIMIT ?3)`,
+         SELECT id FROM events WHERE watched = 1 AND status = ?1 AND id < ?2 ORDER BY id LIMIT ?3)`,
     )
-    .bind(DELIVERY_STATUS_CODES[status], cutoff, limit)
+    .bind(DELIVERY_STATUS_CODES[status], idAt(now - olderThanMs), limit)
     .run();
   return result.meta.changes;
+}
+
+/**
+ * The statement that moves a walk's cursor (events_cursors) over the next
+ * `limit` events (?2) before `?1`, oldest first, keeping where it was in
+ * `prev`: the batch is then (prev, id]. A walk with nothing new leaves the
+ * row as it is once prev has caught up. Rows read: the batch; written: 1.
+ */
+export const advanceWalk = (name: "sweep" | "prune"): string =>
+  `UPDATE events_cursors SET prev = id,
+     id = COALESCE((SELECT MAX(id) FROM (SELECT id FROM events WHERE id > events_cursors.id AND id < ?1 ORDER BY id LIMIT ?2)), id)
+   WHERE name = '${name}' AND (prev <> id OR EXISTS (SELECT 1 FROM events WHERE id > events_cursors.id AND id < ?1))`;
+
+/** The events of a walk's last batch (after advanceWalk), as a condition on `id`. */
+export const walkedBatch = (name: "sweep" | "prune"): string =>
+  `id > (SELECT prev FROM events_cursors WHERE name = '${name}') AND id <= (SELECT id FROM events_cursors WHERE name = '${name}')`;
+
+/**
+ * Retention's walk: the next `limit` events created before
+ * `now - olderThanMs`, oldest first, behind the 'prune' cursor: deletes the
+ * delivered ones, and watches any other it passes (pending or failed, never
+ * watched: only with a delivered window shorter than the sweep's stale
+ * cutoff), so that pruneEvents finds it in its own window. Rows read: the
+ * batch (about three times); written: the deleted rows, the watched ones
+ * twice, and the cursor. `more`: events older than the cutoff remain ahead.
+ */
+export async function pruneDelivered(
+  db: D1Database,
+  olderThanMs: number,
+  limit: number,
+  now = clock.now(),
+): Promise<{ removed: number; more: boolean }> {
+  const cutoff = idAt(now - olderThanMs);
+  const [, , deleted, ahead] = await db.batch<{ more: number }>([
+    db.prepare(advanceWalk("prune")).bind(cutoff, limit),
+    db.prepare(`UPDATE events SET watched = 1 WHERE ${walkedBatch("prune")} AND status <> 1 AND watched IS NULL`),
+    db.prepare(`DELETE FROM events WHERE ${walkedBatch("prune")} AND status = 1`),
+    db
+      .prepare("SELECT EXISTS (SELECT 1 FROM events WHERE id > (SELECT id FROM events_cursors WHERE name = 'prune') AND id < ?1) AS more")
+      .bind(cutoff),
+  ]);
+  return { removed: deleted?.meta.changes ?? 0, more: (ahead?.results[0]?.more ?? 0) === 1 };
 }
 
 export function deliveryOf(row: LoggedRow): EventDelivery {

@@ -20,7 +20,16 @@
  *    after the event was delivered is acknowledged without a second delivery
  *    (handleEventBatch); receivers deduplicate by webhook-id anyway.
  *
- * The bounds keep a run's work small (two statements per database, six
+ * Both steps read the watched events (events_watched,
+ * migrations/0002_event_log_watch.sql): most events are delivered within a
+ * second and never enter an index, so before them the sweep walks the log in
+ * id order behind its cursor, over the events logged before its stale cutoff
+ * that it has not passed yet (at most SWEEP_WALK_LIMIT a run, so a backlog is
+ * caught up over runs), and watches each it finds still pending. An event
+ * logged after the walk passed its id is logged watched (LATE_LOG_MS in
+ * src/events/log-database.ts), and so is one resent or dead-lettered.
+ *
+ * The bounds keep a run's work small (four statements per database, six
  * databases at a time, and the run's slice of the databases: src/retention.ts's
  * cronShards, so D1's 1,000 queries per invocation hold whatever the number
  * of databases; the bodies of what is queued again from their records, at
@@ -33,7 +42,7 @@ import { log } from "../log";
 import { allShards, type Shard } from "../shards";
 import { withBodies } from "./bodies";
 import type { RETRY_SCHEDULES } from "./delivery";
-import { decodeRow, type LoggedRow, type StoredRow } from "./log-database";
+import { advanceWalk, decodeRow, idAt, type LoggedRow, type StoredRow, walkedBatch } from "./log-database";
 import { enqueue } from "./publish";
 import type { EventMessage } from "./types";
 
@@ -74,6 +83,12 @@ export const requeuesPerDatabase = (databases: number): number =>
   Math.max(1, Math.min(REQUEUE_LIMIT, Math.floor(SWEEP_RECORD_CALLS / Math.max(1, databases))));
 /** Events marked failed per database per run. */
 export const FAIL_LIMIT = 1000;
+/**
+ * Events the walk passes per database per run: far more than a database logs
+ * in a minute (at 10,000,000 creates a day over 49 databases, ~300), so a
+ * run's walk reaches its stale cutoff, and one that fell behind catches up.
+ */
+export const SWEEP_WALK_LIMIT = 10_000;
 
 export interface SweepReport {
   failed: number;
@@ -82,20 +97,35 @@ export interface SweepReport {
 
 /**
  * Which rows each step takes (?1: the cutoff, ?2: the bound): scans of the
- * pending rows of events_by_status (migrations/0001_initial.sql),
- * oldest first: only the events in flight, a handful in the steady state
- * (during a receiver's outage, every event of the last horizon: see
- * docs/events.md). test/integration/events-log.test.ts reads their query plans.
+ * watched pending rows of events_watched (migrations/0002_event_log_watch.sql),
+ * oldest first: only the events still undelivered at the stale cutoff, none
+ * in the steady state (during a receiver's outage, every event of the last
+ * horizon: see docs/events.md). test/integration/events-log.test.ts reads
+ * their query plans.
  */
 export const SWEEP_SELECTS = {
-  expired: "SELECT id FROM events WHERE status = 0 AND pending_since < ?1 ORDER BY id LIMIT ?2",
-  overdue: "SELECT id FROM events WHERE status = 0 AND next_attempt_at < ?1 ORDER BY id LIMIT ?2",
+  expired: "SELECT id FROM events WHERE watched = 1 AND status = 0 AND pending_since < ?1 ORDER BY id LIMIT ?2",
+  overdue: "SELECT id FROM events WHERE watched = 1 AND status = 0 AND next_attempt_at < ?1 ORDER BY id LIMIT ?2",
 } as const;
 
 /**
- * One database: mark what is past the horizon failed, then claim what is
- * overdue (its next attempt due now), in one batch; answers the overdue rows
- * (their bodies are their records': src/events/bodies.ts).
+ * The walk's two statements (?1: the first id of the stale cutoff's
+ * millisecond, ?2: SWEEP_WALK_LIMIT): move the 'sweep' cursor over the next
+ * batch, then watch the undelivered events of that batch (pending; failed
+ * only if a version before the walk dead-lettered it). Rows read: the batch,
+ * twice (the events logged in about a minute); written: the cursor, and two
+ * per event watched (its row and its events_watched entry).
+ */
+export const SWEEP_WALK = [
+  advanceWalk("sweep"),
+  `UPDATE events SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL`,
+] as const;
+
+/**
+ * One database: walk on (watching what is still pending at the stale
+ * cutoff), mark what is past the horizon failed, then claim what is overdue
+ * (its next attempt due now), in one batch; answers the overdue rows (their
+ * bodies are their records': src/events/bodies.ts).
  */
 async function sweepDatabase(
   db: D1Database,
@@ -103,7 +133,9 @@ async function sweepDatabase(
   settings: SweepSettings,
   requeues: number,
 ): Promise<{ failed: string[]; overdue: LoggedRow[] }> {
-  const [failed, overdue] = await db.batch<Record<string, unknown>>([
+  const [, , failed, overdue] = await db.batch<Record<string, unknown>>([
+    db.prepare(SWEEP_WALK[0]).bind(idAt(now - settings.staleMs), SWEEP_WALK_LIMIT),
+    db.prepare(SWEEP_WALK[1]),
     db.prepare(`UPDATE events SET status = 2 WHERE id IN (${SWEEP_SELECTS.expired}) RETURNING id`).bind(now - settings.horizonMs, FAIL_LIMIT),
     db
       .prepare(`UPDATE events SET next_attempt_at = ?3 WHERE id IN (${SWEEP_SELECTS.overdue}) RETURNING *`)

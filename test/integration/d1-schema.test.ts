@@ -46,7 +46,13 @@ const TABLES = {
       "delivered_at INTEGER",
       "next_attempt_at INTEGER",
       "pending_since INTEGER",
+      "watched INTEGER",
     ],
+    strict: 1,
+    without_rowid: 1,
+  },
+  events_cursors: {
+    columns: ["name TEXT NOT NULL pk1", "id TEXT NOT NULL", "prev TEXT NOT NULL"],
     strict: 1,
     without_rowid: 1,
   },
@@ -64,7 +70,7 @@ const INDEXES = {
   tid_index_fences: "CREATE INDEX tid_index_fences ON tid_index (created_at) WHERE claim_token = 'moved'",
   events_by_record: "CREATE INDEX events_by_record ON events (record_id, id)",
   events_by_type: "CREATE INDEX events_by_type ON events (type, id)",
-  events_by_status: "CREATE INDEX events_by_status ON events (status, id)",
+  events_watched: "CREATE INDEX events_watched ON events (status, id) WHERE watched = 1",
   erasures_open: "CREATE INDEX erasures_open ON erasures (requested_at) WHERE done_at IS NULL",
 };
 

@@ -6,6 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
+import { ulid } from "ulid";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RETRY_SCHEDULES, recordEvents, SWEEP_SETTINGS, sweepEvents } from "../../src/events";
 import { MAX_CONNECTIONS } from "../../src/fanout";
@@ -415,10 +416,11 @@ describe("an event no attempt is scheduled for (the sweep, run by the Cron Trigg
   it("stranded since long before (logged, its queue message lost, never attempted): failed by the next sweep; resent, a new round that the sweep leaves pending", async () => {
     receiver();
     const recordId = newRecordId();
-    const event = makeEvent(recordId);
-    // Logged 10 minutes ago; no attempt ever came.
+    // Made and logged 10 minutes ago; no attempt ever came.
+    const loggedAt = Date.now() - 10 * 60_000;
+    const event = { ...makeEvent(recordId), id: `evt_${ulid(loggedAt)}`, created: loggedAt };
     keepBodies([event]);
-    await recordEvents(await recordEventsDb(recordId), [event], Date.now() - 10 * 60_000);
+    await recordEvents(await recordEventsDb(recordId), [event], loggedAt);
     const queue = queueSpy();
 
     await fireCron(Date.now());

@@ -165,11 +165,11 @@ describe("listEvents", () => {
 });
 
 describe("the sweep's queries", () => {
-  it("scan the pending events of events_by_status oldest first, never the log", async () => {
+  it("scan the watched pending events of events_watched oldest first, never the log", async () => {
     const plan = async (sql: string) =>
       (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(0, 10).all<{ detail: string }>()).results.map((r) => r.detail).join(" | ");
     for (const select of [SWEEP_SELECTS.expired, SWEEP_SELECTS.overdue]) {
-      expect(await plan(select)).toMatch(/^SEARCH events USING (COVERING )?INDEX events_by_status \(status=\?\)$/);
+      expect(await plan(select)).toMatch(/^SEARCH events USING (COVERING )?INDEX events_watched \(status=\?\)$/);
     }
   });
 });

@@ -303,13 +303,13 @@ describe("bounded batches", () => {
       /USING (COVERING )?INDEX tid_index_retention \(updated_at<\?\)/,
     );
     const events = (
-      await env.DB.prepare("EXPLAIN QUERY PLAN SELECT id FROM events WHERE status = ?1 AND id < ?2 ORDER BY id LIMIT ?3")
+      await env.DB.prepare("EXPLAIN QUERY PLAN SELECT id FROM events WHERE watched = 1 AND status = ?1 AND id < ?2 ORDER BY id LIMIT ?3")
         .bind(1, "evt_", 10)
         .all<{ detail: string }>()
     ).results
       .map((r) => r.detail)
       .join(" | ");
-    expect(events).toMatch(/USING (COVERING )?INDEX events_by_status \(status=\? AND id<\?\)/);
+    expect(events).toMatch(/USING (COVERING )?INDEX events_watched \(status=\? AND id<\?\)/);
   });
 });
 
@@ -338,7 +338,12 @@ describe("a failing step", () => {
     expect(line).toMatchObject({ level: "error", event: "retention_run" });
     // The seeded two, and any older row an earlier test left.
     expect(line.tids_deleted).toBeGreaterThanOrEqual(2);
-    expect(line.failed_steps).toEqual(["events_delivered_pruned:DB", "events_failed_pruned:DB", "events_pending_pruned:DB"]);
+    expect(line.failed_steps).toEqual([
+      "events_delivered_pruned:DB",
+      "events_watched_delivered_pruned:DB",
+      "events_failed_pruned:DB",
+      "events_pending_pruned:DB",
+    ]);
   });
 });
 

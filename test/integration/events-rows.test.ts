@@ -1,0 +1,196 @@
+/**
+ * What the event log costs in D1 rows written (what D1 bills: each index
+ * entry a statement writes counts as a row, https://developers.cloudflare.com/d1/platform/pricing/),
+ * and what the log still answers now that an event delivered in time is in
+ * no status index (migrations/0002_event_log_watch.sql): every list by
+ * delivery status, the sweep finding what is still pending, retention
+ * freeing delivered events. Its own file, so its databases hold only its
+ * events and the walks' cursors start at the beginning.
+ */
+import { env } from "cloudflare:workers";
+import { ulid } from "ulid";
+import { describe, expect, it } from "vitest";
+import { sweepEvents } from "../../src/events";
+import { listLoggedEvents } from "../../src/events/log";
+import { listEvents, pruneDelivered, pruneWatched, recordDeadLettered, recordDelivered, recordEvents } from "../../src/events/log-database";
+import { DAY_MS } from "../../src/retention";
+import { keepBodies, makeEvent, newRecordId, queueSpy, receiver, recordEventsDb } from "../events";
+
+/** The same database, adding up the rows D1 reports written (each result's meta.rows_written). */
+function metered(db: D1Database): { db: D1Database; written: () => number } {
+  let written = 0;
+  const count = (result: D1Result) => {
+    written += result.meta.rows_written ?? 0;
+    return result;
+  };
+  const unwrap = new WeakMap<object, D1PreparedStatement>();
+  const statement = (stmt: D1PreparedStatement): D1PreparedStatement => {
+    const proxy = new Proxy(stmt, {
+      get(target, key) {
+        if (key === "bind") return (...values: unknown[]) => statement(target.bind(...values));
+        if (key === "run" || key === "all") return async () => count(await target[key]());
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    unwrap.set(proxy, stmt);
+    return proxy;
+  };
+  const proxy = new Proxy(db, {
+    get(target, key) {
+      if (key === "prepare") return (sql: string) => statement(target.prepare(sql));
+      if (key === "batch")
+        return async (statements: D1PreparedStatement[]) => (await target.batch(statements.map((s) => unwrap.get(s) ?? s))).map(count);
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { db: proxy, written: () => written };
+}
+
+/** A receipt's event made at `at`, its body kept as its record would keep it. */
+function eventAt(at: number, recordId = newRecordId()) {
+  const event = { ...makeEvent(recordId), id: `evt_${ulid(at)}`, created: at };
+  keepBodies([event]);
+  return event;
+}
+
+describe("an event's life in D1 rows written", () => {
+  it("delivered in time: 3 to log it (its row, events_by_record, events_by_type), 1 to deliver it, 1 to prune it", async () => {
+    const start = Date.UTC(2001, 0, 1);
+    const recordId = newRecordId();
+    const same = Array.from({ length: 10 }, (_, i) => eventAt(start + i, recordId));
+    const db = await recordEventsDb(recordId);
+
+    const logged = metered(db);
+    for (const event of same) await recordEvents(logged.db, [event], event.created);
+    expect(logged.written()).toBe(3 * same.length);
+
+    const delivered = metered(db);
+    for (const event of same) await recordDelivered(delivered.db, event.id, { status: 204, at: event.created + 100 });
+    expect(delivered.written()).toBe(same.length);
+
+    // Past the delivered window: the walk deletes them, one row each, and moves its cursor (one row a batch).
+    const pruned = metered(db);
+    expect(await pruneDelivered(pruned.db, DAY_MS, 100, start + DAY_MS + 100)).toEqual({ removed: same.length, more: false });
+    expect(pruned.written()).toBe(same.length + 1);
+    expect((await listLoggedEvents(env, { receiptId: recordId, limit: 20 })).rows).toEqual([]);
+  });
+});
+
+/** Whether the log watches this event (in events_watched): what the sweep's and retention's index scans see. */
+const watched = async (db: D1Database, id: string) =>
+  (await db.prepare("SELECT watched FROM events WHERE id = ?1").bind(id).first<{ watched: number | null }>())?.watched;
+
+describe("the log, most of it in no status index", () => {
+  it("lists by delivery status, record and type find watched and fresh events alike; the sweep watches what is still pending", async () => {
+    const start = Date.UTC(2002, 0, 1);
+    const recordId = newRecordId();
+    const db = await recordEventsDb(recordId);
+    // Before the sweep: one pending (its first attempt due in an hour, so the sweep does not queue it), one
+    // delivered, one failed by the dead-letter queue.
+    const [pendingOld, deliveredOld, failedOld] = [eventAt(start, recordId), eventAt(start + 1, recordId), eventAt(start + 2, recordId)];
+    await recordEvents(db, [pendingOld], start + 3_600_000);
+    await recordEvents(db, [deliveredOld, failedOld], start + 1);
+    await recordDelivered(db, deliveredOld.id, { status: 204, at: start + 10 });
+    await recordDeadLettered(db, [failedOld.id]);
+
+    // The sweep's walk passes them: the pending one is watched (written into events_watched), the delivered one not.
+    expect(await sweepEvents(env, start + 60 * 60_000)).toEqual({ failed: 0, requeued: 0 });
+    expect([await watched(db, pendingOld.id), await watched(db, deliveredOld.id), await watched(db, failedOld.id)]).toEqual([1, null, 1]);
+
+    // After it, fresh ones ahead of the walk.
+    const [pendingNew, deliveredNew] = [eventAt(start + 61 * 60_000, recordId), eventAt(start + 61 * 60_000 + 1, recordId)];
+    await recordEvents(db, [pendingNew, deliveredNew], start + 61 * 60_000 + 1);
+    await recordDelivered(db, deliveredNew.id, { status: 204, at: start + 61 * 60_000 + 10 });
+    expect([await watched(db, pendingNew.id), await watched(db, deliveredNew.id)]).toEqual([null, null]);
+
+    const ids = async (query: Omit<Parameters<typeof listLoggedEvents>[1], "limit">, limit = 20) =>
+      (await listLoggedEvents(env, { ...query, limit })).rows.map((row) => row.id);
+    expect(await ids({ delivery: "pending" })).toEqual([pendingNew.id, pendingOld.id]);
+    expect(await ids({ delivery: "delivered" })).toEqual([deliveredNew.id, deliveredOld.id]);
+    expect(await ids({ delivery: "failed" })).toEqual([failedOld.id]);
+    expect(await ids({ delivery: "pending" }, 1)).toEqual([pendingNew.id]);
+    expect(await ids({ delivery: "pending", after: pendingNew.id })).toEqual([pendingOld.id]);
+    expect(await ids({ receiptId: recordId, delivery: "pending" })).toEqual([pendingNew.id, pendingOld.id]);
+    expect(await ids({ type: "receipt.paid", delivery: "delivered" })).toEqual([deliveredNew.id, deliveredOld.id]);
+    expect(await ids({})).toEqual([deliveredNew.id, pendingNew.id, failedOld.id, deliveredOld.id, pendingOld.id]);
+    expect((await listLoggedEvents(env, { delivery: "pending", limit: 1 })).hasMore).toBe(true);
+  });
+
+  it("an event logged after the walk passed its id (a drain minutes late) is logged watched, so the sweep still finds it", async () => {
+    receiver();
+    const queue = queueSpy();
+    const start = Date.UTC(2003, 0, 1);
+    const recordId = newRecordId();
+    const db = await recordEventsDb(recordId);
+    const [late, onTime] = [eventAt(start, recordId), eventAt(start + 60_000, recordId)];
+    await recordEvents(db, [onTime], start + 60_000);
+    await recordDelivered(db, onTime.id, { status: 204, at: start + 60_001 });
+    await sweepEvents(env, start + 10 * 60_000);
+    // Its drain failed and was retried: logged 10 minutes after it was made, behind the walk's cursor.
+    await recordEvents(db, [late], start + 10 * 60_000);
+    expect(await watched(db, late.id)).toBe(1);
+    // Its message lost: the sweep queues it again once its first attempt is overdue.
+    await sweepEvents(env, start + 12 * 60_000);
+    expect(queue.sent.map((message) => message.id)).toContain(late.id);
+  });
+
+  it("retention's walk never leaves an event it passes out of sight: one still pending is watched, and pruned in its own window", async () => {
+    const start = Date.UTC(2004, 0, 1);
+    const recordId = newRecordId();
+    const db = await recordEventsDb(recordId);
+    const event = eventAt(start, recordId);
+    await recordEvents(db, [event], start);
+    // A delivered window shorter than the sweep's stale cutoff: retention's walk passes it before the sweep's.
+    await pruneDelivered(db, 1, 100, start + 10);
+    expect(await watched(db, event.id)).toBe(1);
+    await recordDelivered(db, event.id, { status: 204, at: start + 20 });
+    // Watched, so the range of events_watched prunes it as delivered; the walk, past it, would not.
+    await pruneDelivered(db, 1, 100, start + 30);
+    expect(await watched(db, event.id)).toBe(1);
+    await pruneWatched(db, "delivered", 1, 100, start + 30);
+    expect((await listLoggedEvents(env, { receiptId: recordId, limit: 20 })).rows).toEqual([]);
+  });
+});
+
+describe("events/list's statements", () => {
+  it("read an index or a range of the log by the filter, never the whole log for a status the log seldom holds", async () => {
+    const plans: Record<string, string> = {};
+    /** The database as listEvents sees it, keeping each statement's plan instead of running it. */
+    const planning = (name: string) =>
+      new Proxy(env.DB, {
+        get(target, key) {
+          if (key !== "prepare") return Reflect.get(target, key);
+          return (sql: string) => ({
+            bind: (...values: unknown[]) => ({
+              all: async () => {
+                const { results } = await target
+                  .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+                  .bind(...values)
+                  .all<{ detail: string }>();
+                plans[name] = results.map((row) => row.detail).join(" | ");
+                return { results: [] };
+              },
+            }),
+          });
+        },
+      }) as D1Database;
+    await listEvents(planning("failed"), { delivery: "failed", limit: 20 });
+    await listEvents(planning("pending"), { delivery: "pending", after: "evt_01", limit: 20 });
+    await listEvents(planning("record"), { receiptId: newRecordId(), delivery: "pending", limit: 20 });
+    await listEvents(planning("type"), { type: "receipt.held", limit: 20 });
+    await listEvents(planning("typeFailed"), { type: "receipt.held", delivery: "failed", limit: 20 });
+    expect(plans.failed).toMatch(
+      /^SEARCH events USING INDEX events_watched \(status=\? AND id<\?\)|^SEARCH events USING INDEX events_watched \(status=\?\)/,
+    );
+    // The watched pending ones from the index; the fresh ones from the log's newest part, ahead of the walk.
+    expect(plans.pending).toContain("SEARCH events USING INDEX events_watched (status=? AND id<?)");
+    expect(plans.pending).toMatch(/SEARCH events USING PRIMARY KEY \(id>\? AND id<\?\)/);
+    expect(plans.pending).not.toMatch(/SCAN events/);
+    expect(plans.record).toMatch(/SEARCH events USING INDEX events_by_record \(record_id=\?\)/);
+    expect(plans.type).toMatch(/SEARCH events USING INDEX events_by_type \(type=\?\)/);
+    // The failed ones of a type: the few failed events, not every event of the type.
+    expect(plans.typeFailed).toMatch(/^SEARCH events USING INDEX events_watched \(status=\?\)$/);
+  });
+});
