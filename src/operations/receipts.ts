@@ -35,6 +35,7 @@ const AUTHORIZE_ERRORS = [
   "otp_attempts_exhausted",
   "otp_resend_too_soon",
   "rate_limited",
+  "risk_limited",
   "card_declined",
 ] as const;
 
@@ -144,7 +145,7 @@ export const RECEIPTS: Section = {
         v.title("AnonymousPayRequest"),
       ),
       response: ReducedReceipt,
-      errors: [...PAY_ERRORS],
+      errors: [...PAY_ERRORS, "risk_limited"],
       limit: "pay",
       lifecycle: "pay",
       upstream: ["receipt/anonymous/pay"],
