@@ -3,11 +3,11 @@
  * says what a description holds; their prose is in src/operations/docs.ts).
  */
 import * as v from "valibot";
+import { ApiError } from "../errors";
 import { TRANSFER_CREATED, TRANSFER_PAID } from "../examples";
 import { TRANSFER } from "../kinds";
-import { Amount, CardNumber, CardToken, EXAMPLE_TRANSFER_ID, Otp, PositiveId, ReceiptId, ReceiptIdRequest, Tid, TransferReceipt } from "../schemas";
-import { ApiError } from "../errors";
 import { admitRisk } from "../risk/check";
+import { Amount, CardNumber, CardToken, EXAMPLE_TRANSFER_ID, Otp, PositiveId, ReceiptId, ReceiptIdRequest, Tid, TransferReceipt } from "../schemas";
 import { DOCS } from "./docs";
 import { created, describe, keyed, onRecord, PAY_ERRORS, type Section } from "./operation";
 

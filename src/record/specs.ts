@@ -6,8 +6,8 @@
 
 import type { RecordBody } from "../kinds";
 import { type Operation, otpToSend } from "../lifecycle";
-import type { AuthorizeBody, NumberCardInput, ReducedReceiptBody, TokenCardInput } from "../schemas";
 import type { RiskUses } from "../risk/check";
+import type { AuthorizeBody, NumberCardInput, ReducedReceiptBody, TokenCardInput } from "../schemas";
 import type { UpstreamResult } from "../upstream/calls";
 import type { UpstreamClient } from "../upstream/client";
 import type { RecordRow } from "./store";
