@@ -89,6 +89,8 @@ export function workerFromBuild(build, { assetsRouter = false } = {}) {
       ...options.bindings,
       ...DEV_VARS,
       ...("RISK_LIMITS" in (options.bindings ?? {}) ? { RISK_LIMITS: BENCH_RISK_LIMITS } : {}),
+      // The anonymous-pay fixtures are authorized minutes before they are paid: the sandbox's OTP must outlive the run.
+      ...("SANDBOX_OTP_TTL_MS" in (options.bindings ?? {}) ? { SANDBOX_OTP_TTL_MS: String(86_400_000) } : {}),
       // The gateway's events go to the bench's receiver, which is up (lib/receiver.mjs):
       // the usual case. A receiver that is down is the events run's to measure.
       ...("WEBHOOK_URL" in (options.bindings ?? {}) ? { WEBHOOK_URL: `http://${HOST}:${PORTS.partner}/webhooks` } : {}),

@@ -37,18 +37,14 @@ export type Written = readonly [rule: RiskRule, ref: string];
 export type Admission = { ok: true; written: Written[] } | { ok: false; rule: RiskRule; retryAfterMs: number };
 
 export class RiskObject extends DurableObject<Env> {
-  #tableReady = false;
   #alarmSet = false;
 
-  /** The counters' table; gone again after deleteAll, so asked for before each step. */
+  /** The counters' table, created when missing: deleteAll takes it away with the rows. */
   #table(): SqlStorage {
     const sql = this.ctx.storage.sql;
-    if (!this.#tableReady) {
-      sql.exec(
-        "CREATE TABLE IF NOT EXISTS uses (rule TEXT NOT NULL, ref TEXT NOT NULL, until INTEGER NOT NULL, PRIMARY KEY (rule, ref)) WITHOUT ROWID",
-      );
-      this.#tableReady = true;
-    }
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS uses (rule TEXT NOT NULL, ref TEXT NOT NULL, until INTEGER NOT NULL, PRIMARY KEY (rule, ref)) WITHOUT ROWID",
+    );
     return sql;
   }
 
@@ -99,7 +95,6 @@ export class RiskObject extends DurableObject<Env> {
     const { last } = sql.exec<{ last: number | null }>("SELECT max(until) AS last FROM uses").one();
     if (last === null) {
       await this.ctx.storage.deleteAll();
-      this.#tableReady = false;
       return;
     }
     await this.#armAlarm(last);
