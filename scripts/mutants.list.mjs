@@ -891,4 +891,43 @@ export const MUTANTS = [
     grep: "busy",
     why: "rule 12: a busy upstream decides nothing; the alarm tries the cancel again",
   },
+
+  // --- card testing and SMS pumping (rule 13) -----------------------------------------------------
+  {
+    name: "risk-refused-call-counts",
+    file: "src/risk/risk-object.ts",
+    find: "      if (n >= counter.limit) return { ok: false, rule: counter.rule, retryAfterMs: Math.max(0, (first ?? now) - now) };",
+    replace:
+      '      if (n >= counter.limit) { sql.exec("INSERT INTO uses (rule, ref, until) VALUES (?, ?, ?)", counter.rule, crypto.randomUUID(), now + counter.windowMs); return { ok: false, rule: counter.rule, retryAfterMs: Math.max(0, (first ?? now) - now) }; }',
+    tests: ["test/integration/risk-limits.test.ts"],
+    grep: "window ends",
+    why: "rule 13: a refused call counts nothing more, so a blocked attacker does not extend their own window",
+  },
+  {
+    name: "risk-counter-keyed-by-number",
+    file: "src/risk/check.ts",
+    find: '  const fingerprint = await cardFingerprint(env.CARD_FINGERPRINT_SECRET ?? "", uses.card);',
+    replace: '  const fingerprint = "number" in uses.card ? uses.card.number : await cardFingerprint(env.CARD_FINGERPRINT_SECRET ?? "", uses.card);',
+    tests: ["test/integration/risk-limits.test.ts"],
+    grep: "no card number",
+    why: "rules 7 and 13: cards are counted by a keyed fingerprint, never by the number",
+  },
+  {
+    name: "risk-partner-counted",
+    file: "src/risk/check.ts",
+    find: '  if (caller.kind === "partner") return null;',
+    replace: '  if ((caller.kind as string) === "nobody") return null;',
+    tests: ["test/integration/risk-limits.test.ts"],
+    grep: "partner backend is exempt",
+    why: "rule 13: the partner backend is exempt, as from the rate limits",
+  },
+  {
+    name: "risk-limit-off-by-one",
+    file: "src/risk/risk-object.ts",
+    find: "      if (n >= counter.limit) return",
+    replace: "      if (n > counter.limit) return",
+    tests: ["test/integration/risk-limits.test.ts"],
+    grep: "11th use across 11 users",
+    why: "rule 13: a card number at most 10 times an hour: the 11th use is refused",
+  },
 ];

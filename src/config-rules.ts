@@ -19,6 +19,7 @@ export const DEVELOPMENT_PARTNER_KEY = "sk_test_local_partner";
 export const DEVELOPMENT_PARTNER_KEY_DIGEST = "201db62f3c69cf8de8fe2450797a0c481469bb36ffc7e49ea916efb6bb68bd35";
 export const DEVELOPMENT_JWT_SECRET = "local-dev-jwt-secret";
 export const DEVELOPMENT_TID_SECRET = "local-dev-tid-secret";
+export const DEVELOPMENT_CARD_FINGERPRINT_SECRET = "local-dev-card-fingerprint-secret";
 /** The base64 of `local-dev-webhook-secret`, as `.dev.vars.example` sets it. */
 export const DEVELOPMENT_WEBHOOK_SECRET = "whsec_bG9jYWwtZGV2LXdlYmhvb2stc2VjcmV0";
 export const SANDBOX_UPSTREAM_API_KEY = "sandbox-upstream-key";
@@ -28,7 +29,7 @@ export const TEMPLATE_PLACEHOLDER = "REPLACE_ME";
 export const MIN_TID_SECRET_LENGTH = 32;
 
 /** The secrets a production deployment needs (production.secrets.example.json names each). */
-export const PRODUCTION_SECRETS = ["UPSTREAM_API_KEY", "PARTNER_KEY_HASHES", "TID_SECRET", "WEBHOOK_SECRET"] as const;
+export const PRODUCTION_SECRETS = ["UPSTREAM_API_KEY", "PARTNER_KEY_HASHES", "TID_SECRET", "CARD_FINGERPRINT_SECRET", "WEBHOOK_SECRET"] as const;
 /** Set in production, this is a problem: users are verified against JWKS_URL only. */
 export const FORBIDDEN_PRODUCTION_SECRETS = ["JWT_SECRET"] as const;
 /** The URLs production calls out to; each must be a public https host. */
@@ -182,6 +183,23 @@ export function tidSecretProblems(value: unknown, upstreamApiKey: unknown): stri
 }
 
 /**
+ * CARD_FINGERPRINT_SECRET in production: random, its own (no other secret's
+ * value, so rotating one of those resets no counter of rule 13), at least
+ * MIN_TID_SECRET_LENGTH characters. Changing it starts every counter afresh.
+ */
+export function cardFingerprintSecretProblems(value: unknown, others: Settings): string[] {
+  const secret = settingText(value);
+  if (!secret) return ["CARD_FINGERPRINT_SECRET is not set: rule 13 cannot count cards."];
+  if (secret.includes(TEMPLATE_PLACEHOLDER)) return ["CARD_FINGERPRINT_SECRET is still the template's placeholder; set a random one."];
+  if (secret === DEVELOPMENT_CARD_FINGERPRINT_SECRET) return ["CARD_FINGERPRINT_SECRET is the development secret; set a random one of its own."];
+  for (const name of ["UPSTREAM_API_KEY", "TID_SECRET", "WEBHOOK_SECRET"]) {
+    if (secretList(others[name]).includes(secret)) return [`CARD_FINGERPRINT_SECRET equals ${name}; it must be a secret of its own.`];
+  }
+  if (secret.length < MIN_TID_SECRET_LENGTH) return [`CARD_FINGERPRINT_SECRET is shorter than ${MIN_TID_SECRET_LENGTH} characters.`];
+  return [];
+}
+
+/**
  * The production rules for the secrets' values (the running guard sees them;
  * `npm run deploy -- --secrets-file` checks a file before it is uploaded).
  * The rules every environment shares (PARTNER_KEY_HASHES and TID_SECRET set,
@@ -203,6 +221,7 @@ export function productionSecretProblems(secrets: Settings): string[] {
     problems.push("JWT_SECRET is set; production verifies users' JWTs against JWKS_URL only (no shared-secret HS256). Delete the secret.");
   }
   problems.push(...tidSecretProblems(secrets.TID_SECRET, secrets.UPSTREAM_API_KEY));
+  problems.push(...cardFingerprintSecretProblems(secrets.CARD_FINGERPRINT_SECRET, secrets));
   const apiKey = settingText(secrets.UPSTREAM_API_KEY);
   if (!apiKey) problems.push("UPSTREAM_API_KEY is not set.");
   else if (apiKey === SANDBOX_UPSTREAM_API_KEY) problems.push("UPSTREAM_API_KEY is the sandbox's development key.");
@@ -360,6 +379,9 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
   const objects = config.durable_objects?.bindings ?? [];
   if (!objects.some((o) => o.name === "RECEIPTS" && o.class_name === "ReceiptObject")) {
     problems.push("The Durable Object binding RECEIPTS (ReceiptObject) is missing from [[env.production.durable_objects.bindings]].");
+  }
+  if (!objects.some((o) => o.name === "RISK" && o.class_name === "RiskObject")) {
+    problems.push("The Durable Object binding RISK (RiskObject, rule 13's counters) is missing from [[env.production.durable_objects.bindings]].");
   }
   if (objects.some((o) => o.name === "SANDBOX" || o.class_name === "SandboxObject")) {
     problems.push("The SANDBOX Durable Object is bound; production has no sandbox, remove it.");

@@ -58,6 +58,7 @@ export type UserTokenConfig = (
 ) & { issuer?: string; audience?: string };
 
 export {
+  DEVELOPMENT_CARD_FINGERPRINT_SECRET,
   DEVELOPMENT_JWT_SECRET,
   DEVELOPMENT_PARTNER_KEY,
   DEVELOPMENT_PARTNER_KEY_DIGEST,
@@ -151,6 +152,7 @@ export function credentialProblems(env: Env): string[] {
   if (jwksUrl && !parseUrl(jwksUrl)) problems.push("JWKS_URL is not a URL.");
   if (!jwksUrl && !env.JWT_SECRET) problems.push("Neither JWKS_URL nor JWT_SECRET is set: users' JWTs cannot be verified.");
   if (secretList(env.TID_SECRET).length === 0) problems.push("TID_SECRET is not set: users' tids cannot be kept apart (rule 9).");
+  if (!(env.CARD_FINGERPRINT_SECRET ?? "")) problems.push("CARD_FINGERPRINT_SECRET is not set: rule 13 cannot count cards.");
   return problems;
 }
 

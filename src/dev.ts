@@ -9,7 +9,7 @@ import { sandboxConsole } from "./console/routes";
 import type { EventMessage } from "./events";
 import gateway from "./index";
 
-export { ReceiptObject } from "./index";
+export { ReceiptObject, RiskObject } from "./index";
 export { SandboxObject, SandboxUpstream } from "./sandbox";
 
 /** The console's pages, then everything else under /__sandbox/ from the sandbox itself, as the gateway reaches it. */

@@ -164,6 +164,15 @@ export const ERROR_CODES = {
     meaning: "Too many calls from this user or address, or the sixth authorize of a receipt; retry after `Retry-After`.",
     example: { message: "Too many pay calls; wait before trying again." },
   },
+  risk_limited: {
+    status: 429,
+    meaning:
+      "Rule 13: this card number, this card's OTPs or this user's cards or OTPs are past their limit (`rule` names it); nothing was sent upstream; retry after `Retry-After`.",
+    example: {
+      message: "This card number was used too many times in the last hour (rule 13, card_uses_per_hour); retry after Retry-After seconds.",
+      rule: "card_uses_per_hour",
+    },
+  },
   otp_resend_too_soon: {
     status: 429,
     meaning: "Authorize again before `wait` has passed; retry after `Retry-After`.",

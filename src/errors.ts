@@ -16,6 +16,8 @@ export interface ErrorExtras {
   /** The merchant's limits, on amount_out_of_range, as the upstream sent them. */
   min_amount?: number;
   max_amount?: number;
+  /** The limit of rule 13 that refused the call, on risk_limited. */
+  rule?: string;
   /** Seconds; rendered as the Retry-After header, not in the body. */
   retry_after?: number;
   /** Response headers the error comes with (Allow on 405, WWW-Authenticate on 401); not in the body. */

@@ -10,6 +10,7 @@ import { credentialProblems, expiryProblems, productionProblems, webhookSecretPr
 import { ApiError } from "./errors";
 import { log } from "./log";
 import { rateLimitProblems } from "./rate-limit";
+import { riskProblems } from "./risk/limits";
 import { shardProblems } from "./shards";
 import type { GatewayEnv } from "./types";
 
@@ -23,6 +24,7 @@ function eventQueueProblems(env: Env): string[] {
 const CHECKS: readonly ((env: Env) => readonly string[])[] = [
   credentialProblems,
   rateLimitProblems,
+  riskProblems,
   eventQueueProblems,
   webhookSecretProblems,
   expiryProblems,

@@ -5,6 +5,7 @@ import { type EventMessage, handleEventBatch, sweepEvents } from "./events";
 import { cronShards, retentionPolicy, runRetention } from "./retention";
 
 export { ReceiptObject } from "./receipt-object";
+export { RiskObject } from "./risk/risk-object";
 
 const app = createApp();
 

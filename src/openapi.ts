@@ -78,6 +78,7 @@ export const RETRY_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "operation_in_progress",
   "rate_limited",
   "otp_resend_too_soon",
+  "risk_limited",
   "upstream_unavailable",
   "not_ready",
 ]);

@@ -395,6 +395,12 @@ export const ErrorFields = v.object({
   decline_reason: v.optional(v.pipe(v.string(), v.description("card_declined: why, e.g. `insufficient_funds`."))),
   min_amount: v.optional(Int("amount_out_of_range: the merchant's minimum, tiyin.")),
   max_amount: v.optional(Int("amount_out_of_range: the merchant's maximum, tiyin.")),
+  rule: v.optional(
+    v.pipe(
+      v.picklist(["card_uses_per_hour", "user_cards_per_day", "user_otp_sends_per_day", "card_otp_sends_per_day"]),
+      v.description("risk_limited: the limit of rule 13 the call is past (RISK_LIMITS names each)."),
+    ),
+  ),
 });
 
 export const ErrorBody = v.pipe(v.object({ error: ErrorFields }), v.title("Error"));

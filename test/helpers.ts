@@ -298,6 +298,7 @@ export async function productionEnv(overrides: Record<string, unknown> = {}): Pr
     UPSTREAM_BASE_URL: "https://partner-api.test",
     UPSTREAM_API_KEY: "live-upstream-credential",
     TID_SECRET: "a-random-tid-secret-of-this-deployment-only",
+    CARD_FINGERPRINT_SECRET: "a-random-card-fingerprint-secret-of-this-deployment",
     WEBHOOK_URL: PRODUCTION_WEBHOOK_URL,
     WEBHOOK_SECRET: PRODUCTION_WEBHOOK_SECRET,
     ...overrides,

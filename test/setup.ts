@@ -1,4 +1,4 @@
-import { applyD1Migrations } from "cloudflare:test";
+import { applyD1Migrations, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach } from "vitest";
 import { resetClock } from "../src/clock";
@@ -18,3 +18,10 @@ for (const db of new Set([env.DB, ...allShards(env).map((shard) => shard.db), en
 
 // Time moved by a test (letTimePass) is back to the wall clock for the next.
 afterEach(() => resetClock());
+
+// Rule 13's counters start empty for each test: the tests pay with the sandbox's few cards, as users, far
+// more often in a file than its limits allow in an hour or a day. test/integration/risk-limits.test.ts
+// tests the limits, each test within itself.
+afterEach(async () => {
+  for (const id of await listDurableObjectIds(env.RISK)) await runInDurableObject(env.RISK.get(id), (_object, state) => state.storage.deleteAll());
+});

@@ -248,7 +248,7 @@ export const BUCKETS = [
   {
     key: "record",
     label: "record object",
-    what: "src/receipt-object.ts, src/lifecycle.ts, src/kinds.ts, src/clock.ts, src/schedule.ts, the rest of src/record/ (the money move, write-ahead, OTP ledger, recorder, late reads, reconciler): the lifecycle, the Durable Object's RPC",
+    what: "src/receipt-object.ts, src/lifecycle.ts, src/kinds.ts, src/clock.ts, src/schedule.ts, the rest of src/record/ (the money move, write-ahead, OTP ledger, recorder, late reads, reconciler), src/risk/ (rule 13's counters): the lifecycle, the Durable Objects' RPC",
   },
   {
     key: "create",
@@ -289,7 +289,7 @@ const BUCKET_BY_FILE = [
   [/^gateway src\/events\/|^gateway src\/record\/(event|outbox)\.ts$|^package ulid$/, "queue"],
   [/^gateway src\/(redact|log)\.ts$/, "logging"],
   [/^gateway src\/upstream\//, "upstream"],
-  [/^gateway src\/(receipt-object|record-stub|lifecycle|schedule|kinds|clock)\.ts$|^gateway src\/record\//, "record"],
+  [/^gateway src\/(receipt-object|record-stub|lifecycle|schedule|kinds|clock)\.ts$|^gateway src\/(record|risk)\//, "record"],
   [/^gateway src\/(creation|tid-cache)\.ts$/, "create"],
   [
     /^gateway src\/(app|index|dev|operations\/.*|errors|error-codes|config|config-lists|config-rules|guard|rate-limit|readiness|types|openapi|examples|build\/.*)\.ts$|^package |^other /,

@@ -21,6 +21,14 @@ import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig, unstable_splitSqlQuery } from "wrangler";
 import { DEV_VARS, HOST, PORTS, ROOT } from "./config.mjs";
 
+/** Rule 13's limits for the bench's gateway: every counter counts, none refuses (see workerFromBuild). */
+const BENCH_RISK_LIMITS = JSON.stringify({
+  card_uses_per_hour: 1_000_000_000,
+  user_cards_per_day: 1_000_000_000,
+  user_otp_sends_per_day: 1_000_000_000,
+  card_otp_sends_per_day: 1_000_000_000,
+});
+
 const live = new Set();
 /** State directories this process made and has not removed yet. */
 const stateDirs = new Set();
@@ -67,9 +75,22 @@ export function workerFromBuild(build, { assetsRouter = false } = {}) {
     name: build.name,
     modules: true,
     scriptPath: build.module,
+    // The bench's users all call from one address and pay thousands of times
+    // with one sandbox card: the abuse limits are raised out of reach, so
+    // every call is counted as in production and none is refused.
+    ...(options.ratelimits
+      ? {
+          ratelimits: Object.fromEntries(
+            Object.entries(options.ratelimits).map(([name, limit]) => [name, { ...limit, simple: { ...limit.simple, limit: 1_000_000_000 } }]),
+          ),
+        }
+      : {}),
     bindings: {
       ...options.bindings,
       ...DEV_VARS,
+      ...("RISK_LIMITS" in (options.bindings ?? {}) ? { RISK_LIMITS: BENCH_RISK_LIMITS } : {}),
+      // The anonymous-pay fixtures are authorized minutes before they are paid: the sandbox's OTP must outlive the run.
+      ...("SANDBOX_OTP_TTL_MS" in (options.bindings ?? {}) ? { SANDBOX_OTP_TTL_MS: String(86_400_000) } : {}),
       // The gateway's events go to the bench's receiver, which is up (lib/receiver.mjs):
       // the usual case. A receiver that is down is the events run's to measure.
       ...("WEBHOOK_URL" in (options.bindings ?? {}) ? { WEBHOOK_URL: `http://${HOST}:${PORTS.partner}/webhooks` } : {}),

@@ -4,7 +4,8 @@
  * gets byte-for-byte the same bodies on the same paths; only the credential
  * differs (the sandbox wants the upstream key, the proxies the partner's).
  */
-import { GATEWAY_HEADERS, PLAN, SANDBOX_HEADERS } from "./config.mjs";
+import { SignJWT } from "jose";
+import { DEV_VARS, GATEWAY_HEADERS, PLAN, SANDBOX_HEADERS } from "./config.mjs";
 import { round, runLoad, summarize } from "./load.mjs";
 import { cpuCounters, runtimeCpuMs, stealPercent } from "./runtime.mjs";
 
@@ -23,6 +24,9 @@ const AMOUNT = 150_000;
 const CARD = { token: "tok_sandbox_ok" };
 const OTP_OK = "111111";
 const ACCOUNT = [{ key: "phone", value: "998901234567" }];
+
+/** A sandbox card number that approves, with an expiry two years ahead (rule: not in the past). */
+const ANONYMOUS_CARD = { number: "8600000000000007", expire: `${String((new Date().getUTCFullYear() + 2) % 100).padStart(2, "0")}12` };
 
 const RUN = Date.now().toString(36);
 let tidSeq = 0;
@@ -116,6 +120,54 @@ export async function createReceipts(runtime, target, merchant, count) {
   return ids;
 }
 
+/** A development JWT for `user` (HS256 with the JWT_SECRET the gateway verifies with, as `npm run token` makes). */
+function userToken(user) {
+  return new SignJWT({})
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(user)
+    .setIssuedAt()
+    .setExpirationTime("6h")
+    .sign(new TextEncoder().encode(DEV_VARS.JWT_SECRET ?? ""));
+}
+
+/**
+ * Receipts a mobile app pays by card number: on the gateway each one is
+ * created by a user of its own, who then calls anonymous/authorize (the
+ * sandbox's OTP is right only once sent), so the timed anonymous/pay is a
+ * user's call with the card-testing counters of rule 13 on its path. The
+ * sandbox and the bare proxy get the same bodies with their usual key. Not
+ * timed. Returns `{id, headers}` per receipt.
+ */
+export async function createAuthorizedByUsers(runtime, target, count) {
+  const out = [];
+  let next = 0;
+  const post = async (op, headers, body) => {
+    const res = await fetch(`${runtime.url}${API}/${op}`, { method: "POST", headers, body: JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${target.key} ${op} for anonymous-pay fixtures: ${res.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text);
+  };
+  const worker = async () => {
+    while (next < count) {
+      const n = next++;
+      const headers =
+        target.key === "gateway"
+          ? { "content-type": "application/json", authorization: `Bearer ${await userToken(`bench-${RUN}-${n}`)}` }
+          : target.headers;
+      const receipt = await post("receipt/create", headers, {
+        tid: nextTid(target.key),
+        amount: AMOUNT,
+        merchant_id: PLAIN_MERCHANT,
+        account: ACCOUNT,
+      });
+      await post("receipt/anonymous/authorize", headers, { id: receipt.id, card: ANONYMOUS_CARD });
+      out.push({ id: receipt.id, headers });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(16, count) }, worker));
+  return out;
+}
+
 /** Everything the timed runs will use, prepared before any of them. */
 export async function prepareFixtures(runtime, target) {
   const started = performance.now();
@@ -123,13 +175,15 @@ export async function prepareFixtures(runtime, target) {
   const verify = await createReceipts(runtime, target, VERIFY_MERCHANT, perOp);
   const plain = await createReceipts(runtime, target, PLAIN_MERCHANT, perOp + PLAN.spreadReceipts + 1);
   const payWarm = await createReceipts(runtime, target, PLAIN_MERCHANT, perOp);
+  const anonymous = await createAuthorizedByUsers(runtime, target, perOp);
   return {
+    anonymousPay: pool(anonymous, "anonymous-pay"),
     authorize: pool(verify, "authorize"),
     pay: pool(plain.slice(0, perOp), "pay"),
     payWarm: pool(payWarm, "pay-warm"),
     spread: plain.slice(perOp, perOp + PLAN.spreadReceipts),
     hot: plain[plain.length - 1],
-    created: verify.length + plain.length + payWarm.length,
+    created: verify.length + plain.length + payWarm.length + anonymous.length,
     seconds: (performance.now() - started) / 1000,
   };
 }
@@ -167,6 +221,21 @@ export const SCENARIOS = [
     consumes: true,
     touches: (f) => f.payWarm.remaining(),
     requests: (t, f) => [dynamic(t, "receipt/pay", () => JSON.stringify({ id: f.payWarm.take(), card: CARD }))],
+  },
+  {
+    key: "anonymous-pay",
+    label: "anonymous pay",
+    note: "receipt/anonymous/pay by card number with OTP 111111, on the gateway as a user (one per receipt, who created and authorized it), on a fresh merchant-1003 receipt per request, its Durable Object not in memory",
+    consumes: true,
+    requests: (t, f) => [
+      {
+        ...post(t, "receipt/anonymous/pay"),
+        setupRequest: (req) => {
+          const { id, headers } = f.anonymousPay.take();
+          return { ...req, headers, body: JSON.stringify({ id, card: ANONYMOUS_CARD, otp: OTP_OK }) };
+        },
+      },
+    ],
   },
   {
     key: "check-id",

@@ -36,6 +36,7 @@ const AUTHORIZE_ERRORS = [
   "otp_attempts_exhausted",
   "otp_resend_too_soon",
   "rate_limited",
+  "risk_limited",
   "card_declined",
 ] as const;
 
@@ -145,7 +146,7 @@ export const RECEIPTS: Section = {
         v.title("AnonymousPayRequest"),
       ),
       response: ReducedReceipt,
-      errors: [...PAY_ERRORS],
+      errors: [...PAY_ERRORS, "risk_limited"],
       limit: "pay",
       lifecycle: "pay",
       upstream: ["receipt/anonymous/pay"],

@@ -3,8 +3,10 @@
  * says what a description holds; their prose is in src/operations/docs.ts).
  */
 import * as v from "valibot";
+import { ApiError } from "../errors";
 import { TRANSFER_CREATED, TRANSFER_PAID } from "../examples";
 import { TRANSFER } from "../kinds";
+import { admitRisk } from "../risk/check";
 import { Amount, CardNumber, CardToken, EXAMPLE_TRANSFER_ID, Otp, PositiveId, ReceiptId, ReceiptIdRequest, Tid, TransferReceipt } from "../schemas";
 import { DOCS } from "./docs";
 import { created, describe, keyed, onRecord, PAY_ERRORS, type Section } from "./operation";
@@ -21,6 +23,8 @@ const CreateTransferRequest = v.pipe(
   v.title("CreateTransferRequest"),
 );
 
+const createTransfer = created(TRANSFER);
+
 export const TRANSFERS: Section = {
   tag: "Transfers (a2c)",
   operations: [
@@ -32,7 +36,7 @@ export const TRANSFERS: Section = {
       description: DOCS.createTransfer,
       request: CreateTransferRequest,
       response: TransferReceipt,
-      errors: ["tid_conflict", "tid_in_progress", "card_declined"],
+      errors: ["tid_conflict", "tid_in_progress", "card_declined", "risk_limited"],
       headers: ["Idempotent-Replayed"],
       links: {
         pay: { operationId: "payTransfer", description: "Confirm this transfer.", field: "receipt_id" },
@@ -41,7 +45,13 @@ export const TRANSFERS: Section = {
       // The upstream's field table spells it `tId`: accepted for `tid`, and not in the document.
       aliases: { tId: "tid" },
       upstream: ["a2c/create"],
-      handle: created(TRANSFER),
+      handle: async (c, input) => {
+        // Rule 13: the receiver's number is a use of it. A create has no record yet to count in, so it is
+        // counted here, before the tid is claimed; a repeated create counts again.
+        const risky = await admitRisk(c.env, c.var.caller, { card: { number: input.receiver_card } }, c.var.requestId);
+        if (risky) throw ApiError.from(risky);
+        return createTransfer(c, input);
+      },
     }),
     describe({
       path: "/a2c/pay",

@@ -19,6 +19,7 @@ import { clock } from "../clock";
 import { errorAnswer, type Failure, fail, type Outcome } from "../errors";
 import { type Decision, keepsAnswer, type Operation, repeatAnswer, STATE, upstreamPhase } from "../lifecycle";
 import { log } from "../log";
+import { admitRisk } from "../risk/check";
 import { UpstreamClient } from "../upstream/client";
 import type { RecordTarget } from "./end";
 import type { KeptAnswer, KeyedRequest } from "./keys";
@@ -98,6 +99,10 @@ export class Moves {
       if (decision.do !== "call") return this.#kept(spec, op, refusalOf(decision));
       const limited = spec.settles === "send" ? ledger.sendRefusal(clock.now()) : null;
       if (limited) return { ok: false, error: limited };
+      // Rule 13: counted only here, once the call is allowed and about to leave; a refusal counts nothing.
+      const uses = spec.risk?.(op);
+      const risky = uses ? await admitRisk(this.#env, op.caller, uses, op.requestId) : null;
+      if (risky) return { ok: false, error: risky };
       const sent = otp === false ? undefined : otp;
       // The key is kept open in the note's commit: a repeat while the outcome is unknown asks the upstream, never calls again.
       if (op.idempotency) keys.open(actor, spec.operation, op.idempotency, op.requestId);
@@ -269,7 +274,8 @@ export class Moves {
     };
     try {
       const outcome = await step(new UpstreamClient(this.#env, op.requestId));
-      this.#audit(outcome.ok ? "ok" : outcome.error.code);
+      // A refusal of rule 13 names its limit in the trail.
+      this.#audit(outcome.ok ? "ok" : outcome.error.rule ? `${outcome.error.code}:${outcome.error.rule}` : outcome.error.code);
       return outcome;
     } catch (err) {
       log("error", "receipt_operation_failed", { request_id: op.requestId, op: operation, error: err instanceof Error ? err.message : String(err) });

@@ -6,6 +6,7 @@
 
 import type { RecordBody } from "../kinds";
 import { type Operation, otpToSend } from "../lifecycle";
+import type { RiskUses } from "../risk/check";
 import type { AuthorizeBody, NumberCardInput, ReducedReceiptBody, TokenCardInput } from "../schemas";
 import type { UpstreamResult } from "../upstream/calls";
 import type { UpstreamClient } from "../upstream/client";
@@ -23,6 +24,8 @@ export interface MoveSpec<I, T> {
    * outcome may have sent an SMS: it counts against rule 6's limits).
    */
   settles: "state" | "send";
+  /** What rule 13 counts of a user's call (src/risk/check.ts): the card it uses, and whether it sends an OTP. */
+  risk?: (input: I) => RiskUses | undefined;
 }
 
 type Card = TokenCardInput | NumberCardInput;
@@ -31,6 +34,8 @@ export const AUTHORIZE: MoveSpec<{ card: Card }, AuthorizeBody> = {
   operation: "authorize",
   call: (upstream, rec, input) => upstream.authorize(rec.id, input.card),
   settles: "send",
+  // Every send counts for the user and the card (its number's or its token's fingerprint); a number is also a use of it.
+  risk: ({ card }) => ({ card, otpSend: true }),
 };
 
 export const PAY: MoveSpec<{ card: Card; otp?: string }, RecordBody | ReducedReceiptBody> = {
@@ -38,6 +43,8 @@ export const PAY: MoveSpec<{ card: Card; otp?: string }, RecordBody | ReducedRec
   otp: (rec, input) => otpToSend("number" in input.card || rec.is_verify === 1, input.otp),
   call: (upstream, rec, { card }, otp) => ("number" in card ? upstream.anonymousPay(rec.id, card, otp ?? "") : upstream.pay(rec.id, card, otp)),
   settles: "state",
+  // A card number is a use of it; a token pay sends no OTP and names no number.
+  risk: ({ card }) => ("number" in card ? { card } : undefined),
 };
 
 export const PAY_TRANSFER: MoveSpec<{ otp?: string }, RecordBody> = {

@@ -71,7 +71,7 @@ describe("the committed wrangler.toml's production configuration", () => {
   it("has none of the sandbox: no UPSTREAM binding, no SANDBOX object, no SANDBOX_ var, entry src/index.ts", () => {
     const committed = env.TEST_WRANGLER_PRODUCTION;
     expect(committed.services ?? []).toEqual([]);
-    expect(committed.durable_objects?.bindings?.map((b) => b.name)).toEqual(["RECEIPTS"]);
+    expect(committed.durable_objects?.bindings?.map((b) => b.name)).toEqual(["RECEIPTS", "RISK"]);
     expect(Object.keys(committed.vars ?? {}).filter((name) => name.startsWith("SANDBOX_"))).toEqual([]);
     expect(committed.main).toMatch(/src\/index\.ts$/);
   });
@@ -202,7 +202,7 @@ describe("production.secrets.example.json", () => {
 
   it("would not serve if uploaded as it is: every placeholder is named", () => {
     const problems = productionSecretProblems(template);
-    for (const name of ["UPSTREAM_API_KEY", "PARTNER_KEY_HASHES", "TID_SECRET", "WEBHOOK_SECRET"]) {
+    for (const name of ["UPSTREAM_API_KEY", "PARTNER_KEY_HASHES", "TID_SECRET", "CARD_FINGERPRINT_SECRET", "WEBHOOK_SECRET"]) {
       expect(problems.join(" ")).toContain(`${name} is still the template's placeholder`);
     }
   });
@@ -212,6 +212,7 @@ describe("production.secrets.example.json", () => {
       UPSTREAM_API_KEY: "live-upstream-credential",
       PARTNER_KEY_HASHES: await sha256Hex("sk_live_partner_key_of_production"),
       TID_SECRET: "a-random-tid-secret-of-this-deployment-only",
+      CARD_FINGERPRINT_SECRET: "a-random-card-fingerprint-secret-of-this-deployment",
       WEBHOOK_SECRET: PRODUCTION_WEBHOOK_SECRET,
       JWT_SECRET: null,
     };
