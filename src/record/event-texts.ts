@@ -14,7 +14,10 @@
  * serialized again: an event is given back byte for byte as it was signed
  * and sent, and an encoding that would not give it back is never stored (the
  * text is kept as it is instead). A body stored before schema 4 (one string)
- * is a body of one part.
+ * is a body of one part. The references hold only while the row's body and
+ * answer are written through the store, which encodes the events again with
+ * every write of either (src/record/store.ts); a write of those columns
+ * around it would leave them pointing at other text.
  */
 
 /** The row's texts an event may refer to, by number: the create's answer (null when none is kept) and the record's body now. */
