@@ -41,6 +41,7 @@ import { DatabaseSync } from "node:sqlite";
 import { SignJWT } from "jose";
 import { encodeTime } from "ulid";
 import { unstable_readConfig, unstable_splitSqlQuery } from "wrangler";
+import { decodeBody } from "../src/record/event-texts.ts";
 import { capacityModel } from "./capacity-model.mjs";
 import { BENCH_DIR, BUILD_DIR, DEV_VARS, GATEWAY_HEADERS, RESULTS_DIR, ROOT, WRANGLER_BIN } from "./lib/config.mjs";
 import { countFlowCosts } from "./lib/costs.mjs";
@@ -255,8 +256,11 @@ async function shapes() {
       index.tid_rows.push(...db.prepare("SELECT * FROM tid_index WHERE status = 1").all());
       index.event_rows.push(...db.prepare("SELECT * FROM events").all());
     } else if (tables.includes("record")) {
-      // The event bodies live in their records' rows (the outbox: [event_id, body] pairs), not in D1.
-      bodies.push(...JSON.parse(db.prepare("SELECT events FROM record").get()?.events ?? "[]").map(([id, body]) => ({ id, body })));
+      // The event bodies live in their records' rows (the outbox: [event_id, ...parts], each body as parts of the row's
+      // answer and body where it repeats them: src/record/event-texts.ts), not in D1.
+      const record = db.prepare("SELECT events, body, answer FROM record").get();
+      const texts = [record?.answer ?? null, record?.body ?? ""];
+      bodies.push(...JSON.parse(record?.events ?? "[]").map(([id, ...parts]) => ({ id, body: decodeBody(parts, texts) })));
       const storage = storageOf(db);
       const rows = Object.fromEntries(
         tables.filter((t) => !t.startsWith("sqlite_")).map((t) => [t, db.prepare(`SELECT COUNT(*) AS n FROM "${t}"`).get().n]),

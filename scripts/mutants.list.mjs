@@ -800,6 +800,34 @@ export const MUTANTS = [
     why: "a drain's mark rides the row's next write: without it every incarnation drains every event again",
   },
 
+  {
+    name: "event-bodies-stored-whole",
+    file: "src/record/event-texts.ts",
+    find: "return parts.length > 1 && decodeBody(parts, texts) === body ? parts : [body];",
+    replace: "return [body];",
+    tests: ["test/integration/record-end.test.ts"],
+    grep: "12 KB",
+    why: "a paid record's events repeat its body and its create's answer: kept whole, the row spills into a fourth page (4 KB an object for 90 days)",
+  },
+  {
+    name: "event-bodies-not-reencoded-with-body",
+    file: "src/record/store.ts",
+    find: 'if ("events" in pending || "body" in pending || "answer" in pending) {',
+    replace: 'if ("events" in pending || "answer" in pending) {',
+    tests: ["test/unit/record-parts.test.ts"],
+    grep: "no event of its own",
+    why: "events refer to slices of the row's body: a body written without them leaves their references pointing at other text, and the bodies re-sent are not those signed",
+  },
+  {
+    name: "event-bodies-migration-skipped",
+    file: "src/record/schema.ts",
+    find: "  4: [\n    `UPDATE record SET events = (",
+    replace: "  4: [\n    `UPDATE record SET events = events WHERE 0 AND (",
+    tests: ["test/integration/record-schema.test.ts"],
+    grep: "schema 4",
+    why: "an object stored before schema 4 keeps its fourth page until its next write, which a final record may never have",
+  },
+
   // --- webhook signing ---------------------------------------------------------------------------
   {
     name: "signature-without-id",

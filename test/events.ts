@@ -17,6 +17,7 @@ import { locateEvent } from "../src/events/log";
 import type { LoggedRow } from "../src/events/log-database";
 import worker from "../src/index";
 import { ReceiptObject, receiptStub } from "../src/receipt-object";
+import { storedEvents } from "../src/record/outbox-rows";
 import type { ReceiptBody, TransferBody } from "../src/schemas";
 import { eventShardFor } from "../src/shards";
 import { type CallOptions, callAt, expectStatus } from "./helpers";
@@ -304,8 +305,12 @@ export async function unsentEvents(kind: "receipt" | "transfer", id: string): Pr
 /** The bodies of the events a record's storage still owes (oldest first), as JSON text. */
 export async function unsentEventBodies(kind: "receipt" | "transfer", id: string): Promise<string[]> {
   return runInDurableObject(receiptStub(env, kind, id), (_instance, state) => {
-    const row = state.storage.sql.exec<{ events: string; events_logged: number }>("SELECT events, events_logged FROM record").one();
-    return (JSON.parse(row.events) as [string, string][]).slice(row.events_logged).map(([, body]) => body);
+    const row = state.storage.sql
+      .exec<{ events: string; events_logged: number; body: string; answer: string | null }>("SELECT events, events_logged, body, answer FROM record")
+      .one();
+    return storedEvents(row)
+      .slice(row.events_logged)
+      .map(([, body]) => body);
   });
 }
 

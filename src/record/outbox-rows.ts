@@ -5,6 +5,10 @@
  * lists and resends, and how many of the first ones are in the event log
  * (`events_logged`).
  *
+ * The column keeps each body as parts of the row's own texts where it
+ * repeats them (src/record/event-texts.ts): this class holds the bodies
+ * whole, and the store writes them encoded against the row as it is written.
+ *
  * An event is written by the change that makes it, in the same UPDATE. The
  * drain's mark (how many are logged) is not worth a write of its own: it is
  * written with the row's next write, or by the record's alarm at the latest
@@ -12,17 +16,30 @@
  * incarnation drains those events again: the event log takes each one once
  * (by id), and one it has delivered is not queued again.
  */
+import { bodyEncoder, decodeBody, type Part, type SharedTexts } from "./event-texts";
 import type { OutboxEntry } from "./row";
 
 /** How the outbox writes its columns of the record's row (the store's). */
 export interface RowWriter {
-  /** With the change in hand (inside one). */
-  write(fields: { events: string }): void;
+  /** The events changed: written with the change in hand (inside one), encoded against the row as it is written. */
+  write(): void;
   /** With the row's next write. */
   defer(fields: { events_logged: number }): void;
 }
 
+/** An event as this class holds it: its id and its body, whole. */
 type Stored = [event_id: string, body: string];
+
+/** What the row's texts are, for the events' bodies that refer to them. */
+type RowTexts = { answer: string | null; body: string };
+
+const textsOf = (row: RowTexts): SharedTexts => [row.answer, row.body];
+
+/** The events of a row's `events` column, each [event_id, body] with its body whole (also for the tests that read the column). */
+export function storedEvents(row: RowTexts & { events: string }): Stored[] {
+  const texts = textsOf(row);
+  return (JSON.parse(row.events) as [string, ...Part[]][]).map(([id, ...parts]) => [id, decodeBody(parts, texts)]);
+}
 
 export class OutboxRows {
   readonly #writer: RowWriter;
@@ -36,8 +53,8 @@ export class OutboxRows {
   }
 
   /** The record's events as its row holds them. */
-  know(row: { events: string; events_logged: number }): void {
-    this.#events = JSON.parse(row.events) as Stored[];
+  know(row: RowTexts & { events: string; events_logged: number }): void {
+    this.#events = storedEvents(row);
     this.#logged = row.events_logged;
   }
 
@@ -60,7 +77,7 @@ export class OutboxRows {
   enqueue(eventId: string, body: string): void {
     if (!this.#events) throw new Error("no record to add an event to");
     this.#events.push([eventId, body]);
-    this.#writer.write({ events: JSON.stringify(this.#events) });
+    this.#writer.write();
   }
 
   /** The oldest events not in the event log, up to `limit`. */
@@ -77,8 +94,13 @@ export class OutboxRows {
     if (!this.#events) return;
     const before = JSON.stringify(this.#events);
     this.#events = this.#events.map(([id, body]) => [id, rewrite(body)]);
-    const after = JSON.stringify(this.#events);
-    if (after !== before) this.#writer.write({ events: after });
+    if (JSON.stringify(this.#events) !== before) this.#writer.write();
+  }
+
+  /** The `events` column for a row with these texts: every body as parts of them where it repeats them. */
+  column(row: RowTexts): string {
+    const encode = bodyEncoder(textsOf(row));
+    return JSON.stringify((this.#events ?? []).map(([id, body]) => [id, ...encode(body)]));
   }
 
   /**

@@ -10,7 +10,7 @@
  * two equal and runs the framework over a migration of its own.
  */
 
-export const CURRENT_SCHEMA_VERSION = 3;
+export const CURRENT_SCHEMA_VERSION = 4;
 
 /** The largest SQLite integer: the bound of a count over no unlogged event. */
 const NO_SEQ = "9223372036854775807";
@@ -42,13 +42,39 @@ export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
        events_logged = (SELECT count(*) FROM outbox WHERE seq < (SELECT coalesce(min(seq), ${NO_SEQ}) FROM outbox WHERE logged_at IS NULL))`,
     "DROP TABLE outbox",
   ],
+  /**
+   * 4: an event's body in `events` is kept as parts (src/record/event-texts.ts)
+   * and no longer repeats the row's texts: a paid record's row fits the
+   * table's one page instead of spilling into an overflow page (4 KB an
+   * object). Every body stored so far that holds the record's body (or
+   * else the create's answer) whole keeps that text as a reference to it
+   * (1: body, 0: answer), the text around it as it is; any other is one
+   * part, as it was. The next write of the row encodes each against the
+   * row as it is then. The layout stays as it was: an older gateway reading
+   * these parts as schema 3's pairs would give wrong bodies, so the version
+   * keeps it out (\`migrate\` refuses a newer schema).
+   */
+  4: [
+    `UPDATE record SET events = (
+       SELECT json_group_array(CASE
+         WHEN instr(e.value ->> 1, record.body) > 0
+           THEN json_array(e.value ->> 0, substr(e.value ->> 1, 1, instr(e.value ->> 1, record.body) - 1), 1,
+                           substr(e.value ->> 1, instr(e.value ->> 1, record.body) + length(record.body)))
+         WHEN record.answer IS NOT NULL AND instr(e.value ->> 1, record.answer) > 0
+           THEN json_array(e.value ->> 0, substr(e.value ->> 1, 1, instr(e.value ->> 1, record.answer) - 1), 0,
+                           substr(e.value ->> 1, instr(e.value ->> 1, record.answer) + length(record.answer)))
+         ELSE json(e.value) END ORDER BY e.key)
+       FROM json_each(record.events) AS e)`,
+  ],
 };
 
 /**
  * The current schema in one step, for a new object: one table, one row (the
  * record: every part's columns, src/record/store.ts says which part owns
  * which), with its events in it (`events`: their bodies stay once logged,
- * the event log lists them from here: src/events/bodies.ts).
+ * the event log lists them from here: src/events/bodies.ts; each kept as
+ * parts of the row's body and answer where it repeats them:
+ * src/record/event-texts.ts).
  */
 const SCHEMA_CURRENT = `
   CREATE TABLE record (

@@ -47,7 +47,7 @@ export class RecordStore {
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
-    this.outbox = new OutboxRows({ write: (fields) => this.#write(fields), defer: (fields) => this.#defer(fields) });
+    this.outbox = new OutboxRows({ write: () => this.#eventsChanged(), defer: (fields) => this.#defer(fields) });
   }
 
   get version(): number {
@@ -125,7 +125,8 @@ export class RecordStore {
         } finally {
           this.#batch = null;
         }
-        const final = this.#row;
+        const final = { ...this.#row, events: this.outbox.column(this.#row) };
+        this.#row = final;
         const columns = Object.keys(final);
         this.#storage.sql.exec(
           `INSERT INTO record (singleton, ${columns.join(", ")}) VALUES (1, ${columns.map(() => "?").join(", ")})`,
@@ -255,11 +256,10 @@ export class RecordStore {
     }
   }
 
-  /** Columns of the row the store itself keeps (the outbox's), written with the change in hand. */
-  #write(fields: Record<string, unknown>): void {
-    this.#row = { ...this.#row!, ...fields };
-    if (this.#batch) Object.assign(this.#batch, fields);
-    else this.#flush(fields);
+  /** The outbox's events changed: the column is written with the change in hand, encoded by #flush against the row as written. */
+  #eventsChanged(): void {
+    if (this.#batch) this.#batch.events = this.#row!.events;
+    else this.#flush({ events: this.#row!.events });
   }
 
   /** Columns written with the row's next write (inside a change: with its UPDATE); the copy holds them now. */
@@ -268,9 +268,22 @@ export class RecordStore {
     Object.assign(this.#batch ?? this.#deferred, fields);
   }
 
-  /** One UPDATE of these fields, with whatever waited for the row's next write. */
+  /**
+   * One UPDATE of these fields, with whatever waited for the row's next
+   * write. The events' bodies are stored as parts of the row's body and
+   * answer (src/record/event-texts.ts), so they are encoded again against
+   * the row as written whenever either changes, or they do.
+   */
   #flush(fields: Record<string, unknown>): void {
-    const entries = Object.entries({ ...this.#lazy, ...this.#deferred, ...fields });
+    const pending = { ...this.#lazy, ...this.#deferred, ...fields };
+    if ("events" in pending || "body" in pending || "answer" in pending) {
+      const events = this.outbox.column(this.#row!);
+      if (events !== this.#row!.events || "events" in pending) {
+        pending.events = events;
+        this.#row = { ...this.#row!, events };
+      }
+    }
+    const entries = Object.entries(pending);
     if (entries.length === 0) return;
     this.#storage.sql.exec(
       `UPDATE record SET ${entries.map(([key]) => `${key} = ?`).join(", ")}, updated_at = ?`,

@@ -11,6 +11,7 @@ import { describe, expect, it, vi } from "vitest";
 import { clock } from "../../src/clock";
 import { receiptStub } from "../../src/receipt-object";
 import { END_RECHECK_MS } from "../../src/record/end";
+import { storedEvents } from "../../src/record/outbox-rows";
 import { retentionPolicy } from "../../src/retention";
 import { callGateway, consume, fireCron, queueSpy, receiver } from "../events";
 import {
@@ -115,25 +116,40 @@ describe("a final record deletes itself after RECORD_RETENTION_DAYS", () => {
 });
 
 describe("space (rule 10: small by design, freed for reuse)", () => {
-  it("a record after create-authorize-pay is one table, one row: its audit trail and its logged events in it (16 KB at most with SQLite's and the platform's own pages: the row spills into an overflow page); a delete-and-rebuild cycle does not grow it", async () => {
+  it("a record after create-authorize-pay, and after a refund, is one table, one row: its audit trail and its logged events in it, their bodies whole as sent; 12 KB (SQLite's schema page, the record's page, the platform's own) at every step, the row never spilling into a page of its own; a delete-and-rebuild cycle does not grow it", async () => {
     const receipt = await createReceipt();
+    const sizes = [(await storagePages(stubOf(receipt.id))).bytes];
     await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
+    sizes.push((await storagePages(stubOf(receipt.id))).bytes);
     await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: "111111" }), 200);
     await runDurableObjectAlarm(stubOf(receipt.id));
     const paid = await storagePages(stubOf(receipt.id));
+    sizes.push(paid.bytes);
     // The record row, with its audit trail and its two events, kept once logged (their bodies for events/list).
-    expect(paid.tables.filter((name) => !name.startsWith("_cf_"))).toEqual(["record"]);
+    expect(paid.tables).toEqual(["record", "_cf_METADATA"]);
     const rows = await stored(receipt.id);
     expect(rows).toEqual([expect.stringMatching(/^record: .*"events_logged":2/)]);
-    const events = JSON.parse(JSON.parse(rows[0]!.slice("record: ".length)).events) as [string, string][];
+    const row = JSON.parse(rows[0]!.slice("record: ".length));
+    const events = storedEvents(row);
     expect(events.map(([, body]) => JSON.parse(body).type)).toEqual(["receipt.created", "receipt.paid"]);
-    expect(paid.bytes).toBeLessThanOrEqual(16 * 1024);
+    // Each body is the one events/list gives, byte for byte; the receipt in it is not stored a second time.
+    const listed = ((await expectStatus(callGateway("events/list", { receipt_id: receipt.id }), 200)).events as any[]).toReversed();
+    expect(events.map(([, body]) => JSON.parse(body))).toEqual(listed.map(({ delivery: _delivery, ...event }) => event));
+    expect(JSON.parse(events[1]![1]).data.object).toEqual(JSON.parse(row.body));
+    expect(row.events).not.toContain(JSON.stringify(row.body).slice(1, -1));
+    expect(row.events).not.toContain(JSON.stringify(row.answer).slice(1, -1));
+
+    // A refund: its event's receipt is the body again, the paid event's is kept as what differs from it.
+    await expectStatus(call("receipt/cancel", { id: receipt.id }), 200);
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    sizes.push((await storagePages(stubOf(receipt.id))).bytes);
+    expect(sizes).toEqual([12 * 1024, 12 * 1024, 12 * 1024, 12 * 1024]);
 
     await pastTheWindow();
     await runDurableObjectAlarm(stubOf(receipt.id));
     expect((await storagePages(stubOf(receipt.id))).tables.filter((name) => !name.startsWith("_cf_"))).toEqual([]);
-    await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
-    await expectStatus(call("receipt/cancel", { id: receipt.id }), 200);
+    // The partner's check-id rebuilds it (refunded) from the upstream.
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(21);
     await runDurableObjectAlarm(stubOf(receipt.id));
     expect((await storagePages(stubOf(receipt.id))).pages).toBeLessThanOrEqual(paid.pages);
   });

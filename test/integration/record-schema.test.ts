@@ -9,6 +9,7 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { receiptStub } from "../../src/receipt-object";
+import { storedEvents } from "../../src/record/outbox-rows";
 import { CURRENT_SCHEMA_VERSION, describeSchema, migrate, storedVersion } from "../../src/record/schema";
 import { loggedEventTypes, queueSpy, unsentEvents } from "../events";
 import { call, createReceipt, expectStatus } from "../helpers";
@@ -93,8 +94,8 @@ describe("the receipt object's storage schema", () => {
       const sql = state.storage.sql;
       sql.exec("ALTER TABLE record DROP COLUMN held_at");
       sql.exec("ALTER TABLE record DROP COLUMN expiry");
-      // Its events in the outbox table schema 1 kept them in.
-      const events = JSON.parse(sql.exec<{ events: string }>("SELECT events FROM record").one().events) as [string, string][];
+      // Its events in the outbox table schema 1 kept them in, each body whole.
+      const events = storedEvents(sql.exec<{ events: string; body: string; answer: string | null }>("SELECT events, body, answer FROM record").one());
       sql.exec(
         "CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, logged_at INTEGER)",
       );
@@ -128,8 +129,7 @@ describe("schema 3: the outbox moves into the record's row", () => {
     // The same object as a gateway before schema 3 stored it: its events as rows of the outbox table.
     const bodies = await runInDurableObject(stub, (_i, state) => {
       const sql = state.storage.sql;
-      const row = sql.exec<{ events: string; events_logged: number }>("SELECT events, events_logged FROM record").one();
-      const events = JSON.parse(row.events) as [string, string][];
+      const events = storedEvents(sql.exec<{ events: string; body: string; answer: string | null }>("SELECT events, body, answer FROM record").one());
       sql.exec(
         "CREATE TABLE outbox (seq INTEGER PRIMARY KEY, event_id TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL, logged_at INTEGER)",
       );
@@ -151,10 +151,51 @@ describe("schema 3: the outbox moves into the record's row", () => {
     const after = await runInDurableObject(stub, (_i, state) => ({
       schema: describeSchema(state.storage.sql),
       version: storedVersion(state.storage.sql),
-      events: JSON.parse(state.storage.sql.exec<{ events: string }>("SELECT events FROM record").one().events),
+      events: storedEvents(
+        state.storage.sql.exec<{ events: string; body: string; answer: string | null }>("SELECT events, body, answer FROM record").one(),
+      ),
     }));
     expect(after).toEqual({ schema: fresh, version: CURRENT_SCHEMA_VERSION, events: bodies });
     expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid"]);
     expect(queue.sent.filter((m) => JSON.parse(m.payload).type === "receipt.created")).toHaveLength(1);
+  });
+});
+
+describe("schema 4: events' bodies kept as parts of the row's texts", () => {
+  it("an object written with every event's body whole (schema 3, its row spilling into an overflow page) is migrated on its first open: the bodies byte for byte as before, each receipt in them a reference to the row's body or answer, the row back in the table's page", async () => {
+    const queue = queueSpy();
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    // The pay's event is not handed on: the queue refuses it.
+    queue.spy.mockRejectedValueOnce(new Error("queue unavailable"));
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" }, otp: "111111" }), 200);
+    const fresh = await runInDurableObject(stub, (_i, state) => describeSchema(state.storage.sql));
+    // The same object as schema 3 stored it: [event_id, body] pairs, each body whole.
+    const before = await runInDurableObject(stub, (_i, state) => {
+      const sql = state.storage.sql;
+      const events = storedEvents(sql.exec<{ events: string; body: string; answer: string | null }>("SELECT events, body, answer FROM record").one());
+      sql.exec("UPDATE record SET events = ?, schema_version = 3", JSON.stringify(events));
+      return { events, bytes: sql.databaseSize };
+    });
+    expect(before.events.map(([, body]) => JSON.parse(body).type)).toEqual(["receipt.created", "receipt.paid"]);
+    expect(before.bytes).toBe(16 * 1024);
+    await evictDurableObject(stub);
+
+    // Its first open migrates it, and its alarm drains what is owed.
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(4);
+    const after = await runInDurableObject(stub, (_i, state) => {
+      const row = state.storage.sql.exec<{ events: string; body: string; answer: string | null }>("SELECT events, body, answer FROM record").one();
+      return { schema: describeSchema(state.storage.sql), version: storedVersion(state.storage.sql), row, bytes: state.storage.sql.databaseSize };
+    });
+    expect(after.schema).toEqual(fresh);
+    expect(after.version).toBe(CURRENT_SCHEMA_VERSION);
+    expect(storedEvents(after.row)).toEqual(before.events);
+    // The created event's receipt is the create's answer; the paid one's, the body.
+    expect((JSON.parse(after.row.events) as unknown[][]).map((event) => event.filter((part) => typeof part === "number"))).toEqual([[0], [1]]);
+    expect(after.bytes).toBe(12 * 1024);
+    await runDurableObjectAlarm(stub);
+    expect(queue.sent.map((m) => m.payload)).toContain(before.events[1]![1]);
+    expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid"]);
   });
 });

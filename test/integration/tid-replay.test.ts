@@ -8,6 +8,7 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { receiptStub } from "../../src/receipt-object";
+import { storedEvents } from "../../src/record/outbox-rows";
 import { call, expectError, expectStatus, receiptRequest, refuseStatements, tidRow } from "../helpers";
 
 const PARTNER = "partner:partner";
@@ -17,7 +18,12 @@ afterEach(() => vi.restoreAllMocks());
 /** The record as one made before schema 7 is: no answer of its own (its next incarnation reads the row again). */
 async function forgetAnswer(id: string): Promise<void> {
   const stub = receiptStub(env, "receipt", id);
-  await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("UPDATE record SET answer = NULL"));
+  // As a record that never kept one stores it: no event's body refers to an answer, each is kept whole.
+  await runInDurableObject(stub, (_i, state) => {
+    const sql = state.storage.sql;
+    const events = storedEvents(sql.exec<{ events: string; body: string; answer: string | null }>("SELECT events, body, answer FROM record").one());
+    sql.exec("UPDATE record SET answer = NULL, events = ?", JSON.stringify(events));
+  });
   await evictDurableObject(stub);
 }
 

@@ -7,12 +7,13 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { clock } from "../../src/clock";
 import { MAX_GUESSES } from "../../src/lifecycle";
+import { storedEvents } from "../../src/record/outbox-rows";
 import { recordParts } from "../../src/record/parts";
 import { newRecordRow, type RecordFields } from "../../src/record/store";
 import { receiptObject } from "../events";
 
-/** Runs `test` with the parts of a fresh object holding one unpaid receipt. */
-function withRecord<T>(test: (parts: ReturnType<typeof recordParts>) => T | Promise<T>): Promise<T> {
+/** Runs `test` with the parts of a fresh object holding one unpaid receipt (and the object's SQLite, to read what is stored). */
+function withRecord<T>(test: (parts: ReturnType<typeof recordParts>, sql: SqlStorage) => T | Promise<T>): Promise<T> {
   const stub = env.RECEIPTS.get(env.RECEIPTS.idFromName(`parts-test:${crypto.randomUUID()}`));
   return runInDurableObject(stub, async (_instance, state) => {
     const parts = recordParts(state.storage, env);
@@ -31,7 +32,7 @@ function withRecord<T>(test: (parts: ReturnType<typeof recordParts>) => T | Prom
       created_at: clock.now(),
     });
     parts.store.create(row, () => undefined);
-    return test(parts);
+    return test(parts, state.storage.sql);
   });
 }
 
@@ -146,6 +147,18 @@ describe("the recorder", () => {
       store.change(() => recorder.apply(receiptObject("rcpt-parts", 4), "r1"));
       expect(store.current!.state).toBe(4);
       expect(store.outbox.unsent(10).map((e) => JSON.parse(e.body).type)).toEqual(["receipt.paid"]);
+    }));
+
+  it("a body that changes with no event of its own leaves every stored event's body as it was sent, byte for byte, for the next incarnation", () =>
+    withRecord(({ store, recorder }, sql) => {
+      store.change(() => recorder.apply(receiptObject("rcpt-parts", 4), "r1"));
+      const sent = store.outbox.unsent(10);
+      expect(sent).toHaveLength(1);
+      // The same state, other fields: the row's body changes, and no event is made.
+      store.change(() => recorder.apply({ ...receiptObject("rcpt-parts", 4), rrn: "123456789012", description: "Mobile top-up ✓ 🧾" }, "r2"));
+      expect(store.outbox.unsent(10)).toEqual(sent);
+      const stored = sql.exec<{ events: string; body: string; answer: string | null }>("SELECT events, body, answer FROM record").one();
+      expect(storedEvents(stored).map(([id, body]) => ({ id, body }))).toEqual(sent.map(({ event_id, body }) => ({ id: event_id, body })));
     }));
 
   it("after the owner's erasure, bodies stored later are erased too", () =>
