@@ -218,7 +218,7 @@ const MAX_IDS_PER_READ = 90;
 const inChunks = (ids: readonly string[]): string[][] =>
   Array.from({ length: Math.ceil(ids.length / MAX_IDS_PER_READ) }, (_, i) => ids.slice(i * MAX_IDS_PER_READ, (i + 1) * MAX_IDS_PER_READ));
 
-const placeholders = (ids: readonly string[], from = 1): string => ids.map((_, i) => `?${from + i}`).join(", ");
+const placeholders = (ids: readonly string[]): string => ids.map((_, i) => `?${i + 1}`).join(", ");
 
 /**
  * A page of listEvents among these event ids (a record's: src/events/log.ts),

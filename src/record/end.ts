@@ -13,9 +13,11 @@
  * undelivered event up to EVENTS_UNDELIVERED_RETENTION_DAYS). So when its
  * time comes the record asks the log for the events it keeps (every one it
  * published), and is deleted only once the log holds none of them: it never
- * races the cron, and no listed event loses its body. That is also why
- * events/list by record asks the record which ids to read (src/events/log.ts). While the log still holds some, it asks again later
- * (END_RECHECK_MS, at most its own window).
+ * races the cron, and no listed event loses its body. While the log still
+ * holds some, it asks again later (END_RECHECK_MS, at most its own window).
+ * That is also why events/list by record needs no index of the log by
+ * record: the record names every event the log may hold of it
+ * (src/events/log.ts).
  *
  * After that, the partner's operations on it (check-id, a2c/get-by-id,
  * cancel, hold-confirm) rebuild it from the upstream:
