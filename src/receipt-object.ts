@@ -169,6 +169,16 @@ export class ReceiptObject extends DurableObject<Env> {
     return this.#parts.store.load() ? this.#parts.store.outbox.eventBodies(ids) : {};
   }
 
+  /**
+   * The ids of every event this record keeps, oldest first: the only events
+   * the event log may list of it (rule 10 deletes a record only once the log
+   * holds none of its events), so events/list by record reads just these from
+   * the log. None when no record is stored.
+   */
+  async eventIds(): Promise<string[]> {
+    return this.#parts.store.load() ? this.#parts.store.outbox.eventIds() : [];
+  }
+
   /** The audit trail, oldest first (partner only: the route checks). */
   async auditTrail(): Promise<AuditTrail | null> {
     const { store } = this.#parts;

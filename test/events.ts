@@ -15,6 +15,7 @@ import { vi } from "vitest";
 import { type EventMessage, type EventType, type GatewayEvent, newEventId, publishEvents } from "../src/events";
 import { locateEvent } from "../src/events/log";
 import type { LoggedRow } from "../src/events/log-database";
+import { kindOf, recordIdOf } from "../src/events/types";
 import worker from "../src/index";
 import { ReceiptObject, receiptStub } from "../src/receipt-object";
 import { storedEvents } from "../src/record/outbox-rows";
@@ -128,25 +129,42 @@ export const messageOf = (event: GatewayEvent): EventMessage => ({ id: event.id,
 
 /** The bodies of hand-made events, by id, for the records' eventBodies (keepBodies). */
 const handMade = new Map<string, string>();
+/** The ids of hand-made events, oldest first, by the name of the record object they belong to (`kind:id`), for its eventIds. */
+const handMadeIds = new Map<string, string[]>();
 
 /**
  * Hand-made events kept as their records would keep them: the gateway keeps
  * an event's body only in its record's outbox (events/list, events/resend and
  * the sweep ask the record: src/events/bodies.ts), and these have no record,
- * so every record's eventBodies answers them too, besides what it keeps
- * itself, until the test's mocks are restored.
+ * so every record's eventBodies answers them too, and the record they name
+ * (its kind and id) lists their ids in its eventIds (events/list by record
+ * reads those), besides what it keeps itself, until the test's mocks are
+ * restored.
  */
 export function keepBodies(events: readonly GatewayEvent[]): void {
-  for (const event of events) handMade.set(event.id, JSON.stringify(event));
-  if (vi.isMockFunction(ReceiptObject.prototype.eventBodies)) return;
-  const kept = ReceiptObject.prototype.eventBodies;
-  vi.spyOn(ReceiptObject.prototype, "eventBodies").mockImplementation(async function (this: ReceiptObject, ids) {
-    const bodies = await kept.call(this, ids);
-    for (const id of ids) {
-      const body = handMade.get(id);
-      if (body !== undefined) bodies[id] ??= body;
-    }
-    return bodies;
+  for (const event of events) {
+    handMade.set(event.id, JSON.stringify(event));
+    const name = `${kindOf(event.type)}:${recordIdOf(event)}`;
+    handMadeIds.set(name, [...(handMadeIds.get(name) ?? []).filter((id) => id !== event.id), event.id]);
+  }
+  if (!vi.isMockFunction(ReceiptObject.prototype.eventBodies)) {
+    const kept = ReceiptObject.prototype.eventBodies;
+    vi.spyOn(ReceiptObject.prototype, "eventBodies").mockImplementation(async function (this: ReceiptObject, ids) {
+      const bodies = await kept.call(this, ids);
+      for (const id of ids) {
+        const body = handMade.get(id);
+        if (body !== undefined) bodies[id] ??= body;
+      }
+      return bodies;
+    });
+  }
+  if (vi.isMockFunction(ReceiptObject.prototype.eventIds)) return;
+  const keptIds = ReceiptObject.prototype.eventIds;
+  vi.spyOn(ReceiptObject.prototype, "eventIds").mockImplementation(async function (this: ReceiptObject) {
+    // The object's name is the one receiptStub gave it: `kind:id`.
+    const name = (this as unknown as { ctx: DurableObjectState }).ctx.id.name ?? "";
+    const own = await keptIds.call(this);
+    return [...own, ...(handMadeIds.get(name) ?? []).filter((id) => !own.includes(id))];
   });
 }
 

@@ -83,9 +83,9 @@ export function sandboxObject(env: Env): DurableObjectStub<SandboxObject> {
 /** The newest records created through the gateway, newest first, each with its state. */
 export async function latestRecords(env: Env, limit = LATEST_RECORDS): Promise<RecordSummary[]> {
   const rows = await latestTids(env, limit);
-  const ids = rows.flatMap((row) => (row.status === "completed" && row.receipt_id ? [row.receipt_id] : []));
+  const records = rows.flatMap((row) => (row.status === "completed" && row.receipt_id ? [{ kind: row.kind, id: row.receipt_id }] : []));
   const [latest, trails] = await Promise.all([
-    latestEventsOf(env, ids),
+    latestEventsOf(env, records),
     Promise.all(rows.map((row) => (row.status === "completed" && row.receipt_id ? describeOf(env, row.kind, row.receipt_id) : null))),
   ]);
   return rows.map((row, i) => {
@@ -145,6 +145,6 @@ function latestOf(row: EventRow): LatestEvent {
 }
 
 /** Each record's newest logged event, keyed `kind:id`. */
-async function latestEventsOf(env: Env, ids: readonly string[]): Promise<Map<string, LatestEvent>> {
-  return new Map((await withBodies(env, await newestEvents(env, ids))).map((row) => [`${row.kind}:${row.record_id}`, latestOf(row)]));
+async function latestEventsOf(env: Env, records: readonly { kind: KindName; id: string }[]): Promise<Map<string, LatestEvent>> {
+  return new Map((await withBodies(env, await newestEvents(env, records))).map((row) => [`${row.kind}:${row.record_id}`, latestOf(row)]));
 }

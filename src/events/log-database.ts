@@ -119,9 +119,8 @@ export const idAt = (at: number): string => `evt_${encodeTime(Math.max(0, at), 1
  * a drain that comes minutes after the event was made, as after a failure),
  * since neither the sweep's walk nor retention's would find it. No body is stored: the record whose
  * outbox the events come from keeps them. Rows written: one per new event,
- * and one index entry in each of events_by_record and events_by_type (one
- * more in events_watched for a late one); rows read: the events of the batch
- * and the walk's cursor.
+ * and its entry in events_by_type (one more in events_watched for a late
+ * one); rows read: the events of the batch and the walk's cursor.
  */
 export async function recordEvents(db: D1Database, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
   const pending: EventMessage[] = [];
@@ -151,6 +150,7 @@ export async function findEvent(db: D1Database, id: string): Promise<LoggedRow |
 }
 
 export interface EventQuery {
+  /** A receipt's id or a transfer's receipt_id: read through its records' event ids (src/events/log.ts), never by an index. */
   receiptId?: string;
   type?: EventType;
   delivery?: DeliveryStatus;
@@ -162,9 +162,9 @@ export interface EventQuery {
 /**
  * Newest first (by id, which is time-ordered), at most `limit`, and whether
  * older ones remain. The statement follows the filters, so that each reads
- * about what it answers (D1 bills rows read too):
+ * about what it answers (D1 bills rows read too); a list by record is
+ * listEventsIn's:
  *
- * - by record: events_by_record, the record's events (a handful);
  * - by `failed` (and a type, or none): events_watched (a failed event is
  *   always watched);
  * - by `pending` (and a type, or none): the watched pending events of
@@ -178,14 +178,13 @@ export interface EventQuery {
  *   ones between them (none in the steady state; during a receiver's
  *   outage, those of the outage).
  */
-export async function listEvents(db: D1Database, query: EventQuery): Promise<{ rows: LoggedRow[]; hasMore: boolean }> {
+export async function listEvents(db: D1Database, query: Omit<EventQuery, "receiptId">): Promise<{ rows: LoggedRow[]; hasMore: boolean }> {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (clause: string, value: unknown) => {
     params.push(value);
     where.push(clause.replaceAll("?", `?${params.length}`));
   };
-  if (query.receiptId !== undefined) add("record_id = ?", query.receiptId);
   if (query.type !== undefined) add("type = ?", EVENT_TYPE_CODES[query.type]);
   if (query.delivery !== undefined) add("status = ?", DELIVERY_STATUS_CODES[query.delivery]);
   if (query.after !== undefined) add("id < ?", query.after);
@@ -198,8 +197,8 @@ export async function listEvents(db: D1Database, query: EventQuery): Promise<{ r
   };
   const watchedOnly = "events INDEXED BY events_watched";
   let sql = page([]);
-  if (query.receiptId === undefined && query.delivery === "failed") sql = page(["watched = 1"], watchedOnly);
-  else if (query.receiptId === undefined && query.delivery === "pending") {
+  if (query.delivery === "failed") sql = page(["watched = 1"], watchedOnly);
+  else if (query.delivery === "pending") {
     // Either watched, or fresh: then ahead of the sweep's walk, which watches every event it finds pending.
     sql = `SELECT * FROM (SELECT * FROM (${page(["watched = 1"], watchedOnly)})
            UNION ALL SELECT * FROM (${page(["watched IS NULL", "id > (SELECT id FROM events_cursors WHERE name = 'sweep')"])}))
@@ -212,6 +211,57 @@ export async function listEvents(db: D1Database, query: EventQuery): Promise<{ r
   return { rows: results.slice(0, query.limit).map(decodeRow), hasMore: results.length > query.limit };
 }
 
+/** Bound parameters a by-id read leaves for its filters and limit: D1 allows 100 per statement. */
+const MAX_IDS_PER_READ = 90;
+
+/** The ids in statements of at most MAX_IDS_PER_READ, in the order given. */
+const inChunks = (ids: readonly string[]): string[][] =>
+  Array.from({ length: Math.ceil(ids.length / MAX_IDS_PER_READ) }, (_, i) => ids.slice(i * MAX_IDS_PER_READ, (i + 1) * MAX_IDS_PER_READ));
+
+const placeholders = (ids: readonly string[]): string => ids.map((_, i) => `?${i + 1}`).join(", ");
+
+/**
+ * A page of listEvents among these event ids (a record's: src/events/log.ts),
+ * read by primary key: rows read, those of these ids the database holds and
+ * no other. The ids are taken newest first, a statement of up to 90 at a
+ * time, until the page and one more are found; `after` leaves out the ids
+ * from it up, `type` and `delivery` filter as listEvents does.
+ */
+export async function listEventsIn(
+  db: D1Database,
+  ids: readonly string[],
+  query: Omit<EventQuery, "receiptId">,
+): Promise<{ rows: LoggedRow[]; hasMore: boolean }> {
+  const newestFirst = [...new Set(ids)].filter((id) => query.after === undefined || id < query.after).sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+  const rows: StoredRow[] = [];
+  for (const chunk of inChunks(newestFirst)) {
+    const params: unknown[] = [...chunk];
+    const where = [`id IN (${placeholders(chunk)})`];
+    if (query.type !== undefined) where.push(`type = ?${params.push(EVENT_TYPE_CODES[query.type])}`);
+    if (query.delivery !== undefined) where.push(`status = ?${params.push(DELIVERY_STATUS_CODES[query.delivery])}`);
+    const { results } = await db
+      .prepare(`SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ?${params.push(query.limit + 1 - rows.length)}`)
+      .bind(...params)
+      .all<StoredRow>();
+    rows.push(...results);
+    if (rows.length > query.limit) break;
+  }
+  return { rows: rows.slice(0, query.limit).map(decodeRow), hasMore: rows.length > query.limit };
+}
+
+/** The rows of these events this database holds, in no order: read by primary key, no other row. */
+export async function eventsIn(db: D1Database, ids: readonly string[]): Promise<LoggedRow[]> {
+  const rows: LoggedRow[] = [];
+  for (const chunk of inChunks(ids)) {
+    const { results } = await db
+      .prepare(`SELECT * FROM events WHERE id IN (${placeholders(chunk)})`)
+      .bind(...chunk)
+      .all<StoredRow>();
+    rows.push(...results.map(decodeRow));
+  }
+  return rows;
+}
+
 /** The delivery status (its code) of each of these events this database holds, by id (at most 100 ids). */
 export async function eventStatuses(db: D1Database, ids: readonly string[]): Promise<Map<string, number>> {
   const { results } = await db
@@ -221,26 +271,19 @@ export async function eventStatuses(db: D1Database, ids: readonly string[]): Pro
   return new Map(results.map((row) => [row.id, row.status]));
 }
 
-/** Whether this database holds any event of this record (of its kind): one indexed read (events_by_record). */
-export async function holdsEventsOf(db: D1Database, kind: EventKind, recordId: string): Promise<boolean> {
-  const row = await db
-    .prepare(`SELECT 1 AS found FROM events WHERE record_id = ?1 AND (type >= ${EVENT_TYPE_CODES["transfer.created"]}) = ?2 LIMIT 1`)
-    .bind(recordId, kind === "transfer" ? 1 : 0)
-    .first<{ found: number }>();
-  return row !== null;
-}
-
-/** The newest event this database holds of each of these records, per kind (at most 100 ids). */
-export async function newestOf(db: D1Database, recordIds: readonly string[]): Promise<LoggedRow[]> {
-  // Newest by id (time-ordered) per record and kind: a transfer's types are coded 7 and up.
-  const { results } = await db
-    .prepare(
-      `SELECT * FROM events WHERE id IN (SELECT MAX(id) FROM events WHERE record_id IN (${recordIds.map((_, i) => `?${i + 1}`).join(", ")})
-       GROUP BY record_id, type >= ${EVENT_TYPE_CODES["transfer.created"]})`,
-    )
-    .bind(...recordIds)
-    .all<StoredRow>();
-  return results.map(decodeRow);
+/**
+ * Whether this database holds any of these events (a record's, at its end):
+ * read by primary key, a statement of up to 90 ids, until one is found.
+ */
+export async function holdsAnyOf(db: D1Database, ids: readonly string[]): Promise<boolean> {
+  for (const chunk of inChunks(ids)) {
+    const row = await db
+      .prepare(`SELECT 1 AS found FROM events WHERE id IN (${placeholders(chunk)}) LIMIT 1`)
+      .bind(...chunk)
+      .first<{ found: number }>();
+    if (row !== null) return true;
+  }
+  return false;
 }
 
 /** A delivery got a 2xx. Delivered is final whatever happened before (a duplicate may have failed meanwhile). */

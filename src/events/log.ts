@@ -7,25 +7,25 @@
 
 import { clock } from "../clock";
 import { inPool } from "../fanout";
+import type { KindName } from "../kinds";
+import { receiptStub } from "../record-stub";
 import { allShards, eventShardFor, eventShardsFor } from "../shards";
 import {
   DELIVERY_STATUS_CODES,
   type EventQuery,
   eventStatuses,
+  eventsIn,
   findEvent,
-  holdsEventsOf,
+  holdsAnyOf,
   type Loggable,
   type LoggedRow,
   listEvents,
-  newestOf,
+  listEventsIn,
   recordEvents,
   unpack,
 } from "./log-database";
-import type { EventKind, EventMessage, GatewayEvent } from "./types";
+import type { EventMessage, GatewayEvent } from "./types";
 import { recordIdOf } from "./types";
-
-/** D1 allows 100 bound parameters per statement: newestOf binds one per record id. */
-const MAX_IDS_PER_READ = 100;
 
 /** Groups events by the database of their record, in the list's order. */
 async function byShard<T>(env: Env, items: readonly T[], recordIdOfItem: (item: T) => string): Promise<[D1Database, T[]][]> {
@@ -64,16 +64,35 @@ export async function locateEvent(env: Env, id: string): Promise<{ db: D1Databas
 }
 
 /**
- * listEvents over the log: a record's events from its database (and, while
- * the list changes, its database before); by type or delivery status,
- * `limit + 1` from each database, merged newest first by id (ids are
- * time-ordered), cut to `limit`: one query per database, six at a time
- * (src/fanout.ts). A list by receipt_id reads one database.
+ * The ids of the events the records named `recordId` keep (a receipt's, and a
+ * transfer's whose receipt_id it is): one call to each, at once. No index of
+ * the log by record is kept (migrations/0003_events_without_record_index.sql):
+ * a record keeps every event it published until it is deleted, and it is
+ * deleted only once the log holds none of them (rule 10, src/record/end.ts),
+ * so these are every event the log may hold of it. A record that does not
+ * exist answers none.
+ */
+async function keptEventIds(env: Env, recordId: string): Promise<string[]> {
+  const kinds: KindName[] = ["receipt", "transfer"];
+  return (await Promise.all(kinds.map((kind) => receiptStub(env, kind, recordId).eventIds()))).flat();
+}
+
+/**
+ * listEvents over the log: by type or delivery status, `limit + 1` from each
+ * database, merged newest first by id (ids are time-ordered), cut to
+ * `limit`: one query per database, six at a time (src/fanout.ts). By
+ * receipt_id, the ids its records keep (keptEventIds), read by primary key
+ * from the record's database (and, while the list changes, its database
+ * before): no D1 read at all for a record that keeps none.
  */
 export async function listLoggedEvents(env: Env, query: EventQuery): Promise<{ rows: LoggedRow[]; hasMore: boolean }> {
-  const shards = query.receiptId !== undefined ? await eventShardsFor(env, query.receiptId) : allShards(env);
-  if (shards.length === 1) return listEvents(shards[0]!.db, query);
-  const pages = await inPool(shards, async ({ db }) => ({ db, ...(await listEvents(db, query)) }));
+  const { receiptId, ...filters } = query;
+  const ids = receiptId !== undefined ? await keptEventIds(env, receiptId) : null;
+  if (ids?.length === 0) return { rows: [], hasMore: false };
+  const page = (db: D1Database) => (ids ? listEventsIn(db, ids, filters) : listEvents(db, filters));
+  const shards = receiptId !== undefined ? await eventShardsFor(env, receiptId) : allShards(env);
+  if (shards.length === 1) return page(shards[0]!.db);
+  const pages = await inPool(shards, async ({ db }) => ({ db, ...(await page(db)) }));
   const rows = await withoutCopies(
     env,
     pages.flatMap((page) => page.rows.map((row) => ({ db: page.db, row }))),
@@ -144,36 +163,35 @@ function pickLogged(places: ReadonlyMap<string, D1Database[]>, statuses: Readonl
 }
 
 /**
- * Whether the log still holds any event of this record, in any database that
- * may place it (rule 10): the record keeps the bodies the log lists, so it is
- * deleted only once retention has pruned every one of its events. One indexed
- * read per database (events_by_record), taken once at the record's end.
+ * Whether the log still holds any of these events of a record (the ids its
+ * outbox keeps: every event it published), in any database that may place
+ * them (rule 10): the record keeps the bodies the log lists, so it is deleted
+ * only once retention has pruned every one of its events. Read by primary
+ * key, a few rows per database, taken once at the record's end; none for a
+ * record that published no event.
  */
-export async function recordHasLoggedEvents(env: Env, kind: EventKind, recordId: string): Promise<boolean> {
-  for (const { db } of await eventShardsFor(env, recordId)) if (await holdsEventsOf(db, kind, recordId)) return true;
+export async function recordHasLoggedEvents(env: Env, recordId: string, eventIds: readonly string[]): Promise<boolean> {
+  if (eventIds.length === 0) return false;
+  for (const { db } of await eventShardsFor(env, recordId)) if (await holdsAnyOf(db, eventIds)) return true;
   return false;
 }
 
 /**
- * The newest logged event of each of these records, one per kind and record
- * id (the sandbox console's list): one query per database holding some of
- * them; while the list changes, of a record's two databases the later event
- * (by id, as within one). Bodies: src/events/bodies.ts.
+ * The newest logged event of each of these records, one per record (the
+ * sandbox console's list): each record is asked for the ids it keeps (six
+ * at a time), and each database read by primary key for those of the records
+ * it may hold; while the list changes, of a record's two databases the later
+ * event (by id, as within one). Bodies: src/events/bodies.ts.
  */
-export async function newestEvents(env: Env, recordIds: readonly string[]): Promise<LoggedRow[]> {
+export async function newestEvents(env: Env, records: readonly { kind: KindName; id: string }[]): Promise<LoggedRow[]> {
+  const kept = await inPool(records, async ({ kind, id }) => ({ id, ids: await receiptStub(env, kind, id).eventIds() }));
   const groups = new Map<D1Database, string[]>();
-  for (const id of recordIds) {
-    for (const { db } of await eventShardsFor(env, id)) groups.set(db, [...(groups.get(db) ?? []), id]);
-  }
-  const reads: (() => Promise<LoggedRow[]>)[] = [];
-  for (const [db, ids] of groups) {
-    for (let start = 0; start < ids.length; start += MAX_IDS_PER_READ) {
-      const chunk = ids.slice(start, start + MAX_IDS_PER_READ);
-      reads.push(() => newestOf(db, chunk));
-    }
+  for (const { id, ids } of kept) {
+    if (ids.length === 0) continue;
+    for (const { db } of await eventShardsFor(env, id)) groups.set(db, [...(groups.get(db) ?? []), ...ids]);
   }
   const newest = new Map<string, LoggedRow>();
-  for (const row of (await inPool(reads, (read) => read())).flat()) {
+  for (const row of (await inPool([...groups], ([db, ids]) => eventsIn(db, ids))).flat()) {
     const key = `${row.kind}:${row.record_id}`;
     if ((newest.get(key)?.id ?? "") < row.id) newest.set(key, row);
   }

@@ -11,10 +11,13 @@
  * (events/list, events/resend, the sweep) until retention prunes them on
  * windows of their own (a cron tick or more after they are due, an
  * undelivered event up to EVENTS_UNDELIVERED_RETENTION_DAYS). So when its
- * time comes the record asks the log, and is deleted only once the log holds
- * none of its events: it never races the cron, and no listed event loses its
- * body. While the log still holds some, it asks again later
- * (END_RECHECK_MS, at most its own window).
+ * time comes the record asks the log for the events it keeps (every one it
+ * published), and is deleted only once the log holds none of them: it never
+ * races the cron, and no listed event loses its body. While the log still
+ * holds some, it asks again later (END_RECHECK_MS, at most its own window).
+ * That is also why events/list by record needs no index of the log by
+ * record: the record names every event the log may hold of it
+ * (src/events/log.ts).
  *
  * After that, the partner's operations on it (check-id, a2c/get-by-id,
  * cancel, hold-confirm) rebuild it from the upstream:
@@ -97,7 +100,7 @@ export class RecordEnd {
     if (at === null || at > now) return false;
     let logged: boolean;
     try {
-      logged = await recordHasLoggedEvents(this.#env, rec.kind, rec.id);
+      logged = await recordHasLoggedEvents(this.#env, rec.id, this.#store.outbox.eventIds());
     } catch (err) {
       // Not knowing is owing: the record stays, and asks again later.
       logged = true;

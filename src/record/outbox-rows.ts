@@ -123,4 +123,9 @@ export class OutboxRows {
     const wanted = new Set(ids);
     return Object.fromEntries((this.#events ?? []).filter(([id]) => wanted.has(id)));
   }
+
+  /** The ids of every event the record keeps, oldest first: all the event log may list of it. */
+  eventIds(): string[] {
+    return (this.#events ?? []).map(([id]) => id);
+  }
 }

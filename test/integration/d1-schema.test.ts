@@ -68,7 +68,6 @@ const INDEXES = {
   tid_index_upstream_tid: "CREATE UNIQUE INDEX tid_index_upstream_tid ON tid_index (upstream_tid) WHERE upstream_tid IS NOT NULL",
   tid_index_retention: "CREATE INDEX tid_index_retention ON tid_index (updated_at) WHERE status = 1",
   tid_index_fences: "CREATE INDEX tid_index_fences ON tid_index (created_at) WHERE claim_token = 'moved'",
-  events_by_record: "CREATE INDEX events_by_record ON events (record_id, id)",
   events_by_type: "CREATE INDEX events_by_type ON events (type, id)",
   events_watched: "CREATE INDEX events_watched ON events (status, id) WHERE watched = 1",
   erasures_open: "CREATE INDEX erasures_open ON erasures (requested_at) WHERE done_at IS NULL",

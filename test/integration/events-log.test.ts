@@ -10,7 +10,7 @@ import { listLoggedEvents } from "../../src/events/log";
 import { recordDeadLettered, recordDelivered } from "../../src/events/log-database";
 import { sendBatches } from "../../src/events/publish";
 import { SWEEP_SELECTS } from "../../src/events/sweep";
-import { eventDb, eventRow, lifecycle, makeEvent, newRecordId } from "../events";
+import { eventDb, eventRow, lifecycle, makeEvent, newRecordId, publishKept } from "../events";
 
 /** A queue that records what is sent to it, or refuses while `down`. */
 function recordingQueue() {
@@ -137,8 +137,9 @@ describe("listEvents", () => {
     const { deployment } = recordingQueue();
     const recordId = newRecordId();
     const events = lifecycle(recordId, ["receipt.created", "receipt.awaiting_supplier", "receipt.paid", "receipt.cancelled", "receipt.created"]);
-    await publishEvents(deployment, events);
-    await publishEvents(deployment, lifecycle(newRecordId(), ["receipt.created"]));
+    // As a record publishes them: it keeps each one (its id and body), and events/list by record reads those ids.
+    await publishKept(events, deployment);
+    await publishKept(lifecycle(newRecordId(), ["receipt.created"]), deployment);
     await recordDelivered(await eventDb(events[0]!.id), events[0]!.id, { status: 200, at: Date.now() });
     const newestFirst = events.map((e) => e.id).reverse();
 

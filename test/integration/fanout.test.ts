@@ -94,8 +94,10 @@ function strandedRow(binding: string) {
   return { ...row, next_attempt_at: 0, pending_since: 0 };
 }
 const stranded = new Map<string, string>();
+/** The event ids each record object keeps, by its name (`kind:id`): what events/list by receipt_id reads. */
+const keptIds = new Map<string, string[]>();
 
-/** The development deployment with DB and 409 more databases in TID_INDEX_SHARDS, all counted by `meter`; records answer bodies. */
+/** The development deployment with DB and 409 more databases in TID_INDEX_SHARDS, all counted by `meter`; records answer bodies and ids. */
 function deploymentOf(meter: Meter): Env {
   const bindings = ["DB", ...Array.from({ length: DATABASES - 1 }, (_, i) => `DB_TID_${i + 1}`)];
   const databases = Object.fromEntries(bindings.map((binding) => [binding, countingD1(binding, meter)]));
@@ -107,6 +109,11 @@ function deploymentOf(meter: Meter): Env {
           meter.recordCalls++;
           const body = stranded.get(name.slice(name.indexOf(":") + 1));
           return body ? Object.fromEntries(ids.map((id) => [id, body])) : {};
+        }),
+      eventIds: () =>
+        meter.call("record", 0, () => {
+          meter.recordCalls++;
+          return keptIds.get(name) ?? [];
         }),
     }),
   };
@@ -198,9 +205,16 @@ describe(`fan-out at ${DATABASES} databases`, () => {
     withinLimits(list);
     expect(list.perDatabase.size).toBe(DATABASES);
 
+    // By receipt_id: the receipt's and the transfer's object name the ids, and one database is read for them.
+    const recordId = newRecordId();
+    keptIds.set(`receipt:${recordId}`, [makeEvent(recordId).id, makeEvent(recordId).id]);
     const byReceipt = new Meter();
-    await listLoggedEvents(deploymentOf(byReceipt), { receiptId: newRecordId(), limit: 20 });
-    expect(byReceipt.queries).toBe(1);
+    await listLoggedEvents(deploymentOf(byReceipt), { receiptId: recordId, limit: 20 });
+    expect([byReceipt.queries, byReceipt.recordCalls]).toEqual([1, 2]);
+    // A record that keeps no event: no database is asked.
+    const noEvents = new Meter();
+    await listLoggedEvents(deploymentOf(noEvents), { receiptId: newRecordId(), limit: 20 });
+    expect([noEvents.queries, noEvents.recordCalls]).toEqual([0, 2]);
 
     const resend = new Meter();
     expect(await locateEvent(deploymentOf(resend), "evt_01JZZZZZZZZZZZZZZZZZZZZZZZ")).toBeNull();

@@ -356,7 +356,7 @@ describe("appending a database to a live list (TID_INDEX_SHARDS_PREVIOUS)", () =
     await publishKept([created!], during);
     await publishKept([paid!], before);
     expect((await eventIn(paid!.id)).map((row) => row !== null)).toEqual([true, false]);
-    expect((await newestEvents(during, [recordId])).map((row) => row.id)).toEqual([paid!.id]);
+    expect((await newestEvents(during, [{ kind: "receipt", id: recordId }])).map((row) => row.id)).toEqual([paid!.id]);
   });
 
   it("the guard and the deploy check hold the previous list to the same rules", async () => {
