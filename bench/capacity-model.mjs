@@ -123,6 +123,19 @@ export const ASSUMPTIONS = {
    * share is what a deployment with holds would see), the rest paid. Each record then ends by rule 10.
    */
   mix: { paid: 0.75, abandoned: 0.2, hold_expired: 0.05 },
+  /**
+   * Rule 13's counters, *assumed*: 30% of payments are made anonymously with a raw card number by a user of the
+   * app (anonymous/authorize and anonymous/pay, counted in the card number's object and the user's), the rest by
+   * token, and every token payment's authorize is a user's call too, counted as an OTP send in the user's object
+   * and the token's (`tokenByUserShare` 1: the partner backend's calls are exempt and count nothing, so this is
+   * the upper end). Each payment's subjects are priced as its own objects, created for it and ended a day later
+   * (`riskDaysKept`: a subject's object lives at most a day after its last use, the longest window); a card or a
+   * user that pays again within the day shares its object and costs less. A payment that is never paid is
+   * priced with the paid one's counts (its authorize counts the same; it lacks the pay's use of a number).
+   */
+  anonymousShare: 0.3,
+  tokenByUserShare: 1,
+  riskDaysKept: 1,
   /** D1 databases are filled to this share of their 10 GB: room for a backlog and for growth. */
   databaseFill: 0.6,
   /**
@@ -245,6 +258,48 @@ const COUNTERS = [
   "log_lines",
   "log_bytes",
 ];
+/** Rule 13's counters a traced run keeps per flow (bench/workers/traced-gateway.ts's `risk_*`). */
+const RISK_COUNTERS = [
+  "risk_requests",
+  "risk_rows_written",
+  "risk_rows_read",
+  "risk_alarm_writes",
+  "risk_deletions",
+  "risk_rows_deleted",
+  "risk_wall_ms",
+];
+
+/**
+ * Rule 13's counters per payment (ASSUMPTIONS `anonymousShare`, `tokenByUserShare`), from the run's user flows
+ * by card number (`anonymous`) and by token (`user_token`); null when the run counted neither.
+ */
+function riskOf(report) {
+  const a = ASSUMPTIONS;
+  const flow = (name) => {
+    const counted = report.costs?.scenarios?.[name];
+    const ended = counted?.per_flow?.ended;
+    if (!ended || !counted.risk) return null;
+    return {
+      ...Object.fromEntries(RISK_COUNTERS.map((k) => [k, ended[k] ?? 0])),
+      objects: counted.risk.subjects_per_flow,
+      object_bytes: counted.risk.object_bytes_median ?? 0,
+      ended: counted.risk.ended,
+      rows_written_by_statement: counted.rows_written_per_flow_by_statement?.risk ?? {},
+    };
+  };
+  const anonymous = flow("anonymous");
+  const token = flow("user_token");
+  if (!anonymous || !token) return null;
+  const shares = [
+    [anonymous, a.anonymousShare],
+    [token, (1 - a.anonymousShare) * a.tokenByUserShare],
+  ];
+  const payment = Object.fromEntries([...RISK_COUNTERS, "objects"].map((k) => [k, shares.reduce((sum, [f, share]) => sum + share * f[k], 0)]));
+  const objects = shares.reduce((sum, [f, share]) => sum + share * f.objects, 0);
+  payment.object_bytes = objects ? shares.reduce((sum, [f, share]) => sum + share * f.objects * f.object_bytes, 0) / objects : 0;
+  return { payment, anonymous, user_token: token, ended: anonymous.ended && token.ended };
+}
+
 const CRON_COUNTERS = ["worker_invocations", "d1_queries", "d1_rows_read", "d1_rows_written", "log_lines", "log_bytes"];
 
 /** A scenario's counts per flow over its whole life, less the fixed cost of the cron runs it includes (priced per run). */
@@ -327,6 +382,8 @@ export function measuredOf(report) {
   return {
     source: report.date,
     counted: paid !== null,
+    // Rule 13's counters per payment (null: the run did not count them).
+    risk: riskOf(report),
     paid,
     scenarios,
     estimatedScenarios,
@@ -410,7 +467,7 @@ function objectSecondsOf(p) {
  * The bill of one month at `perDay` payments a day from `p`, a payment's counts (mixOf), priced line by line.
  * `storage`: the record object's bytes and the D1 bytes in the steady state; `cron`: the run's cost per run (or null).
  */
-function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, databases, cron }) {
+function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, databases, cron, risk = null }) {
   const a = ASSUMPTIONS;
   const P = PRICES;
   const perMonth = perDay * MONTH_DAYS;
@@ -448,6 +505,55 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
   const d1RowsWritten = perMonth * p.d1_rows_written + cronUse.d1_rows_written + retryD1Rows;
   const d1RowsRead = perMonth * p.d1_rows_read + cronUse.d1_rows_read;
   const workerRequests = perMonth * p.worker_invocations + cronUse.worker_invocations + retryInvocations;
+
+  // Rule 13's objects: billed on the same meters as the record objects, so each line is what they add on top of those.
+  const r = risk?.payment;
+  const objectRowsRead = perMonth * p.object_rows_read;
+  const riskUse = r
+    ? {
+        requests: perMonth * r.risk_requests,
+        rowsWritten: perMonth * (r.risk_rows_written + r.risk_alarm_writes + r.risk_rows_deleted),
+        rowsRead: perMonth * r.risk_rows_read,
+        gbSeconds: (perMonth * a.objectMemoryGb * r.risk_wall_ms) / 1000,
+        gbMonth: (perDay * r.objects * a.riskDaysKept * r.object_bytes) / GB,
+      }
+    : null;
+  const added = (base, extra, price) => over(base + extra, price) - over(base, price);
+  const addedGb = (base, extra, price) => overGb(base + extra, price) - overGb(base, price);
+  const riskLines = riskUse
+    ? [
+        {
+          line: "risk_do_requests",
+          usage: `${round(riskUse.requests / 1e6, 1)} M (${r.risk_requests.toFixed(2)} a payment, alarms included: rule 13's card and user objects)`,
+          dollars: added(perMonth * p.object_requests, riskUse.requests, P.durableObjects.requests),
+          page: P.durableObjects.page,
+        },
+        {
+          line: "risk_do_duration",
+          usage: `${round(riskUse.gbSeconds / 1e6, 2)} M GB-s (${(r.risk_wall_ms / 1000).toFixed(3)} s a payment at ${a.objectMemoryGb} GB)`,
+          dollars: added(objectGbSeconds, riskUse.gbSeconds, P.durableObjects.gbSeconds),
+          page: P.durableObjects.page,
+        },
+        {
+          line: "risk_do_rows_written",
+          usage: `${round(riskUse.rowsWritten / 1e6, 1)} M (${r.risk_rows_written.toFixed(2)} SQL + ${r.risk_alarm_writes.toFixed(2)} alarms + ${r.risk_rows_deleted.toFixed(2)} deleted a payment)`,
+          dollars: added(objectRowsWritten, riskUse.rowsWritten, P.durableObjects.rowsWritten),
+          page: P.durableObjects.page,
+        },
+        {
+          line: "risk_do_rows_read",
+          usage: `${round(riskUse.rowsRead / 1e6, 1)} M (${r.risk_rows_read.toFixed(2)} a payment)`,
+          dollars: added(objectRowsRead, riskUse.rowsRead, P.durableObjects.rowsRead),
+          page: P.durableObjects.page,
+        },
+        {
+          line: "risk_do_storage",
+          usage: `${round(riskUse.gbMonth, 2)} GB-month (${r.objects.toFixed(2)} objects a payment, ${round(r.object_bytes)} B each, ${a.riskDaysKept} day kept)`,
+          dollars: addedGb(objectBytesMonth12 / GB, riskUse.gbMonth, P.durableObjects.storageGbMonth),
+          page: P.durableObjects.page,
+        },
+      ]
+    : [];
 
   const lines = [
     { line: "workers_paid_base", usage: "the Workers Paid plan", dollars: P.workers.base, page: P.workers.page },
@@ -524,6 +630,7 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
       dollars: overGb(logGbMonth, P.observability.storageGbMonth),
       page: P.observability.page,
     },
+    ...riskLines,
   ];
   const cronDollars =
     (cronUse.worker_invocations / Math.max(workerRequests, 1)) * lines[1].dollars +
@@ -533,6 +640,7 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
   return {
     lines,
     total: lines.reduce((sum, l) => sum + l.dollars, 0),
+    riskTotal: riskLines.reduce((sum, l) => sum + l.dollars, 0),
     // The same logs at the per-event price that ends on 30 November 2026, for comparison (not in the total).
     logsPerEventPrice: over(logEvents, P.logs.events),
     cron: {
@@ -563,7 +671,14 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
   const cronQps = measured.cronPerRun ? (measured.cronPerRun.perDatabase.d1_queries * a.cronDatabasesPerRun) / 60 : 0;
   const databasesByQueries = Math.ceil((peakPaymentQps + cronQps) / perDatabaseQps);
   const databases = Math.max(1, databasesBySize, databasesByQueries);
-  const priced = bill(p, perDay, { objectBytes: measured.recordObjectBytes, recordsDeleted, d1Bytes, databases, cron: measured.cronPerRun });
+  const priced = bill(p, perDay, {
+    objectBytes: measured.recordObjectBytes,
+    recordsDeleted,
+    d1Bytes,
+    databases,
+    cron: measured.cronPerRun,
+    risk: measured.risk,
+  });
   const billLines = Object.fromEntries(priced.lines.map((l) => [l.line, round(l.dollars)]));
   const perMonth = perDay * MONTH_DAYS;
   const P = PRICES;
@@ -643,6 +758,16 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     bill_month_12_lines: priced.lines.map((l) => ({ ...l, dollars: round(l.dollars, 2) })),
     bill_month_12_total: round(priced.total),
     cron_month_12: priced.cron,
+    // Rule 13's counters: what a payment costs in them (the assumed mix of number and token payments), and their lines' sum.
+    risk: measured.risk
+      ? {
+          anonymous_share: a.anonymousShare,
+          token_by_user_share: a.tokenByUserShare,
+          payment: Object.fromEntries(Object.entries(measured.risk.payment).map(([k, v]) => [k, round(v, 2)])),
+          bill_month_12: round(priced.riskTotal, 2),
+          objects_ended_in_run: measured.risk.ended,
+        }
+      : null,
     workers_logs_at_the_per_event_price: round(priced.logsPerEventPrice),
     keyed_pay: {
       object_rows_written_per_pay: key.objectRowsWritten,
@@ -661,6 +786,11 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
         ? "CPU per payment, production's latencies inside object requests, log enrichment bytes, the failing share of deliveries and the mix of payments (ASSUMPTIONS); requests, rows read and written (alarms and deletions included), queue messages, object wall time and log lines and bytes are counted (bench/lib/costs.mjs)"
         : "requests, CPU, duration and log lines per flow (ASSUMPTIONS: not counted by this run)",
       ...measured.estimatedScenarios,
+      ...(measured.risk
+        ? [
+            `rule 13's counters: ${a.anonymousShare * 100}% of payments by card number, every token authorize a user's (ASSUMPTIONS), each payment's subjects its own objects, kept ${a.riskDaysKept} day; counted by the user flows of bench/lib/costs.mjs`,
+          ]
+        : ["rule 13's counters: not counted by this run, not priced"]),
       ...(measured.objectRowsWrittenMeasured
         ? []
         : ["record object rows written: rows held after the flow x 2 (the run did not count the object's cursors)"]),
@@ -770,6 +900,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       ["D1 databases: max(by size at 60% of 10 GB, by queries at peak)", (m) => `${m.databases} (${m.databases_by_size}, ${m.databases_by_queries})`],
       ["record objects, month 12 (TB)", (m) => m.steady_state.record_objects_tb_month_12],
       ["bill in month 12 ($)", (m) => m.bill_month_12_total],
+      ["of which rule 13's counters ($)", (m) => (m.risk ? m.risk.bill_month_12 : "not counted")],
       [
         "an Idempotency-Key on every pay: object rows written per pay, month-12 bill added ($)",
         (m) => `${m.keyed_pay.object_rows_written_per_pay}${m.keyed_pay.counted ? "" : " (from the code)"}, +${m.keyed_pay.bill_month_12_added}`,
@@ -808,6 +939,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       `Workers Logs at the per-event price (until 2026-11-30), 1M a day: ${money(result.shipped[one].workers_logs_at_the_per_event_price)}`,
     );
     console.log(`a payment, as priced (the mix): ${JSON.stringify(result.shipped[one].payment)}`);
+    if (result.shipped[one].risk) console.log(`rule 13's counters a payment, as priced: ${JSON.stringify(result.shipped[one].risk.payment)}`);
     for (const note of result.shipped[one].estimated) console.log(`estimated: ${note}`);
   }
 }

@@ -17,10 +17,10 @@
  *                               compare with that run instead of the newest earlier one
  *   npm run bench -- --help     these lines; nothing runs
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildAll, bundleReport, children } from "./lib/build.mjs";
-import { CRITICAL_ONLY, PLAN, PLATFORM_D1_MS, PLATFORM_SCENARIOS, PORTS, RESULTS_DIR, UPSTREAM_LATENCY_MS } from "./lib/config.mjs";
+import { BUILD_DIR, CRITICAL_ONLY, PLAN, PLATFORM_D1_MS, PLATFORM_SCENARIOS, PORTS, RESULTS_DIR, UPSTREAM_LATENCY_MS } from "./lib/config.mjs";
 import { countCriticalPath, criticalCounts, criticalMarkdown } from "./lib/critical.mjs";
 import { eventsRun } from "./lib/events.mjs";
 import { assertEveryFileBucketed, profileGateway, summarize } from "./lib/profile.mjs";
@@ -190,7 +190,7 @@ async function main() {
 
   const fixtures = {};
   for (const t of TARGETS) {
-    fixtures[t.key] = await prepareFixtures(runtimes[t.key], t);
+    fixtures[t.key] = await prepareFixtures(runtimes[t.key], t, ONLY);
     say(`${t.label}: ${fixtures[t.key].created} receipts prepared in ${fixtures[t.key].seconds.toFixed(1)} s`);
   }
 
@@ -200,7 +200,7 @@ async function main() {
   const measurements = {};
   const startup = Object.fromEntries(TARGETS.map((t) => [t.key, runtimes[t.key].startup]));
   let turn = 0;
-  for (const scenario of SCENARIOS) {
+  for (const scenario of SCENARIOS.filter((s) => !ONLY || ONLY.includes(s.key))) {
     // Every operation starts from the same place on every target: a runtime
     // restarted on its state, so no Durable Object is in memory (authorize
     // and pay meet their receipt's object cold, as a payer coming back
@@ -228,6 +228,8 @@ async function main() {
       }
     }
   }
+
+  if (ONLY) return onlyReport(date, runtimes, measurements);
 
   say("profiling the gateway: cost ladder, then a CPU profile of a separate runtime");
   const profile = await profileGateway(built, runtimes, fixtures, measurements);
@@ -296,6 +298,26 @@ async function main() {
   say("done");
 }
 
+/**
+ * `--only`: the named operations' table, printed, and everything measured
+ * in a JSON under the build directory; a partial run is no full run to
+ * compare with, so bench/results/ is left alone.
+ */
+async function onlyReport(date, runtimes, measurements) {
+  const logs = Object.fromEntries(TARGETS.map((t) => [t.key, runtimes[t.key].logs]));
+  for (const t of TARGETS) await runtimes[t.key].stop();
+  const table = tabulate(measurements).filter((row) => ONLY.includes(row.key));
+  for (const t of TARGETS) if (logs[t.key].runtime?.length) console.log(`${t.label}: workerd said\n  ${logs[t.key].runtime.join("\n  ")}`);
+  mkdirSync(BUILD_DIR, { recursive: true });
+  const path = join(BUILD_DIR, `only-${date.replace(/[:.]/g, "-")}.json`);
+  writeFileSync(
+    path,
+    `${JSON.stringify({ date, command: `npm run bench -- --only ${ONLY.join(",")}`, source: describeSource(), plan: PLAN, table, logs, measurements }, null, 2)}\n`,
+  );
+  console.log(`\n${consoleTable(table)}\n\nresults: ${path}`);
+  say("done");
+}
+
 /** Re-renders a stored run with the current report code: no runtime is started. */
 function rerender(path) {
   const report = JSON.parse(readFileSync(path, "utf8"));
@@ -324,6 +346,19 @@ function againstArg() {
   const at = process.argv.indexOf("--against");
   return at >= 0 ? process.argv[at + 1] : null;
 }
+
+/** `--only a,b`: the scenario keys to measure, or null for the full run. */
+const ONLY = (() => {
+  const at = process.argv.indexOf("--only");
+  if (at < 0) return null;
+  const keys = (process.argv[at + 1] ?? "").split(",").filter(Boolean);
+  const unknown = keys.filter((k) => !SCENARIOS.some((s) => s.key === k));
+  if (!keys.length || unknown.length) {
+    console.error(`--only takes operations among ${SCENARIOS.map((s) => s.key).join(", ")}; got ${unknown.join(", ") || "none"}`);
+    process.exit(2);
+  }
+  return keys;
+})();
 
 const reportArg = process.argv.indexOf("--report");
 if (process.argv.includes("--help") || process.argv.includes("-h")) {

@@ -75,7 +75,10 @@ const quick = process.argv.includes("--quick");
  * at concurrency 1 count requests so every target gets the same sample size;
  * throughput runs at concurrency 32 last a fixed time. Operations that use up
  * a receipt (authorize, pay) count requests at 32 too, so the receipts they
- * need can be prepared before anything is timed.
+ * need can be prepared before anything is timed. The flow at 32 counts its
+ * flows too (`throughput.flows`): a slice of fixed time ends with up to 32
+ * flows cut off, which is most of a slice when the gateway's flow at 32
+ * takes as long as the slice.
  */
 /** The upstream's distance in the "@40ms" run: the sandbox waits this long before each call (SANDBOX_LATENCY_MS). */
 export const UPSTREAM_LATENCY_MS = 40;
@@ -99,7 +102,7 @@ export const PLAN = quick
       latency40: { connections: 1, warmup: 3, amount: 12, flows: 4 },
       latencyPlatform: { connections: 1, warmup: 2, amount: 10, flows: 3 },
       criticalRepeats: 2,
-      throughput: { connections: 32, warmupSeconds: 0.3, seconds: 0.7, warmupAmount: 40, amount: 160 },
+      throughput: { connections: 32, warmupSeconds: 0.3, seconds: 0.7, warmupAmount: 40, amount: 160, flows: 96 },
       spreadReceipts: 32,
       coldStartRuns: 1,
       profileSeconds: 1,
@@ -111,7 +114,7 @@ export const PLAN = quick
       latency40: { connections: 1, warmup: 5, amount: 60, flows: 20 },
       latencyPlatform: { connections: 1, warmup: 5, amount: 40, flows: 12 },
       criticalRepeats: 5,
-      throughput: { connections: 32, warmupSeconds: 1, seconds: 3, warmupAmount: 200, amount: 2000 },
+      throughput: { connections: 32, warmupSeconds: 1, seconds: 3, warmupAmount: 200, amount: 2000, flows: 800 },
       spreadReceipts: 256,
       coldStartRuns: 3,
       profileSeconds: 4,

@@ -36,10 +36,22 @@
  *
  * `keyedPays`: every pay carries an Idempotency-Key (rule 11), so that the
  * same flows with and without keys say what a key costs over a payment's life.
+ *
+ * Rule 13's counters: the partner's calls are exempt, so two more paid
+ * scenarios are a user's (each flow a user of its own, with a JWT):
+ * `anonymous` pays by card number (create, anonymous/authorize,
+ * anonymous/pay), `user_token` by token (create, authorize, pay). The
+ * tracer counts the RiskObjects apart (`risk_*`) and shrinks every
+ * counter's window in proportion, a day to RISK_DAY_MS (BENCH_RISK_DAY_MS,
+ * an hour to a 24th of it: the rows end in production's order), and each
+ * flow waits for its subjects' objects to end before the next begins: the sandbox approves only one card number and one token, so
+ * without the wait every flow would share one card object, and the counts
+ * would be a busy card's rather than a payment's own.
  */
 import http from "node:http";
 import { join } from "node:path";
-import { HOST, PORTS } from "./config.mjs";
+import { SignJWT } from "jose";
+import { DEV_VARS, HOST, PORTS } from "./config.mjs";
 import { post as partnerPost } from "./events.mjs";
 import { startReceiver } from "./receiver.mjs";
 import { applyMigrations, startRuntime, workerFromBuild } from "./runtime.mjs";
@@ -56,7 +68,22 @@ const RECORD_WINDOW_MS = Number(RECORD_WINDOW_DAYS) * 86_400_000;
 /** The cron, fired in the background while a scenario runs: production's every minute is as good as continuous against its windows. */
 const CRON_EVERY_MS = 400;
 /** The counters that move only with the payments' own work (the background cron's empty runs move none of them). */
-const SETTLE_ON = ["object_requests", "object_rows_written", "object_alarm_writes", "object_deletions", "d1_rows_written", "queue_messages"];
+const SETTLE_ON = [
+  "object_requests",
+  "object_rows_written",
+  "object_alarm_writes",
+  "object_deletions",
+  "d1_rows_written",
+  "queue_messages",
+  "risk_requests",
+  "risk_rows_written",
+  "risk_alarm_writes",
+  "risk_deletions",
+];
+/** Rule 13's day in the run (the tracer's BENCH_RISK_DAY_MS; its hour a 24th of it): a subject's object ends this long after its last use. */
+const RISK_DAY_MS = 2400;
+/** The sandbox's card number that approves, with an expiry two years ahead. */
+const ANONYMOUS_CARD = { number: "8600000000000007", expire: `${String((new Date().getUTCFullYear() + 2) % 100).padStart(2, "0")}12` };
 /** Rule 12's windows for the scenarios that expire: ~1.8 s for an unpaid receipt, ~1.7 s for a hold. */
 const SHORT_EXPIRY_HOURS = "0.0005";
 const EXPIRY_MS = Number(SHORT_EXPIRY_HOURS) * 3_600_000;
@@ -71,7 +98,29 @@ const SCENARIOS = {
   paid: { steps: ["create", "authorize", "pay"], isHold: false, expiry: {} },
   abandoned: { steps: ["create", "authorize"], isHold: false, expiry: { RECEIPT_EXPIRY_HOURS: SHORT_EXPIRY_HOURS } },
   hold_expired: { steps: ["create", "authorize", "pay"], isHold: true, expiry: { HOLD_EXPIRY_DAYS: SHORT_WINDOW_DAYS } },
+  // Rule 13's: a user pays, by card number or by token; each flow's two subjects (its card, its user) end before the next.
+  anonymous: { steps: ["create", "authorize", "pay"], isHold: false, expiry: {}, user: true, card: ANONYMOUS_CARD, subjects: 2 },
+  user_token: { steps: ["create", "authorize", "pay"], isHold: false, expiry: {}, user: true, card: { token: "tok_sandbox_ok" }, subjects: 2 },
 };
+
+/** A development JWT for `user`, as `npm run token` makes it. */
+const userToken = (user) =>
+  new SignJWT({})
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(user)
+    .setIssuedAt()
+    .setExpirationTime("1h")
+    .sign(new TextEncoder().encode(DEV_VARS.JWT_SECRET ?? ""));
+
+/** A user's call: the same answer shape as the partner's `post`. */
+async function userPost(url, path, body, jwt) {
+  const res = await fetch(`${url}/api/v1/partner/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${jwt}` },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.text() };
+}
 
 const getJson = (url) =>
   new Promise((resolve, reject) => {
@@ -127,7 +176,7 @@ const per = (flows) => (n) => Math.round((n / flows) * 100) / 100;
 
 /** Runs `flows` payments of one scenario on a fresh traced gateway and counts their whole life. */
 async function runScenario({ build, scenario, flows, keyedPays, log }) {
-  const { steps, isHold, expiry } = SCENARIOS[scenario];
+  const { steps, isHold, expiry, user, card: userCard, subjects } = SCENARIOS[scenario];
   const worker = workerFromBuild(build);
   worker.bindings = {
     ...worker.bindings,
@@ -137,6 +186,7 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
     EVENTS_DELIVERED_RETENTION_DAYS: SHORT_WINDOW_DAYS,
     EVENTS_UNDELIVERED_RETENTION_DAYS: SHORT_WINDOW_DAYS,
     RECORD_RETENTION_DAYS: RECORD_WINDOW_DAYS,
+    BENCH_RISK_DAY_MS: String(RISK_DAY_MS),
     ...expiry,
   };
   // The databases the cron visits here (TID_INDEX_SHARDS of [env.dev]): the model scales a run's cost by them.
@@ -153,9 +203,27 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
       await settle(runtime, 1000, 20_000);
     };
     const counters = async (reset = false) => {
-      const { rows_written_by, ...counts } = await getJson(`${runtime.url}/__bench/counters${reset ? "?reset" : ""}`);
+      const {
+        rows_written_by,
+        risk_objects_live: _live,
+        risk_object_bytes: _bytes,
+        ...counts
+      } = await getJson(`${runtime.url}/__bench/counters${reset ? "?reset" : ""}`);
       return { counts: { ...counts, log_lines: runtime.logs.lines, log_bytes: runtime.logs.bytes ?? 0 }, rows_written_by };
     };
+    // A user's flow: the bytes its risk objects hold right after it (per object), and its objects ended before the next flow.
+    const riskBytes = [];
+    const riskEnded = async (flowsDone) => {
+      const live = await getJson(`${runtime.url}/__bench/counters`);
+      if (live.risk_objects_live > 0) riskBytes.push(live.risk_object_bytes / live.risk_objects_live);
+      const started = Date.now();
+      while (Date.now() - started < RISK_DAY_MS + 15_000) {
+        await sleep(250);
+        if ((await getJson(`${runtime.url}/__bench/counters`)).risk_deletions >= subjects * flowsDone) return true;
+      }
+      return false;
+    };
+    let riskAllEnded = true;
     // One cron run with nothing due: what every minute costs whatever the traffic.
     await counters(true);
     const linesBefore = { lines: runtime.logs.lines, bytes: runtime.logs.bytes ?? 0 };
@@ -184,6 +252,20 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
 
     for (let i = 0; i < flows; i++) {
       const tid = `costs-${scenario}-${Date.now()}-${i}`;
+      if (user) {
+        const jwt = await userToken(`costs-${scenario}-${Date.now()}-${i}`);
+        const number = "number" in userCard;
+        const call = async (path, body) => {
+          const answer = await userPost(runtime.url, path, body, jwt);
+          if (answer.status !== 200) throw new Error(`costs (${scenario}): ${path} answered ${answer.status} ${answer.body}`);
+          return JSON.parse(answer.body);
+        };
+        const { id } = await call("receipt/create", { tid, amount: 150000, merchant_id: 1001, account: [{ key: "phone", value: "998901234567" }] });
+        await call(number ? "receipt/anonymous/authorize" : "receipt/authorize", { id, card: userCard });
+        await call(number ? "receipt/anonymous/pay" : "receipt/pay", { id, card: userCard, otp: "111111" });
+        riskAllEnded = (await riskEnded(i + 1)) && riskAllEnded;
+        continue;
+      }
       const created = await partnerPost(undefined, runtime.url, "receipt/create", {
         tid,
         amount: 150000,
@@ -239,12 +321,24 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
       flows,
       // Whether every record ended within the run (rule 10, after rule 12's expiry where the flow never completes).
       ended: snapshots.ended.object_deletions >= flows,
+      ...(user
+        ? {
+            // Rule 13's objects: whether each flow's ended before the next began, and each one's database bytes while it lived.
+            risk: {
+              day_ms: RISK_DAY_MS,
+              subjects_per_flow: subjects,
+              ended: riskAllEnded && snapshots.ended.risk_deletions >= subjects * flows,
+              object_bytes_median: riskBytes.length ? [...riskBytes].sort((a, b) => a - b)[Math.floor((riskBytes.length - 1) / 2)] : null,
+            },
+          }
+        : {}),
       events_delivered: receiver.received(),
       rows_left_in_d1: left,
       per_flow: { answered: perFlow(snapshots.answered), delivered: perFlow(snapshots.delivered), ended: perFlow(snapshots.ended) },
       rows_written_per_flow_by_statement: {
         d1: byStatement(snapshots.ended.rows_written_by.d1),
         object: byStatement(snapshots.ended.rows_written_by.object),
+        risk: byStatement(snapshots.ended.rows_written_by.risk ?? {}),
       },
       // The cron: one run with nothing due, over this many databases, and how many runs `ended` includes.
       cron: { empty_run: empty, databases, runs_in_ended: snapshots.ended.cron_runs },
@@ -258,7 +352,7 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
 /**
  * Builds the traced gateway into `dir` with `wrangler` (capacity.mjs's runner) and counts `flows` partner
  * flows of each scenario: the paid one (its fields at the top level, as before), and with `scenarios` the
- * ones that never complete (`scenarios.abandoned`, `scenarios.hold_expired`). With `keyedPays`, each pay
+ * ones that never complete (`scenarios.abandoned`, `scenarios.hold_expired`) and rule 13's user flows (`scenarios.anonymous`, `scenarios.user_token`). With `keyedPays`, each pay
  * carries its own Idempotency-Key.
  */
 export async function countFlowCosts({ wrangler, root, benchDir, dir, name, flows = 20, keyedPays = false, scenarios = false, log = () => {} }) {
@@ -266,7 +360,7 @@ export async function countFlowCosts({ wrangler, root, benchDir, dir, name, flow
   const paid = await runScenario({ build, scenario: "paid", flows, keyedPays, log });
   const others = {};
   if (scenarios) {
-    for (const scenario of ["abandoned", "hold_expired"]) {
+    for (const scenario of ["abandoned", "hold_expired", "anonymous", "user_token"]) {
       try {
         others[scenario] = await runScenario({ build, scenario, flows, keyedPays: false, log });
       } catch (err) {

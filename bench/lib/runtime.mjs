@@ -146,6 +146,12 @@ export async function startRuntime({
         logs.lines++;
         logs.bytes = (logs.bytes ?? 0) + Buffer.byteLength(String(log.message ?? ""));
         if (log.level === "error" && logs.errors.length < 20) logs.errors.push(log.message);
+        // workerd's own lines (not the gateway's JSON): kept, the newest 50, so a runtime that dies says why.
+        if (!String(log.message ?? "").startsWith("{")) {
+          logs.runtime ??= [];
+          logs.runtime.push(String(log.message).slice(0, 2000));
+          if (logs.runtime.length > 50) logs.runtime.shift();
+        }
       },
       workers,
     }),

@@ -37,6 +37,17 @@
  * in their place). GET /__bench/counters hands them over (`?reset`: and
  * starts again).
  *
+ * Rule 13's counters (RiskObject, one per card fingerprint and per user) are
+ * counted the same way and reported apart, as `risk_*`: their requests (stub
+ * calls and alarms), rows written and read, alarm writes, deletions and the
+ * rows deleteAll removes, wall time, and the bytes of each live object's
+ * database (`sql.databaseSize` after each call; `risk_objects_live` of them
+ * now). BENCH_RISK_DAY_MS, when set, shrinks every counter's window in
+ * proportion, a day to that many milliseconds (an hour to a 24th of it), so
+ * a run sees the objects end while their rows still end in the order
+ * production's would; the object's own code is unchanged, only the windows
+ * it is handed.
+ *
  * The trace crosses into a Durable Object as one extra, trailing argument of
  * the stub call, which the object's wrapper takes off before the gateway's
  * method sees its arguments. Inside the worker and the objects the trace
@@ -44,9 +55,8 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import gateway, { ReceiptObject as GatewayReceiptObject, SandboxObject, SandboxUpstream } from "../../src/dev";
+import { type Counter, RiskObject as GatewayRiskObject } from "../../src/risk/risk-object";
 
-// Rule 13's counters, as the gateway has them: not wrapped, so their hops and commits are not in the counts.
-export { RiskObject } from "../../src/risk/risk-object";
 export { SandboxObject, SandboxUpstream };
 
 type Kind = "d1" | "hop" | "commit" | "queue" | "upstream" | "sync";
@@ -121,7 +131,41 @@ const counts = {
   object_queue_wait_ms: 0,
   object_queue_sends: 0,
   queue_messages: 0,
+  /** Rule 13's objects, as the record objects' above: requests (stub calls and alarms), rows, alarm writes, deletions, wall time. */
+  risk_requests: 0,
+  risk_rows_written: 0,
+  risk_rows_read: 0,
+  risk_alarm_writes: 0,
+  risk_deletions: 0,
+  risk_rows_deleted: 0,
+  risk_wall_ms: 0,
 };
+
+/** Which of the two kinds of object a storage or a stub belongs to: its counters are `object_*` or `risk_*`. */
+type ObjectKind = "object" | "risk";
+const KEYS = {
+  object: {
+    requests: "object_requests",
+    rowsWritten: "object_rows_written",
+    rowsRead: "object_rows_read",
+    alarms: "object_alarm_writes",
+    deletions: "object_deletions",
+    rowsDeleted: "object_rows_deleted",
+    wall: "object_wall_ms",
+  },
+  risk: {
+    requests: "risk_requests",
+    rowsWritten: "risk_rows_written",
+    rowsRead: "risk_rows_read",
+    alarms: "risk_alarm_writes",
+    deletions: "risk_deletions",
+    rowsDeleted: "risk_rows_deleted",
+    wall: "risk_wall_ms",
+  },
+} as const satisfies Record<ObjectKind, Record<string, keyof typeof counts>>;
+
+/** Each live risk object's database bytes after its latest call (gone once it deleted itself). */
+const riskBytes = new Map<string, number>();
 
 /** Inside an object request: where its waits are added up (see the header). */
 const objectAls = new AsyncLocalStorage<{ waits: Record<"d1" | "upstream" | "queue", number> }>();
@@ -143,12 +187,12 @@ function objectWait(kind: "d1" | "upstream" | "queue", startedAt: number): void 
     counts.object_queue_sends++;
   }
 }
-/** Rows written by statement (its verb and table, or its head), D1's and the objects' apart: where the rows go. */
-const rowsBy: { d1: Record<string, number>; object: Record<string, number> } = { d1: {}, object: {} };
+/** Rows written by statement (its verb and table, or its head), D1's, the record objects' and the risk objects' apart: where the rows go. */
+const rowsBy: { d1: Record<string, number>; object: Record<string, number>; risk: Record<string, number> } = { d1: {}, object: {}, risk: {} };
 /** Counting starts at the first GET /__bench/counters: runs that never ask (latency, @platform) keep no cursors. */
 let counting = false;
 /** Object cursors not yet added up: a cursor's rowsWritten is final once the code has read it to the end. */
-let cursors: { what: string; cursor: SqlStorageCursor<Record<string, SqlStorageValue>> }[] = [];
+let cursors: { kind: ObjectKind; what: string; cursor: SqlStorageCursor<Record<string, SqlStorageValue>> }[] = [];
 
 function addMeta(result: unknown, what: string): void {
   const meta = (result as { meta?: { rows_read?: number; rows_written?: number } } | null)?.meta;
@@ -157,18 +201,21 @@ function addMeta(result: unknown, what: string): void {
   if (meta?.rows_written) rowsBy.d1[what] = (rowsBy.d1[what] ?? 0) + meta.rows_written;
 }
 
-function readCounts(reset: boolean): typeof counts & { rows_written_by: typeof rowsBy } {
-  for (const { what, cursor } of cursors) {
-    counts.object_rows_written += cursor.rowsWritten;
-    counts.object_rows_read += cursor.rowsRead;
-    if (cursor.rowsWritten) rowsBy.object[what] = (rowsBy.object[what] ?? 0) + cursor.rowsWritten;
+function readCounts(reset: boolean): typeof counts & { rows_written_by: typeof rowsBy; risk_objects_live: number; risk_object_bytes: number } {
+  for (const { kind, what, cursor } of cursors) {
+    counts[KEYS[kind].rowsWritten] += cursor.rowsWritten;
+    counts[KEYS[kind].rowsRead] += cursor.rowsRead;
+    if (cursor.rowsWritten) rowsBy[kind][what] = (rowsBy[kind][what] ?? 0) + cursor.rowsWritten;
   }
   cursors = [];
-  const out = { ...counts, rows_written_by: structuredClone(rowsBy) };
+  let bytes = 0;
+  for (const n of riskBytes.values()) bytes += n;
+  const out = { ...counts, rows_written_by: structuredClone(rowsBy), risk_objects_live: riskBytes.size, risk_object_bytes: bytes };
   if (reset) {
     for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] = 0;
     rowsBy.d1 = {};
     rowsBy.object = {};
+    rowsBy.risk = {};
   }
   return out;
 }
@@ -308,13 +355,13 @@ const isD1 = (value: unknown): value is D1Database =>
 
 // --- Durable Object stubs, the queue, the upstream --------------------------------
 
-function stub<T extends object>(real: T, label: string): T {
+function stub<T extends object>(real: T, label: string, kind: ObjectKind): T {
   return new Proxy(real, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function" || typeof prop !== "string") return value;
       return (...args: unknown[]) => {
-        counts.object_requests++;
+        counts[KEYS[kind].requests]++;
         const ctx = als.getStore();
         if (!ctx) return Reflect.apply(value as (...a: unknown[]) => unknown, target, args);
         const hopIndex = ctx.trace.events.length;
@@ -326,12 +373,12 @@ function stub<T extends object>(real: T, label: string): T {
   });
 }
 
-function namespace(real: DurableObjectNamespace, label: string): DurableObjectNamespace {
+function namespace(real: DurableObjectNamespace, label: string, kind: ObjectKind): DurableObjectNamespace {
   return new Proxy(real, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (prop === "get" || prop === "getByName") {
-        return (...args: unknown[]) => stub(Reflect.apply(value as (...a: unknown[]) => object, target, args), label);
+        return (...args: unknown[]) => stub(Reflect.apply(value as (...a: unknown[]) => object, target, args), label, kind);
       }
       return bound(value, target);
     },
@@ -371,7 +418,8 @@ function wrapEnv(env: Env): Env {
       if (cache.has(prop)) return cache.get(prop);
       const value = Reflect.get(target, prop, target);
       let out: unknown = value;
-      if (prop === "RECEIPTS") out = namespace(value as DurableObjectNamespace, "RECEIPTS");
+      if (prop === "RECEIPTS") out = namespace(value as DurableObjectNamespace, "RECEIPTS", "object");
+      else if (prop === "RISK") out = namespace(value as DurableObjectNamespace, "RISK", "risk");
       else if (prop === "EVENTS") out = calls(value as Queue, "queue", "EVENTS", ["send", "sendBatch"]);
       else if (prop === "UPSTREAM") out = calls(value as Fetcher, "upstream", "UPSTREAM", ["fetch"]);
       else if (typeof prop === "string" && isD1(value)) out = d1(value, delayMs, prop);
@@ -419,7 +467,7 @@ class CommitCounter {
   }
 }
 
-function storage(real: DurableObjectStorage, commits: CommitCounter): DurableObjectStorage {
+function storage(real: DurableObjectStorage, commits: CommitCounter, kind: ObjectKind): DurableObjectStorage {
   const sql = new Proxy(real.sql, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
@@ -427,7 +475,7 @@ function storage(real: DurableObjectStorage, commits: CommitCounter): DurableObj
         return (query: string, ...bindings: unknown[]) => {
           if (!READ_ONLY.test(query)) commits.write(writeName(query));
           const cursor = target.exec(query, ...(bindings as SqlStorageValue[]));
-          if (counting) cursors.push({ what: writeName(query), cursor });
+          if (counting) cursors.push({ kind, what: writeName(query), cursor });
           return cursor;
         };
       }
@@ -457,10 +505,10 @@ function storage(real: DurableObjectStorage, commits: CommitCounter): DurableObj
       if (typeof prop === "string" && writes.has(prop)) {
         return (...args: unknown[]) => {
           commits.write(prop);
-          if (prop === "setAlarm" || prop === "deleteAlarm") counts.object_alarm_writes++;
+          if (prop === "setAlarm" || prop === "deleteAlarm") counts[KEYS[kind].alarms]++;
           if (prop === "deleteAll") {
-            counts.object_deletions++;
-            counts.object_rows_deleted += rowsHeld(target);
+            counts[KEYS[kind].deletions]++;
+            counts[KEYS[kind].rowsDeleted] += rowsHeld(target);
           }
           return Reflect.apply(value as (...a: unknown[]) => unknown, target, args);
         };
@@ -494,13 +542,17 @@ function rowsHeld(real: DurableObjectStorage): number {
   }
 }
 
+/** Each object's own storage, for the bench's reads that must not count as the gateway's. */
+const realStorage = new WeakMap<DurableObjectState, DurableObjectStorage>();
+
 /**
  * The object's state with its storage wrapped. workerd's DurableObject
  * constructor takes only the real DurableObjectState, so the wrapped storage
  * is laid over it as an own property (the real one is a getter of its class).
  */
-function state(real: DurableObjectState): DurableObjectState {
-  Object.defineProperty(real, "storage", { value: storage(real.storage, new CommitCounter()), configurable: true });
+function state(real: DurableObjectState, kind: ObjectKind): DurableObjectState {
+  realStorage.set(real, real.storage);
+  Object.defineProperty(real, "storage", { value: storage(real.storage, new CommitCounter(), kind), configurable: true });
   return real;
 }
 
@@ -515,50 +567,93 @@ function unmark(args: unknown[]): { mark: { trace: string; hop: number } | null;
 
 export class ReceiptObject extends GatewayReceiptObject {
   constructor(ctx: DurableObjectState, env: Env) {
-    super(state(ctx), wrapEnv(env));
+    super(state(ctx, "object"), wrapEnv(env));
   }
 }
 
-for (const name of Object.getOwnPropertyNames(GatewayReceiptObject.prototype)) {
-  if (name === "constructor") continue;
-  const descriptor = Object.getOwnPropertyDescriptor(GatewayReceiptObject.prototype, name);
-  if (!descriptor || typeof descriptor.value !== "function") continue;
-  const method = descriptor.value as (...args: unknown[]) => unknown;
-  Object.defineProperty(ReceiptObject.prototype, name, {
-    ...descriptor,
-    value: function (this: GatewayReceiptObject, ...raw: unknown[]) {
-      newTurn();
-      // A stub call is counted where it is made; an alarm is a request the platform makes.
-      if (name === "alarm") counts.object_requests++;
-      const { mark, args } = unmark(raw);
-      const trace = mark ? traces.get(mark.trace) : undefined;
-      const startedAt = Date.now();
-      // A call the object makes to its own methods is part of the request it runs in: timed once, left synchronous.
-      const timed = (run: () => unknown) =>
-        objectAls.getStore()
-          ? run()
-          : objectAls.run({ waits: { d1: 0, upstream: 0, queue: 0 } }, async () => {
-              try {
-                return await run();
-              } finally {
-                counts.object_wall_ms += Date.now() - startedAt;
-              }
-            });
-      if (!trace || !mark) return timed(() => method.apply(this, args));
-      const invocation: Invocation = { hop: mark.hop, object: this.ctx.id.toString(), method: name, start: ++seq, returned: null };
-      const inv = trace.invocations.push(invocation) - 1;
-      return timed(() =>
-        als.run({ trace, inv }, async () => {
-          try {
-            return await method.apply(this, args);
-          } finally {
-            invocation.returned = ++seq;
-          }
-        }),
-      );
-    },
-  });
+/** Rule 13's object: its storage and its calls counted as `risk_*`, its windows shortened when BENCH_RISK_DAY_MS says. */
+export class RiskObject extends GatewayRiskObject {
+  /** What a window is multiplied by: BENCH_RISK_DAY_MS over a day's milliseconds (1: production's windows). */
+  readonly benchWindowScale: number;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(state(ctx, "risk"), env);
+    const dayMs = Number((env as unknown as Record<string, string>).BENCH_RISK_DAY_MS ?? 0) || 0;
+    this.benchWindowScale = dayMs > 0 ? dayMs / 86_400_000 : 1;
+  }
+
+  /** The counters as the run hands them: every window scaled by BENCH_RISK_DAY_MS when it is set. */
+  benchArgs(name: string, args: unknown[]): unknown[] {
+    if (name !== "admit" || this.benchWindowScale === 1) return args;
+    const [counters, ...rest] = args as [Counter[], ...unknown[]];
+    return [counters.map((c) => ({ ...c, windowMs: Math.max(1, Math.round(c.windowMs * this.benchWindowScale)) })), ...rest];
+  }
+
+  /** After each call, the database's bytes are the object's until its next call; an object that deleted itself holds none. */
+  benchMeasure(): void {
+    const sql = (realStorage.get(this.ctx) ?? this.ctx.storage).sql;
+    const id = this.ctx.id.toString();
+    if (sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'uses'").toArray().length > 0) riskBytes.set(id, sql.databaseSize);
+    else riskBytes.delete(id);
+  }
 }
+
+/** Every public method of `Base` on `Wrapped`: the trace mark taken off, the request counted and timed as `kind`'s. */
+function wrapMethods(
+  Wrapped: { prototype: object },
+  Base: { prototype: object },
+  kind: ObjectKind,
+  store: AsyncLocalStorage<{ waits: Record<"d1" | "upstream" | "queue", number> }>,
+): void {
+  const hooks = (self: unknown) => self as Partial<Pick<RiskObject, "benchArgs" | "benchMeasure">>;
+  for (const name of Object.getOwnPropertyNames(Base.prototype)) {
+    if (name === "constructor") continue;
+    const descriptor = Object.getOwnPropertyDescriptor(Base.prototype, name);
+    if (!descriptor || typeof descriptor.value !== "function") continue;
+    const method = descriptor.value as (...args: unknown[]) => unknown;
+    Object.defineProperty(Wrapped.prototype, name, {
+      ...descriptor,
+      value: function (this: { ctx: DurableObjectState }, ...raw: unknown[]) {
+        newTurn();
+        // A stub call is counted where it is made; an alarm is a request the platform makes.
+        if (name === "alarm") counts[KEYS[kind].requests]++;
+        const { mark, args: given } = unmark(raw);
+        const args = hooks(this).benchArgs?.(name, given) ?? given;
+        const measure = hooks(this).benchMeasure?.bind(this);
+        const invoke = () => (measure ? Promise.resolve(method.apply(this, args)).finally(measure) : method.apply(this, args));
+        const trace = mark ? traces.get(mark.trace) : undefined;
+        const startedAt = Date.now();
+        // A call the object makes to its own methods is part of the request it runs in: timed once, left synchronous.
+        const timed = (run: () => unknown) =>
+          store.getStore()
+            ? run()
+            : store.run({ waits: { d1: 0, upstream: 0, queue: 0 } }, async () => {
+                try {
+                  return await run();
+                } finally {
+                  counts[KEYS[kind].wall] += Date.now() - startedAt;
+                }
+              });
+        if (!trace || !mark) return timed(invoke);
+        const invocation: Invocation = { hop: mark.hop, object: this.ctx.id.toString(), method: name, start: ++seq, returned: null };
+        const inv = trace.invocations.push(invocation) - 1;
+        return timed(() =>
+          als.run({ trace, inv }, async () => {
+            try {
+              return await invoke();
+            } finally {
+              invocation.returned = ++seq;
+            }
+          }),
+        );
+      },
+    });
+  }
+}
+
+wrapMethods(ReceiptObject, GatewayReceiptObject, "object", objectAls);
+// The risk object's own store: a call into it from a record object's request is a request of its own, timed apart.
+wrapMethods(RiskObject, GatewayRiskObject, "risk", new AsyncLocalStorage());
 
 // --- the worker -------------------------------------------------------------------
 
