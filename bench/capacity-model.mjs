@@ -536,7 +536,7 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
         },
         {
           line: "risk_do_rows_written",
-          usage: `${round(riskUse.rowsWritten / 1e6, 1)} M (${r.risk_rows_written.toFixed(2)} SQL + ${r.risk_alarm_writes.toFixed(2)} alarms + ${r.risk_rows_deleted.toFixed(2)} deleted a payment)`,
+          usage: `${round(riskUse.rowsWritten / 1e6, 1)} M (${r.risk_rows_written.toFixed(2)} SQL and KV + ${r.risk_alarm_writes.toFixed(2)} alarms + ${r.risk_rows_deleted.toFixed(2)} deleted a payment)`,
           dollars: added(objectRowsWritten, riskUse.rowsWritten, P.durableObjects.rowsWritten),
           page: P.durableObjects.page,
         },

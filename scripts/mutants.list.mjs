@@ -956,9 +956,9 @@ export const MUTANTS = [
   {
     name: "risk-refused-call-counts",
     file: "src/risk/risk-object.ts",
-    find: "      if (n >= counter.limit) return { ok: false, rule: counter.rule, retryAfterMs: Math.max(0, (first ?? now) - now) };",
+    find: "      if (ends.length >= counter.limit) return { ok: false, rule: counter.rule, retryAfterMs: Math.max(0, (first ?? now) - now) };",
     replace:
-      '      if (n >= counter.limit) { sql.exec("INSERT INTO uses (rule, ref, until) VALUES (?, ?, ?)", counter.rule, crypto.randomUUID(), now + counter.windowMs); return { ok: false, rule: counter.rule, retryAfterMs: Math.max(0, (first ?? now) - now) }; }',
+      "      if (ends.length >= counter.limit) { log[counter.rule] = [...ends, now + counter.windowMs].sort((a, b) => a - b); this.ctx.storage.kv.put(RISK_LOG, log); return { ok: false, rule: counter.rule, retryAfterMs: Math.max(0, (first ?? now) - now) }; }",
     tests: ["test/integration/risk-limits.test.ts"],
     grep: "window ends",
     why: "rule 13: a refused call counts nothing more, so a blocked attacker does not extend their own window",
@@ -984,8 +984,8 @@ export const MUTANTS = [
   {
     name: "risk-limit-off-by-one",
     file: "src/risk/risk-object.ts",
-    find: "      if (n >= counter.limit) return",
-    replace: "      if (n > counter.limit) return",
+    find: "      if (ends.length >= counter.limit) return",
+    replace: "      if (ends.length > counter.limit) return",
     tests: ["test/integration/risk-limits.test.ts"],
     grep: "11th use across 11 users",
     why: "rule 13: a card number at most 10 times an hour: the 11th use is refused",

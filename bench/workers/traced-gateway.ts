@@ -27,7 +27,9 @@
  * request, alarm and queue batch alike (counted, not estimated): D1
  * statements, rows read and written (each result's `meta`; a `first()` runs
  * as `all()` so that its meta is seen), the objects' rows read and written
- * (each `sql.exec` cursor's `rowsRead` and `rowsWritten`), each `setAlarm()`
+ * (each `sql.exec` cursor's `rowsRead` and `rowsWritten`; with the
+ * synchronous KV API, a row read per key got and a row written per key put
+ * or deleted, its keys being rows too), each `setAlarm()`
  * and `deleteAlarm()` (Cloudflare bills each as a row written), the rows a
  * `deleteAll()` removes (deletes are billed as rows written: counted in the
  * object's tables and their indexes just before it runs), object requests
@@ -55,7 +57,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import gateway, { ReceiptObject as GatewayReceiptObject, SandboxObject, SandboxUpstream } from "../../src/dev";
-import { type Counter, RiskObject as GatewayRiskObject } from "../../src/risk/risk-object";
+import { type Counter, RiskObject as GatewayRiskObject, RISK_LOG } from "../../src/risk/risk-object";
 
 export { SandboxObject, SandboxUpstream };
 
@@ -482,11 +484,37 @@ function storage(real: DurableObjectStorage, commits: CommitCounter, kind: Objec
       return bound(value, target);
     },
   });
+  // The synchronous KV API: each key read is a row read, each key put or deleted a row written (as the platform bills it).
+  let kvProxy: SyncKvStorage | null = null;
+  const kv = (target: SyncKvStorage): SyncKvStorage =>
+    (kvProxy ??= new Proxy(target, {
+      get(kvTarget, prop) {
+        const value = Reflect.get(kvTarget, prop, kvTarget);
+        if (prop === "put" || prop === "delete") {
+          return (...args: unknown[]) => {
+            commits.write(`kv.${prop}`);
+            if (counting) {
+              counts[KEYS[kind].rowsWritten]++;
+              rowsBy[kind][`kv ${prop}`] = (rowsBy[kind][`kv ${prop}`] ?? 0) + 1;
+            }
+            return Reflect.apply(value as (...a: unknown[]) => unknown, kvTarget, args);
+          };
+        }
+        if (prop === "get") {
+          return (...args: unknown[]) => {
+            if (counting) counts[KEYS[kind].rowsRead]++;
+            return Reflect.apply(value as (...a: unknown[]) => unknown, kvTarget, args);
+          };
+        }
+        return bound(value, kvTarget);
+      },
+    }));
   const writes = new Set(["setAlarm", "deleteAlarm", "put", "delete", "deleteAll"]);
   return new Proxy(real, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (prop === "sql") return sql;
+      if (prop === "kv") return kv(value as SyncKvStorage);
       if (prop === "transactionSync") {
         // workerd opens the implicit transaction for it even when nothing inside writes.
         return <T>(fn: () => T): T => {
@@ -536,6 +564,9 @@ function rowsHeld(real: DurableObjectStorage): number {
       const indexes = sqlOf.exec<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", name).one().n;
       rows += n * (1 + Number(indexes));
     }
+    // The KV API's keys live in the platform's own _cf_KV table: one row each.
+    const kvTable = sqlOf.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_cf_KV'").toArray().length > 0;
+    if (kvTable) rows += Number(sqlOf.exec<{ n: number }>('SELECT count(*) AS n FROM "_cf_KV"').one().n);
     return rows;
   } catch {
     return 0;
@@ -593,7 +624,8 @@ export class RiskObject extends GatewayRiskObject {
   benchMeasure(): void {
     const sql = (realStorage.get(this.ctx) ?? this.ctx.storage).sql;
     const id = this.ctx.id.toString();
-    if (sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'uses'").toArray().length > 0) riskBytes.set(id, sql.databaseSize);
+    const real = realStorage.get(this.ctx) ?? this.ctx.storage;
+    if (real.kv.get(RISK_LOG) !== undefined) riskBytes.set(id, sql.databaseSize);
     else riskBytes.delete(id);
   }
 }
