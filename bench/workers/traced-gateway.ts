@@ -32,7 +32,8 @@
  * or deleted, its keys being rows too), each `setAlarm()`
  * and `deleteAlarm()` (Cloudflare bills each as a row written), the rows a
  * `deleteAll()` removes (deletes are billed as rows written: counted in the
- * object's tables and their indexes just before it runs), object requests
+ * object's tables and their indexes, and its KV keys, just before it
+ * runs), object requests
  * (stub calls and alarms), Worker invocations, queue messages, and the wall
  * time of each object request with what of it was spent waiting on D1, the
  * queue and the upstream (so that the model can put production's latencies
@@ -549,7 +550,8 @@ function storage(real: DurableObjectStorage, commits: CommitCounter, kind: Objec
 /**
  * The rows an object holds, as deleteAll() removes them: each table's rows
  * and one entry per row in each of its indexes (the platform's own `_cf_`
- * tables and SQLite's are left out). Read through the real storage, so these
+ * tables and SQLite's are left out), and one per key of the KV API. Read
+ * through the real storage, so these
  * reads are not counted as the gateway's.
  */
 function rowsHeld(real: DurableObjectStorage): number {
@@ -564,9 +566,8 @@ function rowsHeld(real: DurableObjectStorage): number {
       const indexes = sqlOf.exec<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", name).one().n;
       rows += n * (1 + Number(indexes));
     }
-    // The KV API's keys live in the platform's own _cf_KV table: one row each.
-    const kvTable = sqlOf.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_cf_KV'").toArray().length > 0;
-    if (kvTable) rows += Number(sqlOf.exec<{ n: number }>('SELECT count(*) AS n FROM "_cf_KV"').one().n);
+    // The KV API's keys are rows too (of the platform's own table, which SQL may not read): one each.
+    for (const _ of real.kv.list()) rows++;
     return rows;
   } catch {
     return 0;
