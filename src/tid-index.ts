@@ -27,6 +27,7 @@
  */
 import { clock } from "./clock";
 import { inPool } from "./fanout";
+import { hex, hmac } from "./keyed-hash";
 import type { KindName } from "./kinds";
 import { allShards, type Shard, tidShardsFor } from "./shards";
 
@@ -242,19 +243,6 @@ function canonical(value: unknown): string {
   }
   return JSON.stringify(value);
 }
-
-const hmacKeys = new Map<string, Promise<CryptoKey>>();
-
-async function hmac(key: string, message: string): Promise<Uint8Array> {
-  let cryptoKey = hmacKeys.get(key);
-  if (!cryptoKey) {
-    cryptoKey = crypto.subtle.importKey("raw", new TextEncoder().encode(key || "unkeyed"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    hmacKeys.set(key, cryptoKey);
-  }
-  return new Uint8Array(await crypto.subtle.sign("HMAC", await cryptoKey, new TextEncoder().encode(message)));
-}
-
-const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 /**
  * A keyed fingerprint of a create request. Keyed (HMAC with TID_SECRET)

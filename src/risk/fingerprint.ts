@@ -6,24 +6,14 @@
  * its BIN and check digit are known); its own secret, so rotating the tid
  * secret or the upstream credential changes no counter.
  */
-const keys = new Map<string, Promise<CryptoKey>>();
-
-function keyOf(secret: string): Promise<CryptoKey> {
-  let key = keys.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    keys.set(secret, key);
-  }
-  return key;
-}
+import { hex, hmac } from "../keyed-hash";
 
 export type CardReference = { number: string } | { token: string };
 
 /** Hex HMAC of the card's number or token; a number and a token never share a fingerprint. */
 export async function cardFingerprint(secret: string, card: CardReference): Promise<string> {
   const message = "number" in card ? `number\0${card.number}` : `token\0${card.token}`;
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await keyOf(secret), new TextEncoder().encode(message)));
-  return Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("");
+  return hex(await hmac(secret, message));
 }
 
 /** What a log line may show of a fingerprint: enough to group alerts, too little to match across deployments. */
