@@ -18,7 +18,7 @@ import { retentionPolicy, runRetention } from "../../src/retention";
 import { claimTid, completeTid, fingerprint, upstreamTidFor } from "../../src/tid-index";
 import { letTimePass } from "../helpers";
 
-const ROWS = 1200;
+const ROWS = 400;
 /** TID_RETENTION_DAYS of this deployment: 0.001 day (86.4 s); the replay window below it. */
 const deployment = { ...env, TID_REPLAY_DAYS: "0.0005", TID_RETENTION_DAYS: "0.001" } as Env;
 const policy = retentionPolicy(deployment);
