@@ -31,7 +31,6 @@ const config = {
   hideClientButton: true,
   hideTestRequestButton: false,
   showDeveloperTools: "never",
-  showToolbar: "never",
   proxyUrl: "",
   agent: { disabled: true },
   mcp: { disabled: true },

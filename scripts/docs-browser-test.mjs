@@ -8,7 +8,8 @@
 // are listed, sends a receipt create through the page's try-it panel (the
 // document's server is relative, so the panel sends to this non-default port, and
 // the page's CSP lets it) and sees the answer in the panel, and saves screenshots
-// to test-results/docs.png and test-results/docs-try-it.png. Ends with one plain
+// to test-results/docs.png and test-results/docs-try-it.png, and fails when
+// Scalar warns of a deprecated option in its configuration. Ends with one plain
 // line, `browser: N passed, N failed`, and a non-zero exit on any failure.
 // The harness (the Worker, Chromium, the outside-request guard) is scripts/browser-harness.mjs.
 import { existsSync, mkdirSync } from "node:fs";
@@ -43,6 +44,11 @@ try {
   const opened = await openBrowser(origin);
   browser = opened.browser;
   const { page, outside, pageErrors } = opened;
+  // Scalar warns in the console of each option it still reads but has replaced.
+  const deprecated = [];
+  page.on("console", (message) => {
+    if (message.text().includes("[DEPRECATED]")) deprecated.push(message.text());
+  });
 
   const res = await page.goto(`${origin}/docs`, { waitUntil: "load" });
   check("GET /docs answers the page", res?.status() === 200, `status ${res?.status()}`);
@@ -99,6 +105,7 @@ try {
   }
   check("no request left the gateway", outside.length === 0, outside.length ? [...new Set(outside)].slice(0, 10).join(" ") : "");
   check("no script error on the page", pageErrors.length === 0, pageErrors.slice(0, 3).join(" | "));
+  check("Scalar is given no deprecated option", deprecated.length === 0, deprecated.slice(0, 3).join(" | "));
 } catch (err) {
   check("the browser test ran", false, err instanceof Error ? err.message : String(err));
 } finally {

@@ -142,7 +142,18 @@ export function productionUrlProblem(name: string, value: string): string | null
 // ---------------------------------------------------------------------------
 // Vars (what wrangler.toml's [env.production.vars] holds) and secrets
 
-/** The vars' problems in production: the three URLs. `vars` is what the Worker's env holds. */
+/**
+ * The claims production pins on users' JWTs besides a signature from
+ * JWKS_URL's key set. An identity provider signs the tokens of every
+ * application it serves with the keys of one set: without `iss` and `aud`
+ * checked, a token it issued for another application would be a user here.
+ */
+const PRODUCTION_JWT_CLAIMS = [
+  ["JWT_ISSUER", "iss", "a token signed with a key of the set would be accepted whoever issued it"],
+  ["JWT_AUDIENCE", "aud", "a token the identity provider issued for any of its applications would be accepted"],
+] as const;
+
+/** The vars' problems in production: the three URLs, and the issuer and audience of users' JWTs. `vars` is what the Worker's env holds. */
 export function productionVarProblems(vars: Settings): string[] {
   const problems: string[] = [];
   const jwksUrl = settingText(vars.JWKS_URL);
@@ -150,6 +161,9 @@ export function productionVarProblems(vars: Settings): string[] {
   else {
     const jwks = productionUrlProblem("JWKS_URL", jwksUrl);
     if (jwks) problems.push(jwks);
+  }
+  for (const [name, claim, risk] of PRODUCTION_JWT_CLAIMS) {
+    if (!settingText(vars[name])) problems.push(`${name} is not set: ${risk}. Set it to the \`${claim}\` its tokens for this gateway carry.`);
   }
   const upstream = productionUrlProblem("UPSTREAM_BASE_URL", settingText(vars.UPSTREAM_BASE_URL));
   if (upstream) problems.push(upstream);

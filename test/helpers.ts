@@ -293,6 +293,8 @@ export async function productionEnv(overrides: Record<string, unknown> = {}): Pr
     PARTNER_KEY_HASHES: await sha256Hex("sk_live_partner_key_of_production"),
     JWT_SECRET: undefined,
     JWKS_URL: "https://idp.test/.well-known/jwks.json",
+    JWT_ISSUER: "https://idp.test/",
+    JWT_AUDIENCE: "payments-gateway",
     UPSTREAM: undefined,
     SANDBOX: undefined,
     UPSTREAM_BASE_URL: "https://partner-api.test",

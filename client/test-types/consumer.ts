@@ -1,5 +1,5 @@
-// A program that uses the built package by its name, as a partner's app does:
-// typechecked under nodenext, node16 and bundler resolution (npm run typecheck).
+// A program that uses the package by its name, as a partner's app does:
+// typechecked against the packed, installed client under nodenext, node16 and bundler resolution (scripts/client-pack-check.mjs).
 import { type ClientError, createGatewayClient, type GatewayError } from "payments-gateway-client";
 
 const client = createGatewayClient({ baseUrl: "http://127.0.0.1:8787", token: async () => "sk_test_local_partner" });

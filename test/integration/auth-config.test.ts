@@ -1,8 +1,9 @@
 /**
  * A deployment that is not development refuses to run with the development
- * credentials, a shared JWT secret, the sandbox, or no way to verify callers:
- * every call, health included, answers 503 service_misconfigured naming the
- * problem (never a secret's value).
+ * credentials, a shared JWT secret, the sandbox, no way to verify callers, or
+ * users' JWTs pinned to no issuer or audience: every call, health included,
+ * answers 503 service_misconfigured naming the problem (never a secret's
+ * value).
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -74,6 +75,9 @@ describe("a production deployment", () => {
     ["has no JWKS_URL", { JWKS_URL: "" }, "JWKS_URL is not set"],
     ["has a JWKS_URL over plain http", { JWKS_URL: "http://idp.test/jwks.json" }, "JWKS_URL must be an https URL"],
     ["kept the placeholder JWKS_URL", { JWKS_URL: "https://idp.example.invalid/.well-known/jwks.json" }, "JWKS_URL is still the placeholder"],
+    // Any token of the identity provider's key set would be a user: whoever issued it, for whichever application.
+    ["has no JWT_ISSUER", { JWT_ISSUER: "" }, "JWT_ISSUER is not set"],
+    ["has no JWT_AUDIENCE", { JWT_AUDIENCE: "" }, "JWT_AUDIENCE is not set"],
     ["has the sandbox's UPSTREAM binding", { UPSTREAM: env.UPSTREAM }, "The UPSTREAM binding (the sandbox) is present"],
     ["kept the placeholder upstream URL", { UPSTREAM_BASE_URL: "https://partner-api.example.invalid" }, "UPSTREAM_BASE_URL is still the placeholder"],
     ["has no upstream credential", { UPSTREAM_API_KEY: "" }, "UPSTREAM_API_KEY is not set"],

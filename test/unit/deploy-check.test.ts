@@ -41,6 +41,8 @@ const filled = (): DeploymentConfig => {
       ...committed.vars,
       UPSTREAM_BASE_URL: "https://partner-api.payments.uz",
       JWKS_URL: "https://login.partner.uz/.well-known/jwks.json",
+      JWT_ISSUER: "https://login.partner.uz/",
+      JWT_AUDIENCE: "payments-gateway",
       WEBHOOK_URL: "https://api.partner.uz/webhooks/payments-gateway",
     },
     routes: [{ pattern: "payments.partner.uz", custom_domain: true }],
@@ -52,6 +54,8 @@ describe("the committed wrangler.toml's production configuration", () => {
   it("is refused for each placeholder, with a sentence naming the setting, and for nothing else", () => {
     expect(deploymentProblems(env.TEST_WRANGLER_PRODUCTION, required)).toEqual([
       "JWKS_URL is still the placeholder of wrangler.toml; set the real URL.",
+      "JWT_ISSUER is not set: a token signed with a key of the set would be accepted whoever issued it. Set it to the `iss` its tokens for this gateway carry.",
+      "JWT_AUDIENCE is not set: a token the identity provider issued for any of its applications would be accepted. Set it to the `aud` its tokens for this gateway carry.",
       "UPSTREAM_BASE_URL is still the placeholder of wrangler.toml; set the real URL.",
       "WEBHOOK_URL is still the placeholder of wrangler.toml; set the real URL.",
       "routes is still the placeholder of wrangler.toml; set the gateway's own domain.",
@@ -142,6 +146,8 @@ describe("deploymentProblems", () => {
       "UPSTREAM_BASE_URL points at a private address",
     ],
     ["a loopback JWKS", (c) => ({ ...c, vars: { ...c.vars, JWKS_URL: "https://[::1]/jwks.json" } }), "JWKS_URL points at a loopback address"],
+    ["no JWT_ISSUER", (c) => ({ ...c, vars: { ...c.vars, JWT_ISSUER: "" } }), "JWT_ISSUER is not set"],
+    ["a blank JWT_AUDIENCE", (c) => ({ ...c, vars: { ...c.vars, JWT_AUDIENCE: "  " } }), "JWT_AUDIENCE is not set"],
     ["no WEBHOOK_URL", (c) => ({ ...c, vars: { ...c.vars, WEBHOOK_URL: "" } }), "WEBHOOK_URL is not set"],
     ["ENVIRONMENT development", (c) => ({ ...c, vars: { ...c.vars, ENVIRONMENT: "development" } }), "ENVIRONMENT is development"],
     ["a secret written as a var", (c) => ({ ...c, vars: { ...c.vars, TID_SECRET: "x".repeat(40) } }), "TID_SECRET is a var, in plain text"],
