@@ -24,7 +24,7 @@ export const ERROR_CODES = {
   invalid_request: {
     status: 400,
     meaning:
-      "A field is missing, of the wrong type, out of its rule or a near miss of a known name; or an unknown merchant or rate (`details` lists what).",
+      "A field is missing, of the wrong type, out of its rule or not one the operation defines; or an unknown merchant or rate (`details` lists what).",
     example: {
       message: "The request body does not match the schema.",
       details: [{ path: "amount", message: "amount must be an integer number of tiyin" }],

@@ -55,7 +55,8 @@ export const parseJson = createMiddleware<GatewayEnv>(async (c, next) => {
  * Field names an operation accepts quietly for a documented one (a2c/create's
  * `tId`, the upstream's own spelling of `tid`): renamed before validation, so
  * the document and every generated client know one name only. Sent both
- * ways with different values, the alias stays and is refused as a near miss.
+ * ways with different values, the alias stays and is refused as an unknown
+ * field, naming the documented one.
  */
 export const acceptAliases = (aliases: Readonly<Record<string, string>>) =>
   createMiddleware<GatewayEnv>(async (c, next) => {
@@ -124,9 +125,13 @@ const TYPE_WORDS: Record<string, string> = {
   number: "a number",
   boolean: "a boolean",
   object: "an object",
+  strict_object: "an object",
   array: "an array",
   integer: "an integer",
 };
+
+/** valibot's own issue for a field a strictObject does not define (it names the first one only). */
+const isUnknownField = (issue: Issue) => issue.kind === "schema" && issue.type === "strict_object" && issue.expected === "never";
 
 /** The message src/schemas.ts's setGlobalMessage gives an issue no schema named: replaced by plain words here. */
 const isDefaultMessage = (issue: Issue) =>
@@ -141,6 +146,7 @@ const isDefaultMessage = (issue: Issue) =>
 export function plainMessage(issue: Issue): string {
   const path = issuePath(issue.path);
   const field = path || "the body";
+  if (isUnknownField(issue)) return `unknown field ${field}`;
   if (!isDefaultMessage(issue)) {
     // A schema's own message; those that start with "must" need their field.
     return /^must\b/.test(issue.message) ? `${field} ${issue.message}` : issue.message;
@@ -148,7 +154,7 @@ export function plainMessage(issue: Issue): string {
   if (issue.kind === "schema") {
     // valibot reports a missing key as the object's issue, with the key in the path.
     if (issue.input === undefined && path) return `${field} is required`;
-    if (!path && issue.type === "object") return notAnObject(issue.input);
+    if (!path && TYPE_WORDS[issue.type] === "an object") return notAnObject(issue.input);
     const wanted =
       TYPE_WORDS[issue.type] ??
       (issue.type === "literal" || issue.type === "picklist"
@@ -177,13 +183,14 @@ export function plainMessage(issue: Issue): string {
 }
 
 // ---------------------------------------------------------------------------
-// Near-miss field names: `isHold` for `is_hold` would otherwise be dropped as
-// unknown, and the receipt created without a hold. Other unknown fields are
-// still ignored.
+// Unknown fields. Every request object, at every depth, is a strictObject
+// (src/schemas.ts): a field it does not define is refused, never dropped, so
+// `is_hodl` cannot create a receipt without the hold it meant. Each one is
+// named once, with the known field at its level it was probably meant to be.
 
 const fold = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
 
-/** Names callers reach for that fold to something else: the receipt's id. */
+/** Names callers reach for that are no misspelling of the field they mean. */
 const ALIASES = new Map<string, string[]>([
   ["receiptid", ["id"]],
   ["transferid", ["id"]],
@@ -195,45 +202,118 @@ const ALIASES = new Map<string, string[]>([
   ["token", ["card.token"]],
 ]);
 
+/**
+ * The optimal string alignment distance from `a` to `b`: how many characters
+ * inserted, deleted, replaced or swapped with their neighbour (`hodl` for
+ * `hold` is one swap) turn one into the other, no character edited twice.
+ */
+export function editDistance(a: string, b: string): number {
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let distance = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) distance = Math.min(distance, (before[j - 2] as number) + 1);
+      current.push(distance);
+    }
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
+/**
+ * How many edits a name may be from a known one to be suggested for it: one
+ * for a known name of 4 characters or fewer (`otpp` for `otp`; two would
+ * make `id` of any two letters), two for a longer one (`merchnat_id`).
+ */
+const withinReach = (known: string) => (known.length <= 4 ? 1 : 2);
+
+/**
+ * The known field an unknown `name` was probably meant to be: the same name
+ * in another case or with other separators (`isHold`), a name callers reach
+ * for (`otp_code`, a flat `token`), or the nearest within reach (`is_hodl`);
+ * none when nothing is close (`cvv` in a card). Compared without case, `_` or `-`.
+ */
+export function suggestion(name: string, known: readonly string[]): string | undefined {
+  const folded = fold(name);
+  const same = known.find((field) => fold(field) === folded);
+  if (same) return same;
+  const alias = ALIASES.get(folded)?.find((field) => known.includes(field.split(".")[0] as string));
+  if (alias) return alias;
+  let nearest: string | undefined;
+  let nearestDistance = Number.POSITIVE_INFINITY;
+  for (const field of known) {
+    const target = fold(field);
+    const reach = withinReach(target);
+    if (Math.abs(target.length - folded.length) > reach) continue;
+    const distance = editDistance(folded, target);
+    if (distance <= reach && distance < nearestDistance) {
+      nearest = field;
+      nearestDistance = distance;
+    }
+  }
+  return nearest;
+}
+
 function unwrapSchema(schema: AnySchema | undefined): AnySchema | undefined {
   let current = schema;
   for (let i = 0; current?.wrapped && i < 8; i++) current = current.wrapped;
   return current;
 }
 
-function suggestion(unknown: string, known: string[]): string | undefined {
-  const folded = fold(unknown);
-  const same = known.find((name) => fold(name) === folded);
-  if (same) return same;
-  return ALIASES.get(folded)?.find((name) => known.includes(name.split(".")[0] as string));
+/**
+ * The fields an object schema (or a union of them: a card that is a token or
+ * a number) defines, and whether it refuses others. A union refuses a field
+ * only when every option does, and knows the fields any option knows.
+ */
+function objectShape(schema: AnySchema | undefined): { entries: Record<string, AnySchema>; strict: boolean } | undefined {
+  const shape = unwrapSchema(schema);
+  if (shape?.entries) return { entries: shape.entries, strict: shape.type === "strict_object" };
+  if ((shape?.type === "union" || shape?.type === "variant") && shape.options) {
+    const options = shape.options.map(objectShape);
+    if (options.length === 0 || options.some((option) => option === undefined)) return undefined;
+    const entries: Record<string, AnySchema> = {};
+    for (const option of options) for (const [key, entry] of Object.entries(option?.entries ?? {})) entries[key] ??= entry;
+    return { entries, strict: options.every((option) => option?.strict) };
+  }
+  return undefined;
 }
 
-/** Unknown fields of `value` that are a near miss of one `schema` knows, recursively (card.token, account.0.key). */
-export function nearMisses(schema: unknown, value: unknown, path: string[] = [], found: Detail[] = []): Detail[] {
+/** An unknown field, named (redacted: a key may itself be a card number), with its suggestion. */
+interface Unknown extends Detail {
+  /** The path as sent, to match valibot's own issue for the same field. */
+  at: string;
+}
+
+/**
+ * Every field of `value` that `schema` refuses, recursively (`card.cvv`,
+ * `account.0.lable`), each with the field it was probably meant to be. Stops
+ * after MAX_DETAILS + 1, enough to say there were more.
+ */
+export function unknownFields(schema: unknown, value: unknown, path: string[] = [], found: Unknown[] = []): Unknown[] {
   const shape = unwrapSchema(schema as AnySchema);
-  if (!shape || value === null || typeof value !== "object" || found.length >= MAX_DETAILS) return found;
-  if (shape.type === "array" && shape.item && Array.isArray(value)) {
-    for (const [index, item] of value.slice(0, 100).entries()) nearMisses(shape.item, item, [...path, String(index)], found);
+  if (!shape || value === null || typeof value !== "object" || found.length > MAX_DETAILS) return found;
+  if (shape.type === "array" && shape.item) {
+    if (Array.isArray(value)) for (const [index, item] of value.entries()) unknownFields(shape.item, item, [...path, String(index)], found);
     return found;
   }
-  if (shape.type === "union" && shape.options) {
-    // A union takes whichever shape fits; only names no option knows are near misses.
-    return found;
-  }
-  if (!shape.entries || Array.isArray(value)) return found;
-  const known = Object.keys(shape.entries);
+  const object = objectShape(shape);
+  if (!object) return found;
+  const known = Object.keys(object.entries);
   for (const [key, child] of Object.entries(value)) {
-    if (found.length >= MAX_DETAILS) break;
-    if (Object.hasOwn(shape.entries, key)) {
-      nearMisses(shape.entries[key], child, [...path, key], found);
+    if (found.length > MAX_DETAILS) break;
+    if (Object.hasOwn(object.entries, key)) {
+      unknownFields(object.entries[key], child, [...path, key], found);
       continue;
     }
+    if (!object.strict) continue;
+    const at = [...path, key].join(".");
     const right = suggestion(key, known);
-    if (right) {
-      const at = [...path, key].join(".");
-      const rightAt = [...path, right].join(".");
-      found.push({ path: at, message: String(redact(`unknown field ${at}: did you mean ${rightAt}?`)) });
-    }
+    const message = right ? `unknown field ${at}: did you mean ${[...path, right].join(".")}?` : `unknown field ${at}`;
+    found.push({ at, path: String(redact(at)), message: String(redact(message)) });
   }
   return found;
 }
@@ -250,20 +330,21 @@ function refuse(details: Detail[], total: number): never {
  * Validates the JSON body against a schema from src/schemas.ts and registers
  * it in the OpenAPI document. Failures become 400 invalid_request with one
  * detail per problem (at most MAX_DETAILS), in plain words that never carry
- * the offending value; a field name that is a near miss of a known one is a
- * failure too, naming the right one.
+ * the offending value; each field the body's objects do not define is one
+ * of them, naming the field it was probably meant to be.
  */
 export const jsonBody = <S extends GenericSchema>(schema: S) =>
   documentedValidator("json", schema, (result, _c: Context) => {
-    const misses = nearMisses(schema, result.data);
-    if (result.success && misses.length === 0) return;
-    const issues = result.success ? [] : (result.error as unknown as Issue[]);
+    if (result.success) return;
+    const unknown = unknownFields(schema, result.data);
+    const named = new Set(unknown.map(({ at }) => at));
+    const issues = (result.error as unknown as Issue[]).filter((issue) => !(isUnknownField(issue) && named.has(issuePath(issue.path))));
     const details = [
-      ...misses,
+      ...unknown.map(({ path, message }) => ({ path, message })),
       ...issues.slice(0, MAX_DETAILS).map((issue) => ({
-        path: issuePath(issue.path),
+        path: String(redact(issuePath(issue.path))),
         message: String(redact(plainMessage(issue))),
       })),
     ];
-    refuse(details, misses.length + issues.length);
+    refuse(details, unknown.length + issues.length);
   });

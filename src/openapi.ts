@@ -301,6 +301,7 @@ export const COMPONENT_NAMES = new Set([
   "ReceiptState",
   "TransferState",
   "AccountEntry",
+  "AccountEntryInput",
   "TokenCard",
   "NumberCard",
   "AuditTrail",

@@ -167,19 +167,33 @@ export const Otp = v.pipe(
 
 export const Text = (max: number) => v.pipe(v.string(), ...MaxText(max, `must be at most ${max} characters`));
 
+const ACCOUNT_ENTRY_FIELDS = {
+  key: v.pipe(v.string(), v.minLength(1, "key must not be empty"), ...MaxText(64, "key must be at most 64 characters")),
+  value: Text(256),
+  label: v.optional(Text(128)),
+};
+
+/** An account entry as the payment service answers it: passed through, whatever else it carries. */
 export const AccountEntry = v.pipe(
-  v.object({
-    key: v.pipe(v.string(), v.minLength(1, "key must not be empty"), ...MaxText(64, "key must be at most 64 characters")),
-    value: Text(256),
-    label: v.optional(Text(128)),
-  }),
+  v.object(ACCOUNT_ENTRY_FIELDS),
   v.title("AccountEntry"),
   v.description("One field of the merchant's account form (a phone number, a contract number)."),
 );
 
+/** An account entry as a create sends it: its three fields and no other. */
+export const AccountEntryInput = v.pipe(
+  v.strictObject(ACCOUNT_ENTRY_FIELDS),
+  v.title("AccountEntryInput"),
+  v.description("One field of the merchant's account form (a phone number, a contract number), as a create sends it: no other field."),
+);
+
 // ---------------------------------------------------------------------------
 // Requests shared by several operations or read by other modules (an
-// operation's own request is in its description, src/operations/)
+// operation's own request is in its description, src/operations/). Every
+// request object, at every depth, is a strictObject: a field it does not
+// define is refused (src/http.ts names it), never dropped, so a misspelt
+// field cannot change what the gateway does, and the document says
+// `additionalProperties: false`.
 
 // Examples use the sandbox's values (src/sandbox/catalog.ts): merchant 1001,
 // card token tok_sandbox_ok, OTP 111111, card 8600000000000007 expiring 3012.
@@ -187,11 +201,11 @@ export { EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, EXAMPLE_TRANSFER_ID };
 export const EXAMPLE_CARD = { number: "8600000000000007", expire: "3012" };
 
 export const CreateReceiptRequest = v.pipe(
-  v.object({
+  v.strictObject({
     tid: Tid,
     amount: Amount,
     merchant_id: v.pipe(PositiveId("merchant_id"), v.description("Merchant id at the payment service.")),
-    account: v.pipe(v.array(AccountEntry), v.maxLength(20, "at most 20 account entries")),
+    account: v.pipe(v.array(AccountEntryInput), v.maxLength(20, "at most 20 account entries")),
     description: v.optional(Text(256)),
     is_hold: v.optional(v.boolean("is_hold must be a boolean"), false),
     currency: v.optional(Currency, 860),
@@ -210,10 +224,10 @@ export const CreateReceiptRequest = v.pipe(
   v.title("CreateReceiptRequest"),
 );
 
-export const ReceiptIdRequest = v.pipe(v.object({ id: ReceiptId }), v.examples([{ id: EXAMPLE_RECEIPT_ID }]), v.title("ReceiptIdRequest"));
+export const ReceiptIdRequest = v.pipe(v.strictObject({ id: ReceiptId }), v.examples([{ id: EXAMPLE_RECEIPT_ID }]), v.title("ReceiptIdRequest"));
 
-export const TokenCard = v.pipe(v.object({ token: CardToken }), v.title("TokenCard"));
-export const NumberCard = v.pipe(v.object({ number: CardNumber, expire: Expire }), v.title("NumberCard"));
+export const TokenCard = v.pipe(v.strictObject({ token: CardToken }), v.title("TokenCard"));
+export const NumberCard = v.pipe(v.strictObject({ number: CardNumber, expire: Expire }), v.title("NumberCard"));
 
 // ---------------------------------------------------------------------------
 // Responses (documentation; the upstream client builds these shapes)

@@ -49,7 +49,7 @@ const AuditTrailResult = v.pipe(
 );
 
 const ListEventsRequest = v.pipe(
-  v.object({
+  v.strictObject({
     receipt_id: v.optional(v.pipe(ReceiptId, v.description("Only this receipt's (or transfer's `receipt_id`) events."))),
     type: v.optional(EventTypeName),
     delivery: v.optional(DeliveryStatusName),
@@ -86,7 +86,7 @@ export const GATEWAY: Section = {
       summary: "A receipt's or transfer's audit trail (partner only)",
       description: DOCS.auditReceipt,
       request: v.pipe(
-        v.object({
+        v.strictObject({
           id: ReceiptId,
           kind: v.optional(v.picklist(KIND_NAMES, "kind must be receipt or transfer"), "receipt"),
         }),
@@ -121,7 +121,7 @@ export const GATEWAY: Section = {
       example: { summary: "The event, queued again", value: EVENT_RESENT },
       summary: "Queue an event for delivery again (partner only)",
       description: DOCS.resendEvent,
-      request: v.pipe(v.object({ id: EventId }), v.examples([{ id: EXAMPLE_EVENT_ID }]), v.title("ResendEventRequest")),
+      request: v.pipe(v.strictObject({ id: EventId }), v.examples([{ id: EXAMPLE_EVENT_ID }]), v.title("ResendEventRequest")),
       response: Event,
       errors: ["forbidden", "not_found"],
       upstream: [],
@@ -133,7 +133,7 @@ export const GATEWAY: Section = {
       example: { summary: "Accepted: done within 24 hours", value: { user: "user-123", accepted_at: 1795536000000 } },
       summary: "Erase a user's personal data (partner only)",
       description: DOCS.eraseUser,
-      request: v.pipe(v.object({ user: UserSub }), v.examples([{ user: "user-123" }]), v.title("EraseUserRequest")),
+      request: v.pipe(v.strictObject({ user: UserSub }), v.examples([{ user: "user-123" }]), v.title("EraseUserRequest")),
       response: v.pipe(
         v.object({
           user: UserSub,

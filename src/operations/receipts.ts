@@ -41,7 +41,7 @@ const AUTHORIZE_ERRORS = [
 ] as const;
 
 const CheckTidRequest = v.pipe(
-  v.object({
+  v.strictObject({
     tid: Tid,
     user: v.optional(
       v.pipe(
@@ -87,7 +87,7 @@ export const RECEIPTS: Section = {
       summary: "Send the OTP for a card-token payment",
       description: DOCS.authorizeReceipt,
       request: v.pipe(
-        v.object({ id: ReceiptId, card: TokenCard }),
+        v.strictObject({ id: ReceiptId, card: TokenCard }),
         v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" } }]),
         v.title("AuthorizeRequest"),
       ),
@@ -105,7 +105,7 @@ export const RECEIPTS: Section = {
       summary: "Send the OTP for a card-number payment",
       description: DOCS.authorizeReceiptAnonymous,
       request: v.pipe(
-        v.object({ id: ReceiptId, card: NumberCard }),
+        v.strictObject({ id: ReceiptId, card: NumberCard }),
         v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD }]),
         v.title("AnonymousAuthorizeRequest"),
       ),
@@ -123,7 +123,7 @@ export const RECEIPTS: Section = {
       summary: "Pay a receipt with a card token",
       description: DOCS.payReceipt,
       request: v.pipe(
-        v.object({ id: ReceiptId, card: TokenCard, otp: v.optional(Otp) }),
+        v.strictObject({ id: ReceiptId, card: TokenCard, otp: v.optional(Otp) }),
         v.examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" }, otp: "111111" }]),
         v.title("PayRequest"),
       ),
@@ -141,7 +141,7 @@ export const RECEIPTS: Section = {
       summary: "Pay a receipt with a card number",
       description: DOCS.payReceiptAnonymous,
       request: v.pipe(
-        v.object({ id: ReceiptId, card: NumberCard, otp: Otp }),
+        v.strictObject({ id: ReceiptId, card: NumberCard, otp: Otp }),
         v.examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD, otp: "111111" }]),
         v.title("AnonymousPayRequest"),
       ),
@@ -183,7 +183,7 @@ export const RECEIPTS: Section = {
       summary: "Cancel a receipt",
       description: DOCS.cancelReceipt,
       request: v.pipe(
-        v.object({ id: ReceiptId, reason: v.optional(Text(256)), cancelledBy: v.optional(Text(128)) }),
+        v.strictObject({ id: ReceiptId, reason: v.optional(Text(256)), cancelledBy: v.optional(Text(128)) }),
         v.examples([{ id: EXAMPLE_RECEIPT_ID, reason: "Customer changed their mind" }]),
         v.title("CancelRequest"),
       ),

@@ -12,7 +12,7 @@ import { DOCS } from "./docs";
 import { created, describe, keyed, onRecord, PAY_ERRORS, type Section } from "./operation";
 
 const CreateTransferRequest = v.pipe(
-  v.object({
+  v.strictObject({
     tid: Tid,
     amount: Amount,
     rate_id: v.pipe(PositiveId("rate_id"), v.description("Tariff id at the payment service.")),
@@ -60,7 +60,7 @@ export const TRANSFERS: Section = {
       summary: "Confirm a transfer",
       description: DOCS.payTransfer,
       request: v.pipe(
-        v.object({ id: ReceiptId, otp: v.optional(Otp) }),
+        v.strictObject({ id: ReceiptId, otp: v.optional(Otp) }),
         v.examples([{ id: EXAMPLE_TRANSFER_ID, otp: "111111" }]),
         v.title("PayTransferRequest"),
       ),

@@ -44,6 +44,33 @@ describe("the OpenAPI document", () => {
     expect(doc.paths["/api/v1/partner/receipt/pay"].post.responses["429"].description).toContain("rate_limited");
   });
 
+  it("says every request object, at every depth, takes no field it does not define; answers stay open", async () => {
+    const doc = await served();
+    const objects: { at: string; additionalProperties: unknown }[] = [];
+    const visit = (node: any, at: string, seen: Set<string>): void => {
+      if (node === null || typeof node !== "object") return;
+      if (Array.isArray(node)) {
+        for (const [index, item] of node.entries()) visit(item, `${at}[${index}]`, seen);
+        return;
+      }
+      if (node.$ref) {
+        const name = node.$ref.split("/").pop();
+        if (!seen.has(name)) visit(doc.components.schemas[name], `${at}>${name}`, new Set([...seen, name]));
+        return;
+      }
+      if (node.type === "object" || node.properties) objects.push({ at, additionalProperties: node.additionalProperties });
+      for (const [key, value] of Object.entries(node)) if (key !== "examples") visit(value, `${at}.${key}`, seen);
+    };
+    for (const [path, item] of Object.entries<any>(doc.paths)) if (item.post) visit(item.post.requestBody, path, new Set());
+    // The create's account entries and both cards are among them.
+    expect(objects.map(({ at }) => at).join(" ")).toMatch(/AccountEntryInput.*TokenCard.*NumberCard/);
+    for (const { at, additionalProperties } of objects) expect(additionalProperties, at).toBe(false);
+    // An answer passes through what the payment service adds: no answer shape says otherwise.
+    for (const name of ["Receipt", "ReducedReceipt", "TransferReceipt", "AccountEntry", "MerchantDetails", "AuthorizeResult"]) {
+      expect(doc.components.schemas[name].additionalProperties, name).toBeUndefined();
+    }
+  });
+
   it("is the committed openapi.json (run npm run openapi)", async () => {
     expect(await served(), "openapi.json is out of date: run npm run openapi").toEqual(committed);
   });

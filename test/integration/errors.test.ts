@@ -4,8 +4,10 @@ import { describe, expect, it } from "vitest";
 import {
   API,
   call,
+  callAt,
   createReceipt,
   expectError,
+  expectStatus,
   newTid,
   newUser,
   OPERATION_PATHS,
@@ -85,7 +87,72 @@ describe("401 unauthorized carries WWW-Authenticate", () => {
   });
 });
 
-describe("near-miss field names are refused, naming the right one", () => {
+describe("a field an operation does not define is refused, naming the one it was probably meant to be", () => {
+  it('{"is_hodl": true} creates nothing (no receipt the next pay debits at once), reaches no upstream, and the tid stays free', async () => {
+    const before = (await sandboxCalls()).length;
+    const body = receiptRequest({ merchant_id: 1003 });
+    const error = await expectError(call("receipt/create", { ...body, is_hodl: true }), 400, "invalid_request");
+    expect(error.details).toEqual([{ path: "is_hodl", message: "unknown field is_hodl: did you mean is_hold?" }]);
+    expect((await sandboxCalls()).length).toBe(before);
+    await expectError(call("receipt/check-tid", { tid: body.tid }), 404, "receipt_not_found");
+  });
+
+  it("an OTP sent as `otpp` is refused before the pay: nothing is debited, and the OTP sent as `otp` pays", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    const card = { token: "tok_sandbox_ok" };
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card }), 200);
+    const before = (await sandboxCalls()).length;
+    const error = await expectError(call("receipt/pay", { id: receipt.id, card, otpp: "111111" }), 400, "invalid_request");
+    expect(error.details).toEqual([{ path: "otpp", message: "unknown field otpp: did you mean otp?" }]);
+    expect((await sandboxCalls()).length).toBe(before);
+    expect((await expectStatus(call("receipt/pay", { id: receipt.id, card, otp: "111111" }), 200)).state).toBe(4);
+  });
+
+  it("a cvv inside the card is named with no suggestion, and neither it nor the card is echoed", async () => {
+    const before = (await sandboxCalls()).length;
+    const card = { number: "8600000000000007", expire: "3012", cvv: "7391" };
+    const res = await call("receipt/anonymous/authorize", { id: "abc", card }, { headers: { "x-request-id": "req-cvv" } });
+    const text = await res.clone().text();
+    const error = await expectError(res, 400, "invalid_request");
+    expect(error.details).toEqual([{ path: "card.cvv", message: "unknown field card.cvv" }]);
+    for (const secret of ["7391", "8600000000000007", "3012"]) expect(text).not.toContain(secret);
+    expect((await sandboxCalls()).length).toBe(before);
+  });
+
+  it("a key that is itself a card number is masked where it is named", async () => {
+    const res = await call("receipt/create", { ...receiptRequest(), "8600000000000007": "x" });
+    const text = await res.clone().text();
+    const error = await expectError(res, 400, "invalid_request");
+    expect(error.details).toEqual([{ path: "860000******0007", message: "unknown field 860000******0007" }]);
+    expect(text).not.toContain("8600000000000007");
+  });
+
+  it("an unknown filter of events/list is refused, not dropped (which would list every event)", async () => {
+    const error = await expectError(callAt(GATEWAY, "events/list", { recipt_id: "abc", status: "failed" }), 400, "invalid_request");
+    expect(error.details).toEqual([
+      { path: "recipt_id", message: "unknown field recipt_id: did you mean receipt_id?" },
+      { path: "status", message: "unknown field status" },
+    ]);
+  });
+
+  it("every operation, the partner's and the gateway's own, refuses a field it does not define", async () => {
+    const before = (await sandboxCalls()).length;
+    const urls = [
+      ...OPERATION_PATHS.map((p) => `${API}/${p}`),
+      ...["receipt/audit", "events/list", "events/resend", "users/erase"].map((p) => `${GATEWAY}/${p}`),
+    ];
+    for (const url of urls) {
+      const res = await exports.default.fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${PARTNER_KEY}` },
+        body: JSON.stringify({ unexpected: true }),
+      });
+      const error = await expectError(res, 400, "invalid_request");
+      expect(error.details, url).toContainEqual({ path: "unexpected", message: "unknown field unexpected" });
+    }
+    expect((await sandboxCalls()).length).toBe(before);
+  });
+
   it('{"isHold": true} creates nothing (no receipt without a hold) and reaches no upstream', async () => {
     const before = (await sandboxCalls()).length;
     const { is_hold: _, ...body } = receiptRequest();
@@ -108,6 +175,8 @@ describe("near-miss field names are refused, naming the right one", () => {
     ["a2c/get-by-id", { receipt_id: "abc" }, "receipt_id", "id"],
     ["receipt/authorize", { id: "abc", card: { Token: "tok_sandbox_ok" } }, "card.Token", "card.token"],
     ["receipt/create", { ...receiptRequest(), account: [{ key: "phone", Value: "1" }] }, "account.0.Value", "account.0.value"],
+    ["receipt/create", { ...receiptRequest(), account: [{ key: "phone", value: "1", lable: "Phone" }] }, "account.0.lable", "account.0.label"],
+    ["receipt/create", { ...receiptRequest(), merchnat_id: 1001 }, "merchnat_id", "merchant_id"],
     ["receipt/cancel", { id: "abc", cancelled_by: "me" }, "cancelled_by", "cancelledBy"],
     ["a2c/create", { ...validTransfer(), receiverCard: "9860000000000018" }, "receiverCard", "receiver_card"],
     ["receipt/pay", { id: "abc", card: { token: "tok_sandbox_ok" }, otp_code: "111111" }, "otp_code", "otp"],
@@ -147,9 +216,18 @@ describe("near-miss field names are refused, naming the right one", () => {
     expect(error.message).toBe("No such path: the operation is /api/v1/partner/receipt/create, without the trailing slash.");
   });
 
-  it("other unknown fields are still ignored", async () => {
-    const res = await call("receipt/create", { ...receiptRequest(), note: "x", client_version: "1.2" });
-    expect(res.status).toBe(200);
+  it("any other unknown field is refused too, with no suggestion when nothing is close, inside an account entry as well", async () => {
+    const body = receiptRequest();
+    const error = await expectError(
+      call("receipt/create", { ...body, note: "x", account: [{ key: "phone", value: "1", colour: "red" }] }),
+      400,
+      "invalid_request",
+    );
+    expect(error.details).toEqual([
+      { path: "account.0.colour", message: "unknown field account.0.colour" },
+      { path: "note", message: "unknown field note" },
+    ]);
+    await expectError(call("receipt/check-tid", { tid: body.tid }), 404, "receipt_not_found");
   });
 });
 

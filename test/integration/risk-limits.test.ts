@@ -175,6 +175,12 @@ describe("a card number is used at most 10 times an hour, across users and recei
         400,
         "invalid_request",
       );
+      // A field the card does not define: refused before anything counts, though the number is valid.
+      await expectError(
+        call("receipt/anonymous/pay", { id: receipt.id, card: { number, expire: EXPIRE, cvv: "123" }, otp: OTP_OK }, { token: user.token }),
+        400,
+        "invalid_request",
+      );
       await expectError(anonymousPay(receipt.id, number, stranger.token), 404, "receipt_not_found");
       await expectError(anonymousPay(paid.id, number, user.token), 409, "receipt_already_paid");
     }
