@@ -142,10 +142,12 @@ curl -s $GW/receipt/authorize -H "$APP" -H "$JSON" -d '{"id":"'$ID'","card":{"to
 check 200 ".id == \"$ID\" and .sent == true and .wait > 0"
 
 step "3. pay with a wrong OTP"
-# 3. A wrong OTP is refused and counted: the third wrong one ends the receipt.
-curl -s $GW/receipt/pay -H "$APP" -H "$JSON" -d '{"id":"'$ID'","card":{"token":"tok_sandbox_ok"},"otp":"000000"}' | jq -c .error
-# -> {"code":"otp_invalid","message":"The OTP is wrong.","request_id":"746062fb-ade8-45ee-abf7-17b64fa3322f","attempts_left":2,"upstream_code":"OTP_INVALID"}
-check 422 '.error.code == "otp_invalid" and .error.attempts_left == 2'
+# 3. A wrong OTP is refused and counted: the third wrong one ends the receipt. `message` is for the
+#    developer; `user_message` is for the app's user, in the language Accept-Language asks for.
+curl -s $GW/receipt/pay -H "$APP" -H "$JSON" -H "Accept-Language: uz" -d '{"id":"'$ID'","card":{"token":"tok_sandbox_ok"},"otp":"000000"}' | jq -c .error
+# -> {"code":"otp_invalid","message":"The OTP is wrong.","user_message":"Tasdiqlash kodi notoʻgʻri. SMSni tekshirib, kodni qayta kiriting.","request_id":"746062fb-ade8-45ee-abf7-17b64fa3322f","attempts_left":2,"upstream_code":"OTP_INVALID"}
+check 422 '.error.code == "otp_invalid" and .error.attempts_left == 2 and (.error.user_message | test("notoʻgʻri"))'
+check_header Content-Language uz
 
 step "4. pay with the OTP"
 # 4. Pay with the OTP authorize sent (the sandbox's is 111111, for 5 minutes after the last send):
@@ -173,8 +175,8 @@ check 200 ".id == \"$ID\" and .tid == \"order-$RUN\" and .state == 4"
 step "6. cancel"
 # 6. An app may cancel only an unpaid receipt; a paid one is refunded by the partner backend (state 21).
 curl -s $GW/receipt/cancel -H "$APP" -H "$JSON" -d '{"id":"'$ID'"}' | jq -c .error
-# -> {"code":"forbidden","message":"Only the partner backend may cancel a paid or held receipt.","request_id":"71429209-b288-4b9d-bcc7-7880a088152f"}
-check 403 '.error.code == "forbidden"'
+# -> {"code":"forbidden","message":"Only the partner backend may cancel a paid or held receipt.","user_message":"This action is not available to you. Please contact support.","request_id":"71429209-b288-4b9d-bcc7-7880a088152f"}
+check 403 '.error.code == "forbidden" and .error.user_message == "This action is not available to you. Please contact support."'
 curl -s $GW/receipt/cancel -H "$PARTNER" -H "$JSON" -d '{"id":"'$ID'","reason":"refund"}' | jq -c '{state, ofd: .ofd.type}'
 # -> {"state":21,"ofd":"Refund"}
 check 200 '.state == 21'

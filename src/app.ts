@@ -7,6 +7,7 @@ import { type Context, Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { ApiError, renderError } from "./errors";
 import { requireSoundConfig } from "./guard";
+import { negotiateLanguage } from "./language";
 import { openApiDocument } from "./openapi";
 import { APIS, apiRouter } from "./operations";
 import { checkReadiness } from "./readiness";
@@ -16,6 +17,8 @@ export function createApp() {
   const app = new Hono<GatewayEnv>();
 
   app.use(requestId());
+  // First, so that every error answer, the guard's and a missing route's included, speaks the caller's language.
+  app.use(negotiateLanguage);
   app.onError(renderError);
   const operations = new Set(APIS.flatMap((api) => api.sections.flatMap((section) => section.operations.map((op) => `${api.prefix}${op.path}`))));
   app.notFound((c) => {

@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ERROR_CODES, type ErrorCode } from "./error-codes";
+import { type DeclineReason, ERROR_CODES, type ErrorCode, type Language, userMessage } from "./error-codes";
+import { languageOf } from "./language";
 import { log } from "./log";
 
 /** The codes the gateway may answer are the rows of the error table. */
@@ -12,7 +13,8 @@ export interface ErrorExtras {
   details?: { path: string; message: string }[];
   attempts_left?: number;
   upstream_code?: string;
-  decline_reason?: string;
+  /** card_declined: why; each reason has its user_message (src/error-codes.ts DECLINE_REASONS). */
+  decline_reason?: DeclineReason;
   /** The merchant's limits, on amount_out_of_range, as the upstream sent them. */
   min_amount?: number;
   max_amount?: number;
@@ -71,9 +73,14 @@ export function unwrap<T>(outcome: Outcome<T>): T {
   throw ApiError.from(outcome.error);
 }
 
-/** Renders any error as the contract's envelope. The one place errors become responses. */
+/**
+ * Renders any error as the contract's envelope, its user_message in the
+ * language the request's Accept-Language chose (src/language.ts). The one
+ * place errors become responses.
+ */
 export function renderError(err: unknown, c: Context): Response {
   const requestId = c.get("requestId") ?? "";
+  const language = languageOf(c.get("language"));
   let apiError: ApiError;
   if (err instanceof ApiError) {
     apiError = err;
@@ -89,19 +96,30 @@ export function renderError(err: unknown, c: Context): Response {
     });
     apiError = new ApiError("internal_error", "The gateway failed to handle this request.");
   }
-  const answer = errorAnswer(apiError.toFailure(), requestId);
+  const answer = errorAnswer(apiError.toFailure(), requestId, language);
   for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
   return c.body(answer.body, answer.status, { "content-type": "application/json" });
 }
 
 /**
  * A failure as the contract's envelope: its status, the JSON text of its
- * body and its headers (Retry-After, and any the failure names). Pure, so
- * that an answer can be kept and sent again byte for byte (rule 11).
+ * body (with the user_message in `language`) and its headers
+ * (Content-Language naming that language, Retry-After, and any the failure
+ * names). Pure, so that an answer can be kept and sent again byte for byte
+ * (rule 11), in the language it was first sent in.
  */
-export function errorAnswer(failure: Failure, requestId: string): { status: ContentfulStatusCode; body: string; headers: Record<string, string> } {
+export function errorAnswer(
+  failure: Failure,
+  requestId: string,
+  language: Language,
+): { status: ContentfulStatusCode; body: string; headers: Record<string, string> } {
   const { code, message, retry_after, headers, ...extras } = failure;
-  const out: Record<string, string> = { ...(headers ?? {}) };
+  const out: Record<string, string> = { ...(headers ?? {}), "Content-Language": language };
   if (retry_after !== undefined) out["Retry-After"] = String(Math.max(1, Math.ceil(retry_after)));
-  return { status: ERROR_CODES[code].status, body: JSON.stringify({ error: { code, message, request_id: requestId, ...extras } }), headers: out };
+  const user_message = userMessage(code, language, extras.decline_reason);
+  return {
+    status: ERROR_CODES[code].status,
+    body: JSON.stringify({ error: { code, message, user_message, request_id: requestId, ...extras } }),
+    headers: out,
+  };
 }

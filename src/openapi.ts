@@ -13,7 +13,7 @@ import type { Context, Hono } from "hono";
 import { describeRoute, openAPIRouteHandler, resolver } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { GenericSchema } from "valibot";
-import { ERROR_CODE_NAMES, ERROR_CODES, type ErrorCode, errorExample } from "./error-codes";
+import { DECLINE_REASONS, ERROR_CODE_NAMES, ERROR_CODES, type ErrorCode, errorExample, LANGUAGES } from "./error-codes";
 import { eventWebhooks } from "./events/openapi";
 import { KEYED_OPERATIONS } from "./lifecycle";
 import { ErrorBody } from "./schemas";
@@ -110,9 +110,15 @@ const HEADERS: Record<HeaderName, OpenAPIV3_1.HeaderObject> = {
     required: true,
     schema: { type: "string", enum: ["POST"] },
   },
+  "Content-Language": {
+    description:
+      "The language of the error's `user_message`: the one Accept-Language prefers among `uz` (Uzbek, Latin script; `uz-Latn` and `uz-UZ` ask for it too), `uz-Cyrl`, `ru` and `en`; `en` when none is acceptable or the header is absent.",
+    required: true,
+    schema: { type: "string", enum: [...LANGUAGES] },
+  },
 };
 
-type HeaderName = "X-Request-Id" | "Retry-After" | "Idempotent-Replayed" | "WWW-Authenticate" | "Allow";
+type HeaderName = "X-Request-Id" | "Retry-After" | "Idempotent-Replayed" | "WWW-Authenticate" | "Allow" | "Content-Language";
 
 const headerRef = (name: HeaderName) => ({ $ref: `#/components/headers/${name}` });
 
@@ -137,19 +143,27 @@ const errorSchema = (codes: ErrorCode[]): OpenAPIV3_1.SchemaObject => ({
   ],
 });
 
-/** The ErrorCode component: every code, with its meaning (shown in /docs and by generators that read `x-enum-descriptions`). */
+/**
+ * The ErrorCode component: every code, with its meaning (shown in /docs and
+ * by generators that read `x-enum-descriptions`), and the user_message texts
+ * of each code and of each card_declined's decline_reason, by language (the
+ * `x-user-messages` and `x-decline-reason-user-messages` extensions), so an
+ * app can see every sentence its user may be shown.
+ */
 export const ERROR_CODE_SCHEMA: OpenAPIV3_1.SchemaObject & Record<string, unknown> = {
   type: "string",
   title: "ErrorCode",
-  description: `What went wrong, as the contract names it. The HTTP status follows from the code.\n\n| code | HTTP | meaning |\n|---|---|---|\n${ERROR_CODE_NAMES.map(
+  description: `What went wrong, as the contract names it. The HTTP status follows from the code. Every error also carries \`user_message\`, a sentence for the app's user in the language Accept-Language prefers (${LANGUAGES.map((language) => `\`${language}\``).join(", ")}; Content-Language names it): \`x-user-messages\` lists each code's, by language, and \`x-decline-reason-user-messages\` card_declined's by \`decline_reason\` (a reason not listed there keeps card_declined's own).\n\n| code | HTTP | meaning |\n|---|---|---|\n${ERROR_CODE_NAMES.map(
     (code) => `| \`${code}\` | ${ERROR_CODES[code].status} | ${ERROR_CODES[code].meaning} |`,
   ).join("\n")}`,
   enum: [...ERROR_CODE_NAMES],
   "x-enum-descriptions": ERROR_CODE_NAMES.map((code) => ERROR_CODES[code].meaning),
+  "x-user-messages": Object.fromEntries(ERROR_CODE_NAMES.map((code) => [code, ERROR_CODES[code].user_message])),
+  "x-decline-reason-user-messages": DECLINE_REASONS,
 };
 
 function errorResponse(status: number, codes: ErrorCode[]) {
-  const headers: Record<string, unknown> = { "X-Request-Id": headerRef("X-Request-Id") };
+  const headers: Record<string, unknown> = { "X-Request-Id": headerRef("X-Request-Id"), "Content-Language": headerRef("Content-Language") };
   const retrying = codes.filter((code) => RETRY_CODES.has(code));
   if (retrying.length === codes.length) headers["Retry-After"] = headerRef("Retry-After");
   else if (retrying.length > 0) {
@@ -239,7 +253,7 @@ const DOCUMENTATION: NonNullable<Parameters<typeof openAPIRouteHandler>[1]>["doc
     title: "Payments edge gateway",
     version: "1.0.0",
     description:
-      'The partner receipt API of the payment service, proxied at the edge. Paths and bodies are the upstream\'s; the gateway adds tid uniqueness with safe retries, the three-wrong-OTPs rule, ownership checks and validation. Every error is `{"error": {"code", "message", "request_id", ...}}`; every response carries `X-Request-Id`. Calls without a valid partner key or user JWT answer 401 `unauthorized`. A deployment whose configuration is unsafe (development credentials in production, no way to verify callers) answers every call with 503 `service_misconfigured`, naming the problem. Every operation is a POST; another method answers 405 `method_not_allowed` with `Allow: POST`.',
+      'The partner receipt API of the payment service, proxied at the edge. Paths and bodies are the upstream\'s; the gateway adds tid uniqueness with safe retries, the three-wrong-OTPs rule, ownership checks and validation. Every error is `{"error": {"code", "message", "user_message", "request_id", ...}}`, its `user_message` a sentence for the app\'s user in the language Accept-Language prefers (`uz`, `uz-Cyrl`, `ru` or `en`, named by Content-Language); every response carries `X-Request-Id`. Calls without a valid partner key or user JWT answer 401 `unauthorized`. A deployment whose configuration is unsafe (development credentials in production, no way to verify callers) answers every call with 503 `service_misconfigured`, naming the problem. Every operation is a POST; another method answers 405 `method_not_allowed` with `Allow: POST`.',
   },
   tags: [
     { name: "Receipts", description: "Payment receipts: create, send the OTP, pay, hold-confirm, cancel, read." },

@@ -396,6 +396,12 @@ export const ErrorFields = v.object({
     v.description("The contract's error code (ErrorCode); each response lists the codes its status carries on that operation."),
   ),
   message: v.pipe(v.string(), v.description("For a developer; never contains a card number or OTP.")),
+  user_message: v.pipe(
+    v.string(),
+    v.description(
+      "For the app's user, to show as it is: what happened and what to do, in the language Accept-Language prefers among `uz` (Uzbek, Latin script), `uz-Cyrl` (Uzbek, Cyrillic script), `ru` and `en` (the default), which Content-Language names. The ErrorCode component's `x-user-messages` lists every code's texts, and `x-decline-reason-user-messages` card_declined's by `decline_reason`.",
+    ),
+  ),
   request_id: v.pipe(v.string(), v.description("The X-Request-Id of this call.")),
   details: v.optional(
     v.pipe(

@@ -1,4 +1,5 @@
 import type { Caller } from "./caller";
+import type { Language } from "./error-codes";
 
 /** Hono's environment for the gateway: bindings, and what middleware sets per request. */
 export interface GatewayEnv {
@@ -6,5 +7,7 @@ export interface GatewayEnv {
   Variables: {
     requestId: string;
     caller: Caller;
+    /** The language of error answers' user_message, from Accept-Language (src/language.ts). */
+    language: Language;
   };
 }

@@ -5,6 +5,7 @@ import { SignJWT } from "jose";
 import { expect, vi } from "vitest";
 import { createApp } from "../src/app";
 import { advanceClock, clock } from "../src/clock";
+import { type ErrorCode, LANGUAGES, type Language, userMessage } from "../src/error-codes";
 import { receiptStub } from "../src/receipt-object";
 import { tidShards } from "../src/shards";
 import { findTid, readIndexFor, type TidRow } from "../src/tid-index";
@@ -80,13 +81,20 @@ export async function expectStatus<T = any>(response: Response | Promise<Respons
   return JSON.parse(text) as T;
 }
 
-/** Asserts an error answer: status, code, and the envelope every error shares. */
+/**
+ * Asserts an error answer: status, code, and the envelope every error
+ * shares, its user_message the table's text in the language Content-Language
+ * names.
+ */
 export async function expectError(response: Response | Promise<Response>, status: number, code: string): Promise<any> {
   const res = await response;
   const body = await expectStatus<any>(res, status);
   expect(body.error.code).toBe(code);
   expect(typeof body.error.message).toBe("string");
   expect(body.error.request_id).toBe(res.headers.get("x-request-id"));
+  const language = res.headers.get("content-language");
+  expect(LANGUAGES, `Content-Language of ${code}`).toContain(language);
+  expect(body.error.user_message).toBe(userMessage(code as ErrorCode, language as Language, body.error.decline_reason));
   return body.error;
 }
 

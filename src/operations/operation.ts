@@ -13,6 +13,7 @@ import { readConfig } from "../config";
 import { createOnce } from "../creation";
 import { ApiError, unwrap } from "../errors";
 import type { Kind, KindName, RecordBody } from "../kinds";
+import { type Language, languageOf } from "../language";
 import type { Operation } from "../lifecycle";
 import { log } from "../log";
 import type { RouteDoc } from "../openapi";
@@ -63,9 +64,15 @@ export interface OperationContext {
   record?: { kind: KindName; id: string };
   /** Rule 11: the request's Idempotency-Key and its body's keyed fingerprints. */
   idempotency?: { key: string; fingerprints: string[] };
+  /** The language of the request's error answers, so that an error kept for its key is replayed as it was sent. */
+  language?: Language;
 }
 
-const contextOf = (c: Context<GatewayEnv>): OperationContext => ({ caller: c.var.caller, requestId: c.var.requestId });
+const contextOf = (c: Context<GatewayEnv>): OperationContext => ({
+  caller: c.var.caller,
+  requestId: c.var.requestId,
+  language: languageOf(c.var.language),
+});
 
 /**
  * An operation on the Durable Object of the record the body's `id` names:

@@ -16,6 +16,7 @@
  */
 import { type Caller, mayAccess, ownerOf } from "../caller";
 import { clock } from "../clock";
+import type { Language } from "../error-codes";
 import { errorAnswer, type Failure, fail, type Outcome } from "../errors";
 import { type Decision, keepsAnswer, type Operation, repeatAnswer, STATE, upstreamPhase } from "../lifecycle";
 import { log } from "../log";
@@ -35,6 +36,8 @@ export interface OperationContext {
   record?: RecordTarget;
   /** The request's Idempotency-Key and its body's fingerprints (rule 11), when it brought one. */
   idempotency?: KeyedRequest;
+  /** The language of the request's user_message (Accept-Language): an error answer kept for its key speaks it. English when not given. */
+  language?: Language;
 }
 
 /** What a record operation answers: an outcome, or (rule 11) an answer kept for the request's key, sent again as it was. */
@@ -134,7 +137,7 @@ export class Moves {
     const { keys } = this.#parts;
     if (!op.idempotency) return outcome;
     const actor = ownerOf(op.caller);
-    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId);
+    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId, op.language ?? "en");
     if (keepsAnswer(answer.status, outcome.ok ? undefined : outcome.error.code))
       keys.answer(actor, spec.operation, op.idempotency, op.requestId, answer);
     else keys.forget(actor, spec.operation, op.idempotency);
@@ -166,7 +169,7 @@ export class Moves {
               "upstream_error",
               `The ${spec.operation} with this Idempotency-Key did not happen: the payment service shows nothing done. Send it again with a new key.`,
             );
-    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId);
+    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId, op.language ?? "en");
     keys.answer(ownerOf(op.caller), spec.operation, op.idempotency!, op.requestId, answer);
     return { ...outcome, replayed: answer };
   }

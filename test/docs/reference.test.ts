@@ -8,7 +8,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import reference from "../../docs/reference.md?raw";
-import { ERROR_CODE_NAMES, ERROR_CODES } from "../../src/error-codes";
+import { DECLINE_REASON_NAMES, ERROR_CODE_NAMES, ERROR_CODES, LANGUAGES } from "../../src/error-codes";
 import { EVENT_TYPES } from "../../src/events/types";
 import { A2C_VERIFY_FROM, CORRECT_OTP, cardByNumber, cardByToken, findMerchant, UNAVAILABLE_RECEIVER } from "../../src/sandbox/catalog";
 
@@ -94,9 +94,28 @@ describe("docs/reference.md: errors", () => {
 
   it("documents every extra field and header an error may carry", () => {
     const errors = section("Errors");
-    for (const extra of ["details", "attempts_left", "min_amount", "max_amount", "upstream_code", "decline_reason", "Retry-After", "X-Request-Id"]) {
+    for (const extra of [
+      "user_message",
+      "details",
+      "attempts_left",
+      "min_amount",
+      "max_amount",
+      "upstream_code",
+      "decline_reason",
+      "Retry-After",
+      "X-Request-Id",
+      "Content-Language",
+    ]) {
       expect(errors, extra).toContain(`\`${extra}\``);
     }
+  });
+
+  it("names every decline_reason that has a user_message, and says where the texts live", () => {
+    const errors = section("Errors");
+    for (const reason of DECLINE_REASON_NAMES) expect(errors, reason).toContain(`\`${reason}\``);
+    for (const language of LANGUAGES) expect(errors, language).toContain(`\`${language}\``);
+    expect(errors).toContain("src/error-codes.ts");
+    expect(errors).toContain("x-user-messages");
   });
 });
 

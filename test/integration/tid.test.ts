@@ -36,7 +36,7 @@ describe("tid uniqueness", () => {
     const request = receiptRequest();
     await expectStatus(call("receipt/create", request), 200);
     const error = await expectError(call("receipt/create", { ...request, amount: request.amount + 100 }), 409, "tid_conflict");
-    expect(Object.keys(error).sort()).toEqual(["code", "message", "request_id"]);
+    expect(Object.keys(error).sort()).toEqual(["code", "message", "request_id", "user_message"]);
     expect(await createCalls(request.tid)).toBe(1);
   });
 
