@@ -280,7 +280,11 @@ function hoist(node: Json, schemas: Record<string, Json>, names: ReadonlySet<str
   const out: Record<string, Json> = {};
   for (const [key, value] of Object.entries(node)) out[key] = hoist(value, schemas, names);
   const title = out.title;
-  if (typeof title === "string" && names.has(title) && (out.type !== undefined || out.allOf !== undefined || out.anyOf !== undefined)) {
+  if (
+    typeof title === "string" &&
+    names.has(title) &&
+    (out.type !== undefined || out.allOf !== undefined || out.anyOf !== undefined || out.oneOf !== undefined)
+  ) {
     schemas[title] ??= out;
     return { $ref: `#/components/schemas/${title}` };
   }

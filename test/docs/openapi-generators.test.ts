@@ -9,6 +9,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ERROR_CODE_NAMES, ERROR_CODES } from "../../src/error-codes";
+import { EVENT_TYPE_NAMES, kindOfEvent } from "../../src/events/types";
 
 const served = async () => (await (await exports.default.fetch("http://gateway.test/openapi.json")).json()) as any;
 const component = (doc: any, node: any): any => (node?.$ref ? doc.components.schemas[node.$ref.split("/").pop()] : node);
@@ -84,6 +85,26 @@ describe("the document, as generators read it", () => {
           expect(response.description, `${path} ${status}`).toContain(`\`${code}\`: ${ERROR_CODES[code as keyof typeof ERROR_CODES].meaning}`);
         }
       }
+    }
+  });
+
+  it("tells a receipt's event from a transfer's by type (a discriminator) and by data.object_type", async () => {
+    const doc = await served();
+    const { Event, ReceiptEvent, TransferEvent } = doc.components.schemas;
+    const ref = (name: string) => `#/components/schemas/${name}`;
+    expect(Event.oneOf).toEqual([{ $ref: ref("ReceiptEvent") }, { $ref: ref("TransferEvent") }]);
+    expect(Event.discriminator.propertyName).toBe("type");
+    expect(Event.discriminator.mapping).toEqual(
+      Object.fromEntries(EVENT_TYPE_NAMES.map((type) => [type, ref(kindOfEvent(type) === "receipt" ? "ReceiptEvent" : "TransferEvent")])),
+    );
+    for (const [schema, kind, object] of [
+      [ReceiptEvent, "receipt", "Receipt"],
+      [TransferEvent, "transfer", "TransferReceipt"],
+    ]) {
+      expect(schema.properties.type.enum).toEqual(EVENT_TYPE_NAMES.filter((type) => kindOfEvent(type) === kind));
+      expect(schema.properties.data.properties.object_type).toMatchObject({ type: "string", const: kind });
+      expect(schema.properties.data.properties.object).toEqual({ $ref: ref(object) });
+      expect(schema.properties.data.required).toEqual(expect.arrayContaining(["object_type", "object"]));
     }
   });
 
