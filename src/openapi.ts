@@ -137,15 +137,30 @@ const errorSchema = (codes: ErrorCode[]): OpenAPIV3_1.SchemaObject => ({
   ],
 });
 
-/** The ErrorCode component: every code, with its meaning (shown in /docs and by generators that read `x-enum-descriptions`). */
+/** What the document says of codes it does not list: the ErrorCode component and the error's `code`. */
+const OPEN_CODES =
+  "The list grows: a client must expect a code it does not know, and handle it by its HTTP status (the typed client answers it as `unknown_error`, with the code in `gatewayCode`).";
+
+/**
+ * The ErrorCode component: every code known today, with its meaning (shown in
+ * /docs and by generators that read `x-enum-descriptions`). The error's
+ * `code` is this or any other string (ERROR_SCHEMA_CODE), so a strict decoder
+ * generated from the document reads a newer gateway's code too.
+ */
 export const ERROR_CODE_SCHEMA: OpenAPIV3_1.SchemaObject & Record<string, unknown> = {
   type: "string",
   title: "ErrorCode",
-  description: `What went wrong, as the contract names it. The HTTP status follows from the code.\n\n| code | HTTP | meaning |\n|---|---|---|\n${ERROR_CODE_NAMES.map(
+  description: `What went wrong, as the contract names it. The HTTP status follows from the code. ${OPEN_CODES}\n\n| code | HTTP | meaning |\n|---|---|---|\n${ERROR_CODE_NAMES.map(
     (code) => `| \`${code}\` | ${ERROR_CODES[code].status} | ${ERROR_CODES[code].meaning} |`,
   ).join("\n")}`,
   enum: [...ERROR_CODE_NAMES],
   "x-enum-descriptions": ERROR_CODE_NAMES.map((code) => ERROR_CODES[code].meaning),
+};
+
+/** The Error component's `code`: a known code (ErrorCode) or a newer one. */
+export const ERROR_SCHEMA_CODE: OpenAPIV3_1.SchemaObject = {
+  description: `The contract's error code: one of ErrorCode; each response lists the codes its status carries on that operation. ${OPEN_CODES}`,
+  anyOf: [{ $ref: "#/components/schemas/ErrorCode" }, { type: "string", description: "A code newer than this document." }],
 };
 
 function errorResponse(status: number, codes: ErrorCode[]) {
@@ -332,7 +347,7 @@ export const COMPONENT_NAMES = new Set([
 async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Document> {
   const { webhooks, event } = await eventWebhooks();
   const error = (await resolver(ErrorBody).toOpenAPISchema()).schema as { properties: { error: { properties: Record<string, unknown> } } };
-  error.properties.error.properties.code = { $ref: "#/components/schemas/ErrorCode" };
+  error.properties.error.properties.code = ERROR_SCHEMA_CODE;
   const schemas: Record<string, Json> = {};
   const hoisted = hoist(
     {
