@@ -225,9 +225,9 @@ export function createGatewayClient(options: ClientOptions) {
       }
       const answered = { ...envelope, status: response.status, retryAfter };
       // A code newer than this client is one `unknown_error`, so a switch over the codes it knows stays exhaustive.
-      const error = (
-        isKnownCode(envelope.code) ? answered : { ...answered, code: "unknown_error", gatewayCode: envelope.code }
-      ) as unknown as GatewayError<P>;
+      const error = (isKnownCode(envelope.code)
+        ? answered
+        : { ...answered, code: "unknown_error", gatewayCode: envelope.code }) as unknown as GatewayError<P>;
       return { ok: false, error, requestId, response, ...meta(attempts) };
     }
   }

@@ -44,5 +44,7 @@ const KNOWN = {
   upstream_timeout: true,
 } as const satisfies Record<ErrorCode, true>;
 
-/** Whether this client knows `code` (hasOwnProperty: `constructor` and the like are not codes). */
-export const isKnownCode = (code: string): code is ErrorCode => Object.prototype.hasOwnProperty.call(KNOWN, code);
+const CODES: ReadonlySet<string> = new Set(Object.keys(KNOWN));
+
+/** Whether this client knows `code`. */
+export const isKnownCode = (code: string): code is ErrorCode => CODES.has(code);

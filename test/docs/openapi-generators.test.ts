@@ -77,7 +77,10 @@ describe("the document, as generators read it", () => {
       expect(ErrorCode.description, code).toContain(`| \`${code}\` | ${ERROR_CODES[code].status} |`);
     }
     // Open: a known code or any other string, and the document says a client must expect one it does not know.
-    expect(ErrorSchema.properties.error.properties.code.anyOf).toEqual([{ $ref: "#/components/schemas/ErrorCode" }, expect.objectContaining({ type: "string" })]);
+    expect(ErrorSchema.properties.error.properties.code.anyOf).toEqual([
+      { $ref: "#/components/schemas/ErrorCode" },
+      expect.objectContaining({ type: "string" }),
+    ]);
     expect(ErrorCode.description).toContain("a client must expect a code it does not know");
     expect(ErrorSchema.properties.error.properties.code.description).toContain("a client must expect a code it does not know");
     for (const [path, item] of Object.entries<any>(doc.paths)) {
