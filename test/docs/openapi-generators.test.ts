@@ -3,8 +3,10 @@
  * in the document and linters do not check: every number an integer where the
  * gateway answers integers, every `const` with its type, a2c/create's body a
  * plain object with `tid` required, named states, one ErrorCode component
- * whose every code has a meaning, request bodies and shared shapes as
- * components, and a server that is wherever the document was served from.
+ * whose every code has a meaning and which says more will come, events told
+ * apart by `type` (a discriminator) and `data.object_type`, request bodies
+ * and shared shapes as components, and a server that is wherever the
+ * document was served from.
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
