@@ -143,23 +143,35 @@ const errorSchema = (codes: ErrorCode[]): OpenAPIV3_1.SchemaObject => ({
   ],
 });
 
+/** What the document says of codes it does not list: the ErrorCode component and the error's `code`. */
+const OPEN_CODES =
+  "The list grows: a client must expect a code it does not know, and handle it by its HTTP status (the typed client answers it as `unknown_error`, with the code in `gatewayCode`).";
+
 /**
- * The ErrorCode component: every code, with its meaning (shown in /docs and
- * by generators that read `x-enum-descriptions`), and the user_message texts
- * of each code and of each card_declined's decline_reason, by language (the
- * `x-user-messages` and `x-decline-reason-user-messages` extensions), so an
- * app can see every sentence its user may be shown.
+ * The ErrorCode component: every code known today, with its meaning (shown in
+ * /docs and by generators that read `x-enum-descriptions`), and the
+ * user_message texts of each code and of each card_declined's decline_reason,
+ * by language (the `x-user-messages` and `x-decline-reason-user-messages`
+ * extensions), so an app can see every sentence its user may be shown. The
+ * error's `code` is this or any other string (ERROR_SCHEMA_CODE), so a strict
+ * decoder generated from the document reads a newer gateway's code too.
  */
 export const ERROR_CODE_SCHEMA: OpenAPIV3_1.SchemaObject & Record<string, unknown> = {
   type: "string",
   title: "ErrorCode",
-  description: `What went wrong, as the contract names it. The HTTP status follows from the code. Every error also carries \`user_message\`, a sentence for the app's user in the language Accept-Language prefers (${LANGUAGES.map((language) => `\`${language}\``).join(", ")}; Content-Language names it): \`x-user-messages\` lists each code's, by language, and \`x-decline-reason-user-messages\` card_declined's by \`decline_reason\` (a reason not listed there keeps card_declined's own).\n\n| code | HTTP | meaning |\n|---|---|---|\n${ERROR_CODE_NAMES.map(
+  description: `What went wrong, as the contract names it. The HTTP status follows from the code. ${OPEN_CODES} Every error also carries \`user_message\`, a sentence for the app's user in the language Accept-Language prefers (${LANGUAGES.map((language) => `\`${language}\``).join(", ")}; Content-Language names it): \`x-user-messages\` lists each code's, by language, and \`x-decline-reason-user-messages\` card_declined's by \`decline_reason\` (a reason not listed there keeps card_declined's own).\n\n| code | HTTP | meaning |\n|---|---|---|\n${ERROR_CODE_NAMES.map(
     (code) => `| \`${code}\` | ${ERROR_CODES[code].status} | ${ERROR_CODES[code].meaning} |`,
   ).join("\n")}`,
   enum: [...ERROR_CODE_NAMES],
   "x-enum-descriptions": ERROR_CODE_NAMES.map((code) => ERROR_CODES[code].meaning),
   "x-user-messages": Object.fromEntries(ERROR_CODE_NAMES.map((code) => [code, ERROR_CODES[code].user_message])),
   "x-decline-reason-user-messages": DECLINE_REASONS,
+};
+
+/** The Error component's `code`: a known code (ErrorCode) or a newer one. */
+export const ERROR_SCHEMA_CODE: OpenAPIV3_1.SchemaObject = {
+  description: `The contract's error code: one of ErrorCode; each response lists the codes its status carries on that operation. ${OPEN_CODES}`,
+  anyOf: [{ $ref: "#/components/schemas/ErrorCode" }, { type: "string", description: "A code newer than this document." }],
 };
 
 function errorResponse(status: number, codes: ErrorCode[]) {
@@ -294,7 +306,11 @@ function hoist(node: Json, schemas: Record<string, Json>, names: ReadonlySet<str
   const out: Record<string, Json> = {};
   for (const [key, value] of Object.entries(node)) out[key] = hoist(value, schemas, names);
   const title = out.title;
-  if (typeof title === "string" && names.has(title) && (out.type !== undefined || out.allOf !== undefined || out.anyOf !== undefined)) {
+  if (
+    typeof title === "string" &&
+    names.has(title) &&
+    (out.type !== undefined || out.allOf !== undefined || out.anyOf !== undefined || out.oneOf !== undefined)
+  ) {
     schemas[title] ??= out;
     return { $ref: `#/components/schemas/${title}` };
   }
@@ -308,9 +324,13 @@ export const COMPONENT_NAMES = new Set([
   "TransferReceipt",
   "Party",
   "MerchantDetails",
+  "MerchantField",
   "OfdDetails",
+  "TransferOfd",
   "AuthorizeResult",
   "Event",
+  "ReceiptEvent",
+  "TransferEvent",
   "Error",
   "ReceiptState",
   "TransferState",
@@ -339,7 +359,7 @@ export const COMPONENT_NAMES = new Set([
 async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Document> {
   const { webhooks, event } = await eventWebhooks();
   const error = (await resolver(ErrorBody).toOpenAPISchema()).schema as { properties: { error: { properties: Record<string, unknown> } } };
-  error.properties.error.properties.code = { $ref: "#/components/schemas/ErrorCode" };
+  error.properties.error.properties.code = ERROR_SCHEMA_CODE;
   const schemas: Record<string, Json> = {};
   const hoisted = hoist(
     {

@@ -234,6 +234,19 @@ export const NumberCard = v.pipe(v.strictObject({ number: CardNumber, expire: Ex
 
 const Nullable = <T extends v.GenericSchema>(s: T) => v.nullable(s);
 
+/**
+ * One entry of a merchant's `fields`. The payment service does not publish
+ * what an entry holds (its one sample is an empty list), so the gateway
+ * passes each entry on whole, as an open object: nothing about it is typed
+ * but that it is an object (src/upstream/normalize.ts drops anything else).
+ */
+export const MerchantField = v.pipe(
+  v.looseObject({}),
+  v.metadata<Record<string, unknown>, { additionalProperties: true }>({ additionalProperties: true }),
+  v.title("MerchantField"),
+  v.description("One of the merchant's fields, as the payment service sends it: what an entry holds is not published, so it is passed on whole."),
+);
+
 export const Merchant = v.pipe(
   v.object({
     merchant_id: Int(),
@@ -243,7 +256,12 @@ export const Merchant = v.pipe(
     logo_url: v.optional(Nullable(v.string())),
     min_amount: v.optional(Int("Tiyin.")),
     max_amount: v.optional(Int("Tiyin.")),
-    fields: v.optional(v.array(v.unknown())),
+    fields: v.optional(
+      v.pipe(
+        v.array(MerchantField),
+        v.description("The merchant's fields as the payment service sends them (its anonymous pay answer shows an empty list)."),
+      ),
+    ),
   }),
   v.title("MerchantDetails"),
 );
@@ -370,6 +388,17 @@ export const Party = v.pipe(
   v.title("Party"),
 );
 
+/** A transfer's fiscal data, as the payment service describes it (its samples show null); fields beyond these are passed through. */
+export const TransferOfd = v.pipe(
+  v.looseObject({
+    url: v.optional(v.pipe(v.string(), v.description("Address of the fiscal receipt."))),
+    terminal_id: v.optional(v.pipe(v.string(), v.description("The fiscal terminal's id."))),
+    fiscal_sign: v.optional(v.pipe(v.string(), v.description("Fiscal sign."))),
+  }),
+  v.title("TransferOfd"),
+  v.description("Fiscal data of a transfer (null until there is any). Fields beyond these are passed through as the payment service sends them."),
+);
+
 export const TransferReceipt = v.pipe(
   v.object({
     tid: v.string(),
@@ -383,7 +412,7 @@ export const TransferReceipt = v.pipe(
     sender: Party,
     receiver: Party,
     error: Nullable(v.string()),
-    ofd: Nullable(v.record(v.string(), v.unknown())),
+    ofd: Nullable(TransferOfd),
     is_verify: v.boolean(),
   }),
   v.title("TransferReceipt"),
@@ -426,11 +455,11 @@ export const ErrorFields = v.object({
 export const ErrorBody = v.pipe(v.object({ error: ErrorFields }), v.title("Error"));
 
 export type CreateReceiptInput = v.InferOutput<typeof CreateReceiptRequest>;
-/** `ofd` is passed through as the payment service sends it: any object (OfdDetails documents the known fields). */
+/** `ofd` is passed through as the payment service sends it: any object (OfdDetails and TransferOfd document the known fields). */
 type OfdBody = Record<string, unknown>;
 export type ReceiptBody = Omit<v.InferOutput<typeof Receipt>, "ofd"> & { ofd: OfdBody | null };
 export type ReducedReceiptBody = Omit<v.InferOutput<typeof ReducedReceipt>, "ofd"> & { ofd: OfdBody | null };
-export type TransferBody = v.InferOutput<typeof TransferReceipt>;
+export type TransferBody = Omit<v.InferOutput<typeof TransferReceipt>, "ofd"> & { ofd: OfdBody | null };
 export type AuthorizeBody = v.InferOutput<typeof AuthorizeResult>;
 export type TokenCardInput = v.InferOutput<typeof TokenCard>;
 export type NumberCardInput = v.InferOutput<typeof NumberCard>;

@@ -113,6 +113,7 @@ export function makeEvent(recordId: string, options: EventOptions = {}): Gateway
     sequence: options.sequence ?? 1,
     request_id: crypto.randomUUID(),
     data: {
+      object_type: kindOf(type),
       object: type.startsWith("transfer.") ? transferObject(recordId, state) : receiptObject(recordId, state),
       owner: options.owner ?? "partner",
       previous_state: options.previousState === undefined ? 0 : options.previousState,

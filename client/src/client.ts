@@ -8,6 +8,7 @@
  * a repeat with it is answered from what the first did, never done twice).
  * Only a money move whose last attempt met no answer is `outcome_unknown`.
  */
+import { isKnownCode } from "./codes.js";
 import type { paths } from "./schema.js";
 import type { Answer, ClientError, GatewayError, OperationPath, RequestBody, Result } from "./types.js";
 
@@ -222,7 +223,11 @@ export function createGatewayClient(options: ClientOptions) {
         await sleep(retryAfter !== null ? retryAfter * 1000 : 250 * 2 ** (attempts - 1));
         continue;
       }
-      const error = { ...envelope, status: response.status, retryAfter } as unknown as GatewayError<P>;
+      const answered = { ...envelope, status: response.status, retryAfter };
+      // A code newer than this client is one `unknown_error`, so a switch over the codes it knows stays exhaustive.
+      const error = (isKnownCode(envelope.code)
+        ? answered
+        : { ...answered, code: "unknown_error", gatewayCode: envelope.code }) as unknown as GatewayError<P>;
       return { ok: false, error, requestId, response, ...meta(attempts) };
     }
   }

@@ -11,10 +11,21 @@ export type ReducedReceipt = components["schemas"]["ReducedReceipt"];
 export type TransferReceipt = components["schemas"]["TransferReceipt"];
 export type AuthorizeResult = components["schemas"]["AuthorizeResult"];
 export type AuditTrail = components["schemas"]["AuditTrail"];
+/**
+ * A webhook's body: a ReceiptEvent or a TransferEvent. A `switch` on `type`,
+ * or an `if` on `data.object_type`, narrows `data.object` to the Receipt or
+ * the TransferReceipt.
+ */
 export type Event = components["schemas"]["Event"];
+export type ReceiptEvent = components["schemas"]["ReceiptEvent"];
+export type TransferEvent = components["schemas"]["TransferEvent"];
 export type ReceiptState = components["schemas"]["ReceiptState"];
 export type TransferState = components["schemas"]["TransferState"];
-/** Every code the gateway answers; the ErrorCode component of openapi.json says what each means. */
+/**
+ * Every code the gateway answered when this client was generated; the
+ * ErrorCode component of openapi.json says what each means. A newer gateway
+ * may answer others: the client answers those as `unknown_error`.
+ */
 export type ErrorCode = components["schemas"]["ErrorCode"];
 
 type Op<P extends keyof paths> = NonNullable<paths[P]["post"]>;
@@ -47,8 +58,15 @@ export type ApiError<C extends ErrorCode = ErrorCode> = C extends ErrorCode
   ? Omit<ErrorFields, "code"> & { code: C; status: number; retryAfter: number | null } & (C extends keyof Carried ? Carried[C] : unknown)
   : never;
 
-/** The errors operation P may answer. */
-export type GatewayError<P extends OperationPath = OperationPath> = ApiError<CodeOf<P>>;
+/**
+ * An error answer whose code this client does not know (a gateway newer than
+ * its schema.ts): `code` is `unknown_error` and `gatewayCode` the code
+ * answered. Handle it by `status`; the message is the gateway's.
+ */
+export type UnknownApiError = Omit<ErrorFields, "code"> & { code: "unknown_error"; gatewayCode: string; status: number; retryAfter: number | null };
+
+/** The errors operation P may answer: its documented codes, and `unknown_error` for any code this client does not know. */
+export type GatewayError<P extends OperationPath = OperationPath> = ApiError<CodeOf<P>> | UnknownApiError;
 
 /**
  * Failures without an answer from the gateway. `outcome_unknown`: a call

@@ -28,7 +28,7 @@ import { redact } from "../redact";
 import { findLogged } from "./log";
 import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log-database";
 import { signWebhook } from "./signing";
-import { assertWellFormed, type EventMessage, type GatewayEvent } from "./types";
+import { assertWellFormed, type EventMessage, type GatewayEvent, withObjectType } from "./types";
 
 /**
  * Seconds to wait before each retry: entry n follows the n-th failed attempt.
@@ -78,6 +78,8 @@ const ERROR_SNIPPET = 200;
 export async function postEvent(env: Env, message: EventMessage, now = Date.now()): Promise<DeliveryOutcome> {
   const { webhook } = readConfig(env);
   const timestamp = Math.floor(now / 1000);
+  // A message queued before data.object_type existed is sent in the shape the document gives.
+  const payload = withObjectType(message.payload);
   let response: Response;
   try {
     response = await fetch(webhook.url, {
@@ -87,9 +89,9 @@ export async function postEvent(env: Env, message: EventMessage, now = Date.now(
         "user-agent": "payments-gateway-webhooks/1",
         "webhook-id": message.id,
         "webhook-timestamp": String(timestamp),
-        "webhook-signature": await signWebhook(webhook.keys, message.id, timestamp, message.payload),
+        "webhook-signature": await signWebhook(webhook.keys, message.id, timestamp, payload),
       },
-      body: message.payload,
+      body: payload,
       // A redirect is an answer, not a 2xx: following it would send the event where nobody configured.
       redirect: "manual",
       signal: AbortSignal.timeout(webhook.timeoutMs),
@@ -231,7 +233,8 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
 
 function parseEvent(payload: string): GatewayEvent | null {
   try {
-    const event = JSON.parse(payload) as GatewayEvent;
+    // Read as postEvent sends it: a message queued before data.object_type existed is still an event.
+    const event = JSON.parse(withObjectType(payload)) as GatewayEvent;
     assertWellFormed(event);
     return event;
   } catch {

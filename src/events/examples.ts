@@ -13,7 +13,7 @@ import {
   TRANSFER_CREATED,
   TRANSFER_PAID,
 } from "../examples";
-import type { EventType } from "./types";
+import { type EventType, kindOfEvent } from "./types";
 
 /** A minute after the example records were created. */
 const PUBLISHED = RECEIPT_CREATED.create_date + 60000;
@@ -48,7 +48,7 @@ export function eventExample(type: EventType) {
     created: PUBLISHED,
     sequence: SEQUENCE[type] ?? 2,
     request_id: EXAMPLE_REQUEST_ID,
-    data: { object, owner: "partner", previous_state: previous, ...CAUSES[type] },
+    data: { object_type: kindOfEvent(type), object, owner: "partner", previous_state: previous, ...CAUSES[type] },
   };
 }
 

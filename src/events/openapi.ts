@@ -1,7 +1,8 @@
 /**
  * The events in the OpenAPI document: one entry per event type under the
- * top-level `webhooks` (OpenAPI 3.1), each a POST of the Event schema with
- * the Standard Webhooks headers. hono-openapi documents routes only, so
+ * top-level `webhooks` (OpenAPI 3.1), each a POST of its kind's event schema
+ * (ReceiptEvent or TransferEvent, the two the Event component is one of)
+ * with the Standard Webhooks headers. hono-openapi documents routes only, so
  * src/openapi.ts adds them to the document it generated.
  */
 import { resolver } from "hono-openapi";
@@ -9,7 +10,10 @@ import type { OpenAPIV3_1 } from "openapi-types";
 import type { EventType } from "../kinds";
 import { eventExample } from "./examples";
 import { Event } from "./schemas";
-import { EVENT_TYPES } from "./types";
+import { EVENT_TYPES, type EventKind, kindOfEvent } from "./types";
+
+/** The component each kind's events are (src/events/schemas.ts titles them). */
+const EVENT_SCHEMAS: Record<EventKind, string> = { receipt: "ReceiptEvent", transfer: "TransferEvent" };
 
 const DELIVERY = [
   "POSTed as JSON to the partner's WEBHOOK_URL through a queue, at least once, in no guaranteed order (`sequence` orders one receipt's events).",
@@ -39,7 +43,7 @@ const HEADERS = [
   ),
 ];
 
-/** The events as OpenAPI 3.1 `webhooks`, each a POST of the Event component; and that component's schema. */
+/** The events as OpenAPI 3.1 `webhooks`, each a POST of its kind's event component; and the Event component's schema. */
 export async function eventWebhooks(): Promise<{ webhooks: Record<string, OpenAPIV3_1.PathItemObject>; event: OpenAPIV3_1.SchemaObject }> {
   const { schema } = await resolver(Event).toOpenAPISchema();
   const webhooks = Object.fromEntries(
@@ -59,7 +63,10 @@ export async function eventWebhooks(): Promise<{ webhooks: Record<string, OpenAP
             content: {
               "application/json": {
                 schema: {
-                  allOf: [{ $ref: "#/components/schemas/Event" }, { type: "object", properties: { type: { type: "string", const: type } } }],
+                  allOf: [
+                    { $ref: `#/components/schemas/${EVENT_SCHEMAS[kindOfEvent(type as EventType)]}` },
+                    { type: "object", properties: { type: { type: "string", const: type } } },
+                  ],
                 },
                 examples: { [type]: { summary: type, value: eventExample(type as EventType) } },
               },

@@ -4,7 +4,7 @@
  */
 import { eventOwner } from "../caller";
 import { newEventId } from "../events/publish";
-import type { EventType } from "../events/types";
+import { type EventType, kindOfEvent } from "../events/types";
 import type { GatewayCause } from "../lifecycle";
 
 /**
@@ -27,6 +27,7 @@ export function eventPayload(fields: {
   const id = newEventId(fields.at);
   const head = { id, type: fields.type, created: fields.at, sequence: fields.sequence, request_id: fields.requestId };
   const cause = fields.cause ? `,${JSON.stringify(fields.cause).slice(1, -1)}` : "";
-  const data = `{"object":${fields.objectJson},"owner":${JSON.stringify(eventOwner(fields.owner))},"previous_state":${JSON.stringify(fields.previousState)}${cause}}`;
+  // object_type first: old bodies get it in the same place (withObjectType, src/events/types.ts).
+  const data = `{"object_type":${JSON.stringify(kindOfEvent(fields.type))},"object":${fields.objectJson},"owner":${JSON.stringify(eventOwner(fields.owner))},"previous_state":${JSON.stringify(fields.previousState)}${cause}}`;
   return { id, payload: `${JSON.stringify(head).slice(0, -1)},"data":${data}}` };
 }

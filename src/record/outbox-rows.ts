@@ -16,6 +16,7 @@
  * incarnation drains those events again: the event log takes each one once
  * (by id), and one it has delivered is not queued again.
  */
+import { withObjectType } from "../events/types";
 import { bodyEncoder, decodeBody, type Part, type SharedTexts } from "./event-texts";
 import type { OutboxEntry } from "./row";
 
@@ -35,10 +36,14 @@ type RowTexts = { answer: string | null; body: string };
 
 const textsOf = (row: RowTexts): SharedTexts => [row.answer, row.body];
 
-/** The events of a row's `events` column, each [event_id, body] with its body whole (also for the tests that read the column). */
+/**
+ * The events of a row's `events` column, each [event_id, body] with its body
+ * whole (also for the tests that read the column); a body kept before
+ * `data.object_type` existed with it added.
+ */
 export function storedEvents(row: RowTexts & { events: string }): Stored[] {
   const texts = textsOf(row);
-  return (JSON.parse(row.events) as [string, ...Part[]][]).map(([id, ...parts]) => [id, decodeBody(parts, texts)]);
+  return (JSON.parse(row.events) as [string, ...Part[]][]).map(([id, ...parts]) => [id, withObjectType(decodeBody(parts, texts))]);
 }
 
 export class OutboxRows {

@@ -48,7 +48,10 @@ function accountEntries(value: unknown): ReceiptBody["account"] {
 
 function merchant(value: unknown): ReceiptBody["merchant"] {
   const m = isObject(value) ? value : {};
-  return { ...m, merchant_id: num(m.merchant_id), merchant_name: String(m.merchant_name ?? "") } as ReceiptBody["merchant"];
+  // `fields` is documented as a list of objects (what they hold is not published): anything else in it is not passed on.
+  const { fields, ...rest } = m;
+  const kept = fields === undefined ? m : Array.isArray(fields) ? { ...m, fields: fields.filter(isObject) } : rest;
+  return { ...kept, merchant_id: num(m.merchant_id), merchant_name: String(m.merchant_name ?? "") } as ReceiptBody["merchant"];
 }
 
 /** The fields decisions are taken on: present and of the right type, or the body is unreadable. */

@@ -274,6 +274,33 @@ describe("the typed client", () => {
     expect(fresh.idempotencyKey).not.toBe(lost.idempotencyKey);
   });
 
+  it("answers a code it does not know (a newer gateway's) as unknown_error, one case of its error union", async () => {
+    const newer = async () =>
+      Response.json(
+        { error: { code: "card_frozen", message: "The card is frozen.", request_id: "req-newer" } },
+        { status: 422, headers: { "x-request-id": "req-newer" } },
+      );
+    const paying = createGatewayClient({ baseUrl: "http://gateway.test", token: PARTNER_KEY, fetch: newer, sleep: noWait });
+    const paid = await paying.receipts.pay({ id: "r-1", card: { token: "tok_sandbox_ok" } });
+    if (paid.ok) throw new Error("expected an error");
+    expect(paid.error).toMatchObject({ code: "unknown_error", gatewayCode: "card_frozen", status: 422, message: "The card is frozen." });
+    // `unknown_error` is a case of the union (a case it lacks would not compile), and narrows to what it carries.
+    const shown = (error: typeof paid.error): string => {
+      switch (error.code) {
+        case "unknown_error":
+          return `HTTP ${error.status}: ${error.gatewayCode}`;
+        case "otp_invalid":
+          return `${error.attempts_left} left`;
+        default:
+          return error.code;
+      }
+    };
+    expect(shown(paid.error)).toBe("HTTP 422: card_frozen");
+    // A code it knows stays itself.
+    const missing = await client.receipts.get({ id: "rcpt-that-does-not-exist" });
+    expect(missing).toMatchObject({ ok: false, error: { code: "receipt_not_found" } });
+  });
+
   it("answers an abort and a timeout as results", async () => {
     const aborted = await client.receipts.get({ id: "x" }, { signal: AbortSignal.abort() });
     expect(aborted).toMatchObject({ ok: false, attempts: 1, error: { code: "aborted" } });

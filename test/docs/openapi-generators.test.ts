@@ -3,12 +3,15 @@
  * in the document and linters do not check: every number an integer where the
  * gateway answers integers, every `const` with its type, a2c/create's body a
  * plain object with `tid` required, named states, one ErrorCode component
- * whose every code has a meaning, request bodies and shared shapes as
- * components, and a server that is wherever the document was served from.
+ * whose every code has a meaning and which says more will come, events told
+ * apart by `type` (a discriminator) and `data.object_type`, request bodies
+ * and shared shapes as components, and a server that is wherever the
+ * document was served from.
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ERROR_CODE_NAMES, ERROR_CODES } from "../../src/error-codes";
+import { EVENT_TYPE_NAMES, kindOfEvent } from "../../src/events/types";
 
 const served = async () => (await (await exports.default.fetch("http://gateway.test/openapi.json")).json()) as any;
 const component = (doc: any, node: any): any => (node?.$ref ? doc.components.schemas[node.$ref.split("/").pop()] : node);
@@ -75,7 +78,13 @@ describe("the document, as generators read it", () => {
       expect(ERROR_CODES[code].meaning.length, code).toBeGreaterThan(10);
       expect(ErrorCode.description, code).toContain(`| \`${code}\` | ${ERROR_CODES[code].status} |`);
     }
-    expect(ErrorSchema.properties.error.properties.code).toEqual({ $ref: "#/components/schemas/ErrorCode" });
+    // Open: a known code or any other string, and the document says a client must expect one it does not know.
+    expect(ErrorSchema.properties.error.properties.code.anyOf).toEqual([
+      { $ref: "#/components/schemas/ErrorCode" },
+      expect.objectContaining({ type: "string" }),
+    ]);
+    expect(ErrorCode.description).toContain("a client must expect a code it does not know");
+    expect(ErrorSchema.properties.error.properties.code.description).toContain("a client must expect a code it does not know");
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       for (const [status, response] of Object.entries<any>((item.post ?? item.get).responses)) {
         if (!/^[45]/.test(status)) continue;
@@ -84,6 +93,26 @@ describe("the document, as generators read it", () => {
           expect(response.description, `${path} ${status}`).toContain(`\`${code}\`: ${ERROR_CODES[code as keyof typeof ERROR_CODES].meaning}`);
         }
       }
+    }
+  });
+
+  it("tells a receipt's event from a transfer's by type (a discriminator) and by data.object_type", async () => {
+    const doc = await served();
+    const { Event, ReceiptEvent, TransferEvent } = doc.components.schemas;
+    const ref = (name: string) => `#/components/schemas/${name}`;
+    expect(Event.oneOf).toEqual([{ $ref: ref("ReceiptEvent") }, { $ref: ref("TransferEvent") }]);
+    expect(Event.discriminator.propertyName).toBe("type");
+    expect(Event.discriminator.mapping).toEqual(
+      Object.fromEntries(EVENT_TYPE_NAMES.map((type) => [type, ref(kindOfEvent(type) === "receipt" ? "ReceiptEvent" : "TransferEvent")])),
+    );
+    for (const [schema, kind, object] of [
+      [ReceiptEvent, "receipt", "Receipt"],
+      [TransferEvent, "transfer", "TransferReceipt"],
+    ]) {
+      expect(schema.properties.type.enum).toEqual(EVENT_TYPE_NAMES.filter((type) => kindOfEvent(type) === kind));
+      expect(schema.properties.data.properties.object_type).toMatchObject({ type: "string", const: kind });
+      expect(schema.properties.data.properties.object).toEqual({ $ref: ref(object) });
+      expect(schema.properties.data.required).toEqual(expect.arrayContaining(["object_type", "object"]));
     }
   });
 

@@ -1,4 +1,7 @@
+import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { ReceiptEvent } from "../../src/events/schemas";
+import { callGateway, loggedEventTypes } from "../events";
 import { call, createReceipt, expectError, expectStatus, OTP_OK, OTP_WRONG, REDUCED_RECEIPT_KEYS, sandboxReceipt } from "../helpers";
 
 const CARD = { number: "8600000000000007", expire: "3012" };
@@ -21,6 +24,19 @@ describe("anonymous card payment", () => {
     const checked = await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
     expect(checked.state).toBe(4);
     expect(checked.card_number).toBe("860000******0007");
+  });
+
+  it("its receipt.paid event carries the whole receipt (the reduced answer laid over it), as ReceiptEvent says", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/anonymous/authorize", { id: receipt.id, card: CARD }), 200);
+    await expectStatus(call("receipt/anonymous/pay", { id: receipt.id, card: CARD, otp: OTP_OK }), 200);
+    expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid"]);
+    const { events } = await expectStatus(callGateway("events/list", { receipt_id: receipt.id, type: "receipt.paid" }), 200);
+    const [paid] = events;
+    expect(v.safeParse(ReceiptEvent, paid).issues?.map((issue) => `${v.getDotPath(issue)}: ${issue.message}`)).toBeUndefined();
+    expect(paid.data).toMatchObject({ object_type: "receipt", object: { id: receipt.id, state: 4 } });
+    // The fields the reduced answer lacks are there, as the receipt last showed them.
+    expect(Object.keys(paid.data.object)).toEqual(expect.arrayContaining(["cancel_date", "is_verify", "rrn", "card_number"]));
   });
 
   it("requires the OTP even for a merchant that does not verify token payments", async () => {

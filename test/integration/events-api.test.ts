@@ -204,18 +204,21 @@ describe("the OpenAPI document", () => {
     expect(doc.paths["/api/v1/gateway/events/resend"].post.responses["404"].description).toContain("not_found");
   });
 
-  it("declares every event type under webhooks, each a POST of the Event schema with the signature headers", async () => {
+  it("declares every event type under webhooks, each a POST of its kind's event schema with the signature headers", async () => {
     const doc = (await (await exports.default.fetch("http://gateway.test/openapi.json")).json()) as any;
     expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPE_NAMES].sort());
     for (const type of EVENT_TYPE_NAMES) {
       const post = doc.webhooks[type].post;
-      expect(post.requestBody.content["application/json"].schema.allOf[0]).toEqual({ $ref: "#/components/schemas/Event" });
+      const schema = type.startsWith("transfer.") ? "TransferEvent" : "ReceiptEvent";
+      expect(post.requestBody.content["application/json"].schema.allOf[0]).toEqual({ $ref: `#/components/schemas/${schema}` });
       expect(post.parameters.map((p: any) => p.name)).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"]);
       expect(post.responses["2XX"]).toBeTruthy();
     }
-    const event = doc.components.schemas.Event;
-    expect(event.required).toEqual(expect.arrayContaining(["id", "type", "created", "sequence", "request_id", "data"]));
-    expect(event.properties.type.enum).toEqual(EVENT_TYPE_NAMES);
-    expect(JSON.stringify(event.properties.data)).toContain("previous_state");
+    const { ReceiptEvent, TransferEvent } = doc.components.schemas;
+    for (const event of [ReceiptEvent, TransferEvent]) {
+      expect(event.required).toEqual(expect.arrayContaining(["id", "type", "created", "sequence", "request_id", "data"]));
+      expect(JSON.stringify(event.properties.data)).toContain("previous_state");
+    }
+    expect([...ReceiptEvent.properties.type.enum, ...TransferEvent.properties.type.enum].sort()).toEqual([...EVENT_TYPE_NAMES].sort());
   });
 });

@@ -9,6 +9,7 @@ import { encodeTime } from "ulid";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EVENT_TYPE_CODES, pruneDelivered } from "../../src/events/log-database";
 import { receiptStub } from "../../src/receipt-object";
+import { storedEvents } from "../../src/record/outbox-rows";
 import { DAY_MS } from "../../src/retention";
 import { callGateway, consume, newRecordId, queueSpy, receiver, recordEventsDb } from "../events";
 import { call, createReceipt, expectError, expectStatus } from "../helpers";
@@ -57,6 +58,32 @@ describe("event bodies from their records", () => {
     const again = receiver();
     await consume(queue.sent.splice(0).map((body) => ({ body })));
     expect(again.map((delivery) => delivery.body)).toEqual([received.get(paid.id)]);
+  });
+
+  it("an event kept or queued before data.object_type existed is listed, resent and delivered with it, every other byte as the receiver got it", async () => {
+    const { id, received } = await deliveredReceipt();
+    const older = (body: string) => body.replace('"data":{"object_type":"receipt",', '"data":{');
+    const stub = receiptStub(env, "receipt", id);
+    // The record's events as a gateway before data.object_type kept them.
+    await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      const events = storedEvents(sql.exec<{ events: string; body: string; answer: string | null }>("SELECT events, body, answer FROM record").one());
+      expect(events.map(([, body]) => older(body) !== body)).toEqual([true, true]);
+      sql.exec("UPDATE record SET events = ?", JSON.stringify(events.map(([eventId, body]) => [eventId, older(body)])));
+    });
+    await evictDurableObject(stub);
+
+    const { events } = await expectStatus(callGateway("events/list", { receipt_id: id }), 200);
+    expect(events.map((event: { data: { object_type: string } }) => event.data.object_type)).toEqual(["receipt", "receipt"]);
+    for (const event of events) expect(bodyOf(event)).toBe(received.get(event.id));
+    const paid = events[0];
+    expect(JSON.stringify(await expectStatus(callGateway("events/resend", { id: paid.id }), 200))).toBe(received.get(paid.id));
+
+    // A message queued before the field existed (the resend's stands for it) is delivered with it.
+    queue.sent.splice(0);
+    const got = receiver();
+    await consume([{ body: { id: paid.id, payload: older(received.get(paid.id)!) } }]);
+    expect(got.map((delivery) => delivery.body)).toEqual([received.get(paid.id)]);
   });
 
   it("a body found nowhere (its record gone) is left out of the list and resent as 404, never a 500 and never invented", async () => {

@@ -105,11 +105,13 @@ describe("publishEvents", () => {
   it("refuses a malformed event by name, before writing anything", async () => {
     const { queue, deployment } = recordingQueue();
     const good = makeEvent(newRecordId());
+    const receiptEvent = makeEvent(newRecordId());
     const cases: [string, object][] = [
       ["its id is not evt_<ULID>", { ...makeEvent(newRecordId()), id: "evt_123" }],
       ["is not an event type", { ...makeEvent(newRecordId()), type: "receipt.refunded" }],
       ["its sequence is not a positive integer", { ...makeEvent(newRecordId()), sequence: 0 }],
-      ["has no receipt_id", { ...makeEvent(newRecordId()), type: "transfer.paid" }],
+      ['its data.object_type is not "transfer"', { ...makeEvent(newRecordId()), type: "transfer.paid" }],
+      ["has no receipt_id", { ...receiptEvent, type: "transfer.paid", data: { ...receiptEvent.data, object_type: "transfer" } }],
     ];
     for (const [problem, event] of cases) {
       await expect(publishEvents(deployment, [good, event as never])).rejects.toThrow(problem);

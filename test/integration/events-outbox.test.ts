@@ -4,8 +4,10 @@
 // into the event log, then the queue; a refusal is none.
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import * as v from "valibot";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SWEEP_SETTINGS } from "../../src/events";
+import { EventWithDelivery } from "../../src/events/schemas";
 import type { KindName } from "../../src/lifecycle";
 import { receiptStub } from "../../src/receipt-object";
 import { callGateway, consume, fireCron, queueSpy, receiver, unsentEventBodies, unsentEvents } from "../events";
@@ -52,6 +54,10 @@ async function eventsOf(kind: KindName, id: string): Promise<any[]> {
 
 const summary = (events: any[]) => events.map((e) => [e.type, e.sequence, e.data.previous_state, e.data.object.state]);
 
+/** What is wrong with a listed event, by the document's schema (none: a generated client's type holds it), and the object it says it carries. */
+const shapes = (events: any[]) =>
+  events.map((e) => [e.data.object_type, v.safeParse(EventWithDelivery, e).issues?.map((issue) => `${v.getDotPath(issue)}: ${issue.message}`) ?? []]);
+
 describe("each state change is exactly one event", () => {
   it("create, pay (held), hold-confirm, cancel: four events with their previous states and a rising sequence", async () => {
     const receipt = await createReceipt({ merchant_id: 1003, is_hold: true });
@@ -65,6 +71,7 @@ describe("each state change is exactly one event", () => {
       ["receipt.paid", 3, 5, 4],
       ["receipt.cancelled", 4, 4, 21],
     ]);
+    expect(shapes(events)).toEqual(events.map(() => ["receipt", []]));
     for (const event of events) {
       expect(event.id).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
       expect(event.data.owner).toBe("partner");
@@ -106,10 +113,12 @@ describe("each state change is exactly one event", () => {
   it("a transfer: created, paid", async () => {
     const transfer = await expectStatus<any>(call("a2c/create", transferRequest({ amount: 2_000_000 })), 200);
     await expectStatus(call("a2c/pay", { id: transfer.receipt_id, otp: OTP_OK }), 200);
-    expect(summary(await eventsOf("transfer", transfer.receipt_id))).toEqual([
+    const events = await eventsOf("transfer", transfer.receipt_id);
+    expect(summary(events)).toEqual([
       ["transfer.created", 1, null, 0],
       ["transfer.paid", 2, 0, 4],
     ]);
+    expect(shapes(events)).toEqual(events.map(() => ["transfer", []]));
   });
 
   it("the alarm's own reconciliation produces its event: 57 -> 4 with no caller is receipt.paid", async () => {

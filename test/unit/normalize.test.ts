@@ -1,6 +1,8 @@
 // Normalization of the upstream's answers, called directly: one spelling out,
 // and nothing the gateway cannot read ever becomes a state (rule 8).
+import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { Receipt, ReducedReceipt, TransferReceipt } from "../../src/schemas";
 import { normalizeAuthorize, normalizeReceipt, normalizeReducedReceipt, normalizeTransfer } from "../../src/upstream/normalize";
 
 const receipt = {
@@ -43,6 +45,26 @@ describe("normalization", () => {
     const t = normalizeTransfer(transfer)!;
     expect(t.tid).toBe("t-2");
     expect(t.sender).not.toHaveProperty("token");
+  });
+
+  it("answers a merchant's fields and a transfer's fiscal data in the shapes the document gives them", () => {
+    const issues = (schema: v.GenericSchema, body: unknown) => v.safeParse(schema, body).issues?.map((issue) => v.getDotPath(issue)) ?? [];
+    const field = { name: "phone", required: true, options: [{ value: 1 }] };
+    const listed = normalizeReceipt({ ...receipt, merchant: { ...receipt.merchant, fields: [field, "text", null, [field]] } })!;
+    // Entries are passed on whole, and only objects: the document promises a list of objects.
+    expect(listed.merchant.fields).toEqual([field]);
+    expect(issues(Receipt, listed)).toEqual([]);
+    const odd = { ...receipt, merchant: { ...receipt.merchant, fields: "phone" } };
+    expect(normalizeReceipt(odd)!.merchant).not.toHaveProperty("fields");
+    expect(issues(Receipt, normalizeReceipt(odd))).toEqual([]);
+    expect(normalizeReducedReceipt(odd)!.merchant.fields).toEqual([]);
+    expect(issues(ReducedReceipt, normalizeReducedReceipt(odd))).toEqual([]);
+
+    const ofd = { url: "https://ofd.example/check?t=1", terminal_id: "EZ000000000312", fiscal_sign: "123456789012", extra: { kept: true } };
+    const fiscal = normalizeTransfer({ ...transfer, ofd })!;
+    expect(fiscal.ofd).toEqual(ofd);
+    expect(issues(TransferReceipt, fiscal)).toEqual([]);
+    expect(issues(TransferReceipt, { ...fiscal, ofd: { ...ofd, url: 7 } })).toEqual(["ofd.url"]);
   });
 
   it.each([
