@@ -19,6 +19,7 @@ import { clock } from "../clock";
 import { errorAnswer, type Failure, fail, type Outcome } from "../errors";
 import { type Decision, keepsAnswer, type Operation, repeatAnswer, STATE, upstreamPhase } from "../lifecycle";
 import { log } from "../log";
+import { metric } from "../metrics";
 import { admitRisk } from "../risk/check";
 import { UpstreamClient } from "../upstream/client";
 import type { RecordTarget } from "./end";
@@ -113,6 +114,7 @@ export class Moves {
         if (reconciler.phase() !== "exhausted" || sent === undefined) this.#audit?.(settled.ok ? "ok" : settled.error.code);
       };
       if (!result.ok && result.outcome === "unknown") {
+        metric(this.#env, "unknown_outcome", { operation: `${store.current!.kind}/${spec.operation}` });
         this.#settlement.settle(spec, result, sent !== undefined, op.requestId, audited);
         return { ok: false, error: result.failure };
       }
@@ -180,9 +182,16 @@ export class Moves {
    */
   async reconcile(upstream: UpstreamClient, requestId: string): Promise<Outcome<void>> {
     const { store, reconciler } = this.#parts;
-    const attempts = store.current!.reconcile_attempts;
+    const { kind, reconcile_attempts: attempts, suspect_since: suspectBefore } = store.current!;
     const looked = await reconciler.look(upstream, requestId);
-    if (!looked.ok) return looked;
+    if (!looked.ok) {
+      // Attempts in a row: the on-call's sign that a record stays unsettled (docs/alerts.md).
+      metric(this.#env, "reconciliation", { operation: kind, outcome: "failed", attempts: attempts + 1 });
+      return looked;
+    }
+    metric(this.#env, "reconciliation", { operation: kind, outcome: "ok", attempts });
+    const { suspect_since: suspectAfter } = store.current!;
+    if (suspectAfter !== 0 && suspectAfter !== suspectBefore) metric(this.#env, "record_suspect", { operation: kind });
     if (looked.value && store.current!.state !== STATE.cancelled) await this.#settlement.completeLostCancel(upstream, requestId, looked.value);
     await this.#settlement.exhaustionCancel(upstream, requestId);
     const expired = await this.#settlement.expire(upstream, requestId);
