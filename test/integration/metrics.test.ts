@@ -72,7 +72,7 @@ describe("an anonymous pay through the Worker", () => {
 });
 
 describe("a pay whose answer is lost", () => {
-  it("counts an unknown outcome, then the alarm's reconciliation and the record left suspect of a late change", async () => {
+  it("counts an unknown outcome, then the alarm's reconciliations (a failed one, then one that settles it) and the record left suspect", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     points = [];
     scriptedUpstream.on("receipt/pay", { kind: "lost" });
@@ -83,7 +83,16 @@ describe("a pay whose answer is lost", () => {
       ["unknown_outcome", "receipt/pay", ""],
     ]);
 
-    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    // The first look finds the upstream busy: a failed reconciliation, the first in a row.
+    scriptedUpstream.on("receipt/check-id", { kind: "status", status: 503, code: "BUSY" }, { times: 1 });
+    points = [];
+    expect(await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id))).toBe(true);
+    expect(points.filter((p) => p.blobs[0] === "reconciliation")).toEqual([
+      { indexes: ["reconciliation"], blobs: ["reconciliation", "receipt", "failed"], doubles: [1, 0, 1] },
+    ]);
+
+    points = [];
+    expect(await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id))).toBe(true);
     expect(await storedRecord("receipt", receipt.id)).toMatchObject({ pending_op: null });
     expect(blobsOf("reconciliation")).toEqual([["reconciliation", "receipt", "ok"]]);
     expect(blobsOf("record_suspect")).toEqual([["record_suspect", "receipt", ""]]);
