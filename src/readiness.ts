@@ -9,11 +9,11 @@
  * schema: wrangler's d1_migrations must hold the newest migration this code
  * was built with (NEWEST_MIGRATION, generated from migrations/), or the probe
  * names the binding that lags ("db DB_TID_1: schema at 0002, code needs
- * 0003"): code that reads a column a database does not have yet would answer
- * 500s. A sample, not every database: with
- * hundreds of them, one probe of each would take hundreds of queries and
- * wait on the Workers limit of six open connections (src/fanout.ts); probed
- * every few seconds, the turn reaches each database within minutes.
+ * 0003"): such a database still answers queries, but every statement of the
+ * newer schema fails on it. A sample, not every database: with hundreds of
+ * them, one probe of each would take hundreds of queries and wait on the
+ * Workers limit of six open connections (src/fanout.ts); probed every few
+ * seconds, the turn reaches each database within minutes.
  * /healthz says the process and its configuration are sound; this says its
  * dependencies answer. Never names a secret.
  */
