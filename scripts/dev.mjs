@@ -5,16 +5,18 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { unstable_readConfig } from "wrangler";
+import { migrationsApplyArgs } from "./dev-args.mjs";
 
 const wrangler = (args, options = {}) =>
   spawnSync(process.execPath, ["node_modules/wrangler/bin/wrangler.js", ...args], { stdio: "inherit", ...options });
 
 const vars = existsSync(".dev.vars") ? [] : ["--env-file", ".dev.vars.example"];
 
-// Every D1 database of [env.dev]: DB and the tid index's other shards (TID_INDEX_SHARDS).
+// Every D1 database of [env.dev]: DB and the tid index's other shards (TID_INDEX_SHARDS), in the
+// state wrangler dev will use: a `--persist-to DIR` given here is passed on to the migrations too.
 const { d1_databases: databases = [] } = unstable_readConfig({ config: "wrangler.toml", env: "dev" }, { hideWarnings: true });
 for (const { binding } of databases) {
-  const migrated = wrangler(["d1", "migrations", "apply", binding, "--local", "--env", "dev"], { env: { ...process.env, CI: "true" } });
+  const migrated = wrangler(migrationsApplyArgs(binding, process.argv.slice(2)), { env: { ...process.env, CI: "true" } });
   if (migrated.status !== 0) process.exit(migrated.status ?? 1);
 }
 

@@ -5,13 +5,12 @@
 // your local receipts are touched), waits for GET /healthz, runs
 // scripts/walkthrough.sh against it, and always stops the dev server and
 // everything it started. Exits with the walk-through's status.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { unstable_readConfig } from "wrangler";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const READY_WITHIN_MS = 90_000; // a cold start on 2 busy cores takes 20-40 s
@@ -74,18 +73,7 @@ async function finish(code, message) {
 
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => finish(signal === "SIGINT" ? 130 : 143, `stopped by ${signal}`));
 
-// The temporary state starts empty: it needs the D1 migrations that `npm run dev` applies to the default one.
-// Every D1 database of [env.dev]: DB and the tid index's other shards (TID_INDEX_SHARDS).
-const { d1_databases: databases = [] } = unstable_readConfig({ config: join(root, "wrangler.toml"), env: "dev" }, { hideWarnings: true });
-for (const { binding } of databases) {
-  const migrated = spawnSync(
-    process.execPath,
-    ["node_modules/wrangler/bin/wrangler.js", "d1", "migrations", "apply", binding, "--local", "--env", "dev", "--persist-to", persist],
-    { cwd: root, env: { ...process.env, CI: "true" }, stdio: ["ignore", openSync(logFile, "a"), openSync(logFile, "a")] },
-  );
-  if (migrated.status !== 0) await finish(1, `could not apply the D1 migrations to ${binding} in a new local state`);
-}
-
+// The temporary state starts empty: `npm run dev -- --persist-to` applies the D1 migrations to it first.
 console.log(`walkthrough: starting \`npm run dev\` on http://127.0.0.1:${port} (log: ${logFile})`);
 const log = openSync(logFile, "a");
 // detached: a process group of its own, so stopDev reaches every process it starts.

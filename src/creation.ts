@@ -16,6 +16,7 @@ import { readConfig } from "./config";
 import { ApiError } from "./errors";
 import { KINDS, type Kind, type KindName, type RecordBody } from "./kinds";
 import { log } from "./log";
+import { metric } from "./metrics";
 import { receiptStub } from "./record-stub";
 import { DAY_MS, retentionPolicy } from "./retention";
 import { recallTid, rememberTid } from "./tid-cache";
@@ -170,8 +171,10 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
     if (claim.takeover && result.upstreamCode === "TID_DUPLICATE" && existing && kind.matches(existing, input)) {
       created = existing;
     } else {
-      if (result.outcome === "unknown") await expireTid(db, held);
-      else await releaseTid(db, held);
+      if (result.outcome === "unknown") {
+        metric(env, "unknown_outcome", { operation: `${kind.name}/create` });
+        await expireTid(db, held);
+      } else await releaseTid(db, held);
       throw ApiError.from(result.failure);
     }
   }

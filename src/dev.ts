@@ -2,12 +2,18 @@
  * The development entry (`npm run dev`, the tests): the gateway of
  * src/index.ts, and where the UPSTREAM binding is, the sandbox upstream
  * (src/sandbox/) at /__sandbox/ and the sandbox console's pages (src/console/)
- * beside its JSON views. Production's entry has neither.
+ * beside its JSON views, and the gateway's metrics as the dev server wrote
+ * them at /__sandbox/metrics (src/dev-metrics.ts; `npm run metrics`).
+ * Production's entry has none of these.
  */
 import { Hono } from "hono";
 import { sandboxConsole } from "./console/routes";
+import { devMetricsSummary, keepDevMetrics } from "./dev-metrics";
 import type { EventMessage } from "./events";
 import gateway from "./index";
+
+// Every data point this isolate writes (the Worker's and its objects': one isolate locally) is kept for /__sandbox/metrics.
+keepDevMetrics();
 
 export { ReceiptObject, RiskObject } from "./index";
 export { SandboxObject, SandboxUpstream } from "./sandbox";
@@ -22,6 +28,9 @@ export default {
       // The console's address typed without its slash.
       url.pathname = "/__sandbox/";
       return Response.redirect(url.toString(), 301);
+    }
+    if (url.pathname === "/__sandbox/metrics" && request.method === "GET" && env.UPSTREAM) {
+      return Response.json(devMetricsSummary());
     }
     if (url.pathname.startsWith("/__sandbox/") && env.UPSTREAM) {
       return sandboxPaths.fetch(request, env, ctx);

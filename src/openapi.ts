@@ -430,7 +430,7 @@ const PROBES: OpenAPIV3_1.PathsObject = {
   "/readyz": probe(
     "readiness",
     "Can the gateway serve payments right now?",
-    "An authenticated probe of the upstream (check-id of an id that cannot exist: 404 means it answers and accepts the gateway's credential) and a D1 query, each within 2 s. 503 `not_ready` names what failed (never a secret), with `Retry-After`.",
+    "An authenticated probe of the upstream (check-id of an id that cannot exist: 404 means it answers and accepts the gateway's credential) and a D1 query, each within 2 s, which also checks that the database's schema is at the newest migration the code was built with. 503 `not_ready` names what failed (never a secret), with `Retry-After`.",
     "not_ready",
   ),
 };

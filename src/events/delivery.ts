@@ -24,6 +24,7 @@ import { readConfig } from "../config";
 import { inPool, MAX_CONNECTIONS } from "../fanout";
 import { configProblems } from "../guard";
 import { log } from "../log";
+import { metric } from "../metrics";
 import { redact } from "../redact";
 import { findLogged } from "./log";
 import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log-database";
@@ -130,7 +131,9 @@ interface Due {
 
 async function deliver(env: Env, { message, db }: Due): Promise<void> {
   const { id } = message.body;
+  const started = Date.now();
   const outcome = await postEvent(env, message.body);
+  metric(env, "event_delivery", { outcome: outcome.ok ? "delivered" : "failed", ms: Date.now() - started });
   if (outcome.ok) {
     message.ack();
     log("info", "event_delivered", { event_id: id, attempt: message.attempts, status: outcome.status });
@@ -209,6 +212,8 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
       if (!logged.has(message.body.id)) notLogged(message);
       log("error", "event_delivery_abandoned", { event_id: message.body.id, queue: batch.queue });
     }
+    // One data point for the batch (up to 100 events): Analytics Engine takes a bounded number per invocation.
+    if (received.length > 0) metric(env, "event_failed", { operation: "dead_letter", count: received.length });
     return;
   }
 

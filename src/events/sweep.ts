@@ -39,6 +39,7 @@
  */
 import { inPool } from "../fanout";
 import { log } from "../log";
+import { metric } from "../metrics";
 import { allShards, type Shard } from "../shards";
 import { withBodies } from "./bodies";
 import type { RETRY_SCHEDULES } from "./delivery";
@@ -176,6 +177,8 @@ export async function sweepEvents(
       return [];
     }
   });
+  // One data point for the run, however many events it gave up on.
+  if (report.failed > 0) metric(env, "event_failed", { operation: "sweep", count: report.failed });
   try {
     // Bodies from their records (src/events/bodies.ts), six calls at a time once the databases are done; one found
     // nowhere is not queued, and the horizon marks it failed. A claimed event not queued is due again staleMs later.

@@ -20,6 +20,7 @@ import type { Language } from "../error-codes";
 import { errorAnswer, type Failure, fail, type Outcome } from "../errors";
 import { type Decision, keepsAnswer, type Operation, repeatAnswer, STATE, upstreamPhase } from "../lifecycle";
 import { log } from "../log";
+import { metric } from "../metrics";
 import { admitRisk } from "../risk/check";
 import { UpstreamClient } from "../upstream/client";
 import type { RecordTarget } from "./end";
@@ -116,6 +117,7 @@ export class Moves {
         if (reconciler.phase() !== "exhausted" || sent === undefined) this.#audit?.(settled.ok ? "ok" : settled.error.code);
       };
       if (!result.ok && result.outcome === "unknown") {
+        metric(this.#env, "unknown_outcome", { operation: `${store.current!.kind}/${spec.operation}` });
         this.#settlement.settle(spec, result, sent !== undefined, op.requestId, audited);
         return { ok: false, error: result.failure };
       }

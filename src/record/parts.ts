@@ -28,7 +28,7 @@ export function recordParts(storage: DurableObjectStorage, env: Env) {
   const lateReads = new LateReads(store, lateReadSchedule(environment));
   const recorder = new Recorder(store, outbox, ledger, lateReads);
   const writeAhead = new WriteAhead(store, storage, alarm, upstreamTimeoutMs);
-  const reconciler = new Reconciler({ store, ledger, recorder, writeAhead, lateReads, upstreamTimeoutMs, holdEnabled });
+  const reconciler = new Reconciler({ store, ledger, recorder, writeAhead, lateReads, upstreamTimeoutMs, holdEnabled, env });
   const end = new RecordEnd(store, alarm, env, retentionPolicy(env).recordRetentionMs);
   const completion = new Completion(store, env);
   const keys = new Keys(storage);

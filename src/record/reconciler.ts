@@ -28,6 +28,7 @@ import {
   upstreamCancels,
 } from "../lifecycle";
 import { log } from "../log";
+import { metric } from "../metrics";
 import { needsSettling, nextReconcileAt, STATE_CHANGING_CALLS } from "../schedule";
 import type { UpstreamClient } from "../upstream/client";
 import type { LateReads } from "./late-reads";
@@ -45,6 +46,8 @@ export interface ReconcilerParts {
   upstreamTimeoutMs: number;
   /** The deployment's hold function (a fact the lifecycle table decides on). */
   holdEnabled: boolean;
+  /** Where the looks are counted (src/metrics.ts). */
+  env: Env;
 }
 
 /** Whether the upstream cancels this record when its guesses run out (lifecycle's upstreamCancels). */
@@ -161,6 +164,8 @@ export class Reconciler {
     const result = await kindNamed(rec.kind).read(upstream, rec.id);
     if (!result.ok) {
       this.#attempts.update({ reconcile_attempts: rec.reconcile_attempts + 1 });
+      // Failed looks in a row: the on-call's sign that a record stays unsettled (docs/alerts.md).
+      metric(this.#parts.env, "reconciliation", { operation: rec.kind, outcome: "failed", attempts: rec.reconcile_attempts + 1 });
       log("warn", "reconcile_failed", {
         id: rec.id,
         kind: rec.kind,
@@ -185,6 +190,10 @@ export class Reconciler {
       }
       recorder.apply(result.value, requestId);
     });
+    metric(this.#parts.env, "reconciliation", { operation: rec.kind, outcome: "ok", attempts: rec.reconcile_attempts });
+    // Suspect since this look: a lost call that may still act upstream.
+    const since = store.current!.suspect_since;
+    if (since !== 0 && since !== noted.suspect_since) metric(this.#parts.env, "record_suspect", { operation: rec.kind });
     return { ok: true, value: lost };
   }
 

@@ -13,6 +13,7 @@
 import type { Caller } from "../caller";
 import type { Failure } from "../errors";
 import { log } from "../log";
+import { metric } from "../metrics";
 import { type CardReference, cardFingerprint, fingerprintPrefix } from "./fingerprint";
 import { RISK_RULES, type RiskRule, riskLimits } from "./limits";
 import type { Admission, Counter } from "./risk-object";
@@ -90,6 +91,7 @@ export async function admitRisk(env: Env, caller: Caller, uses: RiskUses, reques
     ),
   );
   const retryAfter = Math.max(1, Math.ceil(refused.retryAfterMs / 1000));
+  metric(env, "risk_refused", { operation: refused.rule, outcome: refused.subject });
   log("warn", "risk_limited", {
     request_id: requestId,
     rule: refused.rule,

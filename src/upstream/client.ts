@@ -7,6 +7,7 @@
 import { readConfig } from "../config";
 import type { Failure } from "../errors";
 import { log } from "../log";
+import { metric, type UpstreamOutcome } from "../metrics";
 import { redact } from "../redact";
 import type { AuthorizeBody, CreateReceiptInput, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "../schemas";
 import type { RecordCalls, TransferCreate, UpstreamFailure, UpstreamResult } from "./calls";
@@ -247,14 +248,25 @@ export class UpstreamClient implements RecordCalls {
   }
 
   #log(path: string, started: number, outcome: string, status?: number): void {
-    log("info", "upstream_call", {
-      request_id: this.#requestId,
-      path,
-      status,
-      outcome,
-      duration_ms: Date.now() - started,
-    });
+    const ms = Date.now() - started;
+    log("info", "upstream_call", { request_id: this.#requestId, path, status, outcome, duration_ms: ms });
+    metric(this.#env, "upstream_call", { operation: path, outcome: outcomeClass(outcome, status), ms });
   }
+}
+
+/**
+ * A call's outcome as the metric classes it: a fixed set, never the upstream's
+ * own code (its free text). `refused` is a business answer (a decline, a
+ * wrong OTP): the service works.
+ */
+export function outcomeClass(outcome: string, status?: number): UpstreamOutcome {
+  if (outcome === "ok" || outcome === "unreadable" || outcome === "timeout") return outcome;
+  if (outcome === "network_error") return "network";
+  // In the order #call reads an error answer.
+  if (status === 429 || status === 503) return "busy";
+  if (status !== undefined && status >= 500) return "failed";
+  if (status === 401 || outcome === "UNAUTHORIZED") return "unauthorized";
+  return "refused";
 }
 
 /** An answer about another record than the one asked for is unreadable too. */

@@ -3,6 +3,8 @@ import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { type MetricPoint, observeMetrics } from "../../src/metrics";
+import { NEWEST_MIGRATION } from "../../src/schema-version";
 import { expectError, expectStatus } from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
@@ -39,7 +41,8 @@ describe("GET /readyz", () => {
     expect(error.message).toMatch(/the upstream did not answer the probe/);
   });
 
-  const broken = { prepare: () => ({ first: () => Promise.reject(new Error("D1_ERROR: no such database")) }), batch: () => Promise.resolve([]) };
+  const refused = { first: () => Promise.reject(new Error("D1_ERROR: no such database")) };
+  const broken = { prepare: () => ({ ...refused, bind: () => refused }), batch: () => Promise.resolve([]) };
 
   it("is not ready when D1 refuses, naming D1", async () => {
     const error = await expectError(readyz({ ...env, DB: broken } as unknown as Env), 503, "not_ready");
@@ -53,5 +56,45 @@ describe("GET /readyz", () => {
     expect(error.message).toMatch(/D1 \(DB_TID_1\) refused a query/);
     expect(error.message).not.toMatch(/D1 \(DB\)/);
     expect(error.message).not.toMatch(/upstream/);
+  });
+
+  describe("each database's schema", () => {
+    // DB_TID_2 stands in for DB_TID_1 (the list's second database): this file's own storage, changed and put back here.
+    const lagging = { ...env, DB_TID_1: env.DB_TID_2 } as Env;
+    const applied = async (name: string) => env.DB_TID_2.prepare("SELECT 1 FROM d1_migrations WHERE name = ?").bind(name).first();
+    const number = (name: string) => /^\d+/.exec(name)![0];
+
+    it("is held to the newest file in migrations/, which the code was built with", () => {
+      // TEST_MIGRATIONS is migrations/ as wrangler reads it (vitest.config.ts); the constant is generated from it.
+      const newest = env.TEST_MIGRATIONS.map((m) => m.name).sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10) || a.localeCompare(b));
+      expect(NEWEST_MIGRATION).toBe(newest.at(-1));
+    });
+
+    it("lagging the code's migration in one database makes the deployment not ready, naming that binding and both versions", async () => {
+      const points: MetricPoint[] = [];
+      const stop = observeMetrics((point) => points.push(point));
+      await env.DB_TID_2.prepare("DELETE FROM d1_migrations WHERE name = ?").bind(NEWEST_MIGRATION).run();
+      try {
+        const previous = env.TEST_MIGRATIONS.at(-2)!.name;
+        const error = await expectError(readyz(lagging), 503, "not_ready");
+        expect(error.message).toBe(`Not ready: db DB_TID_1: schema at ${number(previous)}, code needs ${number(NEWEST_MIGRATION)}.`);
+        // The on-call's readiness metric names the kind of failure, never the binding.
+        expect(points.map((p) => p.blobs)).toContainEqual(["readiness_failed", "schema", ""]);
+      } finally {
+        stop();
+        await env.DB_TID_2.prepare("INSERT INTO d1_migrations (name) VALUES (?)").bind(NEWEST_MIGRATION).run();
+      }
+      expect(await applied(NEWEST_MIGRATION)).not.toBeNull();
+      expect(await expectStatus(readyz(lagging), 200)).toEqual({ ok: true, upstream: "ok", db: "ok" });
+    });
+
+    it("a database a newer release already migrated further is ready: its migrations go first in a deploy", async () => {
+      await env.DB_TID_2.prepare("INSERT INTO d1_migrations (name) VALUES ('9999_a_later_release.sql')").run();
+      try {
+        expect(await expectStatus(readyz(lagging), 200)).toEqual({ ok: true, upstream: "ok", db: "ok" });
+      } finally {
+        await env.DB_TID_2.prepare("DELETE FROM d1_migrations WHERE name = '9999_a_later_release.sql'").run();
+      }
+    });
   });
 });

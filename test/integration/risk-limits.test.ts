@@ -11,6 +11,7 @@ import { createExecutionContext, listDurableObjectIds, runDurableObjectAlarm, ru
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { type MetricPoint, observeMetrics } from "../../src/metrics";
 import { cardFingerprint } from "../../src/risk/fingerprint";
 import { callGateway, loggedEventTypes } from "../events";
 import {
@@ -108,8 +109,13 @@ describe("a card number is used at most 10 times an hour, across users and recei
     const eleventh = await aUser();
     const receipt = await eleventh.receipt();
     const before = await sandboxReceipt(receipt.id);
+    const points: MetricPoint[] = [];
+    const stop = observeMetrics((point) => points.push(point));
     const refused = await expectRiskLimited(anonymousPay(receipt.id, number, eleventh.token), "card_uses_per_hour", 3600);
+    stop();
     expect(refused.retryAfter).toBeGreaterThan(3500);
+    // The on-call's card-testing metric: the limit and whose counter, one data point, never the card or the user.
+    expect(points).toEqual([{ indexes: ["risk_refused"], blobs: ["risk_refused", "card_uses_per_hour", "card"], doubles: [1, 0, 0] }]);
 
     expect(await upstreamMovesFor(receipt.id)).toEqual([]);
     expect(await sandboxReceipt(receipt.id)).toEqual(before);
