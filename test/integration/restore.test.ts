@@ -17,6 +17,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { clock } from "../../src/clock";
 import { type RestoreNote, receiptStub } from "../../src/receipt-object";
+import type { RecordRow } from "../../src/record/store";
 import { RESTORE_PATH } from "../../src/restore";
 import { callGateway, fireCron } from "../events";
 import {
@@ -85,21 +86,21 @@ async function rewind(id: string, row: Record<string, SqlStorageValue>): Promise
 
 /** Step 1's note as the route hands it to step 2: what the record counted just before the restore. */
 async function noteFor(id: string): Promise<RestoreNote> {
-  const row = (await snapshot(id)) as Record<string, number>;
+  const row = (await snapshot(id)) as unknown as RecordRow;
   return {
     at: clock.now() - 60_000,
     requestId: `restore-${crypto.randomUUID()}`,
     bookmark: "bookmark-at-that-time",
     undoBookmark: "bookmark-before-the-restore",
     carry: {
-      event_seq: row.event_seq!,
-      erased: row.erased!,
-      state: row.state!,
-      wrong_otps: row.wrong_otps!,
-      unconfirmed_otps: row.unconfirmed_otps!,
-      otp_sends: row.otp_sends!,
-      last_otp_sent_at: row.last_otp_sent_at!,
-      edge_closed: row.edge_closed!,
+      event_seq: row.event_seq,
+      erased: row.erased,
+      state: row.state,
+      wrong_otps: row.wrong_otps,
+      unconfirmed_otps: row.unconfirmed_otps,
+      otp_sends: row.otp_sends,
+      last_otp_sent_at: row.last_otp_sent_at,
+      edge_closed: row.edge_closed,
     },
   };
 }
