@@ -104,13 +104,18 @@ export class RecordRestore {
   async prepare(request: RestoreRequest): Promise<Outcome<RestorePlan>> {
     // An operation in flight would settle into storage the restore then forgets, after its upstream call.
     if (this.#moves.busy) return fail("operation_in_progress", "An operation on this record is in flight; retry the restore in a few seconds.");
+    const rec = this.#parts.store.load();
+    // Before its creation the object held nothing: a restore there would lose a record the upstream still has.
+    if (rec && request.at < rec.created_at) {
+      const message = `at is before this ${rec.kind} was created (${new Date(rec.created_at).toISOString()}): restored there, it would hold nothing.`;
+      return fail("invalid_request", message, { details: [{ path: "at", message: "at must not be before the record was created" }] });
+    }
     let bookmark: string;
     try {
       bookmark = await this.#storage.getBookmarkForTime(request.at);
     } catch (err) {
       return unavailable(err);
     }
-    const rec = this.#parts.store.load();
     const carry = rec ? carryOf(rec) : null;
     if (request.dryRun) return { ok: true, value: { bookmark, undoBookmark: await this.#storage.getCurrentBookmark(), carry } };
     let undoBookmark: string;

@@ -28,6 +28,7 @@ import {
   expectError,
   expectStatus,
   letOtpWaitPass,
+  letTimePass,
   newUser,
   PARTNER_KEY,
   sandboxCalls,
@@ -143,9 +144,18 @@ describe("the restore path", () => {
     await expectError(restore(deployment, { id: receipt.id, at: anHourAgo() }), 400, "invalid_request");
   });
 
+  it("refuses a time before the record was created: restored there, it would hold nothing", async () => {
+    const deployment = await switchedOn();
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const refused = await expectError(restore(deployment, { kind: "receipt", id: receipt.id, at: anHourAgo() }), 400, "invalid_request");
+    expect(refused.message).toContain("before this receipt was created");
+    expect(refused.details.map((d: { path: string }) => d.path)).toEqual(["at"]);
+  });
+
   it("where the runtime has no point-in-time recovery (workerd locally), is 503 not_ready saying so, and leaves the record as it was", async () => {
     const deployment = await switchedOn();
     const receipt = await createReceipt({ merchant_id: 1003 });
+    letTimePass(2 * 3_600_000);
     for (const dry_run of [true, false]) {
       const refused = await expectError(restore(deployment, { kind: "receipt", id: receipt.id, at: anHourAgo(), dry_run }), 503, "not_ready");
       expect(refused.message).toContain("Point-in-time recovery of this Durable Object is not available");
