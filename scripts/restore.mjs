@@ -217,6 +217,6 @@ async function restoreRecords({ mode, kind, id, at, atMs, dryRun }) {
     console.log(`  bookmark ${answer.bookmark}; undo bookmark ${answer.undo_bookmark}`);
     console.log(`  before: ${JSON.stringify(answer.before)}; ${dryRun ? "nothing was restored" : `after: ${JSON.stringify(answer.record)}`}`);
   }
-  if (failed > 0) fail(`${failed} of ${records.length} record(s) were not restored (above); the others were.`);
+  if (failed > 0) fail(mode === "record" ? "not restored (above)." : `${failed} of ${records.length} record(s) were not restored (above); the others were.`);
   console.log(`\n✓ ${dryRun ? "Dry run: nothing was restored." : `${records.length} record(s) restored to ${at}.`}`);
 }
