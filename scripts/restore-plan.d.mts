@@ -40,3 +40,5 @@ export declare function recordsToRestore(rows: { record_id: string; types: strin
 };
 export declare function rowsOf(stdout: string): Record<string, unknown>[];
 export declare function bookmarkOf(stdout: string): string;
+export declare function claimsSinceQuery(atMs: number): string;
+export declare function claimsReinsertSql(rows: Record<string, unknown>[]): string;

@@ -117,6 +117,42 @@ export function erasuresReinsertSql(rows) {
     .join("\n");
 }
 
+/** tid_index's columns, its blobs as hex (src/tid-index.ts; migrations/0001_initial.sql). */
+const CLAIM_COLUMNS = ["owner", "tid", "upstream_tid", "kind", "status", "fingerprint", "claim_token", "receipt_id", "created_at", "updated_at"];
+const CLAIM_BLOBS = new Set(["upstream_tid", "fingerprint"]);
+
+/**
+ * The tid claims a restore of a database to `atMs` would lose or take back:
+ * every row made or changed since then (updated_at is never before created_at).
+ * They record creates the upstream has made, so they are read before the
+ * restore and put back after it.
+ */
+export const claimsSinceQuery = (atMs) =>
+  `SELECT ${CLAIM_COLUMNS.map((c) => (CLAIM_BLOBS.has(c) ? `hex(${c}) AS ${c}` : c)).join(", ")} FROM tid_index WHERE updated_at >= ${Math.trunc(atMs)} ORDER BY owner, tid`;
+
+const sqlValue = (column, value) => {
+  if (value === null || value === undefined) return "NULL";
+  if (CLAIM_BLOBS.has(column)) {
+    if (!/^[0-9A-Fa-f]*$/.test(String(value))) throw new Error(`${column} is not hex`);
+    return `X'${value}'`;
+  }
+  return typeof value === "number" ? String(Math.trunc(value)) : sqlText(value);
+};
+
+/** Puts those claims back as they were just before the restore: a row the restore kept older is replaced by its newer self. */
+export function claimsReinsertSql(rows) {
+  const updates = CLAIM_COLUMNS.filter((c) => c !== "owner" && c !== "tid")
+    .map((c) => `${c} = excluded.${c}`)
+    .join(", ");
+  return rows
+    .map(
+      (row) =>
+        `INSERT INTO tid_index (${CLAIM_COLUMNS.join(", ")}) VALUES (${CLAIM_COLUMNS.map((c) => sqlValue(c, row[c])).join(", ")}) ` +
+        `ON CONFLICT (owner, tid) DO UPDATE SET ${updates};`,
+    )
+    .join("\n");
+}
+
 /** The smallest event id of an event created at or after `atMs` (ids are evt_<ULID>: time first). */
 export const firstEventIdAt = (atMs) => `evt_${encodeTime(Math.trunc(atMs), 10)}${"0".repeat(16)}`;
 

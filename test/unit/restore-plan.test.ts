@@ -13,6 +13,8 @@ import {
   bookmarkOf,
   CREATED_EVENT_CODES,
   changedRecordsQuery,
+  claimsReinsertSql,
+  claimsSinceQuery,
   erasuresReinsertSql,
   erasuresSinceQuery,
   parseRestoreArgs,
@@ -135,6 +137,60 @@ describe("the erasure requests of DB, across its restore", () => {
       await env.DB.prepare("DELETE FROM erasures WHERE user IN (?, ?, ?)")
         .bind(...users)
         .run();
+    }
+  });
+});
+
+describe("the tid claims of a database, across its restore", () => {
+  it("those made or changed since the time are read before and put back as they were, blobs and all; older ones stay as restored", async () => {
+    const at = NOW + 400 * 86_400_000;
+    const owner = `user:o'restore-${crypto.randomUUID()}`;
+    const row = (tid: string, created: number, updated: number, receiptId: string | null) => ({
+      owner,
+      tid,
+      upstream_tid: crypto.getRandomValues(new Uint8Array(16)),
+      kind: 0,
+      status: receiptId === null ? 0 : 1,
+      fingerprint: crypto.getRandomValues(new Uint8Array(32)),
+      claim_token: receiptId === null ? "claim-token" : null,
+      receipt_id: receiptId,
+      created_at: created,
+      updated_at: updated,
+    });
+    const rows = [row("old", at - 10, at - 5, "r-old"), row("completed-since", at - 10, at + 5, "r-done"), row("new", at + 1, at + 1, null)];
+    const columns = Object.keys(rows[0]!);
+    const dump = async () =>
+      (
+        await env.DB.prepare(`SELECT ${columns.join(", ")} FROM tid_index WHERE owner = ? ORDER BY tid`)
+          .bind(owner)
+          .all()
+      ).results.map((r) => ({
+        ...r,
+        upstream_tid: [...new Uint8Array(r.upstream_tid as ArrayBuffer)],
+        fingerprint: [...new Uint8Array(r.fingerprint as ArrayBuffer)],
+      }));
+    try {
+      await env.DB.batch(
+        rows.map((r) =>
+          env.DB.prepare(`INSERT INTO tid_index (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).bind(...Object.values(r)),
+        ),
+      );
+      const before = await dump();
+      const { results: saved } = await env.DB.prepare(claimsSinceQuery(at)).all();
+      const mine = saved.filter((r) => r.owner === owner);
+      expect(mine.map((r) => r.tid)).toEqual(["completed-since", "new"]);
+
+      // The restore takes the database back: the new claim is gone, the completed one is in progress again.
+      await env.DB.batch([
+        env.DB.prepare("DELETE FROM tid_index WHERE owner = ? AND tid = 'new'").bind(owner),
+        env.DB.prepare(
+          "UPDATE tid_index SET status = 0, receipt_id = NULL, claim_token = 'claim-token', updated_at = ?2 WHERE owner = ?1 AND tid = 'completed-since'",
+        ).bind(owner, at - 10),
+      ]);
+      await env.DB.exec(claimsReinsertSql(mine).replaceAll("\n", " "));
+      expect(await dump()).toEqual(before);
+    } finally {
+      await env.DB.prepare("DELETE FROM tid_index WHERE owner = ?").bind(owner).run();
     }
   });
 });
