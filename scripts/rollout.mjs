@@ -145,7 +145,11 @@ export function describePlan(plan) {
  */
 export async function gradualRollout({ worker, url, steps, check, io }) {
   const status = io.wrangler(statusArgs(), { capture: true });
-  if (status.status !== 0) throw new RolloutError(`wrangler deployments status failed: ${status.stderr.trim().split("\n").at(-1) ?? ""}`);
+  if (status.status !== 0) {
+    throw new RolloutError(
+      `wrangler deployments status failed (${status.stderr.trim().split("\n").at(-1) ?? ""}); nothing changed. A first deploy has no version to roll out from: npm run deploy.`,
+    );
+  }
   const oldVersion = servingVersion(status.stdout);
   io.log(`  serving now: ${oldVersion}`);
 
