@@ -8,6 +8,9 @@
  *                                                    also checks that file and uploads it (wrangler secret bulk) first
  *   npm run deploy -- --skip-secrets-check           do not ask Cloudflare which secrets are set
  *   npm run deploy -- --config <wrangler.toml>       another configuration file
+ *   npm run deploy -- --gradual [--steps 10,50,100] [--check "<command>"]
+ *                                                    the code as a new version, given its share of traffic
+ *                                                    step by step (scripts/rollout.mjs); with --dry-run, the plan
  *
  * 1. Checks wrangler.toml's [env.production] offline, with the rules of
  *    src/config-rules.ts and src/config-lists.ts that the running gateway's
@@ -22,13 +25,21 @@
  *    and each tid-index shard TID_INDEX_SHARDS names (forward-only; before the
  *    code that needs them).
  * 5. `wrangler deploy --env production`, then prints the address and what
- *    GET /healthz answers there.
+ *    GET /healthz answers there. With --gradual instead: `wrangler versions
+ *    upload`, then `wrangler versions deploy <new>@0% <old>@100%` and on
+ *    through each step of --steps, the new version's /readyz (asked for by
+ *    Cloudflare-Workers-Version-Overrides) and the error-rate check (--check's
+ *    command, else the operator's answer) after each, the rollback printed at
+ *    each and run when a check fails (docs/production.md, "Gradual rollout").
  *
  * Prints no secret: problems name settings, never values.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
+import { setTimeout as pause } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { unstable_readConfig } from "wrangler";
@@ -43,6 +54,7 @@ import {
   productionSecretProblems,
 } from "../src/config-rules.ts";
 import { productionDryRun, WRANGLER } from "./build.mjs";
+import { describePlan, gradualRollout, parseSteps, RolloutError, rolloutPlan } from "./rollout.mjs";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -54,6 +66,9 @@ try {
       secrets: { type: "string" },
       "skip-secrets-check": { type: "boolean", default: false },
       config: { type: "string", default: join(ROOT, "wrangler.toml") },
+      gradual: { type: "boolean", default: false },
+      steps: { type: "string" },
+      check: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   }));
@@ -69,6 +84,25 @@ if (options.help) {
       .replace(/^ \* ?/gm, ""),
   );
   process.exit(0);
+}
+
+let steps;
+try {
+  steps = parseSteps(options.steps);
+} catch (err) {
+  console.error(err.message);
+  process.exit(2);
+}
+if ((options.steps !== undefined || options.check !== undefined) && !options.gradual) {
+  console.error("--steps and --check belong to --gradual.");
+  process.exit(2);
+}
+if (options.gradual && options.secrets) {
+  // `wrangler secret bulk` deploys a version of its own, to all traffic at once.
+  console.error(
+    "--secrets deploys at once, not gradually: upload the secrets on their own first (npx wrangler secret bulk <file> --env production), then npm run deploy -- --gradual.",
+  );
+  process.exit(2);
 }
 
 const configPath = resolve(options.config);
@@ -135,7 +169,13 @@ if (dryRun.status !== 0) fail("the dry run failed; nothing was deployed.");
 if (dryRun.warnings.length > 0) fail(["wrangler warned about the production configuration; nothing was deployed:", ...dryRun.warnings]);
 const urls = deploymentUrls(deployment);
 if (options["dry-run"]) {
-  console.log(`\n✓ Dry run passed. \`npm run deploy\` would serve ${urls.join(", ")}.`);
+  if (options.gradual) {
+    step("The gradual rollout npm run deploy -- --gradual would run (nothing was called)");
+    for (const binding of d1Bindings(deployment.vars ?? {}))
+      console.log(`npx wrangler d1 migrations apply ${binding} --remote --env production    first: expand-only`);
+    for (const line of describePlan(rolloutPlan({ worker: production.name, url: urls[0], steps, check: options.check }))) console.log(line);
+  }
+  console.log(`\n✓ Dry run passed. \`npm run deploy${options.gradual ? " -- --gradual" : ""}\` would serve ${urls.join(", ")}.`);
   process.exit(0);
 }
 
@@ -179,9 +219,52 @@ for (const binding of d1Bindings(deployment.vars ?? {})) {
   }
 }
 
-// 5. The code.
-step("wrangler deploy --env production");
-if (wrangler(["deploy", "--env", "production"]).status !== 0) fail("wrangler deploy failed.");
+// 5. The code: all at once, or gradually.
+if (options.gradual) {
+  step(`A gradual rollout of ${production.name}: 0%, then ${steps.join("%, ")}%`);
+  const outputDir = mkdtempSync(join(tmpdir(), "payments-gateway-rollout-"));
+  const outputFile = join(outputDir, "wrangler-output.json");
+  try {
+    await gradualRollout({
+      worker: production.name,
+      url: urls[0],
+      steps,
+      check: options.check,
+      io: {
+        wrangler: (args, { capture = false, output = false } = {}) => {
+          const result = spawnSync(process.execPath, [WRANGLER, ...args, ...configArgs], {
+            cwd: ROOT,
+            stdio: capture ? ["inherit", "pipe", "pipe"] : "inherit",
+            encoding: "utf8",
+            env: { ...process.env, ...(output ? { WRANGLER_OUTPUT_FILE_PATH: outputFile } : {}) },
+          });
+          return { status: result.status ?? 1, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
+        },
+        readOutput: () => readFileSync(outputFile, "utf8"),
+        fetch,
+        exec: (command, env) => spawnSync(command, { shell: true, stdio: "inherit", env: { ...process.env, ...env } }).status ?? 1,
+        ask: async (question) => {
+          const rl = createInterface({ input: process.stdin, output: process.stdout });
+          try {
+            return await rl.question(question);
+          } finally {
+            rl.close();
+          }
+        },
+        pause: (attempt) => pause(2_000 * (attempt + 1)),
+        log: (line) => console.log(line),
+      },
+    });
+  } catch (err) {
+    if (err instanceof RolloutError) fail(err.message);
+    throw err;
+  } finally {
+    rmSync(outputDir, { recursive: true, force: true });
+  }
+} else {
+  step("wrangler deploy --env production");
+  if (wrangler(["deploy", "--env", "production"]).status !== 0) fail("wrangler deploy failed.");
+}
 
 step("The gateway");
 for (const url of urls) {

@@ -7,10 +7,12 @@ import { type Context, Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { ApiError, renderError } from "./errors";
 import { requireSoundConfig } from "./guard";
+import { limitBody, parseJson, requireJson } from "./http";
 import { negotiateLanguage } from "./language";
 import { openApiDocument } from "./openapi";
 import { APIS, apiRouter } from "./operations";
 import { checkReadiness } from "./readiness";
+import { RESTORE_PATH, restoreDoor, restoreRecord } from "./restore";
 import type { GatewayEnv } from "./types";
 
 export function createApp() {
@@ -36,6 +38,9 @@ export function createApp() {
   // HEAD is answered as GET (Hono); every other method is 405.
   app.all("/healthz", onlyGet);
   app.all("/readyz", onlyGet);
+
+  // The operator's restore of a record (src/restore.ts): no path at all unless RESTORE_KEY_HASH is set.
+  app.post(RESTORE_PATH, restoreDoor, requireJson, limitBody, parseJson, restoreRecord);
 
   // Each API's router binds what applies to all its paths, and each operation its own (src/operations/router.ts).
   for (const api of APIS) app.route(api.prefix, apiRouter(api));

@@ -20,6 +20,7 @@ import { createdEvent, type KindName } from "./lifecycle";
 import type { OwedCompletion } from "./record/completion";
 import { Moves, type OperationContext } from "./record/move";
 import { type RecordParts, recordParts } from "./record/parts";
+import { RecordRestore, type RestoredRecord, type RestoreNote, type RestorePlan, type RestoreRequest } from "./record/restore";
 import { AUTHORIZE, CANCEL, HOLD_CONFIRM, PAY, PAY_TRANSFER } from "./record/specs";
 import { type AuditEntry, newRecordRow } from "./record/store";
 import { Wake } from "./record/wake";
@@ -29,7 +30,7 @@ import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, T
 export type { OperationContext } from "./record/move";
 export type { JsonText } from "./record-stub";
 export { receiptStub } from "./record-stub";
-export type { AuditEntry };
+export type { AuditEntry, RestoredRecord, RestoreNote, RestorePlan, RestoreRequest };
 
 export interface InitArgs {
   kind: KindName;
@@ -61,12 +62,14 @@ export class ReceiptObject extends DurableObject<Env> {
   readonly #parts: RecordParts;
   readonly #moves: Moves;
   readonly #wake: Wake;
+  readonly #restore: RecordRestore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#parts = recordParts(ctx.storage, env);
     this.#moves = new Moves(this.#parts, env);
     this.#wake = new Wake(this.#parts, this.#moves);
+    this.#restore = new RecordRestore(ctx.storage, this.#parts, this.#moves);
   }
 
   // --- money moves (src/record/move.ts) ---------------------------------------------------------
@@ -192,6 +195,27 @@ export class ReceiptObject extends DurableObject<Env> {
       owner: eventOwner(rec.owner),
       entries: store.auditTrail().map((entry) => ({ ...entry, actor: actor(entry.actor) })),
     };
+  }
+
+  // --- an operator's point-in-time restore (src/record/restore.ts; the route is src/restore.ts) ---
+
+  /** Step 1: the bookmark for the time and, unless a dry run, the restore scheduled for the next start. */
+  restorePrepare(request: RestoreRequest): Promise<Outcome<RestorePlan>> {
+    return this.#restore.prepare(request);
+  }
+
+  /** Restarts the object (its call fails with the reason): the next call opens the restored storage. */
+  restart(reason: string): void {
+    this.ctx.abort(reason);
+  }
+
+  /** Step 2, in the restarted object: what must survive the restore carried over, the restore audited, the upstream read. */
+  async restoreSettle(note: RestoreNote): Promise<RestoredRecord> {
+    try {
+      return await this.#restore.settle(note);
+    } finally {
+      this.#wake.arm();
+    }
   }
 
   /** Rule 8's reconciliation, the outbox and the record's end, with no caller (src/record/wake.ts). */

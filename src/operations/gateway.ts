@@ -25,8 +25,13 @@ const AuditTrailResult = v.pipe(
     entries: v.array(
       v.object({
         at: Int("Milliseconds since the epoch."),
-        op: v.pipe(v.string(), v.description("create, authorize, pay, hold-confirm, cancel, read, or reconcile (the gateway's own).")),
-        actor: v.pipe(v.string(), v.description("partner, user:<sub>, or gateway (its own reconciliation).")),
+        op: v.pipe(
+          v.string(),
+          v.description(
+            "create, authorize, pay, hold-confirm, cancel, read, reconcile (the gateway's own), or restore (an operator's point-in-time restore).",
+          ),
+        ),
+        actor: v.pipe(v.string(), v.description("partner, user:<sub>, gateway (its own reconciliation), or operator (a restore).")),
         request_id: v.string(),
         outcome: v.pipe(v.string(), v.description("ok, or the error code answered.")),
         state: v.pipe(v.nullable(ReceiptState), v.description("The state of the receipt or transfer after it, as the gateway knew it.")),

@@ -214,20 +214,44 @@ export class Moves {
   }
 
   /** The alarm's look, with no caller: what only the upstream can settle, or a late read due. Audited when it changed something or failed. */
-  async reconcileAlone(): Promise<void> {
+  async reconcileAlone(requestId = `alarm-${crypto.randomUUID()}`): Promise<Outcome<void>> {
     const { store } = this.#parts;
     const rec = store.current!;
     this.#busy = "reconcile";
-    const requestId = `alarm-${crypto.randomUUID()}`;
     try {
       const looked = await this.reconcile(new UpstreamClient(this.#env, requestId), requestId);
       const after = store.current!;
       if (!looked.ok || after.state !== rec.state || after.pending_op !== rec.pending_op || after.suspect_since !== rec.suspect_since) {
         store.audit({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
       }
+      return looked;
     } finally {
       this.#busy = null;
     }
+  }
+
+  /**
+   * An operator's point-in-time restore is scheduled (src/record/restore.ts):
+   * until the object restarts into the restored storage, every operation
+   * answers operation_in_progress and the alarm looks at nothing, so no call
+   * reaches the upstream whose outcome the restore would then forget.
+   */
+  freeze(): void {
+    this.#busy = "restore";
+  }
+
+  /**
+   * After a restore: one look at the upstream, the alarm's (rule 8) when the
+   * restored record owes one, else a read as check-id's, so a change the
+   * record was restored away from is stored again, with its event.
+   */
+  async catchUp(requestId: string): Promise<Outcome<void>> {
+    const { store, reconciler } = this.#parts;
+    const rec = store.current;
+    if (!rec || this.#busy) return { ok: true, value: undefined };
+    if (reconciler.needsReconcile(rec) || this.expiryDue()) return this.reconcileAlone(requestId);
+    const read = await reconciler.read(new UpstreamClient(this.#env, requestId), requestId, () => this.busy);
+    return read.ok ? { ok: true, value: undefined } : read;
   }
 
   // --- the steps ----------------------------------------------------------------------------------

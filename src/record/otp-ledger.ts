@@ -27,6 +27,9 @@ import type { RecordRow, RecordStore, Slice } from "./store";
  */
 export const LEDGER_COLUMNS = ["wrong_otps", "unconfirmed_otps", "otp_sends", "last_otp_sent_at", "resend_wait_ms", "edge_closed"] as const;
 
+/** What the ledger counted: what a restore carries over (src/record/restore.ts). */
+export type LedgerCounts = Pick<RecordRow, "wrong_otps" | "unconfirmed_otps" | "otp_sends" | "last_otp_sent_at" | "edge_closed">;
+
 export class OtpLedger {
   readonly #store: RecordStore;
   readonly #slice: Slice<(typeof LEDGER_COLUMNS)[number]>;
@@ -89,6 +92,22 @@ export class OtpLedger {
       otp_sends: rec.otp_sends + 1,
       last_otp_sent_at: clock.now(),
       resend_wait_ms: wait ?? Math.max(rec.resend_wait_ms, 60_000),
+    });
+  }
+
+  /**
+   * A restored record keeps the guesses and sends counted since the time it
+   * was restored to (rules 2 and 6 hold across a restore), and a cancel the
+   * upstream refused for good: each the larger of the two. Inside a change.
+   */
+  carry(counted: LedgerCounts): void {
+    const rec = this.#store.current!;
+    this.#slice.update({
+      wrong_otps: Math.max(rec.wrong_otps, counted.wrong_otps),
+      unconfirmed_otps: Math.max(rec.unconfirmed_otps, counted.unconfirmed_otps),
+      otp_sends: Math.max(rec.otp_sends, counted.otp_sends),
+      last_otp_sent_at: Math.max(rec.last_otp_sent_at, counted.last_otp_sent_at),
+      edge_closed: Math.max(rec.edge_closed, counted.edge_closed),
     });
   }
 

@@ -62,6 +62,15 @@ export class Outbox {
     this.#store.outbox.enqueue(event.id, event.payload);
   }
 
+  /**
+   * Numbers the next event after `sequence` at least (a restored record's:
+   * its receivers may have applied events up to it, and ignore an event
+   * whose sequence is not above the last they applied). Inside a change.
+   */
+  continueAfter(sequence: number): void {
+    if (this.#store.current!.event_seq < sequence) this.#sequence.update({ event_seq: sequence });
+  }
+
   /** Rule 10's erasure: every event this record keeps, its personal data erased (later events carry the erased body). Inside a change. */
   erase(): void {
     this.#store.outbox.rewrite(erasePersonalJson);
