@@ -86,7 +86,9 @@ try {
     committed_at: git("show", "-s", "--format=%cI", commit),
     record_schema_version: schemaVersion,
     migrations,
-    worker_sha256: createHash("sha256").update(readFileSync(join(out, "worker.js"))).digest("hex"),
+    worker_sha256: createHash("sha256")
+      .update(readFileSync(join(out, "worker.js")))
+      .digest("hex"),
     bundled_with: {
       wrangler: JSON.parse(readFileSync(join(ROOT, "node_modules", "wrangler", "package.json"), "utf8")).version,
       // Whether the commit's package.json pins the runtime dependencies this checkout bundled it with.
