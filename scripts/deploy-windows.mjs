@@ -48,13 +48,13 @@
  * so a new migration or record schema is tested as it lands.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseEnv } from "node:util";
+import { parseEnv, promisify } from "node:util";
 import { SignJWT } from "jose";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { Webhook } from "standardwebhooks";
@@ -120,14 +120,16 @@ function migrationProblems(previousDir, currentDir) {
 // ---------------------------------------------------------------------------
 // The releases
 
-/** This checkout's development bundle, as `wrangler dev` would build it (src/dev.ts). */
-function buildCurrent(outdir) {
-  const built = spawnSync(process.execPath, [WRANGLER, "deploy", "--dry-run", "--env", "dev", "--outdir", outdir], {
-    cwd: ROOT,
-    encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-  });
-  if (built.status !== 0) throw new Error(`wrangler could not bundle this checkout:\n${built.stdout}${built.stderr}`);
+/** This checkout's development bundle, as `wrangler dev` would build it (src/dev.ts); built while the previous release runs. */
+async function buildCurrent(outdir) {
+  try {
+    await promisify(execFile)(process.execPath, [WRANGLER, "deploy", "--dry-run", "--env", "dev", "--outdir", outdir], {
+      cwd: ROOT,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    });
+  } catch (err) {
+    throw new Error(`wrangler could not bundle this checkout:\n${err.stdout}${err.stderr}`);
+  }
   const script = readdirSync(outdir).find((name) => name.endsWith(".js"));
   return join(outdir, script);
 }
@@ -424,14 +426,14 @@ async function operate(gw, made) {
 }
 
 /**
- * What every window is asked: each record read and its create replayed
- * (`replays` times), a claimed tid refused another body, check-tid (a
+ * What every window is asked: each record (or `only` these) read and its
+ * create replayed (`replays` times), a claimed tid refused another body, check-tid (a
  * partner's and a user's), the window's own creates and their replays,
  * events/list. The window's own records' events are delivered (the receiver
  * takes them) within it.
  */
-async function visit(gw, receiver, { window, replays, user, partners, users }) {
-  await inPool(records.values(), async (record) => {
+async function visit(gw, receiver, { window, replays, user, partners, users, only = [...records.values()] }) {
+  await inPool(only, async (record) => {
     await read(gw, record);
     for (let n = 1; n <= replays; n++) await replay(gw, record, `${window}, ${n}`);
   });
@@ -492,13 +494,10 @@ async function main() {
       join(PREVIOUS, "migrations"),
       meta.record_schema_version,
     );
-    const current = release(
-      "this checkout",
-      join(ROOT, "wrangler.toml"),
-      buildCurrent(join(work, "current")),
-      join(ROOT, "migrations"),
-      CURRENT_SCHEMA_VERSION,
-    );
+    const current = release("this checkout", join(ROOT, "wrangler.toml"), null, join(ROOT, "migrations"), CURRENT_SCHEMA_VERSION);
+    const bundled = buildCurrent(join(work, "current"));
+    // Awaited before its first use; a failure meanwhile is not left unhandled.
+    bundled.catch(() => undefined);
     const persist = join(work, "state");
     const start = async (window, objects, front = objects) => {
       const gw = await serve({ objects, front, window, persist, webhookUrl });
@@ -538,6 +537,9 @@ async function main() {
     await eventsOwed(gw, receiver, { delivered: false });
     await stop(gw);
     const common = { user, partners: paid, users };
+    // A gradual deployment's and a rollback's reads: every record but those made for the other windows to take further.
+    const apartFromOtherWindows = (window) =>
+      [...records.values()].filter((record) => record.name.startsWith(`${window}:`) || !record.name.includes(": "));
 
     // 2. Window A: this checkout's migrations applied, the previous release still serving.
     gw = await start("window A", previous);
@@ -550,32 +552,41 @@ async function main() {
     await eventsOwed(gw, receiver, { delivered: false });
     await stop(gw);
 
+    current.scriptPath = await bundled;
+
     // 3. A gradual deployment: calls reach either version's Worker; each object is served by the version
     // its id is assigned to, the previous one first.
     gw = await start("gradual 1", previous, current);
     say(`3. gradual 1: ${current.label}'s Worker, ${previous.label}'s objects and queue consumer`);
-    await visit(gw, receiver, { window: "gradual 1", replays: 1, ...common });
+    await visit(gw, receiver, { window: "gradual 1", replays: 1, ...common, only: apartFromOtherWindows("gradual 1") });
     await operate(gw, ahead["gradual 1"]);
     // A pay in flight when its object's code changes: the upstream has paid, its answer is held back.
     const inFlight = await create(gw, "paid across the switch", "receipt", receiptRequest("flight"));
-    const cut = api(gw, "receipt/pay", { id: inFlight.id, card: { token: "tok_sandbox_paid_timeout" } }, { label: "pay across the switch" }).then(
-      (answer) => ({ answer }),
-      (error) => ({ error }),
-    );
+    const cut = gw.mf
+      .dispatchFetch("http://gateway.test/api/v1/partner/receipt/pay", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${PARTNER_KEY}` },
+        body: JSON.stringify({ id: inFlight.id, card: { token: "tok_sandbox_paid_timeout" } }),
+      })
+      .then(
+        async (res) => ({ status: res.status, text: await res.text() }),
+        (error) => ({ error }),
+      );
     await until("[gradual 1] the upstream paid the receipt in flight", async () => (await sandbox(gw, `receipts/${inFlight.id}`)).state === 4);
     await stop(gw);
-    // Its caller is cut off (a 5xx it was answered would have failed the run).
     const outcome = await cut;
-    if (outcome.error instanceof assert.AssertionError) throw outcome.error;
+    // Its caller is cut off, or (on a machine slow enough for UPSTREAM_TIMEOUT_MS to pass first) told that the
+    // outcome is unknown: 502 or 504, read before retrying. Never 500.
+    if (!outcome.error) assert.ok([502, 504].includes(outcome.status), `[gradual 1] the pay in flight answered ${outcome.status}: ${outcome.text}`);
     say(
-      `   the pay in flight: its caller ${outcome.answer ? `answered ${outcome.answer.status}` : `cut off (${String(outcome.error?.message ?? outcome.error).slice(0, 60)})`}`,
+      `   the pay in flight: its caller ${outcome.error ? `cut off (${String(outcome.error.message ?? outcome.error).slice(0, 60)})` : `answered ${outcome.status}`}`,
     );
     inFlight.state = 4;
     inFlight.events.push("receipt.paid");
 
     gw = await start("gradual 2", current, previous);
     say(`4. gradual 2: ${previous.label}'s Worker, ${current.label}'s objects and queue consumer`);
-    await visit(gw, receiver, { window: "gradual 2", replays: 1, ...common });
+    await visit(gw, receiver, { window: "gradual 2", replays: 1, ...common, only: apartFromOtherWindows("gradual 2") });
     await operate(gw, ahead["gradual 2"]);
     await stop(gw);
 
@@ -596,7 +607,7 @@ async function main() {
     if (rollback) {
       gw = await start("rolled back", previous);
       say(`6. rolled back: ${previous.label} serving again`);
-      await visit(gw, receiver, { window: "rolled back", replays: 1, ...common });
+      await visit(gw, receiver, { window: "rolled back", replays: 1, ...common, only: apartFromOtherWindows("rolled back") });
       await operate(gw, ahead["rolled back"]);
       await eventsOwed(gw, receiver, { delivered: true });
       await stop(gw);
