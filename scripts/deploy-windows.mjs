@@ -30,8 +30,10 @@
  *    write the same record schema (otherwise a rollback cannot read what the
  *    newer one stored, and the run says so).
  *
- * In every window each record is read and its create replayed (twice in
- * windows A and B), a claimed tid is refused another body, check-tid finds a
+ * In every window records are read and their creates replayed (in windows A
+ * and B every record, twice; in the gradual and rollback windows, once, the
+ * window's own, the stable ones and those earlier windows made), a claimed
+ * tid is refused another body, check-tid finds a
  * partner's and a user's receipt, the window creates, replays and pays
  * records of its own (their events delivered within it), events/list answers
  * with each filter, and the window's records take their next step: pay, pay
