@@ -424,7 +424,8 @@ export const ERROR_CODES = {
   },
   not_ready: {
     status: 503,
-    meaning: "The readiness probe failed (the payment service or D1 does not answer); retry after `Retry-After`.",
+    meaning:
+      "The readiness probe failed (the payment service or D1 does not answer); or, after a rollback, the receipt or transfer was stored by a newer release of the gateway and nothing was done; retry after `Retry-After`.",
     example: { message: "Not ready: the payment service did not answer within 2 s." },
     user_message: {
       en: "The service is temporarily unavailable. Please try again in a little while.",

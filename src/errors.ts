@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type DeclineReason, ERROR_CODES, type ErrorCode, type Language, userMessage } from "./error-codes";
 import { languageOf } from "./language";
 import { log } from "./log";
+import { isNewerSchema } from "./record/schema";
 
 /** The codes the gateway may answer are the rows of the error table. */
 export type { ErrorCode };
@@ -73,6 +74,9 @@ export function unwrap<T>(outcome: Outcome<T>): T {
   throw ApiError.from(outcome.error);
 }
 
+/** Retry-After of a record a newer release stored: a rollback lasts until the release is rolled forward again. */
+const NEWER_RECORD_RETRY_SECONDS = 60;
+
 /**
  * Renders any error as the contract's envelope, its user_message in the
  * language the request's Accept-Language chose (src/language.ts). The one
@@ -88,6 +92,14 @@ export function renderError(err: unknown, c: Context): Response {
     apiError = new ApiError("payload_too_large", "Request bodies are limited to 16 KiB.");
   } else if (err instanceof HTTPException && err.status === 400) {
     apiError = new ApiError("invalid_json", "The request body is not valid JSON.");
+  } else if (isNewerSchema(err)) {
+    // A rollback put this release on a record a newer one stored: it is not ready for it until that release serves again.
+    log("warn", "record_schema_newer", { request_id: requestId, error: (err as Error).message });
+    apiError = new ApiError(
+      "not_ready",
+      "This receipt or transfer was stored by a newer release of the gateway than the one serving now; nothing was done. Retry after Retry-After.",
+      { retry_after: NEWER_RECORD_RETRY_SECONDS },
+    );
   } else {
     // A bug, not an input: log what it was (redacted) and answer without detail.
     log("error", "unhandled_error", {

@@ -69,6 +69,8 @@ export const COMMON: ErrorCode[] = [
   "upstream_refused",
   "upstream_unavailable",
   "service_misconfigured",
+  // A record a newer release stored, met after a rollback (src/errors.ts).
+  "not_ready",
   "upstream_timeout",
 ];
 

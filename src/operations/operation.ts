@@ -19,6 +19,7 @@ import { log } from "../log";
 import type { RouteDoc } from "../openapi";
 import type { LimitedOperation } from "../rate-limit";
 import type { ReceiptObject } from "../receipt-object";
+import { isNewerSchema } from "../record/schema";
 import { type RecordAnswer, receiptStub } from "../record-stub";
 import { fingerprint } from "../tid-index";
 import type { GatewayEnv } from "../types";
@@ -131,13 +132,16 @@ export function keyed<Input extends { id: string }>(
  * which the object already serialized. If the object itself fails midway (it
  * was reset or restarted while the call was in flight), the outcome is
  * unknown to this request: its write-ahead note makes the object reconcile on
- * its own, and the caller is told to look before retrying, never 500.
+ * its own, and the caller is told to look before retrying, never 500. One
+ * that refused to read a record a newer release stored did nothing: that
+ * refusal is answered as it is (503 not_ready, src/errors.ts).
  */
 export async function sendFromRecord(c: Context<GatewayEnv>, operation: () => Promise<RecordAnswer<unknown>>): Promise<Response> {
   let outcome: RecordAnswer<unknown>;
   try {
     outcome = await operation();
   } catch (err) {
+    if (isNewerSchema(err)) throw err;
     log("error", "record_object_failed", { request_id: c.var.requestId, error: err instanceof Error ? err.message : String(err) });
     throw new ApiError(
       "upstream_error",

@@ -12,6 +12,27 @@
 
 export const CURRENT_SCHEMA_VERSION = 4;
 
+/**
+ * What a refusal of storage a newer gateway wrote says first. The message
+ * crosses the object's RPC boundary and its class does not, so callers
+ * recognise it by this (isNewerSchema).
+ */
+const NEWER_SCHEMA = "stored by a newer gateway";
+
+/**
+ * Storage at a schema newer than this gateway's: after a rollback, a record
+ * the newer release wrote. Its layout is unknown here, so it is neither read
+ * nor written (docs/production.md, "Deploys").
+ */
+export class NewerSchemaError extends Error {
+  constructor(from: number, target: number) {
+    super(`${NEWER_SCHEMA}: storage is at schema ${from}, newer than this gateway's ${target}`);
+  }
+}
+
+/** Whether `err` is a NewerSchemaError, here or thrown across the object's RPC boundary. */
+export const isNewerSchema = (err: unknown): boolean => err instanceof Error && err.message.includes(NEWER_SCHEMA);
+
 /** The largest SQLite integer: the bound of a count over no unlogged event. */
 const NO_SEQ = "9223372036854775807";
 
@@ -154,7 +175,7 @@ export function migrate(
 ): number {
   const sql = storage.sql;
   if (from === target || (from === 0 && !create)) return from;
-  if (from > target) throw new Error(`storage is at schema ${from}, newer than this gateway's ${target}`);
+  if (from > target) throw new NewerSchemaError(from, target);
   if (from === 0) {
     sql.exec(SCHEMA_CURRENT);
     return target;

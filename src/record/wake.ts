@@ -11,6 +11,10 @@ import { log } from "../log";
 import type { Moves } from "./move";
 import { MARK_WAIT_MS } from "./outbox";
 import type { RecordParts } from "./parts";
+import { isNewerSchema } from "./schema";
+
+/** How often the alarm of a record a newer release stored looks again whether a release that reads it serves. */
+export const NEWER_SCHEMA_RECHECK_MS = 15 * 60_000;
 
 export class Wake {
   readonly #parts: RecordParts;
@@ -25,7 +29,17 @@ export class Wake {
   async fired(): Promise<void> {
     const { store, alarm, completion, end, reconciler, lateReads, outbox, writeAhead } = this.#parts;
     alarm.fired();
-    let rec = store.load();
+    let rec: ReturnType<typeof store.load>;
+    try {
+      rec = store.load();
+    } catch (err) {
+      if (!isNewerSchema(err)) throw err;
+      // A rollback put this release on a record a newer one stored: it stays as it is, and what it owes waits
+      // for a release that reads it (a failing alarm would be retried a few times, then dropped).
+      log("warn", "record_schema_newer", { error: (err as Error).message });
+      alarm.set(clock.now() + NEWER_SCHEMA_RECHECK_MS);
+      return;
+    }
     if (!rec) return;
     // The tid completion owed since the init (src/record/completion.ts): made sure of, then forgotten.
     if (rec.owed_completion !== null) {

@@ -11,8 +11,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { receiptStub } from "../../src/receipt-object";
 import { storedEvents } from "../../src/record/outbox-rows";
 import { CURRENT_SCHEMA_VERSION, describeSchema, migrate, storedVersion } from "../../src/record/schema";
-import { loggedEventTypes, queueSpy, unsentEvents } from "../events";
-import { call, createReceipt, expectStatus } from "../helpers";
+import { callGateway, loggedEventTypes, queueSpy, unsentEvents } from "../events";
+import { alarmWithinADay, call, createReceipt, expectError, expectStatus, receiptRequest, sandboxCalls } from "../helpers";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -197,5 +197,66 @@ describe("schema 4: events' bodies kept as parts of the row's texts", () => {
     await runDurableObjectAlarm(stub);
     expect(queue.sent.map((m) => m.payload)).toContain(before.events[1]![1]);
     expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid"]);
+  });
+});
+
+describe("a record a newer release stored, met after a rollback", () => {
+  /** The record as a release one schema ahead of this one would leave it; `back` stands for that release serving again. */
+  async function storedByNewerRelease(id: string, version = CURRENT_SCHEMA_VERSION + 1): Promise<void> {
+    const stub = receiptStub(env, "receipt", id);
+    await runInDurableObject(stub, (_i, state) => {
+      state.storage.sql.exec("UPDATE record SET schema_version = ?", version);
+    });
+    await evictDurableObject(stub);
+  }
+
+  it("is refused by every operation with 503 not_ready and Retry-After, nothing sent upstream, never 500; served as it was once a release that reads it is back", async () => {
+    const request = receiptRequest({ merchant_id: 1003 });
+    const receipt = await expectStatus(call("receipt/create", request), 200);
+    expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created"]);
+    await storedByNewerRelease(receipt.id);
+    const upstreamBefore = (await sandboxCalls()).length;
+
+    const refusals = [
+      call("receipt/check-id", { id: receipt.id }),
+      call("receipt/create", request),
+      call("receipt/check-tid", { tid: request.tid }),
+      call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }),
+      call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }, { headers: { "Idempotency-Key": "rollback-pay-1" } }),
+      call("receipt/cancel", { id: receipt.id }),
+      callGateway("events/list", { receipt_id: receipt.id }),
+      callGateway("receipt/audit", { id: receipt.id }),
+    ];
+    for (const refusal of refusals) {
+      const res = await refusal;
+      const error = await expectError(res, 503, "not_ready");
+      expect(error.message).toMatch(/stored by a newer release of the gateway/);
+      expect(res.headers.get("retry-after")).toBe("60");
+    }
+    expect((await sandboxCalls()).slice(upstreamBefore).filter((c) => c.id === receipt.id || c.tid === request.tid)).toEqual([]);
+
+    await storedByNewerRelease(receipt.id, CURRENT_SCHEMA_VERSION);
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(0);
+    const replay = await call("receipt/create", request);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect((await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200)).state).toBe(4);
+    expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid"]);
+  });
+
+  it("its alarm leaves it as it is and comes back, so the event it owes is sent once a release that reads it is back", async () => {
+    const queue = queueSpy();
+    queue.spy.mockRejectedValueOnce(new Error("queue unavailable"));
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await vi.waitFor(() => expect(queue.spy).toHaveBeenCalledTimes(1));
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await storedByNewerRelease(receipt.id);
+
+    await runDurableObjectAlarm(stub);
+    expect(queue.sent).toEqual([]);
+    expect(await alarmWithinADay(stub)).toBe(true);
+
+    await storedByNewerRelease(receipt.id, CURRENT_SCHEMA_VERSION);
+    await runDurableObjectAlarm(stub);
+    expect(queue.sent.map((m) => JSON.parse(m.payload).type)).toEqual(["receipt.created"]);
   });
 });

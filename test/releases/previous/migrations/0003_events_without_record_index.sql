@@ -1,0 +1,28 @@
+-- The event log keeps no index by record. D1 bills every index entry a
+-- statement writes as one more row written
+-- (https://developers.cloudflare.com/d1/platform/pricing/, "rows written"),
+-- and events_by_record took one entry for every event logged: 1 of the 3 rows
+-- logging an event costs, 1 of the 5 over its life.
+--
+-- Nothing needs it. A record's Durable Object keeps every event it published
+-- (id and body, its `events` column: src/record/outbox-rows.ts) until the
+-- record is deleted, and a record is deleted only once the log holds none of
+-- its events (rule 10: src/record/end.ts). So the record knows every id the
+-- log may hold of it, and the two reads that went through this index read
+-- those ids by primary key instead (src/events/log.ts):
+--
+-- - events/list by receipt_id asks the receipt's and the transfer's object of
+--   that id for their event ids, and reads the page among them; a record that
+--   no longer exists keeps none, and the log holds none of its events either;
+-- - a record's end asks whether the log holds any of the ids it keeps.
+--
+-- Safe to apply while the code before this file still runs: no statement
+-- names this index, so its list by record and its end check still answer
+-- right, by scanning the log instead (rows read: the whole log, per call).
+-- Rolling back the code therefore means making the index again first:
+-- `CREATE INDEX events_by_record ON events (record_id, id);` reads the whole
+-- log once and writes one row per event it holds. record_id stays a column:
+-- the log still names each event's record (its bodies, the database it is
+-- placed in).
+
+DROP INDEX events_by_record;
