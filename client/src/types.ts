@@ -11,6 +11,7 @@ export type ReducedReceipt = components["schemas"]["ReducedReceipt"];
 export type TransferReceipt = components["schemas"]["TransferReceipt"];
 export type AuthorizeResult = components["schemas"]["AuthorizeResult"];
 export type AuditTrail = components["schemas"]["AuditTrail"];
+export type FiscalPendingPage = components["schemas"]["FiscalPendingPage"];
 export type Event = components["schemas"]["Event"];
 export type ReceiptState = components["schemas"]["ReceiptState"];
 export type TransferState = components["schemas"]["TransferState"];
