@@ -177,9 +177,10 @@ describe("a receipt paid while its fiscal data is missing (tok_sandbox_fiscal_la
     }
     expect(await reads(paid.id)).toBe(READS.length);
     expect(await listed(paid.id)).toMatchObject({ state: 4, reads: READS.length });
-    // No more reads are scheduled, and nothing ends the record while its fiscal data is missing.
+    // No more reads are scheduled, and nothing ends the record while its fiscal data is missing, even once the log let its events go.
     expect(await alarmWithinADay(stubOf(paid.id))).toBe(false);
     letTimePass(retentionPolicy(env).recordRetentionMs + DAY_MS);
+    await fireCron(clock.now());
     await alarm(paid.id);
     expect(await reads(paid.id)).toBe(READS.length);
     expect(await listed(paid.id)).toMatchObject({ state: 4, reads: READS.length });
