@@ -14,7 +14,7 @@ import { readConfig } from "../../src/config";
 import { configProblems } from "../../src/guard";
 import { receiptStub } from "../../src/receipt-object";
 import { retentionPolicy } from "../../src/retention";
-import { callGateway, consume, fireCron, queueSpy, type Received, receiver, unsentEvents } from "../events";
+import { callGateway, consume, fireCron, queueSpy, type Received, receiver } from "../events";
 import {
   alarmWithinADay,
   call,
@@ -64,14 +64,6 @@ const listed = async (id: string): Promise<Listed | undefined> => (await wholeLi
 
 /** The receipt's record runs its alarm as the runtime would (what it owes: a read due, its events, its listing). */
 const alarm = (id: string) => runDurableObjectAlarm(stubOf(id));
-
-/** The record hands on what an answer's background work left owed (its events, its listing), as its next alarm would. */
-async function settled(id: string): Promise<void> {
-  await vi.waitFor(async () => {
-    await alarm(id);
-    expect(await unsentEvents("receipt", id)).toBe(0);
-  });
-}
 
 /** The check-id calls the sandbox received for the receipt: the gateway's reads. */
 const reads = async (id: string) => (await sandboxCalls()).filter((c) => c.id === id && c.path === "receipt/check-id").length;
