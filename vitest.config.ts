@@ -39,6 +39,9 @@ export default defineConfig(async () => {
             SANDBOX_SUPPLIER_DELAY_MS: "600000",
             // Nor does a tok_sandbox_pays_late pay take effect: a test that wants it calls letLatePayHappen.
             SANDBOX_LATE_MS: "600000",
+            // Nor does the fiscal data of a tok_sandbox_fiscal_late sale or refund appear: a test that
+            // wants it calls letFiscalDataAppear.
+            SANDBOX_FISCAL_DELAY_MS: "600000",
             // The receiver that never answers is given up on this fast.
             WEBHOOK_TIMEOUT_MS: "300",
             TEST_WRANGLER_QUEUES: { development: queuesOf("dev"), production: queuesOf("production") },

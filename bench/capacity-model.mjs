@@ -22,6 +22,12 @@
  * the object rows written per payment with and without a key on its pay, by
  * the same counted flows (the run's `costs_keyed_pay` against `costs`).
  *
+ * Rule 14's fiscal-late payments (the fiscal data operator answers late) are
+ * ASSUMPTIONS `fiscalLateShare` of the payments; what one adds over a paid
+ * payment is the run's `fiscal_late` flow less its paid flow where the run
+ * counted it, estimated from the code otherwise (FISCAL_LATE_FROM_CODE), and
+ * `fiscal` says what it adds to the bill.
+ *
  * The bill is priced as Cloudflare bills it: every meter of every product a
  * payment touches, each line with its page. Payments are a mix (ASSUMPTIONS
  * `mix`): paid, abandoned (never paid, expired by rule 12) and held never
@@ -136,6 +142,15 @@ export const ASSUMPTIONS = {
   anonymousShare: 0.3,
   tokenByUserShare: 1,
   riskDaysKept: 1,
+  /**
+   * Rule 14, *assumed*: 2% of payments are fiscal-late (paid while the fiscal data operator has not answered),
+   * their data found by the second scheduled read (1 hour after the payment), none refunded while pending; a
+   * receipt whose data never comes would stay listed (and its record kept) until someone chases it: priced as none.
+   */
+  fiscalLateShare: 0.02,
+  /** Hours a fiscal-late receipt stays in the D1 list (until its data is found), and its row's bytes in pages, *estimated*. */
+  fiscalListedHours: 1,
+  fiscalListRowBytes: 200,
   /** D1 databases are filled to this share of their 10 GB: room for a backlog and for growth. */
   databaseFill: 0.6,
   /**
@@ -206,6 +221,33 @@ const EXPIRY_FROM_CONTRACT = {
   object_queue_sends: 1,
   queue_messages: 1,
   events: 1,
+  log_lines: 3,
+};
+
+/**
+ * What a fiscal-late payment adds to a paid one (rule 14), for a run that did not count the `fiscal_late` flow:
+ * as the code does it (src/record/fiscal.ts, src/record/wake.ts), its data found by the second of its reads, in
+ * the numbers the run of 2026-11-27 21:37 counted where the code alone does not say them (the rows a statement
+ * is billed). Two alarm invocations, each setting the alarm that stands for its read, then the next (5 alarm
+ * writes beyond the paid record's), each reading the upstream (check-id: a log line each); 4 updates of the
+ * record's row (the two reads', and the writes the event's and the list's marks ride on); the D1 list: two
+ * upserts (4 rows written) and a deletion (1); and the event's own delivery (one queue message, its D1 rows,
+ * its consumer's share, one log line), added from the paid flow's events.
+ */
+const FISCAL_LATE_FROM_CODE = {
+  object_requests: 2,
+  // The two alarm invocations' own time, as a paid flow's object requests take (objectRequestSeconds).
+  object_wall_ms: 40,
+  object_alarm_writes: 5,
+  object_rows_written: 4,
+  object_rows_read: 4,
+  object_upstream_calls: 2,
+  object_d1_round_trips: 4,
+  object_queue_sends: 1,
+  d1_queries: 3,
+  d1_rows_written: 5,
+  d1_rows_read: 3,
+  queue_messages: 1,
   log_lines: 3,
 };
 
@@ -366,6 +408,21 @@ export function measuredOf(report) {
       estimatedScenarios.push(`${name}: not counted by this run; priced as a paid payment`);
     }
   }
+  // Rule 14: what a fiscal-late payment adds to a paid one, over both whole lives (counted), or from the code.
+  const fiscalCounted = report.costs?.scenarios?.fiscal_late;
+  const fiscalLife = lifeOf(fiscalCounted);
+  let fiscalLate = null;
+  if (fiscalLife && fiscalCounted.ended && paid) {
+    fiscalLate = { counted: true, added: Object.fromEntries(COUNTERS.map((k) => [k, Math.max(0, fiscalLife[k] - paid[k])])) };
+  } else if (paid) {
+    const added = Object.fromEntries(COUNTERS.map((k) => [k, FISCAL_LATE_FROM_CODE[k] ?? 0]));
+    // The event's D1 rows and its consumer's share, as the paid flow's events cost; a log line's bytes as its lines'.
+    added.d1_rows_written += perEvent.d1RowsWritten;
+    added.d1_queries += 3;
+    added.worker_invocations += perEvent.workerInvocations;
+    added.log_bytes += added.log_lines * (paid.log_lines ? paid.log_bytes / paid.log_lines : 200);
+    fiscalLate = { counted: false, added };
+  }
   // Cron: one run with nothing due, per database it visited.
   const cron = report.costs?.cron;
   const cronPerRun = cron?.empty_run
@@ -384,6 +441,8 @@ export function measuredOf(report) {
     counted: paid !== null,
     // Rule 13's counters per payment (null: the run did not count them).
     risk: riskOf(report),
+    // Rule 14: what one fiscal-late payment adds to a paid one (null: no paid flow to add to).
+    fiscalLate,
     paid,
     scenarios,
     estimatedScenarios,
@@ -661,8 +720,16 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
   // D1 in the steady state: tid rows for their whole window at their full size (no VACUUM), delivered events for theirs.
   const tidBytes = perDay * a.tidRetentionDays * measured.tidRowBytes;
   const eventBytes = perDay * a.deliveredEventsDays * measured.eventsPerFlow * measured.eventRowBytes;
-  const d1Bytes = tidBytes + eventBytes;
-  const p = measured.counted ? mixOf(measured) : legacyCounts(measured);
+  // Rule 14's list holds a fiscal-late receipt while its data is missing; its event, the delivered events' window.
+  const fiscalBytes = measured.fiscalLate
+    ? perDay * a.fiscalLateShare * ((a.fiscalListedHours / 24) * a.fiscalListRowBytes + a.deliveredEventsDays * measured.eventRowBytes)
+    : 0;
+  const d1Bytes = tidBytes + eventBytes + fiscalBytes;
+  const withoutFiscal = measured.counted ? mixOf(measured) : legacyCounts(measured);
+  // Rule 14: the mix with its fiscal-late share's additions.
+  const p = measured.fiscalLate
+    ? Object.fromEntries(Object.entries(withoutFiscal).map(([k, v]) => [k, v + a.fiscalLateShare * (measured.fiscalLate.added[k] ?? 0)]))
+    : withoutFiscal;
   // Databases: enough for the bytes at the fill, and for the queries at the peak (one query at a time each).
   const databasesBySize = Math.ceil(d1Bytes / (LIMITS.d1.databaseBytes * a.databaseFill));
   const perDatabaseQps = (LIMITS.d1.queriesPerSecondAt1Ms / a.d1QueryMs) * a.d1PeakUtilization;
@@ -680,6 +747,17 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     risk: measured.risk,
   });
   const billLines = Object.fromEntries(priced.lines.map((l) => [l.line, round(l.dollars)]));
+  // Rule 14: the same month without fiscal-late payments, line by line: what they add.
+  const unfiscal = measured.fiscalLate
+    ? bill(withoutFiscal, perDay, {
+        objectBytes: measured.recordObjectBytes,
+        recordsDeleted,
+        d1Bytes: d1Bytes - fiscalBytes,
+        databases,
+        cron: measured.cronPerRun,
+        risk: measured.risk,
+      })
+    : null;
   const perMonth = perDay * MONTH_DAYS;
   const P = PRICES;
 
@@ -768,6 +846,28 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
           objects_ended_in_run: measured.risk.ended,
         }
       : null,
+    // Rule 14: what fiscal-late payments add, at the assumed share (per fiscal-late payment and per payment), and the bill's lines that move.
+    fiscal: measured.fiscalLate
+      ? {
+          fiscal_late_share: a.fiscalLateShare,
+          counted: measured.fiscalLate.counted,
+          per_fiscal_late_payment: Object.fromEntries(
+            Object.entries(measured.fiscalLate.added)
+              .filter(([, v]) => v !== 0)
+              .map(([k, v]) => [k, round(v, 2)]),
+          ),
+          per_payment: Object.fromEntries(
+            Object.entries(measured.fiscalLate.added)
+              .filter(([, v]) => v !== 0)
+              .map(([k, v]) => [k, round(v * a.fiscalLateShare, 3)]),
+          ),
+          fiscal_late_per_day: round(perDay * a.fiscalLateShare),
+          bill_month_12_added: round(priced.total - unfiscal.total, 2),
+          bill_month_12_added_by_line: Object.fromEntries(
+            priced.lines.map((l, i) => [l.line, round(l.dollars - unfiscal.lines[i].dollars, 2)]).filter(([, dollars]) => dollars !== 0),
+          ),
+        }
+      : null,
     workers_logs_at_the_per_event_price: round(priced.logsPerEventPrice),
     keyed_pay: {
       object_rows_written_per_pay: key.objectRowsWritten,
@@ -786,6 +886,11 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
         ? "CPU per payment, production's latencies inside object requests, log enrichment bytes, the failing share of deliveries and the mix of payments (ASSUMPTIONS); requests, rows read and written (alarms and deletions included), queue messages, object wall time and log lines and bytes are counted (bench/lib/costs.mjs)"
         : "requests, CPU, duration and log lines per flow (ASSUMPTIONS: not counted by this run)",
       ...measured.estimatedScenarios,
+      ...(measured.fiscalLate
+        ? [
+            `rule 14: ${a.fiscalLateShare * 100}% of payments fiscal-late, each found by its second read (ASSUMPTIONS); what one adds ${measured.fiscalLate.counted ? "counted by the run's fiscal_late flow less its paid flow" : "counted from the code (FISCAL_LATE_FROM_CODE): the run did not count the fiscal_late flow"}`,
+          ]
+        : []),
       ...(measured.risk
         ? [
             `rule 13's counters: ${a.anonymousShare * 100}% of payments by card number, every token authorize a user's (ASSUMPTIONS), each payment's subjects its own objects, kept ${a.riskDaysKept} day; counted by the user flows of bench/lib/costs.mjs`,
@@ -902,6 +1007,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       ["bill in month 12 ($)", (m) => m.bill_month_12_total],
       ["of which rule 13's counters ($)", (m) => (m.risk ? m.risk.bill_month_12 : "not counted")],
       [
+        "of which rule 14's fiscal-late payments ($)",
+        (m) =>
+          m.fiscal
+            ? `${m.fiscal.bill_month_12_added} (${m.fiscal.fiscal_late_share * 100}% of payments${m.fiscal.counted ? "" : ", from the code"})`
+            : "not priced",
+      ],
+      [
         "an Idempotency-Key on every pay: object rows written per pay, month-12 bill added ($)",
         (m) => `${m.keyed_pay.object_rows_written_per_pay}${m.keyed_pay.counted ? "" : " (from the code)"}, +${m.keyed_pay.bill_month_12_added}`,
       ],
@@ -940,6 +1052,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     );
     console.log(`a payment, as priced (the mix): ${JSON.stringify(result.shipped[one].payment)}`);
     if (result.shipped[one].risk) console.log(`rule 13's counters a payment, as priced: ${JSON.stringify(result.shipped[one].risk.payment)}`);
+    if (result.shipped[one].fiscal) {
+      const f = result.shipped[one].fiscal;
+      console.log(
+        `rule 14 at 1M a day: ${f.fiscal_late_per_day} fiscal-late payments a day (${f.fiscal_late_share * 100}%), $${f.bill_month_12_added} a month: ${JSON.stringify(f.bill_month_12_added_by_line)}; a fiscal-late payment adds ${JSON.stringify(f.per_fiscal_late_payment)}`,
+      );
+    }
     for (const note of result.shipped[one].estimated) console.log(`estimated: ${note}`);
   }
 }

@@ -101,3 +101,29 @@ export function tidShardListProblems(names: readonly string[], setting = "TID_IN
   }
   return problems;
 }
+
+/** The units a duration of a list may take (FISCAL_READS), in milliseconds. */
+const DURATION_UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** Reads a schedule may hold: each is an alarm and an upstream read per fiscal-late receipt. */
+export const MAX_SCHEDULED_READS = 10;
+
+/**
+ * FISCAL_READS (rule 14): when the gateway reads a fiscal-pending receipt
+ * again, as offsets after its payment or refund, e.g. `5m 1h 24h`: 1 to
+ * MAX_SCHEDULED_READS durations separated by spaces or commas, each a positive
+ * number (fractions accepted) and a unit (s, m, h, d), each later than the
+ * one before. Milliseconds, or null when the value is not such a list (unset
+ * is the caller's to default).
+ */
+export function durationList(value: unknown): number[] | null {
+  const entries = settingText(value)
+    .split(/[\s,]+/)
+    .filter(Boolean);
+  if (entries.length === 0 || entries.length > MAX_SCHEDULED_READS) return null;
+  const offsets = entries.map((entry) => {
+    const match = /^(\d+(?:\.\d+)?)([smhd])$/.exec(entry);
+    return match ? Math.round(Number(match[1]) * DURATION_UNIT_MS[match[2]!]!) : Number.NaN;
+  });
+  if (offsets.some((ms, i) => !Number.isFinite(ms) || ms <= 0 || (i > 0 && ms <= offsets[i - 1]!))) return null;
+  return offsets;
+}

@@ -11,7 +11,16 @@
  *
  * Every problem is a sentence that names the setting and never its value.
  */
-import { previousTidShardLayouts, previousTidShardList, secretList, settingText, tidShardList, tidShardListProblems } from "./config-lists.ts";
+import {
+  durationList,
+  MAX_SCHEDULED_READS,
+  previousTidShardLayouts,
+  previousTidShardList,
+  secretList,
+  settingText,
+  tidShardList,
+  tidShardListProblems,
+} from "./config-lists.ts";
 
 /** The development credentials of `.dev.vars.example`; a production deployment refuses to run with them. */
 export const DEVELOPMENT_PARTNER_KEY = "sk_test_local_partner";
@@ -140,6 +149,38 @@ export function productionUrlProblem(name: string, value: string): string | null
 }
 
 // ---------------------------------------------------------------------------
+// Rule 14's reads of a fiscal-pending receipt (FISCAL_READS)
+
+/** FISCAL_READS when it is not set: production reads at 5 minutes, 1 hour and 24 hours; development within 2 minutes. */
+export const FISCAL_READ_DEFAULTS = { production: "5m 1h 24h", development: "20s 60s 110s" } as const;
+
+/** Why FISCAL_READS cannot be read, in every environment (a schedule nobody chose would watch nothing). */
+export const FISCAL_READS_UNREADABLE = `FISCAL_READS is not a list of 1 to ${MAX_SCHEDULED_READS} increasing durations (a number and s, m, h or d, e.g. "5m 1h 24h").`;
+
+/**
+ * Rule 14's production schedule: reads at least 5 minutes, 1 hour and 24
+ * hours after the payment or refund, so one read in each of these windows
+ * (from each point to the next; the last has no end).
+ */
+export const FISCAL_READ_WINDOWS_MS = [300_000, 3_600_000, 86_400_000] as const;
+
+/** What is wrong with FISCAL_READS in production: unreadable, or a window of the production schedule without a read. */
+export function fiscalReadProductionProblems(value: unknown): string[] {
+  if (settingText(value) === "") return [];
+  const offsets = durationList(value);
+  if (!offsets) return [FISCAL_READS_UNREADABLE];
+  const covered = FISCAL_READ_WINDOWS_MS.every((from, i) => {
+    const to = FISCAL_READ_WINDOWS_MS[i + 1] ?? Number.POSITIVE_INFINITY;
+    return offsets.some((ms) => ms >= from && ms < to);
+  });
+  return covered
+    ? []
+    : [
+        "FISCAL_READS must read a fiscal-pending receipt at least 5 minutes, 1 hour and 24 hours after its payment or refund in production: one read from 5 minutes to 1 hour, one from 1 to 24 hours, one at 24 hours or later.",
+      ];
+}
+
+// ---------------------------------------------------------------------------
 // Vars (what wrangler.toml's [env.production.vars] holds) and secrets
 
 /**
@@ -153,7 +194,7 @@ const PRODUCTION_JWT_CLAIMS = [
   ["JWT_AUDIENCE", "aud", "a token the identity provider issued for any of its applications would be accepted"],
 ] as const;
 
-/** The vars' problems in production: the three URLs, and the issuer and audience of users' JWTs. `vars` is what the Worker's env holds. */
+/** The vars' problems in production: the three URLs, the issuer and audience of users' JWTs, and rule 14's schedule. `vars` is what the Worker's env holds. */
 export function productionVarProblems(vars: Settings): string[] {
   const problems: string[] = [];
   const jwksUrl = settingText(vars.JWKS_URL);
@@ -173,6 +214,7 @@ export function productionVarProblems(vars: Settings): string[] {
     const webhook = productionUrlProblem("WEBHOOK_URL", webhookUrl);
     if (webhook) problems.push(webhook);
   }
+  problems.push(...fiscalReadProductionProblems(vars.FISCAL_READS));
   return problems;
 }
 

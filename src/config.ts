@@ -4,8 +4,8 @@
  * checked by the module that uses it, and src/guard.ts collects every
  * problem and refuses to serve while there is one.
  */
-import { parseWebhookSecrets, secretList } from "./config-lists";
-import { parseUrl, productionSecretProblems, productionVarProblems } from "./config-rules";
+import { durationList, parseWebhookSecrets, secretList, settingText } from "./config-lists";
+import { FISCAL_READ_DEFAULTS, FISCAL_READS_UNREADABLE, parseUrl, productionSecretProblems, productionVarProblems } from "./config-rules";
 
 export interface GatewayConfig {
   environment: string;
@@ -26,6 +26,8 @@ export interface GatewayConfig {
   webhook: { url: string; keys: readonly Uint8Array[]; timeoutMs: number };
   /** Rule 12's windows (RECEIPT_EXPIRY_HOURS, HOLD_EXPIRY_DAYS), in ms. */
   expiry: { unpaidMs: number; heldMs: number };
+  /** Rule 14's reads of a fiscal-pending receipt (FISCAL_READS): ms after its payment or refund, increasing. */
+  fiscalReads: readonly number[];
 }
 
 /** Rule 12's windows, as the settings name them: each a positive number, fractions accepted. */
@@ -51,6 +53,21 @@ export const expiryProblems = (env: Env): string[] =>
   (Object.keys(EXPIRY_SETTINGS) as (keyof typeof EXPIRY_SETTINGS)[])
     .filter((name) => windowValue(env[name], EXPIRY_SETTINGS[name].fallback) === null)
     .map((name) => `${name} is not a positive number (fractions are accepted).`);
+
+/**
+ * Rule 14's schedule: FISCAL_READS, or when it is unset the environment's
+ * default (development reads within 2 minutes, production at 5 minutes, 1
+ * hour and 24 hours). An unreadable value is the guard's problem; until the
+ * guard refuses to serve, the default stands.
+ */
+export function fiscalReadSchedule(env: Env): readonly number[] {
+  const fallback = durationList(env.ENVIRONMENT === "development" ? FISCAL_READ_DEFAULTS.development : FISCAL_READ_DEFAULTS.production)!;
+  return settingText(env.FISCAL_READS) === "" ? fallback : (durationList(env.FISCAL_READS) ?? fallback);
+}
+
+/** What is wrong with FISCAL_READS in every environment: a value that is not a schedule (production's own rule is config-rules's). */
+export const fiscalReadProblems = (env: Env): string[] =>
+  settingText(env.FISCAL_READS) !== "" && durationList(env.FISCAL_READS) === null ? [FISCAL_READS_UNREADABLE] : [];
 
 export type UserTokenConfig = (
   | { mode: "jwks"; jwksUrl: string; algorithms: readonly ["RS256", "ES256"] }
@@ -126,6 +143,7 @@ export function readConfig(env: Env): GatewayConfig {
         timeoutMs: intVar(env.WEBHOOK_TIMEOUT_MS, 10_000),
       },
       expiry: { unpaidMs: windowMs(env, "RECEIPT_EXPIRY_HOURS"), heldMs: windowMs(env, "HOLD_EXPIRY_DAYS") },
+      fiscalReads: fiscalReadSchedule(env),
     };
     cache.set(env, config);
   }
@@ -167,8 +185,8 @@ export function productionProblems(env: Env): string[] {
     problems.push("The UPSTREAM binding (the sandbox) is present; production reaches the real upstream at UPSTREAM_BASE_URL.");
   }
   const settings = env as unknown as Record<string, unknown>;
-  // A JWKS_URL that is not a URL is credentialProblems's, for every environment.
-  problems.push(...productionVarProblems(settings).filter((p) => p !== "JWKS_URL is not a URL."));
+  // A JWKS_URL that is not a URL, and a FISCAL_READS that is no schedule, are every environment's problems.
+  problems.push(...productionVarProblems(settings).filter((p) => p !== "JWKS_URL is not a URL." && p !== FISCAL_READS_UNREADABLE));
   problems.push(...productionSecretProblems(settings));
   return problems;
 }

@@ -160,6 +160,15 @@ export const TRANSFER_CREATED = {
 
 export const TRANSFER_PAID = { ...TRANSFER_CREATED, state: 4, pay_date: PAID };
 
+/**
+ * fiscal/pending's page (rule 14): a receipt paid with tok_sandbox_fiscal_late,
+ * its fiscal data still missing after the first scheduled read.
+ */
+export const FISCAL_PENDING_PAGE = {
+  receipts: [{ id: EXAMPLE_RECEIPT_ID, tid: "order-2026-0001", amount: 1500000, state: 4, since: PAID, reads: 1 }],
+  has_more: false,
+};
+
 export const AUDIT_TRAIL = {
   id: EXAMPLE_RECEIPT_ID,
   kind: "receipt",

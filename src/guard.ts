@@ -6,7 +6,7 @@
  * events back.
  */
 import { createMiddleware } from "hono/factory";
-import { credentialProblems, expiryProblems, productionProblems, webhookSecretProblems } from "./config";
+import { credentialProblems, expiryProblems, fiscalReadProblems, productionProblems, webhookSecretProblems } from "./config";
 import { ApiError } from "./errors";
 import { log } from "./log";
 import { rateLimitProblems } from "./rate-limit";
@@ -28,6 +28,7 @@ const CHECKS: readonly ((env: Env) => readonly string[])[] = [
   eventQueueProblems,
   webhookSecretProblems,
   expiryProblems,
+  fiscalReadProblems,
   shardProblems,
   productionProblems,
 ];

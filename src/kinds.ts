@@ -20,8 +20,9 @@ export type KindName = "receipt" | "transfer";
 
 /**
  * A kind's events (the contract's Events section): its create, its third
- * failed OTP guess, its expiry closed at the edge (rule 12), and the changes
- * of upstream state that are events.
+ * failed OTP guess, its expiry closed at the edge (rule 12), the changes
+ * of upstream state that are events, and (receipts: the payment service
+ * fiscalizes them) its fiscal data shown late (rule 14).
  * src/events/types.ts says when each fires, for the README and the document.
  */
 interface KindEvents<Name extends KindName> {
@@ -30,6 +31,8 @@ interface KindEvents<Name extends KindName> {
   /** Rule 12's expiry closed it at the edge (no cancel upstream, or one refused for good). */
   expiredAtEdge: `${Name}.${string}`;
   onState: { readonly [S in UpstreamState]?: `${Name}.${string}` };
+  /** Rule 14: the sale's and the refund's fiscal data, shown after the gateway found them missing. */
+  fiscal?: { sale: `${Name}.${string}`; refund: `${Name}.${string}` };
 }
 
 export interface Kind<Body extends { tid: string; state: number }, Create extends { tid: string }> {
@@ -89,6 +92,7 @@ export const RECEIPT = {
       [STATE.awaitingSupplier]: "receipt.awaiting_supplier",
       [STATE.cancelled]: "receipt.cancelled",
     },
+    fiscal: { sale: "receipt.fiscalized", refund: "receipt.refund_fiscalized" },
   },
   idOf: (body) => body.id,
   stateOf: (body) => body.state as UpstreamState,
@@ -141,7 +145,8 @@ type EventsOf<K extends { events: KindEvents<KindName> }> =
   | K["events"]["created"]
   | K["events"]["exhausted"]
   | K["events"]["expiredAtEdge"]
-  | NonNullable<K["events"]["onState"][keyof K["events"]["onState"]]>;
+  | NonNullable<K["events"]["onState"][keyof K["events"]["onState"]]>
+  | (K["events"] extends { fiscal: infer F } ? F[keyof F] : never);
 
 /** Every event type, as the kinds name them. */
 export type EventType = EventsOf<typeof RECEIPT> | EventsOf<typeof TRANSFER>;

@@ -427,6 +427,82 @@ export const expiryCause = (facts: { expiry: ExpiryReason | null }, state: Upstr
   facts.expiry !== null && state === STATE.cancelled ? { reason: facts.expiry } : null;
 
 // ---------------------------------------------------------------------------
+// No paid receipt lacks its fiscal receipt unnoticed (rule 14)
+
+/**
+ * Where a receipt's fiscal receipt stands, as the gateway last saw it. The
+ * payment service registers a sale with the fiscal data operator when it
+ * fiscalizes the receipt (its `ofd` block), and a refund when a paid receipt
+ * is cancelled; the operator may be late. Two of the four are fiscal-pending:
+ * - `sale_pending`: paid (4), and its `ofd` shows no fiscal sign or no QR
+ *   address yet;
+ * - `sale`: paid, its fiscal receipt shown;
+ * - `refund_pending`: a receipt whose sale the service fiscalized, cancelled
+ *   (21), and the refund's fiscal data not shown yet (no `ofd` with a fiscal
+ *   sign and a QR address that is not the sale's);
+ * - `refund`: the refund's fiscal receipt shown.
+ * None (null): nothing fiscal to watch: not paid (0, 5, 57), a transfer, or a
+ * receipt the service does not fiscalize (`ofd` null: the partner does).
+ *
+ * A sub-phase of `paid` and `cancelled` for the table above: a fiscal-pending
+ * receipt is decided as any paid or cancelled one (a second pay is refused,
+ * the partner may refund it); what it adds is the gateway's own reads
+ * (fiscalReadAt), its events (fiscalEventOf) and a record that does not end
+ * while it lasts (rule 10, src/schedule.ts recordDeletionAt).
+ */
+export type FiscalPhase = "sale_pending" | "sale" | "refund_pending" | "refund";
+
+export const isFiscalPending = (phase: FiscalPhase | null): boolean => phase === "sale_pending" || phase === "refund_pending";
+
+/** The events of a kind's fiscal data shown late; null for a kind the payment service does not fiscalize (transfers). */
+const fiscalEventsOf = (kind: KindName): { sale: EventType; refund: EventType } | null => {
+  const events = KINDS[kind].events;
+  return "fiscal" in events ? events.fiscal : null;
+};
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const filled = (value: unknown): boolean => typeof value === "string" && value.trim() !== "";
+
+/** Fiscal data shown: an `ofd` block with a fiscal sign and a QR address. */
+export const fiscalShown = (ofd: unknown): boolean => isObject(ofd) && filled(ofd.fiscalSign) && filled(ofd.qrCodeUrl);
+
+/** A refund's fiscal data shown: fiscal data that is not the sale's (its `type` says `Sale`). */
+const refundShown = (ofd: unknown): boolean => fiscalShown(ofd) && (ofd as Record<string, unknown>).type !== "Sale";
+
+/**
+ * The fiscal phase a receipt is in once the upstream showed it in `state`
+ * with this `ofd`, from the phase it was in (`before`). What was shown
+ * stays shown: a fiscal receipt is never taken back.
+ */
+export function fiscalPhaseOf(facts: { kind: KindName; state: UpstreamState; ofd: unknown; before: FiscalPhase | null }): FiscalPhase | null {
+  const { kind, state, ofd, before } = facts;
+  if (!fiscalEventsOf(kind)) return null;
+  if (state === STATE.paid) {
+    if (before === "sale") return "sale";
+    // An `ofd` the service stopped showing is still owed, if it was.
+    if (!isObject(ofd)) return before === "sale_pending" ? before : null;
+    return fiscalShown(ofd) ? "sale" : "sale_pending";
+  }
+  if (state === STATE.cancelled) {
+    if (before === "refund") return "refund";
+    // Sold with the service's fiscal receipt (the gateway saw it, or the cancelled receipt still shows an `ofd`): its refund is owed one.
+    const sold = before !== null || isObject(ofd);
+    if (!sold) return null;
+    return refundShown(ofd) ? "refund" : "refund_pending";
+  }
+  return before;
+}
+
+/** The event of a change of fiscal phase, if any: the missing fiscal data shown at last (a receipt's state stays as it was). */
+export function fiscalEventOf(kind: KindName, before: FiscalPhase | null, after: FiscalPhase | null): EventType | null {
+  const events = fiscalEventsOf(kind);
+  if (!events) return null;
+  if (before === "sale_pending" && after === "sale") return events.sale;
+  if (before === "refund_pending" && after === "refund") return events.refund;
+  return null;
+}
+
+// ---------------------------------------------------------------------------
 // OTP sends (rule 6)
 
 export interface SendFacts {

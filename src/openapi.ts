@@ -272,7 +272,11 @@ const DOCUMENTATION: NonNullable<Parameters<typeof openAPIRouteHandler>[1]>["doc
   tags: [
     { name: "Receipts", description: "Payment receipts: create, send the OTP, pay, hold-confirm, cancel, read." },
     { name: "Transfers (a2c)", description: "Card-to-card transfers: create, confirm, read." },
-    { name: "Gateway", description: "The gateway's own operations (partner server key only): audit trails and events." },
+    {
+      name: "Gateway",
+      description:
+        "The gateway's own operations (partner server key only): audit trails, events, erasure and the receipts whose fiscal receipt is missing.",
+    },
     { name: "Operations", description: "Probes for load balancers and the engineer on call: GET, no credentials." },
     { name: "Events (webhooks)", description: "What the gateway POSTs to the partner's WEBHOOK_URL, signed as Standard Webhooks do." },
   ],
@@ -356,6 +360,8 @@ export const COMPONENT_NAMES = new Set([
   "ResendEventRequest",
   "EraseUserRequest",
   "ErasureAccepted",
+  "ListFiscalPendingRequest",
+  "FiscalPendingPage",
 ]);
 
 async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Document> {

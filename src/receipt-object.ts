@@ -182,6 +182,16 @@ export class ReceiptObject extends DurableObject<Env> {
     return this.#parts.store.load() ? this.#parts.store.outbox.eventIds() : [];
   }
 
+  /**
+   * Rule 14: when the receipt's last fiscal watch began (its place in the
+   * fiscal list, kept after it left it), or null when it was never watched:
+   * where fiscal/pending's page after this receipt starts.
+   */
+  async fiscalSince(): Promise<number | null> {
+    const rec = this.#parts.store.load();
+    return rec && rec.fiscal_since !== 0 ? rec.fiscal_since : null;
+  }
+
   /** The audit trail, oldest first (partner only: the route checks). */
   async auditTrail(): Promise<AuditTrail | null> {
     const { store } = this.#parts;

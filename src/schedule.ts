@@ -1,8 +1,8 @@
 /**
  * When the gateway looks at a record again on its own, and when a record
  * ends: rule 8's reconciliation schedule (a call in flight, the supplier's
- * 57, an exhaustion cancel owed, the late reads after a lost call) and rule
- * 10's deletion time. Pure: the record's alarm (src/record/alarm.ts) asks
+ * 57, an exhaustion cancel owed, the late reads after a lost call), rule
+ * 14's reads of a fiscal-pending receipt, and rule 10's deletion time. Pure: the record's alarm (src/record/alarm.ts) asks
  * each part when it is next due, and the parts ask this module.
  */
 
@@ -63,6 +63,33 @@ export function lateReadsDoneAt(suspect: SuspectFacts, schedule: readonly number
   return reads >= schedule.length ? { since: 0, reads: 0 } : { since: suspect.since, reads };
 }
 
+// ---------------------------------------------------------------------------
+// Rule 14: the reads of a fiscal-pending receipt
+
+/** A fiscal-pending receipt's watch: when it began (the payment or refund the gateway saw) and how many scheduled reads are done. */
+export interface FiscalWatchFacts {
+  since: number;
+  reads: number;
+}
+
+/**
+ * When the next scheduled read of a fiscal-pending receipt is due (FISCAL_READS:
+ * offsets after `since`), or null once every read of the schedule is done:
+ * the receipt then stays listed for the partner to chase, and any later read
+ * (check-id) that shows the fiscal data still stores it.
+ */
+export function fiscalReadAt(watch: FiscalWatchFacts, schedule: readonly number[]): number | null {
+  const offset = schedule[watch.reads];
+  return offset === undefined ? null : watch.since + offset;
+}
+
+/** The scheduled reads a look at the upstream made at `now` completes: every one due by then, and none not yet due. */
+export function fiscalReadsDoneAt(watch: FiscalWatchFacts, schedule: readonly number[], now: number): number {
+  let reads = watch.reads;
+  while (reads < schedule.length && watch.since + schedule[reads]! <= now) reads++;
+  return reads;
+}
+
 /** First look 1 s after the fault, then doubling to a minute: the first look is always within the minute rule 8 asks for. */
 export function backoffMs(attempts: number): number {
   return Math.min(60_000, 1000 * 2 ** Math.max(0, attempts));
@@ -104,6 +131,10 @@ export interface EndFacts {
   suspect: boolean;
   /** Events still in the outbox, not yet in the event log. */
   unsentEvents: boolean;
+  /** Rule 14: the receipt's fiscal data is still missing (it stays, and stays listed, until it shows). */
+  fiscalPending?: boolean;
+  /** Rule 14: the fiscal list (D1) does not show the record as it stands yet: its write is owed. */
+  listingOwed?: boolean;
   /** The record's last change (ms): when it became final, or later. */
   changedAt: number;
 }
@@ -111,10 +142,11 @@ export interface EndFacts {
 /**
  * When the record may be deleted: `retentionMs` after its last change, once
  * it is final and owes nothing (no call in flight, nothing suspect, no event
- * left in its outbox); null while it is not so. Any later change (a read that
- * found news, a refund) starts the window again.
+ * left in its outbox, no fiscal data missing, nothing owed to the fiscal
+ * list); null while it is not so. Any later change (a read that found news,
+ * a refund, the fiscal data shown) starts the window again.
  */
 export function recordDeletionAt(facts: EndFacts, retentionMs: number): number | null {
-  if (!isFinal(facts) || facts.pending || facts.suspect || facts.unsentEvents) return null;
+  if (!isFinal(facts) || facts.pending || facts.suspect || facts.unsentEvents || facts.fiscalPending || facts.listingOwed) return null;
   return facts.changedAt + retentionMs;
 }

@@ -258,6 +258,18 @@ export async function letLatePayHappen(id: string): Promise<void> {
 }
 
 /**
+ * Moves the deadline of a tok_sandbox_fiscal_late receipt's missing fiscal
+ * data (its sale's, or its refund's) into the past, as if
+ * SANDBOX_FISCAL_DELAY_MS had passed: the sandbox shows the fiscal sign and
+ * QR address the next time anything reads the receipt.
+ */
+export async function letFiscalDataAppear(id: string): Promise<void> {
+  await runInDurableObject(sandboxStub(), (_instance, state) => {
+    state.storage.sql.exec("UPDATE receipts SET fiscal_due_ms = ? WHERE id = ? AND fiscal_due_ms IS NOT NULL", Date.now() - 1, id);
+  });
+}
+
+/**
  * Whether the object's alarm is due within a day (the gateway's clock): work
  * owed (reconciliation, late reads, the outbox). The one alarm further away
  * is the one that deletes a final record (rule 10).
@@ -311,6 +323,8 @@ export async function productionEnv(overrides: Record<string, unknown> = {}): Pr
     CARD_FINGERPRINT_SECRET: "a-random-card-fingerprint-secret-of-this-deployment",
     WEBHOOK_URL: PRODUCTION_WEBHOOK_URL,
     WEBHOOK_SECRET: PRODUCTION_WEBHOOK_SECRET,
+    // Production's schedule (wrangler.toml [env.production.vars]), not development's reads within 2 minutes.
+    FISCAL_READS: "5m 1h 24h",
     ...overrides,
   } as unknown as Env;
 }

@@ -37,6 +37,14 @@
  * `keyedPays`: every pay carries an Idempotency-Key (rule 11), so that the
  * same flows with and without keys say what a key costs over a payment's life.
  *
+ * Rule 14: `fiscal_late` is a paid flow whose fiscal data the operator
+ * gives late (tok_sandbox_fiscal_late): the data appears between the record's
+ * first and second scheduled read (FISCAL_READS shortened in proportion to
+ * production's 5 min, 1 h, 24 h), so its whole life holds the fiscal list's
+ * writes (listed, one read's update, unlisted), two reads of the upstream,
+ * their alarms and receipt.fiscalized: less the paid flow's, what a
+ * fiscal-late payment adds.
+ *
  * Rule 13's counters: the partner's calls are exempt, so two more paid
  * scenarios are a user's (each flow a user of its own, with a JWT):
  * `anonymous` pays by card number (create, anonymous/authorize,
@@ -84,6 +92,15 @@ const SETTLE_ON = [
 const RISK_DAY_MS = 2400;
 /** The sandbox's card number that approves, with an expiry two years ahead. */
 const ANONYMOUS_CARD = { number: "8600000000000007", expire: `${String((new Date().getUTCFullYear() + 2) % 100).padStart(2, "0")}12` };
+/**
+ * Rule 14's schedule in the run: production's 5 min, 1 h and 24 h shortened
+ * (a minute to ~0.1 s), and the operator's answer between the first read and
+ * the second, as the model assumes (found by the 1-hour read).
+ */
+const FISCAL_READS = "0.5s 6s 144s";
+const FISCAL_DELAY_MS = 2000;
+/** How long a fiscal-late flow's record waits after the answer before its data is found (its second read), with room. */
+const FISCAL_FOUND_MS = 7000;
 /** Rule 12's windows for the scenarios that expire: ~1.8 s for an unpaid receipt, ~1.7 s for a hold. */
 const SHORT_EXPIRY_HOURS = "0.0005";
 const EXPIRY_MS = Number(SHORT_EXPIRY_HOURS) * 3_600_000;
@@ -96,6 +113,15 @@ const EXPIRY_MS = Number(SHORT_EXPIRY_HOURS) * 3_600_000;
  */
 const SCENARIOS = {
   paid: { steps: ["create", "authorize", "pay"], isHold: false, expiry: {} },
+  // Rule 14: paid, its fiscal data late; three events (created, paid, fiscalized).
+  fiscal_late: {
+    steps: ["create", "authorize", "pay"],
+    isHold: false,
+    expiry: { FISCAL_READS, SANDBOX_FISCAL_DELAY_MS: String(FISCAL_DELAY_MS) },
+    partnerCard: { token: "tok_sandbox_fiscal_late" },
+    events: 3,
+    laterMs: FISCAL_FOUND_MS,
+  },
   abandoned: { steps: ["create", "authorize"], isHold: false, expiry: { RECEIPT_EXPIRY_HOURS: SHORT_EXPIRY_HOURS } },
   hold_expired: { steps: ["create", "authorize", "pay"], isHold: true, expiry: { HOLD_EXPIRY_DAYS: SHORT_WINDOW_DAYS } },
   // Rule 13's: a user pays, by card number or by token; each flow's two subjects (its card, its user) end before the next.
@@ -176,7 +202,7 @@ const per = (flows) => (n) => Math.round((n / flows) * 100) / 100;
 
 /** Runs `flows` payments of one scenario on a fresh traced gateway and counts their whole life. */
 async function runScenario({ build, scenario, flows, keyedPays, log }) {
-  const { steps, isHold, expiry, user, card: userCard, subjects } = SCENARIOS[scenario];
+  const { steps, isHold, expiry, user, card: userCard, subjects, partnerCard, events, laterMs = 0 } = SCENARIOS[scenario];
   const worker = workerFromBuild(build);
   worker.bindings = {
     ...worker.bindings,
@@ -275,7 +301,7 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
       });
       if (created.status !== 200) throw new Error(`costs (${scenario}): create answered ${created.status} ${created.body}`);
       const { id } = JSON.parse(created.body);
-      const card = { token: "tok_sandbox_ok" };
+      const card = partnerCard ?? { token: "tok_sandbox_ok" };
       if (steps.includes("authorize")) {
         const authorized = await partnerPost(undefined, runtime.url, "receipt/authorize", { id, card });
         if (authorized.status !== 200) throw new Error(`costs (${scenario}): authorize answered ${authorized.status} ${authorized.body}`);
@@ -288,8 +314,9 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
     }
     await settle(runtime, 1000, 20_000);
     await snap("answered");
-    // The events each flow makes by now (two for a paid one: receipt.created, receipt.paid), at the receiver.
-    const expected = steps.includes("pay") ? 2 * flows : flows;
+    // The events each flow makes by now (two for a paid one: receipt.created, receipt.paid; a fiscal-late one's third once its data is found), at the receiver.
+    if (laterMs) await sleep(laterMs);
+    const expected = (events ?? (steps.includes("pay") ? 2 : 1)) * flows;
     await settle(runtime, 1500, 60_000, () => receiver.received() >= expected);
     await snap("delivered");
 
@@ -352,7 +379,7 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
 /**
  * Builds the traced gateway into `dir` with `wrangler` (capacity.mjs's runner) and counts `flows` partner
  * flows of each scenario: the paid one (its fields at the top level, as before), and with `scenarios` the
- * ones that never complete (`scenarios.abandoned`, `scenarios.hold_expired`) and rule 13's user flows (`scenarios.anonymous`, `scenarios.user_token`). With `keyedPays`, each pay
+ * ones that never complete (`scenarios.abandoned`, `scenarios.hold_expired`), rule 13's user flows (`scenarios.anonymous`, `scenarios.user_token`) and rule 14's fiscal-late payment (`scenarios.fiscal_late`). With `keyedPays`, each pay
  * carries its own Idempotency-Key.
  */
 export async function countFlowCosts({ wrangler, root, benchDir, dir, name, flows = 20, keyedPays = false, scenarios = false, log = () => {} }) {
@@ -360,7 +387,7 @@ export async function countFlowCosts({ wrangler, root, benchDir, dir, name, flow
   const paid = await runScenario({ build, scenario: "paid", flows, keyedPays, log });
   const others = {};
   if (scenarios) {
-    for (const scenario of ["abandoned", "hold_expired", "anonymous", "user_token"]) {
+    for (const scenario of ["abandoned", "hold_expired", "anonymous", "user_token", "fiscal_late"]) {
       try {
         others[scenario] = await runScenario({ build, scenario, flows, keyedPays: false, log });
       } catch (err) {

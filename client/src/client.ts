@@ -57,6 +57,7 @@ const SAFE = new Set<string>([
   "/api/v1/partner/a2c/get-by-id",
   "/api/v1/gateway/receipt/audit",
   "/api/v1/gateway/events/list",
+  "/api/v1/gateway/fiscal/pending",
 ]);
 
 /** The operations whose OpenAPI document takes an Idempotency-Key (the money moves and the creates). */
@@ -281,6 +282,9 @@ export function createGatewayClient(options: ClientOptions) {
     events: {
       list: op("/api/v1/gateway/events/list"),
       resend: op("/api/v1/gateway/events/resend"),
+    },
+    fiscal: {
+      pending: op("/api/v1/gateway/fiscal/pending"),
     },
   };
 }

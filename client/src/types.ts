@@ -11,6 +11,7 @@ export type ReducedReceipt = components["schemas"]["ReducedReceipt"];
 export type TransferReceipt = components["schemas"]["TransferReceipt"];
 export type AuthorizeResult = components["schemas"]["AuthorizeResult"];
 export type AuditTrail = components["schemas"]["AuditTrail"];
+export type FiscalPendingPage = components["schemas"]["FiscalPendingPage"];
 /**
  * A webhook's body: a ReceiptEvent or a TransferEvent. A `switch` on `type`,
  * or an `if` on `data.object_type`, narrows `data.object` to the Receipt or

@@ -26,6 +26,8 @@ const EVENT_OBJECTS: Record<EventType, [object, number | null]> = {
   "receipt.awaiting_supplier": [{ ...RECEIPT_PAID, state: 57, ofd: null }, 0],
   "receipt.cancelled": [RECEIPT_CANCELLED, 4],
   "receipt.otp_attempts_exhausted": [RECEIPT_CREATED, 0],
+  "receipt.fiscalized": [RECEIPT_PAID, 4],
+  "receipt.refund_fiscalized": [RECEIPT_CANCELLED, 21],
   "transfer.created": [TRANSFER_CREATED, null],
   "transfer.paid": [TRANSFER_PAID, 0],
   "transfer.cancelled": [{ ...TRANSFER_CREATED, state: 21, cancel_date: RECEIPT_CANCELLED.cancel_date }, 0],
@@ -38,7 +40,13 @@ const CAUSES: Partial<Record<EventType, { reason: string; closed_at_edge?: boole
   "transfer.expired": { reason: "expired", closed_at_edge: true },
 };
 
-const SEQUENCE: Partial<Record<EventType, number>> = { "receipt.created": 1, "transfer.created": 1, "receipt.cancelled": 3 };
+const SEQUENCE: Partial<Record<EventType, number>> = {
+  "receipt.created": 1,
+  "transfer.created": 1,
+  "receipt.cancelled": 3,
+  "receipt.fiscalized": 3,
+  "receipt.refund_fiscalized": 4,
+};
 
 export function eventExample(type: EventType) {
   const [object, previous] = EVENT_OBJECTS[type];

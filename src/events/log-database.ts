@@ -26,6 +26,8 @@ export const EVENT_TYPE_CODES = {
   "transfer.cancelled": 9,
   "transfer.otp_attempts_exhausted": 10,
   "transfer.expired": 11,
+  "receipt.fiscalized": 12,
+  "receipt.refund_fiscalized": 13,
 } as const satisfies Record<EventType, number>;
 export const DELIVERY_STATUS_CODES = { pending: 0, delivered: 1, failed: 2 } as const satisfies Record<DeliveryStatus, number>;
 

@@ -18,6 +18,10 @@ export const EVENT_TYPES = {
     "A receipt is cancelled (state 21): by cancel, by the supplier's refusal, after three failed OTP guesses, or by the gateway when it expired unpaid or its hold was not confirmed in time (rule 12: `data.reason` `expired` or `hold_expired`). Where the payment service refused that cancel, `data.closed_at_edge` is true and `data.object.state` shows what the payment service shows (0 or 5): ask its support to cancel it.",
   "receipt.otp_attempts_exhausted":
     "The third failed OTP guess ended a receipt; receipt.cancelled follows once the payment service has cancelled it.",
+  "receipt.fiscalized":
+    "A paid receipt's fiscal data, missing when it was paid (its `ofd` showed no fiscal sign or QR address), is shown at last (rule 14): `data.object.ofd` holds the fiscal receipt; the state stays 4 (`data.previous_state` 4). Until then the receipt is listed by fiscal/pending.",
+  "receipt.refund_fiscalized":
+    "A refunded receipt's fiscal data, missing when it was cancelled, is shown at last (rule 14): `data.object.ofd` holds the refund's fiscal receipt; the state stays 21 (`data.previous_state` 21). Until then the receipt is listed by fiscal/pending.",
   "transfer.created": "A card-to-card transfer was created.",
   "transfer.paid": "A transfer is paid.",
   "transfer.cancelled": "A transfer is cancelled.",

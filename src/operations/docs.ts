@@ -76,4 +76,9 @@ export const DOCS = {
     "Erases the user's personal data (rule 10): within 24 hours (in development within a minute) every phone number and `account` value of the receipts and transfers the user created is starred but its first and last two characters, in the tid index, the event log and the records; ids, amounts, states and times stay, and later events and answers carry the values erased.",
     "Answers 202 at once; asking again starts over (and takes in what the user created since).",
   ),
+  listFiscalPending: prose(
+    "The receipts whose fiscal receipt is still missing (rule 14), oldest first, so that they can be chased with the payment service: paid (state 4) with an `ofd` that shows no fiscal sign or QR address, or cancelled after they were paid (21) with no fiscal data of the refund.",
+    "The gateway reads each again on its own (FISCAL_READS: in production 5 minutes, 1 hour and 24 hours after the payment or refund) until the data shows; then it stores it, sends `receipt.fiscalized` (or `receipt.refund_fiscalized`) and takes the receipt off the list. After the last scheduled read a receipt stays listed; a check-id that finds the data ends it the same way.",
+    "Page with `after`: the last id of the page before (one that left the list meanwhile still marks the place).",
+  ),
 };

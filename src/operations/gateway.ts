@@ -1,5 +1,5 @@
 /**
- * The gateway's own operations (audit trails, events), one description each
+ * The gateway's own operations (audit trails, events, erasure, the fiscal list), one description each
  * (src/operations/operation.ts says what a description holds; their prose is
  * in src/operations/docs.ts). Their API is partner-only (src/operations/index.ts).
  */
@@ -10,7 +10,8 @@ import { ApiError } from "../errors";
 import { listEventPage, resendEvent } from "../events";
 import { EVENT_PAGE, EVENT_RESENT } from "../events/examples";
 import { DeliveryStatusName, Event, EventId, EventTypeName, ListEventsResult } from "../events/schemas";
-import { AUDIT_TRAIL } from "../examples";
+import { AUDIT_TRAIL, FISCAL_PENDING_PAGE } from "../examples";
+import { fiscalPendingPage } from "../fiscal-list";
 import { KIND_NAMES } from "../kinds";
 import { receiptStub } from "../record-stub";
 import { EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, Int, int32, MaxText, ReceiptId, ReceiptState } from "../schemas";
@@ -72,6 +73,59 @@ const ListEventsRequest = v.pipe(
   }),
   v.examples([{ type: "receipt.paid", delivery: "failed", limit: 20 }]),
   v.title("ListEventsRequest"),
+);
+
+/** A page size of the gateway's lists: 1 to 100, 20 unless given. */
+const PageLimit = v.optional(
+  v.pipe(
+    v.number("limit must be a number"),
+    v.integer("limit must be an integer"),
+    v.minValue(1, "limit must be 1 to 100"),
+    v.maxValue(100, "limit must be 1 to 100"),
+    int32(),
+  ),
+  20,
+);
+
+const ListFiscalPendingRequest = v.pipe(
+  v.strictObject({
+    after: v.optional(v.pipe(ReceiptId, v.description("The last receipt id of the previous page: answers the receipts after it."))),
+    limit: PageLimit,
+  }),
+  v.examples([{ limit: 20 }]),
+  v.title("ListFiscalPendingRequest"),
+);
+
+const FiscalPendingReceipt = v.object({
+  id: v.pipe(v.string(), v.description("The receipt's id.")),
+  tid: v.pipe(v.string(), v.description("Its tid, as its owner chose it.")),
+  amount: Int("Tiyin."),
+  state: v.pipe(
+    v.picklist([4, 21]),
+    v.metadata<4 | 21, { type: "integer"; format: "int32" }>({ type: "integer", format: "int32" }),
+    v.description("4: paid, the sale's fiscal data is missing; 21: cancelled after it was paid, the refund's fiscal data is missing."),
+  ),
+  since: Int("Milliseconds: the payment (or the refund) whose fiscal data is missing, as the gateway saw it."),
+  reads: v.pipe(
+    v.number(),
+    v.integer(),
+    int32(),
+    v.description(
+      "The scheduled reads of the payment service done since (FISCAL_READS); once all are done it stays listed, and check-id still reads it.",
+    ),
+  ),
+});
+
+const FiscalPendingPage = v.pipe(
+  v.object({
+    receipts: v.pipe(
+      v.array(FiscalPendingReceipt),
+      v.metadata<v.InferOutput<typeof FiscalPendingReceipt>[], { maxItems: number }>({ maxItems: 100 }),
+      v.description("Oldest first (by `since`, then `id`); at most `limit`."),
+    ),
+    has_more: v.pipe(v.boolean(), v.description("More receipts follow: ask again with `after` set to the last id of this page.")),
+  }),
+  v.title("FiscalPendingPage"),
 );
 
 const UserSub = v.pipe(
@@ -150,6 +204,26 @@ export const GATEWAY: Section = {
       errors: ["forbidden"],
       upstream: [],
       handle: async (c, { user }) => c.json(await requestErasure(c.env, user, clock.now()), 202),
+    }),
+    describe({
+      path: "/fiscal/pending",
+      operationId: "listFiscalPending",
+      example: { summary: "A receipt paid an hour ago whose fiscal data is still missing", value: FISCAL_PENDING_PAGE },
+      summary: "List the receipts whose fiscal receipt is still missing (partner only)",
+      description: DOCS.listFiscalPending,
+      request: ListFiscalPendingRequest,
+      response: FiscalPendingPage,
+      errors: ["forbidden"],
+      upstream: [],
+      handle: async (c, { after, limit }) => {
+        const page = await fiscalPendingPage(c.env, { after, limit });
+        if (!page) {
+          throw new ApiError("invalid_request", "The request does not match the schema.", {
+            details: [{ path: "after", message: "after must be the id of a receipt the list showed" }],
+          });
+        }
+        return c.json(page, 200);
+      },
     }),
   ],
 };

@@ -2,7 +2,8 @@
  * The end of a record, and what comes after it (rule 10).
  *
  * A record that is final (4, 21, or closed at the edge) and owes nothing (no
- * call in flight, nothing suspect, no event left in its outbox) is deleted by
+ * call in flight, nothing suspect, no event left in its outbox, no fiscal
+ * data missing and nothing owed to the fiscal list: rule 14) is deleted by
  * its own alarm RECORD_RETENTION_DAYS after its last change: its SQLite and
  * its alarm, with `deleteAll()`, the only removal that ends the billing of
  * what it stored. src/lifecycle.ts's recordDeletionAt decides when.
@@ -43,6 +44,7 @@ import { log } from "../log";
 import { recordDeletionAt } from "../schedule";
 import type { UpstreamClient } from "../upstream/client";
 import type { Alarm } from "./alarm";
+import { type FiscalWatch, fiscalColumnsOf } from "./fiscal";
 import { closedAtEdgeOf } from "./reconciler";
 import { newRecordRow, type RecordRow, type RecordStore } from "./store";
 
@@ -60,17 +62,19 @@ export class RecordEnd {
   readonly #alarm: Alarm;
   readonly #env: Env;
   readonly #retentionMs: number;
+  readonly #fiscal: FiscalWatch;
   /**
    * Not before this (ms): the log still held events of the record when it last
    * asked. In memory: a new incarnation asks once more, one D1 read.
    */
   #notBefore = 0;
 
-  constructor(store: RecordStore, alarm: Alarm, env: Env, retentionMs: number) {
+  constructor(store: RecordStore, alarm: Alarm, env: Env, retentionMs: number, fiscal: FiscalWatch) {
     this.#store = store;
     this.#alarm = alarm;
     this.#env = env;
     this.#retentionMs = retentionMs;
+    this.#fiscal = fiscal;
   }
 
   /** When this record is to be deleted, or null while it is not final or owes something. */
@@ -82,6 +86,8 @@ export class RecordEnd {
         pending: rec.pending_op !== null,
         suspect: rec.suspect_since !== 0,
         unsentEvents: this.#store.outbox.hasUnsent(),
+        fiscalPending: this.#fiscal.isPending(rec),
+        listingOwed: this.#fiscal.owesListing(rec),
         changedAt: rec.updated_at,
       },
       this.#retentionMs,
@@ -152,7 +158,8 @@ export class RecordEnd {
       body: JSON.stringify(body),
       created_at: now,
     });
-    this.#store.create({ ...row, event_seq: now }, () => {
+    // A rebuilt receipt whose fiscal data is missing is watched and listed from now (rule 14).
+    this.#store.create({ ...row, ...fiscalColumnsOf(target.kind, body, now), event_seq: now }, () => {
       this.#store.audit({ at: now, op: "rebuild", actor: ownerOf(caller), request_id: requestId, outcome: "ok" });
     });
     log("info", "record_rebuilt", { request_id: requestId, id: target.id, kind: target.kind, state });

@@ -213,7 +213,12 @@ export class Moves {
     return read;
   }
 
-  /** The alarm's look, with no caller: what only the upstream can settle, or a late read due. Audited when it changed something or failed. */
+  /**
+   * The alarm's look, with no caller: what only the upstream can settle, a
+   * late read due, or a fiscal read due (rule 14). Audited as the gateway's
+   * when it changed something (the state, a note, a suspicion, the fiscal
+   * phase) or failed.
+   */
   async reconcileAlone(requestId = `alarm-${crypto.randomUUID()}`): Promise<Outcome<void>> {
     const { store } = this.#parts;
     const rec = store.current!;
@@ -221,7 +226,9 @@ export class Moves {
     try {
       const looked = await this.reconcile(new UpstreamClient(this.#env, requestId), requestId);
       const after = store.current!;
-      if (!looked.ok || after.state !== rec.state || after.pending_op !== rec.pending_op || after.suspect_since !== rec.suspect_since) {
+      const changed =
+        after.state !== rec.state || after.pending_op !== rec.pending_op || after.suspect_since !== rec.suspect_since || after.fiscal !== rec.fiscal;
+      if (!looked.ok || changed) {
         store.audit({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
       }
       return looked;

@@ -10,6 +10,7 @@ import { Alarm } from "./alarm";
 import { Completion } from "./completion";
 import { RecordEnd } from "./end";
 import { Expiry } from "./expiry";
+import { FiscalWatch } from "./fiscal";
 import { Keys } from "./keys";
 import { LateReads } from "./late-reads";
 import { OtpLedger } from "./otp-ledger";
@@ -20,20 +21,21 @@ import { RecordStore } from "./store";
 import { WriteAhead } from "./write-ahead";
 
 export function recordParts(storage: DurableObjectStorage, env: Env) {
-  const { environment, upstreamTimeoutMs, holdEnabled, expiry: windows } = readConfig(env);
+  const { environment, upstreamTimeoutMs, holdEnabled, expiry: windows, fiscalReads } = readConfig(env);
   const store = new RecordStore(storage);
   const alarm = new Alarm(storage);
   const outbox = new Outbox(store, env);
   const ledger = new OtpLedger(store, outbox);
   const lateReads = new LateReads(store, lateReadSchedule(environment));
-  const recorder = new Recorder(store, outbox, ledger, lateReads);
+  const fiscal = new FiscalWatch(store, outbox, env, fiscalReads);
+  const recorder = new Recorder(store, outbox, ledger, lateReads, fiscal);
   const writeAhead = new WriteAhead(store, storage, alarm, upstreamTimeoutMs);
-  const reconciler = new Reconciler({ store, ledger, recorder, writeAhead, lateReads, upstreamTimeoutMs, holdEnabled, env });
-  const end = new RecordEnd(store, alarm, env, retentionPolicy(env).recordRetentionMs);
+  const reconciler = new Reconciler({ store, ledger, recorder, writeAhead, lateReads, fiscal, upstreamTimeoutMs, holdEnabled, env });
+  const end = new RecordEnd(store, alarm, env, retentionPolicy(env).recordRetentionMs, fiscal);
   const completion = new Completion(store, env);
   const keys = new Keys(storage);
   const expiry = new Expiry(store, outbox, ledger, windows);
-  return { store, alarm, outbox, ledger, lateReads, recorder, writeAhead, reconciler, end, completion, keys, expiry };
+  return { store, alarm, outbox, ledger, lateReads, fiscal, recorder, writeAhead, reconciler, end, completion, keys, expiry };
 }
 
 export type RecordParts = ReturnType<typeof recordParts>;

@@ -31,6 +31,7 @@ import { log } from "../log";
 import { metric } from "../metrics";
 import { needsSettling, nextReconcileAt, STATE_CHANGING_CALLS } from "../schedule";
 import type { UpstreamClient } from "../upstream/client";
+import type { FiscalWatch } from "./fiscal";
 import type { LateReads } from "./late-reads";
 import type { OtpLedger } from "./otp-ledger";
 import type { Recorder } from "./recorder";
@@ -43,6 +44,7 @@ export interface ReconcilerParts {
   recorder: Recorder;
   writeAhead: WriteAhead;
   lateReads: LateReads;
+  fiscal: FiscalWatch;
   upstreamTimeoutMs: number;
   /** The deployment's hold function (a fact the lifecycle table decides on). */
   holdEnabled: boolean;
@@ -211,16 +213,17 @@ export class Reconciler {
   /**
    * check-id's plain read of a record nothing is owed for: the upstream's
    * answer laid over the stored body, stored only when it says something new
-   * (or completes a late read due), so the usual read waits for no commit.
+   * (or completes a late read, or a fiscal read, due), so the usual read
+   * waits for no commit.
    */
   async read(upstream: UpstreamClient, requestId: string, busy: () => boolean): Promise<Outcome<string>> {
-    const { store, recorder, lateReads } = this.#parts;
+    const { store, recorder, lateReads, fiscal } = this.#parts;
     const rec = store.current!;
     const version = store.version;
     const result = await kindNamed(rec.kind).read(upstream, rec.id);
     if (!result.ok) return { ok: false, error: result.failure };
     const body = recorder.merged(result.value as RecordBody);
-    if (version === store.version && !busy() && (body !== rec.body || lateReads.isDue(rec, clock.now()))) {
+    if (version === store.version && !busy() && (body !== rec.body || lateReads.isDue(rec, clock.now()) || fiscal.isDue(rec, clock.now()))) {
       store.change(() => recorder.apply(result.value, requestId, body));
     }
     return { ok: true, value: body };

@@ -1,9 +1,10 @@
 /**
  * What the upstream showed of a record, stored: its body and state (this
- * part's columns), the event a change of state is, and what the look means
- * for a record suspect of a late change (rule 8). Also the owner's erasure
- * (rule 10): bodies stored after it are erased too. Every write runs inside
- * a change.
+ * part's columns), the event a change of state is, what the look means
+ * for a record suspect of a late change (rule 8), and for a receipt whose
+ * fiscal data is missing (rule 14: src/record/fiscal.ts). Also the owner's
+ * erasure (rule 10): bodies stored after it are erased too. Every write runs
+ * inside a change.
  */
 
 import { clock } from "../clock";
@@ -11,6 +12,7 @@ import { kindNamed, type RecordBody } from "../kinds";
 import { eventForStateChange, expiryCause, STATE, type UpstreamState } from "../lifecycle";
 import { erasePersonal, erasePersonalJson } from "../redact";
 import type { ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
+import type { FiscalWatch } from "./fiscal";
 import type { LateReads } from "./late-reads";
 import type { OtpLedger } from "./otp-ledger";
 import type { Outbox } from "./outbox";
@@ -24,13 +26,15 @@ export class Recorder {
   readonly #outbox: Outbox;
   readonly #ledger: OtpLedger;
   readonly #lateReads: LateReads;
+  readonly #fiscal: FiscalWatch;
 
-  constructor(store: RecordStore, outbox: Outbox, ledger: OtpLedger, lateReads: LateReads) {
+  constructor(store: RecordStore, outbox: Outbox, ledger: OtpLedger, lateReads: LateReads, fiscal: FiscalWatch) {
     this.#store = store;
     this.#slice = store.slice("recorder", RECORDER_COLUMNS);
     this.#outbox = outbox;
     this.#ledger = ledger;
     this.#lateReads = lateReads;
+    this.#fiscal = fiscal;
   }
 
   /**
@@ -48,6 +52,8 @@ export class Recorder {
     if (this.#lateReads.looked(state)) this.#ledger.provenRight();
     const type = eventForStateChange(rec.kind, previous, state);
     if (type) this.#outbox.emit(type, previous, requestId, clock.now(), expiryCause(rec, state));
+    // Rule 14: after the state's own event, so a receipt's fiscal data shown at last comes after its payment's.
+    this.#fiscal.observed(requestId);
   }
 
   /** Stores the record a refusal came with, if the upstream sent it. */

@@ -8,7 +8,7 @@
  * entries hold codes and ids.
  */
 import type { KindName } from "../kinds";
-import type { ExpiryReason } from "../lifecycle";
+import type { ExpiryReason, FiscalPhase } from "../lifecycle";
 import type { UpstreamState } from "../upstream/calls";
 
 export interface RecordRow {
@@ -65,6 +65,17 @@ export interface RecordRow {
   held_at: number;
   /** Rule 12: why the gateway ended (or is ending) it, `expired` or `hold_expired`; null while it has not expired. */
   expiry: ExpiryReason | null;
+  /**
+   * Rule 14 (src/record/fiscal.ts): where the receipt's fiscal receipt stands
+   * (lifecycle's FiscalPhase; null: nothing fiscal to watch), when its last
+   * watch began (the payment or refund whose fiscal data was missing, as the
+   * gateway saw it; 0: never watched), the scheduled reads done since, and 1
+   * when the fiscal list (D1) shows the record as it stands (0: its write is owed).
+   */
+  fiscal: FiscalPhase | null;
+  fiscal_since: number;
+  fiscal_reads: number;
+  fiscal_listed: number;
   /**
    * The record's events, oldest first (its outbox: src/record/outbox-rows.ts):
    * JSON of [event_id, body] pairs, each body byte for byte as signed and sent.
@@ -131,6 +142,10 @@ export function newRecordRow(identity: RecordIdentity): Omit<RecordRow, "updated
     // A record created (or rebuilt) held has been held since then, as far as the gateway knows.
     held_at: identity.state === 5 ? identity.created_at : 0,
     expiry: null,
+    fiscal: null,
+    fiscal_since: 0,
+    fiscal_reads: 0,
+    fiscal_listed: 1,
     events: "[]",
     events_logged: 0,
   };

@@ -10,7 +10,7 @@
  * two equal and runs the framework over a migration of its own.
  */
 
-export const CURRENT_SCHEMA_VERSION = 4;
+export const CURRENT_SCHEMA_VERSION = 5;
 
 /**
  * What a refusal of storage a newer gateway wrote says first. The message
@@ -35,6 +35,10 @@ export const isNewerSchema = (err: unknown): boolean => err instanceof Error && 
 
 /** The largest SQLite integer: the bound of a count over no unlogged event. */
 const NO_SEQ = "9223372036854775807";
+
+/** The body's `ofd` shows a fiscal sign and a QR address (lifecycle's fiscalShown), in SQL. */
+const SIGNED =
+  "(json_type(body, '$.ofd.fiscalSign') = 'text' AND trim(body ->> '$.ofd.fiscalSign') <> '' AND json_type(body, '$.ofd.qrCodeUrl') = 'text' AND trim(body ->> '$.ofd.qrCodeUrl') <> '')";
 
 /** Each entry brings the schema from the version before it to its own. */
 export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
@@ -87,6 +91,30 @@ export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
          ELSE json(e.value) END ORDER BY e.key)
        FROM json_each(record.events) AS e)`,
   ],
+  /**
+   * 5: rule 14's watch of a receipt whose fiscal data is missing
+   * (src/record/fiscal.ts): its fiscal phase, when its watch began, the reads
+   * done, and whether the fiscal list (D1) shows it. A receipt stored before
+   * is put where lifecycle's fiscalPhaseOf puts it, from its body: paid (4)
+   * with an `ofd` lacking a fiscal sign or QR address is `sale_pending`, its
+   * watch counted from its last change (about when it was paid), so its reads
+   * are due at once and its listing owed; paid with both, `sale`; cancelled
+   * (21) with an `ofd` (its sale was fiscalized) is `refund`, or
+   * `refund_pending` while that `ofd` lacks either or is still the sale's.
+   * The receipt is listed once its record is next opened (an operation, a
+   * read, its alarm).
+   */
+  5: [
+    "ALTER TABLE record ADD COLUMN fiscal TEXT",
+    "ALTER TABLE record ADD COLUMN fiscal_since INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE record ADD COLUMN fiscal_reads INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE record ADD COLUMN fiscal_listed INTEGER NOT NULL DEFAULT 1",
+    `UPDATE record SET fiscal = CASE
+       WHEN state = 4 THEN CASE WHEN ${SIGNED} THEN 'sale' ELSE 'sale_pending' END
+       ELSE CASE WHEN ${SIGNED} AND coalesce(body ->> '$.ofd.type', '') <> 'Sale' THEN 'refund' ELSE 'refund_pending' END END
+     WHERE kind = 'receipt' AND state IN (4, 21) AND json_type(body, '$.ofd') = 'object'`,
+    "UPDATE record SET fiscal_since = updated_at, fiscal_listed = 0 WHERE fiscal IN ('sale_pending', 'refund_pending')",
+  ],
 };
 
 /**
@@ -111,6 +139,8 @@ const SCHEMA_CURRENT = `
     suspect_since INTEGER NOT NULL DEFAULT 0, suspect_reads INTEGER NOT NULL DEFAULT 0, suspect_otp INTEGER NOT NULL DEFAULT 0,
     reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0, owed_completion TEXT,
     held_at INTEGER NOT NULL DEFAULT 0, expiry TEXT,
+    fiscal TEXT, fiscal_since INTEGER NOT NULL DEFAULT 0, fiscal_reads INTEGER NOT NULL DEFAULT 0,
+    fiscal_listed INTEGER NOT NULL DEFAULT 1,
     audit TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
     schema_version INTEGER NOT NULL DEFAULT ${CURRENT_SCHEMA_VERSION},
     events TEXT NOT NULL DEFAULT '[]', events_logged INTEGER NOT NULL DEFAULT 0);`;

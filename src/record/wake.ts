@@ -1,10 +1,11 @@
 /**
  * The record's one alarm, and what it does when it fires. It asks each part
  * when it is next due (the reconciler's looks and late reads, rule 12's
- * expiry, the outbox's drain, the tid completion owed, the record's end) and
- * sets the earliest; firing, it does what is due in that order: the owed
- * completion, the end, the look (with no caller: rule 8; the expiry follows
- * it), then the outbox's drain.
+ * expiry, rule 14's reads of a receipt whose fiscal data is missing, the
+ * outbox's drain, the fiscal list's write, the tid completion owed, the
+ * record's end) and sets the earliest; firing, it does what is due in that
+ * order: the owed completion, the end, the look (with no caller: rule 8; the
+ * expiry follows it), then the outbox's drain and the fiscal list's write.
  */
 import { clock } from "../clock";
 import { log } from "../log";
@@ -27,8 +28,10 @@ export class Wake {
 
   /** The alarm fired. */
   async fired(): Promise<void> {
-    const { store, alarm, completion, end, reconciler, lateReads, outbox, writeAhead } = this.#parts;
+    const { store, alarm, completion, end, reconciler, lateReads, fiscal, outbox, writeAhead } = this.#parts;
     alarm.fired();
+    /** An alarm set only to stand for a read under way: replaced by what is due once the read is stored. */
+    let standing = false;
     let rec: ReturnType<typeof store.load>;
     try {
       rec = store.load();
@@ -50,16 +53,25 @@ export class Wake {
     try {
       // Unless an operation of this incarnation is in flight (it settles the record itself), or a call an earlier
       // incarnation noted may still be running (an alarm set for something else fired first: the next is set for then).
-      const look = reconciler.needsReconcile(rec) || lateReads.isDue(rec) || this.#moves.expiryDue();
-      if (!this.#moves.busy && look && !writeAhead.mayStillRun(rec, clock.now())) await this.#moves.reconcileAlone();
+      const look = reconciler.needsReconcile(rec) || lateReads.isDue(rec) || fiscal.isDue(rec) || this.#moves.expiryDue();
+      if (!this.#moves.busy && look && !writeAhead.mayStillRun(rec, clock.now())) {
+        // Rule 14's read leaves no note: while it is under way an alarm stands for it, so an incarnation that stops before it stored the answer reads again.
+        if (fiscal.isDue(rec)) {
+          alarm.set(writeAhead.deadline(clock.now()));
+          standing = true;
+        }
+        await this.#moves.reconcileAlone();
+      }
       // Draining takes no lock: an operation may run meanwhile and add events; only the drained ones are marked sent.
       await outbox.drain();
+      // The fiscal list follows the record: a write owed (or one whose mark was lost) is written now.
+      await fiscal.sync();
     } catch (err) {
       log("error", "receipt_alarm_failed", { id: rec.id, kind: rec.kind, error: err instanceof Error ? err.message : String(err) });
     } finally {
       // What waited for the row's next write (a drain's mark) waits no longer than the alarm.
       store.writeDeferred();
-      this.arm(false);
+      this.arm(false, standing);
     }
   }
 
@@ -69,24 +81,29 @@ export class Wake {
    * has an alarm, so an eviction or a crash before the drain loses nothing.
    * An alarm already due early enough is left alone. A drain's mark waits
    * for the row's next write only while an alarm due soon would write it.
+   * `replace`: the alarm set is one that stood for a read now stored, not
+   * for anything due: it is set anew.
    */
-  arm(drainNow = true): void {
-    const { store, alarm, completion, end, reconciler, outbox, expiry } = this.#parts;
+  arm(drainNow = true, replace = false): void {
+    const { store, alarm, completion, end, reconciler, outbox, expiry, fiscal } = this.#parts;
     const rec = store.current;
     if (!rec) return;
     const now = clock.now();
-    // Rule 12's expiry is one more look: the earliest of the two.
-    const reconcileAt = earliest(reconciler.nextAt(rec, now), expiry.dueAt(rec, reconciler.phase(rec), now));
+    // Rule 12's expiry and rule 14's fiscal reads are more looks: the earliest of them.
+    const reconcileAt = earliest(earliest(reconciler.nextAt(rec, now), expiry.dueAt(rec, reconciler.phase(rec), now)), fiscal.dueAt(rec, now));
     const drain = outbox.dueAt(now);
+    const listing = fiscal.listingDueAt(now);
     const completeAt = completion.dueAt(rec);
     // A completion owed keeps the record from its end: deleting it would forget the claim.
     const deleteAt = completeAt === null ? end.deleteAt(rec) : null;
-    const due = Math.min(reconcileAt ?? Infinity, drain?.at ?? Infinity, deleteAt ?? Infinity, completeAt ?? Infinity);
-    const latest = Math.min(reconcileAt ?? Infinity, drain?.latest ?? Infinity, completeAt ?? Infinity);
+    const due = Math.min(reconcileAt ?? Infinity, drain?.at ?? Infinity, listing?.at ?? Infinity, deleteAt ?? Infinity, completeAt ?? Infinity);
+    const latest = Math.min(reconcileAt ?? Infinity, drain?.latest ?? Infinity, listing?.latest ?? Infinity, completeAt ?? Infinity);
     if (due === Infinity) alarm.set(null);
-    else if (!alarm.setWithin(now, latest)) alarm.set(due);
+    else if (replace || !alarm.setWithin(now, latest)) alarm.set(due);
     if (store.owesWrite && !alarm.setWithin(now, now + MARK_WAIT_MS)) store.writeDeferred();
     if (drainNow && outbox.ready) void outbox.drain().then(() => this.arm(false));
+    // The fiscal list is written after the answer, as events are drained: nobody's answer waits for D1.
+    if (drainNow && fiscal.ready) void fiscal.sync().then(() => this.arm(false));
   }
 }
 

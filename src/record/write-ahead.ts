@@ -56,10 +56,15 @@ export class WriteAhead {
       pending_actor: note.actor,
     });
     // An alarm due before the call must have ended is early enough: firing, it sets the next for what is then owed.
-    const deadline = now + this.#upstreamTimeoutMs + 1000;
+    const deadline = this.deadline(now);
     if (!this.#alarm.setWithin(now, deadline)) this.#alarm.set(deadline);
     await this.#storage.sync();
     return call();
+  }
+
+  /** When a call that leaves at `now` must have ended, answered or not. */
+  deadline(now: number): number {
+    return now + this.#upstreamTimeoutMs + 1000;
   }
 
   /**

@@ -72,6 +72,8 @@ export type DebugReceipt = WireReceipt & {
   supplier_due_at: number | null;
   /** When a tok_sandbox_pays_late pay takes effect (ms), null when none is pending. */
   late_pay_due_at: number | null;
+  /** When the fiscal data of a tok_sandbox_fiscal_late sale or refund appears (ms), null when none is missing. */
+  fiscal_due_at: number | null;
 };
 /**
  * One API call the sandbox answered; identifiers only, never card data or OTPs.

@@ -112,7 +112,8 @@ export type CardBehaviour =
   | "error"
   | "busy"
   | "pays_late"
-  | "judges_unknown";
+  | "judges_unknown"
+  | "fiscal_late";
 
 export type SandboxCard = {
   behaviour: CardBehaviour;
@@ -156,6 +157,12 @@ const tokenCards: Record<string, SandboxCard> = {
     masked_pan: "860049******0102",
     phone: "+998 90 *** ** 76",
     holder_name: "SANDBOX JUDGES UNKNOWN",
+  },
+  tok_sandbox_fiscal_late: {
+    behaviour: "fiscal_late",
+    masked_pan: "860049******0110",
+    phone: "+998 90 *** ** 77",
+    holder_name: "SANDBOX FISCAL LATE",
   },
 };
 

@@ -5,7 +5,7 @@
  * the columns to write, or null when nothing is due.
  */
 import { cardByToken, tokenOfBehaviour } from "./catalog";
-import { type ReceiptRow, State, saleOfd, type TransferRow } from "./wire";
+import { fiscalAnswered, type Ofd, type ReceiptRow, State, saleOfd, type TransferRow } from "./wire";
 
 /** A duration setting in ms (SANDBOX_*_MS), or its default when unset or not a number. */
 export function msSetting(value: string | undefined, fallback: number): number {
@@ -53,6 +53,17 @@ export function latePay(r: ReceiptRow, now: number, rrn: () => string): Partial<
   return r.is_hold === 1
     ? { ...charged, state: State.held, hold_status: "held" }
     : { ...charged, state: State.paid, paid_ms: at, ofd: JSON.stringify(saleOfd(r, at)) };
+}
+
+/**
+ * The fiscal data operator answers a tok_sandbox_fiscal_late sale or refund
+ * at its deadline: the receipt's `ofd` (the sale's, or the refund's if it
+ * was cancelled meanwhile) gets its fiscal sign and QR address.
+ */
+export function fiscalData(r: ReceiptRow, now: number): Partial<ReceiptRow> | null {
+  if (r.fiscal_due_ms === null || now < r.fiscal_due_ms) return null;
+  if (r.ofd === null) return { fiscal_due_ms: null };
+  return { fiscal_due_ms: null, ofd: JSON.stringify(fiscalAnswered(JSON.parse(r.ofd) as Ofd)) };
 }
 
 /** The same for a transfer with the pays_late sender. */

@@ -21,10 +21,31 @@ import { cardByNumber, cardByToken, commissionOf, findMerchant, type SandboxCard
 import { msSetting } from "./clockwork";
 import type { CancelInput, CardRef, IdInput, PayInput, ReceiptCreateInput } from "./schemas";
 import { randomHex, rrn, type SandboxStore } from "./store";
-import { type ReceiptRow, type ReducedReceipt, receiptBody, reducedReceiptBody, refundOfd, State, saleOfd, type WireReceipt } from "./wire";
+import {
+  fiscalWithheld,
+  type Ofd,
+  type ReceiptRow,
+  type ReducedReceipt,
+  receiptBody,
+  reducedReceiptBody,
+  refundOfd,
+  State,
+  saleOfd,
+  type WireReceipt,
+} from "./wire";
 
 function resolveCard(card: CardRef): SandboxCard | undefined {
   return "token" in card ? cardByToken(card.token) : cardByNumber(card.number, card.expire);
+}
+
+/**
+ * A sale or refund registered at the fiscal data operator: fiscalized at
+ * once, or for a tok_sandbox_fiscal_late card registered without its fiscal
+ * sign and QR address, which appear SANDBOX_FISCAL_DELAY_MS later.
+ */
+function fiscalized(env: Env, r: ReceiptRow, ofd: Ofd, now: number): Pick<ReceiptRow, "ofd" | "fiscal_due_ms"> {
+  if (r.card_behaviour !== "fiscal_late") return { ofd: JSON.stringify(ofd), fiscal_due_ms: null };
+  return { ofd: JSON.stringify(fiscalWithheld(ofd)), fiscal_due_ms: now + msSetting(env.SANDBOX_FISCAL_DELAY_MS, 30_000) };
 }
 
 export function createReceipt(store: SandboxStore, input: ReceiptCreateInput): Outcome<WireReceipt> {
@@ -142,7 +163,8 @@ export function payReceipt(
   } else if (r.is_hold === 1) {
     store.update("receipts", r.id, { ...charged, state: State.held, hold_status: "held" });
   } else {
-    store.update("receipts", r.id, { ...charged, state: State.paid, paid_ms: now, ofd: JSON.stringify(saleOfd(r, now)) });
+    const row = { ...r, ...charged };
+    store.update("receipts", r.id, { ...charged, state: State.paid, paid_ms: now, ...fiscalized(env, row, saleOfd(r, now), now) });
   }
   // Read without settling: the pay's own answer is 57 however short the supplier delay.
   const paid = store.receipt(r.id, false)!;
@@ -150,17 +172,17 @@ export function payReceipt(
   return card.behaviour === "paid_timeout" ? { ok: true, body, stall: true } : ok(body);
 }
 
-export function holdConfirm(store: SandboxStore, input: IdInput): Outcome<WireReceipt> {
+export function holdConfirm(store: SandboxStore, env: Env, input: IdInput): Outcome<WireReceipt> {
   const r = store.receipt(input.id);
   if (!r) return receiptNotFound();
   if (r.state === State.cancelled) return fail(400, "RECEIPT_CANCELLED", "Receipt is cancelled", { receipt: receiptBody(r) });
   if (r.state !== State.held) return fail(400, "RECEIPT_NOT_HELD", "Receipt is not held", { receipt: receiptBody(r) });
   const now = Date.now();
-  store.update("receipts", r.id, { state: State.paid, paid_ms: now, hold_status: "confirmed", ofd: JSON.stringify(saleOfd(r, now)) });
+  store.update("receipts", r.id, { state: State.paid, paid_ms: now, hold_status: "confirmed", ...fiscalized(env, r, saleOfd(r, now), now) });
   return ok(store.receiptBody(r.id));
 }
 
-export function cancel(store: SandboxStore, input: CancelInput): Outcome<WireReceipt> {
+export function cancel(store: SandboxStore, env: Env, input: CancelInput): Outcome<WireReceipt> {
   const r = store.receipt(input.id);
   if (!r) return receiptNotFound();
   const qr = findMerchant(r.merchant_id)?.kind === "qr";
@@ -174,7 +196,8 @@ export function cancel(store: SandboxStore, input: CancelInput): Outcome<WireRec
     cancelled_ms: now,
     cancel_reason: input.reason ?? null,
     cancelled_by: input.cancelledBy ?? null,
-    ...(r.state === State.paid ? { ofd: JSON.stringify(refundOfd(r, now)) } : {}),
+    // A paid receipt's refund is registered at the fiscal data operator: late too for a tok_sandbox_fiscal_late card.
+    ...(r.state === State.paid ? fiscalized(env, r, refundOfd(r, now), now) : {}),
     ...(r.state === State.held ? { hold_status: "released" } : {}),
   });
   return ok(store.receiptBody(r.id));
@@ -202,5 +225,6 @@ export function debugReceipt(store: SandboxStore, id: string): DebugReceipt | nu
     cancelled_by: r.cancelled_by,
     supplier_due_at: r.supplier_due_ms,
     late_pay_due_at: r.late_pay_due_ms,
+    fiscal_due_at: r.fiscal_due_ms,
   };
 }

@@ -36,11 +36,11 @@ export class SandboxObject extends DurableObject<Env> {
   }
 
   holdConfirm(input: IdInput): Outcome<WireReceipt> {
-    return holdConfirm(this.#store, input);
+    return holdConfirm(this.#store, this.env, input);
   }
 
   cancel(input: CancelInput): Outcome<WireReceipt> {
-    return cancel(this.#store, input);
+    return cancel(this.#store, this.env, input);
   }
 
   checkId(input: IdInput): Outcome<WireReceipt> {

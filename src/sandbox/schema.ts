@@ -12,7 +12,7 @@ const SCHEMA = [
     paid_ms INTEGER, cancelled_ms INTEGER, error TEXT, rrn TEXT, card_number TEXT, card_behaviour TEXT,
     hold_status TEXT, ofd TEXT, otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0,
     otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT, supplier_due_ms INTEGER,
-    expired_otps INTEGER NOT NULL DEFAULT 0, late_pay_due_ms INTEGER)`,
+    expired_otps INTEGER NOT NULL DEFAULT 0, late_pay_due_ms INTEGER, fiscal_due_ms INTEGER)`,
   `CREATE TABLE IF NOT EXISTS transfers (
     id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, amount INTEGER NOT NULL, commission INTEGER NOT NULL,
     rate_id INTEGER NOT NULL, sender_behaviour TEXT NOT NULL, receiver_pan TEXT NOT NULL,
@@ -34,6 +34,7 @@ const ADDED_COLUMNS: { table: string; column: string; declaration: string }[] = 
   { table: "receipts", column: "expired_otps", declaration: "INTEGER NOT NULL DEFAULT 0" },
   { table: "receipts", column: "late_pay_due_ms", declaration: "INTEGER" },
   { table: "transfers", column: "late_pay_due_ms", declaration: "INTEGER" },
+  { table: "receipts", column: "fiscal_due_ms", declaration: "INTEGER" },
 ];
 
 /** Creates the tables, and adds the columns an older store lacks. Safe to run on every start. */

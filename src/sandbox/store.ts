@@ -8,7 +8,7 @@
  */
 import { type Failure, fail, type OtpVerdict, type SandboxCall } from "./answers";
 import { CORRECT_OTP, MAX_WRONG_OTPS } from "./catalog";
-import { latePay, lateTransferPay, supplierAnswer } from "./clockwork";
+import { fiscalData, latePay, lateTransferPay, supplierAnswer } from "./clockwork";
 import { ensureSchema } from "./schema";
 import { type ReceiptRow, receiptBody, State, type TransferRow, transferBody, type WireReceipt, type WireTransfer } from "./wire";
 
@@ -26,12 +26,12 @@ export class SandboxStore {
 
   // --- rows -----------------------------------------------------------------
 
-  /** Every read of a receipt settles a due supplier answer, then a due late pay, unless told not to. */
+  /** Every read of a receipt settles a due supplier answer, then a due late pay, then due fiscal data, unless told not to. */
   receipt(id: string, settle = true): ReceiptRow | undefined {
     const read = () => this.sql.exec<ReceiptRow>("SELECT * FROM receipts WHERE id = ?", id).toArray()[0];
     let row = read();
     if (!row || !settle) return row;
-    for (const due of [supplierAnswer, latePay] as const) {
+    for (const due of [supplierAnswer, latePay, fiscalData] as const) {
       const fields = due(row, Date.now(), rrn);
       if (fields) {
         this.update("receipts", id, fields);

@@ -37,6 +37,7 @@ export type ReceiptRow = {
   cancelled_by: string | null;
   supplier_due_ms: number | null; // when the supplier answers a 57 receipt
   late_pay_due_ms: number | null; // when a tok_sandbox_pays_late pay takes effect
+  fiscal_due_ms: number | null; // when the fiscal data of a tok_sandbox_fiscal_late sale or refund appears
 };
 
 export type TransferRow = {
@@ -287,6 +288,10 @@ function digits(n: number): string {
   return Array.from(bytes, (b) => String(b % 10)).join("");
 }
 
+/** The fiscal receipt's address, as the operator's QR code holds it. */
+const qrCodeUrl = (terminalId: string, receiptId: number, time: string, fiscalSign: string) =>
+  `https://ofd.soliq.uz/check?t=${terminalId}&r=${receiptId}&c=${time}&s=${fiscalSign}`;
+
 function fiscalHeader(time: string) {
   const receiptId = Number(digits(7)) + 1;
   const fiscalSign = digits(12);
@@ -298,8 +303,20 @@ function fiscalHeader(time: string) {
     receiptId,
     time,
     fiscalSign,
-    qrCodeUrl: `https://ofd.soliq.uz/check?t=${TERMINAL_ID}&r=${receiptId}&c=${time}&s=${fiscalSign}`,
+    qrCodeUrl: qrCodeUrl(TERMINAL_ID, receiptId, time, fiscalSign),
   };
+}
+
+/**
+ * tok_sandbox_fiscal_late: the sale (or refund) is registered with the fiscal
+ * data operator, whose fiscal sign and QR address are not there yet.
+ */
+export const fiscalWithheld = (ofd: Ofd): Ofd => ({ ...ofd, message: "queued at the fiscal data operator", fiscalSign: "", qrCodeUrl: "" });
+
+/** The operator's late answer: the fiscal receipt's sign and address. */
+export function fiscalAnswered(ofd: Ofd): Ofd {
+  const fiscalSign = digits(12);
+  return { ...ofd, message: "accepted", fiscalSign, qrCodeUrl: qrCodeUrl(ofd.terminalId, ofd.receiptId, ofd.time, fiscalSign) };
 }
 
 export function saleOfd(r: ReceiptRow, now: number): Ofd {

@@ -3,7 +3,7 @@
  * files (TEST_MIGRATIONS, read as wrangler reads migrations_dir) to every
  * database of [env.dev], as `npm run deploy` applies them to production's.
  * This holds the result to what the code reads and writes (src/tid-index.ts,
- * src/events/log-database.ts, src/erasure.ts): a schema change is a new
+ * src/events/log-database.ts, src/erasure.ts, src/fiscal-list.ts): a schema change is a new
  * numbered file, and this test changes with it.
  */
 import { env } from "cloudflare:workers";
@@ -61,6 +61,18 @@ const TABLES = {
     strict: 1,
     without_rowid: 0,
   },
+  fiscal_pending: {
+    columns: [
+      "id TEXT NOT NULL pk1",
+      "tid TEXT NOT NULL",
+      "amount INTEGER NOT NULL",
+      "state INTEGER NOT NULL",
+      "since INTEGER NOT NULL",
+      "reads INTEGER NOT NULL",
+    ],
+    strict: 1,
+    without_rowid: 1,
+  },
 };
 
 /** The indexes the queries are planned on (retention.test.ts and events-log.test.ts read the plans), as created. */
@@ -71,6 +83,7 @@ const INDEXES = {
   events_by_type: "CREATE INDEX events_by_type ON events (type, id)",
   events_watched: "CREATE INDEX events_watched ON events (status, id) WHERE watched = 1",
   erasures_open: "CREATE INDEX erasures_open ON erasures (requested_at) WHERE done_at IS NULL",
+  fiscal_pending_oldest: "CREATE INDEX fiscal_pending_oldest ON fiscal_pending (since, id)",
 };
 
 /** The gateway's objects, leaving out the migrations' own bookkeeping (d1_migrations) and the platform's (sqlite_, _cf_). */

@@ -92,6 +92,7 @@ const SUCCESSFUL: Record<string, () => Promise<{ path: string; body: unknown }>>
     return { path: "events/resend", body: { id: event.id } };
   },
   eraseUser: async () => ({ path: "users/erase", body: { user: `user-${crypto.randomUUID()}` } }),
+  listFiscalPending: async () => ({ path: "fiscal/pending", body: { limit: 1 } }),
 };
 
 describe("every operation's description", () => {

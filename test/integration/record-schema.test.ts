@@ -12,9 +12,14 @@ import { receiptStub } from "../../src/receipt-object";
 import { storedEvents } from "../../src/record/outbox-rows";
 import { CURRENT_SCHEMA_VERSION, describeSchema, migrate, storedVersion } from "../../src/record/schema";
 import { callGateway, loggedEventTypes, queueSpy, unsentEvents } from "../events";
-import { alarmWithinADay, call, createReceipt, expectError, expectStatus, receiptRequest, sandboxCalls } from "../helpers";
+import { alarmWithinADay, call, createReceipt, expectError, expectStatus, letFiscalDataAppear, receiptRequest, sandboxCalls } from "../helpers";
 
 afterEach(() => vi.restoreAllMocks());
+
+/** Rule 14's columns (schema 5): an object stored by an earlier gateway lacks them. */
+function dropFiscalColumns(sql: SqlStorage): void {
+  for (const column of ["fiscal", "fiscal_since", "fiscal_reads", "fiscal_listed"]) sql.exec(`ALTER TABLE record DROP COLUMN ${column}`);
+}
 
 describe("the receipt object's storage schema", () => {
   it("a new object is created at the current version", async () => {
@@ -92,6 +97,7 @@ describe("the receipt object's storage schema", () => {
     // The record as schema 1 stored it: without the columns schema 2 added.
     await runInDurableObject(stub, (_i, state) => {
       const sql = state.storage.sql;
+      dropFiscalColumns(sql);
       sql.exec("ALTER TABLE record DROP COLUMN held_at");
       sql.exec("ALTER TABLE record DROP COLUMN expiry");
       // Its events in the outbox table schema 1 kept them in, each body whole.
@@ -139,6 +145,7 @@ describe("schema 3: the outbox moves into the record's row", () => {
       }
       sql.exec("ALTER TABLE record DROP COLUMN events");
       sql.exec("ALTER TABLE record DROP COLUMN events_logged");
+      dropFiscalColumns(sql);
       sql.exec("UPDATE record SET schema_version = 2");
       return events;
     });
@@ -176,6 +183,7 @@ describe("schema 4: events' bodies kept as parts of the row's texts", () => {
       const sql = state.storage.sql;
       const events = storedEvents(sql.exec<{ events: string; body: string; answer: string | null }>("SELECT events, body, answer FROM record").one());
       sql.exec("UPDATE record SET events = ?, schema_version = 3", JSON.stringify(events));
+      dropFiscalColumns(sql);
       return { events, bytes: sql.databaseSize };
     });
     expect(before.events.map(([, body]) => JSON.parse(body).type)).toEqual(["receipt.created", "receipt.paid"]);
@@ -258,5 +266,50 @@ describe("a record a newer release stored, met after a rollback", () => {
     await storedByNewerRelease(receipt.id, CURRENT_SCHEMA_VERSION);
     await runDurableObjectAlarm(stub);
     expect(queue.sent.map((m) => JSON.parse(m.payload).type)).toEqual(["receipt.created"]);
+
+describe("schema 5: rule 14's watch of a receipt whose fiscal data is missing", () => {
+  it("a receipt stored before it (schema 4) is put in its fiscal phase on its first open: paid with its fiscal sign missing, watched and listed; paid with it, or unpaid, not", async () => {
+    const late = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: late.id, card: { token: "tok_sandbox_fiscal_late" } }), 200);
+    const fiscalized = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: fiscalized.id, card: { token: "tok_sandbox_ok" } }), 200);
+    const unpaid = await createReceipt({ merchant_id: 1003 });
+    const ids = [late.id, fiscalized.id, unpaid.id];
+    for (const id of ids) await runDurableObjectAlarm(receiptStub(env, "receipt", id));
+    const fresh = await runInDurableObject(receiptStub(env, "receipt", unpaid.id), (_i, state) => describeSchema(state.storage.sql));
+    // As schema 4 stored them, and the list as it was before rule 14: without them.
+    for (const id of ids) {
+      await runInDurableObject(receiptStub(env, "receipt", id), (_i, state) => {
+        dropFiscalColumns(state.storage.sql);
+        state.storage.sql.exec("UPDATE record SET schema_version = 4");
+      });
+      await evictDurableObject(receiptStub(env, "receipt", id));
+    }
+    await env.DB.prepare("DELETE FROM fiscal_pending WHERE id = ?1").bind(late.id).run();
+
+    const opened = async (id: string) => {
+      await expectStatus(call("receipt/check-id", { id }), 200);
+      await vi.waitFor(async () => expect(await runDurableObjectAlarm(receiptStub(env, "receipt", id))).toBe(true));
+      return runInDurableObject(receiptStub(env, "receipt", id), (_i, state) => ({
+        schema: describeSchema(state.storage.sql),
+        version: storedVersion(state.storage.sql),
+        row: state.storage.sql.exec("SELECT fiscal, fiscal_since = updated_at AS since_last_change, fiscal_reads FROM record").one(),
+      }));
+    };
+    const listedIds = async () => ((await env.DB.prepare("SELECT id FROM fiscal_pending").all<{ id: string }>()).results ?? []).map((row) => row.id);
+
+    const migrated = await opened(late.id);
+    expect(migrated).toMatchObject({ schema: fresh, version: CURRENT_SCHEMA_VERSION, row: { fiscal: "sale_pending", fiscal_reads: 0 } });
+    expect(await listedIds()).toContain(late.id);
+    expect((await opened(fiscalized.id)).row).toMatchObject({ fiscal: "sale" });
+    expect((await opened(unpaid.id)).row).toMatchObject({ fiscal: null });
+    expect(await listedIds()).not.toContain(fiscalized.id);
+    expect(await listedIds()).not.toContain(unpaid.id);
+
+    // Its watch goes on as any other: the data shows, a read stores it, the list lets it go.
+    await letFiscalDataAppear(late.id);
+    await expectStatus(call("receipt/check-id", { id: late.id }), 200);
+    await runDurableObjectAlarm(receiptStub(env, "receipt", late.id));
+    await vi.waitFor(async () => expect(await listedIds()).not.toContain(late.id));
   });
 });

@@ -10,7 +10,16 @@
 export type KindName = "receipt" | "transfer";
 export type Who = "partner" | "user1" | "user2";
 
-export type Behaviour = "ok" | "insufficient" | "supplier_pending" | "supplier_fails" | "error" | "paid_timeout" | "busy" | "pays_late";
+export type Behaviour =
+  | "ok"
+  | "insufficient"
+  | "supplier_pending"
+  | "supplier_fails"
+  | "error"
+  | "paid_timeout"
+  | "busy"
+  | "pays_late"
+  | "fiscal_late";
 export const TOKEN_OF: Record<Behaviour, string> = {
   ok: "tok_sandbox_ok",
   insufficient: "tok_sandbox_insufficient",
@@ -21,6 +30,8 @@ export const TOKEN_OF: Record<Behaviour, string> = {
   busy: "tok_sandbox_busy",
   /** Times out without paying; the payment lands upstream when the test lets it (test/helpers.ts letLatePayHappen). */
   pays_late: "tok_sandbox_pays_late",
+  /** Pays at once; its fiscal data (and a refund's) appears when the test lets it (test/helpers.ts letFiscalDataAppear). */
+  fiscal_late: "tok_sandbox_fiscal_late",
 };
 
 /** The sandbox's values (docs/reference.md, "The sandbox"). */
@@ -642,4 +653,64 @@ export function judgeRepeat(j: RepeatJudged): string | null | "new" {
   if (!done && a.code === "upstream_error") return null;
   if (movedOn && a.status === 200) return null;
   return `rule 11: the repeat of ${first.requestId}'s key (its outcome unknown) answered ${shown} with the upstream in state ${j.after}: ${done ? "the operation took effect: 200" : "it did not: 502 upstream_error"}`;
+}
+
+// ---------------------------------------------------------------------------
+// Rule 14: every paid receipt ends fiscalized or listed
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const filled = (value: unknown) => typeof value === "string" && value.trim() !== "";
+
+/** An `ofd` that shows fiscal data: a fiscal sign and a QR address (docs/reference.md, rule 14). */
+export const fiscalShownIn = (ofd: unknown): boolean => isObject(ofd) && filled(ofd.fiscalSign) && filled(ofd.qrCodeUrl);
+
+/**
+ * The fiscal data a receipt in `state` with this `ofd` lacks, as rule 14
+ * defines it: the sale's (paid, its `ofd` without a fiscal sign or QR
+ * address), the refund's (cancelled, its `ofd` without both, or still the
+ * sale's), or none (shown, unpaid, or an `ofd` of null: a receipt the
+ * payment service does not fiscalize).
+ */
+export function fiscalMissing(state: number, ofd: unknown): "sale" | "refund" | null {
+  if (!isObject(ofd)) return null;
+  if (state === 4) return fiscalShownIn(ofd) ? null : "sale";
+  if (state === 21) return fiscalShownIn(ofd) && ofd.type !== "Sale" ? null : "refund";
+  return null;
+}
+
+/** The event that says a receipt's missing fiscal data is shown at last, and the state it keeps. */
+export const FISCAL_EVENTS: Readonly<Record<string, number>> = { "receipt.fiscalized": 4, "receipt.refund_fiscalized": 21 };
+
+export interface FiscalJudged {
+  /** The upstream's state and `ofd` (the sandbox's view). */
+  state: number;
+  ofd: unknown;
+  /** The receipt's row in fiscal/pending, if listed. */
+  listed: { state: number } | undefined;
+  /** The receipt's events the receiver got: type, the object's state and `ofd`. */
+  delivered: readonly { type: string; state: number | undefined; ofd: unknown }[];
+  /** A read of the upstream by the gateway (a check-id) came after the upstream's last change. */
+  fresh: boolean;
+}
+
+/**
+ * Why a receipt breaks rule 14, or null. Fiscal data the upstream still
+ * lacks is listed, with the upstream's state. Data the upstream shows is
+ * known to the gateway: an event delivered in this state carries it, or the
+ * receipt is still listed because no read came since it appeared (the
+ * schedule's reads were done before it); once a fresh read came, it is not
+ * listed. An `ofd` of null is never listed.
+ */
+export function judgeFiscal(j: FiscalJudged): string | null {
+  const missing = fiscalMissing(j.state, j.ofd);
+  if (j.listed && j.listed.state !== j.state) return `rule 14: listed in state ${j.listed.state}, the upstream holds ${j.state}`;
+  if (missing !== null)
+    return j.listed ? null : `rule 14: the ${missing}'s fiscal data is missing upstream (state ${j.state}), yet fiscal/pending does not list it`;
+  if (!isObject(j.ofd) || (j.state !== 4 && j.state !== 21))
+    return j.listed ? `rule 14: listed, yet it owes no fiscal receipt (state ${j.state})` : null;
+  if (j.listed) return j.fresh ? "rule 14: the upstream shows its fiscal data and the gateway read it since, yet it is still listed" : null;
+  const known = j.delivered.some((e) => e.state === j.state && fiscalMissing(j.state, e.ofd) === null && fiscalShownIn(e.ofd));
+  return known || j.fresh
+    ? null
+    : `rule 14: the upstream shows its fiscal data (state ${j.state}), yet it is neither listed nor delivered in an event`;
 }

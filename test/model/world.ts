@@ -39,6 +39,10 @@ export interface SandboxSeen {
   cancelledBy: string | null;
   /** The reason the cancel that cancelled it gave. */
   cancelReason: string | null;
+  /** A receipt's fiscal data block as the upstream shows it (rule 14); null for a transfer or when there is none. */
+  ofd: unknown;
+  /** When the upstream's missing fiscal data appears (tok_sandbox_fiscal_late, ms), null when none is missing. */
+  fiscalDueAt: number | null;
 }
 
 /** The sandbox's own view of a record (reading it also applies a supplier's answer that is due). */
@@ -53,6 +57,8 @@ export async function sandboxSeen(kind: KindName, id: string): Promise<SandboxSe
     otpSentAt: kind === "receipt" ? ((body.otp_sent_at as number | null) ?? null) : null,
     cancelledBy: (body.cancelled_by as string | null | undefined) ?? null,
     cancelReason: (body.cancel_reason as string | null | undefined) ?? null,
+    ofd: kind === "receipt" ? (body.ofd ?? null) : null,
+    fiscalDueAt: kind === "receipt" ? ((body.fiscal_due_at as number | null | undefined) ?? null) : null,
   };
 }
 
@@ -277,6 +283,20 @@ export async function listedEvents(recordId: string): Promise<{ status: number; 
   const raw = await res.text();
   const events = res.status === 200 ? ((JSON.parse(raw) as { events: ListedEvent[] }).events ?? []) : [];
   return { status: res.status, events, raw };
+}
+
+/** Every receipt fiscal/pending lists (rule 14), by id, page after page as the partner reads them. */
+export async function fiscalListed(): Promise<Map<string, { state: number }>> {
+  const listed = new Map<string, { state: number }>();
+  let after: string | undefined;
+  for (;;) {
+    const res = await callGateway("fiscal/pending", { limit: 100, ...(after === undefined ? {} : { after }) });
+    if (res.status !== 200) throw new Error(`fiscal/pending: ${res.status} ${await res.text()}`);
+    const page = (await res.json()) as { receipts: { id: string; state: number }[]; has_more: boolean };
+    for (const row of page.receipts) listed.set(row.id, { state: row.state });
+    if (!page.has_more || page.receipts.length === 0) return listed;
+    after = page.receipts.at(-1)!.id;
+  }
 }
 
 /** events/resend of one event: its status and body. */

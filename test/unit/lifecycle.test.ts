@@ -9,7 +9,12 @@ import {
   eventForStateChange,
   exhaustedMessage,
   exhaustionCancelPending,
+  type FiscalPhase,
+  fiscalEventOf,
+  fiscalPhaseOf,
+  fiscalShown,
   guessesOf,
+  isFiscalPending,
   type Operation,
   otpSendRefusal,
   otpVerdictOf,
@@ -19,7 +24,16 @@ import {
   upstreamCancels,
   upstreamPhase,
 } from "../../src/lifecycle";
-import { backoffMs, LATE_READ_SCHEDULES, lateReadAt, lateReadsDoneAt, nextReconcileAt, recordDeletionAt } from "../../src/schedule";
+import {
+  backoffMs,
+  fiscalReadAt,
+  fiscalReadsDoneAt,
+  LATE_READ_SCHEDULES,
+  lateReadAt,
+  lateReadsDoneAt,
+  nextReconcileAt,
+  recordDeletionAt,
+} from "../../src/schedule";
 
 const PHASES: Phase[] = ["created", "held", "paid", "awaiting_supplier", "cancelled", "in_flight", "exhausted"];
 
@@ -311,5 +325,91 @@ describe("rule 10: when a record is deleted", () => {
     expect(recordDeletionAt({ ...FINAL, pending: true }, 500)).toBeNull();
     expect(recordDeletionAt({ ...FINAL, suspect: true }, 500)).toBeNull();
     expect(recordDeletionAt({ ...FINAL, unsentEvents: true }, 500)).toBeNull();
+  });
+  it("never while its fiscal data is missing (rule 14), nor while the fiscal list does not show it as it stands", () => {
+    expect(recordDeletionAt({ ...FINAL, fiscalPending: true }, 500)).toBeNull();
+    expect(recordDeletionAt({ ...FINAL, state: STATE.cancelled, fiscalPending: true }, 500)).toBeNull();
+    expect(recordDeletionAt({ ...FINAL, listingOwed: true }, 500)).toBeNull();
+  });
+});
+
+describe("rule 14: a receipt's fiscal phase", () => {
+  const SIGNED = { fiscalSign: "987796477570", qrCodeUrl: "https://ofd.soliq.uz/check?s=987796477570", type: "Sale" };
+  const UNSIGNED = { ...SIGNED, fiscalSign: "", qrCodeUrl: "" };
+  const REFUND = { ...SIGNED, fiscalSign: "245977760765", type: "Refund" };
+  const phase = (state: number, ofd: unknown, before: FiscalPhase | null = null, kind: "receipt" | "transfer" = "receipt") =>
+    fiscalPhaseOf({ kind, state: state as 0 | 4 | 5 | 21 | 57, ofd, before });
+
+  it("fiscal data is shown when the ofd has a fiscal sign and a QR address, both", () => {
+    expect(fiscalShown(SIGNED)).toBe(true);
+    for (const ofd of [
+      null,
+      undefined,
+      "x",
+      [],
+      {},
+      UNSIGNED,
+      { ...SIGNED, fiscalSign: " " },
+      { ...SIGNED, qrCodeUrl: null },
+      { ...SIGNED, fiscalSign: 1 },
+    ]) {
+      expect(fiscalShown(ofd), JSON.stringify(ofd)).toBe(false);
+    }
+  });
+
+  it("paid: pending until the ofd shows the data, then the sale's; an ofd of null is no receipt the payment service fiscalizes; never taken back", () => {
+    expect(phase(STATE.paid, UNSIGNED)).toBe("sale_pending");
+    expect(phase(STATE.paid, { ...SIGNED, qrCodeUrl: "" })).toBe("sale_pending");
+    expect(phase(STATE.paid, SIGNED)).toBe("sale");
+    expect(phase(STATE.paid, SIGNED, "sale_pending")).toBe("sale");
+    expect(phase(STATE.paid, null)).toBeNull();
+    expect(phase(STATE.paid, UNSIGNED, "sale")).toBe("sale");
+    expect(phase(STATE.paid, null, "sale_pending")).toBe("sale_pending");
+  });
+
+  it("cancelled after a fiscalized sale: the refund's is owed until an ofd other than the sale's shows it; a sale never fiscalized owes none", () => {
+    for (const before of ["sale", "sale_pending", null] as const) {
+      expect(phase(STATE.cancelled, { ...REFUND, fiscalSign: "" }, before), String(before)).toBe("refund_pending");
+      expect(phase(STATE.cancelled, REFUND, before), String(before)).toBe("refund");
+    }
+    // The service still shows the sale's fiscal receipt: the refund's is not there yet.
+    expect(phase(STATE.cancelled, SIGNED, "sale")).toBe("refund_pending");
+    expect(phase(STATE.cancelled, null, "sale")).toBe("refund_pending");
+    expect(phase(STATE.cancelled, REFUND, "refund_pending")).toBe("refund");
+    expect(phase(STATE.cancelled, UNSIGNED, "refund")).toBe("refund");
+    // Never paid (a hold released, the supplier's refusal, expired unpaid): nothing fiscal.
+    expect(phase(STATE.cancelled, null)).toBeNull();
+  });
+
+  it("unpaid, held, awaiting the supplier, and every transfer: nothing fiscal", () => {
+    for (const state of [STATE.created, STATE.held, STATE.awaitingSupplier]) expect(phase(state, UNSIGNED)).toBeNull();
+    expect(phase(STATE.paid, UNSIGNED, null, "transfer")).toBeNull();
+    expect(phase(STATE.cancelled, UNSIGNED, null, "transfer")).toBeNull();
+  });
+
+  it("the data shown at last is one event, the sale's or the refund's; nothing else is", () => {
+    expect(fiscalEventOf("receipt", "sale_pending", "sale")).toBe("receipt.fiscalized");
+    expect(fiscalEventOf("receipt", "refund_pending", "refund")).toBe("receipt.refund_fiscalized");
+    expect(fiscalEventOf("receipt", null, "sale")).toBeNull();
+    expect(fiscalEventOf("receipt", "sale_pending", "refund")).toBeNull();
+    expect(fiscalEventOf("receipt", "sale_pending", "refund_pending")).toBeNull();
+    expect(fiscalEventOf("receipt", "sale", "refund")).toBeNull();
+    expect(fiscalEventOf("transfer", "sale_pending", "sale")).toBeNull();
+    expect(["sale_pending", "refund_pending"].map((p) => isFiscalPending(p as FiscalPhase))).toEqual([true, true]);
+    expect(["sale", "refund", null].map((p) => isFiscalPending(p as FiscalPhase | null))).toEqual([false, false, false]);
+  });
+
+  it("the reads follow the schedule from the payment or refund; a look counts as every read due by then; after the last, none", () => {
+    const schedule = [300_000, 3_600_000, 86_400_000];
+    const times: number[] = [];
+    let watch = { since: 1_000, reads: 0 };
+    for (let at = fiscalReadAt(watch, schedule); at !== null; at = fiscalReadAt(watch, schedule)) {
+      times.push(at - 1_000);
+      watch = { ...watch, reads: fiscalReadsDoneAt(watch, schedule, at) };
+    }
+    expect(times).toEqual(schedule);
+    expect(watch).toEqual({ since: 1_000, reads: 3 });
+    expect(fiscalReadsDoneAt({ since: 1_000, reads: 0 }, schedule, 1_000 + 299_999)).toBe(0);
+    expect(fiscalReadsDoneAt({ since: 1_000, reads: 0 }, schedule, 1_000 + 4_000_000)).toBe(2);
   });
 });

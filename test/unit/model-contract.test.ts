@@ -2,10 +2,12 @@
 // the model test relies on, for answers a broken gateway would give.
 import { describe, expect, it } from "vitest";
 import {
+  fiscalMissing,
   guessesOf,
   isFailedGuess,
   type Judged,
   judge,
+  judgeFiscal,
   judgeRepeat,
   keyKept,
   type LoggedCall,
@@ -147,5 +149,46 @@ describe("the model test's oracle", () => {
     expect(keyKept({ status: 503, code: "upstream_unavailable" })).toBe("nothing");
     expect(keyKept({ status: 409, code: "receipt_already_paid" })).toBe("answer");
     expect(keyKept({ status: 504, code: "upstream_timeout" })).toBe("unknown");
+  });
+});
+
+describe("the model test's oracle: rule 14 (invariant 7)", () => {
+  const SHOWN = { fiscalSign: "987796477570", qrCodeUrl: "https://ofd.soliq.uz/check?s=987796477570", type: "Sale" };
+  const LATE = { ...SHOWN, fiscalSign: "", qrCodeUrl: "" };
+  const REFUND = { ...SHOWN, fiscalSign: "245977760765", type: "Refund" };
+
+  it("what the upstream lacks: the sale's, the refund's (its ofd still the sale's counts), or nothing", () => {
+    expect(fiscalMissing(4, LATE)).toBe("sale");
+    expect(fiscalMissing(4, SHOWN)).toBeNull();
+    expect(fiscalMissing(4, null)).toBeNull();
+    expect(fiscalMissing(21, { ...REFUND, fiscalSign: "" })).toBe("refund");
+    expect(fiscalMissing(21, SHOWN)).toBe("refund");
+    expect(fiscalMissing(21, REFUND)).toBeNull();
+    expect(fiscalMissing(21, null)).toBeNull();
+    expect(fiscalMissing(5, LATE)).toBeNull();
+  });
+
+  it("missing data must be listed, in the upstream's state; shown data must be known: delivered, or listed until a fresh read", () => {
+    const base = { delivered: [], fresh: false };
+    expect(judgeFiscal({ ...base, state: 4, ofd: LATE, listed: { state: 4 } })).toBeNull();
+    expect(judgeFiscal({ ...base, state: 4, ofd: LATE, listed: undefined })).toMatch(/does not list it/);
+    expect(judgeFiscal({ ...base, state: 21, ofd: REFUND, listed: { state: 4 } })).toMatch(/listed in state 4/);
+    // Shown after the last read: still listed until a read finds it; after a fresh read, not.
+    expect(judgeFiscal({ ...base, state: 4, ofd: SHOWN, listed: { state: 4 } })).toBeNull();
+    expect(judgeFiscal({ ...base, state: 4, ofd: SHOWN, listed: { state: 4 }, fresh: true })).toMatch(/still listed/);
+    // Shown, not listed: an event in this state carried it.
+    expect(judgeFiscal({ ...base, state: 4, ofd: SHOWN, listed: undefined })).toMatch(/neither listed nor delivered/);
+    expect(judgeFiscal({ ...base, state: 4, ofd: SHOWN, listed: undefined, delivered: [{ type: "receipt.paid", state: 4, ofd: LATE }] })).toMatch(
+      /neither listed nor delivered/,
+    );
+    expect(
+      judgeFiscal({ ...base, state: 4, ofd: SHOWN, listed: undefined, delivered: [{ type: "receipt.fiscalized", state: 4, ofd: SHOWN }] }),
+    ).toBeNull();
+    expect(
+      judgeFiscal({ ...base, state: 21, ofd: REFUND, listed: undefined, delivered: [{ type: "receipt.fiscalized", state: 4, ofd: SHOWN }] }),
+    ).toMatch(/neither listed nor delivered/);
+    // Nothing fiscal: never listed.
+    expect(judgeFiscal({ ...base, state: 4, ofd: null, listed: undefined })).toBeNull();
+    expect(judgeFiscal({ ...base, state: 0, ofd: null, listed: { state: 0 } })).toMatch(/owes no fiscal receipt/);
   });
 });

@@ -64,6 +64,10 @@ const MUTABLE_COLUMNS: readonly (keyof Required<RecordFields>)[] = [
   "owed_completion",
   "held_at",
   "expiry",
+  "fiscal",
+  "fiscal_since",
+  "fiscal_reads",
+  "fiscal_listed",
 ];
 
 describe("each part owns its slice of the record", () => {
