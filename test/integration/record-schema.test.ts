@@ -266,6 +266,8 @@ describe("a record a newer release stored, met after a rollback", () => {
     await storedByNewerRelease(receipt.id, CURRENT_SCHEMA_VERSION);
     await runDurableObjectAlarm(stub);
     expect(queue.sent.map((m) => JSON.parse(m.payload).type)).toEqual(["receipt.created"]);
+  });
+});
 
 describe("schema 5: rule 14's watch of a receipt whose fiscal data is missing", () => {
   it("a receipt stored before it (schema 4) is put in its fiscal phase on its first open: paid with its fiscal sign missing, watched and listed; paid with it, or unpaid, not", async () => {
