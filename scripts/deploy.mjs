@@ -41,7 +41,6 @@ import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { setTimeout as pause } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { unstable_readConfig } from "wrangler";
 import { parseWebhookSecrets } from "../src/config-lists.ts";
 import {
@@ -54,37 +53,23 @@ import {
   productionSecretProblems,
 } from "../src/config-rules.ts";
 import { productionDryRun, WRANGLER } from "./build.mjs";
+import { commandLine } from "./cli.mjs";
 import { describePlan, gradualRollout, parseSteps, RolloutError, rolloutPlan } from "./rollout.mjs";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
-let options;
-try {
-  ({ values: options } = parseArgs({
-    options: {
-      "dry-run": { type: "boolean", default: false },
-      secrets: { type: "string" },
-      "skip-secrets-check": { type: "boolean", default: false },
-      config: { type: "string", default: join(ROOT, "wrangler.toml") },
-      gradual: { type: "boolean", default: false },
-      steps: { type: "string" },
-      check: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  }));
-} catch (err) {
-  console.error(`${err.message}\nnpm run deploy -- --help lists the options.`);
-  process.exit(2);
-}
-if (options.help) {
-  console.log(
-    readFileSync(fileURLToPath(import.meta.url), "utf8")
-      .split("*/")[0]
-      .replace(/^#!.*\n\/\*\*\n/, "")
-      .replace(/^ \* ?/gm, ""),
-  );
-  process.exit(0);
-}
+const { values: options } = commandLine("deploy", import.meta.url, {
+  options: {
+    "dry-run": { type: "boolean", default: false },
+    secrets: { type: "string" },
+    "skip-secrets-check": { type: "boolean", default: false },
+    config: { type: "string", default: join(ROOT, "wrangler.toml") },
+    gradual: { type: "boolean", default: false },
+    steps: { type: "string" },
+    check: { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
 
 let steps;
 try {

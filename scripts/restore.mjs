@@ -40,10 +40,10 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { unstable_readConfig } from "wrangler";
 import { d1Bindings, deploymentUrls } from "../src/config-rules.ts";
 import { WRANGLER } from "./build.mjs";
+import { commandLine } from "./cli.mjs";
 import {
   bookmarkCommand,
   bookmarkOf,
@@ -64,35 +64,19 @@ import {
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
-let options;
-let positionals;
-try {
-  ({ values: options, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      at: { type: "string" },
-      "dry-run": { type: "boolean", default: false },
-      url: { type: "string" },
-      "drop-claims": { type: "boolean", default: false },
-      save: { type: "string" },
-      from: { type: "string" },
-      config: { type: "string", default: join(ROOT, "wrangler.toml") },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  }));
-} catch (err) {
-  console.error(`${err.message}\nnpm run restore -- --help lists the options.`);
-  process.exit(2);
-}
-if (options.help) {
-  console.log(
-    readFileSync(fileURLToPath(import.meta.url), "utf8")
-      .split("*/")[0]
-      .replace(/^#!.*\n\/\*\*\n/, "")
-      .replace(/^ \* ?/gm, ""),
-  );
-  process.exit(0);
-}
+const { values: options, positionals } = commandLine("restore", import.meta.url, {
+  allowPositionals: true,
+  options: {
+    at: { type: "string" },
+    "dry-run": { type: "boolean", default: false },
+    url: { type: "string" },
+    "drop-claims": { type: "boolean", default: false },
+    save: { type: "string" },
+    from: { type: "string" },
+    config: { type: "string", default: join(ROOT, "wrangler.toml") },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
 
 const configPath = resolve(options.config);
 const production = unstable_readConfig({ config: configPath, env: "production" }, { hideWarnings: true });

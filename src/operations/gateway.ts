@@ -54,27 +54,6 @@ const AuditTrailResult = v.pipe(
   v.title("AuditTrail"),
 );
 
-const ListEventsRequest = v.pipe(
-  v.strictObject({
-    receipt_id: v.optional(v.pipe(ReceiptId, v.description("Only this receipt's (or transfer's `receipt_id`) events."))),
-    type: v.optional(EventTypeName),
-    delivery: v.optional(DeliveryStatusName),
-    after: v.optional(v.pipe(EventId, v.description("The last event id of the previous page: answers events older than it."))),
-    limit: v.optional(
-      v.pipe(
-        v.number("limit must be a number"),
-        v.integer("limit must be an integer"),
-        v.minValue(1, "limit must be 1 to 100"),
-        v.maxValue(100, "limit must be 1 to 100"),
-        int32(),
-      ),
-      20,
-    ),
-  }),
-  v.examples([{ type: "receipt.paid", delivery: "failed", limit: 20 }]),
-  v.title("ListEventsRequest"),
-);
-
 /** A page size of the gateway's lists: 1 to 100, 20 unless given. */
 const PageLimit = v.optional(
   v.pipe(
@@ -85,6 +64,18 @@ const PageLimit = v.optional(
     int32(),
   ),
   20,
+);
+
+const ListEventsRequest = v.pipe(
+  v.strictObject({
+    receipt_id: v.optional(v.pipe(ReceiptId, v.description("Only this receipt's (or transfer's `receipt_id`) events."))),
+    type: v.optional(EventTypeName),
+    delivery: v.optional(DeliveryStatusName),
+    after: v.optional(v.pipe(EventId, v.description("The last event id of the previous page: answers events older than it."))),
+    limit: PageLimit,
+  }),
+  v.examples([{ type: "receipt.paid", delivery: "failed", limit: 20 }]),
+  v.title("ListEventsRequest"),
 );
 
 const ListFiscalPendingRequest = v.pipe(
