@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { unstable_readConfig } from "wrangler";
-import { migrationsApplyArgs } from "./dev-args.mjs";
+import { migrationsApplyArgs, portOf } from "./dev-args.mjs";
 
 const wrangler = (args, options = {}) =>
   spawnSync(process.execPath, ["node_modules/wrangler/bin/wrangler.js", ...args], { stdio: "inherit", ...options });
@@ -20,10 +20,22 @@ for (const { binding } of databases) {
   if (migrated.status !== 0) process.exit(migrated.status ?? 1);
 }
 
-const port = process.env.PORT ?? "8787";
+// `npm run dev -- --port N` or PORT=N; 8787 unless one is given.
+const given = portOf(process.argv.slice(2));
+const port = given ?? process.env.PORT ?? "8787";
 const dev = spawn(
   process.execPath,
-  ["node_modules/wrangler/bin/wrangler.js", "dev", "--env", "dev", "--ip", "127.0.0.1", "--port", port, ...vars, ...process.argv.slice(2)],
+  [
+    "node_modules/wrangler/bin/wrangler.js",
+    "dev",
+    "--env",
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    ...(given ? [] : ["--port", port]),
+    ...vars,
+    ...process.argv.slice(2),
+  ],
   { stdio: "inherit" },
 );
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
