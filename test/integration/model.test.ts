@@ -33,7 +33,9 @@
 //  4. a record is ended for OTPs (otp_attempts_exhausted, the gateway's
 //     cancel upstream, the exhausted event) only after three failed guesses,
 //     and the third is answered otp_attempts_exhausted, a receipt then
-//     cancelled upstream at once when nothing stands in the way.
+//     cancelled upstream at once when nothing stands in the way (a third
+//     guess whose outcome was unknown: by the first alarm that looks at the
+//     upstream, due within a minute).
 //
 // At checkpoints and at the end, once faults stop, late calls reached the
 // upstream and every alarm ran (time moved on for each record until nothing
@@ -196,6 +198,8 @@ const MAX_RECORDS = 7;
 const LATE_WITHIN_MS = 90_000;
 /** The contract finds a late change within 2 minutes of the call (development). */
 const LATE_FOUND_WITHIN_MS = 120_000;
+/** A record with a call in flight is reconciled within a minute of the fault (rule 8). */
+const RECONCILED_WITHIN_MS = 60_000;
 /** Alarms a record may need before nothing is owed (reconciliation, late reads, retried cancels, drains). */
 const MAX_ALARMS = 20;
 const CARD_DATA = { pans: [ANON_PAN, RECEIVER_CARD], otps: [OTP_RIGHT, ...OTP_WRONG], expiries: [ANON_EXPIRE] };
@@ -839,12 +843,25 @@ async function runAlarm(m: Model, rec: Rec, faults: Pick<StepFaults, "read" | "c
   cover(`alarm ran${calls.length ? `: ${[...new Set(calls.map((c) => c.path))].join(" + ")}` : ""}`);
   markMeanwhile(m, rec);
   checkRecord(m, rec);
-  // An alarm that met no fault has reconciled the record, and cancels what three failed guesses ended.
+  // An alarm that met no fault and looked at the upstream has reconciled the record, and cancels what three failed
+  // guesses ended. One that looked at nothing fired before a call the record noted could have ended (an alarm set for
+  // an earlier call stays, and an object evicted since cannot know the call returned): rule 8 owes the look within a minute.
   if (hits.length === 0) {
     rec.cancelTrouble = false;
-    exhaustionSettled(m, rec, "after its alarm ran");
+    if (calls.length > 0) exhaustionSettled(m, rec, "after its alarm ran");
+    else await exhaustionComing(m, rec);
   }
   return ran;
+}
+
+/** After an alarm that looked at nothing: a receipt that three failed guesses ended, not cancelled yet, has its next alarm within a minute (rule 8). */
+async function exhaustionComing(m: Model, rec: Rec): Promise<void> {
+  if (rec.kind !== "receipt" || rec.qr || rec.cancelTrouble) return;
+  if (guessesOf(rec, sentsOf(m, rec), rec.calls) < MAX_GUESSES || rec.view.state === 21) return;
+  const due = await alarmDue(rec.kind, rec.id, rec.clock);
+  if (due !== null && due - gatewayClock.now() <= RECONCILED_WITHIN_MS) return;
+  const next = due === null ? "not set" : `due in ${Math.round((due - gatewayClock.now()) / 1000)} s`;
+  exhaustionSettled(m, rec, `after its alarm ran and looked at nothing, its next alarm ${next}`);
 }
 
 /** The record's keys were first used before something ran on the record on its own (its alarm, an eviction). */
@@ -2457,6 +2474,32 @@ it("regression: a QR receipt ended by unconfirmed OTP guesses settles: closed at
     (code) => new OpCmd(0, "owner", { op: "pay", anonymous: true, card: "ok", otp: code }, { main: "5xx" }),
   );
   await runModel([qr], cmds);
+}, 60_000);
+
+/*
+ * ORACLE BUG (fixed; kept as found): the oracle took every alarm that met no
+ * fault for a look at the upstream, and failed rule 2 when a receipt with
+ * three failed guesses was not cancelled after it. Shrunk: a wrong OTP; a
+ * right one (tok_sandbox_error) whose object crashes before the upstream
+ * acts; a check whose read fails; a wrong OTP whose answer is unreadable,
+ * within the first pay's upstream timeout. The first pay's alarm stays set
+ * (it is due before the last pay could have ended), and the object is
+ * evicted before it fires: it cannot know that the last pay returned, so it
+ * looks at nothing and sets the next alarm for when that pay must have
+ * ended, which counts it and cancels the receipt (rule 8: within a minute).
+ */
+it("regression: an alarm due before the last OTP pay could have ended defers the look; the next one cancels the receipt its guesses ended", async () => {
+  const receipt: CreateSpec = { owner: "partner", kind: "receipt", merchant: 1001, isHold: false, amount: 500_000, sender: "ok" };
+  const pay = (card: Behaviour, otp: string): OpRequest => ({ op: "pay", anonymous: false, card, otp });
+  await runModel(
+    [receipt],
+    [
+      new OpCmd(0, "owner", pay("ok", OTP_WRONG[1]), {}),
+      new OpCmd(0, "owner", pay("error", OTP_RIGHT), { crash: "before" }),
+      new OpCmd(0, "owner", { op: "check" }, { read: "5xx" }),
+      new OpCmd(0, "owner", pay("ok", OTP_WRONG[1]), { main: "bad-body" }),
+    ],
+  );
 }, 60_000);
 
 /*

@@ -1,6 +1,10 @@
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { clock } from "../../src/clock";
+import { readConfig } from "../../src/config";
 import { receiptStub } from "../../src/receipt-object";
+import { loggedEventTypes } from "../events";
 import {
   CARD_OK,
   call,
@@ -9,6 +13,7 @@ import {
   expectStatus,
   letOtpExpire,
   letOtpWaitPass,
+  letTimePass,
   letTimePassSinceOtp,
   newUser,
   OTP_OK,
@@ -20,7 +25,7 @@ import {
   transferRequest,
   userToken,
 } from "../helpers";
-import { scriptedUpstream } from "../support/scripted-upstream";
+import { forwardDeferred, scriptedUpstream } from "../support/scripted-upstream";
 
 const TOKEN = { token: "tok_sandbox_ok" };
 const payWith = (id: string, otp: string) => call("receipt/pay", { id, card: TOKEN, otp });
@@ -128,6 +133,59 @@ describe("the three-wrong-OTPs rule", () => {
     await expectError(payWith(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
     await expectError(call("receipt/cancel", { id: receipt.id }), 409, "cancel_not_allowed");
     expect(await sandboxReceipt(receipt.id)).toMatchObject({ otp_attempts: 3, state: 21 });
+  });
+
+  it("a third guess whose answer was unreadable, on an object evicted before the alarm: the alarm due first waits for that call, the next cancels", async () => {
+    const receipt = await authorizedReceipt();
+    // A new stub each time: one held across the crash stays broken.
+    const stub = () => receiptStub(env, "receipt", receipt.id);
+    const alarmAt = () => runInDurableObject(stub(), (_instance, state) => state.storage.getAlarm());
+    const calls = async () => (await sandboxCalls()).filter((c) => c.id === receipt.id).map((c) => `${c.path} ${c.status}`);
+    // 1: a wrong OTP.
+    expect((await expectError(payWith(receipt.id, OTP_WRONG), 422, "otp_invalid")).attempts_left).toBe(2);
+    // 2: the right OTP, with a card the upstream answers 5xx; the object crashes before the call reaches the upstream.
+    scriptedUpstream.on("receipt/pay", { kind: "defer", hang: true }, { id: receipt.id });
+    const lost = call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_error" }, otp: OTP_OK });
+    await scriptedUpstream.deferredArrived();
+    const [late] = scriptedUpstream.takeDeferred();
+    await runInDurableObject(stub(), (_instance, state) => state.abort("crash before the upstream acts")).catch(() => undefined);
+    expect((await lost).status).toBeGreaterThanOrEqual(500);
+    // A check whose read fails leaves that note; a wrong OTP asks the upstream first (unpaid: the lost OTP is the second
+    // guess), then is judged wrong upstream, whose answer is unreadable: its note stays, its OTP an unconfirmed guess to come.
+    scriptedUpstream.on("receipt/check-id", { kind: "status", status: 500, act: false }, { id: receipt.id });
+    await expectError(call("receipt/check-id", { id: receipt.id }), 502, "upstream_error");
+    scriptedUpstream.on("receipt/pay", { kind: "body", body: "<html>oops</html>" }, { id: receipt.id });
+    await expectError(payWith(receipt.id, "333333"), 502, "upstream_error");
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 0, wrong_otp_attempts: 2 });
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ pending_op: "pay", pending_otp: 1, wrong_otps: 1, unconfirmed_otps: 1 });
+    // The lost pay reaches the upstream now: 5xx, nothing paid.
+    expect(await forwardDeferred(env.UPSTREAM!, late!)).toBe(500);
+
+    // The alarm set for the lost pay is due before the last pay could have ended, and stays: early enough.
+    const { upstreamTimeoutMs } = readConfig(env);
+    const since = await runInDurableObject(
+      stub(),
+      (_instance, state) => state.storage.sql.exec<{ at: number }>("SELECT pending_since AS at FROM record").one().at,
+    );
+    const first = (await alarmAt())!;
+    expect(first).toBeLessThan(since + upstreamTimeoutMs + 1000);
+    // Evicted, the object cannot know the last pay returned: that alarm looks at nothing, and sets the next for when it must have.
+    await evictDurableObject(stub());
+    letTimePass(first - clock.now());
+    const before = await calls();
+    await runDurableObjectAlarm(stub());
+    expect(await calls()).toEqual(before);
+    const next = (await alarmAt())!;
+    expect(next).toBeGreaterThanOrEqual(since + upstreamTimeoutMs + 1000);
+    expect(next - clock.now()).toBeLessThanOrEqual(60_000);
+    // That one counts the third guess and cancels the receipt (rule 2), within a minute of the fault (rule 8).
+    letTimePass(next - clock.now());
+    await runDurableObjectAlarm(stub());
+    expect(await calls()).toEqual([...before, "receipt/check-id 200", "receipt/cancel 200"]);
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: "gateway" });
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 21, pending_op: null, wrong_otps: 1, unconfirmed_otps: 2 });
+    expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.otp_attempts_exhausted", "receipt.cancelled"]);
+    await expectError(payWith(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
   });
 
   it("keeps an audit trail of each operation and its outcome, with no OTP in it", async () => {
