@@ -416,15 +416,32 @@ export function expiresAt(
   return (rule.from === "held" ? facts.heldAt : facts.createdAt) + windows[rule.window];
 }
 
+/** Why the gateway itself ended a record: rule 12's expiry, or rule 2's three failed guesses. */
+export type GatewayReason = ExpiryReason | "otp_attempts_exhausted";
+
 /** What an event of a change the gateway itself caused says: why, and whether the record is closed at the edge. */
 export interface GatewayCause {
-  reason: ExpiryReason;
+  reason: GatewayReason;
   closed_at_edge?: true;
 }
 
-/** The cause a change to `state` carries: the expiry decided, when the change is the cancel it asked for. */
-export const expiryCause = (facts: { expiry: ExpiryReason | null }, state: UpstreamState): GatewayCause | null =>
-  facts.expiry !== null && state === STATE.cancelled ? { reason: facts.expiry } : null;
+/**
+ * The cause a change to `state` carries when it is the cancel the gateway
+ * asked for: the expiry decided (rule 12), or the guesses used up (rule 2:
+ * an exhausted record refuses every caller's cancel, so its cancel is the
+ * gateway's, or the payment service's own for the same guesses).
+ */
+export const gatewayCause = (facts: { expiry: ExpiryReason | null } & GuessCountsOf, state: UpstreamState): GatewayCause | null => {
+  if (state !== STATE.cancelled) return null;
+  if (facts.expiry !== null) return { reason: facts.expiry };
+  return guessesOf({ wrong: facts.wrong_otps, unconfirmed: facts.unconfirmed_otps }) >= MAX_GUESSES ? { reason: "otp_attempts_exhausted" } : null;
+};
+
+/** The record's guess counters, as its row names them. */
+interface GuessCountsOf {
+  wrong_otps: number;
+  unconfirmed_otps: number;
+}
 
 // ---------------------------------------------------------------------------
 // No paid receipt lacks its fiscal receipt unnoticed (rule 14)

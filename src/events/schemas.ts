@@ -72,9 +72,9 @@ const dataFields = {
   owner: v.pipe(v.string(), v.description("`partner`, or the `sub` of the user who owns it.")),
   reason: v.optional(
     v.pipe(
-      v.picklist(["expired", "hold_expired"]),
+      v.picklist(["expired", "hold_expired", "otp_attempts_exhausted"]),
       v.description(
-        "Why, where the gateway itself caused the change (rule 12): `expired` (unpaid RECEIPT_EXPIRY_HOURS after its creation), `hold_expired` (held and not confirmed within HOLD_EXPIRY_DAYS).",
+        "Why, where the gateway itself caused the change: `expired` (rule 12: unpaid RECEIPT_EXPIRY_HOURS after its creation), `hold_expired` (rule 12: held and not confirmed within HOLD_EXPIRY_DAYS), `otp_attempts_exhausted` (rule 2: the cancel that ends a receipt after three failed OTP guesses).",
       ),
     ),
   ),

@@ -15,7 +15,7 @@ export const EVENT_TYPES = {
   "receipt.held": "A hold receipt's amount is blocked on the card (state 5); hold-confirm debits it.",
   "receipt.awaiting_supplier": "A receipt was paid but awaits the supplier's confirmation (state 57); receipt.paid or receipt.cancelled follows.",
   "receipt.cancelled":
-    "A receipt is cancelled (state 21): by cancel, by the supplier's refusal, after three failed OTP guesses, or by the gateway when it expired unpaid or its hold was not confirmed in time (rule 12: `data.reason` `expired` or `hold_expired`). Where the payment service refused that cancel, `data.closed_at_edge` is true and `data.object.state` shows what the payment service shows (0 or 5): ask its support to cancel it.",
+    "A receipt is cancelled (state 21): by cancel, by the supplier's refusal, by the gateway after three failed OTP guesses (rule 2: `data.reason` `otp_attempts_exhausted`), or by the gateway when it expired unpaid or its hold was not confirmed in time (rule 12: `data.reason` `expired` or `hold_expired`). Where the payment service refused that cancel, `data.closed_at_edge` is true and `data.object.state` shows what the payment service shows (0 or 5): ask its support to cancel it.",
   "receipt.otp_attempts_exhausted":
     "The third failed OTP guess ended a receipt; receipt.cancelled follows once the payment service has cancelled it.",
   "receipt.fiscalized":
@@ -51,7 +51,7 @@ export interface GatewayEvent {
     /** "partner", or the user's `sub`. */
     owner: string;
     previous_state: number | null;
-    /** Why, where the gateway itself caused the change (rule 12: `expired`, `hold_expired`). */
+    /** Why, where the gateway itself caused the change (rule 12: `expired`, `hold_expired`; rule 2: `otp_attempts_exhausted`). */
     reason?: string;
     /** Rule 12: the payment service refused the gateway's cancel; the record is closed at the gateway only. */
     closed_at_edge?: boolean;

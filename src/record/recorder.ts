@@ -9,7 +9,7 @@
 
 import { clock } from "../clock";
 import { kindNamed, type RecordBody } from "../kinds";
-import { eventForStateChange, expiryCause, STATE, type UpstreamState } from "../lifecycle";
+import { eventForStateChange, gatewayCause, STATE, type UpstreamState } from "../lifecycle";
 import { erasePersonal, erasePersonalJson } from "../redact";
 import type { ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
 import type { FiscalWatch } from "./fiscal";
@@ -51,7 +51,7 @@ export class Recorder {
     this.#slice.update({ state, body: merged, held_at: heldAt });
     if (this.#lateReads.looked(state)) this.#ledger.provenRight();
     const type = eventForStateChange(rec.kind, previous, state);
-    if (type) this.#outbox.emit(type, previous, requestId, clock.now(), expiryCause(rec, state));
+    if (type) this.#outbox.emit(type, previous, requestId, clock.now(), gatewayCause(rec, state));
     // Rule 14: after the state's own event, so a receipt's fiscal data shown at last comes after its payment's.
     this.#fiscal.observed(requestId);
   }

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { clock } from "../../src/clock";
 import { readConfig } from "../../src/config";
 import { receiptStub } from "../../src/receipt-object";
-import { loggedEventTypes } from "../events";
+import { callGateway, loggedEventTypes } from "../events";
 import {
   CARD_OK,
   call,
@@ -56,6 +56,13 @@ describe("the three-wrong-OTPs rule", () => {
     // Even the right OTP is refused now, without reaching the upstream.
     await expectError(payWith(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
     expect((await sandboxReceipt(receipt.id)).otp_attempts).toBe(3);
+
+    // The partner learns why the gateway cancelled it: the cancel's event says rule 2's reason.
+    const listed = (await (await callGateway("events/list", { receipt_id: receipt.id })).json()) as {
+      events: { type: string; data: { reason?: string } }[];
+    };
+    const reasons = Object.fromEntries(listed.events.map((event) => [event.type, event.data.reason ?? null]));
+    expect(reasons).toEqual({ "receipt.created": null, "receipt.otp_attempts_exhausted": null, "receipt.cancelled": "otp_attempts_exhausted" });
   });
 
   it("a third failed guess only the gateway counted: the receipt is cancelled upstream before the answer says so", async () => {
