@@ -94,7 +94,7 @@ export const MAX_DETAILS = 20;
 
 type Detail = { path: string; message: string };
 type AnySchema = { type?: string; entries?: Record<string, AnySchema>; wrapped?: AnySchema; item?: AnySchema; options?: AnySchema[] };
-interface Issue {
+export interface Issue {
   kind: string;
   type: string;
   input?: unknown;
@@ -335,16 +335,25 @@ function refuse(details: Detail[], total: number): never {
  */
 export const jsonBody = <S extends GenericSchema>(schema: S) =>
   documentedValidator("json", schema, (result, _c: Context) => {
-    if (result.success) return;
-    const unknown = unknownFields(schema, result.data);
-    const named = new Set(unknown.map(({ at }) => at));
-    const issues = (result.error as unknown as Issue[]).filter((issue) => !(isUnknownField(issue) && named.has(issuePath(issue.path))));
-    const details = [
-      ...unknown.map(({ path, message }) => ({ path, message })),
-      ...issues.slice(0, MAX_DETAILS).map((issue) => ({
-        path: String(redact(issuePath(issue.path))),
-        message: String(redact(plainMessage(issue))),
-      })),
-    ];
-    refuse(details, unknown.length + issues.length);
+    if (!result.success) refuseBody(schema, result.data, result.error as unknown as readonly Issue[]);
   });
+
+/**
+ * A body `schema` refused, as 400 invalid_request: each field it does not
+ * define named once (with the field it was probably meant to be), then
+ * valibot's other issues in plain words, never a value. jsonBody's, and any
+ * route's that validates a body the OpenAPI document does not list.
+ */
+export function refuseBody(schema: unknown, value: unknown, valibotIssues: readonly Issue[]): never {
+  const unknown = unknownFields(schema, value);
+  const named = new Set(unknown.map(({ at }) => at));
+  const issues = valibotIssues.filter((issue) => !(isUnknownField(issue) && named.has(issuePath(issue.path))));
+  const details = [
+    ...unknown.map(({ path, message }) => ({ path, message })),
+    ...issues.slice(0, MAX_DETAILS).map((issue) => ({
+      path: String(redact(issuePath(issue.path))),
+      message: String(redact(plainMessage(issue))),
+    })),
+  ];
+  refuse(details, unknown.length + issues.length);
+}

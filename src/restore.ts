@@ -19,6 +19,7 @@ import { createMiddleware } from "hono/factory";
 import * as v from "valibot";
 import { clock } from "./clock";
 import { ApiError } from "./errors";
+import { refuseBody } from "./http";
 import { KIND_NAMES } from "./kinds";
 import { log } from "./log";
 import type { RestoredRecord, RestoreNote } from "./receipt-object";
@@ -70,16 +71,10 @@ async function requireRestoreKey(c: Context<GatewayEnv>, digest: Uint8Array): Pr
   if (!crypto.subtle.timingSafeEqual(presented, digest)) throw unauthorized("The restore key is not valid.");
 }
 
-/** The body, valid, or 400 invalid_request naming each problem (values are never echoed). */
+/** The body, valid, or 400 invalid_request naming each problem as every operation's are (values are never echoed). */
 function validBody(body: unknown, now: number) {
   const parsed = v.safeParse(RestoreRequestBody, body);
-  if (!parsed.success) {
-    const details = parsed.issues.slice(0, 20).map((issue) => ({
-      path: (issue.path ?? []).map((segment) => String(segment.key)).join("."),
-      message: issue.type === "strict_object" ? "not a field of the restore request" : issue.message,
-    }));
-    throw new ApiError("invalid_request", "The restore request does not match its schema.", { details });
-  }
+  if (!parsed.success) refuseBody(RestoreRequestBody, body, parsed.issues);
   const at = Date.parse(parsed.output.at);
   const refuse = (message: string) => new ApiError("invalid_request", message, { details: [{ path: "at", message }] });
   if (at > now) throw refuse("at must be in the past");

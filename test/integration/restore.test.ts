@@ -142,6 +142,13 @@ describe("the restore path", () => {
       expect(refused.details.map((d: { path: string }) => d.path)).toEqual(["at"]);
     }
     await expectError(restore(deployment, { id: receipt.id, at: anHourAgo() }), 400, "invalid_request");
+    // A misspelt dry_run must not restore for real: refused as every operation refuses a field it does not define.
+    const misspelt = await expectError(
+      restore(deployment, { kind: "receipt", id: receipt.id, at: anHourAgo(), dryrun: true }),
+      400,
+      "invalid_request",
+    );
+    expect(misspelt.details).toEqual([{ path: "dryrun", message: "unknown field dryrun: did you mean dry_run?" }]);
   });
 
   it("refuses a time before the record was created: restored there, it would hold nothing", async () => {
