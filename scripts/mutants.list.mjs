@@ -1,13 +1,17 @@
 /**
  * The mutations `npm run test:mutants` (scripts/mutants.mjs) applies, one at a
- * time: each is a one-line change of a money rule that a tired engineer could
+ * time: each is a small change of a money rule that a tired engineer could
  * make, and the tests named must fail with it.
  *
  *   name     what to call it on the command line (`npm run test:mutants -- <part of a name>`)
- *   file     the file changed
- *   find     text that must occur exactly once in that file (it may take the
- *            line before as context when the changed line is not unique);
- *            a refactor that moves or rewrites it makes the run fail, loudly
+ *   at       the definition of src/ it changes, by name, wherever its file is:
+ *            a function or top-level constant (`admitRisk`, `EXPIRY`), or a
+ *            class's method (`Settlement.settle`, `Moves.#load`)
+ *   file     only for a name defined in more than one file: the end of its
+ *            path (`redact.ts`); a name in src/sandbox/ needs it always
+ *   find     text that must occur exactly once inside that definition; a
+ *            change that rewrites it makes the run (and `npm run
+ *            lint:mutants`, part of `npm test`) fail, loudly
  *   replace  what it becomes
  *   tests    the test files that must catch it
  *   grep     optional: only the tests whose name matches (vitest -t), to keep a run short
@@ -17,7 +21,7 @@ export const MUTANTS = [
   // --- write-ahead (rule 8) ---------------------------------------------------
   {
     name: "unknown-pay-clears-note",
-    file: "src/record/settle.ts",
+    at: "Settlement.settle",
     find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
     replace:
       '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { store.change(() => writeAhead.clear()); return { ok: false, error: result.failure, verdict: null } as Settled; }',
@@ -27,7 +31,7 @@ export const MUTANTS = [
   },
   {
     name: "unknown-pay-settled-as-guess",
-    file: "src/record/settle.ts",
+    at: "Settlement.settle",
     find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
     replace:
       '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { store.change(() => { writeAhead.clear(); if (withOtp) ledger.count("unconfirmed", requestId); }); return { ok: false, error: result.failure, verdict: null } as Settled; }',
@@ -37,7 +41,7 @@ export const MUTANTS = [
   },
   {
     name: "unknown-cancel-clears-note",
-    file: "src/record/settle.ts",
+    at: "Settlement.settle",
     find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
     replace:
       '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state" && spec.operation === "pay") return { ok: false, error: result.failure, verdict: null } as Settled;',
@@ -47,7 +51,7 @@ export const MUTANTS = [
   },
   {
     name: "note-not-written",
-    file: "src/record/write-ahead.ts",
+    at: "WriteAhead.around",
     find: "      pending_op: note.op,",
     replace: "      pending_op: null,",
     tests: ["test/integration/crash.test.ts"],
@@ -55,7 +59,7 @@ export const MUTANTS = [
   },
   {
     name: "note-without-its-alarm",
-    file: "src/record/write-ahead.ts",
+    at: "WriteAhead.around",
     find: "    if (!this.#alarm.setWithin(now, deadline)) this.#alarm.set(deadline);\n",
     replace: "",
     tests: ["test/integration/crash.test.ts"],
@@ -64,7 +68,7 @@ export const MUTANTS = [
   },
   {
     name: "note-forgets-otp",
-    file: "src/record/write-ahead.ts",
+    at: "WriteAhead.around",
     find: "      pending_otp: note.withOtp ? 1 : 0,",
     replace: "      pending_otp: 0,",
     tests: ["test/integration/crash.test.ts"],
@@ -74,7 +78,7 @@ export const MUTANTS = [
   // --- the exhaustion cancel (rule 2) -------------------------------------------
   {
     name: "third-wrong-otp-cancel-deferred",
-    file: "src/record/move.ts",
+    at: "Moves.run",
     find: "        await this.#settlement.exhaustionCancel(upstream, op.requestId);\n",
     replace: "",
     tests: ["test/integration/otp.test.ts"],
@@ -83,7 +87,7 @@ export const MUTANTS = [
   },
   {
     name: "exhaustion-cancel-not-retried",
-    file: "src/schedule.ts",
+    at: "settlingAt",
     find: "  if (facts.exhaustionCancelPending) return now + backoffMs(facts.attempts);",
     replace: "",
     tests: ["test/integration/faults.test.ts"],
@@ -92,7 +96,7 @@ export const MUTANTS = [
   },
   {
     name: "exhaustion-cancel-busy-gives-up",
-    file: "src/record/settle.ts",
+    at: "Settlement.exhaustionCancel",
     find: 'if (!result.ok && result.failure.code !== "upstream_unavailable" && store.current!.state !== STATE.cancelled) {',
     replace: "if (!result.ok && store.current!.state !== STATE.cancelled) {",
     tests: ["test/integration/faults.test.ts"],
@@ -102,7 +106,7 @@ export const MUTANTS = [
   // --- rule 2's unknown refusals and rule 8's late upstream ---------------------------
   {
     name: "unknown-code-not-a-guess",
-    file: "src/lifecycle.ts",
+    at: "otpVerdictOf",
     find: `  if (answer.code === "upstream_refused") return "unconfirmed";\n`,
     replace: "",
     tests: ["test/integration/faults.test.ts"],
@@ -111,7 +115,7 @@ export const MUTANTS = [
   },
   {
     name: "uncoded-refusal-read-as-validation-error",
-    file: "src/upstream/client.ts",
+    at: "UpstreamClient.#call",
     find: ": `HTTP_${response.status}`;",
     replace: ': "VALIDATION_ERROR";',
     tests: ["test/integration/faults.test.ts"],
@@ -120,7 +124,7 @@ export const MUTANTS = [
   },
   {
     name: "validation-refusal-counted-as-guess",
-    file: "src/upstream/client.ts",
+    at: "ERROR_MAP",
     find: `  VALIDATION_ERROR: { code: "invalid_request" },\n`,
     replace: "",
     tests: ["test/integration/faults.test.ts"],
@@ -129,7 +133,7 @@ export const MUTANTS = [
   },
   {
     name: "connection-failure-read-as-refusal",
-    file: "src/upstream/client.ts",
+    at: "UpstreamClient.#call",
     find: `        : unknownOutcome("upstream_error", "The payment service could not be reached, or the connection broke.");`,
     replace: `        : { ok: false, outcome: "rejected", judged: false, failure: { code: "upstream_error", message: "The payment service could not be reached, or the connection broke." } };`,
     tests: ["test/integration/faults.test.ts"],
@@ -138,7 +142,7 @@ export const MUTANTS = [
   },
   {
     name: "lost-call-not-suspect",
-    file: "src/record/reconciler.ts",
+    at: "Reconciler.look",
     find: "if (STATE_CHANGING_CALLS.has(noted.pending_op)) lateReads.suspect(",
     replace: "if (false && STATE_CHANGING_CALLS.has(noted.pending_op)) lateReads.suspect(",
     tests: ["test/integration/faults.test.ts"],
@@ -147,7 +151,7 @@ export const MUTANTS = [
   },
   {
     name: "late-reads-never-due",
-    file: "src/schedule.ts",
+    at: "lateReadAt",
     find: "  return offset === undefined ? null : suspect.since + offset;",
     replace: "  return null;",
     tests: ["test/integration/faults.test.ts", "test/unit/lifecycle.test.ts"],
@@ -156,7 +160,7 @@ export const MUTANTS = [
   },
   {
     name: "lost-hold-confirm-not-suspect",
-    file: "src/schedule.ts",
+    at: "STATE_CHANGING_CALLS",
     find: `export const STATE_CHANGING_CALLS: ReadonlySet<string> = new Set(["pay", "hold-confirm", "cancel"]);`,
     replace: `export const STATE_CHANGING_CALLS: ReadonlySet<string> = new Set(["pay", "cancel"]);`,
     tests: ["test/integration/faults.test.ts"],
@@ -165,7 +169,7 @@ export const MUTANTS = [
   },
   {
     name: "suspect-pay-not-asked-first",
-    file: "src/lifecycle.ts",
+    at: "STALE",
     find: "  { when: (ctx) => ctx.suspect && !ctx.fresh, then: ASK_FIRST },",
     replace: "",
     tests: ["test/integration/faults.test.ts"],
@@ -174,7 +178,7 @@ export const MUTANTS = [
   },
   {
     name: "user-cancel-from-stored-copy",
-    file: "src/lifecycle.ts",
+    at: "LIFECYCLE",
     find: `    { when: (ctx) => ctx.caller === "user" && !ctx.fresh, then: ASK_FIRST },`,
     replace: "",
     tests: ["test/integration/faults.test.ts"],
@@ -183,7 +187,7 @@ export const MUTANTS = [
   },
   {
     name: "late-paid-otp-still-a-guess",
-    file: "src/record/late-reads.ts",
+    at: "LateReads.looked",
     find: "const proven = rec.suspect_otp === 1 && isPaid(state);",
     replace: "const proven = false;",
     tests: ["test/integration/faults.test.ts"],
@@ -192,7 +196,7 @@ export const MUTANTS = [
   },
   {
     name: "lost-cancel-not-completed",
-    file: "src/record/move.ts",
+    at: "Moves.reconcile",
     find: "    if (looked.value && store.current!.state !== STATE.cancelled) await this.#settlement.completeLostCancel(upstream, requestId, looked.value);",
     replace: "",
     tests: ["test/integration/faults.test.ts"],
@@ -201,7 +205,7 @@ export const MUTANTS = [
   },
   {
     name: "exhaustion-cancel-not-scheduled",
-    file: "src/schedule.ts",
+    at: "settlingAt",
     find: "if (facts.exhaustionCancelPending) return now + backoffMs(facts.attempts);",
     replace: "if (facts.exhaustionCancelPending) return null;",
     tests: ["test/unit/lifecycle.test.ts"],
@@ -209,7 +213,7 @@ export const MUTANTS = [
   },
   {
     name: "transfer-cancelled-upstream",
-    file: "src/kinds.ts",
+    at: "TRANSFER",
     find: "  cancellable: false,",
     replace: "  cancellable: true,",
     tests: ["test/integration/faults.test.ts"],
@@ -220,7 +224,7 @@ export const MUTANTS = [
   // --- guess counting (rule 2) ------------------------------------------------------
   {
     name: "wrong-otp-not-counted",
-    file: "src/lifecycle.ts",
+    at: "countGuess",
     find: `if (verdict === "wrong") return { ...counts, wrong: counts.wrong + 1 };`,
     replace: `if (verdict === "wrong") return { ...counts, wrong: counts.wrong };`,
     tests: ["test/integration/otp.test.ts"],
@@ -229,7 +233,7 @@ export const MUTANTS = [
   },
   {
     name: "lost-otp-not-counted",
-    file: "src/lifecycle.ts",
+    at: "countGuess",
     find: `if (verdict === "unconfirmed") return { ...counts, unconfirmed: counts.unconfirmed + 1 };`,
     replace: `if (verdict === "unconfirmed") return { ...counts, unconfirmed: counts.unconfirmed };`,
     tests: ["test/integration/faults.test.ts"],
@@ -238,7 +242,7 @@ export const MUTANTS = [
   },
   {
     name: "four-guesses",
-    file: "src/lifecycle.ts",
+    at: "MAX_GUESSES",
     find: "export const MAX_GUESSES = 3;",
     replace: "export const MAX_GUESSES = 4;",
     tests: ["test/integration/otp.test.ts"],
@@ -247,7 +251,7 @@ export const MUTANTS = [
   },
   {
     name: "exhausted-one-guess-late",
-    file: "src/lifecycle.ts",
+    at: "phaseOf",
     find: `if (facts.guesses >= MAX_GUESSES) return "exhausted";`,
     replace: `if (facts.guesses > MAX_GUESSES) return "exhausted";`,
     tests: ["test/integration/otp.test.ts"],
@@ -256,7 +260,7 @@ export const MUTANTS = [
   },
   {
     name: "upstream-exhaustion-ignored",
-    file: "src/record/otp-ledger.ts",
+    at: "OtpLedger.count",
     find: "if (upstreamSaysExhausted && guessesOf(counts) < MAX_GUESSES) counts = { ...counts, wrong: MAX_GUESSES - counts.unconfirmed };",
     replace: "",
     tests: ["test/integration/otp.test.ts"],
@@ -265,7 +269,7 @@ export const MUTANTS = [
   },
   {
     name: "held-otp-counted-as-guess",
-    file: "src/lifecycle.ts",
+    at: "isPaid",
     find: "export const isPaid = (state: UpstreamState): boolean => state === STATE.paid || state === STATE.held || state === STATE.awaitingSupplier;",
     replace: "export const isPaid = (state: UpstreamState): boolean => state === STATE.paid || state === STATE.awaitingSupplier;",
     tests: ["test/integration/crash.test.ts"],
@@ -275,7 +279,7 @@ export const MUTANTS = [
   // --- user refunds (rule 4) ----------------------------------------------------------
   {
     name: "user-cancels-paid",
-    file: "src/lifecycle.ts",
+    at: "LIFECYCLE",
     find: `      phases: ["held", "paid"],\n      when: (ctx) => ctx.caller !== "partner",`,
     replace: `      phases: ["held"],\n      when: (ctx) => ctx.caller !== "partner",`,
     tests: ["test/unit/lifecycle.test.ts", "test/integration/crash.test.ts"],
@@ -283,7 +287,7 @@ export const MUTANTS = [
   },
   {
     name: "user-cancels-held",
-    file: "src/lifecycle.ts",
+    at: "LIFECYCLE",
     find: `      phases: ["held", "paid"],\n      when: (ctx) => ctx.caller !== "partner",`,
     replace: `      phases: ["paid"],\n      when: (ctx) => ctx.caller !== "partner",`,
     tests: ["test/unit/lifecycle.test.ts"],
@@ -293,7 +297,7 @@ export const MUTANTS = [
   // --- ownership ------------------------------------------------------------------------
   {
     name: "any-user-any-receipt",
-    file: "src/caller.ts",
+    at: "mayAccess",
     find: `caller.kind === "partner" || ownerOf(caller) === owner;`,
     replace: `caller.kind === "partner" || owner.startsWith("user:");`,
     tests: ["test/integration/auth.test.ts"],
@@ -302,7 +306,7 @@ export const MUTANTS = [
 
   {
     name: "user-tid-sent-as-is",
-    file: "src/tid-index.ts",
+    at: "upstreamTidFor",
     find: `if (!owner.startsWith("user:")) return tid;`,
     replace: "return tid;",
     tests: ["test/integration/auth.test.ts"],
@@ -313,7 +317,7 @@ export const MUTANTS = [
   // --- redaction --------------------------------------------------------------------------
   {
     name: "upstream-message-unredacted",
-    file: "src/upstream/client.ts",
+    at: "UpstreamClient.#call",
     find: "String(redact(envelope.error.message))",
     replace: "String(envelope.error.message)",
     tests: ["test/integration/card-data.test.ts"],
@@ -321,7 +325,7 @@ export const MUTANTS = [
   },
   {
     name: "upstream-code-unredacted",
-    file: "src/upstream/client.ts",
+    at: "UpstreamClient.#call",
     find: "String(redact(envelope.error.code)).slice(0, MAX_UPSTREAM_MESSAGE)",
     replace: "envelope.error.code",
     tests: ["test/integration/card-data.test.ts"],
@@ -329,7 +333,7 @@ export const MUTANTS = [
   },
   {
     name: "log-fields-unredacted",
-    file: "src/log.ts",
+    at: "log",
     find: "const line = JSON.stringify({ level, event, ...(redact(fields) as Record<string, unknown>) });",
     replace: "const line = JSON.stringify({ level, event, ...fields });",
     tests: ["test/unit/log.test.ts", "test/integration/card-data.test.ts"],
@@ -337,7 +341,7 @@ export const MUTANTS = [
   },
   {
     name: "card-numbers-not-masked",
-    file: "src/redact.ts",
+    at: "redactString",
     find: "    .replace(PAN_RUN, maskPan);",
     replace: "    ;",
     tests: ["test/integration/card-data.test.ts"],
@@ -345,7 +349,7 @@ export const MUTANTS = [
   },
   {
     name: "mask-keeps-too-much",
-    file: "src/redact.ts",
+    at: "maskPan",
     find: 'return `${pan.slice(0, 6)}${"*".repeat(pan.length - 10)}${pan.slice(-4)}`;',
     replace: 'return `${pan.slice(0, 6)}${"*".repeat(pan.length - 12)}${pan.slice(-6)}`;',
     tests: ["test/integration/card-data.test.ts"],
@@ -355,7 +359,7 @@ export const MUTANTS = [
   // --- tid adoption and conflicts (rules 1 and 8) -------------------------------------------
   {
     name: "tid-duplicate-adopted-unchecked",
-    file: "src/creation.ts",
+    at: "createOnce",
     find: `result.upstreamCode === "TID_DUPLICATE" && existing && kind.matches(existing, input)`,
     replace: `result.upstreamCode === "TID_DUPLICATE" && existing`,
     tests: ["test/integration/tid.test.ts"],
@@ -363,7 +367,7 @@ export const MUTANTS = [
   },
   {
     name: "tid-duplicate-amount-unchecked",
-    file: "src/kinds.ts",
+    at: "RECEIPT",
     find: "matches: (existing, input) => existing.amount === input.amount && existing.merchant.merchant_id === input.merchant_id,",
     replace: "matches: (existing, input) => existing.merchant.merchant_id === input.merchant_id,",
     tests: ["test/integration/tid.test.ts"],
@@ -371,7 +375,7 @@ export const MUTANTS = [
   },
   {
     name: "transfer-adopted-on-amount-only",
-    file: "src/kinds.ts",
+    at: "TRANSFER",
     find: "matches: (existing, input) => existing.receiver.amount === input.amount && existing.receiver.masked_pan === maskPan(input.receiver_card),",
     replace: "matches: (existing, input) => existing.receiver.amount === input.amount,",
     tests: ["test/integration/tid.test.ts"],
@@ -380,7 +384,7 @@ export const MUTANTS = [
   },
   {
     name: "transfer-adopted-on-card-only",
-    file: "src/kinds.ts",
+    at: "TRANSFER",
     find: "matches: (existing, input) => existing.receiver.amount === input.amount && existing.receiver.masked_pan === maskPan(input.receiver_card),",
     replace: "matches: (existing, input) => existing.receiver.masked_pan === maskPan(input.receiver_card),",
     tests: ["test/integration/tid.test.ts"],
@@ -389,7 +393,7 @@ export const MUTANTS = [
   },
   {
     name: "transfer-card-compared-unmasked",
-    file: "src/kinds.ts",
+    at: "TRANSFER",
     find: "matches: (existing, input) => existing.receiver.amount === input.amount && existing.receiver.masked_pan === maskPan(input.receiver_card),",
     replace: "matches: (existing, input) => existing.receiver.amount === input.amount && existing.receiver.masked_pan === input.receiver_card,",
     tests: ["test/integration/tid.test.ts"],
@@ -398,7 +402,7 @@ export const MUTANTS = [
   },
   {
     name: "tid-changed-body-replayed",
-    file: "src/tid-index.ts",
+    at: "claimTid",
     find: `if (!same || row.kind !== req.kind) return { kind: "conflict", row };`,
     replace: `if (row.kind !== req.kind) return { kind: "conflict", row };`,
     tests: ["test/integration/tid.test.ts"],
@@ -406,7 +410,7 @@ export const MUTANTS = [
   },
   {
     name: "tid-lease-zero",
-    file: "src/creation.ts",
+    at: "leaseMs",
     find: "export const leaseMs = (upstreamTimeoutMs: number): number => Math.min(5 * 60_000, Math.max(30_000, 3 * upstreamTimeoutMs));",
     replace: "export const leaseMs = (_upstreamTimeoutMs: number): number => 0;",
     tests: ["test/integration/tid.test.ts"],
@@ -417,7 +421,7 @@ export const MUTANTS = [
   // --- retention ------------------------------------------------------------------------------
   {
     name: "replay-window-in-hours",
-    file: "src/retention.ts",
+    at: "retentionPolicy",
     find: "const replayMs = positive(env.TID_REPLAY_DAYS, d.replayDays) * DAY_MS;",
     replace: "const replayMs = positive(env.TID_REPLAY_DAYS, d.replayDays) * 3_600_000;",
     tests: ["test/integration/retention.test.ts"],
@@ -425,7 +429,7 @@ export const MUTANTS = [
   },
   {
     name: "pending-claims-deleted",
-    file: "src/tid-index.ts",
+    at: "deleteTids",
     find: "SELECT rowid FROM tid_index WHERE status = 1 AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,",
     replace: "SELECT rowid FROM tid_index WHERE updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,",
     tests: ["test/integration/retention.test.ts"],
@@ -433,7 +437,7 @@ export const MUTANTS = [
   },
   {
     name: "replay-past-its-window",
-    file: "src/creation.ts",
+    at: "replay",
     find: "if (row.receipt_id !== null && clock.now() - row.updated_at <= replayMs) {",
     replace: "if (row.receipt_id !== null) {",
     tests: ["test/integration/retention.test.ts"],
@@ -441,7 +445,7 @@ export const MUTANTS = [
   },
   {
     name: "tid-completion-not-owed",
-    file: "src/record/wake.ts",
+    at: "Wake.fired",
     find: "if (rec.owed_completion !== null) {",
     replace: 'if (rec.owed_completion === "never") {',
     tests: ["test/integration/tid-replay.test.ts"],
@@ -449,7 +453,7 @@ export const MUTANTS = [
   },
   {
     name: "tid-cache-believed-forever",
-    file: "src/tid-cache.ts",
+    at: "recallTid",
     find: "return now - entry.answered_at < retentionMs ? entry : null;",
     replace: "return entry;",
     tests: ["test/integration/tid-cache.test.ts"],
@@ -457,7 +461,7 @@ export const MUTANTS = [
   },
   {
     name: "tid-cache-not-remembered",
-    file: "src/creation.ts",
+    at: "remember",
     find: "return rememberTid(row.owner, row.tid, entry, retentionPolicy(env).tidRetentionMs);",
     replace: "return Promise.resolve(void entry);",
     tests: ["test/integration/tid-cache.test.ts"],
@@ -465,7 +469,7 @@ export const MUTANTS = [
   },
   {
     name: "sweep-record-calls-unbounded",
-    file: "src/events/sweep.ts",
+    at: "requeuesPerDatabase",
     find: "Math.max(1, Math.min(REQUEUE_LIMIT, Math.floor(SWEEP_RECORD_CALLS / Math.max(1, databases))));",
     replace: "REQUEUE_LIMIT + 0 * databases;",
     tests: ["test/integration/fanout.test.ts"],
@@ -473,7 +477,7 @@ export const MUTANTS = [
   },
   {
     name: "unlogged-event-dropped",
-    file: "src/events/delivery.ts",
+    at: "handleEventBatch",
     find: "if (!at || at.pending) toDeliver.push({ message, db: at?.db ?? null });",
     replace: "if (at?.pending) toDeliver.push({ message, db: at.db });",
     tests: ["test/integration/events-delivery.test.ts"],
@@ -481,7 +485,7 @@ export const MUTANTS = [
   },
   {
     name: "earlier-list-row-not-found",
-    file: "src/events/log.ts",
+    at: "findLogged",
     find: "if (missing.length === 0 || rest.length === 0) return logged;",
     replace: "return logged;",
     tests: ["test/integration/tid-shards.test.ts"],
@@ -489,7 +493,7 @@ export const MUTANTS = [
   },
   {
     name: "sweep-walk-watches-nothing",
-    file: "src/events/sweep.ts",
+    at: "SWEEP_WALK",
     find: '  `UPDATE events SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL`,',
     replace: '  `UPDATE events SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL AND 0`,',
     tests: ["test/integration/events-delivery.test.ts", "test/integration/events-rows.test.ts"],
@@ -497,7 +501,7 @@ export const MUTANTS = [
   },
   {
     name: "late-logged-event-unwatched",
-    file: "src/events/log-database.ts",
+    at: "recordEvents",
     find: "CASE WHEN ?1 <= (SELECT MAX(id) FROM events_cursors) THEN 1 END)",
     replace: "NULL)",
     tests: ["test/integration/events-rows.test.ts"],
@@ -505,7 +509,7 @@ export const MUTANTS = [
   },
   {
     name: "fresh-pending-events-unlisted",
-    file: "src/events/log-database.ts",
+    at: "listEvents",
     find: `UNION ALL SELECT * FROM (\${page(["watched IS NULL", "id > (SELECT id FROM events_cursors WHERE name = 'sweep')"])}))`,
     replace: `UNION ALL SELECT * FROM (\${page(["watched IS NULL", "0"])}))`,
     tests: ["test/integration/events-rows.test.ts"],
@@ -513,7 +517,7 @@ export const MUTANTS = [
   },
   {
     name: "prune-walk-leaves-pending-unwatched",
-    file: "src/events/log-database.ts",
+    at: "pruneDelivered",
     find: 'db.prepare(`UPDATE events SET watched = 1 WHERE ${walkedBatch("prune")} AND status <> 1 AND watched IS NULL`),',
     replace: "db.prepare(`SELECT 1`),",
     tests: ["test/integration/events-rows.test.ts", "test/integration/retention.test.ts"],
@@ -521,7 +525,7 @@ export const MUTANTS = [
   },
   {
     name: "list-by-record-reads-nothing",
-    file: "src/receipt-object.ts",
+    at: "ReceiptObject.eventIds",
     find: "    return this.#parts.store.load() ? this.#parts.store.outbox.eventIds() : [];",
     replace: "    return [];",
     tests: ["test/integration/events-by-record.test.ts"],
@@ -529,7 +533,7 @@ export const MUTANTS = [
   },
   {
     name: "list-by-record-asks-receipts-only",
-    file: "src/events/log.ts",
+    at: "keptEventIds",
     find: 'const kinds: KindName[] = ["receipt", "transfer"];',
     replace: 'const kinds: KindName[] = ["receipt"];',
     tests: ["test/integration/events-by-record.test.ts"],
@@ -537,7 +541,7 @@ export const MUTANTS = [
   },
   {
     name: "list-by-record-ignores-after",
-    file: "src/events/log-database.ts",
+    at: "listEventsIn",
     find: ".filter((id) => query.after === undefined || id < query.after)",
     replace: ".filter(() => true)",
     tests: ["test/integration/events-by-record.test.ts"],
@@ -545,7 +549,7 @@ export const MUTANTS = [
   },
   {
     name: "undelivered-events-pruned-early",
-    file: "src/retention.ts",
+    at: "runRetention",
     find: `pruneWatched(db, "pending", policy.undeliveredEventsMs, limit, now)`,
     replace: `pruneWatched(db, "pending", policy.deliveredEventsMs, limit, now)`,
     tests: ["test/integration/retention.test.ts"],
@@ -555,7 +559,7 @@ export const MUTANTS = [
   // --- steps taken on someone's behalf pass the same table (rules 2 and 8) -----------------------
   {
     name: "lost-cancel-completed-for-anyone",
-    file: "src/record/settle.ts",
+    at: "Settlement.completeLostCancel",
     find: 'const decision = reconciler.decide("cancel", callerKindOf(lost.actor), true);',
     replace: 'const decision = reconciler.decide("cancel", "partner", true);',
     tests: ["test/integration/lost-calls.test.ts"],
@@ -563,7 +567,7 @@ export const MUTANTS = [
   },
   {
     name: "lost-cancel-note-names-no-one",
-    file: "src/record/write-ahead.ts",
+    at: "WriteAhead.around",
     find: "      pending_actor: note.actor,",
     replace: "      pending_actor: null,",
     tests: ["test/integration/lost-calls.test.ts"],
@@ -571,7 +575,7 @@ export const MUTANTS = [
   },
   {
     name: "lost-cancel-caller-unknown-as-partner",
-    file: "src/record/reconciler.ts",
+    at: "callerKindOf",
     find: `actor?.startsWith("partner:") ? "partner" : actor === "gateway" ? "gateway" : "user";`,
     replace: `actor?.startsWith("user:") ? "user" : actor === "gateway" ? "gateway" : "partner";`,
     tests: ["test/integration/lost-calls.test.ts"],
@@ -579,7 +583,7 @@ export const MUTANTS = [
   },
   {
     name: "exhaustion-cancel-of-any-unfinished",
-    file: "src/lifecycle.ts",
+    at: "exhaustionCancelPending",
     find: "return facts.guesses >= MAX_GUESSES && facts.upstreamCancels && facts.state === STATE.created;",
     replace: "return facts.guesses >= MAX_GUESSES && facts.upstreamCancels && facts.state !== STATE.cancelled;",
     tests: ["test/unit/lifecycle.test.ts"],
@@ -587,7 +591,7 @@ export const MUTANTS = [
   },
   {
     name: "gateway-cancels-like-partner",
-    file: "src/lifecycle.ts",
+    at: "LIFECYCLE",
     find: `      when: (ctx) => ctx.caller !== "partner",
       then: refuse("forbidden", "Only the partner backend may cancel a paid or held receipt."),`,
     replace: `      when: (ctx) => ctx.caller === "user",
@@ -599,7 +603,7 @@ export const MUTANTS = [
   // --- a record's end (rule 10) ----------------------------------------------------------------------
   {
     name: "record-deleted-under-its-events",
-    file: "src/record/end.ts",
+    at: "RecordEnd.deleteIfDue",
     find: "      logged = await recordHasLoggedEvents(this.#env, rec.id, this.#store.outbox.eventIds());",
     replace: "      logged = false;",
     tests: ["test/integration/record-end.test.ts"],
@@ -607,7 +611,7 @@ export const MUTANTS = [
   },
   {
     name: "record-end-asks-for-no-event",
-    file: "src/record/end.ts",
+    at: "RecordEnd.deleteIfDue",
     find: "      logged = await recordHasLoggedEvents(this.#env, rec.id, this.#store.outbox.eventIds());",
     replace: "      logged = await recordHasLoggedEvents(this.#env, rec.id, []);",
     tests: ["test/integration/record-end.test.ts"],
@@ -615,7 +619,7 @@ export const MUTANTS = [
   },
   {
     name: "record-deleted-after-a-change",
-    file: "src/record/end.ts",
+    at: "RecordEnd.deleteIfDue",
     find: "    const still = current === null || !idle() ? null : this.deleteAt(current);",
     replace: "    const still = current === null || !idle() ? null : at;",
     tests: ["test/integration/record-end.test.ts"],
@@ -623,7 +627,7 @@ export const MUTANTS = [
   },
   {
     name: "transfer-exhausted-never-final",
-    file: "src/record/end.ts",
+    at: "RecordEnd.deleteAt",
     find: "        edgeClosed: closedAtEdgeOf(rec),",
     replace: "        edgeClosed: rec.edge_closed === 1,",
     tests: ["test/integration/record-end.test.ts"],
@@ -631,7 +635,7 @@ export const MUTANTS = [
   },
   {
     name: "closed-at-edge-without-guesses",
-    file: "src/lifecycle.ts",
+    at: "closedAtEdge",
     find: "  (facts.guesses >= MAX_GUESSES || facts.expired === true) && !facts.upstreamCancels;",
     replace: "  !facts.upstreamCancels;",
     tests: ["test/unit/lifecycle.test.ts", "test/integration/record-end.test.ts"],
@@ -641,7 +645,7 @@ export const MUTANTS = [
   // --- every money operation, for every kind (rules 2 to 6) -------------------------------------------
   {
     name: "anonymous-pay-without-otp",
-    file: "src/record/specs.ts",
+    at: "PAY",
     find: 'otp: (rec, input) => otpToSend("number" in input.card || rec.is_verify === 1, input.otp),',
     replace: "otp: (rec, input) => otpToSend(rec.is_verify === 1, input.otp),",
     tests: ["test/integration/receipts.test.ts", "test/integration/anonymous.test.ts"],
@@ -649,7 +653,7 @@ export const MUTANTS = [
   },
   {
     name: "a2c-pay-without-otp",
-    file: "src/record/specs.ts",
+    at: "PAY_TRANSFER",
     find: "otp: (rec, input) => otpToSend(rec.is_verify === 1, input.otp),",
     replace: "otp: (rec, input) => otpToSend(false, input.otp),",
     tests: ["test/integration/transfers.test.ts"],
@@ -657,7 +661,7 @@ export const MUTANTS = [
   },
   {
     name: "paid-twice",
-    file: "src/lifecycle.ts",
+    at: "PAYABLE",
     find: `{ phases: ["paid", "held", "awaiting_supplier"], then: (ctx, phase) => refuse("receipt_already_paid"`,
     replace: `{ phases: ["held", "awaiting_supplier"], then: (ctx, phase) => refuse("receipt_already_paid"`,
     tests: ["test/integration/receipts.test.ts", "test/integration/transfers.test.ts"],
@@ -665,7 +669,7 @@ export const MUTANTS = [
   },
   {
     name: "hold-confirm-by-anyone",
-    file: "src/lifecycle.ts",
+    at: "LIFECYCLE",
     find: `{ when: (ctx) => ctx.caller !== "partner", then: refuse("forbidden", "hold-confirm is for the partner backend only.") },`,
     replace: `{ when: (ctx) => ctx.caller === "gateway", then: refuse("forbidden", "hold-confirm is for the partner backend only.") },`,
     tests: ["test/integration/cancel-access.test.ts", "test/unit/lifecycle.test.ts"],
@@ -673,7 +677,7 @@ export const MUTANTS = [
   },
   {
     name: "hold-confirm-hold-disabled",
-    file: "src/lifecycle.ts",
+    at: "LIFECYCLE",
     find: `{ when: (ctx) => !ctx.holdEnabled, then: refuse("hold_not_enabled"`,
     replace: `{ when: (ctx) => false && !ctx.holdEnabled, then: refuse("hold_not_enabled"`,
     tests: ["test/integration/create-rules.test.ts", "test/unit/lifecycle.test.ts"],
@@ -681,7 +685,7 @@ export const MUTANTS = [
   },
   {
     name: "hold-confirm-not-held",
-    file: "src/lifecycle.ts",
+    at: "LIFECYCLE",
     find: "{ when: (ctx) => !KINDS[ctx.kind].holds || !ctx.isHold, then:",
     replace: "{ when: (ctx) => !KINDS[ctx.kind].holds, then:",
     tests: ["test/integration/receipts.test.ts", "test/unit/lifecycle.test.ts"],
@@ -689,7 +693,7 @@ export const MUTANTS = [
   },
   {
     name: "cancel-awaiting-supplier",
-    file: "src/lifecycle.ts",
+    at: "LIFECYCLE",
     find: `{ phases: ["awaiting_supplier"], then: refuse("cancel_not_allowed", "A receipt awaiting`,
     replace: `{ phases: [], then: refuse("cancel_not_allowed", "A receipt awaiting`,
     tests: ["test/integration/faults.test.ts", "test/unit/lifecycle.test.ts"],
@@ -697,7 +701,7 @@ export const MUTANTS = [
   },
   {
     name: "cancel-qr-merchant",
-    file: "src/lifecycle.ts",
+    at: "LIFECYCLE",
     find: `{ when: (ctx) => ctx.qrMerchant, then: refuse("cancel_not_allowed", "Receipts of QR merchants cannot be cancelled.") },`,
     replace: `{ when: (ctx) => false && ctx.qrMerchant, then: refuse("cancel_not_allowed", "Receipts of QR merchants cannot be cancelled.") },`,
     tests: ["test/integration/receipts.test.ts", "test/unit/lifecycle.test.ts"],
@@ -705,7 +709,7 @@ export const MUTANTS = [
   },
   {
     name: "otp-sends-one-too-many",
-    file: "src/lifecycle.ts",
+    at: "otpSendRefusal",
     find: "  if (facts.sends >= MAX_OTP_SENDS) {",
     replace: "  if (facts.sends > MAX_OTP_SENDS) {",
     tests: ["test/integration/otp.test.ts", "test/integration/limits.test.ts"],
@@ -713,7 +717,7 @@ export const MUTANTS = [
   },
   {
     name: "otp-resend-wait-ignored",
-    file: "src/lifecycle.ts",
+    at: "otpSendRefusal",
     find: "  if (waitLeft > 0) {",
     replace: "  if (waitLeft > 600_000) {",
     tests: ["test/integration/otp.test.ts", "test/integration/limits.test.ts"],
@@ -723,7 +727,7 @@ export const MUTANTS = [
   // --- normalization, and the HTTP guards (rules 7 and 8) --------------------------------------------
   {
     name: "unknown-state-stored",
-    file: "src/upstream/normalize.ts",
+    at: "readable",
     find: "isKnownState(raw.state) && (raw.amount === undefined",
     replace: `typeof raw.state === "number" && (raw.amount === undefined`,
     tests: ["test/integration/faults.test.ts", "test/unit/normalize.test.ts"],
@@ -731,7 +735,7 @@ export const MUTANTS = [
   },
   {
     name: "full-card-number-stored",
-    file: "src/upstream/normalize.ts",
+    at: "maskedCard",
     find: "  return /^\\d{13,19}$/.test(s) ? maskPan(s) : s;",
     replace: "  return s;",
     tests: ["test/integration/card-data.test.ts", "test/unit/normalize.test.ts"],
@@ -739,7 +743,7 @@ export const MUTANTS = [
   },
   {
     name: "content-type-unchecked",
-    file: "src/http.ts",
+    at: "requireJson",
     find: `  if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {`,
     replace: "  if (false) {",
     tests: ["test/integration/validation.test.ts"],
@@ -747,7 +751,7 @@ export const MUTANTS = [
   },
   {
     name: "body-size-unbounded",
-    file: "src/http.ts",
+    at: "MAX_BODY_BYTES",
     find: "export const MAX_BODY_BYTES = 16 * 1024;",
     replace: "export const MAX_BODY_BYTES = 16 * 1024 * 1024;",
     tests: ["test/integration/validation.test.ts"],
@@ -757,7 +761,7 @@ export const MUTANTS = [
   // --- every write safe to repeat (rule 11) ---------------------------------------------------------
   {
     name: "repeat-calls-upstream-again",
-    file: "src/record/move.ts",
+    at: "Moves.run",
     find: `if (seen.kind === "replay") return { ok: true, value: seen.answer.body, replayed: seen.answer };`,
     replace: `if (false && seen.kind === "replay") return { ok: true, value: seen.answer.body, replayed: seen.answer };`,
     tests: ["test/integration/idempotency.test.ts"],
@@ -765,7 +769,7 @@ export const MUTANTS = [
   },
   {
     name: "key-compared-without-body",
-    file: "src/record/keys.ts",
+    at: "Keys.look",
     find: `if (!request.fingerprints.includes(row.fingerprint)) return { kind: "reused" };`,
     replace: `if (false && !request.fingerprints.includes(row.fingerprint)) return { kind: "reused" };`,
     tests: ["test/integration/idempotency.test.ts"],
@@ -773,7 +777,7 @@ export const MUTANTS = [
   },
   {
     name: "key-shared-across-callers",
-    file: "src/record/keys.ts",
+    at: "Keys.look",
     find: `"SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE caller = ? AND operation = ? AND key = ?",`,
     replace: `"SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE ? IS NOT NULL AND operation = ? AND key = ?",`,
     tests: ["test/integration/idempotency.test.ts"],
@@ -781,7 +785,7 @@ export const MUTANTS = [
   },
   {
     name: "unknown-outcome-replayed-as-failure",
-    file: "src/record/move.ts",
+    at: "Moves.#repeatAfterUnknown",
     find: `      shown === "done"`,
     replace: `      shown === "never"`,
     tests: ["test/integration/idempotency.test.ts"],
@@ -789,7 +793,7 @@ export const MUTANTS = [
   },
   {
     name: "refusal-before-acting-kept",
-    file: "src/lifecycle.ts",
+    at: "keepsAnswer",
     find: "  return status === 200 || status === 402 || status === 404 || status === 409 || status === 422;",
     replace: "  return true;",
     tests: ["test/integration/idempotency.test.ts"],
@@ -799,7 +803,7 @@ export const MUTANTS = [
   // --- erasure (rule 10) ------------------------------------------------------------------------
   {
     name: "erase-skips-outbox",
-    file: "src/receipt-object.ts",
+    at: "ReceiptObject.erase",
     find: "      outbox.erase();\n",
     replace: "",
     tests: ["test/integration/erasure.test.ts"],
@@ -807,7 +811,7 @@ export const MUTANTS = [
   },
   {
     name: "erase-skips-unlogged-outbox",
-    file: "src/record/outbox-rows.ts",
+    at: "OutboxRows.rewrite",
     find: "this.#events = this.#events.map(([id, body]) => [id, rewrite(body)]);",
     replace: "this.#events = this.#events.map(([id, body], i) => [id, i < this.#logged ? rewrite(body) : body]);",
     tests: ["test/integration/erasure.test.ts"],
@@ -816,7 +820,7 @@ export const MUTANTS = [
   },
   {
     name: "outbox-migration-counts-all-logged",
-    file: "src/record/schema.ts",
+    at: "MIGRATIONS",
     find: "events_logged = (SELECT count(*) FROM outbox WHERE seq < (SELECT coalesce(min(seq), ${NO_SEQ}) FROM outbox WHERE logged_at IS NULL))",
     replace: "events_logged = (SELECT count(*) FROM outbox)",
     tests: ["test/integration/record-schema.test.ts"],
@@ -824,7 +828,7 @@ export const MUTANTS = [
   },
   {
     name: "outbox-mark-never-stored",
-    file: "src/record/outbox-rows.ts",
+    at: "OutboxRows.markSent",
     find: "    this.#writer.defer({ events_logged: logged });\n",
     replace: "",
     tests: ["test/integration/events-outbox.test.ts"],
@@ -834,7 +838,7 @@ export const MUTANTS = [
 
   {
     name: "event-bodies-stored-whole",
-    file: "src/record/event-texts.ts",
+    at: "bodyEncoder",
     find: "return parts.length > 1 && decodeBody(parts, texts) === body ? parts : [body];",
     replace: "return [body];",
     tests: ["test/integration/record-end.test.ts"],
@@ -843,7 +847,7 @@ export const MUTANTS = [
   },
   {
     name: "event-bodies-not-reencoded-with-body",
-    file: "src/record/store.ts",
+    at: "RecordStore.#flush",
     find: 'if ("events" in pending || "body" in pending || "answer" in pending) {',
     replace: 'if ("events" in pending || "answer" in pending) {',
     tests: ["test/unit/record-parts.test.ts"],
@@ -852,7 +856,7 @@ export const MUTANTS = [
   },
   {
     name: "event-bodies-migration-skipped",
-    file: "src/record/schema.ts",
+    at: "MIGRATIONS",
     find: "  4: [\n    `UPDATE record SET events = (",
     replace: "  4: [\n    `UPDATE record SET events = events WHERE 0 AND (",
     tests: ["test/integration/record-schema.test.ts"],
@@ -863,7 +867,7 @@ export const MUTANTS = [
   // --- webhook signing ---------------------------------------------------------------------------
   {
     name: "signature-without-id",
-    file: "src/events/signing.ts",
+    at: "signWebhook",
     find: "const content = new TextEncoder().encode(`${id}.${timestamp}.${body}`);",
     replace: "const content = new TextEncoder().encode(`${timestamp}.${body}`);",
     tests: ["test/unit/events-signing.test.ts"],
@@ -871,7 +875,7 @@ export const MUTANTS = [
   },
   {
     name: "signed-with-secret-text",
-    file: "src/config-lists.ts",
+    at: "parseWebhookSecrets",
     find: "decodeBase64(entry.slice(WEBHOOK_SECRET_PREFIX.length))",
     replace: "new TextEncoder().encode(entry.slice(WEBHOOK_SECRET_PREFIX.length))",
     tests: ["test/unit/events-signing.test.ts"],
@@ -879,7 +883,7 @@ export const MUTANTS = [
   },
   {
     name: "rotation-signs-first-secret-only",
-    file: "src/events/signing.ts",
+    at: "signWebhook",
     find: "  const signatures = await Promise.all(\n    keys.map(",
     replace: "  const signatures = await Promise.all(\n    keys.slice(0, 1).map(",
     tests: ["test/unit/events-signing.test.ts"],
@@ -889,7 +893,7 @@ export const MUTANTS = [
   // --- every flow ends (rule 12) ----------------------------------------------
   {
     name: "expiry-skips-upstream-read",
-    file: "src/record/move.ts",
+    at: "Moves.reconcile",
     find: "    const looked = await reconciler.look(upstream, requestId);\n    if (!looked.ok) return looked;\n    if (looked.value",
     replace:
       "    await this.#settlement.expire(upstream, requestId);\n    const looked = await reconciler.look(upstream, requestId);\n    if (!looked.ok) return looked;\n    if (looked.value",
@@ -899,7 +903,7 @@ export const MUTANTS = [
   },
   {
     name: "hold-expiry-uses-unpaid-window",
-    file: "src/lifecycle.ts",
+    at: "EXPIRY",
     find: '    [STATE.held]: { window: "heldMs", from: "held", reason: "hold_expired", ends: "cancel" },',
     replace: '    [STATE.held]: { window: "unpaidMs", from: "held", reason: "hold_expired", ends: "cancel" },',
     tests: ["test/integration/expiry.test.ts"],
@@ -908,7 +912,7 @@ export const MUTANTS = [
   },
   {
     name: "hold-expiry-window-in-hours",
-    file: "src/config.ts",
+    at: "EXPIRY_SETTINGS",
     find: "  HOLD_EXPIRY_DAYS: { unitMs: 86_400_000, fallback: 7 },",
     replace: "  HOLD_EXPIRY_DAYS: { unitMs: 3_600_000, fallback: 7 },",
     tests: ["test/integration/expiry.test.ts"],
@@ -917,7 +921,7 @@ export const MUTANTS = [
   },
   {
     name: "expired-answers-receipt-cancelled",
-    file: "src/lifecycle.ts",
+    at: "PAYABLE",
     find: '  { phases: ["exhausted"], then: EXHAUSTED },\n  { phases: ["expired"], then: EXPIRED },',
     replace:
       '  { phases: ["exhausted"], then: EXHAUSTED },\n  { phases: ["expired"], then: (ctx) => refuse("receipt_cancelled", CANCELLED_MESSAGE(ctx)) },',
@@ -926,7 +930,7 @@ export const MUTANTS = [
   },
   {
     name: "expiry-refusal-not-closed-at-edge",
-    file: "src/lifecycle.ts",
+    at: "expiryOutcomeOf",
     find: '  return stillExpirable ? "edge" : "ended";',
     replace: '  return "ended";',
     tests: ["test/integration/expiry.test.ts"],
@@ -935,7 +939,7 @@ export const MUTANTS = [
   },
   {
     name: "gateway-may-not-release-hold",
-    file: "src/lifecycle.ts",
+    at: "LIFECYCLE",
     find: '    { phases: ["held"], when: (ctx) => ctx.caller === "gateway" && ctx.expiring === "hold_expired", then: CALL },',
     replace: "",
     tests: ["test/integration/expiry.test.ts"],
@@ -944,7 +948,7 @@ export const MUTANTS = [
   },
   {
     name: "busy-expiry-decides",
-    file: "src/lifecycle.ts",
+    at: "expiryOutcomeOf",
     find: '  if (answer.code === "upstream_unavailable" || answer.code === "rate_limited") return "retry";',
     replace: "",
     tests: ["test/integration/expiry.test.ts"],
@@ -955,7 +959,7 @@ export const MUTANTS = [
   // --- card testing and SMS pumping (rule 13) -----------------------------------------------------
   {
     name: "risk-refused-call-counts",
-    file: "src/risk/risk-object.ts",
+    at: "RiskObject.admit",
     find: "      if (ends.length >= counter.limit) return { ok: false, rule: counter.rule, retryAfterMs: Math.max(0, (first ?? now) - now) };",
     replace:
       "      if (ends.length >= counter.limit) { log[counter.rule] = [...ends, now + counter.windowMs].sort((a, b) => a - b); this.ctx.storage.kv.put(RISK_LOG, log); return { ok: false, rule: counter.rule, retryAfterMs: Math.max(0, (first ?? now) - now) }; }",
@@ -965,7 +969,7 @@ export const MUTANTS = [
   },
   {
     name: "risk-counter-keyed-by-number",
-    file: "src/risk/check.ts",
+    at: "admitRisk",
     find: '  const fingerprint = await cardFingerprint(env.CARD_FINGERPRINT_SECRET ?? "", uses.card);',
     replace: '  const fingerprint = "number" in uses.card ? uses.card.number : await cardFingerprint(env.CARD_FINGERPRINT_SECRET ?? "", uses.card);',
     tests: ["test/integration/risk-limits.test.ts"],
@@ -974,7 +978,7 @@ export const MUTANTS = [
   },
   {
     name: "risk-partner-counted",
-    file: "src/risk/check.ts",
+    at: "admitRisk",
     find: '  if (caller.kind === "partner") return null;',
     replace: '  if ((caller.kind as string) === "nobody") return null;',
     tests: ["test/integration/risk-limits.test.ts"],
@@ -983,7 +987,7 @@ export const MUTANTS = [
   },
   {
     name: "risk-limit-off-by-one",
-    file: "src/risk/risk-object.ts",
+    at: "RiskObject.admit",
     find: "      if (ends.length >= counter.limit) return",
     replace: "      if (ends.length > counter.limit) return",
     tests: ["test/integration/risk-limits.test.ts"],
@@ -994,7 +998,7 @@ export const MUTANTS = [
   // --- fiscal receipts watched until they exist (rule 14) -------------------------------------------
   {
     name: "fiscal-data-found-without-event",
-    file: "src/lifecycle.ts",
+    at: "fiscalEventOf",
     find: '  if (before === "sale_pending" && after === "sale") return events.sale;',
     replace: "",
     tests: ["test/integration/fiscal.test.ts"],
@@ -1003,7 +1007,7 @@ export const MUTANTS = [
   },
   {
     name: "fiscal-half-shown-is-shown",
-    file: "src/lifecycle.ts",
+    at: "fiscalShown",
     find: "export const fiscalShown = (ofd: unknown): boolean => isObject(ofd) && filled(ofd.fiscalSign) && filled(ofd.qrCodeUrl);",
     replace: "export const fiscalShown = (ofd: unknown): boolean => isObject(ofd) && (filled(ofd.fiscalSign) || filled(ofd.qrCodeUrl));",
     tests: ["test/unit/lifecycle.test.ts"],
@@ -1011,7 +1015,7 @@ export const MUTANTS = [
   },
   {
     name: "fiscal-pending-record-ends",
-    file: "src/schedule.ts",
+    at: "recordDeletionAt",
     find: " || facts.fiscalPending || facts.listingOwed) return null;",
     replace: " || facts.listingOwed) return null;",
     tests: ["test/integration/fiscal.test.ts"],
@@ -1020,7 +1024,7 @@ export const MUTANTS = [
   },
   {
     name: "fiscal-record-ends-before-its-listing",
-    file: "src/schedule.ts",
+    at: "recordDeletionAt",
     find: " || facts.fiscalPending || facts.listingOwed) return null;",
     replace: " || facts.fiscalPending) return null;",
     tests: ["test/integration/fiscal.test.ts"],
@@ -1029,7 +1033,7 @@ export const MUTANTS = [
   },
   {
     name: "fiscal-read-without-standing-alarm",
-    file: "src/record/wake.ts",
+    at: "Wake.fired",
     find: "          alarm.set(writeAhead.deadline(clock.now()));",
     replace: "",
     tests: ["test/integration/fiscal.test.ts"],
@@ -1038,7 +1042,7 @@ export const MUTANTS = [
   },
   {
     name: "fiscal-list-newest-first",
-    file: "src/fiscal-list.ts",
+    at: "fiscalPendingPage",
     find: '    : env.DB.prepare("SELECT id, tid, amount, state, since, reads FROM fiscal_pending ORDER BY since, id LIMIT ?1").bind(query.limit + 1);',
     replace:
       '    : env.DB.prepare("SELECT id, tid, amount, state, since, reads FROM fiscal_pending ORDER BY since DESC, id DESC LIMIT ?1").bind(query.limit + 1);',
@@ -1049,7 +1053,7 @@ export const MUTANTS = [
   // --- strict bodies, user_message, readiness ---------------------------------
   {
     name: "create-body-loose",
-    file: "src/schemas.ts",
+    at: "CreateReceiptRequest",
     find: "export const CreateReceiptRequest = v.pipe(\n  v.strictObject({",
     replace: "export const CreateReceiptRequest = v.pipe(\n  v.looseObject({",
     tests: ["test/integration/errors.test.ts"],
@@ -1058,7 +1062,7 @@ export const MUTANTS = [
   },
   {
     name: "number-card-loose",
-    file: "src/schemas.ts",
+    at: "NumberCard",
     find: 'export const NumberCard = v.pipe(v.strictObject({ number: CardNumber, expire: Expire }), v.title("NumberCard"));',
     replace: 'export const NumberCard = v.pipe(v.looseObject({ number: CardNumber, expire: Expire }), v.title("NumberCard"));',
     tests: ["test/integration/errors.test.ts", "test/integration/risk-limits.test.ts"],
@@ -1067,7 +1071,7 @@ export const MUTANTS = [
   },
   {
     name: "user-message-ignores-quality",
-    file: "src/language.ts",
+    at: "negotiateLanguage",
     find: '  convertDetectedLanguage: (range) => (range === "*" ? "en" : range),',
     replace: '  convertDetectedLanguage: (range) => (range === "*" ? "ru" : range),',
     tests: ["test/unit/language.test.ts", "test/integration/user-messages.test.ts"],
@@ -1075,7 +1079,7 @@ export const MUTANTS = [
   },
   {
     name: "readyz-ignores-schema",
-    file: "src/readiness.ts",
+    at: "probeD1",
     find: "    return answer.applied === 1 ? { ok: true } : behind(migrationNumber(answer.name));",
     replace: "    return { ok: true };",
     tests: ["test/integration/readyz.test.ts"],

@@ -5,15 +5,19 @@
  *   npm run test:mutants                 every mutation in scripts/mutants.list.mjs
  *   npm run test:mutants -- tid lease    only those whose name contains "tid" or "lease"
  *   npm run test:mutants -- --list       print the names and stop
+ *   npm run test:mutants -- --check      check that every mutation still lands, run nothing (npm test runs this)
  *   npm run test:mutants -- --no-baseline  skip the first, unmutated run
  *
- * Each entry of scripts/mutants.list.mjs is a one-line change of a money rule.
- * For each, one at a time, this changes that line and runs the test files the
- * entry names: a test must fail ("killed", with the tests that failed). A
- * mutation whose tests all pass SURVIVED; an entry whose `find` text does not
- * occur exactly once in its file is stale (a refactor moved the line) and
- * fails the run as well, instead of silently testing nothing. The run exits
- * non-zero if anything survived, was stale, or could not run.
+ * Each entry of scripts/mutants.list.mjs is a small change of a money rule,
+ * anchored to a named definition of src/ and a snippet found exactly once
+ * inside it (scripts/mutants-anchor.mjs), wherever the definition's file
+ * lives. For each, one at a time, this makes that change and runs the test
+ * files the entry names: a test must fail ("killed", with the tests that
+ * failed). A mutation whose tests all pass SURVIVED; an entry whose
+ * definition is gone or whose snippet does not occur exactly once in it is
+ * stale (a change rewrote the rule's code) and fails the run as well,
+ * instead of silently testing nothing. The run exits non-zero if anything
+ * survived, was stale, or could not run.
  *
  * The working tree is never modified: the files git knows (tracked, and new
  * ones not ignored, as they are in the working tree) are copied into a
@@ -37,6 +41,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MUTANTS } from "./mutants.list.mjs";
+import { indexDefinitions, locate, mutated } from "./mutants-anchor.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** A mutant whose tests run longer than this is ended and counted as killed (it hangs). */
@@ -46,8 +51,8 @@ const args = process.argv.slice(2);
 const flags = new Set(args.filter((a) => a.startsWith("--")));
 const filters = args.filter((a) => !a.startsWith("--"));
 for (const flag of flags) {
-  if (!["--list", "--no-baseline"].includes(flag)) {
-    console.error(`unknown flag ${flag}\nusage: npm run test:mutants -- [--list] [--no-baseline] [name-filter ...]`);
+  if (!["--list", "--check", "--no-baseline"].includes(flag)) {
+    console.error(`unknown flag ${flag}\nusage: npm run test:mutants -- [--list] [--check] [--no-baseline] [name-filter ...]`);
     process.exit(2);
   }
 }
@@ -59,8 +64,34 @@ for (const m of MUTANTS) {
 }
 const selected = MUTANTS.filter((m) => filters.length === 0 || filters.some((f) => m.name.includes(f)));
 if (flags.has("--list")) {
-  for (const m of selected) console.log(`${m.name.padEnd(34)} ${m.file.padEnd(24)} ${m.why}`);
+  for (const m of selected) console.log(`${m.name.padEnd(34)} ${m.at.padEnd(28)} ${m.why}`);
   process.exit(0);
+}
+
+// --- where each lands ------------------------------------------------------------------
+
+const definitions = indexDefinitions(ROOT);
+const results = [];
+const runnable = [];
+for (const m of selected) {
+  const missing = ["name", "at", "find", "why"].filter((key) => typeof m[key] !== "string" || m[key] === "");
+  if (typeof m.replace !== "string") missing.push("replace");
+  if (missing.length > 0 || !Array.isArray(m.tests) || m.tests.length === 0) {
+    results.push({
+      m,
+      verdict: "STALE",
+      detail: `the entry lacks ${[...missing, ...(Array.isArray(m.tests) && m.tests.length ? [] : ["tests"])].join(", ")}`,
+    });
+    continue;
+  }
+  const where = locate(definitions, m);
+  if (where.error) results.push({ m, verdict: "STALE", detail: where.error });
+  else runnable.push({ m, where });
+}
+if (flags.has("--check")) {
+  for (const { m, detail } of results) console.log(`${m.name}: ${detail}`);
+  console.log(`${runnable.length} of ${selected.length} mutations land in src/${results.length ? `; ${results.length} stale` : ""}`);
+  process.exit(results.length > 0 ? 1 : 0);
 }
 if (selected.length === 0) {
   console.error(`no mutation's name contains ${filters.join(" or ")}; npm run test:mutants -- --list shows them`);
@@ -147,16 +178,6 @@ function runTests(files, grep) {
 
 // --- the mutations ----------------------------------------------------------------------
 
-const results = [];
-const runnable = [];
-for (const m of selected) {
-  const text = readFileSync(join(ROOT, m.file), "utf8");
-  const count = text.split(m.find).length - 1;
-  if (count !== 1) results.push({ m, verdict: "STALE", detail: `its find text occurs ${count} times in ${m.file}, not once` });
-  else if (m.find === m.replace) results.push({ m, verdict: "STALE", detail: "find and replace are the same" });
-  else runnable.push({ m, text });
-}
-
 if (!flags.has("--no-baseline") && runnable.length > 0) {
   const files = [...new Set(runnable.flatMap(({ m }) => m.tests))];
   console.log(`baseline: ${files.join(" ")} unmutated`);
@@ -171,18 +192,15 @@ if (!flags.has("--no-baseline") && runnable.length > 0) {
   console.log(`baseline: ${base.passed} tests pass (${base.seconds} s)\n`);
 }
 
-for (const [i, { m, text }] of runnable.entries()) {
-  const target = join(work, m.file);
+for (const [i, { m, where }] of runnable.entries()) {
+  const target = join(work, where.file);
   process.stdout.write(`[${i + 1}/${runnable.length}] ${m.name} ... `);
-  writeFileSync(
-    target,
-    text.replace(m.find, () => m.replace),
-  );
+  writeFileSync(target, mutated(where, m));
   let run;
   try {
     run = await runTests(m.tests, m.grep);
   } finally {
-    writeFileSync(target, text);
+    writeFileSync(target, where.text);
   }
   const verdict = run.timedOut ? "killed" : run.error ? "ERROR" : run.failed.length > 0 ? "killed" : "SURVIVED";
   const detail = run.timedOut ? "its tests hung (ended after 10 min)" : (run.error ?? run.failed.join("\n"));
@@ -193,13 +211,13 @@ for (const [i, { m, text }] of runnable.entries()) {
 
 // --- the table -----------------------------------------------------------------------------
 
-console.log("\n| mutation | file | result | killed by |\n|---|---|---|---|");
+console.log("\n| mutation | where | result | killed by |\n|---|---|---|---|");
 for (const { m, verdict, detail } of results) {
   const by =
     verdict === "killed"
       ? detail.split("\n")
       : [verdict === "SURVIVED" ? `nothing in ${m.tests.join(", ")}${m.grep ? ` (-t "${m.grep}")` : ""}` : detail];
-  console.log(`| ${m.name} | ${m.file} | ${verdict} | ${by[0]}${by.length > 1 ? ` (+${by.length - 1} more)` : ""} |`);
+  console.log(`| ${m.name} | ${m.at} | ${verdict} | ${by[0]}${by.length > 1 ? ` (+${by.length - 1} more)` : ""} |`);
 }
 const bad = results.filter((r) => r.verdict !== "killed");
 console.log(`\n${results.length - bad.length} killed, ${bad.length} not (${bad.map((r) => `${r.m.name}: ${r.verdict}`).join(", ") || "none"})`);
