@@ -5,12 +5,13 @@
  */
 import { type Context, Hono } from "hono";
 import { requestId } from "hono/request-id";
+import { auditCalls } from "./audit/calls";
 import { ApiError, renderError } from "./errors";
 import { requireSoundConfig } from "./guard";
 import { limitBody, parseJson, requireJson } from "./http";
 import { negotiateLanguage } from "./language";
 import { openApiDocument } from "./openapi";
-import { APIS, apiRouter } from "./operations";
+import { APIS, apiRouter, GATEWAY_API } from "./operations";
 import { checkReadiness } from "./readiness";
 import { RESTORE_PATH, restoreDoor, restoreRecord } from "./restore";
 import type { GatewayEnv } from "./types";
@@ -38,6 +39,10 @@ export function createApp() {
   // HEAD is answered as GET (Hono); every other method is 405.
   app.all("/healthz", onlyGet);
   app.all("/readyz", onlyGet);
+
+  // Rule 15: every call to the gateway's own operations, and the operator's restore, is in the audit trail.
+  app.use(`${GATEWAY_API.prefix}/*`, auditCalls(GATEWAY_API.prefix));
+  app.use(RESTORE_PATH, auditCalls("/api/v1/operator"));
 
   // The operator's restore of a record (src/restore.ts): no path at all unless RESTORE_KEY_HASH is set.
   app.post(RESTORE_PATH, restoreDoor, requireJson, limitBody, parseJson, restoreRecord);

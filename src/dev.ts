@@ -15,7 +15,7 @@ import gateway from "./index";
 // Every data point this isolate writes (the Worker's and its objects': one isolate locally) is kept for /__sandbox/metrics.
 keepDevMetrics();
 
-export { ReceiptObject, RiskObject } from "./index";
+export { AuditWriter, ReceiptObject, RiskObject, StatementObject } from "./index";
 export { SandboxObject, SandboxUpstream } from "./sandbox";
 
 /** The console's pages, then everything else under /__sandbox/ from the sandbox itself, as the gateway reaches it. */

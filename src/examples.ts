@@ -179,3 +179,35 @@ export const AUDIT_TRAIL = {
     { at: PAID, op: "pay", actor: "partner", request_id: "20c816c4-ac75-4952-a16b-b67dfcc2f9e4", outcome: "ok", state: 4 },
   ],
 };
+
+/** audit/search's page (rule 15): a receipt's first entries, from the audit trail in R2. */
+export const AUDIT_SEARCH_PAGE = {
+  entries: [
+    {
+      id: `r:${EXAMPLE_RECEIPT_ID}:${CREATED}:0`,
+      at: CREATED,
+      source: "record",
+      op: "create",
+      actor: "partner",
+      request_id: "a532ca57-82f1-476e-847e-e5602f5b0aef",
+      outcome: "ok",
+      state: 0,
+      kind: "receipt",
+      receipt_id: EXAMPLE_RECEIPT_ID,
+      detail: { tid: "order-2026-0001", amount: 1500000, merchant_id: 1001, account: [{ key: "phone", value: "998901234567" }] },
+    },
+    {
+      id: `r:${EXAMPLE_RECEIPT_ID}:${PAID}:0`,
+      at: PAID,
+      source: "record",
+      op: "pay",
+      actor: "partner",
+      request_id: "20c816c4-ac75-4952-a16b-b67dfcc2f9e4",
+      outcome: "ok",
+      state: 4,
+      kind: "receipt",
+      receipt_id: EXAMPLE_RECEIPT_ID,
+    },
+  ],
+  has_more: false,
+};

@@ -4,8 +4,10 @@ import { runErasures } from "./erasure";
 import { type EventMessage, handleEventBatch, sweepEvents } from "./events";
 import { cronShards, retentionPolicy, runRetention } from "./retention";
 
+export { AuditWriter } from "./audit/writer";
 export { ReceiptObject } from "./receipt-object";
 export { RiskObject } from "./risk/risk-object";
+export { StatementObject } from "./statements/statement-object";
 
 const app = createApp();
 

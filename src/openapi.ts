@@ -356,6 +356,8 @@ export const COMPONENT_NAMES = new Set([
   "CreateTransferRequest",
   "PayTransferRequest",
   "AuditRequest",
+  "AuditSearchRequest",
+  "AuditSearchPage",
   "ListEventsRequest",
   "ResendEventRequest",
   "EraseUserRequest",

@@ -48,7 +48,7 @@ export interface RetentionPolicy {
   undeliveredEventsMs: number;
   /**
    * How long a final record's Durable Object is kept after its last change (rule 10; the object deletes
-   * itself): never less than undeliveredEventsMs, so the log never lists an event whose record is gone.
+   * itself, and only once the event log holds none of its events: src/record/end.ts).
    */
   recordRetentionMs: number;
   /** Rows per statement. */
@@ -64,7 +64,8 @@ export const RETENTION_DEFAULTS = {
   // RECORD_RETENTION_DAYS; undelivered ones stay 90 days. It keeps D1 at <= 1 KB a receipt (docs/capacity.md).
   deliveredEventsDays: 7,
   undeliveredEventsDays: 90,
-  recordRetentionDays: 90,
+  // 30, not 90: the audit trail in R2 keeps what the record's trail said for a year (rule 15).
+  recordRetentionDays: 30,
   batchSize: 1000,
   rounds: 5,
 } as const;
@@ -88,9 +89,9 @@ export function retentionPolicy(env: Env): RetentionPolicy {
     tidRetentionMs: Math.max(replayMs, positive(env.TID_RETENTION_DAYS, d.tidRetentionDays) * DAY_MS),
     deliveredEventsMs,
     undeliveredEventsMs,
-    // A record keeps its events' bodies for the event log (src/events/bodies.ts): it outlives every event the
-    // log may still list, each created by a change of the record, pruned at most undeliveredEventsMs after it.
-    recordRetentionMs: Math.max(undeliveredEventsMs, positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS),
+    // A record keeps its events' bodies for the event log (src/events/bodies.ts): its end waits until the log
+    // holds none of them (src/record/end.ts), so it may be shorter than the log's windows.
+    recordRetentionMs: positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS,
     batchSize: whole(env.RETENTION_BATCH_SIZE, d.batchSize),
     rounds: whole(env.RETENTION_ROUNDS, d.rounds),
   };

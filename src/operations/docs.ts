@@ -64,6 +64,11 @@ export const DOCS = {
     "Every operation on the record, oldest first: when, which operation, who (`partner`, `user:<sub>`, or `gateway` for its own reconciliation), the request id, the outcome (`ok` or the error code) and the state after it.",
     "No card data is ever in it.",
   ),
+  searchAudit: prose(
+    "The audit trail kept in R2 for `AUDIT_RETENTION_DAYS` (a year), oldest first (rule 15): a receipt's or transfer's entries (`receipt_id`: the same entries receipt/audit shows while its record lives, and after its end), a user's (`user`), or a staff member's views and actions in the back office (`staff`), between `from` and `to` (milliseconds, at most 31 days apart), and every call to the gateway's own operations naming them.",
+    "Entries appear within about a minute (`AUDIT_FLUSH_SECONDS`); no card data, key or token is ever in one, and a user's erasure masks their account values and phone numbers in them.",
+    "Page with `after`: the `next` of the page before; a page reads a bounded slice of the trail, so it may hold fewer than `limit` entries while `has_more` is true.",
+  ),
   listEvents: prose(
     "Events newest first, with how their delivery to WEBHOOK_URL stands, optionally only one receipt's (or transfer's), one type, or one delivery status.",
     "Page with `after`: the last id of the page before.",

@@ -4,17 +4,18 @@
  * in src/operations/docs.ts). Their API is partner-only (src/operations/index.ts).
  */
 import * as v from "valibot";
+import { decodeAfter, MAX_SPAN_MS, searchAudit } from "../audit/search";
 import { clock } from "../clock";
 import { requestErasure } from "../erasure";
 import { ApiError } from "../errors";
 import { listEventPage, resendEvent } from "../events";
 import { EVENT_PAGE, EVENT_RESENT } from "../events/examples";
 import { DeliveryStatusName, Event, EventId, EventTypeName, ListEventsResult } from "../events/schemas";
-import { AUDIT_TRAIL, FISCAL_PENDING_PAGE } from "../examples";
+import { AUDIT_SEARCH_PAGE, AUDIT_TRAIL, FISCAL_PENDING_PAGE } from "../examples";
 import { fiscalPendingPage } from "../fiscal-list";
 import { KIND_NAMES } from "../kinds";
 import { receiptStub } from "../record-stub";
-import { EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, Int, int32, MaxText, ReceiptId, ReceiptState } from "../schemas";
+import { AccountEntry, EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, Int, int32, MaxText, ReceiptId, ReceiptState } from "../schemas";
 import { DOCS } from "./docs";
 import { describe, type Section } from "./operation";
 
@@ -126,6 +127,101 @@ const UserSub = v.pipe(
   v.description("The user's `sub`, as in their JWT."),
 );
 
+/** A time of audit/search's window: milliseconds since the epoch. */
+const SearchTime = (what: string) =>
+  v.pipe(
+    v.number(`${what} must be a number`),
+    v.integer(`${what} must be an integer`),
+    v.minValue(0, `${what} must not be negative`),
+    v.safeInteger(),
+    v.description("Milliseconds since the epoch."),
+  );
+
+const AuditSearchRequest = v.pipe(
+  v.strictObject({
+    receipt_id: v.optional(v.pipe(ReceiptId, v.description("A receipt's id or a transfer's `receipt_id`: its entries."))),
+    user: v.optional(
+      v.pipe(UserSub, v.description("A user's `sub`: the entries of their receipts and transfers, and of the gateway calls that named them.")),
+    ),
+    staff: v.optional(
+      v.pipe(
+        v.string(),
+        v.minLength(3, "staff must be an email"),
+        ...MaxText(255, "staff must be at most 255 characters"),
+        v.description("A staff member's email: their views and actions in the back office."),
+      ),
+    ),
+    from: SearchTime("from"),
+    to: SearchTime("to"),
+    after: v.optional(
+      v.pipe(
+        v.string(),
+        v.minLength(1, "after must not be empty"),
+        ...MaxText(400, "after must be at most 400 characters"),
+        v.description("The `next` of the previous page."),
+      ),
+    ),
+    limit: PageLimit,
+  }),
+  v.examples([{ receipt_id: EXAMPLE_RECEIPT_ID, from: 1795334400000 - 3600000, to: 1795334400000 + 86400000, limit: 20 }]),
+  v.title("AuditSearchRequest"),
+);
+
+const AuditLineSchema = v.object({
+  id: v.pipe(v.string(), v.description("The entry's id: the same entry is never given twice.")),
+  at: Int("Milliseconds since the epoch."),
+  source: v.pipe(
+    v.picklist(["record", "gateway", "staff"]),
+    v.description("A record's trail, a call to the gateway's own operations, or the back office."),
+  ),
+  op: v.pipe(
+    v.string(),
+    v.description("The record's operation (as receipt/audit shows it), the gateway operation's path (`events/list`), or the staff action."),
+  ),
+  actor: v.pipe(v.string(), v.description("partner, user:<sub>, gateway, operator, unauthenticated, or staff:<email>.")),
+  request_id: v.string(),
+  outcome: v.pipe(v.string(), v.description("ok, or the error code answered.")),
+  state: v.optional(v.pipe(v.nullable(ReceiptState), v.description("A record's state after it, as the gateway knew it."))),
+  kind: v.optional(v.picklist(KIND_NAMES)),
+  receipt_id: v.optional(v.string()),
+  user: v.optional(v.pipe(v.string(), v.description("The user the record belongs to, or the gateway call named."))),
+  staff: v.optional(v.string()),
+  role: v.optional(v.string()),
+  target: v.optional(v.string()),
+  detail: v.optional(
+    v.pipe(
+      v.looseObject({
+        tid: v.optional(v.string()),
+        amount: v.optional(v.number()),
+        merchant_id: v.optional(v.number()),
+        account: v.optional(v.array(AccountEntry)),
+        erased: v.optional(v.boolean()),
+        method: v.optional(v.string()),
+        status: v.optional(v.number()),
+      }),
+      v.description("A record's create (and rebuild): what the payment was for; a gateway call: its status and the filters it was asked with."),
+    ),
+  ),
+});
+
+const AuditSearchPage = v.pipe(
+  v.object({
+    entries: v.pipe(
+      v.array(AuditLineSchema),
+      v.metadata<v.InferOutput<typeof AuditLineSchema>[], { maxItems: number }>({ maxItems: 100 }),
+      v.description("Oldest first; at most `limit`."),
+    ),
+    has_more: v.pipe(
+      v.boolean(),
+      v.description(
+        "More may follow: ask again with `after` set to `next`. A page may hold fewer than `limit` entries (each page reads a bounded slice of the trail).",
+      ),
+    ),
+    next: v.optional(v.pipe(v.string(), v.description("Where the next page starts."))),
+  }),
+  v.title("AuditSearchPage"),
+);
+
 export const GATEWAY: Section = {
   tag: "Gateway",
   operations: [
@@ -150,6 +246,28 @@ export const GATEWAY: Section = {
         const trail = await receiptStub(c.env, kind, id).auditTrail();
         if (!trail) throw new ApiError("receipt_not_found", `No such ${kind}.`);
         return c.json(trail, 200);
+      },
+    }),
+    describe({
+      path: "/audit/search",
+      operationId: "searchAudit",
+      example: { summary: "A receipt's entries, from the audit trail in R2", value: AUDIT_SEARCH_PAGE },
+      summary: "Search the audit trail of a year (partner only)",
+      description: DOCS.searchAudit,
+      request: AuditSearchRequest,
+      response: AuditSearchPage,
+      errors: ["forbidden"],
+      upstream: [],
+      handle: async (c, query) => {
+        const named = (["receipt_id", "user", "staff"] as const).filter((field) => query[field] !== undefined);
+        const details: { path: string; message: string }[] = [];
+        if (named.length !== 1) details.push({ path: named[1] ?? "receipt_id", message: "give exactly one of receipt_id, user and staff" });
+        if (query.to < query.from) details.push({ path: "to", message: "to must not be before from" });
+        else if (query.to - query.from > MAX_SPAN_MS) details.push({ path: "to", message: "to must be at most 31 days after from" });
+        if (query.after !== undefined && !decodeAfter(query.after))
+          details.push({ path: "after", message: "after must be the next of a page this search gave" });
+        if (details.length > 0) throw new ApiError("invalid_request", "The request does not match the schema.", { details });
+        return c.json(await searchAudit(c.env.AUDIT, query), 200);
       },
     }),
     describe({

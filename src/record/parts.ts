@@ -3,6 +3,7 @@
  * of the record's row (RecordStore.slice refuses a column claimed twice) and
  * sees only the storage and the parts it works with, never the object.
  */
+import { AuditExport } from "../audit/export";
 import { readConfig } from "../config";
 import { retentionPolicy } from "../retention";
 import { lateReadSchedule } from "../schedule";
@@ -35,7 +36,9 @@ export function recordParts(storage: DurableObjectStorage, env: Env) {
   const completion = new Completion(store, env);
   const keys = new Keys(storage);
   const expiry = new Expiry(store, outbox, ledger, windows);
-  return { store, alarm, outbox, ledger, lateReads, fiscal, recorder, writeAhead, reconciler, end, completion, keys, expiry };
+  // Rule 15: the trail's entries, exported to the audit trail in R2.
+  const audit = new AuditExport(store, env);
+  return { audit, store, alarm, outbox, ledger, lateReads, fiscal, recorder, writeAhead, reconciler, end, completion, keys, expiry };
 }
 
 export type RecordParts = ReturnType<typeof recordParts>;

@@ -310,6 +310,56 @@ export class RecordStore {
     else this.#flush({ audit });
   }
 
+  /**
+   * Rule 15: the entries of the trail not yet in the audit trail in R2, each
+   * with its place among the entries of its millisecond (its id's last part),
+   * oldest first; none when every entry is exported. The last exported entry
+   * carries a seventh element, 1 (an older release reads past it and keeps
+   * it): every entry before it is exported too.
+   */
+  auditToExport(): { entry: AuditEntry; n: number; tuple: AuditTuple }[] {
+    if (!this.#row) return [];
+    const tuples = JSON.parse(this.#row.audit) as AuditTuple[];
+    let from = 0;
+    for (let i = tuples.length - 1; i >= 0; i--) {
+      if ((tuples[i] as unknown[])[6] === 1) {
+        from = i + 1;
+        break;
+      }
+    }
+    const seen = new Map<number, number>();
+    const out: { entry: AuditEntry; n: number; tuple: AuditTuple }[] = [];
+    tuples.forEach((tuple, i) => {
+      const n = seen.get(tuple[0]) ?? 0;
+      seen.set(tuple[0], n + 1);
+      if (i < from) return;
+      const [at, op, actor, request_id, outcome, state] = tuple;
+      out.push({ entry: { at, op, actor, request_id, outcome, state }, n, tuple });
+    });
+    return out;
+  }
+
+  /**
+   * These entries (the last of what auditToExport gave) are in the audit
+   * trail in R2: the mark moves to it, written with the row's next write (or
+   * the alarm's at the latest), as the drain's mark is.
+   */
+  markAuditExported(last: AuditTuple): void {
+    if (!this.#row) return;
+    const tuples = JSON.parse(this.#row.audit) as unknown[][];
+    let at = -1;
+    for (let i = tuples.length - 1; i >= 0; i--) {
+      const t = tuples[i]!;
+      if (t[0] === last[0] && t[1] === last[1] && t[3] === last[3] && t[4] === last[4]) {
+        at = i;
+        break;
+      }
+    }
+    if (at < 0) return;
+    const marked = tuples.map((t, i) => (i === at ? [...t.slice(0, 6), 1] : t.slice(0, 6)));
+    this.#defer({ audit: JSON.stringify(marked) });
+  }
+
   auditTrail(): AuditEntry[] {
     if (!this.#row) return [];
     return (JSON.parse(this.#row.audit) as AuditTuple[]).map(([at, op, actor, request_id, outcome, state]) => ({

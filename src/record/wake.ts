@@ -3,9 +3,11 @@
  * when it is next due (the reconciler's looks and late reads, rule 12's
  * expiry, rule 14's reads of a receipt whose fiscal data is missing, the
  * outbox's drain, the fiscal list's write, the tid completion owed, the
- * record's end) and sets the earliest; firing, it does what is due in that
- * order: the owed completion, the end, the look (with no caller: rule 8; the
- * expiry follows it), then the outbox's drain and the fiscal list's write.
+ * record's end, the audit trail's export) and sets the earliest; firing, it
+ * does what is due in that order: the owed completion, the trail's export
+ * (rule 15: a record that owes entries is not deleted), the end, the look
+ * (with no caller: rule 8; the expiry follows it), then the outbox's drain,
+ * the trail's export and the fiscal list's write.
  */
 import { clock } from "../clock";
 import { log } from "../log";
@@ -28,7 +30,7 @@ export class Wake {
 
   /** The alarm fired. */
   async fired(): Promise<void> {
-    const { store, alarm, completion, end, reconciler, lateReads, fiscal, outbox, writeAhead } = this.#parts;
+    const { store, alarm, completion, end, reconciler, lateReads, fiscal, outbox, writeAhead, audit } = this.#parts;
     alarm.fired();
     /** An alarm set only to stand for a read under way: replaced by what is due once the read is stored. */
     let standing = false;
@@ -49,7 +51,9 @@ export class Wake {
       await completion.settle(rec, clock.now());
       rec = store.current ?? rec;
     }
-    if (!this.#moves.busy && (await end.deleteIfDue(rec, clock.now(), () => !this.#moves.busy))) return;
+    // Rule 15: the trail's entries reach R2 before the record may end.
+    if (audit.owed) await audit.export();
+    if (!this.#moves.busy && !audit.owed && (await end.deleteIfDue(rec, clock.now(), () => !this.#moves.busy))) return;
     try {
       // Unless an operation of this incarnation is in flight (it settles the record itself), or a call an earlier
       // incarnation noted may still be running (an alarm set for something else fired first: the next is set for then).
@@ -64,6 +68,7 @@ export class Wake {
       }
       // Draining takes no lock: an operation may run meanwhile and add events; only the drained ones are marked sent.
       await outbox.drain();
+      await audit.export();
       // The fiscal list follows the record: a write owed (or one whose mark was lost) is written now.
       await fiscal.sync();
     } catch (err) {
@@ -85,13 +90,13 @@ export class Wake {
    * for anything due: it is set anew.
    */
   arm(drainNow = true, replace = false): void {
-    const { store, alarm, completion, end, reconciler, outbox, expiry, fiscal } = this.#parts;
+    const { store, alarm, completion, end, reconciler, outbox, expiry, fiscal, audit } = this.#parts;
     const rec = store.current;
     if (!rec) return;
     const now = clock.now();
     // Rule 12's expiry and rule 14's fiscal reads are more looks: the earliest of them.
     const reconcileAt = earliest(earliest(reconciler.nextAt(rec, now), expiry.dueAt(rec, reconciler.phase(rec), now)), fiscal.dueAt(rec, now));
-    const drain = outbox.dueAt(now);
+    const drain = earliestDue(outbox.dueAt(now), audit.dueAt(now));
     const listing = fiscal.listingDueAt(now);
     const completeAt = completion.dueAt(rec);
     // A completion owed keeps the record from its end: deleting it would forget the claim.
@@ -101,11 +106,17 @@ export class Wake {
     if (due === Infinity) alarm.set(null);
     else if (replace || !alarm.setWithin(now, latest)) alarm.set(due);
     if (store.owesWrite && !alarm.setWithin(now, now + MARK_WAIT_MS)) store.writeDeferred();
-    if (drainNow && outbox.ready) void outbox.drain().then(() => this.arm(false));
+    // The events' drain and the trail's export (rule 15) together, so that their marks ride one write.
+    if (drainNow && (outbox.ready || audit.ready))
+      void Promise.all([outbox.ready ? outbox.drain() : null, audit.ready ? audit.export() : null]).then(() => this.arm(false));
     // The fiscal list is written after the answer, as events are drained: nobody's answer waits for D1.
     if (drainNow && fiscal.ready) void fiscal.sync().then(() => this.arm(false));
   }
 }
+
+/** The earlier of two dues (with their latest), either of which may be none. */
+const earliestDue = (a: { at: number; latest: number } | null, b: { at: number; latest: number } | null) =>
+  a === null ? b : b === null ? a : { at: Math.min(a.at, b.at), latest: Math.min(a.latest, b.latest) };
 
 /** The earlier of two times, either of which may be none. */
 const earliest = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.min(a, b));

@@ -1,0 +1,184 @@
+/**
+ * A writer of the audit trail (rule 15): one Durable Object per chain
+ * (`w0`, `w1`, ...: AUDIT_CHAINS of them). `append` keeps the entries in
+ * its SQLite and answers once they are durable; its alarm flushes them
+ * every AUDIT_FLUSH_SECONDS (at once past FLUSH_AT entries) as batches of
+ * its chain, one per UTC hour of their times, oldest first (src/audit/batch.ts),
+ * then moves the chain's head and deletes what it flushed in one storage
+ * transaction. A flush cut short writes the same batches again under the
+ * same keys, since the head did not move. `rewrite` is erasure's
+ * (src/audit/erase.ts): the rewrite is recorded in the chain before the
+ * batch's new bytes are put, so verification tells it from tampering.
+ * One flush or rewrite at a time (R2 calls let other requests in).
+ */
+import { DurableObject } from "cloudflare:workers";
+import { log } from "../log";
+import { erasePersonal } from "../redact";
+import {
+  type BatchHeader,
+  batchKey,
+  batchMetadata,
+  formatBatch,
+  GENESIS,
+  type Head,
+  headKey,
+  hourOf,
+  parseBatch,
+  parseBatchKey,
+  sha256Hex,
+} from "./batch";
+import { type AuditLine, cleanLine, flushMs, holdsPersonalValues } from "./entries";
+
+/** Entries waiting that make a flush due at once. */
+export const FLUSH_AT = 2_000;
+/** Entries one flush takes (the rest wait for the next, at once). */
+const FLUSH_MAX = 10_000;
+
+export class AuditWriter extends DurableObject<Env> {
+  readonly #sql: SqlStorage;
+  /** The alarm this incarnation set (undefined: not known yet). */
+  #alarmAt: number | null | undefined;
+  #busy: Promise<unknown> = Promise.resolve();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#sql = ctx.storage.sql;
+    this.#sql.exec(`
+      CREATE TABLE IF NOT EXISTS pending (n INTEGER PRIMARY KEY AUTOINCREMENT, entries TEXT NOT NULL, count INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS head (singleton INTEGER PRIMARY KEY CHECK (singleton = 1), chain TEXT NOT NULL, seq INTEGER NOT NULL, hash TEXT NOT NULL, key TEXT NOT NULL);`);
+  }
+
+  /** Keeps these entries for the chain's next batch; answers once they are durable. */
+  async append(chain: string, entries: readonly AuditLine[]): Promise<void> {
+    if (entries.length === 0) return;
+    const clean = entries.map(cleanLine);
+    this.#sql.exec("INSERT INTO pending (entries, count) VALUES (?, ?)", JSON.stringify({ chain, entries: clean }), clean.length);
+    const waiting = this.#sql.exec<{ n: number }>("SELECT coalesce(sum(count), 0) AS n FROM pending").one().n;
+    await this.#arm(waiting >= FLUSH_AT ? Date.now() : Date.now() + flushMs(this.env));
+  }
+
+  override async alarm(): Promise<void> {
+    this.#alarmAt = null;
+    await this.flush();
+  }
+
+  /** Writes every waiting entry to R2 now (the alarm's work; tests call it to see a batch at once). */
+  flush(): Promise<number> {
+    return this.#serially(() => this.#flush());
+  }
+
+  /** The chain's head as this writer keeps it, or null before its first batch. */
+  async head(): Promise<Head | null> {
+    return this.#head();
+  }
+
+  /**
+   * Erasure (rule 10): masks `user`'s personal values in the batch at `key`
+   * (of this writer's chain), after recording the rewrite in the chain.
+   * False when the batch holds nothing of theirs to mask (or is gone).
+   */
+  rewrite(key: string, user: string): Promise<boolean> {
+    return this.#serially(async () => {
+      const place = parseBatchKey(key);
+      const object = await this.env.AUDIT.get(key);
+      if (!place || !object) return false;
+      const text = await object.text();
+      const { header, entries } = parseBatch(text);
+      if (!header) return false;
+      let changed = false;
+      const masked = entries.map((entry) => {
+        if (entry.user !== user || !entry.detail || !holdsPersonalValues(entry)) return entry;
+        const detail = erasePersonal(entry.detail) as Record<string, unknown>;
+        if (JSON.stringify(detail) === JSON.stringify(entry.detail)) return entry;
+        changed = true;
+        return { ...entry, detail: { ...detail, erased: true } };
+      });
+      if (!changed) return false;
+      const next = formatBatch(header, masked);
+      const rewrite = {
+        key,
+        seq: place.seq,
+        old: await sha256Hex(text),
+        new: await sha256Hex(next),
+        reason: "erasure" as const,
+        user_hash: await sha256Hex(user),
+      };
+      // First the record of the rewrite, in this chain; then the new bytes.
+      await this.#flush({ rewrite, chain: place.chain });
+      await this.env.AUDIT.put(key, next, { customMetadata: batchMetadata(masked), httpMetadata: { contentType: "application/x-ndjson" } });
+      log("info", "audit_batch_rewritten", { key, reason: "erasure" });
+      return true;
+    });
+  }
+
+  #serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#busy.then(work, work);
+    this.#busy = run.catch(() => undefined);
+    return run;
+  }
+
+  #head(): Head | null {
+    return (this.#sql.exec("SELECT chain, seq, hash, key FROM head").toArray()[0] as Head | undefined) ?? null;
+  }
+
+  async #arm(at: number): Promise<void> {
+    if (this.#alarmAt === undefined) this.#alarmAt = await this.ctx.storage.getAlarm();
+    if (this.#alarmAt !== null && this.#alarmAt <= at) return;
+    await this.ctx.storage.setAlarm(at);
+    this.#alarmAt = at;
+  }
+
+  /** One flush: the waiting entries as batches (and a rewrite's record, when one is given), then the head. */
+  async #flush(extra?: { rewrite: NonNullable<BatchHeader["rewrite"]>; chain: string }): Promise<number> {
+    const rows = this.#sql.exec<{ n: number; entries: string; count: number }>("SELECT n, entries, count FROM pending ORDER BY n").toArray();
+    let taken = 0;
+    let last = 0;
+    let chain = extra?.chain ?? null;
+    const entries: AuditLine[] = [];
+    for (const row of rows) {
+      if (taken > 0 && taken + row.count > FLUSH_MAX) break;
+      const parsed = JSON.parse(row.entries) as { chain: string; entries: AuditLine[] };
+      chain ??= parsed.chain;
+      entries.push(...parsed.entries);
+      taken += row.count;
+      last = row.n;
+    }
+    if (chain === null) return 0;
+    // By time; a batch per hour, oldest hour first. The id breaks ties, so the same rows make the same bytes.
+    entries.sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const byHour = new Map<string, AuditLine[]>();
+    for (const entry of entries) {
+      const hour = hourOf(entry.at);
+      byHour.set(hour, [...(byHour.get(hour) ?? []), entry]);
+    }
+    let head = this.#head() ?? { chain, seq: 0, hash: GENESIS, key: "" };
+    const now = Date.now();
+    const batches: { header: BatchHeader; entries: AuditLine[] }[] = [...byHour].map(([hour, list]) => ({
+      header: { chain, seq: 0, prev: "", hour, count: list.length, written_at: now },
+      entries: list,
+    }));
+    if (extra)
+      batches.push({ header: { chain, seq: 0, prev: "", hour: hourOf(now), count: 0, written_at: now, rewrite: extra.rewrite }, entries: [] });
+    for (const batch of batches) {
+      const header = { ...batch.header, seq: head.seq + 1, prev: head.hash };
+      const text = formatBatch(header, batch.entries);
+      const key = batchKey(header.hour, chain, header.seq);
+      await this.env.AUDIT.put(key, text, { customMetadata: batchMetadata(batch.entries), httpMetadata: { contentType: "application/x-ndjson" } });
+      head = { chain, seq: header.seq, hash: await sha256Hex(text), key };
+      await this.env.AUDIT.put(headKey(chain), JSON.stringify(head), { httpMetadata: { contentType: "application/json" } });
+    }
+    const moved = head;
+    this.ctx.storage.transactionSync(() => {
+      this.#sql.exec(
+        "INSERT OR REPLACE INTO head (singleton, chain, seq, hash, key) VALUES (1, ?, ?, ?, ?)",
+        moved.chain,
+        moved.seq,
+        moved.hash,
+        moved.key,
+      );
+      if (last > 0) this.#sql.exec("DELETE FROM pending WHERE n <= ?", last);
+    });
+    if (taken < rows.reduce((sum, row) => sum + row.count, 0)) await this.#arm(Date.now());
+    return taken;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The audit trail in R2 for the tests (rule 15): every writer flushed at
+ * once (as its alarm would a moment later), a search through the gateway,
+ * and the batches as R2 holds them.
+ */
+import { env } from "cloudflare:workers";
+import { vi } from "vitest";
+import { auditChains } from "../src/audit/entries";
+import { callGateway } from "./events";
+import { expectStatus } from "./helpers";
+
+/** Every writer's waiting entries, written to R2 now. */
+export async function flushAudit(): Promise<void> {
+  for (let i = 0; i < auditChains(env); i++) await env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName(`w${i}`)).flush();
+}
+
+const HOUR_MS = 3_600_000;
+
+/** audit/search's first page, an hour either side of now unless said. */
+export async function searchTrail(query: Record<string, unknown>): Promise<any> {
+  const now = Date.now();
+  return expectStatus(callGateway("audit/search", { from: now - HOUR_MS, to: now + HOUR_MS, limit: 100, ...query }), 200);
+}
+
+/**
+ * The entries audit/search gives once `count` of them are in R2: records
+ * export their trail after the answer (in the background), so the writers
+ * are flushed until they are.
+ */
+export async function trailOnceIn(query: Record<string, unknown>, count: number): Promise<any[]> {
+  let entries: any[] = [];
+  await vi.waitFor(
+    async () => {
+      await flushAudit();
+      entries = (await searchTrail(query)).entries;
+      if (entries.length < count) throw new Error(`${entries.length} of ${count} entries in R2 so far`);
+    },
+    { timeout: 20_000, interval: 50 },
+  );
+  return entries;
+}
+
+/** Every object under audit/, by key, with its text. */
+export async function auditObjects(): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  let cursor: string | undefined;
+  do {
+    const listed = await env.AUDIT.list({ prefix: "audit/", cursor });
+    for (const object of listed.objects) out.set(object.key, await (await env.AUDIT.get(object.key))!.text());
+    cursor = listed.truncated ? listed.cursor : undefined;
+  } while (cursor);
+  return out;
+}
