@@ -13,6 +13,10 @@
  *   first and last two characters (src/redact.ts erasePersonal); ids,
  *   amounts, states and times stay.
  *
+ * - then the audit trail in R2 (rule 15): the batches that hold the user's
+ *   account values are rewritten masked, each rewrite recorded in its chain
+ *   (src/audit/erase.ts, its own bounded step per run).
+ *
  * At most ERASE_RECORDS_PER_RUN records and ERASE_QUERIES_PER_RUN D1 queries
  * a run (a record costs one object call, each page of a database's rows one
  * query), so a run stays inside a Worker's limits whatever a user holds and
@@ -27,6 +31,7 @@
  * deleted within the window anyway.
  */
 
+import { eraseInAudit } from "./audit/erase";
 import type { KindName } from "./kinds";
 import { log } from "./log";
 import { receiptStub } from "./record-stub";
@@ -44,8 +49,12 @@ const REQUESTS_PER_RUN = 10;
  */
 export const ERASE_QUERIES_PER_RUN = 200;
 
-/** Where a request stands in each database: the last tid done, or true when that database is done. */
+/**
+ * Where a request stands in each database: the last tid done, or true when that database is done; and under
+ * AUDIT_PROGRESS, where its walk of the audit trail stands (begun once every database is done).
+ */
 type Progress = Record<string, string | true>;
+const AUDIT_PROGRESS = "audit";
 
 /** Records (or renews) a request to erase `user`'s personal data. */
 export async function requestErasure(env: Env, user: string, now: number): Promise<{ user: string; accepted_at: number }> {
@@ -101,7 +110,13 @@ export async function runErasures(env: Env, now: number, budget = ERASE_RECORDS_
         progress[binding] = rows.length < limit ? true : rows[rows.length - 1]!.tid;
       }
     }
-    const finished = allShards(env).every(({ binding }) => progress[binding] === true);
+    const recordsDone = allShards(env).every(({ binding }) => progress[binding] === true);
+    // The trail's batches, once the records are erased (entries exported from now on carry the values masked).
+    if (recordsDone && progress[AUDIT_PROGRESS] !== true && !spent()) {
+      const cursor = progress[AUDIT_PROGRESS];
+      progress[AUDIT_PROGRESS] = await eraseInAudit(env, request.user, typeof cursor === "string" ? cursor : undefined);
+    }
+    const finished = recordsDone && progress[AUDIT_PROGRESS] === true;
     if (finished) done++;
     queries++;
     await env.DB.prepare("UPDATE erasures SET cursor = ?1, done_at = ?2 WHERE user = ?3 AND requested_at <= ?4")

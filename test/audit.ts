@@ -51,3 +51,27 @@ export async function auditObjects(): Promise<Map<string, string>> {
   } while (cursor);
   return out;
 }
+
+/** The audit bucket as verifyAudit reads it (the script reads the local state or R2's S3 API the same way). */
+export const bucketReader = (bucket: R2Bucket = env.AUDIT) => ({
+  async keys(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const listed = await bucket.list({ prefix, cursor });
+      keys.push(...listed.objects.map((object) => object.key));
+      cursor = listed.truncated ? listed.cursor : undefined;
+    } while (cursor);
+    return keys;
+  },
+  async get(key: string): Promise<Uint8Array | null> {
+    const object = await bucket.get(key);
+    return object ? new Uint8Array(await object.arrayBuffer()) : null;
+  },
+});
+
+/** Empties the audit bucket (the writers keep their heads: their next batches start a chain whose older ones ended, as after retention). */
+export async function emptyAuditBucket(): Promise<void> {
+  const keys = await bucketReader().keys("audit/");
+  for (let i = 0; i < keys.length; i += 500) await env.AUDIT.delete(keys.slice(i, i + 500));
+}

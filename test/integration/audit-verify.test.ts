@@ -1,0 +1,118 @@
+/**
+ * Rule 15: nobody changes the audit trail unseen. verifyAudit (what `npm run
+ * audit:verify` runs over the local state or a deployment's bucket) walks
+ * every chain: a batch altered, removed, or put out of order is named; an
+ * erasure's rewrite is recorded in the chain and is not tampering, and
+ * leaves no raw value in any batch.
+ */
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseBatchKey } from "../../src/audit/batch";
+import { verifyAudit } from "../../src/audit/verify";
+import { clock } from "../../src/clock";
+import { auditObjects, bucketReader, emptyAuditBucket, flushAudit, trailOnceIn } from "../audit";
+import { callGateway, fireCron } from "../events";
+import { call, createReceipt, expectStatus, newUser, userToken } from "../helpers";
+
+afterEach(emptyAuditBucket);
+
+const line = (n: number) => ({
+  id: `g:verify-${crypto.randomUUID()}:${n}`,
+  at: Date.now() + n,
+  source: "gateway" as const,
+  op: "events/list",
+  actor: "partner",
+  request_id: crypto.randomUUID(),
+  outcome: "ok",
+});
+
+/** `count` batches in chain w0, one flush each. */
+async function batchesInW0(count: number): Promise<string[]> {
+  const writer = env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName("w0"));
+  for (let i = 0; i < count; i++) {
+    await writer.append("w0", [line(i)]);
+    await writer.flush();
+  }
+  return (await bucketReader().keys("audit/")).filter((key) => parseBatchKey(key)?.chain === "w0");
+}
+
+describe("audit:verify", () => {
+  it("passes on the trail as the gateway wrote it", async () => {
+    const receipt = await createReceipt();
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    await trailOnceIn({ receipt_id: receipt.id }, 2);
+    await batchesInW0(3);
+    const report = await verifyAudit(bucketReader());
+    expect(report.problems).toEqual([]);
+    expect(report.chains.map((chain) => chain.chain)).toContain("w0");
+    expect(report.entries).toBeGreaterThanOrEqual(5);
+  });
+
+  it("names a batch altered, and another removed; each alone", async () => {
+    const keys = await batchesInW0(4);
+    const [, second, third] = keys;
+    const text = await (await env.AUDIT.get(second!))!.text();
+    await env.AUDIT.put(second!, text.replace('"outcome":"ok"', '"outcome":"forbidden"'));
+    let report = await verifyAudit(bucketReader());
+    expect(report.problems).toEqual([expect.objectContaining({ kind: "altered", key: second })]);
+
+    await env.AUDIT.put(second!, text);
+    await env.AUDIT.delete(third!);
+    report = await verifyAudit(bucketReader());
+    expect(report.problems).toEqual([expect.objectContaining({ kind: "missing", chain: "w0", seq: parseBatchKey(third!)!.seq })]);
+  });
+
+  it("names the newest batch removed (the chain's head names it), and two batches swapped", async () => {
+    const keys = await batchesInW0(3);
+    const last = keys.at(-1)!;
+    const lastText = await (await env.AUDIT.get(last))!.text();
+    await env.AUDIT.delete(last);
+    expect((await verifyAudit(bucketReader())).problems).toEqual([expect.objectContaining({ kind: "missing", seq: parseBatchKey(last)!.seq })]);
+    await env.AUDIT.put(last, lastText);
+
+    const [a, b] = [keys[0]!, keys[1]!];
+    const [textA, textB] = [await (await env.AUDIT.get(a))!.text(), await (await env.AUDIT.get(b))!.text()];
+    await env.AUDIT.put(a, textB);
+    await env.AUDIT.put(b, textA);
+    const kinds = (await verifyAudit(bucketReader())).problems.map((problem) => problem.kind);
+    expect(kinds).toContain("out_of_order");
+    expect(kinds).not.toContain("missing");
+  });
+});
+
+describe("erasure in the audit trail (rule 10)", () => {
+  it("leaves no raw account value of the user in any batch, records each rewrite in its chain, and audit:verify still passes", async () => {
+    const user = newUser();
+    const token = await userToken(user);
+    const phone = `99890${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
+    const receipts = [];
+    for (let i = 0; i < 3; i++) receipts.push(await createReceipt({ account: [{ key: "phone", value: phone }] }, { token }));
+    // Someone else's receipt with the same number keeps it: only the user's values are erased.
+    const other = await createReceipt({ account: [{ key: "phone", value: phone }] });
+    for (const receipt of [...receipts, other]) await trailOnceIn({ receipt_id: receipt.id }, 1);
+    await flushAudit();
+    expect([...(await auditObjects()).values()].join("\n")).toContain(phone);
+
+    await expectStatus(callGateway("users/erase", { user }), 202);
+    for (let run = 0; run < 5; run++) await fireCron(clock.now());
+    const objects = await auditObjects();
+    const holding = [...objects].filter(([, text]) => text.includes(phone)).map(([key]) => key);
+    // Only the other owner's create entry keeps the number.
+    for (const key of holding) {
+      const raw = objects
+        .get(key)!
+        .split("\n")
+        .filter((l) => l.includes(phone));
+      expect(
+        raw.every((l) => !l.includes(`"user":"${user}"`)),
+        key,
+      ).toBe(true);
+    }
+    const erased = (await trailOnceIn({ user }, 3)).filter((entry) => entry.op === "create");
+    expect(erased.map((entry) => entry.detail.account[0].value)).toEqual(receipts.map(() => `99${"*".repeat(phone.length - 4)}${phone.slice(-2)}`));
+
+    const report = await verifyAudit(bucketReader());
+    expect(report.problems).toEqual([]);
+    expect(report.rewritten.length).toBeGreaterThan(0);
+  });
+});
