@@ -3,7 +3,9 @@
  * src/index.ts, and where the UPSTREAM binding is, the sandbox upstream
  * (src/sandbox/) at /__sandbox/ and the sandbox console's pages (src/console/)
  * beside its JSON views, and the gateway's metrics as the dev server wrote
- * them at /__sandbox/metrics (src/dev-metrics.ts; `npm run metrics`).
+ * them at /__sandbox/metrics (src/dev-metrics.ts; `npm run metrics`), and
+ * the audit bucket's keys and objects at /__sandbox/audit/ (what `npm run
+ * audit:verify` reads of the local state).
  * Production's entry has none of these.
  */
 import { Hono } from "hono";
@@ -21,6 +23,19 @@ export { SandboxObject, SandboxUpstream } from "./sandbox";
 /** The console's pages, then everything else under /__sandbox/ from the sandbox itself, as the gateway reaches it. */
 const sandboxPaths = new Hono<{ Bindings: Env }>().route("/", sandboxConsole).all("/__sandbox/*", (c) => c.env.UPSTREAM!.fetch(c.req.raw));
 
+/** The local audit bucket as `npm run audit:verify` reads it: a page of keys, or one object's bytes. */
+async function auditBucketView(env: Env, url: URL): Promise<Response> {
+  if (url.pathname === "/__sandbox/audit/keys") {
+    const listed = await env.AUDIT.list({ prefix: url.searchParams.get("prefix") ?? "audit/", cursor: url.searchParams.get("cursor") ?? undefined });
+    return Response.json({ keys: listed.objects.map((object) => object.key), cursor: listed.truncated ? listed.cursor : null });
+  }
+  if (url.pathname === "/__sandbox/audit/object") {
+    const object = await env.AUDIT.get(url.searchParams.get("key") ?? "");
+    return object ? new Response(object.body) : new Response("not found", { status: 404 });
+  }
+  return new Response("not found", { status: 404 });
+}
+
 export default {
   fetch(request, env, ctx) {
     const url = new URL(request.url);
@@ -32,6 +47,7 @@ export default {
     if (url.pathname === "/__sandbox/metrics" && request.method === "GET" && env.UPSTREAM) {
       return Response.json(devMetricsSummary());
     }
+    if (url.pathname.startsWith("/__sandbox/audit/") && request.method === "GET" && env.UPSTREAM) return auditBucketView(env, url);
     if (url.pathname.startsWith("/__sandbox/") && env.UPSTREAM) {
       return sandboxPaths.fetch(request, env, ctx);
     }
