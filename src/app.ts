@@ -6,6 +6,7 @@
 import { type Context, Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { auditCalls } from "./audit/calls";
+import { authenticate, requirePartner } from "./auth";
 import { ApiError, renderError } from "./errors";
 import { requireSoundConfig } from "./guard";
 import { limitBody, parseJson, requireJson } from "./http";
@@ -14,6 +15,7 @@ import { openApiDocument } from "./openapi";
 import { APIS, apiRouter, GATEWAY_API } from "./operations";
 import { checkReadiness } from "./readiness";
 import { RESTORE_PATH, restoreDoor, restoreRecord } from "./restore";
+import { statementFile } from "./statements/api";
 import type { GatewayEnv } from "./types";
 
 export function createApp() {
@@ -46,6 +48,9 @@ export function createApp() {
 
   // The operator's restore of a record (src/restore.ts): no path at all unless RESTORE_KEY_HASH is set.
   app.post(RESTORE_PATH, restoreDoor, requireJson, limitBody, parseJson, restoreRecord);
+
+  // Rule 16's files: GET, the partner's key, streamed as R2 holds them (src/statements/api.ts).
+  app.get(`${GATEWAY_API.prefix}/statements/:file`, authenticate, requirePartner, statementFile);
 
   // Each API's router binds what applies to all its paths, and each operation its own (src/operations/router.ts).
   for (const api of APIS) app.route(api.prefix, apiRouter(api));

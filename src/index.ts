@@ -3,6 +3,7 @@ import { createApp } from "./app";
 import { runErasures } from "./erasure";
 import { type EventMessage, handleEventBatch, sweepEvents } from "./events";
 import { cronShards, retentionPolicy, runRetention } from "./retention";
+import { kickStatements } from "./statements/api";
 
 export { AuditWriter } from "./audit/writer";
 export { ReceiptObject } from "./receipt-object";
@@ -36,6 +37,8 @@ export default {
       ...(await Promise.allSettled([runRetention(env, now, policy, databases)])),
       // Erasure keeps its own bounded budget (src/erasure.ts: 50 records or 200 D1 queries a run).
       ...(await Promise.allSettled([runErasures(env, now)])),
+      // Rule 16: yesterday's statement, started once after midnight (its object builds it with alarms of its own).
+      ...(await Promise.allSettled([kickStatements(env, now)])),
     ];
     for (const run of runs) if (run.status === "rejected") throw run.reason;
   },

@@ -47,6 +47,8 @@ export interface MetricFields {
   event_failed: { operation: "dead_letter" | "sweep"; count: number };
   /** A call refused by rule 13 (card testing, SMS pumping): the limit and whose counter it was. */
   risk_refused: { operation: RiskRule; outcome: "card" | "user" };
+  /** A line of a day's statement that the payment service's check-id disagrees with (rule 16): which field. */
+  statement_mismatch: { operation: "receipt" | "transfer"; outcome: string };
   /** A /readyz probe that failed, per failing dependency. */
   readiness_failed: { operation: "upstream" | "d1" | "schema" };
 }

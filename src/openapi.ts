@@ -358,6 +358,10 @@ export const COMPONENT_NAMES = new Set([
   "AuditRequest",
   "AuditSearchRequest",
   "AuditSearchPage",
+  "ListStatementsRequest",
+  "StatementPage",
+  "RebuildStatementRequest",
+  "StatementStatus",
   "ListEventsRequest",
   "ResendEventRequest",
   "EraseUserRequest",
@@ -389,7 +393,7 @@ async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Docu
   return {
     ...generated,
     servers: SERVERS,
-    paths: { ...hoisted.paths, ...PROBES },
+    paths: { ...hoisted.paths, ...STATEMENT_FILES, ...PROBES },
     webhooks: hoisted.webhooks,
     components: {
       ...generated.components,
@@ -443,6 +447,57 @@ const PROBES: OpenAPIV3_1.PathsObject = {
     "An authenticated probe of the upstream (check-id of an id that cannot exist: 404 means it answers and accepts the gateway's credential) and a D1 query, each within 2 s, which also checks that the database's schema is at the newest migration the code was built with. 503 `not_ready` names what failed (never a secret), with `Retry-After`.",
     "not_ready",
   ),
+};
+
+/** Rule 16's files: GET, the partner's key, streamed as R2 holds them. */
+const statementFile = (format: "csv" | "json"): OpenAPIV3_1.PathItemObject => ({
+  get: {
+    operationId: format === "csv" ? "getStatementCsv" : "getStatementJson",
+    summary: `A day's statement as ${format.toUpperCase()} (partner only)`,
+    description:
+      format === "csv"
+        ? "The day's statement (rule 16) as a CSV a spreadsheet opens as it is: UTF-8 with a BOM, CRLF, a header row, RFC 4180 quoting; one row per line (`record` line), then its totals per merchant and change (`total`), then its mismatches with the payment service (`mismatch`); amounts as integers in tiyin and as sums. Streamed as written; 404 `not_found` for a day not written (statements/rebuild writes one)."
+        : "The day's statement (rule 16) as JSON: `{date, timezone, from, to, complete, lines, totals, mismatches, mismatches_total, checked, lines_total, generated_at}`. Streamed as written; 404 `not_found` for a day not written.",
+    tags: ["Gateway"],
+    security: [{ partnerKey: [] }],
+    parameters: [
+      {
+        name: "date",
+        in: "path",
+        required: true,
+        description: "A day in STATEMENT_TIMEZONE.",
+        schema: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}$", maxLength: 10 },
+      },
+    ],
+    responses: {
+      "200": {
+        description: "The statement",
+        headers: { "X-Request-Id": headerRef("X-Request-Id") } as never,
+        content:
+          format === "csv"
+            ? { "text/csv": { schema: { type: "string", maxLength: 5_000_000_000 } } }
+            : { "application/json": { schema: { type: "object" } } },
+      },
+      ...Object.fromEntries(
+        [...errorCodesByStatus(["forbidden", "not_found"]).entries()]
+          .filter(([status]) => [401, 403, 404, 500, 503].includes(status))
+          .map(([status, codes]) => [
+            String(status),
+            errorResponse(
+              status,
+              codes.filter((code) =>
+                ["unauthorized", "forbidden", "not_found", "internal_error", "service_misconfigured", "not_ready"].includes(code),
+              ),
+            ) as never,
+          ]),
+      ),
+    },
+  },
+});
+
+const STATEMENT_FILES: OpenAPIV3_1.PathsObject = {
+  "/api/v1/gateway/statements/{date}.csv": statementFile("csv"),
+  "/api/v1/gateway/statements/{date}.json": statementFile("json"),
 };
 
 /** GET /openapi.json: the document for `app`, built once per isolate. */

@@ -7,6 +7,7 @@
 
 import { encodeTime } from "ulid";
 import { clock } from "../clock";
+import { lineFields, STATEMENT_CHANGES } from "../statements/lines";
 import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
 import { kindOf, recordIdOf } from "./types";
 
@@ -124,6 +125,13 @@ export const idAt = (at: number): string => `evt_${encodeTime(Math.max(0, at), 1
  * and its entry in events_by_type (one more in events_watched for a late
  * one); rows read: the events of the batch and the walk's cursor.
  */
+/** Rule 16: a statement line's fields, written with the event's row (migrations/0005_statement_fields.sql); all null for an event that is no line. */
+function statementColumns(event: GatewayEvent): (string | number | null)[] {
+  const line = lineFields(event);
+  if (!line) return [null, null, null, null, null, null, null, null];
+  return [STATEMENT_CHANGES[line.change], line.amount, line.commission, line.merchant, line.tid, line.owner, line.state, line.fiscal_sign];
+}
+
 export async function recordEvents(db: D1Database, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
   const pending: EventMessage[] = [];
   for (let start = 0; start < items.length; start += MAX_EVENTS_PER_WRITE) {
@@ -131,11 +139,13 @@ export async function recordEvents(db: D1Database, items: readonly Loggable[], n
     const inserts = chunk.map(({ event }) =>
       db
         .prepare(
-          `INSERT INTO events (id, record_id, type, next_attempt_at, pending_since, watched)
-           VALUES (?1, ?2, ?3, ?4, ?4, CASE WHEN ?1 <= (SELECT MAX(id) FROM events_cursors) THEN 1 END)
+          `INSERT INTO events (id, record_id, type, next_attempt_at, pending_since, watched,
+                               change, amount, commission, merchant, tid, owner, state, fiscal_sign)
+           VALUES (?1, ?2, ?3, ?4, ?4, CASE WHEN ?1 <= (SELECT MAX(id) FROM events_cursors) THEN 1 END,
+                   ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
            ON CONFLICT (id) DO NOTHING`,
         )
-        .bind(event.id, recordIdOf(event), EVENT_TYPE_CODES[event.type], now),
+        .bind(event.id, recordIdOf(event), EVENT_TYPE_CODES[event.type], now, ...statementColumns(event)),
     );
     const ids = chunk.map(({ event }) => event.id);
     const stillPending = db.prepare(`SELECT id FROM events WHERE status = 0 AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`).bind(...ids);

@@ -69,6 +69,14 @@ export const DOCS = {
     "Entries appear within about a minute (`AUDIT_FLUSH_SECONDS`); no card data, key or token is ever in one, and a user's erasure masks their account values and phone numbers in them.",
     "Page with `after`: the `next` of the page before; a page reads a bounded slice of the trail, so it may hold fewer than `limit` entries while `has_more` is true.",
   ),
+  listStatements: prose(
+    "The daily statements written (rule 16), newest first: each day in STATEMENT_TIMEZONE, its lines, checks and mismatches, and its totals per merchant and change.",
+    "The files themselves: `GET /api/v1/gateway/statements/{date}.csv` and `.json`. Page with `after`: the last date of the page before.",
+  ),
+  rebuildStatement: prose(
+    "Writes the day's statement again from the event log (rule 16): the nightly run writes each day once, after midnight in STATEMENT_TIMEZONE; this starts it over (today's too, as far as it has gone: `complete` false, and the nightly run writes it again).",
+    "A small day is written at once (`state` ready); a large one in steps, the day's previous files served meanwhile. A day older than the event log keeps whole (EVENTS_DELIVERED_RETENTION_DAYS) is refused. Every rebuild is in the audit trail.",
+  ),
   listEvents: prose(
     "Events newest first, with how their delivery to WEBHOOK_URL stands, optionally only one receipt's (or transfer's), one type, or one delivery status.",
     "Page with `after`: the last id of the page before.",

@@ -16,6 +16,7 @@ import { fiscalPendingPage } from "../fiscal-list";
 import { KIND_NAMES } from "../kinds";
 import { receiptStub } from "../record-stub";
 import { AccountEntry, EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, Int, int32, MaxText, ReceiptId, ReceiptState } from "../schemas";
+import { listStatements, rebuildStatement } from "../statements/api";
 import { DOCS } from "./docs";
 import { describe, type Section } from "./operation";
 
@@ -222,6 +223,44 @@ const AuditSearchPage = v.pipe(
   v.title("AuditSearchPage"),
 );
 
+const StatementDate = v.pipe(
+  v.string(),
+  v.regex(/^\d{4}-\d{2}-\d{2}$/, "date must be a date, YYYY-MM-DD"),
+  v.description("A day in STATEMENT_TIMEZONE, `YYYY-MM-DD`."),
+);
+
+const StatementStatusSchema = v.object({
+  date: StatementDate,
+  state: v.pipe(
+    v.picklist(["building", "ready", "none"]),
+    v.description("ready: written, the files are served; building: being written (the files served are the day's previous statement, if any)."),
+  ),
+  generation: Int("How many times the day was written (a rebuild adds one)."),
+  complete: v.pipe(
+    v.boolean(),
+    v.description("false: built before the day ended (a rebuild of today); the nightly run writes it again after midnight."),
+  ),
+  lines: Int("Lines so far."),
+  checked: Int("Lines compared with the payment service so far."),
+  mismatches: Int("Lines the payment service disagrees with (listed in the files under mismatches)."),
+  generated_at: v.pipe(v.nullable(v.number()), v.description("Milliseconds: when it was written; null while building.")),
+});
+
+const StatementSummarySchema = v.object({
+  ...StatementStatusSchema.entries,
+  totals: v.array(
+    v.object({
+      merchant_id: v.pipe(v.nullable(v.number()), v.description("null: transfers.")),
+      change: v.pipe(v.picklist(["paid", "held", "cancelled", "refunded", "expired", "closed_at_edge"]), v.description("What the lines changed to.")),
+      count: Int("Lines."),
+      amount: Int("Tiyin."),
+      commission: Int("Tiyin."),
+    }),
+  ),
+  csv_bytes: Int("The CSV's size."),
+  json_bytes: Int("The JSON's size."),
+});
+
 export const GATEWAY: Section = {
   tag: "Gateway",
   operations: [
@@ -269,6 +308,56 @@ export const GATEWAY: Section = {
         if (details.length > 0) throw new ApiError("invalid_request", "The request does not match the schema.", { details });
         return c.json(await searchAudit(c.env.AUDIT, query), 200);
       },
+    }),
+    describe({
+      path: "/statements/list",
+      operationId: "listStatements",
+      example: { summary: "Yesterday's statement", value: { statements: [], has_more: false } },
+      summary: "List the daily statements written (partner only)",
+      description: DOCS.listStatements,
+      request: v.pipe(
+        v.strictObject({
+          after: v.optional(v.pipe(StatementDate, v.description("The last date of the previous page: answers the days before it."))),
+          limit: PageLimit,
+        }),
+        v.examples([{ limit: 20 }]),
+        v.title("ListStatementsRequest"),
+      ),
+      response: v.pipe(
+        v.object({
+          statements: v.pipe(v.array(StatementSummarySchema), v.description("Newest first; each with its totals per merchant and change.")),
+          has_more: v.boolean(),
+        }),
+        v.title("StatementPage"),
+      ),
+      errors: ["forbidden"],
+      upstream: [],
+      handle: async (c, { after, limit }) => c.json(await listStatements(c.env, after, limit), 200),
+    }),
+    describe({
+      path: "/statements/rebuild",
+      operationId: "rebuildStatement",
+      example: {
+        summary: "Today's statement so far, written at once",
+        value: {
+          date: "2026-11-28",
+          state: "ready",
+          generation: 1,
+          complete: false,
+          lines: 3,
+          checked: 3,
+          mismatches: 0,
+          generated_at: 1795334460000,
+        },
+      },
+      summary: "Write a day's statement again (partner only)",
+      description: DOCS.rebuildStatement,
+      request: v.pipe(v.strictObject({ date: StatementDate }), v.examples([{ date: "2026-11-28" }]), v.title("RebuildStatementRequest")),
+      response: v.pipe(StatementStatusSchema, v.title("StatementStatus")),
+      status: 202,
+      errors: ["forbidden"],
+      upstream: ["receipt/check-id", "a2c/get-by-id"],
+      handle: async (c, { date }) => c.json(await rebuildStatement(c.env, date), 202),
     }),
     describe({
       path: "/events/list",
