@@ -92,7 +92,8 @@ describe("the daily statement", () => {
     expect(rows.filter((r) => r.startsWith("line,"))).toHaveLength(8);
     expect(rows.filter((r) => r.startsWith("total,"))).toHaveLength(6);
     expect(rows.filter((r) => r.startsWith("mismatch,"))).toEqual([expect.stringContaining(changed.id)]);
-    expect(rows).toContain(`total,${date},,,,,,1003,paid,,600000,6000.00,0,0.00,,3,,`);
+    const commission = json.totals.find((t: any) => t.merchant_id === 1003 && t.change === "paid").commission;
+    expect(rows).toContain(`total,${date},,,,,,1003,paid,,600000,6000.00,${commission},${(commission / 100).toFixed(2)},,3,,`);
 
     const listed = await expectStatus(callGateway("statements/list", {}), 200);
     expect(listed.statements[0]).toMatchObject({ date, state: "ready", lines: 8, mismatches: 1 });
