@@ -23,7 +23,10 @@
  *    list` that every production secret is set and JWT_SECRET is not.
  * 4. `wrangler d1 migrations apply <BINDING> --remote --env production` for DB
  *    and each tid-index shard TID_INDEX_SHARDS names (forward-only; before the
- *    code that needs them).
+ *    code that needs them); then `wrangler r2 bucket lifecycle set` on the
+ *    audit trail's and the statements' buckets: their objects deleted
+ *    AUDIT_RETENTION_DAYS after they were written (rules 15 and 16; the dry
+ *    run prints the rules).
  * 5. `wrangler deploy --env production`, then prints the address and what
  *    GET /healthz answers there. With --gradual instead: `wrangler versions
  *    upload`, then `wrangler versions deploy <new>@0% <old>@100%` and on
@@ -35,7 +38,7 @@
  * Prints no secret: problems name settings, never values.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
@@ -49,8 +52,10 @@ import {
   deploymentProblems,
   deploymentUrls,
   FORBIDDEN_PRODUCTION_SECRETS,
+  lifecycleRules,
   PRODUCTION_SECRETS,
   productionSecretProblems,
+  R2_BINDINGS,
 } from "../src/config-rules.ts";
 import { productionDryRun, WRANGLER } from "./build.mjs";
 import { commandLine } from "./cli.mjs";
@@ -153,7 +158,17 @@ const dryRun = await productionDryRun(configArgs);
 if (dryRun.status !== 0) fail("the dry run failed; nothing was deployed.");
 if (dryRun.warnings.length > 0) fail(["wrangler warned about the production configuration; nothing was deployed:", ...dryRun.warnings]);
 const urls = deploymentUrls(deployment);
+/** Rules 15 and 16's buckets and the lifecycle each gets: objects end AUDIT_RETENTION_DAYS after they were written. */
+const lifecycles = Object.keys(R2_BINDINGS).map((binding) => ({
+  bucket: production.r2_buckets.find((b) => b.binding === binding).bucket_name,
+  rules: lifecycleRules(binding, deployment.vars ?? {}),
+}));
 if (options["dry-run"]) {
+  step("The R2 lifecycle rules npm run deploy would set (nothing was called)");
+  for (const { bucket, rules } of lifecycles) {
+    console.log(`npx wrangler r2 bucket lifecycle set ${bucket} --file <these rules> --force --env production`);
+    console.log(JSON.stringify(rules, null, 2).replace(/^/gm, "    "));
+  }
   if (options.gradual) {
     step("The gradual rollout npm run deploy -- --gradual would run (nothing was called)");
     for (const binding of d1Bindings(deployment.vars ?? {}))
@@ -201,6 +216,21 @@ for (const binding of d1Bindings(deployment.vars ?? {})) {
   step(`wrangler d1 migrations apply ${binding} --remote --env production`);
   if (wrangler(["d1", "migrations", "apply", binding, "--remote", "--env", "production"]).status !== 0) {
     fail(`the D1 migrations of ${binding} failed; the code was not deployed (a migration is forward-only: run npm run deploy again once fixed).`);
+  }
+}
+
+// The buckets' lifecycle: set whole each deploy (it replaces what was there), so it follows AUDIT_RETENTION_DAYS.
+for (const { bucket, rules } of lifecycles) {
+  step(`wrangler r2 bucket lifecycle set ${bucket} --env production`);
+  const dir = mkdtempSync(join(tmpdir(), "payments-gateway-lifecycle-"));
+  try {
+    const file = join(dir, "lifecycle.json");
+    writeFileSync(file, JSON.stringify(rules));
+    if (wrangler(["r2", "bucket", "lifecycle", "set", bucket, "--file", file, "--force", "--env", "production"]).status !== 0) {
+      fail(`setting the lifecycle of ${bucket} failed (does the bucket exist? npx wrangler r2 bucket create ${bucket}); the code was not deployed.`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -90,7 +90,7 @@ check_within() {
     waited=$((waited + 1))
     eval "command curl --show-error --dump-header \"\$WORK/headers\" $(cat "$WORK/command")" >"$WORK/body" || true
   done
-  ((waited == 0)) || echo "(complete after ${waited} s: $(body | jq -c '[.events[] | {type, sequence}]'))"
+  ((waited == 0)) || echo "(complete after ${waited} s: $(body | jq -c 'if .events then [.events[] | {type, sequence}] else [.entries[]? | .op] end'))"
 }
 
 # check_gateway: something answers GET /healthz on PORT the way the gateway does.
@@ -220,6 +220,41 @@ curl -s http://127.0.0.1:$PORT/api/v1/gateway/events/list -H "$PARTNER" -H "$JSO
 #    {"type":"receipt.paid","sequence":2,"delivery":"delivered"}
 #    {"type":"receipt.created","sequence":1,"delivery":"delivered"}
 check_within 30 200 '[.events[] | [.type, .sequence]] == [["receipt.cancelled", 3], ["receipt.paid", 2], ["receipt.created", 1]] and all(.events[]; .data.object.id == "'$ID'" and (.delivery.status | IN("pending", "delivered", "failed")))'
+
+step "11. the audit trail"
+# 11. The first receipt's audit trail, kept a year in R2 (rule 15): every operation on it, refusals
+#     included, and the partner's own calls that named it, oldest first (in R2 a second after each answer).
+NOW=$(date +%s)000
+curl -s http://127.0.0.1:$PORT/api/v1/gateway/audit/search -H "$PARTNER" -H "$JSON" -d '{"receipt_id":"'$ID'","from":'$((NOW - 3600000))',"to":'$((NOW + 60000))'}' | jq -c '.entries[] | {source, op, actor, outcome}'
+# -> {"source":"record","op":"create","actor":"user:alice","outcome":"ok"}
+#    {"source":"record","op":"authorize","actor":"user:alice","outcome":"ok"}
+#    {"source":"record","op":"pay","actor":"user:alice","outcome":"otp_invalid"}
+#    ...
+#    {"source":"record","op":"cancel","actor":"partner","outcome":"ok"}
+#    {"source":"gateway","op":"events/list","actor":"partner","outcome":"ok"}
+check_within 30 200 '([.entries[] | select(.source == "record") | .op] | .[0] == "create" and index("cancel") != null) and any(.entries[]; .op == "events/list") and (tostring | contains("tok_sandbox") | not)'
+
+step "12. today's statement"
+# 12. Today's statement so far (rule 16: each night the gateway writes the day before, in Asia/Tashkent's
+#     days), written now, and its totals per merchant and change; CSV too: statements/$TODAY.csv.
+TODAY=$(TZ=Asia/Tashkent date +%F)
+curl -s http://127.0.0.1:$PORT/api/v1/gateway/statements/rebuild -H "$PARTNER" -H "$JSON" -d '{"date":"'$TODAY'"}' | jq -c '{date, state, lines, mismatches}'
+# -> {"date":"2026-11-28","state":"ready","lines":6,"mismatches":0}
+check 202 '.date == "'$TODAY'" and .state == "ready" and .lines >= 6 and .mismatches == 0'
+curl -s http://127.0.0.1:$PORT/api/v1/gateway/statements/$TODAY.json -H "$PARTNER" | jq -c '.totals[] | {merchant_id, change, count, amount_sum}'
+# -> {"merchant_id":null,"change":"paid","count":1,"amount_sum":"5000.00"}
+#    {"merchant_id":1001,"change":"paid","count":1,"amount_sum":"1500.00"}
+#    {"merchant_id":1001,"change":"refunded","count":1,"amount_sum":"1500.00"}
+#    {"merchant_id":1003,"change":"held","count":1,"amount_sum":"500.00"}
+#    {"merchant_id":1003,"change":"paid","count":2,"amount_sum":"1000.00"}
+check 200 'any(.totals[]; .merchant_id == 1001 and .change == "refunded") and any(.totals[]; .merchant_id == 1003 and .change == "held") and .mismatches == []'
+
+step "13. audit:verify"
+# 13. Nobody changed the audit trail unseen: every chain of the local state walked, batch by batch.
+npm run -s audit:verify
+# -> The audit trail in the local state of http://127.0.0.1:8787: 2 chain(s), 24 entries.
+#    ...
+#    ✓ every chain is whole.
 # <<< README
 
 echo

@@ -181,6 +181,38 @@ export function fiscalReadProductionProblems(value: unknown): string[] {
 }
 
 // ---------------------------------------------------------------------------
+// Rules 15 and 16: how long the audit trail is kept, and the statement's settings
+
+/** PCI DSS requirement 10 keeps an audit trail 12 months: production keeps it at least this many days. */
+export const MIN_AUDIT_RETENTION_DAYS = 365;
+
+/** What is wrong with rule 15's and 16's settings, in every environment; `production` adds the year the audit trail must be kept. */
+export function auditSettingProblems(vars: Settings, production: boolean): string[] {
+  const problems: string[] = [];
+  const days = settingText(vars.AUDIT_RETENTION_DAYS);
+  const n = Number(days);
+  if (days !== "" && !(Number.isFinite(n) && n > 0)) problems.push("AUDIT_RETENTION_DAYS is not a positive number of days.");
+  else if (production && days !== "" && n < MIN_AUDIT_RETENTION_DAYS)
+    problems.push(`AUDIT_RETENTION_DAYS is under ${MIN_AUDIT_RETENTION_DAYS}: the audit trail must be kept a year (rule 15).`);
+  const chains = settingText(vars.AUDIT_CHAINS);
+  if (chains !== "" && !(Number.isInteger(Number(chains)) && Number(chains) >= 1 && Number(chains) <= 64))
+    problems.push("AUDIT_CHAINS is not a whole number from 1 to 64.");
+  const flush = settingText(vars.AUDIT_FLUSH_SECONDS);
+  if (flush !== "" && !(Number(flush) > 0 && Number(flush) <= 3600)) problems.push("AUDIT_FLUSH_SECONDS is not a number of seconds from 0 to 3600.");
+  const share = settingText(vars.STATEMENT_CHECK_SHARE);
+  if (share !== "" && !(Number(share) >= 0 && Number(share) <= 1)) problems.push("STATEMENT_CHECK_SHARE is not a share from 0 to 1.");
+  const zone = settingText(vars.STATEMENT_TIMEZONE);
+  if (zone !== "") {
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    } catch {
+      problems.push("STATEMENT_TIMEZONE is not a time zone (an IANA name such as Asia/Tashkent).");
+    }
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------
 // Vars (what wrangler.toml's [env.production.vars] holds) and secrets
 
 /**
@@ -215,6 +247,7 @@ export function productionVarProblems(vars: Settings): string[] {
     if (webhook) problems.push(webhook);
   }
   problems.push(...fiscalReadProductionProblems(vars.FISCAL_READS));
+  problems.push(...auditSettingProblems(vars, true).filter((p) => p.startsWith("AUDIT_RETENTION_DAYS is under")));
   return problems;
 }
 
@@ -311,6 +344,7 @@ export const DEPLOYMENT_CONFIG_KEYS = [
   "services",
   "ratelimits",
   "assets",
+  "r2_buckets",
 ] as const;
 
 /** The parts of wrangler's resolved configuration (unstable_readConfig) the offline check reads. */
@@ -330,6 +364,31 @@ export interface DeploymentConfig {
   services?: readonly { binding: string }[];
   ratelimits?: readonly { name: string }[];
   assets?: { directory?: string; binding?: string; run_worker_first?: boolean | readonly string[] };
+  r2_buckets?: readonly { binding: string; bucket_name?: string }[];
+}
+
+/** Rules 15 and 16's buckets, by binding: the audit trail and the statements. */
+export const R2_BINDINGS = { AUDIT: "the audit trail (rule 15)", STATEMENTS: "the daily statements (rule 16)" } as const;
+
+/**
+ * The lifecycle rules `npm run deploy` sets on a bucket (wrangler r2 bucket
+ * lifecycle set): its objects deleted AUDIT_RETENTION_DAYS after they were
+ * written, and a multipart upload left incomplete aborted after 7 days.
+ */
+export function lifecycleRules(binding: keyof typeof R2_BINDINGS, vars: Settings): { rules: Record<string, unknown>[] } {
+  const days = Number(settingText(vars.AUDIT_RETENTION_DAYS) || MIN_AUDIT_RETENTION_DAYS);
+  const prefix = binding === "AUDIT" ? "audit/" : "statements/";
+  return {
+    rules: [
+      {
+        id: `${binding === "AUDIT" ? "audit" : "statements"}-retention`,
+        enabled: true,
+        conditions: { prefix },
+        deleteObjectsTransition: { condition: { type: "Age", maxAge: Math.round(days * 86_400) } },
+        abortMultipartUploadsTransition: { condition: { type: "Age", maxAge: 7 * 86_400 } },
+      },
+    ],
+  };
 }
 
 /**
@@ -438,6 +497,21 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
   }
   if (!objects.some((o) => o.name === "RISK" && o.class_name === "RiskObject")) {
     problems.push("The Durable Object binding RISK (RiskObject, rule 13's counters) is missing from [[env.production.durable_objects.bindings]].");
+  }
+  if (!objects.some((o) => o.name === "AUDIT_WRITER" && o.class_name === "AuditWriter")) {
+    problems.push(
+      "The Durable Object binding AUDIT_WRITER (AuditWriter, rule 15's writers) is missing from [[env.production.durable_objects.bindings]].",
+    );
+  }
+  if (!objects.some((o) => o.name === "STATEMENT" && o.class_name === "StatementObject")) {
+    problems.push(
+      "The Durable Object binding STATEMENT (StatementObject, rule 16's statements) is missing from [[env.production.durable_objects.bindings]].",
+    );
+  }
+  for (const [binding, what] of Object.entries(R2_BINDINGS)) {
+    const bucket = config.r2_buckets?.find((b) => b.binding === binding);
+    if (!bucket || !settingText(bucket.bucket_name))
+      problems.push(`The R2 binding ${binding} (${what}) is missing from [[env.production.r2_buckets]].`);
   }
   if (objects.some((o) => o.name === "SANDBOX" || o.class_name === "SandboxObject")) {
     problems.push("The SANDBOX Durable Object is bound; production has no sandbox, remove it.");

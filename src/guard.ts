@@ -7,6 +7,7 @@
  */
 import { createMiddleware } from "hono/factory";
 import { credentialProblems, expiryProblems, fiscalReadProblems, productionProblems, webhookSecretProblems } from "./config";
+import { auditSettingProblems } from "./config-rules";
 import { ApiError } from "./errors";
 import { log } from "./log";
 import { rateLimitProblems } from "./rate-limit";
@@ -20,6 +21,18 @@ function eventQueueProblems(env: Env): string[] {
   return ["The queue binding EVENTS is missing (see [[queues.producers]] in wrangler.toml): events cannot be published."];
 }
 
+/** Rules 15 and 16: their settings, and the buckets and objects that keep the audit trail and the statements. */
+function auditProblems(env: Env): string[] {
+  const problems = auditSettingProblems(env as unknown as Record<string, unknown>, false);
+  const bound = env as unknown as Record<string, { put?: unknown; idFromName?: unknown } | undefined>;
+  for (const name of ["AUDIT", "STATEMENTS"])
+    if (typeof bound[name]?.put !== "function") problems.push(`The R2 binding ${name} is missing (see [[r2_buckets]] in wrangler.toml).`);
+  for (const name of ["AUDIT_WRITER", "STATEMENT"])
+    if (typeof bound[name]?.idFromName !== "function")
+      problems.push(`The Durable Object binding ${name} is missing (see [[durable_objects.bindings]] in wrangler.toml).`);
+  return problems;
+}
+
 /** Every check, in the order a 503 names their problems. */
 const CHECKS: readonly ((env: Env) => readonly string[])[] = [
   credentialProblems,
@@ -29,6 +42,7 @@ const CHECKS: readonly ((env: Env) => readonly string[])[] = [
   webhookSecretProblems,
   expiryProblems,
   fiscalReadProblems,
+  auditProblems,
   shardProblems,
   productionProblems,
 ];

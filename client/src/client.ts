@@ -58,6 +58,8 @@ const SAFE = new Set<string>([
   "/api/v1/gateway/receipt/audit",
   "/api/v1/gateway/events/list",
   "/api/v1/gateway/fiscal/pending",
+  "/api/v1/gateway/audit/search",
+  "/api/v1/gateway/statements/list",
 ]);
 
 /** The operations whose OpenAPI document takes an Idempotency-Key (the money moves and the creates). */
@@ -285,6 +287,13 @@ export function createGatewayClient(options: ClientOptions) {
     },
     fiscal: {
       pending: op("/api/v1/gateway/fiscal/pending"),
+    },
+    audit: {
+      search: op("/api/v1/gateway/audit/search"),
+    },
+    statements: {
+      list: op("/api/v1/gateway/statements/list"),
+      rebuild: op("/api/v1/gateway/statements/rebuild"),
     },
   };
 }

@@ -278,6 +278,8 @@ export class StatementObject extends DurableObject<Env> {
 
   /** One step: the next lines of the day, in time order across the databases; the totals and the end when none is left. */
   async #step(run: Run): Promise<Run> {
+    const began = Date.now();
+    const partsBefore = run.csv.parts.length + run.json.parts.length;
     const shards = allShards(this.env);
     const start = idAt(run.from);
     const end = idAt(run.to);
@@ -432,6 +434,19 @@ export class StatementObject extends DurableObject<Env> {
     this.#saveTail("csv", csvTail);
     this.#saveTail("json", jsonTail);
     this.#save(run);
+    // What a step costs, against an alarm's limits (bench/statement.mjs reads these lines).
+    log("info", "statement_step", {
+      date: run.date,
+      generation: run.generation,
+      ms: Date.now() - began,
+      databases: shards.length,
+      rows_read: fetched.length,
+      lines: lines.length,
+      checks: toCheck.length,
+      parts_uploaded: run.csv.parts.length + run.json.parts.length - partsBefore,
+      tail_bytes: csvTail.length + jsonTail.length,
+      done,
+    });
     if (!done) await this.ctx.storage.setAlarm(Date.now());
     return run;
   }
