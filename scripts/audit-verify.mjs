@@ -103,7 +103,7 @@ if (options.remote) {
 } else {
   const base = (options.url ?? `http://127.0.0.1:${process.env.PORT ?? "8787"}`).replace(/\/+$/, "");
   reader = devServer(base);
-  where = `the local state of ${base}`;
+  where = `the local state (npm run dev on port ${new URL(base).port || "80"})`;
 }
 
 let report;

@@ -13,9 +13,6 @@ import type { RecordStore } from "../record/store";
 import { backoffMs } from "../schedule";
 import { type AuditLine, chainFor } from "./entries";
 
-/** The alarm that backs up the export after an answer, should the object stop before it. */
-const EXPORT_FALLBACK_MS = 10_000;
-
 /** The entries a record's trail shows, as lines of the audit trail in R2. */
 export function recordLines(store: RecordStore): { lines: AuditLine[]; last: ReturnType<RecordStore["auditToExport"]>[number]["tuple"] } | null {
   const rec = store.current;
@@ -76,10 +73,17 @@ export class AuditExport {
     return this.#failures === 0 && this.#exporting === null && this.owed;
   }
 
-  /** When the alarm should come back for owed entries, and the latest an alarm already set may be. */
+  /**
+   * When the alarm should come back for owed entries, and the latest an
+   * alarm already set may be: only after a failed export (with backoff). An
+   * export runs at once after every answer and alarm; one cut short by the
+   * object's stop is sent by its next operation or alarm (its end's at the
+   * latest, which waits for it), so no alarm is set (and billed) for each
+   * operation's entry.
+   */
   dueAt(now: number): { at: number; latest: number } | null {
-    if (!this.owed) return null;
-    const wait = this.#failures === 0 ? EXPORT_FALLBACK_MS : backoffMs(this.#failures);
+    if (this.#failures === 0 || !this.owed) return null;
+    const wait = backoffMs(this.#failures);
     return { at: now + wait, latest: now + 2 * wait };
   }
 

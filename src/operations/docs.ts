@@ -75,7 +75,7 @@ export const DOCS = {
   ),
   rebuildStatement: prose(
     "Writes the day's statement again from the event log (rule 16): the nightly run writes each day once, after midnight in STATEMENT_TIMEZONE; this starts it over (today's too, as far as it has gone: `complete` false, and the nightly run writes it again).",
-    "A small day is written at once (`state` ready); a large one in steps, the day's previous files served meanwhile. A day older than the event log keeps whole (EVENTS_DELIVERED_RETENTION_DAYS) is refused. Every rebuild is in the audit trail.",
+    "Answers 202 at once (`state` building): the statement is written in steps (a day of a few thousand receipts within a second or two), the day's previous files served meanwhile; statements/list shows it `ready` when done. A day older than the event log keeps whole (EVENTS_DELIVERED_RETENTION_DAYS) is refused. Every rebuild is in the audit trail.",
   ),
   listEvents: prose(
     "Events newest first, with how their delivery to WEBHOOK_URL stands, optionally only one receipt's (or transfer's), one type, or one delivery status.",

@@ -139,13 +139,12 @@ export class StatementObject extends DurableObject<Env> {
     });
   }
 
-  /** statements/rebuild: starts the day's statement over and takes its first step at once. */
+  /** statements/rebuild: starts the day's statement over; its steps follow as alarms of their own. */
   rebuild(date: string, now: number): Promise<StatementStatus> {
     return this.#serially(async () => {
       const before = this.#run();
       if (before && before.done_at === null) await this.#abort(before);
-      const run = await this.#start(date, now, (before?.generation ?? 0) + 1);
-      return this.#status(await this.#step(run));
+      return this.#status(await this.#start(date, now, (before?.generation ?? 0) + 1));
     });
   }
 

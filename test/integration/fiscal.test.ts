@@ -34,6 +34,11 @@ import { scriptedUpstream } from "../support/scripted-upstream";
 
 afterEach(() => vi.restoreAllMocks());
 
+/**
+ * Past a final record's end: its own window (RECORD_RETENTION_DAYS), or the event log's for its undelivered
+ * events when longer (nothing delivers here, and the record waits for the log: rule 10).
+ */
+const RECORD_END_MS = Math.max(retentionPolicy(env).recordRetentionMs, retentionPolicy(env).undeliveredEventsMs);
 const READS = readConfig(env).fiscalReads;
 const LATE = { token: "tok_sandbox_fiscal_late" };
 const stubOf = (id: string) => receiptStub(env, "receipt", id);
@@ -171,7 +176,7 @@ describe("a receipt paid while its fiscal data is missing (tok_sandbox_fiscal_la
     expect(await listed(paid.id)).toMatchObject({ state: 4, reads: READS.length });
     // No more reads are scheduled, and nothing ends the record while its fiscal data is missing, even once the log let its events go.
     expect(await alarmWithinADay(stubOf(paid.id))).toBe(false);
-    letTimePass(retentionPolicy(env).recordRetentionMs + DAY_MS);
+    letTimePass(RECORD_END_MS + DAY_MS);
     await fireCron(clock.now());
     await alarm(paid.id);
     expect(await reads(paid.id)).toBe(READS.length);
@@ -230,7 +235,7 @@ describe("nothing is lost to a crash or a failed list write", () => {
     refuseStatements((sql) => sql.includes("fiscal_pending"));
     expect((await expectStatus(call("receipt/check-id", { id: paid.id }), 200)).ofd.fiscalSign).toMatch(/^\d{12}$/);
     await alarm(paid.id);
-    letTimePass(retentionPolicy(env).recordRetentionMs + DAY_MS);
+    letTimePass(RECORD_END_MS + DAY_MS);
     await fireCron(clock.now());
     expect(await alarm(paid.id)).toBe(true);
     vi.restoreAllMocks();

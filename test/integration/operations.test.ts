@@ -93,6 +93,12 @@ const SUCCESSFUL: Record<string, () => Promise<{ path: string; body: unknown }>>
   },
   eraseUser: async () => ({ path: "users/erase", body: { user: `user-${crypto.randomUUID()}` } }),
   listFiscalPending: async () => ({ path: "fiscal/pending", body: { limit: 1 } }),
+  searchAudit: async () => ({ path: "audit/search", body: { user: `user-${crypto.randomUUID()}`, from: Date.now() - 3_600_000, to: Date.now() } }),
+  listStatements: async () => ({ path: "statements/list", body: { limit: 1 } }),
+  rebuildStatement: async () => ({
+    path: "statements/rebuild",
+    body: { date: new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Tashkent" }).format(new Date()) },
+  }),
 };
 
 describe("every operation's description", () => {

@@ -33,7 +33,14 @@ import {
 } from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
-const RETENTION_MS = retentionPolicy(env).recordRetentionMs;
+const POLICY = retentionPolicy(env);
+/** A final record's own window (rule 10: 30 days by default). */
+const RECORD_MS = POLICY.recordRetentionMs;
+/**
+ * When a record whose events nobody delivered ends: nothing delivers in most of these tests, so the log keeps
+ * its events for EVENTS_UNDELIVERED_RETENTION_DAYS, and the record waits for the log (rule 10).
+ */
+const RETENTION_MS = Math.max(RECORD_MS, POLICY.undeliveredEventsMs);
 const TOKEN = { token: "tok_sandbox_ok" };
 const stubOf = (id: string, kind: "receipt" | "transfer" = "receipt") => receiptStub(env, kind, id);
 const stored = async (id: string, kind: "receipt" | "transfer" = "receipt") =>
@@ -50,6 +57,8 @@ const pruneTheLog = () => fireCron(clock.now());
 async function pastTheWindow(): Promise<void> {
   letTimePass(RETENTION_MS + 60_000);
   await pruneTheLog();
+  // A record past its own window that asked the log while it still held the events asks again within the hour.
+  letTimePass(END_RECHECK_MS);
 }
 
 /** A receipt of `user`'s, paid (state 4, final), its events handed on. */
@@ -62,12 +71,27 @@ async function paidReceiptOf(token: string): Promise<any> {
 }
 
 describe("a final record deletes itself after RECORD_RETENTION_DAYS", () => {
-  it("defaults to 90 days, accepts fractions, and is never shorter than the event log keeps the record's events", () => {
-    expect(RETENTION_MS).toBe(90 * DAY_MS);
+  it("defaults to 30 days (its audit trail outlives it in R2, rule 15) and accepts fractions; shorter than the log's windows, its end waits for the log", () => {
+    expect(RECORD_MS).toBe(30 * DAY_MS);
     const windows = { EVENTS_DELIVERED_RETENTION_DAYS: "0.1", EVENTS_UNDELIVERED_RETENTION_DAYS: "0.2" };
     expect(retentionPolicy({ ...env, ...windows, RECORD_RETENTION_DAYS: "0.25" } as unknown as Env).recordRetentionMs).toBe(DAY_MS / 4);
-    // The record gives the bodies of the events the log lists (docs/events.md): it stays while the log may list them.
-    expect(retentionPolicy({ ...env, ...windows, RECORD_RETENTION_DAYS: "0.05" } as unknown as Env).recordRetentionMs).toBe(0.2 * DAY_MS);
+    // Shorter than the log keeps events: the record's end asks the log first (below), so nothing listed loses its body.
+    expect(retentionPolicy({ ...env, ...windows, RECORD_RETENTION_DAYS: "0.05" } as unknown as Env).recordRetentionMs).toBe(0.05 * DAY_MS);
+  });
+
+  it("a paid receipt whose events were delivered ends 30 days after its last change, before the undelivered window", async () => {
+    const queue = queueSpy();
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    receiver(() => new Response(null, { status: 204 }));
+    await consume(queue.sent.map((body) => ({ body })));
+    letTimePass(RECORD_MS + 60_000);
+    await pruneTheLog();
+    expect(await runDurableObjectAlarm(stubOf(receipt.id))).toBe(true);
+    expect(await stored(receipt.id)).toEqual([]);
+    expect(RECORD_MS + 60_000).toBeLessThan(POLICY.undeliveredEventsMs);
+    vi.restoreAllMocks();
   });
 
   it("just inside the window it stays; just outside, its own alarm deletes every stored row, and the user's check-id answers 404", async () => {
@@ -80,6 +104,8 @@ describe("a final record deletes itself after RECORD_RETENTION_DAYS", () => {
 
     letTimePass(120_000);
     await pruneTheLog();
+    // Past its own window (30 days) it asked the log, which still held its events: it asks again within the hour.
+    letTimePass(END_RECHECK_MS);
     expect(await runDurableObjectAlarm(stubOf(receipt.id))).toBe(true);
     expect(await stored(receipt.id)).toEqual([]);
     // Nothing left to come back for.
@@ -206,8 +232,8 @@ describe("after its deletion", () => {
 
 describe("a record outlives every event the log lists for it (rule 10)", () => {
   it("events undelivered at the record's deletion time: the record stays while the log lists them, with their bodies; once retention has pruned them, the record goes", async () => {
-    // The windows are equal (90 and 90, the defaults): the record's time comes when its events' does.
-    expect(RETENTION_MS).toBe(retentionPolicy(env).undeliveredEventsMs);
+    // The record's window (30 days) ends before its undelivered events' (90): it waits for the log.
+    expect(RECORD_MS).toBeLessThan(POLICY.undeliveredEventsMs);
     const queue = queueSpy();
     const receipt = await createReceipt({ merchant_id: 1003 });
     await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
@@ -301,14 +327,16 @@ describe("a transfer closed at the edge is final (rules 2 and 10)", () => {
     await runDurableObjectAlarm(stubOf(id, "transfer"));
     expect(await storedRecord("transfer", id)).toMatchObject({ state: 0, pending_op: null, suspect_since: 0 });
 
-    letTimePass(RETENTION_MS - 60_000);
+    letTimePass(RECORD_MS - 60_000);
     await pruneTheLog();
     await runDurableObjectAlarm(stubOf(id, "transfer"));
     expect(await stored(id, "transfer")).not.toEqual([]);
     await expectError(call("a2c/pay", { id, otp: OTP_OK }), 409, "otp_attempts_exhausted");
 
-    letTimePass(120_000);
+    letTimePass(RETENTION_MS - RECORD_MS + 120_000);
     await pruneTheLog();
+    // Past its own window (30 days) it asked the log, which still held its events: it asks again within the hour.
+    letTimePass(END_RECHECK_MS);
     expect(await runDurableObjectAlarm(stubOf(id, "transfer"))).toBe(true);
     expect(await stored(id, "transfer")).toEqual([]);
     expect(await runDurableObjectAlarm(stubOf(id, "transfer"))).toBe(false);
