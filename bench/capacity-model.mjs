@@ -88,6 +88,14 @@ export const PRICES = {
   },
 };
 
+/** R2 (rules 15 and 16: the audit trail and the statements), Standard storage. */
+PRICES.r2 = {
+  page: "https://developers.cloudflare.com/r2/pricing/",
+  storageGbMonth: { included: 10, perGb: 0.015 },
+  classA: { included: 1e6, perMillion: 4.5 },
+  classB: { included: 10e6, perMillion: 0.36 },
+};
+
 export const LIMITS = {
   d1: {
     page: "https://developers.cloudflare.com/d1/platform/limits/",
@@ -119,7 +127,8 @@ export const ASSUMPTIONS = {
   replayDays: 7,
   tidRetentionDays: 90,
   deliveredEventsDays: 7,
-  recordRetentionDays: 90,
+  // Rule 10's default since the audit trail is kept in R2 (rule 15): 30 days (90 before).
+  recordRetentionDays: 30,
   /** Rule 12's defaults: an unpaid receipt expires after RECEIPT_EXPIRY_HOURS, a hold after HOLD_EXPIRY_DAYS. */
   receiptExpiryHours: 24,
   holdExpiryDays: 7,
@@ -1060,4 +1069,100 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     }
     for (const note of result.shipped[one].estimated) console.log(`estimated: ${note}`);
   }
+}
+
+/**
+ * Rules 15 and 16, priced from their code (src/audit/, src/statements/), not
+ * measured by a run: the traced gateway does not trace the writers or the
+ * statement's object. Per payment of the mix: its record's trail entries
+ * (create, authorize, pay or the expiry's steps) and the appends that carry
+ * them (one per operation: the export runs after each answer), each append
+ * a writer request and two rows (its insert, and its delete once flushed); per
+ * flush (every AUDIT_FLUSH_SECONDS per chain while entries come, one batch per
+ * hour of their times) an alarm (a request and its setAlarm row), the head's
+ * row, and two puts (the batch and the chain's head); the record's export mark
+ * rides the drain's write, but for the authorize's entry, which costs its own
+ * row when no alarm is due within a minute. The statement: a line a payment
+ * (~1.05 over the mix: refunds, holds), a CSV and a JSON row each, its day's
+ * log rows read once, a check-id for STATEMENT_CHECK_SHARE of the lines.
+ */
+export const AUDIT_FROM_CODE = {
+  entriesPerPayment: 3.3,
+  appendsPerPayment: 3,
+  /** A line of NDJSON as the writer writes it (the create's, with its detail, ~400 B; the others ~230 B). */
+  bytesPerEntry: 270,
+  writerRowsPerAppend: 2,
+  chains: 4,
+  flushSeconds: 60,
+  /** Per batch: the alarm set, the head's row. */
+  writerRowsPerBatch: 2,
+  putsPerBatch: 2,
+  /** The writer's wall time per append and per flush (a SQLite insert; two R2 puts), assumed. */
+  writerSecondsPerAppend: 0.003,
+  writerSecondsPerFlush: 0.15,
+  recordRowsPerPayment: 1,
+  retentionDays: 365,
+  statementLinesPerPayment: 1.05,
+  statementBytesPerLine: 520,
+  statementLogRowsReadPerPayment: 2.6,
+  checkShare: 0.01,
+  /** A check's wall time in the statement's object (the payment service's check-id). */
+  checkSeconds: 0.3,
+};
+
+/** The month-12 lines of rules 15 and 16 at `perDay` payments a day (R2 at its steady state: a year of batches and statements). */
+export function auditBill(perDay, c = AUDIT_FROM_CODE) {
+  const P = PRICES;
+  const perMonth = perDay * MONTH_DAYS;
+  const flushesPerDay = Math.min((DAY / c.flushSeconds) * c.chains, (perDay * c.appendsPerPayment) / 1) + 24 * c.chains;
+  const batchesPerMonth = flushesPerDay * MONTH_DAYS;
+  const appends = perMonth * c.appendsPerPayment;
+  const writerRequests = appends + batchesPerMonth;
+  const writerRows = appends * c.writerRowsPerAppend + batchesPerMonth * c.writerRowsPerBatch;
+  const writerGbSeconds = (appends * c.writerSecondsPerAppend + batchesPerMonth * c.writerSecondsPerFlush) * 0.128;
+  const trailGb = (perDay * c.entriesPerPayment * c.bytesPerEntry * c.retentionDays) / GB;
+  const statementGb = (perDay * c.statementLinesPerPayment * c.statementBytesPerLine * c.retentionDays) / GB;
+  const lines = perDay * c.statementLinesPerPayment;
+  // Multipart: the parts of both files, their creation and completion, the summary; the heads' and batches' puts.
+  const statementPuts = ((lines * c.statementBytesPerLine) / (5 * 1024 * 1024) + 6) * MONTH_DAYS;
+  const classA = batchesPerMonth * c.putsPerBatch + statementPuts;
+  const checkGbSeconds = lines * c.checkShare * c.checkSeconds * 0.128 * MONTH_DAYS;
+  const out = [
+    {
+      line: "audit_writer_requests",
+      usage: `${round(writerRequests / 1e6, 1)} M (${c.appendsPerPayment} appends a payment, an alarm a flush)`,
+      dollars: (writerRequests / 1e6) * P.durableObjects.requests.perMillion,
+    },
+    {
+      line: "audit_writer_rows_written",
+      usage: `${round(writerRows / 1e6, 1)} M (${c.writerRowsPerAppend} an append, ${c.writerRowsPerBatch} a batch)`,
+      dollars: (writerRows / 1e6) * P.durableObjects.rowsWritten.perMillion,
+    },
+    {
+      line: "audit_writer_duration",
+      usage: `${round(writerGbSeconds / 1e6, 2)} M GB-s`,
+      dollars: (writerGbSeconds / 1e6) * P.durableObjects.gbSeconds.perMillion,
+    },
+    {
+      line: "audit_record_rows_written",
+      usage: `${round((perMonth * c.recordRowsPerPayment) / 1e6, 1)} M (the export mark of the authorize's entry)`,
+      dollars: ((perMonth * c.recordRowsPerPayment) / 1e6) * P.durableObjects.rowsWritten.perMillion,
+    },
+    {
+      line: "r2_class_a",
+      usage: `${round(classA / 1e6, 2)} M (${round(batchesPerMonth / 1e3)} k batches x ${c.putsPerBatch}, statements' parts)`,
+      dollars: over(classA, P.r2.classA),
+    },
+    {
+      line: "r2_storage",
+      usage: `${round(trailGb + statementGb, 1)} GB (trail ${round(trailGb, 1)}, statements ${round(statementGb, 1)}; ${c.retentionDays} days)`,
+      dollars: overGb(trailGb + statementGb, P.r2.storageGbMonth),
+    },
+    {
+      line: "statement_checks",
+      usage: `${round((lines * c.checkShare * MONTH_DAYS) / 1e3)} k check-ids (object duration)`,
+      dollars: (checkGbSeconds / 1e6) * P.durableObjects.gbSeconds.perMillion,
+    },
+  ].map((l) => ({ ...l, page: l.line.startsWith("r2") ? P.r2.page : P.durableObjects.page }));
+  return { lines: out, total: out.reduce((sum, l) => sum + l.dollars, 0) };
 }

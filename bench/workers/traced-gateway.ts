@@ -57,10 +57,11 @@
  * follows the code through AsyncLocalStorage.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import gateway, { ReceiptObject as GatewayReceiptObject, SandboxObject, SandboxUpstream } from "../../src/dev";
+import gateway, { AuditWriter, ReceiptObject as GatewayReceiptObject, SandboxObject, SandboxUpstream, StatementObject } from "../../src/dev";
 import { type Counter, RiskObject as GatewayRiskObject, RISK_LOG } from "../../src/risk/risk-object";
 
-export { SandboxObject, SandboxUpstream };
+// Rules 15 and 16's objects, untraced: their costs are priced from their code (bench/capacity-model.mjs, AUDIT_FROM_CODE).
+export { AuditWriter, SandboxObject, SandboxUpstream, StatementObject };
 
 type Kind = "d1" | "hop" | "commit" | "queue" | "upstream" | "sync";
 
