@@ -63,8 +63,20 @@ export interface LineFields {
 
 const num = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
 
+/** A receipt's or transfer's body, read field by field (what the payment service sent, normalized). */
+interface BodyFields {
+  amount?: unknown;
+  commission?: unknown;
+  tid?: unknown;
+  state?: unknown;
+  sender?: { commission?: unknown } | null;
+  receiver?: { amount?: unknown } | null;
+  merchant?: { merchant_id?: unknown } | null;
+  ofd?: { fiscalSign?: unknown } | null;
+}
+
 /** A body's commission in tiyin: a receipt's own; a transfer's, the sender's (what the payer is charged). */
-export function commissionOf(kind: "receipt" | "transfer", object: Record<string, any>): number | null {
+export function commissionOf(kind: "receipt" | "transfer", object: BodyFields): number | null {
   return num(object.commission ?? (kind === "transfer" ? object.sender?.commission : undefined));
 }
 
@@ -72,7 +84,7 @@ export function commissionOf(kind: "receipt" | "transfer", object: Record<string
 export function lineFields(event: GatewayEvent): LineFields | null {
   const change = statementChange(event);
   if (!change) return null;
-  const object = event.data.object as unknown as Record<string, any>;
+  const object = event.data.object as unknown as BodyFields;
   const kind = event.type.startsWith("transfer.") ? KINDS.transfer : KINDS.receipt;
   const isTransfer = kind.name === "transfer";
   return {

@@ -508,14 +508,14 @@ export class StatementObject extends DurableObject<Env> {
         if (read.failure.code !== "receipt_not_found") return;
         found.push({ field: "exists", statement: "yes", upstream: "no" });
       } else {
-        const body = read.value as RecordBody & Record<string, any>;
+        const body = read.value as RecordBody;
         run.checked++;
         const compare = (field: string, statement: unknown, shown: unknown) => {
           if (statement !== null && statement !== undefined && statement !== shown)
             found.push({ field, statement: String(statement), upstream: String(shown) });
         };
         compare("amount", line.amount, kind.amountOf(body));
-        compare("commission", line.commission, commissionOf(line.kind, body));
+        compare("commission", line.commission, commissionOf(line.kind, body as unknown as Parameters<typeof commissionOf>[1]));
         compare("merchant_id", line.merchant, kind.merchantOfBody(body) ?? null);
         const shown = kind.stateOf(body);
         if (line.state !== null && shown !== line.state) {
