@@ -505,7 +505,9 @@ export class StatementObject extends DurableObject<Env> {
       const read = await kind.read(upstream, line.id);
       const found: Omit<Mismatch, "id" | "kind" | "event_id">[] = [];
       if (!read.ok) {
+        // A check the payment service could not answer (busy, a timeout) decides nothing: the line stays unchecked.
         if (read.failure.code !== "receipt_not_found") return;
+        run.checked++;
         found.push({ field: "exists", statement: "yes", upstream: "no" });
       } else {
         const body = read.value as RecordBody;
