@@ -229,7 +229,9 @@ curl -s http://127.0.0.1:$PORT/api/v1/gateway/audit/search -H "$PARTNER" -H "$JS
 # -> {"source":"record","op":"create","actor":"user:alice","outcome":"ok"}
 #    {"source":"record","op":"authorize","actor":"user:alice","outcome":"ok"}
 #    {"source":"record","op":"pay","actor":"user:alice","outcome":"otp_invalid"}
-#    ...
+#    {"source":"record","op":"pay","actor":"user:alice","outcome":"ok"}
+#    {"source":"record","op":"pay","actor":"user:alice","outcome":"ok"}
+#    {"source":"record","op":"cancel","actor":"user:alice","outcome":"forbidden"}
 #    {"source":"record","op":"cancel","actor":"partner","outcome":"ok"}
 #    {"source":"gateway","op":"events/list","actor":"partner","outcome":"ok"}
 check_within 30 200 '([.entries[] | select(.source == "record") | .op] | .[0] == "create" and index("cancel") != null) and any(.entries[]; .op == "events/list") and (tostring | contains("tok_sandbox") | not)'
@@ -252,8 +254,9 @@ check_within 30 200 'any(.totals[]; .merchant_id == 1001 and .change == "refunde
 step "13. audit:verify"
 # 13. Nobody changed the audit trail unseen: every chain of the local state walked, batch by batch.
 npm run -s audit:verify
-# -> The audit trail in the local state (npm run dev on port 8787): 2 chain(s), 24 entries.
-#    ...
+# -> The audit trail in the local state (npm run dev on port 8787): 2 chain(s), 20 entries.
+#      w0: batches 1..6 (6 read)
+#      w1: batches 1..3 (3 read)
 #    ✓ every chain is whole.
 # <<< README
 
