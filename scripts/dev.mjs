@@ -48,6 +48,17 @@ dev.on("exit", (code) => process.exit(code ?? 0));
 // 150 s plus this tick). test/integration/events-config.test.ts reads this number.
 const CRON_TICK_SECONDS = 15;
 const cron = `http://127.0.0.1:${port}/cdn-cgi/local/scheduled?cron=${encodeURIComponent("* * * * *")}`;
+// Rule 16's own cron (ten past each hour in production: src/statements/api.ts), every minute here, so a dev
+// server left running writes yesterday's statement soon after midnight in STATEMENT_TIMEZONE.
+const statementCron = `http://127.0.0.1:${port}/cdn-cgi/local/scheduled?cron=${encodeURIComponent("10 * * * *")}`;
+setInterval(
+  () =>
+    fetch(statementCron).then(
+      (res) => res.body?.cancel(),
+      () => undefined,
+    ),
+  60_000,
+);
 // Until the server is up, a tick finds nothing listening: the next one tries again.
 setInterval(
   () =>

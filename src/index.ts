@@ -3,7 +3,7 @@ import { createApp } from "./app";
 import { runErasures } from "./erasure";
 import { type EventMessage, handleEventBatch, sweepEvents } from "./events";
 import { cronShards, retentionPolicy, runRetention } from "./retention";
-import { kickStatements } from "./statements/api";
+import { kickStatements, STATEMENT_CRON } from "./statements/api";
 
 export { AuditWriter } from "./audit/writer";
 export { ReceiptObject } from "./receipt-object";
@@ -16,13 +16,19 @@ export default {
   fetch: app.fetch,
   // The events queue and its dead-letter queue (src/events/delivery.ts tells them apart by batch.queue).
   queue: handleEventBatch,
-  // The Cron Trigger ([triggers] in wrangler.toml; in development scripts/dev.mjs fires it every 15 s):
+  // The Cron Trigger ([triggers] in wrangler.toml; in development scripts/dev.mjs fires it every 15 s, and the
+  // statements' every minute):
   // one event sweep, then one bounded retention run, on the trigger's own clock. One after the other,
   // each at most six databases at a time, so the invocation never holds more than the Workers limit of
   // six connections. Either failing fails the invocation, once both have run.
   async scheduled(controller, env, _ctx) {
     // A number (ms) as the runtime fires it; the tests' loopback may hand a Date, which D1 would not bind.
     const now = Number(controller.scheduledTime);
+    // Rule 16: yesterday's statement, started once after midnight (its object builds it with alarms of its own).
+    if (controller.cron === STATEMENT_CRON) {
+      await kickStatements(env, now);
+      return;
+    }
     // This minute's slice of the databases (all of them while they fit one run's D1 query budget): src/fanout.ts.
     const policy = retentionPolicy(env);
     // A misconfigured list throws here: undefined lets each run fail (and log) on its own.
@@ -37,8 +43,6 @@ export default {
       ...(await Promise.allSettled([runRetention(env, now, policy, databases)])),
       // Erasure keeps its own bounded budget (src/erasure.ts: 50 records or 200 D1 queries a run).
       ...(await Promise.allSettled([runErasures(env, now)])),
-      // Rule 16: yesterday's statement, started once after midnight (its object builds it with alarms of its own).
-      ...(await Promise.allSettled([kickStatements(env, now)])),
     ];
     for (const run of runs) if (run.status === "rejected") throw run.reason;
   },

@@ -86,7 +86,7 @@ export const DOCS = {
     "An unknown id is 404 `not_found`.",
   ),
   eraseUser: prose(
-    "Erases the user's personal data (rule 10): within 24 hours (in development within a minute) every phone number and `account` value of the receipts and transfers the user created is starred but its first and last two characters, in the tid index, the event log and the records; ids, amounts, states and times stay, and later events and answers carry the values erased.",
+    "Erases the user's personal data (rule 10): within 24 hours (in development within a minute) every phone number and `account` value of the receipts and transfers the user created is starred but its first and last two characters, in the tid index, the event log, the records and the audit trail in R2 (each batch's rewrite recorded in its chain); ids, amounts, states and times stay, and later events and answers carry the values erased.",
     "Answers 202 at once; asking again starts over (and takes in what the user created since).",
   ),
   listFiscalPending: prose(

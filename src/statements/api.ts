@@ -18,6 +18,9 @@ import type { StatementStatus } from "./statement-object";
 /** After midnight, how long the nightly run waits for the day's last events to be logged. */
 export const SETTLE_MS = 10 * 60_000;
 
+/** The Cron Trigger that starts the statements (wrangler.toml [triggers]): ten minutes past each hour. */
+export const STATEMENT_CRON = "10 * * * *";
+
 const stubOf = (env: Env, date: string) => env.STATEMENT.get(env.STATEMENT.idFromName(date));
 
 /** The Cron Trigger's step: yesterday's statement, once the day's last events are logged, unless written. */

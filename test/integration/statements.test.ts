@@ -10,7 +10,8 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { clock } from "../../src/clock";
 import { receiptStub } from "../../src/receipt-object";
-import { dateIn } from "../../src/statements/days";
+import { SETTLE_MS, STATEMENT_CRON } from "../../src/statements/api";
+import { dateIn, dayBounds } from "../../src/statements/days";
 import { callGateway } from "../events";
 import { call, createReceipt, expectError, expectStatus, letTimePass, PARTNER_KEY, transferRequest, userToken } from "../helpers";
 
@@ -100,6 +101,36 @@ describe("the daily statement", () => {
 
     const listed = await expectStatus(callGateway("statements/list", {}), 200);
     expect(listed.statements[0]).toMatchObject({ date, state: "ready", lines: 8, mismatches: 1 });
+  });
+
+  it("the nightly run: its own cron starts yesterday's statement once the day is over and settled, and only once", async () => {
+    const zone = "Asia/Tashkent";
+    const today = dateIn(clock.now(), zone);
+    const { from } = dayBounds(today, zone);
+    const yesterday = dateIn(from - 1, zone);
+    const builder = env.STATEMENT.get(env.STATEMENT.idFromName(yesterday));
+    // The minute's cron starts nothing; the statements' own, before the day's last events are logged, nothing either.
+    await (exports.default as unknown as { scheduled(o: { scheduledTime: Date; cron: string }): Promise<unknown> }).scheduled({
+      scheduledTime: new Date(from + SETTLE_MS + 60_000),
+      cron: "* * * * *",
+    });
+    await (exports.default as unknown as { scheduled(o: { scheduledTime: Date; cron: string }): Promise<unknown> }).scheduled({
+      scheduledTime: new Date(from + 60_000),
+      cron: STATEMENT_CRON,
+    });
+    expect(await builder.status()).toBeNull();
+    await (exports.default as unknown as { scheduled(o: { scheduledTime: Date; cron: string }): Promise<unknown> }).scheduled({
+      scheduledTime: new Date(from + SETTLE_MS),
+      cron: STATEMENT_CRON,
+    });
+    expect(await builder.status()).toMatchObject({ date: yesterday, state: "building", complete: true, generation: 1 });
+    while (await runDurableObjectAlarm(builder));
+    await (exports.default as unknown as { scheduled(o: { scheduledTime: Date; cron: string }): Promise<unknown> }).scheduled({
+      scheduledTime: new Date(from + SETTLE_MS + 3_600_000),
+      cron: STATEMENT_CRON,
+    });
+    // Written once: the next hour's run leaves it as it is.
+    expect(await builder.status()).toMatchObject({ date: yesterday, state: "ready", generation: 1 });
   });
 
   it("the files are the partner's: a user is refused, a day not written is 404; a rebuild of a day the log no longer holds whole is refused", async () => {
