@@ -449,6 +449,106 @@ const PROBES: OpenAPIV3_1.PathsObject = {
   ),
 };
 
+const int = (description: string): OpenAPIV3_1.SchemaObject => ({
+  type: "integer",
+  format: "int64",
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description,
+});
+const text = (description: string): OpenAPIV3_1.SchemaObject => ({ type: "string", maxLength: 255, description });
+const nullableInt = (description: string) =>
+  ({ type: ["integer", "null"], format: "int64", minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description }) as unknown as OpenAPIV3_1.SchemaObject;
+const nullableText = (description: string) => ({ type: ["string", "null"], maxLength: 255, description }) as unknown as OpenAPIV3_1.SchemaObject;
+const CHANGES = ["paid", "held", "cancelled", "refunded", "expired", "closed_at_edge"];
+const KINDS_ENUM: OpenAPIV3_1.SchemaObject = { type: "string", enum: ["receipt", "transfer"] };
+
+/** The statement's JSON file, as src/statements/statement-object.ts writes it. */
+const STATEMENT_JSON: OpenAPIV3_1.SchemaObject = {
+  type: "object",
+  required: [
+    "date",
+    "timezone",
+    "from",
+    "to",
+    "complete",
+    "lines",
+    "totals",
+    "mismatches",
+    "mismatches_total",
+    "checked",
+    "lines_total",
+    "generated_at",
+  ],
+  properties: {
+    date: text("The day, YYYY-MM-DD in STATEMENT_TIMEZONE."),
+    timezone: text("STATEMENT_TIMEZONE."),
+    from: int("The day's first millisecond."),
+    to: int("The next day's first millisecond."),
+    complete: { type: "boolean", description: "false: written before the day ended." },
+    lines: {
+      type: "array",
+      maxItems: 100_000_000,
+      items: {
+        type: "object",
+        required: ["id", "kind", "tid", "owner", "merchant_id", "change", "state", "amount", "commission", "at", "time", "fiscal_sign", "event_id"],
+        properties: {
+          id: text("The receipt's id or the transfer's receipt_id."),
+          kind: KINDS_ENUM,
+          tid: nullableText("As its owner chose it."),
+          owner: nullableText("partner, or the user's sub."),
+          merchant_id: nullableInt("null: a transfer."),
+          change: { type: "string", enum: CHANGES },
+          state: nullableInt("The state the change left."),
+          amount: nullableInt("Tiyin."),
+          commission: nullableInt("Tiyin."),
+          at: int("Milliseconds."),
+          time: text("Local time, YYYY-MM-DD HH:MM:SS."),
+          fiscal_sign: nullableText("The fiscal sign the change showed, if any."),
+          event_id: text("The event of the change."),
+        },
+      },
+    },
+    totals: {
+      type: "array",
+      maxItems: 100_000,
+      items: {
+        type: "object",
+        required: ["merchant_id", "change", "count", "amount", "commission", "amount_sum", "commission_sum"],
+        properties: {
+          merchant_id: nullableInt("null: transfers."),
+          change: { type: "string", enum: CHANGES },
+          count: int("Lines."),
+          amount: int("Tiyin."),
+          commission: int("Tiyin."),
+          amount_sum: text("Sum, two decimals."),
+          commission_sum: text("Sum, two decimals."),
+        },
+      },
+    },
+    mismatches: {
+      type: "array",
+      maxItems: 10_000,
+      items: {
+        type: "object",
+        required: ["id", "kind", "event_id", "field", "statement", "upstream"],
+        properties: {
+          id: text("The receipt or transfer."),
+          kind: KINDS_ENUM,
+          event_id: text("The line's event."),
+          field: text("amount, commission, merchant_id, state or exists."),
+          statement: text("What the line says."),
+          upstream: text("What the payment service shows."),
+        },
+      },
+    },
+    mismatches_total: int("Every mismatch (the first 10,000 are listed)."),
+    checked: int("Lines compared with the payment service."),
+    lines_total: int("Lines."),
+    generated_at: int("Milliseconds: when it was written."),
+  },
+};
+
 /** Rule 16's files: GET, the partner's key, streamed as R2 holds them. */
 const statementFile = (format: "csv" | "json"): OpenAPIV3_1.PathItemObject => ({
   get: {
@@ -476,7 +576,7 @@ const statementFile = (format: "csv" | "json"): OpenAPIV3_1.PathItemObject => ({
         content:
           format === "csv"
             ? { "text/csv": { schema: { type: "string", maxLength: 5_000_000_000 } } }
-            : { "application/json": { schema: { type: "object" } } },
+            : { "application/json": { schema: STATEMENT_JSON as never } },
       },
       ...Object.fromEntries(
         [...errorCodesByStatus(["forbidden", "not_found"]).entries()]

@@ -15,7 +15,7 @@ import { AUDIT_SEARCH_PAGE, AUDIT_TRAIL, FISCAL_PENDING_PAGE } from "../examples
 import { fiscalPendingPage } from "../fiscal-list";
 import { KIND_NAMES } from "../kinds";
 import { receiptStub } from "../record-stub";
-import { AccountEntry, EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, Int, int32, MaxText, ReceiptId, ReceiptState } from "../schemas";
+import { AccountEntry, EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, Int, int32, int64, MaxText, ReceiptId, ReceiptState } from "../schemas";
 import { listStatements, rebuildStatement } from "../statements/api";
 import { DOCS } from "./docs";
 import { describe, type Section } from "./operation";
@@ -135,6 +135,7 @@ const SearchTime = (what: string) =>
     v.integer(`${what} must be an integer`),
     v.minValue(0, `${what} must not be negative`),
     v.safeInteger(),
+    int64(),
     v.description("Milliseconds since the epoch."),
   );
 
