@@ -192,6 +192,18 @@ export class ReceiptObject extends DurableObject<Env> {
     return rec && rec.fiscal_since !== 0 ? rec.fiscal_since : null;
   }
 
+  /**
+   * Rule 15: sends the trail's entries not yet in the audit trail in R2 now
+   * (each operation's answer and each alarm sends them on their own; this is
+   * for whoever must see them there at once). True when none is left owed.
+   */
+  async exportAudit(): Promise<boolean> {
+    const { store, audit } = this.#parts;
+    if (!store.load()) return true;
+    await audit.export();
+    return !audit.owed;
+  }
+
   /** The audit trail, oldest first (partner only: the route checks). */
   async auditTrail(): Promise<AuditTrail | null> {
     const { store } = this.#parts;

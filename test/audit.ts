@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
 import { auditChains } from "../src/audit/entries";
+import { receiptStub } from "../src/receipt-object";
 import { callGateway } from "./events";
 import { expectStatus } from "./helpers";
 
@@ -31,6 +32,9 @@ export async function trailOnceIn(query: Record<string, unknown>, count: number)
   let entries: any[] = [];
   await vi.waitFor(
     async () => {
+      // The record's own export (after its answer, in the background), made sure of.
+      if (typeof query.receipt_id === "string")
+        for (const kind of ["receipt", "transfer"] as const) await receiptStub(env, kind, query.receipt_id).exportAudit();
       await flushAudit();
       entries = (await searchTrail(query)).entries;
       if (entries.length < count) throw new Error(`${entries.length} of ${count} entries in R2 so far`);
