@@ -22,9 +22,9 @@
  *
  * Not found this way: a record whose tid row retention already deleted
  * (TID_RETENTION_DAYS after its create) while the record itself is kept
- * (RECORD_RETENTION_DAYS after its last change); with both windows at 90
- * days that is a record changed long after its create (a refund), and it is
- * deleted within the window anyway.
+ * (RECORD_RETENTION_DAYS after its last change); with the default windows
+ * (90 and 30 days) that is a record changed more than 60 days after its
+ * create (a refund), and it is deleted within its window anyway.
  */
 
 import type { KindName } from "./kinds";

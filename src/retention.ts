@@ -48,7 +48,8 @@ export interface RetentionPolicy {
   undeliveredEventsMs: number;
   /**
    * How long a final record's Durable Object is kept after its last change (rule 10; the object deletes
-   * itself): never less than undeliveredEventsMs, so the log never lists an event whose record is gone.
+   * itself), and then only once the log lists none of its events (src/record/end.ts): an event still
+   * undelivered keeps its record, which keeps its body, for as long as the log keeps the event.
    */
   recordRetentionMs: number;
   /** Rows per statement. */
@@ -64,7 +65,8 @@ export const RETENTION_DEFAULTS = {
   // RECORD_RETENTION_DAYS; undelivered ones stay 90 days. It keeps D1 at <= 1 KB a receipt (docs/capacity.md).
   deliveredEventsDays: 7,
   undeliveredEventsDays: 90,
-  recordRetentionDays: 90,
+  // Rule 10's default. A record whose events are undelivered waits for the log to prune them (src/record/end.ts).
+  recordRetentionDays: 30,
   batchSize: 1000,
   rounds: 5,
 } as const;
@@ -88,9 +90,7 @@ export function retentionPolicy(env: Env): RetentionPolicy {
     tidRetentionMs: Math.max(replayMs, positive(env.TID_RETENTION_DAYS, d.tidRetentionDays) * DAY_MS),
     deliveredEventsMs,
     undeliveredEventsMs,
-    // A record keeps its events' bodies for the event log (src/events/bodies.ts): it outlives every event the
-    // log may still list, each created by a change of the record, pruned at most undeliveredEventsMs after it.
-    recordRetentionMs: Math.max(undeliveredEventsMs, positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS),
+    recordRetentionMs: positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS,
     batchSize: whole(env.RETENTION_BATCH_SIZE, d.batchSize),
     rounds: whole(env.RETENTION_ROUNDS, d.rounds),
   };
