@@ -2,8 +2,9 @@
  * Rule 10, erasure: `POST /api/v1/gateway/users/erase` (partner only, 202),
  * carried out by the Cron Trigger; afterwards none of the user's phone
  * numbers or account values is in any store (the tid index, the event log,
- * the records), ids, amounts, states and times stay, and later events carry
- * the values erased.
+ * the records, the answers kept for Idempotency-Keys), ids, amounts, states
+ * and times stay, a repeat of a kept answer shows the values erased, and
+ * later events and answers carry them erased.
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -21,9 +22,11 @@ import {
   expectStatus,
   newUser,
   refuseStatements,
+  sandboxCalls,
   transferRequest,
   userToken,
 } from "../helpers";
+import { scriptedUpstream } from "../support/scripted-upstream";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -176,5 +179,53 @@ describe("every place an event body or an answer lives is erased", () => {
     const { events } = await expectStatus(callGateway("events/list", { receipt_id: receipt.id }), 200);
     expect(events).toHaveLength(2);
     expect(JSON.stringify(events)).not.toContain(phone);
+  });
+});
+
+describe("the answers kept for Idempotency-Keys (rules 10 and 11)", () => {
+  const withKey = (key: string, token: string) => ({ token, headers: { "Idempotency-Key": key } });
+  const receiptOf = (phone: string, token: string) => createReceipt({ merchant_id: 1003, account: [{ key: "phone", value: phone }] }, { token });
+
+  it("a pay repeated with its key after the erasure replays the answer with the values erased; answers kept after it are built from the erased record", async () => {
+    const sub = newUser();
+    const token = await userToken(sub);
+    const phone = newPhone();
+    const paid = await receiptOf(phone, token);
+    const later = await receiptOf(phone, token);
+    const lost = await receiptOf(phone, token);
+    const key = `e-1-${crypto.randomUUID()}`;
+    const first = await call("receipt/pay", { id: paid.id, card: TOKEN }, withKey(key, token));
+    expect(first.status).toBe(200);
+    expect(await first.text()).toContain(phone);
+    // A pay whose answer is lost after the payment service acted: its key waits for the outcome.
+    const lostKey = `e-2-${crypto.randomUUID()}`;
+    scriptedUpstream.on("receipt/pay", { kind: "lost" }, { id: lost.id });
+    await expectError(call("receipt/pay", { id: lost.id, card: TOKEN }, withKey(lostKey, token)), 502, "upstream_error");
+
+    await erase(sub);
+
+    // The kept answer, repeated: the same payment, the values erased, and nothing reaches the payment service again.
+    const repeat = await call("receipt/pay", { id: paid.id, card: TOKEN }, withKey(key, token));
+    expect(repeat.headers.get("idempotent-replayed")).toBe("true");
+    const replayed = await expectStatus(repeat, 200);
+    expect(replayed).toMatchObject({ id: paid.id, amount: paid.amount, state: 4 });
+    expect(replayed.account).toEqual([{ key: "phone", value: erased(phone) }]);
+    // A pay after the erasure: its answer, and the one its key keeps, are built from the erased record.
+    const laterKey = `e-3-${crypto.randomUUID()}`;
+    const afterwards = await expectStatus(call("receipt/pay", { id: later.id, card: TOKEN }, withKey(laterKey, token)), 200);
+    expect(afterwards).toMatchObject({ id: later.id, state: 4, account: [{ key: "phone", value: erased(phone) }] });
+    const again = await call("receipt/pay", { id: later.id, card: TOKEN }, withKey(laterKey, token));
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await again.text()).not.toContain(phone);
+    // The repeat of the pay whose answer was lost asks the payment service, and answers from the erased record.
+    const settled = await expectStatus(call("receipt/pay", { id: lost.id, card: TOKEN }, withKey(lostKey, token)), 200);
+    expect(settled).toMatchObject({ id: lost.id, state: 4, account: [{ key: "phone", value: erased(phone) }] });
+    expect((await sandboxCalls()).filter((c) => c.path === "receipt/pay" && [paid.id, lost.id].includes(c.id ?? ""))).toHaveLength(2);
+
+    // No store holds the phone, the kept answers' table included.
+    for (const id of [paid.id, later.id, lost.id]) await runDurableObjectAlarm(receiptStub(env, "receipt", id));
+    const stored = await everyStore({ receipts: [paid.id, later.id, lost.id], transfers: [] });
+    expect(stored).toContain("idempotency: ");
+    expect(stored).not.toContain(phone);
   });
 });
