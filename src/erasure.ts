@@ -5,13 +5,18 @@
  *
  * - the user's records are found through their tid-index rows (owner
  *   `user:<sub>`, the index's primary key prefix), in every database;
- * - each record's Durable Object erases its body, the create's answer it
- *   keeps for replays, its outbox (the bodies of its events, logged or not:
- *   the event log keeps none) and every body it stores later
- *   (the record object's erase);
+ * - each record's Durable Object erases every store src/stores.ts says the
+ *   record erases: its body, the create's answer it keeps for replays, its
+ *   outbox (the bodies of its events, logged or not: the event log keeps
+ *   none), the answers it keeps for Idempotency-Keys, and every body and
+ *   answer it stores later (src/record/erase.ts);
  * - erased means every `account` value and every `phone` starred but their
  *   first and last two characters (src/redact.ts erasePersonal); ids,
- *   amounts, states and times stay.
+ *   amounts, states and times stay;
+ * - then every store src/stores.ts says the cron erases itself, each by its
+ *   eraser in CRON_ERASERS (a map typed by that list);
+ * - a done request is kept ERASURE_REQUESTS_KEPT_DAYS, for a restore of the
+ *   database to put back, then deleted by retention (deleteDoneErasures).
  *
  * At most ERASE_RECORDS_PER_RUN records and ERASE_QUERIES_PER_RUN D1 queries
  * a run (a record costs one object call, each page of a database's rows one
@@ -31,6 +36,7 @@ import type { KindName } from "./kinds";
 import { log } from "./log";
 import { receiptStub } from "./record-stub";
 import { allShards } from "./shards";
+import { implementations, type StoreErasedBy, storesErasedBy } from "./stores";
 
 /** Records erased per cron run, across all requests. */
 export const ERASE_RECORDS_PER_RUN = 50;
@@ -46,6 +52,20 @@ export const ERASE_QUERIES_PER_RUN = 200;
 
 /** Where a request stands in each database: the last tid done, or true when that database is done. */
 type Progress = Record<string, string | true>;
+
+/**
+ * A store the cron erases itself (src/stores.ts, `erasure: { by: "cron" }`):
+ * erases what it holds of `user`, within a run's bounds, and answers whether
+ * it is done (the request stays open until every one is). Idempotent.
+ */
+type CronEraser = (env: Env, user: string, now: number) => Promise<boolean>;
+
+/**
+ * The eraser of each store the cron erases itself, typed by src/stores.ts's
+ * list. None so far: every store that holds a phone number or an `account`
+ * value is a record's, erased by its object.
+ */
+const CRON_ERASERS: Readonly<Record<StoreErasedBy<"cron">, CronEraser>> = {};
 
 /** Records (or renews) a request to erase `user`'s personal data. */
 export async function requestErasure(env: Env, user: string, now: number): Promise<{ user: string; accepted_at: number }> {
@@ -101,7 +121,9 @@ export async function runErasures(env: Env, now: number, budget = ERASE_RECORDS_
         progress[binding] = rows.length < limit ? true : rows[rows.length - 1]!.tid;
       }
     }
-    const finished = allShards(env).every(({ binding }) => progress[binding] === true);
+    let finished = allShards(env).every(({ binding }) => progress[binding] === true);
+    if (finished)
+      for (const erase of implementations(storesErasedBy("cron"), CRON_ERASERS)) finished = (await erase(env, request.user, now)) && finished;
     if (finished) done++;
     queries++;
     await env.DB.prepare("UPDATE erasures SET cursor = ?1, done_at = ?2 WHERE user = ?3 AND requested_at <= ?4")
@@ -110,4 +132,17 @@ export async function runErasures(env: Env, now: number, budget = ERASE_RECORDS_
   }
   if (open.length > 0) log("info", "erasure_run", { now, records, requests_done: done, requests_open: open.length - done });
   return { records, done };
+}
+
+/**
+ * Deletes up to `limit` done requests made before `before` (retention's
+ * step: src/retention.ts). The table holds the requests of about a month, so
+ * the scan is short; a request still open is never deleted.
+ */
+export async function deleteDoneErasures(db: D1Database, before: number, limit: number): Promise<number> {
+  const { meta } = await db
+    .prepare("DELETE FROM erasures WHERE user IN (SELECT user FROM erasures WHERE done_at IS NOT NULL AND requested_at < ?1 LIMIT ?2)")
+    .bind(before, limit)
+    .run();
+  return meta.changes;
 }

@@ -18,7 +18,7 @@
  *
  * Both walks are typed maps from these names, so an entry whose erasure or
  * end is the code's has no build until its code is written.
- * test/integration/stores.test.ts fails when storage is touched (a table, a
+ * test/unit/stores.test.ts fails when storage is touched (a table, a
  * binding, the Cache API, an object's key-value storage) that no entry names,
  * and docs/reference.md's list is this one (storesTable), held by
  * test/docs/reference.test.ts.
@@ -168,7 +168,7 @@ export const STORES = [
       "each event's delivery: its id, record, type, status, attempts and next attempt (no body), and where the sweep's and retention's walks stand",
     personal: [],
     code: ["src/events/log-database.ts", "src/events/sweep.ts"],
-    erasure: { by: "nothing", why: "no body: the records keep them" },
+    erasure: { by: "nothing", why: "no bodies (the records keep them)" },
     end: {
       by: "cron",
       settings: ["EVENTS_DELIVERED_RETENTION_DAYS", "EVENTS_UNDELIVERED_RETENTION_DAYS"],
@@ -179,12 +179,12 @@ export const STORES = [
     name: "event_queue",
     title: "the events queue",
     place: { kind: "queue", bindings: ["EVENTS"] },
-    holds: "each event on its way to `WEBHOOK_URL` (and its dead-letter queue), its body as the record published it",
+    holds: "each event on its way to `WEBHOOK_URL`, its body as the record published it",
     personal: ["phone", "account values", "user sub", "tid"],
     code: ["src/events/publish.ts", "src/events/delivery.ts"],
     erasure: {
       by: "unreachable",
-      why: "a message cannot be changed once sent: one still retrying carries the body as published until it is delivered or dead-lettered",
+      why: "a message cannot be changed once sent; one still retrying carries the body as published until it is delivered or dead-lettered",
     },
     end: { by: "platform", how: "consumed once delivered or dead-lettered (production's retries end about 29 hours after the first attempt)" },
   },
@@ -205,7 +205,7 @@ export const STORES = [
     holds: "each users/erase request: the user's sub, when it was made, how far the cron has got, when it was done",
     personal: ["user sub"],
     code: ["src/erasure.ts"],
-    erasure: { by: "nothing", why: "the request itself: no phone number or `account` value" },
+    erasure: { by: "nothing", why: "the request holds no phone number or `account` value" },
     end: {
       by: "cron",
       settings: [],
@@ -269,6 +269,15 @@ export const storesErasedBy = <B extends Erasure["by"]>(by: B): Extract<Entry, {
 /** The entries whose end is `by`, in the list's order. */
 export const storesEndedBy = <B extends End["by"]>(by: B): Extract<Entry, { end: { by: B } }>[] =>
   STORES.filter((store): store is Extract<Entry, { end: { by: B } }> => store.end.by === by);
+
+/**
+ * What `map` gives each store of `stores`, in the list's order: how the
+ * walks of erasure and retention find each store's code. The map is typed
+ * by the stores' names, so it has exactly one entry for each.
+ */
+export function implementations<N extends string, T>(stores: readonly { readonly name: N }[], map: Readonly<Record<N, T>>): T[] {
+  return stores.map((store) => map[store.name]);
+}
 
 const code = (text: string) => `\`${text}\``;
 

@@ -7,7 +7,7 @@
  * here. One change: all of it lands, or none. Used by the object's erase and
  * by a restore that brings back a record from before its erasure.
  */
-import { type StoreErasedBy, storesErasedBy } from "../stores";
+import { implementations, type StoreErasedBy, storesErasedBy } from "../stores";
 import type { RecordParts } from "./parts";
 
 export function eraseRecord(parts: Pick<RecordParts, "store" | "recorder" | "outbox" | "keys">): void {
@@ -17,6 +17,6 @@ export function eraseRecord(parts: Pick<RecordParts, "store" | "recorder" | "out
     idempotency_keys: () => parts.keys.erase(),
   };
   parts.store.change(() => {
-    for (const store of storesErasedBy("record")) erasers[store.name]();
+    for (const erase of implementations(storesErasedBy("record"), erasers)) erase();
   });
 }

@@ -10,8 +10,10 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { clock } from "../../src/clock";
-import { runErasures } from "../../src/erasure";
+import { requestErasure, runErasures } from "../../src/erasure";
 import { receiptStub } from "../../src/receipt-object";
+import { DAY_MS, runRetention } from "../../src/retention";
+import { ERASURE_REQUESTS_KEPT_DAYS } from "../../src/stores";
 import { callGateway, consume, fireCron, queueSpy, receiver, unsentEvents } from "../events";
 import {
   call,
@@ -20,6 +22,7 @@ import {
   dumpStorage,
   expectError,
   expectStatus,
+  letTimePass,
   newUser,
   refuseStatements,
   sandboxCalls,
@@ -141,6 +144,29 @@ describe("POST /api/v1/gateway/users/erase", () => {
     expect(await stillHolding()).toBe(0);
     // Done: nothing more to do for it.
     expect((await runErasures(env, clock.now(), 5)).records).toBe(0);
+  });
+});
+
+describe("the erasure requests (rule 10: every stored byte has an end)", () => {
+  /** The request as the runbook looks it up (docs/production.md): its row in the first database, or null. */
+  const requestOf = (sub: string) =>
+    env.DB.prepare("SELECT user, done_at FROM erasures WHERE user = ?1").bind(sub).first<{ done_at: number | null }>();
+
+  it("a done request is kept for a restore of the database to put back, then retention deletes it; one still open is kept", async () => {
+    const done = newUser();
+    await erase(done);
+    expect(await requestOf(done)).toMatchObject({ done_at: expect.any(Number) });
+    const open = newUser();
+    await requestErasure(env, open, clock.now());
+
+    letTimePass(ERASURE_REQUESTS_KEPT_DAYS * DAY_MS - 60_000);
+    await runRetention(env, clock.now());
+    expect(await requestOf(done)).not.toBeNull();
+    letTimePass(120_000);
+    const report = await runRetention(env, clock.now());
+    expect(report.erasures_deleted).toBeGreaterThanOrEqual(1);
+    expect(await requestOf(done)).toBeNull();
+    expect(await requestOf(open)).toMatchObject({ done_at: null });
   });
 });
 
