@@ -37,7 +37,7 @@
  */
 import { deleteDoneErasures } from "./erasure";
 import { pruneDelivered, pruneWatched } from "./events/log-database";
-import { cronSlice, databasesPerRun, inPool } from "./fanout";
+import { cronSlice, databasesPerRun, inPool, QUERY_BUDGET } from "./fanout";
 import { log } from "./log";
 import { allShards, type Shard } from "./shards";
 import { ERASURE_REQUESTS_KEPT_DAYS, implementations, type STORES, type StoreEndedBy, storesEndedBy } from "./stores";
@@ -130,7 +130,8 @@ interface PruneStep {
   name: string;
   counts: keyof RetentionCounts;
   queries: number;
-  batch: (db: D1Database, policy: RetentionPolicy, limit: number, now: number) => Promise<Batch>;
+  /** A store outside D1 (an R2 bucket) uses `env` and ignores `db`, and counts no D1 statement. */
+  batch: (db: D1Database, policy: RetentionPolicy, limit: number, now: number, env: Env) => Promise<Batch>;
 }
 
 /**
@@ -192,12 +193,26 @@ const pruned = () => {
   return implementations(stores, PRUNERS).map((steps, i) => ({ store: stores[i]!, steps }));
 };
 
-/** Whether a store lives in this database: every database of the deployment, or the first (DB) alone. */
-const livesIn = (store: (typeof STORES)[number], shard: Shard): boolean =>
-  store.place.kind === "d1" && (store.place.databases === "all" || shard.binding === "DB");
+/**
+ * Whether a run prunes a store in this database's lane: a D1 store in every
+ * database of the deployment or in the first (DB) alone; any other store
+ * once, in the first's lane (each turn of the cron's slices).
+ */
+const livesIn = (store: (typeof STORES)[number], binding: string): boolean =>
+  (store.place.kind === "d1" && store.place.databases === "all") || binding === "DB";
 
 /** D1 statements per round of a run's steps on one database, the first (which holds every store): every step's batch. */
-export const RETENTION_QUERIES_PER_ROUND = pruned().reduce((sum, { steps }) => sum + steps.reduce((n, step) => n + step.queries, 0), 0);
+/** D1 statements per round of a run's steps in a database's lane: every step of every store pruned there. */
+const queriesPerRound = (binding: string): number =>
+  pruned()
+    .filter(({ store }) => livesIn(store, binding))
+    .reduce((sum, { steps }) => sum + steps.reduce((n, step) => n + step.queries, 0), 0);
+
+/** D1 statements per round of a run's steps on any database: the stores spread over all of them (the tid index, the event log). */
+export const RETENTION_QUERIES_PER_ROUND = queriesPerRound("");
+
+/** What the first database's lane (DB) adds per round: the stores there alone (the erasure requests). */
+export const FIRST_DATABASE_QUERIES_PER_ROUND = queriesPerRound("DB") - RETENTION_QUERIES_PER_ROUND;
 
 /** D1 statements the event sweep (src/events/sweep.ts) runs per database in the same cron invocation. */
 export const SWEEP_QUERIES_PER_DATABASE = 4;
@@ -211,7 +226,8 @@ export const cronQueriesPerDatabase = (policy: RetentionPolicy): number => RETEN
  * minute's slice; each database is visited every ceil(N / perRun) minutes.
  */
 export function cronShards(env: Env, now: number, policy = retentionPolicy(env)): Shard[] {
-  return cronSlice(allShards(env), databasesPerRun(cronQueriesPerDatabase(policy)), Math.floor(now / 60_000));
+  const perRun = databasesPerRun(cronQueriesPerDatabase(policy), QUERY_BUDGET - FIRST_DATABASE_QUERIES_PER_ROUND * policy.rounds);
+  return cronSlice(allShards(env), perRun, Math.floor(now / 60_000));
 }
 
 /** One step: up to `rounds` batches, stopping at the first batch that was not full. */
@@ -270,9 +286,9 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
       erasures_deleted: 0,
     };
     for (const { store, steps } of stores) {
-      if (!livesIn(store, shard)) continue;
+      if (!livesIn(store, shard.binding)) continue;
       for (const step of steps)
-        counts[step.counts] += await run(`${step.name}:${shard.binding}`, (limit) => step.batch(shard.db, policy, limit, now));
+        counts[step.counts] += await run(`${step.name}:${shard.binding}`, (limit) => step.batch(shard.db, policy, limit, now, env));
     }
     return { binding: shard.binding, counts };
   });

@@ -23,15 +23,19 @@
  * and docs/reference.md's list is this one (storesTable), held by
  * test/docs/reference.test.ts.
  *
- * Adding a store is adding its entry here. An R2 bucket, for instance:
+ * Adding a store is adding its entry here, then what the build asks for. An
+ * R2 bucket of audit batches, for instance:
  *
- *   { name: "audit_archive", title: "...", place: { kind: "r2", binding: "AUDIT" },
- *     holds: "...", personal: ["user sub"], code: ["src/audit.ts"],
- *     erasure: { by: "nothing", why: "..." },
- *     end: { by: "platform", settings: ["AUDIT_RETENTION_DAYS"], how: "..." } }
+ *   { name: "audit_batches", title: "the audit trail's batches", place: { kind: "r2", binding: "AUDIT" },
+ *     holds: "...", personal: ["phone", "account values", "user sub"], code: ["src/audit.ts"],
+ *     erasure: { by: "cron", how: "..." },
+ *     end: { by: "cron", settings: ["AUDIT_RETENTION_DAYS"], how: "..." } }
  *
- * and, where its erasure or end is `by: "cron"`, its function in the map the
- * build then asks for.
+ * then its eraser in src/erasure.ts CRON_ERASERS (called once a user's
+ * records are erased, until it answers done) and its steps in
+ * src/retention.ts PRUNERS (a store outside D1 is pruned once a run, with
+ * `env`), and docs/reference.md's table as storesTable() prints it. An end
+ * the platform carries out (an R2 lifecycle rule) is `by: "platform"`.
  *
  * This module imports nothing: every part of the gateway may read it.
  */

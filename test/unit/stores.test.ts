@@ -75,6 +75,12 @@ describe("src/stores.ts: every store in one list (rule 10)", () => {
     }
   });
 
+  it("a store that may hold a phone number or an account value is erased (by the record or the cron), or says why it cannot be", () => {
+    const erasable = (STORES as readonly Store[]).filter((store) => store.personal.includes("phone") || store.personal.includes("account values"));
+    expect(erasable.map((store) => store.name)).toEqual(expect.arrayContaining(["record", "record_events", "idempotency_keys"]));
+    for (const store of erasable) expect(["record", "cron", "unreachable"], store.name).toContain(store.erasure.by);
+  });
+
   it("names every storage binding of wrangler.toml (but D1's: every database holds the D1 stores' tables)", () => {
     const bindings = storageBindings();
     expect(bindings.map((b) => b.name)).toEqual(expect.arrayContaining(["DB", "RECEIPTS", "RISK", "EVENTS", "METRICS", "LIMIT_PAY_PER_USER"]));
