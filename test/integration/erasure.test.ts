@@ -24,6 +24,7 @@ import {
   expectStatus,
   letTimePass,
   newUser,
+  receiptRequest,
   refuseStatements,
   sandboxCalls,
   transferRequest,
@@ -216,7 +217,8 @@ describe("the answers kept for Idempotency-Keys (rules 10 and 11)", () => {
     const sub = newUser();
     const token = await userToken(sub);
     const phone = newPhone();
-    const paid = await receiptOf(phone, token);
+    const create = receiptRequest({ merchant_id: 1003, account: [{ key: "phone", value: phone }] });
+    const paid = await expectStatus(call("receipt/create", create, { token }), 200);
     const later = await receiptOf(phone, token);
     const lost = await receiptOf(phone, token);
     const key = `e-1-${crypto.randomUUID()}`;
@@ -236,6 +238,10 @@ describe("the answers kept for Idempotency-Keys (rules 10 and 11)", () => {
     const replayed = await expectStatus(repeat, 200);
     expect(replayed).toMatchObject({ id: paid.id, amount: paid.amount, state: 4 });
     expect(replayed.account).toEqual([{ key: "phone", value: erased(phone) }]);
+    // So is the create's answer, kept for its tid.
+    const recreated = await call("receipt/create", create, { token });
+    expect(recreated.headers.get("idempotent-replayed")).toBe("true");
+    expect(await expectStatus(recreated, 200)).toMatchObject({ id: paid.id, account: [{ key: "phone", value: erased(phone) }] });
     // A pay after the erasure: its answer, and the one its key keeps, are built from the erased record.
     const laterKey = `e-3-${crypto.randomUUID()}`;
     const afterwards = await expectStatus(call("receipt/pay", { id: later.id, card: TOKEN }, withKey(laterKey, token)), 200);
