@@ -932,25 +932,25 @@ export const MUTANTS = [
   // --- record storage across a rollback (expand, then contract) -----------------------------------
   {
     name: "record-stamped-with-newest-layout",
-    file: "src/record/schema.ts",
-    find: "export const OLDEST_READER_VERSION: number = 4;",
-    replace: "export const OLDEST_READER_VERSION: number = 5;",
+    at: "OLDEST_READER_VERSION",
+    find: "OLDEST_READER_VERSION: number = 4",
+    replace: "OLDEST_READER_VERSION: number = 5",
     tests: ["test/integration/record-schema.test.ts"],
     grep: "stamped with the oldest schema",
     why: "a record is stamped with the oldest schema that reads it: stamped with the newest layout, the release before (schema 4) refuses every record this one touched, and a rollback answers 503 for them",
   },
   {
     name: "expansion-not-run-again",
-    file: "src/record/schema.ts",
-    find: "export const isSettled = (stamp: number): boolean => stamp === OLDEST_READER_VERSION && stamp === CURRENT_SCHEMA_VERSION;",
-    replace: "export const isSettled = (stamp: number): boolean => stamp === OLDEST_READER_VERSION;",
+    at: "isSettled",
+    find: "stamp === OLDEST_READER_VERSION && stamp === CURRENT_SCHEMA_VERSION",
+    replace: "stamp === OLDEST_READER_VERSION",
     tests: ["test/integration/record-schema.test.ts"],
     grep: "previous release (paid|refunded)",
     why: "a receipt the release before paid or refunded after this one expanded its row is put in its fiscal phase (rule 14) when this one opens it again, not left unwatched and unlisted",
   },
   {
     name: "expansion-rederives-data-shown",
-    file: "src/record/schema.ts",
+    at: "MIGRATIONS",
     find: "AND NOT (fiscal IS 'sale_pending' AND derived.phase IS 'sale')",
     replace: "",
     tests: ["test/integration/record-schema.test.ts"],
@@ -960,7 +960,7 @@ export const MUTANTS = [
 
   {
     name: "unknown-event-type-mark-deferred",
-    file: "src/record/outbox.ts",
+    at: "Outbox.drain",
     find: '      if (batch.some((entry) => UNKNOWN_TO_THE_RELEASE_BEFORE.has(typeOf(entry.body) ?? ""))) this.#store.writeDeferred();\n',
     replace: "",
     tests: ["test/integration/record-schema.test.ts"],
