@@ -26,25 +26,41 @@
  *    queue consumer;
  * 5. window B: this checkout alone; its cron's sweep queues again what the
  *    switches left pending;
- * 6. rolled back: the previous release on what this checkout left, when both
- *    write the same record schema (otherwise a rollback cannot read what the
- *    newer one stored, and the run says so).
+ * 6. rolled back: the previous release on everything this checkout stored
+ *    (records it created, migrated and changed, kept answers of
+ *    Idempotency-Keys, rule 13's counters, the D1 rows and events of types
+ *    the previous release does not know), as a gradual deployment's rollback
+ *    leaves it;
+ * 7. rolled forward: this checkout again, on what the previous release did
+ *    meanwhile.
  *
  * In every window records are read and their creates replayed (in windows A
- * and B every record, twice; in the gradual and rollback windows, once, the
- * window's own, the stable ones and those earlier windows made), a claimed
- * tid is refused another body, check-tid finds a
- * partner's and a user's receipt, the window creates, replays and pays
- * records of its own (their events delivered within it), events/list answers
- * with each filter, and the window's records take their next step: pay, pay
- * with the OTP, hold-confirm, cancel, a2c/pay. No answer may be 5xx (the pay
- * cut by the switch may lose its caller). At the end every state change of
- * every record has its event in the log, delivered, received and verified;
- * no runtime's log line holds a card token, card number, JWT or server key.
+ * and B every record, twice; in the gradual, rollback and roll-forward
+ * windows, once, the window's own, the stable ones and those earlier windows
+ * made), a claimed tid is refused another body, check-tid finds a partner's
+ * and a user's receipt, the window creates, replays and pays records of its
+ * own (their events delivered within it; the partner's pay with an
+ * Idempotency-Key, and from window B on the user's by card number, which
+ * rule 13 counts, with keys too: every later window repeats each keyed
+ * request and gets its first answer), events/list answers with each filter,
+ * and the window's records take their next step: pay, pay with the OTP,
+ * hold-confirm, cancel, a2c/pay. Rule 14 is carried across the rollback: a
+ * receipt whose fiscal data shows late (window B: its `receipt.fiscalized`,
+ * a type the previous release does not know, in its outbox and the log) and
+ * one whose data is still missing (listed by fiscal/pending) are both
+ * refunded by the previous release, each refund's event delivered; rolled
+ * forward, the list lets them go. No answer may be 5xx (the pay cut by the
+ * switch may lose its caller), and no runtime logs an error (a record it
+ * could not read, a counter that did not answer, an event it could not
+ * publish, an alarm that failed) in the rollback and roll-forward windows. At the end every state
+ * change of every record has its event in the log, delivered, received and
+ * verified; no runtime's log line holds a card token, card number, JWT or
+ * server key.
  *
  * Before any of it, migrations/ is held to the policy: the previous release's
  * files unchanged, and a newer one that drops or renames says why no running
- * code reads it (`-- contract:`).
+ * code reads it (`-- contract:`); and the record schema this checkout stamps
+ * is one the previous release reads (src/record/schema.ts).
  *
  * Generic: it applies whatever migrations/ holds and runs the code as it is,
  * so a new migration or record schema is tested as it lands.
@@ -61,7 +77,7 @@ import { SignJWT } from "jose";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { Webhook } from "standardwebhooks";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig, unstable_splitSqlQuery } from "wrangler";
-import { CURRENT_SCHEMA_VERSION } from "../src/record/schema.ts";
+import { CURRENT_SCHEMA_VERSION, OLDEST_READER_VERSION } from "../src/record/schema.ts";
 import { WRANGLER } from "./build.mjs";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -78,6 +94,12 @@ const NEVER_LOGGED = [/tok_sandbox_/, /8600000000000007/, /eyJ[\w-]{10,}\./, new
 const HELD_ANSWER_MS = 60_000;
 /** The gateway's own limit on an upstream call: the pay cut by the switch is reconciled this long (and 1 s) after it left. */
 const UPSTREAM_TIMEOUT_MS = 6_000;
+/** When the sandbox's fiscal data operator answers a tok_sandbox_fiscal_late payment: never within the run, but in window B (at the next read). */
+const FISCAL_DELAY_MS = 3_600_000;
+/** A card number a user pays with, so that rule 13 counts it (the sandbox's card that pays). */
+const CARD_NUMBER = { number: "8600000000000007", expire: "3012" };
+/** What no runtime may log in the rollback and roll-forward windows: an error, a record it refused, a counter that did not answer, an event it could not publish. */
+const NEVER_AFTER_ROLLBACK = [/"level":"error"/, /record_schema_newer/, /risk_unavailable/, /outbox_drain_failed/, /Uncaught/i];
 
 const seconds = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
 const say = (line) => console.log(`deploy windows: [${seconds()}] ${line}`);
@@ -185,14 +207,19 @@ const recordOf = (event) => (event.type.startsWith("transfer.") ? event.data.obj
 /** Every log line of every runtime, by window: printed when the run fails, and searched for card data. */
 const logs = [];
 
-/** A release's Worker as its wrangler.toml's [env.dev] declares it, with the run's settings. */
-function workerOf(rel, webhookUrl) {
+/** A release's Worker as its wrangler.toml's [env.dev] declares it, with the run's settings (and the window's `settings`). */
+function workerOf(rel, webhookUrl, settings = {}) {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(rel.configPath, "dev");
   const { name } = unstable_readConfig({ config: rel.configPath, env: "dev" }, { hideWarnings: true });
   // The API is served by the Worker first, never by the static assets; the bundle carries its own modules.
   const { assets: _assets, modulesRules: _rules, ...options } = workerOptions;
+  // The run's user calls more often a minute than development's rate limits let one user: they are not what it tests.
+  const ratelimits = Object.fromEntries(
+    Object.entries(options.ratelimits ?? {}).map(([binding, limit]) => [binding, { ...limit, simple: { ...limit.simple, limit: 1000 } }]),
+  );
   return {
     ...options,
+    ratelimits,
     name,
     modules: true,
     scriptPath: rel.scriptPath,
@@ -204,6 +231,8 @@ function workerOf(rel, webhookUrl) {
       WEBHOOK_TIMEOUT_MS: "2000",
       UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
       SANDBOX_TIMEOUT_DELAY_MS: String(HELD_ANSWER_MS),
+      SANDBOX_FISCAL_DELAY_MS: String(FISCAL_DELAY_MS),
+      ...settings,
     },
   };
 }
@@ -215,8 +244,8 @@ function workerOf(rel, webhookUrl) {
  * and queue, as a gradual deployment mixes them: a request is served by
  * either version, and a Durable Object by the one its id is assigned to.
  */
-async function serve({ objects, front = objects, window, persist, webhookUrl }) {
-  const back = workerOf(objects, webhookUrl);
+async function serve({ objects, front = objects, window, persist, webhookUrl, settings }) {
+  const back = workerOf(objects, webhookUrl, settings);
   const workers = [back];
   if (front !== objects) {
     const { durableObjects, queueConsumers: _consumers, cronTriggers: _crons, ...options } = workerOf(front, webhookUrl);
@@ -262,10 +291,10 @@ async function applyMigrations(gw, migrationsDir) {
 /** Every answer of the run: none may be 5xx. */
 const answers = [];
 
-async function post(gw, path, body, { token = PARTNER_KEY, label = path } = {}) {
+async function post(gw, path, body, { token = PARTNER_KEY, label = path, key } = {}) {
   const res = await gw.mf.dispatchFetch(`http://gateway.test${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}`, ...(key ? { "idempotency-key": key } : {}) },
     body: JSON.stringify(body),
   });
   const text = await res.text();
@@ -366,15 +395,51 @@ async function checkTid(gw, record) {
   assert.equal(answer.body.id, record.id, `[${gw.window}] check-tid ${record.name} finds its receipt`);
 }
 
+/** Requests made with an Idempotency-Key, and the answer each got: every later window repeats them. */
+const keyed = [];
+
+/** An operation on the record by its owner, answered 200; with `key`, its answer kept to be repeated. */
+async function operation(gw, record, path, body, key) {
+  const request = { path, body: { id: record.id, ...body }, token: record.token ?? PARTNER_KEY, key, label: `${path} ${record.name}` };
+  const answer = await ok(gw, path, request.body, request);
+  if (key) keyed.push({ ...request, window: gw.window, text: answer.text });
+  return answer;
+}
+
 /** A state change the run makes: the answer's state, and the event it owes. */
-async function change(gw, record, path, body, state, event) {
-  const answer = await ok(gw, path, { id: record.id, ...body }, { token: record.token ?? PARTNER_KEY, label: `${path} ${record.name}` });
+async function change(gw, record, path, body, state, event, key) {
+  const answer = await operation(gw, record, path, body, key);
   assert.equal(answer.body.state, state, `[${gw.window}] ${path} ${record.name}: ${answer.text}`);
   record.state = state;
   if (event) record.events.push(event);
 }
 
+/** A user's payment by card number (anonymous/authorize, then anonymous/pay), which rule 13 counts per card and per user. */
+async function payByNumber(gw, record, window) {
+  const sent = await operation(gw, record, "receipt/anonymous/authorize", { card: CARD_NUMBER }, `authorize ${window} by number`);
+  assert.equal(sent.body.sent, true, `[${gw.window}] anonymous/authorize ${record.name}: ${sent.text}`);
+  await change(gw, record, "receipt/anonymous/pay", { card: CARD_NUMBER, otp: "111111" }, 4, "receipt.paid", `pay ${window} by number`);
+}
+
+/** A keyed request repeated: the first one's answer again, said to be a replay, whichever release kept it. */
+async function repeatKeyed(gw, request) {
+  const answer = await api(gw, request.path, request.body, { ...request, label: `${request.label} repeated (key of ${request.window})` });
+  assert.ok(answer.replayed, `[${gw.window}] ${answer.label} has Idempotent-Replayed: ${answer.text}`);
+  assert.equal(answer.text, request.text, `[${gw.window}] ${answer.label} answers as the first did`);
+}
+
 const TOKEN_CARD = { token: "tok_sandbox_ok" };
+/** Pays, and the fiscal data operator answers FISCAL_DELAY_MS later (rule 14). */
+const FISCAL_LATE_CARD = { token: "tok_sandbox_fiscal_late" };
+
+/** The receipts fiscal/pending lists (this checkout's route; the previous release has none). */
+async function fiscalList(gw) {
+  const answer = await post(gw, "/api/v1/gateway/fiscal/pending", { limit: 100 }, { label: "fiscal/pending" });
+  assert.equal(answer.status, 200, `[${gw.window}] fiscal/pending: ${answer.text}`);
+  return answer.body.receipts.map((receipt) => receipt.id);
+}
+
+const sameIds = (ids, expected) => [...ids].sort().join() === [...expected].sort().join();
 
 /** The record's events as events/list shows them: oldest first. */
 async function listed(gw, record) {
@@ -434,11 +499,12 @@ async function operate(gw, made) {
  * events/list. The window's own records' events are delivered (the receiver
  * takes them) within it.
  */
-async function visit(gw, receiver, { window, replays, user, partners, users, only = [...records.values()] }) {
+async function visit(gw, receiver, { window, replays, user, partners, users, only = [...records.values()], byNumber = false }) {
   await inPool(only, async (record) => {
     await read(gw, record);
     for (let n = 1; n <= replays; n++) await replay(gw, record, `${window}, ${n}`);
   });
+  await inPool(keyed, (request) => repeatKeyed(gw, request));
   const { request } = partners;
   const conflict = await api(gw, "receipt/create", { ...request, amount: request.amount + 1 }, { label: "a claimed tid, another body" });
   assert.equal(conflict.status, 409, `[${window}] a claimed tid with another body: ${conflict.text}`);
@@ -446,7 +512,7 @@ async function visit(gw, receiver, { window, replays, user, partners, users, onl
   await checkTid(gw, users);
   const own = await Promise.all([
     create(gw, `made in ${window}`, "receipt", receiptRequest("made")),
-    create(gw, `made in ${window} by a user`, "receipt", receiptRequest("made-user"), { token: user }),
+    create(gw, `made in ${window} by a user`, "receipt", receiptRequest("made-user", byNumber ? { merchant_id: 1001 } : {}), { token: user }),
     create(gw, `transfer made in ${window}`, "transfer", transferRequest("a2c-made")),
   ]);
   for (const record of own) receiver.deliverable.add(record.id);
@@ -454,8 +520,8 @@ async function visit(gw, receiver, { window, replays, user, partners, users, onl
     for (let n = 1; n <= replays; n++) await replay(gw, record, `${window}, ${n}`);
   });
   await Promise.all([
-    change(gw, own[0], "receipt/pay", { card: TOKEN_CARD }, 4, "receipt.paid"),
-    change(gw, own[1], "receipt/pay", { card: TOKEN_CARD }, 4, "receipt.paid"),
+    change(gw, own[0], "receipt/pay", { card: TOKEN_CARD }, 4, "receipt.paid", `pay ${window}`),
+    byNumber ? payByNumber(gw, own[1], window) : change(gw, own[1], "receipt/pay", { card: TOKEN_CARD }, 4, "receipt.paid"),
     change(gw, own[2], "a2c/pay", {}, 4, "transfer.paid"),
   ]);
   await inPool([{}, { type: "receipt.paid" }, { delivery: "pending" }, { delivery: "failed" }], async (filter) => {
@@ -484,6 +550,10 @@ async function main() {
   assert.deepEqual(problems, [], `migrations/ breaks the deploy policy (docs/production.md, "Deploys"):\n${problems.join("\n")}`);
 
   const meta = JSON.parse(readFileSync(join(PREVIOUS, "meta.json"), "utf8"));
+  assert.ok(
+    OLDEST_READER_VERSION <= meta.record_schema_version,
+    `this checkout stamps its records with schema ${OLDEST_READER_VERSION}, which the previous release (record schema ${meta.record_schema_version}) refuses: a rollback would answer 503 for every record it stored. Keep the stamp (an expansion), or ship a release that reads the new form first (src/record/schema.ts; docs/production.md, "Deploys")`,
+  );
   const work = mkdtempSync(join(tmpdir(), "deploy-windows-"));
   const receiver = webhookReceiver();
   const gateways = [];
@@ -501,8 +571,8 @@ async function main() {
     // Awaited before its first use; a failure meanwhile is not left unhandled.
     bundled.catch(() => undefined);
     const persist = join(work, "state");
-    const start = async (window, objects, front = objects) => {
-      const gw = await serve({ objects, front, window, persist, webhookUrl });
+    const start = async (window, objects, front = objects, settings = {}) => {
+      const gw = await serve({ objects, front, window, persist, webhookUrl, settings });
       gateways.push(gw);
       return gw;
     };
@@ -510,7 +580,6 @@ async function main() {
       gateways.splice(gateways.indexOf(gw), 1);
       await gw.mf.dispose();
     };
-    const rollback = previous.schemaVersion === current.schemaVersion;
     const user = await new SignJWT({})
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setSubject(`deploy-windows-${crypto.randomUUID()}`)
@@ -521,7 +590,7 @@ async function main() {
     // 1. The previous release on its own migrations, the receiver down: records in every phase.
     let gw = await start("before", previous);
     say(`1. ${previous.label} on its migrations (${(await applyMigrations(gw, previous.migrationsDir)).length} applied), the receiver down`);
-    const windows = ["window A", "gradual 1", "gradual 2", "window B", ...(rollback ? ["rolled back"] : [])];
+    const windows = ["window A", "gradual 1", "gradual 2", "window B", "rolled back"];
     const ahead = {};
     await inPool(windows, async (window) => {
       ahead[window] = await phases(gw, window);
@@ -590,32 +659,59 @@ async function main() {
     say(`4. gradual 2: ${previous.label}'s Worker, ${current.label}'s objects and queue consumer`);
     await visit(gw, receiver, { window: "gradual 2", replays: 1, ...common, only: apartFromOtherWindows("gradual 2") });
     await operate(gw, ahead["gradual 2"]);
+    // Rule 14: a payment whose fiscal data is missing (and stays so through the run), on this checkout's objects.
+    const fiscalPending = await create(gw, "fiscal data missing", "receipt", receiptRequest("fiscal-pending"));
+    await change(gw, fiscalPending, "receipt/pay", { card: FISCAL_LATE_CARD }, 4, "receipt.paid");
     await stop(gw);
 
-    // 5. Window B: this checkout's code alone; the receiver takes everything.
+    // 5. Window B: this checkout's code alone; the receiver takes everything. The fiscal data operator answers
+    // a payment here at once (its next read shows the data), so the log holds a receipt.fiscalized.
     receiver.deliverable = { add() {}, has: () => true };
-    gw = await start("window B", current);
+    gw = await start("window B", current, current, { SANDBOX_FISCAL_DELAY_MS: "1" });
     say(`5. window B: ${current.label} serving (record schema ${current.schemaVersion}, the previous release's ${previous.schemaVersion})`);
-    await visit(gw, receiver, { window: "window B", replays: 2, ...common });
+    await visit(gw, receiver, { window: "window B", replays: 2, ...common, byNumber: true });
     await operate(gw, ahead["window B"]);
     for (const record of [paid, users]) await replay(gw, record, "window B, after check-tid");
+    const fiscalized = await create(gw, "fiscalized late", "receipt", receiptRequest("fiscalized"));
+    await change(gw, fiscalized, "receipt/pay", { card: FISCAL_LATE_CARD }, 4, "receipt.paid");
+    await until("[window B] a read shows the late fiscal data", async () => {
+      const answer = await ok(gw, "receipt/check-id", { id: fiscalized.id }, { label: `check-id ${fiscalized.name}` });
+      return typeof answer.body.ofd?.fiscalSign === "string" && answer.body.ofd.fiscalSign !== "";
+    });
+    fiscalized.events.push("receipt.fiscalized");
+    await until("[window B] fiscal/pending lists the payment whose fiscal data is missing, and only it", async () =>
+      sameIds(await fiscalList(gw), [fiscalPending.id]),
+    );
     // The sweep queues again what the switches left pending (their messages died with the runtimes), as
     // its minutely run does once an attempt is 30 s overdue.
     await cronAt(gw, Date.now() + 31_000);
     await eventsOwed(gw, receiver, { delivered: true });
     await stop(gw);
 
-    // 6. Rolled back: the previous release on what this checkout left, if both write the same record schema.
-    if (rollback) {
-      gw = await start("rolled back", previous);
-      say(`6. rolled back: ${previous.label} serving again`);
-      await visit(gw, receiver, { window: "rolled back", replays: 1, ...common, only: apartFromOtherWindows("rolled back") });
-      await operate(gw, ahead["rolled back"]);
-      await eventsOwed(gw, receiver, { delivered: true });
-      await stop(gw);
-    } else {
-      say(`6. no rollback: the previous release reads record schema ${previous.schemaVersion}, this one writes ${current.schemaVersion}`);
-    }
+    // 6. Rolled back: the previous release on everything this checkout stored; it refunds the receipt whose
+    // fiscal data is missing (rule 14 is not its).
+    gw = await start("rolled back", previous);
+    say(`6. rolled back: ${previous.label} serving again, on records of schema ${current.schemaVersion} stamped ${OLDEST_READER_VERSION}`);
+    await visit(gw, receiver, { window: "rolled back", replays: 1, ...common, only: apartFromOtherWindows("rolled back"), byNumber: true });
+    await operate(gw, ahead["rolled back"]);
+    await change(gw, fiscalPending, "receipt/cancel", { reason: "deploy windows" }, 21, "receipt.cancelled");
+    // Its outbox holds an event type it does not know (receipt.fiscalized): the refund's event is still delivered.
+    await change(gw, fiscalized, "receipt/cancel", { reason: "deploy windows" }, 21, "receipt.cancelled");
+    await eventsOwed(gw, receiver, { delivered: true });
+    await stop(gw);
+
+    // 7. Rolled forward: this checkout again, on what the previous release did meanwhile: the records it made and
+    // those it took a step further (made before the deploy, opened by this checkout in window B), one of them refunded.
+    gw = await start("rolled forward", current);
+    say(`7. rolled forward: ${current.label} serving again`);
+    await visit(gw, receiver, { window: "rolled forward", replays: 1, ...common, only: apartFromOtherWindows("rolled back"), byNumber: true });
+    await change(gw, ahead["rolled back"].created, "receipt/cancel", { reason: "deploy windows" }, 21, "receipt.cancelled");
+    // The refund the previous release made carries its fiscal data: the list lets the receipt go.
+    await until("[rolled forward] fiscal/pending lists nothing", async () => sameIds(await fiscalList(gw), []));
+    await eventsOwed(gw, receiver, { delivered: true });
+    await stop(gw);
+    for (const line of logs.filter((line) => /^\[rolled (back|forward)\]/.test(line)))
+      for (const wrong of NEVER_AFTER_ROLLBACK) assert.ok(!wrong.test(line), `a runtime logged ${wrong} after the rollback: ${line}`);
 
     // Nothing lost, nothing sent unsigned, nothing secret logged.
     assert.deepEqual(receiver.bad, [], "every delivery is signed with WEBHOOK_SECRET");

@@ -5,18 +5,20 @@
  *
  * - the user's records are found through their tid-index rows (owner
  *   `user:<sub>`, the index's primary key prefix), in every database;
- * - each record's Durable Object erases its body, the create's answer it
- *   keeps for replays, its outbox (the bodies of its events, logged or not:
- *   the event log keeps none) and every body it stores later
- *   (the record object's erase);
+ * - each record's Durable Object erases every store src/stores.ts says the
+ *   record erases: its body, the create's answer it keeps for replays, its
+ *   outbox (the bodies of its events, logged or not: the event log keeps
+ *   none), the answers it keeps for Idempotency-Keys, and every body and
+ *   answer it stores later (src/record/erase.ts);
  * - erased means every `account` value and every `phone` starred but their
  *   first and last two characters (src/redact.ts erasePersonal); ids,
- *   amounts, states and times stay.
- *
- * - then the audit trail in R2 (rule 15): the batches that hold the user's
- *   account values are rewritten masked, each rewrite recorded in its chain
- *   (src/audit/erase.ts, its own bounded step per run).
- *
+ *   amounts, states and times stay;
+ * - then every store src/stores.ts says the cron erases itself, each by its
+ *   eraser in CRON_ERASERS (a map typed by that list);
+ * - a done request is kept ERASURE_REQUESTS_KEPT_DAYS, for a restore of the
+ *   database to put back, then deleted by retention (deleteDoneErasures).
+ *   (the audit trail in R2, rule 15: src/audit/erase.ts, its own bounded
+ *   step a run, where it stands kept with the request's progress);
  * At most ERASE_RECORDS_PER_RUN records and ERASE_QUERIES_PER_RUN D1 queries
  * a run (a record costs one object call, each page of a database's rows one
  * query), so a run stays inside a Worker's limits whatever a user holds and
@@ -26,9 +28,9 @@
  *
  * Not found this way: a record whose tid row retention already deleted
  * (TID_RETENTION_DAYS after its create) while the record itself is kept
- * (RECORD_RETENTION_DAYS after its last change); with both windows at 90
- * days that is a record changed long after its create (a refund), and it is
- * deleted within the window anyway.
+ * (RECORD_RETENTION_DAYS after its last change); with the default windows
+ * (90 and 30 days) that is a record changed more than 60 days after its
+ * create (a refund), and it is deleted within its window anyway.
  */
 
 import { eraseInAudit } from "./audit/erase";
@@ -36,6 +38,7 @@ import type { KindName } from "./kinds";
 import { log } from "./log";
 import { receiptStub } from "./record-stub";
 import { allShards } from "./shards";
+import { implementations, type StoreErasedBy, storesErasedBy } from "./stores";
 
 /** Records erased per cron run, across all requests. */
 export const ERASE_RECORDS_PER_RUN = 50;
@@ -50,11 +53,27 @@ const REQUESTS_PER_RUN = 10;
 export const ERASE_QUERIES_PER_RUN = 200;
 
 /**
- * Where a request stands in each database: the last tid done, or true when that database is done; and under
- * AUDIT_PROGRESS, where its walk of the audit trail stands (begun once every database is done).
+ * Where a request stands in each database: the last tid done, or true when that database is done; and, under
+ * `store:<name>`, where each store the cron erases itself stands (begun once every database is done).
  */
 type Progress = Record<string, string | true>;
-const AUDIT_PROGRESS = "audit";
+
+/**
+ * A store the cron erases itself (src/stores.ts, `erasure: { by: "cron" }`):
+ * erases what it holds of `user`, within a run's bounds, from where the last
+ * run left it (`cursor`, undefined at first), and answers true when it is
+ * done, else where to go on (the request stays open until every one is).
+ * Idempotent.
+ */
+type CronEraser = (env: Env, user: string, now: number, cursor: string | undefined) => Promise<true | string>;
+
+/**
+ * The eraser of each store the cron erases itself, typed by src/stores.ts's
+ * list: the audit trail's batches (rule 15).
+ */
+const CRON_ERASERS: Readonly<Record<StoreErasedBy<"cron">, CronEraser>> = {
+  audit_batches: (env, user, _now, cursor) => eraseInAudit(env, user, cursor),
+};
 
 /** Records (or renews) a request to erase `user`'s personal data. */
 export async function requestErasure(env: Env, user: string, now: number): Promise<{ user: string; accepted_at: number }> {
@@ -110,13 +129,17 @@ export async function runErasures(env: Env, now: number, budget = ERASE_RECORDS_
         progress[binding] = rows.length < limit ? true : rows[rows.length - 1]!.tid;
       }
     }
-    const recordsDone = allShards(env).every(({ binding }) => progress[binding] === true);
-    // The trail's batches, once the records are erased (entries exported from now on carry the values masked).
-    if (recordsDone && progress[AUDIT_PROGRESS] !== true && !spent()) {
-      const cursor = progress[AUDIT_PROGRESS];
-      progress[AUDIT_PROGRESS] = await eraseInAudit(env, request.user, typeof cursor === "string" ? cursor : undefined);
+    let finished = allShards(env).every(({ binding }) => progress[binding] === true);
+    if (finished) {
+      for (const store of storesErasedBy("cron")) {
+        const key = `store:${store.name}`;
+        if (progress[key] === true) continue;
+        const [erase] = implementations([store], CRON_ERASERS);
+        const at = progress[key];
+        progress[key] = await erase!(env, request.user, now, typeof at === "string" ? at : undefined);
+        finished = progress[key] === true && finished;
+      }
     }
-    const finished = recordsDone && progress[AUDIT_PROGRESS] === true;
     if (finished) done++;
     queries++;
     await env.DB.prepare("UPDATE erasures SET cursor = ?1, done_at = ?2 WHERE user = ?3 AND requested_at <= ?4")
@@ -125,4 +148,17 @@ export async function runErasures(env: Env, now: number, budget = ERASE_RECORDS_
   }
   if (open.length > 0) log("info", "erasure_run", { now, records, requests_done: done, requests_open: open.length - done });
   return { records, done };
+}
+
+/**
+ * Deletes up to `limit` done requests made before `before` (retention's
+ * step: src/retention.ts). The table holds the requests of about a month, so
+ * the scan is short; a request still open is never deleted.
+ */
+export async function deleteDoneErasures(db: D1Database, before: number, limit: number): Promise<number> {
+  const { meta } = await db
+    .prepare("DELETE FROM erasures WHERE user IN (SELECT user FROM erasures WHERE done_at IS NOT NULL AND requested_at < ?1 LIMIT ?2)")
+    .bind(before, limit)
+    .run();
+  return meta.changes;
 }

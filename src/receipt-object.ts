@@ -18,6 +18,7 @@ import type { Outcome } from "./errors";
 import { kindNamed, type RecordBody } from "./kinds";
 import { createdEvent, type KindName } from "./lifecycle";
 import type { OwedCompletion } from "./record/completion";
+import { eraseRecord } from "./record/erase";
 import { Moves, type OperationContext } from "./record/move";
 import { type RecordParts, recordParts } from "./record/parts";
 import { RecordRestore, type RestoredRecord, type RestoreNote, type RestorePlan, type RestoreRequest } from "./record/restore";
@@ -153,17 +154,16 @@ export class ReceiptObject extends DurableObject<Env> {
   }
 
   /**
-   * Erases the owner's personal data (rule 10): the stored body, the create's
-   * answer kept for replays and every event in the outbox now, and every body
-   * stored from now on. Ids, amounts, states and times stay. False when nothing is stored.
+   * Erases the owner's personal data (rule 10) from every store src/stores.ts
+   * says the record erases (src/record/erase.ts): the stored body, the
+   * create's answer kept for replays, every event in the outbox and every
+   * answer kept for an Idempotency-Key now, and every body and answer
+   * stored from now on. Ids, amounts, states and times stay. False when
+   * nothing is stored.
    */
   async erase(): Promise<boolean> {
-    const { store, recorder, outbox } = this.#parts;
-    if (!store.load()) return false;
-    store.change(() => {
-      recorder.erase();
-      outbox.erase();
-    });
+    if (!this.#parts.store.load()) return false;
+    eraseRecord(this.#parts);
     return true;
   }
 

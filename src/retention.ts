@@ -13,7 +13,13 @@
  *   receiver was down can still list and resend them. An event delivered
  *   before the sweep watched it is in no index (migrations/0002_event_log_watch.sql):
  *   a walk of the log in id order behind a cursor deletes it (pruneDelivered);
- *   the watched ones are ranges of events_watched (pruneWatched).
+ *   the watched ones are ranges of events_watched (pruneWatched);
+ * - a done erasure request is deleted ERASURE_REQUESTS_KEPT_DAYS after it
+ *   was made (src/erasure.ts).
+ *
+ * Which stores a run prunes is src/stores.ts's list: every store it says the
+ * cron ends has its steps in PRUNERS (a map typed by that list), run on the
+ * databases the store lives in.
  *
  * The tid index and the event log are spread over the databases
  * TID_INDEX_SHARDS names (src/shards.ts): each database is pruned on its own, with the same bound per step, at most six at a time (the
@@ -29,10 +35,12 @@
  * statement is short enough not to hold D1's single writer from the creates
  * for long.
  */
+import { deleteDoneErasures } from "./erasure";
 import { pruneDelivered, pruneWatched } from "./events/log-database";
-import { cronSlice, databasesPerRun, inPool } from "./fanout";
+import { cronSlice, databasesPerRun, inPool, QUERY_BUDGET } from "./fanout";
 import { log } from "./log";
 import { allShards, type Shard } from "./shards";
+import { ERASURE_REQUESTS_KEPT_DAYS, implementations, type STORES, type StoreEndedBy, storesEndedBy } from "./stores";
 import { deleteFences, deleteTids } from "./tid-index";
 
 export const DAY_MS = 86_400_000;
@@ -48,7 +56,8 @@ export interface RetentionPolicy {
   undeliveredEventsMs: number;
   /**
    * How long a final record's Durable Object is kept after its last change (rule 10; the object deletes
-   * itself, and only once the event log holds none of its events: src/record/end.ts).
+   * itself), and then only once the log lists none of its events (src/record/end.ts): an event still
+   * undelivered keeps its record, which keeps its body, for as long as the log keeps the event.
    */
   recordRetentionMs: number;
   /** Rows per statement. */
@@ -64,7 +73,7 @@ export const RETENTION_DEFAULTS = {
   // RECORD_RETENTION_DAYS; undelivered ones stay 90 days. It keeps D1 at <= 1 KB a receipt (docs/capacity.md).
   deliveredEventsDays: 7,
   undeliveredEventsDays: 90,
-  // 30, not 90: the audit trail in R2 keeps what the record's trail said for a year (rule 15).
+  // Rule 10's default. A record whose events are undelivered waits for the log to prune them (src/record/end.ts).
   recordRetentionDays: 30,
   batchSize: 1000,
   rounds: 5,
@@ -89,31 +98,121 @@ export function retentionPolicy(env: Env): RetentionPolicy {
     tidRetentionMs: Math.max(replayMs, positive(env.TID_RETENTION_DAYS, d.tidRetentionDays) * DAY_MS),
     deliveredEventsMs,
     undeliveredEventsMs,
-    // A record keeps its events' bodies for the event log (src/events/bodies.ts): its end waits until the log
-    // holds none of them (src/record/end.ts), so it may be shorter than the log's windows.
     recordRetentionMs: positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS,
     batchSize: whole(env.RETENTION_BATCH_SIZE, d.batchSize),
     rounds: whole(env.RETENTION_ROUNDS, d.rounds),
   };
 }
 
-export interface RetentionReport {
+/** What a run removed, by kind. */
+interface RetentionCounts {
   tids_deleted: number;
   /** Fences of a growing list (src/tid-index.ts) past TID_RETENTION_DAYS. */
   tid_fences_deleted: number;
   events_delivered_pruned: number;
   events_undelivered_pruned: number;
+  /** Done erasure requests past ERASURE_REQUESTS_KEPT_DAYS. */
+  erasures_deleted: number;
+}
+
+export interface RetentionReport extends RetentionCounts {
   /** Some step removed its full bound: more is due, and the next run continues. */
   backlog: boolean;
   /** Each database's tid-index counts (TID_INDEX_SHARDS): each database has its own bound per run. */
   tid_shards: Record<string, { deleted: number }>;
 }
 
+/** What a batch removed, and whether more is due (a walk removes less than it passes: `more` says). */
+type Batch = number | { removed: number; more: boolean };
+
+/** One step of a store's pruning on one database: its name (a failed step is named so, with the database), the count it adds to, its D1 statements per batch, and the batch. */
+interface PruneStep {
+  name: string;
+  counts: keyof RetentionCounts;
+  queries: number;
+  /** A store outside D1 (an R2 bucket) uses `env` and ignores `db`, and counts no D1 statement. */
+  batch: (db: D1Database, policy: RetentionPolicy, limit: number, now: number, env: Env) => Promise<Batch>;
+}
+
 /**
- * D1 statements per round of a run's steps on one database: delete tids, delete fences, prune watched delivered,
- * failed and pending events (one each), and the walk that prunes the delivered events never watched (four).
+ * How the run prunes each store src/stores.ts says the cron ends, step by
+ * step, in order, on each database the store lives in. Typed by that list:
+ * a store added there with this end has no build until its steps are here.
  */
-export const RETENTION_QUERIES_PER_ROUND = 9;
+const PRUNERS: Readonly<Record<StoreEndedBy<"cron">, readonly PruneStep[]>> = {
+  tid_index: [
+    { name: "tids_deleted", counts: "tids_deleted", queries: 1, batch: (db, p, limit, now) => deleteTids(db, p.tidRetentionMs, limit, now) },
+    // A growing list's fences (src/tid-index.ts, claimIndexFor), once every row they stood for is gone.
+    {
+      name: "tid_fences_deleted",
+      counts: "tid_fences_deleted",
+      queries: 1,
+      batch: (db, p, limit, now) => deleteFences(db, p.tidRetentionMs, limit, now),
+    },
+  ],
+  event_log: [
+    // The walk behind its cursor: four statements a batch.
+    {
+      name: "events_delivered_pruned",
+      counts: "events_delivered_pruned",
+      queries: 4,
+      batch: (db, p, limit, now) => pruneDelivered(db, p.deliveredEventsMs, limit, now),
+    },
+    {
+      name: "events_watched_delivered_pruned",
+      counts: "events_delivered_pruned",
+      queries: 1,
+      batch: (db, p, limit, now) => pruneWatched(db, "delivered", p.deliveredEventsMs, limit, now),
+    },
+    {
+      name: "events_failed_pruned",
+      counts: "events_undelivered_pruned",
+      queries: 1,
+      batch: (db, p, limit, now) => pruneWatched(db, "failed", p.undeliveredEventsMs, limit, now),
+    },
+    {
+      name: "events_pending_pruned",
+      counts: "events_undelivered_pruned",
+      queries: 1,
+      batch: (db, p, limit, now) => pruneWatched(db, "pending", p.undeliveredEventsMs, limit, now),
+    },
+  ],
+  erasure_requests: [
+    {
+      name: "erasures_deleted",
+      counts: "erasures_deleted",
+      queries: 1,
+      batch: (db, _p, limit, now) => deleteDoneErasures(db, now - ERASURE_REQUESTS_KEPT_DAYS * DAY_MS, limit),
+    },
+  ],
+};
+
+/** Each store the cron ends, with the databases it lives in and its steps. */
+const pruned = () => {
+  const stores = storesEndedBy("cron");
+  return implementations(stores, PRUNERS).map((steps, i) => ({ store: stores[i]!, steps }));
+};
+
+/**
+ * Whether a run prunes a store in this database's lane: a D1 store in every
+ * database of the deployment or in the first (DB) alone; any other store
+ * once, in the first's lane (each turn of the cron's slices).
+ */
+const livesIn = (store: (typeof STORES)[number], binding: string): boolean =>
+  (store.place.kind === "d1" && store.place.databases === "all") || binding === "DB";
+
+/** D1 statements per round of a run's steps on one database, the first (which holds every store): every step's batch. */
+/** D1 statements per round of a run's steps in a database's lane: every step of every store pruned there. */
+const queriesPerRound = (binding: string): number =>
+  pruned()
+    .filter(({ store }) => livesIn(store, binding))
+    .reduce((sum, { steps }) => sum + steps.reduce((n, step) => n + step.queries, 0), 0);
+
+/** D1 statements per round of a run's steps on any database: the stores spread over all of them (the tid index, the event log). */
+export const RETENTION_QUERIES_PER_ROUND = queriesPerRound("");
+
+/** What the first database's lane (DB) adds per round: the stores there alone (the erasure requests). */
+export const FIRST_DATABASE_QUERIES_PER_ROUND = queriesPerRound("DB") - RETENTION_QUERIES_PER_ROUND;
 
 /** D1 statements the event sweep (src/events/sweep.ts) runs per database in the same cron invocation. */
 export const SWEEP_QUERIES_PER_DATABASE = 4;
@@ -127,11 +226,9 @@ export const cronQueriesPerDatabase = (policy: RetentionPolicy): number => RETEN
  * minute's slice; each database is visited every ceil(N / perRun) minutes.
  */
 export function cronShards(env: Env, now: number, policy = retentionPolicy(env)): Shard[] {
-  return cronSlice(allShards(env), databasesPerRun(cronQueriesPerDatabase(policy)), Math.floor(now / 60_000));
+  const perRun = databasesPerRun(cronQueriesPerDatabase(policy), QUERY_BUDGET - FIRST_DATABASE_QUERIES_PER_ROUND * policy.rounds);
+  return cronSlice(allShards(env), perRun, Math.floor(now / 60_000));
 }
-
-/** What a batch removed, and whether more is due (a walk removes less than it passes: `more` says). */
-type Batch = number | { removed: number; more: boolean };
 
 /** One step: up to `rounds` batches, stopping at the first batch that was not full. */
 async function drain(policy: RetentionPolicy, batch: (limit: number) => Promise<Batch>): Promise<{ removed: number; full: boolean }> {
@@ -177,32 +274,34 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
     firstError ??= err;
   }
   // Six databases at a time (the Workers connection limit), each with the full bound per step: a run's work
-  // per database is what one database had, and a slow one holds up only its own lane. Within one, the steps in order.
-  const perShard = await inPool(shards, async ({ binding, db }) => ({
-    binding,
-    deleted: await run(`tids_deleted:${binding}`, (limit) => deleteTids(db, policy.tidRetentionMs, limit, now)),
-    // A growing list's fences (src/tid-index.ts, claimIndexFor), once every row they stood for is gone.
-    fences: await run(`tid_fences_deleted:${binding}`, (limit) => deleteFences(db, policy.tidRetentionMs, limit, now)),
-    // The event log is spread over the same databases, by record id.
-    delivered:
-      (await run(`events_delivered_pruned:${binding}`, (limit) => pruneDelivered(db, policy.deliveredEventsMs, limit, now))) +
-      (await run(`events_watched_delivered_pruned:${binding}`, (limit) => pruneWatched(db, "delivered", policy.deliveredEventsMs, limit, now))),
-    failed: await run(`events_failed_pruned:${binding}`, (limit) => pruneWatched(db, "failed", policy.undeliveredEventsMs, limit, now)),
-    pending: await run(`events_pending_pruned:${binding}`, (limit) => pruneWatched(db, "pending", policy.undeliveredEventsMs, limit, now)),
-  }));
-  const tidShardCounts: RetentionReport["tid_shards"] = Object.fromEntries(perShard.map(({ binding, deleted }) => [binding, { deleted }]));
-  const sum = (pick: (shard: (typeof perShard)[number]) => number) => perShard.reduce((total, shard) => total + pick(shard), 0);
-  const delivered = sum((shard) => shard.delivered);
-  const failedEvents = sum((shard) => shard.failed);
-  const pendingEvents = sum((shard) => shard.pending);
+  // per database is what one database had, and a slow one holds up only its own lane. Within one, each store
+  // that lives there (the tid index and the event log are spread over every database), its steps in order.
+  const stores = pruned();
+  const perShard = await inPool(shards, async (shard) => {
+    const counts: RetentionCounts = {
+      tids_deleted: 0,
+      tid_fences_deleted: 0,
+      events_delivered_pruned: 0,
+      events_undelivered_pruned: 0,
+      erasures_deleted: 0,
+    };
+    for (const { store, steps } of stores) {
+      if (!livesIn(store, shard.binding)) continue;
+      for (const step of steps)
+        counts[step.counts] += await run(`${step.name}:${shard.binding}`, (limit) => step.batch(shard.db, policy, limit, now, env));
+    }
+    return { binding: shard.binding, counts };
+  });
+  const sum = (name: keyof RetentionCounts) => perShard.reduce((total, shard) => total + shard.counts[name], 0);
 
   const report: RetentionReport = {
-    tids_deleted: sum((shard) => shard.deleted),
-    tid_fences_deleted: sum((shard) => shard.fences),
-    events_delivered_pruned: delivered,
-    events_undelivered_pruned: failedEvents + pendingEvents,
+    tids_deleted: sum("tids_deleted"),
+    tid_fences_deleted: sum("tid_fences_deleted"),
+    events_delivered_pruned: sum("events_delivered_pruned"),
+    events_undelivered_pruned: sum("events_undelivered_pruned"),
+    erasures_deleted: sum("erasures_deleted"),
     backlog,
-    tid_shards: tidShardCounts,
+    tid_shards: Object.fromEntries(perShard.map(({ binding, counts }) => [binding, { deleted: counts.tids_deleted }])),
   };
   log(failed.length ? "error" : "info", "retention_run", {
     now,

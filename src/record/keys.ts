@@ -11,10 +11,12 @@
  * Kept in the record's own SQLite, for as long as the record: no D1 round
  * trip and no other object is added to a keyed operation, and the row is
  * written in the commits the operation makes anyway (the write-ahead note's,
- * the outcome's).
+ * the outcome's). The owner's erasure (rule 10) erases every answer kept
+ * (erase); one kept after it is built from the erased record.
  */
 import { clock } from "../clock";
 import type { KeptAnswer } from "../record-stub";
+import { erasePersonalJson } from "../redact";
 import { KEYS_TABLE } from "./schema";
 
 /** What a keyed request brings: the key, and its body's fingerprints under every secret in use (a rotation keeps matching). */
@@ -107,6 +109,32 @@ export class Keys {
       Object.keys(answer.headers).length ? JSON.stringify(answer.headers) : null,
       clock.now(),
     );
+  }
+
+  /**
+   * Rule 10's erasure: every answer kept so far with the owner's personal data
+   * erased, so a repeat shows the values masked. A record no key was used on
+   * has no table, and gets none. Inside a change.
+   */
+  erase(): void {
+    const made = this.#storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idempotency'").toArray().length > 0;
+    if (!made) return;
+    const kept = this.#storage.sql
+      .exec<{ caller: string; operation: string; key: string; answer: string }>(
+        "SELECT caller, operation, key, answer FROM idempotency WHERE answer IS NOT NULL",
+      )
+      .toArray();
+    for (const row of kept) {
+      const erased = erasePersonalJson(row.answer);
+      if (erased === row.answer) continue;
+      this.#storage.sql.exec(
+        "UPDATE idempotency SET answer = ? WHERE caller = ? AND operation = ? AND key = ?",
+        erased,
+        row.caller,
+        row.operation,
+        row.key,
+      );
+    }
   }
 
   /** The request did nothing the key should remember (the upstream was busy and did nothing): a retry with it goes through. */

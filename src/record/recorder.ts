@@ -71,6 +71,16 @@ export class Recorder {
     return JSON.stringify(rec.erased === 1 ? erasePersonal(laid) : laid);
   }
 
+  /**
+   * The JSON text of an answer built from what the upstream sent (an
+   * operation's, which its Idempotency-Key keeps): erased once the owner's
+   * data is (rule 10), like every body stored, though the upstream still
+   * sends the values.
+   */
+  answerOf(value: object): string {
+    return JSON.stringify(this.#store.current!.erased === 1 ? erasePersonal(value) : value);
+  }
+
   /** Erases the owner's personal data from the body and the create's answer, and from every body stored from now on. Inside a change. */
   erase(): void {
     const rec = this.#store.current!;

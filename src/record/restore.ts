@@ -26,6 +26,7 @@
 import { clock } from "../clock";
 import { fail, type Outcome } from "../errors";
 import { log } from "../log";
+import { eraseRecord } from "./erase";
 import type { Moves } from "./move";
 import type { LedgerCounts } from "./otp-ledger";
 import type { RecordParts } from "./parts";
@@ -138,7 +139,7 @@ export class RecordRestore {
 
   /** Step 2 (this module's header), in the restarted object. */
   async settle(note: RestoreNote): Promise<RestoredRecord> {
-    const { store, outbox, ledger, recorder } = this.#parts;
+    const { store, outbox, ledger } = this.#parts;
     const rec = store.load();
     const fields = { at: note.at, bookmark: note.bookmark, undo_bookmark: note.undoBookmark, request_id: note.requestId };
     if (!rec) {
@@ -151,10 +152,7 @@ export class RecordRestore {
         outbox.continueAfter(carry.event_seq);
         ledger.carry(carry);
         // Rule 10: an erasure made after the time restored to is made again.
-        if (carry.erased === 1 && store.current!.erased === 0) {
-          recorder.erase();
-          outbox.erase();
-        }
+        if (carry.erased === 1 && store.current!.erased === 0) eraseRecord(this.#parts);
       }
       store.audit({ at: clock.now(), op: "restore", actor: "operator", request_id: note.requestId, outcome: "ok" });
     });

@@ -8,9 +8,52 @@
  * its statements under MIGRATIONS[N+1] (from N), and SCHEMA_CURRENT as the
  * migrations arrive at it; test/integration/record-schema.test.ts holds the
  * two equal and runs the framework over a migration of its own.
+ *
+ * Two numbers, because a deploy can be rolled back (docs/production.md,
+ * "Deploys"): CURRENT_SCHEMA_VERSION is the layout this code reads and
+ * writes; OLDEST_READER_VERSION is what it stamps in a row's
+ * `schema_version`, the oldest schema whose gateway reads and writes that
+ * layout. A release refuses a stamp newer than its own layout (this code's
+ * `migrate` throws NewerSchemaError, answered 503 `not_ready`; schema 4's
+ * release answers 500), so the stamp is what decides whether the release
+ * before can serve a record this one stored.
+ * A change is made expand-then-contract, as the D1 migrations are:
+ *
+ * - An expansion (columns added, nullable or with a default, and what is
+ *   derived into them) keeps the stamp: older code reads the row (it selects
+ *   every column and carries the new ones along) and writes it (its UPDATEs
+ *   name their columns, its INSERT leaves the new ones at their defaults).
+ *   What it writes meanwhile can leave the derived columns behind, so each
+ *   migration above the stamp is written to run again: this code runs them
+ *   every time it opens a record stamped below its layout (an object runs one
+ *   release at a time and restarts when its release changes, so the first
+ *   open of an incarnation is where another release's writes can lie
+ *   behind), an ADD COLUMN that finds its column in place is skipped, and a
+ *   derivation changes only what disagrees with the row as it stands.
+ * - An incompatible change (a new encoding of a column, a column dropped or
+ *   renamed, like schema 4's event parts) takes two releases: the first
+ *   reads both forms and still writes the old one (an expansion, or no
+ *   schema change at all); once it serves, and test/releases/previous/ is
+ *   it, the next writes the new form and stamps its own version, which the
+ *   first reads.
+ * - The contract: once the release before reads the current layout (its
+ *   CURRENT_SCHEMA_VERSION is this one's), OLDEST_READER_VERSION rises to it;
+ *   the expansions below no longer run again, and what they keep only for
+ *   older code may go in the same two steps as an incompatible change.
+ *
+ * `npm run test:deploy` holds the stamp to what the committed previous
+ * release reads, and runs it on what this code stored.
  */
 
-export const CURRENT_SCHEMA_VERSION = 5;
+/** The layout this code reads and writes: every migration up to it applied. */
+export const CURRENT_SCHEMA_VERSION: number = 5;
+
+/**
+ * What this code stamps in `schema_version`: the oldest schema whose gateway
+ * reads and writes what this one stores. Schema 5 only added columns, so the
+ * release before it (schema 4) serves a record this code stored.
+ */
+export const OLDEST_READER_VERSION: number = 4;
 
 /**
  * What a refusal of storage a newer gateway wrote says first. The message
@@ -36,9 +79,33 @@ export const isNewerSchema = (err: unknown): boolean => err instanceof Error && 
 /** The largest SQLite integer: the bound of a count over no unlogged event. */
 const NO_SEQ = "9223372036854775807";
 
+/** The characters JavaScript's String.prototype.trim removes, for SQLite's trim(X, Y) (which removes spaces only by default). */
+const JS_WHITESPACE =
+  "char(9, 10, 11, 12, 13, 32, 160, 5760, 8192, 8193, 8194, 8195, 8196, 8197, 8198, 8199, 8200, 8201, 8202, 8232, 8233, 8239, 8287, 12288, 65279)";
+
 /** The body's `ofd` shows a fiscal sign and a QR address (lifecycle's fiscalShown), in SQL. */
-const SIGNED =
-  "(json_type(body, '$.ofd.fiscalSign') = 'text' AND trim(body ->> '$.ofd.fiscalSign') <> '' AND json_type(body, '$.ofd.qrCodeUrl') = 'text' AND trim(body ->> '$.ofd.qrCodeUrl') <> '')";
+const SIGNED = `(json_type(body, '$.ofd.fiscalSign') = 'text' AND trim(body ->> '$.ofd.fiscalSign', ${JS_WHITESPACE}) <> ''
+  AND json_type(body, '$.ofd.qrCodeUrl') = 'text' AND trim(body ->> '$.ofd.qrCodeUrl', ${JS_WHITESPACE}) <> '')`;
+
+/** Rule 14's phases of a receipt whose fiscal data is missing (lifecycle's isFiscalPending), as an SQL list. */
+const PENDING = "('sale_pending', 'refund_pending')";
+
+/**
+ * lifecycle's fiscalPhaseOf in SQL: the phase a receipt's row shows, its
+ * stored `fiscal` standing for the phase before (NULL: none, as a row from
+ * before schema 5 has). test/integration/record-schema.test.ts holds the
+ * two equal.
+ */
+const FISCAL_PHASE = `CASE
+  WHEN state = 4 THEN CASE
+    WHEN fiscal IS 'sale' THEN 'sale'
+    WHEN json_type(body, '$.ofd') IS NOT 'object' THEN CASE WHEN fiscal IS 'sale_pending' THEN 'sale_pending' END
+    WHEN ${SIGNED} THEN 'sale' ELSE 'sale_pending' END
+  WHEN state = 21 THEN CASE
+    WHEN fiscal IS 'refund' THEN 'refund'
+    WHEN fiscal IS NULL AND json_type(body, '$.ofd') IS NOT 'object' THEN NULL
+    WHEN ${SIGNED} AND coalesce(body ->> '$.ofd.type', '') <> 'Sale' THEN 'refund' ELSE 'refund_pending' END
+  ELSE fiscal END`;
 
 /** Each entry brings the schema from the version before it to its own. */
 export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
@@ -94,26 +161,41 @@ export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
   /**
    * 5: rule 14's watch of a receipt whose fiscal data is missing
    * (src/record/fiscal.ts): its fiscal phase, when its watch began, the reads
-   * done, and whether the fiscal list (D1) shows it. A receipt stored before
-   * is put where lifecycle's fiscalPhaseOf puts it, from its body: paid (4)
-   * with an `ofd` lacking a fiscal sign or QR address is `sale_pending`, its
-   * watch counted from its last change (about when it was paid), so its reads
-   * are due at once and its listing owed; paid with both, `sale`; cancelled
-   * (21) with an `ofd` (its sale was fiscalized) is `refund`, or
-   * `refund_pending` while that `ofd` lacks either or is still the sale's.
-   * The receipt is listed once its record is next opened (an operation, a
-   * read, its alarm).
+   * done, and whether the fiscal list (D1) shows it. An expansion: schema-4
+   * code reads and writes the row and leaves these columns alone.
+   *
+   * The receipt is put where lifecycle's fiscalPhaseOf puts it from its state
+   * and body, the phase stored standing for the one before (FISCAL_PHASE).
+   * Stored before this schema (no phase): paid (4) with an `ofd` lacking a
+   * fiscal sign or QR address is `sale_pending`; paid with both, `sale`;
+   * cancelled (21) with an `ofd` (its sale was fiscalized) is `refund`, or
+   * `refund_pending` while that `ofd` lacks either or is still the sale's. A
+   * new pending phase starts a watch counted from the row's last change
+   * (about when it was paid or cancelled), so its reads are due at once, and
+   * a pending phase begun or ended owes the listing (written once the record
+   * is next opened: an operation, a read, its alarm).
+   *
+   * Run again on every open while a schema-4 release may have written the
+   * row (OLDEST_READER_VERSION): a receipt it paid or cancelled gets its phase
+   * here as this code would have given it. A row this code keeps never
+   * changes (every change of state or body passes through fiscalPhaseOf, and
+   * it is idempotent), nor does a pending phase whose data the row now shows:
+   * that is an event (`receipt.fiscalized`), which this code's next look at
+   * the upstream stores with it, as for any receipt still watched.
    */
   5: [
     "ALTER TABLE record ADD COLUMN fiscal TEXT",
     "ALTER TABLE record ADD COLUMN fiscal_since INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE record ADD COLUMN fiscal_reads INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE record ADD COLUMN fiscal_listed INTEGER NOT NULL DEFAULT 1",
-    `UPDATE record SET fiscal = CASE
-       WHEN state = 4 THEN CASE WHEN ${SIGNED} THEN 'sale' ELSE 'sale_pending' END
-       ELSE CASE WHEN ${SIGNED} AND coalesce(body ->> '$.ofd.type', '') <> 'Sale' THEN 'refund' ELSE 'refund_pending' END END
-     WHERE kind = 'receipt' AND state IN (4, 21) AND json_type(body, '$.ofd') = 'object'`,
-    "UPDATE record SET fiscal_since = updated_at, fiscal_listed = 0 WHERE fiscal IN ('sale_pending', 'refund_pending')",
+    `UPDATE record SET
+       fiscal = derived.phase,
+       fiscal_since = CASE WHEN derived.phase IN ${PENDING} THEN updated_at ELSE fiscal_since END,
+       fiscal_reads = CASE WHEN derived.phase IN ${PENDING} THEN 0 ELSE fiscal_reads END,
+       fiscal_listed = CASE WHEN derived.phase IN ${PENDING} OR fiscal IN ${PENDING} THEN 0 ELSE fiscal_listed END
+     FROM (SELECT ${FISCAL_PHASE} AS phase FROM record) AS derived
+     WHERE kind = 'receipt' AND derived.phase IS NOT fiscal
+       AND NOT (fiscal IS 'sale_pending' AND derived.phase IS 'sale') AND NOT (fiscal IS 'refund_pending' AND derived.phase IS 'refund')`,
   ],
 };
 
@@ -142,7 +224,7 @@ const SCHEMA_CURRENT = `
     fiscal TEXT, fiscal_since INTEGER NOT NULL DEFAULT 0, fiscal_reads INTEGER NOT NULL DEFAULT 0,
     fiscal_listed INTEGER NOT NULL DEFAULT 1,
     audit TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-    schema_version INTEGER NOT NULL DEFAULT ${CURRENT_SCHEMA_VERSION},
+    schema_version INTEGER NOT NULL DEFAULT ${OLDEST_READER_VERSION},
     events TEXT NOT NULL DEFAULT '[]', events_logged INTEGER NOT NULL DEFAULT 0);`;
 
 /**
@@ -180,7 +262,7 @@ export function describeSchema(sql: SqlStorage): Record<string, string[]> {
   );
 }
 
-/** Which schema version this object's storage is at: 0 when nothing was ever stored; else the row's (or, before a row, its column's default). */
+/** The stamp in this object's storage (OLDEST_READER_VERSION of the code that last wrote it): 0 when nothing was ever stored; else the row's (or, before a row, its column's default). */
 export function storedVersion(sql: SqlStorage): number {
   const column = sql
     .exec<{ name: string; dflt_value: string | null }>("PRAGMA table_info(record)")
@@ -192,9 +274,31 @@ export function storedVersion(sql: SqlStorage): number {
 }
 
 /**
- * Brings storage to `target` (the current version) in one transaction; with
- * `create`, also makes it when empty. `migrations` is MIGRATIONS but for the
- * framework's own test.
+ * Whether storage stamped `stamp` is this code's as it stands: stamped as
+ * this code stamps, and no expansion above the stamp that a release before
+ * may have left behind (while there is one, every first open runs it again).
+ */
+export const isSettled = (stamp: number): boolean => stamp === OLDEST_READER_VERSION && stamp === CURRENT_SCHEMA_VERSION;
+
+/** `ALTER TABLE t ADD COLUMN c ...` whose column `t` already has: an expansion already made, skipped when run again. */
+function addsExistingColumn(sql: SqlStorage, statement: string): boolean {
+  const adds = /^\s*ALTER\s+TABLE\s+(\w+)\s+ADD\s+(?:COLUMN\s+)?(\w+)/i.exec(statement);
+  if (!adds) return false;
+  const [, table, column] = adds as unknown as [string, string, string];
+  return sql
+    .exec<{ name: string }>(`PRAGMA table_info(${table})`)
+    .toArray()
+    .some((c) => c.name.toLowerCase() === column.toLowerCase());
+}
+
+/**
+ * Brings storage stamped `from` to the layout `target` (the current one) in
+ * one transaction, and stamps it `stamp`; with `create`, also makes it when
+ * empty. Each migration above `from` runs, again if an earlier open ran it:
+ * an ADD COLUMN whose column is there is skipped, every other statement is
+ * written to change only what disagrees with the row (the header says why).
+ * `migrations`, `target` and `stamp` are this code's but for the framework's
+ * own test.
  */
 export function migrate(
   storage: DurableObjectStorage,
@@ -202,21 +306,24 @@ export function migrate(
   from = storedVersion(storage.sql),
   migrations: Readonly<Record<number, readonly string[]>> = MIGRATIONS,
   target = CURRENT_SCHEMA_VERSION,
+  stamp = OLDEST_READER_VERSION,
 ): number {
   const sql = storage.sql;
-  if (from === target || (from === 0 && !create)) return from;
+  if (from === 0 && !create) return from;
   if (from > target) throw new NewerSchemaError(from, target);
   if (from === 0) {
     sql.exec(SCHEMA_CURRENT);
     return target;
   }
+  if (from === stamp && stamp === target) return target;
   storage.transactionSync(() => {
     for (let version = from + 1; version <= target; version++) {
       const statements = migrations[version];
       if (!statements) throw new Error(`no migration to schema ${version}`);
-      for (const statement of statements) sql.exec(statement);
+      for (const statement of statements) if (!addsExistingColumn(sql, statement)) sql.exec(statement);
     }
-    sql.exec("UPDATE record SET schema_version = ?", target);
+    // A row stamped as it is already is not written again.
+    sql.exec("UPDATE record SET schema_version = ?1 WHERE schema_version IS NOT ?1", stamp);
   });
   return target;
 }

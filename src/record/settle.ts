@@ -82,9 +82,9 @@ export class Settlement {
       recorder.applyAfter(result, requestId);
       return { ok: false, error: result.failure, verdict };
     }
-    if (spec.settles === "send") return { ok: true, value: JSON.stringify(result.value) };
+    if (spec.settles === "send") return { ok: true, value: recorder.answerOf(result.value as AuthorizeBody) };
     recorder.apply(result.value as RecordBody, requestId);
-    return { ok: true, value: JSON.stringify({ ...(result.value as RecordBody), tid: store.current!.tid }) };
+    return { ok: true, value: recorder.answerOf({ ...(result.value as RecordBody), tid: store.current!.tid }) };
   }
 
   /** The answer to a refused OTP: how many guesses are left, and why an unknown refusal counted. */

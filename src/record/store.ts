@@ -18,7 +18,7 @@
 import { clock } from "../clock";
 import { OutboxRows } from "./outbox-rows";
 import { type AuditEntry, type AuditTuple, MAX_AUDIT_ENTRIES, type RecordFields, type RecordRow, type Slice } from "./row";
-import { CURRENT_SCHEMA_VERSION, migrate, storedVersion } from "./schema";
+import { CURRENT_SCHEMA_VERSION, isSettled, migrate, storedVersion } from "./schema";
 
 export type { AuditEntry, OutboxEntry, RecordFields, RecordRow, Slice } from "./row";
 export { newRecordRow } from "./row";
@@ -68,8 +68,9 @@ export class RecordStore {
   load(): RecordRow | null {
     if (this.#row) return this.#row;
     let found = this.#readRow();
-    if (!this.#ready && found && found.schema_version !== CURRENT_SCHEMA_VERSION) {
-      // Written by an older gateway: migrated once, then read as the current schema.
+    if (!this.#ready && found && !isSettled(found.schema_version)) {
+      // Written by an older gateway, or by this one while the release before may have written it since (an
+      // expansion keeps the stamp it reads): brought to this code's layout, then read as it.
       migrate(this.#storage, false, found.schema_version);
       found = this.#readRow();
     }

@@ -32,6 +32,8 @@ export const PAGE = 2_000;
 export const STEP_LINES = 20_000;
 /** Lines a step checks with the payment service at most. */
 export const CHECKS_PER_STEP = 200;
+/** How long a day's object keeps its state once its statement is written: past the event log's week, when no rebuild of the day is accepted. */
+export const KEEP_AFTER_DONE_MS = 8 * 86_400_000;
 /** Mismatches kept in full; more are counted. */
 const MISMATCHES_KEPT = 10_000;
 
@@ -157,6 +159,8 @@ export class StatementObject extends DurableObject<Env> {
     await this.#serially(async () => {
       const run = this.#run();
       if (run && run.done_at === null) await this.#step(run);
+      // Its end (rule 10): the statement is in R2; the object's state goes once no rebuild of the day is accepted.
+      else if (run && Date.now() >= run.done_at! + KEEP_AFTER_DONE_MS) await this.ctx.storage.deleteAll();
     });
   }
 
@@ -446,7 +450,7 @@ export class StatementObject extends DurableObject<Env> {
       tail_bytes: csvTail.length + jsonTail.length,
       done,
     });
-    if (!done) await this.ctx.storage.setAlarm(Date.now());
+    await this.ctx.storage.setAlarm(done ? run.done_at! + KEEP_AFTER_DONE_MS : Date.now());
     return run;
   }
 

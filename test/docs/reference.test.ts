@@ -2,7 +2,8 @@
  * docs/reference.md against what the Worker serves and the code: the error
  * table against src/error-codes.ts and the OpenAPI document, its operations against
  * the document's paths, its events against EVENT_TYPES and the document's
- * webhooks, its sandbox values against src/sandbox/catalog.ts. The markdown is
+ * webhooks, its sandbox values against src/sandbox/catalog.ts, its list of
+ * every store against src/stores.ts. The markdown is
  * bundled into the test by Vite (`?raw`), so this reads what is committed.
  */
 import { exports } from "cloudflare:workers";
@@ -11,6 +12,7 @@ import reference from "../../docs/reference.md?raw";
 import { DECLINE_REASON_NAMES, ERROR_CODE_NAMES, ERROR_CODES, LANGUAGES } from "../../src/error-codes";
 import { EVENT_TYPES } from "../../src/events/types";
 import { A2C_VERIFY_FROM, CORRECT_OTP, cardByNumber, cardByToken, findMerchant, UNAVAILABLE_RECEIVER } from "../../src/sandbox/catalog";
+import { STORES, storesTable } from "../../src/stores";
 
 /** Served by the Worker but not operations of the document: GET, no credentials. */
 const SERVICE_PATHS = ["/", "/healthz", "/readyz", "/openapi.json", "/docs"];
@@ -160,6 +162,16 @@ describe("docs/reference.md: events", () => {
     for (const header of ["webhook-id", "webhook-timestamp", "webhook-signature", "whsec_", "sequence", "previous_state"]) {
       expect(events, header).toContain(header);
     }
+  });
+});
+
+describe("docs/reference.md: every store (rule 10)", () => {
+  it("lists every store of src/stores.ts, with where it lives, its personal data, its erasure and its end, as the list says", () => {
+    const rules = section("Rules the gateway enforces");
+    // On a mismatch, the expected text is the table to paste: src/stores.ts storesTable().
+    expect(rules).toContain(storesTable());
+    for (const store of STORES) expect(storesTable(), store.name).toContain(`| ${store.title} |`);
+    expect(rules).toContain("(#where-the-gateway-keeps-data)");
   });
 });
 

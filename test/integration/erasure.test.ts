@@ -2,15 +2,18 @@
  * Rule 10, erasure: `POST /api/v1/gateway/users/erase` (partner only, 202),
  * carried out by the Cron Trigger; afterwards none of the user's phone
  * numbers or account values is in any store (the tid index, the event log,
- * the records), ids, amounts, states and times stay, and later events carry
- * the values erased.
+ * the records, the answers kept for Idempotency-Keys), ids, amounts, states
+ * and times stay, a repeat of a kept answer shows the values erased, and
+ * later events and answers carry them erased.
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { clock } from "../../src/clock";
-import { runErasures } from "../../src/erasure";
+import { requestErasure, runErasures } from "../../src/erasure";
 import { receiptStub } from "../../src/receipt-object";
+import { DAY_MS, runRetention } from "../../src/retention";
+import { ERASURE_REQUESTS_KEPT_DAYS } from "../../src/stores";
 import { callGateway, consume, fireCron, queueSpy, receiver, unsentEvents } from "../events";
 import {
   call,
@@ -19,11 +22,15 @@ import {
   dumpStorage,
   expectError,
   expectStatus,
+  letTimePass,
   newUser,
+  receiptRequest,
   refuseStatements,
+  sandboxCalls,
   transferRequest,
   userToken,
 } from "../helpers";
+import { scriptedUpstream } from "../support/scripted-upstream";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -141,6 +148,29 @@ describe("POST /api/v1/gateway/users/erase", () => {
   });
 });
 
+describe("the erasure requests (rule 10: every stored byte has an end)", () => {
+  /** The request as the runbook looks it up (docs/production.md): its row in the first database, or null. */
+  const requestOf = (sub: string) =>
+    env.DB.prepare("SELECT user, done_at FROM erasures WHERE user = ?1").bind(sub).first<{ done_at: number | null }>();
+
+  it("a done request is kept for a restore of the database to put back, then retention deletes it; one still open is kept", async () => {
+    const done = newUser();
+    await erase(done);
+    expect(await requestOf(done)).toMatchObject({ done_at: expect.any(Number) });
+    const open = newUser();
+    await requestErasure(env, open, clock.now());
+
+    letTimePass(ERASURE_REQUESTS_KEPT_DAYS * DAY_MS - 60_000);
+    await runRetention(env, clock.now());
+    expect(await requestOf(done)).not.toBeNull();
+    letTimePass(120_000);
+    const report = await runRetention(env, clock.now());
+    expect(report.erasures_deleted).toBeGreaterThanOrEqual(1);
+    expect(await requestOf(done)).toBeNull();
+    expect(await requestOf(open)).toMatchObject({ done_at: null });
+  });
+});
+
 describe("every place an event body or an answer lives is erased", () => {
   it("events still owed by the outbox when the erasure runs (not in the event log yet) are handed on erased", async () => {
     const sub = newUser();
@@ -176,5 +206,58 @@ describe("every place an event body or an answer lives is erased", () => {
     const { events } = await expectStatus(callGateway("events/list", { receipt_id: receipt.id }), 200);
     expect(events).toHaveLength(2);
     expect(JSON.stringify(events)).not.toContain(phone);
+  });
+});
+
+describe("the answers kept for Idempotency-Keys (rules 10 and 11)", () => {
+  const withKey = (key: string, token: string) => ({ token, headers: { "Idempotency-Key": key } });
+  const receiptOf = (phone: string, token: string) => createReceipt({ merchant_id: 1003, account: [{ key: "phone", value: phone }] }, { token });
+
+  it("a pay repeated with its key after the erasure replays the answer with the values erased; answers kept after it are built from the erased record", async () => {
+    const sub = newUser();
+    const token = await userToken(sub);
+    const phone = newPhone();
+    const create = receiptRequest({ merchant_id: 1003, account: [{ key: "phone", value: phone }] });
+    const paid = await expectStatus(call("receipt/create", create, { token }), 200);
+    const later = await receiptOf(phone, token);
+    const lost = await receiptOf(phone, token);
+    const key = `e-1-${crypto.randomUUID()}`;
+    const first = await call("receipt/pay", { id: paid.id, card: TOKEN }, withKey(key, token));
+    expect(first.status).toBe(200);
+    expect(await first.text()).toContain(phone);
+    // A pay whose answer is lost after the payment service acted: its key waits for the outcome.
+    const lostKey = `e-2-${crypto.randomUUID()}`;
+    scriptedUpstream.on("receipt/pay", { kind: "lost" }, { id: lost.id });
+    await expectError(call("receipt/pay", { id: lost.id, card: TOKEN }, withKey(lostKey, token)), 502, "upstream_error");
+
+    await erase(sub);
+
+    // The kept answer, repeated: the same payment, the values erased, and nothing reaches the payment service again.
+    const repeat = await call("receipt/pay", { id: paid.id, card: TOKEN }, withKey(key, token));
+    expect(repeat.headers.get("idempotent-replayed")).toBe("true");
+    const replayed = await expectStatus(repeat, 200);
+    expect(replayed).toMatchObject({ id: paid.id, amount: paid.amount, state: 4 });
+    expect(replayed.account).toEqual([{ key: "phone", value: erased(phone) }]);
+    // So is the create's answer, kept for its tid.
+    const recreated = await call("receipt/create", create, { token });
+    expect(recreated.headers.get("idempotent-replayed")).toBe("true");
+    expect(await expectStatus(recreated, 200)).toMatchObject({ id: paid.id, account: [{ key: "phone", value: erased(phone) }] });
+    // A pay after the erasure: its answer, and the one its key keeps, are built from the erased record.
+    const laterKey = `e-3-${crypto.randomUUID()}`;
+    const afterwards = await expectStatus(call("receipt/pay", { id: later.id, card: TOKEN }, withKey(laterKey, token)), 200);
+    expect(afterwards).toMatchObject({ id: later.id, state: 4, account: [{ key: "phone", value: erased(phone) }] });
+    const again = await call("receipt/pay", { id: later.id, card: TOKEN }, withKey(laterKey, token));
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await again.text()).not.toContain(phone);
+    // The repeat of the pay whose answer was lost asks the payment service, and answers from the erased record.
+    const settled = await expectStatus(call("receipt/pay", { id: lost.id, card: TOKEN }, withKey(lostKey, token)), 200);
+    expect(settled).toMatchObject({ id: lost.id, state: 4, account: [{ key: "phone", value: erased(phone) }] });
+    expect((await sandboxCalls()).filter((c) => c.path === "receipt/pay" && [paid.id, lost.id].includes(c.id ?? ""))).toHaveLength(2);
+
+    // No store holds the phone, the kept answers' table included.
+    for (const id of [paid.id, later.id, lost.id]) await runDurableObjectAlarm(receiptStub(env, "receipt", id));
+    const stored = await everyStore({ receipts: [paid.id, later.id, lost.id], transfers: [] });
+    expect(stored).toContain("idempotency: ");
+    expect(stored).not.toContain(phone);
   });
 });

@@ -34,11 +34,6 @@ import { scriptedUpstream } from "../support/scripted-upstream";
 
 afterEach(() => vi.restoreAllMocks());
 
-/**
- * Past a final record's end: its own window (RECORD_RETENTION_DAYS), or the event log's for its undelivered
- * events when longer (nothing delivers here, and the record waits for the log: rule 10).
- */
-const RECORD_END_MS = Math.max(retentionPolicy(env).recordRetentionMs, retentionPolicy(env).undeliveredEventsMs);
 const READS = readConfig(env).fiscalReads;
 const LATE = { token: "tok_sandbox_fiscal_late" };
 const stubOf = (id: string) => receiptStub(env, "receipt", id);
@@ -176,7 +171,8 @@ describe("a receipt paid while its fiscal data is missing (tok_sandbox_fiscal_la
     expect(await listed(paid.id)).toMatchObject({ state: 4, reads: READS.length });
     // No more reads are scheduled, and nothing ends the record while its fiscal data is missing, even once the log let its events go.
     expect(await alarmWithinADay(stubOf(paid.id))).toBe(false);
-    letTimePass(RECORD_END_MS + DAY_MS);
+    const { recordRetentionMs, undeliveredEventsMs } = retentionPolicy(env);
+    letTimePass(Math.max(recordRetentionMs, undeliveredEventsMs) + DAY_MS);
     await fireCron(clock.now());
     await alarm(paid.id);
     expect(await reads(paid.id)).toBe(READS.length);
@@ -235,7 +231,9 @@ describe("nothing is lost to a crash or a failed list write", () => {
     refuseStatements((sql) => sql.includes("fiscal_pending"));
     expect((await expectStatus(call("receipt/check-id", { id: paid.id }), 200)).ofd.fiscalSign).toMatch(/^\d{12}$/);
     await alarm(paid.id);
-    letTimePass(RECORD_END_MS + DAY_MS);
+    // Past the record's window, and the log's for its events, which nobody delivered.
+    const { recordRetentionMs, undeliveredEventsMs } = retentionPolicy(env);
+    letTimePass(Math.max(recordRetentionMs, undeliveredEventsMs) + DAY_MS);
     await fireCron(clock.now());
     expect(await alarm(paid.id)).toBe(true);
     vi.restoreAllMocks();

@@ -7,13 +7,13 @@
  */
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { clock } from "../../src/clock";
 import { receiptStub } from "../../src/receipt-object";
 import { END_RECHECK_MS } from "../../src/record/end";
 import { storedEvents } from "../../src/record/outbox-rows";
 import { retentionPolicy } from "../../src/retention";
-import { callGateway, consume, fireCron, queueSpy, receiver } from "../events";
+import { callGateway, consume, fireCron, queueSpy, receiver, unsentEvents } from "../events";
 import {
   call,
   createReceipt,
@@ -25,6 +25,7 @@ import {
   newUser,
   OTP_OK,
   OTP_WRONG,
+  refuseStatements,
   sandboxTransfer,
   storagePages,
   storedRecord,
@@ -33,23 +34,34 @@ import {
 } from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
-const POLICY = retentionPolicy(env);
-/** A final record's own window (rule 10: 30 days by default). */
-const RECORD_MS = POLICY.recordRetentionMs;
-/**
- * When a record whose events nobody delivered ends: nothing delivers in most of these tests, so the log keeps
- * its events for EVENTS_UNDELIVERED_RETENTION_DAYS, and the record waits for the log (rule 10).
- */
-const RETENTION_MS = Math.max(RECORD_MS, POLICY.undeliveredEventsMs);
+const RETENTION_MS = retentionPolicy(env).recordRetentionMs;
 const TOKEN = { token: "tok_sandbox_ok" };
 const stubOf = (id: string, kind: "receipt" | "transfer" = "receipt") => receiptStub(env, kind, id);
 const stored = async (id: string, kind: "receipt" | "transfer" = "receipt") =>
   (await dumpStorage(stubOf(id, kind))).filter((line) => !line.startsWith("__"));
 
+/** Every message the gateway sends to the events queue, for a test to deliver (tests consume the queue themselves). */
+let queue: ReturnType<typeof queueSpy>;
+beforeEach(() => {
+  queue = queueSpy();
+});
+afterEach(() => vi.restoreAllMocks());
+
+/**
+ * The record's events handed on (its alarm drains its outbox) and delivered,
+ * the receiver answering 204: the log prunes a delivered event
+ * EVENTS_DELIVERED_RETENTION_DAYS after its creation, inside the record's
+ * window, so its end waits for nothing.
+ */
+async function delivered(id: string, kind: "receipt" | "transfer" = "receipt"): Promise<void> {
+  await runDurableObjectAlarm(stubOf(id, kind));
+  await queue.deliver(id);
+}
+
 /**
  * The cron's retention run at the clock's now: it prunes the event log's rows
  * past their windows. A record is deleted only once the log holds none of its
- * events, so in these tests (where no receiver delivers) it comes first.
+ * events, so it comes first.
  */
 const pruneTheLog = () => fireCron(clock.now());
 
@@ -57,41 +69,24 @@ const pruneTheLog = () => fireCron(clock.now());
 async function pastTheWindow(): Promise<void> {
   letTimePass(RETENTION_MS + 60_000);
   await pruneTheLog();
-  // A record past its own window that asked the log while it still held the events asks again within the hour.
-  letTimePass(END_RECHECK_MS);
 }
 
-/** A receipt of `user`'s, paid (state 4, final), its events handed on. */
+/** A receipt of `user`'s, paid (state 4, final), its events handed on and delivered. */
 async function paidReceiptOf(token: string): Promise<any> {
   const created = await createReceipt({ merchant_id: 1003 }, { token });
   await expectStatus(call("receipt/pay", { id: created.id, card: TOKEN }, { token }), 200);
-  // Whatever the background drain left owed is handed on, as the object's next alarm would.
-  await runDurableObjectAlarm(stubOf(created.id));
+  await delivered(created.id);
   return created;
 }
 
 describe("a final record deletes itself after RECORD_RETENTION_DAYS", () => {
-  it("defaults to 30 days (its audit trail outlives it in R2, rule 15) and accepts fractions; shorter than the log's windows, its end waits for the log", () => {
-    expect(RECORD_MS).toBe(30 * DAY_MS);
+  it("defaults to 30 days, and accepts fractions", () => {
+    expect(RETENTION_MS).toBe(30 * DAY_MS);
+    expect(retentionPolicy({ ...env, RECORD_RETENTION_DAYS: undefined } as unknown as Env).recordRetentionMs).toBe(30 * DAY_MS);
     const windows = { EVENTS_DELIVERED_RETENTION_DAYS: "0.1", EVENTS_UNDELIVERED_RETENTION_DAYS: "0.2" };
     expect(retentionPolicy({ ...env, ...windows, RECORD_RETENTION_DAYS: "0.25" } as unknown as Env).recordRetentionMs).toBe(DAY_MS / 4);
-    // Shorter than the log keeps events: the record's end asks the log first (below), so nothing listed loses its body.
+    // Shorter than the log keeps events: a record whose events the log still lists waits for them (tested below).
     expect(retentionPolicy({ ...env, ...windows, RECORD_RETENTION_DAYS: "0.05" } as unknown as Env).recordRetentionMs).toBe(0.05 * DAY_MS);
-  });
-
-  it("a paid receipt whose events were delivered ends 30 days after its last change, before the undelivered window", async () => {
-    const queue = queueSpy();
-    const receipt = await createReceipt({ merchant_id: 1003 });
-    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
-    await runDurableObjectAlarm(stubOf(receipt.id));
-    receiver(() => new Response(null, { status: 204 }));
-    await consume(queue.sent.map((body) => ({ body })));
-    letTimePass(RECORD_MS + 60_000);
-    await pruneTheLog();
-    expect(await runDurableObjectAlarm(stubOf(receipt.id))).toBe(true);
-    expect(await stored(receipt.id)).toEqual([]);
-    expect(RECORD_MS + 60_000).toBeLessThan(POLICY.undeliveredEventsMs);
-    vi.restoreAllMocks();
   });
 
   it("just inside the window it stays; just outside, its own alarm deletes every stored row, and the user's check-id answers 404", async () => {
@@ -104,8 +99,6 @@ describe("a final record deletes itself after RECORD_RETENTION_DAYS", () => {
 
     letTimePass(120_000);
     await pruneTheLog();
-    // Past its own window (30 days) it asked the log, which still held its events: it asks again within the hour.
-    letTimePass(END_RECHECK_MS);
     expect(await runDurableObjectAlarm(stubOf(receipt.id))).toBe(true);
     expect(await stored(receipt.id)).toEqual([]);
     // Nothing left to come back for.
@@ -130,7 +123,7 @@ describe("a final record deletes itself after RECORD_RETENTION_DAYS", () => {
   it("a transfer paid is deleted too", async () => {
     const transfer = await expectStatus(call("a2c/create", transferRequest()), 200);
     await expectStatus(call("a2c/pay", { id: transfer.receipt_id }), 200);
-    await runDurableObjectAlarm(stubOf(transfer.receipt_id, "transfer"));
+    await delivered(transfer.receipt_id, "transfer");
     await pastTheWindow();
     await runDurableObjectAlarm(stubOf(transfer.receipt_id, "transfer"));
     expect(await stored(transfer.receipt_id, "transfer")).toEqual([]);
@@ -171,6 +164,7 @@ describe("space (rule 10: small by design, freed for reuse)", () => {
     sizes.push((await storagePages(stubOf(receipt.id))).bytes);
     expect(sizes).toEqual([12 * 1024, 12 * 1024, 12 * 1024, 12 * 1024]);
 
+    await queue.deliver(receipt.id);
     await pastTheWindow();
     await runDurableObjectAlarm(stubOf(receipt.id));
     expect((await storagePages(stubOf(receipt.id))).tables.filter((name) => !name.startsWith("_cf_"))).toEqual([]);
@@ -232,9 +226,9 @@ describe("after its deletion", () => {
 
 describe("a record outlives every event the log lists for it (rule 10)", () => {
   it("events undelivered at the record's deletion time: the record stays while the log lists them, with their bodies; once retention has pruned them, the record goes", async () => {
-    // The record's window (30 days) ends before its undelivered events' (90): it waits for the log.
-    expect(RECORD_MS).toBeLessThan(POLICY.undeliveredEventsMs);
-    const queue = queueSpy();
+    // The log keeps an undelivered event longer (90 days, the default) than a final record's window (30).
+    const undeliveredMs = retentionPolicy(env).undeliveredEventsMs;
+    expect(undeliveredMs).toBeGreaterThan(RETENTION_MS);
     const receipt = await createReceipt({ merchant_id: 1003 });
     await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
     await runDurableObjectAlarm(stubOf(receipt.id));
@@ -252,8 +246,13 @@ describe("a record outlives every event the log lists for it (rule 10)", () => {
       ["receipt.created", "pending"],
     ]);
 
-    // Past both windows, before the cron's next retention run: the record does not delete itself from under the log.
+    // Past the record's window, with the cron run: the log still lists them, and the record does not delete itself from under it.
     letTimePass(RETENTION_MS + 60_000);
+    await pruneTheLog();
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect(await stored(receipt.id)).not.toEqual([]);
+    // Past the log's window, before the cron's next retention run: still listed, so still kept, and asking again later.
+    letTimePass(undeliveredMs - RETENTION_MS);
     await runDurableObjectAlarm(stubOf(receipt.id));
     expect(await stored(receipt.id)).not.toEqual([]);
     const still = await listed();
@@ -271,7 +270,7 @@ describe("a record outlives every event the log lists for it (rule 10)", () => {
   it("a record that changed while it asked the log is not deleted: the refund the partner made meanwhile stays with its record", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
-    await runDurableObjectAlarm(stubOf(receipt.id));
+    await delivered(receipt.id);
     await pastTheWindow();
     // The log's answer to the record waits until the test lets it through (flags polled, no promise crosses contexts).
     const gate = { asked: false, released: false };
@@ -312,6 +311,70 @@ describe("a record outlives every event the log lists for it (rule 10)", () => {
   });
 });
 
+describe("a final record's end waits for what it owes (rule 10)", () => {
+  /** The record's audit trail, as the partner reads it: 404 once the record is deleted. */
+  const trail = async (id: string) => (await expectStatus(callGateway("receipt/audit", { id }), 200)).entries as { op: string; actor: string }[];
+
+  it("its late reads (rule 8) still owed: it outlives its window until they are done, then ends a window later", async () => {
+    const token = await userToken(newUser());
+    const receipt = await createReceipt({ merchant_id: 1003 }, { token });
+    // The pay's answer is lost after the payment service paid: its outcome is unknown, so the record is suspect of a late change.
+    scriptedUpstream.on("receipt/pay", { kind: "lost" }, { id: receipt.id });
+    await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN }, { token }), 502, "upstream_error");
+    // The next look finds it paid: final, with its late reads owed.
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }, { token }), 200)).state).toBe(4);
+    expect((await storedRecord("receipt", receipt.id)).suspect_since).not.toBe(0);
+    await delivered(receipt.id);
+    // The payment service answers none of the reads until long after the record's window.
+    scriptedUpstream.on("receipt/check-id", { kind: "status", status: 503, retryAfter: 1 }, { id: receipt.id, times: 1_000 });
+
+    await pastTheWindow();
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect(await stored(receipt.id)).not.toEqual([]);
+    expect((await trail(receipt.id)).map((entry) => entry.op)).toContain("pay");
+
+    // It answers again: the late reads are done (the gateway's look, in the trail), and nothing more is owed.
+    scriptedUpstream.reset();
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect((await trail(receipt.id)).at(-1)).toMatchObject({ op: "reconcile", actor: "gateway" });
+    expect((await storedRecord("receipt", receipt.id)).suspect_since).toBe(0);
+    await pastTheWindow();
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect(await stored(receipt.id)).toEqual([]);
+  });
+
+  it("its events never reached the event log: it outlives its window with them, and hands them on once the log takes them", async () => {
+    const token = await userToken(newUser());
+    // The event log refuses every event: the record's events wait in its outbox.
+    refuseStatements((sql) => sql.includes("INSERT INTO events"));
+    const receipt = await createReceipt({ merchant_id: 1003 }, { token });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }, { token }), 200);
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect(await unsentEvents("receipt", receipt.id)).toBe(2);
+
+    await pastTheWindow();
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect(await stored(receipt.id)).not.toEqual([]);
+    expect(await unsentEvents("receipt", receipt.id)).toBe(2);
+
+    // The log takes them: the record hands both on and the partner receives them, their bodies kept.
+    vi.restoreAllMocks();
+    queue = queueSpy();
+    const received = receiver();
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    await consume(queue.sent.map((body) => ({ body })));
+    expect(received.map((delivery) => JSON.parse(delivery.body).type)).toEqual(["receipt.created", "receipt.paid"]);
+    const listed = await expectStatus(callGateway("events/list", { receipt_id: receipt.id }), 200);
+    expect(listed.events.map((event: { delivery: { status: string } }) => event.delivery.status)).toEqual(["delivered", "delivered"]);
+
+    // Then it ends, once the log has let them go.
+    letTimePass(retentionPolicy(env).deliveredEventsMs + END_RECHECK_MS);
+    await pruneTheLog();
+    expect(await runDurableObjectAlarm(stubOf(receipt.id))).toBe(true);
+    expect(await stored(receipt.id)).toEqual([]);
+  });
+});
+
 describe("a transfer closed at the edge is final (rules 2 and 10)", () => {
   it("three failed guesses with the upstream still at 0: closed at the gateway, then deleted after its window like any final record", async () => {
     const transfer = await expectStatus(call("a2c/create", transferRequest({ amount: 2_000_000 })), 200);
@@ -326,17 +389,16 @@ describe("a transfer closed at the edge is final (rules 2 and 10)", () => {
     letTimePass(2 * DAY_MS);
     await runDurableObjectAlarm(stubOf(id, "transfer"));
     expect(await storedRecord("transfer", id)).toMatchObject({ state: 0, pending_op: null, suspect_since: 0 });
+    await queue.deliver(id);
 
-    letTimePass(RECORD_MS - 60_000);
+    letTimePass(RETENTION_MS - 60_000);
     await pruneTheLog();
     await runDurableObjectAlarm(stubOf(id, "transfer"));
     expect(await stored(id, "transfer")).not.toEqual([]);
     await expectError(call("a2c/pay", { id, otp: OTP_OK }), 409, "otp_attempts_exhausted");
 
-    letTimePass(RETENTION_MS - RECORD_MS + 120_000);
+    letTimePass(120_000);
     await pruneTheLog();
-    // Past its own window (30 days) it asked the log, which still held its events: it asks again within the hour.
-    letTimePass(END_RECHECK_MS);
     expect(await runDurableObjectAlarm(stubOf(id, "transfer"))).toBe(true);
     expect(await stored(id, "transfer")).toEqual([]);
     expect(await runDurableObjectAlarm(stubOf(id, "transfer"))).toBe(false);

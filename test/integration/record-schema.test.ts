@@ -3,16 +3,24 @@
 // first time it is opened, in one transaction, losing nothing. A version-1
 // object made here is brought through every step (rule 12's columns, then the
 // outbox moved into the row), schema 3's move is tried on an object stored as
-// before it, and the framework is exercised with a migration of the test's
-// own, as the next schema change will use it.
+// before it, and the framework is exercised with migrations of the test's
+// own, as the next schema change will use it. A row is stamped with the
+// oldest schema that reads it, so the release before this one (the committed
+// test/releases/previous/) serves what this one stores: what that release
+// writes meanwhile is read right when this one opens it again.
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { KindName } from "../../src/kinds";
+import { type FiscalPhase, fiscalEventOf, fiscalPhaseOf, isFiscalPending } from "../../src/lifecycle";
 import { receiptStub } from "../../src/receipt-object";
 import { storedEvents } from "../../src/record/outbox-rows";
-import { CURRENT_SCHEMA_VERSION, describeSchema, migrate, storedVersion } from "../../src/record/schema";
+import { recordParts } from "../../src/record/parts";
+import { CURRENT_SCHEMA_VERSION, describeSchema, MIGRATIONS, migrate, OLDEST_READER_VERSION, storedVersion } from "../../src/record/schema";
+import type { UpstreamState } from "../../src/upstream/calls";
 import { callGateway, loggedEventTypes, queueSpy, unsentEvents } from "../events";
 import { alarmWithinADay, call, createReceipt, expectError, expectStatus, letFiscalDataAppear, receiptRequest, sandboxCalls } from "../helpers";
+import previousRelease from "../releases/previous/meta.json";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -22,34 +30,41 @@ function dropFiscalColumns(sql: SqlStorage): void {
 }
 
 describe("the receipt object's storage schema", () => {
-  it("a new object is created at the current version", async () => {
+  it("a new object is created at the current layout, stamped with the oldest schema that reads it: one the release before reads", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
-    const version = await runInDurableObject(
-      receiptStub(env, "receipt", receipt.id),
-      (_i, state) => state.storage.sql.exec("SELECT schema_version FROM record").one().schema_version,
-    );
-    expect(version).toBe(CURRENT_SCHEMA_VERSION);
+    const stored = await runInDurableObject(receiptStub(env, "receipt", receipt.id), (_i, state) => ({
+      version: state.storage.sql.exec("SELECT schema_version FROM record").one().schema_version,
+      schema: describeSchema(state.storage.sql),
+    }));
+    expect(stored.version).toBe(OLDEST_READER_VERSION);
+    expect(stored.version).toBeLessThanOrEqual(previousRelease.record_schema_version);
+    expect(stored.schema.record).toContain("fiscal TEXT");
   });
 
-  it("the migration framework brings an object of the version before to the next, in one step, keeping its record; a newer one is refused", async () => {
+  it("the migration framework brings an object to a next version in one step, keeping its record: an expansion keeps the stamp the release before reads, an incompatible change stamps its own, which this gateway refuses", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
     const next = CURRENT_SCHEMA_VERSION + 1;
-    const migrations = { [next]: ["ALTER TABLE record ADD COLUMN note_for_the_next_version TEXT NOT NULL DEFAULT 'kept'"] };
+    const migrations = { ...MIGRATIONS, [next]: ["ALTER TABLE record ADD COLUMN note_for_the_next_version TEXT NOT NULL DEFAULT 'kept'"] };
     const stub = receiptStub(env, "receipt", receipt.id);
-    const after = await runInDurableObject(stub, (_i, state) => {
-      const from = storedVersion(state.storage.sql);
-      const to = migrate(state.storage, false, from, migrations, next);
-      const row = state.storage.sql.exec("SELECT state, schema_version, note_for_the_next_version FROM record").one();
-      return { from, to, row, stored: storedVersion(state.storage.sql) };
-    });
-    expect(after).toEqual({
-      from: CURRENT_SCHEMA_VERSION,
+    const moved = (stamp: number) =>
+      runInDurableObject(stub, (_i, state) => {
+        const from = storedVersion(state.storage.sql);
+        const to = migrate(state.storage, false, from, migrations, next, stamp);
+        const row = state.storage.sql.exec("SELECT state, schema_version, note_for_the_next_version FROM record").one();
+        return { from, to, row, stored: storedVersion(state.storage.sql) };
+      });
+    // An expansion: the column added once, the stamp kept, and run again (the next open) it changes nothing.
+    const expected = {
+      from: OLDEST_READER_VERSION,
       to: next,
-      row: { state: 4, schema_version: next, note_for_the_next_version: "kept" },
-      stored: next,
-    });
-    // This gateway does not read a schema newer than its own.
+      row: { state: 4, schema_version: OLDEST_READER_VERSION, note_for_the_next_version: "kept" },
+      stored: OLDEST_READER_VERSION,
+    };
+    expect(await moved(OLDEST_READER_VERSION)).toEqual(expected);
+    expect(await moved(OLDEST_READER_VERSION)).toEqual(expected);
+    // An incompatible change stamps its own version: this gateway does not read a schema newer than its own.
+    expect((await moved(next)).stored).toBe(next);
     await expect(runInDurableObject(stub, (_i, state) => migrate(state.storage, false))).rejects.toThrow(/newer than this gateway/);
   });
 
@@ -59,7 +74,9 @@ describe("the receipt object's storage schema", () => {
     const broken = { [next]: ["ALTER TABLE record ADD COLUMN half_done TEXT", "ALTER TABLE no_such_table ADD COLUMN x TEXT"] };
     const stub = receiptStub(env, "receipt", receipt.id);
     const schemaBefore = await runInDurableObject(stub, (_i, state) => describeSchema(state.storage.sql));
-    await expect(runInDurableObject(stub, (_i, state) => migrate(state.storage, false, CURRENT_SCHEMA_VERSION, broken, next))).rejects.toThrow();
+    await expect(
+      runInDurableObject(stub, (_i, state) => migrate(state.storage, false, CURRENT_SCHEMA_VERSION, broken, next, next)),
+    ).rejects.toThrow();
     expect(await runInDurableObject(stub, (_i, state) => describeSchema(state.storage.sql))).toEqual(schemaBefore);
     expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(0);
   });
@@ -116,7 +133,7 @@ describe("the receipt object's storage schema", () => {
       schema: describeSchema(state.storage.sql),
       row: state.storage.sql.exec("SELECT schema_version, held_at = updated_at AS held_since_last_change, expiry FROM record").one(),
     }));
-    expect(after).toEqual({ schema: freshSchema, row: { schema_version: CURRENT_SCHEMA_VERSION, held_since_last_change: 1, expiry: null } });
+    expect(after).toEqual({ schema: freshSchema, row: { schema_version: OLDEST_READER_VERSION, held_since_last_change: 1, expiry: null } });
   });
 });
 
@@ -162,7 +179,7 @@ describe("schema 3: the outbox moves into the record's row", () => {
         state.storage.sql.exec<{ events: string; body: string; answer: string | null }>("SELECT events, body, answer FROM record").one(),
       ),
     }));
-    expect(after).toEqual({ schema: fresh, version: CURRENT_SCHEMA_VERSION, events: bodies });
+    expect(after).toEqual({ schema: fresh, version: OLDEST_READER_VERSION, events: bodies });
     expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid"]);
     expect(queue.sent.filter((m) => JSON.parse(m.payload).type === "receipt.created")).toHaveLength(1);
   });
@@ -197,7 +214,7 @@ describe("schema 4: events' bodies kept as parts of the row's texts", () => {
       return { schema: describeSchema(state.storage.sql), version: storedVersion(state.storage.sql), row, bytes: state.storage.sql.databaseSize };
     });
     expect(after.schema).toEqual(fresh);
-    expect(after.version).toBe(CURRENT_SCHEMA_VERSION);
+    expect(after.version).toBe(OLDEST_READER_VERSION);
     expect(storedEvents(after.row)).toEqual(before.events);
     // The created event's receipt is the create's answer; the paid one's, the body.
     expect((JSON.parse(after.row.events) as unknown[][]).map((event) => event.filter((part) => typeof part === "number"))).toEqual([[0], [1]]);
@@ -301,7 +318,7 @@ describe("schema 5: rule 14's watch of a receipt whose fiscal data is missing", 
     const listedIds = async () => ((await env.DB.prepare("SELECT id FROM fiscal_pending").all<{ id: string }>()).results ?? []).map((row) => row.id);
 
     const migrated = await opened(late.id);
-    expect(migrated).toMatchObject({ schema: fresh, version: CURRENT_SCHEMA_VERSION, row: { fiscal: "sale_pending", fiscal_reads: 0 } });
+    expect(migrated).toMatchObject({ schema: fresh, version: OLDEST_READER_VERSION, row: { fiscal: "sale_pending", fiscal_reads: 0 } });
     expect(await listedIds()).toContain(late.id);
     expect((await opened(fiscalized.id)).row).toMatchObject({ fiscal: "sale" });
     expect((await opened(unpaid.id)).row).toMatchObject({ fiscal: null });
@@ -313,5 +330,242 @@ describe("schema 5: rule 14's watch of a receipt whose fiscal data is missing", 
     await expectStatus(call("receipt/check-id", { id: late.id }), 200);
     await runDurableObjectAlarm(receiptStub(env, "receipt", late.id));
     await vi.waitFor(async () => expect(await listedIds()).not.toContain(late.id));
+  });
+});
+
+describe("expand, then contract: the release before serves what this one stores, and what it writes meanwhile is read right", () => {
+  /** The fiscal columns as they stood, put back: the previous release changes a receipt and leaves them alone. */
+  type FiscalColumns = { fiscal: string | null; fiscal_since: number; fiscal_reads: number; fiscal_listed: number };
+  const fiscalColumns = (id: string) =>
+    runInDurableObject(receiptStub(env, "receipt", id), (_i, state) =>
+      state.storage.sql
+        .exec<FiscalColumns & { updated_at: number }>("SELECT fiscal, fiscal_since, fiscal_reads, fiscal_listed, updated_at FROM record")
+        .one(),
+    );
+  async function writtenByThePreviousRelease(id: string, before: FiscalColumns): Promise<void> {
+    const stub = receiptStub(env, "receipt", id);
+    await runInDurableObject(stub, (_i, state) => {
+      state.storage.sql.exec(
+        "UPDATE record SET fiscal = ?, fiscal_since = ?, fiscal_reads = ?, fiscal_listed = ?",
+        before.fiscal,
+        before.fiscal_since,
+        before.fiscal_reads,
+        before.fiscal_listed,
+      );
+    });
+    // Nor does it write the fiscal list.
+    await env.DB.prepare("DELETE FROM fiscal_pending WHERE id = ?1").bind(id).run();
+    await evictDurableObject(stub);
+  }
+  const listing = (id: string) => env.DB.prepare("SELECT state, since, reads FROM fiscal_pending WHERE id = ?1").bind(id).first();
+  /** The record opened without a look at the upstream (events/list by its id), then its alarm. */
+  async function openedAndWoken(id: string): Promise<void> {
+    await expectStatus(callGateway("events/list", { receipt_id: id }), 200);
+    expect(await runDurableObjectAlarm(receiptStub(env, "receipt", id))).toBe(true);
+  }
+
+  it("a receipt the previous release paid (its fiscal data missing) after this code had expanded its row is put in its fiscal phase at the next open: watched from its payment, and listed", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const created = await fiscalColumns(receipt.id);
+    expect(created).toMatchObject({ fiscal: null, fiscal_listed: 1 });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_fiscal_late" } }), 200);
+    await writtenByThePreviousRelease(receipt.id, created);
+
+    await openedAndWoken(receipt.id);
+    const after = await fiscalColumns(receipt.id);
+    expect(after).toMatchObject({ fiscal: "sale_pending", fiscal_since: after.updated_at, fiscal_reads: 0 });
+    expect(await listing(receipt.id)).toEqual({ state: 4, since: after.updated_at, reads: 0 });
+    expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid"]);
+
+    // The watch goes on as any other: the data shows, a read stores it with its event, the list lets it go.
+    await letFiscalDataAppear(receipt.id);
+    await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    await vi.waitFor(async () => expect(await listing(receipt.id)).toBeNull());
+    expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid", "receipt.fiscalized"]);
+  });
+
+  it("a fiscalized receipt the previous release refunded (the refund's fiscal data missing) is put in its refund's watch at the next open, and listed as cancelled", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_fiscal_late" } }), 200);
+    await letFiscalDataAppear(receipt.id);
+    await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    await vi.waitFor(async () => expect(await listing(receipt.id)).toBeNull());
+    const sold = await fiscalColumns(receipt.id);
+    expect(sold.fiscal).toBe("sale");
+    await expectStatus(call("receipt/cancel", { id: receipt.id }), 200);
+    await writtenByThePreviousRelease(receipt.id, sold);
+
+    await openedAndWoken(receipt.id);
+    const after = await fiscalColumns(receipt.id);
+    expect(after).toMatchObject({ fiscal: "refund_pending", fiscal_since: after.updated_at, fiscal_reads: 0 });
+    expect(await listing(receipt.id)).toEqual({ state: 21, since: after.updated_at, reads: 0 });
+  });
+
+  it("an event type the previous release does not know (receipt.fiscalized) is marked logged in storage as soon as it is drained: that release would refuse to drain it again, and hold back the record's later events", async () => {
+    const queue = queueSpy();
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_fiscal_late" } }), 200);
+    await letFiscalDataAppear(receipt.id);
+    // The data shown at last is an event the record keeps; the queue refuses it for now.
+    queue.spy.mockRejectedValue(new Error("queue unavailable"));
+    await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
+    await vi.waitFor(() =>
+      expect(queue.spy.mock.calls.flat(2).map((m) => JSON.parse((m as { body: { payload: string } }).body.payload).type)).toContain(
+        "receipt.fiscalized",
+      ),
+    );
+    queue.spy.mockRestore();
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await evictDurableObject(stub);
+    // A drain of it, and storage read right after, before anything else could write the row (no alarm, no operation).
+    const owed = await runInDurableObject(stub, async (_i, state) => {
+      await state.storage.deleteAlarm();
+      const parts = recordParts(state.storage, env);
+      parts.store.load();
+      const before = parts.store.outbox.hasUnsent();
+      await parts.outbox.drain();
+      const stored = state.storage.sql.exec<{ owed: number }>("SELECT json_array_length(events) - events_logged AS owed FROM record").one().owed;
+      return { before, drained: !parts.store.outbox.hasUnsent(), stored };
+    });
+    // As the previous release would find the row if its object restarted on it now: nothing to drain again.
+    expect(owed).toEqual({ before: true, drained: true, stored: 0 });
+  });
+
+  it("opening a record again runs the expansion again and changes nothing: no column added twice, no watch restarted", async () => {
+    const pending = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: pending.id, card: { token: "tok_sandbox_fiscal_late" } }), 200);
+    // A watch under way: begun before the row's last change, two of its reads done. Restarted, it would begin again.
+    await runInDurableObject(receiptStub(env, "receipt", pending.id), (_i, state) => {
+      state.storage.sql.exec("UPDATE record SET fiscal_since = fiscal_since - 60000, fiscal_reads = 2");
+    });
+    await evictDurableObject(receiptStub(env, "receipt", pending.id));
+    const transfer = await expectStatus(
+      call("a2c/create", {
+        tid: `t-${crypto.randomUUID()}`,
+        amount: 500_000,
+        rate_id: 1,
+        receiver_card: "9860000000000018",
+        token: "tok_sandbox_ok",
+      }),
+      200,
+    );
+    for (const [kind, id] of [
+      ["receipt", pending.id],
+      ["transfer", transfer.receipt_id],
+    ] as const) {
+      const stub = receiptStub(env, kind, id);
+      await runDurableObjectAlarm(stub);
+      const runs = await runInDurableObject(stub, (_i, state) => {
+        const sql = state.storage.sql;
+        const snapshot = () => ({ schema: describeSchema(sql), row: sql.exec("SELECT * FROM record").one(), version: storedVersion(sql) });
+        const before = snapshot();
+        migrate(state.storage, false);
+        const once = snapshot();
+        migrate(state.storage, false);
+        const twice = snapshot();
+        // Nor is the row written: each derivation run again changes no row.
+        let written = 0;
+        for (const statement of MIGRATIONS[CURRENT_SCHEMA_VERSION]!.filter((s) => /^\s*UPDATE\b/i.test(s))) {
+          const cursor = sql.exec(statement);
+          cursor.toArray();
+          written += cursor.rowsWritten;
+        }
+        return { before, once, twice, written };
+      });
+      expect(runs.once).toEqual(runs.before);
+      expect(runs.twice).toEqual(runs.before);
+      expect(runs.written).toBe(0);
+      expect(runs.before.version).toBe(OLDEST_READER_VERSION);
+      // Through the object as well: evicted, opened, and its row as it was.
+      await evictDurableObject(stub);
+      await expectStatus(callGateway("events/list", { receipt_id: id }), 200);
+      expect(await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT * FROM record").one())).toEqual(runs.before.row);
+    }
+    expect(await fiscalColumns(pending.id)).toMatchObject({ fiscal: "sale_pending", fiscal_reads: 2 });
+  });
+
+  it("every migration above the stamp is an expansion: it adds columns (nullable or with a default) and derives into them, and leaves every column the release before reads as it was", async () => {
+    for (let version = OLDEST_READER_VERSION + 1; version <= CURRENT_SCHEMA_VERSION; version++) {
+      for (const statement of MIGRATIONS[version]!) {
+        const adds = /^\s*ALTER\s+TABLE\s+record\s+ADD\s+COLUMN\s+\w+\s+(.*)$/is.exec(statement);
+        if (adds) expect(/\bNOT\s+NULL\b/i.test(adds[1]!) && !/\bDEFAULT\b/i.test(adds[1]!), statement).toBe(false);
+        else expect(statement, "only ADD COLUMN and UPDATE").toMatch(/^\s*UPDATE\s+record\s+SET\b/i);
+        expect(statement).not.toMatch(/\b(DROP|RENAME|DELETE|INSERT|CREATE)\b/i);
+      }
+    }
+    // On records in every phase stored as the release before stores them: its columns unchanged by the migrations above.
+    const paidLate = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: paidLate.id, card: { token: "tok_sandbox_fiscal_late" } }), 200);
+    const paid = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: paid.id, card: { token: "tok_sandbox_ok" } }), 200);
+    await expectStatus(call("receipt/cancel", { id: paid.id }), 200);
+    const created = await createReceipt({ merchant_id: 1003, is_hold: true });
+    for (const id of [paidLate.id, paid.id, created.id]) {
+      const added = await runInDurableObject(receiptStub(env, "receipt", id), (_i, state) => {
+        const sql = state.storage.sql;
+        dropFiscalColumns(sql);
+        const before = sql.exec("SELECT * FROM record").one();
+        migrate(state.storage, false, OLDEST_READER_VERSION);
+        const after = sql.exec("SELECT * FROM record").one();
+        return { before, after };
+      });
+      expect(added.after).toMatchObject(added.before);
+      expect(Object.keys(added.after).filter((column) => !(column in added.before))).toEqual([
+        "fiscal",
+        "fiscal_since",
+        "fiscal_reads",
+        "fiscal_listed",
+      ]);
+    }
+  });
+
+  it("the fiscal phase derived in SQL is lifecycle's fiscalPhaseOf from the phase stored, as the recorder applies it; a pending phase whose data the row shows waits for this code's next look (its event)", async () => {
+    const pending = (phase: FiscalPhase | null) => isFiscalPending(phase);
+    // Every combination: what each of the fiscal sign and QR address may be (missing, empty, blank as JavaScript
+    // trims it, filled, not text), the ofd's type, what else an ofd may be; each kind, state and stored phase.
+    const texts = [undefined, "", " \t\u00a0\u3000", "sign-1", 5];
+    const ofds: unknown[] = [undefined, null, [], "ofd"];
+    for (const fiscalSign of texts)
+      for (const qrCodeUrl of texts) for (const type of [undefined, "Sale", "Refund"]) ofds.push({ fiscalSign, qrCodeUrl, type });
+    const phases: (FiscalPhase | null)[] = [null, "sale_pending", "sale", "refund_pending", "refund"];
+    const derivations = MIGRATIONS[5]!.filter((statement) => /^\s*UPDATE\b/i.test(statement));
+    // A scratch object: never a record's.
+    const wrong = await runInDurableObject(receiptStub(env, "receipt", `scratch-${crypto.randomUUID()}`), async (_i, state) => {
+      const sql = state.storage.sql;
+      sql.exec(
+        "CREATE TABLE record (kind TEXT NOT NULL, state INTEGER NOT NULL, body TEXT NOT NULL, fiscal TEXT, fiscal_since INTEGER NOT NULL, fiscal_reads INTEGER NOT NULL, fiscal_listed INTEGER NOT NULL, updated_at INTEGER NOT NULL)",
+      );
+      const found: unknown[] = [];
+      for (const kind of ["receipt", "transfer"] as KindName[])
+        for (const upstreamState of [0, 4, 5, 21, 57] as UpstreamState[])
+          for (const ofd of ofds)
+            for (const fiscal of phases)
+              for (const fiscal_listed of [0, 1]) {
+                const stored = { fiscal, fiscal_since: 1_000, fiscal_reads: 2, fiscal_listed };
+                const updatedAt = 7_000;
+                const body = JSON.stringify({ id: "r", state: upstreamState, ...(ofd === undefined ? {} : { ofd }) });
+                sql.exec("DELETE FROM record");
+                sql.exec("INSERT INTO record VALUES (?, ?, ?, ?, ?, ?, ?, ?)", kind, upstreamState, body, fiscal, 1_000, 2, fiscal_listed, updatedAt);
+                for (const statement of derivations) sql.exec(statement);
+                const got = sql.exec("SELECT fiscal, fiscal_since, fiscal_reads, fiscal_listed FROM record").one();
+                const after = fiscalPhaseOf({ kind, state: upstreamState, ofd, before: fiscal });
+                // A transfer's row is never touched (the payment service does not fiscalize transfers).
+                const expected =
+                  kind !== "receipt" || after === fiscal || fiscalEventOf(kind, fiscal, after) !== null
+                    ? stored
+                    : {
+                        fiscal: after,
+                        fiscal_since: pending(after) ? updatedAt : stored.fiscal_since,
+                        fiscal_reads: pending(after) ? 0 : stored.fiscal_reads,
+                        fiscal_listed: pending(after) || pending(fiscal) ? 0 : fiscal_listed,
+                      };
+                if (JSON.stringify(got) !== JSON.stringify(expected)) found.push({ kind, state: upstreamState, body, stored, got, expected });
+              }
+      await state.storage.deleteAll();
+      return found;
+    });
+    expect(wrong.slice(0, 3)).toEqual([]);
   });
 });

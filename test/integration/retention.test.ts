@@ -58,8 +58,14 @@ async function upstreamReceiptsWithTid(upstreamTid: string): Promise<number> {
 afterEach(() => vi.restoreAllMocks());
 
 describe("the policy", () => {
-  it("defaults: replay 7 days, tid rows 90, delivered events 7, undelivered 90, records 30; 1000 rows x 5 rounds per run", () => {
-    expect(RETENTION_DEFAULTS).toMatchObject({ replayDays: 7, tidRetentionDays: 90, deliveredEventsDays: 7, undeliveredEventsDays: 90 });
+  it("defaults: replay 7 days, tid rows 90, delivered events 7, undelivered 90, final records 30; 1000 rows x 5 rounds per run", () => {
+    expect(RETENTION_DEFAULTS).toMatchObject({
+      replayDays: 7,
+      tidRetentionDays: 90,
+      deliveredEventsDays: 7,
+      undeliveredEventsDays: 90,
+      recordRetentionDays: 30,
+    });
     // wrangler.toml sets the same values, local and production.
     expect(policy).toEqual({
       replayMs: 7 * DAY_MS,
