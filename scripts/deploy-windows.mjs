@@ -249,8 +249,16 @@ async function serve({ objects, front = objects, window, persist, webhookUrl, se
   const workers = [back];
   if (front !== objects) {
     const { durableObjects, queueConsumers: _consumers, cronTriggers: _crons, ...options } = workerOf(front, webhookUrl);
+    // The objects' Worker serves every class it defines. A class it does not (one this checkout adds, with a
+    // migration of its own) is the front's: a version that adds a Durable Object class is deployed whole, never
+    // gradually (Cloudflare refuses a gradual deployment of a version with a migration), so its objects exist
+    // whichever version serves a request.
+    const backClasses = new Set(Object.values(back.durableObjects ?? {}).map((object) => (typeof object === "string" ? object : object.className)));
     const elsewhere = Object.fromEntries(
-      Object.entries(durableObjects ?? {}).map(([binding, object]) => [binding, { ...object, scriptName: back.name }]),
+      Object.entries(durableObjects ?? {}).map(([binding, object]) => [
+        binding,
+        backClasses.has(typeof object === "string" ? object : object.className) ? { ...object, scriptName: back.name } : object,
+      ]),
     );
     // First: the Worker calls reach.
     workers.unshift({ ...options, name: "gateway-front", durableObjects: elsewhere });
