@@ -375,6 +375,24 @@ export const MUTANTS = [
     why: "a key of a logged object may itself be a card number: masked like a value",
   },
   {
+    name: "transfer-masked-pan-unmasked",
+    at: "party",
+    find: '    masked_pan: maskedCard(p.masked_pan) ?? "",',
+    replace: '    masked_pan: str(p.masked_pan) ?? "",',
+    tests: ["test/integration/card-data.test.ts"],
+    grep: "masked_pan",
+    why: "rule 7: a full card number the upstream puts in a transfer's sender or receiver is stored and answered masked",
+  },
+  {
+    name: "receipt-card-number-unmasked",
+    at: "normalizeReceipt",
+    find: "    card_number: maskedCard(raw.card_number),",
+    replace: "    card_number: str(raw.card_number),",
+    tests: ["test/integration/card-data.test.ts"],
+    grep: "card_number",
+    why: "rule 7: a full card number the upstream puts in a receipt's card_number is stored and answered masked",
+  },
+  {
     name: "mask-keeps-too-much",
     at: "maskPan",
     find: 'return `${pan.slice(0, 6)}${"*".repeat(pan.length - 10)}${pan.slice(-4)}`;',
@@ -790,7 +808,7 @@ export const MUTANTS = [
   {
     name: "full-card-number-stored",
     at: "maskedCard",
-    find: "  return /^\\d{13,19}$/.test(s) ? maskPan(s) : s;",
+    find: "  return s === null ? null : maskDigitRuns(s);",
     replace: "  return s;",
     tests: ["test/integration/card-data.test.ts", "test/unit/normalize.test.ts"],
     why: "rule 7: a full card number the upstream sends back is masked before it is stored or answered",
