@@ -305,6 +305,33 @@ export const MUTANTS = [
   },
 
   {
+    name: "user-cancel-speaks-for-anyone",
+    at: "cancelledByFor",
+    find: `  caller.kind === "partner" ? asked : deploymentName;`,
+    replace: `  asked ?? deploymentName;`,
+    tests: ["test/integration/auth.test.ts"],
+    grep: "speak for",
+    why: "a user cannot speak for someone else upstream: their cancel sends the deployment's configured cancelledBy, whatever the body says",
+  },
+  {
+    name: "partner-cancel-renamed",
+    at: "cancelledByFor",
+    find: `  caller.kind === "partner" ? asked : deploymentName;`,
+    replace: `  deploymentName;`,
+    tests: ["test/integration/auth.test.ts"],
+    grep: "partner's cancel",
+    why: "the partner's cancel sends the cancelledBy the partner gives",
+  },
+  {
+    name: "user-cancel-body-sent-as-is",
+    at: "ReceiptObject.cancel",
+    find: "    return this.#armed(this.#moves.run(CANCEL, { ...op, cancelledBy }));",
+    replace: "    return this.#armed(this.#moves.run(CANCEL, op));",
+    tests: ["test/integration/auth.test.ts"],
+    grep: "speak for",
+    why: "a user's cancel goes upstream with the gateway's cancelledBy, not the body's",
+  },
+  {
     name: "user-tid-sent-as-is",
     at: "upstreamTidFor",
     find: `if (!owner.startsWith("user:")) return tid;`,

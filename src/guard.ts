@@ -6,7 +6,7 @@
  * events back.
  */
 import { createMiddleware } from "hono/factory";
-import { credentialProblems, expiryProblems, fiscalReadProblems, productionProblems, webhookSecretProblems } from "./config";
+import { cancelledByProblems, credentialProblems, expiryProblems, fiscalReadProblems, productionProblems, webhookSecretProblems } from "./config";
 import { ApiError } from "./errors";
 import { log } from "./log";
 import { rateLimitProblems } from "./rate-limit";
@@ -29,6 +29,7 @@ const CHECKS: readonly ((env: Env) => readonly string[])[] = [
   webhookSecretProblems,
   expiryProblems,
   fiscalReadProblems,
+  cancelledByProblems,
   shardProblems,
   productionProblems,
 ];

@@ -34,6 +34,7 @@ export const DOCS = {
     "Cancels a created, held or paid receipt (state 21).",
     "Refused in state 21 or 57 and for QR merchants (`cancel_not_allowed`).",
     "Users may cancel only unpaid receipts; cancelling a paid one is for the partner backend.",
+    "A user's cancel tells the payment service the deployment's own name as `cancelledBy`, whatever the body says; the partner's sends the one it gives.",
   ),
   checkReceiptById: prose(
     "Asks the payment service for the receipt as it stands now and answers it (while another operation on it is in flight, the gateway's latest view).",
