@@ -60,6 +60,16 @@ export const RECEIPT_STATES = [0, 4, 5, 21, 57] as const;
 /** Transfer states: the upstream publishes none; the sandbox (and docs/upstream.md) use these three. */
 export const TRANSFER_STATES = [0, 4, 21] as const;
 
+/**
+ * Rule 11's Idempotency-Key: 1 to 255 printable ASCII characters, neither
+ * the first nor the last a space. HTTP trims the spaces around a header's
+ * value, so a key of spaces only arrives empty and one with a space at
+ * either end arrives as another key: the document and the gateway refuse
+ * them alike (src/openapi.ts documents it, src/operations/operation.ts
+ * checks it).
+ */
+export const IDEMPOTENCY_KEY_PATTERN = "^[\\x21-\\x7E](?:[\\x20-\\x7E]{0,253}[\\x21-\\x7E])?$";
+
 /** A JSON Schema `const` with its `type`: generators type a bare `const` as a string or `any`. */
 const typed = <T>(type: "boolean" | "string") => v.metadata<T, { type: string }>({ type });
 

@@ -21,6 +21,7 @@ import type { LimitedOperation } from "../rate-limit";
 import type { ReceiptObject } from "../receipt-object";
 import { isNewerSchema } from "../record/schema";
 import { type RecordAnswer, receiptStub } from "../record-stub";
+import { IDEMPOTENCY_KEY_PATTERN } from "../schemas";
 import { fingerprint } from "../tid-index";
 import type { GatewayEnv } from "../types";
 
@@ -36,8 +37,6 @@ export interface OperationDescription<Request extends GenericSchema = GenericSch
    * leaves the refusal to its lifecycle operation, which must refuse users.
    */
   callers?: "partner";
-  /** Field names accepted quietly for a documented one, `{alias: name}`: renamed before validation, absent from the document. */
-  aliases?: Readonly<Record<string, string>>;
   /** The rate limit it counts against once its body is valid (src/rate-limit.ts). */
   limit?: LimitedOperation;
   /** The operation of the lifecycle table (src/lifecycle.ts) the receipt's object decides it by. */
@@ -87,16 +86,18 @@ export function onRecord<Input extends { id: string }>(
     sendFromRecord(c, () => run(receiptStub(c.env, kind, input.id), input, { ...contextOf(c), record: { kind, id: input.id } }));
 }
 
-/** Rule 11's header: 1 to 255 printable ASCII characters. */
-const IDEMPOTENCY_KEY = /^[\x20-\x7E]{1,255}$/;
+/** Rule 11's header, as the document gives it. */
+const IDEMPOTENCY_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
-/** The request's Idempotency-Key, if it brought one; anything but 1-255 printable ASCII characters is 400 invalid_request. */
+/** The request's Idempotency-Key, if it brought one; anything but 1-255 printable ASCII characters, not all spaces, is 400 invalid_request. */
 export function idempotencyKeyOf(c: Context<GatewayEnv>): string | undefined {
   const key = c.req.header("idempotency-key");
   if (key === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw new ApiError("invalid_request", "The request does not match the schema.", {
-      details: [{ path: "Idempotency-Key", message: "Idempotency-Key must be 1 to 255 printable ASCII characters" }],
+      details: [
+        { path: "Idempotency-Key", message: "Idempotency-Key must be 1 to 255 printable ASCII characters, not starting or ending with a space" },
+      ],
     });
   }
   return key;
