@@ -371,10 +371,10 @@ export const ERROR_CODES = {
   risk_limited: {
     status: 429,
     meaning:
-      "Rule 13: this card number, this card's OTPs or this user's cards or OTPs are past their limit (`rule` names it); nothing was sent upstream; retry after `Retry-After`.",
+      "Rule 13: this user's uses of this card, this user's cards or OTP sends, or this card's users are past their limit (`rule` names it); nothing was sent upstream; retry after `Retry-After`.",
     example: {
-      message: "This card number was used too many times in the last hour (rule 13, card_uses_per_hour); retry after Retry-After seconds.",
-      rule: "card_uses_per_hour",
+      message: "This user used this card number too many times in the last hour (rule 13, user_card_uses_per_hour); retry after Retry-After seconds.",
+      rule: "user_card_uses_per_hour",
     },
     user_message: {
       en: "For your security, this operation is temporarily limited. Please try again later.",

@@ -16,6 +16,7 @@ import {
   REDUCED_RECEIPT_PAID,
   TRANSFER_CREATED,
 } from "./examples";
+import { RISK_RULE_NAMES } from "./risk/limits";
 
 // Valibot's default messages quote the value received, which for a card
 // number or an OTP is exactly what must never be echoed. Say what was expected.
@@ -456,8 +457,10 @@ export const ErrorFields = v.object({
   max_amount: v.optional(Int("amount_out_of_range: the merchant's maximum, tiyin.")),
   rule: v.optional(
     v.pipe(
-      v.picklist(["card_uses_per_hour", "user_cards_per_day", "user_otp_sends_per_day", "card_otp_sends_per_day"]),
-      v.description("risk_limited: the limit of rule 13 the call is past (RISK_LIMITS names each)."),
+      v.picklist(RISK_RULE_NAMES),
+      v.description(
+        "risk_limited: the limit of rule 13 the call is past (RISK_LIMITS names each): a user's uses of a card, a card's users, a user's payer or receiver cards, a user's OTP sends in all or to a card.",
+      ),
     ),
   ),
 });

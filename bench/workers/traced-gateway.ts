@@ -58,7 +58,8 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import gateway, { ReceiptObject as GatewayReceiptObject, SandboxObject, SandboxUpstream } from "../../src/dev";
-import { type Counter, RiskObject as GatewayRiskObject, RISK_LOG } from "../../src/risk/risk-object";
+import type { Counter } from "../../src/risk/judge";
+import { RiskObject as GatewayRiskObject, RISK_LOG } from "../../src/risk/risk-object";
 
 export { SandboxObject, SandboxUpstream };
 
@@ -616,9 +617,10 @@ export class RiskObject extends GatewayRiskObject {
 
   /** The counters as the run hands them: every window scaled by BENCH_RISK_DAY_MS when it is set. */
   benchArgs(name: string, args: unknown[]): unknown[] {
-    if (name !== "admit" || this.benchWindowScale === 1) return args;
+    if (name !== "count" || this.benchWindowScale === 1) return args;
     const [counters, ...rest] = args as [Counter[], ...unknown[]];
-    return [counters.map((c) => ({ ...c, windowMs: Math.max(1, Math.round(c.windowMs * this.benchWindowScale)) })), ...rest];
+    const scaled = (ms: number) => Math.max(1, Math.round(ms * this.benchWindowScale));
+    return [counters.map((c) => ({ ...c, windowMs: scaled(c.windowMs), keepMs: scaled(c.keepMs) })), ...rest];
   }
 
   /** After each call, the database's bytes are the object's until its next call; an object that deleted itself holds none. */

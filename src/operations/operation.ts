@@ -11,7 +11,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { GenericSchema, InferOutput } from "valibot";
 import { readConfig } from "../config";
 import { createOnce } from "../creation";
-import { ApiError, unwrap } from "../errors";
+import { ApiError, type Failure, unwrap } from "../errors";
 import type { Kind, KindName, RecordBody } from "../kinds";
 import { type Language, languageOf } from "../language";
 import type { Operation } from "../lifecycle";
@@ -165,13 +165,15 @@ export async function sendFromRecord(c: Context<GatewayEnv>, operation: () => Pr
 export function created<Body extends RecordBody, Create extends { tid: string }, Input = Create>(
   kind: Kind<Body, Create>,
   toCreate: (input: Input) => Create = (input) => input as unknown as Create,
+  admit?: (c: Context<GatewayEnv>, input: Input) => Promise<Failure | null>,
 ) {
   return async (c: Context<GatewayEnv>, input: Input): Promise<Response> => {
     // The tid row's completion runs after the answer (src/creation.ts), held open by the request's waitUntil.
     // Rule 11: a create accepts an Idempotency-Key (well formed), and its tid decides (rule 1).
     idempotencyKeyOf(c);
     const after = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
-    const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, kind, toCreate(input), after);
+    // `admit` (rule 13) runs once the tid is this request's, after every check that could refuse it first.
+    const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, kind, toCreate(input), after, admit && (() => admit(c, input)));
     if (replayed) c.header("Idempotent-Replayed", "true");
     return c.json(body, 200);
   };
