@@ -19,6 +19,7 @@ import { type MetricPoint, observeMetrics } from "../../src/metrics";
 import { admitRisk } from "../../src/risk/check";
 import { cardFingerprint, userKey } from "../../src/risk/fingerprint";
 import type { Counter } from "../../src/risk/judge";
+import { DEFAULT_RISK_LIMITS, parseRiskLimits } from "../../src/risk/limits";
 import { RISK_LOG } from "../../src/risk/risk-object";
 import { callGateway, loggedEventTypes } from "../events";
 import {
@@ -535,6 +536,21 @@ describe("a counter that cannot answer", () => {
     for (const user of users.slice(0, 3)) expect(await use(user)).toBeNull();
     expect(await use(users[3]!)).toMatchObject({ code: "risk_limited", rule: "card_users_per_day", retry_after: 86_400 });
     expect(await use(users[0]!)).toBeNull();
+  });
+});
+
+describe("RISK_LIMITS", () => {
+  it("names the limits, each a positive integer or off; a limit the previous release counted is refused with what replaced it", async () => {
+    expect(parseRiskLimits('{"user_card_uses_per_hour": 3, "card_users_per_day": "off"}')).toEqual({
+      limits: { ...DEFAULT_RISK_LIMITS, user_card_uses_per_hour: 3, card_users_per_day: null },
+      problem: null,
+    });
+    expect(parseRiskLimits('{"card_uses_per_hour": 10}').problem).toMatch(
+      /card_uses_per_hour, a limit no longer counted: set user_card_uses_per_hour/,
+    );
+    const deployment = { ...DEPLOYMENT, RISK_LIMITS: '{"card_otp_sends_per_day": 10}' } as Env;
+    const error = await expectError(send("a2c/create", transferRequest(), (await aUser()).token, { deployment }), 503, "service_misconfigured");
+    expect(error.message).toContain("user_card_otp_sends_per_day");
   });
 });
 
