@@ -18,8 +18,8 @@
  * A check-and-count is one synchronous step (no await between reading the
  * log and writing it), and the object runs one step at a time, so however
  * many uses arrive at once, exactly the limit gets through. Uses end with
- * their window (rule 10): an alarm at the last use's end deletes the object
- * itself once nothing is left.
+ * their window (rule 10): an alarm after the last use's end deletes the
+ * object itself once nothing is left.
  */
 import { DurableObject } from "cloudflare:workers";
 import { clock } from "../clock";
@@ -27,6 +27,15 @@ import { type Counter, endsIn, judge, type Log, prune, type Taken, takeBack, typ
 
 /** The key of the one value (the bench reads it to tell a live object from one that deleted itself). */
 export const RISK_LOG = "log";
+
+/**
+ * The alarm comes a 24th of the keep after the first counted use's end (an
+ * hour, for a day): a payment's calls, minutes apart, then end together, and
+ * the object deletes itself with one alarm instead of waking once more for
+ * its last use. Its uses are pruned at every read, so the hour changes no
+ * count; the object is gone at most that long after its last use's end.
+ */
+const ALARM_SLACK = 24;
 
 export class RiskObject extends DurableObject<Env> {
   #alarmSet = false;
@@ -53,7 +62,8 @@ export class RiskObject extends DurableObject<Env> {
     const { verdict, log } = judge(this.#read(), counters, nonce, now);
     if (log === null) return verdict;
     this.#write(log);
-    await this.#armAlarm(now + Math.max(...counters.map((c) => c.keepMs)));
+    const keepMs = Math.max(...counters.map((c) => c.keepMs));
+    await this.#armAlarm(now + keepMs + keepMs / ALARM_SLACK);
     return verdict;
   }
 
@@ -63,17 +73,18 @@ export class RiskObject extends DurableObject<Env> {
     if (log !== null) this.#write(log);
   }
 
-  /** The last use's end: expired uses go; an object with none left deletes itself, else waits for its newest use. */
+  /**
+   * After the uses' end: an object with none left deletes itself; else it
+   * waits for its newest use, writing nothing (every read prunes what ended,
+   * so the next count's write drops it).
+   */
   override async alarm(): Promise<void> {
     this.#alarmSet = false;
-    const stored = this.#read();
-    const log = prune(stored, clock.now());
-    const ends = endsIn(log);
+    const ends = endsIn(prune(this.#read(), clock.now()));
     if (ends.length === 0) {
       await this.ctx.storage.deleteAll();
       return;
     }
-    if (ends.length < endsIn(prune(stored, Number.NEGATIVE_INFINITY)).length) this.#write(log);
     await this.#armAlarm(Math.max(...ends));
   }
 

@@ -15,6 +15,7 @@ import { createExecutionContext, listDurableObjectIds, runDurableObjectAlarm, ru
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { clock } from "../../src/clock";
 import { type MetricPoint, observeMetrics } from "../../src/metrics";
 import { admitRisk } from "../../src/risk/check";
 import { cardFingerprint, userKey } from "../../src/risk/fingerprint";
@@ -573,8 +574,14 @@ describe("what rule 13 keeps", () => {
     const cardRows = await dumpCounters(card);
     expect(cardRows.join("\n")).not.toContain(user.sub);
     expect(cardRows.join("\n")).toContain(await userKey(env.CARD_FINGERPRINT_SECRET, user.sub));
-    for (const subject of subjects) expect(await dumpCounters(subject)).toHaveLength(1);
-    letTimePass(DAY_MS + 1);
+    for (const subject of subjects) {
+      expect(await dumpCounters(subject)).toHaveLength(1);
+      // Its alarm: after the use's day, within the hour that lets a payment's calls end together.
+      const alarm = await runInDurableObject(subject, (_o, state) => state.storage.getAlarm());
+      expect(alarm).toBeGreaterThan(clock.now() + DAY_MS - 60_000);
+      expect(alarm).toBeLessThanOrEqual(clock.now() + DAY_MS + HOUR_MS);
+    }
+    letTimePass(DAY_MS + HOUR_MS);
     for (const subject of subjects) {
       expect(await runDurableObjectAlarm(subject)).toBe(true);
       expect(await dumpCounters(subject)).toEqual([]);
