@@ -140,17 +140,18 @@ export const ASSUMPTIONS = {
   mix: { paid: 0.75, abandoned: 0.2, hold_expired: 0.05 },
   /**
    * Rule 13's counters, *assumed*: 30% of payments are made anonymously with a raw card number by a user of the
-   * app (anonymous/authorize and anonymous/pay, counted in the card number's object and the user's), the rest by
-   * token, and every token payment's authorize is a user's call too, counted as an OTP send in the user's object
-   * and the token's (`tokenByUserShare` 1: the partner backend's calls are exempt and count nothing, so this is
-   * the upper end). Each payment's subjects are priced as its own objects, created for it and ended a day later
-   * (`riskDaysKept`: a subject's object lives at most a day after its last use, the longest window); a card or a
+   * app (anonymous/authorize and anonymous/pay, each counted in the user's object, their use of the card and
+   * the OTP send, and in the card's, its user), the rest by token, and every token payment's authorize is a
+   * user's call too, counted as an OTP send in the user's object alone, by the token's fingerprint
+   * (`tokenByUserShare` 1: the partner backend's calls are exempt and count nothing, so this is the upper end).
+   * Each payment's subjects are priced as its own objects, created for it and ended a day later (`riskDaysKept`:
+   * a subject's object lives a day after its last use, the longest window, and its alarm's hour); a card or a
    * user that pays again within the day shares its object and costs less. A payment that is never paid is
    * priced with the paid one's counts (its authorize counts the same; it lacks the pay's use of a number).
    */
   anonymousShare: 0.3,
   tokenByUserShare: 1,
-  riskDaysKept: 1,
+  riskDaysKept: 1.04,
   /**
    * Rule 14, *assumed*: 2% of payments are fiscal-late (paid while the fiscal data operator has not answered),
    * their data found by the second scheduled read (1 hour after the payment), none refunded while pending; a

@@ -57,6 +57,7 @@ import {
   productionSecretProblems,
   R2_BINDINGS,
 } from "../src/config-rules.ts";
+import { parseRiskLimits } from "../src/risk/limits.ts";
 import { productionDryRun, WRANGLER } from "./build.mjs";
 import { commandLine } from "./cli.mjs";
 import { describePlan, gradualRollout, parseSteps, RolloutError, rolloutPlan } from "./rollout.mjs";
@@ -121,6 +122,9 @@ const deployment = Object.fromEntries(DEPLOYMENT_CONFIG_KEYS.map((key) => [key, 
 // Production needs every rate limit the gateway counts with; development declares the same set.
 const rateLimits = (development.ratelimits ?? []).map((r) => r.name);
 const problems = deploymentProblems(deployment, { rateLimits });
+// Rule 13's limits as the guard reads them: a RISK_LIMITS it refuses (a retired limit's name among them) stops every call.
+const riskLimits = parseRiskLimits(production.vars?.RISK_LIMITS).problem;
+if (riskLimits) problems.push(riskLimits);
 
 let secretsFile = null;
 if (options.secrets) {

@@ -6,13 +6,14 @@
 // zod schemas), into client/generated/ (not committed). Then the TypeScript
 // compiler (the client's 5.x, strict) over the outputs and
 // client/test-types/generators.ts, whose @ts-expect-error lines prove each
-// generator types a2c/create's body, create's currency and an event's object.
+// generator types a2c/create's body (tid, or the upstream's tId), create's
+// currency and an event's object.
 // Then, in the same program, every request body and every success body of
 // every operation, and every webhook's body, as each generator types it
 // (openapi-typescript's paths and webhooks, hey-api's *Data bodies,
 // *Responses and *WebhookPayload, orval's functions' parameters, their
-// *ResponseSuccess data and its Event), walked property by property, item by
-// item: none may be `unknown` or `any`, or a generated client would not be
+// *ResponseSuccess data, but for a HEAD's, which has no body, and its Event),
+// walked property by property, item by item: none may be `unknown` or `any`, or a generated client would not be
 // typed there. One kind of `unknown` is allowed, a pass-through open object:
 // an object whose known properties are typed and whose index signature (the
 // fields the payment service may add) is `unknown`; and one place, where the
@@ -186,6 +187,11 @@ for (const symbol of exportsOf("hey-api/types.gen.ts")) {
 }
 
 // orval: each operation function's parameters (its body), each *ResponseSuccess's data, and the Event model (orval makes no webhooks).
+// A HEAD answer has no body: its *ResponseSuccess has no data to walk.
+const document = JSON.parse(readFileSync(join(OUT, "openapi.json"), "utf8"));
+const bodiless = new Set(
+  Object.values(document.paths).flatMap((item) => (item.head?.operationId ? [`${item.head.operationId}ResponseSuccess`] : [])),
+);
 for (const symbol of exportsOf("orval/api.ts")) {
   if (symbol.flags & ts.SymbolFlags.Variable) {
     for (const signature of checker.getTypeOfSymbol(symbol).getCallSignatures()) {
@@ -193,7 +199,7 @@ for (const symbol of exportsOf("orval/api.ts")) {
         if (parameter.name !== "options") walk(checker.getTypeOfSymbol(parameter), `orval ${symbol.name}(${parameter.name})`);
       }
     }
-  } else if (symbol.name.endsWith("ResponseSuccess")) walk(at(declared(symbol), "data"), `orval ${symbol.name}.data`);
+  } else if (symbol.name.endsWith("ResponseSuccess") && !bodiless.has(symbol.name)) walk(at(declared(symbol), "data"), `orval ${symbol.name}.data`);
   else if (symbol.name === "Event") walk(declared(symbol), "orval Event");
 }
 

@@ -144,16 +144,21 @@ check 200 ".id == \"$ID\" and .sent == true and .wait > 0"
 step "3. pay with a wrong OTP"
 # 3. A wrong OTP is refused and counted: the third wrong one ends the receipt. `message` is for the
 #    developer; `user_message` is for the app's user, in the language Accept-Language asks for.
-curl -s $GW/receipt/pay -H "$APP" -H "$JSON" -H "Accept-Language: uz" -d '{"id":"'$ID'","card":{"token":"tok_sandbox_ok"},"otp":"000000"}' | jq -c .error
+#    The Idempotency-Key names this one request (rule 11): a retry of it, with the same body, sends it again.
+curl -s $GW/receipt/pay -H "$APP" -H "$JSON" -H "Accept-Language: uz" -H "Idempotency-Key: pay-1-$RUN" -d '{"id":"'$ID'","card":{"token":"tok_sandbox_ok"},"otp":"000000"}' | jq -c .error
 # -> {"code":"otp_invalid","message":"The OTP is wrong.","user_message":"Tasdiqlash kodi notoʻgʻri. SMSni tekshirib, kodni qayta kiriting.","request_id":"746062fb-ade8-45ee-abf7-17b64fa3322f","attempts_left":2,"upstream_code":"OTP_INVALID"}
 check 422 '.error.code == "otp_invalid" and .error.attempts_left == 2 and (.error.user_message | test("notoʻgʻri"))'
 check_header Content-Language uz
 
 step "4. pay with the OTP"
-# 4. Pay with the OTP authorize sent (the sandbox's is 111111, for 5 minutes after the last send):
-#    paid (4), with the fiscal receipt (ofd) and the card's masked number. The Idempotency-Key
-#    (one per payment, the same on every retry) makes the pay safe to repeat (rule 11).
-KEY=pay-$RUN
+# 4. Another OTP is another request, so it takes a new key: the wrong OTP's key with another body is
+#    refused (409 idempotency_key_reused), and nothing reaches the payment service.
+curl -s $GW/receipt/pay -H "$APP" -H "$JSON" -H "Idempotency-Key: pay-1-$RUN" -d '{"id":"'$ID'","card":{"token":"tok_sandbox_ok"},"otp":"111111"}' | jq -c .error.code
+# -> "idempotency_key_reused"
+check 409 '.error.code == "idempotency_key_reused"'
+# Now the OTP authorize sent (the sandbox's is 111111, for 5 minutes after the last send), under a new
+# key: paid (4), with the fiscal receipt (ofd) and the card's masked number.
+KEY=pay-2-$RUN
 curl -s $GW/receipt/pay -H "$APP" -H "$JSON" -H "Idempotency-Key: $KEY" -d '{"id":"'$ID'","card":{"token":"tok_sandbox_ok"},"otp":"111111"}' | jq -c '{state, card_number, ofd: .ofd.type}'
 # -> {"state":4,"card_number":"860049******0011","ofd":"Sale"}
 check 200 '.state == 4 and .ofd.type == "Sale" and (.card_number | test("^[0-9]{6}[*]+[0-9]{4}$"))'

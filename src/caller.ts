@@ -12,3 +12,12 @@ export const eventOwner = (owner: string): string => (owner.startsWith("user:") 
 
 /** Partners may act on every receipt; a user only on their own. */
 export const mayAccess = (caller: Caller, owner: string): boolean => caller.kind === "partner" || ownerOf(caller) === owner;
+
+/**
+ * Who a cancel tells the upstream cancelled (`cancelledBy`): the partner
+ * speaks for itself and sends what it gives; a user cannot speak for anyone
+ * upstream, so their cancel names the deployment (`deploymentName`), whatever
+ * its body says. The user is named in the record's audit trail instead.
+ */
+export const cancelledByFor = (caller: Caller, asked: string | undefined, deploymentName: string): string | undefined =>
+  caller.kind === "partner" ? asked : deploymentName;

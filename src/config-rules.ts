@@ -212,6 +212,28 @@ export function auditSettingProblems(vars: Settings, production: boolean): strin
   return problems;
 }
 
+// Who the payment service is told cancelled (GATEWAY_CANCELLED_BY)
+
+/** GATEWAY_CANCELLED_BY when it is not set. */
+export const DEFAULT_CANCELLED_BY = "payments-gateway";
+/** The longest name a cancel carries upstream: the cancel request's own `cancelledBy` limit. */
+export const MAX_CANCELLED_BY_LENGTH = 128;
+
+/**
+ * The deployment's name as its cancels give it to the payment service
+ * (`cancelledBy`): a user's cancel, whatever its body says, and the
+ * gateway's own. Unset or blank: DEFAULT_CANCELLED_BY. Null when it cannot
+ * be sent: longer than MAX_CANCELLED_BY_LENGTH, or with a control character.
+ */
+export function cancelledByName(value: unknown): string | null {
+  const name = settingText(value);
+  if (name === "") return DEFAULT_CANCELLED_BY;
+  return [...name].length <= MAX_CANCELLED_BY_LENGTH && !/\p{Cc}/u.test(name) ? name : null;
+}
+
+/** Why GATEWAY_CANCELLED_BY cannot be used, in every environment. */
+export const CANCELLED_BY_UNFIT = `GATEWAY_CANCELLED_BY is not a name of at most ${MAX_CANCELLED_BY_LENGTH} characters without control characters: users' cancels could not say who cancelled.`;
+
 // ---------------------------------------------------------------------------
 // Vars (what wrangler.toml's [env.production.vars] holds) and secrets
 
@@ -226,7 +248,7 @@ const PRODUCTION_JWT_CLAIMS = [
   ["JWT_AUDIENCE", "aud", "a token the identity provider issued for any of its applications would be accepted"],
 ] as const;
 
-/** The vars' problems in production: the three URLs, the issuer and audience of users' JWTs, and rule 14's schedule. `vars` is what the Worker's env holds. */
+/** The vars' problems in production: the three URLs, the issuer and audience of users' JWTs, rule 14's schedule and the name cancels give. `vars` is what the Worker's env holds. */
 export function productionVarProblems(vars: Settings): string[] {
   const problems: string[] = [];
   const jwksUrl = settingText(vars.JWKS_URL);
@@ -248,6 +270,7 @@ export function productionVarProblems(vars: Settings): string[] {
   }
   problems.push(...fiscalReadProductionProblems(vars.FISCAL_READS));
   problems.push(...auditSettingProblems(vars, true).filter((p) => p.startsWith("AUDIT_RETENTION_DAYS is under")));
+  if (cancelledByName(vars.GATEWAY_CANCELLED_BY) === null) problems.push(CANCELLED_BY_UNFIT);
   return problems;
 }
 

@@ -5,7 +5,16 @@
  * problem and refuses to serve while there is one.
  */
 import { durationList, parseWebhookSecrets, secretList, settingText } from "./config-lists";
-import { FISCAL_READ_DEFAULTS, FISCAL_READS_UNREADABLE, parseUrl, productionSecretProblems, productionVarProblems } from "./config-rules";
+import {
+  CANCELLED_BY_UNFIT,
+  cancelledByName,
+  DEFAULT_CANCELLED_BY,
+  FISCAL_READ_DEFAULTS,
+  FISCAL_READS_UNREADABLE,
+  parseUrl,
+  productionSecretProblems,
+  productionVarProblems,
+} from "./config-rules";
 
 export interface GatewayConfig {
   environment: string;
@@ -28,6 +37,13 @@ export interface GatewayConfig {
   expiry: { unpaidMs: number; heldMs: number };
   /** Rule 14's reads of a fiscal-pending receipt (FISCAL_READS): ms after its payment or refund, increasing. */
   fiscalReads: readonly number[];
+  /**
+   * Who the payment service is told cancelled (GATEWAY_CANCELLED_BY): what a
+   * user's cancel sends as `cancelledBy` whatever its body says (a user
+   * cannot speak for someone else upstream), and what the gateway's own
+   * cancels may send.
+   */
+  cancelledBy: string;
 }
 
 /** Rule 12's windows, as the settings name them: each a positive number, fractions accepted. */
@@ -64,6 +80,9 @@ export function fiscalReadSchedule(env: Env): readonly number[] {
   const fallback = durationList(env.ENVIRONMENT === "development" ? FISCAL_READ_DEFAULTS.development : FISCAL_READ_DEFAULTS.production)!;
   return settingText(env.FISCAL_READS) === "" ? fallback : (durationList(env.FISCAL_READS) ?? fallback);
 }
+
+/** What is wrong with GATEWAY_CANCELLED_BY in every environment: a name the upstream could not be sent. */
+export const cancelledByProblems = (env: Env): string[] => (cancelledByName(env.GATEWAY_CANCELLED_BY) === null ? [CANCELLED_BY_UNFIT] : []);
 
 /** What is wrong with FISCAL_READS in every environment: a value that is not a schedule (production's own rule is config-rules's). */
 export const fiscalReadProblems = (env: Env): string[] =>
@@ -144,6 +163,7 @@ export function readConfig(env: Env): GatewayConfig {
       },
       expiry: { unpaidMs: windowMs(env, "RECEIPT_EXPIRY_HOURS"), heldMs: windowMs(env, "HOLD_EXPIRY_DAYS") },
       fiscalReads: fiscalReadSchedule(env),
+      cancelledBy: cancelledByName(env.GATEWAY_CANCELLED_BY) ?? DEFAULT_CANCELLED_BY,
     };
     cache.set(env, config);
   }
@@ -185,8 +205,9 @@ export function productionProblems(env: Env): string[] {
     problems.push("The UPSTREAM binding (the sandbox) is present; production reaches the real upstream at UPSTREAM_BASE_URL.");
   }
   const settings = env as unknown as Record<string, unknown>;
-  // A JWKS_URL that is not a URL, and a FISCAL_READS that is no schedule, are every environment's problems.
-  problems.push(...productionVarProblems(settings).filter((p) => p !== "JWKS_URL is not a URL." && p !== FISCAL_READS_UNREADABLE));
+  // A JWKS_URL that is not a URL, a FISCAL_READS that is no schedule and an unfit GATEWAY_CANCELLED_BY are every environment's problems.
+  const everywhere = new Set(["JWKS_URL is not a URL.", FISCAL_READS_UNREADABLE, CANCELLED_BY_UNFIT]);
+  problems.push(...productionVarProblems(settings).filter((p) => !everywhere.has(p)));
   problems.push(...productionSecretProblems(settings));
   return problems;
 }

@@ -13,7 +13,7 @@
 import { type Caller, ownerOf } from "./caller";
 import { clock } from "./clock";
 import { readConfig } from "./config";
-import { ApiError } from "./errors";
+import { ApiError, type Failure } from "./errors";
 import { KINDS, type Kind, type KindName, type RecordBody } from "./kinds";
 import { log } from "./log";
 import { metric } from "./metrics";
@@ -94,7 +94,9 @@ function remember(env: Env, row: Pick<TidRow, "owner" | "tid" | "kind" | "receip
 
 /**
  * `after` holds work that runs after the answer (the request's waitUntil):
- * the claim's completion, which the record object owes as well.
+ * the claim's completion, which the record object owes as well. `admit` is
+ * what may still refuse the create once its tid is claimed and before the
+ * upstream is called (rule 13's count).
  */
 export async function createOnce<Body extends RecordBody, Create extends { tid: string }>(
   env: Env,
@@ -103,6 +105,7 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
   kind: Kind<Body, Create>,
   input: Create,
   after: (work: Promise<unknown>) => void = () => undefined,
+  admit: () => Promise<Failure | null> = async () => null,
 ): Promise<Created<Body>> {
   const config = readConfig(env);
   // What the record keeps of its create: a hold (which the deployment must be able to confirm), and a QR merchant.
@@ -157,6 +160,17 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
   }
 
   const held = { owner, tid: input.tid, token: claim.token };
+  // Rule 13 counts only a create about to reach the upstream: once the tid is this request's (a replay, a
+  // conflict or a create in flight counts nothing). Refused, a new claim frees its tid; a takeover's claim
+  // stays as it was, its earlier create's outcome unknown.
+  const refused = await admit().catch(async (err: unknown) => {
+    await (claim.takeover ? expireTid(db, held) : releaseTid(db, held));
+    throw err;
+  });
+  if (refused) {
+    await (claim.takeover ? expireTid(db, held) : releaseTid(db, held));
+    throw ApiError.from(refused);
+  }
   // A takeover re-sends under the tid first sent, so the upstream recognises (and we adopt) a create made before a rotation.
   const upstreamTid = claim.upstreamTid;
   const upstream = new UpstreamClient(env, requestId);

@@ -39,12 +39,18 @@ const APP_ERROR: UserMessage = {
   ru: "В приложении произошла ошибка. Попробуйте позже или обратитесь в службу поддержки.",
 };
 
-/** The outcome of a money move is not known yet: paying again now could pay twice, so the user is told to look first. */
-const CHECK_BEFORE_RETRY = {
-  en: "Before trying again, check the payment status in a few minutes.",
-  uz: "Qayta urinishdan oldin bir necha daqiqadan soʻng toʻlov holatini tekshiring.",
-  "uz-Cyrl": "Қайта уринишдан олдин бир неча дақиқадан сўнг тўлов ҳолатини текширинг.",
-  ru: "Прежде чем повторять, проверьте статус платежа через несколько минут.",
+/**
+ * The outcome of a money move is not known yet (upstream_error,
+ * upstream_timeout): the payment may have gone through, the gateway is
+ * checking it, and paying again now could pay twice. Never "failed" or
+ * "cancelled": nobody knows that. test/unit/user-messages.test.ts holds
+ * both texts to it in every language.
+ */
+const MAY_HAVE_GONE_THROUGH = {
+  en: "The payment may have gone through: we are checking it. Do not pay again; check the payment status in a few minutes.",
+  uz: "Toʻlov amalga oshgan boʻlishi mumkin: biz uni tekshiryapmiz. Qayta toʻlamang, bir necha daqiqadan soʻng toʻlov holatini tekshiring.",
+  "uz-Cyrl": "Тўлов амалга ошган бўлиши мумкин: биз уни текширяпмиз. Қайта тўламанг, бир неча дақиқадан сўнг тўлов ҳолатини текширинг.",
+  ru: "Платёж мог пройти: мы его проверяем. Не оплачивайте повторно, проверьте статус платежа через несколько минут.",
 } as const;
 
 /**
@@ -188,10 +194,11 @@ export const ERROR_CODES = {
       message: `This tid already created receipt ${EXAMPLE_RECEIPT_ID} with another body: read it with check-id or check-tid, or create with a new tid.`,
     },
     user_message: {
-      en: "This payment was already created with other details. Please start a new payment.",
-      uz: "Bu toʻlov avval boshqa maʼlumotlar bilan yaratilgan. Iltimos, yangi toʻlovni boshlang.",
-      "uz-Cyrl": "Бу тўлов аввал бошқа маълумотлар билан яратилган. Илтимос, янги тўловни бошланг.",
-      ru: "Этот платёж уже создан с другими данными. Пожалуйста, начните новый платёж.",
+      en: "This payment already exists with different details. Check your payment history before paying again, or contact support.",
+      uz: "Bu toʻlov boshqa maʼlumotlar bilan allaqachon mavjud. Qayta toʻlashdan oldin toʻlovlar tarixini tekshiring yoki qoʻllab-quvvatlash xizmatiga murojaat qiling.",
+      "uz-Cyrl":
+        "Бу тўлов бошқа маълумотлар билан аллақачон мавжуд. Қайта тўлашдан олдин тўловлар тарихини текширинг ёки қўллаб-қувватлаш хизматига мурожаат қилинг.",
+      ru: "Этот платёж уже существует с другими данными. Прежде чем платить снова, проверьте историю платежей или обратитесь в службу поддержки.",
     },
   },
   tid_in_progress: {
@@ -271,10 +278,10 @@ export const ERROR_CODES = {
     meaning: "The third failed OTP guess; every later pay of a transfer it closed answers this too.",
     example: { message: "Three wrong OTPs: the receipt is cancelled. Create a new one." },
     user_message: {
-      en: "The confirmation code was entered wrongly too many times, so the payment was cancelled. Please start a new payment.",
-      uz: "Tasdiqlash kodi koʻp marta notoʻgʻri kiritildi, shu sababli toʻlov bekor qilindi. Yangi toʻlovni boshlang.",
-      "uz-Cyrl": "Тасдиқлаш коди кўп марта нотўғри киритилди, шу сабабли тўлов бекор қилинди. Янги тўловни бошланг.",
-      ru: "Код подтверждения слишком много раз введён неверно, поэтому платёж отменён. Начните новый платёж.",
+      en: "The confirmation code has been tried too many times, so this payment can no longer be completed. Please start a new payment.",
+      uz: "Tasdiqlash kodi juda koʻp marta kiritildi, shu sababli bu toʻlovni endi yakunlab boʻlmaydi. Yangi toʻlovni boshlang.",
+      "uz-Cyrl": "Тасдиқлаш коди жуда кўп марта киритилди, шу сабабли бу тўловни энди якунлаб бўлмайди. Янги тўловни бошланг.",
+      ru: "Код подтверждения вводился слишком много раз, поэтому этот платёж больше нельзя завершить. Начните новый платёж.",
     },
   },
   receipt_expired: {
@@ -283,10 +290,10 @@ export const ERROR_CODES = {
       "Rule 12: the receipt or transfer expired (unpaid `RECEIPT_EXPIRY_HOURS` after its creation, or held and not confirmed within `HOLD_EXPIRY_DAYS`) and the gateway cancelled it or closed it at the edge; every operation on it but a read answers this. Create a new one.",
     example: { message: "The receipt expired unpaid and is cancelled; create a new one." },
     user_message: {
-      en: "The time for this payment has run out and it was cancelled. Please start a new payment.",
-      uz: "Bu toʻlovning muddati tugadi va u bekor qilindi. Yangi toʻlovni boshlang.",
-      "uz-Cyrl": "Бу тўловнинг муддати тугади ва у бекор қилинди. Янги тўловни бошланг.",
-      ru: "Срок действия платежа истёк, и он отменён. Начните новый платёж.",
+      en: "The time allowed for this payment has run out, so it can no longer be completed. Please start a new payment.",
+      uz: "Bu toʻlov uchun ajratilgan vaqt tugadi, shu sababli uni endi yakunlab boʻlmaydi. Yangi toʻlovni boshlang.",
+      "uz-Cyrl": "Бу тўлов учун ажратилган вақт тугади, шу сабабли уни энди якунлаб бўлмайди. Янги тўловни бошланг.",
+      ru: "Время, отведённое на этот платёж, истекло, поэтому его больше нельзя завершить. Начните новый платёж.",
     },
   },
   otp_expired: {
@@ -345,9 +352,8 @@ export const ERROR_CODES = {
     example: { message: "The payment service refused the request with LIMIT_EXCEEDED. Nothing was done.", upstream_code: "LIMIT_EXCEEDED" },
     user_message: {
       en: "The operation could not be completed and nothing was charged. Please try again later or contact support.",
-      uz: "Amalni bajarib boʻlmadi, hisobingizdan mablagʻ yechilmadi. Keyinroq qayta urinib koʻring yoki qoʻllab-quvvatlash xizmatiga murojaat qiling.",
-      "uz-Cyrl":
-        "Амални бажариб бўлмади, ҳисобингиздан маблағ ечилмади. Кейинроқ қайта уриниб кўринг ёки қўллаб-қувватлаш хизматига мурожаат қилинг.",
+      uz: "Amalni bajarib boʻlmadi, kartangizdan mablagʻ yechilmadi. Keyinroq qayta urinib koʻring yoki qoʻllab-quvvatlash xizmatiga murojaat qiling.",
+      "uz-Cyrl": "Амални бажариб бўлмади, картангиздан маблағ ечилмади. Кейинроқ қайта уриниб кўринг ёки қўллаб-қувватлаш хизматига мурожаат қилинг.",
       ru: "Не удалось выполнить операцию, деньги не списаны. Попробуйте позже или обратитесь в службу поддержки.",
     },
   },
@@ -365,10 +371,10 @@ export const ERROR_CODES = {
   risk_limited: {
     status: 429,
     meaning:
-      "Rule 13: this card number, this card's OTPs or this user's cards or OTPs are past their limit (`rule` names it); nothing was sent upstream; retry after `Retry-After`.",
+      "Rule 13: this user's uses of this card, this user's cards or OTP sends, or this card's users are past their limit (`rule` names it); nothing was sent upstream; retry after `Retry-After`.",
     example: {
-      message: "This card number was used too many times in the last hour (rule 13, card_uses_per_hour); retry after Retry-After seconds.",
-      rule: "card_uses_per_hour",
+      message: "This user used this card number too many times in the last hour (rule 13, user_card_uses_per_hour); retry after Retry-After seconds.",
+      rule: "user_card_uses_per_hour",
     },
     user_message: {
       en: "For your security, this operation is temporarily limited. Please try again later.",
@@ -405,10 +411,10 @@ export const ERROR_CODES = {
       "The payment service's answer was unusable, or it refused the gateway's credential; the outcome is being reconciled: read before retrying.",
     example: { message: "The payment service could not be reached, or the connection broke." },
     user_message: {
-      en: `The result of this operation could not be confirmed. ${CHECK_BEFORE_RETRY.en}`,
-      uz: `Amal natijasini tasdiqlab boʻlmadi. ${CHECK_BEFORE_RETRY.uz}`,
-      "uz-Cyrl": `Амал натижасини тасдиқлаб бўлмади. ${CHECK_BEFORE_RETRY["uz-Cyrl"]}`,
-      ru: `Не удалось подтвердить результат операции. ${CHECK_BEFORE_RETRY.ru}`,
+      en: `The result of this operation is not known yet. ${MAY_HAVE_GONE_THROUGH.en}`,
+      uz: `Amal natijasi hali maʼlum emas. ${MAY_HAVE_GONE_THROUGH.uz}`,
+      "uz-Cyrl": `Амал натижаси ҳали маълум эмас. ${MAY_HAVE_GONE_THROUGH["uz-Cyrl"]}`,
+      ru: `Результат операции пока неизвестен. ${MAY_HAVE_GONE_THROUGH.ru}`,
     },
   },
   upstream_unavailable: {
@@ -417,8 +423,8 @@ export const ERROR_CODES = {
     example: { message: "The payment service is busy or down and did nothing; retry after the time given." },
     user_message: {
       en: "The payment service is temporarily unavailable and nothing was charged. Please try again in a little while.",
-      uz: "Toʻlov xizmati vaqtincha ishlamayapti, hisobingizdan mablagʻ yechilmadi. Birozdan soʻng qayta urinib koʻring.",
-      "uz-Cyrl": "Тўлов хизмати вақтинча ишламаяпти, ҳисобингиздан маблағ ечилмади. Бироздан сўнг қайта уриниб кўринг.",
+      uz: "Toʻlov xizmati vaqtincha ishlamayapti, kartangizdan mablagʻ yechilmadi. Birozdan soʻng qayta urinib koʻring.",
+      "uz-Cyrl": "Тўлов хизмати вақтинча ишламаяпти, картангиздан маблағ ечилмади. Бироздан сўнг қайта уриниб кўринг.",
       ru: "Платёжный сервис временно недоступен, деньги не списаны. Попробуйте ещё раз чуть позже.",
     },
   },
@@ -450,10 +456,10 @@ export const ERROR_CODES = {
     meaning: "The payment service did not answer in time; the outcome is being reconciled: read before retrying.",
     example: { message: "The payment service did not answer in time." },
     user_message: {
-      en: `The payment service did not respond in time. ${CHECK_BEFORE_RETRY.en}`,
-      uz: `Toʻlov xizmati oʻz vaqtida javob bermadi. ${CHECK_BEFORE_RETRY.uz}`,
-      "uz-Cyrl": `Тўлов хизмати ўз вақтида жавоб бермади. ${CHECK_BEFORE_RETRY["uz-Cyrl"]}`,
-      ru: `Платёжный сервис не ответил вовремя. ${CHECK_BEFORE_RETRY.ru}`,
+      en: `The payment service has not answered yet. ${MAY_HAVE_GONE_THROUGH.en}`,
+      uz: `Toʻlov xizmati hali javob bermadi. ${MAY_HAVE_GONE_THROUGH.uz}`,
+      "uz-Cyrl": `Тўлов хизмати ҳали жавоб бермади. ${MAY_HAVE_GONE_THROUGH["uz-Cyrl"]}`,
+      ru: `Платёжный сервис пока не ответил. ${MAY_HAVE_GONE_THROUGH.ru}`,
     },
   },
 } as const satisfies Record<string, ErrorCodeRow>;

@@ -6,7 +6,7 @@
  * events back.
  */
 import { createMiddleware } from "hono/factory";
-import { credentialProblems, expiryProblems, fiscalReadProblems, productionProblems, webhookSecretProblems } from "./config";
+import { cancelledByProblems, credentialProblems, expiryProblems, fiscalReadProblems, productionProblems, webhookSecretProblems } from "./config";
 import { auditSettingProblems } from "./config-rules";
 import { ApiError } from "./errors";
 import { log } from "./log";
@@ -43,6 +43,7 @@ const CHECKS: readonly ((env: Env) => readonly string[])[] = [
   expiryProblems,
   fiscalReadProblems,
   auditProblems,
+  cancelledByProblems,
   shardProblems,
   productionProblems,
 ];

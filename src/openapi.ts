@@ -16,7 +16,7 @@ import type { GenericSchema } from "valibot";
 import { DECLINE_REASONS, ERROR_CODE_NAMES, ERROR_CODES, type ErrorCode, errorExample, LANGUAGES } from "./error-codes";
 import { eventWebhooks } from "./events/openapi";
 import { KEYED_OPERATIONS } from "./lifecycle";
-import { ErrorBody } from "./schemas";
+import { ErrorBody, IDEMPOTENCY_KEY_PATTERN } from "./schemas";
 
 /** What the document says of one operation, beside its request (which its validator documents). */
 export interface RouteDoc {
@@ -37,6 +37,12 @@ export interface RouteDoc {
   links?: Record<string, Link>;
   /** Its lifecycle operation (src/lifecycle.ts): the money moves take an Idempotency-Key (rule 11). */
   lifecycle?: string;
+  /**
+   * Field names accepted for a documented one, `{alias: name}`: renamed
+   * before validation (src/http.ts acceptAliases). The document admits the
+   * body with the alias as a second shape of its own (finish()).
+   */
+  aliases?: Readonly<Record<string, string>>;
 }
 
 /** Rule 11's request header, declared once under components.parameters. */
@@ -45,8 +51,8 @@ const IDEMPOTENCY_KEY_PARAMETER: OpenAPIV3_1.ParameterObject = {
   in: "header",
   required: false,
   description:
-    "Makes the request safe to repeat (rule 11): a repeat by the same caller of this operation on this record with the same key and body gets the first answer again (with `Idempotent-Replayed: true`) and reaches nothing upstream; another body is 409 `idempotency_key_reused`; while the first is in flight, 409 `operation_in_progress`. Use one key per logical operation (a UUID) and the same key on every retry. On a create it is accepted, and the tid decides (rule 1).",
-  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]{1,255}$" },
+    "Makes the request safe to repeat (rule 11): a repeat by the same caller of this operation on this record with the same key and body gets the first answer again (with `Idempotent-Replayed: true`) and reaches nothing upstream; another body is 409 `idempotency_key_reused`; while the first is in flight, 409 `operation_in_progress`. Use one key per logical operation (a UUID) and the same key on every retry. 1 to 255 printable ASCII characters, neither the first nor the last a space (HTTP trims those: a key of spaces only arrives empty); anything else is 400 `invalid_request`. On a create it is accepted, and the tid decides (rule 1).",
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN },
 };
 
 /** An OpenAPI link: the operation that takes the answer's `field` as its body's `id`. */
@@ -213,6 +219,8 @@ export function documented(doc: RouteDoc, { tags, partnerOnly }: { tags: string[
   const successHeaders: HeaderName[] = [...new Set([...(doc.headers ?? []), ...(keyed ? (["Idempotent-Replayed"] as const) : [])])];
   return describeRoute({
     operationId: doc.operationId,
+    // Read and removed by finish(), once the request body is a component to copy.
+    ...(doc.aliases ? { [ALIASES]: doc.aliases } : {}),
     ...(takesKey ? { parameters: [{ $ref: "#/components/parameters/IdempotencyKey" }] } : {}),
     summary: doc.summary,
     description: doc.description,
@@ -390,6 +398,7 @@ async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Docu
   };
   // The two seeded above are now refs to themselves: the hoisted copies replace them.
   const all: Record<string, Json> = { ...hoisted.components.schemas, ...schemas, ErrorCode: ERROR_CODE_SCHEMA as Json };
+  admitAliases(hoisted.paths, all);
   return {
     ...generated,
     servers: SERVERS,
@@ -407,32 +416,124 @@ async function finish(generated: OpenAPIV3_1.Document): Promise<OpenAPIV3_1.Docu
   };
 }
 
-/** The two probes for load balancers and the engineer on call: GET (and HEAD), no credentials. */
-const probe = (operationId: string, summary: string, description: string, failure: string): OpenAPIV3_1.PathItemObject => ({
-  get: {
-    operationId,
-    summary,
-    description: `${description} Another method than GET or HEAD answers 405 \`method_not_allowed\` with \`Allow: GET, HEAD\`.`,
-    tags: ["Operations"],
-    security: [],
-    responses: {
-      "200": {
-        description: "Ready",
-        headers: { "X-Request-Id": headerRef("X-Request-Id") } as never,
-        content: {
-          "application/json": {
-            schema: {
-              type: "object",
-              required: ["ok"],
-              properties: { ok: { type: "boolean", const: true }, upstream: { type: "string", const: "ok" }, db: { type: "string", const: "ok" } },
+/** The extension documented() carries an operation's aliases in, until finish() makes them a request shape of their own. */
+const ALIASES = "x-gateway-aliases";
+
+type AliasedOperation = OpenAPIV3_1.OperationObject & { [ALIASES]?: Readonly<Record<string, string>> };
+type ObjectSchema = { properties: Record<string, Record<string, Json>>; required: string[]; examples?: Record<string, Json>[]; title: string };
+
+/**
+ * An operation that accepts aliases (a2c/create's `tId`, the payment
+ * service's own spelling of `tid`) takes either of two bodies: its request
+ * component as it is, or a copy with each alias in the place of its name
+ * (required where the name is, marked deprecated; the name beside it
+ * optional, since both may be sent with one value). Each stays a closed
+ * object, so a generated client types the body as a union of two typed
+ * objects, not as one whose every field is optional.
+ */
+function admitAliases(paths: OpenAPIV3_1.PathsObject, schemas: Record<string, Json>): void {
+  for (const item of Object.values(paths)) {
+    const post = item?.post as AliasedOperation | undefined;
+    const aliases = post?.[ALIASES];
+    if (!post || !aliases) continue;
+    delete post[ALIASES];
+    const media = (post.requestBody as OpenAPIV3_1.RequestBodyObject).content["application/json"] as OpenAPIV3_1.MediaTypeObject;
+    const ref = (media.schema as OpenAPIV3_1.ReferenceObject).$ref;
+    const name = ref.split("/").pop() as string;
+    const aliased = `${name}${Object.keys(aliases)
+      .map((alias) => alias[0]?.toUpperCase() + alias.slice(1))
+      .join("")}`;
+    schemas[aliased] = withAliases(schemas[name] as unknown as ObjectSchema, aliases, aliased) as unknown as Json;
+    media.schema = { anyOf: [{ $ref: ref }, { $ref: `#/components/schemas/${aliased}` }] };
+  }
+}
+
+/** `shape` with each alias in the place of its name, titled `title`. */
+function withAliases(shape: ObjectSchema, aliases: Readonly<Record<string, string>>, title: string): ObjectSchema {
+  const aliasOf = new Map(Object.entries(aliases).map(([alias, name]) => [name, alias]));
+  const properties: ObjectSchema["properties"] = {};
+  for (const [key, schema] of Object.entries(shape.properties)) {
+    const alias = aliasOf.get(key);
+    if (alias === undefined) {
+      properties[key] = schema;
+      continue;
+    }
+    properties[alias] = {
+      ...schema,
+      deprecated: true,
+      description: `\`${key}\` as the payment service spells it, accepted for it (prefer \`${key}\`). ${String(schema.description ?? "")}`.trim(),
+    };
+    properties[key] = { ...schema, description: `Optional beside \`${alias}\`; when both are sent, they must be the same value.` };
+  }
+  const rename = (key: string) => aliasOf.get(key) ?? key;
+  return {
+    ...shape,
+    properties,
+    required: shape.required.map(rename),
+    ...(shape.examples
+      ? { examples: shape.examples.map((example) => Object.fromEntries(Object.entries(example).map(([key, value]) => [rename(key), value]))) }
+      : {}),
+    title,
+  };
+}
+
+/** A probe's Allow: the methods it answers (every other is 405 method_not_allowed). */
+const PROBE_ALLOW: OpenAPIV3_1.HeaderObject = {
+  description: "The methods the probe answers: `GET, HEAD`.",
+  required: true,
+  schema: { type: "string", enum: ["GET, HEAD"] },
+};
+
+/**
+ * The two probes for load balancers and the engineer on call, no
+ * credentials: GET, and HEAD (the same status and headers, no body). Each
+ * lists the path's 405, as every partner operation lists its own under
+ * POST: the answer to any other method on the path.
+ */
+const probe = (operationId: string, summary: string, description: string, failure: string): OpenAPIV3_1.PathItemObject => {
+  const failures: ErrorCode[] = failure === "not_ready" ? ["not_ready", "service_misconfigured"] : ["service_misconfigured"];
+  const unavailable = errorResponse(503, failures);
+  const wrongMethod = errorResponse(405, ["method_not_allowed"]);
+  const wrongMethodHeaders = { ...wrongMethod.headers, Allow: PROBE_ALLOW };
+  return {
+    get: {
+      operationId,
+      summary,
+      description: `${description} HEAD answers the same status and headers without a body. Another method than GET or HEAD answers 405 \`method_not_allowed\` with \`Allow: GET, HEAD\`.`,
+      tags: ["Operations"],
+      security: [],
+      responses: {
+        "200": {
+          description: "Ready",
+          headers: { "X-Request-Id": headerRef("X-Request-Id") } as never,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["ok"],
+                properties: { ok: { type: "boolean", const: true }, upstream: { type: "string", const: "ok" }, db: { type: "string", const: "ok" } },
+              },
             },
           },
         },
+        "405": { ...wrongMethod, headers: wrongMethodHeaders } as never,
+        "503": unavailable as never,
       },
-      "503": errorResponse(503, failure === "not_ready" ? ["not_ready", "service_misconfigured"] : ["service_misconfigured"]) as never,
     },
-  },
-});
+    head: {
+      operationId: `${operationId}Head`,
+      summary: `${summary} (status and headers only)`,
+      description: `As GET ${operationId === "health" ? "/healthz" : "/readyz"}, without a body.`,
+      tags: ["Operations"],
+      security: [],
+      responses: {
+        "200": { description: "Ready (no body)", headers: { "X-Request-Id": headerRef("X-Request-Id") } as never },
+        "405": { description: `${wrongMethod.description}\n\n(As GET's, without the body.)`, headers: wrongMethodHeaders as never },
+        "503": { description: `${unavailable.description}\n\n(As GET's, without the body.)`, headers: unavailable.headers as never },
+      },
+    },
+  };
+};
 
 const PROBES: OpenAPIV3_1.PathsObject = {
   "/healthz": probe(

@@ -12,8 +12,9 @@
  * trail and events; never a card number, expiry, token or OTP.
  */
 import { DurableObject } from "cloudflare:workers";
-import { eventOwner } from "./caller";
+import { cancelledByFor, eventOwner } from "./caller";
 import { clock } from "./clock";
+import { readConfig } from "./config";
 import type { Outcome } from "./errors";
 import { kindNamed, type RecordBody } from "./kinds";
 import { createdEvent, type KindName } from "./lifecycle";
@@ -95,7 +96,8 @@ export class ReceiptObject extends DurableObject<Env> {
   }
 
   cancel(op: OperationContext & { reason?: string; cancelledBy?: string }): Promise<RecordAnswer<ReceiptBody>> {
-    return this.#armed(this.#moves.run(CANCEL, op));
+    const cancelledBy = cancelledByFor(op.caller, op.cancelledBy, readConfig(this.env).cancelledBy);
+    return this.#armed(this.#moves.run(CANCEL, { ...op, cancelledBy }));
   }
 
   /** The receipt or transfer as the upstream says it stands now. */

@@ -16,6 +16,7 @@ import {
   REDUCED_RECEIPT_PAID,
   TRANSFER_CREATED,
 } from "./examples";
+import { RISK_RULE_NAMES } from "./risk/limits";
 
 // Valibot's default messages quote the value received, which for a card
 // number or an OTP is exactly what must never be echoed. Say what was expected.
@@ -59,6 +60,16 @@ export const RECEIPT_STATE_NAMES = { 0: "created", 4: "paid", 5: "held", 21: "ca
 export const RECEIPT_STATES = [0, 4, 5, 21, 57] as const;
 /** Transfer states: the upstream publishes none; the sandbox (and docs/upstream.md) use these three. */
 export const TRANSFER_STATES = [0, 4, 21] as const;
+
+/**
+ * Rule 11's Idempotency-Key: 1 to 255 printable ASCII characters, neither
+ * the first nor the last a space. HTTP trims the spaces around a header's
+ * value, so a key of spaces only arrives empty and one with a space at
+ * either end arrives as another key: the document and the gateway refuse
+ * them alike (src/openapi.ts documents it, src/operations/operation.ts
+ * checks it).
+ */
+export const IDEMPOTENCY_KEY_PATTERN = "^[\\x21-\\x7E](?:[\\x20-\\x7E]{0,253}[\\x21-\\x7E])?$";
 
 /** A JSON Schema `const` with its `type`: generators type a bare `const` as a string or `any`. */
 const typed = <T>(type: "boolean" | "string") => v.metadata<T, { type: string }>({ type });
@@ -446,8 +457,10 @@ export const ErrorFields = v.object({
   max_amount: v.optional(Int("amount_out_of_range: the merchant's maximum, tiyin.")),
   rule: v.optional(
     v.pipe(
-      v.picklist(["card_uses_per_hour", "user_cards_per_day", "user_otp_sends_per_day", "card_otp_sends_per_day"]),
-      v.description("risk_limited: the limit of rule 13 the call is past (RISK_LIMITS names each)."),
+      v.picklist(RISK_RULE_NAMES),
+      v.description(
+        "risk_limited: the limit of rule 13 the call is past (RISK_LIMITS names each): a user's uses of a card, a card's users, a user's payer or receiver cards, a user's OTP sends in all or to a card.",
+      ),
     ),
   ),
 });

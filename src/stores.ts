@@ -220,11 +220,16 @@ export const STORES = [
     name: "risk_counters",
     title: "rule 13's counters",
     place: { kind: "durable-object", binding: "RISK", className: "RiskObject", keys: ["log"] },
-    holds: "one object per card fingerprint and per user: when each counted use leaves its window, a user's distinct cards by keyed fingerprint",
+    holds:
+      "one object per user and per card fingerprint: when each counted use leaves its window; a user's uses, OTP sends and receiver cards by keyed card fingerprint, a card's users by a keyed hash of each user (never a `sub`)",
     personal: ["user sub"],
     code: ["src/risk/risk-object.ts"],
     erasure: { by: "nothing", why: "no phone number or `account` value; card numbers only as keyed fingerprints" },
-    end: { by: "alarm", settings: ["RISK_LIMITS"], how: "its alarm deletes the object once its last use has left its window (a day at most)" },
+    end: {
+      by: "alarm",
+      settings: ["RISK_LIMITS"],
+      how: "its alarm deletes the object once its last use has left its window (a day, and an hour for the alarm, after the last use)",
+    },
   },
   {
     name: "rate_limits",

@@ -23,10 +23,13 @@ import { DEV_VARS, HOST, PORTS, ROOT } from "./config.mjs";
 
 /** Rule 13's limits for the bench's gateway: every counter counts, none refuses (see workerFromBuild). */
 const BENCH_RISK_LIMITS = JSON.stringify({
-  card_uses_per_hour: 1_000_000_000,
-  user_cards_per_day: 1_000_000_000,
+  user_card_uses_per_hour: 1_000_000_000,
+  user_card_uses_per_day: 1_000_000_000,
+  card_users_per_day: 1_000_000_000,
+  user_payer_cards_per_day: 1_000_000_000,
+  user_receiver_cards_per_day: 1_000_000_000,
   user_otp_sends_per_day: 1_000_000_000,
-  card_otp_sends_per_day: 1_000_000_000,
+  user_card_otp_sends_per_day: 1_000_000_000,
 });
 
 const live = new Set();

@@ -58,7 +58,8 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import gateway, { AuditWriter, ReceiptObject as GatewayReceiptObject, SandboxObject, SandboxUpstream, StatementObject } from "../../src/dev";
-import { type Counter, RiskObject as GatewayRiskObject, RISK_LOG } from "../../src/risk/risk-object";
+import type { Counter } from "../../src/risk/judge";
+import { RiskObject as GatewayRiskObject, RISK_LOG } from "../../src/risk/risk-object";
 
 // Rules 15 and 16's objects, untraced: their costs are priced from their code (bench/capacity-model.mjs, AUDIT_FROM_CODE).
 export { AuditWriter, SandboxObject, SandboxUpstream, StatementObject };
@@ -617,9 +618,10 @@ export class RiskObject extends GatewayRiskObject {
 
   /** The counters as the run hands them: every window scaled by BENCH_RISK_DAY_MS when it is set. */
   benchArgs(name: string, args: unknown[]): unknown[] {
-    if (name !== "admit" || this.benchWindowScale === 1) return args;
+    if (name !== "count" || this.benchWindowScale === 1) return args;
     const [counters, ...rest] = args as [Counter[], ...unknown[]];
-    return [counters.map((c) => ({ ...c, windowMs: Math.max(1, Math.round(c.windowMs * this.benchWindowScale)) })), ...rest];
+    const scaled = (ms: number) => Math.max(1, Math.round(ms * this.benchWindowScale));
+    return [counters.map((c) => ({ ...c, windowMs: scaled(c.windowMs), keepMs: scaled(c.keepMs) })), ...rest];
   }
 
   /** After each call, the database's bytes are the object's until its next call; an object that deleted itself holds none. */

@@ -38,7 +38,7 @@ export interface CallOptions {
   retries?: number;
   /**
    * The Idempotency-Key of a money move (1 to 255 printable ASCII
-   * characters). By default the client makes one per call
+   * characters, neither the first nor the last a space). By default the client makes one per call
    * (crypto.randomUUID) and sends it on each of that call's retries. Pass
    * your own, stored with the order before the call, to repeat the call
    * safely after the app restarts or after an `outcome_unknown`: the gateway

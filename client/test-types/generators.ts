@@ -2,7 +2,7 @@
 // orval generate from openapi.json (copied beside it as check.ts), and the
 // client's own openapi-typescript schema.ts: their types refuse a wrong
 // a2c/create body and a string currency (orval's zod schema refuses the wrong
-// body at run time too), narrow an event's object by its type or its
+// body at run time too), take a2c/create's tId in place of tid but not neither, narrow an event's object by its type or its
 // data.object_type, type a transfer's fiscal data and a merchant's fields, and
 // take an error code newer than the document.
 import type { components, webhooks } from "../src/schema";
@@ -10,6 +10,7 @@ import type {
   Error as HeyError,
   Event as HeyEvent,
   CreateReceiptRequest as HeyCreateReceipt,
+  CreateTransferData as HeyCreateTransferData,
   CreateTransferRequest as HeyCreateTransfer,
   Receipt as HeyReceipt,
   TransferReceipt as HeyTransfer,
@@ -18,6 +19,7 @@ import type {
   Error as OrvalError,
   Event as OrvalEvent,
   CreateReceiptRequest as OrvalCreateReceipt,
+  CreateTransferBody as OrvalCreateTransferBody,
   CreateTransferRequest as OrvalCreateTransfer,
 } from "./orval/api";
 import { ReceiptState } from "./orval/api";
@@ -43,6 +45,16 @@ export const orvalString: OrvalCreateReceipt = { ...receipt, currency: "860" };
 export const paid: 4 = ReceiptState.paid;
 
 export const zodRefuses: boolean = createTransferBody.safeParse({ totally: "wrong" }).success === false;
+
+// a2c/create's body may spell tid as the payment service does (tId): either shape is typed, neither can be left out.
+const { tid: upstreamTid, ...rest } = transfer;
+export const heyAliased: HeyCreateTransferData["body"] = { ...rest, tId: upstreamTid };
+export const orvalAliased: OrvalCreateTransferBody = { ...rest, tId: upstreamTid };
+// @ts-expect-error a tid or a tId is required
+export const heyNoTid: HeyCreateTransferData["body"] = rest;
+// @ts-expect-error a tid or a tId is required
+export const orvalNoTid: OrvalCreateTransferBody = rest;
+export const zodTakesAlias: boolean = createTransferBody.safeParse({ ...rest, tId: upstreamTid }).success;
 
 // An event's object, narrowed by a switch on `type` or an if on `data.object_type`; not narrowed, it is either.
 type OtsEvent = components["schemas"]["Event"];

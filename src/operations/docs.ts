@@ -17,8 +17,13 @@ export const DOCS = {
   authorizeReceipt: prose(
     "Sends a one-time code to the card owner.",
     "May be repeated to resend, once `wait` ms have passed (`otp_resend_too_soon` before), and at most 5 times per receipt.",
+    "A user's send counts toward rule 13's limits: 20 a day for the user and 5 a day for the user and this card (`risk_limited` past either, with `Retry-After` from the user's own sends); the partner backend is exempt.",
   ),
-  authorizeReceiptAnonymous: prose("As authorize, with the card given by number and expiry.", "Neither is stored or logged."),
+  authorizeReceiptAnonymous: prose(
+    "As authorize, with the card given by number and expiry.",
+    "Neither is stored or logged.",
+    "A user's call is also a use of the card as the payer's (rule 13, as anonymous pay's).",
+  ),
   payReceipt: prose(
     "Debits the card.",
     "`otp` is required when the receipt's `is_verify` is true.",
@@ -28,12 +33,15 @@ export const DOCS = {
   payReceiptAnonymous: prose(
     "As pay, with the card given by number and expiry; the OTP is always required.",
     "Answers the reduced receipt (no `cancel_date`, `is_verify`, `rrn`, `card_number`).",
+    "Rule 13 counts a user's uses of a card number as the payer's: 5 an hour and 10 a day per user and card, 5 cards a day per user, and 3 users a day per card, where a user the card already admitted is never refused; past a limit, `risk_limited` with `rule` and `Retry-After` from the caller's own window, before the payment service is called.",
+    "A request refused before the gateway acts (its body, its Idempotency-Key, the caller's rights, a replay, a rate limit, the receipt's state) counts nothing; the partner backend is exempt.",
   ),
   confirmHold: prose("Debits the held amount (state 5 to 4) and fiscalizes the sale.", "Needs the hold function enabled in the deployment."),
   cancelReceipt: prose(
     "Cancels a created, held or paid receipt (state 21).",
     "Refused in state 21 or 57 and for QR merchants (`cancel_not_allowed`).",
     "Users may cancel only unpaid receipts; cancelling a paid one is for the partner backend.",
+    "A user's cancel tells the payment service the deployment's own name as `cancelledBy`, whatever the body says; the partner's sends the one it gives.",
   ),
   checkReceiptById: prose(
     "Asks the payment service for the receipt as it stands now and answers it (while another operation on it is in flight, the gateway's latest view).",
@@ -49,6 +57,7 @@ export const DOCS = {
     "Transfer tids share the caller's tid space with receipts (same replay and conflict rules); `tId`, the upstream's spelling, is accepted for `tid`.",
     "When the answer's `is_verify` is true, a2c/pay needs the OTP sent to the sender.",
     "The sender's token is never echoed back.",
+    "A user's `receiver_card` counts toward rule 13's distinct receiver cards of the user (20 a day, `risk_limited` past it) and toward nothing else: a card may receive from many people. Counted once the tid is the request's own, so a replay or a `tid_conflict` counts nothing, and a create refused by rule 13 frees its tid.",
   ),
   payTransfer: prose(
     "Sends the money.",

@@ -11,7 +11,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { GenericSchema, InferOutput } from "valibot";
 import { readConfig } from "../config";
 import { createOnce } from "../creation";
-import { ApiError, unwrap } from "../errors";
+import { ApiError, type Failure, unwrap } from "../errors";
 import type { Kind, KindName, RecordBody } from "../kinds";
 import { type Language, languageOf } from "../language";
 import type { Operation } from "../lifecycle";
@@ -21,6 +21,7 @@ import type { LimitedOperation } from "../rate-limit";
 import type { ReceiptObject } from "../receipt-object";
 import { isNewerSchema } from "../record/schema";
 import { type RecordAnswer, receiptStub } from "../record-stub";
+import { IDEMPOTENCY_KEY_PATTERN } from "../schemas";
 import { fingerprint } from "../tid-index";
 import type { GatewayEnv } from "../types";
 
@@ -36,8 +37,6 @@ export interface OperationDescription<Request extends GenericSchema = GenericSch
    * leaves the refusal to its lifecycle operation, which must refuse users.
    */
   callers?: "partner";
-  /** Field names accepted quietly for a documented one, `{alias: name}`: renamed before validation, absent from the document. */
-  aliases?: Readonly<Record<string, string>>;
   /** The rate limit it counts against once its body is valid (src/rate-limit.ts). */
   limit?: LimitedOperation;
   /** The operation of the lifecycle table (src/lifecycle.ts) the receipt's object decides it by. */
@@ -87,16 +86,18 @@ export function onRecord<Input extends { id: string }>(
     sendFromRecord(c, () => run(receiptStub(c.env, kind, input.id), input, { ...contextOf(c), record: { kind, id: input.id } }));
 }
 
-/** Rule 11's header: 1 to 255 printable ASCII characters. */
-const IDEMPOTENCY_KEY = /^[\x20-\x7E]{1,255}$/;
+/** Rule 11's header, as the document gives it. */
+const IDEMPOTENCY_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
-/** The request's Idempotency-Key, if it brought one; anything but 1-255 printable ASCII characters is 400 invalid_request. */
+/** The request's Idempotency-Key, if it brought one; anything but 1-255 printable ASCII characters, not all spaces, is 400 invalid_request. */
 export function idempotencyKeyOf(c: Context<GatewayEnv>): string | undefined {
   const key = c.req.header("idempotency-key");
   if (key === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw new ApiError("invalid_request", "The request does not match the schema.", {
-      details: [{ path: "Idempotency-Key", message: "Idempotency-Key must be 1 to 255 printable ASCII characters" }],
+      details: [
+        { path: "Idempotency-Key", message: "Idempotency-Key must be 1 to 255 printable ASCII characters, not starting or ending with a space" },
+      ],
     });
   }
   return key;
@@ -164,13 +165,15 @@ export async function sendFromRecord(c: Context<GatewayEnv>, operation: () => Pr
 export function created<Body extends RecordBody, Create extends { tid: string }, Input = Create>(
   kind: Kind<Body, Create>,
   toCreate: (input: Input) => Create = (input) => input as unknown as Create,
+  admit?: (c: Context<GatewayEnv>, input: Input) => Promise<Failure | null>,
 ) {
   return async (c: Context<GatewayEnv>, input: Input): Promise<Response> => {
     // The tid row's completion runs after the answer (src/creation.ts), held open by the request's waitUntil.
     // Rule 11: a create accepts an Idempotency-Key (well formed), and its tid decides (rule 1).
     idempotencyKeyOf(c);
     const after = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
-    const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, kind, toCreate(input), after);
+    // `admit` (rule 13) runs once the tid is this request's, after every check that could refuse it first.
+    const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, kind, toCreate(input), after, admit && (() => admit(c, input)));
     if (replayed) c.header("Idempotent-Replayed", "true");
     return c.json(body, 200);
   };

@@ -183,7 +183,18 @@ export const RECEIPTS: Section = {
       summary: "Cancel a receipt",
       description: DOCS.cancelReceipt,
       request: v.pipe(
-        v.strictObject({ id: ReceiptId, reason: v.optional(Text(256)), cancelledBy: v.optional(Text(128)) }),
+        v.strictObject({
+          id: ReceiptId,
+          reason: v.optional(v.pipe(Text(256), v.description("Why, as the payment service records it."))),
+          cancelledBy: v.optional(
+            v.pipe(
+              Text(128),
+              v.description(
+                "Who cancelled, as the payment service records it: sent as given for the partner backend. A user cannot speak for someone else upstream: a user's cancel sends the deployment's own name (GATEWAY_CANCELLED_BY) instead, and the audit trail names the user.",
+              ),
+            ),
+          ),
+        }),
         v.examples([{ id: EXAMPLE_RECEIPT_ID, reason: "Customer changed their mind" }]),
         v.title("CancelRequest"),
       ),

@@ -3,7 +3,6 @@
  * says what a description holds; their prose is in src/operations/docs.ts).
  */
 import * as v from "valibot";
-import { ApiError } from "../errors";
 import { TRANSFER_CREATED, TRANSFER_PAID } from "../examples";
 import { TRANSFER } from "../kinds";
 import { admitRisk } from "../risk/check";
@@ -23,7 +22,11 @@ const CreateTransferRequest = v.pipe(
   v.title("CreateTransferRequest"),
 );
 
-const createTransfer = created(TRANSFER);
+// Rule 13: the receiver's number is one of the user's distinct receiver cards, and counts toward nothing else
+// (a card may receive from many people). Counted once the tid is this request's, before the upstream is called.
+const createTransfer = created(TRANSFER, undefined, (c, input: { receiver_card: string }) =>
+  admitRisk(c.env, c.var.caller, { card: { number: input.receiver_card }, receiver: true }, c.var.requestId),
+);
 
 export const TRANSFERS: Section = {
   tag: "Transfers (a2c)",
@@ -45,13 +48,7 @@ export const TRANSFERS: Section = {
       // The upstream's field table spells it `tId`: accepted for `tid`, and not in the document.
       aliases: { tId: "tid" },
       upstream: ["a2c/create"],
-      handle: async (c, input) => {
-        // Rule 13: the receiver's number is a use of it. A create has no record yet to count in, so it is
-        // counted here, before the tid is claimed; a repeated create counts again.
-        const risky = await admitRisk(c.env, c.var.caller, { card: { number: input.receiver_card } }, c.var.requestId);
-        if (risky) throw ApiError.from(risky);
-        return createTransfer(c, input);
-      },
+      handle: createTransfer,
     }),
     describe({
       path: "/a2c/pay",

@@ -3,95 +3,110 @@
  * "user:<sub>"): its counters, exact across every location, because every
  * use of the subject is counted in this one object.
  *
- * A counter is a sliding window kept as a log of when each use leaves it:
- * per rule, the ends of its uses, soonest first (for a user's distinct cards,
- * a map from each card's fingerprint to its use's end). Exact where a fixed
- * window lets twice the limit through across its edge, and small because a
- * refused use writes nothing: a counter never holds more uses than its limit
- * (at the defaults a card object at most 20, a user's at most 25).
+ * A counter is a sliding window kept as a log of when each use leaves it
+ * (src/risk/judge.ts says how): exact where a fixed window lets twice the
+ * limit through across its edge, and small because a refused use writes
+ * nothing: at the defaults a user's log holds at most 10 uses of each of 5
+ * cards and 20 OTP sends, a card's at most 3 users' uses.
  *
  * The whole log is the object's one stored value, a single key of the
- * synchronous KV API, because the platform bills every row written: a use
+ * synchronous KV API, because the platform bills every row written: a call
  * counted is one row written however many counters it counts in, a refused
- * call or one that counts nothing new writes none, and a use leaves its
- * window without a write of its own (the next write or the alarm drops it).
- * A new object creates no table.
+ * call writes none, and a use leaves its window without a write of its own
+ * (the next write or the alarm drops it). A new object creates no table.
  *
  * A check-and-count is one synchronous step (no await between reading the
  * log and writing it), and the object runs one step at a time, so however
  * many uses arrive at once, exactly the limit gets through. Uses end with
- * their window (rule 10): an alarm at the last use's end deletes the object
- * itself once nothing is left.
+ * their window (rule 10): an alarm after the last use's end deletes the
+ * object itself once nothing is left.
  */
 import { DurableObject } from "cloudflare:workers";
 import { clock } from "../clock";
-import type { RiskRule } from "./limits";
-
-/** One counter to check and count: its rule, its limit, its window, and for a distinct count the thing counted. */
-export interface Counter {
-  rule: RiskRule;
-  limit: number;
-  windowMs: number;
-  /** Distinct counts (a user's cards): the card's fingerprint. A card already in the window is no new use. */
-  distinct?: string;
-}
-
-/** A use an admission counted (its rule, its end, and for a distinct count the thing counted), to take back if another subject refuses the same call. */
-export type Written = readonly [rule: RiskRule, until: number, ref?: string];
-
-export type Admission = { ok: true; written: Written[] } | { ok: false; rule: RiskRule; retryAfterMs: number };
-
-/** A rule's uses in its window: their ends, soonest first; for a distinct count, each thing counted with its use's end. */
-type Uses = number[] | Record<string, number>;
-
-/** The object's one stored value: each rule's uses still in its window (or not yet dropped). */
-type Log = Partial<Record<RiskRule, Uses>>;
+import { type Counter, endsIn, judge, type Log, prune, type Taken, takeBack, type Uses, type Verdict } from "./judge";
 
 /** The key of the one value (the bench reads it to tell a live object from one that deleted itself). */
 export const RISK_LOG = "log";
 
-/** When each of a rule's uses leaves its window. */
-const endsOf = (uses: Uses | undefined): number[] => (uses === undefined ? [] : Array.isArray(uses) ? uses : Object.values(uses));
-
-/** How many uses the log holds in all. */
-const size = (log: Log): number => Object.values(log).reduce((n, uses) => n + endsOf(uses).length, 0);
-
-/** The log without the uses that have left their window by `now` (and without the rules left empty). */
-function prune(log: Log, now: number): Log {
-  const kept: Log = {};
-  for (const [rule, uses] of Object.entries(log) as [RiskRule, Uses][]) {
-    const left = Array.isArray(uses)
-      ? uses.filter((until) => until > now)
-      : Object.fromEntries(Object.entries(uses).filter(([, until]) => until > now));
-    if (endsOf(left).length > 0) kept[rule] = left;
-  }
-  return kept;
-}
+/**
+ * The alarm comes a 24th of the keep after the first counted use's end (an
+ * hour, for a day): a payment's calls, minutes apart, then end together, and
+ * the object deletes itself with one alarm instead of waking once more for
+ * its last use. Its uses are pruned at every read, so the hour changes no
+ * count; the object is gone at most that long after its last use's end.
+ */
+const ALARM_SLACK = 24;
 
 export class RiskObject extends DurableObject<Env> {
   #alarmSet = false;
 
   /** The stored log (empty when there is none). */
-  #read(): Log {
-    return this.ctx.storage.kv.get<Log>(RISK_LOG) ?? {};
+  #read(): unknown {
+    return this.ctx.storage.kv.get(RISK_LOG) ?? {};
   }
 
   /** Writes the log once: one row written, or the key deleted when nothing is left. */
   #write(log: Log): void {
-    if (size(log) === 0) this.ctx.storage.kv.delete(RISK_LOG);
+    if (endsIn(log).length === 0) this.ctx.storage.kv.delete(RISK_LOG);
     else this.ctx.storage.kv.put(RISK_LOG, log);
   }
 
   /**
-   * Checks every counter and, only if none is at its limit, counts the use in
-   * each: all or nothing, so a refused call counts nothing. A refusal says
-   * which rule and how long until its window lets one more use through. The
-   * log is written once if the call counted anything, and not at all if not.
+   * Checks a call against every counter it names and, only if none refuses,
+   * counts it in each (src/risk/judge.ts): all or nothing, so a refused call
+   * counts nothing. The log is written once if the call counted anything.
+   * `nonce` names the call's own entries, which `takeBack` removes.
    */
-  async admit(counters: readonly Counter[]): Promise<Admission> {
+  async count(counters: readonly Counter[], nonce: string): Promise<Verdict> {
+    const now = clock.now();
+    const { verdict, log } = judge(this.#read(), counters, nonce, now);
+    if (log === null) return verdict;
+    this.#write(log);
+    const keepMs = Math.max(...counters.map((c) => c.keepMs));
+    await this.#armAlarm(now + keepMs + keepMs / ALARM_SLACK);
+    return verdict;
+  }
+
+  /** Takes back what `count` counted for a call another subject refused: its own entries only, one write, none if none is left. */
+  async takeBack(taken: readonly Taken[]): Promise<void> {
+    const log = takeBack(this.#read(), taken, clock.now());
+    if (log !== null) this.#write(log);
+  }
+
+  /**
+   * After the uses' end: an object with none left deletes itself; else it
+   * waits for its newest use, writing nothing (every read prunes what ended,
+   * so the next count's write drops it).
+   */
+  override async alarm(): Promise<void> {
+    this.#alarmSet = false;
+    const ends = endsIn(prune(this.#read(), clock.now()));
+    if (ends.length === 0) {
+      await this.ctx.storage.deleteAll();
+      return;
+    }
+    await this.#armAlarm(Math.max(...ends));
+  }
+
+  /** One alarm at a time, set once and moved on by alarm() itself: a count writes no alarm when one is pending. */
+  async #armAlarm(at: number): Promise<void> {
+    if (this.#alarmSet) return;
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(at);
+    this.#alarmSet = true;
+  }
+
+  // --- the previous release's calls -------------------------------------------------------------
+  // During a gradual deploy the previous release's Worker calls objects that already run this code
+  // (a Durable Object runs one version, whichever Worker calls it). Its `admit` and `release` are
+  // answered as that release answered them, in its own keys of the same log, which this release
+  // keeps and does not otherwise count by (its limits counted a card across users). To be removed
+  // by the first release after the one that no longer calls them.
+
+  /** The previous release's check-and-count: its counters (a list of ends per rule, or for a distinct count a map). */
+  async admit(counters: readonly PreviousCounter[]): Promise<PreviousAdmission> {
     const now = clock.now();
     const log = prune(this.#read(), now);
-    const fresh: Counter[] = [];
+    const fresh: PreviousCounter[] = [];
     for (const counter of counters) {
       const uses = log[counter.rule];
       if (counter.distinct !== undefined && uses !== undefined && !Array.isArray(uses) && Object.hasOwn(uses, counter.distinct)) continue;
@@ -100,19 +115,16 @@ export class RiskObject extends DurableObject<Env> {
       if (ends.length >= counter.limit) return { ok: false, rule: counter.rule, retryAfterMs: Math.max(0, (first ?? now) - now) };
       fresh.push(counter);
     }
-    const written: Written[] = [];
+    const written: PreviousWritten[] = [];
     for (const counter of fresh) {
       const until = now + counter.windowMs;
       if (counter.distinct === undefined) {
-        const ends = (log[counter.rule] ?? []) as number[];
-        // Soonest first: a rule's window is one length, so a new use nearly always goes last.
-        let at = ends.length;
-        while (at > 0 && ends[at - 1]! > until) at--;
-        ends.splice(at, 0, until);
-        log[counter.rule] = ends;
+        const before = log[counter.rule];
+        log[counter.rule] = [...(Array.isArray(before) ? before : []), until].sort((a, b) => a - b);
         written.push([counter.rule, until]);
       } else {
-        log[counter.rule] = { ...(log[counter.rule] as Record<string, number> | undefined), [counter.distinct]: until };
+        const before = log[counter.rule];
+        log[counter.rule] = { ...(before === undefined || Array.isArray(before) ? {} : before), [counter.distinct]: until };
         written.push([counter.rule, until, counter.distinct]);
       }
     }
@@ -122,8 +134,8 @@ export class RiskObject extends DurableObject<Env> {
     return { ok: true, written };
   }
 
-  /** Takes back what admit counted for a call another subject refused: one write, none if none of it is left. */
-  async release(written: readonly Written[]): Promise<void> {
+  /** The previous release's takeback of what `admit` counted. */
+  async release(written: readonly PreviousWritten[]): Promise<void> {
     const log = prune(this.#read(), clock.now());
     let changed = false;
     for (const [rule, until, ref] of written) {
@@ -142,25 +154,18 @@ export class RiskObject extends DurableObject<Env> {
     }
     if (changed) this.#write(prune(log, clock.now()));
   }
-
-  /** The last use's end: expired uses go; an object with none left deletes itself, else waits for its newest use. */
-  override async alarm(): Promise<void> {
-    this.#alarmSet = false;
-    const stored = this.#read();
-    const log = prune(stored, clock.now());
-    const ends = Object.values(log).flatMap(endsOf);
-    if (ends.length === 0) {
-      await this.ctx.storage.deleteAll();
-      return;
-    }
-    if (size(log) < size(stored)) this.#write(log);
-    await this.#armAlarm(Math.max(...ends));
-  }
-
-  /** One alarm at a time, set once and moved on by alarm() itself: an admission writes no alarm when one is pending. */
-  async #armAlarm(at: number): Promise<void> {
-    if (this.#alarmSet) return;
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(at);
-    this.#alarmSet = true;
-  }
 }
+
+/** The previous release's counter: its rule's name (its key in the log), limit and window, and for a distinct count the card. */
+interface PreviousCounter {
+  rule: string;
+  limit: number;
+  windowMs: number;
+  distinct?: string;
+}
+
+type PreviousWritten = readonly [rule: string, until: number, ref?: string];
+
+type PreviousAdmission = { ok: true; written: PreviousWritten[] } | { ok: false; rule: string; retryAfterMs: number };
+
+const endsOf = (uses: Uses | undefined): number[] => (uses === undefined ? [] : Array.isArray(uses) ? uses : Object.values(uses));

@@ -12,7 +12,7 @@
  * never as a state. Descriptive fields stay lenient (defaults), because
  * nothing is decided on them.
  */
-import { maskPan } from "../redact";
+import { maskDigitRuns } from "../redact";
 import type { AuthorizeBody, ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
 import { isKnownState, type UpstreamState } from "./calls";
 
@@ -30,11 +30,15 @@ export function toMillis(value: unknown): number | null {
 const num = (value: unknown, fallback = 0): number => (typeof value === "number" && Number.isFinite(value) ? value : fallback);
 const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
 
-/** Masks anything that still looks like a full card number. */
+/**
+ * A card field as the upstream sends it (a receipt's `card_number`, a
+ * transfer party's `masked_pan`), with anything in it that still looks like
+ * a card number masked: whole, or written with spaces or dashes, it is
+ * stored and answered as first 6, last 4.
+ */
 function maskedCard(value: unknown): string | null {
   const s = str(value);
-  if (s === null) return null;
-  return /^\d{13,19}$/.test(s) ? maskPan(s) : s;
+  return s === null ? null : maskDigitRuns(s);
 }
 
 function accountEntries(value: unknown): ReceiptBody["account"] {

@@ -1,8 +1,8 @@
 /**
  * What code generators (openapi-typescript, @hey-api/openapi-ts, orval) read
  * in the document and linters do not check: every number an integer where the
- * gateway answers integers, every `const` with its type, a2c/create's body a
- * plain object with `tid` required, named states, one ErrorCode component
+ * gateway answers integers, every `const` with its type, a2c/create's body one
+ * of two closed objects (`tid`, or the upstream's `tId`), named states, one ErrorCode component
  * whose every code has a meaning and which says more will come, events told
  * apart by `type` (a discriminator) and `data.object_type`, request bodies
  * and shared shapes as components, and a server that is wherever the
@@ -12,6 +12,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ERROR_CODE_NAMES, ERROR_CODES } from "../../src/error-codes";
 import { EVENT_TYPE_NAMES, kindOfEvent } from "../../src/events/types";
+import { call } from "../helpers";
 
 const served = async () => (await (await exports.default.fetch("http://gateway.test/openapi.json")).json()) as any;
 const component = (doc: any, node: any): any => (node?.$ref ? doc.components.schemas[node.$ref.split("/").pop()] : node);
@@ -45,15 +46,36 @@ describe("the document, as generators read it", () => {
     }
   });
 
-  it("makes a2c/create's body an object with tid required, and no trace of the tId alias", async () => {
+  it("makes a2c/create's body one of two closed objects: tid required, or the upstream's tId (deprecated) in its place", async () => {
     const doc = await served();
     const body = doc.paths["/api/v1/partner/a2c/create"].post.requestBody.content["application/json"].schema;
-    expect(body).toEqual({ $ref: "#/components/schemas/CreateTransferRequest" });
-    const schema = doc.components.schemas.CreateTransferRequest;
-    expect(schema.type).toBe("object");
-    expect(schema.required.sort()).toEqual(["amount", "rate_id", "receiver_card", "tid", "token"]);
-    expect(Object.keys(schema.properties)).not.toContain("tId");
-    expect(JSON.stringify(schema)).not.toMatch(/anyOf|oneOf|tId/);
+    expect(body).toEqual({
+      anyOf: [{ $ref: "#/components/schemas/CreateTransferRequest" }, { $ref: "#/components/schemas/CreateTransferRequestTId" }],
+    });
+    const { CreateTransferRequest: plain, CreateTransferRequestTId: aliased } = doc.components.schemas;
+    for (const schema of [plain, aliased]) {
+      expect(schema.type).toBe("object");
+      expect(schema.additionalProperties).toBe(false);
+      // Each shape on its own: no required-only subschemas, which generators type as unknown.
+      expect(JSON.stringify(schema)).not.toMatch(/anyOf|oneOf|allOf/);
+    }
+    expect(plain.required.sort()).toEqual(["amount", "rate_id", "receiver_card", "tid", "token"]);
+    expect(Object.keys(plain.properties)).not.toContain("tId");
+    expect(aliased.required.sort()).toEqual(["amount", "rate_id", "receiver_card", "tId", "token"]);
+    expect(aliased.properties.tId).toMatchObject({ ...plain.properties.tid, deprecated: true, description: expect.stringContaining("`tid`") });
+    expect(aliased.properties.tid).toMatchObject({ type: "string", pattern: plain.properties.tid.pattern });
+    expect(aliased.examples).toEqual(plain.examples.map(({ tid, ...rest }: any) => ({ tId: tid, ...rest })));
+    // No other operation has a second shape, and no trace of the alias's mechanics is left in the document.
+    expect(JSON.stringify(doc)).not.toContain("x-gateway-aliases");
+  });
+
+  it("admits the tId body the gateway accepts: the document's own example creates a transfer", async () => {
+    const doc = await served();
+    const [example] = doc.components.schemas.CreateTransferRequestTId.examples;
+    const res = await call("a2c/create", { ...example, tId: `alias-${crypto.randomUUID()}` });
+    const created = (await res.json()) as any;
+    expect(res.status, JSON.stringify(created)).toBe(200);
+    expect(created).toMatchObject({ state: 0, tid: expect.stringMatching(/^alias-/) });
   });
 
   it("names the states, per kind", async () => {
@@ -120,7 +142,8 @@ describe("the document, as generators read it", () => {
     const doc = await served();
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       if (!item.post) continue;
-      expect(item.post.requestBody.content["application/json"].schema.$ref, path).toMatch(/^#\/components\/schemas\/\w+Request$/);
+      const schema = item.post.requestBody.content["application/json"].schema;
+      for (const shape of schema.anyOf ?? [schema]) expect(shape.$ref, path).toMatch(/^#\/components\/schemas\/\w+Request(TId)?$/);
     }
     // The answer's entry passes through what the payment service adds; the create's takes its three fields only.
     expect(doc.components.schemas.Receipt.properties.account.items).toEqual({ $ref: "#/components/schemas/AccountEntry" });

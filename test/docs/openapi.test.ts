@@ -8,6 +8,11 @@ import { CARD_OK, call, expectError, OPERATION_PATHS as OPERATIONS } from "../he
 const served = async () => (await (await exports.default.fetch("http://gateway.test/openapi.json")).json()) as any;
 const resolveHeader = (doc: any, node: any): any => (node?.$ref ? doc.components.headers[node.$ref.split("/").pop()] : node);
 const resolve = (doc: any, node: any): any => (node?.$ref ? resolve(doc, doc.components.schemas[node.$ref.split("/").pop()]) : node);
+/** The shapes an operation's body may take: its request component, or each one it is any of (a2c/create's tid and tId). */
+const bodyShapes = (doc: any, post: any): any[] => {
+  const schema = post.requestBody.content["application/json"].schema;
+  return (schema.anyOf ?? [schema]).map((shape: any) => resolve(doc, shape));
+};
 
 describe("the OpenAPI document", () => {
   it("is OpenAPI 3.1 and documents every operation with its request schema, answer and errors", async () => {
@@ -19,7 +24,7 @@ describe("the OpenAPI document", () => {
     expect(partnerPaths.sort()).toEqual(OPERATIONS.map((op) => `/api/v1/partner/${op}`).sort());
     for (const op of OPERATIONS) {
       const post = doc.paths[`/api/v1/partner/${op}`].post;
-      expect(resolve(doc, post.requestBody.content["application/json"].schema).type, op).toBe("object");
+      for (const shape of bodyShapes(doc, post)) expect(shape.type, op).toBe("object");
       expect(post.responses["200"].content["application/json"].schema, op).toBeTruthy();
       expect(post.responses["400"].description, op).toContain("invalid_request");
       expect(post.responses["401"].description, op).toContain("unauthorized");
@@ -101,7 +106,7 @@ describe("the OpenAPI document", () => {
     // Examples from the sandbox on every request body and every 2xx answer.
     for (const op of OPERATIONS) {
       const post = doc.paths[`/api/v1/partner/${op}`].post;
-      expect(resolve(doc, post.requestBody.content["application/json"].schema).examples, op).toHaveLength(1);
+      for (const shape of bodyShapes(doc, post)) expect(shape.examples, op).toHaveLength(1);
       expect(resolve(doc, post.responses["200"].content["application/json"].schema).examples, op).toHaveLength(1);
     }
     const create = resolve(doc, doc.paths["/api/v1/partner/receipt/create"].post.requestBody.content["application/json"].schema);
@@ -183,5 +188,49 @@ describe("health", () => {
     const res = await exports.default.fetch("http://gateway.test/healthz");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it("the document lists what the probes answer: GET, HEAD (no body), and 405 with Allow: GET, HEAD to any other method", async () => {
+    const doc = await served();
+    for (const path of ["/healthz", "/readyz"]) {
+      const item = doc.paths[path];
+      expect(Object.keys(item).sort(), path).toEqual(["get", "head"]);
+      const head = await exports.default.fetch(`http://gateway.test${path}`, { method: "HEAD" });
+      expect(head.status, path).toBe(200);
+      expect(head.headers.get("x-request-id")).toBeTruthy();
+      expect(await head.text()).toBe("");
+      expect(item.head.responses["200"].content, path).toBeUndefined();
+      expect(item.head.responses["200"].headers["X-Request-Id"]).toBeTruthy();
+      const refused = await exports.default.fetch(`http://gateway.test${path}`, { method: "POST" });
+      await expectError(refused, 405, "method_not_allowed");
+      for (const operation of [item.get, item.head]) {
+        const allow = operation.responses["405"].headers.Allow;
+        expect(allow.required).toBe(true);
+        expect(allow.schema.enum).toEqual([refused.headers.get("allow")]);
+      }
+      expect(item.get.responses["405"].content["application/json"].schema.allOf[1].properties.error.properties.code.enum).toEqual([
+        "method_not_allowed",
+      ]);
+    }
+  });
+});
+
+describe("the Idempotency-Key the document admits", () => {
+  it("is the one the gateway accepts: printable ASCII, 1 to 255, not all spaces, no space at either end", async () => {
+    const doc = await served();
+    const { schema } = doc.components.parameters.IdempotencyKey;
+    const admits = (key: string) => key.length >= schema.minLength && key.length <= schema.maxLength && new RegExp(schema.pattern).test(key);
+    // Keys HTTP carries as they are, and spaces only, which it trims to nothing (the gateway then refuses the empty key).
+    const keys = ["   ", "a", "a b", "pay 1 of order 7", "~!@#$%^&*()_+{}|:<>?", "k".repeat(255), "k".repeat(256), "key\tone", "key\u007fone"];
+    for (const key of keys) {
+      const res = await call("receipt/cancel", { id: `missing-${crypto.randomUUID()}` }, { headers: { "Idempotency-Key": key } });
+      const body = (await res.json()) as any;
+      // A key the gateway accepts reaches the record, here an unknown one: receipt_not_found.
+      const accepted = res.status === 404;
+      if (!accepted) expect(body.error.details[0].path, JSON.stringify(key)).toBe("Idempotency-Key");
+      expect(accepted, JSON.stringify(key)).toBe(admits(key));
+    }
+    // A space at either end is trimmed by HTTP, so the gateway would see another key: the document refuses it.
+    for (const key of [" a", "a ", " "]) expect(admits(key), JSON.stringify(key)).toBe(false);
   });
 });

@@ -3,13 +3,15 @@
  * credentials, a shared JWT secret, the sandbox, no way to verify callers, or
  * users' JWTs pinned to no issuer or audience: every call, health included,
  * answers 503 service_misconfigured naming the problem (never a secret's
- * value).
+ * value). So does any deployment whose cancels could not say who cancelled.
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { DEVELOPMENT_JWT_SECRET, DEVELOPMENT_PARTNER_KEY, DEVELOPMENT_PARTNER_KEY_DIGEST } from "../../src/config";
+import { DEVELOPMENT_JWT_SECRET, DEVELOPMENT_PARTNER_KEY, DEVELOPMENT_PARTNER_KEY_DIGEST, readConfig } from "../../src/config";
+import { DEFAULT_CANCELLED_BY, productionVarProblems } from "../../src/config-rules";
+import { configProblems } from "../../src/guard";
 import { API, expectError, expectStatus, newUser, PARTNER_KEY, productionEnv, sha256Hex, userToken } from "../helpers";
 
 const LIVE_KEY = "sk_live_partner_key_of_production";
@@ -212,5 +214,26 @@ describe("the hosts a production deployment may call (UPSTREAM_BASE_URL, JWKS_UR
 
   it("development may call its loopback receiver and sandbox", async () => {
     await expectStatus(ask({ ...env, WEBHOOK_URL: "http://127.0.0.1:4242/webhooks", JWKS_URL: "" } as unknown as Env, "/healthz"), 200);
+  });
+});
+
+describe("GATEWAY_CANCELLED_BY, the name users' cancels give the payment service", () => {
+  it("unset or blank, is the default; a name of at most 128 characters is taken as it is", async () => {
+    for (const value of [undefined, "", "   "])
+      expect(readConfig({ ...env, GATEWAY_CANCELLED_BY: value } as Env).cancelledBy).toBe(DEFAULT_CANCELLED_BY);
+    expect(readConfig({ ...env, GATEWAY_CANCELLED_BY: " Acme Payments " } as Env).cancelledBy).toBe("Acme Payments");
+    expect(readConfig({ ...env, GATEWAY_CANCELLED_BY: "ш".repeat(128) } as Env).cancelledBy).toBe("ш".repeat(128));
+    expect(configProblems(await production({ GATEWAY_CANCELLED_BY: undefined }))).toEqual([]);
+  });
+
+  it("one the payment service could not be sent (too long, a control character) keeps the gateway from serving, in every environment", async () => {
+    for (const value of ["x".repeat(129), "Acme\nPayments", "Acme\u0000"]) {
+      for (const deployment of [{ ...env, GATEWAY_CANCELLED_BY: value } as Env, await production({ GATEWAY_CANCELLED_BY: value })]) {
+        const res = await ask(deployment, "/healthz");
+        const error = await expectError(res, 503, "service_misconfigured");
+        expect(error.message).toContain("GATEWAY_CANCELLED_BY");
+      }
+    }
+    expect(productionVarProblems({ GATEWAY_CANCELLED_BY: "x".repeat(129) }).join(" ")).toContain("GATEWAY_CANCELLED_BY");
   });
 });

@@ -233,6 +233,35 @@ describe("ownership", () => {
     expect((await expectStatus(call("receipt/cancel", { id: receipt.id }, { token: owner }), 200)).state).toBe(21);
   });
 
+  it("a user cannot speak for someone else upstream: their cancel names the deployment, whatever the body says, and the trail names the user", async () => {
+    const user = newUser();
+    const owner = await userToken(user);
+    const receipt = await createReceipt({ merchant_id: 1003 }, { token: owner });
+    const body = { id: receipt.id, cancelledBy: "gateway", reason: "expired unpaid" };
+    expect((await expectStatus(call("receipt/cancel", body, { token: owner, headers: { "x-request-id": "req-user-cancel" } }), 200)).state).toBe(21);
+    expect(env.GATEWAY_CANCELLED_BY).toBe("payments-gateway-local");
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: env.GATEWAY_CANCELLED_BY });
+
+    const trail = await expectStatus<any>(
+      exports.default.fetch("http://gateway.test/api/v1/gateway/receipt/audit", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${PARTNER_KEY}` },
+        body: JSON.stringify({ id: receipt.id }),
+      }),
+      200,
+    );
+    expect(trail.entries.find((e: any) => e.op === "cancel")).toMatchObject({ actor: `user:${user}`, request_id: "req-user-cancel", outcome: "ok" });
+  });
+
+  it("the partner's cancel sends the cancelledBy it gives, or none", async () => {
+    const named = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/cancel", { id: named.id, cancelledBy: "support-desk" }), 200);
+    expect(await sandboxReceipt(named.id)).toMatchObject({ state: 21, cancelled_by: "support-desk" });
+    const unnamed = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/cancel", { id: unnamed.id }), 200);
+    expect(await sandboxReceipt(unnamed.id)).toMatchObject({ state: 21, cancelled_by: null });
+  });
+
   it("check-tid of another user's tid answers as an unknown tid", async () => {
     const owner = await userToken(newUser());
     const other = await userToken(newUser());

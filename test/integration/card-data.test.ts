@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { receiptStub } from "../../src/receipt-object";
 import { queueSpy } from "../events";
-import { call, cardDataIn, createReceipt, dumpD1, dumpStorage, expectError, newTid, receiptRequest } from "../helpers";
+import { call, cardDataIn, createReceipt, dumpD1, dumpStorage, expectError, expectStatus, newTid, receiptRequest } from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
 const PANS = ["8600000000000007", "9860000000000018", "8600000000000015", "8600000000000098"];
@@ -166,6 +166,38 @@ describe("card data the upstream sends back", () => {
     expect(res.status).toBe(422);
     expect(JSON.parse(text).error.upstream_code).toBe("CARD_860000******0007_BLOCKED");
     expect(rawValuesIn(text), text).toEqual([]);
+  });
+
+  it("a full card number in a transfer's sender or receiver masked_pan, whole or with spaces, is answered and stored masked", async () => {
+    const created = (await (
+      await call("a2c/create", { tid: newTid(), amount: 500_000, rate_id: 1, receiver_card: PANS[1], token: TOKENS[0] })
+    ).json()) as any;
+    const upstream = {
+      ...created,
+      sender: { ...created.sender, masked_pan: PANS[0] },
+      receiver: { ...created.receiver, masked_pan: "9860 0000 0000 0018" },
+    };
+    scriptedUpstream.on("a2c/get-by-id", { kind: "body", body: JSON.stringify(upstream) }, { id: created.receipt_id });
+    const res = await call("a2c/get-by-id", { id: created.receipt_id });
+    const text = await res.clone().text();
+    const read = (await res.json()) as any;
+    expect(res.status, text).toBe(200);
+    expect(read.sender.masked_pan).toBe("860000******0007");
+    expect(read.receiver.masked_pan).toBe("986000******0018");
+    const stored = (await dumpStorage(receiptStub(env, "transfer", created.receipt_id))).join("\n");
+    for (const kept of [text, stored]) {
+      expect(rawValuesIn(kept)).toEqual([]);
+      expect(kept).not.toContain("9860 0000 0000 0018");
+    }
+  });
+
+  it("a full card number in a receipt's card_number, written with dashes, is answered masked", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const upstream = { ...receipt, card_number: "8600-0000-0000-0007" };
+    scriptedUpstream.on("receipt/check-id", { kind: "body", body: JSON.stringify(upstream) }, { id: receipt.id });
+    const read = await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
+    expect(read.card_number).toBe("860000******0007");
+    expect((await dumpStorage(receiptStub(env, "receipt", receipt.id))).join("\n")).not.toContain("8600-0000-0000-0007");
   });
 
   it("a refusal whose code carries a card number, met by the alarm with nobody calling, is logged masked", async () => {

@@ -127,6 +127,20 @@ describe("a field an operation does not define is refused, naming the one it was
     expect(text).not.toContain("8600000000000007");
   });
 
+  it("a key that is a card number written with spaces (or dashes, or dots) is masked where it is named", async () => {
+    for (const written of ["8600 0000 0000 0007", "8600-0000-0000-0007", "8600.0000.0000.0007"]) {
+      const before = (await sandboxCalls()).length;
+      const card = { number: "8600000000000007", expire: "3012", [written]: "1" };
+      const res = await call("receipt/anonymous/authorize", { id: "abc", card });
+      const text = await res.clone().text();
+      const error = await expectError(res, 400, "invalid_request");
+      expect(error.details, written).toEqual([{ path: "card.860000******0007", message: "unknown field card.860000******0007" }]);
+      expect(text).not.toContain(written);
+      expect(text.replace(/\D/g, "")).not.toContain("8600000000000007");
+      expect((await sandboxCalls()).length).toBe(before);
+    }
+  });
+
   it("an unknown filter of events/list is refused, not dropped (which would list every event)", async () => {
     const error = await expectError(callAt(GATEWAY, "events/list", { recipt_id: "abc", status: "failed" }), 400, "invalid_request");
     expect(error.details).toEqual([

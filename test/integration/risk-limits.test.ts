@@ -1,22 +1,30 @@
 /**
- * Rule 13: card testing and SMS pumping stopped at the edge. Each card
- * number is counted across all receipts and users (10 an hour), the distinct
- * cards of one user (5 a day), the OTP sends of one user (20 a day) and of
- * one card (10 a day); past a limit the call is 429 risk_limited with
- * Retry-After, before the upstream is called, in the record's audit trail,
- * and nothing else changes. The partner is exempt; a refused or invalid call
- * counts nothing. The limits here are wrangler.toml's defaults.
+ * Rule 13: card testing and SMS pumping stopped at the edge, and nobody can
+ * lock another person's card out. Counted per user: their uses of each card
+ * number as the payer's (5 an hour, 10 a day), their distinct payer cards
+ * (5 a day) and receiver cards (20 a day), their OTP sends (20 a day) and
+ * OTP sends to each card (5 a day); per card: its distinct users (3 a day),
+ * where a user the card already admitted is never refused. Past a limit the
+ * call is 429 risk_limited with Retry-After from the caller's own window,
+ * before the upstream is called, in the record's audit trail, and nothing
+ * else changes. The partner is exempt; a refused call counts nothing more,
+ * and a request refused before the gateway acts counts nothing at all. The
+ * limits here are wrangler.toml's defaults unless a test names its own.
  */
-import { createExecutionContext, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { clock } from "../../src/clock";
 import { type MetricPoint, observeMetrics } from "../../src/metrics";
-import { cardFingerprint } from "../../src/risk/fingerprint";
+import { admitRisk } from "../../src/risk/check";
+import { cardFingerprint, userKey } from "../../src/risk/fingerprint";
+import type { Counter } from "../../src/risk/judge";
+import { DEFAULT_RISK_LIMITS, parseRiskLimits } from "../../src/risk/limits";
+import { RISK_LOG } from "../../src/risk/risk-object";
 import { callGateway, loggedEventTypes } from "../events";
 import {
   API,
-  call,
   cardDataIn,
   createReceipt,
   DAY_MS,
@@ -29,11 +37,42 @@ import {
   OTP_OK,
   sandboxCalls,
   sandboxReceipt,
+  transferRequest,
   userToken,
 } from "../helpers";
 
 const HOUR_MS = 3_600_000;
 const EXPIRE = "3012";
+
+/** The deployment with Workers rate limits that let every call through: rule 13's counts are what is tested (rule 6's are limits.test.ts's). */
+const unlimited = { limit: async () => ({ success: true }) };
+const DEPLOYMENT = {
+  ...env,
+  LIMIT_AUTHORIZE_PER_USER: unlimited,
+  LIMIT_AUTHORIZE_PER_IP: unlimited,
+  LIMIT_PAY_PER_USER: unlimited,
+  LIMIT_PAY_PER_IP: unlimited,
+} as Env;
+
+/** A user's (or, with no token, the partner's) call through the app with `deployment` as its env, and what it left to run after its answer. */
+async function send(path: string, body: unknown, token: string | undefined, options: { deployment?: Env; headers?: Record<string, string> } = {}) {
+  const ctx = createExecutionContext();
+  const res = await createApp().fetch(
+    new Request(`${API}/${path}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${token ?? "sk_test_local_partner"}`,
+        ...options.headers,
+      },
+      body: JSON.stringify(body),
+    }),
+    options.deployment ?? DEPLOYMENT,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return res;
+}
 
 /** A counter object's storage as text: its tables' rows and its KV entries (where its one value, the log, is kept). */
 async function dumpCounters(stub: DurableObjectStub): Promise<string[]> {
@@ -58,20 +97,41 @@ function freshCardNumber(): string {
   return `${digits}${(10 - (sum % 10)) % 10}`;
 }
 
-/** A user with a token, and an unpaid merchant-1003 receipt of theirs per call of `receipt()`. */
+/** A user with a token, and an unpaid receipt of theirs per call of `receipt()` (merchant 1003; 1001 sends OTPs). */
 async function aUser() {
   const sub = newUser("risk");
   const token = await userToken(sub);
-  return { sub, token, receipt: () => createReceipt({ merchant_id: 1003 }, { token }) };
+  return { sub, token, receipt: (merchant_id = 1003) => createReceipt({ merchant_id }, { token }) };
+}
+type User = Awaited<ReturnType<typeof aUser>>;
+
+/** The user pays a receipt of their own (a new one unless `id`) with card number `number`. */
+async function pay(user: User, number: string, options: { id?: string; headers?: Record<string, string> } = {}) {
+  const id = options.id ?? (await user.receipt()).id;
+  return send("receipt/anonymous/pay", { id, card: { number, expire: EXPIRE }, otp: OTP_OK }, user.token, { headers: options.headers });
 }
 
-const anonymousPay = (id: string, number: string, token: string | undefined) =>
-  call("receipt/anonymous/pay", { id, card: { number, expire: EXPIRE }, otp: OTP_OK }, token === undefined ? {} : { token });
+/** The user asks for an OTP for a new receipt of their own (merchant 1001) with `card`: a number (anonymous) or a token. */
+async function authorize(user: User, card: { number: string } | { token: string }) {
+  const { id } = await user.receipt(1001);
+  const res =
+    "number" in card
+      ? await send("receipt/anonymous/authorize", { id, card: { number: card.number, expire: EXPIRE } }, user.token)
+      : await send("receipt/authorize", { id, card }, user.token);
+  return { id, res };
+}
 
 /** The pays and authorizes of receipt `id` that reached the upstream. */
 const upstreamMovesFor = async (id: string) => (await sandboxCalls()).filter((c) => c.id === id && /pay|authorize/.test(c.path));
 
-async function expectRiskLimited(response: Promise<Response>, rule: string, windowSeconds: number) {
+async function expectAdmitted(response: Response | Promise<Response>) {
+  const res = await response;
+  const text = await res.text();
+  expect(res.status, text).not.toBe(429);
+  expect(res.status, text).toBeLessThan(500);
+}
+
+async function expectRiskLimited(response: Response | Promise<Response>, rule: string, windowSeconds: number) {
   const res = await response;
   const error = await expectError(res.clone(), 429, "risk_limited");
   expect(error.rule).toBe(rule);
@@ -81,214 +141,425 @@ async function expectRiskLimited(response: Promise<Response>, rule: string, wind
   return { error, retryAfter, text: await res.text() };
 }
 
-/** n users each pay one receipt of their own with `number` (each a use of it that reaches the upstream). */
-async function usesByUsers(number: string, n: number) {
-  for (let i = 0; i < n; i++) {
-    const user = await aUser();
-    const res = await anonymousPay((await user.receipt()).id, number, user.token);
-    expect(res.status, await res.text()).not.toBe(429);
-  }
-}
-
 let warned: string[] = [];
+let errors: string[] = [];
 beforeEach(() => {
   warned = [];
+  errors = [];
   vi.spyOn(console, "warn").mockImplementation((...args: unknown[]) => {
     warned.push(args.map(String).join(" "));
+  });
+  vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => {
+    errors.push(args.map(String).join(" "));
   });
 });
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe("a card number is used at most 10 times an hour, across users and receipts", () => {
-  it("the 11th use across 11 users is refused with risk_limited and never reaches the upstream; the refusal is audited and changes nothing else", async () => {
+describe("one user's uses of one card number: 5 an hour, 10 a day", () => {
+  it("the 6th use within the hour is refused before the upstream, audited, and changes nothing else; other users still use the card", async () => {
     const number = freshCardNumber();
-    await usesByUsers(number, 10);
+    const user = await aUser();
+    for (let i = 0; i < 5; i++) await expectAdmitted(pay(user, number));
 
-    const eleventh = await aUser();
-    const receipt = await eleventh.receipt();
+    const receipt = await user.receipt();
     const before = await sandboxReceipt(receipt.id);
     const points: MetricPoint[] = [];
     const stop = observeMetrics((point) => points.push(point));
-    const refused = await expectRiskLimited(anonymousPay(receipt.id, number, eleventh.token), "card_uses_per_hour", 3600);
+    const refused = await expectRiskLimited(pay(user, number, { id: receipt.id }), "user_card_uses_per_hour", 3600);
     stop();
     expect(refused.retryAfter).toBeGreaterThan(3500);
     // The on-call's card-testing metric: the limit and whose counter, one data point, never the card or the user.
-    expect(points).toEqual([{ indexes: ["risk_refused"], blobs: ["risk_refused", "card_uses_per_hour", "card"], doubles: [1, 0, 0] }]);
+    expect(points).toEqual([{ indexes: ["risk_refused"], blobs: ["risk_refused", "user_card_uses_per_hour", "user"], doubles: [1, 0, 0] }]);
 
     expect(await upstreamMovesFor(receipt.id)).toEqual([]);
     expect(await sandboxReceipt(receipt.id)).toEqual(before);
     const audit = await expectStatus<any>(callGateway("receipt/audit", { id: receipt.id }), 200);
-    expect(audit.entries.at(-1)).toMatchObject({ op: "pay", outcome: "risk_limited:card_uses_per_hour", state: 0 });
+    expect(audit.entries.at(-1)).toMatchObject({ op: "pay", outcome: "risk_limited:user_card_uses_per_hour", state: 0 });
     expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created"]);
     // A line a partner can alert on, with the rule, the subject and a fingerprint's prefix: never the number.
     const line = warned.find((l) => l.includes('"event":"risk_limited"'));
     expect(line).toBeDefined();
-    expect(JSON.parse(line!)).toMatchObject({ rule: "card_uses_per_hour", subject: "card", fingerprint: expect.stringMatching(/^[0-9a-f]{12}$/) });
+    expect(JSON.parse(line!)).toMatchObject({
+      rule: "user_card_uses_per_hour",
+      subject: "user",
+      fingerprint: expect.stringMatching(/^[0-9a-f]{12}$/),
+    });
     for (const text of [line!, refused.text]) expect(cardDataIn(text, { pans: [number], otps: [], expiries: [] })).toEqual([]);
+
+    // The card is not locked: another user pays with it.
+    await expectAdmitted(pay(await aUser(), number));
   });
 
-  it("a2c/create's receiver_card counts as a use of the number", async () => {
+  it("Retry-After counts from the caller's own uses, never from another user's; refused calls do not extend the window", async () => {
     const number = freshCardNumber();
-    await usesByUsers(number, 9);
+    // Another user used the card 40 minutes before the caller's first use: the card's own first use.
+    await expectAdmitted(pay(await aUser(), number));
+    letTimePass(40 * 60_000);
     const user = await aUser();
-    const transfer = { amount: 500_000, rate_id: 1, token: "tok_sandbox_ok", receiver_card: number };
-    await expectStatus(call("a2c/create", { ...transfer, tid: newTid() }, { token: user.token }), 200);
-    const calls = (await sandboxCalls()).length;
-    await expectRiskLimited(call("a2c/create", { ...transfer, tid: newTid() }, { token: user.token }), "card_uses_per_hour", 3600);
-    expect((await sandboxCalls()).length).toBe(calls);
-  });
+    for (let i = 0; i < 5; i++) await expectAdmitted(pay(user, number));
+    const refused = await expectRiskLimited(pay(user, number), "user_card_uses_per_hour", 3600);
+    // From the other user's use it would be 20 minutes; the caller's own first use leaves in an hour.
+    expect(refused.retryAfter).toBeGreaterThan(3500);
 
-  it("the window ends an hour after each use, and refused calls did not extend it", async () => {
-    const number = freshCardNumber();
-    await usesByUsers(number, 10);
     letTimePass(HOUR_MS / 2);
-    // Ten refused calls half an hour in: had they counted, the card would stay blocked past the first hour.
-    for (const late of [await aUser(), await aUser()]) {
-      for (let i = 0; i < 5; i++) {
-        const refused = await expectRiskLimited(anonymousPay((await late.receipt()).id, number, late.token), "card_uses_per_hour", 3600);
-        expect(refused.retryAfter).toBeLessThanOrEqual(1800);
-      }
+    for (let i = 0; i < 5; i++) {
+      const again = await expectRiskLimited(pay(user, number), "user_card_uses_per_hour", 3600);
+      expect(again.retryAfter).toBeLessThanOrEqual(1800);
     }
+    // An hour after the caller's first uses: had the refused calls counted, the card would stay refused.
     letTimePass(HOUR_MS / 2);
-    const after = await aUser();
-    const res = await anonymousPay((await after.receipt()).id, number, after.token);
-    expect(res.status, await res.text()).not.toBe(429);
+    await expectAdmitted(pay(user, number));
   });
 
-  it("50 uses at once let exactly 10 through to the upstream", async () => {
+  it("the 11th use in a day is refused by the day's limit, Retry-After from the user's own first use", async () => {
     const number = freshCardNumber();
-    const users = await Promise.all(Array.from({ length: 50 }, () => aUser()));
-    const receipts = await Promise.all(users.map((u) => u.receipt()));
-    const answers = await Promise.all(receipts.map((r, i) => anonymousPay(r.id, number, users[i]!.token)));
+    const user = await aUser();
+    for (let i = 0; i < 5; i++) await expectAdmitted(pay(user, number));
+    letTimePass(HOUR_MS);
+    for (let i = 0; i < 5; i++) await expectAdmitted(pay(user, number));
+    letTimePass(HOUR_MS);
+    const refused = await expectRiskLimited(pay(user, number), "user_card_uses_per_day", 86_400);
+    // The first use leaves the day 22 hours from now.
+    expect(refused.retryAfter).toBeGreaterThan(22 * 3600 - 60);
+    expect(refused.retryAfter).toBeLessThanOrEqual(22 * 3600);
+    await expectAdmitted(pay(await aUser(), number));
+  });
+
+  it("12 uses at once by one user let exactly 5 through to the upstream", async () => {
+    const number = freshCardNumber();
+    const user = await aUser();
+    const receipts = await Promise.all(Array.from({ length: 12 }, () => user.receipt()));
+    const answers = await Promise.all(receipts.map((r) => pay(user, number, { id: r.id })));
     const bodies = await Promise.all(answers.map((a) => a.json<any>()));
-    expect(bodies.filter((b) => b.error?.code === "risk_limited")).toHaveLength(40);
+    expect(bodies.filter((b) => b.error?.code === "risk_limited")).toHaveLength(7);
     const ids = new Set(receipts.map((r) => r.id));
-    expect((await sandboxCalls()).filter((c) => c.id !== null && ids.has(c.id) && c.path.includes("anonymous/pay"))).toHaveLength(10);
-  });
-
-  it("requests refused as invalid (400), not found (404) or by the receipt's state (409) count nothing", async () => {
-    const number = freshCardNumber();
-    const user = await aUser();
-    const stranger = await aUser();
-    const paid = await user.receipt();
-    await expectStatus(call("receipt/pay", { id: paid.id, card: { token: "tok_sandbox_ok" } }, { token: user.token }), 200);
-    for (let i = 0; i < 4; i++) {
-      const receipt = await user.receipt();
-      await expectError(
-        call("receipt/anonymous/pay", { id: receipt.id, card: { number, expire: EXPIRE }, otp: "1" }, { token: user.token }),
-        400,
-        "invalid_request",
-      );
-      // A field the card does not define: refused before anything counts, though the number is valid.
-      await expectError(
-        call("receipt/anonymous/pay", { id: receipt.id, card: { number, expire: EXPIRE, cvv: "123" }, otp: OTP_OK }, { token: user.token }),
-        400,
-        "invalid_request",
-      );
-      await expectError(anonymousPay(receipt.id, number, stranger.token), 404, "receipt_not_found");
-      await expectError(anonymousPay(paid.id, number, user.token), 409, "receipt_already_paid");
-    }
-    await usesByUsers(number, 10);
-    const last = await aUser();
-    await expectRiskLimited(anonymousPay((await last.receipt()).id, number, last.token), "card_uses_per_hour", 3600);
+    expect((await sandboxCalls()).filter((c) => c.id !== null && ids.has(c.id) && c.path.includes("anonymous/pay"))).toHaveLength(5);
   });
 
   it("the partner backend is exempt", async () => {
     const number = freshCardNumber();
     for (let i = 0; i < 12; i++) {
       const receipt = await createReceipt({ merchant_id: 1003 });
-      const res = await anonymousPay(receipt.id, number, undefined);
-      expect(res.status, await res.text()).not.toBe(429);
+      await expectAdmitted(send("receipt/anonymous/pay", { id: receipt.id, card: { number, expire: EXPIRE }, otp: OTP_OK }, undefined));
     }
   });
 });
 
-describe("a user uses at most 5 distinct card numbers a day", () => {
+describe("a card's users: at most 3 a day, and a user the card already admitted is never refused", () => {
+  it("a 4th user is refused with the whole window as Retry-After; the first three are never refused, however many others try", async () => {
+    const number = freshCardNumber();
+    const [a, b, c] = [await aUser(), await aUser(), await aUser()];
+    await expectAdmitted(pay(a, number));
+    letTimePass(2 * HOUR_MS);
+    await expectAdmitted(pay(b, number));
+    await expectAdmitted(pay(c, number));
+    letTimePass(5 * HOUR_MS);
+
+    const points: MetricPoint[] = [];
+    const stop = observeMetrics((point) => points.push(point));
+    for (let i = 0; i < 6; i++) {
+      const stranger = await aUser();
+      const receipt = await stranger.receipt();
+      const refused = await expectRiskLimited(pay(stranger, number, { id: receipt.id }), "card_users_per_day", 86_400);
+      // The whole day: when the card's users came (7 and 5 hours ago) is theirs, not the stranger's to learn.
+      expect(refused.retryAfter).toBe(86_400);
+      expect(await upstreamMovesFor(receipt.id)).toEqual([]);
+    }
+    stop();
+    expect(points.filter((point) => point.indexes[0] === "risk_refused").map((point) => point.blobs)).toEqual(
+      Array.from({ length: 6 }, () => ["risk_refused", "card_users_per_day", "card"]),
+    );
+
+    // The card's own users go on paying with it.
+    for (const user of [a, b, c]) await expectAdmitted(pay(user, number));
+    // A day after its users' last uses, the card takes a new user.
+    letTimePass(DAY_MS);
+    await expectAdmitted(pay(await aUser(), number));
+  });
+
+  it("the card's refusal takes back what the user's own counter wrote for the call: the refused card is not one of the user's cards", async () => {
+    const full = freshCardNumber();
+    for (let i = 0; i < 3; i++) await expectAdmitted(pay(await aUser(), full));
+    const user = await aUser();
+    for (let i = 0; i < 4; i++) await expectAdmitted(pay(user, freshCardNumber()));
+    await expectRiskLimited(pay(user, full), "card_users_per_day", 86_400);
+    // Had the refused card stayed counted, this fifth card would be the sixth.
+    await expectAdmitted(pay(user, freshCardNumber()));
+    await expectRiskLimited(pay(user, freshCardNumber()), "user_payer_cards_per_day", 86_400);
+  });
+});
+
+describe("a user's distinct payer cards: 5 a day", () => {
   it("the 6th distinct card is refused before the upstream; a card already used that day is still allowed", async () => {
     const user = await aUser();
     const cards = Array.from({ length: 6 }, freshCardNumber);
-    for (const number of cards.slice(0, 5)) {
-      const res = await anonymousPay((await user.receipt()).id, number, user.token);
-      expect(res.status, await res.text()).not.toBe(429);
-    }
+    for (const number of cards.slice(0, 5)) await expectAdmitted(pay(user, number));
     const receipt = await user.receipt();
-    const refused = await expectRiskLimited(anonymousPay(receipt.id, cards[5]!, user.token), "user_cards_per_day", 86_400);
+    const refused = await expectRiskLimited(pay(user, cards[5]!, { id: receipt.id }), "user_payer_cards_per_day", 86_400);
     expect(refused.retryAfter).toBeGreaterThan(86_000);
     expect(await upstreamMovesFor(receipt.id)).toEqual([]);
     // A card the user already used is no new card.
-    expect((await anonymousPay(receipt.id, cards[0]!, user.token)).status).not.toBe(429);
+    await expectAdmitted(pay(user, cards[0]!, { id: receipt.id }));
     // A day later the first cards have left the window.
     letTimePass(DAY_MS);
-    expect((await anonymousPay((await user.receipt()).id, cards[5]!, user.token)).status).not.toBe(429);
+    await expectAdmitted(pay(user, cards[5]!));
   });
 });
 
-describe("OTP sends: at most 20 per user and 10 per card a day", () => {
-  /** A merchant-1001 receipt of the user's, authorized once with `card`. */
-  const authorize = async (token: string, card: unknown) => {
-    const receipt = await createReceipt({ merchant_id: 1001 }, { token });
-    return { receipt, res: await call(`receipt/${"number" in (card as object) ? "anonymous/" : ""}authorize`, { id: receipt.id, card }, { token }) };
-  };
+describe("nobody can use up a stranger's card", () => {
+  it("a2c/create refused for its Idempotency-Key counts nothing: the card's owner still pays with it, the caller still creates", async () => {
+    const number = freshCardNumber();
+    const owner = await aUser();
+    await expectAdmitted(pay(owner, number));
 
+    const mallory = await aUser();
+    const transfer = { amount: 500_000, rate_id: 1, token: "tok_sandbox_ok", receiver_card: number };
+    const upstreamBefore = (await sandboxCalls()).length;
+    // Eleven to the owner's card, then twenty to cards of her own: past every limit, had they counted.
+    const receivers = [...Array.from({ length: 11 }, () => number), ...Array.from({ length: 20 }, freshCardNumber)];
+    for (const receiver_card of receivers) {
+      const error = await expectError(
+        send("a2c/create", { ...transfer, receiver_card, tid: newTid() }, mallory.token, { headers: { "Idempotency-Key": "k".repeat(256) } }),
+        400,
+        "invalid_request",
+      );
+      expect(error.details).toEqual([expect.objectContaining({ path: "Idempotency-Key" })]);
+    }
+    expect((await sandboxCalls()).length).toBe(upstreamBefore);
+
+    await expectAdmitted(pay(owner, number));
+    // Her first receiver card today, as far as rule 13 knows.
+    const own = { ...transfer, receiver_card: freshCardNumber(), tid: newTid() };
+    await expectStatus(send("a2c/create", own, mallory.token, { headers: { "Idempotency-Key": "k" } }), 200);
+  });
+
+  it("other users' OTP sends to a card never use up its owner's", async () => {
+    const number = freshCardNumber();
+    const owner = await aUser();
+    const first = await authorize(owner, { number });
+    await expectAdmitted(first.res);
+    // Two strangers ask for OTPs to the owner's card, five each: eleven sends to the card in all.
+    const strangers = [await aUser(), await aUser()];
+    for (const stranger of strangers) for (let i = 0; i < 5; i++) await expectAdmitted((await authorize(stranger, { number })).res);
+    // The owner's next OTP is still sent.
+    await expectAdmitted((await authorize(owner, { number })).res);
+    // Each stranger is refused on their own count.
+    for (const stranger of strangers) {
+      const { id, res } = await authorize(stranger, { number });
+      await expectRiskLimited(res, "user_card_otp_sends_per_day", 86_400);
+      expect(await upstreamMovesFor(id)).toEqual([]);
+    }
+  });
+});
+
+describe("OTP sends: 20 a day per user, 5 a day per user and card", () => {
   it("the 21st send for one user is refused and sends nothing", async () => {
-    // One user, a receipt per send, four cards (so that no card reaches its own limit of 10).
-    const token = await userToken(newUser("sms"));
-    const tokens = Array.from({ length: 4 }, (_, i) => `tok_probe_${crypto.randomUUID().slice(0, 8)}_${i}`);
-    let sends = 0;
-    for (const card of tokens) {
-      for (let i = 0; i < 5; i++) {
-        const { res } = await authorizeWithinRateLimit(token, { token: card });
-        expect(res.status, await res.text()).not.toBe(429);
-        sends++;
-      }
+    const user = await aUser();
+    // Four cards (tokens here), five sends each: no card reaches its own limit.
+    for (let card = 0; card < 4; card++) {
+      const token = `tok_probe_${crypto.randomUUID().slice(0, 8)}_${card}`;
+      for (let i = 0; i < 5; i++) await expectAdmitted((await authorize(user, { token })).res);
     }
-    expect(sends).toBe(20);
-    const { receipt, res } = await authorizeWithinRateLimit(token, { token: "tok_sandbox_ok" });
-    await expectRiskLimited(Promise.resolve(res), "user_otp_sends_per_day", 86_400);
-    expect(await upstreamMovesFor(receipt.id)).toEqual([]);
+    const { id, res } = await authorize(user, { token: "tok_sandbox_ok" });
+    await expectRiskLimited(res, "user_otp_sends_per_day", 86_400);
+    expect(await upstreamMovesFor(id)).toEqual([]);
   });
 
-  it("the 11th send to one card (a token here, its fingerprint) across users is refused", async () => {
+  it("the 6th send to one card (a token, by its fingerprint) for one user is refused; the token is no card number's use", async () => {
+    const user = await aUser();
     const card = { token: `tok_probe_${crypto.randomUUID().slice(0, 8)}` };
-    for (let i = 0; i < 10; i++) {
-      const { res } = await authorize(await userToken(newUser("sms")), card);
-      expect(res.status, await res.text()).not.toBe(429);
-    }
-    const { receipt, res } = await authorize(await userToken(newUser("sms")), card);
-    await expectRiskLimited(Promise.resolve(res), "card_otp_sends_per_day", 86_400);
-    expect(await upstreamMovesFor(receipt.id)).toEqual([]);
+    for (let i = 0; i < 5; i++) await expectAdmitted((await authorize(user, card)).res);
+    const { id, res } = await authorize(user, card);
+    await expectRiskLimited(res, "user_card_otp_sends_per_day", 86_400);
+    expect(await upstreamMovesFor(id)).toEqual([]);
+    // Another user asks for an OTP to the same token.
+    await expectAdmitted((await authorize(await aUser(), card)).res);
+  });
+});
+
+describe("a2c/create: a user's distinct receiver cards, 20 a day, which count toward nothing else", () => {
+  it("the 21st distinct receiver is refused before the upstream and frees its tid; a receiver already counted is allowed", async () => {
+    const user = await aUser();
+    const receivers = Array.from({ length: 21 }, freshCardNumber);
+    const create = (receiver_card: string, tid = newTid()) => send("a2c/create", transferRequest({ tid, receiver_card }), user.token);
+    for (const receiver of receivers.slice(0, 20)) await expectStatus(create(receiver), 200);
+    const calls = (await sandboxCalls()).length;
+    const tid = newTid();
+    const refused = await expectRiskLimited(create(receivers[20]!, tid), "user_receiver_cards_per_day", 86_400);
+    expect(refused.retryAfter).toBeGreaterThan(86_000);
+    expect((await sandboxCalls()).length).toBe(calls);
+    // The refused create's tid is free, for a create to a receiver already counted.
+    await expectStatus(create(receivers[0]!, tid), 200);
   });
 
-  /**
-   * As authorize, through the app with a Workers rate limit that lets every
-   * call through: it allows a user 5 authorizes a minute of real time, and
-   * rule 13's daily counts are what is tested here (the counting happens in
-   * the receipt's object, with the deployment's own RISK binding).
-   */
-  async function authorizeWithinRateLimit(token: string, card: unknown) {
-    const receipt = await createReceipt({ merchant_id: 1001 }, { token });
-    const unlimited = { limit: async () => ({ success: true }) };
-    const deployment = { ...env, LIMIT_AUTHORIZE_PER_USER: unlimited, LIMIT_AUTHORIZE_PER_IP: unlimited } as Env;
-    const res = await createApp().fetch(
-      new Request(`${API}/receipt/authorize`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-        body: JSON.stringify({ id: receipt.id, card }),
-      }),
-      deployment,
-      createExecutionContext(),
+  it("receiver cards count toward no payer limit: many users send to one card, which still pays", async () => {
+    const number = freshCardNumber();
+    for (let i = 0; i < 5; i++) {
+      const sender = await aUser();
+      await expectStatus(send("a2c/create", transferRequest({ receiver_card: number }), sender.token), 200);
+    }
+    // Five senders, yet the card has no user as the payer's: three users pay with it.
+    for (let i = 0; i < 3; i++) await expectAdmitted(pay(await aUser(), number));
+    // A user's receivers are not their payer cards.
+    const user = await aUser();
+    for (let i = 0; i < 6; i++) await expectStatus(send("a2c/create", transferRequest({ receiver_card: freshCardNumber() }), user.token), 200);
+    for (let i = 0; i < 5; i++) await expectAdmitted(pay(user, freshCardNumber()));
+  });
+
+  it("a replayed create and a tid conflict count nothing", async () => {
+    const deployment = { ...DEPLOYMENT, RISK_LIMITS: '{"user_receiver_cards_per_day": 2}' } as Env;
+    const user = await aUser();
+    const create = (body: Record<string, unknown>) => send("a2c/create", body, user.token, { deployment });
+    const first = transferRequest({ receiver_card: freshCardNumber() });
+    await expectStatus(create(first), 200);
+    for (let i = 0; i < 3; i++) {
+      const replay = await create(first);
+      await expectStatus(replay.clone(), 200);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      await expectError(create({ ...first, receiver_card: freshCardNumber() }), 409, "tid_conflict");
+    }
+    // Had the conflicts counted, this second receiver would be the fifth.
+    await expectStatus(create(transferRequest({ receiver_card: freshCardNumber() })), 200);
+    await expectRiskLimited(create(transferRequest({ receiver_card: freshCardNumber() })), "user_receiver_cards_per_day", 86_400);
+  });
+});
+
+describe("a request refused before the gateway acts counts nothing", () => {
+  it("its body, its Idempotency-Key, the caller's rights, the receipt's state, a reused key or a replay: the user then has all 5 uses", async () => {
+    const number = freshCardNumber();
+    const user = await aUser();
+    const stranger = await aUser();
+    const paid = await user.receipt();
+    await expectStatus(send("receipt/pay", { id: paid.id, card: { token: "tok_sandbox_ok" } }, user.token), 200);
+    // One keyed use, then its replays (no use), and the key reused for another body (no use).
+    const keyed = await user.receipt();
+    await expectAdmitted(pay(user, number, { id: keyed.id, headers: { "Idempotency-Key": "k-1" } }));
+    for (let i = 0; i < 6; i++) {
+      const receipt = await user.receipt();
+      const body = { id: receipt.id, card: { number, expire: EXPIRE }, otp: OTP_OK };
+      await expectError(send("receipt/anonymous/pay", { ...body, otp: "1" }, user.token), 400, "invalid_request");
+      // A field the card does not define: refused before anything counts, though the number is valid.
+      await expectError(send("receipt/anonymous/pay", { ...body, card: { ...body.card, cvv: "123" } }, user.token), 400, "invalid_request");
+      await expectError(send("receipt/anonymous/pay", body, user.token, { headers: { "Idempotency-Key": "k".repeat(256) } }), 400, "invalid_request");
+      await expectError(pay(stranger, number, { id: receipt.id }), 404, "receipt_not_found");
+      await expectError(pay(user, number, { id: paid.id }), 409, "receipt_already_paid");
+      const replay = await pay(user, number, { id: keyed.id, headers: { "Idempotency-Key": "k-1" } });
+      expect(replay.headers.get("idempotent-replayed"), await replay.text()).toBe("true");
+      await expectError(
+        send("receipt/anonymous/pay", { ...body, id: keyed.id, otp: "333333" }, user.token, { headers: { "Idempotency-Key": "k-1" } }),
+        409,
+        "idempotency_key_reused",
+      );
+    }
+    for (let i = 0; i < 4; i++) await expectAdmitted(pay(user, number));
+    await expectRiskLimited(pay(user, number), "user_card_uses_per_hour", 3600);
+  });
+
+  it("a call refused by the rate limit counts nothing", async () => {
+    const number = freshCardNumber();
+    const user = await aUser();
+    const refusing = { limit: async () => ({ success: false }) };
+    const deployment = { ...DEPLOYMENT, LIMIT_PAY_PER_USER: refusing } as Env;
+    for (let i = 0; i < 6; i++) {
+      const { id } = await user.receipt();
+      const res = await send("receipt/anonymous/pay", { id, card: { number, expire: EXPIRE }, otp: OTP_OK }, user.token, { deployment });
+      await expectError(res, 429, "rate_limited");
+    }
+    for (let i = 0; i < 5; i++) await expectAdmitted(pay(user, number));
+  });
+});
+
+describe("one card, one fingerprint, however its number is written", () => {
+  it("leading zeros, spaces and dashes fingerprint as the number itself; a token and another number do not", async () => {
+    const secret = env.CARD_FINGERPRINT_SECRET;
+    const plain = await cardFingerprint(secret, { number: "8600000000000007" });
+    for (const written of ["0008600000000000007", "08600000000000007", "8600 0000 0000 0007", "8600-0000-0000-0007", " 8600000000000007 "]) {
+      expect(await cardFingerprint(secret, { number: written }), written).toBe(plain);
+    }
+    expect(await cardFingerprint(secret, { number: "9860000000000018" })).not.toBe(plain);
+    expect(await cardFingerprint(secret, { token: "8600000000000007" })).not.toBe(plain);
+  });
+
+  it("the number written with leading zeros is the same card's 6th use; written with spaces it is refused as invalid and counts nothing", async () => {
+    const number = freshCardNumber();
+    const user = await aUser();
+    await expectError(pay(user, number.replace(/(\d{4})(?=\d)/g, "$1 ")), 400, "invalid_request");
+    for (let i = 0; i < 5; i++) await expectAdmitted(pay(user, number));
+    await expectRiskLimited(pay(user, number.padStart(19, "0")), "user_card_uses_per_hour", 3600);
+  });
+});
+
+describe("a takeback never undoes another call's count", () => {
+  it("two calls count one card at once; the first is taken back; the card stays counted by the second", async () => {
+    const user = env.RISK.get(env.RISK.idFromName(`user:${newUser("race")}`));
+    const payerCards = (ref: string): Counter[] => [{ rule: "user_payer_cards_per_day", limit: 2, windowMs: DAY_MS, keepMs: DAY_MS, ref }];
+    const [refusedElsewhere, admitted] = await Promise.all([user.count(payerCards("card-x"), "call-a"), user.count(payerCards("card-x"), "call-b")]);
+    expect(refusedElsewhere.ok && admitted.ok).toBe(true);
+    // Call A was refused by the card's counter: its own entries are taken back while call B goes on.
+    await user.takeBack(refusedElsewhere.ok ? refusedElsewhere.taken : []);
+    // Card X is still one of the user's two: Y is the second, Z a third.
+    expect((await user.count(payerCards("card-y"), "call-c")).ok).toBe(true);
+    expect(await user.count(payerCards("card-z"), "call-d")).toMatchObject({ ok: false, rule: "user_payer_cards_per_day" });
+  });
+});
+
+describe("a counter that cannot answer", () => {
+  /** The RISK binding with every object (or those whose name starts with `failing`) throwing, as an overloaded or unreachable one does. */
+  const failingRisk = (failing = "") =>
+    ({
+      idFromName: (name: string) => ({ name }),
+      get: (id: { name: string }) => {
+        if (!id.name.startsWith(failing)) return env.RISK.get(env.RISK.idFromName(id.name));
+        const down = () => Promise.reject(new Error("Durable Object is overloaded"));
+        return { count: down, takeBack: down };
+      },
+    }) as unknown as Env["RISK"];
+
+  it("a user's counter that fails is replaced by the isolate's own: the limit still holds, loudly", async () => {
+    const deployment = { ...DEPLOYMENT, RISK: failingRisk(), RISK_LIMITS: '{"user_receiver_cards_per_day": 2}' } as Env;
+    const user = await aUser();
+    const create = () => send("a2c/create", transferRequest({ receiver_card: freshCardNumber() }), user.token, { deployment });
+    await expectStatus(create(), 200);
+    await expectStatus(create(), 200);
+    await expectRiskLimited(create(), "user_receiver_cards_per_day", 86_400);
+    const line = errors.find((l) => l.includes('"event":"risk_unavailable"'));
+    expect(line && JSON.parse(line)).toMatchObject({ subject: "user", fallback: "isolate" });
+  });
+
+  it("a card's counter that fails is replaced by the isolate's own: its users are still counted, its earlier users still admitted", async () => {
+    const deployment = { ...env, RISK: failingRisk("card:") } as Env;
+    const number = freshCardNumber();
+    const users = await Promise.all(Array.from({ length: 4 }, () => aUser()));
+    const caller = (user: User) => ({ kind: "user" as const, id: user.sub });
+    const use = (user: User) => admitRisk(deployment, caller(user), { card: { number } }, "test");
+    for (const user of users.slice(0, 3)) expect(await use(user)).toBeNull();
+    expect(await use(users[3]!)).toMatchObject({ code: "risk_limited", rule: "card_users_per_day", retry_after: 86_400 });
+    expect(await use(users[0]!)).toBeNull();
+  });
+});
+
+describe("RISK_LIMITS", () => {
+  it("names the limits, each a positive integer or off; a limit the previous release counted is refused with what replaced it", async () => {
+    expect(parseRiskLimits('{"user_card_uses_per_hour": 3, "card_users_per_day": "off"}')).toEqual({
+      limits: { ...DEFAULT_RISK_LIMITS, user_card_uses_per_hour: 3, card_users_per_day: null },
+      problem: null,
+    });
+    expect(parseRiskLimits('{"card_uses_per_hour": 10}').problem).toMatch(
+      /card_uses_per_hour, a limit no longer counted: set user_card_uses_per_hour/,
     );
-    return { receipt, res };
-  }
+    const deployment = { ...DEPLOYMENT, RISK_LIMITS: '{"card_otp_sends_per_day": 10}' } as Env;
+    const error = await expectError(send("a2c/create", transferRequest(), (await aUser()).token, { deployment }), 503, "service_misconfigured");
+    expect(error.message).toContain("user_card_otp_sends_per_day");
+  });
 });
 
 describe("what rule 13 keeps", () => {
-  it("no card number or token in any counter; a subject's rows end with their window and its object then deletes itself", async () => {
+  it("no card number, token or user in a card's counter; a subject's rows end with their window and its object then deletes itself", async () => {
     const number = freshCardNumber();
     const user = await aUser();
-    await anonymousPay((await user.receipt()).id, number, user.token);
+    await expectAdmitted(pay(user, number));
     const ids = await listDurableObjectIds(env.RISK);
     const rows = (await Promise.all(ids.map((id) => dumpCounters(env.RISK.get(id))))).flat();
     expect(rows.length).toBeGreaterThan(0);
@@ -297,12 +568,20 @@ describe("what rule 13 keeps", () => {
       expect(row).not.toContain("tok_");
     }
 
-    const subjects = [
-      env.RISK.get(env.RISK.idFromName(`card:${await cardFingerprint(env.CARD_FINGERPRINT_SECRET, { number })}`)),
-      env.RISK.get(env.RISK.idFromName(`user:${user.sub}`)),
-    ];
-    for (const subject of subjects) expect(await dumpCounters(subject)).toHaveLength(1);
-    letTimePass(DAY_MS + 1);
+    const fingerprint = await cardFingerprint(env.CARD_FINGERPRINT_SECRET, { number });
+    const card = env.RISK.get(env.RISK.idFromName(`card:${fingerprint}`));
+    const subjects = [card, env.RISK.get(env.RISK.idFromName(`user:${user.sub}`))];
+    const cardRows = await dumpCounters(card);
+    expect(cardRows.join("\n")).not.toContain(user.sub);
+    expect(cardRows.join("\n")).toContain(await userKey(env.CARD_FINGERPRINT_SECRET, user.sub));
+    for (const subject of subjects) {
+      expect(await dumpCounters(subject)).toHaveLength(1);
+      // Its alarm: after the use's day, within the hour that lets a payment's calls end together.
+      const alarm = await runInDurableObject(subject, (_o, state) => state.storage.getAlarm());
+      expect(alarm).toBeGreaterThan(clock.now() + DAY_MS - 60_000);
+      expect(alarm).toBeLessThanOrEqual(clock.now() + DAY_MS + HOUR_MS);
+    }
+    letTimePass(DAY_MS + HOUR_MS);
     for (const subject of subjects) {
       expect(await runDurableObjectAlarm(subject)).toBe(true);
       expect(await dumpCounters(subject)).toEqual([]);
@@ -313,5 +592,63 @@ describe("what rule 13 keeps", () => {
       );
       expect(tables).toEqual([]);
     }
+  });
+});
+
+/** The previous release's RiskObject, from its bundle (test/releases/previous/worker.js, plain JavaScript). */
+interface PreviousRiskObject {
+  admit(counters: { rule: string; limit: number; windowMs: number; distinct?: string }[]): Promise<{ ok: true; written: unknown[] } | { ok: false }>;
+  release(written: unknown[]): Promise<void>;
+  alarm(): Promise<void>;
+}
+const previousRelease = () =>
+  import("../releases/previous/worker.js" as string) as Promise<{ RiskObject: new (state: DurableObjectState, env: Env) => PreviousRiskObject }>;
+
+describe("the previous release's counters, both ways (a gradual deploy mixes the two; a rollback runs the previous one on this one's log)", () => {
+  const logOf = (stub: DurableObjectStub) => runInDurableObject(stub, (_o, state) => state.storage.kv.get<Record<string, unknown>>(RISK_LOG));
+
+  it("this release counts the previous one's distinct cards and OTP sends of a user, and keeps them", async () => {
+    const user = await aUser();
+    const stub = env.RISK.get(env.RISK.idFromName(`user:${user.sub}`));
+    const until = Date.now() + DAY_MS - 60_000;
+    const cards = await Promise.all(Array.from({ length: 5 }, () => cardFingerprint(env.CARD_FINGERPRINT_SECRET, { number: freshCardNumber() })));
+    // As the previous release wrote it: per rule, its uses' ends (a user's cards by fingerprint).
+    await runInDurableObject(stub, (_o, state) =>
+      state.storage.kv.put(RISK_LOG, {
+        user_cards_per_day: Object.fromEntries(cards.map((fingerprint) => [fingerprint, until])),
+        user_otp_sends_per_day: Array.from({ length: 19 }, () => until),
+      }),
+    );
+    await expectRiskLimited(pay(user, freshCardNumber()), "user_payer_cards_per_day", 86_400);
+    await expectAdmitted((await authorize(user, { token: "tok_sandbox_ok" })).res);
+    await expectRiskLimited((await authorize(user, { token: "tok_sandbox_ok" })).res, "user_otp_sends_per_day", 86_400);
+    const log = await logOf(stub);
+    expect(Object.keys(log?.user_cards_per_day ?? {})).toHaveLength(5);
+    expect(log?.user_otp_sends_per_day).toHaveLength(19);
+  });
+
+  it("the previous release's object code reads this one's log without throwing and keeps its entries; its calls still answer here", async () => {
+    const number = freshCardNumber();
+    const user = await aUser();
+    for (let i = 0; i < 5; i++) await expectAdmitted(pay(user, number));
+    const stub = env.RISK.get(env.RISK.idFromName(`user:${user.sub}`));
+    const written = await logOf(stub);
+    // The previous release's class on this object's storage: its check-and-count, its takeback and its alarm.
+    const { RiskObject: Previous } = await previousRelease();
+    const previousSaw = await runInDurableObject(stub, async (_o, state) => {
+      const previous = new Previous(state, env);
+      const admitted = await previous.admit([{ rule: "user_otp_sends_per_day", limit: 20, windowMs: DAY_MS }]);
+      await previous.release(admitted.ok ? admitted.written : []);
+      await previous.alarm();
+      return state.storage.kv.get<Record<string, unknown>>(RISK_LOG);
+    });
+    expect(previousSaw?.payer_uses).toEqual(written?.payer_uses);
+    // This release still counts what it wrote.
+    await expectRiskLimited(pay(user, number), "user_card_uses_per_hour", 3600);
+    // The previous release's Worker calling this release's object: answered as it was.
+    const card = env.RISK.get(env.RISK.idFromName(`card:${await cardFingerprint(env.CARD_FINGERPRINT_SECRET, { number: freshCardNumber() })}`));
+    const counter = { rule: "card_uses_per_hour", limit: 1, windowMs: HOUR_MS };
+    expect(await card.admit([counter])).toMatchObject({ ok: true });
+    expect(await card.admit([counter])).toMatchObject({ ok: false, rule: "card_uses_per_hour" });
   });
 });

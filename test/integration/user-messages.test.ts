@@ -13,6 +13,7 @@ import { renderError } from "../../src/errors";
 import { negotiateLanguage } from "../../src/language";
 import type { GatewayEnv } from "../../src/types";
 import { call, createReceipt, expectError } from "../helpers";
+import { scriptedUpstream } from "../support/scripted-upstream";
 
 /** An Accept-Language as an app in each language might send it, and the language it chooses. */
 const ASKED: [header: string, language: Language][] = [
@@ -23,6 +24,16 @@ const ASKED: [header: string, language: Language][] = [
 ];
 
 const inLanguage = (header: string) => ({ headers: { "accept-language": header } });
+
+/** What an unknown outcome's text says in each language: it may have gone through, and not to pay again. */
+const MAY_HAVE_GONE_THROUGH: Record<Language, RegExp> = {
+  en: /may have gone through.*do not pay again/is,
+  ru: /мог пройти.*не оплачивайте повторно/is,
+  uz: /boʻlishi mumkin.*qayta toʻlamang/is,
+  "uz-Cyrl": /бўлиши мумкин.*қайта тўламанг/is,
+};
+/** Words for failed, cancelled or declined, in the four languages. */
+const FAILED = /fail|cancel|declin|не удал|отмен|отклон|ошибк|muvaffaqiyatsiz|bekor|муваффақиятсиз|бекор/;
 
 describe("user_message, in the language Accept-Language prefers", () => {
   it.each(ASKED)("receipt_not_found, asked with %j: %s", async (header, language) => {
@@ -39,6 +50,26 @@ describe("user_message, in the language Accept-Language prefers", () => {
     expect((await res).headers.get("content-language")).toBe(language);
     expect(error.decline_reason).toBe("insufficient_funds");
     expect(error.user_message).toBe(DECLINE_REASONS.insufficient_funds[language]);
+  });
+
+  it("where the outcome is unknown (502 upstream_error, 504 upstream_timeout), every language says the payment may have gone through, is being checked, and not to pay again", async () => {
+    const unknown = async (header: string, language: Language) => {
+      const lost = await createReceipt({ merchant_id: 1003 });
+      scriptedUpstream.on("receipt/pay", { kind: "status", status: 500, act: false }, { id: lost.id });
+      const late = await createReceipt({ merchant_id: 1003 });
+      const answers = [
+        [await call("receipt/pay", { id: lost.id, card: { token: "tok_sandbox_ok" } }, inLanguage(header)), 502, "upstream_error"],
+        [await call("receipt/pay", { id: late.id, card: { token: "tok_sandbox_timeout" } }, inLanguage(header)), 504, "upstream_timeout"],
+      ] as const;
+      for (const [res, status, code] of answers) {
+        const error = await expectError(res, status, code);
+        expect(res.headers.get("content-language")).toBe(language);
+        expect(error.user_message).toBe(ERROR_CODES[code].user_message[language]);
+        expect(error.user_message, `${code} ${language}`).toMatch(MAY_HAVE_GONE_THROUGH[language]);
+        expect(error.user_message.toLowerCase(), `${code} ${language}`).not.toMatch(FAILED);
+      }
+    };
+    await Promise.all(ASKED.map(([header, language]) => unknown(header, language)));
   });
 
   it("no header, q=0 for every language it names, or a malformed one: English", async () => {

@@ -1,9 +1,10 @@
 // The user_message texts (src/error-codes.ts): every error code and every
 // decline reason the gateway can emit has a sentence for the card holder in
 // each language, in that language's script, with nothing a developer would
-// write: no codes, field names, jargon or long numbers.
+// write: no codes, field names, jargon or long numbers; and none misleads
+// about money: where the outcome is unknown, no text says a payment failed.
 import { describe, expect, it } from "vitest";
-import { DECLINE_REASON_NAMES, DECLINE_REASONS, ERROR_CODE_NAMES, ERROR_CODES, LANGUAGES, userMessage } from "../../src/error-codes";
+import { DECLINE_REASON_NAMES, DECLINE_REASONS, ERROR_CODE_NAMES, ERROR_CODES, LANGUAGES, type Language, userMessage } from "../../src/error-codes";
 
 const sources = import.meta.glob("../../src/**/*.ts", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
 
@@ -21,6 +22,49 @@ const LATIN = /[A-Za-z]/;
 const CYRILLIC = /[\u0400-\u04FF]/;
 /** The Latin a Cyrillic text may carry: the name of the message the code comes in. */
 const withoutSms = (text: string) => text.replace(/\bSMS/g, "");
+
+/** The codes whose outcome nobody knows yet: the payment may have gone through (the contract's Errors section). */
+const UNKNOWN_OUTCOME = ["upstream_error", "upstream_timeout"] as const;
+
+/**
+ * Per language: words that say a payment failed, was cancelled or declined
+ * (never in an unknown outcome's text), and the phrases it must carry: the
+ * payment may have gone through, it is being checked, do not pay again.
+ */
+const UNKNOWN_OUTCOME_WORDS = {
+  en: {
+    never: ["fail", "cancel", "declin", "unsuccessful", "reject", "did not go through", "not completed", "error"],
+    mayHaveGoneThrough: /may have gone through/,
+    checking: /check/,
+    doNotPayAgain: /do not pay again/i,
+  },
+  ru: {
+    never: ["не удал", "отмен", "ошибк", "отклон", "неуспеш", "не прош", "не выполн", "не провед"],
+    mayHaveGoneThrough: /мог пройти/,
+    checking: /провер/,
+    doNotPayAgain: /не оплачивайте повторно/i,
+  },
+  uz: {
+    never: ["muvaffaqiyatsiz", "bekor", "rad et", "xato", "oshmadi", "bajarilmadi", "boʻlmadi"],
+    mayHaveGoneThrough: /amalga oshgan boʻlishi mumkin/,
+    checking: /tekshir/,
+    doNotPayAgain: /qayta toʻlamang/i,
+  },
+  "uz-Cyrl": {
+    never: ["муваффақиятсиз", "бекор", "рад эт", "хато", "ошмади", "бажарилмади", "бўлмади"],
+    mayHaveGoneThrough: /амалга ошган бўлиши мумкин/,
+    checking: /текшир/,
+    doNotPayAgain: /қайта тўламанг/i,
+  },
+} as const satisfies Record<Language, { never: readonly string[]; mayHaveGoneThrough: RegExp; checking: RegExp; doNotPayAgain: RegExp }>;
+
+/** Words that say every guess was wrong: untrue when some were unconfirmed. */
+const WRONGLY: Record<Language, readonly string[]> = {
+  en: ["wrong", "incorrect", "invalid"],
+  ru: ["неверн", "неправильн"],
+  uz: ["notoʻgʻri"],
+  "uz-Cyrl": ["нотўғри"],
+};
 
 describe("user_message texts", () => {
   it("every error code and every decline reason has a sentence in every language", () => {
@@ -67,6 +111,61 @@ describe("user_message texts", () => {
       expect(text, at).not.toMatch(/['`‘’]/);
       expect(text.replace(/[oOgG]\u02BB/g, ""), at).not.toContain("\u02BB");
       expect(text, at).not.toMatch(/[oOgG]\u02BC/);
+    }
+  });
+
+  it("where the outcome is unknown, says the payment may have gone through, is being checked, and not to pay again; never that it failed or was cancelled", () => {
+    for (const code of UNKNOWN_OUTCOME) {
+      for (const language of LANGUAGES) {
+        const text = ERROR_CODES[code].user_message[language];
+        const words = UNKNOWN_OUTCOME_WORDS[language];
+        const at = `${code} ${language}: ${text}`;
+        for (const word of words.never) expect(text.toLowerCase(), at).not.toContain(word);
+        expect(text, at).toMatch(words.mayHaveGoneThrough);
+        expect(text, at).toMatch(words.checking);
+        expect(text, at).toMatch(words.doNotPayAgain);
+      }
+    }
+  });
+
+  it("the unknown-outcome words are found where they are said, and the forbidden ones where a text says a payment failed", () => {
+    // The checks above would pass on texts that say nothing: each pattern is seen to match a sentence that says it.
+    const says = {
+      en: ["The payment failed.", "It was cancelled.", "Your card was declined."],
+      ru: ["Не удалось провести платёж.", "Платёж отменён.", "Произошла ошибка."],
+      uz: ["Toʻlov muvaffaqiyatsiz.", "Toʻlov bekor qilindi."],
+      "uz-Cyrl": ["Тўлов муваффақиятсиз.", "Тўлов бекор қилинди."],
+    } as const;
+    for (const language of LANGUAGES) {
+      const words = UNKNOWN_OUTCOME_WORDS[language];
+      for (const sentence of says[language])
+        expect(
+          words.never.some((word) => sentence.toLowerCase().includes(word)),
+          sentence,
+        ).toBe(true);
+    }
+    expect(ERROR_CODES.receipt_cancelled.user_message.uz).toMatch(/bekor/);
+    expect(ERROR_CODES.card_declined.user_message.en.toLowerCase()).toContain("declin");
+  });
+
+  it("says money leaves a card, not an account (Uzbek hisob, Russian счёт)", () => {
+    for (const { at, text } of TEXTS) expect(text.toLowerCase(), at).not.toMatch(/hisob|ҳисоб|со сч[её]та|с вашего сч[её]та/);
+  });
+
+  it("otp_attempts_exhausted and receipt_expired hold for a receipt cancelled upstream and a transfer closed at the gateway; the first for unconfirmed guesses too", () => {
+    for (const language of LANGUAGES) {
+      const exhausted = ERROR_CODES.otp_attempts_exhausted.user_message[language].toLowerCase();
+      for (const word of [...UNKNOWN_OUTCOME_WORDS[language].never, ...WRONGLY[language]])
+        expect(exhausted, `${language}: ${exhausted}`).not.toContain(word);
+      const expired = ERROR_CODES.receipt_expired.user_message[language].toLowerCase();
+      for (const word of UNKNOWN_OUTCOME_WORDS[language].never) expect(expired, `${language}: ${expired}`).not.toContain(word);
+    }
+  });
+
+  it("tid_conflict speaks of the payment the user knows, not of a step a developer takes (creating it)", () => {
+    for (const language of LANGUAGES) {
+      const text = ERROR_CODES.tid_conflict.user_message[language].toLowerCase();
+      expect(text, `${language}: ${text}`).not.toMatch(/creat|созда|yarat|ярат/);
     }
   });
 
