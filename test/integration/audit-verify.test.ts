@@ -84,11 +84,13 @@ describe("erasure in the audit trail (rule 10)", () => {
   it("leaves no raw account value of the user in any batch, records each rewrite in its chain, and audit:verify still passes", async () => {
     const user = newUser();
     const token = await userToken(user);
-    const phone = `99890${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
+    // An account value the trail keeps as it is (a phone number's twelve digits are masked in every entry from
+    // the start, as every run of twelve digits or more is: src/redact.ts), so that its erasure shows.
+    const phone = `L${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
     const receipts = [];
-    for (let i = 0; i < 3; i++) receipts.push(await createReceipt({ account: [{ key: "phone", value: phone }] }, { token }));
-    // Someone else's receipt with the same number keeps it: only the user's values are erased.
-    const other = await createReceipt({ account: [{ key: "phone", value: phone }] });
+    for (let i = 0; i < 3; i++) receipts.push(await createReceipt({ account: [{ key: "account", value: phone }] }, { token }));
+    // Someone else's receipt with the same value keeps it: only the user's values are erased.
+    const other = await createReceipt({ account: [{ key: "account", value: phone }] });
     for (const receipt of [...receipts, other]) await trailOnceIn({ receipt_id: receipt.id }, 1);
     await flushAudit();
     expect([...(await auditObjects()).values()].join("\n")).toContain(phone);
@@ -109,7 +111,7 @@ describe("erasure in the audit trail (rule 10)", () => {
       ).toBe(true);
     }
     const erased = (await trailOnceIn({ user }, 3)).filter((entry) => entry.op === "create");
-    expect(erased.map((entry) => entry.detail.account[0].value)).toEqual(receipts.map(() => `99${"*".repeat(phone.length - 4)}${phone.slice(-2)}`));
+    expect(erased.map((entry) => entry.detail.account[0].value)).toEqual(receipts.map(() => `${phone.slice(0, 2)}${"*".repeat(phone.length - 4)}${phone.slice(-2)}`));
 
     const report = await verifyAudit(bucketReader());
     expect(report.problems).toEqual([]);
