@@ -111,7 +111,9 @@ describe("erasure in the audit trail (rule 10)", () => {
       ).toBe(true);
     }
     const erased = (await trailOnceIn({ user }, 3)).filter((entry) => entry.op === "create");
-    expect(erased.map((entry) => entry.detail.account[0].value)).toEqual(receipts.map(() => `${phone.slice(0, 2)}${"*".repeat(phone.length - 4)}${phone.slice(-2)}`));
+    expect(erased.map((entry) => entry.detail.account[0].value)).toEqual(
+      receipts.map(() => `${phone.slice(0, 2)}${"*".repeat(phone.length - 4)}${phone.slice(-2)}`),
+    );
 
     const report = await verifyAudit(bucketReader());
     expect(report.problems).toEqual([]);
