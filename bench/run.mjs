@@ -23,7 +23,7 @@ import { buildAll, bundleReport, children } from "./lib/build.mjs";
 import { BUILD_DIR, CRITICAL_ONLY, PLAN, PLATFORM_D1_MS, PLATFORM_SCENARIOS, PORTS, RESULTS_DIR, UPSTREAM_LATENCY_MS } from "./lib/config.mjs";
 import { countCriticalPath, criticalCounts, criticalMarkdown } from "./lib/critical.mjs";
 import { eventsRun } from "./lib/events.mjs";
-import { assertEveryFileBucketed, profileGateway, summarize } from "./lib/profile.mjs";
+import { profileGateway, summarize, unbucketedFiles } from "./lib/profile.mjs";
 import { startReceiver } from "./lib/receiver.mjs";
 import {
   compareWithPrevious,
@@ -46,8 +46,6 @@ import { combineRounds, prepareFixtures, SCENARIOS, TARGETS, timedRound, warmUp 
 
 const say = (msg) => console.log(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${msg}`);
 const t0 = performance.now();
-// The CPU table must give every file of src/ to a bucket: refuse before anything is built.
-assertEveryFileBucketed();
 
 async function shutdown(code) {
   for (const child of children) child.kill("SIGTERM");
@@ -166,6 +164,9 @@ async function main() {
   // The partner's receiver, up for the whole run: the gateway delivers its events to it (see lib/runtime.mjs).
   const partner = await startReceiver(PORTS.partner);
   process.once("exit", () => partner.close());
+  // A file of src/ that no rule of lib/buckets.mjs names still counts (as "other gateway code"); said here, and the unit test fails on it.
+  const unbucketed = unbucketedFiles();
+  if (unbucketed.length) say(`no CPU bucket names ${unbucketed.map((f) => `src/${f}`).join(", ")}: they count as other gateway code`);
   const machineAtStart = describeMachine();
   // CPU the host takes from this virtual machine over the run (steal): a crowded host makes every number noisier.
   const countersAtStart = cpuCounters();
