@@ -55,17 +55,29 @@ export const DEV_VARS = parseEnv(readFileSync(join(ROOT, ".dev.vars.example"), "
 /** The partner backend's development key (docs/reference.md, "Development credentials"). */
 export const PARTNER_KEY = "sk_test_local_partner";
 
+/*
+ * The two header sets below are shared by every request of a run, so they
+ * are frozen: autocannon writes a Content-Length into the headers object a
+ * request's setupRequest returns, and once that was one of these, every
+ * later fetch with them declared the length of an anonymous pay's body. A
+ * longer body then never left the bench (undici refuses to write past the
+ * declared length, and the request hung with nothing sent) until workerd
+ * closed the silent connection after its 15 s header timeout: "fetch failed
+ * ... other side closed", with the gateway up and well. Frozen, such a
+ * write throws where it happens.
+ */
+
 /** What a partner sends to the gateway, and to the bare proxy (which swaps in the upstream key). */
-export const GATEWAY_HEADERS = {
+export const GATEWAY_HEADERS = Object.freeze({
   "content-type": "application/json",
   authorization: `Bearer ${PARTNER_KEY}`,
-};
+});
 
 /** What the gateway's upstream client sends to the sandbox; used on the sandbox directly. */
-export const SANDBOX_HEADERS = {
+export const SANDBOX_HEADERS = Object.freeze({
   "content-type": "application/json",
   authorization: `Bearer ${DEV_VARS.UPSTREAM_API_KEY ?? ""}`,
-};
+});
 
 const quick = process.argv.includes("--quick");
 
