@@ -520,14 +520,14 @@ export const logWhatIf = (built) =>
   });
 
 /**
- * What the write-ahead note (rule 8) costs a pay: the receipt object's #send
- * as built (note the call, set the alarm, flush, then call) against one that
- * only calls.
+ * What the write-ahead note (rule 8) costs a pay: the record's
+ * WriteAhead.around (src/record/write-ahead.ts) as built (note the call,
+ * set the alarm, flush, then call) against one that only calls.
  */
 export const writeAheadWhatIf = (built) =>
   bundleWhatIf(built, {
     name: "nowriteahead",
-    find: /(async #send\([^)]*\) \{\n)[\s\S]*?(\n\s*return call\(\);\n\s*\})/,
+    find: /(async around\([^)]*\) \{\n)[\s\S]*?(\n\s*return call\(\);\n\s*\})/,
     replace: "$1$2",
     label: "without the write-ahead",
     scenario: "pay",
