@@ -22,8 +22,9 @@ export const HOST = "127.0.0.1";
 process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
 /**
  * Fixed ports, well away from `wrangler dev`'s 8787 (and the 8788+ it falls
- * back to) so the bench can run beside a dev server. BENCH_PORT_BASE moves
- * them all.
+ * back to) so a bench can run beside a dev server: what `listenPort` gives
+ * when BENCH_PORT_BASE is set (n+1...n+10), and what bench/capacity.mjs and
+ * bench/runtime-choice.mjs listen on.
  */
 const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 18780);
 export const PORTS = {
@@ -44,6 +45,15 @@ export const PORTS = {
   /** The traced gateway that counts round trips and commits (lib/critical.mjs). */
   traced: PORT_BASE + 10,
 };
+
+/**
+ * The port `npm run bench` gives the runtime or receiver `name` (a key of
+ * PORTS): 0, any free port the system picks (its ephemeral range, away from
+ * 8787 and from the dev servers' ports), so benches of several checkouts,
+ * and `npm test`'s quick one, run side by side on one machine; PORTS[name]
+ * when BENCH_PORT_BASE asks for fixed ones.
+ */
+export const listenPort = (name) => (process.env.BENCH_PORT_BASE ? PORTS[name] : 0);
 
 /**
  * The development credentials `npm run dev` and the tests use: the sandbox's

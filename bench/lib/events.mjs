@@ -9,9 +9,9 @@
  * would be waiting for webhooks.
  */
 import http from "node:http";
-import { HOST, PARTNER_KEY, PORTS } from "./config.mjs";
+import { listenPort, PARTNER_KEY } from "./config.mjs";
 import { summarize } from "./load.mjs";
-import { startReceiver } from "./receiver.mjs";
+import { startReceiver, unansweredUrl } from "./receiver.mjs";
 import { applyMigrations, startRuntime, workerFromBuild } from "./runtime.mjs";
 
 const RECEIPTS = 300;
@@ -46,10 +46,10 @@ export function post(agent, url, path, body, headers = {}) {
 }
 
 async function payRun(built, receiverUp) {
+  const receiver = receiverUp ? await startReceiver(listenPort("receiver")) : null;
   const worker = workerFromBuild(built.gateway);
-  worker.bindings = { ...worker.bindings, WEBHOOK_URL: `http://${HOST}:${PORTS.receiver}/webhooks` };
-  const receiver = receiverUp ? await startReceiver(PORTS.receiver) : null;
-  const runtime = await startRuntime({ key: `events-${receiverUp ? "up" : "down"}`, workers: [worker], port: PORTS.events });
+  worker.bindings = { ...worker.bindings, WEBHOOK_URL: receiver?.url ?? (await unansweredUrl()) };
+  const runtime = await startRuntime({ key: `events-${receiverUp ? "up" : "down"}`, workers: [worker], port: listenPort("events") });
   try {
     await applyMigrations(runtime, built.gateway);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

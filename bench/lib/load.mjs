@@ -80,6 +80,41 @@ export async function runLoad({ url, connections, amount, duration, requests, ex
   };
 }
 
+/** A request that takes longer than this is a bug in a target or in the harness, not a slow moment. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * One request of the harness itself (fixtures, checks, the ladder's set-up,
+ * the counted operations), with fetch. A failure says `what` was being done,
+ * to which address, and how it failed in words (fetch's own "fetch failed"
+ * names none of that).
+ */
+export async function request(what, url, init = {}) {
+  const started = performance.now();
+  try {
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  } catch (err) {
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    throw new Error(`${what}: ${init.method ?? "GET"} ${url} got no answer after ${seconds} s: ${fetchFailure(err)}`, { cause: err });
+  }
+}
+
+/** Why a fetch got no answer, in words: undici's cause (a code and a message) says more than its TypeError. */
+export function fetchFailure(err) {
+  if (err?.name === "TimeoutError") return `no answer within ${REQUEST_TIMEOUT_MS / 1000} s`;
+  const cause = err?.cause ?? err;
+  const code = cause?.code ?? "";
+  const hint =
+    code === "ECONNREFUSED"
+      ? " (nothing listens there: the runtime is gone)"
+      : code === "UND_ERR_SOCKET"
+        ? " (the runtime closed the connection without an answer)"
+        : code === "ECONNRESET"
+          ? " (the connection was reset: the runtime's process may have died)"
+          : "";
+  return `${[code, cause?.message].filter(Boolean).join(" ")}${hint}`;
+}
+
 /** Percentiles by the nearest-rank method: p99 of 400 samples is the 396th. */
 export function summarize(sorted) {
   if (sorted.length === 0) return { n: 0, p50: null, p90: null, p99: null, mean: null, max: null };

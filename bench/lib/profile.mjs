@@ -26,8 +26,8 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { basename } from "node:path";
 import { BUCKETS, bucketOfPackage, bucketOfPath, OTHER } from "./buckets.mjs";
-import { GATEWAY_HEADERS, PLAN, PORTS } from "./config.mjs";
-import { round, runLoad, summarize as summarizeLatency } from "./load.mjs";
+import { GATEWAY_HEADERS, listenPort, PLAN } from "./config.mjs";
+import { request, round, runLoad, summarize as summarizeLatency } from "./load.mjs";
 import { applyMigrations, runtimeCpuMs, startRuntime, workerFromBuild } from "./runtime.mjs";
 import { API, createReceipts, SCENARIOS, TARGETS } from "./scenarios.mjs";
 
@@ -48,7 +48,14 @@ export async function costLadder(built, runtimes, fixtures) {
     account: [{ key: "phone", value: "998901234567" }],
   };
   // The replayed create must exist first.
-  await fetch(`${runtimes.gateway.url}${API}/receipt/create`, { method: "POST", headers: GATEWAY_HEADERS, body: JSON.stringify(replay) });
+  const first = await request("the ladder's create to replay", `${runtimes.gateway.url}${API}/receipt/create`, {
+    method: "POST",
+    headers: GATEWAY_HEADERS,
+    body: JSON.stringify(replay),
+  });
+  if (first.status !== 200)
+    throw new Error(`the ladder's create to replay: the gateway answered ${first.status} ${(await first.text()).slice(0, 300)}`);
+  await first.body?.cancel();
 
   const rungs = [
     rung("healthz, bare proxy", "Hono router and a JSON answer", bare, { method: "GET", path: "/healthz" }),
@@ -99,7 +106,7 @@ export async function costLadder(built, runtimes, fixtures) {
   const routed = await startRuntime({
     key: "ladder-assets-router",
     workers: [workerFromBuild(built.gateway, { assetsRouter: true })],
-    port: PORTS.coldStart,
+    port: listenPort("coldStart"),
   });
   rungs.splice(
     2,
@@ -137,9 +144,9 @@ export async function costLadder(built, runtimes, fixtures) {
 
 // --- CPU profile ---------------------------------------------------------------
 
-/** A minimal Chrome DevTools Protocol client over workerd's inspector socket. */
-async function inspector(port, target) {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/${target}`);
+/** A minimal Chrome DevTools Protocol client over workerd's inspector socket (`base`: its ws:// address). */
+async function inspector(base, target) {
+  const ws = new WebSocket(`${base.replace(/\/$/, "")}/${target}`);
   await new Promise((resolve, reject) => {
     ws.addEventListener("open", resolve, { once: true });
     ws.addEventListener("error", () => reject(new Error(`inspector ${target}: cannot connect`)), { once: true });
@@ -377,8 +384,8 @@ export async function cpuProfile(built) {
   const rt = await startRuntime({
     key: "profile",
     workers: [worker],
-    port: PORTS.profile,
-    inspectorPort: PORTS.inspector,
+    port: listenPort("profile"),
+    inspectorPort: listenPort("inspector"),
   });
   try {
     await applyMigrations(rt, built.gateway);
@@ -397,7 +404,7 @@ export async function cpuProfile(built) {
       authorize: { take: () => verify[nextVerify++] },
     };
     const classify = classifier(`${built.gateway.module}.map`);
-    const cdp = await inspector(PORTS.inspector, `core:user:${built.gateway.name}`);
+    const cdp = await inspector(rt.inspectorUrl, `core:user:${built.gateway.name}`);
     const out = {};
     try {
       await cdp.send("Profiler.enable");
@@ -452,8 +459,8 @@ async function bundleWhatIf(built, { name, find, replace, label, scenario, consu
   writeFileSync(patched, source.replace(find, replace));
 
   const variants = [
-    { key: "asBuilt", label: "as built", module: built.gateway.module, port: PORTS.profile },
-    { key: "patched", label, module: patched, port: PORTS.coldStart },
+    { key: "asBuilt", label: "as built", module: built.gateway.module, port: listenPort("profile") },
+    { key: "patched", label, module: patched, port: listenPort("coldStart") },
   ];
   const rounds = PLAN.quick ? 1 : 3;
   const seconds = PLAN.quick ? 0.5 : 1.5;

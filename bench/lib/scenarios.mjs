@@ -6,7 +6,7 @@
  */
 import { SignJWT } from "jose";
 import { DEV_VARS, GATEWAY_HEADERS, PLAN, SANDBOX_HEADERS } from "./config.mjs";
-import { round, runLoad, summarize } from "./load.mjs";
+import { request, round, runLoad, summarize } from "./load.mjs";
 import { cpuCounters, runtimeCpuMs, stealPercent } from "./runtime.mjs";
 
 export const API = "/api/v1/partner";
@@ -142,7 +142,11 @@ export async function createAuthorizedByUsers(runtime, target, count) {
   const out = [];
   let next = 0;
   const post = async (op, headers, body) => {
-    const res = await fetch(`${runtime.url}${API}/${op}`, { method: "POST", headers, body: JSON.stringify(body) });
+    const res = await request(`the anonymous-pay fixtures, ${op} on the ${target.label}`, `${runtime.url}${API}/${op}`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`${target.key} ${op} for anonymous-pay fixtures: ${res.status} ${text.slice(0, 300)}`);
     return JSON.parse(text);
@@ -349,8 +353,23 @@ function sizes(scenario, mode) {
   return { warm: { duration: spec.warmupSeconds }, timed: { duration: spec.seconds } };
 }
 
+/**
+ * A load the runtime did not live through is no measurement: fails if
+ * Miniflare had to start its workerd again meanwhile (`crashesBefore`: the
+ * count before the load), or if nothing at all was answered.
+ */
+function assertAnswered(run, runtime, crashesBefore, what) {
+  const crashes = (runtime.logs.crashes ?? 0) - crashesBefore;
+  if (crashes > 0)
+    throw new Error(`${what}: the ${runtime.key} runtime's workerd crashed during the load (Miniflare restarted it ${crashes} time(s))`);
+  if (run.ok === 0 && run.errors > 0) {
+    throw new Error(`${what}: none of ${run.errors} requests got an answer from the ${runtime.key} runtime at ${runtime.url} (connection errors)`);
+  }
+}
+
 /** The discarded run before a target's timed rounds. */
 export async function warmUp(scenario, target, runtime, fixtures, mode) {
+  const crashesBefore = runtime.logs.crashes ?? 0;
   const { warm } = sizes(scenario, mode);
   if (scenario.touches) {
     // Bring every receipt the run may spend into memory (check-id reaches its object), untimed.
@@ -365,7 +384,8 @@ export async function warmUp(scenario, target, runtime, fixtures, mode) {
   }
   // With the upstream far away, the warm-up that visits every pooled receipt runs at 16 at once.
   const connections = (mode === "latency40" || mode === "latencyPlatform") && scenario.warmsPool ? 16 : PLAN[mode].connections;
-  await runLoad({ url: runtime.url, connections, ...warm, requests: scenario.requests(target, fixtures) });
+  const run = await runLoad({ url: runtime.url, connections, ...warm, requests: scenario.requests(target, fixtures) });
+  assertAnswered(run, runtime, crashesBefore, `${scenario.label} (${mode}), the warm-up on the ${target.label}`);
 }
 
 /**
@@ -379,6 +399,7 @@ export async function timedRound(scenario, target, runtime, fixtures, mode) {
     ? { amount: Math.max(PLAN[mode].connections, Math.round(timed.amount / PLAN.rounds)) }
     : { duration: timed.duration / PLAN.rounds };
   const tracker = scenario.flow ? flowTracker() : null;
+  const crashesBefore = runtime.logs.crashes ?? 0;
   const cpuBefore = runtimeCpuMs(runtime);
   const loadgenBefore = process.cpuUsage();
   const countersBefore = cpuCounters();
@@ -391,6 +412,7 @@ export async function timedRound(scenario, target, runtime, fixtures, mode) {
   });
   const cpuAfter = runtimeCpuMs(runtime);
   const loadgen = process.cpuUsage(loadgenBefore);
+  assertAnswered(run, runtime, crashesBefore, `${scenario.label} (${mode}) on the ${target.label}`);
   return {
     run,
     samples: tracker ? tracker.flows : run.samples,
