@@ -9,7 +9,7 @@
  *
  *   npm run bench               the full run (8-13 minutes); writes bench/results/<date-time>.json, the
  *                               full report beside it (.md) and latest.md (only latest.md is kept in git)
- *   npm run bench -- --quick    a smoke test of the harness; numbers not kept
+ *   npm run bench -- --quick    every stage on a tiny load (part of npm test); numbers not kept, bench/results/ untouched
  *   npm run bench -- --critical only the round trips and commits before each answer (~10 s); nothing written
  *   npm run bench -- --report bench/results/<file>.json
  *                               re-renders a stored run (table, verdicts, its full report, latest.md)
@@ -245,9 +245,11 @@ async function main() {
     // restarted on its state, so no Durable Object is in memory (authorize
     // and pay meet their receipt's object cold, as a payer coming back
     // minutes later would) and no target carries the heap of the last one.
+    // The quick run leaves them running: their restarts would be much of its
+    // time, and the slower worlds below restart all three anyway.
     stage.what = `measuring ${scenario.label}`;
     stage.since = performance.now();
-    for (const t of TARGETS) runtimes[t.key] = await restartRuntime(runtimes[t.key]);
+    if (!PLAN.quick) for (const t of TARGETS) runtimes[t.key] = await restartRuntime(runtimes[t.key]);
     measurements[scenario.key] = {};
     for (const mode of ["latency", "throughput"]) {
       const rotate = (k) => TARGETS.map((_, i) => TARGETS[(i + k) % TARGETS.length]);
@@ -339,8 +341,39 @@ async function main() {
   console.log(`\n${consoleTable(table)}\n`);
   for (const v of report.verdicts) console.log(`${verdictWord(v.met).padEnd(12)} ${v.target}: ${v.value ?? "–"}`);
   if (profile?.summary) console.log(`\n${profile.summary}`);
-  console.log(`\nresults: ${path}${PLAN.quick ? "" : `, ${fullReportPath(path)} and bench/results/latest.md`}`);
+  console.log(`\nresults: ${path}${PLAN.quick ? " (quick: not kept)" : `, ${fullReportPath(path)} and bench/results/latest.md`}`);
+  if (PLAN.quick) {
+    // The quick run is npm test's check of the harness: anything but the answers every stage expects fails it.
+    const problems = harnessProblems(report);
+    if (problems.length) throw new Error(`the quick run met what a working harness never does:\n  - ${problems.join("\n  - ")}`);
+  }
   say("done");
+}
+
+/**
+ * What a working harness never meets, even on a tiny load: an answer other
+ * than the one expected, a request with no answer, an A/B whose patch no
+ * longer finds its place in the bundle.
+ */
+function harnessProblems(report) {
+  const problems = [];
+  for (const [key, byTarget] of Object.entries(report.measurements)) {
+    for (const [target, byMode] of Object.entries(byTarget)) {
+      for (const [mode, m] of Object.entries(byMode)) {
+        if (m.non2xx || m.errors) problems.push(`${key} ${mode} on ${target}: statuses ${JSON.stringify(m.statuses)}, ${m.errors} without an answer`);
+      }
+    }
+  }
+  for (const rung of report.profile?.ladder ?? []) {
+    if (rung.unexpected) problems.push(`the ladder's "${rung.label}": ${rung.unexpected} answers not the expected status`);
+  }
+  for (const [name, ab] of [
+    ["log line", report.profile?.logCost],
+    ["write-ahead", report.profile?.writeAhead],
+  ]) {
+    if (ab?.skipped) problems.push(`the ${name} A/B was skipped (${ab.skipped}): lib/profile.mjs's patch must follow the source`);
+  }
+  return problems;
 }
 
 /**

@@ -9,12 +9,12 @@
  * would be waiting for webhooks.
  */
 import http from "node:http";
-import { listenPort, PARTNER_KEY } from "./config.mjs";
+import { listenPort, PARTNER_KEY, PLAN } from "./config.mjs";
 import { summarize } from "./load.mjs";
 import { startReceiver, unansweredUrl } from "./receiver.mjs";
 import { applyMigrations, startRuntime, workerFromBuild } from "./runtime.mjs";
 
-const RECEIPTS = 300;
+const RECEIPTS = PLAN.events.receipts;
 
 /** A partner POST to the gateway at `url` (`agent`: a keep-alive agent, or undefined; `headers`: more of them, e.g. an Idempotency-Key). */
 export function post(agent, url, path, body, headers = {}) {
@@ -65,7 +65,7 @@ async function payRun(built, receiverUp) {
       ids.push(JSON.parse(created.body).id);
     }
     // Let the created events' first deliveries happen (or fail) before timing.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await new Promise((resolve) => setTimeout(resolve, PLAN.events.settleMs));
     const times = [];
     for (const id of ids) {
       const started = performance.now();

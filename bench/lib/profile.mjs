@@ -390,11 +390,13 @@ export async function cpuProfile(built) {
   try {
     await applyMigrations(rt, built.gateway);
     const seconds = PLAN.profileSeconds;
+    const { connections } = PLAN.throughput;
     // Few enough receipts to prepare within the load's 30 s bound on a slow moment of this machine.
-    const payCount = PLAN.quick ? 300 : 1000;
-    const payWarmup = 200;
-    const plain = await createReceipts(rt, gateway, 1003, PLAN.spreadReceipts + payWarmup + payCount + 64);
-    const verify = await createReceipts(rt, gateway, 1001, payWarmup + payCount + 64);
+    const { count: payCount, warmup: payWarmup, warmupSeconds } = PLAN.profile;
+    // autocannon may build one request past `amount` on each connection.
+    const spare = 2 * connections;
+    const plain = await createReceipts(rt, gateway, 1003, PLAN.spreadReceipts + payWarmup + payCount + spare);
+    const verify = await createReceipts(rt, gateway, 1001, payWarmup + payCount + spare);
     let next = PLAN.spreadReceipts;
     let nextVerify = 0;
     const fixtures = {
@@ -414,11 +416,11 @@ export async function cpuProfile(built) {
         const scenario = SCENARIOS.find((s) => s.key === key);
         const load = scenario.consumes ? { amount: payCount } : { duration: seconds };
         // Warm the code paths before sampling.
-        const warm = scenario.consumes ? { amount: payWarmup } : { duration: 0.5 };
-        await runLoad({ url: rt.url, connections: 32, ...warm, requests: scenario.requests(gateway, fixtures) });
+        const warm = scenario.consumes ? { amount: payWarmup } : { duration: warmupSeconds };
+        await runLoad({ url: rt.url, connections, ...warm, requests: scenario.requests(gateway, fixtures) });
         await cdp.send("Profiler.start");
         const cpuBefore = runtimeCpuMs(rt);
-        const result = await runLoad({ url: rt.url, connections: 32, ...load, requests: scenario.requests(gateway, fixtures) });
+        const result = await runLoad({ url: rt.url, connections, ...load, requests: scenario.requests(gateway, fixtures) });
         const cpuAfter = runtimeCpuMs(rt);
         const { profile } = await cdp.send("Profiler.stop");
         // Per flow for the flow (three requests), per request otherwise.
@@ -462,12 +464,12 @@ async function bundleWhatIf(built, { name, find, replace, label, scenario, consu
     { key: "asBuilt", label: "as built", module: built.gateway.module, port: listenPort("profile") },
     { key: "patched", label, module: patched, port: listenPort("coldStart") },
   ];
-  const rounds = PLAN.quick ? 1 : 3;
-  const seconds = PLAN.quick ? 0.5 : 1.5;
-  const perRound = PLAN.quick ? 100 : 400;
-  // Each round also times requests one at a time: what the piece adds to a caller's wait.
-  const latencyPerRound = PLAN.quick ? 30 : 100;
-  const receipts = consumes ? 64 + (rounds + 1) * (perRound + latencyPerRound) + 64 : PLAN.spreadReceipts;
+  // Each round also times `latencyPerRound` requests one at a time: what the piece adds to a caller's wait.
+  const { rounds, seconds, perRound, latencyPerRound } = PLAN.whatIf;
+  const { connections, warmupSeconds } = PLAN.throughput;
+  // The warm-up's receipts, and one request past `amount` that autocannon may build on each connection.
+  const spare = 2 * connections;
+  const receipts = consumes ? spare + (rounds + 1) * (perRound + latencyPerRound) + spare : PLAN.spreadReceipts;
   try {
     for (const v of variants) {
       // No queue consumer, as in the profile: event delivery would land in either variant's time by chance.
@@ -479,7 +481,7 @@ async function bundleWhatIf(built, { name, find, replace, label, scenario, consu
       const fixtures = { spread: ids, pay: { take: () => ids[next++] } };
       v.requests = () => SCENARIOS.find((s) => s.key === scenario).requests(gateway, fixtures);
       v.load = consumes ? { amount: perRound } : { duration: seconds };
-      await runLoad({ url: v.rt.url, connections: 32, ...(consumes ? { amount: 64 } : { duration: 1 }), requests: v.requests() });
+      await runLoad({ url: v.rt.url, connections, ...(consumes ? { amount: spare } : { duration: warmupSeconds }), requests: v.requests() });
       v.cpuMs = 0;
       v.ok = 0;
       v.seconds = 0;
@@ -488,7 +490,7 @@ async function bundleWhatIf(built, { name, find, replace, label, scenario, consu
     for (let r = 0; r < rounds; r++) {
       for (const v of r % 2 ? [...variants].reverse() : variants) {
         const before = runtimeCpuMs(v.rt);
-        const res = await runLoad({ url: v.rt.url, connections: 32, ...v.load, requests: v.requests() });
+        const res = await runLoad({ url: v.rt.url, connections, ...v.load, requests: v.requests() });
         v.cpuMs += runtimeCpuMs(v.rt) - before;
         v.ok += res.ok;
         v.seconds += res.seconds;
