@@ -23,15 +23,18 @@ const HARD_STOP_SECONDS = 30;
  * @param {object[]} opts.requests    autocannon request definitions
  * @param {number} [opts.expect]     the status that counts as success (default: any 2xx)
  * @param {(client: object, status: number, ms: number) => void} [opts.onEach]
- * @param {number} [opts.hardStopSeconds]  the bound on the whole run (fixtures, which are not timed, take longer)
+ * @param {number} [opts.hardStopSeconds]  the bound on the whole run, or null for none
+ * @param {number} [opts.stallSeconds]  stop when no answer came for this long (for runs with no bound: fixtures, which are not timed)
  */
-export async function runLoad({ url, connections, amount, duration, requests, expect, onEach, hardStopSeconds = HARD_STOP_SECONDS }) {
+export async function runLoad({ url, connections, amount, duration, requests, expect, onEach, hardStopSeconds = HARD_STOP_SECONDS, stallSeconds }) {
   const success = expect ? (status) => status === expect : (status) => status >= 200 && status < 300;
   const latencies = [];
   const statuses = {};
   let ok = 0;
   let last = 0;
   const started = performance.now();
+  /** The timer of `stallSeconds`, pushed back by every answer. */
+  let stall = null;
 
   const instance = autocannon({
     url,
@@ -50,15 +53,18 @@ export async function runLoad({ url, connections, amount, duration, requests, ex
       latencies.push(ms);
     }
     last = performance.now();
+    stall?.refresh();
     onEach?.(client, status, ms);
   });
 
-  const guard = setTimeout(() => instance.stop(), hardStopSeconds * 1000);
+  const guard = hardStopSeconds === null ? null : setTimeout(() => instance.stop(), hardStopSeconds * 1000);
+  if (stallSeconds) stall = setTimeout(() => instance.stop(), stallSeconds * 1000);
   let result;
   try {
     result = await instance;
   } finally {
     clearTimeout(guard);
+    clearTimeout(stall);
   }
 
   const seconds = Math.max((last || performance.now()) - started, 1) / 1000;

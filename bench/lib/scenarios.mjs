@@ -4,6 +4,7 @@
  * gets byte-for-byte the same bodies on the same paths; only the credential
  * differs (the sandbox wants the upstream key, the proxies the partner's).
  */
+import { availableParallelism, loadavg } from "node:os";
 import { SignJWT } from "jose";
 import { DEV_VARS, GATEWAY_HEADERS, PLAN, SANDBOX_HEADERS } from "./config.mjs";
 import { request, round, runLoad, summarize } from "./load.mjs";
@@ -98,8 +99,10 @@ export async function createReceipts(runtime, target, merchant, count) {
     url: runtime.url,
     connections: Math.min(16, count),
     amount: count,
-    // Not timed: a slow moment of the machine must not fail the run.
-    hardStopSeconds: 180,
+    // Not timed: a busy machine may take long (2,926 of 3,084 gateway creates in 180 s at a load
+    // average of 20 on 2 cores), so only a target that stops answering stops it.
+    hardStopSeconds: null,
+    stallSeconds: 30,
     requests: [
       dynamic(
         target,
@@ -113,8 +116,8 @@ export async function createReceipts(runtime, target, merchant, count) {
   });
   if (ids.length < count) {
     throw new Error(
-      `${target.key}: created ${ids.length} of ${count} receipts within the fixtures' bound (${result.seconds} s); statuses ${JSON.stringify(result.statuses)}. ` +
-        `The host took ${stealPercent(counters) ?? "?"}% of this machine's CPU meanwhile (steal): if that is high, run again when it is quieter.`,
+      `${target.key}: created ${ids.length} of ${count} receipts in ${result.seconds} s (statuses ${JSON.stringify(result.statuses)}, ${result.errors} without an answer; the run stops after 30 s with none). ` +
+        `The host took ${stealPercent(counters) ?? "?"}% of this machine's CPU meanwhile (steal); the load average is ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores.`,
     );
   }
   return ids;
