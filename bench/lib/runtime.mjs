@@ -146,7 +146,7 @@ export async function startRuntime({
   stateDirs.add(persist);
   const before = new Set(workerdChildren());
   const startedAt = performance.now();
-  // Filled in below; the crash handler above refers to it.
+  // Filled in once Miniflare is made; its crash handler (in the options below) refers to it.
   const runtime = { key, persist, logs, stopped: false, keepState: false };
   const mf = new Miniflare(
     convertV4MiniflareOptions({
@@ -236,12 +236,14 @@ export function describeRuntime(runtime) {
   if (!pid) state = "workerd's process unknown";
   else if (runtime.stopped)
     state = runtime.aliveAtStop ? `workerd ${pid} ran until the bench stopped it` : `workerd ${pid} had EXITED before the bench stopped it`;
-  else state = procStat(pid) ? `workerd ${pid} running` : `workerd ${pid} GONE (exited)`;
+  else state = isRunning(pid) ? `workerd ${pid} running` : `workerd ${pid} GONE (exited)`;
   const crashes = runtime.logs.crashes ? `, ${runtime.logs.crashes} crash(es) Miniflare restarted it after` : "";
   const lines = [...(runtime.logs.runtime ?? []), ...runtime.logs.errors].slice(-12);
   return [
     `${runtime.key} at ${runtime.url ?? "(not listening yet)"}: ${state}${crashes}`,
-    ...(lines.length ? lines.map((line) => `    | ${line.replace(/\n/g, "\n    | ")}`) : ["    (workerd wrote nothing of its own)"]),
+    ...(lines.length
+      ? lines.map((line) => `    | ${line.replace(/\n/g, "\n    | ")}`)
+      : ["    (workerd wrote no line of its own, and the worker logged no error)"]),
   ].join("\n");
 }
 
@@ -250,7 +252,7 @@ async function stopRuntime(runtime) {
   runtime.stopped = true;
   runtime.stoppedAt = performance.now();
   // Whether its workerd was still there when the bench stopped it: a failure's report says so.
-  runtime.aliveAtStop = runtime.pid ? procStat(runtime.pid) !== null : null;
+  runtime.aliveAtStop = runtime.pid ? isRunning(runtime.pid) : null;
   live.delete(runtime);
   try {
     await Promise.race([runtime.mf.dispose(), new Promise((r) => setTimeout(r, 10_000))]);
@@ -316,10 +318,16 @@ function procStat(pid) {
     const close = stat.lastIndexOf(")");
     const comm = stat.slice(stat.indexOf("(") + 1, close);
     const fields = stat.slice(close + 2).split(" ");
-    return { comm, ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND };
+    return { comm, state: fields[0], ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND };
   } catch {
     return null;
   }
+}
+
+/** Whether process `pid` is there and not a zombie (ended, not reaped yet). */
+function isRunning(pid) {
+  const stat = procStat(pid);
+  return stat !== null && stat.state !== "Z";
 }
 
 /** workerd processes this bench started (Miniflare spawns them as direct children). */
