@@ -8,5 +8,6 @@ export declare const RULES: readonly {
   packages?: readonly string[];
   first?: boolean;
 }[];
+export declare const STUB_CALL: RegExp;
 export declare function bucketOfPath(path: string): string;
 export declare function bucketOfPackage(name: string): string;

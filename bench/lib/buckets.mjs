@@ -173,6 +173,16 @@ export function bucketOfPath(path) {
   return best?.bucket ?? OTHER;
 }
 
+/**
+ * A line of routing code that calls the receipt's stub, whose CPU is the
+ * Durable Object call's ("hop"): the RPC's argument copy and an object's
+ * start are native work V8 gives to the calling line. The stub is
+ * `receiptStub(...)`, or the `record` an operation's handler is given:
+ * `onRecord("receipt", (record, _input, op) => record.check(op))`,
+ * `keyed("receipt", (record, { card }, op) => record.pay(...))`.
+ */
+export const STUB_CALL = /\breceiptStub\(|\brecord\.\w+\(/;
+
 /** The bucket of a package of node_modules: jose is auth's, valibot validation's, ulid the queue's, every other one routing's. */
 export function bucketOfPackage(name) {
   return RULES.find((rule) => rule.packages?.includes(name))?.bucket ?? "routing";

@@ -25,7 +25,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { basename } from "node:path";
-import { BUCKETS, bucketOfPackage, bucketOfPath, OTHER } from "./buckets.mjs";
+import { BUCKETS, bucketOfPackage, bucketOfPath, OTHER, STUB_CALL } from "./buckets.mjs";
 import { GATEWAY_HEADERS, listenPort, PLAN } from "./config.mjs";
 import { request, round, runLoad, summarize as summarizeLatency } from "./load.mjs";
 import { applyMigrations, runtimeCpuMs, startRuntime, workerFromBuild } from "./runtime.mjs";
@@ -216,12 +216,6 @@ function classifier(mapPath) {
   return classify;
 }
 
-/** The object's storage calls that live in the record object's class rather than the store. */
-const STORAGE_FUNCTIONS = new Set(["#setAlarm"]);
-
-/** An operation's line that calls the receipt's stub: `onRecord(..., (record) => record.pay(...))`, `receiptStub(...)`. */
-const STUB_CALL = /receiptStub\(|onRecord\(/;
-
 /** The bucket of a classified owner ("gateway src/...", "package ...", "runtime ...", "sandbox ...", "other ..."). */
 function bucketOfOwner(owner) {
   if (owner.startsWith("gateway ")) return bucketOfPath(owner.slice("gateway ".length));
@@ -233,9 +227,9 @@ function bucketOfOwner(owner) {
   return null;
 }
 
-function bucketOfFrame(owner, functionName, line) {
+/** `line()`: the source line the frame's function starts on, read only for routing code. */
+function bucketOfFrame(owner, line) {
   const bucket = bucketOfOwner(owner);
-  if (bucket === "record" && STORAGE_FUNCTIONS.has(functionName)) return "storage";
   if (bucket === "routing" && owner.startsWith("gateway ") && STUB_CALL.test(line())) return "hop";
   return bucket;
 }
@@ -265,7 +259,7 @@ function bucketize(profile, classify, nodes) {
       const owner = classify(frame);
       if (owner === "(idle)") return { bucket: "(idle)" };
       // workerd's own JavaScript (RPC glue, streams) is no bucket's: the frame above it says whose it is (else the runtime's).
-      const bucket = bucketOfFrame(owner, frame.functionName, () => classify.line(frame));
+      const bucket = bucketOfFrame(owner, () => classify.line(frame));
       if (bucket !== null) found = { bucket, owner };
     }
     found ??= { bucket: "runtime" };

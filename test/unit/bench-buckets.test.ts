@@ -6,9 +6,10 @@
  * this test names such a file in review instead, long before a run.
  */
 import { describe, expect, it } from "vitest";
-import { BUCKETS, bucketOfPackage, bucketOfPath, OTHER, RULES } from "../../bench/lib/buckets.mjs";
+import { BUCKETS, bucketOfPackage, bucketOfPath, OTHER, RULES, STUB_CALL } from "../../bench/lib/buckets.mjs";
 
-const sources = Object.keys(import.meta.glob("../../src/**/*.ts")).map((path) => path.replace("../../", ""));
+const texts = import.meta.glob("../../src/**/*.ts", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+const sources = Object.keys(texts).map((path) => path.replace("../../", ""));
 const keys = new Set(BUCKETS.map((b) => b.key));
 
 describe("the bench's CPU buckets", () => {
@@ -39,6 +40,17 @@ describe("the bench's CPU buckets", () => {
     expect(bucketOfPath("src/index.ts")).toBe("routing");
     expect(bucketOfPath("src/risk/new-counter.ts")).toBe("record");
     expect(bucketOfPath("src/upstream/new-call.ts")).toBe("upstream");
+  });
+
+  it("give the receipt's Durable Object call its own bucket on the line of every operation that makes it", () => {
+    // Each operation's handler line that calls the record object's method of that name: pay, authorize, check...
+    const calls = Object.entries(texts)
+      .filter(([path]) => bucketOfPath(path) === "routing")
+      .flatMap(([, text]) => text.split("\n"))
+      .filter((line) => /\.(pay|authorize|check|cancel|holdConfirm|auditTrail)\(/.test(line) && /=>|receiptStub/.test(line));
+    expect(calls.length).toBeGreaterThanOrEqual(6);
+    expect(calls.filter((line) => !STUB_CALL.test(line))).toEqual([]);
+    expect(STUB_CALL.test("  const body = await c.req.json();")).toBe(false);
   });
 
   it("count a file no rule names, and a package no rule names, where the table shows them", () => {
