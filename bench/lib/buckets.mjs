@@ -40,7 +40,7 @@ export const BUCKETS = [
   {
     key: "storage",
     label: "storage",
-    what: "record/store.ts, row.ts, outbox-rows.ts, schema.ts, alarm.ts and the object's alarm calls: the record's SQLite (sql.exec, transactions)",
+    what: "record/store.ts, row.ts, outbox-rows.ts, schema.ts, alarm.ts: the record's SQLite (sql.exec, transactions) and its alarm calls",
   },
   {
     key: "queue",
@@ -52,7 +52,7 @@ export const BUCKETS = [
   {
     key: "hop",
     label: "Durable Object call",
-    what: "an operation's call on the receipt's stub (`receiptStub(...).pay(...)`): the RPC's argument copy and, for an object not in memory, its start, native work the profiler gives to the calling line (create's call is inside creation.ts and stays under create)",
+    what: "an operation's call on the receipt's stub (`receiptStub(...)`, a handler's `record.pay(...)`): the RPC's argument copy and, for an object not in memory, its start, native work the profiler gives to the calling line (create's call is inside creation.ts and stays under create)",
   },
   {
     key: "record",
