@@ -35,7 +35,7 @@ export const BUCKETS = [
   {
     key: "d1",
     label: "D1",
-    what: "tid-index.ts, tid-shards.ts, shards.ts, fanout.ts, retention.ts, erasure.ts, fiscal-list.ts, events/log.ts, events/log-database.ts, events/sweep.ts and workerd's D1 client (the SQL itself runs in Miniflare's D1, outside this isolate)",
+    what: "tid-index.ts, tid-shards.ts, shards.ts, fanout.ts, retention.ts, erasure.ts, stores.ts (the list those two walk), fiscal-list.ts, events/log.ts, events/log-database.ts, events/sweep.ts and workerd's D1 client (the SQL itself runs in Miniflare's D1, outside this isolate)",
   },
   {
     key: "storage",
@@ -108,6 +108,7 @@ export const RULES = [
       "fanout",
       "retention",
       "erasure",
+      "stores",
       "fiscal-list",
       "events/log",
       "events/log-database",
