@@ -50,6 +50,11 @@ export const BUCKETS = [
   { key: "logging", label: "logging", what: "log.ts, redact.ts, metrics.ts, dev-metrics.ts: the log line, its redaction, the metrics' data points" },
   { key: "upstream", label: "upstream client", what: "upstream/: the request, its answer parsed and normalized" },
   {
+    key: "audit",
+    label: "audit trail",
+    what: "audit/, statements/: the trail's entries, their hash-chained batches written to R2, its search and erasure; the daily statement",
+  },
+  {
     key: "hop",
     label: "Durable Object call",
     what: "an operation's call on the receipt's stub (`receiptStub(...)`, a handler's `record.pay(...)`): the RPC's argument copy and, for an object not in memory, its start, native work the profiler gives to the calling line (create's call is inside creation.ts and stays under create)",
@@ -119,6 +124,7 @@ export const RULES = [
   { bucket: "queue", folders: ["events"], files: ["record/event", "record/outbox"], packages: ["ulid"] },
   { bucket: "logging", files: ["log", "redact", "metrics", "dev-metrics"] },
   { bucket: "upstream", folders: ["upstream"] },
+  { bucket: "audit", folders: ["audit", "statements"] },
   { bucket: "record", folders: ["record", "risk"], files: ["receipt-object", "record-stub", "lifecycle", "schedule", "kinds", "clock"] },
   { bucket: "create", files: ["creation", "tid-cache", "keyed-hash"] },
   {
