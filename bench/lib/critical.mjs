@@ -22,7 +22,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { GATEWAY_HEADERS, PLAN, PLATFORM_D1_MS, PORTS } from "./config.mjs";
+import { GATEWAY_HEADERS, listenPort, PLAN, PLATFORM_D1_MS } from "./config.mjs";
+import { request } from "./load.mjs";
 import { applyMigrations, restartRuntime, startRuntime, workerFromBuild } from "./runtime.mjs";
 import { API } from "./scenarios.mjs";
 
@@ -63,7 +64,7 @@ const ACCOUNT = [{ key: "phone", value: "998901234567" }];
 const CARD = { token: "tok_sandbox_ok" };
 
 async function send(url, op, body, trace, headers = {}) {
-  const res = await fetch(`${url}${API}/${op}`, {
+  const res = await request(`counting the round trips, ${op}${trace ? ` (${trace})` : ""} on the traced gateway`, `${url}${API}/${op}`, {
     method: "POST",
     headers: { ...GATEWAY_HEADERS, ...headers, ...(trace ? { "x-bench-trace": trace } : {}) },
     body: JSON.stringify(body),
@@ -255,7 +256,7 @@ async function quiesce(url, limitMs = 15_000) {
   const started = performance.now();
   let calm = 0;
   while (performance.now() - started < limitMs) {
-    const { pending } = await fetch(`${url}/__bench/traces?pending`).then((r) => r.json());
+    const { pending } = await request("the traced gateway's steps in flight", `${url}/__bench/traces?pending`).then((r) => r.json());
     calm = pending === 0 ? calm + 1 : 0;
     if (calm >= 3) return true;
     await new Promise((r) => setTimeout(r, 50));
@@ -276,7 +277,7 @@ export async function countCriticalPath(built) {
     queueConsumers: {},
   };
   worker.bindings = { ...worker.bindings, BENCH_D1_DELAY_MS: String(PLATFORM_D1_MS), SANDBOX_LATENCY_MS: "0" };
-  let rt = await startRuntime({ key: "critical", workers: [worker], port: PORTS.traced });
+  let rt = await startRuntime({ key: "critical", workers: [worker], port: listenPort("traced") });
   try {
     await applyMigrations(rt, built.traced);
     const n = PLAN.criticalRepeats;
@@ -325,7 +326,7 @@ export async function countCriticalPath(built) {
       await call(rt.url, "receipt/check-tid", { tid: read.tid }, t("check-tid"));
     }
     const settled = await quiesce(rt.url);
-    const traces = await fetch(`${rt.url}/__bench/traces`).then((r) => r.json());
+    const traces = await request("the traced gateway's traces", `${rt.url}/__bench/traces`).then((r) => r.json());
     const walCheck = compareWithWal(traces, walBefore, walCommits(rt.persist, built.traced.name));
     const byOp = new Map();
     for (const trace of traces) {

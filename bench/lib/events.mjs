@@ -9,12 +9,12 @@
  * would be waiting for webhooks.
  */
 import http from "node:http";
-import { HOST, PARTNER_KEY, PORTS } from "./config.mjs";
+import { listenPort, PARTNER_KEY, PLAN } from "./config.mjs";
 import { summarize } from "./load.mjs";
-import { startReceiver } from "./receiver.mjs";
+import { startReceiver, unansweredUrl } from "./receiver.mjs";
 import { applyMigrations, startRuntime, workerFromBuild } from "./runtime.mjs";
 
-const RECEIPTS = 300;
+const RECEIPTS = PLAN.events.receipts;
 
 /** A partner POST to the gateway at `url` (`agent`: a keep-alive agent, or undefined; `headers`: more of them, e.g. an Idempotency-Key). */
 export function post(agent, url, path, body, headers = {}) {
@@ -46,10 +46,10 @@ export function post(agent, url, path, body, headers = {}) {
 }
 
 async function payRun(built, receiverUp) {
+  const receiver = receiverUp ? await startReceiver(listenPort("receiver")) : null;
   const worker = workerFromBuild(built.gateway);
-  worker.bindings = { ...worker.bindings, WEBHOOK_URL: `http://${HOST}:${PORTS.receiver}/webhooks` };
-  const receiver = receiverUp ? await startReceiver(PORTS.receiver) : null;
-  const runtime = await startRuntime({ key: `events-${receiverUp ? "up" : "down"}`, workers: [worker], port: PORTS.events });
+  worker.bindings = { ...worker.bindings, WEBHOOK_URL: receiver?.url ?? (await unansweredUrl()) };
+  const runtime = await startRuntime({ key: `events-${receiverUp ? "up" : "down"}`, workers: [worker], port: listenPort("events") });
   try {
     await applyMigrations(runtime, built.gateway);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -65,7 +65,7 @@ async function payRun(built, receiverUp) {
       ids.push(JSON.parse(created.body).id);
     }
     // Let the created events' first deliveries happen (or fail) before timing.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await new Promise((resolve) => setTimeout(resolve, PLAN.events.settleMs));
     const times = [];
     for (const id of ids) {
       const started = performance.now();

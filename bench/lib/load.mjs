@@ -23,15 +23,18 @@ const HARD_STOP_SECONDS = 30;
  * @param {object[]} opts.requests    autocannon request definitions
  * @param {number} [opts.expect]     the status that counts as success (default: any 2xx)
  * @param {(client: object, status: number, ms: number) => void} [opts.onEach]
- * @param {number} [opts.hardStopSeconds]  the bound on the whole run (fixtures, which are not timed, take longer)
+ * @param {number} [opts.hardStopSeconds]  the bound on the whole run, or null for none
+ * @param {number} [opts.stallSeconds]  stop when no answer came for this long (for runs with no bound: fixtures, which are not timed)
  */
-export async function runLoad({ url, connections, amount, duration, requests, expect, onEach, hardStopSeconds = HARD_STOP_SECONDS }) {
+export async function runLoad({ url, connections, amount, duration, requests, expect, onEach, hardStopSeconds = HARD_STOP_SECONDS, stallSeconds }) {
   const success = expect ? (status) => status === expect : (status) => status >= 200 && status < 300;
   const latencies = [];
   const statuses = {};
   let ok = 0;
   let last = 0;
   const started = performance.now();
+  /** The timer of `stallSeconds`, pushed back by every answer. */
+  let stall = null;
 
   const instance = autocannon({
     url,
@@ -50,15 +53,18 @@ export async function runLoad({ url, connections, amount, duration, requests, ex
       latencies.push(ms);
     }
     last = performance.now();
+    stall?.refresh();
     onEach?.(client, status, ms);
   });
 
-  const guard = setTimeout(() => instance.stop(), hardStopSeconds * 1000);
+  const guard = hardStopSeconds === null ? null : setTimeout(() => instance.stop(), hardStopSeconds * 1000);
+  if (stallSeconds) stall = setTimeout(() => instance.stop(), stallSeconds * 1000);
   let result;
   try {
     result = await instance;
   } finally {
     clearTimeout(guard);
+    clearTimeout(stall);
   }
 
   const seconds = Math.max((last || performance.now()) - started, 1) / 1000;
@@ -78,6 +84,41 @@ export async function runLoad({ url, connections, amount, duration, requests, ex
     /** Every success's latency, sorted (ms); run.mjs pools them and leaves them out of the JSON. */
     samples: latencies,
   };
+}
+
+/** A request that takes longer than this is a bug in a target or in the harness, not a slow moment. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * One request of the harness itself (fixtures, checks, the ladder's set-up,
+ * the counted operations), with fetch. A failure says `what` was being done,
+ * to which address, and how it failed in words (fetch's own "fetch failed"
+ * names none of that).
+ */
+export async function request(what, url, init = {}) {
+  const started = performance.now();
+  try {
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  } catch (err) {
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    throw new Error(`${what}: ${init.method ?? "GET"} ${url} got no answer after ${seconds} s: ${fetchFailure(err)}`, { cause: err });
+  }
+}
+
+/** Why a fetch got no answer, in words: undici's cause (a code and a message) says more than its TypeError. */
+export function fetchFailure(err) {
+  if (err?.name === "TimeoutError") return `no answer within ${REQUEST_TIMEOUT_MS / 1000} s`;
+  const cause = err?.cause ?? err;
+  const code = cause?.code ?? "";
+  const hint =
+    code === "ECONNREFUSED"
+      ? " (nothing listens there: the runtime is gone)"
+      : code === "UND_ERR_SOCKET"
+        ? " (the runtime closed the connection without an answer)"
+        : code === "ECONNRESET"
+          ? " (the connection was reset: the runtime's process may have died)"
+          : "";
+  return `${[code, cause?.message].filter(Boolean).join(" ")}${hint}`;
 }
 
 /** Percentiles by the nearest-rank method: p99 of 400 samples is the 396th. */

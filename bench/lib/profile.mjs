@@ -25,8 +25,9 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { basename } from "node:path";
-import { GATEWAY_HEADERS, PLAN, PORTS } from "./config.mjs";
-import { round, runLoad, summarize as summarizeLatency } from "./load.mjs";
+import { BUCKETS, bucketOfPackage, bucketOfPath, OTHER, STUB_CALL } from "./buckets.mjs";
+import { GATEWAY_HEADERS, listenPort, PLAN } from "./config.mjs";
+import { request, round, runLoad, summarize as summarizeLatency } from "./load.mjs";
 import { applyMigrations, runtimeCpuMs, startRuntime, workerFromBuild } from "./runtime.mjs";
 import { API, createReceipts, SCENARIOS, TARGETS } from "./scenarios.mjs";
 
@@ -47,7 +48,14 @@ export async function costLadder(built, runtimes, fixtures) {
     account: [{ key: "phone", value: "998901234567" }],
   };
   // The replayed create must exist first.
-  await fetch(`${runtimes.gateway.url}${API}/receipt/create`, { method: "POST", headers: GATEWAY_HEADERS, body: JSON.stringify(replay) });
+  const first = await request("the ladder's create to replay", `${runtimes.gateway.url}${API}/receipt/create`, {
+    method: "POST",
+    headers: GATEWAY_HEADERS,
+    body: JSON.stringify(replay),
+  });
+  if (first.status !== 200)
+    throw new Error(`the ladder's create to replay: the gateway answered ${first.status} ${(await first.text()).slice(0, 300)}`);
+  await first.body?.cancel();
 
   const rungs = [
     rung("healthz, bare proxy", "Hono router and a JSON answer", bare, { method: "GET", path: "/healthz" }),
@@ -98,7 +106,7 @@ export async function costLadder(built, runtimes, fixtures) {
   const routed = await startRuntime({
     key: "ladder-assets-router",
     workers: [workerFromBuild(built.gateway, { assetsRouter: true })],
-    port: PORTS.coldStart,
+    port: listenPort("coldStart"),
   });
   rungs.splice(
     2,
@@ -136,9 +144,9 @@ export async function costLadder(built, runtimes, fixtures) {
 
 // --- CPU profile ---------------------------------------------------------------
 
-/** A minimal Chrome DevTools Protocol client over workerd's inspector socket. */
-async function inspector(port, target) {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/${target}`);
+/** A minimal Chrome DevTools Protocol client over workerd's inspector socket (`base`: its ws:// address). */
+async function inspector(base, target) {
+  const ws = new WebSocket(`${base.replace(/\/$/, "")}/${target}`);
   await new Promise((resolve, reject) => {
     ws.addEventListener("open", resolve, { once: true });
     ws.addEventListener("error", () => reject(new Error(`inspector ${target}: cannot connect`)), { once: true });
@@ -208,116 +216,34 @@ function classifier(mapPath) {
   return classify;
 }
 
-/**
- * The buckets of the CPU table: what each operation's CPU is spent on.
- * A sample goes to the bucket of its nearest frame (itself, else its caller,
- * and so on up the stack) that is gateway code, a package or workerd's own
- * JavaScript: a V8 builtin (JSON.parse, crypto, sql.exec) counts for whoever
- * called it. Samples with no such frame (V8's "(program)", the garbage
- * collector) are the runtime's.
- */
-export const BUCKETS = [
-  { key: "auth", label: "auth", what: "src/auth.ts, src/caller.ts, jose: the key's SHA-256, a JWT's verification" },
-  {
-    key: "validation",
-    label: "validation",
-    what: "src/http.ts, src/schemas.ts, src/events/schemas.ts, valibot: content type, body limit, JSON parse, the schemas",
-  },
-  {
-    key: "d1",
-    label: "D1",
-    what: "src/tid-index.ts, src/shards.ts, src/fanout.ts, src/retention.ts, src/erasure.ts, src/events/log.ts, src/events/log-database.ts, src/events/sweep.ts and workerd's D1 client (the SQL itself runs in Miniflare's D1, outside this isolate)",
-  },
-  {
-    key: "storage",
-    label: "storage",
-    what: "src/record/store.ts, row.ts, outbox-rows.ts, schema.ts, alarm.ts and the object's alarm calls: the record's SQLite (sql.exec, transactions)",
-  },
-  {
-    key: "queue",
-    label: "queue",
-    what: "src/events/, src/record/event.ts, src/record/outbox.ts, ulid: the outbox's events, their ids, the queue send",
-  },
-  { key: "logging", label: "logging", what: "src/log.ts, src/redact.ts: the log line, its redaction" },
-  { key: "upstream", label: "upstream client", what: "src/upstream/: the request, its answer parsed and normalized" },
-  {
-    key: "hop",
-    label: "Durable Object call",
-    what: "an operation's call on the receipt's stub (`receiptStub(...).pay(...)`): the RPC's argument copy and, for an object not in memory, its start, native work the profiler gives to the calling line (create's call is inside src/creation.ts and stays under create)",
-  },
-  {
-    key: "record",
-    label: "record object",
-    what: "src/receipt-object.ts, src/lifecycle.ts, src/kinds.ts, src/clock.ts, src/schedule.ts, the rest of src/record/ (the money move, write-ahead, OTP ledger, recorder, late reads, reconciler), src/risk/ (rule 13's counters): the lifecycle, the Durable Objects' RPC",
-  },
-  {
-    key: "create",
-    label: "create",
-    what: "src/creation.ts and src/tid-cache.ts (the data center's memory of completed tids, the Cache API): the tid's HMAC fingerprint and upstream tid, the create's steps, and in createOnce's own frame the call that starts the new receipt object (native: its SQLite file, the RPC)",
-  },
-  {
-    key: "routing",
-    label: "routing",
-    what: "hono, src/app.ts, src/index.ts, src/operations/, src/errors.ts, src/config.ts, src/guard.ts, src/rate-limit.ts and the other packages: router, middleware, answers",
-  },
-  {
-    key: "sandbox",
-    label: "sandbox (not the gateway)",
-    what: "src/sandbox/, src/console/: the upstream simulation and its console, in the same isolate in development",
-  },
-  {
-    key: "runtime",
-    label: "runtime",
-    what: "V8 and workerd with no JavaScript frame above: (program), the garbage collector, RPC and HTTP plumbing",
-  },
-];
-
-/**
- * Every file of src/ by what it does. A file no rule names would silently
- * land somewhere wrong (src/routes/ became src/operations/ and its calls
- * fell to "routing"), so the bench refuses to start while one exists:
- * `assertEveryFileBucketed` below.
- */
-const BUCKET_BY_FILE = [
-  [/^gateway src\/(auth|caller)\.ts$|^package jose$/, "auth"],
-  [/^gateway src\/(http|schemas)\.ts$|^gateway src\/events\/schemas\.ts$|^package (valibot|@hono\/standard-validator)$/, "validation"],
-  [
-    /^gateway src\/(tid-index|tid-shards|shards|fanout|retention|erasure)\.ts$|^gateway src\/events\/(log|log-database|sweep)\.ts$|^runtime .*d1/,
-    "d1",
-  ],
-  [/^gateway src\/record\/(store|schema|alarm|outbox-rows|row)\.ts$/, "storage"],
-  [/^gateway src\/events\/|^gateway src\/record\/(event|outbox)\.ts$|^package ulid$/, "queue"],
-  [/^gateway src\/(redact|log)\.ts$/, "logging"],
-  [/^gateway src\/upstream\//, "upstream"],
-  [/^gateway src\/(receipt-object|record-stub|lifecycle|schedule|kinds|clock)\.ts$|^gateway src\/(record|risk)\//, "record"],
-  [/^gateway src\/(creation|tid-cache)\.ts$/, "create"],
-  [
-    /^gateway src\/(app|index|dev|operations\/.*|errors|error-codes|config|config-lists|config-rules|guard|rate-limit|readiness|types|openapi|examples|build\/.*)\.ts$|^package |^other /,
-    "routing",
-  ],
-  [/^sandbox |^gateway src\/console\//, "sandbox"],
-];
-
-/** The object's storage calls that live in receipt-object.ts rather than the store. */
-const STORAGE_FUNCTIONS = new Set(["#setAlarm"]);
-
-/** An operation's line that calls the receipt's stub: `onRecord(..., (record) => record.pay(...))`, `receiptStub(...)`. */
-const STUB_CALL = /receiptStub\(|onRecord\(/;
-
-function bucketOfFrame(owner, functionName, line) {
-  if (owner === "gateway src/receipt-object.ts" && STORAGE_FUNCTIONS.has(functionName)) return "storage";
-  if (owner.startsWith("gateway src/operations/") && STUB_CALL.test(line)) return "hop";
-  for (const [pattern, bucket] of BUCKET_BY_FILE) if (pattern.test(owner)) return bucket;
+/** The bucket of a classified owner ("gateway src/...", "package ...", "runtime ...", "sandbox ...", "other ..."). */
+function bucketOfOwner(owner) {
+  if (owner.startsWith("gateway ")) return bucketOfPath(owner.slice("gateway ".length));
+  if (owner.startsWith("package ")) return bucketOfPackage(owner.slice("package ".length));
+  if (owner.startsWith("sandbox ")) return "sandbox";
+  if (owner.startsWith("runtime ") && /d1/.test(owner)) return "d1";
+  // esbuild's glue between modules: the router's, as every package no rule names.
+  if (owner.startsWith("other ")) return "routing";
   return null;
 }
 
-/** Throws if a file of src/ (outside src/sandbox/, the sandbox's by path) matches no rule of BUCKET_BY_FILE. */
-export function assertEveryFileBucketed(srcDir = new URL("../../src/", import.meta.url)) {
-  const missing = readdirSync(srcDir, { recursive: true })
-    .filter((f) => f.endsWith(".ts") && !f.startsWith("sandbox/"))
-    .filter((f) => !BUCKET_BY_FILE.some(([pattern]) => pattern.test(`gateway src/${f}`)));
-  if (missing.length)
-    throw new Error(`bench/lib/profile.mjs: no CPU bucket for ${missing.map((f) => `src/${f}`).join(", ")}: add them to BUCKET_BY_FILE`);
+/** `line()`: the source line the frame's function starts on, read only for routing code. */
+function bucketOfFrame(owner, line) {
+  const bucket = bucketOfOwner(owner);
+  if (bucket === "routing" && owner.startsWith("gateway ") && STUB_CALL.test(line())) return "hop";
+  return bucket;
+}
+
+/**
+ * The files of src/ (paths under it, e.g. "record/store.ts") that no rule of
+ * lib/buckets.mjs names: their CPU counts for OTHER. Said at the start of a
+ * run; the unit test fails on them.
+ */
+export function unbucketedFiles(srcDir = new URL("../../src/", import.meta.url)) {
+  return readdirSync(srcDir, { recursive: true })
+    .filter((f) => /\.[cm]?[jt]sx?$/.test(f) && !/\.d\.ts$/.test(f))
+    .filter((f) => bucketOfPath(f) === OTHER)
+    .sort();
 }
 
 /** Per bucket, the samples' time (µs), each sample given to its nearest attributable frame. */
@@ -327,28 +253,30 @@ function bucketize(profile, classify, nodes) {
   const cache = new Map();
   const bucketOfNode = (id) => {
     if (cache.has(id)) return cache.get(id);
-    let bucket = null;
-    for (let at = id; at !== undefined && bucket === null; at = parent.get(at)) {
+    let found = null;
+    for (let at = id; at !== undefined && found === null; at = parent.get(at)) {
       const frame = nodes.get(at).callFrame;
       const owner = classify(frame);
-      if (owner === "(idle)") return "(idle)";
-      if (owner.startsWith("runtime ") && !/d1/.test(owner)) {
-        // workerd's own JavaScript (RPC glue, streams): the runtime's, unless gateway code called it.
-        continue;
-      }
-      bucket = bucketOfFrame(owner, frame.functionName, owner.startsWith("gateway src/operations/") ? classify.line(frame) : "");
+      if (owner === "(idle)") return { bucket: "(idle)" };
+      // workerd's own JavaScript (RPC glue, streams) is no bucket's: the frame above it says whose it is (else the runtime's).
+      const bucket = bucketOfFrame(owner, () => classify.line(frame));
+      if (bucket !== null) found = { bucket, owner };
     }
-    bucket ??= "runtime";
-    cache.set(id, bucket);
-    return bucket;
+    found ??= { bucket: "runtime" };
+    cache.set(id, found);
+    return found;
   };
   const us = new Map();
+  /** The owners whose samples went to OTHER, with their time: the table names them. */
+  const other = new Map();
   for (let i = 0; i < profile.samples.length; i++) {
-    const bucket = bucketOfNode(profile.samples[i]);
+    const { bucket, owner } = bucketOfNode(profile.samples[i]);
     if (bucket === "(idle)") continue;
-    us.set(bucket, (us.get(bucket) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
+    const dt = profile.timeDeltas[i + 1] ?? 0;
+    us.set(bucket, (us.get(bucket) ?? 0) + dt);
+    if (bucket === OTHER) other.set(owner, (other.get(owner) ?? 0) + dt);
   }
-  return us;
+  return { us, other };
 }
 
 /**
@@ -411,17 +339,21 @@ function attribute(profile, classify, requests) {
   // The D1 binding's client code runs in this isolate on every query: if it
   // never shows up in thousands of requests, the operation does not touch D1.
   const d1 = rows.filter((r) => r.owner.startsWith("runtime cloudflare-internal:d1")).reduce((sum, r) => sum + r.usPerRequest, 0);
-  const bucketUs = bucketize(profile, classify, nodes);
+  const { us: bucketUs, other } = bucketize(profile, classify, nodes);
   const buckets = Object.fromEntries(
     BUCKETS.map(({ key }) => {
       const us = bucketUs.get(key) ?? 0;
       return [key, { usPerRequest: round(us / requests, 1), shareOfBusy: round((us / busy) * 100, 1) }];
     }),
   );
+  const unbucketed = [...other.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([owner, us]) => ({ owner, usPerRequest: round(us / requests, 1), shareOfBusy: round((us / busy) * 100, 1) }));
   return {
     wallMs: round(total / 1000, 1),
     d1ClientUsPerRequest: round(d1, 1),
     buckets,
+    unbucketed,
     busyMs: round(busy / 1000, 1),
     busyShare: round((busy / total) * 100, 1),
     usPerRequest: round(busy / requests, 1),
@@ -446,17 +378,19 @@ export async function cpuProfile(built) {
   const rt = await startRuntime({
     key: "profile",
     workers: [worker],
-    port: PORTS.profile,
-    inspectorPort: PORTS.inspector,
+    port: listenPort("profile"),
+    inspectorPort: listenPort("inspector"),
   });
   try {
     await applyMigrations(rt, built.gateway);
     const seconds = PLAN.profileSeconds;
+    const { connections } = PLAN.throughput;
     // Few enough receipts to prepare within the load's 30 s bound on a slow moment of this machine.
-    const payCount = PLAN.quick ? 300 : 1000;
-    const payWarmup = 200;
-    const plain = await createReceipts(rt, gateway, 1003, PLAN.spreadReceipts + payWarmup + payCount + 64);
-    const verify = await createReceipts(rt, gateway, 1001, payWarmup + payCount + 64);
+    const { count: payCount, warmup: payWarmup, warmupSeconds } = PLAN.profile;
+    // autocannon may build one request past `amount` on each connection.
+    const spare = 2 * connections;
+    const plain = await createReceipts(rt, gateway, 1003, PLAN.spreadReceipts + payWarmup + payCount + spare);
+    const verify = await createReceipts(rt, gateway, 1001, payWarmup + payCount + spare);
     let next = PLAN.spreadReceipts;
     let nextVerify = 0;
     const fixtures = {
@@ -466,7 +400,7 @@ export async function cpuProfile(built) {
       authorize: { take: () => verify[nextVerify++] },
     };
     const classify = classifier(`${built.gateway.module}.map`);
-    const cdp = await inspector(PORTS.inspector, `core:user:${built.gateway.name}`);
+    const cdp = await inspector(rt.inspectorUrl, `core:user:${built.gateway.name}`);
     const out = {};
     try {
       await cdp.send("Profiler.enable");
@@ -476,11 +410,11 @@ export async function cpuProfile(built) {
         const scenario = SCENARIOS.find((s) => s.key === key);
         const load = scenario.consumes ? { amount: payCount } : { duration: seconds };
         // Warm the code paths before sampling.
-        const warm = scenario.consumes ? { amount: payWarmup } : { duration: 0.5 };
-        await runLoad({ url: rt.url, connections: 32, ...warm, requests: scenario.requests(gateway, fixtures) });
+        const warm = scenario.consumes ? { amount: payWarmup } : { duration: warmupSeconds };
+        await runLoad({ url: rt.url, connections, ...warm, requests: scenario.requests(gateway, fixtures) });
         await cdp.send("Profiler.start");
         const cpuBefore = runtimeCpuMs(rt);
-        const result = await runLoad({ url: rt.url, connections: 32, ...load, requests: scenario.requests(gateway, fixtures) });
+        const result = await runLoad({ url: rt.url, connections, ...load, requests: scenario.requests(gateway, fixtures) });
         const cpuAfter = runtimeCpuMs(rt);
         const { profile } = await cdp.send("Profiler.stop");
         // Per flow for the flow (three requests), per request otherwise.
@@ -521,15 +455,15 @@ async function bundleWhatIf(built, { name, find, replace, label, scenario, consu
   writeFileSync(patched, source.replace(find, replace));
 
   const variants = [
-    { key: "asBuilt", label: "as built", module: built.gateway.module, port: PORTS.profile },
-    { key: "patched", label, module: patched, port: PORTS.coldStart },
+    { key: "asBuilt", label: "as built", module: built.gateway.module, port: listenPort("profile") },
+    { key: "patched", label, module: patched, port: listenPort("coldStart") },
   ];
-  const rounds = PLAN.quick ? 1 : 3;
-  const seconds = PLAN.quick ? 0.5 : 1.5;
-  const perRound = PLAN.quick ? 100 : 400;
-  // Each round also times requests one at a time: what the piece adds to a caller's wait.
-  const latencyPerRound = PLAN.quick ? 30 : 100;
-  const receipts = consumes ? 64 + (rounds + 1) * (perRound + latencyPerRound) + 64 : PLAN.spreadReceipts;
+  // Each round also times `latencyPerRound` requests one at a time: what the piece adds to a caller's wait.
+  const { rounds, seconds, perRound, latencyPerRound } = PLAN.whatIf;
+  const { connections, warmupSeconds } = PLAN.throughput;
+  // The warm-up's receipts, and one request past `amount` that autocannon may build on each connection.
+  const spare = 2 * connections;
+  const receipts = consumes ? spare + (rounds + 1) * (perRound + latencyPerRound) + spare : PLAN.spreadReceipts;
   try {
     for (const v of variants) {
       // No queue consumer, as in the profile: event delivery would land in either variant's time by chance.
@@ -541,7 +475,7 @@ async function bundleWhatIf(built, { name, find, replace, label, scenario, consu
       const fixtures = { spread: ids, pay: { take: () => ids[next++] } };
       v.requests = () => SCENARIOS.find((s) => s.key === scenario).requests(gateway, fixtures);
       v.load = consumes ? { amount: perRound } : { duration: seconds };
-      await runLoad({ url: v.rt.url, connections: 32, ...(consumes ? { amount: 64 } : { duration: 1 }), requests: v.requests() });
+      await runLoad({ url: v.rt.url, connections, ...(consumes ? { amount: spare } : { duration: warmupSeconds }), requests: v.requests() });
       v.cpuMs = 0;
       v.ok = 0;
       v.seconds = 0;
@@ -550,7 +484,7 @@ async function bundleWhatIf(built, { name, find, replace, label, scenario, consu
     for (let r = 0; r < rounds; r++) {
       for (const v of r % 2 ? [...variants].reverse() : variants) {
         const before = runtimeCpuMs(v.rt);
-        const res = await runLoad({ url: v.rt.url, connections: 32, ...v.load, requests: v.requests() });
+        const res = await runLoad({ url: v.rt.url, connections, ...v.load, requests: v.requests() });
         v.cpuMs += runtimeCpuMs(v.rt) - before;
         v.ok += res.ok;
         v.seconds += res.seconds;
@@ -589,14 +523,14 @@ export const logWhatIf = (built) =>
   });
 
 /**
- * What the write-ahead note (rule 8) costs a pay: the receipt object's #send
- * as built (note the call, set the alarm, flush, then call) against one that
- * only calls.
+ * What the write-ahead note (rule 8) costs a pay: the record's
+ * WriteAhead.around (src/record/write-ahead.ts) as built (note the call,
+ * set the alarm, flush, then call) against one that only calls.
  */
 export const writeAheadWhatIf = (built) =>
   bundleWhatIf(built, {
     name: "nowriteahead",
-    find: /(async #send\([^)]*\) \{\n)[\s\S]*?(\n\s*return call\(\);\n\s*\})/,
+    find: /(async around\([^)]*\) \{\n)[\s\S]*?(\n\s*return call\(\);\n\s*\})/,
     replace: "$1$2",
     label: "without the write-ahead",
     scenario: "pay",
@@ -704,6 +638,8 @@ function bucketTable(cpu, measurements) {
     lines.push(`| ${op === "flow" ? "create-authorize-pay (per flow)" : op} | ${g ?? "–"} | ${b ?? "–"} | ${ratio} | ${cells.join(" | ")} |`);
   }
   lines.push("", ...BUCKETS.map((b) => `- **${b.label}**: ${b.what}.`));
+  const unbucketed = ops.flatMap((op) => (cpu[op].unbucketed ?? []).map((r) => `${r.owner.replace(/^gateway /, "")} (${op}: ${r.shareOfBusy}%)`));
+  if (unbucketed.length) lines.push("", `The ${BUCKETS.find((b) => b.key === OTHER).label} of this run: ${unbucketed.join(", ")}.`);
   return lines;
 }
 

@@ -7,6 +7,7 @@
 import http from "node:http";
 import { HOST } from "./config.mjs";
 
+/** Starts the receiver on `port` (0: any free one); `url` is where to send the events. */
 export function startReceiver(port) {
   let received = 0;
   const server = http.createServer((req, res) => {
@@ -19,6 +20,28 @@ export function startReceiver(port) {
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, HOST, () => resolve({ server, received: () => received, close: () => server.close() }));
+    server.listen(port, HOST, () =>
+      resolve({
+        server,
+        url: `http://${HOST}:${server.address().port}/webhooks`,
+        received: () => received,
+        close: () => server.close(),
+      }),
+    );
+  });
+}
+
+/**
+ * A webhook URL nobody answers: a port the system gave this process and
+ * took back at once (the events run's receiver that is down).
+ */
+export function unansweredUrl() {
+  const server = http.createServer();
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, HOST, () => {
+      const { port } = server.address();
+      server.close(() => resolve(`http://${HOST}:${port}/webhooks`));
+    });
   });
 }

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { basename, join } from "node:path";
-import { PLAN, PLATFORM_D1_MS, RESULTS_DIR, ROOT, UPSTREAM_LATENCY_MS } from "./config.mjs";
+import { BUILD_DIR, PLAN, PLATFORM_D1_MS, RESULTS_DIR, ROOT, UPSTREAM_LATENCY_MS } from "./config.mjs";
 import { COUNTED, criticalMarkdown } from "./critical.mjs";
 import { SCENARIOS, TARGETS } from "./scenarios.mjs";
 
@@ -542,15 +542,18 @@ function render(report, { full }) {
 /** The full report's path beside a run's JSON. */
 export const fullReportPath = (jsonPath) => jsonPath.replace(/\.json$/, ".md");
 
-/** Writes the JSON and (for a full run) the full report beside it and latest.md; returns the JSON path. */
+/**
+ * Writes the JSON, the full report beside it and latest.md; returns the
+ * JSON path. A quick run's numbers are not kept: all three go to the build
+ * directory (quick-latest.md for the summary), and bench/results/ stays as
+ * it was.
+ */
 export function writeResults(report) {
   const stamp = report.date.replace(/:/g, "-").replace(/\.\d+Z$/, "Z");
-  const jsonPath = join(RESULTS_DIR, PLAN.quick ? `${stamp}-quick.json.tmp` : `${stamp}.json`);
+  const jsonPath = PLAN.quick ? join(BUILD_DIR, `quick-${stamp}.json`) : join(RESULTS_DIR, `${stamp}.json`);
   writeFileSync(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
-  if (!PLAN.quick) {
-    writeFileSync(fullReportPath(jsonPath), markdown(report));
-    writeFileSync(join(RESULTS_DIR, "latest.md"), summaryMarkdown(report));
-  }
+  writeFileSync(fullReportPath(jsonPath), markdown(report));
+  writeFileSync(PLAN.quick ? join(BUILD_DIR, "quick-latest.md") : join(RESULTS_DIR, "latest.md"), summaryMarkdown(report));
   return jsonPath;
 }
 

@@ -21,6 +21,15 @@ import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig, unstable_splitSqlQuery } from "wrangler";
 import { DEV_VARS, HOST, PORTS, ROOT } from "./config.mjs";
 
+/**
+ * Where the gateways started here deliver their events: the partner's
+ * receiver run.mjs brings up (lib/receiver.mjs), on the port it got.
+ */
+let partnerWebhookUrl = `http://${HOST}:${PORTS.partner}/webhooks`;
+export function deliverEventsTo(url) {
+  partnerWebhookUrl = url;
+}
+
 /** Rule 13's limits for the bench's gateway: every counter counts, none refuses (see workerFromBuild). */
 const BENCH_RISK_LIMITS = JSON.stringify({
   user_card_uses_per_hour: 1_000_000_000,
@@ -33,6 +42,8 @@ const BENCH_RISK_LIMITS = JSON.stringify({
 });
 
 const live = new Set();
+/** Every runtime this process started (the newest 50), stopped or not: a failure's report describes the ones it concerns. */
+const started = [];
 /** State directories this process made and has not removed yet. */
 const stateDirs = new Set();
 
@@ -96,7 +107,7 @@ export function workerFromBuild(build, { assetsRouter = false } = {}) {
       ...("SANDBOX_OTP_TTL_MS" in (options.bindings ?? {}) ? { SANDBOX_OTP_TTL_MS: String(86_400_000) } : {}),
       // The gateway's events go to the bench's receiver, which is up (lib/receiver.mjs):
       // the usual case. A receiver that is down is the events run's to measure.
-      ...("WEBHOOK_URL" in (options.bindings ?? {}) ? { WEBHOOK_URL: `http://${HOST}:${PORTS.partner}/webhooks` } : {}),
+      ...("WEBHOOK_URL" in (options.bindings ?? {}) ? { WEBHOOK_URL: partnerWebhookUrl } : {}),
     },
   };
 }
@@ -114,10 +125,12 @@ function get(url) {
 }
 
 /**
- * Starts one workerd with `workers` (the first one answers on `port`) and
- * times it: `readyMs` until the runtime listens, `firstAnswerMs` until the
- * first answer to GET `probePath`. State lives in a fresh directory under
- * STATE_ROOT and is removed on stop.
+ * Starts one workerd with `workers` (the first one answers on `port`, or on
+ * a free port the system picks when `port` is 0: `runtime.url` says which)
+ * and times it: `readyMs` until the runtime listens, `firstAnswerMs` until
+ * the first answer to GET `probePath`. State lives in a fresh directory
+ * under STATE_ROOT and is removed on stop. `inspectorPort` (0: any) turns
+ * on workerd's inspector, at `runtime.inspectorUrl`.
  */
 export async function startRuntime({
   key,
@@ -132,18 +145,27 @@ export async function startRuntime({
   const persist = reuseState ?? mkdtempSync(join(STATE_ROOT, `payments-bench-${key}-`));
   stateDirs.add(persist);
   const before = new Set(workerdChildren());
-  const started = performance.now();
+  const startedAt = performance.now();
+  // Filled in once Miniflare is made; its crash handler (in the options below) refers to it.
+  const runtime = { key, persist, logs, stopped: false, keepState: false };
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       host: HOST,
       port,
-      ...(inspectorPort ? { inspectorPort } : {}),
+      ...(inspectorPort === undefined ? {} : { inspectorPort }),
       resourcePersistencePath: persist,
       enableDevRegistry: false,
       // No request.cf fetched from the internet: the placeholder will do.
       cf: false,
       logRequests: false,
       telemetry: { enabled: false },
+      // Miniflare starts a crashed workerd again on its own, and says so nowhere the bench sees: counted, so the
+      // measurement across it fails (lib/scenarios.mjs) and a failure's report says it happened (describeRuntime).
+      unsafeHandleRuntimeRestart: () => {
+        logs.crashes = (logs.crashes ?? 0) + 1;
+        // Its new workerd: the bench's one no other runtime owns.
+        runtime.pid = workerdChildren().find((pid) => ![...live].some((other) => other.pid === pid)) ?? null;
+      },
       // The gateway logs a line per upstream call; keep count and bytes (what Workers Logs ingests of it), keep errors, print nothing.
       handleStructuredLogs: (log) => {
         logs.lines++;
@@ -159,39 +181,78 @@ export async function startRuntime({
       workers,
     }),
   );
-  const runtime = { key, mf, persist, logs, url: `http://${HOST}:${port}`, stopped: false, keepState: false };
+  runtime.mf = mf;
   runtime.options = { key, workers, port, probePath, inspectorPort };
   live.add(runtime);
+  started.push(runtime);
+  if (started.length > 50) started.shift();
   runtime.stop = () => stopRuntime(runtime);
 
+  let listening;
   try {
-    await mf.ready;
+    listening = await mf.ready;
   } catch (err) {
     if (err?.code === "ERR_ADDRESS_IN_USE") {
-      throw new Error(`${key}: port ${port} on ${HOST} is taken; move the bench's ports with BENCH_PORT_BASE=<n>`, { cause: err });
+      throw new Error(`${key}: port ${port} on ${HOST} is taken; pick other ports with BENCH_PORT_BASE=<n>, or leave it unset for free ones`, {
+        cause: err,
+      });
     }
     throw err;
   }
-  const readyMs = performance.now() - started;
+  const readyMs = performance.now() - startedAt;
+  runtime.url = listening.origin;
+  runtime.inspectorUrl = inspectorPort === undefined ? null : (await mf.getInspectorURL()).href;
   let status;
   for (;;) {
     try {
       status = await get(`${runtime.url}${probePath}`);
       break;
     } catch (err) {
-      if (performance.now() - started > 30_000) throw new Error(`${key}: no answer on ${probePath}: ${err}`);
+      if (performance.now() - startedAt > 30_000) throw new Error(`${key}: no answer on ${probePath}: ${err}`);
       await new Promise((r) => setTimeout(r, 5));
     }
   }
-  runtime.startup = { readyMs: round1(readyMs), firstAnswerMs: round1(performance.now() - started), firstStatus: status };
+  runtime.startup = { readyMs: round1(readyMs), firstAnswerMs: round1(performance.now() - startedAt), firstStatus: status };
   // After the clock stopped: scanning /proc is not the runtime's start-up.
   runtime.pid = workerdChildren().find((pid) => !before.has(pid)) ?? null;
   return runtime;
 }
 
+/**
+ * The runtimes a failure since `since` (performance.now()) concerns: those
+ * still running, and those stopped since then (a stage stops its own on the
+ * way out of a failure), a restarted one as its successor.
+ */
+export const runtimesSince = (since) => started.filter((r) => !r.replaced && (!r.stopped || r.stoppedAt >= since));
+
+/**
+ * What became of a runtime, in words, for a run that failed: its address,
+ * whether its workerd process is still there, the crashes Miniflare
+ * restarted it after, and the newest lines workerd wrote of its own.
+ */
+export function describeRuntime(runtime) {
+  const pid = runtime.pid;
+  let state;
+  if (!pid) state = "workerd's process unknown";
+  else if (runtime.stopped)
+    state = runtime.aliveAtStop ? `workerd ${pid} ran until the bench stopped it` : `workerd ${pid} had EXITED before the bench stopped it`;
+  else state = isRunning(pid) ? `workerd ${pid} running` : `workerd ${pid} GONE (exited)`;
+  const crashes = runtime.logs.crashes ? `, ${runtime.logs.crashes} crash(es) Miniflare restarted it after` : "";
+  const lines = [...(runtime.logs.runtime ?? []), ...runtime.logs.errors].slice(-12);
+  return [
+    `${runtime.key} at ${runtime.url ?? "(not listening yet)"}: ${state}${crashes}`,
+    ...(lines.length
+      ? lines.map((line) => `    | ${line.replace(/\n/g, "\n    | ")}`)
+      : ["    (workerd wrote no line of its own, and the worker logged no error)"]),
+  ].join("\n");
+}
+
 async function stopRuntime(runtime) {
   if (runtime.stopped) return;
   runtime.stopped = true;
+  runtime.stoppedAt = performance.now();
+  // Whether its workerd was still there when the bench stopped it: a failure's report says so.
+  runtime.aliveAtStop = runtime.pid ? isRunning(runtime.pid) : null;
   live.delete(runtime);
   try {
     await Promise.race([runtime.mf.dispose(), new Promise((r) => setTimeout(r, 10_000))]);
@@ -210,6 +271,8 @@ async function stopRuntime(runtime) {
  */
 export async function restartRuntime(runtime) {
   runtime.keepState = true;
+  // Its successor tells its story (same key, same logs).
+  runtime.replaced = true;
   await stopRuntime(runtime);
   return startRuntime({ ...runtime.options, reuseState: runtime.persist, logs: runtime.logs });
 }
@@ -255,10 +318,16 @@ function procStat(pid) {
     const close = stat.lastIndexOf(")");
     const comm = stat.slice(stat.indexOf("(") + 1, close);
     const fields = stat.slice(close + 2).split(" ");
-    return { comm, ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND };
+    return { comm, state: fields[0], ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND };
   } catch {
     return null;
   }
+}
+
+/** Whether process `pid` is there and not a zombie (ended, not reaped yet). */
+function isRunning(pid) {
+  const stat = procStat(pid);
+  return stat !== null && stat.state !== "Z";
 }
 
 /** workerd processes this bench started (Miniflare spawns them as direct children). */

@@ -3,18 +3,26 @@
  * benchmark of error answers would be worthless), and, through the sandbox's
  * call log, how many upstream calls each gateway operation makes.
  */
+import { request } from "./load.mjs";
 import { API, TARGETS } from "./scenarios.mjs";
 
 async function call(runtime, target, op, body) {
-  const res = await fetch(`${runtime.url}${API}/${op}`, { method: "POST", headers: target.headers, body: JSON.stringify(body) });
+  const res = await request(`the check of every operation, ${op} on the ${target.label}`, `${runtime.url}${API}/${op}`, {
+    method: "POST",
+    headers: target.headers,
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`${target.key} ${op}: ${res.status} ${text.slice(0, 300)}`);
   return JSON.parse(text);
 }
 
 async function upstreamCalls(runtime) {
-  const res = await fetch(`${runtime.url}/__sandbox/calls`);
-  if (!res.ok) return null;
+  const res = await request("the sandbox's call log", `${runtime.url}/__sandbox/calls`);
+  if (!res.ok) {
+    await res.body?.cancel();
+    return null;
+  }
   return (await res.json()).length;
 }
 
