@@ -1365,6 +1365,15 @@ export const MUTANTS = [
   },
   // --- the audit trail in R2 (rule 15) -----------------------------------------
   {
+    name: "audit-id-time-masked",
+    at: "idTime",
+    find: "at.toString(36)",
+    replace: "String(at)",
+    tests: ["test/integration/audit-trail.test.ts"],
+    grep: "two entries alike",
+    why: "rule 15: an entry's id holds nothing redact masks, so two entries never share an id and search never drops one",
+  },
+  {
     name: "audit-chain-forgets-prev",
     at: "AuditWriter.#flush",
     find: "      const header = { ...batch.header, seq: head.seq + 1, prev: head.hash };",

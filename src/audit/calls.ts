@@ -13,7 +13,7 @@ import { ApiError } from "../errors";
 import { log } from "../log";
 import type { GatewayEnv } from "../types";
 import { appendAudit } from "./append";
-import type { AuditLine } from "./entries";
+import { type AuditLine, idTime } from "./entries";
 
 /** Body fields an entry keeps, as they were sent (each a scalar; ids, dates, filters). */
 const KEPT = ["id", "receipt_id", "user", "staff", "kind", "type", "delivery", "date", "from", "to", "after", "limit", "dry_run"] as const;
@@ -66,7 +66,7 @@ export const auditCalls = (prefix: string) =>
     const at = Date.now();
     const requestId = c.var.requestId;
     const line: AuditLine = {
-      id: `g:${requestId}:${at}`,
+      id: `g:${requestId}:${idTime(at)}`,
       at,
       source: "gateway",
       op: c.req.path.startsWith(prefix) ? c.req.path.slice(prefix.length).replace(/^\/+/, "") : c.req.path,

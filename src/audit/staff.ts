@@ -9,6 +9,7 @@
  * `audit/search` for that receipt or user too.
  */
 import { appendAudit } from "./append";
+import { idTime } from "./entries";
 
 export interface StaffAction {
   email: string;
@@ -29,7 +30,7 @@ export async function auditStaff(env: Env, entry: StaffAction): Promise<void> {
   const email = entry.email.trim().toLowerCase();
   await appendAudit(env, `staff:${email}`, [
     {
-      id: `s:${entry.request_id}:${at}:${entry.action}`,
+      id: `s:${entry.request_id}:${idTime(at)}:${entry.action}`,
       at,
       source: "staff",
       op: entry.action,

@@ -134,6 +134,20 @@ describe("the gateway's own calls and the back office", () => {
     ]);
     expect((await searchTrail({ receipt_id: receipt.id })).entries).toContainEqual(expect.objectContaining({ source: "staff", staff: email }));
   });
+
+  it("two entries alike but for their time, 10 s apart to the millisecond, are both kept: an id's time is never masked into another's", async () => {
+    // An entry's id names its time; redact masks every run of twelve digits or more, and audit/search keeps one
+    // entry per id, so a time written in decimal made these two one.
+    const email = `${newUser("support")}@partner.test`;
+    const request_id = crypto.randomUUID();
+    const at = Date.now() - 60_000;
+    for (const when of [at, at + 10_000])
+      await auditStaff(env, { email, role: "support", action: "view_receipt", target: "r-1", outcome: "ok", request_id, at: when });
+    await flushAudit();
+    expect((await searchTrail({ staff: email })).entries.map((entry: any) => entry.at)).toEqual([at, at + 10_000]);
+    const text = [...(await auditObjects()).values()].join("\n");
+    expect(text).not.toMatch(/"id":"[^"]*\*/);
+  });
 });
 
 describe("no entry holds card data, a key or a token", () => {
