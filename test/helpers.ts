@@ -430,3 +430,9 @@ export async function callSettled(deployment: Env, path: string, body: unknown):
   await waitOnExecutionContext(ctx);
   return response;
 }
+
+/**
+ * vi.waitFor with a bound a busy machine never reaches: what the gateway does after its answer (a queue send, an
+ * export) is awaited until it shows, and 1 s (vi.waitFor's own default) is not enough on a loaded CI runner.
+ */
+export const eventually = <T>(check: () => T | Promise<T>): Promise<T> => vi.waitFor(check, { timeout: 30_000, interval: 20 });

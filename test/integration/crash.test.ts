@@ -16,6 +16,7 @@ import { callGateway, consume, fireCron, queueSpy, receiver, unsentEvents } from
 import {
   call,
   createReceipt,
+  eventually,
   expectError,
   expectStatus,
   letOtpWaitPass,
@@ -240,10 +241,10 @@ describe("a crash right after the queue accepted an event", () => {
         return result;
       });
       await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
-      await vi.waitFor(() => expect(accepted).toBe(true));
+      await eventually(() => expect(accepted).toBe(true));
       // The drain's mark waits for the row's next write, or the alarm: here the alarm writes it.
       if (moment === "after the outbox row is marked sent") {
-        await vi.waitFor(async () => {
+        await eventually(async () => {
           await runDurableObjectAlarm(stub);
           expect(await unsent(receipt.id)).toBe(0);
         });

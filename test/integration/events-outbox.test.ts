@@ -14,6 +14,7 @@ import { callGateway, consume, fireCron, queueSpy, receiver, unsentEventBodies, 
 import {
   call,
   createReceipt,
+  eventually,
   expectError,
   expectStatus,
   letSupplierAnswer,
@@ -144,7 +145,7 @@ describe("the outbox survives what fails", () => {
     await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
     const stub = receiptStub(env, "receipt", receipt.id);
     // The object drains at once after the pay, in the background: that first send is refused.
-    await vi.waitFor(() => expect(queue.spy).toHaveBeenCalledTimes(2));
+    await eventually(() => expect(queue.spy).toHaveBeenCalledTimes(2));
     expect(await unsentEvents("receipt", receipt.id)).toBe(1);
     await runInDurableObject(stub, (_i, state) => {
       state.abort("crash between the state change and the queue send");
@@ -193,7 +194,7 @@ describe("the outbox survives what fails", () => {
     queue.spy.mockImplementation(() => new Promise<never>(() => {}));
     const paid = await expectStatus<any>(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
     expect(paid.state).toBe(4);
-    await vi.waitFor(() => expect(queue.spy).toHaveBeenCalled());
+    await eventually(() => expect(queue.spy).toHaveBeenCalled());
     const unsent = await unsentEventBodies("receipt", receipt.id);
     expect(unsent.map((body) => JSON.parse(body).type)).toEqual(["receipt.paid"]);
   });
@@ -230,16 +231,16 @@ describe("the outbox in the record's row: a drain's mark rides the row's next wr
 
   it("the created event's mark goes with the authorize's note, no write of its own; after an eviction nothing already logged is sent again", async () => {
     const receipt = await createReceipt({ merchant_id: 1001 });
-    await vi.waitFor(() => expect(typesSent()).toEqual(["receipt.created"]));
+    await eventually(() => expect(typesSent()).toEqual(["receipt.created"]));
     // Drained, not yet stored as logged: nothing was written for the mark alone.
-    await vi.waitFor(async () => expect(queue.spy).toHaveBeenCalledTimes(1));
+    await eventually(async () => expect(queue.spy).toHaveBeenCalledTimes(1));
     expect(await unsentEvents("receipt", receipt.id)).toBe(1);
     await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
     expect(await unsentEvents("receipt", receipt.id)).toBe(0);
 
     await evictDurableObject(receiptStub(env, "receipt", receipt.id));
     await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }), 200);
-    await vi.waitFor(() => expect(typesSent()).toEqual(["receipt.created", "receipt.paid"]));
+    await eventually(() => expect(typesSent()).toEqual(["receipt.created", "receipt.paid"]));
     await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
     expect(typesSent()).toEqual(["receipt.created", "receipt.paid"]);
     expect(await unsentEvents("receipt", receipt.id)).toBe(0);
@@ -251,7 +252,7 @@ describe("the outbox in the record's row: a drain's mark rides the row's next wr
     // The pay's drain never hears back from the queue: the object is evicted with the event owed.
     queue.spy.mockImplementationOnce(() => new Promise<never>(() => {}));
     await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
-    await vi.waitFor(() => expect(queue.spy).toHaveBeenCalledTimes(2));
+    await eventually(() => expect(queue.spy).toHaveBeenCalledTimes(2));
     expect(await unsentEvents("receipt", receipt.id)).toBe(1);
     await evictDurableObject(receiptStub(env, "receipt", receipt.id));
 
@@ -268,7 +269,7 @@ describe("the outbox in the record's row: a drain's mark rides the row's next wr
     const receipt = await createReceipt({ merchant_id: 1003 });
     await drain("receipt", receipt.id);
     await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200);
-    await vi.waitFor(() => expect(typesSent()).toEqual(["receipt.created", "receipt.paid"]));
+    await eventually(() => expect(typesSent()).toEqual(["receipt.created", "receipt.paid"]));
     await queue.deliver(receipt.id);
     // Killed before any write took the paid event's mark (if one did, nothing is owed).
     await runInDurableObject(receiptStub(env, "receipt", receipt.id), (_i, state) => state.abort("killed before the mark")).catch(() => undefined);

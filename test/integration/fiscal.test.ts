@@ -20,6 +20,7 @@ import {
   call,
   createReceipt,
   DAY_MS,
+  eventually,
   expectError,
   expectStatus,
   letFiscalDataAppear,
@@ -87,7 +88,7 @@ describe("a receipt paid while its fiscal data is missing (tok_sandbox_fiscal_la
     const queue = queueSpy();
     const paid = await paidWith(LATE);
     expect(paid).toMatchObject({ state: 4, ofd: { fiscalSign: "", qrCodeUrl: "" } });
-    await vi.waitFor(async () => expect(await listed(paid.id)).toMatchObject({ tid: paid.tid, amount: paid.amount, state: 4, reads: 0 }));
+    await eventually(async () => expect(await listed(paid.id)).toMatchObject({ tid: paid.tid, amount: paid.amount, state: 4, reads: 0 }));
     const { since } = (await listed(paid.id))!;
 
     // The first read: nothing yet. It stays listed, one read done.
@@ -128,7 +129,7 @@ describe("a receipt paid while its fiscal data is missing (tok_sandbox_fiscal_la
     letTimePass(60_000);
     const cancelled = await expectStatus(call("receipt/cancel", { id: paid.id }), 200);
     expect(cancelled).toMatchObject({ state: 21, ofd: { type: "Refund", fiscalSign: "", qrCodeUrl: "" } });
-    await vi.waitFor(async () => expect(await listed(paid.id)).toMatchObject({ state: 21, reads: 0 }));
+    await eventually(async () => expect(await listed(paid.id)).toMatchObject({ state: 21, reads: 0 }));
 
     await letFiscalDataAppear(paid.id);
     letTimePass(READS[0]! + 1);
@@ -150,7 +151,7 @@ describe("a receipt paid while its fiscal data is missing (tok_sandbox_fiscal_la
     const paid = await paidWith({ token: "tok_sandbox_ok" });
     expect(paid.ofd.fiscalSign).toMatch(/^\d{12}$/);
     // Once what the pay left owed is done, the only alarm left is the record's end: no read is scheduled.
-    await vi.waitFor(async () => {
+    await eventually(async () => {
       await alarm(paid.id);
       expect(await alarmWithinADay(stubOf(paid.id))).toBe(false);
     });
@@ -190,7 +191,7 @@ describe("nothing is lost to a crash or a failed list write", () => {
   it("a crash between the read that shows the data and its store: nothing was stored, an alarm stands, and the next read stores it", async () => {
     const queue = queueSpy();
     const paid = await paidWith(LATE);
-    await vi.waitFor(async () => expect(await listed(paid.id)).toMatchObject({ reads: 0 }));
+    await eventually(async () => expect(await listed(paid.id)).toMatchObject({ reads: 0 }));
     await letFiscalDataAppear(paid.id);
     letTimePass(READS[0]! + 1);
     // The read reaches the upstream, which answers with the data; the object dies before the answer is stored.

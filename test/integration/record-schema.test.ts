@@ -19,7 +19,17 @@ import { recordParts } from "../../src/record/parts";
 import { CURRENT_SCHEMA_VERSION, describeSchema, MIGRATIONS, migrate, OLDEST_READER_VERSION, storedVersion } from "../../src/record/schema";
 import type { UpstreamState } from "../../src/upstream/calls";
 import { callGateway, loggedEventTypes, queueSpy, unsentEvents } from "../events";
-import { alarmWithinADay, call, createReceipt, expectError, expectStatus, letFiscalDataAppear, receiptRequest, sandboxCalls } from "../helpers";
+import {
+  alarmWithinADay,
+  call,
+  createReceipt,
+  eventually,
+  expectError,
+  expectStatus,
+  letFiscalDataAppear,
+  receiptRequest,
+  sandboxCalls,
+} from "../helpers";
 import previousRelease from "../releases/previous/meta.json";
 
 afterEach(() => vi.restoreAllMocks());
@@ -147,7 +157,7 @@ describe("schema 3: the outbox moves into the record's row", () => {
     // The pay's event is not handed on: the queue refuses it.
     queue.spy.mockRejectedValueOnce(new Error("queue unavailable"));
     await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
-    await vi.waitFor(() => expect(queue.spy).toHaveBeenCalledTimes(2));
+    await eventually(() => expect(queue.spy).toHaveBeenCalledTimes(2));
     const fresh = await runInDurableObject(stub, (_i, state) => describeSchema(state.storage.sql));
     // The same object as a gateway before schema 3 stored it: its events as rows of the outbox table.
     const bodies = await runInDurableObject(stub, (_i, state) => {
@@ -171,7 +181,7 @@ describe("schema 3: the outbox moves into the record's row", () => {
 
     // Its first open migrates it, and its alarm drains what is owed.
     expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(4);
-    await vi.waitFor(() => expect(queue.sent.map((m) => JSON.parse(m.payload).type)).toContain("receipt.paid"));
+    await eventually(() => expect(queue.sent.map((m) => JSON.parse(m.payload).type)).toContain("receipt.paid"));
     const after = await runInDurableObject(stub, (_i, state) => ({
       schema: describeSchema(state.storage.sql),
       version: storedVersion(state.storage.sql),
@@ -272,7 +282,7 @@ describe("a record a newer release stored, met after a rollback", () => {
     const queue = queueSpy();
     queue.spy.mockRejectedValueOnce(new Error("queue unavailable"));
     const receipt = await createReceipt({ merchant_id: 1003 });
-    await vi.waitFor(() => expect(queue.spy).toHaveBeenCalledTimes(1));
+    await eventually(() => expect(queue.spy).toHaveBeenCalledTimes(1));
     const stub = receiptStub(env, "receipt", receipt.id);
     await storedByNewerRelease(receipt.id);
 
@@ -308,7 +318,7 @@ describe("schema 5: rule 14's watch of a receipt whose fiscal data is missing", 
 
     const opened = async (id: string) => {
       await expectStatus(call("receipt/check-id", { id }), 200);
-      await vi.waitFor(async () => expect(await runDurableObjectAlarm(receiptStub(env, "receipt", id))).toBe(true));
+      await eventually(async () => expect(await runDurableObjectAlarm(receiptStub(env, "receipt", id))).toBe(true));
       return runInDurableObject(receiptStub(env, "receipt", id), (_i, state) => ({
         schema: describeSchema(state.storage.sql),
         version: storedVersion(state.storage.sql),
@@ -329,7 +339,7 @@ describe("schema 5: rule 14's watch of a receipt whose fiscal data is missing", 
     await letFiscalDataAppear(late.id);
     await expectStatus(call("receipt/check-id", { id: late.id }), 200);
     await runDurableObjectAlarm(receiptStub(env, "receipt", late.id));
-    await vi.waitFor(async () => expect(await listedIds()).not.toContain(late.id));
+    await eventually(async () => expect(await listedIds()).not.toContain(late.id));
   });
 });
 
@@ -381,7 +391,7 @@ describe("expand, then contract: the release before serves what this one stores,
     await letFiscalDataAppear(receipt.id);
     await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
     await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
-    await vi.waitFor(async () => expect(await listing(receipt.id)).toBeNull());
+    await eventually(async () => expect(await listing(receipt.id)).toBeNull());
     expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.paid", "receipt.fiscalized"]);
   });
 
@@ -391,7 +401,7 @@ describe("expand, then contract: the release before serves what this one stores,
     await letFiscalDataAppear(receipt.id);
     await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
     await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
-    await vi.waitFor(async () => expect(await listing(receipt.id)).toBeNull());
+    await eventually(async () => expect(await listing(receipt.id)).toBeNull());
     const sold = await fiscalColumns(receipt.id);
     expect(sold.fiscal).toBe("sale");
     await expectStatus(call("receipt/cancel", { id: receipt.id }), 200);
@@ -411,7 +421,7 @@ describe("expand, then contract: the release before serves what this one stores,
     // The data shown at last is an event the record keeps; the queue refuses it for now.
     queue.spy.mockRejectedValue(new Error("queue unavailable"));
     await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
-    await vi.waitFor(() =>
+    await eventually(() =>
       expect(queue.spy.mock.calls.flat(2).map((m) => JSON.parse((m as { body: { payload: string } }).body.payload).type)).toContain(
         "receipt.fiscalized",
       ),
