@@ -157,13 +157,29 @@ export class ReceiptObject extends DurableObject<Env> {
     return rec && rec.owner === owner ? rec.answer : null;
   }
 
-  /** What the sandbox console shows of a record: its trail, the tid it was created with, its amount now. */
-  async describe(): Promise<(AuditTrail & { tid: string; upstreamTid: string; createdAt: number; amount: number | null }) | null> {
-    const trail = await this.auditTrail();
-    const rec = this.#parts.store.current;
-    if (!trail || !rec) return null;
-    const amount = kindNamed(rec.kind).amountOf(this.#parts.store.parsedBody<RecordBody>());
-    return { ...trail, tid: rec.tid, upstreamTid: rec.upstream_tid, createdAt: rec.created_at, amount: typeof amount === "number" ? amount : null };
+  /**
+   * What the sandbox console shows of a record: its trail, the tid it was
+   * created with, its amount now, and its own time (`now`; `aheadMs`: how far
+   * the sandbox's test clock moved it ahead of the deployment's).
+   */
+  describe(): Promise<
+    (AuditTrail & { tid: string; upstreamTid: string; createdAt: number; amount: number | null; now: number; aheadMs: number }) | null
+  > {
+    return this.#timed(async () => {
+      const trail = await this.auditTrail();
+      const rec = this.#parts.store.current;
+      if (!trail || !rec) return null;
+      const amount = kindNamed(rec.kind).amountOf(this.#parts.store.parsedBody<RecordBody>());
+      return {
+        ...trail,
+        tid: rec.tid,
+        upstreamTid: rec.upstream_tid,
+        createdAt: rec.created_at,
+        amount: typeof amount === "number" ? amount : null,
+        now: clock.now(),
+        aheadMs: rec.clock_offset,
+      };
+    });
   }
 
   /**
