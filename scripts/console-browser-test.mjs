@@ -87,8 +87,14 @@ let browser;
 try {
   mkdirSync("test-results", { recursive: true });
   const bundle = productionBundle();
-  const leaks = ["/__sandbox", "Sandbox console", "SandboxObject"].filter((text) => bundle.includes(text));
-  check("the production bundle has no /__sandbox path, no console, no sandbox", bundle.length > 0 && leaks.length === 0, leaks.join(", "));
+  const leaks = ["/__sandbox", "Sandbox console", "SandboxObject", "/advance", "/trigger", "TRIGGER_NOT_APPLICABLE", "advanceRecord"].filter((text) =>
+    bundle.includes(text),
+  );
+  check(
+    "the production bundle has no /__sandbox path, no console, no sandbox, no test clock or trigger",
+    bundle.length > 0 && leaks.length === 0,
+    leaks.join(", "),
+  );
   receiver = await startReceiver();
   gateway = await startGateway({ migrate: true, vars: { WEBHOOK_URL: receiver.url } });
   const { origin } = gateway;
