@@ -7,8 +7,9 @@
 // waits until its events are delivered, then in Chromium: opens /__sandbox/, finds
 // the receipt paid, follows its link, checks the timeline shows the upstream calls,
 // the events and the audit, clicks Resend on receipt.paid, and checks the event is
-// queued and delivered again. Every request for another host is refused and fails
-// the test. Screenshot: test-results/sandbox-console.png. Ends with one plain line,
+// queued and delivered again; advances the receipt's own time with its form and finds
+// it shown ahead; then runs `npm run trigger`'s recipe for every event type, each event
+// seen by the receiver. Every request for another host is refused and fails the test. Screenshot: test-results/sandbox-console.png. Ends with one plain line,
 // `console browser: N passed, N failed`, and a non-zero exit on any failure.
 // First of all, the production bundle (a dry-run build) is checked to hold none of it.
 import { spawnSync } from "node:child_process";
@@ -19,6 +20,7 @@ import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { Webhook } from "standardwebhooks";
 import { freePort, openBrowser, report, startGateway } from "./browser-harness.mjs";
+import { RECIPES, triggerEvent } from "./trigger.mjs";
 
 const SCREENSHOT = "test-results/sandbox-console.png";
 const devVars = parseEnv(readFileSync(".dev.vars.example", "utf8"));
@@ -26,17 +28,19 @@ const PARTNER = { authorization: "Bearer sk_test_local_partner", "content-type":
 
 const { check, finish } = report("console browser");
 
-/** A webhook receiver: verifies each delivery and remembers its webhook-id. */
+/** A webhook receiver: verifies each delivery and remembers its webhook-id, and each event's type and record. */
 async function startReceiver() {
   const webhook = new Webhook(devVars.WEBHOOK_SECRET);
   const received = [];
+  const events = [];
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk) => (body += chunk));
     req.on("end", () => {
       try {
-        webhook.verify(body, req.headers);
+        const event = webhook.verify(body, req.headers);
         received.push(req.headers["webhook-id"]);
+        events.push({ type: event.type, id: event.data.object.receipt_id ?? event.data.object.id });
         res.writeHead(204).end();
       } catch {
         res.writeHead(400).end("bad signature");
@@ -45,7 +49,7 @@ async function startReceiver() {
   });
   const port = await freePort();
   await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${port}/webhooks`, received, close: () => server.close() };
+  return { url: `http://127.0.0.1:${port}/webhooks`, received, events, close: () => server.close() };
 }
 
 async function until(what, ms, probe) {
@@ -83,8 +87,14 @@ let browser;
 try {
   mkdirSync("test-results", { recursive: true });
   const bundle = productionBundle();
-  const leaks = ["/__sandbox", "Sandbox console", "SandboxObject"].filter((text) => bundle.includes(text));
-  check("the production bundle has no /__sandbox path, no console, no sandbox", bundle.length > 0 && leaks.length === 0, leaks.join(", "));
+  const leaks = ["/__sandbox", "Sandbox console", "SandboxObject", "/advance", "/trigger", "TRIGGER_NOT_APPLICABLE", "advanceRecord"].filter((text) =>
+    bundle.includes(text),
+  );
+  check(
+    "the production bundle has no /__sandbox path, no console, no sandbox, no test clock or trigger",
+    bundle.length > 0 && leaks.length === 0,
+    leaks.join(", "),
+  );
   receiver = await startReceiver();
   gateway = await startGateway({ migrate: true, vars: { WEBHOOK_URL: receiver.url } });
   const { origin } = gateway;
@@ -164,6 +174,18 @@ try {
   });
   check("after a reload the event shows delivered, 2 attempts", true);
 
+  const ownTime = await page.locator("#clock + dd").innerText();
+  check("the record's page shows its own time, at now", ownTime.includes("now") && ownTime.includes("UTC"), ownTime);
+  await page.locator('form[action$="/advance"] input[name="by"]').fill("25h");
+  await page.locator('form[action$="/advance"]').getByRole("button", { name: "Advance" }).click();
+  await page.waitForURL(`**/__sandbox/receipts/${receipt.id}/view#clock`);
+  const advanced = await page.locator("#clock + dd").innerText();
+  check("Advance 25h comes back to the record, its own time a day ahead", advanced.includes("+1 d"), advanced);
+  check("the page offers the triggers", (await page.locator('form[action$="/trigger"] option').count()) === 5);
+  await page.goto(`${origin}/__sandbox/`, { waitUntil: "load" });
+  const listed = (await page.locator("tr", { hasText: receipt.id }).innerText()).replace(/\s+/g, " ");
+  check("the list shows the receipt's own time ahead", listed.includes("+1 d"), listed);
+
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
   check("a screenshot is saved", existsSync(SCREENSHOT), SCREENSHOT);
   check("no request left the gateway", outside.length === 0, outside.length ? [...new Set(outside)].slice(0, 10).join(" ") : "");
@@ -172,6 +194,16 @@ try {
     pageErrors.length + consoleErrors.length === 0,
     [...pageErrors, ...consoleErrors].slice(0, 3).join(" | "),
   );
+  // npm run trigger: every event type, made on this gateway and seen by the receiver.
+  for (const type of Object.keys(RECIPES)) {
+    const made = await triggerEvent(origin, type, 45_000);
+    const seen = receiver.events.some((e) => e.type === type && e.id === made.id);
+    check(
+      `npm run trigger -- ${type}: delivered, and the receiver got it`,
+      made.delivered && seen,
+      `${made.kind} ${made.id}: ${made.event?.delivery.status ?? "not made"}`,
+    );
+  }
 } catch (err) {
   check("the console browser test ran", false, err instanceof Error ? err.message : String(err));
   if (gateway) console.log(gateway.log().slice(-3000));

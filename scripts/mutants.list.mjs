@@ -18,6 +18,71 @@
  *   why      the rule it breaks
  */
 export const MUTANTS = [
+  // --- test clocks (the sandbox's per-record time) ------------------------------
+  {
+    name: "clock-ignores-record-time",
+    at: "clock",
+    find: "  now: (): number => Date.now() + offsetMs + (recordTime.getStore() ?? 0),",
+    replace: "  now: (): number => Date.now() + offsetMs,",
+    tests: ["test/integration/test-clock.test.ts"],
+    grep: "25 hours",
+    why: "test clocks: every rule of an advanced record reads its own time, or nothing falls due when it is advanced",
+  },
+  {
+    name: "record-alarm-in-record-time",
+    at: "Alarm.set",
+    find: "      this.#storage.setAlarm(at - clock.recordOffset());",
+    replace: "      this.#storage.setAlarm(at);",
+    tests: ["test/integration/test-clock.test.ts"],
+    grep: "23 hours",
+    why: "test clocks: the runtime fires an alarm by the deployment's time, so a record's own time is taken off it, or an advanced record's rules run late",
+  },
+  {
+    name: "advance-counts-as-a-change",
+    at: "ReceiptObject.advanceTime",
+    find: "      time.later({ clock_offset: offset });\n      store.writeUnchanged();",
+    replace: "      time.update({ clock_offset: offset });",
+    tests: ["test/integration/test-clock.test.ts"],
+    grep: "31 days",
+    why: "rule 10 under a test clock: moving a record's time is no change of it, or its end never comes",
+  },
+  {
+    name: "advance-keeps-the-log",
+    at: "advanceRecord",
+    find: "    await pruneRecordEvents(",
+    replace: "    if (0) await pruneRecordEvents(",
+    tests: ["test/integration/test-clock.test.ts"],
+    grep: "31 days",
+    why: "rule 10 under a test clock: the event log's retention of the record's events runs in its time, or the record waits for them forever",
+  },
+  {
+    name: "advance-runs-nothing",
+    at: "advanceRecord",
+    find: "    const fire = state.wakeIn !== null && state.wakeIn <= step;",
+    replace: "    const fire = false;",
+    tests: ["test/integration/test-clock.test.ts"],
+    grep: "25 hours|8 days|lost",
+    why: "test clocks: what falls due meanwhile runs, through the record's own alarm",
+  },
+  {
+    name: "sandbox-ignores-record-time",
+    at: "nowOf",
+    file: "sandbox/store.ts",
+    find: "Date.now() + row.clock_offset_ms",
+    replace: "Date.now()",
+    tests: ["test/integration/test-clock.test.ts"],
+    grep: "10 minutes|supplier's answer",
+    why: "test clocks: the sandbox's receipt moves with the gateway's record (the OTP's lifetime, the supplier's answer)",
+  },
+  {
+    name: "advance-unbounded",
+    at: "durationMs",
+    find: "  return ms <= MAX_ADVANCE_MS ? ms : null;",
+    replace: "  return ms;",
+    tests: ["test/integration/test-clock.test.ts"],
+    grep: "bad input",
+    why: "test clocks: an advance past every window the gateway keeps is refused as invalid_request",
+  },
   // --- write-ahead (rule 8) ---------------------------------------------------
   {
     name: "unknown-pay-clears-note",
@@ -325,8 +390,8 @@ export const MUTANTS = [
   {
     name: "user-cancel-body-sent-as-is",
     at: "ReceiptObject.cancel",
-    find: "    return this.#armed(this.#moves.run(CANCEL, { ...op, cancelledBy }));",
-    replace: "    return this.#armed(this.#moves.run(CANCEL, op));",
+    find: "this.#moves.run(CANCEL, { ...op, cancelledBy })",
+    replace: "this.#moves.run(CANCEL, op)",
     tests: ["test/integration/auth.test.ts"],
     grep: "speak for",
     why: "a user's cancel goes upstream with the gateway's cancelledBy, not the body's",

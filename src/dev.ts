@@ -10,6 +10,7 @@
  */
 import { Hono } from "hono";
 import { sandboxConsole } from "./console/routes";
+import { testClock } from "./console/test-clock";
 import { devMetricsSummary, keepDevMetrics } from "./dev-metrics";
 import type { EventMessage } from "./events";
 import gateway from "./index";
@@ -20,8 +21,11 @@ keepDevMetrics();
 export { AuditWriter, ReceiptObject, RiskObject, StatementObject } from "./index";
 export { SandboxObject, SandboxUpstream } from "./sandbox";
 
-/** The console's pages, then everything else under /__sandbox/ from the sandbox itself, as the gateway reaches it. */
-const sandboxPaths = new Hono<{ Bindings: Env }>().route("/", sandboxConsole).all("/__sandbox/*", (c) => c.env.UPSTREAM!.fetch(c.req.raw));
+/** The test clocks and triggers, the console's pages, then everything else under /__sandbox/ from the sandbox itself, as the gateway reaches it. */
+const sandboxPaths = new Hono<{ Bindings: Env }>()
+  .route("/", testClock)
+  .route("/", sandboxConsole)
+  .all("/__sandbox/*", (c) => c.env.UPSTREAM!.fetch(c.req.raw));
 
 /** The local audit bucket as `npm run audit:verify` reads it: a page of keys, or one object's bytes. */
 async function auditBucketView(env: Env, url: URL): Promise<Response> {

@@ -13,7 +13,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { cancelledByFor, eventOwner } from "./caller";
-import { clock } from "./clock";
+import { clock, inRecordTime } from "./clock";
 import { readConfig } from "./config";
 import type { Outcome } from "./errors";
 import { kindNamed, type RecordBody } from "./kinds";
@@ -60,6 +60,17 @@ export interface AuditTrail {
 
 type Card = TokenCardInput | NumberCardInput;
 
+/** What a record shows after the sandbox's test clock moved it (advanceTime). */
+export interface AdvancedRecord {
+  /** The record's own time now. */
+  now: number;
+  state: number | null;
+  /** Rule 10 ended it: nothing is stored any more. */
+  ended: boolean;
+  /** The types of the events it made meanwhile, oldest first. */
+  events: string[];
+}
+
 export class ReceiptObject extends DurableObject<Env> {
   readonly #parts: RecordParts;
   readonly #moves: Moves;
@@ -78,31 +89,31 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /** Sends (or resends) the OTP. */
   authorize(op: OperationContext & { card: Card }): Promise<RecordAnswer<AuthorizeBody>> {
-    return this.#armed(this.#moves.run(AUTHORIZE, op));
+    return this.#timed(() => this.#armed(this.#moves.run(AUTHORIZE, op)));
   }
 
   /** Pays a receipt with a card token or number, enforcing the OTP rules. */
   pay(op: OperationContext & { card: Card; otp?: string }): Promise<RecordAnswer<ReceiptBody | ReducedReceiptBody>> {
-    return this.#armed(this.#moves.run(PAY, op));
+    return this.#timed(() => this.#armed(this.#moves.run(PAY, op)));
   }
 
   /** Confirms a transfer, enforcing the OTP rules. */
   payTransfer(op: OperationContext & { otp?: string }): Promise<RecordAnswer<TransferBody>> {
-    return this.#armed(this.#moves.run(PAY_TRANSFER, op));
+    return this.#timed(() => this.#armed(this.#moves.run(PAY_TRANSFER, op)));
   }
 
   holdConfirm(op: OperationContext): Promise<RecordAnswer<ReceiptBody>> {
-    return this.#armed(this.#moves.run(HOLD_CONFIRM, op));
+    return this.#timed(() => this.#armed(this.#moves.run(HOLD_CONFIRM, op)));
   }
 
   cancel(op: OperationContext & { reason?: string; cancelledBy?: string }): Promise<RecordAnswer<ReceiptBody>> {
     const cancelledBy = cancelledByFor(op.caller, op.cancelledBy, readConfig(this.env).cancelledBy);
-    return this.#armed(this.#moves.run(CANCEL, { ...op, cancelledBy }));
+    return this.#timed(() => this.#armed(this.#moves.run(CANCEL, { ...op, cancelledBy })));
   }
 
   /** The receipt or transfer as the upstream says it stands now. */
   check(op: OperationContext): Promise<RecordAnswer<RecordBody>> {
-    return this.#armed(this.#moves.check(op));
+    return this.#timed(() => this.#armed(this.#moves.check(op)));
   }
 
   // --- the record ---------------------------------------------------------------------------------
@@ -146,13 +157,29 @@ export class ReceiptObject extends DurableObject<Env> {
     return rec && rec.owner === owner ? rec.answer : null;
   }
 
-  /** What the sandbox console shows of a record: its trail, the tid it was created with, its amount now. */
-  async describe(): Promise<(AuditTrail & { tid: string; upstreamTid: string; createdAt: number; amount: number | null }) | null> {
-    const trail = await this.auditTrail();
-    const rec = this.#parts.store.current;
-    if (!trail || !rec) return null;
-    const amount = kindNamed(rec.kind).amountOf(this.#parts.store.parsedBody<RecordBody>());
-    return { ...trail, tid: rec.tid, upstreamTid: rec.upstream_tid, createdAt: rec.created_at, amount: typeof amount === "number" ? amount : null };
+  /**
+   * What the sandbox console shows of a record: its trail, the tid it was
+   * created with, its amount now, and its own time (`now`; `aheadMs`: how far
+   * the sandbox's test clock moved it ahead of the deployment's).
+   */
+  describe(): Promise<
+    (AuditTrail & { tid: string; upstreamTid: string; createdAt: number; amount: number | null; now: number; aheadMs: number }) | null
+  > {
+    return this.#timed(async () => {
+      const trail = await this.auditTrail();
+      const rec = this.#parts.store.current;
+      if (!trail || !rec) return null;
+      const amount = kindNamed(rec.kind).amountOf(this.#parts.store.parsedBody<RecordBody>());
+      return {
+        ...trail,
+        tid: rec.tid,
+        upstreamTid: rec.upstream_tid,
+        createdAt: rec.created_at,
+        amount: typeof amount === "number" ? amount : null,
+        now: clock.now(),
+        aheadMs: rec.clock_offset,
+      };
+    });
   }
 
   /**
@@ -163,10 +190,12 @@ export class ReceiptObject extends DurableObject<Env> {
    * stored from now on. Ids, amounts, states and times stay. False when
    * nothing is stored.
    */
-  async erase(): Promise<boolean> {
-    if (!this.#parts.store.load()) return false;
-    eraseRecord(this.#parts);
-    return true;
+  erase(): Promise<boolean> {
+    return this.#timed(async () => {
+      if (!this.#parts.store.load()) return false;
+      eraseRecord(this.#parts);
+      return true;
+    });
   }
 
   /** The bodies of these events that this record keeps (its outbox), by id: what events/list, events/resend and the sweep send. */
@@ -199,11 +228,13 @@ export class ReceiptObject extends DurableObject<Env> {
    * (each operation's answer and each alarm sends them on their own; this is
    * for whoever must see them there at once). True when none is left owed.
    */
-  async exportAudit(): Promise<boolean> {
-    const { store, audit } = this.#parts;
-    if (!store.load()) return true;
-    await audit.export();
-    return !audit.owed;
+  exportAudit(): Promise<boolean> {
+    return this.#timed(async () => {
+      const { store, audit } = this.#parts;
+      if (!store.load()) return true;
+      await audit.export();
+      return !audit.owed;
+    });
   }
 
   /** The audit trail, oldest first (partner only: the route checks). */
@@ -225,7 +256,7 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /** Step 1: the bookmark for the time and, unless a dry run, the restore scheduled for the next start. */
   restorePrepare(request: RestoreRequest): Promise<Outcome<RestorePlan>> {
-    return this.#restore.prepare(request);
+    return this.#timed(() => this.#restore.prepare(request));
   }
 
   /** Restarts the object (its call fails with the reason): the next call opens the restored storage. */
@@ -234,17 +265,82 @@ export class ReceiptObject extends DurableObject<Env> {
   }
 
   /** Step 2, in the restarted object: what must survive the restore carried over, the restore audited, the upstream read. */
-  async restoreSettle(note: RestoreNote): Promise<RestoredRecord> {
-    try {
-      return await this.#restore.settle(note);
-    } finally {
-      this.#wake.arm();
-    }
+  restoreSettle(note: RestoreNote): Promise<RestoredRecord> {
+    return this.#timed(async () => {
+      try {
+        return await this.#restore.settle(note);
+      } finally {
+        this.#wake.arm();
+      }
+    });
   }
 
   /** Rule 8's reconciliation, the outbox and the record's end, with no caller (src/record/wake.ts). */
-  override async alarm(): Promise<void> {
-    await this.#wake.fired();
+  override alarm(): Promise<void> {
+    return this.#timed(() => this.#wake.fired());
+  }
+
+  // --- the sandbox's test clock (src/console/test-clock.ts; never called in production) ------------
+
+  /**
+   * Where the record's own time stands: its now, how long until its alarm is
+   * due (0: due now; null: none set) and the events it keeps; null when
+   * nothing is stored (never made, or ended by rule 10).
+   */
+  clockState(): Promise<{ now: number; wakeIn: number | null; eventIds: string[] } | null> {
+    return this.#timed(async () => {
+      if (!this.#stored()) return null;
+      const at = await this.ctx.storage.getAlarm();
+      // The alarm is stored by the deployment's time (src/record/alarm.ts): as far from its now as from the record's.
+      const wakeIn = at === null ? null : Math.max(0, at - clock.shared());
+      return { now: clock.now(), wakeIn, eventIds: this.#parts.store.outbox.eventIds() };
+    });
+  }
+
+  /**
+   * Moves the record's own time `byMs` forward (stored in its row, so every
+   * later call and alarm reads it) and, with `fire`, then runs its alarm as
+   * the runtime would once that time came; else only sets the alarm where
+   * its time now falls. Answers what the record shows afterwards, and the
+   * events it made meanwhile; null when nothing is stored (never made, or
+   * ended by rule 10).
+   */
+  advanceTime(byMs: number, fire: boolean): Promise<AdvancedRecord | null> {
+    return this.#timed(async () => {
+      const { store, time, alarm } = this.#parts;
+      const rec = this.#stored();
+      if (!rec) return null;
+      const before = new Set(store.outbox.eventIds());
+      const offset = rec.clock_offset + byMs;
+      // No change of the record: every window counts from its last change, in its own time.
+      time.later({ clock_offset: offset });
+      store.writeUnchanged();
+      alarm.moved();
+      return inRecordTime(offset, async () => {
+        if (fire) await this.#wake.fired();
+        else this.#wake.arm(false, true);
+        const after = store.current;
+        if (!after || !this.#stored()) return { now: clock.now(), state: null, ended: true, events: [] };
+        const made = store.outbox.eventIds().filter((id) => !before.has(id));
+        const bodies = store.outbox.eventBodies(made);
+        const events = made.map((id) => (JSON.parse(bodies[id] ?? "{}") as { type?: string }).type ?? "unknown");
+        return { now: clock.now(), state: after.state, ended: false, events };
+      });
+    });
+  }
+
+  /** The record as stored, or null (nothing stored, or stored by a newer release: neither read nor moved). */
+  #stored() {
+    try {
+      return this.#parts.store.load();
+    } catch {
+      return null;
+    }
+  }
+
+  /** Runs `work` in the record's own time (its row's offset: src/clock.ts). */
+  #timed<T>(work: () => Promise<T>): Promise<T> {
+    return inRecordTime(this.#stored()?.clock_offset ?? 0, work);
   }
 
   /** Whatever an operation left owed has an alarm once it is answered (and its events are drained at once). */

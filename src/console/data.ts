@@ -39,6 +39,8 @@ export interface RecordSummary {
   state: number | null;
   amount: number | null;
   createdAt: number;
+  /** How far the record's own time runs ahead of the deployment's (the test clock); null while the create has not settled. */
+  aheadMs: number | null;
 }
 
 export interface RecordView {
@@ -48,6 +50,9 @@ export interface RecordView {
   owner: string;
   state: number | null;
   createdAt: number | null;
+  /** The record's own time (the test clock's), and how far it runs ahead of the deployment's. */
+  ownTime: number;
+  aheadMs: number;
   audit: AuditEntry[];
   /** Oldest first. */
   events: EventRow[];
@@ -98,6 +103,7 @@ export async function latestRecords(env: Env, limit = LATEST_RECORDS): Promise<R
       state: completed ? currentState(trails[i]?.entries ?? [], latest.get(`${row.kind}:${row.receipt_id}`) ?? null) : null,
       amount: trails[i]?.amount ?? null,
       createdAt: row.created_at,
+      aheadMs: trails[i]?.aheadMs ?? null,
     };
   });
 }
@@ -128,6 +134,8 @@ export async function recordView(env: Env, kind: KindName, id: string): Promise<
     owner: trail.owner,
     state: currentState(trail.entries, newest ? latestOf(newest) : null),
     createdAt: trail.createdAt,
+    ownTime: trail.now,
+    aheadMs: trail.aheadMs,
     audit: trail.entries,
     events,
     calls,

@@ -47,6 +47,7 @@ const STYLE = `
   .tag { display: inline-block; padding: 0 .4rem; border-radius: .6rem; font-size: 12px; border: 1px solid currentColor; }
   .s-paid, .d-delivered, .ok { color: var(--ok); } .s-cancelled, .d-failed, .bad { color: var(--bad); }
   .s-awaiting-supplier, .s-held, .d-pending, .s-unsettled { color: var(--warn); }
+  .s-ahead { color: #7c3aed; }
   .src-call { color: #2563eb; } .src-event { color: #7c3aed; } .src-audit { color: #0f766e; }
   dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
   dt { font-weight: 600; } dd { margin: 0; }
@@ -105,6 +106,30 @@ function amount(tiyin: number | null): Html {
   return html`${sum} <small>sum (${tiyin} tiyin)</small>`;
 }
 
+/** How far a record's own time runs ahead of the deployment's (the test clock): "+25 h", or "now" when never advanced. */
+function ahead(ms: number | null): Html {
+  if (ms === null) return html`<span class="muted">—</span>`;
+  return ms === 0 ? html`<span class="muted">now</span>` : html`<span class="tag s-ahead">+${age(0, ms)}</span>`;
+}
+
+/** The test clock's and the triggers' forms for one record (src/console/test-clock.ts), posted here and sent back to this page. */
+function clockControls(view: RecordView): Html {
+  const base = `/__sandbox/${KIND_SEGMENTS[view.kind]}/${encodeURIComponent(view.id)}`;
+  const triggers = ["pay_late", "supplier_confirms", "supplier_fails", "fiscal_data_appears", "refund_fiscal_data_appears"];
+  return html`<form method="post" action="${base}/advance" class="inline">
+      <label>advance by <input name="by" value="25h" size="6" pattern="[1-9][0-9]{0,5}[smhd]" title="90s, 10m, 25h, 8d" required /></label>
+      <button type="submit">Advance</button>
+    </form>
+    ${
+      view.kind === "receipt"
+        ? html`<form method="post" action="${base}/trigger" class="inline">
+            <label>the upstream now <select name="what">${triggers.map((what) => html`<option value="${what}">${what}</option>`)}</select></label>
+            <button type="submit">Trigger</button>
+          </form>`
+        : ""
+    }`;
+}
+
 // --- the list ---------------------------------------------------------------------
 
 export function listPage(records: readonly RecordSummary[], now: number, limit: number): Html {
@@ -112,7 +137,7 @@ export function listPage(records: readonly RecordSummary[], now: number, limit: 
     records.length === 0
       ? html`<p class="empty">No receipts yet — run the README's walk-through ("A payment, step by step") against this gateway, then reload.</p>`
       : html`<table>
-          <thead><tr><th>id</th><th>kind</th><th>owner</th><th>tid</th><th>state</th><th class="num">amount</th><th class="num">age</th></tr></thead>
+          <thead><tr><th>id</th><th>kind</th><th>owner</th><th>tid</th><th>state</th><th class="num">amount</th><th class="num">age</th><th class="num">own time</th></tr></thead>
           <tbody>
             ${records.map(
               (r) => html`<tr>
@@ -123,6 +148,7 @@ export function listPage(records: readonly RecordSummary[], now: number, limit: 
                 <td>${r.id === null ? html`<span class="tag s-unsettled">pending</span>` : stateTag(r.state)}</td>
                 <td class="num">${amount(r.amount)}</td>
                 <td class="num" title="${time(r.createdAt)}">${age(r.createdAt, now)}</td>
+                <td class="num">${ahead(r.aheadMs)}</td>
               </tr>`,
             )}
           </tbody>
@@ -200,6 +226,7 @@ export function recordPage(view: RecordView, now: number, resent?: string): Html
         <dt>tid</dt><dd class="mono">${view.tid ?? html`<span class="muted">not in the tid index</span>`}</dd>
         <dt>state</dt><dd>${stateTag(view.state)}</dd>
         <dt>created</dt><dd>${view.createdAt === null ? "" : html`${time(view.createdAt)} <small>(${age(view.createdAt, now)} ago)</small>`}</dd>
+        <dt id="clock">own time</dt><dd>${time(view.ownTime)} ${ahead(view.aheadMs)} <small>(the test clock: docs/testing-your-app.md)</small><br />${clockControls(view)}</dd>
         <dt>the sandbox's view</dt><dd><a href="/__sandbox/${KIND_SEGMENTS[view.kind]}/${encodeURIComponent(view.id)}">JSON</a></dd>
       </dl>
 

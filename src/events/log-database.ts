@@ -361,6 +361,29 @@ export async function restoreDelivery(db: D1Database, row: LoggedRow): Promise<v
 }
 
 /**
+ * Retention for one record's events only (`ids`, at most 90 of its outbox's),
+ * at `now` in that record's own time (the sandbox's test clock moves one
+ * record's time, not the deployment's cron): the delivered ones created
+ * before `now - deliveredMs`, the others before `now - undeliveredMs`, as
+ * the cron's runs delete them. Rows read and deleted: those events.
+ */
+export async function pruneEventsOf(
+  db: D1Database,
+  ids: readonly string[],
+  deliveredMs: number,
+  undeliveredMs: number,
+  now: number,
+): Promise<number> {
+  if (ids.length === 0) return 0;
+  const list = ids.map((_, i) => `?${i + 4}`).join(", ");
+  const result = await db
+    .prepare(`DELETE FROM events WHERE id IN (${list}) AND ((status = ?1 AND id < ?2) OR (status <> ?1 AND id < ?3))`)
+    .bind(DELIVERY_STATUS_CODES.delivered, idAt(now - deliveredMs), idAt(now - undeliveredMs), ...ids)
+    .run();
+  return result.meta.changes;
+}
+
+/**
  * Retention: deletes events in `status` created before `now - olderThanMs`,
  * at most `limit`, oldest first: for `delivered`, those never watched first
  * (pruneDelivered), then the watched ones (pruneWatched). Retention runs the

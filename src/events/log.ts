@@ -21,6 +21,7 @@ import {
   type LoggedRow,
   listEvents,
   listEventsIn,
+  pruneEventsOf,
   recordEvents,
   unpack,
 } from "./log-database";
@@ -39,8 +40,13 @@ async function byShard<T>(env: Env, items: readonly T[], recordIdOfItem: (item: 
   return [...groups];
 }
 
-/** recordEvents, each event in its record's database: one batch per database (of up to 50 events). */
-export async function logEvents(env: Env, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
+/**
+ * recordEvents, each event in its record's database: one batch per database
+ * (of up to 50 events). Their first attempt is due by the deployment's time,
+ * also for a record whose own time runs ahead (src/clock.ts): the sweep that
+ * watches them runs on the deployment's.
+ */
+export async function logEvents(env: Env, items: readonly Loggable[], now = clock.shared()): Promise<EventMessage[]> {
   const groups = await byShard(env, items, (item) => recordIdOf(unpack(item).event));
   // At most six databases at a time (the Workers connection limit; src/fanout.ts).
   return (await inPool(groups, ([db, group]) => recordEvents(db, group, now))).flat();
@@ -174,6 +180,24 @@ export async function recordHasLoggedEvents(env: Env, recordId: string, eventIds
   if (eventIds.length === 0) return false;
   for (const { db } of await eventShardsFor(env, recordId)) if (await holdsAnyOf(db, eventIds)) return true;
   return false;
+}
+
+/** pruneEventsOf in each database that may hold the record's events (the sandbox's test clock: src/console/test-clock.ts). */
+export async function pruneRecordEvents(
+  env: Env,
+  recordId: string,
+  eventIds: readonly string[],
+  windows: { deliveredMs: number; undeliveredMs: number },
+  now: number,
+): Promise<number> {
+  let removed = 0;
+  for (const { db } of await eventShardsFor(env, recordId)) {
+    // D1 binds at most 100 parameters a statement.
+    for (let start = 0; start < eventIds.length; start += 90) {
+      removed += await pruneEventsOf(db, eventIds.slice(start, start + 90), windows.deliveredMs, windows.undeliveredMs, now);
+    }
+  }
+  return removed;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { clock } from "../clock";
+
 /**
  * The record object's one alarm, with what this incarnation knows of it, so
  * that an alarm already set early enough is left alone: moving it would cost
@@ -17,6 +19,11 @@ export class Alarm {
     this.#at = null;
   }
 
+  /** The record's own time moved (the sandbox's test clock): the alarm set is set again, where its time now falls. */
+  moved(): void {
+    this.#at = undefined;
+  }
+
   /** An alarm is known to be set between now and `latest`. */
   setWithin(now: number, latest: number): boolean {
     return typeof this.#at === "number" && this.#at >= now && this.#at <= latest;
@@ -29,7 +36,8 @@ export class Alarm {
       if (this.#at === undefined) return;
       this.#storage.deleteAlarm();
     } else {
-      this.#storage.setAlarm(at);
+      // `at` is the record's own time (src/clock.ts); the runtime fires by the deployment's.
+      this.#storage.setAlarm(at - clock.recordOffset());
     }
     this.#at = at;
   }

@@ -38,7 +38,9 @@ export function recordParts(storage: DurableObjectStorage, env: Env) {
   const expiry = new Expiry(store, outbox, ledger, windows);
   // Rule 15: the trail's entries, exported to the audit trail in R2.
   const audit = new AuditExport(store, env);
-  return { audit, store, alarm, outbox, ledger, lateReads, fiscal, recorder, writeAhead, reconciler, end, completion, keys, expiry };
+  // The record's own time (src/clock.ts): moved only by the sandbox's test clock.
+  const time = store.slice("clock", ["clock_offset"]);
+  return { time, audit, store, alarm, outbox, ledger, lateReads, fiscal, recorder, writeAhead, reconciler, end, completion, keys, expiry };
 }
 
 export type RecordParts = ReturnType<typeof recordParts>;

@@ -76,6 +76,8 @@ export interface RecordRow {
   fiscal_since: number;
   fiscal_reads: number;
   fiscal_listed: number;
+  /** How far the record's own time runs ahead of the deployment's, ms (the sandbox's test clock; 0 in production): src/clock.ts. */
+  clock_offset: number;
   /**
    * The record's events, oldest first (its outbox: src/record/outbox-rows.ts):
    * JSON of [event_id, body] pairs, each body byte for byte as signed and sent.
@@ -146,6 +148,7 @@ export function newRecordRow(identity: RecordIdentity): Omit<RecordRow, "updated
     fiscal_since: 0,
     fiscal_reads: 0,
     fiscal_listed: 1,
+    clock_offset: 0,
     events: "[]",
     events_logged: 0,
   };

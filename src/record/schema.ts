@@ -46,12 +46,12 @@
  */
 
 /** The layout this code reads and writes: every migration up to it applied. */
-export const CURRENT_SCHEMA_VERSION: number = 5;
+export const CURRENT_SCHEMA_VERSION: number = 6;
 
 /**
  * What this code stamps in `schema_version`: the oldest schema whose gateway
- * reads and writes what this one stores. Schema 5 only added columns, so the
- * release before it (schema 4) serves a record this code stored.
+ * reads and writes what this one stores. Schemas 5 and 6 only added columns,
+ * so the release before them (schema 4) serves a record this code stored.
  */
 export const OLDEST_READER_VERSION: number = 4;
 
@@ -197,6 +197,15 @@ export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
      WHERE kind = 'receipt' AND derived.phase IS NOT fiscal
        AND NOT (fiscal IS 'sale_pending' AND derived.phase IS 'sale') AND NOT (fiscal IS 'refund_pending' AND derived.phase IS 'refund')`,
   ],
+  /**
+   * 6: the record's own time (src/clock.ts inRecordTime): how far the
+   * sandbox's test clock moved it ahead of the deployment's, 0 for every
+   * record that was never advanced (all of production's). An expansion: code
+   * before it reads and writes the row and leaves the column alone, and only
+   * runs an advanced record on the deployment's time (a sandbox's, after a
+   * rollback: its record's deadlines come later, none twice).
+   */
+  6: ["ALTER TABLE record ADD COLUMN clock_offset INTEGER NOT NULL DEFAULT 0"],
 };
 
 /**
@@ -222,7 +231,7 @@ const SCHEMA_CURRENT = `
     reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0, owed_completion TEXT,
     held_at INTEGER NOT NULL DEFAULT 0, expiry TEXT,
     fiscal TEXT, fiscal_since INTEGER NOT NULL DEFAULT 0, fiscal_reads INTEGER NOT NULL DEFAULT 0,
-    fiscal_listed INTEGER NOT NULL DEFAULT 1,
+    fiscal_listed INTEGER NOT NULL DEFAULT 1, clock_offset INTEGER NOT NULL DEFAULT 0,
     audit TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
     schema_version INTEGER NOT NULL DEFAULT ${OLDEST_READER_VERSION},
     events TEXT NOT NULL DEFAULT '[]', events_logged INTEGER NOT NULL DEFAULT 0);`;

@@ -209,6 +209,16 @@ export class RecordStore {
   }
 
   /**
+   * Writes now what the copy holds and storage not yet (a slice's `later`,
+   * the drain's mark), with no change of the record: its time (updated_at)
+   * stays. For the record's own clock (src/clock.ts), which moves the time
+   * every window counts in and must not itself count as a change.
+   */
+  writeUnchanged(): void {
+    if (this.#row) this.#flush({});
+  }
+
+  /**
    * The writer of one part's columns (its slice of the row): every part owns
    * its columns alone, and a column claimed by two parts is a wiring error,
    * refused when the parts are made. Writes go through the change in hand.

@@ -26,6 +26,8 @@ export type ErrorCode =
   | "CARD_DECLINED"
   | "OTP_RESEND_TOO_SOON"
   | "INTERNAL_ERROR"
+  // Test clocks and triggers only (src/sandbox/test-clock.ts): never on the wire.
+  | "TRIGGER_NOT_APPLICABLE"
   | "BUSY"
   | "OTP_EXPIRED"
   | "CANCEL_ACCESS_DENIED"

@@ -20,7 +20,7 @@ import {
 import { cardByNumber, cardByToken, commissionOf, findMerchant, type SandboxCard } from "./catalog";
 import { msSetting } from "./clockwork";
 import type { CancelInput, CardRef, IdInput, PayInput, ReceiptCreateInput } from "./schemas";
-import { randomHex, rrn, type SandboxStore } from "./store";
+import { nowOf, randomHex, rrn, type SandboxStore } from "./store";
 import {
   fiscalWithheld,
   type Ofd,
@@ -99,7 +99,7 @@ export function authorize(store: SandboxStore, env: Env, input: { id: string; ca
   if ("ok" in r) return r;
   if (!card) return fail(402, "CARD_DECLINED", "Card is not accepted", { receipt: receiptBody(r) });
   const wait = msSetting(env.SANDBOX_OTP_WAIT_MS, 60_000);
-  const now = Date.now();
+  const now = nowOf(r);
   if (r.otp_sent_ms !== null && now - r.otp_sent_ms < wait) {
     return fail(429, "OTP_RESEND_TOO_SOON", "An OTP was sent recently", { wait: wait - (now - r.otp_sent_ms) });
   }
@@ -121,7 +121,7 @@ export function payReceipt(
   // Only a receipt that needs an OTP counts one; the seed lets the others pay without it.
   if (anonymous || r.is_verify === 1) {
     // Lazily on read, as the supplier's answer: no timer ends an OTP's life.
-    const live = r.otp_sent_ms !== null && Date.now() - r.otp_sent_ms < otpTtlMs;
+    const live = r.otp_sent_ms !== null && nowOf(r) - r.otp_sent_ms < otpTtlMs;
     const otpFailure = store.checkOtp("receipts", r, input.otp, live);
     // tok_sandbox_judges_unknown hides the verdict of a judged OTP behind its unknown code.
     if (otpFailure && !(card?.behaviour === "judges_unknown" && judgedOtp(otpFailure))) return otpFailure;
@@ -146,12 +146,12 @@ export function payReceipt(
       store.sql.exec(
         "UPDATE receipts SET card_behaviour = ?, late_pay_due_ms = COALESCE(late_pay_due_ms, ?) WHERE id = ?",
         card.behaviour,
-        Date.now() + msSetting(env.SANDBOX_LATE_MS, 20_000),
+        nowOf(r) + msSetting(env.SANDBOX_LATE_MS, 20_000),
         r.id,
       );
       return stalled();
   }
-  const now = Date.now();
+  const now = nowOf(r);
   const charged = { error: null, rrn: rrn(), card_number: card.masked_pan, card_behaviour: card.behaviour };
   if (card.behaviour === "supplier_pending" || card.behaviour === "supplier_fails") {
     store.update("receipts", r.id, {
@@ -177,7 +177,7 @@ export function holdConfirm(store: SandboxStore, env: Env, input: IdInput): Outc
   if (!r) return receiptNotFound();
   if (r.state === State.cancelled) return fail(400, "RECEIPT_CANCELLED", "Receipt is cancelled", { receipt: receiptBody(r) });
   if (r.state !== State.held) return fail(400, "RECEIPT_NOT_HELD", "Receipt is not held", { receipt: receiptBody(r) });
-  const now = Date.now();
+  const now = nowOf(r);
   store.update("receipts", r.id, { state: State.paid, paid_ms: now, hold_status: "confirmed", ...fiscalized(env, r, saleOfd(r, now), now) });
   return ok(store.receiptBody(r.id));
 }
@@ -190,7 +190,7 @@ export function cancel(store: SandboxStore, env: Env, input: CancelInput): Outco
     const why = qr ? "QR merchants do not allow cancel" : `Cancel is not allowed in state ${r.state}`;
     return fail(400, "CANCEL_NOT_ALLOWED", why, { receipt: receiptBody(r) });
   }
-  const now = Date.now();
+  const now = nowOf(r);
   store.update("receipts", r.id, {
     state: State.cancelled,
     cancelled_ms: now,

@@ -8,6 +8,7 @@ import type { AuthorizeAnswer, DebugReceipt, DebugTransfer, Outcome, SandboxCall
 import { authorize, cancel, checkId, createReceipt, debugReceipt, holdConfirm, payReceipt } from "./receipts";
 import type { CancelInput, CardRef, IdInput, PayInput, ReceiptCreateInput, TransferCreateInput, TransferPayInput } from "./schemas";
 import { SandboxStore } from "./store";
+import { advance, nextDue, type SandboxHappening, type SandboxKind, type Trigger, trigger } from "./test-clock";
 import { createTransfer, debugTransfer, getTransfer, payTransfer } from "./transfers";
 import type { ReducedReceipt, WireReceipt, WireTransfer } from "./wire";
 
@@ -67,6 +68,23 @@ export class SandboxObject extends DurableObject<Env> {
 
   debugTransfer(id: string): DebugTransfer | null {
     return debugTransfer(this.#store, id);
+  }
+
+  // --- test clocks and triggers (src/sandbox/test-clock.ts) ------------------
+
+  /** ms until the sandbox next acts on its own for this record, in its own time; null: nothing left; undefined: no such record. */
+  nextDue(kind: SandboxKind, id: string, otpTtlMs: number): number | null | undefined {
+    return nextDue(this.#store, kind, id, otpTtlMs);
+  }
+
+  /** Moves the record's own time forward: what fell due meanwhile, in order; undefined: no such record. */
+  advance(kind: SandboxKind, id: string, byMs: number, otpTtlMs: number): SandboxHappening[] | undefined {
+    return advance(this.#store, kind, id, byMs, otpTtlMs);
+  }
+
+  /** The upstream acts now on what it had left for later. */
+  trigger(id: string, what: Trigger): Outcome<{ id: string; what: Trigger; state: number }> {
+    return trigger(this.#store, id, what);
   }
 
   // --- call log (lets tests prove what did or did not reach the upstream) ---

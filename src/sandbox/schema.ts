@@ -35,6 +35,9 @@ const ADDED_COLUMNS: { table: string; column: string; declaration: string }[] = 
   { table: "receipts", column: "late_pay_due_ms", declaration: "INTEGER" },
   { table: "transfers", column: "late_pay_due_ms", declaration: "INTEGER" },
   { table: "receipts", column: "fiscal_due_ms", declaration: "INTEGER" },
+  // Each record's own time (its test clock): 0 until advanced.
+  { table: "receipts", column: "clock_offset_ms", declaration: "INTEGER NOT NULL DEFAULT 0" },
+  { table: "transfers", column: "clock_offset_ms", declaration: "INTEGER NOT NULL DEFAULT 0" },
 ];
 
 /** Creates the tables, and adds the columns an older store lacks. Safe to run on every start. */

@@ -14,6 +14,13 @@ import { type ReceiptRow, receiptBody, State, type TransferRow, transferBody, ty
 
 export const randomHex = (bytes: number) =>
   Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+/**
+ * A record's own time: the sandbox's, plus how far its test clock moved it
+ * (POST /__sandbox/receipts/{id}/advance). Every rule about one record reads
+ * this, never Date.now() alone, so moving one record's time moves no other's.
+ */
+export const nowOf = (row: { clock_offset_ms: number }): number => Date.now() + row.clock_offset_ms;
+
 export const rrn = () => String(100_000_000_000 + (Number.parseInt(randomHex(5), 16) % 900_000_000_000));
 
 export class SandboxStore {
@@ -32,7 +39,7 @@ export class SandboxStore {
     let row = read();
     if (!row || !settle) return row;
     for (const due of [supplierAnswer, latePay, fiscalData] as const) {
-      const fields = due(row, Date.now(), rrn);
+      const fields = due(row, nowOf(row), rrn);
       if (fields) {
         this.update("receipts", id, fields);
         row = read()!;
@@ -44,7 +51,7 @@ export class SandboxStore {
   /** Every read of a transfer settles a due late pay first, unless told not to. */
   transfer(id: string, settle = true): TransferRow | undefined {
     const row = this.sql.exec<TransferRow>("SELECT * FROM transfers WHERE id = ?", id).toArray()[0];
-    const fields = row && settle ? lateTransferPay(row, Date.now()) : null;
+    const fields = row && settle ? lateTransferPay(row, nowOf(row)) : null;
     if (!fields) return row;
     this.update("transfers", id, fields);
     return this.transfer(id, false);
@@ -83,7 +90,12 @@ export class SandboxStore {
    * refused unjudged, right or wrong. The failure carries the record as it
    * stands afterwards.
    */
-  checkOtp(table: "receipts" | "transfers", record: { id: string; wrong_otps: number }, otp: string | undefined, live: boolean): Failure | null {
+  checkOtp(
+    table: "receipts" | "transfers",
+    record: { id: string; wrong_otps: number; clock_offset_ms: number },
+    otp: string | undefined,
+    live: boolean,
+  ): Failure | null {
     const verdict = this.#submitOtp(table, record, otp, live);
     if (verdict === "correct") return null;
     const current = table === "receipts" ? { receipt: this.receiptBody(record.id) } : { transfer: this.transferBody(record.id) };
@@ -99,7 +111,12 @@ export class SandboxStore {
     }
   }
 
-  #submitOtp(table: "receipts" | "transfers", record: { id: string; wrong_otps: number }, otp: string | undefined, live: boolean): OtpVerdict {
+  #submitOtp(
+    table: "receipts" | "transfers",
+    record: { id: string; wrong_otps: number; clock_offset_ms: number },
+    otp: string | undefined,
+    live: boolean,
+  ): OtpVerdict {
     if (otp === undefined || otp === "") return "missing";
     if (!live) {
       // Only receipts have a send step, so only they are ever not live.
@@ -119,7 +136,7 @@ export class SandboxStore {
       `UPDATE ${table} SET otp_attempts = otp_attempts + 1, wrong_otps = ?, state = ?, cancelled_ms = ?, error = ? WHERE id = ?`,
       wrong,
       State.cancelled,
-      Date.now(),
+      nowOf(record),
       "OTP attempts exceeded",
       record.id,
     );

@@ -7,7 +7,7 @@ import { busy, type DebugTransfer, type Failure, fail, judgedOtp, type Outcome, 
 import { A2C_VERIFY_FROM, cardByToken, commissionOf, findRate, maskPan, UNAVAILABLE_RECEIVER } from "./catalog";
 import { msSetting } from "./clockwork";
 import type { IdInput, TransferCreateInput, TransferPayInput } from "./schemas";
-import type { SandboxStore } from "./store";
+import { nowOf, type SandboxStore } from "./store";
 import { State, transferBody, type WireTransfer } from "./wire";
 
 export function createTransfer(store: SandboxStore, input: TransferCreateInput): Outcome<WireTransfer> {
@@ -66,12 +66,12 @@ export function payTransfer(store: SandboxStore, env: Env, input: TransferPayInp
   if (t.sender_behaviour === "pays_late") {
     store.sql.exec(
       "UPDATE transfers SET late_pay_due_ms = COALESCE(late_pay_due_ms, ?) WHERE id = ?",
-      Date.now() + msSetting(env.SANDBOX_LATE_MS, 20_000),
+      nowOf(t) + msSetting(env.SANDBOX_LATE_MS, 20_000),
       t.id,
     );
     return stalled();
   }
-  store.update("transfers", t.id, { state: State.paid, paid_ms: Date.now(), error: "" });
+  store.update("transfers", t.id, { state: State.paid, paid_ms: nowOf(t), error: "" });
   const body = store.transferBody(t.id);
   return t.sender_behaviour === "paid_timeout" ? { ok: true, body, stall: true } : ok(body);
 }

@@ -38,6 +38,7 @@ export type ReceiptRow = {
   supplier_due_ms: number | null; // when the supplier answers a 57 receipt
   late_pay_due_ms: number | null; // when a tok_sandbox_pays_late pay takes effect
   fiscal_due_ms: number | null; // when the fiscal data of a tok_sandbox_fiscal_late sale or refund appears
+  clock_offset_ms: number; // how far this receipt's own time runs ahead of the sandbox's (its test clock)
 };
 
 export type TransferRow = {
@@ -58,6 +59,7 @@ export type TransferRow = {
   otp_attempts: number;
   wrong_otps: number;
   late_pay_due_ms: number | null; // when a tok_sandbox_pays_late pay takes effect
+  clock_offset_ms: number; // how far this transfer's own time runs ahead of the sandbox's (its test clock)
 };
 
 export type AccountEntry = { key: string; value: string; label?: string };

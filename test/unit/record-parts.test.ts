@@ -68,6 +68,7 @@ const MUTABLE_COLUMNS: readonly (keyof Required<RecordFields>)[] = [
   "fiscal_since",
   "fiscal_reads",
   "fiscal_listed",
+  "clock_offset",
 ];
 
 describe("each part owns its slice of the record", () => {
