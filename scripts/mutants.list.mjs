@@ -22,8 +22,8 @@ export const MUTANTS = [
   {
     name: "clock-ignores-record-time",
     at: "clock",
-    find: "  now: (): number => Date.now() + offsetMs + (recordTime.getStore() ?? 0),",
-    replace: "  now: (): number => Date.now() + offsetMs,",
+    find: "  now: (): number => wall() + offsetMs + (recordTime.getStore() ?? 0),",
+    replace: "  now: (): number => wall() + offsetMs,",
     tests: ["test/integration/test-clock.test.ts"],
     grep: "25 hours",
     why: "test clocks: every rule of an advanced record reads its own time, or nothing falls due when it is advanced",
@@ -1430,13 +1430,13 @@ export const MUTANTS = [
   },
   // --- the audit trail in R2 (rule 15) -----------------------------------------
   {
-    name: "audit-id-time-masked",
-    at: "idTime",
-    find: "at.toString(36)",
-    replace: "String(at)",
+    name: "audit-ids-redacted",
+    at: "cleanLine",
+    find: "WHOLE.has(field) ? value : redact(value)",
+    replace: "redact(value)",
     tests: ["test/integration/audit-trail.test.ts"],
-    grep: "two entries alike",
-    why: "rule 15: an entry's id holds nothing redact masks, so two entries never share an id and search never drops one",
+    grep: "twelve digits in a row",
+    why: "rule 15: the record an entry names is written whole, so audit/search by receipt_id finds every record's entries",
   },
   {
     name: "audit-chain-forgets-prev",

@@ -11,9 +11,10 @@
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../errors";
 import { log } from "../log";
+import { redact } from "../redact";
 import type { GatewayEnv } from "../types";
 import { appendAudit } from "./append";
-import { type AuditLine, idTime } from "./entries";
+import type { AuditLine } from "./entries";
 
 /** Body fields an entry keeps, as they were sent (each a scalar; ids, dates, filters). */
 const KEPT = ["id", "receipt_id", "user", "staff", "kind", "type", "delivery", "date", "from", "to", "after", "limit", "dry_run"] as const;
@@ -66,7 +67,7 @@ export const auditCalls = (prefix: string) =>
     const at = Date.now();
     const requestId = c.var.requestId;
     const line: AuditLine = {
-      id: `g:${requestId}:${idTime(at)}`,
+      id: `g:${redact(requestId)}:${at}`,
       at,
       source: "gateway",
       op: c.req.path.startsWith(prefix) ? c.req.path.slice(prefix.length).replace(/^\/+/, "") : c.req.path,

@@ -53,18 +53,20 @@ const FIELDS = [
 ] as const satisfies readonly (keyof AuditLine)[];
 
 /**
- * An entry's time as its id writes it: in base 36, so that the id holds no run of twelve digits that redact
- * would mask. A masked time would give two entries of one source, 10 s apart to the millisecond, the same
- * id, and readers keep one entry per id.
+ * Written whole: the entry's id and the record it names, which the gateway or the payment service made. Masked,
+ * an id's time (thirteen digits) would make two entries of one source 10 s apart to the millisecond one, and
+ * readers keep one entry per id; a receipt id is 24 hex characters, one in twenty of which holds twelve digits
+ * in a row, and search by receipt_id would miss it. An id's parts a caller may send (a request id) are
+ * redacted where the id is made.
  */
-export const idTime = (at: number): string => at.toString(36);
+const WHOLE: ReadonlySet<string> = new Set(["id", "receipt_id"]);
 
-/** The entry as it is written: its known fields only, in order, every string redacted. */
+/** The entry as it is written: its known fields only, in order, every other string redacted. */
 export function cleanLine(line: AuditLine): AuditLine {
   const out: Record<string, unknown> = {};
   for (const field of FIELDS) {
     const value = line[field];
-    if (value !== undefined) out[field] = redact(value);
+    if (value !== undefined) out[field] = WHOLE.has(field) ? value : redact(value);
   }
   return out as unknown as AuditLine;
 }

@@ -11,7 +11,7 @@ import { eventOwner } from "../caller";
 import { log } from "../log";
 import type { RecordStore } from "../record/store";
 import { backoffMs } from "../schedule";
-import { type AuditLine, chainFor, idTime } from "./entries";
+import { type AuditLine, chainFor } from "./entries";
 
 /** The entries a record's trail shows, as lines of the audit trail in R2. */
 export function recordLines(store: RecordStore): { lines: AuditLine[]; last: ReturnType<RecordStore["auditToExport"]>[number]["tuple"] } | null {
@@ -35,7 +35,7 @@ export function recordLines(store: RecordStore): { lines: AuditLine[]; last: Ret
     return detail;
   };
   const lines = owed.map(({ entry, n }) => ({
-    id: `${rec.kind === "receipt" ? "r" : "t"}:${rec.id}:${idTime(entry.at)}:${n}`,
+    id: `${rec.kind === "receipt" ? "r" : "t"}:${rec.id}:${entry.at}:${n}`,
     at: entry.at,
     source: "record" as const,
     op: entry.op,

@@ -8,8 +8,8 @@
  * revealed value; `receipt_id` and `user` make the entry found by
  * `audit/search` for that receipt or user too.
  */
+import { redact } from "../redact";
 import { appendAudit } from "./append";
-import { idTime } from "./entries";
 
 export interface StaffAction {
   email: string;
@@ -30,7 +30,7 @@ export async function auditStaff(env: Env, entry: StaffAction): Promise<void> {
   const email = entry.email.trim().toLowerCase();
   await appendAudit(env, `staff:${email}`, [
     {
-      id: `s:${entry.request_id}:${idTime(at)}:${entry.action}`,
+      id: `s:${redact(entry.request_id)}:${at}:${redact(entry.action)}`,
       at,
       source: "staff",
       op: entry.action,

@@ -13,6 +13,7 @@ import { chainFor } from "../../src/audit/entries";
 import { auditStaff } from "../../src/audit/staff";
 import { clock } from "../../src/clock";
 import { receiptStub } from "../../src/receipt-object";
+import { redact } from "../../src/redact";
 import { retentionPolicy } from "../../src/retention";
 import { auditObjects, flushAudit, searchTrail, trailOnceIn } from "../audit";
 import { callGateway, fireCron } from "../events";
@@ -130,7 +131,8 @@ describe("the gateway's own calls and the back office", () => {
     await flushAudit();
     const byStaff = (await searchTrail({ staff: email })).entries;
     expect(byStaff).toEqual([
-      expect.objectContaining({ source: "staff", op: "view_receipt", actor: `staff:${email}`, role: "support", target: receipt.id }),
+      // The target is what the staff member asked for, written as typed text is: masked where it holds twelve digits in a row.
+      expect.objectContaining({ source: "staff", op: "view_receipt", actor: `staff:${email}`, role: "support", target: redact(receipt.id) }),
     ]);
     expect((await searchTrail({ receipt_id: receipt.id })).entries).toContainEqual(expect.objectContaining({ source: "staff", staff: email }));
   });
@@ -147,6 +149,23 @@ describe("the gateway's own calls and the back office", () => {
     expect((await searchTrail({ staff: email })).entries.map((entry: any) => entry.at)).toEqual([at, at + 10_000]);
     const text = [...(await auditObjects()).values()].join("\n");
     expect(text).not.toMatch(/"id":"[^"]*\*/);
+  });
+
+  it("a record whose id holds twelve digits in a row is found by it: the ids an entry names are written whole", async () => {
+    // One receipt id in twenty (24 hex characters) is so; masked, search by receipt_id would never find its entries.
+    const receipt_id = "0d875641353992c521c955b1";
+    const email = `${newUser("support")}@partner.test`;
+    await auditStaff(env, {
+      email,
+      role: "support",
+      action: "view_receipt",
+      target: receipt_id,
+      outcome: "ok",
+      request_id: crypto.randomUUID(),
+      receipt_id,
+    });
+    await flushAudit();
+    expect((await searchTrail({ receipt_id })).entries).toEqual([expect.objectContaining({ receipt_id, staff: email })]);
   });
 });
 
