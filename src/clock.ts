@@ -19,13 +19,16 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 
 let offsetMs = 0;
+/** For tests: the wall clock's reading when it was frozen (freezeClock), else null and Date.now() moves on. */
+let frozenAt: number | null = null;
+const wall = (): number => frozenAt ?? Date.now();
 const recordTime = new AsyncLocalStorage<number>();
 
 export const clock = {
   /** The time of the record whose call this is (its offset added), else the deployment's. */
-  now: (): number => Date.now() + offsetMs + (recordTime.getStore() ?? 0),
+  now: (): number => wall() + offsetMs + (recordTime.getStore() ?? 0),
   /** The deployment's time, whichever record's call reads it. */
-  shared: (): number => Date.now() + offsetMs,
+  shared: (): number => wall() + offsetMs,
   /** How far the record whose call this is runs ahead of the deployment (0 outside a record's call). */
   recordOffset: (): number => recordTime.getStore() ?? 0,
 };
@@ -40,7 +43,16 @@ export function advanceClock(ms: number): void {
   offsetMs += ms;
 }
 
+/**
+ * For tests whose rule compares two moments a few seconds apart (a call's deadline against an alarm): time stands
+ * still but for letTimePass, so a loaded machine's slowness is not taken for time passing.
+ */
+export function freezeClock(): void {
+  frozenAt = Date.now();
+}
+
 /** For tests: back to the wall clock. */
 export function resetClock(): void {
   offsetMs = 0;
+  frozenAt = null;
 }

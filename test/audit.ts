@@ -36,10 +36,18 @@ export async function trailOnceIn(query: Record<string, unknown>, count: number)
       if (typeof query.receipt_id === "string")
         for (const kind of ["receipt", "transfer"] as const) await receiptStub(env, kind, query.receipt_id).exportAudit();
       await flushAudit();
-      entries = (await searchTrail(query)).entries;
+      // Every page: a page may end early, with has_more, where its reads ran out.
+      entries = [];
+      let page = await searchTrail(query);
+      entries.push(...page.entries);
+      while (page.has_more) {
+        page = await searchTrail({ ...query, after: page.next });
+        entries.push(...page.entries);
+      }
       if (entries.length < count) throw new Error(`${entries.length} of ${count} entries in R2 so far`);
     },
-    { timeout: 20_000, interval: 50 },
+    // A bound a loaded machine never reaches: each round exports, flushes every writer and searches.
+    { timeout: 60_000, interval: 50 },
   );
   return entries;
 }

@@ -1,7 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { clock } from "../../src/clock";
+import { clock, freezeClock } from "../../src/clock";
 import { readConfig } from "../../src/config";
 import { receiptStub } from "../../src/receipt-object";
 import { callGateway, loggedEventTypes } from "../events";
@@ -143,6 +143,8 @@ describe("the three-wrong-OTPs rule", () => {
   });
 
   it("a third guess whose answer was unreadable, on an object evicted before the alarm: the alarm due first waits for that call, the next cancels", async () => {
+    // The alarm is judged against the last pay's deadline (UPSTREAM_TIMEOUT_MS, 2 s here): a busy machine's seconds must not pass for it.
+    freezeClock();
     const receipt = await authorizedReceipt();
     // A new stub each time: one held across the crash stays broken.
     const stub = () => receiptStub(env, "receipt", receipt.id);
@@ -157,6 +159,8 @@ describe("the three-wrong-OTPs rule", () => {
     const [late] = scriptedUpstream.takeDeferred();
     await runInDurableObject(stub(), (_instance, state) => state.abort("crash before the upstream acts")).catch(() => undefined);
     expect((await lost).status).toBeGreaterThanOrEqual(500);
+    // The next requests come a moment later (time stands still here but for letTimePass).
+    letTimePass(100);
     // A check whose read fails leaves that note; a wrong OTP asks the upstream first (unpaid: the lost OTP is the second
     // guess), then is judged wrong upstream, whose answer is unreadable: its note stays, its OTP an unconfirmed guess to come.
     scriptedUpstream.on("receipt/check-id", { kind: "status", status: 500, act: false }, { id: receipt.id });
