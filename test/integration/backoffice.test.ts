@@ -1,0 +1,313 @@
+/**
+ * The back office at /console (the contract, "The back office"): Cloudflare
+ * Access's identity verified with a key pair of the test's own, served by a
+ * stub of the team's certs endpoint (the worker runs in the tests' isolate,
+ * so a spy on fetch answers it); the roles' refusals; every view and action
+ * in the audit trail; and one payment's whole story on one screen.
+ */
+import { createExecutionContext, runDurableObjectAlarm } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/app";
+import { signDevToken } from "../../src/backoffice/access";
+import type { Role } from "../../src/backoffice/roles";
+import { receiptStub } from "../../src/receipt-object";
+import { flushAudit, searchTrail } from "../audit";
+import { callGateway, consume, messageOf } from "../events";
+import {
+  call,
+  createReceipt,
+  expectError,
+  expectStatus,
+  letTimePass,
+  newUser,
+  OTP_OK,
+  PARTNER_KEY,
+  productionEnv,
+  receiptRequest,
+  userToken,
+} from "../helpers";
+
+const CONSOLE = "http://gateway.test/console";
+const AUD = "console-aud-of-the-test";
+
+/** A console operation through the Worker, as the page sends it. */
+async function op(name: string, body: unknown, headers: Record<string, string>, deployment?: Env): Promise<Response> {
+  const request = new Request(`${CONSOLE}/api/${name}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  return deployment ? createApp().fetch(request, deployment, createExecutionContext()) : exports.default.fetch(request);
+}
+
+/** A development sign-in's identity, as the header Access would set. */
+async function as(role: Role, email = `${newUser(role)}@partner.test`): Promise<Record<string, string>> {
+  return { "cf-access-jwt-assertion": await signDevToken(env, email, role) };
+}
+
+describe("Cloudflare Access's identity", () => {
+  let signing: { key: CryptoKey; kid: string };
+  let rotatedIn: { key: CryptoKey; kid: string };
+  let published: JWK;
+  let next: JWK;
+  let imposter: CryptoKey;
+  const served = new Map<string, { keys: JWK[]; requests: number }>();
+
+  beforeAll(async () => {
+    const first = await generateKeyPair("RS256", { extractable: true });
+    const second = await generateKeyPair("RS256", { extractable: true });
+    imposter = (await generateKeyPair("RS256")).privateKey;
+    signing = { key: first.privateKey, kid: "access-1" };
+    rotatedIn = { key: second.privateKey, kid: "access-2" };
+    published = { ...(await exportJWK(first.publicKey)), kid: "access-1", alg: "RS256", use: "sig" };
+    next = { ...(await exportJWK(second.publicKey)), kid: "access-2", alg: "RS256", use: "sig" };
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** A deployment with a team of its own (so no key cache crosses tests), its certs served by the stub. */
+  function team(keys: JWK[] = [published]) {
+    const domain = `${crypto.randomUUID()}.cloudflareaccess.test`;
+    const stub = { keys, requests: 0 };
+    served.set(`https://${domain}/cdn-cgi/access/certs`, stub);
+    const realFetch = globalThis.fetch;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      const certs = served.get(url);
+      if (!certs) return realFetch(input, init);
+      certs.requests++;
+      return Response.json({ keys: certs.keys });
+    });
+    const deployment = {
+      ...env,
+      ACCESS_TEAM_DOMAIN: domain,
+      ACCESS_AUD: AUD,
+      STAFF_ROLES: JSON.stringify({ support: ["ana@partner.test"], operator: ["@ops.partner.test"] }),
+    } as Env;
+    const sign = (
+      email: string,
+      {
+        key = signing,
+        aud = AUD,
+        iss = `https://${domain}`,
+        exp = "10m",
+      }: { key?: { key: CryptoKey; kid: string }; aud?: string; iss?: string; exp?: string | number } = {},
+    ) =>
+      new SignJWT({ email, type: "app" })
+        .setProtectedHeader({ alg: "RS256", kid: key.kid })
+        .setAudience(aud)
+        .setIssuer(iss)
+        .setIssuedAt()
+        .setExpirationTime(exp)
+        .sign(key.key);
+    const me = (token: string | null, extra: Record<string, string> = {}) =>
+      op("me", {}, { ...(token ? { "cf-access-jwt-assertion": token } : {}), ...extra }, deployment);
+    return { domain, stub, deployment, sign, me };
+  }
+
+  it("a token Access signed for this application names the person, and STAFF_ROLES their role (by email or by domain)", async () => {
+    const { sign, me } = team();
+    expect(await expectStatus(me(await sign("Ana@Partner.test")), 200)).toMatchObject({ email: "ana@partner.test", role: "support" });
+    const operator = await expectStatus(me(await sign("kim@ops.partner.test")), 200);
+    expect(operator).toMatchObject({ email: "kim@ops.partner.test", role: "operator" });
+    expect(operator.can).toContain("charts");
+  });
+
+  it("the CF_Authorization cookie is the same identity as the header", async () => {
+    const { sign, deployment } = team();
+    const token = await sign("ana@partner.test");
+    const response = await op("me", {}, { cookie: `CF_Authorization=${token}` }, deployment);
+    expect((await expectStatus(response, 200)).email).toBe("ana@partner.test");
+  });
+
+  it("none, a wrong audience, a wrong issuer, an expired token, an unknown key: 401 unauthorized", async () => {
+    const { sign, me, domain } = team();
+    expect((await expectError(me(null), 401, "unauthorized")).message).toMatch(/Access/);
+    expect((await expectError(me(await sign("ana@partner.test", { aud: "another-application" })), 401, "unauthorized")).message).toMatch(/"aud"/);
+    expect((await expectError(me(await sign("ana@partner.test", { iss: `https://other-${domain}` })), 401, "unauthorized")).message).toMatch(/"iss"/);
+    const expired = await sign("ana@partner.test", { exp: Math.floor(Date.now() / 1000) - 120 });
+    expect((await expectError(me(expired), 401, "unauthorized")).message).toMatch(/expired/);
+    const forged = await sign("ana@partner.test", { key: { key: imposter, kid: "access-1" } });
+    expect((await expectError(me(forged), 401, "unauthorized")).message).toMatch(/signature/);
+    const unknownKey = await sign("ana@partner.test", { key: { key: imposter, kid: "not-published" } });
+    expect((await expectError(me(unknownKey), 401, "unauthorized")).message).toMatch(/signature/);
+  });
+
+  it("a key Access rotates in is picked up: the keys are fetched again for it, at most once every 30 s", async () => {
+    const { sign, me, stub } = team();
+    await expectStatus(me(await sign("ana@partner.test")), 200);
+    expect(stub.requests).toBe(1);
+    // Access publishes the next key beside the current one, and signs with it.
+    stub.keys = [published, next];
+    const rotated = await sign("ana@partner.test", { key: rotatedIn });
+    // The unknown key id of the first test above was looked for just now: the cache stands a while.
+    await expectStatus(me(rotated), 200);
+    expect(stub.requests).toBe(2);
+    await expectStatus(me(await sign("ana@partner.test")), 200);
+    await expectStatus(me(rotated), 200);
+    expect(stub.requests).toBe(2);
+    // A made-up key id straight after costs no fetch; after 30 s it may cost one.
+    await expectError(me(await sign("ana@partner.test", { key: { key: imposter, kid: "made-up" } })), 401, "unauthorized");
+    expect(stub.requests).toBe(2);
+    letTimePass(31_000);
+    await expectError(me(await sign("ana@partner.test", { key: { key: imposter, kid: "made-up" } })), 401, "unauthorized");
+    expect(stub.requests).toBe(3);
+  });
+
+  it("a verified person STAFF_ROLES does not name is refused 403, and the refusal is in the audit trail", async () => {
+    const { sign, me } = team();
+    const email = `${newUser("stranger")}@elsewhere.test`;
+    await expectError(me(await sign(email)), 403, "forbidden");
+    await flushAudit();
+    expect((await searchTrail({ staff: email })).entries).toEqual([
+      expect.objectContaining({ op: "console.me", role: "none", outcome: "forbidden" }),
+    ]);
+  });
+});
+
+describe("credentials that never reach the console", () => {
+  it("the partner's server key and a user's JWT are refused, as Authorization or as the Access header", async () => {
+    await expectError(op("me", {}, { authorization: `Bearer ${PARTNER_KEY}` }), 403, "forbidden");
+    const user = await userToken(newUser());
+    await expectError(op("me", {}, { authorization: `Bearer ${user}` }), 403, "forbidden");
+    await expectError(op("record", { id: "x" }, { "cf-access-jwt-assertion": user }), 401, "unauthorized");
+    await expectError(op("me", {}, { "cf-access-jwt-assertion": PARTNER_KEY }), 401, "unauthorized");
+  });
+
+  it("production: no development sign-in, and a development token is refused", async () => {
+    const production = await productionEnv();
+    const page = await createApp().fetch(new Request(`${CONSOLE}/dev-sign-in`), production, createExecutionContext());
+    expect(page.status).toBe(404);
+    const devToken = await signDevToken(env, "ana@partner.test", "operator");
+    await expectError(op("me", {}, { "cf-access-jwt-assertion": devToken }, production), 401, "unauthorized");
+  });
+});
+
+describe("development sign-in", () => {
+  it("sets the CF_Authorization cookie for the chosen email and role", async () => {
+    const form = new URLSearchParams({ email: "Dev@Partner.test", role: "finance" });
+    const signedIn = await exports.default.fetch(`${CONSOLE}/dev-sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://gateway.test" },
+      body: form,
+      redirect: "manual",
+    });
+    expect(signedIn.status).toBe(303);
+    const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+    expect(cookie).toMatch(/^CF_Authorization=/);
+    expect(await expectStatus(op("me", {}, { cookie }), 200)).toMatchObject({
+      email: "dev@partner.test",
+      role: "finance",
+      environment: "development",
+    });
+  });
+});
+
+describe("each role's refusals (403 forbidden)", () => {
+  it("support, finance and operator may do what CAN says, and nothing else", async () => {
+    const support = await as("support");
+    const finance = await as("finance");
+    const operator = await as("operator");
+    for (const [name, body] of [
+      ["statements", {}],
+      ["statement", { date: "2026-01-01" }],
+      ["fiscal_pending", {}],
+      ["charts", { hours: 1 }],
+      ["resend", { event_id: "evt_01J0000000000000000000000" }],
+      ["resend_failed", { from: 0, to: 1 }],
+      ["erasures", {}],
+    ] as const)
+      await expectError(op(name, body, support), 403, "forbidden");
+    for (const [name, body] of [
+      ["reveal", { id: "x", field: "phone" }],
+      ["charts", { hours: 1 }],
+      ["resend", { event_id: "evt_01J0000000000000000000000" }],
+      ["erasures", {}],
+    ] as const)
+      await expectError(op(name, body, finance), 403, "forbidden");
+    await expectStatus(op("statements", {}, finance), 200);
+    await expectStatus(op("fiscal_pending", {}, finance), 200);
+    await expectStatus(op("erasures", {}, operator), 200);
+    const statementFile = await exports.default.fetch(`${CONSOLE}/files/statements/2026-01-01.csv`, { headers: support });
+    await expectError(statementFile, 403, "forbidden");
+  });
+});
+
+describe("support's view of a payment", () => {
+  it("finds it by id and by tid, masks the account values, reveals one as its own audited action", async () => {
+    const tid = `tid-${crypto.randomUUID()}`;
+    const receipt = await expectStatus(call("receipt/create", receiptRequest({ tid, account: [{ key: "phone", value: "998901234567" }] })), 200);
+    const email = `${newUser("support")}@partner.test`;
+    const support = await as("support", email);
+    const byId = await expectStatus(op("find", { id: receipt.id }, support), 200);
+    expect(byId.results).toEqual([expect.objectContaining({ id: receipt.id, kind: "receipt", state: 0, state_name: "created", tid })]);
+    expect((await expectStatus(op("find", { tid }, support), 200)).results.map((r: { id: string }) => r.id)).toEqual([receipt.id]);
+
+    const view = await expectStatus(op("record", { id: receipt.id }, support), 200);
+    expect(JSON.stringify(view)).not.toContain("998901234567");
+    expect(view.record.body.account).toEqual([{ key: "phone", value: "99********67" }]);
+
+    const revealed = await expectStatus(op("reveal", { id: receipt.id, field: "account" }, support), 200);
+    expect(revealed.value).toEqual([{ key: "phone", value: "998901234567" }]);
+
+    await flushAudit();
+    const entries = (await searchTrail({ staff: email })).entries;
+    expect(entries.map((e: { op: string }) => e.op)).toEqual(["console.find", "console.find", "console.record", "console.reveal"]);
+    const reveal = entries.at(-1);
+    expect(reveal).toMatchObject({ role: "support", outcome: "ok", receipt_id: receipt.id, target: `${receipt.id} account` });
+    // The revealed value is in no entry.
+    expect(JSON.stringify(entries)).not.toContain("998901234567");
+  });
+});
+
+describe("a payment's timeline", () => {
+  it("shows an unknown outcome and what reconciliation found, and a failed delivery resent by the operator", async () => {
+    const receipt = await createReceipt();
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_paid_timeout" } }), 200);
+    await expectError(call("receipt/pay", { id: receipt.id, otp: OTP_OK, card: { token: "tok_sandbox_paid_timeout" } }), 504, "upstream_timeout");
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+
+    // The receipt.paid event: its first delivery fails, the operator resends it, the second is delivered.
+    const listed = await expectStatus(callGateway("events/list", { receipt_id: receipt.id, type: "receipt.paid" }), 200);
+    const { delivery: _, ...paid } = listed.events[0];
+    let answer = new Response("receiver down: 998901234567", { status: 503 });
+    const realFetch = globalThis.fetch;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      return url === env.WEBHOOK_URL ? answer : realFetch(input, init);
+    });
+    await consume([{ body: messageOf(paid) }]);
+    const operator = await as("operator");
+    expect(await expectStatus(op("resend", { event_id: paid.id }, operator), 200)).toEqual({ resent: 1 });
+    answer = new Response(null, { status: 204 });
+    await consume([{ body: messageOf(paid) }]);
+    vi.restoreAllMocks();
+
+    const view = await expectStatus(op("record", { id: receipt.id }, operator), 200);
+    expect(view.record).toMatchObject({ id: receipt.id, state: 4, state_name: "paid" });
+    expect(view.states.map((s: { state_name: string }) => s.state_name)).toEqual(["created", "paid"]);
+    expect(view.calls).toContainEqual(
+      expect.objectContaining({
+        method: "pay",
+        outcome: "unknown",
+        code: "upstream_timeout",
+        reconciled: expect.objectContaining({ found: 4, found_name: "paid" }),
+      }),
+    );
+    expect(view.user_saw).toContainEqual(
+      expect.objectContaining({ code: "upstream_timeout", user_message: expect.stringMatching(/may have gone through/) }),
+    );
+    const event = view.events.find((e: { id: string }) => e.id === paid.id);
+    expect(event.delivery).toBe("delivered");
+    expect(event.deliveries).toEqual([
+      expect.objectContaining({ status: 503, ok: false, answer: "HTTP 503: receiver down: ************" }),
+      expect.objectContaining({ status: 204, ok: true }),
+    ]);
+    // The receiver's answer is kept redacted.
+    expect(JSON.stringify(event.deliveries)).not.toContain("998901234567");
+  });
+});
