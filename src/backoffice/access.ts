@@ -112,7 +112,7 @@ async function verifyAccessToken(env: Env, token: string): Promise<JWTPayload> {
   try {
     return (await jwtVerify(token, entry.set, options)).payload;
   } catch (err) {
-    // A key the cached set lacks: Access may have rotated one in; look once more, unless a look was just made.
+    // A key the cached set lacks: Access may have rotated one in; look once more, unless such a look was just made.
     if (!(err instanceof errors.JWKSNoMatchingKey) || clock.now() - entry.refetchedAt < KEY_REFETCH_COOLDOWN_MS) throw err;
     entry.refetchedAt = clock.now();
     await entry.set.reload();

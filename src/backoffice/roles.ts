@@ -95,3 +95,9 @@ export function roleOf(roles: StaffRoles, email: string): Role | null {
   const domain = address.slice(address.lastIndexOf("@") + 1);
   return (address.includes("@") && roles.domains.get(domain)) || null;
 }
+
+/** What is wrong with STAFF_ROLES in every environment: a value the console could not read would give everyone no role, silently. */
+export function staffRoleProblems(env: { STAFF_ROLES?: string }): string[] {
+  const parsed = parseStaffRoles(env.STAFF_ROLES);
+  return "problem" in parsed ? [parsed.problem] : [];
+}

@@ -131,6 +131,12 @@ describe("Cloudflare Access's identity", () => {
     expect((await expectError(me(await sign("ana@partner.test", { iss: `https://other-${domain}` })), 401, "unauthorized")).message).toMatch(/"iss"/);
     const expired = await sign("ana@partner.test", { exp: Math.floor(Date.now() / 1000) - 120 });
     expect((await expectError(me(expired), 401, "unauthorized")).message).toMatch(/expired/);
+    const noExpiry = await new SignJWT({ email: "ana@partner.test" })
+      .setProtectedHeader({ alg: "RS256", kid: signing.kid })
+      .setAudience(AUD)
+      .setIssuer(`https://${domain}`)
+      .sign(signing.key);
+    expect((await expectError(me(noExpiry), 401, "unauthorized")).message).toMatch(/"exp"/);
     const forged = await sign("ana@partner.test", { key: { key: imposter, kid: "access-1" } });
     expect((await expectError(me(forged), 401, "unauthorized")).message).toMatch(/signature/);
     const unknownKey = await sign("ana@partner.test", { key: { key: imposter, kid: "not-published" } });
@@ -309,5 +315,37 @@ describe("a payment's timeline", () => {
     ]);
     // The receiver's answer is kept redacted.
     expect(JSON.stringify(event.deliveries)).not.toContain("998901234567");
+  });
+});
+
+describe("the misconfiguration guard", () => {
+  it("refuses production without ACCESS_TEAM_DOMAIN, ACCESS_AUD or STAFF_ROLES, or with ACCESS_DEV_SECRET; and any STAFF_ROLES it cannot read", async () => {
+    const health = async (deployment: Env) => createApp().fetch(new Request("http://gateway.test/healthz"), deployment, createExecutionContext());
+    await expectStatus(health(await productionEnv()), 200);
+    for (const [overrides, named] of [
+      [{ ACCESS_TEAM_DOMAIN: "" }, "ACCESS_TEAM_DOMAIN"],
+      [{ ACCESS_AUD: "" }, "ACCESS_AUD"],
+      [{ STAFF_ROLES: "" }, "STAFF_ROLES"],
+      [{ ACCESS_DEV_SECRET: "local-dev-console-secret" }, "ACCESS_DEV_SECRET"],
+    ] as const) {
+      const refused = await expectError(health(await productionEnv(overrides)), 503, "service_misconfigured");
+      expect(refused.message).toContain(named);
+    }
+    const unreadable = await expectError(health({ ...env, STAFF_ROLES: '{"admin": ["a@b.c"]}' } as Env), 503, "service_misconfigured");
+    expect(unreadable.message).toContain("STAFF_ROLES");
+  });
+});
+
+describe("the operator's charts", () => {
+  it("draw the payments made in development, per step of the last hour", async () => {
+    const receipt = await createReceipt();
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    await expectStatus(call("receipt/pay", { id: receipt.id, otp: OTP_OK, card: { token: "tok_sandbox_ok" } }), 200);
+    const charts = await expectStatus(op("charts", { hours: 1 }, await as("operator")), 200);
+    expect(charts).toMatchObject({ step_s: 60, source: "local" });
+    const paid = charts.series.payments_by_outcome;
+    expect(paid.t).toHaveLength(60);
+    expect(paid.paid.reduce((a: number, b: number) => a + b, 0)).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...charts.series.latency_ms.p99)).toBeGreaterThanOrEqual(0);
   });
 });
