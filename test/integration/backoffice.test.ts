@@ -14,7 +14,7 @@ import { signDevToken } from "../../src/backoffice/access";
 import type { Role } from "../../src/backoffice/roles";
 import { receiptStub } from "../../src/receipt-object";
 import { flushAudit, searchTrail } from "../audit";
-import { callGateway, consume, messageOf } from "../events";
+import { callGateway, consume, makeEvent, messageOf, newRecordId } from "../events";
 import {
   call,
   createReceipt,
@@ -23,6 +23,7 @@ import {
   letTimePass,
   newUser,
   OTP_OK,
+  OTP_WRONG,
   PARTNER_KEY,
   productionEnv,
   receiptRequest,
@@ -347,5 +348,50 @@ describe("the operator's charts", () => {
     expect(paid.t).toHaveLength(60);
     expect(paid.paid.reduce((a: number, b: number) => a + b, 0)).toBeGreaterThanOrEqual(1);
     expect(Math.max(...charts.series.latency_ms.p99)).toBeGreaterThanOrEqual(0);
+  });
+});
+
+/** Each line of a chart summed over its steps. */
+const sums = (chart: Record<string, number[]>): Record<string, number> =>
+  Object.fromEntries(Object.entries(chart).flatMap(([name, values]) => (name === "t" ? [] : [[name, values.reduce((a, b) => a + b, 0)]])));
+
+describe("the operator's charts of what the record and the queue know", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("declines by reason, OTP exhaustion and the queue's age have data after the flows that make them", async () => {
+    const operator = await as("operator");
+    const series = async () => (await expectStatus(op("charts", { hours: 1 }, operator), 200)).series;
+    const before = await series();
+
+    // The bank declines a card without the money.
+    const poor = await createReceipt({ merchant_id: 1003 });
+    const declined = await expectError(call("receipt/pay", { id: poor.id, card: { token: "tok_sandbox_insufficient" } }), 402, "card_declined");
+    expect(declined.decline_reason).toBe("insufficient_funds");
+
+    // Three wrong OTPs: rule 2 ends the receipt.
+    const guessed = await createReceipt({ merchant_id: 1001 });
+    await expectStatus(call("receipt/authorize", { id: guessed.id, card: { token: "tok_sandbox_ok" } }), 200);
+    for (const otp of [OTP_WRONG, "333333"])
+      await expectError(call("receipt/pay", { id: guessed.id, otp, card: { token: "tok_sandbox_ok" } }), 422, "otp_invalid");
+    await expectError(call("receipt/pay", { id: guessed.id, otp: "444444", card: { token: "tok_sandbox_ok" } }), 409, "otp_attempts_exhausted");
+
+    // An event delivered 90 s after it was queued.
+    const realFetch = globalThis.fetch;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      return url === env.WEBHOOK_URL ? new Response(null, { status: 204 }) : realFetch(input, init);
+    });
+    await consume([{ body: messageOf(makeEvent(newRecordId())), timestamp: new Date(Date.now() - 90_000) }]);
+
+    const after = await series();
+    expect(sums(after.declines_by_reason).insufficient_funds).toBe(sums(before.declines_by_reason).insufficient_funds! + 1);
+    expect(sums(after.declines_by_reason).declined).toBe(sums(before.declines_by_reason).declined);
+    expect(sums(after.otp_exhausted).receipt).toBe(sums(before.otp_exhausted).receipt! + 1);
+    expect(Math.max(...before.queue_age_s.max)).toBeLessThan(90);
+    expect(Math.max(...after.queue_age_s.max)).toBeGreaterThanOrEqual(90);
+    expect(Math.max(...after.queue_age_s.p99)).toBeGreaterThanOrEqual(90);
+    expect(after.queue_age_s.t).toHaveLength(60);
   });
 });
