@@ -12,9 +12,11 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { signDevToken } from "../../src/backoffice/access";
 import type { Role } from "../../src/backoffice/roles";
+import { clock } from "../../src/clock";
 import { receiptStub } from "../../src/receipt-object";
+import { dateIn } from "../../src/statements/days";
 import { flushAudit, searchTrail } from "../audit";
-import { callGateway, consume, makeEvent, messageOf, newRecordId } from "../events";
+import { callGateway, consume, DEAD_LETTER_QUEUE, fireCron, makeEvent, messageOf, newRecordId } from "../events";
 import {
   call,
   createReceipt,
@@ -393,5 +395,147 @@ describe("the operator's charts of what the record and the queue know", () => {
     expect(Math.max(...after.queue_age_s.max)).toBeGreaterThanOrEqual(90);
     expect(Math.max(...after.queue_age_s.p99)).toBeGreaterThanOrEqual(90);
     expect(after.queue_age_s.t).toHaveLength(60);
+  });
+});
+
+describe("finding a user's payments", () => {
+  it("by user, recent first (of one kind when asked), and one by the user's own tid", async () => {
+    const user = newUser();
+    const token = await userToken(user);
+    const first = await createReceipt({}, { token });
+    letTimePass(1_000);
+    const second = await createReceipt({}, { token });
+    // The partner's receipt with the user's tid is not the user's.
+    const partners = await createReceipt({ tid: first.tid });
+    const support = await as("support");
+
+    const byUser = await expectStatus(op("find", { user }, support), 200);
+    expect(byUser.results.map((r: { id: string }) => r.id)).toEqual([second.id, first.id]);
+    expect(byUser.results[0]).toMatchObject({ kind: "receipt", state_name: "created", tid: second.tid });
+    expect(JSON.stringify(byUser)).not.toContain(user);
+    expect((await expectStatus(op("find", { user, kind: "transfer" }, support), 200)).results).toEqual([]);
+
+    const byUserTid = await expectStatus(op("find", { user, user_tid: first.tid }, support), 200);
+    expect(byUserTid.results.map((r: { id: string }) => r.id)).toEqual([first.id]);
+    expect((await expectStatus(op("find", { tid: first.tid }, support), 200)).results.map((r: { id: string }) => r.id)).toEqual([partners.id]);
+    expect((await expectStatus(op("find", { user: newUser() }, support), 200)).results).toEqual([]);
+    await expectError(op("find", { user_tid: first.tid }, support), 400, "invalid_request");
+  });
+});
+
+describe("finance's statements", () => {
+  it("lists a day's statement, shows its totals and downloads its files", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003, amount: 123_400 });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    const date = dateIn(clock.now(), "Asia/Tashkent");
+    await expectStatus(callGateway("statements/rebuild", { date }), 202);
+    const builder = env.STATEMENT.get(env.STATEMENT.idFromName(date));
+    while (await runDurableObjectAlarm(builder));
+
+    const email = `${newUser("finance")}@partner.test`;
+    const finance = await as("finance", email);
+    const listed = await expectStatus(op("statements", {}, finance), 200);
+    expect(listed.statements[0]).toMatchObject({
+      date,
+      files: { csv: `/console/files/statements/${date}.csv`, json: `/console/files/statements/${date}.json` },
+    });
+    const statement = await expectStatus(op("statement", { date }, finance), 200);
+    expect(statement.date).toBe(date);
+    expect(statement.totals).toContainEqual(expect.objectContaining({ merchant_id: 1003, change: "paid" }));
+    await expectError(op("statement", { date: "2001-01-01" }, finance), 404, "not_found");
+
+    const csv = await exports.default.fetch(`http://gateway.test${listed.statements[0].files.csv}`, { headers: finance });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(await csv.text()).toContain(receipt.id);
+    const json = await exports.default.fetch(`http://gateway.test${listed.statements[0].files.json}`, { headers: finance });
+    const file = (await json.json()) as { lines: { id: string }[]; totals: unknown[]; mismatches: unknown[] };
+    expect(file.lines.map((l) => l.id)).toContain(receipt.id);
+    // The screen shows the file's own totals and mismatches.
+    expect(statement).toEqual({ date, totals: file.totals, mismatches: file.mismatches });
+
+    await flushAudit();
+    const ops = (await searchTrail({ staff: email })).entries.map((e: { op: string; outcome: string }) => `${e.op} ${e.outcome}`);
+    expect(ops).toEqual([
+      "console.statements ok",
+      "console.statement ok",
+      "console.statement not_found",
+      "console.statement_file ok",
+      "console.statement_file ok",
+    ]);
+  });
+});
+
+describe("the operator's resends and erasures", () => {
+  it("resend_failed queues again the events given up on within the period, and only those", async () => {
+    const receipt = await createReceipt();
+    const created = async () => (await expectStatus(callGateway("events/list", { receipt_id: receipt.id, type: "receipt.created" }), 200)).events[0];
+    const { delivery: _, ...event } = await created();
+    await consume([{ body: messageOf(event) }], { queue: DEAD_LETTER_QUEUE });
+    expect((await created()).delivery.status).toBe("failed");
+
+    const operator = await as("operator");
+    expect(await expectStatus(op("resend_failed", { from: 0, to: 1 }, operator), 200)).toEqual({ resent: 0 });
+    expect((await created()).delivery.status).toBe("failed");
+    const now = clock.now();
+    const resent = await expectStatus(op("resend_failed", { from: now - 3_600_000, to: now + 60_000 }, operator), 200);
+    expect(resent.resent).toBeGreaterThanOrEqual(1);
+    expect((await created()).delivery.status).toBe("pending");
+    await expectError(op("resend_failed", { from: 10, to: 5 }, operator), 400, "invalid_request");
+  });
+
+  it("erasures lists each request with its user masked, in progress and then done", async () => {
+    const user = newUser("erased");
+    await createReceipt({}, { token: await userToken(user) });
+    await expectStatus(callGateway("users/erase", { user }), 202);
+    const operator = await as("operator");
+    const masked = `${user.slice(0, 2)}${"*".repeat(user.length - 4)}${user.slice(-2)}`;
+    const request = async () => {
+      const answer = await expectStatus(op("erasures", {}, operator), 200);
+      expect(JSON.stringify(answer)).not.toContain(user);
+      return answer.requests.find((r: { user_masked: string }) => r.user_masked === masked);
+    };
+    expect(await request()).toMatchObject({ state: "in_progress", done_at: null });
+    await fireCron(clock.now());
+    const done = await request();
+    expect(done).toMatchObject({ state: "done", done_at: expect.any(Number) });
+    expect(done.progress.steps_done).toBe(done.progress.steps_started);
+  });
+});
+
+describe("the page", () => {
+  it("is served from the bundled assets to a signed-in person; development sends anyone else to its sign-in, production answers 401", async () => {
+    const asked: string[] = [];
+    const ASSETS = {
+      fetch: async (input: RequestInfo | URL) => {
+        const path = new URL(input instanceof Request ? input.url : String(input)).pathname;
+        asked.push(path);
+        if (path === "/console/") return new Response("<!doctype html><title>Console</title>", { headers: { "content-type": "text/html" } });
+        if (path === "/console/console.js") return new Response("// the page", { headers: { "content-type": "text/javascript" } });
+        return new Response("Not found", { status: 404 });
+      },
+    };
+    const get = async (path: string, headers: Record<string, string> = {}, deployment = { ...env, ASSETS } as unknown as Env) =>
+      createApp().fetch(new Request(`http://gateway.test${path}`, { headers }), deployment, createExecutionContext());
+    const support = await as("support");
+
+    const page = await get("/console/", support);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(page.headers.get("cache-control")).toBe("no-store");
+    expect(await page.text()).toContain("<title>Console</title>");
+    expect(await (await get("/console/console.js", support)).text()).toBe("// the page");
+    await expectError(get("/console/nothing.js", support), 404, "not_found");
+    expect(asked).toEqual(["/console/", "/console/console.js", "/console/nothing.js"]);
+
+    const anonymous = await get("/console/");
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.get("location")).toBe("/console/dev-sign-in");
+    const production = await get("/console/", {}, { ...(await productionEnv()), ASSETS } as unknown as Env);
+    expect(production.status).toBe(401);
+    expect(await production.text()).toContain("Cloudflare Access");
+    // Nobody unsigned reached the assets.
+    expect(asked).toHaveLength(3);
   });
 });
