@@ -7,6 +7,7 @@ import { type Context, Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { auditCalls } from "./audit/calls";
 import { authenticate, requirePartner } from "./auth";
+import { backOffice } from "./backoffice/routes";
 import { ApiError, renderError } from "./errors";
 import { requireSoundConfig } from "./guard";
 import { limitBody, parseJson, requireJson } from "./http";
@@ -54,6 +55,9 @@ export function createApp() {
 
   // Each API's router binds what applies to all its paths, and each operation its own (src/operations/router.ts).
   for (const api of APIS) app.route(api.prefix, apiRouter(api));
+
+  // The back office (src/backoffice/): its own identity (Cloudflare Access), roles and audit, never the API's credentials.
+  app.route("/console", backOffice());
 
   app.get("/openapi.json", openApiDocument(app));
   // The reference page and the landing page are static assets (public/, built by

@@ -40,7 +40,7 @@ export const MIN_TID_SECRET_LENGTH = 32;
 /** The secrets a production deployment needs (production.secrets.example.json names each). */
 export const PRODUCTION_SECRETS = ["UPSTREAM_API_KEY", "PARTNER_KEY_HASHES", "TID_SECRET", "CARD_FINGERPRINT_SECRET", "WEBHOOK_SECRET"] as const;
 /** Set in production, this is a problem: users are verified against JWKS_URL only. */
-export const FORBIDDEN_PRODUCTION_SECRETS = ["JWT_SECRET"] as const;
+export const FORBIDDEN_PRODUCTION_SECRETS = ["JWT_SECRET", "ACCESS_DEV_SECRET"] as const;
 /** The URLs production calls out to; each must be a public https host. */
 export const PRODUCTION_URLS = ["UPSTREAM_BASE_URL", "JWKS_URL", "WEBHOOK_URL"] as const;
 
@@ -271,6 +271,23 @@ export function productionVarProblems(vars: Settings): string[] {
   problems.push(...fiscalReadProductionProblems(vars.FISCAL_READS));
   problems.push(...auditSettingProblems(vars, true).filter((p) => p.startsWith("AUDIT_RETENTION_DAYS is under")));
   if (cancelledByName(vars.GATEWAY_CANCELLED_BY) === null) problems.push(CANCELLED_BY_UNFIT);
+  problems.push(...accessVarProblems(vars));
+  return problems;
+}
+
+/**
+ * The back office in production (the contract, "The back office"): it is
+ * reached through Cloudflare Access alone, so the team's domain, the
+ * application's audience and who has which role must all be set.
+ */
+export function accessVarProblems(vars: Settings): string[] {
+  const problems: string[] = [];
+  const domain = settingText(vars.ACCESS_TEAM_DOMAIN);
+  if (!domain) problems.push("ACCESS_TEAM_DOMAIN is not set: the console's Cloudflare Access tokens cannot be verified (docs/production.md).");
+  else if (!/^(https:\/\/)?[a-z0-9-]+(\.[a-z0-9-]+)+\/?$/i.test(domain))
+    problems.push("ACCESS_TEAM_DOMAIN is not a domain such as <team>.cloudflareaccess.com.");
+  if (!settingText(vars.ACCESS_AUD)) problems.push("ACCESS_AUD is not set: set it to the Access application's audience (AUD) tag.");
+  if (!settingText(vars.STAFF_ROLES)) problems.push("STAFF_ROLES is not set: nobody would have a role in the console.");
   return problems;
 }
 
@@ -325,6 +342,9 @@ export function productionSecretProblems(secrets: Settings): string[] {
     .filter(Boolean);
   if (digests.includes(DEVELOPMENT_PARTNER_KEY_DIGEST)) {
     problems.push("PARTNER_KEY_HASHES holds the digest of the development server key; remove it.");
+  }
+  if (settingText(secrets.ACCESS_DEV_SECRET)) {
+    problems.push("ACCESS_DEV_SECRET is set; it signs the console's development sign-in, which production never serves. Delete the secret.");
   }
   const jwtSecret = settingText(secrets.JWT_SECRET);
   if (jwtSecret === DEVELOPMENT_JWT_SECRET) {
@@ -416,10 +436,11 @@ export function lifecycleRules(binding: keyof typeof R2_BINDINGS, vars: Settings
 
 /**
  * The paths the Worker answers before any static asset is looked up: every
- * operation, health and the OpenAPI document. A file in public/ can never
+ * operation, health, the OpenAPI document and the back office (whose page is
+ * served only to a verified Access identity). A file in public/ can never
  * answer one of them, and they skip the asset lookup.
  */
-export const WORKER_FIRST_PATHS = ["/api/*", "/healthz", "/readyz", "/openapi.json"] as const;
+export const WORKER_FIRST_PATHS = ["/api/*", "/healthz", "/readyz", "/openapi.json", "/console", "/console/*"] as const;
 
 /** Every D1 binding the gateway uses: DB, the list's and the previous list's; `npm run deploy` migrates each. */
 export function d1Bindings(vars: Settings): string[] {

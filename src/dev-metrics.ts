@@ -8,23 +8,37 @@
  * of this. The data points hold no personal data (src/metrics.ts), so neither
  * does this.
  */
+import { clock } from "./clock";
 import { type MetricPoint, observeMetrics } from "./metrics";
 
 /** Data points kept: the newest, enough for a morning's manual testing. */
 export const DEV_METRICS_KEPT = 20_000;
 
 const points: MetricPoint[] = [];
+/** When each kept point was written (the gateway's clock), for the console's charts. */
+const times: number[] = [];
 let dropped = 0;
 
 /** Starts keeping every data point written from here on, in this isolate (the dev server's one). */
 export function keepDevMetrics(): void {
   observeMetrics((point) => {
     points.push(point);
+    times.push(clock.now());
     if (points.length > DEV_METRICS_KEPT) {
       points.shift();
+      times.shift();
       dropped++;
     }
   });
+}
+
+/** The kept data points written at or after `fromMs`, with their times (the console's charts in development). */
+export function devMetricPoints(fromMs: number): { at: number; point: MetricPoint }[] {
+  const kept: { at: number; point: MetricPoint }[] = [];
+  points.forEach((point, i) => {
+    if (times[i]! >= fromMs) kept.push({ at: times[i]!, point });
+  });
+  return kept;
 }
 
 export interface DevMetricRow {

@@ -9,14 +9,17 @@
  * Production's entry has none of these.
  */
 import { Hono } from "hono";
+import { useLocalMetrics } from "./backoffice/charts";
 import { sandboxConsole } from "./console/routes";
 import { testClock } from "./console/test-clock";
-import { devMetricsSummary, keepDevMetrics } from "./dev-metrics";
+import { devMetricPoints, devMetricsSummary, keepDevMetrics } from "./dev-metrics";
 import type { EventMessage } from "./events";
 import gateway from "./index";
 
 // Every data point this isolate writes (the Worker's and its objects': one isolate locally) is kept for /__sandbox/metrics.
 keepDevMetrics();
+// The back office's charts draw the same numbers here (production reads them from Analytics Engine).
+useLocalMetrics(devMetricPoints);
 
 export { AuditWriter, ReceiptObject, RiskObject, StatementObject } from "./index";
 export { SandboxObject, SandboxUpstream } from "./sandbox";

@@ -6,6 +6,7 @@
  * events back.
  */
 import { createMiddleware } from "hono/factory";
+import { staffRoleProblems } from "./backoffice/roles";
 import { cancelledByProblems, credentialProblems, expiryProblems, fiscalReadProblems, productionProblems, webhookSecretProblems } from "./config";
 import { auditSettingProblems } from "./config-rules";
 import { ApiError } from "./errors";
@@ -44,6 +45,7 @@ const CHECKS: readonly ((env: Env) => readonly string[])[] = [
   fiscalReadProblems,
   auditProblems,
   cancelledByProblems,
+  staffRoleProblems,
   shardProblems,
   productionProblems,
 ];

@@ -12,7 +12,10 @@
  *   blob3    the outcome class ("" when the metric has none)
  *   double1  how many occurrences the point stands for (1, or a batch's count)
  *   double2  milliseconds (upstream calls, deliveries; else 0)
- *   double3  failed reconciliations of the record in a row (else 0)
+ *   double3  failed reconciliations of the record in a row; for a delivery,
+ *            the event's milliseconds in the queue (else 0): a second number
+ *            of the same point, where a point of its own would double the
+ *            deliveries' share of the bill
  *
  * No personal data: blobs are operation names and outcome classes from the
  * fixed sets typed below, never an id, a user, a tid, a card or an amount.
@@ -21,6 +24,8 @@
  * handed to it too, so `npm run metrics` shows a dev server's numbers
  * (miniflare keeps none of the points written to the binding).
  */
+
+import type { DeclineReason } from "./error-codes";
 import { log } from "./log";
 import type { RiskRule } from "./risk/limits";
 
@@ -41,8 +46,16 @@ export interface MetricFields {
   reconciliation: { operation: "receipt" | "transfer"; outcome: "ok" | "failed"; attempts: number };
   /** A record left suspect of a late change upstream after a lost call (rule 8): read again on a schedule. */
   record_suspect: { operation: "receipt" | "transfer" };
-  /** One webhook delivery attempt to the partner's receiver. */
-  event_delivery: { outcome: "delivered" | "failed"; ms: number };
+  /** A card_declined answer of the payment service (a money move refused by the bank): the upstream path and why. */
+  card_declined: { operation: string; outcome: DeclineReason };
+  /** Rule 2 ended a record by its OTP guesses: the third failed one exhausted it. */
+  otp_exhausted: { operation: "receipt" | "transfer" };
+  /**
+   * One webhook delivery attempt to the partner's receiver: how long it took,
+   * and how long the event had waited in the queue since it was first queued
+   * (the retries' waits count).
+   */
+  event_delivery: { outcome: "delivered" | "failed"; ms: number; queued_ms: number };
   /** Events given up on (dead-lettered by the queue, or marked failed by the sweep): the partner did not get them. */
   event_failed: { operation: "dead_letter" | "sweep"; count: number };
   /** A call refused by rule 13 (card testing, SMS pumping): the limit and whose counter it was. */
@@ -62,7 +75,7 @@ export interface MetricPoint {
   doubles: [number, number, number];
 }
 
-type AnyFields = { operation?: string; outcome?: string; ms?: number; count?: number; attempts?: number };
+type AnyFields = { operation?: string; outcome?: string; ms?: number; count?: number; attempts?: number; queued_ms?: number };
 
 /** Development's extra readers of every data point (src/dev.ts, the tests); production registers none. */
 const readers = new Set<(point: MetricPoint) => void>();
@@ -78,7 +91,7 @@ export function metricPoint<N extends MetricName>(name: N, fields: MetricFields[
   return {
     indexes: [name],
     blobs: [name, f.operation ?? "", f.outcome ?? ""],
-    doubles: [f.count ?? 1, Math.max(0, Math.round(f.ms ?? 0)), f.attempts ?? 0],
+    doubles: [f.count ?? 1, Math.max(0, Math.round(f.ms ?? 0)), f.attempts ?? Math.max(0, Math.round(f.queued_ms ?? 0))],
   };
 }
 

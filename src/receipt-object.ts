@@ -183,6 +183,45 @@ export class ReceiptObject extends DurableObject<Env> {
   }
 
   /**
+   * What the back office shows of a record (src/backoffice/): its trail, the
+   * body as last stored (card numbers masked, phone and account values as
+   * they are: the console masks them unless a reveal asks), its ids, its
+   * times, its events' ids and where rule 14 stands. Null when none is stored.
+   */
+  async backOffice(): Promise<
+    | (AuditTrail & {
+        tid: string;
+        createdAt: number;
+        updatedAt: number;
+        state: number;
+        body: string;
+        eventIds: string[];
+        fiscal: string | null;
+        fiscalSince: number;
+        fiscalReads: number;
+        erased: boolean;
+      })
+    | null
+  > {
+    const trail = await this.auditTrail();
+    const rec = this.#parts.store.current;
+    if (!trail || !rec) return null;
+    return {
+      ...trail,
+      tid: rec.tid,
+      createdAt: rec.created_at,
+      updatedAt: rec.updated_at,
+      state: rec.state,
+      body: rec.body,
+      eventIds: this.#parts.store.outbox.eventIds(),
+      fiscal: rec.fiscal,
+      fiscalSince: rec.fiscal_since,
+      fiscalReads: rec.fiscal_reads,
+      erased: rec.erased === 1,
+    };
+  }
+
+  /**
    * Erases the owner's personal data (rule 10) from every store src/stores.ts
    * says the record erases (src/record/erase.ts): the stored body, the
    * create's answer kept for replays, every event in the outbox and every

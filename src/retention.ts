@@ -36,7 +36,7 @@
  * for long.
  */
 import { deleteDoneErasures } from "./erasure";
-import { pruneDelivered, pruneWatched } from "./events/log-database";
+import { pruneAttempts, pruneDelivered, pruneWatched } from "./events/log-database";
 import { cronSlice, databasesPerRun, inPool, QUERY_BUDGET } from "./fanout";
 import { log } from "./log";
 import { allShards, type Shard } from "./shards";
@@ -111,6 +111,8 @@ interface RetentionCounts {
   tid_fences_deleted: number;
   events_delivered_pruned: number;
   events_undelivered_pruned: number;
+  /** Delivery attempts of events past both event windows. */
+  event_attempts_pruned: number;
   /** Done erasure requests past ERASURE_REQUESTS_KEPT_DAYS. */
   erasures_deleted: number;
 }
@@ -175,6 +177,14 @@ const PRUNERS: Readonly<Record<StoreEndedBy<"cron">, readonly PruneStep[]>> = {
       counts: "events_undelivered_pruned",
       queries: 1,
       batch: (db, p, limit, now) => pruneWatched(db, "pending", p.undeliveredEventsMs, limit, now),
+    },
+  ],
+  event_attempts: [
+    {
+      name: "event_attempts_pruned",
+      counts: "event_attempts_pruned",
+      queries: 1,
+      batch: (db, p, limit, now) => pruneAttempts(db, Math.max(p.deliveredEventsMs, p.undeliveredEventsMs), limit, now),
     },
   ],
   erasure_requests: [
@@ -283,6 +293,7 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
       tid_fences_deleted: 0,
       events_delivered_pruned: 0,
       events_undelivered_pruned: 0,
+      event_attempts_pruned: 0,
       erasures_deleted: 0,
     };
     for (const { store, steps } of stores) {
@@ -299,6 +310,7 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
     tid_fences_deleted: sum("tid_fences_deleted"),
     events_delivered_pruned: sum("events_delivered_pruned"),
     events_undelivered_pruned: sum("events_undelivered_pruned"),
+    event_attempts_pruned: sum("event_attempts_pruned"),
     erasures_deleted: sum("erasures_deleted"),
     backlog,
     tid_shards: Object.fromEntries(perShard.map(({ binding, counts }) => [binding, { deleted: counts.tids_deleted }])),

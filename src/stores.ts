@@ -180,6 +180,21 @@ export const STORES = [
     },
   },
   {
+    name: "event_attempts",
+    title: "the delivery attempts",
+    place: { kind: "d1", databases: "all", tables: ["event_attempts"] },
+    holds:
+      "each delivery attempt of each event, for the back office: when, the receiver's HTTP status, whether it was a 2xx, and its answer trimmed to 200 characters and redacted (card numbers and runs of 12 digits or more masked)",
+    personal: [],
+    code: ["src/events/log-database.ts"],
+    erasure: { by: "nothing", why: "no body and no `account` value; a receiver's answer is redacted before it is kept, phone numbers masked" },
+    end: {
+      by: "cron",
+      settings: ["EVENTS_DELIVERED_RETENTION_DAYS", "EVENTS_UNDELIVERED_RETENTION_DAYS"],
+      how: "deleted by the cron's retention once the longer of `EVENTS_DELIVERED_RETENTION_DAYS` and `EVENTS_UNDELIVERED_RETENTION_DAYS` has passed since the event's creation",
+    },
+  },
+  {
     name: "event_queue",
     title: "the events queue",
     place: { kind: "queue", bindings: ["EVENTS"] },

@@ -369,3 +369,25 @@ export async function latestTids(env: Env, limit: number): Promise<TidRow[]> {
     .sort((a, b) => b.created_at - a.created_at)
     .slice(0, limit);
 }
+
+/**
+ * One owner's newest `limit` completed rows, newest first (the back office's
+ * search by user): each database's, merged. The primary key (owner, tid)
+ * finds the owner's rows; they are sorted by creation in the statement.
+ */
+export async function ownerTids(env: Env, owner: string, limit: number): Promise<TidRow[]> {
+  const pages = await inPool(allShards(env), async ({ db }) => {
+    const { results } = await db
+      .prepare(
+        `SELECT ${COLUMNS} FROM tid_index WHERE owner = ?1 AND receipt_id IS NOT NULL AND claim_token IS NOT '${FENCE_TOKEN}'
+         ORDER BY created_at DESC LIMIT ?2`,
+      )
+      .bind(owner, limit)
+      .all<StoredRow>();
+    return results.map(toRow);
+  });
+  return pages
+    .flat()
+    .sort((a, b) => b.created_at - a.created_at)
+    .slice(0, limit);
+}

@@ -186,14 +186,14 @@ export interface ConsumeResult extends QueueResult {
 
 /** Runs the Worker's queue() handler on one batch, as the queue would, and answers what it acked and retried. */
 export async function consume(
-  messages: { body: EventMessage; attempts?: number }[],
+  messages: { body: EventMessage; attempts?: number; timestamp?: Date }[],
   options: { queue?: string; env?: Env } = {},
 ): Promise<ConsumeResult> {
   const batch = createMessageBatch<EventMessage>(
     options.queue ?? EVENTS_QUEUE,
     messages.map((message) => ({
       id: crypto.randomUUID(),
-      timestamp: new Date(),
+      timestamp: message.timestamp ?? new Date(),
       attempts: message.attempts ?? 1,
       body: message.body,
     })),

@@ -325,6 +325,11 @@ export async function productionEnv(overrides: Record<string, unknown> = {}): Pr
     WEBHOOK_SECRET: PRODUCTION_WEBHOOK_SECRET,
     // Production's schedule (wrangler.toml [env.production.vars]), not development's reads within 2 minutes.
     FISCAL_READS: "5m 1h 24h",
+    // The back office behind Cloudflare Access; never the development sign-in.
+    ACCESS_TEAM_DOMAIN: "partner.cloudflareaccess.com",
+    ACCESS_AUD: "a-production-access-application-aud-tag",
+    STAFF_ROLES: '{"operator": ["oncall@partner.test"]}',
+    ACCESS_DEV_SECRET: undefined,
     ...overrides,
   } as unknown as Env;
 }

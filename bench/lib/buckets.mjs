@@ -72,7 +72,7 @@ export const BUCKETS = [
   {
     key: "routing",
     label: "routing",
-    what: "hono, app.ts, index.ts, operations/, errors.ts, language.ts, config*.ts, guard.ts, rate-limit.ts, readiness.ts, restore.ts and the other packages: router, middleware, answers",
+    what: "hono, app.ts, index.ts, operations/, backoffice/ (the console's server), errors.ts, language.ts, config*.ts, guard.ts, rate-limit.ts, readiness.ts, restore.ts and the other packages: router, middleware, answers",
   },
   {
     key: "sandbox",
@@ -129,7 +129,7 @@ export const RULES = [
   { bucket: "create", files: ["creation", "tid-cache", "keyed-hash"] },
   {
     bucket: "routing",
-    folders: ["operations", "build"],
+    folders: ["operations", "build", "backoffice"],
     files: [
       "app",
       "index",

@@ -13,7 +13,8 @@ import { appendAudit } from "./append";
 
 export interface StaffAction {
   email: string;
-  role: "support" | "finance" | "operator";
+  /** "none": a verified identity STAFF_ROLES gives no role, refused (its refusal is audited too). */
+  role: "support" | "finance" | "operator" | "none";
   /** What was done: `view_receipt`, `reveal_phone`, `resend_event`, `view_statement`, ... */
   action: string;
   target: string;

@@ -133,7 +133,11 @@ async function deliver(env: Env, { message, db }: Due): Promise<void> {
   const { id } = message.body;
   const started = Date.now();
   const outcome = await postEvent(env, message.body);
-  metric(env, "event_delivery", { outcome: outcome.ok ? "delivered" : "failed", ms: Date.now() - started });
+  metric(env, "event_delivery", {
+    outcome: outcome.ok ? "delivered" : "failed",
+    ms: Date.now() - started,
+    queued_ms: started - message.timestamp.getTime(),
+  });
   if (outcome.ok) {
     message.ack();
     log("info", "event_delivered", { event_id: id, attempt: message.attempts, status: outcome.status });

@@ -7,6 +7,7 @@
 
 import { encodeTime } from "ulid";
 import { clock } from "../clock";
+import { redact } from "../redact";
 import { lineFields, STATEMENT_CHANGES } from "../statements/lines";
 import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
 import { kindOf, recordIdOf } from "./types";
@@ -300,13 +301,74 @@ export async function holdsAnyOf(db: D1Database, ids: readonly string[]): Promis
 
 /** A delivery got a 2xx. Delivered is final whatever happened before (a duplicate may have failed meanwhile). */
 export async function recordDelivered(db: D1Database, id: string, outcome: { status: number; at: number }): Promise<void> {
-  await db
+  await db.batch([
+    db
+      .prepare(
+        `UPDATE events SET status = 1, attempts = attempts + 1, last_status = ?2, last_error = NULL, delivered_at = ?3
+         WHERE id = ?1`,
+      )
+      .bind(id, outcome.status, outcome.at),
+    insertAttempt(db, id, { at: outcome.at, status: outcome.status, ok: true, answer: `HTTP ${outcome.status}` }),
+  ]);
+}
+
+/** The longest answer an attempt keeps. */
+export const ATTEMPT_ANSWER_CHARS = 200;
+
+/**
+ * One delivery attempt of an event (migrations/0006_event_attempts.sql), for
+ * the back office: written in the batch that counts it in `events`, so its
+ * `seq` is the event's attempt count after it. The answer is trimmed and
+ * redacted here, whoever worded it.
+ */
+function insertAttempt(db: D1Database, id: string, attempt: { at: number; status: number | null; ok: boolean; answer: string }): D1PreparedStatement {
+  const answer = String(redact(attempt.answer.slice(0, ATTEMPT_ANSWER_CHARS))).trim();
+  return db
     .prepare(
-      `UPDATE events SET status = 1, attempts = attempts + 1, last_status = ?2, last_error = NULL, delivered_at = ?3
-       WHERE id = ?1`,
+      `INSERT OR IGNORE INTO event_attempts (event_id, at, seq, status, ok, answer)
+       SELECT id, ?2, attempts, ?3, ?4, ?5 FROM events WHERE id = ?1`,
     )
-    .bind(id, outcome.status, outcome.at)
+    .bind(id, attempt.at, attempt.status, attempt.ok ? 1 : 0, answer);
+}
+
+/** An event's delivery attempt, as the back office shows it. */
+export interface DeliveryAttempt {
+  event_id: string;
+  at: number;
+  seq: number;
+  status: number | null;
+  ok: boolean;
+  answer: string;
+}
+
+/** The delivery attempts of these events in this database, oldest first. */
+export async function attemptsOf(db: D1Database, ids: readonly string[]): Promise<DeliveryAttempt[]> {
+  if (ids.length === 0) return [];
+  const attempts: DeliveryAttempt[] = [];
+  for (let i = 0; i < ids.length; i += MAX_EVENTS_PER_WRITE) {
+    const slice = ids.slice(i, i + MAX_EVENTS_PER_WRITE);
+    const { results } = await db
+      .prepare(
+        `SELECT event_id, at, seq, status, ok, answer FROM event_attempts
+         WHERE event_id IN (${slice.map((_, j) => `?${j + 1}`).join(", ")}) ORDER BY event_id, at, seq`,
+      )
+      .bind(...slice)
+      .all<Omit<DeliveryAttempt, "ok"> & { ok: number }>();
+    for (const row of results) attempts.push({ ...row, ok: row.ok === 1 });
+  }
+  return attempts;
+}
+
+/** Retention: deletes up to `limit` attempts of events created before `now - olderThanMs`, oldest first. */
+export async function pruneAttempts(db: D1Database, olderThanMs: number, limit: number, now = clock.now()): Promise<number> {
+  const result = await db
+    .prepare(
+      `DELETE FROM event_attempts WHERE (event_id, at, seq) IN (
+         SELECT event_id, at, seq FROM event_attempts WHERE event_id < ?1 ORDER BY event_id LIMIT ?2)`,
+    )
+    .bind(idAt(now - olderThanMs), limit)
     .run();
+  return result.meta.changes;
 }
 
 /**
@@ -317,12 +379,14 @@ export async function recordDelivered(db: D1Database, id: string, outcome: { sta
 export async function recordFailedAttempt(
   db: D1Database,
   id: string,
-  outcome: { status: number | null; error: string; nextAttemptAt: number },
+  outcome: { status: number | null; error: string; nextAttemptAt: number; at?: number },
 ): Promise<void> {
-  await db
-    .prepare("UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1")
-    .bind(id, outcome.status, outcome.error, outcome.nextAttemptAt)
-    .run();
+  await db.batch([
+    db
+      .prepare("UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1")
+      .bind(id, outcome.status, outcome.error, outcome.nextAttemptAt),
+    insertAttempt(db, id, { at: outcome.at ?? clock.now(), status: outcome.status, ok: false, answer: outcome.error }),
+  ]);
 }
 
 /**

@@ -11,7 +11,9 @@ import type { KindName } from "../kinds";
 import { receiptStub } from "../record-stub";
 import { allShards, eventShardFor, eventShardsFor } from "../shards";
 import {
+  attemptsOf,
   DELIVERY_STATUS_CODES,
+  type DeliveryAttempt,
   type EventQuery,
   eventStatuses,
   eventsIn,
@@ -220,4 +222,16 @@ export async function newestEvents(env: Env, records: readonly { kind: KindName;
     if ((newest.get(key)?.id ?? "") < row.id) newest.set(key, row);
   }
   return [...newest.values()];
+}
+
+/**
+ * The delivery attempts of a record's events (the back office's timeline),
+ * oldest first: from the record's database, and while the list changes its
+ * database before (an attempt is written where its event's row is).
+ */
+export async function recordAttempts(env: Env, recordId: string, eventIds: readonly string[]): Promise<DeliveryAttempt[]> {
+  if (eventIds.length === 0) return [];
+  const shards = await eventShardsFor(env, recordId);
+  const found = await inPool(shards, ({ db }) => attemptsOf(db, eventIds));
+  return found.flat().sort((a, b) => a.at - b.at || a.seq - b.seq);
 }

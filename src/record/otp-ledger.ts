@@ -18,6 +18,7 @@ import {
   otpSendRefusal,
 } from "../lifecycle";
 import { log } from "../log";
+import { metric } from "../metrics";
 import type { Outbox } from "./outbox";
 import type { RecordRow, RecordStore, Slice } from "./store";
 
@@ -34,11 +35,13 @@ export class OtpLedger {
   readonly #store: RecordStore;
   readonly #slice: Slice<(typeof LEDGER_COLUMNS)[number]>;
   readonly #outbox: Outbox;
+  readonly #env: Env;
 
-  constructor(store: RecordStore, outbox: Outbox) {
+  constructor(store: RecordStore, outbox: Outbox, env: Env) {
     this.#store = store;
     this.#slice = store.slice("otp-ledger", LEDGER_COLUMNS);
     this.#outbox = outbox;
+    this.#env = env;
   }
 
   counts(rec: RecordRow = this.#store.current!): GuessCounts {
@@ -64,6 +67,7 @@ export class OtpLedger {
     if (guessesOf(before) < MAX_GUESSES && guessesOf(counts) >= MAX_GUESSES) {
       this.#outbox.emit(exhaustedEvent(rec.kind), rec.state, requestId);
       log("warn", "otp_attempts_exhausted", { id: rec.id, kind: rec.kind, wrong: counts.wrong, unconfirmed: counts.unconfirmed });
+      metric(this.#env, "otp_exhausted", { operation: rec.kind });
     }
   }
 

@@ -26,7 +26,7 @@ export function recordParts(storage: DurableObjectStorage, env: Env) {
   const store = new RecordStore(storage);
   const alarm = new Alarm(storage);
   const outbox = new Outbox(store, env);
-  const ledger = new OtpLedger(store, outbox);
+  const ledger = new OtpLedger(store, outbox, env);
   const lateReads = new LateReads(store, lateReadSchedule(environment));
   const fiscal = new FiscalWatch(store, outbox, env, fiscalReads);
   const recorder = new Recorder(store, outbox, ledger, lateReads, fiscal);

@@ -238,6 +238,7 @@ export class UpstreamClient implements RecordCalls {
       message: message ?? "The payment service refused the request.",
       upstream_code: upstreamCode,
     };
+    if (failure.decline_reason) metric(this.#env, "card_declined", { operation: path, outcome: failure.decline_reason });
     if (failure.code === "otp_invalid" && typeof envelope.attempts_left === "number") failure.attempts_left = envelope.attempts_left;
     if (failure.code === "otp_resend_too_soon") failure.retry_after = Number(response.headers.get("retry-after")) || 1;
     if (failure.code === "amount_out_of_range") {

@@ -65,6 +65,19 @@ const TABLES = {
     strict: 1,
     without_rowid: 1,
   },
+  // Each delivery attempt, for the back office (migrations/0006_event_attempts.sql).
+  event_attempts: {
+    columns: [
+      "event_id TEXT NOT NULL pk1",
+      "at INTEGER NOT NULL pk2",
+      "seq INTEGER NOT NULL pk3",
+      "status INTEGER",
+      "ok INTEGER NOT NULL",
+      "answer TEXT NOT NULL",
+    ],
+    strict: 1,
+    without_rowid: 1,
+  },
   erasures: {
     columns: ["user TEXT NOT NULL pk1", "requested_at INTEGER NOT NULL", "cursor TEXT", "done_at INTEGER"],
     strict: 1,

@@ -44,6 +44,9 @@ const filled = (): DeploymentConfig => {
       JWT_ISSUER: "https://login.partner.uz/",
       JWT_AUDIENCE: "payments-gateway",
       WEBHOOK_URL: "https://api.partner.uz/webhooks/payments-gateway",
+      ACCESS_TEAM_DOMAIN: "partner.cloudflareaccess.com",
+      ACCESS_AUD: "4714c1358e65fe4b408ad6d432a5f878f08194bdb4752441fd56faefa9b2b6f2",
+      STAFF_ROLES: '{"support": ["@support.partner.uz"], "finance": ["finance@partner.uz"], "operator": ["oncall@partner.uz"]}',
     },
     routes: [{ pattern: "payments.partner.uz", custom_domain: true }],
     d1_databases: committed.d1_databases!.map((d) => ({ ...d, database_id: "5f0c9c4e-0b8a-4b7e-9a1d-2f3e4d5c6b7a" })),
@@ -58,6 +61,9 @@ describe("the committed wrangler.toml's production configuration", () => {
       "JWT_AUDIENCE is not set: a token the identity provider issued for any of its applications would be accepted. Set it to the `aud` its tokens for this gateway carry.",
       "UPSTREAM_BASE_URL is still the placeholder of wrangler.toml; set the real URL.",
       "WEBHOOK_URL is still the placeholder of wrangler.toml; set the real URL.",
+      "ACCESS_TEAM_DOMAIN is not set: the console's Cloudflare Access tokens cannot be verified (docs/production.md).",
+      "ACCESS_AUD is not set: set it to the Access application's audience (AUD) tag.",
+      "STAFF_ROLES is not set: nobody would have a role in the console.",
       "routes is still the placeholder of wrangler.toml; set the gateway's own domain.",
       "DB's database_id is still the zero placeholder; put the id `wrangler d1 create` printed into [[env.production.d1_databases]].",
     ]);
@@ -84,11 +90,11 @@ describe("the committed wrangler.toml's production configuration", () => {
     expect(env.TEST_WRANGLER_PRODUCTION.assets?.run_worker_first).toEqual([...WORKER_FIRST_PATHS]);
     // Without it, a file in public/ named like an operation would answer it.
     const sentence =
-      '[env.production.assets] run_worker_first lacks /api/*, /readyz: a static file could answer an API path. Set run_worker_first = ["/api/*","/healthz","/readyz","/openapi.json"].';
+      '[env.production.assets] run_worker_first lacks /api/*, /readyz, /console, /console/*: a static file could answer an API path. Set run_worker_first = ["/api/*","/healthz","/readyz","/openapi.json","/console","/console/*"].';
     const partial = { ...filled(), assets: { directory: "./public", run_worker_first: ["/healthz", "/openapi.json"] } };
     expect(deploymentProblems(partial, required)).toEqual([sentence]);
     const none = { ...filled(), assets: { directory: "./public" } };
-    expect(deploymentProblems(none, required)).toEqual([sentence.replace("/api/*, /readyz", "/api/*, /healthz, /readyz, /openapi.json")]);
+    expect(deploymentProblems(none, required)).toEqual([sentence.replace("/api/*, /readyz,", "/api/*, /healthz, /readyz, /openapi.json,")]);
     expect(deploymentProblems({ ...filled(), assets: { directory: "./public", run_worker_first: true } }, required)).toEqual([]);
   });
 });
