@@ -283,7 +283,7 @@ export const MUTANTS = [
   {
     name: "third-wrong-otp-cancel-deferred",
     at: "Moves.run",
-    find: "        await this.#settlement.exhaustionCancel(upstream, op.requestId);\n",
+    find: "        await this.#settlement.gatewayCancel(upstream, op.requestId, null);\n",
     replace: "",
     tests: ["test/integration/otp.test.ts"],
     grep: "three-wrong-OTPs",
@@ -300,9 +300,9 @@ export const MUTANTS = [
   },
   {
     name: "exhaustion-cancel-busy-gives-up",
-    at: "Settlement.exhaustionCancel",
-    find: 'if (!result.ok && result.failure.code !== "upstream_unavailable" && store.current!.state !== STATE.cancelled) {',
-    replace: "if (!result.ok && store.current!.state !== STATE.cancelled) {",
+    at: "Settlement.gatewayCancel",
+    find: "      if (!result.ok && isBusy(result.failure)) {",
+    replace: "      if (false) {",
     tests: ["test/integration/faults.test.ts"],
     grep: "cancel",
     why: "rule 2: a busy answer to the exhaustion cancel is tried again; only a refusal for good closes the receipt at the edge",
@@ -347,8 +347,8 @@ export const MUTANTS = [
   {
     name: "lost-call-not-suspect",
     at: "Reconciler.look",
-    find: "if (STATE_CHANGING_CALLS.has(noted.pending_op)) lateReads.suspect(",
-    replace: "if (false && STATE_CHANGING_CALLS.has(noted.pending_op)) lateReads.suspect(",
+    find: "if (op !== null && STATE_CHANGING_CALLS.has(op)) lateReads.suspect(",
+    replace: "if (false && op !== null && STATE_CHANGING_CALLS.has(op)) lateReads.suspect(",
     tests: ["test/integration/faults.test.ts"],
     grep: "late upstream",
     why: "rule 8: a call whose outcome was unknown stays suspect after its first look; else a late payment is never found nor sent as an event",
@@ -400,9 +400,9 @@ export const MUTANTS = [
   },
   {
     name: "lost-cancel-not-completed",
-    at: "Moves.reconcile",
-    find: "    if (looked.value && store.current!.state !== STATE.cancelled) await this.#settlement.completeLostCancel(upstream, requestId, looked.value);",
-    replace: "",
+    at: "Settlement.#owed",
+    find: "    if (lost && lost.actor !== GATEWAY && rec.state !== STATE.cancelled) {",
+    replace: "    if (false) {",
     tests: ["test/integration/faults.test.ts"],
     grep: "completed by the gateway",
     why: "rule 8: a lost cancel could land later on a receipt paid meanwhile and refund it; the gateway completes it first",
@@ -835,9 +835,9 @@ export const MUTANTS = [
   // --- steps taken on someone's behalf pass the same table (rules 2 and 8) -----------------------
   {
     name: "lost-cancel-completed-for-anyone",
-    at: "Settlement.completeLostCancel",
-    find: 'const decision = reconciler.decide("cancel", callerKindOf(lost.actor), true);',
-    replace: 'const decision = reconciler.decide("cancel", "partner", true);',
+    at: "Settlement.#owed",
+    find: "      const caller = callerKindOf(lost.actor);",
+    replace: '      const caller = "partner" as CallerKind;',
     tests: ["test/integration/lost-calls.test.ts"],
     why: "a lost cancel is completed only as its caller may: a user's never refunds a receipt paid meanwhile",
   },
@@ -1274,9 +1274,9 @@ export const MUTANTS = [
   {
     name: "expiry-skips-upstream-read",
     at: "Moves.reconcile",
-    find: "    const looked = await reconciler.look(upstream, requestId);\n    if (!looked.ok) return looked;\n    if (looked.value",
+    find: "    const looked = await reconciler.look(upstream, requestId);\n    if (!looked.ok) return looked;\n",
     replace:
-      "    await this.#settlement.expire(upstream, requestId);\n    const looked = await reconciler.look(upstream, requestId);\n    if (!looked.ok) return looked;\n    if (looked.value",
+      "    await this.#settlement.gatewayCancel(upstream, requestId, null);\n    const looked = await reconciler.look(upstream, requestId);\n    if (!looked.ok) return looked;\n",
     tests: ["test/integration/expiry.test.ts"],
     grep: "late pay|cancelled meanwhile",
     why: "rule 12: the expiry reads the upstream first; a late pay is stored as paid, never cancelled (refunded) by the gateway",

@@ -59,6 +59,7 @@ export class Expiry {
         createdAt: rec.created_at,
         // A record held before the gateway kept the time (none since schema 2) counts from its creation.
         heldAt: rec.held_at || rec.created_at,
+        suspect: rec.suspect_since !== 0,
       },
       this.#windows,
     );

@@ -9,16 +9,18 @@
  *   counts, the record, its event, the note cleared) -> finish (rule 2's
  *   exhaustion cancel) -> answer -> audit.
  *
- * The steps the gateway takes on its own (completing a cancel whose answer
- * was lost, the exhaustion cancel) run the same decide -> note -> call ->
- * settle, for the caller they act for, in the phase the upstream shows.
+ * The gateway's own cancel (completing a cancel whose answer was lost, rule
+ * 2's exhaustion cancel, rule 12's expiry) is one path of the same decide ->
+ * note -> call -> settle, for the caller it acts for, in the phase the
+ * upstream shows (src/record/settle.ts gatewayCancel).
  * The reconciler only looks; what its look leaves owed comes back here.
  */
 import { type Caller, mayAccess, ownerOf } from "../caller";
 import { clock } from "../clock";
+import { readConfig } from "../config";
 import type { Language } from "../error-codes";
 import { errorAnswer, type Failure, fail, type Outcome } from "../errors";
-import { type Decision, keepsAnswer, type Operation, repeatAnswer, STATE, upstreamPhase } from "../lifecycle";
+import { type Decision, keepsAnswer, type Operation, repeatAnswer, upstreamPhase } from "../lifecycle";
 import { log } from "../log";
 import { metric } from "../metrics";
 import { admitRisk } from "../risk/check";
@@ -61,7 +63,7 @@ export class Moves {
   constructor(parts: RecordParts, env: Env) {
     this.#parts = parts;
     this.#env = env;
-    this.#settlement = new Settlement(parts);
+    this.#settlement = new Settlement(parts, readConfig(env).cancelledBy);
   }
 
   get busy(): boolean {
@@ -123,7 +125,7 @@ export class Moves {
       }
       const settled = this.#settlement.settle(spec, result, sent !== undefined, op.requestId, audited);
       if (reconciler.phase() === "exhausted" && sent !== undefined) {
-        await this.#settlement.exhaustionCancel(upstream, op.requestId);
+        await this.#settlement.gatewayCancel(upstream, op.requestId, null);
         return this.#kept(spec, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
       }
       return this.#kept(spec, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
@@ -178,22 +180,19 @@ export class Moves {
 
   /**
    * Asks the upstream how the record stands (the reconciler's look), then
-   * carries out what the look left owed, each decided for whom it acts:
-   * the cancel whose answer was lost, rule 2's exhaustion cancel, then rule
-   * 12's expiry (audited as the gateway's). An expiry the upstream was too
-   * busy for fails the look: nothing was decided.
+   * carries out the one cancel the look left owed, decided for whom it acts
+   * (src/record/settle.ts gatewayCancel): the cancel whose answer was lost,
+   * rule 2's exhaustion cancel, or rule 12's expiry. A cancel the upstream
+   * was too busy for fails the look: nothing was decided.
    */
   async reconcile(upstream: UpstreamClient, requestId: string): Promise<Outcome<void>> {
     const { store, reconciler } = this.#parts;
     const attempts = store.current!.reconcile_attempts;
     const looked = await reconciler.look(upstream, requestId);
     if (!looked.ok) return looked;
-    if (looked.value && store.current!.state !== STATE.cancelled) await this.#settlement.completeLostCancel(upstream, requestId, looked.value);
-    await this.#settlement.exhaustionCancel(upstream, requestId);
-    const expired = await this.#settlement.expire(upstream, requestId);
-    if (expired) store.audit({ at: clock.now(), op: "expire", actor: "gateway", request_id: requestId, outcome: expired.outcome });
-    reconciler.settled(attempts, expired?.outcome === "retry");
-    return expired?.outcome === "retry" && expired.failure ? { ok: false, error: expired.failure } : { ok: true, value: undefined };
+    const cancelled = await this.#settlement.gatewayCancel(upstream, requestId, looked.value);
+    reconciler.settled(attempts, cancelled?.outcome === "retry");
+    return cancelled?.outcome === "retry" && cancelled.failure ? { ok: false, error: cancelled.failure } : { ok: true, value: undefined };
   }
 
   /** The receipt or transfer as the upstream says it stands now (check-id, get-by-id). */

@@ -66,7 +66,7 @@ describe("an unpaid receipt expires RECEIPT_EXPIRY_HOURS after its creation", ()
 
     letTimePass(HOUR_MS + 1000);
     await alarm("receipt", receipt.id);
-    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: "gateway" });
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: readConfig(env).cancelledBy });
     expect(await callsTo("receipt/cancel", receipt.id)).toEqual([[200, null]]);
     const cancelled = (await eventsOf("receipt", receipt.id)).filter((e) => e.type === "receipt.cancelled");
     expect(cancelled).toHaveLength(1);
@@ -150,7 +150,7 @@ describe("an unpaid receipt expires RECEIPT_EXPIRY_HOURS after its creation", ()
     scriptedUpstream.on("receipt/cancel", { kind: "lost" });
     letTimePass(unpaidMs + 1000);
     await alarm("receipt", receipt.id);
-    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: "expiry-cancel", pending_actor: "gateway" });
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: "cancel", pending_actor: "gateway" });
     // Until it is reconciled, an operation asks the upstream first, and calls nothing else.
     await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN }), 409, "receipt_expired");
     expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 21, pending_op: null });
@@ -240,7 +240,7 @@ describe("a held receipt not confirmed within HOLD_EXPIRY_DAYS of becoming held"
 
     letTimePass(heldMs - unpaidMs);
     await alarm("receipt", receipt.id);
-    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: "gateway" });
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: readConfig(env).cancelledBy });
     const cancelled = (await eventsOf("receipt", receipt.id)).filter((e) => e.type === "receipt.cancelled");
     expect(cancelled.map((e) => e.data)).toMatchObject([{ reason: "hold_expired", previous_state: 5, object: { state: 21 } }]);
     await expectError(call("receipt/hold-confirm", { id: receipt.id }), 409, "receipt_expired");
