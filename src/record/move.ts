@@ -81,6 +81,9 @@ export class Moves {
   async run<I, T>(spec: MoveSpec<I, T>, op: OperationContext & I): Promise<RecordAnswer> {
     const { store, reconciler, ledger, keys, expiry } = this.#parts;
     const actor = ownerOf(op.caller);
+    // Rule 11, keys first: a kept answer is the repeat's whatever else the record is doing (a read, an alarm).
+    const kept = this.#replay(spec.operation, op);
+    if (kept) return kept;
     return this.#oneAtATime(spec.operation, op, async (upstream): Promise<RecordAnswer> => {
       // Rule 11: a key its caller used for this operation here answers what its first request got, and calls nothing.
       const seen = op.idempotency ? keys.look(actor, spec.operation, op.idempotency) : { kind: "new" as const };
@@ -130,6 +133,26 @@ export class Moves {
       }
       return this.#kept(spec, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
     });
+  }
+
+  /**
+   * Rule 11, keys first: a repeat whose key has a kept answer gets it again,
+   * with no upstream call, before the one-at-a-time check, so a follow-up
+   * read or an alarm under way never turns it into operation_in_progress;
+   * only a repeat of a request still in flight (its key open, no answer
+   * yet) waits its turn. Null when there is no kept answer for the caller's
+   * key on a record it may see. Audited as any replay is.
+   */
+  #replay(operation: Operation, op: OperationContext): RecordAnswer | null {
+    const { store, keys } = this.#parts;
+    if (!op.idempotency) return null;
+    const rec = store.load();
+    if (!rec || !mayAccess(op.caller, rec.owner)) return null;
+    const actor = ownerOf(op.caller);
+    const seen = keys.look(actor, operation, op.idempotency);
+    if (seen.kind !== "replay") return null;
+    store.audit({ at: clock.now(), op: operation, actor, request_id: op.requestId, outcome: "ok" });
+    return { ok: true, value: seen.answer.body, replayed: seen.answer };
   }
 
   /**
