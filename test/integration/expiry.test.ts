@@ -367,6 +367,27 @@ describe("a held receipt not confirmed within HOLD_EXPIRY_DAYS of becoming held"
     expect(await callsTo("receipt/hold-confirm", receipt.id)).toEqual([]);
   });
 
+  it("counts its window from when it was held, not from its creation", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003, is_hold: true });
+    // Held late in its unpaid window.
+    const late = unpaidMs - HOUR_MS;
+    letTimePass(late);
+    expect((await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200)).state).toBe(5);
+    // Past HOLD_EXPIRY_DAYS from its creation, not from its hold: still held.
+    letTimePass(heldMs - late + HOUR_MS);
+    await alarm("receipt", receipt.id);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(5);
+    expect(await callsTo("receipt/cancel", receipt.id)).toEqual([]);
+    await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
+    expect(await callsTo("receipt/cancel", receipt.id)).toEqual([]);
+    // Past it from the hold: released.
+    letTimePass(late);
+    await alarm("receipt", receipt.id);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(21);
+    const cancelled = (await eventsOf("receipt", receipt.id)).filter((e) => e.type === "receipt.cancelled");
+    expect(cancelled.map((e) => e.data)).toMatchObject([{ reason: "hold_expired", previous_state: 5 }]);
+  });
+
   it("one confirmed before its window is not cancelled", async () => {
     const receipt = await heldReceipt();
     letTimePass(heldMs - HOUR_MS);
