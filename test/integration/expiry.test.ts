@@ -4,7 +4,7 @@
 // transfer still unpaid is closed at the edge. Driven through the Worker, with
 // the gateway's clock let forward and the record's own alarm run as the
 // runtime would run it.
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { clock } from "../../src/clock";
@@ -244,6 +244,21 @@ describe("the expiry follows rule 8: it waits for a pay that may yet land, and i
     expect((await storedRecord("receipt", receipt.id)).suspect_since).toBe(0);
     expect(await callsTo("receipt/cancel", receipt.id)).toHaveLength(1);
     expect((await eventsOf("receipt", receipt.id)).filter((e) => e.type === "receipt.cancelled").map((e) => e.data.reason)).toEqual(["expired"]);
+  });
+
+  it("a lost expiry cancel noted by an earlier release under its own name is read late the same way", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    scriptedUpstream.on("receipt/cancel", { kind: "lost" });
+    letTimePass(unpaidMs + 1000);
+    await alarm("receipt", receipt.id);
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("UPDATE record SET pending_op = 'expiry-cancel'"));
+    await evictDurableObject(stub);
+    letTimePass(5000);
+    await alarm("receipt", receipt.id);
+    const reconciled = await storedRecord("receipt", receipt.id);
+    expect(reconciled).toMatchObject({ state: 21, pending_op: null });
+    expect(reconciled.suspect_since).not.toBe(0);
   });
 
   it("a lost expiry cancel that never reached the upstream is sent again by the gateway, as the gateway, for the same expiry", async () => {
