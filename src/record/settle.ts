@@ -1,9 +1,9 @@
 /**
  * The money move's last steps, shared by requests and by the gateway's own
  * steps (src/record/move.ts): note and call, settle in one change, and the
- * finishing moves a look or a call leaves owed: completing a cancel whose
- * answer was lost, and rule 2's exhaustion cancel, each decided by the
- * lifecycle table for the caller it acts for.
+ * one cancel a look or a call leaves owed (gatewayCancel): completing a
+ * cancel whose answer was lost, rule 2's exhaustion cancel, or rule 12's
+ * expiry, decided by the lifecycle table for the caller it acts for.
  */
 import { clock } from "../clock";
 import type { Failure } from "../errors";
