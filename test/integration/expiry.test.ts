@@ -121,6 +121,10 @@ describe("an unpaid receipt expires RECEIPT_EXPIRY_HOURS after its creation", ()
     letTimePass(5000);
     await alarm("receipt", receipt.id);
     expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null });
+    // Its late reads (rule 8) all show 0: nothing is suspect any more when the pay lands, and only the expiry's own look finds it.
+    letTimePass(120_000);
+    await alarm("receipt", receipt.id);
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, suspect_since: 0 });
 
     await letLatePayHappen(receipt.id);
     letTimePass(unpaidMs);
