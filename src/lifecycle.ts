@@ -371,7 +371,8 @@ export const EXPIRY: Readonly<Record<KindName, { readonly [S in UpstreamState]?:
 export const expiryRuleOf = (kind: KindName, state: UpstreamState): ExpiryRule | null => EXPIRY[kind][state] ?? null;
 
 /**
- * What the answer to the expiry's cancel means (rule 12):
+ * What the answer to the gateway's own cancel means (rule 12's expiry, rule
+ * 2's exhaustion, a lost cancel completed: src/record/settle.ts gatewayCancel):
  * - `ended`: the upstream shows the record cancelled, or changed otherwise
  *   (a late pay): the record is as the upstream shows it;
  * - `retry`: nothing was decided (busy, unavailable): the alarm tries again;
@@ -395,7 +396,10 @@ export function expiryOutcomeOf(
  * When a record expires, or null when it does not (rule 12). `expiry` is the
  * reason already stored: the gateway decided, and until the upstream shows
  * the record ended (or it is closed at the edge) the cancel is owed now. A
- * call in flight or an exhausted record is settled first (rules 8 and 2).
+ * call in flight or an exhausted record is settled first (rules 8 and 2),
+ * and an expiry not yet decided waits while a call's late reads are owed:
+ * once decided, every operation is refused, so only its own cancel can be
+ * suspect, and that is owed again at once.
  */
 export function expiresAt(
   facts: {
@@ -406,6 +410,8 @@ export function expiresAt(
     edgeClosed: boolean;
     createdAt: number;
     heldAt: number;
+    /** An earlier call's outcome was unknown and its late reads (rule 8) are still owed. */
+    suspect?: boolean;
   },
   windows: ExpiryWindows,
 ): number | null {
@@ -413,6 +419,8 @@ export function expiresAt(
   if (!rule || facts.edgeClosed) return null;
   if (facts.expiry !== null) return facts.phase === "expired" ? 0 : null;
   if (facts.phase !== "created" && facts.phase !== "held") return null;
+  // A pay that may yet land is waited for: a receipt found paid is paid, never refunded by the gateway.
+  if (facts.suspect) return null;
   return (rule.from === "held" ? facts.heldAt : facts.createdAt) + windows[rule.window];
 }
 
@@ -427,13 +435,19 @@ export interface GatewayCause {
 
 /**
  * The cause a change to `state` carries when it is the cancel the gateway
- * asked for: the expiry decided (rule 12), or the guesses used up (rule 2:
+ * asked for: the expiry decided (rule 12), named by the state it ended
+ * (`expired` from 0, `hold_expired` from 5: the expiry that acted; a paid
+ * receipt's refund is never an expiry's), or the guesses used up (rule 2:
  * an exhausted record refuses every caller's cancel, so its cancel is the
  * gateway's, or the payment service's own for the same guesses).
  */
-export const gatewayCause = (facts: { expiry: ExpiryReason | null } & GuessCountsOf, state: UpstreamState): GatewayCause | null => {
+export const gatewayCause = (
+  facts: { kind: KindName; state: UpstreamState; expiry: ExpiryReason | null } & GuessCountsOf,
+  state: UpstreamState,
+): GatewayCause | null => {
   if (state !== STATE.cancelled) return null;
-  if (facts.expiry !== null) return { reason: facts.expiry };
+  const acted = facts.expiry === null ? null : (expiryRuleOf(facts.kind, facts.state)?.reason ?? null);
+  if (acted !== null) return { reason: acted };
   return guessesOf({ wrong: facts.wrong_otps, unconfirmed: facts.unconfirmed_otps }) >= MAX_GUESSES ? { reason: "otp_attempts_exhausted" } : null;
 };
 

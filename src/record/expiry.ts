@@ -2,7 +2,7 @@
  * Rule 12's part of the record: when it expires (src/lifecycle.ts EXPIRY
  * says which states expire, after which window, with which reason) and the
  * expiry the gateway decided, in this part's column. The decision and the
- * cancel it leads to are the money move's (src/record/settle.ts expire),
+ * cancel it leads to are the money move's (src/record/settle.ts gatewayCancel),
  * taken after a fresh look at the upstream like any other; this part only
  * keeps the time and the reason, and closes a record at the edge with the
  * event that says so.
@@ -59,6 +59,7 @@ export class Expiry {
         createdAt: rec.created_at,
         // A record held before the gateway kept the time (none since schema 2) counts from its creation.
         heldAt: rec.held_at || rec.created_at,
+        suspect: rec.suspect_since !== 0,
       },
       this.#windows,
     );

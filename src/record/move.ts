@@ -9,16 +9,18 @@
  *   counts, the record, its event, the note cleared) -> finish (rule 2's
  *   exhaustion cancel) -> answer -> audit.
  *
- * The steps the gateway takes on its own (completing a cancel whose answer
- * was lost, the exhaustion cancel) run the same decide -> note -> call ->
- * settle, for the caller they act for, in the phase the upstream shows.
+ * The gateway's own cancel (completing a cancel whose answer was lost, rule
+ * 2's exhaustion cancel, rule 12's expiry) is one path of the same decide ->
+ * note -> call -> settle, for the caller it acts for, in the phase the
+ * upstream shows (src/record/settle.ts gatewayCancel).
  * The reconciler only looks; what its look leaves owed comes back here.
  */
 import { type Caller, mayAccess, ownerOf } from "../caller";
 import { clock } from "../clock";
+import { readConfig } from "../config";
 import type { Language } from "../error-codes";
 import { errorAnswer, type Failure, fail, type Outcome } from "../errors";
-import { type Decision, keepsAnswer, type Operation, repeatAnswer, STATE, upstreamPhase } from "../lifecycle";
+import { type Decision, keepsAnswer, type Operation, repeatAnswer, upstreamPhase } from "../lifecycle";
 import { log } from "../log";
 import { metric } from "../metrics";
 import { admitRisk } from "../risk/check";
@@ -61,7 +63,7 @@ export class Moves {
   constructor(parts: RecordParts, env: Env) {
     this.#parts = parts;
     this.#env = env;
-    this.#settlement = new Settlement(parts);
+    this.#settlement = new Settlement(parts, readConfig(env).cancelledBy);
   }
 
   get busy(): boolean {
@@ -79,6 +81,9 @@ export class Moves {
   async run<I, T>(spec: MoveSpec<I, T>, op: OperationContext & I): Promise<RecordAnswer> {
     const { store, reconciler, ledger, keys, expiry } = this.#parts;
     const actor = ownerOf(op.caller);
+    // Rule 11, keys first: a kept answer is the repeat's whatever else the record is doing (a read, an alarm).
+    const kept = this.#replay(spec.operation, op);
+    if (kept) return kept;
     return this.#oneAtATime(spec.operation, op, async (upstream): Promise<RecordAnswer> => {
       // Rule 11: a key its caller used for this operation here answers what its first request got, and calls nothing.
       const seen = op.idempotency ? keys.look(actor, spec.operation, op.idempotency) : { kind: "new" as const };
@@ -123,11 +128,31 @@ export class Moves {
       }
       const settled = this.#settlement.settle(spec, result, sent !== undefined, op.requestId, audited);
       if (reconciler.phase() === "exhausted" && sent !== undefined) {
-        await this.#settlement.exhaustionCancel(upstream, op.requestId);
+        await this.#settlement.gatewayCancel(upstream, op.requestId, null);
         return this.#kept(spec, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
       }
       return this.#kept(spec, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
     });
+  }
+
+  /**
+   * Rule 11, keys first: a repeat whose key has a kept answer gets it again,
+   * with no upstream call, before the one-at-a-time check, so a follow-up
+   * read or an alarm under way never turns it into operation_in_progress;
+   * only a repeat of a request still in flight (its key open, no answer
+   * yet) waits its turn. Null when there is no kept answer for the caller's
+   * key on a record it may see. Audited as any replay is.
+   */
+  #replay(operation: Operation, op: OperationContext): RecordAnswer | null {
+    const { store, keys } = this.#parts;
+    if (!op.idempotency) return null;
+    const rec = store.load();
+    if (!rec || !mayAccess(op.caller, rec.owner)) return null;
+    const actor = ownerOf(op.caller);
+    const seen = keys.look(actor, operation, op.idempotency);
+    if (seen.kind !== "replay") return null;
+    store.audit({ at: clock.now(), op: operation, actor, request_id: op.requestId, outcome: "ok" });
+    return { ok: true, value: seen.answer.body, replayed: seen.answer };
   }
 
   /**
@@ -178,22 +203,19 @@ export class Moves {
 
   /**
    * Asks the upstream how the record stands (the reconciler's look), then
-   * carries out what the look left owed, each decided for whom it acts:
-   * the cancel whose answer was lost, rule 2's exhaustion cancel, then rule
-   * 12's expiry (audited as the gateway's). An expiry the upstream was too
-   * busy for fails the look: nothing was decided.
+   * carries out the one cancel the look left owed, decided for whom it acts
+   * (src/record/settle.ts gatewayCancel): the cancel whose answer was lost,
+   * rule 2's exhaustion cancel, or rule 12's expiry. A cancel the upstream
+   * was too busy for fails the look: nothing was decided.
    */
   async reconcile(upstream: UpstreamClient, requestId: string): Promise<Outcome<void>> {
     const { store, reconciler } = this.#parts;
     const attempts = store.current!.reconcile_attempts;
     const looked = await reconciler.look(upstream, requestId);
     if (!looked.ok) return looked;
-    if (looked.value && store.current!.state !== STATE.cancelled) await this.#settlement.completeLostCancel(upstream, requestId, looked.value);
-    await this.#settlement.exhaustionCancel(upstream, requestId);
-    const expired = await this.#settlement.expire(upstream, requestId);
-    if (expired) store.audit({ at: clock.now(), op: "expire", actor: "gateway", request_id: requestId, outcome: expired.outcome });
-    reconciler.settled(attempts, expired?.outcome === "retry");
-    return expired?.outcome === "retry" && expired.failure ? { ok: false, error: expired.failure } : { ok: true, value: undefined };
+    const cancelled = await this.#settlement.gatewayCancel(upstream, requestId, looked.value);
+    reconciler.settled(attempts, cancelled?.outcome === "retry");
+    return cancelled?.outcome === "retry" && cancelled.failure ? { ok: false, error: cancelled.failure } : { ok: true, value: undefined };
   }
 
   /** The receipt or transfer as the upstream says it stands now (check-id, get-by-id). */

@@ -66,11 +66,19 @@ export const closedAtEdgeOf = (rec: RecordRow): boolean =>
 export const callerKindOf = (actor: string | null): CallerKind =>
   actor?.startsWith("partner:") ? "partner" : actor === "gateway" ? "gateway" : "user";
 
-/** A cancel whose answer was lost, as its note said: who asked, and in which request. */
+/** A cancel whose answer was lost, as its note said: who asked, in which request, and when it left. */
 export interface LostCancel {
   actor: string | null;
   requestId: string | null;
+  since: number;
 }
+
+/**
+ * The note's operation as rule 8 reads it: the gateway's own cancels are
+ * noted as `cancel` (by the `gateway`); a note an earlier release wrote
+ * under its own names for them is the same cancel.
+ */
+const notedOp = (op: string | null): string | null => (op === "expiry-cancel" || op === "exhaustion-cancel" ? "cancel" : op);
 
 export class Reconciler {
   readonly #parts: ReconcilerParts;
@@ -179,7 +187,9 @@ export class Reconciler {
       return { ok: false, error: result.failure };
     }
     const noted = store.current!;
-    const lost: LostCancel | null = noted.pending_op === "cancel" ? { actor: noted.pending_actor, requestId: noted.pending_request_id } : null;
+    const op = notedOp(noted.pending_op);
+    const lost: LostCancel | null =
+      op === "cancel" ? { actor: noted.pending_actor, requestId: noted.pending_request_id, since: noted.pending_since } : null;
     store.change(() => {
       if (noted.pending_op !== null) {
         const paid = isPaid(kindNamed(rec.kind).stateOf(result.value));
@@ -187,7 +197,7 @@ export class Reconciler {
         // An authorize lost to a crash may have sent an SMS.
         if (noted.pending_op === "authorize") ledger.countSend(undefined);
         // The upstream may still act on the lost call: read again later (rule 8's late upstream).
-        if (STATE_CHANGING_CALLS.has(noted.pending_op)) lateReads.suspect(noted.pending_since, noted.pending_otp === 1 && !paid);
+        if (op !== null && STATE_CHANGING_CALLS.has(op)) lateReads.suspect(noted.pending_since, noted.pending_otp === 1 && !paid);
         writeAhead.clear();
       }
       recorder.apply(result.value, requestId);

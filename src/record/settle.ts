@@ -1,9 +1,9 @@
 /**
  * The money move's last steps, shared by requests and by the gateway's own
  * steps (src/record/move.ts): note and call, settle in one change, and the
- * finishing moves a look or a call leaves owed: completing a cancel whose
- * answer was lost, and rule 2's exhaustion cancel, each decided by the
- * lifecycle table for the caller it acts for.
+ * one cancel a look or a call leaves owed (gatewayCancel): completing a
+ * cancel whose answer was lost, rule 2's exhaustion cancel, or rule 12's
+ * expiry, decided by the lifecycle table for the caller it acts for.
  */
 import { clock } from "../clock";
 import type { Failure } from "../errors";
@@ -29,12 +29,14 @@ import { callerKindOf, type LostCancel } from "./reconciler";
 import { CANCEL, type MoveSpec } from "./specs";
 import type { Note } from "./write-ahead";
 
-const LOST_CANCEL = { reason: "a cancel whose answer was lost, completed by the gateway" };
-const EXHAUSTION_CANCEL = { reason: `${GUESS_LIMIT_WORD.toLowerCase()} failed OTP guesses`, cancelledBy: "gateway" };
-/** What the upstream is told of rule 12's cancel. */
-const EXPIRY_CANCEL: Record<ExpiryReason, { reason: string; cancelledBy: string }> = {
-  expired: { reason: "expired unpaid", cancelledBy: "gateway" },
-  hold_expired: { reason: "hold not confirmed in time", cancelledBy: "gateway" },
+/** Who the gateway's own steps are decided for, and named as in notes and the trail. */
+const GATEWAY = "gateway" satisfies CallerKind;
+/** What the upstream is told of each gateway cancel; `cancelledBy` is the deployment's configured name (GATEWAY_CANCELLED_BY). */
+const LOST_CANCEL_REASON = "a cancel whose answer was lost, completed by the gateway";
+const EXHAUSTION_CANCEL_REASON = `${GUESS_LIMIT_WORD.toLowerCase()} failed OTP guesses`;
+const EXPIRY_CANCEL_REASON: Record<ExpiryReason, string> = {
+  expired: "expired unpaid",
+  hold_expired: "hold not confirmed in time",
 };
 
 /** What a call settled to: the answer's JSON text, or the failure with the OTP's verdict. */
@@ -42,9 +44,12 @@ export type Settled = { ok: true; value: string } | { ok: false; error: Failure;
 
 export class Settlement {
   readonly #parts: RecordParts;
+  /** The name the gateway's own cancels tell the upstream (GATEWAY_CANCELLED_BY). */
+  readonly #cancelledBy: string;
 
-  constructor(parts: RecordParts) {
+  constructor(parts: RecordParts, cancelledBy: string) {
     this.#parts = parts;
+    this.#cancelledBy = cancelledBy;
   }
 
   /** Note, then call: the write-ahead note, naming who asked, is durable before the call leaves (rule 8). */
@@ -107,93 +112,157 @@ export class Settlement {
   }
 
   /**
-   * Finish: completing a cancel whose answer was lost is deciding that cancel
-   * again, for the caller who asked, in the phase the upstream now shows: a
-   * user's cancel of a receipt paid or held meanwhile is refused and audited
-   * (the partner learns the state from its event); a partner's goes on, as
-   * the refund it asked for. A busy or lost answer leaves the note: the
-   * alarm completes it again. Otherwise the lost one could still land later.
+   * The gateway's own cancel, one path for its three reasons (rules 2, 8
+   * and 12), taken after a look at the upstream, as a request's money move
+   * is, in straight steps:
+   *
+   *   load -> what is owed, and for whom (a caller's cancel whose answer was
+   *   lost, for that caller; rule 2's exhaustion cancel, or rule 12's expiry,
+   *   for `gateway`) -> decide once (the lifecycle table, in the phase the
+   *   look showed) -> note and call (rule 8's write-ahead note under
+   *   `cancel`, so a lost one is suspect and read late like a caller's) ->
+   *   settle and audit in one change -> finish.
+   *
+   * Every reason meets an answer the same way. Unknown: the note stays for
+   * the reconciler's look (which then owes the same cancel again, or finds
+   * it done). Busy (the upstream did nothing): the record is as it was
+   * before the call, the lost note included, and the alarm tries again with
+   * backoff. A refusal for good of the gateway's own cancel closes the
+   * record at the edge. Null when no cancel is owed.
    */
-  async completeLostCancel(upstream: UpstreamClient, requestId: string, lost: LostCancel): Promise<void> {
-    const { store, reconciler } = this.#parts;
+  async gatewayCancel(upstream: UpstreamClient, requestId: string, lost: LostCancel | null): Promise<GatewayCancelled | null> {
+    const { store, reconciler, expiry, writeAhead, ledger } = this.#parts;
+    // Load: a call whose outcome is unknown is settled by a look first, never by another call.
     const rec = store.current!;
-    const decision = reconciler.decide("cancel", callerKindOf(lost.actor), true);
-    if (decision.do !== "call") {
-      const outcome = decision.do === "refuse" ? decision.code : "operation_in_progress";
-      store.audit({ at: clock.now(), op: "cancel", actor: lost.actor ?? "user:unknown", request_id: lost.requestId ?? requestId, outcome });
-      log("warn", "lost_cancel_refused", { id: rec.id, kind: rec.kind, state: rec.state, code: outcome, request_id: lost.requestId });
-      return;
+    if (rec.pending_op) return null;
+    // What is owed, and for whom.
+    const owed = this.#owed(lost);
+    if (!owed) return null;
+    // Decide once, in the phase the look showed.
+    const decision =
+      owed.ends === "cancel"
+        ? reconciler.decide("cancel", owed.caller, true, { phase: upstreamPhase(rec.state), expiring: owed.expiring ?? undefined })
+        : null;
+    if (decision?.do !== "call") {
+      return store.change(() => {
+        if (owed.expiring) {
+          expiry.closeAtEdge(owed.expiring, requestId, false);
+          return this.#audited(owed, requestId, { outcome: "edge" });
+        }
+        const outcome = decision?.do === "refuse" ? decision.code : "operation_in_progress";
+        log("warn", "gateway_cancel_refused", { id: rec.id, kind: rec.kind, state: rec.state, code: outcome, request_id: owed.lost?.requestId });
+        return this.#audited(owed, requestId, { outcome: "refused", code: outcome });
+      });
     }
-    const result = await this.call(CANCEL, upstream, LOST_CANCEL, { op: "cancel", actor: lost.actor, requestId, withOtp: false }, undefined);
-    if (!result.ok && (result.outcome === "unknown" || result.failure.code === "upstream_unavailable")) return;
-    this.settle(CANCEL, result, false, requestId);
-  }
-
-  /**
-   * Finish: three failed guesses on a receipt the upstream cancels, still
-   * unpaid there: the gateway's own cancel (caller `gateway`, a user's rights:
-   * it never refunds). A busy answer is tried again by the alarm; a refusal
-   * for good (no access) closes the record at the edge.
-   */
-  async exhaustionCancel(upstream: UpstreamClient, requestId: string): Promise<void> {
-    const { store, reconciler, ledger } = this.#parts;
-    const rec = store.current!;
-    if (!reconciler.exhaustionCancelPending(rec) || rec.pending_op) return;
-    const gateway: CallerKind = "gateway";
-    if (reconciler.decide("cancel", gateway, true, { phase: upstreamPhase(rec.state) }).do !== "call") return;
-    const note: Note = { op: "exhaustion-cancel", actor: gateway, requestId, withOtp: false };
-    const result = await this.call(CANCEL, upstream, EXHAUSTION_CANCEL, note, undefined);
-    if (!result.ok && result.outcome === "unknown") return;
-    store.change(() => {
-      this.settle(CANCEL, result, false, requestId);
-      if (!result.ok && result.failure.code !== "upstream_unavailable" && store.current!.state !== STATE.cancelled) {
-        ledger.cancelRefused();
-        log("warn", "exhaustion_cancel_refused", { id: rec.id, upstream_code: result.failure.upstream_code, code: result.failure.code });
+    // Note and call: rule 12's decision is stored first, so a lost cancel is owed again, for the expiry that acted.
+    if (owed.expiring) store.change(() => expiry.decide(owed.expiring!));
+    const note: Note = { op: CANCEL.operation, actor: owed.actor, requestId, withOtp: false };
+    const result = await this.call(CANCEL, upstream, owed.words, note, undefined);
+    // Settle and audit in one change.
+    if (!result.ok && result.outcome === "unknown") {
+      return store.change(() => this.#audited(owed, requestId, { outcome: "unknown", failure: result.failure }));
+    }
+    return store.change((): GatewayCancelled => {
+      if (!result.ok && isBusy(result.failure)) {
+        writeAhead.clear();
+        if (owed.lost) writeAhead.restore(owed.lost);
+        if (owed.expiring) expiry.undecide();
+        return this.#audited(owed, requestId, { outcome: "retry", failure: result.failure });
       }
+      // A refusal is not the gateway's cancel: whatever the upstream shows instead (paid, cancelled by another) is its own change.
+      if (!result.ok && owed.expiring) expiry.undecide();
+      this.settle(CANCEL, result, false, requestId);
+      if (result.ok) return this.#audited(owed, requestId, { outcome: "ended" });
+      if (owed.caller !== GATEWAY) return this.#audited(owed, requestId, { outcome: "refused", code: result.failure.code });
+      // Finish: the gateway's own cancel refused for good (no cancel access) while still owed closes the record at the edge.
+      const after = store.current!;
+      const stillOwed = owed.expiring ? expiryRuleOf(after.kind, after.state) !== null : reconciler.exhaustionCancelPending(after);
+      if (!stillOwed) return this.#audited(owed, requestId, { outcome: "ended" });
+      if (owed.expiring) expiry.closeAtEdge(owed.expiring, requestId, true);
+      else ledger.cancelRefused();
+      log("warn", "gateway_cancel_refused", { id: rec.id, kind: rec.kind, upstream_code: result.failure.upstream_code, code: result.failure.code });
+      return this.#audited(owed, requestId, { outcome: "edge" });
     });
   }
 
   /**
-   * Finish: rule 12's expiry, after the look (a late pay is stored as paid, a
-   * cancel as cancelled, and nothing expires then). A record still in a state
-   * that expires, past its window, is ended as the gateway: a transfer closed
-   * at the edge; a receipt cancelled upstream as any cancel is (the cancel
-   * table decides for caller `gateway`, then the write-ahead note, then the
-   * call), or closed at the edge where the table or the upstream refuses it
-   * for good. A busy upstream decides nothing (the alarm tries again); a lost
-   * answer leaves the note for rule 8's reconciliation, never a second call.
-   * Null when nothing was due; else what became of it, with the failure a
-   * request meets when nothing was decided.
+   * What cancel the record owes now, and for whom (after a look): a
+   * caller's cancel whose answer was lost, for that caller (a user's never
+   * refunds); else the gateway's own, for rule 2's exhausted guesses or
+   * rule 12's expiry. A lost cancel of the gateway's own is owed again by
+   * its reason, not by its note: by the guesses, or by the expiry decided,
+   * whose mark is cleared when the upstream shows a state it does not end
+   * (a late pay held or paid), so a hold is released later as
+   * `hold_expired` and a refund is never announced as an expiry.
    */
-  async expire(upstream: UpstreamClient, requestId: string): Promise<{ outcome: ExpiryOutcome; failure?: Failure } | null> {
+  #owed(lost: LostCancel | null): Owed | null {
     const { store, reconciler, expiry } = this.#parts;
     const rec = store.current!;
-    if (rec.pending_op || !expiry.isDue(rec, reconciler.phase(rec), clock.now())) return null;
-    const rule = expiryRuleOf(rec.kind, rec.state);
-    if (!rule) return null;
-    const reason = rec.expiry ?? rule.reason;
-    const gateway: CallerKind = "gateway";
-    const decision =
-      rule.ends === "cancel" ? reconciler.decide("cancel", gateway, true, { phase: upstreamPhase(rec.state), expiring: reason }) : null;
-    if (decision?.do !== "call") {
-      store.change(() => expiry.closeAtEdge(reason, requestId, false));
-      return { outcome: "edge" };
+    if (lost && lost.actor !== GATEWAY && rec.state !== STATE.cancelled) {
+      const caller = callerKindOf(lost.actor);
+      return {
+        caller,
+        actor: lost.actor,
+        lost,
+        ends: "cancel",
+        expiring: null,
+        words: { reason: LOST_CANCEL_REASON, cancelledBy: this.#cancelledBy },
+      };
     }
-    store.change(() => expiry.decide(reason));
-    const note: Note = { op: "expiry-cancel", actor: gateway, requestId, withOtp: false };
-    const result = await this.call(CANCEL, upstream, EXPIRY_CANCEL[reason], note, undefined);
-    if (!result.ok && result.outcome === "unknown") return { outcome: "unknown", failure: result.failure };
-    return store.change(() => {
-      // A refusal is not the gateway's cancel: whatever the upstream shows instead (paid, cancelled by another) is its own change.
-      if (!result.ok) expiry.undecide();
-      this.settle(CANCEL, result, false, requestId);
-      const after = store.current!;
-      const outcome = expiryOutcomeOf(result.ok ? result : { ...result, code: result.failure.code }, expiryRuleOf(after.kind, after.state) !== null);
-      if (outcome === "edge") {
-        expiry.closeAtEdge(reason, requestId, true);
-        log("warn", "expiry_cancel_refused", { id: rec.id, upstream_code: result.ok ? undefined : result.failure.upstream_code });
-      }
-      return result.ok || outcome === "edge" ? { outcome } : { outcome, failure: result.failure };
-    });
+    const gateway = { caller: GATEWAY, actor: GATEWAY, lost: null } as const;
+    if (reconciler.exhaustionCancelPending(rec)) {
+      return { ...gateway, ends: "cancel", expiring: null, words: { reason: EXHAUSTION_CANCEL_REASON, cancelledBy: this.#cancelledBy } };
+    }
+    const rule = expiryRuleOf(rec.kind, rec.state);
+    if (rec.expiry !== null && rec.state !== STATE.cancelled && rule?.reason !== rec.expiry) store.change(() => expiry.undecide());
+    const now = store.current!;
+    if (!rule || !expiry.isDue(now, reconciler.phase(now), clock.now())) return null;
+    return {
+      ...gateway,
+      ends: rule.ends,
+      expiring: rule.reason,
+      words: { reason: EXPIRY_CANCEL_REASON[rule.reason], cancelledBy: this.#cancelledBy },
+    };
   }
+
+  /** The gateway's cancel in the record's trail, in the settling change: rule 12's as `expire`, a lost cancel's refusal under its caller. */
+  #audited(owed: Owed, requestId: string, cancelled: GatewayCancelled & { code?: string }): GatewayCancelled {
+    const { store } = this.#parts;
+    if (owed.expiring) store.audit({ at: clock.now(), op: "expire", actor: GATEWAY, request_id: requestId, outcome: cancelled.outcome });
+    else if (owed.lost && cancelled.outcome === "refused") {
+      store.audit({
+        at: clock.now(),
+        op: "cancel",
+        actor: owed.lost.actor ?? "user:unknown",
+        request_id: owed.lost.requestId ?? requestId,
+        outcome: cancelled.code!,
+      });
+    }
+    return { outcome: cancelled.outcome, ...(cancelled.failure ? { failure: cancelled.failure } : {}) };
+  }
+}
+
+/** The upstream was too busy to act (lifecycle's expiryOutcomeOf says `retry`): nothing happened. */
+const isBusy = (failure: Failure): boolean => expiryOutcomeOf({ ok: false, outcome: "rejected", code: failure.code }, true) === "retry";
+
+/** A cancel the record owes, decided for whom and told to the upstream how. */
+interface Owed {
+  /** Who the lifecycle table decides it for. */
+  caller: CallerKind;
+  /** Who the note and the trail name: the lost cancel's caller, or the gateway. */
+  actor: string | null;
+  /** The caller's cancel whose answer was lost, being completed. */
+  lost: LostCancel | null;
+  /** Rule 12's expiry that acts, if it is one. */
+  expiring: ExpiryReason | null;
+  /** `edge`: closed at the edge without a call (a transfer). */
+  ends: "cancel" | "edge";
+  words: { reason: string; cancelledBy: string };
+}
+
+/** What the gateway's cancel came to: rule 12's outcomes, or `refused` by the table or the upstream. */
+export interface GatewayCancelled {
+  outcome: ExpiryOutcome | "refused";
+  /** What a request meets when nothing was decided (busy, unknown). */
+  failure?: Failure;
 }

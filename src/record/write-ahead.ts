@@ -77,6 +77,21 @@ export class WriteAhead {
     return rec.pending_op !== null && rec.pending_since !== this.#notedAt && now < rec.pending_since + this.#upstreamTimeoutMs + 1000;
   }
 
+  /**
+   * A lost cancel's completion met a busy upstream, which did nothing: its
+   * note is put back as it was, so the cancel stays owed to the caller who
+   * asked and the alarm completes it again. Inside a change.
+   */
+  restore(lost: { actor: string | null; requestId: string | null; since: number }): void {
+    this.#note.update({
+      pending_op: "cancel",
+      pending_otp: 0,
+      pending_since: lost.since,
+      pending_request_id: lost.requestId,
+      pending_actor: lost.actor,
+    });
+  }
+
   /** The call's outcome is being stored. Inside that change. */
   clear(): void {
     this.#note.update({ pending_op: null, pending_otp: 0, pending_since: 0, pending_request_id: null, pending_actor: null });

@@ -4,7 +4,7 @@
 // transfer still unpaid is closed at the edge. Driven through the Worker, with
 // the gateway's clock let forward and the record's own alarm run as the
 // runtime would run it.
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { clock } from "../../src/clock";
@@ -66,7 +66,7 @@ describe("an unpaid receipt expires RECEIPT_EXPIRY_HOURS after its creation", ()
 
     letTimePass(HOUR_MS + 1000);
     await alarm("receipt", receipt.id);
-    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: "gateway" });
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: readConfig(env).cancelledBy });
     expect(await callsTo("receipt/cancel", receipt.id)).toEqual([[200, null]]);
     const cancelled = (await eventsOf("receipt", receipt.id)).filter((e) => e.type === "receipt.cancelled");
     expect(cancelled).toHaveLength(1);
@@ -121,6 +121,10 @@ describe("an unpaid receipt expires RECEIPT_EXPIRY_HOURS after its creation", ()
     letTimePass(5000);
     await alarm("receipt", receipt.id);
     expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null });
+    // Its late reads (rule 8) all show 0: nothing is suspect any more when the pay lands, and only the expiry's own look finds it.
+    letTimePass(120_000);
+    await alarm("receipt", receipt.id);
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, suspect_since: 0 });
 
     await letLatePayHappen(receipt.id);
     letTimePass(unpaidMs);
@@ -150,7 +154,7 @@ describe("an unpaid receipt expires RECEIPT_EXPIRY_HOURS after its creation", ()
     scriptedUpstream.on("receipt/cancel", { kind: "lost" });
     letTimePass(unpaidMs + 1000);
     await alarm("receipt", receipt.id);
-    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: "expiry-cancel", pending_actor: "gateway" });
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: "cancel", pending_actor: "gateway" });
     // Until it is reconciled, an operation asks the upstream first, and calls nothing else.
     await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN }), 409, "receipt_expired");
     expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 21, pending_op: null });
@@ -189,6 +193,140 @@ describe("an unpaid receipt expires RECEIPT_EXPIRY_HOURS after its creation", ()
     expect((await sandboxReceipt(receipt.id)).state).toBe(21);
     // The busy answer came from before the upstream (nothing reached it); the one cancel then went through.
     expect(await callsTo("receipt/cancel", receipt.id)).toEqual([[200, null]]);
+  });
+});
+
+describe("the expiry follows rule 8: it waits for a pay that may yet land, and its own cancel is noted, suspect and read late", () => {
+  const PAYS_LATE = { token: "tok_sandbox_pays_late" };
+  const reads = async (id: string) => (await callsTo("receipt/check-id", id)).length;
+
+  it("a late pay landing right after the expiry's look is never refunded: the expiry waits for the late reads, then finds it paid", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    letTimePass(unpaidMs - 10_000);
+    await expectError(call("receipt/pay", { id: receipt.id, card: PAYS_LATE }), 504, "upstream_timeout");
+    letTimePass(11_000);
+    // The alarm's look is answered 0, and the pay lands just after it.
+    const held = scriptedUpstream.hold("receipt/check-id", { id: receipt.id });
+    const fired = alarm("receipt", receipt.id);
+    await held.arrived;
+    await letLatePayHappen(receipt.id);
+    held.release();
+    await fired;
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null });
+    expect(await callsTo("receipt/cancel", receipt.id)).toEqual([]);
+
+    // The late reads find it paid; nothing is ever cancelled.
+    letTimePass(120_000);
+    await alarm("receipt", receipt.id);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(4);
+    expect(await callsTo("receipt/cancel", receipt.id)).toEqual([]);
+    const types = (await eventsOf("receipt", receipt.id)).map((e) => e.type);
+    expect(types).toEqual(["receipt.created", "receipt.paid"]);
+    letTimePass(unpaidMs);
+    await alarm("receipt", receipt.id);
+    expect(await callsTo("receipt/cancel", receipt.id)).toEqual([]);
+  });
+
+  it("a lost expiry cancel is noted as a cancel by the gateway, stays suspect once reconciled, and is read again late", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    scriptedUpstream.on("receipt/cancel", { kind: "lost" });
+    letTimePass(unpaidMs + 1000);
+    await alarm("receipt", receipt.id);
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ pending_op: "cancel", pending_actor: "gateway" });
+    letTimePass(5000);
+    await alarm("receipt", receipt.id);
+    const reconciled = await storedRecord("receipt", receipt.id);
+    expect(reconciled).toMatchObject({ state: 21, pending_op: null });
+    expect(reconciled.suspect_since).not.toBe(0);
+    // The late reads follow on their schedule, with no caller.
+    const before = await reads(receipt.id);
+    letTimePass(20_000);
+    await alarm("receipt", receipt.id);
+    expect(await reads(receipt.id)).toBe(before + 1);
+    letTimePass(120_000);
+    await alarm("receipt", receipt.id);
+    expect((await storedRecord("receipt", receipt.id)).suspect_since).toBe(0);
+    expect(await callsTo("receipt/cancel", receipt.id)).toHaveLength(1);
+    expect((await eventsOf("receipt", receipt.id)).filter((e) => e.type === "receipt.cancelled").map((e) => e.data.reason)).toEqual(["expired"]);
+  });
+
+  it("a lost expiry cancel noted by an earlier release under its own name is read late the same way", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    scriptedUpstream.on("receipt/cancel", { kind: "lost" });
+    letTimePass(unpaidMs + 1000);
+    await alarm("receipt", receipt.id);
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("UPDATE record SET pending_op = 'expiry-cancel'"));
+    await evictDurableObject(stub);
+    letTimePass(5000);
+    await alarm("receipt", receipt.id);
+    const reconciled = await storedRecord("receipt", receipt.id);
+    expect(reconciled).toMatchObject({ state: 21, pending_op: null });
+    expect(reconciled.suspect_since).not.toBe(0);
+  });
+
+  it("a lost expiry cancel that never reached the upstream is sent again by the gateway, as the gateway, for the same expiry", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    scriptedUpstream.on("receipt/cancel", { kind: "defer" });
+    letTimePass(unpaidMs + 1000);
+    await alarm("receipt", receipt.id);
+    scriptedUpstream.takeDeferred();
+    letTimePass(5000);
+    await alarm("receipt", receipt.id);
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: readConfig(env).cancelledBy });
+    expect(await callsTo("receipt/cancel", receipt.id)).toEqual([[200, null]]);
+    expect((await eventsOf("receipt", receipt.id)).filter((e) => e.type === "receipt.cancelled").map((e) => e.data.reason)).toEqual(["expired"]);
+  });
+
+  it("after a lost expiry cancel a receipt seen held (a late pay) is released later as hold_expired, never closed as expired", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003, is_hold: true });
+    await expectError(call("receipt/pay", { id: receipt.id, card: PAYS_LATE }), 504, "upstream_timeout");
+    letTimePass(5000);
+    await alarm("receipt", receipt.id);
+    // The expiry acts once the pay's late reads are done; its cancel never reaches the upstream.
+    scriptedUpstream.on("receipt/cancel", { kind: "defer" });
+    letTimePass(unpaidMs);
+    await alarm("receipt", receipt.id);
+    scriptedUpstream.takeDeferred();
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ pending_op: "cancel", pending_actor: "gateway" });
+    // The late pay lands before the gateway looks again: held.
+    await letLatePayHappen(receipt.id);
+    letTimePass(5000);
+    await alarm("receipt", receipt.id);
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 5, pending_op: null });
+    expect(await callsTo("receipt/cancel", receipt.id)).toEqual([]);
+    expect((await eventsOf("receipt", receipt.id)).map((e) => e.type)).toEqual(["receipt.created", "receipt.held"]);
+    // The hold is the partner's to confirm within its own window; unconfirmed, the gateway releases it.
+    letTimePass(heldMs + 1000);
+    await alarm("receipt", receipt.id);
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21 });
+    const cancelled = (await eventsOf("receipt", receipt.id)).filter((e) => e.type === "receipt.cancelled");
+    expect(cancelled.map((e) => e.data)).toMatchObject([{ reason: "hold_expired", previous_state: 5 }]);
+    expect(cancelled[0]!.data.closed_at_edge).toBeUndefined();
+  });
+
+  describe("a partner without cancel access", () => {
+    beforeEach(() => scriptedUpstream.vars({ SANDBOX_CANCEL_ACCESS: "false" }));
+
+    it("a receipt closed at the edge by its expiry, then paid late and refunded by the partner: the refund is not announced as an expiry", async () => {
+      const receipt = await createReceipt({ merchant_id: 1003 });
+      await expectError(call("receipt/pay", { id: receipt.id, card: PAYS_LATE }), 504, "upstream_timeout");
+      letTimePass(5000);
+      await alarm("receipt", receipt.id);
+      letTimePass(unpaidMs);
+      await alarm("receipt", receipt.id);
+      expect((await eventsOf("receipt", receipt.id)).map((e) => [e.type, e.data.reason ?? null])).toEqual([
+        ["receipt.created", null],
+        ["receipt.cancelled", "expired"],
+      ]);
+      await letLatePayHappen(receipt.id);
+      expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(4);
+      scriptedUpstream.vars({ SANDBOX_CANCEL_ACCESS: "true" });
+      expect((await expectStatus(call("receipt/cancel", { id: receipt.id }), 200)).state).toBe(21);
+      const refund = (await eventsOf("receipt", receipt.id)).filter((e) => e.type === "receipt.cancelled" && e.data.previous_state === 4);
+      expect(refund).toHaveLength(1);
+      expect(refund[0]!.data.reason).toBeUndefined();
+    });
   });
 });
 
@@ -240,12 +378,33 @@ describe("a held receipt not confirmed within HOLD_EXPIRY_DAYS of becoming held"
 
     letTimePass(heldMs - unpaidMs);
     await alarm("receipt", receipt.id);
-    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: "gateway" });
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: readConfig(env).cancelledBy });
     const cancelled = (await eventsOf("receipt", receipt.id)).filter((e) => e.type === "receipt.cancelled");
     expect(cancelled.map((e) => e.data)).toMatchObject([{ reason: "hold_expired", previous_state: 5, object: { state: 21 } }]);
     await expectError(call("receipt/hold-confirm", { id: receipt.id }), 409, "receipt_expired");
     await expectError(call("receipt/cancel", { id: receipt.id }), 409, "receipt_expired");
     expect(await callsTo("receipt/hold-confirm", receipt.id)).toEqual([]);
+  });
+
+  it("counts its window from when it was held, not from its creation", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003, is_hold: true });
+    // Held late in its unpaid window.
+    const late = unpaidMs - HOUR_MS;
+    letTimePass(late);
+    expect((await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200)).state).toBe(5);
+    // Past HOLD_EXPIRY_DAYS from its creation, not from its hold: still held.
+    letTimePass(heldMs - late + HOUR_MS);
+    await alarm("receipt", receipt.id);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(5);
+    expect(await callsTo("receipt/cancel", receipt.id)).toEqual([]);
+    await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
+    expect(await callsTo("receipt/cancel", receipt.id)).toEqual([]);
+    // Past it from the hold: released.
+    letTimePass(late);
+    await alarm("receipt", receipt.id);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(21);
+    const cancelled = (await eventsOf("receipt", receipt.id)).filter((e) => e.type === "receipt.cancelled");
+    expect(cancelled.map((e) => e.data)).toMatchObject([{ reason: "hold_expired", previous_state: 5 }]);
   });
 
   it("one confirmed before its window is not cancelled", async () => {

@@ -7,6 +7,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { readConfig } from "../../src/config";
 import { receiptStub } from "../../src/receipt-object";
 import {
   call,
@@ -14,6 +15,7 @@ import {
   expectError,
   expectStatus,
   letOtpWaitPass,
+  letTimePass,
   newUser,
   OTP_OK,
   OTP_WRONG,
@@ -102,6 +104,30 @@ describe("a repeat with the same key and body (rule 11)", () => {
     expect(transferred.status).toBe(200);
     expect(await seen(call("a2c/pay", { id: transfer.receipt_id }, withKey(kt)))).toEqual({ ...transferred, replayed: "true" });
     expect(await callsTo("a2c/pay", transfer.receipt_id)).toHaveLength(1);
+  });
+});
+
+describe("keys first: a kept answer is replayed whatever else the record is doing (rule 11)", () => {
+  it("a keyed pay repeated while the record's own follow-up read is under way gets the kept 200, not operation_in_progress", async () => {
+    // Its fiscal data is missing, so the record reads the upstream again on its own (rule 14).
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const k = key();
+    const card = { token: "tok_sandbox_fiscal_late" };
+    const first = await seen(call("receipt/pay", { id: receipt.id, card }, withKey(k)));
+    expect(first).toMatchObject({ status: 200, replayed: null });
+    letTimePass(readConfig(env).fiscalReads[0]! + 1000);
+    const held = scriptedUpstream.hold("receipt/check-id", { id: receipt.id });
+    const fired = runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    await held.arrived;
+    try {
+      expect(await seen(call("receipt/pay", { id: receipt.id, card }, withKey(k)))).toEqual({ ...first, replayed: "true" });
+      // A new request meanwhile still waits its turn.
+      await expectError(call("receipt/pay", { id: receipt.id, card }, withKey(key())), 409, "operation_in_progress");
+    } finally {
+      held.release();
+      await fired;
+    }
+    expect(await callsTo("receipt/pay", receipt.id)).toHaveLength(1);
   });
 });
 

@@ -127,6 +127,22 @@ describe("a lost cancel is completed only as its caller may (rule 8)", () => {
     expect(await cancelsSent(receipt.id)).toEqual([]);
   });
 
+  it("a completion the upstream is too busy for leaves the cancel owed to the user who asked: the alarm completes it later", async () => {
+    const sub = newUser();
+    const token = await userToken(sub);
+    const receipt = await createReceipt({ merchant_id: 1003 }, { token });
+    await lostCancel(receipt.id, "hung", token);
+    scriptedUpstream.on("receipt/cancel", { kind: "status", status: 503, code: "SERVICE_UNAVAILABLE", retryAfter: 1 }, { id: receipt.id });
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect((await sandboxReceipt(receipt.id)).state).toBe(0);
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ pending_op: "cancel", pending_actor: ownerOf({ kind: "user", id: sub }) });
+    letTimePass(60_000);
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: readConfig(env).cancelledBy });
+    // The busy answer came from before the upstream (nothing reached it); the completion then went through once.
+    expect((await cancelsSent(receipt.id)).map((c) => c.status)).toEqual([200]);
+  });
+
   it("a user's lost cancel of a receipt still unpaid is completed: cancelled once", async () => {
     const token = await userToken(newUser());
     const receipt = await createReceipt({ merchant_id: 1003 }, { token });

@@ -193,7 +193,7 @@ describe("the three-wrong-OTPs rule", () => {
     letTimePass(next - clock.now());
     await runDurableObjectAlarm(stub());
     expect(await calls()).toEqual([...before, "receipt/check-id 200", "receipt/cancel 200"]);
-    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: "gateway" });
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: readConfig(env).cancelledBy });
     expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 21, pending_op: null, wrong_otps: 1, unconfirmed_otps: 2 });
     expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.otp_attempts_exhausted", "receipt.cancelled"]);
     await expectError(payWith(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");

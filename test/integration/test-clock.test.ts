@@ -58,7 +58,7 @@ describe("POST /__sandbox/receipts/{id}/advance", () => {
     expect(answer).toMatchObject({ id: advanced.id, kind: "receipt", by_ms: 25 * 3_600_000, ended: false });
     // The answer says what ran: the record's alarm at its expiry, which cancelled it.
     expect(answer.steps).toContainEqual(expect.objectContaining({ by: "gateway", state: 21, events: ["receipt.cancelled"] }));
-    expect(await sandboxReceipt(advanced.id)).toMatchObject({ state: 21, cancelled_by: "gateway" });
+    expect(await sandboxReceipt(advanced.id)).toMatchObject({ state: 21, cancelled_by: env.GATEWAY_CANCELLED_BY });
     const events = await delivered(advanced.id);
     expect(events.map((e) => [e.type, e.data.reason ?? null])).toEqual([
       ["receipt.created", null],
@@ -83,7 +83,7 @@ describe("POST /__sandbox/receipts/{id}/advance", () => {
     const receipt = await createReceipt({ merchant_id: 1003, is_hold: true });
     expect((await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200)).state).toBe(5);
     await advance(receipt.id, "8d");
-    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, hold_status: "released", cancelled_by: "gateway" });
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, hold_status: "released", cancelled_by: env.GATEWAY_CANCELLED_BY });
     const cancelled = (await delivered(receipt.id)).filter((e) => e.type === "receipt.cancelled");
     expect(cancelled.map((e) => e.data)).toMatchObject([{ reason: "hold_expired", previous_state: 5, object: { state: 21 } }]);
   });
