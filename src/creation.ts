@@ -18,7 +18,7 @@ import { KINDS, type Kind, type KindName, type RecordBody } from "./kinds";
 import { log } from "./log";
 import { metric } from "./metrics";
 import { receiptStub } from "./record-stub";
-import { DAY_MS, retentionPolicy } from "./retention";
+import { DAY_MS, retentionPolicy } from "./retention-policy";
 import { recallTid, rememberTid } from "./tid-cache";
 import {
   claimIndexFor,

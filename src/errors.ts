@@ -4,7 +4,15 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type DeclineReason, ERROR_CODES, type ErrorCode, type Language, userMessage } from "./error-codes";
 import { languageOf } from "./language";
 import { log } from "./log";
-import { isNewerSchema } from "./record/schema";
+
+/**
+ * What a refusal of storage a newer gateway wrote says first (src/record/schema.ts's NewerSchemaError). The
+ * message crosses the object's RPC boundary and its class does not, so callers recognise it by this.
+ */
+export const NEWER_SCHEMA = "stored by a newer gateway";
+
+/** Whether `err` is a NewerSchemaError, here or thrown across the object's RPC boundary. */
+export const isNewerSchema = (err: unknown): boolean => err instanceof Error && err.message.includes(NEWER_SCHEMA);
 
 /** The codes the gateway may answer are the rows of the error table. */
 export type { ErrorCode };

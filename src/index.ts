@@ -2,7 +2,8 @@
 import { createApp } from "./app";
 import { runErasures } from "./erasure";
 import { type EventMessage, handleEventBatch, sweepEvents } from "./events";
-import { cronShards, retentionPolicy, runRetention } from "./retention";
+import { cronShards, runRetention } from "./retention";
+import { retentionPolicy } from "./retention-policy";
 import { kickStatements, STATEMENT_CRON } from "./statements/api";
 
 export { AuditWriter } from "./audit/writer";

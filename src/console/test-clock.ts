@@ -34,7 +34,7 @@ import { pruneRecordEvents } from "../events/log";
 import { negotiateLanguage } from "../language";
 import type { KindName } from "../lifecycle";
 import { receiptStub } from "../record-stub";
-import { retentionPolicy } from "../retention";
+import { retentionPolicy } from "../retention-policy";
 import type { SandboxObject } from "../sandbox/sandbox-object";
 import { type SandboxHappening, type SandboxKind, TRIGGERS } from "../sandbox/test-clock";
 import type { GatewayEnv } from "../types";

@@ -5,7 +5,7 @@
  */
 import { AuditExport } from "../audit/export";
 import { readConfig } from "../config";
-import { retentionPolicy } from "../retention";
+import { retentionPolicy } from "../retention-policy";
 import { lateReadSchedule } from "../schedule";
 import { Alarm } from "./alarm";
 import { Completion } from "./completion";

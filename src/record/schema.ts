@@ -44,6 +44,7 @@
  * `npm run test:deploy` holds the stamp to what the committed previous
  * release reads, and runs it on what this code stored.
  */
+import { NEWER_SCHEMA } from "../errors";
 
 /** The layout this code reads and writes: every migration up to it applied. */
 export const CURRENT_SCHEMA_VERSION: number = 6;
@@ -56,13 +57,6 @@ export const CURRENT_SCHEMA_VERSION: number = 6;
 export const OLDEST_READER_VERSION: number = 4;
 
 /**
- * What a refusal of storage a newer gateway wrote says first. The message
- * crosses the object's RPC boundary and its class does not, so callers
- * recognise it by this (isNewerSchema).
- */
-const NEWER_SCHEMA = "stored by a newer gateway";
-
-/**
  * Storage at a schema newer than this gateway's: after a rollback, a record
  * the newer release wrote. Its layout is unknown here, so it is neither read
  * nor written (docs/production.md, "Deploys").
@@ -72,9 +66,6 @@ export class NewerSchemaError extends Error {
     super(`${NEWER_SCHEMA}: storage is at schema ${from}, newer than this gateway's ${target}`);
   }
 }
-
-/** Whether `err` is a NewerSchemaError, here or thrown across the object's RPC boundary. */
-export const isNewerSchema = (err: unknown): boolean => err instanceof Error && err.message.includes(NEWER_SCHEMA);
 
 /** The largest SQLite integer: the bound of a count over no unlogged event. */
 const NO_SEQ = "9223372036854775807";

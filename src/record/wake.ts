@@ -10,11 +10,11 @@
  * the trail's export and the fiscal list's write.
  */
 import { clock } from "../clock";
+import { isNewerSchema } from "../errors";
 import { log } from "../log";
 import type { Moves } from "./move";
 import { MARK_WAIT_MS } from "./outbox";
 import type { RecordParts } from "./parts";
-import { isNewerSchema } from "./schema";
 
 /** How often the alarm of a record a newer release stored looks again whether a release that reads it serves. */
 export const NEWER_SCHEMA_RECHECK_MS = 15 * 60_000;

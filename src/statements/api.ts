@@ -9,7 +9,7 @@ import type { Context } from "hono";
 import { clock } from "../clock";
 import { ApiError } from "../errors";
 import { log } from "../log";
-import { retentionPolicy } from "../retention";
+import { retentionPolicy } from "../retention-policy";
 import type { GatewayEnv } from "../types";
 import { dateIn, dayBounds, isDate, statementTimezone } from "./days";
 import { statementKeys } from "./format";

@@ -14,7 +14,7 @@ import { auditStaff } from "../../src/audit/staff";
 import { clock } from "../../src/clock";
 import { receiptStub } from "../../src/receipt-object";
 import { redact } from "../../src/redact";
-import { retentionPolicy } from "../../src/retention";
+import { retentionPolicy } from "../../src/retention-policy";
 import { auditObjects, flushAudit, searchTrail, trailOnceIn } from "../audit";
 import { callGateway, fireCron } from "../events";
 import {

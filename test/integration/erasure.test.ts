@@ -12,7 +12,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { clock } from "../../src/clock";
 import { requestErasure, runErasures } from "../../src/erasure";
 import { receiptStub } from "../../src/receipt-object";
-import { DAY_MS, runRetention } from "../../src/retention";
+import { runRetention } from "../../src/retention";
+import { DAY_MS } from "../../src/retention-policy";
 import { ERASURE_REQUESTS_KEPT_DAYS } from "../../src/stores";
 import { callGateway, consume, fireCron, queueSpy, receiver, unsentEvents } from "../events";
 import {

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EVENT_TYPE_CODES, pruneDelivered } from "../../src/events/log-database";
 import { receiptStub } from "../../src/receipt-object";
 import { storedEvents } from "../../src/record/outbox-rows";
-import { DAY_MS } from "../../src/retention";
+import { DAY_MS } from "../../src/retention-policy";
 import { callGateway, consume, newRecordId, queueSpy, receiver, recordEventsDb } from "../events";
 import { call, createReceipt, expectError, expectStatus } from "../helpers";
 

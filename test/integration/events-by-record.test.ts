@@ -12,7 +12,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { clock } from "../../src/clock";
 import { receiptStub } from "../../src/receipt-object";
-import { retentionPolicy } from "../../src/retention";
+import { retentionPolicy } from "../../src/retention-policy";
 import { callGateway, fireCron, queueSpy } from "../events";
 import { call, createReceipt, expectError, expectStatus, letTimePass, newUser, transferRequest, userToken } from "../helpers";
 

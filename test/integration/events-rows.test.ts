@@ -21,7 +21,7 @@ import {
   recordDelivered,
   recordEvents,
 } from "../../src/events/log-database";
-import { DAY_MS } from "../../src/retention";
+import { DAY_MS } from "../../src/retention-policy";
 import { keepBodies, makeEvent, newRecordId, queueSpy, receiver, recordEventsDb } from "../events";
 
 /** The same database, adding up the rows D1 reports written (each result's meta.rows_written). */

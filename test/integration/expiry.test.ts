@@ -11,7 +11,7 @@ import { clock } from "../../src/clock";
 import { readConfig } from "../../src/config";
 import { configProblems } from "../../src/guard";
 import { receiptStub } from "../../src/receipt-object";
-import { retentionPolicy } from "../../src/retention";
+import { retentionPolicy } from "../../src/retention-policy";
 import { callGateway, loggedEventTypes } from "../events";
 import {
   call,

@@ -93,7 +93,7 @@ import fc from "fast-check";
 import { expect, it, vi } from "vitest";
 import { clock as gatewayClock } from "../../src/clock";
 import { readConfig } from "../../src/config";
-import { retentionPolicy } from "../../src/retention";
+import { retentionPolicy } from "../../src/retention-policy";
 import { callGateway } from "../events";
 import {
   API,

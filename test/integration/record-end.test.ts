@@ -12,7 +12,7 @@ import { clock } from "../../src/clock";
 import { receiptStub } from "../../src/receipt-object";
 import { END_RECHECK_MS } from "../../src/record/end";
 import { storedEvents } from "../../src/record/outbox-rows";
-import { retentionPolicy } from "../../src/retention";
+import { retentionPolicy } from "../../src/retention-policy";
 import { callGateway, consume, fireCron, queueSpy, receiver, unsentEvents } from "../events";
 import {
   call,

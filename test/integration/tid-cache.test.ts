@@ -7,7 +7,8 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { clock } from "../../src/clock";
-import { retentionPolicy, runRetention } from "../../src/retention";
+import { runRetention } from "../../src/retention";
+import { retentionPolicy } from "../../src/retention-policy";
 import { callSettled, expectError, expectStatus, letTimePass, receiptRequest, refuseStatements, tidRow } from "../helpers";
 
 const PARTNER = "partner:partner";

@@ -14,7 +14,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { clock } from "../../src/clock";
-import { retentionPolicy, runRetention } from "../../src/retention";
+import { runRetention } from "../../src/retention";
+import { retentionPolicy } from "../../src/retention-policy";
 import { claimTid, completeTid, fingerprint, upstreamTidFor } from "../../src/tid-index";
 import { letTimePass } from "../helpers";
 
