@@ -5,8 +5,55 @@
  *
  * @type {import('dependency-cruiser').IConfiguration}
  */
+
+/**
+ * src/'s folders (and its few loose files) in layers, the ground first: a
+ * part imports only parts of the layers below its own, so the house reads
+ * from the bottom up and nothing runs back up (docs/design.md, "The layout").
+ * What two parts of one layer, or a lower and a higher part, both need goes
+ * down into a part below both.
+ */
+const LAYERS = [
+  ["shared", "config", "stores.ts", "sandbox", "build"],
+  ["api"],
+  ["errors"],
+  ["metrics"],
+  ["upstream"],
+  ["rules"],
+  ["risk", "record-stub.ts"],
+  ["d1"],
+  ["http", "tids"],
+  ["audit", "events"],
+  ["record", "statements", "cron"],
+  ["operations", "backoffice", "console"],
+  ["app.ts"],
+  ["index.ts"],
+  ["dev.ts"],
+];
+const pathOf = (part) => (part.endsWith(".ts") ? `^src/${part.replace(".", "[.]")}$` : `^src/${part}/`);
+const layerRules = LAYERS.flatMap((layer, i) =>
+  layer.flatMap((part) => {
+    const above = LAYERS.slice(i).flat().filter((other) => other !== part);
+    return above.length === 0 ? [] : [{
+    name: `layer-${part.replace(".ts", "")}`,
+    severity: "error",
+    comment: `src/${part} stands on layer ${i + 1} of LAYERS: it imports only parts of the layers below it, never one of its own layer or above, so no import runs back up and no two parts lean on each other.`,
+    from: { path: pathOf(part) },
+    to: { path: above.map(pathOf) },
+  }];
+  }),
+);
+
 module.exports = {
   forbidden: [
+    ...layerRules,
+    {
+      name: "loose-files-named",
+      severity: "error",
+      comment: "Every part of src/ has its place in LAYERS: a new folder or a file loose at the top of src/ is placed there first.",
+      from: { path: "^src/" },
+      to: { path: "^src/", pathNot: LAYERS.flat().map(pathOf) },
+    },
     {
       name: "no-circular",
       severity: "error",
@@ -33,9 +80,9 @@ module.exports = {
         path: [
           "^src/operations/",
           "^src/app[.]ts$",
-          "^src/http[.]ts$",
-          "^src/auth[.]ts$",
-          "^src/guard[.]ts$",
+          "^src/http/http[.]ts$",
+          "^src/http/auth[.]ts$",
+          "^src/http/guard[.]ts$",
           "^src/console/",
           "(^|/)node_modules/hono/",
         ],

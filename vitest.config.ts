@@ -4,7 +4,7 @@ import { parseEnv } from "node:util";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
-import { DEPLOYMENT_CONFIG_KEYS } from "./src/config-rules";
+import { DEPLOYMENT_CONFIG_KEYS } from "./src/config/config-rules";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");

@@ -122,7 +122,7 @@ function shippedQueueConfig() {
   }
 }
 
-/** The deployment's defaults (src/retention.ts; rule 10's RECORD_RETENTION_DAYS; rule 12's windows) and the traffic's shape. */
+/** The deployment's defaults (src/cron/retention.ts; rule 10's RECORD_RETENTION_DAYS; rule 12's windows) and the traffic's shape. */
 export const ASSUMPTIONS = {
   replayDays: 7,
   tidRetentionDays: 90,
@@ -185,7 +185,7 @@ export const ASSUMPTIONS = {
   cronCpuMs: 5,
   /** Cron runs a month (wrangler.toml [triggers]: every minute). */
   cronRunsPerDay: 1440,
-  /** Databases one cron run visits at most (src/fanout.ts: floor(700 / (6 x RETENTION_ROUNDS + 2)) with the defaults). */
+  /** Databases one cron run visits at most (src/d1/fanout.ts: floor(700 / (6 x RETENTION_ROUNDS + 2)) with the defaults). */
   cronDatabasesPerRun: 21,
   /** Per request to an object, awaiting the upstream at 128 MB: the estimate used when a run counted no requests. */
   objectGbSecondsPerRequest: 0.5 * 0.128,

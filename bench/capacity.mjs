@@ -64,7 +64,7 @@ const SAMPLE_ROWS = quick ? 20_000 : 100_000;
 /** Away from run.mjs's ports (BENCH_PORT_BASE + 1..), so both can run at once. */
 const PORT = Number(process.env.CAPACITY_PORT ?? 18831);
 const DAY_MS = 86_400_000;
-/** The default windows (src/retention.ts): the steady state holds 90 days of rows, the newest 7 with their answer. */
+/** The default windows (src/cron/retention.ts): the steady state holds 90 days of rows, the newest 7 with their answer. */
 const RETENTION_DAYS = 90;
 
 const CAPACITY_BUILD = join(BUILD_DIR, "capacity");

@@ -68,7 +68,7 @@ const today = new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Tashkent" }).fo
 const dayStart = Date.parse(`${today}T00:00:00+05:00`);
 const span = Math.max(1, Math.min(Date.now() - dayStart - 60_000, 12 * 3_600_000));
 
-// The gateway's jump hash of record ids over TID_INDEX_SHARDS ("DB DB_TID_1" in development) is src/shards.ts's;
+// The gateway's jump hash of record ids over TID_INDEX_SHARDS ("DB DB_TID_1" in development) is src/d1/shards.ts's;
 // here every tenth receipt goes to DB_TID_1: the step reads and merges both databases either way.
 const seed = { DB: [], DB_TID_1: [] };
 const CHUNK = 400;

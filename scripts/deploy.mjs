@@ -13,7 +13,7 @@
  *                                                    step by step (scripts/rollout.mjs); with --dry-run, the plan
  *
  * 1. Checks wrangler.toml's [env.production] offline, with the rules of
- *    src/config-rules.ts and src/config-lists.ts that the running gateway's
+ *    src/config/config-rules.ts and src/config/config-lists.ts that the running gateway's
  *    guard uses (this file loads those TypeScript modules as they are: Node
  *    strips their types). The configuration is read with wrangler's own
  *    reader, so it is what `wrangler deploy --env production` will deploy,
@@ -45,7 +45,7 @@ import { createInterface } from "node:readline/promises";
 import { setTimeout as pause } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { unstable_readConfig } from "wrangler";
-import { parseWebhookSecrets } from "../src/config-lists.ts";
+import { parseWebhookSecrets } from "../src/config/config-lists.ts";
 import {
   DEPLOYMENT_CONFIG_KEYS,
   d1Bindings,
@@ -56,8 +56,8 @@ import {
   PRODUCTION_SECRETS,
   productionSecretProblems,
   R2_BINDINGS,
-} from "../src/config-rules.ts";
-import { parseRiskLimits } from "../src/risk/limits.ts";
+} from "../src/config/config-rules.ts";
+import { parseRiskLimits } from "../src/config/risk-limits.ts";
 import { productionDryRun, WRANGLER } from "./build.mjs";
 import { commandLine } from "./cli.mjs";
 import { describePlan, gradualRollout, parseSteps, RolloutError, rolloutPlan } from "./rollout.mjs";

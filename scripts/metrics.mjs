@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `npm run metrics`: what a running `npm run dev` wrote to its metrics
-// (src/metrics.ts), summed as docs/alerts.md's queries sum production's:
+// (src/metrics/metrics.ts), summed as docs/alerts.md's queries sum production's:
 // occurrences per metric, operation and outcome, p50/p99 milliseconds of the
 // timed ones, the most failed reconciliations in a row. It reads the dev
-// server's GET /__sandbox/metrics (development only: src/dev-metrics.ts).
+// server's GET /__sandbox/metrics (development only: src/metrics/dev-metrics.ts).
 //   npm run metrics                      http://127.0.0.1:8787 (or $PORT)
 //   npm run metrics -- --url http://127.0.0.1:8788
 //   npm run metrics -- --json            the summary as the server sent it

@@ -29,7 +29,7 @@
  * Why not StrykerJS: its vitest runner (@stryker-mutator/vitest-runner 10.1)
  * switches mutants through a global that its setup file sets in the test's
  * context, and with @cloudflare/vitest-plugin the gateway's Worker and Durable
- * Objects do not see it. Tried on src/caller.ts with test/integration/cancel-access.test.ts,
+ * Objects do not see it. Tried on src/rules/caller.ts with test/integration/cancel-access.test.ts,
  * it reported `mayAccess = () => undefined` as surviving, a change that fails
  * all three tests when made by hand. (Its TypeScript preprocessing also needs
  * the JavaScript API of TypeScript 5, which the project's TypeScript 7 lacks.)

@@ -47,7 +47,7 @@ export function restoreTime(at, now) {
 /**
  * The arguments after `npm run restore --`: the mode and its operands, the
  * time, and the options. `bindings` are the D1 bindings production uses
- * (src/config-rules.ts d1Bindings): a D1 restore names one of them.
+ * (src/config/config-rules.ts d1Bindings): a D1 restore names one of them.
  */
 export function parseRestoreArgs(positionals, values, { now, bindings }) {
   const [mode, ...operands] = positionals;
@@ -99,7 +99,7 @@ export const fileCommand = (binding, path) =>
 
 /**
  * The erasure requests a restore of DB to `atMs` would lose (table erasures,
- * src/erasure.ts: a request made or renewed since then). They live in DB
+ * src/cron/erasure.ts: a request made or renewed since then). They live in DB
  * alone (the sub is never logged), so they are read before the restore.
  */
 export const erasuresSinceQuery = (atMs) => `SELECT user, requested_at FROM erasures WHERE requested_at >= ${Math.trunc(atMs)} ORDER BY requested_at`;
@@ -117,7 +117,7 @@ export function erasuresReinsertSql(rows) {
     .join("\n");
 }
 
-/** tid_index's columns, its blobs as hex (src/tid-index.ts; migrations/0001_initial.sql). */
+/** tid_index's columns, its blobs as hex (src/tids/tid-index.ts; migrations/0001_initial.sql). */
 const CLAIM_COLUMNS = ["owner", "tid", "upstream_tid", "kind", "status", "fingerprint", "claim_token", "receipt_id", "created_at", "updated_at"];
 const CLAIM_BLOBS = new Set(["upstream_tid", "fingerprint"]);
 

@@ -15,7 +15,7 @@
  *
  *   npm run restore -- record <receipt|transfer> <id> --at <ISO time> [--dry-run] [--url <gateway>]
  *       One record's Durable Object, through the gateway's restore path
- *       (src/restore.ts), which is there only while the secret
+ *       (src/operations/restore.ts), which is there only while the secret
  *       RESTORE_KEY_HASH is set; the key itself is read from the environment
  *       variable RESTORE_KEY, never from the command line. --dry-run names
  *       the bookmark and changes nothing.
@@ -41,7 +41,7 @@ import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { fileURLToPath } from "node:url";
 import { unstable_readConfig } from "wrangler";
-import { d1Bindings, deploymentUrls } from "../src/config-rules.ts";
+import { d1Bindings, deploymentUrls } from "../src/config/config-rules.ts";
 import { WRANGLER } from "./build.mjs";
 import { commandLine } from "./cli.mjs";
 import {

@@ -6,18 +6,18 @@
 import { type Context, Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { auditCalls } from "./audit/calls";
-import { authenticate, requirePartner } from "./auth";
 import { backOffice } from "./backoffice/routes";
-import { ApiError, renderError } from "./errors";
-import { requireSoundConfig } from "./guard";
-import { limitBody, parseJson, requireJson } from "./http";
-import { negotiateLanguage } from "./language";
-import { openApiDocument } from "./openapi";
+import { ApiError, renderError } from "./errors/errors";
+import { negotiateLanguage } from "./errors/language";
+import { authenticate, requirePartner } from "./http/auth";
+import { requireSoundConfig } from "./http/guard";
+import { limitBody, parseJson, requireJson } from "./http/http";
+import { checkReadiness } from "./http/readiness";
+import type { GatewayEnv } from "./http/types";
 import { APIS, apiRouter, GATEWAY_API } from "./operations";
-import { checkReadiness } from "./readiness";
-import { RESTORE_PATH, restoreDoor, restoreRecord } from "./restore";
+import { openApiDocument } from "./operations/openapi";
+import { RESTORE_PATH, restoreDoor, restoreRecord } from "./operations/restore";
 import { statementFile } from "./statements/api";
-import type { GatewayEnv } from "./types";
 
 export function createApp() {
   const app = new Hono<GatewayEnv>();
@@ -47,7 +47,7 @@ export function createApp() {
   app.use(`${GATEWAY_API.prefix}/*`, auditCalls(GATEWAY_API.prefix));
   app.use(RESTORE_PATH, auditCalls("/api/v1/operator"));
 
-  // The operator's restore of a record (src/restore.ts): no path at all unless RESTORE_KEY_HASH is set.
+  // The operator's restore of a record (src/operations/restore.ts): no path at all unless RESTORE_KEY_HASH is set.
   app.post(RESTORE_PATH, restoreDoor, requireJson, limitBody, parseJson, restoreRecord);
 
   // Rule 16's files: GET, the partner's key, streamed as R2 holds them (src/statements/api.ts).

@@ -3,7 +3,7 @@
  * src/index.ts, and where the UPSTREAM binding is, the sandbox upstream
  * (src/sandbox/) at /__sandbox/ and the sandbox console's pages (src/console/)
  * beside its JSON views, and the gateway's metrics as the dev server wrote
- * them at /__sandbox/metrics (src/dev-metrics.ts; `npm run metrics`), and
+ * them at /__sandbox/metrics (src/metrics/dev-metrics.ts; `npm run metrics`), and
  * the audit bucket's keys and objects at /__sandbox/audit/ (what `npm run
  * audit:verify` reads of the local state).
  * Production's entry has none of these.
@@ -12,9 +12,9 @@ import { Hono } from "hono";
 import { useLocalMetrics } from "./backoffice/charts";
 import { sandboxConsole } from "./console/routes";
 import { testClock } from "./console/test-clock";
-import { devMetricPoints, devMetricsSummary, keepDevMetrics } from "./dev-metrics";
 import type { EventMessage } from "./events";
 import gateway from "./index";
+import { devMetricPoints, devMetricsSummary, keepDevMetrics } from "./metrics/dev-metrics";
 
 // Every data point this isolate writes (the Worker's and its objects': one isolate locally) is kept for /__sandbox/metrics.
 keepDevMetrics();

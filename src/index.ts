@@ -1,13 +1,13 @@
 /** The production entry: the gateway, its Durable Object, the events queue consumer and the cron (retention, the event sweep), nothing else. */
 import { createApp } from "./app";
-import { runErasures } from "./erasure";
+import { retentionPolicy } from "./config/retention-policy";
+import { runErasures } from "./cron/erasure";
+import { cronShards, runRetention } from "./cron/retention";
 import { type EventMessage, handleEventBatch, sweepEvents } from "./events";
-import { cronShards, runRetention } from "./retention";
-import { retentionPolicy } from "./retention-policy";
 import { kickStatements, STATEMENT_CRON } from "./statements/api";
 
 export { AuditWriter } from "./audit/writer";
-export { ReceiptObject } from "./receipt-object";
+export { ReceiptObject } from "./record/receipt-object";
 export { RiskObject } from "./risk/risk-object";
 export { StatementObject } from "./statements/statement-object";
 
@@ -30,7 +30,7 @@ export default {
       await kickStatements(env, now);
       return;
     }
-    // This minute's slice of the databases (all of them while they fit one run's D1 query budget): src/fanout.ts.
+    // This minute's slice of the databases (all of them while they fit one run's D1 query budget): src/d1/fanout.ts.
     const policy = retentionPolicy(env);
     // A misconfigured list throws here: undefined lets each run fail (and log) on its own.
     let databases: ReturnType<typeof cronShards> | undefined;
@@ -42,7 +42,7 @@ export default {
     const runs = [
       ...(await Promise.allSettled([sweepEvents(env, now, undefined, databases)])),
       ...(await Promise.allSettled([runRetention(env, now, policy, databases)])),
-      // Erasure keeps its own bounded budget (src/erasure.ts: 50 records or 200 D1 queries a run).
+      // Erasure keeps its own bounded budget (src/cron/erasure.ts: 50 records or 200 D1 queries a run).
       ...(await Promise.allSettled([runErasures(env, now)])),
     ];
     for (const run of runs) if (run.status === "rejected") throw run.reason;

@@ -4,8 +4,8 @@
  * on purpose: the object's type comes with the RECEIPTS binding (the
  * generated Env), so whoever calls a record imports nothing of the object.
  */
-import type { Outcome } from "./errors";
-import type { KindName } from "./kinds";
+import type { Outcome } from "./errors/errors";
+import type { KindName } from "./rules/kinds";
 
 /**
  * The JSON text of a T. Operations answer with it: the object serializes its

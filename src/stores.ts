@@ -10,10 +10,10 @@
  * - a record's erasure (ReceiptObject.erase, and a restore that brings back
  *   a record from before its erasure) erases every store erased `by:
  *   "record"`, each through its part (src/record/erase.ts);
- * - the cron's erasure (src/erasure.ts) finds the user's records through the
+ * - the cron's erasure (src/cron/erasure.ts) finds the user's records through the
  *   tid index and erases each, then runs every eraser of a store erased `by:
  *   "cron"`;
- * - the cron's retention (src/retention.ts) prunes every store ended `by:
+ * - the cron's retention (src/cron/retention.ts) prunes every store ended `by:
  *   "cron"`, on the databases it lives in.
  *
  * Both walks are typed maps from these names, so an entry whose erasure or
@@ -31,9 +31,9 @@
  *     erasure: { by: "cron", how: "..." },
  *     end: { by: "cron", settings: ["AUDIT_RETENTION_DAYS"], how: "..." } }
  *
- * then its eraser in src/erasure.ts CRON_ERASERS (called once a user's
+ * then its eraser in src/cron/erasure.ts CRON_ERASERS (called once a user's
  * records are erased, until it answers done) and its steps in
- * src/retention.ts PRUNERS (a store outside D1 is pruned once a run, with
+ * src/cron/retention.ts PRUNERS (a store outside D1 is pruned once a run, with
  * `env`), and docs/reference.md's table as storesTable() prints it. An end
  * the platform carries out (an R2 lifecycle rule) is `by: "platform"`.
  *
@@ -57,14 +57,14 @@ export type Place =
   | { kind: "rate-limit"; bindings: readonly string[] }
   | { kind: "r2"; binding: string }
   | { kind: "kv"; binding: string }
-  /** Workers Logs: the gateway's own log lines (src/log.ts). */
+  /** Workers Logs: the gateway's own log lines (src/shared/log.ts). */
   | { kind: "logs" };
 
 /** How users/erase reaches a store. */
 export type Erasure =
   /** The record's object erases it, with the record (src/record/erase.ts: one eraser per entry). */
   | { by: "record"; how: string }
-  /** The cron's erasure run erases it directly (src/erasure.ts CRON_ERASERS: one eraser per entry). */
+  /** The cron's erasure run erases it directly (src/cron/erasure.ts CRON_ERASERS: one eraser per entry). */
   | { by: "cron"; how: string }
   /** Nothing to erase: it holds no phone number and no `account` value. */
   | { by: "nothing"; why: string }
@@ -77,7 +77,7 @@ export type End =
   | { by: "record"; how: string }
   /** The object's own alarm deletes it (its storage, with deleteAll). */
   | { by: "alarm"; settings: readonly string[]; how: string }
-  /** The cron's retention run prunes it (src/retention.ts PRUNERS: one pruner per entry). */
+  /** The cron's retention run prunes it (src/cron/retention.ts PRUNERS: one pruner per entry). */
   | { by: "cron"; settings: readonly string[]; how: string }
   /** The platform ends it (a cache's max-age, a queue's retention, a product's own window). */
   | { by: "platform"; settings?: readonly string[]; how: string };
@@ -109,7 +109,7 @@ export const STORES = [
     holds:
       "a receipt's or transfer's last known body (card numbers masked), the create's answer kept for replays, its owner and tid, the OTP ledger, the write-ahead note naming who asked, rule 12's and rule 14's marks, and its audit trail (operations, actors, request ids, outcomes)",
     personal: ["phone", "account values", "user sub", "tid"],
-    code: ["src/record/store.ts", "src/record/schema.ts", "src/receipt-object.ts"],
+    code: ["src/record/store.ts", "src/record/schema.ts", "src/record/receipt-object.ts"],
     erasure: { by: "record", how: "the body and the create's answer erased, and every body stored after it (the record is marked erased)" },
     end: {
       by: "alarm",
@@ -145,7 +145,7 @@ export const STORES = [
     holds:
       "one row per tid claimed: its owner (`partner` or `user:<sub>`), the tid, the upstream's tid, the request's keyed fingerprint, the record it created",
     personal: ["user sub", "tid"],
-    code: ["src/tid-index.ts"],
+    code: ["src/tids/tid-index.ts"],
     erasure: { by: "nothing", why: "no phone number or `account` value; the erasure finds the user's records through its rows" },
     end: { by: "cron", settings: ["TID_RETENTION_DAYS"], how: "deleted by the cron's retention `TID_RETENTION_DAYS` after the create was answered" },
   },
@@ -156,7 +156,7 @@ export const STORES = [
     holds:
       "each data center's copy of completed tids, under a SHA-256 of owner and tid: the kind, the record, the keyed fingerprint, when it was answered",
     personal: [],
-    code: ["src/tid-cache.ts"],
+    code: ["src/tids/tid-cache.ts"],
     erasure: { by: "nothing", why: "no phone number or `account` value, and no owner or tid but their hash" },
     end: {
       by: "platform",
@@ -213,7 +213,7 @@ export const STORES = [
     place: { kind: "d1", databases: "first", tables: ["fiscal_pending"] },
     holds: "the receipts whose fiscal data is missing (rule 14): id, tid, amount, state, since when, reads done",
     personal: ["tid"],
-    code: ["src/fiscal-list.ts"],
+    code: ["src/d1/fiscal-list.ts"],
     erasure: { by: "nothing", why: "no phone number or `account` value" },
     end: { by: "record", how: "its record deletes the row once the fiscal data shows, and is not deleted itself while the row is there" },
   },
@@ -223,7 +223,7 @@ export const STORES = [
     place: { kind: "d1", databases: "first", tables: ["erasures"] },
     holds: "each users/erase request: the user's sub, when it was made, how far the cron has got, when it was done",
     personal: ["user sub"],
-    code: ["src/erasure.ts"],
+    code: ["src/cron/erasure.ts"],
     erasure: { by: "nothing", why: "the request holds no phone number or `account` value" },
     end: {
       by: "cron",
@@ -252,7 +252,7 @@ export const STORES = [
     place: { kind: "rate-limit", bindings: ["LIMIT_AUTHORIZE_PER_USER", "LIMIT_AUTHORIZE_PER_IP", "LIMIT_PAY_PER_USER", "LIMIT_PAY_PER_IP"] },
     holds: "Cloudflare's counts of authorize and pay calls per user and per client address; the gateway stores nothing",
     personal: ["user sub", "client address"],
-    code: ["src/rate-limit.ts"],
+    code: ["src/http/rate-limit.ts"],
     erasure: { by: "nothing", why: "counts only" },
     end: { by: "platform", how: "each count ends with its limit's period (60 seconds)" },
   },
@@ -262,7 +262,7 @@ export const STORES = [
     place: { kind: "analytics-engine", binding: "METRICS" },
     holds: "data points of the on-call's numbers: operation names, outcome classes, counts and times",
     personal: [],
-    code: ["src/metrics.ts"],
+    code: ["src/metrics/metrics.ts"],
     erasure: { by: "nothing", why: "no personal data" },
     end: { by: "platform", how: "Workers Analytics Engine keeps data points three months" },
   },
@@ -272,7 +272,7 @@ export const STORES = [
     place: { kind: "logs" },
     holds: "the gateway's own lines (one per upstream call, delivery, warning, error and cron run): ids, codes, counts, with card data redacted",
     personal: [],
-    code: ["src/log.ts"],
+    code: ["src/shared/log.ts"],
     erasure: { by: "nothing", why: "no line carries a phone number, an `account` value or a user's sub" },
     end: { by: "platform", how: "Workers Logs keeps them seven days" },
   },

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
 import { auditChains } from "../src/audit/entries";
-import { receiptStub } from "../src/receipt-object";
+import { receiptStub } from "../src/record/receipt-object";
 import { callGateway } from "./events";
 import { expectStatus } from "./helpers";
 

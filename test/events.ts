@@ -12,15 +12,15 @@ import {
 } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
+import type { ReceiptBody, TransferBody } from "../src/api/schemas";
+import { eventShardFor } from "../src/d1/shards";
 import { type EventMessage, type EventType, type GatewayEvent, newEventId, publishEvents } from "../src/events";
 import { locateEvent } from "../src/events/log";
 import type { LoggedRow } from "../src/events/log-database";
 import { kindOf, recordIdOf } from "../src/events/types";
 import worker from "../src/index";
-import { ReceiptObject, receiptStub } from "../src/receipt-object";
 import { storedEvents } from "../src/record/outbox-rows";
-import type { ReceiptBody, TransferBody } from "../src/schemas";
-import { eventShardFor } from "../src/shards";
+import { ReceiptObject, receiptStub } from "../src/record/receipt-object";
 import { type CallOptions, callAt, expectStatus } from "./helpers";
 
 declare global {
@@ -294,7 +294,7 @@ export async function eventDb(id: string): Promise<D1Database> {
 /** An event's log row, wherever it is; null when no database holds it. */
 export const eventRow = async (id: string): Promise<LoggedRow | null> => (await locateEvent(env, id))?.row ?? null;
 
-/** The database a record's events are logged in (src/shards.ts picks it, as the gateway does). */
+/** The database a record's events are logged in (src/d1/shards.ts picks it, as the gateway does). */
 export const recordEventsDb = async (recordId: string): Promise<D1Database> => (await eventShardFor(env, recordId)).db;
 
 /** The loopback's type declares fetch only; the runtime serves scheduled() on it too. */

@@ -4,11 +4,11 @@ import { env, exports } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { expect, vi } from "vitest";
 import { createApp } from "../src/app";
-import { advanceClock, clock } from "../src/clock";
-import { type ErrorCode, LANGUAGES, type Language, userMessage } from "../src/error-codes";
-import { receiptStub } from "../src/receipt-object";
-import { tidShards } from "../src/shards";
-import { findTid, readIndexFor, type TidRow } from "../src/tid-index";
+import { tidShards } from "../src/d1/shards";
+import { type ErrorCode, LANGUAGES, type Language, userMessage } from "../src/errors/error-codes";
+import { receiptStub } from "../src/record/receipt-object";
+import { advanceClock, clock } from "../src/shared/clock";
+import { findTid, readIndexFor, type TidRow } from "../src/tids/tid-index";
 
 export const API = "http://gateway.test/api/v1/partner";
 
@@ -237,7 +237,7 @@ export async function letSupplierAnswer(id: string): Promise<void> {
 export const DAY_MS = 86_400_000;
 
 /**
- * Time passes by `ms` for the gateway (src/clock.ts): its objects' schedules
+ * Time passes by `ms` for the gateway (src/shared/clock.ts): its objects' schedules
  * (late reads, reconciliation, OTP resend waits) see it at once, as if the
  * test had waited. The sandbox upstream keeps the wall clock. Reset after
  * every test (test/setup.ts).
@@ -334,7 +334,7 @@ export async function productionEnv(overrides: Record<string, unknown> = {}): Pr
   } as unknown as Env;
 }
 
-/** The D1 database holding (owner, tid)'s tid-index row, picked as the gateway picks it (src/shards.ts). */
+/** The D1 database holding (owner, tid)'s tid-index row, picked as the gateway picks it (src/d1/shards.ts). */
 export const tidDb = (owner: string, tid: string): Promise<D1Database> => readIndexFor(env, owner, tid);
 
 /** (owner, tid)'s tid-index row, read from its shard. */

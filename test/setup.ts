@@ -1,8 +1,8 @@
 import { applyD1Migrations, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach } from "vitest";
-import { resetClock } from "../src/clock";
-import { allShards } from "../src/shards";
+import { allShards } from "../src/d1/shards";
+import { resetClock } from "../src/shared/clock";
 
 declare global {
   namespace Cloudflare {

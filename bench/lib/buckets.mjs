@@ -124,7 +124,7 @@ export const RULES = [
   { bucket: "queue", folders: ["events"], files: ["record/event", "record/outbox"], packages: ["ulid"] },
   { bucket: "logging", files: ["log", "redact", "metrics", "dev-metrics"] },
   { bucket: "upstream", folders: ["upstream"] },
-  { bucket: "audit", folders: ["audit", "statements"] },
+  { bucket: "audit", folders: ["audit", "statements"], files: ["record/audit-export", "events/statement-lines"] },
   { bucket: "record", folders: ["record", "risk"], files: ["receipt-object", "record-stub", "lifecycle", "schedule", "kinds", "clock"] },
   { bucket: "create", files: ["creation", "tid-cache", "keyed-hash"] },
   {
@@ -140,6 +140,9 @@ export const RULES = [
       "config",
       "config-lists",
       "config-rules",
+      "retention-policy",
+      "risk-limits",
+      "staff-roles",
       "guard",
       "rate-limit",
       "readiness",

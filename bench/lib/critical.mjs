@@ -33,7 +33,7 @@ export const COUNTED = [
   {
     key: "create-replay",
     label: "create, replayed",
-    note: "the same create again, in the data center that answered it (src/tid-cache.ts): the record's object; from another data center the claim batch first, 1 D1 round trip",
+    note: "the same create again, in the data center that answered it (src/tids/tid-cache.ts): the record's object; from another data center the claim batch first, 1 D1 round trip",
   },
   { key: "authorize", label: "authorize", note: "merchant 1001, the object not in memory" },
   { key: "pay", label: "pay", note: "no OTP, merchant 1003, the object not in memory" },
@@ -55,7 +55,7 @@ export const COUNTED = [
   {
     key: "check-tid",
     label: "check-tid",
-    note: "in the data center that answered the create (src/tid-cache.ts): the receipt's object; from another data center the tid index first, 1 D1 round trip",
+    note: "in the data center that answered the create (src/tids/tid-cache.ts): the receipt's object; from another data center the tid index first, 1 D1 round trip",
   },
 ];
 

@@ -512,7 +512,7 @@ async function bundleWhatIf(built, { name, find, replace, label, scenario, consu
   return out;
 }
 
-/** The one console call of src/log.ts's log() for info lines, as esbuild prints it: what the profile blames for much of check-id. */
+/** The one console call of src/shared/log.ts's log() for info lines, as esbuild prints it: what the profile blames for much of check-id. */
 export const logWhatIf = (built) =>
   bundleWhatIf(built, {
     name: "nolog",
@@ -561,7 +561,9 @@ export function summarize(ladder, cpu, logCost, measurements, writeAhead) {
     const b = logCost.patched ?? logCost.noConsoleLog;
     // The profiler's inspector makes console calls dear; the A/B runs without it.
     // The log line is log.ts's JSON.stringify and console call and redact.ts's pass over its fields.
-    const shares = (cpu?.["check-id"]?.rows ?? []).filter((r) => r.owner === "gateway src/log.ts" || r.owner === "gateway src/redact.ts");
+    const shares = (cpu?.["check-id"]?.rows ?? []).filter(
+      (r) => r.owner === "gateway src/shared/log.ts" || r.owner === "gateway src/shared/redact.ts",
+    );
     const profiled =
       shares.length > 0
         ? round(

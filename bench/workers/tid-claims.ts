@@ -1,7 +1,7 @@
 /**
  * Capacity bench worker (bench/capacity.mjs): the tid index's part of a
  * create, and nothing else. POST /create runs the gateway's own claimTid and
- * completeTid (src/tid-index.ts) on the D1 binding for a new random tid: the
+ * completeTid (src/tids/tid-index.ts) on the D1 binding for a new random tid: the
  * claim (one batch of two statements, before the answer) and the completion
  * (after it) every create pays; no answer is stored in D1 (the record's
  * object keeps it). POST
@@ -12,7 +12,7 @@
 import { encodeTime } from "ulid";
 import { pruneEvents, recordDelivered, recordEvents } from "../../src/events/log-database";
 import type { GatewayEvent } from "../../src/events/types";
-import { claimTid, completeTid, deleteTids } from "../../src/tid-index";
+import { claimTid, completeTid, deleteTids } from "../../src/tids/tid-index";
 
 interface ClaimsEnv {
   DB: D1Database;

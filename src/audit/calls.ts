@@ -9,10 +9,10 @@
  * operation did is done).
  */
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../errors";
-import { log } from "../log";
-import { redact } from "../redact";
-import type { GatewayEnv } from "../types";
+import { ApiError } from "../errors/errors";
+import type { GatewayEnv } from "../http/types";
+import { log } from "../shared/log";
+import { redact } from "../shared/redact";
 import { appendAudit } from "./append";
 import type { AuditLine } from "./entries";
 

@@ -2,12 +2,12 @@
  * What the audit trail in R2 holds (rule 15): one JSON line per entry, from
  * a record's own trail, a call to the gateway's own operations, or a back
  * office view or action. Only the fields below are copied into an entry,
- * and every string passes through `redact` (src/redact.ts), so no card
+ * and every string passes through `redact` (src/shared/redact.ts), so no card
  * number, expiry, OTP, token, key or JWT can reach a batch; the personal
  * values an entry may hold (a record's `account` values, a phone number in
  * its `detail`) are masked by erasure (src/audit/erase.ts).
  */
-import { redact } from "../redact";
+import { redact } from "../shared/redact";
 
 export type AuditSource = "record" | "gateway" | "staff";
 

@@ -3,13 +3,13 @@
  * user's personal values (`p:<sub>`: a record's create entry with its
  * account values) are rewritten by their writers with those values masked,
  * each rewrite recorded in its chain (src/audit/writer.ts). The erasure
- * cron (src/erasure.ts) runs this once the user's records are erased, in
+ * cron (src/cron/erasure.ts) runs this once the user's records are erased, in
  * bounded steps: every writer is flushed first (an entry exported before
  * the records were erased is then in R2), then the days the trail holds are
  * walked newest first, a listing per step, and each matching batch is
  * rewritten. Where it stands is a cursor the erasure request keeps.
  */
-import { log } from "../log";
+import { log } from "../shared/log";
 import { parseBatchKey } from "./batch";
 import { fromBase64, mayHold } from "./bloom";
 import { auditChains } from "./entries";

@@ -8,7 +8,7 @@
  * revealed value; `receipt_id` and `user` make the entry found by
  * `audit/search` for that receipt or user too.
  */
-import { redact } from "../redact";
+import { redact } from "../shared/redact";
 import { appendAudit } from "./append";
 
 export interface StaffAction {

@@ -12,8 +12,8 @@
  * One flush or rewrite at a time (R2 calls let other requests in).
  */
 import { DurableObject } from "cloudflare:workers";
-import { log } from "../log";
-import { erasePersonal } from "../redact";
+import { log } from "../shared/log";
+import { erasePersonal } from "../shared/redact";
 import {
   type BatchHeader,
   batchKey,

@@ -15,15 +15,15 @@
  * In development (ENVIRONMENT=development with ACCESS_DEV_SECRET set), the
  * development sign-in issues HS256 tokens signed by ACCESS_DEV_SECRET
  * instead; a production deployment refuses to start with that secret set
- * (src/config-rules.ts), and this file accepts HS256 nowhere else.
+ * (src/config/config-rules.ts), and this file accepts HS256 nowhere else.
  */
 import { getCookie } from "hono/cookie";
 import { createRemoteJWKSet, decodeProtectedHeader, errors, type JWTPayload, jwtVerify, SignJWT } from "jose";
-import { CLOCK_TOLERANCE_SECONDS } from "../auth";
-import { clock } from "../clock";
-import { ApiError } from "../errors";
-import { log } from "../log";
-import { parseStaffRoles, ROLES, type Role, roleOf } from "./roles";
+import { parseStaffRoles, ROLES, type Role, roleOf } from "../config/staff-roles";
+import { ApiError } from "../errors/errors";
+import { CLOCK_TOLERANCE_SECONDS } from "../http/auth";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 
 /** The cookie Access sets in the browser, holding the same JWT as the header. */
 export const ACCESS_COOKIE = "CF_Authorization";

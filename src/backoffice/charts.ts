@@ -1,6 +1,6 @@
 /**
  * The operator's charts of the last 1, 6 or 24 hours, from the gateway's
- * metrics (src/metrics.ts): in production from Workers Analytics Engine's
+ * metrics (src/metrics/metrics.ts): in production from Workers Analytics Engine's
  * SQL API (ANALYTICS_ACCOUNT_ID and ANALYTICS_API_TOKEN, a token that may
  * only read Account Analytics, both secrets: docs/production.md), in
  * development from the data points this isolate collected (src/dev.ts hands
@@ -9,10 +9,10 @@
  * Each series is `{t: [unix seconds...], <name>: [values...]}`, one value per
  * step, ready for uPlot.
  */
-import { DECLINE_REASON_NAMES } from "../error-codes";
-import { ApiError } from "../errors";
-import { log } from "../log";
-import type { MetricPoint } from "../metrics";
+import { DECLINE_REASON_NAMES } from "../errors/error-codes";
+import { ApiError } from "../errors/errors";
+import type { MetricPoint } from "../metrics/metrics";
+import { log } from "../shared/log";
 
 /** How many steps a chart has, whatever its span. */
 const STEPS = 60;
@@ -47,7 +47,7 @@ export interface ChartRows {
 type Source = (fromMs: number) => { at: number; point: MetricPoint }[];
 let localSource: Source | null = null;
 
-/** Development: the data points this isolate keeps (src/dev-metrics.ts). */
+/** Development: the data points this isolate keeps (src/metrics/dev-metrics.ts). */
 export function useLocalMetrics(source: Source): void {
   localSource = source;
 }

@@ -6,7 +6,7 @@
  * Every route first verifies the Cloudflare Access identity (src/backoffice/
  * access.ts): none or a bad one is 401, a partner's server key or a user's
  * JWT 403, a person STAFF_ROLES gives no role 403. Then each operation checks
- * the role (src/backoffice/roles.ts), and every view and action, refusals
+ * the role (src/config/staff-roles.ts), and every view and action, refusals
  * included, is an entry of the audit trail with the staff member's email
  * and role (rule 15) before its answer leaves: an operation whose entry
  * cannot be written is refused.
@@ -16,19 +16,19 @@ import { setCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import * as v from "valibot";
 import { auditStaff, type StaffAction } from "../audit/staff";
-import { clock } from "../clock";
-import { ApiError } from "../errors";
+import { CAN, may, type Operation, ROLES, type Role } from "../config/staff-roles";
+import { fiscalPendingPage } from "../d1/fiscal-list";
+import { ApiError } from "../errors/errors";
 import { listLoggedEvents, resendEvent } from "../events";
-import { fiscalPendingPage } from "../fiscal-list";
-import { limitBody, parseJson, refuseBody, requireJson } from "../http";
-import { KIND_NAMES, type KindName } from "../kinds";
-import { log } from "../log";
+import { limitBody, parseJson, refuseBody, requireJson } from "../http/http";
+import type { GatewayEnv } from "../http/types";
+import { KIND_NAMES, type KindName } from "../rules/kinds";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 import { listStatements, statementFile } from "../statements/api";
-import { findTid, ownerTids, readIndexFor } from "../tid-index";
-import type { GatewayEnv } from "../types";
+import { findTid, ownerTids, readIndexFor } from "../tids/tid-index";
 import { ACCESS_COOKIE, DEV_SESSION_SECONDS, devSignInOffered, identifyStaff, type Staff, signDevToken } from "./access";
 import { chartsFor } from "./charts";
-import { CAN, may, type Operation, ROLES, type Role } from "./roles";
 import { type Located, recordOf, revealed, type Stored, summaryOf, timelineOf } from "./timeline";
 
 type ConsoleEnv = GatewayEnv & { Variables: GatewayEnv["Variables"] & { staff: Staff } };

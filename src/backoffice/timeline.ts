@@ -12,14 +12,15 @@
  * values are masked as erasure masks them (the first two and last two
  * characters kept); a reveal is its own action.
  */
-import { eventOwner } from "../caller";
-import { ERROR_CODES } from "../error-codes";
+
+import { ERROR_CODES } from "../errors/error-codes";
 import { listLoggedEvents } from "../events";
 import { recordAttempts } from "../events/log";
-import type { KindName } from "../kinds";
-import { type FiscalPhase, isFiscalPending } from "../lifecycle";
 import { receiptStub } from "../record-stub";
-import { erasedValue, erasePersonal } from "../redact";
+import { eventOwner } from "../rules/caller";
+import type { KindName } from "../rules/kinds";
+import { type FiscalPhase, isFiscalPending } from "../rules/lifecycle";
+import { erasedValue, erasePersonal } from "../shared/redact";
 import { STATE } from "../upstream/calls";
 
 /** The states' names, as the contract names them. */

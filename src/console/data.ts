@@ -12,15 +12,16 @@
  * any long digit run, a tid or an account number, and show a record that is
  * not the one the partner received.
  */
-import { eventOwner } from "../caller";
+
 import { type EventRow, listLoggedEvents, newestEvents } from "../events";
 import { withBodies } from "../events/bodies";
-import type { KindName } from "../lifecycle";
-import type { AuditEntry } from "../receipt-object";
+import type { AuditEntry } from "../record/receipt-object";
 import { receiptStub } from "../record-stub";
+import { eventOwner } from "../rules/caller";
+import type { KindName } from "../rules/lifecycle";
 import type { SandboxCall } from "../sandbox/answers";
 import type { SandboxObject } from "../sandbox/sandbox-object";
-import { latestTids } from "../tid-index";
+import { latestTids } from "../tids/tid-index";
 
 /** How many records the front page lists. */
 export const LATEST_RECORDS = 50;

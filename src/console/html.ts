@@ -8,8 +8,8 @@
 import { html, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { EventRow } from "../events";
-import { type KindName, STATE } from "../lifecycle";
-import type { AuditEntry } from "../receipt-object";
+import type { AuditEntry } from "../record/receipt-object";
+import { type KindName, STATE } from "../rules/lifecycle";
 import type { SandboxCall } from "../sandbox/answers";
 import type { RecordSummary, RecordView } from "./data";
 

@@ -19,11 +19,11 @@ import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
-import { clock } from "../clock";
-import { ApiError } from "../errors";
+import { ApiError } from "../errors/errors";
 import { kindOfEvent, recordIdOf, resendEvent } from "../events";
-import type { KindName } from "../lifecycle";
-import { log } from "../log";
+import type { KindName } from "../rules/lifecycle";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 import { LATEST_RECORDS, latestRecords, recordView } from "./data";
 import { KIND_SEGMENTS, listPage, problemPage, recordPage, recordPath } from "./html";
 

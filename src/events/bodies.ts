@@ -3,7 +3,7 @@
  * delivery and no body; the record that produced an event keeps its body in
  * its outbox, byte for byte as signed and sent, until the record is deleted
  * (src/record/outbox.ts), and the record is kept at least as long as the log
- * lists its events (src/retention.ts, recordRetentionMs).
+ * lists its events (src/cron/retention.ts, recordRetentionMs).
  *
  * A body found nowhere (a record deleted early by hand, or a retention run
  * that fell far behind) is never invented: the event is left out of the page
@@ -11,15 +11,15 @@
  * sweep, whose horizon marks it failed), and `event_body_missing` is logged
  * at error level with its id and record.
  */
-import { inPool } from "../fanout";
-import { log } from "../log";
+import { inPool } from "../d1/fanout";
 import { receiptStub } from "../record-stub";
+import { log } from "../shared/log";
 import { type EventRow, type LoggedRow, withBody } from "./log-database";
 
 /**
  * These rows with their bodies, in the same order; a row whose body is found
  * nowhere is left out (logged). One call per record, six at a time
- * (src/fanout.ts).
+ * (src/d1/fanout.ts).
  */
 export async function withBodies(env: Env, rows: readonly LoggedRow[]): Promise<EventRow[]> {
   const byRecord = new Map<string, LoggedRow[]>();

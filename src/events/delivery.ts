@@ -19,13 +19,14 @@
  * row stays pending, and the sweep of a Worker on the new list sends it once
  * more); receivers deduplicate by webhook-id.
  */
-import { clock } from "../clock";
-import { readConfig } from "../config";
-import { inPool, MAX_CONNECTIONS } from "../fanout";
-import { configProblems } from "../guard";
-import { log } from "../log";
-import { metric } from "../metrics";
-import { redact } from "../redact";
+
+import { readConfig } from "../config/config";
+import { inPool, MAX_CONNECTIONS } from "../d1/fanout";
+import { configProblems } from "../http/guard";
+import { metric } from "../metrics/metrics";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
+import { redact } from "../shared/redact";
 import { findLogged } from "./log";
 import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log-database";
 import { signWebhook } from "./signing";

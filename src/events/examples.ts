@@ -1,6 +1,6 @@
 /**
  * The events' examples in the OpenAPI document: one per event type, each
- * carrying the record that src/examples.ts shows for it, and the pages of
+ * carrying the record that src/api/examples.ts shows for it, and the pages of
  * the event operations built of them.
  */
 import {
@@ -12,7 +12,7 @@ import {
   RECEIPT_PAID,
   TRANSFER_CREATED,
   TRANSFER_PAID,
-} from "../examples";
+} from "../api/examples";
 import { type EventType, kindOfEvent } from "./types";
 
 /** A minute after the example records were created. */

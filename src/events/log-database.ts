@@ -6,9 +6,9 @@
  */
 
 import { encodeTime } from "ulid";
-import { clock } from "../clock";
-import { redact } from "../redact";
-import { lineFields, STATEMENT_CHANGES } from "../statements/lines";
+import { clock } from "../shared/clock";
+import { redact } from "../shared/redact";
+import { lineFields, STATEMENT_CHANGES } from "./statement-lines";
 import type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
 import { kindOf, recordIdOf } from "./types";
 

@@ -1,15 +1,15 @@
 /**
  * The event log over the deployment's databases (TID_INDEX_SHARDS,
- * src/shards.ts): a record's events live in the database its record id
+ * src/d1/shards.ts): a record's events live in the database its record id
  * hashes to, and while the list changes, also in the one an earlier list
  * placed it in. Each database's own statements are src/events/log-database.ts.
  */
 
-import { clock } from "../clock";
-import { inPool } from "../fanout";
-import type { KindName } from "../kinds";
+import { inPool } from "../d1/fanout";
+import { allShards, eventShardFor, eventShardsFor } from "../d1/shards";
 import { receiptStub } from "../record-stub";
-import { allShards, eventShardFor, eventShardsFor } from "../shards";
+import type { KindName } from "../rules/kinds";
+import { clock } from "../shared/clock";
 import {
   attemptsOf,
   DELIVERY_STATUS_CODES,
@@ -45,12 +45,12 @@ async function byShard<T>(env: Env, items: readonly T[], recordIdOfItem: (item: 
 /**
  * recordEvents, each event in its record's database: one batch per database
  * (of up to 50 events). Their first attempt is due by the deployment's time,
- * also for a record whose own time runs ahead (src/clock.ts): the sweep that
+ * also for a record whose own time runs ahead (src/shared/clock.ts): the sweep that
  * watches them runs on the deployment's.
  */
 export async function logEvents(env: Env, items: readonly Loggable[], now = clock.shared()): Promise<EventMessage[]> {
   const groups = await byShard(env, items, (item) => recordIdOf(unpack(item).event));
-  // At most six databases at a time (the Workers connection limit; src/fanout.ts).
+  // At most six databases at a time (the Workers connection limit; src/d1/fanout.ts).
   return (await inPool(groups, ([db, group]) => recordEvents(db, group, now))).flat();
 }
 
@@ -60,7 +60,7 @@ export async function logEvents(env: Env, items: readonly Loggable[], now = cloc
  * the record's database before and its database now (an event a drain logged
  * before the change and a re-drain logged again after it, its record not
  * having marked it logged): the one now is the one.
- * One query per database, six at a time (src/fanout.ts): within D1's 1,000
+ * One query per database, six at a time (src/d1/fanout.ts): within D1's 1,000
  * queries per invocation up to the 410 databases of 10,000,000 creates a day.
  */
 export async function locateEvent(env: Env, id: string): Promise<{ db: D1Database; row: LoggedRow } | null> {
@@ -88,7 +88,7 @@ async function keptEventIds(env: Env, recordId: string): Promise<string[]> {
 /**
  * listEvents over the log: by type or delivery status, `limit + 1` from each
  * database, merged newest first by id (ids are time-ordered), cut to
- * `limit`: one query per database, six at a time (src/fanout.ts). By
+ * `limit`: one query per database, six at a time (src/d1/fanout.ts). By
  * receipt_id, the ids its records keep (keptEventIds), read by primary key
  * from the record's database (and, while the list changes, its database
  * before): no D1 read at all for a record that keeps none.
@@ -132,7 +132,7 @@ export interface LoggedAt {
 
 /**
  * Where each of these events is logged (the queue consumer): asked of the
- * databases that may hold its record's events (src/shards.ts eventShardsFor),
+ * databases that may hold its record's events (src/d1/shards.ts eventShardsFor),
  * one read per database for the whole batch, six at a time; of two copies
  * (see locateEvent), the one in its database now. One not found there is
  * looked for in every other database (a row an earlier list placed, once

@@ -3,11 +3,11 @@
  * top-level `webhooks` (OpenAPI 3.1), each a POST of its kind's event schema
  * (ReceiptEvent or TransferEvent, the two the Event component is one of)
  * with the Standard Webhooks headers. hono-openapi documents routes only, so
- * src/openapi.ts adds them to the document it generated.
+ * src/operations/openapi.ts adds them to the document it generated.
  */
 import { resolver } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
-import type { EventType } from "../kinds";
+import type { EventType } from "../rules/kinds";
 import { eventExample } from "./examples";
 import { Event } from "./schemas";
 import { EVENT_TYPES, type EventKind, kindOfEvent } from "./types";

@@ -4,8 +4,8 @@
  * The log gives each event's delivery; its body comes from its record
  * (src/events/bodies.ts).
  */
-import { ApiError } from "../errors";
-import { log } from "../log";
+import { ApiError } from "../errors/errors";
+import { log } from "../shared/log";
 import { withBodies } from "./bodies";
 import { listLoggedEvents, locateEvent } from "./log";
 import { type EventQuery, eventOf, markPendingAgain, restoreDelivery, withDelivery } from "./log-database";

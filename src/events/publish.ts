@@ -5,7 +5,7 @@
  */
 
 import { monotonicFactory } from "ulid";
-import { clock } from "../clock";
+import { clock } from "../shared/clock";
 import { logEvents } from "./log";
 import type { Loggable } from "./log-database";
 import type { EventMessage, GatewayEvent } from "./types";

@@ -3,10 +3,10 @@
  * or a TransferEvent, told apart by `type` and `data.object_type`), its delivery
  * status, and events/list's answer (its request and events/resend's are in
  * their descriptions, src/operations/gateway.ts).
- * Built from the receipt and transfer shapes of src/schemas.ts.
+ * Built from the receipt and transfer shapes of src/api/schemas.ts.
  */
 import * as v from "valibot";
-import { bounded, Int, int32, int64, Receipt, ReceiptState, TransferReceipt, TransferState } from "../schemas";
+import { bounded, Int, int32, int64, Receipt, ReceiptState, TransferReceipt, TransferState } from "../api/schemas";
 import { eventExample } from "./examples";
 import { DELIVERY_STATUSES, EVENT_TYPE_NAMES, EVENT_TYPES, type EventKind, kindOfEvent } from "./types";
 

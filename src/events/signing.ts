@@ -2,7 +2,7 @@
  * Standard Webhooks signatures (https://www.standardwebhooks.com/), with
  * WebCrypto: `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`,
  * keyed with the bytes a `whsec_<base64>` secret encodes (WEBHOOK_SECRET,
- * read by src/config-lists.ts's parseWebhookSecrets). WEBHOOK_SECRET may
+ * read by src/config/config-lists.ts's parseWebhookSecrets). WEBHOOK_SECRET may
  * hold several secrets, space-separated, while one is rotated: every delivery
  * is then signed with each, and a receiver that knows either accepts it.
  */

@@ -30,17 +30,17 @@
  * src/events/log-database.ts), and so is one resent or dead-lettered.
  *
  * The bounds keep a run's work small (four statements per database, six
- * databases at a time, and the run's slice of the databases: src/retention.ts's
+ * databases at a time, and the run's slice of the databases: src/cron/retention.ts's
  * cronShards, so D1's 1,000 queries per invocation hold whatever the number
  * of databases; the bodies of what is queued again from their records, at
  * most SWEEP_RECORD_CALLS a run, six at a time, after the databases are
  * done) and keep copies from piling onto a queue that is merely slow: a
  * backlog grows by at most SWEEP_RECORD_CALLS messages per run.
  */
-import { inPool } from "../fanout";
-import { log } from "../log";
-import { metric } from "../metrics";
-import { allShards, type Shard } from "../shards";
+import { inPool } from "../d1/fanout";
+import { allShards, type Shard } from "../d1/shards";
+import { metric } from "../metrics/metrics";
+import { log } from "../shared/log";
 import { withBodies } from "./bodies";
 import type { RETRY_SCHEDULES } from "./delivery";
 import { advanceWalk, decodeRow, idAt, type LoggedRow, type StoredRow, walkedBatch } from "./log-database";
@@ -150,7 +150,7 @@ async function sweepDatabase(
 
 /**
  * One sweep at `now` over this run's slice of the databases of the event log
- * (the cron passes its slice, src/retention.ts cronShards; alone, all of them; and, while
+ * (the cron passes its slice, src/cron/retention.ts cronShards; alone, all of them; and, while
  * TID_INDEX_SHARDS changes, the list before). A failing database does not
  * stop the others; the run then throws, so the cron invocation shows as
  * failed. An event claimed but not queued (the queue refused) is due again

@@ -2,10 +2,11 @@
  * What an event is: the shapes the receipt object hands to publishOutbox, the
  * log stores, the queue carries and the partner's backend receives.
  */
-import { type EventType, KINDS, type KindName } from "../kinds";
-import type { ReceiptBody, TransferBody } from "../schemas";
 
-/** The event types are the kinds' (src/kinds.ts names each kind's events). */
+import type { ReceiptBody, TransferBody } from "../api/schemas";
+import { type EventType, KINDS, type KindName } from "../rules/kinds";
+
+/** The event types are the kinds' (src/rules/kinds.ts names each kind's events). */
 export type { EventType };
 
 /** When each event fires: the README, the OpenAPI document's webhooks and the type check read this one table. */

@@ -4,18 +4,18 @@
  * in src/operations/docs.ts). Their API is partner-only (src/operations/index.ts).
  */
 import * as v from "valibot";
+import { AUDIT_SEARCH_PAGE, AUDIT_TRAIL, FISCAL_PENDING_PAGE } from "../api/examples";
+import { AccountEntry, EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, Int, int32, int64, MaxText, ReceiptId, ReceiptState } from "../api/schemas";
 import { decodeAfter, MAX_SPAN_MS, searchAudit } from "../audit/search";
-import { clock } from "../clock";
-import { requestErasure } from "../erasure";
-import { ApiError } from "../errors";
+import { requestErasure } from "../cron/erasure";
+import { fiscalPendingPage } from "../d1/fiscal-list";
+import { ApiError } from "../errors/errors";
 import { listEventPage, resendEvent } from "../events";
 import { EVENT_PAGE, EVENT_RESENT } from "../events/examples";
 import { DeliveryStatusName, Event, EventId, EventTypeName, ListEventsResult } from "../events/schemas";
-import { AUDIT_SEARCH_PAGE, AUDIT_TRAIL, FISCAL_PENDING_PAGE } from "../examples";
-import { fiscalPendingPage } from "../fiscal-list";
-import { KIND_NAMES } from "../kinds";
 import { receiptStub } from "../record-stub";
-import { AccountEntry, EXAMPLE_EVENT_ID, EXAMPLE_RECEIPT_ID, Int, int32, int64, MaxText, ReceiptId, ReceiptState } from "../schemas";
+import { KIND_NAMES } from "../rules/kinds";
+import { clock } from "../shared/clock";
 import { listStatements, rebuildStatement } from "../statements/api";
 import { DOCS } from "./docs";
 import { describe, type Section } from "./operation";

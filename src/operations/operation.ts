@@ -9,20 +9,20 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { GenericSchema, InferOutput } from "valibot";
-import { readConfig } from "../config";
-import { createOnce } from "../creation";
-import { ApiError, type Failure, isNewerSchema, unwrap } from "../errors";
-import type { Kind, KindName, RecordBody } from "../kinds";
-import { type Language, languageOf } from "../language";
-import type { Operation } from "../lifecycle";
-import { log } from "../log";
-import type { RouteDoc } from "../openapi";
-import type { LimitedOperation } from "../rate-limit";
-import type { ReceiptObject } from "../receipt-object";
+import { IDEMPOTENCY_KEY_PATTERN } from "../api/schemas";
+import { readConfig } from "../config/config";
+import { ApiError, type Failure, isNewerSchema, unwrap } from "../errors/errors";
+import { type Language, languageOf } from "../errors/language";
+import type { LimitedOperation } from "../http/rate-limit";
+import type { GatewayEnv } from "../http/types";
+import type { ReceiptObject } from "../record/receipt-object";
 import { type RecordAnswer, receiptStub } from "../record-stub";
-import { IDEMPOTENCY_KEY_PATTERN } from "../schemas";
-import { fingerprint } from "../tid-index";
-import type { GatewayEnv } from "../types";
+import type { Kind, KindName, RecordBody } from "../rules/kinds";
+import type { Operation } from "../rules/lifecycle";
+import { log } from "../shared/log";
+import { fingerprint } from "../tids/tid-index";
+import { createOnce } from "./creation";
+import type { RouteDoc } from "./openapi";
 
 export interface OperationDescription<Request extends GenericSchema = GenericSchema> extends RouteDoc {
   /** Under its API's prefix (src/operations/index.ts). */
@@ -36,9 +36,9 @@ export interface OperationDescription<Request extends GenericSchema = GenericSch
    * leaves the refusal to its lifecycle operation, which must refuse users.
    */
   callers?: "partner";
-  /** The rate limit it counts against once its body is valid (src/rate-limit.ts). */
+  /** The rate limit it counts against once its body is valid (src/http/rate-limit.ts). */
   limit?: LimitedOperation;
-  /** The operation of the lifecycle table (src/lifecycle.ts) the receipt's object decides it by. */
+  /** The operation of the lifecycle table (src/rules/lifecycle.ts) the receipt's object decides it by. */
   lifecycle?: Operation;
   /** The upstream calls a successful request makes (docs/upstream-wire.md's paths). */
   upstream: string[];
@@ -134,7 +134,7 @@ export function keyed<Input extends { id: string }>(
  * unknown to this request: its write-ahead note makes the object reconcile on
  * its own, and the caller is told to look before retrying, never 500. One
  * that refused to read a record a newer release stored did nothing: that
- * refusal is answered as it is (503 not_ready, src/errors.ts).
+ * refusal is answered as it is (503 not_ready, src/errors/errors.ts).
  */
 export async function sendFromRecord(c: Context<GatewayEnv>, operation: () => Promise<RecordAnswer<unknown>>): Promise<Response> {
   let outcome: RecordAnswer<unknown>;
@@ -157,7 +157,7 @@ export async function sendFromRecord(c: Context<GatewayEnv>, operation: () => Pr
 }
 
 /**
- * A create of `kind`, exactly once per tid (src/creation.ts), from the body
+ * A create of `kind`, exactly once per tid (src/operations/creation.ts), from the body
  * as `toCreate` makes it; the answer of an earlier identical create (kept by
  * its record's object) comes with `Idempotent-Replayed: true`.
  */
@@ -167,7 +167,7 @@ export function created<Body extends RecordBody, Create extends { tid: string },
   admit?: (c: Context<GatewayEnv>, input: Input) => Promise<Failure | null>,
 ) {
   return async (c: Context<GatewayEnv>, input: Input): Promise<Response> => {
-    // The tid row's completion runs after the answer (src/creation.ts), held open by the request's waitUntil.
+    // The tid row's completion runs after the answer (src/operations/creation.ts), held open by the request's waitUntil.
     // Rule 11: a create accepts an Idempotency-Key (well formed), and its tid decides (rule 1).
     idempotencyKeyOf(c);
     const after = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);

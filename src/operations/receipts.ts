@@ -5,9 +5,7 @@
  * createOnce; the rules are theirs and the lifecycle's.
  */
 import * as v from "valibot";
-import { createdBy } from "../creation";
-import { AUTHORIZED, AUTHORIZED_ANONYMOUS, RECEIPT_CANCELLED, RECEIPT_CREATED, RECEIPT_PAID, REDUCED_RECEIPT_PAID } from "../examples";
-import { RECEIPT } from "../kinds";
+import { AUTHORIZED, AUTHORIZED_ANONYMOUS, RECEIPT_CANCELLED, RECEIPT_CREATED, RECEIPT_PAID, REDUCED_RECEIPT_PAID } from "../api/examples";
 import {
   AuthorizeResult,
   CreateReceiptRequest,
@@ -23,7 +21,9 @@ import {
   Text,
   Tid,
   TokenCard,
-} from "../schemas";
+} from "../api/schemas";
+import { RECEIPT } from "../rules/kinds";
+import { createdBy } from "./creation";
 import { DOCS } from "./docs";
 import { created, describe, keyed, onRecord, PAY_ERRORS, type Section } from "./operation";
 

@@ -11,12 +11,12 @@
  */
 import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
-import { authenticate, requirePartner } from "../auth";
-import { ApiError } from "../errors";
-import { acceptAliases, jsonBody, limitBody, parseJson, requireJson } from "../http";
-import { documented } from "../openapi";
-import { rateLimit } from "../rate-limit";
-import type { GatewayEnv } from "../types";
+import { ApiError } from "../errors/errors";
+import { authenticate, requirePartner } from "../http/auth";
+import { acceptAliases, jsonBody, limitBody, parseJson, requireJson } from "../http/http";
+import { rateLimit } from "../http/rate-limit";
+import type { GatewayEnv } from "../http/types";
+import { documented } from "./openapi";
 import type { Section } from "./operation";
 
 export interface Api {

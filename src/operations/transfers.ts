@@ -3,10 +3,21 @@
  * says what a description holds; their prose is in src/operations/docs.ts).
  */
 import * as v from "valibot";
-import { TRANSFER_CREATED, TRANSFER_PAID } from "../examples";
-import { TRANSFER } from "../kinds";
+import { TRANSFER_CREATED, TRANSFER_PAID } from "../api/examples";
+import {
+  Amount,
+  CardNumber,
+  CardToken,
+  EXAMPLE_TRANSFER_ID,
+  Otp,
+  PositiveId,
+  ReceiptId,
+  ReceiptIdRequest,
+  Tid,
+  TransferReceipt,
+} from "../api/schemas";
 import { admitRisk } from "../risk/check";
-import { Amount, CardNumber, CardToken, EXAMPLE_TRANSFER_ID, Otp, PositiveId, ReceiptId, ReceiptIdRequest, Tid, TransferReceipt } from "../schemas";
+import { TRANSFER } from "../rules/kinds";
 import { DOCS } from "./docs";
 import { created, describe, keyed, onRecord, PAY_ERRORS, type Section } from "./operation";
 

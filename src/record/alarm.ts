@@ -1,4 +1,4 @@
-import { clock } from "../clock";
+import { clock } from "../shared/clock";
 
 /**
  * The record object's one alarm, with what this incarnation knows of it, so
@@ -36,7 +36,7 @@ export class Alarm {
       if (this.#at === undefined) return;
       this.#storage.deleteAlarm();
     } else {
-      // `at` is the record's own time (src/clock.ts); the runtime fires by the deployment's.
+      // `at` is the record's own time (src/shared/clock.ts); the runtime fires by the deployment's.
       this.#storage.setAlarm(at - clock.recordOffset());
     }
     this.#at = at;

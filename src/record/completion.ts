@@ -1,6 +1,6 @@
 /**
  * The tid claim a record object owes: a create answers before its
- * tid row is completed (src/creation.ts), so the answer waits for one D1
+ * tid row is completed (src/operations/creation.ts), so the answer waits for one D1
  * round trip, the claim. The completion is then done twice over, after the
  * answer: by the create's request (`waitUntil`), and owed by the record's
  * object, which stores that it owes it in its init's own storage commit
@@ -16,8 +16,8 @@
  * safe; a completion lost for longer than the lease is what an expired
  * claim always was: the identical retry takes it over and adopts the record.
  */
-import { log } from "../log";
-import { completeTid, type HeldClaim } from "../tid-index";
+import { log } from "../shared/log";
+import { completeTid, type HeldClaim } from "../tids/tid-index";
 import type { RecordRow, RecordStore, Slice } from "./store";
 
 export interface OwedCompletion extends HeldClaim {

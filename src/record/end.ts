@@ -6,7 +6,7 @@
  * data missing and nothing owed to the fiscal list: rule 14) is deleted by
  * its own alarm RECORD_RETENTION_DAYS after its last change: its SQLite and
  * its alarm, with `deleteAll()`, the only removal that ends the billing of
- * what it stored. src/lifecycle.ts's recordDeletionAt decides when.
+ * what it stored. src/rules/lifecycle.ts's recordDeletionAt decides when.
  *
  * The record keeps the bodies of its events, which the D1 event log lists
  * (events/list, events/resend, the sweep) until retention prunes them on
@@ -34,14 +34,15 @@
  *   highest sequence per receipt takes a rebuilt record's events as newer
  *   and never ignores a real change as stale.
  */
-import { type Caller, ownerOf } from "../caller";
-import { clock } from "../clock";
-import { readConfig } from "../config";
-import type { Failure } from "../errors";
+
+import { readConfig } from "../config/config";
+import type { Failure } from "../errors/errors";
 import { recordHasLoggedEvents } from "../events/log";
-import { type KindName, kindNamed } from "../kinds";
-import { log } from "../log";
-import { recordDeletionAt } from "../schedule";
+import { type Caller, ownerOf } from "../rules/caller";
+import { type KindName, kindNamed } from "../rules/kinds";
+import { recordDeletionAt } from "../rules/schedule";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 import type { UpstreamClient } from "../upstream/client";
 import type { Alarm } from "./alarm";
 import { type FiscalWatch, fiscalColumnsOf } from "./fiscal";

@@ -2,10 +2,11 @@
  * The event a record's state change becomes (the contract's Events section).
  * Built inside the same storage step as the change it reports.
  */
-import { eventOwner } from "../caller";
+
 import { newEventId } from "../events/publish";
 import { type EventType, kindOfEvent } from "../events/types";
-import type { GatewayCause } from "../lifecycle";
+import { eventOwner } from "../rules/caller";
+import type { GatewayCause } from "../rules/lifecycle";
 
 /**
  * An event as the JSON text the outbox keeps and the queue carries. The

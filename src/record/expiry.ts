@@ -1,5 +1,5 @@
 /**
- * Rule 12's part of the record: when it expires (src/lifecycle.ts EXPIRY
+ * Rule 12's part of the record: when it expires (src/rules/lifecycle.ts EXPIRY
  * says which states expire, after which window, with which reason) and the
  * expiry the gateway decided, in this part's column. The decision and the
  * cancel it leads to are the money move's (src/record/settle.ts gatewayCancel),
@@ -7,10 +7,11 @@
  * keeps the time and the reason, and closes a record at the edge with the
  * event that says so.
  */
-import { clock } from "../clock";
-import { KINDS } from "../kinds";
-import { type ExpiryReason, type ExpiryWindows, expiresAt, type Phase } from "../lifecycle";
-import { backoffMs } from "../schedule";
+
+import { KINDS } from "../rules/kinds";
+import { type ExpiryReason, type ExpiryWindows, expiresAt, type Phase } from "../rules/lifecycle";
+import { backoffMs } from "../rules/schedule";
+import { clock } from "../shared/clock";
 import type { OtpLedger } from "./otp-ledger";
 import type { Outbox } from "./outbox";
 import { closedAtEdgeOf } from "./reconciler";

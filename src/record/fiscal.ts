@@ -1,7 +1,7 @@
 /**
  * Rule 14's part of the record: no paid receipt lacks its fiscal receipt
  * unnoticed. Whenever the recorder stores what the upstream showed, this
- * part puts the receipt in its fiscal phase (src/lifecycle.ts fiscalPhaseOf):
+ * part puts the receipt in its fiscal phase (src/rules/lifecycle.ts fiscalPhaseOf):
  * paid with an `ofd` lacking a fiscal sign or QR address, or cancelled while
  * its refund shows no fiscal data, it is fiscal-pending; the data shown at
  * last is its event (`receipt.fiscalized`, `receipt.refund_fiscalized`), in
@@ -10,7 +10,7 @@
  * needs no decision of the table, whoever asks), and the record does not end
  * (rule 10).
  *
- * The fiscal list (D1, src/fiscal-list.ts) follows the record, its source of
+ * The fiscal list (D1, src/d1/fiscal-list.ts) follows the record, its source of
  * truth: each change of what the list should show marks the listing owed in
  * the same change, and `sync` writes it after the change (never inside a
  * caller's answer), marking it done only if nothing changed meanwhile. A
@@ -18,12 +18,13 @@
  * mark a crash lost is written again (both writes are idempotent), as the
  * outbox hands events to the event log.
  */
-import { clock } from "../clock";
-import { type FiscalListing, listFiscal, unlistFiscal } from "../fiscal-list";
-import { kindNamed, type RecordBody } from "../kinds";
-import { fiscalEventOf, fiscalPhaseOf, isFiscalPending } from "../lifecycle";
-import { log } from "../log";
-import { backoffMs, fiscalReadAt, fiscalReadsDoneAt } from "../schedule";
+
+import { type FiscalListing, listFiscal, unlistFiscal } from "../d1/fiscal-list";
+import { kindNamed, type RecordBody } from "../rules/kinds";
+import { fiscalEventOf, fiscalPhaseOf, isFiscalPending } from "../rules/lifecycle";
+import { backoffMs, fiscalReadAt, fiscalReadsDoneAt } from "../rules/schedule";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 import type { Outbox } from "./outbox";
 import type { RecordRow, RecordStore, Slice } from "./store";
 

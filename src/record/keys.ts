@@ -2,7 +2,7 @@
  * Rule 11: the Idempotency-Keys a record's callers used, with what each got.
  * A key is its caller's own, for one operation on this record: the row's key
  * is (caller, operation, key). It stores the request's keyed fingerprint
- * (src/tid-index.ts fingerprint: card numbers, expiries, OTPs and tokens are
+ * (src/tids/tid-index.ts fingerprint: card numbers, expiries, OTPs and tokens are
  * never stored) and, once the outcome is known, the answer exactly as it was
  * sent: its status, the JSON text of its body and its headers. While the
  * first request's outcome is unknown the answer is empty, and the money move
@@ -14,9 +14,10 @@
  * the outcome's). The owner's erasure (rule 10) erases every answer kept
  * (erase); one kept after it is built from the erased record.
  */
-import { clock } from "../clock";
+
 import type { KeptAnswer } from "../record-stub";
-import { erasePersonalJson } from "../redact";
+import { clock } from "../shared/clock";
+import { erasePersonalJson } from "../shared/redact";
 import { KEYS_TABLE } from "./schema";
 
 /** What a keyed request brings: the key, and its body's fingerprints under every secret in use (a rotation keeps matching). */

@@ -2,13 +2,14 @@
  * Rule 8's late upstream: a call whose outcome was unknown may still act
  * upstream long after the gateway stopped waiting, so the record stays
  * suspect after its first reconciliation and is read again on a schedule
- * (src/lifecycle.ts LATE_READ_SCHEDULES). This part owns that suspicion: when
+ * (src/rules/lifecycle.ts LATE_READ_SCHEDULES). This part owns that suspicion: when
  * the call left, how many late reads are done, and whether its OTP was
  * counted as an unconfirmed guess that a late payment would prove right.
  */
-import { clock } from "../clock";
-import { isPaid, type UpstreamState } from "../lifecycle";
-import { lateReadAt, lateReadsDoneAt } from "../schedule";
+
+import { isPaid, type UpstreamState } from "../rules/lifecycle";
+import { lateReadAt, lateReadsDoneAt } from "../rules/schedule";
+import { clock } from "../shared/clock";
 import type { RecordRow, RecordStore, Slice } from "./store";
 
 export const LATE_READ_COLUMNS = ["suspect_since", "suspect_reads", "suspect_otp"] as const;

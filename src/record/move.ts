@@ -15,15 +15,16 @@
  * upstream shows (src/record/settle.ts gatewayCancel).
  * The reconciler only looks; what its look leaves owed comes back here.
  */
-import { type Caller, mayAccess, ownerOf } from "../caller";
-import { clock } from "../clock";
-import { readConfig } from "../config";
-import type { Language } from "../error-codes";
-import { errorAnswer, type Failure, fail, type Outcome } from "../errors";
-import { type Decision, keepsAnswer, type Operation, repeatAnswer, upstreamPhase } from "../lifecycle";
-import { log } from "../log";
-import { metric } from "../metrics";
+
+import { readConfig } from "../config/config";
+import type { Language } from "../errors/error-codes";
+import { errorAnswer, type Failure, fail, type Outcome } from "../errors/errors";
+import { metric } from "../metrics/metrics";
 import { admitRisk } from "../risk/check";
+import { type Caller, mayAccess, ownerOf } from "../rules/caller";
+import { type Decision, keepsAnswer, type Operation, repeatAnswer, upstreamPhase } from "../rules/lifecycle";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 import { UpstreamClient } from "../upstream/client";
 import type { RecordTarget } from "./end";
 import type { KeptAnswer, KeyedRequest } from "./keys";

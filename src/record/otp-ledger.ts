@@ -1,12 +1,12 @@
 /**
  * A record's OTP ledger (rules 2 and 6): the guesses that failed (wrong, or
  * unconfirmed: the upstream may have judged them), and the OTPs sent. What
- * counts is decided by src/lifecycle.ts; this part keeps the counts in the
+ * counts is decided by src/rules/lifecycle.ts; this part keeps the counts in the
  * record's row and writes the exhaustion event in the step that exhausts it.
  */
 
-import { clock } from "../clock";
-import { type Failure, fail } from "../errors";
+import { type Failure, fail } from "../errors/errors";
+import { metric } from "../metrics/metrics";
 import {
   countGuess,
   exhaustedEvent,
@@ -16,9 +16,9 @@ import {
   MAX_GUESSES,
   type OtpVerdict,
   otpSendRefusal,
-} from "../lifecycle";
-import { log } from "../log";
-import { metric } from "../metrics";
+} from "../rules/lifecycle";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 import type { Outbox } from "./outbox";
 import type { RecordRow, RecordStore, Slice } from "./store";
 

@@ -15,13 +15,13 @@
  * what is owed.
  */
 
-import { clock } from "../clock";
 import { publishOutbox } from "../events/publish";
 import type { EventType } from "../events/types";
-import type { GatewayCause } from "../lifecycle";
-import { log } from "../log";
-import { erasePersonalJson } from "../redact";
-import { backoffMs } from "../schedule";
+import type { GatewayCause } from "../rules/lifecycle";
+import { backoffMs } from "../rules/schedule";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
+import { erasePersonalJson } from "../shared/redact";
 import { eventPayload } from "./event";
 import type { RecordStore, Slice } from "./store";
 

@@ -3,11 +3,12 @@
  * of the record's row (RecordStore.slice refuses a column claimed twice) and
  * sees only the storage and the parts it works with, never the object.
  */
-import { AuditExport } from "../audit/export";
-import { readConfig } from "../config";
-import { retentionPolicy } from "../retention-policy";
-import { lateReadSchedule } from "../schedule";
+
+import { readConfig } from "../config/config";
+import { retentionPolicy } from "../config/retention-policy";
+import { lateReadSchedule } from "../rules/schedule";
 import { Alarm } from "./alarm";
+import { AuditExport } from "./audit-export";
 import { Completion } from "./completion";
 import { RecordEnd } from "./end";
 import { Expiry } from "./expiry";
@@ -38,7 +39,7 @@ export function recordParts(storage: DurableObjectStorage, env: Env) {
   const expiry = new Expiry(store, outbox, ledger, windows);
   // Rule 15: the trail's entries, exported to the audit trail in R2.
   const audit = new AuditExport(store, env);
-  // The record's own time (src/clock.ts): moved only by the sandbox's test clock.
+  // The record's own time (src/shared/clock.ts): moved only by the sandbox's test clock.
   const time = store.slice("clock", ["clock_offset"]);
   return { time, audit, store, alarm, outbox, ledger, lateReads, fiscal, recorder, writeAhead, reconciler, end, completion, keys, expiry };
 }

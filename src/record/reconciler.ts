@@ -8,9 +8,10 @@
  * decides it by the same table as a request. Also the table's facts about
  * a record (its phase, its decision context) and a plain read (check-id).
  */
-import { clock } from "../clock";
-import type { Failure, Outcome } from "../errors";
-import { kindNamed, type RecordBody } from "../kinds";
+
+import type { Failure, Outcome } from "../errors/errors";
+import { metric } from "../metrics/metrics";
+import { kindNamed, type RecordBody } from "../rules/kinds";
 import {
   type CallerKind,
   closedAtEdge,
@@ -26,10 +27,10 @@ import {
   type Phase,
   phaseOf,
   upstreamCancels,
-} from "../lifecycle";
-import { log } from "../log";
-import { metric } from "../metrics";
-import { needsSettling, nextReconcileAt, STATE_CHANGING_CALLS } from "../schedule";
+} from "../rules/lifecycle";
+import { needsSettling, nextReconcileAt, STATE_CHANGING_CALLS } from "../rules/schedule";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 import type { UpstreamClient } from "../upstream/client";
 import type { FiscalWatch } from "./fiscal";
 import type { LateReads } from "./late-reads";
@@ -48,7 +49,7 @@ export interface ReconcilerParts {
   upstreamTimeoutMs: number;
   /** The deployment's hold function (a fact the lifecycle table decides on). */
   holdEnabled: boolean;
-  /** Where the looks are counted (src/metrics.ts). */
+  /** Where the looks are counted (src/metrics/metrics.ts). */
   env: Env;
 }
 

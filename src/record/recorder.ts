@@ -7,11 +7,11 @@
  * inside a change.
  */
 
-import { clock } from "../clock";
-import { kindNamed, type RecordBody } from "../kinds";
-import { eventForStateChange, gatewayCause, STATE, type UpstreamState } from "../lifecycle";
-import { erasePersonal, erasePersonalJson } from "../redact";
-import type { ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
+import type { ReceiptBody, ReducedReceiptBody, TransferBody } from "../api/schemas";
+import { kindNamed, type RecordBody } from "../rules/kinds";
+import { eventForStateChange, gatewayCause, STATE, type UpstreamState } from "../rules/lifecycle";
+import { clock } from "../shared/clock";
+import { erasePersonal, erasePersonalJson } from "../shared/redact";
 import type { FiscalWatch } from "./fiscal";
 import type { LateReads } from "./late-reads";
 import type { OtpLedger } from "./otp-ledger";

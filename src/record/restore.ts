@@ -1,6 +1,6 @@
 /**
  * An operator's point-in-time restore of one record (the route is
- * src/restore.ts; docs/production.md, "Backups and restore"). A Durable
+ * src/operations/restore.ts; docs/production.md, "Backups and restore"). A Durable
  * Object with SQLite storage keeps 30 days of history, and its storage API
  * restores it to a bookmark when the object next starts. So a restore is
  * two steps around a restart of the object:
@@ -23,9 +23,10 @@
  * A runtime without point-in-time recovery (workerd in development and the
  * tests) fails step 1 with a failure that says so; nothing is scheduled.
  */
-import { clock } from "../clock";
-import { fail, type Outcome } from "../errors";
-import { log } from "../log";
+
+import { fail, type Outcome } from "../errors/errors";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 import { eraseRecord } from "./erase";
 import type { Moves } from "./move";
 import type { LedgerCounts } from "./otp-ledger";

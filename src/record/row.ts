@@ -7,8 +7,8 @@
  * upstream client's normalized ones (masked card numbers only), audit
  * entries hold codes and ids.
  */
-import type { KindName } from "../kinds";
-import type { ExpiryReason, FiscalPhase } from "../lifecycle";
+import type { KindName } from "../rules/kinds";
+import type { ExpiryReason, FiscalPhase } from "../rules/lifecycle";
 import type { UpstreamState } from "../upstream/calls";
 
 export interface RecordRow {
@@ -76,7 +76,7 @@ export interface RecordRow {
   fiscal_since: number;
   fiscal_reads: number;
   fiscal_listed: number;
-  /** How far the record's own time runs ahead of the deployment's, ms (the sandbox's test clock; 0 in production): src/clock.ts. */
+  /** How far the record's own time runs ahead of the deployment's, ms (the sandbox's test clock; 0 in production): src/shared/clock.ts. */
   clock_offset: number;
   /**
    * The record's events, oldest first (its outbox: src/record/outbox-rows.ts):

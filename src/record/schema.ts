@@ -44,7 +44,7 @@
  * `npm run test:deploy` holds the stamp to what the committed previous
  * release reads, and runs it on what this code stored.
  */
-import { NEWER_SCHEMA } from "../errors";
+import { NEWER_SCHEMA } from "../errors/errors";
 
 /** The layout this code reads and writes: every migration up to it applied. */
 export const CURRENT_SCHEMA_VERSION: number = 6;
@@ -189,7 +189,7 @@ export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
        AND NOT (fiscal IS 'sale_pending' AND derived.phase IS 'sale') AND NOT (fiscal IS 'refund_pending' AND derived.phase IS 'refund')`,
   ],
   /**
-   * 6: the record's own time (src/clock.ts inRecordTime): how far the
+   * 6: the record's own time (src/shared/clock.ts inRecordTime): how far the
    * sandbox's test clock moved it ahead of the deployment's, 0 for every
    * record that was never advanced (all of production's). An expansion: code
    * before it reads and writes the row and leaves the column alone, and only

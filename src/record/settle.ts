@@ -5,9 +5,10 @@
  * cancel whose answer was lost, rule 2's exhaustion cancel, or rule 12's
  * expiry, decided by the lifecycle table for the caller it acts for.
  */
-import { clock } from "../clock";
-import type { Failure } from "../errors";
-import type { RecordBody } from "../kinds";
+
+import type { AuthorizeBody } from "../api/schemas";
+import type { Failure } from "../errors/errors";
+import type { RecordBody } from "../rules/kinds";
 import {
   type CallerKind,
   type ExpiryOutcome,
@@ -19,9 +20,9 @@ import {
   otpVerdictOf,
   STATE,
   upstreamPhase,
-} from "../lifecycle";
-import { log } from "../log";
-import type { AuthorizeBody } from "../schemas";
+} from "../rules/lifecycle";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 import type { UpstreamResult } from "../upstream/calls";
 import type { UpstreamClient } from "../upstream/client";
 import type { RecordParts } from "./parts";

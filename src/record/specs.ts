@@ -4,10 +4,10 @@
  * the call. src/record/move.ts runs every one through the same steps.
  */
 
-import type { RecordBody } from "../kinds";
-import { type Operation, otpToSend } from "../lifecycle";
+import type { AuthorizeBody, NumberCardInput, ReducedReceiptBody, TokenCardInput } from "../api/schemas";
 import type { RiskUses } from "../risk/check";
-import type { AuthorizeBody, NumberCardInput, ReducedReceiptBody, TokenCardInput } from "../schemas";
+import type { RecordBody } from "../rules/kinds";
+import { type Operation, otpToSend } from "../rules/lifecycle";
 import type { UpstreamResult } from "../upstream/calls";
 import type { UpstreamClient } from "../upstream/client";
 import type { RecordRow } from "./store";

@@ -15,7 +15,7 @@
  * hold codes and ids.
  */
 
-import { clock } from "../clock";
+import { clock } from "../shared/clock";
 import { OutboxRows } from "./outbox-rows";
 import { type AuditEntry, type AuditTuple, MAX_AUDIT_ENTRIES, type RecordFields, type RecordRow, type Slice } from "./row";
 import { CURRENT_SCHEMA_VERSION, isSettled, migrate, storedVersion } from "./schema";
@@ -211,7 +211,7 @@ export class RecordStore {
   /**
    * Writes now what the copy holds and storage not yet (a slice's `later`,
    * the drain's mark), with no change of the record: its time (updated_at)
-   * stays. For the record's own clock (src/clock.ts), which moves the time
+   * stays. For the record's own clock (src/shared/clock.ts), which moves the time
    * every window counts in and must not itself count as a change.
    */
   writeUnchanged(): void {

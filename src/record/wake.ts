@@ -9,9 +9,10 @@
  * (with no caller: rule 8; the expiry follows it), then the outbox's drain,
  * the trail's export and the fiscal list's write.
  */
-import { clock } from "../clock";
-import { isNewerSchema } from "../errors";
-import { log } from "../log";
+
+import { isNewerSchema } from "../errors/errors";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 import type { Moves } from "./move";
 import { MARK_WAIT_MS } from "./outbox";
 import type { RecordParts } from "./parts";

@@ -6,7 +6,7 @@
  * outcome is unknown: only the upstream can say (src/record/reconciler.ts).
  */
 
-import { clock } from "../clock";
+import { clock } from "../shared/clock";
 import type { Alarm } from "./alarm";
 import type { RecordStore, Slice } from "./store";
 

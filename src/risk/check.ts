@@ -29,14 +29,15 @@
  * The partner backend is exempt, as from the rate limits: it is one server
  * calling for many users and limits its own.
  */
-import type { Caller } from "../caller";
-import { clock } from "../clock";
-import type { Failure } from "../errors";
-import { log } from "../log";
-import { metric } from "../metrics";
+
+import { KEEP_MS, RISK_RULES, type RiskRule, riskLimits } from "../config/risk-limits";
+import type { Failure } from "../errors/errors";
+import { metric } from "../metrics/metrics";
+import type { Caller } from "../rules/caller";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 import { type CardReference, cardFingerprint, fingerprintPrefix, userKey } from "./fingerprint";
 import { type Counter, judge, type Log, type Taken, takeBack, type Verdict } from "./judge";
-import { KEEP_MS, RISK_RULES, type RiskRule, riskLimits } from "./limits";
 
 /** What one call uses: the card it names, as the payer's or as a transfer's receiver, and whether it sends an OTP. */
 export interface RiskUses {

@@ -15,7 +15,7 @@
  * longer, not another card to count afresh. A number written plainly keeps
  * the fingerprint it always had, so no counter restarts.
  */
-import { hex, hmac } from "../keyed-hash";
+import { hex, hmac } from "../shared/keyed-hash";
 
 export type CardReference = { number: string } | { token: string };
 

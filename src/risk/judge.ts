@@ -5,7 +5,7 @@
  * stored log; when that object cannot answer, src/risk/check.ts runs it on
  * the isolate's own copy (its fallback).
  *
- * The log: each key (src/risk/limits.ts RISK_KEYS) maps an entry to the end
+ * The log: each key (src/config/risk-limits.ts RISK_KEYS) maps an entry to the end
  * of its keep (the longest window that counts it). An entry is
  * `<ref>:<nonce>`, one per counted call (a card's fingerprint or a user's
  * key, and the call's nonce), or `<ref>` alone for a key whose entries are
@@ -28,14 +28,14 @@
  * (`user_cards_per_day`, every card number the user named) and a user's OTP
  * sends (`user_otp_sends_per_day`).
  */
-import { RISK_KEYS, RISK_RULES, type RiskKey, type RiskRule } from "./limits";
+import { RISK_KEYS, RISK_RULES, type RiskKey, type RiskRule } from "../config/risk-limits";
 
 /** One counter a call is checked and counted against: the rule, its limit, its window, its key's keep, and what it counts (`ref`). */
 export interface Counter {
   rule: RiskRule;
   limit: number;
   windowMs: number;
-  /** How long the rule's key keeps an entry: its longest window (src/risk/limits.ts KEEP_MS). */
+  /** How long the rule's key keeps an entry: its longest window (src/config/risk-limits.ts KEEP_MS). */
   keepMs: number;
   /** The card's fingerprint (a user's counters) or the user's key (a card's). */
   ref: string;

@@ -22,7 +22,7 @@
  * object itself once nothing is left.
  */
 import { DurableObject } from "cloudflare:workers";
-import { clock } from "../clock";
+import { clock } from "../shared/clock";
 import { type Counter, endsIn, judge, type Log, prune, type Taken, takeBack, type Uses, type Verdict } from "./judge";
 
 /** The key of the one value (the bench reads it to tell a live object from one that deleted itself). */

@@ -6,11 +6,11 @@
  * Cron Trigger's kick of yesterday's statement.
  */
 import type { Context } from "hono";
-import { clock } from "../clock";
-import { ApiError } from "../errors";
-import { log } from "../log";
-import { retentionPolicy } from "../retention-policy";
-import type { GatewayEnv } from "../types";
+import { retentionPolicy } from "../config/retention-policy";
+import { ApiError } from "../errors/errors";
+import type { GatewayEnv } from "../http/types";
+import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 import { dateIn, dayBounds, isDate, statementTimezone } from "./days";
 import { statementKeys } from "./format";
 import type { StatementStatus } from "./statement-object";

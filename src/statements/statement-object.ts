@@ -13,17 +13,17 @@
  * served until the new one is complete.
  */
 import { DurableObject } from "cloudflare:workers";
+import { inPool } from "../d1/fanout";
+import { allShards } from "../d1/shards";
 import { EVENT_TYPE_CODES, idAt } from "../events/log-database";
-import { inPool } from "../fanout";
-import { type KindName, kindNamed, type RecordBody } from "../kinds";
-import { log } from "../log";
-import { metric } from "../metrics";
+import { CHANGE_OF_CODE, commissionOf, LINE_EVENT_TYPES, lineFields, type StatementChange } from "../events/statement-lines";
+import { metric } from "../metrics/metrics";
 import { receiptStub } from "../record-stub";
-import { allShards } from "../shards";
+import { type KindName, kindNamed, type RecordBody } from "../rules/kinds";
+import { log } from "../shared/log";
 import { UpstreamClient } from "../upstream/client";
 import { checkShare, dayBounds, localTime, statementTimezone } from "./days";
 import { CSV_HEADER, csvRow, type Mismatch, statementKeys, sumOf, type Total, UTF8_BOM } from "./format";
-import { CHANGE_OF_CODE, commissionOf, LINE_EVENT_TYPES, lineFields, type StatementChange } from "./lines";
 
 export const PART_BYTES = 5 * 1024 * 1024;
 /** Log rows read per database per step. */

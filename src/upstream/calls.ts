@@ -2,13 +2,14 @@
  * The payment service as the rest of the gateway sees it: the states it
  * gives a receipt or transfer, the calls a record is created and read with,
  * and how a call ends. src/upstream/client.ts implements the calls;
- * src/kinds.ts names, per kind, which call creates and which reads it.
+ * src/rules/kinds.ts names, per kind, which call creates and which reads it.
  *
  * Below both on purpose: it imports only types (the gateway's failure and the
  * record bodies), so the kinds can name the calls without importing the client.
  */
-import type { Failure } from "../errors";
-import type { CreateReceiptInput, ReceiptBody, TransferBody } from "../schemas";
+
+import type { CreateReceiptInput, ReceiptBody, TransferBody } from "../api/schemas";
+import type { Failure } from "../errors/errors";
 
 /** The upstream's states of a receipt or transfer (the seed's codes; 0 and 4 are named by the contract). */
 export const STATE = { created: 0, paid: 4, held: 5, cancelled: 21, awaitingSupplier: 57 } as const;

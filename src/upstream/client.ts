@@ -4,12 +4,21 @@
  * errors to the contract's codes, and the normalization of upstream spellings.
  * Nothing else in the gateway calls fetch.
  */
-import { readConfig } from "../config";
-import type { Failure } from "../errors";
-import { log } from "../log";
-import { metric, type UpstreamOutcome } from "../metrics";
-import { redact } from "../redact";
-import type { AuthorizeBody, CreateReceiptInput, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "../schemas";
+
+import type {
+  AuthorizeBody,
+  CreateReceiptInput,
+  NumberCardInput,
+  ReceiptBody,
+  ReducedReceiptBody,
+  TokenCardInput,
+  TransferBody,
+} from "../api/schemas";
+import { readConfig } from "../config/config";
+import type { Failure } from "../errors/errors";
+import { metric, type UpstreamOutcome } from "../metrics/metrics";
+import { log } from "../shared/log";
+import { redact } from "../shared/redact";
 import type { RecordCalls, TransferCreate, UpstreamFailure, UpstreamResult } from "./calls";
 import { normalizeAuthorize, normalizeReceipt, normalizeReducedReceipt, normalizeTransfer } from "./normalize";
 

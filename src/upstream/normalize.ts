@@ -12,8 +12,9 @@
  * never as a state. Descriptive fields stay lenient (defaults), because
  * nothing is decided on them.
  */
-import { maskDigitRuns } from "../redact";
-import type { AuthorizeBody, ReceiptBody, ReducedReceiptBody, TransferBody } from "../schemas";
+
+import type { AuthorizeBody, ReceiptBody, ReducedReceiptBody, TransferBody } from "../api/schemas";
+import { maskDigitRuns } from "../shared/redact";
 import { isKnownState, type UpstreamState } from "./calls";
 
 type Raw = Record<string, unknown>;

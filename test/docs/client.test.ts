@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { createGatewayClient, type GatewayClient, type Receipt, verifyWebhook, WebhookVerificationError } from "../../client/src/index";
 import schemaText from "../../client/src/schema.ts?raw";
 import documentText from "../../openapi.json?raw";
-import { parseWebhookSecrets } from "../../src/config-lists";
+import { parseWebhookSecrets } from "../../src/config/config-lists";
 import { signWebhook } from "../../src/events/signing";
 import { loggedEventTypes } from "../events";
 import { call, newTid, OTP_OK, OTP_WRONG, PARTNER_KEY, sandboxCalls, transferRequest } from "../helpers";

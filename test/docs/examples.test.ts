@@ -1,6 +1,6 @@
 /**
  * The document's examples cannot drift: each validates against the schema
- * that validates requests or describes answers (src/schemas.ts, the
+ * that validates requests or describes answers (src/api/schemas.ts, the
  * operations' own), every error status of every operation shows an example
  * of each code it lists, and each operation's documented request, sent to
  * the gateway (the sandbox behind it), answers what its documented answer
@@ -10,11 +10,11 @@
 import { exports } from "cloudflare:workers";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { ErrorBody } from "../../src/api/schemas";
 import { Event } from "../../src/events/schemas";
 import { EVENT_TYPE_NAMES } from "../../src/events/types";
 import { APIS } from "../../src/operations";
 import type { OperationDescription } from "../../src/operations/operation";
-import { ErrorBody } from "../../src/schemas";
 import { callAt } from "../helpers";
 
 const served = async () => (await (await exports.default.fetch("http://gateway.test/openapi.json")).json()) as any;

@@ -10,7 +10,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ERROR_CODE_NAMES, ERROR_CODES } from "../../src/error-codes";
+import { ERROR_CODE_NAMES, ERROR_CODES } from "../../src/errors/error-codes";
 import { EVENT_TYPE_NAMES, kindOfEvent } from "../../src/events/types";
 import { call } from "../helpers";
 

@@ -1,8 +1,8 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import committed from "../../openapi.json";
-import { ERROR_CODES } from "../../src/error-codes";
-import { COMMON, RETRY_CODES } from "../../src/openapi";
+import { ERROR_CODES } from "../../src/errors/error-codes";
+import { COMMON, RETRY_CODES } from "../../src/operations/openapi";
 import { CARD_OK, call, expectError, OPERATION_PATHS as OPERATIONS } from "../helpers";
 
 const served = async () => (await (await exports.default.fetch("http://gateway.test/openapi.json")).json()) as any;
@@ -120,7 +120,7 @@ describe("the OpenAPI document", () => {
   it("lists, per status, exactly the codes the error table gives that status among the operation's codes", async () => {
     const doc = await served();
     for (const [path, item] of Object.entries<any>(doc.paths)) {
-      // The operations (POST); rule 16's files are GETs, documented apart (src/openapi.ts, statementFile).
+      // The operations (POST); rule 16's files are GETs, documented apart (src/operations/openapi.ts, statementFile).
       if (!path.startsWith("/api/v1/") || !item.post) continue;
       const responses = item.post.responses;
       // The success answer: 200, or 202 for a request carried out later (users/erase).

@@ -1,6 +1,6 @@
 /**
  * docs/reference.md against what the Worker serves and the code: the error
- * table against src/error-codes.ts and the OpenAPI document, its operations against
+ * table against src/errors/error-codes.ts and the OpenAPI document, its operations against
  * the document's paths, its events against EVENT_TYPES and the document's
  * webhooks, its sandbox values against src/sandbox/catalog.ts, its list of
  * every store against src/stores.ts. The markdown is
@@ -9,7 +9,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import reference from "../../docs/reference.md?raw";
-import { DECLINE_REASON_NAMES, ERROR_CODE_NAMES, ERROR_CODES, LANGUAGES } from "../../src/error-codes";
+import { DECLINE_REASON_NAMES, ERROR_CODE_NAMES, ERROR_CODES, LANGUAGES } from "../../src/errors/error-codes";
 import { EVENT_TYPES } from "../../src/events/types";
 import { A2C_VERIFY_FROM, CORRECT_OTP, cardByNumber, cardByToken, findMerchant, UNAVAILABLE_RECEIVER } from "../../src/sandbox/catalog";
 import { STORES, storesTable } from "../../src/stores";
@@ -116,7 +116,7 @@ describe("docs/reference.md: errors", () => {
     const errors = section("Errors");
     for (const reason of DECLINE_REASON_NAMES) expect(errors, reason).toContain(`\`${reason}\``);
     for (const language of LANGUAGES) expect(errors, language).toContain(`\`${language}\``);
-    expect(errors).toContain("src/error-codes.ts");
+    expect(errors).toContain("src/errors/error-codes.ts");
     expect(errors).toContain("x-user-messages");
   });
 });

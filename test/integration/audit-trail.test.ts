@@ -11,10 +11,10 @@ import { describe, expect, it } from "vitest";
 import { parseBatch } from "../../src/audit/batch";
 import { chainFor } from "../../src/audit/entries";
 import { auditStaff } from "../../src/audit/staff";
-import { clock } from "../../src/clock";
-import { receiptStub } from "../../src/receipt-object";
-import { redact } from "../../src/redact";
-import { retentionPolicy } from "../../src/retention-policy";
+import { retentionPolicy } from "../../src/config/retention-policy";
+import { receiptStub } from "../../src/record/receipt-object";
+import { clock } from "../../src/shared/clock";
+import { redact } from "../../src/shared/redact";
 import { auditObjects, flushAudit, searchTrail, trailOnceIn } from "../audit";
 import { callGateway, fireCron } from "../events";
 import {
@@ -55,7 +55,7 @@ describe("a record's trail in R2", () => {
     expect(fromRecord.map(trailFields)).toEqual(trail.entries);
     expect(fromRecord.every((entry) => entry.receipt_id === receipt.id && entry.kind === "receipt" && entry.user === user)).toBe(true);
     // What the payment was for, kept with the create; a phone number's twelve digits masked, as every run of
-    // twelve digits or more is in every entry (src/redact.ts).
+    // twelve digits or more is in every entry (src/shared/redact.ts).
     expect(fromRecord[0].detail).toMatchObject({
       tid: receipt.tid,
       amount: receipt.amount,

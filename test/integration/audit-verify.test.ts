@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseBatchKey } from "../../src/audit/batch";
 import { verifyAudit } from "../../src/audit/verify";
-import { clock } from "../../src/clock";
+import { clock } from "../../src/shared/clock";
 import { auditObjects, bucketReader, emptyAuditBucket, flushAudit, trailOnceIn } from "../audit";
 import { callGateway, fireCron } from "../events";
 import { call, createReceipt, expectStatus, newUser, userToken } from "../helpers";
@@ -85,7 +85,7 @@ describe("erasure in the audit trail (rule 10)", () => {
     const user = newUser();
     const token = await userToken(user);
     // An account value the trail keeps as it is (a phone number's twelve digits are masked in every entry from
-    // the start, as every run of twelve digits or more is: src/redact.ts), so that its erasure shows.
+    // the start, as every run of twelve digits or more is: src/shared/redact.ts), so that its erasure shows.
     const phone = `L${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
     const receipts = [];
     for (let i = 0; i < 3; i++) receipts.push(await createReceipt({ account: [{ key: "account", value: phone }] }, { token }));

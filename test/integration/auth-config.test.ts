@@ -9,9 +9,9 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { DEVELOPMENT_JWT_SECRET, DEVELOPMENT_PARTNER_KEY, DEVELOPMENT_PARTNER_KEY_DIGEST, readConfig } from "../../src/config";
-import { DEFAULT_CANCELLED_BY, productionVarProblems } from "../../src/config-rules";
-import { configProblems } from "../../src/guard";
+import { DEVELOPMENT_JWT_SECRET, DEVELOPMENT_PARTNER_KEY, DEVELOPMENT_PARTNER_KEY_DIGEST, readConfig } from "../../src/config/config";
+import { DEFAULT_CANCELLED_BY, productionVarProblems } from "../../src/config/config-rules";
+import { configProblems } from "../../src/http/guard";
 import { API, expectError, expectStatus, newUser, PARTNER_KEY, productionEnv, sha256Hex, userToken } from "../helpers";
 
 const LIVE_KEY = "sk_live_partner_key_of_production";

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { type CryptoKey, exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { receiptStub } from "../../src/receipt-object";
+import { receiptStub } from "../../src/record/receipt-object";
 import { API, expectError, expectStatus, newUser, receiptRequest, sandboxCalls, userToken } from "../helpers";
 
 const ISSUER = "https://idp.test/";

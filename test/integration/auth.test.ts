@@ -8,7 +8,7 @@ import { env, exports } from "cloudflare:workers";
 import { SignJWT, UnsecuredJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { receiptStub } from "../../src/receipt-object";
+import { receiptStub } from "../../src/record/receipt-object";
 import {
   CARD_OK,
   call,

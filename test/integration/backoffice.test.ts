@@ -11,9 +11,9 @@ import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from "j
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { signDevToken } from "../../src/backoffice/access";
-import type { Role } from "../../src/backoffice/roles";
-import { clock } from "../../src/clock";
-import { receiptStub } from "../../src/receipt-object";
+import type { Role } from "../../src/config/staff-roles";
+import { receiptStub } from "../../src/record/receipt-object";
+import { clock } from "../../src/shared/clock";
 import { dateIn } from "../../src/statements/days";
 import { flushAudit, searchTrail } from "../audit";
 import { callGateway, consume, DEAD_LETTER_QUEUE, fireCron, makeEvent, messageOf, newRecordId } from "../events";

@@ -6,7 +6,7 @@
 import { listDurableObjectIds, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { receiptStub } from "../../src/receipt-object";
+import { receiptStub } from "../../src/record/receipt-object";
 import { queueSpy } from "../events";
 import { call, cardDataIn, createReceipt, dumpD1, dumpStorage, expectError, expectStatus, newTid, receiptRequest } from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";

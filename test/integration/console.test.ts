@@ -6,10 +6,10 @@
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { tidShards } from "../../src/d1/shards";
 import worker from "../../src/index";
-import type { KindName } from "../../src/lifecycle";
-import { receiptStub } from "../../src/receipt-object";
-import { tidShards } from "../../src/shards";
+import { receiptStub } from "../../src/record/receipt-object";
+import type { KindName } from "../../src/rules/lifecycle";
 import { eventRow, queueSpy, recordEventsDb, unsentEvents } from "../events";
 import { call, createReceipt, expectError, expectStatus, newTid, newUser, OTP_OK, refuseStatements, transferRequest, userToken } from "../helpers";
 

@@ -8,10 +8,10 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { readConfig } from "../../src/config";
+import { readConfig } from "../../src/config/config";
 import { type EventMessage, SWEEP_SETTINGS } from "../../src/events";
-import type { KindName } from "../../src/lifecycle";
-import { receiptStub } from "../../src/receipt-object";
+import { receiptStub } from "../../src/record/receipt-object";
+import type { KindName } from "../../src/rules/lifecycle";
 import { callGateway, consume, fireCron, queueSpy, receiver, unsentEvents } from "../events";
 import {
   call,

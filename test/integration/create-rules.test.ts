@@ -1,6 +1,6 @@
 /**
  * What a create is refused for before its tid is claimed: a hold where the
- * deployment cannot confirm one (src/creation.ts). Nothing reaches the
+ * deployment cannot confirm one (src/operations/creation.ts). Nothing reaches the
  * upstream and the tid stays free.
  */
 import { createExecutionContext } from "cloudflare:test";

@@ -2,13 +2,13 @@
  * The D1 schema as migrations/ leaves it: test/setup.ts applies the numbered
  * files (TEST_MIGRATIONS, read as wrangler reads migrations_dir) to every
  * database of [env.dev], as `npm run deploy` applies them to production's.
- * This holds the result to what the code reads and writes (src/tid-index.ts,
- * src/events/log-database.ts, src/erasure.ts, src/fiscal-list.ts): a schema change is a new
+ * This holds the result to what the code reads and writes (src/tids/tid-index.ts,
+ * src/events/log-database.ts, src/cron/erasure.ts, src/d1/fiscal-list.ts): a schema change is a new
  * numbered file, and this test changes with it.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { allShards } from "../../src/shards";
+import { allShards } from "../../src/d1/shards";
 
 /** Every D1 database of [env.dev]: each gets the whole set (one schema everywhere). */
 const databases = (): [string, D1Database][] => [

@@ -9,11 +9,11 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { clock } from "../../src/clock";
-import { requestErasure, runErasures } from "../../src/erasure";
-import { receiptStub } from "../../src/receipt-object";
-import { runRetention } from "../../src/retention";
-import { DAY_MS } from "../../src/retention-policy";
+import { DAY_MS } from "../../src/config/retention-policy";
+import { requestErasure, runErasures } from "../../src/cron/erasure";
+import { runRetention } from "../../src/cron/retention";
+import { receiptStub } from "../../src/record/receipt-object";
+import { clock } from "../../src/shared/clock";
 import { ERASURE_REQUESTS_KEPT_DAYS } from "../../src/stores";
 import { callGateway, consume, fireCron, queueSpy, receiver, unsentEvents } from "../events";
 import {

@@ -7,10 +7,10 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { encodeTime } from "ulid";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { DAY_MS } from "../../src/config/retention-policy";
 import { EVENT_TYPE_CODES, pruneDelivered } from "../../src/events/log-database";
-import { receiptStub } from "../../src/receipt-object";
 import { storedEvents } from "../../src/record/outbox-rows";
-import { DAY_MS } from "../../src/retention-policy";
+import { receiptStub } from "../../src/record/receipt-object";
 import { callGateway, consume, newRecordId, queueSpy, receiver, recordEventsDb } from "../events";
 import { call, createReceipt, expectError, expectStatus } from "../helpers";
 

@@ -10,9 +10,9 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { clock } from "../../src/clock";
-import { receiptStub } from "../../src/receipt-object";
-import { retentionPolicy } from "../../src/retention-policy";
+import { retentionPolicy } from "../../src/config/retention-policy";
+import { receiptStub } from "../../src/record/receipt-object";
+import { clock } from "../../src/shared/clock";
 import { callGateway, fireCron, queueSpy } from "../events";
 import { call, createReceipt, expectError, expectStatus, letTimePass, newUser, transferRequest, userToken } from "../helpers";
 

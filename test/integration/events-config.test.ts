@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import devScript from "../../scripts/dev.mjs?raw";
 import { createApp } from "../../src/app";
-import { DEVELOPMENT_WEBHOOK_SECRET } from "../../src/config";
+import { DEVELOPMENT_WEBHOOK_SECRET } from "../../src/config/config";
 import { DEAD_LETTER_SUFFIX, RETRY_SCHEDULES, SWEEP_SETTINGS } from "../../src/events";
 import { DELIVERY_PARALLELISM } from "../../src/events/delivery";
 import { PRODUCTION_WEBHOOK_SECRET, productionEnv } from "../events";

@@ -8,8 +8,8 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { ulid } from "ulid";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { MAX_CONNECTIONS } from "../../src/d1/fanout";
 import { RETRY_SCHEDULES, recordEvents, SWEEP_SETTINGS, sweepEvents } from "../../src/events";
-import { MAX_CONNECTIONS } from "../../src/fanout";
 import {
   callGateway,
   consume,

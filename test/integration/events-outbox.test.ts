@@ -8,8 +8,8 @@ import * as v from "valibot";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SWEEP_SETTINGS } from "../../src/events";
 import { EventWithDelivery } from "../../src/events/schemas";
-import type { KindName } from "../../src/lifecycle";
-import { receiptStub } from "../../src/receipt-object";
+import { receiptStub } from "../../src/record/receipt-object";
+import type { KindName } from "../../src/rules/lifecycle";
 import { callGateway, consume, fireCron, queueSpy, receiver, unsentEventBodies, unsentEvents } from "../events";
 import {
   call,

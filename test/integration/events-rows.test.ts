@@ -10,6 +10,7 @@
 import { env } from "cloudflare:workers";
 import { ulid } from "ulid";
 import { describe, expect, it } from "vitest";
+import { DAY_MS } from "../../src/config/retention-policy";
 import { sweepEvents } from "../../src/events";
 import { listLoggedEvents } from "../../src/events/log";
 import {
@@ -21,7 +22,6 @@ import {
   recordDelivered,
   recordEvents,
 } from "../../src/events/log-database";
-import { DAY_MS } from "../../src/retention-policy";
 import { keepBodies, makeEvent, newRecordId, queueSpy, receiver, recordEventsDb } from "../events";
 
 /** The same database, adding up the rows D1 reports written (each result's meta.rows_written). */

@@ -4,19 +4,19 @@
  * as a database with a full backlog would. Each invocation (the cron, the
  * queue consumer, /readyz's probe, events/list, events/resend) must stay
  * within D1's 1,000 queries per invocation and the Workers limit of six
- * simultaneous open connections (src/fanout.ts), and the cron must still
+ * simultaneous open connections (src/d1/fanout.ts), and the cron must still
  * reach every database.
  */
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { cronShards } from "../../src/cron/retention";
+import { MAX_CONNECTIONS, MAX_QUERIES_PER_INVOCATION } from "../../src/d1/fanout";
+import { NEWEST_MIGRATION } from "../../src/d1/schema-version";
 import { listLoggedEvents, locateEvent } from "../../src/events/log";
 import { SWEEP_RECORD_CALLS } from "../../src/events/sweep";
-import { MAX_CONNECTIONS, MAX_QUERIES_PER_INVOCATION } from "../../src/fanout";
+import { checkReadiness, probedDatabases } from "../../src/http/readiness";
 import worker from "../../src/index";
-import { checkReadiness, probedDatabases } from "../../src/readiness";
-import { cronShards } from "../../src/retention";
-import { NEWEST_MIGRATION } from "../../src/schema-version";
 import { consume, DEAD_LETTER_QUEUE, makeEvent, messageOf, newRecordId } from "../events";
 
 /** The most databases the capacity model has at 10,000,000 creates a day. */
@@ -74,7 +74,7 @@ function countingD1(binding: string, meter: Meter): D1Database {
       },
       run: () => meter.call(binding, 1, () => answerOf(statement)),
       all: () => meter.call(binding, 1, () => answerOf(statement)),
-      // /readyz's probe (src/readiness.ts): a database migrated to the code's newest migration.
+      // /readyz's probe (src/http/readiness.ts): a database migrated to the code's newest migration.
       first: () => meter.call(binding, 1, () => (sql.includes("FROM d1_migrations") ? { name: NEWEST_MIGRATION, applied: 1 } : null)),
       raw: () => meter.call(binding, 1, () => []),
     };

@@ -5,9 +5,9 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { readConfig } from "../../src/config";
-import type { KindName } from "../../src/lifecycle";
-import { receiptStub } from "../../src/receipt-object";
+import { readConfig } from "../../src/config/config";
+import { receiptStub } from "../../src/record/receipt-object";
+import type { KindName } from "../../src/rules/lifecycle";
 import { loggedEventTypes } from "../events";
 import {
   alarmWithinADay,

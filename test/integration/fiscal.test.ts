@@ -9,11 +9,11 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { clock } from "../../src/clock";
-import { readConfig } from "../../src/config";
-import { configProblems } from "../../src/guard";
-import { receiptStub } from "../../src/receipt-object";
-import { retentionPolicy } from "../../src/retention-policy";
+import { readConfig } from "../../src/config/config";
+import { retentionPolicy } from "../../src/config/retention-policy";
+import { configProblems } from "../../src/http/guard";
+import { receiptStub } from "../../src/record/receipt-object";
+import { clock } from "../../src/shared/clock";
 import { callGateway, consume, fireCron, queueSpy, type Received, receiver } from "../events";
 import {
   alarmWithinADay,

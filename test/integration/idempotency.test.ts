@@ -7,8 +7,8 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { readConfig } from "../../src/config";
-import { receiptStub } from "../../src/receipt-object";
+import { readConfig } from "../../src/config/config";
+import { receiptStub } from "../../src/record/receipt-object";
 import {
   call,
   createReceipt,

@@ -10,9 +10,9 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ownerOf } from "../../src/caller";
-import { readConfig } from "../../src/config";
-import { receiptStub } from "../../src/receipt-object";
+import { readConfig } from "../../src/config/config";
+import { receiptStub } from "../../src/record/receipt-object";
+import { ownerOf } from "../../src/rules/caller";
 import { callGateway, loggedEventTypes } from "../events";
 import {
   call,

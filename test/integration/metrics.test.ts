@@ -1,5 +1,5 @@
 /**
- * The on-call's metrics (src/metrics.ts) as the Analytics Engine binding gets
+ * The on-call's metrics (src/metrics/metrics.ts) as the Analytics Engine binding gets
  * them: miniflare's binding keeps no data points, so the tests read them
  * where development does, through observeMetrics, the same objects handed to
  * env.METRICS.writeDataPoint. A money path writes what docs/alerts.md's
@@ -11,8 +11,8 @@ import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import worker from "../../src/index";
-import { type MetricPoint, observeMetrics } from "../../src/metrics";
-import { receiptStub } from "../../src/receipt-object";
+import { type MetricPoint, observeMetrics } from "../../src/metrics/metrics";
+import { receiptStub } from "../../src/record/receipt-object";
 import { consume, DEAD_LETTER_QUEUE, makeEvent, messageOf, newRecordId, publishKept } from "../events";
 import {
   API,

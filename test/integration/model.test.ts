@@ -91,9 +91,9 @@ import { evictDurableObject, listDurableObjectIds, runInDurableObject } from "cl
 import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { expect, it, vi } from "vitest";
-import { clock as gatewayClock } from "../../src/clock";
-import { readConfig } from "../../src/config";
-import { retentionPolicy } from "../../src/retention-policy";
+import { readConfig } from "../../src/config/config";
+import { retentionPolicy } from "../../src/config/retention-policy";
+import { clock as gatewayClock } from "../../src/shared/clock";
 import { callGateway } from "../events";
 import {
   API,

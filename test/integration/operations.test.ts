@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from "vitest";
 import committed from "../../openapi.json";
-import type { ErrorCode } from "../../src/errors";
-import { type DecisionContext, decide, type Phase } from "../../src/lifecycle";
-import { COMMON } from "../../src/openapi";
+import type { ErrorCode } from "../../src/errors/errors";
 import { APIS } from "../../src/operations";
+import { COMMON } from "../../src/operations/openapi";
+import { type DecisionContext, decide, type Phase } from "../../src/rules/lifecycle";
 import { makeEvent, newRecordId, publishKept } from "../events";
 import {
   CARD_OK,

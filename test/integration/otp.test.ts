@@ -1,9 +1,9 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { clock, freezeClock } from "../../src/clock";
-import { readConfig } from "../../src/config";
-import { receiptStub } from "../../src/receipt-object";
+import { readConfig } from "../../src/config/config";
+import { receiptStub } from "../../src/record/receipt-object";
+import { clock, freezeClock } from "../../src/shared/clock";
 import { callGateway, loggedEventTypes } from "../events";
 import {
   CARD_OK,

@@ -3,8 +3,8 @@ import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { type MetricPoint, observeMetrics } from "../../src/metrics";
-import { NEWEST_MIGRATION } from "../../src/schema-version";
+import { NEWEST_MIGRATION } from "../../src/d1/schema-version";
+import { type MetricPoint, observeMetrics } from "../../src/metrics/metrics";
 import { expectError, expectStatus } from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";
 

@@ -2,17 +2,17 @@
  * Rule 10, a record's end: a final record that owes nothing deletes itself
  * (its own alarm) RECORD_RETENTION_DAYS after its last change; after that the
  * partner's operations rebuild it from the upstream, a user's answer 404.
- * Time passes with letTimePass (src/clock.ts); the object's alarm is run as
+ * Time passes with letTimePass (src/shared/clock.ts); the object's alarm is run as
  * the runtime would run it once its time came.
  */
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { clock } from "../../src/clock";
-import { receiptStub } from "../../src/receipt-object";
+import { retentionPolicy } from "../../src/config/retention-policy";
 import { END_RECHECK_MS } from "../../src/record/end";
 import { storedEvents } from "../../src/record/outbox-rows";
-import { retentionPolicy } from "../../src/retention-policy";
+import { receiptStub } from "../../src/record/receipt-object";
+import { clock } from "../../src/shared/clock";
 import { callGateway, consume, fireCron, queueSpy, receiver, unsentEvents } from "../events";
 import {
   call,

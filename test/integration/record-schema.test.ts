@@ -11,12 +11,12 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { KindName } from "../../src/kinds";
-import { type FiscalPhase, fiscalEventOf, fiscalPhaseOf, isFiscalPending } from "../../src/lifecycle";
-import { receiptStub } from "../../src/receipt-object";
 import { storedEvents } from "../../src/record/outbox-rows";
 import { recordParts } from "../../src/record/parts";
+import { receiptStub } from "../../src/record/receipt-object";
 import { CURRENT_SCHEMA_VERSION, describeSchema, MIGRATIONS, migrate, OLDEST_READER_VERSION, storedVersion } from "../../src/record/schema";
+import type { KindName } from "../../src/rules/kinds";
+import { type FiscalPhase, fiscalEventOf, fiscalPhaseOf, isFiscalPending } from "../../src/rules/lifecycle";
 import type { UpstreamState } from "../../src/upstream/calls";
 import { callGateway, loggedEventTypes, queueSpy, unsentEvents } from "../events";
 import {

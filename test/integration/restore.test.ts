@@ -1,5 +1,5 @@
 /**
- * The operator's point-in-time restore of a record (src/restore.ts,
+ * The operator's point-in-time restore of a record (src/operations/restore.ts,
  * src/record/restore.ts; docs/production.md, "Backups and restore").
  *
  * The path exists only while RESTORE_KEY_HASH is set, and answers only the
@@ -15,10 +15,10 @@ import { createExecutionContext, runDurableObjectAlarm, runInDurableObject, wait
 import { env, exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { clock } from "../../src/clock";
-import { type RestoreNote, receiptStub } from "../../src/receipt-object";
+import { RESTORE_PATH } from "../../src/operations/restore";
+import { type RestoreNote, receiptStub } from "../../src/record/receipt-object";
 import type { RecordRow } from "../../src/record/store";
-import { RESTORE_PATH } from "../../src/restore";
+import { clock } from "../../src/shared/clock";
 import { callGateway, fireCron } from "../events";
 import {
   call,

@@ -1,5 +1,5 @@
 /**
- * Retention (src/retention.ts): the tid index's replay window (decided when a
+ * Retention (src/cron/retention.ts): the tid index's replay window (decided when a
  * retry comes, by the row's own time) and deletion, the event log's windows,
  * and the bounds of one run. Each window
  * is tested just inside and just outside, by giving the run its clock: the
@@ -10,13 +10,13 @@ import { createExecutionContext, createScheduledController, runInDurableObject, 
 import { env, exports } from "cloudflare:workers";
 import { ulid } from "ulid";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { clock } from "../../src/clock";
+import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy } from "../../src/config/retention-policy";
+import { runRetention } from "../../src/cron/retention";
+import { tidShards } from "../../src/d1/shards";
 import { markPendingAgain, recordDeadLettered, recordDelivered, recordEvents } from "../../src/events/log-database";
 import production from "../../src/index";
-import { runRetention } from "../../src/retention";
-import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy } from "../../src/retention-policy";
-import { tidShards } from "../../src/shards";
-import { claimTid, deleteTids, expireTid, fingerprint, upstreamTidFor } from "../../src/tid-index";
+import { clock } from "../../src/shared/clock";
+import { claimTid, deleteTids, expireTid, fingerprint, upstreamTidFor } from "../../src/tids/tid-index";
 import { eventDb, eventRow, makeEvent, newRecordId } from "../events";
 import { call, expectError, expectStatus, letTimePass, newTid, newUser, receiptRequest, sandboxCalls, tidDb, tidRow, userToken } from "../helpers";
 
@@ -34,7 +34,7 @@ type ScheduledLoopback = { scheduled(options: { scheduledTime: Date; cron: strin
  */
 async function cron(at: number): Promise<void> {
   // The cron fires at the time it is: the gateway's clock is there too (what a data center remembers
-  // of a tid, src/tid-cache.ts, is believed by that clock).
+  // of a tid, src/tids/tid-cache.ts, is believed by that clock).
   letTimeReach(at);
   await (exports.default as unknown as ScheduledLoopback).scheduled({ scheduledTime: new Date(at), cron: "* * * * *" });
 }

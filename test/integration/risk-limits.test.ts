@@ -15,13 +15,13 @@ import { createExecutionContext, listDurableObjectIds, runDurableObjectAlarm, ru
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { clock } from "../../src/clock";
-import { type MetricPoint, observeMetrics } from "../../src/metrics";
+import { DEFAULT_RISK_LIMITS, parseRiskLimits } from "../../src/config/risk-limits";
+import { type MetricPoint, observeMetrics } from "../../src/metrics/metrics";
 import { admitRisk } from "../../src/risk/check";
 import { cardFingerprint, userKey } from "../../src/risk/fingerprint";
 import type { Counter } from "../../src/risk/judge";
-import { DEFAULT_RISK_LIMITS, parseRiskLimits } from "../../src/risk/limits";
 import { RISK_LOG } from "../../src/risk/risk-object";
+import { clock } from "../../src/shared/clock";
 import { callGateway, loggedEventTypes } from "../events";
 import {
   API,

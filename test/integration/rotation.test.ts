@@ -8,9 +8,9 @@ import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { leaseMs } from "../../src/creation";
-import { receiptStub } from "../../src/receipt-object";
-import { claimTid, fingerprint, upstreamTidFor } from "../../src/tid-index";
+import { leaseMs } from "../../src/operations/creation";
+import { receiptStub } from "../../src/record/receipt-object";
+import { claimTid, fingerprint, upstreamTidFor } from "../../src/tids/tid-index";
 import {
   API,
   expectError,

@@ -8,8 +8,8 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { clock } from "../../src/clock";
-import { receiptStub } from "../../src/receipt-object";
+import { receiptStub } from "../../src/record/receipt-object";
+import { clock } from "../../src/shared/clock";
 import { SETTLE_MS, STATEMENT_CRON } from "../../src/statements/api";
 import { dateIn, dayBounds } from "../../src/statements/days";
 import { callGateway } from "../events";

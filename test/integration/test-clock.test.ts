@@ -7,7 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { receiptStub } from "../../src/receipt-object";
+import { receiptStub } from "../../src/record/receipt-object";
 import { consume, loggedEventTypes, queueSpy, type Received, receiver, unsentEvents } from "../events";
 import {
   call,

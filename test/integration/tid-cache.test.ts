@@ -1,14 +1,14 @@
 /**
- * What a data center remembers of completed tids (src/tid-cache.ts): a
+ * What a data center remembers of completed tids (src/tids/tid-cache.ts): a
  * check-tid or an identical retry of a create this data center answered
  * needs no D1 round trip, and the memory is believed only while
  * the row it stands for exists (its retention window, by the gateway's clock).
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { clock } from "../../src/clock";
-import { runRetention } from "../../src/retention";
-import { retentionPolicy } from "../../src/retention-policy";
+import { retentionPolicy } from "../../src/config/retention-policy";
+import { runRetention } from "../../src/cron/retention";
+import { clock } from "../../src/shared/clock";
 import { callSettled, expectError, expectStatus, letTimePass, receiptRequest, refuseStatements, tidRow } from "../helpers";
 
 const PARTNER = "partner:partner";

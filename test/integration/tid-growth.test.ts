@@ -1,6 +1,6 @@
 /**
  * Growing the tid index while Workers on earlier lists still run (a rolling
- * deploy, src/tid-index.ts's claimIndexFor): a tid is claimed in one database
+ * deploy, src/tids/tid-index.ts's claimIndexFor): a tid is claimed in one database
  * whatever list each Worker has, so the payment service gets one create per
  * tid and an identical retry is never told tid_conflict; and a row claimed
  * before the list grew twice is still found. What is observed: each
@@ -8,9 +8,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { tidShardIndex } from "../../src/shards";
-import { forgetTid } from "../../src/tid-cache";
-import type { TidRow } from "../../src/tid-index";
+import { tidShardIndex } from "../../src/d1/shards";
+import { forgetTid } from "../../src/tids/tid-cache";
+import type { TidRow } from "../../src/tids/tid-index";
 import { callSettled, expectStatus, newTid, receiptRequest, sandboxCalls } from "../helpers";
 
 const PARTNER = "partner:partner";
@@ -50,7 +50,7 @@ async function outcome(response: Response): Promise<{ status: number; code?: str
   return body.error ? { status: response.status, code: body.error.code } : { status: response.status, id: body.id };
 }
 
-/** The next request comes from another data center, which has not seen the tid (src/tid-cache.ts): it reads D1. */
+/** The next request comes from another data center, which has not seen the tid (src/tids/tid-cache.ts): it reads D1. */
 const elsewhere = (tid: string) => forgetTid("partner:partner", tid);
 
 describe("growing the list while Workers on the earlier list still run", () => {
@@ -59,7 +59,7 @@ describe("growing the list while Workers on the earlier list still run", () => {
     const made = await expectStatus(create(two, request), 200);
     expect(await claimsOf(request.tid)).toEqual(["DB_TID_1"]);
 
-    // The Worker on the earlier list, in another data center (which has not seen the tid: src/tid-cache.ts),
+    // The Worker on the earlier list, in another data center (which has not seen the tid: src/tids/tid-cache.ts),
     // looks only in DB: the fence there stops it before the payment service.
     await elsewhere(request.tid);
     expect(await outcome(await create(one, request))).toEqual({ status: 409, code: "tid_in_progress" });

@@ -7,8 +7,8 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { receiptStub } from "../../src/receipt-object";
 import { storedEvents } from "../../src/record/outbox-rows";
+import { receiptStub } from "../../src/record/receipt-object";
 import { call, expectError, expectStatus, receiptRequest, refuseStatements, tidRow } from "../helpers";
 
 const PARTNER = "partner:partner";

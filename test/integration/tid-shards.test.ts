@@ -1,5 +1,5 @@
 /**
- * The tid index spread over several D1 databases (src/shards.ts), as the
+ * The tid index spread over several D1 databases (src/d1/shards.ts), as the
  * tests' [env.dev] configures it: TID_INDEX_SHARDS = "DB DB_TID_1". Each tid's
  * row is read from each binding directly, so a test fails if a row lands in
  * the wrong database or in both; each shard replays, conflicts and answers
@@ -10,14 +10,14 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { d1Bindings } from "../../src/config-rules";
+import { d1Bindings } from "../../src/config/config-rules";
+import { DAY_MS, retentionPolicy } from "../../src/config/retention-policy";
 import { latestRecords, recordView } from "../../src/console/data";
+import { runRetention } from "../../src/cron/retention";
+import { eventShardIndex, jumpHash, tidShardIndex, tidShards } from "../../src/d1/shards";
 import { findEvent, newestEvents } from "../../src/events";
-import { runRetention } from "../../src/retention";
-import { DAY_MS, retentionPolicy } from "../../src/retention-policy";
-import { eventShardIndex, jumpHash, tidShardIndex, tidShards } from "../../src/shards";
-import { forgetTid } from "../../src/tid-cache";
-import { findTid, type TidRow } from "../../src/tid-index";
+import { forgetTid } from "../../src/tids/tid-cache";
+import { findTid, type TidRow } from "../../src/tids/tid-index";
 import { callGateway, consume, DEAD_LETTER_QUEUE, lifecycle, messageOf, publishKept, receiver } from "../events";
 import { call, expectError, expectStatus, newTid, newUser, receiptRequest, sandboxCalls, transferRequest, userToken } from "../helpers";
 
@@ -291,7 +291,7 @@ describe("appending a database to a live list (TID_INDEX_SHARDS_PREVIOUS)", () =
     expect((await rowsIn(PARTNER, fresh.tid)).map((row) => row?.receipt_id ?? null)).toEqual([null, made.id]);
 
     // Dropping the previous list too early: the old row is not found (by a data center that has not seen
-    // the tid: src/tid-cache.ts), the create reaches the payment service, whose own tid uniqueness refuses
+    // the tid: src/tids/tid-cache.ts), the create reaches the payment service, whose own tid uniqueness refuses
     // it (the backstop); nothing is created twice.
     await forgetTid(PARTNER, old.tid);
     await expectError(at(after, "partner/receipt/create", old), 409, "tid_conflict");

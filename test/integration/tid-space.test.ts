@@ -6,17 +6,17 @@
  * included), never after a VACUUM.
  *
  * The rows are claimed and completed by the functions a create runs
- * (src/tid-index.ts), half the partner's and half users' (with a derived
+ * (src/tids/tid-index.ts), half the partner's and half users' (with a derived
  * upstream tid), in DB_TID_2, a database of its own; retention runs as the
  * cron runs it, with a retention window of a fraction of a day, and the
  * gateway's clock moved past it.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { clock } from "../../src/clock";
-import { runRetention } from "../../src/retention";
-import { retentionPolicy } from "../../src/retention-policy";
-import { claimTid, completeTid, fingerprint, upstreamTidFor } from "../../src/tid-index";
+import { retentionPolicy } from "../../src/config/retention-policy";
+import { runRetention } from "../../src/cron/retention";
+import { clock } from "../../src/shared/clock";
+import { claimTid, completeTid, fingerprint, upstreamTidFor } from "../../src/tids/tid-index";
 import { letTimePass } from "../helpers";
 
 const ROWS = 400;

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { leaseMs } from "../../src/creation";
-import { claimTid, completeTid, expireTid, fingerprint, leaseExpired, releaseTid, upstreamTidFor } from "../../src/tid-index";
+import { leaseMs } from "../../src/operations/creation";
+import { claimTid, completeTid, expireTid, fingerprint, leaseExpired, releaseTid, upstreamTidFor } from "../../src/tids/tid-index";
 import {
   call,
   expectError,

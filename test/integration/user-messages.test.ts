@@ -8,10 +8,10 @@ import { env, exports } from "cloudflare:workers";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { DECLINE_REASONS, ERROR_CODES, type Language } from "../../src/error-codes";
-import { renderError } from "../../src/errors";
-import { negotiateLanguage } from "../../src/language";
-import type { GatewayEnv } from "../../src/types";
+import { DECLINE_REASONS, ERROR_CODES, type Language } from "../../src/errors/error-codes";
+import { renderError } from "../../src/errors/errors";
+import { negotiateLanguage } from "../../src/errors/language";
+import type { GatewayEnv } from "../../src/http/types";
 import { call, createReceipt, expectError } from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";
 

@@ -1,6 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { isValidExpiry, passesLuhn } from "../../src/schemas";
+import { isValidExpiry, passesLuhn } from "../../src/api/schemas";
 import { API, call, createReceipt, expectError, newTid, PARTNER_KEY, OPERATION_PATHS as paths, receiptRequest, sandboxCalls } from "../helpers";
 
 const now = new Date();

@@ -45,7 +45,7 @@ export const MAX_GUESSES = 3;
 
 /**
  * The contract's error table: every code and its HTTP status. Copied from the
- * contract on purpose, not imported from src/errors.ts: the oracle judges the
+ * contract on purpose, not imported from src/errors/errors.ts: the oracle judges the
  * gateway by the contract, so a change to the gateway's table shows here.
  */
 export const STATUS: Record<string, number> = {

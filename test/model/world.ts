@@ -12,11 +12,11 @@
 import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
-import { clock as gatewayClock } from "../../src/clock";
+import { tidShards } from "../../src/d1/shards";
 import type { EventMessage } from "../../src/events";
 import worker from "../../src/index";
-import { receiptStub } from "../../src/receipt-object";
-import { tidShards } from "../../src/shards";
+import { receiptStub } from "../../src/record/receipt-object";
+import { clock as gatewayClock } from "../../src/shared/clock";
 import { callGateway, consume, type Received, receiver } from "../events";
 import { dumpStorage } from "../helpers";
 import type { KindName, LoggedCall } from "./contract";

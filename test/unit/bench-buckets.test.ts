@@ -35,7 +35,7 @@ describe("the bench's CPU buckets", () => {
     expect(bucketOfPath("src/record/store.ts")).toBe("storage");
     expect(bucketOfPath("src/sandbox/store.ts")).toBe("sandbox");
     expect(bucketOfPath("src/events/log.ts")).toBe("d1");
-    expect(bucketOfPath("src/log.ts")).toBe("logging");
+    expect(bucketOfPath("src/shared/log.ts")).toBe("logging");
     expect(bucketOfPath("src/events/index.ts")).toBe("queue");
     expect(bucketOfPath("src/index.ts")).toBe("routing");
     expect(bucketOfPath("src/risk/new-counter.ts")).toBe("record");

@@ -1,6 +1,6 @@
 /**
  * `npm run deploy`'s offline check (scripts/deploy.mjs): the pure rules of
- * src/config-rules.ts over production's configuration as wrangler resolves
+ * src/config/config-rules.ts over production's configuration as wrangler resolves
  * it. The committed wrangler.toml holds placeholders, each refused with a
  * sentence naming its setting; a filled-in configuration passes; the secrets
  * template names every secret and none of its values would serve.
@@ -17,8 +17,8 @@ import {
   PRODUCTION_SECRETS,
   productionSecretProblems,
   WORKER_FIRST_PATHS,
-} from "../../src/config-rules";
-import { RATE_LIMIT_BINDINGS } from "../../src/rate-limit";
+} from "../../src/config/config-rules";
+import { RATE_LIMIT_BINDINGS } from "../../src/http/rate-limit";
 import { PRODUCTION_WEBHOOK_SECRET, sha256Hex } from "../helpers";
 
 declare global {

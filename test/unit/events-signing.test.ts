@@ -5,8 +5,8 @@
 import { env } from "cloudflare:workers";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { DEVELOPMENT_WEBHOOK_SECRET } from "../../src/config";
-import { parseWebhookSecrets } from "../../src/config-lists";
+import { DEVELOPMENT_WEBHOOK_SECRET } from "../../src/config/config";
+import { parseWebhookSecrets } from "../../src/config/config-lists";
 import { signWebhook } from "../../src/events";
 import { makeEvent, newRecordId } from "../events";
 

@@ -2,8 +2,8 @@
 // the suggestion and the distance it stands on, called directly.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { editDistance, MAX_DETAILS, suggestion, unknownFields } from "../../src/http";
-import { CreateReceiptRequest, NumberCard, TokenCard } from "../../src/schemas";
+import { CreateReceiptRequest, NumberCard, TokenCard } from "../../src/api/schemas";
+import { editDistance, MAX_DETAILS, suggestion, unknownFields } from "../../src/http/http";
 
 describe("editDistance: optimal string alignment", () => {
   it.each([

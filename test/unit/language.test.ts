@@ -1,9 +1,9 @@
 // Which language a request's Accept-Language chooses for user_message
-// (src/language.ts), through the middleware as the app mounts it.
+// (src/errors/language.ts), through the middleware as the app mounts it.
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { LANGUAGES, type Language } from "../../src/error-codes";
-import { negotiateLanguage } from "../../src/language";
+import { LANGUAGES, type Language } from "../../src/errors/error-codes";
+import { negotiateLanguage } from "../../src/errors/language";
 
 const app = new Hono<{ Variables: { language: Language } }>().use(negotiateLanguage).get("/", (c) => c.text(c.var.language));
 

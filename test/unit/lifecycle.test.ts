@@ -23,7 +23,7 @@ import {
   STATE,
   upstreamCancels,
   upstreamPhase,
-} from "../../src/lifecycle";
+} from "../../src/rules/lifecycle";
 import {
   backoffMs,
   fiscalReadAt,
@@ -33,7 +33,7 @@ import {
   lateReadsDoneAt,
   nextReconcileAt,
   recordDeletionAt,
-} from "../../src/schedule";
+} from "../../src/rules/schedule";
 
 const PHASES: Phase[] = ["created", "held", "paid", "awaiting_supplier", "cancelled", "in_flight", "exhausted"];
 

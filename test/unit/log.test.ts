@@ -1,8 +1,8 @@
-// The gateway's one logger (src/log.ts), called directly: whatever a caller
+// The gateway's one logger (src/shared/log.ts), called directly: whatever a caller
 // hands it, the line it prints carries no card number unmasked, and no OTP,
-// expiry, token, credential or JWT (src/redact.ts).
+// expiry, token, credential or JWT (src/shared/redact.ts).
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { log } from "../../src/log";
+import { log } from "../../src/shared/log";
 
 afterEach(() => vi.restoreAllMocks());
 

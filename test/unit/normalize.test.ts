@@ -2,7 +2,7 @@
 // and nothing the gateway cannot read ever becomes a state (rule 8).
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { Receipt, ReducedReceipt, TransferReceipt } from "../../src/schemas";
+import { Receipt, ReducedReceipt, TransferReceipt } from "../../src/api/schemas";
 import { normalizeAuthorize, normalizeReceipt, normalizeReducedReceipt, normalizeTransfer } from "../../src/upstream/normalize";
 
 const receipt = {

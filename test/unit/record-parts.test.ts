@@ -5,11 +5,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { clock } from "../../src/clock";
-import { MAX_GUESSES } from "../../src/lifecycle";
 import { storedEvents } from "../../src/record/outbox-rows";
 import { recordParts } from "../../src/record/parts";
 import { newRecordRow, type RecordFields } from "../../src/record/store";
+import { MAX_GUESSES } from "../../src/rules/lifecycle";
+import { clock } from "../../src/shared/clock";
 import { receiptObject } from "../events";
 
 /** Runs `test` with the parts of a fresh object holding one unpaid receipt (and the object's SQLite, to read what is stored). */

@@ -1,10 +1,10 @@
-// src/redact.ts, called directly: what the gateway echoes (a field name, a
+// src/shared/redact.ts, called directly: what the gateway echoes (a field name, a
 // message) and logs carries no card number, however the number is written.
 // Any run of 12 or more digits is masked, with spaces, dashes, dots and the
 // like allowed between them; ordinary field paths, dates and UUIDs are left
 // as they are.
 import { describe, expect, it } from "vitest";
-import { maskDigitRuns, redact } from "../../src/redact";
+import { maskDigitRuns, redact } from "../../src/shared/redact";
 
 describe("maskDigitRuns", () => {
   it.each([

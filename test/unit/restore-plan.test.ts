@@ -23,7 +23,7 @@ import {
   rowsOf,
   TRANSFER_EVENT_CODES,
 } from "../../scripts/restore-plan.mjs";
-import { d1Bindings } from "../../src/config-rules";
+import { d1Bindings } from "../../src/config/config-rules";
 import { EVENT_TYPE_CODES } from "../../src/events/log-database";
 
 const NOW = Date.parse("2026-11-27T12:00:00Z");

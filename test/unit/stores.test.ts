@@ -151,7 +151,7 @@ describe("src/stores.ts: every store in one list (rule 10)", () => {
     const kv = codeOf("durable-object", true);
     const touches = (pattern: RegExp) => gateway.filter(([, text]) => pattern.test(code(text))).map(([file]) => file);
     const caching = touches(/\bcaches\./);
-    expect(caching).toContain("src/tid-cache.ts");
+    expect(caching).toContain("src/tids/tid-cache.ts");
     expect(caching.filter((file) => !cache.has(file))).toEqual([]);
     const keyValue = touches(/\.storage\.(kv\b|put\(|get\(|list\()/);
     expect(keyValue).toContain("src/risk/risk-object.ts");

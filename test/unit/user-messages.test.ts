@@ -1,10 +1,18 @@
-// The user_message texts (src/error-codes.ts): every error code and every
+// The user_message texts (src/errors/error-codes.ts): every error code and every
 // decline reason the gateway can emit has a sentence for the card holder in
 // each language, in that language's script, with nothing a developer would
 // write: no codes, field names, jargon or long numbers; and none misleads
 // about money: where the outcome is unknown, no text says a payment failed.
 import { describe, expect, it } from "vitest";
-import { DECLINE_REASON_NAMES, DECLINE_REASONS, ERROR_CODE_NAMES, ERROR_CODES, LANGUAGES, type Language, userMessage } from "../../src/error-codes";
+import {
+  DECLINE_REASON_NAMES,
+  DECLINE_REASONS,
+  ERROR_CODE_NAMES,
+  ERROR_CODES,
+  LANGUAGES,
+  type Language,
+  userMessage,
+} from "../../src/errors/error-codes";
 
 const sources = import.meta.glob("../../src/**/*.ts", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
 

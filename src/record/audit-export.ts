@@ -1,0 +1,119 @@
+/**
+ * A record's part of rule 15: its audit trail is the outbox of the audit
+ * trail in R2. After each operation and each alarm the entries not yet
+ * exported go to the record's writer (src/audit/writer.ts), and only once it
+ * answered (they are durable there) are they marked exported; the mark rides
+ * the row's next write (src/record/store.ts markAuditExported). A record
+ * stopped before the mark was written sends them again, with the same ids.
+ * A record is not deleted while it owes entries (src/record/wake.ts).
+ */
+
+import { type AuditLine, chainFor } from "../audit/entries";
+import { eventOwner } from "../rules/caller";
+import { backoffMs } from "../rules/schedule";
+import { log } from "../shared/log";
+import type { RecordStore } from "./store";
+
+/** The entries a record's trail shows, as lines of the audit trail in R2. */
+export function recordLines(store: RecordStore): { lines: AuditLine[]; last: ReturnType<RecordStore["auditToExport"]>[number]["tuple"] } | null {
+  const rec = store.current;
+  const owed = store.auditToExport();
+  if (!rec || owed.length === 0) return null;
+  const user = rec.owner.startsWith("user:") ? eventOwner(rec.owner) : undefined;
+  let detail: Record<string, unknown> | undefined;
+  const detailOf = () => {
+    if (detail) return detail;
+    const body = store.parsedBody<Record<string, unknown>>();
+    detail =
+      rec.kind === "receipt"
+        ? {
+            tid: rec.tid,
+            amount: body.amount,
+            merchant_id: (body.merchant as { merchant_id?: number } | undefined)?.merchant_id,
+            account: Array.isArray(body.account) ? body.account : [],
+          }
+        : { tid: rec.tid, amount: (body.receiver as { amount?: number } | undefined)?.amount };
+    return detail;
+  };
+  const lines = owed.map(({ entry, n }) => ({
+    id: `${rec.kind === "receipt" ? "r" : "t"}:${rec.id}:${entry.at}:${n}`,
+    at: entry.at,
+    source: "record" as const,
+    op: entry.op,
+    // As the record's own trail answers them: "partner", "user:<sub>", "gateway", "operator".
+    actor: entry.actor.startsWith("partner:") ? "partner" : entry.actor,
+    request_id: entry.request_id,
+    outcome: entry.outcome,
+    state: entry.state,
+    kind: rec.kind,
+    receipt_id: rec.id,
+    ...(user ? { user } : {}),
+    ...(entry.op === "create" || entry.op === "rebuild" ? { detail: detailOf() } : {}),
+  }));
+  return { lines, last: owed[owed.length - 1]!.tuple };
+}
+
+export class AuditExport {
+  readonly #store: RecordStore;
+  readonly #env: Env;
+  #failures = 0;
+  #exporting: Promise<void> | null = null;
+
+  constructor(store: RecordStore, env: Env) {
+    this.#store = store;
+    this.#env = env;
+  }
+
+  /** Entries of the trail are not in R2 yet. */
+  get owed(): boolean {
+    return this.#store.current !== null && this.#store.auditToExport().length > 0;
+  }
+
+  /** Owed, and no export failed lately or is under way: worth sending at once. */
+  get ready(): boolean {
+    return this.#failures === 0 && this.#exporting === null && this.owed;
+  }
+
+  /**
+   * When the alarm should come back for owed entries, and the latest an
+   * alarm already set may be: only after a failed export (with backoff). An
+   * export runs at once after every answer and alarm; one cut short by the
+   * object's stop is sent by its next operation or alarm (its end's at the
+   * latest, which waits for it), so no alarm is set (and billed) for each
+   * operation's entry.
+   */
+  dueAt(now: number): { at: number; latest: number } | null {
+    if (this.#failures === 0 || !this.owed) return null;
+    const wait = backoffMs(this.#failures);
+    return { at: now + wait, latest: now + 2 * wait };
+  }
+
+  /** Sends the owed entries to the record's writer; marks them once it answered. Never throws. */
+  export(): Promise<void> {
+    this.#exporting ??= this.#send().finally(() => {
+      this.#exporting = null;
+    });
+    return this.#exporting;
+  }
+
+  async #send(): Promise<void> {
+    const owed = recordLines(this.#store);
+    if (!owed) return;
+    const rec = this.#store.current!;
+    const chain = chainFor(this.#env, `${rec.kind}:${rec.id}`);
+    try {
+      await this.#env.AUDIT_WRITER.get(this.#env.AUDIT_WRITER.idFromName(chain)).append(chain, owed.lines);
+      this.#store.markAuditExported(owed.last);
+      this.#failures = 0;
+    } catch (err) {
+      this.#failures++;
+      log("warn", "audit_export_failed", {
+        id: rec.id,
+        kind: rec.kind,
+        entries: owed.lines.length,
+        failures: this.#failures,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+}
