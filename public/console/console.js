@@ -439,10 +439,11 @@
         table(
           "Every entry of the record's audit trail, oldest first",
           [
-            ["At", (a) => when(a.at ?? a.time ?? a.ts)],
-            ["What", (a) => text(a.action ?? a.op ?? a.operation ?? a.type)],
-            ["By", (a) => text(a.actor ?? a.by ?? a.caller)],
-            ["Answer", (a) => text(a.code ?? a.status ?? a.outcome ?? a.result)],
+            ["At", (a) => when(a.at)],
+            ["What", (a) => h("code", {}, text(a.op))],
+            ["By", (a) => text(a.actor)],
+            ["Outcome", (a) => text(a.outcome)],
+            ["State", (a) => text(a.state)],
             ["Details", (a) => h("code", {}, text(auditDetails(a)))],
           ],
           audit,
@@ -453,7 +454,7 @@
   }
 
   function auditDetails(entry) {
-    const shown = new Set(["at", "time", "ts", "action", "op", "operation", "type", "actor", "by", "caller", "code", "status", "outcome", "result"]);
+    const shown = new Set(["id", "at", "op", "actor", "outcome", "state", "source", "receipt_id", "kind"]);
     const rest = Object.fromEntries(Object.entries(entry).filter(([key]) => !shown.has(key)));
     return Object.keys(rest).length ? rest : "";
   }
