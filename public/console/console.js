@@ -502,12 +502,13 @@
                   class: "quiet",
                   "aria-label": `Resend ${event.type} ${event.id}`,
                   onclick: async (e) => {
-                    e.currentTarget.disabled = true;
+                    const button = e.currentTarget;
+                    button.disabled = true;
                     const done = await attempt(() => api("resend", { event_id: event.id }));
                     if (done) {
                       await recordScreen(recordId);
                       say(`Event ${event.id} queued for delivery again.`);
-                    } else e.currentTarget.disabled = false;
+                    } else button.disabled = false;
                   },
                 },
                 "Resend",
@@ -540,10 +541,11 @@
               type: "button",
               class: "quiet",
               onclick: async (e) => {
+                const button = e.currentTarget;
                 const answer = await attempt(() => api("reveal", { id, field }));
                 if (answer) {
                   out.textContent = ` ${label}: ${text(answer.value)}`;
-                  e.currentTarget.disabled = true;
+                  button.disabled = true;
                   say(`The ${label} was revealed; this is recorded in the audit trail.`);
                 }
               },
@@ -799,6 +801,8 @@
         series: [{}, ...names.map((key, i) => ({ label: key.replace(/_/g, " "), stroke: PALETTE[i % PALETTE.length], width: 2 }))],
         axes: [{}, { size: 60 }],
         scales: { x: { time: true } },
+        // The axis reads UTC, as every time on the page does.
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
       };
       plots.push(new uPlot(options, [series.t, ...names.map((key) => series[key])], holder));
     }
@@ -827,7 +831,7 @@
       "Signed in as ",
       h("strong", {}, me.email),
       ` (${me.role})`,
-      me.environment && me.environment !== "production" ? [" · ", h("a", { href: "/console/dev-sign-in" }, "Switch user (development)")] : null,
+      ...(me.environment && me.environment !== "production" ? [" · ", h("a", { href: "/console/dev-sign-in" }, "Switch user (development)")] : []),
     );
     window.addEventListener("hashchange", route);
     await route();
