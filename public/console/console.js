@@ -322,7 +322,21 @@
       user_saw: userSaw = [],
     } = answer;
 
-    const known = new Set(["id", "kind", "state", "state_name", "amount", "commission", "merchant_id", "owner", "tid", "created_at", "updated_at"]);
+    const known = new Set([
+      "id",
+      "kind",
+      "state",
+      "state_name",
+      "amount",
+      "commission",
+      "merchant_id",
+      "owner",
+      "tid",
+      "created_at",
+      "updated_at",
+      "body",
+      "user_masked",
+    ]);
     const extra = Object.entries(record).filter(([key]) => !known.has(key));
     screen.append(
       h(
@@ -342,7 +356,15 @@
           ["Updated", when(record.updated_at)],
           ...extra.map(([key, value]) => [key.replace(/_/g, " "), /_at$/.test(key) ? when(value) : text(value)]),
         ]),
-        revealControls(id),
+        revealControls(id, record.kind),
+        record.body && typeof record.body === "object"
+          ? h(
+              "details",
+              {},
+              h("summary", {}, "The record as stored (phones and account values masked)"),
+              h("pre", { class: "mono body" }, JSON.stringify(record.body, null, 2)),
+            )
+          : null,
       ),
     );
 
@@ -370,6 +392,7 @@
           "Errors answered, with the message shown to the user",
           [
             ["At", (s) => when(s.at)],
+            ["Operation", (s) => text(s.op)],
             ["Code", (s) => h("code", {}, text(s.code))],
             ["Message shown", (s) => text(s.user_message)],
           ],
@@ -411,7 +434,7 @@
           "Refusals by the risk rules",
           [
             ["At", (r) => when(r.at)],
-            ["Rule", (r) => text(r.rule)],
+            ["Operation", (r) => text(r.op)],
             ["Code", (r) => h("code", {}, text(r.code))],
           ],
           refusals,
@@ -466,11 +489,18 @@
     return text(call.outcome);
   }
 
+  /** What the reconciliation after an unknown outcome found: the state it read, or that it has not settled yet. */
   function reconciliation(call) {
-    if (!call.reconciled) return call.outcome === "unknown" ? "not reconciled yet" : "";
-    const { found, at } = call.reconciled;
-    const what = typeof found === "string" ? found : found === true ? "found: paid" : found === false ? "found: not paid" : text(found);
-    return `${what}${at ? ` (${when(at)})` : ""}`;
+    if (call.outcome !== "unknown") return "";
+    if (!call.reconciled) return "not settled yet";
+    const { found, found_name: name, at } = call.reconciled;
+    return `reconciled ${when(at)}: found ${found === null || found === undefined ? "no state" : `${found} ${name ?? ""}`.trim()}`;
+  }
+
+  function deliveryTag(delivery) {
+    if (delivery === "delivered") return tag("delivered", "good");
+    if (delivery === "failed") return tag("failed", "bad");
+    return tag(text(delivery ?? "pending"), "warn");
   }
 
   function eventsTable(events, recordId) {
@@ -482,7 +512,16 @@
         h(
           "div",
           { class: "event" },
-          h("h3", {}, h("code", {}, text(event.type)), " ", h("span", { class: "mono" }, text(event.id)), " ", when(event.created_at)),
+          h(
+            "h3",
+            {},
+            h("code", {}, text(event.type)),
+            " ",
+            h("span", { class: "mono" }, text(event.id)),
+            " ",
+            deliveryTag(event.delivery),
+            event.attempts !== undefined ? ` ${event.attempts} attempt${event.attempts === 1 ? "" : "s"}` : "",
+          ),
           table(
             `Delivery attempts of ${event.type} ${event.id}`,
             [
@@ -520,7 +559,7 @@
   }
 
   /** Masked values stay masked; each reveal is its own audited operation, asked one at a time. */
-  function revealControls(id) {
+  function revealControls(id, kind) {
     if (!can("reveal")) return null;
     const fields = [
       ["phone", "phone"],
@@ -542,9 +581,9 @@
               class: "quiet",
               onclick: async (e) => {
                 const button = e.currentTarget;
-                const answer = await attempt(() => api("reveal", { id, field }));
+                const answer = await attempt(() => api("reveal", kind ? { id, kind, field } : { id, field }));
                 if (answer) {
-                  out.textContent = ` ${label}: ${text(answer.value)}`;
+                  out.textContent = ` ${label}: ${revealedText(answer.value)}`;
                   button.disabled = true;
                   say(`The ${label} was revealed; this is recorded in the audit trail.`);
                 }
@@ -556,6 +595,13 @@
         );
       }),
     );
+  }
+
+  /** A revealed value: a phone as it is, an account as its key: value pairs. */
+  function revealedText(value) {
+    if (value === null || value === undefined) return "none stored";
+    if (Array.isArray(value)) return value.map((pair) => (pair && typeof pair === "object" ? `${pair.key}: ${pair.value}` : text(pair))).join(", ");
+    return text(value);
   }
 
   // ---- Finance: statements and fiscal pending ------------------------------
@@ -572,42 +618,40 @@
 
   async function statementsScreen() {
     begin("Statements");
-    const form = h(
-      "form",
-      { class: "bar", "aria-label": "Statements of a period", onsubmit: submitted(load) },
-      h("label", {}, "From", h("input", { type: "date", name: "from" })),
-      h("label", {}, "To", h("input", { type: "date", name: "to" })),
-      h("button", { type: "submit" }, "Show"),
-    );
     const list = h("div", { "aria-live": "polite" });
-    screen.append(h("p", {}, "One statement a day (rule 16): its totals, lines and mismatches with the payment service."), form, list);
-
-    async function load() {
-      const values = Object.fromEntries(new FormData(form));
-      const body = {};
-      if (values.from) body.from = values.from;
-      if (values.to) body.to = values.to;
-      const answer = await attempt(() => api("statements", body));
+    screen.append(h("p", {}, "One statement a day (rule 16), newest first: its totals, lines and mismatches with the payment service."), list);
+    const rows = [];
+    async function more(after) {
+      const answer = await attempt(() => api("statements", after ? { after } : {}));
       if (!answer) return;
-      const statements = answer.statements ?? [];
+      const page = answer.statements ?? [];
+      rows.push(...page);
       list.replaceChildren(
-        h("p", {}, `${statements.length} statement${statements.length === 1 ? "" : "s"}.`),
+        h("p", {}, `${rows.length} statement${rows.length === 1 ? "" : "s"}.`),
         table(
           "Daily statements, newest first",
           [
             ["Date", (s) => h("a", { href: `#/statement/${encodeURIComponent(s.date)}` }, s.date)],
             ["Totals", (s) => totalsText(s.totals)],
-            ["Lines", (s) => text(s.lines_count), "num"],
-            ["Mismatches", (s) => (s.mismatches_count ? tag(`${s.mismatches_count} mismatches`, "bad") : "0"), "num"],
+            ["Lines", (s) => text(s.lines ?? s.lines_count), "num"],
+            ["Checked", (s) => text(s.checked), "num"],
+            ["Mismatches", (s) => mismatchesCell(s.mismatches ?? s.mismatches_count), "num"],
+            ["State", (s) => (s.complete === false ? tag(text(s.state ?? "building"), "warn") : text(s.state))],
             ["Downloads", (s) => [fileLink(s.date, "csv", s.files?.csv), " ", fileLink(s.date, "json", s.files?.json)]],
           ],
-          statements,
+          rows,
           "No statement written yet.",
         ),
+        answer.has_more && page.length
+          ? h("button", { type: "button", class: "quiet", onclick: () => more(page.at(-1).date) }, "Older statements")
+          : null,
       );
     }
-    await load();
+    await more();
   }
+
+  const mismatchesCell = (count) =>
+    typeof count === "number" && count > 0 ? tag(`${count} mismatch${count === 1 ? "" : "es"}`, "bad") : text(count ?? 0);
 
   async function statementScreen(date = "") {
     begin(`Statement of ${date}`);
@@ -633,10 +677,11 @@
         "Lines where the gateway and the payment service disagree",
         [
           ["Id", (m) => (m.id ? h("a", { href: `#/record/${encodeURIComponent(m.id)}` }, h("code", {}, m.id)) : "")],
-          ["Gateway", (m) => text(m.state ?? m.gateway)],
-          ["Payment service", (m) => text(m.upstream_state ?? m.upstream)],
-          ["Amount", (m) => money(m.amount), "num"],
-          ["Why", (m) => text(m.reason ?? m.why)],
+          ["Kind", (m) => text(m.kind)],
+          ["Field", (m) => text(m.field)],
+          ["Statement says", (m) => text(m.statement)],
+          ["Payment service says", (m) => text(m.upstream)],
+          ["Event", (m) => h("code", {}, text(m.event_id))],
         ],
         answer.mismatches ?? [],
         "No mismatch.",
@@ -660,9 +705,11 @@
           "Receipts still fiscal-pending",
           [
             ["Id", (r) => h("a", { href: `#/record/${encodeURIComponent(r.id ?? r.receipt_id)}` }, h("code", {}, r.id ?? r.receipt_id))],
-            ["Paid", (r) => when(r.paid_at ?? r.at ?? r.created_at)],
+            ["tid", (r) => h("code", {}, text(r.tid))],
+            ["Missing", (r) => (r.state === 21 ? "the refund's fiscal data" : "the sale's fiscal data")],
+            ["Since", (r) => when(r.since)],
+            ["Reads done", (r) => text(r.reads), "num"],
             ["Amount", (r) => money(r.amount), "num"],
-            ["Merchant", (r) => text(r.merchant_id)],
           ],
           rows,
           "Nothing pending.",
@@ -724,14 +771,9 @@
         [
           ["User", (r) => text(r.user_masked)],
           ["Requested", (r) => when(r.requested_at)],
-          ["State", (r) => text(r.state)],
-          [
-            "Progress",
-            (r) =>
-              typeof r.progress === "number"
-                ? h("progress", { max: 1, value: r.progress > 1 ? r.progress / 100 : r.progress, "aria-label": "progress" })
-                : text(r.progress),
-          ],
+          ["State", (r) => (r.state === "done" ? tag("done", "good") : tag(text(r.state).replace(/_/g, " "), "warn"))],
+          ["Done", (r) => when(r.done_at)],
+          ["Progress", (r) => progressCell(r)],
         ],
         requests,
         "No erasure request.",
@@ -739,19 +781,29 @@
     );
   }
 
+  /** An erasure's progress: the steps (stores walked) done of those started, as a bar with its words. */
+  function progressCell(request) {
+    const p = request.progress;
+    if (!p || typeof p !== "object") return text(p);
+    const label = `${p.steps_done} of ${p.steps_started} steps done`;
+    if (!p.steps_started) return request.state === "done" ? "complete" : "not started";
+    return h("span", {}, h("progress", { max: p.steps_started, value: p.steps_done, "aria-label": label }), ` ${label}`);
+  }
+
   // ---- Operator: charts ----------------------------------------------------
 
-  /** Each chart: its series name in the answer, its title, and its series' labels (the order drawn). */
-  const CHARTS = [
-    ["payments_by_outcome", "Payments by outcome"],
-    ["unknown_outcomes", "Unknown outcomes and how they resolved"],
-    ["declines_by_reason", "Declines by reason"],
-    ["otp_exhausted", "OTP attempts exhausted"],
-    ["risk_refusals_by_rule", "Risk refusals by rule"],
-    ["webhook_failures", "Webhook delivery failures"],
-    ["queue_age_s", "Event queue age (seconds)"],
-    ["latency_ms", "Latency percentiles (ms)"],
-  ];
+  /** Each chart's title, by its series' name in the answer, in the order drawn; a series not named here is drawn after them. */
+  const CHART_TITLES = {
+    payments_by_outcome: "Payments by outcome",
+    unknown_outcomes: "Unknown outcomes and how they resolved",
+    upstream_refusals: "Refusals by the payment service (declines and the rest)",
+    declines_by_reason: "Declines by reason",
+    otp_exhausted: "OTP attempts exhausted",
+    risk_refusals_by_rule: "Risk refusals by rule",
+    webhook_failures: "Webhook delivery failures",
+    queue_age_s: "Event queue age (seconds)",
+    latency_ms: "Latency percentiles (ms)",
+  };
   const PALETTE = ["#0b57d0", "#a3150f", "#146c2e", "#7a4b00", "#6f2da8", "#00796b", "#c2185b", "#37474f"];
   const plots = [];
 
@@ -777,16 +829,24 @@
     const grid = h("div", { class: "charts" });
     screen.append(h("p", {}, `From ${when(answer.from)} to ${when(answer.to)}, one point every ${answer.step_s} s.`), grid);
     const width = Math.max(480, Math.min(760, Math.floor((grid.clientWidth || 1200) / 2) - 40));
-    for (const [name, label] of CHARTS) {
-      const series = answer.series?.[name];
+    const present = Object.keys(answer.series ?? {});
+    const names = [...Object.keys(CHART_TITLES).filter((name) => present.includes(name)), ...present.filter((name) => !(name in CHART_TITLES))];
+    if (answer.source)
+      screen.insertBefore(
+        h("p", {}, `Source: ${answer.source === "local" ? "this development server's own numbers" : "the gateway's Analytics Engine data"}.`),
+        grid,
+      );
+    for (const name of names) {
+      const label = CHART_TITLES[name] ?? name.replace(/_/g, " ");
+      const series = answer.series[name];
       const figure = h("figure", { class: "chart", "data-chart": name }, h("figcaption", { id: `chart-${name}` }, label));
       grid.append(figure);
       if (!series || !Array.isArray(series.t)) {
         figure.append(h("p", { class: "empty" }, "No data."));
         continue;
       }
-      const names = Object.keys(series).filter((key) => key !== "t" && Array.isArray(series[key]));
-      const sums = names.map((key) => `${key.replace(/_/g, " ")} ${summary(name, series[key])}`);
+      const lines = Object.keys(series).filter((key) => key !== "t" && Array.isArray(series[key]));
+      const sums = lines.map((key) => `${key.replace(/_/g, " ")} ${summary(name, series[key])}`);
       figure.setAttribute("aria-describedby", `chart-${name}-summary`);
       figure.append(h("p", { id: `chart-${name}-summary`, class: "sr-only" }, `${label}: ${sums.join("; ")}.`));
       const holder = h("div", { role: "img", "aria-labelledby": `chart-${name} chart-${name}-summary` });
@@ -798,13 +858,13 @@
       const options = {
         width,
         height: 220,
-        series: [{}, ...names.map((key, i) => ({ label: key.replace(/_/g, " "), stroke: PALETTE[i % PALETTE.length], width: 2 }))],
+        series: [{}, ...lines.map((key, i) => ({ label: key.replace(/_/g, " "), stroke: PALETTE[i % PALETTE.length], width: 2 }))],
         axes: [{}, { size: 60 }],
         scales: { x: { time: true } },
         // The axis reads UTC, as every time on the page does.
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
       };
-      plots.push(new uPlot(options, [series.t, ...names.map((key) => series[key])], holder));
+      plots.push(new uPlot(options, [series.t, ...lines.map((key) => series[key])], holder));
     }
   }
 
