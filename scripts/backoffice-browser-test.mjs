@@ -347,14 +347,26 @@ try {
       saw.includes("upstream_timeout") && /may have gone through|checked/i.test(saw),
       saw,
     );
-    const summary = await section("s-summary");
-    check("support: the phone is masked", !summary.includes(PHONE), summary);
+    // textContent: the stored record's JSON, folded away, counts too.
+    const summary = await page.locator('section[aria-labelledby="s-summary"]').textContent();
+    check(
+      "support: the phone is masked, in the summary and the stored record",
+      !summary.includes(PHONE) && summary.includes("99********67"),
+      flat(summary).slice(0, 300),
+    );
     check("support: no Resend for support", (await page.getByRole("button", { name: /^Resend/ }).count()) === 0);
     await shoot(page, role, "record");
 
-    await page.getByRole("button", { name: "Reveal phone" }).click();
-    await page.locator("#reveal-phone", { hasText: PHONE }).waitFor({ timeout: 15_000 });
+    // The user's phone is the receipt's account value whose key is phone.
+    await page.getByRole("button", { name: "Reveal account value" }).click();
+    await page.locator("#reveal-account", { hasText: `phone: ${PHONE}` }).waitFor({ timeout: 15_000 });
     check("support: Reveal shows the phone", true);
+    await page.getByRole("button", { name: "Reveal phone" }).click();
+    await page
+      .locator("#reveal-phone")
+      .filter({ hasText: /phone: / })
+      .waitFor({ timeout: 15_000 });
+    check("support: Reveal phone answers", true, flat(await page.locator("#reveal-phone").innerText()));
     await shoot(page, role, "record-revealed");
     const revealed = await until("the reveal in audit/search by staff", 30_000, async () => {
       const { entries } = await api("gateway/audit/search", { staff: STAFF.support, from: started, to: Date.now() + 60_000 });
@@ -369,12 +381,12 @@ try {
     // By the user's tid and the user.
     await page.goto(`${origin}/console/#/find`);
     await page.getByLabel(/^tid/).fill(storyTid);
-    await page.getByLabel("User").fill(storyUser);
+    await page.getByLabel("User", { exact: true }).fill(storyUser);
     await page.getByRole("button", { name: "Search" }).click();
     await page.locator("#results a", { hasText: story.id }).waitFor({ timeout: 15_000 });
     check("support: found by the user's tid and user", true);
     // By the partner's tid.
-    await page.getByLabel("User").fill("");
+    await page.getByLabel("User", { exact: true }).fill("");
     await page.getByLabel(/^tid/).fill(plainTid);
     await page.getByRole("button", { name: "Search" }).click();
     await page.locator("#results a", { hasText: plain.id }).waitFor({ timeout: 15_000 });
