@@ -147,6 +147,10 @@
     );
   }
 
+  /** Replaces an element's children, leaving out the absent ones (replaceChildren would write "null"). */
+  const fill = (el, ...children) =>
+    el.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+
   /** A form's submit handler: the page stays, the function runs. */
   const submitted = (fn) => (event) => {
     event.preventDefault();
@@ -626,7 +630,8 @@
       if (!answer) return;
       const page = answer.statements ?? [];
       rows.push(...page);
-      list.replaceChildren(
+      fill(
+        list,
         h("p", {}, `${rows.length} statement${rows.length === 1 ? "" : "s"}.`),
         table(
           "Daily statements, newest first",
@@ -699,7 +704,8 @@
       if (!answer) return;
       const page = answer.receipts ?? answer.results ?? answer.items ?? [];
       rows.push(...page);
-      list.replaceChildren(
+      fill(
+        list,
         h("p", {}, `${rows.length} receipt${rows.length === 1 ? "" : "s"} pending.`),
         table(
           "Receipts still fiscal-pending",
