@@ -315,6 +315,13 @@ try {
     const { context, page } = await signIn(role);
     await page.locator("#nav a", { hasText: "Find a payment" }).waitFor();
     await shoot(page, role, "find");
+    const served = await page.request.get(`${origin}/console/`);
+    const csp = served.headers()["content-security-policy"] ?? "";
+    check(
+      "support: the page is served with a policy that lets it load and call nothing but the gateway",
+      served.status() === 200 && csp.includes("default-src 'self'") && csp.includes("script-src 'self';") && csp.includes("connect-src 'self'"),
+      csp || `no Content-Security-Policy (${served.status()})`,
+    );
 
     // The keyboard alone: Tab to the id field, type, Enter; Tab to the result, Enter.
     await page.locator("body").focus();
