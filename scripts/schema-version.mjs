@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
-const OUT = join(ROOT, "src", "schema-version.ts");
+const OUT = join(ROOT, "src", "d1", "schema-version.ts");
 
 /** The newest of wrangler's migration files (`NNNN_name.sql`), by number. */
 export function newestMigration(names) {
