@@ -162,6 +162,7 @@ import {
   newClock,
   park,
   resendEvent,
+  riskCounters,
   runCron,
   runNextAlarm,
   type SandboxSeen,
@@ -623,9 +624,34 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
   const known = (h: Sent["hits"][number]) => h.path === mainPath && (h.fault === "busy" || h.fault.startsWith("unknown-code"));
   const quiet = hits.every(known) && !sents.some((s) => unknownAnswer(s.answer)) && !faults.crash;
   if (quiet && spoke) exhaustionSettled(m, rec, "after the step");
+  await refusalsCountedNothing(m, rec, sents, hits);
   checkRecord(m, rec);
   coverStep(m, rec, sents, pre.state, hits, faults);
   return sents;
+}
+
+/** The statuses of a request refused before the gateway acted (rule 13: it counts nothing at all). */
+const REFUSED_BEFORE_ACTING = new Set([400, 401, 403, 404, 409, 413, 415, 429]);
+
+/**
+ * Rule 13: a user's request refused before the gateway acted (a status of
+ * REFUSED_BEFORE_ACTING with no call of its own reaching the upstream and
+ * no fault met), or answered from its key, counts nothing. The counters were
+ * forgotten when the step began: a step of such requests alone leaves them
+ * empty.
+ */
+async function refusalsCountedNothing(m: Model, rec: Rec, sents: Sent[], hits: Sent["hits"]): Promise<void> {
+  if (hits.length > 0 || sents.every((s) => s.who === "partner")) return;
+  const refused = (s: Sent) =>
+    !rec.calls.some((c) => c.request_id === s.requestId) && (REFUSED_BEFORE_ACTING.has(s.answer.status) || s.repeatOf !== undefined);
+  if (!sents.every(refused)) return;
+  const counters = await riskCounters();
+  if (counters.length > 0)
+    fail(
+      m,
+      `rule 13: ${sents.map((s) => `${s.requestId} (${showAnswer(s.answer)})`).join(", ")}, refused before the gateway acted, counted: ${counters.join("; ").slice(0, 400)}`,
+    );
+  for (const s of sents) cover(`refusal counted nothing: ${s.op} -> ${s.repeatOf !== undefined ? "replayed" : s.answer.code}`);
 }
 
 /**
@@ -2175,6 +2201,76 @@ class EraseCmd implements Cmd {
   }
 }
 
+/** How a request is refused before the gateway acts (rule 13's list: its body, its key, the caller's rights, a replay, a limit). */
+type RefusalKind = "bad body" | "bad key" | "bad token" | "rights" | "replay" | "too soon";
+
+/**
+ * Rule 13 against every kind of refusal: the owner's anonymous authorize
+ * (a card number) is admitted and counted (the card's use by the user, its
+ * user, the OTP send), then requests on the same record are refused before
+ * the gateway acts, each kind in turn. Each leaves every counter exactly as
+ * it was, and none reaches the upstream.
+ */
+class RefusalCmd implements Cmd {
+  constructor(readonly o: { owner: "user1" | "user2"; kinds: RefusalKind[] }) {}
+  check = (m: Readonly<Model>) => m.recs.length < MAX_RECORDS;
+  async run(m: Model): Promise<void> {
+    const { owner } = this.o;
+    const rec = await create(m, { owner, kind: "receipt", merchant: 1001, isHold: false, amount: 0, sender: "ok" });
+    const authorize: OpRequest = { op: "authorize", anonymous: true, card: "ok" };
+    const key = newKey(m, rec, owner, authorize);
+    const [first] = await perform(m, rec, [{ who: owner, req: authorize, key }]);
+    if (first!.answer.status !== 200) return;
+    const counted = await riskCounters();
+    if (counted.length === 0) fail(m, `rule 13: ${owner}'s anonymous authorize ${first!.requestId} was admitted and counted nothing`);
+    const other: Who = owner === "user1" ? "user2" : "user1";
+    const body = bodyOf(rec, authorize);
+    const path = mainPathOf(rec, authorize);
+    for (const [i, kind] of this.o.kinds.entries()) {
+      const requestId = `m${m.run}-s${++m.step}-refused${i}`;
+      const res =
+        kind === "bad body"
+          ? await send(m, path, { ...body, card: { ...(body.card as object), cvv: "123" } }, owner, requestId)
+          : kind === "bad key"
+            ? await send(m, path, body, owner, requestId, "k".repeat(256))
+            : kind === "bad token"
+              ? await exports.default.fetch(`${API}/${path}`, {
+                  method: "POST",
+                  headers: { "content-type": "application/json", authorization: "Bearer not-a-token", "x-request-id": requestId },
+                  body: JSON.stringify(body),
+                })
+              : kind === "rights"
+                ? await send(m, path, body, other, requestId)
+                : kind === "replay"
+                  ? await send(m, path, body, owner, requestId, key)
+                  : await send(m, path, body, owner, requestId);
+      const answer = await readAnswer(res);
+      const calls = await callsOfRequest(requestId);
+      m.log.push(
+        `${requestId}: ${kind === "rights" ? other : owner} asks again for an OTP on ${rec.key} (${kind}) -> ${showAnswer(answer)}${answer.replayed ? " (replayed)" : ""}`,
+      );
+      if (answer.status === 500) fail(m, `${requestId} answered 500: ${answer.raw.slice(0, 300)}`);
+      const refused = kind === "replay" ? answer.replayed : REFUSED_BEFORE_ACTING.has(answer.status);
+      if (!refused) fail(m, `${requestId} (${kind}) was not refused before the gateway acted: ${showAnswer(answer)} ${answer.raw.slice(0, 300)}`);
+      if (calls.length > 0) fail(m, `${requestId} (${kind}), refused, reached the upstream: ${showCalls(calls)}`);
+      const after = await riskCounters();
+      if (JSON.stringify(after) !== JSON.stringify(counted))
+        fail(
+          m,
+          `rule 13: ${requestId} (${kind}), refused before the gateway acted (${showAnswer(answer)}), changed the counters: ${after
+            .filter((line) => !counted.includes(line))
+            .join("; ")
+            .slice(0, 400)}`,
+        );
+      cover(`refusal counted nothing: ${kind} -> ${answer.replayed ? "replayed" : answer.code}`);
+    }
+    await look(m, rec);
+  }
+  toString() {
+    return `scenario: ${this.o.owner}'s anonymous authorize is counted (rule 13); then refused on the same record: ${this.o.kinds.join(", ")}`;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Arbitraries
 
@@ -2400,6 +2496,18 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
     },
     { weight: 1, arbitrary: fc.record({ user, payer: fc.constantFrom<"user" | "partner">("user", "partner") }).map((o) => new EraseCmd(o)) },
     {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          owner: user,
+          kinds: fc.shuffledSubarray<RefusalKind>(["bad body", "bad key", "bad token", "rights", "replay", "too soon"], {
+            minLength: 2,
+            maxLength: 4,
+          }),
+        })
+        .map((o) => new RefusalCmd(o)),
+    },
+    {
       weight: 3,
       arbitrary: fc.tuple(recIndex, fc.nat({ max: 5 }), beforeRepeat, keyed).map(([i, p, b, o]) => new RepeatCmd(i, p, b, o)),
     },
@@ -2570,7 +2678,16 @@ it("rule 14: every paid receipt ends fiscalized or listed, whenever the fiscal d
  * pick: a key's kept answer across its user's erasure (no raw value left in
  * any registered store).
  */
-it("crossings: a kept answer across an erasure", async () => {
-  await runModel([], [new EraseCmd({ user: "user1", payer: "user" }), new EraseCmd({ user: "user2", payer: "partner" })]);
+it("crossings: a kept answer across an erasure; every kind of refusal against rule 13's counters", async () => {
+  const kinds: RefusalKind[] = ["bad body", "bad key", "bad token", "rights", "replay", "too soon"];
+  await runModel(
+    [],
+    [new EraseCmd({ user: "user1", payer: "user" }), new EraseCmd({ user: "user2", payer: "partner" }), new RefusalCmd({ owner: "user1", kinds })],
+  );
   expect(coverage.has("rare: a key's kept answer repeated after its user's erasure")).toBe(true);
+  for (const kind of kinds)
+    expect(
+      [...coverage.keys()].some((what) => what.startsWith(`refusal counted nothing: ${kind} ->`)),
+      kind,
+    ).toBe(true);
 }, 60_000);
