@@ -2305,6 +2305,17 @@ class ExpiryCmd implements Cmd {
     // No receipt the upstream shows paid is cancelled by the gateway: a pay that landed stays paid.
     if (pay && rec.seen.some((seen) => seen.state === 4) && rec.view.state !== 4)
       fail(m, `rule 12: ${rec.key} was paid upstream (${pay.requestId} landed late), and the gateway left it in state ${rec.view.state}`);
+    if (rec.view.state === 4) return;
+    // Expired: told, read as the upstream shows it, and every later operation answers receipt_expired; it leaves the pool.
+    checkEvents(m, rec);
+    await checkRead(m, rec);
+    const requestId = `m${m.run}-s${++m.step}`;
+    const again = await readAnswer(await send(m, "receipt/pay", bodyOf(rec, { op: "pay", anonymous: false, card: "ok" }), owner, requestId));
+    m.log.push(`${requestId}: ${owner} pays the expired ${rec.key} -> ${showAnswer(again)}`);
+    if (again.code !== "receipt_expired" || (await callsOfRequest(requestId)).some((c) => c.path === "receipt/pay"))
+      fail(m, `rule 12: a pay of ${rec.key}, expired, answered ${showAnswer(again)}: ${again.raw.slice(0, 300)}`);
+    m.recs.splice(m.recs.indexOf(rec), 1);
+    m.log.push(`expiry: ${rec.key} ended by rule 12 leaves the pool`);
   }
 
   /** The gateway's cancel reaches the upstream, which holds it unacted; its note must be stored; the object dies; the upstream never acts. */
@@ -2605,7 +2616,7 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
     },
     { weight: 1, arbitrary: fc.record({ owner: who, refund: fc.boolean() }).map((o) => new RecordEndCmd(o)) },
     {
-      weight: 1,
+      weight: 2,
       arbitrary: fc
         .record({
           owner: who,

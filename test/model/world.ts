@@ -332,7 +332,11 @@ async function dumpObjectWhole(stub: DurableObjectStub, label: string): Promise<
 /** Rule 13's counters as stored: every RiskObject's entries, sorted (a refusal must leave them as they were). */
 export async function riskCounters(): Promise<string[]> {
   const lines: string[] = [];
-  for (const id of await listDurableObjectIds(env.RISK)) lines.push(...(await dumpObjectWhole(env.RISK.get(id), `risk ${id.toString()} `)));
+  // Its key-value entries alone: src/stores.ts names them (keys: log), and a read of each object is what a step pays.
+  for (const id of await listDurableObjectIds(env.RISK)) {
+    const entries = await runInDurableObject(env.RISK.get(id), async (_i, state) => [...(await state.storage.list())]);
+    lines.push(...entries.map(([key, value]) => `risk ${id.toString()} ${key}: ${JSON.stringify(value)}`));
+  }
   return lines.sort();
 }
 
