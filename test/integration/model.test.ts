@@ -138,6 +138,8 @@ import {
   type Answer,
   type Behaviour,
   cancelSenderOf,
+  EXHAUSTION_REASON,
+  EXPIRY_REASONS,
   eventOfState,
   exhaustedEvent,
   type FaultName,
@@ -795,7 +797,7 @@ function checkRecord(m: Model, rec: Rec): void {
   rec.maxGuesses = Math.max(rec.maxGuesses, guesses);
 
   // 4. Ended for OTPs only after three failed guesses.
-  if (rec.view.cancelledBy === "gateway" && rec.view.cancelReason !== EXPIRED_UNPAID && rec.maxGuesses < MAX_GUESSES) {
+  if (rec.view.state === 21 && rec.view.cancelReason === EXHAUSTION_REASON && rec.maxGuesses < MAX_GUESSES) {
     fail(m, `invariant 4: the gateway cancelled ${rec.key} upstream for its OTPs after ${rec.maxGuesses} failed guesses`);
   }
 }
@@ -2233,9 +2235,6 @@ class EraseCmd implements Cmd {
 /** What the gateway's own cancel of an expiry meets (a crash: its object dies while the cancel is at the upstream, which never acts on it). */
 type ExpiryCancelFault = "lost" | "5xx-after" | "late" | "hung" | "busy" | "crash";
 
-/** The expiry's cancel of an unpaid receipt: rule 12's reason, as the gateway sends it upstream. */
-const EXPIRED_UNPAID = "expired unpaid";
-
 /**
  * Rule 12 crossing rule 8. An unpaid receipt reaches its window
  * (RECEIPT_EXPIRY_HOURS): perhaps with a pay just before it whose answer was
@@ -2278,7 +2277,7 @@ class ExpiryCmd implements Cmd {
         // The record's alarms run (its look, the expiry when due) while the pay may still land: none may cancel it.
         while (clockNow(rec) - late.at < LATE_WITHIN_MS - 20_000) {
           if (!(await runAlarm(m, rec, {}, true, Number.POSITIVE_INFINITY))) break;
-          if (rec.view.state === 21 && rec.view.cancelledBy === "gateway")
+          if (rec.view.state === 21 && rec.view.cancelReason === EXPIRY_REASONS.expired)
             fail(
               m,
               `rule 12: the gateway cancelled ${rec.key} (${rec.view.cancelReason}) ${Math.round((clockNow(rec) - late.at) / 1000)} s after a pay whose outcome is unknown (${pay!.requestId}), before its late reads were done`,
@@ -2318,7 +2317,7 @@ class ExpiryCmd implements Cmd {
     if (deferred) await this.lateCancelFound(m, rec, deferred);
     await settle(m, rec);
     m.delivered.push(...(await m.queue.deliver()));
-    if (rec.view.state === 21 && rec.view.cancelledBy === "gateway") {
+    if (rec.view.state === 21 && rec.view.cancelReason === EXPIRY_REASONS.expired) {
       const told = m.delivered.filter((e) => e.recordId === rec.id && e.type === "receipt.cancelled");
       const reasons = told.map((e) => (JSON.parse(e.body) as { data: { reason?: string } }).data.reason);
       if (told.length > 0 && !reasons.includes("expired"))
@@ -2917,8 +2916,7 @@ it("crossings: a late pay before the expiry, and the gateway's own expiry cancel
 }, 120_000);
 
 /*
- * GATEWAY BUG (open; found by the crossings above, in the expiry's code):
- * rule 12 says an expiry never acts while an earlier call's outcome is
+ * GATEWAY BUG (fixed; kept as found by the crossings above): rule 12 says an expiry never acts while an earlier call's outcome is
  * unknown or its late reads are owed. Shrunk: a receipt half a minute before
  * its window ends; its owner's pay is lost on the way (the upstream takes it
  * only later: 502); the record's look reads 0 and the pay is suspect; the
