@@ -2275,7 +2275,10 @@ class ExpiryCmd implements Cmd {
       if (latePay === "lands before the expiry is due") await actLate(m, rec, late);
       else {
         // The record's alarms run (its look, the expiry when due) while the pay may still land: none may cancel it.
-        while (clockNow(rec) - late.at < LATE_WITHIN_MS - 20_000) {
+        for (;;) {
+          // Up to the last alarm before the pay lands: the upstream takes it within LATE_WITHIN_MS of the call.
+          const due = await alarmDue(rec.kind, rec.id, rec.clock);
+          if (due === null || due + rec.clock.ahead - late.at > LATE_WITHIN_MS) break;
           if (!(await runAlarm(m, rec, {}, true, Number.POSITIVE_INFINITY))) break;
           if (rec.view.state === 21 && rec.view.cancelReason === EXPIRY_REASONS.expired)
             fail(
