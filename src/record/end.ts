@@ -32,7 +32,18 @@
  *   starts at the rebuild's time in milliseconds: the deleted record's
  *   sequences (1, 2, ...) are far below it, so a receiver that keeps the
  *   highest sequence per receipt takes a rebuilt record's events as newer
- *   and never ignores a real change as stale.
+ *   and never ignores a real change as stale;
+ * - closed at the edge when the upstream still shows a state the gateway
+ *   ends (rule 12's: unpaid, or held): the gateway deletes only final
+ *   records, so such a one was closed at the edge (its guesses ran out or
+ *   it expired, and the upstream had no cancel for it or refused it). What
+ *   the gateway ended stays ended: rebuilt open, its guesses would count
+ *   from nothing and a fourth OTP would reach the upstream (rule 2 counts
+ *   across the record's end). Which of the two ended it went with the
+ *   record, so it comes back expired (receipt_expired: it is unpaid and
+ *   long past its window either way; "three wrong OTPs" would accuse a card
+ *   owner who may never have guessed), with no event (the deleted record
+ *   sent its own), and no cancel owed (the upstream is never asked again).
  */
 
 import { readConfig } from "../config/config";
@@ -40,6 +51,7 @@ import type { Failure } from "../errors/errors";
 import { recordHasLoggedEvents } from "../events/log";
 import { type Caller, ownerOf } from "../rules/caller";
 import { type KindName, kindNamed } from "../rules/kinds";
+import { expiryRuleOf } from "../rules/lifecycle";
 import { recordDeletionAt } from "../rules/schedule";
 import { clock } from "../shared/clock";
 import { log } from "../shared/log";
@@ -146,6 +158,8 @@ export class RecordEnd {
     if (kind.idOf(body) !== target.id || kind.createdAtOf(body) > now - this.#retentionMs) return null;
     const state = kind.stateOf(body);
     const merchant = kind.merchantOfBody(body);
+    // What the gateway ended stays ended (module header): a state the gateway ends is one it deletes only once ended.
+    const ended = expiryRuleOf(target.kind, state);
     const row = newRecordRow({
       kind: target.kind,
       id: target.id,
@@ -160,10 +174,11 @@ export class RecordEnd {
       created_at: now,
     });
     // A rebuilt receipt whose fiscal data is missing is watched and listed from now (rule 14).
-    this.#store.create({ ...row, ...fiscalColumnsOf(target.kind, body, now), event_seq: now }, () => {
+    const closed = ended ? { expiry: ended.reason, edge_closed: 1 } : {};
+    this.#store.create({ ...row, ...fiscalColumnsOf(target.kind, body, now), ...closed, event_seq: now }, () => {
       this.#store.audit({ at: now, op: "rebuild", actor: ownerOf(caller), request_id: requestId, outcome: "ok" });
     });
-    log("info", "record_rebuilt", { request_id: requestId, id: target.id, kind: target.kind, state });
+    log("info", "record_rebuilt", { request_id: requestId, id: target.id, kind: target.kind, state, closed_at_edge: ended !== null });
     return this.#store.current;
   }
 }

@@ -8,6 +8,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { readConfig } from "../../src/config/config";
 import { retentionPolicy } from "../../src/config/retention-policy";
 import { END_RECHECK_MS } from "../../src/record/end";
 import { storedEvents } from "../../src/record/outbox-rows";
@@ -26,6 +27,8 @@ import {
   OTP_OK,
   OTP_WRONG,
   refuseStatements,
+  sandboxCalls,
+  sandboxReceipt,
   sandboxTransfer,
   storagePages,
   storedRecord,
@@ -402,5 +405,82 @@ describe("a transfer closed at the edge is final (rules 2 and 10)", () => {
     expect(await runDurableObjectAlarm(stubOf(id, "transfer"))).toBe(true);
     expect(await stored(id, "transfer")).toEqual([]);
     expect(await runDurableObjectAlarm(stubOf(id, "transfer"))).toBe(false);
+  });
+});
+
+describe("what the gateway ended stays ended across the record's end (rules 2, 10 and 12)", () => {
+  /** The record's events delivered, its window passed and the log pruned: its own alarm deletes it. */
+  async function deleted(id: string, kind: "receipt" | "transfer" = "transfer"): Promise<void> {
+    await queue.deliver(id);
+    letTimePass(RETENTION_MS + 60_000);
+    await pruneTheLog();
+    expect(await runDurableObjectAlarm(stubOf(id, kind))).toBe(true);
+    expect(await stored(id, kind)).toEqual([]);
+  }
+
+  const callsTo = async (path: string, id: string) => (await sandboxCalls()).filter((c) => c.id === id && c.path === path);
+  const otpsSent = (id: string) => callsTo("a2c/pay", id);
+
+  it("a transfer closed by three lost answers the upstream never judged, deleted, then read by the partner: rebuilt closed, and the right OTP never reaches the upstream", async () => {
+    const transfer = await expectStatus(call("a2c/create", transferRequest({ amount: 1_500_000 })), 200);
+    const id = transfer.receipt_id as string;
+    scriptedUpstream.on("a2c/pay", { kind: "status", status: 500, act: false }, { id, times: 3 });
+    for (let i = 0; i < 3; i++) await expectError(call("a2c/pay", { id, otp: OTP_WRONG }), 502, "upstream_error");
+    // The lost answers' late reads (rule 8) all done in one look: nothing is owed, and the upstream judged no OTP at all.
+    letTimePass(2 * DAY_MS);
+    await runDurableObjectAlarm(stubOf(id, "transfer"));
+    expect((await expectError(call("a2c/pay", { id, otp: OTP_OK }), 409, "otp_attempts_exhausted")).message).toMatch(/closed at the gateway/);
+    expect(await otpsSent(id)).toEqual([]);
+    await deleted(id);
+
+    // The partner's read rebuilds it from the upstream, which still shows it unpaid: only a record the gateway closed is deleted unpaid.
+    expect(await expectStatus(call("a2c/get-by-id", { id }), 200)).toMatchObject({ receipt_id: id, state: 0 });
+    await expectError(call("a2c/pay", { id, otp: OTP_OK }), 409, "receipt_expired");
+    expect(await otpsSent(id)).toEqual([]);
+    expect((await sandboxTransfer(id)).state).toBe(0);
+    // Closed and owing nothing, it is final again: it ends a window later, and comes back closed as often as it is read.
+    await deleted(id);
+    expect((await expectStatus(call("a2c/get-by-id", { id }), 200)).state).toBe(0);
+    await expectError(call("a2c/pay", { id, otp: OTP_OK }), 409, "receipt_expired");
+    expect(await otpsSent(id)).toEqual([]);
+  });
+
+  it("an abandoned transfer the expiry closed (rule 12), deleted, then read by the partner: rebuilt closed, never paid", async () => {
+    const transfer = await expectStatus(call("a2c/create", transferRequest({ amount: 1_600_000 })), 200);
+    const id = transfer.receipt_id as string;
+    letTimePass(readConfig(env).expiry.unpaidMs + 1000);
+    await runDurableObjectAlarm(stubOf(id, "transfer"));
+    await expectError(call("a2c/pay", { id, otp: OTP_OK }), 409, "receipt_expired");
+    await deleted(id);
+
+    expect((await expectStatus(call("a2c/get-by-id", { id }), 200)).state).toBe(0);
+    await expectError(call("a2c/pay", { id, otp: OTP_OK }), 409, "receipt_expired");
+    expect(await otpsSent(id)).toEqual([]);
+    expect((await sandboxTransfer(id)).state).toBe(0);
+    // The rebuild sends nothing new: the deleted record announced its end.
+    await runDurableObjectAlarm(stubOf(id, "transfer"));
+    const listed = await expectStatus(callGateway("events/list", { receipt_id: id }), 200);
+    expect(listed.events).toEqual([]);
+  });
+
+  it("a held receipt whose expiry cancel the upstream refused for good (no cancel access), deleted, then read by the partner: rebuilt closed, never asked to cancel again", async () => {
+    scriptedUpstream.vars({ SANDBOX_CANCEL_ACCESS: "false" });
+    const receipt = await createReceipt({ merchant_id: 1003, is_hold: true });
+    expect((await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }), 200)).state).toBe(5);
+    letTimePass(readConfig(env).expiry.heldMs + 1000);
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect((await callsTo("receipt/cancel", receipt.id)).map((c) => c.status)).toEqual([403]);
+    await expectError(call("receipt/hold-confirm", { id: receipt.id }), 409, "receipt_expired");
+    await deleted(receipt.id, "receipt");
+
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(5);
+    await expectError(call("receipt/hold-confirm", { id: receipt.id }), 409, "receipt_expired");
+    // Its alarm owes nothing: no second cancel, no event; it ends a window later like any record closed at the edge.
+    letTimePass(readConfig(env).expiry.heldMs + 1000);
+    await runDurableObjectAlarm(stubOf(receipt.id));
+    expect((await callsTo("receipt/cancel", receipt.id)).map((c) => c.status)).toEqual([403]);
+    expect(await callsTo("receipt/hold-confirm", receipt.id)).toEqual([]);
+    expect((await sandboxReceipt(receipt.id)).state).toBe(5);
+    expect((await expectStatus(callGateway("events/list", { receipt_id: receipt.id }), 200)).events).toEqual([]);
   });
 });

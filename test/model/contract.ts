@@ -311,10 +311,20 @@ export function stateAfter(meta: RecMeta, call: LoggedCall, sent: Sent | undefin
 
 /**
  * The reason the gateway gives the upstream when it completes a cancel whose
- * answer was lost (rule 8): what the upstream keeps of that cancel. The
- * exhaustion cancel after three failed guesses says cancelled_by "gateway".
+ * answer was lost (rule 8): what the upstream keeps of that cancel.
  */
 export const COMPLETION_REASON = "a cancel whose answer was lost, completed by the gateway";
+/** The reasons of the gateway's own cancels: rule 2's after three failed guesses, rule 12's of an unpaid and of a held receipt. */
+export const EXHAUSTION_REASON = "three failed OTP guesses";
+export const EXPIRY_REASONS = { expired: "expired unpaid", hold_expired: "hold not confirmed in time" } as const;
+
+/**
+ * The gateway's own cancel (rule 2's or rule 12's), told apart by its
+ * reason: its cancelled_by is the deployment's name (GATEWAY_CANCELLED_BY),
+ * which a user's cancel sends too (a user cannot speak for someone else).
+ */
+export const gatewayCancelled = (cancelled: CancelSeen | null): boolean =>
+  cancelled !== null && (cancelled.reason === EXHAUSTION_REASON || Object.values<string | null>(EXPIRY_REASONS).includes(cancelled.reason));
 
 /** A cancel whose caller never learnt its outcome (a timeout, a 5xx, a lost connection, its object killed): the gateway owes its completion. */
 export const lostCancel = (s: Sent): boolean =>
@@ -335,7 +345,7 @@ export interface CancelSeen {
  * latest cancel before it whose answer was lost (its completion), or the
  * gateway (the cancel after three failed guesses, which has a user's rights).
  * The cancel that cancelled the receipt is told apart by what the upstream
- * kept of it: the completion's reason, or cancelled_by "gateway".
+ * kept of it: the completion's reason, or the reason of the gateway's own.
  */
 export function cancelSenderOf(call: LoggedCall, sents: readonly Sent[], cancelled: CancelSeen | null): Who | "gateway" {
   const own = sents.find((s) => s.requestId === call.request_id);
@@ -344,7 +354,7 @@ export function cancelSenderOf(call: LoggedCall, sents: readonly Sent[], cancell
       .filter((s) => lostCancel(s) && s.requestId !== call.request_id && (s.preSeq ?? 0) < call.seq)
       .reduce<Sent | undefined>((latest, s) => (latest === undefined || s.step > latest.step ? s : latest), undefined)?.who;
   if (call.status === 200 && cancelled) {
-    if (cancelled.by === "gateway") return "gateway";
+    if (gatewayCancelled(cancelled)) return "gateway";
     if (cancelled.reason === COMPLETION_REASON) return completes() ?? "gateway";
   }
   if (own?.op === "cancel") return own.who;

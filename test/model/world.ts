@@ -9,7 +9,14 @@
 // erasure, a record deleted at its end: rule 10), and rewrites the record's
 // times only to let time pass, as test/helpers.ts's letOtpWaitPass does.
 
-import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  evictDurableObject,
+  listDurableObjectIds,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
 import { tidShards } from "../../src/d1/shards";
@@ -17,8 +24,9 @@ import type { EventMessage } from "../../src/events";
 import worker from "../../src/index";
 import { receiptStub } from "../../src/record/receipt-object";
 import { clock as gatewayClock } from "../../src/shared/clock";
+import { type Place, STORES } from "../../src/stores";
 import { callGateway, consume, type Received, receiver } from "../events";
-import { dumpStorage } from "../helpers";
+import { dumpD1, dumpStorage } from "../helpers";
 import type { KindName, LoggedCall } from "./contract";
 
 export const stubOf = (kind: KindName, id: string) => receiptStub(env, kind, id);
@@ -309,4 +317,116 @@ export async function resendEvent(id: string): Promise<{ status: number; raw: st
 export async function stored(kind: KindName, id: string): Promise<{ rows: string[]; alarm: number | null }> {
   const rows = (await dumpStorage(stubOf(kind, id))).filter((row) => !row.startsWith("__"));
   return { rows, alarm: await getAlarm(kind, id) };
+}
+
+// ---------------------------------------------------------------------------
+// Every store the gateway registers (src/stores.ts), as the oracle reads them
+
+/** Every SQLite row and key-value entry of one Durable Object, each as a line. */
+async function dumpObjectWhole(stub: DurableObjectStub, label: string): Promise<string[]> {
+  const rows = await dumpStorage(stub, label);
+  const entries = await runInDurableObject(stub, async (_i, state) => [...(await state.storage.list())]);
+  return [...rows, ...entries.map(([key, value]) => `${label}${key}: ${JSON.stringify(value)}`)];
+}
+
+/** Rule 13's counters as stored: every RiskObject's entries, sorted (a refusal must leave them as they were). */
+export async function riskCounters(): Promise<string[]> {
+  const lines: string[] = [];
+  // Its key-value entries alone: src/stores.ts names them (keys: log), and a read of each object is what a step pays.
+  for (const id of await listDurableObjectIds(env.RISK)) {
+    const entries = await runInDurableObject(env.RISK.get(id), async (_i, state) => [...(await state.storage.list())]);
+    lines.push(...entries.map(([key, value]) => `risk ${id.toString()} ${key}: ${JSON.stringify(value)}`));
+  }
+  return lines.sort();
+}
+
+/**
+ * What a store registered in src/stores.ts holds now, as lines of text, for
+ * the oracle to search; or why it cannot be read from here (a store the
+ * platform keeps beyond the test's reach). A record's objects are those of
+ * `records` (the run's pool and the records it ended); an R2 bucket's
+ * objects written since `since` (ms).
+ */
+async function storeLines(place: Place, records: readonly { kind: KindName; id: string }[], since: number): Promise<string[] | string> {
+  switch (place.kind) {
+    case "durable-object": {
+      if (place.binding === "RECEIPTS") {
+        const lines: string[] = [];
+        for (const rec of records) lines.push(...(await dumpObjectWhole(stubOf(rec.kind, rec.id), `${rec.kind} ${rec.id} `)));
+        return lines;
+      }
+      const namespace = (env as unknown as Record<string, DurableObjectNamespace>)[place.binding];
+      if (!namespace) return `no binding ${place.binding} in the test's configuration`;
+      const lines: string[] = [];
+      for (const id of await listDurableObjectIds(namespace)) lines.push(...(await dumpObjectWhole(namespace.get(id), `${place.className} `)));
+      return lines;
+    }
+    case "d1":
+      return dumpD1();
+    case "r2": {
+      const bucket = (env as unknown as Record<string, R2Bucket>)[place.binding];
+      if (!bucket) return `no binding ${place.binding} in the test's configuration`;
+      const lines: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await bucket.list({ cursor, limit: 1000 });
+        for (const object of page.objects) {
+          if (object.uploaded.getTime() < since) continue;
+          const body = await bucket.get(object.key);
+          if (body) lines.push(`${place.binding} ${object.key}: ${await body.text()}`);
+        }
+        cursor = page.truncated ? page.cursor : undefined;
+      } while (cursor);
+      return lines;
+    }
+    case "kv": {
+      const kv = (env as unknown as Record<string, KVNamespace>)[place.binding];
+      if (!kv) return `no binding ${place.binding} in the test's configuration`;
+      const lines: string[] = [];
+      for (const key of (await kv.list()).keys) lines.push(`${place.binding} ${key.name}: ${await kv.get(key.name)}`);
+      return lines;
+    }
+    case "cache":
+      return "the Cache API cannot be listed";
+    case "queue":
+      return "a queue's messages are read as the receiver gets them";
+    case "analytics-engine":
+      return "Workers Analytics Engine cannot be read back in a test";
+    case "rate-limit":
+      return "the platform's rate limiters keep counts only";
+    case "logs":
+      return "the gateway's log lines are read as the run collects them";
+  }
+}
+
+/**
+ * Every store of src/stores.ts, walked from the list itself, so a store
+ * added later is searched as soon as it has its entry: the lines of each one
+ * this test can read, and the ones it cannot, with why. A store that may hold
+ * a phone number or an `account` value and that the erasure must reach
+ * (`record` or `cron`) has to be readable here, or the walk throws.
+ */
+export async function everyRegisteredStore(
+  records: readonly { kind: KindName; id: string }[],
+  since: number,
+): Promise<{ lines: { store: string; line: string }[]; unread: { store: string; why: string }[] }> {
+  const lines: { store: string; line: string }[] = [];
+  const unread: { store: string; why: string }[] = [];
+  const read = new Set<string>();
+  for (const store of STORES) {
+    // A place read once for every store in it: every D1 table in one pass (dumpD1 reads every table of every database), an object's whole storage.
+    const place = store.place.kind === "d1" ? "d1" : `${store.place.kind} ${"binding" in store.place ? store.place.binding : ""}`;
+    if (read.has(place)) continue;
+    read.add(place);
+    const got = await storeLines(store.place, records, since);
+    if (typeof got === "string") {
+      const personal = (store.personal as readonly string[]).some((field) => field === "phone" || field === "account values");
+      if (personal && (store.erasure.by === "record" || store.erasure.by === "cron"))
+        throw new Error(`the model cannot read ${store.name} (${got}), which the erasure must reach`);
+      unread.push({ store: store.name, why: got });
+      continue;
+    }
+    lines.push(...got.map((line) => ({ store: store.name, line })));
+  }
+  return { lines, unread };
 }
