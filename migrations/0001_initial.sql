@@ -1,5 +1,5 @@
 -- The gateway's D1 schema. Every database TID_INDEX_SHARDS names gets it (one
--- schema everywhere, src/d1/shards.ts); the erasure requests live in the first
+-- schema everywhere, src/shards.ts); the erasure requests live in the first
 -- (DB). A change to it is a new numbered file after this one: wrangler applies
 -- each file once per database, in order (`npm run deploy`, `npm run dev`), and
 -- test/integration/d1-schema.test.ts holds the result to what the code reads.
@@ -7,7 +7,7 @@
 -- Nothing here holds card data: no card number, expiry, OTP or token. Event
 -- bodies are kept by their records' Durable Objects, not here.
 
--- The tid index (src/tids/tid-index.ts): one row per tid claimed through the
+-- The tid index (src/tid-index.ts): one row per tid claimed through the
 -- gateway, so a tid creates at most one receipt or transfer and a retried
 -- create is recognised before it reaches the upstream. A row is small by
 -- design (~220 B in pages for the partner's; docs/capacity.md): a replay is
@@ -25,7 +25,7 @@
 --   bits, 16 raw bytes): an identical retry is told from another body without
 --   keeping the body.
 -- claim_token: the pending claim's token, NULL once completed; 'moved' marks a
---   fence (src/tids/tid-index.ts claimIndexFor: while TID_INDEX_SHARDS grows, a
+--   fence (src/tid-index.ts claimIndexFor: while TID_INDEX_SHARDS grows, a
 --   create fences each earlier place of its tid).
 -- receipt_id: the record the tid created, once completed.
 -- created_at: when the tid was first claimed (ms). updated_at: when the claim
@@ -50,7 +50,7 @@ CREATE TABLE tid_index (
 -- derived tid another row holds is refused here, not upstream. Partial: the
 -- partner's rows hold NULL and cost no index entry.
 CREATE UNIQUE INDEX tid_index_upstream_tid ON tid_index (upstream_tid) WHERE upstream_tid IS NOT NULL;
--- Retention's scan (src/cron/retention.ts): completed rows, oldest answer first, so
+-- Retention's scan (src/retention.ts): completed rows, oldest answer first, so
 -- a run reads only the rows it deletes; a pending claim is never in it (its
 -- lease decides what becomes of it).
 CREATE INDEX tid_index_retention ON tid_index (updated_at) WHERE status = 1;
@@ -94,7 +94,7 @@ CREATE INDEX events_by_type ON events (type, id);
 CREATE INDEX events_by_status ON events (status, id);
 
 -- Rule 10: the partner's requests to erase a user's personal data, carried
--- out by the Cron Trigger (src/cron/erasure.ts) in bounded steps. `cursor` is the
+-- out by the Cron Trigger (src/erasure.ts) in bounded steps. `cursor` is the
 -- progress through the user's tid-index rows, per database (JSON: binding ->
 -- the last tid done, or true when that database is done); `done_at` is set
 -- once every database is done. A repeated request starts over.

@@ -1,4 +1,4 @@
--- Rule 14: the receipts whose fiscal receipt is still missing (src/d1/fiscal-list.ts).
+-- Rule 14: the receipts whose fiscal receipt is still missing (src/fiscal-list.ts).
 -- A receipt paid whose `ofd` shows no fiscal sign or QR address, or a paid
 -- receipt cancelled whose refund shows no fiscal data, is fiscal-pending: its
 -- record's Durable Object, the source of truth, writes its row here when it

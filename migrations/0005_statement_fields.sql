@@ -6,7 +6,7 @@
 -- awaiting the supplier, fiscalized, a receipt's exhausted guesses).
 --
 -- change: 1 paid, 2 held, 3 cancelled, 4 refunded, 5 expired, 6 closed at the
---   edge (STATEMENT_CHANGES in src/events/statement-lines.ts; a code is never reused).
+--   edge (STATEMENT_CHANGES in src/statements/lines.ts; a code is never reused).
 -- amount, commission: tiyin, as the event's object shows them (a transfer's
 --   amount: what the receiver gets). merchant: the receipt's merchant id.
 -- tid: as its owner chose it (never the derived upstream tid of a user's).

@@ -77,10 +77,21 @@ import { SignJWT } from "jose";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { Webhook } from "standardwebhooks";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig, unstable_splitSqlQuery } from "wrangler";
-import { CURRENT_SCHEMA_VERSION, OLDEST_READER_VERSION } from "../src/record/schema.ts";
 import { WRANGLER } from "./build.mjs";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+/**
+ * The record schema this checkout reads and the one it stamps (src/record/schema.ts), read from the source as
+ * scripts/release-fixture.mjs reads a release's: the module imports the gateway's errors, which Node cannot load.
+ */
+const schemaSource = readFileSync(join(ROOT, "src", "record", "schema.ts"), "utf8");
+const schemaConstant = (name) => {
+  const value = Number(new RegExp(`export const ${name}: number = (\\d+);`).exec(schemaSource)?.[1]);
+  if (!Number.isInteger(value)) throw new Error(`src/record/schema.ts: no ${name}`);
+  return value;
+};
+const CURRENT_SCHEMA_VERSION = schemaConstant("CURRENT_SCHEMA_VERSION");
+const OLDEST_READER_VERSION = schemaConstant("OLDEST_READER_VERSION");
 const PREVIOUS = join(ROOT, "test", "releases", "previous");
 const started = Date.now();
 
