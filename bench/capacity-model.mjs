@@ -1093,7 +1093,9 @@ export function capacityModel(report) {
  * statement's object. Per payment of the mix: its record's trail entries
  * (create, authorize, pay or the expiry's steps) and the appends that carry
  * them (one per operation: the export runs after each answer), each append
- * a writer request and two rows (its insert, and its delete once flushed); per
+ * a writer request and one row (its entries added to the waiting row,
+ * src/audit/writer.ts ROW_ENTRIES a row), a flush deleting one row per
+ * ROW_ENTRIES entries; per
  * flush (every AUDIT_FLUSH_SECONDS per chain while entries come, one batch per
  * hour of their times) an alarm (a request and its setAlarm row), the head's
  * row, and two puts (the batch and the chain's head); the record's export mark
@@ -1107,7 +1109,12 @@ export const AUDIT_FROM_CODE = {
   appendsPerPayment: 3,
   /** A line of NDJSON as the writer writes it (the create's, with its detail, ~400 B; the others ~230 B). */
   bytesPerEntry: 270,
-  writerRowsPerAppend: 2,
+  /** Entries a waiting row of the writer takes (src/audit/writer.ts ROW_ENTRIES): its deletion is shared by as many. */
+  writerRowEntries: 32,
+  /** An append rewrites the waiting row (1), and its share of that row's deletion once flushed. */
+  get writerRowsPerAppend() {
+    return round(1 + this.entriesPerPayment / this.appendsPerPayment / this.writerRowEntries, 3);
+  },
   chains: 4,
   flushSeconds: 60,
   /** Per batch: the alarm set, the head's row. */

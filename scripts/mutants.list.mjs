@@ -1685,6 +1685,22 @@ export const MUTANTS = [
     why: "rule 15: each batch names the SHA-256 of the one before it in its chain, so a batch removed or altered is detected",
   },
   {
+    name: "audit-append-flushed-row-reopened",
+    at: "AuditWriter.#flush",
+    find: "    this.#open = null;",
+    replace: "",
+    tests: ["test/integration/audit-writer.test.ts"],
+    why: "rule 15: an append that comes while a flush puts its batches is kept, never added to a row the flush then deletes",
+  },
+  {
+    name: "audit-append-row-each",
+    at: "AuditWriter.append",
+    find: "    const shared = open !== null && open.chain === chain && open.entries.length + clean.length <= ROW_ENTRIES ? open : null;",
+    replace: "    const shared = null;",
+    tests: ["test/integration/audit-writer.test.ts"],
+    why: "the audit trail's cost: appends share a waiting row, so a flush deletes one row per many appends (docs/capacity.md)",
+  },
+  {
     name: "audit-erasure-masks-nothing",
     at: "AuditWriter.rewrite",
     find: "        const detail = erasePersonal(entry.detail) as Record<string, unknown>;",
