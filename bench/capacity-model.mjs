@@ -298,7 +298,8 @@ const KEYED_PAY_BYTES = 4096;
  */
 export const METRICS_FROM_CODE = {
   workerUpstreamCallsPerPayment: 1,
-  successSample: 1,
+  // src/metrics.ts SUCCESS_SAMPLE.
+  successSample: 10,
 };
 
 /** The floor: the least any design could cost a payment (create, authorize, pay through one object that writes its row twice, one log event). */

@@ -1666,6 +1666,36 @@ export const MUTANTS = [
     tests: ["test/integration/readyz.test.ts"],
     why: "readiness: a database whose schema lags the code's newest migration is named, and the deployment is not ready",
   },
+  // --- the metrics (Analytics Engine) ------------------------------------------
+  {
+    name: "metrics-failure-sampled",
+    at: "isFrequentSuccess",
+    find: '(name === "upstream_call" && f.outcome === "ok")',
+    replace: '(name === "upstream_call")',
+    tests: ["test/integration/metrics.test.ts"],
+    grep: "sampled",
+    why: "alerts: a failed upstream call is always written, whatever the draw: the alert on failures counts every one",
+  },
+  {
+    name: "metrics-success-unsampled",
+    at: "metric",
+    file: "metrics.ts",
+    find: "      if (!successSampling.keep()) return;",
+    replace: "",
+    tests: ["test/integration/metrics.test.ts"],
+    grep: "sampled",
+    why: "the bill: a success of a frequent metric is written once in SUCCESS_SAMPLE (docs/capacity.md)",
+  },
+  {
+    name: "metrics-sampled-success-stands-for-one",
+    at: "metric",
+    file: "metrics.ts",
+    find: "      point = metricPoint(name, { ...fields, count: SUCCESS_SAMPLE } as MetricFields[N]);",
+    replace: "",
+    tests: ["test/integration/metrics.test.ts"],
+    grep: "sampled|anonymous pay",
+    why: "alerts: a sampled success stands for SUCCESS_SAMPLE occurrences, so the sums docs/alerts.md reads stay the counts",
+  },
   // --- the audit trail in R2 (rule 15) -----------------------------------------
   {
     name: "audit-ids-redacted",
