@@ -510,7 +510,7 @@ function render(report, { full }) {
   const b = report.bundle;
   lines.push(
     "",
-    `**Bundle** (\`${b.command}\`, gzip of the uploaded modules): ${b.gzipKiB} KiB gzip, ${(b.rawBytes / 1024).toFixed(1)} KiB raw; minified it would be ${b.minified.gzipKiB} KiB gzip. Largest parts: ${b.composition
+    `**Bundle** (\`${b.command}\`, gzip of the uploaded modules): ${b.gzipKiB} KiB gzip, ${(b.rawBytes / 1024).toFixed(1)} KiB raw; ${b.minified ? `minified it would be ${b.minified.gzipKiB} KiB gzip` : "no minified build (quick run)"}. Largest parts: ${b.composition
       .slice(0, 4)
       .map((c) => `${c.name} ${(c.bytes / 1024).toFixed(0)} KiB (${c.share}%)`)
       .join(", ")}.`,
