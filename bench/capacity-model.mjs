@@ -128,6 +128,22 @@ function shippedQueueConfig() {
   }
 }
 
+/** Whether production makes holds (wrangler.toml [env.production] HOLD_ENABLED): read, not restated. */
+function shippedHolds() {
+  try {
+    const config = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "production" }, { hideWarnings: true });
+    return String(config.vars?.HOLD_ENABLED ?? "true") !== "false";
+  } catch {
+    return true;
+  }
+}
+
+/** The mix as production makes it: with holds off (HOLD_ENABLED=false), no hold is left unconfirmed, and their share pays. */
+function shippedMix() {
+  const { paid, abandoned, hold_expired } = ASSUMPTIONS.mix;
+  return shippedHolds() ? ASSUMPTIONS.mix : { paid: paid + hold_expired, abandoned, hold_expired: 0 };
+}
+
 /** The deployment's defaults (src/cron/retention.ts; rule 10's RECORD_RETENTION_DAYS; rule 12's windows) and the traffic's shape. */
 export const ASSUMPTIONS = {
   replayDays: 7,
@@ -535,7 +551,7 @@ function mixOf(measured) {
   const parts = { paid: measured.paid, ...measured.scenarios };
   const out = Object.fromEntries(COUNTERS.map((k) => [k, 0]));
   let shares = 0;
-  for (const [name, share] of Object.entries(ASSUMPTIONS.mix)) {
+  for (const [name, share] of Object.entries(shippedMix())) {
     const part = parts[name] ?? measured.paid;
     shares += share;
     for (const k of COUNTERS) out[k] += share * (part[k] ?? 0);
@@ -549,7 +565,7 @@ function daysKept() {
   const a = ASSUMPTIONS;
   const before = { paid: 0, abandoned: a.receiptExpiryHours / 24, hold_expired: a.holdExpiryDays };
   let days = 0;
-  for (const [name, share] of Object.entries(a.mix)) days += share * (before[name] + a.recordRetentionDays);
+  for (const [name, share] of Object.entries(shippedMix())) days += share * (before[name] + a.recordRetentionDays);
   return days;
 }
 
@@ -805,7 +821,7 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
 
   // Rule 11: the same month with an Idempotency-Key on every pay (one pay a paid payment); only rows written move.
   const key = measured.keyedPay;
-  const paidShare = a.mix.paid + a.mix.hold_expired;
+  const paidShare = shippedMix().paid + shippedMix().hold_expired;
   const objectRows = perMonth * (p.object_rows_written + p.object_alarm_writes + p.object_rows_deleted);
   const keyedPayAdds =
     over(objectRows + perMonth * paidShare * key.objectRowsWritten, P.durableObjects.rowsWritten) -
@@ -910,9 +926,11 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     peak_d1_queries_per_second: round(peakPaymentQps + cronQps),
     // What the bill counts (docs/capacity.md): every line below is in the total.
     assumptions: [
-      `payments: ${Object.entries(a.mix)
+      `payments: ${Object.entries(shippedMix())
         .map(([k, v]) => `${v * 100}% ${k}`)
-        .join(", ")}; ${a.fiscalLateShare * 100}% fiscal-late (rule 14)`,
+        .join(
+          ", ",
+        )}${shippedHolds() ? "" : " (production's HOLD_ENABLED=false: the assumed holds pay at once)"}; ${a.fiscalLateShare * 100}% fiscal-late (rule 14)`,
       a.keyOnEveryPay ? "an Idempotency-Key on every pay (the typed client keys every write): its rows and its storage" : "no Idempotency-Key",
       measured.risk
         ? `rule 13's counters: ${a.anonymousShare * 100}% of payments by card number, every token authorize a user's`
