@@ -1244,7 +1244,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const money = (n) => `$${Math.round(n).toLocaleString("en")}`;
     const [one, ten] = ["1000000", "10000000"];
     console.log(
-      `\n**The month-12 bill (${result.bill_month}), line by line** (target at 1M a day: ${money(result.target.bill_month_12_at_1M)}, ${result.target.met ? "met" : "not met"})\n`,
+      `\n**The month-12 bill (${result.bill_month}), line by line** (targets: ${money(result.target.bill_month_12_at_1M)} at 1M a day, ${result.target.met ? "met" : "not met"}; ${money(result.target.bill_month_12_at_10M)} at 10M, ${result.target.met_at_10M ? "met" : "not met"})\n`,
     );
     console.log(
       "| line | 1M/day shipped | 1M/day floor | over the floor | 10M/day shipped | 10M/day floor | usage at 1M/day | price |\n|---|---:|---:|---:|---:|---:|---|---|",
