@@ -1187,6 +1187,14 @@ export const MUTANTS = [
     why: "a paid record's events repeat its body and its create's answer: kept whole, the row spills into a fourth page (4 KB an object for 90 days)",
   },
   {
+    name: "event-bodies-places-without-overlaps",
+    at: "bodyEncoder",
+    find: "at = text.indexOf(gram, at + 1)) places.push([n, at]);",
+    replace: "at = text.indexOf(gram, at + GRAM)) places.push([n, at]);",
+    tests: ["test/unit/event-texts.test.ts"],
+    why: "what a record stores does not change with how a run's places are found: a row one release wrote is re-encoded by the next to the same parts",
+  },
+  {
     name: "event-bodies-not-reencoded-with-body",
     at: "RecordStore.#flush",
     find: 'if ("events" in pending || "body" in pending || "answer" in pending) {',
