@@ -1733,7 +1733,7 @@ export const MUTANTS = [
   {
     name: "audit-append-row-each",
     at: "AuditWriter.append",
-    find: "    const shared = open !== null && open.chain === chain && open.entries.length + clean.length <= ROW_ENTRIES ? open : null;",
+    find: "    const shared = open !== null && open.chain === chain && open.count + clean.length <= ROW_ENTRIES ? open : null;",
     replace: "    const shared = null;",
     tests: ["test/integration/audit-writer.test.ts"],
     why: "the audit trail's cost: appends share a waiting row, so a flush deletes one row per many appends (docs/capacity.md)",

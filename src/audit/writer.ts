@@ -49,7 +49,7 @@ export class AuditWriter extends DurableObject<Env> {
   #alarmAt: number | null | undefined;
   #busy: Promise<unknown> = Promise.resolve();
   /** The waiting row appends add to, as stored (null: the next append starts one; a flush closes it). */
-  #open: { n: number; chain: string; entries: AuditLine[] } | null = null;
+  #open: { n: number; chain: string; text: string; count: number } | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -64,27 +64,19 @@ export class AuditWriter extends DurableObject<Env> {
     if (entries.length === 0) return;
     const clean = entries.map(cleanLine);
     const open = this.#open;
-    const shared = open !== null && open.chain === chain && open.entries.length + clean.length <= ROW_ENTRIES ? open : null;
+    const shared = open !== null && open.chain === chain && open.count + clean.length <= ROW_ENTRIES ? open : null;
     if (shared) {
-      const all = [...shared.entries, ...clean];
-      const written = this.#sql.exec(
-        "UPDATE pending SET entries = ?, count = ? WHERE n = ?",
-        JSON.stringify({ chain, entries: all }),
-        all.length,
-        shared.n,
-      ).rowsWritten;
-      if (written > 0) shared.entries = all;
+      // The row's text with these entries added to its list: what JSON.stringify({chain, entries}) of them all gives, without writing the others again.
+      const text = `${shared.text.slice(0, -2)},${JSON.stringify(clean).slice(1)}}`;
+      const count = shared.count + clean.length;
+      const written = this.#sql.exec("UPDATE pending SET entries = ?, count = ? WHERE n = ?", text, count, shared.n).rowsWritten;
+      if (written > 0) Object.assign(shared, { text, count });
       else this.#open = null;
     }
     if (!shared || this.#open === null) {
-      const n = this.#sql
-        .exec<{ n: number }>(
-          "INSERT INTO pending (entries, count) VALUES (?, ?) RETURNING n",
-          JSON.stringify({ chain, entries: clean }),
-          clean.length,
-        )
-        .one().n;
-      this.#open = { n, chain, entries: clean };
+      const text = JSON.stringify({ chain, entries: clean });
+      const n = this.#sql.exec<{ n: number }>("INSERT INTO pending (entries, count) VALUES (?, ?) RETURNING n", text, clean.length).one().n;
+      this.#open = { n, chain, text, count: clean.length };
     }
     const waiting = this.#sql.exec<{ n: number }>("SELECT coalesce(sum(count), 0) AS n FROM pending").one().n;
     await this.#arm(waiting >= FLUSH_AT ? Date.now() : Date.now() + flushMs(this.env));

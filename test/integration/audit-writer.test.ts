@@ -49,6 +49,12 @@ describe("a writer's rows", () => {
     const lines = Array.from({ length: ROW_ENTRIES + 1 }, (_, i) => line(i));
     for (const l of lines.slice(0, 10)) await stub.append(chain, [l]);
     expect(await waitingRows(stub)).toBe(1);
+    // The layout of a row each append had: any release of the writer reads it.
+    const stored = await runInDurableObject(
+      stub,
+      (_instance, state) => state.storage.sql.exec<{ entries: string }>("SELECT entries FROM pending").one().entries,
+    );
+    expect(stored).toBe(JSON.stringify({ chain, entries: lines.slice(0, 10) }));
     for (const l of lines.slice(10)) await stub.append(chain, [l]);
     expect(await waitingRows(stub)).toBe(2);
     await stub.flush();
