@@ -20,9 +20,11 @@
  * A success of the two frequent metrics (`upstream_call` ok, `event_delivery`
  * delivered: several a payment) is written once in SUCCESS_SAMPLE, its
  * double1 standing for SUCCESS_SAMPLE occurrences: Analytics Engine bills
- * every data point written (docs/capacity.md), and the sums and the
- * per-outcome percentiles docs/alerts.md reads keep their meaning. A failure,
- * what an alert waits for, is always written.
+ * every data point written (docs/capacity.md), and the sums and percentiles
+ * weighted by double1 (docs/alerts.md, the back office's charts) keep their
+ * meaning. A failure, what an alert waits for, is always written, and so is
+ * a slow success (SLOW_SUCCESS: a call of a second or more, an event a
+ * minute or more in the queue), so the tails and the maxima are the real ones.
  *
  * No personal data: blobs are operation names and outcome classes from the
  * fixed sets typed below, never an id, a user, a tid, a card or an amount.
@@ -87,9 +89,13 @@ type AnyFields = { operation?: string; outcome?: string; ms?: number; count?: nu
 /** Successes of a frequent metric written: one in this many, each standing for as many. */
 export const SUCCESS_SAMPLE = 10;
 
-/** Whether this occurrence is a success of a frequent metric, sampled. */
+/** A success this slow is always written: an upstream call's milliseconds, an event's in the queue. */
+export const SLOW_SUCCESS = { upstreamMs: 1_000, queuedMs: 60_000 };
+
+/** Whether this occurrence is a success of a frequent metric, and not a slow one: sampled. */
 const isFrequentSuccess = (name: MetricName, f: AnyFields): boolean =>
-  (name === "upstream_call" && f.outcome === "ok") || (name === "event_delivery" && f.outcome === "delivered");
+  (name === "upstream_call" && f.outcome === "ok" && (f.ms ?? 0) < SLOW_SUCCESS.upstreamMs) ||
+  (name === "event_delivery" && f.outcome === "delivered" && (f.queued_ms ?? 0) < SLOW_SUCCESS.queuedMs);
 
 /** The draw that keeps a sampled success (a test replaces it to see what each side writes). */
 export const successSampling = { keep: (): boolean => Math.random() * SUCCESS_SAMPLE < 1 };

@@ -11,7 +11,7 @@ import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import worker from "../../src/index";
-import { type MetricPoint, metric, observeMetrics, SUCCESS_SAMPLE, successSampling } from "../../src/metrics/metrics";
+import { type MetricPoint, metric, observeMetrics, SLOW_SUCCESS, SUCCESS_SAMPLE, successSampling } from "../../src/metrics/metrics";
 import { receiptStub } from "../../src/record/receipt-object";
 import { consume, DEAD_LETTER_QUEUE, makeEvent, messageOf, newRecordId, publishKept } from "../events";
 import {
@@ -93,7 +93,7 @@ describe("successes sampled", () => {
     const calls = 4_000;
     for (let i = 0; i < calls; i++) {
       metric(deployment, "upstream_call", { operation: "receipt/pay", outcome: "ok", ms: 5 });
-      metric(deployment, "event_delivery", { outcome: "delivered", ms: 5 });
+      metric(deployment, "event_delivery", { outcome: "delivered", ms: 5, queued_ms: 7 });
     }
     for (const name of ["upstream_call", "event_delivery"]) {
       const mine = written.filter((p) => p.blobs[0] === name);
@@ -102,8 +102,23 @@ describe("successes sampled", () => {
       expect(mine.length).toBeLessThan(500);
       expect(new Set(mine.map((p) => p.doubles[0]))).toEqual(new Set([SUCCESS_SAMPLE]));
     }
-    metric(deployment, "event_delivery", { outcome: "failed", ms: 5 });
+    metric(deployment, "event_delivery", { outcome: "failed", ms: 5, queued_ms: 7 });
     expect(written.at(-1)?.doubles[0]).toBe(1);
+  });
+
+  it("a slow success is written whatever the draw, standing for itself: the tails and maxima are the real ones", () => {
+    vi.spyOn(successSampling, "keep").mockReturnValue(false);
+    const written: MetricPoint[] = [];
+    const deployment = { METRICS: { writeDataPoint: (point: MetricPoint) => written.push(point) } } as unknown as Env;
+    metric(deployment, "upstream_call", { operation: "receipt/pay", outcome: "ok", ms: SLOW_SUCCESS.upstreamMs - 1 });
+    metric(deployment, "event_delivery", { outcome: "delivered", ms: 5, queued_ms: SLOW_SUCCESS.queuedMs - 1 });
+    expect(written).toEqual([]);
+    metric(deployment, "upstream_call", { operation: "receipt/pay", outcome: "ok", ms: SLOW_SUCCESS.upstreamMs });
+    metric(deployment, "event_delivery", { outcome: "delivered", ms: 5, queued_ms: SLOW_SUCCESS.queuedMs });
+    expect(written.map((p) => [p.blobs[0], p.doubles[0]])).toEqual([
+      ["upstream_call", 1],
+      ["event_delivery", 1],
+    ]);
   });
 });
 
