@@ -208,6 +208,19 @@ describe("npm run metrics's source, GET /__sandbox/metrics", () => {
     expect(pay!.p99_ms as number).toBeGreaterThanOrEqual(pay!.p50_ms as number);
   });
 
+  it("weighs a sampled success as the calls it stands for in p50 and p99", async () => {
+    const operation = `receipt/weigh-${crypto.randomUUID()}`;
+    metric(env, "upstream_call", { operation, outcome: "ok", ms: 10 });
+    for (let i = 0; i < 2; i++) metric(env, "upstream_call", { operation, outcome: "ok", ms: SLOW_SUCCESS.upstreamMs + 500 });
+    const summary = await expectStatus<{ rows: Record<string, unknown>[] }>(exports.default.fetch("http://gateway.test/__sandbox/metrics"), 200);
+    // Ten fast calls in one point, two slow ones: the median call is a fast one, the 99th percentile a slow one.
+    expect(summary.rows.find((row) => row.operation === operation)).toMatchObject({
+      count: SUCCESS_SAMPLE + 2,
+      p50_ms: 10,
+      p99_ms: SLOW_SUCCESS.upstreamMs + 500,
+    });
+  });
+
   it("does not exist in production", async () => {
     await expectError(worker.fetch(new Request("http://gateway.test/__sandbox/metrics"), env, createExecutionContext()), 404, "not_found");
   });
