@@ -88,7 +88,7 @@ export const PRICES = {
   },
 };
 
-/** Workers Analytics Engine (the METRICS binding, src/metrics.ts): data points written, Workers Paid. */
+/** Workers Analytics Engine (the METRICS binding, src/metrics/metrics.ts): data points written, Workers Paid. */
 PRICES.analyticsEngine = {
   page: "https://developers.cloudflare.com/analytics/analytics-engine/pricing/",
   dataPoints: { included: 10e6, perMillion: 0.25 },
@@ -306,7 +306,7 @@ const KEYED_PAY_ROWS_FROM_CODE = 2;
 const KEYED_PAY_BYTES = 4096;
 
 /**
- * Analytics Engine data points a payment writes (src/metrics.ts), counted from
+ * Analytics Engine data points a payment writes (src/metrics/metrics.ts), counted from
  * the code: one per call to the payment service (`upstream_call`: the create's,
  * in the Worker, and the record's) and one per webhook delivery attempt
  * (`event_delivery`), each written `successSample` times fewer when it
@@ -314,7 +314,7 @@ const KEYED_PAY_BYTES = 4096;
  */
 export const METRICS_FROM_CODE = {
   workerUpstreamCallsPerPayment: 1,
-  // src/metrics.ts SUCCESS_SAMPLE.
+  // src/metrics/metrics.ts SUCCESS_SAMPLE.
   successSample: 10,
 };
 

@@ -77,7 +77,7 @@ function localRows(source: Source, from: number, step: number): ChartRows {
     const row = counts.get(key) ?? { t, metric, operation, outcome, n: 0 };
     row.n += point.doubles[0];
     counts.set(key, row);
-    // A sampled success stands for double1 occurrences (src/metrics.ts): it counts as many times in the spread.
+    // A sampled success stands for double1 occurrences (src/metrics/metrics.ts): it counts as many times in the spread.
     const weighted = (value: number) => Array.from({ length: Math.max(1, Math.round(point.doubles[0])) }, () => value);
     if (metric === "upstream_call") times.set(t, [...(times.get(t) ?? []), ...weighted(point.doubles[1])]);
     if (metric === "event_delivery") waits.set(t, [...(waits.get(t) ?? []), ...weighted(point.doubles[2])]);

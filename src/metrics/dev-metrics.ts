@@ -70,7 +70,7 @@ export function devMetricsSummary(): { points: number; dropped: number; rows: De
   }
   const rows = [...groups.values()].map((group): DevMetricRow => {
     const [metric, operation, outcome] = group[0]!.blobs;
-    // A sampled success stands for double1 calls (src/metrics.ts): it weighs as many in the percentiles.
+    // A sampled success stands for double1 calls (src/metrics/metrics.ts): it weighs as many in the percentiles.
     const ms = group.flatMap((point) => Array<number>(Math.max(1, Math.round(point.doubles[0]))).fill(point.doubles[1])).sort((a, b) => a - b);
     return {
       metric,

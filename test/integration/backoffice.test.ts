@@ -348,7 +348,7 @@ describe("the operator's charts", () => {
   });
 
   it("draw the payments made in development, per step of the last hour", async () => {
-    // The pay's success drawn in: a success of upstream_call is written once in SUCCESS_SAMPLE (src/metrics.ts).
+    // The pay's success drawn in: a success of upstream_call is written once in SUCCESS_SAMPLE (src/metrics/metrics.ts).
     vi.spyOn(successSampling, "keep").mockReturnValue(true);
     const receipt = await createReceipt();
     await expectStatus(call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
