@@ -88,6 +88,12 @@ export const PRICES = {
   },
 };
 
+/** Workers Analytics Engine (the METRICS binding, src/metrics/metrics.ts): data points written, Workers Paid. */
+PRICES.analyticsEngine = {
+  page: "https://developers.cloudflare.com/analytics/analytics-engine/pricing/",
+  dataPoints: { included: 10e6, perMillion: 0.25 },
+};
+
 /** R2 (rules 15 and 16: the audit trail and the statements), Standard storage. */
 PRICES.r2 = {
   page: "https://developers.cloudflare.com/r2/pricing/",
@@ -120,6 +126,22 @@ function shippedQueueConfig() {
   } catch {
     return { maxRetries: 3, deadLetter: true, batchSize: 10 };
   }
+}
+
+/** Whether production makes holds (wrangler.toml [env.production] HOLD_ENABLED): read, not restated. */
+function shippedHolds() {
+  try {
+    const config = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "production" }, { hideWarnings: true });
+    return String(config.vars?.HOLD_ENABLED ?? "true") !== "false";
+  } catch {
+    return true;
+  }
+}
+
+/** The mix as production makes it: with holds off (HOLD_ENABLED=false), no hold is left unconfirmed, and their share pays. */
+function shippedMix() {
+  const { paid, abandoned, hold_expired } = ASSUMPTIONS.mix;
+  return shippedHolds() ? ASSUMPTIONS.mix : { paid: paid + hold_expired, abandoned, hold_expired: 0 };
 }
 
 /** The deployment's defaults (src/cron/retention.ts; rule 10's RECORD_RETENTION_DAYS; rule 12's windows) and the traffic's shape. */
@@ -211,6 +233,13 @@ export const ASSUMPTIONS = {
   deliveriesPerInvocation: 26,
   /** The month the bill is for: month 12 from 2026-11-27, so Observability pricing applies to the logs. */
   billMonth: "2027-11",
+  /**
+   * Rule 11 as apps use it: the typed client (client/) sends an Idempotency-Key on every write, so every pay is
+   * priced with one (its rows counted by the run's keyed flows, its storage from the code: KEYED_PAY_BYTES).
+   */
+  keyOnEveryPay: true,
+  /** The target at 10,000,000 payments a day. */
+  targetMonth12AtTenMillion: 7000,
   /** The target: the month-12 bill at 1,000,000 payments a day, by this model. */
   targetMonth12AtOneMillion: 800,
 };
@@ -268,6 +297,26 @@ const FISCAL_LATE_FROM_CODE = {
  * outcome's commit). The record's deletion removes it with the rest (rule 10).
  */
 const KEYED_PAY_ROWS_FROM_CODE = 2;
+
+/**
+ * The storage a record's keys take, from the code: src/record/schema.ts
+ * KEYS_TABLE, a table of its own made by the record's first key, one page
+ * (4 KB) more in every keyed record for as long as the record is kept.
+ */
+const KEYED_PAY_BYTES = 4096;
+
+/**
+ * Analytics Engine data points a payment writes (src/metrics/metrics.ts), counted from
+ * the code: one per call to the payment service (`upstream_call`: the create's,
+ * in the Worker, and the record's) and one per webhook delivery attempt
+ * (`event_delivery`), each written `successSample` times fewer when it
+ * succeeds; failures, refusals and the rest are rare and priced as none.
+ */
+export const METRICS_FROM_CODE = {
+  workerUpstreamCallsPerPayment: 1,
+  // src/metrics/metrics.ts SUCCESS_SAMPLE.
+  successSample: 10,
+};
 
 /** The floor: the least any design could cost a payment (create, authorize, pay through one object that writes its row twice, one log event). */
 export const FLOOR = {
@@ -502,7 +551,7 @@ function mixOf(measured) {
   const parts = { paid: measured.paid, ...measured.scenarios };
   const out = Object.fromEntries(COUNTERS.map((k) => [k, 0]));
   let shares = 0;
-  for (const [name, share] of Object.entries(ASSUMPTIONS.mix)) {
+  for (const [name, share] of Object.entries(shippedMix())) {
     const part = parts[name] ?? measured.paid;
     shares += share;
     for (const k of COUNTERS) out[k] += share * (part[k] ?? 0);
@@ -516,7 +565,7 @@ function daysKept() {
   const a = ASSUMPTIONS;
   const before = { paid: 0, abandoned: a.receiptExpiryHours / 24, hold_expired: a.holdExpiryDays };
   let days = 0;
-  for (const [name, share] of Object.entries(a.mix)) days += share * (before[name] + a.recordRetentionDays);
+  for (const [name, share] of Object.entries(shippedMix())) days += share * (before[name] + a.recordRetentionDays);
   return days;
 }
 
@@ -756,7 +805,6 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     cron: measured.cronPerRun,
     risk: measured.risk,
   });
-  const billLines = Object.fromEntries(priced.lines.map((l) => [l.line, round(l.dollars)]));
   // Rule 14: the same month without fiscal-late payments, line by line: what they add.
   const unfiscal = measured.fiscalLate
     ? bill(withoutFiscal, perDay, {
@@ -773,12 +821,46 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
 
   // Rule 11: the same month with an Idempotency-Key on every pay (one pay a paid payment); only rows written move.
   const key = measured.keyedPay;
-  const paidShare = a.mix.paid + a.mix.hold_expired;
+  const paidShare = shippedMix().paid + shippedMix().hold_expired;
   const objectRows = perMonth * (p.object_rows_written + p.object_alarm_writes + p.object_rows_deleted);
   const keyedPayAdds =
     over(objectRows + perMonth * paidShare * key.objectRowsWritten, P.durableObjects.rowsWritten) -
     over(objectRows, P.durableObjects.rowsWritten) +
     (key.d1RowsWritten > 0 ? (perMonth * paidShare * key.d1RowsWritten * P.d1.rowsWritten.perMillion) / 1e6 : 0);
+
+  // As apps use it: every pay keyed (its rows, and the page its keys take in the record while it is kept),
+  // the metrics' data points, the audit trail and the statements (rules 15 and 16). Each line is what it adds
+  // on top of the meters above (their included amounts are used already).
+  const keyedPays = a.keyOnEveryPay ? perMonth * paidShare : 0;
+  const keyedGbMonth = a.keyOnEveryPay ? (perDay * paidShare * daysKept() * KEYED_PAY_BYTES) / GB : 0;
+  const deliveries = perMonth * p.queue_messages * (1 + a.failingDeliveryShare * shippedQueueConfig().maxRetries);
+  const upstreamCalls = perMonth * (METRICS_FROM_CODE.workerUpstreamCallsPerPayment + p.object_upstream_calls);
+  const dataPoints = (upstreamCalls + deliveries) / METRICS_FROM_CODE.successSample;
+  const audit = auditBill(perDay);
+  const appLines = [
+    {
+      line: "keyed_pay_rows_written",
+      usage: `${round((keyedPays * key.objectRowsWritten) / 1e6, 1)} M (${key.objectRowsWritten} object rows a keyed pay${key.measured ? "" : ", from the code"}; every pay keyed)`,
+      dollars: keyedPays ? keyedPayAdds : 0,
+      page: P.durableObjects.page,
+    },
+    {
+      line: "keyed_pay_storage",
+      usage: `${round(keyedGbMonth)} GB-month (${KEYED_PAY_BYTES} B a keyed record, ${round(daysKept(), 1)} days kept)`,
+      dollars: keyedGbMonth * P.durableObjects.storageGbMonth.perGb,
+      page: P.durableObjects.page,
+    },
+    {
+      line: "analytics_engine_points",
+      usage: `${round(dataPoints / 1e6, 1)} M data points (${round(dataPoints / perMonth, 2)} a payment: upstream calls and deliveries${METRICS_FROM_CODE.successSample > 1 ? `, a success 1 in ${METRICS_FROM_CODE.successSample}` : ""})`,
+      dollars: over(dataPoints, P.analyticsEngine.dataPoints),
+      page: P.analyticsEngine.page,
+    },
+    ...audit.lines,
+  ];
+  const appTotal = appLines.reduce((sum, l) => sum + l.dollars, 0);
+  const allLines = [...priced.lines, ...appLines];
+  const total = priced.total + appTotal;
 
   // Each limit, and the volume or day at which it binds.
   const peakEventsPerSecond = (perDay / DAY) * a.peakFactor * p.queue_messages;
@@ -842,9 +924,27 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     // Which sets the shard count: the bytes at the fill or the queries at the peak.
     shards_bound_by: shardBinds,
     peak_d1_queries_per_second: round(peakPaymentQps + cronQps),
-    bill_month_12: billLines,
-    bill_month_12_lines: priced.lines.map((l) => ({ ...l, dollars: round(l.dollars, 2) })),
-    bill_month_12_total: round(priced.total),
+    // What the bill counts (docs/capacity.md): every line below is in the total.
+    assumptions: [
+      `payments: ${Object.entries(shippedMix())
+        .map(([k, v]) => `${v * 100}% ${k}`)
+        .join(
+          ", ",
+        )}${shippedHolds() ? "" : " (production's HOLD_ENABLED=false: the assumed holds pay at once)"}; ${a.fiscalLateShare * 100}% fiscal-late (rule 14)`,
+      a.keyOnEveryPay ? "an Idempotency-Key on every pay (the typed client keys every write): its rows and its storage" : "no Idempotency-Key",
+      measured.risk
+        ? `rule 13's counters: ${a.anonymousShare * 100}% of payments by card number, every token authorize a user's`
+        : "rule 13's counters: not counted by this run",
+      `Analytics Engine: a data point per upstream call and per delivery attempt${METRICS_FROM_CODE.successSample > 1 ? `, successes sampled 1 in ${METRICS_FROM_CODE.successSample}` : ""}`,
+      `the audit trail (rule 15): ${AUDIT_FROM_CODE.appendsPerPayment} appends a payment, ${AUDIT_FROM_CODE.writerRowsPerAppend} writer rows an append, kept ${AUDIT_FROM_CODE.retentionDays} days in R2`,
+      "the daily statements (rule 16): a line a payment in R2, a check-id for 1% of lines",
+      `records kept ${a.recordRetentionDays} days after final (rule 10); the cron every minute`,
+    ],
+    bill_month_12: Object.fromEntries(allLines.map((l) => [l.line, round(l.dollars)])),
+    bill_month_12_lines: allLines.map((l) => ({ ...l, dollars: round(l.dollars, 2) })),
+    bill_month_12_total: round(total),
+    // The bill of the gateway alone, as the model priced it before apps' use was counted: no key, no metrics, no audit trail.
+    bill_month_12_gateway_alone: round(priced.total),
     cron_month_12: priced.cron,
     // Rule 13's counters: what a payment costs in them (the assumed mix of number and token payments), and their lines' sum.
     risk: measured.risk
@@ -992,6 +1092,9 @@ export function capacityModel(report) {
       bill_month_12_at_1M: ASSUMPTIONS.targetMonth12AtOneMillion,
       shipped: atOneMillion,
       met: atOneMillion <= ASSUMPTIONS.targetMonth12AtOneMillion,
+      bill_month_12_at_10M: ASSUMPTIONS.targetMonth12AtTenMillion,
+      shipped_at_10M: shipped["10000000"].bill_month_12_total,
+      met_at_10M: shipped["10000000"].bill_month_12_total <= ASSUMPTIONS.targetMonth12AtTenMillion,
       // Per line, the shipped bill against the floor at 1M a day: where the money above the floor goes.
       over_floor_by_line: Object.fromEntries(
         Object.entries(shipped["1000000"].bill_month_12)
@@ -1003,82 +1106,15 @@ export function capacityModel(report) {
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const args = process.argv.slice(2);
-  const from = args.includes("--from") ? args[args.indexOf("--from") + 1] : newestReport();
-  const result = capacityModel(JSON.parse(readFileSync(from, "utf8")));
-  if (!args.includes("--markdown")) console.log(JSON.stringify({ from, ...result }, null, 2));
-  else {
-    const rows = [
-      ["D1 steady state (GB)", (m) => m.steady_state.d1_gb],
-      ["D1 bytes per receipt", (m) => m.steady_state.d1_bytes_per_receipt],
-      ["D1 databases: max(by size at 60% of 10 GB, by queries at peak)", (m) => `${m.databases} (${m.databases_by_size}, ${m.databases_by_queries})`],
-      ["record objects, month 12 (TB)", (m) => m.steady_state.record_objects_tb_month_12],
-      ["bill in month 12 ($)", (m) => m.bill_month_12_total],
-      ["of which rule 13's counters ($)", (m) => (m.risk ? m.risk.bill_month_12 : "not counted")],
-      [
-        "of which rule 14's fiscal-late payments ($)",
-        (m) =>
-          m.fiscal
-            ? `${m.fiscal.bill_month_12_added} (${m.fiscal.fiscal_late_share * 100}% of payments${m.fiscal.counted ? "" : ", from the code"})`
-            : "not priced",
-      ],
-      [
-        "an Idempotency-Key on every pay: object rows written per pay, month-12 bill added ($)",
-        (m) => `${m.keyed_pay.object_rows_written_per_pay}${m.keyed_pay.counted ? "" : " (from the code)"}, +${m.keyed_pay.bill_month_12_added}`,
-      ],
-      ["first binding limit", (m) => m.first_binding_limit],
-    ];
-    console.log(`from ${from}\n`);
-    console.log("| | 1M/day, objects kept | 1M/day, objects end | 10M/day, objects kept | 10M/day, objects end |\n|---|---:|---:|---:|---:|");
-    for (const [name, pick] of rows) {
-      console.log(`| ${name} | ${result.volumes.flatMap((v) => [pick(v.kept_for_ever), pick(v.records_end)]).join(" | ")} |`);
-    }
-    // The month-12 bill line by line, as shipped and at the floor, each with its page.
-    const money = (n) => `$${Math.round(n).toLocaleString("en")}`;
-    const [one, ten] = ["1000000", "10000000"];
-    console.log(
-      `\n**The month-12 bill (${result.bill_month}), line by line** (target at 1M a day: ${money(result.target.bill_month_12_at_1M)}, ${result.target.met ? "met" : "not met"})\n`,
-    );
-    console.log(
-      "| line | 1M/day shipped | 1M/day floor | over the floor | 10M/day shipped | 10M/day floor | usage at 1M/day | price |\n|---|---:|---:|---:|---:|---:|---|---|",
-    );
-    for (const line of result.shipped[one].bill_month_12_lines) {
-      const f1 = result.floor[one].bill_month_12[line.line] ?? 0;
-      const s10 = result.shipped[ten].bill_month_12[line.line];
-      const f10 = result.floor[ten].bill_month_12[line.line] ?? 0;
-      console.log(
-        `| ${line.line} | ${money(line.dollars)} | ${money(f1)} | ${money(line.dollars - f1)} | ${money(s10)} | ${money(f10)} | ${line.usage} | [page](${line.page}) |`,
-      );
-    }
-    const t1 = result.shipped[one].bill_month_12_total;
-    const ft1 = result.floor[one].bill_month_12_total;
-    console.log(
-      `| **total** | **${money(t1)}** | **${money(ft1)}** | **${money(t1 - ft1)}** | **${money(result.shipped[ten].bill_month_12_total)}** | **${money(result.floor[ten].bill_month_12_total)}** | | |`,
-    );
-    console.log(`\nthe cron at 1M a day: ${JSON.stringify(result.shipped[one].cron_month_12)}`);
-    console.log(
-      `Workers Logs at the per-event price (until 2026-11-30), 1M a day: ${money(result.shipped[one].workers_logs_at_the_per_event_price)}`,
-    );
-    console.log(`a payment, as priced (the mix): ${JSON.stringify(result.shipped[one].payment)}`);
-    if (result.shipped[one].risk) console.log(`rule 13's counters a payment, as priced: ${JSON.stringify(result.shipped[one].risk.payment)}`);
-    if (result.shipped[one].fiscal) {
-      const f = result.shipped[one].fiscal;
-      console.log(
-        `rule 14 at 1M a day: ${f.fiscal_late_per_day} fiscal-late payments a day (${f.fiscal_late_share * 100}%), $${f.bill_month_12_added} a month: ${JSON.stringify(f.bill_month_12_added_by_line)}; a fiscal-late payment adds ${JSON.stringify(f.per_fiscal_late_payment)}`,
-      );
-    }
-    for (const note of result.shipped[one].estimated) console.log(`estimated: ${note}`);
-  }
-}
-
 /**
  * Rules 15 and 16, priced from their code (src/audit/, src/statements/), not
  * measured by a run: the traced gateway does not trace the writers or the
  * statement's object. Per payment of the mix: its record's trail entries
  * (create, authorize, pay or the expiry's steps) and the appends that carry
  * them (one per operation: the export runs after each answer), each append
- * a writer request and two rows (its insert, and its delete once flushed); per
+ * a writer request and one row (its entries added to the waiting row,
+ * src/audit/writer.ts ROW_ENTRIES a row), a flush deleting one row per
+ * ROW_ENTRIES entries; per
  * flush (every AUDIT_FLUSH_SECONDS per chain while entries come, one batch per
  * hour of their times) an alarm (a request and its setAlarm row), the head's
  * row, and two puts (the batch and the chain's head); the record's export mark
@@ -1092,7 +1128,12 @@ export const AUDIT_FROM_CODE = {
   appendsPerPayment: 3,
   /** A line of NDJSON as the writer writes it (the create's, with its detail, ~400 B; the others ~230 B). */
   bytesPerEntry: 270,
-  writerRowsPerAppend: 2,
+  /** Entries a waiting row of the writer takes (src/audit/writer.ts ROW_ENTRIES): its deletion is shared by as many. */
+  writerRowEntries: 32,
+  /** An append rewrites the waiting row (1), and its share of that row's deletion once flushed. */
+  get writerRowsPerAppend() {
+    return round(1 + this.entriesPerPayment / this.appendsPerPayment / this.writerRowEntries, 3);
+  },
   chains: 4,
   flushSeconds: 60,
   /** Per batch: the alarm set, the head's row. */
@@ -1166,4 +1207,73 @@ export function auditBill(perDay, c = AUDIT_FROM_CODE) {
     },
   ].map((l) => ({ ...l, page: l.line.startsWith("r2") ? P.r2.page : P.durableObjects.page }));
   return { lines: out, total: out.reduce((sum, l) => sum + l.dollars, 0) };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const from = args.includes("--from") ? args[args.indexOf("--from") + 1] : newestReport();
+  const result = capacityModel(JSON.parse(readFileSync(from, "utf8")));
+  if (!args.includes("--markdown")) console.log(JSON.stringify({ from, ...result }, null, 2));
+  else {
+    const rows = [
+      ["D1 steady state (GB)", (m) => m.steady_state.d1_gb],
+      ["D1 bytes per receipt", (m) => m.steady_state.d1_bytes_per_receipt],
+      ["D1 databases: max(by size at 60% of 10 GB, by queries at peak)", (m) => `${m.databases} (${m.databases_by_size}, ${m.databases_by_queries})`],
+      ["record objects, month 12 (TB)", (m) => m.steady_state.record_objects_tb_month_12],
+      ["bill in month 12 ($)", (m) => m.bill_month_12_total],
+      ["of which rule 13's counters ($)", (m) => (m.risk ? m.risk.bill_month_12 : "not counted")],
+      [
+        "of which rule 14's fiscal-late payments ($)",
+        (m) =>
+          m.fiscal
+            ? `${m.fiscal.bill_month_12_added} (${m.fiscal.fiscal_late_share * 100}% of payments${m.fiscal.counted ? "" : ", from the code"})`
+            : "not priced",
+      ],
+      [
+        "an Idempotency-Key on every pay: object rows written per pay, month-12 bill added ($)",
+        (m) => `${m.keyed_pay.object_rows_written_per_pay}${m.keyed_pay.counted ? "" : " (from the code)"}, +${m.keyed_pay.bill_month_12_added}`,
+      ],
+      ["first binding limit", (m) => m.first_binding_limit],
+    ];
+    console.log(`from ${from}\n`);
+    console.log("| | 1M/day, objects kept | 1M/day, objects end | 10M/day, objects kept | 10M/day, objects end |\n|---|---:|---:|---:|---:|");
+    for (const [name, pick] of rows) {
+      console.log(`| ${name} | ${result.volumes.flatMap((v) => [pick(v.kept_for_ever), pick(v.records_end)]).join(" | ")} |`);
+    }
+    // The month-12 bill line by line, as shipped and at the floor, each with its page.
+    const money = (n) => `$${Math.round(n).toLocaleString("en")}`;
+    const [one, ten] = ["1000000", "10000000"];
+    console.log(
+      `\n**The month-12 bill (${result.bill_month}), line by line** (targets: ${money(result.target.bill_month_12_at_1M)} at 1M a day, ${result.target.met ? "met" : "not met"}; ${money(result.target.bill_month_12_at_10M)} at 10M, ${result.target.met_at_10M ? "met" : "not met"})\n`,
+    );
+    console.log(
+      "| line | 1M/day shipped | 1M/day floor | over the floor | 10M/day shipped | 10M/day floor | usage at 1M/day | price |\n|---|---:|---:|---:|---:|---:|---|---|",
+    );
+    for (const line of result.shipped[one].bill_month_12_lines) {
+      const f1 = result.floor[one].bill_month_12[line.line] ?? 0;
+      const s10 = result.shipped[ten].bill_month_12[line.line];
+      const f10 = result.floor[ten].bill_month_12[line.line] ?? 0;
+      console.log(
+        `| ${line.line} | ${money(line.dollars)} | ${money(f1)} | ${money(line.dollars - f1)} | ${money(s10)} | ${money(f10)} | ${line.usage} | [page](${line.page}) |`,
+      );
+    }
+    const t1 = result.shipped[one].bill_month_12_total;
+    const ft1 = result.floor[one].bill_month_12_total;
+    console.log(
+      `| **total** | **${money(t1)}** | **${money(ft1)}** | **${money(t1 - ft1)}** | **${money(result.shipped[ten].bill_month_12_total)}** | **${money(result.floor[ten].bill_month_12_total)}** | | |`,
+    );
+    console.log(`\nthe cron at 1M a day: ${JSON.stringify(result.shipped[one].cron_month_12)}`);
+    console.log(
+      `Workers Logs at the per-event price (until 2026-11-30), 1M a day: ${money(result.shipped[one].workers_logs_at_the_per_event_price)}`,
+    );
+    console.log(`a payment, as priced (the mix): ${JSON.stringify(result.shipped[one].payment)}`);
+    if (result.shipped[one].risk) console.log(`rule 13's counters a payment, as priced: ${JSON.stringify(result.shipped[one].risk.payment)}`);
+    if (result.shipped[one].fiscal) {
+      const f = result.shipped[one].fiscal;
+      console.log(
+        `rule 14 at 1M a day: ${f.fiscal_late_per_day} fiscal-late payments a day (${f.fiscal_late_share * 100}%), $${f.bill_month_12_added} a month: ${JSON.stringify(f.bill_month_12_added_by_line)}; a fiscal-late payment adds ${JSON.stringify(f.per_fiscal_late_payment)}`,
+      );
+    }
+    for (const note of result.shipped[one].estimated) console.log(`estimated: ${note}`);
+  }
 }

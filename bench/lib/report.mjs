@@ -50,7 +50,10 @@ const CRITICAL_COMMIT_LIMITS = { pay: 2, "pay-warm": 2, "pay-otp": 2, "pay-keyed
  * together: a replay must set off nothing, not merely wait for nothing.
  */
 const REPLAY_LIMITS = { "pay-replay": { upstream: 0, d1: 0, hops: 1 } };
-const PLATFORM_ADDED_MS = { create: 55, pay: 5, "check-id": 2 };
+const PLATFORM_ADDED_MS = { create: 55, pay: 3, "check-id": 2 };
+/** CPU where the edge pays per request: an anonymous pay (a card number) over a token pay, and a flow over the bare proxy's. */
+const ANONYMOUS_PAY_CPU_LIMIT = 2;
+const EDGE_FLOW_CPU_LIMIT = 5;
 /** CPU per create-authorize-pay flow, gateway over bare proxy: the platform target's bound. */
 const PLATFORM_FLOW_CPU_LIMIT = 3;
 
@@ -223,6 +226,19 @@ export function judge(table, bundle, profile, criticalPath) {
     target: `create-authorize-pay: gateway CPU per flow <= ${FLOW_CPU_LIMIT}x bare proxy`,
     value: flowCpu == null ? null : `${flowCpu}x`,
     met: flowCpu == null ? null : flowCpu <= FLOW_CPU_LIMIT,
+  });
+  verdicts.push({
+    target: `create-authorize-pay: gateway CPU per flow <= ${EDGE_FLOW_CPU_LIMIT}x bare proxy (what the edge bills per request)`,
+    value: flowCpu == null ? null : `${flowCpu}x`,
+    met: flowCpu == null ? null : flowCpu <= EDGE_FLOW_CPU_LIMIT,
+  });
+  const anonymousCpu = byKey["anonymous-pay"]?.targets.gateway.cpuMs ?? null;
+  const tokenCpu = byKey.pay?.targets.gateway.cpuMs ?? null;
+  const anonymousRatio = anonymousCpu != null && tokenCpu ? Math.round((anonymousCpu / tokenCpu) * 100) / 100 : null;
+  verdicts.push({
+    target: `anonymous pay: gateway CPU per request <= ${ANONYMOUS_PAY_CPU_LIMIT}x a token pay's`,
+    value: anonymousRatio == null ? null : `${anonymousRatio}x (${anonymousCpu} against ${tokenCpu} ms)`,
+    met: anonymousRatio == null ? null : anonymousRatio <= ANONYMOUS_PAY_CPU_LIMIT,
   });
   for (const row of table.filter((r) => r.key.endsWith(`@${UPSTREAM_LATENCY_MS}ms`))) {
     const value = row.ratios.p50.bareProxy;
@@ -510,7 +526,7 @@ function render(report, { full }) {
   const b = report.bundle;
   lines.push(
     "",
-    `**Bundle** (\`${b.command}\`, gzip of the uploaded modules): ${b.gzipKiB} KiB gzip, ${(b.rawBytes / 1024).toFixed(1)} KiB raw; minified it would be ${b.minified.gzipKiB} KiB gzip. Largest parts: ${b.composition
+    `**Bundle** (\`${b.command}\`, gzip of the uploaded modules): ${b.gzipKiB} KiB gzip, ${(b.rawBytes / 1024).toFixed(1)} KiB raw; ${b.minified ? `minified it would be ${b.minified.gzipKiB} KiB gzip` : "no minified build (quick run)"}. Largest parts: ${b.composition
       .slice(0, 4)
       .map((c) => `${c.name} ${(c.bytes / 1024).toFixed(0)} KiB (${c.share}%)`)
       .join(", ")}.`,

@@ -10,6 +10,13 @@
  * (src/audit/erase.ts): the rewrite is recorded in the chain before the
  * batch's new bytes are put, so verification tells it from tampering.
  * One flush or rewrite at a time (R2 calls let other requests in).
+ *
+ * Appends share a row: each one rewrites the newest waiting row with its
+ * entries added (up to ROW_ENTRIES), so an append writes one row and its
+ * flush deletes one row per many appends, where a row each was two rows
+ * written an append (its insert, its delete): the trail's rows are billed
+ * per row written (docs/capacity.md). A shared row keeps the layout of one
+ * row per append ({chain, entries}), so any release of the writer reads it.
  */
 import { DurableObject } from "cloudflare:workers";
 import { log } from "../shared/log";
@@ -33,12 +40,16 @@ import { type AuditLine, cleanLine, flushMs, holdsPersonalValues } from "./entri
 export const FLUSH_AT = 2_000;
 /** Entries one flush takes (the rest wait for the next, at once). */
 const FLUSH_MAX = 10_000;
+/** Entries a waiting row takes before an append starts another: ~10 KB rewritten at most an append. */
+export const ROW_ENTRIES = 32;
 
 export class AuditWriter extends DurableObject<Env> {
   readonly #sql: SqlStorage;
   /** The alarm this incarnation set (undefined: not known yet). */
   #alarmAt: number | null | undefined;
   #busy: Promise<unknown> = Promise.resolve();
+  /** The waiting row appends add to, as stored (null: the next append starts one; a flush closes it). */
+  #open: { n: number; chain: string; text: string; count: number } | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -52,7 +63,21 @@ export class AuditWriter extends DurableObject<Env> {
   async append(chain: string, entries: readonly AuditLine[]): Promise<void> {
     if (entries.length === 0) return;
     const clean = entries.map(cleanLine);
-    this.#sql.exec("INSERT INTO pending (entries, count) VALUES (?, ?)", JSON.stringify({ chain, entries: clean }), clean.length);
+    const open = this.#open;
+    const shared = open !== null && open.chain === chain && open.count + clean.length <= ROW_ENTRIES ? open : null;
+    if (shared) {
+      // The row's text with these entries added to its list: what JSON.stringify({chain, entries}) of them all gives, without writing the others again.
+      const text = `${shared.text.slice(0, -2)},${JSON.stringify(clean).slice(1)}}`;
+      const count = shared.count + clean.length;
+      const written = this.#sql.exec("UPDATE pending SET entries = ?, count = ? WHERE n = ?", text, count, shared.n).rowsWritten;
+      if (written > 0) Object.assign(shared, { text, count });
+      else this.#open = null;
+    }
+    if (!shared || this.#open === null) {
+      const text = JSON.stringify({ chain, entries: clean });
+      const n = this.#sql.exec<{ n: number }>("INSERT INTO pending (entries, count) VALUES (?, ?) RETURNING n", text, clean.length).one().n;
+      this.#open = { n, chain, text, count: clean.length };
+    }
     const waiting = this.#sql.exec<{ n: number }>("SELECT coalesce(sum(count), 0) AS n FROM pending").one().n;
     await this.#arm(waiting >= FLUSH_AT ? Date.now() : Date.now() + flushMs(this.env));
   }
@@ -130,6 +155,8 @@ export class AuditWriter extends DurableObject<Env> {
 
   /** One flush: the waiting entries as batches (and a rewrite's record, when one is given), then the head. */
   async #flush(extra?: { rewrite: NonNullable<BatchHeader["rewrite"]>; chain: string }): Promise<number> {
+    // The rows read here are deleted once their batches are in R2: an append meanwhile starts a row of its own.
+    this.#open = null;
     const rows = this.#sql.exec<{ n: number; entries: string; count: number }>("SELECT n, entries, count FROM pending ORDER BY n").toArray();
     let taken = 0;
     let last = 0;

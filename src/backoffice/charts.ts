@@ -77,8 +77,10 @@ function localRows(source: Source, from: number, step: number): ChartRows {
     const row = counts.get(key) ?? { t, metric, operation, outcome, n: 0 };
     row.n += point.doubles[0];
     counts.set(key, row);
-    if (metric === "upstream_call") times.set(t, [...(times.get(t) ?? []), point.doubles[1]]);
-    if (metric === "event_delivery") waits.set(t, [...(waits.get(t) ?? []), point.doubles[2]]);
+    // A sampled success stands for double1 occurrences (src/metrics/metrics.ts): it counts as many times in the spread.
+    const weighted = (value: number) => Array.from({ length: Math.max(1, Math.round(point.doubles[0])) }, () => value);
+    if (metric === "upstream_call") times.set(t, [...(times.get(t) ?? []), ...weighted(point.doubles[1])]);
+    if (metric === "event_delivery") waits.set(t, [...(waits.get(t) ?? []), ...weighted(point.doubles[2])]);
   }
   return { counts: [...counts.values()], latency: spread(times), queue: spread(waits) };
 }
@@ -110,10 +112,13 @@ async function sql<T>(env: Env, query: string): Promise<T[]> {
   return ((await response.json()) as { data: T[] }).data;
 }
 
-/** A step's weighted percentiles and maximum of one double of one metric, as the SQL API's functions name them. */
+/**
+ * A step's weighted percentiles and maximum of one double of one metric, as the SQL API's functions name them:
+ * each stored row weighs the occurrences it stands for, Analytics Engine's sampling and the gateway's (double1).
+ */
 const spreadSql = (column: string) =>
   [0.5, 0.95, 0.99]
-    .map((q) => `quantileExactWeighted(${q}, ${column}, _sample_interval) AS p${Math.round(q * 100)}`)
+    .map((q) => `quantileExactWeighted(${q}, ${column}, toUInt32(_sample_interval * double1)) AS p${Math.round(q * 100)}`)
     .concat(`max(${column}) AS max`)
     .join(", ");
 

@@ -17,6 +17,15 @@
  *            of the same point, where a point of its own would double the
  *            deliveries' share of the bill
  *
+ * A success of the two frequent metrics (`upstream_call` ok, `event_delivery`
+ * delivered: several a payment) is written once in SUCCESS_SAMPLE, its
+ * double1 standing for SUCCESS_SAMPLE occurrences: Analytics Engine bills
+ * every data point written (docs/capacity.md), and the sums and percentiles
+ * weighted by double1 (docs/alerts.md, the back office's charts) keep their
+ * meaning. A failure, what an alert waits for, is always written, and so is
+ * a slow success (SLOW_SUCCESS: a call of a second or more, an event a
+ * minute or more in the queue), so the tails and the maxima are the real ones.
+ *
  * No personal data: blobs are operation names and outcome classes from the
  * fixed sets typed below, never an id, a user, a tid, a card or an amount.
  * A failed write is logged and dropped: a metric never fails a request.
@@ -77,6 +86,20 @@ export interface MetricPoint {
 
 type AnyFields = { operation?: string; outcome?: string; ms?: number; count?: number; attempts?: number; queued_ms?: number };
 
+/** Successes of a frequent metric written: one in this many, each standing for as many. */
+export const SUCCESS_SAMPLE = 10;
+
+/** A success this slow is always written: an upstream call's milliseconds, an event's in the queue. */
+export const SLOW_SUCCESS = { upstreamMs: 1_000, queuedMs: 60_000 };
+
+/** Whether this occurrence is a success of a frequent metric, and not a slow one: sampled. */
+const isFrequentSuccess = (name: MetricName, f: AnyFields): boolean =>
+  (name === "upstream_call" && f.outcome === "ok" && (f.ms ?? 0) < SLOW_SUCCESS.upstreamMs) ||
+  (name === "event_delivery" && f.outcome === "delivered" && (f.queued_ms ?? 0) < SLOW_SUCCESS.queuedMs);
+
+/** The draw that keeps a sampled success (a test replaces it to see what each side writes). */
+export const successSampling = { keep: (): boolean => Math.random() * SUCCESS_SAMPLE < 1 };
+
 /** Development's extra readers of every data point (src/dev.ts, the tests); production registers none. */
 const readers = new Set<(point: MetricPoint) => void>();
 
@@ -98,7 +121,11 @@ export function metricPoint<N extends MetricName>(name: N, fields: MetricFields[
 /** Writes one data point. Never throws: a failed write is logged and dropped. */
 export function metric<N extends MetricName>(env: Env, name: N, fields: MetricFields[N]): void {
   try {
-    const point = metricPoint(name, fields);
+    let point = metricPoint(name, fields);
+    if (isFrequentSuccess(name, fields as AnyFields)) {
+      if (!successSampling.keep()) return;
+      point = metricPoint(name, { ...fields, count: SUCCESS_SAMPLE } as MetricFields[N]);
+    }
     // A deployment without the binding (an older configuration) loses its metrics, not its requests.
     (env.METRICS as AnalyticsEngineDataset | undefined)?.writeDataPoint(point);
     for (const read of readers) read(point);

@@ -57,23 +57,26 @@ function textOf(texts: SharedTexts, n: number): string {
  * stored is what was signed.
  */
 export function bodyEncoder(texts: SharedTexts): (body: string) => Part[] {
-  const places = new Map<string, [number, number][]>();
-  for (const [n, text] of texts.entries()) {
-    if (text === null) continue;
-    for (let at = 0; at + GRAM <= text.length; at++) {
-      const gram = text.slice(at, at + GRAM);
-      const list = places.get(gram);
-      if (!list) places.set(gram, [[n, at]]);
-      else if (list.length < MAX_PLACES) list.push([n, at]);
+  // The places a run may start at are searched for in the texts when a body asks (indexOf, native), not indexed
+  // up front: an index of every GRAM at every offset of both texts was a few thousand strings and map entries
+  // per write, most never asked for. The places are the index's would-be list: text by text, left to right,
+  // overlapping ones included, the first MAX_PLACES; so the parts, and the stored bytes, are the same.
+  const placesOf = (gram: string): [number, number][] => {
+    const places: [number, number][] = [];
+    for (const [n, text] of texts.entries()) {
+      if (text === null) continue;
+      for (let at = text.indexOf(gram); at >= 0 && places.length < MAX_PLACES; at = text.indexOf(gram, at + 1)) places.push([n, at]);
+      if (places.length >= MAX_PLACES) break;
     }
-  }
+    return places;
+  };
   return (body) => {
     const parts: Part[] = [];
     let literal = 0;
     let i = 0;
     while (i + GRAM <= body.length) {
       let best: [n: number, at: number, length: number] | null = null;
-      for (const [n, at] of places.get(body.slice(i, i + GRAM)) ?? []) {
+      for (const [n, at] of placesOf(body.slice(i, i + GRAM))) {
         const length = agreeing(body, i, texts[n] as string, at);
         if (!best || length > best[2]) best = [n, at, length];
       }

@@ -11,7 +11,10 @@ import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from "j
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { signDevToken } from "../../src/backoffice/access";
+import { useLocalMetrics } from "../../src/backoffice/charts";
 import type { Role } from "../../src/config/staff-roles";
+import { devMetricPoints } from "../../src/metrics/dev-metrics";
+import { type MetricFields, metricPoint, SUCCESS_SAMPLE, successSampling } from "../../src/metrics/metrics";
 import { receiptStub } from "../../src/record/receipt-object";
 import { clock } from "../../src/shared/clock";
 import { dateIn } from "../../src/statements/days";
@@ -340,7 +343,13 @@ describe("the misconfiguration guard", () => {
 });
 
 describe("the operator's charts", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
   it("draw the payments made in development, per step of the last hour", async () => {
+    // The pay's success drawn in: a success of upstream_call is written once in SUCCESS_SAMPLE (src/metrics/metrics.ts).
+    vi.spyOn(successSampling, "keep").mockReturnValue(true);
     const receipt = await createReceipt();
     await expectStatus(call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
     await expectStatus(call("receipt/pay", { id: receipt.id, otp: OTP_OK, card: { token: "tok_sandbox_ok" } }), 200);
@@ -350,6 +359,39 @@ describe("the operator's charts", () => {
     expect(paid.t).toHaveLength(60);
     expect(paid.paid.reduce((a: number, b: number) => a + b, 0)).toBeGreaterThanOrEqual(1);
     expect(Math.max(...charts.series.latency_ms.p99)).toBeGreaterThanOrEqual(0);
+  });
+
+  it("count a sampled success as the payments it stands for, and one not drawn as none", async () => {
+    const operator = await as("operator");
+    const paid = async () => sums((await expectStatus(op("charts", { hours: 1 }, operator), 200)).series.payments_by_outcome).paid!;
+    const pay = async () => {
+      const receipt = await createReceipt({ merchant_id: 1003 });
+      await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    };
+    const keep = vi.spyOn(successSampling, "keep").mockReturnValue(true);
+    const before = await paid();
+    await pay();
+    expect(await paid()).toBe(before + SUCCESS_SAMPLE);
+    keep.mockReturnValue(false);
+    await pay();
+    expect(await paid()).toBe(before + SUCCESS_SAMPLE);
+  });
+
+  it("weigh a sampled success as the calls it stands for in the calls' percentiles", async () => {
+    const at = Date.now();
+    const call = (outcome: string, ms: number, count: number) => ({
+      at,
+      point: metricPoint("upstream_call", { operation: "receipt/pay", outcome, ms, count } as unknown as MetricFields["upstream_call"]),
+    });
+    // Ten fast calls in one point, two slow failures: the median call is a fast one.
+    useLocalMetrics(() => [call("ok", 10, SUCCESS_SAMPLE), call("timeout", 2_000, 1), call("timeout", 2_000, 1)]);
+    try {
+      const { series } = await expectStatus(op("charts", { hours: 1 }, await as("operator")), 200);
+      expect(Math.max(...series.latency_ms.p50)).toBe(10);
+      expect(Math.max(...series.latency_ms.p99)).toBe(2_000);
+    } finally {
+      useLocalMetrics(devMetricPoints);
+    }
   });
 });
 

@@ -11,7 +11,7 @@ import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import worker from "../../src/index";
-import { type MetricPoint, observeMetrics } from "../../src/metrics/metrics";
+import { type MetricPoint, metric, observeMetrics, SLOW_SUCCESS, SUCCESS_SAMPLE, successSampling } from "../../src/metrics/metrics";
 import { receiptStub } from "../../src/record/receipt-object";
 import { consume, DEAD_LETTER_QUEUE, makeEvent, messageOf, newRecordId, publishKept } from "../events";
 import {
@@ -36,6 +36,8 @@ let stop: () => void = () => undefined;
 beforeEach(() => {
   points = [];
   stop = observeMetrics((point) => points.push(point));
+  // Every sampled success drawn in, so each test sees every point its calls make (the sampling's own tests draw otherwise).
+  vi.spyOn(successSampling, "keep").mockReturnValue(true);
 });
 afterEach(() => {
   stop();
@@ -59,15 +61,64 @@ describe("an anonymous pay through the Worker", () => {
       ["upstream_call", "receipt/anonymous/pay", "ok"],
     ]);
     for (const point of points) {
-      // The sampling key is the metric; one occurrence; its milliseconds; no reconciliation.
+      // The sampling key is the metric; a success stands for SUCCESS_SAMPLE occurrences; its milliseconds; no reconciliation.
       expect(point.indexes).toEqual(["upstream_call"]);
-      expect(point.doubles[0]).toBe(1);
+      expect(point.doubles[0]).toBe(SUCCESS_SAMPLE);
       expect(point.doubles[1]).toBeGreaterThanOrEqual(0);
       expect(point.doubles[2]).toBe(0);
     }
     const written = JSON.stringify(points);
     for (const personal of [receipt.id, tid, sub, token, "998901234567"]) expect(written).not.toContain(personal);
     expect(cardDataIn(written, { pans: [CARD_OK.number], otps: [OTP_OK], expiries: [CARD_OK.expire] })).toEqual([]);
+  });
+});
+
+describe("successes sampled", () => {
+  it("a success not drawn writes nothing; a failure is written whatever the draw, standing for itself", async () => {
+    vi.spyOn(successSampling, "keep").mockReturnValue(false);
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    expect(points).toEqual([]);
+
+    const other = await createReceipt({ merchant_id: 1003 });
+    scriptedUpstream.on("receipt/pay", { kind: "status", status: 503, code: "BUSY" }, { times: 1 });
+    await call("receipt/pay", { id: other.id, card: { token: "tok_sandbox_ok" } });
+    expect(points.map((p) => [...p.blobs, p.doubles[0]])).toEqual([["upstream_call", "receipt/pay", "busy", 1]]);
+  });
+
+  it("one success in SUCCESS_SAMPLE is written, each standing for SUCCESS_SAMPLE: the sum stays the count", () => {
+    vi.mocked(successSampling.keep).mockRestore();
+    const written: MetricPoint[] = [];
+    const deployment = { METRICS: { writeDataPoint: (point: MetricPoint) => written.push(point) } } as unknown as Env;
+    const calls = 4_000;
+    for (let i = 0; i < calls; i++) {
+      metric(deployment, "upstream_call", { operation: "receipt/pay", outcome: "ok", ms: 5 });
+      metric(deployment, "event_delivery", { outcome: "delivered", ms: 5, queued_ms: 7 });
+    }
+    for (const name of ["upstream_call", "event_delivery"]) {
+      const mine = written.filter((p) => p.blobs[0] === name);
+      // Binomial(4,000, 1/10): 400 expected, a standard deviation of 19; outside 300-500 once in ~10^7 runs.
+      expect(mine.length).toBeGreaterThan(300);
+      expect(mine.length).toBeLessThan(500);
+      expect(new Set(mine.map((p) => p.doubles[0]))).toEqual(new Set([SUCCESS_SAMPLE]));
+    }
+    metric(deployment, "event_delivery", { outcome: "failed", ms: 5, queued_ms: 7 });
+    expect(written.at(-1)?.doubles[0]).toBe(1);
+  });
+
+  it("a slow success is written whatever the draw, standing for itself: the tails and maxima are the real ones", () => {
+    vi.spyOn(successSampling, "keep").mockReturnValue(false);
+    const written: MetricPoint[] = [];
+    const deployment = { METRICS: { writeDataPoint: (point: MetricPoint) => written.push(point) } } as unknown as Env;
+    metric(deployment, "upstream_call", { operation: "receipt/pay", outcome: "ok", ms: SLOW_SUCCESS.upstreamMs - 1 });
+    metric(deployment, "event_delivery", { outcome: "delivered", ms: 5, queued_ms: SLOW_SUCCESS.queuedMs - 1 });
+    expect(written).toEqual([]);
+    metric(deployment, "upstream_call", { operation: "receipt/pay", outcome: "ok", ms: SLOW_SUCCESS.upstreamMs });
+    metric(deployment, "event_delivery", { outcome: "delivered", ms: 5, queued_ms: SLOW_SUCCESS.queuedMs });
+    expect(written.map((p) => [p.blobs[0], p.doubles[0]])).toEqual([
+      ["upstream_call", 1],
+      ["event_delivery", 1],
+    ]);
   });
 });
 
@@ -155,6 +206,19 @@ describe("npm run metrics's source, GET /__sandbox/metrics", () => {
     expect(pay).toMatchObject({ count: expect.any(Number), p50_ms: expect.any(Number), p99_ms: expect.any(Number), max_attempts: null });
     expect(pay!.count as number).toBeGreaterThanOrEqual(1);
     expect(pay!.p99_ms as number).toBeGreaterThanOrEqual(pay!.p50_ms as number);
+  });
+
+  it("weighs a sampled success as the calls it stands for in p50 and p99", async () => {
+    const operation = `receipt/weigh-${crypto.randomUUID()}`;
+    metric(env, "upstream_call", { operation, outcome: "ok", ms: 10 });
+    for (let i = 0; i < 2; i++) metric(env, "upstream_call", { operation, outcome: "ok", ms: SLOW_SUCCESS.upstreamMs + 500 });
+    const summary = await expectStatus<{ rows: Record<string, unknown>[] }>(exports.default.fetch("http://gateway.test/__sandbox/metrics"), 200);
+    // Ten fast calls in one point, two slow ones: the median call is a fast one, the 99th percentile a slow one.
+    expect(summary.rows.find((row) => row.operation === operation)).toMatchObject({
+      count: SUCCESS_SAMPLE + 2,
+      p50_ms: 10,
+      p99_ms: SLOW_SUCCESS.upstreamMs + 500,
+    });
   });
 
   it("does not exist in production", async () => {

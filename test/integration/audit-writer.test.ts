@@ -1,0 +1,73 @@
+/**
+ * Rule 15's writers: an append is durable before its answer, and the rows it
+ * costs are billed one by one (docs/capacity.md). Appends share a waiting
+ * row, so a flush of many appends deletes few rows; no entry is lost to a
+ * flush that an append meets halfway.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseBatch, parseBatchKey } from "../../src/audit/batch";
+import { ROW_ENTRIES } from "../../src/audit/writer";
+import { bucketReader, emptyAuditBucket } from "../audit";
+
+afterEach(emptyAuditBucket);
+
+/** A chain of its own per test (w9000 and up), so no other test's writer or batches meet it. */
+let next = 9000;
+function writer() {
+  const chain = `w${next++}`;
+  return { chain, stub: env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName(chain)) };
+}
+
+const line = (n: number) => ({
+  id: `g:rows-${crypto.randomUUID()}:${n}`,
+  at: Date.now() + n,
+  source: "gateway" as const,
+  op: "events/list",
+  actor: "partner",
+  request_id: crypto.randomUUID(),
+  outcome: "ok",
+});
+
+/** The rows waiting in a writer's storage. */
+const waitingRows = (stub: ReturnType<typeof writer>["stub"]) =>
+  runInDurableObject(stub, (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM pending").one().n);
+
+/** Every entry id the chain's batches in R2 hold, in their order. */
+async function idsInR2(chain: string): Promise<string[]> {
+  const reader = bucketReader();
+  const keys = (await reader.keys("audit/")).filter((key) => parseBatchKey(key)?.chain === chain).sort();
+  const ids: string[] = [];
+  for (const key of keys) ids.push(...parseBatch(new TextDecoder().decode((await reader.get(key))!)).entries.map((e) => e.id));
+  return ids;
+}
+
+describe("a writer's rows", () => {
+  it("appends share one waiting row until it holds ROW_ENTRIES entries; the flush puts every entry, in order", async () => {
+    const { chain, stub } = writer();
+    const lines = Array.from({ length: ROW_ENTRIES + 1 }, (_, i) => line(i));
+    for (const l of lines.slice(0, 10)) await stub.append(chain, [l]);
+    expect(await waitingRows(stub)).toBe(1);
+    // The layout of a row each append had: any release of the writer reads it.
+    const stored = await runInDurableObject(
+      stub,
+      (_instance, state) => state.storage.sql.exec<{ entries: string }>("SELECT entries FROM pending").one().entries,
+    );
+    expect(stored).toBe(JSON.stringify({ chain, entries: lines.slice(0, 10) }));
+    for (const l of lines.slice(10)) await stub.append(chain, [l]);
+    expect(await waitingRows(stub)).toBe(2);
+    await stub.flush();
+    expect(await waitingRows(stub)).toBe(0);
+    expect(await idsInR2(chain)).toEqual(lines.map((l) => l.id));
+  });
+
+  it("an append that comes while a flush puts its batches is kept for the next flush, not deleted with the rows flushed", async () => {
+    const { chain, stub } = writer();
+    const [first, meanwhile] = [line(0), line(1)];
+    await stub.append(chain, [first]);
+    await Promise.all([stub.flush(), stub.append(chain, [meanwhile])]);
+    await stub.flush();
+    expect((await idsInR2(chain)).sort()).toEqual([first.id, meanwhile.id].sort());
+  });
+});
