@@ -299,27 +299,30 @@ export async function holdsAnyOf(db: D1Database, ids: readonly string[]): Promis
   return false;
 }
 
-/** A delivery got a 2xx. Delivered is final whatever happened before (a duplicate may have failed meanwhile). */
+/**
+ * A delivery got a 2xx. Delivered is final whatever happened before (a duplicate may have failed meanwhile).
+ * The event's row says all the back office shows of it (when, the status, the attempt's number: attemptsOf), so
+ * a delivery writes one row, not an attempt's row beside it: most events are delivered at their first attempt.
+ */
 export async function recordDelivered(db: D1Database, id: string, outcome: { status: number; at: number }): Promise<void> {
-  await db.batch([
-    db
-      .prepare(
-        `UPDATE events SET status = 1, attempts = attempts + 1, last_status = ?2, last_error = NULL, delivered_at = ?3
-         WHERE id = ?1`,
-      )
-      .bind(id, outcome.status, outcome.at),
-    insertAttempt(db, id, { at: outcome.at, status: outcome.status, ok: true, answer: `HTTP ${outcome.status}` }),
-  ]);
+  await db
+    .prepare(
+      `UPDATE events SET status = 1, attempts = attempts + 1, last_status = ?2, last_error = NULL, delivered_at = ?3
+       WHERE id = ?1`,
+    )
+    .bind(id, outcome.status, outcome.at)
+    .run();
 }
 
 /** The longest answer an attempt keeps. */
 export const ATTEMPT_ANSWER_CHARS = 200;
 
 /**
- * One delivery attempt of an event (migrations/0006_event_attempts.sql), for
- * the back office: written in the batch that counts it in `events`, so its
+ * One failed delivery attempt of an event (migrations/0006_event_attempts.sql),
+ * for the back office: written in the batch that counts it in `events`, so its
  * `seq` is the event's attempt count after it. The answer is trimmed and
- * redacted here, whoever worded it.
+ * redacted here, whoever worded it. The attempt that delivered is the event's
+ * own row (recordDelivered).
  */
 function insertAttempt(db: D1Database, id: string, attempt: { at: number; status: number | null; ok: boolean; answer: string }): D1PreparedStatement {
   const answer = String(redact(attempt.answer.slice(0, ATTEMPT_ANSWER_CHARS))).trim();
@@ -355,8 +358,26 @@ export async function attemptsOf(db: D1Database, ids: readonly string[]): Promis
       .bind(...slice)
       .all<Omit<DeliveryAttempt, "ok"> & { ok: number }>();
     for (const row of results) attempts.push({ ...row, ok: row.ok === 1 });
+    // The attempt that delivered, from the event's row.
+    const delivered = await db
+      .prepare(
+        `SELECT id, delivered_at, attempts, last_status FROM events
+         WHERE id IN (${slice.map((_, j) => `?${j + 1}`).join(", ")}) AND status = 1 AND delivered_at IS NOT NULL`,
+      )
+      .bind(...slice)
+      .all<{ id: string; delivered_at: number; attempts: number; last_status: number | null }>();
+    for (const row of delivered.results) {
+      attempts.push({
+        event_id: row.id,
+        at: row.delivered_at,
+        seq: row.attempts,
+        status: row.last_status,
+        ok: true,
+        answer: row.last_status === null ? "delivered" : `HTTP ${row.last_status}`,
+      });
+    }
   }
-  return attempts;
+  return attempts.sort((a, b) => (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : a.at - b.at || a.seq - b.seq));
 }
 
 /** Retention: deletes up to `limit` attempts of events created before `now - olderThanMs`, oldest first. */
