@@ -38,6 +38,9 @@ const ALLOWED_HOSTS = new Set([
   "valibot.dev",
   "vitest.dev",
   "www.npmjs.com",
+  // The conventional deployment's prices beside the edge's (docs/capacity.md).
+  "aws.amazon.com",
+  "docs.aws.amazon.com",
 ]);
 
 /** Markdown files checked, by their path from the repository root. */
