@@ -188,14 +188,28 @@ export async function timelineOf(env: Env, stored: Stored) {
   };
 }
 
-/** The raw value a reveal asks for: the phone an OTP went to, or the `account` values. */
+/**
+ * The raw value a reveal asks for: the `account` values, or the phone where
+ * the record keeps it. A receipt keeps its user's phone as the `account`
+ * value whose key is `phone` (any case); a transfer as its parties' `phone`
+ * (the sender's first). Null when the record keeps none.
+ */
 export function revealed(stored: Stored, field: "phone" | "account"): unknown {
   const body = JSON.parse(stored.body) as Record<string, unknown>;
-  if (field === "account") return Array.isArray(body.account) ? body.account : null;
+  const account = Array.isArray(body.account) ? (body.account as unknown[]) : null;
+  if (field === "account") return account;
+  const named = account?.find(
+    (entry): entry is { value: string } =>
+      entry !== null &&
+      typeof entry === "object" &&
+      String((entry as { key?: unknown }).key).toLowerCase() === "phone" &&
+      typeof (entry as { value?: unknown }).value === "string",
+  );
+  if (named) return named.value;
   const find = (value: unknown, depth: number): string | null => {
     if (value === null || typeof value !== "object" || depth > 6) return null;
     for (const [key, inner] of Object.entries(value)) {
-      if (key === "phone" && typeof inner === "string") return inner;
+      if (key === "phone" && typeof inner === "string" && inner) return inner;
       const deeper = find(inner, depth + 1);
       if (deeper) return deeper;
     }

@@ -32,6 +32,7 @@ import {
   PARTNER_KEY,
   productionEnv,
   receiptRequest,
+  transferRequest,
   userToken,
 } from "../helpers";
 
@@ -265,14 +266,31 @@ describe("support's view of a payment", () => {
 
     const revealed = await expectStatus(op("reveal", { id: receipt.id, field: "account" }, support), 200);
     expect(revealed.value).toEqual([{ key: "phone", value: "998901234567" }]);
+    // A receipt keeps its user's phone as the account value named phone.
+    expect((await expectStatus(op("reveal", { id: receipt.id, field: "phone" }, support), 200)).value).toBe("998901234567");
 
     await flushAudit();
     const entries = (await searchTrail({ staff: email })).entries;
-    expect(entries.map((e: { op: string }) => e.op)).toEqual(["console.find", "console.find", "console.record", "console.reveal"]);
-    const reveal = entries.at(-1);
-    expect(reveal).toMatchObject({ role: "support", outcome: "ok", receipt_id: receipt.id, target: `${receipt.id} account` });
+    expect(entries.map((e: { op: string }) => e.op)).toEqual(["console.find", "console.find", "console.record", "console.reveal", "console.reveal"]);
+    expect(entries.slice(-2)).toEqual([
+      expect.objectContaining({ role: "support", outcome: "ok", receipt_id: receipt.id, target: `${receipt.id} account` }),
+      expect.objectContaining({ role: "support", outcome: "ok", receipt_id: receipt.id, target: `${receipt.id} phone` }),
+    ]);
     // The revealed value is in no entry.
     expect(JSON.stringify(entries)).not.toContain("998901234567");
+  });
+});
+
+describe("revealing a phone", () => {
+  it("answers a transfer's sender's phone as the transfer keeps it, and none for a receipt without one", async () => {
+    const support = await as("support");
+    const transfer = await expectStatus(call("a2c/create", transferRequest()), 200);
+    // The payment service answers the sender's phone itself masked; the record keeps it as answered.
+    expect(transfer.sender.phone).toEqual(expect.stringMatching(/\d\d$/));
+    const phone = await expectStatus(op("reveal", { id: transfer.receipt_id, kind: "transfer", field: "phone" }, support), 200);
+    expect(phone.value).toBe(transfer.sender.phone);
+    const none = await createReceipt({ account: [{ key: "order", value: "A-17" }] });
+    expect((await expectStatus(op("reveal", { id: none.id, field: "phone" }, support), 200)).value).toBeNull();
   });
 });
 
