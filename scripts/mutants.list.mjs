@@ -222,6 +222,33 @@ export const MUTANTS = [
     grep: "resend_failed",
     why: "the back office: resend_failed queues again only the failed events of the period asked",
   },
+  {
+    name: "console-reveal-phone-ignores-account",
+    at: "revealed",
+    find: "  if (named) return named.value;",
+    replace: "",
+    tests: ["test/integration/backoffice.test.ts"],
+    grep: "reveals one as its own audited action",
+    why: "the back office: a receipt keeps its user's phone as the account value named phone; Reveal phone answers it",
+  },
+  {
+    name: "console-reveal-phone-key-exact",
+    at: "revealed",
+    find: '      String((entry as { key?: unknown }).key).toLowerCase() === "phone" &&',
+    replace: '      (entry as { key?: unknown }).key !== undefined &&',
+    tests: ["test/integration/backoffice.test.ts"],
+    grep: "phone",
+    why: "the back office: Reveal phone answers the account value named phone, not another account value",
+  },
+  {
+    name: "console-reveal-phone-no-transfer",
+    at: "revealed",
+    find: "  return find(body, 0);",
+    replace: "  return null;",
+    tests: ["test/integration/backoffice.test.ts"],
+    grep: "transfer's sender's phone",
+    why: "the back office: a transfer keeps its phone as its sender's; Reveal phone answers it",
+  },
   // --- write-ahead (rule 8) ---------------------------------------------------
   {
     name: "unknown-pay-clears-note",
