@@ -17,7 +17,6 @@ import { ERROR_CODES } from "../errors/error-codes";
 import { listLoggedEvents } from "../events";
 import { recordAttempts } from "../events/log";
 import { receiptStub } from "../record-stub";
-import { eventOwner } from "../rules/caller";
 import type { KindName } from "../rules/kinds";
 import { type FiscalPhase, isFiscalPending } from "../rules/lifecycle";
 import { erasedValue, erasePersonal } from "../shared/redact";
@@ -55,8 +54,14 @@ const RISK_REFUSAL = "risk_limited";
 /** Events shown for one record: more than any record publishes. */
 const EVENTS_PER_RECORD = 100;
 
-/** A user's sub or the partner, as the console lists it: a sub is shown in part. */
+/**
+ * A record's owner as the record's object answers it ("partner" or the
+ * user's sub, as events name it), shown in part: a sub masked as erasure
+ * masks it.
+ */
 export const maskedOwner = (owner: string): string => (owner === "partner" ? "partner" : erasedValue(owner));
+/** The owner as the audit trail names its actors: "partner", or "user:" and the masked sub. */
+const ownerOf = (owner: string): string => (owner === "partner" ? "partner" : `user:${maskedOwner(owner)}`);
 
 type Entry = { at: number; op: string; actor: string; request_id: string; outcome: string; state: number | null };
 
@@ -141,7 +146,7 @@ export function summaryOf(stored: Stored) {
     state_name: stateName(stored.state),
     amount: typeof body.amount === "number" ? body.amount : null,
     tid: stored.tid,
-    user_masked: maskedOwner(eventOwner(stored.owner)),
+    user_masked: maskedOwner(stored.owner),
     created_at: stored.createdAt,
     updated_at: Math.max(stored.updatedAt, last?.at ?? 0),
   };
@@ -171,7 +176,7 @@ export async function timelineOf(env: Env, stored: Stored) {
   return {
     record: {
       ...summaryOf(stored),
-      owner: maskedOwner(eventOwner(stored.owner)),
+      owner: ownerOf(stored.owner),
       commission: typeof body.commission === "number" ? body.commission : null,
       merchant_id: typeof body.merchant_id === "number" ? body.merchant_id : ((body.merchant as { id?: number } | undefined)?.id ?? null),
       erased: stored.erased,

@@ -473,6 +473,14 @@ describe("finding a user's payments", () => {
     expect(byUser.results.map((r: { id: string }) => r.id)).toEqual([second.id, first.id]);
     expect(byUser.results[0]).toMatchObject({ kind: "receipt", state_name: "created", tid: second.tid });
     expect(JSON.stringify(byUser)).not.toContain(user);
+    // The user's receipt is theirs, shown masked as erasure masks a sub; the partner's is the partner's.
+    const masked = `${user.slice(0, 2)}${"*".repeat(user.length - 4)}${user.slice(-2)}`;
+    expect(byUser.results.map((r: { user_masked: string }) => r.user_masked)).toEqual([masked, masked]);
+    const theirs = await expectStatus(op("record", { id: first.id }, support), 200);
+    expect(theirs.record).toMatchObject({ user_masked: masked, owner: `user:${masked}` });
+    const partner = await expectStatus(op("find", { id: partners.id }, support), 200);
+    expect(partner.results[0].user_masked).toBe("partner");
+    expect((await expectStatus(op("record", { id: partners.id }, support), 200)).record.owner).toBe("partner");
     expect((await expectStatus(op("find", { user, kind: "transfer" }, support), 200)).results).toEqual([]);
 
     const byUserTid = await expectStatus(op("find", { user, user_tid: first.tid }, support), 200);
