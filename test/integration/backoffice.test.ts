@@ -450,6 +450,9 @@ describe("the operator's charts of what the record and the queue know", () => {
     const after = await series();
     expect(sums(after.declines_by_reason).insufficient_funds).toBe(sums(before.declines_by_reason).insufficient_funds! + 1);
     expect(sums(after.declines_by_reason).declined).toBe(sums(before.declines_by_reason).declined);
+    // One payment declined; the wrong OTPs are refusals of the payment service, not declines.
+    expect(sums(after.payments_by_outcome).declined).toBe(sums(before.payments_by_outcome).declined! + 1);
+    expect(sums(after.upstream_refusals).refused).toBeGreaterThanOrEqual(sums(before.upstream_refusals).refused! + 3);
     expect(sums(after.otp_exhausted).receipt).toBe(sums(before.otp_exhausted).receipt! + 1);
     expect(Math.max(...before.queue_age_s.max)).toBeLessThan(90);
     expect(Math.max(...after.queue_age_s.max)).toBeGreaterThanOrEqual(90);
