@@ -61,7 +61,7 @@ const EVENTS_PER_RECORD = 100;
  */
 export const maskedOwner = (owner: string): string => (owner === "partner" ? "partner" : erasedValue(owner));
 /** The owner as the audit trail names its actors: "partner", or "user:" and the masked sub. */
-const ownerOf = (owner: string): string => (owner === "partner" ? "partner" : `user:${maskedOwner(owner)}`);
+const ownerShown = (owner: string): string => (owner === "partner" ? "partner" : `user:${maskedOwner(owner)}`);
 
 type Entry = { at: number; op: string; actor: string; request_id: string; outcome: string; state: number | null };
 
@@ -176,7 +176,7 @@ export async function timelineOf(env: Env, stored: Stored) {
   return {
     record: {
       ...summaryOf(stored),
-      owner: ownerOf(stored.owner),
+      owner: ownerShown(stored.owner),
       commission: typeof body.commission === "number" ? body.commission : null,
       merchant_id: typeof body.merchant_id === "number" ? body.merchant_id : ((body.merchant as { id?: number } | undefined)?.id ?? null),
       erased: stored.erased,
