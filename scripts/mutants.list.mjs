@@ -235,7 +235,7 @@ export const MUTANTS = [
     name: "console-reveal-phone-key-exact",
     at: "revealed",
     find: '      String((entry as { key?: unknown }).key).toLowerCase() === "phone" &&',
-    replace: '      (entry as { key?: unknown }).key !== undefined &&',
+    replace: "      (entry as { key?: unknown }).key !== undefined &&",
     tests: ["test/integration/backoffice.test.ts"],
     grep: "phone",
     why: "the back office: Reveal phone answers the account value named phone, not another account value",
@@ -261,7 +261,7 @@ export const MUTANTS = [
   {
     name: "console-record-owner-unprefixed",
     at: "ownerShown",
-    find: '`user:${maskedOwner(owner)}`',
+    find: "`user:${maskedOwner(owner)}`",
     replace: "maskedOwner(owner)",
     tests: ["test/integration/backoffice.test.ts"],
     grep: "by user, recent first",
@@ -270,7 +270,7 @@ export const MUTANTS = [
   {
     name: "chart-declined-counts-refusals",
     at: "seriesOf",
-    find: "      if (isPay(row.operation)) add(payments, \"declined\", row.t, row.n);",
+    find: '      if (isPay(row.operation)) add(payments, "declined", row.t, row.n);',
     replace: "",
     tests: ["test/integration/backoffice.test.ts"],
     grep: "declines by reason",
@@ -279,8 +279,9 @@ export const MUTANTS = [
   {
     name: "chart-declined-counts-every-refusal",
     at: "seriesOf",
-    find: "        else if (UNKNOWN_CLASSES.has(row.outcome)) add(payments, \"unknown\", row.t, row.n);",
-    replace: "        else if (UNKNOWN_CLASSES.has(row.outcome)) add(payments, \"unknown\", row.t, row.n);\n        else if (row.outcome === \"refused\") add(payments, \"declined\", row.t, row.n);",
+    find: '        else if (UNKNOWN_CLASSES.has(row.outcome)) add(payments, "unknown", row.t, row.n);',
+    replace:
+      '        else if (UNKNOWN_CLASSES.has(row.outcome)) add(payments, "unknown", row.t, row.n);\n        else if (row.outcome === "refused") add(payments, "declined", row.t, row.n);',
     tests: ["test/integration/backoffice.test.ts"],
     grep: "declines by reason",
     why: "the back office: a wrong OTP or another refusal of a pay is no decline; payments declined counts card_declined alone",

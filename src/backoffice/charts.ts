@@ -188,8 +188,7 @@ export function seriesOf({ counts, latency, queue }: ChartRows, from: number, st
       add(declines, row.outcome, row.t, row.n);
       // A payment declined is a pay the bank refused (card_declined), whatever the reason.
       if (isPay(row.operation)) add(payments, "declined", row.t, row.n);
-    }
-    else if (row.metric === "otp_exhausted") add(exhausted, row.operation, row.t, row.n);
+    } else if (row.metric === "otp_exhausted") add(exhausted, row.operation, row.t, row.n);
     else if (row.metric === "event_delivery" && row.outcome === "failed") add(webhooks, "attempts_failed", row.t, row.n);
     else if (row.metric === "event_failed") add(webhooks, "given_up", row.t, row.n);
   }
