@@ -176,16 +176,19 @@ export function seriesOf({ counts, latency, queue }: ChartRows, from: number, st
   for (const row of counts) {
     if (row.metric === "upstream_call") {
       if (isPay(row.operation)) {
+        // A pay's other refusals (a wrong OTP, a receipt already paid) are no decline: upstream_refusals counts them.
         if (row.outcome === "ok") add(payments, "paid", row.t, row.n);
-        else if (row.outcome === "refused") add(payments, "declined", row.t, row.n);
         else if (UNKNOWN_CLASSES.has(row.outcome)) add(payments, "unknown", row.t, row.n);
       }
       if (row.outcome in refusals) add(refusals, row.outcome, row.t, row.n);
     } else if (row.metric === "unknown_outcome") add(unknown, "unknown", row.t, row.n);
     else if (row.metric === "reconciliation") add(unknown, row.outcome === "ok" ? "reconciled" : "reconcile_failed", row.t, row.n);
     else if (row.metric === "risk_refused") add(risk, row.operation, row.t, row.n);
-    else if (row.metric === "card_declined") add(declines, row.outcome, row.t, row.n);
-    else if (row.metric === "otp_exhausted") add(exhausted, row.operation, row.t, row.n);
+    else if (row.metric === "card_declined") {
+      add(declines, row.outcome, row.t, row.n);
+      // A payment declined is a pay the bank refused (card_declined), whatever the reason.
+      if (isPay(row.operation)) add(payments, "declined", row.t, row.n);
+    } else if (row.metric === "otp_exhausted") add(exhausted, row.operation, row.t, row.n);
     else if (row.metric === "event_delivery" && row.outcome === "failed") add(webhooks, "attempts_failed", row.t, row.n);
     else if (row.metric === "event_failed") add(webhooks, "given_up", row.t, row.n);
   }

@@ -17,7 +17,6 @@ import { ERROR_CODES } from "../errors/error-codes";
 import { listLoggedEvents } from "../events";
 import { recordAttempts } from "../events/log";
 import { receiptStub } from "../record-stub";
-import { eventOwner } from "../rules/caller";
 import type { KindName } from "../rules/kinds";
 import { type FiscalPhase, isFiscalPending } from "../rules/lifecycle";
 import { erasedValue, erasePersonal } from "../shared/redact";
@@ -55,8 +54,14 @@ const RISK_REFUSAL = "risk_limited";
 /** Events shown for one record: more than any record publishes. */
 const EVENTS_PER_RECORD = 100;
 
-/** A user's sub or the partner, as the console lists it: a sub is shown in part. */
+/**
+ * A record's owner as the record's object answers it ("partner" or the
+ * user's sub, as events name it), shown in part: a sub masked as erasure
+ * masks it.
+ */
 export const maskedOwner = (owner: string): string => (owner === "partner" ? "partner" : erasedValue(owner));
+/** The owner as the audit trail names its actors: "partner", or "user:" and the masked sub. */
+const ownerShown = (owner: string): string => (owner === "partner" ? "partner" : `user:${maskedOwner(owner)}`);
 
 type Entry = { at: number; op: string; actor: string; request_id: string; outcome: string; state: number | null };
 
@@ -141,7 +146,7 @@ export function summaryOf(stored: Stored) {
     state_name: stateName(stored.state),
     amount: typeof body.amount === "number" ? body.amount : null,
     tid: stored.tid,
-    user_masked: maskedOwner(eventOwner(stored.owner)),
+    user_masked: maskedOwner(stored.owner),
     created_at: stored.createdAt,
     updated_at: Math.max(stored.updatedAt, last?.at ?? 0),
   };
@@ -171,7 +176,7 @@ export async function timelineOf(env: Env, stored: Stored) {
   return {
     record: {
       ...summaryOf(stored),
-      owner: maskedOwner(eventOwner(stored.owner)),
+      owner: ownerShown(stored.owner),
       commission: typeof body.commission === "number" ? body.commission : null,
       merchant_id: typeof body.merchant_id === "number" ? body.merchant_id : ((body.merchant as { id?: number } | undefined)?.id ?? null),
       erased: stored.erased,
@@ -188,14 +193,28 @@ export async function timelineOf(env: Env, stored: Stored) {
   };
 }
 
-/** The raw value a reveal asks for: the phone an OTP went to, or the `account` values. */
+/**
+ * The raw value a reveal asks for: the `account` values, or the phone where
+ * the record keeps it. A receipt keeps its user's phone as the `account`
+ * value whose key is `phone` (any case); a transfer as its parties' `phone`
+ * (the sender's first). Null when the record keeps none.
+ */
 export function revealed(stored: Stored, field: "phone" | "account"): unknown {
   const body = JSON.parse(stored.body) as Record<string, unknown>;
-  if (field === "account") return Array.isArray(body.account) ? body.account : null;
+  const account = Array.isArray(body.account) ? (body.account as unknown[]) : null;
+  if (field === "account") return account;
+  const named = account?.find(
+    (entry): entry is { value: string } =>
+      entry !== null &&
+      typeof entry === "object" &&
+      String((entry as { key?: unknown }).key).toLowerCase() === "phone" &&
+      typeof (entry as { value?: unknown }).value === "string",
+  );
+  if (named) return named.value;
   const find = (value: unknown, depth: number): string | null => {
     if (value === null || typeof value !== "object" || depth > 6) return null;
     for (const [key, inner] of Object.entries(value)) {
-      if (key === "phone" && typeof inner === "string") return inner;
+      if (key === "phone" && typeof inner === "string" && inner) return inner;
       const deeper = find(inner, depth + 1);
       if (deeper) return deeper;
     }

@@ -32,6 +32,7 @@ import {
   PARTNER_KEY,
   productionEnv,
   receiptRequest,
+  transferRequest,
   userToken,
 } from "../helpers";
 
@@ -265,14 +266,31 @@ describe("support's view of a payment", () => {
 
     const revealed = await expectStatus(op("reveal", { id: receipt.id, field: "account" }, support), 200);
     expect(revealed.value).toEqual([{ key: "phone", value: "998901234567" }]);
+    // A receipt keeps its user's phone as the account value named phone.
+    expect((await expectStatus(op("reveal", { id: receipt.id, field: "phone" }, support), 200)).value).toBe("998901234567");
 
     await flushAudit();
     const entries = (await searchTrail({ staff: email })).entries;
-    expect(entries.map((e: { op: string }) => e.op)).toEqual(["console.find", "console.find", "console.record", "console.reveal"]);
-    const reveal = entries.at(-1);
-    expect(reveal).toMatchObject({ role: "support", outcome: "ok", receipt_id: receipt.id, target: `${receipt.id} account` });
+    expect(entries.map((e: { op: string }) => e.op)).toEqual(["console.find", "console.find", "console.record", "console.reveal", "console.reveal"]);
+    expect(entries.slice(-2)).toEqual([
+      expect.objectContaining({ role: "support", outcome: "ok", receipt_id: receipt.id, target: `${receipt.id} account` }),
+      expect.objectContaining({ role: "support", outcome: "ok", receipt_id: receipt.id, target: `${receipt.id} phone` }),
+    ]);
     // The revealed value is in no entry.
     expect(JSON.stringify(entries)).not.toContain("998901234567");
+  });
+});
+
+describe("revealing a phone", () => {
+  it("answers a transfer's sender's phone as the transfer keeps it, and none for a receipt without one", async () => {
+    const support = await as("support");
+    const transfer = await expectStatus(call("a2c/create", transferRequest()), 200);
+    // The payment service answers the sender's phone itself masked; the record keeps it as answered.
+    expect(transfer.sender.phone).toEqual(expect.stringMatching(/\d\d$/));
+    const phone = await expectStatus(op("reveal", { id: transfer.receipt_id, kind: "transfer", field: "phone" }, support), 200);
+    expect(phone.value).toBe(transfer.sender.phone);
+    const none = await createReceipt({ account: [{ key: "order", value: "A-17" }] });
+    expect((await expectStatus(op("reveal", { id: none.id, field: "phone" }, support), 200)).value).toBeNull();
   });
 });
 
@@ -432,6 +450,9 @@ describe("the operator's charts of what the record and the queue know", () => {
     const after = await series();
     expect(sums(after.declines_by_reason).insufficient_funds).toBe(sums(before.declines_by_reason).insufficient_funds! + 1);
     expect(sums(after.declines_by_reason).declined).toBe(sums(before.declines_by_reason).declined);
+    // One payment declined; the wrong OTPs are refusals of the payment service, not declines.
+    expect(sums(after.payments_by_outcome).declined).toBe(sums(before.payments_by_outcome).declined! + 1);
+    expect(sums(after.upstream_refusals).refused).toBeGreaterThanOrEqual(sums(before.upstream_refusals).refused! + 3);
     expect(sums(after.otp_exhausted).receipt).toBe(sums(before.otp_exhausted).receipt! + 1);
     expect(Math.max(...before.queue_age_s.max)).toBeLessThan(90);
     expect(Math.max(...after.queue_age_s.max)).toBeGreaterThanOrEqual(90);
@@ -455,6 +476,14 @@ describe("finding a user's payments", () => {
     expect(byUser.results.map((r: { id: string }) => r.id)).toEqual([second.id, first.id]);
     expect(byUser.results[0]).toMatchObject({ kind: "receipt", state_name: "created", tid: second.tid });
     expect(JSON.stringify(byUser)).not.toContain(user);
+    // The user's receipt is theirs, shown masked as erasure masks a sub; the partner's is the partner's.
+    const masked = `${user.slice(0, 2)}${"*".repeat(user.length - 4)}${user.slice(-2)}`;
+    expect(byUser.results.map((r: { user_masked: string }) => r.user_masked)).toEqual([masked, masked]);
+    const theirs = await expectStatus(op("record", { id: first.id }, support), 200);
+    expect(theirs.record).toMatchObject({ user_masked: masked, owner: `user:${masked}` });
+    const partner = await expectStatus(op("find", { id: partners.id }, support), 200);
+    expect(partner.results[0].user_masked).toBe("partner");
+    expect((await expectStatus(op("record", { id: partners.id }, support), 200)).record.owner).toBe("partner");
     expect((await expectStatus(op("find", { user, kind: "transfer" }, support), 200)).results).toEqual([]);
 
     const byUserTid = await expectStatus(op("find", { user, user_tid: first.tid }, support), 200);
