@@ -118,7 +118,7 @@ async function sql<T>(env: Env, query: string): Promise<T[]> {
  */
 const spreadSql = (column: string) =>
   [0.5, 0.95, 0.99]
-    .map((q) => `quantileExactWeighted(${q}, ${column}, toUInt32(_sample_interval * double1)) AS p${Math.round(q * 100)}`)
+    .map((q) => `quantileExactWeighted(${q})(${column}, toUInt32(_sample_interval * double1)) AS p${Math.round(q * 100)}`)
     .concat(`max(${column}) AS max`)
     .join(", ");
 
