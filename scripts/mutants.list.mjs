@@ -922,6 +922,15 @@ export const MUTANTS = [
     why: "a note that names nobody (written before the column) is decided as a user's: never a refund",
   },
   {
+    name: "exhaustion-cancel-before-late-reads",
+    at: "exhaustionCancelPending",
+    find: "  if (facts.suspect) return false;",
+    replace: "",
+    tests: ["test/integration/faults.test.ts"],
+    grep: "third guess whose pay was lost",
+    why: "rule 2's exhaustion cancel waits while late reads are owed (rule 8): a lost pay landing late is never refunded",
+  },
+  {
     name: "exhaustion-cancel-of-any-unfinished",
     at: "exhaustionCancelPending",
     find: "return facts.guesses >= MAX_GUESSES && facts.upstreamCancels && facts.state === STATE.created;",

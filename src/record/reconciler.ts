@@ -138,7 +138,12 @@ export class Reconciler {
 
   /** Three failed guesses on a receipt the upstream cancels, still unpaid upstream: the gateway's own cancel is owed. */
   exhaustionCancelPending(rec: RecordRow = this.#parts.store.current!): boolean {
-    return exhaustionCancelPending({ guesses: this.#parts.ledger.guesses(rec), state: rec.state, upstreamCancels: upstreamCancelsOf(rec) });
+    return exhaustionCancelPending({
+      guesses: this.#parts.ledger.guesses(rec),
+      state: rec.state,
+      upstreamCancels: upstreamCancelsOf(rec),
+      suspect: this.#parts.lateReads.isSuspect(rec),
+    });
   }
 
   /** Only the upstream can settle the record now (lifecycle's needsSettling). */

@@ -324,9 +324,19 @@ export const closedAtEdge = (facts: { guesses: number; expired?: boolean; upstre
  * Three guesses failed and the upstream, which cancels such a receipt, still
  * shows it unpaid: the gateway's own cancel is owed. Only while unpaid: the
  * cancel table (decide, caller `gateway`) refuses it in every other phase,
- * and test/unit/lifecycle.test.ts holds the two equal.
+ * and test/unit/lifecycle.test.ts holds the two equal. Like an expiry, it
+ * waits while a call's late reads are owed (rule 8): a lost pay may yet land,
+ * and a receipt found paid is paid, never refunded by the gateway. The record
+ * is closed at the edge meanwhile (the exhausted phase refuses every guess).
  */
-export function exhaustionCancelPending(facts: { guesses: number; state: UpstreamState; upstreamCancels: boolean }): boolean {
+export function exhaustionCancelPending(facts: {
+  guesses: number;
+  state: UpstreamState;
+  upstreamCancels: boolean;
+  /** An earlier call's outcome was unknown and its late reads (rule 8) are still owed. */
+  suspect?: boolean;
+}): boolean {
+  if (facts.suspect) return false;
   return facts.guesses >= MAX_GUESSES && facts.upstreamCancels && facts.state === STATE.created;
 }
 
