@@ -290,9 +290,9 @@ export const MUTANTS = [
   {
     name: "unknown-pay-clears-note",
     at: "Settlement.settle",
-    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
+    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };',
     replace:
-      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { store.change(() => writeAhead.clear()); return { ok: false, error: result.failure, verdict: null } as Settled; }',
+      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { this.#parts.writeAhead.clear(); return { ok: false, error: result.failure, verdict: null }; }',
     tests: ["test/integration/faults.test.ts", "test/integration/otp.test.ts"],
     grep: "lost|unknown|timeout",
     why: "rule 8: a pay whose outcome is unknown must leave its write-ahead note, so the OTP counts and the record is read again",
@@ -300,9 +300,9 @@ export const MUTANTS = [
   {
     name: "unknown-pay-settled-as-guess",
     at: "Settlement.settle",
-    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
+    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };',
     replace:
-      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { store.change(() => { writeAhead.clear(); if (withOtp) ledger.count("unconfirmed", requestId); }); return { ok: false, error: result.failure, verdict: null } as Settled; }',
+      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { this.#parts.writeAhead.clear(); if (withOtp) this.#parts.ledger.count("unconfirmed", requestId); return { ok: false, error: result.failure, verdict: null }; }',
     tests: ["test/integration/faults.test.ts", "test/integration/otp.test.ts"],
     grep: "lost|unknown|timeout",
     why: "rule 8: a pay whose outcome is unknown is settled from what the upstream shows, not guessed: it may have paid",
@@ -310,16 +310,16 @@ export const MUTANTS = [
   {
     name: "unknown-cancel-clears-note",
     at: "Settlement.settle",
-    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
+    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };',
     replace:
-      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state" && spec.operation === "pay") return { ok: false, error: result.failure, verdict: null } as Settled;',
+      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state" && spec.operation === "pay") return { ok: false, error: result.failure, verdict: null };',
     tests: ["test/integration/faults.test.ts", "test/integration/crash.test.ts"],
     grep: "lost|unknown|timeout|crash",
     why: "rule 8: a cancel or hold-confirm whose outcome is unknown must leave its note: the upstream may have refunded or confirmed",
   },
   {
     name: "note-not-written",
-    at: "WriteAhead.around",
+    at: "WriteAhead.note",
     find: "      pending_op: note.op,",
     replace: "      pending_op: null,",
     tests: ["test/integration/crash.test.ts"],
@@ -327,7 +327,7 @@ export const MUTANTS = [
   },
   {
     name: "note-without-its-alarm",
-    at: "WriteAhead.around",
+    at: "WriteAhead.note",
     find: "    if (!this.#alarm.setWithin(now, deadline)) this.#alarm.set(deadline);\n",
     replace: "",
     tests: ["test/integration/crash.test.ts"],
@@ -336,7 +336,7 @@ export const MUTANTS = [
   },
   {
     name: "note-forgets-otp",
-    at: "WriteAhead.around",
+    at: "WriteAhead.note",
     find: "      pending_otp: note.withOtp ? 1 : 0,",
     replace: "      pending_otp: 0,",
     tests: ["test/integration/crash.test.ts"],
@@ -346,8 +346,8 @@ export const MUTANTS = [
   // --- the exhaustion cancel (rule 2) -------------------------------------------
   {
     name: "third-wrong-otp-cancel-deferred",
-    at: "Moves.run",
-    find: "        await this.#settlement.gatewayCancel(upstream, op.requestId, null);\n",
+    at: "Moves.#move",
+    find: "    if (exhausted) await this.#settlement.gatewayCancel(upstream, op.requestId, null);\n",
     replace: "",
     tests: ["test/integration/otp.test.ts"],
     grep: "three-wrong-OTPs",
@@ -907,7 +907,7 @@ export const MUTANTS = [
   },
   {
     name: "lost-cancel-note-names-no-one",
-    at: "WriteAhead.around",
+    at: "WriteAhead.note",
     find: "      pending_actor: note.actor,",
     replace: "      pending_actor: null,",
     tests: ["test/integration/lost-calls.test.ts"],
@@ -1155,15 +1155,15 @@ export const MUTANTS = [
   // --- every write safe to repeat (rule 11) ---------------------------------------------------------
   {
     name: "repeat-calls-upstream-again",
-    at: "Moves.run",
-    find: `if (seen.kind === "replay") return { ok: true, value: seen.answer.body, replayed: seen.answer };`,
-    replace: `if (false && seen.kind === "replay") return { ok: true, value: seen.answer.body, replayed: seen.answer };`,
+    at: "Moves.#move",
+    find: `if (seen.kind === "replay") return this.#audited(`,
+    replace: `if (false && seen.kind === "replay") return this.#audited(`,
     tests: ["test/integration/idempotency.test.ts"],
     why: "a repeated key answers what its first request got and reaches nothing upstream: no second debit, guess or SMS",
   },
   {
     name: "key-compared-without-body",
-    at: "Keys.look",
+    at: "Keys.lookup",
     find: `if (!request.fingerprints.includes(row.fingerprint)) return { kind: "reused" };`,
     replace: `if (false && !request.fingerprints.includes(row.fingerprint)) return { kind: "reused" };`,
     tests: ["test/integration/idempotency.test.ts"],
@@ -1171,7 +1171,7 @@ export const MUTANTS = [
   },
   {
     name: "key-shared-across-callers",
-    at: "Keys.look",
+    at: "Keys.lookup",
     find: `"SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE caller = ? AND operation = ? AND key = ?",`,
     replace: `"SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE ? IS NOT NULL AND operation = ? AND key = ?",`,
     tests: ["test/integration/idempotency.test.ts"],

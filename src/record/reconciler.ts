@@ -13,6 +13,7 @@ import type { Failure, Outcome } from "../errors/errors";
 import { metric } from "../metrics/metrics";
 import { kindNamed, type RecordBody } from "../rules/kinds";
 import {
+  asksForLook,
   type CallerKind,
   closedAtEdge,
   type Decision,
@@ -125,6 +126,11 @@ export class Reconciler {
   ): Decision {
     const ctx = this.context(caller, fresh, options.otpMissing);
     return decide(operation, options.phase ?? this.phase(), options.expiring ? { ...ctx, expiring: options.expiring } : ctx);
+  }
+
+  /** The table asks for a fresh look at the upstream before it decides (lifecycle's asksForLook). */
+  asksForLook(operation: Operation, caller: CallerKind, options: { otpMissing?: boolean } = {}): boolean {
+    return asksForLook(operation, this.phase(), this.context(caller, false, options.otpMissing));
   }
 
   /** The refusal of a record whose guesses ran out, whole (the table's). */

@@ -54,27 +54,23 @@ export class Settlement {
   }
 
   /** Note, then call: the write-ahead note, naming who asked, is durable before the call leaves (rule 8). */
-  call<I, T>(spec: MoveSpec<I, T>, upstream: UpstreamClient, input: I, note: Note, otp: string | undefined): Promise<UpstreamResult<T>> {
+  async call<I, T>(spec: MoveSpec<I, T>, upstream: UpstreamClient, input: I, note: Note, otp: string | undefined): Promise<UpstreamResult<T>> {
     const { store, writeAhead } = this.#parts;
-    return writeAhead.around(note, () => spec.call(upstream, store.current!, input, otp));
+    await writeAhead.note(note);
+    return spec.call(upstream, store.current!, input, otp);
   }
 
   /**
-   * Settle in one change: the note cleared, the OTP's verdict counted (the
-   * third failed guess exhausts the record, with its event), the record and
-   * the event its change is; `then` adds to that change what the settled
-   * outcome decides (the operation's audit entry). An unknown outcome of a
-   * state-changing call stores nothing: the note stays for the reconciler.
+   * Settle: the note cleared, the OTP's verdict counted (the third failed
+   * guess exhausts the record, with its event), the record and the event
+   * its change is. Inside the caller's change, which adds its audit entry.
+   * An unknown outcome of a state-changing call stores nothing: the note
+   * stays for the reconciler.
    */
-  settle<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, withOtp: boolean, requestId: string, then?: (settled: Settled) => void) {
-    const { store } = this.#parts;
-    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;
+  settle<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, withOtp: boolean, requestId: string): Settled {
+    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };
     const verdict = withOtp ? otpVerdictOf(result.ok ? result : { ...result, code: result.failure.code }) : null;
-    return store.change((): Settled => {
-      const settled = this.#settled(spec, result, verdict, requestId);
-      then?.(settled);
-      return settled;
-    });
+    return this.#settled(spec, result, verdict, requestId);
   }
 
   #settled<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, verdict: OtpVerdict | null, requestId: string): Settled {

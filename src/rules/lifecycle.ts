@@ -224,6 +224,14 @@ export function decide(operation: Operation, phase: Phase, ctx: DecisionContext)
   return refuse("operation_in_progress", `The outcome of an earlier call on this ${nounOf(ctx.kind)} is not known yet; retry shortly.`);
 }
 
+/**
+ * Whether the table asks for a fresh look at the upstream before it decides
+ * `operation` (rule 8: a stored copy it does not trust). A move asks this,
+ * looks if so, then decides once with `fresh`.
+ */
+export const asksForLook = (operation: Operation, phase: Phase, ctx: DecisionContext): boolean =>
+  decide(operation, phase, { ...ctx, fresh: false }).do === "ask-upstream-first";
+
 // ---------------------------------------------------------------------------
 // OTP accounting (rule 2)
 
