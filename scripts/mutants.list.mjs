@@ -1155,9 +1155,9 @@ export const MUTANTS = [
   // --- every write safe to repeat (rule 11) ---------------------------------------------------------
   {
     name: "repeat-calls-upstream-again",
-    at: "Moves.#move",
-    find: `if (seen.kind === "replay") return this.#audited(`,
-    replace: `if (false && seen.kind === "replay") return this.#audited(`,
+    at: "Keys.lookup",
+    find: `if (row.status === null || row.answer === null) return { kind: "unknown", requestId: row.request_id };`,
+    replace: `if (row.status === null || row.answer === null || row) return { kind: "new" };`,
     tests: ["test/integration/idempotency.test.ts"],
     why: "a repeated key answers what its first request got and reaches nothing upstream: no second debit, guess or SMS",
   },
