@@ -17,35 +17,19 @@
  */
 
 import { readConfig } from "../config/config";
-import type { Language } from "../errors/error-codes";
 import { errorAnswer, type Failure, fail, type Outcome } from "../errors/errors";
 import { metric } from "../metrics/metrics";
+import type { OperationContext, RecordAnswer } from "../record-stub";
 import { admitRisk } from "../risk/check";
-import { type Caller, mayAccess, ownerOf } from "../rules/caller";
+import { mayAccess, ownerOf } from "../rules/caller";
 import { type Decision, keepsAnswer, type Operation, repeatAnswer, upstreamPhase } from "../rules/lifecycle";
 import { clock } from "../shared/clock";
 import { log } from "../shared/log";
 import { UpstreamClient } from "../upstream/client";
-import type { RecordTarget } from "./end";
-import type { KeptAnswer, KeyedRequest } from "./keys";
 import type { RecordParts } from "./parts";
 import { Settlement } from "./settle";
 import type { MoveSpec } from "./specs";
 import type { RecordRow } from "./store";
-
-/** Who asks, in which request, about which record (what the partner's rebuild of a deleted record reads: rule 10). */
-export interface OperationContext {
-  caller: Caller;
-  requestId: string;
-  record?: RecordTarget;
-  /** The request's Idempotency-Key and its body's fingerprints (rule 11), when it brought one. */
-  idempotency?: KeyedRequest;
-  /** The language of the request's user_message (Accept-Language): an error answer kept for its key speaks it. English when not given. */
-  language?: Language;
-}
-
-/** What a record operation answers: an outcome, or (rule 11) an answer kept for the request's key, sent again as it was. */
-export type RecordAnswer = Outcome<string> & { replayed?: KeptAnswer };
 
 const NOT_FOUND: Failure = { code: "receipt_not_found", message: "No such receipt." };
 
@@ -81,9 +65,9 @@ export class Moves {
    * every step reads the result of the one before, and nothing is handed in
    * to run later.
    */
-  async run<I, T>(spec: MoveSpec<I, T>, op: OperationContext & I): Promise<RecordAnswer> {
+  async run<I, T, A = T>(spec: MoveSpec<I, T>, op: OperationContext & I): Promise<RecordAnswer<A>> {
     // Rule 11, keys first: a kept answer is the repeat's whatever else the record is doing (a read, an alarm).
-    const kept = this.#replay(spec.operation, op);
+    const kept = this.#replay<A>(spec.operation, op);
     if (kept) return kept;
     // Load and check access.
     const loaded = await this.#load(op, spec.operation === "cancel" || spec.operation === "hold-confirm");
@@ -92,7 +76,7 @@ export class Moves {
     const busy = this.#enter(spec.operation, op);
     if (busy) return busy;
     try {
-      return await this.#move(spec, op, new UpstreamClient(this.#env, op.requestId));
+      return await this.#move<I, T, A>(spec, op, new UpstreamClient(this.#env, op.requestId));
     } catch (err) {
       return this.#failed(spec.operation, op, err);
     } finally {
@@ -101,7 +85,7 @@ export class Moves {
   }
 
   /** The steps after the lock: look if the rulebook asks, decide once, limits, note and call, settle and audit in one change, finish, answer. */
-  async #move<I, T>(spec: MoveSpec<I, T>, op: OperationContext & I, upstream: UpstreamClient): Promise<RecordAnswer> {
+  async #move<I, T, A>(spec: MoveSpec<I, T>, op: OperationContext & I, upstream: UpstreamClient): Promise<RecordAnswer<A>> {
     const { store, reconciler, ledger, keys, expiry } = this.#parts;
     const { operation } = spec;
     const actor = ownerOf(op.caller);
@@ -160,7 +144,7 @@ export class Moves {
    * yet) waits its turn. Null when there is no kept answer for the caller's
    * key on a record it may see. Audited as any replay is.
    */
-  #replay(operation: Operation, op: OperationContext): RecordAnswer | null {
+  #replay<A>(operation: Operation, op: OperationContext): RecordAnswer<A> | null {
     const { store, keys } = this.#parts;
     if (!op.idempotency) return null;
     const rec = store.load();
@@ -195,7 +179,7 @@ export class Moves {
    * answers what it shows: the record, when the operation happened; else
    * that nothing happened and the key is spent. Never a second call.
    */
-  async #repeatAfterUnknown<I, T>(spec: MoveSpec<I, T>, op: OperationContext, upstream: UpstreamClient): Promise<RecordAnswer> {
+  async #repeatAfterUnknown<I, T, A>(spec: MoveSpec<I, T>, op: OperationContext, upstream: UpstreamClient): Promise<RecordAnswer<A>> {
     const { store, keys } = this.#parts;
     const looked = await this.reconcile(upstream, op.requestId);
     if (!looked.ok) return looked;

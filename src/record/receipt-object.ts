@@ -15,23 +15,22 @@ import { DurableObject } from "cloudflare:workers";
 import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "../api/schemas";
 import { readConfig } from "../config/config";
 import type { Outcome } from "../errors/errors";
-import type { JsonText, KeptAnswer, RecordAnswer } from "../record-stub";
+import type { JsonText, OperationContext, RecordAnswer } from "../record-stub";
 import { cancelledByFor, eventOwner } from "../rules/caller";
 import { kindNamed, type RecordBody } from "../rules/kinds";
 import { createdEvent, type KindName } from "../rules/lifecycle";
 import { clock, inRecordTime } from "../shared/clock";
 import type { OwedCompletion } from "./completion";
 import { eraseRecord } from "./erase";
-import { Moves, type OperationContext } from "./move";
+import { Moves } from "./move";
 import { type RecordParts, recordParts } from "./parts";
 import { RecordRestore, type RestoredRecord, type RestoreNote, type RestorePlan, type RestoreRequest } from "./restore";
 import { AUTHORIZE, CANCEL, HOLD_CONFIRM, PAY, PAY_TRANSFER } from "./specs";
 import { type AuditEntry, newRecordRow } from "./store";
 import { Wake } from "./wake";
 
-export type { JsonText } from "../record-stub";
+export type { JsonText, OperationContext } from "../record-stub";
 export { receiptStub } from "../record-stub";
-export type { OperationContext } from "./move";
 export type { AuditEntry, RestoredRecord, RestoreNote, RestorePlan, RestoreRequest };
 
 export interface InitArgs {
@@ -89,31 +88,31 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /** Sends (or resends) the OTP. */
   authorize(op: OperationContext & { card: Card }): Promise<RecordAnswer<AuthorizeBody>> {
-    return this.#timed(() => this.#armed(this.#moves.run(AUTHORIZE, op)));
+    return this.#armed(() => this.#moves.run(AUTHORIZE, op));
   }
 
   /** Pays a receipt with a card token or number, enforcing the OTP rules. */
   pay(op: OperationContext & { card: Card; otp?: string }): Promise<RecordAnswer<ReceiptBody | ReducedReceiptBody>> {
-    return this.#timed(() => this.#armed(this.#moves.run(PAY, op)));
+    return this.#armed(() => this.#moves.run(PAY, op));
   }
 
   /** Confirms a transfer, enforcing the OTP rules. */
   payTransfer(op: OperationContext & { otp?: string }): Promise<RecordAnswer<TransferBody>> {
-    return this.#timed(() => this.#armed(this.#moves.run(PAY_TRANSFER, op)));
+    return this.#armed(() => this.#moves.run(PAY_TRANSFER, op));
   }
 
   holdConfirm(op: OperationContext): Promise<RecordAnswer<ReceiptBody>> {
-    return this.#timed(() => this.#armed(this.#moves.run(HOLD_CONFIRM, op)));
+    return this.#armed(() => this.#moves.run(HOLD_CONFIRM, op));
   }
 
   cancel(op: OperationContext & { reason?: string; cancelledBy?: string }): Promise<RecordAnswer<ReceiptBody>> {
     const cancelledBy = cancelledByFor(op.caller, op.cancelledBy, readConfig(this.env).cancelledBy);
-    return this.#timed(() => this.#armed(this.#moves.run(CANCEL, { ...op, cancelledBy })));
+    return this.#armed(() => this.#moves.run(CANCEL, { ...op, cancelledBy }));
   }
 
   /** The receipt or transfer as the upstream says it stands now. */
   check(op: OperationContext): Promise<RecordAnswer<RecordBody>> {
-    return this.#timed(() => this.#armed(this.#moves.check(op)));
+    return this.#armed(() => this.#moves.check(op));
   }
 
   // --- the record ---------------------------------------------------------------------------------
@@ -382,12 +381,14 @@ export class ReceiptObject extends DurableObject<Env> {
     return inRecordTime(this.#stored()?.clock_offset ?? 0, work);
   }
 
-  /** Whatever an operation left owed has an alarm once it is answered (and its events are drained at once). */
-  async #armed<T>(outcome: Promise<Outcome<string> & { replayed?: KeptAnswer }>): Promise<RecordAnswer<T>> {
-    try {
-      return (await outcome) as RecordAnswer<T>;
-    } finally {
-      this.#wake.arm();
-    }
+  /** An operation (src/record/move.ts), in the record's own time: whatever it left owed has an alarm once it is answered (and its events are drained at once). */
+  #armed<T>(operation: () => Promise<RecordAnswer<T>>): Promise<RecordAnswer<T>> {
+    return this.#timed(async () => {
+      try {
+        return await operation();
+      } finally {
+        this.#wake.arm();
+      }
+    });
   }
 }
