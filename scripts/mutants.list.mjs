@@ -1491,7 +1491,7 @@ export const MUTANTS = [
   {
     name: "stale-expiry-mark-kept",
     at: "Settlement.#owed",
-    find: "    if (rec.expiry !== null && rec.state !== STATE.cancelled && rule?.reason !== rec.expiry) store.change(() => expiry.undecide());",
+    find: "    if (rec.expiry !== null && rec.state !== STATE.cancelled && rule?.reason !== rec.expiry) store.change(() => expiry.unmark());",
     replace: "",
     tests: ["test/integration/expiry.test.ts"],
     grep: "follows rule 8",

@@ -215,7 +215,7 @@ export class Moves {
     const looked = await reconciler.look(upstream, requestId);
     if (!looked.ok) return looked;
     const cancelled = await this.#settlement.gatewayCancel(upstream, requestId, looked.value);
-    reconciler.settled(attempts, cancelled?.outcome === "retry");
+    reconciler.countAttempt(attempts, cancelled?.outcome === "retry");
     return cancelled?.outcome === "retry" && cancelled.failure ? { ok: false, error: cancelled.failure } : { ok: true, value: undefined };
   }
 

@@ -306,7 +306,7 @@ export class ReceiptObject extends DurableObject<Env> {
   restoreSettle(note: RestoreNote): Promise<RestoredRecord> {
     return this.#timed(async () => {
       try {
-        return await this.#restore.settle(note);
+        return await this.#restore.complete(note);
       } finally {
         this.#wake.arm();
       }

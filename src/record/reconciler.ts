@@ -226,7 +226,7 @@ export class Reconciler {
    * through yet, or `owed`: an expiry's cancel the upstream was too busy for)
    * backs off further; settled starts afresh.
    */
-  settled(attemptsBefore: number, owed = false): void {
+  countAttempt(attemptsBefore: number, owed = false): void {
     const { store } = this.#parts;
     const attempts = owed || this.needsReconcile(store.current!) ? attemptsBefore + 1 : 0;
     this.#attempts.update({ reconcile_attempts: attempts });

@@ -152,7 +152,7 @@ export class Settlement {
       });
     }
     // Note and call: rule 12's decision is stored first, so a lost cancel is owed again, for the expiry that acted.
-    if (owed.expiring) store.change(() => expiry.decide(owed.expiring!));
+    if (owed.expiring) store.change(() => expiry.mark(owed.expiring!));
     const note: Note = { op: CANCEL.operation, actor: owed.actor, requestId, withOtp: false };
     const result = await this.call(CANCEL, upstream, owed.words, note, undefined);
     // Settle and audit in one change.
@@ -163,11 +163,11 @@ export class Settlement {
       if (!result.ok && isBusy(result.failure)) {
         writeAhead.clear();
         if (owed.lost) writeAhead.restore(owed.lost);
-        if (owed.expiring) expiry.undecide();
+        if (owed.expiring) expiry.unmark();
         return this.#audited(owed, requestId, { outcome: "retry", failure: result.failure });
       }
       // A refusal is not the gateway's cancel: whatever the upstream shows instead (paid, cancelled by another) is its own change.
-      if (!result.ok && owed.expiring) expiry.undecide();
+      if (!result.ok && owed.expiring) expiry.unmark();
       this.settle(CANCEL, result, false, requestId);
       if (result.ok) return this.#audited(owed, requestId, { outcome: "ended" });
       if (owed.caller !== GATEWAY) return this.#audited(owed, requestId, { outcome: "refused", code: result.failure.code });
@@ -211,7 +211,7 @@ export class Settlement {
       return { ...gateway, ends: "cancel", expiring: null, words: { reason: EXHAUSTION_CANCEL_REASON, cancelledBy: this.#cancelledBy } };
     }
     const rule = expiryRuleOf(rec.kind, rec.state);
-    if (rec.expiry !== null && rec.state !== STATE.cancelled && rule?.reason !== rec.expiry) store.change(() => expiry.undecide());
+    if (rec.expiry !== null && rec.state !== STATE.cancelled && rule?.reason !== rec.expiry) store.change(() => expiry.unmark());
     const now = store.current!;
     if (!rule || !expiry.isDue(now, reconciler.phase(now), clock.now())) return null;
     return {
