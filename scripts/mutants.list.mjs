@@ -1179,7 +1179,7 @@ export const MUTANTS = [
   },
   {
     name: "unknown-outcome-replayed-as-failure",
-    at: "Moves.#repeatAfterUnknown",
+    at: "KeptAnswers.afterUnknown",
     find: `      shown === "done"`,
     replace: `      shown === "never"`,
     tests: ["test/integration/idempotency.test.ts"],

@@ -17,15 +17,16 @@
  */
 
 import { readConfig } from "../config/config";
-import { errorAnswer, type Failure, fail, type Outcome } from "../errors/errors";
+import { type Failure, fail, type Outcome } from "../errors/errors";
 import { metric } from "../metrics/metrics";
 import type { OperationContext, RecordAnswer } from "../record-stub";
 import { admitRisk } from "../risk/check";
 import { mayAccess, ownerOf } from "../rules/caller";
-import { type Decision, keepsAnswer, type Operation, repeatAnswer, upstreamPhase } from "../rules/lifecycle";
+import type { Decision, Operation } from "../rules/lifecycle";
 import { clock } from "../shared/clock";
 import { log } from "../shared/log";
 import { UpstreamClient } from "../upstream/client";
+import { KeptAnswers } from "./answers";
 import type { RecordParts } from "./parts";
 import { Settlement } from "./settle";
 import type { MoveSpec } from "./specs";
@@ -40,6 +41,7 @@ export class Moves {
   readonly #parts: RecordParts;
   readonly #env: Env;
   readonly #settlement: Settlement;
+  readonly #answers: KeptAnswers;
   /** The operation in flight in this incarnation, if any. In memory on purpose: see #enter. */
   #busy: string | null = null;
 
@@ -47,6 +49,7 @@ export class Moves {
     this.#parts = parts;
     this.#env = env;
     this.#settlement = new Settlement(parts, readConfig(env).cancelledBy);
+    this.#answers = new KeptAnswers(parts);
   }
 
   get busy(): boolean {
@@ -67,7 +70,7 @@ export class Moves {
    */
   async run<I, T, A = T>(spec: MoveSpec<I, T>, op: OperationContext & I): Promise<RecordAnswer<A>> {
     // Rule 11, keys first: a kept answer is the repeat's whatever else the record is doing (a read, an alarm).
-    const kept = this.#replay<A>(spec.operation, op);
+    const kept = this.#answers.replay<A>(spec.operation, op);
     if (kept) return kept;
     // Load and check access.
     const loaded = await this.#load(op, spec.operation === "cancel" || spec.operation === "hold-confirm");
@@ -86,17 +89,20 @@ export class Moves {
 
   /** The steps after the lock: look if the rulebook asks, decide once, limits, note and call, settle and audit in one change, finish, answer. */
   async #move<I, T, A>(spec: MoveSpec<I, T>, op: OperationContext & I, upstream: UpstreamClient): Promise<RecordAnswer<A>> {
-    const { store, reconciler, ledger, keys, expiry } = this.#parts;
+    const { store, reconciler, ledger, expiry } = this.#parts;
+    const answers = this.#answers;
     const { operation } = spec;
-    const actor = ownerOf(op.caller);
     // Rule 11: a key its caller used for this operation here answers what its first request got, and calls nothing.
-    const seen = op.idempotency ? keys.lookup(actor, operation, op.idempotency) : { kind: "new" as const };
+    const seen = answers.lookup(operation, op);
     if (seen.kind === "replay") return this.#audited(operation, op, { ok: true, value: seen.answer.body, replayed: seen.answer });
     if (seen.kind === "reused") {
       const reused = "This Idempotency-Key was used for another request on this record; use a new key for a new request.";
       return this.#audited(operation, op, fail("idempotency_key_reused", reused));
     }
-    if (seen.kind === "unknown") return this.#audited(operation, op, await this.#repeatAfterUnknown(spec, op, upstream));
+    if (seen.kind === "unknown") {
+      const looked = await this.reconcile(upstream, op.requestId);
+      return this.#audited(operation, op, looked.ok ? answers.afterUnknown<A>(operation, op) : looked);
+    }
     const otp = spec.otp?.(store.current!, op);
     const otpMissing = otp === false;
     // Look at the upstream if the rulebook asks (rule 8), or the record is past its window (rule 12: expired first, as the alarm would).
@@ -107,17 +113,17 @@ export class Moves {
     }
     // Decide once.
     const decision = reconciler.decide(operation, op.caller.kind, fresh, { otpMissing });
-    if (decision.do !== "call") return this.#audited(operation, op, this.#kept(spec, op, refusalOf(decision)));
+    if (decision.do !== "call") return this.#audited(operation, op, answers.keep(operation, op, refusalOf(decision)));
     // Limits: rule 6's sends, then rule 13's, counted only here, once the call is allowed and about to leave.
     const limited = spec.settles === "send" ? ledger.sendRefusal(clock.now()) : null;
     if (limited) return this.#audited(operation, op, { ok: false, error: limited });
     const uses = spec.risk?.(op);
     const risky = uses ? await admitRisk(this.#env, op.caller, uses, op.requestId) : null;
     if (risky) return this.#audited(operation, op, { ok: false, error: risky });
-    // Note and call. The key is kept open in the note's commit: a repeat while the outcome is unknown asks the upstream, never calls again.
+    // Note and call, the key kept open in the note's commit.
     const sent = otpMissing ? undefined : otp;
-    if (op.idempotency) keys.open(actor, operation, op.idempotency, op.requestId);
-    const note = { op: operation, actor, requestId: op.requestId, withOtp: sent !== undefined };
+    answers.open(operation, op);
+    const note = { op: operation, actor: ownerOf(op.caller), requestId: op.requestId, withOtp: sent !== undefined };
     const result = await this.#settlement.call(spec, upstream, op, note, sent);
     const unknown = !result.ok && result.outcome === "unknown";
     if (unknown) metric(this.#env, "unknown_outcome", { operation: `${store.current!.kind}/${operation}` });
@@ -132,74 +138,8 @@ export class Moves {
     // Finish: rule 2's exhaustion cancel, through the one gateway cancel.
     if (exhausted) await this.#settlement.gatewayCancel(upstream, op.requestId, null);
     // Answer.
-    if (exhausted) return this.#kept(spec, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
-    return this.#kept(spec, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
-  }
-
-  /**
-   * Rule 11, keys first: a repeat whose key has a kept answer gets it again,
-   * with no upstream call, before the one-at-a-time check, so a follow-up
-   * read or an alarm under way never turns it into operation_in_progress;
-   * only a repeat of a request still in flight (its key open, no answer
-   * yet) waits its turn. Null when there is no kept answer for the caller's
-   * key on a record it may see. Audited as any replay is.
-   */
-  #replay<A>(operation: Operation, op: OperationContext): RecordAnswer<A> | null {
-    const { store, keys } = this.#parts;
-    if (!op.idempotency) return null;
-    const rec = store.load();
-    if (!rec || !mayAccess(op.caller, rec.owner)) return null;
-    const actor = ownerOf(op.caller);
-    const seen = keys.lookup(actor, operation, op.idempotency);
-    if (seen.kind !== "replay") return null;
-    store.audit({ at: clock.now(), op: operation, actor, request_id: op.requestId, outcome: "ok" });
-    return { ok: true, value: seen.answer.body, replayed: seen.answer };
-  }
-
-  /**
-   * Rule 11: the answer a key's request got, kept when the gateway acted
-   * (lifecycle's keepsAnswer), forgotten when it did not, so that a corrected
-   * or later request may use the key again. In the outcome's commit.
-   */
-  #kept<I, T>(spec: MoveSpec<I, T>, op: OperationContext, outcome: Outcome<string>): Outcome<string> {
-    const { keys } = this.#parts;
-    if (!op.idempotency) return outcome;
-    const actor = ownerOf(op.caller);
-    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId, op.language ?? "en");
-    if (keepsAnswer(answer.status, outcome.ok ? undefined : outcome.error.code))
-      keys.answer(actor, spec.operation, op.idempotency, op.requestId, answer);
-    else keys.forget(actor, spec.operation, op.idempotency);
-    return outcome;
-  }
-
-  /**
-   * Rule 11: the first request with this key met an unknown outcome (a
-   * timeout, a lost connection, a crash before its answer). The repeat asks
-   * the upstream (settling the lost note, as the reconciler would) and
-   * answers what it shows: the record, when the operation happened; else
-   * that nothing happened and the key is spent. Never a second call.
-   */
-  async #repeatAfterUnknown<I, T, A>(spec: MoveSpec<I, T>, op: OperationContext, upstream: UpstreamClient): Promise<RecordAnswer<A>> {
-    const { store, keys } = this.#parts;
-    const looked = await this.reconcile(upstream, op.requestId);
-    if (!looked.ok) return looked;
-    const rec = store.current!;
-    const shown = repeatAnswer(spec.operation, upstreamPhase(rec.state));
-    const outcome: Outcome<string> =
-      shown === "done"
-        ? { ok: true, value: rec.body }
-        : shown === "unknown_send"
-          ? fail(
-              "upstream_error",
-              "The OTP send with this Idempotency-Key met an unknown outcome: an SMS may have been sent. Use it, or authorize again with a new key once its wait has passed.",
-            )
-          : fail(
-              "upstream_error",
-              `The ${spec.operation} with this Idempotency-Key did not happen: the payment service shows nothing done. Send it again with a new key.`,
-            );
-    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId, op.language ?? "en");
-    keys.answer(ownerOf(op.caller), spec.operation, op.idempotency!, op.requestId, answer);
-    return { ...outcome, replayed: answer };
+    if (exhausted) return answers.keep(operation, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
+    return answers.keep(operation, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
   }
 
   /**

@@ -7,15 +7,7 @@
 
 import { type Failure, fail } from "../errors/errors";
 import { metric } from "../metrics/metrics";
-import {
-  countGuess,
-  exhaustedEvent,
-  type GuessCounts,
-  guessesOf,
-  MAX_GUESSES,
-  type OtpVerdict,
-  otpSendRefusal,
-} from "../rules/lifecycle";
+import { countGuess, exhaustedEvent, type GuessCounts, guessesOf, MAX_GUESSES, type OtpVerdict, otpSendRefusal } from "../rules/lifecycle";
 import { clock } from "../shared/clock";
 import { log } from "../shared/log";
 import type { Outbox } from "./outbox";
