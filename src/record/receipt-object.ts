@@ -16,7 +16,7 @@ import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, T
 import { readConfig } from "../config/config";
 import type { Outcome } from "../errors/errors";
 import type { JsonText, OperationContext, RecordAnswer } from "../record-stub";
-import { cancelledByFor, eventOwner } from "../rules/caller";
+import { cancelledByFor } from "../rules/caller";
 import { kindNamed, type RecordBody } from "../rules/kinds";
 import { createdEvent, type KindName } from "../rules/lifecycle";
 import { clock, inRecordTime } from "../shared/clock";
@@ -24,14 +24,16 @@ import type { OwedCompletion } from "./completion";
 import { eraseRecord } from "./erase";
 import { Moves } from "./move";
 import { type RecordParts, recordParts } from "./parts";
+import { type AdvancedRecord, advanceRecordTime } from "./record-time";
 import { RecordRestore, type RestoredRecord, type RestoreNote, type RestorePlan, type RestoreRequest } from "./restore";
 import { AUTHORIZE, CANCEL, HOLD_CONFIRM, PAY, PAY_TRANSFER } from "./specs";
 import { type AuditEntry, newRecordRow } from "./store";
+import { type AuditTrail, auditTrailOf, type BackOfficeView, backOfficeViewOf, type ConsoleView, consoleViewOf } from "./views";
 import { Wake } from "./wake";
 
 export type { JsonText, OperationContext } from "../record-stub";
 export { receiptStub } from "../record-stub";
-export type { AuditEntry, RestoredRecord, RestoreNote, RestorePlan, RestoreRequest };
+export type { AdvancedRecord, AuditEntry, AuditTrail, RestoredRecord, RestoreNote, RestorePlan, RestoreRequest };
 
 export interface InitArgs {
   kind: KindName;
@@ -49,26 +51,7 @@ export interface InitArgs {
   completion?: OwedCompletion;
 }
 
-/** A record's audit trail as auditTrail() answers it: owner and actors as events show them. */
-export interface AuditTrail {
-  id: string;
-  kind: KindName;
-  owner: string;
-  entries: AuditEntry[];
-}
-
 type Card = TokenCardInput | NumberCardInput;
-
-/** What a record shows after the sandbox's test clock moved it (advanceTime). */
-export interface AdvancedRecord {
-  /** The record's own time now. */
-  now: number;
-  state: number | null;
-  /** Rule 10 ended it: nothing is stored any more. */
-  ended: boolean;
-  /** The types of the events it made meanwhile, oldest first. */
-  events: string[];
-}
 
 export class ReceiptObject extends DurableObject<Env> {
   readonly #parts: RecordParts;
@@ -161,24 +144,8 @@ export class ReceiptObject extends DurableObject<Env> {
    * created with, its amount now, and its own time (`now`; `aheadMs`: how far
    * the sandbox's test clock moved it ahead of the deployment's).
    */
-  describe(): Promise<
-    (AuditTrail & { tid: string; upstreamTid: string; createdAt: number; amount: number | null; now: number; aheadMs: number }) | null
-  > {
-    return this.#timed(async () => {
-      const trail = await this.auditTrail();
-      const rec = this.#parts.store.current;
-      if (!trail || !rec) return null;
-      const amount = kindNamed(rec.kind).amountOf(this.#parts.store.parsedBody<RecordBody>());
-      return {
-        ...trail,
-        tid: rec.tid,
-        upstreamTid: rec.upstream_tid,
-        createdAt: rec.created_at,
-        amount: typeof amount === "number" ? amount : null,
-        now: clock.now(),
-        aheadMs: rec.clock_offset,
-      };
-    });
+  describe(): Promise<ConsoleView | null> {
+    return this.#timed(async () => consoleViewOf(this.#parts));
   }
 
   /**
@@ -187,37 +154,8 @@ export class ReceiptObject extends DurableObject<Env> {
    * they are: the console masks them unless a reveal asks), its ids, its
    * times, its events' ids and where rule 14 stands. Null when none is stored.
    */
-  async backOffice(): Promise<
-    | (AuditTrail & {
-        tid: string;
-        createdAt: number;
-        updatedAt: number;
-        state: number;
-        body: string;
-        eventIds: string[];
-        fiscal: string | null;
-        fiscalSince: number;
-        fiscalReads: number;
-        erased: boolean;
-      })
-    | null
-  > {
-    const trail = await this.auditTrail();
-    const rec = this.#parts.store.current;
-    if (!trail || !rec) return null;
-    return {
-      ...trail,
-      tid: rec.tid,
-      createdAt: rec.created_at,
-      updatedAt: rec.updated_at,
-      state: rec.state,
-      body: rec.body,
-      eventIds: this.#parts.store.outbox.eventIds(),
-      fiscal: rec.fiscal,
-      fiscalSince: rec.fiscal_since,
-      fiscalReads: rec.fiscal_reads,
-      erased: rec.erased === 1,
-    };
+  async backOffice(): Promise<BackOfficeView | null> {
+    return backOfficeViewOf(this.#parts);
   }
 
   /**
@@ -277,17 +215,7 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /** The audit trail, oldest first (partner only: the route checks). */
   async auditTrail(): Promise<AuditTrail | null> {
-    const { store } = this.#parts;
-    const rec = store.load();
-    if (!rec) return null;
-    // Owners as events show them ("partner" or the user's sub); actors keep their kind ("partner", "user:<sub>", "gateway").
-    const actor = (who: string) => (who.startsWith("partner:") ? "partner" : who);
-    return {
-      id: rec.id,
-      kind: rec.kind,
-      owner: eventOwner(rec.owner),
-      entries: store.auditTrail().map((entry) => ({ ...entry, actor: actor(entry.actor) })),
-    };
+    return auditTrailOf(this.#parts.store);
   }
 
   // --- an operator's point-in-time restore (src/record/restore.ts; the route is src/operations/restore.ts) ---
@@ -344,27 +272,7 @@ export class ReceiptObject extends DurableObject<Env> {
    * ended by rule 10).
    */
   advanceTime(byMs: number, fire: boolean): Promise<AdvancedRecord | null> {
-    return this.#timed(async () => {
-      const { store, time, alarm } = this.#parts;
-      const rec = this.#stored();
-      if (!rec) return null;
-      const before = new Set(store.outbox.eventIds());
-      const offset = rec.clock_offset + byMs;
-      // No change of the record: every window counts from its last change, in its own time.
-      time.later({ clock_offset: offset });
-      store.writeUnchanged();
-      alarm.moved();
-      return inRecordTime(offset, async () => {
-        if (fire) await this.#wake.fired();
-        else this.#wake.arm(false, true);
-        const after = store.current;
-        if (!after || !this.#stored()) return { now: clock.now(), state: null, ended: true, events: [] };
-        const made = store.outbox.eventIds().filter((id) => !before.has(id));
-        const bodies = store.outbox.eventBodies(made);
-        const events = made.map((id) => (JSON.parse(bodies[id] ?? "{}") as { type?: string }).type ?? "unknown");
-        return { now: clock.now(), state: after.state, ended: false, events };
-      });
-    });
+    return this.#timed(() => advanceRecordTime({ ...this.#parts, wake: this.#wake, stored: () => this.#stored() }, byMs, fire));
   }
 
   /** The record as stored, or null (nothing stored, or stored by a newer release: neither read nor moved). */
