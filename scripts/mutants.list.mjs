@@ -39,9 +39,9 @@ export const MUTANTS = [
   },
   {
     name: "advance-counts-as-a-change",
-    at: "ReceiptObject.advanceTime",
-    find: "      time.later({ clock_offset: offset });\n      store.writeUnchanged();",
-    replace: "      time.update({ clock_offset: offset });",
+    at: "advanceRecordTime",
+    find: "  time.later({ clock_offset: offset });\n  store.writeUnchanged();",
+    replace: "  time.update({ clock_offset: offset });",
     tests: ["test/integration/test-clock.test.ts"],
     grep: "31 days",
     why: "rule 10 under a test clock: moving a record's time is no change of it, or its end never comes",
