@@ -3,11 +3,12 @@
  * SMS (authorize, pay, anonymous pay, a2c pay, hold-confirm, cancel) is a
  * MoveSpec below, and every one runs the same straight steps, each named:
  *
- *   load and check access -> one at a time -> decide (the lifecycle table;
- *   a fresh look at the upstream when it asks) -> limits -> note (rule 8's
- *   write-ahead) -> call -> settle in one change (the OTP's verdict and
- *   counts, the record, its event, the note cleared) -> finish (rule 2's
- *   exhaustion cancel) -> answer -> audit.
+ *   keys first (rule 11's kept answer) -> load and check access -> one at
+ *   a time -> a look at the upstream if the lifecycle table asks -> decide
+ *   once -> limits -> note (rule 8's write-ahead) and call -> settle and
+ *   audit in one change (the note cleared, the OTP's verdict and counts,
+ *   the record, its event, the trail's entry) -> finish (rule 2's
+ *   exhaustion cancel) -> answer (kept for its key).
  *
  * The gateway's own cancel (completing a cancel whose answer was lost, rule
  * 2's exhaustion cancel, rule 12's expiry) is one path of the same decide ->
