@@ -289,7 +289,7 @@ export const MUTANTS = [
   // --- write-ahead (rule 8) ---------------------------------------------------
   {
     name: "unknown-pay-clears-note",
-    at: "Settlement.settle",
+    at: "Settlement.#settledOrKept",
     find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };',
     replace:
       '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { this.#parts.writeAhead.clear(); return { ok: false, error: result.failure, verdict: null }; }',
@@ -299,7 +299,7 @@ export const MUTANTS = [
   },
   {
     name: "unknown-pay-settled-as-guess",
-    at: "Settlement.settle",
+    at: "Settlement.#settledOrKept",
     find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };',
     replace:
       '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { this.#parts.writeAhead.clear(); if (withOtp) this.#parts.ledger.count("unconfirmed", requestId); return { ok: false, error: result.failure, verdict: null }; }',
@@ -309,7 +309,7 @@ export const MUTANTS = [
   },
   {
     name: "unknown-cancel-clears-note",
-    at: "Settlement.settle",
+    at: "Settlement.#settledOrKept",
     find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };',
     replace:
       '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state" && spec.operation === "pay") return { ok: false, error: result.failure, verdict: null };',

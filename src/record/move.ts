@@ -90,7 +90,7 @@ export class Moves {
 
   /** The steps after the lock: look if the rulebook asks, decide once, limits, note and call, settle and audit in one change, finish, answer. */
   async #move<I, T, A>(spec: MoveSpec<I, T>, op: OperationContext & I, upstream: UpstreamClient): Promise<RecordAnswer<A>> {
-    const { store, reconciler, ledger, expiry } = this.#parts;
+    const { store, reconciler, ledger, expiry, writeAhead } = this.#parts;
     const answers = this.#answers;
     const { operation } = spec;
     // Rule 11: a key its caller used for this operation here answers what its first request got, and calls nothing.
@@ -125,16 +125,14 @@ export class Moves {
     const sent = otpMissing ? undefined : otp;
     answers.open(operation, op);
     const note = { op: operation, actor: ownerOf(op.caller), requestId: op.requestId, withOtp: sent !== undefined };
-    const result = await this.#settlement.call(spec, upstream, op, note, sent);
+    await writeAhead.note(note);
+    const result = await spec.call(upstream, store.current!, op, sent);
     const unknown = !result.ok && result.outcome === "unknown";
     if (unknown) metric(this.#env, "unknown_outcome", { operation: `${store.current!.kind}/${operation}` });
     // Settle and audit in one change: rule 2's third failed guess is audited as the answer it gets.
-    const { settled, exhausted } = store.change(() => {
-      const settled = this.#settlement.settle(spec, result, sent !== undefined, op.requestId);
-      const exhausted = sent !== undefined && reconciler.phase() === "exhausted";
-      this.#audit(operation, op, exhausted ? { ok: false, error: reconciler.exhausted(op.caller.kind) } : settled);
-      return { settled, exhausted };
-    });
+    const entry = { op: operation, actor: ownerOf(op.caller), request_id: op.requestId };
+    const settled = this.#settlement.settle(spec, result, sent !== undefined, op.requestId, entry);
+    const exhausted = sent !== undefined && reconciler.phase() === "exhausted";
     if (unknown) return { ok: false, error: result.failure };
     // Finish: rule 2's exhaustion cancel, through the one gateway cancel.
     if (exhausted) await this.#settlement.gatewayCancel(upstream, op.requestId, null);
