@@ -39,9 +39,9 @@ export const MUTANTS = [
   },
   {
     name: "advance-counts-as-a-change",
-    at: "ReceiptObject.advanceTime",
-    find: "      time.later({ clock_offset: offset });\n      store.writeUnchanged();",
-    replace: "      time.update({ clock_offset: offset });",
+    at: "advanceRecordTime",
+    find: "  time.later({ clock_offset: offset });\n  store.writeUnchanged();",
+    replace: "  time.update({ clock_offset: offset });",
     tests: ["test/integration/test-clock.test.ts"],
     grep: "31 days",
     why: "rule 10 under a test clock: moving a record's time is no change of it, or its end never comes",
@@ -289,37 +289,37 @@ export const MUTANTS = [
   // --- write-ahead (rule 8) ---------------------------------------------------
   {
     name: "unknown-pay-clears-note",
-    at: "Settlement.settle",
-    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
+    at: "Settlement.#settledOrKept",
+    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };',
     replace:
-      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { store.change(() => writeAhead.clear()); return { ok: false, error: result.failure, verdict: null } as Settled; }',
+      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { this.#parts.writeAhead.clear(); return { ok: false, error: result.failure, verdict: null }; }',
     tests: ["test/integration/faults.test.ts", "test/integration/otp.test.ts"],
     grep: "lost|unknown|timeout",
     why: "rule 8: a pay whose outcome is unknown must leave its write-ahead note, so the OTP counts and the record is read again",
   },
   {
     name: "unknown-pay-settled-as-guess",
-    at: "Settlement.settle",
-    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
+    at: "Settlement.#settledOrKept",
+    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };',
     replace:
-      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { store.change(() => { writeAhead.clear(); if (withOtp) ledger.count("unconfirmed", requestId); }); return { ok: false, error: result.failure, verdict: null } as Settled; }',
+      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { this.#parts.writeAhead.clear(); if (withOtp) this.#parts.ledger.count("unconfirmed", requestId); return { ok: false, error: result.failure, verdict: null }; }',
     tests: ["test/integration/faults.test.ts", "test/integration/otp.test.ts"],
     grep: "lost|unknown|timeout",
     why: "rule 8: a pay whose outcome is unknown is settled from what the upstream shows, not guessed: it may have paid",
   },
   {
     name: "unknown-cancel-clears-note",
-    at: "Settlement.settle",
-    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;',
+    at: "Settlement.#settledOrKept",
+    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };',
     replace:
-      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state" && spec.operation === "pay") return { ok: false, error: result.failure, verdict: null } as Settled;',
+      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state" && spec.operation === "pay") return { ok: false, error: result.failure, verdict: null };',
     tests: ["test/integration/faults.test.ts", "test/integration/crash.test.ts"],
     grep: "lost|unknown|timeout|crash",
     why: "rule 8: a cancel or hold-confirm whose outcome is unknown must leave its note: the upstream may have refunded or confirmed",
   },
   {
     name: "note-not-written",
-    at: "WriteAhead.around",
+    at: "WriteAhead.note",
     find: "      pending_op: note.op,",
     replace: "      pending_op: null,",
     tests: ["test/integration/crash.test.ts"],
@@ -327,7 +327,7 @@ export const MUTANTS = [
   },
   {
     name: "note-without-its-alarm",
-    at: "WriteAhead.around",
+    at: "WriteAhead.note",
     find: "    if (!this.#alarm.setWithin(now, deadline)) this.#alarm.set(deadline);\n",
     replace: "",
     tests: ["test/integration/crash.test.ts"],
@@ -336,7 +336,7 @@ export const MUTANTS = [
   },
   {
     name: "note-forgets-otp",
-    at: "WriteAhead.around",
+    at: "WriteAhead.note",
     find: "      pending_otp: note.withOtp ? 1 : 0,",
     replace: "      pending_otp: 0,",
     tests: ["test/integration/crash.test.ts"],
@@ -346,8 +346,8 @@ export const MUTANTS = [
   // --- the exhaustion cancel (rule 2) -------------------------------------------
   {
     name: "third-wrong-otp-cancel-deferred",
-    at: "Moves.run",
-    find: "        await this.#settlement.gatewayCancel(upstream, op.requestId, null);\n",
+    at: "Moves.#move",
+    find: "    if (exhausted) await this.#settlement.gatewayCancel(upstream, op.requestId, null);\n",
     replace: "",
     tests: ["test/integration/otp.test.ts"],
     grep: "three-wrong-OTPs",
@@ -907,7 +907,7 @@ export const MUTANTS = [
   },
   {
     name: "lost-cancel-note-names-no-one",
-    at: "WriteAhead.around",
+    at: "WriteAhead.note",
     find: "      pending_actor: note.actor,",
     replace: "      pending_actor: null,",
     tests: ["test/integration/lost-calls.test.ts"],
@@ -920,6 +920,15 @@ export const MUTANTS = [
     replace: `actor?.startsWith("user:") ? "user" : actor === "gateway" ? "gateway" : "partner";`,
     tests: ["test/integration/lost-calls.test.ts"],
     why: "a note that names nobody (written before the column) is decided as a user's: never a refund",
+  },
+  {
+    name: "exhaustion-cancel-before-late-reads",
+    at: "exhaustionCancelPending",
+    find: "  if (facts.suspect) return false;",
+    replace: "",
+    tests: ["test/integration/faults.test.ts"],
+    grep: "third guess whose pay was lost",
+    why: "rule 2's exhaustion cancel waits while late reads are owed (rule 8): a lost pay landing late is never refunded",
   },
   {
     name: "exhaustion-cancel-of-any-unfinished",
@@ -1146,15 +1155,15 @@ export const MUTANTS = [
   // --- every write safe to repeat (rule 11) ---------------------------------------------------------
   {
     name: "repeat-calls-upstream-again",
-    at: "Moves.run",
-    find: `if (seen.kind === "replay") return { ok: true, value: seen.answer.body, replayed: seen.answer };`,
-    replace: `if (false && seen.kind === "replay") return { ok: true, value: seen.answer.body, replayed: seen.answer };`,
+    at: "Keys.lookup",
+    find: `if (row.status === null || row.answer === null) return { kind: "unknown", requestId: row.request_id };`,
+    replace: `if (row.status === null || row.answer === null || row) return { kind: "new" };`,
     tests: ["test/integration/idempotency.test.ts"],
     why: "a repeated key answers what its first request got and reaches nothing upstream: no second debit, guess or SMS",
   },
   {
     name: "key-compared-without-body",
-    at: "Keys.look",
+    at: "Keys.lookup",
     find: `if (!request.fingerprints.includes(row.fingerprint)) return { kind: "reused" };`,
     replace: `if (false && !request.fingerprints.includes(row.fingerprint)) return { kind: "reused" };`,
     tests: ["test/integration/idempotency.test.ts"],
@@ -1162,7 +1171,7 @@ export const MUTANTS = [
   },
   {
     name: "key-shared-across-callers",
-    at: "Keys.look",
+    at: "Keys.lookup",
     find: `"SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE caller = ? AND operation = ? AND key = ?",`,
     replace: `"SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE ? IS NOT NULL AND operation = ? AND key = ?",`,
     tests: ["test/integration/idempotency.test.ts"],
@@ -1170,7 +1179,7 @@ export const MUTANTS = [
   },
   {
     name: "unknown-outcome-replayed-as-failure",
-    at: "Moves.#repeatAfterUnknown",
+    at: "KeptAnswers.afterUnknown",
     find: `      shown === "done"`,
     replace: `      shown === "never"`,
     tests: ["test/integration/idempotency.test.ts"],
@@ -1482,7 +1491,7 @@ export const MUTANTS = [
   {
     name: "stale-expiry-mark-kept",
     at: "Settlement.#owed",
-    find: "    if (rec.expiry !== null && rec.state !== STATE.cancelled && rule?.reason !== rec.expiry) store.change(() => expiry.undecide());",
+    find: "    if (rec.expiry !== null && rec.state !== STATE.cancelled && rule?.reason !== rec.expiry) store.change(() => expiry.unmark());",
     replace: "",
     tests: ["test/integration/expiry.test.ts"],
     grep: "follows rule 8",

@@ -4,7 +4,9 @@
  * on purpose: the object's type comes with the RECEIPTS binding (the
  * generated Env), so whoever calls a record imports nothing of the object.
  */
+import type { Language } from "./errors/error-codes";
 import type { Outcome } from "./errors/errors";
+import type { Caller } from "./rules/caller";
 import type { KindName } from "./rules/kinds";
 
 /**
@@ -24,6 +26,18 @@ export interface KeptAnswer {
   status: number;
   body: string;
   headers: Record<string, string>;
+}
+
+/** Who asks, in which request, about which record: what every operation on a record is given. */
+export interface OperationContext {
+  caller: Caller;
+  requestId: string;
+  /** The record the request names (what the partner's rebuild of a deleted record reads: rule 10). */
+  record?: { kind: KindName; id: string };
+  /** The request's Idempotency-Key and its body's keyed fingerprints (rule 11), when it brought one. */
+  idempotency?: { key: string; fingerprints: readonly string[] };
+  /** The language of the request's user_message (Accept-Language): an error answer kept for its key speaks it. English when not given. */
+  language?: Language;
 }
 
 /** What a record's operation answers: an outcome, or the answer its Idempotency-Key kept (`replayed`). */

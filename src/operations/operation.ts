@@ -12,11 +12,11 @@ import type { GenericSchema, InferOutput } from "valibot";
 import { IDEMPOTENCY_KEY_PATTERN } from "../api/schemas";
 import { readConfig } from "../config/config";
 import { ApiError, type Failure, isNewerSchema, unwrap } from "../errors/errors";
-import { type Language, languageOf } from "../errors/language";
+import { languageOf } from "../errors/language";
 import type { LimitedOperation } from "../http/rate-limit";
 import type { GatewayEnv } from "../http/types";
 import type { ReceiptObject } from "../record/receipt-object";
-import { type RecordAnswer, receiptStub } from "../record-stub";
+import { type OperationContext, type RecordAnswer, receiptStub } from "../record-stub";
 import type { Kind, KindName, RecordBody } from "../rules/kinds";
 import type { Operation } from "../rules/lifecycle";
 import { log } from "../shared/log";
@@ -53,18 +53,6 @@ export const describe = <Request extends GenericSchema>(description: OperationDe
 export interface Section {
   tag: string;
   operations: readonly OperationDescription[];
-}
-
-/** Who is asking, and under which request id: what every Durable Object operation needs. */
-export interface OperationContext {
-  caller: GatewayEnv["Variables"]["caller"];
-  requestId: string;
-  /** The record the request names (a deleted one is rebuilt from it for the partner: rule 10). */
-  record?: { kind: KindName; id: string };
-  /** Rule 11: the request's Idempotency-Key and its body's keyed fingerprints. */
-  idempotency?: { key: string; fingerprints: string[] };
-  /** The language of the request's error answers, so that an error kept for its key is replayed as it was sent. */
-  language?: Language;
 }
 
 const contextOf = (c: Context<GatewayEnv>): OperationContext => ({

@@ -67,12 +67,12 @@ export class Expiry {
   }
 
   /** The gateway decided to end the record for this reason; its cancel is about to leave. Inside a change. */
-  decide(reason: ExpiryReason): void {
+  mark(reason: ExpiryReason): void {
     this.#slice.update({ expiry: reason });
   }
 
   /** Nothing was decided after all (the upstream was busy, or refused because it changed meanwhile). Inside a change. */
-  undecide(): void {
+  unmark(): void {
     this.#slice.update({ expiry: null });
   }
 

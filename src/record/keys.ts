@@ -54,7 +54,7 @@ export class Keys {
 
   /**
    * Made by the first key the record meets (src/record/schema.ts KEYS_TABLE):
-   * a record nobody repeats has no such page. Asked by look(), which every
+   * a record nobody repeats has no such page. Asked by lookup(), which every
    * keyed request makes before it opens, answers or forgets its key (no write
    * once the table exists), so a record deleted and rebuilt in one
    * incarnation gets it again.
@@ -63,7 +63,8 @@ export class Keys {
     this.#storage.sql.exec(KEYS_TABLE);
   }
 
-  look(caller: string, operation: string, request: KeyedRequest): KeyLookup {
+  /** What this caller's key says of a request that brings it, for this operation. */
+  lookup(caller: string, operation: string, request: KeyedRequest): KeyLookup {
     this.#table();
     const row = this.#storage.sql
       .exec<KeyRow>(

@@ -2,7 +2,7 @@
  * Rule 8's late upstream: a call whose outcome was unknown may still act
  * upstream long after the gateway stopped waiting, so the record stays
  * suspect after its first reconciliation and is read again on a schedule
- * (src/rules/lifecycle.ts LATE_READ_SCHEDULES). This part owns that suspicion: when
+ * (src/rules/schedule.ts LATE_READ_SCHEDULES). This part owns that suspicion: when
  * the call left, how many late reads are done, and whether its OTP was
  * counted as an unconfirmed guess that a late payment would prove right.
  */

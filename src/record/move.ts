@@ -3,11 +3,12 @@
  * SMS (authorize, pay, anonymous pay, a2c pay, hold-confirm, cancel) is a
  * MoveSpec below, and every one runs the same straight steps, each named:
  *
- *   load and check access -> one at a time -> decide (the lifecycle table;
- *   a fresh look at the upstream when it asks) -> limits -> note (rule 8's
- *   write-ahead) -> call -> settle in one change (the OTP's verdict and
- *   counts, the record, its event, the note cleared) -> finish (rule 2's
- *   exhaustion cancel) -> answer -> audit.
+ *   keys first (rule 11's kept answer) -> load and check access -> one at
+ *   a time -> a look at the upstream if the lifecycle table asks -> decide
+ *   once -> limits -> note (rule 8's write-ahead) and call -> settle and
+ *   audit in one change (the note cleared, the OTP's verdict and counts,
+ *   the record, its event, the trail's entry) -> finish (rule 2's
+ *   exhaustion cancel) -> answer (kept for its key).
  *
  * The gateway's own cancel (completing a cancel whose answer was lost, rule
  * 2's exhaustion cancel, rule 12's expiry) is one path of the same decide ->
@@ -17,35 +18,20 @@
  */
 
 import { readConfig } from "../config/config";
-import type { Language } from "../errors/error-codes";
-import { errorAnswer, type Failure, fail, type Outcome } from "../errors/errors";
+import { type Failure, fail, type Outcome } from "../errors/errors";
 import { metric } from "../metrics/metrics";
+import type { OperationContext, RecordAnswer } from "../record-stub";
 import { admitRisk } from "../risk/check";
-import { type Caller, mayAccess, ownerOf } from "../rules/caller";
-import { type Decision, keepsAnswer, type Operation, repeatAnswer, upstreamPhase } from "../rules/lifecycle";
+import { mayAccess, ownerOf } from "../rules/caller";
+import type { Decision, Operation } from "../rules/lifecycle";
 import { clock } from "../shared/clock";
 import { log } from "../shared/log";
 import { UpstreamClient } from "../upstream/client";
-import type { RecordTarget } from "./end";
-import type { KeptAnswer, KeyedRequest } from "./keys";
+import { KeptAnswers } from "./answers";
 import type { RecordParts } from "./parts";
-import { type Settled, Settlement } from "./settle";
+import { Settlement } from "./settle";
 import type { MoveSpec } from "./specs";
 import type { RecordRow } from "./store";
-
-/** Who asks, in which request, about which record (what the partner's rebuild of a deleted record reads: rule 10). */
-export interface OperationContext {
-  caller: Caller;
-  requestId: string;
-  record?: RecordTarget;
-  /** The request's Idempotency-Key and its body's fingerprints (rule 11), when it brought one. */
-  idempotency?: KeyedRequest;
-  /** The language of the request's user_message (Accept-Language): an error answer kept for its key speaks it. English when not given. */
-  language?: Language;
-}
-
-/** What a record operation answers: an outcome, or (rule 11) an answer kept for the request's key, sent again as it was. */
-export type RecordAnswer = Outcome<string> & { replayed?: KeptAnswer };
 
 const NOT_FOUND: Failure = { code: "receipt_not_found", message: "No such receipt." };
 
@@ -56,15 +42,15 @@ export class Moves {
   readonly #parts: RecordParts;
   readonly #env: Env;
   readonly #settlement: Settlement;
-  /** The operation in flight in this incarnation, if any. In memory on purpose: see #oneAtATime. */
+  readonly #answers: KeptAnswers;
+  /** The operation in flight in this incarnation, if any. In memory on purpose: see #enter. */
   #busy: string | null = null;
-  /** Audits the operation in flight with its outcome, once (#oneAtATime). */
-  #audit: ((outcome: string) => void) | null = null;
 
   constructor(parts: RecordParts, env: Env) {
     this.#parts = parts;
     this.#env = env;
     this.#settlement = new Settlement(parts, readConfig(env).cancelledBy);
+    this.#answers = new KeptAnswers(parts);
   }
 
   get busy(): boolean {
@@ -78,128 +64,81 @@ export class Moves {
     return rec !== null && expiry.isDue(rec, reconciler.phase(rec), clock.now());
   }
 
-  /** A request's money move, step by step (this module's header). */
-  async run<I, T>(spec: MoveSpec<I, T>, op: OperationContext & I): Promise<RecordAnswer> {
-    const { store, reconciler, ledger, keys, expiry } = this.#parts;
-    const actor = ownerOf(op.caller);
+  /**
+   * A request's money move, in the straight steps of this module's header:
+   * every step reads the result of the one before, and nothing is handed in
+   * to run later.
+   */
+  async run<I, T, A = T>(spec: MoveSpec<I, T>, op: OperationContext & I): Promise<RecordAnswer<A>> {
     // Rule 11, keys first: a kept answer is the repeat's whatever else the record is doing (a read, an alarm).
-    const kept = this.#replay(spec.operation, op);
+    const kept = this.#answers.replay<A>(spec.operation, op);
     if (kept) return kept;
-    return this.#oneAtATime(spec.operation, op, async (upstream): Promise<RecordAnswer> => {
-      // Rule 11: a key its caller used for this operation here answers what its first request got, and calls nothing.
-      const seen = op.idempotency ? keys.look(actor, spec.operation, op.idempotency) : { kind: "new" as const };
-      if (seen.kind === "replay") return { ok: true, value: seen.answer.body, replayed: seen.answer };
-      if (seen.kind === "reused") {
-        return fail("idempotency_key_reused", "This Idempotency-Key was used for another request on this record; use a new key for a new request.");
-      }
-      if (seen.kind === "unknown") return this.#repeatAfterUnknown(spec, op, upstream);
-      const otp = spec.otp?.(store.current!, op);
-      // Rule 12: past its window, the record is expired first (the same look and cancel as the alarm's); the table then answers from it.
-      const expiring = expiry.isDue(store.current!, reconciler.phase(), clock.now());
-      if (expiring) {
-        const looked = await this.reconcile(upstream, op.requestId);
-        if (!looked.ok) return looked;
-      }
-      let decision = reconciler.decide(spec.operation, op.caller.kind, expiring, { otpMissing: otp === false });
-      if (decision.do === "ask-upstream-first") {
-        const looked = await this.reconcile(upstream, op.requestId);
-        if (!looked.ok) return looked;
-        decision = reconciler.decide(spec.operation, op.caller.kind, true, { otpMissing: otp === false });
-      }
-      if (decision.do !== "call") return this.#kept(spec, op, refusalOf(decision));
-      const limited = spec.settles === "send" ? ledger.sendRefusal(clock.now()) : null;
-      if (limited) return { ok: false, error: limited };
-      // Rule 13: counted only here, once the call is allowed and about to leave; a refusal counts nothing.
-      const uses = spec.risk?.(op);
-      const risky = uses ? await admitRisk(this.#env, op.caller, uses, op.requestId) : null;
-      if (risky) return { ok: false, error: risky };
-      const sent = otp === false ? undefined : otp;
-      // The key is kept open in the note's commit: a repeat while the outcome is unknown asks the upstream, never calls again.
-      if (op.idempotency) keys.open(actor, spec.operation, op.idempotency, op.requestId);
-      const note = { op: spec.operation, actor, requestId: op.requestId, withOtp: sent !== undefined };
-      const result = await this.#settlement.call(spec, upstream, op, note, sent);
-      // The answer's audit entry goes into the settling change's UPDATE, unless rule 2's exhaustion cancel comes first.
-      const audited = (settled: Settled) => {
-        if (reconciler.phase() !== "exhausted" || sent === undefined) this.#audit?.(settled.ok ? "ok" : settled.error.code);
-      };
-      if (!result.ok && result.outcome === "unknown") {
-        metric(this.#env, "unknown_outcome", { operation: `${store.current!.kind}/${spec.operation}` });
-        this.#settlement.settle(spec, result, sent !== undefined, op.requestId, audited);
-        return { ok: false, error: result.failure };
-      }
-      const settled = this.#settlement.settle(spec, result, sent !== undefined, op.requestId, audited);
-      if (reconciler.phase() === "exhausted" && sent !== undefined) {
-        await this.#settlement.gatewayCancel(upstream, op.requestId, null);
-        return this.#kept(spec, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
-      }
-      return this.#kept(spec, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
-    });
+    // Load and check access.
+    const loaded = await this.#load(op, spec.operation === "cancel" || spec.operation === "hold-confirm");
+    if (!loaded.ok) return loaded;
+    // One at a time.
+    const busy = this.#enter(spec.operation, op);
+    if (busy) return busy;
+    try {
+      return await this.#move<I, T, A>(spec, op, new UpstreamClient(this.#env, op.requestId));
+    } catch (err) {
+      return this.#failed(spec.operation, op, err);
+    } finally {
+      this.#busy = null;
+    }
   }
 
-  /**
-   * Rule 11, keys first: a repeat whose key has a kept answer gets it again,
-   * with no upstream call, before the one-at-a-time check, so a follow-up
-   * read or an alarm under way never turns it into operation_in_progress;
-   * only a repeat of a request still in flight (its key open, no answer
-   * yet) waits its turn. Null when there is no kept answer for the caller's
-   * key on a record it may see. Audited as any replay is.
-   */
-  #replay(operation: Operation, op: OperationContext): RecordAnswer | null {
-    const { store, keys } = this.#parts;
-    if (!op.idempotency) return null;
-    const rec = store.load();
-    if (!rec || !mayAccess(op.caller, rec.owner)) return null;
-    const actor = ownerOf(op.caller);
-    const seen = keys.look(actor, operation, op.idempotency);
-    if (seen.kind !== "replay") return null;
-    store.audit({ at: clock.now(), op: operation, actor, request_id: op.requestId, outcome: "ok" });
-    return { ok: true, value: seen.answer.body, replayed: seen.answer };
-  }
-
-  /**
-   * Rule 11: the answer a key's request got, kept when the gateway acted
-   * (lifecycle's keepsAnswer), forgotten when it did not, so that a corrected
-   * or later request may use the key again. In the outcome's commit.
-   */
-  #kept<I, T>(spec: MoveSpec<I, T>, op: OperationContext, outcome: Outcome<string>): Outcome<string> {
-    const { keys } = this.#parts;
-    if (!op.idempotency) return outcome;
-    const actor = ownerOf(op.caller);
-    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId, op.language ?? "en");
-    if (keepsAnswer(answer.status, outcome.ok ? undefined : outcome.error.code))
-      keys.answer(actor, spec.operation, op.idempotency, op.requestId, answer);
-    else keys.forget(actor, spec.operation, op.idempotency);
-    return outcome;
-  }
-
-  /**
-   * Rule 11: the first request with this key met an unknown outcome (a
-   * timeout, a lost connection, a crash before its answer). The repeat asks
-   * the upstream (settling the lost note, as the reconciler would) and
-   * answers what it shows: the record, when the operation happened; else
-   * that nothing happened and the key is spent. Never a second call.
-   */
-  async #repeatAfterUnknown<I, T>(spec: MoveSpec<I, T>, op: OperationContext, upstream: UpstreamClient): Promise<RecordAnswer> {
-    const { store, keys } = this.#parts;
-    const looked = await this.reconcile(upstream, op.requestId);
-    if (!looked.ok) return looked;
-    const rec = store.current!;
-    const shown = repeatAnswer(spec.operation, upstreamPhase(rec.state));
-    const outcome: Outcome<string> =
-      shown === "done"
-        ? { ok: true, value: rec.body }
-        : shown === "unknown_send"
-          ? fail(
-              "upstream_error",
-              "The OTP send with this Idempotency-Key met an unknown outcome: an SMS may have been sent. Use it, or authorize again with a new key once its wait has passed.",
-            )
-          : fail(
-              "upstream_error",
-              `The ${spec.operation} with this Idempotency-Key did not happen: the payment service shows nothing done. Send it again with a new key.`,
-            );
-    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId, op.language ?? "en");
-    keys.answer(ownerOf(op.caller), spec.operation, op.idempotency!, op.requestId, answer);
-    return { ...outcome, replayed: answer };
+  /** The steps after the lock: look if the rulebook asks, decide once, limits, note and call, settle and audit in one change, finish, answer. */
+  async #move<I, T, A>(spec: MoveSpec<I, T>, op: OperationContext & I, upstream: UpstreamClient): Promise<RecordAnswer<A>> {
+    const { store, reconciler, ledger, expiry, writeAhead } = this.#parts;
+    const answers = this.#answers;
+    const { operation } = spec;
+    // Rule 11: a key its caller used for this operation here answers what its first request got, and calls nothing.
+    const seen = answers.lookup(operation, op);
+    if (seen.kind === "replay") return this.#audited(operation, op, { ok: true, value: seen.answer.body, replayed: seen.answer });
+    if (seen.kind === "reused") {
+      const reused = "This Idempotency-Key was used for another request on this record; use a new key for a new request.";
+      return this.#audited(operation, op, fail("idempotency_key_reused", reused));
+    }
+    if (seen.kind === "unknown") {
+      const looked = await this.reconcile(upstream, op.requestId);
+      return this.#audited(operation, op, looked.ok ? answers.afterUnknown<A>(operation, op) : looked);
+    }
+    const otp = spec.otp?.(store.current!, op);
+    const otpMissing = otp === false;
+    // Look at the upstream if the rulebook asks (rule 8), or the record is past its window (rule 12: expired first, as the alarm would).
+    const fresh = expiry.isDue(store.current!, reconciler.phase(), clock.now()) || reconciler.asksForLook(operation, op.caller.kind, { otpMissing });
+    if (fresh) {
+      const looked = await this.reconcile(upstream, op.requestId);
+      if (!looked.ok) return this.#audited(operation, op, looked);
+    }
+    // Decide once.
+    const decision = reconciler.decide(operation, op.caller.kind, fresh, { otpMissing });
+    if (decision.do !== "call") return this.#audited(operation, op, answers.keep(operation, op, refusalOf(decision)));
+    // Limits: rule 6's sends, then rule 13's, counted only here, once the call is allowed and about to leave.
+    const limited = spec.settles === "send" ? ledger.sendRefusal(clock.now()) : null;
+    if (limited) return this.#audited(operation, op, { ok: false, error: limited });
+    const uses = spec.risk?.(op);
+    const risky = uses ? await admitRisk(this.#env, op.caller, uses, op.requestId) : null;
+    if (risky) return this.#audited(operation, op, { ok: false, error: risky });
+    // Note and call, the key kept open in the note's commit.
+    const sent = otpMissing ? undefined : otp;
+    answers.open(operation, op);
+    const note = { op: operation, actor: ownerOf(op.caller), requestId: op.requestId, withOtp: sent !== undefined };
+    await writeAhead.note(note);
+    const result = await spec.call(upstream, store.current!, op, sent);
+    const unknown = !result.ok && result.outcome === "unknown";
+    if (unknown) metric(this.#env, "unknown_outcome", { operation: `${store.current!.kind}/${operation}` });
+    // Settle and audit in one change: rule 2's third failed guess is audited as the answer it gets.
+    const entry = { op: operation, actor: ownerOf(op.caller), request_id: op.requestId };
+    const settled = this.#settlement.settle(spec, result, sent !== undefined, op.requestId, entry);
+    const exhausted = sent !== undefined && reconciler.phase() === "exhausted";
+    if (unknown) return { ok: false, error: result.failure };
+    // Finish: rule 2's exhaustion cancel, through the one gateway cancel.
+    if (exhausted) await this.#settlement.gatewayCancel(upstream, op.requestId, null);
+    // Answer.
+    if (exhausted) return answers.keep(operation, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
+    return answers.keep(operation, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
   }
 
   /**
@@ -215,7 +154,7 @@ export class Moves {
     const looked = await reconciler.look(upstream, requestId);
     if (!looked.ok) return looked;
     const cancelled = await this.#settlement.gatewayCancel(upstream, requestId, looked.value);
-    reconciler.settled(attempts, cancelled?.outcome === "retry");
+    reconciler.countAttempt(attempts, cancelled?.outcome === "retry");
     return cancelled?.outcome === "retry" && cancelled.failure ? { ok: false, error: cancelled.failure } : { ok: true, value: undefined };
   }
 
@@ -227,10 +166,16 @@ export class Moves {
     // While another operation is in flight its answer is the news: serve what we know.
     if (this.#busy) return { ok: true, value: rec.body };
     if (this.#parts.reconciler.needsReconcile(rec) || this.expiryDue()) {
-      return this.#oneAtATime("read", op, async (upstream) => {
-        const looked = await this.reconcile(upstream, op.requestId);
-        return looked.ok ? { ok: true, value: this.#parts.store.current!.body } : looked;
-      });
+      const busy = this.#enter("read", op);
+      if (busy) return busy;
+      try {
+        const looked = await this.reconcile(new UpstreamClient(this.#env, op.requestId), op.requestId);
+        return this.#audited("read", op, looked.ok ? { ok: true, value: this.#parts.store.current!.body } : looked);
+      } catch (err) {
+        return this.#failed("read", op, err);
+      } finally {
+        this.#busy = null;
+      }
     }
     const read = await this.#parts.reconciler.read(new UpstreamClient(this.#env, op.requestId), op.requestId, () => this.busy);
     return read;
@@ -308,41 +253,35 @@ export class Moves {
    * upstream is refused, not queued (a queued OTP guess would be judged
    * against a state its sender never saw). The flag lives in memory because
    * a Durable Object is single-threaded; what must survive an eviction
-   * mid-flight is the write-ahead note in storage. Every outcome is audited.
+   * mid-flight is the write-ahead note in storage. Null when the operation
+   * may go on (the flag is then set: the caller clears it when done); else
+   * the refusal, audited.
    */
-  async #oneAtATime(
-    operation: Operation | "read",
-    op: OperationContext,
-    step: (upstream: UpstreamClient) => Promise<RecordAnswer>,
-  ): Promise<RecordAnswer> {
-    const loaded = operation === "read" ? { ok: true as const } : await this.#load(op, operation === "cancel" || operation === "hold-confirm");
-    if (!loaded.ok) return loaded;
-    const { store } = this.#parts;
-    const actor = ownerOf(op.caller);
-    const audit = (outcome: string) => store.audit({ at: clock.now(), op: operation, actor, request_id: op.requestId, outcome });
+  #enter(operation: Operation | "read", op: OperationContext): Outcome<never> | null {
     if (this.#busy) {
-      audit("operation_in_progress");
-      return fail("operation_in_progress", `Another operation is in flight for this ${store.current!.kind}.`, { retry_after: 1 });
+      const busy = fail("operation_in_progress", `Another operation is in flight for this ${this.#parts.store.current!.kind}.`, { retry_after: 1 });
+      return this.#audited(operation, op, busy);
     }
     this.#busy = operation;
-    let audited = false;
-    this.#audit = (outcome) => {
-      if (audited) return;
-      audited = true;
-      audit(outcome);
-    };
-    try {
-      const outcome = await step(new UpstreamClient(this.#env, op.requestId));
-      // A refusal of rule 13 names its limit in the trail.
-      this.#audit(outcome.ok ? "ok" : outcome.error.rule ? `${outcome.error.code}:${outcome.error.rule}` : outcome.error.code);
-      return outcome;
-    } catch (err) {
-      log("error", "receipt_operation_failed", { request_id: op.requestId, op: operation, error: err instanceof Error ? err.message : String(err) });
-      audit("internal_error");
-      return fail("internal_error", "The gateway failed to handle this operation.");
-    } finally {
-      this.#busy = null;
-      this.#audit = null;
-    }
+    return null;
+  }
+
+  /** What an operation that threw answers: logged and audited as internal_error. */
+  #failed(operation: Operation | "read", op: OperationContext, err: unknown): Outcome<never> {
+    log("error", "receipt_operation_failed", { request_id: op.requestId, op: operation, error: err instanceof Error ? err.message : String(err) });
+    return this.#audited(operation, op, fail("internal_error", "The gateway failed to handle this operation."));
+  }
+
+  /** Every outcome of a request is audited once, in the record's trail; a refusal of rule 13 names its limit. */
+  #audit(operation: Operation | "read", op: OperationContext, outcome: Outcome<unknown>): void {
+    const { error } = outcome.ok ? { error: null } : outcome;
+    const code = error === null ? "ok" : error.rule ? `${error.code}:${error.rule}` : error.code;
+    this.#parts.store.audit({ at: clock.now(), op: operation, actor: ownerOf(op.caller), request_id: op.requestId, outcome: code });
+  }
+
+  /** Audits the outcome and answers it. */
+  #audited<O extends Outcome<unknown>>(operation: Operation | "read", op: OperationContext, outcome: O): O {
+    this.#audit(operation, op, outcome);
+    return outcome;
   }
 }

@@ -7,16 +7,7 @@
 
 import { type Failure, fail } from "../errors/errors";
 import { metric } from "../metrics/metrics";
-import {
-  countGuess,
-  exhaustedEvent,
-  exhaustedMessage,
-  type GuessCounts,
-  guessesOf,
-  MAX_GUESSES,
-  type OtpVerdict,
-  otpSendRefusal,
-} from "../rules/lifecycle";
+import { countGuess, exhaustedEvent, type GuessCounts, guessesOf, MAX_GUESSES, type OtpVerdict, otpSendRefusal } from "../rules/lifecycle";
 import { clock } from "../shared/clock";
 import { log } from "../shared/log";
 import type { Outbox } from "./outbox";
@@ -113,11 +104,5 @@ export class OtpLedger {
       last_otp_sent_at: Math.max(rec.last_otp_sent_at, counted.last_otp_sent_at),
       edge_closed: Math.max(rec.edge_closed, counted.edge_closed),
     });
-  }
-
-  /** The refusal of a record whose guesses ran out: says whether they were wrong or partly unconfirmed. */
-  exhausted(closedAtEdge: boolean): Failure {
-    const rec = this.#store.current!;
-    return { code: "otp_attempts_exhausted", message: exhaustedMessage(rec.kind, this.counts(rec), closedAtEdge) };
   }
 }

@@ -15,24 +15,25 @@ import { DurableObject } from "cloudflare:workers";
 import type { AuthorizeBody, NumberCardInput, ReceiptBody, ReducedReceiptBody, TokenCardInput, TransferBody } from "../api/schemas";
 import { readConfig } from "../config/config";
 import type { Outcome } from "../errors/errors";
-import type { JsonText, KeptAnswer, RecordAnswer } from "../record-stub";
-import { cancelledByFor, eventOwner } from "../rules/caller";
+import type { JsonText, OperationContext, RecordAnswer } from "../record-stub";
+import { cancelledByFor } from "../rules/caller";
 import { kindNamed, type RecordBody } from "../rules/kinds";
 import { createdEvent, type KindName } from "../rules/lifecycle";
 import { clock, inRecordTime } from "../shared/clock";
 import type { OwedCompletion } from "./completion";
 import { eraseRecord } from "./erase";
-import { Moves, type OperationContext } from "./move";
+import { Moves } from "./move";
 import { type RecordParts, recordParts } from "./parts";
+import { type AdvancedRecord, advanceRecordTime } from "./record-time";
 import { RecordRestore, type RestoredRecord, type RestoreNote, type RestorePlan, type RestoreRequest } from "./restore";
 import { AUTHORIZE, CANCEL, HOLD_CONFIRM, PAY, PAY_TRANSFER } from "./specs";
 import { type AuditEntry, newRecordRow } from "./store";
+import { type AuditTrail, auditTrailOf, type BackOfficeView, backOfficeViewOf, type ConsoleView, consoleViewOf } from "./views";
 import { Wake } from "./wake";
 
-export type { JsonText } from "../record-stub";
+export type { JsonText, OperationContext } from "../record-stub";
 export { receiptStub } from "../record-stub";
-export type { OperationContext } from "./move";
-export type { AuditEntry, RestoredRecord, RestoreNote, RestorePlan, RestoreRequest };
+export type { AdvancedRecord, AuditEntry, AuditTrail, RestoredRecord, RestoreNote, RestorePlan, RestoreRequest };
 
 export interface InitArgs {
   kind: KindName;
@@ -50,26 +51,7 @@ export interface InitArgs {
   completion?: OwedCompletion;
 }
 
-/** A record's audit trail as auditTrail() answers it: owner and actors as events show them. */
-export interface AuditTrail {
-  id: string;
-  kind: KindName;
-  owner: string;
-  entries: AuditEntry[];
-}
-
 type Card = TokenCardInput | NumberCardInput;
-
-/** What a record shows after the sandbox's test clock moved it (advanceTime). */
-export interface AdvancedRecord {
-  /** The record's own time now. */
-  now: number;
-  state: number | null;
-  /** Rule 10 ended it: nothing is stored any more. */
-  ended: boolean;
-  /** The types of the events it made meanwhile, oldest first. */
-  events: string[];
-}
 
 export class ReceiptObject extends DurableObject<Env> {
   readonly #parts: RecordParts;
@@ -89,31 +71,31 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /** Sends (or resends) the OTP. */
   authorize(op: OperationContext & { card: Card }): Promise<RecordAnswer<AuthorizeBody>> {
-    return this.#timed(() => this.#armed(this.#moves.run(AUTHORIZE, op)));
+    return this.#armed(() => this.#moves.run(AUTHORIZE, op));
   }
 
   /** Pays a receipt with a card token or number, enforcing the OTP rules. */
   pay(op: OperationContext & { card: Card; otp?: string }): Promise<RecordAnswer<ReceiptBody | ReducedReceiptBody>> {
-    return this.#timed(() => this.#armed(this.#moves.run(PAY, op)));
+    return this.#armed(() => this.#moves.run(PAY, op));
   }
 
   /** Confirms a transfer, enforcing the OTP rules. */
   payTransfer(op: OperationContext & { otp?: string }): Promise<RecordAnswer<TransferBody>> {
-    return this.#timed(() => this.#armed(this.#moves.run(PAY_TRANSFER, op)));
+    return this.#armed(() => this.#moves.run(PAY_TRANSFER, op));
   }
 
   holdConfirm(op: OperationContext): Promise<RecordAnswer<ReceiptBody>> {
-    return this.#timed(() => this.#armed(this.#moves.run(HOLD_CONFIRM, op)));
+    return this.#armed(() => this.#moves.run(HOLD_CONFIRM, op));
   }
 
   cancel(op: OperationContext & { reason?: string; cancelledBy?: string }): Promise<RecordAnswer<ReceiptBody>> {
     const cancelledBy = cancelledByFor(op.caller, op.cancelledBy, readConfig(this.env).cancelledBy);
-    return this.#timed(() => this.#armed(this.#moves.run(CANCEL, { ...op, cancelledBy })));
+    return this.#armed(() => this.#moves.run(CANCEL, { ...op, cancelledBy }));
   }
 
   /** The receipt or transfer as the upstream says it stands now. */
   check(op: OperationContext): Promise<RecordAnswer<RecordBody>> {
-    return this.#timed(() => this.#armed(this.#moves.check(op)));
+    return this.#armed(() => this.#moves.check(op));
   }
 
   // --- the record ---------------------------------------------------------------------------------
@@ -162,24 +144,8 @@ export class ReceiptObject extends DurableObject<Env> {
    * created with, its amount now, and its own time (`now`; `aheadMs`: how far
    * the sandbox's test clock moved it ahead of the deployment's).
    */
-  describe(): Promise<
-    (AuditTrail & { tid: string; upstreamTid: string; createdAt: number; amount: number | null; now: number; aheadMs: number }) | null
-  > {
-    return this.#timed(async () => {
-      const trail = await this.auditTrail();
-      const rec = this.#parts.store.current;
-      if (!trail || !rec) return null;
-      const amount = kindNamed(rec.kind).amountOf(this.#parts.store.parsedBody<RecordBody>());
-      return {
-        ...trail,
-        tid: rec.tid,
-        upstreamTid: rec.upstream_tid,
-        createdAt: rec.created_at,
-        amount: typeof amount === "number" ? amount : null,
-        now: clock.now(),
-        aheadMs: rec.clock_offset,
-      };
-    });
+  describe(): Promise<ConsoleView | null> {
+    return this.#timed(async () => consoleViewOf(this.#parts));
   }
 
   /**
@@ -188,37 +154,8 @@ export class ReceiptObject extends DurableObject<Env> {
    * they are: the console masks them unless a reveal asks), its ids, its
    * times, its events' ids and where rule 14 stands. Null when none is stored.
    */
-  async backOffice(): Promise<
-    | (AuditTrail & {
-        tid: string;
-        createdAt: number;
-        updatedAt: number;
-        state: number;
-        body: string;
-        eventIds: string[];
-        fiscal: string | null;
-        fiscalSince: number;
-        fiscalReads: number;
-        erased: boolean;
-      })
-    | null
-  > {
-    const trail = await this.auditTrail();
-    const rec = this.#parts.store.current;
-    if (!trail || !rec) return null;
-    return {
-      ...trail,
-      tid: rec.tid,
-      createdAt: rec.created_at,
-      updatedAt: rec.updated_at,
-      state: rec.state,
-      body: rec.body,
-      eventIds: this.#parts.store.outbox.eventIds(),
-      fiscal: rec.fiscal,
-      fiscalSince: rec.fiscal_since,
-      fiscalReads: rec.fiscal_reads,
-      erased: rec.erased === 1,
-    };
+  async backOffice(): Promise<BackOfficeView | null> {
+    return backOfficeViewOf(this.#parts);
   }
 
   /**
@@ -278,17 +215,7 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /** The audit trail, oldest first (partner only: the route checks). */
   async auditTrail(): Promise<AuditTrail | null> {
-    const { store } = this.#parts;
-    const rec = store.load();
-    if (!rec) return null;
-    // Owners as events show them ("partner" or the user's sub); actors keep their kind ("partner", "user:<sub>", "gateway").
-    const actor = (who: string) => (who.startsWith("partner:") ? "partner" : who);
-    return {
-      id: rec.id,
-      kind: rec.kind,
-      owner: eventOwner(rec.owner),
-      entries: store.auditTrail().map((entry) => ({ ...entry, actor: actor(entry.actor) })),
-    };
+    return auditTrailOf(this.#parts.store);
   }
 
   // --- an operator's point-in-time restore (src/record/restore.ts; the route is src/operations/restore.ts) ---
@@ -307,7 +234,7 @@ export class ReceiptObject extends DurableObject<Env> {
   restoreSettle(note: RestoreNote): Promise<RestoredRecord> {
     return this.#timed(async () => {
       try {
-        return await this.#restore.settle(note);
+        return await this.#restore.complete(note);
       } finally {
         this.#wake.arm();
       }
@@ -345,27 +272,7 @@ export class ReceiptObject extends DurableObject<Env> {
    * ended by rule 10).
    */
   advanceTime(byMs: number, fire: boolean): Promise<AdvancedRecord | null> {
-    return this.#timed(async () => {
-      const { store, time, alarm } = this.#parts;
-      const rec = this.#stored();
-      if (!rec) return null;
-      const before = new Set(store.outbox.eventIds());
-      const offset = rec.clock_offset + byMs;
-      // No change of the record: every window counts from its last change, in its own time.
-      time.later({ clock_offset: offset });
-      store.writeUnchanged();
-      alarm.moved();
-      return inRecordTime(offset, async () => {
-        if (fire) await this.#wake.fired();
-        else this.#wake.arm(false, true);
-        const after = store.current;
-        if (!after || !this.#stored()) return { now: clock.now(), state: null, ended: true, events: [] };
-        const made = store.outbox.eventIds().filter((id) => !before.has(id));
-        const bodies = store.outbox.eventBodies(made);
-        const events = made.map((id) => (JSON.parse(bodies[id] ?? "{}") as { type?: string }).type ?? "unknown");
-        return { now: clock.now(), state: after.state, ended: false, events };
-      });
-    });
+    return this.#timed(() => advanceRecordTime({ ...this.#parts, wake: this.#wake, stored: () => this.#stored() }, byMs, fire));
   }
 
   /** The record as stored, or null (nothing stored, or stored by a newer release: neither read nor moved). */
@@ -382,12 +289,14 @@ export class ReceiptObject extends DurableObject<Env> {
     return inRecordTime(this.#stored()?.clock_offset ?? 0, work);
   }
 
-  /** Whatever an operation left owed has an alarm once it is answered (and its events are drained at once). */
-  async #armed<T>(outcome: Promise<Outcome<string> & { replayed?: KeptAnswer }>): Promise<RecordAnswer<T>> {
-    try {
-      return (await outcome) as RecordAnswer<T>;
-    } finally {
-      this.#wake.arm();
-    }
+  /** An operation (src/record/move.ts), in the record's own time: whatever it left owed has an alarm once it is answered (and its events are drained at once). */
+  #armed<T>(operation: () => Promise<RecordAnswer<T>>): Promise<RecordAnswer<T>> {
+    return this.#timed(async () => {
+      try {
+        return await operation();
+      } finally {
+        this.#wake.arm();
+      }
+    });
   }
 }

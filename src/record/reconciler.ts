@@ -13,6 +13,7 @@ import type { Failure, Outcome } from "../errors/errors";
 import { metric } from "../metrics/metrics";
 import { kindNamed, type RecordBody } from "../rules/kinds";
 import {
+  asksForLook,
   type CallerKind,
   closedAtEdge,
   type Decision,
@@ -127,6 +128,11 @@ export class Reconciler {
     return decide(operation, options.phase ?? this.phase(), options.expiring ? { ...ctx, expiring: options.expiring } : ctx);
   }
 
+  /** The table asks for a fresh look at the upstream before it decides (lifecycle's asksForLook). */
+  asksForLook(operation: Operation, caller: CallerKind, options: { otpMissing?: boolean } = {}): boolean {
+    return asksForLook(operation, this.phase(), this.context(caller, false, options.otpMissing));
+  }
+
   /** The refusal of a record whose guesses ran out, whole (the table's). */
   exhausted(caller: CallerKind): Failure {
     const decision = this.decide("pay", caller, true, { phase: "exhausted" });
@@ -138,7 +144,12 @@ export class Reconciler {
 
   /** Three failed guesses on a receipt the upstream cancels, still unpaid upstream: the gateway's own cancel is owed. */
   exhaustionCancelPending(rec: RecordRow = this.#parts.store.current!): boolean {
-    return exhaustionCancelPending({ guesses: this.#parts.ledger.guesses(rec), state: rec.state, upstreamCancels: upstreamCancelsOf(rec) });
+    return exhaustionCancelPending({
+      guesses: this.#parts.ledger.guesses(rec),
+      state: rec.state,
+      upstreamCancels: upstreamCancelsOf(rec),
+      suspect: this.#parts.lateReads.isSuspect(rec),
+    });
   }
 
   /** Only the upstream can settle the record now (lifecycle's needsSettling). */
@@ -215,7 +226,7 @@ export class Reconciler {
    * through yet, or `owed`: an expiry's cancel the upstream was too busy for)
    * backs off further; settled starts afresh.
    */
-  settled(attemptsBefore: number, owed = false): void {
+  countAttempt(attemptsBefore: number, owed = false): void {
     const { store } = this.#parts;
     const attempts = owed || this.needsReconcile(store.current!) ? attemptsBefore + 1 : 0;
     this.#attempts.update({ reconcile_attempts: attempts });

@@ -139,7 +139,7 @@ export class RecordRestore {
   }
 
   /** Step 2 (this module's header), in the restarted object. */
-  async settle(note: RestoreNote): Promise<RestoredRecord> {
+  async complete(note: RestoreNote): Promise<RestoredRecord> {
     const { store, outbox, ledger } = this.#parts;
     const rec = store.load();
     const fields = { at: note.at, bookmark: note.bookmark, undo_bookmark: note.undoBookmark, request_id: note.requestId };

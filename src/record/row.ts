@@ -57,7 +57,7 @@ export interface RecordRow {
   erased: number;
   /** The audit trail, oldest first: JSON of compact tuples [at, op, actor, request_id, outcome, state]. */
   audit: string;
-  /** The create's answer exactly as it was given (JSON), for replays; null for a record rebuilt or made before schema 7. */
+  /** The create's answer exactly as it was given (JSON), for replays; null for a record rebuilt from the upstream (rule 10). */
   answer: string | null;
   /** The tid-index completion this object owes (src/record/completion.ts), JSON; null when none. */
   owed_completion: string | null;

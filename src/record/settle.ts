@@ -40,6 +40,9 @@ const EXPIRY_CANCEL_REASON: Record<ExpiryReason, string> = {
   hold_expired: "hold not confirmed in time",
 };
 
+/** A request's entry in the record's trail, but for its outcome (which settling decides) and its time. */
+export type TrailEntry = { op: string; actor: string; request_id: string };
+
 /** What a call settled to: the answer's JSON text, or the failure with the OTP's verdict. */
 export type Settled = { ok: true; value: string } | { ok: false; error: Failure; verdict: OtpVerdict | null };
 
@@ -53,28 +56,30 @@ export class Settlement {
     this.#cancelledBy = cancelledBy;
   }
 
-  /** Note, then call: the write-ahead note, naming who asked, is durable before the call leaves (rule 8). */
-  call<I, T>(spec: MoveSpec<I, T>, upstream: UpstreamClient, input: I, note: Note, otp: string | undefined): Promise<UpstreamResult<T>> {
-    const { store, writeAhead } = this.#parts;
-    return writeAhead.around(note, () => spec.call(upstream, store.current!, input, otp));
-  }
-
   /**
-   * Settle in one change: the note cleared, the OTP's verdict counted (the
-   * third failed guess exhausts the record, with its event), the record and
-   * the event its change is; `then` adds to that change what the settled
-   * outcome decides (the operation's audit entry). An unknown outcome of a
-   * state-changing call stores nothing: the note stays for the reconciler.
+   * Settle and audit in one change: the note cleared, the OTP's verdict
+   * counted (the third failed guess exhausts the record, with its event),
+   * the record and the event its change is, and the request's entry in the
+   * trail, given as data (`audit`) and completed with the outcome: rule 2's
+   * third failed guess as the otp_attempts_exhausted it is answered. An
+   * unknown outcome of a state-changing call stores nothing else: the note
+   * stays for the reconciler.
    */
-  settle<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, withOtp: boolean, requestId: string, then?: (settled: Settled) => void) {
-    const { store } = this.#parts;
-    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null } as Settled;
-    const verdict = withOtp ? otpVerdictOf(result.ok ? result : { ...result, code: result.failure.code }) : null;
+  settle<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, withOtp: boolean, requestId: string, audit?: TrailEntry): Settled {
+    const { store, reconciler } = this.#parts;
     return store.change((): Settled => {
-      const settled = this.#settled(spec, result, verdict, requestId);
-      then?.(settled);
+      const settled = this.#settledOrKept(spec, result, withOtp, requestId);
+      if (!audit) return settled;
+      const exhausted = withOtp && reconciler.phase() === "exhausted";
+      store.audit({ ...audit, at: clock.now(), outcome: exhausted ? "otp_attempts_exhausted" : settled.ok ? "ok" : settled.error.code });
       return settled;
     });
+  }
+
+  #settledOrKept<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, withOtp: boolean, requestId: string): Settled {
+    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };
+    const verdict = withOtp ? otpVerdictOf(result.ok ? result : { ...result, code: result.failure.code }) : null;
+    return this.#settled(spec, result, verdict, requestId);
   }
 
   #settled<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, verdict: OtpVerdict | null, requestId: string): Settled {
@@ -156,9 +161,10 @@ export class Settlement {
       });
     }
     // Note and call: rule 12's decision is stored first, so a lost cancel is owed again, for the expiry that acted.
-    if (owed.expiring) store.change(() => expiry.decide(owed.expiring!));
+    if (owed.expiring) store.change(() => expiry.mark(owed.expiring!));
     const note: Note = { op: CANCEL.operation, actor: owed.actor, requestId, withOtp: false };
-    const result = await this.call(CANCEL, upstream, owed.words, note, undefined);
+    await writeAhead.note(note);
+    const result = await CANCEL.call(upstream, store.current!, owed.words, undefined);
     // Settle and audit in one change.
     if (!result.ok && result.outcome === "unknown") {
       return store.change(() => this.#audited(owed, requestId, { outcome: "unknown", failure: result.failure }));
@@ -167,11 +173,11 @@ export class Settlement {
       if (!result.ok && isBusy(result.failure)) {
         writeAhead.clear();
         if (owed.lost) writeAhead.restore(owed.lost);
-        if (owed.expiring) expiry.undecide();
+        if (owed.expiring) expiry.unmark();
         return this.#audited(owed, requestId, { outcome: "retry", failure: result.failure });
       }
       // A refusal is not the gateway's cancel: whatever the upstream shows instead (paid, cancelled by another) is its own change.
-      if (!result.ok && owed.expiring) expiry.undecide();
+      if (!result.ok && owed.expiring) expiry.unmark();
       this.settle(CANCEL, result, false, requestId);
       if (result.ok) return this.#audited(owed, requestId, { outcome: "ended" });
       if (owed.caller !== GATEWAY) return this.#audited(owed, requestId, { outcome: "refused", code: result.failure.code });
@@ -215,7 +221,7 @@ export class Settlement {
       return { ...gateway, ends: "cancel", expiring: null, words: { reason: EXHAUSTION_CANCEL_REASON, cancelledBy: this.#cancelledBy } };
     }
     const rule = expiryRuleOf(rec.kind, rec.state);
-    if (rec.expiry !== null && rec.state !== STATE.cancelled && rule?.reason !== rec.expiry) store.change(() => expiry.undecide());
+    if (rec.expiry !== null && rec.state !== STATE.cancelled && rule?.reason !== rec.expiry) store.change(() => expiry.unmark());
     const now = store.current!;
     if (!rule || !expiry.isDue(now, reconciler.phase(now), clock.now())) return null;
     return {

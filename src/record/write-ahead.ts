@@ -39,13 +39,13 @@ export class WriteAhead {
   }
 
   /**
-   * Notes the call durably, then sends it. The note is written and flushed
+   * Notes the call about to leave, durably: the note is written and flushed
    * before the request leaves (sync(); the output gate would hold the
    * request anyway), so a crash mid-call is reconciled with no caller. It
    * names who asked (`actor`, as the audit trail does): a lost call that the
    * gateway completes is decided again for that caller.
    */
-  async around<T>(note: Note, call: () => Promise<T>): Promise<T> {
+  async note(note: Note): Promise<void> {
     const now = clock.now();
     this.#notedAt = now;
     this.#note.update({
@@ -59,7 +59,6 @@ export class WriteAhead {
     const deadline = this.deadline(now);
     if (!this.#alarm.setWithin(now, deadline)) this.#alarm.set(deadline);
     await this.#storage.sync();
-    return call();
   }
 
   /** When a call that leaves at `now` must have ended, answered or not. */
@@ -71,7 +70,7 @@ export class WriteAhead {
    * A noted call may still be running upstream: an earlier incarnation noted
    * it (and stopped) and it could not have ended on its own by now. The alarm
    * looks at the upstream only after that (an alarm due earlier, set for
-   * something else, is left in place by `around`).
+   * something else, is left in place by `note`).
    */
   mayStillRun(rec: { pending_op: string | null; pending_since: number }, now: number): boolean {
     return rec.pending_op !== null && rec.pending_since !== this.#notedAt && now < rec.pending_since + this.#upstreamTimeoutMs + 1000;

@@ -224,6 +224,14 @@ export function decide(operation: Operation, phase: Phase, ctx: DecisionContext)
   return refuse("operation_in_progress", `The outcome of an earlier call on this ${nounOf(ctx.kind)} is not known yet; retry shortly.`);
 }
 
+/**
+ * Whether the table asks for a fresh look at the upstream before it decides
+ * `operation` (rule 8: a stored copy it does not trust). A move asks this,
+ * looks if so, then decides once with `fresh`.
+ */
+export const asksForLook = (operation: Operation, phase: Phase, ctx: DecisionContext): boolean =>
+  decide(operation, phase, { ...ctx, fresh: false }).do === "ask-upstream-first";
+
 // ---------------------------------------------------------------------------
 // OTP accounting (rule 2)
 
@@ -324,9 +332,19 @@ export const closedAtEdge = (facts: { guesses: number; expired?: boolean; upstre
  * Three guesses failed and the upstream, which cancels such a receipt, still
  * shows it unpaid: the gateway's own cancel is owed. Only while unpaid: the
  * cancel table (decide, caller `gateway`) refuses it in every other phase,
- * and test/unit/lifecycle.test.ts holds the two equal.
+ * and test/unit/lifecycle.test.ts holds the two equal. Like an expiry, it
+ * waits while a call's late reads are owed (rule 8): a lost pay may yet land,
+ * and a receipt found paid is paid, never refunded by the gateway. The record
+ * is closed at the edge meanwhile (the exhausted phase refuses every guess).
  */
-export function exhaustionCancelPending(facts: { guesses: number; state: UpstreamState; upstreamCancels: boolean }): boolean {
+export function exhaustionCancelPending(facts: {
+  guesses: number;
+  state: UpstreamState;
+  upstreamCancels: boolean;
+  /** An earlier call's outcome was unknown and its late reads (rule 8) are still owed. */
+  suspect?: boolean;
+}): boolean {
+  if (facts.suspect) return false;
   return facts.guesses >= MAX_GUESSES && facts.upstreamCancels && facts.state === STATE.created;
 }
 

@@ -105,6 +105,10 @@ describe("what is a guess (rule 2)", () => {
     }
     const exhausted = await expectError(pay(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
     expect(exhausted.message).toMatch(/3 whose answer was lost/);
+    // A lost pay may yet land: the gateway's cancel waits for the late reads (rule 8), then ends the receipt.
+    expect((await sandboxReceipt(receipt.id)).state).toBe(0);
+    letTimePass(120_000);
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
     expect((await sandboxReceipt(receipt.id)).state).toBe(21);
     expect(await outboxTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.otp_attempts_exhausted", "receipt.cancelled"]);
   });
@@ -212,11 +216,13 @@ describe("a receipt the upstream will not cancel, once guesses run out, is close
     for (let i = 0; i < 2; i++) await expectError(pay(receipt.id, OTP_WRONG), 422, "otp_invalid");
     scriptedUpstream.on("receipt/pay", { kind: "status", status: 500 }, { id: receipt.id });
     await expectError(pay(receipt.id, OTP_WRONG), 502, "upstream_error");
-    const exhausted = await expectError(pay(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
-    expect(exhausted.message).toMatch(/closed at the gateway/);
+    await expectError(pay(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
+    // The cancel leaves once the lost pay's late reads are done (rule 8), is refused, and is never sent again.
     expect(await alarmsUntilQuiet(receipt.id)).toBeLessThan(10);
     expect(scriptedUpstream.fired().status).toBe(2);
     expect((await storedRecord("receipt", receipt.id)).state).toBe(0);
+    const closed = await expectError(pay(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
+    expect(closed.message).toMatch(/closed at the gateway/);
   });
 });
 
@@ -231,6 +237,8 @@ describe("an exhaustion cancel that did not go through (rule 2)", () => {
     await expectError(pay(receipt.id, OTP_WRONG), 409, "otp_attempts_exhausted");
     expect((await sandboxReceipt(receipt.id)).state).toBe(0);
 
+    // The cancel waits for the lost pays' late reads (rule 8), then meets the busy upstream.
+    letTimePass(120_000);
     const stub = receiptStub(env, "receipt", receipt.id);
     for (let round = 0; round < 10 && (await sandboxReceipt(receipt.id)).state !== 21; round++) await runDurableObjectAlarm(stub);
     expect((await sandboxReceipt(receipt.id)).state).toBe(21);
@@ -399,6 +407,34 @@ describe("an upstream that acts after the gateway gave up (rule 8's late upstrea
     expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 4, wrong_otps: 0, unconfirmed_otps: 0 });
     await expectError(pay(receipt.id, OTP_OK), 409, "receipt_already_paid");
     expect((await sandboxCalls()).filter((c) => c.path === "receipt/pay" && c.id === receipt.id)).toHaveLength(1);
+  });
+
+  it("a third guess whose pay was lost and lands late is never refunded: the exhaustion cancel waits for the late reads, then finds it paid", async () => {
+    const receipt = await authorized();
+    await expectError(pay(receipt.id, OTP_WRONG), 422, "otp_invalid");
+    await expectError(pay(receipt.id, "333333"), 422, "otp_invalid");
+    await expectError(pay(receipt.id, OTP_OK, PAYS_LATE.token), 504, "upstream_timeout");
+    // The alarm's look is answered 0 (the third guess, unconfirmed, uses them up), and the pay lands just after it.
+    const held = scriptedUpstream.hold("receipt/check-id", { id: receipt.id });
+    const fired = runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    await held.arrived;
+    await letLatePayHappen(receipt.id);
+    held.release();
+    await fired;
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 0, pending_op: null, wrong_otps: 2, unconfirmed_otps: 1 });
+    const cancels = async () => (await sandboxCalls()).filter((c) => c.id === receipt.id && c.path === "receipt/cancel");
+    expect(await cancels()).toEqual([]);
+    // Closed at the edge at once: a further guess never reaches the upstream (it looks first, and finds the late pay).
+    await expectError(pay(receipt.id, OTP_OK), 409, "receipt_already_paid");
+    expect((await sandboxCalls()).filter((c) => c.id === receipt.id && c.path === "receipt/pay")).toHaveLength(3);
+
+    // The late reads find it paid: the third guess was right, and nothing is ever cancelled.
+    letTimePass(2 * DAY_MS);
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 4, wrong_otps: 2, unconfirmed_otps: 0 });
+    expect((await sandboxReceipt(receipt.id)).state).toBe(4);
+    expect(await cancels()).toEqual([]);
+    expect(await outboxTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.otp_attempts_exhausted", "receipt.paid"]);
   });
 
   it("a hold-confirm lost before the upstream acted: still held at the first look, the late reads find the confirm the upstream made later; stored, and a receipt.paid event", async () => {

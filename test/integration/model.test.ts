@@ -251,6 +251,8 @@ interface Rec extends RecMeta {
   seen: Seen[];
   /** Calls the upstream has not acted on yet: it will, later. */
   late: Late[];
+  /** When (the record's clock) a pay of it met an unknown outcome or a crash: it may land late, read late (rule 8). */
+  lostPays: number[];
   /** The most failed guesses the record had (rule 2: once three, it may stay closed). */
   maxGuesses: number;
   /** A fault hit a cancel of this record: the cancel after three failed guesses may be left to the alarm. */
@@ -648,6 +650,7 @@ async function perform(m: Model, rec: Rec, items: Item[]): Promise<Sent[]> {
   const spoke = rec.calls.some((c) => ids.includes(c.request_id ?? "")) || hits.some((h) => h.path === mainPath);
   const known = (h: Sent["hits"][number]) => h.path === mainPath && (h.fault === "busy" || h.fault.startsWith("unknown-code"));
   const quiet = hits.every(known) && !sents.some((s) => unknownAnswer(s.answer)) && !faults.crash;
+  if (sents.some((s) => s.op === "pay" && (unknownAnswer(s.answer) || faults.crash))) rec.lostPays.push(clockNow(rec));
   if (quiet && spoke) exhaustionSettled(m, rec, "after the step");
   await refusalsCountedNothing(m, rec, sents, hits);
   checkRecord(m, rec);
@@ -746,9 +749,13 @@ async function look(_m: Model, rec: Rec): Promise<void> {
 }
 
 /** A receipt the upstream will cancel, with three failed guesses: by now it must be cancelled (rule 2). */
-function exhaustionSettled(m: Model, rec: Rec, when: string): void {
+function exhaustionSettled(m: Model, rec: Rec, when: string, converged = false): void {
   if (rec.kind !== "receipt" || rec.qr || rec.cancelTrouble) return;
   const guesses = guessesOf(rec, sentsOf(m, rec), rec.calls);
+  if (guesses >= MAX_GUESSES && rec.view.state !== 21 && !converged && lateReadsOwed(rec)) {
+    cover("rare: an exhaustion cancel waits while a lost pay may land (rule 8's late reads)");
+    return;
+  }
   if (guesses >= MAX_GUESSES && rec.view.state !== 21) {
     fail(
       m,
@@ -912,6 +919,9 @@ async function runAlarm(
   return ran;
 }
 
+/** A pay of the record met an unknown outcome within the window in which the contract finds a late change: the exhaustion cancel waits (rule 2 with rule 8). */
+const lateReadsOwed = (rec: Rec): boolean => rec.lostPays.some((at) => clockNow(rec) - at < LATE_FOUND_WITHIN_MS);
+
 /** After an alarm that looked at nothing: a receipt that three failed guesses ended, not cancelled yet, has its next alarm within a minute (rule 8). */
 async function exhaustionComing(m: Model, rec: Rec): Promise<void> {
   if (rec.kind !== "receipt" || rec.qr || rec.cancelTrouble) return;
@@ -1057,6 +1067,8 @@ async function converge(m: Model, label: string, scanCardData: boolean): Promise
     checkFiscal(m, rec, listed, false);
     await checkRead(m, rec);
     await checkFiscalAfterRead(m, rec);
+    // Every alarm ran until nothing was owed: the late reads too, so no lost pay holds the exhaustion cancel back any more.
+    exhaustionSettled(m, rec, "at convergence", true);
     const guesses = guessesOf(rec, sentsOf(m, rec), rec.calls);
     cover(`converged: ${rec.kind} in state ${rec.view.state}${guesses >= MAX_GUESSES ? " (ended by OTP guesses)" : ""}`);
     await park(rec.kind, rec.id, rec.clock);
@@ -1269,6 +1281,7 @@ async function create(m: Model, spec: CreateSpec, fault: CreateFault | null = nu
     calls: [],
     seen: [],
     late: [],
+    lostPays: [],
     maxGuesses: 0,
     cancelTrouble: false,
   };
@@ -2843,7 +2856,7 @@ it("regression: a QR receipt ended by unconfirmed OTP guesses settles: closed at
  * looks at nothing and sets the next alarm for when that pay must have
  * ended, which counts it and cancels the receipt (rule 8: within a minute).
  */
-it("regression: an alarm due before the last OTP pay could have ended defers the look; the next one cancels the receipt its guesses ended", async () => {
+it("regression: an alarm due before the last OTP pay could have ended defers the look; once its late reads are done, an alarm cancels the receipt its guesses ended", async () => {
   const receipt: CreateSpec = { owner: "partner", kind: "receipt", merchant: 1001, isHold: false, amount: 500_000, sender: "ok" };
   const pay = (card: Behaviour, otp: string): OpRequest => ({ op: "pay", anonymous: false, card, otp });
   await runModel(

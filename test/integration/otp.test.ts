@@ -65,7 +65,7 @@ describe("the three-wrong-OTPs rule", () => {
     expect(reasons).toEqual({ "receipt.created": null, "receipt.otp_attempts_exhausted": null, "receipt.cancelled": "otp_attempts_exhausted" });
   });
 
-  it("a third failed guess only the gateway counted: the receipt is cancelled upstream before the answer says so", async () => {
+  it("a third failed guess only the gateway counted: the receipt is closed at once, and cancelled upstream once the lost pays' late reads are done", async () => {
     const receipt = await authorizedReceipt();
     // Two pays fail before the upstream judged their OTPs (it answered 500): the gateway counts them as guesses...
     scriptedUpstream.on("receipt/pay", { kind: "status", status: 500 }, { id: receipt.id, times: 2 });
@@ -73,7 +73,11 @@ describe("the three-wrong-OTPs rule", () => {
     // ...so a wrong OTP, the first the upstream judges, is the third: the gateway cancels the receipt itself.
     const exhausted = await expectError(payWith(receipt.id, OTP_WRONG), 409, "otp_attempts_exhausted");
     expect(exhausted.message).toMatch(/1 wrong, 2 whose answer was lost.*it is cancelled/);
-    // It already is cancelled upstream: the answer did not leave that to a later alarm or caller.
+    await expectError(payWith(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
+    // A lost pay may yet land: the cancel waits for the late reads (rule 8), then the alarm sends it with no caller.
+    expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 0, wrong_otp_attempts: 1 });
+    letTimePass(120_000);
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
     expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, wrong_otp_attempts: 1 });
     const cancels = (await sandboxCalls()).filter((c) => c.id === receipt.id && c.path === "receipt/cancel");
     expect(cancels.map((c) => c.status)).toEqual([200]);
@@ -135,9 +139,12 @@ describe("the three-wrong-OTPs rule", () => {
     // The third OTP goes out with a card whose pay the upstream never answers in time. Its
     // fate is unknown and the receipt stays unpaid, so it counts as the third wrong one.
     await expectError(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_timeout" }, otp: OTP_OK }), 504, "upstream_timeout");
-    // The next look at the receipt reconciles: still unpaid, so that was the third guess; it is cancelled.
-    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(21);
+    // The next look at the receipt reconciles: still unpaid, so that was the third guess; no guess reaches the upstream now.
+    expect((await expectStatus(call("receipt/check-id", { id: receipt.id }), 200)).state).toBe(0);
     await expectError(payWith(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
+    // Once the late reads are done (rule 8) and nothing landed, the gateway cancels it.
+    letTimePass(120_000);
+    await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
     await expectError(call("receipt/cancel", { id: receipt.id }), 409, "cancel_not_allowed");
     expect(await sandboxReceipt(receipt.id)).toMatchObject({ otp_attempts: 3, state: 21 });
   });
@@ -189,10 +196,13 @@ describe("the three-wrong-OTPs rule", () => {
     const next = (await alarmAt())!;
     expect(next).toBeGreaterThanOrEqual(since + upstreamTimeoutMs + 1000);
     expect(next - clock.now()).toBeLessThanOrEqual(60_000);
-    // That one counts the third guess and cancels the receipt (rule 2), within a minute of the fault (rule 8).
+    // That one counts the third guess (rule 2), within a minute of the fault (rule 8); the cancel waits for its late reads.
     letTimePass(next - clock.now());
     await runDurableObjectAlarm(stub());
-    expect(await calls()).toEqual([...before, "receipt/check-id 200", "receipt/cancel 200"]);
+    expect(await calls()).toEqual([...before, "receipt/check-id 200"]);
+    letTimePass(120_000);
+    await runDurableObjectAlarm(stub());
+    expect(await calls()).toEqual([...before, "receipt/check-id 200", "receipt/check-id 200", "receipt/cancel 200"]);
     expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 21, cancelled_by: readConfig(env).cancelledBy });
     expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 21, pending_op: null, wrong_otps: 1, unconfirmed_otps: 2 });
     expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created", "receipt.otp_attempts_exhausted", "receipt.cancelled"]);
