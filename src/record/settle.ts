@@ -13,12 +13,12 @@ import {
   type CallerKind,
   type ExpiryOutcome,
   type ExpiryReason,
-  expiryOutcomeOf,
   expiryRuleOf,
   GUESS_LIMIT_WORD,
   type OtpVerdict,
   otpVerdictOf,
   STATE,
+  upstreamBusy,
   upstreamPhase,
 } from "../rules/lifecycle";
 import { clock } from "../shared/clock";
@@ -249,8 +249,8 @@ export class Settlement {
   }
 }
 
-/** The upstream was too busy to act (lifecycle's expiryOutcomeOf says `retry`): nothing happened. */
-const isBusy = (failure: Failure): boolean => expiryOutcomeOf({ ok: false, outcome: "rejected", code: failure.code }, true) === "retry";
+/** The upstream was too busy to act (lifecycle's upstreamBusy): nothing happened. */
+const isBusy = (failure: Failure): boolean => upstreamBusy(failure.code);
 
 /** A cancel the record owes, decided for whom and told to the upstream how. */
 interface Owed {

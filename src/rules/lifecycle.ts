@@ -389,26 +389,20 @@ export const EXPIRY: Readonly<Record<KindName, { readonly [S in UpstreamState]?:
 export const expiryRuleOf = (kind: KindName, state: UpstreamState): ExpiryRule | null => EXPIRY[kind][state] ?? null;
 
 /**
- * What the answer to the gateway's own cancel means (rule 12's expiry, rule
- * 2's exhaustion, a lost cancel completed: src/record/settle.ts gatewayCancel):
+ * What the gateway's own cancel (rule 12's expiry, rule 2's exhaustion, a
+ * lost cancel completed: src/record/settle.ts gatewayCancel) came to:
  * - `ended`: the upstream shows the record cancelled, or changed otherwise
  *   (a late pay): the record is as the upstream shows it;
- * - `retry`: nothing was decided (busy, unavailable): the alarm tries again;
+ * - `retry`: nothing was decided (busy, unavailable: upstreamBusy): the
+ *   alarm tries again;
  * - `unknown`: the answer was lost: rule 8's reconciliation reads it;
  * - `edge`: refused for good (no cancel access, a QR merchant the table
  *   refuses): closed at the edge, and its event says so.
  */
 export type ExpiryOutcome = "ended" | "retry" | "unknown" | "edge";
 
-export function expiryOutcomeOf(
-  answer: { ok: true } | { ok: false; outcome: "rejected" | "unknown"; code: ErrorCode },
-  stillExpirable: boolean,
-): ExpiryOutcome {
-  if (answer.ok) return "ended";
-  if (answer.outcome === "unknown") return "unknown";
-  if (answer.code === "upstream_unavailable" || answer.code === "rate_limited") return "retry";
-  return stillExpirable ? "edge" : "ended";
-}
+/** The upstream was too busy to act on a call (unavailable, rate limited): nothing happened, and the call may be sent again later. */
+export const upstreamBusy = (code: ErrorCode): boolean => code === "upstream_unavailable" || code === "rate_limited";
 
 /**
  * When a record expires, or null when it does not (rule 12). `expiry` is the

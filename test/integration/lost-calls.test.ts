@@ -122,7 +122,11 @@ describe("a lost cancel is completed only as its caller may (rule 8)", () => {
     await runInDurableObject(stubOf(receipt.id), (_instance, state) => state.storage.sql.exec("UPDATE record SET pending_actor = NULL"));
     await evictDurableObject(stubOf(receipt.id));
     await letLatePayHappen(receipt.id);
+    // Evicted, the object cannot know the cancel returned: its alarm looks once the cancel could have ended.
+    letTimePass(readConfig(env).upstreamTimeoutMs + 1000);
     await runDurableObjectAlarm(stubOf(receipt.id));
+    // The note was decided (no longer pending), as a user's: nothing refunded.
+    expect(await storedRecord("receipt", receipt.id)).toMatchObject({ state: 4, pending_op: null });
     expect((await sandboxReceipt(receipt.id)).state).toBe(4);
     expect(await cancelsSent(receipt.id)).toEqual([]);
   });
