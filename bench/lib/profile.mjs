@@ -524,13 +524,13 @@ export const logWhatIf = (built) =>
 
 /**
  * What the write-ahead note (rule 8) costs a pay: the record's
- * WriteAhead.around (src/record/write-ahead.ts) as built (note the call,
- * set the alarm, flush, then call) against one that only calls.
+ * WriteAhead.note (src/record/write-ahead.ts) as built (note the call, set
+ * the alarm, flush: the move then calls) against one that notes nothing.
  */
 export const writeAheadWhatIf = (built) =>
   bundleWhatIf(built, {
     name: "nowriteahead",
-    find: /(async around\([^)]*\) \{\n)[\s\S]*?(\n\s*return call\(\);\n\s*\})/,
+    find: /(async note\([^)]*\) \{\n)[\s\S]*?\n\s*await this\.#storage\.sync\(\);\n(\s*\})/,
     replace: "$1$2",
     label: "without the write-ahead",
     scenario: "pay",
