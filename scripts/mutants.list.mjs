@@ -1914,7 +1914,7 @@ export const MUTANTS = [
   },
   {
     name: "statement-trusts-the-gateway",
-    at: "StatementObject.#check",
+    at: "checkLines",
     find: '          if (known !== shown) found.push({ field: "state", statement: String(line.state), upstream: String(shown) });',
     replace: "",
     tests: ["test/integration/statements.test.ts"],
