@@ -1915,7 +1915,7 @@ export const MUTANTS = [
   {
     name: "statement-trusts-the-gateway",
     at: "checkLines",
-    find: '          if (known !== shown) found.push({ field: "state", statement: String(line.state), upstream: String(shown) });',
+    find: '        if (known !== shown) found.push({ field: "state", statement: String(line.state), upstream: String(shown) });',
     replace: "",
     tests: ["test/integration/statements.test.ts"],
     grep: "lines and totals",

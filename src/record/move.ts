@@ -197,7 +197,7 @@ export class Moves {
       const changed =
         after.state !== rec.state || after.pending_op !== rec.pending_op || after.suspect_since !== rec.suspect_since || after.fiscal !== rec.fiscal;
       if (!looked.ok || changed) {
-        store.audit({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
+        store.trail.add({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
       }
       return looked;
     } finally {
@@ -276,7 +276,7 @@ export class Moves {
   #audit(operation: Operation | "read", op: OperationContext, outcome: Outcome<unknown>): void {
     const { error } = outcome.ok ? { error: null } : outcome;
     const code = error === null ? "ok" : error.rule ? `${error.code}:${error.rule}` : error.code;
-    this.#parts.store.audit({ at: clock.now(), op: operation, actor: ownerOf(op.caller), request_id: op.requestId, outcome: code });
+    this.#parts.store.trail.add({ at: clock.now(), op: operation, actor: ownerOf(op.caller), request_id: op.requestId, outcome: code });
   }
 
   /** Audits the outcome and answers it. */

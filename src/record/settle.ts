@@ -71,7 +71,7 @@ export class Settlement {
       const settled = this.#settledOrKept(spec, result, withOtp, requestId);
       if (!audit) return settled;
       const exhausted = withOtp && reconciler.phase() === "exhausted";
-      store.audit({ ...audit, at: clock.now(), outcome: exhausted ? "otp_attempts_exhausted" : settled.ok ? "ok" : settled.error.code });
+      store.trail.add({ ...audit, at: clock.now(), outcome: exhausted ? "otp_attempts_exhausted" : settled.ok ? "ok" : settled.error.code });
       return settled;
     });
   }
@@ -235,9 +235,9 @@ export class Settlement {
   /** The gateway's cancel in the record's trail, in the settling change: rule 12's as `expire`, a lost cancel's refusal under its caller. */
   #audited(owed: Owed, requestId: string, cancelled: GatewayCancelled & { code?: string }): GatewayCancelled {
     const { store } = this.#parts;
-    if (owed.expiring) store.audit({ at: clock.now(), op: "expire", actor: GATEWAY, request_id: requestId, outcome: cancelled.outcome });
+    if (owed.expiring) store.trail.add({ at: clock.now(), op: "expire", actor: GATEWAY, request_id: requestId, outcome: cancelled.outcome });
     else if (owed.lost && cancelled.outcome === "refused") {
-      store.audit({
+      store.trail.add({
         at: clock.now(),
         op: "cancel",
         actor: owed.lost.actor ?? "user:unknown",
