@@ -96,22 +96,15 @@ export class Settlement {
     return { ok: true, value: recorder.answerOf({ ...called.result.value, tid: store.current!.tid }) };
   }
 
-  /** The answer to a refused OTP: how many guesses are left, and why an unknown refusal counted. */
+  /** The answer to a refused OTP: how many guesses are left. */
   explained(error: Failure, verdict: OtpVerdict | null): Failure {
     const { ledger } = this.#parts;
     if (error.code === "otp_invalid") {
       const { upstream_code } = error;
       return { code: "otp_invalid", message: "The OTP is wrong.", attempts_left: ledger.attemptsLeft(), ...(upstream_code ? { upstream_code } : {}) };
     }
-    if (verdict === "unconfirmed") {
-      // The payment service may have judged the OTP before refusing in words the gateway does not know.
-      const said = error.message.replace(/ Nothing was done\.$/, "");
-      return {
-        ...error,
-        message: `${said} Nothing was paid, but the OTP counts as a guess: the payment service may have judged it.`,
-        attempts_left: ledger.attemptsLeft(),
-      };
-    }
+    // The refusal's message says the OTP counts as a guess (src/upstream/client.ts): the answer adds how many are left.
+    if (verdict === "unconfirmed") return { ...error, attempts_left: ledger.attemptsLeft() };
     return error;
   }
 
