@@ -290,9 +290,9 @@ export const MUTANTS = [
   {
     name: "unknown-pay-clears-note",
     at: "Settlement.#settledOrKept",
-    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };',
+    find: '    if (!result.ok && result.outcome === "unknown" && called.settles === "state") return { ok: false, error: result.failure, verdict: null };',
     replace:
-      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { this.#parts.writeAhead.clear(); return { ok: false, error: result.failure, verdict: null }; }',
+      '    if (!result.ok && result.outcome === "unknown" && called.settles === "state") { this.#parts.writeAhead.clear(); return { ok: false, error: result.failure, verdict: null }; }',
     tests: ["test/integration/faults.test.ts", "test/integration/otp.test.ts"],
     grep: "lost|unknown|timeout",
     why: "rule 8: a pay whose outcome is unknown must leave its write-ahead note, so the OTP counts and the record is read again",
@@ -300,9 +300,9 @@ export const MUTANTS = [
   {
     name: "unknown-pay-settled-as-guess",
     at: "Settlement.#settledOrKept",
-    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };',
+    find: '    if (!result.ok && result.outcome === "unknown" && called.settles === "state") return { ok: false, error: result.failure, verdict: null };',
     replace:
-      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") { this.#parts.writeAhead.clear(); if (withOtp) this.#parts.ledger.count("unconfirmed", requestId); return { ok: false, error: result.failure, verdict: null }; }',
+      '    if (!result.ok && result.outcome === "unknown" && called.settles === "state") { this.#parts.writeAhead.clear(); if (withOtp) this.#parts.ledger.count("unconfirmed", requestId); return { ok: false, error: result.failure, verdict: null }; }',
     tests: ["test/integration/faults.test.ts", "test/integration/otp.test.ts"],
     grep: "lost|unknown|timeout",
     why: "rule 8: a pay whose outcome is unknown is settled from what the upstream shows, not guessed: it may have paid",
@@ -310,9 +310,9 @@ export const MUTANTS = [
   {
     name: "unknown-cancel-clears-note",
     at: "Settlement.#settledOrKept",
-    find: '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };',
+    find: '    if (!result.ok && result.outcome === "unknown" && called.settles === "state") return { ok: false, error: result.failure, verdict: null };',
     replace:
-      '    if (!result.ok && result.outcome === "unknown" && spec.settles === "state" && spec.operation === "pay") return { ok: false, error: result.failure, verdict: null };',
+      '    if (!result.ok && result.outcome === "unknown" && called.settles === "state" && called.operation === "pay") return { ok: false, error: result.failure, verdict: null };',
     tests: ["test/integration/faults.test.ts", "test/integration/crash.test.ts"],
     grep: "lost|unknown|timeout|crash",
     why: "rule 8: a cancel or hold-confirm whose outcome is unknown must leave its note: the upstream may have refunded or confirmed",
@@ -1914,8 +1914,8 @@ export const MUTANTS = [
   },
   {
     name: "statement-trusts-the-gateway",
-    at: "StatementObject.#check",
-    find: '          if (known !== shown) found.push({ field: "state", statement: String(line.state), upstream: String(shown) });',
+    at: "checkLines",
+    find: '        if (known !== shown) found.push({ field: "state", statement: String(line.state), upstream: String(shown) });',
     replace: "",
     tests: ["test/integration/statements.test.ts"],
     grep: "lines and totals",

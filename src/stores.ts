@@ -317,7 +317,7 @@ export const STORES = [
     place: { kind: "r2", binding: "STATEMENTS" },
     holds: "rule 16's daily statements as CSV and JSON, and each day's summary: ids, tids, owners, merchants, amounts, states, times, fiscal signs",
     personal: ["user sub", "tid"],
-    code: ["src/statements/statement-object.ts"],
+    code: ["src/statements/statement-object.ts", "src/statements/uploads.ts"],
     erasure: { by: "nothing", why: "no phone number or `account` value" },
     end: {
       by: "platform",
@@ -331,7 +331,7 @@ export const STORES = [
     place: { kind: "durable-object", binding: "STATEMENT", className: "StatementObject", tables: ["run", "tail"] },
     holds: "a day's statement being written: its cursors, totals, mismatches and the bytes short of a part",
     personal: ["user sub", "tid"],
-    code: ["src/statements/statement-object.ts"],
+    code: ["src/statements/statement-object.ts", "src/statements/run.ts"],
     erasure: { by: "nothing", why: "no phone number or `account` value" },
     end: {
       by: "alarm",

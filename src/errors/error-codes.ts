@@ -276,7 +276,10 @@ export const ERROR_CODES = {
   otp_attempts_exhausted: {
     status: 409,
     meaning: "The third failed OTP guess; every later pay of a transfer it closed answers this too.",
-    example: { message: "Three wrong OTPs: the receipt is cancelled. Create a new one." },
+    example: {
+      message:
+        "Three wrong OTPs: the receipt is closed and takes no further code; the gateway cancels it with the payment service. Create a new receipt.",
+    },
     user_message: {
       en: "The confirmation code has been tried too many times, so this payment can no longer be completed. Please start a new payment.",
       uz: "Tasdiqlash kodi juda koʻp marta kiritildi, shu sababli bu toʻlovni endi yakunlab boʻlmaydi. Yangi toʻlovni boshlang.",

@@ -37,7 +37,7 @@ export class KeptAnswers {
     const actor = ownerOf(op.caller);
     const seen = this.#keys.lookup(actor, operation, op.idempotency);
     if (seen.kind !== "replay") return null;
-    this.#store.audit({ at: clock.now(), op: operation, actor, request_id: op.requestId, outcome: "ok" });
+    this.#store.trail.add({ at: clock.now(), op: operation, actor, request_id: op.requestId, outcome: "ok" });
     return { ok: true, value: seen.answer.body, replayed: seen.answer };
   }
 

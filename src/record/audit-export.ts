@@ -3,7 +3,7 @@
  * trail in R2. After each operation and each alarm the entries not yet
  * exported go to the record's writer (src/audit/writer.ts), and only once it
  * answered (they are durable there) are they marked exported; the mark rides
- * the row's next write (src/record/store.ts markAuditExported). A record
+ * the row's next write (src/record/trail-rows.ts markExported). A record
  * stopped before the mark was written sends them again, with the same ids.
  * A record is not deleted while it owes entries (src/record/wake.ts).
  */
@@ -12,12 +12,13 @@ import { type AuditLine, chainFor } from "../audit/entries";
 import { eventOwner } from "../rules/caller";
 import { backoffMs } from "../rules/schedule";
 import { log } from "../shared/log";
+import type { AuditTuple } from "./row";
 import type { RecordStore } from "./store";
 
 /** The entries a record's trail shows, as lines of the audit trail in R2. */
-export function recordLines(store: RecordStore): { lines: AuditLine[]; last: ReturnType<RecordStore["auditToExport"]>[number]["tuple"] } | null {
+export function recordLines(store: RecordStore): { lines: AuditLine[]; last: AuditTuple } | null {
   const rec = store.current;
-  const owed = store.auditToExport();
+  const owed = store.trail.toExport();
   if (!rec || owed.length === 0) return null;
   const user = rec.owner.startsWith("user:") ? eventOwner(rec.owner) : undefined;
   let detail: Record<string, unknown> | undefined;
@@ -66,7 +67,7 @@ export class AuditExport {
 
   /** Entries of the trail are not in R2 yet. */
   get owed(): boolean {
-    return this.#store.current !== null && this.#store.auditToExport().length > 0;
+    return this.#store.current !== null && this.#store.trail.toExport().length > 0;
   }
 
   /** Owed, and no export failed lately or is under way: worth sending at once. */
@@ -103,7 +104,7 @@ export class AuditExport {
     const chain = chainFor(this.#env, `${rec.kind}:${rec.id}`);
     try {
       await this.#env.AUDIT_WRITER.get(this.#env.AUDIT_WRITER.idFromName(chain)).append(chain, owed.lines);
-      this.#store.markAuditExported(owed.last);
+      this.#store.trail.markExported(owed.last);
       this.#failures = 0;
     } catch (err) {
       this.#failures++;

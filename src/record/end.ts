@@ -176,7 +176,7 @@ export class RecordEnd {
     // A rebuilt receipt whose fiscal data is missing is watched and listed from now (rule 14).
     const closed = ended ? { expiry: ended.reason, edge_closed: 1 } : {};
     this.#store.create({ ...row, ...fiscalColumnsOf(target.kind, body, now), ...closed, event_seq: now }, () => {
-      this.#store.audit({ at: now, op: "rebuild", actor: ownerOf(caller), request_id: requestId, outcome: "ok" });
+      this.#store.trail.add({ at: now, op: "rebuild", actor: ownerOf(caller), request_id: requestId, outcome: "ok" });
     });
     log("info", "record_rebuilt", { request_id: requestId, id: target.id, kind: target.kind, state, closed_at_edge: ended !== null });
     return this.#store.current;

@@ -30,7 +30,7 @@ import { UpstreamClient } from "../upstream/client";
 import { KeptAnswers } from "./answers";
 import type { RecordParts } from "./parts";
 import { Settlement } from "./settle";
-import type { MoveSpec } from "./specs";
+import { callOf, type MoveSpec } from "./specs";
 import type { RecordRow } from "./store";
 
 const NOT_FOUND: Failure = { code: "receipt_not_found", message: "No such receipt." };
@@ -69,7 +69,7 @@ export class Moves {
    * every step reads the result of the one before, and nothing is handed in
    * to run later.
    */
-  async run<I, T, A = T>(spec: MoveSpec<I, T>, op: OperationContext & I): Promise<RecordAnswer<A>> {
+  async run<I, A>(spec: MoveSpec<I>, op: OperationContext & I): Promise<RecordAnswer<A>> {
     // Rule 11, keys first: a kept answer is the repeat's whatever else the record is doing (a read, an alarm).
     const kept = this.#answers.replay<A>(spec.operation, op);
     if (kept) return kept;
@@ -80,7 +80,7 @@ export class Moves {
     const busy = this.#enter(spec.operation, op);
     if (busy) return busy;
     try {
-      return await this.#move<I, T, A>(spec, op, new UpstreamClient(this.#env, op.requestId));
+      return await this.#move<I, A>(spec, op, new UpstreamClient(this.#env, op.requestId));
     } catch (err) {
       return this.#failed(spec.operation, op, err);
     } finally {
@@ -89,7 +89,7 @@ export class Moves {
   }
 
   /** The steps after the lock: look if the rulebook asks, decide once, limits, note and call, settle and audit in one change, finish, answer. */
-  async #move<I, T, A>(spec: MoveSpec<I, T>, op: OperationContext & I, upstream: UpstreamClient): Promise<RecordAnswer<A>> {
+  async #move<I, A>(spec: MoveSpec<I>, op: OperationContext & I, upstream: UpstreamClient): Promise<RecordAnswer<A>> {
     const { store, reconciler, ledger, expiry, writeAhead } = this.#parts;
     const answers = this.#answers;
     const { operation } = spec;
@@ -126,12 +126,13 @@ export class Moves {
     answers.open(operation, op);
     const note = { op: operation, actor: ownerOf(op.caller), requestId: op.requestId, withOtp: sent !== undefined };
     await writeAhead.note(note);
-    const result = await spec.call(upstream, store.current!, op, sent);
+    const called = await callOf(spec, upstream, store.current!, op, sent);
+    const { result } = called;
     const unknown = !result.ok && result.outcome === "unknown";
     if (unknown) metric(this.#env, "unknown_outcome", { operation: `${store.current!.kind}/${operation}` });
     // Settle and audit in one change: rule 2's third failed guess is audited as the answer it gets.
     const entry = { op: operation, actor: ownerOf(op.caller), request_id: op.requestId };
-    const settled = this.#settlement.settle(spec, result, sent !== undefined, op.requestId, entry);
+    const settled = this.#settlement.settle(called, sent !== undefined, op.requestId, entry);
     const exhausted = sent !== undefined && reconciler.phase() === "exhausted";
     if (unknown) return { ok: false, error: result.failure };
     // Finish: rule 2's exhaustion cancel, through the one gateway cancel.
@@ -197,7 +198,7 @@ export class Moves {
       const changed =
         after.state !== rec.state || after.pending_op !== rec.pending_op || after.suspect_since !== rec.suspect_since || after.fiscal !== rec.fiscal;
       if (!looked.ok || changed) {
-        store.audit({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
+        store.trail.add({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
       }
       return looked;
     } finally {
@@ -276,7 +277,7 @@ export class Moves {
   #audit(operation: Operation | "read", op: OperationContext, outcome: Outcome<unknown>): void {
     const { error } = outcome.ok ? { error: null } : outcome;
     const code = error === null ? "ok" : error.rule ? `${error.code}:${error.rule}` : error.code;
-    this.#parts.store.audit({ at: clock.now(), op: operation, actor: ownerOf(op.caller), request_id: op.requestId, outcome: code });
+    this.#parts.store.trail.add({ at: clock.now(), op: operation, actor: ownerOf(op.caller), request_id: op.requestId, outcome: code });
   }
 
   /** Audits the outcome and answers it. */

@@ -126,7 +126,7 @@ export class ReceiptObject extends DurableObject<Env> {
     });
     const owed = args.completion ? JSON.stringify(args.completion) : null;
     store.create({ ...row, answer: row.body, owed_completion: owed }, () => {
-      store.audit({ at: now, op: "create", actor: args.owner, request_id: args.requestId, outcome: "ok" });
+      store.trail.add({ at: now, op: "create", actor: args.owner, request_id: args.requestId, outcome: "ok" });
       outbox.emit(createdEvent(args.kind), null, args.requestId, now);
     });
     if (args.completion) completion.owe(args.completion);

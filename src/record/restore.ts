@@ -155,7 +155,7 @@ export class RecordRestore {
         // Rule 10: an erasure made after the time restored to is made again.
         if (carry.erased === 1 && store.current!.erased === 0) eraseRecord(this.#parts);
       }
-      store.audit({ at: clock.now(), op: "restore", actor: "operator", request_id: note.requestId, outcome: "ok" });
+      store.trail.add({ at: clock.now(), op: "restore", actor: "operator", request_id: note.requestId, outcome: "ok" });
     });
     const looked = await this.#moves.catchUp(note.requestId);
     const after = store.current!;

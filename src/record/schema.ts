@@ -45,6 +45,7 @@
  * release reads, and runs it on what this code stored.
  */
 import { NEWER_SCHEMA } from "../errors/errors";
+import type { RecordRow } from "./row";
 
 /** The layout this code reads and writes: every migration up to it applied. */
 export const CURRENT_SCHEMA_VERSION: number = 6;
@@ -326,4 +327,33 @@ export function migrate(
     sql.exec("UPDATE record SET schema_version = ?1 WHERE schema_version IS NOT ?1", stamp);
   });
   return target;
+}
+
+/** The record row with its schema version (and, in it, the outbox), in one statement; undefined when no record is stored. */
+export function readRecordRow(storage: DurableObjectStorage): (RecordRow & { schema_version: number }) | undefined {
+  try {
+    return storage.sql.exec("SELECT * FROM record").toArray()[0] as (RecordRow & { schema_version: number }) | undefined;
+  } catch (err) {
+    // A new object has no tables: no record. Anything else is a real failure.
+    if (String(err).includes("no such table")) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * The schema for a record about to be created; the version it was at (0:
+ * none). A new object (every create's) has no tables, so the current
+ * schema is made straight away; only if that fails (the tables are there:
+ * a create repeated after its object restarted) are they looked at and
+ * migrated.
+ */
+export function makeSchema(storage: DurableObjectStorage): number {
+  try {
+    migrate(storage, true, 0);
+    return 0;
+  } catch {
+    const from = storedVersion(storage.sql);
+    migrate(storage, true, from);
+    return from;
+  }
 }

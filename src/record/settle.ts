@@ -6,9 +6,7 @@
  * expiry, decided by the lifecycle table for the caller it acts for.
  */
 
-import type { AuthorizeBody } from "../api/schemas";
 import type { Failure } from "../errors/errors";
-import type { RecordBody } from "../rules/kinds";
 import {
   type CallerKind,
   type ExpiryOutcome,
@@ -23,11 +21,10 @@ import {
 } from "../rules/lifecycle";
 import { clock } from "../shared/clock";
 import { log } from "../shared/log";
-import type { UpstreamResult } from "../upstream/calls";
 import type { UpstreamClient } from "../upstream/client";
 import type { RecordParts } from "./parts";
 import { callerKindOf, type LostCancel } from "./reconciler";
-import { CANCEL, type MoveSpec } from "./specs";
+import { CANCEL, type Called } from "./specs";
 import type { Note } from "./write-ahead";
 
 /** Who the gateway's own steps are decided for, and named as in notes and the trail. */
@@ -65,55 +62,49 @@ export class Settlement {
    * unknown outcome of a state-changing call stores nothing else: the note
    * stays for the reconciler.
    */
-  settle<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, withOtp: boolean, requestId: string, audit?: TrailEntry): Settled {
+  settle(called: Called, withOtp: boolean, requestId: string, audit?: TrailEntry): Settled {
     const { store, reconciler } = this.#parts;
     return store.change((): Settled => {
-      const settled = this.#settledOrKept(spec, result, withOtp, requestId);
+      const settled = this.#settledOrKept(called, withOtp, requestId);
       if (!audit) return settled;
       const exhausted = withOtp && reconciler.phase() === "exhausted";
-      store.audit({ ...audit, at: clock.now(), outcome: exhausted ? "otp_attempts_exhausted" : settled.ok ? "ok" : settled.error.code });
+      store.trail.add({ ...audit, at: clock.now(), outcome: exhausted ? "otp_attempts_exhausted" : settled.ok ? "ok" : settled.error.code });
       return settled;
     });
   }
 
-  #settledOrKept<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, withOtp: boolean, requestId: string): Settled {
-    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };
+  #settledOrKept(called: Called, withOtp: boolean, requestId: string): Settled {
+    const { result } = called;
+    if (!result.ok && result.outcome === "unknown" && called.settles === "state") return { ok: false, error: result.failure, verdict: null };
     const verdict = withOtp ? otpVerdictOf(result.ok ? result : { ...result, code: result.failure.code }) : null;
-    return this.#settled(spec, result, verdict, requestId);
+    return this.#settled(called, verdict, requestId);
   }
 
-  #settled<T>(spec: MoveSpec<never, T>, result: UpstreamResult<T>, verdict: OtpVerdict | null, requestId: string): Settled {
+  #settled(called: Called, verdict: OtpVerdict | null, requestId: string): Settled {
     const { store, writeAhead, ledger, recorder } = this.#parts;
     writeAhead.clear();
-    if (spec.settles === "send" && (result.ok || result.outcome === "unknown")) {
-      ledger.countSend(result.ok ? (result.value as AuthorizeBody).wait : undefined);
+    if (called.settles === "send" && (called.result.ok || called.result.outcome === "unknown")) {
+      ledger.countSend(called.result.ok ? called.result.value.wait : undefined);
     }
-    if (verdict) ledger.count(verdict, requestId, !result.ok && result.failure.code === "otp_attempts_exhausted");
-    if (!result.ok) {
-      recorder.applyAfter(result, requestId);
-      return { ok: false, error: result.failure, verdict };
+    if (verdict) ledger.count(verdict, requestId, !called.result.ok && called.result.failure.code === "otp_attempts_exhausted");
+    if (!called.result.ok) {
+      recorder.applyAfter(called.result, requestId);
+      return { ok: false, error: called.result.failure, verdict };
     }
-    if (spec.settles === "send") return { ok: true, value: recorder.answerOf(result.value as AuthorizeBody) };
-    recorder.apply(result.value as RecordBody, requestId);
-    return { ok: true, value: recorder.answerOf({ ...(result.value as RecordBody), tid: store.current!.tid }) };
+    if (called.settles === "send") return { ok: true, value: recorder.answerOf(called.result.value) };
+    recorder.apply(called.result.value, requestId);
+    return { ok: true, value: recorder.answerOf({ ...called.result.value, tid: store.current!.tid }) };
   }
 
-  /** The answer to a refused OTP: how many guesses are left, and why an unknown refusal counted. */
+  /** The answer to a refused OTP: how many guesses are left. */
   explained(error: Failure, verdict: OtpVerdict | null): Failure {
     const { ledger } = this.#parts;
     if (error.code === "otp_invalid") {
       const { upstream_code } = error;
       return { code: "otp_invalid", message: "The OTP is wrong.", attempts_left: ledger.attemptsLeft(), ...(upstream_code ? { upstream_code } : {}) };
     }
-    if (verdict === "unconfirmed") {
-      // The payment service may have judged the OTP before refusing in words the gateway does not know.
-      const said = error.message.replace(/ Nothing was done\.$/, "");
-      return {
-        ...error,
-        message: `${said} Nothing was paid, but the OTP counts as a guess: the payment service may have judged it.`,
-        attempts_left: ledger.attemptsLeft(),
-      };
-    }
+    // The refusal's message says the OTP counts as a guess (src/upstream/client.ts): the answer adds how many are left.
+    if (verdict === "unconfirmed") return { ...error, attempts_left: ledger.attemptsLeft() };
     return error;
   }
 
@@ -178,7 +169,7 @@ export class Settlement {
       }
       // A refusal is not the gateway's cancel: whatever the upstream shows instead (paid, cancelled by another) is its own change.
       if (!result.ok && owed.expiring) expiry.unmark();
-      this.settle(CANCEL, result, false, requestId);
+      this.settle({ settles: CANCEL.settles, operation: CANCEL.operation, result }, false, requestId);
       if (result.ok) return this.#audited(owed, requestId, { outcome: "ended" });
       if (owed.caller !== GATEWAY) return this.#audited(owed, requestId, { outcome: "refused", code: result.failure.code });
       // Finish: the gateway's own cancel refused for good (no cancel access) while still owed closes the record at the edge.
@@ -235,9 +226,9 @@ export class Settlement {
   /** The gateway's cancel in the record's trail, in the settling change: rule 12's as `expire`, a lost cancel's refusal under its caller. */
   #audited(owed: Owed, requestId: string, cancelled: GatewayCancelled & { code?: string }): GatewayCancelled {
     const { store } = this.#parts;
-    if (owed.expiring) store.audit({ at: clock.now(), op: "expire", actor: GATEWAY, request_id: requestId, outcome: cancelled.outcome });
+    if (owed.expiring) store.trail.add({ at: clock.now(), op: "expire", actor: GATEWAY, request_id: requestId, outcome: cancelled.outcome });
     else if (owed.lost && cancelled.outcome === "refused") {
-      store.audit({
+      store.trail.add({
         at: clock.now(),
         op: "cancel",
         actor: owed.lost.actor ?? "user:unknown",

@@ -17,14 +17,13 @@
 
 import { clock } from "../shared/clock";
 import { OutboxRows } from "./outbox-rows";
-import { type AuditEntry, type AuditTuple, MAX_AUDIT_ENTRIES, type RecordFields, type RecordRow, type Slice } from "./row";
-import { CURRENT_SCHEMA_VERSION, isSettled, migrate, storedVersion } from "./schema";
+import type { RecordFields, RecordRow, Slice } from "./row";
+import { CURRENT_SCHEMA_VERSION, isSettled, makeSchema, migrate, readRecordRow } from "./schema";
+import { Slices } from "./slices";
+import { TrailRows } from "./trail-rows";
 
 export type { AuditEntry, OutboxEntry, RecordFields, RecordRow, Slice } from "./row";
 export { newRecordRow } from "./row";
-
-/** The record row as SELECTed, with its schema version. */
-type StoredRow = RecordRow & { schema_version: number };
 
 export class RecordStore {
   readonly #storage: DurableObjectStorage;
@@ -40,14 +39,17 @@ export class RecordStore {
   #lazy: Record<string, unknown> = {};
   /** The outbox, in the row: every event of the record and how many are logged. */
   readonly outbox: OutboxRows;
-  /** Which part owns which column (slice). */
-  readonly #owners = new Map<string, string>();
+  /** The audit trail, in the row: its entries and how far their export has come. */
+  readonly trail: TrailRows;
+  /** Which part owns which column. */
+  readonly #slices = new Slices({ update: (fields) => this.#update(fields), later: (fields) => this.#later(fields) });
   /** The last body parsed by parsedBody(), with its text. */
   #parsed: { text: string; value: unknown } | null = null;
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
     this.outbox = new OutboxRows({ write: () => this.#eventsChanged(), defer: (fields) => this.#defer(fields) });
+    this.trail = new TrailRows({ row: () => this.#row, write: (audit) => this.#auditChanged(audit), defer: (fields) => this.#defer(fields) });
   }
 
   get version(): number {
@@ -67,12 +69,12 @@ export class RecordStore {
    */
   load(): RecordRow | null {
     if (this.#row) return this.#row;
-    let found = this.#readRow();
+    let found = readRecordRow(this.#storage);
     if (!this.#ready && found && !isSettled(found.schema_version)) {
       // Written by an older gateway, or by this one while the release before may have written it since (an
       // expansion keeps the stamp it reads): brought to this code's layout, then read as it.
       migrate(this.#storage, false, found.schema_version);
-      found = this.#readRow();
+      found = readRecordRow(this.#storage);
     }
     if (found === undefined) return null;
     this.#ready = true;
@@ -80,17 +82,6 @@ export class RecordStore {
     this.outbox.know(row);
     this.#row = row;
     return this.#row;
-  }
-
-  /** The row with its schema version (and, in it, the outbox), in one statement; undefined when no record is stored. */
-  #readRow(): StoredRow | undefined {
-    try {
-      return this.#storage.sql.exec("SELECT * FROM record").toArray()[0] as StoredRow | undefined;
-    } catch (err) {
-      // A new object has no tables: no record. Anything else is a real failure.
-      if (String(err).includes("no such table")) return undefined;
-      throw err;
-    }
   }
 
   /**
@@ -112,7 +103,7 @@ export class RecordStore {
   /** Creates the record (schema, row, audit entry and first event in one step). Idempotent. */
   create(row: Omit<RecordRow, "updated_at">, then: () => void): void {
     if (this.#row) return;
-    const from = this.#ready ? CURRENT_SCHEMA_VERSION : this.#makeSchema();
+    const from = this.#ready ? CURRENT_SCHEMA_VERSION : makeSchema(this.#storage);
     this.#ready = true;
     if (from !== 0 && this.load()) return;
     try {
@@ -138,24 +129,6 @@ export class RecordStore {
       this.#row = null;
       this.outbox.forget();
       throw err;
-    }
-  }
-
-  /**
-   * The schema for a record about to be created; the version it was at (0:
-   * none). A new object (every create's) has no tables, so the current
-   * schema is made straight away; only if that fails (the tables are there:
-   * a create repeated after its object restarted) are they looked at and
-   * migrated.
-   */
-  #makeSchema(): number {
-    try {
-      migrate(this.#storage, true, 0);
-      return 0;
-    } catch {
-      const from = storedVersion(this.#storage.sql);
-      migrate(this.#storage, true, from);
-      return from;
     }
   }
 
@@ -218,34 +191,13 @@ export class RecordStore {
     if (this.#row) this.#flush({});
   }
 
-  /**
-   * The writer of one part's columns (its slice of the row): every part owns
-   * its columns alone, and a column claimed by two parts is a wiring error,
-   * refused when the parts are made. Writes go through the change in hand.
-   */
+  /** The writer of one part's columns (its slice of the row): src/record/slices.ts. */
   slice<K extends keyof RecordFields>(part: string, columns: readonly K[]): Slice<K> {
-    for (const column of columns) {
-      const owner = this.#owners.get(column);
-      if (owner !== undefined && owner !== part) throw new Error(`record column ${column} belongs to ${owner}, not ${part}`);
-      this.#owners.set(column, part);
-    }
-    const mine = new Set<string>(columns);
-    return {
-      update: (fields) => {
-        for (const key of Object.keys(fields)) if (!mine.has(key)) throw new Error(`${part} may not write ${key}`);
-        this.#update(fields);
-      },
-      later: (fields) => {
-        for (const key of Object.keys(fields)) if (!mine.has(key)) throw new Error(`${part} may not write ${key}`);
-        this.#row = { ...this.#row!, ...fields };
-        Object.assign(this.#batch ?? this.#lazy, fields);
-      },
-    };
+    return this.#slices.slice(part, columns);
   }
 
-  /** Which part owns each column (for the test that every mutable column has exactly one). */
   get owners(): ReadonlyMap<string, string> {
-    return this.#owners;
+    return this.#slices.owners;
   }
 
   /** Writes the fields that differ from the stored row (at the end of the change, inside one). */
@@ -271,6 +223,23 @@ export class RecordStore {
   #eventsChanged(): void {
     if (this.#batch) this.#batch.events = this.#row!.events;
     else this.#flush({ events: this.#row!.events });
+  }
+
+  /**
+   * The trail changed. Not a change of the record: it moves neither
+   * updated_at nor the version. Inside a change, its one UPDATE at the end
+   * takes it; inside create, the INSERT takes the row's audit.
+   */
+  #auditChanged(audit: string): void {
+    this.#row = { ...this.#row!, audit };
+    if (this.#batch) this.#batch.audit = audit;
+    else this.#flush({ audit });
+  }
+
+  /** A slice's fields worth no write of their own: written with the row's next write if one comes. */
+  #later(fields: RecordFields): void {
+    this.#row = { ...this.#row!, ...fields };
+    Object.assign(this.#batch ?? this.#lazy, fields);
   }
 
   /** Columns written with the row's next write (inside a change: with its UPDATE); the copy holds them now. */
@@ -303,83 +272,5 @@ export class RecordStore {
     );
     this.#deferred = {};
     this.#lazy = {};
-  }
-
-  /**
-   * Appends to the audit trail, kept in the record's row (one page for the
-   * whole record: docs/capacity.md). Not a change of the record: it moves
-   * neither updated_at nor the version.
-   */
-  audit(entry: Omit<AuditEntry, "state">): void {
-    if (!this.#row) return;
-    const entries = JSON.parse(this.#row.audit) as AuditTuple[];
-    entries.push([entry.at, entry.op, entry.actor, entry.request_id, entry.outcome, this.#row.state]);
-    const audit = JSON.stringify(entries.slice(-MAX_AUDIT_ENTRIES));
-    this.#row = { ...this.#row, audit };
-    // Inside a change, its one UPDATE at the end takes it; inside create, the INSERT takes the row's audit.
-    if (this.#batch) this.#batch.audit = audit;
-    else this.#flush({ audit });
-  }
-
-  /**
-   * Rule 15: the entries of the trail not yet in the audit trail in R2, each
-   * with its place among the entries of its millisecond (its id's last part),
-   * oldest first; none when every entry is exported. The last exported entry
-   * carries a seventh element, 1 (an older release reads past it and keeps
-   * it): every entry before it is exported too.
-   */
-  auditToExport(): { entry: AuditEntry; n: number; tuple: AuditTuple }[] {
-    if (!this.#row) return [];
-    const tuples = JSON.parse(this.#row.audit) as AuditTuple[];
-    let from = 0;
-    for (let i = tuples.length - 1; i >= 0; i--) {
-      if ((tuples[i] as unknown[])[6] === 1) {
-        from = i + 1;
-        break;
-      }
-    }
-    const seen = new Map<number, number>();
-    const out: { entry: AuditEntry; n: number; tuple: AuditTuple }[] = [];
-    tuples.forEach((tuple, i) => {
-      const n = seen.get(tuple[0]) ?? 0;
-      seen.set(tuple[0], n + 1);
-      if (i < from) return;
-      const [at, op, actor, request_id, outcome, state] = tuple;
-      out.push({ entry: { at, op, actor, request_id, outcome, state }, n, tuple });
-    });
-    return out;
-  }
-
-  /**
-   * These entries (the last of what auditToExport gave) are in the audit
-   * trail in R2: the mark moves to it, written with the row's next write (or
-   * the alarm's at the latest), as the drain's mark is.
-   */
-  markAuditExported(last: AuditTuple): void {
-    if (!this.#row) return;
-    const tuples = JSON.parse(this.#row.audit) as unknown[][];
-    let at = -1;
-    for (let i = tuples.length - 1; i >= 0; i--) {
-      const t = tuples[i]!;
-      if (t[0] === last[0] && t[1] === last[1] && t[3] === last[3] && t[4] === last[4]) {
-        at = i;
-        break;
-      }
-    }
-    if (at < 0) return;
-    const marked = tuples.map((t, i) => (i === at ? [...t.slice(0, 6), 1] : t.slice(0, 6)));
-    this.#defer({ audit: JSON.stringify(marked) });
-  }
-
-  auditTrail(): AuditEntry[] {
-    if (!this.#row) return [];
-    return (JSON.parse(this.#row.audit) as AuditTuple[]).map(([at, op, actor, request_id, outcome, state]) => ({
-      at,
-      op,
-      actor,
-      request_id,
-      outcome,
-      state,
-    }));
   }
 }

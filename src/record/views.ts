@@ -45,7 +45,7 @@ export function auditTrailOf(store: RecordStore): AuditTrail | null {
     id: rec.id,
     kind: rec.kind,
     owner: eventOwner(rec.owner),
-    entries: store.auditTrail().map((entry) => ({ ...entry, actor: actor(entry.actor) })),
+    entries: store.trail.entries().map((entry) => ({ ...entry, actor: actor(entry.actor) })),
   };
 }
 

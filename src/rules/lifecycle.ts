@@ -286,7 +286,11 @@ export function countGuess(counts: GuessCounts, verdict: OtpVerdict): GuessCount
 export function exhaustedMessage(kind: KindName, counts: GuessCounts, closedAtEdge = !KINDS[kind].cancellable): string {
   const noun = nounOf(kind);
   // Closed at the edge: a transfer (no cancel upstream), or a receipt the upstream will not cancel (QR merchant, no access).
-  const ending = closedAtEdge ? "it is closed at the gateway" : "it is cancelled";
+  // Otherwise the record refuses codes at once while its cancel upstream may still wait for a late read (rule 2 with rule 8):
+  // the words hold whether that cancel is done yet or not.
+  const ending = closedAtEdge
+    ? `the ${noun} is closed at the gateway and takes no further code`
+    : `the ${noun} is closed and takes no further code; the gateway cancels it with the payment service`;
   if (counts.unconfirmed === 0) return `${GUESS_LIMIT_WORD} wrong OTPs: ${ending}. Create a new ${noun}.`;
   const parts = [
     counts.wrong > 0 ? `${counts.wrong} wrong` : null,

@@ -13,7 +13,7 @@ import { clock } from "../shared/clock";
 import { log } from "../shared/log";
 import { dateIn, dayBounds, isDate, statementTimezone } from "./days";
 import { statementKeys } from "./format";
-import type { StatementStatus } from "./statement-object";
+import type { StatementStatus } from "./run";
 
 /** After midnight, how long the nightly run waits for the day's last events to be logged. */
 export const SETTLE_MS = 10 * 60_000;

@@ -46,7 +46,10 @@ describe("the three-wrong-OTPs rule", () => {
     expect(first.attempts_left).toBe(2);
     const second = await expectError(payWith(receipt.id, "333333"), 422, "otp_invalid");
     expect(second.attempts_left).toBe(1);
-    await expectError(payWith(receipt.id, "444444"), 409, "otp_attempts_exhausted");
+    const third = await expectError(payWith(receipt.id, "444444"), 409, "otp_attempts_exhausted");
+    expect(third.message).toBe(
+      "Three wrong OTPs: the receipt is closed and takes no further code; the gateway cancels it with the payment service. Create a new receipt.",
+    );
     const upstream = await sandboxReceipt(receipt.id);
     expect(upstream.state).toBe(21);
     expect(upstream.otp_attempts).toBe(3);
@@ -72,7 +75,8 @@ describe("the three-wrong-OTPs rule", () => {
     for (let i = 0; i < 2; i++) await expectError(payWith(receipt.id, OTP_OK), 502, "upstream_error");
     // ...so a wrong OTP, the first the upstream judges, is the third: the gateway cancels the receipt itself.
     const exhausted = await expectError(payWith(receipt.id, OTP_WRONG), 409, "otp_attempts_exhausted");
-    expect(exhausted.message).toMatch(/1 wrong, 2 whose answer was lost.*it is cancelled/);
+    // Not "cancelled": the cancel waits for the late reads, and the words hold before and after it.
+    expect(exhausted.message).toMatch(/1 wrong, 2 whose answer was lost.*: the receipt is closed and takes no further code; the gateway cancels it/);
     await expectError(payWith(receipt.id, OTP_OK), 409, "otp_attempts_exhausted");
     // A lost pay may yet land: the cancel waits for the late reads (rule 8), then the alarm sends it with no caller.
     expect(await sandboxReceipt(receipt.id)).toMatchObject({ state: 0, wrong_otp_attempts: 1 });

@@ -54,7 +54,9 @@ describe("card-to-card transfers", () => {
     expect((await expectError(call("a2c/pay", { id: created.receipt_id, otp: OTP_WRONG }), 422, "otp_invalid")).attempts_left).toBe(2);
     expect((await expectError(call("a2c/pay", { id: created.receipt_id, otp: OTP_WRONG }), 422, "otp_invalid")).attempts_left).toBe(1);
     const exhausted = await expectError(call("a2c/pay", { id: created.receipt_id, otp: OTP_WRONG }), 409, "otp_attempts_exhausted");
-    expect(exhausted.message).toMatch(/^Three wrong OTPs: it is closed at the gateway\. Create a new transfer\.$/);
+    expect(exhausted.message).toMatch(
+      /^Three wrong OTPs: the transfer is closed at the gateway and takes no further code\. Create a new transfer\.$/,
+    );
     await expectError(call("a2c/pay", { id: created.receipt_id, otp: OTP_OK }), 409, "otp_attempts_exhausted");
     const upstream = await sandboxTransfer(created.receipt_id);
     expect(upstream).toMatchObject({ state: 21, otp_attempts: 3 });

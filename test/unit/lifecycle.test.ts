@@ -218,11 +218,15 @@ describe("OTP accounting (rule 2)", () => {
   });
 
   it("the exhausted message says whether the guesses were wrong or partly unconfirmed", () => {
-    expect(exhaustedMessage("receipt", { wrong: 3, unconfirmed: 0 })).toBe("Three wrong OTPs: it is cancelled. Create a new receipt.");
+    expect(exhaustedMessage("receipt", { wrong: 3, unconfirmed: 0 })).toBe(
+      "Three wrong OTPs: the receipt is closed and takes no further code; the gateway cancels it with the payment service. Create a new receipt.",
+    );
     expect(exhaustedMessage("receipt", { wrong: 2, unconfirmed: 1 })).toMatch(/2 wrong, 1 whose answer was lost/);
     expect(exhaustedMessage("transfer", { wrong: 0, unconfirmed: 3 })).toMatch(/closed at the gateway/);
     // A receipt the upstream will not cancel (QR merchant, no access) is closed at the gateway too.
-    expect(exhaustedMessage("receipt", { wrong: 1, unconfirmed: 2 }, true)).toMatch(/closed at the gateway\. Create a new receipt/);
+    expect(exhaustedMessage("receipt", { wrong: 1, unconfirmed: 2 }, true)).toMatch(
+      /closed at the gateway and takes no further code\. Create a new receipt/,
+    );
   });
 
   it("rule 6: five sends at most, each after the previous one's wait", () => {
