@@ -39,7 +39,7 @@ export const MUTANTS = [
   },
   {
     name: "advance-counts-as-a-change",
-    at: "advanceRecordTime",
+    at: "shiftRecordTime",
     find: "  time.later({ clock_offset: offset });\n  store.writeUnchanged();",
     replace: "  time.update({ clock_offset: offset });",
     tests: ["test/integration/test-clock.test.ts"],

@@ -24,7 +24,7 @@ import type { OwedCompletion } from "./completion";
 import { eraseRecord } from "./erase";
 import { Moves } from "./move";
 import { type RecordParts, recordParts } from "./parts";
-import { type AdvancedRecord, advanceRecordTime } from "./record-time";
+import { type AdvancedRecord, shiftRecordTime } from "./record-time";
 import { RecordRestore, type RestoredRecord, type RestoreNote, type RestorePlan, type RestoreRequest } from "./restore";
 import { AUTHORIZE, CANCEL, HOLD_CONFIRM, PAY, PAY_TRANSFER } from "./specs";
 import { type AuditEntry, newRecordRow } from "./store";
@@ -272,7 +272,7 @@ export class ReceiptObject extends DurableObject<Env> {
    * ended by rule 10).
    */
   advanceTime(byMs: number, fire: boolean): Promise<AdvancedRecord | null> {
-    return this.#timed(() => advanceRecordTime({ ...this.#parts, wake: this.#wake, stored: () => this.#stored() }, byMs, fire));
+    return this.#timed(() => shiftRecordTime({ ...this.#parts, wake: this.#wake, stored: () => this.#stored() }, byMs, fire));
   }
 
   /** The record as stored, or null (nothing stored, or stored by a newer release: neither read nor moved). */

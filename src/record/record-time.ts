@@ -35,7 +35,7 @@ interface Host {
  * shows afterwards and the events it made meanwhile; null when nothing is
  * stored (never made, or ended by rule 10).
  */
-export async function advanceRecordTime({ store, time, alarm, wake, stored }: Host, byMs: number, fire: boolean): Promise<AdvancedRecord | null> {
+export async function shiftRecordTime({ store, time, alarm, wake, stored }: Host, byMs: number, fire: boolean): Promise<AdvancedRecord | null> {
   const rec = stored();
   if (!rec) return null;
   const before = new Set(store.outbox.eventIds());
