@@ -637,6 +637,10 @@ export function judgeRepeat(j: RepeatJudged): string | null | "new" {
   if (opCalls.length > 1)
     return `rule 11: the key ${repeat.key} reached the upstream's ${first.mainPath} ${opCalls.length} times (${opCalls.map((c) => c.request_id).join(", ")})`;
   const shown = `${a.status}${a.code ? ` ${a.code}` : ""}${a.replayed ? " (replayed)" : ""}`;
+  // The per-user rate limit refuses at the edge, before the record is asked for the key: the repeat met nothing,
+  // and the key keeps its answer for the next one.
+  if (a.code === "rate_limited" && !a.replayed)
+    return mine.length > 0 ? `rule 11: a rate-limited repeat reached the upstream: ${showCalls(mine)}` : null;
   if (!j.sameBody) {
     if (a.code !== "idempotency_key_reused" || a.replayed)
       return `rule 11: the key ${repeat.key} of ${first.requestId} with another body answered ${shown}, not 409 idempotency_key_reused`;
