@@ -2355,8 +2355,9 @@ class ExpiryCmd implements Cmd {
     checkEvents(m, rec);
     await checkRead(m, rec);
     const requestId = `m${m.run}-s${++m.step}`;
-    const again = await readAnswer(await send(m, "receipt/pay", bodyOf(rec, { op: "pay", anonymous: false, card: "ok" }), owner, requestId));
-    m.log.push(`${requestId}: ${owner} pays the expired ${rec.key} -> ${showAnswer(again)}`);
+    // Asked by the partner, whom no per-user rate limit holds back (a user's tenth pay in a minute is 429 first).
+    const again = await readAnswer(await send(m, "receipt/pay", bodyOf(rec, { op: "pay", anonymous: false, card: "ok" }), "partner", requestId));
+    m.log.push(`${requestId}: the partner pays the expired ${rec.key} -> ${showAnswer(again)}`);
     if (again.code !== "receipt_expired" || (await callsOfRequest(requestId)).some((c) => c.path === "receipt/pay"))
       fail(m, `rule 12: a pay of ${rec.key}, expired, answered ${showAnswer(again)}: ${again.raw.slice(0, 300)}`);
     m.recs.splice(m.recs.indexOf(rec), 1);
