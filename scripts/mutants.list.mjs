@@ -1833,6 +1833,15 @@ export const MUTANTS = [
     why: "rule 15: the record an entry names is written whole, so audit/search by receipt_id finds every record's entries",
   },
   {
+    name: "audit-writer-keeps-erased-values",
+    at: "AuditWriter.#masked",
+    find: "return erased ? {",
+    replace: "return false ? {",
+    tests: ["test/integration/audit-writer.test.ts"],
+    grep: "erased user",
+    why: "rules 10 and 15: an export that was on its way when the user's records were erased lands masked, after the walk that would miss it",
+  },
+  {
     name: "audit-chain-forgets-prev",
     at: "AuditWriter.#flush",
     find: "      const header = { ...batch.header, seq: head.seq + 1, prev: head.hash };",

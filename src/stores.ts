@@ -297,8 +297,8 @@ export const STORES = [
   {
     name: "audit_writers",
     title: "the audit trail's writers",
-    place: { kind: "durable-object", binding: "AUDIT_WRITER", className: "AuditWriter", tables: ["pending", "head"] },
-    holds: "entries appended and not yet flushed to R2 (as the batches hold them), and each chain's head",
+    place: { kind: "durable-object", binding: "AUDIT_WRITER", className: "AuditWriter", tables: ["pending", "head", "erased"] },
+    holds: "entries appended and not yet flushed to R2 (as the batches hold them), each chain's head, and the users being erased (for a day)",
     personal: ["phone", "account values", "user sub", "tid"],
     code: ["src/audit/writer.ts"],
     erasure: {

@@ -14,6 +14,9 @@ import { parseBatchKey } from "./batch";
 import { fromBase64, mayHold } from "./bloom";
 import { auditChains } from "./entries";
 
+/** How long the writers mask an erased user's values in what they are sent: any export on its way has landed by then. */
+const FORGET_MS = 86_400_000;
+
 /** R2 listings one run may make, and batch rewrites. */
 export const ERASE_LISTS_PER_RUN = 150;
 export const ERASE_REWRITES_PER_RUN = 25;
@@ -40,6 +43,9 @@ export async function eraseInAudit(
   let lists = 0;
   let rewrites = 0;
   if (state.days === null) {
+    // Every writer masks the user's values in what it is sent from now on (an export already on its way), then
+    // writes what it holds, so the walk below meets every entry kept before.
+    for (let i = 0; i < auditChains(env); i++) await env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName(`w${i}`)).forget(user, Date.now() + FORGET_MS);
     for (let i = 0; i < auditChains(env); i++) await env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName(`w${i}`)).flush();
     const days: string[] = [];
     let listCursor: string | undefined;

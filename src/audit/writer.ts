@@ -56,13 +56,32 @@ export class AuditWriter extends DurableObject<Env> {
     this.#sql = ctx.storage.sql;
     this.#sql.exec(`
       CREATE TABLE IF NOT EXISTS pending (n INTEGER PRIMARY KEY AUTOINCREMENT, entries TEXT NOT NULL, count INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS head (singleton INTEGER PRIMARY KEY CHECK (singleton = 1), chain TEXT NOT NULL, seq INTEGER NOT NULL, hash TEXT NOT NULL, key TEXT NOT NULL);`);
+      CREATE TABLE IF NOT EXISTS head (singleton INTEGER PRIMARY KEY CHECK (singleton = 1), chain TEXT NOT NULL, seq INTEGER NOT NULL, hash TEXT NOT NULL, key TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS erased (user TEXT PRIMARY KEY, until INTEGER NOT NULL);`);
+  }
+
+  /**
+   * Erasure (rule 10), before the trail's eraser flushes and walks the batches: from now until `until`, an
+   * appended entry of `user` that holds personal values is kept with them masked. An export that was on its
+   * way while the user's records were erased (it left with the values) then lands masked, after the walk that
+   * would have missed it.
+   */
+  async forget(user: string, until: number): Promise<void> {
+    this.#sql.exec("DELETE FROM erased WHERE until <= ?", Date.now());
+    this.#sql.exec("INSERT INTO erased (user, until) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET until = excluded.until", user, until);
+  }
+
+  /** The entry as kept: masked when its user is being erased (forget). */
+  #masked(line: AuditLine): AuditLine {
+    if (!line.user || !line.detail || !holdsPersonalValues(line)) return line;
+    const erased = this.#sql.exec("SELECT 1 FROM erased WHERE user = ? AND until > ?", line.user, Date.now()).toArray().length > 0;
+    return erased ? { ...line, detail: { ...(erasePersonal(line.detail) as Record<string, unknown>), erased: true } } : line;
   }
 
   /** Keeps these entries for the chain's next batch; answers once they are durable. */
   async append(chain: string, entries: readonly AuditLine[]): Promise<void> {
     if (entries.length === 0) return;
-    const clean = entries.map(cleanLine);
+    const clean = entries.map((entry) => this.#masked(cleanLine(entry)));
     const open = this.#open;
     const shared = open !== null && open.chain === chain && open.count + clean.length <= ROW_ENTRIES ? open : null;
     if (shared) {
