@@ -2463,7 +2463,8 @@ class RefusalCmd implements Cmd {
         `${requestId}: ${kind === "rights" ? other : owner} asks again for an OTP on ${rec.key} (${kind}) -> ${showAnswer(answer)}${answer.replayed ? " (replayed)" : ""}`,
       );
       if (answer.status === 500) fail(m, `${requestId} answered 500: ${answer.raw.slice(0, 300)}`);
-      const refused = kind === "replay" ? answer.replayed : REFUSED_BEFORE_ACTING.has(answer.status);
+      // A user's calls also meet the per-user rate limit first, itself a refusal before the gateway acts.
+      const refused = (kind === "replay" ? answer.replayed : REFUSED_BEFORE_ACTING.has(answer.status)) || answer.code === "rate_limited";
       if (!refused) fail(m, `${requestId} (${kind}) was not refused before the gateway acted: ${showAnswer(answer)} ${answer.raw.slice(0, 300)}`);
       if (calls.length > 0) fail(m, `${requestId} (${kind}), refused, reached the upstream: ${showCalls(calls)}`);
       const after = await riskCounters();
