@@ -303,7 +303,7 @@ export const STORES = [
     code: ["src/audit/writer.ts"],
     erasure: {
       by: "unreachable",
-      why: "an entry waits there at most `AUDIT_FLUSH_SECONDS`; the trail's eraser flushes every writer first and masks the entries in R2",
+      why: "an entry waits there at most `AUDIT_FLUSH_SECONDS`; the trail's eraser has every writer mask the user's values in what it is sent from then on, flushes every writer and masks the entries in R2",
     },
     end: {
       by: "alarm",
