@@ -116,6 +116,7 @@ import { expect, it, vi } from "vitest";
 import { readConfig } from "../../src/config/config";
 import { retentionPolicy } from "../../src/config/retention-policy";
 import { clock as gatewayClock } from "../../src/shared/clock";
+import { flushAudit } from "../audit";
 import { callGateway } from "../events";
 import {
   API,
@@ -2161,6 +2162,10 @@ class EraseCmd implements Cmd {
     await perform(m, rec, [{ who: payer, req: pay, key }]);
     await settle(m, rec);
     m.delivered.push(...(await m.queue.deliver()));
+    // The trail holds what the records sent before the erasure is asked (their exports leave after each answer,
+    // in the background): the check below is of the erasure, not of an export still on its way.
+    for (const r of m.recs) await stubOf(r.kind, r.id).exportAudit();
+    await flushAudit();
     const erase = await callGateway("users/erase", { user: m.subs[user] });
     if (erase.status !== 202) fail(m, `users/erase answered ${erase.status}: ${(await erase.text()).slice(0, 300)}`);
     // The cron carries an erasure out in bounded steps (records, then each store, then the audit trail's batches):
