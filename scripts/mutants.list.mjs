@@ -365,7 +365,7 @@ export const MUTANTS = [
   {
     name: "exhaustion-cancel-busy-gives-up",
     at: "Settlement.gatewayCancel",
-    find: "      if (!result.ok && isBusy(result.failure)) {",
+    find: "      if (!result.ok && upstreamBusy(result.failure.code)) {",
     replace: "      if (false) {",
     tests: ["test/integration/faults.test.ts"],
     grep: "cancel",

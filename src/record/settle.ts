@@ -161,7 +161,7 @@ export class Settlement {
       return store.change(() => this.#audited(owed, requestId, { outcome: "unknown", failure: result.failure }));
     }
     return store.change((): GatewayCancelled => {
-      if (!result.ok && isBusy(result.failure)) {
+      if (!result.ok && upstreamBusy(result.failure.code)) {
         writeAhead.clear();
         if (owed.lost) writeAhead.restore(owed.lost);
         if (owed.expiring) expiry.unmark();
@@ -239,9 +239,6 @@ export class Settlement {
     return { outcome: cancelled.outcome, ...(cancelled.failure ? { failure: cancelled.failure } : {}) };
   }
 }
-
-/** The upstream was too busy to act (lifecycle's upstreamBusy): nothing happened. */
-const isBusy = (failure: Failure): boolean => upstreamBusy(failure.code);
 
 /** A cancel the record owes, decided for whom and told to the upstream how. */
 interface Owed {
