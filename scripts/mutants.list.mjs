@@ -1833,6 +1833,15 @@ export const MUTANTS = [
     why: "rule 15: the record an entry names is written whole, so audit/search by receipt_id finds every record's entries",
   },
   {
+    name: "audit-user-redacted",
+    at: "WHOLE",
+    find: '"receipt_id", "user", "actor", "staff"]',
+    replace: '"receipt_id", "actor", "staff"]',
+    tests: ["test/integration/audit-verify.test.ts"],
+    grep: "sub holds twelve digits",
+    why: "rules 10 and 15: the user an entry names is written whole, so the eraser and audit/search by user find a sub that holds twelve digits",
+  },
+  {
     name: "audit-writer-keeps-erased-values",
     at: "AuditWriter.#masked",
     find: "return erased ? {",

@@ -53,13 +53,17 @@ const FIELDS = [
 ] as const satisfies readonly (keyof AuditLine)[];
 
 /**
- * Written whole: the entry's id and the record it names, which the gateway or the payment service made. Masked,
- * an id's time (thirteen digits) would make two entries of one source 10 s apart to the millisecond one, and
- * readers keep one entry per id; a receipt id is 24 hex characters, one in twenty of which holds twelve digits
- * in a row, and search by receipt_id would miss it. An id's parts a caller may send (a request id) are
- * redacted where the id is made.
+ * Written whole: the entry's id and the record it names, which the gateway or the payment service made, and
+ * who it names: the user's sub (as their token's issuer signed it, or as the partner names them), the actor
+ * (`user:<sub>`, `partner`, ...) and the staff member (as Cloudflare Access signed them in). Masked, an id's
+ * time (thirteen digits) would make two entries of one source 10 s apart to the millisecond one, and readers
+ * keep one entry per id; a receipt id is 24 hex characters, one in twenty of which holds twelve digits in a
+ * row, and search by receipt_id would miss it; a sub that holds twelve digits (a numeric id, or `u1-` before a
+ * UUID of digits) would name nobody, and search by user and erasure (rule 10), which look for the sub itself,
+ * would miss every entry of that user. These are identifiers, never card data; the record keeps them whole
+ * too. An id's parts a caller may send (a request id) are redacted where the id is made.
  */
-const WHOLE: ReadonlySet<string> = new Set(["id", "receipt_id"]);
+const WHOLE: ReadonlySet<string> = new Set(["id", "receipt_id", "user", "actor", "staff"]);
 
 /** The entry as it is written: its known fields only, in order, every other string redacted. */
 export function cleanLine(line: AuditLine): AuditLine {

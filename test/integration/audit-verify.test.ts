@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseBatchKey } from "../../src/audit/batch";
 import { verifyAudit } from "../../src/audit/verify";
 import { clock } from "../../src/shared/clock";
-import { auditObjects, bucketReader, emptyAuditBucket, flushAudit, trailOnceIn } from "../audit";
+import { auditObjects, bucketReader, emptyAuditBucket, flushAudit, searchTrail, trailOnceIn } from "../audit";
 import { callGateway, fireCron } from "../events";
 import { call, createReceipt, expectStatus, newUser, userToken } from "../helpers";
 
@@ -118,5 +118,23 @@ describe("erasure in the audit trail (rule 10)", () => {
     const report = await verifyAudit(bucketReader());
     expect(report.problems).toEqual([]);
     expect(report.rewritten.length).toBeGreaterThan(0);
+  });
+
+  it("reaches a user whose sub holds twelve digits in a row (a numeric id): the user an entry names is written whole", async () => {
+    // Masked as a digit run, the sub would name nobody: search by user and the eraser (which looks for the
+    // user's own sub) would miss every entry of theirs. A random UUID sub is so one time in 175.
+    const user = `${1_000_000 + Math.floor(Math.random() * 9_000_000)}${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`;
+    const token = await userToken(user);
+    const value = `contract-${crypto.randomUUID()}`;
+    const receipt = await createReceipt({ account: [{ key: "contract", value }] }, { token });
+    await trailOnceIn({ receipt_id: receipt.id }, 1);
+    await flushAudit();
+    expect((await searchTrail({ user })).entries.map((entry: { user?: string }) => entry.user)).toEqual([user]);
+
+    await expectStatus(callGateway("users/erase", { user }), 202);
+    for (let run = 0; run < 5; run++) await fireCron(clock.now());
+    const holding = [...(await auditObjects())].filter(([, text]) => text.includes(value)).map(([key]) => key);
+    expect(holding).toEqual([]);
+    expect((await verifyAudit(bucketReader())).problems).toEqual([]);
   });
 });

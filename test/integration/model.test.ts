@@ -2780,7 +2780,10 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
 async function runModel(pool: readonly CreateSpec[], cmds: Iterable<Cmd>): Promise<Model> {
   scriptedUpstream.reset();
   runCounter++;
-  const subs = { user1: newUser("model-u1"), user2: newUser("model-u2") };
+  // user2's sub holds twelve digits in a row, as a numeric id does: every place that keeps or looks for a sub
+  // (the audit trail's user, the eraser's filter) must take it whole, never as a digit run to mask.
+  const twelveDigits = String(Math.floor(Math.random() * 9e11) + 1e11);
+  const subs = { user1: newUser("model-u1"), user2: newUser(`model-u2-${twelveDigits}`) };
   const m: Model = {
     run: runCounter,
     step: 0,
