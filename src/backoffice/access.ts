@@ -18,10 +18,11 @@
  * (src/config/config-rules.ts), and this file accepts HS256 nowhere else.
  */
 import { getCookie } from "hono/cookie";
-import { createRemoteJWKSet, decodeProtectedHeader, errors, type JWTPayload, jwtVerify, SignJWT } from "jose";
+import { decodeProtectedHeader, errors, type JWTPayload, jwtVerify, SignJWT } from "jose";
 import { parseStaffRoles, ROLES, type Role, roleOf } from "../config/staff-roles";
 import { ApiError } from "../errors/errors";
 import { CLOCK_TOLERANCE_SECONDS } from "../http/auth";
+import { remoteKeySet, tokenFault } from "../http/jwt";
 import { clock } from "../shared/clock";
 import { log } from "../shared/log";
 
@@ -58,37 +59,12 @@ export const teamDomain = (env: Env): string =>
     .replace(/^https?:\/\//, "")
     .replace(/\/+$/, "");
 
-/** The team's key set by certs URL, and when it was last fetched again for an unknown key (by the gateway's clock). */
-const keySets = new Map<string, { set: ReturnType<typeof createRemoteJWKSet>; refetchedAt: number }>();
-
-function keySetFor(domain: string) {
-  const url = `https://${domain}/cdn-cgi/access/certs`;
-  let entry = keySets.get(url);
-  if (!entry) {
-    // jose's own refetch on an unknown key waits as long as its cache lives: the cooldown below is the gateway's.
-    entry = {
-      set: createRemoteJWKSet(new URL(url), { timeoutDuration: 3_000, cooldownDuration: 600_000, cacheMaxAge: 600_000 }),
-      refetchedAt: Number.NEGATIVE_INFINITY,
-    };
-    keySets.set(url, entry);
-  }
-  return entry;
-}
-
-const TOKEN_FAULTS: Record<string, string> = {
-  [errors.JWTExpired.code]: "The Access token has expired: sign in again.",
-  [errors.JOSEAlgNotAllowed.code]: "The Access token's signing algorithm is not accepted.",
-  [errors.JOSENotSupported.code]: "The Access token uses a feature that is not accepted.",
-  [errors.JWSInvalid.code]: "The Access token is not a well-formed JWT.",
-  [errors.JWTInvalid.code]: "The Access token is not a well-formed JWT.",
-  [errors.JWSSignatureVerificationFailed.code]: "The Access token's signature could not be verified.",
-  [errors.JWKSNoMatchingKey.code]: "The Access token's signature could not be verified.",
-  [errors.JWKSMultipleMatchingKeys.code]: "The Access token's signature could not be verified.",
-};
+/** When the team's keys were last fetched again for an unknown key, by certs URL (by the gateway's clock). */
+const refetchedAt = new Map<string, number>();
 
 function refusal(err: unknown): ApiError {
-  if (err instanceof errors.JWTClaimValidationFailed) return unauthorized(`The Access token's "${err.claim}" claim is missing or not accepted.`);
-  const fault = TOKEN_FAULTS[err instanceof errors.JOSEError ? err.code : ""];
+  if (err instanceof errors.JWTExpired) return unauthorized("The Access token has expired: sign in again.");
+  const fault = tokenFault(err, "The Access token");
   if (fault) return unauthorized(fault);
   // The team's keys could not be fetched or read: not the caller's fault, and worth retrying.
   log("error", "access_keys_unavailable", { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
@@ -108,15 +84,18 @@ async function verifyAccessToken(env: Env, token: string): Promise<JWTPayload> {
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
     currentDate: new Date(clock.now()),
   };
-  const entry = keySetFor(domain);
+  const url = `https://${domain}/cdn-cgi/access/certs`;
+  // jose's own refetch on an unknown key waits as long as its cache lives: the cooldown below is the gateway's.
+  const keys = remoteKeySet(url, 600_000);
   try {
-    return (await jwtVerify(token, entry.set, options)).payload;
+    return (await jwtVerify(token, keys, options)).payload;
   } catch (err) {
     // A key the cached set lacks: Access may have rotated one in; look once more, unless such a look was just made.
-    if (!(err instanceof errors.JWKSNoMatchingKey) || clock.now() - entry.refetchedAt < KEY_REFETCH_COOLDOWN_MS) throw err;
-    entry.refetchedAt = clock.now();
-    await entry.set.reload();
-    return (await jwtVerify(token, entry.set, options)).payload;
+    if (!(err instanceof errors.JWKSNoMatchingKey) || clock.now() - (refetchedAt.get(url) ?? Number.NEGATIVE_INFINITY) < KEY_REFETCH_COOLDOWN_MS)
+      throw err;
+    refetchedAt.set(url, clock.now());
+    await keys.reload();
+    return (await jwtVerify(token, keys, options)).payload;
   }
 }
 

@@ -14,11 +14,12 @@
  * and never echo the credential.
  */
 import { createMiddleware } from "hono/factory";
-import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from "jose";
+import { type JWTPayload, jwtVerify } from "jose";
 import { readConfig, type UserTokenConfig } from "../config/config";
 import { ApiError } from "../errors/errors";
 import type { Caller } from "../rules/caller";
 import { log } from "../shared/log";
+import { remoteKeySet, tokenFault } from "./jwt";
 import type { GatewayEnv } from "./types";
 
 /** Tolerated clock difference between the identity provider and the edge. */
@@ -26,6 +27,8 @@ export const CLOCK_TOLERANCE_SECONDS = 30;
 /** Longer credentials are refused unread: no real key or token comes near it. */
 const MAX_CREDENTIAL_LENGTH = 8192;
 const MAX_SUBJECT_LENGTH = 255;
+/** A token signed by a key id the identity provider's cached set lacks fetches the set again at most this often. */
+const JWKS_REFETCH_COOLDOWN_MS = 30_000;
 const PARTNER: Caller = { kind: "partner", id: "partner" };
 
 /** The realm every 401 names (RFC 6750). */
@@ -71,30 +74,6 @@ async function isPartnerKey(env: Env, key: string): Promise<boolean> {
   return matched;
 }
 
-/** One key set per JWKS URL for the isolate's life: jose caches the keys and refetches on an unknown kid. */
-const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
-
-function keySet(url: string) {
-  let set = keySets.get(url);
-  if (!set) {
-    set = createRemoteJWKSet(new URL(url), { timeoutDuration: 3_000, cooldownDuration: 30_000, cacheMaxAge: 600_000 });
-    keySets.set(url, set);
-  }
-  return set;
-}
-
-/** What a token can be refused for, by jose's error code; any other failure is the identity provider's. */
-const TOKEN_FAULTS: Record<string, string> = {
-  [errors.JWTExpired.code]: "The token has expired.",
-  [errors.JOSEAlgNotAllowed.code]: "The token's signing algorithm is not accepted.",
-  [errors.JOSENotSupported.code]: "The token uses a feature that is not accepted.",
-  [errors.JWSInvalid.code]: "The token is not a well-formed JWT.",
-  [errors.JWTInvalid.code]: "The token is not a well-formed JWT.",
-  [errors.JWSSignatureVerificationFailed.code]: "The token's signature could not be verified.",
-  [errors.JWKSNoMatchingKey.code]: "The token's signature could not be verified.",
-  [errors.JWKSMultipleMatchingKeys.code]: "The token's signature could not be verified.",
-};
-
 async function verifyUserToken(env: Env, token: string): Promise<string> {
   const config = readConfig(env).userTokens;
   if (!config) throw unauthorized("User tokens are not accepted by this deployment.");
@@ -119,15 +98,13 @@ function verify(config: UserTokenConfig, token: string) {
     ...(config.issuer ? { issuer: config.issuer } : {}),
     ...(config.audience ? { audience: config.audience } : {}),
   };
-  return config.mode === "jwks" ? jwtVerify(token, keySet(config.jwksUrl), options) : jwtVerify(token, config.secret, options);
+  return config.mode === "jwks"
+    ? jwtVerify(token, remoteKeySet(config.jwksUrl, JWKS_REFETCH_COOLDOWN_MS), options)
+    : jwtVerify(token, config.secret, options);
 }
 
 function tokenFailure(config: UserTokenConfig, err: unknown): ApiError {
-  if (err instanceof errors.JWTClaimValidationFailed) {
-    return unauthorized(`The token's "${err.claim}" claim is missing or not accepted.`);
-  }
-  const code = err instanceof errors.JOSEError ? err.code : "";
-  const fault = TOKEN_FAULTS[code];
+  const fault = tokenFault(err, "The token");
   if (fault) return unauthorized(fault);
   if (config.mode === "jwks") {
     // The key set could not be fetched or read: not the caller's fault, and worth retrying.
