@@ -9,7 +9,6 @@
 import type { Failure } from "../errors/errors";
 import {
   type CallerKind,
-  type ExpiryOutcome,
   type ExpiryReason,
   expiryRuleOf,
   GUESS_LIMIT_WORD,
@@ -255,9 +254,22 @@ interface Owed {
   words: { reason: string; cancelledBy: string };
 }
 
-/** What the gateway's cancel came to: rule 12's outcomes, or `refused` by the table or the upstream. */
+/**
+ * What the gateway's own cancel (rule 12's expiry, rule 2's exhaustion, a
+ * lost cancel completed: gatewayCancel) came to:
+ * - `ended`: the upstream shows the record cancelled, or changed otherwise
+ *   (a late pay): the record is as the upstream shows it;
+ * - `retry`: nothing was decided (busy, unavailable: upstreamBusy): the
+ *   alarm tries again;
+ * - `unknown`: the answer was lost: rule 8's reconciliation reads it;
+ * - `edge`: refused for good (no cancel access, a QR merchant the table
+ *   refuses): closed at the edge, and its event says so.
+ */
+type GatewayCancelOutcome = "ended" | "retry" | "unknown" | "edge";
+
+/** What the gateway's cancel came to, or `refused` by the table or the upstream. */
 export interface GatewayCancelled {
-  outcome: ExpiryOutcome | "refused";
+  outcome: GatewayCancelOutcome | "refused";
   /** What a request meets when nothing was decided (busy, unknown). */
   failure?: Failure;
 }

@@ -392,19 +392,6 @@ export const EXPIRY: Readonly<Record<KindName, { readonly [S in UpstreamState]?:
 /** The rule by which a record of this kind in this state expires, or null when it does not. */
 export const expiryRuleOf = (kind: KindName, state: UpstreamState): ExpiryRule | null => EXPIRY[kind][state] ?? null;
 
-/**
- * What the gateway's own cancel (rule 12's expiry, rule 2's exhaustion, a
- * lost cancel completed: src/record/settle.ts gatewayCancel) came to:
- * - `ended`: the upstream shows the record cancelled, or changed otherwise
- *   (a late pay): the record is as the upstream shows it;
- * - `retry`: nothing was decided (busy, unavailable: upstreamBusy): the
- *   alarm tries again;
- * - `unknown`: the answer was lost: rule 8's reconciliation reads it;
- * - `edge`: refused for good (no cancel access, a QR merchant the table
- *   refuses): closed at the edge, and its event says so.
- */
-export type ExpiryOutcome = "ended" | "retry" | "unknown" | "edge";
-
 /** The upstream was too busy to act on a call (unavailable, rate limited): nothing happened, and the call may be sent again later. */
 export const upstreamBusy = (code: ErrorCode): boolean => code === "upstream_unavailable" || code === "rate_limited";
 
