@@ -15,6 +15,12 @@
  *                               re-renders a stored run (table, verdicts, its full report, latest.md)
  *   npm run bench -- --against bench/results/<file>.json
  *                               compare with that run instead of the newest earlier one
+ *   npm run bench -- --only create,pay
+ *                               only those operations' main rows (latency, throughput, CPU); a JSON under bench/.build
+ *   npm run bench -- --only create,pay --platform
+ *                               only those operations' @platform rows (upstream 40 ms, D1 50 ms away), nothing else
+ *   npm run bench -- --only create,pay --profile
+ *                               only the CPU profile of those operations (by function and by bucket), printed
  *   npm run bench -- --help     these lines; nothing runs
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -23,7 +29,7 @@ import { buildAll, bundleReport, children } from "./lib/build.mjs";
 import { BUILD_DIR, CRITICAL_ONLY, listenPort, PLAN, PLATFORM_D1_MS, PLATFORM_SCENARIOS, RESULTS_DIR, UPSTREAM_LATENCY_MS } from "./lib/config.mjs";
 import { countCriticalPath, criticalCounts, criticalMarkdown } from "./lib/critical.mjs";
 import { eventsRun } from "./lib/events.mjs";
-import { profileGateway, summarize, unbucketedFiles } from "./lib/profile.mjs";
+import { cpuProfile, PROFILED, profileGateway, summarize, unbucketedFiles } from "./lib/profile.mjs";
 import { startReceiver } from "./lib/receiver.mjs";
 import {
   compareWithPrevious,
@@ -171,11 +177,11 @@ const farUpstreamRun = (runtimes, fixtures, measurements) =>
  * delay; no request is traced). The bare proxy and the sandbox have no D1,
  * so for them only the upstream is far. Rows "<operation>@platform".
  */
-const platformRun = (built, runtimes, fixtures, measurements) =>
+const platformRun = (built, runtimes, fixtures, measurements, only = null) =>
   slowRun(runtimes, fixtures, measurements, {
     tag: "platform",
     mode: "latencyPlatform",
-    scenarios: PLATFORM_SCENARIOS,
+    scenarios: PLATFORM_SCENARIOS.filter((key) => !only || only.includes(key)),
     workersFor: (key, workers) => {
       const far = (w, extra = {}) => ({ ...w, bindings: { ...w.bindings, SANDBOX_LATENCY_MS: String(UPSTREAM_LATENCY_MS), ...extra } });
       if (key !== "gateway") return workers.map((w) => far(w));
@@ -238,6 +244,11 @@ async function main() {
   // timed runs go in PLAN.rounds slices, target after target, the order
   // rotated every slice so no target always runs first (or last).
   const measurements = {};
+  if (ONLY && NARROW === "platform") {
+    step(`@platform only: ${ONLY.join(", ")}`);
+    await platformRun(built, runtimes, fixtures, measurements, ONLY);
+    return onlyReport(date, runtimes, measurements);
+  }
   const startup = Object.fromEntries(TARGETS.map((t) => [t.key, runtimes[t.key].startup]));
   let turn = 0;
   for (const scenario of SCENARIOS.filter((s) => !ONLY || ONLY.includes(s.key))) {
@@ -400,13 +411,13 @@ function harnessProblems(report) {
 async function onlyReport(date, runtimes, measurements) {
   const logs = Object.fromEntries(TARGETS.map((t) => [t.key, runtimes[t.key].logs]));
   for (const t of TARGETS) await runtimes[t.key].stop();
-  const table = tabulate(measurements).filter((row) => ONLY.includes(row.key));
+  const table = tabulate(measurements).filter((row) => ONLY.includes(row.key.replace(/@.*/, "")));
   for (const t of TARGETS) if (logs[t.key].runtime?.length) console.log(`${t.label}: workerd said\n  ${logs[t.key].runtime.join("\n  ")}`);
   mkdirSync(BUILD_DIR, { recursive: true });
   const path = join(BUILD_DIR, `only-${date.replace(/[:.]/g, "-")}.json`);
   writeFileSync(
     path,
-    `${JSON.stringify({ date, command: `npm run bench -- --only ${ONLY.join(",")}`, source: describeSource(), plan: PLAN, table, logs, measurements }, null, 2)}\n`,
+    `${JSON.stringify({ date, command: `npm run bench -- --only ${ONLY.join(",")}${NARROW ? ` --${NARROW}` : ""}`, source: describeSource(), plan: PLAN, table, logs, measurements }, null, 2)}\n`,
   );
   console.log(`\n${consoleTable(table)}\n\nresults: ${path}`);
   say("done");
@@ -454,6 +465,39 @@ const ONLY = (() => {
   return keys;
 })();
 
+/** `--platform` or `--profile` with `--only`: that stage alone, for those operations. */
+const NARROW = ["platform", "profile"].find((flag) => process.argv.includes(`--${flag}`)) ?? null;
+if (NARROW && !ONLY) {
+  console.error(`--${NARROW} narrows an --only run: name the operations, e.g. --only create,pay --${NARROW}`);
+  process.exit(2);
+}
+
+/** `--only <ops> --profile`: the CPU profile of those operations alone, on a runtime of its own; printed, nothing kept. */
+async function profileOnly() {
+  const ops = PROFILED.filter((op) => ONLY.includes(op));
+  if (ops.length === 0) throw new Error(`--profile profiles ${PROFILED.join(", ")}; got ${ONLY.join(", ")}`);
+  step("building the targets with wrangler");
+  const { built } = await buildAll();
+  step(`profiling ${ops.join(", ")} at concurrency ${PLAN.throughput.connections}`);
+  const cpu = await cpuProfile(built, ops);
+  for (const [op, p] of Object.entries(cpu)) {
+    console.log(
+      `\n${op}: ${p.usPerRequest} µs busy a ${op === "flow" ? "flow" : "request"}, workerd ${p.workerdUsPerItem} µs (${p.requests} requests, ${p.rps} req/s)`,
+    );
+    console.log(
+      `  by bucket: ${Object.entries(p.buckets)
+        .map(([k, b]) => `${k} ${b.usPerRequest}`)
+        .join(", ")}`,
+    );
+    for (const r of p.rows.slice(0, 15)) console.log(`  ${String(r.usPerRequest).padStart(8)} µs  ${r.owner}`);
+    console.log("  functions:");
+    for (const f of p.functions) console.log(`  ${String(f.usPerRequest).padStart(8)} µs  ${f.function}`);
+    console.log("  builtins, by caller:");
+    for (const f of p.builtinCallers) console.log(`  ${String(f.usPerRequest).padStart(8)} µs  ${f.call}`);
+  }
+  say("done");
+}
+
 const reportArg = process.argv.indexOf("--report");
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
   // Any other flag starts the full run (minutes): asking how to run it must not.
@@ -469,7 +513,7 @@ if (process.argv.includes("--help") || process.argv.includes("-h")) {
   rerender(process.argv[reportArg + 1]);
 } else {
   try {
-    await (CRITICAL_ONLY ? criticalOnly() : main());
+    await (CRITICAL_ONLY ? criticalOnly() : NARROW === "profile" ? profileOnly() : main());
     await shutdown(0);
   } catch (err) {
     console.error(failureReport(err));

@@ -370,7 +370,7 @@ export const PROFILED = ["check-id", "create", "authorize", "pay", "flow"];
  * Profiles a fresh gateway (inspector on, so kept apart from the measured
  * runtime) under PROFILED at concurrency 32.
  */
-export async function cpuProfile(built) {
+export async function cpuProfile(built, ops = PROFILED) {
   // No queue consumer here: the events the requests queue are still sent, but
   // their delivery (and its D1 log writes), which production runs in other
   // invocations, stays out of the samples of the request path.
@@ -406,7 +406,7 @@ export async function cpuProfile(built) {
       await cdp.send("Profiler.enable");
       await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
       // The flow last: create, authorize and pay (with OTP) as one item, what the CPU-per-flow target is about.
-      for (const key of PROFILED) {
+      for (const key of ops) {
         const scenario = SCENARIOS.find((s) => s.key === key);
         const load = scenario.consumes ? { amount: payCount } : { duration: seconds };
         // Warm the code paths before sampling.
@@ -417,6 +417,8 @@ export async function cpuProfile(built) {
         const result = await runLoad({ url: rt.url, connections, ...load, requests: scenario.requests(gateway, fixtures) });
         const cpuAfter = runtimeCpuMs(rt);
         const { profile } = await cdp.send("Profiler.stop");
+        // For a closer look (Chrome DevTools opens it, the bundle's source map beside it): BENCH_PROFILE_DIR=<dir>.
+        if (process.env.BENCH_PROFILE_DIR) writeFileSync(`${process.env.BENCH_PROFILE_DIR}/${key}.cpuprofile`, JSON.stringify(profile));
         // Per flow for the flow (three requests), per request otherwise.
         const items = Math.max(scenario.flow ? Math.floor(result.ok / 3) : result.ok, 1);
         out[key] = {
