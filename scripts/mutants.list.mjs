@@ -1324,6 +1324,15 @@ export const MUTANTS = [
     why: "a receipt the release before paid or refunded after this one expanded its row is put in its fiscal phase (rule 14) when this one opens it again, not left unwatched and unlisted",
   },
   {
+    name: "expansion-rerun-not-read",
+    at: "migrated",
+    find: "if (adds || cursor.rowsWritten > 0) wrote = true;",
+    replace: "if (adds) wrote = true;",
+    tests: ["test/integration/record-schema.test.ts"],
+    grep: "previous release (paid|refunded)",
+    why: "a derivation the rerun of an expansion writes is read before the record is used: the row read before it would leave a receipt the release before paid unwatched and unlisted (rule 14)",
+  },
+  {
     name: "expansion-rederives-data-shown",
     at: "MIGRATIONS",
     find: "AND NOT (fiscal IS 'sale_pending' AND derived.phase IS 'sale')",

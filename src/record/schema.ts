@@ -281,15 +281,10 @@ export function storedVersion(sql: SqlStorage): number {
  */
 export const isSettled = (stamp: number): boolean => stamp === OLDEST_READER_VERSION && stamp === CURRENT_SCHEMA_VERSION;
 
-/** `ALTER TABLE t ADD COLUMN c ...` whose column `t` already has: an expansion already made, skipped when run again. */
-function addsExistingColumn(sql: SqlStorage, statement: string): boolean {
+/** The table and column an `ALTER TABLE t ADD COLUMN c ...` adds; null for any other statement. */
+function addedColumn(statement: string): { table: string; column: string } | null {
   const adds = /^\s*ALTER\s+TABLE\s+(\w+)\s+ADD\s+(?:COLUMN\s+)?(\w+)/i.exec(statement);
-  if (!adds) return false;
-  const [, table, column] = adds as unknown as [string, string, string];
-  return sql
-    .exec<{ name: string }>(`PRAGMA table_info(${table})`)
-    .toArray()
-    .some((c) => c.name.toLowerCase() === column.toLowerCase());
+  return adds ? { table: adds[1]!.toLowerCase(), column: adds[2]!.toLowerCase() } : null;
 }
 
 /**
@@ -309,24 +304,66 @@ export function migrate(
   target = CURRENT_SCHEMA_VERSION,
   stamp = OLDEST_READER_VERSION,
 ): number {
+  return migrated(storage, create, from, migrations, target, stamp).version;
+}
+
+/**
+ * `migrate`, and whether it wrote anything: the rerun of expansions already
+ * made (every first open while a release before may have written the row)
+ * usually changes nothing, and then the row read before it stands. Each
+ * table's columns are read once (one PRAGMA, not one per ADD COLUMN), and
+ * kept in step with what the migrations add.
+ */
+export function migrated(
+  storage: DurableObjectStorage,
+  create: boolean,
+  from = storedVersion(storage.sql),
+  migrations: Readonly<Record<number, readonly string[]>> = MIGRATIONS,
+  target = CURRENT_SCHEMA_VERSION,
+  stamp = OLDEST_READER_VERSION,
+): { version: number; wrote: boolean } {
   const sql = storage.sql;
-  if (from === 0 && !create) return from;
+  if (from === 0 && !create) return { version: from, wrote: false };
   if (from > target) throw new NewerSchemaError(from, target);
   if (from === 0) {
     sql.exec(SCHEMA_CURRENT);
-    return target;
+    return { version: target, wrote: true };
   }
-  if (from === stamp && stamp === target) return target;
+  if (from === stamp && stamp === target) return { version: target, wrote: false };
+  const columns = new Map<string, Set<string>>();
+  const columnsOf = (table: string): Set<string> => {
+    let names = columns.get(table);
+    if (!names) {
+      names = new Set(
+        sql
+          .exec<{ name: string }>(`PRAGMA table_info(${table})`)
+          .toArray()
+          .map((c) => c.name.toLowerCase()),
+      );
+      columns.set(table, names);
+    }
+    return names;
+  };
+  let wrote = false;
   storage.transactionSync(() => {
     for (let version = from + 1; version <= target; version++) {
       const statements = migrations[version];
       if (!statements) throw new Error(`no migration to schema ${version}`);
-      for (const statement of statements) if (!addsExistingColumn(sql, statement)) sql.exec(statement);
+      for (const statement of statements) {
+        const adds = addedColumn(statement);
+        if (adds && columnsOf(adds.table).has(adds.column)) continue;
+        const cursor = sql.exec(statement);
+        cursor.toArray();
+        if (adds) columnsOf(adds.table).add(adds.column);
+        if (adds || cursor.rowsWritten > 0) wrote = true;
+      }
     }
     // A row stamped as it is already is not written again.
-    sql.exec("UPDATE record SET schema_version = ?1 WHERE schema_version IS NOT ?1", stamp);
+    const stamped = sql.exec("UPDATE record SET schema_version = ?1 WHERE schema_version IS NOT ?1", stamp);
+    stamped.toArray();
+    if (stamped.rowsWritten > 0) wrote = true;
   });
-  return target;
+  return { version: target, wrote };
 }
 
 /** The record row with its schema version (and, in it, the outbox), in one statement; undefined when no record is stored. */

@@ -18,7 +18,7 @@
 import { clock } from "../shared/clock";
 import { OutboxRows } from "./outbox-rows";
 import type { RecordFields, RecordRow, Slice } from "./row";
-import { CURRENT_SCHEMA_VERSION, isSettled, makeSchema, migrate, readRecordRow } from "./schema";
+import { CURRENT_SCHEMA_VERSION, isSettled, makeSchema, migrated, readRecordRow } from "./schema";
 import { Slices } from "./slices";
 import { TrailRows } from "./trail-rows";
 
@@ -73,8 +73,8 @@ export class RecordStore {
     if (!this.#ready && found && !isSettled(found.schema_version)) {
       // Written by an older gateway, or by this one while the release before may have written it since (an
       // expansion keeps the stamp it reads): brought to this code's layout, then read as it.
-      migrate(this.#storage, false, found.schema_version);
-      found = readRecordRow(this.#storage);
+      // Read again only if the migrations changed it (columns added, a derivation that disagreed, the stamp).
+      if (migrated(this.#storage, false, found.schema_version).wrote) found = readRecordRow(this.#storage);
     }
     if (found === undefined) return null;
     this.#ready = true;
