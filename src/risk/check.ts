@@ -1,8 +1,9 @@
 /**
  * Rule 13 at the edge: card testing and SMS pumping stopped before the
  * upstream is called, without letting anyone lock another person's card
- * out. A user's call that uses a card or sends an OTP is counted in the
- * Durable Objects of its subjects (src/risk/risk-object.ts): the user's
+ * out. A user's call that uses a card or sends an OTP is counted for each
+ * of its subjects, in the Durable Object its subject falls to (a shard:
+ * src/risk/risk-object.ts): the user's
  * (their uses of each card, their payer and receiver cards, their OTP sends
  * in all and to each card) and, for a card number used as the payer's, the
  * card's (its distinct users, where one it already admitted is never
@@ -38,6 +39,7 @@ import { clock } from "../shared/clock";
 import { log } from "../shared/log";
 import { type CardReference, cardFingerprint, fingerprintPrefix, userKey } from "./fingerprint";
 import { type Counter, judge, type Log, type Taken, takeBack, type Verdict } from "./judge";
+import { shardOf } from "./risk-object";
 
 /** What one call uses: the card it names, as the payer's or as a transfer's receiver, and whether it sends an OTP. */
 export interface RiskUses {
@@ -60,8 +62,8 @@ const REFUSALS: Record<RiskRule, string> = {
   user_card_otp_sends_per_day: "Too many OTPs were sent for this user to this card today",
 };
 
-/** The subject's object (env.RISK) by name: "card:<fingerprint>" or "user:<sub>". */
-const riskStub = (env: Env, subject: string) => env.RISK.get(env.RISK.idFromName(subject));
+/** The shard (env.RISK) that counts a subject, "card:<fingerprint>" or "user:<sub>". */
+const riskStub = (env: Env, subject: string) => env.RISK.get(env.RISK.idFromName(shardOf(subject)));
 
 interface Subject {
   kind: "card" | "user";
@@ -146,7 +148,7 @@ export async function admitRisk(env: Env, caller: Caller, uses: RiskUses, reques
 /** The subject's verdict from its object; from the isolate's fallback when the object cannot answer. */
 async function countIn(env: Env, subject: Subject, nonce: string, requestId: string): Promise<Judged> {
   try {
-    return { verdict: await riskStub(env, subject.name).count(subject.counters, nonce), fallback: false };
+    return { verdict: await riskStub(env, subject.name).count(subject.name, subject.counters, nonce), fallback: false };
   } catch (err) {
     log("error", "risk_unavailable", { request_id: requestId, subject: subject.kind, fallback: "isolate", error: String(err) });
     return { verdict: isolate.count(subject.name, subject.counters, nonce), fallback: true };
@@ -158,7 +160,7 @@ async function takeBackIn(env: Env, subject: Subject, taken: readonly Taken[], f
   if (taken.length === 0) return;
   if (fallback) return isolate.takeBack(subject.name, taken);
   try {
-    await riskStub(env, subject.name).takeBack(taken);
+    await riskStub(env, subject.name).takeBack(subject.name, taken);
   } catch (err) {
     log("error", "risk_unavailable", { request_id: requestId, subject: subject.kind, step: "take_back", error: String(err) });
   }

@@ -1,7 +1,8 @@
 /**
- * One Durable Object per subject of rule 13 ("card:<fingerprint>" or
- * "user:<sub>"): its counters, exact across every location, because every
- * use of the subject is counted in this one object.
+ * Rule 13's counters, spread over RISK_SHARDS objects ("shard:<n>"): each
+ * subject ("card:<fingerprint>" or "user:<sub>") is counted in the one shard
+ * its name falls to (shardOf), exact across every location, because every
+ * use of the subject is counted in that one object.
  *
  * A counter is a sliding window kept as a log of when each use leaves it
  * (src/risk/judge.ts says how): exact where a fixed window lets twice the
@@ -9,83 +10,180 @@
  * nothing: at the defaults a user's log holds at most 10 uses of each of 5
  * cards and 20 OTP sends, a card's at most 3 users' uses.
  *
- * The whole log is the object's one stored value, a single key of the
- * synchronous KV API, because the platform bills every row written: a call
+ * A subject's whole log is one key of its shard's synchronous KV API
+ * (`s:<subject>`), because the platform bills every row written: a call
  * counted is one row written however many counters it counts in, a refused
  * call writes none, and a use leaves its window without a write of its own
- * (the next write or the alarm drops it). A new object creates no table.
+ * (the next write or the sweep drops it). Shared objects, because an object
+ * per subject costs an alarm and a `deleteAll` for each card and each user a
+ * day (rows written, and an alarm's request): a shard's one alarm sweeps
+ * every subject whose uses have all ended, deleting its key (rule 10), at
+ * most once every SWEEP_GAP_MS.
  *
  * A check-and-count is one synchronous step (no await between reading the
  * log and writing it), and the object runs one step at a time, so however
- * many uses arrive at once, exactly the limit gets through. Uses end with
- * their window (rule 10): an alarm after the last use's end deletes the
- * object itself once nothing is left.
+ * many uses arrive at once, exactly the limit gets through.
+ *
+ * The previous release counted each subject in an object of its own, named
+ * by the subject, in its own keys of one stored value (RISK_LOG); this
+ * release reads two of those keys as its own (src/risk/judge.ts). So the
+ * first time a shard meets a subject with nothing of its own, it reads that
+ * subject's own object (`previousLog`) and counts on the union: what the
+ * previous release counted there before the deploy (or while a rollback ran
+ * it) is not lost. A union, so reading it twice counts nothing twice.
+ *
+ * And the other way: a rollback runs the previous release's alarm on a
+ * shard, which deletes every object whose RISK_LOG holds nothing. A shard
+ * keeps one entry there (its `guard`) that ends after every use it holds, so
+ * that release leaves it alone until then and this one finds its counts
+ * when it serves again.
  */
 import { DurableObject } from "cloudflare:workers";
 import { clock } from "../shared/clock";
 import { type Counter, endsIn, judge, type Log, prune, type Taken, takeBack, type Uses, type Verdict } from "./judge";
 
-/** The key of the one value (the bench reads it to tell a live object from one that deleted itself). */
+/** The key of the one value a subject's own object kept (the previous release's layout; the bench reads it too). */
 export const RISK_LOG = "log";
 
+/** How many objects rule 13's counters are spread over: a few counts a second each at 10M payments a day. */
+export const RISK_SHARDS = 256;
+
+/** The key of a subject's log in its shard. */
+const SUBJECT = "s:";
+
+/** A shard's entry in RISK_LOG, as the previous release reads it (a map of ends): the end of the latest use it holds, or later. */
+const GUARD = "shard";
+
+/** The shard that counts `subject` ("card:<fingerprint>" or "user:<sub>"): FNV-1a of its name. */
+export function shardOf(subject: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < subject.length; i++) hash = Math.imul(hash ^ subject.charCodeAt(i), 0x01000193);
+  return `shard:${(hash >>> 0) % RISK_SHARDS}`;
+}
+
 /**
- * The alarm comes a 24th of the keep after the first counted use's end (an
- * hour, for a day): a payment's calls, minutes apart, then end together, and
- * the object deletes itself with one alarm instead of waking once more for
- * its last use. Its uses are pruned at every read, so the hour changes no
- * count; the object is gone at most that long after its last use's end.
+ * The least time between two sweeps of a shard: an hour, a 24th of a day's
+ * keep, so a subject is gone at most that long after its last use's end, and
+ * a shard's alarms are at most 24 a day whatever its traffic.
  */
-const ALARM_SLACK = 24;
+const SWEEP_GAP_MS = 3_600_000;
+
+/** The union of two logs: every entry of either, at the later end (the previous release's lists of ends: the longer). */
+function union(a: Log, b: Log): Log {
+  const out: Log = { ...a };
+  for (const [key, uses] of Object.entries(b)) {
+    const mine = out[key];
+    if (mine === undefined) out[key] = uses;
+    else if (Array.isArray(mine) || Array.isArray(uses))
+      out[key] = (Array.isArray(mine) ? mine : []).length >= (Array.isArray(uses) ? uses : []).length ? mine : uses;
+    else {
+      const merged: Record<string, number> = { ...mine };
+      for (const [entry, end] of Object.entries(uses)) merged[entry] = Math.max(merged[entry] ?? 0, end);
+      out[key] = merged;
+    }
+  }
+  return out;
+}
 
 export class RiskObject extends DurableObject<Env> {
   #alarmSet = false;
 
-  /** The stored log (empty when there is none). */
-  #read(): unknown {
-    return this.ctx.storage.kv.get(RISK_LOG) ?? {};
+  /** The least time between two sweeps (the bench's shortened day shortens it too). */
+  protected sweepGapMs(): number {
+    return SWEEP_GAP_MS;
   }
 
-  /** Writes the log once: one row written, or the key deleted when nothing is left. */
-  #write(log: Log): void {
-    if (endsIn(log).length === 0) this.ctx.storage.kv.delete(RISK_LOG);
-    else this.ctx.storage.kv.put(RISK_LOG, log);
+  /** A subject's log in this shard, or undefined when it has none. */
+  #readSubject(subject: string): unknown {
+    return this.ctx.storage.kv.get(SUBJECT + subject);
+  }
+
+  /** Writes a subject's log once: one row written, or its key deleted when nothing is left. */
+  #writeSubject(subject: string, log: Log): void {
+    if (endsIn(log).length === 0) this.ctx.storage.kv.delete(SUBJECT + subject);
+    else this.ctx.storage.kv.put(SUBJECT + subject, log);
+  }
+
+  /**
+   * What the previous release counted for a subject this shard has nothing
+   * of: its own object's log (empty when it has none, as after its end).
+   */
+  async #previous(subject: string, now: number): Promise<Log> {
+    if (this.#readSubject(subject) !== undefined) return {};
+    const own = this.env.RISK.get(this.env.RISK.idFromName(subject));
+    return prune(await own.previousLog(), now);
   }
 
   /**
    * Checks a call against every counter it names and, only if none refuses,
    * counts it in each (src/risk/judge.ts): all or nothing, so a refused call
-   * counts nothing. The log is written once if the call counted anything.
-   * `nonce` names the call's own entries, which `takeBack` removes.
+   * counts nothing. The subject's log is written once if the call counted
+   * anything. `nonce` names the call's own entries, which `takeBack` removes.
    */
-  async count(counters: readonly Counter[], nonce: string): Promise<Verdict> {
+  async count(subject: string, counters: readonly Counter[], nonce: string): Promise<Verdict> {
+    const previous = await this.#previous(subject, clock.now());
+    // From here to the write, one synchronous step: a call that read the previous log meanwhile unions it again.
     const now = clock.now();
-    const { verdict, log } = judge(this.#read(), counters, nonce, now);
+    const { verdict, log } = judge(union(prune(this.#readSubject(subject), now), previous), counters, nonce, now);
     if (log === null) return verdict;
-    this.#write(log);
+    this.#writeSubject(subject, log);
     const keepMs = Math.max(...counters.map((c) => c.keepMs));
-    await this.#armAlarm(now + keepMs + keepMs / ALARM_SLACK);
+    this.#guard(now + keepMs, keepMs);
+    await this.#armAlarm(now + keepMs + this.sweepGapMs());
     return verdict;
   }
 
   /** Takes back what `count` counted for a call another subject refused: its own entries only, one write, none if none is left. */
-  async takeBack(taken: readonly Taken[]): Promise<void> {
-    const log = takeBack(this.#read(), taken, clock.now());
-    if (log !== null) this.#write(log);
+  async takeBack(subject: string, taken: readonly Taken[]): Promise<void> {
+    const log = takeBack(this.#readSubject(subject), taken, clock.now());
+    if (log !== null) this.#writeSubject(subject, log);
   }
 
   /**
-   * After the uses' end: an object with none left deletes itself; else it
-   * waits for its newest use, writing nothing (every read prunes what ended,
-   * so the next count's write drops it).
+   * Keeps the guard's end at or after `end` (the latest use this shard
+   * holds): moved a keep further when a use passes it, so it is written
+   * about once a keep (a day), not once a use.
+   */
+  #guard(end: number, keepMs: number): void {
+    const stored = this.ctx.storage.kv.get<Log>(RISK_LOG)?.[GUARD];
+    // No guard: a shard that holds nothing yet (or again), so no alarm of its own either, whatever this incarnation set before.
+    if (stored === undefined) this.#alarmSet = false;
+    const until = stored !== undefined && !Array.isArray(stored) ? (stored.live ?? 0) : 0;
+    if (until < end) this.ctx.storage.kv.put(RISK_LOG, { [GUARD]: { live: end + keepMs } });
+  }
+
+  /** A subject's own object (the previous release's): its log as stored, for its shard to read once. */
+  async previousLog(): Promise<Log> {
+    const { [GUARD]: _shard, ...log } = prune(this.ctx.storage.kv.get(RISK_LOG) ?? {}, clock.now());
+    return log;
+  }
+
+  /**
+   * A shard: every subject whose uses have all ended is deleted (rule 10),
+   * and the alarm comes back for the next one to end, at least
+   * sweepGapMs() later; once its guard has ended too, nothing is left and it
+   * deletes itself. A subject's own object (the previous release's layout):
+   * deletes itself once nothing is left, as that release did.
    */
   override async alarm(): Promise<void> {
     this.#alarmSet = false;
-    const ends = endsIn(prune(this.#read(), clock.now()));
-    if (ends.length === 0) {
-      await this.ctx.storage.deleteAll();
-      return;
+    const now = clock.now();
+    let next = Infinity;
+    for (const [key, stored] of this.ctx.storage.kv.list({ prefix: SUBJECT })) {
+      const ends = endsIn(prune(stored, now));
+      if (ends.length === 0) this.ctx.storage.kv.delete(key);
+      else next = Math.min(next, Math.max(...ends));
     }
-    await this.#armAlarm(Math.max(...ends));
+    const own = this.ctx.storage.kv.get(RISK_LOG);
+    if (own !== undefined) {
+      const ends = endsIn(prune(own, now));
+      if (ends.length === 0 && next === Infinity) {
+        await this.ctx.storage.deleteAll();
+        return;
+      }
+      if (ends.length > 0) next = Math.min(next, Math.max(...ends));
+    }
+    if (next !== Infinity) await this.#armAlarm(Math.max(next, now + this.sweepGapMs()));
   }
 
   /** One alarm at a time, set once and moved on by alarm() itself: a count writes no alarm when one is pending. */
@@ -95,12 +193,22 @@ export class RiskObject extends DurableObject<Env> {
     this.#alarmSet = true;
   }
 
+  /** The previous release's value (its `admit` and `release` below), read and written in a subject's own object. */
+  #read(): unknown {
+    return this.ctx.storage.kv.get(RISK_LOG) ?? {};
+  }
+
+  #write(log: Log): void {
+    if (endsIn(log).length === 0) this.ctx.storage.kv.delete(RISK_LOG);
+    else this.ctx.storage.kv.put(RISK_LOG, log);
+  }
+
   // --- the previous release's calls -------------------------------------------------------------
   // During a gradual deploy the previous release's Worker calls objects that already run this code
   // (a Durable Object runs one version, whichever Worker calls it). Its `admit` and `release` are
-  // answered as that release answered them, in its own keys of the same log, which this release
-  // keeps and does not otherwise count by (its limits counted a card across users). To be removed
-  // by the first release after the one that no longer calls them.
+  // answered as that release answered them, in its own keys of the subject's own object, which a
+  // shard reads the first time it meets the subject (`previousLog`). To be removed by the first
+  // release after the one that no longer calls them.
 
   /** The previous release's check-and-count: its counters (a list of ends per rule, or for a distinct count a map). */
   async admit(counters: readonly PreviousCounter[]): Promise<PreviousAdmission> {

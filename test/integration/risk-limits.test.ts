@@ -20,7 +20,7 @@ import { type MetricPoint, observeMetrics } from "../../src/metrics/metrics";
 import { admitRisk } from "../../src/risk/check";
 import { cardFingerprint, userKey } from "../../src/risk/fingerprint";
 import type { Counter } from "../../src/risk/judge";
-import { RISK_LOG } from "../../src/risk/risk-object";
+import { RISK_LOG, shardOf } from "../../src/risk/risk-object";
 import { clock } from "../../src/shared/clock";
 import { callGateway, loggedEventTypes } from "../events";
 import {
@@ -493,27 +493,35 @@ describe("one card, one fingerprint, however its number is written", () => {
 
 describe("a takeback never undoes another call's count", () => {
   it("two calls count one card at once; the first is taken back; the card stays counted by the second", async () => {
-    const user = env.RISK.get(env.RISK.idFromName(`user:${newUser("race")}`));
+    const subject = `user:${newUser("race")}`;
+    const user = env.RISK.get(env.RISK.idFromName(shardOf(subject)));
     const payerCards = (ref: string): Counter[] => [{ rule: "user_payer_cards_per_day", limit: 2, windowMs: DAY_MS, keepMs: DAY_MS, ref }];
-    const [refusedElsewhere, admitted] = await Promise.all([user.count(payerCards("card-x"), "call-a"), user.count(payerCards("card-x"), "call-b")]);
+    const [refusedElsewhere, admitted] = await Promise.all([
+      user.count(subject, payerCards("card-x"), "call-a"),
+      user.count(subject, payerCards("card-x"), "call-b"),
+    ]);
     expect(refusedElsewhere.ok && admitted.ok).toBe(true);
     // Call A was refused by the card's counter: its own entries are taken back while call B goes on.
-    await user.takeBack(refusedElsewhere.ok ? refusedElsewhere.taken : []);
+    await user.takeBack(subject, refusedElsewhere.ok ? refusedElsewhere.taken : []);
     // Card X is still one of the user's two: Y is the second, Z a third.
-    expect((await user.count(payerCards("card-y"), "call-c")).ok).toBe(true);
-    expect(await user.count(payerCards("card-z"), "call-d")).toMatchObject({ ok: false, rule: "user_payer_cards_per_day" });
+    expect((await user.count(subject, payerCards("card-y"), "call-c")).ok).toBe(true);
+    expect(await user.count(subject, payerCards("card-z"), "call-d")).toMatchObject({ ok: false, rule: "user_payer_cards_per_day" });
   });
 });
 
 describe("a counter that cannot answer", () => {
-  /** The RISK binding with every object (or those whose name starts with `failing`) throwing, as an overloaded or unreachable one does. */
+  /** The RISK binding with every subject's counter (or those whose name starts with `failing`) throwing, as an overloaded or unreachable object does. */
   const failingRisk = (failing = "") =>
     ({
-      idFromName: (name: string) => ({ name }),
-      get: (id: { name: string }) => {
-        if (!id.name.startsWith(failing)) return env.RISK.get(env.RISK.idFromName(id.name));
+      idFromName: (name: string) => env.RISK.idFromName(name),
+      get: (id: DurableObjectId) => {
+        const shard = env.RISK.get(id);
         const down = () => Promise.reject(new Error("Durable Object is overloaded"));
-        return { count: down, takeBack: down };
+        return {
+          count: (subject: string, ...rest: [Counter[], string]) => (subject.startsWith(failing) ? down() : shard.count(subject, ...rest)),
+          takeBack: (subject: string, taken: Parameters<typeof shard.takeBack>[1]) =>
+            subject.startsWith(failing) ? down() : shard.takeBack(subject, taken),
+        };
       },
     }) as unknown as Env["RISK"];
 
@@ -556,7 +564,31 @@ describe("RISK_LIMITS", () => {
 });
 
 describe("what rule 13 keeps", () => {
-  it("no card number, token or user in a card's counter; a subject's rows end with their window and its object then deletes itself", async () => {
+  /** A subject's log in its shard, and the shard. */
+  const inShard = (subject: string) => {
+    const shard = env.RISK.get(env.RISK.idFromName(shardOf(subject)));
+    return { shard, log: () => runInDurableObject(shard, (_o, state) => state.storage.kv.get<Record<string, unknown>>(`s:${subject}`)) };
+  };
+
+  it("a shard's sweep deletes only the subjects whose uses have all ended: another subject of the shard keeps its count", async () => {
+    // Two users whose counters fall to the same shard.
+    const first = `user:${newUser("sweep")}`;
+    let second = `user:${newUser("sweep")}`;
+    while (shardOf(second) !== shardOf(first)) second = `user:${newUser("sweep")}`;
+    const shard = env.RISK.get(env.RISK.idFromName(shardOf(first)));
+    const sends = (limit: number): Counter[] => [{ rule: "user_otp_sends_per_day", limit, windowMs: DAY_MS, keepMs: DAY_MS, ref: "card" }];
+    expect((await shard.count(first, sends(1), "a")).ok).toBe(true);
+    letTimePass(12 * HOUR_MS);
+    expect((await shard.count(second, sends(1), "b")).ok).toBe(true);
+    letTimePass(12 * HOUR_MS + HOUR_MS);
+    expect(await runDurableObjectAlarm(shard)).toBe(true);
+    const left = await runInDurableObject(shard, (_o, state) => [...state.storage.kv.list({ prefix: "s:" })].map(([key]) => key));
+    expect(left).toEqual([`s:${second}`]);
+    expect(await shard.count(second, sends(1), "c")).toMatchObject({ ok: false, rule: "user_otp_sends_per_day" });
+    expect((await shard.count(first, sends(1), "d")).ok).toBe(true);
+  });
+
+  it("no card number, token or user in a card's counter; a subject's entries end with their window and its shard's sweep deletes them, then the shard itself", async () => {
     const number = freshCardNumber();
     const user = await aUser();
     await expectAdmitted(pay(user, number));
@@ -569,23 +601,30 @@ describe("what rule 13 keeps", () => {
     }
 
     const fingerprint = await cardFingerprint(env.CARD_FINGERPRINT_SECRET, { number });
-    const card = env.RISK.get(env.RISK.idFromName(`card:${fingerprint}`));
-    const subjects = [card, env.RISK.get(env.RISK.idFromName(`user:${user.sub}`))];
-    const cardRows = await dumpCounters(card);
-    expect(cardRows.join("\n")).not.toContain(user.sub);
-    expect(cardRows.join("\n")).toContain(await userKey(env.CARD_FINGERPRINT_SECRET, user.sub));
-    for (const subject of subjects) {
-      expect(await dumpCounters(subject)).toHaveLength(1);
-      // Its alarm: after the use's day, within the hour that lets a payment's calls end together.
-      const alarm = await runInDurableObject(subject, (_o, state) => state.storage.getAlarm());
+    const card = inShard(`card:${fingerprint}`);
+    const userLog = inShard(`user:${user.sub}`);
+    expect(JSON.stringify(await card.log())).not.toContain(user.sub);
+    expect(JSON.stringify(await card.log())).toContain(await userKey(env.CARD_FINGERPRINT_SECRET, user.sub));
+    expect(await userLog.log()).toBeDefined();
+    // Counted in shards only: a subject's own object (the previous release's layout) is read, and stores nothing.
+    for (const own of [`card:${fingerprint}`, `user:${user.sub}`]) expect(await dumpCounters(env.RISK.get(env.RISK.idFromName(own)))).toEqual([]);
+    for (const { shard } of [card, userLog]) {
+      // Its alarm: after the use's day, within the hour that lets a shard's subjects end together.
+      const alarm = await runInDurableObject(shard, (_o, state) => state.storage.getAlarm());
       expect(alarm).toBeGreaterThan(clock.now() + DAY_MS - 60_000);
       expect(alarm).toBeLessThanOrEqual(clock.now() + DAY_MS + HOUR_MS);
     }
     letTimePass(DAY_MS + HOUR_MS);
-    for (const subject of subjects) {
-      expect(await runDurableObjectAlarm(subject)).toBe(true);
-      expect(await dumpCounters(subject)).toEqual([]);
-      const tables = await runInDurableObject(subject, (_o, state) =>
+    for (const { shard, log } of [card, userLog]) {
+      await runDurableObjectAlarm(shard);
+      expect(await log()).toBeUndefined();
+    }
+    // Once the guard the previous release reads has ended too, nothing is left of the shards.
+    letTimePass(DAY_MS + HOUR_MS);
+    for (const { shard } of [card, userLog]) {
+      await runDurableObjectAlarm(shard);
+      expect(await dumpCounters(shard)).toEqual([]);
+      const tables = await runInDurableObject(shard, (_o, state) =>
         state.storage.sql
           .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
           .toArray(),
@@ -604,10 +643,10 @@ interface PreviousRiskObject {
 const previousRelease = () =>
   import("../releases/previous/worker.js" as string) as Promise<{ RiskObject: new (state: DurableObjectState, env: Env) => PreviousRiskObject }>;
 
-describe("the previous release's counters, both ways (a gradual deploy mixes the two; a rollback runs the previous one on this one's log)", () => {
+describe("the previous release's counters, both ways (a gradual deploy mixes the two; a rollback runs the previous one on this one's objects)", () => {
   const logOf = (stub: DurableObjectStub) => runInDurableObject(stub, (_o, state) => state.storage.kv.get<Record<string, unknown>>(RISK_LOG));
 
-  it("this release counts the previous one's distinct cards and OTP sends of a user, and keeps them", async () => {
+  it("this release counts the previous one's distinct cards and OTP sends of a user, read from the user's own object the first time the user's shard meets them, and keeps them there", async () => {
     const user = await aUser();
     const stub = env.RISK.get(env.RISK.idFromName(`user:${user.sub}`));
     const until = Date.now() + DAY_MS - 60_000;
@@ -627,22 +666,20 @@ describe("the previous release's counters, both ways (a gradual deploy mixes the
     expect(log?.user_otp_sends_per_day).toHaveLength(19);
   });
 
-  it("the previous release's object code reads this one's log without throwing and keeps its entries; its calls still answer here", async () => {
+  it("a rollback runs the previous release's alarm on a shard: its guard keeps the shard, and this release counts on when it serves again", async () => {
     const number = freshCardNumber();
     const user = await aUser();
     for (let i = 0; i < 5; i++) await expectAdmitted(pay(user, number));
-    const stub = env.RISK.get(env.RISK.idFromName(`user:${user.sub}`));
-    const written = await logOf(stub);
-    // The previous release's class on this object's storage: its check-and-count, its takeback and its alarm.
+    const subject = `user:${user.sub}`;
+    const shard = env.RISK.get(env.RISK.idFromName(shardOf(subject)));
+    const written = await runInDurableObject(shard, (_o, state) => state.storage.kv.get(`s:${subject}`));
+    // The previous release's class on the shard's storage: its alarm deletes an object whose log holds nothing.
     const { RiskObject: Previous } = await previousRelease();
-    const previousSaw = await runInDurableObject(stub, async (_o, state) => {
-      const previous = new Previous(state, env);
-      const admitted = await previous.admit([{ rule: "user_otp_sends_per_day", limit: 20, windowMs: DAY_MS }]);
-      await previous.release(admitted.ok ? admitted.written : []);
-      await previous.alarm();
-      return state.storage.kv.get<Record<string, unknown>>(RISK_LOG);
+    const previousLeft = await runInDurableObject(shard, async (_o, state) => {
+      await new Previous(state, env).alarm();
+      return state.storage.kv.get(`s:${subject}`);
     });
-    expect(previousSaw?.payer_uses).toEqual(written?.payer_uses);
+    expect(previousLeft).toEqual(written);
     // This release still counts what it wrote.
     await expectRiskLimited(pay(user, number), "user_card_uses_per_hour", 3600);
     // The previous release's Worker calling this release's object: answered as it was.
