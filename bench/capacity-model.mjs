@@ -368,7 +368,15 @@ const RISK_COUNTERS = [
   "risk_deletions",
   "risk_rows_deleted",
   "risk_wall_ms",
+  "risk_alarm_runs",
 ];
+
+/**
+ * A shard of rule 13's counters (src/risk/risk-object.ts), whatever the traffic: its alarm at most once an hour
+ * (a row written and a request each; it deletes the subjects that ended, counted per payment) and its guard's
+ * put about once a day. Under steady traffic a shard never ends, so no `deleteAll`.
+ */
+const SHARD_DAY = { alarms: 24, guardWrites: 1 };
 
 /**
  * Rule 13's counters per payment (ASSUMPTIONS `anonymousShare`, `tokenByUserShare`), from the run's user flows
@@ -383,6 +391,7 @@ function riskOf(report) {
     return {
       ...Object.fromEntries(RISK_COUNTERS.map((k) => [k, ended[k] ?? 0])),
       objects: counted.risk.subjects_per_flow,
+      shards: counted.risk.shards ?? null,
       object_bytes: counted.risk.object_bytes_median ?? 0,
       ended: counted.risk.ended,
       rows_written_by_statement: counted.rows_written_per_flow_by_statement?.risk ?? {},
@@ -398,7 +407,7 @@ function riskOf(report) {
   const payment = Object.fromEntries([...RISK_COUNTERS, "objects"].map((k) => [k, shares.reduce((sum, [f, share]) => sum + share * f[k], 0)]));
   const objects = shares.reduce((sum, [f, share]) => sum + share * f.objects, 0);
   payment.object_bytes = objects ? shares.reduce((sum, [f, share]) => sum + share * f.objects * f.object_bytes, 0) / objects : 0;
-  return { payment, anonymous, user_token: token, ended: anonymous.ended && token.ended };
+  return { payment, anonymous, user_token: token, ended: anonymous.ended && token.ended, shards: anonymous.shards ?? null };
 }
 
 const CRON_COUNTERS = ["worker_invocations", "d1_queries", "d1_rows_read", "d1_rows_written", "log_lines", "log_bytes"];
@@ -627,10 +636,16 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
   // Rule 13's objects: billed on the same meters as the record objects, so each line is what they add on top of those.
   const r = risk?.payment;
   const objectRowsRead = perMonth * p.object_rows_read;
+  // Sharded (risk.shards): a shard's alarms and guard are priced per shard; a payment's are its subjects' own
+  // (their puts, their reads of the previous release's objects, their deletion by the sweep). Before the shards
+  // each subject's object had its alarm and its deleteAll, per payment.
+  const shardsMonth = risk?.shards ? risk.shards * MONTH_DAYS : 0;
   const riskUse = r
     ? {
-        requests: perMonth * r.risk_requests,
-        rowsWritten: perMonth * (r.risk_rows_written + r.risk_alarm_writes + r.risk_rows_deleted),
+        requests: risk.shards ? perMonth * (r.risk_requests - (r.risk_alarm_runs ?? 0)) + shardsMonth * SHARD_DAY.alarms : perMonth * r.risk_requests,
+        rowsWritten: risk.shards
+          ? perMonth * r.risk_rows_written + shardsMonth * (SHARD_DAY.alarms + SHARD_DAY.guardWrites)
+          : perMonth * (r.risk_rows_written + r.risk_alarm_writes + r.risk_rows_deleted),
         rowsRead: perMonth * r.risk_rows_read,
         gbSeconds: (perMonth * a.objectMemoryGb * r.risk_wall_ms) / 1000,
         gbMonth: (perDay * r.objects * a.riskDaysKept * r.object_bytes) / GB,
@@ -642,7 +657,9 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
     ? [
         {
           line: "risk_do_requests",
-          usage: `${round(riskUse.requests / 1e6, 1)} M (${r.risk_requests.toFixed(2)} a payment, alarms included: rule 13's card and user objects)`,
+          usage: risk.shards
+            ? `${round(riskUse.requests / 1e6, 1)} M (${(r.risk_requests - (r.risk_alarm_runs ?? 0)).toFixed(2)} a payment: rule 13's subjects, each a key of one of ${risk.shards} shards; their alarms, ${SHARD_DAY.alarms} a shard a day)`
+            : `${round(riskUse.requests / 1e6, 1)} M (${r.risk_requests.toFixed(2)} a payment, alarms included: rule 13's card and user objects)`,
           dollars: added(perMonth * p.object_requests, riskUse.requests, P.durableObjects.requests),
           page: P.durableObjects.page,
         },
@@ -654,7 +671,9 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
         },
         {
           line: "risk_do_rows_written",
-          usage: `${round(riskUse.rowsWritten / 1e6, 1)} M (${r.risk_rows_written.toFixed(2)} SQL and KV + ${r.risk_alarm_writes.toFixed(2)} alarms + ${r.risk_rows_deleted.toFixed(2)} deleted a payment)`,
+          usage: risk.shards
+            ? `${round(riskUse.rowsWritten / 1e6, 1)} M (${r.risk_rows_written.toFixed(2)} KV puts and deletes a payment; ${SHARD_DAY.alarms + SHARD_DAY.guardWrites} a shard a day: its alarms and guard)`
+            : `${round(riskUse.rowsWritten / 1e6, 1)} M (${r.risk_rows_written.toFixed(2)} SQL and KV + ${r.risk_alarm_writes.toFixed(2)} alarms + ${r.risk_rows_deleted.toFixed(2)} deleted a payment)`,
           dollars: added(objectRowsWritten, riskUse.rowsWritten, P.durableObjects.rowsWritten),
           page: P.durableObjects.page,
         },
@@ -666,7 +685,7 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
         },
         {
           line: "risk_do_storage",
-          usage: `${round(riskUse.gbMonth, 2)} GB-month (${r.objects.toFixed(2)} objects a payment, ${round(r.object_bytes)} B each, ${a.riskDaysKept} day kept)`,
+          usage: `${round(riskUse.gbMonth, 2)} GB-month (${r.objects.toFixed(2)} ${risk.shards ? "subjects' keys" : "objects"} a payment, ${round(r.object_bytes)} B each, ${a.riskDaysKept} day kept)`,
           dollars: addedGb(objectBytesMonth12 / GB, riskUse.gbMonth, P.durableObjects.storageGbMonth),
           page: P.durableObjects.page,
         },

@@ -40,12 +40,16 @@
  * in their place). GET /__bench/counters hands them over (`?reset`: and
  * starts again).
  *
- * Rule 13's counters (RiskObject, one per card fingerprint and per user) are
- * counted the same way and reported apart, as `risk_*`: their requests (stub
- * calls and alarms), rows written and read, alarm writes, deletions and the
- * rows deleteAll removes, wall time, and the bytes of each live object's
- * database (`sql.databaseSize` after each call; `risk_objects_live` of them
- * now). BENCH_RISK_DAY_MS, when set, shrinks every counter's window in
+ * Rule 13's counters (RiskObject: a key per card fingerprint and per user,
+ * in RISK_SHARDS shared objects) are counted the same way and reported
+ * apart, as `risk_*`: their requests (stub calls, a shard's read of a
+ * subject's own object included, and alarms), rows written and read, alarm
+ * writes, deletions and the rows deleteAll removes, wall time, and the bytes
+ * of each live subject's key and value (`risk_objects_live` of them now: a
+ * subject is what production bills per payment). A shard's own writes, the
+ * same whatever the traffic (its guard in RISK_LOG: `risk_guard_writes`; its
+ * alarms and its end, counted as above), are priced per shard by
+ * bench/capacity-model.mjs (`risk_shards`). BENCH_RISK_DAY_MS, when set, shrinks every counter's window in
  * proportion, a day to that many milliseconds (an hour to a 24th of it), so
  * a run sees the objects end while their rows still end in the order
  * production's would; the object's own code is unchanged, only the windows
@@ -59,7 +63,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import gateway, { AuditWriter, ReceiptObject as GatewayReceiptObject, SandboxObject, SandboxUpstream, StatementObject } from "../../src/dev";
 import type { Counter } from "../../src/risk/judge";
-import { RiskObject as GatewayRiskObject, RISK_LOG } from "../../src/risk/risk-object";
+import { RiskObject as GatewayRiskObject, RISK_LOG, RISK_SHARDS } from "../../src/risk/risk-object";
 
 // Rules 15 and 16's objects, untraced: their costs are priced from their code (bench/capacity-model.mjs, AUDIT_FROM_CODE).
 export { AuditWriter, SandboxObject, SandboxUpstream, StatementObject };
@@ -144,6 +148,10 @@ const counts = {
   risk_deletions: 0,
   risk_rows_deleted: 0,
   risk_wall_ms: 0,
+  /** A shard's guard (RISK_LOG) put: about once a shard a day in production, so not a payment's row. */
+  risk_guard_writes: 0,
+  /** A shard's alarms (in risk_requests too): at most one an hour a shard in production, whatever the traffic. */
+  risk_alarm_runs: 0,
 };
 
 /** Which of the two kinds of object a storage or a stub belongs to: its counters are `object_*` or `risk_*`. */
@@ -215,7 +223,13 @@ function readCounts(reset: boolean): typeof counts & { rows_written_by: typeof r
   cursors = [];
   let bytes = 0;
   for (const n of riskBytes.values()) bytes += n;
-  const out = { ...counts, rows_written_by: structuredClone(rowsBy), risk_objects_live: riskBytes.size, risk_object_bytes: bytes };
+  const out = {
+    ...counts,
+    rows_written_by: structuredClone(rowsBy),
+    risk_objects_live: riskBytes.size,
+    risk_object_bytes: bytes,
+    risk_shards: RISK_SHARDS,
+  };
   if (reset) {
     for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] = 0;
     rowsBy.d1 = {};
@@ -496,7 +510,8 @@ function storage(real: DurableObjectStorage, commits: CommitCounter, kind: Objec
         if (prop === "put" || prop === "delete") {
           return (...args: unknown[]) => {
             commits.write(`kv.${prop}`);
-            if (counting) {
+            if (counting && kind === "risk" && prop === "put" && args[0] === RISK_LOG) counts.risk_guard_writes++;
+            else if (counting) {
               counts[KEYS[kind].rowsWritten]++;
               rowsBy[kind][`kv ${prop}`] = (rowsBy[kind][`kv ${prop}`] ?? 0) + 1;
             }
@@ -611,7 +626,8 @@ export class RiskObject extends GatewayRiskObject {
   readonly benchWindowScale: number;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(state(ctx, "risk"), env);
+    // Its env wrapped too: a shard's read of a subject's own object is a request the platform bills.
+    super(state(ctx, "risk"), wrapEnv(env));
     const dayMs = Number((env as unknown as Record<string, string>).BENCH_RISK_DAY_MS ?? 0) || 0;
     this.benchWindowScale = dayMs > 0 ? dayMs / 86_400_000 : 1;
   }
@@ -619,18 +635,22 @@ export class RiskObject extends GatewayRiskObject {
   /** The counters as the run hands them: every window scaled by BENCH_RISK_DAY_MS when it is set. */
   benchArgs(name: string, args: unknown[]): unknown[] {
     if (name !== "count" || this.benchWindowScale === 1) return args;
-    const [counters, ...rest] = args as [Counter[], ...unknown[]];
+    const [subject, counters, ...rest] = args as [string, Counter[], ...unknown[]];
     const scaled = (ms: number) => Math.max(1, Math.round(ms * this.benchWindowScale));
-    return [counters.map((c) => ({ ...c, windowMs: scaled(c.windowMs), keepMs: scaled(c.keepMs) })), ...rest];
+    return [subject, counters.map((c) => ({ ...c, windowMs: scaled(c.windowMs), keepMs: scaled(c.keepMs) })), ...rest];
   }
 
-  /** After each call, the database's bytes are the object's until its next call; an object that deleted itself holds none. */
+  /** A shard's sweeps come as often as production's, in the run's shortened day. */
+  protected override sweepGapMs(): number {
+    return Math.max(1, Math.round(super.sweepGapMs() * this.benchWindowScale));
+  }
+
+  /** After each call, each subject the shard holds has the bytes of its key and value until its next call; a deleted one holds none. */
   benchMeasure(): void {
-    const sql = (realStorage.get(this.ctx) ?? this.ctx.storage).sql;
     const id = this.ctx.id.toString();
     const real = realStorage.get(this.ctx) ?? this.ctx.storage;
-    if (real.kv.get(RISK_LOG) !== undefined) riskBytes.set(id, sql.databaseSize);
-    else riskBytes.delete(id);
+    for (const key of [...riskBytes.keys()]) if (key.startsWith(`${id} `)) riskBytes.delete(key);
+    for (const [key, value] of real.kv.list({ prefix: "s:" })) riskBytes.set(`${id} ${key}`, key.length + JSON.stringify(value).length);
   }
 }
 
@@ -653,6 +673,7 @@ function wrapMethods(
         newTurn();
         // A stub call is counted where it is made; an alarm is a request the platform makes.
         if (name === "alarm") counts[KEYS[kind].requests]++;
+        if (name === "alarm" && kind === "risk") counts.risk_alarm_runs++;
         const { mark, args: given } = unmark(raw);
         const args = hooks(this).benchArgs?.(name, given) ?? given;
         const measure = hooks(this).benchMeasure?.bind(this);
