@@ -48,11 +48,11 @@ import { NEWER_SCHEMA } from "../errors/errors";
 import type { RecordRow } from "./row";
 
 /** The layout this code reads and writes: every migration up to it applied. */
-export const CURRENT_SCHEMA_VERSION: number = 6;
+export const CURRENT_SCHEMA_VERSION: number = 7;
 
 /**
  * What this code stamps in `schema_version`: the oldest schema whose gateway
- * reads and writes what this one stores. Schemas 5 and 6 only added columns,
+ * reads and writes what this one stores. Schemas 5 to 7 only added columns,
  * so the release before them (schema 4) serves a record this code stored.
  */
 export const OLDEST_READER_VERSION: number = 4;
@@ -198,6 +198,17 @@ export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
    * rollback: its record's deadlines come later, none twice).
    */
   6: ["ALTER TABLE record ADD COLUMN clock_offset INTEGER NOT NULL DEFAULT 0"],
+  /**
+   * 7: the row's `updated_at` as this layout's code last wrote it
+   * (`written_at`). Every write of this code sets both; a release before it
+   * that changes the record moves `updated_at` alone. So a row whose two
+   * agree is as this code left it, and the expansions above the stamp need
+   * not run again when it is opened (src/record/store.ts load): they cost a
+   * cold open its most CPU, on every incarnation of every record. One that
+   * disagrees (stored or changed by a release before) runs them, and is
+   * marked as this code's in the same step.
+   */
+  7: ["ALTER TABLE record ADD COLUMN written_at INTEGER NOT NULL DEFAULT 0"],
 };
 
 /**
@@ -225,7 +236,7 @@ const SCHEMA_CURRENT = `
     fiscal TEXT, fiscal_since INTEGER NOT NULL DEFAULT 0, fiscal_reads INTEGER NOT NULL DEFAULT 0,
     fiscal_listed INTEGER NOT NULL DEFAULT 1, clock_offset INTEGER NOT NULL DEFAULT 0,
     audit TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-    schema_version INTEGER NOT NULL DEFAULT ${OLDEST_READER_VERSION},
+    written_at INTEGER NOT NULL DEFAULT 0, schema_version INTEGER NOT NULL DEFAULT ${OLDEST_READER_VERSION},
     events TEXT NOT NULL DEFAULT '[]', events_logged INTEGER NOT NULL DEFAULT 0);`;
 
 /**
@@ -277,9 +288,18 @@ export function storedVersion(sql: SqlStorage): number {
 /**
  * Whether storage stamped `stamp` is this code's as it stands: stamped as
  * this code stamps, and no expansion above the stamp that a release before
- * may have left behind (while there is one, every first open runs it again).
+ * may have left behind (while there is one, every first open runs it again,
+ * unless the row is as this code wrote it: `asWritten`).
  */
 export const isSettled = (stamp: number): boolean => stamp === OLDEST_READER_VERSION && stamp === CURRENT_SCHEMA_VERSION;
+
+/**
+ * Whether a row is as this layout's code last wrote it: its `updated_at`
+ * moved by nothing since (schema 7). A release before moves it with every
+ * change of the record and leaves `written_at` behind.
+ */
+export const asWritten = (row: { updated_at?: number; written_at?: number }): boolean =>
+  typeof row.written_at === "number" && row.written_at === row.updated_at;
 
 /** The table and column an `ALTER TABLE t ADD COLUMN c ...` adds; null for any other statement. */
 function addedColumn(statement: string): { table: string; column: string } | null {
@@ -304,32 +324,15 @@ export function migrate(
   target = CURRENT_SCHEMA_VERSION,
   stamp = OLDEST_READER_VERSION,
 ): number {
-  return migrated(storage, create, from, migrations, target, stamp).version;
-}
-
-/**
- * `migrate`, and whether it wrote anything: the rerun of expansions already
- * made (every first open while a release before may have written the row)
- * usually changes nothing, and then the row read before it stands. Each
- * table's columns are read once (one PRAGMA, not one per ADD COLUMN), and
- * kept in step with what the migrations add.
- */
-export function migrated(
-  storage: DurableObjectStorage,
-  create: boolean,
-  from = storedVersion(storage.sql),
-  migrations: Readonly<Record<number, readonly string[]>> = MIGRATIONS,
-  target = CURRENT_SCHEMA_VERSION,
-  stamp = OLDEST_READER_VERSION,
-): { version: number; wrote: boolean } {
   const sql = storage.sql;
-  if (from === 0 && !create) return { version: from, wrote: false };
+  if (from === 0 && !create) return from;
   if (from > target) throw new NewerSchemaError(from, target);
   if (from === 0) {
     sql.exec(SCHEMA_CURRENT);
-    return { version: target, wrote: true };
+    return target;
   }
-  if (from === stamp && stamp === target) return { version: target, wrote: false };
+  if (from === stamp && stamp === target) return target;
+  // Each table's columns read once (one PRAGMA, not one per ADD COLUMN), kept in step with what the migrations add.
   const columns = new Map<string, Set<string>>();
   const columnsOf = (table: string): Set<string> => {
     let names = columns.get(table);
@@ -344,7 +347,6 @@ export function migrated(
     }
     return names;
   };
-  let wrote = false;
   storage.transactionSync(() => {
     for (let version = from + 1; version <= target; version++) {
       const statements = migrations[version];
@@ -352,24 +354,24 @@ export function migrated(
       for (const statement of statements) {
         const adds = addedColumn(statement);
         if (adds && columnsOf(adds.table).has(adds.column)) continue;
-        const cursor = sql.exec(statement);
-        cursor.toArray();
+        sql.exec(statement);
         if (adds) columnsOf(adds.table).add(adds.column);
-        if (adds || cursor.rowsWritten > 0) wrote = true;
       }
     }
-    // A row stamped as it is already is not written again.
-    const stamped = sql.exec("UPDATE record SET schema_version = ?1 WHERE schema_version IS NOT ?1", stamp);
-    stamped.toArray();
-    if (stamped.rowsWritten > 0) wrote = true;
+    // A row stamped as it is already is not written again; once brought up, the row is as this code would leave it.
+    const marked = columnsOf("record").has("written_at") ? ", written_at = updated_at" : "";
+    sql.exec(
+      `UPDATE record SET schema_version = ?1${marked} WHERE schema_version IS NOT ?1${marked ? " OR written_at IS NOT updated_at" : ""}`,
+      stamp,
+    );
   });
-  return { version: target, wrote };
+  return target;
 }
 
-/** The record row with its schema version (and, in it, the outbox), in one statement; undefined when no record is stored. */
-export function readRecordRow(storage: DurableObjectStorage): (RecordRow & { schema_version: number }) | undefined {
+/** The record row with its schema version and `written_at` (and, in it, the outbox), in one statement; undefined when no record is stored. */
+export function readRecordRow(storage: DurableObjectStorage): (RecordRow & { schema_version: number; written_at?: number }) | undefined {
   try {
-    return storage.sql.exec("SELECT * FROM record").toArray()[0] as (RecordRow & { schema_version: number }) | undefined;
+    return storage.sql.exec("SELECT * FROM record").toArray()[0] as (RecordRow & { schema_version: number; written_at?: number }) | undefined;
   } catch (err) {
     // A new object has no tables: no record. Anything else is a real failure.
     if (String(err).includes("no such table")) return undefined;

@@ -18,7 +18,7 @@
 import { clock } from "../shared/clock";
 import { OutboxRows } from "./outbox-rows";
 import type { RecordFields, RecordRow, Slice } from "./row";
-import { CURRENT_SCHEMA_VERSION, isSettled, makeSchema, migrated, readRecordRow } from "./schema";
+import { asWritten, CURRENT_SCHEMA_VERSION, isSettled, makeSchema, migrate, OLDEST_READER_VERSION, readRecordRow } from "./schema";
 import { Slices } from "./slices";
 import { TrailRows } from "./trail-rows";
 
@@ -70,15 +70,15 @@ export class RecordStore {
   load(): RecordRow | null {
     if (this.#row) return this.#row;
     let found = readRecordRow(this.#storage);
-    if (!this.#ready && found && !isSettled(found.schema_version)) {
-      // Written by an older gateway, or by this one while the release before may have written it since (an
-      // expansion keeps the stamp it reads): brought to this code's layout, then read as it.
-      // Read again only if the migrations changed it (columns added, a derivation that disagreed, the stamp).
-      if (migrated(this.#storage, false, found.schema_version).wrote) found = readRecordRow(this.#storage);
+    if (!this.#ready && found && !isSettled(found.schema_version) && !(found.schema_version === OLDEST_READER_VERSION && asWritten(found))) {
+      // Written by an older gateway, or by this one and changed since by the release before (an expansion keeps
+      // the stamp it reads): brought to this code's layout, then read as it.
+      migrate(this.#storage, false, found.schema_version);
+      found = readRecordRow(this.#storage);
     }
     if (found === undefined) return null;
     this.#ready = true;
-    const { schema_version: _version, ...row } = found;
+    const { schema_version: _version, written_at: _written, ...row } = found;
     this.outbox.know(row);
     this.#row = row;
     return this.#row;
@@ -120,9 +120,11 @@ export class RecordStore {
         const final = { ...this.#row, events: this.outbox.column(this.#row) };
         this.#row = final;
         const columns = Object.keys(final);
+        // written_at: the row as this code wrote it (src/record/schema.ts, schema 7).
         this.#storage.sql.exec(
-          `INSERT INTO record (singleton, ${columns.join(", ")}) VALUES (1, ${columns.map(() => "?").join(", ")})`,
+          `INSERT INTO record (singleton, ${columns.join(", ")}, written_at) VALUES (1, ${columns.map(() => "?").join(", ")}, ?)`,
           ...(Object.values(final) as SqlStorageValue[]),
+          final.updated_at,
         );
       });
     } catch (err) {
@@ -265,9 +267,11 @@ export class RecordStore {
     }
     const entries = Object.entries(pending);
     if (entries.length === 0) return;
+    // written_at with updated_at: the row as this code wrote it (src/record/schema.ts, schema 7).
     this.#storage.sql.exec(
-      `UPDATE record SET ${entries.map(([key]) => `${key} = ?`).join(", ")}, updated_at = ?`,
+      `UPDATE record SET ${entries.map(([key]) => `${key} = ?`).join(", ")}, updated_at = ?, written_at = ?`,
       ...entries.map(([, value]) => value as SqlStorageValue),
+      this.#row!.updated_at,
       this.#row!.updated_at,
     );
     this.#deferred = {};
