@@ -421,8 +421,15 @@ function lifeOf(costs) {
   if (cron?.empty_run) {
     for (const k of CRON_COUNTERS) life[k] = Math.max(0, life[k] - (cron.runs_in_ended * (cron.empty_run[k] ?? 0)) / costs.flows);
   }
+  // The walks' cursors (events_cursors) move once a run a database whenever the log holds something new: the run's
+  // cron runs over a few flows moved them up to twice a flow, production's once a minute over all its payments.
+  // Priced per run (CURSOR_WALKS), not per payment.
+  life.d1_rows_written = Math.max(0, life.d1_rows_written - (costs.rows_written_per_flow_by_statement?.d1?.["UPDATE events_cursors"] ?? 0));
   return life;
 }
+
+/** The event log's walks whose cursor a cron run moves in each database it visits (src/events/log-database.ts: the sweep's, the prune's). */
+const CURSOR_WALKS = 2;
 
 /** The payment that never completes, with rule 12's expiry estimated where the run did not see it (see EXPIRY_FROM_CONTRACT). */
 function withExpiry(life, paid, perEvent) {
@@ -606,7 +613,7 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
     worker_invocations: runs,
     d1_queries: runs * visited * (cron?.perDatabase.d1_queries ?? 0),
     d1_rows_read: runs * visited * (cron?.perDatabase.d1_rows_read ?? 0),
-    d1_rows_written: runs * visited * (cron?.perDatabase.d1_rows_written ?? 0),
+    d1_rows_written: runs * visited * ((cron?.perDatabase.d1_rows_written ?? 0) + (cron ? CURSOR_WALKS : 0)),
     log_lines: runs * (cron?.fixed.log_lines ?? 0),
     log_bytes: runs * (cron?.fixed.log_bytes ?? 0),
     cpu_ms: runs * a.cronCpuMs,

@@ -626,10 +626,11 @@ export class RiskObject extends GatewayRiskObject {
   readonly benchWindowScale: number;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    // Its env wrapped too: a shard's read of a subject's own object is a request the platform bills.
-    super(state(ctx, "risk"), wrapEnv(env));
+    super(state(ctx, "risk"), env);
     const dayMs = Number((env as unknown as Record<string, string>).BENCH_RISK_DAY_MS ?? 0) || 0;
     this.benchWindowScale = dayMs > 0 ? dayMs / 86_400_000 : 1;
+    // A shard's sweeps come as often as production's, in the run's shortened day.
+    this.sweepGapMs = Math.max(1, Math.round(this.sweepGapMs * this.benchWindowScale));
   }
 
   /** The counters as the run hands them: every window scaled by BENCH_RISK_DAY_MS when it is set. */
@@ -640,10 +641,6 @@ export class RiskObject extends GatewayRiskObject {
     return [subject, counters.map((c) => ({ ...c, windowMs: scaled(c.windowMs), keepMs: scaled(c.keepMs) })), ...rest];
   }
 
-  /** A shard's sweeps come as often as production's, in the run's shortened day. */
-  protected override sweepGapMs(): number {
-    return Math.max(1, Math.round(super.sweepGapMs() * this.benchWindowScale));
-  }
 
   /** After each call, each subject the shard holds has the bytes of its key and value until its next call; a deleted one holds none. */
   benchMeasure(): void {
@@ -674,6 +671,8 @@ function wrapMethods(
         // A stub call is counted where it is made; an alarm is a request the platform makes.
         if (name === "alarm") counts[KEYS[kind].requests]++;
         if (name === "alarm" && kind === "risk") counts.risk_alarm_runs++;
+        // A shard's read of a subject's own object: a request the platform bills, made by one object of another.
+        if (name === "previousLog" && kind === "risk") counts.risk_requests++;
         const { mark, args: given } = unmark(raw);
         const args = hooks(this).benchArgs?.(name, given) ?? given;
         const measure = hooks(this).benchMeasure?.bind(this);
