@@ -26,7 +26,7 @@ export const OTHER = "other";
  * the runtime's.
  */
 export const BUCKETS = [
-  { key: "auth", label: "auth", what: "auth.ts, caller.ts, jose: the key's SHA-256, a JWT's verification" },
+  { key: "auth", label: "auth", what: "auth.ts, caller.ts, jwt.ts, jose: the key's SHA-256, a JWT's verification" },
   {
     key: "validation",
     label: "validation",
@@ -102,7 +102,7 @@ export const BUCKETS = [
 export const RULES = [
   // Not the gateway's: checked before every other rule, whatever names its files share with the gateway's (store, schema, routes).
   { bucket: "sandbox", folders: ["sandbox", "console"], first: true },
-  { bucket: "auth", files: ["auth", "caller"], packages: ["jose"] },
+  { bucket: "auth", files: ["auth", "caller", "jwt"], packages: ["jose"] },
   { bucket: "validation", files: ["http", "schemas", "events/schemas"], packages: ["valibot", "@hono/standard-validator"] },
   {
     bucket: "d1",
