@@ -641,7 +641,6 @@ export class RiskObject extends GatewayRiskObject {
     return [subject, counters.map((c) => ({ ...c, windowMs: scaled(c.windowMs), keepMs: scaled(c.keepMs) })), ...rest];
   }
 
-
   /** After each call, each subject the shard holds has the bytes of its key and value until its next call; a deleted one holds none. */
   benchMeasure(): void {
     const id = this.ctx.id.toString();
