@@ -11,7 +11,7 @@
 
 import type { Failure, Outcome } from "../errors/errors";
 import { metric } from "../metrics/metrics";
-import { kindNamed, type RecordBody } from "../rules/kinds";
+import { kindNamed } from "../rules/kinds";
 import {
   asksForLook,
   type CallerKind,
@@ -244,7 +244,7 @@ export class Reconciler {
     const version = store.version;
     const result = await kindNamed(rec.kind).read(upstream, rec.id);
     if (!result.ok) return { ok: false, error: result.failure };
-    const body = recorder.merged(result.value as RecordBody);
+    const body = recorder.merged(result.value);
     if (version === store.version && !busy() && (body !== rec.body || lateReads.isDue(rec, clock.now()) || fiscal.isDue(rec, clock.now()))) {
       store.change(() => recorder.apply(result.value, requestId, body));
     }

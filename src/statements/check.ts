@@ -6,7 +6,7 @@ import { inPool } from "../d1/fanout";
 import { commissionOf } from "../events/statement-lines";
 import { metric } from "../metrics/metrics";
 import { receiptStub } from "../record-stub";
-import { kindNamed, type RecordBody } from "../rules/kinds";
+import { kindNamed } from "../rules/kinds";
 import { log } from "../shared/log";
 import { UpstreamClient } from "../upstream/client";
 import type { Line } from "./day-log";
@@ -33,7 +33,7 @@ export async function checkLines(env: Env, run: Run, lines: readonly Line[]): Pr
       run.checked++;
       found.push({ field: "exists", statement: "yes", upstream: "no" });
     } else {
-      const body = read.value as RecordBody;
+      const body = read.value;
       run.checked++;
       const compare = (field: string, statement: unknown, shown: unknown) => {
         if (statement !== null && statement !== undefined && statement !== shown)
