@@ -52,7 +52,7 @@ export const BUCKETS = [
   {
     key: "audit",
     label: "audit trail",
-    what: "audit/, statements/: the trail's entries, their hash-chained batches written to R2, its search and erasure; the daily statement",
+    what: "audit/, statements/, fnv1a.ts: the trail's entries, their hash-chained batches written to R2 (a key's chain and filter by FNV-1a), its search and erasure; the daily statement",
   },
   {
     key: "hop",
@@ -124,7 +124,7 @@ export const RULES = [
   { bucket: "queue", folders: ["events"], files: ["record/event", "record/outbox"], packages: ["ulid"] },
   { bucket: "logging", files: ["log", "redact", "metrics", "dev-metrics"] },
   { bucket: "upstream", folders: ["upstream"] },
-  { bucket: "audit", folders: ["audit", "statements"], files: ["record/audit-export", "events/statement-lines"] },
+  { bucket: "audit", folders: ["audit", "statements"], files: ["record/audit-export", "events/statement-lines", "fnv1a"] },
   { bucket: "record", folders: ["record", "risk"], files: ["receipt-object", "record-stub", "lifecycle", "schedule", "kinds", "clock"] },
   { bucket: "create", files: ["creation", "tid-cache", "keyed-hash"] },
   {

@@ -5,7 +5,7 @@
  * and base64 takes 7,168 of them) and 7 hashes: about 1% false positives at
  * 4,000 keys, the most a batch of 2,000 entries holds. No false negatives.
  */
-import { fnv1a } from "./entries";
+import { fnv1a } from "../shared/fnv1a";
 
 export const BLOOM_BYTES = 5376;
 const BITS = BLOOM_BYTES * 8;

@@ -7,6 +7,7 @@
  * values an entry may hold (a record's `account` values, a phone number in
  * its `detail`) are masked by erasure (src/audit/erase.ts).
  */
+import { fnv1a } from "../shared/fnv1a";
 import { redact } from "../shared/redact";
 
 export type AuditSource = "record" | "gateway" | "staff";
@@ -90,16 +91,6 @@ export function holdsPersonalValues(line: AuditLine): boolean {
   const detail = line.detail;
   if (!detail) return false;
   return Array.isArray(detail.account) ? detail.account.length > 0 : typeof detail.phone === "string";
-}
-
-/** A 32-bit FNV-1a hash of a string: which writer a key goes to, and the Bloom filter's two base hashes. */
-export function fnv1a(text: string, seed = 0x811c9dc5): number {
-  let hash = seed >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash >>> 0;
 }
 
 /** AUDIT_CHAINS: how many writers (chains) the trail is appended by; 2 unless set to a positive integer. */

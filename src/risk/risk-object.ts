@@ -40,6 +40,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { clock } from "../shared/clock";
+import { fnv1a } from "../shared/fnv1a";
 import { type Counter, endsIn, judge, type Log, prune, type Taken, takeBack, type Uses, type Verdict } from "./judge";
 
 /** The key of the one value a subject's own object kept (the previous release's layout; the bench reads it too). */
@@ -55,11 +56,7 @@ const SUBJECT = "s:";
 const GUARD = "shard";
 
 /** The shard that counts `subject` ("card:<fingerprint>" or "user:<sub>"): FNV-1a of its name. */
-export function shardOf(subject: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < subject.length; i++) hash = Math.imul(hash ^ subject.charCodeAt(i), 0x01000193);
-  return `shard:${(hash >>> 0) % RISK_SHARDS}`;
-}
+export const shardOf = (subject: string): string => `shard:${fnv1a(subject) % RISK_SHARDS}`;
 
 /**
  * The least time between two sweeps of a shard: an hour, a 24th of a day's

@@ -8,9 +8,10 @@
 import { inPool } from "../d1/fanout";
 import { allShards } from "../d1/shards";
 import { EVENT_TYPE_CODES, idAt } from "../events/log-database";
-import { CHANGE_OF_CODE, LINE_EVENT_TYPES, lineFields, type StatementChange } from "../events/statement-lines";
+import { CHANGE_OF_CODE, LINE_EVENT_TYPES, type LineFields, lineFields, type StatementChange } from "../events/statement-lines";
 import { receiptStub } from "../record-stub";
 import type { KindName } from "../rules/kinds";
+import { fnv1a } from "../shared/fnv1a";
 import { log } from "../shared/log";
 import { checkShare } from "./days";
 import type { Run } from "./run";
@@ -22,33 +23,22 @@ export const STEP_LINES = 20_000;
 /** Lines a step checks with the payment service at most. */
 export const CHECKS_PER_STEP = 200;
 
-interface Row {
+/** A line's figures, as a log row holds them and as an older release's event body gives them (lineFields). */
+type Figures = Omit<LineFields, "change" | "owner"> & { owner: string | null };
+
+interface Row extends Figures {
   id: string;
   record_id: string;
   type: number;
   change: number | null;
-  amount: number | null;
-  commission: number | null;
-  merchant: number | null;
-  tid: string | null;
-  owner: string | null;
-  state: number | null;
-  fiscal_sign: string | null;
 }
 
-export interface Line {
+export interface Line extends Figures {
   event_id: string;
   id: string;
   kind: KindName;
   at: number;
   change: StatementChange;
-  amount: number | null;
-  commission: number | null;
-  merchant: number | null;
-  tid: string | null;
-  owner: string | null;
-  state: number | null;
-  fiscal_sign: string | null;
 }
 
 /** One step's read: the lines in time order, those of them to check, how many rows were read and whether every database is read to its end. */
@@ -70,9 +60,7 @@ const timeOfId = (id: string): number => [...id.slice(4, 14)].reduce((ms, c) => 
 function sampled(eventId: string, share: number): boolean {
   if (share >= 1) return true;
   if (share <= 0) return false;
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < eventId.length; i++) hash = Math.imul(hash ^ eventId.charCodeAt(i), 0x01000193) >>> 0;
-  return hash / 0x1_0000_0000 < share;
+  return fnv1a(eventId) / 0x1_0000_0000 < share;
 }
 
 /** The next lines of the day, in time order across the databases; the run's cursors and exhausted marks move with them. */

@@ -570,6 +570,11 @@ describe("what rule 13 keeps", () => {
     return { shard, log: () => runInDurableObject(shard, (_o, state) => state.storage.kv.get<Record<string, unknown>>(`s:${subject}`)) };
   };
 
+  it("a subject's shard is the same in every release: it names the object that holds its counts", () => {
+    // A change of the hash would move every card and user to another shard at a deploy, their counts left behind.
+    expect([shardOf("card:abc"), shardOf("user:alice")]).toEqual(["shard:113", "shard:16"]);
+  });
+
   it("a shard's sweep deletes only the subjects whose uses have all ended: another subject of the shard keeps its count", async () => {
     // Two users whose counters fall to the same shard.
     const first = `user:${newUser("sweep")}`;
