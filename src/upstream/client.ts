@@ -111,16 +111,11 @@ export class UpstreamClient implements RecordCalls {
   }
 
   pay(id: string, card: TokenCardInput, otp: string | undefined): Promise<UpstreamResult<ReceiptBody>> {
-    return this.#call(
-      "receipt/pay",
-      { id, card, ...(otp === undefined ? {} : { otp }) },
-      (raw) => sameId(normalizeReceipt(raw), id),
-      otp !== undefined,
-    );
+    return this.#call("receipt/pay", { id, card, ...(otp === undefined ? {} : { otp }) }, (raw) => sameId(normalizeReceipt(raw), id));
   }
 
   anonymousPay(id: string, card: NumberCardInput, otp: string): Promise<UpstreamResult<ReducedReceiptBody>> {
-    return this.#call("receipt/anonymous/pay", { id, card, otp }, (raw) => sameId(normalizeReducedReceipt(raw), id), true);
+    return this.#call("receipt/anonymous/pay", { id, card, otp }, (raw) => sameId(normalizeReducedReceipt(raw), id));
   }
 
   holdConfirm(id: string): Promise<UpstreamResult<ReceiptBody>> {
@@ -148,7 +143,7 @@ export class UpstreamClient implements RecordCalls {
   }
 
   payTransfer(id: string, otp: string | undefined): Promise<UpstreamResult<TransferBody>> {
-    return this.#call("a2c/pay", { id, ...(otp === undefined ? {} : { otp }) }, (raw) => sameTransfer(normalizeTransfer(raw), id), otp !== undefined);
+    return this.#call("a2c/pay", { id, ...(otp === undefined ? {} : { otp }) }, (raw) => sameTransfer(normalizeTransfer(raw), id));
   }
 
   getTransfer(id: string): Promise<UpstreamResult<TransferBody>> {
@@ -157,8 +152,7 @@ export class UpstreamClient implements RecordCalls {
 
   // --- transport ------------------------------------------------------------
 
-  /** `carriesOtp`: the call takes an OTP to the payment service, which may judge it even when it refuses the call. */
-  async #call<T>(path: string, body: unknown, parse: (raw: unknown) => T | undefined, carriesOtp = false): Promise<UpstreamResult<T>> {
+  async #call<T>(path: string, body: object, parse: (raw: unknown) => T | undefined): Promise<UpstreamResult<T>> {
     const config = readConfig(this.#env);
     const started = Date.now();
     const deadline = new AbortController();
@@ -240,6 +234,7 @@ export class UpstreamClient implements RecordCalls {
     if (!mapping) {
       // A refusal the gateway does not know: nothing happened, say what the upstream said. An OTP it carried may have
       // been judged before the refusal, so rule 2 counts it as a guess (src/rules/lifecycle.ts otpVerdictOf).
+      const carriesOtp = "otp" in body;
       const said = typeof envelope.error?.message === "string" ? String(redact(envelope.error.message)).slice(0, MAX_UPSTREAM_MESSAGE) : "";
       const outcome = carriesOtp ? "Nothing was paid, but the OTP counts as a guess: the payment service may have judged it." : "Nothing was done.";
       return unjudged({
