@@ -13,12 +13,25 @@
  * written in the commits the operation makes anyway (the write-ahead note's,
  * the outcome's). The owner's erasure (rule 10) erases every answer kept
  * (erase); one kept after it is built from the erased record.
+ *
+ * Two places are read: the `idempotency` table, which this code writes, and
+ * the record row's `keys` column (schema 8: KeyEntry tuples), which it does
+ * not write yet. A key in the row costs a keyed pay no row of its own (the
+ * row is written in the note's and the outcome's commits anyway), where the
+ * table costs four and a page (docs/capacity.md). The release before reads
+ * the table only, so a key written to the row would be lost to it after a
+ * rollback, and a repeat would be refused or sent upstream again: the row is
+ * written only by the release after this one, when this one is the release
+ * it can roll back to (src/record/schema.ts, "An incompatible change"). A key
+ * found in both places answers from the one that holds an answer: a key
+ * opened by one release and answered by the other.
  */
 
 import type { KeptAnswer } from "../record-stub";
 import { clock } from "../shared/clock";
 import { erasePersonalJson } from "../shared/redact";
 import { KEYS_TABLE } from "./schema";
+import type { RecordStore, Slice } from "./store";
 
 /** What a keyed request brings: the key, and its body's fingerprints under every secret in use (a rotation keeps matching). */
 export interface KeyedRequest {
@@ -45,11 +58,50 @@ type KeyRow = {
   headers: string | null;
 };
 
+/**
+ * A key kept in the record's row (its `keys` column: JSON of these, oldest
+ * first): the table's columns in its order. Status, answer (the body's JSON
+ * text, as sent) and headers (their JSON object's text) are null while the
+ * first request's outcome is unknown.
+ */
+export type KeyEntry = [
+  caller: string,
+  operation: string,
+  key: string,
+  fingerprint: string,
+  request_id: string,
+  status: number | null,
+  answer: string | null,
+  headers: string | null,
+  created_at: number,
+];
+
+/** The row's column: this part's alone. */
+export const KEYS_COLUMNS = ["keys"] as const;
+
 export class Keys {
   readonly #storage: DurableObjectStorage;
+  readonly #store: RecordStore;
+  readonly #row: Slice<(typeof KEYS_COLUMNS)[number]>;
 
-  constructor(storage: DurableObjectStorage) {
+  constructor(storage: DurableObjectStorage, store: RecordStore) {
     this.#storage = storage;
+    this.#store = store;
+    this.#row = store.slice("keys", KEYS_COLUMNS);
+  }
+
+  /** The keys the row holds (none when the column is empty, or absent: a record no release after this one wrote). */
+  #entries(): KeyEntry[] {
+    const text = this.#store.current?.keys;
+    return text ? (JSON.parse(text) as KeyEntry[]) : [];
+  }
+
+  /** The row's entry for this caller's key for this operation, as the table's row would read. */
+  #inRow(caller: string, operation: string, key: string): KeyRow | undefined {
+    const entry = this.#entries().find(([c, o, k]) => c === caller && o === operation && k === key);
+    if (!entry) return undefined;
+    const [, , , fingerprint, request_id, status, answer, headers] = entry;
+    return { fingerprint, request_id, status, answer, headers };
   }
 
   /**
@@ -66,7 +118,7 @@ export class Keys {
   /** What this caller's key says of a request that brings it, for this operation. */
   lookup(caller: string, operation: string, request: KeyedRequest): KeyLookup {
     this.#table();
-    const row = this.#storage.sql
+    const inTable = this.#storage.sql
       .exec<KeyRow>(
         "SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE caller = ? AND operation = ? AND key = ?",
         caller,
@@ -74,6 +126,9 @@ export class Keys {
         request.key,
       )
       .toArray()[0];
+    const inRow = this.#inRow(caller, operation, request.key);
+    // A key opened by one release and answered by the other: the answer, wherever it is.
+    const row = inRow && (inTable === undefined || inTable.answer === null) ? inRow : inTable;
     if (!row) return { kind: "new" };
     if (!request.fingerprints.includes(row.fingerprint)) return { kind: "reused" };
     if (row.status === null || row.answer === null) return { kind: "unknown", requestId: row.request_id };
@@ -114,11 +169,18 @@ export class Keys {
   }
 
   /**
-   * Rule 10's erasure: every answer kept so far with the owner's personal data
-   * erased, so a repeat shows the values masked. A record no key was used on
-   * has no table, and gets none. Inside a change.
+   * Rule 10's erasure: every answer kept so far, in the table and in the
+   * row, with the owner's personal data erased, so a repeat shows the values
+   * masked. A record no key was used on has no table, and gets none. Inside
+   * a change.
    */
   erase(): void {
+    const entries = this.#entries();
+    const inRow = entries.map((entry): KeyEntry => {
+      const [caller, operation, key, fingerprint, requestId, status, answer, headers, createdAt] = entry;
+      return answer === null ? entry : [caller, operation, key, fingerprint, requestId, status, erasePersonalJson(answer), headers, createdAt];
+    });
+    if (inRow.some((entry, i) => entry[6] !== entries[i]![6])) this.#row.update({ keys: JSON.stringify(inRow) });
     const made = this.#storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idempotency'").toArray().length > 0;
     if (!made) return;
     const kept = this.#storage.sql
@@ -141,6 +203,7 @@ export class Keys {
 
   /** The request did nothing the key should remember (the upstream was busy and did nothing): a retry with it goes through. */
   forget(caller: string, operation: string, request: KeyedRequest): void {
+    // Only a key new to both places is forgotten (its request found none), and this code opens keys in the table alone.
     this.#storage.sql.exec("DELETE FROM idempotency WHERE caller = ? AND operation = ? AND key = ?", caller, operation, request.key);
   }
 }

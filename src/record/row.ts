@@ -85,6 +85,12 @@ export interface RecordRow {
   events: string;
   /** How many of the first events are in the event log as stored (this incarnation may know of more). */
   events_logged: number;
+  /**
+   * Rule 11's keys kept in the row (src/record/keys.ts KeyEntry, JSON); null
+   * when none. Read by this code, written by none yet: a record stored before
+   * schema 8 has no such column.
+   */
+  keys?: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -151,6 +157,7 @@ export function newRecordRow(identity: RecordIdentity): Omit<RecordRow, "updated
     clock_offset: 0,
     events: "[]",
     events_logged: 0,
+    keys: null,
   };
 }
 

@@ -48,11 +48,11 @@ import { NEWER_SCHEMA } from "../errors/errors";
 import type { RecordRow } from "./row";
 
 /** The layout this code reads and writes: every migration up to it applied. */
-export const CURRENT_SCHEMA_VERSION: number = 7;
+export const CURRENT_SCHEMA_VERSION: number = 8;
 
 /**
  * What this code stamps in `schema_version`: the oldest schema whose gateway
- * reads and writes what this one stores. Schemas 5 to 7 only added columns,
+ * reads and writes what this one stores. Schemas 5 to 8 only added columns,
  * so the release before them (schema 4) serves a record this code stored.
  */
 export const OLDEST_READER_VERSION: number = 4;
@@ -209,6 +209,16 @@ export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
    * marked as this code's in the same step.
    */
   7: ["ALTER TABLE record ADD COLUMN written_at INTEGER NOT NULL DEFAULT 0"],
+  /**
+   * 8: rule 11's keys in the record's row (`keys`, src/record/keys.ts), the
+   * first step of an incompatible change: this code reads keys there as well
+   * as in the `idempotency` table and still writes the table only, which the
+   * release before reads. The release after this one writes the row alone
+   * (no table: a keyed pay's four rows and its page go) and stamps 8, once
+   * this one is the release it rolls back to. An expansion meanwhile: NULL,
+   * which every release before leaves alone.
+   */
+  8: ["ALTER TABLE record ADD COLUMN keys TEXT"],
 };
 
 /**
@@ -237,7 +247,7 @@ const SCHEMA_CURRENT = `
     fiscal_listed INTEGER NOT NULL DEFAULT 1, clock_offset INTEGER NOT NULL DEFAULT 0,
     audit TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
     written_at INTEGER NOT NULL DEFAULT 0, schema_version INTEGER NOT NULL DEFAULT ${OLDEST_READER_VERSION},
-    events TEXT NOT NULL DEFAULT '[]', events_logged INTEGER NOT NULL DEFAULT 0);`;
+    events TEXT NOT NULL DEFAULT '[]', events_logged INTEGER NOT NULL DEFAULT 0, keys TEXT);`;
 
 /**
  * The Idempotency-Keys a record's callers used (rule 11: src/record/keys.ts),
@@ -294,12 +304,20 @@ export function storedVersion(sql: SqlStorage): number {
 export const isSettled = (stamp: number): boolean => stamp === OLDEST_READER_VERSION && stamp === CURRENT_SCHEMA_VERSION;
 
 /**
+ * The column the newest migration adds: a row without it was written by a
+ * layout before this one, even where its `written_at` agrees (schema 7's
+ * code sets it too).
+ */
+const NEWEST_COLUMN = "keys";
+
+/**
  * Whether a row is as this layout's code last wrote it: its `updated_at`
- * moved by nothing since (schema 7). A release before moves it with every
- * change of the record and leaves `written_at` behind.
+ * moved by nothing since (schema 7), and every column of this layout in it.
+ * A release before moves `updated_at` with every change of the record and
+ * leaves `written_at` behind.
  */
 export const asWritten = (row: { updated_at?: number; written_at?: number }): boolean =>
-  typeof row.written_at === "number" && row.written_at === row.updated_at;
+  typeof row.written_at === "number" && row.written_at === row.updated_at && NEWEST_COLUMN in row;
 
 /** The table and column an `ALTER TABLE t ADD COLUMN c ...` adds; null for any other statement. */
 function addedColumn(statement: string): { table: string; column: string } | null {

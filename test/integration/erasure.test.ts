@@ -31,6 +31,7 @@ import {
   transferRequest,
   userToken,
 } from "../helpers";
+import { moveKeysToRow } from "../support/keys-in-row";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
 afterEach(() => vi.restoreAllMocks());
@@ -259,6 +260,27 @@ describe("the answers kept for Idempotency-Keys (rules 10 and 11)", () => {
     for (const id of [paid.id, later.id, lost.id]) await runDurableObjectAlarm(receiptStub(env, "receipt", id));
     const stored = await everyStore({ receipts: [paid.id, later.id, lost.id], transfers: [] });
     expect(stored).toContain("idempotency: ");
+    expect(stored).not.toContain(phone);
+  });
+
+  it("an answer kept in the record's row (the release after this one keeps keys there) is erased too", async () => {
+    const sub = newUser();
+    const token = await userToken(sub);
+    const phone = newPhone();
+    const paid = await receiptOf(phone, token);
+    const key = `e-4-${crypto.randomUUID()}`;
+    const first = await call("receipt/pay", { id: paid.id, card: TOKEN }, withKey(key, token));
+    expect(await first.text()).toContain(phone);
+    expect(await moveKeysToRow(paid.id)).toBe(1);
+
+    await erase(sub);
+
+    const repeat = await call("receipt/pay", { id: paid.id, card: TOKEN }, withKey(key, token));
+    expect(repeat.headers.get("idempotent-replayed")).toBe("true");
+    expect(await expectStatus(repeat, 200)).toMatchObject({ id: paid.id, state: 4, account: [{ key: "phone", value: erased(phone) }] });
+    await runDurableObjectAlarm(receiptStub(env, "receipt", paid.id));
+    const stored = await everyStore({ receipts: [paid.id], transfers: [] });
+    expect(stored).toContain(key);
     expect(stored).not.toContain(phone);
   });
 });

@@ -24,6 +24,7 @@ import {
   transferRequest,
   userToken,
 } from "../helpers";
+import { moveKeysToRow } from "../support/keys-in-row";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
 const TOKEN = { token: "tok_sandbox_ok" };
@@ -260,5 +261,47 @@ describe("after an unknown outcome (rule 11 with rule 8)", () => {
     expect((await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)), 200)).state).toBe(4);
     await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
     expect((await callsTo("receipt/pay", receipt.id)).map((c) => c.status)).toEqual([200]);
+  });
+});
+
+describe("keys kept in the record's row, as the release after this one keeps them (rule 11 across a rollback)", () => {
+  it("a pay's answer kept in the row: the repeat gets it again and reaches nothing upstream; another body is idempotency_key_reused", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const k = key();
+    const first = await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)));
+    expect(first).toMatchObject({ status: 200, replayed: null });
+    expect(await moveKeysToRow(receipt.id)).toBe(1);
+    expect(await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)))).toEqual({ ...first, replayed: "true" });
+    await expectError(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_other" } }, withKey(k)), 409, "idempotency_key_reused");
+    expect(await callsTo("receipt/pay", receipt.id)).toHaveLength(1);
+  });
+
+  it("the object killed mid-pay with its key open in the row: the repeat asks the upstream and answers the payment; one debit", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const k = key();
+    const held = scriptedUpstream.hold("receipt/pay", { id: receipt.id, act: true });
+    const first = call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k));
+    await held.arrived;
+    await runInDurableObject(receiptStub(env, "receipt", receipt.id), (_i, state) => state.abort("killed before the answer")).catch(() => undefined);
+    held.release();
+    expect((await first).status).toBeGreaterThanOrEqual(500);
+    // The key was opened in the note's commit: moved to the row as it stands, with no answer.
+    expect(await moveKeysToRow(receipt.id)).toBe(1);
+    const repeat = await call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k));
+    expect(repeat.headers.get("idempotent-replayed")).toBe("true");
+    expect((await expectStatus(repeat, 200)).state).toBe(4);
+    expect((await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)), 200)).state).toBe(4);
+    expect((await callsTo("receipt/pay", receipt.id)).map((c) => c.status)).toEqual([200]);
+  });
+
+  it("a key opened in the table and answered in the row (a wrong OTP) is answered from the row, not asked of the upstream again", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
+    const k = key();
+    const first = await seen(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_WRONG }, withKey(k)));
+    expect(first.status).toBe(422);
+    await moveKeysToRow(receipt.id, { openInTable: true });
+    expect(await seen(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_WRONG }, withKey(k)))).toEqual({ ...first, replayed: "true" });
+    expect((await sandboxReceipt(receipt.id)).otp_attempts).toBe(1);
   });
 });

@@ -34,9 +34,9 @@ import previousRelease from "../releases/previous/meta.json";
 
 afterEach(() => vi.restoreAllMocks());
 
-/** Rule 14's columns (schema 5) and the mark of this layout's writes (schema 7): an object stored by an earlier gateway lacks them. */
+/** Rule 14's columns (schema 5), the mark of this layout's writes (schema 7) and rule 11's keys in the row (schema 8): an object stored by an earlier gateway lacks them. */
 function dropFiscalColumns(sql: SqlStorage): void {
-  for (const column of ["fiscal", "fiscal_since", "fiscal_reads", "fiscal_listed", "written_at"])
+  for (const column of ["fiscal", "fiscal_since", "fiscal_reads", "fiscal_listed", "written_at", "keys"])
     sql.exec(`ALTER TABLE record DROP COLUMN ${column}`);
 }
 
@@ -445,6 +445,24 @@ describe("expand, then contract: the release before serves what this one stores,
     expect(owed).toEqual({ before: true, drained: true, stored: 0 });
   });
 
+  it("a row schema 7's code wrote (its written_at agrees, no keys column) is brought to this layout on its first open, and a keyed pay on it is kept and replayed", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const stub = receiptStub(env, "receipt", receipt.id);
+    await runInDurableObject(stub, (_i, state) => {
+      state.storage.sql.exec("ALTER TABLE record DROP COLUMN keys");
+      expect(state.storage.sql.exec("SELECT written_at = updated_at AS agrees FROM record").one().agrees).toBe(1);
+    });
+    await evictDurableObject(stub);
+    const k = `key-${crypto.randomUUID()}`;
+    const pay = () => call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }, { headers: { "Idempotency-Key": k } });
+    const first = await expectStatus(pay(), 200);
+    const again = await pay();
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await expectStatus(again, 200)).toEqual(first);
+    const schema = await runInDurableObject(stub, (_i, state) => describeSchema(state.storage.sql));
+    expect(schema.record).toContain("keys TEXT");
+  });
+
   it("opening a record again runs the expansion again and changes nothing: no column added twice, no watch restarted", async () => {
     const pending = await createReceipt({ merchant_id: 1003 });
     await expectStatus(call("receipt/pay", { id: pending.id, card: { token: "tok_sandbox_fiscal_late" } }), 200);
@@ -530,6 +548,7 @@ describe("expand, then contract: the release before serves what this one stores,
         "fiscal_reads",
         "fiscal_listed",
         "written_at",
+        "keys",
       ]);
       // Marked as this code's once brought up: the next open need not run the expansions again.
       expect(added.after.written_at).toBe(added.after.updated_at);

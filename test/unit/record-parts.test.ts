@@ -69,6 +69,7 @@ const MUTABLE_COLUMNS: readonly (keyof Required<RecordFields>)[] = [
   "fiscal_reads",
   "fiscal_listed",
   "clock_offset",
+  "keys",
 ];
 
 describe("each part owns its slice of the record", () => {
