@@ -292,18 +292,24 @@ const FISCAL_LATE_FROM_CODE = {
 
 /**
  * Object rows a key on a pay writes, counted from the code for a run that did
- * not count them: src/record/keys.ts's `open` (one row, in the write-ahead
- * note's commit) and `answer` (that row updated with the answer, in the
- * outcome's commit). The record's deletion removes it with the rest (rule 10).
+ * not count them: src/record/schema.ts KEYS_TABLE made by the record's first
+ * key (its `CREATE TABLE`, two rows of the schema table), src/record/keys.ts's
+ * `open` (one row, in the write-ahead note's commit) and `answer` (that row
+ * updated with the answer, in the outcome's commit), and the row the
+ * record's `deleteAll()` removes with the rest (rule 10; a deletion is billed
+ * as a row written).
  */
-const KEYED_PAY_ROWS_FROM_CODE = 2;
+const KEYED_PAY_ROWS_FROM_CODE = 5;
 
 /**
- * The storage a record's keys take, from the code: src/record/schema.ts
- * KEYS_TABLE, a table of its own made by the record's first key, one page
- * (4 KB) more in every keyed record for as long as the record is kept.
+ * The storage a record's keys take: src/record/schema.ts KEYS_TABLE, a table
+ * of its own made by the record's first key, for as long as the record is
+ * kept. Two pages (8 KB), not one: a WITHOUT ROWID table keeps at most ~1 KB
+ * of a row in its b-tree page, and a pay's kept answer (the record's body,
+ * ~1.3 KB) spills the rest into an overflow page. Measured: a record paid
+ * with a key is 20,480 B (`storage.sql.databaseSize`), without one 12,288 B.
  */
-const KEYED_PAY_BYTES = 4096;
+const KEYED_PAY_BYTES = 8192;
 
 /**
  * Analytics Engine data points a payment writes (src/metrics/metrics.ts), counted from
@@ -545,8 +551,12 @@ export function measuredOf(report) {
     keyedPay: keyedLife
       ? {
           measured: true,
+          // Deletions are billed as rows written: the key's row, removed with the record (rule 10), is one.
           objectRowsWritten: round(
-            keyedLife.object_rows_written + keyedLife.object_alarm_writes - (paid.object_rows_written + paid.object_alarm_writes),
+            keyedLife.object_rows_written +
+              keyedLife.object_alarm_writes +
+              keyedLife.object_rows_deleted -
+              (paid.object_rows_written + paid.object_alarm_writes + paid.object_rows_deleted),
             2,
           ),
           d1RowsWritten: round(keyedLife.d1_rows_written - paid.d1_rows_written, 2),
