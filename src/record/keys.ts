@@ -18,7 +18,7 @@
  * the record row's `keys` column (schema 8: KeyEntry tuples), which it does
  * not write yet. A key in the row costs a keyed pay no row of its own (the
  * row is written in the note's and the outcome's commits anyway), where the
- * table costs five and two pages (docs/capacity.md). The release before reads
+ * table costs five rows and two pages (docs/capacity.md). The release before reads
  * the table only, so a key written to the row would be lost to it after a
  * rollback, and a repeat would be refused or sent upstream again: the row is
  * written only by the release after this one, when this one is the release

@@ -87,8 +87,7 @@ export interface RecordRow {
   events_logged: number;
   /**
    * Rule 11's keys kept in the row (src/record/keys.ts KeyEntry, JSON); null
-   * when none. Read by this code, written by none yet: a record stored before
-   * schema 8 has no such column.
+   * when none. Read by this code, written by the release after it (schema 8).
    */
   keys?: string | null;
   created_at: number;

@@ -214,7 +214,7 @@ export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
    * first step of an incompatible change: this code reads keys there as well
    * as in the `idempotency` table and still writes the table only, which the
    * release before reads. The release after this one writes the row alone
-   * (no table: a keyed pay's four rows and its page go) and stamps 8, once
+   * (no table: a keyed pay's five rows and two pages go) and stamps 8, once
    * this one is the release it rolls back to. An expansion meanwhile: NULL,
    * which every release before leaves alone.
    */
