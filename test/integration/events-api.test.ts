@@ -4,6 +4,7 @@
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { ulid } from "ulid";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { EVENT_TYPE_NAMES, type EventMessage } from "../../src/events";
@@ -57,6 +58,37 @@ describe("events/list", () => {
     const paid = await list({ type: "transfer.paid", limit: 100 });
     expect(paid.events.every((e: any) => e.type === "transfer.paid")).toBe(true);
     expect(idsOf(paid)).toContain(transfer.id);
+  });
+
+  it("by every type, alone and with each delivery status: that type's events newest first, paged with after and has_more", async () => {
+    // Three events of each type, a round each, interleaved with the other types in time (a walk of the log passes
+    // them), at a time of their own, older than every other test's; each round in its own delivery status.
+    const at = Date.UTC(2003, 0, 1);
+    const rounds = [0, 1, 2].map((round) =>
+      EVENT_TYPE_NAMES.map((type, i) => ({
+        ...makeEvent(newRecordId(type.startsWith("transfer.") ? "a2c" : undefined), { type }),
+        id: `evt_${ulid(at + round * 100 + i)}`,
+        created: at + round * 100 + i,
+      })),
+    );
+    await publishKept(rounds.flat());
+    for (const event of rounds[0]!) await recordDelivered(await eventDb(event.id), event.id, { status: 200, at: event.created + 1 });
+    for (const event of rounds[1]!) await recordDeadLettered(await eventDb(event.id), [event.id]);
+    const after = `evt_${ulid(at + 1000)}`;
+
+    for (const [i, type] of EVENT_TYPE_NAMES.entries()) {
+      const newestFirst = [rounds[2]![i]!.id, rounds[1]![i]!.id, rounds[0]![i]!.id];
+      const first = await list({ type, after, limit: 2 });
+      expect([type, idsOf(first), first.has_more]).toEqual([type, newestFirst.slice(0, 2), true]);
+      expect(first.events.every((e: any) => e.type === type)).toBe(true);
+      const second = await list({ type, after: first.events[1].id, limit: 2 });
+      expect([type, idsOf(second)[0]]).toEqual([type, newestFirst[2]]);
+      for (const [round, delivery] of ["delivered", "failed", "pending"].entries()) {
+        const page = await list({ type, delivery, after, limit: 1 });
+        expect([type, delivery, idsOf(page)]).toEqual([type, delivery, [rounds[round]![i]!.id]]);
+        expect(page.events[0].delivery.status).toBe(delivery);
+      }
+    }
   });
 
   it("defaults to 20 events, takes 1 to 100, and refuses what is not a filter", async () => {
