@@ -141,13 +141,17 @@ export const STORES = [
   {
     name: "tid_index",
     title: "the tid index",
-    place: { kind: "d1", databases: "all", tables: ["tid_index"] },
+    place: { kind: "d1", databases: "all", tables: ["tid_index", "tid_walk"] },
     holds:
-      "one row per tid claimed: its owner (`partner` or `user:<sub>`), the tid, the upstream's tid, the request's keyed fingerprint, the record it created",
+      "one row per tid claimed: its owner (`partner` or `user:<sub>`), the tid, the upstream's tid, the request's keyed fingerprint, the record it created; and where retention's walk stands",
     personal: ["user sub", "tid"],
     code: ["src/tids/tid-index.ts"],
     erasure: { by: "nothing", why: "no phone number or `account` value; the erasure finds the user's records through its rows" },
-    end: { by: "cron", settings: ["TID_RETENTION_DAYS"], how: "deleted by the cron's retention `TID_RETENTION_DAYS` after the create was answered" },
+    end: {
+      by: "cron",
+      settings: ["TID_RETENTION_DAYS"],
+      how: "deleted by the cron's retention `TID_RETENTION_DAYS` after the create was answered (the walk's cursor is rewritten in place)",
+    },
   },
   {
     name: "tid_cache",

@@ -12,7 +12,7 @@
 import { encodeTime } from "ulid";
 import { pruneEvents, recordDelivered, recordEvents } from "../../src/events/log-database";
 import type { GatewayEvent } from "../../src/events/types";
-import { claimTid, completeTid, deleteTids } from "../../src/tids/tid-index";
+import { claimTid, completeTid, pruneTids } from "../../src/tids/tid-index";
 
 interface ClaimsEnv {
   DB: D1Database;
@@ -120,7 +120,7 @@ export default {
     if (url.pathname === "/retention" && request.method === "POST") {
       const { now, limit } = (await request.json()) as { step: "delete"; now: number; limit: number };
       const { db, rowsWritten } = metered(env.DB);
-      const changes = await deleteTids(db, 90 * DAY_MS, limit, now);
+      const changes = (await pruneTids(db, 90 * DAY_MS, limit, now)).removed;
       return Response.json({ changes, rows_written: rowsWritten() });
     }
     return new Response("not found", { status: 404 });

@@ -30,8 +30,9 @@
  *
  * Pending claims are never touched: their lease decides what becomes of them.
  * Every batch is a range scan of an index (migrations/0001_initial.sql,
- * 0002_event_log_watch.sql), oldest first, so a run reads only what it
- * removes, or a walk of at most batchSize events behind its cursor; each
+ * 0002_event_log_watch.sql, 0008_tid_retention_walk.sql), oldest first, so
+ * a run reads only what it removes, or a walk of at most batchSize events
+ * or tid rows behind its cursor (the tid index's by rowid); each
  * statement is short enough not to hold D1's single writer from the creates
  * for long.
  */
@@ -42,7 +43,7 @@ import { allShards, type Shard } from "../d1/shards";
 import { pruneAttempts, pruneDelivered, pruneWatched } from "../events/log-database";
 import { log } from "../shared/log";
 import { ERASURE_REQUESTS_KEPT_DAYS, implementations, type STORES, type StoreEndedBy, storesEndedBy } from "../stores";
-import { deleteFences, deleteTids } from "../tids/tid-index";
+import { deleteFences, deleteLateTids, pruneTids } from "../tids/tid-index";
 import { deleteDoneErasures } from "./erasure";
 
 /** What a run removed, by kind. */
@@ -84,12 +85,20 @@ interface PruneStep {
  */
 const PRUNERS: Readonly<Record<StoreEndedBy<"cron">, readonly PruneStep[]>> = {
   tid_index: [
-    { name: "tids_deleted", counts: "tids_deleted", queries: 1, batch: (db, p, limit, now) => deleteTids(db, p.tidRetentionMs, limit, now) },
+    // The walk by rowid behind its cursor: four statements a batch.
+    { name: "tids_deleted", counts: "tids_deleted", queries: 4, batch: (db, p, limit, now) => pruneTids(db, p.tidRetentionMs, limit, now) },
+    // The rows answered long after their claim, which the walk passes: a range of tid_index_late (and the cursor kept in the table).
+    {
+      name: "tids_late_deleted",
+      counts: "tids_deleted",
+      queries: 2,
+      batch: (db, p, limit, now) => deleteLateTids(db, p.tidRetentionMs, limit, now),
+    },
     // A growing list's fences (src/tids/tid-index.ts, claimIndexFor), once every row they stood for is gone.
     {
       name: "tid_fences_deleted",
       counts: "tid_fences_deleted",
-      queries: 1,
+      queries: 2,
       batch: (db, p, limit, now) => deleteFences(db, p.tidRetentionMs, limit, now),
     },
   ],

@@ -213,21 +213,78 @@ export async function findTid(db: D1Database, owner: string, tid: string): Promi
 }
 
 /**
+ * A row answered more than this after its claim is in tid_index_late
+ * (migrations/0008_tid_retention_walk.sql, whose condition writes the same
+ * number): retention's walk passes it, and deleteLateTids deletes it once
+ * due. The walk waits at a row answered within it, since that row is due
+ * within it.
+ */
+export const TID_LATE_MS = 3_600_000;
+
+/**
+ * The walk's cursor back to the table's last row when the rows after it are
+ * gone, in the batch that deleted them: SQLite gives a new row the largest
+ * rowid left plus one, which the walk must still reach.
+ */
+const CLAMP_WALK = `UPDATE tid_walk SET at = COALESCE((SELECT MAX(rowid) FROM tid_index), 0)
+   WHERE name = 'retention' AND at > COALESCE((SELECT MAX(rowid) FROM tid_index), 0)`;
+
+/**
  * Retention, after the retention window: completed rows answered before `now
  * - retentionMs` are deleted, and their pages are free for the rows claimed
  * after them; from then on the upstream's own tid uniqueness answers a reuse
- * (TID_DUPLICATE: tid_conflict). Never a pending claim. At most `limit` rows,
- * oldest first (a range scan of tid_index_retention).
+ * (TID_DUPLICATE: tid_conflict). Never a pending claim.
+ *
+ * A walk by rowid behind its cursor (tid_walk; migrations/0008_tid_retention_walk.sql):
+ * rowids follow the claims, so the next `limit` rows claimed before the
+ * cutoff, up to the first row answered inside the window within TID_LATE_MS
+ * of its claim (due within that), or a claim pending since less than
+ * TID_LATE_MS (so one it passes pending can only be completed late). It deletes the
+ * completed rows answered before the cutoff among them; a row answered
+ * inside the window later than that after its claim is deleteLateTids'.
+ * Rows read: the batch, a few times; written: those deleted and the cursor.
+ * `more`: the walk passed a full batch.
  */
-export async function deleteTids(db: D1Database, retentionMs: number, limit: number, now = clock.now()): Promise<number> {
-  const result = await db
-    .prepare(
-      `DELETE FROM tid_index WHERE rowid IN (
-         SELECT rowid FROM tid_index WHERE status = 1 AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,
-    )
-    .bind(now - retentionMs, limit)
-    .run();
-  return result.meta.changes;
+export async function pruneTids(db: D1Database, retentionMs: number, limit: number, now = clock.now()): Promise<{ removed: number; more: boolean }> {
+  const cutoff = now - retentionMs;
+  const walked = "rowid > (SELECT prev FROM tid_walk WHERE name = 'retention') AND rowid <= (SELECT at FROM tid_walk WHERE name = 'retention')";
+  const [, passed, deleted] = await db.batch<{ n: number }>([
+    db
+      .prepare(
+        `WITH start AS (SELECT at FROM tid_walk WHERE name = 'retention'),
+              ahead AS (SELECT rowid, status, created_at, updated_at FROM tid_index WHERE rowid > (SELECT at FROM start) ORDER BY rowid LIMIT ?2),
+              wait AS (SELECT MIN(rowid) AS at FROM ahead
+                       WHERE created_at >= ?1 OR (status = 0 AND created_at >= ?3)
+                          OR (status = 1 AND updated_at >= ?1 AND updated_at - created_at <= ${TID_LATE_MS}))
+         UPDATE tid_walk SET prev = (SELECT at FROM start),
+           at = COALESCE((SELECT MAX(rowid) FROM ahead WHERE rowid < COALESCE((SELECT at FROM wait), 9223372036854775807)), (SELECT at FROM start))
+         WHERE name = 'retention'`,
+      )
+      .bind(cutoff, limit, now - TID_LATE_MS),
+    db.prepare(`SELECT COUNT(*) AS n FROM tid_index WHERE ${walked}`),
+    db.prepare(`DELETE FROM tid_index WHERE ${walked} AND status = 1 AND updated_at < ?1`).bind(cutoff),
+    db.prepare(CLAMP_WALK),
+  ]);
+  return { removed: deleted?.meta.changes ?? 0, more: (passed?.results[0]?.n ?? 0) >= limit };
+}
+
+/**
+ * Retention of the rows answered more than TID_LATE_MS after their claim
+ * (tid_index_late), which the walk passes: those answered before `now -
+ * retentionMs`, at most `limit`, oldest answer first. A range scan of the
+ * index: rows read, what it deletes.
+ */
+export async function deleteLateTids(db: D1Database, retentionMs: number, limit: number, now = clock.now()): Promise<number> {
+  const [deleted] = await db.batch([
+    db
+      .prepare(
+        `DELETE FROM tid_index WHERE rowid IN (
+           SELECT rowid FROM tid_index WHERE status = 1 AND updated_at - created_at > ${TID_LATE_MS} AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,
+      )
+      .bind(now - retentionMs, limit),
+    db.prepare(CLAMP_WALK),
+  ]);
+  return deleted?.meta.changes ?? 0;
 }
 
 async function findByUpstreamTid(db: D1Database, upstreamTid: string): Promise<boolean> {
@@ -342,14 +399,16 @@ export async function readIndexFor(env: Env, owner: string, tid: string): Promis
  * At most `limit`, oldest first (tid_index_fences).
  */
 export async function deleteFences(db: D1Database, retentionMs: number, limit: number, now = clock.now()): Promise<number> {
-  const result = await db
-    .prepare(
-      `DELETE FROM tid_index WHERE rowid IN (
-         SELECT rowid FROM tid_index WHERE claim_token = '${FENCE_TOKEN}' AND created_at < ?1 ORDER BY created_at LIMIT ?2)`,
-    )
-    .bind(now - retentionMs, limit)
-    .run();
-  return result.meta.changes;
+  const [deleted] = await db.batch([
+    db
+      .prepare(
+        `DELETE FROM tid_index WHERE rowid IN (
+           SELECT rowid FROM tid_index WHERE claim_token = '${FENCE_TOKEN}' AND created_at < ?1 ORDER BY created_at LIMIT ?2)`,
+      )
+      .bind(now - retentionMs, limit),
+    db.prepare(CLAMP_WALK),
+  ]);
+  return deleted?.meta.changes ?? 0;
 }
 
 /**

@@ -10,6 +10,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { allShards } from "../../src/d1/shards";
 import { EVENT_TYPE_CODES, INDEXED_TYPES } from "../../src/events/log-database";
+import { TID_LATE_MS } from "../../src/tids/tid-index";
 
 /** Every D1 database of [env.dev]: each gets the whole set (one schema everywhere). */
 const databases = (): [string, D1Database][] => [
@@ -66,6 +67,12 @@ const TABLES = {
     strict: 1,
     without_rowid: 1,
   },
+  // Retention's walk of the tid index by rowid (migrations/0008_tid_retention_walk.sql).
+  tid_walk: {
+    columns: ["name TEXT NOT NULL pk1", "at INTEGER NOT NULL", "prev INTEGER NOT NULL"],
+    strict: 1,
+    without_rowid: 1,
+  },
   // Each delivery attempt, for the back office (migrations/0006_event_attempts.sql).
   event_attempts: {
     columns: [
@@ -101,7 +108,8 @@ const TABLES = {
 /** The indexes the queries are planned on (retention.test.ts and events-log.test.ts read the plans), as created. */
 const INDEXES = {
   tid_index_upstream_tid: "CREATE UNIQUE INDEX tid_index_upstream_tid ON tid_index (upstream_tid) WHERE upstream_tid IS NOT NULL",
-  tid_index_retention: "CREATE INDEX tid_index_retention ON tid_index (updated_at) WHERE status = 1",
+  // The rows answered long after their claim, which retention's walk passes (src/tids/tid-index.ts TID_LATE_MS).
+  tid_index_late: `CREATE INDEX tid_index_late ON tid_index (updated_at) WHERE status = 1 AND updated_at - created_at > ${TID_LATE_MS}`,
   tid_index_fences: "CREATE INDEX tid_index_fences ON tid_index (created_at) WHERE claim_token = 'moved'",
   // The rare types alone, the codes events/list names (src/events/log-database.ts INDEXED_TYPES), in its order.
   events_by_type: `CREATE INDEX events_by_type ON events (type, id) WHERE ${[...INDEXED_TYPES].map((type) => `type = ${EVENT_TYPE_CODES[type]}`).join(" OR ")}`,

@@ -16,7 +16,7 @@ import { tidShards } from "../../src/d1/shards";
 import { markPendingAgain, recordDeadLettered, recordDelivered, recordEvents } from "../../src/events/log-database";
 import production from "../../src/index";
 import { clock } from "../../src/shared/clock";
-import { claimTid, deleteTids, expireTid, fingerprint, upstreamTidFor } from "../../src/tids/tid-index";
+import { claimTid, deleteLateTids, expireTid, fingerprint, pruneTids, upstreamTidFor } from "../../src/tids/tid-index";
 import { eventDb, eventRow, makeEvent, newRecordId } from "../events";
 import { call, expectError, expectStatus, letTimePass, newTid, newUser, receiptRequest, sandboxCalls, tidDb, tidRow, userToken } from "../helpers";
 
@@ -237,7 +237,8 @@ describe("pending claims", () => {
     await cron(now);
     await runRetention(env, now + 1000 * DAY_MS);
     for (const { db } of tidShards(env)) {
-      expect(await deleteTids(db, 0, 100, now + 1000 * DAY_MS)).toBe(0);
+      expect((await pruneTids(db, 0, 100, now + 1000 * DAY_MS)).removed).toBe(0);
+      expect(await deleteLateTids(db, 0, 100, now + 1000 * DAY_MS)).toBe(0);
     }
 
     expect([await tidRow(PARTNER, old), await tidRow(PARTNER, abandoned)]).toEqual(before);
@@ -285,7 +286,7 @@ describe("bounded batches", () => {
     await seedCompleted(prefix, 7, epoch);
     // Rows answered at epoch + 1 .. epoch + 7; just inside the retention window of the newest row, it alone stays.
     const deleteAt = epoch + 7 + policy.tidRetentionMs;
-    expect(await deleteTids(env.DB, policy.tidRetentionMs, 3, deleteAt)).toBe(3);
+    expect(await pruneTids(env.DB, policy.tidRetentionMs, 3, deleteAt)).toEqual({ removed: 3, more: true });
     expect(await countSeeded(prefix)).toBe(4);
     expect(await countSeeded(prefix, "tid IN (?1 || 1, ?1 || 2, ?1 || 3)")).toBe(0);
 
@@ -304,11 +305,38 @@ describe("bounded batches", () => {
   });
 
   it("uses the indexes made for it: each batch is a range scan, never a scan of the table", async () => {
-    const plan = async (sql: string) =>
-      (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(0, 10).all<{ detail: string }>()).results.map((r) => r.detail).join(" | ");
-    expect(await plan("SELECT rowid FROM tid_index WHERE status = 1 AND updated_at < ?1 ORDER BY updated_at LIMIT ?2")).toMatch(
-      /USING (COVERING )?INDEX tid_index_retention \(updated_at<\?\)/,
-    );
+    // The tid index's statements as the steps run them, each planned instead of run.
+    const plans: string[] = [];
+    const planning = new Proxy(env.DB, {
+      get(target, key) {
+        if (key === "prepare")
+          return (sql: string) => {
+            const statement = { sql, values: [] as unknown[], bind: (...values: unknown[]) => Object.assign(statement, { values }) };
+            return statement;
+          };
+        if (key === "batch")
+          return async (statements: { sql: string; values: unknown[] }[]) => {
+            for (const { sql, values } of statements) {
+              const { results } = await target
+                .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+                .bind(...values)
+                .all<{ detail: string }>();
+              plans.push(results.map((r) => r.detail).join(" | "));
+            }
+            return statements.map(() => ({ results: [{ n: 0 }], meta: { changes: 0 } }));
+          };
+        return Reflect.get(target, key);
+      },
+    }) as D1Database;
+    await pruneTids(planning, policy.tidRetentionMs, 10, Date.now());
+    await deleteLateTids(planning, policy.tidRetentionMs, 10, Date.now());
+    // The walk reads the rows after its cursor by rowid, and the table's last rowid; the late rows by tid_index_late.
+    expect(plans[0]).toContain("SEARCH tid_index USING INTEGER PRIMARY KEY (rowid>?)");
+    expect(plans[1]).toMatch(/^SEARCH tid_index USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/);
+    expect(plans[2]).toMatch(/^SEARCH tid_index USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/);
+    expect(plans[4]).toMatch(/USING (COVERING )?INDEX tid_index_late \(updated_at<\?\)/);
+    expect(plans).toHaveLength(6);
+    for (const line of plans) expect(line).not.toMatch(/SCAN tid_index/);
     const events = (
       await env.DB.prepare("EXPLAIN QUERY PLAN SELECT id FROM events WHERE watched = 1 AND status = ?1 AND id < ?2 ORDER BY id LIMIT ?3")
         .bind(1, "evt_", 10)
@@ -390,5 +418,84 @@ describe("the event log", () => {
     await markPendingAgain(await eventDb(id!), id!);
     await runRetention(env, epoch + policy.deliveredEventsMs + 1);
     expect(await exists([id!])).toEqual([true]);
+  });
+});
+
+/** A completed row of the partner's, claimed at `created` and answered at `updated`, written straight into the index (or a pending claim). */
+async function seedRow(tid: string, created: number, updated: number, status: 0 | 1 = 1): Promise<void> {
+  await env.DB.prepare(
+    `INSERT INTO tid_index (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, receipt_id, created_at, updated_at)
+     VALUES ('partner:partner', ?1, NULL, 0, ?2, randomblob(16), ?3, ?4, ?5, ?6)`,
+  )
+    .bind(tid, status, status === 1 ? null : "token", status === 1 ? `rcpt-${tid}` : null, created, updated)
+    .run();
+}
+
+/** Whether the first database (where seedRow writes) still holds each of these tids. */
+const stored = async (tids: string[]) =>
+  Promise.all(tids.map(async (tid) => (await env.DB.prepare("SELECT 1 FROM tid_index WHERE tid = ?1").bind(tid).first()) !== null));
+
+/**
+ * Retention's walk of the tid index by rowid (src/tids/tid-index.ts pruneTids): rows are claimed in time
+ * order, so each test's rows are claimed after every earlier test's, at epochs of their own later than any.
+ */
+describe("the walk by rowid", () => {
+  it("passes a row answered long after its claim (a takeover), which is deleted when its own window ends, not before", async () => {
+    const epoch = Date.UTC(2100, 0, 1);
+    const late = newTid("late-");
+    await seedRow(late, epoch, epoch + 2 * DAY_MS);
+    const after = [newTid("after-late-"), newTid("after-late-")];
+    for (const [i, tid] of after.entries()) await seedRow(tid, epoch + 1 + i, epoch + 100 + i);
+
+    // The rows claimed after it are due: the walk does not wait for the late one.
+    await cron(epoch + policy.tidRetentionMs + 1000);
+    expect(await stored([late, ...after])).toEqual([true, false, false]);
+    await cron(epoch + 2 * DAY_MS + policy.tidRetentionMs);
+    expect(await stored([late])).toEqual([true]);
+    await cron(epoch + 2 * DAY_MS + policy.tidRetentionMs + 1);
+    expect(await stored([late])).toEqual([false]);
+  });
+
+  it("passes a pending claim, which, completed long after, is deleted when its window ends", async () => {
+    const epoch = Date.UTC(2101, 0, 1);
+    const tid = newTid("passed-pending-");
+    await seedRow(tid, epoch, epoch, 0);
+    const passedAt = epoch + policy.tidRetentionMs + 10;
+    await cron(passedAt);
+    expect(await stored([tid])).toEqual([true]);
+    // A takeover answered now: its window counts from now.
+    await env.DB.prepare("UPDATE tid_index SET status = 1, claim_token = NULL, receipt_id = 'rcpt-x', updated_at = ?2 WHERE tid = ?1")
+      .bind(tid, passedAt + 20)
+      .run();
+    await cron(passedAt + 20 + policy.tidRetentionMs);
+    expect(await stored([tid])).toEqual([true]);
+    await cron(passedAt + 20 + policy.tidRetentionMs + 1);
+    expect(await stored([tid])).toEqual([false]);
+  });
+
+  it("waits at a row answered within the hour of its claim until it is due, so that none is passed and kept", async () => {
+    const epoch = Date.UTC(2102, 0, 1);
+    const slow = newTid("slow-");
+    const next = newTid("next-");
+    // Answered 30 minutes after its claim (the record's alarm completing it): in no index but the table's.
+    await seedRow(slow, epoch, epoch + 30 * 60_000);
+    await seedRow(next, epoch + 1, epoch + 2);
+    await cron(epoch + 2 + policy.tidRetentionMs + 1);
+    expect(await stored([slow])).toEqual([true]);
+    await cron(epoch + 30 * 60_000 + policy.tidRetentionMs + 1);
+    expect(await stored([slow, next])).toEqual([false, false]);
+  });
+
+  it("reaches a row given a rowid again after the table's last rows were deleted", async () => {
+    const epoch = Date.UTC(2103, 0, 1);
+    const first = [newTid("last-"), newTid("last-")];
+    for (const [i, tid] of first.entries()) await seedRow(tid, epoch + i, epoch + i + 1);
+    await cron(epoch + 10 + policy.tidRetentionMs);
+    expect(await stored(first)).toEqual([false, false]);
+    // SQLite gives the next row the largest rowid left plus one: one the walk has passed already.
+    const again = newTid("again-");
+    await seedRow(again, epoch + 20, epoch + 21);
+    await cron(epoch + 30 + policy.tidRetentionMs);
+    expect(await stored([again])).toEqual([false]);
   });
 });
