@@ -427,15 +427,19 @@ function lifeOf(costs) {
   if (cron?.empty_run) {
     for (const k of CRON_COUNTERS) life[k] = Math.max(0, life[k] - (cron.runs_in_ended * (cron.empty_run[k] ?? 0)) / costs.flows);
   }
-  // The walks' cursors (events_cursors) move once a run a database whenever the log holds something new: the run's
-  // cron runs over a few flows moved them up to twice a flow, production's once a minute over all its payments.
-  // Priced per run (CURSOR_WALKS), not per payment.
-  life.d1_rows_written = Math.max(0, life.d1_rows_written - (costs.rows_written_per_flow_by_statement?.d1?.["UPDATE events_cursors"] ?? 0));
+  // The walks' cursors (events_cursors, tid_walk) move once a run a database whenever the log or the tid index holds
+  // something new: the run's cron runs over a few flows moved them up to three times a flow, production's once a
+  // minute over all its payments. Priced per run (CURSOR_WALKS), not per payment.
+  const cursors = costs.rows_written_per_flow_by_statement?.d1 ?? {};
+  life.d1_rows_written = Math.max(0, life.d1_rows_written - (cursors["UPDATE events_cursors"] ?? 0) - (cursors["UPDATE tid_walk"] ?? 0));
   return life;
 }
 
-/** The event log's walks whose cursor a cron run moves in each database it visits (src/events/log-database.ts: the sweep's, the prune's). */
-const CURSOR_WALKS = 2;
+/**
+ * The walks whose cursor a cron run moves in each database it visits: the event log's sweep and prune
+ * (src/events/log-database.ts) and retention's walk of the tid index (src/tids/tid-index.ts pruneTids).
+ */
+const CURSOR_WALKS = 3;
 
 /** The payment that never completes, with rule 12's expiry estimated where the run did not see it (see EXPIRY_FROM_CONTRACT). */
 function withExpiry(life, paid, perEvent) {

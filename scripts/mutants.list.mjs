@@ -785,6 +785,15 @@ export const MUTANTS = [
     why: "every completed tid row ends: the walk waits at a row answered inside the window within the hour of its claim, which no other step deletes",
   },
   {
+    name: "tid-walk-cursor-rewritten-idle",
+    at: "pruneTids",
+    find: "WHERE name = 'retention' AND (prev <> at OR (SELECT at FROM next) <> at)`,",
+    replace: "WHERE name = 'retention'`,",
+    tests: ["test/integration/retention.test.ts"],
+    grep: "walk by rowid",
+    why: "D1 bills every row written: a cron run with nothing to pass in a database writes nothing there (the bill prices the walk's cursor once a run a database, CURSOR_WALKS)",
+  },
+  {
     name: "late-tid-rows-deleted-by-their-claim",
     at: "deleteLateTids",
     find: "AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`,",

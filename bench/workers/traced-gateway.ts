@@ -453,10 +453,10 @@ function wrapEnv(env: Env): Env {
 // --- Durable Object storage ---------------------------------------------------------
 
 const READ_ONLY = /^\s*(SELECT|PRAGMA\s+table_info|EXPLAIN|VALUES)\b/i;
-/** A write as the trace names it: its verb and table ("UPDATE record", "INSERT INTO outbox"). */
+/** A write as the trace names it: its verb and table ("UPDATE record", "INSERT INTO outbox"), after its common table expressions if any. */
 const writeName = (sql: string) =>
   /^\s*((?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM|CREATE\s+TABLE(?:\s+IF\s+NOT\s+EXISTS)?|ALTER\s+TABLE|DROP\s+TABLE)\s+\w+)/i
-    .exec(sql)?.[1]
+    .exec(sql.replace(/^\s*WITH\b[\s\S]*?\)\s*(?=(?:INSERT|REPLACE|UPDATE|DELETE)\b)/i, ""))?.[1]
     ?.replace(/\s+/g, " ") ?? sqlHead(sql);
 
 /** Counts the object's commits: a turn with writes is one (see the header). */

@@ -242,8 +242,9 @@ const CLAMP_WALK = `UPDATE tid_walk SET at = COALESCE((SELECT MAX(rowid) FROM ti
  * TID_LATE_MS (so one it passes pending can only be completed late). It deletes the
  * completed rows answered before the cutoff among them; a row answered
  * inside the window later than that after its claim is deleteLateTids'.
- * Rows read: the batch, a few times; written: those deleted and the cursor.
- * `more`: the walk passed a full batch.
+ * Rows read: the batch, a few times; written: those deleted, and the cursor
+ * when it moves (a batch that passes nothing and follows one that did not
+ * leaves it as it is). `more`: the walk passed a full batch.
  */
 export async function pruneTids(db: D1Database, retentionMs: number, limit: number, now = clock.now()): Promise<{ removed: number; more: boolean }> {
   const cutoff = now - retentionMs;
@@ -255,10 +256,11 @@ export async function pruneTids(db: D1Database, retentionMs: number, limit: numb
               ahead AS (SELECT rowid, status, created_at, updated_at FROM tid_index WHERE rowid > (SELECT at FROM start) ORDER BY rowid LIMIT ?2),
               wait AS (SELECT MIN(rowid) AS at FROM ahead
                        WHERE created_at >= ?1 OR (status = 0 AND created_at >= ?3)
-                          OR (status = 1 AND updated_at >= ?1 AND updated_at - created_at <= ${TID_LATE_MS}))
-         UPDATE tid_walk SET prev = (SELECT at FROM start),
-           at = COALESCE((SELECT MAX(rowid) FROM ahead WHERE rowid < COALESCE((SELECT at FROM wait), 9223372036854775807)), (SELECT at FROM start))
-         WHERE name = 'retention'`,
+                          OR (status = 1 AND updated_at >= ?1 AND updated_at - created_at <= ${TID_LATE_MS})),
+              next AS (SELECT COALESCE((SELECT MAX(rowid) FROM ahead WHERE rowid < COALESCE((SELECT at FROM wait), 9223372036854775807)),
+                                       (SELECT at FROM start)) AS at)
+         UPDATE tid_walk SET prev = at, at = (SELECT at FROM next)
+         WHERE name = 'retention' AND (prev <> at OR (SELECT at FROM next) <> at)`,
       )
       .bind(cutoff, limit, now - TID_LATE_MS),
     db.prepare(`SELECT COUNT(*) AS n FROM tid_index WHERE ${walked}`),

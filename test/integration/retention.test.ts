@@ -486,6 +486,34 @@ describe("the walk by rowid", () => {
     expect(await stored([slow, next])).toEqual([false, false]);
   });
 
+  it("writes its cursor when it moves, and nothing at all in a run with nothing to pass or delete", async () => {
+    const epoch = Date.UTC(2104, 0, 1);
+    const tids = [newTid("cursor-"), newTid("cursor-")];
+    for (const [i, tid] of tids.entries()) await seedRow(tid, epoch + i, epoch + i + 1);
+    let written = 0;
+    const metered = new Proxy(env.DB, {
+      get(target, key) {
+        if (key === "batch")
+          return async (statements: D1PreparedStatement[]) => {
+            const results = await target.batch(statements);
+            for (const result of results) written += result.meta.rows_written ?? 0;
+            return results;
+          };
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const at = epoch + 10 + policy.tidRetentionMs;
+    // The two rows deleted and the cursor moved over them, and back to the table's last row (these were the last).
+    expect(await pruneTids(metered, policy.tidRetentionMs, 100, at)).toEqual({ removed: 2, more: false });
+    expect(written).toBe(4);
+    // Then the cursor settles; then nothing.
+    await pruneTids(metered, policy.tidRetentionMs, 100, at);
+    written = 0;
+    expect(await pruneTids(metered, policy.tidRetentionMs, 100, at)).toEqual({ removed: 0, more: false });
+    expect(written).toBe(0);
+  });
+
   it("reaches a row given a rowid again after the table's last rows were deleted", async () => {
     const epoch = Date.UTC(2103, 0, 1);
     const first = [newTid("last-"), newTid("last-")];
