@@ -191,6 +191,66 @@ describe("the log, most of it in no status index", () => {
   });
 });
 
+describe("events/list by type, in rows read", () => {
+  it("reads a page of a common type at about the page over its share of the log, and of a rare one at about the page", async () => {
+    // 100 payments in production's mix, one after another: created, then paid (75), cancelled (20: left unpaid) or held (5).
+    const epoch = Date.UTC(2005, 0, 1);
+    const recordId = newRecordId();
+    const db = await recordEventsDb(recordId);
+    const events = [];
+    for (let i = 0; i < 100; i++) {
+      const then: EventType = i % 20 < 15 ? "receipt.paid" : i % 20 < 19 ? "receipt.cancelled" : "receipt.held";
+      for (const [j, type] of (["receipt.created", then] as const).entries()) {
+        const at = epoch + 10 * i + j;
+        events.push({ ...makeEvent(newRecordId(), { type }), id: `evt_${ulid(at)}`, created: at });
+      }
+    }
+    keepBodies(events);
+    await recordEvents(db, events, epoch);
+    let read = 0;
+    const metered = new Proxy(db, {
+      get(target, key) {
+        if (key === "prepare")
+          return (sql: string) => {
+            const statement = target.prepare(sql);
+            return {
+              bind: (...values: unknown[]) => ({
+                all: async () => {
+                  const result = await statement.bind(...values).all();
+                  read += result.meta.rows_read ?? 0;
+                  return result;
+                },
+              }),
+            };
+          };
+        return Reflect.get(target, key);
+      },
+    }) as D1Database;
+    const after = `evt_${ulid(epoch + 10_000)}`;
+    const limit = 10;
+    const pageOf = async (type: EventType) => {
+      read = 0;
+      const { rows } = await listEvents(metered, { type, after, limit });
+      expect(rows.map((row) => row.type)).toEqual(Array(rows.length).fill(type));
+      return { rows: rows.length, read };
+    };
+    const measured: Record<string, { rows: number; read: number }> = {};
+    for (const type of ["receipt.created", "receipt.paid", "receipt.cancelled", "receipt.held"] as const) measured[type] = await pageOf(type);
+    console.log(JSON.stringify({ event: "events_list_rows_read", limit, measured }));
+    // The page and one more over the type's share of the 200 events (1/2, 3/8, 1/10), and a few rows more.
+    expect(measured["receipt.created"]!.read).toBeLessThanOrEqual(2 * (limit + 1) + 5);
+    expect(measured["receipt.paid"]!.read).toBeLessThanOrEqual((8 / 3) * (limit + 1) + 5);
+    expect(measured["receipt.cancelled"]!.read).toBeLessThanOrEqual(10 * (limit + 1) + 5);
+    // A rare type by its index: its own events (and those of older tests' of that type), never the others between.
+    expect(measured["receipt.held"]!.rows).toBe(5);
+    expect(measured["receipt.held"]!.read).toBeLessThanOrEqual(2 * (limit + 1) + 5);
+    await db
+      .prepare(`DELETE FROM events WHERE id >= ?1 AND id < ?2`)
+      .bind(`evt_${ulid(epoch)}`.slice(0, 14), after)
+      .run();
+  });
+});
+
 describe("events/list's statements", () => {
   it("read an index or a range of the log by the filter, never the whole log for a status the log seldom holds", async () => {
     const plans: Record<string, string> = {};
