@@ -15,6 +15,7 @@ import { limitBody, parseJson, requireJson } from "./http/http";
 import { checkReadiness } from "./http/readiness";
 import type { GatewayEnv } from "./http/types";
 import { APIS, apiRouter, GATEWAY_API } from "./operations";
+import { canonicalLine } from "./operations/canonical-line";
 import { openApiDocument } from "./operations/openapi";
 import { RESTORE_PATH, restoreDoor, restoreRecord } from "./operations/restore";
 import { statementFile } from "./statements/api";
@@ -23,6 +24,8 @@ export function createApp() {
   const app = new Hono<GatewayEnv>();
 
   app.use(requestId());
+  // The request's one log line (src/shared/log.ts), written when its answer is: everything below logs into it.
+  app.use(canonicalLine);
   // First, so that every error answer, the guard's and a missing route's included, speaks the caller's language.
   app.use(negotiateLanguage);
   app.onError(renderError);

@@ -8,6 +8,7 @@ import type { Language } from "./errors/error-codes";
 import type { Outcome } from "./errors/errors";
 import type { Caller } from "./rules/caller";
 import type { KindName } from "./rules/kinds";
+import type { LineNotes } from "./shared/log";
 
 /**
  * The JSON text of a T. Operations answer with it: the object serializes its
@@ -40,5 +41,9 @@ export interface OperationContext {
   language?: Language;
 }
 
-/** What a record's operation answers: an outcome, or the answer its Idempotency-Key kept (`replayed`). */
-export type RecordAnswer<T> = Outcome<JsonText<T>> & { replayed?: KeptAnswer };
+/**
+ * What a record's operation answers: an outcome, or the answer its Idempotency-Key kept (`replayed`); `log`, what
+ * the object's call would have logged (its upstream calls, the record's state change, rule 13's refusals), for the
+ * request's one canonical line (src/shared/log.ts). A release before sends none, and logs those itself.
+ */
+export type RecordAnswer<T> = Outcome<JsonText<T>> & { replayed?: KeptAnswer; log?: LineNotes };

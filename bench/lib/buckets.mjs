@@ -47,7 +47,11 @@ export const BUCKETS = [
     label: "queue",
     what: "events/, record/event.ts, record/outbox.ts, ulid: the outbox's events, their ids, the queue send",
   },
-  { key: "logging", label: "logging", what: "log.ts, redact.ts, metrics.ts, dev-metrics.ts: the log line, its redaction, the metrics' data points" },
+  {
+    key: "logging",
+    label: "logging",
+    what: "log.ts, canonical-line.ts, redact.ts, metrics.ts, dev-metrics.ts: the canonical log line, its redaction, the metrics' data points",
+  },
   { key: "upstream", label: "upstream client", what: "upstream/: the request, its answer parsed and normalized" },
   {
     key: "audit",
@@ -122,7 +126,7 @@ export const RULES = [
   },
   { bucket: "storage", files: ["record/store", "record/schema", "record/alarm", "record/outbox-rows", "record/row"] },
   { bucket: "queue", folders: ["events"], files: ["record/event", "record/outbox"], packages: ["ulid"] },
-  { bucket: "logging", files: ["log", "redact", "metrics", "dev-metrics"] },
+  { bucket: "logging", files: ["log", "canonical-line", "redact", "metrics", "dev-metrics"] },
   { bucket: "upstream", folders: ["upstream"] },
   { bucket: "audit", folders: ["audit", "statements"], files: ["record/audit-export", "events/statement-lines", "fnv1a"] },
   { bucket: "record", folders: ["record", "risk"], files: ["receipt-object", "record-stub", "lifecycle", "schedule", "kinds", "clock"] },

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { log } from "../shared/log";
+import { currentLine, log } from "../shared/log";
 import { type DeclineReason, ERROR_CODES, type ErrorCode, type Language, userMessage } from "./error-codes";
 import { languageOf } from "./language";
 
@@ -116,7 +116,10 @@ export function renderError(err: unknown, c: Context): Response {
     });
     apiError = new ApiError("internal_error", "The gateway failed to handle this request.");
   }
-  const answer = errorAnswer(apiError.toFailure(), requestId, language);
+  const failure = apiError.toFailure();
+  // The request's canonical line names the code it was answered with (src/operations/canonical-line.ts).
+  currentLine()?.set({ code: failure.code });
+  const answer = errorAnswer(failure, requestId, language);
   for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
   return c.body(answer.body, answer.status, { "content-type": "application/json" });
 }

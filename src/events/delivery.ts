@@ -25,7 +25,7 @@ import { inPool, MAX_CONNECTIONS } from "../d1/fanout";
 import { configProblems } from "../http/guard";
 import { metric } from "../metrics/metrics";
 import { clock } from "../shared/clock";
-import { log } from "../shared/log";
+import { currentLine, inLine, LogLine, log } from "../shared/log";
 import { redact } from "../shared/redact";
 import { findLogged } from "./log";
 import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log-database";
@@ -141,7 +141,11 @@ async function deliver(env: Env, { message, db }: Due): Promise<void> {
   });
   if (outcome.ok) {
     message.ack();
-    log("info", "event_delivered", { event_id: id, attempt: message.attempts, status: outcome.status });
+    // On the batch's canonical line (src/shared/log.ts), a list of every delivery; a line of its own outside one.
+    const delivered = { event_id: id, attempt: message.attempts, status: outcome.status };
+    const line = currentLine();
+    if (line) line.push("delivered", delivered);
+    else log("info", "event_delivered", delivered);
     try {
       if (db) await recordDelivered(db, id, { status: outcome.status, at: clock.now() });
     } catch (err) {
@@ -183,8 +187,19 @@ async function holdBack(env: Env, held: readonly Due[], problems: readonly strin
   });
 }
 
-/** The Worker's `queue(batch, env, ctx)` handler, for the events queue and its dead-letter queue. */
+/** The Worker's `queue(batch, env, ctx)` handler, for the events queue and its dead-letter queue: one canonical line (src/shared/log.ts) a batch. */
 export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = async (batch, env) => {
+  const started = Date.now();
+  const line = new LogLine("queue_batch", { queue: batch.queue, messages: batch.messages.length });
+  try {
+    await inLine(line, () => deliverBatch(batch, env));
+  } finally {
+    line.set({ ms: Date.now() - started });
+    line.write();
+  }
+};
+
+async function deliverBatch(batch: MessageBatch<EventMessage>, env: Env): Promise<void> {
   const received: Received[] = [];
   for (const message of batch.messages) {
     const event = isEventMessage(message.body) ? parseEvent(message.body.payload) : null;
@@ -239,7 +254,7 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
   // then its log write), so the invocation stays within the Workers limit of six, and a batch of 12 to a receiver
   // that takes 200 ms is done in about 400 ms (docs/capacity.md, "Webhooks").
   await inPool(toDeliver, (due) => deliver(env, due), DELIVERY_PARALLELISM);
-};
+}
 
 function parseEvent(payload: string): GatewayEvent | null {
   try {

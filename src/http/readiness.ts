@@ -23,7 +23,7 @@ import { NEWEST_MIGRATION } from "../d1/schema-version";
 import { allShards } from "../d1/shards";
 import { ApiError } from "../errors/errors";
 import { metric } from "../metrics/metrics";
-import { log } from "../shared/log";
+import { note } from "../shared/log";
 import { UpstreamClient } from "../upstream/client";
 
 export const READINESS_TIMEOUT_MS = 2000;
@@ -97,7 +97,7 @@ export async function checkReadiness(env: Env, requestId: string): Promise<{ ok:
   if (failed.length > 0) {
     const problems = failed.map((probe) => probe.problem);
     // The on-call engineer's log query finds it, with what failed (never a secret): docs/production.md.
-    log("warn", "not_ready", { request_id: requestId, problems });
+    note("warn", "not_ready", { request_id: requestId, problems });
     for (const kind of new Set(failed.map((probe) => probe.kind))) metric(env, "readiness_failed", { operation: kind });
     throw new ApiError("not_ready", `Not ready: ${problems.join("; ")}.`, { retry_after: 5 });
   }

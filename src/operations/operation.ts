@@ -19,7 +19,7 @@ import type { ReceiptObject } from "../record/receipt-object";
 import { type OperationContext, type RecordAnswer, receiptStub } from "../record-stub";
 import type { Kind, KindName, RecordBody } from "../rules/kinds";
 import type { Operation } from "../rules/lifecycle";
-import { log } from "../shared/log";
+import { currentLine, log } from "../shared/log";
 import { fingerprint } from "../tids/tid-index";
 import { createOnce } from "./creation";
 import type { RouteDoc } from "./openapi";
@@ -136,8 +136,11 @@ export async function sendFromRecord(c: Context<GatewayEnv>, operation: () => Pr
       "The gateway lost track of this operation midway; its outcome is being reconciled. Read the receipt (check-id) before retrying.",
     );
   }
+  // What the record's object did for this request goes on its one canonical line (src/shared/log.ts).
+  if (outcome.log) currentLine()?.merge(outcome.log);
   // Rule 11: the answer an earlier request with this key got, sent again as it was.
   if (outcome.replayed) {
+    currentLine()?.set({ replayed: true });
     const { status, body, headers } = outcome.replayed;
     return c.body(body, status as ContentfulStatusCode, { ...headers, "content-type": "application/json", "Idempotent-Replayed": "true" });
   }
@@ -162,6 +165,7 @@ export function created<Body extends RecordBody, Create extends { tid: string },
     // `admit` (rule 13) runs once the tid is this request's, after every check that could refuse it first.
     const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, kind, toCreate(input), after, admit && (() => admit(c, input)));
     if (replayed) c.header("Idempotent-Replayed", "true");
+    currentLine()?.set({ kind: kind.name, id: kind.idOf(body), ...(replayed ? { replayed: true } : {}) });
     return c.json(body, 200);
   };
 }

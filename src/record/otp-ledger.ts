@@ -9,7 +9,7 @@ import { type Failure, fail } from "../errors/errors";
 import { metric } from "../metrics/metrics";
 import { countGuess, exhaustedEvent, type GuessCounts, guessesOf, MAX_GUESSES, type OtpVerdict, otpSendRefusal } from "../rules/lifecycle";
 import { clock } from "../shared/clock";
-import { log } from "../shared/log";
+import { note } from "../shared/log";
 import type { Outbox } from "./outbox";
 import type { RecordRow, RecordStore, Slice } from "./store";
 
@@ -57,7 +57,7 @@ export class OtpLedger {
     this.#slice.update({ wrong_otps: counts.wrong, unconfirmed_otps: counts.unconfirmed });
     if (guessesOf(before) < MAX_GUESSES && guessesOf(counts) >= MAX_GUESSES) {
       this.#outbox.emit(exhaustedEvent(rec.kind), rec.state, requestId);
-      log("warn", "otp_attempts_exhausted", { id: rec.id, kind: rec.kind, wrong: counts.wrong, unconfirmed: counts.unconfirmed });
+      note("warn", "otp_attempts_exhausted", { id: rec.id, kind: rec.kind, wrong: counts.wrong, unconfirmed: counts.unconfirmed });
       metric(this.#env, "otp_exhausted", { operation: rec.kind });
     }
   }

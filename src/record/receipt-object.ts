@@ -20,6 +20,7 @@ import { cancelledByFor } from "../rules/caller";
 import { kindNamed, type RecordBody } from "../rules/kinds";
 import { createdEvent, type KindName } from "../rules/lifecycle";
 import { clock, inRecordTime } from "../shared/clock";
+import { inLine, LogLine } from "../shared/log";
 import type { OwedCompletion } from "./completion";
 import { eraseRecord } from "./erase";
 import { Moves } from "./move";
@@ -71,31 +72,31 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /** Sends (or resends) the OTP. */
   authorize(op: OperationContext & { card: Card }): Promise<RecordAnswer<AuthorizeBody>> {
-    return this.#armed(() => this.#moves.run(AUTHORIZE, op));
+    return this.#armed(op, () => this.#moves.run(AUTHORIZE, op));
   }
 
   /** Pays a receipt with a card token or number, enforcing the OTP rules. */
   pay(op: OperationContext & { card: Card; otp?: string }): Promise<RecordAnswer<ReceiptBody | ReducedReceiptBody>> {
-    return this.#armed(() => this.#moves.run(PAY, op));
+    return this.#armed(op, () => this.#moves.run(PAY, op));
   }
 
   /** Confirms a transfer, enforcing the OTP rules. */
   payTransfer(op: OperationContext & { otp?: string }): Promise<RecordAnswer<TransferBody>> {
-    return this.#armed(() => this.#moves.run(PAY_TRANSFER, op));
+    return this.#armed(op, () => this.#moves.run(PAY_TRANSFER, op));
   }
 
   holdConfirm(op: OperationContext): Promise<RecordAnswer<ReceiptBody>> {
-    return this.#armed(() => this.#moves.run(HOLD_CONFIRM, op));
+    return this.#armed(op, () => this.#moves.run(HOLD_CONFIRM, op));
   }
 
   cancel(op: OperationContext & { reason?: string; cancelledBy?: string }): Promise<RecordAnswer<ReceiptBody>> {
     const cancelledBy = cancelledByFor(op.caller, op.cancelledBy, readConfig(this.env).cancelledBy);
-    return this.#armed(() => this.#moves.run(CANCEL, { ...op, cancelledBy }));
+    return this.#armed(op, () => this.#moves.run(CANCEL, { ...op, cancelledBy }));
   }
 
   /** The receipt or transfer as the upstream says it stands now. */
   check(op: OperationContext): Promise<RecordAnswer<RecordBody>> {
-    return this.#armed(() => this.#moves.check(op));
+    return this.#armed(op, () => this.#moves.check(op));
   }
 
   // --- the record ---------------------------------------------------------------------------------
@@ -241,9 +242,18 @@ export class ReceiptObject extends DurableObject<Env> {
     });
   }
 
-  /** Rule 8's reconciliation, the outbox and the record's end, with no caller (src/record/wake.ts). */
+  /** Rule 8's reconciliation, the outbox and the record's end, with no caller (src/record/wake.ts): one canonical line (src/shared/log.ts) for the alarm. */
   override alarm(): Promise<void> {
-    return this.#timed(() => this.#wake.fired());
+    return this.#timed(async () => {
+      const rec = this.#stored();
+      const line = new LogLine("alarm", rec ? { kind: rec.kind, id: rec.id } : {});
+      try {
+        await inLine(line, () => this.#wake.fired());
+      } finally {
+        this.#stateChange(line, rec?.state);
+        line.write();
+      }
+    });
   }
 
   // --- the sandbox's test clock (src/console/test-clock.ts; never called in production) ------------
@@ -289,14 +299,29 @@ export class ReceiptObject extends DurableObject<Env> {
     return inRecordTime(this.#stored()?.clock_offset ?? 0, work);
   }
 
-  /** An operation (src/record/move.ts), in the record's own time: whatever it left owed has an alarm once it is answered (and its events are drained at once). */
-  #armed<T>(operation: () => Promise<RecordAnswer<T>>): Promise<RecordAnswer<T>> {
+  /**
+   * An operation (src/record/move.ts), in the record's own time: whatever it left owed has an alarm once it is
+   * answered (and its events are drained at once). What it logs goes back with its answer, for the request's one
+   * canonical line (src/shared/log.ts); an operation that throws writes it here, where it failed.
+   */
+  #armed<T>(op: OperationContext, operation: () => Promise<RecordAnswer<T>>): Promise<RecordAnswer<T>> {
     return this.#timed(async () => {
+      const before = this.#stored()?.state;
+      const line = new LogLine("record_call", { request_id: op.requestId, ...(op.record ? { kind: op.record.kind, id: op.record.id } : {}) });
       try {
-        return await operation();
+        const answer = await inLine(line, operation);
+        this.#stateChange(line, before);
+        return { ...answer, log: line.take() };
       } finally {
+        line.write();
         this.#wake.arm();
       }
     });
+  }
+
+  /** The record's state change, if the call or alarm made one. */
+  #stateChange(line: LogLine, before: number | undefined): void {
+    const after = this.#parts.store.current?.state;
+    if (after !== undefined && after !== before) line.set({ state_from: before ?? null, state_to: after });
   }
 }

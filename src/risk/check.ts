@@ -36,7 +36,7 @@ import type { Failure } from "../errors/errors";
 import { metric } from "../metrics/metrics";
 import type { Caller } from "../rules/caller";
 import { clock } from "../shared/clock";
-import { log } from "../shared/log";
+import { log, note } from "../shared/log";
 import { type CardReference, cardFingerprint, fingerprintPrefix, userKey } from "./fingerprint";
 import { type Counter, judge, type Log, type Taken, takeBack, type Verdict } from "./judge";
 import { shardOf } from "./risk-object";
@@ -129,7 +129,8 @@ export async function admitRisk(env: Env, caller: Caller, uses: RiskUses, reques
   );
   const retryAfter = Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
   metric(env, "risk_refused", { operation: refusal.rule, outcome: refusal.subject });
-  log("warn", "risk_limited", {
+  // On the request's canonical line, at warn (src/shared/log.ts): a refusal, not a fault.
+  note("warn", "risk_limited", {
     request_id: requestId,
     rule: refusal.rule,
     subject: refusal.subject,

@@ -2,13 +2,174 @@
  * The gateway's one structured logger: a JSON line per log event, every
  * field passed through `redact` first (src/shared/redact.ts), so no card number,
  * OTP, token, key or JWT reaches a log line.
+ *
+ * The canonical line: each invocation (a request, a record's alarm, a queue
+ * batch, a cron run) writes one line when it ends, carrying what it did: the
+ * request's route, status and error code, the upstream calls' names,
+ * outcomes and milliseconds, the record's state change, rule 13's refusals,
+ * and every info event logged meanwhile, under its own name. An event at
+ * `warn` or `error` is a fault on-call needs at once: it keeps a line of its
+ * own, written when it happens, and the canonical line names it in `faults`
+ * and takes its level. Workers Logs bills each line's bytes plus ~600 B of
+ * its own enrichment, and each line costs the request path CPU: one line an
+ * invocation instead of one an event.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { redact } from "./redact";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
-/** One structured log line. The only way the gateway writes to the console. */
+const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+/** One upstream call as the canonical line carries it. */
+export interface UpstreamCallNote {
+  path: string;
+  status?: number;
+  /** `ok`, the upstream's code, or `timeout`, `network_error`, `unreadable`. */
+  outcome: string;
+  ms: number;
+}
+
+/** What a line gathered that another invocation's line takes over (a record's call, answered to the request that made it). */
+export interface LineNotes {
+  level: LogLevel;
+  fields: Record<string, unknown>;
+  upstream: UpstreamCallNote[];
+  faults: string[];
+}
+
+/** The canonical line of one invocation, gathered while it runs. */
+export class LogLine {
+  #level: LogLevel = "info";
+  readonly #event: string;
+  readonly #fields: Record<string, unknown>;
+  readonly #upstream: UpstreamCallNote[] = [];
+  readonly #faults: string[] = [];
+  #closed = false;
+
+  constructor(event: string, fields: Record<string, unknown> = {}) {
+    this.#event = event;
+    this.#fields = { ...fields };
+  }
+
+  get open(): boolean {
+    return !this.#closed;
+  }
+
+  /** Sets fields of the line itself (its status, its record). */
+  set(fields: Record<string, unknown>): void {
+    Object.assign(this.#fields, fields);
+  }
+
+  /** An event folded into the line under its own name; the same event twice is a list. */
+  add(event: string, fields: Record<string, unknown>, level: LogLevel = "info"): void {
+    this.#raise(level);
+    const before = this.#fields[event];
+    this.#fields[event] = before === undefined ? fields : Array.isArray(before) ? [...before, fields] : [before, fields];
+  }
+
+  /** An item of a list the line keeps under `key` (a queue batch's deliveries): a list even when it holds one. */
+  push(key: string, item: Record<string, unknown>): void {
+    const list = this.#fields[key];
+    if (Array.isArray(list)) list.push(item);
+    else this.#fields[key] = [item];
+  }
+
+  call(note: UpstreamCallNote): void {
+    this.#upstream.push(note);
+  }
+
+  /** A fault that wrote its own line: named here, at its level. */
+  fault(event: string, level: LogLevel): void {
+    this.#raise(level);
+    if (!this.#faults.includes(event)) this.#faults.push(event);
+  }
+
+  /** Takes over what another invocation's line gathered for this one. */
+  merge(notes: LineNotes): void {
+    this.#raise(notes.level);
+    Object.assign(this.#fields, notes.fields);
+    this.#upstream.push(...notes.upstream);
+    for (const fault of notes.faults) if (!this.#faults.includes(fault)) this.#faults.push(fault);
+  }
+
+  /** What the line gathered, closed: for a record's call to hand back with its answer. */
+  take(): LineNotes {
+    this.#closed = true;
+    return { level: this.#level, fields: this.#fields, upstream: this.#upstream, faults: this.#faults };
+  }
+
+  /** Writes the line, once. */
+  write(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const upstream = this.#upstream;
+    const calls = upstream.length === 0 ? {} : { upstream, upstream_outcome: worstOutcome(upstream) };
+    const faults = this.#faults.length === 0 ? {} : { faults: this.#faults };
+    writeLine(this.#level, this.#event, { ...this.#fields, ...calls, ...faults });
+  }
+
+  #raise(level: LogLevel): void {
+    if (RANK[level] > RANK[this.#level]) this.#level = level;
+  }
+}
+
+/**
+ * The line's one outcome for a query (`upstream_outcome = "timeout"`): the
+ * first call's that was not `ok`, else `ok`. Each call's own outcome is in
+ * `upstream`.
+ */
+const worstOutcome = (calls: readonly UpstreamCallNote[]): string => calls.find((call) => call.outcome !== "ok")?.outcome ?? "ok";
+
+const lines = new AsyncLocalStorage<LogLine>();
+
+/** Runs `work` with `line` as its invocation's line: whatever it logs (and awaits) is gathered there until the line is written or taken. */
+export function inLine<T>(line: LogLine, work: () => T): T {
+  return lines.run(line, work);
+}
+
+/** The open line of the invocation this runs in, if any. */
+export function currentLine(): LogLine | undefined {
+  const line = lines.getStore();
+  return line?.open ? line : undefined;
+}
+
+/**
+ * One log event. Inside an invocation's open line an info (or debug) event
+ * is folded into it; a warning or an error is written at once, on a line of
+ * its own, and named in the canonical line's `faults`. Outside any line (or
+ * after it was written) every event is a line of its own.
+ */
 export function log(level: LogLevel, event: string, fields: Record<string, unknown> = {}): void {
+  const line = currentLine();
+  if (line && RANK[level] <= RANK.info) {
+    line.add(event, fields, level);
+    return;
+  }
+  line?.fault(event, level);
+  writeLine(level, event, fields);
+}
+
+/**
+ * An event the canonical line carries at `level` whatever it is (rule 13's
+ * refusals: a warning on-call reads beside the request that met it, not a
+ * fault); outside any line, a line of its own.
+ */
+export function note(level: LogLevel, event: string, fields: Record<string, unknown>): void {
+  const line = currentLine();
+  if (line) line.add(event, fields, level);
+  else writeLine(level, event, fields);
+}
+
+/** An upstream call: on the invocation's line, or a line of its own outside one. */
+export function noteUpstreamCall(requestId: string, call: UpstreamCallNote): void {
+  const line = currentLine();
+  if (line) line.call(call);
+  else writeLine("info", "upstream_call", { request_id: requestId, ...call });
+}
+
+/** One structured line. The only way the gateway writes to the console. */
+function writeLine(level: LogLevel, event: string, fields: Record<string, unknown>): void {
   const line = JSON.stringify({ level, event, ...(redact(fields) as Record<string, unknown>) });
   if (level === "error") console.error(line);
   else if (level === "warn") console.warn(line);

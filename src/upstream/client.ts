@@ -17,7 +17,7 @@ import type {
 import { readConfig } from "../config/config";
 import type { Failure } from "../errors/errors";
 import { metric, type UpstreamOutcome } from "../metrics/metrics";
-import { log } from "../shared/log";
+import { noteUpstreamCall } from "../shared/log";
 import { redact } from "../shared/redact";
 import type { RecordCalls, TransferCreate, UpstreamFailure, UpstreamResult } from "./calls";
 import { normalizeAuthorize, normalizeReceipt, normalizeReducedReceipt, normalizeTransfer } from "./normalize";
@@ -262,7 +262,8 @@ export class UpstreamClient implements RecordCalls {
 
   #log(path: string, started: number, outcome: string, status?: number): void {
     const ms = Date.now() - started;
-    log("info", "upstream_call", { request_id: this.#requestId, path, status, outcome, duration_ms: ms });
+    // On the invocation's canonical line (src/shared/log.ts): a request's, or the alarm's that made the call.
+    noteUpstreamCall(this.#requestId, { path, ...(status === undefined ? {} : { status }), outcome, ms });
     metric(this.#env, "upstream_call", { operation: path, outcome: outcomeClass(outcome, status), ms });
   }
 }

@@ -22,11 +22,19 @@ describe("GET /readyz", () => {
     scriptedUpstream.on("receipt/check-id", { kind: "status", status: 401, code: "UNAUTHORIZED" });
     const warn = vi.spyOn(console, "warn");
     const res = await readyz();
-    // One warn line for the on-call engineer's query, naming what failed and no secret.
-    const lines = warn.mock.calls.map(([line]) => JSON.parse(String(line)) as { event: string; problems?: string[] });
+    // The request's one line, at warn, for the on-call engineer's query, naming what failed and no secret.
+    const lines = warn.mock.calls.map(([line]) => JSON.parse(String(line)) as { event: string; not_ready?: { problems: string[] } });
     warn.mockRestore();
-    expect(lines.filter((line) => line.event === "not_ready")).toEqual([
-      expect.objectContaining({ level: "warn", event: "not_ready", problems: ["the upstream refused the gateway's credential (UPSTREAM_API_KEY)"] }),
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: "warn",
+        event: "request",
+        path: "/readyz",
+        status: 503,
+        code: "not_ready",
+        not_ready: expect.objectContaining({ problems: ["the upstream refused the gateway's credential (UPSTREAM_API_KEY)"] }),
+        upstream_outcome: "UNAUTHORIZED",
+      }),
     ]);
     expect(JSON.stringify(lines)).not.toContain(env.UPSTREAM_API_KEY);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);

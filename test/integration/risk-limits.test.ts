@@ -178,13 +178,15 @@ describe("one user's uses of one card number: 5 an hour, 10 a day", () => {
     const audit = await expectStatus<any>(callGateway("receipt/audit", { id: receipt.id }), 200);
     expect(audit.entries.at(-1)).toMatchObject({ op: "pay", outcome: "risk_limited:user_card_uses_per_hour", state: 0 });
     expect(await loggedEventTypes("receipt", receipt.id)).toEqual(["receipt.created"]);
-    // A line a partner can alert on, with the rule, the subject and a fingerprint's prefix: never the number.
-    const line = warned.find((l) => l.includes('"event":"risk_limited"'));
+    // The request's line, at warn, a partner can alert on: the rule, the subject and a fingerprint's prefix, never the number.
+    const line = warned.find((l) => l.includes('"risk_limited":{'));
     expect(line).toBeDefined();
     expect(JSON.parse(line!)).toMatchObject({
-      rule: "user_card_uses_per_hour",
-      subject: "user",
-      fingerprint: expect.stringMatching(/^[0-9a-f]{12}$/),
+      level: "warn",
+      event: "request",
+      status: 429,
+      code: "risk_limited",
+      risk_limited: { rule: "user_card_uses_per_hour", subject: "user", fingerprint: expect.stringMatching(/^[0-9a-f]{12}$/) },
     });
     for (const text of [line!, refused.text]) expect(cardDataIn(text, { pans: [number], otps: [], expiries: [] })).toEqual([]);
 

@@ -1,0 +1,65 @@
+/**
+ * The canonical log line (src/shared/log.ts): a paid payment's requests each
+ * write exactly one line, which carries what on-call reads of it (the route,
+ * the status, the request id, the upstream call's name, outcome and
+ * milliseconds, the record's state change), and no card data.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { CARD_OK, call, cardDataIn, createReceipt, expectError, expectStatus, OTP_OK, OTP_WRONG } from "../helpers";
+
+afterEach(() => vi.restoreAllMocks());
+
+/** Every line the gateway prints from now on, parsed. */
+function printedLines(): Record<string, any>[] {
+  const lines: Record<string, any>[] = [];
+  for (const method of ["log", "info", "warn", "error", "debug"] as const) {
+    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+      lines.push(JSON.parse(args.map(String).join(" ")));
+    });
+  }
+  return lines;
+}
+
+describe("the canonical line", () => {
+  it("a paid payment logs exactly one line per request, each carrying its upstream call, the pay its state change", async () => {
+    const lines = printedLines();
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    const authorize = await call("receipt/anonymous/authorize", { id: receipt.id, card: CARD_OK });
+    await expectStatus(authorize.clone(), 200);
+    const pay = await call("receipt/anonymous/pay", { id: receipt.id, card: CARD_OK, otp: OTP_OK });
+    expect((await expectStatus(pay.clone(), 200)).state).toBe(4);
+
+    expect(lines.map((line) => [line.event, line.path, line.status])).toEqual([
+      ["request", "/api/v1/partner/receipt/create", 200],
+      ["request", "/api/v1/partner/receipt/anonymous/authorize", 200],
+      ["request", "/api/v1/partner/receipt/anonymous/pay", 200],
+    ]);
+    const [created, authorized, paid] = lines;
+    expect(created).toMatchObject({ level: "info", method: "POST", caller: "partner", kind: "receipt", id: receipt.id, upstream_outcome: "ok" });
+    expect(created!.upstream).toEqual([{ path: "receipt/create", status: 200, outcome: "ok", ms: expect.any(Number) }]);
+    expect(authorized).toMatchObject({ request_id: authorize.headers.get("x-request-id"), kind: "receipt", id: receipt.id });
+    expect(authorized!.upstream).toEqual([{ path: "receipt/anonymous/authorize", status: 200, outcome: "ok", ms: expect.any(Number) }]);
+    expect(paid).toMatchObject({
+      level: "info",
+      request_id: pay.headers.get("x-request-id"),
+      id: receipt.id,
+      upstream_outcome: "ok",
+      state_from: 0,
+      state_to: 4,
+      ms: expect.any(Number),
+    });
+    expect(paid!.upstream).toEqual([{ path: "receipt/anonymous/pay", status: 200, outcome: "ok", ms: expect.any(Number) }]);
+    for (const line of lines) expect(cardDataIn(JSON.stringify(line), { pans: [CARD_OK.number], otps: [OTP_OK], expiries: [CARD_OK.expire] })).toEqual([]);
+  });
+
+  it("a refused pay's line names its error code and the upstream's refusal", async () => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    await expectStatus(call("receipt/anonymous/authorize", { id: receipt.id, card: CARD_OK }), 200);
+    const lines = printedLines();
+    await expectError(call("receipt/anonymous/pay", { id: receipt.id, card: CARD_OK, otp: OTP_WRONG }), 422, "otp_invalid");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ event: "request", status: 422, code: "otp_invalid", id: receipt.id, upstream_outcome: "OTP_INVALID" });
+    expect(lines[0]!.upstream).toEqual([{ path: "receipt/anonymous/pay", status: expect.any(Number), outcome: expect.any(String), ms: expect.any(Number) }]);
+    expect(lines[0]).not.toHaveProperty("state_to");
+  });
+});
