@@ -104,7 +104,7 @@ export class LogLine {
     if (this.#closed) return;
     this.#closed = true;
     const upstream = this.#upstream;
-    const calls = upstream.length === 0 ? {} : { upstream, upstream_outcome: worstOutcome(upstream) };
+    const calls = upstream.length === 0 ? {} : { upstream, ...firstFailed(upstream) };
     const faults = this.#faults.length === 0 ? {} : { faults: this.#faults };
     writeLine(this.#level, this.#event, { ...this.#fields, ...calls, ...faults });
   }
@@ -115,11 +115,14 @@ export class LogLine {
 }
 
 /**
- * The line's one outcome for a query (`upstream_outcome = "timeout"`): the
- * first call's that was not `ok`, else `ok`. Each call's own outcome is in
- * `upstream`.
+ * The line's one outcome and status for a query (`upstream_outcome =
+ * "timeout"`, `upstream_status >= 500`): the first call's that was not `ok`,
+ * else `ok` and the last call's status. Each call's own is in `upstream`.
  */
-const worstOutcome = (calls: readonly UpstreamCallNote[]): string => calls.find((call) => call.outcome !== "ok")?.outcome ?? "ok";
+function firstFailed(calls: readonly UpstreamCallNote[]): { upstream_outcome: string; upstream_status?: number } {
+  const call = calls.find((c) => c.outcome !== "ok") ?? calls.at(-1)!;
+  return { upstream_outcome: call.outcome, ...(call.status === undefined ? {} : { upstream_status: call.status }) };
+}
 
 const lines = new AsyncLocalStorage<LogLine>();
 

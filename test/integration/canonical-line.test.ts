@@ -35,7 +35,15 @@ describe("the canonical line", () => {
       ["request", "/api/v1/partner/receipt/anonymous/pay", 200],
     ]);
     const [created, authorized, paid] = lines;
-    expect(created).toMatchObject({ level: "info", method: "POST", caller: "partner", kind: "receipt", id: receipt.id, upstream_outcome: "ok" });
+    expect(created).toMatchObject({
+      level: "info",
+      method: "POST",
+      caller: "partner",
+      kind: "receipt",
+      id: receipt.id,
+      upstream_outcome: "ok",
+      upstream_status: 200,
+    });
     expect(created!.upstream).toEqual([{ path: "receipt/create", status: 200, outcome: "ok", ms: expect.any(Number) }]);
     expect(authorized).toMatchObject({ request_id: authorize.headers.get("x-request-id"), kind: "receipt", id: receipt.id });
     expect(authorized!.upstream).toEqual([{ path: "receipt/anonymous/authorize", status: 200, outcome: "ok", ms: expect.any(Number) }]);
@@ -49,7 +57,8 @@ describe("the canonical line", () => {
       ms: expect.any(Number),
     });
     expect(paid!.upstream).toEqual([{ path: "receipt/anonymous/pay", status: 200, outcome: "ok", ms: expect.any(Number) }]);
-    for (const line of lines) expect(cardDataIn(JSON.stringify(line), { pans: [CARD_OK.number], otps: [OTP_OK], expiries: [CARD_OK.expire] })).toEqual([]);
+    for (const line of lines)
+      expect(cardDataIn(JSON.stringify(line), { pans: [CARD_OK.number], otps: [OTP_OK], expiries: [CARD_OK.expire] })).toEqual([]);
   });
 
   it("a refused pay's line names its error code and the upstream's refusal", async () => {
@@ -59,7 +68,9 @@ describe("the canonical line", () => {
     await expectError(call("receipt/anonymous/pay", { id: receipt.id, card: CARD_OK, otp: OTP_WRONG }), 422, "otp_invalid");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ event: "request", status: 422, code: "otp_invalid", id: receipt.id, upstream_outcome: "OTP_INVALID" });
-    expect(lines[0]!.upstream).toEqual([{ path: "receipt/anonymous/pay", status: expect.any(Number), outcome: expect.any(String), ms: expect.any(Number) }]);
+    expect(lines[0]!.upstream).toEqual([
+      { path: "receipt/anonymous/pay", status: expect.any(Number), outcome: expect.any(String), ms: expect.any(Number) },
+    ]);
     expect(lines[0]).not.toHaveProperty("state_to");
   });
 });
