@@ -628,7 +628,7 @@ export const MUTANTS = [
   },
   {
     name: "log-fields-unredacted",
-    at: "log",
+    at: "writeLine",
     find: "const line = JSON.stringify({ level, event, ...(redact(fields) as Record<string, unknown>) });",
     replace: "const line = JSON.stringify({ level, event, ...fields });",
     tests: ["test/unit/log.test.ts", "test/integration/card-data.test.ts"],
@@ -853,7 +853,7 @@ export const MUTANTS = [
   },
   {
     name: "unlogged-event-dropped",
-    at: "handleEventBatch",
+    at: "deliverBatch",
     find: "if (!at || at.pending) toDeliver.push({ message, db: at?.db ?? null });",
     replace: "if (at?.pending) toDeliver.push({ message, db: at.db });",
     tests: ["test/integration/events-delivery.test.ts"],
@@ -2073,5 +2073,40 @@ export const MUTANTS = [
     tests: ["test/integration/statements.test.ts"],
     grep: "lines and totals",
     why: "rule 16: a receipt the payment service changed behind the gateway's back is listed under mismatches",
+  },
+  // --- the canonical log line (src/shared/log.ts) -----------------------------
+  {
+    name: "log-line-without-upstream",
+    at: "noteUpstreamCall",
+    find: "  if (line) line.call(call);",
+    replace: "  if (line) return;",
+    tests: ["test/integration/canonical-line.test.ts"],
+    why: "on-call: a request's canonical line carries each upstream call's path, outcome and milliseconds, or a timeout is invisible in the logs",
+  },
+  {
+    name: "log-record-call-keeps-its-notes",
+    at: "ReceiptObject.#armed",
+    find: "        return { ...answer, log: line.take() };",
+    replace: "        return answer;",
+    tests: ["test/integration/canonical-line.test.ts"],
+    why: "on-call: what the record's object did for a request (its upstream call, its state change) rides on the request's one line, not a second line",
+  },
+  {
+    name: "log-line-without-state-change",
+    at: "ReceiptObject.#stateChange",
+    find: "after !== before",
+    replace: "false",
+    tests: ["test/integration/canonical-line.test.ts"],
+    why: "on-call: the canonical line says which state the request moved the record from and to",
+  },
+  {
+    name: "log-faults-folded",
+    at: "log",
+    file: "shared/log.ts",
+    find: "  if (line && RANK[level] <= RANK.info) {",
+    replace: "  if (line) {",
+    tests: ["test/integration/card-data.test.ts"],
+    grep: "alarm with nobody calling",
+    why: "on-call: a warning or an error keeps a line of its own, written when it happens, not only a field of the invocation's line",
   },
 ];
