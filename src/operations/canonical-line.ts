@@ -1,7 +1,7 @@
 /**
  * A request's canonical line (src/shared/log.ts): one JSON line when the
- * answer is ready, with its method, path, status, error code, caller kind,
- * record, milliseconds, and what the request did meanwhile (the upstream
+ * answer is ready, with its path (and method, unless POST), status, error
+ * code, caller kind, record id, milliseconds, and what the request did meanwhile (the upstream
  * calls, the record's state change, rule 13's refusals), instead of a line
  * for each of them.
  */
@@ -11,7 +11,9 @@ import { inLine, LogLine } from "../shared/log";
 
 export const canonicalLine: MiddlewareHandler<GatewayEnv> = async (c, next) => {
   const started = Date.now();
-  const line = new LogLine("request", { request_id: c.var.requestId, method: c.req.method, path: c.req.path });
+  // The API's operations are all POST: a line names its method only when it is another (a probe's GET).
+  const method = c.req.method === "POST" ? {} : { method: c.req.method };
+  const line = new LogLine("request", { request_id: c.var.requestId, ...method, path: c.req.path });
   try {
     await inLine(line, next);
   } finally {

@@ -165,7 +165,7 @@ export function created<Body extends RecordBody, Create extends { tid: string },
     // `admit` (rule 13) runs once the tid is this request's, after every check that could refuse it first.
     const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, kind, toCreate(input), after, admit && (() => admit(c, input)));
     if (replayed) c.header("Idempotent-Replayed", "true");
-    currentLine()?.set({ kind: kind.name, id: kind.idOf(body), ...(replayed ? { replayed: true } : {}) });
+    currentLine()?.set({ id: kind.idOf(body), ...(replayed ? { replayed: true } : {}) });
     return c.json(body, 200);
   };
 }

@@ -307,7 +307,8 @@ export class ReceiptObject extends DurableObject<Env> {
   #armed<T>(op: OperationContext, operation: () => Promise<RecordAnswer<T>>): Promise<RecordAnswer<T>> {
     return this.#timed(async () => {
       const before = this.#stored()?.state;
-      const line = new LogLine("record_call", { request_id: op.requestId, ...(op.record ? { kind: op.record.kind, id: op.record.id } : {}) });
+      // The record's id (its kind is in the request's path).
+      const line = new LogLine("record_call", { request_id: op.requestId, ...(op.record ? { id: op.record.id } : {}) });
       try {
         const answer = await inLine(line, operation);
         this.#stateChange(line, before);

@@ -2,7 +2,7 @@
 // hands it, the line it prints carries no card number unmasked, and no OTP,
 // expiry, token, credential or JWT (src/shared/redact.ts).
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { log } from "../../src/shared/log";
+import { inLine, LogLine, log, noteUpstreamCall } from "../../src/shared/log";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -67,6 +67,38 @@ describe("log()", () => {
         error: "token [redacted-jwt] expired",
         header: "Bearer [redacted]",
         said: "key [redacted-key] refused",
+      },
+    ]);
+  });
+});
+
+describe("the canonical line", () => {
+  it("flattens its upstream calls for queries: the paths, the first failed call's outcome and status, the milliseconds together, each call listed when several", () => {
+    const lines = printed("warn");
+    const line = new LogLine("request", { request_id: "req-1" });
+    inLine(line, () => {
+      noteUpstreamCall("req-1", { path: "receipt/pay", status: 500, outcome: "HTTP_500", ms: 40 });
+      noteUpstreamCall("req-1", { path: "receipt/check-id", status: 200, outcome: "ok", ms: 2 });
+      log("info", "record_rebuilt", { id: "rcpt-1" });
+      log("warn", "reconcile_failed", { id: "rcpt-1", attempts: 1 });
+    });
+    line.write();
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      { level: "warn", event: "reconcile_failed", id: "rcpt-1", attempts: 1 },
+      {
+        level: "warn",
+        event: "request",
+        request_id: "req-1",
+        record_rebuilt: { id: "rcpt-1" },
+        upstream: "receipt/pay receipt/check-id",
+        upstream_outcome: "HTTP_500",
+        upstream_status: 500,
+        upstream_ms: 42,
+        upstream_calls: [
+          { path: "receipt/pay", status: 500, outcome: "HTTP_500", ms: 40 },
+          { path: "receipt/check-id", status: 200, outcome: "ok", ms: 2 },
+        ],
+        faults: ["reconcile_failed"],
       },
     ]);
   });
