@@ -2100,6 +2100,14 @@ export const MUTANTS = [
     why: "on-call: the canonical line says which state the request moved the record from and to",
   },
   {
+    name: "log-silent-alarm-writes",
+    at: "ReceiptObject.alarm",
+    find: "{ quiet: true }",
+    replace: "{ quiet: false }",
+    tests: ["test/integration/canonical-line.test.ts"],
+    why: "cost: an alarm with nothing to tell writes no line (each line is billed, and printing it costs CPU)",
+  },
+  {
     name: "log-faults-folded",
     at: "log",
     file: "shared/log.ts",

@@ -242,11 +242,12 @@ export class ReceiptObject extends DurableObject<Env> {
     });
   }
 
-  /** Rule 8's reconciliation, the outbox and the record's end, with no caller (src/record/wake.ts): one canonical line (src/shared/log.ts) for the alarm. */
+  /** Rule 8's reconciliation, the outbox and the record's end, with no caller (src/record/wake.ts): at most one canonical line (src/shared/log.ts) for the alarm. */
   override alarm(): Promise<void> {
     return this.#timed(async () => {
       const rec = this.#stored();
-      const line = new LogLine("alarm", rec ? { kind: rec.kind, id: rec.id } : {});
+      // Quiet: an alarm that only drained the outbox or exported the trail writes no line.
+      const line = new LogLine("alarm", rec ? { kind: rec.kind, id: rec.id } : {}, { quiet: true });
       try {
         await inLine(line, () => this.#wake.fired());
       } finally {
@@ -323,6 +324,6 @@ export class ReceiptObject extends DurableObject<Env> {
   /** The record's state change, if the call or alarm made one. */
   #stateChange(line: LogLine, before: number | undefined): void {
     const after = this.#parts.store.current?.state;
-    if (after !== undefined && after !== before) line.set({ state_from: before ?? null, state_to: after });
+    if (after !== undefined && after !== before) line.set({ state_from: before ?? null, state_to: after }, true);
   }
 }

@@ -46,23 +46,33 @@ export class LogLine {
   readonly #upstream: UpstreamCallNote[] = [];
   readonly #faults: string[] = [];
   #closed = false;
+  /** Whether anything was logged into the line since it opened. */
+  #noted = false;
+  readonly #quiet: boolean;
 
-  constructor(event: string, fields: Record<string, unknown> = {}) {
+  /**
+   * `quiet`: the line is written only if something was logged into it (a record's alarm that only drained its
+   * outbox or exported its trail has nothing to tell, and wrote no line before the canonical line either).
+   */
+  constructor(event: string, fields: Record<string, unknown> = {}, { quiet = false } = {}) {
     this.#event = event;
     this.#fields = { ...fields };
+    this.#quiet = quiet;
   }
 
   get open(): boolean {
     return !this.#closed;
   }
 
-  /** Sets fields of the line itself (its status, its record). */
-  set(fields: Record<string, unknown>): void {
+  /** Sets fields of the line itself (its status, its record); `news`: they are something to tell (a state change), which a quiet line is written for. */
+  set(fields: Record<string, unknown>, news = false): void {
+    if (news) this.#noted = true;
     Object.assign(this.#fields, fields);
   }
 
   /** An event folded into the line under its own name; the same event twice is a list. */
   add(event: string, fields: Record<string, unknown>, level: LogLevel = "info"): void {
+    this.#noted = true;
     this.#raise(level);
     const before = this.#fields[event];
     this.#fields[event] = before === undefined ? fields : Array.isArray(before) ? [...before, fields] : [before, fields];
@@ -70,23 +80,27 @@ export class LogLine {
 
   /** An item of a list the line keeps under `key` (a queue batch's deliveries): a list even when it holds one. */
   push(key: string, item: Record<string, unknown>): void {
+    this.#noted = true;
     const list = this.#fields[key];
     if (Array.isArray(list)) list.push(item);
     else this.#fields[key] = [item];
   }
 
   call(note: UpstreamCallNote): void {
+    this.#noted = true;
     this.#upstream.push(note);
   }
 
   /** A fault that wrote its own line: named here, at its level. */
   fault(event: string, level: LogLevel): void {
+    this.#noted = true;
     this.#raise(level);
     if (!this.#faults.includes(event)) this.#faults.push(event);
   }
 
   /** Takes over what another invocation's line gathered for this one. */
   merge(notes: LineNotes): void {
+    this.#noted = true;
     this.#raise(notes.level);
     Object.assign(this.#fields, notes.fields);
     this.#upstream.push(...notes.upstream);
@@ -99,10 +113,11 @@ export class LogLine {
     return { level: this.#level, fields: this.#fields, upstream: this.#upstream, faults: this.#faults };
   }
 
-  /** Writes the line, once. */
+  /** Writes the line, once (a quiet line only if something was logged into it). */
   write(): void {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#quiet && !this.#noted) return;
     const upstream = this.#upstream;
     const calls = upstream.length === 0 ? {} : upstreamFields(upstream);
     const faults = this.#faults.length === 0 ? {} : { faults: this.#faults };

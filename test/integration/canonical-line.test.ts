@@ -4,7 +4,10 @@
  * the status, the request id, the upstream call's name, outcome and
  * milliseconds, the record's state change), and no card data.
  */
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { receiptStub } from "../../src/record-stub";
 import { CARD_OK, call, cardDataIn, createReceipt, expectError, expectStatus, OTP_OK, OTP_WRONG } from "../helpers";
 
 afterEach(() => vi.restoreAllMocks());
@@ -68,5 +71,14 @@ describe("the canonical line", () => {
     expect(lines[0]).toMatchObject({ event: "request", status: 422, code: "otp_invalid", id: receipt.id, upstream_outcome: "OTP_INVALID" });
     expect(lines[0]).toMatchObject({ upstream: "receipt/anonymous/pay", upstream_status: expect.any(Number), upstream_ms: expect.any(Number) });
     expect(lines[0]).not.toHaveProperty("state_to");
+  });
+
+  it("a record's alarm with nothing to tell (its events drained, its trail exported) writes no line", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+    const lines = printedLines();
+    const ran = await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+    expect(ran).toBe(true);
+    expect(lines).toEqual([]);
   });
 });
