@@ -247,9 +247,10 @@ export const ASSUMPTIONS = {
 /**
  * What rule 12's expiry adds to a payment that never completes, estimated from the contract for a build that does
  * not expire it yet (the run then sees no record of the scenario end): an alarm when the window runs out (a
- * request, and the alarm set at the create: a row written), the upstream read and cancel (two calls, two log
- * lines), the write-ahead note and the outcome (2 rows), the event (an outbox row, its logged mark, one queue
- * message, its D1 rows and delivery log line), then rule 10's end like a paid record's (its alarm, deleteAll).
+ * request, and the alarm set at the create: a row written), the upstream read and cancel (two calls on the
+ * alarm's one canonical log line), the write-ahead note and the outcome (2 rows), the event (an outbox row, its
+ * logged mark, one queue message, its D1 rows and its batch's log line, at most one), then rule 10's end like a
+ * paid record's (its alarm, deleteAll).
  */
 const EXPIRY_FROM_CONTRACT = {
   object_requests: 1,
@@ -260,7 +261,7 @@ const EXPIRY_FROM_CONTRACT = {
   object_queue_sends: 1,
   queue_messages: 1,
   events: 1,
-  log_lines: 3,
+  log_lines: 2,
 };
 
 /**
@@ -268,10 +269,10 @@ const EXPIRY_FROM_CONTRACT = {
  * as the code does it (src/record/fiscal.ts, src/record/wake.ts), its data found by the second of its reads, in
  * the numbers the run of 2026-11-27 21:37 counted where the code alone does not say them (the rows a statement
  * is billed). Two alarm invocations, each setting the alarm that stands for its read, then the next (5 alarm
- * writes beyond the paid record's), each reading the upstream (check-id: a log line each); 4 updates of the
+ * writes beyond the paid record's), each reading the upstream (check-id: the alarm's canonical line each); 4 updates of the
  * record's row (the two reads', and the writes the event's and the list's marks ride on); the D1 list: two
  * upserts (4 rows written) and a deletion (1); and the event's own delivery (one queue message, its D1 rows,
- * its consumer's share, one log line), added from the paid flow's events.
+ * its consumer's share, its batch's log line), added from the paid flow's events.
  */
 const FISCAL_LATE_FROM_CODE = {
   object_requests: 2,
