@@ -108,6 +108,13 @@ export function flushMs(env: Env): number {
   return (Number.isFinite(n) && n > 0 ? n : 60) * 1000;
 }
 
+/**
+ * How long a record may hold its entries before it sends them to its writer: half of AUDIT_FLUSH_SECONDS,
+ * so that with the writer's flush, which comes within AUDIT_FLUSH_SECONDS of an entry's time, every entry is in
+ * R2 within AUDIT_FLUSH_SECONDS (src/record/audit-export.ts).
+ */
+export const holdMs = (env: Env): number => flushMs(env) / 2;
+
 /** AUDIT_RETENTION_DAYS: how long batches (and statements) are kept; 365 unless set. */
 export function auditRetentionDays(env: { AUDIT_RETENTION_DAYS?: string }): number {
   const n = Number(env.AUDIT_RETENTION_DAYS);

@@ -2,7 +2,9 @@
  * A writer of the audit trail (rule 15): one Durable Object per chain
  * (`w0`, `w1`, ...: AUDIT_CHAINS of them). `append` keeps the entries in
  * its SQLite and answers once they are durable; its alarm flushes them
- * every AUDIT_FLUSH_SECONDS (at once past FLUSH_AT entries) as batches of
+ * within AUDIT_FLUSH_SECONDS of the oldest entry's time (a record holds its
+ * entries up to half of that before it sends them: src/audit/entries.ts
+ * holdMs), at once past FLUSH_AT entries, as batches of
  * its chain, one per UTC hour of their times, oldest first (src/audit/batch.ts),
  * then moves the chain's head and deletes what it flushed in one storage
  * transaction. A flush cut short writes the same batches again under the
@@ -10,6 +12,9 @@
  * (src/audit/erase.ts): the rewrite is recorded in the chain before the
  * batch's new bytes are put, so verification tells it from tampering.
  * One flush or rewrite at a time (R2 calls let other requests in).
+ * An entry sent again while the writer still holds it (a record stopped
+ * before it wrote its mark sends its entries again, with the same ids) is
+ * kept once, so its batch holds it once.
  *
  * Appends share a row: each one rewrites the newest waiting row with its
  * entries added (up to ROW_ENTRIES), so an append writes one row and its
@@ -50,6 +55,8 @@ export class AuditWriter extends DurableObject<Env> {
   #busy: Promise<unknown> = Promise.resolve();
   /** The waiting row appends add to, as stored (null: the next append starts one; a flush closes it). */
   #open: { n: number; chain: string; text: string; count: number } | null = null;
+  /** The ids of the entries waiting (null: not read since the last flush). */
+  #waiting: Set<string> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -80,8 +87,10 @@ export class AuditWriter extends DurableObject<Env> {
 
   /** Keeps these entries for the chain's next batch; answers once they are durable. */
   async append(chain: string, entries: readonly AuditLine[]): Promise<void> {
-    if (entries.length === 0) return;
-    const clean = entries.map((entry) => this.#masked(cleanLine(entry)));
+    const waiting = this.#waitingIds();
+    const fresh = entries.filter((entry, i) => !waiting.has(entry.id) && entries.findIndex((other) => other.id === entry.id) === i);
+    if (fresh.length === 0) return;
+    const clean = fresh.map((entry) => this.#masked(cleanLine(entry)));
     const open = this.#open;
     const shared = open !== null && open.chain === chain && open.count + clean.length <= ROW_ENTRIES ? open : null;
     if (shared) {
@@ -97,8 +106,21 @@ export class AuditWriter extends DurableObject<Env> {
       const n = this.#sql.exec<{ n: number }>("INSERT INTO pending (entries, count) VALUES (?, ?) RETURNING n", text, clean.length).one().n;
       this.#open = { n, chain, text, count: clean.length };
     }
-    const waiting = this.#sql.exec<{ n: number }>("SELECT coalesce(sum(count), 0) AS n FROM pending").one().n;
-    await this.#arm(waiting >= FLUSH_AT ? Date.now() : Date.now() + flushMs(this.env));
+    for (const entry of clean) waiting.add(entry.id);
+    const count = this.#sql.exec<{ n: number }>("SELECT coalesce(sum(count), 0) AS n FROM pending").one().n;
+    // Within AUDIT_FLUSH_SECONDS of the oldest entry's time (an entry in the future, a sandbox record's own time, counts from now).
+    const oldest = Math.min(Date.now(), ...clean.map((entry) => entry.at));
+    await this.#arm(count >= FLUSH_AT ? Date.now() : oldest + flushMs(this.env));
+  }
+
+  /** The ids of the entries waiting, read from storage once after each flush. */
+  #waitingIds(): Set<string> {
+    if (this.#waiting) return this.#waiting;
+    const ids = new Set<string>();
+    for (const row of this.#sql.exec<{ entries: string }>("SELECT entries FROM pending"))
+      for (const entry of (JSON.parse(row.entries) as { entries: AuditLine[] }).entries) ids.add(entry.id);
+    this.#waiting = ids;
+    return ids;
   }
 
   override async alarm(): Promise<void> {
@@ -224,6 +246,7 @@ export class AuditWriter extends DurableObject<Env> {
       );
       if (last > 0) this.#sql.exec("DELETE FROM pending WHERE n <= ?", last);
     });
+    this.#waiting = null;
     if (taken < rows.reduce((sum, row) => sum + row.count, 0)) await this.#arm(Date.now());
     return taken;
   }
