@@ -1,14 +1,20 @@
 /**
  * A record's part of rule 15: its audit trail is the outbox of the audit
- * trail in R2. After each operation and each alarm the entries not yet
- * exported go to the record's writer (src/audit/writer.ts), and only once it
- * answered (they are durable there) are they marked exported; the mark rides
- * the row's next write (src/record/trail-rows.ts markExported). A record
- * stopped before the mark was written sends them again, with the same ids.
- * A record is not deleted while it owes entries (src/record/wake.ts).
+ * trail in R2. The entries not yet exported go to the record's writer
+ * (src/audit/writer.ts) with the record's next alarm, held at most
+ * holdMs (half of AUDIT_FLUSH_SECONDS) after the oldest of them: an
+ * alarm due by then carries them, and only where none is does the record
+ * set one for them. So the entries of a payment's operations that follow
+ * each other within the hold go in one append (a writer request and a row),
+ * where an append each operation was three. Only once the writer answered
+ * (they are durable there) are they marked exported; the mark rides the
+ * alarm's write of the row (src/record/trail-rows.ts markExported). A record
+ * stopped before the mark was written sends them again, with the same ids
+ * (the writer keeps one of each it still holds; readers keep one of each in
+ * R2). A record is not deleted while it owes entries (src/record/wake.ts).
  */
 
-import { type AuditLine, chainFor } from "../audit/entries";
+import { type AuditLine, chainFor, holdMs } from "../audit/entries";
 import { eventOwner } from "../rules/caller";
 import { backoffMs } from "../rules/schedule";
 import { log } from "../shared/log";
@@ -70,23 +76,34 @@ export class AuditExport {
     return this.#store.current !== null && this.#store.trail.toExport().length > 0;
   }
 
-  /** Owed, and no export failed lately or is under way: worth sending at once. */
-  get ready(): boolean {
-    return this.#failures === 0 && this.#exporting === null && this.owed;
+  /** Owed past their hold, and no export failed lately or is under way: worth sending at once (an operation that came after the alarm was due). */
+  ready(now: number): boolean {
+    if (this.#failures !== 0 || this.#exporting !== null) return false;
+    const oldest = this.#oldestOwedAt();
+    return oldest !== null && oldest + holdMs(this.#env) <= now;
   }
 
   /**
-   * When the alarm should come back for owed entries, and the latest an
-   * alarm already set may be: only after a failed export (with backoff). An
-   * export runs at once after every answer and alarm; one cut short by the
-   * object's stop is sent by its next operation or alarm (its end's at the
-   * latest, which waits for it), so no alarm is set (and billed) for each
-   * operation's entry.
+   * When the alarm should come for owed entries, and the latest an alarm
+   * already set may be: the oldest owed entry's hold ends (an alarm due
+   * sooner carries them, and the operations meanwhile add theirs), or after
+   * a failed export its backoff.
    */
   dueAt(now: number): { at: number; latest: number } | null {
-    if (this.#failures === 0 || !this.owed) return null;
-    const wait = backoffMs(this.#failures);
-    return { at: now + wait, latest: now + 2 * wait };
+    const oldest = this.#oldestOwedAt();
+    if (oldest === null) return null;
+    if (this.#failures > 0) {
+      const wait = backoffMs(this.#failures);
+      return { at: now + wait, latest: now + 2 * wait };
+    }
+    const at = oldest + holdMs(this.#env);
+    return { at, latest: at };
+  }
+
+  /** The time of the oldest entry not exported yet, or null when none is owed. */
+  #oldestOwedAt(): number | null {
+    if (this.#store.current === null) return null;
+    return this.#store.trail.toExport()[0]?.entry.at ?? null;
   }
 
   /** Sends the owed entries to the record's writer; marks them once it answered. Never throws. */

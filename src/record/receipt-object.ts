@@ -202,8 +202,8 @@ export class ReceiptObject extends DurableObject<Env> {
 
   /**
    * Rule 15: sends the trail's entries not yet in the audit trail in R2 now
-   * (each operation's answer and each alarm sends them on their own; this is
-   * for whoever must see them there at once). True when none is left owed.
+   * (the record's alarm sends them on its own, within holdMs of the oldest;
+   * this is for whoever must see them there at once). True when none is left owed.
    */
   exportAudit(): Promise<boolean> {
     return this.#timed(async () => {

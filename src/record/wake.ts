@@ -107,9 +107,10 @@ export class Wake {
     if (due === Infinity) alarm.set(null);
     else if (replace || !alarm.setWithin(now, latest)) alarm.set(due);
     if (store.owesWrite && !alarm.setWithin(now, now + MARK_WAIT_MS)) store.writeDeferred();
-    // The events' drain and the trail's export (rule 15) together, so that their marks ride one write.
-    if (drainNow && (outbox.ready || audit.ready))
-      void Promise.all([outbox.ready ? outbox.drain() : null, audit.ready ? audit.export() : null]).then(() => this.arm(false));
+    // The events are drained at once; the trail's entries (rule 15) wait for the alarm (audit.dueAt), unless their hold is over.
+    const exportNow = audit.ready(now);
+    if (drainNow && (outbox.ready || exportNow))
+      void Promise.all([outbox.ready ? outbox.drain() : null, exportNow ? audit.export() : null]).then(() => this.arm(false));
     // The fiscal list is written after the answer, as events are drained: nobody's answer waits for D1.
     if (drainNow && fiscal.ready) void fiscal.sync().then(() => this.arm(false));
   }
