@@ -12,9 +12,11 @@
  * (src/audit/erase.ts): the rewrite is recorded in the chain before the
  * batch's new bytes are put, so verification tells it from tampering.
  * One flush or rewrite at a time (R2 calls let other requests in).
- * An entry sent again while the writer still holds it (a record stopped
- * before it wrote its mark sends its entries again, with the same ids) is
- * kept once, so its batch holds it once.
+ * An entry sent again while the writer still holds it, or just after the
+ * flush that put it (a record stopped before it wrote its mark sends its
+ * entries again, with the same ids, by its alarm's retry), is kept once, so
+ * R2 holds it once; one sent again later (this writer stopped meanwhile) is
+ * a second copy readers keep one of, as audit:verify counts it.
  *
  * Appends share a row: each one rewrites the newest waiting row with its
  * entries added (up to ROW_ENTRIES), so an append writes one row and its
@@ -57,6 +59,8 @@ export class AuditWriter extends DurableObject<Env> {
   #open: { n: number; chain: string; text: string; count: number } | null = null;
   /** The ids of the entries waiting (null: not read since the last flush). */
   #waiting: Set<string> | null = null;
+  /** The ids of the entries this incarnation's last flush put. */
+  #flushed: ReadonlySet<string> = new Set();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -88,7 +92,9 @@ export class AuditWriter extends DurableObject<Env> {
   /** Keeps these entries for the chain's next batch; answers once they are durable. */
   async append(chain: string, entries: readonly AuditLine[]): Promise<void> {
     const waiting = this.#waitingIds();
-    const fresh = entries.filter((entry, i) => !waiting.has(entry.id) && entries.findIndex((other) => other.id === entry.id) === i);
+    const fresh = entries.filter(
+      (entry, i) => !waiting.has(entry.id) && !this.#flushed.has(entry.id) && entries.findIndex((other) => other.id === entry.id) === i,
+    );
     if (fresh.length === 0) return;
     const clean = fresh.map((entry) => this.#masked(cleanLine(entry)));
     const open = this.#open;
@@ -247,6 +253,7 @@ export class AuditWriter extends DurableObject<Env> {
       if (last > 0) this.#sql.exec("DELETE FROM pending WHERE n <= ?", last);
     });
     this.#waiting = null;
+    if (entries.length > 0) this.#flushed = new Set(entries.map((entry) => entry.id));
     if (taken < rows.reduce((sum, row) => sum + row.count, 0)) await this.#arm(Date.now());
     return taken;
   }

@@ -8,6 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseBatch, parseBatchKey } from "../../src/audit/batch";
+import { flushMs } from "../../src/audit/entries";
 import { ROW_ENTRIES } from "../../src/audit/writer";
 import { bucketReader, emptyAuditBucket } from "../audit";
 
@@ -60,6 +61,26 @@ describe("a writer's rows", () => {
     await stub.flush();
     expect(await waitingRows(stub)).toBe(0);
     expect(await idsInR2(chain)).toEqual(lines.map((l) => l.id));
+  });
+
+  it("an entry sent again (a record stopped before its mark) while the writer holds it, or after the flush that put it, is in R2 once", async () => {
+    const { chain, stub } = writer();
+    const [first, second] = [line(0), line(1)];
+    await stub.append(chain, [first]);
+    await stub.append(chain, [first, second]);
+    await stub.flush();
+    await stub.append(chain, [second]);
+    await stub.flush();
+    expect(await idsInR2(chain)).toEqual([first.id, second.id]);
+  });
+
+  it("flushes within AUDIT_FLUSH_SECONDS of its oldest entry's time, not of its arrival: a record held it up to half of that", async () => {
+    const { chain, stub } = writer();
+    const held = { ...line(0), at: Date.now() - flushMs(env) / 2 };
+    await stub.append(chain, [held]);
+    const at = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+    // (Or fired already, and the batch is in R2.)
+    expect(at ?? 0).toBeLessThanOrEqual(held.at + flushMs(env));
   });
 
   it("an append that comes while a flush puts its batches is kept for the next flush, not deleted with the rows flushed", async () => {
