@@ -25,14 +25,15 @@ export async function searchTrail(query: Record<string, unknown>): Promise<any> 
 
 /**
  * The entries audit/search gives once `count` of them are in R2: records
- * export their trail after the answer (in the background), so the writers
- * are flushed until they are.
+ * send their trail with their next alarm (held up to half of
+ * AUDIT_FLUSH_SECONDS), so each record is asked to send it now and the
+ * writers are flushed until they are.
  */
 export async function trailOnceIn(query: Record<string, unknown>, count: number): Promise<any[]> {
   let entries: any[] = [];
   await vi.waitFor(
     async () => {
-      // The record's own export (after its answer, in the background), made sure of.
+      // The record's own export (with its next alarm), now.
       if (typeof query.receipt_id === "string")
         for (const kind of ["receipt", "transfer"] as const) await receiptStub(env, kind, query.receipt_id).exportAudit();
       await flushAudit();
