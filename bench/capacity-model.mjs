@@ -1152,21 +1152,29 @@ export function capacityModel(report) {
  * measured by a run: the traced gateway does not trace the writers or the
  * statement's object. Per payment of the mix: its record's trail entries
  * (create, authorize, pay or the expiry's steps) and the appends that carry
- * them (one per operation: the export runs after each answer), each append
- * a writer request and one row (its entries added to the waiting row,
- * src/audit/writer.ts ROW_ENTRIES a row), a flush deleting one row per
- * ROW_ENTRIES entries; per
- * flush (every AUDIT_FLUSH_SECONDS per chain while entries come, one batch per
+ * them: a record sends its entries with its next alarm, at most half of
+ * AUDIT_FLUSH_SECONDS after the oldest (src/record/audit-export.ts), so the
+ * create's go with its drain's alarm 10 s later, and the authorize's with
+ * the pay's when the OTP comes within the hold (assumed: 2 appends a
+ * payment; 1 when its operations follow each other within 10 s, as the
+ * run's flows do). Each append a writer request and one row (its entries
+ * added to the waiting row, src/audit/writer.ts ROW_ENTRIES a row), a flush
+ * deleting one row per ROW_ENTRIES entries; per flush (within
+ * AUDIT_FLUSH_SECONDS of the oldest entry's time per chain while entries
+ * come: entries arrive 10 to 30 s old, so about every 40 s; one batch per
  * hour of their times) an alarm (a request and its setAlarm row), the head's
- * row, and two puts (the batch and the chain's head); the record's export mark
- * rides the drain's write, but for the authorize's entry, which costs its own
- * row when no alarm is due within a minute. The statement: a line a payment
+ * row, and two puts (the batch and the chain's head); the record's export
+ * mark rides the alarm's write of the row (the drain's mark is written
+ * there), and the one row the trail adds is the alarm set for the
+ * authorize's entry, where the record has none due within the hold (its
+ * expiry's is a day away); the pay's drain then rides that alarm instead of
+ * moving the record's own. The statement: a line a payment
  * (~1.05 over the mix: refunds, holds), a CSV and a JSON row each, its day's
  * log rows read once, a check-id for STATEMENT_CHECK_SHARE of the lines.
  */
 export const AUDIT_FROM_CODE = {
   entriesPerPayment: 3.3,
-  appendsPerPayment: 3,
+  appendsPerPayment: 2,
   /** A line of NDJSON as the writer writes it (the create's, with its detail, ~400 B; the others ~230 B). */
   bytesPerEntry: 270,
   /** Entries a waiting row of the writer takes (src/audit/writer.ts ROW_ENTRIES): its deletion is shared by as many. */
@@ -1176,7 +1184,8 @@ export const AUDIT_FROM_CODE = {
     return round(1 + this.entriesPerPayment / this.appendsPerPayment / this.writerRowEntries, 3);
   },
   chains: 4,
-  flushSeconds: 60,
+  /** A chain's flushes: within AUDIT_FLUSH_SECONDS (60) of the oldest entry's time, entries arriving 10 to 30 s old. */
+  flushSeconds: 40,
   /** Per batch: the alarm set, the head's row. */
   writerRowsPerBatch: 2,
   putsPerBatch: 2,
@@ -1228,7 +1237,7 @@ export function auditBill(perDay, c = AUDIT_FROM_CODE) {
     },
     {
       line: "audit_record_rows_written",
-      usage: `${round((perMonth * c.recordRowsPerPayment) / 1e6, 1)} M (the export mark of the authorize's entry)`,
+      usage: `${round((perMonth * c.recordRowsPerPayment) / 1e6, 1)} M (the alarm set for the authorize's entry, which the pay's drain rides)`,
       dollars: ((perMonth * c.recordRowsPerPayment) / 1e6) * P.durableObjects.rowsWritten.perMillion,
     },
     {
