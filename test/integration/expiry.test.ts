@@ -430,7 +430,9 @@ describe("a transfer still unpaid after RECEIPT_EXPIRY_HOURS", () => {
     expect((await expectStatus(call("a2c/get-by-id", { id }), 200)).state).toBe(0);
     expect((await sandboxTransfer(id)).state).toBe(0);
     expect(await expiryAudit("transfer", id)).toMatchObject([{ actor: "gateway", outcome: "edge" }]);
-    // Final and owing nothing: its only alarm left is its end, RECORD_RETENTION_DAYS on.
+    // The refused pay's audit entry goes by the alarm held for it (rule 15); then, final and owing nothing,
+    // its only alarm left is its end, RECORD_RETENTION_DAYS on.
+    await alarm("transfer", id);
     const at = await runInDurableObject(receiptStub(env, "transfer", id), (_i, state) => state.storage.getAlarm());
     expect(at! - clock.now()).toBeGreaterThan(retentionPolicy(env).recordRetentionMs - HOUR_MS);
   });
