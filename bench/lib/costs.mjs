@@ -214,6 +214,9 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
     EVENTS_UNDELIVERED_RETENTION_DAYS: SHORT_WINDOW_DAYS,
     RECORD_RETENTION_DAYS: RECORD_WINDOW_DAYS,
     BENCH_RISK_DAY_MS: String(RISK_DAY_MS),
+    // Production's (wrangler.toml [env.production]): a record holds its audit entries for half of it, so its
+    // drain's alarm 10 s on carries them, as in production, where development's 1 s set an alarm of their own.
+    AUDIT_FLUSH_SECONDS: "60",
     ...expiry,
   };
   // The databases the cron visits here (TID_INDEX_SHARDS of [env.dev]): the model scales a run's cost by them.
