@@ -49,6 +49,12 @@ export const FLUSH_AT = 2_000;
 const FLUSH_MAX = 10_000;
 /** Entries a waiting row takes before an append starts another: ~10 KB rewritten at most an append. */
 export const ROW_ENTRIES = 32;
+/**
+ * How long a record's append waits for others to share its row write: its record waits that much longer for
+ * the answer (object duration, ~$0.2 a million appends at 100 ms), where a row is $1 a million; at 10M
+ * payments a day a writer gets ~60 appends a second, so a write carries ~7 (docs/capacity.md).
+ */
+export const GROUP_MS = 100;
 
 export class AuditWriter extends DurableObject<Env> {
   readonly #sql: SqlStorage;
@@ -61,6 +67,11 @@ export class AuditWriter extends DurableObject<Env> {
   #waiting: Set<string> | null = null;
   /** The ids of the entries this incarnation's last flush put. */
   #flushed: ReadonlySet<string> = new Set();
+  /** Appends waiting for their row write (a record's, grouped: append), and when it comes. */
+  #queue: { chain: string; entries: AuditLine[]; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  /** The ids of the entries queued, with the promise of their write. */
+  readonly #queuedIds = new Map<string, Promise<void>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -89,14 +100,75 @@ export class AuditWriter extends DurableObject<Env> {
     return erased ? { ...line, detail: { ...(erasePersonal(line.detail) as Record<string, unknown>), erased: true } } : line;
   }
 
-  /** Keeps these entries for the chain's next batch; answers once they are durable. */
-  async append(chain: string, entries: readonly AuditLine[]): Promise<void> {
+  /**
+   * Keeps these entries for the chain's next batch; answers once they are durable. `group` (a record's export,
+   * which no caller waits for): written with the other appends of the next GROUP_MS in one row write, so
+   * at 10M payments a day a writer writes a row per several appends; without it (a gateway call, a staff
+   * action: their answer waits), written at once, with whatever waits to be grouped. A release before reads
+   * no third argument and writes each at once.
+   */
+  async append(chain: string, entries: readonly AuditLine[], options?: { group?: boolean }): Promise<void> {
     const waiting = this.#waitingIds();
-    const fresh = entries.filter(
-      (entry, i) => !waiting.has(entry.id) && !this.#flushed.has(entry.id) && entries.findIndex((other) => other.id === entry.id) === i,
-    );
-    if (fresh.length === 0) return;
-    const clean = fresh.map((entry) => this.#masked(cleanLine(entry)));
+    const queued: Promise<void>[] = [];
+    const fresh = entries.filter((entry, i) => {
+      if (waiting.has(entry.id) || this.#flushed.has(entry.id) || entries.findIndex((other) => other.id === entry.id) !== i) return false;
+      // Sent again while its first append waits for its write: durable when that one is.
+      const first = this.#queuedIds.get(entry.id);
+      if (first) queued.push(first);
+      return !first;
+    });
+    const done =
+      fresh.length === 0
+        ? null
+        : this.#enqueue(
+            chain,
+            fresh.map((entry) => this.#masked(cleanLine(entry))),
+          );
+    if (done && options?.group !== true) void this.#commit();
+    else if (done) this.#timer ??= setTimeout(() => void this.#commit(), GROUP_MS);
+    await Promise.all([done, ...queued]);
+  }
+
+  /** Queues entries for the next write: the promise settles once they are durable (or their write failed). */
+  #enqueue(chain: string, clean: AuditLine[]): Promise<void> {
+    let settle!: { resolve: () => void; reject: (err: unknown) => void };
+    const done = new Promise<void>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    this.#queue.push({ chain, entries: clean, ...settle });
+    for (const entry of clean) this.#queuedIds.set(entry.id, done);
+    return done;
+  }
+
+  /** Writes every queued append (a row write a chain), arms the flush, and answers them. */
+  async #commit(): Promise<void> {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    const items = this.#queue.splice(0);
+    if (items.length === 0) return;
+    const all = items.flatMap((item) => item.entries);
+    try {
+      for (const chain of new Set(items.map((item) => item.chain)))
+        this.#write(
+          chain,
+          items.filter((item) => item.chain === chain).flatMap((item) => item.entries),
+        );
+      const waiting = this.#waitingIds();
+      for (const entry of all) waiting.add(entry.id);
+      const count = this.#sql.exec<{ n: number }>("SELECT coalesce(sum(count), 0) AS n FROM pending").one().n;
+      // Within AUDIT_FLUSH_SECONDS of the oldest entry's time (an entry in the future, a sandbox record's own time, counts from now).
+      const oldest = Math.min(Date.now(), ...all.map((entry) => entry.at));
+      await this.#arm(count >= FLUSH_AT ? Date.now() : oldest + flushMs(this.env));
+      for (const item of items) item.resolve();
+    } catch (err) {
+      for (const item of items) item.reject(err);
+    } finally {
+      for (const entry of all) this.#queuedIds.delete(entry.id);
+    }
+  }
+
+  /** One row write: these entries added to the waiting row (up to ROW_ENTRIES), or a row of their own. */
+  #write(chain: string, clean: readonly AuditLine[]): void {
     const open = this.#open;
     const shared = open !== null && open.chain === chain && open.count + clean.length <= ROW_ENTRIES ? open : null;
     if (shared) {
@@ -112,11 +184,6 @@ export class AuditWriter extends DurableObject<Env> {
       const n = this.#sql.exec<{ n: number }>("INSERT INTO pending (entries, count) VALUES (?, ?) RETURNING n", text, clean.length).one().n;
       this.#open = { n, chain, text, count: clean.length };
     }
-    for (const entry of clean) waiting.add(entry.id);
-    const count = this.#sql.exec<{ n: number }>("SELECT coalesce(sum(count), 0) AS n FROM pending").one().n;
-    // Within AUDIT_FLUSH_SECONDS of the oldest entry's time (an entry in the future, a sandbox record's own time, counts from now).
-    const oldest = Math.min(Date.now(), ...clean.map((entry) => entry.at));
-    await this.#arm(count >= FLUSH_AT ? Date.now() : oldest + flushMs(this.env));
   }
 
   /** The ids of the entries waiting, read from storage once after each flush. */

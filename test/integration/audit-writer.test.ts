@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseBatch, parseBatchKey } from "../../src/audit/batch";
 import { flushMs } from "../../src/audit/entries";
-import { ROW_ENTRIES } from "../../src/audit/writer";
+import { type AuditWriter, ROW_ENTRIES } from "../../src/audit/writer";
 import { bucketReader, emptyAuditBucket } from "../audit";
 
 afterEach(emptyAuditBucket);
@@ -81,6 +81,22 @@ describe("a writer's rows", () => {
     const at = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
     // (Or fired already, and the batch is in R2.)
     expect(at ?? 0).toBeLessThanOrEqual(held.at + flushMs(env));
+  });
+
+  it("a record's appends (grouped) that come within GROUP_MS of each other share one row write; each answers once it is durable", async () => {
+    const { chain, stub } = writer();
+    // More than a row takes when each is written alone: one write, so one row.
+    const lines = Array.from({ length: ROW_ENTRIES + 8 }, (_, i) => line(i));
+    // Called in the object itself, all at once: as appends that arrive within GROUP_MS.
+    await runInDurableObject(stub, (writer: AuditWriter) => Promise.all(lines.map((l) => writer.append(chain, [l], { group: true }))));
+    expect(await waitingRows(stub)).toBe(1);
+    // Sent again while its first append still waits for the write: answered with it, kept once.
+    const [a, b] = [line(100), line(101)];
+    await runInDurableObject(stub, (writer: AuditWriter) =>
+      Promise.all([writer.append(chain, [a], { group: true }), writer.append(chain, [a, b], { group: true })]),
+    );
+    await stub.flush();
+    expect(await idsInR2(chain)).toEqual([...lines, a, b].map((l) => l.id));
   });
 
   it("an append that comes while a flush puts its batches is kept for the next flush, not deleted with the rows flushed", async () => {
