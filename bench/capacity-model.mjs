@@ -977,7 +977,7 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
         ? `rule 13's counters: ${a.anonymousShare * 100}% of payments by card number, every token authorize a user's`
         : "rule 13's counters: not counted by this run",
       `Analytics Engine: a data point per upstream call and per delivery attempt${METRICS_FROM_CODE.successSample > 1 ? `, successes sampled 1 in ${METRICS_FROM_CODE.successSample}` : ""}`,
-      `the audit trail (rule 15): ${AUDIT_FROM_CODE.appendsPerPayment} appends a payment, ${AUDIT_FROM_CODE.writerRowsPerAppend} writer rows an append, kept ${AUDIT_FROM_CODE.retentionDays} days in R2`,
+      `the audit trail (rule 15): ${AUDIT_FROM_CODE.appendsPerPayment} appends a payment, ${AUDIT_FROM_CODE.writerRowsPerAppend(perDay)} writer rows an append (grouped), kept ${AUDIT_FROM_CODE.retentionDays} days in R2`,
       "the daily statements (rule 16): a line a payment in R2, a check-id for 1% of lines",
       `records kept ${a.recordRetentionDays} days after final (rule 10); the cron every minute`,
     ],
@@ -1179,9 +1179,23 @@ export const AUDIT_FROM_CODE = {
   bytesPerEntry: 270,
   /** Entries a waiting row of the writer takes (src/audit/writer.ts ROW_ENTRIES): its deletion is shared by as many. */
   writerRowEntries: 32,
-  /** An append rewrites the waiting row (1), and its share of that row's deletion once flushed. */
-  get writerRowsPerAppend() {
-    return round(1 + this.entriesPerPayment / this.appendsPerPayment / this.writerRowEntries, 3);
+  /**
+   * A record's appends within groupSeconds of each other share a row write (src/audit/writer.ts GROUP_MS):
+   * at the day's average rate (a peak groups more) a write carries 1 + rate x window of them; and each its share
+   * of the waiting row's deletion once flushed.
+   */
+  groupSeconds: 0.1,
+  appendsPerChainSecond(perDay) {
+    return (perDay * this.appendsPerPayment) / DAY / this.chains;
+  },
+  writerRowsPerAppend(perDay) {
+    const perWrite = 1 + this.appendsPerChainSecond(perDay) * this.groupSeconds;
+    return round(1 / perWrite + this.entriesPerPayment / this.appendsPerPayment / this.writerRowEntries, 3);
+  },
+  /** How long a record waits for its append's group to be written: the first waits the window, the later less. */
+  recordWaitSeconds(perDay) {
+    const joined = this.appendsPerChainSecond(perDay) * this.groupSeconds;
+    return round((this.groupSeconds * (1 + joined / 2)) / (1 + joined), 3);
   },
   chains: 4,
   /** A chain's flushes: within AUDIT_FLUSH_SECONDS (60) of the oldest entry's time, entries arriving 10 to 30 s old. */
@@ -1210,7 +1224,8 @@ export function auditBill(perDay, c = AUDIT_FROM_CODE) {
   const batchesPerMonth = flushesPerDay * MONTH_DAYS;
   const appends = perMonth * c.appendsPerPayment;
   const writerRequests = appends + batchesPerMonth;
-  const writerRows = appends * c.writerRowsPerAppend + batchesPerMonth * c.writerRowsPerBatch;
+  const writerRows = appends * c.writerRowsPerAppend(perDay) + batchesPerMonth * c.writerRowsPerBatch;
+  const recordWaitGbSeconds = appends * c.recordWaitSeconds(perDay) * 0.128;
   const writerGbSeconds = (appends * c.writerSecondsPerAppend + batchesPerMonth * c.writerSecondsPerFlush) * 0.128;
   const trailGb = (perDay * c.entriesPerPayment * c.bytesPerEntry * c.retentionDays) / GB;
   const statementGb = (perDay * c.statementLinesPerPayment * c.statementBytesPerLine * c.retentionDays) / GB;
@@ -1227,13 +1242,18 @@ export function auditBill(perDay, c = AUDIT_FROM_CODE) {
     },
     {
       line: "audit_writer_rows_written",
-      usage: `${round(writerRows / 1e6, 1)} M (${c.writerRowsPerAppend} an append, ${c.writerRowsPerBatch} a batch)`,
+      usage: `${round(writerRows / 1e6, 1)} M (${c.writerRowsPerAppend(perDay)} an append, its write shared by the appends of ${c.groupSeconds} s; ${c.writerRowsPerBatch} a batch)`,
       dollars: (writerRows / 1e6) * P.durableObjects.rowsWritten.perMillion,
     },
     {
       line: "audit_writer_duration",
       usage: `${round(writerGbSeconds / 1e6, 2)} M GB-s`,
       dollars: (writerGbSeconds / 1e6) * P.durableObjects.gbSeconds.perMillion,
+    },
+    {
+      line: "audit_record_wait_duration",
+      usage: `${round(recordWaitGbSeconds / 1e6, 2)} M GB-s (a record waits ${c.recordWaitSeconds(perDay)} s for its append's group)`,
+      dollars: (recordWaitGbSeconds / 1e6) * P.durableObjects.gbSeconds.perMillion,
     },
     {
       line: "audit_record_rows_written",
