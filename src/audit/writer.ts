@@ -117,13 +117,7 @@ export class AuditWriter extends DurableObject<Env> {
       if (first) queued.push(first);
       return !first;
     });
-    const done =
-      fresh.length === 0
-        ? null
-        : this.#enqueue(
-            chain,
-            fresh.map((entry) => this.#masked(cleanLine(entry))),
-          );
+    const done = fresh.length === 0 ? null : this.#enqueue(chain, fresh.map(cleanLine));
     if (done && options?.group !== true) void this.#commit();
     else if (done) this.#timer ??= setTimeout(() => void this.#commit(), GROUP_MS);
     await Promise.all([done, ...queued]);
@@ -146,6 +140,8 @@ export class AuditWriter extends DurableObject<Env> {
     this.#timer = null;
     const items = this.#queue.splice(0);
     if (items.length === 0) return;
+    // Masked as the write finds the erasures (forget): one that began while they were queued masks them too.
+    for (const item of items) item.entries = item.entries.map((entry) => this.#masked(entry));
     const all = items.flatMap((item) => item.entries);
     try {
       for (const chain of new Set(items.map((item) => item.chain)))
@@ -201,8 +197,9 @@ export class AuditWriter extends DurableObject<Env> {
     await this.flush();
   }
 
-  /** Writes every waiting entry to R2 now (the alarm's work; tests call it to see a batch at once). */
-  flush(): Promise<number> {
+  /** Writes every waiting entry to R2 now (the alarm's work; the eraser's and tests', to see a batch at once), those queued for their row write too. */
+  async flush(): Promise<number> {
+    await this.#commit();
     return this.#serially(() => this.#flush());
   }
 

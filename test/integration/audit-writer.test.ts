@@ -135,4 +135,35 @@ describe("an erased user's entries that arrive after the eraser began (rule 10)"
     // Only that user's: another user's values stay as they are.
     expect(text).toContain("KEEP-other-0001");
   });
+
+  it("are kept masked when the eraser begins while a record's append waits for its grouped write, and its flush puts them", async () => {
+    const { chain, stub } = writer();
+    const user = `user-${crypto.randomUUID()}`;
+    const entry = {
+      ...line(0),
+      id: `r:${crypto.randomUUID()}:1:0`,
+      source: "record" as const,
+      op: "create",
+      actor: `user:${user}`,
+      user,
+      receipt_id: crypto.randomUUID(),
+      detail: { tid: "t-1", amount: 150000, merchant_id: 1003, account: [{ key: "contract", value: "ERASE-me-00002" }] },
+    };
+    // In the object itself, in one go: the append queued, then the eraser's forget and flush before its write.
+    await runInDurableObject(stub, async (writer: AuditWriter) => {
+      const appended = writer.append(chain, [entry], { group: true });
+      await writer.forget(user, Date.now() + 60_000);
+      await writer.flush();
+      await appended;
+    });
+    const text = [...(await bucketTexts(chain))].join("\n");
+    expect(text).toContain(entry.id);
+    expect(text).not.toContain("ERASE-me-00002");
+  });
 });
+
+/** The texts of the chain's batches in R2. */
+async function bucketTexts(chain: string): Promise<string[]> {
+  const keys = (await bucketReader().keys("audit/")).filter((key) => parseBatchKey(key)?.chain === chain);
+  return Promise.all(keys.map(async (key) => (await env.AUDIT.get(key))!.text()));
+}
