@@ -1165,10 +1165,16 @@ export function capacityModel(report) {
  * hour of their times) an alarm (a request and its setAlarm row), the head's
  * row, and two puts (the batch and the chain's head); the record's export
  * mark rides the alarm's write of the row (the drain's mark is written
- * there), and the one row the trail adds is the alarm set for the
- * authorize's entry, where the record has none due within the hold (its
- * expiry's is a day away); the pay's drain then rides that alarm instead of
- * moving the record's own. The statement: a line a payment
+ * there). What the trail adds to the record's rows beyond the run's flows
+ * (whose operations follow each other within the drain's 10 s), with
+ * production's pace: the alarm set for the authorize's entry, where the
+ * record has none due within the hold (its expiry's is a day away); a paid
+ * payment's pay drains its event by that alarm instead of moving the
+ * record's own, an abandoned one's alarm only exports, so its mark and the
+ * expiry's alarm set again are two rows more (1 a paid payment, 3 an
+ * abandoned one). By the same count the export at once cost 2 a paid
+ * payment (the authorize's mark written alone, the pay moving the alarm)
+ * and 1 an abandoned one; the model priced 1. The statement: a line a payment
  * (~1.05 over the mix: refunds, holds), a CSV and a JSON row each, its day's
  * log rows read once, a check-id for STATEMENT_CHECK_SHARE of the lines.
  */
@@ -1206,7 +1212,11 @@ export const AUDIT_FROM_CODE = {
   /** The writer's wall time per append and per flush (a SQLite insert; two R2 puts), assumed. */
   writerSecondsPerAppend: 0.003,
   writerSecondsPerFlush: 0.15,
-  recordRowsPerPayment: 1,
+  /** Over the mix production makes: 1 row a paid payment, 3 an abandoned one. */
+  get recordRowsPerPayment() {
+    const mix = shippedMix();
+    return round(1 - mix.abandoned + 3 * mix.abandoned, 2);
+  },
   retentionDays: 365,
   statementLinesPerPayment: 1.05,
   statementBytesPerLine: 520,
@@ -1257,7 +1267,7 @@ export function auditBill(perDay, c = AUDIT_FROM_CODE) {
     },
     {
       line: "audit_record_rows_written",
-      usage: `${round((perMonth * c.recordRowsPerPayment) / 1e6, 1)} M (the alarm set for the authorize's entry, which the pay's drain rides)`,
+      usage: `${round((perMonth * c.recordRowsPerPayment) / 1e6, 1)} M (the alarm set for the authorize's entry, which the pay's drain rides; an abandoned payment's mark and expiry alarm again)`,
       dollars: ((perMonth * c.recordRowsPerPayment) / 1e6) * P.durableObjects.rowsWritten.perMillion,
     },
     {
