@@ -175,6 +175,12 @@ export const ASSUMPTIONS = {
   tokenByUserShare: 1,
   riskDaysKept: 1.04,
   /**
+   * With a shard's day split into chunks (src/risk/risk-object.ts), a subject's part is kept until its day's chunk
+   * ends, once every use of that day has left its window: the rest of its day, the next day, and the sweep's hour
+   * (a day and a half and an hour on average).
+   */
+  riskChunkDaysKept: 1.54,
+  /**
    * Rule 14, *assumed*: 2% of payments are fiscal-late (paid while the fiscal data operator has not answered),
    * their data found by the second scheduled read (1 hour after the payment), none refunded while pending; a
    * receipt whose data never comes would stay listed (and its record kept) until someone chases it: priced as none.
@@ -380,8 +386,9 @@ const RISK_COUNTERS = [
 
 /**
  * A shard of rule 13's counters (src/risk/risk-object.ts), whatever the traffic: its alarm at most once an hour
- * (a row written and a request each; it deletes the subjects that ended, counted per payment) and its guard's
- * put about once a day. Under steady traffic a shard never ends, so no `deleteAll`.
+ * (a row written and a request each), its guard's put about once a day, and the deletions of each day's chunks
+ * once their uses have ended (at most the run's `risk.chunks` a day, the sweep's; before the chunks, a deletion
+ * per subject, counted per payment). Under steady traffic a shard never ends, so no `deleteAll`.
  */
 const SHARD_DAY = { alarms: 24, guardWrites: 1 };
 
@@ -399,6 +406,7 @@ function riskOf(report) {
       ...Object.fromEntries(RISK_COUNTERS.map((k) => [k, ended[k] ?? 0])),
       objects: counted.risk.subjects_per_flow,
       shards: counted.risk.shards ?? null,
+      chunks: counted.risk.chunks ?? 0,
       object_bytes: counted.risk.object_bytes_median ?? 0,
       ended: counted.risk.ended,
       rows_written_by_statement: counted.rows_written_per_flow_by_statement?.risk ?? {},
@@ -414,7 +422,7 @@ function riskOf(report) {
   const payment = Object.fromEntries([...RISK_COUNTERS, "objects"].map((k) => [k, shares.reduce((sum, [f, share]) => sum + share * f[k], 0)]));
   const objects = shares.reduce((sum, [f, share]) => sum + share * f.objects, 0);
   payment.object_bytes = objects ? shares.reduce((sum, [f, share]) => sum + share * f.objects * f.object_bytes, 0) / objects : 0;
-  return { payment, anonymous, user_token: token, ended: anonymous.ended && token.ended, shards: anonymous.shards ?? null };
+  return { payment, anonymous, user_token: token, ended: anonymous.ended && token.ended, shards: anonymous.shards ?? null, chunks: anonymous.chunks };
 }
 
 const CRON_COUNTERS = ["worker_invocations", "d1_queries", "d1_rows_read", "d1_rows_written", "log_lines", "log_bytes"];
@@ -662,15 +670,17 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
   // (their puts, their reads of the previous release's objects, their deletion by the sweep). Before the shards
   // each subject's object had its alarm and its deleteAll, per payment.
   const shardsMonth = risk?.shards ? risk.shards * MONTH_DAYS : 0;
+  // In a day's chunk a subject is kept until the chunk ends, the day after its day (ASSUMPTIONS riskChunkDaysKept).
+  const riskDaysKept = risk?.chunks ? a.riskChunkDaysKept : a.riskDaysKept;
   const riskUse = r
     ? {
         requests: risk.shards ? perMonth * (r.risk_requests - (r.risk_alarm_runs ?? 0)) + shardsMonth * SHARD_DAY.alarms : perMonth * r.risk_requests,
         rowsWritten: risk.shards
-          ? perMonth * r.risk_rows_written + shardsMonth * (SHARD_DAY.alarms + SHARD_DAY.guardWrites)
+          ? perMonth * r.risk_rows_written + shardsMonth * (SHARD_DAY.alarms + SHARD_DAY.guardWrites + risk.chunks)
           : perMonth * (r.risk_rows_written + r.risk_alarm_writes + r.risk_rows_deleted),
         rowsRead: perMonth * r.risk_rows_read,
         gbSeconds: (perMonth * a.objectMemoryGb * r.risk_wall_ms) / 1000,
-        gbMonth: (perDay * r.objects * a.riskDaysKept * r.object_bytes) / GB,
+        gbMonth: (perDay * r.objects * riskDaysKept * r.object_bytes) / GB,
       }
     : null;
   const added = (base, extra, price) => over(base + extra, price) - over(base, price);
@@ -694,7 +704,7 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
         {
           line: "risk_do_rows_written",
           usage: risk.shards
-            ? `${round(riskUse.rowsWritten / 1e6, 1)} M (${r.risk_rows_written.toFixed(2)} KV puts and deletes a payment; ${SHARD_DAY.alarms + SHARD_DAY.guardWrites} a shard a day: its alarms and guard)`
+            ? `${round(riskUse.rowsWritten / 1e6, 1)} M (${r.risk_rows_written.toFixed(2)} KV puts and deletes a payment; ${SHARD_DAY.alarms + SHARD_DAY.guardWrites + risk.chunks} a shard a day: its alarms and guard${risk.chunks ? `, and its ${risk.chunks} chunks' deletions` : ""})`
             : `${round(riskUse.rowsWritten / 1e6, 1)} M (${r.risk_rows_written.toFixed(2)} SQL and KV + ${r.risk_alarm_writes.toFixed(2)} alarms + ${r.risk_rows_deleted.toFixed(2)} deleted a payment)`,
           dollars: added(objectRowsWritten, riskUse.rowsWritten, P.durableObjects.rowsWritten),
           page: P.durableObjects.page,
@@ -707,7 +717,7 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
         },
         {
           line: "risk_do_storage",
-          usage: `${round(riskUse.gbMonth, 2)} GB-month (${r.objects.toFixed(2)} ${risk.shards ? "subjects' keys" : "objects"} a payment, ${round(r.object_bytes)} B each, ${a.riskDaysKept} day kept)`,
+          usage: `${round(riskUse.gbMonth, 2)} GB-month (${r.objects.toFixed(2)} ${risk.shards ? (risk.chunks ? "subjects' parts of chunks" : "subjects' keys") : "objects"} a payment, ${round(r.object_bytes)} B each, ${riskDaysKept} day kept)`,
           dollars: addedGb(objectBytesMonth12 / GB, riskUse.gbMonth, P.durableObjects.storageGbMonth),
           page: P.durableObjects.page,
         },

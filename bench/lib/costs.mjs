@@ -238,6 +238,7 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
         risk_objects_live: _live,
         risk_object_bytes: _bytes,
         risk_shards: _shards,
+        risk_chunks: _chunks,
         ...counts
       } = await getJson(`${runtime.url}/__bench/counters${reset ? "?reset" : ""}`);
       return { counts: { ...counts, log_lines: runtime.logs.lines, log_bytes: runtime.logs.bytes ?? 0 }, rows_written_by };
@@ -247,11 +248,12 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
     const riskEnded = async () => {
       const live = await getJson(`${runtime.url}/__bench/counters`);
       riskShards = live.risk_shards ?? null;
+      riskChunks = live.risk_chunks ?? null;
       if (live.risk_objects_live > 0) riskBytes.push(live.risk_object_bytes / live.risk_objects_live);
       const started = Date.now();
       while (Date.now() - started < RISK_DAY_MS + 15_000) {
         await sleep(250);
-        // Every subject's key swept from its shard (rule 10): the shards themselves are priced per shard, not per payment.
+        // Every subject's chunks swept from its shard (rule 10): the shards themselves are priced per shard, not per payment.
         if ((await getJson(`${runtime.url}/__bench/counters`)).risk_objects_live === 0) return true;
       }
       return false;
@@ -259,6 +261,8 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
     let riskAllEnded = true;
     /** How many shards rule 13's counters are spread over (null: an object per subject, before the shards). */
     let riskShards = null;
+    /** How many chunks a shard's day is split into (null: a key per subject, before the chunks): the sweep's deletions a shard a day. */
+    let riskChunks = null;
     // One cron run with nothing due: what every minute costs whatever the traffic.
     await counters(true);
     const linesBefore = { lines: runtime.logs.lines, bytes: runtime.logs.bytes ?? 0 };
@@ -364,6 +368,7 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
               day_ms: RISK_DAY_MS,
               subjects_per_flow: subjects,
               shards: riskShards,
+              chunks: riskChunks,
               ended: riskAllEnded,
               object_bytes_median: riskBytes.length ? [...riskBytes].sort((a, b) => a - b)[Math.floor((riskBytes.length - 1) / 2)] : null,
             },

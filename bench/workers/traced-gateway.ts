@@ -40,16 +40,17 @@
  * in their place). GET /__bench/counters hands them over (`?reset`: and
  * starts again).
  *
- * Rule 13's counters (RiskObject: a key per card fingerprint and per user,
- * in RISK_SHARDS shared objects) are counted the same way and reported
+ * Rule 13's counters (RiskObject: each card fingerprint and user a part of
+ * one of a day's RISK_CHUNKS chunks, in RISK_SHARDS shared objects) are counted the same way and reported
  * apart, as `risk_*`: their requests (stub calls, a shard's read of a
  * subject's own object included, and alarms), rows written and read, alarm
  * writes, deletions and the rows deleteAll removes, wall time, and the bytes
  * of each live subject's key and value (`risk_objects_live` of them now: a
  * subject is what production bills per payment). A shard's own writes, the
- * same whatever the traffic (its guard in RISK_LOG: `risk_guard_writes`; its
- * alarms and its end, counted as above), are priced per shard by
- * bench/capacity-model.mjs (`risk_shards`). BENCH_RISK_DAY_MS, when set, shrinks every counter's window in
+ * same whatever the traffic (its guard in RISK_LOG: `risk_guard_writes`; the
+ * sweep's deletions of its days' chunks: `risk_chunk_deletes`; its alarms and
+ * its end, counted as above), are priced per shard by
+ * bench/capacity-model.mjs (`risk_shards`, `risk_chunks`). BENCH_RISK_DAY_MS, when set, shrinks every counter's window in
  * proportion, a day to that many milliseconds (an hour to a 24th of it), so
  * a run sees the objects end while their rows still end in the order
  * production's would; the object's own code is unchanged, only the windows
@@ -63,7 +64,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import gateway, { AuditWriter, ReceiptObject as GatewayReceiptObject, SandboxObject, SandboxUpstream, StatementObject } from "../../src/dev";
 import type { Counter } from "../../src/risk/judge";
-import { RiskObject as GatewayRiskObject, RISK_LOG, RISK_SHARDS } from "../../src/risk/risk-object";
+import { CHUNK, RiskObject as GatewayRiskObject, RISK_CHUNKS, RISK_LOG, RISK_SHARDS } from "../../src/risk/risk-object";
 
 // Rules 15 and 16's objects, untraced: their costs are priced from their code (bench/capacity-model.mjs, AUDIT_FROM_CODE).
 export { AuditWriter, SandboxObject, SandboxUpstream, StatementObject };
@@ -150,6 +151,8 @@ const counts = {
   risk_wall_ms: 0,
   /** A shard's guard (RISK_LOG) put: about once a shard a day in production, so not a payment's row. */
   risk_guard_writes: 0,
+  /** A shard's deletions of its days' chunks (the sweep's): at most RISK_CHUNKS a shard a day whatever the traffic, priced per shard. */
+  risk_chunk_deletes: 0,
   /** A shard's alarms (in risk_requests too): at most one an hour a shard in production, whatever the traffic. */
   risk_alarm_runs: 0,
 };
@@ -229,6 +232,7 @@ function readCounts(reset: boolean): typeof counts & { rows_written_by: typeof r
     risk_objects_live: riskBytes.size,
     risk_object_bytes: bytes,
     risk_shards: RISK_SHARDS,
+    risk_chunks: RISK_CHUNKS,
   };
   if (reset) {
     for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] = 0;
@@ -511,6 +515,7 @@ function storage(real: DurableObjectStorage, commits: CommitCounter, kind: Objec
           return (...args: unknown[]) => {
             commits.write(`kv.${prop}`);
             if (counting && kind === "risk" && prop === "put" && args[0] === RISK_LOG) counts.risk_guard_writes++;
+            else if (counting && kind === "risk" && prop === "delete" && String(args[0]).startsWith(CHUNK)) counts.risk_chunk_deletes++;
             else if (counting) {
               counts[KEYS[kind].rowsWritten]++;
               rowsBy[kind][`kv ${prop}`] = (rowsBy[kind][`kv ${prop}`] ?? 0) + 1;
@@ -631,6 +636,7 @@ export class RiskObject extends GatewayRiskObject {
     this.benchWindowScale = dayMs > 0 ? dayMs / 86_400_000 : 1;
     // A shard's sweeps come as often as production's, in the run's shortened day.
     this.sweepGapMs = Math.max(1, Math.round(this.sweepGapMs * this.benchWindowScale));
+    this.dayMs = Math.max(1, Math.round(this.dayMs * this.benchWindowScale));
   }
 
   /** The counters as the run hands them: every window scaled by BENCH_RISK_DAY_MS when it is set. */
@@ -641,12 +647,17 @@ export class RiskObject extends GatewayRiskObject {
     return [subject, counters.map((c) => ({ ...c, windowMs: scaled(c.windowMs), keepMs: scaled(c.keepMs) })), ...rest];
   }
 
-  /** After each call, each subject the shard holds has the bytes of its key and value until its next call; a deleted one holds none. */
+  /** After each call, each subject the shard holds has the bytes of its name and its parts in its chunks until its next call; one whose chunks were deleted holds none. */
   benchMeasure(): void {
     const id = this.ctx.id.toString();
     const real = realStorage.get(this.ctx) ?? this.ctx.storage;
     for (const key of [...riskBytes.keys()]) if (key.startsWith(`${id} `)) riskBytes.delete(key);
-    for (const [key, value] of real.kv.list({ prefix: "s:" })) riskBytes.set(`${id} ${key}`, key.length + JSON.stringify(value).length);
+    for (const [, chunk] of real.kv.list<Record<string, unknown>>({ prefix: CHUNK })) {
+      for (const [subject, part] of Object.entries(chunk)) {
+        const key = `${id} ${subject}`;
+        riskBytes.set(key, (riskBytes.get(key) ?? subject.length) + JSON.stringify(part).length);
+      }
+    }
   }
 }
 

@@ -172,6 +172,10 @@ export function judge(stored: unknown, counters: readonly Counter[], nonce: stri
   return { verdict: { ok: true, taken }, log };
 }
 
+/** A log whose every key keeps at most MAX_ENTRIES entries, as one `judge` wrote (a log read from several stored parts). */
+export const cappedLog = (log: Log): Log =>
+  Object.fromEntries(Object.entries(log).map(([key, uses]) => [key, Array.isArray(uses) ? uses : capped(uses)]));
+
 /** A key's entries, at most MAX_ENTRIES of them: the ones that end last. */
 function capped(uses: Record<string, number>): Record<string, number> {
   const entries = Object.entries(uses);

@@ -10,15 +10,23 @@
  * nothing: at the defaults a user's log holds at most 10 uses of each of 5
  * cards and 20 OTP sends, a card's at most 3 users' uses.
  *
- * A subject's whole log is one key of its shard's synchronous KV API
- * (`s:<subject>`), because the platform bills every row written: a call
- * counted is one row written however many counters it counts in, a refused
- * call writes none, and a use leaves its window without a write of its own
- * (the next write or the sweep drops it). Shared objects, because an object
- * per subject costs an alarm and a `deleteAll` for each card and each user a
- * day (rows written, and an alarm's request): a shard's one alarm sweeps
- * every subject whose uses have all ended, deleting its key (rule 10), at
- * most once every SWEEP_GAP_MS.
+ * A subject's log is kept in its shard's chunks, each one key of the
+ * shard's synchronous KV API (`c:<chunk>:<day>`): the subject's name picks
+ * one of RISK_CHUNKS chunks (chunkOf), and a call writes what it counted
+ * into that chunk's value for the day it is made, a map of subjects to the
+ * part of their log written that day. Because the platform bills every row
+ * written, a put and a delete alike, whatever the row holds: a call
+ * counted is one row written however many counters it counts in, a
+ * refused call writes none, and a use leaves its window without a write of
+ * its own. A subject's log is the union of its parts in every chunk of its
+ * chunk's days still kept (a day's uses end within the next day, so two),
+ * so a window that spans midnight counts the uses on both sides of it. A
+ * day's chunk ends as a whole: a shard's one alarm deletes each chunk once
+ * every use it holds has ended (rule 10), at most once every SWEEP_GAP_MS,
+ * so a day ends with at most RISK_CHUNKS deletions a shard, not one per
+ * subject. Shared objects, because an object per subject costs an alarm and
+ * a `deleteAll` for each card and each user a day (rows written, and an
+ * alarm's request).
  *
  * A check-and-count is one synchronous step (no await between reading the
  * log and writing it), and the object runs one step at a time, so however
@@ -41,7 +49,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { clock } from "../shared/clock";
 import { fnv1a } from "../shared/fnv1a";
-import { type Counter, endsIn, judge, type Log, prune, type Taken, takeBack, type Uses, type Verdict } from "./judge";
+import { type Counter, cappedLog, endsIn, judge, type Log, prune, type Taken, takeBack, type Uses, type Verdict } from "./judge";
 
 /** The key of the one value a subject's own object kept (the previous release's layout; the bench reads it too). */
 export const RISK_LOG = "log";
@@ -49,14 +57,31 @@ export const RISK_LOG = "log";
 /** How many objects rule 13's counters are spread over: a few counts a second each at 10M payments a day. */
 export const RISK_SHARDS = 256;
 
-/** The key of a subject's log in its shard. */
-const SUBJECT = "s:";
+/**
+ * How many chunks a shard's day is split into: a chunk holds a 65,536th of
+ * the day's subjects (RISK_SHARDS × RISK_CHUNKS), about 200 of them, some
+ * 30 KB, at 10M payments a day, far below the KV API's 128 KiB a value
+ * (docs/capacity.md shows the arithmetic); and RISK_SHARDS × RISK_CHUNKS
+ * deletions a day end them all, whatever the traffic.
+ */
+export const RISK_CHUNKS = 256;
+
+/** The prefix of a shard's chunks: `c:<chunk>:<day>`. */
+export const CHUNK = "c:";
+
+/** A chunk's value: each subject's part of its log written in the chunk's day. */
+type Chunk = Record<string, Log>;
+
+const DAY_MS = 86_400_000;
 
 /** A shard's entry in RISK_LOG, as the previous release reads it (a map of ends): the end of the latest use it holds, or later. */
 const GUARD = "shard";
 
 /** The shard that counts `subject` ("card:<fingerprint>" or "user:<sub>"): FNV-1a of its name. */
 export const shardOf = (subject: string): string => `shard:${fnv1a(subject) % RISK_SHARDS}`;
+
+/** The prefix of `subject`'s chunks in its shard (one a day): the hash's bits above the shard's pick the chunk. */
+export const chunkOf = (subject: string): string => `${CHUNK}${Math.floor(fnv1a(subject) / RISK_SHARDS) % RISK_CHUNKS}:`;
 
 /**
  * The least time between two sweeps of a shard: an hour, a 24th of a day's
@@ -82,21 +107,78 @@ function union(a: Log, b: Log): Log {
   return out;
 }
 
+/** What of `log` the other days' parts (`held`) do not already hold as it is: the part a call writes into today's chunk. */
+function unheld(log: Log, held: Log): Log {
+  const out: Log = {};
+  for (const [key, uses] of Object.entries(log)) {
+    const there = held[key];
+    if (Array.isArray(uses)) {
+      if (!Array.isArray(there) || there.length < uses.length) out[key] = uses;
+      continue;
+    }
+    const fresh = Object.entries(uses).filter(([entry, end]) => there === undefined || Array.isArray(there) || there[entry] !== end);
+    if (fresh.length > 0) out[key] = Object.fromEntries(fresh);
+  }
+  return out;
+}
+
+/** The latest end a chunk holds, in any subject's part (0 when none): the chunk ends with it. */
+function latestEnd(chunk: Chunk): number {
+  let latest = 0;
+  for (const part of Object.values(chunk)) {
+    for (const uses of Object.values(part ?? {})) {
+      for (const end of Array.isArray(uses) ? uses : Object.values(uses ?? {})) if (typeof end === "number" && end > latest) latest = end;
+    }
+  }
+  return latest;
+}
+
 export class RiskObject extends DurableObject<Env> {
   #alarmSet = false;
 
   /** The least time between two sweeps (the bench's shortened day shortens it too): a field, not a method, so no wrapper of the object's calls takes it for one. */
   protected sweepGapMs = SWEEP_GAP_MS;
 
-  /** A subject's log in this shard, or undefined when it has none. */
-  #readSubject(subject: string): unknown {
-    return this.ctx.storage.kv.get(SUBJECT + subject);
+  /** The length of a chunk's day (the bench's shortened day shortens it too): a field, as sweepGapMs. */
+  protected dayMs = DAY_MS;
+
+  /** Every chunk `subject` may have a part in, each day's: its key and value. */
+  #chunks(subject: string): [string, Chunk][] {
+    return [...this.ctx.storage.kv.list<Chunk>({ prefix: chunkOf(subject) })];
   }
 
-  /** Writes a subject's log once: one row written, or its key deleted when nothing is left. */
-  #writeSubject(subject: string, log: Log): void {
-    if (endsIn(log).length === 0) this.ctx.storage.kv.delete(SUBJECT + subject);
-    else this.ctx.storage.kv.put(SUBJECT + subject, log);
+  /** A subject's log in this shard, the union of its parts (each key at most MAX_ENTRIES, as one stored log keeps), or undefined when it has none. */
+  #readSubject(subject: string, chunks: [string, Chunk][]): Log | undefined {
+    let log: Log | undefined;
+    for (const [, chunk] of chunks) if (Object.hasOwn(chunk, subject)) log = union(log ?? {}, chunk[subject]!);
+    return log === undefined ? undefined : cappedLog(log);
+  }
+
+  /**
+   * Writes a subject's log once, into today's chunk: what of it no other
+   * day's part holds as it is. One row written (or the chunk deleted when
+   * nothing is left in it).
+   */
+  #writeSubject(subject: string, log: Log, chunks: [string, Chunk][], now: number): void {
+    const today = `${chunkOf(subject)}${Math.floor(now / this.dayMs)}`;
+    let held: Log = {};
+    for (const [key, chunk] of chunks) if (key !== today && Object.hasOwn(chunk, subject)) held = union(held, chunk[subject]!);
+    const chunk = chunks.find(([key]) => key === today)?.[1] ?? {};
+    this.#putPart(
+      today,
+      chunk,
+      subject,
+      unheld(log, held),
+      chunks.some(([key]) => key === today),
+    );
+  }
+
+  /** Puts `part` as the subject's in `chunk` (stored at `key` if `stored`): one row written, the chunk deleted when nothing is left. */
+  #putPart(key: string, chunk: Chunk, subject: string, part: Log, stored: boolean): void {
+    if (endsIn(part).length === 0) delete chunk[subject];
+    else chunk[subject] = part;
+    if (Object.keys(chunk).length > 0) this.ctx.storage.kv.put(key, chunk);
+    else if (stored) this.ctx.storage.kv.delete(key);
   }
 
   /**
@@ -104,7 +186,7 @@ export class RiskObject extends DurableObject<Env> {
    * of: its own object's log (empty when it has none, as after its end).
    */
   async #previous(subject: string, now: number): Promise<Log> {
-    if (this.#readSubject(subject) !== undefined) return {};
+    if (this.#readSubject(subject, this.#chunks(subject)) !== undefined) return {};
     const own = this.env.RISK.get(this.env.RISK.idFromName(subject));
     return prune(await own.previousLog(), now);
   }
@@ -119,19 +201,29 @@ export class RiskObject extends DurableObject<Env> {
     const previous = await this.#previous(subject, clock.now());
     // From here to the write, one synchronous step: a call that read the previous log meanwhile unions it again.
     const now = clock.now();
-    const { verdict, log } = judge(union(prune(this.#readSubject(subject), now), previous), counters, nonce, now);
+    const chunks = this.#chunks(subject);
+    const { verdict, log } = judge(union(prune(this.#readSubject(subject, chunks), now), previous), counters, nonce, now);
     if (log === null) return verdict;
-    this.#writeSubject(subject, log);
+    this.#writeSubject(subject, log, chunks, now);
     const keepMs = Math.max(...counters.map((c) => c.keepMs));
     this.#guard(now + keepMs, keepMs);
     await this.#armAlarm(now + keepMs + this.sweepGapMs);
     return verdict;
   }
 
-  /** Takes back what `count` counted for a call another subject refused: its own entries only, one write, none if none is left. */
+  /**
+   * Takes back what `count` counted for a call another subject refused: its
+   * own entries only, in the day's chunk that holds them (the day before,
+   * when the call was counted before midnight); one write, none if none is
+   * left.
+   */
   async takeBack(subject: string, taken: readonly Taken[]): Promise<void> {
-    const log = takeBack(this.#readSubject(subject), taken, clock.now());
-    if (log !== null) this.#writeSubject(subject, log);
+    const now = clock.now();
+    for (const [key, chunk] of this.#chunks(subject)) {
+      if (!Object.hasOwn(chunk, subject)) continue;
+      const part = takeBack(chunk[subject], taken, now);
+      if (part !== null) this.#putPart(key, chunk, subject, part, true);
+    }
   }
 
   /**
@@ -154,7 +246,7 @@ export class RiskObject extends DurableObject<Env> {
   }
 
   /**
-   * A shard: every subject whose uses have all ended is deleted (rule 10),
+   * A shard: every chunk whose uses have all ended is deleted (rule 10),
    * and the alarm comes back for the next one to end, at least
    * sweepGapMs later; once its guard has ended too, nothing is left and it
    * deletes itself. A subject's own object (the previous release's layout):
@@ -164,10 +256,10 @@ export class RiskObject extends DurableObject<Env> {
     this.#alarmSet = false;
     const now = clock.now();
     let next = Infinity;
-    for (const [key, stored] of this.ctx.storage.kv.list({ prefix: SUBJECT })) {
-      const ends = endsIn(prune(stored, now));
-      if (ends.length === 0) this.ctx.storage.kv.delete(key);
-      else next = Math.min(next, Math.max(...ends));
+    for (const [key, chunk] of this.ctx.storage.kv.list<Chunk>({ prefix: CHUNK })) {
+      const latest = latestEnd(chunk);
+      if (latest <= now) this.ctx.storage.kv.delete(key);
+      else next = Math.min(next, latest);
     }
     const own = this.ctx.storage.kv.get(RISK_LOG);
     if (own !== undefined) {

@@ -20,7 +20,7 @@ import { type MetricPoint, observeMetrics } from "../../src/metrics/metrics";
 import { admitRisk } from "../../src/risk/check";
 import { cardFingerprint, userKey } from "../../src/risk/fingerprint";
 import type { Counter } from "../../src/risk/judge";
-import { RISK_LOG, shardOf } from "../../src/risk/risk-object";
+import { CHUNK, chunkOf, RISK_LOG, shardOf } from "../../src/risk/risk-object";
 import { clock } from "../../src/shared/clock";
 import { callGateway, loggedEventTypes } from "../events";
 import {
@@ -73,6 +73,20 @@ async function send(path: string, body: unknown, token: string | undefined, opti
   await waitOnExecutionContext(ctx);
   return res;
 }
+
+/** A subject's parts of its shard's chunks, by day (`c:<chunk>:<day>`); none when the shard holds nothing of it. */
+const partsIn = (shard: DurableObjectStub, subject: string) =>
+  runInDurableObject(shard, (_o, state) =>
+    [...state.storage.kv.list<Record<string, unknown>>({ prefix: chunkOf(subject) })].flatMap(([key, chunk]) =>
+      Object.hasOwn(chunk, subject) ? [[key, chunk[subject]] as const] : [],
+    ),
+  );
+
+/** The subjects a shard holds a part of, in any chunk, sorted. */
+const subjectsIn = (shard: DurableObjectStub) =>
+  runInDurableObject(shard, (_o, state) =>
+    [...new Set([...state.storage.kv.list<Record<string, unknown>>({ prefix: CHUNK })].flatMap(([, chunk]) => Object.keys(chunk)))].sort(),
+  );
 
 /** A counter object's storage as text: its tables' rows and its KV entries (where its one value, the log, is kept). */
 async function dumpCounters(stub: DurableObjectStub): Promise<string[]> {
@@ -569,7 +583,7 @@ describe("what rule 13 keeps", () => {
   /** A subject's log in its shard, and the shard. */
   const inShard = (subject: string) => {
     const shard = env.RISK.get(env.RISK.idFromName(shardOf(subject)));
-    return { shard, log: () => runInDurableObject(shard, (_o, state) => state.storage.kv.get<Record<string, unknown>>(`s:${subject}`)) };
+    return { shard, log: async () => ((await partsIn(shard, subject)).length > 0 ? Object.fromEntries(await partsIn(shard, subject)) : undefined) };
   };
 
   it("a subject's shard is the same in every release: it names the object that holds its counts", () => {
@@ -581,7 +595,7 @@ describe("what rule 13 keeps", () => {
     // Two users whose counters fall to the same shard.
     const first = `user:${newUser("sweep")}`;
     let second = `user:${newUser("sweep")}`;
-    while (shardOf(second) !== shardOf(first)) second = `user:${newUser("sweep")}`;
+    while (shardOf(second) !== shardOf(first) || chunkOf(second) === chunkOf(first)) second = `user:${newUser("sweep")}`;
     const shard = env.RISK.get(env.RISK.idFromName(shardOf(first)));
     const sends = (limit: number): Counter[] => [{ rule: "user_otp_sends_per_day", limit, windowMs: DAY_MS, keepMs: DAY_MS, ref: "card" }];
     expect((await shard.count(first, sends(1), "a")).ok).toBe(true);
@@ -589,10 +603,96 @@ describe("what rule 13 keeps", () => {
     expect((await shard.count(second, sends(1), "b")).ok).toBe(true);
     letTimePass(12 * HOUR_MS + HOUR_MS);
     expect(await runDurableObjectAlarm(shard)).toBe(true);
-    const left = await runInDurableObject(shard, (_o, state) => [...state.storage.kv.list({ prefix: "s:" })].map(([key]) => key));
-    expect(left).toEqual([`s:${second}`]);
+    expect(await subjectsIn(shard)).toContain(second);
+    expect(await subjectsIn(shard)).not.toContain(first);
     expect(await shard.count(second, sends(1), "c")).toMatchObject({ ok: false, rule: "user_otp_sends_per_day" });
     expect((await shard.count(first, sends(1), "d")).ok).toBe(true);
+  });
+
+  /** Two subjects of one shard whose parts share its chunks (the same chunk, each day). */
+  const twoInOneChunk = () => {
+    const first = `user:${newUser("chunk")}`;
+    let second = `user:${newUser("chunk")}`;
+    while (shardOf(second) !== shardOf(first) || chunkOf(second) !== chunkOf(first)) second = `user:${newUser("chunk")}`;
+    return { first, second, shard: env.RISK.get(env.RISK.idFromName(shardOf(first))) };
+  };
+  const sends = (limit: number): Counter[] => [{ rule: "user_otp_sends_per_day", limit, windowMs: DAY_MS, keepMs: DAY_MS, ref: "card" }];
+  const uses = (perHour: number, perDay: number): Counter[] => [
+    { rule: "user_card_uses_per_hour", limit: perHour, windowMs: HOUR_MS, keepMs: DAY_MS, ref: "card" },
+    { rule: "user_card_uses_per_day", limit: perDay, windowMs: DAY_MS, keepMs: DAY_MS, ref: "card" },
+  ];
+  /** Moves the clock to `ms` before the next midnight (UTC, where a chunk's day starts). */
+  const toBeforeMidnight = (ms: number) => letTimePass(DAY_MS - (clock.now() % DAY_MS) - ms);
+
+  it("windows that span midnight count the uses on both sides: a use at 23:59 and one at 00:01 are both counted, in two days' chunks", async () => {
+    const subject = `user:${newUser("midnight")}`;
+    const shard = env.RISK.get(env.RISK.idFromName(shardOf(subject)));
+    toBeforeMidnight(60_000);
+    expect((await shard.count(subject, uses(2, 3), "a")).ok).toBe(true);
+    letTimePass(2 * 60_000);
+    expect((await shard.count(subject, uses(2, 3), "b")).ok).toBe(true);
+    expect((await partsIn(shard, subject)).map(([key]) => key)).toHaveLength(2);
+    // The hour's window holds both: the 3rd use is refused until the 23:59 use leaves it, an hour after it was made.
+    const refused = await shard.count(subject, uses(2, 3), "c");
+    expect(refused).toMatchObject({ ok: false, rule: "user_card_uses_per_hour" });
+    expect(refused.ok ? 0 : refused.retryAfterMs).toBeGreaterThan(HOUR_MS - 3 * 60_000);
+    expect(refused.ok ? 0 : refused.retryAfterMs).toBeLessThanOrEqual(HOUR_MS - 2 * 60_000);
+    letTimePass(HOUR_MS - 2 * 60_000);
+    expect((await shard.count(subject, uses(2, 3), "d")).ok).toBe(true);
+    // The day's window holds all three, the one before midnight too, until a day after it.
+    letTimePass(HOUR_MS);
+    expect(await shard.count(subject, uses(5, 3), "e")).toMatchObject({ ok: false, rule: "user_card_uses_per_day" });
+    letTimePass(DAY_MS - 2 * HOUR_MS);
+    expect((await shard.count(subject, uses(5, 3), "f")).ok).toBe(true);
+  });
+
+  it("a receiver card used again the next day moves its end on: it is still counted a day after its second use, past midnight", async () => {
+    const subject = `user:${newUser("midnight")}`;
+    const shard = env.RISK.get(env.RISK.idFromName(shardOf(subject)));
+    const receivers = (ref: string): Counter[] => [{ rule: "user_receiver_cards_per_day", limit: 1, windowMs: DAY_MS, keepMs: DAY_MS, ref }];
+    toBeforeMidnight(60_000);
+    expect((await shard.count(subject, receivers("card-x"), "a")).ok).toBe(true);
+    letTimePass(20 * HOUR_MS);
+    expect((await shard.count(subject, receivers("card-x"), "b")).ok).toBe(true);
+    letTimePass(10 * HOUR_MS);
+    expect(await shard.count(subject, receivers("card-y"), "c")).toMatchObject({ ok: false, rule: "user_receiver_cards_per_day" });
+  });
+
+  it("a call counted just before midnight and refused elsewhere is taken back after it, from the day before's chunk", async () => {
+    const subject = `user:${newUser("midnight")}`;
+    const shard = env.RISK.get(env.RISK.idFromName(shardOf(subject)));
+    toBeforeMidnight(1);
+    const counted = await shard.count(subject, sends(1), "a");
+    expect(counted.ok).toBe(true);
+    letTimePass(2);
+    await shard.takeBack(subject, counted.ok ? counted.taken : []);
+    expect(await partsIn(shard, subject)).toEqual([]);
+    expect((await shard.count(subject, sends(1), "b")).ok).toBe(true);
+  });
+
+  it("a shard's sweep ends a day's chunk as a whole, with one deletion, once every use it holds has ended; a subject's ended part counts nothing meanwhile", async () => {
+    const { first, second, shard } = twoInOneChunk();
+    // Both used early in one day: one chunk of that day holds both.
+    toBeforeMidnight(-60_000);
+    expect((await shard.count(first, sends(1), "a")).ok).toBe(true);
+    letTimePass(2 * HOUR_MS);
+    expect((await shard.count(second, sends(1), "b")).ok).toBe(true);
+    const day = await runInDurableObject(shard, (_o, state) => [...state.storage.kv.list({ prefix: chunkOf(first) })].map(([key]) => key));
+    expect(day).toHaveLength(1);
+    expect(await subjectsIn(shard)).toEqual(expect.arrayContaining([first, second]));
+    // The first's use has ended, the second's has not: the chunk stays, and the first counts afresh.
+    letTimePass(DAY_MS - HOUR_MS);
+    await runDurableObjectAlarm(shard);
+    expect(await runInDurableObject(shard, (_o, state) => state.storage.kv.get(day[0]!))).toBeDefined();
+    expect((await shard.count(first, sends(1), "c")).ok).toBe(true);
+    expect(await shard.count(second, sends(1), "d")).toMatchObject({ ok: false, rule: "user_otp_sends_per_day" });
+    // Once the second's has ended too, the sweep deletes the whole day's chunk; the first's use of today stays, in today's.
+    letTimePass(2 * HOUR_MS);
+    expect(await runDurableObjectAlarm(shard)).toBe(true);
+    expect(await runInDurableObject(shard, (_o, state) => state.storage.kv.get(day[0]!))).toBeUndefined();
+    expect((await partsIn(shard, first)).map(([key]) => key)).not.toContain(day[0]);
+    expect(await partsIn(shard, first)).toHaveLength(1);
+    expect(await shard.count(first, sends(1), "e")).toMatchObject({ ok: false, rule: "user_otp_sends_per_day" });
   });
 
   it("no card number, token or user in a card's counter; a subject's entries end with their window and its shard's sweep deletes them, then the shard itself", async () => {
@@ -679,13 +779,13 @@ describe("the previous release's counters, both ways (a gradual deploy mixes the
     for (let i = 0; i < 5; i++) await expectAdmitted(pay(user, number));
     const subject = `user:${user.sub}`;
     const shard = env.RISK.get(env.RISK.idFromName(shardOf(subject)));
-    const written = await runInDurableObject(shard, (_o, state) => state.storage.kv.get(`s:${subject}`));
+    const written = await partsIn(shard, subject);
+    expect(written).not.toEqual([]);
     // The previous release's class on the shard's storage: its alarm deletes an object whose log holds nothing.
     const { RiskObject: Previous } = await previousRelease();
     const previousLeft = await runInDurableObject(shard, async (_o, state) => {
       await new Previous(state, env).alarm();
-      return state.storage.kv.get(`s:${subject}`);
-    });
+    }).then(() => partsIn(shard, subject));
     expect(previousLeft).toEqual(written);
     // This release still counts what it wrote.
     await expectRiskLimited(pay(user, number), "user_card_uses_per_hour", 3600);
