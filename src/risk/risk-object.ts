@@ -186,7 +186,6 @@ export class RiskObject extends DurableObject<Env> {
    * of: its own object's log (empty when it has none, as after its end).
    */
   async #previous(subject: string, now: number): Promise<Log> {
-    if (this.#readSubject(subject, this.#chunks(subject)) !== undefined) return {};
     const own = this.env.RISK.get(this.env.RISK.idFromName(subject));
     return prune(await own.previousLog(), now);
   }
@@ -198,10 +197,15 @@ export class RiskObject extends DurableObject<Env> {
    * anything. `nonce` names the call's own entries, which `takeBack` removes.
    */
   async count(subject: string, counters: readonly Counter[], nonce: string): Promise<Verdict> {
-    const previous = await this.#previous(subject, clock.now());
-    // From here to the write, one synchronous step: a call that read the previous log meanwhile unions it again.
+    let chunks = this.#chunks(subject);
+    let previous: Log = {};
+    if (this.#readSubject(subject, chunks) === undefined) {
+      previous = await this.#previous(subject, clock.now());
+      // Read again after the await: another call may have counted meanwhile (and unions the previous log again).
+      chunks = this.#chunks(subject);
+    }
+    // From here to the write, one synchronous step.
     const now = clock.now();
-    const chunks = this.#chunks(subject);
     const { verdict, log } = judge(union(prune(this.#readSubject(subject, chunks), now), previous), counters, nonce, now);
     if (log === null) return verdict;
     this.#writeSubject(subject, log, chunks, now);
