@@ -661,13 +661,16 @@ describe("what rule 13 keeps", () => {
   it("a call counted just before midnight and refused elsewhere is taken back after it, from the day before's chunk", async () => {
     const subject = `user:${newUser("midnight")}`;
     const shard = env.RISK.get(env.RISK.idFromName(shardOf(subject)));
-    toBeforeMidnight(1);
-    const counted = await shard.count(subject, sends(1), "a");
+    toBeforeMidnight(1000);
+    const counted = await shard.count(subject, sends(2), "a");
     expect(counted.ok).toBe(true);
-    letTimePass(2);
+    // Another call of the user's, after midnight, counted in today's chunk before the takeback arrives.
+    letTimePass(2000);
+    expect((await shard.count(subject, sends(2), "b")).ok).toBe(true);
     await shard.takeBack(subject, counted.ok ? counted.taken : []);
-    expect(await partsIn(shard, subject)).toEqual([]);
-    expect((await shard.count(subject, sends(1), "b")).ok).toBe(true);
+    expect(await partsIn(shard, subject)).toHaveLength(1);
+    expect((await shard.count(subject, sends(2), "c")).ok).toBe(true);
+    expect(await shard.count(subject, sends(2), "d")).toMatchObject({ ok: false, rule: "user_otp_sends_per_day" });
   });
 
   it("a shard's sweep ends a day's chunk as a whole, with one deletion, once every use it holds has ended; a subject's ended part counts nothing meanwhile", async () => {
