@@ -240,7 +240,7 @@ export const STORES = [
     title: "rule 13's counters",
     place: { kind: "durable-object", binding: "RISK", className: "RiskObject", keys: ["c:<chunk>:<day>", "log"] },
     holds:
-      "a few hundred shared objects (\"shard:<n>\"), each subject (a user, a card fingerprint) a part of one of a day's 256 chunks (keys) of the shard its name falls to, the part of its log counted that day: when each counted use leaves its window; a user's uses, OTP sends and receiver cards by keyed card fingerprint, a card's users by a keyed hash of each user (never a `sub`, but in the key of the user's own log); `log`: the previous release's one object per subject, which a shard reads the first time it meets the subject, and in a shard the end of its latest use (its guard against that release's alarm)",
+      "a few hundred shared objects (\"shard:<n>\"), each subject (a user, a card fingerprint) a part of one of a day's 512 chunks (keys) of the shard its name falls to, the part of its log counted that day: when each counted use leaves its window; a user's uses, OTP sends and receiver cards by keyed card fingerprint, a card's users by a keyed hash of each user (never a `sub`, but in the key of the user's own log); `log`: the previous release's one object per subject, which a shard reads the first time it meets the subject, and in a shard the end of its latest use (its guard against that release's alarm)",
     personal: ["user sub"],
     code: ["src/risk/risk-object.ts"],
     erasure: { by: "nothing", why: "no phone number or `account` value; card numbers only as keyed fingerprints" },

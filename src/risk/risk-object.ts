@@ -58,13 +58,14 @@ export const RISK_LOG = "log";
 export const RISK_SHARDS = 256;
 
 /**
- * How many chunks a shard's day is split into: a chunk holds a 65,536th of
- * the day's subjects (RISK_SHARDS × RISK_CHUNKS), about 200 of them, some
- * 30 KB, at 10M payments a day, far below the KV API's 128 KiB a value
+ * How many chunks a shard's day is split into: a chunk holds a 131,072th of
+ * the day's subjects (RISK_SHARDS × RISK_CHUNKS), about 100 of them, some
+ * 20 KB, at 10M payments a day, a sixth of the KV API's 128 KiB a value
  * (docs/capacity.md shows the arithmetic); and RISK_SHARDS × RISK_CHUNKS
- * deletions a day end them all, whatever the traffic.
+ * deletions a day end them all, whatever the traffic. Changing it moves
+ * subjects between chunks: a count then misses what the old chunk holds.
  */
-export const RISK_CHUNKS = 256;
+export const RISK_CHUNKS = 512;
 
 /** The prefix of a shard's chunks: `c:<chunk>:<day>`. */
 export const CHUNK = "c:";
