@@ -1810,6 +1810,15 @@ export const MUTANTS = [
     why: "rule 13: a refused call counts nothing, also when it was counted just before midnight and taken back after",
   },
   {
+    name: "risk-stale-chunks-after-await",
+    at: "RiskObject.count",
+    find: "      chunks = this.#chunks(subject);\n",
+    replace: "",
+    tests: ["test/integration/risk-limits.test.ts"],
+    grep: "12 uses at once",
+    why: "rule 13: calls that meet a subject at once each await the previous release's object; each judges what the others counted meanwhile, so exactly the limit gets through and none overwrites another's count",
+  },
+  {
     name: "risk-moved-end-not-written",
     at: "unheld",
     find: "there[entry] !== end",
