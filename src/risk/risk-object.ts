@@ -86,7 +86,7 @@ export const chunkOf = (subject: string): string => `${CHUNK}${Math.floor(fnv1a(
 
 /**
  * The least time between two sweeps of a shard: an hour, a 24th of a day's
- * keep, so a subject is gone at most that long after its last use's end, and
+ * keep, so a day's chunk is gone at most that long after its last use's end, and
  * a shard's alarms are at most 24 a day whatever its traffic.
  */
 const SWEEP_GAP_MS = 3_600_000;
