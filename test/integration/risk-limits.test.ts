@@ -673,7 +673,7 @@ describe("what rule 13 keeps", () => {
     expect(await shard.count(subject, sends(2), "d")).toMatchObject({ ok: false, rule: "user_otp_sends_per_day" });
   });
 
-  it("a shard's sweep ends a day's chunk as a whole, with one deletion, once every use it holds has ended; a subject's ended part counts nothing meanwhile", async () => {
+  it("a shard's sweep ends a day's chunk as a whole, one key for all its subjects, once every use it holds has ended; a subject's ended part counts nothing meanwhile", async () => {
     const { first, second, shard } = twoInOneChunk();
     // Both used early in one day: one chunk of that day holds both.
     toBeforeMidnight(-60_000);
