@@ -690,7 +690,7 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
         {
           line: "risk_do_requests",
           usage: risk.shards
-            ? `${round(riskUse.requests / 1e6, 1)} M (${(r.risk_requests - (r.risk_alarm_runs ?? 0)).toFixed(2)} a payment: rule 13's subjects, each a key of one of ${risk.shards} shards; their alarms, ${SHARD_DAY.alarms} a shard a day)`
+            ? `${round(riskUse.requests / 1e6, 1)} M (${(r.risk_requests - (r.risk_alarm_runs ?? 0)).toFixed(2)} a payment: rule 13's subjects, each ${risk.chunks ? "a part of a day's chunk" : "a key"} of one of ${risk.shards} shards; their alarms, ${SHARD_DAY.alarms} a shard a day)`
             : `${round(riskUse.requests / 1e6, 1)} M (${r.risk_requests.toFixed(2)} a payment, alarms included: rule 13's card and user objects)`,
           dollars: added(perMonth * p.object_requests, riskUse.requests, P.durableObjects.requests),
           page: P.durableObjects.page,
@@ -1054,7 +1054,7 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
         : []),
       ...(measured.risk
         ? [
-            `rule 13's counters: ${a.anonymousShare * 100}% of payments by card number, every token authorize a user's (ASSUMPTIONS), each payment's subjects its own objects, kept ${a.riskDaysKept} day; counted by the user flows of bench/lib/costs.mjs`,
+            `rule 13's counters: ${a.anonymousShare * 100}% of payments by card number, every token authorize a user's (ASSUMPTIONS), each payment's subjects its own ${measured.risk.chunks ? `parts of a day's chunks, kept ${a.riskChunkDaysKept} day` : `objects, kept ${a.riskDaysKept} day`}; counted by the user flows of bench/lib/costs.mjs`,
           ]
         : ["rule 13's counters: not counted by this run, not priced"]),
       ...(measured.objectRowsWrittenMeasured
