@@ -11,7 +11,17 @@
  *   npm run deploy -- --gradual [--steps 10,50,100] [--check "<command>"]
  *                                                    the code as a new version, given its share of traffic
  *                                                    step by step (scripts/rollout.mjs); with --dry-run, the plan
+ *   npm run deploy -- --skip-required-stop           deploy over whatever production serves (dangerous: it says why)
  *
+ * 0. The required stop (scripts/required-stop.mjs): the tree must be the
+ *    commit it was built from (the configuration file aside), and the version
+ *    uploaded is labelled with it (`--tag`, `--message`). Before anything
+ *    changes, `wrangler deployments status` and `wrangler versions view` name
+ *    the commit of every version serving: each must be
+ *    test/releases/previous/meta.json's commit or a descendant of it, the
+ *    release `npm run test:deploy` proved this one safe against, or nothing
+ *    is deployed yet. Otherwise it refuses, naming both commits and what to
+ *    run (docs/production.md, "Deploys").
  * 1. Checks wrangler.toml's [env.production] offline, with the rules of
  *    src/config/config-rules.ts and src/config/config-lists.ts that the running gateway's
  *    guard uses (this file loads those TypeScript modules as they are: Node
@@ -19,6 +29,7 @@
  *    reader, so it is what `wrangler deploy --env production` will deploy,
  *    environment rules and all.
  * 2. Bundles production with `wrangler deploy --dry-run` and stops on any warning.
+ *    The required stop's question to Cloudflare comes here, before anything changes.
  * 3. Uploads --secrets (after checking it), then checks with `wrangler secret
  *    list` that every production secret is set and JWT_SECRET is not.
  * 4. `wrangler d1 migrations apply <BINDING> --remote --env production` for DB
@@ -40,7 +51,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { setTimeout as pause } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -60,6 +71,7 @@ import {
 import { parseRiskLimits } from "../src/config/risk-limits.ts";
 import { productionDryRun, WRANGLER } from "./build.mjs";
 import { commandLine } from "./cli.mjs";
+import { checkRequiredStop, deployArgs, describeStop, dirtyTree, releaseLabel, SKIP_WARNING } from "./required-stop.mjs";
 import { describePlan, gradualRollout, parseSteps, RolloutError, rolloutPlan } from "./rollout.mjs";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -73,6 +85,7 @@ const { values: options } = commandLine("deploy", import.meta.url, {
     gradual: { type: "boolean", default: false },
     steps: { type: "string" },
     check: { type: "string" },
+    "skip-required-stop": { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -113,6 +126,25 @@ function wrangler(args, { capture = false } = {}) {
   });
   return { status: result.status ?? 1, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
 }
+
+// 0. The commit the upload is built from, and the release production must serve before it.
+const git = (...args) => spawnSync("git", args, { cwd: ROOT, encoding: "utf8" });
+const head = git("rev-parse", "--verify", "HEAD^{commit}");
+if (head.status !== 0) fail("npm run deploy runs from a git checkout: the version it uploads is labelled with its commit.");
+const commit = head.stdout.trim();
+const label = releaseLabel(commit, options.gradual ? "npm run deploy --gradual" : "npm run deploy");
+const required = JSON.parse(readFileSync(join(ROOT, "test", "releases", "previous", "meta.json"), "utf8")).commit;
+step(`The commit to deploy: ${commit}`);
+const changed = dirtyTree(git("status", "--porcelain", "--untracked-files=normal").stdout, [relative(ROOT, configPath)]);
+const dirty =
+  changed.length > 0
+    ? [
+        `the tree differs from ${commit} (${changed.slice(0, 5).join(", ")}${changed.length > 5 ? ", ..." : ""}): the version would be labelled with a commit that is not what it runs.`,
+        "Commit (or stash) the changes, then npm run deploy again; nothing was deployed.",
+      ]
+    : null;
+if (dirty && !options["dry-run"]) fail(dirty);
+if (!dirty) console.log(`  ✓ the tree is ${commit}: the version is labelled --tag ${label.tag} --message '${label.message}'`);
 
 // 1. The configuration, offline.
 step(`Checking [env.production] of ${configPath} (offline)`);
@@ -177,11 +209,37 @@ if (options["dry-run"]) {
     step("The gradual rollout npm run deploy -- --gradual would run (nothing was called)");
     for (const binding of d1Bindings(deployment.vars ?? {}))
       console.log(`npx wrangler d1 migrations apply ${binding} --remote --env production    first: expand-only`);
-    for (const line of describePlan(rolloutPlan({ worker: production.name, url: urls[0], steps, check: options.check }))) console.log(line);
+    for (const line of describePlan(rolloutPlan({ worker: production.name, url: urls[0], steps, check: options.check, label }))) console.log(line);
   }
+  step("The required stop npm run deploy would check first (nothing was called)");
+  for (const line of describeStop({ required, label, gradual: options.gradual })) console.log(line);
+  if (options["skip-required-stop"]) for (const line of SKIP_WARNING) console.log(`  ! ${line}`);
+  if (dirty) fail(dirty);
   console.log(`\n✓ Dry run passed. \`npm run deploy${options.gradual ? " -- --gradual" : ""}\` would serve ${urls.join(", ")}.`);
   process.exit(0);
 }
+
+// The required stop: what production serves, before the secrets, the migrations or the code change anything.
+step(`The required stop: production must serve ${required} or a descendant (npx wrangler deployments status --env production)`);
+const stop = checkRequiredStop({
+  required,
+  io: {
+    wrangler: (args) => wrangler(args, { capture: true }),
+    isAncestor: (ancestor, descendant) => {
+      const known = (ref) => git("cat-file", "-e", `${ref}^{commit}`).status === 0;
+      if (!known(ancestor) || !known(descendant)) return null;
+      const answer = git("merge-base", "--is-ancestor", ancestor, descendant).status;
+      return answer === 0 ? true : answer === 1 ? false : null;
+    },
+  },
+});
+for (const { versionId, percentage, commit: serving } of stop.serving)
+  console.log(`  serving: ${versionId} at ${percentage}%, ${serving ? `commit ${serving}` : "no commit named"}`);
+if (stop.firstDeploy) console.log("  ✓ nothing is deployed yet: a first deploy");
+else if (stop.ok) console.log(`  ✓ every version serving is ${required} or a descendant of it`);
+else if (!options["skip-required-stop"]) fail(stop.problems);
+else for (const line of stop.problems) console.error(`  ! ${line}`);
+if (options["skip-required-stop"]) for (const line of SKIP_WARNING) console.error(`  ! ${line}`);
 
 // 3. Secrets.
 if (secretsFile) {
@@ -249,6 +307,7 @@ if (options.gradual) {
       url: urls[0],
       steps,
       check: options.check,
+      label,
       io: {
         wrangler: (args, { capture = false, output = false } = {}) => {
           const result = spawnSync(process.execPath, [WRANGLER, ...args, ...configArgs], {
@@ -282,7 +341,7 @@ if (options.gradual) {
   }
 } else {
   step("wrangler deploy --env production");
-  if (wrangler(["deploy", "--env", "production"]).status !== 0) fail("wrangler deploy failed.");
+  if (wrangler(deployArgs(label)).status !== 0) fail("wrangler deploy failed.");
 }
 
 step("The gateway");

@@ -7,7 +7,11 @@ export declare function deployStepArgs(newVersion: string, oldVersion: string, p
 export declare function rollbackArgs(oldVersion: string): string[];
 export declare function overrideHeader(worker: string, version: string): string;
 export declare function statusArgs(): string[];
-export declare function uploadArgs(message: string): string[];
+export interface ReleaseLabel {
+  tag?: string;
+  message: string;
+}
+export declare function uploadArgs(label: ReleaseLabel): string[];
 export declare function servingVersion(statusJson: string | { versions?: { version_id: string; percentage: number }[] }): string;
 export declare function uploadedVersion(outputFile: string): { versionId: string; previewUrl: string | null };
 export declare function shellQuote(arg: string): string;
@@ -32,6 +36,7 @@ export declare function rolloutPlan(options: {
   oldVersion?: string;
   newVersion?: string;
   check?: string;
+  label?: ReleaseLabel;
 }): RolloutPlan;
 export declare function describePlan(plan: RolloutPlan): string[];
 
@@ -44,4 +49,11 @@ export interface RolloutIo {
   pause(attempt: number): Promise<unknown>;
   log(line: string): void;
 }
-export declare function gradualRollout(options: { worker: string; url: string; steps: number[]; check?: string; io: RolloutIo }): Promise<string>;
+export declare function gradualRollout(options: {
+  worker: string;
+  url: string;
+  steps: number[];
+  check?: string;
+  label?: ReleaseLabel;
+  io: RolloutIo;
+}): Promise<string>;

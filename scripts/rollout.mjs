@@ -61,7 +61,11 @@ export const rollbackArgs = (oldVersion) =>
 export const overrideHeader = (worker, version) => `${worker}="${version}"`;
 
 export const statusArgs = () => production(["deployments", "status", "--json"]);
-export const uploadArgs = (message) => production(["versions", "upload", "--message", message]);
+/** The upload, labelled with the commit it was built from (scripts/required-stop.mjs) when `label` names one. */
+export const uploadArgs = (label) => production(["versions", "upload", ...(label.tag ? ["--tag", label.tag] : []), "--message", label.message]);
+
+/** The label of an upload no commit was named for (the dry run's plan). */
+const UNLABELLED = { message: "npm run deploy --gradual" };
 
 /**
  * The version serving now, from `wrangler deployments status --json`: the
@@ -94,10 +98,18 @@ export function uploadedVersion(outputFile) {
  * then each step's deployment, its checks and its rollback. Versions not
  * known yet are named by placeholders (the dry run prints this).
  */
-export function rolloutPlan({ worker, url, steps = DEFAULT_STEPS, oldVersion = "<serving-version>", newVersion = "<new-version>", check }) {
+export function rolloutPlan({
+  worker,
+  url,
+  steps = DEFAULT_STEPS,
+  oldVersion = "<serving-version>",
+  newVersion = "<new-version>",
+  check,
+  label = UNLABELLED,
+}) {
   return {
     status: statusArgs(),
-    upload: uploadArgs("npm run deploy --gradual"),
+    upload: uploadArgs(label),
     steps: [0, ...steps].map((percent) => ({
       percent,
       deploy: deployStepArgs(newVersion, oldVersion, percent),
@@ -140,10 +152,11 @@ export function describePlan(plan) {
  * Runs the plan. `io` is what it acts with: wrangler(args, {capture, env})
  * -> {status, stdout, stderr}; fetch; exec(command, env) -> exit status;
  * ask(question) -> answer; log(line); readOutput() -> the text of wrangler's
- * output file. Returns the new version's id; throws RolloutError when it
+ * output file. `label` ({tag, message}) names the commit the upload is
+ * built from. Returns the new version's id; throws RolloutError when it
  * stopped (rolled back, or left at a step the operator chose).
  */
-export async function gradualRollout({ worker, url, steps, check, io }) {
+export async function gradualRollout({ worker, url, steps, check, label = UNLABELLED, io }) {
   const status = io.wrangler(statusArgs(), { capture: true });
   if (status.status !== 0) {
     throw new RolloutError(
@@ -153,7 +166,7 @@ export async function gradualRollout({ worker, url, steps, check, io }) {
   const oldVersion = servingVersion(status.stdout);
   io.log(`  serving now: ${oldVersion}`);
 
-  const upload = io.wrangler(uploadArgs("npm run deploy --gradual"), { output: true });
+  const upload = io.wrangler(uploadArgs(label), { output: true });
   if (upload.status !== 0) {
     throw new RolloutError(
       "wrangler versions upload failed; nothing serves the new code. A release with a Durable Object class migration ([[env.production.migrations]]) cannot be uploaded as a version: deploy it with npm run deploy (all at once).",
