@@ -138,7 +138,8 @@ describe("the required stop", () => {
   });
 
   it("refuses a version that names no commit (deployed before releases were labelled, or by hand)", () => {
-    for (const annotations of [{}, { "workers/message": "hotfix", "workers/tag": "v1.2" }, { "workers/triggered_by": "secret" }]) {
+    const unlabelled: Record<string, string>[] = [{}, { "workers/message": "hotfix", "workers/tag": "v1.2" }, { "workers/triggered_by": "secret" }];
+    for (const annotations of unlabelled) {
       const result = checkRequiredStop({ required: REQUIRED, io: cloudflare([{ id: V1, percentage: 100, annotations }]).io });
       expect(result.ok).toBe(false);
       expect(result.serving).toEqual([{ versionId: V1, percentage: 100, commit: null }]);
