@@ -21,7 +21,7 @@
  *    test/releases/previous/meta.json's commit or a descendant of it, the
  *    release `npm run test:deploy` proved this one safe against, or nothing
  *    is deployed yet. Otherwise it refuses, naming both commits and what to
- *    run (docs/production.md, "Deploys").
+ *    run (docs/production.md, "The required stop").
  * 1. Checks wrangler.toml's [env.production] offline, with the rules of
  *    src/config/config-rules.ts and src/config/config-lists.ts that the running gateway's
  *    guard uses (this file loads those TypeScript modules as they are: Node
