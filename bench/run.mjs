@@ -29,7 +29,7 @@ import { buildAll, bundleReport, children } from "./lib/build.mjs";
 import { BUILD_DIR, CRITICAL_ONLY, listenPort, PLAN, PLATFORM_D1_MS, PLATFORM_SCENARIOS, RESULTS_DIR, UPSTREAM_LATENCY_MS } from "./lib/config.mjs";
 import { countCriticalPath, criticalCounts, criticalMarkdown } from "./lib/critical.mjs";
 import { eventsRun } from "./lib/events.mjs";
-import { cpuProfile, PROFILED, profileGateway, summarize, unbucketedFiles } from "./lib/profile.mjs";
+import { cpuProfile, isolateShares, PROFILED, profileGateway, sandboxClassifier, summarize, unbucketedFiles } from "./lib/profile.mjs";
 import { startReceiver } from "./lib/receiver.mjs";
 import {
   compareWithPrevious,
@@ -110,6 +110,36 @@ function targetWorkers(built) {
     direct: [sandbox],
     bareProxy: [workerFromBuild(built.bareProxy), sandbox],
     gateway: [workerFromBuild(built.gateway)],
+  };
+}
+
+/** The targets whose own isolates' CPU is measured beside their workerd's (the sandbox's is no target's). */
+const OWN_CPU_TARGETS = TARGETS.filter((t) => t.key !== "direct");
+
+/**
+ * One more timed slice of `scenario` at concurrency 32 on `target`, every
+ * isolate of its workerd sampled (lib/profile.mjs, isolateShares): the
+ * target's own isolates' share of the samples (the Worker and its objects:
+ * the CPU Workers bills), the sandbox's, and Miniflare's simulators' (D1, the
+ * Cache API, Queues, R2, the rate limiter, the entry worker: Cloudflare's side
+ * in production). `ownMsPer` is the main table's workerd CPU per item
+ * (measured unprofiled) times the own share: workerd's work outside any
+ * isolate (sockets, HTTP) spread by the shares like the rest.
+ */
+async function isolateRound(scenario, target, runtime, fixtures, built, workerdMsPer) {
+  const build = target.key === "gateway" ? built.gateway : built.bareProxy;
+  const own = [`core:user:${build.name}`];
+  const classify = target.key === "gateway" ? sandboxClassifier(build) : null;
+  const sampled = await isolateShares(runtime, { own, classify }, () => timedRound(scenario, target, runtime, fixtures, "throughput"));
+  const round3 = (x) => (x === null ? null : Math.round(x * 1000) / 1000);
+  const per = (share) => (share === null || workerdMsPer == null ? null : round3(share * workerdMsPer));
+  return {
+    samples: sampled.samples,
+    shares: Object.fromEntries(Object.entries(sampled.shares).map(([k, v]) => [k, round3(v)])),
+    isolates: Object.fromEntries(Object.entries(sampled.isolates).map(([k, v]) => [k, round3(v)])),
+    ownMsPer: per(sampled.shares.own),
+    sandboxMsPer: per(sampled.shares.sandbox),
+    simulatorsMsPer: per(sampled.shares.simulators),
   };
 }
 
@@ -221,7 +251,9 @@ async function main() {
   const workers = targetWorkers(built);
   const runtimes = {};
   for (const t of TARGETS) {
-    runtimes[t.key] = await startRuntime({ key: t.key, workers: workers[t.key], port: listenPort(t.key) });
+    // An inspector on the proxies (no session attached but while isolateRound samples): what their own isolates spend.
+    const inspectorPort = t.key === "direct" ? undefined : 0;
+    runtimes[t.key] = await startRuntime({ key: t.key, workers: workers[t.key], port: listenPort(t.key), inspectorPort });
     say(`${t.label} listening on ${runtimes[t.key].url} (first answer after ${runtimes[t.key].startup.firstAnswerMs} ms)`);
   }
   const migrations = await applyMigrations(runtimes.gateway, built.gateway);
@@ -280,6 +312,17 @@ async function main() {
             : `${result.rps} ${scenario.flow ? "flows" : "req"}/s over ${result.seconds} s, workerd ${result.cpu?.runtimeMsPer ?? "?"} ms CPU each on ${result.cpu?.runtimeCores ?? "?"} cores, autocannon ${result.cpu?.loadgenCores ?? "?"} cores`;
         const bad = result.non2xx || result.errors ? `  ⚠ ${JSON.stringify(result.statuses)} errors=${result.errors}` : "";
         say(`${scenario.label.padEnd(22)} ${mode.padEnd(10)} ${t.label.padEnd(14)} ${what}${bad}`);
+      }
+    }
+    // An operation that spends no receipt: once more, every isolate sampled, for the CPU production bills.
+    if (!scenario.consumes) {
+      for (const t of OWN_CPU_TARGETS) {
+        const workerdMsPer = measurements[scenario.key][t.key].throughput.cpu?.runtimeMsPer;
+        const own = await isolateRound(scenario, t, runtimes[t.key], fixtures[t.key], built, workerdMsPer);
+        measurements[scenario.key][t.key].isolates = own;
+        say(
+          `${scenario.label.padEnd(22)} isolates   ${t.label.padEnd(14)} of workerd's ${workerdMsPer} ms CPU each: own isolates ${own.ownMsPer}, sandbox ${own.sandboxMsPer}, Miniflare's simulators ${own.simulatorsMsPer} (${own.samples} samples)`,
+        );
       }
     }
   }

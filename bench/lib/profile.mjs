@@ -439,6 +439,91 @@ export async function cpuProfile(built, ops = PROFILED) {
   }
 }
 
+// --- CPU of the isolates alone ------------------------------------------------
+
+/**
+ * Miniflare's simulators whose CPU a deployment does not bill the Worker:
+ * on Cloudflare, D1, the Cache API, Queues, R2, the rate limiter and the
+ * request's way in run on Cloudflare's side. Locally each is a Worker of the
+ * same workerd (an isolate the inspector lists by this id), so the main
+ * table's workerd CPU counts them as the target's.
+ */
+const SIMULATOR = /^(d1|cache|queues|r2|ratelimit|outbound|email):|^core:entry$|^MINIFLARE_/;
+
+/**
+ * How a runtime's CPU divides among its isolates while `load` runs: V8's
+ * sampling profiler on every isolate workerd lists (the target's, the
+ * sandbox's, Miniflare's simulators'). `own` names the target's own
+ * isolates (inspector ids); with `classify`, the samples under src/sandbox/
+ * frames of an own isolate (src/dev.ts serves the sandbox from the
+ * gateway's isolate) count as the sandbox's, not the target's.
+ *
+ * workerd runs every isolate on one thread, and V8 samples an isolate only
+ * while the thread has entered it; so an isolate's samples count its time,
+ * and each sample weighs one interval. Not a sample's time delta: the delta
+ * after a gap spent in other isolates covers the whole gap (summed that way,
+ * the simulators came to ten times the process's CPU). Under load the
+ * sampler misses ticks, so the samples undercount every isolate alike: what
+ * they give is each isolate's share. `shares` are of all isolates' samples;
+ * workerd's work outside every isolate (its event loop, sockets, HTTP) is
+ * in no share, and the caller spreads it by them.
+ */
+export async function isolateShares(runtime, { own, classify = null, interval = 500 }, load) {
+  const base = runtime.inspectorUrl.replace(/^ws/, "http").replace(/\/$/, "");
+  const targets = await (await fetch(`${base}/json/list`)).json();
+  const sessions = [];
+  try {
+    for (const t of targets) sessions.push({ id: t.id, cdp: await inspector(runtime.inspectorUrl, t.id) });
+    for (const s of sessions) {
+      await s.cdp.send("Profiler.enable");
+      await s.cdp.send("Profiler.setSamplingInterval", { interval });
+    }
+    for (const s of sessions) await s.cdp.send("Profiler.start");
+    const result = await load();
+    const samples = {};
+    let sandbox = 0;
+    for (const s of sessions) {
+      const { profile } = await s.cdp.send("Profiler.stop");
+      const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+      const parent = new Map();
+      for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
+      let n = 0;
+      for (const id of profile.samples) {
+        const name = nodes.get(id).callFrame.functionName;
+        if (name === "(idle)" || name === "(root)") continue;
+        n++;
+        if (classify && own.includes(s.id)) {
+          for (let at = id; at !== undefined; at = parent.get(at)) {
+            if (classify(nodes.get(at).callFrame).startsWith("sandbox ")) {
+              sandbox++;
+              break;
+            }
+          }
+        }
+      }
+      samples[s.id] = n;
+    }
+    const all = Object.values(samples).reduce((a, b) => a + b, 0);
+    const sum = (pick) => Object.entries(samples).reduce((total, [id, n]) => total + (pick(id) ? n : 0), 0);
+    const share = (n) => (all ? n / all : null);
+    return {
+      result,
+      samples: all,
+      shares: {
+        own: share(sum((id) => own.includes(id)) - sandbox),
+        sandbox: share(sandbox + sum((id) => !own.includes(id) && !SIMULATOR.test(id))),
+        simulators: share(sum((id) => SIMULATOR.test(id))),
+      },
+      isolates: Object.fromEntries(Object.entries(samples).map(([id, n]) => [id, share(n)])),
+    };
+  } finally {
+    for (const s of sessions) s.cdp.close();
+  }
+}
+
+/** The gateway's bundle classifier (which samples are the sandbox's), for isolateCpu. */
+export const sandboxClassifier = (build) => classifier(`${build.module}.map`);
+
 // --- what a piece of the bundle costs ---------------------------------------
 
 /**

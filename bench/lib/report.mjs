@@ -130,6 +130,7 @@ export function tabulate(measurements) {
         p99: lat?.latency.p99 ?? null,
         rps: thr?.rps ?? null,
         cpuMs: thr?.cpu?.runtimeMsPer ?? null,
+        ownCpuMs: measurements[s.key]?.[t.key]?.isolates?.ownMsPer ?? null,
         cores: thr?.cpu?.runtimeCores ?? null,
         non2xx: (lat?.non2xx ?? 0) + (thr?.non2xx ?? 0) + (lat?.errors ?? 0) + (thr?.errors ?? 0),
       };
@@ -142,6 +143,7 @@ export function tabulate(measurements) {
       p99: { bareProxy: ratio(g.p99, b.p99), direct: ratio(g.p99, d.p99) },
       rps: { bareProxy: ratio(g.rps, b.rps), direct: ratio(g.rps, d.rps) },
       cpuMs: { bareProxy: ratio(g.cpuMs, b.cpuMs), direct: ratio(g.cpuMs, d.cpuMs) },
+      ownCpuMs: { bareProxy: ratio(g.ownCpuMs, b.ownCpuMs), direct: null },
     };
     return row;
   });
@@ -442,6 +444,17 @@ function tableRows(table) {
       fmtRatio(r.ratios.cpuMs.bareProxy),
       fmtRatio(r.ratios.cpuMs.direct),
     ]);
+    // The Worker's and its objects' isolates alone: what production bills (bench/README.md, "CPU per flow").
+    if (t.gateway.ownCpuMs !== null)
+      rows.push([
+        "",
+        `own isolates CPU ms/${per}, c=32`,
+        "",
+        fmt(t.bareProxy.ownCpuMs),
+        fmt(t.gateway.ownCpuMs),
+        fmtRatio(r.ratios.ownCpuMs.bareProxy),
+        "",
+      ]);
   }
   return rows;
 }
