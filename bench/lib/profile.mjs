@@ -246,6 +246,21 @@ export function unbucketedFiles(srcDir = new URL("../../src/", import.meta.url))
     .sort();
 }
 
+/** The CPU profile's sampling interval (µs). */
+const SAMPLING_US = 200;
+
+/**
+ * The time a sample stands for (µs): the delta to the next sample, at most
+ * two intervals. V8 samples an isolate only while workerd's one thread has
+ * entered it, so the delta after a sample spans whatever the thread did
+ * meanwhile in other isolates (Miniflare's D1, Queues and Cache API
+ * simulators, its entry worker): uncapped, the frame that awaited a D1 query
+ * or a queue send was charged the simulator's work (sendBatch's await made
+ * `enqueue` look like 0.5 ms a flow). Two intervals leave room for a late
+ * sampler tick on a busy machine.
+ */
+const sampleUs = (profile, i) => Math.min(profile.timeDeltas[i + 1] ?? 0, 2 * SAMPLING_US);
+
 /** Per bucket, the samples' time (µs), each sample given to its nearest attributable frame. */
 function bucketize(profile, classify, nodes) {
   const parent = new Map();
@@ -272,7 +287,7 @@ function bucketize(profile, classify, nodes) {
   for (let i = 0; i < profile.samples.length; i++) {
     const { bucket, owner } = bucketOfNode(profile.samples[i]);
     if (bucket === "(idle)") continue;
-    const dt = profile.timeDeltas[i + 1] ?? 0;
+    const dt = sampleUs(profile, i);
     us.set(bucket, (us.get(bucket) ?? 0) + dt);
     if (bucket === OTHER) other.set(owner, (other.get(owner) ?? 0) + dt);
   }
@@ -288,7 +303,7 @@ function attribute(profile, classify, requests) {
   const byOwner = new Map();
   let total = 0;
   for (let i = 0; i < profile.samples.length; i++) {
-    const dt = profile.timeDeltas[i + 1] ?? 0;
+    const dt = sampleUs(profile, i);
     const node = nodes.get(profile.samples[i]);
     const owner = classify(node.callFrame);
     byOwner.set(owner, (byOwner.get(owner) ?? 0) + dt);
@@ -301,7 +316,7 @@ function attribute(profile, classify, requests) {
     const owner = classify(frame);
     if (owner === "(idle)") continue;
     const key = `${frame.functionName || "(anonymous)"} — ${owner}`;
-    byFunction.set(key, (byFunction.get(key) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
+    byFunction.set(key, (byFunction.get(key) ?? 0) + sampleUs(profile, i));
   }
   // A builtin's time (sql.exec, setAlarm, JSON.parse...) by the gateway function that called it: which line to change.
   const parent = new Map();
@@ -321,7 +336,7 @@ function attribute(profile, classify, requests) {
       }
     }
     const key = `${frame.functionName || "(anonymous)"} ← ${caller}`;
-    byBuiltinCaller.set(key, (byBuiltinCaller.get(key) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
+    byBuiltinCaller.set(key, (byBuiltinCaller.get(key) ?? 0) + sampleUs(profile, i));
   }
   const builtinCallers = [...byBuiltinCaller.entries()]
     .sort((a, b) => b[1] - a[1])
@@ -404,7 +419,7 @@ export async function cpuProfile(built, ops = PROFILED) {
     const out = {};
     try {
       await cdp.send("Profiler.enable");
-      await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+      await cdp.send("Profiler.setSamplingInterval", { interval: SAMPLING_US });
       // The flow last: create, authorize and pay (with OTP) as one item, what the CPU-per-flow target is about.
       for (const key of ops) {
         const scenario = SCENARIOS.find((s) => s.key === key);

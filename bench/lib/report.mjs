@@ -295,7 +295,7 @@ export function judge(table, bundle, profile, criticalPath) {
     value:
       flowCpu == null
         ? null
-        : `${flowCpu}x (${byKey.flow.targets.gateway.cpuMs} against ${byKey.flow.targets.bareProxy.cpuMs} ms)${flowCpu > PLATFORM_FLOW_CPU_LIMIT && biggest ? `; the flow's largest buckets: ${biggest} (bench/README.md, "CPU per flow")` : ""}`,
+        : `${flowCpu}x (${byKey.flow.targets.gateway.cpuMs} against ${byKey.flow.targets.bareProxy.cpuMs} ms of workerd; of their own isolates, what Workers bills, ${byKey.flow.targets.gateway.ownCpuMs ?? "?"} against ${byKey.flow.targets.bareProxy.ownCpuMs ?? "?"} ms)${flowCpu > PLATFORM_FLOW_CPU_LIMIT && biggest ? `; the flow's largest buckets: ${biggest} (bench/README.md, "CPU per flow")` : ""}`,
     met: flowCpu == null ? null : flowCpu <= PLATFORM_FLOW_CPU_LIMIT,
   });
   return verdicts;
@@ -526,6 +526,7 @@ function render(report, { full }) {
     "",
     ...notes,
     `- **runtime CPU**: CPU time of the target's workerd process (worker, Durable Objects, D1, sandbox) per answer during the c=32 run, from /proc. workerd kept ${coresRange(report)} core(s) busy, so req/s ≈ 1000 / CPU ms: throughput here is CPU per request.`,
+    "- **own isolates CPU**: the part of that workerd CPU spent in the target's own isolates (the Worker and its Durable Objects), what Workers bills: every isolate of its workerd sampled by V8's profiler over one more slice (operations that spend no receipt), the runtime CPU divided by their shares of the samples. The rest is the sandbox's (the upstream) and Miniflare's simulators' (D1, the Cache API, Queues, R2, its entry worker), which run on Cloudflare's side in production; each target's run JSON has every isolate's share.",
     "",
   ];
   const critical = criticalMarkdown(report.criticalPath, report.measurements, { steps: full });
