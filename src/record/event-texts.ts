@@ -70,11 +70,27 @@ export function bodyEncoder(texts: SharedTexts): (body: string) => Part[] {
     }
     return places;
   };
+  // Most of a body's places start no run at all (its envelope, the fields that changed): a filter of every gram the
+  // texts hold answers those without a search. It can only say "maybe" wrongly, never "no", so every place that holds a
+  // run is still searched as above, and the parts are the same.
+  const grams = gramFilter(texts);
   return (body) => {
     const parts: Part[] = [];
     let literal = 0;
     let i = 0;
+    let hash = body.length >= GRAM ? gramHash(body, 0) : 0;
+    let hashAt = 0;
     while (i + GRAM <= body.length) {
+      if (hashAt !== i) {
+        hash = gramHash(body, i);
+        hashAt = i;
+      }
+      if (!grams.mayHold(hash)) {
+        if (i + GRAM < body.length) hash = rollHash(hash, body.charCodeAt(i), body.charCodeAt(i + GRAM));
+        i++;
+        hashAt = i;
+        continue;
+      }
       let best: [n: number, at: number, length: number] | null = null;
       for (const [n, at] of placesOf(body.slice(i, i + GRAM))) {
         const length = agreeing(body, i, texts[n] as string, at);
@@ -92,6 +108,51 @@ export function bodyEncoder(texts: SharedTexts): (body: string) => Part[] {
     }
     if (literal < body.length) parts.push(body.slice(literal));
     return parts.length > 1 && decodeBody(parts, texts) === body ? parts : [body];
+  };
+}
+
+/** The multiplier of the grams' rolling hash, and its GRAM-1th power (what the character leaving a gram weighed). */
+const BASE = 0x01000193;
+const BASE_TOP = (() => {
+  let power = 1;
+  for (let k = 1; k < GRAM; k++) power = Math.imul(power, BASE);
+  return power;
+})();
+
+/** The hash of text's GRAM characters (UTF-16 code units, as indexOf compares them) from `at` on. */
+function gramHash(text: string, at: number): number {
+  let hash = 0;
+  for (let k = at; k < at + GRAM; k++) hash = (Math.imul(hash, BASE) + text.charCodeAt(k)) | 0;
+  return hash;
+}
+
+/** The hash of the gram one character on: `leaving` out at its start, `entering` in at its end. */
+function rollHash(hash: number, leaving: number, entering: number): number {
+  return (Math.imul((hash - Math.imul(leaving, BASE_TOP)) | 0, BASE) + entering) | 0;
+}
+
+/** Bits of the filter: a few thousand grams at most, so few false "maybe"s. */
+const FILTER_BITS = 1 << 16;
+
+/** Which grams the texts may hold: one bit per hash, set for every gram at every offset of each text. */
+function gramFilter(texts: SharedTexts): { mayHold(hash: number): boolean } {
+  const bits = new Uint32Array(FILTER_BITS / 32);
+  const slot = (hash: number) => (Math.imul(hash, 0x9e3779b1) >>> 16) & (FILTER_BITS - 1);
+  for (const text of texts) {
+    if (text === null || text.length < GRAM) continue;
+    let hash = gramHash(text, 0);
+    for (let at = 0; ; at++) {
+      const s = slot(hash);
+      bits[s >>> 5] = (bits[s >>> 5] ?? 0) | (1 << (s & 31));
+      if (at + GRAM >= text.length) break;
+      hash = rollHash(hash, text.charCodeAt(at), text.charCodeAt(at + GRAM));
+    }
+  }
+  return {
+    mayHold(hash) {
+      const s = slot(hash);
+      return ((bits[s >>> 5] ?? 0) & (1 << (s & 31))) !== 0;
+    },
   };
 }
 
