@@ -38,6 +38,15 @@ export const MUTANTS = [
     why: "test clocks: the runtime fires an alarm by the deployment's time, so a record's own time is taken off it, or an advanced record's rules run late",
   },
   {
+    name: "record-alarm-found-ignored",
+    at: "Alarm.found",
+    find: "    if (this.#at === undefined) this.#found = at;",
+    replace: "    if (this.#at === undefined) this.#found = undefined;",
+    tests: ["test/integration/record-alarm.test.ts"],
+    grep: "evicted object",
+    why: "rows written: a cold operation sets again an alarm an earlier incarnation left due in time (each setAlarm() a row written)",
+  },
+  {
     name: "advance-counts-as-a-change",
     at: "shiftRecordTime",
     find: "  time.later({ clock_offset: offset });\n  store.writeUnchanged();",

@@ -66,6 +66,8 @@ export class ReceiptObject extends DurableObject<Env> {
     this.#moves = new Moves(this.#parts, env);
     this.#wake = new Wake(this.#parts, this.#moves);
     this.#restore = new RecordRestore(ctx.storage, this.#parts, this.#moves);
+    // The alarm an earlier incarnation left, known before the first call: a cold operation leaves one due in time alone.
+    void ctx.blockConcurrencyWhile(async () => this.#parts.alarm.found(await ctx.storage.getAlarm()));
   }
 
   // --- money moves (src/record/move.ts) ---------------------------------------------------------
