@@ -78,7 +78,9 @@ try {
 
   // The record object's storage version that release writes (src/record/schema.ts), when it has one.
   const schemaFile = join(tree, "src", "record", "schema.ts");
-  const schemaVersion = existsSync(schemaFile) ? Number(/CURRENT_SCHEMA_VERSION = (\d+)/.exec(readFileSync(schemaFile, "utf8"))?.[1]) || null : null;
+  const schemaVersion = existsSync(schemaFile)
+    ? Number(/CURRENT_SCHEMA_VERSION(?:: number)? = (\d+)/.exec(readFileSync(schemaFile, "utf8"))?.[1]) || null
+    : null;
   const dependenciesOf = (dir) => JSON.stringify(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).dependencies ?? {});
   const meta = {
     commit,
