@@ -14,7 +14,7 @@ var __export = (target, all) => {
     __defProp(target, name, { get: all[name], enumerable: true });
 };
 
-// ../../../work/main/node_modules/quansync/dist/index.mjs
+// ../../../work/wt/next42/node_modules/quansync/dist/index.mjs
 function isThenable(value) {
   return value && typeof value === "object" && typeof value.then === "function";
 }
@@ -101,7 +101,7 @@ function quansync(input, options) {
 }
 var GET_IS_ASYNC, QuansyncError, DEFAULT_ON_YIELD, getIsAsync;
 var init_dist = __esm({
-  "../../../work/main/node_modules/quansync/dist/index.mjs"() {
+  "../../../work/wt/next42/node_modules/quansync/dist/index.mjs"() {
     GET_IS_ASYNC = /* @__PURE__ */ Symbol.for("quansync.getIsAsync");
     QuansyncError = class extends Error {
       static {
@@ -129,7 +129,7 @@ var init_dist = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@standard-community/standard-json/dist/arktype-aI7TBD0R.js
+// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/arktype-aI7TBD0R.js
 var arktype_aI7TBD0R_exports = {};
 __export(arktype_aI7TBD0R_exports, {
   default: () => getToJsonSchemaFn
@@ -138,12 +138,12 @@ function getToJsonSchemaFn() {
   return (schema, options) => schema.toJsonSchema(options);
 }
 var init_arktype_aI7TBD0R = __esm({
-  "../../../work/main/node_modules/@standard-community/standard-json/dist/arktype-aI7TBD0R.js"() {
+  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/arktype-aI7TBD0R.js"() {
     __name(getToJsonSchemaFn, "getToJsonSchemaFn");
   }
 });
 
-// ../../../work/main/node_modules/@standard-community/standard-json/dist/effect-QlVUlMFu.js
+// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/effect-QlVUlMFu.js
 var effect_QlVUlMFu_exports = {};
 __export(effect_QlVUlMFu_exports, {
   default: () => getToJsonSchemaFn2
@@ -157,13 +157,13 @@ async function getToJsonSchemaFn2() {
   }
 }
 var init_effect_QlVUlMFu = __esm({
-  "../../../work/main/node_modules/@standard-community/standard-json/dist/effect-QlVUlMFu.js"() {
+  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/effect-QlVUlMFu.js"() {
     init_index_CLddUTqr();
     __name(getToJsonSchemaFn2, "getToJsonSchemaFn");
   }
 });
 
-// ../../../work/main/node_modules/@standard-community/standard-json/dist/sury-CWZTCd75.js
+// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/sury-CWZTCd75.js
 var sury_CWZTCd75_exports = {};
 __export(sury_CWZTCd75_exports, {
   default: () => getToJsonSchemaFn3
@@ -177,13 +177,13 @@ async function getToJsonSchemaFn3() {
   }
 }
 var init_sury_CWZTCd75 = __esm({
-  "../../../work/main/node_modules/@standard-community/standard-json/dist/sury-CWZTCd75.js"() {
+  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/sury-CWZTCd75.js"() {
     init_index_CLddUTqr();
     __name(getToJsonSchemaFn3, "getToJsonSchemaFn");
   }
 });
 
-// ../../../work/main/node_modules/@standard-community/standard-json/dist/typebox-Dei93FPO.js
+// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/typebox-Dei93FPO.js
 var typebox_Dei93FPO_exports = {};
 __export(typebox_Dei93FPO_exports, {
   default: () => getToJsonSchemaFn4
@@ -192,12 +192,12 @@ function getToJsonSchemaFn4() {
   return (schema) => JSON.parse(JSON.stringify(schema.Type()));
 }
 var init_typebox_Dei93FPO = __esm({
-  "../../../work/main/node_modules/@standard-community/standard-json/dist/typebox-Dei93FPO.js"() {
+  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/typebox-Dei93FPO.js"() {
     __name(getToJsonSchemaFn4, "getToJsonSchemaFn");
   }
 });
 
-// ../../../work/main/node_modules/@valibot/to-json-schema/dist/index.mjs
+// ../../../work/wt/next42/node_modules/@valibot/to-json-schema/dist/index.mjs
 var dist_exports2 = {};
 __export(dist_exports2, {
   addGlobalDefs: () => addGlobalDefs,
@@ -792,7 +792,7 @@ function toStandardJsonSchema(schema) {
 }
 var ESCAPE_REGEX, ReferenceMap, store, SUPPORTED_TARGETS;
 var init_dist2 = __esm({
-  "../../../work/main/node_modules/@valibot/to-json-schema/dist/index.mjs"() {
+  "../../../work/wt/next42/node_modules/@valibot/to-json-schema/dist/index.mjs"() {
     __name(addError, "addError");
     ESCAPE_REGEX = /[.*+?^${}()|[\]\\]/g;
     __name(escapeRegExp, "escapeRegExp");
@@ -856,7 +856,7 @@ var init_dist2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@standard-community/standard-json/dist/valibot--1zFm7rT.js
+// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/valibot--1zFm7rT.js
 var valibot_1zFm7rT_exports = {};
 __export(valibot_1zFm7rT_exports, {
   default: () => getToJsonSchemaFn5
@@ -870,7 +870,7 @@ async function getToJsonSchemaFn5() {
   }
 }
 var init_valibot_1zFm7rT = __esm({
-  "../../../work/main/node_modules/@standard-community/standard-json/dist/valibot--1zFm7rT.js"() {
+  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/valibot--1zFm7rT.js"() {
     init_index_CLddUTqr();
     __name(getToJsonSchemaFn5, "getToJsonSchemaFn");
   }
@@ -883,7 +883,7 @@ var init_unused_schema_vendor = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@standard-community/standard-json/dist/zod-Bwrt9trS.js
+// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/zod-Bwrt9trS.js
 var zod_Bwrt9trS_exports = {};
 __export(zod_Bwrt9trS_exports, {
   default: () => getToJsonSchemaFn6
@@ -911,17 +911,17 @@ async function getToJsonSchemaFn6() {
 }
 var zodv4Error;
 var init_zod_Bwrt9trS = __esm({
-  "../../../work/main/node_modules/@standard-community/standard-json/dist/zod-Bwrt9trS.js"() {
+  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/zod-Bwrt9trS.js"() {
     init_index_CLddUTqr();
     zodv4Error = new MissingDependencyError("zod v4");
     __name(getToJsonSchemaFn6, "getToJsonSchemaFn");
   }
 });
 
-// ../../../work/main/node_modules/@standard-community/standard-json/dist/index-CLddUTqr.js
+// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/index-CLddUTqr.js
 var validationMapper, UnsupportedVendorError, MissingDependencyError, getToJsonSchemaFn7, toJsonSchema2;
 var init_index_CLddUTqr = __esm({
-  "../../../work/main/node_modules/@standard-community/standard-json/dist/index-CLddUTqr.js"() {
+  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/index-CLddUTqr.js"() {
     init_dist();
     validationMapper = /* @__PURE__ */ new Map();
     UnsupportedVendorError = class extends Error {
@@ -989,14 +989,14 @@ var init_index_CLddUTqr = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@standard-community/standard-json/dist/index.js
+// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/index.js
 var init_dist3 = __esm({
-  "../../../work/main/node_modules/@standard-community/standard-json/dist/index.js"() {
+  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/index.js"() {
     init_index_CLddUTqr();
   }
 });
 
-// ../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/vendors/convert.js
+// ../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/vendors/convert.js
 function convertToOpenAPISchema(jsonSchema, context) {
   const _jsonSchema = JSON.parse(JSON.stringify(jsonSchema));
   if ("nullable" in _jsonSchema && _jsonSchema.nullable === true) {
@@ -1095,12 +1095,12 @@ function convertToOpenAPISchema(jsonSchema, context) {
   return _jsonSchema;
 }
 var init_convert = __esm({
-  "../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/vendors/convert.js"() {
+  "../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/vendors/convert.js"() {
     __name(convertToOpenAPISchema, "convertToOpenAPISchema");
   }
 });
 
-// ../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/valibot-D_HTw1Gn.js
+// ../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/valibot-D_HTw1Gn.js
 var valibot_D_HTw1Gn_exports = {};
 __export(valibot_D_HTw1Gn_exports, {
   default: () => getToOpenAPISchemaFn
@@ -1141,14 +1141,14 @@ function getToOpenAPISchemaFn() {
   };
 }
 var init_valibot_D_HTw1Gn = __esm({
-  "../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/valibot-D_HTw1Gn.js"() {
+  "../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/valibot-D_HTw1Gn.js"() {
     init_dist3();
     init_convert();
     __name(getToOpenAPISchemaFn, "getToOpenAPISchemaFn");
   }
 });
 
-// ../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/default-u_dwuiYb.js
+// ../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/default-u_dwuiYb.js
 var default_u_dwuiYb_exports = {};
 __export(default_u_dwuiYb_exports, {
   default: () => getToOpenAPISchemaFn2
@@ -1160,14 +1160,14 @@ function getToOpenAPISchemaFn2() {
   );
 }
 var init_default_u_dwuiYb = __esm({
-  "../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/default-u_dwuiYb.js"() {
+  "../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/default-u_dwuiYb.js"() {
     init_dist3();
     init_convert();
     __name(getToOpenAPISchemaFn2, "getToOpenAPISchemaFn");
   }
 });
 
-// ../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/zod-DSgpEGAE.js
+// ../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/zod-DSgpEGAE.js
 var zod_DSgpEGAE_exports = {};
 __export(zod_DSgpEGAE_exports, {
   default: () => getToOpenAPISchemaFn3
@@ -1202,7 +1202,7 @@ function getToOpenAPISchemaFn3() {
   };
 }
 var init_zod_DSgpEGAE = __esm({
-  "../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/zod-DSgpEGAE.js"() {
+  "../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/zod-DSgpEGAE.js"() {
     init_default_u_dwuiYb();
     init_index_DZEfthgZ();
     init_dist3();
@@ -1211,10 +1211,10 @@ var init_zod_DSgpEGAE = __esm({
   }
 });
 
-// ../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/index-DZEfthgZ.js
+// ../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/index-DZEfthgZ.js
 var errorMessageWrapper, openapiVendorMap, getToOpenAPISchemaFn4, toOpenAPISchema;
 var init_index_DZEfthgZ = __esm({
-  "../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/index-DZEfthgZ.js"() {
+  "../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/index-DZEfthgZ.js"() {
     errorMessageWrapper = /* @__PURE__ */ __name((message2) => `standard-openapi: ${message2}`, "errorMessageWrapper");
     openapiVendorMap = /* @__PURE__ */ new Map();
     getToOpenAPISchemaFn4 = /* @__PURE__ */ __name(async (vendor) => {
@@ -1248,7 +1248,7 @@ var init_index_DZEfthgZ = __esm({
   }
 });
 
-// ../../../work/main/node_modules/hono/dist/http-exception.js
+// ../../../work/wt/next42/node_modules/hono/dist/http-exception.js
 var HTTPException = class extends Error {
   static {
     __name(this, "HTTPException");
@@ -1279,15 +1279,15 @@ var HTTPException = class extends Error {
   }
 };
 
-// ../../../work/main/node_modules/hono/dist/request/constants.js
+// ../../../work/wt/next42/node_modules/hono/dist/request/constants.js
 var GET_MATCH_RESULT = /* @__PURE__ */ Symbol();
 
-// ../../../work/main/node_modules/hono/dist/utils/buffer.js
+// ../../../work/wt/next42/node_modules/hono/dist/utils/buffer.js
 var bufferToFormData = /* @__PURE__ */ __name((arrayBuffer, contentType) => {
   return new Response(arrayBuffer, { headers: { "Content-Type": contentType.replace(/^[^;]+/, (mediaType) => mediaType.toLowerCase()) } }).formData();
 }, "bufferToFormData");
 
-// ../../../work/main/node_modules/hono/dist/utils/body.js
+// ../../../work/wt/next42/node_modules/hono/dist/utils/body.js
 var MAX_NESTED_OBJECTS = 1e4;
 var isRawRequest = /* @__PURE__ */ __name((request) => "headers" in request, "isRawRequest");
 var parseBody = /* @__PURE__ */ __name(async (request, options = /* @__PURE__ */ Object.create(null)) => {
@@ -1353,7 +1353,7 @@ var throwNestingLimitExceeded = /* @__PURE__ */ __name(() => {
   throw new Error("Nesting limit exceeded");
 }, "throwNestingLimitExceeded");
 
-// ../../../work/main/node_modules/hono/dist/utils/url.js
+// ../../../work/wt/next42/node_modules/hono/dist/utils/url.js
 var splitPath = /* @__PURE__ */ __name((path) => {
   const paths = path.split("/");
   if (paths[0] === "") paths.shift();
@@ -1535,7 +1535,7 @@ var getQueryParams = /* @__PURE__ */ __name((url, key) => {
 }, "getQueryParams");
 var decodeURIComponent_ = decodeURIComponent;
 
-// ../../../work/main/node_modules/hono/dist/request.js
+// ../../../work/wt/next42/node_modules/hono/dist/request.js
 var HonoRequest = class {
   static {
     __name(this, "HonoRequest");
@@ -1638,7 +1638,7 @@ var HonoRequest = class {
   * ```
   */
   json() {
-    return this.#cachedBody("text").then((text) => JSON.parse(text));
+    return this.#cachedBody("text").then((text2) => JSON.parse(text2));
   }
   /**
   * `.text()` can parse Request body of type `text/plain`
@@ -1808,7 +1808,7 @@ var HonoRequest = class {
   }
 };
 
-// ../../../work/main/node_modules/hono/dist/utils/html.js
+// ../../../work/wt/next42/node_modules/hono/dist/utils/html.js
 var HtmlEscapedCallbackPhase = {
   Stringify: 1,
   BeforeStream: 2,
@@ -1912,7 +1912,7 @@ var resolveCallback = /* @__PURE__ */ __name(async (str2, phase, preserveCallbac
   else return resStr;
 }, "resolveCallback");
 
-// ../../../work/main/node_modules/hono/dist/context.js
+// ../../../work/wt/next42/node_modules/hono/dist/context.js
 var TEXT_PLAIN = "text/plain; charset=UTF-8";
 var setDefaultContentType = /* @__PURE__ */ __name((contentType, headers) => {
   return {
@@ -2233,8 +2233,8 @@ var Context = class {
   * })
   * ```
   */
-  text = /* @__PURE__ */ __name((text, arg, headers) => {
-    return !this.#preparedHeaders && !this.#status && !arg && !headers && !this.finalized ? new Response(text) : this.#newResponse(text, arg, setDefaultContentType(TEXT_PLAIN, headers));
+  text = /* @__PURE__ */ __name((text2, arg, headers) => {
+    return !this.#preparedHeaders && !this.#status && !arg && !headers && !this.finalized ? new Response(text2) : this.#newResponse(text2, arg, setDefaultContentType(TEXT_PLAIN, headers));
   }, "text");
   /**
   * `.json()` can render JSON as `Content-Type:application/json`.
@@ -2293,7 +2293,7 @@ var Context = class {
   }, "notFound");
 };
 
-// ../../../work/main/node_modules/hono/dist/compose.js
+// ../../../work/wt/next42/node_modules/hono/dist/compose.js
 var compose = /* @__PURE__ */ __name((middleware, onError, onNotFound) => {
   return (context, next) => {
     let index = -1;
@@ -2325,11 +2325,11 @@ var compose = /* @__PURE__ */ __name((middleware, onError, onNotFound) => {
   };
 }, "compose");
 
-// ../../../work/main/node_modules/hono/dist/helper/route/index.js
+// ../../../work/wt/next42/node_modules/hono/dist/helper/route/index.js
 var matchedRoutes = /* @__PURE__ */ __name((c) => c.req[GET_MATCH_RESULT][0].map(([[, route]]) => route), "matchedRoutes");
 var routePath = /* @__PURE__ */ __name((c, index) => matchedRoutes(c).at(index ?? c.req.routeIndex)?.path ?? "", "routePath");
 
-// ../../../work/main/node_modules/hono/dist/router.js
+// ../../../work/wt/next42/node_modules/hono/dist/router.js
 var METHODS = [
   "get",
   "post",
@@ -2346,10 +2346,10 @@ var UnsupportedPathError = class extends Error {
   }
 };
 
-// ../../../work/main/node_modules/hono/dist/utils/constants.js
+// ../../../work/wt/next42/node_modules/hono/dist/utils/constants.js
 var COMPOSED_HANDLER = "__COMPOSED_HANDLER";
 
-// ../../../work/main/node_modules/hono/dist/utils/mount.js
+// ../../../work/wt/next42/node_modules/hono/dist/utils/mount.js
 var countTrailingSlashes = /* @__PURE__ */ __name((path) => {
   let index = path.length;
   while (index > 0 && path.charCodeAt(index - 1) === 47) index--;
@@ -2396,7 +2396,7 @@ var createMountedRequest = /* @__PURE__ */ __name((c, pathPrefix, routePath2) =>
   return new Request(url, c.req.raw);
 }, "createMountedRequest");
 
-// ../../../work/main/node_modules/hono/dist/hono-base.js
+// ../../../work/wt/next42/node_modules/hono/dist/hono-base.js
 var notFoundHandler = /* @__PURE__ */ __name((c) => {
   return c.text("404 Not Found", 404);
 }, "notFoundHandler");
@@ -2737,10 +2737,10 @@ var Hono = class Hono2 {
   }, "fire");
 };
 
-// ../../../work/main/node_modules/hono/dist/router/utils.js
+// ../../../work/wt/next42/node_modules/hono/dist/router/utils.js
 var createNullObject = /* @__PURE__ */ __name(() => /* @__PURE__ */ Object.create(null), "createNullObject");
 
-// ../../../work/main/node_modules/hono/dist/router/reg-exp-router/matcher.js
+// ../../../work/wt/next42/node_modules/hono/dist/router/reg-exp-router/matcher.js
 var emptyParam = [];
 function match(method, path) {
   const matchers = this.buildAllMatchers();
@@ -2758,7 +2758,7 @@ function match(method, path) {
 }
 __name(match, "match");
 
-// ../../../work/main/node_modules/hono/dist/router/reg-exp-router/node.js
+// ../../../work/wt/next42/node_modules/hono/dist/router/reg-exp-router/node.js
 var LABEL_REG_EXP_STR = "[^/]+";
 var ONLY_WILDCARD_REG_EXP_STR = "[^]*";
 var TAIL_WILDCARD_REG_EXP_STR = "(?:|/[^]*)";
@@ -2846,7 +2846,7 @@ var Node = class Node2 {
   }
 };
 
-// ../../../work/main/node_modules/hono/dist/router/reg-exp-router/trie.js
+// ../../../work/wt/next42/node_modules/hono/dist/router/reg-exp-router/trie.js
 var Trie = class {
   static {
     __name(this, "Trie");
@@ -2924,7 +2924,7 @@ var Trie = class {
   }
 };
 
-// ../../../work/main/node_modules/hono/dist/router/reg-exp-router/router.js
+// ../../../work/wt/next42/node_modules/hono/dist/router/reg-exp-router/router.js
 function endsWithWildcard(keys) {
   const tail = keys[keys.length - 1];
   return tail === "[^]*" || tail === "(?:|/[^]*)";
@@ -3011,7 +3011,7 @@ var RegExpRouter = class {
   }
 };
 
-// ../../../work/main/node_modules/hono/dist/router/smart-router/router.js
+// ../../../work/wt/next42/node_modules/hono/dist/router/smart-router/router.js
 var SmartRouter = class {
   static {
     __name(this, "SmartRouter");
@@ -3061,7 +3061,7 @@ var SmartRouter = class {
   }
 };
 
-// ../../../work/main/node_modules/hono/dist/router/trie-router/node.js
+// ../../../work/wt/next42/node_modules/hono/dist/router/trie-router/node.js
 var emptyParams = createNullObject();
 var order = 0;
 var Node3 = class Node4 {
@@ -3075,11 +3075,11 @@ var Node3 = class Node4 {
   #params = emptyParams;
   insert(method, path, handler) {
     let curNode = this;
-    const parts = splitRoutingPath(path);
+    const parts2 = splitRoutingPath(path);
     const possibleKeys = /* @__PURE__ */ new Set();
     let i = 0;
-    for (const p of parts) {
-      const nextP = parts[++i];
+    for (const p of parts2) {
+      const nextP = parts2[++i];
       const pattern = getPattern(p, nextP) || (nextP === void 0 && p && p.indexOf("*") === p.length - 1 ? p : null);
       const isParam = Array.isArray(pattern);
       const key = isParam ? pattern[0] : pattern || p;
@@ -3115,12 +3115,12 @@ var Node3 = class Node4 {
     const handlerSets = [];
     this.#params = emptyParams;
     let curNodes = [this];
-    const parts = splitPath(path);
+    const parts2 = splitPath(path);
     const curNodesQueue = [];
-    const len = parts.length;
+    const len = parts2.length;
     let partOffsets = null;
     for (let i = 0; i < len; i++) {
-      const part = parts[i];
+      const part = parts2[i];
       const isLast = i === len - 1;
       const tempNodes = [];
       for (let j = 0, len2 = curNodes.length; j < len2; j++) {
@@ -3154,7 +3154,7 @@ var Node3 = class Node4 {
               let offset = path[0] === "/" ? 1 : 0;
               for (let p = 0; p < len; p++) {
                 partOffsets[p] = offset;
-                offset += parts[p].length + 1;
+                offset += parts2[p].length + 1;
               }
             }
             const restPathString = path.slice(partOffsets[i]);
@@ -3194,7 +3194,7 @@ var Node3 = class Node4 {
   }
 };
 
-// ../../../work/main/node_modules/hono/dist/router/trie-router/router.js
+// ../../../work/wt/next42/node_modules/hono/dist/router/trie-router/router.js
 var TrieRouter = class {
   static {
     __name(this, "TrieRouter");
@@ -3209,7 +3209,7 @@ var TrieRouter = class {
   }
 };
 
-// ../../../work/main/node_modules/hono/dist/hono.js
+// ../../../work/wt/next42/node_modules/hono/dist/hono.js
 var Hono3 = class extends Hono {
   static {
     __name(this, "Hono");
@@ -3225,184 +3225,7 @@ var Hono3 = class extends Hono {
   }
 };
 
-// ../../../work/main/node_modules/hono/dist/middleware/csrf/index.js
-var secFetchSiteValues = [
-  "same-origin",
-  "same-site",
-  "none",
-  "cross-site"
-];
-var isSecFetchSite = /* @__PURE__ */ __name((value) => secFetchSiteValues.includes(value), "isSecFetchSite");
-var isSafeMethodRe = /^(GET|HEAD|OPTIONS)$/;
-var isCsrfContentTypeRe = /^\b(application\/x-www-form-urlencoded|multipart\/form-data|text\/(?:plain|ping))\b/i;
-var csrf = /* @__PURE__ */ __name((options) => {
-  const originHandler = ((optsOrigin) => {
-    if (!optsOrigin) return (origin, c) => origin === new URL(c.req.url).origin;
-    else if (typeof optsOrigin === "string") return (origin) => origin === optsOrigin;
-    else if (typeof optsOrigin === "function") return optsOrigin;
-    else return (origin) => optsOrigin.includes(origin);
-  })(options?.origin);
-  const isAllowedOrigin = /* @__PURE__ */ __name(async (origin, c) => {
-    if (origin === void 0) return false;
-    return await originHandler(origin, c);
-  }, "isAllowedOrigin");
-  const secFetchSiteHandler = ((optsSecFetchSite) => {
-    if (!optsSecFetchSite) return (secFetchSite) => secFetchSite === "same-origin";
-    else if (typeof optsSecFetchSite === "string") return (secFetchSite) => secFetchSite === optsSecFetchSite;
-    else if (typeof optsSecFetchSite === "function") return optsSecFetchSite;
-    else return (secFetchSite) => optsSecFetchSite.includes(secFetchSite);
-  })(options?.secFetchSite);
-  const isAllowedSecFetchSite = /* @__PURE__ */ __name(async (secFetchSite, c) => {
-    if (secFetchSite === void 0) return false;
-    if (!isSecFetchSite(secFetchSite)) return false;
-    return await secFetchSiteHandler(secFetchSite, c);
-  }, "isAllowedSecFetchSite");
-  return /* @__PURE__ */ __name(async function csrf2(c, next) {
-    if (!isSafeMethodRe.test(c.req.method) && isCsrfContentTypeRe.test(c.req.header("content-type") || "text/plain") && !await isAllowedSecFetchSite(c.req.header("sec-fetch-site"), c) && !await isAllowedOrigin(c.req.header("origin"), c)) {
-      const res = new Response("Forbidden", { status: 403 });
-      throw new HTTPException(403, { res });
-    }
-    await next();
-  }, "csrf");
-}, "csrf");
-
-// ../../../work/main/node_modules/hono/dist/helper/factory/index.js
-var createMiddleware = /* @__PURE__ */ __name((middleware) => middleware, "createMiddleware");
-
-// ../../../work/main/node_modules/hono/dist/middleware/secure-headers/secure-headers.js
-var HEADERS_MAP = {
-  crossOriginEmbedderPolicy: ["Cross-Origin-Embedder-Policy", "require-corp"],
-  crossOriginResourcePolicy: ["Cross-Origin-Resource-Policy", "same-origin"],
-  crossOriginOpenerPolicy: ["Cross-Origin-Opener-Policy", "same-origin"],
-  originAgentCluster: ["Origin-Agent-Cluster", "?1"],
-  referrerPolicy: ["Referrer-Policy", "no-referrer"],
-  strictTransportSecurity: ["Strict-Transport-Security", "max-age=15552000; includeSubDomains"],
-  xContentTypeOptions: ["X-Content-Type-Options", "nosniff"],
-  xDnsPrefetchControl: ["X-DNS-Prefetch-Control", "off"],
-  xDownloadOptions: ["X-Download-Options", "noopen"],
-  xFrameOptions: ["X-Frame-Options", "SAMEORIGIN"],
-  xPermittedCrossDomainPolicies: ["X-Permitted-Cross-Domain-Policies", "none"],
-  xXssProtection: ["X-XSS-Protection", "0"]
-};
-var DEFAULT_OPTIONS = {
-  crossOriginEmbedderPolicy: false,
-  crossOriginResourcePolicy: true,
-  crossOriginOpenerPolicy: true,
-  originAgentCluster: true,
-  referrerPolicy: true,
-  strictTransportSecurity: true,
-  xContentTypeOptions: true,
-  xDnsPrefetchControl: true,
-  xDownloadOptions: true,
-  xFrameOptions: true,
-  xPermittedCrossDomainPolicies: true,
-  xXssProtection: true,
-  removePoweredBy: true,
-  permissionsPolicy: {},
-  overwrite: true
-};
-var secureHeaders = /* @__PURE__ */ __name((customOptions) => {
-  const options = {
-    ...DEFAULT_OPTIONS,
-    ...customOptions
-  };
-  const headersToSet = getFilteredHeaders(options);
-  const callbacks = [];
-  if (options.contentSecurityPolicy) {
-    const [callback, value] = getCSPDirectives(options.contentSecurityPolicy, "Content-Security-Policy");
-    if (callback) callbacks.push(callback);
-    headersToSet.push(["Content-Security-Policy", value]);
-  }
-  if (options.contentSecurityPolicyReportOnly) {
-    const [callback, value] = getCSPDirectives(options.contentSecurityPolicyReportOnly, "Content-Security-Policy-Report-Only");
-    if (callback) callbacks.push(callback);
-    headersToSet.push(["Content-Security-Policy-Report-Only", value]);
-  }
-  if (options.permissionsPolicy && Object.keys(options.permissionsPolicy).length > 0) headersToSet.push(["Permissions-Policy", getPermissionsPolicyDirectives(options.permissionsPolicy)]);
-  if (options.reportingEndpoints) headersToSet.push(["Reporting-Endpoints", getReportingEndpoints(options.reportingEndpoints)]);
-  if (options.reportTo) headersToSet.push(["Report-To", getReportToOptions(options.reportTo)]);
-  return /* @__PURE__ */ __name(async function secureHeaders2(ctx, next) {
-    const headersToSetForReq = callbacks.length === 0 ? headersToSet : callbacks.reduce((acc, cb) => cb(ctx, acc), headersToSet);
-    await next();
-    setHeaders(ctx, headersToSetForReq, options.overwrite !== false);
-    if (options?.removePoweredBy) ctx.res.headers.delete("X-Powered-By");
-  }, "secureHeaders");
-}, "secureHeaders");
-function getFilteredHeaders(options) {
-  return Object.entries(HEADERS_MAP).filter(([key]) => options[key]).map(([key, defaultValue]) => {
-    const overrideValue = options[key];
-    return typeof overrideValue === "string" ? [defaultValue[0], overrideValue] : defaultValue;
-  });
-}
-__name(getFilteredHeaders, "getFilteredHeaders");
-function getCSPDirectives(contentSecurityPolicy, headerName) {
-  const callbacks = [];
-  const resultValues = [];
-  for (const [directive, value] of Object.entries(contentSecurityPolicy)) {
-    const valueArray = Array.isArray(value) ? value : [value];
-    valueArray.forEach((value2, i) => {
-      if (typeof value2 === "function") {
-        const index = i * 2 + 2 + resultValues.length;
-        callbacks.push((ctx, values) => {
-          values[index] = value2(ctx, directive);
-        });
-      }
-    });
-    resultValues.push(directive.replace(/[A-Z]+(?![a-z])|[A-Z]/g, (match2, offset) => offset ? "-" + match2.toLowerCase() : match2.toLowerCase()), ...valueArray.flatMap((value2) => [" ", value2]), "; ");
-  }
-  resultValues.pop();
-  return callbacks.length === 0 ? [void 0, resultValues.join("")] : [(ctx, headersToSet) => headersToSet.map((values) => {
-    if (values[0] === headerName) {
-      const clone = values[1].slice();
-      callbacks.forEach((cb) => {
-        cb(ctx, clone);
-      });
-      return [values[0], clone.join("")];
-    } else return values;
-  }), resultValues];
-}
-__name(getCSPDirectives, "getCSPDirectives");
-function getPermissionsPolicyDirectives(policy) {
-  return Object.entries(policy).map(([directive, value]) => {
-    const kebabDirective = camelToKebab(directive);
-    if (typeof value === "boolean") return `${kebabDirective}=${value ? "*" : "()"}`;
-    if (Array.isArray(value)) {
-      if (value.length === 0) return `${kebabDirective}=()`;
-      if (value.length === 1 && value[0] === "*") return `${kebabDirective}=*`;
-      if (value.length === 1 && value[0] === "none") return `${kebabDirective}=()`;
-      return `${kebabDirective}=(${value.map((item) => ["self", "src"].includes(item) ? item : `"${item}"`).join(" ")})`;
-    }
-    return "";
-  }).filter(Boolean).join(", ");
-}
-__name(getPermissionsPolicyDirectives, "getPermissionsPolicyDirectives");
-function camelToKebab(str2) {
-  return str2.replace(/([a-z\d])([A-Z])/g, "$1-$2").toLowerCase();
-}
-__name(camelToKebab, "camelToKebab");
-function getReportingEndpoints(reportingEndpoints = []) {
-  return reportingEndpoints.map((endpoint) => `${endpoint.name}="${endpoint.url}"`).join(", ");
-}
-__name(getReportingEndpoints, "getReportingEndpoints");
-function getReportToOptions(reportTo = []) {
-  return reportTo.map((option) => JSON.stringify(option)).join(", ");
-}
-__name(getReportToOptions, "getReportToOptions");
-function setHeaders(ctx, headersToSet, overwrite) {
-  headersToSet.forEach(([header2, value]) => {
-    if (!overwrite && ctx.res.headers.has(header2)) return;
-    ctx.res.headers.set(header2, value);
-  });
-}
-__name(setHeaders, "setHeaders");
-
-// src/clock.ts
-var offsetMs = 0;
-var clock = {
-  now: /* @__PURE__ */ __name(() => Date.now() + offsetMs, "now")
-};
-
-// src/examples.ts
+// src/api/examples.ts
 var EXAMPLE_RECEIPT_ID = "6571a4f0c8a5b2d1e3f40a11";
 var EXAMPLE_TRANSFER_ID = "01JDQ3ZK6Y8N4W5X2V7T9R1M0B";
 var EXAMPLE_EVENT_ID = "evt_01JDQ3ZK6Y8N4W5X2V7T9R1M0C";
@@ -3531,6 +3354,10 @@ var TRANSFER_CREATED = {
   is_verify: true
 };
 var TRANSFER_PAID = { ...TRANSFER_CREATED, state: 4, pay_date: PAID };
+var FISCAL_PENDING_PAGE = {
+  receipts: [{ id: EXAMPLE_RECEIPT_ID, tid: "order-2026-0001", amount: 15e5, state: 4, since: PAID, reads: 1 }],
+  has_more: false
+};
 var AUDIT_TRAIL = {
   id: EXAMPLE_RECEIPT_ID,
   kind: "receipt",
@@ -3541,133 +3368,313 @@ var AUDIT_TRAIL = {
     { at: PAID, op: "pay", actor: "partner", request_id: "20c816c4-ac75-4952-a16b-b67dfcc2f9e4", outcome: "ok", state: 4 }
   ]
 };
+var AUDIT_SEARCH_PAGE = {
+  entries: [
+    {
+      id: `r:${EXAMPLE_RECEIPT_ID}:${CREATED}:0`,
+      at: CREATED,
+      source: "record",
+      op: "create",
+      actor: "partner",
+      request_id: "a532ca57-82f1-476e-847e-e5602f5b0aef",
+      outcome: "ok",
+      state: 0,
+      kind: "receipt",
+      receipt_id: EXAMPLE_RECEIPT_ID,
+      detail: { tid: "order-2026-0001", amount: 15e5, merchant_id: 1001, account: [{ key: "phone", value: "998901234567" }] }
+    },
+    {
+      id: `r:${EXAMPLE_RECEIPT_ID}:${PAID}:0`,
+      at: PAID,
+      source: "record",
+      op: "pay",
+      actor: "partner",
+      request_id: "20c816c4-ac75-4952-a16b-b67dfcc2f9e4",
+      outcome: "ok",
+      state: 4,
+      kind: "receipt",
+      receipt_id: EXAMPLE_RECEIPT_ID
+    }
+  ],
+  has_more: false
+};
 
-// src/error-codes.ts
+// src/errors/error-codes.ts
+var LANGUAGES = ["en", "uz", "uz-Cyrl", "ru"];
+var APP_ERROR = {
+  en: "Something went wrong in the app. Please try again later or contact support.",
+  uz: "Ilovada xatolik yuz berdi. Keyinroq qayta urinib ko\u02BBring yoki qo\u02BBllab-quvvatlash xizmatiga murojaat qiling.",
+  "uz-Cyrl": "\u0418\u043B\u043E\u0432\u0430\u0434\u0430 \u0445\u0430\u0442\u043E\u043B\u0438\u043A \u044E\u0437 \u0431\u0435\u0440\u0434\u0438. \u041A\u0435\u0439\u0438\u043D\u0440\u043E\u049B \u049B\u0430\u0439\u0442\u0430 \u0443\u0440\u0438\u043D\u0438\u0431 \u043A\u045E\u0440\u0438\u043D\u0433 \u0451\u043A\u0438 \u049B\u045E\u043B\u043B\u0430\u0431-\u049B\u0443\u0432\u0432\u0430\u0442\u043B\u0430\u0448 \u0445\u0438\u0437\u043C\u0430\u0442\u0438\u0433\u0430 \u043C\u0443\u0440\u043E\u0436\u0430\u0430\u0442 \u049B\u0438\u043B\u0438\u043D\u0433.",
+  ru: "\u0412 \u043F\u0440\u0438\u043B\u043E\u0436\u0435\u043D\u0438\u0438 \u043F\u0440\u043E\u0438\u0437\u043E\u0448\u043B\u0430 \u043E\u0448\u0438\u0431\u043A\u0430. \u041F\u043E\u043F\u0440\u043E\u0431\u0443\u0439\u0442\u0435 \u043F\u043E\u0437\u0436\u0435 \u0438\u043B\u0438 \u043E\u0431\u0440\u0430\u0442\u0438\u0442\u0435\u0441\u044C \u0432 \u0441\u043B\u0443\u0436\u0431\u0443 \u043F\u043E\u0434\u0434\u0435\u0440\u0436\u043A\u0438."
+};
+var MAY_HAVE_GONE_THROUGH = {
+  en: "The payment may have gone through: we are checking it. Do not pay again; check the payment status in a few minutes.",
+  uz: "To\u02BBlov amalga oshgan bo\u02BBlishi mumkin: biz uni tekshiryapmiz. Qayta to\u02BBlamang, bir necha daqiqadan so\u02BBng to\u02BBlov holatini tekshiring.",
+  "uz-Cyrl": "\u0422\u045E\u043B\u043E\u0432 \u0430\u043C\u0430\u043B\u0433\u0430 \u043E\u0448\u0433\u0430\u043D \u0431\u045E\u043B\u0438\u0448\u0438 \u043C\u0443\u043C\u043A\u0438\u043D: \u0431\u0438\u0437 \u0443\u043D\u0438 \u0442\u0435\u043A\u0448\u0438\u0440\u044F\u043F\u043C\u0438\u0437. \u049A\u0430\u0439\u0442\u0430 \u0442\u045E\u043B\u0430\u043C\u0430\u043D\u0433, \u0431\u0438\u0440 \u043D\u0435\u0447\u0430 \u0434\u0430\u049B\u0438\u049B\u0430\u0434\u0430\u043D \u0441\u045E\u043D\u0433 \u0442\u045E\u043B\u043E\u0432 \u04B3\u043E\u043B\u0430\u0442\u0438\u043D\u0438 \u0442\u0435\u043A\u0448\u0438\u0440\u0438\u043D\u0433.",
+  ru: "\u041F\u043B\u0430\u0442\u0451\u0436 \u043C\u043E\u0433 \u043F\u0440\u043E\u0439\u0442\u0438: \u043C\u044B \u0435\u0433\u043E \u043F\u0440\u043E\u0432\u0435\u0440\u044F\u0435\u043C. \u041D\u0435 \u043E\u043F\u043B\u0430\u0447\u0438\u0432\u0430\u0439\u0442\u0435 \u043F\u043E\u0432\u0442\u043E\u0440\u043D\u043E, \u043F\u0440\u043E\u0432\u0435\u0440\u044C\u0442\u0435 \u0441\u0442\u0430\u0442\u0443\u0441 \u043F\u043B\u0430\u0442\u0435\u0436\u0430 \u0447\u0435\u0440\u0435\u0437 \u043D\u0435\u0441\u043A\u043E\u043B\u044C\u043A\u043E \u043C\u0438\u043D\u0443\u0442."
+};
+var DECLINE_REASONS = {
+  insufficient_funds: {
+    en: "There is not enough money on the card. Top up the card or use another one.",
+    uz: "Kartada mablag\u02BB yetarli emas. Kartani to\u02BBldiring yoki boshqa kartadan foydalaning.",
+    "uz-Cyrl": "\u041A\u0430\u0440\u0442\u0430\u0434\u0430 \u043C\u0430\u0431\u043B\u0430\u0493 \u0435\u0442\u0430\u0440\u043B\u0438 \u044D\u043C\u0430\u0441. \u041A\u0430\u0440\u0442\u0430\u043D\u0438 \u0442\u045E\u043B\u0434\u0438\u0440\u0438\u043D\u0433 \u0451\u043A\u0438 \u0431\u043E\u0448\u049B\u0430 \u043A\u0430\u0440\u0442\u0430\u0434\u0430\u043D \u0444\u043E\u0439\u0434\u0430\u043B\u0430\u043D\u0438\u043D\u0433.",
+    ru: "\u041D\u0435\u0434\u043E\u0441\u0442\u0430\u0442\u043E\u0447\u043D\u043E \u0441\u0440\u0435\u0434\u0441\u0442\u0432 \u043D\u0430 \u043A\u0430\u0440\u0442\u0435. \u041F\u043E\u043F\u043E\u043B\u043D\u0438\u0442\u0435 \u043A\u0430\u0440\u0442\u0443 \u0438\u043B\u0438 \u0438\u0441\u043F\u043E\u043B\u044C\u0437\u0443\u0439\u0442\u0435 \u0434\u0440\u0443\u0433\u0443\u044E."
+  },
+  receiver_unavailable: {
+    en: "The recipient's card cannot accept this transfer. Check the card number or send the transfer to another card.",
+    uz: "Qabul qiluvchining kartasi bu o\u02BBtkazmani qabul qila olmaydi. Karta raqamini tekshiring yoki o\u02BBtkazmani boshqa kartaga yuboring.",
+    "uz-Cyrl": "\u049A\u0430\u0431\u0443\u043B \u049B\u0438\u043B\u0443\u0432\u0447\u0438\u043D\u0438\u043D\u0433 \u043A\u0430\u0440\u0442\u0430\u0441\u0438 \u0431\u0443 \u045E\u0442\u043A\u0430\u0437\u043C\u0430\u043D\u0438 \u049B\u0430\u0431\u0443\u043B \u049B\u0438\u043B\u0430 \u043E\u043B\u043C\u0430\u0439\u0434\u0438. \u041A\u0430\u0440\u0442\u0430 \u0440\u0430\u049B\u0430\u043C\u0438\u043D\u0438 \u0442\u0435\u043A\u0448\u0438\u0440\u0438\u043D\u0433 \u0451\u043A\u0438 \u045E\u0442\u043A\u0430\u0437\u043C\u0430\u043D\u0438 \u0431\u043E\u0448\u049B\u0430 \u043A\u0430\u0440\u0442\u0430\u0433\u0430 \u044E\u0431\u043E\u0440\u0438\u043D\u0433.",
+    ru: "\u041A\u0430\u0440\u0442\u0430 \u043F\u043E\u043B\u0443\u0447\u0430\u0442\u0435\u043B\u044F \u043D\u0435 \u043C\u043E\u0436\u0435\u0442 \u043F\u0440\u0438\u043D\u044F\u0442\u044C \u044D\u0442\u043E\u0442 \u043F\u0435\u0440\u0435\u0432\u043E\u0434. \u041F\u0440\u043E\u0432\u0435\u0440\u044C\u0442\u0435 \u043D\u043E\u043C\u0435\u0440 \u043A\u0430\u0440\u0442\u044B \u0438\u043B\u0438 \u043E\u0442\u043F\u0440\u0430\u0432\u044C\u0442\u0435 \u043F\u0435\u0440\u0435\u0432\u043E\u0434 \u043D\u0430 \u0434\u0440\u0443\u0433\u0443\u044E \u043A\u0430\u0440\u0442\u0443."
+  },
+  declined: {
+    en: "The bank declined this operation with the card. Please use another card or contact your bank.",
+    uz: "Bank bu karta bo\u02BByicha amalni rad etdi. Boshqa kartadan foydalaning yoki bankingizga murojaat qiling.",
+    "uz-Cyrl": "\u0411\u0430\u043D\u043A \u0431\u0443 \u043A\u0430\u0440\u0442\u0430 \u0431\u045E\u0439\u0438\u0447\u0430 \u0430\u043C\u0430\u043B\u043D\u0438 \u0440\u0430\u0434 \u044D\u0442\u0434\u0438. \u0411\u043E\u0448\u049B\u0430 \u043A\u0430\u0440\u0442\u0430\u0434\u0430\u043D \u0444\u043E\u0439\u0434\u0430\u043B\u0430\u043D\u0438\u043D\u0433 \u0451\u043A\u0438 \u0431\u0430\u043D\u043A\u0438\u043D\u0433\u0438\u0437\u0433\u0430 \u043C\u0443\u0440\u043E\u0436\u0430\u0430\u0442 \u049B\u0438\u043B\u0438\u043D\u0433.",
+    ru: "\u0411\u0430\u043D\u043A \u043E\u0442\u043A\u043B\u043E\u043D\u0438\u043B \u043E\u043F\u0435\u0440\u0430\u0446\u0438\u044E \u043F\u043E \u044D\u0442\u043E\u0439 \u043A\u0430\u0440\u0442\u0435. \u0418\u0441\u043F\u043E\u043B\u044C\u0437\u0443\u0439\u0442\u0435 \u0434\u0440\u0443\u0433\u0443\u044E \u043A\u0430\u0440\u0442\u0443 \u0438\u043B\u0438 \u043E\u0431\u0440\u0430\u0442\u0438\u0442\u0435\u0441\u044C \u0432 \u0441\u0432\u043E\u0439 \u0431\u0430\u043D\u043A."
+  }
+};
+var DECLINE_REASON_NAMES = Object.keys(DECLINE_REASONS);
 var ERROR_CODES = {
   invalid_json: {
     status: 400,
     meaning: "The body does not parse as JSON.",
-    example: { message: "The request body is not valid JSON at line 2, column 18." }
+    example: { message: "The request body is not valid JSON at line 2, column 18." },
+    user_message: APP_ERROR
   },
   invalid_request: {
     status: 400,
-    meaning: "A field is missing, of the wrong type, out of its rule or a near miss of a known name; or an unknown merchant or rate (`details` lists what).",
+    meaning: "A field is missing, of the wrong type, out of its rule or not one the operation defines; or an unknown merchant or rate (`details` lists what).",
     example: {
       message: "The request body does not match the schema.",
       details: [{ path: "amount", message: "amount must be an integer number of tiyin" }]
+    },
+    user_message: {
+      en: "Some of the details could not be accepted. Please check what you entered and try again, or contact support if it happens again.",
+      uz: "Ba\u02BCzi ma\u02BClumotlar qabul qilinmadi. Kiritilgan ma\u02BClumotlarni tekshirib, qayta urinib ko\u02BBring. Xatolik takrorlansa, qo\u02BBllab-quvvatlash xizmatiga murojaat qiling.",
+      "uz-Cyrl": "\u0411\u0430\u044A\u0437\u0438 \u043C\u0430\u044A\u043B\u0443\u043C\u043E\u0442\u043B\u0430\u0440 \u049B\u0430\u0431\u0443\u043B \u049B\u0438\u043B\u0438\u043D\u043C\u0430\u0434\u0438. \u041A\u0438\u0440\u0438\u0442\u0438\u043B\u0433\u0430\u043D \u043C\u0430\u044A\u043B\u0443\u043C\u043E\u0442\u043B\u0430\u0440\u043D\u0438 \u0442\u0435\u043A\u0448\u0438\u0440\u0438\u0431, \u049B\u0430\u0439\u0442\u0430 \u0443\u0440\u0438\u043D\u0438\u0431 \u043A\u045E\u0440\u0438\u043D\u0433. \u0425\u0430\u0442\u043E\u043B\u0438\u043A \u0442\u0430\u043A\u0440\u043E\u0440\u043B\u0430\u043D\u0441\u0430, \u049B\u045E\u043B\u043B\u0430\u0431-\u049B\u0443\u0432\u0432\u0430\u0442\u043B\u0430\u0448 \u0445\u0438\u0437\u043C\u0430\u0442\u0438\u0433\u0430 \u043C\u0443\u0440\u043E\u0436\u0430\u0430\u0442 \u049B\u0438\u043B\u0438\u043D\u0433.",
+      ru: "\u041D\u0435\u043A\u043E\u0442\u043E\u0440\u044B\u0435 \u0434\u0430\u043D\u043D\u044B\u0435 \u043D\u0435 \u043F\u0440\u0438\u043D\u044F\u0442\u044B. \u041F\u0440\u043E\u0432\u0435\u0440\u044C\u0442\u0435 \u0432\u0432\u0435\u0434\u0451\u043D\u043D\u044B\u0435 \u0434\u0430\u043D\u043D\u044B\u0435 \u0438 \u043F\u043E\u043F\u0440\u043E\u0431\u0443\u0439\u0442\u0435 \u0435\u0449\u0451 \u0440\u0430\u0437. \u0415\u0441\u043B\u0438 \u043E\u0448\u0438\u0431\u043A\u0430 \u043F\u043E\u0432\u0442\u043E\u0440\u0438\u0442\u0441\u044F, \u043E\u0431\u0440\u0430\u0442\u0438\u0442\u0435\u0441\u044C \u0432 \u0441\u043B\u0443\u0436\u0431\u0443 \u043F\u043E\u0434\u0434\u0435\u0440\u0436\u043A\u0438."
     }
   },
   otp_required: {
     status: 400,
     meaning: "Pay without an OTP where one is needed; not a guess.",
-    example: { message: "This payment needs the OTP sent to the card owner (authorize first)." }
+    example: { message: "This payment needs the OTP sent to the card owner (authorize first)." },
+    user_message: {
+      en: "Enter the confirmation code from the SMS to complete the payment.",
+      uz: "To\u02BBlovni yakunlash uchun SMS orqali kelgan tasdiqlash kodini kiriting.",
+      "uz-Cyrl": "\u0422\u045E\u043B\u043E\u0432\u043D\u0438 \u044F\u043A\u0443\u043D\u043B\u0430\u0448 \u0443\u0447\u0443\u043D SMS \u043E\u0440\u049B\u0430\u043B\u0438 \u043A\u0435\u043B\u0433\u0430\u043D \u0442\u0430\u0441\u0434\u0438\u049B\u043B\u0430\u0448 \u043A\u043E\u0434\u0438\u043D\u0438 \u043A\u0438\u0440\u0438\u0442\u0438\u043D\u0433.",
+      ru: "\u0427\u0442\u043E\u0431\u044B \u0437\u0430\u0432\u0435\u0440\u0448\u0438\u0442\u044C \u043F\u043B\u0430\u0442\u0451\u0436, \u0432\u0432\u0435\u0434\u0438\u0442\u0435 \u043A\u043E\u0434 \u043F\u043E\u0434\u0442\u0432\u0435\u0440\u0436\u0434\u0435\u043D\u0438\u044F \u0438\u0437 SMS."
+    }
   },
   unauthorized: {
     status: 401,
     meaning: "No credentials, or ones that do not verify (`WWW-Authenticate`).",
-    example: { message: "Send Authorization: Bearer <partner server key or user JWT>." }
+    example: { message: "Send Authorization: Bearer <partner server key or user JWT>." },
+    user_message: {
+      en: "Your sign-in could not be confirmed. Please sign in to the app again.",
+      uz: "Kirishingizni tasdiqlab bo\u02BBlmadi. Iltimos, ilovaga qaytadan kiring.",
+      "uz-Cyrl": "\u041A\u0438\u0440\u0438\u0448\u0438\u043D\u0433\u0438\u0437\u043D\u0438 \u0442\u0430\u0441\u0434\u0438\u049B\u043B\u0430\u0431 \u0431\u045E\u043B\u043C\u0430\u0434\u0438. \u0418\u043B\u0442\u0438\u043C\u043E\u0441, \u0438\u043B\u043E\u0432\u0430\u0433\u0430 \u049B\u0430\u0439\u0442\u0430\u0434\u0430\u043D \u043A\u0438\u0440\u0438\u043D\u0433.",
+      ru: "\u041D\u0435 \u0443\u0434\u0430\u043B\u043E\u0441\u044C \u043F\u043E\u0434\u0442\u0432\u0435\u0440\u0434\u0438\u0442\u044C \u0432\u0445\u043E\u0434. \u041F\u043E\u0436\u0430\u043B\u0443\u0439\u0441\u0442\u0430, \u0432\u043E\u0439\u0434\u0438\u0442\u0435 \u0432 \u043F\u0440\u0438\u043B\u043E\u0436\u0435\u043D\u0438\u0435 \u0437\u0430\u043D\u043E\u0432\u043E."
+    }
   },
   card_declined: {
     status: 402,
     meaning: "The card was declined; `decline_reason` says why.",
-    example: { message: "Card declined: insufficient funds.", decline_reason: "insufficient_funds", upstream_code: "INSUFFICIENT_FUNDS" }
+    example: { message: "Card declined: insufficient funds.", decline_reason: "insufficient_funds", upstream_code: "INSUFFICIENT_FUNDS" },
+    user_message: {
+      en: "Your card was declined. Please use another card or contact your bank.",
+      uz: "Karta rad etildi. Boshqa kartadan foydalaning yoki bankingizga murojaat qiling.",
+      "uz-Cyrl": "\u041A\u0430\u0440\u0442\u0430 \u0440\u0430\u0434 \u044D\u0442\u0438\u043B\u0434\u0438. \u0411\u043E\u0448\u049B\u0430 \u043A\u0430\u0440\u0442\u0430\u0434\u0430\u043D \u0444\u043E\u0439\u0434\u0430\u043B\u0430\u043D\u0438\u043D\u0433 \u0451\u043A\u0438 \u0431\u0430\u043D\u043A\u0438\u043D\u0433\u0438\u0437\u0433\u0430 \u043C\u0443\u0440\u043E\u0436\u0430\u0430\u0442 \u049B\u0438\u043B\u0438\u043D\u0433.",
+      ru: "\u041A\u0430\u0440\u0442\u0430 \u043E\u0442\u043A\u043B\u043E\u043D\u0435\u043D\u0430. \u0418\u0441\u043F\u043E\u043B\u044C\u0437\u0443\u0439\u0442\u0435 \u0434\u0440\u0443\u0433\u0443\u044E \u043A\u0430\u0440\u0442\u0443 \u0438\u043B\u0438 \u043E\u0431\u0440\u0430\u0442\u0438\u0442\u0435\u0441\u044C \u0432 \u0441\u0432\u043E\u0439 \u0431\u0430\u043D\u043A."
+    }
   },
   forbidden: {
     status: 403,
     meaning: "The caller may not do this: a user on a partner-only operation, or the service refuses the partner this cancel.",
-    example: { message: "This operation is for the partner backend's server key; users may not call it." }
+    example: { message: "This operation is for the partner backend's server key; users may not call it." },
+    user_message: {
+      en: "This action is not available to you. Please contact support.",
+      uz: "Bu amalni bajarishga ruxsat yo\u02BBq. Qo\u02BBllab-quvvatlash xizmatiga murojaat qiling.",
+      "uz-Cyrl": "\u0411\u0443 \u0430\u043C\u0430\u043B\u043D\u0438 \u0431\u0430\u0436\u0430\u0440\u0438\u0448\u0433\u0430 \u0440\u0443\u0445\u0441\u0430\u0442 \u0439\u045E\u049B. \u049A\u045E\u043B\u043B\u0430\u0431-\u049B\u0443\u0432\u0432\u0430\u0442\u043B\u0430\u0448 \u0445\u0438\u0437\u043C\u0430\u0442\u0438\u0433\u0430 \u043C\u0443\u0440\u043E\u0436\u0430\u0430\u0442 \u049B\u0438\u043B\u0438\u043D\u0433.",
+      ru: "\u042D\u0442\u043E \u0434\u0435\u0439\u0441\u0442\u0432\u0438\u0435 \u0432\u0430\u043C \u043D\u0435\u0434\u043E\u0441\u0442\u0443\u043F\u043D\u043E. \u041E\u0431\u0440\u0430\u0442\u0438\u0442\u0435\u0441\u044C \u0432 \u0441\u043B\u0443\u0436\u0431\u0443 \u043F\u043E\u0434\u0434\u0435\u0440\u0436\u043A\u0438."
+    }
   },
   hold_not_enabled: {
     status: 403,
     meaning: "A create with `is_hold`, or hold-confirm, where the deployment has no hold function.",
-    example: { message: "The hold function is not enabled in this deployment." }
+    example: { message: "The hold function is not enabled in this deployment." },
+    user_message: {
+      en: "This type of payment is not available. Please contact support.",
+      uz: "Bu turdagi to\u02BBlov mavjud emas. Qo\u02BBllab-quvvatlash xizmatiga murojaat qiling.",
+      "uz-Cyrl": "\u0411\u0443 \u0442\u0443\u0440\u0434\u0430\u0433\u0438 \u0442\u045E\u043B\u043E\u0432 \u043C\u0430\u0432\u0436\u0443\u0434 \u044D\u043C\u0430\u0441. \u049A\u045E\u043B\u043B\u0430\u0431-\u049B\u0443\u0432\u0432\u0430\u0442\u043B\u0430\u0448 \u0445\u0438\u0437\u043C\u0430\u0442\u0438\u0433\u0430 \u043C\u0443\u0440\u043E\u0436\u0430\u0430\u0442 \u049B\u0438\u043B\u0438\u043D\u0433.",
+      ru: "\u042D\u0442\u043E\u0442 \u0432\u0438\u0434 \u043F\u043B\u0430\u0442\u0435\u0436\u0430 \u043D\u0435\u0434\u043E\u0441\u0442\u0443\u043F\u0435\u043D. \u041E\u0431\u0440\u0430\u0442\u0438\u0442\u0435\u0441\u044C \u0432 \u0441\u043B\u0443\u0436\u0431\u0443 \u043F\u043E\u0434\u0434\u0435\u0440\u0436\u043A\u0438."
+    }
   },
   receipt_not_found: {
     status: 404,
     meaning: "No such receipt, transfer or tid for this caller (another user's looks the same).",
-    example: { message: "No such receipt." }
+    example: { message: "No such receipt." },
+    user_message: {
+      en: "This payment was not found. Please start the payment again.",
+      uz: "To\u02BBlov topilmadi. Iltimos, to\u02BBlovni qaytadan boshlang.",
+      "uz-Cyrl": "\u0422\u045E\u043B\u043E\u0432 \u0442\u043E\u043F\u0438\u043B\u043C\u0430\u0434\u0438. \u0418\u043B\u0442\u0438\u043C\u043E\u0441, \u0442\u045E\u043B\u043E\u0432\u043D\u0438 \u049B\u0430\u0439\u0442\u0430\u0434\u0430\u043D \u0431\u043E\u0448\u043B\u0430\u043D\u0433.",
+      ru: "\u041F\u043B\u0430\u0442\u0451\u0436 \u043D\u0435 \u043D\u0430\u0439\u0434\u0435\u043D. \u041F\u043E\u0436\u0430\u043B\u0443\u0439\u0441\u0442\u0430, \u043D\u0430\u0447\u043D\u0438\u0442\u0435 \u043E\u043F\u043B\u0430\u0442\u0443 \u0437\u0430\u043D\u043E\u0432\u043E."
+    }
   },
   not_found: {
     status: 404,
     meaning: "No such path, or no such event id.",
-    example: { message: "No event with this id." }
+    example: { message: "No event with this id." },
+    user_message: APP_ERROR
   },
   method_not_allowed: {
     status: 405,
     meaning: "Another method than the path answers (`Allow` names it).",
-    example: { message: "Partner operations are POST requests with a JSON body; GET is not allowed." }
+    example: { message: "Partner operations are POST requests with a JSON body; GET is not allowed." },
+    user_message: APP_ERROR
   },
   tid_conflict: {
     status: 409,
     meaning: "The tid is taken by a different body or the other kind, or its stored answer is older than 7 days (the message names the receipt to read).",
     example: {
       message: `This tid already created receipt ${EXAMPLE_RECEIPT_ID} with another body: read it with check-id or check-tid, or create with a new tid.`
+    },
+    user_message: {
+      en: "This payment already exists with different details. Check your payment history before paying again, or contact support.",
+      uz: "Bu to\u02BBlov boshqa ma\u02BClumotlar bilan allaqachon mavjud. Qayta to\u02BBlashdan oldin to\u02BBlovlar tarixini tekshiring yoki qo\u02BBllab-quvvatlash xizmatiga murojaat qiling.",
+      "uz-Cyrl": "\u0411\u0443 \u0442\u045E\u043B\u043E\u0432 \u0431\u043E\u0448\u049B\u0430 \u043C\u0430\u044A\u043B\u0443\u043C\u043E\u0442\u043B\u0430\u0440 \u0431\u0438\u043B\u0430\u043D \u0430\u043B\u043B\u0430\u049B\u0430\u0447\u043E\u043D \u043C\u0430\u0432\u0436\u0443\u0434. \u049A\u0430\u0439\u0442\u0430 \u0442\u045E\u043B\u0430\u0448\u0434\u0430\u043D \u043E\u043B\u0434\u0438\u043D \u0442\u045E\u043B\u043E\u0432\u043B\u0430\u0440 \u0442\u0430\u0440\u0438\u0445\u0438\u043D\u0438 \u0442\u0435\u043A\u0448\u0438\u0440\u0438\u043D\u0433 \u0451\u043A\u0438 \u049B\u045E\u043B\u043B\u0430\u0431-\u049B\u0443\u0432\u0432\u0430\u0442\u043B\u0430\u0448 \u0445\u0438\u0437\u043C\u0430\u0442\u0438\u0433\u0430 \u043C\u0443\u0440\u043E\u0436\u0430\u0430\u0442 \u049B\u0438\u043B\u0438\u043D\u0433.",
+      ru: "\u042D\u0442\u043E\u0442 \u043F\u043B\u0430\u0442\u0451\u0436 \u0443\u0436\u0435 \u0441\u0443\u0449\u0435\u0441\u0442\u0432\u0443\u0435\u0442 \u0441 \u0434\u0440\u0443\u0433\u0438\u043C\u0438 \u0434\u0430\u043D\u043D\u044B\u043C\u0438. \u041F\u0440\u0435\u0436\u0434\u0435 \u0447\u0435\u043C \u043F\u043B\u0430\u0442\u0438\u0442\u044C \u0441\u043D\u043E\u0432\u0430, \u043F\u0440\u043E\u0432\u0435\u0440\u044C\u0442\u0435 \u0438\u0441\u0442\u043E\u0440\u0438\u044E \u043F\u043B\u0430\u0442\u0435\u0436\u0435\u0439 \u0438\u043B\u0438 \u043E\u0431\u0440\u0430\u0442\u0438\u0442\u0435\u0441\u044C \u0432 \u0441\u043B\u0443\u0436\u0431\u0443 \u043F\u043E\u0434\u0434\u0435\u0440\u0436\u043A\u0438."
     }
   },
   tid_in_progress: {
     status: 409,
     meaning: "A create with this tid is still running; retry after `Retry-After`.",
-    example: { message: "The create with this tid is still in flight." }
+    example: { message: "The create with this tid is still in flight." },
+    user_message: {
+      en: "This payment is still being created. Please wait a moment and try again.",
+      uz: "To\u02BBlov hali yaratilmoqda. Biroz kutib, qayta urinib ko\u02BBring.",
+      "uz-Cyrl": "\u0422\u045E\u043B\u043E\u0432 \u04B3\u0430\u043B\u0438 \u044F\u0440\u0430\u0442\u0438\u043B\u043C\u043E\u049B\u0434\u0430. \u0411\u0438\u0440\u043E\u0437 \u043A\u0443\u0442\u0438\u0431, \u049B\u0430\u0439\u0442\u0430 \u0443\u0440\u0438\u043D\u0438\u0431 \u043A\u045E\u0440\u0438\u043D\u0433.",
+      ru: "\u041F\u043B\u0430\u0442\u0451\u0436 \u0435\u0449\u0451 \u0441\u043E\u0437\u0434\u0430\u0451\u0442\u0441\u044F. \u041F\u043E\u0434\u043E\u0436\u0434\u0438\u0442\u0435 \u043D\u0435\u043C\u043D\u043E\u0433\u043E \u0438 \u043F\u043E\u043F\u0440\u043E\u0431\u0443\u0439\u0442\u0435 \u0441\u043D\u043E\u0432\u0430."
+    }
   },
   idempotency_key_reused: {
     status: 409,
     meaning: "This Idempotency-Key was used by the same caller for this operation on this record with another body (rule 11): use a new key.",
-    example: { message: "This Idempotency-Key was used for another request on this receipt; use a new key for a new request." }
+    example: { message: "This Idempotency-Key was used for another request on this receipt; use a new key for a new request." },
+    user_message: APP_ERROR
   },
   operation_in_progress: {
     status: 409,
     meaning: "Another operation on this receipt or transfer is running; retry after `Retry-After`.",
-    example: { message: "Another operation is in flight for this receipt." }
+    example: { message: "Another operation is in flight for this receipt." },
+    user_message: {
+      en: "This payment is already being processed. Please wait a moment and check its status before trying again.",
+      uz: "Bu to\u02BBlov hozir amalga oshirilmoqda. Biroz kuting va qayta urinishdan oldin uning holatini tekshiring.",
+      "uz-Cyrl": "\u0411\u0443 \u0442\u045E\u043B\u043E\u0432 \u04B3\u043E\u0437\u0438\u0440 \u0430\u043C\u0430\u043B\u0433\u0430 \u043E\u0448\u0438\u0440\u0438\u043B\u043C\u043E\u049B\u0434\u0430. \u0411\u0438\u0440\u043E\u0437 \u043A\u0443\u0442\u0438\u043D\u0433 \u0432\u0430 \u049B\u0430\u0439\u0442\u0430 \u0443\u0440\u0438\u043D\u0438\u0448\u0434\u0430\u043D \u043E\u043B\u0434\u0438\u043D \u0443\u043D\u0438\u043D\u0433 \u04B3\u043E\u043B\u0430\u0442\u0438\u043D\u0438 \u0442\u0435\u043A\u0448\u0438\u0440\u0438\u043D\u0433.",
+      ru: "\u042D\u0442\u043E\u0442 \u043F\u043B\u0430\u0442\u0451\u0436 \u0443\u0436\u0435 \u043E\u0431\u0440\u0430\u0431\u0430\u0442\u044B\u0432\u0430\u0435\u0442\u0441\u044F. \u041F\u043E\u0434\u043E\u0436\u0434\u0438\u0442\u0435 \u043D\u0435\u043C\u043D\u043E\u0433\u043E \u0438 \u043F\u0440\u043E\u0432\u0435\u0440\u044C\u0442\u0435 \u0435\u0433\u043E \u0441\u0442\u0430\u0442\u0443\u0441, \u043F\u0440\u0435\u0436\u0434\u0435 \u0447\u0435\u043C \u043F\u043E\u0432\u0442\u043E\u0440\u044F\u0442\u044C."
+    }
   },
   receipt_cancelled: {
     status: 409,
     meaning: "The receipt or transfer is cancelled.",
-    example: { message: "The receipt is cancelled.", upstream_code: "RECEIPT_CANCELLED" }
+    example: { message: "The receipt is cancelled.", upstream_code: "RECEIPT_CANCELLED" },
+    user_message: {
+      en: "This payment has been cancelled. If needed, start a new payment.",
+      uz: "Bu to\u02BBlov bekor qilingan. Kerak bo\u02BBlsa, yangi to\u02BBlovni boshlang.",
+      "uz-Cyrl": "\u0411\u0443 \u0442\u045E\u043B\u043E\u0432 \u0431\u0435\u043A\u043E\u0440 \u049B\u0438\u043B\u0438\u043D\u0433\u0430\u043D. \u041A\u0435\u0440\u0430\u043A \u0431\u045E\u043B\u0441\u0430, \u044F\u043D\u0433\u0438 \u0442\u045E\u043B\u043E\u0432\u043D\u0438 \u0431\u043E\u0448\u043B\u0430\u043D\u0433.",
+      ru: "\u042D\u0442\u043E\u0442 \u043F\u043B\u0430\u0442\u0451\u0436 \u043E\u0442\u043C\u0435\u043D\u0451\u043D. \u041F\u0440\u0438 \u043D\u0435\u043E\u0431\u0445\u043E\u0434\u0438\u043C\u043E\u0441\u0442\u0438 \u043D\u0430\u0447\u043D\u0438\u0442\u0435 \u043D\u043E\u0432\u044B\u0439 \u043F\u043B\u0430\u0442\u0451\u0436."
+    }
   },
   receipt_already_paid: {
     status: 409,
     meaning: "Pay of a receipt that is paid, held or awaiting the supplier.",
-    example: { message: "The receipt is already paid.", upstream_code: "RECEIPT_ALREADY_PAID" }
+    example: { message: "The receipt is already paid.", upstream_code: "RECEIPT_ALREADY_PAID" },
+    user_message: {
+      en: "This payment has already been made. There is no need to pay again.",
+      uz: "Bu to\u02BBlov allaqachon amalga oshirilgan. Qayta to\u02BBlash shart emas.",
+      "uz-Cyrl": "\u0411\u0443 \u0442\u045E\u043B\u043E\u0432 \u0430\u043B\u043B\u0430\u049B\u0430\u0447\u043E\u043D \u0430\u043C\u0430\u043B\u0433\u0430 \u043E\u0448\u0438\u0440\u0438\u043B\u0433\u0430\u043D. \u049A\u0430\u0439\u0442\u0430 \u0442\u045E\u043B\u0430\u0448 \u0448\u0430\u0440\u0442 \u044D\u043C\u0430\u0441.",
+      ru: "\u042D\u0442\u043E\u0442 \u043F\u043B\u0430\u0442\u0451\u0436 \u0443\u0436\u0435 \u043F\u0440\u043E\u0432\u0435\u0434\u0451\u043D. \u041F\u043E\u0432\u0442\u043E\u0440\u043D\u043E \u043E\u043F\u043B\u0430\u0447\u0438\u0432\u0430\u0442\u044C \u043D\u0435 \u043D\u0443\u0436\u043D\u043E."
+    }
   },
   receipt_not_held: {
     status: 409,
     meaning: "Hold-confirm of a receipt that holds nothing.",
-    example: { message: "The receipt holds no amount to confirm.", upstream_code: "RECEIPT_NOT_HELD" }
+    example: { message: "The receipt holds no amount to confirm.", upstream_code: "RECEIPT_NOT_HELD" },
+    user_message: {
+      en: "There is no reserved amount to confirm for this payment. Please contact support.",
+      uz: "Bu to\u02BBlov bo\u02BByicha tasdiqlanadigan band qilingan summa yo\u02BBq. Qo\u02BBllab-quvvatlash xizmatiga murojaat qiling.",
+      "uz-Cyrl": "\u0411\u0443 \u0442\u045E\u043B\u043E\u0432 \u0431\u045E\u0439\u0438\u0447\u0430 \u0442\u0430\u0441\u0434\u0438\u049B\u043B\u0430\u043D\u0430\u0434\u0438\u0433\u0430\u043D \u0431\u0430\u043D\u0434 \u049B\u0438\u043B\u0438\u043D\u0433\u0430\u043D \u0441\u0443\u043C\u043C\u0430 \u0439\u045E\u049B. \u049A\u045E\u043B\u043B\u0430\u0431-\u049B\u0443\u0432\u0432\u0430\u0442\u043B\u0430\u0448 \u0445\u0438\u0437\u043C\u0430\u0442\u0438\u0433\u0430 \u043C\u0443\u0440\u043E\u0436\u0430\u0430\u0442 \u049B\u0438\u043B\u0438\u043D\u0433.",
+      ru: "\u041F\u043E \u044D\u0442\u043E\u043C\u0443 \u043F\u043B\u0430\u0442\u0435\u0436\u0443 \u043D\u0435\u0442 \u0437\u0430\u0431\u043B\u043E\u043A\u0438\u0440\u043E\u0432\u0430\u043D\u043D\u043E\u0439 \u0441\u0443\u043C\u043C\u044B \u0434\u043B\u044F \u043F\u043E\u0434\u0442\u0432\u0435\u0440\u0436\u0434\u0435\u043D\u0438\u044F. \u041E\u0431\u0440\u0430\u0442\u0438\u0442\u0435\u0441\u044C \u0432 \u0441\u043B\u0443\u0436\u0431\u0443 \u043F\u043E\u0434\u0434\u0435\u0440\u0436\u043A\u0438."
+    }
   },
   cancel_not_allowed: {
     status: 409,
     meaning: "Cancel in state 21 or 57, or for a QR merchant.",
-    example: { message: "The payment service refuses to cancel this receipt.", upstream_code: "CANCEL_NOT_ALLOWED" }
+    example: { message: "The payment service refuses to cancel this receipt.", upstream_code: "CANCEL_NOT_ALLOWED" },
+    user_message: {
+      en: "This payment can no longer be cancelled. Please contact support.",
+      uz: "Bu to\u02BBlovni endi bekor qilib bo\u02BBlmaydi. Qo\u02BBllab-quvvatlash xizmatiga murojaat qiling.",
+      "uz-Cyrl": "\u0411\u0443 \u0442\u045E\u043B\u043E\u0432\u043D\u0438 \u044D\u043D\u0434\u0438 \u0431\u0435\u043A\u043E\u0440 \u049B\u0438\u043B\u0438\u0431 \u0431\u045E\u043B\u043C\u0430\u0439\u0434\u0438. \u049A\u045E\u043B\u043B\u0430\u0431-\u049B\u0443\u0432\u0432\u0430\u0442\u043B\u0430\u0448 \u0445\u0438\u0437\u043C\u0430\u0442\u0438\u0433\u0430 \u043C\u0443\u0440\u043E\u0436\u0430\u0430\u0442 \u049B\u0438\u043B\u0438\u043D\u0433.",
+      ru: "\u042D\u0442\u043E\u0442 \u043F\u043B\u0430\u0442\u0451\u0436 \u0443\u0436\u0435 \u043D\u0435\u043B\u044C\u0437\u044F \u043E\u0442\u043C\u0435\u043D\u0438\u0442\u044C. \u041E\u0431\u0440\u0430\u0442\u0438\u0442\u0435\u0441\u044C \u0432 \u0441\u043B\u0443\u0436\u0431\u0443 \u043F\u043E\u0434\u0434\u0435\u0440\u0436\u043A\u0438."
+    }
   },
   otp_attempts_exhausted: {
     status: 409,
     meaning: "The third failed OTP guess; every later pay of a transfer it closed answers this too.",
-    example: { message: "Three wrong OTPs: the receipt is cancelled. Create a new one." }
+    example: {
+      message: "Three wrong OTPs: the receipt is closed and takes no further code; the gateway cancels it with the payment service. Create a new receipt."
+    },
+    user_message: {
+      en: "The confirmation code has been tried too many times, so this payment can no longer be completed. Please start a new payment.",
+      uz: "Tasdiqlash kodi juda ko\u02BBp marta kiritildi, shu sababli bu to\u02BBlovni endi yakunlab bo\u02BBlmaydi. Yangi to\u02BBlovni boshlang.",
+      "uz-Cyrl": "\u0422\u0430\u0441\u0434\u0438\u049B\u043B\u0430\u0448 \u043A\u043E\u0434\u0438 \u0436\u0443\u0434\u0430 \u043A\u045E\u043F \u043C\u0430\u0440\u0442\u0430 \u043A\u0438\u0440\u0438\u0442\u0438\u043B\u0434\u0438, \u0448\u0443 \u0441\u0430\u0431\u0430\u0431\u043B\u0438 \u0431\u0443 \u0442\u045E\u043B\u043E\u0432\u043D\u0438 \u044D\u043D\u0434\u0438 \u044F\u043A\u0443\u043D\u043B\u0430\u0431 \u0431\u045E\u043B\u043C\u0430\u0439\u0434\u0438. \u042F\u043D\u0433\u0438 \u0442\u045E\u043B\u043E\u0432\u043D\u0438 \u0431\u043E\u0448\u043B\u0430\u043D\u0433.",
+      ru: "\u041A\u043E\u0434 \u043F\u043E\u0434\u0442\u0432\u0435\u0440\u0436\u0434\u0435\u043D\u0438\u044F \u0432\u0432\u043E\u0434\u0438\u043B\u0441\u044F \u0441\u043B\u0438\u0448\u043A\u043E\u043C \u043C\u043D\u043E\u0433\u043E \u0440\u0430\u0437, \u043F\u043E\u044D\u0442\u043E\u043C\u0443 \u044D\u0442\u043E\u0442 \u043F\u043B\u0430\u0442\u0451\u0436 \u0431\u043E\u043B\u044C\u0448\u0435 \u043D\u0435\u043B\u044C\u0437\u044F \u0437\u0430\u0432\u0435\u0440\u0448\u0438\u0442\u044C. \u041D\u0430\u0447\u043D\u0438\u0442\u0435 \u043D\u043E\u0432\u044B\u0439 \u043F\u043B\u0430\u0442\u0451\u0436."
+    }
   },
   receipt_expired: {
     status: 409,
     meaning: "Rule 12: the receipt or transfer expired (unpaid `RECEIPT_EXPIRY_HOURS` after its creation, or held and not confirmed within `HOLD_EXPIRY_DAYS`) and the gateway cancelled it or closed it at the edge; every operation on it but a read answers this. Create a new one.",
-    example: { message: "The receipt expired unpaid and is cancelled; create a new one." }
+    example: { message: "The receipt expired unpaid and is cancelled; create a new one." },
+    user_message: {
+      en: "The time allowed for this payment has run out, so it can no longer be completed. Please start a new payment.",
+      uz: "Bu to\u02BBlov uchun ajratilgan vaqt tugadi, shu sababli uni endi yakunlab bo\u02BBlmaydi. Yangi to\u02BBlovni boshlang.",
+      "uz-Cyrl": "\u0411\u0443 \u0442\u045E\u043B\u043E\u0432 \u0443\u0447\u0443\u043D \u0430\u0436\u0440\u0430\u0442\u0438\u043B\u0433\u0430\u043D \u0432\u0430\u049B\u0442 \u0442\u0443\u0433\u0430\u0434\u0438, \u0448\u0443 \u0441\u0430\u0431\u0430\u0431\u043B\u0438 \u0443\u043D\u0438 \u044D\u043D\u0434\u0438 \u044F\u043A\u0443\u043D\u043B\u0430\u0431 \u0431\u045E\u043B\u043C\u0430\u0439\u0434\u0438. \u042F\u043D\u0433\u0438 \u0442\u045E\u043B\u043E\u0432\u043D\u0438 \u0431\u043E\u0448\u043B\u0430\u043D\u0433.",
+      ru: "\u0412\u0440\u0435\u043C\u044F, \u043E\u0442\u0432\u0435\u0434\u0451\u043D\u043D\u043E\u0435 \u043D\u0430 \u044D\u0442\u043E\u0442 \u043F\u043B\u0430\u0442\u0451\u0436, \u0438\u0441\u0442\u0435\u043A\u043B\u043E, \u043F\u043E\u044D\u0442\u043E\u043C\u0443 \u0435\u0433\u043E \u0431\u043E\u043B\u044C\u0448\u0435 \u043D\u0435\u043B\u044C\u0437\u044F \u0437\u0430\u0432\u0435\u0440\u0448\u0438\u0442\u044C. \u041D\u0430\u0447\u043D\u0438\u0442\u0435 \u043D\u043E\u0432\u044B\u0439 \u043F\u043B\u0430\u0442\u0451\u0436."
+    }
   },
   otp_expired: {
     status: 409,
     meaning: "No OTP was sent for this receipt, or it expired: call authorize again. Not a guess.",
-    example: { message: "No OTP was sent for this receipt, or it expired: call authorize again. This did not count as a guess." }
+    example: { message: "No OTP was sent for this receipt, or it expired: call authorize again. This did not count as a guess." },
+    user_message: {
+      en: "The confirmation code has expired or was not sent. Please request a new code.",
+      uz: "Tasdiqlash kodining muddati tugagan yoki kod yuborilmagan. Yangi kod so\u02BBrang.",
+      "uz-Cyrl": "\u0422\u0430\u0441\u0434\u0438\u049B\u043B\u0430\u0448 \u043A\u043E\u0434\u0438\u043D\u0438\u043D\u0433 \u043C\u0443\u0434\u0434\u0430\u0442\u0438 \u0442\u0443\u0433\u0430\u0433\u0430\u043D \u0451\u043A\u0438 \u043A\u043E\u0434 \u044E\u0431\u043E\u0440\u0438\u043B\u043C\u0430\u0433\u0430\u043D. \u042F\u043D\u0433\u0438 \u043A\u043E\u0434 \u0441\u045E\u0440\u0430\u043D\u0433.",
+      ru: "\u0421\u0440\u043E\u043A \u0434\u0435\u0439\u0441\u0442\u0432\u0438\u044F \u043A\u043E\u0434\u0430 \u043F\u043E\u0434\u0442\u0432\u0435\u0440\u0436\u0434\u0435\u043D\u0438\u044F \u0438\u0441\u0442\u0451\u043A, \u0438\u043B\u0438 \u043A\u043E\u0434 \u043D\u0435 \u0431\u044B\u043B \u043E\u0442\u043F\u0440\u0430\u0432\u043B\u0435\u043D. \u0417\u0430\u043F\u0440\u043E\u0441\u0438\u0442\u0435 \u043D\u043E\u0432\u044B\u0439 \u043A\u043E\u0434."
+    }
   },
   payload_too_large: {
     status: 413,
     meaning: "A body over 16 KiB.",
-    example: { message: "Request bodies are limited to 16 KiB." }
+    example: { message: "Request bodies are limited to 16 KiB." },
+    user_message: APP_ERROR
   },
   unsupported_media_type: {
     status: 415,
     meaning: "A body that is not `application/json`.",
-    example: { message: "Send the request body as JSON, with Content-Type: application/json." }
+    example: { message: "Send the request body as JSON, with Content-Type: application/json." },
+    user_message: APP_ERROR
   },
   otp_invalid: {
     status: 422,
     meaning: "A wrong OTP; `attempts_left` says how many guesses remain.",
-    example: { message: "The OTP is wrong.", attempts_left: 2, upstream_code: "OTP_INVALID" }
+    example: { message: "The OTP is wrong.", attempts_left: 2, upstream_code: "OTP_INVALID" },
+    user_message: {
+      en: "The confirmation code is incorrect. Check the SMS and enter the code again.",
+      uz: "Tasdiqlash kodi noto\u02BBg\u02BBri. SMSni tekshirib, kodni qayta kiriting.",
+      "uz-Cyrl": "\u0422\u0430\u0441\u0434\u0438\u049B\u043B\u0430\u0448 \u043A\u043E\u0434\u0438 \u043D\u043E\u0442\u045E\u0493\u0440\u0438. SMS\u043D\u0438 \u0442\u0435\u043A\u0448\u0438\u0440\u0438\u0431, \u043A\u043E\u0434\u043D\u0438 \u049B\u0430\u0439\u0442\u0430 \u043A\u0438\u0440\u0438\u0442\u0438\u043D\u0433.",
+      ru: "\u041D\u0435\u0432\u0435\u0440\u043D\u044B\u0439 \u043A\u043E\u0434 \u043F\u043E\u0434\u0442\u0432\u0435\u0440\u0436\u0434\u0435\u043D\u0438\u044F. \u041F\u0440\u043E\u0432\u0435\u0440\u044C\u0442\u0435 SMS \u0438 \u0432\u0432\u0435\u0434\u0438\u0442\u0435 \u043A\u043E\u0434 \u0435\u0449\u0451 \u0440\u0430\u0437."
+    }
   },
   amount_out_of_range: {
     status: 422,
@@ -3677,69 +3684,145 @@ var ERROR_CODES = {
       min_amount: 1e5,
       max_amount: 5e8,
       upstream_code: "AMOUNT_OUT_OF_RANGE"
+    },
+    user_message: {
+      en: "The amount is outside the limits allowed for this payment. Please enter a different amount.",
+      uz: "Summa bu to\u02BBlov uchun ruxsat etilgan chegaradan tashqarida. Boshqa summa kiriting.",
+      "uz-Cyrl": "\u0421\u0443\u043C\u043C\u0430 \u0431\u0443 \u0442\u045E\u043B\u043E\u0432 \u0443\u0447\u0443\u043D \u0440\u0443\u0445\u0441\u0430\u0442 \u044D\u0442\u0438\u043B\u0433\u0430\u043D \u0447\u0435\u0433\u0430\u0440\u0430\u0434\u0430\u043D \u0442\u0430\u0448\u049B\u0430\u0440\u0438\u0434\u0430. \u0411\u043E\u0448\u049B\u0430 \u0441\u0443\u043C\u043C\u0430 \u043A\u0438\u0440\u0438\u0442\u0438\u043D\u0433.",
+      ru: "\u0421\u0443\u043C\u043C\u0430 \u0432\u044B\u0445\u043E\u0434\u0438\u0442 \u0437\u0430 \u0434\u043E\u043F\u0443\u0441\u0442\u0438\u043C\u044B\u0435 \u043F\u0440\u0435\u0434\u0435\u043B\u044B \u0434\u043B\u044F \u044D\u0442\u043E\u0433\u043E \u043F\u043B\u0430\u0442\u0435\u0436\u0430. \u0423\u043A\u0430\u0436\u0438\u0442\u0435 \u0434\u0440\u0443\u0433\u0443\u044E \u0441\u0443\u043C\u043C\u0443."
     }
   },
   upstream_refused: {
     status: 422,
     meaning: "The payment service refused with a code the gateway does not know (`upstream_code`); nothing happened.",
-    example: { message: "The payment service refused the request with LIMIT_EXCEEDED. Nothing was done.", upstream_code: "LIMIT_EXCEEDED" }
+    example: { message: "The payment service refused the request with LIMIT_EXCEEDED. Nothing was done.", upstream_code: "LIMIT_EXCEEDED" },
+    user_message: {
+      en: "The operation could not be completed and nothing was charged. Please try again later or contact support.",
+      uz: "Amalni bajarib bo\u02BBlmadi, kartangizdan mablag\u02BB yechilmadi. Keyinroq qayta urinib ko\u02BBring yoki qo\u02BBllab-quvvatlash xizmatiga murojaat qiling.",
+      "uz-Cyrl": "\u0410\u043C\u0430\u043B\u043D\u0438 \u0431\u0430\u0436\u0430\u0440\u0438\u0431 \u0431\u045E\u043B\u043C\u0430\u0434\u0438, \u043A\u0430\u0440\u0442\u0430\u043D\u0433\u0438\u0437\u0434\u0430\u043D \u043C\u0430\u0431\u043B\u0430\u0493 \u0435\u0447\u0438\u043B\u043C\u0430\u0434\u0438. \u041A\u0435\u0439\u0438\u043D\u0440\u043E\u049B \u049B\u0430\u0439\u0442\u0430 \u0443\u0440\u0438\u043D\u0438\u0431 \u043A\u045E\u0440\u0438\u043D\u0433 \u0451\u043A\u0438 \u049B\u045E\u043B\u043B\u0430\u0431-\u049B\u0443\u0432\u0432\u0430\u0442\u043B\u0430\u0448 \u0445\u0438\u0437\u043C\u0430\u0442\u0438\u0433\u0430 \u043C\u0443\u0440\u043E\u0436\u0430\u0430\u0442 \u049B\u0438\u043B\u0438\u043D\u0433.",
+      ru: "\u041D\u0435 \u0443\u0434\u0430\u043B\u043E\u0441\u044C \u0432\u044B\u043F\u043E\u043B\u043D\u0438\u0442\u044C \u043E\u043F\u0435\u0440\u0430\u0446\u0438\u044E, \u0434\u0435\u043D\u044C\u0433\u0438 \u043D\u0435 \u0441\u043F\u0438\u0441\u0430\u043D\u044B. \u041F\u043E\u043F\u0440\u043E\u0431\u0443\u0439\u0442\u0435 \u043F\u043E\u0437\u0436\u0435 \u0438\u043B\u0438 \u043E\u0431\u0440\u0430\u0442\u0438\u0442\u0435\u0441\u044C \u0432 \u0441\u043B\u0443\u0436\u0431\u0443 \u043F\u043E\u0434\u0434\u0435\u0440\u0436\u043A\u0438."
+    }
   },
   rate_limited: {
     status: 429,
     meaning: "Too many calls from this user or address, or the sixth authorize of a receipt; retry after `Retry-After`.",
-    example: { message: "Too many pay calls; wait before trying again." }
+    example: { message: "Too many pay calls; wait before trying again." },
+    user_message: {
+      en: "Too many attempts. Please wait a little and try again.",
+      uz: "Urinishlar juda ko\u02BBp. Biroz kutib, qayta urinib ko\u02BBring.",
+      "uz-Cyrl": "\u0423\u0440\u0438\u043D\u0438\u0448\u043B\u0430\u0440 \u0436\u0443\u0434\u0430 \u043A\u045E\u043F. \u0411\u0438\u0440\u043E\u0437 \u043A\u0443\u0442\u0438\u0431, \u049B\u0430\u0439\u0442\u0430 \u0443\u0440\u0438\u043D\u0438\u0431 \u043A\u045E\u0440\u0438\u043D\u0433.",
+      ru: "\u0421\u043B\u0438\u0448\u043A\u043E\u043C \u043C\u043D\u043E\u0433\u043E \u043F\u043E\u043F\u044B\u0442\u043E\u043A. \u041F\u043E\u0434\u043E\u0436\u0434\u0438\u0442\u0435 \u043D\u0435\u043C\u043D\u043E\u0433\u043E \u0438 \u043F\u043E\u043F\u0440\u043E\u0431\u0443\u0439\u0442\u0435 \u0441\u043D\u043E\u0432\u0430."
+    }
   },
   risk_limited: {
     status: 429,
-    meaning: "Rule 13: this card number, this card's OTPs or this user's cards or OTPs are past their limit (`rule` names it); nothing was sent upstream; retry after `Retry-After`.",
+    meaning: "Rule 13: this user's uses of this card, this user's cards or OTP sends, or this card's users are past their limit (`rule` names it); nothing was sent upstream; retry after `Retry-After`.",
     example: {
-      message: "This card number was used too many times in the last hour (rule 13, card_uses_per_hour); retry after Retry-After seconds.",
-      rule: "card_uses_per_hour"
+      message: "This user used this card number too many times in the last hour (rule 13, user_card_uses_per_hour); retry after Retry-After seconds.",
+      rule: "user_card_uses_per_hour"
+    },
+    user_message: {
+      en: "For your security, this operation is temporarily limited. Please try again later.",
+      uz: "Xavfsizligingiz uchun bu amal vaqtincha cheklandi. Keyinroq qayta urinib ko\u02BBring.",
+      "uz-Cyrl": "\u0425\u0430\u0432\u0444\u0441\u0438\u0437\u043B\u0438\u0433\u0438\u043D\u0433\u0438\u0437 \u0443\u0447\u0443\u043D \u0431\u0443 \u0430\u043C\u0430\u043B \u0432\u0430\u049B\u0442\u0438\u043D\u0447\u0430 \u0447\u0435\u043A\u043B\u0430\u043D\u0434\u0438. \u041A\u0435\u0439\u0438\u043D\u0440\u043E\u049B \u049B\u0430\u0439\u0442\u0430 \u0443\u0440\u0438\u043D\u0438\u0431 \u043A\u045E\u0440\u0438\u043D\u0433.",
+      ru: "\u0412 \u0446\u0435\u043B\u044F\u0445 \u0431\u0435\u0437\u043E\u043F\u0430\u0441\u043D\u043E\u0441\u0442\u0438 \u044D\u0442\u0430 \u043E\u043F\u0435\u0440\u0430\u0446\u0438\u044F \u0432\u0440\u0435\u043C\u0435\u043D\u043D\u043E \u043E\u0433\u0440\u0430\u043D\u0438\u0447\u0435\u043D\u0430. \u041F\u043E\u043F\u0440\u043E\u0431\u0443\u0439\u0442\u0435 \u043F\u043E\u0437\u0436\u0435."
     }
   },
   otp_resend_too_soon: {
     status: 429,
     meaning: "Authorize again before `wait` has passed; retry after `Retry-After`.",
-    example: { message: "An OTP was sent moments ago; wait before asking for another." }
+    example: { message: "An OTP was sent moments ago; wait before asking for another." },
+    user_message: {
+      en: "A code was sent just now. Please wait a little before asking for a new one.",
+      uz: "Kod hozirgina yuborildi. Yangi kod so\u02BBrashdan oldin biroz kuting.",
+      "uz-Cyrl": "\u041A\u043E\u0434 \u04B3\u043E\u0437\u0438\u0440\u0433\u0438\u043D\u0430 \u044E\u0431\u043E\u0440\u0438\u043B\u0434\u0438. \u042F\u043D\u0433\u0438 \u043A\u043E\u0434 \u0441\u045E\u0440\u0430\u0448\u0434\u0430\u043D \u043E\u043B\u0434\u0438\u043D \u0431\u0438\u0440\u043E\u0437 \u043A\u0443\u0442\u0438\u043D\u0433.",
+      ru: "\u041A\u043E\u0434 \u0442\u043E\u043B\u044C\u043A\u043E \u0447\u0442\u043E \u043E\u0442\u043F\u0440\u0430\u0432\u043B\u0435\u043D. \u041F\u043E\u0434\u043E\u0436\u0434\u0438\u0442\u0435 \u043D\u0435\u043C\u043D\u043E\u0433\u043E, \u043F\u0440\u0435\u0436\u0434\u0435 \u0447\u0435\u043C \u0437\u0430\u043F\u0440\u0430\u0448\u0438\u0432\u0430\u0442\u044C \u043D\u043E\u0432\u044B\u0439."
+    }
   },
   internal_error: {
     status: 500,
     meaning: "A gateway bug; no input leads here.",
-    example: { message: "The gateway failed to handle this request." }
+    example: { message: "The gateway failed to handle this request." },
+    user_message: {
+      en: "A technical error occurred. Please try again later.",
+      uz: "Texnik xatolik yuz berdi. Keyinroq qayta urinib ko\u02BBring.",
+      "uz-Cyrl": "\u0422\u0435\u0445\u043D\u0438\u043A \u0445\u0430\u0442\u043E\u043B\u0438\u043A \u044E\u0437 \u0431\u0435\u0440\u0434\u0438. \u041A\u0435\u0439\u0438\u043D\u0440\u043E\u049B \u049B\u0430\u0439\u0442\u0430 \u0443\u0440\u0438\u043D\u0438\u0431 \u043A\u045E\u0440\u0438\u043D\u0433.",
+      ru: "\u041F\u0440\u043E\u0438\u0437\u043E\u0448\u043B\u0430 \u0442\u0435\u0445\u043D\u0438\u0447\u0435\u0441\u043A\u0430\u044F \u043E\u0448\u0438\u0431\u043A\u0430. \u041F\u043E\u043F\u0440\u043E\u0431\u0443\u0439\u0442\u0435 \u043F\u043E\u0437\u0436\u0435."
+    }
   },
   upstream_error: {
     status: 502,
     meaning: "The payment service's answer was unusable, or it refused the gateway's credential; the outcome is being reconciled: read before retrying.",
-    example: { message: "The payment service could not be reached, or the connection broke." }
+    example: { message: "The payment service could not be reached, or the connection broke." },
+    user_message: {
+      en: `The result of this operation is not known yet. ${MAY_HAVE_GONE_THROUGH.en}`,
+      uz: `Amal natijasi hali ma\u02BClum emas. ${MAY_HAVE_GONE_THROUGH.uz}`,
+      "uz-Cyrl": `\u0410\u043C\u0430\u043B \u043D\u0430\u0442\u0438\u0436\u0430\u0441\u0438 \u04B3\u0430\u043B\u0438 \u043C\u0430\u044A\u043B\u0443\u043C \u044D\u043C\u0430\u0441. ${MAY_HAVE_GONE_THROUGH["uz-Cyrl"]}`,
+      ru: `\u0420\u0435\u0437\u0443\u043B\u044C\u0442\u0430\u0442 \u043E\u043F\u0435\u0440\u0430\u0446\u0438\u0438 \u043F\u043E\u043A\u0430 \u043D\u0435\u0438\u0437\u0432\u0435\u0441\u0442\u0435\u043D. ${MAY_HAVE_GONE_THROUGH.ru}`
+    }
   },
   upstream_unavailable: {
     status: 503,
     meaning: "The payment service said it is busy or down: nothing happened; retry after `Retry-After`.",
-    example: { message: "The payment service is busy or down and did nothing; retry after the time given." }
+    example: { message: "The payment service is busy or down and did nothing; retry after the time given." },
+    user_message: {
+      en: "The payment service is temporarily unavailable and nothing was charged. Please try again in a little while.",
+      uz: "To\u02BBlov xizmati vaqtincha ishlamayapti, kartangizdan mablag\u02BB yechilmadi. Birozdan so\u02BBng qayta urinib ko\u02BBring.",
+      "uz-Cyrl": "\u0422\u045E\u043B\u043E\u0432 \u0445\u0438\u0437\u043C\u0430\u0442\u0438 \u0432\u0430\u049B\u0442\u0438\u043D\u0447\u0430 \u0438\u0448\u043B\u0430\u043C\u0430\u044F\u043F\u0442\u0438, \u043A\u0430\u0440\u0442\u0430\u043D\u0433\u0438\u0437\u0434\u0430\u043D \u043C\u0430\u0431\u043B\u0430\u0493 \u0435\u0447\u0438\u043B\u043C\u0430\u0434\u0438. \u0411\u0438\u0440\u043E\u0437\u0434\u0430\u043D \u0441\u045E\u043D\u0433 \u049B\u0430\u0439\u0442\u0430 \u0443\u0440\u0438\u043D\u0438\u0431 \u043A\u045E\u0440\u0438\u043D\u0433.",
+      ru: "\u041F\u043B\u0430\u0442\u0451\u0436\u043D\u044B\u0439 \u0441\u0435\u0440\u0432\u0438\u0441 \u0432\u0440\u0435\u043C\u0435\u043D\u043D\u043E \u043D\u0435\u0434\u043E\u0441\u0442\u0443\u043F\u0435\u043D, \u0434\u0435\u043D\u044C\u0433\u0438 \u043D\u0435 \u0441\u043F\u0438\u0441\u0430\u043D\u044B. \u041F\u043E\u043F\u0440\u043E\u0431\u0443\u0439\u0442\u0435 \u0435\u0449\u0451 \u0440\u0430\u0437 \u0447\u0443\u0442\u044C \u043F\u043E\u0437\u0436\u0435."
+    }
   },
   not_ready: {
     status: 503,
-    meaning: "The readiness probe failed (the payment service or D1 does not answer); retry after `Retry-After`.",
-    example: { message: "Not ready: the payment service did not answer within 2 s." }
+    meaning: "The readiness probe failed (the payment service or D1 does not answer); or, after a rollback, the receipt or transfer was stored by a newer release of the gateway and nothing was done; retry after `Retry-After`.",
+    example: { message: "Not ready: the payment service did not answer within 2 s." },
+    user_message: {
+      en: "The service is temporarily unavailable. Please try again in a little while.",
+      uz: "Xizmat vaqtincha ishlamayapti. Birozdan so\u02BBng qayta urinib ko\u02BBring.",
+      "uz-Cyrl": "\u0425\u0438\u0437\u043C\u0430\u0442 \u0432\u0430\u049B\u0442\u0438\u043D\u0447\u0430 \u0438\u0448\u043B\u0430\u043C\u0430\u044F\u043F\u0442\u0438. \u0411\u0438\u0440\u043E\u0437\u0434\u0430\u043D \u0441\u045E\u043D\u0433 \u049B\u0430\u0439\u0442\u0430 \u0443\u0440\u0438\u043D\u0438\u0431 \u043A\u045E\u0440\u0438\u043D\u0433.",
+      ru: "\u0421\u0435\u0440\u0432\u0438\u0441 \u0432\u0440\u0435\u043C\u0435\u043D\u043D\u043E \u043D\u0435\u0434\u043E\u0441\u0442\u0443\u043F\u0435\u043D. \u041F\u043E\u043F\u0440\u043E\u0431\u0443\u0439\u0442\u0435 \u0435\u0449\u0451 \u0440\u0430\u0437 \u0447\u0443\u0442\u044C \u043F\u043E\u0437\u0436\u0435."
+    }
   },
   service_misconfigured: {
     status: 503,
     meaning: "The deployment's configuration is unsafe (e.g. development credentials in production); every call answers this until it is fixed.",
-    example: { message: "This deployment is misconfigured: TID_SECRET is not set." }
+    example: { message: "This deployment is misconfigured: TID_SECRET is not set." },
+    user_message: {
+      en: "The service is temporarily unavailable. Please try again later or contact support.",
+      uz: "Xizmat vaqtincha ishlamayapti. Keyinroq qayta urinib ko\u02BBring yoki qo\u02BBllab-quvvatlash xizmatiga murojaat qiling.",
+      "uz-Cyrl": "\u0425\u0438\u0437\u043C\u0430\u0442 \u0432\u0430\u049B\u0442\u0438\u043D\u0447\u0430 \u0438\u0448\u043B\u0430\u043C\u0430\u044F\u043F\u0442\u0438. \u041A\u0435\u0439\u0438\u043D\u0440\u043E\u049B \u049B\u0430\u0439\u0442\u0430 \u0443\u0440\u0438\u043D\u0438\u0431 \u043A\u045E\u0440\u0438\u043D\u0433 \u0451\u043A\u0438 \u049B\u045E\u043B\u043B\u0430\u0431-\u049B\u0443\u0432\u0432\u0430\u0442\u043B\u0430\u0448 \u0445\u0438\u0437\u043C\u0430\u0442\u0438\u0433\u0430 \u043C\u0443\u0440\u043E\u0436\u0430\u0430\u0442 \u049B\u0438\u043B\u0438\u043D\u0433.",
+      ru: "\u0421\u0435\u0440\u0432\u0438\u0441 \u0432\u0440\u0435\u043C\u0435\u043D\u043D\u043E \u043D\u0435\u0434\u043E\u0441\u0442\u0443\u043F\u0435\u043D. \u041F\u043E\u043F\u0440\u043E\u0431\u0443\u0439\u0442\u0435 \u043F\u043E\u0437\u0436\u0435 \u0438\u043B\u0438 \u043E\u0431\u0440\u0430\u0442\u0438\u0442\u0435\u0441\u044C \u0432 \u0441\u043B\u0443\u0436\u0431\u0443 \u043F\u043E\u0434\u0434\u0435\u0440\u0436\u043A\u0438."
+    }
   },
   upstream_timeout: {
     status: 504,
     meaning: "The payment service did not answer in time; the outcome is being reconciled: read before retrying.",
-    example: { message: "The payment service did not answer in time." }
+    example: { message: "The payment service did not answer in time." },
+    user_message: {
+      en: `The payment service has not answered yet. ${MAY_HAVE_GONE_THROUGH.en}`,
+      uz: `To\u02BBlov xizmati hali javob bermadi. ${MAY_HAVE_GONE_THROUGH.uz}`,
+      "uz-Cyrl": `\u0422\u045E\u043B\u043E\u0432 \u0445\u0438\u0437\u043C\u0430\u0442\u0438 \u04B3\u0430\u043B\u0438 \u0436\u0430\u0432\u043E\u0431 \u0431\u0435\u0440\u043C\u0430\u0434\u0438. ${MAY_HAVE_GONE_THROUGH["uz-Cyrl"]}`,
+      ru: `\u041F\u043B\u0430\u0442\u0451\u0436\u043D\u044B\u0439 \u0441\u0435\u0440\u0432\u0438\u0441 \u043F\u043E\u043A\u0430 \u043D\u0435 \u043E\u0442\u0432\u0435\u0442\u0438\u043B. ${MAY_HAVE_GONE_THROUGH.ru}`
+    }
   }
 };
 var ERROR_CODE_NAMES = Object.keys(ERROR_CODES);
+var isDeclineReason = /* @__PURE__ */ __name((reason) => reason !== void 0 && Object.hasOwn(DECLINE_REASONS, reason), "isDeclineReason");
+function userMessage(code, language, declineReason) {
+  const texts = code === "card_declined" && isDeclineReason(declineReason) ? DECLINE_REASONS[declineReason] : ERROR_CODES[code].user_message;
+  return texts[language];
+}
+__name(userMessage, "userMessage");
 var errorExample = /* @__PURE__ */ __name((code) => {
   const { message: message2, ...fields } = ERROR_CODES[code].example;
-  return { error: { code, message: message2, request_id: EXAMPLE_REQUEST_ID, ...fields } };
+  const reason = typeof fields.decline_reason === "string" ? fields.decline_reason : void 0;
+  return { error: { code, message: message2, user_message: userMessage(code, "en", reason), request_id: EXAMPLE_REQUEST_ID, ...fields } };
 }, "errorExample");
 
-// src/redact.ts
+// src/shared/log.ts
+import { AsyncLocalStorage } from "node:async_hooks";
+
+// src/shared/redact.ts
 var SECRET_KEYS = /* @__PURE__ */ new Set([
   "otp",
   "token",
@@ -3753,7 +3836,10 @@ var SECRET_KEYS = /* @__PURE__ */ new Set([
   "secret",
   "api_key"
 ]);
-var PAN_RUN = /\d{13,19}/g;
+var SEPARATOR = String.raw`[\s\p{Pd}\p{Cf}._/,]`;
+var DIGIT_RUN = String.raw`\d(?:${SEPARATOR}{0,3}\d){11,}`;
+var UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+var UUID_OR_DIGIT_RUN = new RegExp(`(${UUID})|${DIGIT_RUN}`, "giu");
 var JWT_LIKE = /eyJ[\w-]+\.[\w-]+\.[\w-]*/g;
 var SERVER_KEY_LIKE = /\bsk_[\w-]+/g;
 var BEARER = /Bearer\s+\S+/gi;
@@ -3762,10 +3848,25 @@ function maskPan(pan) {
   return `${pan.slice(0, 6)}${"*".repeat(pan.length - 10)}${pan.slice(-4)}`;
 }
 __name(maskPan, "maskPan");
-var SUSPICIOUS = /\d{13}|eyJ|sk_|bearer/i;
+var maskRun = /* @__PURE__ */ __name((run) => maskPan(run.replace(/\D/g, "")), "maskRun");
+function maskDigitRuns(text2) {
+  if (!hasTwelveDigits(text2)) return text2;
+  return text2.replace(UUID_OR_DIGIT_RUN, (match2, uuid) => uuid ? match2 : maskRun(match2));
+}
+__name(maskDigitRuns, "maskDigitRuns");
+function hasTwelveDigits(text2) {
+  let digits2 = 0;
+  for (let i = 0; i < text2.length; i++) {
+    const c = text2.charCodeAt(i);
+    if (c >= 48 && c <= 57 && ++digits2 >= 12) return true;
+  }
+  return false;
+}
+__name(hasTwelveDigits, "hasTwelveDigits");
+var CREDENTIAL_LIKE = /eyJ|sk_|bearer/i;
 function redactString(value) {
-  if (!SUSPICIOUS.test(value)) return value;
-  return value.replace(BEARER, "Bearer [redacted]").replace(JWT_LIKE, "[redacted-jwt]").replace(SERVER_KEY_LIKE, "[redacted-key]").replace(PAN_RUN, maskPan);
+  const withoutCredentials = CREDENTIAL_LIKE.test(value) ? value.replace(BEARER, "Bearer [redacted]").replace(JWT_LIKE, "[redacted-jwt]").replace(SERVER_KEY_LIKE, "[redacted-key]") : value;
+  return maskDigitRuns(withoutCredentials);
 }
 __name(redactString, "redactString");
 function redact(value, depth = 0) {
@@ -3775,7 +3876,7 @@ function redact(value, depth = 0) {
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out = {};
   for (const [key, v] of Object.entries(value)) {
-    out[key] = SECRET_KEYS.has(key.toLowerCase()) && v != null ? "[redacted]" : redact(v, depth + 1);
+    out[maskDigitRuns(key)] = SECRET_KEYS.has(key.toLowerCase()) && v != null ? "[redacted]" : redact(v, depth + 1);
   }
   return out;
 }
@@ -3802,16 +3903,600 @@ function erasePersonal(value, depth = 0) {
 __name(erasePersonal, "erasePersonal");
 var erasePersonalJson = /* @__PURE__ */ __name((json) => JSON.stringify(erasePersonal(JSON.parse(json))), "erasePersonalJson");
 
-// src/log.ts
+// src/shared/log.ts
+var RANK = { debug: 0, info: 1, warn: 2, error: 3 };
+var LogLine = class {
+  static {
+    __name(this, "LogLine");
+  }
+  #level = "info";
+  #event;
+  #fields;
+  #upstream = [];
+  #faults = [];
+  #closed = false;
+  /** Whether anything was logged into the line since it opened. */
+  #noted = false;
+  #quiet;
+  /**
+   * `quiet`: the line is written only if something was logged into it (a record's alarm that only drained its
+   * outbox or exported its trail has nothing to tell, and wrote no line before the canonical line either).
+   */
+  constructor(event, fields = {}, { quiet = false } = {}) {
+    this.#event = event;
+    this.#fields = { ...fields };
+    this.#quiet = quiet;
+  }
+  get open() {
+    return !this.#closed;
+  }
+  /** Sets fields of the line itself (its status, its record); `news`: they are something to tell (a state change), which a quiet line is written for. */
+  set(fields, news = false) {
+    if (news) this.#noted = true;
+    Object.assign(this.#fields, fields);
+  }
+  /** An event folded into the line under its own name; the same event twice is a list. */
+  add(event, fields, level = "info") {
+    this.#noted = true;
+    this.#raise(level);
+    const before = this.#fields[event];
+    this.#fields[event] = before === void 0 ? fields : Array.isArray(before) ? [...before, fields] : [before, fields];
+  }
+  /** An item of a list the line keeps under `key` (a queue batch's deliveries): a list even when it holds one. */
+  push(key, item) {
+    this.#noted = true;
+    const list = this.#fields[key];
+    if (Array.isArray(list)) list.push(item);
+    else this.#fields[key] = [item];
+  }
+  call(note2) {
+    this.#noted = true;
+    this.#upstream.push(note2);
+  }
+  /** A fault that wrote its own line: named here, at its level. */
+  fault(event, level) {
+    this.#noted = true;
+    this.#raise(level);
+    if (!this.#faults.includes(event)) this.#faults.push(event);
+  }
+  /** Takes over what another invocation's line gathered for this one. */
+  merge(notes) {
+    this.#noted = true;
+    this.#raise(notes.level);
+    Object.assign(this.#fields, notes.fields);
+    this.#upstream.push(...notes.upstream);
+    for (const fault of notes.faults) if (!this.#faults.includes(fault)) this.#faults.push(fault);
+  }
+  /** What the line gathered, closed: for a record's call to hand back with its answer. */
+  take() {
+    this.#closed = true;
+    return { level: this.#level, fields: this.#fields, upstream: this.#upstream, faults: this.#faults };
+  }
+  /** Writes the line, once (a quiet line only if something was logged into it). */
+  write() {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#quiet && !this.#noted) return;
+    const upstream = this.#upstream;
+    const calls = upstream.length === 0 ? {} : upstreamFields(upstream);
+    const faults = this.#faults.length === 0 ? {} : { faults: this.#faults };
+    writeLine(this.#level, this.#event, { ...this.#fields, ...calls, ...faults });
+  }
+  #raise(level) {
+    if (RANK[level] > RANK[this.#level]) this.#level = level;
+  }
+};
+function upstreamFields(calls) {
+  const call = calls.find((c) => c.outcome !== "ok") ?? calls.at(-1);
+  return {
+    upstream: calls.map((c) => c.path).join(" "),
+    upstream_outcome: call.outcome,
+    ...call.status === void 0 ? {} : { upstream_status: call.status },
+    upstream_ms: calls.reduce((ms, c) => ms + c.ms, 0),
+    ...calls.length > 1 ? { upstream_calls: calls } : {}
+  };
+}
+__name(upstreamFields, "upstreamFields");
+var lines = new AsyncLocalStorage();
+function inLine(line, work) {
+  return lines.run(line, work);
+}
+__name(inLine, "inLine");
+function currentLine() {
+  const line = lines.getStore();
+  return line?.open ? line : void 0;
+}
+__name(currentLine, "currentLine");
 function log(level, event, fields = {}) {
+  const line = currentLine();
+  if (line && RANK[level] <= RANK.info) {
+    line.add(event, fields, level);
+    return;
+  }
+  line?.fault(event, level);
+  writeLine(level, event, fields);
+}
+__name(log, "log");
+function note(level, event, fields) {
+  const line = currentLine();
+  if (line) line.add(event, fields, level);
+  else writeLine(level, event, fields);
+}
+__name(note, "note");
+function noteUpstreamCall(requestId2, call) {
+  const line = currentLine();
+  if (line) line.call(call);
+  else writeLine("info", "upstream_call", { request_id: requestId2, ...call });
+}
+__name(noteUpstreamCall, "noteUpstreamCall");
+function writeLine(level, event, fields) {
   const line = JSON.stringify({ level, event, ...redact(fields) });
   if (level === "error") console.error(line);
   else if (level === "warn") console.warn(line);
   else console.log(line);
 }
-__name(log, "log");
+__name(writeLine, "writeLine");
 
-// src/errors.ts
+// ../../../work/wt/next42/node_modules/hono/dist/utils/cookie.js
+var validCookieNameRegEx = /^[\w!#$%&'*.^`|~+-]+$/;
+var relaxedCookieNameRegEx = /^[!#-:<>-[\]-~]+$/;
+var validCookieValueRegEx = /^[ !#-:<-[\]-~]*$/;
+var trimCookieWhitespace = /* @__PURE__ */ __name((value) => {
+  let start = 0;
+  let end = value.length;
+  while (start < end) {
+    const charCode = value.charCodeAt(start);
+    if (charCode !== 32 && charCode !== 9) break;
+    start++;
+  }
+  while (end > start) {
+    const charCode = value.charCodeAt(end - 1);
+    if (charCode !== 32 && charCode !== 9) break;
+    end--;
+  }
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+}, "trimCookieWhitespace");
+var parse = /* @__PURE__ */ __name((cookie, name) => {
+  if (name && cookie.indexOf(name) === -1) return {};
+  const pairs = cookie.split(";");
+  const parsedCookie = /* @__PURE__ */ Object.create(null);
+  for (const pairStr of pairs) {
+    const valueStartPos = pairStr.indexOf("=");
+    if (valueStartPos === -1) continue;
+    const cookieName = trimCookieWhitespace(pairStr.substring(0, valueStartPos));
+    if (name && name !== cookieName || !relaxedCookieNameRegEx.test(cookieName) || cookieName in parsedCookie) continue;
+    let cookieValue = trimCookieWhitespace(pairStr.substring(valueStartPos + 1));
+    if (cookieValue.startsWith('"') && cookieValue.endsWith('"')) cookieValue = cookieValue.slice(1, -1);
+    if (validCookieValueRegEx.test(cookieValue)) {
+      parsedCookie[cookieName] = tryDecodeURIComponent(cookieValue);
+      if (name) break;
+    }
+  }
+  return parsedCookie;
+}, "parse");
+var _serialize = /* @__PURE__ */ __name((name, value, opt = {}) => {
+  if (!validCookieNameRegEx.test(name)) throw new Error("Invalid cookie name");
+  let cookie = `${name}=${value}`;
+  if (/^__secure-/i.test(name) && !opt.secure) throw new Error("__Secure- Cookie must have Secure attributes");
+  if (/^__host-/i.test(name)) {
+    if (!opt.secure) throw new Error("__Host- Cookie must have Secure attributes");
+    if (opt.path !== "/") throw new Error('__Host- Cookie must have Path attributes with "/"');
+    if (opt.domain) throw new Error("__Host- Cookie must not have Domain attributes");
+  }
+  for (const key of [
+    "domain",
+    "path",
+    "sameSite",
+    "priority"
+  ]) if (opt[key] && /[;\r\n]/.test(opt[key])) throw new Error(`${key} must not contain ";", "\\r", or "\\n"`);
+  if (opt && typeof opt.maxAge === "number" && opt.maxAge >= 0) {
+    if (opt.maxAge > 3456e4) throw new Error("Cookies Max-Age SHOULD NOT be greater than 400 days (34560000 seconds) in duration.");
+    cookie += `; Max-Age=${opt.maxAge | 0}`;
+  }
+  if (opt.domain && opt.prefix !== "host") cookie += `; Domain=${opt.domain}`;
+  if (opt.path) cookie += `; Path=${opt.path}`;
+  if (opt.expires) {
+    if (opt.expires.getTime() - Date.now() > 3456e7) throw new Error("Cookies Expires SHOULD NOT be greater than 400 days (34560000 seconds) in the future.");
+    cookie += `; Expires=${opt.expires.toUTCString()}`;
+  }
+  if (opt.httpOnly) cookie += "; HttpOnly";
+  if (opt.secure) cookie += "; Secure";
+  if (opt.sameSite) cookie += `; SameSite=${opt.sameSite.charAt(0).toUpperCase() + opt.sameSite.slice(1)}`;
+  if (opt.priority) cookie += `; Priority=${opt.priority.charAt(0).toUpperCase() + opt.priority.slice(1)}`;
+  if (opt.partitioned) {
+    if (!opt.secure) throw new Error("Partitioned Cookie must have Secure attributes");
+    cookie += "; Partitioned";
+  }
+  return cookie;
+}, "_serialize");
+var serialize = /* @__PURE__ */ __name((name, value, opt) => {
+  value = encodeURIComponent(value);
+  return _serialize(name, value, opt);
+}, "serialize");
+
+// ../../../work/wt/next42/node_modules/hono/dist/helper/cookie/index.js
+var getCookie = /* @__PURE__ */ __name((c, key, prefix) => {
+  const cookie = c.req.raw.headers.get("Cookie");
+  if (typeof key === "string") {
+    if (!cookie) return;
+    let finalKey = key;
+    if (prefix === "secure") finalKey = "__Secure-" + key;
+    else if (prefix === "host") finalKey = "__Host-" + key;
+    return parse(cookie, finalKey)[finalKey];
+  }
+  if (!cookie) return {};
+  return parse(cookie);
+}, "getCookie");
+var generateCookie = /* @__PURE__ */ __name((name, value, opt) => {
+  let cookie;
+  if (opt?.prefix === "secure") cookie = serialize("__Secure-" + name, value, {
+    path: "/",
+    ...opt,
+    secure: true
+  });
+  else if (opt?.prefix === "host") cookie = serialize("__Host-" + name, value, {
+    ...opt,
+    path: "/",
+    secure: true,
+    domain: void 0
+  });
+  else cookie = serialize(name, value, {
+    path: "/",
+    ...opt
+  });
+  return cookie;
+}, "generateCookie");
+var setCookie = /* @__PURE__ */ __name((c, name, value, opt) => {
+  const cookie = generateCookie(name, value, opt);
+  c.header("Set-Cookie", cookie, { append: true });
+}, "setCookie");
+
+// ../../../work/wt/next42/node_modules/hono/dist/utils/accept.js
+var isWhitespace = /* @__PURE__ */ __name((char) => char === 32 || char === 9 || char === 10 || char === 13, "isWhitespace");
+var consumeWhitespace = /* @__PURE__ */ __name((acceptHeader, startIndex) => {
+  while (startIndex < acceptHeader.length) {
+    if (!isWhitespace(acceptHeader.charCodeAt(startIndex))) break;
+    startIndex++;
+  }
+  return startIndex;
+}, "consumeWhitespace");
+var ignoreTrailingWhitespace = /* @__PURE__ */ __name((acceptHeader, startIndex) => {
+  while (startIndex > 0) {
+    if (!isWhitespace(acceptHeader.charCodeAt(startIndex - 1))) break;
+    startIndex--;
+  }
+  return startIndex;
+}, "ignoreTrailingWhitespace");
+var skipInvalidParam = /* @__PURE__ */ __name((acceptHeader, startIndex) => {
+  while (startIndex < acceptHeader.length) {
+    const char = acceptHeader.charCodeAt(startIndex);
+    if (char === 59) return [startIndex + 1, true];
+    if (char === 44) return [startIndex + 1, false];
+    startIndex++;
+  }
+  return [startIndex, false];
+}, "skipInvalidParam");
+var skipInvalidAcceptValue = /* @__PURE__ */ __name((acceptHeader, startIndex) => {
+  let i = startIndex;
+  let inQuotes = false;
+  while (i < acceptHeader.length) {
+    const char = acceptHeader.charCodeAt(i);
+    if (inQuotes && char === 92) i++;
+    else if (char === 34) inQuotes = !inQuotes;
+    else if (!inQuotes && char === 44) return i + 1;
+    i++;
+  }
+  return i;
+}, "skipInvalidAcceptValue");
+var getNextParam = /* @__PURE__ */ __name((acceptHeader, startIndex) => {
+  startIndex = consumeWhitespace(acceptHeader, startIndex);
+  let i = startIndex;
+  let key;
+  let value;
+  let hasNext = false;
+  while (i < acceptHeader.length) {
+    const char = acceptHeader.charCodeAt(i);
+    if (char === 61) {
+      key = acceptHeader.slice(startIndex, ignoreTrailingWhitespace(acceptHeader, i));
+      i++;
+      break;
+    }
+    if (char === 59) return [
+      i + 1,
+      void 0,
+      void 0,
+      true
+    ];
+    if (char === 44) return [
+      i + 1,
+      void 0,
+      void 0,
+      false
+    ];
+    i++;
+  }
+  if (key === void 0) return [
+    i,
+    void 0,
+    void 0,
+    false
+  ];
+  i = consumeWhitespace(acceptHeader, i);
+  if (acceptHeader.charCodeAt(i) === 61) {
+    const skipResult = skipInvalidParam(acceptHeader, i + 1);
+    return [
+      skipResult[0],
+      key,
+      void 0,
+      skipResult[1]
+    ];
+  }
+  let inQuotes = false;
+  const paramStartIndex = i;
+  while (i < acceptHeader.length) {
+    const char = acceptHeader.charCodeAt(i);
+    if (inQuotes && char === 92) i++;
+    else if (char === 34) {
+      if (inQuotes) {
+        let nextIndex = consumeWhitespace(acceptHeader, i + 1);
+        const nextChar = acceptHeader.charCodeAt(nextIndex);
+        if (nextIndex < acceptHeader.length && !(nextChar === 59 || nextChar === 44)) {
+          const skipResult = skipInvalidParam(acceptHeader, nextIndex);
+          return [
+            skipResult[0],
+            key,
+            void 0,
+            skipResult[1]
+          ];
+        }
+        value = acceptHeader.slice(paramStartIndex + 1, i);
+        if (value.includes("\\")) value = value.replace(/\\(.)/g, "$1");
+        if (nextChar === 44) return [
+          nextIndex + 1,
+          key,
+          value,
+          false
+        ];
+        if (nextChar === 59) {
+          hasNext = true;
+          nextIndex++;
+        }
+        i = nextIndex;
+        break;
+      }
+      inQuotes = true;
+    } else if (!inQuotes && (char === 59 || char === 44)) {
+      value = acceptHeader.slice(paramStartIndex, ignoreTrailingWhitespace(acceptHeader, i));
+      if (char === 59) hasNext = true;
+      i++;
+      break;
+    }
+    i++;
+  }
+  return [
+    i,
+    key,
+    value ?? acceptHeader.slice(paramStartIndex, ignoreTrailingWhitespace(acceptHeader, i)),
+    hasNext
+  ];
+}, "getNextParam");
+var getNextAcceptValue = /* @__PURE__ */ __name((acceptHeader, startIndex) => {
+  const accept = {
+    type: "",
+    params: /* @__PURE__ */ Object.create(null),
+    q: 1
+  };
+  startIndex = consumeWhitespace(acceptHeader, startIndex);
+  let i = startIndex;
+  while (i < acceptHeader.length) {
+    const char = acceptHeader.charCodeAt(i);
+    if (char === 59 || char === 44) {
+      accept.type = acceptHeader.slice(startIndex, ignoreTrailingWhitespace(acceptHeader, i));
+      i++;
+      if (char === 44) return [i, accept.type ? accept : void 0];
+      if (!accept.type) return [skipInvalidAcceptValue(acceptHeader, i), void 0];
+      break;
+    }
+    i++;
+  }
+  if (!accept.type) {
+    accept.type = acceptHeader.slice(startIndex, ignoreTrailingWhitespace(acceptHeader, acceptHeader.length));
+    return [acceptHeader.length, accept.type ? accept : void 0];
+  }
+  let param;
+  let value;
+  let hasNext;
+  while (i < acceptHeader.length) {
+    [i, param, value, hasNext] = getNextParam(acceptHeader, i);
+    if (param && value) accept.params[param] = value;
+    if (!hasNext) break;
+  }
+  return [i, accept];
+}, "getNextAcceptValue");
+var parseAccept = /* @__PURE__ */ __name((acceptHeader) => {
+  if (!acceptHeader) return [];
+  const values = [];
+  let i = 0;
+  let accept;
+  let requiresSort = false;
+  let lastAccept;
+  while (i < acceptHeader.length) {
+    [i, accept] = getNextAcceptValue(acceptHeader, i);
+    if (accept) {
+      accept.q = parseQuality(accept.params.q ?? accept.params.Q);
+      values.push(accept);
+      if (lastAccept && lastAccept.q < accept.q) requiresSort = true;
+      lastAccept = accept;
+    }
+  }
+  if (requiresSort) values.sort((a, b) => b.q - a.q);
+  return values;
+}, "parseAccept");
+var parseQuality = /* @__PURE__ */ __name((qVal) => {
+  if (qVal === void 0) return 1;
+  if (qVal === "") return 1;
+  if (qVal === "NaN") return 0;
+  const num3 = Number(qVal);
+  if (Number.isNaN(num3)) return 1;
+  if (num3 < 0) return 0;
+  if (num3 > 1) return 1;
+  return num3;
+}, "parseQuality");
+
+// ../../../work/wt/next42/node_modules/hono/dist/middleware/language/language.js
+var DEFAULT_OPTIONS = {
+  order: [
+    "querystring",
+    "cookie",
+    "header"
+  ],
+  lookupQueryString: "lang",
+  lookupCookie: "language",
+  lookupFromHeaderKey: "accept-language",
+  lookupFromPathIndex: 0,
+  caches: ["cookie"],
+  ignoreCase: true,
+  fallbackLanguage: "en",
+  supportedLanguages: ["en"],
+  cookieOptions: {
+    sameSite: "Strict",
+    secure: true,
+    maxAge: 31536e3,
+    httpOnly: true
+  },
+  debug: false
+};
+function parseAcceptLanguage(header2) {
+  return parseAccept(header2).map(({ type, q }) => ({
+    lang: type,
+    q
+  }));
+}
+__name(parseAcceptLanguage, "parseAcceptLanguage");
+var normalizeLanguage = /* @__PURE__ */ __name((lang, options) => {
+  if (!lang) return;
+  try {
+    let normalizedLang = lang.trim();
+    if (options.convertDetectedLanguage) normalizedLang = options.convertDetectedLanguage(normalizedLang);
+    const compLang = options.ignoreCase ? normalizedLang.toLowerCase() : normalizedLang;
+    const compSupported = options.supportedLanguages.map((l) => options.ignoreCase ? l.toLowerCase() : l);
+    const exactIndex = compSupported.indexOf(compLang);
+    if (exactIndex !== -1) return options.supportedLanguages[exactIndex];
+    let longestMatchIndex = -1;
+    let longestMatchLength = -1;
+    for (let i = 0; i < compSupported.length; i++) {
+      const candidate = compSupported[i];
+      if (candidate.length < compLang.length && candidate.length > longestMatchLength && compLang.startsWith(candidate) && compLang[candidate.length] === "-") {
+        longestMatchIndex = i;
+        longestMatchLength = candidate.length;
+      }
+    }
+    if (longestMatchIndex !== -1) return options.supportedLanguages[longestMatchIndex];
+    return;
+  } catch {
+    return;
+  }
+}, "normalizeLanguage");
+var detectFromQuery = /* @__PURE__ */ __name((c, options) => {
+  const query = c.req.query(options.lookupQueryString);
+  return normalizeLanguage(query, options);
+}, "detectFromQuery");
+var detectFromCookie = /* @__PURE__ */ __name((c, options) => {
+  const cookie = getCookie(c, options.lookupCookie);
+  return normalizeLanguage(cookie, options);
+}, "detectFromCookie");
+function detectFromHeader(c, options) {
+  try {
+    const acceptLanguage = c.req.header(options.lookupFromHeaderKey);
+    if (!acceptLanguage) return;
+    const languages = parseAcceptLanguage(acceptLanguage);
+    for (const { lang, q } of languages) {
+      if (q === 0) continue;
+      const normalizedLang = normalizeLanguage(lang, options);
+      if (normalizedLang) return normalizedLang;
+    }
+    return;
+  } catch {
+    return;
+  }
+}
+__name(detectFromHeader, "detectFromHeader");
+function detectFromPath(c, options) {
+  const langSegment = new URL(c.req.url).pathname.split("/").filter(Boolean)[options.lookupFromPathIndex];
+  return normalizeLanguage(langSegment, options);
+}
+__name(detectFromPath, "detectFromPath");
+var detectors = {
+  querystring: detectFromQuery,
+  cookie: detectFromCookie,
+  header: detectFromHeader,
+  path: detectFromPath
+};
+function validateOptions(options) {
+  if (!options.supportedLanguages.includes(options.fallbackLanguage)) throw new Error("Fallback language must be included in supported languages");
+  if (options.lookupFromPathIndex < 0) throw new Error("Path index must be non-negative");
+  if (!options.order.every((detector) => Object.keys(detectors).includes(detector))) throw new Error("Invalid detector type in order array");
+}
+__name(validateOptions, "validateOptions");
+function cacheLanguage(c, language, options) {
+  if (!Array.isArray(options.caches) || !options.caches.includes("cookie")) return;
+  try {
+    setCookie(c, options.lookupCookie, language, options.cookieOptions);
+  } catch (error) {
+    if (options.debug) console.error("Failed to cache language:", error);
+  }
+}
+__name(cacheLanguage, "cacheLanguage");
+var detectLanguage = /* @__PURE__ */ __name((c, options) => {
+  let detectedLang;
+  for (const detectorName of options.order) {
+    const detector = detectors[detectorName];
+    try {
+      detectedLang = detector(c, options);
+      if (detectedLang) {
+        if (options.debug) console.log(`Language detected from ${detectorName}: ${detectedLang}`);
+        break;
+      }
+    } catch (error) {
+      if (options.debug) console.error(`Error in ${detectorName} detector:`, error);
+      continue;
+    }
+  }
+  const finalLang = detectedLang || options.fallbackLanguage;
+  if (detectedLang && options.caches) cacheLanguage(c, finalLang, options);
+  return finalLang;
+}, "detectLanguage");
+var languageDetector = /* @__PURE__ */ __name((userOptions) => {
+  const options = {
+    ...DEFAULT_OPTIONS,
+    ...userOptions,
+    cookieOptions: {
+      ...DEFAULT_OPTIONS.cookieOptions,
+      ...userOptions.cookieOptions
+    }
+  };
+  validateOptions(options);
+  return /* @__PURE__ */ __name(async function languageDetector2(ctx, next) {
+    const lang = detectLanguage(ctx, options);
+    ctx.set("language", lang);
+    await next();
+  }, "languageDetector");
+}, "languageDetector");
+
+// src/errors/language.ts
+var negotiateLanguage = languageDetector({
+  supportedLanguages: [...LANGUAGES],
+  fallbackLanguage: "en",
+  order: ["header"],
+  caches: false,
+  ignoreCase: true,
+  convertDetectedLanguage: /* @__PURE__ */ __name((range) => range === "*" ? "en" : range, "convertDetectedLanguage")
+});
+var languageOf = /* @__PURE__ */ __name((language) => LANGUAGES.includes(language ?? "") ? language : "en", "languageOf");
+
+// src/errors/errors.ts
+var NEWER_SCHEMA = "stored by a newer gateway";
+var isNewerSchema = /* @__PURE__ */ __name((err) => err instanceof Error && err.message.includes(NEWER_SCHEMA), "isNewerSchema");
 var ApiError = class _ApiError extends Error {
   static {
     __name(this, "ApiError");
@@ -3844,8 +4529,10 @@ function unwrap(outcome) {
   throw ApiError.from(outcome.error);
 }
 __name(unwrap, "unwrap");
+var NEWER_RECORD_RETRY_SECONDS = 60;
 function renderError(err, c) {
   const requestId2 = c.get("requestId") ?? "";
+  const language = languageOf(c.get("language"));
   let apiError;
   if (err instanceof ApiError) {
     apiError = err;
@@ -3853,6 +4540,13 @@ function renderError(err, c) {
     apiError = new ApiError("payload_too_large", "Request bodies are limited to 16 KiB.");
   } else if (err instanceof HTTPException && err.status === 400) {
     apiError = new ApiError("invalid_json", "The request body is not valid JSON.");
+  } else if (isNewerSchema(err)) {
+    log("warn", "record_schema_newer", { request_id: requestId2, error: err.message });
+    apiError = new ApiError(
+      "not_ready",
+      "This receipt or transfer was stored by a newer release of the gateway than the one serving now; nothing was done. Retry after Retry-After.",
+      { retry_after: NEWER_RECORD_RETRY_SECONDS }
+    );
   } else {
     log("error", "unhandled_error", {
       request_id: requestId2,
@@ -3860,29 +4554,377 @@ function renderError(err, c) {
     });
     apiError = new ApiError("internal_error", "The gateway failed to handle this request.");
   }
-  const answer = errorAnswer(apiError.toFailure(), requestId2);
+  const failure = apiError.toFailure();
+  currentLine()?.set({ code: failure.code });
+  const answer = errorAnswer(failure, requestId2, language);
   for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
   return c.body(answer.body, answer.status, { "content-type": "application/json" });
 }
 __name(renderError, "renderError");
-function errorAnswer(failure, requestId2) {
+function errorAnswer(failure, requestId2, language) {
   const { code, message: message2, retry_after, headers, ...extras } = failure;
-  const out = { ...headers ?? {} };
+  const out = { ...headers ?? {}, "Content-Language": language };
   if (retry_after !== void 0) out["Retry-After"] = String(Math.max(1, Math.ceil(retry_after)));
-  return { status: ERROR_CODES[code].status, body: JSON.stringify({ error: { code, message: message2, request_id: requestId2, ...extras } }), headers: out };
+  const user_message = userMessage(code, language, extras.decline_reason);
+  return {
+    status: ERROR_CODES[code].status,
+    body: JSON.stringify({ error: { code, message: message2, user_message, request_id: requestId2, ...extras } }),
+    headers: out
+  };
 }
 __name(errorAnswer, "errorAnswer");
 
-// src/config-lists.ts
+// src/backoffice/charts.ts
+var STEPS = 60;
+var DATASET = "payments_gateway_metrics";
+var localSource = null;
+function useLocalMetrics(source) {
+  localSource = source;
+}
+__name(useLocalMetrics, "useLocalMetrics");
+var UNKNOWN_CLASSES = /* @__PURE__ */ new Set(["timeout", "network", "failed", "unreadable"]);
+var isPay = /* @__PURE__ */ __name((operation2) => /(^|\/)pay$/.test(operation2), "isPay");
+var percentile = /* @__PURE__ */ __name((sorted, p) => sorted[Math.max(0, Math.ceil(p / 100 * sorted.length) - 1)] ?? 0, "percentile");
+var spread = /* @__PURE__ */ __name((steps) => [...steps].map(([t, ms]) => {
+  const sorted = ms.sort((a, b) => a - b);
+  return { t, p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0 };
+}), "spread");
+function localRows(source, from, step) {
+  const counts = /* @__PURE__ */ new Map();
+  const times2 = /* @__PURE__ */ new Map();
+  const waits = /* @__PURE__ */ new Map();
+  for (const { at, point } of source(from * 1e3)) {
+    const t = Math.floor(at / 1e3 / step) * step;
+    const [metric2, operation2, outcome] = point.blobs;
+    const key = `${t}\0${metric2}\0${operation2}\0${outcome}`;
+    const row = counts.get(key) ?? { t, metric: metric2, operation: operation2, outcome, n: 0 };
+    row.n += point.doubles[0];
+    counts.set(key, row);
+    const weighted = /* @__PURE__ */ __name((value) => Array.from({ length: Math.max(1, Math.round(point.doubles[0])) }, () => value), "weighted");
+    if (metric2 === "upstream_call") times2.set(t, [...times2.get(t) ?? [], ...weighted(point.doubles[1])]);
+    if (metric2 === "event_delivery") waits.set(t, [...waits.get(t) ?? [], ...weighted(point.doubles[2])]);
+  }
+  return { counts: [...counts.values()], latency: spread(times2), queue: spread(waits) };
+}
+__name(localRows, "localRows");
+async function sql(env, query) {
+  const account = (env.ANALYTICS_ACCOUNT_ID ?? "").trim();
+  const token = (env.ANALYTICS_API_TOKEN ?? "").trim();
+  if (!account || !token) {
+    throw new ApiError(
+      "not_ready",
+      "The charts need ANALYTICS_ACCOUNT_ID and ANALYTICS_API_TOKEN (a read-only Account Analytics token): docs/production.md."
+    );
+  }
+  const response = await fetch(`https://api.cloudflare.com/client/v4/accounts/${encodeURIComponent(account)}/analytics_engine/sql`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+    body: query,
+    signal: AbortSignal.timeout(1e4)
+  }).catch((err) => {
+    log("error", "analytics_unavailable", { error: err instanceof Error ? err.message : String(err) });
+    return null;
+  });
+  if (!response?.ok) {
+    if (response) log("error", "analytics_unavailable", { status: response.status });
+    await response?.body?.cancel();
+    throw new ApiError("upstream_unavailable", "Analytics Engine did not answer the charts' query; retry shortly.");
+  }
+  return (await response.json()).data;
+}
+__name(sql, "sql");
+var spreadSql = /* @__PURE__ */ __name((column) => [0.5, 0.95, 0.99].map((q) => `quantileExactWeighted(${q})(${column}, toUInt32(_sample_interval * double1)) AS p${Math.round(q * 100)}`).concat(`max(${column}) AS max`).join(", "), "spreadSql");
+async function analyticsRows(env, from, step) {
+  const dataset = (env.ANALYTICS_DATASET ?? "").trim() || DATASET;
+  if (!/^\w+$/.test(dataset)) throw new ApiError("not_ready", "ANALYTICS_DATASET is not a dataset name.");
+  const bucket = `intDiv(toUInt32(timestamp), ${step}) * ${step}`;
+  const since = `timestamp >= toDateTime(${from})`;
+  const [counts, latency, queue] = await Promise.all([
+    sql(
+      env,
+      `SELECT ${bucket} AS t, blob1 AS metric, blob2 AS operation, blob3 AS outcome, SUM(_sample_interval * double1) AS n
+       FROM ${dataset} WHERE ${since} GROUP BY t, metric, operation, outcome FORMAT JSON`
+    ),
+    sql(
+      env,
+      `SELECT ${bucket} AS t, ${spreadSql("double2")} FROM ${dataset} WHERE ${since} AND blob1 = 'upstream_call' GROUP BY t FORMAT JSON`
+    ),
+    sql(
+      env,
+      `SELECT ${bucket} AS t, ${spreadSql("double3")} FROM ${dataset} WHERE ${since} AND blob1 = 'event_delivery' GROUP BY t FORMAT JSON`
+    )
+  ]);
+  const spreadOf = /* @__PURE__ */ __name((r) => ({ t: Number(r.t), p50: Number(r.p50), p95: Number(r.p95), p99: Number(r.p99), max: Number(r.max) }), "spreadOf");
+  return {
+    counts: counts.map((r) => ({ t: Number(r.t), metric: r.metric, operation: r.operation, outcome: r.outcome, n: Number(r.n) })),
+    latency: latency.map(spreadOf),
+    queue: queue.map(spreadOf)
+  };
+}
+__name(analyticsRows, "analyticsRows");
+function seriesOf({ counts, latency, queue }, from, step) {
+  const t = Array.from({ length: STEPS }, (_, i) => from + i * step);
+  const at = /* @__PURE__ */ __name((time2) => Math.floor((time2 - from) / step), "at");
+  const chart = /* @__PURE__ */ __name((names) => {
+    const lines2 = { t };
+    for (const name of names) lines2[name] = t.map(() => 0);
+    return lines2;
+  }, "chart");
+  const add = /* @__PURE__ */ __name((lines2, name, time2, n) => {
+    const i = at(time2);
+    if (i < 0 || i >= STEPS) return;
+    lines2[name] ??= t.map(() => 0);
+    lines2[name][i] += n;
+  }, "add");
+  const payments = chart(["paid", "declined", "unknown"]);
+  const unknown = chart(["unknown", "reconciled", "reconcile_failed"]);
+  const refusals = chart(["refused", "busy", "unauthorized"]);
+  const risk = chart([]);
+  const webhooks = chart(["attempts_failed", "given_up"]);
+  const declines = chart(DECLINE_REASON_NAMES);
+  const exhausted = chart(["receipt", "transfer"]);
+  for (const row of counts) {
+    if (row.metric === "upstream_call") {
+      if (isPay(row.operation)) {
+        if (row.outcome === "ok") add(payments, "paid", row.t, row.n);
+        else if (UNKNOWN_CLASSES.has(row.outcome)) add(payments, "unknown", row.t, row.n);
+      }
+      if (row.outcome in refusals) add(refusals, row.outcome, row.t, row.n);
+    } else if (row.metric === "unknown_outcome") add(unknown, "unknown", row.t, row.n);
+    else if (row.metric === "reconciliation") add(unknown, row.outcome === "ok" ? "reconciled" : "reconcile_failed", row.t, row.n);
+    else if (row.metric === "risk_refused") add(risk, row.operation, row.t, row.n);
+    else if (row.metric === "card_declined") {
+      add(declines, row.outcome, row.t, row.n);
+      if (isPay(row.operation)) add(payments, "declined", row.t, row.n);
+    } else if (row.metric === "otp_exhausted") add(exhausted, row.operation, row.t, row.n);
+    else if (row.metric === "event_delivery" && row.outcome === "failed") add(webhooks, "attempts_failed", row.t, row.n);
+    else if (row.metric === "event_failed") add(webhooks, "given_up", row.t, row.n);
+  }
+  const latencyMs = chart(["p50", "p95", "p99"]);
+  for (const row of latency) {
+    const i = at(row.t);
+    if (i < 0 || i >= STEPS) continue;
+    latencyMs.p50[i] = row.p50;
+    latencyMs.p95[i] = row.p95;
+    latencyMs.p99[i] = row.p99;
+  }
+  const queueAge = chart(["p50", "p99", "max"]);
+  for (const row of queue) {
+    const i = at(row.t);
+    if (i < 0 || i >= STEPS) continue;
+    queueAge.p50[i] = row.p50 / 1e3;
+    queueAge.p99[i] = row.p99 / 1e3;
+    queueAge.max[i] = row.max / 1e3;
+  }
+  return {
+    payments_by_outcome: payments,
+    unknown_outcomes: unknown,
+    upstream_refusals: refusals,
+    declines_by_reason: declines,
+    otp_exhausted: exhausted,
+    risk_refusals_by_rule: risk,
+    webhook_failures: webhooks,
+    queue_age_s: queueAge,
+    latency_ms: latencyMs
+  };
+}
+__name(seriesOf, "seriesOf");
+async function chartsFor(env, hours, now) {
+  const step = hours * 3600 / STEPS;
+  const to = Math.floor(now / 1e3 / step) * step + step;
+  const from = to - STEPS * step;
+  const rows = env.ENVIRONMENT === "development" && localSource ? localRows(localSource, from, step) : await analyticsRows(env, from, step);
+  return {
+    from,
+    to,
+    step_s: step,
+    source: env.ENVIRONMENT === "development" && localSource ? "local" : "analytics_engine",
+    series: seriesOf(rows, from, step)
+  };
+}
+__name(chartsFor, "chartsFor");
+
+// ../../../work/wt/next42/node_modules/hono/dist/middleware/csrf/index.js
+var secFetchSiteValues = [
+  "same-origin",
+  "same-site",
+  "none",
+  "cross-site"
+];
+var isSecFetchSite = /* @__PURE__ */ __name((value) => secFetchSiteValues.includes(value), "isSecFetchSite");
+var isSafeMethodRe = /^(GET|HEAD|OPTIONS)$/;
+var isCsrfContentTypeRe = /^\b(application\/x-www-form-urlencoded|multipart\/form-data|text\/(?:plain|ping))\b/i;
+var csrf = /* @__PURE__ */ __name((options) => {
+  const originHandler = ((optsOrigin) => {
+    if (!optsOrigin) return (origin, c) => origin === new URL(c.req.url).origin;
+    else if (typeof optsOrigin === "string") return (origin) => origin === optsOrigin;
+    else if (typeof optsOrigin === "function") return optsOrigin;
+    else return (origin) => optsOrigin.includes(origin);
+  })(options?.origin);
+  const isAllowedOrigin = /* @__PURE__ */ __name(async (origin, c) => {
+    if (origin === void 0) return false;
+    return await originHandler(origin, c);
+  }, "isAllowedOrigin");
+  const secFetchSiteHandler = ((optsSecFetchSite) => {
+    if (!optsSecFetchSite) return (secFetchSite) => secFetchSite === "same-origin";
+    else if (typeof optsSecFetchSite === "string") return (secFetchSite) => secFetchSite === optsSecFetchSite;
+    else if (typeof optsSecFetchSite === "function") return optsSecFetchSite;
+    else return (secFetchSite) => optsSecFetchSite.includes(secFetchSite);
+  })(options?.secFetchSite);
+  const isAllowedSecFetchSite = /* @__PURE__ */ __name(async (secFetchSite, c) => {
+    if (secFetchSite === void 0) return false;
+    if (!isSecFetchSite(secFetchSite)) return false;
+    return await secFetchSiteHandler(secFetchSite, c);
+  }, "isAllowedSecFetchSite");
+  return /* @__PURE__ */ __name(async function csrf2(c, next) {
+    if (!isSafeMethodRe.test(c.req.method) && isCsrfContentTypeRe.test(c.req.header("content-type") || "text/plain") && !await isAllowedSecFetchSite(c.req.header("sec-fetch-site"), c) && !await isAllowedOrigin(c.req.header("origin"), c)) {
+      const res = new Response("Forbidden", { status: 403 });
+      throw new HTTPException(403, { res });
+    }
+    await next();
+  }, "csrf");
+}, "csrf");
+
+// ../../../work/wt/next42/node_modules/hono/dist/helper/factory/index.js
+var createMiddleware = /* @__PURE__ */ __name((middleware) => middleware, "createMiddleware");
+
+// ../../../work/wt/next42/node_modules/hono/dist/middleware/secure-headers/secure-headers.js
+var HEADERS_MAP = {
+  crossOriginEmbedderPolicy: ["Cross-Origin-Embedder-Policy", "require-corp"],
+  crossOriginResourcePolicy: ["Cross-Origin-Resource-Policy", "same-origin"],
+  crossOriginOpenerPolicy: ["Cross-Origin-Opener-Policy", "same-origin"],
+  originAgentCluster: ["Origin-Agent-Cluster", "?1"],
+  referrerPolicy: ["Referrer-Policy", "no-referrer"],
+  strictTransportSecurity: ["Strict-Transport-Security", "max-age=15552000; includeSubDomains"],
+  xContentTypeOptions: ["X-Content-Type-Options", "nosniff"],
+  xDnsPrefetchControl: ["X-DNS-Prefetch-Control", "off"],
+  xDownloadOptions: ["X-Download-Options", "noopen"],
+  xFrameOptions: ["X-Frame-Options", "SAMEORIGIN"],
+  xPermittedCrossDomainPolicies: ["X-Permitted-Cross-Domain-Policies", "none"],
+  xXssProtection: ["X-XSS-Protection", "0"]
+};
+var DEFAULT_OPTIONS2 = {
+  crossOriginEmbedderPolicy: false,
+  crossOriginResourcePolicy: true,
+  crossOriginOpenerPolicy: true,
+  originAgentCluster: true,
+  referrerPolicy: true,
+  strictTransportSecurity: true,
+  xContentTypeOptions: true,
+  xDnsPrefetchControl: true,
+  xDownloadOptions: true,
+  xFrameOptions: true,
+  xPermittedCrossDomainPolicies: true,
+  xXssProtection: true,
+  removePoweredBy: true,
+  permissionsPolicy: {},
+  overwrite: true
+};
+var secureHeaders = /* @__PURE__ */ __name((customOptions) => {
+  const options = {
+    ...DEFAULT_OPTIONS2,
+    ...customOptions
+  };
+  const headersToSet = getFilteredHeaders(options);
+  const callbacks = [];
+  if (options.contentSecurityPolicy) {
+    const [callback, value] = getCSPDirectives(options.contentSecurityPolicy, "Content-Security-Policy");
+    if (callback) callbacks.push(callback);
+    headersToSet.push(["Content-Security-Policy", value]);
+  }
+  if (options.contentSecurityPolicyReportOnly) {
+    const [callback, value] = getCSPDirectives(options.contentSecurityPolicyReportOnly, "Content-Security-Policy-Report-Only");
+    if (callback) callbacks.push(callback);
+    headersToSet.push(["Content-Security-Policy-Report-Only", value]);
+  }
+  if (options.permissionsPolicy && Object.keys(options.permissionsPolicy).length > 0) headersToSet.push(["Permissions-Policy", getPermissionsPolicyDirectives(options.permissionsPolicy)]);
+  if (options.reportingEndpoints) headersToSet.push(["Reporting-Endpoints", getReportingEndpoints(options.reportingEndpoints)]);
+  if (options.reportTo) headersToSet.push(["Report-To", getReportToOptions(options.reportTo)]);
+  return /* @__PURE__ */ __name(async function secureHeaders2(ctx, next) {
+    const headersToSetForReq = callbacks.length === 0 ? headersToSet : callbacks.reduce((acc, cb) => cb(ctx, acc), headersToSet);
+    await next();
+    setHeaders(ctx, headersToSetForReq, options.overwrite !== false);
+    if (options?.removePoweredBy) ctx.res.headers.delete("X-Powered-By");
+  }, "secureHeaders");
+}, "secureHeaders");
+function getFilteredHeaders(options) {
+  return Object.entries(HEADERS_MAP).filter(([key]) => options[key]).map(([key, defaultValue]) => {
+    const overrideValue = options[key];
+    return typeof overrideValue === "string" ? [defaultValue[0], overrideValue] : defaultValue;
+  });
+}
+__name(getFilteredHeaders, "getFilteredHeaders");
+function getCSPDirectives(contentSecurityPolicy, headerName) {
+  const callbacks = [];
+  const resultValues = [];
+  for (const [directive, value] of Object.entries(contentSecurityPolicy)) {
+    const valueArray = Array.isArray(value) ? value : [value];
+    valueArray.forEach((value2, i) => {
+      if (typeof value2 === "function") {
+        const index = i * 2 + 2 + resultValues.length;
+        callbacks.push((ctx, values) => {
+          values[index] = value2(ctx, directive);
+        });
+      }
+    });
+    resultValues.push(directive.replace(/[A-Z]+(?![a-z])|[A-Z]/g, (match2, offset) => offset ? "-" + match2.toLowerCase() : match2.toLowerCase()), ...valueArray.flatMap((value2) => [" ", value2]), "; ");
+  }
+  resultValues.pop();
+  return callbacks.length === 0 ? [void 0, resultValues.join("")] : [(ctx, headersToSet) => headersToSet.map((values) => {
+    if (values[0] === headerName) {
+      const clone = values[1].slice();
+      callbacks.forEach((cb) => {
+        cb(ctx, clone);
+      });
+      return [values[0], clone.join("")];
+    } else return values;
+  }), resultValues];
+}
+__name(getCSPDirectives, "getCSPDirectives");
+function getPermissionsPolicyDirectives(policy) {
+  return Object.entries(policy).map(([directive, value]) => {
+    const kebabDirective = camelToKebab(directive);
+    if (typeof value === "boolean") return `${kebabDirective}=${value ? "*" : "()"}`;
+    if (Array.isArray(value)) {
+      if (value.length === 0) return `${kebabDirective}=()`;
+      if (value.length === 1 && value[0] === "*") return `${kebabDirective}=*`;
+      if (value.length === 1 && value[0] === "none") return `${kebabDirective}=()`;
+      return `${kebabDirective}=(${value.map((item) => ["self", "src"].includes(item) ? item : `"${item}"`).join(" ")})`;
+    }
+    return "";
+  }).filter(Boolean).join(", ");
+}
+__name(getPermissionsPolicyDirectives, "getPermissionsPolicyDirectives");
+function camelToKebab(str2) {
+  return str2.replace(/([a-z\d])([A-Z])/g, "$1-$2").toLowerCase();
+}
+__name(camelToKebab, "camelToKebab");
+function getReportingEndpoints(reportingEndpoints = []) {
+  return reportingEndpoints.map((endpoint) => `${endpoint.name}="${endpoint.url}"`).join(", ");
+}
+__name(getReportingEndpoints, "getReportingEndpoints");
+function getReportToOptions(reportTo = []) {
+  return reportTo.map((option) => JSON.stringify(option)).join(", ");
+}
+__name(getReportToOptions, "getReportToOptions");
+function setHeaders(ctx, headersToSet, overwrite) {
+  headersToSet.forEach(([header2, value]) => {
+    if (!overwrite && ctx.res.headers.has(header2)) return;
+    ctx.res.headers.set(header2, value);
+  });
+}
+__name(setHeaders, "setHeaders");
+
+// src/config/config-lists.ts
 var settingText = /* @__PURE__ */ __name((value) => typeof value === "string" ? value.trim() : "", "settingText");
 var secretList = /* @__PURE__ */ __name((value) => settingText(value).split(/\s+/).filter(Boolean), "secretList");
 var WEBHOOK_SECRET_PREFIX = "whsec_";
 var MIN_WEBHOOK_SECRET_BYTES = 24;
 var BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-function decodeBase64(text) {
-  if (!BASE64.test(text)) return null;
+function decodeBase64(text2) {
+  if (!BASE64.test(text2)) return null;
   try {
-    return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+    return Uint8Array.from(atob(text2), (c) => c.charCodeAt(0));
   } catch {
     return null;
   }
@@ -3920,8 +4962,21 @@ function tidShardListProblems(names, setting = "TID_INDEX_SHARDS") {
   return problems;
 }
 __name(tidShardListProblems, "tidShardListProblems");
+var DURATION_UNIT_MS = { s: 1e3, m: 6e4, h: 36e5, d: 864e5 };
+var MAX_SCHEDULED_READS = 10;
+function durationList(value) {
+  const entries = settingText(value).split(/[\s,]+/).filter(Boolean);
+  if (entries.length === 0 || entries.length > MAX_SCHEDULED_READS) return null;
+  const offsets = entries.map((entry) => {
+    const match2 = /^(\d+(?:\.\d+)?)([smhd])$/.exec(entry);
+    return match2 ? Math.round(Number(match2[1]) * DURATION_UNIT_MS[match2[2]]) : Number.NaN;
+  });
+  if (offsets.some((ms, i) => !Number.isFinite(ms) || ms <= 0 || i > 0 && ms <= offsets[i - 1])) return null;
+  return offsets;
+}
+__name(durationList, "durationList");
 
-// src/config-rules.ts
+// src/config/config-rules.ts
 var DEVELOPMENT_PARTNER_KEY_DIGEST = "201db62f3c69cf8de8fe2450797a0c481469bb36ffc7e49ea916efb6bb68bd35";
 var DEVELOPMENT_JWT_SECRET = "local-dev-jwt-secret";
 var DEVELOPMENT_TID_SECRET = "local-dev-tid-secret";
@@ -3939,9 +4994,9 @@ function parseUrl(value) {
 }
 __name(parseUrl, "parseUrl");
 function ipv4(host) {
-  const parts = host.split(".");
-  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p))) return null;
-  const octets = parts.map(Number);
+  const parts2 = host.split(".");
+  if (parts2.length !== 4 || !parts2.every((p) => /^\d{1,3}$/.test(p))) return null;
+  const octets = parts2.map(Number);
   return octets.every((o) => o <= 255) ? octets : null;
 }
 __name(ipv4, "ipv4");
@@ -3953,11 +5008,11 @@ function ipv6(host) {
   const halves = address.split("::");
   if (halves.length > 2) return null;
   const groupsOf = /* @__PURE__ */ __name((s) => s === "" ? [] : s.split(":"), "groupsOf");
-  const head = groupsOf(halves[0]);
+  const head2 = groupsOf(halves[0]);
   const tail = halves.length === 2 ? groupsOf(halves[1]) : [];
-  const missing = 8 - head.length - tail.length;
+  const missing = 8 - head2.length - tail.length;
   if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
-  const groups = [...head, ...Array(missing).fill("0"), ...tail];
+  const groups = [...head2, ...Array(missing).fill("0"), ...tail];
   return groups.every((g) => /^[0-9a-f]{1,4}$/i.test(g)) ? groups.map((g) => Number.parseInt(g, 16)) : null;
 }
 __name(ipv6, "ipv6");
@@ -4011,6 +5066,61 @@ function productionUrlProblem(name, value) {
   return hostProblem(name, url.hostname);
 }
 __name(productionUrlProblem, "productionUrlProblem");
+var FISCAL_READ_DEFAULTS = { production: "5m 1h 24h", development: "20s 60s 110s" };
+var FISCAL_READS_UNREADABLE = `FISCAL_READS is not a list of 1 to ${MAX_SCHEDULED_READS} increasing durations (a number and s, m, h or d, e.g. "5m 1h 24h").`;
+var FISCAL_READ_WINDOWS_MS = [3e5, 36e5, 864e5];
+function fiscalReadProductionProblems(value) {
+  if (settingText(value) === "") return [];
+  const offsets = durationList(value);
+  if (!offsets) return [FISCAL_READS_UNREADABLE];
+  const covered = FISCAL_READ_WINDOWS_MS.every((from, i) => {
+    const to = FISCAL_READ_WINDOWS_MS[i + 1] ?? Number.POSITIVE_INFINITY;
+    return offsets.some((ms) => ms >= from && ms < to);
+  });
+  return covered ? [] : [
+    "FISCAL_READS must read a fiscal-pending receipt at least 5 minutes, 1 hour and 24 hours after its payment or refund in production: one read from 5 minutes to 1 hour, one from 1 to 24 hours, one at 24 hours or later."
+  ];
+}
+__name(fiscalReadProductionProblems, "fiscalReadProductionProblems");
+var MIN_AUDIT_RETENTION_DAYS = 365;
+function auditSettingProblems(vars, production) {
+  const problems = [];
+  const days = settingText(vars.AUDIT_RETENTION_DAYS);
+  const n = Number(days);
+  if (days !== "" && !(Number.isFinite(n) && n > 0)) problems.push("AUDIT_RETENTION_DAYS is not a positive number of days.");
+  else if (production && days !== "" && n < MIN_AUDIT_RETENTION_DAYS)
+    problems.push(`AUDIT_RETENTION_DAYS is under ${MIN_AUDIT_RETENTION_DAYS}: the audit trail must be kept a year (rule 15).`);
+  const chains = settingText(vars.AUDIT_CHAINS);
+  if (chains !== "" && !(Number.isInteger(Number(chains)) && Number(chains) >= 1 && Number(chains) <= 64))
+    problems.push("AUDIT_CHAINS is not a whole number from 1 to 64.");
+  const flush = settingText(vars.AUDIT_FLUSH_SECONDS);
+  if (flush !== "" && !(Number(flush) > 0 && Number(flush) <= 3600)) problems.push("AUDIT_FLUSH_SECONDS is not a number of seconds from 0 to 3600.");
+  const share = settingText(vars.STATEMENT_CHECK_SHARE);
+  if (share !== "" && !(Number(share) >= 0 && Number(share) <= 1)) problems.push("STATEMENT_CHECK_SHARE is not a share from 0 to 1.");
+  const zone = settingText(vars.STATEMENT_TIMEZONE);
+  if (zone !== "") {
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    } catch {
+      problems.push("STATEMENT_TIMEZONE is not a time zone (an IANA name such as Asia/Tashkent).");
+    }
+  }
+  return problems;
+}
+__name(auditSettingProblems, "auditSettingProblems");
+var DEFAULT_CANCELLED_BY = "payments-gateway";
+var MAX_CANCELLED_BY_LENGTH = 128;
+function cancelledByName(value) {
+  const name = settingText(value);
+  if (name === "") return DEFAULT_CANCELLED_BY;
+  return [...name].length <= MAX_CANCELLED_BY_LENGTH && !/\p{Cc}/u.test(name) ? name : null;
+}
+__name(cancelledByName, "cancelledByName");
+var CANCELLED_BY_UNFIT = `GATEWAY_CANCELLED_BY is not a name of at most ${MAX_CANCELLED_BY_LENGTH} characters without control characters: users' cancels could not say who cancelled.`;
+var PRODUCTION_JWT_CLAIMS = [
+  ["JWT_ISSUER", "iss", "a token signed with a key of the set would be accepted whoever issued it"],
+  ["JWT_AUDIENCE", "aud", "a token the identity provider issued for any of its applications would be accepted"]
+];
 function productionVarProblems(vars) {
   const problems = [];
   const jwksUrl = settingText(vars.JWKS_URL);
@@ -4018,6 +5128,9 @@ function productionVarProblems(vars) {
   else {
     const jwks = productionUrlProblem("JWKS_URL", jwksUrl);
     if (jwks) problems.push(jwks);
+  }
+  for (const [name, claim, risk] of PRODUCTION_JWT_CLAIMS) {
+    if (!settingText(vars[name])) problems.push(`${name} is not set: ${risk}. Set it to the \`${claim}\` its tokens for this gateway carry.`);
   }
   const upstream = productionUrlProblem("UPSTREAM_BASE_URL", settingText(vars.UPSTREAM_BASE_URL));
   if (upstream) problems.push(upstream);
@@ -4027,9 +5140,24 @@ function productionVarProblems(vars) {
     const webhook = productionUrlProblem("WEBHOOK_URL", webhookUrl);
     if (webhook) problems.push(webhook);
   }
+  problems.push(...fiscalReadProductionProblems(vars.FISCAL_READS));
+  problems.push(...auditSettingProblems(vars, true).filter((p) => p.startsWith("AUDIT_RETENTION_DAYS is under")));
+  if (cancelledByName(vars.GATEWAY_CANCELLED_BY) === null) problems.push(CANCELLED_BY_UNFIT);
+  problems.push(...accessVarProblems(vars));
   return problems;
 }
 __name(productionVarProblems, "productionVarProblems");
+function accessVarProblems(vars) {
+  const problems = [];
+  const domain = settingText(vars.ACCESS_TEAM_DOMAIN);
+  if (!domain) problems.push("ACCESS_TEAM_DOMAIN is not set: the console's Cloudflare Access tokens cannot be verified (docs/production.md).");
+  else if (!/^(https:\/\/)?[a-z0-9-]+(\.[a-z0-9-]+)+\/?$/i.test(domain))
+    problems.push("ACCESS_TEAM_DOMAIN is not a domain such as <team>.cloudflareaccess.com.");
+  if (!settingText(vars.ACCESS_AUD)) problems.push("ACCESS_AUD is not set: set it to the Access application's audience (AUD) tag.");
+  if (!settingText(vars.STAFF_ROLES)) problems.push("STAFF_ROLES is not set: nobody would have a role in the console.");
+  return problems;
+}
+__name(accessVarProblems, "accessVarProblems");
 function tidSecretProblems(value, upstreamApiKey) {
   if (settingText(value).includes(TEMPLATE_PLACEHOLDER)) return ["TID_SECRET is still the template's placeholder; set a random one."];
   const values = secretList(value);
@@ -4063,6 +5191,9 @@ function productionSecretProblems(secrets) {
   if (digests.includes(DEVELOPMENT_PARTNER_KEY_DIGEST)) {
     problems.push("PARTNER_KEY_HASHES holds the digest of the development server key; remove it.");
   }
+  if (settingText(secrets.ACCESS_DEV_SECRET)) {
+    problems.push("ACCESS_DEV_SECRET is set; it signs the console's development sign-in, which production never serves. Delete the secret.");
+  }
   const jwtSecret = settingText(secrets.JWT_SECRET);
   if (jwtSecret === DEVELOPMENT_JWT_SECRET) {
     problems.push("JWT_SECRET is the development secret; production verifies users' JWTs against JWKS_URL only. Delete the secret.");
@@ -4086,7 +5217,7 @@ function productionSecretProblems(secrets) {
 }
 __name(productionSecretProblems, "productionSecretProblems");
 
-// src/config.ts
+// src/config/config.ts
 var EXPIRY_SETTINGS = {
   RECEIPT_EXPIRY_HOURS: { unitMs: 36e5, fallback: 24 },
   HOLD_EXPIRY_DAYS: { unitMs: 864e5, fallback: 7 }
@@ -4102,6 +5233,13 @@ var windowMs = /* @__PURE__ */ __name((env, name) => {
   return (windowValue(env[name], fallback) ?? fallback) * unitMs;
 }, "windowMs");
 var expiryProblems = /* @__PURE__ */ __name((env) => Object.keys(EXPIRY_SETTINGS).filter((name) => windowValue(env[name], EXPIRY_SETTINGS[name].fallback) === null).map((name) => `${name} is not a positive number (fractions are accepted).`), "expiryProblems");
+function fiscalReadSchedule(env) {
+  const fallback = durationList(env.ENVIRONMENT === "development" ? FISCAL_READ_DEFAULTS.development : FISCAL_READ_DEFAULTS.production);
+  return settingText(env.FISCAL_READS) === "" ? fallback : durationList(env.FISCAL_READS) ?? fallback;
+}
+__name(fiscalReadSchedule, "fiscalReadSchedule");
+var cancelledByProblems = /* @__PURE__ */ __name((env) => cancelledByName(env.GATEWAY_CANCELLED_BY) === null ? [CANCELLED_BY_UNFIT] : [], "cancelledByProblems");
+var fiscalReadProblems = /* @__PURE__ */ __name((env) => settingText(env.FISCAL_READS) !== "" && durationList(env.FISCAL_READS) === null ? [FISCAL_READS_UNREADABLE] : [], "fiscalReadProblems");
 var cache = /* @__PURE__ */ new WeakMap();
 function intVar(value, fallback) {
   const n = Number(value);
@@ -4144,7 +5282,9 @@ function readConfig(env) {
         keys: parseWebhookSecrets(env.WEBHOOK_SECRET).keys,
         timeoutMs: intVar(env.WEBHOOK_TIMEOUT_MS, 1e4)
       },
-      expiry: { unpaidMs: windowMs(env, "RECEIPT_EXPIRY_HOURS"), heldMs: windowMs(env, "HOLD_EXPIRY_DAYS") }
+      expiry: { unpaidMs: windowMs(env, "RECEIPT_EXPIRY_HOURS"), heldMs: windowMs(env, "HOLD_EXPIRY_DAYS") },
+      fiscalReads: fiscalReadSchedule(env),
+      cancelledBy: cancelledByName(env.GATEWAY_CANCELLED_BY) ?? DEFAULT_CANCELLED_BY
     };
     cache.set(env, config);
   }
@@ -4174,13 +5314,14 @@ function productionProblems(env) {
     problems.push("The UPSTREAM binding (the sandbox) is present; production reaches the real upstream at UPSTREAM_BASE_URL.");
   }
   const settings = env;
-  problems.push(...productionVarProblems(settings).filter((p) => p !== "JWKS_URL is not a URL."));
+  const everywhere = /* @__PURE__ */ new Set(["JWKS_URL is not a URL.", FISCAL_READS_UNREADABLE, CANCELLED_BY_UNFIT]);
+  problems.push(...productionVarProblems(settings).filter((p) => !everywhere.has(p)));
   problems.push(...productionSecretProblems(settings));
   return problems;
 }
 __name(productionProblems, "productionProblems");
 
-// src/fanout.ts
+// src/d1/fanout.ts
 var MAX_CONNECTIONS = 6;
 var QUERY_BUDGET = 700;
 async function inPool(items, fn, limit = MAX_CONNECTIONS) {
@@ -4210,53 +5351,16 @@ function cronSlice(items, perRun, runIndex) {
 }
 __name(cronSlice, "cronSlice");
 var databasesPerRun = /* @__PURE__ */ __name((queriesPerDatabase, budget = QUERY_BUDGET) => Math.max(1, Math.floor(budget / Math.max(1, queriesPerDatabase))), "databasesPerRun");
-function probeSample(items, size2, at) {
-  if (items.length <= size2) return [...items];
+function probeSample(items, size, at) {
+  if (items.length <= size) return [...items];
   const rest = items.slice(1);
-  const take = size2 - 1;
+  const take = size - 1;
   const start = Math.floor(at / 1e3) * take % rest.length;
   return [items[0], ...Array.from({ length: take }, (_, i) => rest[(start + i) % rest.length])];
 }
 __name(probeSample, "probeSample");
 
-// src/rate-limit.ts
-var LIMITERS = {
-  authorize: { perUser: "LIMIT_AUTHORIZE_PER_USER", perAddress: "LIMIT_AUTHORIZE_PER_IP" },
-  pay: { perUser: "LIMIT_PAY_PER_USER", perAddress: "LIMIT_PAY_PER_IP" }
-};
-var RATE_LIMIT_PERIOD_SECONDS = 60;
-var RATE_LIMIT_BINDINGS = Object.values(LIMITERS).flatMap(({ perUser, perAddress }) => [perUser, perAddress]);
-function rateLimitProblems(env) {
-  const bindings = env;
-  return RATE_LIMIT_BINDINGS.filter((binding) => typeof bindings[binding]?.limit !== "function").map(
-    (binding) => `The rate limiting binding ${binding} is missing (see [[ratelimits]] in wrangler.toml).`
-  );
-}
-__name(rateLimitProblems, "rateLimitProblems");
-var rateLimit = /* @__PURE__ */ __name((operation2) => createMiddleware(async (c, next) => {
-  const caller = c.var.caller;
-  if (caller.kind === "partner") return next();
-  const { perUser, perAddress } = LIMITERS[operation2];
-  const address = c.req.header("cf-connecting-ip");
-  let outcomes;
-  try {
-    outcomes = await Promise.all([
-      c.env[perUser].limit({ key: `user:${caller.id}` }),
-      ...address ? [c.env[perAddress].limit({ key: `ip:${address}` })] : []
-    ]);
-  } catch (err) {
-    log("error", "rate_limit_unavailable", { request_id: c.var.requestId, operation: operation2, error: String(err) });
-    return next();
-  }
-  if (outcomes.some((outcome) => !outcome.success)) {
-    throw new ApiError("rate_limited", `Too many ${operation2} calls; wait before trying again.`, {
-      retry_after: RATE_LIMIT_PERIOD_SECONDS
-    });
-  }
-  await next();
-}), "rateLimit");
-
-// ../../../work/main/node_modules/valibot/dist/index.mjs
+// ../../../work/wt/next42/node_modules/valibot/dist/index.mjs
 var store$4;
 var DEFAULT_CONFIG = {
   lang: void 0,
@@ -4371,6 +5475,8 @@ function getDotPath(issue) {
   return null;
 }
 __name(getDotPath, "getDotPath");
+var EMAIL_REGEX = /^[\w+-]+(?:\.[\w+-]+)*@[\da-zA-Z]+(?:[.-][\da-zA-Z]+)*\.[a-zA-Z]{2,}$/u;
+var ISO_TIMESTAMP_REGEX = /^\d{4}-(?:0[1-9]|1[0-2])-(?:[12]\d|0[1-9]|3[01])[T ](?:0\d|1\d|2[0-3])(?::[0-5]\d){2}(?:\.\d{1,9})?(?:Z| ?[+-](?:0\d|1\d|2[0-3])(?::?[0-5]\d)?)$/u;
 // @__NO_SIDE_EFFECTS__
 function check(requirement, message$1) {
   return {
@@ -4399,6 +5505,23 @@ function description(description_) {
 }
 __name(description, "description");
 // @__NO_SIDE_EFFECTS__
+function email(message$1) {
+  return {
+    kind: "validation",
+    type: "email",
+    reference: email,
+    expects: null,
+    async: false,
+    requirement: EMAIL_REGEX,
+    message: message$1,
+    "~run"(dataset, config$1) {
+      if (dataset.typed && !this.requirement.test(dataset.value)) _addIssue(this, "email", dataset, config$1);
+      return dataset;
+    }
+  };
+}
+__name(email, "email");
+// @__NO_SIDE_EFFECTS__
 function examples(examples_) {
   return {
     kind: "metadata",
@@ -4425,6 +5548,23 @@ function integer(message$1) {
   };
 }
 __name(integer, "integer");
+// @__NO_SIDE_EFFECTS__
+function isoTimestamp(message$1) {
+  return {
+    kind: "validation",
+    type: "iso_timestamp",
+    reference: isoTimestamp,
+    async: false,
+    expects: null,
+    requirement: ISO_TIMESTAMP_REGEX,
+    message: message$1,
+    "~run"(dataset, config$1) {
+      if (dataset.typed && !this.requirement.test(dataset.value)) _addIssue(this, "timestamp", dataset, config$1);
+      return dataset;
+    }
+  };
+}
+__name(isoTimestamp, "isoTimestamp");
 // @__NO_SIDE_EFFECTS__
 function maxLength(requirement, message$1) {
   return {
@@ -4548,6 +5688,20 @@ function title(title_) {
 }
 __name(title, "title");
 // @__NO_SIDE_EFFECTS__
+function toLowerCase() {
+  return {
+    kind: "transformation",
+    type: "to_lower_case",
+    reference: toLowerCase,
+    async: false,
+    "~run"(dataset) {
+      dataset.value = dataset.value.toLowerCase();
+      return dataset;
+    }
+  };
+}
+__name(toLowerCase, "toLowerCase");
+// @__NO_SIDE_EFFECTS__
 function transform(operation2) {
   return {
     kind: "transformation",
@@ -4562,6 +5716,21 @@ function transform(operation2) {
   };
 }
 __name(transform, "transform");
+// @__NO_SIDE_EFFECTS__
+function trim() {
+  return {
+    kind: "transformation",
+    type: "trim",
+    reference: trim,
+    async: false,
+    "~run"(dataset) {
+      dataset.value = dataset.value.trim();
+      return dataset;
+    }
+  };
+}
+__name(trim, "trim");
+var ABORT_EARLY_CONFIG = { abortEarly: true };
 // @__NO_SIDE_EFFECTS__
 function getFallback(schema, dataset, config$1) {
   return typeof schema.fallback === "function" ? schema.fallback(dataset, config$1) : schema.fallback;
@@ -4635,6 +5804,83 @@ function boolean(message$1) {
   });
 }
 __name(boolean, "boolean");
+// @__NO_SIDE_EFFECTS__
+function _merge(value1, value2) {
+  if (typeof value1 === typeof value2) {
+    if (/* @__PURE__ */ _isSameValueZero(value1, value2) || value1 instanceof Date && value2 instanceof Date && /* @__PURE__ */ _isSameValueZero(+value1, +value2)) return { value: value1 };
+    if (value1 && value2 && value1.constructor === Object && value2.constructor === Object) {
+      const nextValue = {
+        ...value1,
+        ...value2
+      };
+      for (const key in value2) if (Object.prototype.hasOwnProperty.call(value1, key) && Object.prototype.hasOwnProperty.call(value2, key)) {
+        const dataset = /* @__PURE__ */ _merge(value1[key], value2[key]);
+        if (dataset.issue) return dataset;
+        nextValue[key] = dataset.value;
+      }
+      return { value: nextValue };
+    }
+    if (Array.isArray(value1) && Array.isArray(value2)) {
+      if (value1.length === value2.length) {
+        const nextValue = [...value1];
+        for (let index = 0; index < value1.length; index++) {
+          const dataset = /* @__PURE__ */ _merge(value1[index], value2[index]);
+          if (dataset.issue) return dataset;
+          nextValue[index] = dataset.value;
+        }
+        return { value: nextValue };
+      }
+    }
+  }
+  return { issue: true };
+}
+__name(_merge, "_merge");
+// @__NO_SIDE_EFFECTS__
+function intersect(options, message$1) {
+  return _standardSchema({
+    kind: "schema",
+    type: "intersect",
+    reference: intersect,
+    expects: /* @__PURE__ */ _joinExpects(options.map((option) => option.expects), "&"),
+    async: false,
+    options,
+    message: message$1,
+    "~run"(dataset, config$1) {
+      if (this.options.length) {
+        const input = dataset.value;
+        let outputs;
+        dataset.typed = true;
+        for (const schema of this.options) {
+          const optionDataset = schema["~run"]({ value: input }, config$1);
+          if (optionDataset.issues) {
+            if (dataset.issues) for (const issue of optionDataset.issues) dataset.issues.push(issue);
+            else dataset.issues = optionDataset.issues;
+            if (config$1.abortEarly) {
+              dataset.typed = false;
+              break;
+            }
+          }
+          if (!optionDataset.typed) dataset.typed = false;
+          if (dataset.typed) if (outputs) outputs.push(optionDataset.value);
+          else outputs = [optionDataset.value];
+        }
+        if (dataset.typed) {
+          dataset.value = outputs[0];
+          for (let index = 1; index < outputs.length; index++) {
+            const mergeDataset = /* @__PURE__ */ _merge(dataset.value, outputs[index]);
+            if (mergeDataset.issue) {
+              _addIssue(this, "type", dataset, config$1, { received: "unknown" });
+              break;
+            }
+            dataset.value = mergeDataset.value;
+          }
+        }
+      } else _addIssue(this, "type", dataset, config$1);
+      return dataset;
+    }
+  });
+}
+__name(intersect, "intersect");
 // @__NO_SIDE_EFFECTS__
 function literal(literal_, message$1) {
   return _standardSchema({
@@ -4864,72 +6110,6 @@ function picklist(options, message$1) {
 }
 __name(picklist, "picklist");
 // @__NO_SIDE_EFFECTS__
-function record(key, value$1, message$1) {
-  return _standardSchema({
-    kind: "schema",
-    type: "record",
-    reference: record,
-    expects: "Object",
-    async: false,
-    key,
-    value: value$1,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      const input = dataset.value;
-      if (input && typeof input === "object") {
-        dataset.typed = true;
-        dataset.value = {};
-        for (const entryKey in input) if (/* @__PURE__ */ _isValidObjectKey(input, entryKey)) {
-          const entryValue = input[entryKey];
-          const keyDataset = this.key["~run"]({ value: entryKey }, config$1);
-          if (keyDataset.issues) {
-            const pathItem = {
-              type: "object",
-              origin: "key",
-              input,
-              key: entryKey,
-              value: entryValue
-            };
-            for (const issue of keyDataset.issues) {
-              issue.path = [pathItem];
-              dataset.issues?.push(issue);
-            }
-            if (!dataset.issues) dataset.issues = keyDataset.issues;
-            if (config$1.abortEarly) {
-              dataset.typed = false;
-              break;
-            }
-          }
-          const valueDataset = this.value["~run"]({ value: entryValue }, config$1);
-          if (valueDataset.issues) {
-            const pathItem = {
-              type: "object",
-              origin: "value",
-              input,
-              key: entryKey,
-              value: entryValue
-            };
-            for (const issue of valueDataset.issues) {
-              if (issue.path) issue.path.unshift(pathItem);
-              else issue.path = [pathItem];
-              dataset.issues?.push(issue);
-            }
-            if (!dataset.issues) dataset.issues = valueDataset.issues;
-            if (config$1.abortEarly) {
-              dataset.typed = false;
-              break;
-            }
-          }
-          if (!keyDataset.typed || !valueDataset.typed) dataset.typed = false;
-          if (keyDataset.typed) dataset.value[keyDataset.value] = valueDataset.value;
-        }
-      } else _addIssue(this, "type", dataset, config$1);
-      return dataset;
-    }
-  });
-}
-__name(record, "record");
-// @__NO_SIDE_EFFECTS__
 function strictObject(entries$1, message$1) {
   return _standardSchema({
     kind: "schema",
@@ -5071,20 +6251,73 @@ function union(options, message$1) {
 }
 __name(union, "union");
 // @__NO_SIDE_EFFECTS__
-function unknown() {
+function variant(key, options, message$1) {
   return _standardSchema({
     kind: "schema",
-    type: "unknown",
-    reference: unknown,
-    expects: "unknown",
+    type: "variant",
+    reference: variant,
+    expects: "Object",
     async: false,
-    "~run"(dataset) {
-      dataset.typed = true;
+    key,
+    options,
+    message: message$1,
+    "~run"(dataset, config$1) {
+      const input = dataset.value;
+      if (input && typeof input === "object") {
+        let outputDataset;
+        let maxDiscriminatorPriority = 0;
+        let invalidDiscriminatorKey = this.key;
+        let expectedDiscriminators = [];
+        const parseOptions = /* @__PURE__ */ __name((variant$1, allKeys) => {
+          for (const schema of variant$1.options) {
+            if (schema.type === "variant") parseOptions(schema, new Set(allKeys).add(schema.key));
+            else {
+              let keysAreValid = true;
+              let currentPriority = 0;
+              for (const currentKey of allKeys) {
+                const discriminatorSchema = schema.entries[currentKey];
+                if (currentKey in input ? discriminatorSchema["~run"]({
+                  typed: false,
+                  value: input[currentKey]
+                }, ABORT_EARLY_CONFIG).issues : discriminatorSchema.type !== "exact_optional" && discriminatorSchema.type !== "optional" && discriminatorSchema.type !== "nullish") {
+                  keysAreValid = false;
+                  if (invalidDiscriminatorKey !== currentKey && (maxDiscriminatorPriority < currentPriority || maxDiscriminatorPriority === currentPriority && currentKey in input && !(invalidDiscriminatorKey in input))) {
+                    maxDiscriminatorPriority = currentPriority;
+                    invalidDiscriminatorKey = currentKey;
+                    expectedDiscriminators = [];
+                  }
+                  if (invalidDiscriminatorKey === currentKey) expectedDiscriminators.push(schema.entries[currentKey].expects);
+                  break;
+                }
+                currentPriority++;
+              }
+              if (keysAreValid) {
+                const optionDataset = schema["~run"]({ value: input }, config$1);
+                if (!outputDataset || !outputDataset.typed && optionDataset.typed) outputDataset = optionDataset;
+              }
+            }
+            if (outputDataset && !outputDataset.issues) break;
+          }
+        }, "parseOptions");
+        parseOptions(this, /* @__PURE__ */ new Set([this.key]));
+        if (outputDataset) return outputDataset;
+        _addIssue(this, "type", dataset, config$1, {
+          input: input[invalidDiscriminatorKey],
+          expected: /* @__PURE__ */ _joinExpects(expectedDiscriminators, "|"),
+          path: [{
+            type: "object",
+            origin: "value",
+            input,
+            key: invalidDiscriminatorKey,
+            value: input[invalidDiscriminatorKey]
+          }]
+        });
+      } else _addIssue(this, "type", dataset, config$1);
       return dataset;
     }
   });
 }
-__name(unknown, "unknown");
+__name(variant, "variant");
 // @__NO_SIDE_EFFECTS__
 function omit(schema, keys) {
   const entries$1 = { ...schema.entries };
@@ -5125,36 +6358,70 @@ function safeParse(schema, input, config$1) {
 }
 __name(safeParse, "safeParse");
 
-// src/risk/limits.ts
+// src/config/risk-limits.ts
+var HOUR_MS = 36e5;
+var DAY_MS = 864e5;
+var RISK_KEYS = {
+  /** A user's uses of card numbers as the payer's, by the card's fingerprint. */
+  payer_uses: { subject: "user", entries: "call" },
+  /** A user's OTP sends, by the card's (number's or token's) fingerprint. */
+  otp_sends: { subject: "user", entries: "call" },
+  /** A user's receiver cards (a2c/create's receiver_card), by fingerprint: a2c/create asks the user's object alone. */
+  receiver_cards: { subject: "user", entries: "ref" },
+  /** A card's users as the payer, by a keyed hash of the user (src/risk/fingerprint.ts userKey). */
+  card_users: { subject: "card", entries: "call" }
+};
 var RISK_RULES = {
-  /** Uses of one card number (anonymous authorize and pay, a2c/create's receiver_card), across all receipts and users. */
-  card_uses_per_hour: { subject: "card", windowMs: 36e5, fallback: 10 },
-  /** Distinct card numbers one user uses; a card counts from its first use in the window. */
-  user_cards_per_day: { subject: "user", windowMs: 864e5, fallback: 5 },
-  /** OTP sends (authorize, token or number) one user asks for. */
-  user_otp_sends_per_day: { subject: "user", windowMs: 864e5, fallback: 20 },
-  /** OTP sends to one card, by its number's or its token's fingerprint. */
-  card_otp_sends_per_day: { subject: "card", windowMs: 864e5, fallback: 10 }
+  /** Uses of one card number as the payer's by one user (anonymous/authorize, anonymous/pay). */
+  user_card_uses_per_hour: { key: "payer_uses", counts: "ref", windowMs: HOUR_MS, fallback: 5 },
+  user_card_uses_per_day: { key: "payer_uses", counts: "ref", windowMs: DAY_MS, fallback: 10 },
+  /** Distinct users of one card number as the payer's; a user already among them is never refused. */
+  card_users_per_day: { key: "card_users", counts: "distinct", windowMs: DAY_MS, fallback: 3, others: true },
+  /** Distinct card numbers one user pays with. */
+  user_payer_cards_per_day: { key: "payer_uses", counts: "distinct", windowMs: DAY_MS, fallback: 5 },
+  /** Distinct receiver cards of one user's transfers (a2c/create); they count toward no other limit. */
+  user_receiver_cards_per_day: { key: "receiver_cards", counts: "distinct", windowMs: DAY_MS, fallback: 20 },
+  /** OTP sends (authorize, by token or number) one user asks for. */
+  user_otp_sends_per_day: { key: "otp_sends", counts: "all", windowMs: DAY_MS, fallback: 20 },
+  /** OTP sends one user asks for to one card, by its number's or its token's fingerprint. */
+  user_card_otp_sends_per_day: { key: "otp_sends", counts: "ref", windowMs: DAY_MS, fallback: 5 }
+};
+var RISK_RULE_NAMES = Object.keys(RISK_RULES);
+var KEEP_MS = Object.fromEntries(
+  Object.keys(RISK_KEYS).map((key) => [
+    key,
+    Math.max(...Object.values(RISK_RULES).flatMap((rule) => rule.key === key ? [rule.windowMs] : []))
+  ])
+);
+var RETIRED = {
+  card_uses_per_hour: "user_card_uses_per_hour and user_card_uses_per_day (a card's uses are counted per user) and card_users_per_day",
+  card_otp_sends_per_day: "user_card_otp_sends_per_day (a card's OTP sends are counted per user)",
+  user_cards_per_day: "user_payer_cards_per_day and user_receiver_cards_per_day"
 };
 var Limit = union(
   [pipe(number(), integer(), minValue(1), maxValue(Number.MAX_SAFE_INTEGER)), literal("off")],
   'each limit must be a positive integer or "off"'
 );
 var RiskLimitsSetting = strictObject(
-  Object.fromEntries(Object.keys(RISK_RULES).map((rule) => [rule, optional(Limit)])),
-  `RISK_LIMITS must be a JSON object of the limits ${Object.keys(RISK_RULES).join(", ")}, and no other key`
+  Object.fromEntries(RISK_RULE_NAMES.map((rule) => [rule, optional(Limit)])),
+  `RISK_LIMITS must be a JSON object of the limits ${RISK_RULE_NAMES.join(", ")}, and no other key`
 );
 var DEFAULT_RISK_LIMITS = Object.fromEntries(
   Object.entries(RISK_RULES).map(([rule, { fallback }]) => [rule, fallback])
 );
 function parseRiskLimits(value) {
-  const text = typeof value === "string" ? value.trim() : "";
-  if (!text) return { limits: DEFAULT_RISK_LIMITS, problem: null };
+  const text2 = typeof value === "string" ? value.trim() : "";
+  if (!text2) return { limits: DEFAULT_RISK_LIMITS, problem: null };
   let json;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(text2);
   } catch {
-    return { limits: DEFAULT_RISK_LIMITS, problem: `RISK_LIMITS is not JSON (rule 13's limits, e.g. {"card_uses_per_hour": 10}).` };
+    return { limits: DEFAULT_RISK_LIMITS, problem: `RISK_LIMITS is not JSON (rule 13's limits, e.g. {"user_card_uses_per_hour": 5}).` };
+  }
+  const retired = json !== null && typeof json === "object" ? Object.keys(json).filter((name) => Object.hasOwn(RETIRED, name)) : [];
+  if (retired.length > 0) {
+    const name = retired[0];
+    return { limits: DEFAULT_RISK_LIMITS, problem: `RISK_LIMITS names ${name}, a limit no longer counted: set ${RETIRED[name]} instead.` };
   }
   const parsed = safeParse(RiskLimitsSetting, json);
   if (!parsed.success) {
@@ -5192,7 +6459,74 @@ function riskProblems(env) {
 }
 __name(riskProblems, "riskProblems");
 
-// src/shards.ts
+// src/config/staff-roles.ts
+var ROLES = ["support", "finance", "operator"];
+var OPERATIONS = [
+  "me",
+  "find",
+  "record",
+  "reveal",
+  "statements",
+  "statement",
+  "statement_file",
+  "fiscal_pending",
+  "resend",
+  "resend_failed",
+  "erasures",
+  "charts"
+];
+var CAN = {
+  support: ["me", "find", "record", "reveal"],
+  finance: ["me", "find", "record", "statements", "statement", "statement_file", "fiscal_pending"],
+  operator: OPERATIONS
+};
+var may = /* @__PURE__ */ __name((role, operation2) => CAN[role].includes(operation2), "may");
+var stronger = /* @__PURE__ */ __name((a, b) => a && ROLES.indexOf(a) > ROLES.indexOf(b) ? a : b, "stronger");
+var EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+var DOMAIN = /^@[^\s@]+\.[^\s@]+$/;
+function parseStaffRoles(text2) {
+  const value = (text2 ?? "").trim();
+  if (value === "") return { roles: { emails: /* @__PURE__ */ new Map(), domains: /* @__PURE__ */ new Map() } };
+  let parsed;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return { problem: 'STAFF_ROLES is not JSON: set it to {"support": [...], "finance": [...], "operator": [...]} of emails or @domains.' };
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return { problem: "STAFF_ROLES is not a JSON object of roles (support, finance, operator)." };
+  }
+  const emails = /* @__PURE__ */ new Map();
+  const domains = /* @__PURE__ */ new Map();
+  for (const [role, entries] of Object.entries(parsed)) {
+    if (!ROLES.includes(role))
+      return { problem: `STAFF_ROLES names a role the console does not know; the roles are ${ROLES.join(", ")}.` };
+    if (!Array.isArray(entries)) return { problem: `STAFF_ROLES's ${role} is not a list of emails or @domains.` };
+    for (const [i, entry] of entries.entries()) {
+      const name = typeof entry === "string" ? entry.trim().toLowerCase() : "";
+      if (DOMAIN.test(name)) domains.set(name.slice(1), stronger(domains.get(name.slice(1)), role));
+      else if (EMAIL.test(name)) emails.set(name, stronger(emails.get(name), role));
+      else return { problem: `STAFF_ROLES's ${role} entry ${i + 1} is neither an email nor an @domain.` };
+    }
+  }
+  return { roles: { emails, domains } };
+}
+__name(parseStaffRoles, "parseStaffRoles");
+function roleOf(roles, email2) {
+  const address = email2.trim().toLowerCase();
+  const named = roles.emails.get(address);
+  if (named) return named;
+  const domain = address.slice(address.lastIndexOf("@") + 1);
+  return address.includes("@") && roles.domains.get(domain) || null;
+}
+__name(roleOf, "roleOf");
+function staffRoleProblems(env) {
+  const parsed = parseStaffRoles(env.STAFF_ROLES);
+  return "problem" in parsed ? [parsed.problem] : [];
+}
+__name(staffRoleProblems, "staffRoleProblems");
+
+// src/d1/shards.ts
 var isD1 = /* @__PURE__ */ __name((value) => typeof value?.prepare === "function" && typeof value?.batch === "function", "isD1");
 function shardProblems(env) {
   const problems = [];
@@ -5219,10 +6553,10 @@ function layout(env) {
     if (problems.length > 0) throw new Error(problems.join(" "));
     const resolve = /* @__PURE__ */ __name((names) => names.map((binding) => ({ binding, db: env[binding] })), "resolve");
     const current = resolve(tidShardList(env.TID_INDEX_SHARDS));
-    const previous = previousTidShardLayouts(env.TID_INDEX_SHARDS_PREVIOUS).map(resolve).sort((a, b) => b.length - a.length);
+    const previous2 = previousTidShardLayouts(env.TID_INDEX_SHARDS_PREVIOUS).map(resolve).sort((a, b) => b.length - a.length);
     const all = [...current];
-    for (const shard of previous.flat()) if (!all.some((known) => known.binding === shard.binding)) all.push(shard);
-    found = { current, previous, all };
+    for (const shard of previous2.flat()) if (!all.some((known) => known.binding === shard.binding)) all.push(shard);
+    found = { current, previous: previous2, all };
     cache3.set(env, found);
   }
   return found;
@@ -5244,9 +6578,9 @@ async function eventShardFor(env, recordId) {
 }
 __name(eventShardFor, "eventShardFor");
 async function eventShardsFor(env, recordId) {
-  const { previous } = layout(env);
+  const { previous: previous2 } = layout(env);
   const places = [await eventShardFor(env, recordId)];
-  for (const list of previous) places.push(list[await eventShardIndex(list.length, recordId)]);
+  for (const list of previous2) places.push(list[await eventShardIndex(list.length, recordId)]);
   return distinct(places);
 }
 __name(eventShardsFor, "eventShardsFor");
@@ -5257,9 +6591,9 @@ async function tidShardFor(env, owner, tid) {
 }
 __name(tidShardFor, "tidShardFor");
 async function tidShardsFor(env, owner, tid) {
-  const { previous } = layout(env);
+  const { previous: previous2 } = layout(env);
   const places = [await tidShardFor(env, owner, tid)];
-  for (const list of previous) places.push(list[await tidShardIndex(list.length, owner, tid)]);
+  for (const list of previous2) places.push(list[await tidShardIndex(list.length, owner, tid)]);
   return distinct(places);
 }
 __name(tidShardsFor, "tidShardsFor");
@@ -5276,12 +6610,60 @@ function jumpHash(key, buckets) {
 }
 __name(jumpHash, "jumpHash");
 
-// src/guard.ts
+// src/http/rate-limit.ts
+var LIMITERS = {
+  authorize: { perUser: "LIMIT_AUTHORIZE_PER_USER", perAddress: "LIMIT_AUTHORIZE_PER_IP" },
+  pay: { perUser: "LIMIT_PAY_PER_USER", perAddress: "LIMIT_PAY_PER_IP" }
+};
+var RATE_LIMIT_PERIOD_SECONDS = 60;
+var RATE_LIMIT_BINDINGS = Object.values(LIMITERS).flatMap(({ perUser, perAddress }) => [perUser, perAddress]);
+function rateLimitProblems(env) {
+  const bindings = env;
+  return RATE_LIMIT_BINDINGS.filter((binding) => typeof bindings[binding]?.limit !== "function").map(
+    (binding) => `The rate limiting binding ${binding} is missing (see [[ratelimits]] in wrangler.toml).`
+  );
+}
+__name(rateLimitProblems, "rateLimitProblems");
+var rateLimit = /* @__PURE__ */ __name((operation2) => createMiddleware(async (c, next) => {
+  const caller = c.var.caller;
+  if (caller.kind === "partner") return next();
+  const { perUser, perAddress } = LIMITERS[operation2];
+  const address = c.req.header("cf-connecting-ip");
+  let outcomes;
+  try {
+    outcomes = await Promise.all([
+      c.env[perUser].limit({ key: `user:${caller.id}` }),
+      ...address ? [c.env[perAddress].limit({ key: `ip:${address}` })] : []
+    ]);
+  } catch (err) {
+    log("error", "rate_limit_unavailable", { request_id: c.var.requestId, operation: operation2, error: String(err) });
+    return next();
+  }
+  if (outcomes.some((outcome) => !outcome.success)) {
+    throw new ApiError("rate_limited", `Too many ${operation2} calls; wait before trying again.`, {
+      retry_after: RATE_LIMIT_PERIOD_SECONDS
+    });
+  }
+  await next();
+}), "rateLimit");
+
+// src/http/guard.ts
 function eventQueueProblems(env) {
   if (typeof env.EVENTS?.send === "function") return [];
   return ["The queue binding EVENTS is missing (see [[queues.producers]] in wrangler.toml): events cannot be published."];
 }
 __name(eventQueueProblems, "eventQueueProblems");
+function auditProblems(env) {
+  const problems = auditSettingProblems(env, false);
+  const bound = env;
+  for (const name of ["AUDIT", "STATEMENTS"])
+    if (typeof bound[name]?.put !== "function") problems.push(`The R2 binding ${name} is missing (see [[r2_buckets]] in wrangler.toml).`);
+  for (const name of ["AUDIT_WRITER", "STATEMENT"])
+    if (typeof bound[name]?.idFromName !== "function")
+      problems.push(`The Durable Object binding ${name} is missing (see [[durable_objects.bindings]] in wrangler.toml).`);
+  return problems;
+}
+__name(auditProblems, "auditProblems");
 var CHECKS = [
   credentialProblems,
   rateLimitProblems,
@@ -5289,6 +6671,10 @@ var CHECKS = [
   eventQueueProblems,
   webhookSecretProblems,
   expiryProblems,
+  fiscalReadProblems,
+  auditProblems,
+  cancelledByProblems,
+  staffRoleProblems,
   shardProblems,
   productionProblems
 ];
@@ -5315,13 +6701,67 @@ var requireSoundConfig = createMiddleware(async (c, next) => {
   await next();
 });
 
+// src/metrics/metrics.ts
+var SUCCESS_SAMPLE = 10;
+var SLOW_SUCCESS = { upstreamMs: 1e3, queuedMs: 6e4 };
+var isFrequentSuccess = /* @__PURE__ */ __name((name, f) => name === "upstream_call" && f.outcome === "ok" && (f.ms ?? 0) < SLOW_SUCCESS.upstreamMs || name === "event_delivery" && f.outcome === "delivered" && (f.queued_ms ?? 0) < SLOW_SUCCESS.queuedMs, "isFrequentSuccess");
+var successSampling = { keep: /* @__PURE__ */ __name(() => Math.random() * SUCCESS_SAMPLE < 1, "keep") };
+var readers = /* @__PURE__ */ new Set();
+function observeMetrics(read) {
+  readers.add(read);
+  return () => readers.delete(read);
+}
+__name(observeMetrics, "observeMetrics");
+function metricPoint(name, fields) {
+  const f = fields;
+  return {
+    indexes: [name],
+    blobs: [name, f.operation ?? "", f.outcome ?? ""],
+    doubles: [f.count ?? 1, Math.max(0, Math.round(f.ms ?? 0)), f.attempts ?? Math.max(0, Math.round(f.queued_ms ?? 0))]
+  };
+}
+__name(metricPoint, "metricPoint");
+function metric(env, name, fields) {
+  try {
+    let point = metricPoint(name, fields);
+    if (isFrequentSuccess(name, fields)) {
+      if (!successSampling.keep()) return;
+      point = metricPoint(name, { ...fields, count: SUCCESS_SAMPLE });
+    }
+    env.METRICS?.writeDataPoint(point);
+    for (const read of readers) read(point);
+  } catch (err) {
+    log("warn", "metric_write_failed", { metric: name, error: err instanceof Error ? err.message : String(err) });
+  }
+}
+__name(metric, "metric");
+
+// src/shared/clock.ts
+import { AsyncLocalStorage as AsyncLocalStorage2 } from "node:async_hooks";
+var offsetMs = 0;
+var frozenAt = null;
+var wall = /* @__PURE__ */ __name(() => frozenAt ?? Date.now(), "wall");
+var recordTime = new AsyncLocalStorage2();
+var clock = {
+  /** The time of the record whose call this is (its offset added), else the deployment's. */
+  now: /* @__PURE__ */ __name(() => wall() + offsetMs + (recordTime.getStore() ?? 0), "now"),
+  /** The deployment's time, whichever record's call reads it. */
+  shared: /* @__PURE__ */ __name(() => wall() + offsetMs, "shared"),
+  /** How far the record whose call this is runs ahead of the deployment (0 outside a record's call). */
+  recordOffset: /* @__PURE__ */ __name(() => recordTime.getStore() ?? 0, "recordOffset")
+};
+function inRecordTime(offset, work) {
+  return recordTime.run(offset, work);
+}
+__name(inRecordTime, "inRecordTime");
+
 // src/record-stub.ts
 function receiptStub(env, kind, id) {
   return env.RECEIPTS.get(env.RECEIPTS.idFromName(`${kind}:${id}`));
 }
 __name(receiptStub, "receiptStub");
 
-// ../../../work/main/node_modules/ulid/dist/browser/index.js
+// ../../../work/wt/next42/node_modules/ulid/dist/browser/index.js
 var ENCODING = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 var ENCODING_LEN = 32;
 var RANDOM_LEN = 16;
@@ -5471,7 +6911,7 @@ var STATE = { created: 0, paid: 4, held: 5, cancelled: 21, awaitingSupplier: 57 
 var KNOWN_STATES = new Set(Object.values(STATE));
 var isKnownState = /* @__PURE__ */ __name((state) => typeof state === "number" && KNOWN_STATES.has(state), "isKnownState");
 
-// src/kinds.ts
+// src/rules/kinds.ts
 var RECEIPT = {
   name: "receipt",
   noun: "receipt",
@@ -5490,7 +6930,8 @@ var RECEIPT = {
       [STATE.held]: "receipt.held",
       [STATE.awaitingSupplier]: "receipt.awaiting_supplier",
       [STATE.cancelled]: "receipt.cancelled"
-    }
+    },
+    fiscal: { sale: "receipt.fiscalized", refund: "receipt.refund_fiscalized" }
   },
   idOf: /* @__PURE__ */ __name((body) => body.id, "idOf"),
   stateOf: /* @__PURE__ */ __name((body) => body.state, "stateOf"),
@@ -5539,14 +6980,76 @@ function kindNamed(name) {
 }
 __name(kindNamed, "kindNamed");
 
+// src/events/statement-lines.ts
+var STATEMENT_CHANGES = { paid: 1, held: 2, cancelled: 3, refunded: 4, expired: 5, closed_at_edge: 6 };
+var CHANGE_OF_CODE = new Map(Object.entries(STATEMENT_CHANGES).map(([name, code]) => [code, name]));
+var LINE_EVENT_TYPES = [
+  "receipt.paid",
+  "receipt.held",
+  "receipt.cancelled",
+  "transfer.paid",
+  "transfer.cancelled",
+  "transfer.expired",
+  "transfer.otp_attempts_exhausted"
+];
+function statementChange(event) {
+  switch (event.type) {
+    case "receipt.paid":
+    case "transfer.paid":
+      return "paid";
+    case "receipt.held":
+      return "held";
+    case "transfer.expired":
+      return "expired";
+    case "transfer.otp_attempts_exhausted":
+      return "closed_at_edge";
+    case "transfer.cancelled":
+      return "cancelled";
+    case "receipt.cancelled": {
+      if (event.data.closed_at_edge) return "closed_at_edge";
+      if (event.data.reason === "expired" || event.data.reason === "hold_expired") return "expired";
+      if (event.data.previous_state === 4 || event.data.previous_state === 57) return "refunded";
+      return "cancelled";
+    }
+    default:
+      return null;
+  }
+}
+__name(statementChange, "statementChange");
+var num = /* @__PURE__ */ __name((value) => typeof value === "number" && Number.isFinite(value) ? value : null, "num");
+function commissionOf(kind, object2) {
+  return num(object2.commission ?? (kind === "transfer" ? object2.sender?.commission : void 0));
+}
+__name(commissionOf, "commissionOf");
+function lineFields(event) {
+  const change = statementChange(event);
+  if (!change) return null;
+  const object2 = event.data.object;
+  const kind = event.type.startsWith("transfer.") ? KINDS.transfer : KINDS.receipt;
+  const isTransfer = kind.name === "transfer";
+  return {
+    change,
+    amount: num(isTransfer ? object2.receiver?.amount : object2.amount),
+    commission: commissionOf(kind.name, object2),
+    merchant: isTransfer ? null : num(object2.merchant?.merchant_id),
+    tid: typeof object2.tid === "string" ? object2.tid : null,
+    owner: event.data.owner,
+    state: num(object2.state),
+    fiscal_sign: typeof object2.ofd?.fiscalSign === "string" && object2.ofd.fiscalSign.trim() !== "" ? object2.ofd.fiscalSign : null
+  };
+}
+__name(lineFields, "lineFields");
+
 // src/events/types.ts
 var EVENT_TYPES = {
   "receipt.created": "A receipt was created (state 0).",
   "receipt.paid": "A receipt is paid (state 4): by pay, by hold-confirm, or when the supplier confirmed a payment that awaited it.",
   "receipt.held": "A hold receipt's amount is blocked on the card (state 5); hold-confirm debits it.",
   "receipt.awaiting_supplier": "A receipt was paid but awaits the supplier's confirmation (state 57); receipt.paid or receipt.cancelled follows.",
-  "receipt.cancelled": "A receipt is cancelled (state 21): by cancel, by the supplier's refusal, after three failed OTP guesses, or by the gateway when it expired unpaid or its hold was not confirmed in time (rule 12: `data.reason` `expired` or `hold_expired`). Where the payment service refused that cancel, `data.closed_at_edge` is true and `data.object.state` shows what the payment service shows (0 or 5): ask its support to cancel it.",
+  "receipt.cancelled": "A receipt is cancelled (state 21): by cancel, by the supplier's refusal, by the gateway after three failed OTP guesses (rule 2: `data.reason` `otp_attempts_exhausted`), or by the gateway when it expired unpaid or its hold was not confirmed in time (rule 12: `data.reason` `expired` or `hold_expired`). Where the payment service refused that cancel, `data.closed_at_edge` is true and `data.object.state` shows what the payment service shows (0 or 5): ask its support to cancel it.",
   "receipt.otp_attempts_exhausted": "The third failed OTP guess ended a receipt; receipt.cancelled follows once the payment service has cancelled it.",
+  "receipt.fiscalized": "A paid receipt's fiscal data, missing when it was paid (its `ofd` showed no fiscal sign or QR address), is shown at last (rule 14): `data.object.ofd` holds the fiscal receipt; the state stays 4 (`data.previous_state` 4). Until then the receipt is listed by fiscal/pending.",
+  "receipt.refund_fiscalized": "A refunded receipt's fiscal data, missing when it was cancelled, is shown at last (rule 14): `data.object.ofd` holds the refund's fiscal receipt; the state stays 21 (`data.previous_state` 21). Until then the receipt is listed by fiscal/pending.",
   "transfer.created": "A card-to-card transfer was created.",
   "transfer.paid": "A transfer is paid.",
   "transfer.cancelled": "A transfer is cancelled.",
@@ -5556,6 +7059,21 @@ var EVENT_TYPES = {
 var EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES);
 var DELIVERY_STATUSES = ["pending", "delivered", "failed"];
 var kindOfEvent = /* @__PURE__ */ __name((type) => Object.keys(KINDS).find((kind) => type.startsWith(`${kind}.`)) ?? "receipt", "kindOfEvent");
+var DATA = ',"data":{';
+function withObjectType(body) {
+  const at = body.indexOf(DATA);
+  if (at < 0 || body.startsWith('"object_type":', at + DATA.length)) return body;
+  let event;
+  try {
+    event = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (event.data?.object_type !== void 0 || typeof event.type !== "string" || !Object.hasOwn(EVENT_TYPES, event.type)) return body;
+  const cut = at + DATA.length;
+  return `${body.slice(0, cut)}"object_type":${JSON.stringify(kindOfEvent(event.type))},${body.slice(cut)}`;
+}
+__name(withObjectType, "withObjectType");
 var kindOf = kindOfEvent;
 var EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
 function recordIdOf(event) {
@@ -5563,7 +7081,7 @@ function recordIdOf(event) {
 }
 __name(recordIdOf, "recordIdOf");
 function assertWellFormed(event) {
-  const problem = !EVENT_ID.test(event.id) ? "its id is not evt_<ULID>" : !Object.hasOwn(EVENT_TYPES, event.type) ? `its type ${JSON.stringify(event.type)} is not an event type` : !Number.isSafeInteger(event.sequence) || event.sequence < 1 ? "its sequence is not a positive integer" : typeof recordIdOf(event) !== "string" || recordIdOf(event) === "" ? `its data.object has no ${KINDS[kindOfEvent(event.type)].idField}` : null;
+  const problem = !EVENT_ID.test(event.id) ? "its id is not evt_<ULID>" : !Object.hasOwn(EVENT_TYPES, event.type) ? `its type ${JSON.stringify(event.type)} is not an event type` : !Number.isSafeInteger(event.sequence) || event.sequence < 1 ? "its sequence is not a positive integer" : event.data.object_type !== kindOfEvent(event.type) ? `its data.object_type is not ${JSON.stringify(kindOfEvent(event.type))}` : typeof recordIdOf(event) !== "string" || recordIdOf(event) === "" ? `its data.object has no ${KINDS[kindOfEvent(event.type)].idField}` : null;
   if (problem) throw new TypeError(`Event ${JSON.stringify(event.id)} cannot be published: ${problem}.`);
 }
 __name(assertWellFormed, "assertWellFormed");
@@ -5580,9 +7098,20 @@ var EVENT_TYPE_CODES = {
   "transfer.paid": 8,
   "transfer.cancelled": 9,
   "transfer.otp_attempts_exhausted": 10,
-  "transfer.expired": 11
+  "transfer.expired": 11,
+  "receipt.fiscalized": 12,
+  "receipt.refund_fiscalized": 13
 };
 var DELIVERY_STATUS_CODES = { pending: 0, delivered: 1, failed: 2 };
+var INDEXED_TYPES = /* @__PURE__ */ new Set([
+  "receipt.held",
+  "receipt.awaiting_supplier",
+  "receipt.otp_attempts_exhausted",
+  "transfer.cancelled",
+  "transfer.otp_attempts_exhausted",
+  "receipt.fiscalized",
+  "receipt.refund_fiscalized"
+]);
 var TYPE_OF_CODE = new Map(Object.entries(EVENT_TYPE_CODES).map(([type, code]) => [code, type]));
 var STATUS_OF_CODE = new Map(Object.entries(DELIVERY_STATUS_CODES).map(([status, code]) => [code, status]));
 function decodeRow(row) {
@@ -5610,22 +7139,30 @@ __name(withBody, "withBody");
 var unpack = /* @__PURE__ */ __name((item) => "body" in item && "event" in item ? item : { event: item, body: JSON.stringify(item) }, "unpack");
 var MAX_EVENTS_PER_WRITE = 50;
 var idAt = /* @__PURE__ */ __name((at) => `evt_${encodeTime(Math.max(0, at), 10)}`, "idAt");
+function statementColumns(event) {
+  const line = lineFields(event);
+  if (!line) return [null, null, null, null, null, null, null, null];
+  return [STATEMENT_CHANGES[line.change], line.amount, line.commission, line.merchant, line.tid, line.owner, line.state, line.fiscal_sign];
+}
+__name(statementColumns, "statementColumns");
 async function recordEvents(db, items, now = clock.now()) {
   const pending = [];
   for (let start = 0; start < items.length; start += MAX_EVENTS_PER_WRITE) {
     const chunk = items.slice(start, start + MAX_EVENTS_PER_WRITE).map(unpack);
     const inserts = chunk.map(
       ({ event }) => db.prepare(
-        `INSERT INTO events (id, record_id, type, next_attempt_at, pending_since, watched)
-           VALUES (?1, ?2, ?3, ?4, ?4, CASE WHEN ?1 <= (SELECT MAX(id) FROM events_cursors) THEN 1 END)
+        `INSERT INTO events (id, record_id, type, next_attempt_at, pending_since, watched,
+                               change, amount, commission, merchant, tid, owner, state, fiscal_sign)
+           VALUES (?1, ?2, ?3, ?4, ?4, CASE WHEN ?1 <= (SELECT MAX(id) FROM events_cursors) THEN 1 END,
+                   ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
            ON CONFLICT (id) DO NOTHING`
-      ).bind(event.id, recordIdOf(event), EVENT_TYPE_CODES[event.type], now)
+      ).bind(event.id, recordIdOf(event), EVENT_TYPE_CODES[event.type], now, ...statementColumns(event))
     );
     const ids = chunk.map(({ event }) => event.id);
     const stillPending = db.prepare(`SELECT id FROM events WHERE status = 0 AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`).bind(...ids);
     const results = await db.batch([...inserts, stillPending]);
-    const bodyOf = new Map(chunk.map(({ event, body }) => [event.id, body]));
-    pending.push(...(results.at(-1)?.results ?? []).map(({ id }) => ({ id, payload: bodyOf.get(id) })));
+    const bodyOf2 = new Map(chunk.map(({ event, body }) => [event.id, body]));
+    pending.push(...(results.at(-1)?.results ?? []).map(({ id }) => ({ id, payload: bodyOf2.get(id) })));
   }
   return pending;
 }
@@ -5652,14 +7189,15 @@ async function listEvents(db, query) {
     return `SELECT * FROM ${from} ${all.length ? `WHERE ${all.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ${limit}`;
   }, "page");
   const watchedOnly = "events INDEXED BY events_watched";
-  let sql = page2([]);
-  if (query.delivery === "failed") sql = page2(["watched = 1"], watchedOnly);
+  let sql2 = page2([]);
+  if (query.delivery === "failed") sql2 = page2(["watched = 1"], watchedOnly);
   else if (query.delivery === "pending") {
-    sql = `SELECT * FROM (SELECT * FROM (${page2(["watched = 1"], watchedOnly)})
+    sql2 = `SELECT * FROM (SELECT * FROM (${page2(["watched = 1"], watchedOnly)})
            UNION ALL SELECT * FROM (${page2(["watched IS NULL", "id > (SELECT id FROM events_cursors WHERE name = 'sweep')"])}))
            ORDER BY id DESC LIMIT ${limit}`;
-  }
-  const { results } = await db.prepare(sql).bind(...params).all();
+  } else if (query.type !== void 0 && INDEXED_TYPES.has(query.type))
+    sql2 = page2([`type = ${EVENT_TYPE_CODES[query.type]}`], "events INDEXED BY events_by_type");
+  const { results } = await db.prepare(sql2).bind(...params).all();
   return { rows: results.slice(0, query.limit).map(decodeRow), hasMore: results.length > query.limit };
 }
 __name(listEvents, "listEvents");
@@ -5710,8 +7248,56 @@ async function recordDelivered(db, id, outcome) {
   ).bind(id, outcome.status, outcome.at).run();
 }
 __name(recordDelivered, "recordDelivered");
+var ATTEMPT_ANSWER_CHARS = 200;
+function insertAttempt(db, id, attempt) {
+  const answer = String(redact(attempt.answer.slice(0, ATTEMPT_ANSWER_CHARS))).trim();
+  return db.prepare(
+    `INSERT OR IGNORE INTO event_attempts (event_id, at, seq, status, ok, answer)
+       SELECT id, ?2, attempts, ?3, ?4, ?5 FROM events WHERE id = ?1`
+  ).bind(id, attempt.at, attempt.status, attempt.ok ? 1 : 0, answer);
+}
+__name(insertAttempt, "insertAttempt");
+async function attemptsOf(db, ids) {
+  if (ids.length === 0) return [];
+  const attempts = [];
+  for (let i = 0; i < ids.length; i += MAX_EVENTS_PER_WRITE) {
+    const slice = ids.slice(i, i + MAX_EVENTS_PER_WRITE);
+    const { results } = await db.prepare(
+      `SELECT event_id, at, seq, status, ok, answer FROM event_attempts
+         WHERE event_id IN (${slice.map((_, j) => `?${j + 1}`).join(", ")}) ORDER BY event_id, at, seq`
+    ).bind(...slice).all();
+    for (const row of results) attempts.push({ ...row, ok: row.ok === 1 });
+    const delivered = await db.prepare(
+      `SELECT id, delivered_at, attempts, last_status FROM events
+         WHERE id IN (${slice.map((_, j) => `?${j + 1}`).join(", ")}) AND status = 1 AND delivered_at IS NOT NULL`
+    ).bind(...slice).all();
+    for (const row of delivered.results) {
+      attempts.push({
+        event_id: row.id,
+        at: row.delivered_at,
+        seq: row.attempts,
+        status: row.last_status,
+        ok: true,
+        answer: row.last_status === null ? "delivered" : `HTTP ${row.last_status}`
+      });
+    }
+  }
+  return attempts.sort((a, b) => a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : a.at - b.at || a.seq - b.seq);
+}
+__name(attemptsOf, "attemptsOf");
+async function pruneAttempts(db, olderThanMs, limit, now = clock.now()) {
+  const result = await db.prepare(
+    `DELETE FROM event_attempts WHERE (event_id, at, seq) IN (
+         SELECT event_id, at, seq FROM event_attempts WHERE event_id < ?1 ORDER BY event_id LIMIT ?2)`
+  ).bind(idAt(now - olderThanMs), limit).run();
+  return result.meta.changes;
+}
+__name(pruneAttempts, "pruneAttempts");
 async function recordFailedAttempt(db, id, outcome) {
-  await db.prepare("UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1").bind(id, outcome.status, outcome.error, outcome.nextAttemptAt).run();
+  await db.batch([
+    db.prepare("UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1").bind(id, outcome.status, outcome.error, outcome.nextAttemptAt),
+    insertAttempt(db, id, { at: outcome.at ?? clock.now(), status: outcome.status, ok: false, answer: outcome.error })
+  ]);
 }
 __name(recordFailedAttempt, "recordFailedAttempt");
 async function recordDeadLettered(db, ids) {
@@ -5730,6 +7316,13 @@ async function restoreDelivery(db, row) {
   await db.prepare("UPDATE events SET status = ?2, delivered_at = ?3 WHERE id = ?1 AND status = 0").bind(row.id, DELIVERY_STATUS_CODES[row.delivery_status], row.delivered_at).run();
 }
 __name(restoreDelivery, "restoreDelivery");
+async function pruneEventsOf(db, ids, deliveredMs, undeliveredMs, now) {
+  if (ids.length === 0) return 0;
+  const list = ids.map((_, i) => `?${i + 4}`).join(", ");
+  const result = await db.prepare(`DELETE FROM events WHERE id IN (${list}) AND ((status = ?1 AND id < ?2) OR (status <> ?1 AND id < ?3))`).bind(DELIVERY_STATUS_CODES.delivered, idAt(now - deliveredMs), idAt(now - undeliveredMs), ...ids).run();
+  return result.meta.changes;
+}
+__name(pruneEventsOf, "pruneEventsOf");
 async function pruneWatched(db, status, olderThanMs, limit, now = clock.now()) {
   const result = await db.prepare(
     `DELETE FROM events WHERE id IN (
@@ -5744,13 +7337,13 @@ var advanceWalk = /* @__PURE__ */ __name((name) => `UPDATE events_cursors SET pr
 var walkedBatch = /* @__PURE__ */ __name((name) => `id > (SELECT prev FROM events_cursors WHERE name = '${name}') AND id <= (SELECT id FROM events_cursors WHERE name = '${name}')`, "walkedBatch");
 async function pruneDelivered(db, olderThanMs, limit, now = clock.now()) {
   const cutoff = idAt(now - olderThanMs);
-  const [, , deleted, ahead] = await db.batch([
+  const [, , deleted, ahead2] = await db.batch([
     db.prepare(advanceWalk("prune")).bind(cutoff, limit),
     db.prepare(`UPDATE events SET watched = 1 WHERE ${walkedBatch("prune")} AND status <> 1 AND watched IS NULL`),
     db.prepare(`DELETE FROM events WHERE ${walkedBatch("prune")} AND status = 1`),
     db.prepare("SELECT EXISTS (SELECT 1 FROM events WHERE id > (SELECT id FROM events_cursors WHERE name = 'prune') AND id < ?1) AS more").bind(cutoff)
   ]);
-  return { removed: deleted?.meta.changes ?? 0, more: (ahead?.results[0]?.more ?? 0) === 1 };
+  return { removed: deleted?.meta.changes ?? 0, more: (ahead2?.results[0]?.more ?? 0) === 1 };
 }
 __name(pruneDelivered, "pruneDelivered");
 function deliveryOf(row) {
@@ -5778,7 +7371,7 @@ async function byShard(env, items, recordIdOfItem) {
   return [...groups];
 }
 __name(byShard, "byShard");
-async function logEvents(env, items, now = clock.now()) {
+async function logEvents(env, items, now = clock.shared()) {
   const groups = await byShard(env, items, (item) => recordIdOf(unpack(item).event));
   return (await inPool(groups, ([db, group]) => recordEvents(db, group, now))).flat();
 }
@@ -5861,6 +7454,16 @@ async function recordHasLoggedEvents(env, recordId, eventIds) {
   return false;
 }
 __name(recordHasLoggedEvents, "recordHasLoggedEvents");
+async function pruneRecordEvents(env, recordId, eventIds, windows, now) {
+  let removed = 0;
+  for (const { db } of await eventShardsFor(env, recordId)) {
+    for (let start = 0; start < eventIds.length; start += 90) {
+      removed += await pruneEventsOf(db, eventIds.slice(start, start + 90), windows.deliveredMs, windows.undeliveredMs, now);
+    }
+  }
+  return removed;
+}
+__name(pruneRecordEvents, "pruneRecordEvents");
 async function newestEvents(env, records) {
   const kept = await inPool(records, async ({ kind, id }) => ({ id, ids: await receiptStub(env, kind, id).eventIds() }));
   const groups = /* @__PURE__ */ new Map();
@@ -5876,6 +7479,13 @@ async function newestEvents(env, records) {
   return [...newest.values()];
 }
 __name(newestEvents, "newestEvents");
+async function recordAttempts(env, recordId, eventIds) {
+  if (eventIds.length === 0) return [];
+  const shards = await eventShardsFor(env, recordId);
+  const found = await inPool(shards, ({ db }) => attemptsOf(db, eventIds));
+  return found.flat().sort((a, b) => a.at - b.at || a.seq - b.seq);
+}
+__name(recordAttempts, "recordAttempts");
 
 // src/events/signing.ts
 function encodeBase642(bytes2) {
@@ -5921,6 +7531,7 @@ var ERROR_SNIPPET = 200;
 async function postEvent(env, message2, now = Date.now()) {
   const { webhook } = readConfig(env);
   const timestamp = Math.floor(now / 1e3);
+  const payload = withObjectType(message2.payload);
   let response;
   try {
     response = await fetch(webhook.url, {
@@ -5930,9 +7541,9 @@ async function postEvent(env, message2, now = Date.now()) {
         "user-agent": "payments-gateway-webhooks/1",
         "webhook-id": message2.id,
         "webhook-timestamp": String(timestamp),
-        "webhook-signature": await signWebhook(webhook.keys, message2.id, timestamp, message2.payload)
+        "webhook-signature": await signWebhook(webhook.keys, message2.id, timestamp, payload)
       },
-      body: message2.payload,
+      body: payload,
       // A redirect is an answer, not a 2xx: following it would send the event where nobody configured.
       redirect: "manual",
       signal: AbortSignal.timeout(webhook.timeoutMs)
@@ -5949,18 +7560,27 @@ async function postEvent(env, message2, now = Date.now()) {
     await response.body?.cancel();
     return { ok: true, status: response.status };
   }
-  const text = await response.text().catch(() => "");
-  const snippet = String(redact(text.slice(0, ERROR_SNIPPET))).trim();
+  const text2 = await response.text().catch(() => "");
+  const snippet = String(redact(text2.slice(0, ERROR_SNIPPET))).trim();
   return { ok: false, status: response.status, error: `HTTP ${response.status}${snippet ? `: ${snippet}` : ""}` };
 }
 __name(postEvent, "postEvent");
 var isEventMessage = /* @__PURE__ */ __name((body) => typeof body?.id === "string" && typeof body.payload === "string", "isEventMessage");
 async function deliver(env, { message: message2, db }) {
   const { id } = message2.body;
+  const started = Date.now();
   const outcome = await postEvent(env, message2.body);
+  metric(env, "event_delivery", {
+    outcome: outcome.ok ? "delivered" : "failed",
+    ms: Date.now() - started,
+    queued_ms: started - message2.timestamp.getTime()
+  });
   if (outcome.ok) {
     message2.ack();
-    log("info", "event_delivered", { event_id: id, attempt: message2.attempts, status: outcome.status });
+    const delivered = { event_id: id, attempt: message2.attempts, status: outcome.status };
+    const line = currentLine();
+    if (line) line.push("delivered", delivered);
+    else log("info", "event_delivered", delivered);
     try {
       if (db) await recordDelivered(db, id, { status: outcome.status, at: clock.now() });
     } catch (err) {
@@ -6000,6 +7620,16 @@ async function holdBack(env, held, problems) {
 }
 __name(holdBack, "holdBack");
 var handleEventBatch = /* @__PURE__ */ __name(async (batch, env) => {
+  const started = Date.now();
+  const line = new LogLine("queue_batch", { queue: batch.queue, messages: batch.messages.length });
+  try {
+    await inLine(line, () => deliverBatch(batch, env));
+  } finally {
+    line.set({ ms: Date.now() - started });
+    line.write();
+  }
+}, "handleEventBatch");
+async function deliverBatch(batch, env) {
   const received = [];
   for (const message2 of batch.messages) {
     const event = isEventMessage(message2.body) ? parseEvent(message2.body.payload) : null;
@@ -6026,6 +7656,7 @@ var handleEventBatch = /* @__PURE__ */ __name(async (batch, env) => {
       if (!logged.has(message2.body.id)) notLogged(message2);
       log("error", "event_delivery_abandoned", { event_id: message2.body.id, queue: batch.queue });
     }
+    if (received.length > 0) metric(env, "event_failed", { operation: "dead_letter", count: received.length });
     return;
   }
   const toDeliver = [];
@@ -6038,10 +7669,11 @@ var handleEventBatch = /* @__PURE__ */ __name(async (batch, env) => {
   const problems = configProblems(env);
   if (problems.length > 0) return holdBack(env, toDeliver, problems);
   await inPool(toDeliver, (due) => deliver(env, due), DELIVERY_PARALLELISM);
-}, "handleEventBatch");
+}
+__name(deliverBatch, "deliverBatch");
 function parseEvent(payload) {
   try {
-    const event = JSON.parse(payload);
+    const event = JSON.parse(withObjectType(payload));
     assertWellFormed(event);
     return event;
   } catch {
@@ -6092,16 +7724,16 @@ var bytes = /* @__PURE__ */ __name((message2) => new TextEncoder().encode(messag
 function sendBatches(messages) {
   const batches = [];
   let current = [];
-  let size2 = 0;
+  let size = 0;
   for (const message2 of messages) {
     const n = bytes(message2);
-    if (current.length > 0 && (current.length === MAX_MESSAGES_PER_SEND || size2 + n > MAX_BYTES_PER_SEND)) {
+    if (current.length > 0 && (current.length === MAX_MESSAGES_PER_SEND || size + n > MAX_BYTES_PER_SEND)) {
       batches.push(current);
       current = [];
-      size2 = 0;
+      size = 0;
     }
     current.push(message2);
-    size2 += n;
+    size += n;
   }
   if (current.length > 0) batches.push(current);
   return batches;
@@ -6201,6 +7833,7 @@ async function sweepEvents(env, now, settings = sweepSettings(env), databases2 =
       return [];
     }
   });
+  if (report.failed > 0) metric(env, "event_failed", { operation: "sweep", count: report.failed });
   try {
     const messages = (await withBodies(env, overdue.flat())).map((row) => ({ id: row.id, payload: row.body }));
     await enqueue(env, messages);
@@ -6215,12 +7848,13 @@ async function sweepEvents(env, now, settings = sweepSettings(env), databases2 =
 }
 __name(sweepEvents, "sweepEvents");
 
-// src/caller.ts
+// src/rules/caller.ts
 var ownerOf = /* @__PURE__ */ __name((caller) => `${caller.kind}:${caller.id}`, "ownerOf");
 var eventOwner = /* @__PURE__ */ __name((owner) => owner.startsWith("user:") ? owner.slice("user:".length) : "partner", "eventOwner");
 var mayAccess = /* @__PURE__ */ __name((caller, owner) => caller.kind === "partner" || ownerOf(caller) === owner, "mayAccess");
+var cancelledByFor = /* @__PURE__ */ __name((caller, asked, deploymentName) => caller.kind === "partner" ? asked : deploymentName, "cancelledByFor");
 
-// src/keyed-hash.ts
+// src/shared/keyed-hash.ts
 var hmacKeys = /* @__PURE__ */ new Map();
 async function hmac(key, message2) {
   let cryptoKey = hmacKeys.get(key);
@@ -6233,7 +7867,7 @@ async function hmac(key, message2) {
 __name(hmac, "hmac");
 var hex = /* @__PURE__ */ __name((bytes2) => [...bytes2].map((b) => b.toString(16).padStart(2, "0")).join(""), "hex");
 
-// src/tid-index.ts
+// src/tids/tid-index.ts
 var KIND_CODES = { receipt: 0, transfer: 1 };
 var STATUS_COMPLETED = 1;
 var COLUMNS = "owner, tid, lower(hex(upstream_tid)) AS upstream_hex, kind, status, lower(hex(fingerprint)) AS fingerprint, claim_token, receipt_id, created_at, updated_at";
@@ -6311,14 +7945,42 @@ async function findTid(db, owner, tid) {
   return raw2 ? toRow(raw2) : null;
 }
 __name(findTid, "findTid");
-async function deleteTids(db, retentionMs, limit, now = clock.now()) {
-  const result = await db.prepare(
-    `DELETE FROM tid_index WHERE rowid IN (
-         SELECT rowid FROM tid_index WHERE status = 1 AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`
-  ).bind(now - retentionMs, limit).run();
-  return result.meta.changes;
+var TID_LATE_MS = 36e5;
+var CLAMP_WALK = `UPDATE tid_walk SET at = COALESCE((SELECT MAX(rowid) FROM tid_index), 0)
+   WHERE name = 'retention' AND at > COALESCE((SELECT MAX(rowid) FROM tid_index), 0)`;
+async function pruneTids(db, retentionMs, limit, now = clock.now()) {
+  const cutoff = now - retentionMs;
+  const walked = "rowid > (SELECT prev FROM tid_walk WHERE name = 'retention') AND rowid <= (SELECT at FROM tid_walk WHERE name = 'retention')";
+  const [, passed, deleted] = await db.batch([
+    db.prepare(
+      `WITH start AS (SELECT at FROM tid_walk WHERE name = 'retention'),
+              ahead AS (SELECT rowid, status, created_at, updated_at FROM tid_index WHERE rowid > (SELECT at FROM start) ORDER BY rowid LIMIT ?2),
+              wait AS (SELECT MIN(rowid) AS at FROM ahead
+                       WHERE created_at >= ?1 OR (status = 0 AND created_at >= ?3)
+                          OR (status = 1 AND updated_at >= ?1 AND updated_at - created_at <= ${TID_LATE_MS})),
+              next AS (SELECT COALESCE((SELECT MAX(rowid) FROM ahead WHERE rowid < COALESCE((SELECT at FROM wait), 9223372036854775807)),
+                                       (SELECT at FROM start)) AS at)
+         UPDATE tid_walk SET prev = at, at = (SELECT at FROM next)
+         WHERE name = 'retention' AND (prev <> at OR (SELECT at FROM next) <> at)`
+    ).bind(cutoff, limit, now - TID_LATE_MS),
+    db.prepare(`SELECT COUNT(*) AS n FROM tid_index WHERE ${walked}`),
+    db.prepare(`DELETE FROM tid_index WHERE ${walked} AND status = 1 AND updated_at < ?1`).bind(cutoff),
+    db.prepare(CLAMP_WALK)
+  ]);
+  return { removed: deleted?.meta.changes ?? 0, more: (passed?.results[0]?.n ?? 0) >= limit };
 }
-__name(deleteTids, "deleteTids");
+__name(pruneTids, "pruneTids");
+async function deleteLateTids(db, retentionMs, limit, now = clock.now()) {
+  const [deleted] = await db.batch([
+    db.prepare(
+      `DELETE FROM tid_index WHERE rowid IN (
+           SELECT rowid FROM tid_index WHERE status = 1 AND updated_at - created_at > ${TID_LATE_MS} AND updated_at < ?1 ORDER BY updated_at LIMIT ?2)`
+    ).bind(now - retentionMs, limit),
+    db.prepare(CLAMP_WALK)
+  ]);
+  return deleted?.meta.changes ?? 0;
+}
+__name(deleteLateTids, "deleteLateTids");
 async function findByUpstreamTid(db, upstreamTid) {
   return await db.prepare("SELECT 1 AS found FROM tid_index WHERE upstream_tid = unhex(?1)").bind(upstreamTid.replaceAll("-", "")).first() !== null;
 }
@@ -6371,11 +8033,14 @@ async function readIndexFor(env, owner, tid) {
 }
 __name(readIndexFor, "readIndexFor");
 async function deleteFences(db, retentionMs, limit, now = clock.now()) {
-  const result = await db.prepare(
-    `DELETE FROM tid_index WHERE rowid IN (
-         SELECT rowid FROM tid_index WHERE claim_token = '${FENCE_TOKEN}' AND created_at < ?1 ORDER BY created_at LIMIT ?2)`
-  ).bind(now - retentionMs, limit).run();
-  return result.meta.changes;
+  const [deleted] = await db.batch([
+    db.prepare(
+      `DELETE FROM tid_index WHERE rowid IN (
+           SELECT rowid FROM tid_index WHERE claim_token = '${FENCE_TOKEN}' AND created_at < ?1 ORDER BY created_at LIMIT ?2)`
+    ).bind(now - retentionMs, limit),
+    db.prepare(CLAMP_WALK)
+  ]);
+  return deleted?.meta.changes ?? 0;
 }
 __name(deleteFences, "deleteFences");
 async function latestTids(env, limit) {
@@ -6386,13 +8051,24 @@ async function latestTids(env, limit) {
   return pages.flat().sort((a, b) => b.created_at - a.created_at).slice(0, limit);
 }
 __name(latestTids, "latestTids");
+async function ownerTids(env, owner, limit) {
+  const pages = await inPool(allShards(env), async ({ db }) => {
+    const { results } = await db.prepare(
+      `SELECT ${COLUMNS} FROM tid_index WHERE owner = ?1 AND receipt_id IS NOT NULL AND claim_token IS NOT '${FENCE_TOKEN}'
+         ORDER BY created_at DESC LIMIT ?2`
+    ).bind(owner, limit).all();
+    return results.map(toRow);
+  });
+  return pages.flat().sort((a, b) => b.created_at - a.created_at).slice(0, limit);
+}
+__name(ownerTids, "ownerTids");
 
 // src/console/data.ts
 var LATEST_RECORDS = 50;
 var EVENTS_PER_RECORD = 100;
 var MAX_ID_LENGTH = 128;
-function currentState(audit, latest) {
-  const last = audit.at(-1);
+function currentState(audit2, latest) {
+  const last = audit2.at(-1);
   if (latest?.state != null && (!last || latest.created > last.at)) return latest.state;
   return last?.state ?? null;
 }
@@ -6418,7 +8094,8 @@ async function latestRecords(env, limit = LATEST_RECORDS) {
       owner: eventOwner(row.owner),
       state: completed ? currentState(trails[i]?.entries ?? [], latest.get(`${row.kind}:${row.receipt_id}`) ?? null) : null,
       amount: trails[i]?.amount ?? null,
-      createdAt: row.created_at
+      createdAt: row.created_at,
+      aheadMs: trails[i]?.aheadMs ?? null
     };
   });
 }
@@ -6445,6 +8122,8 @@ async function recordView(env, kind, id) {
     owner: trail.owner,
     state: currentState(trail.entries, newest ? latestOf(newest) : null),
     createdAt: trail.createdAt,
+    ownTime: trail.now,
+    aheadMs: trail.aheadMs,
     audit: trail.entries,
     events,
     calls,
@@ -6466,7 +8145,7 @@ async function latestEventsOf(env, records) {
 }
 __name(latestEventsOf, "latestEventsOf");
 
-// ../../../work/main/node_modules/hono/dist/helper/html/index.js
+// ../../../work/wt/next42/node_modules/hono/dist/helper/html/index.js
 var html = /* @__PURE__ */ __name((strings, ...values) => {
   const buffer = [""];
   for (let i = 0, len = strings.length - 1; i < len; i++) {
@@ -6492,7 +8171,7 @@ var html = /* @__PURE__ */ __name((strings, ...values) => {
   return buffer.length === 1 ? "callbacks" in buffer ? raw(resolveCallbackSync(raw(buffer[0], buffer.callbacks))) : raw(buffer[0]) : stringBufferToString(buffer, buffer.callbacks);
 }, "html");
 
-// src/lifecycle.ts
+// src/rules/lifecycle.ts
 var isPaid = /* @__PURE__ */ __name((state) => state === STATE.paid || state === STATE.held || state === STATE.awaitingSupplier, "isPaid");
 var MAX_GUESSES = 3;
 var GUESS_LIMIT_WORD = ["No", "One", "Two", "Three", "Four", "Five"][MAX_GUESSES] ?? String(MAX_GUESSES);
@@ -6595,6 +8274,7 @@ function decide(operation2, phase, ctx) {
   return refuse("operation_in_progress", `The outcome of an earlier call on this ${nounOf(ctx.kind)} is not known yet; retry shortly.`);
 }
 __name(decide, "decide");
+var asksForLook = /* @__PURE__ */ __name((operation2, phase, ctx) => decide(operation2, phase, { ...ctx, fresh: false }).do === "ask-upstream-first", "asksForLook");
 var guessesOf = /* @__PURE__ */ __name((counts) => counts.wrong + counts.unconfirmed, "guessesOf");
 function otpToSend(needed, otp) {
   if (!needed) return void 0;
@@ -6617,13 +8297,13 @@ function countGuess(counts, verdict) {
 __name(countGuess, "countGuess");
 function exhaustedMessage(kind, counts, closedAtEdge2 = !KINDS[kind].cancellable) {
   const noun = nounOf(kind);
-  const ending = closedAtEdge2 ? "it is closed at the gateway" : "it is cancelled";
+  const ending = closedAtEdge2 ? `the ${noun} is closed at the gateway and takes no further code` : `the ${noun} is closed and takes no further code; the gateway cancels it with the payment service`;
   if (counts.unconfirmed === 0) return `${GUESS_LIMIT_WORD} wrong OTPs: ${ending}. Create a new ${noun}.`;
-  const parts = [
+  const parts2 = [
     counts.wrong > 0 ? `${counts.wrong} wrong` : null,
     `${counts.unconfirmed} whose answer was lost (counted as guesses, since the payment service may have judged them)`
   ].filter(Boolean);
-  return `${GUESS_LIMIT_WORD} OTP guesses failed (${parts.join(", ")}): ${ending}. Create a new ${noun}.`;
+  return `${GUESS_LIMIT_WORD} OTP guesses failed (${parts2.join(", ")}): ${ending}. Create a new ${noun}.`;
 }
 __name(exhaustedMessage, "exhaustedMessage");
 function eventForStateChange(kind, from, to) {
@@ -6637,6 +8317,7 @@ var exhaustedEvent = /* @__PURE__ */ __name((kind) => KINDS[kind].events.exhaust
 var upstreamCancels = /* @__PURE__ */ __name((facts) => KINDS[facts.kind].cancellable && !facts.qrMerchant && !facts.cancelRefused, "upstreamCancels");
 var closedAtEdge = /* @__PURE__ */ __name((facts) => (facts.guesses >= MAX_GUESSES || facts.expired === true) && !facts.upstreamCancels, "closedAtEdge");
 function exhaustionCancelPending(facts) {
+  if (facts.suspect) return false;
   return facts.guesses >= MAX_GUESSES && facts.upstreamCancels && facts.state === STATE.created;
 }
 __name(exhaustionCancelPending, "exhaustionCancelPending");
@@ -6650,22 +8331,56 @@ var EXPIRY = {
   }
 };
 var expiryRuleOf = /* @__PURE__ */ __name((kind, state) => EXPIRY[kind][state] ?? null, "expiryRuleOf");
-function expiryOutcomeOf(answer, stillExpirable) {
-  if (answer.ok) return "ended";
-  if (answer.outcome === "unknown") return "unknown";
-  if (answer.code === "upstream_unavailable" || answer.code === "rate_limited") return "retry";
-  return stillExpirable ? "edge" : "ended";
-}
-__name(expiryOutcomeOf, "expiryOutcomeOf");
+var upstreamBusy = /* @__PURE__ */ __name((code) => code === "upstream_unavailable" || code === "rate_limited", "upstreamBusy");
 function expiresAt(facts, windows) {
   const rule = expiryRuleOf(facts.kind, facts.state);
   if (!rule || facts.edgeClosed) return null;
   if (facts.expiry !== null) return facts.phase === "expired" ? 0 : null;
   if (facts.phase !== "created" && facts.phase !== "held") return null;
+  if (facts.suspect) return null;
   return (rule.from === "held" ? facts.heldAt : facts.createdAt) + windows[rule.window];
 }
 __name(expiresAt, "expiresAt");
-var expiryCause = /* @__PURE__ */ __name((facts, state) => facts.expiry !== null && state === STATE.cancelled ? { reason: facts.expiry } : null, "expiryCause");
+var gatewayCause = /* @__PURE__ */ __name((facts, state) => {
+  if (state !== STATE.cancelled) return null;
+  const acted = facts.expiry === null ? null : expiryRuleOf(facts.kind, facts.state)?.reason ?? null;
+  if (acted !== null) return { reason: acted };
+  return guessesOf({ wrong: facts.wrong_otps, unconfirmed: facts.unconfirmed_otps }) >= MAX_GUESSES ? { reason: "otp_attempts_exhausted" } : null;
+}, "gatewayCause");
+var isFiscalPending = /* @__PURE__ */ __name((phase) => phase === "sale_pending" || phase === "refund_pending", "isFiscalPending");
+var fiscalEventsOf = /* @__PURE__ */ __name((kind) => {
+  const events = KINDS[kind].events;
+  return "fiscal" in events ? events.fiscal : null;
+}, "fiscalEventsOf");
+var isObject = /* @__PURE__ */ __name((value) => typeof value === "object" && value !== null && !Array.isArray(value), "isObject");
+var filled = /* @__PURE__ */ __name((value) => typeof value === "string" && value.trim() !== "", "filled");
+var fiscalShown = /* @__PURE__ */ __name((ofd) => isObject(ofd) && filled(ofd.fiscalSign) && filled(ofd.qrCodeUrl), "fiscalShown");
+var refundShown = /* @__PURE__ */ __name((ofd) => fiscalShown(ofd) && ofd.type !== "Sale", "refundShown");
+function fiscalPhaseOf(facts) {
+  const { kind, state, ofd, before } = facts;
+  if (!fiscalEventsOf(kind)) return null;
+  if (state === STATE.paid) {
+    if (before === "sale") return "sale";
+    if (!isObject(ofd)) return before === "sale_pending" ? before : null;
+    return fiscalShown(ofd) ? "sale" : "sale_pending";
+  }
+  if (state === STATE.cancelled) {
+    if (before === "refund") return "refund";
+    const sold = before !== null || isObject(ofd);
+    if (!sold) return null;
+    return refundShown(ofd) ? "refund" : "refund_pending";
+  }
+  return before;
+}
+__name(fiscalPhaseOf, "fiscalPhaseOf");
+function fiscalEventOf(kind, before, after) {
+  const events = fiscalEventsOf(kind);
+  if (!events) return null;
+  if (before === "sale_pending" && after === "sale") return events.sale;
+  if (before === "refund_pending" && after === "refund") return events.refund;
+  return null;
+}
+__name(fiscalEventOf, "fiscalEventOf");
 function otpSendRefusal(facts, now) {
   if (facts.sends >= MAX_OTP_SENDS) {
     return {
@@ -6734,6 +8449,7 @@ var STYLE = `
   .tag { display: inline-block; padding: 0 .4rem; border-radius: .6rem; font-size: 12px; border: 1px solid currentColor; }
   .s-paid, .d-delivered, .ok { color: var(--ok); } .s-cancelled, .d-failed, .bad { color: var(--bad); }
   .s-awaiting-supplier, .s-held, .d-pending, .s-unsettled { color: var(--warn); }
+  .s-ahead { color: #7c3aed; }
   .src-call { color: #2563eb; } .src-event { color: #7c3aed; } .src-audit { color: #0f766e; }
   dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
   dt { font-weight: 600; } dd { margin: 0; }
@@ -6788,9 +8504,27 @@ function amount(tiyin) {
   return html`${sum} <small>sum (${tiyin} tiyin)</small>`;
 }
 __name(amount, "amount");
+function ahead(ms) {
+  if (ms === null) return html`<span class="muted">—</span>`;
+  return ms === 0 ? html`<span class="muted">now</span>` : html`<span class="tag s-ahead">+${age(0, ms)}</span>`;
+}
+__name(ahead, "ahead");
+function clockControls(view) {
+  const base = `/__sandbox/${KIND_SEGMENTS[view.kind]}/${encodeURIComponent(view.id)}`;
+  const triggers = ["pay_late", "supplier_confirms", "supplier_fails", "fiscal_data_appears", "refund_fiscal_data_appears"];
+  return html`<form method="post" action="${base}/advance" class="inline">
+      <label>advance by <input name="by" value="25h" size="6" pattern="[1-9][0-9]{0,5}[smhd]" title="90s, 10m, 25h, 8d" required /></label>
+      <button type="submit">Advance</button>
+    </form>
+    ${view.kind === "receipt" ? html`<form method="post" action="${base}/trigger" class="inline">
+            <label>the upstream now <select name="what">${triggers.map((what) => html`<option value="${what}">${what}</option>`)}</select></label>
+            <button type="submit">Trigger</button>
+          </form>` : ""}`;
+}
+__name(clockControls, "clockControls");
 function listPage(records, now, limit) {
   const body = records.length === 0 ? html`<p class="empty">No receipts yet — run the README's walk-through ("A payment, step by step") against this gateway, then reload.</p>` : html`<table>
-          <thead><tr><th>id</th><th>kind</th><th>owner</th><th>tid</th><th>state</th><th class="num">amount</th><th class="num">age</th></tr></thead>
+          <thead><tr><th>id</th><th>kind</th><th>owner</th><th>tid</th><th>state</th><th class="num">amount</th><th class="num">age</th><th class="num">own time</th></tr></thead>
           <tbody>
             ${records.map(
     (r) => html`<tr>
@@ -6801,6 +8535,7 @@ function listPage(records, now, limit) {
                 <td>${r.id === null ? html`<span class="tag s-unsettled">pending</span>` : stateTag(r.state)}</td>
                 <td class="num">${amount(r.amount)}</td>
                 <td class="num" title="${time(r.createdAt)}">${age(r.createdAt, now)}</td>
+                <td class="num">${ahead(r.aheadMs)}</td>
               </tr>`
   )}
           </tbody>
@@ -6867,6 +8602,7 @@ function recordPage(view, now, resent) {
         <dt>tid</dt><dd class="mono">${view.tid ?? html`<span class="muted">not in the tid index</span>`}</dd>
         <dt>state</dt><dd>${stateTag(view.state)}</dd>
         <dt>created</dt><dd>${view.createdAt === null ? "" : html`${time(view.createdAt)} <small>(${age(view.createdAt, now)} ago)</small>`}</dd>
+        <dt id="clock">own time</dt><dd>${time(view.ownTime)} ${ahead(view.aheadMs)} <small>(the test clock: docs/testing-your-app.md)</small><br />${clockControls(view)}</dd>
         <dt>the sandbox's view</dt><dd><a href="/__sandbox/${KIND_SEGMENTS[view.kind]}/${encodeURIComponent(view.id)}">JSON</a></dd>
       </dl>
 
@@ -6944,11 +8680,11 @@ function callsTable(calls) {
   </table>`;
 }
 __name(callsTable, "callsTable");
-function auditTable(audit) {
+function auditTable(audit2) {
   return html`<table>
     <thead><tr><th>time</th><th>operation</th><th>actor</th><th>outcome</th><th>state after</th><th>request id</th></tr></thead>
     <tbody>
-      ${audit.map(
+      ${audit2.map(
     (entry) => html`<tr>
           <td class="mono">${time(entry.at)}</td>
           <td><code>${entry.op}</code></td>
@@ -7018,7 +8754,7 @@ sandboxConsole.post("/__sandbox/events/:id/resend", pageHeaders, csrf(), async (
   return c.redirect(`${recordPath(kindOfEvent(event.type), recordIdOf(event))}?resent=${encodeURIComponent(event.id)}#events`, 303);
 });
 
-// ../../../work/main/node_modules/hono/dist/middleware/request-id/request-id.js
+// ../../../work/wt/next42/node_modules/hono/dist/middleware/request-id/request-id.js
 var requestId = /* @__PURE__ */ __name(({ limitLength = 255, headerName = "X-Request-Id", generator = /* @__PURE__ */ __name(() => crypto.randomUUID(), "generator") } = {}) => {
   return /* @__PURE__ */ __name(async function requestId2(c, next) {
     let reqId = headerName ? c.req.header(headerName) : void 0;
@@ -7029,63 +8765,1026 @@ var requestId = /* @__PURE__ */ __name(({ limitLength = 255, headerName = "X-Req
   }, "requestId");
 }, "requestId");
 
-// ../../../work/main/node_modules/hono/dist/utils/handler.js
+// src/config/retention-policy.ts
+var DAY_MS2 = 864e5;
+var RETENTION_DEFAULTS = {
+  replayDays: 7,
+  tidRetentionDays: 90,
+  // 7, not 30: a delivered event is at the partner already, and its record keeps its body and audit trail for
+  // RECORD_RETENTION_DAYS; undelivered ones stay 90 days. It keeps D1 at <= 1 KB a receipt (docs/capacity.md).
+  deliveredEventsDays: 7,
+  undeliveredEventsDays: 90,
+  // Rule 10's default. A record whose events are undelivered waits for the log to prune them (src/record/end.ts).
+  recordRetentionDays: 30,
+  batchSize: 1e3,
+  rounds: 5
+};
+function positive(value, fallback) {
+  const n = Number(value);
+  return value !== void 0 && value.trim() !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
+}
+__name(positive, "positive");
+var whole = /* @__PURE__ */ __name((value, fallback) => Math.max(1, Math.floor(positive(value, fallback))), "whole");
+function retentionPolicy(env) {
+  const d = RETENTION_DEFAULTS;
+  const replayMs = positive(env.TID_REPLAY_DAYS, d.replayDays) * DAY_MS2;
+  const deliveredEventsMs = positive(env.EVENTS_DELIVERED_RETENTION_DAYS, d.deliveredEventsDays) * DAY_MS2;
+  const undeliveredEventsMs = Math.max(deliveredEventsMs, positive(env.EVENTS_UNDELIVERED_RETENTION_DAYS, d.undeliveredEventsDays) * DAY_MS2);
+  return {
+    replayMs,
+    // Deleting a row before its answer expired would cut the replay window short.
+    tidRetentionMs: Math.max(replayMs, positive(env.TID_RETENTION_DAYS, d.tidRetentionDays) * DAY_MS2),
+    deliveredEventsMs,
+    undeliveredEventsMs,
+    recordRetentionMs: positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS2,
+    batchSize: whole(env.RETENTION_BATCH_SIZE, d.batchSize),
+    rounds: whole(env.RETENTION_ROUNDS, d.rounds)
+  };
+}
+__name(retentionPolicy, "retentionPolicy");
+
+// src/sandbox/catalog.ts
+var CORRECT_OTP = "111111";
+var MAX_WRONG_OTPS = 3;
+var A2C_VERIFY_FROM = 1e6;
+var merchants = [
+  {
+    merchant_id: 1001,
+    merchant_name: "Sandbox Mobile",
+    category_id: 1,
+    category_name: "Mobile operators",
+    logo_url: "https://sandbox.upstream.invalid/logos/1001.png",
+    min_amount: 1e5,
+    max_amount: 5e8,
+    is_verify: true,
+    kind: "regular",
+    commission_percent: 0,
+    tin: "301234567",
+    address: "Tashkent, Amir Temur 1",
+    spic: "10305001001000000",
+    package_code: "1495381"
+  },
+  {
+    merchant_id: 1002,
+    merchant_name: "Sandbox QR Cafe",
+    category_id: 7,
+    category_name: "Cafes and restaurants",
+    logo_url: "https://sandbox.upstream.invalid/logos/1002.png",
+    min_amount: 1e3,
+    max_amount: 1e8,
+    is_verify: false,
+    kind: "qr",
+    commission_percent: 0,
+    tin: "302345678",
+    address: "Tashkent, Navoi 12",
+    spic: "10101001001000000",
+    package_code: "1512442"
+  },
+  {
+    merchant_id: 1003,
+    merchant_name: "Sandbox Utilities",
+    category_id: 3,
+    category_name: "Utilities",
+    logo_url: null,
+    min_amount: 1e3,
+    max_amount: 1e9,
+    is_verify: false,
+    kind: "regular",
+    commission_percent: 1,
+    tin: "303456789",
+    address: "Tashkent, Shota Rustaveli 5",
+    spic: "10399001001000000",
+    package_code: "1543001"
+  }
+];
+function findMerchant(id) {
+  return merchants.find((m) => m.merchant_id === id);
+}
+__name(findMerchant, "findMerchant");
+var rates = [
+  { rate_id: 1, percent: 0.5, flat: 0 },
+  { rate_id: 2, percent: 1, flat: 0 },
+  { rate_id: 3, percent: 0, flat: 1e3 }
+];
+function findRate(id) {
+  return rates.find((r) => r.rate_id === id);
+}
+__name(findRate, "findRate");
+function commissionOf2(amount2, percent, flat = 0) {
+  return Math.ceil(amount2 * percent / 100) + flat;
+}
+__name(commissionOf2, "commissionOf");
+var tokenCards = {
+  tok_sandbox_ok: { behaviour: "ok", masked_pan: "860049******0011", phone: "+998 90 *** ** 67", holder_name: "SANDBOX OK" },
+  tok_sandbox_insufficient: {
+    behaviour: "insufficient",
+    masked_pan: "860049******0029",
+    phone: "+998 90 *** ** 68",
+    holder_name: "SANDBOX INSUFFICIENT"
+  },
+  tok_sandbox_supplier_pending: {
+    behaviour: "supplier_pending",
+    masked_pan: "860049******0037",
+    phone: "+998 90 *** ** 69",
+    holder_name: "SANDBOX PENDING"
+  },
+  tok_sandbox_timeout: { behaviour: "timeout", masked_pan: "860049******0045", phone: "+998 90 *** ** 70", holder_name: "SANDBOX TIMEOUT" },
+  tok_sandbox_error: { behaviour: "error", masked_pan: "860049******0052", phone: "+998 90 *** ** 71", holder_name: "SANDBOX ERROR" },
+  tok_sandbox_paid_timeout: {
+    behaviour: "paid_timeout",
+    masked_pan: "860049******0060",
+    phone: "+998 90 *** ** 72",
+    holder_name: "SANDBOX PAID TIMEOUT"
+  },
+  tok_sandbox_busy: { behaviour: "busy", masked_pan: "860049******0078", phone: "+998 90 *** ** 73", holder_name: "SANDBOX BUSY" },
+  tok_sandbox_supplier_fails: {
+    behaviour: "supplier_fails",
+    masked_pan: "860049******0086",
+    phone: "+998 90 *** ** 74",
+    holder_name: "SANDBOX SUPPLIER FAILS"
+  },
+  tok_sandbox_pays_late: { behaviour: "pays_late", masked_pan: "860049******0094", phone: "+998 90 *** ** 75", holder_name: "SANDBOX PAYS LATE" },
+  tok_sandbox_judges_unknown: {
+    behaviour: "judges_unknown",
+    masked_pan: "860049******0102",
+    phone: "+998 90 *** ** 76",
+    holder_name: "SANDBOX JUDGES UNKNOWN"
+  },
+  tok_sandbox_fiscal_late: {
+    behaviour: "fiscal_late",
+    masked_pan: "860049******0110",
+    phone: "+998 90 *** ** 77",
+    holder_name: "SANDBOX FISCAL LATE"
+  }
+};
+var numberBehaviours = {
+  "8600000000000007": "ok",
+  "9860000000000018": "ok",
+  "8600000000000015": "insufficient"
+};
+var UNAVAILABLE_RECEIVER = "8600000000000098";
+function maskPan2(pan) {
+  return `${pan.slice(0, 6)}******${pan.slice(-4)}`;
+}
+__name(maskPan2, "maskPan");
+function cardByToken(token) {
+  return Object.hasOwn(tokenCards, token) ? tokenCards[token] : void 0;
+}
+__name(cardByToken, "cardByToken");
+function tokenOfBehaviour(behaviour) {
+  return `tok_sandbox_${behaviour}`;
+}
+__name(tokenOfBehaviour, "tokenOfBehaviour");
+function isExpired(expire, now) {
+  const year = 2e3 + Number(expire.slice(0, 2));
+  const month = Number(expire.slice(2, 4));
+  if (month < 1 || month > 12) return true;
+  return year * 12 + month < now.getUTCFullYear() * 12 + now.getUTCMonth() + 1;
+}
+__name(isExpired, "isExpired");
+function cardByNumber(number2, expire, now = /* @__PURE__ */ new Date()) {
+  const behaviour = Object.hasOwn(numberBehaviours, number2) ? numberBehaviours[number2] : void 0;
+  if (!behaviour || isExpired(expire, now)) return void 0;
+  return { behaviour, masked_pan: maskPan2(number2), phone: `+998 93 *** ** ${number2.slice(-2)}`, holder_name: "SANDBOX CARDHOLDER" };
+}
+__name(cardByNumber, "cardByNumber");
+
+// src/sandbox/wire.ts
+var RECEIPT_TYPE_PAYMENT = 1;
+var TRANSFER_TYPE_A2C = 6;
+var State = { created: 0, paid: 4, held: 5, cancelled: 21, supplierPending: 57 };
+var toSeconds = /* @__PURE__ */ __name((ms) => ms === null ? 0 : Math.floor(ms / 1e3), "toSeconds");
+function merchantDetails(m) {
+  const { merchant_id, merchant_name, category_id, category_name, logo_url, min_amount, max_amount } = m;
+  return { merchant_id, merchant_name, category_id, category_name, logo_url, min_amount, max_amount };
+}
+__name(merchantDetails, "merchantDetails");
+function merchantOf(r) {
+  const m = findMerchant(r.merchant_id);
+  if (!m) throw new Error(`receipt ${r.id} references a merchant that is not in the catalog`);
+  return m;
+}
+__name(merchantOf, "merchantOf");
+function receiptBody(r) {
+  return {
+    tid: r.tid,
+    id: r.id,
+    state: r.state,
+    create_date: r.created_ms,
+    pay_date: toSeconds(r.paid_ms),
+    cancel_date: toSeconds(r.cancelled_ms),
+    error: r.error,
+    type: RECEIPT_TYPE_PAYMENT,
+    description: r.description,
+    merchant: merchantDetails(merchantOf(r)),
+    account: JSON.parse(r.account),
+    ofd: r.ofd === null ? null : JSON.parse(r.ofd),
+    amount: r.amount,
+    init_amount: 0,
+    currency: r.currency,
+    comission: r.commission,
+    is_verify: r.is_verify === 1,
+    rrn: r.rrn,
+    card_number: r.card_number
+  };
+}
+__name(receiptBody, "receiptBody");
+function reducedReceiptBody(r) {
+  const full = receiptBody(r);
+  const o = full.ofd;
+  return {
+    tid: full.tid,
+    id: full.id,
+    state: full.state,
+    create_date: full.create_date,
+    pay_date: full.pay_date,
+    error: full.error ?? "",
+    type: full.type,
+    description: full.description,
+    merchant: { ...full.merchant, fields: [] },
+    account: full.account,
+    ofd: o && {
+      id: o.id,
+      code: o.code,
+      message: o.message,
+      terminalId: o.terminalId,
+      receiptId: o.receiptId,
+      time: o.time,
+      fiscalSign: o.fiscalSign,
+      qrCodeUrl: o.qrCodeUrl
+    },
+    amount: full.amount,
+    init_amount: full.init_amount,
+    currency: full.currency,
+    commission: full.comission
+  };
+}
+__name(reducedReceiptBody, "reducedReceiptBody");
+function transferBody(t) {
+  const behaviour = t.sender_behaviour;
+  const token = tokenOfBehaviour(behaviour);
+  const sender = cardByToken(token);
+  return {
+    tId: t.tid,
+    receipt_id: t.id,
+    description: `Card transfer to ${t.receiver_pan}`,
+    state: t.state,
+    type: TRANSFER_TYPE_A2C,
+    created_date: t.created_ms,
+    pay_date: t.paid_ms,
+    cancel_date: t.cancelled_ms,
+    sender: {
+      masked_pan: sender?.masked_pan ?? "",
+      token,
+      holder_name: sender?.holder_name ?? "",
+      amount: t.amount + t.commission,
+      currency: 860,
+      commission: t.commission,
+      phone: sender?.phone ?? null
+    },
+    receiver: {
+      masked_pan: t.receiver_pan,
+      holder_name: "SANDBOX RECEIVER",
+      amount: t.amount,
+      currency: 860,
+      commission: 0,
+      phone: null
+    },
+    error: t.error,
+    ofd: null,
+    is_verify: t.is_verify === 1
+  };
+}
+__name(transferBody, "transferBody");
+var TERMINAL_ID = "EZ000000000312";
+function compactTashkentTime(ms) {
+  return new Date(ms + 5 * 36e5).toISOString().replace(/\D/g, "").slice(0, 14);
+}
+__name(compactTashkentTime, "compactTashkentTime");
+function digits(n) {
+  const bytes2 = crypto.getRandomValues(new Uint8Array(n));
+  return Array.from(bytes2, (b) => String(b % 10)).join("");
+}
+__name(digits, "digits");
+var qrCodeUrl = /* @__PURE__ */ __name((terminalId, receiptId, time2, fiscalSign) => `https://ofd.soliq.uz/check?t=${terminalId}&r=${receiptId}&c=${time2}&s=${fiscalSign}`, "qrCodeUrl");
+function fiscalHeader(time2) {
+  const receiptId = Number(digits(7)) + 1;
+  const fiscalSign = digits(12);
+  return {
+    id: crypto.randomUUID(),
+    code: 0,
+    message: "accepted",
+    terminalId: TERMINAL_ID,
+    receiptId,
+    time: time2,
+    fiscalSign,
+    qrCodeUrl: qrCodeUrl(TERMINAL_ID, receiptId, time2, fiscalSign)
+  };
+}
+__name(fiscalHeader, "fiscalHeader");
+var fiscalWithheld = /* @__PURE__ */ __name((ofd) => ({ ...ofd, message: "queued at the fiscal data operator", fiscalSign: "", qrCodeUrl: "" }), "fiscalWithheld");
+function fiscalAnswered(ofd) {
+  const fiscalSign = digits(12);
+  return { ...ofd, message: "accepted", fiscalSign, qrCodeUrl: qrCodeUrl(ofd.terminalId, ofd.receiptId, ofd.time, fiscalSign) };
+}
+__name(fiscalAnswered, "fiscalAnswered");
+function saleOfd(r, now) {
+  const m = merchantOf(r);
+  return {
+    ...fiscalHeader(compactTashkentTime(now)),
+    tin: m.tin,
+    spic: m.spic,
+    vatRate: 12,
+    label: m.merchant_name,
+    packageCode: m.package_code,
+    type: "Sale",
+    merchantInfo: { name: m.merchant_name, tin: m.tin, address: m.address },
+    items: [
+      {
+        title: r.description ?? m.merchant_name,
+        unit_price: r.amount,
+        count: 1,
+        spic: m.spic,
+        pinfl: "",
+        tin: m.tin,
+        package_code: m.package_code,
+        units: 1,
+        vat_percent: 12,
+        discount: 0
+      }
+    ]
+  };
+}
+__name(saleOfd, "saleOfd");
+function refundOfd(r, now) {
+  const m = merchantOf(r);
+  return {
+    ...fiscalHeader(new Date(now).toISOString()),
+    partnerFiscaliztionUrl: `https://sandbox.upstream.invalid/fiscal/${r.id}/refund`,
+    tin: m.tin,
+    spic: m.spic,
+    vatRate: 12,
+    label: m.merchant_name,
+    packageCode: m.package_code,
+    type: "Refund",
+    merchantInfo: { tin: m.tin, pinfl: "" },
+    items: [{ name: r.description ?? m.merchant_name, price: r.amount, quantity: 1, sum: r.amount }]
+  };
+}
+__name(refundOfd, "refundOfd");
+
+// src/sandbox/answers.ts
+var fail2 = /* @__PURE__ */ __name((status, code, message2, extra) => ({
+  ok: false,
+  status,
+  code,
+  message: message2,
+  ...extra ? { extra } : {}
+}), "fail");
+var ok = /* @__PURE__ */ __name((body) => ({ ok: true, body }), "ok");
+var judgedOtp = /* @__PURE__ */ __name((failure) => failure?.code === "OTP_INVALID" || failure?.code === "OTP_ATTEMPTS_EXCEEDED", "judgedOtp");
+var unknownCode = /* @__PURE__ */ __name(() => fail2(400, "SANDBOX_UNKNOWN", "The payment service refused the request for a reason it does not name"), "unknownCode");
+var stalled = /* @__PURE__ */ __name(() => ({ ...fail2(500, "INTERNAL_ERROR", "Upstream processing error"), stall: true }), "stalled");
+var receiptNotFound = /* @__PURE__ */ __name(() => fail2(404, "RECEIPT_NOT_FOUND", "No receipt with this id"), "receiptNotFound");
+var busy = /* @__PURE__ */ __name(() => ({ ...fail2(503, "BUSY", "The payment service is busy; nothing was done, try again later"), retryAfter: 1 }), "busy");
+function refusePay(r) {
+  if (r.state === State.cancelled) return fail2(400, "RECEIPT_CANCELLED", "Receipt is cancelled", { receipt: receiptBody(r) });
+  if (r.state !== State.created) return fail2(400, "RECEIPT_ALREADY_PAID", "Receipt is already paid", { receipt: receiptBody(r) });
+  return null;
+}
+__name(refusePay, "refusePay");
+
+// src/sandbox/clockwork.ts
+function msSetting(value, fallback) {
+  const ms = Number(value ?? fallback);
+  return Number.isFinite(ms) && ms >= 0 ? ms : fallback;
+}
+__name(msSetting, "msSetting");
+function supplierAnswer(r, now) {
+  if (r.state !== State.supplierPending || r.supplier_due_ms === null || now < r.supplier_due_ms) return null;
+  const at = r.supplier_due_ms;
+  if (r.card_behaviour === "supplier_fails") {
+    return {
+      state: State.cancelled,
+      cancelled_ms: at,
+      supplier_due_ms: null,
+      error: "The supplier refused the payment; the amount is refunded to the card",
+      ...r.is_hold === 1 ? { hold_status: "released" } : {}
+    };
+  }
+  if (r.is_hold === 1) return { state: State.held, hold_status: "held", paid_ms: null, supplier_due_ms: null };
+  return { state: State.paid, paid_ms: r.paid_ms ?? at, ofd: JSON.stringify(saleOfd(r, at)), supplier_due_ms: null };
+}
+__name(supplierAnswer, "supplierAnswer");
+function latePay(r, now, rrn2) {
+  if (r.late_pay_due_ms === null || now < r.late_pay_due_ms) return null;
+  const at = r.late_pay_due_ms;
+  if (r.state !== State.created) return { late_pay_due_ms: null };
+  const charged = {
+    late_pay_due_ms: null,
+    error: null,
+    rrn: rrn2(),
+    card_behaviour: "pays_late",
+    card_number: cardByToken(tokenOfBehaviour("pays_late")).masked_pan
+  };
+  return r.is_hold === 1 ? { ...charged, state: State.held, hold_status: "held" } : { ...charged, state: State.paid, paid_ms: at, ofd: JSON.stringify(saleOfd(r, at)) };
+}
+__name(latePay, "latePay");
+function fiscalData(r, now) {
+  if (r.fiscal_due_ms === null || now < r.fiscal_due_ms) return null;
+  if (r.ofd === null) return { fiscal_due_ms: null };
+  return { fiscal_due_ms: null, ofd: JSON.stringify(fiscalAnswered(JSON.parse(r.ofd))) };
+}
+__name(fiscalData, "fiscalData");
+function lateTransferPay(t, now) {
+  if (t.late_pay_due_ms === null || now < t.late_pay_due_ms) return null;
+  return t.state === State.created ? { late_pay_due_ms: null, state: State.paid, paid_ms: t.late_pay_due_ms, error: "" } : { late_pay_due_ms: null };
+}
+__name(lateTransferPay, "lateTransferPay");
+
+// src/sandbox/schema.ts
+var SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS tids (tid TEXT PRIMARY KEY, kind TEXT NOT NULL, record_id TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS receipts (
+    id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, merchant_id INTEGER NOT NULL, amount INTEGER NOT NULL,
+    commission INTEGER NOT NULL, currency INTEGER NOT NULL, description TEXT, account TEXT NOT NULL,
+    is_hold INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL, created_ms INTEGER NOT NULL,
+    paid_ms INTEGER, cancelled_ms INTEGER, error TEXT, rrn TEXT, card_number TEXT, card_behaviour TEXT,
+    hold_status TEXT, ofd TEXT, otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0,
+    otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT, supplier_due_ms INTEGER,
+    expired_otps INTEGER NOT NULL DEFAULT 0, late_pay_due_ms INTEGER, fiscal_due_ms INTEGER)`,
+  `CREATE TABLE IF NOT EXISTS transfers (
+    id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, amount INTEGER NOT NULL, commission INTEGER NOT NULL,
+    rate_id INTEGER NOT NULL, sender_behaviour TEXT NOT NULL, receiver_pan TEXT NOT NULL,
+    receiver_unavailable INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL, paid_ms INTEGER, cancelled_ms INTEGER, error TEXT NOT NULL DEFAULT '',
+    otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0, late_pay_due_ms INTEGER)`,
+  `CREATE TABLE IF NOT EXISTS calls (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, path TEXT NOT NULL, tid TEXT, id TEXT,
+    status INTEGER NOT NULL, code TEXT, request_id TEXT, otp INTEGER NOT NULL DEFAULT 0)`
+];
+var ADDED_COLUMNS = [
+  { table: "receipts", column: "supplier_due_ms", declaration: "INTEGER" },
+  { table: "calls", column: "otp", declaration: "INTEGER NOT NULL DEFAULT 0" },
+  { table: "receipts", column: "expired_otps", declaration: "INTEGER NOT NULL DEFAULT 0" },
+  { table: "receipts", column: "late_pay_due_ms", declaration: "INTEGER" },
+  { table: "transfers", column: "late_pay_due_ms", declaration: "INTEGER" },
+  { table: "receipts", column: "fiscal_due_ms", declaration: "INTEGER" },
+  // Each record's own time (its test clock): 0 until advanced.
+  { table: "receipts", column: "clock_offset_ms", declaration: "INTEGER NOT NULL DEFAULT 0" },
+  { table: "transfers", column: "clock_offset_ms", declaration: "INTEGER NOT NULL DEFAULT 0" }
+];
+function ensureSchema(sql2) {
+  for (const statement of SCHEMA) sql2.exec(statement);
+  for (const { table: table2, column, declaration } of ADDED_COLUMNS) {
+    const columns = sql2.exec(`PRAGMA table_info(${table2})`).toArray();
+    if (!columns.some((c) => c.name === column)) sql2.exec(`ALTER TABLE ${table2} ADD COLUMN ${column} ${declaration}`);
+  }
+}
+__name(ensureSchema, "ensureSchema");
+
+// src/sandbox/store.ts
+var randomHex = /* @__PURE__ */ __name((bytes2) => Array.from(crypto.getRandomValues(new Uint8Array(bytes2)), (b) => b.toString(16).padStart(2, "0")).join(""), "randomHex");
+var nowOf = /* @__PURE__ */ __name((row) => Date.now() + row.clock_offset_ms, "nowOf");
+var rrn = /* @__PURE__ */ __name(() => String(1e11 + Number.parseInt(randomHex(5), 16) % 9e11), "rrn");
+var SandboxStore = class {
+  static {
+    __name(this, "SandboxStore");
+  }
+  sql;
+  constructor(sql2) {
+    this.sql = sql2;
+    ensureSchema(sql2);
+  }
+  // --- rows -----------------------------------------------------------------
+  /** Every read of a receipt settles a due supplier answer, then a due late pay, then due fiscal data, unless told not to. */
+  receipt(id, settle = true) {
+    const read = /* @__PURE__ */ __name(() => this.sql.exec("SELECT * FROM receipts WHERE id = ?", id).toArray()[0], "read");
+    let row = read();
+    if (!row || !settle) return row;
+    for (const due of [supplierAnswer, latePay, fiscalData]) {
+      const fields = due(row, nowOf(row), rrn);
+      if (fields) {
+        this.update("receipts", id, fields);
+        row = read();
+      }
+    }
+    return row;
+  }
+  /** Every read of a transfer settles a due late pay first, unless told not to. */
+  transfer(id, settle = true) {
+    const row = this.sql.exec("SELECT * FROM transfers WHERE id = ?", id).toArray()[0];
+    const fields = row && settle ? lateTransferPay(row, nowOf(row)) : null;
+    if (!fields) return row;
+    this.update("transfers", id, fields);
+    return this.transfer(id, false);
+  }
+  receiptBody(id) {
+    return receiptBody(this.receipt(id));
+  }
+  transferBody(id) {
+    return transferBody(this.transfer(id));
+  }
+  update(table2, id, fields) {
+    const entries = Object.entries(fields);
+    const set = entries.map(([column]) => `${column} = ?`).join(", ");
+    this.sql.exec(`UPDATE ${table2} SET ${set} WHERE id = ?`, ...entries.map(([, value]) => value), id);
+  }
+  // --- shared rules ---------------------------------------------------------
+  /** Receipts and transfers share one tid space, as the contract requires. */
+  tidTaken(tid) {
+    const taken = this.sql.exec("SELECT kind, record_id FROM tids WHERE tid = ?", tid).toArray()[0];
+    if (!taken) return null;
+    const existing = taken.kind === "receipt" ? { receipt: this.receiptBody(taken.record_id) } : { transfer: this.transferBody(taken.record_id) };
+    return fail2(409, "TID_DUPLICATE", "tid is already used", existing);
+  }
+  /**
+   * Every submitted OTP counts as received; the third wrong one cancels the
+   * record. One that is not `live` (never sent, or past its lifetime) is
+   * refused unjudged, right or wrong. The failure carries the record as it
+   * stands afterwards.
+   */
+  checkOtp(table2, record, otp, live) {
+    const verdict = this.#submitOtp(table2, record, otp, live);
+    if (verdict === "correct") return null;
+    const current = table2 === "receipts" ? { receipt: this.receiptBody(record.id) } : { transfer: this.transferBody(record.id) };
+    switch (verdict) {
+      case "missing":
+        return fail2(400, "OTP_REQUIRED", "An OTP is required to pay");
+      case "expired":
+        return fail2(400, "OTP_EXPIRED", "No OTP was sent for this receipt, or it has expired; authorize again", current);
+      case "wrong":
+        return fail2(400, "OTP_INVALID", "OTP is incorrect", { attempts_left: MAX_WRONG_OTPS - record.wrong_otps - 1, ...current });
+      case "exceeded":
+        return fail2(400, "OTP_ATTEMPTS_EXCEEDED", "Too many incorrect OTPs; the receipt is cancelled", { attempts_left: 0, ...current });
+    }
+  }
+  #submitOtp(table2, record, otp, live) {
+    if (otp === void 0 || otp === "") return "missing";
+    if (!live) {
+      this.sql.exec("UPDATE receipts SET otp_attempts = otp_attempts + 1, expired_otps = expired_otps + 1 WHERE id = ?", record.id);
+      return "expired";
+    }
+    if (otp === CORRECT_OTP) {
+      this.sql.exec(`UPDATE ${table2} SET otp_attempts = otp_attempts + 1 WHERE id = ?`, record.id);
+      return "correct";
+    }
+    const wrong = record.wrong_otps + 1;
+    if (wrong < MAX_WRONG_OTPS) {
+      this.sql.exec(`UPDATE ${table2} SET otp_attempts = otp_attempts + 1, wrong_otps = ? WHERE id = ?`, wrong, record.id);
+      return "wrong";
+    }
+    this.sql.exec(
+      `UPDATE ${table2} SET otp_attempts = otp_attempts + 1, wrong_otps = ?, state = ?, cancelled_ms = ?, error = ? WHERE id = ?`,
+      wrong,
+      State.cancelled,
+      nowOf(record),
+      "OTP attempts exceeded",
+      record.id
+    );
+    return "exceeded";
+  }
+  // --- call log (lets tests prove what did or did not reach the upstream) ---
+  recordCall(call) {
+    this.sql.exec(
+      "INSERT INTO calls (at, path, tid, id, status, code, request_id, otp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      Date.now(),
+      call.path,
+      call.tid,
+      call.id,
+      call.status,
+      call.code,
+      call.request_id,
+      call.otp ? 1 : 0
+    );
+  }
+  /** Oldest first; with `id`, only the calls naming that record. */
+  calls(id) {
+    const rows = id === void 0 ? this.sql.exec("SELECT * FROM calls ORDER BY seq") : this.sql.exec("SELECT * FROM calls WHERE id = ? ORDER BY seq", id);
+    return rows.toArray().map((row) => ({ ...row, otp: row.otp === 1 }));
+  }
+};
+
+// src/sandbox/test-clock.ts
+var TRIGGERS = ["pay_late", "supplier_confirms", "supplier_fails", "fiscal_data_appears", "refund_fiscal_data_appears"];
+var rowOf = /* @__PURE__ */ __name((store2, kind, id) => kind === "receipts" ? store2.receipt(id, false) : store2.transfer(id, false), "rowOf");
+var otpEndsAt = /* @__PURE__ */ __name((r, otpTtlMs3) => r.otp_sent_ms === null ? null : r.otp_sent_ms + otpTtlMs3, "otpEndsAt");
+function deadlines(row, otpTtlMs3) {
+  const now = nowOf(row);
+  const due = [row.late_pay_due_ms];
+  if ("supplier_due_ms" in row) {
+    due.push(row.supplier_due_ms, row.fiscal_due_ms);
+    const otpEnd = row.state === State.created ? otpEndsAt(row, otpTtlMs3) : null;
+    if (otpEnd !== null && otpEnd > now) due.push(otpEnd);
+  }
+  return due.filter((at) => at !== null);
+}
+__name(deadlines, "deadlines");
+function nextDue(store2, kind, id, otpTtlMs3) {
+  const row = rowOf(store2, kind, id);
+  if (!row) return void 0;
+  const due = deadlines(row, otpTtlMs3);
+  return due.length === 0 ? null : Math.max(0, Math.min(...due) - nowOf(row));
+}
+__name(nextDue, "nextDue");
+function advance(store2, kind, id, byMs, otpTtlMs3) {
+  const before = rowOf(store2, kind, id);
+  if (!before) return void 0;
+  const offset = before.clock_offset_ms + byMs;
+  if (kind === "receipts") store2.update("receipts", id, { clock_offset_ms: offset });
+  else store2.update("transfers", id, { clock_offset_ms: offset });
+  const now = nowOf({ clock_offset_ms: offset });
+  const after = kind === "receipts" ? store2.receipt(id) : store2.transfer(id);
+  const happened = [];
+  if ("supplier_due_ms" in before && "supplier_due_ms" in after) {
+    const otpEnd = before.state === State.created ? otpEndsAt(before, otpTtlMs3) : null;
+    if (otpEnd !== null && otpEnd > nowOf(before) && otpEnd <= now) happened.push({ at: otpEnd, what: "otp_expired" });
+    if (before.supplier_due_ms !== null && after.supplier_due_ms === null) {
+      happened.push({ at: before.supplier_due_ms, what: after.state === State.cancelled ? "supplier_failed" : "supplier_confirmed" });
+    }
+    if (before.fiscal_due_ms !== null && after.fiscal_due_ms === null) happened.push({ at: before.fiscal_due_ms, what: "fiscal_data_appeared" });
+  }
+  if (before.late_pay_due_ms !== null && after.late_pay_due_ms === null && after.state !== before.state) {
+    happened.push({ at: before.late_pay_due_ms, what: "paid_late" });
+  }
+  return happened.sort((a, b) => a.at - b.at);
+}
+__name(advance, "advance");
+var notApplicable = /* @__PURE__ */ __name((what, why) => fail2(400, "TRIGGER_NOT_APPLICABLE", `${what}: ${why}`), "notApplicable");
+function trigger(store2, id, what) {
+  const r = store2.receipt(id);
+  if (!r) return fail2(404, "RECEIPT_NOT_FOUND", "No receipt with this id");
+  const now = nowOf(r);
+  switch (what) {
+    case "pay_late":
+      if (r.late_pay_due_ms === null) return notApplicable(what, "no pay of this receipt is lost upstream (pay it with tok_sandbox_pays_late first)");
+      store2.update("receipts", id, { late_pay_due_ms: now });
+      break;
+    case "supplier_confirms":
+    case "supplier_fails":
+      if (r.state !== State.supplierPending) return notApplicable(what, `the receipt is in state ${r.state}, not 57 (awaiting the supplier)`);
+      store2.update("receipts", id, { supplier_due_ms: now, card_behaviour: what === "supplier_fails" ? "supplier_fails" : "supplier_pending" });
+      break;
+    case "fiscal_data_appears":
+    case "refund_fiscal_data_appears": {
+      const refund = what === "refund_fiscal_data_appears";
+      const waiting = r.fiscal_due_ms !== null && r.state === State.cancelled === refund;
+      if (!waiting) {
+        return notApplicable(
+          what,
+          `the receipt's ${refund ? "refund" : "sale"} has no fiscal data still to come (a tok_sandbox_fiscal_late ${refund ? "payment, cancelled" : "payment"})`
+        );
+      }
+      store2.update("receipts", id, { fiscal_due_ms: now });
+      break;
+    }
+  }
+  return ok({ id, what, state: store2.receipt(id).state });
+}
+__name(trigger, "trigger");
+
+// src/console/test-clock.ts
+var UNIT_MS = { s: 1e3, m: 6e4, h: 36e5, d: 864e5 };
+var MAX_ADVANCE_MS = 400 * UNIT_MS.d;
+var MAX_STEPS = 500;
+var MAX_ID_LENGTH2 = 128;
+function durationMs(text2) {
+  if (typeof text2 !== "string") return null;
+  const match2 = /^([1-9][0-9]{0,5})([smhd])$/.exec(text2);
+  if (!match2) return null;
+  const ms = Number(match2[1]) * UNIT_MS[match2[2]];
+  return ms <= MAX_ADVANCE_MS ? ms : null;
+}
+__name(durationMs, "durationMs");
+var AdvanceBody = strictObject({ by: string() });
+var TriggerBody = strictObject({ what: picklist(TRIGGERS) });
+var sandboxOf = /* @__PURE__ */ __name((env) => {
+  if (!env.SANDBOX) throw new Error("SANDBOX binding is missing");
+  return env.SANDBOX.get(env.SANDBOX.idFromName("sandbox"));
+}, "sandboxOf");
+function otpTtlMs(env) {
+  const ms = Number(env.SANDBOX_OTP_TTL_MS ?? 3e5);
+  return Number.isFinite(ms) && ms >= 0 ? ms : 3e5;
+}
+__name(otpTtlMs, "otpTtlMs");
+var invalid = /* @__PURE__ */ __name((message2) => new ApiError("invalid_request", message2), "invalid");
+async function bodyOf(c) {
+  const type = c.req.header("content-type") ?? "";
+  if (type.startsWith("application/x-www-form-urlencoded")) return { form: true, value: Object.fromEntries(Object.entries(await c.req.parseBody())) };
+  try {
+    return { form: false, value: await c.req.json() };
+  } catch {
+    throw new ApiError("invalid_json", "The request body is not valid JSON.");
+  }
+}
+__name(bodyOf, "bodyOf");
+function idOf(c) {
+  const id = c.req.param("id") ?? "";
+  if (id.length === 0 || id.length > MAX_ID_LENGTH2) throw new ApiError("receipt_not_found", "No receipt or transfer with this id.");
+  return id;
+}
+__name(idOf, "idOf");
+async function advanceRecord(env, kind, id, byMs) {
+  const record = receiptStub(env, kind, id);
+  const sandbox2 = sandboxOf(env);
+  const table2 = kind === "receipt" ? "receipts" : "transfers";
+  const ttl = otpTtlMs(env);
+  const windows = retentionPolicy(env);
+  const steps = [];
+  const upstream = /* @__PURE__ */ __name((happened) => {
+    for (const h of happened ?? []) steps.push({ at: h.at, by: "upstream", what: h.what });
+  }, "upstream");
+  let left = byMs;
+  for (let i = 0; i < MAX_STEPS; i++) {
+    const state = await record.clockState();
+    if (!state) return i === 0 ? null : { steps, now: null, ended: true };
+    const sandboxIn = await sandbox2.nextDue(table2, id, ttl);
+    const step = Math.min(state.wakeIn ?? Infinity, sandboxIn ?? Infinity);
+    if (step > left) break;
+    upstream(await sandbox2.advance(table2, id, step, ttl));
+    await pruneRecordEvents(
+      env,
+      id,
+      state.eventIds,
+      { deliveredMs: windows.deliveredEventsMs, undeliveredMs: windows.undeliveredEventsMs },
+      state.now + step
+    );
+    const fire = state.wakeIn !== null && state.wakeIn <= step;
+    const shown2 = await record.advanceTime(step, fire);
+    left -= step;
+    if (fire && shown2) steps.push({ at: shown2.now, by: "gateway", what: shown2.ended ? "ended" : "alarm", state: shown2.state, events: shown2.events });
+    if (!shown2 || shown2.ended) return { steps, now: null, ended: true };
+  }
+  upstream(await sandbox2.advance(table2, id, left, ttl));
+  const shown = await record.advanceTime(left, false);
+  return { steps, now: shown?.now ?? null, ended: shown === null };
+}
+__name(advanceRecord, "advanceRecord");
+var testClock = new Hono3();
+testClock.use("*", requestId(), negotiateLanguage);
+testClock.onError(renderError);
+var advanceAt = /* @__PURE__ */ __name((kind) => testClock.post(`/__sandbox/${KIND_SEGMENTS[kind]}/:id/advance`, csrf(), async (c) => {
+  const id = idOf(c);
+  const { form, value } = await bodyOf(c);
+  const parsed = safeParse(AdvanceBody, value);
+  const byMs = parsed.success ? durationMs(parsed.output.by) : null;
+  if (byMs === null) {
+    throw invalid('"by" must be a whole number of seconds, minutes, hours or days, such as "90s", "10m", "25h" or "8d", at most 400 days.');
+  }
+  const advanced = await advanceRecord(c.env, kind, id, byMs);
+  if (!advanced) throw new ApiError("receipt_not_found", `The gateway holds no ${kind} with this id.`);
+  if (form) return c.redirect(`${recordPath(kind, id)}#clock`, 303);
+  return c.json({ id, kind, by_ms: byMs, ...advanced });
+}), "advanceAt");
+advanceAt("receipt");
+advanceAt("transfer");
+testClock.post("/__sandbox/receipts/:id/trigger", csrf(), async (c) => {
+  const id = idOf(c);
+  const { form, value } = await bodyOf(c);
+  const parsed = safeParse(TriggerBody, value);
+  if (!parsed.success) throw invalid(`"what" must be one of ${TRIGGERS.join(", ")}.`);
+  const done = await sandboxOf(c.env).trigger(id, parsed.output.what);
+  if (!done.ok) {
+    if (done.code === "RECEIPT_NOT_FOUND") throw new ApiError("receipt_not_found", "The sandbox holds no receipt with this id.");
+    throw invalid(done.message);
+  }
+  if (form) return c.redirect(`${recordPath("receipt", id)}#clock`, 303);
+  return c.json(done.body);
+});
+
+// src/shared/fnv1a.ts
+function fnv1a(text2, seed = 2166136261) {
+  let hash = seed >>> 0;
+  for (let i = 0; i < text2.length; i++) {
+    hash ^= text2.charCodeAt(i);
+    hash = Math.imul(hash, 16777619) >>> 0;
+  }
+  return hash >>> 0;
+}
+__name(fnv1a, "fnv1a");
+
+// src/audit/entries.ts
+var FIELDS = [
+  "id",
+  "at",
+  "source",
+  "op",
+  "actor",
+  "request_id",
+  "outcome",
+  "state",
+  "kind",
+  "receipt_id",
+  "user",
+  "staff",
+  "role",
+  "target",
+  "detail"
+];
+var WHOLE = /* @__PURE__ */ new Set(["id", "receipt_id", "user", "actor", "staff"]);
+function cleanLine(line) {
+  const out = {};
+  for (const field of FIELDS) {
+    const value = line[field];
+    if (value !== void 0) out[field] = WHOLE.has(field) ? value : redact(value);
+  }
+  return out;
+}
+__name(cleanLine, "cleanLine");
+function filterKeys(line) {
+  const keys = [];
+  if (line.receipt_id) keys.push(`r:${line.receipt_id}`);
+  if (line.user) keys.push(`u:${line.user}`);
+  if (line.staff) keys.push(`s:${line.staff.toLowerCase()}`);
+  if (line.user && holdsPersonalValues(line)) keys.push(`p:${line.user}`);
+  return keys;
+}
+__name(filterKeys, "filterKeys");
+function holdsPersonalValues(line) {
+  const detail = line.detail;
+  if (!detail) return false;
+  return Array.isArray(detail.account) ? detail.account.length > 0 : typeof detail.phone === "string";
+}
+__name(holdsPersonalValues, "holdsPersonalValues");
+function auditChains(env) {
+  const n = Number(env.AUDIT_CHAINS);
+  return Number.isInteger(n) && n > 0 && n <= 64 ? n : 2;
+}
+__name(auditChains, "auditChains");
+var chainFor = /* @__PURE__ */ __name((env, key) => `w${fnv1a(key) % auditChains(env)}`, "chainFor");
+function flushMs(env) {
+  const n = Number(env.AUDIT_FLUSH_SECONDS);
+  return (Number.isFinite(n) && n > 0 ? n : 60) * 1e3;
+}
+__name(flushMs, "flushMs");
+var holdMs = /* @__PURE__ */ __name((env) => flushMs(env) / 2, "holdMs");
+
+// src/audit/append.ts
+async function appendAudit(env, key, lines2) {
+  const chain = chainFor(env, key);
+  await env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName(chain)).append(chain, lines2);
+}
+__name(appendAudit, "appendAudit");
+
+// src/audit/calls.ts
+var KEPT = ["id", "receipt_id", "user", "staff", "kind", "type", "delivery", "date", "from", "to", "after", "limit", "dry_run"];
+function keptFields(body) {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return {};
+  const out = {};
+  for (const field of KEPT) {
+    const value = body[field];
+    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
+      out[field] = typeof value === "string" ? value.slice(0, 255) : value;
+  }
+  return out;
+}
+__name(keptFields, "keptFields");
+async function outcomeOf(status, error, response) {
+  if (status < 400) return "ok";
+  if (error instanceof ApiError) return error.code;
+  try {
+    const body = await response?.clone().json();
+    if (typeof body?.error?.code === "string") return body.error.code;
+  } catch {
+  }
+  return String(status);
+}
+__name(outcomeOf, "outcomeOf");
+var auditCalls = /* @__PURE__ */ __name((prefix) => createMiddleware(async (c, next) => {
+  let thrown;
+  try {
+    await next();
+  } catch (err) {
+    thrown = err;
+  }
+  const status = thrown instanceof ApiError ? thrown.status : thrown ? 500 : c.res.status;
+  const caller = c.var.caller;
+  let body;
+  const cached = c.req.bodyCache.text;
+  if (caller && cached) {
+    try {
+      body = JSON.parse(await cached);
+    } catch {
+      body = void 0;
+    }
+  }
+  const fields = keptFields(body);
+  const at = Date.now();
+  const requestId2 = c.var.requestId;
+  const line = {
+    id: `g:${redact(requestId2)}:${at}`,
+    at,
+    source: "gateway",
+    op: c.req.path.startsWith(prefix) ? c.req.path.slice(prefix.length).replace(/^\/+/, "") : c.req.path,
+    actor: caller ? caller.kind === "partner" ? "partner" : `user:${caller.id}` : "unauthenticated",
+    request_id: requestId2,
+    outcome: await outcomeOf(status, thrown ?? c.error, thrown ? void 0 : c.res),
+    ...typeof fields.receipt_id === "string" ? { receipt_id: fields.receipt_id } : typeof fields.id === "string" && !String(fields.id).startsWith("evt_") ? { receipt_id: fields.id } : {},
+    ...typeof fields.user === "string" ? { user: fields.user } : {},
+    detail: { method: c.req.method, status, ...fields }
+  };
+  try {
+    await appendAudit(c.env, `gateway:${requestId2}`, [line]);
+  } catch (err) {
+    log("error", "audit_append_failed", { request_id: requestId2, op: line.op, error: err instanceof Error ? err.message : String(err) });
+  }
+  if (thrown) throw thrown;
+}), "auditCalls");
+
+// src/audit/staff.ts
+async function auditStaff(env, entry) {
+  const at = entry.at ?? Date.now();
+  const email2 = entry.email.trim().toLowerCase();
+  await appendAudit(env, `staff:${email2}`, [
+    {
+      id: `s:${redact(entry.request_id)}:${at}:${redact(entry.action)}`,
+      at,
+      source: "staff",
+      op: entry.action,
+      actor: `staff:${email2}`,
+      request_id: entry.request_id,
+      outcome: entry.outcome,
+      staff: email2,
+      role: entry.role,
+      target: entry.target,
+      ...entry.receipt_id ? { receipt_id: entry.receipt_id } : {},
+      ...entry.user ? { user: entry.user } : {}
+    }
+  ]);
+}
+__name(auditStaff, "auditStaff");
+
+// src/d1/fiscal-list.ts
+async function listFiscal(env, listing) {
+  await env.DB.prepare(
+    `INSERT INTO fiscal_pending (id, tid, amount, state, since, reads) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+     ON CONFLICT (id) DO UPDATE SET tid = excluded.tid, amount = excluded.amount, state = excluded.state, since = excluded.since, reads = excluded.reads`
+  ).bind(listing.id, listing.tid, listing.amount, listing.state, listing.since, listing.reads).run();
+}
+__name(listFiscal, "listFiscal");
+async function unlistFiscal(env, id) {
+  await env.DB.prepare("DELETE FROM fiscal_pending WHERE id = ?1").bind(id).run();
+}
+__name(unlistFiscal, "unlistFiscal");
+async function placeOf(env, after) {
+  const row = await env.DB.prepare("SELECT since FROM fiscal_pending WHERE id = ?1").bind(after).first();
+  if (row) return { since: row.since, id: after };
+  const since = await receiptStub(env, "receipt", after).fiscalSince();
+  return since === null ? null : { since, id: after };
+}
+__name(placeOf, "placeOf");
+async function fiscalPendingPage(env, query) {
+  const place = query.after === void 0 ? null : await placeOf(env, query.after);
+  if (query.after !== void 0 && place === null) return null;
+  const statement = place ? env.DB.prepare("SELECT id, tid, amount, state, since, reads FROM fiscal_pending WHERE (since, id) > (?1, ?2) ORDER BY since, id LIMIT ?3").bind(
+    place.since,
+    place.id,
+    query.limit + 1
+  ) : env.DB.prepare("SELECT id, tid, amount, state, since, reads FROM fiscal_pending ORDER BY since, id LIMIT ?1").bind(query.limit + 1);
+  const { results } = await statement.all();
+  return { receipts: results.slice(0, query.limit), has_more: results.length > query.limit };
+}
+__name(fiscalPendingPage, "fiscalPendingPage");
+
+// ../../../work/wt/next42/node_modules/hono/dist/middleware/body-limit/index.js
+var ERROR_MESSAGE = "Payload Too Large";
+var bodyLimit = /* @__PURE__ */ __name((options) => {
+  const onError = options.onError || (() => {
+    const res = new Response(ERROR_MESSAGE, { status: 413 });
+    throw new HTTPException(413, { res });
+  });
+  const maxSize = options.maxSize;
+  return /* @__PURE__ */ __name(async function bodyLimit2(c, next) {
+    if (!c.req.raw.body) return next();
+    const hasTransferEncoding = c.req.raw.headers.has("transfer-encoding");
+    if (c.req.raw.headers.has("content-length") && !hasTransferEncoding) return parseInt(c.req.raw.headers.get("content-length") || "0", 10) > maxSize ? onError(c) : next();
+    let size = 0;
+    let buffer = /* @__PURE__ */ new Uint8Array(0);
+    const rawReader = c.req.raw.body.getReader();
+    for (; ; ) {
+      const { done, value } = await rawReader.read();
+      if (done) break;
+      const offset = size;
+      size += value.length;
+      if (size > maxSize) return onError(c);
+      if (size > buffer.length) {
+        const grown = new Uint8Array(Math.min(maxSize, Math.max(size, buffer.length * 2)));
+        grown.set(buffer.subarray(0, offset));
+        buffer = grown;
+      }
+      buffer.set(value, offset);
+    }
+    c.req.raw = new Request(c.req.raw, { body: buffer.subarray(0, size) });
+    return next();
+  }, "bodyLimit");
+}, "bodyLimit");
+
+// ../../../work/wt/next42/node_modules/hono/dist/utils/handler.js
 var findTargetHandler = /* @__PURE__ */ __name((handler) => {
   return handler["__COMPOSED_HANDLER"] ? findTargetHandler(handler[COMPOSED_HANDLER]) : handler;
 }, "findTargetHandler");
 
-// ../../../work/main/node_modules/hono/dist/utils/cookie.js
-var relaxedCookieNameRegEx = /^[!#-:<>-[\]-~]+$/;
-var validCookieValueRegEx = /^[ !#-:<-[\]-~]*$/;
-var trimCookieWhitespace = /* @__PURE__ */ __name((value) => {
-  let start = 0;
-  let end = value.length;
-  while (start < end) {
-    const charCode = value.charCodeAt(start);
-    if (charCode !== 32 && charCode !== 9) break;
-    start++;
-  }
-  while (end > start) {
-    const charCode = value.charCodeAt(end - 1);
-    if (charCode !== 32 && charCode !== 9) break;
-    end--;
-  }
-  return start === 0 && end === value.length ? value : value.slice(start, end);
-}, "trimCookieWhitespace");
-var parse = /* @__PURE__ */ __name((cookie, name) => {
-  if (name && cookie.indexOf(name) === -1) return {};
-  const pairs = cookie.split(";");
-  const parsedCookie = /* @__PURE__ */ Object.create(null);
-  for (const pairStr of pairs) {
-    const valueStartPos = pairStr.indexOf("=");
-    if (valueStartPos === -1) continue;
-    const cookieName = trimCookieWhitespace(pairStr.substring(0, valueStartPos));
-    if (name && name !== cookieName || !relaxedCookieNameRegEx.test(cookieName) || cookieName in parsedCookie) continue;
-    let cookieValue = trimCookieWhitespace(pairStr.substring(valueStartPos + 1));
-    if (cookieValue.startsWith('"') && cookieValue.endsWith('"')) cookieValue = cookieValue.slice(1, -1);
-    if (validCookieValueRegEx.test(cookieValue)) {
-      parsedCookie[cookieName] = tryDecodeURIComponent(cookieValue);
-      if (name) break;
-    }
-  }
-  return parsedCookie;
-}, "parse");
-
-// ../../../work/main/node_modules/hono/dist/helper/cookie/index.js
-var getCookie = /* @__PURE__ */ __name((c, key, prefix) => {
-  const cookie = c.req.raw.headers.get("Cookie");
-  if (typeof key === "string") {
-    if (!cookie) return;
-    let finalKey = key;
-    if (prefix === "secure") finalKey = "__Secure-" + key;
-    else if (prefix === "host") finalKey = "__Host-" + key;
-    return parse(cookie, finalKey)[finalKey];
-  }
-  if (!cookie) return {};
-  return parse(cookie);
-}, "getCookie");
-
-// ../../../work/main/node_modules/hono/dist/validator/validator.js
+// ../../../work/wt/next42/node_modules/hono/dist/validator/validator.js
 var jsonRegex = /^application\/([\w.-]+\+)?json$/i;
 var getMediaType = /* @__PURE__ */ __name((contentType) => contentType.split(";")[0].trim().toLowerCase(), "getMediaType");
 var validator = /* @__PURE__ */ __name((target, validationFunc) => {
@@ -7146,7 +9845,7 @@ var validator = /* @__PURE__ */ __name((target, validationFunc) => {
   };
 }, "validator");
 
-// ../../../work/main/node_modules/@hono/standard-validator/dist/index.mjs
+// ../../../work/wt/next42/node_modules/@hono/standard-validator/dist/index.mjs
 var RESTRICTED_DATA_FIELDS = { header: ["cookie"] };
 function sanitizeIssues(issues, vendor, target) {
   if (!(target in RESTRICTED_DATA_FIELDS)) return issues;
@@ -7207,13 +9906,13 @@ var sValidator = /* @__PURE__ */ __name((target, schema, hook) => validator(targ
   return result.value;
 }), "sValidator");
 
-// ../../../work/main/node_modules/hono-openapi/dist/index.js
+// ../../../work/wt/next42/node_modules/hono-openapi/dist/index.js
 init_dist3();
 
-// ../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/index.js
+// ../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/index.js
 init_index_DZEfthgZ();
 
-// ../../../work/main/node_modules/hono-openapi/dist/index.js
+// ../../../work/wt/next42/node_modules/hono-openapi/dist/index.js
 var uniqueSymbol = /* @__PURE__ */ Symbol("openapi");
 var VALIDATION_MARKER = "__HonoOpenAPIValidator__";
 var ALLOWED_METHODS = [
@@ -7242,7 +9941,7 @@ var toOpenAPIPathSegment = /* @__PURE__ */ __name((segment) => {
   return tmp;
 }, "toOpenAPIPathSegment");
 var toOpenAPIPath = /* @__PURE__ */ __name((path) => path.split("/").map(toOpenAPIPathSegment).join("/"), "toOpenAPIPath");
-var toPascalCase = /* @__PURE__ */ __name((text) => text.split(/[\W_]+/).filter(Boolean).map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(""), "toPascalCase");
+var toPascalCase = /* @__PURE__ */ __name((text2) => text2.split(/[\W_]+/).filter(Boolean).map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(""), "toPascalCase");
 var generateOperationId = /* @__PURE__ */ __name((route) => {
   let operationId = route.method.toLowerCase();
   if (route.path === "/") return `${operationId}Index`;
@@ -7278,15 +9977,15 @@ function getPathContext(path, pathContext) {
   return context;
 }
 __name(getPathContext, "getPathContext");
-function mergeRequestBodies(previous, current) {
-  if (!previous || !current || "$ref" in previous || "$ref" in current) {
+function mergeRequestBodies(previous2, current) {
+  if (!previous2 || !current || "$ref" in previous2 || "$ref" in current) {
     return current;
   }
   return {
-    ...previous,
+    ...previous2,
     ...current,
     content: {
-      ...previous.content,
+      ...previous2.content,
       ...current.content
     }
   };
@@ -7452,7 +10151,7 @@ function removeExcludedPaths(paths, ctx) {
   return newPaths;
 }
 __name(removeExcludedPaths, "removeExcludedPaths");
-var DEFAULT_OPTIONS2 = {
+var DEFAULT_OPTIONS3 = {
   documentation: {},
   excludeStaticFile: true,
   exclude: [],
@@ -7488,12 +10187,12 @@ function openAPIRouteHandler(hono, options) {
   };
 }
 __name(openAPIRouteHandler, "openAPIRouteHandler");
-async function generateSpecs(hono, options = DEFAULT_OPTIONS2, c) {
+async function generateSpecs(hono, options = DEFAULT_OPTIONS3, c) {
   const ctx = {
     components: {},
     // @ts-expect-error
     options: {
-      ...DEFAULT_OPTIONS2,
+      ...DEFAULT_OPTIONS3,
       ...options
     },
     validationErrorResponse: DEFAULT_VALIDATION_ERROR
@@ -7899,1112 +10598,2109 @@ function describeRoute(spec) {
 }
 __name(describeRoute, "describeRoute");
 
-// src/events/examples.ts
-var PUBLISHED = RECEIPT_CREATED.create_date + 6e4;
-var EVENT_OBJECTS = {
-  "receipt.created": [RECEIPT_CREATED, null],
-  "receipt.paid": [RECEIPT_PAID, 0],
-  "receipt.held": [RECEIPT_HELD, 0],
-  "receipt.awaiting_supplier": [{ ...RECEIPT_PAID, state: 57, ofd: null }, 0],
-  "receipt.cancelled": [RECEIPT_CANCELLED, 4],
-  "receipt.otp_attempts_exhausted": [RECEIPT_CREATED, 0],
-  "transfer.created": [TRANSFER_CREATED, null],
-  "transfer.paid": [TRANSFER_PAID, 0],
-  "transfer.cancelled": [{ ...TRANSFER_CREATED, state: 21, cancel_date: RECEIPT_CANCELLED.cancel_date }, 0],
-  "transfer.otp_attempts_exhausted": [TRANSFER_CREATED, 0],
-  "transfer.expired": [TRANSFER_CREATED, 0]
-};
-var CAUSES = {
-  "transfer.expired": { reason: "expired", closed_at_edge: true }
-};
-var SEQUENCE = { "receipt.created": 1, "transfer.created": 1, "receipt.cancelled": 3 };
-function eventExample(type) {
-  const [object2, previous] = EVENT_OBJECTS[type];
-  return {
-    id: EXAMPLE_EVENT_ID,
-    type,
-    created: PUBLISHED,
-    sequence: SEQUENCE[type] ?? 2,
-    request_id: EXAMPLE_REQUEST_ID,
-    data: { object: object2, owner: "partner", previous_state: previous, ...CAUSES[type] }
-  };
-}
-__name(eventExample, "eventExample");
-var EVENT_PAGE = {
-  events: [
-    { ...eventExample("receipt.paid"), delivery: { status: "failed", attempts: 8, last_status: 500, last_error: "HTTP 500", delivered_at: null } }
-  ],
-  has_more: false
-};
-var EVENT_RESENT = eventExample("receipt.paid");
-
-// src/schemas.ts
-setGlobalMessage((issue) => issue.kind === "schema" ? `expected ${issue.expected ?? issue.type}` : `invalid ${issue.type}`);
-var MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
-var int32 = /* @__PURE__ */ __name(() => metadata({ format: "int32" }), "int32");
-var int64 = /* @__PURE__ */ __name(() => metadata({ format: "int64" }), "int64");
-var Int = /* @__PURE__ */ __name((description2) => description2 === void 0 ? pipe(number(), integer(), int64()) : pipe(number(), integer(), int64(), description(description2)), "Int");
-var bounded = /* @__PURE__ */ __name((max) => metadata({ maxLength: max }), "bounded");
-var codePoints = /* @__PURE__ */ __name((value) => [...value].length, "codePoints");
-var MaxText = /* @__PURE__ */ __name((max, message2) => [check((value) => codePoints(value) <= max, message2), metadata({ maxLength: max })], "MaxText");
-var RECEIPT_STATE_NAMES = { 0: "created", 4: "paid", 5: "held", 21: "cancelled", 57: "awaiting_supplier" };
-var RECEIPT_STATES = [0, 4, 5, 21, 57];
-var TRANSFER_STATES = [0, 4, 21];
-var typed = /* @__PURE__ */ __name((type) => metadata({ type }), "typed");
-var Tid = pipe(
-  string(),
-  regex(
-    /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/,
-    "tid must be 1-64 ASCII characters: letters A-Z or a-z, digits, '.', '_', ':' or '-', starting with a letter or digit"
-  ),
-  bounded(64),
-  description(
-    "The caller's own transaction id, ASCII only: unique per caller (the partner's tids and each user's are separate spaces, rule 9); receipts and transfers share the space."
-  )
-);
-var ReceiptId = pipe(
-  string(),
-  regex(/^[A-Za-z0-9_-]{1,64}$/, "id must be 1-64 characters: letters, digits, '_' or '-'"),
-  bounded(64),
-  description("Receipt id returned by create (`id`, or `receipt_id` for transfers).")
-);
-var Amount = pipe(
-  number("amount must be a number"),
-  integer("amount must be an integer number of tiyin"),
-  minValue(1, "amount must be positive"),
-  maxValue(MAX_AMOUNT, "amount must be at most 2^53-1"),
-  int64(),
-  description("Amount in tiyin (1/100 of a sum).")
-);
-var Currency = pipe(
-  literal(860, "currency must be 860 (UZS)"),
-  metadata({ type: "integer", format: "int32" }),
-  description("ISO 4217 numeric code; only 860 (UZS) is supported.")
-);
-var AnswerCurrency = /* @__PURE__ */ __name(() => pipe(number(), integer(), int32(), description("ISO 4217 numeric code: 860 (UZS).")), "AnswerCurrency");
-var SmallInt = /* @__PURE__ */ __name((description2) => description2 === void 0 ? pipe(number(), integer(), int32()) : pipe(number(), integer(), int32(), description(description2)), "SmallInt");
-var PositiveId = /* @__PURE__ */ __name((name) => pipe(
-  number(`${name} must be a number`),
-  integer(`${name} must be an integer`),
-  minValue(1, `${name} must be positive`),
-  maxValue(MAX_AMOUNT, `${name} is too large`),
-  int64()
-), "PositiveId");
-var CardToken = pipe(
-  string(),
-  regex(/^[A-Za-z0-9_.:=+/-]{1,256}$/, "card token must be 1-256 URL-safe characters"),
-  bounded(256),
-  description("Card token issued by the payment service. Never stored or logged by the gateway.")
-);
-function passesLuhn(digits2) {
-  let sum = 0;
-  for (let i = 0; i < digits2.length; i++) {
-    let d = digits2.charCodeAt(digits2.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
+// src/http/http.ts
+var MAX_BODY_BYTES = 16 * 1024;
+var JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+var requireJson = createMiddleware(async (c, next) => {
+  if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
+    throw new ApiError("unsupported_media_type", "Send the request body as JSON, with Content-Type: application/json.");
   }
-  return sum % 10 === 0;
+  await next();
+});
+var limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: /* @__PURE__ */ __name(() => {
+    throw new ApiError("payload_too_large", "Request bodies are limited to 16 KiB.");
+  }, "onError")
+});
+var parseJson = createMiddleware(async (c, next) => {
+  let body;
+  const text2 = await c.req.text();
+  try {
+    body = JSON.parse(text2);
+  } catch (err) {
+    throw new ApiError("invalid_json", `The request body is not valid JSON${whereJsonFails(err, text2)}.`);
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    refuse2([{ path: "", message: notAnObject(body) }], 1);
+  }
+  await next();
+});
+var acceptAliases = /* @__PURE__ */ __name((aliases) => createMiddleware(async (c, next) => {
+  const body = await c.req.json();
+  let renamed;
+  for (const [alias, name] of Object.entries(aliases)) {
+    if (!Object.hasOwn(body, alias)) continue;
+    if (Object.hasOwn(body, name) && body[name] !== body[alias]) continue;
+    const { [alias]: value, ...rest } = renamed ?? body;
+    renamed = { ...rest, [name]: value };
+  }
+  if (renamed) c.req.bodyCache.text = Promise.resolve(JSON.stringify(renamed));
+  await next();
+}), "acceptAliases");
+function whereJsonFails(err, text2) {
+  const message2 = err instanceof Error ? err.message : "";
+  const position = /at position (\d+)/.exec(message2);
+  if (position) {
+    const before = text2.slice(0, Number(position[1]));
+    const line = before.split("\n").length;
+    const column = before.length - before.lastIndexOf("\n");
+    return ` at line ${line}, column ${column}`;
+  }
+  return text2.trim() === "" ? ": it is empty" : /end of (JSON )?input|Unterminated/i.test(message2) ? ": it ends too early" : "";
 }
-__name(passesLuhn, "passesLuhn");
-var CardNumber = pipe(
-  string(),
-  regex(/^\d{16,19}$/, "card number must be 16 to 19 digits"),
-  bounded(19),
-  check(passesLuhn, "card number fails the Luhn check"),
-  description("Card number (PAN), 16-19 digits, Luhn-valid. Never stored or logged by the gateway.")
-);
-function isValidExpiry(expire, now = /* @__PURE__ */ new Date()) {
-  const match2 = /^(\d{2})(\d{2})$/.exec(expire);
-  if (!match2) return false;
-  const year = 2e3 + Number(match2[1]);
-  const month = Number(match2[2]);
-  if (month < 1 || month > 12) return false;
-  return year * 12 + month >= now.getUTCFullYear() * 12 + now.getUTCMonth() + 1;
+__name(whereJsonFails, "whereJsonFails");
+var MAX_DETAILS = 20;
+function issuePath(path) {
+  if (!path || path.length === 0) return "";
+  return path.map((segment) => String(segment.key)).join(".");
 }
-__name(isValidExpiry, "isValidExpiry");
-var Expire = pipe(
-  string(),
-  regex(/^\d{2}(0[1-9]|1[0-2])$/, "expire must be yyMM"),
-  bounded(4),
-  check((value) => isValidExpiry(value), "expire must be a real month (yyMM) that has not passed"),
-  description("Card expiry, yyMM. Never stored or logged by the gateway.")
-);
-var Otp = pipe(
-  string("otp must be a string of digits"),
-  regex(/^\d{4,8}$/, "otp must be 4 to 8 digits"),
-  bounded(8),
-  description("One-time code sent to the card owner. Never stored or logged by the gateway.")
-);
-var Text = /* @__PURE__ */ __name((max) => pipe(string(), ...MaxText(max, `must be at most ${max} characters`)), "Text");
-var AccountEntry = pipe(
-  object({
-    key: pipe(string(), minLength(1, "key must not be empty"), ...MaxText(64, "key must be at most 64 characters")),
-    value: Text(256),
-    label: optional(Text(128))
-  }),
-  title("AccountEntry"),
-  description("One field of the merchant's account form (a phone number, a contract number).")
-);
-var EXAMPLE_CARD = { number: "8600000000000007", expire: "3012" };
-var CreateReceiptRequest = pipe(
-  object({
-    tid: Tid,
-    amount: Amount,
-    merchant_id: pipe(PositiveId("merchant_id"), description("Merchant id at the payment service.")),
-    account: pipe(array(AccountEntry), maxLength(20, "at most 20 account entries")),
-    description: optional(Text(256)),
-    is_hold: optional(boolean("is_hold must be a boolean"), false),
-    currency: optional(Currency, 860)
-  }),
-  examples([
-    {
-      tid: "order-2026-0001",
-      amount: 15e5,
-      merchant_id: 1001,
-      account: [{ key: "phone", value: "998901234567" }],
-      description: "Mobile top-up",
-      is_hold: false,
-      currency: 860
-    }
-  ]),
-  title("CreateReceiptRequest")
-);
-var ReceiptIdRequest = pipe(object({ id: ReceiptId }), examples([{ id: EXAMPLE_RECEIPT_ID }]), title("ReceiptIdRequest"));
-var TokenCard = pipe(object({ token: CardToken }), title("TokenCard"));
-var NumberCard = pipe(object({ number: CardNumber, expire: Expire }), title("NumberCard"));
-var Nullable = /* @__PURE__ */ __name((s) => nullable(s), "Nullable");
-var Merchant = pipe(
-  object({
-    merchant_id: Int(),
-    merchant_name: string(),
-    category_id: optional(Int()),
-    category_name: optional(string()),
-    logo_url: optional(Nullable(string())),
-    min_amount: optional(Int("Tiyin.")),
-    max_amount: optional(Int("Tiyin.")),
-    fields: optional(array(unknown()))
-  }),
-  title("MerchantDetails")
-);
-var SaleItem = looseObject({
-  title: string(),
-  unit_price: Int("Tiyin."),
-  count: SmallInt(),
-  spic: string(),
-  pinfl: string(),
-  tin: string(),
-  package_code: string(),
-  units: SmallInt(),
-  vat_percent: SmallInt(),
-  discount: Int("Tiyin.")
-});
-var RefundItem = looseObject({
-  name: string(),
-  price: Int("Tiyin."),
-  quantity: SmallInt(),
-  sum: Int("Tiyin.")
-});
-var Ofd = pipe(
-  looseObject({
-    id: optional(string()),
-    code: optional(SmallInt()),
-    message: optional(string()),
-    terminalId: optional(string()),
-    receiptId: optional(Int()),
-    time: optional(pipe(string(), description("As the fiscal operator sends it: compact Tashkent time (Sale) or ISO 8601 (Refund)."))),
-    fiscalSign: optional(string()),
-    qrCodeUrl: optional(string()),
-    partnerFiscaliztionUrl: optional(pipe(string(), description("Spelled as the payment service spells it."))),
-    tin: optional(string()),
-    spic: optional(string()),
-    vatRate: optional(SmallInt("Percent.")),
-    label: optional(string()),
-    packageCode: optional(string()),
-    type: optional(picklist(["Sale", "Refund"])),
-    merchantInfo: optional(
-      looseObject({ name: optional(string()), tin: optional(string()), address: optional(string()), pinfl: optional(string()) })
-    ),
-    items: optional(union([array(SaleItem), array(RefundItem)]))
-  }),
-  title("OfdDetails"),
-  description("Fiscal data (OFDResponseDetails) as the payment service sends it; present for a Sale. Fields beyond these are passed through.")
-);
-var StateOf = /* @__PURE__ */ __name((title2, states, description2) => pipe(
-  number(),
-  integer(),
-  metadata({
-    type: "integer",
-    format: "int32",
-    enum: states,
-    "x-enum-varnames": states.map((state) => RECEIPT_STATE_NAMES[state])
-  }),
-  title(title2),
-  description(description2)
-), "StateOf");
-var ReceiptState = StateOf("ReceiptState", RECEIPT_STATES, "0 created, 4 paid, 5 held, 21 cancelled, 57 awaiting the supplier's response.");
-var TransferState = StateOf("TransferState", TRANSFER_STATES, "As the payment service reports it: 0 created, 4 paid, 21 cancelled.");
-var ReceiptFields = object({
-  tid: string(),
-  id: string(),
-  state: ReceiptState,
-  create_date: Int("Milliseconds since the epoch."),
-  pay_date: Int("Milliseconds; 0 while unpaid."),
-  cancel_date: Int("Milliseconds; 0 while not cancelled."),
-  error: Nullable(string()),
-  type: SmallInt("The payment service's receipt type: 1 for a payment."),
-  description: Nullable(string()),
-  merchant: Merchant,
-  account: array(AccountEntry),
-  ofd: Nullable(Ofd),
-  amount: Int("Tiyin."),
-  init_amount: Int("Tiyin."),
-  currency: AnswerCurrency(),
-  commission: Int("Tiyin."),
-  is_verify: boolean(),
-  rrn: Nullable(string()),
-  card_number: Nullable(pipe(string(), description("Masked: first 6 and last 4 digits.")))
-});
-var Receipt = pipe(ReceiptFields, title("Receipt"), examples([RECEIPT_CREATED]));
-var ReducedReceipt = pipe(
-  omit(ReceiptFields, ["cancel_date", "is_verify", "rrn", "card_number"]),
-  title("ReducedReceipt"),
-  examples([REDUCED_RECEIPT_PAID])
-);
-var AuthorizeResult = pipe(
-  object({
-    id: string(),
-    sent: pipe(literal(true), typed("boolean")),
-    phone: pipe(string(), description("Masked phone the OTP went to.")),
-    wait: Int("Milliseconds before a resend is allowed.")
-  }),
-  title("AuthorizeResult"),
-  examples([AUTHORIZED])
-);
-var Party = pipe(
-  object({
-    masked_pan: string(),
-    holder_name: optional(string()),
-    amount: Int("Tiyin."),
-    currency: AnswerCurrency(),
-    commission: Int("Tiyin."),
-    phone: Nullable(string())
-  }),
-  title("Party")
-);
-var TransferReceipt = pipe(
-  object({
-    tid: string(),
-    receipt_id: pipe(string(), description("ULID")),
-    description: Nullable(string()),
-    state: TransferState,
-    type: SmallInt("The payment service's receipt type: 6 for a card-to-card transfer."),
-    created_date: Int("Milliseconds since the epoch."),
-    pay_date: Nullable(Int("Milliseconds.")),
-    cancel_date: Nullable(Int("Milliseconds.")),
-    sender: Party,
-    receiver: Party,
-    error: Nullable(string()),
-    ofd: Nullable(record(string(), unknown())),
-    is_verify: boolean()
-  }),
-  title("TransferReceipt"),
-  examples([TRANSFER_CREATED])
-);
-var ErrorFields = object({
-  code: pipe(
-    string(),
-    description("The contract's error code (ErrorCode); each response lists the codes its status carries on that operation.")
-  ),
-  message: pipe(string(), description("For a developer; never contains a card number or OTP.")),
-  request_id: pipe(string(), description("The X-Request-Id of this call.")),
-  details: optional(
-    pipe(
-      array(object({ path: string(), message: string() })),
-      metadata({ maxItems: 20 }),
-      description("invalid_request: what is wrong, at most 20 entries.")
-    )
-  ),
-  attempts_left: optional(pipe(number(), integer(), int32(), description("otp_invalid: guesses left."))),
-  upstream_code: optional(pipe(string(), description("Errors that came from the payment service: its code."))),
-  decline_reason: optional(pipe(string(), description("card_declined: why, e.g. `insufficient_funds`."))),
-  min_amount: optional(Int("amount_out_of_range: the merchant's minimum, tiyin.")),
-  max_amount: optional(Int("amount_out_of_range: the merchant's maximum, tiyin.")),
-  rule: optional(
-    pipe(
-      picklist(["card_uses_per_hour", "user_cards_per_day", "user_otp_sends_per_day", "card_otp_sends_per_day"]),
-      description("risk_limited: the limit of rule 13 the call is past (RISK_LIMITS names each).")
-    )
-  )
-});
-var ErrorBody = pipe(object({ error: ErrorFields }), title("Error"));
-
-// src/events/schemas.ts
-var EventId = pipe(
-  string(),
-  regex(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/, "id must be evt_ followed by a ULID"),
-  bounded(30),
-  description("Event id: `evt_` and a ULID, so ids sort by time. The `webhook-id` of every delivery of the event.")
-);
-var EventTypeName = pipe(
-  picklist(EVENT_TYPE_NAMES, "type must be an event type"),
-  description(
-    Object.entries(EVENT_TYPES).map(([type, when]) => `\`${type}\`: ${when}`).join("\n")
-  )
-);
-var DeliveryStatusName = pipe(
-  picklist(DELIVERY_STATUSES, "delivery must be pending, delivered or failed"),
-  description("`pending`: queued or being retried; `delivered`: the receiver answered 2xx; `failed`: every retry failed (resend it).")
-);
-var Event = pipe(
-  object({
-    id: EventId,
-    type: EventTypeName,
-    created: Int("Milliseconds since the epoch."),
-    sequence: pipe(
-      number(),
-      integer(),
-      int64(),
-      description(
-        "Per receipt or transfer: 1, 2, ... Order of delivery is not guaranteed; ignore an event whose sequence is not above the last one applied."
-      )
-    ),
-    request_id: pipe(string(), description("The X-Request-Id of the call that caused it (or of the gateway's own reconciliation).")),
-    data: object({
-      object: pipe(
-        union([Receipt, TransferReceipt]),
-        description("The Receipt (receipt.*) or Transfer receipt (transfer.*) as the API returns it: masked card numbers only.")
-      ),
-      owner: pipe(string(), description("`partner`, or the `sub` of the user who owns it.")),
-      previous_state: pipe(nullable(ReceiptState), description("The state before this change; null for a create.")),
-      reason: optional(
-        pipe(
-          picklist(["expired", "hold_expired"]),
-          description(
-            "Why, where the gateway itself caused the change (rule 12): `expired` (unpaid RECEIPT_EXPIRY_HOURS after its creation), `hold_expired` (held and not confirmed within HOLD_EXPIRY_DAYS)."
-          )
-        )
-      ),
-      closed_at_edge: optional(
-        pipe(
-          boolean(),
-          description(
-            "True when the payment service refused the gateway's cancel (no cancel access, a QR merchant) or has no cancel (transfers): the record is closed at the gateway only, `object.state` is what the payment service shows, and the partner asks its support to cancel it."
-          )
-        )
-      )
-    })
-  }),
-  title("Event"),
-  // Checked against this schema by test/docs/examples.test.ts.
-  examples([eventExample("receipt.paid")]),
-  description("An event: one change of a receipt or transfer, POSTed as JSON to WEBHOOK_URL and listed by events/list.")
-);
-var EventDelivery = object({
-  status: DeliveryStatusName,
-  attempts: pipe(number(), integer(), int32(), description("Delivery attempts so far, resends included.")),
-  last_status: pipe(
-    nullable(pipe(number(), integer(), int32())),
-    description("The receiver's last HTTP status; null if it never answered (timeout, network error) or no attempt was made yet.")
-  ),
-  last_error: pipe(nullable(string()), description("Why the last attempt failed; null after a success.")),
-  delivered_at: pipe(nullable(Int()), description("Milliseconds; when a delivery got a 2xx."))
-});
-var EventWithDelivery = object({ ...Event.entries, delivery: EventDelivery });
-var ListEventsResult = object({
-  events: pipe(
-    array(EventWithDelivery),
-    metadata({ maxItems: 100 }),
-    description("Newest first; at most `limit`.")
-  ),
-  has_more: pipe(boolean(), description("Older events match too: ask again with `after` set to the last id of this page."))
-});
-
-// src/events/openapi.ts
-var DELIVERY = [
-  "POSTed as JSON to the partner's WEBHOOK_URL through a queue, at least once, in no guaranteed order (`sequence` orders one receipt's events).",
-  "Headers as Standard Webhooks sign them: `webhook-id` (the event id: the same on every retry, so duplicates can be dropped), `webhook-timestamp` (seconds),",
-  '`webhook-signature`: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the bytes of the `whsec_` secret;',
-  "during a secret rotation one signature per secret, space-separated. Verify with any Standard Webhooks library.",
-  "Answer 2xx within 10 s; anything else is retried with exponential backoff for more than 24 hours, then the event shows `failed` in events/list",
-  "and can be sent again with events/resend."
-].join(" ");
-var header = /* @__PURE__ */ __name((name, description2, maxLength2, pattern) => ({
-  name,
-  in: "header",
-  required: true,
-  description: description2,
-  schema: { type: "string", maxLength: maxLength2, pattern }
-}), "header");
-var HEADERS = [
-  header("webhook-id", "The event id (`evt_<ULID>`); the same on every delivery of this event.", 30, "^evt_[0-9A-HJKMNP-TV-Z]{26}$"),
-  header("webhook-timestamp", "Seconds since the epoch when this delivery was signed; refuse one far from your clock.", 12, "^\\d{1,12}$"),
-  header(
-    "webhook-signature",
-    "`v1,<base64 signature>`, one per configured secret, space-separated.",
-    1024,
-    "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$"
-  )
-];
-async function eventWebhooks() {
-  const { schema } = await resolver(Event).toOpenAPISchema();
-  const webhooks = Object.fromEntries(
-    Object.entries(EVENT_TYPES).map(([type, when]) => [
-      type,
-      {
-        post: {
-          operationId: `event_${type.replace(/\W/g, "_")}`,
-          summary: type,
-          description: `${when}
-
-${DELIVERY}`,
-          tags: ["Events (webhooks)"],
-          // The gateway calls the partner: no caller credential, the body is signed instead (webhook-signature).
-          security: [],
-          parameters: HEADERS,
-          requestBody: {
-            required: true,
-            content: {
-              "application/json": {
-                schema: {
-                  allOf: [{ $ref: "#/components/schemas/Event" }, { type: "object", properties: { type: { type: "string", const: type } } }]
-                },
-                examples: { [type]: { summary: type, value: eventExample(type) } }
-              }
-            }
-          },
-          responses: {
-            "2XX": { description: "Received. Any 2xx ends this event's delivery." },
-            default: { description: "Anything else, or no answer within 10 s: delivered again later, with the same webhook-id." }
-          }
-        }
-      }
-    ])
-  );
-  return { webhooks, event: schema };
+__name(issuePath, "issuePath");
+function jsonTypeOf(value) {
+  if (value === void 0) return "missing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  return `a ${typeof value}`;
 }
-__name(eventWebhooks, "eventWebhooks");
-
-// src/openapi.ts
-var IDEMPOTENCY_KEY_PARAMETER = {
-  name: "Idempotency-Key",
-  in: "header",
-  required: false,
-  description: "Makes the request safe to repeat (rule 11): a repeat by the same caller of this operation on this record with the same key and body gets the first answer again (with `Idempotent-Replayed: true`) and reaches nothing upstream; another body is 409 `idempotency_key_reused`; while the first is in flight, 409 `operation_in_progress`. Use one key per logical operation (a UUID) and the same key on every retry. On a create it is accepted, and the tid decides (rule 1).",
-  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]{1,255}$" }
+__name(jsonTypeOf, "jsonTypeOf");
+var notAnObject = /* @__PURE__ */ __name((body) => `the body must be a JSON object, not ${jsonTypeOf(body)}`, "notAnObject");
+var TYPE_WORDS = {
+  string: "a string",
+  number: "a number",
+  boolean: "a boolean",
+  object: "an object",
+  strict_object: "an object",
+  array: "an array",
+  integer: "an integer"
 };
-var COMMON = [
-  "invalid_json",
-  "invalid_request",
-  "unauthorized",
-  "method_not_allowed",
-  "payload_too_large",
-  "unsupported_media_type",
-  "internal_error",
-  "upstream_error",
-  "upstream_refused",
-  "upstream_unavailable",
-  "service_misconfigured",
-  "upstream_timeout"
-];
-var RETRY_CODES = /* @__PURE__ */ new Set([
-  "tid_in_progress",
-  "operation_in_progress",
-  "rate_limited",
-  "otp_resend_too_soon",
-  "risk_limited",
-  "upstream_unavailable",
-  "not_ready"
+var isUnknownField = /* @__PURE__ */ __name((issue) => issue.kind === "schema" && issue.type === "strict_object" && issue.expected === "never", "isUnknownField");
+var isDefaultMessage = /* @__PURE__ */ __name((issue) => issue.message === (issue.kind === "schema" ? `expected ${issue.expected ?? issue.type}` : `invalid ${issue.type}`), "isDefaultMessage");
+function plainMessage(issue) {
+  const path = issuePath(issue.path);
+  const field = path || "the body";
+  if (isUnknownField(issue)) return `unknown field ${field}`;
+  if (!isDefaultMessage(issue)) {
+    return /^must\b/.test(issue.message) ? `${field} ${issue.message}` : issue.message;
+  }
+  if (issue.kind === "schema") {
+    if (issue.input === void 0 && path) return `${field} is required`;
+    if (!path && TYPE_WORDS[issue.type] === "an object") return notAnObject(issue.input);
+    const wanted = TYPE_WORDS[issue.type] ?? (issue.type === "literal" || issue.type === "picklist" ? `one of ${issue.expected}` : issue.type === "union" || issue.type === "variant" ? "one of the documented shapes" : issue.expected ?? issue.type);
+    return `${field} must be ${wanted}, not ${jsonTypeOf(issue.input)}`;
+  }
+  switch (issue.type) {
+    case "integer":
+      return `${field} must be an integer`;
+    case "min_value":
+      return `${field} must be at least ${String(issue.requirement)}`;
+    case "max_value":
+      return `${field} must be at most ${String(issue.requirement)}`;
+    case "min_length":
+      return `${field} must have at least ${String(issue.requirement)} ${Array.isArray(issue.input) ? "entries" : "characters"}`;
+    case "max_length":
+      return `${field} must have at most ${String(issue.requirement)} ${Array.isArray(issue.input) ? "entries" : "characters"}`;
+    case "regex":
+      return `${field} is not in the expected format`;
+    default:
+      return `${field} is not valid`;
+  }
+}
+__name(plainMessage, "plainMessage");
+var fold = /* @__PURE__ */ __name((name) => name.toLowerCase().replace(/[_-]/g, ""), "fold");
+var ALIASES = /* @__PURE__ */ new Map([
+  ["receiptid", ["id"]],
+  ["transferid", ["id"]],
+  // An OTP under another name would be dropped, and the pay answered otp_required.
+  ["otpcode", ["otp"]],
+  ["code", ["otp"]],
+  // The card token sent flat, beside the card object it belongs in.
+  ["cardtoken", ["card.token"]],
+  ["token", ["card.token"]]
 ]);
-var HEADERS2 = {
-  "X-Request-Id": {
-    description: "The request's id, on every response; quote it when reporting a problem. Also in every error body as `request_id`.",
-    required: true,
-    schema: { type: "string", maxLength: 255, pattern: "^[\\w\\-=]{1,255}$" }
-  },
-  "Retry-After": {
-    description: "Seconds to wait before retrying.",
-    required: true,
-    schema: { type: "integer", format: "int32", minimum: 1, maximum: 86400 }
-  },
-  "Idempotent-Replayed": {
-    description: "`true` when this is the answer kept for an earlier request: an identical create (rule 1), or a repeat of an Idempotency-Key (rule 11); absent otherwise.",
-    schema: { type: "string", enum: ["true"] }
-  },
-  "WWW-Authenticate": {
-    description: "The Bearer challenge (RFC 6750).",
-    required: true,
-    schema: { type: "string", maxLength: 1024, pattern: "^Bearer" }
-  },
-  Allow: {
-    description: "The methods the path answers: `POST`.",
-    required: true,
-    schema: { type: "string", enum: ["POST"] }
-  }
-};
-var headerRef = /* @__PURE__ */ __name((name) => ({ $ref: `#/components/headers/${name}` }), "headerRef");
-function errorCodesByStatus(errors) {
-  const byStatus = /* @__PURE__ */ new Map();
-  for (const code of [...COMMON, ...errors]) {
-    const { status } = ERROR_CODES[code];
-    byStatus.set(status, [.../* @__PURE__ */ new Set([...byStatus.get(status) ?? [], code])]);
-  }
-  return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
-}
-__name(errorCodesByStatus, "errorCodesByStatus");
-var errorSchema = /* @__PURE__ */ __name((codes) => ({
-  allOf: [
-    { $ref: "#/components/schemas/Error" },
-    {
-      type: "object",
-      properties: { error: { type: "object", properties: { code: { type: "string", enum: codes } } } }
+function editDistance(a, b) {
+  let before = [];
+  let previous2 = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let distance = Math.min(previous2[j] + 1, current[j - 1] + 1, previous2[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) distance = Math.min(distance, before[j - 2] + 1);
+      current.push(distance);
     }
-  ]
-}), "errorSchema");
-var ERROR_CODE_SCHEMA = {
-  type: "string",
-  title: "ErrorCode",
-  description: `What went wrong, as the contract names it. The HTTP status follows from the code.
+    before = previous2;
+    previous2 = current;
+  }
+  return previous2[b.length];
+}
+__name(editDistance, "editDistance");
+var withinReach = /* @__PURE__ */ __name((known) => known.length <= 4 ? 1 : 2, "withinReach");
+function suggestion(name, known) {
+  const folded = fold(name);
+  const same = known.find((field) => fold(field) === folded);
+  if (same) return same;
+  const alias = ALIASES.get(folded)?.find((field) => known.includes(field.split(".")[0]));
+  if (alias) return alias;
+  let nearest;
+  let nearestDistance = Number.POSITIVE_INFINITY;
+  for (const field of known) {
+    const target = fold(field);
+    const reach = withinReach(target);
+    if (Math.abs(target.length - folded.length) > reach) continue;
+    const distance = editDistance(folded, target);
+    if (distance <= reach && distance < nearestDistance) {
+      nearest = field;
+      nearestDistance = distance;
+    }
+  }
+  return nearest;
+}
+__name(suggestion, "suggestion");
+function unwrapSchema(schema) {
+  let current = schema;
+  for (let i = 0; current?.wrapped && i < 8; i++) current = current.wrapped;
+  return current;
+}
+__name(unwrapSchema, "unwrapSchema");
+function objectShape(schema) {
+  const shape = unwrapSchema(schema);
+  if (shape?.entries) return { entries: shape.entries, strict: shape.type === "strict_object" };
+  if ((shape?.type === "union" || shape?.type === "variant") && shape.options) {
+    const options = shape.options.map(objectShape);
+    if (options.length === 0 || options.some((option) => option === void 0)) return void 0;
+    const entries = {};
+    for (const option of options) for (const [key, entry] of Object.entries(option?.entries ?? {})) entries[key] ??= entry;
+    return { entries, strict: options.every((option) => option?.strict) };
+  }
+  return void 0;
+}
+__name(objectShape, "objectShape");
+function unknownFields(schema, value, path = [], found = []) {
+  const shape = unwrapSchema(schema);
+  if (!shape || value === null || typeof value !== "object" || found.length > MAX_DETAILS) return found;
+  if (shape.type === "array" && shape.item) {
+    if (Array.isArray(value)) for (const [index, item] of value.entries()) unknownFields(shape.item, item, [...path, String(index)], found);
+    return found;
+  }
+  const object2 = objectShape(shape);
+  if (!object2) return found;
+  const known = Object.keys(object2.entries);
+  for (const [key, child] of Object.entries(value)) {
+    if (found.length > MAX_DETAILS) break;
+    if (Object.hasOwn(object2.entries, key)) {
+      unknownFields(object2.entries[key], child, [...path, key], found);
+      continue;
+    }
+    if (!object2.strict) continue;
+    const at = [...path, key].join(".");
+    const right = suggestion(key, known);
+    const message2 = right ? `unknown field ${at}: did you mean ${[...path, right].join(".")}?` : `unknown field ${at}`;
+    found.push({ at, path: String(redact(at)), message: String(redact(message2)) });
+  }
+  return found;
+}
+__name(unknownFields, "unknownFields");
+function refuse2(details, total) {
+  const message2 = total > MAX_DETAILS ? `The request body does not match the schema: more than ${MAX_DETAILS} problems, the first ${MAX_DETAILS} are listed.` : "The request body does not match the schema.";
+  throw new ApiError("invalid_request", message2, { details: details.slice(0, MAX_DETAILS) });
+}
+__name(refuse2, "refuse");
+var jsonBody = /* @__PURE__ */ __name((schema) => validator2("json", schema, (result, _c) => {
+  if (!result.success) refuseBody(schema, result.data, result.error);
+}), "jsonBody");
+function refuseBody(schema, value, valibotIssues) {
+  const unknown = unknownFields(schema, value);
+  const named = new Set(unknown.map(({ at }) => at));
+  const issues = valibotIssues.filter((issue) => !(isUnknownField(issue) && named.has(issuePath(issue.path))));
+  const details = [
+    ...unknown.map(({ path, message: message2 }) => ({ path, message: message2 })),
+    ...issues.slice(0, MAX_DETAILS).map((issue) => ({
+      path: String(redact(issuePath(issue.path))),
+      message: String(redact(plainMessage(issue)))
+    }))
+  ];
+  refuse2(details, unknown.length + issues.length);
+}
+__name(refuseBody, "refuseBody");
 
-| code | HTTP | meaning |
-|---|---|---|
-${ERROR_CODE_NAMES.map(
-    (code) => `| \`${code}\` | ${ERROR_CODES[code].status} | ${ERROR_CODES[code].meaning} |`
-  ).join("\n")}`,
-  enum: [...ERROR_CODE_NAMES],
-  "x-enum-descriptions": ERROR_CODE_NAMES.map((code) => ERROR_CODES[code].meaning)
-};
-function errorResponse(status, codes) {
-  const headers = { "X-Request-Id": headerRef("X-Request-Id") };
-  const retrying = codes.filter((code) => RETRY_CODES.has(code));
-  if (retrying.length === codes.length) headers["Retry-After"] = headerRef("Retry-After");
-  else if (retrying.length > 0) {
-    headers["Retry-After"] = {
-      ...HEADERS2["Retry-After"],
-      required: false,
-      description: `Seconds to wait before retrying; sent with ${retrying.map((code) => `\`${code}\``).join(" and ")} only.`
-    };
+// src/statements/days.ts
+function statementTimezone(env) {
+  const zone = (env.STATEMENT_TIMEZONE ?? "").trim() || "Asia/Tashkent";
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return zone;
+  } catch {
+    return "Asia/Tashkent";
   }
-  if (status === 401) headers["WWW-Authenticate"] = headerRef("WWW-Authenticate");
-  if (status === 405) headers.Allow = headerRef("Allow");
-  return {
-    description: `Error:
-${codes.map((code) => `- \`${code}\`: ${ERROR_CODES[code].meaning}`).join("\n")}`,
-    headers,
-    content: {
-      "application/json": {
-        schema: errorSchema(codes),
-        examples: Object.fromEntries(codes.map((code) => [code, { summary: code, value: errorExample(code) }]))
-      }
-    }
-  };
 }
-__name(errorResponse, "errorResponse");
-function documented(doc, { tags, partnerOnly }) {
-  const keyed2 = doc.lifecycle !== void 0 && KEYED_OPERATIONS.includes(doc.lifecycle);
-  const errors = keyed2 ? [...doc.errors, "idempotency_key_reused"] : doc.errors;
-  const errorResponses = Object.fromEntries(
-    [...errorCodesByStatus(errors).entries()].map(([status, codes]) => [String(status), errorResponse(status, codes)])
-  );
-  const links = doc.links;
-  const takesKey = keyed2 || (doc.headers ?? []).includes("Idempotent-Replayed");
-  const successHeaders = [.../* @__PURE__ */ new Set([...doc.headers ?? [], ...keyed2 ? ["Idempotent-Replayed"] : []])];
-  return describeRoute({
-    operationId: doc.operationId,
-    ...takesKey ? { parameters: [{ $ref: "#/components/parameters/IdempotencyKey" }] } : {},
-    summary: doc.summary,
-    description: doc.description,
-    tags,
-    security: partnerOnly ? [{ partnerKey: [] }] : [{ partnerKey: [] }, { userJwt: [] }],
-    responses: {
-      [doc.status ?? 200]: {
-        description: doc.status === 202 ? "Accepted" : "Success",
-        headers: {
-          "X-Request-Id": headerRef("X-Request-Id"),
-          ...Object.fromEntries(successHeaders.map((name) => [name, headerRef(name)]))
-        },
-        content: { "application/json": { schema: resolver(doc.response), examples: { sandbox: doc.example } } },
-        ...links ? {
-          links: Object.fromEntries(
-            Object.entries(links).map(([name, link]) => [
-              name,
-              { operationId: link.operationId, description: link.description, requestBody: { id: `$response.body#/${link.field}` } }
-            ])
-          )
-        } : {}
-      },
-      ...errorResponses
-    }
-  });
+__name(statementTimezone, "statementTimezone");
+function checkShare(env) {
+  const n = Number(env.STATEMENT_CHECK_SHARE);
+  if (env.STATEMENT_CHECK_SHARE !== void 0 && env.STATEMENT_CHECK_SHARE.trim() !== "" && Number.isFinite(n) && n >= 0 && n <= 1) return n;
+  return env.ENVIRONMENT === "development" ? 1 : 0.01;
 }
-__name(documented, "documented");
-var SERVERS = [
-  {
-    url: "/",
-    description: "This gateway, wherever it answers (the try-it panel of /docs sends here; `npm run dev` serves http://127.0.0.1:8787 with the sandbox upstream).",
-    "x-internal": false
-  },
-  {
-    url: "https://{host}",
-    description: "Production: the partner's own deployment (a placeholder until it has a name).",
-    variables: { host: { default: "gateway.partner.invalid", description: "The production deployment's host name." } },
-    "x-internal": false
-  }
-];
-var DOCUMENTATION = {
-  openapi: "3.1.0",
-  info: {
-    title: "Payments edge gateway",
-    version: "1.0.0",
-    description: 'The partner receipt API of the payment service, proxied at the edge. Paths and bodies are the upstream\'s; the gateway adds tid uniqueness with safe retries, the three-wrong-OTPs rule, ownership checks and validation. Every error is `{"error": {"code", "message", "request_id", ...}}`; every response carries `X-Request-Id`. Calls without a valid partner key or user JWT answer 401 `unauthorized`. A deployment whose configuration is unsafe (development credentials in production, no way to verify callers) answers every call with 503 `service_misconfigured`, naming the problem. Every operation is a POST; another method answers 405 `method_not_allowed` with `Allow: POST`.'
-  },
-  tags: [
-    { name: "Receipts", description: "Payment receipts: create, send the OTP, pay, hold-confirm, cancel, read." },
-    { name: "Transfers (a2c)", description: "Card-to-card transfers: create, confirm, read." },
-    { name: "Gateway", description: "The gateway's own operations (partner server key only): audit trails and events." },
-    { name: "Operations", description: "Probes for load balancers and the engineer on call: GET, no credentials." },
-    { name: "Events (webhooks)", description: "What the gateway POSTs to the partner's WEBHOOK_URL, signed as Standard Webhooks do." }
-  ],
-  components: {
-    parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER },
-    securitySchemes: {
-      partnerKey: {
-        type: "http",
-        scheme: "bearer",
-        description: "Partner backend server key (`sk_...`): every operation on every receipt and transfer. Not subject to the per-user and per-address limits."
-      },
-      userJwt: {
-        type: "http",
-        scheme: "bearer",
-        bearerFormat: "JWT",
-        description: "A user's JWT from the partner's identity provider: RS256 or ES256, verified against its JWKS (HS256 with a shared secret in local development only). Handled as RFC8725 (JSON Web Token Best Current Practices) asks: the algorithms are pinned (never `none`, never chosen by the token), `sub` is the user and `exp` is required; `iss` and `aud` are checked when the deployment sets them; 30 s of clock skew is allowed. A user acts only on their own receipts and transfers (another's answers `receipt_not_found`); hold-confirm and the cancel of a paid receipt are partner-only (`forbidden`). authorize and pay are limited per user and per client address (`rate_limited` with `Retry-After`)."
-      }
-    }
-  }
-};
-function hoist(node, schemas, names) {
-  if (Array.isArray(node)) return node.map((item) => hoist(item, schemas, names));
-  if (node === null || typeof node !== "object") return node;
+__name(checkShare, "checkShare");
+function parts(at, zone) {
   const out = {};
-  for (const [key, value] of Object.entries(node)) out[key] = hoist(value, schemas, names);
-  const title2 = out.title;
-  if (typeof title2 === "string" && names.has(title2) && (out.type !== void 0 || out.allOf !== void 0 || out.anyOf !== void 0)) {
-    schemas[title2] ??= out;
-    return { $ref: `#/components/schemas/${title2}` };
+  for (const part of new Intl.DateTimeFormat("en-US", {
+    timeZone: zone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit"
+  }).formatToParts(at)) {
+    if (part.type !== "literal") out[part.type] = Number(part.value);
   }
   return out;
 }
-__name(hoist, "hoist");
-var COMPONENT_NAMES = /* @__PURE__ */ new Set([
-  "Receipt",
-  "ReducedReceipt",
-  "TransferReceipt",
-  "Party",
-  "MerchantDetails",
-  "OfdDetails",
-  "AuthorizeResult",
-  "Event",
-  "Error",
-  "ReceiptState",
-  "TransferState",
-  "AccountEntry",
-  "TokenCard",
-  "NumberCard",
-  "AuditTrail",
-  "CreateReceiptRequest",
-  "ReceiptIdRequest",
-  "AuthorizeRequest",
-  "AnonymousAuthorizeRequest",
-  "PayRequest",
-  "AnonymousPayRequest",
-  "CancelRequest",
-  "CheckTidRequest",
-  "CreateTransferRequest",
-  "PayTransferRequest",
-  "AuditRequest",
-  "ListEventsRequest",
-  "ResendEventRequest",
-  "EraseUserRequest",
-  "ErasureAccepted"
-]);
-async function finish(generated) {
-  const { webhooks, event } = await eventWebhooks();
-  const error = (await resolver(ErrorBody).toOpenAPISchema()).schema;
-  error.properties.error.properties.code = { $ref: "#/components/schemas/ErrorCode" };
-  const schemas = {};
-  const hoisted = hoist(
-    {
-      paths: generated.paths,
-      webhooks,
-      components: { schemas: { ...generated.components?.schemas, Event: event, Error: error } }
-    },
-    schemas,
-    COMPONENT_NAMES
-  );
-  const all = { ...hoisted.components.schemas, ...schemas, ErrorCode: ERROR_CODE_SCHEMA };
-  return {
-    ...generated,
-    servers: SERVERS,
-    paths: { ...hoisted.paths, ...PROBES },
-    webhooks: hoisted.webhooks,
-    components: {
-      ...generated.components,
-      schemas: Object.fromEntries(
-        Object.keys(all).sort().map((name) => [name, all[name]])
-      ),
-      headers: HEADERS2
-    }
-  };
+__name(parts, "parts");
+function offsetMs2(at, zone) {
+  const p = parts(at, zone);
+  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(at / 1e3) * 1e3;
 }
-__name(finish, "finish");
-var probe = /* @__PURE__ */ __name((operationId, summary, description2, failure) => ({
-  get: {
-    operationId,
-    summary,
-    description: `${description2} Another method than GET or HEAD answers 405 \`method_not_allowed\` with \`Allow: GET, HEAD\`.`,
-    tags: ["Operations"],
-    security: [],
-    responses: {
-      "200": {
-        description: "Ready",
-        headers: { "X-Request-Id": headerRef("X-Request-Id") },
-        content: {
-          "application/json": {
-            schema: {
-              type: "object",
-              required: ["ok"],
-              properties: { ok: { type: "boolean", const: true }, upstream: { type: "string", const: "ok" }, db: { type: "string", const: "ok" } }
-            }
-          }
-        }
-      },
-      "503": errorResponse(503, failure === "not_ready" ? ["not_ready", "service_misconfigured"] : ["service_misconfigured"])
-    }
-  }
-}), "probe");
-var PROBES = {
-  "/healthz": probe(
-    "health",
-    "Is the process up and its configuration sound?",
-    '200 `{"ok": true}` while the configuration passes the misconfiguration guard; 503 `service_misconfigured` naming the problem otherwise. It does not call the upstream or D1: that is /readyz.',
-    "service_misconfigured"
-  ),
-  "/readyz": probe(
-    "readiness",
-    "Can the gateway serve payments right now?",
-    "An authenticated probe of the upstream (check-id of an id that cannot exist: 404 means it answers and accepts the gateway's credential) and a D1 query, each within 2 s. 503 `not_ready` names what failed (never a secret), with `Retry-After`.",
-    "not_ready"
-  )
-};
-function openApiDocument(app2) {
-  const generate = openAPIRouteHandler(app2, { documentation: DOCUMENTATION });
-  let built;
-  return async (c) => {
-    built ??= (async () => {
-      const res = await generate(c, async () => {
-      });
-      return finish(await res.json());
-    })().catch((err) => {
-      built = void 0;
-      throw err;
-    });
-    return c.json(await built);
-  };
+__name(offsetMs2, "offsetMs");
+function dateIn(at, zone) {
+  const p = parts(at, zone);
+  return `${String(p.year).padStart(4, "0")}-${String(p.month).padStart(2, "0")}-${String(p.day).padStart(2, "0")}`;
 }
-__name(openApiDocument, "openApiDocument");
+__name(dateIn, "dateIn");
+function localTime(at, zone) {
+  const p = parts(at, zone);
+  const two = /* @__PURE__ */ __name((n) => String(n).padStart(2, "0"), "two");
+  return `${dateIn(at, zone)} ${two(p.hour)}:${two(p.minute)}:${two(p.second)}`;
+}
+__name(localTime, "localTime");
+function midnight(date, zone) {
+  const [y, m, d] = date.split("-").map(Number);
+  const guess = Date.UTC(y, m - 1, d);
+  let at = guess - offsetMs2(guess, zone);
+  at = guess - offsetMs2(at, zone);
+  return at;
+}
+__name(midnight, "midnight");
+function dayBounds(date, zone) {
+  const [y, m, d] = date.split("-").map(Number);
+  const next = new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+  return { from: midnight(date, zone), to: midnight(next, zone) };
+}
+__name(dayBounds, "dayBounds");
+function isDate(text2) {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text2)) return false;
+  return (/* @__PURE__ */ new Date(`${text2}T00:00:00Z`)).toISOString().slice(0, 10) === text2;
+}
+__name(isDate, "isDate");
 
-// src/erasure.ts
-var ERASE_RECORDS_PER_RUN = 50;
-var REQUESTS_PER_RUN = 10;
-var ERASE_QUERIES_PER_RUN = 200;
-async function requestErasure(env, user, now) {
-  await env.DB.prepare(
-    `INSERT INTO erasures (user, requested_at, cursor, done_at) VALUES (?1, ?2, NULL, NULL)
-     ON CONFLICT (user) DO UPDATE SET requested_at = excluded.requested_at, cursor = NULL, done_at = NULL`
-  ).bind(user, now).run();
-  log("info", "erasure_requested", { at: now });
-  return { user, accepted_at: now };
+// src/statements/format.ts
+var UTF8_BOM = "\uFEFF";
+var CSV_HEADER = [
+  "record",
+  "date",
+  "time",
+  "id",
+  "kind",
+  "tid",
+  "owner",
+  "merchant_id",
+  "change",
+  "state",
+  "amount_tiyin",
+  "amount_sum",
+  "commission_tiyin",
+  "commission_sum",
+  "fiscal_sign",
+  "count",
+  "event_id",
+  "note"
+];
+var statementKeys = /* @__PURE__ */ __name((date) => ({
+  csv: `statements/${date}.csv`,
+  json: `statements/${date}.json`,
+  summary: `statements/${date}.summary.json`
+}), "statementKeys");
+function sumOf(tiyin) {
+  const negative = tiyin < 0n;
+  const abs = negative ? -tiyin : tiyin;
+  return `${negative ? "-" : ""}${abs / 100n}.${String(abs % 100n).padStart(2, "0")}`;
 }
-__name(requestErasure, "requestErasure");
-async function eraseRecord(env, row) {
-  if (row.receipt_id !== null) await receiptStub(env, row.kind, row.receipt_id).erase();
+__name(sumOf, "sumOf");
+function cell(value) {
+  if (typeof value === "number") return String(value);
+  let text2 = value;
+  if (/^[=+\-@\t\r]/.test(text2)) text2 = `'${text2}`;
+  return /[",\r\n]/.test(text2) ? `"${text2.replaceAll('"', '""')}"` : text2;
 }
-__name(eraseRecord, "eraseRecord");
-async function runErasures(env, now, budget = ERASE_RECORDS_PER_RUN) {
-  const { results: open } = await env.DB.prepare("SELECT user, cursor FROM erasures WHERE done_at IS NULL ORDER BY requested_at LIMIT ?1").bind(REQUESTS_PER_RUN).all();
-  let records = 0;
-  let done = 0;
-  let queries = 1;
-  const spent = /* @__PURE__ */ __name(() => records >= budget || queries >= ERASE_QUERIES_PER_RUN, "spent");
-  for (const request of open) {
-    if (spent()) break;
-    const progress = request.cursor ? JSON.parse(request.cursor) : {};
-    const owner = `user:${request.user}`;
-    for (const { binding, db } of allShards(env)) {
-      while (progress[binding] !== true && !spent()) {
-        const after = typeof progress[binding] === "string" ? progress[binding] : "";
-        const limit = budget - records;
-        const { results: rows } = await db.prepare(
-          `SELECT tid, CASE kind WHEN 1 THEN 'transfer' ELSE 'receipt' END AS kind, receipt_id
-             FROM tid_index WHERE owner = ?1 AND tid > ?2 ORDER BY tid LIMIT ?3`
-        ).bind(owner, after, limit).all();
-        for (const row of rows) await eraseRecord(env, row);
-        records += rows.length;
-        queries++;
-        progress[binding] = rows.length < limit ? true : rows[rows.length - 1].tid;
-      }
-    }
-    const finished = allShards(env).every(({ binding }) => progress[binding] === true);
-    if (finished) done++;
-    queries++;
-    await env.DB.prepare("UPDATE erasures SET cursor = ?1, done_at = ?2 WHERE user = ?3 AND requested_at <= ?4").bind(JSON.stringify(progress), finished ? now : null, request.user, now).run();
-  }
-  if (open.length > 0) log("info", "erasure_run", { now, records, requests_done: done, requests_open: open.length - done });
-  return { records, done };
-}
-__name(runErasures, "runErasures");
+__name(cell, "cell");
+var csvRow = /* @__PURE__ */ __name((cells) => `${cells.map(cell).join(",")}\r
+`, "csvRow");
 
-// src/operations/docs.ts
-var prose = /* @__PURE__ */ __name((...sentences) => sentences.join(" "), "prose");
-var DOCS = {
-  // --- Receipts
-  createReceipt: prose(
-    "Creates a receipt at the payment service.",
-    "The `tid` is unique per caller (the partner's tids and each user's are separate spaces, rule 9): an identical retry by the same caller answers the original receipt with `Idempotent-Replayed: true` and creates nothing; any other use of a known tid is `tid_conflict`.",
-    "The original answer is kept 7 days (`TID_REPLAY_DAYS`): later, an identical retry is `tid_conflict` naming the receipt to read with check-id or check-tid; after 90 days (`TID_RETENTION_DAYS`) the gateway forgets the tid and the payment service's own refusal of a used tid answers `tid_conflict`.",
-    "`is_hold` needs the hold function enabled in the deployment."
-  ),
-  authorizeReceipt: prose(
-    "Sends a one-time code to the card owner.",
-    "May be repeated to resend, once `wait` ms have passed (`otp_resend_too_soon` before), and at most 5 times per receipt."
-  ),
-  authorizeReceiptAnonymous: prose("As authorize, with the card given by number and expiry.", "Neither is stored or logged."),
-  payReceipt: prose(
-    "Debits the card.",
-    "`otp` is required when the receipt's `is_verify` is true.",
-    "The third wrong OTP cancels the receipt (`otp_attempts_exhausted`); OTP submissions for one receipt are serialized (`operation_in_progress` for one that arrives while another is in flight).",
-    "A receipt created with `is_hold` ends in state 5 (held)."
-  ),
-  payReceiptAnonymous: prose(
-    "As pay, with the card given by number and expiry; the OTP is always required.",
-    "Answers the reduced receipt (no `cancel_date`, `is_verify`, `rrn`, `card_number`)."
-  ),
-  confirmHold: prose("Debits the held amount (state 5 to 4) and fiscalizes the sale.", "Needs the hold function enabled in the deployment."),
-  cancelReceipt: prose(
-    "Cancels a created, held or paid receipt (state 21).",
-    "Refused in state 21 or 57 and for QR merchants (`cancel_not_allowed`).",
-    "Users may cancel only unpaid receipts; cancelling a paid one is for the partner backend."
-  ),
-  checkReceiptById: prose(
-    "Asks the payment service for the receipt as it stands now and answers it (while another operation on it is in flight, the gateway's latest view)."
-  ),
-  checkReceiptByTid: prose(
-    "Finds the receipt through the gateway's tid index, then answers it as check-id does.",
-    "Transfer tids are not receipts: use a2c/get-by-id."
-  ),
-  // --- Transfers (a2c)
-  createTransfer: prose(
-    "Creates a transfer receipt from the sender's card (token) to a receiver card (number).",
-    "Transfer tids share the caller's tid space with receipts (same replay and conflict rules); `tId`, the upstream's spelling, is accepted for `tid`.",
-    "When the answer's `is_verify` is true, a2c/pay needs the OTP sent to the sender.",
-    "The sender's token is never echoed back."
-  ),
-  payTransfer: prose(
-    "Sends the money.",
-    "`otp` is required when the transfer's `is_verify` is true.",
-    "The third wrong OTP closes the transfer at the gateway: that answer and every later pay are `otp_attempts_exhausted`, and get-by-id shows the state the payment service reports (it has no cancel for transfers); OTP submissions are serialized; a paid transfer is never paid twice."
-  ),
-  getTransfer: prose(
-    "Asks the payment service for the transfer as it stands now and answers it (while another operation on it is in flight, the gateway's latest view)."
-  ),
-  // --- The gateway's own (partner only)
-  auditReceipt: prose(
-    "Every operation on the record, oldest first: when, which operation, who (`partner`, `user:<sub>`, or `gateway` for its own reconciliation), the request id, the outcome (`ok` or the error code) and the state after it.",
-    "No card data is ever in it."
-  ),
-  listEvents: prose(
-    "Events newest first, with how their delivery to WEBHOOK_URL stands, optionally only one receipt's (or transfer's), one type, or one delivery status.",
-    "Page with `after`: the last id of the page before."
-  ),
-  resendEvent: prose(
-    "Sends the event again, whatever its delivery status (typically `failed`), with the same `webhook-id`: its status is `pending` until that delivery's outcome.",
-    "An unknown id is 404 `not_found`."
-  ),
-  eraseUser: prose(
-    "Erases the user's personal data (rule 10): within 24 hours (in development within a minute) every phone number and `account` value of the receipts and transfers the user created is starred but its first and last two characters, in the tid index, the event log and the records; ids, amounts, states and times stay, and later events and answers carry the values erased.",
-    "Answers 202 at once; asking again starts over (and takes in what the user created since)."
-  )
-};
-
-// src/retention.ts
-var DAY_MS = 864e5;
-var RETENTION_DEFAULTS = {
-  replayDays: 7,
-  tidRetentionDays: 90,
-  // 7, not 30: a delivered event is at the partner already, and its record keeps its body and audit trail for
-  // RECORD_RETENTION_DAYS; undelivered ones stay 90 days. It keeps D1 at <= 1 KB a receipt (docs/capacity.md).
-  deliveredEventsDays: 7,
-  undeliveredEventsDays: 90,
-  recordRetentionDays: 90,
-  batchSize: 1e3,
-  rounds: 5
-};
-function positive(value, fallback) {
-  const n = Number(value);
-  return value !== void 0 && value.trim() !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
+// src/statements/api.ts
+var SETTLE_MS = 10 * 6e4;
+var STATEMENT_CRON = "10 * * * *";
+var stubOf = /* @__PURE__ */ __name((env, date) => env.STATEMENT.get(env.STATEMENT.idFromName(date)), "stubOf");
+async function kickStatements(env, now) {
+  const zone = statementTimezone(env);
+  const today = dayBounds(dateIn(now, zone), zone);
+  if (now < today.from + SETTLE_MS) return null;
+  return stubOf(env, dateIn(today.from - 1, zone)).ensure(dateIn(today.from - 1, zone), now);
 }
-__name(positive, "positive");
-var whole = /* @__PURE__ */ __name((value, fallback) => Math.max(1, Math.floor(positive(value, fallback))), "whole");
-function retentionPolicy(env) {
-  const d = RETENTION_DEFAULTS;
-  const replayMs = positive(env.TID_REPLAY_DAYS, d.replayDays) * DAY_MS;
-  const deliveredEventsMs = positive(env.EVENTS_DELIVERED_RETENTION_DAYS, d.deliveredEventsDays) * DAY_MS;
-  const undeliveredEventsMs = Math.max(deliveredEventsMs, positive(env.EVENTS_UNDELIVERED_RETENTION_DAYS, d.undeliveredEventsDays) * DAY_MS);
-  return {
-    replayMs,
-    // Deleting a row before its answer expired would cut the replay window short.
-    tidRetentionMs: Math.max(replayMs, positive(env.TID_RETENTION_DAYS, d.tidRetentionDays) * DAY_MS),
-    deliveredEventsMs,
-    undeliveredEventsMs,
-    // A record keeps its events' bodies for the event log (src/events/bodies.ts): it outlives every event the
-    // log may still list, each created by a change of the record, pruned at most undeliveredEventsMs after it.
-    recordRetentionMs: Math.max(undeliveredEventsMs, positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS),
-    batchSize: whole(env.RETENTION_BATCH_SIZE, d.batchSize),
-    rounds: whole(env.RETENTION_ROUNDS, d.rounds)
-  };
+__name(kickStatements, "kickStatements");
+function rebuildableDate(env, date, now) {
+  if (!isDate(date)) return "date must be a date, YYYY-MM-DD";
+  const zone = statementTimezone(env);
+  const { from } = dayBounds(date, zone);
+  if (from > now) return "date must not be after today";
+  if (from < now - retentionPolicy(env).deliveredEventsMs + 864e5)
+    return "date is older than the event log keeps a day whole (EVENTS_DELIVERED_RETENTION_DAYS)";
+  return null;
 }
-__name(retentionPolicy, "retentionPolicy");
-var RETENTION_QUERIES_PER_ROUND = 9;
-var SWEEP_QUERIES_PER_DATABASE = 4;
-var cronQueriesPerDatabase = /* @__PURE__ */ __name((policy) => RETENTION_QUERIES_PER_ROUND * policy.rounds + SWEEP_QUERIES_PER_DATABASE, "cronQueriesPerDatabase");
-function cronShards(env, now, policy = retentionPolicy(env)) {
-  return cronSlice(allShards(env), databasesPerRun(cronQueriesPerDatabase(policy)), Math.floor(now / 6e4));
+__name(rebuildableDate, "rebuildableDate");
+async function rebuildStatement(env, date) {
+  const now = clock.now();
+  const problem = rebuildableDate(env, date, now);
+  if (problem) throw new ApiError("invalid_request", "The request does not match the schema.", { details: [{ path: "date", message: problem }] });
+  log("info", "statement_rebuild_requested", { date });
+  return stubOf(env, date).rebuild(date, now);
 }
-__name(cronShards, "cronShards");
-async function drain(policy, batch) {
-  let removed = 0;
-  for (let round = 0; round < policy.rounds; round++) {
-    const result = await batch(policy.batchSize);
-    const n = typeof result === "number" ? result : result.removed;
-    removed += n;
-    if (typeof result === "number" ? n < policy.batchSize : !result.more) return { removed, full: false };
-  }
-  return { removed, full: true };
-}
-__name(drain, "drain");
-async function runRetention(env, now, policy = retentionPolicy(env), databases2) {
-  const started = Date.now();
-  const failed = [];
-  let firstError;
-  let backlog = false;
-  const run = /* @__PURE__ */ __name(async (name, step) => {
-    try {
-      const { removed, full } = await drain(policy, step);
-      backlog ||= full;
-      return removed;
-    } catch (err) {
-      failed.push(name);
-      firstError ??= err;
-      return 0;
+__name(rebuildStatement, "rebuildStatement");
+async function listStatements(env, after, limit) {
+  const dates = [];
+  let cursor;
+  do {
+    const listed = await env.STATEMENTS.list({ prefix: "statements/", cursor });
+    for (const object2 of listed.objects) {
+      const match2 = /^statements\/(\d{4}-\d{2}-\d{2})\.summary\.json$/.exec(object2.key);
+      if (match2) dates.push(match2[1]);
     }
-  }, "run");
-  let shards = [];
-  try {
-    shards = databases2 ?? cronShards(env, now, policy);
-  } catch (err) {
-    failed.push("tid_shards");
-    firstError ??= err;
+    cursor = listed.truncated ? listed.cursor : void 0;
+  } while (cursor);
+  const newest = dates.sort().reverse().filter((date) => after === void 0 || date < after);
+  const statements = [];
+  for (const date of newest.slice(0, limit)) {
+    const object2 = await env.STATEMENTS.get(statementKeys(date).summary);
+    if (object2) statements.push(await object2.json());
   }
-  const perShard = await inPool(shards, async ({ binding, db }) => ({
-    binding,
-    deleted: await run(`tids_deleted:${binding}`, (limit) => deleteTids(db, policy.tidRetentionMs, limit, now)),
-    // A growing list's fences (src/tid-index.ts, claimIndexFor), once every row they stood for is gone.
-    fences: await run(`tid_fences_deleted:${binding}`, (limit) => deleteFences(db, policy.tidRetentionMs, limit, now)),
-    // The event log is spread over the same databases, by record id.
-    delivered: await run(`events_delivered_pruned:${binding}`, (limit) => pruneDelivered(db, policy.deliveredEventsMs, limit, now)) + await run(`events_watched_delivered_pruned:${binding}`, (limit) => pruneWatched(db, "delivered", policy.deliveredEventsMs, limit, now)),
-    failed: await run(`events_failed_pruned:${binding}`, (limit) => pruneWatched(db, "failed", policy.undeliveredEventsMs, limit, now)),
-    pending: await run(`events_pending_pruned:${binding}`, (limit) => pruneWatched(db, "pending", policy.undeliveredEventsMs, limit, now))
-  }));
-  const tidShardCounts = Object.fromEntries(perShard.map(({ binding, deleted }) => [binding, { deleted }]));
-  const sum = /* @__PURE__ */ __name((pick) => perShard.reduce((total, shard) => total + pick(shard), 0), "sum");
-  const delivered = sum((shard) => shard.delivered);
-  const failedEvents = sum((shard) => shard.failed);
-  const pendingEvents = sum((shard) => shard.pending);
-  const report = {
-    tids_deleted: sum((shard) => shard.deleted),
-    tid_fences_deleted: sum((shard) => shard.fences),
-    events_delivered_pruned: delivered,
-    events_undelivered_pruned: failedEvents + pendingEvents,
-    backlog,
-    tid_shards: tidShardCounts
-  };
-  log(failed.length ? "error" : "info", "retention_run", {
-    now,
-    ...report,
-    bound_per_step: policy.batchSize * policy.rounds,
-    duration_ms: Date.now() - started,
-    ...failed.length ? { failed_steps: failed, error: String(firstError) } : {}
+  return { statements, has_more: newest.length > limit };
+}
+__name(listStatements, "listStatements");
+async function statementFile(c) {
+  const match2 = /^(\d{4}-\d{2}-\d{2})\.(csv|json)$/.exec(c.req.param("file") ?? "");
+  if (!match2 || !isDate(match2[1]))
+    throw new ApiError("not_found", "No such statement: ask for statements/YYYY-MM-DD.csv or .json (statements/list names the days written).");
+  const [, date, format] = match2;
+  const object2 = await c.env.STATEMENTS.get(statementKeys(date)[format]);
+  if (!object2)
+    throw new ApiError("not_found", `No statement of ${date} is written (statements/list names the days written; statements/rebuild writes one).`);
+  return new Response(object2.body, {
+    headers: {
+      "content-type": format === "csv" ? "text/csv; charset=utf-8" : "application/json",
+      "content-disposition": `attachment; filename="statement-${date}.${format}"`,
+      "content-length": String(object2.size),
+      etag: object2.httpEtag,
+      "x-request-id": c.var.requestId
+    }
   });
-  if (failed.length) throw new Error(`Retention steps failed: ${failed.join(", ")}`, { cause: firstError });
-  return report;
 }
-__name(runRetention, "runRetention");
+__name(statementFile, "statementFile");
 
-// src/tid-cache.ts
-var MAX_AGE_SECONDS = 86400;
-var available = /* @__PURE__ */ __name(() => typeof caches !== "undefined" && caches.default !== void 0, "available");
-async function keyOf(owner, tid) {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${owner}\0${tid}`)));
-  const hex2 = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return new Request(`https://tid-cache.gateway.internal/v1/${hex2}`);
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/buffer_utils.js
+var encoder = new TextEncoder();
+var decoder = new TextDecoder();
+var strictDecoder = new TextDecoder("utf-8", { fatal: true });
+var UINT32_RANGE = 2 ** 32;
+function concat(...buffers) {
+  const size = buffers.reduce((acc, { length }) => acc + length, 0), buf = new Uint8Array(size);
+  let i = 0;
+  for (const buffer of buffers)
+    buf.set(buffer, i), i += buffer.length;
+  return buf;
 }
-__name(keyOf, "keyOf");
-async function rememberTid(owner, tid, entry, retentionMs) {
-  if (!available()) return;
-  const maxAge = Math.max(1, Math.min(MAX_AGE_SECONDS, Math.floor(retentionMs / 1e3)));
+__name(concat, "concat");
+var NON_ASCII = /[^\x00-\x7f]/;
+function encode(string2) {
+  if (typeof string2 == "string" && string2.length >= 128) {
+    if (NON_ASCII.test(string2))
+      throw new TypeError("non-ASCII string encountered in encode()");
+    return encoder.encode(string2);
+  }
+  const bytes2 = new Uint8Array(string2.length);
+  for (let i = 0; i < string2.length; i++) {
+    const code = string2.charCodeAt(i);
+    if (code > 127)
+      throw new TypeError("non-ASCII string encountered in encode()");
+    bytes2[i] = code;
+  }
+  return bytes2;
+}
+__name(encode, "encode");
+function encodeBase643(input, url = false) {
+  if (Uint8Array.prototype.toBase64)
+    return input.toBase64({ alphabet: url ? "base64url" : "base64", omitPadding: url });
+  const CHUNK_SIZE = 32768, arr = [];
+  for (let i = 0; i < input.length; i += CHUNK_SIZE)
+    arr.push(String.fromCharCode.apply(null, input.subarray(i, i + CHUNK_SIZE)));
+  const encoded = btoa(arr.join(""));
+  return url ? encoded.replace(/=/g, "").replace(/\+/g, "-").replace(/\//g, "_") : encoded;
+}
+__name(encodeBase643, "encodeBase64");
+function decodeBase642(encoded, url = false) {
+  if (Uint8Array.fromBase64)
+    return Uint8Array.fromBase64(encoded, { alphabet: url ? "base64url" : "base64" });
+  if (url) {
+    if (encoded.includes("+") || encoded.includes("/"))
+      throw new TypeError("Invalid base64url");
+    encoded = encoded.replace(/-/g, "+").replace(/_/g, "/");
+  }
+  const binary = atob(encoded), bytes2 = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++)
+    bytes2[i] = binary.charCodeAt(i);
+  return bytes2;
+}
+__name(decodeBase642, "decodeBase64");
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/util/errors.js
+var errors_exports = {};
+__export(errors_exports, {
+  JOSEAlgNotAllowed: () => JOSEAlgNotAllowed,
+  JOSEError: () => JOSEError,
+  JOSENotSupported: () => JOSENotSupported,
+  JWEDecryptionFailed: () => JWEDecryptionFailed,
+  JWEInvalid: () => JWEInvalid,
+  JWKInvalid: () => JWKInvalid,
+  JWKSInvalid: () => JWKSInvalid,
+  JWKSMultipleMatchingKeys: () => JWKSMultipleMatchingKeys,
+  JWKSNoMatchingKey: () => JWKSNoMatchingKey,
+  JWKSTimeout: () => JWKSTimeout,
+  JWSInvalid: () => JWSInvalid,
+  JWSSignatureVerificationFailed: () => JWSSignatureVerificationFailed,
+  JWTClaimValidationFailed: () => JWTClaimValidationFailed,
+  JWTExpired: () => JWTExpired,
+  JWTInvalid: () => JWTInvalid
+});
+var JOSEError = class extends Error {
+  static {
+    __name(this, "JOSEError");
+  }
+  static code = "ERR_JOSE_GENERIC";
+  code = "ERR_JOSE_GENERIC";
+  constructor(message2, options) {
+    super(message2, options), this.name = this.constructor.name, Error.captureStackTrace?.(this, this.constructor);
+  }
+};
+var JWTClaimValidationFailed = class extends JOSEError {
+  static {
+    __name(this, "JWTClaimValidationFailed");
+  }
+  static code = "ERR_JWT_CLAIM_VALIDATION_FAILED";
+  code = "ERR_JWT_CLAIM_VALIDATION_FAILED";
+  claim;
+  reason;
+  payload;
+  constructor(message2, payload, claim = "unspecified", reason = "unspecified") {
+    super(message2, { cause: { claim, reason, payload } }), this.claim = claim, this.reason = reason, this.payload = payload;
+  }
+};
+var JWTExpired = class extends JOSEError {
+  static {
+    __name(this, "JWTExpired");
+  }
+  static code = "ERR_JWT_EXPIRED";
+  code = "ERR_JWT_EXPIRED";
+  claim;
+  reason;
+  payload;
+  constructor(message2, payload, claim = "unspecified", reason = "unspecified") {
+    super(message2, { cause: { claim, reason, payload } }), this.claim = claim, this.reason = reason, this.payload = payload;
+  }
+};
+var JOSEAlgNotAllowed = class extends JOSEError {
+  static {
+    __name(this, "JOSEAlgNotAllowed");
+  }
+  static code = "ERR_JOSE_ALG_NOT_ALLOWED";
+  code = "ERR_JOSE_ALG_NOT_ALLOWED";
+};
+var JOSENotSupported = class extends JOSEError {
+  static {
+    __name(this, "JOSENotSupported");
+  }
+  static code = "ERR_JOSE_NOT_SUPPORTED";
+  code = "ERR_JOSE_NOT_SUPPORTED";
+};
+var JWEDecryptionFailed = class extends JOSEError {
+  static {
+    __name(this, "JWEDecryptionFailed");
+  }
+  static code = "ERR_JWE_DECRYPTION_FAILED";
+  code = "ERR_JWE_DECRYPTION_FAILED";
+  constructor(message2 = "decryption operation failed", options) {
+    super(message2, options);
+  }
+};
+var JWEInvalid = class extends JOSEError {
+  static {
+    __name(this, "JWEInvalid");
+  }
+  static code = "ERR_JWE_INVALID";
+  code = "ERR_JWE_INVALID";
+};
+var JWSInvalid = class extends JOSEError {
+  static {
+    __name(this, "JWSInvalid");
+  }
+  static code = "ERR_JWS_INVALID";
+  code = "ERR_JWS_INVALID";
+};
+var JWTInvalid = class extends JOSEError {
+  static {
+    __name(this, "JWTInvalid");
+  }
+  static code = "ERR_JWT_INVALID";
+  code = "ERR_JWT_INVALID";
+};
+var JWKInvalid = class extends JOSEError {
+  static {
+    __name(this, "JWKInvalid");
+  }
+  static code = "ERR_JWK_INVALID";
+  code = "ERR_JWK_INVALID";
+};
+var JWKSInvalid = class extends JOSEError {
+  static {
+    __name(this, "JWKSInvalid");
+  }
+  static code = "ERR_JWKS_INVALID";
+  code = "ERR_JWKS_INVALID";
+};
+var JWKSNoMatchingKey = class extends JOSEError {
+  static {
+    __name(this, "JWKSNoMatchingKey");
+  }
+  static code = "ERR_JWKS_NO_MATCHING_KEY";
+  code = "ERR_JWKS_NO_MATCHING_KEY";
+  constructor(message2 = "no applicable key found in the JSON Web Key Set", options) {
+    super(message2, options);
+  }
+};
+var JWKSMultipleMatchingKeys = class extends JOSEError {
+  static {
+    __name(this, "JWKSMultipleMatchingKeys");
+  }
+  [Symbol.asyncIterator] = async function* () {
+  };
+  static code = "ERR_JWKS_MULTIPLE_MATCHING_KEYS";
+  code = "ERR_JWKS_MULTIPLE_MATCHING_KEYS";
+  constructor(message2 = "multiple matching keys found in the JSON Web Key Set", options) {
+    super(message2, options);
+  }
+};
+var JWKSTimeout = class extends JOSEError {
+  static {
+    __name(this, "JWKSTimeout");
+  }
+  static code = "ERR_JWKS_TIMEOUT";
+  code = "ERR_JWKS_TIMEOUT";
+  constructor(message2 = "request timed out", options) {
+    super(message2, options);
+  }
+};
+var JWSSignatureVerificationFailed = class extends JOSEError {
+  static {
+    __name(this, "JWSSignatureVerificationFailed");
+  }
+  static code = "ERR_JWS_SIGNATURE_VERIFICATION_FAILED";
+  code = "ERR_JWS_SIGNATURE_VERIFICATION_FAILED";
+  constructor(message2 = "signature verification failed", options) {
+    super(message2, options);
+  }
+};
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/util/base64url.js
+var invalid2 = "The input to be decoded is not correctly encoded.";
+function decode(input) {
   try {
-    await caches.default.put(
-      await keyOf(owner, tid),
-      new Response(JSON.stringify(entry), { headers: { "content-type": "application/json", "cache-control": `max-age=${maxAge}` } })
-    );
-  } catch {
+    return decodeBase642(typeof input == "string" ? input : decoder.decode(input), true);
+  } catch (cause) {
+    throw new TypeError(invalid2, { cause });
   }
 }
-__name(rememberTid, "rememberTid");
-async function recallTid(owner, tid, retentionMs, now = clock.now()) {
-  if (!available()) return null;
+__name(decode, "decode");
+function encode2(input) {
+  return encodeBase643(typeof input == "string" ? encoder.encode(input) : input, true);
+}
+__name(encode2, "encode");
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/validate.js
+function isObject2(input) {
+  if (typeof input != "object" || input === null || Object.prototype.toString.call(input) !== "[object Object]")
+    return false;
+  const prototype = Object.getPrototypeOf(input);
+  return prototype === null || Object.getPrototypeOf(prototype) === null;
+}
+__name(isObject2, "isObject");
+function isJwkSet(input) {
+  return isObject2(input) && Array.isArray(input.keys) && Array.from(input.keys).every(isObject2);
+}
+__name(isJwkSet, "isJwkSet");
+function isDisjoint(...headers) {
+  const parameters = /* @__PURE__ */ new Set();
+  for (const header2 of headers)
+    if (header2)
+      for (const parameter of Object.keys(header2)) {
+        if (parameters.has(parameter))
+          return false;
+        parameters.add(parameter);
+      }
+  return true;
+}
+__name(isDisjoint, "isDisjoint");
+function assertNotSet(value, name) {
+  if (value !== void 0)
+    throw new TypeError(`${name} can only be called once`);
+}
+__name(assertNotSet, "assertNotSet");
+function decodeBase64url(value, label, ErrorClass) {
   try {
-    const hit = await caches.default.match(await keyOf(owner, tid));
-    if (!hit) return null;
-    const entry = await hit.json();
-    return now - entry.answered_at < retentionMs ? entry : null;
+    return decode(value);
+  } catch (cause) {
+    throw new ErrorClass(`Failed to base64url decode the ${label}`, { cause });
+  }
+}
+__name(decodeBase64url, "decodeBase64url");
+function encodeAsciiMember(value, label, ErrorClass) {
+  try {
+    return encode(value);
+  } catch (cause) {
+    throw new ErrorClass(`The ${label} is not a valid base64url string`, { cause });
+  }
+}
+__name(encodeAsciiMember, "encodeAsciiMember");
+function parseJoseHeader(encodedProtectedHeader, ErrorClass, message2) {
+  let parsed;
+  try {
+    parsed = JSON.parse(strictDecoder.decode(decode(encodedProtectedHeader)));
+  } catch (cause) {
+    throw new ErrorClass(message2, { cause });
+  }
+  if (!isObject2(parsed))
+    throw new ErrorClass(message2);
+  return parsed;
+}
+__name(parseJoseHeader, "parseJoseHeader");
+var JWS_RECOGNIZED = { __proto__: null, b64: true };
+function validateAlgorithms(option, algorithms) {
+  if (algorithms !== void 0 && (!Array.isArray(algorithms) || algorithms.some((s) => typeof s != "string")))
+    throw new TypeError(`"${option}" option must be an array of strings`);
+  return algorithms === void 0 ? void 0 : new Set(algorithms);
+}
+__name(validateAlgorithms, "validateAlgorithms");
+function validateCritDuplicates(Err, protectedHeader) {
+  const { crit } = protectedHeader ?? {};
+  if (Array.isArray(crit) && new Set(crit).size !== crit.length)
+    throw new Err('"crit" (Critical) Header Parameter MUST NOT contain duplicate values');
+}
+__name(validateCritDuplicates, "validateCritDuplicates");
+function validateCrit(Err, recognizedDefault, recognizedOption, protectedHeader, joseHeader) {
+  if (joseHeader.crit !== void 0 && protectedHeader?.crit === void 0)
+    throw new Err('"crit" (Critical) Header Parameter MUST be integrity protected');
+  if (!protectedHeader || protectedHeader.crit === void 0)
+    return [];
+  if (!Array.isArray(protectedHeader.crit) || protectedHeader.crit.length === 0 || protectedHeader.crit.some((input) => typeof input != "string" || input.length === 0))
+    throw new Err('"crit" (Critical) Header Parameter MUST be an array of non-empty strings when present');
+  const recognized = recognizedOption === void 0 ? recognizedDefault : { __proto__: null, ...recognizedOption, ...recognizedDefault };
+  for (const parameter of protectedHeader.crit) {
+    if (!(parameter in recognized))
+      throw new JOSENotSupported(`Extension Header Parameter "${parameter}" is not recognized`);
+    if (!Object.hasOwn(joseHeader, parameter) || joseHeader[parameter] === void 0)
+      throw new Err(`Extension Header Parameter "${parameter}" is missing`);
+    if (recognized[parameter] && (!Object.hasOwn(protectedHeader, parameter) || protectedHeader[parameter] === void 0))
+      throw new Err(`Extension Header Parameter "${parameter}" MUST be integrity protected`);
+  }
+  return protectedHeader.crit;
+}
+__name(validateCrit, "validateCrit");
+function validateB64(protectedHeader, extensions) {
+  if (extensions.includes("b64")) {
+    const b64 = protectedHeader.b64;
+    if (typeof b64 != "boolean")
+      throw new JWSInvalid('The "b64" (base64url-encode payload) Header Parameter must be a boolean');
+    return b64;
+  }
+  return true;
+}
+__name(validateB64, "validateB64");
+function serializeJoseHeader(Err, header2) {
+  let serialized, parsed;
+  try {
+    serialized = JSON.stringify(header2), parsed = JSON.parse(serialized);
+  } catch (cause) {
+    throw new Err("JOSE Header is not valid JSON", { cause });
+  }
+  if (!isObject2(parsed))
+    throw new Err("JOSE Header is not a JSON object");
+  return [parsed, serialized];
+}
+__name(serializeJoseHeader, "serializeJoseHeader");
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/key.js
+var tag = /* @__PURE__ */ __name((key) => key[Symbol.toStringTag], "tag");
+var jwkMatchesOp = /* @__PURE__ */ __name((entry, key, usage) => {
+  const { alg } = entry;
+  if (key.use !== void 0) {
+    const expected = usage === "sign" || usage === "verify" ? "sig" : "enc";
+    if (key.use !== expected)
+      throw new TypeError(`Invalid key for this operation, its "use" must be "${expected}" when present`);
+  }
+  if (key.alg !== void 0 && key.alg !== alg)
+    throw new TypeError(`Invalid key for this operation, its "alg" must be "${alg}" when present`);
+  if (Array.isArray(key.key_ops)) {
+    const expectedKeyOp = usage === "encrypt" || usage === "decrypt" ? entry.ops?.[usage === "encrypt" ? 0 : 1] : usage;
+    if (expectedKeyOp && !key.key_ops.includes(expectedKeyOp))
+      throw new TypeError(`Invalid key for this operation, its "key_ops" must include "${expectedKeyOp}" when present`);
+  }
+}, "jwkMatchesOp");
+async function prepareKey(entry, key, usage) {
+  const { alg, secret } = entry, requiresPrivateKey = usage === "decrypt" || usage === "sign";
+  if (secret && key instanceof Uint8Array)
+    return key;
+  let normalized, keyObject;
+  if (isObject2(key)) {
+    if (normalized = normalizeJwk(key), typeof normalized.kty != "string")
+      throw invalidKeyType(alg, key, secret);
+    if (!(secret ? normalized.kty === "oct" && typeof normalized.k == "string" : normalized.kty !== "oct" && (requiresPrivateKey ? normalized.kty === "AKP" && typeof normalized.priv == "string" || typeof normalized.d == "string" : normalized.d === void 0 && normalized.priv === void 0)))
+      throw new TypeError(secret ? 'JSON Web Key for symmetric algorithms must have JWK "kty" (Key Type) equal to "oct" and the JWK "k" (Key Value) present' : `JSON Web Key for this operation must be a ${requiresPrivateKey ? "private" : "public"} JWK`);
+    if (jwkMatchesOp(entry, normalized, usage), normalized.kty === "oct")
+      return decode(normalized.k);
+    if (!Object.isFrozen(key)) {
+      const { key_ops } = key;
+      Array.isArray(key_ops) && Object.freeze(key_ops), Object.freeze(key);
+    }
+  } else {
+    if (!isKeyLike(key))
+      throw invalidKeyType(alg, key, secret);
+    const expectedType = secret ? "secret" : requiresPrivateKey ? "private" : "public";
+    if (key.type !== expectedType && (secret || ["secret", "public", "private"].includes(key.type)))
+      throw new TypeError(`${tag(key)} instances must be of type "${expectedType}" for the ${alg} algorithm`);
+    if (isCryptoKey(key))
+      return key;
+    if (keyObject = key, keyObject.type === "secret")
+      return keyObject.export();
+  }
+  cache5 ||= /* @__PURE__ */ new WeakMap();
+  const cacheKey = key;
+  let cached = cache5.get(cacheKey);
+  if (cached?.[alg])
+    return cached[alg];
+  if (cached || cache5.set(cacheKey, cached = {}), keyObject && typeof keyObject.toCryptoKey == "function") {
+    const isPublic = keyObject.type === "public", crv = nist[keyObject.asymmetricKeyDetails?.namedCurve], params = entry.resolve?.({ crv, asymmetricKeyType: keyObject.asymmetricKeyType }) ?? entry.subtle;
+    return cached[alg] = keyObject.toCryptoKey(params, isPublic, entry.usages[isPublic ? 0 : 1]);
+  }
+  return normalized ??= keyObject.export({ format: "jwk" }), normalized.alg = alg, cached[alg] = await jwkToKey(entry, normalized);
+}
+__name(prepareKey, "prepareKey");
+var cache5;
+var nist = {
+  __proto__: null,
+  prime256v1: "P-256",
+  secp384r1: "P-384",
+  secp521r1: "P-521"
+};
+var isCryptoKey = /* @__PURE__ */ __name((key) => {
+  if (key?.[Symbol.toStringTag] === "CryptoKey")
+    return true;
+  try {
+    return key instanceof CryptoKey;
   } catch {
+    return false;
+  }
+}, "isCryptoKey");
+var isKeyObject = /* @__PURE__ */ __name((key) => key?.[Symbol.toStringTag] === "KeyObject", "isKeyObject");
+var isKeyLike = /* @__PURE__ */ __name((key) => isCryptoKey(key) || isKeyObject(key), "isKeyLike");
+function message(msg, actual, ...types) {
+  if (types.length > 2) {
+    const last = types.pop();
+    msg += `one of type ${types.join(", ")}, or ${last}.`;
+  } else types.length === 2 ? msg += `one of type ${types[0]} or ${types[1]}.` : msg += `of type ${types[0]}.`;
+  return actual == null ? msg += ` Received ${actual}` : typeof actual == "function" && actual.name ? msg += ` Received function ${actual.name}` : typeof actual == "object" && actual != null && actual.constructor?.name && (msg += ` Received an instance of ${actual.constructor.name}`), msg;
+}
+__name(message, "message");
+function invalidKeyType(alg, actual, secret) {
+  const types = ["CryptoKey", "KeyObject", "JSON Web Key"];
+  return secret && types.push("Uint8Array"), new TypeError(message(`Key for the ${alg} algorithm must be `, actual, ...types));
+}
+__name(invalidKeyType, "invalidKeyType");
+var unusable = /* @__PURE__ */ __name((name, prop = "algorithm.name") => new TypeError(`CryptoKey does not support this operation, its ${prop} must be ${name}`), "unusable");
+function checkUsage(key, usage) {
+  if (usage && !key.usages.includes(usage))
+    throw new TypeError(`CryptoKey does not support this operation, its usages must include ${usage}.`);
+}
+__name(checkUsage, "checkUsage");
+function checkModulusLength(alg, key) {
+  const { modulusLength } = key.algorithm;
+  if (typeof modulusLength != "number" || modulusLength < 2048)
+    throw new TypeError(`${alg} requires key modulusLength to be 2048 bits or larger`);
+}
+__name(checkModulusLength, "checkModulusLength");
+function checkCryptoKey(key, expected, usage) {
+  const algorithm = key.algorithm;
+  if (algorithm.name !== expected.name)
+    throw unusable(expected.name);
+  if (expected.hash && algorithm.hash?.name !== expected.hash)
+    throw unusable(expected.hash, "algorithm.hash");
+  if (expected.namedCurve && algorithm.namedCurve !== expected.namedCurve)
+    throw unusable(expected.namedCurve, "algorithm.namedCurve");
+  if (expected.length !== void 0 && algorithm.length !== expected.length)
+    throw unusable(expected.length, "algorithm.length");
+  checkUsage(key, usage);
+}
+__name(checkCryptoKey, "checkCryptoKey");
+function snapshotJwk(jwk) {
+  return { __proto__: null, ...jwk };
+}
+__name(snapshotJwk, "snapshotJwk");
+function normalizeJwk(jwk) {
+  const normalized = snapshotJwk(jwk);
+  if (normalized.ext !== void 0 && typeof normalized.ext != "boolean")
+    throw new TypeError('"ext" (Extractable) Parameter must be a boolean');
+  if (normalized.key_ops !== void 0) {
+    const value = normalized.key_ops, keyOps = Array.isArray(value) ? [...value] : void 0;
+    if (!keyOps || keyOps.some((operation2) => typeof operation2 != "string") || new Set(keyOps).size !== keyOps.length)
+      throw new TypeError('"key_ops" (Key Operations) Parameter must be an array of unique strings');
+    normalized.key_ops = keyOps;
+  }
+  return normalized;
+}
+__name(normalizeJwk, "normalizeJwk");
+async function jwkToKey(entry, jwk, extractable) {
+  if (!entry.kty.includes(jwk.kty))
+    throw new JOSENotSupported('Invalid or unsupported JWK "alg" (Algorithm) Parameter value');
+  const algorithm = entry.resolve?.({ kty: jwk.kty, crv: jwk.crv }) ?? entry.subtle, isPrivate = !!(jwk.d || jwk.priv), keyData = { ...jwk, ext: extractable ?? jwk.ext };
+  return keyData.kty !== "AKP" && delete keyData.alg, delete keyData.use, crypto.subtle.importKey("jwk", keyData, algorithm, keyData.ext ?? !isPrivate, jwk.key_ops ?? entry.usages[isPrivate ? 1 : 0]);
+}
+__name(jwkToKey, "jwkToKey");
+async function rawKey(key, expected, usage, extractable = false) {
+  return key instanceof Uint8Array && (key = await crypto.subtle.importKey("raw", key, expected, extractable, [usage])), checkCryptoKey(key, expected, usage), key;
+}
+__name(rawKey, "rawKey");
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/key_descriptor.js
+function table(entries) {
+  const out = { __proto__: null };
+  for (const alg in entries)
+    out[alg] = { ...entries[alg], alg };
+  return out;
+}
+__name(table, "table");
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/jws_algorithms.js
+var sig = [["verify"], ["sign"]];
+function hmac2(bits) {
+  const subtle = { name: "HMAC", hash: `SHA-${bits}` };
+  return { kty: ["oct"], secret: true, subtle, signing: subtle, usages: sig };
+}
+__name(hmac2, "hmac");
+function rsa(bits, saltLength) {
+  const subtle = { name: saltLength ? "RSA-PSS" : "RSASSA-PKCS1-v1_5", hash: `SHA-${bits}` };
+  return {
+    kty: ["RSA"],
+    subtle,
+    signing: saltLength ? { ...subtle, saltLength } : subtle,
+    usages: sig,
+    minRsaBits: 2048
+  };
+}
+__name(rsa, "rsa");
+function ecdsa(crv, bits) {
+  return {
+    kty: ["EC"],
+    crv,
+    subtle: { name: "ECDSA", namedCurve: crv },
+    signing: { name: "ECDSA", hash: `SHA-${bits}` },
+    usages: sig
+  };
+}
+__name(ecdsa, "ecdsa");
+function eddsa() {
+  const subtle = { name: "Ed25519" };
+  return {
+    kty: ["OKP"],
+    crv: "Ed25519",
+    subtle,
+    signing: subtle,
+    usages: sig
+  };
+}
+__name(eddsa, "eddsa");
+function mldsa(parameterSet) {
+  const subtle = { name: `ML-DSA-${parameterSet}` };
+  return {
+    kty: ["AKP"],
+    subtle,
+    signing: subtle,
+    usages: sig
+  };
+}
+__name(mldsa, "mldsa");
+var JWS = table({
+  HS256: hmac2(256),
+  HS384: hmac2(384),
+  HS512: hmac2(512),
+  RS256: rsa(256),
+  RS384: rsa(384),
+  RS512: rsa(512),
+  PS256: rsa(256, 32),
+  PS384: rsa(384, 48),
+  PS512: rsa(512, 64),
+  ES256: ecdsa("P-256", 256),
+  ES384: ecdsa("P-384", 384),
+  ES512: ecdsa("P-521", 512),
+  EdDSA: eddsa(),
+  Ed25519: eddsa(),
+  "ML-DSA-44": mldsa(44),
+  "ML-DSA-65": mldsa(65),
+  "ML-DSA-87": mldsa(87)
+});
+function jwsAlgorithm(alg) {
+  const entry = typeof alg == "string" ? JWS[alg] : void 0;
+  if (!entry)
+    throw new JOSENotSupported(`alg ${alg} is not supported either by JOSE or your javascript runtime`);
+  return entry;
+}
+__name(jwsAlgorithm, "jwsAlgorithm");
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/jws_verify.js
+function prepareVerify(options) {
+  return [options && validateAlgorithms("algorithms", options.algorithms), options?.crit];
+}
+__name(prepareVerify, "prepareVerify");
+function parseProtectedHeader(encodedProtectedHeader) {
+  return encodedProtectedHeader === void 0 ? {} : parseJoseHeader(encodedProtectedHeader, JWSInvalid, "JWS Protected Header is invalid");
+}
+__name(parseProtectedHeader, "parseProtectedHeader");
+function encodeCompactUnencodedPayload(payload) {
+  try {
+    return encode(payload);
+  } catch (cause) {
+    throw new JWSInvalid("JWS Compact Serialization payload must use only ASCII characters", {
+      cause
+    });
+  }
+}
+__name(encodeCompactUnencodedPayload, "encodeCompactUnencodedPayload");
+async function verifySignature(jws, shared, key, encodeUnencodedPayload, parsedProtected) {
+  const { protected: encodedProtectedHeader, header: header2, payload: inputPayload } = jws, protectedHeader = parsedProtected ?? parseProtectedHeader(encodedProtectedHeader);
+  if (!isDisjoint(protectedHeader, header2))
+    throw new JWSInvalid("JWS Protected and JWS Unprotected Header Parameter names must be disjoint");
+  const joseHeader = { ...protectedHeader, ...header2 }, b64 = validateB64(protectedHeader, validateCrit(JWSInvalid, JWS_RECOGNIZED, shared[1], protectedHeader, joseHeader)), { alg } = joseHeader;
+  if (typeof alg != "string" || !alg)
+    throw new JWSInvalid('JWS "alg" (Algorithm) Header Parameter missing or invalid');
+  if (shared[0] && !shared[0].has(alg))
+    throw new JOSEAlgNotAllowed('"alg" (Algorithm) Header Parameter value not allowed');
+  if (b64) {
+    if (typeof inputPayload != "string")
+      throw new JWSInvalid("JWS Payload must be a string");
+  } else if (typeof inputPayload != "string" && !(inputPayload instanceof Uint8Array))
+    throw new JWSInvalid("JWS Payload must be a string or an Uint8Array instance");
+  const signingPayload = b64 || typeof inputPayload != "string" ? inputPayload : encodeUnencodedPayload(inputPayload);
+  let resolvedKey = false;
+  typeof key == "function" && (key = await key(protectedHeader, jws), resolvedKey = true);
+  const entry = jwsAlgorithm(alg), signingInput = concat(encodedProtectedHeader !== void 0 ? encode(encodedProtectedHeader) : new Uint8Array(), encode("."), typeof signingPayload == "string" ? shared[2] ??= encodeAsciiMember(signingPayload, "payload", JWSInvalid) : signingPayload), signature = decodeBase64url(jws.signature, "signature", JWSInvalid), verificationKey = await prepareKey(entry, key, "verify"), cryptoKey = await rawKey(verificationKey, entry.subtle, "verify");
+  entry.minRsaBits && checkModulusLength(entry.alg, cryptoKey);
+  let verified = false;
+  try {
+    verified = await crypto.subtle.verify(entry.signing, cryptoKey, signature, signingInput);
+  } catch (cause) {
+    throw new JWSSignatureVerificationFailed(void 0, { cause });
+  }
+  if (!verified)
+    throw new JWSSignatureVerificationFailed();
+  const result = { payload: typeof signingPayload == "string" ? decodeBase64url(signingPayload, "payload", JWSInvalid) : signingPayload };
+  return encodedProtectedHeader !== void 0 && (result.protectedHeader = protectedHeader), header2 !== void 0 && (result.unprotectedHeader = header2), resolvedKey ? [{ ...result, key: verificationKey }, b64] : [result, b64];
+}
+__name(verifySignature, "verifySignature");
+async function verifyCompact(jws, shared, key) {
+  if (jws instanceof Uint8Array && (jws = decoder.decode(jws)), typeof jws != "string")
+    throw new JWSInvalid("Compact JWS must be a string or Uint8Array");
+  const { 0: protectedHeader, 1: payload, 2: signature, length } = jws.split(".");
+  if (length !== 3)
+    throw new JWSInvalid("Invalid Compact JWS");
+  return verifySignature({ payload, protected: protectedHeader, signature }, shared, key, encodeCompactUnencodedPayload);
+}
+__name(verifyCompact, "verifyCompact");
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/jwt_claims_set.js
+var epoch = /* @__PURE__ */ __name((date) => Math.floor(date.getTime() / 1e3), "epoch");
+var multipliers = {
+  s: 1,
+  m: 60,
+  h: 3600,
+  d: 86400,
+  w: 604800,
+  y: 31557600
+};
+var REGEX = /^(\+|\-)? ?(\d+|\d+\.\d+) ?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)(?: (ago|from now))?$/i;
+var checkFailed = "check_failed";
+function invalidDuration() {
+  throw new TypeError("Invalid time period format");
+}
+__name(invalidDuration, "invalidDuration");
+function secs(str2) {
+  typeof str2 != "string" && invalidDuration();
+  const matched = REGEX.exec(str2);
+  (!matched || matched[4] && matched[1]) && invalidDuration();
+  const value = parseFloat(matched[2]), durationSeconds = Math.round(value * multipliers[matched[3][0].toLowerCase()]);
+  return Number.isFinite(durationSeconds) || invalidDuration(), matched[1] === "-" || matched[4] === "ago" ? -durationSeconds : durationSeconds;
+}
+__name(secs, "secs");
+function validateInput(label, input) {
+  if (!Number.isFinite(input))
+    throw new TypeError(`Invalid ${label} input`);
+  return input;
+}
+__name(validateInput, "validateInput");
+function validateStringClaim(claim, value) {
+  if (typeof value != "string")
+    throw new TypeError(`"${claim}" claim must be a string`);
+}
+__name(validateStringClaim, "validateStringClaim");
+function validateAudienceClaim(value) {
+  if (typeof value != "string" && (!Array.isArray(value) || Array.from(value).some((member) => typeof member != "string")))
+    throw new TypeError('"aud" claim must be a string or an array of strings');
+}
+__name(validateAudienceClaim, "validateAudienceClaim");
+function numericDate(value, label) {
+  return typeof value == "number" ? validateInput(label, value) : value instanceof Date ? validateInput(label, epoch(value)) : epoch(/* @__PURE__ */ new Date()) + secs(value);
+}
+__name(numericDate, "numericDate");
+var normalizeTyp = /* @__PURE__ */ __name((value) => {
+  const normalized = value.toLowerCase();
+  return value.includes("/") ? normalized : `application/${normalized}`;
+}, "normalizeTyp");
+var checkAudiencePresence = /* @__PURE__ */ __name((audPayload, audOption) => typeof audPayload == "string" ? audOption.includes(audPayload) : Array.isArray(audPayload) ? audOption.some((aud) => audPayload.includes(aud)) : false, "checkAudiencePresence");
+function validateNumericDate(claimsSet, claim, required = false) {
+  const value = claimsSet[claim];
+  if (!(value === void 0 && !required)) {
+    if (typeof value != "number")
+      throw new JWTClaimValidationFailed(`"${claim}" claim must be a number`, claimsSet, claim, "invalid");
+    return value;
+  }
+}
+__name(validateNumericDate, "validateNumericDate");
+function unexpectedClaim(claimsSet, claim) {
+  throw new JWTClaimValidationFailed(`unexpected "${claim}" claim value`, claimsSet, claim, checkFailed);
+}
+__name(unexpectedClaim, "unexpectedClaim");
+function validateClaimsSet(protectedHeader, claimsSetBytes, options = {}) {
+  let claimsSet;
+  try {
+    claimsSet = JSON.parse(strictDecoder.decode(claimsSetBytes));
+  } catch (cause) {
+    throw new JWTInvalid("JWT Claims Set must be a top-level JSON object", { cause });
+  }
+  if (!isObject2(claimsSet))
+    throw new JWTInvalid("JWT Claims Set must be a top-level JSON object");
+  const { typ } = options;
+  if (typ !== void 0 && (typeof protectedHeader.typ != "string" || normalizeTyp(protectedHeader.typ) !== normalizeTyp(typ)))
+    throw new JWTClaimValidationFailed('unexpected "typ" JWT header value', claimsSet, "typ", checkFailed);
+  const { requiredClaims = [], issuer, subject, audience, maxTokenAge } = options, presenceCheck = [...requiredClaims];
+  maxTokenAge !== void 0 && presenceCheck.push("iat"), audience !== void 0 && presenceCheck.push("aud"), subject !== void 0 && presenceCheck.push("sub"), issuer !== void 0 && presenceCheck.push("iss");
+  for (const claim of new Set(presenceCheck.reverse()))
+    if (!Object.hasOwn(claimsSet, claim))
+      throw new JWTClaimValidationFailed(`missing required "${claim}" claim`, claimsSet, claim, "missing");
+  issuer !== void 0 && !(Array.isArray(issuer) ? issuer : [issuer]).includes(claimsSet.iss) && unexpectedClaim(claimsSet, "iss"), subject !== void 0 && claimsSet.sub !== subject && unexpectedClaim(claimsSet, "sub"), audience !== void 0 && !checkAudiencePresence(claimsSet.aud, typeof audience == "string" ? [audience] : audience) && unexpectedClaim(claimsSet, "aud");
+  const { clockTolerance } = options;
+  let tolerance = 0;
+  if (typeof clockTolerance == "string")
+    tolerance = secs(clockTolerance);
+  else if (clockTolerance !== void 0) {
+    if (typeof clockTolerance != "number")
+      throw new TypeError("Invalid clockTolerance option type");
+    tolerance = clockTolerance;
+  }
+  if (validateInput("clockTolerance option", tolerance), tolerance < 0)
+    throw new TypeError("Invalid clockTolerance option input");
+  const { currentDate } = options, now = validateInput("currentDate option", epoch(currentDate === void 0 ? /* @__PURE__ */ new Date() : currentDate)), iat = validateNumericDate(claimsSet, "iat", maxTokenAge !== void 0), nbf = validateNumericDate(claimsSet, "nbf");
+  if (nbf !== void 0 && nbf > now + tolerance)
+    throw new JWTClaimValidationFailed('"nbf" claim timestamp check failed', claimsSet, "nbf", checkFailed);
+  const exp = validateNumericDate(claimsSet, "exp");
+  if (exp !== void 0 && exp <= now - tolerance)
+    throw new JWTExpired('"exp" claim timestamp check failed', claimsSet, "exp", checkFailed);
+  if (maxTokenAge !== void 0) {
+    const age2 = now - iat, max = validateInput("maxTokenAge option", typeof maxTokenAge == "number" ? maxTokenAge : secs(maxTokenAge));
+    if (max < 0)
+      throw new TypeError("Invalid maxTokenAge option input");
+    if (age2 - tolerance > max)
+      throw new JWTExpired('"iat" claim timestamp check failed (too far in the past)', claimsSet, "iat", checkFailed);
+    if (age2 < -tolerance)
+      throw new JWTClaimValidationFailed('"iat" claim timestamp check failed (it should be in the past)', claimsSet, "iat", checkFailed);
+  }
+  return claimsSet;
+}
+__name(validateClaimsSet, "validateClaimsSet");
+var producerClaimsSets;
+function producerClaimsSet(producer) {
+  return producerClaimsSets.get(producer);
+}
+__name(producerClaimsSet, "producerClaimsSet");
+function jwtClaimsSetBytes(producer) {
+  const claimsSet = producerClaimsSet(producer);
+  for (const claim of ["iat", "nbf", "exp"]) {
+    const value = claimsSet[claim];
+    if (typeof value == "number" && !Number.isFinite(value))
+      throw new TypeError(`"${claim}" claim must be a finite number`);
+  }
+  return encoder.encode(JSON.stringify(claimsSet));
+}
+__name(jwtClaimsSetBytes, "jwtClaimsSetBytes");
+var JWTClaimsBuilder = class {
+  static {
+    __name(this, "JWTClaimsBuilder");
+  }
+  constructor(claimsSet = {}) {
+    if (!isObject2(claimsSet))
+      throw new TypeError("JWT Claims Set MUST be an object");
+    (producerClaimsSets ||= /* @__PURE__ */ new WeakMap()).set(this, structuredClone(claimsSet));
+  }
+  setIssuer(value) {
+    return validateStringClaim("iss", value), producerClaimsSet(this).iss = value, this;
+  }
+  setSubject(value) {
+    return validateStringClaim("sub", value), producerClaimsSet(this).sub = value, this;
+  }
+  setAudience(value) {
+    return validateAudienceClaim(value), producerClaimsSet(this).aud = value, this;
+  }
+  setJti(value) {
+    return validateStringClaim("jti", value), producerClaimsSet(this).jti = value, this;
+  }
+  setNotBefore(value) {
+    return producerClaimsSet(this).nbf = numericDate(value, "setNotBefore"), this;
+  }
+  setExpirationTime(value) {
+    return producerClaimsSet(this).exp = numericDate(value, "setExpirationTime"), this;
+  }
+  setIssuedAt(value) {
+    const claimsSet = producerClaimsSet(this);
+    return value === void 0 ? claimsSet.iat = epoch(/* @__PURE__ */ new Date()) : typeof value == "string" ? claimsSet.iat = validateInput("setIssuedAt", epoch(/* @__PURE__ */ new Date()) + secs(value)) : claimsSet.iat = numericDate(value, "setIssuedAt"), this;
+  }
+};
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/jwt/verify.js
+async function jwtVerify(jwt, key, options) {
+  const [verified, b64] = await verifyCompact(jwt, prepareVerify(options), key);
+  if (!b64)
+    throw new JWTInvalid("JWTs MUST NOT use unencoded payload");
+  const payload = validateClaimsSet(verified.protectedHeader, verified.payload, options);
+  return { ...verified, payload };
+}
+__name(jwtVerify, "jwtVerify");
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/jws_sign.js
+async function createSignature(input, key, rejectUnencoded) {
+  let [payload, protectedHeader, unprotectedHeader, crit] = input, encodedProtectedHeader = "";
+  if (protectedHeader !== void 0) {
+    const normalized = serializeJoseHeader(JWSInvalid, protectedHeader);
+    protectedHeader = normalized[0], encodedProtectedHeader = encode2(normalized[1]);
+  }
+  if (unprotectedHeader !== void 0 && (unprotectedHeader = serializeJoseHeader(JWSInvalid, unprotectedHeader)[0]), !protectedHeader && !unprotectedHeader)
+    throw new JWSInvalid("either setProtectedHeader or setUnprotectedHeader must be called before #sign()");
+  if (!isDisjoint(protectedHeader, unprotectedHeader))
+    throw new JWSInvalid("JWS Protected and JWS Unprotected Header Parameter names must be disjoint");
+  const joseHeader = { ...protectedHeader, ...unprotectedHeader };
+  validateCritDuplicates(JWSInvalid, protectedHeader);
+  const b64 = validateB64(protectedHeader, validateCrit(JWSInvalid, JWS_RECOGNIZED, crit, protectedHeader, joseHeader));
+  b64 || rejectUnencoded?.();
+  const { alg } = joseHeader;
+  if (typeof alg != "string" || !alg)
+    throw new JWSInvalid('JWS "alg" (Algorithm) Header Parameter missing or invalid');
+  const entry = jwsAlgorithm(alg);
+  let encodedPayload = "", signingPayload = payload, signingInput;
+  if (b64) {
+    const encodedPayloadCache = input[4];
+    encodedPayloadCache ? (encodedPayload = encodedPayloadCache[0] ??= encode2(payload), signingPayload = encodedPayloadCache[1] ??= encode(encodedPayload)) : (encodedPayload = encode2(payload), signingInput = encoder.encode(`${encodedProtectedHeader}.${encodedPayload}`));
+  }
+  signingInput ??= concat(encode(encodedProtectedHeader), encode("."), signingPayload);
+  const signingKey = await rawKey(await prepareKey(entry, key, "sign"), entry.subtle, "sign");
+  entry.minRsaBits && checkModulusLength(entry.alg, signingKey);
+  const jws = {
+    signature: encode2(new Uint8Array(await crypto.subtle.sign(entry.signing, signingKey, signingInput))),
+    payload: encodedPayload
+  };
+  return protectedHeader && (jws.protected = encodedProtectedHeader), unprotectedHeader && (jws.header = unprotectedHeader), [jws, b64];
+}
+__name(createSignature, "createSignature");
+async function createCompactSignature(payload, protectedHeader, crit, key, rejectUnencoded) {
+  const [jws] = await createSignature([payload, protectedHeader, void 0, crit], key, rejectUnencoded);
+  return `${jws.protected}.${jws.payload}.${jws.signature}`;
+}
+__name(createCompactSignature, "createCompactSignature");
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/jwt/sign.js
+var SignJWT_base = JWTClaimsBuilder;
+var SignJWT = class extends SignJWT_base {
+  static {
+    __name(this, "SignJWT");
+  }
+  #protectedHeader;
+  setProtectedHeader(protectedHeader) {
+    return assertNotSet(this.#protectedHeader, "setProtectedHeader"), this.#protectedHeader = protectedHeader, this;
+  }
+  async sign(key, options) {
+    return createCompactSignature(jwtClaimsSetBytes(this), this.#protectedHeader, options?.crit, key, () => {
+      throw new JWTInvalid("JWTs MUST NOT use unencoded payload");
+    });
+  }
+};
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/jwks/local.js
+function isUsableJWK(jwk, entry, alg, kid) {
+  const { kty, key_ops: keyOps, ext, kid: jwkKid, alg: jwkAlg, use, crv } = jwk;
+  return (ext === void 0 || typeof ext == "boolean") && (keyOps === void 0 || Array.isArray(keyOps) && keyOps.every((operation2, index) => typeof operation2 == "string" && keyOps.indexOf(operation2) === index) && keyOps.includes("verify")) && entry.kty.includes(kty) && (kid === void 0 || typeof kid == "string" && kid === jwkKid) && (jwkAlg === void 0 ? kty !== "AKP" : alg === jwkAlg) && (use === void 0 || use === "sig") && (!entry.crv || crv === entry.crv);
+}
+__name(isUsableJWK, "isUsableJWK");
+async function importWithAlgCache(cache6, jwk, entry) {
+  const cached = cache6.get(jwk) || cache6.set(jwk, {}).get(jwk), { alg } = entry;
+  if (cached[alg] === void 0) {
+    const pending = jwkToKey(entry, jwk, true).then((key) => {
+      if (key.type !== "public")
+        throw new JWKSInvalid("JSON Web Key Set members must be public keys");
+      return cached[alg] = key, key;
+    }).catch((error) => {
+      throw cached[alg] === pending && delete cached[alg], error;
+    });
+    cached[alg] = pending;
+  }
+  return cached[alg];
+}
+__name(importWithAlgCache, "importWithAlgCache");
+function createLocalJWKSet(jwks) {
+  let snapshot;
+  try {
+    snapshot = structuredClone(jwks);
+  } catch (cause) {
+    throw new JWKSInvalid("JSON Web Key Set malformed", { cause });
+  }
+  if (!isJwkSet(snapshot))
+    throw new JWKSInvalid("JSON Web Key Set malformed");
+  const metadata2 = snapshot.keys.map((jwk) => {
+    const normalized = snapshotJwk(jwk);
+    return Array.isArray(normalized.key_ops) && (normalized.key_ops = [...normalized.key_ops]), normalized;
+  }), cached = /* @__PURE__ */ new WeakMap();
+  return Object.defineProperty(async (protectedHeader, token) => {
+    const { alg, kid } = { ...protectedHeader, ...token?.header }, entry = typeof alg == "string" ? JWS[alg] : void 0;
+    if (!entry || entry.secret)
+      throw new JOSENotSupported('Unsupported "alg" value for a JSON Web Key Set');
+    const candidates = snapshot.keys.filter((_, index) => isUsableJWK(metadata2[index], entry, alg, kid)), { 0: jwk, length } = candidates;
+    if (!length)
+      throw new JWKSNoMatchingKey();
+    if (length !== 1) {
+      const error = new JWKSMultipleMatchingKeys();
+      throw error[Symbol.asyncIterator] = async function* () {
+        for (const jwk2 of candidates)
+          try {
+            yield await importWithAlgCache(cached, jwk2, entry);
+          } catch {
+          }
+      }, error;
+    }
+    return importWithAlgCache(cached, jwk, entry);
+  }, "jwks", {
+    value: /* @__PURE__ */ __name(() => structuredClone(snapshot), "value")
+  });
+}
+__name(createLocalJWKSet, "createLocalJWKSet");
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/jwks/remote.js
+function isCloudflareWorkers() {
+  return typeof WebSocketPair < "u" || typeof navigator < "u" && true || typeof EdgeRuntime < "u" && EdgeRuntime === "vercel";
+}
+__name(isCloudflareWorkers, "isCloudflareWorkers");
+var USER_AGENT;
+(typeof navigator > "u" || !"Cloudflare-Workers"?.startsWith?.("Mozilla/5.0 ")) && (USER_AGENT = "jose/v6.2.17");
+var customFetch = /* @__PURE__ */ Symbol();
+async function fetchJwks(url, headers, signal, fetchImpl = fetch) {
+  const response = await fetchImpl(url, {
+    method: "GET",
+    signal,
+    redirect: "manual",
+    headers
+  }).catch((err) => {
+    throw err.name === "TimeoutError" ? new JWKSTimeout(void 0, { cause: err }) : err;
+  });
+  if (response.status !== 200)
+    throw new JOSEError("Expected 200 OK from the JSON Web Key Set HTTP response");
+  try {
+    return await response.json();
+  } catch (cause) {
+    throw new JOSEError("Failed to parse the JSON Web Key Set HTTP response as JSON", { cause });
+  }
+}
+__name(fetchJwks, "fetchJwks");
+var jwksCache = /* @__PURE__ */ Symbol();
+function isFreshFor(timestamp, duration) {
+  return Number.isFinite(timestamp) && Date.now() < timestamp + duration;
+}
+__name(isFreshFor, "isFreshFor");
+function validateDuration(value, fallback, option) {
+  if (Number.isNaN(value))
+    throw new TypeError(`"${option}" option must not be NaN`);
+  if (typeof value == "number" && value < 0)
+    throw new TypeError(`"${option}" option must not be negative`);
+  return typeof value == "number" ? value : fallback;
+}
+__name(validateDuration, "validateDuration");
+function createRemoteJWKSet(url, options) {
+  if (!(url instanceof URL))
+    throw new TypeError("url must be an instance of URL");
+  const href = new URL(url.href).href, opts = options ?? {}, timeoutOption = opts.timeoutDuration;
+  if (typeof timeoutOption == "number" && (!Number.isInteger(timeoutOption) || timeoutOption < 0))
+    throw new TypeError('"timeoutDuration" option must be a non-negative integer');
+  const timeoutDuration = typeof timeoutOption == "number" ? timeoutOption : 5e3, cooldownDuration = validateDuration(opts.cooldownDuration, 3e4, "cooldownDuration"), cacheMaxAge = validateDuration(opts.cacheMaxAge, 6e5, "cacheMaxAge"), headers = new Headers(opts.headers);
+  USER_AGENT && !headers.has("User-Agent") && headers.set("User-Agent", USER_AGENT), headers.has("accept") || headers.set("accept", "application/json, application/jwk-set+json");
+  const fetchImpl = opts[customFetch], cache6 = opts[jwksCache];
+  let jwksTimestamp, pendingFetch, reloadSequence = 0, appliedSequence = 0, local;
+  if (cache6 && typeof cache6 == "object") {
+    const { uat, jwks } = cache6;
+    isFreshFor(uat, cacheMaxAge) && isJwkSet(jwks) && (jwksTimestamp = uat, local = createLocalJWKSet(jwks));
+  }
+  const reload = /* @__PURE__ */ __name(async () => {
+    if (pendingFetch && isCloudflareWorkers() && (pendingFetch = void 0), !pendingFetch) {
+      const sequence = ++reloadSequence, current = pendingFetch = fetchJwks(href, headers, AbortSignal.timeout(timeoutDuration), fetchImpl).then((json) => {
+        const next = createLocalJWKSet(json);
+        if (sequence <= appliedSequence)
+          return;
+        local = next;
+        const updatedAt = Date.now();
+        cache6 && (cache6.uat = updatedAt, cache6.jwks = json), jwksTimestamp = updatedAt, appliedSequence = sequence;
+      }).finally(() => {
+        pendingFetch === current && (pendingFetch = void 0);
+      });
+    }
+    await pendingFetch;
+  }, "reload");
+  return Object.defineProperties(async (protectedHeader, token) => {
+    (!local || !isFreshFor(jwksTimestamp, cacheMaxAge)) && await reload();
+    try {
+      return await local(protectedHeader, token);
+    } catch (err) {
+      if (err instanceof JWKSNoMatchingKey && !isFreshFor(jwksTimestamp, cooldownDuration))
+        return await reload(), local(protectedHeader, token);
+      throw err;
+    }
+  }, {
+    coolingDown: {
+      get: /* @__PURE__ */ __name(() => isFreshFor(jwksTimestamp, cooldownDuration), "get"),
+      enumerable: true
+    },
+    fresh: {
+      get: /* @__PURE__ */ __name(() => isFreshFor(jwksTimestamp, cacheMaxAge), "get"),
+      enumerable: true
+    },
+    reload: {
+      value: reload,
+      enumerable: true
+    },
+    reloading: {
+      get: /* @__PURE__ */ __name(() => !!pendingFetch, "get"),
+      enumerable: true
+    },
+    jwks: {
+      value: /* @__PURE__ */ __name(() => local?.jwks(), "value"),
+      enumerable: true
+    }
+  });
+}
+__name(createRemoteJWKSet, "createRemoteJWKSet");
+
+// ../../../work/wt/next42/node_modules/jose/dist/webapi/util/decode_protected_header.js
+function decodeProtectedHeader(token) {
+  let encodedProtectedHeader;
+  if (typeof token == "string") {
+    const parts2 = token.split(".");
+    (parts2.length === 3 || parts2.length === 5) && ([encodedProtectedHeader] = parts2);
+  } else if (typeof token == "object" && token)
+    if ("protected" in token)
+      encodedProtectedHeader = token.protected;
+    else
+      throw new TypeError("Token does not contain a Protected Header");
+  const invalid3 = "Invalid Token or Protected Header formatting";
+  if (typeof encodedProtectedHeader != "string" || !encodedProtectedHeader)
+    throw new TypeError(invalid3);
+  return parseJoseHeader(encodedProtectedHeader, TypeError, invalid3);
+}
+__name(decodeProtectedHeader, "decodeProtectedHeader");
+
+// src/http/jwt.ts
+var keySets = /* @__PURE__ */ new Map();
+function remoteKeySet(url, cooldownMs) {
+  const name = `${cooldownMs} ${url}`;
+  let set = keySets.get(name);
+  if (!set) {
+    set = createRemoteJWKSet(new URL(url), { timeoutDuration: 3e3, cooldownDuration: cooldownMs, cacheMaxAge: 6e5 });
+    keySets.set(name, set);
+  }
+  return set;
+}
+__name(remoteKeySet, "remoteKeySet");
+function tokenFault(err, token) {
+  if (err instanceof errors_exports.JWTClaimValidationFailed) return `${token}'s "${err.claim}" claim is missing or not accepted.`;
+  switch (err instanceof errors_exports.JOSEError ? err.code : "") {
+    case errors_exports.JWTExpired.code:
+      return `${token} has expired.`;
+    case errors_exports.JOSEAlgNotAllowed.code:
+      return `${token}'s signing algorithm is not accepted.`;
+    case errors_exports.JOSENotSupported.code:
+      return `${token} uses a feature that is not accepted.`;
+    case errors_exports.JWSInvalid.code:
+    case errors_exports.JWTInvalid.code:
+      return `${token} is not a well-formed JWT.`;
+    case errors_exports.JWSSignatureVerificationFailed.code:
+    case errors_exports.JWKSNoMatchingKey.code:
+    case errors_exports.JWKSMultipleMatchingKeys.code:
+      return `${token}'s signature could not be verified.`;
+    default:
+      return null;
+  }
+}
+__name(tokenFault, "tokenFault");
+
+// src/http/auth.ts
+var CLOCK_TOLERANCE_SECONDS = 30;
+var MAX_CREDENTIAL_LENGTH = 8192;
+var MAX_SUBJECT_LENGTH = 255;
+var JWKS_REFETCH_COOLDOWN_MS = 3e4;
+var PARTNER = { kind: "partner", id: "partner" };
+var REALM = "payments-gateway";
+var unauthorized = /* @__PURE__ */ __name((message2, credentialSent = true) => new ApiError("unauthorized", message2, {
+  headers: {
+    "WWW-Authenticate": credentialSent ? `Bearer realm="${REALM}", error="invalid_token"` : `Bearer realm="${REALM}"`
+  }
+}), "unauthorized");
+var authenticate = createMiddleware(async (c, next) => {
+  c.set("caller", await identify(c.env, c.req.header("authorization")));
+  await next();
+});
+async function identify(env, authorization) {
+  if (!authorization) throw unauthorized("Send Authorization: Bearer <partner server key or user JWT>.", false);
+  const match2 = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+  if (!match2) throw unauthorized("The Authorization header must be Bearer <partner server key or user JWT>.", false);
+  const credential = match2[1];
+  if (credential.length > MAX_CREDENTIAL_LENGTH) throw unauthorized("The credential is too long to be a server key or JWT.");
+  if (credential.startsWith("sk_")) {
+    if (await isPartnerKey(env, credential)) return PARTNER;
+    throw unauthorized("The server key is not valid.");
+  }
+  return { kind: "user", id: await verifyUserToken(env, credential) };
+}
+__name(identify, "identify");
+async function isPartnerKey(env, key) {
+  const presented = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+  let matched = false;
+  for (const digest of readConfig(env).partnerKeyDigests) {
+    matched = crypto.subtle.timingSafeEqual(presented, digest) || matched;
+  }
+  return matched;
+}
+__name(isPartnerKey, "isPartnerKey");
+async function verifyUserToken(env, token) {
+  const config = readConfig(env).userTokens;
+  if (!config) throw unauthorized("User tokens are not accepted by this deployment.");
+  let payload;
+  try {
+    ({ payload } = await verify(config, token));
+  } catch (err) {
+    throw tokenFailure(config, err);
+  }
+  const sub = payload.sub;
+  if (typeof sub !== "string" || sub.length === 0 || sub.length > MAX_SUBJECT_LENGTH) {
+    throw unauthorized(`The token's "sub" claim is missing or not accepted.`);
+  }
+  return sub;
+}
+__name(verifyUserToken, "verifyUserToken");
+function verify(config, token) {
+  const options = {
+    algorithms: [...config.algorithms],
+    requiredClaims: ["exp", "sub"],
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    ...config.issuer ? { issuer: config.issuer } : {},
+    ...config.audience ? { audience: config.audience } : {}
+  };
+  return config.mode === "jwks" ? jwtVerify(token, remoteKeySet(config.jwksUrl, JWKS_REFETCH_COOLDOWN_MS), options) : jwtVerify(token, config.secret, options);
+}
+__name(verify, "verify");
+function tokenFailure(config, err) {
+  const fault = tokenFault(err, "The token");
+  if (fault) return unauthorized(fault);
+  if (config.mode === "jwks") {
+    log("error", "jwks_unavailable", { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+    return new ApiError("upstream_error", "The identity provider's signing keys could not be fetched; retry shortly.");
+  }
+  return unauthorized("The token could not be verified.");
+}
+__name(tokenFailure, "tokenFailure");
+var requirePartner = createMiddleware(async (c, next) => {
+  if (c.var.caller.kind !== "partner") {
+    throw new ApiError("forbidden", "This operation is for the partner backend's server key; users may not call it.");
+  }
+  await next();
+});
+
+// src/backoffice/access.ts
+var ACCESS_COOKIE = "CF_Authorization";
+var ACCESS_HEADER = "cf-access-jwt-assertion";
+var DEV_ISSUER = "payments-gateway-development";
+var DEV_AUDIENCE = "payments-gateway-console";
+var DEV_SESSION_SECONDS = 8 * 3600;
+var KEY_REFETCH_COOLDOWN_MS = 3e4;
+var MAX_TOKEN_LENGTH = 8192;
+var isDevelopment = /* @__PURE__ */ __name((env) => env.ENVIRONMENT === "development", "isDevelopment");
+var devSignInOffered = /* @__PURE__ */ __name((env) => isDevelopment(env) && (env.ACCESS_DEV_SECRET ?? "") !== "", "devSignInOffered");
+var unauthorized2 = /* @__PURE__ */ __name((message2) => new ApiError("unauthorized", message2, { headers: { "WWW-Authenticate": 'Bearer realm="console"' } }), "unauthorized");
+var teamDomain = /* @__PURE__ */ __name((env) => (env.ACCESS_TEAM_DOMAIN ?? "").trim().replace(/^https?:\/\//, "").replace(/\/+$/, ""), "teamDomain");
+var refetchedAt = /* @__PURE__ */ new Map();
+function refusal(err) {
+  if (err instanceof errors_exports.JWTExpired) return unauthorized2("The Access token has expired: sign in again.");
+  const fault = tokenFault(err, "The Access token");
+  if (fault) return unauthorized2(fault);
+  log("error", "access_keys_unavailable", { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+  return new ApiError("upstream_error", "Cloudflare Access's signing keys could not be fetched; retry shortly.");
+}
+__name(refusal, "refusal");
+async function verifyAccessToken(env, token) {
+  const domain = teamDomain(env);
+  const audience = (env.ACCESS_AUD ?? "").trim();
+  if (!domain || !audience) throw unauthorized2("Cloudflare Access is not configured for this console (ACCESS_TEAM_DOMAIN, ACCESS_AUD).");
+  const options = {
+    algorithms: ["RS256"],
+    audience,
+    issuer: `https://${domain}`,
+    requiredClaims: ["exp"],
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    currentDate: new Date(clock.now())
+  };
+  const url = `https://${domain}/cdn-cgi/access/certs`;
+  const keys = remoteKeySet(url, 6e5);
+  try {
+    return (await jwtVerify(token, keys, options)).payload;
+  } catch (err) {
+    if (!(err instanceof errors_exports.JWKSNoMatchingKey) || clock.now() - (refetchedAt.get(url) ?? Number.NEGATIVE_INFINITY) < KEY_REFETCH_COOLDOWN_MS)
+      throw err;
+    refetchedAt.set(url, clock.now());
+    await keys.reload();
+    return (await jwtVerify(token, keys, options)).payload;
+  }
+}
+__name(verifyAccessToken, "verifyAccessToken");
+var devSecret = /* @__PURE__ */ __name((env) => new TextEncoder().encode(env.ACCESS_DEV_SECRET ?? ""), "devSecret");
+var devAudience = /* @__PURE__ */ __name((env) => (env.ACCESS_AUD ?? "").trim() || DEV_AUDIENCE, "devAudience");
+function signDevToken(env, email2, role) {
+  const now = Math.floor(clock.now() / 1e3);
+  return new SignJWT({ email: email2, role }).setProtectedHeader({ alg: "HS256" }).setIssuer(DEV_ISSUER).setAudience(devAudience(env)).setSubject(email2).setIssuedAt(now).setExpirationTime(now + DEV_SESSION_SECONDS).sign(devSecret(env));
+}
+__name(signDevToken, "signDevToken");
+function tokenOf(headers, cookie) {
+  return headers.header(ACCESS_HEADER)?.trim() || cookie?.trim() || void 0;
+}
+__name(tokenOf, "tokenOf");
+async function identifyStaff(env, c) {
+  if (c.req.header("authorization")) {
+    throw new ApiError("forbidden", "The console does not take a server key or a user's token: sign in through Cloudflare Access.");
+  }
+  const token = tokenOf(c.req, getCookie(c, ACCESS_COOKIE));
+  if (!token) throw unauthorized2("Sign in through Cloudflare Access: no Access token came with the request.");
+  if (token.length > MAX_TOKEN_LENGTH) throw unauthorized2("The Access token is too long to be one.");
+  let alg;
+  try {
+    alg = decodeProtectedHeader(token).alg;
+  } catch {
+    throw unauthorized2("The Access token is not a well-formed JWT.");
+  }
+  const development = alg === "HS256";
+  if (development && !devSignInOffered(env)) throw unauthorized2("The Access token's signing algorithm is not accepted.");
+  let payload;
+  try {
+    payload = development ? (await jwtVerify(token, devSecret(env), {
+      algorithms: ["HS256"],
+      audience: devAudience(env),
+      issuer: DEV_ISSUER,
+      requiredClaims: ["exp"],
+      currentDate: new Date(clock.now())
+    })).payload : await verifyAccessToken(env, token);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw refusal(err);
+  }
+  const email2 = typeof payload.email === "string" ? payload.email.trim().toLowerCase() : "";
+  if (!email2 || email2.length > 255)
+    throw new ApiError("forbidden", "The Access identity has no email: the console is for people named in STAFF_ROLES.");
+  const parsed = parseStaffRoles(env.STAFF_ROLES);
+  const configured = "roles" in parsed ? roleOf(parsed.roles, email2) : null;
+  const chosen = development && ROLES.includes(payload.role) ? payload.role : null;
+  return { email: email2, role: chosen ?? configured };
+}
+__name(identifyStaff, "identifyStaff");
+
+// src/backoffice/timeline.ts
+var STATE_NAMES2 = {
+  [STATE.created]: "created",
+  [STATE.paid]: "paid",
+  [STATE.held]: "held",
+  [STATE.cancelled]: "cancelled",
+  [STATE.awaitingSupplier]: "awaiting_supplier"
+};
+var stateName2 = /* @__PURE__ */ __name((state) => state === null ? null : STATE_NAMES2[state] ?? `state_${state}`, "stateName");
+var UPSTREAM_OPS = /* @__PURE__ */ new Set([
+  "create",
+  "authorize",
+  "pay",
+  "hold-confirm",
+  "cancel",
+  "read",
+  "check",
+  "check-id",
+  "reconcile",
+  "expire",
+  "exhaustion-cancel",
+  "expiry-cancel"
+]);
+var UNKNOWN_OUTCOMES = /* @__PURE__ */ new Set(["upstream_timeout", "upstream_error"]);
+var RISK_REFUSAL = "risk_limited";
+var EVENTS_PER_RECORD2 = 100;
+var maskedOwner = /* @__PURE__ */ __name((owner) => owner === "partner" ? "partner" : erasedValue(owner), "maskedOwner");
+var ownerShown = /* @__PURE__ */ __name((owner) => owner === "partner" ? "partner" : `user:${maskedOwner(owner)}`, "ownerShown");
+function callsOf(entries) {
+  const calls = [];
+  entries.forEach((entry, i) => {
+    if (!UPSTREAM_OPS.has(entry.op)) return;
+    const unknown = UNKNOWN_OUTCOMES.has(entry.outcome);
+    const call = {
+      at: entry.at,
+      method: entry.op,
+      actor: entry.actor,
+      request_id: entry.request_id,
+      outcome: entry.outcome === "ok" ? "ok" : unknown ? "unknown" : "error"
+    };
+    if (entry.outcome !== "ok") call.code = entry.outcome;
+    if (unknown) {
+      const look = entries.slice(i + 1).find((later) => later.op === "reconcile" && later.outcome === "ok");
+      call.reconciled = look ? { found: look.state, found_name: stateName2(look.state), at: look.at } : null;
+    }
+    calls.push(call);
+  });
+  return calls;
+}
+__name(callsOf, "callsOf");
+function statesOf(entries) {
+  const states = [];
+  for (const entry of entries) {
+    if (entry.state === null || states.at(-1)?.state === entry.state) continue;
+    states.push({ state: entry.state, state_name: stateName2(entry.state), at: entry.at });
+  }
+  return states;
+}
+__name(statesOf, "statesOf");
+function userSaw(entries) {
+  return entries.filter((entry) => entry.outcome !== "ok" && entry.actor !== "gateway").map((entry) => {
+    const row = ERROR_CODES[entry.outcome];
+    return { at: entry.at, op: entry.op, actor: entry.actor, code: entry.outcome, user_message: row?.user_message.en ?? null };
+  });
+}
+__name(userSaw, "userSaw");
+var recordOf = /* @__PURE__ */ __name(({ kind, id }) => (env) => receiptStub(env, kind, id).backOffice(), "recordOf");
+var maskedBody = /* @__PURE__ */ __name((body) => erasePersonal(JSON.parse(body)), "maskedBody");
+function summaryOf(stored) {
+  const body = maskedBody(stored.body);
+  const last = stored.entries.at(-1);
+  return {
+    id: stored.id,
+    kind: stored.kind,
+    state: stored.state,
+    state_name: stateName2(stored.state),
+    amount: typeof body.amount === "number" ? body.amount : null,
+    tid: stored.tid,
+    user_masked: maskedOwner(stored.owner),
+    created_at: stored.createdAt,
+    updated_at: Math.max(stored.updatedAt, last?.at ?? 0)
+  };
+}
+__name(summaryOf, "summaryOf");
+async function timelineOf(env, stored) {
+  const body = maskedBody(stored.body);
+  const { rows } = await listLoggedEvents(env, { receiptId: stored.id, limit: EVENTS_PER_RECORD2 });
+  const attempts = await recordAttempts(
+    env,
+    stored.id,
+    rows.map((row) => row.id)
+  );
+  const events = rows.map((row) => ({
+    id: row.id,
+    type: row.type,
+    delivery: row.delivery_status,
+    attempts: row.attempts,
+    deliveries: attempts.filter((attempt) => attempt.event_id === row.id).map((attempt) => ({ at: attempt.at, status: attempt.status, ok: attempt.ok, answer: attempt.answer }))
+  })).reverse();
+  const entries = stored.entries;
+  return {
+    record: {
+      ...summaryOf(stored),
+      owner: ownerShown(stored.owner),
+      commission: typeof body.commission === "number" ? body.commission : null,
+      merchant_id: typeof body.merchant_id === "number" ? body.merchant_id : body.merchant?.id ?? null,
+      erased: stored.erased,
+      body
+    },
+    states: statesOf(entries),
+    audit: entries,
+    calls: callsOf(entries),
+    events,
+    refusals: entries.filter((entry) => entry.outcome === RISK_REFUSAL).map((entry) => ({ at: entry.at, op: entry.op, code: entry.outcome })),
+    fiscal: body.ofd ?? null,
+    fiscal_pending: isFiscalPending(stored.fiscal),
+    user_saw: userSaw(entries)
+  };
+}
+__name(timelineOf, "timelineOf");
+function revealed(stored, field) {
+  const body = JSON.parse(stored.body);
+  const account = Array.isArray(body.account) ? body.account : null;
+  if (field === "account") return account;
+  const named = account?.find(
+    (entry) => entry !== null && typeof entry === "object" && String(entry.key).toLowerCase() === "phone" && typeof entry.value === "string"
+  );
+  if (named) return named.value;
+  const find = /* @__PURE__ */ __name((value, depth) => {
+    if (value === null || typeof value !== "object" || depth > 6) return null;
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === "phone" && typeof inner === "string" && inner) return inner;
+      const deeper = find(inner, depth + 1);
+      if (deeper) return deeper;
+    }
     return null;
+  }, "find");
+  return find(body, 0);
+}
+__name(revealed, "revealed");
+
+// src/backoffice/routes.ts
+var Id = pipe(string("id must be a string"), minLength(1, "id must not be empty"), maxLength(128, "id must be at most 128 characters"));
+var Text = /* @__PURE__ */ __name((name) => pipe(
+  string(`${name} must be a string`),
+  minLength(1, `${name} must not be empty`),
+  maxLength(255, `${name} must be at most 255 characters`)
+), "Text");
+var Kind = optional(picklist(KIND_NAMES, "kind must be receipt or transfer"));
+var Day = pipe(string("date must be a string"), regex(/^\d{4}-\d{2}-\d{2}$/, "date must be a date, YYYY-MM-DD"));
+var Millis = /* @__PURE__ */ __name((name) => pipe(number(`${name} must be a number`), integer(`${name} must be an integer`), minValue(0, `${name} must not be negative`)), "Millis");
+var FIND_LIMIT = 20;
+var RESEND_SPAN_MS = 31 * 864e5;
+var RESEND_LIMIT = 100;
+async function locate(env, id, kind) {
+  for (const k of kind ? [kind] : KIND_NAMES) {
+    const stored = await recordOf({ kind: k, id })(env);
+    if (stored) return stored;
+  }
+  return null;
+}
+__name(locate, "locate");
+async function byTid(env, owner, tid, kind) {
+  const row = await findTid(await readIndexFor(env, owner, tid), owner, tid);
+  if (!row?.receipt_id || kind && row.kind !== kind) return [];
+  const stored = await recordOf({ kind: row.kind, id: row.receipt_id })(env);
+  return stored ? [stored] : [];
+}
+__name(byTid, "byTid");
+var FindRequest = strictObject({
+  id: optional(Id),
+  tid: optional(Text("tid")),
+  user: optional(Text("user")),
+  user_tid: optional(Text("user_tid")),
+  kind: Kind
+});
+var OPERATIONS2 = {
+  me: {
+    schema: strictObject({}),
+    handle: /* @__PURE__ */ __name(async (c) => {
+      const { email: email2, role } = c.var.staff;
+      return { body: { email: email2, role, environment: c.env.ENVIRONMENT, can: CAN[role] }, target: "me" };
+    }, "handle")
+  },
+  find: {
+    schema: FindRequest,
+    handle: /* @__PURE__ */ __name(async (c, query) => {
+      const named = [query.id, query.tid, query.user].filter((x) => x !== void 0).length;
+      if (named !== 1 || query.user_tid !== void 0 && query.user === void 0) {
+        refuse3("id", "give exactly one of id, tid and user (user_tid with user)");
+      }
+      let found;
+      if (query.id !== void 0) found = [await locate(c.env, query.id, query.kind)].filter((s) => s !== null);
+      else if (query.tid !== void 0) found = await byTid(c.env, "partner:partner", query.tid, query.kind);
+      else if (query.user_tid !== void 0) found = await byTid(c.env, `user:${query.user}`, query.user_tid, query.kind);
+      else {
+        const rows = (await ownerTids(c.env, `user:${query.user}`, FIND_LIMIT)).filter((row) => !query.kind || row.kind === query.kind);
+        const stored = await Promise.all(rows.map((row) => recordOf({ kind: row.kind, id: row.receipt_id })(c.env)));
+        found = stored.filter((s) => s !== null);
+      }
+      const results = found.map(summaryOf).sort((a, b) => b.created_at - a.created_at);
+      const target = query.id ?? (query.tid ? `tid:${query.tid}` : `user:${query.user}${query.user_tid ? ` tid:${query.user_tid}` : ""}`);
+      return { body: { results }, target };
+    }, "handle")
+  },
+  record: {
+    schema: strictObject({ id: Id, kind: Kind }),
+    handle: /* @__PURE__ */ __name(async (c, { id, kind }) => {
+      const stored = await locate(c.env, id, kind);
+      if (!stored) throw new ApiError("receipt_not_found", "No receipt or transfer has this id.");
+      return { body: await timelineOf(c.env, stored), target: id, receipt_id: id };
+    }, "handle")
+  },
+  reveal: {
+    schema: strictObject({ id: Id, kind: Kind, field: picklist(["phone", "account"], "field must be phone or account") }),
+    handle: /* @__PURE__ */ __name(async (c, { id, kind, field }) => {
+      const stored = await locate(c.env, id, kind);
+      if (!stored) throw new ApiError("receipt_not_found", "No receipt or transfer has this id.");
+      return { body: { value: revealed(stored, field) }, target: `${id} ${field}`, receipt_id: id };
+    }, "handle")
+  },
+  statements: {
+    schema: strictObject({ after: optional(Day), limit: optional(pipe(number(), integer(), minValue(1), maxValue(100)), 31) }),
+    handle: /* @__PURE__ */ __name(async (c, { after, limit }) => {
+      const page2 = await listStatements(c.env, after, limit);
+      const statements = page2.statements.map((s) => ({
+        ...s,
+        files: { csv: `/console/files/statements/${s.date}.csv`, json: `/console/files/statements/${s.date}.json` }
+      }));
+      return { body: { statements, has_more: page2.has_more }, target: after ? `statements before ${after}` : "statements" };
+    }, "handle")
+  },
+  statement: {
+    schema: strictObject({ date: Day }),
+    handle: /* @__PURE__ */ __name(async (c, { date }) => {
+      const object2 = await c.env.STATEMENTS.get(`statements/${date}.json`);
+      if (!object2) throw new ApiError("not_found", `No statement of ${date} is written.`);
+      const statement = await object2.json();
+      return { body: { date, totals: statement.totals ?? [], mismatches: statement.mismatches ?? [] }, target: date };
+    }, "handle")
+  },
+  // The GET route below serves a statement's file; its permission is this name's.
+  statement_file: null,
+  fiscal_pending: {
+    schema: strictObject({ after: optional(Id), limit: optional(pipe(number(), integer(), minValue(1), maxValue(100)), 20) }),
+    handle: /* @__PURE__ */ __name(async (c, query) => {
+      const page2 = await fiscalPendingPage(c.env, query);
+      if (!page2) refuse3("after", "after must be the id of a receipt the list showed");
+      return { body: page2, target: "fiscal_pending" };
+    }, "handle")
+  },
+  resend: {
+    schema: strictObject({ event_id: Id }),
+    handle: /* @__PURE__ */ __name(async (c, { event_id }) => {
+      const event = await resendEvent(c.env, event_id);
+      return { body: { resent: 1 }, target: event_id, receipt_id: event.data.object?.id };
+    }, "handle")
+  },
+  resend_failed: {
+    schema: strictObject({ from: Millis("from"), to: Millis("to") }),
+    handle: /* @__PURE__ */ __name(async (c, { from, to }) => {
+      if (to < from) refuse3("to", "to must not be before from");
+      if (to - from > RESEND_SPAN_MS) refuse3("to", "to must be at most 31 days after from");
+      const { rows } = await listLoggedEvents(c.env, { delivery: "failed", limit: RESEND_LIMIT });
+      let resent = 0;
+      for (const row of rows) {
+        const created2 = decodeTime(row.id);
+        if (created2 < from || created2 > to) continue;
+        await resendEvent(c.env, row.id);
+        resent++;
+      }
+      return { body: { resent }, target: `failed ${from}..${to}` };
+    }, "handle")
+  },
+  erasures: {
+    schema: strictObject({}),
+    handle: /* @__PURE__ */ __name(async (c) => {
+      const { results } = await c.env.DB.prepare(
+        "SELECT user, requested_at, done_at, cursor FROM erasures ORDER BY requested_at DESC LIMIT 100"
+      ).all();
+      const requests = results.map((row) => {
+        const progress = row.cursor ? JSON.parse(row.cursor) : {};
+        const parts2 = Object.values(progress);
+        return {
+          user_masked: row.user.length <= 4 ? "*".repeat(row.user.length) : `${row.user.slice(0, 2)}${"*".repeat(row.user.length - 4)}${row.user.slice(-2)}`,
+          requested_at: row.requested_at,
+          done_at: row.done_at,
+          state: row.done_at !== null ? "done" : "in_progress",
+          progress: { steps_done: parts2.filter((p) => p === true).length, steps_started: parts2.length }
+        };
+      });
+      return { body: { requests }, target: "erasures" };
+    }, "handle")
+  },
+  charts: {
+    schema: strictObject({ hours: picklist([1, 6, 24], "hours must be 1, 6 or 24") }),
+    handle: /* @__PURE__ */ __name(async (c, { hours }) => ({ body: await chartsFor(c.env, hours, clock.now()), target: `charts ${hours}h` }), "handle")
+  }
+};
+function decodeTime(id) {
+  const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  let time2 = 0;
+  for (const char of id.slice(4, 14)) time2 = time2 * 32 + ALPHABET.indexOf(char);
+  return time2;
+}
+__name(decodeTime, "decodeTime");
+function refuse3(path, message2) {
+  throw new ApiError("invalid_request", "The request does not match the schema.", { details: [{ path, message: message2 }] });
+}
+__name(refuse3, "refuse");
+async function audit(c, entry) {
+  const { email: email2, role } = c.var.staff;
+  try {
+    await auditStaff(c.env, { email: email2, role: role ?? "none", request_id: c.var.requestId, ...entry });
+  } catch (err) {
+    log("error", "staff_audit_failed", { action: entry.action, error: err instanceof Error ? err.message : String(err) });
+    throw new ApiError("not_ready", "The audit trail could not record this; nothing is answered that it cannot record. Retry shortly.");
   }
 }
-__name(recallTid, "recallTid");
+__name(audit, "audit");
+async function staffOf(c) {
+  const staff = await identifyStaff(c.env, c);
+  c.set("staff", staff);
+  return staff;
+}
+__name(staffOf, "staffOf");
+async function allow(c, operation2, target) {
+  const { role } = c.var.staff;
+  if (role && may(role, operation2)) return;
+  await audit(c, { action: `console.${operation2}`, target, outcome: "forbidden" });
+  throw new ApiError(
+    "forbidden",
+    role ? `The ${role} role may not use ${operation2}.` : "STAFF_ROLES gives this identity no role in the console; ask the partner's operator."
+  );
+}
+__name(allow, "allow");
+var SIGN_IN_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Console: development sign-in</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><main><h1>Development sign-in</h1>
+<p>Production signs staff in through Cloudflare Access; this page exists only under <code>npm run dev</code>.</p>
+<form method="post" action="/console/dev-sign-in">
+<p><label for="email">Email</label> <input id="email" name="email" type="email" required autocomplete="email"></p>
+<p><label for="role">Role</label> <select id="role" name="role">${ROLES.map((r) => `<option value="${r}">${r}</option>`).join("")}</select></p>
+<p><button type="submit">Sign in</button></p>
+</form></main></body></html>`;
+var NOT_SIGNED_IN_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Console: sign in</title></head>
+<body><main><h1>Sign in through Cloudflare Access</h1><p>This console is reached through the partner's Cloudflare Access application.</p></main></body></html>`;
+var SignIn = strictObject({
+  email: pipe(string("email must be a string"), trim(), toLowerCase(), email("email must be an email"), maxLength(255)),
+  role: picklist(ROLES, `role must be one of ${ROLES.join(", ")}`)
+});
+function backOffice() {
+  const app2 = new Hono3();
+  app2.use("*", csrf());
+  app2.get("/dev-sign-in", (c) => {
+    if (!devSignInOffered(c.env)) throw new ApiError("not_found", "No such path.");
+    return c.html(SIGN_IN_PAGE);
+  });
+  app2.post("/dev-sign-in", async (c) => {
+    if (!devSignInOffered(c.env)) throw new ApiError("not_found", "No such path.");
+    const form = await c.req.parseBody().catch(() => ({}));
+    const parsed = safeParse(SignIn, { email: form.email, role: form.role });
+    if (!parsed.success) refuseBody(SignIn, form, parsed.issues);
+    const token = await signDevToken(c.env, parsed.output.email, parsed.output.role);
+    setCookie(c, ACCESS_COOKIE, token, { path: "/console", httpOnly: true, sameSite: "Strict", maxAge: DEV_SESSION_SECONDS });
+    return c.redirect("/console/", 303);
+  });
+  const page2 = /* @__PURE__ */ __name(async (c) => {
+    try {
+      const staff = await staffOf(c);
+      if (!staff.role) throw new ApiError("forbidden", "STAFF_ROLES gives this identity no role in the console.");
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== "unauthorized") throw err;
+      if (devSignInOffered(c.env)) return c.redirect("/console/dev-sign-in", 303);
+      return c.html(NOT_SIGNED_IN_PAGE, 401);
+    }
+    const path = c.req.path === "/console" ? "/console/" : c.req.path;
+    const response = await c.env.ASSETS.fetch(new URL(path, c.req.url), { method: "GET" });
+    if (response.status === 404) throw new ApiError("not_found", "No such page of the console.");
+    await audit(c, { action: "console.page", target: path, outcome: "ok" });
+    return new Response(response.body, {
+      status: response.status,
+      headers: { ...Object.fromEntries(response.headers), "cache-control": "no-store" }
+    });
+  }, "page");
+  app2.get("/files/statements/:file", async (c) => {
+    await staffOf(c);
+    const file = c.req.param("file");
+    await allow(c, "statement_file", file);
+    const response = await statementFile(c);
+    await audit(c, { action: "console.statement_file", target: file, outcome: "ok" });
+    return response;
+  });
+  app2.post("/api/:name", requireJson, limitBody, async (c, next) => {
+    await staffOf(c);
+    await next();
+  });
+  app2.post("/api/:name", parseJson, async (c) => {
+    const name = c.req.param("name");
+    const spec = Object.hasOwn(OPERATIONS2, name) ? OPERATIONS2[name] : null;
+    if (!spec) throw new ApiError("not_found", `No console operation ${name}.`);
+    const body = await c.req.json();
+    const target = typeof body?.id === "string" ? body.id : name;
+    await allow(c, name, target);
+    const parsed = safeParse(spec.schema, body);
+    if (!parsed.success) {
+      await audit(c, { action: `console.${name}`, target, outcome: "invalid_request" });
+      refuseBody(spec.schema, body, parsed.issues);
+    }
+    let handled;
+    try {
+      handled = await spec.handle(c, parsed.output);
+    } catch (err) {
+      const code = err instanceof ApiError ? err.code : "internal_error";
+      await audit(c, { action: `console.${name}`, target, outcome: code });
+      throw err;
+    }
+    await audit(c, {
+      action: `console.${name}`,
+      target: handled.target,
+      outcome: "ok",
+      ...handled.receipt_id ? { receipt_id: handled.receipt_id } : {}
+    });
+    return c.json(handled.body, 200, { "cache-control": "no-store" });
+  });
+  app2.all("/api/*", () => {
+    throw new ApiError("method_not_allowed", "Console operations are POST /console/api/<name>.", { headers: { Allow: "POST" } });
+  });
+  app2.get("/", page2);
+  app2.get("/*", page2);
+  return app2;
+}
+__name(backOffice, "backOffice");
+
+// src/d1/schema-version.ts
+var NEWEST_MIGRATION = "0008_tid_retention_walk.sql";
 
 // src/upstream/normalize.ts
-var isObject = /* @__PURE__ */ __name((value) => typeof value === "object" && value !== null && !Array.isArray(value), "isObject");
+var isObject3 = /* @__PURE__ */ __name((value) => typeof value === "object" && value !== null && !Array.isArray(value), "isObject");
 function toMillis(value) {
   if (typeof value !== "number" || !Number.isFinite(value)) return null;
   if (value > 0 && value < 1e11) return value * 1e3;
   return value;
 }
 __name(toMillis, "toMillis");
-var num = /* @__PURE__ */ __name((value, fallback = 0) => typeof value === "number" && Number.isFinite(value) ? value : fallback, "num");
+var num2 = /* @__PURE__ */ __name((value, fallback = 0) => typeof value === "number" && Number.isFinite(value) ? value : fallback, "num");
 var str = /* @__PURE__ */ __name((value) => typeof value === "string" ? value : null, "str");
 function maskedCard(value) {
   const s = str(value);
-  if (s === null) return null;
-  return /^\d{13,19}$/.test(s) ? maskPan(s) : s;
+  return s === null ? null : maskDigitRuns(s);
 }
 __name(maskedCard, "maskedCard");
 function accountEntries(value) {
   if (!Array.isArray(value)) return [];
-  return value.filter(isObject).map((entry) => ({
+  return value.filter(isObject3).map((entry) => ({
     key: String(entry.key ?? ""),
     value: String(entry.value ?? ""),
     ...typeof entry.label === "string" ? { label: entry.label } : {}
@@ -9012,12 +12708,14 @@ function accountEntries(value) {
 }
 __name(accountEntries, "accountEntries");
 function merchant(value) {
-  const m = isObject(value) ? value : {};
-  return { ...m, merchant_id: num(m.merchant_id), merchant_name: String(m.merchant_name ?? "") };
+  const m = isObject3(value) ? value : {};
+  const { fields, ...rest } = m;
+  const kept = fields === void 0 ? m : Array.isArray(fields) ? { ...m, fields: fields.filter(isObject3) } : rest;
+  return { ...kept, merchant_id: num2(m.merchant_id), merchant_name: String(m.merchant_name ?? "") };
 }
 __name(merchant, "merchant");
 function readable(raw2, idKey) {
-  if (!isObject(raw2)) return false;
+  if (!isObject3(raw2)) return false;
   const id = raw2[idKey];
   return typeof id === "string" && id.length > 0 && isKnownState(raw2.state) && (raw2.amount === void 0 || Number.isSafeInteger(raw2.amount));
 }
@@ -9032,15 +12730,15 @@ function normalizeReceipt(raw2) {
     pay_date: toMillis(raw2.pay_date) ?? 0,
     cancel_date: toMillis(raw2.cancel_date) ?? 0,
     error: str(raw2.error),
-    type: num(raw2.type, 1),
+    type: num2(raw2.type, 1),
     description: str(raw2.description),
     merchant: merchant(raw2.merchant),
     account: accountEntries(raw2.account),
-    ofd: isObject(raw2.ofd) ? raw2.ofd : null,
-    amount: num(raw2.amount),
-    init_amount: num(raw2.init_amount),
-    currency: num(raw2.currency, 860),
-    commission: num(raw2.commission ?? raw2.comission),
+    ofd: isObject3(raw2.ofd) ? raw2.ofd : null,
+    amount: num2(raw2.amount),
+    init_amount: num2(raw2.init_amount),
+    currency: num2(raw2.currency, 860),
+    commission: num2(raw2.commission ?? raw2.comission),
     is_verify: raw2.is_verify === true,
     rrn: str(raw2.rrn),
     card_number: maskedCard(raw2.card_number)
@@ -9057,13 +12755,13 @@ function normalizeReducedReceipt(raw2) {
 }
 __name(normalizeReducedReceipt, "normalizeReducedReceipt");
 function party(value) {
-  const p = isObject(value) ? value : {};
+  const p = isObject3(value) ? value : {};
   return {
     masked_pan: maskedCard(p.masked_pan) ?? "",
     ...typeof p.holder_name === "string" ? { holder_name: p.holder_name } : {},
-    amount: num(p.amount),
-    currency: num(p.currency, 860),
-    commission: num(p.commission ?? p.comission),
+    amount: num2(p.amount),
+    currency: num2(p.currency, 860),
+    commission: num2(p.commission ?? p.comission),
     phone: str(p.phone)
     // `token` is deliberately dropped: the gateway never echoes or stores card tokens.
   };
@@ -9076,20 +12774,20 @@ function normalizeTransfer(raw2) {
     receipt_id: String(raw2.receipt_id),
     description: str(raw2.description),
     state: raw2.state,
-    type: num(raw2.type, 6),
+    type: num2(raw2.type, 6),
     created_date: toMillis(raw2.created_date) ?? 0,
     pay_date: toMillis(raw2.pay_date),
     cancel_date: toMillis(raw2.cancel_date),
     sender: party(raw2.sender),
     receiver: party(raw2.receiver),
     error: str(raw2.error),
-    ofd: isObject(raw2.ofd) ? raw2.ofd : null,
+    ofd: isObject3(raw2.ofd) ? raw2.ofd : null,
     is_verify: raw2.is_verify === true
   };
 }
 __name(normalizeTransfer, "normalizeTransfer");
 function normalizeAuthorize(raw2, id) {
-  if (!isObject(raw2) || typeof raw2.wait !== "number" || !Number.isFinite(raw2.wait) || raw2.wait < 0) return void 0;
+  if (!isObject3(raw2) || typeof raw2.wait !== "number" || !Number.isFinite(raw2.wait) || raw2.wait < 0) return void 0;
   return { id, sent: true, phone: String(raw2.phone ?? ""), wait: raw2.wait };
 }
 __name(normalizeAuthorize, "normalizeAuthorize");
@@ -9259,10 +12957,12 @@ var UpstreamClient = class {
     }
     const mapping = ERROR_MAP[upstreamCode];
     if (!mapping) {
+      const carriesOtp = "otp" in body;
       const said = typeof envelope.error?.message === "string" ? String(redact(envelope.error.message)).slice(0, MAX_UPSTREAM_MESSAGE) : "";
+      const outcome = carriesOtp ? "Nothing was paid, but the OTP counts as a guess: the payment service may have judged it." : "Nothing was done.";
       return unjudged({
         code: "upstream_refused",
-        message: `The payment service refused the request with ${upstreamCode}${said ? `: ${said}` : ""}. Nothing was done.`,
+        message: `The payment service refused the request with ${upstreamCode}${said ? `: ${said}` : ""}. ${outcome}`,
         upstream_code: upstreamCode
       });
     }
@@ -9272,6 +12972,7 @@ var UpstreamClient = class {
       message: message2 ?? "The payment service refused the request.",
       upstream_code: upstreamCode
     };
+    if (failure.decline_reason) metric(this.#env, "card_declined", { operation: path, outcome: failure.decline_reason });
     if (failure.code === "otp_invalid" && typeof envelope.attempts_left === "number") failure.attempts_left = envelope.attempts_left;
     if (failure.code === "otp_resend_too_soon") failure.retry_after = Number(response.headers.get("retry-after")) || 1;
     if (failure.code === "amount_out_of_range") {
@@ -9281,15 +12982,20 @@ var UpstreamClient = class {
     return { ok: false, outcome: "rejected", judged: !NOT_JUDGED.has(upstreamCode), failure, upstreamCode, ...after };
   }
   #log(path, started, outcome, status) {
-    log("info", "upstream_call", {
-      request_id: this.#requestId,
-      path,
-      status,
-      outcome,
-      duration_ms: Date.now() - started
-    });
+    const ms = Date.now() - started;
+    noteUpstreamCall(this.#requestId, { path, ...status === void 0 ? {} : { status }, outcome, ms });
+    metric(this.#env, "upstream_call", { operation: path, outcome: outcomeClass(outcome, status), ms });
   }
 };
+function outcomeClass(outcome, status) {
+  if (outcome === "ok" || outcome === "unreadable" || outcome === "timeout") return outcome;
+  if (outcome === "network_error") return "network";
+  if (status === 429 || status === 503) return "busy";
+  if (status !== void 0 && status >= 500) return "failed";
+  if (status === 401 || outcome === "UNAUTHORIZED") return "unauthorized";
+  return "refused";
+}
+__name(outcomeClass, "outcomeClass");
 var sameId = /* @__PURE__ */ __name((body, id) => body?.id === id ? body : void 0, "sameId");
 var sameTransfer = /* @__PURE__ */ __name((body, id) => body?.receipt_id === id ? body : void 0, "sameTransfer");
 function unknownOutcome(code, message2) {
@@ -9297,7 +13003,1224 @@ function unknownOutcome(code, message2) {
 }
 __name(unknownOutcome, "unknownOutcome");
 
-// src/creation.ts
+// src/http/readiness.ts
+var READINESS_TIMEOUT_MS = 2e3;
+var READINESS_DATABASES = MAX_CONNECTIONS - 1;
+async function probeUpstream(env, requestId2) {
+  const result = await new UpstreamClient(env, requestId2, READINESS_TIMEOUT_MS).checkId("readyz-probe");
+  if (result.ok || result.failure.code === "receipt_not_found") return { ok: true };
+  if (result.upstreamCode === "UNAUTHORIZED" || result.failure.upstream_code === "UNAUTHORIZED") {
+    return { ok: false, kind: "upstream", problem: "the upstream refused the gateway's credential (UPSTREAM_API_KEY)" };
+  }
+  return { ok: false, kind: "upstream", problem: `the upstream did not answer the probe (${result.failure.code})` };
+}
+__name(probeUpstream, "probeUpstream");
+var migrationNumber = /* @__PURE__ */ __name((name) => /^\d+/.exec(name)?.[0] ?? name, "migrationNumber");
+async function probeD1(binding, db) {
+  let timer = null;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve("late"), READINESS_TIMEOUT_MS);
+  });
+  const needs = migrationNumber(NEWEST_MIGRATION);
+  const behind = /* @__PURE__ */ __name((at) => ({ ok: false, kind: "schema", problem: `db ${binding}: schema at ${at}, code needs ${needs}` }), "behind");
+  try {
+    const answer = await Promise.race([
+      db.prepare("SELECT name, (SELECT COUNT(*) FROM d1_migrations WHERE name = ?1) AS applied FROM d1_migrations ORDER BY id DESC LIMIT 1").bind(NEWEST_MIGRATION).first(),
+      late
+    ]);
+    if (answer === "late") return { ok: false, kind: "d1", problem: `D1 (${binding}) did not answer within ${READINESS_TIMEOUT_MS} ms` };
+    if (answer === null) return behind("none");
+    return answer.applied === 1 ? { ok: true } : behind(migrationNumber(answer.name));
+  } catch (err) {
+    if (err instanceof Error && /no such table: d1_migrations/.test(err.message)) return behind("none");
+    return { ok: false, kind: "d1", problem: `D1 (${binding}) refused a query` };
+  } finally {
+    if (timer !== null) clearTimeout(timer);
+  }
+}
+__name(probeD1, "probeD1");
+function databases(env) {
+  const all = /* @__PURE__ */ new Map([["DB", env.DB]]);
+  for (const { binding, db } of allShards(env)) all.set(binding, db);
+  return [...all];
+}
+__name(databases, "databases");
+var probedDatabases = /* @__PURE__ */ __name((env, at) => probeSample(databases(env), READINESS_DATABASES, at), "probedDatabases");
+async function checkReadiness(env, requestId2) {
+  const probes = await Promise.all([probeUpstream(env, requestId2), ...probedDatabases(env, Date.now()).map(([binding, db]) => probeD1(binding, db))]);
+  const failed = probes.filter((probe2) => !probe2.ok);
+  if (failed.length > 0) {
+    const problems = failed.map((probe2) => probe2.problem);
+    note("warn", "not_ready", { request_id: requestId2, problems });
+    for (const kind of new Set(failed.map((probe2) => probe2.kind))) metric(env, "readiness_failed", { operation: kind });
+    throw new ApiError("not_ready", `Not ready: ${problems.join("; ")}.`, { retry_after: 5 });
+  }
+  return { ok: true, upstream: "ok", db: "ok" };
+}
+__name(checkReadiness, "checkReadiness");
+
+// src/api/schemas.ts
+setGlobalMessage((issue) => issue.kind === "schema" ? `expected ${issue.expected ?? issue.type}` : `invalid ${issue.type}`);
+var MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
+var int32 = /* @__PURE__ */ __name(() => metadata({ format: "int32" }), "int32");
+var int64 = /* @__PURE__ */ __name(() => metadata({ format: "int64" }), "int64");
+var Int = /* @__PURE__ */ __name((description2) => description2 === void 0 ? pipe(number(), integer(), int64()) : pipe(number(), integer(), int64(), description(description2)), "Int");
+var bounded = /* @__PURE__ */ __name((max) => metadata({ maxLength: max }), "bounded");
+var codePoints = /* @__PURE__ */ __name((value) => [...value].length, "codePoints");
+var MaxText = /* @__PURE__ */ __name((max, message2) => [check((value) => codePoints(value) <= max, message2), metadata({ maxLength: max })], "MaxText");
+var RECEIPT_STATE_NAMES = { 0: "created", 4: "paid", 5: "held", 21: "cancelled", 57: "awaiting_supplier" };
+var RECEIPT_STATES = [0, 4, 5, 21, 57];
+var TRANSFER_STATES = [0, 4, 21];
+var IDEMPOTENCY_KEY_PATTERN = "^[\\x21-\\x7E](?:[\\x20-\\x7E]{0,253}[\\x21-\\x7E])?$";
+var typed = /* @__PURE__ */ __name((type) => metadata({ type }), "typed");
+var Tid = pipe(
+  string(),
+  regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/,
+    "tid must be 1-64 ASCII characters: letters A-Z or a-z, digits, '.', '_', ':' or '-', starting with a letter or digit"
+  ),
+  bounded(64),
+  description(
+    "The caller's own transaction id, ASCII only: unique per caller (the partner's tids and each user's are separate spaces, rule 9); receipts and transfers share the space."
+  )
+);
+var ReceiptId = pipe(
+  string(),
+  regex(/^[A-Za-z0-9_-]{1,64}$/, "id must be 1-64 characters: letters, digits, '_' or '-'"),
+  bounded(64),
+  description("Receipt id returned by create (`id`, or `receipt_id` for transfers).")
+);
+var Amount = pipe(
+  number("amount must be a number"),
+  integer("amount must be an integer number of tiyin"),
+  minValue(1, "amount must be positive"),
+  maxValue(MAX_AMOUNT, "amount must be at most 2^53-1"),
+  int64(),
+  description("Amount in tiyin (1/100 of a sum).")
+);
+var Currency = pipe(
+  literal(860, "currency must be 860 (UZS)"),
+  metadata({ type: "integer", format: "int32" }),
+  description("ISO 4217 numeric code; only 860 (UZS) is supported.")
+);
+var AnswerCurrency = /* @__PURE__ */ __name(() => pipe(number(), integer(), int32(), description("ISO 4217 numeric code: 860 (UZS).")), "AnswerCurrency");
+var SmallInt = /* @__PURE__ */ __name((description2) => description2 === void 0 ? pipe(number(), integer(), int32()) : pipe(number(), integer(), int32(), description(description2)), "SmallInt");
+var PositiveId = /* @__PURE__ */ __name((name) => pipe(
+  number(`${name} must be a number`),
+  integer(`${name} must be an integer`),
+  minValue(1, `${name} must be positive`),
+  maxValue(MAX_AMOUNT, `${name} is too large`),
+  int64()
+), "PositiveId");
+var CardToken = pipe(
+  string(),
+  regex(/^[A-Za-z0-9_.:=+/-]{1,256}$/, "card token must be 1-256 URL-safe characters"),
+  bounded(256),
+  description("Card token issued by the payment service. Never stored or logged by the gateway.")
+);
+function passesLuhn(digits2) {
+  let sum = 0;
+  for (let i = 0; i < digits2.length; i++) {
+    let d = digits2.charCodeAt(digits2.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+__name(passesLuhn, "passesLuhn");
+var CardNumber = pipe(
+  string(),
+  regex(/^\d{16,19}$/, "card number must be 16 to 19 digits"),
+  bounded(19),
+  check(passesLuhn, "card number fails the Luhn check"),
+  description("Card number (PAN), 16-19 digits, Luhn-valid. Never stored or logged by the gateway.")
+);
+function isValidExpiry(expire, now = /* @__PURE__ */ new Date()) {
+  const match2 = /^(\d{2})(\d{2})$/.exec(expire);
+  if (!match2) return false;
+  const year = 2e3 + Number(match2[1]);
+  const month = Number(match2[2]);
+  if (month < 1 || month > 12) return false;
+  return year * 12 + month >= now.getUTCFullYear() * 12 + now.getUTCMonth() + 1;
+}
+__name(isValidExpiry, "isValidExpiry");
+var Expire = pipe(
+  string(),
+  regex(/^\d{2}(0[1-9]|1[0-2])$/, "expire must be yyMM"),
+  bounded(4),
+  check((value) => isValidExpiry(value), "expire must be a real month (yyMM) that has not passed"),
+  description("Card expiry, yyMM. Never stored or logged by the gateway.")
+);
+var Otp = pipe(
+  string("otp must be a string of digits"),
+  regex(/^\d{4,8}$/, "otp must be 4 to 8 digits"),
+  bounded(8),
+  description("One-time code sent to the card owner. Never stored or logged by the gateway.")
+);
+var Text2 = /* @__PURE__ */ __name((max) => pipe(string(), ...MaxText(max, `must be at most ${max} characters`)), "Text");
+var ACCOUNT_ENTRY_FIELDS = {
+  key: pipe(string(), minLength(1, "key must not be empty"), ...MaxText(64, "key must be at most 64 characters")),
+  value: Text2(256),
+  label: optional(Text2(128))
+};
+var AccountEntry = pipe(
+  object(ACCOUNT_ENTRY_FIELDS),
+  title("AccountEntry"),
+  description("One field of the merchant's account form (a phone number, a contract number).")
+);
+var AccountEntryInput = pipe(
+  strictObject(ACCOUNT_ENTRY_FIELDS),
+  title("AccountEntryInput"),
+  description("One field of the merchant's account form (a phone number, a contract number), as a create sends it: no other field.")
+);
+var EXAMPLE_CARD = { number: "8600000000000007", expire: "3012" };
+var CreateReceiptRequest = pipe(
+  strictObject({
+    tid: Tid,
+    amount: Amount,
+    merchant_id: pipe(PositiveId("merchant_id"), description("Merchant id at the payment service.")),
+    account: pipe(array(AccountEntryInput), maxLength(20, "at most 20 account entries")),
+    description: optional(Text2(256)),
+    is_hold: optional(boolean("is_hold must be a boolean"), false),
+    currency: optional(Currency, 860)
+  }),
+  examples([
+    {
+      tid: "order-2026-0001",
+      amount: 15e5,
+      merchant_id: 1001,
+      account: [{ key: "phone", value: "998901234567" }],
+      description: "Mobile top-up",
+      is_hold: false,
+      currency: 860
+    }
+  ]),
+  title("CreateReceiptRequest")
+);
+var ReceiptIdRequest = pipe(strictObject({ id: ReceiptId }), examples([{ id: EXAMPLE_RECEIPT_ID }]), title("ReceiptIdRequest"));
+var TokenCard = pipe(strictObject({ token: CardToken }), title("TokenCard"));
+var NumberCard = pipe(strictObject({ number: CardNumber, expire: Expire }), title("NumberCard"));
+var Nullable = /* @__PURE__ */ __name((s) => nullable(s), "Nullable");
+var MerchantField = pipe(
+  looseObject({}),
+  metadata({ additionalProperties: true }),
+  title("MerchantField"),
+  description("One of the merchant's fields, as the payment service sends it: what an entry holds is not published, so it is passed on whole.")
+);
+var Merchant = pipe(
+  object({
+    merchant_id: Int(),
+    merchant_name: string(),
+    category_id: optional(Int()),
+    category_name: optional(string()),
+    logo_url: optional(Nullable(string())),
+    min_amount: optional(Int("Tiyin.")),
+    max_amount: optional(Int("Tiyin.")),
+    fields: optional(
+      pipe(
+        array(MerchantField),
+        description("The merchant's fields as the payment service sends them (its anonymous pay answer shows an empty list).")
+      )
+    )
+  }),
+  title("MerchantDetails")
+);
+var SaleItem = looseObject({
+  title: string(),
+  unit_price: Int("Tiyin."),
+  count: SmallInt(),
+  spic: string(),
+  pinfl: string(),
+  tin: string(),
+  package_code: string(),
+  units: SmallInt(),
+  vat_percent: SmallInt(),
+  discount: Int("Tiyin.")
+});
+var RefundItem = looseObject({
+  name: string(),
+  price: Int("Tiyin."),
+  quantity: SmallInt(),
+  sum: Int("Tiyin.")
+});
+var Ofd = pipe(
+  looseObject({
+    id: optional(string()),
+    code: optional(SmallInt()),
+    message: optional(string()),
+    terminalId: optional(string()),
+    receiptId: optional(Int()),
+    time: optional(pipe(string(), description("As the fiscal operator sends it: compact Tashkent time (Sale) or ISO 8601 (Refund)."))),
+    fiscalSign: optional(string()),
+    qrCodeUrl: optional(string()),
+    partnerFiscaliztionUrl: optional(pipe(string(), description("Spelled as the payment service spells it."))),
+    tin: optional(string()),
+    spic: optional(string()),
+    vatRate: optional(SmallInt("Percent.")),
+    label: optional(string()),
+    packageCode: optional(string()),
+    type: optional(picklist(["Sale", "Refund"])),
+    merchantInfo: optional(
+      looseObject({ name: optional(string()), tin: optional(string()), address: optional(string()), pinfl: optional(string()) })
+    ),
+    items: optional(union([array(SaleItem), array(RefundItem)]))
+  }),
+  title("OfdDetails"),
+  description("Fiscal data (OFDResponseDetails) as the payment service sends it; present for a Sale. Fields beyond these are passed through.")
+);
+var StateOf = /* @__PURE__ */ __name((title2, states, description2) => pipe(
+  number(),
+  integer(),
+  metadata({
+    type: "integer",
+    format: "int32",
+    enum: states,
+    "x-enum-varnames": states.map((state) => RECEIPT_STATE_NAMES[state])
+  }),
+  title(title2),
+  description(description2)
+), "StateOf");
+var ReceiptState = StateOf("ReceiptState", RECEIPT_STATES, "0 created, 4 paid, 5 held, 21 cancelled, 57 awaiting the supplier's response.");
+var TransferState = StateOf("TransferState", TRANSFER_STATES, "As the payment service reports it: 0 created, 4 paid, 21 cancelled.");
+var ReceiptFields = object({
+  tid: string(),
+  id: string(),
+  state: ReceiptState,
+  create_date: Int("Milliseconds since the epoch."),
+  pay_date: Int("Milliseconds; 0 while unpaid."),
+  cancel_date: Int("Milliseconds; 0 while not cancelled."),
+  error: Nullable(string()),
+  type: SmallInt("The payment service's receipt type: 1 for a payment."),
+  description: Nullable(string()),
+  merchant: Merchant,
+  account: array(AccountEntry),
+  ofd: Nullable(Ofd),
+  amount: Int("Tiyin."),
+  init_amount: Int("Tiyin."),
+  currency: AnswerCurrency(),
+  commission: Int("Tiyin."),
+  is_verify: boolean(),
+  rrn: Nullable(string()),
+  card_number: Nullable(pipe(string(), description("Masked: first 6 and last 4 digits.")))
+});
+var Receipt = pipe(ReceiptFields, title("Receipt"), examples([RECEIPT_CREATED]));
+var ReducedReceipt = pipe(
+  omit(ReceiptFields, ["cancel_date", "is_verify", "rrn", "card_number"]),
+  title("ReducedReceipt"),
+  examples([REDUCED_RECEIPT_PAID])
+);
+var AuthorizeResult = pipe(
+  object({
+    id: string(),
+    sent: pipe(literal(true), typed("boolean")),
+    phone: pipe(string(), description("Masked phone the OTP went to.")),
+    wait: Int("Milliseconds before a resend is allowed.")
+  }),
+  title("AuthorizeResult"),
+  examples([AUTHORIZED])
+);
+var Party = pipe(
+  object({
+    masked_pan: string(),
+    holder_name: optional(string()),
+    amount: Int("Tiyin."),
+    currency: AnswerCurrency(),
+    commission: Int("Tiyin."),
+    phone: Nullable(string())
+  }),
+  title("Party")
+);
+var TransferOfd = pipe(
+  looseObject({
+    url: optional(pipe(string(), description("Address of the fiscal receipt."))),
+    terminal_id: optional(pipe(string(), description("The fiscal terminal's id."))),
+    fiscal_sign: optional(pipe(string(), description("Fiscal sign.")))
+  }),
+  title("TransferOfd"),
+  description("Fiscal data of a transfer (null until there is any). Fields beyond these are passed through as the payment service sends them.")
+);
+var TransferReceipt = pipe(
+  object({
+    tid: string(),
+    receipt_id: pipe(string(), description("ULID")),
+    description: Nullable(string()),
+    state: TransferState,
+    type: SmallInt("The payment service's receipt type: 6 for a card-to-card transfer."),
+    created_date: Int("Milliseconds since the epoch."),
+    pay_date: Nullable(Int("Milliseconds.")),
+    cancel_date: Nullable(Int("Milliseconds.")),
+    sender: Party,
+    receiver: Party,
+    error: Nullable(string()),
+    ofd: Nullable(TransferOfd),
+    is_verify: boolean()
+  }),
+  title("TransferReceipt"),
+  examples([TRANSFER_CREATED])
+);
+var ErrorFields = object({
+  code: pipe(
+    string(),
+    description("The contract's error code (ErrorCode); each response lists the codes its status carries on that operation.")
+  ),
+  message: pipe(string(), description("For a developer; never contains a card number or OTP.")),
+  user_message: pipe(
+    string(),
+    description(
+      "For the app's user, to show as it is: what happened and what to do, in the language Accept-Language prefers among `uz` (Uzbek, Latin script), `uz-Cyrl` (Uzbek, Cyrillic script), `ru` and `en` (the default), which Content-Language names. The ErrorCode component's `x-user-messages` lists every code's texts, and `x-decline-reason-user-messages` card_declined's by `decline_reason`."
+    )
+  ),
+  request_id: pipe(string(), description("The X-Request-Id of this call.")),
+  details: optional(
+    pipe(
+      array(object({ path: string(), message: string() })),
+      metadata({ maxItems: 20 }),
+      description("invalid_request: what is wrong, at most 20 entries.")
+    )
+  ),
+  attempts_left: optional(pipe(number(), integer(), int32(), description("otp_invalid: guesses left."))),
+  upstream_code: optional(pipe(string(), description("Errors that came from the payment service: its code."))),
+  decline_reason: optional(pipe(string(), description("card_declined: why, e.g. `insufficient_funds`."))),
+  min_amount: optional(Int("amount_out_of_range: the merchant's minimum, tiyin.")),
+  max_amount: optional(Int("amount_out_of_range: the merchant's maximum, tiyin.")),
+  rule: optional(
+    pipe(
+      picklist(RISK_RULE_NAMES),
+      description(
+        "risk_limited: the limit of rule 13 the call is past (RISK_LIMITS names each): a user's uses of a card, a card's users, a user's payer or receiver cards, a user's OTP sends in all or to a card."
+      )
+    )
+  )
+});
+var ErrorBody = pipe(object({ error: ErrorFields }), title("Error"));
+
+// src/audit/bloom.ts
+var BLOOM_BYTES = 5376;
+var BITS = BLOOM_BYTES * 8;
+var HASHES = 7;
+function positions(key) {
+  const a = fnv1a(key);
+  const b = fnv1a(key, 2538058380) | 1;
+  return Array.from({ length: HASHES }, (_, i) => a + Math.imul(i, b) >>> 0).map((h) => h % BITS);
+}
+__name(positions, "positions");
+function bloomOf(keys) {
+  const bits = new Uint8Array(BLOOM_BYTES);
+  for (const key of keys) for (const bit of positions(key)) bits[bit >> 3] |= 1 << (bit & 7);
+  return bits;
+}
+__name(bloomOf, "bloomOf");
+function mayHold(bits, key) {
+  if (bits.length !== BLOOM_BYTES) return true;
+  return positions(key).every((bit) => (bits[bit >> 3] & 1 << (bit & 7)) !== 0);
+}
+__name(mayHold, "mayHold");
+function toBase64(bytes2) {
+  let text2 = "";
+  for (const byte of bytes2) text2 += String.fromCharCode(byte);
+  return btoa(text2);
+}
+__name(toBase64, "toBase64");
+function fromBase64(text2) {
+  try {
+    return Uint8Array.from(atob(text2), (c) => c.charCodeAt(0));
+  } catch {
+    return new Uint8Array(0);
+  }
+}
+__name(fromBase64, "fromBase64");
+
+// src/audit/batch.ts
+var AUDIT_PREFIX = "audit/";
+var HEADS_PREFIX = "audit/heads/";
+var GENESIS = "0".repeat(64);
+var HOUR_MS2 = 36e5;
+var hourOf = /* @__PURE__ */ __name((at) => new Date(at).toISOString().slice(0, 13), "hourOf");
+var hourStart = /* @__PURE__ */ __name((hour) => Date.parse(`${hour}:00:00.000Z`), "hourStart");
+var nextHour = /* @__PURE__ */ __name((hour) => hourOf(hourStart(hour) + HOUR_MS2), "nextHour");
+var hourPrefix = /* @__PURE__ */ __name((hour) => `${AUDIT_PREFIX}${hour.slice(0, 10)}/${hour.slice(11, 13)}/`, "hourPrefix");
+var batchKey = /* @__PURE__ */ __name((hour, chain, seq) => `${hourPrefix(hour)}${chain}-${String(seq).padStart(10, "0")}.ndjson`, "batchKey");
+var headKey = /* @__PURE__ */ __name((chain) => `${HEADS_PREFIX}${chain}.json`, "headKey");
+function parseBatchKey(key) {
+  const match2 = /^audit\/(\d{4}-\d{2}-\d{2})\/(\d{2})\/(w\d+)-(\d{10})\.ndjson$/.exec(key);
+  return match2 ? { hour: `${match2[1]}T${match2[2]}`, chain: match2[3], seq: Number(match2[4]) } : null;
+}
+__name(parseBatchKey, "parseBatchKey");
+function formatBatch(header2, entries) {
+  return `${[JSON.stringify({ batch: header2 }), ...entries.map((entry) => JSON.stringify(entry))].join("\n")}
+`;
+}
+__name(formatBatch, "formatBatch");
+function parseBatch(text2) {
+  const lines2 = text2.split("\n").filter((line) => line !== "");
+  let header2 = null;
+  const entries = [];
+  lines2.forEach((line, i) => {
+    try {
+      const value = JSON.parse(line);
+      if (i === 0 && value && typeof value === "object" && "batch" in value) header2 = value.batch;
+      else entries.push(value);
+    } catch {
+    }
+  });
+  return { header: header2, entries };
+}
+__name(parseBatch, "parseBatch");
+async function sha256Hex(text2) {
+  const bytes2 = typeof text2 === "string" ? new TextEncoder().encode(text2) : text2;
+  const digest = await crypto.subtle.digest("SHA-256", bytes2);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+__name(sha256Hex, "sha256Hex");
+function batchMetadata(entries) {
+  const times2 = entries.map((entry) => entry.at);
+  return {
+    from: String(times2.length ? Math.min(...times2) : 0),
+    to: String(times2.length ? Math.max(...times2) : 0),
+    bloom: toBase64(bloomOf(entries.flatMap(filterKeys)))
+  };
+}
+__name(batchMetadata, "batchMetadata");
+
+// src/audit/search.ts
+var MAX_LISTS = 48;
+var MAX_READS = 24;
+var MAX_SPAN_MS = 31 * 864e5;
+var encode3 = /* @__PURE__ */ __name((position) => [position.hour, position.at ?? "", position.id ?? ""].join("|"), "encode");
+function decodeAfter(after) {
+  const [hour, at, ...rest] = after.split("|");
+  const id = rest.join("|");
+  if (!hour || !/^\d{4}-\d{2}-\d{2}T\d{2}$/.test(hour) || Number.isNaN(hourStart(hour))) return null;
+  if (at === "" && id === "") return { hour, at: null, id: null };
+  if (!at || !/^\d{1,15}$/.test(at) || id === "") return null;
+  return { hour, at: Number(at), id };
+}
+__name(decodeAfter, "decodeAfter");
+var byTime = /* @__PURE__ */ __name((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0), "byTime");
+async function searchAudit(bucket, query) {
+  const [key, matches] = query.receipt_id !== void 0 ? [`r:${query.receipt_id}`, (line) => line.receipt_id === query.receipt_id] : query.user !== void 0 ? [`u:${query.user}`, (line) => line.user === query.user] : [`s:${query.staff.toLowerCase()}`, (line) => line.staff === query.staff.toLowerCase()];
+  const start = query.after ? decodeAfter(query.after) : null;
+  let hour = start?.hour ?? hourOf(query.from);
+  let position = start?.at != null ? start : null;
+  const last = hourOf(query.to);
+  const found = [];
+  let lists = 0;
+  let reads = 0;
+  while (hour <= last) {
+    if (lists >= MAX_LISTS || reads >= MAX_READS) return { entries: found, has_more: true, next: encode3(position ?? { hour, at: null, id: null }) };
+    const candidates = [];
+    let cursor;
+    do {
+      const listed = await bucket.list({ prefix: hourPrefix(hour), cursor, include: ["customMetadata"] });
+      lists++;
+      for (const object2 of listed.objects) {
+        const meta = object2.customMetadata ?? {};
+        const from = Number(meta.from ?? 0);
+        const to = Number(meta.to ?? Number.MAX_SAFE_INTEGER);
+        if (to === 0 && from === 0) continue;
+        if (to < query.from || from > query.to) continue;
+        if (meta.bloom !== void 0 && !mayHold(fromBase64(meta.bloom), key)) continue;
+        candidates.push(object2.key);
+      }
+      cursor = listed.truncated ? listed.cursor : void 0;
+    } while (cursor);
+    if (reads > 0 && reads + candidates.length > MAX_READS)
+      return { entries: found, has_more: true, next: encode3(position ?? { hour, at: null, id: null }) };
+    const lines2 = /* @__PURE__ */ new Map();
+    for (const name of candidates) {
+      const object2 = await bucket.get(name);
+      reads++;
+      if (!object2) continue;
+      for (const line of parseBatch(await object2.text()).entries) {
+        if (line && typeof line === "object" && matches(line) && line.at >= query.from && line.at <= query.to) lines2.set(line.id, line);
+      }
+    }
+    const ordered = [...lines2.values()].sort(byTime).filter((line) => !position || position.at === null || byTime(line, { at: position.at, id: position.id }) > 0);
+    for (let i = 0; i < ordered.length; i++) {
+      found.push(ordered[i]);
+      if (found.length === query.limit) {
+        const more = i + 1 < ordered.length || hour < last;
+        return more ? { entries: found, has_more: true, next: encode3({ hour, at: ordered[i].at, id: ordered[i].id }) } : { entries: found, has_more: false };
+      }
+    }
+    hour = nextHour(hour);
+    position = null;
+  }
+  return { entries: found, has_more: false };
+}
+__name(searchAudit, "searchAudit");
+
+// src/audit/erase.ts
+var FORGET_MS = 864e5;
+var ERASE_LISTS_PER_RUN = 150;
+var ERASE_REWRITES_PER_RUN = 25;
+async function eraseInAudit(env, user, cursor, budget = { lists: ERASE_LISTS_PER_RUN, rewrites: ERASE_REWRITES_PER_RUN }) {
+  const state = cursor ? JSON.parse(cursor) : { days: null };
+  let lists = 0;
+  let rewrites = 0;
+  if (state.days === null) {
+    for (let i = 0; i < auditChains(env); i++) await env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName(`w${i}`)).forget(user, Date.now() + FORGET_MS);
+    for (let i = 0; i < auditChains(env); i++) await env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName(`w${i}`)).flush();
+    const days = [];
+    let listCursor;
+    do {
+      const listed = await env.AUDIT.list({ prefix: "audit/", delimiter: "/", cursor: listCursor });
+      lists++;
+      for (const prefix of listed.delimitedPrefixes) if (/^audit\/\d{4}-\d{2}-\d{2}\/$/.test(prefix)) days.push(prefix.slice(6, 16));
+      listCursor = listed.truncated ? listed.cursor : void 0;
+    } while (listCursor);
+    state.days = days.sort().reverse();
+  }
+  const key = `p:${user}`;
+  while (state.days.length > 0) {
+    if (lists >= budget.lists || rewrites >= budget.rewrites) return JSON.stringify(state);
+    const listed = await env.AUDIT.list({ prefix: `audit/${state.days[0]}/`, cursor: state.list, include: ["customMetadata"] });
+    lists++;
+    for (const object2 of listed.objects) {
+      if (rewrites >= budget.rewrites) return JSON.stringify(state);
+      const bloom = object2.customMetadata?.bloom;
+      const place = parseBatchKey(object2.key);
+      if (!place || bloom !== void 0 && !mayHold(fromBase64(bloom), key)) continue;
+      if (await env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName(place.chain)).rewrite(object2.key, user)) rewrites++;
+    }
+    if (listed.truncated) state.list = listed.cursor;
+    else {
+      state.days.shift();
+      delete state.list;
+    }
+  }
+  if (rewrites > 0) log("info", "audit_erasure_run", { batches_rewritten: rewrites });
+  return true;
+}
+__name(eraseInAudit, "eraseInAudit");
+
+// src/stores.ts
+var ERASURE_REQUESTS_KEPT_DAYS = 30;
+var STORES = [
+  {
+    name: "record",
+    title: "the record",
+    place: { kind: "durable-object", binding: "RECEIPTS", className: "ReceiptObject", tables: ["record"] },
+    holds: "a receipt's or transfer's last known body (card numbers masked), the create's answer kept for replays, its owner and tid, the OTP ledger, the write-ahead note naming who asked, rule 12's and rule 14's marks, and its audit trail (operations, actors, request ids, outcomes)",
+    personal: ["phone", "account values", "user sub", "tid"],
+    code: ["src/record/store.ts", "src/record/schema.ts", "src/record/receipt-object.ts"],
+    erasure: { by: "record", how: "the body and the create's answer erased, and every body stored after it (the record is marked erased)" },
+    end: {
+      by: "alarm",
+      settings: ["RECORD_RETENTION_DAYS"],
+      how: "its own alarm deletes the object's storage `RECORD_RETENTION_DAYS` after it became final with nothing owed, once the event log lists none of its events"
+    }
+  },
+  {
+    name: "record_events",
+    title: "the record's outbox",
+    place: { kind: "durable-object", binding: "RECEIPTS", className: "ReceiptObject", tables: ["record"], column: "events" },
+    holds: "the body of every event the record published, byte for byte as sent (what events/list, events/resend and the sweep send)",
+    personal: ["phone", "account values", "user sub", "tid"],
+    code: ["src/record/outbox-rows.ts", "src/record/outbox.ts"],
+    erasure: { by: "record", how: "every event's body erased; later events carry the erased body" },
+    end: { by: "record", how: "deleted with its record" }
+  },
+  {
+    name: "idempotency_keys",
+    title: "the answers kept for Idempotency-Keys",
+    place: { kind: "durable-object", binding: "RECEIPTS", className: "ReceiptObject", tables: ["idempotency"] },
+    holds: "for each key a caller used on the record (rule 11): the caller, the operation, the request's keyed fingerprint and the answer as it was sent",
+    personal: ["phone", "account values", "user sub"],
+    code: ["src/record/keys.ts", "src/record/schema.ts"],
+    erasure: { by: "record", how: "every kept answer erased; an answer kept after it is built from the erased record" },
+    end: { by: "record", how: "deleted with its record" }
+  },
+  {
+    name: "tid_index",
+    title: "the tid index",
+    place: { kind: "d1", databases: "all", tables: ["tid_index", "tid_walk"] },
+    holds: "one row per tid claimed: its owner (`partner` or `user:<sub>`), the tid, the upstream's tid, the request's keyed fingerprint, the record it created; and where retention's walk stands",
+    personal: ["user sub", "tid"],
+    code: ["src/tids/tid-index.ts"],
+    erasure: { by: "nothing", why: "no phone number or `account` value; the erasure finds the user's records through its rows" },
+    end: {
+      by: "cron",
+      settings: ["TID_RETENTION_DAYS"],
+      how: "deleted by the cron's retention `TID_RETENTION_DAYS` after the create was answered (the walk's cursor is rewritten in place)"
+    }
+  },
+  {
+    name: "tid_cache",
+    title: "the tid cache",
+    place: { kind: "cache", cache: "default" },
+    holds: "each data center's copy of completed tids, under a SHA-256 of owner and tid: the kind, the record, the keyed fingerprint, when it was answered",
+    personal: [],
+    code: ["src/tids/tid-cache.ts"],
+    erasure: { by: "nothing", why: "no phone number or `account` value, and no owner or tid but their hash" },
+    end: {
+      by: "platform",
+      settings: ["TID_RETENTION_DAYS"],
+      how: "the cache drops an entry after a day at most (its max-age), and none is believed past `TID_RETENTION_DAYS`"
+    }
+  },
+  {
+    name: "event_log",
+    title: "the event log",
+    place: { kind: "d1", databases: "all", tables: ["events", "events_cursors"] },
+    holds: "each event's delivery: its id, record, type, status, attempts and next attempt (no body); for a statement line (rule 16), its change, amount, commission, merchant, tid, owner, state and fiscal sign; and where the sweep's and retention's walks stand",
+    personal: ["user sub", "tid"],
+    code: ["src/events/log-database.ts", "src/events/sweep.ts"],
+    erasure: { by: "nothing", why: "no bodies (the records keep them), and of a statement line no phone number or `account` value" },
+    end: {
+      by: "cron",
+      settings: ["EVENTS_DELIVERED_RETENTION_DAYS", "EVENTS_UNDELIVERED_RETENTION_DAYS"],
+      how: "deleted by the cron's retention `EVENTS_DELIVERED_RETENTION_DAYS` after the event's creation once delivered, `EVENTS_UNDELIVERED_RETENTION_DAYS` if never (the walks' two cursors are rewritten in place)"
+    }
+  },
+  {
+    name: "event_attempts",
+    title: "the delivery attempts",
+    place: { kind: "d1", databases: "all", tables: ["event_attempts"] },
+    holds: "each delivery attempt of each event, for the back office: when, the receiver's HTTP status, whether it was a 2xx, and its answer trimmed to 200 characters and redacted (card numbers and runs of 12 digits or more masked)",
+    personal: [],
+    code: ["src/events/log-database.ts"],
+    erasure: { by: "nothing", why: "no body and no `account` value; a receiver's answer is redacted before it is kept, phone numbers masked" },
+    end: {
+      by: "cron",
+      settings: ["EVENTS_DELIVERED_RETENTION_DAYS", "EVENTS_UNDELIVERED_RETENTION_DAYS"],
+      how: "deleted by the cron's retention once the longer of `EVENTS_DELIVERED_RETENTION_DAYS` and `EVENTS_UNDELIVERED_RETENTION_DAYS` has passed since the event's creation"
+    }
+  },
+  {
+    name: "event_queue",
+    title: "the events queue",
+    place: { kind: "queue", bindings: ["EVENTS"] },
+    holds: "each event on its way to `WEBHOOK_URL`, its body as the record published it",
+    personal: ["phone", "account values", "user sub", "tid"],
+    code: ["src/events/publish.ts", "src/events/delivery.ts"],
+    erasure: {
+      by: "unreachable",
+      why: "a message cannot be changed once sent; one still retrying carries the body as published until it is delivered or dead-lettered"
+    },
+    end: { by: "platform", how: "consumed once delivered or dead-lettered (production's retries end about 29 hours after the first attempt)" }
+  },
+  {
+    name: "fiscal_list",
+    title: "the fiscal list",
+    place: { kind: "d1", databases: "first", tables: ["fiscal_pending"] },
+    holds: "the receipts whose fiscal data is missing (rule 14): id, tid, amount, state, since when, reads done",
+    personal: ["tid"],
+    code: ["src/d1/fiscal-list.ts"],
+    erasure: { by: "nothing", why: "no phone number or `account` value" },
+    end: { by: "record", how: "its record deletes the row once the fiscal data shows, and is not deleted itself while the row is there" }
+  },
+  {
+    name: "erasure_requests",
+    title: "the erasure requests",
+    place: { kind: "d1", databases: "first", tables: ["erasures"] },
+    holds: "each users/erase request: the user's sub, when it was made, how far the cron has got, when it was done",
+    personal: ["user sub"],
+    code: ["src/cron/erasure.ts"],
+    erasure: { by: "nothing", why: "the request holds no phone number or `account` value" },
+    end: {
+      by: "cron",
+      settings: [],
+      how: `a done request is deleted by the cron's retention ${ERASURE_REQUESTS_KEPT_DAYS} days after it was made (the window of D1 Time Travel, within which a restore puts back the requests made since)`
+    }
+  },
+  {
+    name: "risk_counters",
+    title: "rule 13's counters",
+    place: { kind: "durable-object", binding: "RISK", className: "RiskObject", keys: ["c:<chunk>:<day>", "log"] },
+    holds: "a few hundred shared objects (\"shard:<n>\"), each subject (a user, a card fingerprint) a part of one of a day's 512 chunks (keys) of the shard its name falls to, the part of its log counted that day: when each counted use leaves its window; a user's uses, OTP sends and receiver cards by keyed card fingerprint, a card's users by a keyed hash of each user (never a `sub`, but in the key of the user's own log); `log`: the previous release's one object per subject, which a shard reads the first time it meets the subject, and in a shard the end of its latest use (its guard against that release's alarm)",
+    personal: ["user sub"],
+    code: ["src/risk/risk-object.ts"],
+    erasure: { by: "nothing", why: "no phone number or `account` value; card numbers only as keyed fingerprints" },
+    end: {
+      by: "alarm",
+      settings: ["RISK_LIMITS"],
+      how: "a shard's alarm deletes each day's chunk once every use it holds has left its window (by the end of the next day, and at most an hour for the alarm: a subject's part at most two days and an hour after its use), and the shard itself a day after its last use; a previous release's object deletes itself as that release did"
+    }
+  },
+  {
+    name: "rate_limits",
+    title: "the rate limits",
+    place: { kind: "rate-limit", bindings: ["LIMIT_AUTHORIZE_PER_USER", "LIMIT_AUTHORIZE_PER_IP", "LIMIT_PAY_PER_USER", "LIMIT_PAY_PER_IP"] },
+    holds: "Cloudflare's counts of authorize and pay calls per user and per client address; the gateway stores nothing",
+    personal: ["user sub", "client address"],
+    code: ["src/http/rate-limit.ts"],
+    erasure: { by: "nothing", why: "counts only" },
+    end: { by: "platform", how: "each count ends with its limit's period (60 seconds)" }
+  },
+  {
+    name: "metrics",
+    title: "the metrics",
+    place: { kind: "analytics-engine", binding: "METRICS" },
+    holds: "data points of the on-call's numbers: operation names, outcome classes, counts and times",
+    personal: [],
+    code: ["src/metrics/metrics.ts"],
+    erasure: { by: "nothing", why: "no personal data" },
+    end: { by: "platform", how: "Workers Analytics Engine keeps data points three months" }
+  },
+  {
+    name: "logs",
+    title: "the logs",
+    place: { kind: "logs" },
+    holds: "the gateway's own lines (one per upstream call, delivery, warning, error and cron run): ids, codes, counts, with card data redacted",
+    personal: [],
+    code: ["src/shared/log.ts"],
+    erasure: { by: "nothing", why: "no line carries a phone number, an `account` value or a user's sub" },
+    end: { by: "platform", how: "Workers Logs keeps them seven days" }
+  },
+  {
+    name: "audit_batches",
+    title: "the audit trail",
+    place: { kind: "r2", binding: "AUDIT" },
+    holds: "rule 15's batches of NDJSON, hash-chained, and each chain's head: every record's audit entries (a create's with its tid, amount, merchant and `account`), every gateway call (its filters, never a body or key) and every staff action",
+    personal: ["phone", "account values", "user sub", "tid"],
+    code: ["src/audit/writer.ts", "src/audit/erase.ts"],
+    erasure: {
+      by: "cron",
+      how: "every writer flushed, then each batch whose filter may hold the user's values rewritten by its writer with them masked, the rewrite recorded in its chain first"
+    },
+    end: {
+      by: "platform",
+      settings: ["AUDIT_RETENTION_DAYS"],
+      how: "an R2 lifecycle rule `npm run deploy` sets deletes each batch `AUDIT_RETENTION_DAYS` after it was written (after an erasure's rewrite, counted from it)"
+    }
+  },
+  {
+    name: "audit_writers",
+    title: "the audit trail's writers",
+    place: { kind: "durable-object", binding: "AUDIT_WRITER", className: "AuditWriter", tables: ["pending", "head", "erased"] },
+    holds: "entries appended and not yet flushed to R2 (as the batches hold them), each chain's head, and the users being erased (for a day)",
+    personal: ["phone", "account values", "user sub", "tid"],
+    code: ["src/audit/writer.ts"],
+    erasure: {
+      by: "unreachable",
+      why: "an entry waits there at most `AUDIT_FLUSH_SECONDS`; the trail's eraser has every writer mask the user's values in what it is sent from then on, flushes every writer and masks the entries in R2"
+    },
+    end: {
+      by: "alarm",
+      settings: ["AUDIT_FLUSH_SECONDS"],
+      how: "each entry deleted by the flush that writes its batch; the head is one row per chain"
+    }
+  },
+  {
+    name: "statements",
+    title: "the statements",
+    place: { kind: "r2", binding: "STATEMENTS" },
+    holds: "rule 16's daily statements as CSV and JSON, and each day's summary: ids, tids, owners, merchants, amounts, states, times, fiscal signs",
+    personal: ["user sub", "tid"],
+    code: ["src/statements/statement-object.ts", "src/statements/uploads.ts"],
+    erasure: { by: "nothing", why: "no phone number or `account` value" },
+    end: {
+      by: "platform",
+      settings: ["AUDIT_RETENTION_DAYS"],
+      how: "an R2 lifecycle rule `npm run deploy` sets deletes each file `AUDIT_RETENTION_DAYS` after it was written"
+    }
+  },
+  {
+    name: "statement_builders",
+    title: "the statements' builders",
+    place: { kind: "durable-object", binding: "STATEMENT", className: "StatementObject", tables: ["run", "tail"] },
+    holds: "a day's statement being written: its cursors, totals, mismatches and the bytes short of a part",
+    personal: ["user sub", "tid"],
+    code: ["src/statements/statement-object.ts", "src/statements/run.ts"],
+    erasure: { by: "nothing", why: "no phone number or `account` value" },
+    end: {
+      by: "alarm",
+      settings: [],
+      how: "deleted by its own alarm 8 days after the statement was written (a rebuild is refused once the event log no longer holds the day whole)"
+    }
+  }
+];
+var storesErasedBy = /* @__PURE__ */ __name((by) => STORES.filter((store2) => store2.erasure.by === by), "storesErasedBy");
+var storesEndedBy = /* @__PURE__ */ __name((by) => STORES.filter((store2) => store2.end.by === by), "storesEndedBy");
+function implementations(stores, map) {
+  return stores.map((store2) => map[store2.name]);
+}
+__name(implementations, "implementations");
+
+// src/cron/erasure.ts
+var ERASE_RECORDS_PER_RUN = 50;
+var REQUESTS_PER_RUN = 10;
+var ERASE_QUERIES_PER_RUN = 200;
+var CRON_ERASERS = {
+  audit_batches: /* @__PURE__ */ __name((env, user, _now, cursor) => eraseInAudit(env, user, cursor), "audit_batches")
+};
+async function requestErasure(env, user, now) {
+  await env.DB.prepare(
+    `INSERT INTO erasures (user, requested_at, cursor, done_at) VALUES (?1, ?2, NULL, NULL)
+     ON CONFLICT (user) DO UPDATE SET requested_at = excluded.requested_at, cursor = NULL, done_at = NULL`
+  ).bind(user, now).run();
+  log("info", "erasure_requested", { at: now });
+  return { user, accepted_at: now };
+}
+__name(requestErasure, "requestErasure");
+async function eraseRecord(env, row) {
+  if (row.receipt_id !== null) await receiptStub(env, row.kind, row.receipt_id).erase();
+}
+__name(eraseRecord, "eraseRecord");
+async function runErasures(env, now, budget = ERASE_RECORDS_PER_RUN) {
+  const { results: open } = await env.DB.prepare("SELECT user, cursor FROM erasures WHERE done_at IS NULL ORDER BY requested_at LIMIT ?1").bind(REQUESTS_PER_RUN).all();
+  let records = 0;
+  let done = 0;
+  let queries = 1;
+  const spent = /* @__PURE__ */ __name(() => records >= budget || queries >= ERASE_QUERIES_PER_RUN, "spent");
+  for (const request of open) {
+    if (spent()) break;
+    const progress = request.cursor ? JSON.parse(request.cursor) : {};
+    const owner = `user:${request.user}`;
+    for (const { binding, db } of allShards(env)) {
+      while (progress[binding] !== true && !spent()) {
+        const after = typeof progress[binding] === "string" ? progress[binding] : "";
+        const limit = budget - records;
+        const { results: rows } = await db.prepare(
+          `SELECT tid, CASE kind WHEN 1 THEN 'transfer' ELSE 'receipt' END AS kind, receipt_id
+             FROM tid_index WHERE owner = ?1 AND tid > ?2 ORDER BY tid LIMIT ?3`
+        ).bind(owner, after, limit).all();
+        for (const row of rows) await eraseRecord(env, row);
+        records += rows.length;
+        queries++;
+        progress[binding] = rows.length < limit ? true : rows[rows.length - 1].tid;
+      }
+    }
+    let finished = allShards(env).every(({ binding }) => progress[binding] === true);
+    if (finished) {
+      for (const store2 of storesErasedBy("cron")) {
+        const key = `store:${store2.name}`;
+        if (progress[key] === true) continue;
+        const [erase] = implementations([store2], CRON_ERASERS);
+        const at = progress[key];
+        progress[key] = await erase(env, request.user, now, typeof at === "string" ? at : void 0);
+        finished = progress[key] === true && finished;
+      }
+    }
+    if (finished) done++;
+    queries++;
+    await env.DB.prepare("UPDATE erasures SET cursor = ?1, done_at = ?2 WHERE user = ?3 AND requested_at <= ?4").bind(JSON.stringify(progress), finished ? now : null, request.user, now).run();
+  }
+  if (open.length > 0) log("info", "erasure_run", { now, records, requests_done: done, requests_open: open.length - done });
+  return { records, done };
+}
+__name(runErasures, "runErasures");
+async function deleteDoneErasures(db, before, limit) {
+  const { meta } = await db.prepare("DELETE FROM erasures WHERE user IN (SELECT user FROM erasures WHERE done_at IS NOT NULL AND requested_at < ?1 LIMIT ?2)").bind(before, limit).run();
+  return meta.changes;
+}
+__name(deleteDoneErasures, "deleteDoneErasures");
+
+// src/events/examples.ts
+var PUBLISHED = RECEIPT_CREATED.create_date + 6e4;
+var EVENT_OBJECTS = {
+  "receipt.created": [RECEIPT_CREATED, null],
+  "receipt.paid": [RECEIPT_PAID, 0],
+  "receipt.held": [RECEIPT_HELD, 0],
+  "receipt.awaiting_supplier": [{ ...RECEIPT_PAID, state: 57, ofd: null }, 0],
+  "receipt.cancelled": [RECEIPT_CANCELLED, 4],
+  "receipt.otp_attempts_exhausted": [RECEIPT_CREATED, 0],
+  "receipt.fiscalized": [RECEIPT_PAID, 4],
+  "receipt.refund_fiscalized": [RECEIPT_CANCELLED, 21],
+  "transfer.created": [TRANSFER_CREATED, null],
+  "transfer.paid": [TRANSFER_PAID, 0],
+  "transfer.cancelled": [{ ...TRANSFER_CREATED, state: 21, cancel_date: RECEIPT_CANCELLED.cancel_date }, 0],
+  "transfer.otp_attempts_exhausted": [TRANSFER_CREATED, 0],
+  "transfer.expired": [TRANSFER_CREATED, 0]
+};
+var CAUSES = {
+  "transfer.expired": { reason: "expired", closed_at_edge: true }
+};
+var SEQUENCE = {
+  "receipt.created": 1,
+  "transfer.created": 1,
+  "receipt.cancelled": 3,
+  "receipt.fiscalized": 3,
+  "receipt.refund_fiscalized": 4
+};
+function eventExample(type) {
+  const [object2, previous2] = EVENT_OBJECTS[type];
+  return {
+    id: EXAMPLE_EVENT_ID,
+    type,
+    created: PUBLISHED,
+    sequence: SEQUENCE[type] ?? 2,
+    request_id: EXAMPLE_REQUEST_ID,
+    data: { object_type: kindOfEvent(type), object: object2, owner: "partner", previous_state: previous2, ...CAUSES[type] }
+  };
+}
+__name(eventExample, "eventExample");
+var EVENT_PAGE = {
+  events: [
+    { ...eventExample("receipt.paid"), delivery: { status: "failed", attempts: 8, last_status: 500, last_error: "HTTP 500", delivered_at: null } }
+  ],
+  has_more: false
+};
+var EVENT_RESENT = eventExample("receipt.paid");
+
+// src/events/schemas.ts
+var EventId = pipe(
+  string(),
+  regex(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/, "id must be evt_ followed by a ULID"),
+  bounded(30),
+  description("Event id: `evt_` and a ULID, so ids sort by time. The `webhook-id` of every delivery of the event.")
+);
+var EventTypeName = pipe(
+  picklist(EVENT_TYPE_NAMES, "type must be an event type"),
+  description(
+    Object.entries(EVENT_TYPES).map(([type, when]) => `\`${type}\`: ${when}`).join("\n")
+  )
+);
+var DeliveryStatusName = pipe(
+  picklist(DELIVERY_STATUSES, "delivery must be pending, delivered or failed"),
+  description("`pending`: queued or being retried; `delivered`: the receiver answered 2xx; `failed`: every retry failed (resend it).")
+);
+var typesOf = /* @__PURE__ */ __name((kind) => EVENT_TYPE_NAMES.filter((type) => kindOfEvent(type) === kind), "typesOf");
+var TypeOf = /* @__PURE__ */ __name((kind) => pipe(
+  picklist(typesOf(kind)),
+  description(
+    typesOf(kind).map((type) => `\`${type}\`: ${EVENT_TYPES[type]}`).join("\n")
+  )
+), "TypeOf");
+var ObjectType = /* @__PURE__ */ __name((kind) => pipe(
+  literal(kind),
+  metadata({ type: "string" }),
+  description(`\`${kind}\`: \`data.object\` is a ${kind === "receipt" ? "Receipt" : "Transfer receipt"}.`)
+), "ObjectType");
+var head = {
+  id: EventId,
+  created: Int("Milliseconds since the epoch."),
+  sequence: pipe(
+    number(),
+    integer(),
+    int64(),
+    description(
+      "Per receipt or transfer: 1, 2, ... Order of delivery is not guaranteed; ignore an event whose sequence is not above the last one applied."
+    )
+  ),
+  request_id: pipe(string(), description("The X-Request-Id of the call that caused it (or of the gateway's own reconciliation)."))
+};
+var dataFields = {
+  owner: pipe(string(), description("`partner`, or the `sub` of the user who owns it.")),
+  reason: optional(
+    pipe(
+      picklist(["expired", "hold_expired", "otp_attempts_exhausted"]),
+      description(
+        "Why, where the gateway itself caused the change: `expired` (rule 12: unpaid RECEIPT_EXPIRY_HOURS after its creation), `hold_expired` (rule 12: held and not confirmed within HOLD_EXPIRY_DAYS), `otp_attempts_exhausted` (rule 2: the cancel that ends a receipt after three failed OTP guesses)."
+      )
+    )
+  ),
+  closed_at_edge: optional(
+    pipe(
+      boolean(),
+      description(
+        "True when the payment service refused the gateway's cancel (no cancel access, a QR merchant) or has no cancel (transfers): the record is closed at the gateway only, `object.state` is what the payment service shows, and the partner asks its support to cancel it."
+      )
+    )
+  )
+};
+var previous = /* @__PURE__ */ __name((state) => pipe(nullable(state), description("The state before this change; null for a create.")), "previous");
+var ReceiptEvent = pipe(
+  object({
+    ...head,
+    type: TypeOf("receipt"),
+    data: object({
+      object_type: ObjectType("receipt"),
+      object: Receipt,
+      previous_state: previous(ReceiptState),
+      ...dataFields
+    })
+  }),
+  title("ReceiptEvent"),
+  examples([eventExample("receipt.paid")]),
+  description(
+    "An event of a receipt (`receipt.*`): `data.object` is the whole Receipt as check-id answers it (masked card numbers only). After an anonymous pay too: its reduced answer is laid over the receipt as last stored, so the fields that answer lacks (`rrn`, `card_number`, ...) show what the gateway last read."
+  )
+);
+var TransferEvent = pipe(
+  object({
+    ...head,
+    type: TypeOf("transfer"),
+    data: object({
+      object_type: ObjectType("transfer"),
+      object: TransferReceipt,
+      previous_state: previous(TransferState),
+      ...dataFields
+    })
+  }),
+  title("TransferEvent"),
+  examples([eventExample("transfer.paid")]),
+  description(
+    "An event of a card-to-card transfer (`transfer.*`): `data.object` is the Transfer receipt as a2c/get-by-id answers it (masked card numbers only)."
+  )
+);
+var SCHEMA_OF = { receipt: "#/components/schemas/ReceiptEvent", transfer: "#/components/schemas/TransferEvent" };
+var Event = pipe(
+  variant("type", [ReceiptEvent, TransferEvent]),
+  title("Event"),
+  // `type` names the schema: generators make a union that a switch on `type` narrows.
+  metadata({
+    discriminator: { propertyName: "type", mapping: Object.fromEntries(EVENT_TYPE_NAMES.map((type) => [type, SCHEMA_OF[kindOfEvent(type)]])) }
+  }),
+  // Checked against this schema by test/docs/examples.test.ts.
+  examples([eventExample("receipt.paid")]),
+  description(
+    "An event: one change of a receipt or transfer, POSTed as JSON to WEBHOOK_URL and listed by events/list. `type` (and `data.object_type`, the same for every event of a kind) tells a ReceiptEvent from a TransferEvent. The types grow: answer 2xx to a type you do not know (its `data.object_type` still says which object it carries)."
+  )
+);
+var EventDelivery = object({
+  status: DeliveryStatusName,
+  attempts: pipe(number(), integer(), int32(), description("Delivery attempts so far, resends included.")),
+  last_status: pipe(
+    nullable(pipe(number(), integer(), int32())),
+    description("The receiver's last HTTP status; null if it never answered (timeout, network error) or no attempt was made yet.")
+  ),
+  last_error: pipe(nullable(string()), description("Why the last attempt failed; null after a success.")),
+  delivered_at: pipe(nullable(Int()), description("Milliseconds; when a delivery got a 2xx."))
+});
+var EventWithDelivery = intersect([Event, object({ delivery: EventDelivery })]);
+var ListEventsResult = object({
+  events: pipe(
+    array(EventWithDelivery),
+    metadata({ maxItems: 100 }),
+    description("Newest first; at most `limit`.")
+  ),
+  has_more: pipe(boolean(), description("Older events match too: ask again with `after` set to the last id of this page."))
+});
+
+// src/operations/docs.ts
+var prose = /* @__PURE__ */ __name((...sentences) => sentences.join(" "), "prose");
+var DOCS = {
+  // --- Receipts
+  createReceipt: prose(
+    "Creates a receipt at the payment service.",
+    "The `tid` is unique per caller (the partner's tids and each user's are separate spaces, rule 9): an identical retry by the same caller answers the original receipt with `Idempotent-Replayed: true` and creates nothing; any other use of a known tid is `tid_conflict`.",
+    "The original answer is kept 7 days (`TID_REPLAY_DAYS`): later, an identical retry is `tid_conflict` naming the receipt to read with check-id or check-tid; after 90 days (`TID_RETENTION_DAYS`) the gateway forgets the tid and the payment service's own refusal of a used tid answers `tid_conflict`.",
+    "`is_hold` needs the hold function enabled in the deployment."
+  ),
+  authorizeReceipt: prose(
+    "Sends a one-time code to the card owner.",
+    "May be repeated to resend, once `wait` ms have passed (`otp_resend_too_soon` before), and at most 5 times per receipt.",
+    "A user's send counts toward rule 13's limits: 20 a day for the user and 5 a day for the user and this card (`risk_limited` past either, with `Retry-After` from the user's own sends); the partner backend is exempt."
+  ),
+  authorizeReceiptAnonymous: prose(
+    "As authorize, with the card given by number and expiry.",
+    "Neither is stored or logged.",
+    "A user's call is also a use of the card as the payer's (rule 13, as anonymous pay's)."
+  ),
+  payReceipt: prose(
+    "Debits the card.",
+    "`otp` is required when the receipt's `is_verify` is true.",
+    "The third wrong OTP cancels the receipt (`otp_attempts_exhausted`); OTP submissions for one receipt are serialized (`operation_in_progress` for one that arrives while another is in flight).",
+    "A receipt created with `is_hold` ends in state 5 (held)."
+  ),
+  payReceiptAnonymous: prose(
+    "As pay, with the card given by number and expiry; the OTP is always required.",
+    "Answers the reduced receipt (no `cancel_date`, `is_verify`, `rrn`, `card_number`).",
+    "Rule 13 counts a user's uses of a card number as the payer's: 5 an hour and 10 a day per user and card, 5 cards a day per user, and 3 users a day per card, where a user the card already admitted is never refused; past a limit, `risk_limited` with `rule` and `Retry-After` from the caller's own window, before the payment service is called.",
+    "A request refused before the gateway acts (its body, its Idempotency-Key, the caller's rights, a replay, a rate limit, the receipt's state) counts nothing; the partner backend is exempt."
+  ),
+  confirmHold: prose("Debits the held amount (state 5 to 4) and fiscalizes the sale.", "Needs the hold function enabled in the deployment."),
+  cancelReceipt: prose(
+    "Cancels a created, held or paid receipt (state 21).",
+    "Refused in state 21 or 57 and for QR merchants (`cancel_not_allowed`).",
+    "Users may cancel only unpaid receipts; cancelling a paid one is for the partner backend.",
+    "A user's cancel tells the payment service the deployment's own name as `cancelledBy`, whatever the body says; the partner's sends the one it gives."
+  ),
+  checkReceiptById: prose(
+    "Asks the payment service for the receipt as it stands now and answers it (while another operation on it is in flight, the gateway's latest view)."
+  ),
+  checkReceiptByTid: prose(
+    "Finds the receipt through the gateway's tid index, then answers it as check-id does.",
+    "Transfer tids are not receipts: use a2c/get-by-id."
+  ),
+  // --- Transfers (a2c)
+  createTransfer: prose(
+    "Creates a transfer receipt from the sender's card (token) to a receiver card (number).",
+    "Transfer tids share the caller's tid space with receipts (same replay and conflict rules); `tId`, the upstream's spelling, is accepted for `tid`.",
+    "When the answer's `is_verify` is true, a2c/pay needs the OTP sent to the sender.",
+    "The sender's token is never echoed back.",
+    "A user's `receiver_card` counts toward rule 13's distinct receiver cards of the user (20 a day, `risk_limited` past it) and toward nothing else: a card may receive from many people. Counted once the tid is the request's own, so a replay or a `tid_conflict` counts nothing, and a create refused by rule 13 frees its tid."
+  ),
+  payTransfer: prose(
+    "Sends the money.",
+    "`otp` is required when the transfer's `is_verify` is true.",
+    "The third wrong OTP closes the transfer at the gateway: that answer and every later pay are `otp_attempts_exhausted`, and get-by-id shows the state the payment service reports (it has no cancel for transfers); OTP submissions are serialized; a paid transfer is never paid twice."
+  ),
+  getTransfer: prose(
+    "Asks the payment service for the transfer as it stands now and answers it (while another operation on it is in flight, the gateway's latest view)."
+  ),
+  // --- The gateway's own (partner only)
+  auditReceipt: prose(
+    "Every operation on the record, oldest first: when, which operation, who (`partner`, `user:<sub>`, or `gateway` for its own reconciliation), the request id, the outcome (`ok` or the error code) and the state after it.",
+    "No card data is ever in it."
+  ),
+  searchAudit: prose(
+    "The audit trail kept in R2 for `AUDIT_RETENTION_DAYS` (a year), oldest first (rule 15): a receipt's or transfer's entries (`receipt_id`: the same entries receipt/audit shows while its record lives, and after its end), a user's (`user`), or a staff member's views and actions in the back office (`staff`), between `from` and `to` (milliseconds, at most 31 days apart), and every call to the gateway's own operations naming them.",
+    "Entries appear within about a minute (`AUDIT_FLUSH_SECONDS`); no card data, key or token is ever in one, and a user's erasure masks their account values and phone numbers in them.",
+    "Page with `after`: the `next` of the page before; a page reads a bounded slice of the trail, so it may hold fewer than `limit` entries while `has_more` is true."
+  ),
+  listStatements: prose(
+    "The daily statements written (rule 16), newest first: each day in STATEMENT_TIMEZONE, its lines, checks and mismatches, and its totals per merchant and change.",
+    "The files themselves: `GET /api/v1/gateway/statements/{date}.csv` and `.json`. Page with `after`: the last date of the page before."
+  ),
+  rebuildStatement: prose(
+    "Writes the day's statement again from the event log (rule 16): the nightly run writes each day once, after midnight in STATEMENT_TIMEZONE; this starts it over (today's too, as far as it has gone: `complete` false, and the nightly run writes it again).",
+    "Answers 202 at once (`state` building): the statement is written in steps (a day of a few thousand receipts within a second or two), the day's previous files served meanwhile; statements/list shows it `ready` when done. A day older than the event log keeps whole (EVENTS_DELIVERED_RETENTION_DAYS) is refused. Every rebuild is in the audit trail."
+  ),
+  listEvents: prose(
+    "Events newest first, with how their delivery to WEBHOOK_URL stands, optionally only one receipt's (or transfer's), one type, or one delivery status.",
+    "Page with `after`: the last id of the page before."
+  ),
+  resendEvent: prose(
+    "Sends the event again, whatever its delivery status (typically `failed`), with the same `webhook-id`: its status is `pending` until that delivery's outcome.",
+    "An unknown id is 404 `not_found`."
+  ),
+  eraseUser: prose(
+    "Erases the user's personal data (rule 10): within 24 hours (in development within a minute) every phone number and `account` value of the receipts and transfers the user created is starred but its first and last two characters, in the tid index, the event log, the records and the audit trail in R2 (each batch's rewrite recorded in its chain); ids, amounts, states and times stay, and later events and answers carry the values erased.",
+    "Answers 202 at once; asking again starts over (and takes in what the user created since)."
+  ),
+  listFiscalPending: prose(
+    "The receipts whose fiscal receipt is still missing (rule 14), oldest first, so that they can be chased with the payment service: paid (state 4) with an `ofd` that shows no fiscal sign or QR address, or cancelled after they were paid (21) with no fiscal data of the refund.",
+    "The gateway reads each again on its own (FISCAL_READS: in production 5 minutes, 1 hour and 24 hours after the payment or refund) until the data shows; then it stores it, sends `receipt.fiscalized` (or `receipt.refund_fiscalized`) and takes the receipt off the list. After the last scheduled read a receipt stays listed; a check-id that finds the data ends it the same way.",
+    "Page with `after`: the last id of the page before (one that left the list meanwhile still marks the place)."
+  )
+};
+
+// src/tids/tid-cache.ts
+var MAX_AGE_SECONDS = 86400;
+var available = /* @__PURE__ */ __name(() => typeof caches !== "undefined" && caches.default !== void 0, "available");
+async function keyOf(owner, tid) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${owner}\0${tid}`)));
+  const hex2 = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return new Request(`https://tid-cache.gateway.internal/v1/${hex2}`);
+}
+__name(keyOf, "keyOf");
+async function rememberTid(owner, tid, entry, retentionMs) {
+  if (!available()) return;
+  const maxAge = Math.max(1, Math.min(MAX_AGE_SECONDS, Math.floor(retentionMs / 1e3)));
+  try {
+    await caches.default.put(
+      await keyOf(owner, tid),
+      new Response(JSON.stringify(entry), { headers: { "content-type": "application/json", "cache-control": `max-age=${maxAge}` } })
+    );
+  } catch {
+  }
+}
+__name(rememberTid, "rememberTid");
+async function recallTid(owner, tid, retentionMs, now = clock.now()) {
+  if (!available()) return null;
+  try {
+    const hit = await caches.default.match(await keyOf(owner, tid));
+    if (!hit) return null;
+    const entry = await hit.json();
+    return now - entry.answered_at < retentionMs ? entry : null;
+  } catch {
+    return null;
+  }
+}
+__name(recallTid, "recallTid");
+
+// src/operations/creation.ts
 var leaseMs = /* @__PURE__ */ __name((upstreamTimeoutMs) => Math.min(5 * 6e4, Math.max(3e4, 3 * upstreamTimeoutMs)), "leaseMs");
 function conflict(row) {
   if (row?.receipt_id) {
@@ -9312,7 +14235,7 @@ function conflict(row) {
 }
 __name(conflict, "conflict");
 function compactedReplay(kind, recordId, replayMs) {
-  const days = Math.round(replayMs / DAY_MS * 100) / 100;
+  const days = Math.round(replayMs / DAY_MS2 * 100) / 100;
   const { noun, readWith } = KINDS[kind];
   return new ApiError(
     "tid_conflict",
@@ -9335,12 +14258,12 @@ function remember(env, row) {
   return rememberTid(row.owner, row.tid, entry, retentionPolicy(env).tidRetentionMs);
 }
 __name(remember, "remember");
-async function createOnce(env, caller, requestId2, kind, input, after = () => void 0) {
+async function createOnce(env, caller, requestId2, kind, input, after = () => void 0, admit = async () => null) {
   const config = readConfig(env);
   const isHold = kind.holdOf(input);
   if (isHold && !config.holdEnabled) throw new ApiError("hold_not_enabled", "The hold function is not enabled in this deployment.");
   const merchant2 = kind.merchantOf(input);
-  const record2 = { isHold, qrMerchant: merchant2 !== void 0 && config.qrMerchantIds.has(merchant2) };
+  const record = { isHold, qrMerchant: merchant2 !== void 0 && config.qrMerchantIds.has(merchant2) };
   const owner = ownerOf(caller);
   const request = { kind: kind.name, request: input };
   const wanted = {
@@ -9379,6 +14302,14 @@ async function createOnce(env, caller, requestId2, kind, input, after = () => vo
       });
   }
   const held = { owner, tid: input.tid, token: claim.token };
+  const refused = await admit().catch(async (err) => {
+    await (claim.takeover ? expireTid(db, held) : releaseTid(db, held));
+    throw err;
+  });
+  if (refused) {
+    await (claim.takeover ? expireTid(db, held) : releaseTid(db, held));
+    throw ApiError.from(refused);
+  }
   const upstreamTid = claim.upstreamTid;
   const upstream = new UpstreamClient(env, requestId2);
   const result = await kind.create(upstream, { ...input, tid: upstreamTid });
@@ -9390,8 +14321,10 @@ async function createOnce(env, caller, requestId2, kind, input, after = () => vo
     if (claim.takeover && result.upstreamCode === "TID_DUPLICATE" && existing && kind.matches(existing, input)) {
       created2 = existing;
     } else {
-      if (result.outcome === "unknown") await expireTid(db, held);
-      else await releaseTid(db, held);
+      if (result.outcome === "unknown") {
+        metric(env, "unknown_outcome", { operation: `${kind.name}/create` });
+        await expireTid(db, held);
+      } else await releaseTid(db, held);
       throw ApiError.from(result.failure);
     }
   }
@@ -9405,8 +14338,8 @@ async function createOnce(env, caller, requestId2, kind, input, after = () => vo
       tid: input.tid,
       upstreamTid,
       owner,
-      isHold: record2.isHold,
-      qrMerchant: record2.qrMerchant,
+      isHold: record.isHold,
+      qrMerchant: record.qrMerchant,
       requestId: requestId2,
       completion: { binding, ...held, receiptId, answeredAt }
     });
@@ -9452,18 +14385,24 @@ __name(createdBy, "createdBy");
 
 // src/operations/operation.ts
 var describe = /* @__PURE__ */ __name((description2) => description2, "describe");
-var contextOf = /* @__PURE__ */ __name((c) => ({ caller: c.var.caller, requestId: c.var.requestId }), "contextOf");
+var contextOf = /* @__PURE__ */ __name((c) => ({
+  caller: c.var.caller,
+  requestId: c.var.requestId,
+  language: languageOf(c.var.language)
+}), "contextOf");
 function onRecord(kind, run) {
   return (c, input) => sendFromRecord(c, () => run(receiptStub(c.env, kind, input.id), input, { ...contextOf(c), record: { kind, id: input.id } }));
 }
 __name(onRecord, "onRecord");
-var IDEMPOTENCY_KEY = /^[\x20-\x7E]{1,255}$/;
+var IDEMPOTENCY_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 function idempotencyKeyOf(c) {
   const key = c.req.header("idempotency-key");
   if (key === void 0) return void 0;
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw new ApiError("invalid_request", "The request does not match the schema.", {
-      details: [{ path: "Idempotency-Key", message: "Idempotency-Key must be 1 to 255 printable ASCII characters" }]
+      details: [
+        { path: "Idempotency-Key", message: "Idempotency-Key must be 1 to 255 printable ASCII characters, not starting or ending with a space" }
+      ]
     });
   }
   return key;
@@ -9487,25 +14426,29 @@ async function sendFromRecord(c, operation2) {
   try {
     outcome = await operation2();
   } catch (err) {
+    if (isNewerSchema(err)) throw err;
     log("error", "record_object_failed", { request_id: c.var.requestId, error: err instanceof Error ? err.message : String(err) });
     throw new ApiError(
       "upstream_error",
       "The gateway lost track of this operation midway; its outcome is being reconciled. Read the receipt (check-id) before retrying."
     );
   }
+  if (outcome.log) currentLine()?.merge(outcome.log);
   if (outcome.replayed) {
+    currentLine()?.set({ replayed: true });
     const { status, body, headers } = outcome.replayed;
     return c.body(body, status, { ...headers, "content-type": "application/json", "Idempotent-Replayed": "true" });
   }
   return c.body(unwrap(outcome), 200, { "content-type": "application/json" });
 }
 __name(sendFromRecord, "sendFromRecord");
-function created(kind, toCreate = (input) => input) {
+function created(kind, toCreate = (input) => input, admit) {
   return async (c, input) => {
     idempotencyKeyOf(c);
     const after = /* @__PURE__ */ __name((work) => c.executionCtx.waitUntil(work), "after");
-    const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, kind, toCreate(input), after);
+    const { body, replayed } = await createOnce(c.env, c.var.caller, c.var.requestId, kind, toCreate(input), after, admit && (() => admit(c, input)));
     if (replayed) c.header("Idempotent-Replayed", "true");
+    currentLine()?.set({ id: kind.idOf(body), ...replayed ? { replayed: true } : {} });
     return c.json(body, 200);
   };
 }
@@ -9533,8 +14476,13 @@ var AuditTrailResult = pipe(
     entries: array(
       object({
         at: Int("Milliseconds since the epoch."),
-        op: pipe(string(), description("create, authorize, pay, hold-confirm, cancel, read, or reconcile (the gateway's own).")),
-        actor: pipe(string(), description("partner, user:<sub>, or gateway (its own reconciliation).")),
+        op: pipe(
+          string(),
+          description(
+            "create, authorize, pay, hold-confirm, cancel, read, reconcile (the gateway's own), or restore (an operator's point-in-time restore)."
+          )
+        ),
+        actor: pipe(string(), description("partner, user:<sub>, gateway (its own reconciliation), or operator (a restore).")),
         request_id: string(),
         outcome: pipe(string(), description("ok, or the error code answered.")),
         state: pipe(nullable(ReceiptState), description("The state of the receipt or transfer after it, as the gateway knew it."))
@@ -9555,25 +14503,64 @@ var AuditTrailResult = pipe(
   ]),
   title("AuditTrail")
 );
+var PageLimit = optional(
+  pipe(
+    number("limit must be a number"),
+    integer("limit must be an integer"),
+    minValue(1, "limit must be 1 to 100"),
+    maxValue(100, "limit must be 1 to 100"),
+    int32()
+  ),
+  20
+);
 var ListEventsRequest = pipe(
-  object({
+  strictObject({
     receipt_id: optional(pipe(ReceiptId, description("Only this receipt's (or transfer's `receipt_id`) events."))),
     type: optional(EventTypeName),
     delivery: optional(DeliveryStatusName),
     after: optional(pipe(EventId, description("The last event id of the previous page: answers events older than it."))),
-    limit: optional(
-      pipe(
-        number("limit must be a number"),
-        integer("limit must be an integer"),
-        minValue(1, "limit must be 1 to 100"),
-        maxValue(100, "limit must be 1 to 100"),
-        int32()
-      ),
-      20
-    )
+    limit: PageLimit
   }),
   examples([{ type: "receipt.paid", delivery: "failed", limit: 20 }]),
   title("ListEventsRequest")
+);
+var ListFiscalPendingRequest = pipe(
+  strictObject({
+    after: optional(pipe(ReceiptId, description("The last receipt id of the previous page: answers the receipts after it."))),
+    limit: PageLimit
+  }),
+  examples([{ limit: 20 }]),
+  title("ListFiscalPendingRequest")
+);
+var FiscalPendingReceipt = object({
+  id: pipe(string(), description("The receipt's id.")),
+  tid: pipe(string(), description("Its tid, as its owner chose it.")),
+  amount: Int("Tiyin."),
+  state: pipe(
+    picklist([4, 21]),
+    metadata({ type: "integer", format: "int32" }),
+    description("4: paid, the sale's fiscal data is missing; 21: cancelled after it was paid, the refund's fiscal data is missing.")
+  ),
+  since: Int("Milliseconds: the payment (or the refund) whose fiscal data is missing, as the gateway saw it."),
+  reads: pipe(
+    number(),
+    integer(),
+    int32(),
+    description(
+      "The scheduled reads of the payment service done since (FISCAL_READS); once all are done it stays listed, and check-id still reads it."
+    )
+  )
+});
+var FiscalPendingPage = pipe(
+  object({
+    receipts: pipe(
+      array(FiscalPendingReceipt),
+      metadata({ maxItems: 100 }),
+      description("Oldest first (by `since`, then `id`); at most `limit`.")
+    ),
+    has_more: pipe(boolean(), description("More receipts follow: ask again with `after` set to the last id of this page."))
+  }),
+  title("FiscalPendingPage")
 );
 var UserSub = pipe(
   string(),
@@ -9581,6 +14568,131 @@ var UserSub = pipe(
   ...MaxText(255, "user must be at most 255 characters"),
   description("The user's `sub`, as in their JWT.")
 );
+var SearchTime = /* @__PURE__ */ __name((what) => pipe(
+  number(`${what} must be a number`),
+  integer(`${what} must be an integer`),
+  minValue(0, `${what} must not be negative`),
+  safeInteger(),
+  int64(),
+  description("Milliseconds since the epoch.")
+), "SearchTime");
+var AuditSearchRequest = pipe(
+  strictObject({
+    receipt_id: optional(pipe(ReceiptId, description("A receipt's id or a transfer's `receipt_id`: its entries."))),
+    user: optional(
+      pipe(UserSub, description("A user's `sub`: the entries of their receipts and transfers, and of the gateway calls that named them."))
+    ),
+    staff: optional(
+      pipe(
+        string(),
+        minLength(3, "staff must be an email"),
+        ...MaxText(255, "staff must be at most 255 characters"),
+        description("A staff member's email: their views and actions in the back office.")
+      )
+    ),
+    from: SearchTime("from"),
+    to: SearchTime("to"),
+    after: optional(
+      pipe(
+        string(),
+        minLength(1, "after must not be empty"),
+        ...MaxText(400, "after must be at most 400 characters"),
+        description("The `next` of the previous page.")
+      )
+    ),
+    limit: PageLimit
+  }),
+  examples([{ receipt_id: EXAMPLE_RECEIPT_ID, from: 17953344e5 - 36e5, to: 17953344e5 + 864e5, limit: 20 }]),
+  title("AuditSearchRequest")
+);
+var AuditLineSchema = object({
+  id: pipe(string(), description("The entry's id: the same entry is never given twice.")),
+  at: Int("Milliseconds since the epoch."),
+  source: pipe(
+    picklist(["record", "gateway", "staff"]),
+    description("A record's trail, a call to the gateway's own operations, or the back office.")
+  ),
+  op: pipe(
+    string(),
+    description("The record's operation (as receipt/audit shows it), the gateway operation's path (`events/list`), or the staff action.")
+  ),
+  actor: pipe(string(), description("partner, user:<sub>, gateway, operator, unauthenticated, or staff:<email>.")),
+  request_id: string(),
+  outcome: pipe(string(), description("ok, or the error code answered.")),
+  state: optional(pipe(nullable(ReceiptState), description("A record's state after it, as the gateway knew it."))),
+  kind: optional(picklist(KIND_NAMES)),
+  receipt_id: optional(string()),
+  user: optional(pipe(string(), description("The user the record belongs to, or the gateway call named."))),
+  staff: optional(string()),
+  role: optional(string()),
+  target: optional(string()),
+  detail: optional(
+    pipe(
+      looseObject({
+        tid: optional(string()),
+        amount: optional(Int("Tiyin.")),
+        merchant_id: optional(Int("The merchant.")),
+        account: optional(array(AccountEntry)),
+        erased: optional(boolean()),
+        method: optional(string()),
+        status: optional(Int("The HTTP status answered."))
+      }),
+      description("A record's create (and rebuild): what the payment was for; a gateway call: its status and the filters it was asked with.")
+    )
+  )
+});
+var AuditSearchPage = pipe(
+  object({
+    entries: pipe(
+      array(AuditLineSchema),
+      metadata({ maxItems: 100 }),
+      description("Oldest first; at most `limit`.")
+    ),
+    has_more: pipe(
+      boolean(),
+      description(
+        "More may follow: ask again with `after` set to `next`. A page may hold fewer than `limit` entries (each page reads a bounded slice of the trail)."
+      )
+    ),
+    next: optional(pipe(string(), description("Where the next page starts.")))
+  }),
+  title("AuditSearchPage")
+);
+var StatementDate = pipe(
+  string(),
+  regex(/^\d{4}-\d{2}-\d{2}$/, "date must be a date, YYYY-MM-DD"),
+  description("A day in STATEMENT_TIMEZONE, `YYYY-MM-DD`.")
+);
+var StatementStatusSchema = object({
+  date: StatementDate,
+  state: pipe(
+    picklist(["building", "ready", "none"]),
+    description("ready: written, the files are served; building: being written (the files served are the day's previous statement, if any).")
+  ),
+  generation: Int("How many times the day was written (a rebuild adds one)."),
+  complete: pipe(
+    boolean(),
+    description("false: built before the day ended (a rebuild of today); the nightly run writes it again after midnight.")
+  ),
+  lines: Int("Lines so far."),
+  checked: Int("Lines compared with the payment service so far."),
+  mismatches: Int("Lines the payment service disagrees with (listed in the files under mismatches)."),
+  generated_at: nullable(Int("Milliseconds: when it was written; null while building."))
+});
+var StatementSummarySchema = object({
+  ...StatementStatusSchema.entries,
+  totals: array(
+    object({
+      merchant_id: nullable(Int("The merchant; null: transfers.")),
+      change: pipe(picklist(["paid", "held", "cancelled", "refunded", "expired", "closed_at_edge"]), description("What the lines changed to.")),
+      count: Int("Lines."),
+      amount: Int("Tiyin."),
+      commission: Int("Tiyin.")
+    })
+  ),
+  csv_bytes: Int("The CSV's size."),
+  json_bytes: Int("The JSON's size.")
+});
 var GATEWAY = {
   tag: "Gateway",
   operations: [
@@ -9591,7 +14703,7 @@ var GATEWAY = {
       summary: "A receipt's or transfer's audit trail (partner only)",
       description: DOCS.auditReceipt,
       request: pipe(
-        object({
+        strictObject({
           id: ReceiptId,
           kind: optional(picklist(KIND_NAMES, "kind must be receipt or transfer"), "receipt")
         }),
@@ -9606,6 +14718,79 @@ var GATEWAY = {
         if (!trail) throw new ApiError("receipt_not_found", `No such ${kind}.`);
         return c.json(trail, 200);
       }, "handle")
+    }),
+    describe({
+      path: "/audit/search",
+      operationId: "searchAudit",
+      example: { summary: "A receipt's entries, from the audit trail in R2", value: AUDIT_SEARCH_PAGE },
+      summary: "Search the audit trail of a year (partner only)",
+      description: DOCS.searchAudit,
+      request: AuditSearchRequest,
+      response: AuditSearchPage,
+      errors: ["forbidden"],
+      upstream: [],
+      handle: /* @__PURE__ */ __name(async (c, query) => {
+        const named = ["receipt_id", "user", "staff"].filter((field) => query[field] !== void 0);
+        const details = [];
+        if (named.length !== 1) details.push({ path: named[1] ?? "receipt_id", message: "give exactly one of receipt_id, user and staff" });
+        if (query.to < query.from) details.push({ path: "to", message: "to must not be before from" });
+        else if (query.to - query.from > MAX_SPAN_MS) details.push({ path: "to", message: "to must be at most 31 days after from" });
+        if (query.after !== void 0 && !decodeAfter(query.after))
+          details.push({ path: "after", message: "after must be the next of a page this search gave" });
+        if (details.length > 0) throw new ApiError("invalid_request", "The request does not match the schema.", { details });
+        return c.json(await searchAudit(c.env.AUDIT, query), 200);
+      }, "handle")
+    }),
+    describe({
+      path: "/statements/list",
+      operationId: "listStatements",
+      example: { summary: "Yesterday's statement", value: { statements: [], has_more: false } },
+      summary: "List the daily statements written (partner only)",
+      description: DOCS.listStatements,
+      request: pipe(
+        strictObject({
+          after: optional(pipe(StatementDate, description("The last date of the previous page: answers the days before it."))),
+          limit: PageLimit
+        }),
+        examples([{ limit: 20 }]),
+        title("ListStatementsRequest")
+      ),
+      response: pipe(
+        object({
+          statements: pipe(array(StatementSummarySchema), description("Newest first; each with its totals per merchant and change.")),
+          has_more: boolean()
+        }),
+        title("StatementPage")
+      ),
+      errors: ["forbidden"],
+      upstream: [],
+      handle: /* @__PURE__ */ __name(async (c, { after, limit }) => c.json(await listStatements(c.env, after, limit), 200), "handle")
+    }),
+    describe({
+      path: "/statements/rebuild",
+      operationId: "rebuildStatement",
+      example: {
+        summary: "Today's statement so far, written at once",
+        value: {
+          date: "2026-11-28",
+          state: "ready",
+          generation: 1,
+          complete: false,
+          lines: 3,
+          checked: 3,
+          mismatches: 0,
+          generated_at: 179533446e4
+        }
+      },
+      summary: "Write a day's statement again (partner only)",
+      description: DOCS.rebuildStatement,
+      request: pipe(strictObject({ date: StatementDate }), examples([{ date: "2026-11-28" }]), title("RebuildStatementRequest")),
+      response: pipe(StatementStatusSchema, title("StatementStatus")),
+      status: 202,
+      errors: ["forbidden"],
+      // The build that follows (the object's alarms, not this request) compares lines with check-id and a2c/get-by-id.
+      upstream: [],
+      handle: /* @__PURE__ */ __name(async (c, { date }) => c.json(await rebuildStatement(c.env, date), 202), "handle")
     }),
     describe({
       path: "/events/list",
@@ -9625,7 +14810,7 @@ var GATEWAY = {
       example: { summary: "The event, queued again", value: EVENT_RESENT },
       summary: "Queue an event for delivery again (partner only)",
       description: DOCS.resendEvent,
-      request: pipe(object({ id: EventId }), examples([{ id: EXAMPLE_EVENT_ID }]), title("ResendEventRequest")),
+      request: pipe(strictObject({ id: EventId }), examples([{ id: EXAMPLE_EVENT_ID }]), title("ResendEventRequest")),
       response: Event,
       errors: ["forbidden", "not_found"],
       upstream: [],
@@ -9637,7 +14822,7 @@ var GATEWAY = {
       example: { summary: "Accepted: done within 24 hours", value: { user: "user-123", accepted_at: 1795536e6 } },
       summary: "Erase a user's personal data (partner only)",
       description: DOCS.eraseUser,
-      request: pipe(object({ user: UserSub }), examples([{ user: "user-123" }]), title("EraseUserRequest")),
+      request: pipe(strictObject({ user: UserSub }), examples([{ user: "user-123" }]), title("EraseUserRequest")),
       response: pipe(
         object({
           user: UserSub,
@@ -9649,6 +14834,26 @@ var GATEWAY = {
       errors: ["forbidden"],
       upstream: [],
       handle: /* @__PURE__ */ __name(async (c, { user }) => c.json(await requestErasure(c.env, user, clock.now()), 202), "handle")
+    }),
+    describe({
+      path: "/fiscal/pending",
+      operationId: "listFiscalPending",
+      example: { summary: "A receipt paid an hour ago whose fiscal data is still missing", value: FISCAL_PENDING_PAGE },
+      summary: "List the receipts whose fiscal receipt is still missing (partner only)",
+      description: DOCS.listFiscalPending,
+      request: ListFiscalPendingRequest,
+      response: FiscalPendingPage,
+      errors: ["forbidden"],
+      upstream: [],
+      handle: /* @__PURE__ */ __name(async (c, { after, limit }) => {
+        const page2 = await fiscalPendingPage(c.env, { after, limit });
+        if (!page2) {
+          throw new ApiError("invalid_request", "The request does not match the schema.", {
+            details: [{ path: "after", message: "after must be the id of a receipt the list showed" }]
+          });
+        }
+        return c.json(page2, 200);
+      }, "handle")
     })
   ]
 };
@@ -9667,7 +14872,7 @@ var AUTHORIZE_ERRORS = [
   "card_declined"
 ];
 var CheckTidRequest = pipe(
-  object({
+  strictObject({
     tid: Tid,
     user: optional(
       pipe(
@@ -9681,7 +14886,7 @@ var CheckTidRequest = pipe(
   examples([{ tid: "order-2026-0001" }]),
   title("CheckTidRequest")
 );
-var checkReceipt = onRecord("receipt", (record2, _input, op) => record2.check(op));
+var checkReceipt = onRecord("receipt", (record, _input, op) => record.check(op));
 var RECEIPTS = {
   tag: "Receipts",
   operations: [
@@ -9710,7 +14915,7 @@ var RECEIPTS = {
       summary: "Send the OTP for a card-token payment",
       description: DOCS.authorizeReceipt,
       request: pipe(
-        object({ id: ReceiptId, card: TokenCard }),
+        strictObject({ id: ReceiptId, card: TokenCard }),
         examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" } }]),
         title("AuthorizeRequest")
       ),
@@ -9719,7 +14924,7 @@ var RECEIPTS = {
       limit: "authorize",
       lifecycle: "authorize",
       upstream: ["receipt/authorize"],
-      handle: keyed("receipt", (record2, { card }, op) => record2.authorize({ ...op, card }))
+      handle: keyed("receipt", (record, { card }, op) => record.authorize({ ...op, card }))
     }),
     describe({
       path: "/receipt/anonymous/authorize",
@@ -9728,7 +14933,7 @@ var RECEIPTS = {
       summary: "Send the OTP for a card-number payment",
       description: DOCS.authorizeReceiptAnonymous,
       request: pipe(
-        object({ id: ReceiptId, card: NumberCard }),
+        strictObject({ id: ReceiptId, card: NumberCard }),
         examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD }]),
         title("AnonymousAuthorizeRequest")
       ),
@@ -9737,7 +14942,7 @@ var RECEIPTS = {
       limit: "authorize",
       lifecycle: "authorize",
       upstream: ["receipt/anonymous/authorize"],
-      handle: keyed("receipt", (record2, { card }, op) => record2.authorize({ ...op, card }))
+      handle: keyed("receipt", (record, { card }, op) => record.authorize({ ...op, card }))
     }),
     describe({
       path: "/receipt/pay",
@@ -9746,7 +14951,7 @@ var RECEIPTS = {
       summary: "Pay a receipt with a card token",
       description: DOCS.payReceipt,
       request: pipe(
-        object({ id: ReceiptId, card: TokenCard, otp: optional(Otp) }),
+        strictObject({ id: ReceiptId, card: TokenCard, otp: optional(Otp) }),
         examples([{ id: EXAMPLE_RECEIPT_ID, card: { token: "tok_sandbox_ok" }, otp: "111111" }]),
         title("PayRequest")
       ),
@@ -9755,7 +14960,7 @@ var RECEIPTS = {
       limit: "pay",
       lifecycle: "pay",
       upstream: ["receipt/pay"],
-      handle: keyed("receipt", (record2, { card, otp }, op) => record2.pay({ ...op, card, otp }))
+      handle: keyed("receipt", (record, { card, otp }, op) => record.pay({ ...op, card, otp }))
     }),
     describe({
       path: "/receipt/anonymous/pay",
@@ -9764,7 +14969,7 @@ var RECEIPTS = {
       summary: "Pay a receipt with a card number",
       description: DOCS.payReceiptAnonymous,
       request: pipe(
-        object({ id: ReceiptId, card: NumberCard, otp: Otp }),
+        strictObject({ id: ReceiptId, card: NumberCard, otp: Otp }),
         examples([{ id: EXAMPLE_RECEIPT_ID, card: EXAMPLE_CARD, otp: "111111" }]),
         title("AnonymousPayRequest")
       ),
@@ -9773,7 +14978,7 @@ var RECEIPTS = {
       limit: "pay",
       lifecycle: "pay",
       upstream: ["receipt/anonymous/pay"],
-      handle: keyed("receipt", (record2, { card, otp }, op) => record2.pay({ ...op, card, otp }))
+      handle: keyed("receipt", (record, { card, otp }, op) => record.pay({ ...op, card, otp }))
     }),
     describe({
       path: "/receipt/hold-confirm",
@@ -9797,7 +15002,7 @@ var RECEIPTS = {
       callers: "partner",
       lifecycle: "hold-confirm",
       upstream: ["receipt/hold-confirm"],
-      handle: keyed("receipt", (record2, _input, op) => record2.holdConfirm(op))
+      handle: keyed("receipt", (record, _input, op) => record.holdConfirm(op))
     }),
     describe({
       path: "/receipt/cancel",
@@ -9806,7 +15011,18 @@ var RECEIPTS = {
       summary: "Cancel a receipt",
       description: DOCS.cancelReceipt,
       request: pipe(
-        object({ id: ReceiptId, reason: optional(Text(256)), cancelledBy: optional(Text(128)) }),
+        strictObject({
+          id: ReceiptId,
+          reason: optional(pipe(Text2(256), description("Why, as the payment service records it."))),
+          cancelledBy: optional(
+            pipe(
+              Text2(128),
+              description(
+                "Who cancelled, as the payment service records it: sent as given for the partner backend. A user cannot speak for someone else upstream: a user's cancel sends the deployment's own name (GATEWAY_CANCELLED_BY) instead, and the audit trail names the user."
+              )
+            )
+          )
+        }),
         examples([{ id: EXAMPLE_RECEIPT_ID, reason: "Customer changed their mind" }]),
         title("CancelRequest")
       ),
@@ -9814,7 +15030,7 @@ var RECEIPTS = {
       errors: ["forbidden", "receipt_not_found", "operation_in_progress", "cancel_not_allowed", "receipt_expired"],
       lifecycle: "cancel",
       upstream: ["receipt/cancel"],
-      handle: keyed("receipt", (record2, { reason, cancelledBy }, op) => record2.cancel({ ...op, reason, cancelledBy }))
+      handle: keyed("receipt", (record, { reason, cancelledBy }, op) => record.cancel({ ...op, reason, cancelledBy }))
     }),
     describe({
       path: "/receipt/check-id",
@@ -9847,86 +15063,494 @@ var RECEIPTS = {
 };
 
 // src/risk/fingerprint.ts
+var canonicalNumber = /* @__PURE__ */ __name((number2) => number2.replace(/\D/g, "").replace(/^0+(?=\d)/, ""), "canonicalNumber");
 async function cardFingerprint(secret, card) {
-  const message2 = "number" in card ? `number\0${card.number}` : `token\0${card.token}`;
+  const message2 = "number" in card ? `number\0${canonicalNumber(card.number)}` : `token\0${card.token}`;
   return hex(await hmac(secret, message2));
 }
 __name(cardFingerprint, "cardFingerprint");
+async function userKey(secret, sub) {
+  return hex(await hmac(secret, `user\0${sub}`)).slice(0, 32);
+}
+__name(userKey, "userKey");
 var fingerprintPrefix = /* @__PURE__ */ __name((fingerprint2) => fingerprint2.slice(0, 12), "fingerprintPrefix");
+
+// src/risk/judge.ts
+var MAX_ENTRIES = 256;
+var PREVIOUS_KEYS = {
+  user_payer_cards_per_day: "user_cards_per_day",
+  user_otp_sends_per_day: "user_otp_sends_per_day"
+};
+var isEnd = /* @__PURE__ */ __name((value, now) => typeof value === "number" && value > now, "isEnd");
+function prune(log2, now) {
+  const kept = {};
+  if (log2 === null || typeof log2 !== "object") return kept;
+  for (const [key, uses] of Object.entries(log2)) {
+    if (Array.isArray(uses)) {
+      const left = uses.filter((until) => isEnd(until, now));
+      if (left.length > 0) kept[key] = left;
+    } else if (uses !== null && typeof uses === "object") {
+      const left = Object.fromEntries(Object.entries(uses).filter((use) => isEnd(use[1], now)));
+      if (Object.keys(left).length > 0) kept[key] = left;
+    }
+  }
+  return kept;
+}
+__name(prune, "prune");
+var endsIn = /* @__PURE__ */ __name((log2) => Object.values(log2).flatMap((uses) => Array.isArray(uses) ? uses : Object.values(uses)), "endsIn");
+var refOf = /* @__PURE__ */ __name((entry) => {
+  const colon = entry.indexOf(":");
+  return colon < 0 ? entry : entry.slice(0, colon);
+}, "refOf");
+function inWindow(log2, counter, now) {
+  const { key } = RISK_RULES[counter.rule];
+  const uses = log2[key];
+  const own = uses === void 0 || Array.isArray(uses) ? [] : Object.entries(uses).map(([entry, end]) => [refOf(entry), end - counter.keepMs + counter.windowMs]);
+  const previousKey = PREVIOUS_KEYS[counter.rule];
+  const previous2 = previousKey === void 0 ? void 0 : log2[previousKey];
+  const earlier = previous2 === void 0 ? [] : Array.isArray(previous2) ? previous2.map((end) => ["", end]) : Object.entries(previous2);
+  return [...own, ...earlier].filter(([, leaves]) => leaves > now);
+}
+__name(inWindow, "inWindow");
+function refusalBy(log2, counter, now) {
+  const rule = RISK_RULES[counter.rule];
+  const entries = inWindow(log2, counter, now);
+  let ends;
+  if (rule.counts === "ref") ends = entries.filter(([ref]) => ref === counter.ref).map(([, leaves]) => leaves);
+  else if (rule.counts === "all") ends = entries.map(([, leaves]) => leaves);
+  else {
+    const present = /* @__PURE__ */ new Map();
+    for (const [ref, leaves] of entries) present.set(ref, Math.max(present.get(ref) ?? 0, leaves));
+    if (present.has(counter.ref)) return null;
+    ends = [...present.values()];
+  }
+  if (ends.length < counter.limit) return null;
+  if (rule.others) return counter.windowMs;
+  ends.sort((a, b) => a - b);
+  return Math.max(0, ends[ends.length - counter.limit] - now);
+}
+__name(refusalBy, "refusalBy");
+function judge(stored, counters, nonce, now) {
+  const log2 = prune(stored, now);
+  let refusal2 = null;
+  for (const counter of counters) {
+    const wait = refusalBy(log2, counter, now);
+    if (wait !== null && (refusal2 === null || wait > refusal2.retryAfterMs)) refusal2 = { rule: counter.rule, retryAfterMs: wait };
+  }
+  if (refusal2) return { verdict: { ok: false, ...refusal2 }, log: null };
+  if (counters.length === 0) return { verdict: { ok: true, taken: [] }, log: null };
+  const taken = [];
+  const counted = /* @__PURE__ */ new Set();
+  for (const counter of counters) {
+    const { key } = RISK_RULES[counter.rule];
+    if (counted.has(`${key}\0${counter.ref}`)) continue;
+    counted.add(`${key}\0${counter.ref}`);
+    const before = log2[key];
+    const uses = before === void 0 || Array.isArray(before) ? {} : { ...before };
+    const until = now + counter.keepMs;
+    if (RISK_KEYS[key].entries === "call") {
+      const entry = `${counter.ref}:${nonce}`;
+      uses[entry] = until;
+      taken.push({ key, entry });
+    } else {
+      uses[counter.ref] = Math.max(uses[counter.ref] ?? 0, until);
+    }
+    log2[key] = capped(uses);
+  }
+  return { verdict: { ok: true, taken }, log: log2 };
+}
+__name(judge, "judge");
+var cappedLog = /* @__PURE__ */ __name((log2) => Object.fromEntries(Object.entries(log2).map(([key, uses]) => [key, Array.isArray(uses) ? uses : capped(uses)])), "cappedLog");
+function capped(uses) {
+  const entries = Object.entries(uses);
+  if (entries.length <= MAX_ENTRIES) return uses;
+  return Object.fromEntries(entries.sort(([, a], [, b]) => b - a).slice(0, MAX_ENTRIES));
+}
+__name(capped, "capped");
+function takeBack(stored, taken, now) {
+  const log2 = prune(stored, now);
+  let changed = false;
+  for (const { key, entry } of taken) {
+    const uses = log2[key];
+    if (uses === void 0 || Array.isArray(uses) || !Object.hasOwn(uses, entry)) continue;
+    const { [entry]: _gone, ...left } = uses;
+    if (Object.keys(left).length > 0) log2[key] = left;
+    else delete log2[key];
+    changed = true;
+  }
+  return changed ? log2 : null;
+}
+__name(takeBack, "takeBack");
+
+// src/risk/risk-object.ts
+import { DurableObject } from "cloudflare:workers";
+var RISK_LOG = "log";
+var RISK_SHARDS = 256;
+var RISK_CHUNKS = 512;
+var CHUNK = "c:";
+var DAY_MS3 = 864e5;
+var GUARD = "shard";
+var shardOf = /* @__PURE__ */ __name((subject) => `shard:${fnv1a(subject) % RISK_SHARDS}`, "shardOf");
+var chunkOf = /* @__PURE__ */ __name((subject) => `${CHUNK}${Math.floor(fnv1a(subject) / RISK_SHARDS) % RISK_CHUNKS}:`, "chunkOf");
+var SWEEP_GAP_MS = 36e5;
+function union2(a, b) {
+  const out = { ...a };
+  for (const [key, uses] of Object.entries(b)) {
+    const mine = out[key];
+    if (mine === void 0) out[key] = uses;
+    else if (Array.isArray(mine) || Array.isArray(uses))
+      out[key] = (Array.isArray(mine) ? mine : []).length >= (Array.isArray(uses) ? uses : []).length ? mine : uses;
+    else {
+      const merged = { ...mine };
+      for (const [entry, end] of Object.entries(uses)) merged[entry] = Math.max(merged[entry] ?? 0, end);
+      out[key] = merged;
+    }
+  }
+  return out;
+}
+__name(union2, "union");
+function unheld(log2, held) {
+  const out = {};
+  for (const [key, uses] of Object.entries(log2)) {
+    const there = held[key];
+    if (Array.isArray(uses)) {
+      if (!Array.isArray(there) || there.length < uses.length) out[key] = uses;
+      continue;
+    }
+    const fresh = Object.entries(uses).filter(([entry, end]) => there === void 0 || Array.isArray(there) || there[entry] !== end);
+    if (fresh.length > 0) out[key] = Object.fromEntries(fresh);
+  }
+  return out;
+}
+__name(unheld, "unheld");
+function latestEnd(chunk) {
+  let latest = 0;
+  for (const part of Object.values(chunk)) {
+    for (const uses of Object.values(part ?? {})) {
+      for (const end of Array.isArray(uses) ? uses : Object.values(uses ?? {})) if (typeof end === "number" && end > latest) latest = end;
+    }
+  }
+  return latest;
+}
+__name(latestEnd, "latestEnd");
+var RiskObject = class extends DurableObject {
+  static {
+    __name(this, "RiskObject");
+  }
+  #alarmSet = false;
+  /** The least time between two sweeps (the bench's shortened day shortens it too): a field, not a method, so no wrapper of the object's calls takes it for one. */
+  sweepGapMs = SWEEP_GAP_MS;
+  /** The length of a chunk's day (the bench's shortened day shortens it too): a field, as sweepGapMs. */
+  dayMs = DAY_MS3;
+  /** Every chunk `subject` may have a part in, each day's: its key and value. */
+  #chunks(subject) {
+    return [...this.ctx.storage.kv.list({ prefix: chunkOf(subject) })];
+  }
+  /** A subject's log in this shard, the union of its parts (each key at most MAX_ENTRIES, as one stored log keeps), or undefined when it has none. */
+  #readSubject(subject, chunks) {
+    let log2;
+    for (const [, chunk] of chunks) if (Object.hasOwn(chunk, subject)) log2 = union2(log2 ?? {}, chunk[subject]);
+    return log2 === void 0 ? void 0 : cappedLog(log2);
+  }
+  /**
+   * Writes a subject's log once, into today's chunk: what of it no other
+   * day's part holds as it is. One row written (or the chunk deleted when
+   * nothing is left in it).
+   */
+  #writeSubject(subject, log2, chunks, now) {
+    const today = `${chunkOf(subject)}${Math.floor(now / this.dayMs)}`;
+    let held = {};
+    for (const [key, chunk2] of chunks) if (key !== today && Object.hasOwn(chunk2, subject)) held = union2(held, chunk2[subject]);
+    const chunk = chunks.find(([key]) => key === today)?.[1] ?? {};
+    this.#putPart(
+      today,
+      chunk,
+      subject,
+      unheld(log2, held),
+      chunks.some(([key]) => key === today)
+    );
+  }
+  /** Puts `part` as the subject's in `chunk` (stored at `key` if `stored`): one row written, the chunk deleted when nothing is left. */
+  #putPart(key, chunk, subject, part, stored) {
+    if (endsIn(part).length === 0) delete chunk[subject];
+    else chunk[subject] = part;
+    if (Object.keys(chunk).length > 0) this.ctx.storage.kv.put(key, chunk);
+    else if (stored) this.ctx.storage.kv.delete(key);
+  }
+  /**
+   * What the previous release counted for a subject this shard has nothing
+   * of: its own object's log (empty when it has none, as after its end).
+   */
+  async #previous(subject, now) {
+    const own = this.env.RISK.get(this.env.RISK.idFromName(subject));
+    return prune(await own.previousLog(), now);
+  }
+  /**
+   * Checks a call against every counter it names and, only if none refuses,
+   * counts it in each (src/risk/judge.ts): all or nothing, so a refused call
+   * counts nothing. The subject's log is written once if the call counted
+   * anything. `nonce` names the call's own entries, which `takeBack` removes.
+   */
+  async count(subject, counters, nonce) {
+    let chunks = this.#chunks(subject);
+    let previous2 = {};
+    if (this.#readSubject(subject, chunks) === void 0) {
+      previous2 = await this.#previous(subject, clock.now());
+      chunks = this.#chunks(subject);
+    }
+    const now = clock.now();
+    const { verdict, log: log2 } = judge(union2(prune(this.#readSubject(subject, chunks), now), previous2), counters, nonce, now);
+    if (log2 === null) return verdict;
+    this.#writeSubject(subject, log2, chunks, now);
+    const keepMs = Math.max(...counters.map((c) => c.keepMs));
+    this.#guard(now + keepMs, keepMs);
+    await this.#armAlarm(now + keepMs + this.sweepGapMs);
+    return verdict;
+  }
+  /**
+   * Takes back what `count` counted for a call another subject refused: its
+   * own entries only, in the day's chunk that holds them (the day before,
+   * when the call was counted before midnight); one write, none if none is
+   * left.
+   */
+  async takeBack(subject, taken) {
+    const now = clock.now();
+    for (const [key, chunk] of this.#chunks(subject)) {
+      if (!Object.hasOwn(chunk, subject)) continue;
+      const part = takeBack(chunk[subject], taken, now);
+      if (part !== null) this.#putPart(key, chunk, subject, part, true);
+    }
+  }
+  /**
+   * Keeps the guard's end at or after `end` (the latest use this shard
+   * holds): moved a keep further when a use passes it, so it is written
+   * about once a keep (a day), not once a use.
+   */
+  #guard(end, keepMs) {
+    const stored = this.ctx.storage.kv.get(RISK_LOG)?.[GUARD];
+    if (stored === void 0) this.#alarmSet = false;
+    const until = stored !== void 0 && !Array.isArray(stored) ? stored.live ?? 0 : 0;
+    if (until < end) this.ctx.storage.kv.put(RISK_LOG, { [GUARD]: { live: end + keepMs } });
+  }
+  /** A subject's own object (the previous release's): its log as stored, for its shard to read once. */
+  async previousLog() {
+    const { [GUARD]: _shard, ...log2 } = prune(this.ctx.storage.kv.get(RISK_LOG) ?? {}, clock.now());
+    return log2;
+  }
+  /**
+   * A shard: every chunk whose uses have all ended is deleted (rule 10),
+   * and the alarm comes back for the next one to end, at least
+   * sweepGapMs later; once its guard has ended too, nothing is left and it
+   * deletes itself. A subject's own object (the previous release's layout):
+   * deletes itself once nothing is left, as that release did.
+   */
+  async alarm() {
+    this.#alarmSet = false;
+    const now = clock.now();
+    let next = Infinity;
+    for (const [key, chunk] of this.ctx.storage.kv.list({ prefix: CHUNK })) {
+      const latest = latestEnd(chunk);
+      if (latest <= now) this.ctx.storage.kv.delete(key);
+      else next = Math.min(next, latest);
+    }
+    const own = this.ctx.storage.kv.get(RISK_LOG);
+    if (own !== void 0) {
+      const ends = endsIn(prune(own, now));
+      if (ends.length === 0 && next === Infinity) {
+        await this.ctx.storage.deleteAll();
+        return;
+      }
+      if (ends.length > 0) next = Math.min(next, Math.max(...ends));
+    }
+    if (next !== Infinity) await this.#armAlarm(Math.max(next, now + this.sweepGapMs));
+  }
+  /** One alarm at a time, set once and moved on by alarm() itself: a count writes no alarm when one is pending. */
+  async #armAlarm(at) {
+    if (this.#alarmSet) return;
+    if (await this.ctx.storage.getAlarm() === null) await this.ctx.storage.setAlarm(at);
+    this.#alarmSet = true;
+  }
+  /** The previous release's value (its `admit` and `release` below), read and written in a subject's own object. */
+  #read() {
+    return this.ctx.storage.kv.get(RISK_LOG) ?? {};
+  }
+  #write(log2) {
+    if (endsIn(log2).length === 0) this.ctx.storage.kv.delete(RISK_LOG);
+    else this.ctx.storage.kv.put(RISK_LOG, log2);
+  }
+  // --- the previous release's calls -------------------------------------------------------------
+  // During a gradual deploy the previous release's Worker calls objects that already run this code
+  // (a Durable Object runs one version, whichever Worker calls it). Its `admit` and `release` are
+  // answered as that release answered them, in its own keys of the subject's own object, which a
+  // shard reads the first time it meets the subject (`previousLog`). To be removed by the first
+  // release after the one that no longer calls them.
+  /** The previous release's check-and-count: its counters (a list of ends per rule, or for a distinct count a map). */
+  async admit(counters) {
+    const now = clock.now();
+    const log2 = prune(this.#read(), now);
+    const fresh = [];
+    for (const counter of counters) {
+      const uses = log2[counter.rule];
+      if (counter.distinct !== void 0 && uses !== void 0 && !Array.isArray(uses) && Object.hasOwn(uses, counter.distinct)) continue;
+      const ends = endsOf(uses);
+      const first = ends.length > 0 ? Math.min(...ends) : null;
+      if (ends.length >= counter.limit) return { ok: false, rule: counter.rule, retryAfterMs: Math.max(0, (first ?? now) - now) };
+      fresh.push(counter);
+    }
+    const written = [];
+    for (const counter of fresh) {
+      const until = now + counter.windowMs;
+      if (counter.distinct === void 0) {
+        const before = log2[counter.rule];
+        log2[counter.rule] = [...Array.isArray(before) ? before : [], until].sort((a, b) => a - b);
+        written.push([counter.rule, until]);
+      } else {
+        const before = log2[counter.rule];
+        log2[counter.rule] = { ...before === void 0 || Array.isArray(before) ? {} : before, [counter.distinct]: until };
+        written.push([counter.rule, until, counter.distinct]);
+      }
+    }
+    if (written.length === 0) return { ok: true, written };
+    this.#write(log2);
+    await this.#armAlarm(now + Math.max(...fresh.map((c) => c.windowMs)));
+    return { ok: true, written };
+  }
+  /** The previous release's takeback of what `admit` counted. */
+  async release(written) {
+    const log2 = prune(this.#read(), clock.now());
+    let changed = false;
+    for (const [rule, until, ref] of written) {
+      const uses = log2[rule];
+      if (uses === void 0) continue;
+      if (ref === void 0) {
+        const at = Array.isArray(uses) ? uses.indexOf(until) : -1;
+        if (at >= 0) {
+          uses.splice(at, 1);
+          changed = true;
+        }
+      } else if (!Array.isArray(uses) && Object.hasOwn(uses, ref)) {
+        delete uses[ref];
+        changed = true;
+      }
+    }
+    if (changed) this.#write(prune(log2, clock.now()));
+  }
+};
+var endsOf = /* @__PURE__ */ __name((uses) => uses === void 0 ? [] : Array.isArray(uses) ? uses : Object.values(uses), "endsOf");
 
 // src/risk/check.ts
 var REFUSALS = {
-  card_uses_per_hour: "This card number was used too many times in the last hour",
-  user_cards_per_day: "This user has used too many different card numbers today",
+  user_card_uses_per_hour: "This user used this card number too many times in the last hour",
+  user_card_uses_per_day: "This user used this card number too many times today",
+  card_users_per_day: "This card number was used by too many users today",
+  user_payer_cards_per_day: "This user has paid with too many different card numbers today",
+  user_receiver_cards_per_day: "This user has sent transfers to too many different card numbers today",
   user_otp_sends_per_day: "Too many OTPs were sent for this user today",
-  card_otp_sends_per_day: "Too many OTPs were sent to this card today"
+  user_card_otp_sends_per_day: "Too many OTPs were sent for this user to this card today"
 };
-var riskStub = /* @__PURE__ */ __name((env, subject) => env.RISK.get(env.RISK.idFromName(subject)), "riskStub");
+var riskStub = /* @__PURE__ */ __name((env, subject) => env.RISK.get(env.RISK.idFromName(shardOf(subject))), "riskStub");
 async function admitRisk(env, caller, uses, requestId2) {
   if (caller.kind === "partner") return null;
   const limits = riskLimits(env);
-  const fingerprint2 = await cardFingerprint(env.CARD_FINGERPRINT_SECRET ?? "", uses.card);
-  const isNumber = "number" in uses.card;
-  const counter = /* @__PURE__ */ __name((rule, distinct2) => {
+  const secret = env.CARD_FINGERPRINT_SECRET ?? "";
+  const fingerprint2 = await cardFingerprint(secret, uses.card);
+  const payer = "number" in uses.card && !uses.receiver;
+  const counter = /* @__PURE__ */ __name((rule, ref) => {
     const limit = limits[rule];
-    return limit === null ? [] : [{ rule, limit, windowMs: RISK_RULES[rule].windowMs, ...distinct2 === void 0 ? {} : { distinct: distinct2 } }];
+    const { key, windowMs: windowMs2 } = RISK_RULES[rule];
+    return limit === null ? [] : [{ rule, limit, windowMs: windowMs2, keepMs: KEEP_MS[key], ref }];
   }, "counter");
   const subjects = [
     {
-      kind: "card",
-      name: `card:${fingerprint2}`,
-      counters: [...isNumber ? counter("card_uses_per_hour") : [], ...uses.otpSend ? counter("card_otp_sends_per_day") : []]
-    },
-    {
       kind: "user",
       name: `user:${caller.id}`,
-      counters: [...isNumber ? counter("user_cards_per_day", fingerprint2) : [], ...uses.otpSend ? counter("user_otp_sends_per_day") : []]
+      counters: [
+        ...payer ? [
+          ...counter("user_card_uses_per_hour", fingerprint2),
+          ...counter("user_card_uses_per_day", fingerprint2),
+          ...counter("user_payer_cards_per_day", fingerprint2)
+        ] : [],
+        ...uses.receiver ? counter("user_receiver_cards_per_day", fingerprint2) : [],
+        ...uses.otpSend ? [...counter("user_otp_sends_per_day", fingerprint2), ...counter("user_card_otp_sends_per_day", fingerprint2)] : []
+      ]
+    },
+    {
+      kind: "card",
+      name: `card:${fingerprint2}`,
+      counters: payer && limits.card_users_per_day !== null ? counter("card_users_per_day", await userKey(secret, caller.id)) : []
     }
   ].filter((subject) => subject.counters.length > 0);
   if (subjects.length === 0) return null;
-  const stubs = subjects.map((subject) => riskStub(env, subject.name));
-  const admissions = await Promise.all(
-    stubs.map(
-      (stub, i) => stub.admit(subjects[i].counters).catch((err) => {
-        log("error", "risk_unavailable", { request_id: requestId2, subject: subjects[i].kind, error: String(err) });
-        return { ok: true, written: [] };
-      })
-    )
-  );
-  let refusal = null;
-  admissions.forEach((admission, i) => {
-    if (!admission.ok && (!refusal || admission.retryAfterMs > refusal.retryAfterMs)) refusal = { ...admission, subject: subjects[i].kind };
+  const nonce = crypto.randomUUID().slice(0, 8);
+  const judged = await Promise.all(subjects.map((subject) => countIn(env, subject, nonce, requestId2)));
+  let refused = null;
+  judged.forEach(({ verdict }, i) => {
+    if (!verdict.ok && (!refused || verdict.retryAfterMs > refused.retryAfterMs)) refused = { ...verdict, subject: subjects[i].kind };
   });
-  if (!refusal) return null;
-  const refused = refusal;
+  if (!refused) return null;
+  const refusal2 = refused;
   await Promise.all(
-    admissions.map(
-      (admission, i) => admission.ok && admission.written.length > 0 ? stubs[i].release(admission.written).catch((err) => {
-        log("error", "risk_unavailable", { request_id: requestId2, subject: subjects[i].kind, error: String(err) });
-      }) : void 0
-    )
+    judged.map(({ verdict, fallback }, i) => verdict.ok ? takeBackIn(env, subjects[i], verdict.taken, fallback, requestId2) : void 0)
   );
-  const retryAfter = Math.max(1, Math.ceil(refused.retryAfterMs / 1e3));
-  log("warn", "risk_limited", {
+  const retryAfter = Math.max(1, Math.ceil(refusal2.retryAfterMs / 1e3));
+  metric(env, "risk_refused", { operation: refusal2.rule, outcome: refusal2.subject });
+  note("warn", "risk_limited", {
     request_id: requestId2,
-    rule: refused.rule,
-    subject: refused.subject,
+    rule: refusal2.rule,
+    subject: refusal2.subject,
     fingerprint: fingerprintPrefix(fingerprint2),
-    ...refused.subject === "user" ? { user: caller.id } : {},
+    ...refusal2.subject === "user" ? { user: caller.id } : {},
     retry_after: retryAfter
   });
   return {
     code: "risk_limited",
-    message: `${REFUSALS[refused.rule]} (rule 13, ${refused.rule}); retry after Retry-After seconds.`,
-    rule: refused.rule,
+    message: `${REFUSALS[refusal2.rule]} (rule 13, ${refusal2.rule}); retry after Retry-After seconds.`,
+    rule: refusal2.rule,
     retry_after: retryAfter
   };
 }
 __name(admitRisk, "admitRisk");
+async function countIn(env, subject, nonce, requestId2) {
+  try {
+    return { verdict: await riskStub(env, subject.name).count(subject.name, subject.counters, nonce), fallback: false };
+  } catch (err) {
+    log("error", "risk_unavailable", { request_id: requestId2, subject: subject.kind, fallback: "isolate", error: String(err) });
+    return { verdict: isolate.count(subject.name, subject.counters, nonce), fallback: true };
+  }
+}
+__name(countIn, "countIn");
+async function takeBackIn(env, subject, taken, fallback, requestId2) {
+  if (taken.length === 0) return;
+  if (fallback) return isolate.takeBack(subject.name, taken);
+  try {
+    await riskStub(env, subject.name).takeBack(subject.name, taken);
+  } catch (err) {
+    log("error", "risk_unavailable", { request_id: requestId2, subject: subject.kind, step: "take_back", error: String(err) });
+  }
+}
+__name(takeBackIn, "takeBackIn");
+var FALLBACK_SUBJECTS = 1e4;
+var isolate = {
+  logs: /* @__PURE__ */ new Map(),
+  count(name, counters, nonce) {
+    const { verdict, log: counted } = judge(this.logs.get(name), counters, nonce, clock.now());
+    if (counted !== null) this.keep(name, counted);
+    return verdict;
+  },
+  takeBack(name, taken) {
+    const left = takeBack(this.logs.get(name), taken, clock.now());
+    if (left !== null) this.keep(name, left);
+  },
+  keep(name, counted) {
+    this.logs.delete(name);
+    this.logs.set(name, counted);
+    if (this.logs.size > FALLBACK_SUBJECTS) this.logs.delete(this.logs.keys().next().value);
+  }
+};
 
 // src/operations/transfers.ts
 var CreateTransferRequest = pipe(
-  object({
+  strictObject({
     tid: Tid,
     amount: Amount,
     rate_id: pipe(PositiveId("rate_id"), description("Tariff id at the payment service.")),
@@ -9936,7 +15560,11 @@ var CreateTransferRequest = pipe(
   examples([{ tid: "transfer-2026-0001", amount: 15e5, rate_id: 1, receiver_card: "9860000000000018", token: "tok_sandbox_ok" }]),
   title("CreateTransferRequest")
 );
-var createTransfer = created(TRANSFER);
+var createTransfer = created(
+  TRANSFER,
+  void 0,
+  (c, input) => admitRisk(c.env, c.var.caller, { card: { number: input.receiver_card }, receiver: true }, c.var.requestId)
+);
 var TRANSFERS = {
   tag: "Transfers (a2c)",
   operations: [
@@ -9957,11 +15585,7 @@ var TRANSFERS = {
       // The upstream's field table spells it `tId`: accepted for `tid`, and not in the document.
       aliases: { tId: "tid" },
       upstream: ["a2c/create"],
-      handle: /* @__PURE__ */ __name(async (c, input) => {
-        const risky = await admitRisk(c.env, c.var.caller, { card: { number: input.receiver_card } }, c.var.requestId);
-        if (risky) throw ApiError.from(risky);
-        return createTransfer(c, input);
-      }, "handle")
+      handle: createTransfer
     }),
     describe({
       path: "/a2c/pay",
@@ -9970,7 +15594,7 @@ var TRANSFERS = {
       summary: "Confirm a transfer",
       description: DOCS.payTransfer,
       request: pipe(
-        object({ id: ReceiptId, otp: optional(Otp) }),
+        strictObject({ id: ReceiptId, otp: optional(Otp) }),
         examples([{ id: EXAMPLE_TRANSFER_ID, otp: "111111" }]),
         title("PayTransferRequest")
       ),
@@ -9979,7 +15603,7 @@ var TRANSFERS = {
       limit: "pay",
       lifecycle: "pay",
       upstream: ["a2c/pay"],
-      handle: keyed("transfer", (record2, { otp }, op) => record2.payTransfer({ ...op, otp }))
+      handle: keyed("transfer", (record, { otp }, op) => record.payTransfer({ ...op, otp }))
     }),
     describe({
       path: "/a2c/get-by-id",
@@ -9991,1179 +15615,646 @@ var TRANSFERS = {
       response: TransferReceipt,
       errors: ["receipt_not_found"],
       upstream: ["a2c/get-by-id"],
-      handle: onRecord("transfer", (record2, _input, op) => record2.check(op))
+      handle: onRecord("transfer", (record, _input, op) => record.check(op))
     })
   ]
 };
 
-// ../../../work/main/node_modules/jose/dist/webapi/lib/buffer_utils.js
-var encoder = new TextEncoder();
-var decoder = new TextDecoder();
-var strictDecoder = new TextDecoder("utf-8", { fatal: true });
-var UINT32_RANGE = 2 ** 32;
-function concat(...buffers) {
-  const size2 = buffers.reduce((acc, { length }) => acc + length, 0), buf = new Uint8Array(size2);
-  let i = 0;
-  for (const buffer of buffers)
-    buf.set(buffer, i), i += buffer.length;
-  return buf;
-}
-__name(concat, "concat");
-var NON_ASCII = /[^\x00-\x7f]/;
-function encode(string2) {
-  if (typeof string2 == "string" && string2.length >= 128) {
-    if (NON_ASCII.test(string2))
-      throw new TypeError("non-ASCII string encountered in encode()");
-    return encoder.encode(string2);
-  }
-  const bytes2 = new Uint8Array(string2.length);
-  for (let i = 0; i < string2.length; i++) {
-    const code = string2.charCodeAt(i);
-    if (code > 127)
-      throw new TypeError("non-ASCII string encountered in encode()");
-    bytes2[i] = code;
-  }
-  return bytes2;
-}
-__name(encode, "encode");
-function decodeBase642(encoded, url = false) {
-  if (Uint8Array.fromBase64)
-    return Uint8Array.fromBase64(encoded, { alphabet: url ? "base64url" : "base64" });
-  if (url) {
-    if (encoded.includes("+") || encoded.includes("/"))
-      throw new TypeError("Invalid base64url");
-    encoded = encoded.replace(/-/g, "+").replace(/_/g, "/");
-  }
-  const binary = atob(encoded), bytes2 = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++)
-    bytes2[i] = binary.charCodeAt(i);
-  return bytes2;
-}
-__name(decodeBase642, "decodeBase64");
+// src/events/openapi.ts
+var EVENT_SCHEMAS = { receipt: "ReceiptEvent", transfer: "TransferEvent" };
+var DELIVERY = [
+  "POSTed as JSON to the partner's WEBHOOK_URL through a queue, at least once, in no guaranteed order (`sequence` orders one receipt's events).",
+  "Headers as Standard Webhooks sign them: `webhook-id` (the event id: the same on every retry, so duplicates can be dropped), `webhook-timestamp` (seconds),",
+  '`webhook-signature`: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the bytes of the `whsec_` secret;',
+  "during a secret rotation one signature per secret, space-separated. Verify with any Standard Webhooks library.",
+  "Answer 2xx within 10 s; anything else is retried with exponential backoff for more than 24 hours, then the event shows `failed` in events/list",
+  "and can be sent again with events/resend."
+].join(" ");
+var header = /* @__PURE__ */ __name((name, description2, maxLength2, pattern) => ({
+  name,
+  in: "header",
+  required: true,
+  description: description2,
+  schema: { type: "string", maxLength: maxLength2, pattern }
+}), "header");
+var HEADERS = [
+  header("webhook-id", "The event id (`evt_<ULID>`); the same on every delivery of this event.", 30, "^evt_[0-9A-HJKMNP-TV-Z]{26}$"),
+  header("webhook-timestamp", "Seconds since the epoch when this delivery was signed; refuse one far from your clock.", 12, "^\\d{1,12}$"),
+  header(
+    "webhook-signature",
+    "`v1,<base64 signature>`, one per configured secret, space-separated.",
+    1024,
+    "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$"
+  )
+];
+async function eventWebhooks() {
+  const { schema } = await resolver(Event).toOpenAPISchema();
+  const webhooks = Object.fromEntries(
+    Object.entries(EVENT_TYPES).map(([type, when]) => [
+      type,
+      {
+        post: {
+          operationId: `event_${type.replace(/\W/g, "_")}`,
+          summary: type,
+          description: `${when}
 
-// ../../../work/main/node_modules/jose/dist/webapi/util/errors.js
-var errors_exports = {};
-__export(errors_exports, {
-  JOSEAlgNotAllowed: () => JOSEAlgNotAllowed,
-  JOSEError: () => JOSEError,
-  JOSENotSupported: () => JOSENotSupported,
-  JWEDecryptionFailed: () => JWEDecryptionFailed,
-  JWEInvalid: () => JWEInvalid,
-  JWKInvalid: () => JWKInvalid,
-  JWKSInvalid: () => JWKSInvalid,
-  JWKSMultipleMatchingKeys: () => JWKSMultipleMatchingKeys,
-  JWKSNoMatchingKey: () => JWKSNoMatchingKey,
-  JWKSTimeout: () => JWKSTimeout,
-  JWSInvalid: () => JWSInvalid,
-  JWSSignatureVerificationFailed: () => JWSSignatureVerificationFailed,
-  JWTClaimValidationFailed: () => JWTClaimValidationFailed,
-  JWTExpired: () => JWTExpired,
-  JWTInvalid: () => JWTInvalid
-});
-var JOSEError = class extends Error {
-  static {
-    __name(this, "JOSEError");
-  }
-  static code = "ERR_JOSE_GENERIC";
-  code = "ERR_JOSE_GENERIC";
-  constructor(message2, options) {
-    super(message2, options), this.name = this.constructor.name, Error.captureStackTrace?.(this, this.constructor);
-  }
-};
-var JWTClaimValidationFailed = class extends JOSEError {
-  static {
-    __name(this, "JWTClaimValidationFailed");
-  }
-  static code = "ERR_JWT_CLAIM_VALIDATION_FAILED";
-  code = "ERR_JWT_CLAIM_VALIDATION_FAILED";
-  claim;
-  reason;
-  payload;
-  constructor(message2, payload, claim = "unspecified", reason = "unspecified") {
-    super(message2, { cause: { claim, reason, payload } }), this.claim = claim, this.reason = reason, this.payload = payload;
-  }
-};
-var JWTExpired = class extends JOSEError {
-  static {
-    __name(this, "JWTExpired");
-  }
-  static code = "ERR_JWT_EXPIRED";
-  code = "ERR_JWT_EXPIRED";
-  claim;
-  reason;
-  payload;
-  constructor(message2, payload, claim = "unspecified", reason = "unspecified") {
-    super(message2, { cause: { claim, reason, payload } }), this.claim = claim, this.reason = reason, this.payload = payload;
-  }
-};
-var JOSEAlgNotAllowed = class extends JOSEError {
-  static {
-    __name(this, "JOSEAlgNotAllowed");
-  }
-  static code = "ERR_JOSE_ALG_NOT_ALLOWED";
-  code = "ERR_JOSE_ALG_NOT_ALLOWED";
-};
-var JOSENotSupported = class extends JOSEError {
-  static {
-    __name(this, "JOSENotSupported");
-  }
-  static code = "ERR_JOSE_NOT_SUPPORTED";
-  code = "ERR_JOSE_NOT_SUPPORTED";
-};
-var JWEDecryptionFailed = class extends JOSEError {
-  static {
-    __name(this, "JWEDecryptionFailed");
-  }
-  static code = "ERR_JWE_DECRYPTION_FAILED";
-  code = "ERR_JWE_DECRYPTION_FAILED";
-  constructor(message2 = "decryption operation failed", options) {
-    super(message2, options);
-  }
-};
-var JWEInvalid = class extends JOSEError {
-  static {
-    __name(this, "JWEInvalid");
-  }
-  static code = "ERR_JWE_INVALID";
-  code = "ERR_JWE_INVALID";
-};
-var JWSInvalid = class extends JOSEError {
-  static {
-    __name(this, "JWSInvalid");
-  }
-  static code = "ERR_JWS_INVALID";
-  code = "ERR_JWS_INVALID";
-};
-var JWTInvalid = class extends JOSEError {
-  static {
-    __name(this, "JWTInvalid");
-  }
-  static code = "ERR_JWT_INVALID";
-  code = "ERR_JWT_INVALID";
-};
-var JWKInvalid = class extends JOSEError {
-  static {
-    __name(this, "JWKInvalid");
-  }
-  static code = "ERR_JWK_INVALID";
-  code = "ERR_JWK_INVALID";
-};
-var JWKSInvalid = class extends JOSEError {
-  static {
-    __name(this, "JWKSInvalid");
-  }
-  static code = "ERR_JWKS_INVALID";
-  code = "ERR_JWKS_INVALID";
-};
-var JWKSNoMatchingKey = class extends JOSEError {
-  static {
-    __name(this, "JWKSNoMatchingKey");
-  }
-  static code = "ERR_JWKS_NO_MATCHING_KEY";
-  code = "ERR_JWKS_NO_MATCHING_KEY";
-  constructor(message2 = "no applicable key found in the JSON Web Key Set", options) {
-    super(message2, options);
-  }
-};
-var JWKSMultipleMatchingKeys = class extends JOSEError {
-  static {
-    __name(this, "JWKSMultipleMatchingKeys");
-  }
-  [Symbol.asyncIterator] = async function* () {
-  };
-  static code = "ERR_JWKS_MULTIPLE_MATCHING_KEYS";
-  code = "ERR_JWKS_MULTIPLE_MATCHING_KEYS";
-  constructor(message2 = "multiple matching keys found in the JSON Web Key Set", options) {
-    super(message2, options);
-  }
-};
-var JWKSTimeout = class extends JOSEError {
-  static {
-    __name(this, "JWKSTimeout");
-  }
-  static code = "ERR_JWKS_TIMEOUT";
-  code = "ERR_JWKS_TIMEOUT";
-  constructor(message2 = "request timed out", options) {
-    super(message2, options);
-  }
-};
-var JWSSignatureVerificationFailed = class extends JOSEError {
-  static {
-    __name(this, "JWSSignatureVerificationFailed");
-  }
-  static code = "ERR_JWS_SIGNATURE_VERIFICATION_FAILED";
-  code = "ERR_JWS_SIGNATURE_VERIFICATION_FAILED";
-  constructor(message2 = "signature verification failed", options) {
-    super(message2, options);
-  }
-};
-
-// ../../../work/main/node_modules/jose/dist/webapi/util/base64url.js
-var invalid = "The input to be decoded is not correctly encoded.";
-function decode(input) {
-  try {
-    return decodeBase642(typeof input == "string" ? input : decoder.decode(input), true);
-  } catch (cause) {
-    throw new TypeError(invalid, { cause });
-  }
-}
-__name(decode, "decode");
-
-// ../../../work/main/node_modules/jose/dist/webapi/lib/validate.js
-function isObject2(input) {
-  if (typeof input != "object" || input === null || Object.prototype.toString.call(input) !== "[object Object]")
-    return false;
-  const prototype = Object.getPrototypeOf(input);
-  return prototype === null || Object.getPrototypeOf(prototype) === null;
-}
-__name(isObject2, "isObject");
-function isJwkSet(input) {
-  return isObject2(input) && Array.isArray(input.keys) && Array.from(input.keys).every(isObject2);
-}
-__name(isJwkSet, "isJwkSet");
-function isDisjoint(...headers) {
-  const parameters = /* @__PURE__ */ new Set();
-  for (const header2 of headers)
-    if (header2)
-      for (const parameter of Object.keys(header2)) {
-        if (parameters.has(parameter))
-          return false;
-        parameters.add(parameter);
+${DELIVERY}`,
+          tags: ["Events (webhooks)"],
+          // The gateway calls the partner: no caller credential, the body is signed instead (webhook-signature).
+          security: [],
+          parameters: HEADERS,
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: {
+                  allOf: [
+                    { $ref: `#/components/schemas/${EVENT_SCHEMAS[kindOfEvent(type)]}` },
+                    { type: "object", properties: { type: { type: "string", const: type } } }
+                  ]
+                },
+                examples: { [type]: { summary: type, value: eventExample(type) } }
+              }
+            }
+          },
+          responses: {
+            "2XX": { description: "Received. Any 2xx ends this event's delivery." },
+            default: { description: "Anything else, or no answer within 10 s: delivered again later, with the same webhook-id." }
+          }
+        }
       }
-  return true;
+    ])
+  );
+  return { webhooks, event: schema };
 }
-__name(isDisjoint, "isDisjoint");
-function decodeBase64url(value, label, ErrorClass) {
-  try {
-    return decode(value);
-  } catch (cause) {
-    throw new ErrorClass(`Failed to base64url decode the ${label}`, { cause });
-  }
-}
-__name(decodeBase64url, "decodeBase64url");
-function encodeAsciiMember(value, label, ErrorClass) {
-  try {
-    return encode(value);
-  } catch (cause) {
-    throw new ErrorClass(`The ${label} is not a valid base64url string`, { cause });
-  }
-}
-__name(encodeAsciiMember, "encodeAsciiMember");
-function parseJoseHeader(encodedProtectedHeader, ErrorClass, message2) {
-  let parsed;
-  try {
-    parsed = JSON.parse(strictDecoder.decode(decode(encodedProtectedHeader)));
-  } catch (cause) {
-    throw new ErrorClass(message2, { cause });
-  }
-  if (!isObject2(parsed))
-    throw new ErrorClass(message2);
-  return parsed;
-}
-__name(parseJoseHeader, "parseJoseHeader");
-var JWS_RECOGNIZED = { __proto__: null, b64: true };
-function validateAlgorithms(option, algorithms) {
-  if (algorithms !== void 0 && (!Array.isArray(algorithms) || algorithms.some((s) => typeof s != "string")))
-    throw new TypeError(`"${option}" option must be an array of strings`);
-  return algorithms === void 0 ? void 0 : new Set(algorithms);
-}
-__name(validateAlgorithms, "validateAlgorithms");
-function validateCrit(Err, recognizedDefault, recognizedOption, protectedHeader, joseHeader) {
-  if (joseHeader.crit !== void 0 && protectedHeader?.crit === void 0)
-    throw new Err('"crit" (Critical) Header Parameter MUST be integrity protected');
-  if (!protectedHeader || protectedHeader.crit === void 0)
-    return [];
-  if (!Array.isArray(protectedHeader.crit) || protectedHeader.crit.length === 0 || protectedHeader.crit.some((input) => typeof input != "string" || input.length === 0))
-    throw new Err('"crit" (Critical) Header Parameter MUST be an array of non-empty strings when present');
-  const recognized = recognizedOption === void 0 ? recognizedDefault : { __proto__: null, ...recognizedOption, ...recognizedDefault };
-  for (const parameter of protectedHeader.crit) {
-    if (!(parameter in recognized))
-      throw new JOSENotSupported(`Extension Header Parameter "${parameter}" is not recognized`);
-    if (!Object.hasOwn(joseHeader, parameter) || joseHeader[parameter] === void 0)
-      throw new Err(`Extension Header Parameter "${parameter}" is missing`);
-    if (recognized[parameter] && (!Object.hasOwn(protectedHeader, parameter) || protectedHeader[parameter] === void 0))
-      throw new Err(`Extension Header Parameter "${parameter}" MUST be integrity protected`);
-  }
-  return protectedHeader.crit;
-}
-__name(validateCrit, "validateCrit");
-function validateB64(protectedHeader, extensions) {
-  if (extensions.includes("b64")) {
-    const b64 = protectedHeader.b64;
-    if (typeof b64 != "boolean")
-      throw new JWSInvalid('The "b64" (base64url-encode payload) Header Parameter must be a boolean');
-    return b64;
-  }
-  return true;
-}
-__name(validateB64, "validateB64");
+__name(eventWebhooks, "eventWebhooks");
 
-// ../../../work/main/node_modules/jose/dist/webapi/lib/key.js
-var tag = /* @__PURE__ */ __name((key) => key[Symbol.toStringTag], "tag");
-var jwkMatchesOp = /* @__PURE__ */ __name((entry, key, usage) => {
-  const { alg } = entry;
-  if (key.use !== void 0) {
-    const expected = usage === "sign" || usage === "verify" ? "sig" : "enc";
-    if (key.use !== expected)
-      throw new TypeError(`Invalid key for this operation, its "use" must be "${expected}" when present`);
-  }
-  if (key.alg !== void 0 && key.alg !== alg)
-    throw new TypeError(`Invalid key for this operation, its "alg" must be "${alg}" when present`);
-  if (Array.isArray(key.key_ops)) {
-    const expectedKeyOp = usage === "encrypt" || usage === "decrypt" ? entry.ops?.[usage === "encrypt" ? 0 : 1] : usage;
-    if (expectedKeyOp && !key.key_ops.includes(expectedKeyOp))
-      throw new TypeError(`Invalid key for this operation, its "key_ops" must include "${expectedKeyOp}" when present`);
-  }
-}, "jwkMatchesOp");
-async function prepareKey(entry, key, usage) {
-  const { alg, secret } = entry, requiresPrivateKey = usage === "decrypt" || usage === "sign";
-  if (secret && key instanceof Uint8Array)
-    return key;
-  let normalized, keyObject;
-  if (isObject2(key)) {
-    if (normalized = normalizeJwk(key), typeof normalized.kty != "string")
-      throw invalidKeyType(alg, key, secret);
-    if (!(secret ? normalized.kty === "oct" && typeof normalized.k == "string" : normalized.kty !== "oct" && (requiresPrivateKey ? normalized.kty === "AKP" && typeof normalized.priv == "string" || typeof normalized.d == "string" : normalized.d === void 0 && normalized.priv === void 0)))
-      throw new TypeError(secret ? 'JSON Web Key for symmetric algorithms must have JWK "kty" (Key Type) equal to "oct" and the JWK "k" (Key Value) present' : `JSON Web Key for this operation must be a ${requiresPrivateKey ? "private" : "public"} JWK`);
-    if (jwkMatchesOp(entry, normalized, usage), normalized.kty === "oct")
-      return decode(normalized.k);
-    if (!Object.isFrozen(key)) {
-      const { key_ops } = key;
-      Array.isArray(key_ops) && Object.freeze(key_ops), Object.freeze(key);
-    }
-  } else {
-    if (!isKeyLike(key))
-      throw invalidKeyType(alg, key, secret);
-    const expectedType = secret ? "secret" : requiresPrivateKey ? "private" : "public";
-    if (key.type !== expectedType && (secret || ["secret", "public", "private"].includes(key.type)))
-      throw new TypeError(`${tag(key)} instances must be of type "${expectedType}" for the ${alg} algorithm`);
-    if (isCryptoKey(key))
-      return key;
-    if (keyObject = key, keyObject.type === "secret")
-      return keyObject.export();
-  }
-  cache5 ||= /* @__PURE__ */ new WeakMap();
-  const cacheKey = key;
-  let cached = cache5.get(cacheKey);
-  if (cached?.[alg])
-    return cached[alg];
-  if (cached || cache5.set(cacheKey, cached = {}), keyObject && typeof keyObject.toCryptoKey == "function") {
-    const isPublic = keyObject.type === "public", crv = nist[keyObject.asymmetricKeyDetails?.namedCurve], params = entry.resolve?.({ crv, asymmetricKeyType: keyObject.asymmetricKeyType }) ?? entry.subtle;
-    return cached[alg] = keyObject.toCryptoKey(params, isPublic, entry.usages[isPublic ? 0 : 1]);
-  }
-  return normalized ??= keyObject.export({ format: "jwk" }), normalized.alg = alg, cached[alg] = await jwkToKey(entry, normalized);
-}
-__name(prepareKey, "prepareKey");
-var cache5;
-var nist = {
-  __proto__: null,
-  prime256v1: "P-256",
-  secp384r1: "P-384",
-  secp521r1: "P-521"
+// src/operations/openapi.ts
+var IDEMPOTENCY_KEY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description: "Makes the request safe to repeat (rule 11): a repeat by the same caller of this operation on this record with the same key and body gets the first answer again (with `Idempotent-Replayed: true`) and reaches nothing upstream; another body is 409 `idempotency_key_reused`; while the first is in flight, 409 `operation_in_progress`. Use one key per logical operation (a UUID) and the same key on every retry. 1 to 255 printable ASCII characters, neither the first nor the last a space (HTTP trims those: a key of spaces only arrives empty); anything else is 400 `invalid_request`. On a create it is accepted, and the tid decides (rule 1).",
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN }
 };
-var isCryptoKey = /* @__PURE__ */ __name((key) => {
-  if (key?.[Symbol.toStringTag] === "CryptoKey")
-    return true;
-  try {
-    return key instanceof CryptoKey;
-  } catch {
-    return false;
+var COMMON = [
+  "invalid_json",
+  "invalid_request",
+  "unauthorized",
+  "method_not_allowed",
+  "payload_too_large",
+  "unsupported_media_type",
+  "internal_error",
+  "upstream_error",
+  "upstream_refused",
+  "upstream_unavailable",
+  "service_misconfigured",
+  // A record a newer release stored, met after a rollback (src/errors/errors.ts).
+  "not_ready",
+  "upstream_timeout"
+];
+var RETRY_CODES = /* @__PURE__ */ new Set([
+  "tid_in_progress",
+  "operation_in_progress",
+  "rate_limited",
+  "otp_resend_too_soon",
+  "risk_limited",
+  "upstream_unavailable",
+  "not_ready"
+]);
+var HEADERS2 = {
+  "X-Request-Id": {
+    description: "The request's id, on every response; quote it when reporting a problem. Also in every error body as `request_id`.",
+    required: true,
+    schema: { type: "string", maxLength: 255, pattern: "^[\\w\\-=]{1,255}$" }
+  },
+  "Retry-After": {
+    description: "Seconds to wait before retrying.",
+    required: true,
+    schema: { type: "integer", format: "int32", minimum: 1, maximum: 86400 }
+  },
+  "Idempotent-Replayed": {
+    description: "`true` when this is the answer kept for an earlier request: an identical create (rule 1), or a repeat of an Idempotency-Key (rule 11); absent otherwise.",
+    schema: { type: "string", enum: ["true"] }
+  },
+  "WWW-Authenticate": {
+    description: "The Bearer challenge (RFC 6750).",
+    required: true,
+    schema: { type: "string", maxLength: 1024, pattern: "^Bearer" }
+  },
+  Allow: {
+    description: "The methods the path answers: `POST`.",
+    required: true,
+    schema: { type: "string", enum: ["POST"] }
+  },
+  "Content-Language": {
+    description: "The language of the error's `user_message`: the one Accept-Language prefers among `uz` (Uzbek, Latin script; `uz-Latn` and `uz-UZ` ask for it too), `uz-Cyrl`, `ru` and `en`; `en` when none is acceptable or the header is absent.",
+    required: true,
+    schema: { type: "string", enum: [...LANGUAGES] }
   }
-}, "isCryptoKey");
-var isKeyObject = /* @__PURE__ */ __name((key) => key?.[Symbol.toStringTag] === "KeyObject", "isKeyObject");
-var isKeyLike = /* @__PURE__ */ __name((key) => isCryptoKey(key) || isKeyObject(key), "isKeyLike");
-function message(msg, actual, ...types) {
-  if (types.length > 2) {
-    const last = types.pop();
-    msg += `one of type ${types.join(", ")}, or ${last}.`;
-  } else types.length === 2 ? msg += `one of type ${types[0]} or ${types[1]}.` : msg += `of type ${types[0]}.`;
-  return actual == null ? msg += ` Received ${actual}` : typeof actual == "function" && actual.name ? msg += ` Received function ${actual.name}` : typeof actual == "object" && actual != null && actual.constructor?.name && (msg += ` Received an instance of ${actual.constructor.name}`), msg;
-}
-__name(message, "message");
-function invalidKeyType(alg, actual, secret) {
-  const types = ["CryptoKey", "KeyObject", "JSON Web Key"];
-  return secret && types.push("Uint8Array"), new TypeError(message(`Key for the ${alg} algorithm must be `, actual, ...types));
-}
-__name(invalidKeyType, "invalidKeyType");
-var unusable = /* @__PURE__ */ __name((name, prop = "algorithm.name") => new TypeError(`CryptoKey does not support this operation, its ${prop} must be ${name}`), "unusable");
-function checkUsage(key, usage) {
-  if (usage && !key.usages.includes(usage))
-    throw new TypeError(`CryptoKey does not support this operation, its usages must include ${usage}.`);
-}
-__name(checkUsage, "checkUsage");
-function checkModulusLength(alg, key) {
-  const { modulusLength } = key.algorithm;
-  if (typeof modulusLength != "number" || modulusLength < 2048)
-    throw new TypeError(`${alg} requires key modulusLength to be 2048 bits or larger`);
-}
-__name(checkModulusLength, "checkModulusLength");
-function checkCryptoKey(key, expected, usage) {
-  const algorithm = key.algorithm;
-  if (algorithm.name !== expected.name)
-    throw unusable(expected.name);
-  if (expected.hash && algorithm.hash?.name !== expected.hash)
-    throw unusable(expected.hash, "algorithm.hash");
-  if (expected.namedCurve && algorithm.namedCurve !== expected.namedCurve)
-    throw unusable(expected.namedCurve, "algorithm.namedCurve");
-  if (expected.length !== void 0 && algorithm.length !== expected.length)
-    throw unusable(expected.length, "algorithm.length");
-  checkUsage(key, usage);
-}
-__name(checkCryptoKey, "checkCryptoKey");
-function snapshotJwk(jwk) {
-  return { __proto__: null, ...jwk };
-}
-__name(snapshotJwk, "snapshotJwk");
-function normalizeJwk(jwk) {
-  const normalized = snapshotJwk(jwk);
-  if (normalized.ext !== void 0 && typeof normalized.ext != "boolean")
-    throw new TypeError('"ext" (Extractable) Parameter must be a boolean');
-  if (normalized.key_ops !== void 0) {
-    const value = normalized.key_ops, keyOps = Array.isArray(value) ? [...value] : void 0;
-    if (!keyOps || keyOps.some((operation2) => typeof operation2 != "string") || new Set(keyOps).size !== keyOps.length)
-      throw new TypeError('"key_ops" (Key Operations) Parameter must be an array of unique strings');
-    normalized.key_ops = keyOps;
+};
+var headerRef = /* @__PURE__ */ __name((name) => ({ $ref: `#/components/headers/${name}` }), "headerRef");
+function errorCodesByStatus(errors) {
+  const byStatus = /* @__PURE__ */ new Map();
+  for (const code of [...COMMON, ...errors]) {
+    const { status } = ERROR_CODES[code];
+    byStatus.set(status, [.../* @__PURE__ */ new Set([...byStatus.get(status) ?? [], code])]);
   }
-  return normalized;
+  return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
 }
-__name(normalizeJwk, "normalizeJwk");
-async function jwkToKey(entry, jwk, extractable) {
-  if (!entry.kty.includes(jwk.kty))
-    throw new JOSENotSupported('Invalid or unsupported JWK "alg" (Algorithm) Parameter value');
-  const algorithm = entry.resolve?.({ kty: jwk.kty, crv: jwk.crv }) ?? entry.subtle, isPrivate = !!(jwk.d || jwk.priv), keyData = { ...jwk, ext: extractable ?? jwk.ext };
-  return keyData.kty !== "AKP" && delete keyData.alg, delete keyData.use, crypto.subtle.importKey("jwk", keyData, algorithm, keyData.ext ?? !isPrivate, jwk.key_ops ?? entry.usages[isPrivate ? 1 : 0]);
-}
-__name(jwkToKey, "jwkToKey");
-async function rawKey(key, expected, usage, extractable = false) {
-  return key instanceof Uint8Array && (key = await crypto.subtle.importKey("raw", key, expected, extractable, [usage])), checkCryptoKey(key, expected, usage), key;
-}
-__name(rawKey, "rawKey");
+__name(errorCodesByStatus, "errorCodesByStatus");
+var errorSchema = /* @__PURE__ */ __name((codes) => ({
+  allOf: [
+    { $ref: "#/components/schemas/Error" },
+    {
+      type: "object",
+      properties: { error: { type: "object", properties: { code: { type: "string", enum: codes } } } }
+    }
+  ]
+}), "errorSchema");
+var OPEN_CODES = "The list grows: a client must expect a code it does not know, and handle it by its HTTP status (the typed client answers it as `unknown_error`, with the code in `gatewayCode`).";
+var ERROR_CODE_SCHEMA = {
+  type: "string",
+  title: "ErrorCode",
+  description: `What went wrong, as the contract names it. The HTTP status follows from the code. ${OPEN_CODES} Every error also carries \`user_message\`, a sentence for the app's user in the language Accept-Language prefers (${LANGUAGES.map((language) => `\`${language}\``).join(", ")}; Content-Language names it): \`x-user-messages\` lists each code's, by language, and \`x-decline-reason-user-messages\` card_declined's by \`decline_reason\` (a reason not listed there keeps card_declined's own).
 
-// ../../../work/main/node_modules/jose/dist/webapi/lib/key_descriptor.js
-function table(entries) {
-  const out = { __proto__: null };
-  for (const alg in entries)
-    out[alg] = { ...entries[alg], alg };
+| code | HTTP | meaning |
+|---|---|---|
+${ERROR_CODE_NAMES.map(
+    (code) => `| \`${code}\` | ${ERROR_CODES[code].status} | ${ERROR_CODES[code].meaning} |`
+  ).join("\n")}`,
+  enum: [...ERROR_CODE_NAMES],
+  "x-enum-descriptions": ERROR_CODE_NAMES.map((code) => ERROR_CODES[code].meaning),
+  "x-user-messages": Object.fromEntries(ERROR_CODE_NAMES.map((code) => [code, ERROR_CODES[code].user_message])),
+  "x-decline-reason-user-messages": DECLINE_REASONS
+};
+var ERROR_SCHEMA_CODE = {
+  description: `The contract's error code: one of ErrorCode; each response lists the codes its status carries on that operation. ${OPEN_CODES}`,
+  anyOf: [{ $ref: "#/components/schemas/ErrorCode" }, { type: "string", description: "A code newer than this document." }]
+};
+function errorResponse(status, codes) {
+  const headers = { "X-Request-Id": headerRef("X-Request-Id"), "Content-Language": headerRef("Content-Language") };
+  const retrying = codes.filter((code) => RETRY_CODES.has(code));
+  if (retrying.length === codes.length) headers["Retry-After"] = headerRef("Retry-After");
+  else if (retrying.length > 0) {
+    headers["Retry-After"] = {
+      ...HEADERS2["Retry-After"],
+      required: false,
+      description: `Seconds to wait before retrying; sent with ${retrying.map((code) => `\`${code}\``).join(" and ")} only.`
+    };
+  }
+  if (status === 401) headers["WWW-Authenticate"] = headerRef("WWW-Authenticate");
+  if (status === 405) headers.Allow = headerRef("Allow");
+  return {
+    description: `Error:
+${codes.map((code) => `- \`${code}\`: ${ERROR_CODES[code].meaning}`).join("\n")}`,
+    headers,
+    content: {
+      "application/json": {
+        schema: errorSchema(codes),
+        examples: Object.fromEntries(codes.map((code) => [code, { summary: code, value: errorExample(code) }]))
+      }
+    }
+  };
+}
+__name(errorResponse, "errorResponse");
+function documented(doc, { tags, partnerOnly }) {
+  const keyed2 = doc.lifecycle !== void 0 && KEYED_OPERATIONS.includes(doc.lifecycle);
+  const errors = keyed2 ? [...doc.errors, "idempotency_key_reused"] : doc.errors;
+  const errorResponses = Object.fromEntries(
+    [...errorCodesByStatus(errors).entries()].map(([status, codes]) => [String(status), errorResponse(status, codes)])
+  );
+  const links = doc.links;
+  const takesKey = keyed2 || (doc.headers ?? []).includes("Idempotent-Replayed");
+  const successHeaders = [.../* @__PURE__ */ new Set([...doc.headers ?? [], ...keyed2 ? ["Idempotent-Replayed"] : []])];
+  return describeRoute({
+    operationId: doc.operationId,
+    // Read and removed by finish(), once the request body is a component to copy.
+    ...doc.aliases ? { [ALIASES2]: doc.aliases } : {},
+    ...takesKey ? { parameters: [{ $ref: "#/components/parameters/IdempotencyKey" }] } : {},
+    summary: doc.summary,
+    description: doc.description,
+    tags,
+    security: partnerOnly ? [{ partnerKey: [] }] : [{ partnerKey: [] }, { userJwt: [] }],
+    responses: {
+      [doc.status ?? 200]: {
+        description: doc.status === 202 ? "Accepted" : "Success",
+        headers: {
+          "X-Request-Id": headerRef("X-Request-Id"),
+          ...Object.fromEntries(successHeaders.map((name) => [name, headerRef(name)]))
+        },
+        content: { "application/json": { schema: resolver(doc.response), examples: { sandbox: doc.example } } },
+        ...links ? {
+          links: Object.fromEntries(
+            Object.entries(links).map(([name, link]) => [
+              name,
+              { operationId: link.operationId, description: link.description, requestBody: { id: `$response.body#/${link.field}` } }
+            ])
+          )
+        } : {}
+      },
+      ...errorResponses
+    }
+  });
+}
+__name(documented, "documented");
+var SERVERS = [
+  {
+    url: "/",
+    description: "This gateway, wherever it answers (the try-it panel of /docs sends here; `npm run dev` serves http://127.0.0.1:8787 with the sandbox upstream).",
+    "x-internal": false
+  },
+  {
+    url: "https://{host}",
+    description: "Production: the partner's own deployment (a placeholder until it has a name).",
+    variables: { host: { default: "gateway.partner.invalid", description: "The production deployment's host name." } },
+    "x-internal": false
+  }
+];
+var DOCUMENTATION = {
+  openapi: "3.1.0",
+  info: {
+    title: "Payments edge gateway",
+    version: "1.0.0",
+    description: 'The partner receipt API of the payment service, proxied at the edge. Paths and bodies are the upstream\'s; the gateway adds tid uniqueness with safe retries, the three-wrong-OTPs rule, ownership checks and validation. Every error is `{"error": {"code", "message", "user_message", "request_id", ...}}`, its `user_message` a sentence for the app\'s user in the language Accept-Language prefers (`uz`, `uz-Cyrl`, `ru` or `en`, named by Content-Language); every response carries `X-Request-Id`. Calls without a valid partner key or user JWT answer 401 `unauthorized`. A deployment whose configuration is unsafe (development credentials in production, no way to verify callers) answers every call with 503 `service_misconfigured`, naming the problem. Every operation is a POST; another method answers 405 `method_not_allowed` with `Allow: POST`.'
+  },
+  tags: [
+    { name: "Receipts", description: "Payment receipts: create, send the OTP, pay, hold-confirm, cancel, read." },
+    { name: "Transfers (a2c)", description: "Card-to-card transfers: create, confirm, read." },
+    {
+      name: "Gateway",
+      description: "The gateway's own operations (partner server key only): audit trails, events, erasure and the receipts whose fiscal receipt is missing."
+    },
+    { name: "Operations", description: "Probes for load balancers and the engineer on call: GET, no credentials." },
+    { name: "Events (webhooks)", description: "What the gateway POSTs to the partner's WEBHOOK_URL, signed as Standard Webhooks do." }
+  ],
+  components: {
+    parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER },
+    securitySchemes: {
+      partnerKey: {
+        type: "http",
+        scheme: "bearer",
+        description: "Partner backend server key (`sk_...`): every operation on every receipt and transfer. Not subject to the per-user and per-address limits."
+      },
+      userJwt: {
+        type: "http",
+        scheme: "bearer",
+        bearerFormat: "JWT",
+        description: "A user's JWT from the partner's identity provider: RS256 or ES256, verified against its JWKS (HS256 with a shared secret in local development only). Handled as RFC8725 (JSON Web Token Best Current Practices) asks: the algorithms are pinned (never `none`, never chosen by the token), `sub` is the user and `exp` is required; `iss` and `aud` are checked when the deployment sets them; 30 s of clock skew is allowed. A user acts only on their own receipts and transfers (another's answers `receipt_not_found`); hold-confirm and the cancel of a paid receipt are partner-only (`forbidden`). authorize and pay are limited per user and per client address (`rate_limited` with `Retry-After`)."
+      }
+    }
+  }
+};
+function hoist(node, schemas, names) {
+  if (Array.isArray(node)) return node.map((item) => hoist(item, schemas, names));
+  if (node === null || typeof node !== "object") return node;
+  const out = {};
+  for (const [key, value] of Object.entries(node)) out[key] = hoist(value, schemas, names);
+  const title2 = out.title;
+  if (typeof title2 === "string" && names.has(title2) && (out.type !== void 0 || out.allOf !== void 0 || out.anyOf !== void 0 || out.oneOf !== void 0)) {
+    schemas[title2] ??= out;
+    return { $ref: `#/components/schemas/${title2}` };
+  }
   return out;
 }
-__name(table, "table");
-
-// ../../../work/main/node_modules/jose/dist/webapi/lib/jws_algorithms.js
-var sig = [["verify"], ["sign"]];
-function hmac2(bits) {
-  const subtle = { name: "HMAC", hash: `SHA-${bits}` };
-  return { kty: ["oct"], secret: true, subtle, signing: subtle, usages: sig };
-}
-__name(hmac2, "hmac");
-function rsa(bits, saltLength) {
-  const subtle = { name: saltLength ? "RSA-PSS" : "RSASSA-PKCS1-v1_5", hash: `SHA-${bits}` };
-  return {
-    kty: ["RSA"],
-    subtle,
-    signing: saltLength ? { ...subtle, saltLength } : subtle,
-    usages: sig,
-    minRsaBits: 2048
-  };
-}
-__name(rsa, "rsa");
-function ecdsa(crv, bits) {
-  return {
-    kty: ["EC"],
-    crv,
-    subtle: { name: "ECDSA", namedCurve: crv },
-    signing: { name: "ECDSA", hash: `SHA-${bits}` },
-    usages: sig
-  };
-}
-__name(ecdsa, "ecdsa");
-function eddsa() {
-  const subtle = { name: "Ed25519" };
-  return {
-    kty: ["OKP"],
-    crv: "Ed25519",
-    subtle,
-    signing: subtle,
-    usages: sig
-  };
-}
-__name(eddsa, "eddsa");
-function mldsa(parameterSet) {
-  const subtle = { name: `ML-DSA-${parameterSet}` };
-  return {
-    kty: ["AKP"],
-    subtle,
-    signing: subtle,
-    usages: sig
-  };
-}
-__name(mldsa, "mldsa");
-var JWS = table({
-  HS256: hmac2(256),
-  HS384: hmac2(384),
-  HS512: hmac2(512),
-  RS256: rsa(256),
-  RS384: rsa(384),
-  RS512: rsa(512),
-  PS256: rsa(256, 32),
-  PS384: rsa(384, 48),
-  PS512: rsa(512, 64),
-  ES256: ecdsa("P-256", 256),
-  ES384: ecdsa("P-384", 384),
-  ES512: ecdsa("P-521", 512),
-  EdDSA: eddsa(),
-  Ed25519: eddsa(),
-  "ML-DSA-44": mldsa(44),
-  "ML-DSA-65": mldsa(65),
-  "ML-DSA-87": mldsa(87)
-});
-function jwsAlgorithm(alg) {
-  const entry = typeof alg == "string" ? JWS[alg] : void 0;
-  if (!entry)
-    throw new JOSENotSupported(`alg ${alg} is not supported either by JOSE or your javascript runtime`);
-  return entry;
-}
-__name(jwsAlgorithm, "jwsAlgorithm");
-
-// ../../../work/main/node_modules/jose/dist/webapi/lib/jws_verify.js
-function prepareVerify(options) {
-  return [options && validateAlgorithms("algorithms", options.algorithms), options?.crit];
-}
-__name(prepareVerify, "prepareVerify");
-function parseProtectedHeader(encodedProtectedHeader) {
-  return encodedProtectedHeader === void 0 ? {} : parseJoseHeader(encodedProtectedHeader, JWSInvalid, "JWS Protected Header is invalid");
-}
-__name(parseProtectedHeader, "parseProtectedHeader");
-function encodeCompactUnencodedPayload(payload) {
-  try {
-    return encode(payload);
-  } catch (cause) {
-    throw new JWSInvalid("JWS Compact Serialization payload must use only ASCII characters", {
-      cause
-    });
-  }
-}
-__name(encodeCompactUnencodedPayload, "encodeCompactUnencodedPayload");
-async function verifySignature(jws, shared, key, encodeUnencodedPayload, parsedProtected) {
-  const { protected: encodedProtectedHeader, header: header2, payload: inputPayload } = jws, protectedHeader = parsedProtected ?? parseProtectedHeader(encodedProtectedHeader);
-  if (!isDisjoint(protectedHeader, header2))
-    throw new JWSInvalid("JWS Protected and JWS Unprotected Header Parameter names must be disjoint");
-  const joseHeader = { ...protectedHeader, ...header2 }, b64 = validateB64(protectedHeader, validateCrit(JWSInvalid, JWS_RECOGNIZED, shared[1], protectedHeader, joseHeader)), { alg } = joseHeader;
-  if (typeof alg != "string" || !alg)
-    throw new JWSInvalid('JWS "alg" (Algorithm) Header Parameter missing or invalid');
-  if (shared[0] && !shared[0].has(alg))
-    throw new JOSEAlgNotAllowed('"alg" (Algorithm) Header Parameter value not allowed');
-  if (b64) {
-    if (typeof inputPayload != "string")
-      throw new JWSInvalid("JWS Payload must be a string");
-  } else if (typeof inputPayload != "string" && !(inputPayload instanceof Uint8Array))
-    throw new JWSInvalid("JWS Payload must be a string or an Uint8Array instance");
-  const signingPayload = b64 || typeof inputPayload != "string" ? inputPayload : encodeUnencodedPayload(inputPayload);
-  let resolvedKey = false;
-  typeof key == "function" && (key = await key(protectedHeader, jws), resolvedKey = true);
-  const entry = jwsAlgorithm(alg), signingInput = concat(encodedProtectedHeader !== void 0 ? encode(encodedProtectedHeader) : new Uint8Array(), encode("."), typeof signingPayload == "string" ? shared[2] ??= encodeAsciiMember(signingPayload, "payload", JWSInvalid) : signingPayload), signature = decodeBase64url(jws.signature, "signature", JWSInvalid), verificationKey = await prepareKey(entry, key, "verify"), cryptoKey = await rawKey(verificationKey, entry.subtle, "verify");
-  entry.minRsaBits && checkModulusLength(entry.alg, cryptoKey);
-  let verified = false;
-  try {
-    verified = await crypto.subtle.verify(entry.signing, cryptoKey, signature, signingInput);
-  } catch (cause) {
-    throw new JWSSignatureVerificationFailed(void 0, { cause });
-  }
-  if (!verified)
-    throw new JWSSignatureVerificationFailed();
-  const result = { payload: typeof signingPayload == "string" ? decodeBase64url(signingPayload, "payload", JWSInvalid) : signingPayload };
-  return encodedProtectedHeader !== void 0 && (result.protectedHeader = protectedHeader), header2 !== void 0 && (result.unprotectedHeader = header2), resolvedKey ? [{ ...result, key: verificationKey }, b64] : [result, b64];
-}
-__name(verifySignature, "verifySignature");
-async function verifyCompact(jws, shared, key) {
-  if (jws instanceof Uint8Array && (jws = decoder.decode(jws)), typeof jws != "string")
-    throw new JWSInvalid("Compact JWS must be a string or Uint8Array");
-  const { 0: protectedHeader, 1: payload, 2: signature, length } = jws.split(".");
-  if (length !== 3)
-    throw new JWSInvalid("Invalid Compact JWS");
-  return verifySignature({ payload, protected: protectedHeader, signature }, shared, key, encodeCompactUnencodedPayload);
-}
-__name(verifyCompact, "verifyCompact");
-
-// ../../../work/main/node_modules/jose/dist/webapi/lib/jwt_claims_set.js
-var epoch = /* @__PURE__ */ __name((date) => Math.floor(date.getTime() / 1e3), "epoch");
-var multipliers = {
-  s: 1,
-  m: 60,
-  h: 3600,
-  d: 86400,
-  w: 604800,
-  y: 31557600
-};
-var REGEX = /^(\+|\-)? ?(\d+|\d+\.\d+) ?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)(?: (ago|from now))?$/i;
-var checkFailed = "check_failed";
-function invalidDuration() {
-  throw new TypeError("Invalid time period format");
-}
-__name(invalidDuration, "invalidDuration");
-function secs(str2) {
-  typeof str2 != "string" && invalidDuration();
-  const matched = REGEX.exec(str2);
-  (!matched || matched[4] && matched[1]) && invalidDuration();
-  const value = parseFloat(matched[2]), durationSeconds = Math.round(value * multipliers[matched[3][0].toLowerCase()]);
-  return Number.isFinite(durationSeconds) || invalidDuration(), matched[1] === "-" || matched[4] === "ago" ? -durationSeconds : durationSeconds;
-}
-__name(secs, "secs");
-function validateInput(label, input) {
-  if (!Number.isFinite(input))
-    throw new TypeError(`Invalid ${label} input`);
-  return input;
-}
-__name(validateInput, "validateInput");
-var normalizeTyp = /* @__PURE__ */ __name((value) => {
-  const normalized = value.toLowerCase();
-  return value.includes("/") ? normalized : `application/${normalized}`;
-}, "normalizeTyp");
-var checkAudiencePresence = /* @__PURE__ */ __name((audPayload, audOption) => typeof audPayload == "string" ? audOption.includes(audPayload) : Array.isArray(audPayload) ? audOption.some((aud) => audPayload.includes(aud)) : false, "checkAudiencePresence");
-function validateNumericDate(claimsSet, claim, required = false) {
-  const value = claimsSet[claim];
-  if (!(value === void 0 && !required)) {
-    if (typeof value != "number")
-      throw new JWTClaimValidationFailed(`"${claim}" claim must be a number`, claimsSet, claim, "invalid");
-    return value;
-  }
-}
-__name(validateNumericDate, "validateNumericDate");
-function unexpectedClaim(claimsSet, claim) {
-  throw new JWTClaimValidationFailed(`unexpected "${claim}" claim value`, claimsSet, claim, checkFailed);
-}
-__name(unexpectedClaim, "unexpectedClaim");
-function validateClaimsSet(protectedHeader, claimsSetBytes, options = {}) {
-  let claimsSet;
-  try {
-    claimsSet = JSON.parse(strictDecoder.decode(claimsSetBytes));
-  } catch (cause) {
-    throw new JWTInvalid("JWT Claims Set must be a top-level JSON object", { cause });
-  }
-  if (!isObject2(claimsSet))
-    throw new JWTInvalid("JWT Claims Set must be a top-level JSON object");
-  const { typ } = options;
-  if (typ !== void 0 && (typeof protectedHeader.typ != "string" || normalizeTyp(protectedHeader.typ) !== normalizeTyp(typ)))
-    throw new JWTClaimValidationFailed('unexpected "typ" JWT header value', claimsSet, "typ", checkFailed);
-  const { requiredClaims = [], issuer, subject, audience, maxTokenAge } = options, presenceCheck = [...requiredClaims];
-  maxTokenAge !== void 0 && presenceCheck.push("iat"), audience !== void 0 && presenceCheck.push("aud"), subject !== void 0 && presenceCheck.push("sub"), issuer !== void 0 && presenceCheck.push("iss");
-  for (const claim of new Set(presenceCheck.reverse()))
-    if (!Object.hasOwn(claimsSet, claim))
-      throw new JWTClaimValidationFailed(`missing required "${claim}" claim`, claimsSet, claim, "missing");
-  issuer !== void 0 && !(Array.isArray(issuer) ? issuer : [issuer]).includes(claimsSet.iss) && unexpectedClaim(claimsSet, "iss"), subject !== void 0 && claimsSet.sub !== subject && unexpectedClaim(claimsSet, "sub"), audience !== void 0 && !checkAudiencePresence(claimsSet.aud, typeof audience == "string" ? [audience] : audience) && unexpectedClaim(claimsSet, "aud");
-  const { clockTolerance } = options;
-  let tolerance = 0;
-  if (typeof clockTolerance == "string")
-    tolerance = secs(clockTolerance);
-  else if (clockTolerance !== void 0) {
-    if (typeof clockTolerance != "number")
-      throw new TypeError("Invalid clockTolerance option type");
-    tolerance = clockTolerance;
-  }
-  if (validateInput("clockTolerance option", tolerance), tolerance < 0)
-    throw new TypeError("Invalid clockTolerance option input");
-  const { currentDate } = options, now = validateInput("currentDate option", epoch(currentDate === void 0 ? /* @__PURE__ */ new Date() : currentDate)), iat = validateNumericDate(claimsSet, "iat", maxTokenAge !== void 0), nbf = validateNumericDate(claimsSet, "nbf");
-  if (nbf !== void 0 && nbf > now + tolerance)
-    throw new JWTClaimValidationFailed('"nbf" claim timestamp check failed', claimsSet, "nbf", checkFailed);
-  const exp = validateNumericDate(claimsSet, "exp");
-  if (exp !== void 0 && exp <= now - tolerance)
-    throw new JWTExpired('"exp" claim timestamp check failed', claimsSet, "exp", checkFailed);
-  if (maxTokenAge !== void 0) {
-    const age2 = now - iat, max = validateInput("maxTokenAge option", typeof maxTokenAge == "number" ? maxTokenAge : secs(maxTokenAge));
-    if (max < 0)
-      throw new TypeError("Invalid maxTokenAge option input");
-    if (age2 - tolerance > max)
-      throw new JWTExpired('"iat" claim timestamp check failed (too far in the past)', claimsSet, "iat", checkFailed);
-    if (age2 < -tolerance)
-      throw new JWTClaimValidationFailed('"iat" claim timestamp check failed (it should be in the past)', claimsSet, "iat", checkFailed);
-  }
-  return claimsSet;
-}
-__name(validateClaimsSet, "validateClaimsSet");
-
-// ../../../work/main/node_modules/jose/dist/webapi/jwt/verify.js
-async function jwtVerify(jwt, key, options) {
-  const [verified, b64] = await verifyCompact(jwt, prepareVerify(options), key);
-  if (!b64)
-    throw new JWTInvalid("JWTs MUST NOT use unencoded payload");
-  const payload = validateClaimsSet(verified.protectedHeader, verified.payload, options);
-  return { ...verified, payload };
-}
-__name(jwtVerify, "jwtVerify");
-
-// ../../../work/main/node_modules/jose/dist/webapi/jwks/local.js
-function isUsableJWK(jwk, entry, alg, kid) {
-  const { kty, key_ops: keyOps, ext, kid: jwkKid, alg: jwkAlg, use, crv } = jwk;
-  return (ext === void 0 || typeof ext == "boolean") && (keyOps === void 0 || Array.isArray(keyOps) && keyOps.every((operation2, index) => typeof operation2 == "string" && keyOps.indexOf(operation2) === index) && keyOps.includes("verify")) && entry.kty.includes(kty) && (kid === void 0 || typeof kid == "string" && kid === jwkKid) && (jwkAlg === void 0 ? kty !== "AKP" : alg === jwkAlg) && (use === void 0 || use === "sig") && (!entry.crv || crv === entry.crv);
-}
-__name(isUsableJWK, "isUsableJWK");
-async function importWithAlgCache(cache6, jwk, entry) {
-  const cached = cache6.get(jwk) || cache6.set(jwk, {}).get(jwk), { alg } = entry;
-  if (cached[alg] === void 0) {
-    const pending = jwkToKey(entry, jwk, true).then((key) => {
-      if (key.type !== "public")
-        throw new JWKSInvalid("JSON Web Key Set members must be public keys");
-      return cached[alg] = key, key;
-    }).catch((error) => {
-      throw cached[alg] === pending && delete cached[alg], error;
-    });
-    cached[alg] = pending;
-  }
-  return cached[alg];
-}
-__name(importWithAlgCache, "importWithAlgCache");
-function createLocalJWKSet(jwks) {
-  let snapshot;
-  try {
-    snapshot = structuredClone(jwks);
-  } catch (cause) {
-    throw new JWKSInvalid("JSON Web Key Set malformed", { cause });
-  }
-  if (!isJwkSet(snapshot))
-    throw new JWKSInvalid("JSON Web Key Set malformed");
-  const metadata2 = snapshot.keys.map((jwk) => {
-    const normalized = snapshotJwk(jwk);
-    return Array.isArray(normalized.key_ops) && (normalized.key_ops = [...normalized.key_ops]), normalized;
-  }), cached = /* @__PURE__ */ new WeakMap();
-  return Object.defineProperty(async (protectedHeader, token) => {
-    const { alg, kid } = { ...protectedHeader, ...token?.header }, entry = typeof alg == "string" ? JWS[alg] : void 0;
-    if (!entry || entry.secret)
-      throw new JOSENotSupported('Unsupported "alg" value for a JSON Web Key Set');
-    const candidates = snapshot.keys.filter((_, index) => isUsableJWK(metadata2[index], entry, alg, kid)), { 0: jwk, length } = candidates;
-    if (!length)
-      throw new JWKSNoMatchingKey();
-    if (length !== 1) {
-      const error = new JWKSMultipleMatchingKeys();
-      throw error[Symbol.asyncIterator] = async function* () {
-        for (const jwk2 of candidates)
-          try {
-            yield await importWithAlgCache(cached, jwk2, entry);
-          } catch {
-          }
-      }, error;
-    }
-    return importWithAlgCache(cached, jwk, entry);
-  }, "jwks", {
-    value: /* @__PURE__ */ __name(() => structuredClone(snapshot), "value")
-  });
-}
-__name(createLocalJWKSet, "createLocalJWKSet");
-
-// ../../../work/main/node_modules/jose/dist/webapi/jwks/remote.js
-function isCloudflareWorkers() {
-  return typeof WebSocketPair < "u" || typeof navigator < "u" && true || typeof EdgeRuntime < "u" && EdgeRuntime === "vercel";
-}
-__name(isCloudflareWorkers, "isCloudflareWorkers");
-var USER_AGENT;
-(typeof navigator > "u" || !"Cloudflare-Workers"?.startsWith?.("Mozilla/5.0 ")) && (USER_AGENT = "jose/v6.2.17");
-var customFetch = /* @__PURE__ */ Symbol();
-async function fetchJwks(url, headers, signal, fetchImpl = fetch) {
-  const response = await fetchImpl(url, {
-    method: "GET",
-    signal,
-    redirect: "manual",
-    headers
-  }).catch((err) => {
-    throw err.name === "TimeoutError" ? new JWKSTimeout(void 0, { cause: err }) : err;
-  });
-  if (response.status !== 200)
-    throw new JOSEError("Expected 200 OK from the JSON Web Key Set HTTP response");
-  try {
-    return await response.json();
-  } catch (cause) {
-    throw new JOSEError("Failed to parse the JSON Web Key Set HTTP response as JSON", { cause });
-  }
-}
-__name(fetchJwks, "fetchJwks");
-var jwksCache = /* @__PURE__ */ Symbol();
-function isFreshFor(timestamp, duration) {
-  return Number.isFinite(timestamp) && Date.now() < timestamp + duration;
-}
-__name(isFreshFor, "isFreshFor");
-function validateDuration(value, fallback, option) {
-  if (Number.isNaN(value))
-    throw new TypeError(`"${option}" option must not be NaN`);
-  if (typeof value == "number" && value < 0)
-    throw new TypeError(`"${option}" option must not be negative`);
-  return typeof value == "number" ? value : fallback;
-}
-__name(validateDuration, "validateDuration");
-function createRemoteJWKSet(url, options) {
-  if (!(url instanceof URL))
-    throw new TypeError("url must be an instance of URL");
-  const href = new URL(url.href).href, opts = options ?? {}, timeoutOption = opts.timeoutDuration;
-  if (typeof timeoutOption == "number" && (!Number.isInteger(timeoutOption) || timeoutOption < 0))
-    throw new TypeError('"timeoutDuration" option must be a non-negative integer');
-  const timeoutDuration = typeof timeoutOption == "number" ? timeoutOption : 5e3, cooldownDuration = validateDuration(opts.cooldownDuration, 3e4, "cooldownDuration"), cacheMaxAge = validateDuration(opts.cacheMaxAge, 6e5, "cacheMaxAge"), headers = new Headers(opts.headers);
-  USER_AGENT && !headers.has("User-Agent") && headers.set("User-Agent", USER_AGENT), headers.has("accept") || headers.set("accept", "application/json, application/jwk-set+json");
-  const fetchImpl = opts[customFetch], cache6 = opts[jwksCache];
-  let jwksTimestamp, pendingFetch, reloadSequence = 0, appliedSequence = 0, local;
-  if (cache6 && typeof cache6 == "object") {
-    const { uat, jwks } = cache6;
-    isFreshFor(uat, cacheMaxAge) && isJwkSet(jwks) && (jwksTimestamp = uat, local = createLocalJWKSet(jwks));
-  }
-  const reload = /* @__PURE__ */ __name(async () => {
-    if (pendingFetch && isCloudflareWorkers() && (pendingFetch = void 0), !pendingFetch) {
-      const sequence = ++reloadSequence, current = pendingFetch = fetchJwks(href, headers, AbortSignal.timeout(timeoutDuration), fetchImpl).then((json) => {
-        const next = createLocalJWKSet(json);
-        if (sequence <= appliedSequence)
-          return;
-        local = next;
-        const updatedAt = Date.now();
-        cache6 && (cache6.uat = updatedAt, cache6.jwks = json), jwksTimestamp = updatedAt, appliedSequence = sequence;
-      }).finally(() => {
-        pendingFetch === current && (pendingFetch = void 0);
-      });
-    }
-    await pendingFetch;
-  }, "reload");
-  return Object.defineProperties(async (protectedHeader, token) => {
-    (!local || !isFreshFor(jwksTimestamp, cacheMaxAge)) && await reload();
-    try {
-      return await local(protectedHeader, token);
-    } catch (err) {
-      if (err instanceof JWKSNoMatchingKey && !isFreshFor(jwksTimestamp, cooldownDuration))
-        return await reload(), local(protectedHeader, token);
-      throw err;
-    }
-  }, {
-    coolingDown: {
-      get: /* @__PURE__ */ __name(() => isFreshFor(jwksTimestamp, cooldownDuration), "get"),
-      enumerable: true
-    },
-    fresh: {
-      get: /* @__PURE__ */ __name(() => isFreshFor(jwksTimestamp, cacheMaxAge), "get"),
-      enumerable: true
-    },
-    reload: {
-      value: reload,
-      enumerable: true
-    },
-    reloading: {
-      get: /* @__PURE__ */ __name(() => !!pendingFetch, "get"),
-      enumerable: true
-    },
-    jwks: {
-      value: /* @__PURE__ */ __name(() => local?.jwks(), "value"),
-      enumerable: true
-    }
-  });
-}
-__name(createRemoteJWKSet, "createRemoteJWKSet");
-
-// src/auth.ts
-var CLOCK_TOLERANCE_SECONDS = 30;
-var MAX_CREDENTIAL_LENGTH = 8192;
-var MAX_SUBJECT_LENGTH = 255;
-var PARTNER = { kind: "partner", id: "partner" };
-var REALM = "payments-gateway";
-var unauthorized = /* @__PURE__ */ __name((message2, credentialSent = true) => new ApiError("unauthorized", message2, {
-  headers: {
-    "WWW-Authenticate": credentialSent ? `Bearer realm="${REALM}", error="invalid_token"` : `Bearer realm="${REALM}"`
-  }
-}), "unauthorized");
-var authenticate = createMiddleware(async (c, next) => {
-  c.set("caller", await identify(c.env, c.req.header("authorization")));
-  await next();
-});
-async function identify(env, authorization) {
-  if (!authorization) throw unauthorized("Send Authorization: Bearer <partner server key or user JWT>.", false);
-  const match2 = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
-  if (!match2) throw unauthorized("The Authorization header must be Bearer <partner server key or user JWT>.", false);
-  const credential = match2[1];
-  if (credential.length > MAX_CREDENTIAL_LENGTH) throw unauthorized("The credential is too long to be a server key or JWT.");
-  if (credential.startsWith("sk_")) {
-    if (await isPartnerKey(env, credential)) return PARTNER;
-    throw unauthorized("The server key is not valid.");
-  }
-  return { kind: "user", id: await verifyUserToken(env, credential) };
-}
-__name(identify, "identify");
-async function isPartnerKey(env, key) {
-  const presented = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
-  let matched = false;
-  for (const digest of readConfig(env).partnerKeyDigests) {
-    matched = crypto.subtle.timingSafeEqual(presented, digest) || matched;
-  }
-  return matched;
-}
-__name(isPartnerKey, "isPartnerKey");
-var keySets = /* @__PURE__ */ new Map();
-function keySet(url) {
-  let set = keySets.get(url);
-  if (!set) {
-    set = createRemoteJWKSet(new URL(url), { timeoutDuration: 3e3, cooldownDuration: 3e4, cacheMaxAge: 6e5 });
-    keySets.set(url, set);
-  }
-  return set;
-}
-__name(keySet, "keySet");
-var TOKEN_FAULTS = {
-  [errors_exports.JWTExpired.code]: "The token has expired.",
-  [errors_exports.JOSEAlgNotAllowed.code]: "The token's signing algorithm is not accepted.",
-  [errors_exports.JOSENotSupported.code]: "The token uses a feature that is not accepted.",
-  [errors_exports.JWSInvalid.code]: "The token is not a well-formed JWT.",
-  [errors_exports.JWTInvalid.code]: "The token is not a well-formed JWT.",
-  [errors_exports.JWSSignatureVerificationFailed.code]: "The token's signature could not be verified.",
-  [errors_exports.JWKSNoMatchingKey.code]: "The token's signature could not be verified.",
-  [errors_exports.JWKSMultipleMatchingKeys.code]: "The token's signature could not be verified."
-};
-async function verifyUserToken(env, token) {
-  const config = readConfig(env).userTokens;
-  if (!config) throw unauthorized("User tokens are not accepted by this deployment.");
-  let payload;
-  try {
-    ({ payload } = await verify(config, token));
-  } catch (err) {
-    throw tokenFailure(config, err);
-  }
-  const sub = payload.sub;
-  if (typeof sub !== "string" || sub.length === 0 || sub.length > MAX_SUBJECT_LENGTH) {
-    throw unauthorized(`The token's "sub" claim is missing or not accepted.`);
-  }
-  return sub;
-}
-__name(verifyUserToken, "verifyUserToken");
-function verify(config, token) {
-  const options = {
-    algorithms: [...config.algorithms],
-    requiredClaims: ["exp", "sub"],
-    clockTolerance: CLOCK_TOLERANCE_SECONDS,
-    ...config.issuer ? { issuer: config.issuer } : {},
-    ...config.audience ? { audience: config.audience } : {}
-  };
-  return config.mode === "jwks" ? jwtVerify(token, keySet(config.jwksUrl), options) : jwtVerify(token, config.secret, options);
-}
-__name(verify, "verify");
-function tokenFailure(config, err) {
-  if (err instanceof errors_exports.JWTClaimValidationFailed) {
-    return unauthorized(`The token's "${err.claim}" claim is missing or not accepted.`);
-  }
-  const code = err instanceof errors_exports.JOSEError ? err.code : "";
-  const fault = TOKEN_FAULTS[code];
-  if (fault) return unauthorized(fault);
-  if (config.mode === "jwks") {
-    log("error", "jwks_unavailable", { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
-    return new ApiError("upstream_error", "The identity provider's signing keys could not be fetched; retry shortly.");
-  }
-  return unauthorized("The token could not be verified.");
-}
-__name(tokenFailure, "tokenFailure");
-var requirePartner = createMiddleware(async (c, next) => {
-  if (c.var.caller.kind !== "partner") {
-    throw new ApiError("forbidden", "This operation is for the partner backend's server key; users may not call it.");
-  }
-  await next();
-});
-
-// ../../../work/main/node_modules/hono/dist/middleware/body-limit/index.js
-var ERROR_MESSAGE = "Payload Too Large";
-var bodyLimit = /* @__PURE__ */ __name((options) => {
-  const onError = options.onError || (() => {
-    const res = new Response(ERROR_MESSAGE, { status: 413 });
-    throw new HTTPException(413, { res });
-  });
-  const maxSize = options.maxSize;
-  return /* @__PURE__ */ __name(async function bodyLimit2(c, next) {
-    if (!c.req.raw.body) return next();
-    const hasTransferEncoding = c.req.raw.headers.has("transfer-encoding");
-    if (c.req.raw.headers.has("content-length") && !hasTransferEncoding) return parseInt(c.req.raw.headers.get("content-length") || "0", 10) > maxSize ? onError(c) : next();
-    let size2 = 0;
-    let buffer = /* @__PURE__ */ new Uint8Array(0);
-    const rawReader = c.req.raw.body.getReader();
-    for (; ; ) {
-      const { done, value } = await rawReader.read();
-      if (done) break;
-      const offset = size2;
-      size2 += value.length;
-      if (size2 > maxSize) return onError(c);
-      if (size2 > buffer.length) {
-        const grown = new Uint8Array(Math.min(maxSize, Math.max(size2, buffer.length * 2)));
-        grown.set(buffer.subarray(0, offset));
-        buffer = grown;
-      }
-      buffer.set(value, offset);
-    }
-    c.req.raw = new Request(c.req.raw, { body: buffer.subarray(0, size2) });
-    return next();
-  }, "bodyLimit");
-}, "bodyLimit");
-
-// src/http.ts
-var MAX_BODY_BYTES = 16 * 1024;
-var JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
-var requireJson = createMiddleware(async (c, next) => {
-  if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
-    throw new ApiError("unsupported_media_type", "Send the request body as JSON, with Content-Type: application/json.");
-  }
-  await next();
-});
-var limitBody = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: /* @__PURE__ */ __name(() => {
-    throw new ApiError("payload_too_large", "Request bodies are limited to 16 KiB.");
-  }, "onError")
-});
-var parseJson = createMiddleware(async (c, next) => {
-  let body;
-  const text = await c.req.text();
-  try {
-    body = JSON.parse(text);
-  } catch (err) {
-    throw new ApiError("invalid_json", `The request body is not valid JSON${whereJsonFails(err, text)}.`);
-  }
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    refuse2([{ path: "", message: notAnObject(body) }], 1);
-  }
-  await next();
-});
-var acceptAliases = /* @__PURE__ */ __name((aliases) => createMiddleware(async (c, next) => {
-  const body = await c.req.json();
-  let renamed;
-  for (const [alias, name] of Object.entries(aliases)) {
-    if (!Object.hasOwn(body, alias)) continue;
-    if (Object.hasOwn(body, name) && body[name] !== body[alias]) continue;
-    const { [alias]: value, ...rest } = renamed ?? body;
-    renamed = { ...rest, [name]: value };
-  }
-  if (renamed) c.req.bodyCache.text = Promise.resolve(JSON.stringify(renamed));
-  await next();
-}), "acceptAliases");
-function whereJsonFails(err, text) {
-  const message2 = err instanceof Error ? err.message : "";
-  const position = /at position (\d+)/.exec(message2);
-  if (position) {
-    const before = text.slice(0, Number(position[1]));
-    const line = before.split("\n").length;
-    const column = before.length - before.lastIndexOf("\n");
-    return ` at line ${line}, column ${column}`;
-  }
-  return text.trim() === "" ? ": it is empty" : /end of (JSON )?input|Unterminated/i.test(message2) ? ": it ends too early" : "";
-}
-__name(whereJsonFails, "whereJsonFails");
-var MAX_DETAILS = 20;
-function issuePath(path) {
-  if (!path || path.length === 0) return "";
-  return path.map((segment) => String(segment.key)).join(".");
-}
-__name(issuePath, "issuePath");
-function jsonTypeOf(value) {
-  if (value === void 0) return "missing";
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object") return "an object";
-  return `a ${typeof value}`;
-}
-__name(jsonTypeOf, "jsonTypeOf");
-var notAnObject = /* @__PURE__ */ __name((body) => `the body must be a JSON object, not ${jsonTypeOf(body)}`, "notAnObject");
-var TYPE_WORDS = {
-  string: "a string",
-  number: "a number",
-  boolean: "a boolean",
-  object: "an object",
-  array: "an array",
-  integer: "an integer"
-};
-var isDefaultMessage = /* @__PURE__ */ __name((issue) => issue.message === (issue.kind === "schema" ? `expected ${issue.expected ?? issue.type}` : `invalid ${issue.type}`), "isDefaultMessage");
-function plainMessage(issue) {
-  const path = issuePath(issue.path);
-  const field = path || "the body";
-  if (!isDefaultMessage(issue)) {
-    return /^must\b/.test(issue.message) ? `${field} ${issue.message}` : issue.message;
-  }
-  if (issue.kind === "schema") {
-    if (issue.input === void 0 && path) return `${field} is required`;
-    if (!path && issue.type === "object") return notAnObject(issue.input);
-    const wanted = TYPE_WORDS[issue.type] ?? (issue.type === "literal" || issue.type === "picklist" ? `one of ${issue.expected}` : issue.type === "union" || issue.type === "variant" ? "one of the documented shapes" : issue.expected ?? issue.type);
-    return `${field} must be ${wanted}, not ${jsonTypeOf(issue.input)}`;
-  }
-  switch (issue.type) {
-    case "integer":
-      return `${field} must be an integer`;
-    case "min_value":
-      return `${field} must be at least ${String(issue.requirement)}`;
-    case "max_value":
-      return `${field} must be at most ${String(issue.requirement)}`;
-    case "min_length":
-      return `${field} must have at least ${String(issue.requirement)} ${Array.isArray(issue.input) ? "entries" : "characters"}`;
-    case "max_length":
-      return `${field} must have at most ${String(issue.requirement)} ${Array.isArray(issue.input) ? "entries" : "characters"}`;
-    case "regex":
-      return `${field} is not in the expected format`;
-    default:
-      return `${field} is not valid`;
-  }
-}
-__name(plainMessage, "plainMessage");
-var fold = /* @__PURE__ */ __name((name) => name.toLowerCase().replace(/[_-]/g, ""), "fold");
-var ALIASES = /* @__PURE__ */ new Map([
-  ["receiptid", ["id"]],
-  ["transferid", ["id"]],
-  // An OTP under another name would be dropped, and the pay answered otp_required.
-  ["otpcode", ["otp"]],
-  ["code", ["otp"]],
-  // The card token sent flat, beside the card object it belongs in.
-  ["cardtoken", ["card.token"]],
-  ["token", ["card.token"]]
+__name(hoist, "hoist");
+var COMPONENT_NAMES = /* @__PURE__ */ new Set([
+  "Receipt",
+  "ReducedReceipt",
+  "TransferReceipt",
+  "Party",
+  "MerchantDetails",
+  "MerchantField",
+  "OfdDetails",
+  "TransferOfd",
+  "AuthorizeResult",
+  "Event",
+  "ReceiptEvent",
+  "TransferEvent",
+  "Error",
+  "ReceiptState",
+  "TransferState",
+  "AccountEntry",
+  "AccountEntryInput",
+  "TokenCard",
+  "NumberCard",
+  "AuditTrail",
+  "CreateReceiptRequest",
+  "ReceiptIdRequest",
+  "AuthorizeRequest",
+  "AnonymousAuthorizeRequest",
+  "PayRequest",
+  "AnonymousPayRequest",
+  "CancelRequest",
+  "CheckTidRequest",
+  "CreateTransferRequest",
+  "PayTransferRequest",
+  "AuditRequest",
+  "AuditSearchRequest",
+  "AuditSearchPage",
+  "ListStatementsRequest",
+  "StatementPage",
+  "RebuildStatementRequest",
+  "StatementStatus",
+  "ListEventsRequest",
+  "ResendEventRequest",
+  "EraseUserRequest",
+  "ErasureAccepted",
+  "ListFiscalPendingRequest",
+  "FiscalPendingPage"
 ]);
-function unwrapSchema(schema) {
-  let current = schema;
-  for (let i = 0; current?.wrapped && i < 8; i++) current = current.wrapped;
-  return current;
+async function finish(generated) {
+  const { webhooks, event } = await eventWebhooks();
+  const error = (await resolver(ErrorBody).toOpenAPISchema()).schema;
+  error.properties.error.properties.code = ERROR_SCHEMA_CODE;
+  const schemas = {};
+  const hoisted = hoist(
+    {
+      paths: generated.paths,
+      webhooks,
+      components: { schemas: { ...generated.components?.schemas, Event: event, Error: error } }
+    },
+    schemas,
+    COMPONENT_NAMES
+  );
+  const all = { ...hoisted.components.schemas, ...schemas, ErrorCode: ERROR_CODE_SCHEMA };
+  admitAliases(hoisted.paths, all);
+  return {
+    ...generated,
+    servers: SERVERS,
+    paths: { ...hoisted.paths, ...STATEMENT_FILES, ...PROBES },
+    webhooks: hoisted.webhooks,
+    components: {
+      ...generated.components,
+      schemas: Object.fromEntries(
+        Object.keys(all).sort().map((name) => [name, all[name]])
+      ),
+      headers: HEADERS2
+    }
+  };
 }
-__name(unwrapSchema, "unwrapSchema");
-function suggestion(unknown2, known) {
-  const folded = fold(unknown2);
-  const same = known.find((name) => fold(name) === folded);
-  if (same) return same;
-  return ALIASES.get(folded)?.find((name) => known.includes(name.split(".")[0]));
+__name(finish, "finish");
+var ALIASES2 = "x-gateway-aliases";
+function admitAliases(paths, schemas) {
+  for (const item of Object.values(paths)) {
+    const post = item?.post;
+    const aliases = post?.[ALIASES2];
+    if (!post || !aliases) continue;
+    delete post[ALIASES2];
+    const media = post.requestBody.content["application/json"];
+    const ref = media.schema.$ref;
+    const name = ref.split("/").pop();
+    const aliased = `${name}${Object.keys(aliases).map((alias) => alias[0]?.toUpperCase() + alias.slice(1)).join("")}`;
+    schemas[aliased] = withAliases(schemas[name], aliases, aliased);
+    media.schema = { anyOf: [{ $ref: ref }, { $ref: `#/components/schemas/${aliased}` }] };
+  }
 }
-__name(suggestion, "suggestion");
-function nearMisses(schema, value, path = [], found = []) {
-  const shape = unwrapSchema(schema);
-  if (!shape || value === null || typeof value !== "object" || found.length >= MAX_DETAILS) return found;
-  if (shape.type === "array" && shape.item && Array.isArray(value)) {
-    for (const [index, item] of value.slice(0, 100).entries()) nearMisses(shape.item, item, [...path, String(index)], found);
-    return found;
-  }
-  if (shape.type === "union" && shape.options) {
-    return found;
-  }
-  if (!shape.entries || Array.isArray(value)) return found;
-  const known = Object.keys(shape.entries);
-  for (const [key, child] of Object.entries(value)) {
-    if (found.length >= MAX_DETAILS) break;
-    if (Object.hasOwn(shape.entries, key)) {
-      nearMisses(shape.entries[key], child, [...path, key], found);
+__name(admitAliases, "admitAliases");
+function withAliases(shape, aliases, title2) {
+  const aliasOf = new Map(Object.entries(aliases).map(([alias, name]) => [name, alias]));
+  const properties = {};
+  for (const [key, schema] of Object.entries(shape.properties)) {
+    const alias = aliasOf.get(key);
+    if (alias === void 0) {
+      properties[key] = schema;
       continue;
     }
-    const right = suggestion(key, known);
-    if (right) {
-      const at = [...path, key].join(".");
-      const rightAt = [...path, right].join(".");
-      found.push({ path: at, message: String(redact(`unknown field ${at}: did you mean ${rightAt}?`)) });
+    properties[alias] = {
+      ...schema,
+      deprecated: true,
+      description: `\`${key}\` as the payment service spells it, accepted for it (prefer \`${key}\`). ${String(schema.description ?? "")}`.trim()
+    };
+    properties[key] = { ...schema, description: `Optional beside \`${alias}\`; when both are sent, they must be the same value.` };
+  }
+  const rename = /* @__PURE__ */ __name((key) => aliasOf.get(key) ?? key, "rename");
+  return {
+    ...shape,
+    properties,
+    required: shape.required.map(rename),
+    ...shape.examples ? { examples: shape.examples.map((example) => Object.fromEntries(Object.entries(example).map(([key, value]) => [rename(key), value]))) } : {},
+    title: title2
+  };
+}
+__name(withAliases, "withAliases");
+var PROBE_ALLOW = {
+  description: "The methods the probe answers: `GET, HEAD`.",
+  required: true,
+  schema: { type: "string", enum: ["GET, HEAD"] }
+};
+var probe = /* @__PURE__ */ __name((operationId, summary, description2, failure) => {
+  const failures = failure === "not_ready" ? ["not_ready", "service_misconfigured"] : ["service_misconfigured"];
+  const unavailable2 = errorResponse(503, failures);
+  const wrongMethod = errorResponse(405, ["method_not_allowed"]);
+  const wrongMethodHeaders = { ...wrongMethod.headers, Allow: PROBE_ALLOW };
+  return {
+    get: {
+      operationId,
+      summary,
+      description: `${description2} HEAD answers the same status and headers without a body. Another method than GET or HEAD answers 405 \`method_not_allowed\` with \`Allow: GET, HEAD\`.`,
+      tags: ["Operations"],
+      security: [],
+      responses: {
+        "200": {
+          description: "Ready",
+          headers: { "X-Request-Id": headerRef("X-Request-Id") },
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["ok"],
+                properties: { ok: { type: "boolean", const: true }, upstream: { type: "string", const: "ok" }, db: { type: "string", const: "ok" } }
+              }
+            }
+          }
+        },
+        "405": { ...wrongMethod, headers: wrongMethodHeaders },
+        "503": unavailable2
+      }
+    },
+    head: {
+      operationId: `${operationId}Head`,
+      summary: `${summary} (status and headers only)`,
+      description: `As GET ${operationId === "health" ? "/healthz" : "/readyz"}, without a body.`,
+      tags: ["Operations"],
+      security: [],
+      responses: {
+        "200": { description: "Ready (no body)", headers: { "X-Request-Id": headerRef("X-Request-Id") } },
+        "405": { description: `${wrongMethod.description}
+
+(As GET's, without the body.)`, headers: wrongMethodHeaders },
+        "503": { description: `${unavailable2.description}
+
+(As GET's, without the body.)`, headers: unavailable2.headers }
+      }
+    }
+  };
+}, "probe");
+var PROBES = {
+  "/healthz": probe(
+    "health",
+    "Is the process up and its configuration sound?",
+    '200 `{"ok": true}` while the configuration passes the misconfiguration guard; 503 `service_misconfigured` naming the problem otherwise. It does not call the upstream or D1: that is /readyz.',
+    "service_misconfigured"
+  ),
+  "/readyz": probe(
+    "readiness",
+    "Can the gateway serve payments right now?",
+    "An authenticated probe of the upstream (check-id of an id that cannot exist: 404 means it answers and accepts the gateway's credential) and a D1 query, each within 2 s, which also checks that the database's schema is at the newest migration the code was built with. 503 `not_ready` names what failed (never a secret), with `Retry-After`.",
+    "not_ready"
+  )
+};
+var int = /* @__PURE__ */ __name((description2) => ({
+  type: "integer",
+  format: "int64",
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: description2
+}), "int");
+var text = /* @__PURE__ */ __name((description2) => ({ type: "string", maxLength: 255, description: description2 }), "text");
+var nullableInt = /* @__PURE__ */ __name((description2) => ({ type: ["integer", "null"], format: "int64", minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: description2 }), "nullableInt");
+var nullableText = /* @__PURE__ */ __name((description2) => ({ type: ["string", "null"], maxLength: 255, description: description2 }), "nullableText");
+var CHANGES = ["paid", "held", "cancelled", "refunded", "expired", "closed_at_edge"];
+var KINDS_ENUM = { type: "string", enum: ["receipt", "transfer"] };
+var STATEMENT_JSON = {
+  type: "object",
+  required: [
+    "date",
+    "timezone",
+    "from",
+    "to",
+    "complete",
+    "lines",
+    "totals",
+    "mismatches",
+    "mismatches_total",
+    "checked",
+    "lines_total",
+    "generated_at"
+  ],
+  properties: {
+    date: text("The day, YYYY-MM-DD in STATEMENT_TIMEZONE."),
+    timezone: text("STATEMENT_TIMEZONE."),
+    from: int("The day's first millisecond."),
+    to: int("The next day's first millisecond."),
+    complete: { type: "boolean", description: "false: written before the day ended." },
+    lines: {
+      type: "array",
+      maxItems: 1e8,
+      items: {
+        type: "object",
+        required: ["id", "kind", "tid", "owner", "merchant_id", "change", "state", "amount", "commission", "at", "time", "fiscal_sign", "event_id"],
+        properties: {
+          id: text("The receipt's id or the transfer's receipt_id."),
+          kind: KINDS_ENUM,
+          tid: nullableText("As its owner chose it."),
+          owner: nullableText("partner, or the user's sub."),
+          merchant_id: nullableInt("null: a transfer."),
+          change: { type: "string", enum: CHANGES },
+          state: nullableInt("The state the change left."),
+          amount: nullableInt("Tiyin."),
+          commission: nullableInt("Tiyin."),
+          at: int("Milliseconds."),
+          time: text("Local time, YYYY-MM-DD HH:MM:SS."),
+          fiscal_sign: nullableText("The fiscal sign the change showed, if any."),
+          event_id: text("The event of the change.")
+        }
+      }
+    },
+    totals: {
+      type: "array",
+      maxItems: 1e5,
+      items: {
+        type: "object",
+        required: ["merchant_id", "change", "count", "amount", "commission", "amount_sum", "commission_sum"],
+        properties: {
+          merchant_id: nullableInt("null: transfers."),
+          change: { type: "string", enum: CHANGES },
+          count: int("Lines."),
+          amount: int("Tiyin."),
+          commission: int("Tiyin."),
+          amount_sum: text("Sum, two decimals."),
+          commission_sum: text("Sum, two decimals.")
+        }
+      }
+    },
+    mismatches: {
+      type: "array",
+      maxItems: 1e4,
+      items: {
+        type: "object",
+        required: ["id", "kind", "event_id", "field", "statement", "upstream"],
+        properties: {
+          id: text("The receipt or transfer."),
+          kind: KINDS_ENUM,
+          event_id: text("The line's event."),
+          field: text("amount, commission, merchant_id, state or exists."),
+          statement: text("What the line says."),
+          upstream: text("What the payment service shows.")
+        }
+      }
+    },
+    mismatches_total: int("Every mismatch (the first 10,000 are listed)."),
+    checked: int("Lines compared with the payment service."),
+    lines_total: int("Lines."),
+    generated_at: int("Milliseconds: when it was written.")
+  }
+};
+var statementFile2 = /* @__PURE__ */ __name((format) => ({
+  get: {
+    operationId: format === "csv" ? "getStatementCsv" : "getStatementJson",
+    summary: `A day's statement as ${format.toUpperCase()} (partner only)`,
+    description: format === "csv" ? "The day's statement (rule 16) as a CSV a spreadsheet opens as it is: UTF-8 with a BOM, CRLF, a header row, RFC 4180 quoting; one row per line (`record` line), then its totals per merchant and change (`total`), then its mismatches with the payment service (`mismatch`); amounts as integers in tiyin and as sums. Streamed as written; 404 `not_found` for a day not written (statements/rebuild writes one)." : "The day's statement (rule 16) as JSON: `{date, timezone, from, to, complete, lines, totals, mismatches, mismatches_total, checked, lines_total, generated_at}`. Streamed as written; 404 `not_found` for a day not written.",
+    tags: ["Gateway"],
+    security: [{ partnerKey: [] }],
+    parameters: [
+      {
+        name: "date",
+        in: "path",
+        required: true,
+        description: "A day in STATEMENT_TIMEZONE.",
+        schema: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}$", maxLength: 10 }
+      }
+    ],
+    responses: {
+      "200": {
+        description: "The statement",
+        headers: { "X-Request-Id": headerRef("X-Request-Id") },
+        content: format === "csv" ? { "text/csv": { schema: { type: "string", maxLength: 5e9 } } } : { "application/json": { schema: STATEMENT_JSON } }
+      },
+      ...Object.fromEntries(
+        [...errorCodesByStatus(["forbidden", "not_found"]).entries()].filter(([status]) => [401, 403, 404, 500, 503].includes(status)).map(([status, codes]) => [
+          String(status),
+          errorResponse(
+            status,
+            codes.filter(
+              (code) => ["unauthorized", "forbidden", "not_found", "internal_error", "service_misconfigured", "not_ready"].includes(code)
+            )
+          )
+        ])
+      )
     }
   }
-  return found;
+}), "statementFile");
+var STATEMENT_FILES = {
+  "/api/v1/gateway/statements/{date}.csv": statementFile2("csv"),
+  "/api/v1/gateway/statements/{date}.json": statementFile2("json")
+};
+function openApiDocument(app2) {
+  const generate = openAPIRouteHandler(app2, { documentation: DOCUMENTATION });
+  let built;
+  return async (c) => {
+    built ??= (async () => {
+      const res = await generate(c, async () => {
+      });
+      return finish(await res.json());
+    })().catch((err) => {
+      built = void 0;
+      throw err;
+    });
+    return c.json(await built);
+  };
 }
-__name(nearMisses, "nearMisses");
-function refuse2(details, total) {
-  const message2 = total > MAX_DETAILS ? `The request body does not match the schema: more than ${MAX_DETAILS} problems, the first ${MAX_DETAILS} are listed.` : "The request body does not match the schema.";
-  throw new ApiError("invalid_request", message2, { details: details.slice(0, MAX_DETAILS) });
-}
-__name(refuse2, "refuse");
-var jsonBody = /* @__PURE__ */ __name((schema) => validator2("json", schema, (result, _c) => {
-  const misses = nearMisses(schema, result.data);
-  if (result.success && misses.length === 0) return;
-  const issues = result.success ? [] : result.error;
-  const details = [
-    ...misses,
-    ...issues.slice(0, MAX_DETAILS).map((issue) => ({
-      path: issuePath(issue.path),
-      message: String(redact(plainMessage(issue)))
-    }))
-  ];
-  refuse2(details, misses.length + issues.length);
-}), "jsonBody");
+__name(openApiDocument, "openApiDocument");
 
 // src/operations/router.ts
 function apiRouter(api) {
@@ -11209,56 +16300,227 @@ var PARTNER_API = { prefix: "/api/v1/partner", name: "Partner", sections: [RECEI
 var GATEWAY_API = { prefix: "/api/v1/gateway", name: "Gateway", callers: "partner", sections: [GATEWAY] };
 var APIS = [PARTNER_API, GATEWAY_API];
 
-// src/readiness.ts
-var READINESS_TIMEOUT_MS = 2e3;
-var READINESS_DATABASES = MAX_CONNECTIONS - 1;
-async function probeUpstream(env, requestId2) {
-  const result = await new UpstreamClient(env, requestId2, READINESS_TIMEOUT_MS).checkId("readyz-probe");
-  if (result.ok || result.failure.code === "receipt_not_found") return { ok: true };
-  if (result.upstreamCode === "UNAUTHORIZED" || result.failure.upstream_code === "UNAUTHORIZED") {
-    return { ok: false, problem: "the upstream refused the gateway's credential (UPSTREAM_API_KEY)" };
-  }
-  return { ok: false, problem: `the upstream did not answer the probe (${result.failure.code})` };
-}
-__name(probeUpstream, "probeUpstream");
-async function probeD1(binding, db) {
-  let timer = null;
-  const late = new Promise((resolve) => {
-    timer = setTimeout(() => resolve("late"), READINESS_TIMEOUT_MS);
-  });
+// src/operations/canonical-line.ts
+var canonicalLine = /* @__PURE__ */ __name(async (c, next) => {
+  const started = Date.now();
+  const method = c.req.method === "POST" ? {} : { method: c.req.method };
+  const line = new LogLine("request", { request_id: c.var.requestId, ...method, path: c.req.path });
   try {
-    const answer = await Promise.race([db.prepare("SELECT 1 AS one").first(), late]);
-    if (answer === "late") return { ok: false, problem: `D1 (${binding}) did not answer within ${READINESS_TIMEOUT_MS} ms` };
-    return answer?.one === 1 ? { ok: true } : { ok: false, problem: `D1 (${binding}) answered a query wrongly` };
-  } catch {
-    return { ok: false, problem: `D1 (${binding}) refused a query` };
+    await inLine(line, next);
   } finally {
-    if (timer !== null) clearTimeout(timer);
+    line.set({ status: c.res.status, ...c.var.caller ? { caller: c.var.caller.kind } : {}, ms: Date.now() - started });
+    line.write();
   }
+}, "canonicalLine");
+
+// src/record/erase.ts
+function eraseRecord2(parts2) {
+  const erasers = {
+    record: /* @__PURE__ */ __name(() => parts2.recorder.erase(), "record"),
+    record_events: /* @__PURE__ */ __name(() => parts2.outbox.erase(), "record_events"),
+    idempotency_keys: /* @__PURE__ */ __name(() => parts2.keys.erase(), "idempotency_keys")
+  };
+  parts2.store.change(() => {
+    for (const erase of implementations(storesErasedBy("record"), erasers)) erase();
+  });
 }
-__name(probeD1, "probeD1");
-function databases(env) {
-  const all = /* @__PURE__ */ new Map([["DB", env.DB]]);
-  for (const { binding, db } of allShards(env)) all.set(binding, db);
-  return [...all];
+__name(eraseRecord2, "eraseRecord");
+
+// src/record/restore.ts
+var PITR_WINDOW_MS = 30 * 24 * 60 * 60 * 1e3;
+var carryOf = /* @__PURE__ */ __name((rec) => ({
+  event_seq: rec.event_seq,
+  erased: rec.erased,
+  state: rec.state,
+  wrong_otps: rec.wrong_otps,
+  unconfirmed_otps: rec.unconfirmed_otps,
+  otp_sends: rec.otp_sends,
+  last_otp_sent_at: rec.last_otp_sent_at,
+  edge_closed: rec.edge_closed
+}), "carryOf");
+function unavailable(err) {
+  const reason = err instanceof Error ? err.message : String(err);
+  return fail(
+    "not_ready",
+    `Point-in-time recovery of this Durable Object is not available: ${reason} Records are restored only on Cloudflare, to a time within the last 30 days; nothing was scheduled.`
+  );
 }
-__name(databases, "databases");
-var probedDatabases = /* @__PURE__ */ __name((env, at) => probeSample(databases(env), READINESS_DATABASES, at), "probedDatabases");
-async function checkReadiness(env, requestId2) {
-  const probes = await Promise.all([probeUpstream(env, requestId2), ...probedDatabases(env, Date.now()).map(([binding, db]) => probeD1(binding, db))]);
-  const problems = probes.flatMap((probe2) => probe2.ok ? [] : [probe2.problem]);
-  if (problems.length > 0) {
-    log("warn", "not_ready", { request_id: requestId2, problems });
-    throw new ApiError("not_ready", `Not ready: ${problems.join("; ")}.`, { retry_after: 5 });
+__name(unavailable, "unavailable");
+var RecordRestore = class {
+  static {
+    __name(this, "RecordRestore");
   }
-  return { ok: true, upstream: "ok", db: "ok" };
+  #storage;
+  #parts;
+  #moves;
+  constructor(storage, parts2, moves) {
+    this.#storage = storage;
+    this.#parts = parts2;
+    this.#moves = moves;
+  }
+  /** Step 1 (this module's header). */
+  async prepare(request) {
+    if (this.#moves.busy) return fail("operation_in_progress", "An operation on this record is in flight; retry the restore in a few seconds.");
+    const rec = this.#parts.store.load();
+    if (rec && request.at < rec.created_at) {
+      const message2 = `at is before this ${rec.kind} was created (${new Date(rec.created_at).toISOString()}): restored there, it would hold nothing.`;
+      return fail("invalid_request", message2, { details: [{ path: "at", message: "at must not be before the record was created" }] });
+    }
+    let bookmark;
+    try {
+      bookmark = await this.#storage.getBookmarkForTime(request.at);
+    } catch (err) {
+      return unavailable(err);
+    }
+    const carry = rec ? carryOf(rec) : null;
+    if (request.dryRun) return { ok: true, value: { bookmark, undoBookmark: await this.#storage.getCurrentBookmark(), carry } };
+    let undoBookmark;
+    try {
+      undoBookmark = await this.#storage.onNextSessionRestoreBookmark(bookmark);
+    } catch (err) {
+      return unavailable(err);
+    }
+    this.#moves.freeze();
+    log("warn", "record_restore_scheduled", {
+      kind: rec?.kind,
+      id: rec?.id,
+      at: request.at,
+      bookmark,
+      undo_bookmark: undoBookmark,
+      request_id: request.requestId
+    });
+    return { ok: true, value: { bookmark, undoBookmark, carry } };
+  }
+  /** Step 2 (this module's header), in the restarted object. */
+  async complete(note2) {
+    const { store: store2, outbox, ledger } = this.#parts;
+    const rec = store2.load();
+    const fields = { at: note2.at, bookmark: note2.bookmark, undo_bookmark: note2.undoBookmark, request_id: note2.requestId };
+    if (!rec) {
+      log("warn", "record_restored", { ...fields, present: false, state_before: note2.carry?.state ?? null });
+      return { present: false, state: null, sequence: null, upstream: null };
+    }
+    const carry = note2.carry;
+    store2.change(() => {
+      if (carry) {
+        outbox.continueAfter(carry.event_seq);
+        ledger.carry(carry);
+        if (carry.erased === 1 && store2.current.erased === 0) eraseRecord2(this.#parts);
+      }
+      store2.trail.add({ at: clock.now(), op: "restore", actor: "operator", request_id: note2.requestId, outcome: "ok" });
+    });
+    const looked = await this.#moves.catchUp(note2.requestId);
+    const after = store2.current;
+    const upstream = looked.ok ? "ok" : looked.error.code;
+    log("warn", "record_restored", {
+      ...fields,
+      kind: after.kind,
+      id: after.id,
+      present: true,
+      state_before: carry?.state ?? null,
+      state_restored: rec.state,
+      state: after.state,
+      upstream
+    });
+    return { present: true, state: after.state, sequence: after.event_seq, upstream };
+  }
+};
+
+// src/operations/restore.ts
+var RESTORE_PATH = "/api/v1/operator/restore";
+var DIGEST2 = /^[0-9a-f]{64}$/;
+var MAX_KEY_LENGTH = 512;
+var RestoreRequestBody = strictObject({
+  kind: picklist(KIND_NAMES, "kind must be receipt or transfer"),
+  id: ReceiptId,
+  at: pipe(string("at must be a string"), isoTimestamp("at must be an ISO 8601 time with its offset, e.g. 2026-11-24T10:00:00Z")),
+  dry_run: optional(boolean("dry_run must be a boolean"), false)
+});
+function restoreDigest(env) {
+  const digest = (env.RESTORE_KEY_HASH ?? "").trim();
+  if (!digest) return "absent";
+  if (!DIGEST2.test(digest)) return "malformed";
+  const bytes2 = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) bytes2[i] = Number.parseInt(digest.slice(2 * i, 2 * i + 2), 16);
+  return bytes2;
 }
-__name(checkReadiness, "checkReadiness");
+__name(restoreDigest, "restoreDigest");
+var unauthorized3 = /* @__PURE__ */ __name((message2) => new ApiError("unauthorized", message2, { headers: { "WWW-Authenticate": 'Bearer realm="payments-gateway-operator"' } }), "unauthorized");
+async function requireRestoreKey(c, digest) {
+  const match2 = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
+  if (!match2) throw unauthorized3("Send Authorization: Bearer <restore key>.");
+  const key = match2[1];
+  if (key.length > MAX_KEY_LENGTH) throw unauthorized3("The restore key is not valid.");
+  const presented = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+  if (!crypto.subtle.timingSafeEqual(presented, digest)) throw unauthorized3("The restore key is not valid.");
+}
+__name(requireRestoreKey, "requireRestoreKey");
+function validBody(body, now) {
+  const parsed = safeParse(RestoreRequestBody, body);
+  if (!parsed.success) refuseBody(RestoreRequestBody, body, parsed.issues);
+  const at = Date.parse(parsed.output.at);
+  const refuse4 = /* @__PURE__ */ __name((message2) => new ApiError("invalid_request", message2, { details: [{ path: "at", message: message2 }] }), "refuse");
+  if (at > now) throw refuse4("at must be in the past");
+  if (now - at > PITR_WINDOW_MS) throw refuse4("at must be within the last 30 days (the window of point-in-time recovery)");
+  return { ...parsed.output, atMs: at };
+}
+__name(validBody, "validBody");
+var restoreDoor = createMiddleware(async (c, next) => {
+  const digest = restoreDigest(c.env);
+  if (digest === "absent") return c.notFound();
+  if (digest === "malformed") {
+    throw new ApiError("service_misconfigured", "RESTORE_KEY_HASH is not a lowercase hex SHA-256 digest: no restore key can be accepted.");
+  }
+  await requireRestoreKey(c, digest);
+  await next();
+});
+async function restoreRecord(c) {
+  const { kind, id, at, atMs, dry_run: dryRun } = validBody(await c.req.json(), clock.now());
+  const requestId2 = c.var.requestId;
+  const prepared = await receiptStub(c.env, kind, id).restorePrepare({ at: atMs, requestId: requestId2, dryRun });
+  if (!prepared.ok) {
+    log("warn", "record_restore_refused", { kind, id, at: atMs, request_id: requestId2, code: prepared.error.code, reason: prepared.error.message });
+    throw ApiError.from(prepared.error);
+  }
+  const plan = prepared.value;
+  const before = plan.carry ? { state: plan.carry.state, sequence: plan.carry.event_seq } : null;
+  const answer = { kind, id, at, dry_run: dryRun, bookmark: plan.bookmark, undo_bookmark: plan.undoBookmark, before };
+  if (dryRun) return c.json({ ...answer, record: null }, 200);
+  await receiptStub(c.env, kind, id).restart(`point-in-time restore ${requestId2}`).catch(() => void 0);
+  const note2 = { ...plan, at: atMs, requestId: requestId2 };
+  let record;
+  let failure;
+  for (let attempt = 0; attempt < 3 && record === void 0; attempt++) {
+    try {
+      record = await receiptStub(c.env, kind, id).restoreSettle(note2);
+    } catch (err) {
+      failure = err;
+    }
+  }
+  if (record === void 0) {
+    log("error", "record_restore_unsettled", {
+      kind,
+      id,
+      request_id: requestId2,
+      note: note2,
+      error: failure instanceof Error ? failure.message : String(failure)
+    });
+    throw new ApiError(
+      "upstream_error",
+      "The record was restored, but its restarted object did not answer, so what the restore carries over (the event sequence, the OTP counts, an erasure) is not applied. Do not repeat the restore: follow record_restore_unsettled in docs/production.md."
+    );
+  }
+  log("warn", "record_restore", { kind, id, at: atMs, bookmark: plan.bookmark, undo_bookmark: plan.undoBookmark, request_id: requestId2, ...record });
+  return c.json({ ...answer, record }, 200);
+}
+__name(restoreRecord, "restoreRecord");
 
 // src/app.ts
 function createApp() {
   const app2 = new Hono3();
   app2.use(requestId());
+  app2.use(canonicalLine);
+  app2.use(negotiateLanguage);
   app2.onError(renderError);
   const operations = new Set(APIS.flatMap((api) => api.sections.flatMap((section) => section.operations.map((op) => `${api.prefix}${op.path}`))));
   app2.notFound((c) => {
@@ -11272,7 +16534,12 @@ function createApp() {
   app2.get("/readyz", async (c) => c.json(await checkReadiness(c.env, c.var.requestId), 200));
   app2.all("/healthz", onlyGet);
   app2.all("/readyz", onlyGet);
+  app2.use(`${GATEWAY_API.prefix}/*`, auditCalls(GATEWAY_API.prefix));
+  app2.use(RESTORE_PATH, auditCalls("/api/v1/operator"));
+  app2.post(RESTORE_PATH, restoreDoor, requireJson, limitBody, parseJson, restoreRecord);
+  app2.get(`${GATEWAY_API.prefix}/statements/:file`, authenticate, requirePartner, statementFile);
   for (const api of APIS) app2.route(api.prefix, apiRouter(api));
+  app2.route("/console", backOffice());
   app2.get("/openapi.json", openApiDocument(app2));
   app2.get("/", (c) => serveAsset(c.env, c.req.raw, "/"));
   app2.get("/docs", (c) => serveAsset(c.env, c.req.raw, "/docs"));
@@ -11292,10 +16559,490 @@ async function serveAsset(env, request, path) {
 }
 __name(serveAsset, "serveAsset");
 
-// src/receipt-object.ts
-import { DurableObject } from "cloudflare:workers";
+// src/cron/retention.ts
+var PRUNERS = {
+  tid_index: [
+    // The walk by rowid behind its cursor: four statements a batch.
+    { name: "tids_deleted", counts: "tids_deleted", queries: 4, batch: /* @__PURE__ */ __name((db, p, limit, now) => pruneTids(db, p.tidRetentionMs, limit, now), "batch") },
+    // The rows answered long after their claim, which the walk passes: a range of tid_index_late (and the cursor kept in the table).
+    {
+      name: "tids_late_deleted",
+      counts: "tids_deleted",
+      queries: 2,
+      batch: /* @__PURE__ */ __name((db, p, limit, now) => deleteLateTids(db, p.tidRetentionMs, limit, now), "batch")
+    },
+    // A growing list's fences (src/tids/tid-index.ts, claimIndexFor), once every row they stood for is gone.
+    {
+      name: "tid_fences_deleted",
+      counts: "tid_fences_deleted",
+      queries: 2,
+      batch: /* @__PURE__ */ __name((db, p, limit, now) => deleteFences(db, p.tidRetentionMs, limit, now), "batch")
+    }
+  ],
+  event_log: [
+    // The walk behind its cursor: four statements a batch.
+    {
+      name: "events_delivered_pruned",
+      counts: "events_delivered_pruned",
+      queries: 4,
+      batch: /* @__PURE__ */ __name((db, p, limit, now) => pruneDelivered(db, p.deliveredEventsMs, limit, now), "batch")
+    },
+    {
+      name: "events_watched_delivered_pruned",
+      counts: "events_delivered_pruned",
+      queries: 1,
+      batch: /* @__PURE__ */ __name((db, p, limit, now) => pruneWatched(db, "delivered", p.deliveredEventsMs, limit, now), "batch")
+    },
+    {
+      name: "events_failed_pruned",
+      counts: "events_undelivered_pruned",
+      queries: 1,
+      batch: /* @__PURE__ */ __name((db, p, limit, now) => pruneWatched(db, "failed", p.undeliveredEventsMs, limit, now), "batch")
+    },
+    {
+      name: "events_pending_pruned",
+      counts: "events_undelivered_pruned",
+      queries: 1,
+      batch: /* @__PURE__ */ __name((db, p, limit, now) => pruneWatched(db, "pending", p.undeliveredEventsMs, limit, now), "batch")
+    }
+  ],
+  event_attempts: [
+    {
+      name: "event_attempts_pruned",
+      counts: "event_attempts_pruned",
+      queries: 1,
+      batch: /* @__PURE__ */ __name((db, p, limit, now) => pruneAttempts(db, Math.max(p.deliveredEventsMs, p.undeliveredEventsMs), limit, now), "batch")
+    }
+  ],
+  erasure_requests: [
+    {
+      name: "erasures_deleted",
+      counts: "erasures_deleted",
+      queries: 1,
+      batch: /* @__PURE__ */ __name((db, _p, limit, now) => deleteDoneErasures(db, now - ERASURE_REQUESTS_KEPT_DAYS * DAY_MS2, limit), "batch")
+    }
+  ]
+};
+var pruned = /* @__PURE__ */ __name(() => {
+  const stores = storesEndedBy("cron");
+  return implementations(stores, PRUNERS).map((steps, i) => ({ store: stores[i], steps }));
+}, "pruned");
+var livesIn = /* @__PURE__ */ __name((store2, binding) => store2.place.kind === "d1" && store2.place.databases === "all" || binding === "DB", "livesIn");
+var queriesPerRound = /* @__PURE__ */ __name((binding) => pruned().filter(({ store: store2 }) => livesIn(store2, binding)).reduce((sum, { steps }) => sum + steps.reduce((n, step) => n + step.queries, 0), 0), "queriesPerRound");
+var RETENTION_QUERIES_PER_ROUND = queriesPerRound("");
+var FIRST_DATABASE_QUERIES_PER_ROUND = queriesPerRound("DB") - RETENTION_QUERIES_PER_ROUND;
+var SWEEP_QUERIES_PER_DATABASE = 4;
+var cronQueriesPerDatabase = /* @__PURE__ */ __name((policy) => RETENTION_QUERIES_PER_ROUND * policy.rounds + SWEEP_QUERIES_PER_DATABASE, "cronQueriesPerDatabase");
+function cronShards(env, now, policy = retentionPolicy(env)) {
+  const perRun = databasesPerRun(cronQueriesPerDatabase(policy), QUERY_BUDGET - FIRST_DATABASE_QUERIES_PER_ROUND * policy.rounds);
+  return cronSlice(allShards(env), perRun, Math.floor(now / 6e4));
+}
+__name(cronShards, "cronShards");
+async function drain(policy, batch) {
+  let removed = 0;
+  for (let round = 0; round < policy.rounds; round++) {
+    const result = await batch(policy.batchSize);
+    const n = typeof result === "number" ? result : result.removed;
+    removed += n;
+    if (typeof result === "number" ? n < policy.batchSize : !result.more) return { removed, full: false };
+  }
+  return { removed, full: true };
+}
+__name(drain, "drain");
+async function runRetention(env, now, policy = retentionPolicy(env), databases2) {
+  const started = Date.now();
+  const failed = [];
+  let firstError;
+  let backlog = false;
+  const run = /* @__PURE__ */ __name(async (name, step) => {
+    try {
+      const { removed, full } = await drain(policy, step);
+      backlog ||= full;
+      return removed;
+    } catch (err) {
+      failed.push(name);
+      firstError ??= err;
+      return 0;
+    }
+  }, "run");
+  let shards = [];
+  try {
+    shards = databases2 ?? cronShards(env, now, policy);
+  } catch (err) {
+    failed.push("tid_shards");
+    firstError ??= err;
+  }
+  const stores = pruned();
+  const perShard = await inPool(shards, async (shard) => {
+    const counts = {
+      tids_deleted: 0,
+      tid_fences_deleted: 0,
+      events_delivered_pruned: 0,
+      events_undelivered_pruned: 0,
+      event_attempts_pruned: 0,
+      erasures_deleted: 0
+    };
+    for (const { store: store2, steps } of stores) {
+      if (!livesIn(store2, shard.binding)) continue;
+      for (const step of steps)
+        counts[step.counts] += await run(`${step.name}:${shard.binding}`, (limit) => step.batch(shard.db, policy, limit, now, env));
+    }
+    return { binding: shard.binding, counts };
+  });
+  const sum = /* @__PURE__ */ __name((name) => perShard.reduce((total, shard) => total + shard.counts[name], 0), "sum");
+  const report = {
+    tids_deleted: sum("tids_deleted"),
+    tid_fences_deleted: sum("tid_fences_deleted"),
+    events_delivered_pruned: sum("events_delivered_pruned"),
+    events_undelivered_pruned: sum("events_undelivered_pruned"),
+    event_attempts_pruned: sum("event_attempts_pruned"),
+    erasures_deleted: sum("erasures_deleted"),
+    backlog,
+    tid_shards: Object.fromEntries(perShard.map(({ binding, counts }) => [binding, { deleted: counts.tids_deleted }]))
+  };
+  log(failed.length ? "error" : "info", "retention_run", {
+    now,
+    ...report,
+    bound_per_step: policy.batchSize * policy.rounds,
+    duration_ms: Date.now() - started,
+    ...failed.length ? { failed_steps: failed, error: String(firstError) } : {}
+  });
+  if (failed.length) throw new Error(`Retention steps failed: ${failed.join(", ")}`, { cause: firstError });
+  return report;
+}
+__name(runRetention, "runRetention");
 
-// src/schedule.ts
+// src/audit/writer.ts
+import { DurableObject as DurableObject2 } from "cloudflare:workers";
+var FLUSH_AT = 2e3;
+var FLUSH_MAX = 1e4;
+var ROW_ENTRIES = 32;
+var GROUP_MS = 100;
+var AuditWriter = class extends DurableObject2 {
+  static {
+    __name(this, "AuditWriter");
+  }
+  #sql;
+  /** The alarm this incarnation set (undefined: not known yet). */
+  #alarmAt;
+  #busy = Promise.resolve();
+  /** The waiting row appends add to, as stored (null: the next append starts one; a flush closes it). */
+  #open = null;
+  /** The ids of the entries waiting (null: not read since the last flush). */
+  #waiting = null;
+  /** The ids of the entries this incarnation's last flush put. */
+  #flushed = /* @__PURE__ */ new Set();
+  /** Appends waiting for their row write (a record's, grouped: append), and when it comes. */
+  #queue = [];
+  #timer = null;
+  /** The ids of the entries queued, with the promise of their write. */
+  #queuedIds = /* @__PURE__ */ new Map();
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.#sql = ctx.storage.sql;
+    this.#sql.exec(`
+      CREATE TABLE IF NOT EXISTS pending (n INTEGER PRIMARY KEY AUTOINCREMENT, entries TEXT NOT NULL, count INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS head (singleton INTEGER PRIMARY KEY CHECK (singleton = 1), chain TEXT NOT NULL, seq INTEGER NOT NULL, hash TEXT NOT NULL, key TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS erased (user TEXT PRIMARY KEY, until INTEGER NOT NULL);`);
+  }
+  /**
+   * Erasure (rule 10), before the trail's eraser flushes and walks the batches: from now until `until`, an
+   * appended entry of `user` that holds personal values is kept with them masked. An export that was on its
+   * way while the user's records were erased (it left with the values) then lands masked, after the walk that
+   * would have missed it.
+   */
+  async forget(user, until) {
+    this.#sql.exec("DELETE FROM erased WHERE until <= ?", Date.now());
+    this.#sql.exec("INSERT INTO erased (user, until) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET until = excluded.until", user, until);
+  }
+  /** The entry as kept: masked when its user is being erased (forget). */
+  #masked(line) {
+    if (!line.user || !line.detail || !holdsPersonalValues(line)) return line;
+    const erased = this.#sql.exec("SELECT 1 FROM erased WHERE user = ? AND until > ?", line.user, Date.now()).toArray().length > 0;
+    return erased ? { ...line, detail: { ...erasePersonal(line.detail), erased: true } } : line;
+  }
+  /**
+   * Keeps these entries for the chain's next batch; answers once they are durable. `group` (a record's export,
+   * which no caller waits for): written with the other appends of the next GROUP_MS in one row write, so
+   * at 10M payments a day a writer writes a row per several appends; without it (a gateway call, a staff
+   * action: their answer waits), written at once, with whatever waits to be grouped. A release before reads
+   * no third argument and writes each at once.
+   */
+  async append(chain, entries, options) {
+    const waiting = this.#waitingIds();
+    const queued = [];
+    const fresh = entries.filter((entry, i) => {
+      if (waiting.has(entry.id) || this.#flushed.has(entry.id) || entries.findIndex((other) => other.id === entry.id) !== i) return false;
+      const first = this.#queuedIds.get(entry.id);
+      if (first) queued.push(first);
+      return !first;
+    });
+    const done = fresh.length === 0 ? null : this.#enqueue(chain, fresh.map(cleanLine));
+    if (done && options?.group !== true) void this.#commit();
+    else if (done) this.#timer ??= setTimeout(() => void this.#commit(), GROUP_MS);
+    await Promise.all([done, ...queued]);
+  }
+  /** Queues entries for the next write: the promise settles once they are durable (or their write failed). */
+  #enqueue(chain, clean) {
+    let settle;
+    const done = new Promise((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    this.#queue.push({ chain, entries: clean, ...settle });
+    for (const entry of clean) this.#queuedIds.set(entry.id, done);
+    return done;
+  }
+  /** Writes every queued append (a row write a chain), arms the flush, and answers them. */
+  async #commit() {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    const items = this.#queue.splice(0);
+    if (items.length === 0) return;
+    for (const item of items) item.entries = item.entries.map((entry) => this.#masked(entry));
+    const all = items.flatMap((item) => item.entries);
+    try {
+      for (const chain of new Set(items.map((item) => item.chain)))
+        this.#write(
+          chain,
+          items.filter((item) => item.chain === chain).flatMap((item) => item.entries)
+        );
+      const waiting = this.#waitingIds();
+      for (const entry of all) waiting.add(entry.id);
+      const count = this.#sql.exec("SELECT coalesce(sum(count), 0) AS n FROM pending").one().n;
+      const oldest = Math.min(Date.now(), ...all.map((entry) => entry.at));
+      await this.#arm(count >= FLUSH_AT ? Date.now() : oldest + flushMs(this.env));
+      for (const item of items) item.resolve();
+    } catch (err) {
+      for (const item of items) item.reject(err);
+    } finally {
+      for (const entry of all) this.#queuedIds.delete(entry.id);
+    }
+  }
+  /** One row write: these entries added to the waiting row (up to ROW_ENTRIES), or a row of their own. */
+  #write(chain, clean) {
+    const open = this.#open;
+    const shared = open !== null && open.chain === chain && open.count + clean.length <= ROW_ENTRIES ? open : null;
+    if (shared) {
+      const text2 = `${shared.text.slice(0, -2)},${JSON.stringify(clean).slice(1)}}`;
+      const count = shared.count + clean.length;
+      const written = this.#sql.exec("UPDATE pending SET entries = ?, count = ? WHERE n = ?", text2, count, shared.n).rowsWritten;
+      if (written > 0) Object.assign(shared, { text: text2, count });
+      else this.#open = null;
+    }
+    if (!shared || this.#open === null) {
+      const text2 = JSON.stringify({ chain, entries: clean });
+      const n = this.#sql.exec("INSERT INTO pending (entries, count) VALUES (?, ?) RETURNING n", text2, clean.length).one().n;
+      this.#open = { n, chain, text: text2, count: clean.length };
+    }
+  }
+  /** The ids of the entries waiting, read from storage once after each flush. */
+  #waitingIds() {
+    if (this.#waiting) return this.#waiting;
+    const ids = /* @__PURE__ */ new Set();
+    for (const row of this.#sql.exec("SELECT entries FROM pending"))
+      for (const entry of JSON.parse(row.entries).entries) ids.add(entry.id);
+    this.#waiting = ids;
+    return ids;
+  }
+  async alarm() {
+    this.#alarmAt = null;
+    await this.flush();
+  }
+  /** Writes every waiting entry to R2 now (the alarm's work; the eraser's and tests', to see a batch at once), those queued for their row write too. */
+  async flush() {
+    await this.#commit();
+    return this.#serially(() => this.#flush());
+  }
+  /** The chain's head as this writer keeps it, or null before its first batch. */
+  async head() {
+    return this.#head();
+  }
+  /**
+   * Erasure (rule 10): masks `user`'s personal values in the batch at `key`
+   * (of this writer's chain), after recording the rewrite in the chain.
+   * False when the batch holds nothing of theirs to mask (or is gone).
+   */
+  rewrite(key, user) {
+    return this.#serially(async () => {
+      const place = parseBatchKey(key);
+      const object2 = await this.env.AUDIT.get(key);
+      if (!place || !object2) return false;
+      const text2 = await object2.text();
+      const { header: header2, entries } = parseBatch(text2);
+      if (!header2) return false;
+      let changed = false;
+      const masked = entries.map((entry) => {
+        if (entry.user !== user || !entry.detail || !holdsPersonalValues(entry)) return entry;
+        const detail = erasePersonal(entry.detail);
+        if (JSON.stringify(detail) === JSON.stringify(entry.detail)) return entry;
+        changed = true;
+        return { ...entry, detail: { ...detail, erased: true } };
+      });
+      if (!changed) return false;
+      const next = formatBatch(header2, masked);
+      const rewrite = {
+        key,
+        seq: place.seq,
+        old: await sha256Hex(text2),
+        new: await sha256Hex(next),
+        reason: "erasure",
+        user_hash: await sha256Hex(user)
+      };
+      await this.#flush({ rewrite, chain: place.chain });
+      await this.env.AUDIT.put(key, next, { customMetadata: batchMetadata(masked), httpMetadata: { contentType: "application/x-ndjson" } });
+      log("info", "audit_batch_rewritten", { key, reason: "erasure" });
+      return true;
+    });
+  }
+  #serially(work) {
+    const run = this.#busy.then(work, work);
+    this.#busy = run.catch(() => void 0);
+    return run;
+  }
+  #head() {
+    return this.#sql.exec("SELECT chain, seq, hash, key FROM head").toArray()[0] ?? null;
+  }
+  async #arm(at) {
+    if (this.#alarmAt === void 0) this.#alarmAt = await this.ctx.storage.getAlarm();
+    if (this.#alarmAt !== null && this.#alarmAt <= at) return;
+    await this.ctx.storage.setAlarm(at);
+    this.#alarmAt = at;
+  }
+  /** One flush: the waiting entries as batches (and a rewrite's record, when one is given), then the head. */
+  async #flush(extra) {
+    this.#open = null;
+    const rows = this.#sql.exec("SELECT n, entries, count FROM pending ORDER BY n").toArray();
+    let taken = 0;
+    let last = 0;
+    let chain = extra?.chain ?? null;
+    const entries = [];
+    for (const row of rows) {
+      if (taken > 0 && taken + row.count > FLUSH_MAX) break;
+      const parsed = JSON.parse(row.entries);
+      chain ??= parsed.chain;
+      entries.push(...parsed.entries);
+      taken += row.count;
+      last = row.n;
+    }
+    if (chain === null) return 0;
+    entries.sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const byHour = /* @__PURE__ */ new Map();
+    for (const entry of entries) {
+      const hour = hourOf(entry.at);
+      byHour.set(hour, [...byHour.get(hour) ?? [], entry]);
+    }
+    let head2 = this.#head() ?? { chain, seq: 0, hash: GENESIS, key: "" };
+    const now = Date.now();
+    const batches = [...byHour].map(([hour, list]) => ({
+      header: { chain, seq: 0, prev: "", hour, count: list.length, written_at: now },
+      entries: list
+    }));
+    if (extra)
+      batches.push({ header: { chain, seq: 0, prev: "", hour: hourOf(now), count: 0, written_at: now, rewrite: extra.rewrite }, entries: [] });
+    for (const batch of batches) {
+      const header2 = { ...batch.header, seq: head2.seq + 1, prev: head2.hash };
+      const text2 = formatBatch(header2, batch.entries);
+      const key = batchKey(header2.hour, chain, header2.seq);
+      await this.env.AUDIT.put(key, text2, { customMetadata: batchMetadata(batch.entries), httpMetadata: { contentType: "application/x-ndjson" } });
+      head2 = { chain, seq: header2.seq, hash: await sha256Hex(text2), key };
+      await this.env.AUDIT.put(headKey(chain), JSON.stringify(head2), { httpMetadata: { contentType: "application/json" } });
+    }
+    const moved = head2;
+    this.ctx.storage.transactionSync(() => {
+      this.#sql.exec(
+        "INSERT OR REPLACE INTO head (singleton, chain, seq, hash, key) VALUES (1, ?, ?, ?, ?)",
+        moved.chain,
+        moved.seq,
+        moved.hash,
+        moved.key
+      );
+      if (last > 0) this.#sql.exec("DELETE FROM pending WHERE n <= ?", last);
+    });
+    this.#waiting = null;
+    if (entries.length > 0) this.#flushed = new Set(entries.map((entry) => entry.id));
+    if (taken < rows.reduce((sum, row) => sum + row.count, 0)) await this.#arm(Date.now());
+    return taken;
+  }
+};
+
+// src/record/receipt-object.ts
+import { DurableObject as DurableObject3 } from "cloudflare:workers";
+
+// src/record/answers.ts
+var KeptAnswers = class {
+  static {
+    __name(this, "KeptAnswers");
+  }
+  #store;
+  #keys;
+  constructor(host) {
+    this.#store = host.store;
+    this.#keys = host.keys;
+  }
+  /**
+   * Keys first: a repeat whose key has a kept answer gets it again, with no
+   * upstream call, before the one-at-a-time check, so a follow-up read or an
+   * alarm under way never turns it into operation_in_progress; only a repeat
+   * of a request still in flight (its key open, no answer yet) waits its
+   * turn. Null when there is no kept answer for the caller's key on a record
+   * it may see. Audited as any replay is.
+   */
+  replay(operation2, op) {
+    if (!op.idempotency) return null;
+    const rec = this.#store.load();
+    if (!rec || !mayAccess(op.caller, rec.owner)) return null;
+    const actor = ownerOf(op.caller);
+    const seen = this.#keys.lookup(actor, operation2, op.idempotency);
+    if (seen.kind !== "replay") return null;
+    this.#store.trail.add({ at: clock.now(), op: operation2, actor, request_id: op.requestId, outcome: "ok" });
+    return { ok: true, value: seen.answer.body, replayed: seen.answer };
+  }
+  /** What the request's key says of it, under the lock: new when it brought none. */
+  lookup(operation2, op) {
+    return op.idempotency ? this.#keys.lookup(ownerOf(op.caller), operation2, op.idempotency) : { kind: "new" };
+  }
+  /** The key is kept open in the note's commit: a repeat while the outcome is unknown asks the upstream, never calls again. */
+  open(operation2, op) {
+    if (op.idempotency) this.#keys.open(ownerOf(op.caller), operation2, op.idempotency, op.requestId);
+  }
+  /**
+   * The answer a key's request got, kept when the gateway acted (lifecycle's
+   * keepsAnswer), forgotten when it did not, so that a corrected or later
+   * request may use the key again. In the outcome's commit.
+   */
+  keep(operation2, op, outcome) {
+    if (!op.idempotency) return outcome;
+    const actor = ownerOf(op.caller);
+    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId, op.language ?? "en");
+    if (keepsAnswer(answer.status, outcome.ok ? void 0 : outcome.error.code))
+      this.#keys.answer(actor, operation2, op.idempotency, op.requestId, answer);
+    else this.#keys.forget(actor, operation2, op.idempotency);
+    return outcome;
+  }
+  /**
+   * The first request with this key met an unknown outcome (a timeout, a
+   * lost connection, a crash before its answer). After the move's look at
+   * the upstream (which settled the lost note, as the reconciler would), the
+   * repeat answers what it shows: the record, when the operation happened;
+   * else that nothing happened and the key is spent. Never a second call.
+   */
+  afterUnknown(operation2, op) {
+    const rec = this.#store.current;
+    const shown = repeatAnswer(operation2, upstreamPhase(rec.state));
+    const outcome = shown === "done" ? { ok: true, value: rec.body } : shown === "unknown_send" ? fail(
+      "upstream_error",
+      "The OTP send with this Idempotency-Key met an unknown outcome: an SMS may have been sent. Use it, or authorize again with a new key once its wait has passed."
+    ) : fail(
+      "upstream_error",
+      `The ${operation2} with this Idempotency-Key did not happen: the payment service shows nothing done. Send it again with a new key.`
+    );
+    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId, op.language ?? "en");
+    this.#keys.answer(ownerOf(op.caller), operation2, op.idempotency, op.requestId, answer);
+    return { ...outcome, replayed: answer };
+  }
+};
+
+// src/rules/schedule.ts
 var LATE_READ_SCHEDULES = {
   production: [6e4, 6e5, 36e5, 864e5],
   development: [15e3, 35e3, 7e4, 11e4]
@@ -11314,6 +17061,17 @@ function lateReadsDoneAt(suspect, schedule, now) {
   return reads >= schedule.length ? { since: 0, reads: 0 } : { since: suspect.since, reads };
 }
 __name(lateReadsDoneAt, "lateReadsDoneAt");
+function fiscalReadAt(watch, schedule) {
+  const offset = schedule[watch.reads];
+  return offset === void 0 ? null : watch.since + offset;
+}
+__name(fiscalReadAt, "fiscalReadAt");
+function fiscalReadsDoneAt(watch, schedule, now) {
+  let reads = watch.reads;
+  while (reads < schedule.length && watch.since + schedule[reads] <= now) reads++;
+  return reads;
+}
+__name(fiscalReadsDoneAt, "fiscalReadsDoneAt");
 function backoffMs(attempts) {
   return Math.min(6e4, 1e3 * 2 ** Math.max(0, attempts));
 }
@@ -11336,7 +17094,7 @@ function settlingAt(facts, now) {
 }
 __name(settlingAt, "settlingAt");
 function recordDeletionAt(facts, retentionMs) {
-  if (!isFinal(facts) || facts.pending || facts.suspect || facts.unsentEvents) return null;
+  if (!isFinal(facts) || facts.pending || facts.suspect || facts.unsentEvents || facts.fiscalPending || facts.listingOwed) return null;
   return facts.changedAt + retentionMs;
 }
 __name(recordDeletionAt, "recordDeletionAt");
@@ -11346,6 +17104,7 @@ var upstreamCancelsOf = /* @__PURE__ */ __name((rec) => upstreamCancels({ kind: 
 var guessCountsOf = /* @__PURE__ */ __name((rec) => ({ wrong: rec.wrong_otps, unconfirmed: rec.unconfirmed_otps }), "guessCountsOf");
 var closedAtEdgeOf = /* @__PURE__ */ __name((rec) => closedAtEdge({ guesses: guessesOf(guessCountsOf(rec)), expired: rec.expiry !== null, upstreamCancels: upstreamCancelsOf(rec) }), "closedAtEdgeOf");
 var callerKindOf = /* @__PURE__ */ __name((actor) => actor?.startsWith("partner:") ? "partner" : actor === "gateway" ? "gateway" : "user", "callerKindOf");
+var notedOp = /* @__PURE__ */ __name((op) => op === "expiry-cancel" || op === "exhaustion-cancel" ? "cancel" : op, "notedOp");
 var Reconciler = class {
   static {
     __name(this, "Reconciler");
@@ -11353,9 +17112,9 @@ var Reconciler = class {
   #parts;
   /** Reconciliation attempts that failed in a row (the alarm's backoff): this part's column. */
   #attempts;
-  constructor(parts) {
-    this.#parts = parts;
-    this.#attempts = parts.store.slice("reconciler", ["reconcile_attempts"]);
+  constructor(parts2) {
+    this.#parts = parts2;
+    this.#attempts = parts2.store.slice("reconciler", ["reconcile_attempts"]);
   }
   phase(rec = this.#parts.store.current) {
     return phaseOf({ state: rec.state, pending: rec.pending_op !== null, guesses: this.#parts.ledger.guesses(rec), expired: rec.expiry !== null });
@@ -11385,6 +17144,10 @@ var Reconciler = class {
     const ctx = this.context(caller, fresh, options.otpMissing);
     return decide(operation2, options.phase ?? this.phase(), options.expiring ? { ...ctx, expiring: options.expiring } : ctx);
   }
+  /** The table asks for a fresh look at the upstream before it decides (lifecycle's asksForLook). */
+  asksForLook(operation2, caller, options = {}) {
+    return asksForLook(operation2, this.phase(), this.context(caller, false, options.otpMissing));
+  }
   /** The refusal of a record whose guesses ran out, whole (the table's). */
   exhausted(caller) {
     const decision = this.decide("pay", caller, true, { phase: "exhausted" });
@@ -11394,7 +17157,12 @@ var Reconciler = class {
   }
   /** Three failed guesses on a receipt the upstream cancels, still unpaid upstream: the gateway's own cancel is owed. */
   exhaustionCancelPending(rec = this.#parts.store.current) {
-    return exhaustionCancelPending({ guesses: this.#parts.ledger.guesses(rec), state: rec.state, upstreamCancels: upstreamCancelsOf(rec) });
+    return exhaustionCancelPending({
+      guesses: this.#parts.ledger.guesses(rec),
+      state: rec.state,
+      upstreamCancels: upstreamCancelsOf(rec),
+      suspect: this.#parts.lateReads.isSuspect(rec)
+    });
   }
   /** Only the upstream can settle the record now (lifecycle's needsSettling). */
   needsReconcile(rec) {
@@ -11427,6 +17195,7 @@ var Reconciler = class {
     const result = await kindNamed(rec.kind).read(upstream, rec.id);
     if (!result.ok) {
       this.#attempts.update({ reconcile_attempts: rec.reconcile_attempts + 1 });
+      metric(this.#parts.env, "reconciliation", { operation: rec.kind, outcome: "failed", attempts: rec.reconcile_attempts + 1 });
       log("warn", "reconcile_failed", {
         id: rec.id,
         kind: rec.kind,
@@ -11438,17 +17207,21 @@ var Reconciler = class {
       return { ok: false, error: result.failure };
     }
     const noted = store2.current;
-    const lost = noted.pending_op === "cancel" ? { actor: noted.pending_actor, requestId: noted.pending_request_id } : null;
+    const op = notedOp(noted.pending_op);
+    const lost = op === "cancel" ? { actor: noted.pending_actor, requestId: noted.pending_request_id, since: noted.pending_since } : null;
     store2.change(() => {
       if (noted.pending_op !== null) {
         const paid = isPaid(kindNamed(rec.kind).stateOf(result.value));
         if (noted.pending_otp === 1) ledger.count(paid ? "accepted" : "unconfirmed", requestId2);
         if (noted.pending_op === "authorize") ledger.countSend(void 0);
-        if (STATE_CHANGING_CALLS.has(noted.pending_op)) lateReads.suspect(noted.pending_since, noted.pending_otp === 1 && !paid);
+        if (op !== null && STATE_CHANGING_CALLS.has(op)) lateReads.suspect(noted.pending_since, noted.pending_otp === 1 && !paid);
         writeAhead.clear();
       }
       recorder.apply(result.value, requestId2);
     });
+    metric(this.#parts.env, "reconciliation", { operation: rec.kind, outcome: "ok", attempts: rec.reconcile_attempts });
+    const since = store2.current.suspect_since;
+    if (since !== 0 && since !== noted.suspect_since) metric(this.#parts.env, "record_suspect", { operation: rec.kind });
     return { ok: true, value: lost };
   }
   /**
@@ -11456,7 +17229,7 @@ var Reconciler = class {
    * through yet, or `owed`: an expiry's cancel the upstream was too busy for)
    * backs off further; settled starts afresh.
    */
-  settled(attemptsBefore, owed = false) {
+  countAttempt(attemptsBefore, owed = false) {
     const { store: store2 } = this.#parts;
     const attempts = owed || this.needsReconcile(store2.current) ? attemptsBefore + 1 : 0;
     this.#attempts.update({ reconcile_attempts: attempts });
@@ -11464,16 +17237,17 @@ var Reconciler = class {
   /**
    * check-id's plain read of a record nothing is owed for: the upstream's
    * answer laid over the stored body, stored only when it says something new
-   * (or completes a late read due), so the usual read waits for no commit.
+   * (or completes a late read, or a fiscal read, due), so the usual read
+   * waits for no commit.
    */
   async read(upstream, requestId2, busy2) {
-    const { store: store2, recorder, lateReads } = this.#parts;
+    const { store: store2, recorder, lateReads, fiscal } = this.#parts;
     const rec = store2.current;
     const version = store2.version;
     const result = await kindNamed(rec.kind).read(upstream, rec.id);
     if (!result.ok) return { ok: false, error: result.failure };
     const body = recorder.merged(result.value);
-    if (version === store2.version && !busy2() && (body !== rec.body || lateReads.isDue(rec, clock.now()))) {
+    if (version === store2.version && !busy2() && (body !== rec.body || lateReads.isDue(rec, clock.now()) || fiscal.isDue(rec, clock.now()))) {
       store2.change(() => recorder.apply(result.value, requestId2, body));
     }
     return { ok: true, value: body };
@@ -11481,6 +17255,12 @@ var Reconciler = class {
 };
 
 // src/record/specs.ts
+async function callOf(spec, upstream, rec, input, otp) {
+  const { operation: operation2 } = spec;
+  if (spec.settles === "send") return { settles: "send", operation: operation2, result: await spec.call(upstream, rec, input, otp) };
+  return { settles: "state", operation: operation2, result: await spec.call(upstream, rec, input, otp) };
+}
+__name(callOf, "callOf");
 var AUTHORIZE = {
   operation: "authorize",
   call: /* @__PURE__ */ __name((upstream, rec, input) => upstream.authorize(rec.id, input.card), "call"),
@@ -11514,159 +17294,191 @@ var CANCEL = {
 };
 
 // src/record/settle.ts
-var LOST_CANCEL = { reason: "a cancel whose answer was lost, completed by the gateway" };
-var EXHAUSTION_CANCEL = { reason: `${GUESS_LIMIT_WORD.toLowerCase()} failed OTP guesses`, cancelledBy: "gateway" };
-var EXPIRY_CANCEL = {
-  expired: { reason: "expired unpaid", cancelledBy: "gateway" },
-  hold_expired: { reason: "hold not confirmed in time", cancelledBy: "gateway" }
+var GATEWAY2 = "gateway";
+var LOST_CANCEL_REASON = "a cancel whose answer was lost, completed by the gateway";
+var EXHAUSTION_CANCEL_REASON = `${GUESS_LIMIT_WORD.toLowerCase()} failed OTP guesses`;
+var EXPIRY_CANCEL_REASON = {
+  expired: "expired unpaid",
+  hold_expired: "hold not confirmed in time"
 };
 var Settlement = class {
   static {
     __name(this, "Settlement");
   }
   #parts;
-  constructor(parts) {
-    this.#parts = parts;
-  }
-  /** Note, then call: the write-ahead note, naming who asked, is durable before the call leaves (rule 8). */
-  call(spec, upstream, input, note, otp) {
-    const { store: store2, writeAhead } = this.#parts;
-    return writeAhead.around(note, () => spec.call(upstream, store2.current, input, otp));
+  /** The name the gateway's own cancels tell the upstream (GATEWAY_CANCELLED_BY). */
+  #cancelledBy;
+  constructor(parts2, cancelledBy) {
+    this.#parts = parts2;
+    this.#cancelledBy = cancelledBy;
   }
   /**
-   * Settle in one change: the note cleared, the OTP's verdict counted (the
-   * third failed guess exhausts the record, with its event), the record and
-   * the event its change is; `then` adds to that change what the settled
-   * outcome decides (the operation's audit entry). An unknown outcome of a
-   * state-changing call stores nothing: the note stays for the reconciler.
+   * Settle and audit in one change: the note cleared, the OTP's verdict
+   * counted (the third failed guess exhausts the record, with its event),
+   * the record and the event its change is, and the request's entry in the
+   * trail, given as data (`audit`) and completed with the outcome: rule 2's
+   * third failed guess as the otp_attempts_exhausted it is answered. An
+   * unknown outcome of a state-changing call stores nothing else: the note
+   * stays for the reconciler.
    */
-  settle(spec, result, withOtp, requestId2, then) {
-    const { store: store2 } = this.#parts;
-    if (!result.ok && result.outcome === "unknown" && spec.settles === "state") return { ok: false, error: result.failure, verdict: null };
-    const verdict = withOtp ? otpVerdictOf(result.ok ? result : { ...result, code: result.failure.code }) : null;
+  settle(called, withOtp, requestId2, audit2) {
+    const { store: store2, reconciler } = this.#parts;
     return store2.change(() => {
-      const settled = this.#settled(spec, result, verdict, requestId2);
-      then?.(settled);
+      const settled = this.#settledOrKept(called, withOtp, requestId2);
+      if (!audit2) return settled;
+      const exhausted = withOtp && reconciler.phase() === "exhausted";
+      store2.trail.add({ ...audit2, at: clock.now(), outcome: exhausted ? "otp_attempts_exhausted" : settled.ok ? "ok" : settled.error.code });
       return settled;
     });
   }
-  #settled(spec, result, verdict, requestId2) {
+  #settledOrKept(called, withOtp, requestId2) {
+    const { result } = called;
+    if (!result.ok && result.outcome === "unknown" && called.settles === "state") return { ok: false, error: result.failure, verdict: null };
+    const verdict = withOtp ? otpVerdictOf(result.ok ? result : { ...result, code: result.failure.code }) : null;
+    return this.#settled(called, verdict, requestId2);
+  }
+  #settled(called, verdict, requestId2) {
     const { store: store2, writeAhead, ledger, recorder } = this.#parts;
     writeAhead.clear();
-    if (spec.settles === "send" && (result.ok || result.outcome === "unknown")) {
-      ledger.countSend(result.ok ? result.value.wait : void 0);
+    if (called.settles === "send" && (called.result.ok || called.result.outcome === "unknown")) {
+      ledger.countSend(called.result.ok ? called.result.value.wait : void 0);
     }
-    if (verdict) ledger.count(verdict, requestId2, !result.ok && result.failure.code === "otp_attempts_exhausted");
-    if (!result.ok) {
-      recorder.applyAfter(result, requestId2);
-      return { ok: false, error: result.failure, verdict };
+    if (verdict) ledger.count(verdict, requestId2, !called.result.ok && called.result.failure.code === "otp_attempts_exhausted");
+    if (!called.result.ok) {
+      recorder.applyAfter(called.result, requestId2);
+      return { ok: false, error: called.result.failure, verdict };
     }
-    if (spec.settles === "send") return { ok: true, value: JSON.stringify(result.value) };
-    recorder.apply(result.value, requestId2);
-    return { ok: true, value: JSON.stringify({ ...result.value, tid: store2.current.tid }) };
+    if (called.settles === "send") return { ok: true, value: recorder.answerOf(called.result.value) };
+    recorder.apply(called.result.value, requestId2);
+    return { ok: true, value: recorder.answerOf({ ...called.result.value, tid: store2.current.tid }) };
   }
-  /** The answer to a refused OTP: how many guesses are left, and why an unknown refusal counted. */
+  /** The answer to a refused OTP: how many guesses are left. */
   explained(error, verdict) {
     const { ledger } = this.#parts;
     if (error.code === "otp_invalid") {
       const { upstream_code } = error;
       return { code: "otp_invalid", message: "The OTP is wrong.", attempts_left: ledger.attemptsLeft(), ...upstream_code ? { upstream_code } : {} };
     }
-    if (verdict === "unconfirmed") {
-      const said = error.message.replace(/ Nothing was done\.$/, "");
-      return {
-        ...error,
-        message: `${said} Nothing was paid, but the OTP counts as a guess: the payment service may have judged it.`,
-        attempts_left: ledger.attemptsLeft()
-      };
-    }
+    if (verdict === "unconfirmed") return { ...error, attempts_left: ledger.attemptsLeft() };
     return error;
   }
   /**
-   * Finish: completing a cancel whose answer was lost is deciding that cancel
-   * again, for the caller who asked, in the phase the upstream now shows: a
-   * user's cancel of a receipt paid or held meanwhile is refused and audited
-   * (the partner learns the state from its event); a partner's goes on, as
-   * the refund it asked for. A busy or lost answer leaves the note: the
-   * alarm completes it again. Otherwise the lost one could still land later.
+   * The gateway's own cancel, one path for its three reasons (rules 2, 8
+   * and 12), taken after a look at the upstream, as a request's money move
+   * is, in straight steps:
+   *
+   *   load -> what is owed, and for whom (a caller's cancel whose answer was
+   *   lost, for that caller; rule 2's exhaustion cancel, or rule 12's expiry,
+   *   for `gateway`) -> decide once (the lifecycle table, in the phase the
+   *   look showed) -> note and call (rule 8's write-ahead note under
+   *   `cancel`, so a lost one is suspect and read late like a caller's) ->
+   *   settle and audit in one change -> finish.
+   *
+   * Every reason meets an answer the same way. Unknown: the note stays for
+   * the reconciler's look (which then owes the same cancel again, or finds
+   * it done). Busy (the upstream did nothing): the record is as it was
+   * before the call, the lost note included, and the alarm tries again with
+   * backoff. A refusal for good of the gateway's own cancel closes the
+   * record at the edge. Null when no cancel is owed.
    */
-  async completeLostCancel(upstream, requestId2, lost) {
-    const { store: store2, reconciler } = this.#parts;
+  async gatewayCancel(upstream, requestId2, lost) {
+    const { store: store2, reconciler, expiry, writeAhead, ledger } = this.#parts;
     const rec = store2.current;
-    const decision = reconciler.decide("cancel", callerKindOf(lost.actor), true);
-    if (decision.do !== "call") {
-      const outcome = decision.do === "refuse" ? decision.code : "operation_in_progress";
-      store2.audit({ at: clock.now(), op: "cancel", actor: lost.actor ?? "user:unknown", request_id: lost.requestId ?? requestId2, outcome });
-      log("warn", "lost_cancel_refused", { id: rec.id, kind: rec.kind, state: rec.state, code: outcome, request_id: lost.requestId });
-      return;
+    if (rec.pending_op) return null;
+    const owed = this.#owed(lost);
+    if (!owed) return null;
+    const decision = owed.ends === "cancel" ? reconciler.decide("cancel", owed.caller, true, { phase: upstreamPhase(rec.state), expiring: owed.expiring ?? void 0 }) : null;
+    if (decision?.do !== "call") {
+      return store2.change(() => {
+        if (owed.expiring) {
+          expiry.closeAtEdge(owed.expiring, requestId2, false);
+          return this.#audited(owed, requestId2, { outcome: "edge" });
+        }
+        const outcome = decision?.do === "refuse" ? decision.code : "operation_in_progress";
+        log("warn", "gateway_cancel_refused", { id: rec.id, kind: rec.kind, state: rec.state, code: outcome, request_id: owed.lost?.requestId });
+        return this.#audited(owed, requestId2, { outcome: "refused", code: outcome });
+      });
     }
-    const result = await this.call(CANCEL, upstream, LOST_CANCEL, { op: "cancel", actor: lost.actor, requestId: requestId2, withOtp: false }, void 0);
-    if (!result.ok && (result.outcome === "unknown" || result.failure.code === "upstream_unavailable")) return;
-    this.settle(CANCEL, result, false, requestId2);
-  }
-  /**
-   * Finish: three failed guesses on a receipt the upstream cancels, still
-   * unpaid there: the gateway's own cancel (caller `gateway`, a user's rights:
-   * it never refunds). A busy answer is tried again by the alarm; a refusal
-   * for good (no access) closes the record at the edge.
-   */
-  async exhaustionCancel(upstream, requestId2) {
-    const { store: store2, reconciler, ledger } = this.#parts;
-    const rec = store2.current;
-    if (!reconciler.exhaustionCancelPending(rec) || rec.pending_op) return;
-    const gateway = "gateway";
-    if (reconciler.decide("cancel", gateway, true, { phase: upstreamPhase(rec.state) }).do !== "call") return;
-    const note = { op: "exhaustion-cancel", actor: gateway, requestId: requestId2, withOtp: false };
-    const result = await this.call(CANCEL, upstream, EXHAUSTION_CANCEL, note, void 0);
-    if (!result.ok && result.outcome === "unknown") return;
-    store2.change(() => {
-      this.settle(CANCEL, result, false, requestId2);
-      if (!result.ok && result.failure.code !== "upstream_unavailable" && store2.current.state !== STATE.cancelled) {
-        ledger.cancelRefused();
-        log("warn", "exhaustion_cancel_refused", { id: rec.id, upstream_code: result.failure.upstream_code, code: result.failure.code });
+    if (owed.expiring) store2.change(() => expiry.mark(owed.expiring));
+    const note2 = { op: CANCEL.operation, actor: owed.actor, requestId: requestId2, withOtp: false };
+    await writeAhead.note(note2);
+    const result = await CANCEL.call(upstream, store2.current, owed.words, void 0);
+    if (!result.ok && result.outcome === "unknown") {
+      return store2.change(() => this.#audited(owed, requestId2, { outcome: "unknown", failure: result.failure }));
+    }
+    return store2.change(() => {
+      if (!result.ok && upstreamBusy(result.failure.code)) {
+        writeAhead.clear();
+        if (owed.lost) writeAhead.restore(owed.lost);
+        if (owed.expiring) expiry.unmark();
+        return this.#audited(owed, requestId2, { outcome: "retry", failure: result.failure });
       }
+      if (!result.ok && owed.expiring) expiry.unmark();
+      this.settle({ settles: CANCEL.settles, operation: CANCEL.operation, result }, false, requestId2);
+      if (result.ok) return this.#audited(owed, requestId2, { outcome: "ended" });
+      if (owed.caller !== GATEWAY2) return this.#audited(owed, requestId2, { outcome: "refused", code: result.failure.code });
+      const after = store2.current;
+      const stillOwed = owed.expiring ? expiryRuleOf(after.kind, after.state) !== null : reconciler.exhaustionCancelPending(after);
+      if (!stillOwed) return this.#audited(owed, requestId2, { outcome: "ended" });
+      if (owed.expiring) expiry.closeAtEdge(owed.expiring, requestId2, true);
+      else ledger.cancelRefused();
+      log("warn", "gateway_cancel_refused", { id: rec.id, kind: rec.kind, upstream_code: result.failure.upstream_code, code: result.failure.code });
+      return this.#audited(owed, requestId2, { outcome: "edge" });
     });
   }
   /**
-   * Finish: rule 12's expiry, after the look (a late pay is stored as paid, a
-   * cancel as cancelled, and nothing expires then). A record still in a state
-   * that expires, past its window, is ended as the gateway: a transfer closed
-   * at the edge; a receipt cancelled upstream as any cancel is (the cancel
-   * table decides for caller `gateway`, then the write-ahead note, then the
-   * call), or closed at the edge where the table or the upstream refuses it
-   * for good. A busy upstream decides nothing (the alarm tries again); a lost
-   * answer leaves the note for rule 8's reconciliation, never a second call.
-   * Null when nothing was due; else what became of it, with the failure a
-   * request meets when nothing was decided.
+   * What cancel the record owes now, and for whom (after a look): a
+   * caller's cancel whose answer was lost, for that caller (a user's never
+   * refunds); else the gateway's own, for rule 2's exhausted guesses or
+   * rule 12's expiry. A lost cancel of the gateway's own is owed again by
+   * its reason, not by its note: by the guesses, or by the expiry decided,
+   * whose mark is cleared when the upstream shows a state it does not end
+   * (a late pay held or paid), so a hold is released later as
+   * `hold_expired` and a refund is never announced as an expiry.
    */
-  async expire(upstream, requestId2) {
+  #owed(lost) {
     const { store: store2, reconciler, expiry } = this.#parts;
     const rec = store2.current;
-    if (rec.pending_op || !expiry.isDue(rec, reconciler.phase(rec), clock.now())) return null;
-    const rule = expiryRuleOf(rec.kind, rec.state);
-    if (!rule) return null;
-    const reason = rec.expiry ?? rule.reason;
-    const gateway = "gateway";
-    const decision = rule.ends === "cancel" ? reconciler.decide("cancel", gateway, true, { phase: upstreamPhase(rec.state), expiring: reason }) : null;
-    if (decision?.do !== "call") {
-      store2.change(() => expiry.closeAtEdge(reason, requestId2, false));
-      return { outcome: "edge" };
+    if (lost && lost.actor !== GATEWAY2 && rec.state !== STATE.cancelled) {
+      const caller = callerKindOf(lost.actor);
+      return {
+        caller,
+        actor: lost.actor,
+        lost,
+        ends: "cancel",
+        expiring: null,
+        words: { reason: LOST_CANCEL_REASON, cancelledBy: this.#cancelledBy }
+      };
     }
-    store2.change(() => expiry.decide(reason));
-    const note = { op: "expiry-cancel", actor: gateway, requestId: requestId2, withOtp: false };
-    const result = await this.call(CANCEL, upstream, EXPIRY_CANCEL[reason], note, void 0);
-    if (!result.ok && result.outcome === "unknown") return { outcome: "unknown", failure: result.failure };
-    return store2.change(() => {
-      if (!result.ok) expiry.undecide();
-      this.settle(CANCEL, result, false, requestId2);
-      const after = store2.current;
-      const outcome = expiryOutcomeOf(result.ok ? result : { ...result, code: result.failure.code }, expiryRuleOf(after.kind, after.state) !== null);
-      if (outcome === "edge") {
-        expiry.closeAtEdge(reason, requestId2, true);
-        log("warn", "expiry_cancel_refused", { id: rec.id, upstream_code: result.ok ? void 0 : result.failure.upstream_code });
-      }
-      return result.ok || outcome === "edge" ? { outcome } : { outcome, failure: result.failure };
-    });
+    const gateway = { caller: GATEWAY2, actor: GATEWAY2, lost: null };
+    if (reconciler.exhaustionCancelPending(rec)) {
+      return { ...gateway, ends: "cancel", expiring: null, words: { reason: EXHAUSTION_CANCEL_REASON, cancelledBy: this.#cancelledBy } };
+    }
+    const rule = expiryRuleOf(rec.kind, rec.state);
+    if (rec.expiry !== null && rec.state !== STATE.cancelled && rule?.reason !== rec.expiry) store2.change(() => expiry.unmark());
+    const now = store2.current;
+    if (!rule || !expiry.isDue(now, reconciler.phase(now), clock.now())) return null;
+    return {
+      ...gateway,
+      ends: rule.ends,
+      expiring: rule.reason,
+      words: { reason: EXPIRY_CANCEL_REASON[rule.reason], cancelledBy: this.#cancelledBy }
+    };
+  }
+  /** The gateway's cancel in the record's trail, in the settling change: rule 12's as `expire`, a lost cancel's refusal under its caller. */
+  #audited(owed, requestId2, cancelled) {
+    const { store: store2 } = this.#parts;
+    if (owed.expiring) store2.trail.add({ at: clock.now(), op: "expire", actor: GATEWAY2, request_id: requestId2, outcome: cancelled.outcome });
+    else if (owed.lost && cancelled.outcome === "refused") {
+      store2.trail.add({
+        at: clock.now(),
+        op: "cancel",
+        actor: owed.lost.actor ?? "user:unknown",
+        request_id: owed.lost.requestId ?? requestId2,
+        outcome: cancelled.code
+      });
+    }
+    return { outcome: cancelled.outcome, ...cancelled.failure ? { failure: cancelled.failure } : {} };
   }
 };
 
@@ -11680,14 +17492,14 @@ var Moves = class {
   #parts;
   #env;
   #settlement;
-  /** The operation in flight in this incarnation, if any. In memory on purpose: see #oneAtATime. */
+  #answers;
+  /** The operation in flight in this incarnation, if any. In memory on purpose: see #enter. */
   #busy = null;
-  /** Audits the operation in flight with its outcome, once (#oneAtATime). */
-  #audit = null;
-  constructor(parts, env) {
-    this.#parts = parts;
+  constructor(parts2, env) {
+    this.#parts = parts2;
     this.#env = env;
-    this.#settlement = new Settlement(parts);
+    this.#settlement = new Settlement(parts2, readConfig(env).cancelledBy);
+    this.#answers = new KeptAnswers(parts2);
   }
   get busy() {
     return this.#busy !== null;
@@ -11698,111 +17510,86 @@ var Moves = class {
     const rec = store2.current;
     return rec !== null && expiry.isDue(rec, reconciler.phase(rec), clock.now());
   }
-  /** A request's money move, step by step (this module's header). */
+  /**
+   * A request's money move, in the straight steps of this module's header:
+   * every step reads the result of the one before, and nothing is handed in
+   * to run later.
+   */
   async run(spec, op) {
-    const { store: store2, reconciler, ledger, keys, expiry } = this.#parts;
-    const actor = ownerOf(op.caller);
-    return this.#oneAtATime(spec.operation, op, async (upstream) => {
-      const seen = op.idempotency ? keys.look(actor, spec.operation, op.idempotency) : { kind: "new" };
-      if (seen.kind === "replay") return { ok: true, value: seen.answer.body, replayed: seen.answer };
-      if (seen.kind === "reused") {
-        return fail("idempotency_key_reused", "This Idempotency-Key was used for another request on this record; use a new key for a new request.");
-      }
-      if (seen.kind === "unknown") return this.#repeatAfterUnknown(spec, op, upstream);
-      const otp = spec.otp?.(store2.current, op);
-      const expiring = expiry.isDue(store2.current, reconciler.phase(), clock.now());
-      if (expiring) {
-        const looked = await this.reconcile(upstream, op.requestId);
-        if (!looked.ok) return looked;
-      }
-      let decision = reconciler.decide(spec.operation, op.caller.kind, expiring, { otpMissing: otp === false });
-      if (decision.do === "ask-upstream-first") {
-        const looked = await this.reconcile(upstream, op.requestId);
-        if (!looked.ok) return looked;
-        decision = reconciler.decide(spec.operation, op.caller.kind, true, { otpMissing: otp === false });
-      }
-      if (decision.do !== "call") return this.#kept(spec, op, refusalOf(decision));
-      const limited = spec.settles === "send" ? ledger.sendRefusal(clock.now()) : null;
-      if (limited) return { ok: false, error: limited };
-      const uses = spec.risk?.(op);
-      const risky = uses ? await admitRisk(this.#env, op.caller, uses, op.requestId) : null;
-      if (risky) return { ok: false, error: risky };
-      const sent = otp === false ? void 0 : otp;
-      if (op.idempotency) keys.open(actor, spec.operation, op.idempotency, op.requestId);
-      const note = { op: spec.operation, actor, requestId: op.requestId, withOtp: sent !== void 0 };
-      const result = await this.#settlement.call(spec, upstream, op, note, sent);
-      const audited = /* @__PURE__ */ __name((settled2) => {
-        if (reconciler.phase() !== "exhausted" || sent === void 0) this.#audit?.(settled2.ok ? "ok" : settled2.error.code);
-      }, "audited");
-      if (!result.ok && result.outcome === "unknown") {
-        this.#settlement.settle(spec, result, sent !== void 0, op.requestId, audited);
-        return { ok: false, error: result.failure };
-      }
-      const settled = this.#settlement.settle(spec, result, sent !== void 0, op.requestId, audited);
-      if (reconciler.phase() === "exhausted" && sent !== void 0) {
-        await this.#settlement.exhaustionCancel(upstream, op.requestId);
-        return this.#kept(spec, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
-      }
-      return this.#kept(spec, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
-    });
+    const kept = this.#answers.replay(spec.operation, op);
+    if (kept) return kept;
+    const loaded = await this.#load(op, spec.operation === "cancel" || spec.operation === "hold-confirm");
+    if (!loaded.ok) return loaded;
+    const busy2 = this.#enter(spec.operation, op);
+    if (busy2) return busy2;
+    try {
+      return await this.#move(spec, op, new UpstreamClient(this.#env, op.requestId));
+    } catch (err) {
+      return this.#failed(spec.operation, op, err);
+    } finally {
+      this.#busy = null;
+    }
   }
-  /**
-   * Rule 11: the answer a key's request got, kept when the gateway acted
-   * (lifecycle's keepsAnswer), forgotten when it did not, so that a corrected
-   * or later request may use the key again. In the outcome's commit.
-   */
-  #kept(spec, op, outcome) {
-    const { keys } = this.#parts;
-    if (!op.idempotency) return outcome;
-    const actor = ownerOf(op.caller);
-    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId);
-    if (keepsAnswer(answer.status, outcome.ok ? void 0 : outcome.error.code))
-      keys.answer(actor, spec.operation, op.idempotency, op.requestId, answer);
-    else keys.forget(actor, spec.operation, op.idempotency);
-    return outcome;
-  }
-  /**
-   * Rule 11: the first request with this key met an unknown outcome (a
-   * timeout, a lost connection, a crash before its answer). The repeat asks
-   * the upstream (settling the lost note, as the reconciler would) and
-   * answers what it shows: the record, when the operation happened; else
-   * that nothing happened and the key is spent. Never a second call.
-   */
-  async #repeatAfterUnknown(spec, op, upstream) {
-    const { store: store2, keys } = this.#parts;
-    const looked = await this.reconcile(upstream, op.requestId);
-    if (!looked.ok) return looked;
-    const rec = store2.current;
-    const shown = repeatAnswer(spec.operation, upstreamPhase(rec.state));
-    const outcome = shown === "done" ? { ok: true, value: rec.body } : shown === "unknown_send" ? fail(
-      "upstream_error",
-      "The OTP send with this Idempotency-Key met an unknown outcome: an SMS may have been sent. Use it, or authorize again with a new key once its wait has passed."
-    ) : fail(
-      "upstream_error",
-      `The ${spec.operation} with this Idempotency-Key did not happen: the payment service shows nothing done. Send it again with a new key.`
-    );
-    const answer = outcome.ok ? { status: 200, body: outcome.value, headers: {} } : errorAnswer(outcome.error, op.requestId);
-    keys.answer(ownerOf(op.caller), spec.operation, op.idempotency, op.requestId, answer);
-    return { ...outcome, replayed: answer };
+  /** The steps after the lock: look if the rulebook asks, decide once, limits, note and call, settle and audit in one change, finish, answer. */
+  async #move(spec, op, upstream) {
+    const { store: store2, reconciler, ledger, expiry, writeAhead } = this.#parts;
+    const answers = this.#answers;
+    const { operation: operation2 } = spec;
+    const seen = answers.lookup(operation2, op);
+    if (seen.kind === "replay") return this.#audited(operation2, op, { ok: true, value: seen.answer.body, replayed: seen.answer });
+    if (seen.kind === "reused") {
+      const reused = "This Idempotency-Key was used for another request on this record; use a new key for a new request.";
+      return this.#audited(operation2, op, fail("idempotency_key_reused", reused));
+    }
+    if (seen.kind === "unknown") {
+      const looked = await this.reconcile(upstream, op.requestId);
+      return this.#audited(operation2, op, looked.ok ? answers.afterUnknown(operation2, op) : looked);
+    }
+    const otp = spec.otp?.(store2.current, op);
+    const otpMissing = otp === false;
+    const fresh = expiry.isDue(store2.current, reconciler.phase(), clock.now()) || reconciler.asksForLook(operation2, op.caller.kind, { otpMissing });
+    if (fresh) {
+      const looked = await this.reconcile(upstream, op.requestId);
+      if (!looked.ok) return this.#audited(operation2, op, looked);
+    }
+    const decision = reconciler.decide(operation2, op.caller.kind, fresh, { otpMissing });
+    if (decision.do !== "call") return this.#audited(operation2, op, answers.keep(operation2, op, refusalOf(decision)));
+    const limited = spec.settles === "send" ? ledger.sendRefusal(clock.now()) : null;
+    if (limited) return this.#audited(operation2, op, { ok: false, error: limited });
+    const uses = spec.risk?.(op);
+    const risky = uses ? await admitRisk(this.#env, op.caller, uses, op.requestId) : null;
+    if (risky) return this.#audited(operation2, op, { ok: false, error: risky });
+    const sent = otpMissing ? void 0 : otp;
+    answers.open(operation2, op);
+    const note2 = { op: operation2, actor: ownerOf(op.caller), requestId: op.requestId, withOtp: sent !== void 0 };
+    await writeAhead.note(note2);
+    const called = await callOf(spec, upstream, store2.current, op, sent);
+    const { result } = called;
+    const unknown = !result.ok && result.outcome === "unknown";
+    if (unknown) metric(this.#env, "unknown_outcome", { operation: `${store2.current.kind}/${operation2}` });
+    const entry = { op: operation2, actor: ownerOf(op.caller), request_id: op.requestId };
+    const settled = this.#settlement.settle(called, sent !== void 0, op.requestId, entry);
+    const exhausted = sent !== void 0 && reconciler.phase() === "exhausted";
+    if (unknown) return { ok: false, error: result.failure };
+    if (exhausted) await this.#settlement.gatewayCancel(upstream, op.requestId, null);
+    if (exhausted) return answers.keep(operation2, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
+    return answers.keep(operation2, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
   }
   /**
    * Asks the upstream how the record stands (the reconciler's look), then
-   * carries out what the look left owed, each decided for whom it acts:
-   * the cancel whose answer was lost, rule 2's exhaustion cancel, then rule
-   * 12's expiry (audited as the gateway's). An expiry the upstream was too
-   * busy for fails the look: nothing was decided.
+   * carries out the one cancel the look left owed, decided for whom it acts
+   * (src/record/settle.ts gatewayCancel): the cancel whose answer was lost,
+   * rule 2's exhaustion cancel, or rule 12's expiry. A cancel the upstream
+   * was too busy for fails the look: nothing was decided.
    */
   async reconcile(upstream, requestId2) {
     const { store: store2, reconciler } = this.#parts;
     const attempts = store2.current.reconcile_attempts;
     const looked = await reconciler.look(upstream, requestId2);
     if (!looked.ok) return looked;
-    if (looked.value && store2.current.state !== STATE.cancelled) await this.#settlement.completeLostCancel(upstream, requestId2, looked.value);
-    await this.#settlement.exhaustionCancel(upstream, requestId2);
-    const expired = await this.#settlement.expire(upstream, requestId2);
-    if (expired) store2.audit({ at: clock.now(), op: "expire", actor: "gateway", request_id: requestId2, outcome: expired.outcome });
-    reconciler.settled(attempts, expired?.outcome === "retry");
-    return expired?.outcome === "retry" && expired.failure ? { ok: false, error: expired.failure } : { ok: true, value: void 0 };
+    const cancelled = await this.#settlement.gatewayCancel(upstream, requestId2, looked.value);
+    reconciler.countAttempt(attempts, cancelled?.outcome === "retry");
+    return cancelled?.outcome === "retry" && cancelled.failure ? { ok: false, error: cancelled.failure } : { ok: true, value: void 0 };
   }
   /** The receipt or transfer as the upstream says it stands now (check-id, get-by-id). */
   async check(op) {
@@ -11811,29 +17598,63 @@ var Moves = class {
     const rec = loaded.value;
     if (this.#busy) return { ok: true, value: rec.body };
     if (this.#parts.reconciler.needsReconcile(rec) || this.expiryDue()) {
-      return this.#oneAtATime("read", op, async (upstream) => {
-        const looked = await this.reconcile(upstream, op.requestId);
-        return looked.ok ? { ok: true, value: this.#parts.store.current.body } : looked;
-      });
+      const busy2 = this.#enter("read", op);
+      if (busy2) return busy2;
+      try {
+        const looked = await this.reconcile(new UpstreamClient(this.#env, op.requestId), op.requestId);
+        return this.#audited("read", op, looked.ok ? { ok: true, value: this.#parts.store.current.body } : looked);
+      } catch (err) {
+        return this.#failed("read", op, err);
+      } finally {
+        this.#busy = null;
+      }
     }
     const read = await this.#parts.reconciler.read(new UpstreamClient(this.#env, op.requestId), op.requestId, () => this.busy);
     return read;
   }
-  /** The alarm's look, with no caller: what only the upstream can settle, or a late read due. Audited when it changed something or failed. */
-  async reconcileAlone() {
+  /**
+   * The alarm's look, with no caller: what only the upstream can settle, a
+   * late read due, or a fiscal read due (rule 14). Audited as the gateway's
+   * when it changed something (the state, a note, a suspicion, the fiscal
+   * phase) or failed.
+   */
+  async reconcileAlone(requestId2 = `alarm-${crypto.randomUUID()}`) {
     const { store: store2 } = this.#parts;
     const rec = store2.current;
     this.#busy = "reconcile";
-    const requestId2 = `alarm-${crypto.randomUUID()}`;
     try {
       const looked = await this.reconcile(new UpstreamClient(this.#env, requestId2), requestId2);
       const after = store2.current;
-      if (!looked.ok || after.state !== rec.state || after.pending_op !== rec.pending_op || after.suspect_since !== rec.suspect_since) {
-        store2.audit({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId2, outcome: looked.ok ? "ok" : looked.error.code });
+      const changed = after.state !== rec.state || after.pending_op !== rec.pending_op || after.suspect_since !== rec.suspect_since || after.fiscal !== rec.fiscal;
+      if (!looked.ok || changed) {
+        store2.trail.add({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId2, outcome: looked.ok ? "ok" : looked.error.code });
       }
+      return looked;
     } finally {
       this.#busy = null;
     }
+  }
+  /**
+   * An operator's point-in-time restore is scheduled (src/record/restore.ts):
+   * until the object restarts into the restored storage, every operation
+   * answers operation_in_progress and the alarm looks at nothing, so no call
+   * reaches the upstream whose outcome the restore would then forget.
+   */
+  freeze() {
+    this.#busy = "restore";
+  }
+  /**
+   * After a restore: one look at the upstream, the alarm's (rule 8) when the
+   * restored record owes one, else a read as check-id's, so a change the
+   * record was restored away from is stored again, with its event.
+   */
+  async catchUp(requestId2) {
+    const { store: store2, reconciler } = this.#parts;
+    const rec = store2.current;
+    if (!rec || this.#busy) return { ok: true, value: void 0 };
+    if (reconciler.needsReconcile(rec) || this.expiryDue()) return this.reconcileAlone(requestId2);
+    const read = await reconciler.read(new UpstreamClient(this.#env, requestId2), requestId2, () => this.busy);
+    return read.ok ? { ok: true, value: void 0 } : read;
   }
   // --- the steps ----------------------------------------------------------------------------------
   /** Load and check access: the record (for the partner's cancel, hold-confirm and reads, a deleted one rebuilt: rule 10), if the caller may see it. */
@@ -11857,37 +17678,33 @@ var Moves = class {
    * upstream is refused, not queued (a queued OTP guess would be judged
    * against a state its sender never saw). The flag lives in memory because
    * a Durable Object is single-threaded; what must survive an eviction
-   * mid-flight is the write-ahead note in storage. Every outcome is audited.
+   * mid-flight is the write-ahead note in storage. Null when the operation
+   * may go on (the flag is then set: the caller clears it when done); else
+   * the refusal, audited.
    */
-  async #oneAtATime(operation2, op, step) {
-    const loaded = operation2 === "read" ? { ok: true } : await this.#load(op, operation2 === "cancel" || operation2 === "hold-confirm");
-    if (!loaded.ok) return loaded;
-    const { store: store2 } = this.#parts;
-    const actor = ownerOf(op.caller);
-    const audit = /* @__PURE__ */ __name((outcome) => store2.audit({ at: clock.now(), op: operation2, actor, request_id: op.requestId, outcome }), "audit");
+  #enter(operation2, op) {
     if (this.#busy) {
-      audit("operation_in_progress");
-      return fail("operation_in_progress", `Another operation is in flight for this ${store2.current.kind}.`, { retry_after: 1 });
+      const busy2 = fail("operation_in_progress", `Another operation is in flight for this ${this.#parts.store.current.kind}.`, { retry_after: 1 });
+      return this.#audited(operation2, op, busy2);
     }
     this.#busy = operation2;
-    let audited = false;
-    this.#audit = (outcome) => {
-      if (audited) return;
-      audited = true;
-      audit(outcome);
-    };
-    try {
-      const outcome = await step(new UpstreamClient(this.#env, op.requestId));
-      this.#audit(outcome.ok ? "ok" : outcome.error.rule ? `${outcome.error.code}:${outcome.error.rule}` : outcome.error.code);
-      return outcome;
-    } catch (err) {
-      log("error", "receipt_operation_failed", { request_id: op.requestId, op: operation2, error: err instanceof Error ? err.message : String(err) });
-      audit("internal_error");
-      return fail("internal_error", "The gateway failed to handle this operation.");
-    } finally {
-      this.#busy = null;
-      this.#audit = null;
-    }
+    return null;
+  }
+  /** What an operation that threw answers: logged and audited as internal_error. */
+  #failed(operation2, op, err) {
+    log("error", "receipt_operation_failed", { request_id: op.requestId, op: operation2, error: err instanceof Error ? err.message : String(err) });
+    return this.#audited(operation2, op, fail("internal_error", "The gateway failed to handle this operation."));
+  }
+  /** Every outcome of a request is audited once, in the record's trail; a refusal of rule 13 names its limit. */
+  #audit(operation2, op, outcome) {
+    const { error } = outcome.ok ? { error: null } : outcome;
+    const code = error === null ? "ok" : error.rule ? `${error.code}:${error.rule}` : error.code;
+    this.#parts.store.trail.add({ at: clock.now(), op: operation2, actor: ownerOf(op.caller), request_id: op.requestId, outcome: code });
+  }
+  /** Audits the outcome and answers it. */
+  #audited(operation2, op, outcome) {
+    this.#audit(operation2, op, outcome);
+    return outcome;
   }
 };
 
@@ -11906,6 +17723,10 @@ var Alarm = class {
   fired() {
     this.#at = null;
   }
+  /** The record's own time moved (the sandbox's test clock): the alarm set is set again, where its time now falls. */
+  moved() {
+    this.#at = void 0;
+  }
   /** An alarm is known to be set between now and `latest`. */
   setWithin(now, latest) {
     return typeof this.#at === "number" && this.#at >= now && this.#at <= latest;
@@ -11916,9 +17737,117 @@ var Alarm = class {
       if (this.#at === void 0) return;
       this.#storage.deleteAlarm();
     } else {
-      this.#storage.setAlarm(at);
+      this.#storage.setAlarm(at - clock.recordOffset());
     }
     this.#at = at;
+  }
+};
+
+// src/record/audit-export.ts
+function recordLines(store2) {
+  const rec = store2.current;
+  const owed = store2.trail.toExport();
+  if (!rec || owed.length === 0) return null;
+  const user = rec.owner.startsWith("user:") ? eventOwner(rec.owner) : void 0;
+  let detail;
+  const detailOf = /* @__PURE__ */ __name(() => {
+    if (detail) return detail;
+    const body = store2.parsedBody();
+    detail = rec.kind === "receipt" ? {
+      tid: rec.tid,
+      amount: body.amount,
+      merchant_id: body.merchant?.merchant_id,
+      account: Array.isArray(body.account) ? body.account : []
+    } : { tid: rec.tid, amount: body.receiver?.amount };
+    return detail;
+  }, "detailOf");
+  const lines2 = owed.map(({ entry, n }) => ({
+    id: `${rec.kind === "receipt" ? "r" : "t"}:${rec.id}:${entry.at}:${n}`,
+    at: entry.at,
+    source: "record",
+    op: entry.op,
+    // As the record's own trail answers them: "partner", "user:<sub>", "gateway", "operator".
+    actor: entry.actor.startsWith("partner:") ? "partner" : entry.actor,
+    request_id: entry.request_id,
+    outcome: entry.outcome,
+    state: entry.state,
+    kind: rec.kind,
+    receipt_id: rec.id,
+    ...user ? { user } : {},
+    ...entry.op === "create" || entry.op === "rebuild" ? { detail: detailOf() } : {}
+  }));
+  return { lines: lines2, last: owed[owed.length - 1].tuple };
+}
+__name(recordLines, "recordLines");
+var AuditExport = class {
+  static {
+    __name(this, "AuditExport");
+  }
+  #store;
+  #env;
+  #failures = 0;
+  #exporting = null;
+  constructor(store2, env) {
+    this.#store = store2;
+    this.#env = env;
+  }
+  /** Entries of the trail are not in R2 yet. */
+  get owed() {
+    return this.#store.current !== null && this.#store.trail.toExport().length > 0;
+  }
+  /** Owed past their hold, and no export failed lately or is under way: worth sending at once (an operation that came after the alarm was due). */
+  ready(now) {
+    if (this.#failures !== 0 || this.#exporting !== null) return false;
+    const oldest = this.#oldestOwedAt();
+    return oldest !== null && oldest + holdMs(this.#env) <= now;
+  }
+  /**
+   * When the alarm should come for owed entries, and the latest an alarm
+   * already set may be: the oldest owed entry's hold ends (an alarm due
+   * sooner carries them, and the operations meanwhile add theirs), or after
+   * a failed export its backoff.
+   */
+  dueAt(now) {
+    const oldest = this.#oldestOwedAt();
+    if (oldest === null) return null;
+    if (this.#failures > 0) {
+      const wait = backoffMs(this.#failures);
+      return { at: now + wait, latest: now + 2 * wait };
+    }
+    const at = oldest + holdMs(this.#env);
+    return { at, latest: at };
+  }
+  /** The time of the oldest entry not exported yet, or null when none is owed. */
+  #oldestOwedAt() {
+    if (this.#store.current === null) return null;
+    return this.#store.trail.toExport()[0]?.entry.at ?? null;
+  }
+  /** Sends the owed entries to the record's writer; marks them once it answered. Never throws. */
+  export() {
+    this.#exporting ??= this.#send().finally(() => {
+      this.#exporting = null;
+    });
+    return this.#exporting;
+  }
+  async #send() {
+    const owed = recordLines(this.#store);
+    if (!owed) return;
+    const rec = this.#store.current;
+    const chain = chainFor(this.#env, `${rec.kind}:${rec.id}`);
+    try {
+      await this.#env.AUDIT_WRITER.get(this.#env.AUDIT_WRITER.idFromName(chain)).append(chain, owed.lines, { group: true });
+      this.#store.trail.markExported(owed.last);
+      this.#failures = 0;
+    } catch (err) {
+      this.#failures++;
+      log("warn", "audit_export_failed", {
+        id: rec.id,
+        kind: rec.kind,
+        entries: owed.lines.length,
+        failures: this.#failures,
+        error: err instanceof Error ? err.message : String(err)
+      });
+    }
   }
 };
 
@@ -11940,8 +17869,8 @@ var Completion = class _Completion {
   }
   /** A takeover's init (the same record, adopted) owes its own claim's completion. */
   owe(owed) {
-    const text = _Completion.serialize(owed);
-    if (this.#store.current?.owed_completion !== text) this.#slice.update({ owed_completion: text });
+    const text2 = _Completion.serialize(owed);
+    if (this.#store.current?.owed_completion !== text2) this.#slice.update({ owed_completion: text2 });
   }
   static serialize(owed) {
     return JSON.stringify(owed);
@@ -11973,13 +17902,159 @@ var Completion = class _Completion {
   }
 };
 
+// src/record/fiscal.ts
+var FISCAL_COLUMNS = ["fiscal", "fiscal_since", "fiscal_reads", "fiscal_listed"];
+var LISTING_FALLBACK_MS = 1e4;
+function fiscalColumnsOf(kind, body, now) {
+  const fiscal = fiscalPhaseOf({ kind, state: kindNamed(kind).stateOf(body), ofd: body.ofd, before: null });
+  const pending = isFiscalPending(fiscal);
+  return { fiscal, fiscal_since: pending ? now : 0, fiscal_reads: 0, fiscal_listed: pending ? 0 : 1 };
+}
+__name(fiscalColumnsOf, "fiscalColumnsOf");
+var FiscalWatch = class {
+  static {
+    __name(this, "FiscalWatch");
+  }
+  #store;
+  #slice;
+  #outbox;
+  #env;
+  #schedule;
+  /** Bumped by every change of what the list should show: a listing written from an older one is not marked done. */
+  #changes = 0;
+  /** Listing writes that failed in a row (the backoff). */
+  #failures = 0;
+  /** The listing write under way, if any (one at a time). */
+  #syncing = null;
+  constructor(store2, outbox, env, schedule) {
+    this.#store = store2;
+    this.#slice = store2.slice("fiscal", FISCAL_COLUMNS);
+    this.#outbox = outbox;
+    this.#env = env;
+    this.#schedule = schedule;
+  }
+  /** The fiscal data is missing: the record is watched, listed, and kept (rule 10). */
+  isPending(rec = this.#store.current) {
+    return isFiscalPending(rec.fiscal);
+  }
+  /** The fiscal list does not show the record as it stands yet. */
+  owesListing(rec = this.#store.current) {
+    return rec !== null && rec.fiscal_listed === 0;
+  }
+  /**
+   * What the upstream showed was just stored (the recorder's change): the
+   * receipt's fiscal phase follows it, and the data shown at last is its
+   * event. A look at the upstream counts as every scheduled read due by now.
+   * Inside a change.
+   */
+  observed(requestId2) {
+    const rec = this.#store.current;
+    const before = rec.fiscal;
+    const ofd = this.#store.parsedBody().ofd;
+    const after = fiscalPhaseOf({ kind: rec.kind, state: rec.state, ofd, before });
+    const now = clock.now();
+    let { fiscal_since: since, fiscal_reads: reads } = rec;
+    if (isFiscalPending(after) && after !== before) {
+      since = now;
+      reads = 0;
+    } else if (isFiscalPending(after)) {
+      reads = fiscalReadsDoneAt({ since, reads }, this.#schedule, now);
+    }
+    const listed = isFiscalPending(before) || isFiscalPending(after);
+    const moved = after !== before || since !== rec.fiscal_since || reads !== rec.fiscal_reads;
+    if (!moved) return;
+    this.#slice.update({ fiscal: after, fiscal_since: since, fiscal_reads: reads, ...listed ? { fiscal_listed: 0 } : {} });
+    if (listed) this.#changes++;
+    const type = fiscalEventOf(rec.kind, before, after);
+    if (type) this.#outbox.emit(type, rec.state, requestId2, now);
+  }
+  /** When the next scheduled read is due, or null (not pending, or every read of the schedule done). */
+  readAt(rec = this.#store.current) {
+    if (!isFiscalPending(rec.fiscal)) return null;
+    return fiscalReadAt({ since: rec.fiscal_since, reads: rec.fiscal_reads }, this.#schedule);
+  }
+  /** A scheduled read is due: the alarm looks at the upstream. */
+  isDue(rec, now = clock.now()) {
+    const at = this.readAt(rec);
+    return at !== null && at <= now;
+  }
+  /** When the alarm should come for the next read: a read that failed backs off like any other look. */
+  dueAt(rec, now) {
+    const at = this.readAt(rec);
+    if (at === null) return null;
+    return rec.reconcile_attempts > 0 ? Math.max(at, now + backoffMs(rec.reconcile_attempts)) : at;
+  }
+  /** When the alarm should come back for an owed listing, and the latest an alarm already set may be; null when none is owed. */
+  listingDueAt(now) {
+    if (!this.owesListing()) return null;
+    const wait = this.#failures === 0 ? LISTING_FALLBACK_MS : backoffMs(this.#failures);
+    return { at: now + wait, latest: now + 2 * wait };
+  }
+  /** A listing is owed and no write has failed lately: worth writing at once. */
+  get ready() {
+    return this.#failures === 0 && this.#syncing === null && this.owesListing();
+  }
+  /** What the list should show of the record: its row, or none. */
+  #listing(rec) {
+    if (!isFiscalPending(rec.fiscal)) return null;
+    const amount2 = kindNamed(rec.kind).amountOf(this.#store.parsedBody());
+    return {
+      id: rec.id,
+      tid: rec.tid,
+      amount: typeof amount2 === "number" ? amount2 : 0,
+      state: rec.state,
+      since: rec.fiscal_since,
+      reads: rec.fiscal_reads
+    };
+  }
+  /**
+   * Writes the owed listing (the row, or its deletion), one write at a time;
+   * marks it done once it landed and nothing changed meanwhile (else writes
+   * again). The mark waits for the row's next write: an incarnation that
+   * stops before it writes the same listing again. Never throws.
+   */
+  sync() {
+    this.#syncing ??= this.#sync().finally(() => {
+      this.#syncing = null;
+    });
+    return this.#syncing;
+  }
+  async #sync() {
+    for (; ; ) {
+      const rec = this.#store.current;
+      if (!rec || !this.owesListing(rec)) return;
+      const changes = this.#changes;
+      const listing = this.#listing(rec);
+      try {
+        if (listing) await listFiscal(this.#env, listing);
+        else await unlistFiscal(this.#env, rec.id);
+      } catch (err) {
+        this.#failures++;
+        log("warn", "fiscal_listing_failed", {
+          id: rec.id,
+          fiscal: rec.fiscal,
+          failures: this.#failures,
+          error: err instanceof Error ? err.message : String(err)
+        });
+        return;
+      }
+      this.#failures = 0;
+      if (this.#store.current === null) return;
+      if (changes === this.#changes) {
+        this.#slice.later({ fiscal_listed: 1 });
+        return;
+      }
+    }
+  }
+};
+
 // src/record/event-texts.ts
 var GRAM = 16;
 var MIN_RUN = 24;
 var MAX_PLACES = 8;
-function decodeBody(parts, texts) {
+function decodeBody(parts2, texts) {
   let body = "";
-  for (const part of parts) {
+  for (const part of parts2) {
     if (typeof part === "string") body += part;
     else if (typeof part === "number") body += textOf(texts, part);
     else body += textOf(texts, part[0]).slice(part[1], part[2]);
@@ -11988,29 +18063,28 @@ function decodeBody(parts, texts) {
 }
 __name(decodeBody, "decodeBody");
 function textOf(texts, n) {
-  const text = texts[n];
-  if (typeof text !== "string") throw new Error(`an event refers to the row's text ${n}, which it does not hold`);
-  return text;
+  const text2 = texts[n];
+  if (typeof text2 !== "string") throw new Error(`an event refers to the row's text ${n}, which it does not hold`);
+  return text2;
 }
 __name(textOf, "textOf");
 function bodyEncoder(texts) {
-  const places = /* @__PURE__ */ new Map();
-  for (const [n, text] of texts.entries()) {
-    if (text === null) continue;
-    for (let at = 0; at + GRAM <= text.length; at++) {
-      const gram = text.slice(at, at + GRAM);
-      const list = places.get(gram);
-      if (!list) places.set(gram, [[n, at]]);
-      else if (list.length < MAX_PLACES) list.push([n, at]);
+  const placesOf = /* @__PURE__ */ __name((gram) => {
+    const places = [];
+    for (const [n, text2] of texts.entries()) {
+      if (text2 === null) continue;
+      for (let at = text2.indexOf(gram); at >= 0 && places.length < MAX_PLACES; at = text2.indexOf(gram, at + 1)) places.push([n, at]);
+      if (places.length >= MAX_PLACES) break;
     }
-  }
+    return places;
+  }, "placesOf");
   return (body) => {
-    const parts = [];
+    const parts2 = [];
     let literal2 = 0;
     let i = 0;
     while (i + GRAM <= body.length) {
       let best = null;
-      for (const [n2, at2] of places.get(body.slice(i, i + GRAM)) ?? []) {
+      for (const [n2, at2] of placesOf(body.slice(i, i + GRAM))) {
         const length2 = agreeing(body, i, texts[n2], at2);
         if (!best || length2 > best[2]) best = [n2, at2, length2];
       }
@@ -12019,19 +18093,19 @@ function bodyEncoder(texts) {
         continue;
       }
       const [n, at, length] = best;
-      if (i > literal2) parts.push(body.slice(literal2, i));
-      parts.push(at === 0 && length === texts[n].length ? n : [n, at, at + length]);
+      if (i > literal2) parts2.push(body.slice(literal2, i));
+      parts2.push(at === 0 && length === texts[n].length ? n : [n, at, at + length]);
       i += length;
       literal2 = i;
     }
-    if (literal2 < body.length) parts.push(body.slice(literal2));
-    return parts.length > 1 && decodeBody(parts, texts) === body ? parts : [body];
+    if (literal2 < body.length) parts2.push(body.slice(literal2));
+    return parts2.length > 1 && decodeBody(parts2, texts) === body ? parts2 : [body];
   };
 }
 __name(bodyEncoder, "bodyEncoder");
-function agreeing(body, i, text, j) {
+function agreeing(body, i, text2, j) {
   let n = 0;
-  while (i + n < body.length && j + n < text.length && body[i + n] === text[j + n]) n++;
+  while (i + n < body.length && j + n < text2.length && body[i + n] === text2[j + n]) n++;
   return n;
 }
 __name(agreeing, "agreeing");
@@ -12040,7 +18114,7 @@ __name(agreeing, "agreeing");
 var textsOf = /* @__PURE__ */ __name((row) => [row.answer, row.body], "textsOf");
 function storedEvents(row) {
   const texts = textsOf(row);
-  return JSON.parse(row.events).map(([id, ...parts]) => [id, decodeBody(parts, texts)]);
+  return JSON.parse(row.events).map(([id, ...parts2]) => [id, withObjectType(decodeBody(parts2, texts))]);
 }
 __name(storedEvents, "storedEvents");
 var OutboxRows = class {
@@ -12094,8 +18168,8 @@ var OutboxRows = class {
   }
   /** The `events` column for a row with these texts: every body as parts of them where it repeats them. */
   column(row) {
-    const encode2 = bodyEncoder(textsOf(row));
-    return JSON.stringify((this.#events ?? []).map(([id, body]) => [id, ...encode2(body)]));
+    const encode4 = bodyEncoder(textsOf(row));
+    return JSON.stringify((this.#events ?? []).map(([id, body]) => [id, ...encode4(body)]));
   }
   /**
    * These events (the oldest unsent, as `unsent` gave them) are in the event
@@ -12122,43 +18196,32 @@ var OutboxRows = class {
   }
 };
 
-// src/record/row.ts
-var MAX_AUDIT_ENTRIES = 200;
-function newRecordRow(identity) {
-  return {
-    ...identity,
-    wrong_otps: 0,
-    unconfirmed_otps: 0,
-    otp_sends: 0,
-    last_otp_sent_at: 0,
-    resend_wait_ms: 0,
-    pending_op: null,
-    pending_otp: 0,
-    pending_since: 0,
-    pending_request_id: null,
-    pending_actor: null,
-    reconcile_attempts: 0,
-    event_seq: 0,
-    edge_closed: 0,
-    suspect_since: 0,
-    suspect_reads: 0,
-    suspect_otp: 0,
-    erased: 0,
-    audit: "[]",
-    answer: null,
-    owed_completion: null,
-    // A record created (or rebuilt) held has been held since then, as far as the gateway knows.
-    held_at: identity.state === 5 ? identity.created_at : 0,
-    expiry: null,
-    events: "[]",
-    events_logged: 0
-  };
-}
-__name(newRecordRow, "newRecordRow");
-
 // src/record/schema.ts
-var CURRENT_SCHEMA_VERSION = 4;
+var CURRENT_SCHEMA_VERSION = 8;
+var OLDEST_READER_VERSION = 4;
+var NewerSchemaError = class extends Error {
+  static {
+    __name(this, "NewerSchemaError");
+  }
+  constructor(from, target) {
+    super(`${NEWER_SCHEMA}: storage is at schema ${from}, newer than this gateway's ${target}`);
+  }
+};
 var NO_SEQ = "9223372036854775807";
+var JS_WHITESPACE = "char(9, 10, 11, 12, 13, 32, 160, 5760, 8192, 8193, 8194, 8195, 8196, 8197, 8198, 8199, 8200, 8201, 8202, 8232, 8233, 8239, 8287, 12288, 65279)";
+var SIGNED = `(json_type(body, '$.ofd.fiscalSign') = 'text' AND trim(body ->> '$.ofd.fiscalSign', ${JS_WHITESPACE}) <> ''
+  AND json_type(body, '$.ofd.qrCodeUrl') = 'text' AND trim(body ->> '$.ofd.qrCodeUrl', ${JS_WHITESPACE}) <> '')`;
+var PENDING = "('sale_pending', 'refund_pending')";
+var FISCAL_PHASE = `CASE
+  WHEN state = 4 THEN CASE
+    WHEN fiscal IS 'sale' THEN 'sale'
+    WHEN json_type(body, '$.ofd') IS NOT 'object' THEN CASE WHEN fiscal IS 'sale_pending' THEN 'sale_pending' END
+    WHEN ${SIGNED} THEN 'sale' ELSE 'sale_pending' END
+  WHEN state = 21 THEN CASE
+    WHEN fiscal IS 'refund' THEN 'refund'
+    WHEN fiscal IS NULL AND json_type(body, '$.ofd') IS NOT 'object' THEN NULL
+    WHEN ${SIGNED} AND coalesce(body ->> '$.ofd.type', '') <> 'Sale' THEN 'refund' ELSE 'refund_pending' END
+  ELSE fiscal END`;
 var MIGRATIONS = {
   // Rule 12: when the record became held (its hold's window starts there) and the expiry the gateway decided.
   // A record held before it keeps its last change's time: never earlier than when it became held.
@@ -12208,7 +18271,76 @@ var MIGRATIONS = {
                            substr(e.value ->> 1, instr(e.value ->> 1, record.answer) + length(record.answer)))
          ELSE json(e.value) END ORDER BY e.key)
        FROM json_each(record.events) AS e)`
-  ]
+  ],
+  /**
+   * 5: rule 14's watch of a receipt whose fiscal data is missing
+   * (src/record/fiscal.ts): its fiscal phase, when its watch began, the reads
+   * done, and whether the fiscal list (D1) shows it. An expansion: schema-4
+   * code reads and writes the row and leaves these columns alone.
+   *
+   * The receipt is put where lifecycle's fiscalPhaseOf puts it from its state
+   * and body, the phase stored standing for the one before (FISCAL_PHASE).
+   * Stored before this schema (no phase): paid (4) with an `ofd` lacking a
+   * fiscal sign or QR address is `sale_pending`; paid with both, `sale`;
+   * cancelled (21) with an `ofd` (its sale was fiscalized) is `refund`, or
+   * `refund_pending` while that `ofd` lacks either or is still the sale's. A
+   * new pending phase starts a watch counted from the row's last change
+   * (about when it was paid or cancelled), so its reads are due at once, and
+   * a pending phase begun or ended owes the listing (written once the record
+   * is next opened: an operation, a read, its alarm).
+   *
+   * Run again on every open while a schema-4 release may have written the
+   * row (OLDEST_READER_VERSION): a receipt it paid or cancelled gets its phase
+   * here as this code would have given it. A row this code keeps never
+   * changes (every change of state or body passes through fiscalPhaseOf, and
+   * it is idempotent), nor does a pending phase whose data the row now shows:
+   * that is an event (`receipt.fiscalized`), which this code's next look at
+   * the upstream stores with it, as for any receipt still watched.
+   */
+  5: [
+    "ALTER TABLE record ADD COLUMN fiscal TEXT",
+    "ALTER TABLE record ADD COLUMN fiscal_since INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE record ADD COLUMN fiscal_reads INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE record ADD COLUMN fiscal_listed INTEGER NOT NULL DEFAULT 1",
+    `UPDATE record SET
+       fiscal = derived.phase,
+       fiscal_since = CASE WHEN derived.phase IN ${PENDING} THEN updated_at ELSE fiscal_since END,
+       fiscal_reads = CASE WHEN derived.phase IN ${PENDING} THEN 0 ELSE fiscal_reads END,
+       fiscal_listed = CASE WHEN derived.phase IN ${PENDING} OR fiscal IN ${PENDING} THEN 0 ELSE fiscal_listed END
+     FROM (SELECT ${FISCAL_PHASE} AS phase FROM record) AS derived
+     WHERE kind = 'receipt' AND derived.phase IS NOT fiscal
+       AND NOT (fiscal IS 'sale_pending' AND derived.phase IS 'sale') AND NOT (fiscal IS 'refund_pending' AND derived.phase IS 'refund')`
+  ],
+  /**
+   * 6: the record's own time (src/shared/clock.ts inRecordTime): how far the
+   * sandbox's test clock moved it ahead of the deployment's, 0 for every
+   * record that was never advanced (all of production's). An expansion: code
+   * before it reads and writes the row and leaves the column alone, and only
+   * runs an advanced record on the deployment's time (a sandbox's, after a
+   * rollback: its record's deadlines come later, none twice).
+   */
+  6: ["ALTER TABLE record ADD COLUMN clock_offset INTEGER NOT NULL DEFAULT 0"],
+  /**
+   * 7: the row's `updated_at` as this layout's code last wrote it
+   * (`written_at`). Every write of this code sets both; a release before it
+   * that changes the record moves `updated_at` alone. So a row whose two
+   * agree is as this code left it, and the expansions above the stamp need
+   * not run again when it is opened (src/record/store.ts load): they cost a
+   * cold open its most CPU, on every incarnation of every record. One that
+   * disagrees (stored or changed by a release before) runs them, and is
+   * marked as this code's in the same step.
+   */
+  7: ["ALTER TABLE record ADD COLUMN written_at INTEGER NOT NULL DEFAULT 0"],
+  /**
+   * 8: rule 11's keys in the record's row (`keys`, src/record/keys.ts), the
+   * first step of an incompatible change: this code reads keys there as well
+   * as in the `idempotency` table and still writes the table only, which the
+   * release before reads. The release after this one writes the row alone
+   * (no table: a keyed pay's five rows and two pages go) and stamps 8, once
+   * this one is the release it rolls back to. An expansion meanwhile: NULL,
+   * which every release before leaves alone.
+   */
+  8: ["ALTER TABLE record ADD COLUMN keys TEXT"]
 };
 var SCHEMA_CURRENT = `
   CREATE TABLE record (
@@ -12224,40 +18356,238 @@ var SCHEMA_CURRENT = `
     suspect_since INTEGER NOT NULL DEFAULT 0, suspect_reads INTEGER NOT NULL DEFAULT 0, suspect_otp INTEGER NOT NULL DEFAULT 0,
     reconcile_attempts INTEGER NOT NULL DEFAULT 0, event_seq INTEGER NOT NULL DEFAULT 0, owed_completion TEXT,
     held_at INTEGER NOT NULL DEFAULT 0, expiry TEXT,
+    fiscal TEXT, fiscal_since INTEGER NOT NULL DEFAULT 0, fiscal_reads INTEGER NOT NULL DEFAULT 0,
+    fiscal_listed INTEGER NOT NULL DEFAULT 1, clock_offset INTEGER NOT NULL DEFAULT 0,
     audit TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-    schema_version INTEGER NOT NULL DEFAULT ${CURRENT_SCHEMA_VERSION},
-    events TEXT NOT NULL DEFAULT '[]', events_logged INTEGER NOT NULL DEFAULT 0);`;
+    written_at INTEGER NOT NULL DEFAULT 0, schema_version INTEGER NOT NULL DEFAULT ${OLDEST_READER_VERSION},
+    events TEXT NOT NULL DEFAULT '[]', events_logged INTEGER NOT NULL DEFAULT 0, keys TEXT);`;
 var KEYS_TABLE = `
   CREATE TABLE IF NOT EXISTS idempotency (
     caller TEXT NOT NULL, operation TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, request_id TEXT NOT NULL,
     status INTEGER, answer TEXT, headers TEXT, created_at INTEGER NOT NULL,
     PRIMARY KEY (caller, operation, key)) WITHOUT ROWID;`;
-function storedVersion(sql) {
-  const column = sql.exec("PRAGMA table_info(record)").toArray().find((c) => c.name === "schema_version");
+function storedVersion(sql2) {
+  const column = sql2.exec("PRAGMA table_info(record)").toArray().find((c) => c.name === "schema_version");
   if (!column) return 0;
-  const row = sql.exec("SELECT schema_version FROM record").toArray()[0];
+  const row = sql2.exec("SELECT schema_version FROM record").toArray()[0];
   return row?.schema_version ?? Number(column.dflt_value);
 }
 __name(storedVersion, "storedVersion");
-function migrate(storage, create, from = storedVersion(storage.sql), migrations = MIGRATIONS, target = CURRENT_SCHEMA_VERSION) {
-  const sql = storage.sql;
-  if (from === target || from === 0 && !create) return from;
-  if (from > target) throw new Error(`storage is at schema ${from}, newer than this gateway's ${target}`);
+var isSettled = /* @__PURE__ */ __name((stamp) => stamp === OLDEST_READER_VERSION && stamp === CURRENT_SCHEMA_VERSION, "isSettled");
+var NEWEST_COLUMN = "keys";
+var asWritten = /* @__PURE__ */ __name((row) => typeof row.written_at === "number" && row.written_at === row.updated_at && NEWEST_COLUMN in row, "asWritten");
+function addedColumn(statement) {
+  const adds = /^\s*ALTER\s+TABLE\s+(\w+)\s+ADD\s+(?:COLUMN\s+)?(\w+)/i.exec(statement);
+  return adds ? { table: adds[1].toLowerCase(), column: adds[2].toLowerCase() } : null;
+}
+__name(addedColumn, "addedColumn");
+function migrate(storage, create, from = storedVersion(storage.sql), migrations = MIGRATIONS, target = CURRENT_SCHEMA_VERSION, stamp = OLDEST_READER_VERSION) {
+  const sql2 = storage.sql;
+  if (from === 0 && !create) return from;
+  if (from > target) throw new NewerSchemaError(from, target);
   if (from === 0) {
-    sql.exec(SCHEMA_CURRENT);
+    sql2.exec(SCHEMA_CURRENT);
     return target;
   }
+  if (from === stamp && stamp === target) return target;
+  const columns = /* @__PURE__ */ new Map();
+  const columnsOf = /* @__PURE__ */ __name((table2) => {
+    let names = columns.get(table2);
+    if (!names) {
+      names = new Set(
+        sql2.exec(`PRAGMA table_info(${table2})`).toArray().map((c) => c.name.toLowerCase())
+      );
+      columns.set(table2, names);
+    }
+    return names;
+  }, "columnsOf");
   storage.transactionSync(() => {
     for (let version = from + 1; version <= target; version++) {
       const statements = migrations[version];
       if (!statements) throw new Error(`no migration to schema ${version}`);
-      for (const statement of statements) sql.exec(statement);
+      for (const statement of statements) {
+        const adds = addedColumn(statement);
+        if (adds && columnsOf(adds.table).has(adds.column)) continue;
+        sql2.exec(statement);
+        if (adds) columnsOf(adds.table).add(adds.column);
+      }
     }
-    sql.exec("UPDATE record SET schema_version = ?", target);
+    const marked = columnsOf("record").has("written_at") ? ", written_at = updated_at" : "";
+    sql2.exec(
+      `UPDATE record SET schema_version = ?1${marked} WHERE schema_version IS NOT ?1${marked ? " OR written_at IS NOT updated_at" : ""}`,
+      stamp
+    );
   });
   return target;
 }
 __name(migrate, "migrate");
+function readRecordRow(storage) {
+  try {
+    return storage.sql.exec("SELECT * FROM record").toArray()[0];
+  } catch (err) {
+    if (String(err).includes("no such table")) return void 0;
+    throw err;
+  }
+}
+__name(readRecordRow, "readRecordRow");
+function makeSchema(storage) {
+  try {
+    migrate(storage, true, 0);
+    return 0;
+  } catch {
+    const from = storedVersion(storage.sql);
+    migrate(storage, true, from);
+    return from;
+  }
+}
+__name(makeSchema, "makeSchema");
+
+// src/record/slices.ts
+var Slices = class {
+  static {
+    __name(this, "Slices");
+  }
+  #writer;
+  #owners = /* @__PURE__ */ new Map();
+  constructor(writer) {
+    this.#writer = writer;
+  }
+  /** The writer of one part's columns; it refuses any other column. */
+  slice(part, columns) {
+    for (const column of columns) {
+      const owner = this.#owners.get(column);
+      if (owner !== void 0 && owner !== part) throw new Error(`record column ${column} belongs to ${owner}, not ${part}`);
+      this.#owners.set(column, part);
+    }
+    const mine = new Set(columns);
+    const own = /* @__PURE__ */ __name((fields) => {
+      for (const key of Object.keys(fields)) if (!mine.has(key)) throw new Error(`${part} may not write ${key}`);
+      return fields;
+    }, "own");
+    return {
+      update: /* @__PURE__ */ __name((fields) => this.#writer.update(own(fields)), "update"),
+      later: /* @__PURE__ */ __name((fields) => this.#writer.later(own(fields)), "later")
+    };
+  }
+  /** Which part owns each column (for the test that every mutable column has exactly one). */
+  get owners() {
+    return this.#owners;
+  }
+};
+
+// src/record/row.ts
+var MAX_AUDIT_ENTRIES = 200;
+function newRecordRow(identity) {
+  return {
+    ...identity,
+    wrong_otps: 0,
+    unconfirmed_otps: 0,
+    otp_sends: 0,
+    last_otp_sent_at: 0,
+    resend_wait_ms: 0,
+    pending_op: null,
+    pending_otp: 0,
+    pending_since: 0,
+    pending_request_id: null,
+    pending_actor: null,
+    reconcile_attempts: 0,
+    event_seq: 0,
+    edge_closed: 0,
+    suspect_since: 0,
+    suspect_reads: 0,
+    suspect_otp: 0,
+    erased: 0,
+    audit: "[]",
+    answer: null,
+    owed_completion: null,
+    // A record created (or rebuilt) held has been held since then, as far as the gateway knows.
+    held_at: identity.state === 5 ? identity.created_at : 0,
+    expiry: null,
+    fiscal: null,
+    fiscal_since: 0,
+    fiscal_reads: 0,
+    fiscal_listed: 1,
+    clock_offset: 0,
+    events: "[]",
+    events_logged: 0,
+    keys: null
+  };
+}
+__name(newRecordRow, "newRecordRow");
+
+// src/record/trail-rows.ts
+var entryOf = /* @__PURE__ */ __name(([at, op, actor, request_id, outcome, state]) => ({ at, op, actor, request_id, outcome, state }), "entryOf");
+var TrailRows = class {
+  static {
+    __name(this, "TrailRows");
+  }
+  #writer;
+  constructor(writer) {
+    this.#writer = writer;
+  }
+  /** Appends an entry, with the record's state as it is now. */
+  add(entry) {
+    const row = this.#writer.row();
+    if (!row) return;
+    const entries = JSON.parse(row.audit);
+    entries.push([entry.at, entry.op, entry.actor, entry.request_id, entry.outcome, row.state]);
+    this.#writer.write(JSON.stringify(entries.slice(-MAX_AUDIT_ENTRIES)));
+  }
+  /**
+   * Rule 15: the entries of the trail not yet in the audit trail in R2, each
+   * with its place among the entries of its millisecond (its id's last part),
+   * oldest first; none when every entry is exported. The last exported entry
+   * carries a seventh element, 1 (an older release reads past it and keeps
+   * it): every entry before it is exported too.
+   */
+  toExport() {
+    const row = this.#writer.row();
+    if (!row) return [];
+    const tuples = JSON.parse(row.audit);
+    let from = 0;
+    for (let i = tuples.length - 1; i >= 0; i--) {
+      if (tuples[i][6] === 1) {
+        from = i + 1;
+        break;
+      }
+    }
+    const seen = /* @__PURE__ */ new Map();
+    const out = [];
+    tuples.forEach((tuple, i) => {
+      const n = seen.get(tuple[0]) ?? 0;
+      seen.set(tuple[0], n + 1);
+      if (i < from) return;
+      out.push({ entry: entryOf(tuple), n, tuple });
+    });
+    return out;
+  }
+  /**
+   * These entries (the last of what toExport gave) are in the audit trail in
+   * R2: the mark moves to it, written with the row's next write (or the
+   * alarm's at the latest), as the drain's mark is.
+   */
+  markExported(last) {
+    const row = this.#writer.row();
+    if (!row) return;
+    const tuples = JSON.parse(row.audit);
+    let at = -1;
+    for (let i = tuples.length - 1; i >= 0; i--) {
+      const t = tuples[i];
+      if (t[0] === last[0] && t[1] === last[1] && t[3] === last[3] && t[4] === last[4]) {
+        at = i;
+        break;
+      }
+    }
+    if (at < 0) return;
+    const marked = tuples.map((t, i) => i === at ? [...t.slice(0, 6), 1] : t.slice(0, 6));
+    this.#writer.defer({ audit: JSON.stringify(marked) });
+  }
+  entries() {
+    const row = this.#writer.row();
+    if (!row) return [];
+    return JSON.parse(row.audit).map(entryOf);
+  }
+};
 
 // src/record/store.ts
 var RecordStore = class {
@@ -12277,13 +18607,16 @@ var RecordStore = class {
   #lazy = {};
   /** The outbox, in the row: every event of the record and how many are logged. */
   outbox;
-  /** Which part owns which column (slice). */
-  #owners = /* @__PURE__ */ new Map();
+  /** The audit trail, in the row: its entries and how far their export has come. */
+  trail;
+  /** Which part owns which column. */
+  #slices = new Slices({ update: /* @__PURE__ */ __name((fields) => this.#update(fields), "update"), later: /* @__PURE__ */ __name((fields) => this.#later(fields), "later") });
   /** The last body parsed by parsedBody(), with its text. */
   #parsed = null;
   constructor(storage) {
     this.#storage = storage;
     this.outbox = new OutboxRows({ write: /* @__PURE__ */ __name(() => this.#eventsChanged(), "write"), defer: /* @__PURE__ */ __name((fields) => this.#defer(fields), "defer") });
+    this.trail = new TrailRows({ row: /* @__PURE__ */ __name(() => this.#row, "row"), write: /* @__PURE__ */ __name((audit2) => this.#auditChanged(audit2), "write"), defer: /* @__PURE__ */ __name((fields) => this.#defer(fields), "defer") });
   }
   get version() {
     return this.#version;
@@ -12300,26 +18633,17 @@ var RecordStore = class {
    */
   load() {
     if (this.#row) return this.#row;
-    let found = this.#readRow();
-    if (!this.#ready && found && found.schema_version !== CURRENT_SCHEMA_VERSION) {
+    let found = readRecordRow(this.#storage);
+    if (!this.#ready && found && !isSettled(found.schema_version) && !(found.schema_version === OLDEST_READER_VERSION && asWritten(found))) {
       migrate(this.#storage, false, found.schema_version);
-      found = this.#readRow();
+      found = readRecordRow(this.#storage);
     }
     if (found === void 0) return null;
     this.#ready = true;
-    const { schema_version: _version, ...row } = found;
+    const { schema_version: _version, written_at: _written, ...row } = found;
     this.outbox.know(row);
     this.#row = row;
     return this.#row;
-  }
-  /** The row with its schema version (and, in it, the outbox), in one statement; undefined when no record is stored. */
-  #readRow() {
-    try {
-      return this.#storage.sql.exec("SELECT * FROM record").toArray()[0];
-    } catch (err) {
-      if (String(err).includes("no such table")) return void 0;
-      throw err;
-    }
   }
   /**
    * Deletes everything this object stored (rule 10): its SQLite tables, the
@@ -12339,7 +18663,7 @@ var RecordStore = class {
   /** Creates the record (schema, row, audit entry and first event in one step). Idempotent. */
   create(row, then) {
     if (this.#row) return;
-    const from = this.#ready ? CURRENT_SCHEMA_VERSION : this.#makeSchema();
+    const from = this.#ready ? CURRENT_SCHEMA_VERSION : makeSchema(this.#storage);
     this.#ready = true;
     if (from !== 0 && this.load()) return;
     try {
@@ -12356,8 +18680,9 @@ var RecordStore = class {
         this.#row = final;
         const columns = Object.keys(final);
         this.#storage.sql.exec(
-          `INSERT INTO record (singleton, ${columns.join(", ")}) VALUES (1, ${columns.map(() => "?").join(", ")})`,
-          ...Object.values(final)
+          `INSERT INTO record (singleton, ${columns.join(", ")}, written_at) VALUES (1, ${columns.map(() => "?").join(", ")}, ?)`,
+          ...Object.values(final),
+          final.updated_at
         );
       });
     } catch (err) {
@@ -12366,27 +18691,10 @@ var RecordStore = class {
       throw err;
     }
   }
-  /**
-   * The schema for a record about to be created; the version it was at (0:
-   * none). A new object (every create's) has no tables, so the current
-   * schema is made straight away; only if that fails (the tables are there:
-   * a create repeated after its object restarted) are they looked at and
-   * migrated.
-   */
-  #makeSchema() {
-    try {
-      migrate(this.#storage, true, 0);
-      return 0;
-    } catch {
-      const from = storedVersion(this.#storage.sql);
-      migrate(this.#storage, true, from);
-      return from;
-    }
-  }
   /** The row's body parsed (do not change it): parsed once per body read or written, not on every use. */
   parsedBody() {
-    const text = this.#row.body;
-    if (this.#parsed?.text !== text) this.#parsed = { text, value: JSON.parse(text) };
+    const text2 = this.#row.body;
+    if (this.#parsed?.text !== text2) this.#parsed = { text: text2, value: JSON.parse(text2) };
     return this.#parsed.value;
   }
   /**
@@ -12429,32 +18737,20 @@ var RecordStore = class {
     if (this.owesWrite && this.#row) this.#flush({});
   }
   /**
-   * The writer of one part's columns (its slice of the row): every part owns
-   * its columns alone, and a column claimed by two parts is a wiring error,
-   * refused when the parts are made. Writes go through the change in hand.
+   * Writes now what the copy holds and storage not yet (a slice's `later`,
+   * the drain's mark), with no change of the record: its time (updated_at)
+   * stays. For the record's own clock (src/shared/clock.ts), which moves the time
+   * every window counts in and must not itself count as a change.
    */
-  slice(part, columns) {
-    for (const column of columns) {
-      const owner = this.#owners.get(column);
-      if (owner !== void 0 && owner !== part) throw new Error(`record column ${column} belongs to ${owner}, not ${part}`);
-      this.#owners.set(column, part);
-    }
-    const mine = new Set(columns);
-    return {
-      update: /* @__PURE__ */ __name((fields) => {
-        for (const key of Object.keys(fields)) if (!mine.has(key)) throw new Error(`${part} may not write ${key}`);
-        this.#update(fields);
-      }, "update"),
-      later: /* @__PURE__ */ __name((fields) => {
-        for (const key of Object.keys(fields)) if (!mine.has(key)) throw new Error(`${part} may not write ${key}`);
-        this.#row = { ...this.#row, ...fields };
-        Object.assign(this.#batch ?? this.#lazy, fields);
-      }, "later")
-    };
+  writeUnchanged() {
+    if (this.#row) this.#flush({});
   }
-  /** Which part owns each column (for the test that every mutable column has exactly one). */
+  /** The writer of one part's columns (its slice of the row): src/record/slices.ts. */
+  slice(part, columns) {
+    return this.#slices.slice(part, columns);
+  }
   get owners() {
-    return this.#owners;
+    return this.#slices.owners;
   }
   /** Writes the fields that differ from the stored row (at the end of the change, inside one). */
   #update(fields) {
@@ -12479,6 +18775,21 @@ var RecordStore = class {
     if (this.#batch) this.#batch.events = this.#row.events;
     else this.#flush({ events: this.#row.events });
   }
+  /**
+   * The trail changed. Not a change of the record: it moves neither
+   * updated_at nor the version. Inside a change, its one UPDATE at the end
+   * takes it; inside create, the INSERT takes the row's audit.
+   */
+  #auditChanged(audit2) {
+    this.#row = { ...this.#row, audit: audit2 };
+    if (this.#batch) this.#batch.audit = audit2;
+    else this.#flush({ audit: audit2 });
+  }
+  /** A slice's fields worth no write of their own: written with the row's next write if one comes. */
+  #later(fields) {
+    this.#row = { ...this.#row, ...fields };
+    Object.assign(this.#batch ?? this.#lazy, fields);
+  }
   /** Columns written with the row's next write (inside a change: with its UPDATE); the copy holds them now. */
   #defer(fields) {
     this.#row = { ...this.#row, ...fields };
@@ -12502,37 +18813,13 @@ var RecordStore = class {
     const entries = Object.entries(pending);
     if (entries.length === 0) return;
     this.#storage.sql.exec(
-      `UPDATE record SET ${entries.map(([key]) => `${key} = ?`).join(", ")}, updated_at = ?`,
+      `UPDATE record SET ${entries.map(([key]) => `${key} = ?`).join(", ")}, updated_at = ?, written_at = ?`,
       ...entries.map(([, value]) => value),
+      this.#row.updated_at,
       this.#row.updated_at
     );
     this.#deferred = {};
     this.#lazy = {};
-  }
-  /**
-   * Appends to the audit trail, kept in the record's row (one page for the
-   * whole record: docs/capacity.md). Not a change of the record: it moves
-   * neither updated_at nor the version.
-   */
-  audit(entry) {
-    if (!this.#row) return;
-    const entries = JSON.parse(this.#row.audit);
-    entries.push([entry.at, entry.op, entry.actor, entry.request_id, entry.outcome, this.#row.state]);
-    const audit = JSON.stringify(entries.slice(-MAX_AUDIT_ENTRIES));
-    this.#row = { ...this.#row, audit };
-    if (this.#batch) this.#batch.audit = audit;
-    else this.#flush({ audit });
-  }
-  auditTrail() {
-    if (!this.#row) return [];
-    return JSON.parse(this.#row.audit).map(([at, op, actor, request_id, outcome, state]) => ({
-      at,
-      op,
-      actor,
-      request_id,
-      outcome,
-      state
-    }));
   }
 };
 
@@ -12546,16 +18833,18 @@ var RecordEnd = class {
   #alarm;
   #env;
   #retentionMs;
+  #fiscal;
   /**
    * Not before this (ms): the log still held events of the record when it last
    * asked. In memory: a new incarnation asks once more, one D1 read.
    */
   #notBefore = 0;
-  constructor(store2, alarm, env, retentionMs) {
+  constructor(store2, alarm, env, retentionMs, fiscal) {
     this.#store = store2;
     this.#alarm = alarm;
     this.#env = env;
     this.#retentionMs = retentionMs;
+    this.#fiscal = fiscal;
   }
   /** When this record is to be deleted, or null while it is not final or owes something. */
   deleteAt(rec) {
@@ -12566,6 +18855,8 @@ var RecordEnd = class {
         pending: rec.pending_op !== null,
         suspect: rec.suspect_since !== 0,
         unsentEvents: this.#store.outbox.hasUnsent(),
+        fiscalPending: this.#fiscal.isPending(rec),
+        listingOwed: this.#fiscal.owesListing(rec),
         changedAt: rec.updated_at
       },
       this.#retentionMs
@@ -12618,6 +18909,7 @@ var RecordEnd = class {
     if (kind.idOf(body) !== target.id || kind.createdAtOf(body) > now - this.#retentionMs) return null;
     const state = kind.stateOf(body);
     const merchant2 = kind.merchantOfBody(body);
+    const ended = expiryRuleOf(target.kind, state);
     const row = newRecordRow({
       kind: target.kind,
       id: target.id,
@@ -12631,10 +18923,11 @@ var RecordEnd = class {
       body: JSON.stringify(body),
       created_at: now
     });
-    this.#store.create({ ...row, event_seq: now }, () => {
-      this.#store.audit({ at: now, op: "rebuild", actor: ownerOf(caller), request_id: requestId2, outcome: "ok" });
+    const closed = ended ? { expiry: ended.reason, edge_closed: 1 } : {};
+    this.#store.create({ ...row, ...fiscalColumnsOf(target.kind, body, now), ...closed, event_seq: now }, () => {
+      this.#store.trail.add({ at: now, op: "rebuild", actor: ownerOf(caller), request_id: requestId2, outcome: "ok" });
     });
-    log("info", "record_rebuilt", { request_id: requestId2, id: target.id, kind: target.kind, state });
+    log("info", "record_rebuilt", { request_id: requestId2, id: target.id, kind: target.kind, state, closed_at_edge: ended !== null });
     return this.#store.current;
   }
 };
@@ -12681,17 +18974,18 @@ var Expiry = class {
         edgeClosed: closedAtEdgeOf(rec),
         createdAt: rec.created_at,
         // A record held before the gateway kept the time (none since schema 2) counts from its creation.
-        heldAt: rec.held_at || rec.created_at
+        heldAt: rec.held_at || rec.created_at,
+        suspect: rec.suspect_since !== 0
       },
       this.#windows
     );
   }
   /** The gateway decided to end the record for this reason; its cancel is about to leave. Inside a change. */
-  decide(reason) {
+  mark(reason) {
     this.#slice.update({ expiry: reason });
   }
   /** Nothing was decided after all (the upstream was busy, or refused because it changed meanwhile). Inside a change. */
-  undecide() {
+  unmark() {
     this.#slice.update({ expiry: null });
   }
   /**
@@ -12710,17 +19004,34 @@ var Expiry = class {
 };
 
 // src/record/keys.ts
+var KEYS_COLUMNS = ["keys"];
 var Keys = class {
   static {
     __name(this, "Keys");
   }
   #storage;
-  constructor(storage) {
+  #store;
+  #row;
+  constructor(storage, store2) {
     this.#storage = storage;
+    this.#store = store2;
+    this.#row = store2.slice("keys", KEYS_COLUMNS);
+  }
+  /** The keys the row holds (none when the column is empty, or absent: a record no release after this one wrote). */
+  #entries() {
+    const text2 = this.#store.current?.keys;
+    return text2 ? JSON.parse(text2) : [];
+  }
+  /** The row's entry for this caller's key for this operation, as the table's row would read. */
+  #inRow(caller, operation2, key) {
+    const entry = this.#entries().find(([c, o, k]) => c === caller && o === operation2 && k === key);
+    if (!entry) return void 0;
+    const [, , , fingerprint2, request_id, status, answer, headers] = entry;
+    return { fingerprint: fingerprint2, request_id, status, answer, headers };
   }
   /**
    * Made by the first key the record meets (src/record/schema.ts KEYS_TABLE):
-   * a record nobody repeats has no such page. Asked by look(), which every
+   * a record nobody repeats has no such page. Asked by lookup(), which every
    * keyed request makes before it opens, answers or forgets its key (no write
    * once the table exists), so a record deleted and rebuilt in one
    * incarnation gets it again.
@@ -12728,14 +19039,17 @@ var Keys = class {
   #table() {
     this.#storage.sql.exec(KEYS_TABLE);
   }
-  look(caller, operation2, request) {
+  /** What this caller's key says of a request that brings it, for this operation. */
+  lookup(caller, operation2, request) {
     this.#table();
-    const row = this.#storage.sql.exec(
+    const inTable = this.#storage.sql.exec(
       "SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE caller = ? AND operation = ? AND key = ?",
       caller,
       operation2,
       request.key
     ).toArray()[0];
+    const inRow = this.#inRow(caller, operation2, request.key);
+    const row = inRow && (inTable === void 0 || inTable.answer === null) ? inRow : inTable;
     if (!row) return { kind: "new" };
     if (!request.fingerprints.includes(row.fingerprint)) return { kind: "reused" };
     if (row.status === null || row.answer === null) return { kind: "unknown", requestId: row.request_id };
@@ -12771,6 +19085,36 @@ var Keys = class {
       Object.keys(answer.headers).length ? JSON.stringify(answer.headers) : null,
       clock.now()
     );
+  }
+  /**
+   * Rule 10's erasure: every answer kept so far, in the table and in the
+   * row, with the owner's personal data erased, so a repeat shows the values
+   * masked. A record no key was used on has no table, and gets none. Inside
+   * a change.
+   */
+  erase() {
+    const entries = this.#entries();
+    const inRow = entries.map((entry) => {
+      const [caller, operation2, key, fingerprint2, requestId2, status, answer, headers, createdAt] = entry;
+      return answer === null ? entry : [caller, operation2, key, fingerprint2, requestId2, status, erasePersonalJson(answer), headers, createdAt];
+    });
+    if (inRow.some((entry, i) => entry[6] !== entries[i][6])) this.#row.update({ keys: JSON.stringify(inRow) });
+    const made = this.#storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idempotency'").toArray().length > 0;
+    if (!made) return;
+    const kept = this.#storage.sql.exec(
+      "SELECT caller, operation, key, answer FROM idempotency WHERE answer IS NOT NULL"
+    ).toArray();
+    for (const row of kept) {
+      const erased = erasePersonalJson(row.answer);
+      if (erased === row.answer) continue;
+      this.#storage.sql.exec(
+        "UPDATE idempotency SET answer = ? WHERE caller = ? AND operation = ? AND key = ?",
+        erased,
+        row.caller,
+        row.operation,
+        row.key
+      );
+    }
   }
   /** The request did nothing the key should remember (the upstream was busy and did nothing): a retry with it goes through. */
   forget(caller, operation2, request) {
@@ -12832,10 +19176,12 @@ var OtpLedger = class {
   #store;
   #slice;
   #outbox;
-  constructor(store2, outbox) {
+  #env;
+  constructor(store2, outbox, env) {
     this.#store = store2;
     this.#slice = store2.slice("otp-ledger", LEDGER_COLUMNS);
     this.#outbox = outbox;
+    this.#env = env;
   }
   counts(rec = this.#store.current) {
     return { wrong: rec.wrong_otps, unconfirmed: rec.unconfirmed_otps };
@@ -12855,7 +19201,8 @@ var OtpLedger = class {
     this.#slice.update({ wrong_otps: counts.wrong, unconfirmed_otps: counts.unconfirmed });
     if (guessesOf(before) < MAX_GUESSES && guessesOf(counts) >= MAX_GUESSES) {
       this.#outbox.emit(exhaustedEvent(rec.kind), rec.state, requestId2);
-      log("warn", "otp_attempts_exhausted", { id: rec.id, kind: rec.kind, wrong: counts.wrong, unconfirmed: counts.unconfirmed });
+      note("warn", "otp_attempts_exhausted", { id: rec.id, kind: rec.kind, wrong: counts.wrong, unconfirmed: counts.unconfirmed });
+      metric(this.#env, "otp_exhausted", { operation: rec.kind });
     }
   }
   /** An unconfirmed guess turned out right (the record shows paid): it no longer counts. Inside a change. */
@@ -12870,8 +19217,8 @@ var OtpLedger = class {
   /** Why no OTP may be sent now (rule 6), or null. */
   sendRefusal(now) {
     const rec = this.#store.current;
-    const refusal = otpSendRefusal({ sends: rec.otp_sends, lastSentAt: rec.last_otp_sent_at, waitMs: rec.resend_wait_ms }, now);
-    return refusal ? fail(refusal.code, refusal.message, { retry_after: refusal.retryAfterSeconds }).error : null;
+    const refusal2 = otpSendRefusal({ sends: rec.otp_sends, lastSentAt: rec.last_otp_sent_at, waitMs: rec.resend_wait_ms }, now);
+    return refusal2 ? fail(refusal2.code, refusal2.message, { retry_after: refusal2.retryAfterSeconds }).error : null;
   }
   /** An OTP was sent (or may have been: an unknown outcome may have sent an SMS). Inside a change. */
   countSend(wait) {
@@ -12882,20 +19229,30 @@ var OtpLedger = class {
       resend_wait_ms: wait ?? Math.max(rec.resend_wait_ms, 6e4)
     });
   }
-  /** The refusal of a record whose guesses ran out: says whether they were wrong or partly unconfirmed. */
-  exhausted(closedAtEdge2) {
+  /**
+   * A restored record keeps the guesses and sends counted since the time it
+   * was restored to (rules 2 and 6 hold across a restore), and a cancel the
+   * upstream refused for good: each the larger of the two. Inside a change.
+   */
+  carry(counted) {
     const rec = this.#store.current;
-    return { code: "otp_attempts_exhausted", message: exhaustedMessage(rec.kind, this.counts(rec), closedAtEdge2) };
+    this.#slice.update({
+      wrong_otps: Math.max(rec.wrong_otps, counted.wrong_otps),
+      unconfirmed_otps: Math.max(rec.unconfirmed_otps, counted.unconfirmed_otps),
+      otp_sends: Math.max(rec.otp_sends, counted.otp_sends),
+      last_otp_sent_at: Math.max(rec.last_otp_sent_at, counted.last_otp_sent_at),
+      edge_closed: Math.max(rec.edge_closed, counted.edge_closed)
+    });
   }
 };
 
 // src/record/event.ts
 function eventPayload(fields) {
   const id = newEventId(fields.at);
-  const head = { id, type: fields.type, created: fields.at, sequence: fields.sequence, request_id: fields.requestId };
+  const head2 = { id, type: fields.type, created: fields.at, sequence: fields.sequence, request_id: fields.requestId };
   const cause = fields.cause ? `,${JSON.stringify(fields.cause).slice(1, -1)}` : "";
-  const data = `{"object":${fields.objectJson},"owner":${JSON.stringify(eventOwner(fields.owner))},"previous_state":${JSON.stringify(fields.previousState)}${cause}}`;
-  return { id, payload: `${JSON.stringify(head).slice(0, -1)},"data":${data}}` };
+  const data = `{"object_type":${JSON.stringify(kindOfEvent(fields.type))},"object":${fields.objectJson},"owner":${JSON.stringify(eventOwner(fields.owner))},"previous_state":${JSON.stringify(fields.previousState)}${cause}}`;
+  return { id, payload: `${JSON.stringify(head2).slice(0, -1)},"data":${data}}` };
 }
 __name(eventPayload, "eventPayload");
 
@@ -12903,6 +19260,8 @@ __name(eventPayload, "eventPayload");
 var DRAIN_BATCH = 50;
 var DRAIN_FALLBACK_MS = 1e4;
 var MARK_WAIT_MS = 6e4;
+var UNKNOWN_TO_THE_RELEASE_BEFORE = /* @__PURE__ */ new Set(["receipt.fiscalized", "receipt.refund_fiscalized"]);
+var typeOf = /* @__PURE__ */ __name((body) => /^\{"id":"[^"]*","type":"([^"]+)"/.exec(body)?.[1], "typeOf");
 var Outbox = class {
   static {
     __name(this, "Outbox");
@@ -12927,6 +19286,14 @@ var Outbox = class {
     const event = eventPayload({ type, sequence, requestId: requestId2, objectJson: rec.body, owner: rec.owner, previousState, at, cause });
     this.#sequence.update({ event_seq: sequence });
     this.#store.outbox.enqueue(event.id, event.payload);
+  }
+  /**
+   * Numbers the next event after `sequence` at least (a restored record's:
+   * its receivers may have applied events up to it, and ignore an event
+   * whose sequence is not above the last they applied). Inside a change.
+   */
+  continueAfter(sequence) {
+    if (this.#store.current.event_seq < sequence) this.#sequence.update({ event_seq: sequence });
   }
   /** Rule 10's erasure: every event this record keeps, its personal data erased (later events carry the erased body). Inside a change. */
   erase() {
@@ -12958,6 +19325,7 @@ var Outbox = class {
         batch.map((entry) => ({ id: entry.event_id, payload: entry.body }))
       );
       this.#store.outbox.markSent(batch.map((entry) => entry.seq));
+      if (batch.some((entry) => UNKNOWN_TO_THE_RELEASE_BEFORE.has(typeOf(entry.body) ?? ""))) this.#store.writeDeferred();
       this.#failures = 0;
     } catch (err) {
       this.#failures++;
@@ -12984,12 +19352,14 @@ var Recorder = class {
   #outbox;
   #ledger;
   #lateReads;
-  constructor(store2, outbox, ledger, lateReads) {
+  #fiscal;
+  constructor(store2, outbox, ledger, lateReads, fiscal) {
     this.#store = store2;
     this.#slice = store2.slice("recorder", RECORDER_COLUMNS);
     this.#outbox = outbox;
     this.#ledger = ledger;
     this.#lateReads = lateReads;
+    this.#fiscal = fiscal;
   }
   /**
    * Stores a body the upstream answered: the new state and, if the state
@@ -12998,13 +19368,14 @@ var Recorder = class {
    */
   apply(body, requestId2, merged = this.merged(body)) {
     const rec = this.#store.current;
-    const previous = rec.state;
+    const previous2 = rec.state;
     const state = body.state;
-    const heldAt = state === STATE.held && previous !== STATE.held ? clock.now() : void 0;
+    const heldAt = state === STATE.held && previous2 !== STATE.held ? clock.now() : void 0;
     this.#slice.update({ state, body: merged, held_at: heldAt });
     if (this.#lateReads.looked(state)) this.#ledger.provenRight();
-    const type = eventForStateChange(rec.kind, previous, state);
-    if (type) this.#outbox.emit(type, previous, requestId2, clock.now(), expiryCause(rec, state));
+    const type = eventForStateChange(rec.kind, previous2, state);
+    if (type) this.#outbox.emit(type, previous2, requestId2, clock.now(), gatewayCause(rec, state));
+    this.#fiscal.observed(requestId2);
   }
   /** Stores the record a refusal came with, if the upstream sent it. */
   applyAfter(failure, requestId2) {
@@ -13017,6 +19388,15 @@ var Recorder = class {
     const stored = this.#store.parsedBody();
     const laid = kindNamed(rec.kind).withTid({ ...stored, ...body }, rec.tid);
     return JSON.stringify(rec.erased === 1 ? erasePersonal(laid) : laid);
+  }
+  /**
+   * The JSON text of an answer built from what the upstream sent (an
+   * operation's, which its Idempotency-Key keeps): erased once the owner's
+   * data is (rule 10), like every body stored, though the upstream still
+   * sends the values.
+   */
+  answerOf(value) {
+    return JSON.stringify(this.#store.current.erased === 1 ? erasePersonal(value) : value);
   }
   /** Erases the owner's personal data from the body and the create's answer, and from every body stored from now on. Inside a change. */
   erase() {
@@ -13044,35 +19424,52 @@ var WriteAhead = class {
     this.#upstreamTimeoutMs = upstreamTimeoutMs;
   }
   /**
-   * Notes the call durably, then sends it. The note is written and flushed
+   * Notes the call about to leave, durably: the note is written and flushed
    * before the request leaves (sync(); the output gate would hold the
    * request anyway), so a crash mid-call is reconciled with no caller. It
    * names who asked (`actor`, as the audit trail does): a lost call that the
    * gateway completes is decided again for that caller.
    */
-  async around(note, call) {
+  async note(note2) {
     const now = clock.now();
     this.#notedAt = now;
     this.#note.update({
-      pending_op: note.op,
-      pending_otp: note.withOtp ? 1 : 0,
+      pending_op: note2.op,
+      pending_otp: note2.withOtp ? 1 : 0,
       pending_since: now,
-      pending_request_id: note.requestId,
-      pending_actor: note.actor
+      pending_request_id: note2.requestId,
+      pending_actor: note2.actor
     });
-    const deadline = now + this.#upstreamTimeoutMs + 1e3;
+    const deadline = this.deadline(now);
     if (!this.#alarm.setWithin(now, deadline)) this.#alarm.set(deadline);
     await this.#storage.sync();
-    return call();
+  }
+  /** When a call that leaves at `now` must have ended, answered or not. */
+  deadline(now) {
+    return now + this.#upstreamTimeoutMs + 1e3;
   }
   /**
    * A noted call may still be running upstream: an earlier incarnation noted
    * it (and stopped) and it could not have ended on its own by now. The alarm
    * looks at the upstream only after that (an alarm due earlier, set for
-   * something else, is left in place by `around`).
+   * something else, is left in place by `note`).
    */
   mayStillRun(rec, now) {
     return rec.pending_op !== null && rec.pending_since !== this.#notedAt && now < rec.pending_since + this.#upstreamTimeoutMs + 1e3;
+  }
+  /**
+   * A lost cancel's completion met a busy upstream, which did nothing: its
+   * note is put back as it was, so the cancel stays owed to the caller who
+   * asked and the alarm completes it again. Inside a change.
+   */
+  restore(lost) {
+    this.#note.update({
+      pending_op: "cancel",
+      pending_otp: 0,
+      pending_since: lost.since,
+      pending_request_id: lost.requestId,
+      pending_actor: lost.actor
+    });
   }
   /** The call's outcome is being stored. Inside that change. */
   clear() {
@@ -13082,54 +19479,147 @@ var WriteAhead = class {
 
 // src/record/parts.ts
 function recordParts(storage, env) {
-  const { environment, upstreamTimeoutMs, holdEnabled, expiry: windows } = readConfig(env);
+  const { environment, upstreamTimeoutMs, holdEnabled, expiry: windows, fiscalReads } = readConfig(env);
   const store2 = new RecordStore(storage);
   const alarm = new Alarm(storage);
   const outbox = new Outbox(store2, env);
-  const ledger = new OtpLedger(store2, outbox);
+  const ledger = new OtpLedger(store2, outbox, env);
   const lateReads = new LateReads(store2, lateReadSchedule(environment));
-  const recorder = new Recorder(store2, outbox, ledger, lateReads);
+  const fiscal = new FiscalWatch(store2, outbox, env, fiscalReads);
+  const recorder = new Recorder(store2, outbox, ledger, lateReads, fiscal);
   const writeAhead = new WriteAhead(store2, storage, alarm, upstreamTimeoutMs);
-  const reconciler = new Reconciler({ store: store2, ledger, recorder, writeAhead, lateReads, upstreamTimeoutMs, holdEnabled });
-  const end = new RecordEnd(store2, alarm, env, retentionPolicy(env).recordRetentionMs);
+  const reconciler = new Reconciler({ store: store2, ledger, recorder, writeAhead, lateReads, fiscal, upstreamTimeoutMs, holdEnabled, env });
+  const end = new RecordEnd(store2, alarm, env, retentionPolicy(env).recordRetentionMs, fiscal);
   const completion = new Completion(store2, env);
-  const keys = new Keys(storage);
+  const keys = new Keys(storage, store2);
   const expiry = new Expiry(store2, outbox, ledger, windows);
-  return { store: store2, alarm, outbox, ledger, lateReads, recorder, writeAhead, reconciler, end, completion, keys, expiry };
+  const audit2 = new AuditExport(store2, env);
+  const time2 = store2.slice("clock", ["clock_offset"]);
+  return { time: time2, audit: audit2, store: store2, alarm, outbox, ledger, lateReads, fiscal, recorder, writeAhead, reconciler, end, completion, keys, expiry };
 }
 __name(recordParts, "recordParts");
 
+// src/record/record-time.ts
+async function shiftRecordTime({ store: store2, time: time2, alarm, wake, stored }, byMs, fire) {
+  const rec = stored();
+  if (!rec) return null;
+  const before = new Set(store2.outbox.eventIds());
+  const offset = rec.clock_offset + byMs;
+  time2.later({ clock_offset: offset });
+  store2.writeUnchanged();
+  alarm.moved();
+  return inRecordTime(offset, async () => {
+    if (fire) await wake.fired();
+    else wake.arm(false, true);
+    const after = store2.current;
+    if (!after || !stored()) return { now: clock.now(), state: null, ended: true, events: [] };
+    const made = store2.outbox.eventIds().filter((id) => !before.has(id));
+    const bodies = store2.outbox.eventBodies(made);
+    const events = made.map((id) => JSON.parse(bodies[id] ?? "{}").type ?? "unknown");
+    return { now: clock.now(), state: after.state, ended: false, events };
+  });
+}
+__name(shiftRecordTime, "shiftRecordTime");
+
+// src/record/views.ts
+function auditTrailOf(store2) {
+  const rec = store2.load();
+  if (!rec) return null;
+  const actor = /* @__PURE__ */ __name((who) => who.startsWith("partner:") ? "partner" : who, "actor");
+  return {
+    id: rec.id,
+    kind: rec.kind,
+    owner: eventOwner(rec.owner),
+    entries: store2.trail.entries().map((entry) => ({ ...entry, actor: actor(entry.actor) }))
+  };
+}
+__name(auditTrailOf, "auditTrailOf");
+function consoleViewOf({ store: store2 }) {
+  const trail = auditTrailOf(store2);
+  const rec = store2.current;
+  if (!trail || !rec) return null;
+  const amount2 = kindNamed(rec.kind).amountOf(store2.parsedBody());
+  return {
+    ...trail,
+    tid: rec.tid,
+    upstreamTid: rec.upstream_tid,
+    createdAt: rec.created_at,
+    amount: typeof amount2 === "number" ? amount2 : null,
+    now: clock.now(),
+    aheadMs: rec.clock_offset
+  };
+}
+__name(consoleViewOf, "consoleViewOf");
+function backOfficeViewOf({ store: store2 }) {
+  const trail = auditTrailOf(store2);
+  const rec = store2.current;
+  if (!trail || !rec) return null;
+  return {
+    ...trail,
+    tid: rec.tid,
+    createdAt: rec.created_at,
+    updatedAt: rec.updated_at,
+    state: rec.state,
+    body: rec.body,
+    eventIds: store2.outbox.eventIds(),
+    fiscal: rec.fiscal,
+    fiscalSince: rec.fiscal_since,
+    fiscalReads: rec.fiscal_reads,
+    erased: rec.erased === 1
+  };
+}
+__name(backOfficeViewOf, "backOfficeViewOf");
+
 // src/record/wake.ts
+var NEWER_SCHEMA_RECHECK_MS = 15 * 6e4;
 var Wake = class {
   static {
     __name(this, "Wake");
   }
   #parts;
   #moves;
-  constructor(parts, moves) {
-    this.#parts = parts;
+  constructor(parts2, moves) {
+    this.#parts = parts2;
     this.#moves = moves;
   }
   /** The alarm fired. */
   async fired() {
-    const { store: store2, alarm, completion, end, reconciler, lateReads, outbox, writeAhead } = this.#parts;
+    const { store: store2, alarm, completion, end, reconciler, lateReads, fiscal, outbox, writeAhead, audit: audit2 } = this.#parts;
     alarm.fired();
-    let rec = store2.load();
+    let standing = false;
+    let rec;
+    try {
+      rec = store2.load();
+    } catch (err) {
+      if (!isNewerSchema(err)) throw err;
+      log("warn", "record_schema_newer", { error: err.message });
+      alarm.set(clock.now() + NEWER_SCHEMA_RECHECK_MS);
+      return;
+    }
     if (!rec) return;
     if (rec.owed_completion !== null) {
       await completion.settle(rec, clock.now());
       rec = store2.current ?? rec;
     }
-    if (!this.#moves.busy && await end.deleteIfDue(rec, clock.now(), () => !this.#moves.busy)) return;
+    if (audit2.owed) await audit2.export();
+    if (!this.#moves.busy && !audit2.owed && await end.deleteIfDue(rec, clock.now(), () => !this.#moves.busy)) return;
     try {
-      const look = reconciler.needsReconcile(rec) || lateReads.isDue(rec) || this.#moves.expiryDue();
-      if (!this.#moves.busy && look && !writeAhead.mayStillRun(rec, clock.now())) await this.#moves.reconcileAlone();
+      const look = reconciler.needsReconcile(rec) || lateReads.isDue(rec) || fiscal.isDue(rec) || this.#moves.expiryDue();
+      if (!this.#moves.busy && look && !writeAhead.mayStillRun(rec, clock.now())) {
+        if (fiscal.isDue(rec)) {
+          alarm.set(writeAhead.deadline(clock.now()));
+          standing = true;
+        }
+        await this.#moves.reconcileAlone();
+      }
       await outbox.drain();
+      await audit2.export();
+      await fiscal.sync();
     } catch (err) {
       log("error", "receipt_alarm_failed", { id: rec.id, kind: rec.kind, error: err instanceof Error ? err.message : String(err) });
     } finally {
       store2.writeDeferred();
-      this.arm(false);
+      this.arm(false, standing);
     }
   }
   /**
@@ -13138,62 +19628,72 @@ var Wake = class {
    * has an alarm, so an eviction or a crash before the drain loses nothing.
    * An alarm already due early enough is left alone. A drain's mark waits
    * for the row's next write only while an alarm due soon would write it.
+   * `replace`: the alarm set is one that stood for a read now stored, not
+   * for anything due: it is set anew.
    */
-  arm(drainNow = true) {
-    const { store: store2, alarm, completion, end, reconciler, outbox, expiry } = this.#parts;
+  arm(drainNow = true, replace = false) {
+    const { store: store2, alarm, completion, end, reconciler, outbox, expiry, fiscal, audit: audit2 } = this.#parts;
     const rec = store2.current;
     if (!rec) return;
     const now = clock.now();
-    const reconcileAt = earliest(reconciler.nextAt(rec, now), expiry.dueAt(rec, reconciler.phase(rec), now));
-    const drain2 = outbox.dueAt(now);
+    const reconcileAt = earliest(earliest(reconciler.nextAt(rec, now), expiry.dueAt(rec, reconciler.phase(rec), now)), fiscal.dueAt(rec, now));
+    const drain2 = earliestDue(outbox.dueAt(now), audit2.dueAt(now));
+    const listing = fiscal.listingDueAt(now);
     const completeAt = completion.dueAt(rec);
     const deleteAt = completeAt === null ? end.deleteAt(rec) : null;
-    const due = Math.min(reconcileAt ?? Infinity, drain2?.at ?? Infinity, deleteAt ?? Infinity, completeAt ?? Infinity);
-    const latest = Math.min(reconcileAt ?? Infinity, drain2?.latest ?? Infinity, completeAt ?? Infinity);
+    const due = Math.min(reconcileAt ?? Infinity, drain2?.at ?? Infinity, listing?.at ?? Infinity, deleteAt ?? Infinity, completeAt ?? Infinity);
+    const latest = Math.min(reconcileAt ?? Infinity, drain2?.latest ?? Infinity, listing?.latest ?? Infinity, completeAt ?? Infinity);
     if (due === Infinity) alarm.set(null);
-    else if (!alarm.setWithin(now, latest)) alarm.set(due);
+    else if (replace || !alarm.setWithin(now, latest)) alarm.set(due);
     if (store2.owesWrite && !alarm.setWithin(now, now + MARK_WAIT_MS)) store2.writeDeferred();
-    if (drainNow && outbox.ready) void outbox.drain().then(() => this.arm(false));
+    const exportNow = audit2.ready(now);
+    if (drainNow && (outbox.ready || exportNow))
+      void Promise.all([outbox.ready ? outbox.drain() : null, exportNow ? audit2.export() : null]).then(() => this.arm(false));
+    if (drainNow && fiscal.ready) void fiscal.sync().then(() => this.arm(false));
   }
 };
+var earliestDue = /* @__PURE__ */ __name((a, b) => a === null ? b : b === null ? a : { at: Math.min(a.at, b.at), latest: Math.min(a.latest, b.latest) }, "earliestDue");
 var earliest = /* @__PURE__ */ __name((a, b) => a === null ? b : b === null ? a : Math.min(a, b), "earliest");
 
-// src/receipt-object.ts
-var ReceiptObject = class extends DurableObject {
+// src/record/receipt-object.ts
+var ReceiptObject = class extends DurableObject3 {
   static {
     __name(this, "ReceiptObject");
   }
   #parts;
   #moves;
   #wake;
+  #restore;
   constructor(ctx, env) {
     super(ctx, env);
     this.#parts = recordParts(ctx.storage, env);
     this.#moves = new Moves(this.#parts, env);
     this.#wake = new Wake(this.#parts, this.#moves);
+    this.#restore = new RecordRestore(ctx.storage, this.#parts, this.#moves);
   }
   // --- money moves (src/record/move.ts) ---------------------------------------------------------
   /** Sends (or resends) the OTP. */
   authorize(op) {
-    return this.#armed(this.#moves.run(AUTHORIZE, op));
+    return this.#armed(op, () => this.#moves.run(AUTHORIZE, op));
   }
   /** Pays a receipt with a card token or number, enforcing the OTP rules. */
   pay(op) {
-    return this.#armed(this.#moves.run(PAY, op));
+    return this.#armed(op, () => this.#moves.run(PAY, op));
   }
   /** Confirms a transfer, enforcing the OTP rules. */
   payTransfer(op) {
-    return this.#armed(this.#moves.run(PAY_TRANSFER, op));
+    return this.#armed(op, () => this.#moves.run(PAY_TRANSFER, op));
   }
   holdConfirm(op) {
-    return this.#armed(this.#moves.run(HOLD_CONFIRM, op));
+    return this.#armed(op, () => this.#moves.run(HOLD_CONFIRM, op));
   }
   cancel(op) {
-    return this.#armed(this.#moves.run(CANCEL, op));
+    const cancelledBy = cancelledByFor(op.caller, op.cancelledBy, readConfig(this.env).cancelledBy);
+    return this.#armed(op, () => this.#moves.run(CANCEL, { ...op, cancelledBy }));
   }
   /** The receipt or transfer as the upstream says it stands now. */
   check(op) {
-    return this.#armed(this.#moves.check(op));
+    return this.#armed(op, () => this.#moves.check(op));
   }
   // --- the record ---------------------------------------------------------------------------------
   /**
@@ -13222,38 +19722,48 @@ var ReceiptObject = class extends DurableObject {
     });
     const owed = args.completion ? JSON.stringify(args.completion) : null;
     store2.create({ ...row, answer: row.body, owed_completion: owed }, () => {
-      store2.audit({ at: now, op: "create", actor: args.owner, request_id: args.requestId, outcome: "ok" });
+      store2.trail.add({ at: now, op: "create", actor: args.owner, request_id: args.requestId, outcome: "ok" });
       outbox.emit(createdEvent(args.kind), null, args.requestId, now);
     });
     if (args.completion) completion.owe(args.completion);
     this.#wake.arm();
   }
-  /** The answer this record's create gave, for an identical retry by its owner (src/creation.ts checks the tid row and the replay window); null when none is kept. */
+  /** The answer this record's create gave, for an identical retry by its owner (src/operations/creation.ts checks the tid row and the replay window); null when none is kept. */
   async replay(owner) {
     const rec = this.#parts.store.load();
     return rec && rec.owner === owner ? rec.answer : null;
   }
-  /** What the sandbox console shows of a record: its trail, the tid it was created with, its amount now. */
-  async describe() {
-    const trail = await this.auditTrail();
-    const rec = this.#parts.store.current;
-    if (!trail || !rec) return null;
-    const amount2 = kindNamed(rec.kind).amountOf(this.#parts.store.parsedBody());
-    return { ...trail, tid: rec.tid, upstreamTid: rec.upstream_tid, createdAt: rec.created_at, amount: typeof amount2 === "number" ? amount2 : null };
+  /**
+   * What the sandbox console shows of a record: its trail, the tid it was
+   * created with, its amount now, and its own time (`now`; `aheadMs`: how far
+   * the sandbox's test clock moved it ahead of the deployment's).
+   */
+  describe() {
+    return this.#timed(async () => consoleViewOf(this.#parts));
   }
   /**
-   * Erases the owner's personal data (rule 10): the stored body, the create's
-   * answer kept for replays and every event in the outbox now, and every body
-   * stored from now on. Ids, amounts, states and times stay. False when nothing is stored.
+   * What the back office shows of a record (src/backoffice/): its trail, the
+   * body as last stored (card numbers masked, phone and account values as
+   * they are: the console masks them unless a reveal asks), its ids, its
+   * times, its events' ids and where rule 14 stands. Null when none is stored.
    */
-  async erase() {
-    const { store: store2, recorder, outbox } = this.#parts;
-    if (!store2.load()) return false;
-    store2.change(() => {
-      recorder.erase();
-      outbox.erase();
+  async backOffice() {
+    return backOfficeViewOf(this.#parts);
+  }
+  /**
+   * Erases the owner's personal data (rule 10) from every store src/stores.ts
+   * says the record erases (src/record/erase.ts): the stored body, the
+   * create's answer kept for replays, every event in the outbox and every
+   * answer kept for an Idempotency-Key now, and every body and answer
+   * stored from now on. Ids, amounts, states and times stay. False when
+   * nothing is stored.
+   */
+  erase() {
+    return this.#timed(async () => {
+      if (!this.#parts.store.load()) return false;
+      eraseRecord2(this.#parts);
+      return true;
     });
-    return true;
   }
   /** The bodies of these events that this record keeps (its outbox), by id: what events/list, events/resend and the sweep send. */
   async eventBodies(ids) {
@@ -13268,137 +19778,599 @@ var ReceiptObject = class extends DurableObject {
   async eventIds() {
     return this.#parts.store.load() ? this.#parts.store.outbox.eventIds() : [];
   }
+  /**
+   * Rule 14: when the receipt's last fiscal watch began (its place in the
+   * fiscal list, kept after it left it), or null when it was never watched:
+   * where fiscal/pending's page after this receipt starts.
+   */
+  async fiscalSince() {
+    const rec = this.#parts.store.load();
+    return rec && rec.fiscal_since !== 0 ? rec.fiscal_since : null;
+  }
+  /**
+   * Rule 15: sends the trail's entries not yet in the audit trail in R2 now
+   * (the record's alarm sends them on its own, within holdMs of the oldest;
+   * this is for whoever must see them there at once). True when none is left owed.
+   */
+  exportAudit() {
+    return this.#timed(async () => {
+      const { store: store2, audit: audit2 } = this.#parts;
+      if (!store2.load()) return true;
+      await audit2.export();
+      return !audit2.owed;
+    });
+  }
   /** The audit trail, oldest first (partner only: the route checks). */
   async auditTrail() {
-    const { store: store2 } = this.#parts;
-    const rec = store2.load();
-    if (!rec) return null;
-    const actor = /* @__PURE__ */ __name((who) => who.startsWith("partner:") ? "partner" : who, "actor");
-    return {
-      id: rec.id,
-      kind: rec.kind,
-      owner: eventOwner(rec.owner),
-      entries: store2.auditTrail().map((entry) => ({ ...entry, actor: actor(entry.actor) }))
-    };
+    return auditTrailOf(this.#parts.store);
   }
-  /** Rule 8's reconciliation, the outbox and the record's end, with no caller (src/record/wake.ts). */
-  async alarm() {
-    await this.#wake.fired();
+  // --- an operator's point-in-time restore (src/record/restore.ts; the route is src/operations/restore.ts) ---
+  /** Step 1: the bookmark for the time and, unless a dry run, the restore scheduled for the next start. */
+  restorePrepare(request) {
+    return this.#timed(() => this.#restore.prepare(request));
   }
-  /** Whatever an operation left owed has an alarm once it is answered (and its events are drained at once). */
-  async #armed(outcome) {
+  /** Restarts the object (its call fails with the reason): the next call opens the restored storage. */
+  restart(reason) {
+    this.ctx.abort(reason);
+  }
+  /** Step 2, in the restarted object: what must survive the restore carried over, the restore audited, the upstream read. */
+  restoreSettle(note2) {
+    return this.#timed(async () => {
+      try {
+        return await this.#restore.complete(note2);
+      } finally {
+        this.#wake.arm();
+      }
+    });
+  }
+  /** Rule 8's reconciliation, the outbox and the record's end, with no caller (src/record/wake.ts): at most one canonical line (src/shared/log.ts) for the alarm. */
+  alarm() {
+    return this.#timed(async () => {
+      const rec = this.#stored();
+      const line = new LogLine("alarm", rec ? { kind: rec.kind, id: rec.id } : {}, { quiet: true });
+      try {
+        await inLine(line, () => this.#wake.fired());
+      } finally {
+        this.#stateChange(line, rec?.state);
+        line.write();
+      }
+    });
+  }
+  // --- the sandbox's test clock (src/console/test-clock.ts; never called in production) ------------
+  /**
+   * Where the record's own time stands: its now, how long until its alarm is
+   * due (0: due now; null: none set) and the events it keeps; null when
+   * nothing is stored (never made, or ended by rule 10).
+   */
+  clockState() {
+    return this.#timed(async () => {
+      if (!this.#stored()) return null;
+      const at = await this.ctx.storage.getAlarm();
+      const wakeIn = at === null ? null : Math.max(0, at - clock.shared());
+      return { now: clock.now(), wakeIn, eventIds: this.#parts.store.outbox.eventIds() };
+    });
+  }
+  /**
+   * Moves the record's own time `byMs` forward (stored in its row, so every
+   * later call and alarm reads it) and, with `fire`, then runs its alarm as
+   * the runtime would once that time came; else only sets the alarm where
+   * its time now falls. Answers what the record shows afterwards, and the
+   * events it made meanwhile; null when nothing is stored (never made, or
+   * ended by rule 10).
+   */
+  advanceTime(byMs, fire) {
+    return this.#timed(() => shiftRecordTime({ ...this.#parts, wake: this.#wake, stored: /* @__PURE__ */ __name(() => this.#stored(), "stored") }, byMs, fire));
+  }
+  /** The record as stored, or null (nothing stored, or stored by a newer release: neither read nor moved). */
+  #stored() {
     try {
-      return await outcome;
-    } finally {
-      this.#wake.arm();
+      return this.#parts.store.load();
+    } catch {
+      return null;
     }
+  }
+  /** Runs `work` in the record's own time (its row's offset: src/shared/clock.ts). */
+  #timed(work) {
+    return inRecordTime(this.#stored()?.clock_offset ?? 0, work);
+  }
+  /**
+   * An operation (src/record/move.ts), in the record's own time: whatever it left owed has an alarm once it is
+   * answered (and its events are drained at once). What it logs goes back with its answer, for the request's one
+   * canonical line (src/shared/log.ts); an operation that throws writes it here, where it failed.
+   */
+  #armed(op, operation2) {
+    return this.#timed(async () => {
+      const before = this.#stored()?.state;
+      const line = new LogLine("record_call", { request_id: op.requestId, ...op.record ? { id: op.record.id } : {} });
+      try {
+        const answer = await inLine(line, operation2);
+        this.#stateChange(line, before);
+        return { ...answer, log: line.take() };
+      } finally {
+        line.write();
+        this.#wake.arm();
+      }
+    });
+  }
+  /** The record's state change, if the call or alarm made one. */
+  #stateChange(line, before) {
+    const after = this.#parts.store.current?.state;
+    if (after !== void 0 && after !== before) line.set({ state_from: before ?? null, state_to: after }, true);
   }
 };
 
-// src/risk/risk-object.ts
-import { DurableObject as DurableObject2 } from "cloudflare:workers";
-var RISK_LOG = "log";
-var endsOf = /* @__PURE__ */ __name((uses) => uses === void 0 ? [] : Array.isArray(uses) ? uses : Object.values(uses), "endsOf");
-var size = /* @__PURE__ */ __name((log2) => Object.values(log2).reduce((n, uses) => n + endsOf(uses).length, 0), "size");
-function prune(log2, now) {
-  const kept = {};
-  for (const [rule, uses] of Object.entries(log2)) {
-    const left = Array.isArray(uses) ? uses.filter((until) => until > now) : Object.fromEntries(Object.entries(uses).filter(([, until]) => until > now));
-    if (endsOf(left).length > 0) kept[rule] = left;
-  }
-  return kept;
-}
-__name(prune, "prune");
-var RiskObject = class extends DurableObject2 {
-  static {
-    __name(this, "RiskObject");
-  }
-  #alarmSet = false;
-  /** The stored log (empty when there is none). */
-  #read() {
-    return this.ctx.storage.kv.get(RISK_LOG) ?? {};
-  }
-  /** Writes the log once: one row written, or the key deleted when nothing is left. */
-  #write(log2) {
-    if (size(log2) === 0) this.ctx.storage.kv.delete(RISK_LOG);
-    else this.ctx.storage.kv.put(RISK_LOG, log2);
-  }
-  /**
-   * Checks every counter and, only if none is at its limit, counts the use in
-   * each: all or nothing, so a refused call counts nothing. A refusal says
-   * which rule and how long until its window lets one more use through. The
-   * log is written once if the call counted anything, and not at all if not.
-   */
-  async admit(counters) {
-    const now = clock.now();
-    const log2 = prune(this.#read(), now);
-    const fresh = [];
-    for (const counter of counters) {
-      const uses = log2[counter.rule];
-      if (counter.distinct !== void 0 && uses !== void 0 && !Array.isArray(uses) && Object.hasOwn(uses, counter.distinct)) continue;
-      const ends = endsOf(uses);
-      const first = ends.length > 0 ? Math.min(...ends) : null;
-      if (ends.length >= counter.limit) return { ok: false, rule: counter.rule, retryAfterMs: Math.max(0, (first ?? now) - now) };
-      fresh.push(counter);
-    }
-    const written = [];
-    for (const counter of fresh) {
-      const until = now + counter.windowMs;
-      if (counter.distinct === void 0) {
-        const ends = log2[counter.rule] ?? [];
-        let at = ends.length;
-        while (at > 0 && ends[at - 1] > until) at--;
-        ends.splice(at, 0, until);
-        log2[counter.rule] = ends;
-        written.push([counter.rule, until]);
-      } else {
-        log2[counter.rule] = { ...log2[counter.rule], [counter.distinct]: until };
-        written.push([counter.rule, until, counter.distinct]);
-      }
-    }
-    if (written.length === 0) return { ok: true, written };
-    this.#write(log2);
-    await this.#armAlarm(now + Math.max(...fresh.map((c) => c.windowMs)));
-    return { ok: true, written };
-  }
-  /** Takes back what admit counted for a call another subject refused: one write, none if none of it is left. */
-  async release(written) {
-    const log2 = prune(this.#read(), clock.now());
-    let changed = false;
-    for (const [rule, until, ref] of written) {
-      const uses = log2[rule];
-      if (uses === void 0) continue;
-      if (ref === void 0) {
-        const at = Array.isArray(uses) ? uses.indexOf(until) : -1;
-        if (at >= 0) {
-          uses.splice(at, 1);
-          changed = true;
+// src/statements/statement-object.ts
+import { DurableObject as DurableObject4 } from "cloudflare:workers";
+
+// src/statements/check.ts
+var MISMATCHES_KEPT = 1e4;
+async function checkLines(env, run, lines2) {
+  const upstream = new UpstreamClient(env, `statement-${run.date}-${run.generation}`);
+  await inPool(lines2, async (line) => {
+    const kind = kindNamed(line.kind);
+    const read = await kind.read(upstream, line.id);
+    const found = [];
+    if (!read.ok) {
+      if (read.failure.code !== "receipt_not_found") return;
+      run.checked++;
+      found.push({ field: "exists", statement: "yes", upstream: "no" });
+    } else {
+      const body = read.value;
+      run.checked++;
+      const compare = /* @__PURE__ */ __name((field, statement, shown2) => {
+        if (statement !== null && statement !== void 0 && statement !== shown2)
+          found.push({ field, statement: String(statement), upstream: String(shown2) });
+      }, "compare");
+      compare("amount", line.amount, kind.amountOf(body));
+      compare("commission", line.commission, commissionOf(line.kind, body));
+      compare("merchant_id", line.merchant, kind.merchantOfBody(body) ?? null);
+      const shown = kind.stateOf(body);
+      if (line.state !== null && shown !== line.state) {
+        let known = null;
+        try {
+          const trail = await receiptStub(env, line.kind, line.id).auditTrail();
+          known = trail?.entries.at(-1)?.state ?? null;
+        } catch {
+          known = null;
         }
-      } else if (!Array.isArray(uses) && Object.hasOwn(uses, ref)) {
-        delete uses[ref];
-        changed = true;
+        if (known !== shown) found.push({ field: "state", statement: String(line.state), upstream: String(shown) });
       }
     }
-    if (changed) this.#write(prune(log2, clock.now()));
-  }
-  /** The last use's end: expired uses go; an object with none left deletes itself, else waits for its newest use. */
-  async alarm() {
-    this.#alarmSet = false;
-    const stored = this.#read();
-    const log2 = prune(stored, clock.now());
-    const ends = Object.values(log2).flatMap(endsOf);
-    if (ends.length === 0) {
-      await this.ctx.storage.deleteAll();
-      return;
+    for (const m of found) {
+      run.mismatch_count++;
+      if (run.mismatches.length < MISMATCHES_KEPT) run.mismatches.push({ id: line.id, kind: line.kind, event_id: line.event_id, ...m });
+      log("warn", "statement_mismatch", { date: run.date, id: line.id, kind: line.kind, field: m.field, event_id: line.event_id });
+      metric(env, "statement_mismatch", { operation: line.kind, outcome: m.field });
     }
-    if (size(log2) < size(stored)) this.#write(log2);
-    await this.#armAlarm(Math.max(...ends));
+  });
+}
+__name(checkLines, "checkLines");
+
+// src/statements/day-log.ts
+var PAGE = 2e3;
+var STEP_LINES = 2e4;
+var CHECKS_PER_STEP = 200;
+var TYPE_OF_CODE2 = new Map(Object.entries(EVENT_TYPE_CODES).map(([type, code]) => [code, type]));
+var LINE_TYPE_CODES = LINE_EVENT_TYPES.map((type) => EVENT_TYPE_CODES[type]);
+var CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+var timeOfId = /* @__PURE__ */ __name((id) => [...id.slice(4, 14)].reduce((ms, c) => ms * 32 + CROCKFORD.indexOf(c), 0), "timeOfId");
+function sampled(eventId, share) {
+  if (share >= 1) return true;
+  if (share <= 0) return false;
+  return fnv1a(eventId) / 4294967296 < share;
+}
+__name(sampled, "sampled");
+async function nextLines(env, run) {
+  const shards = allShards(env);
+  const start = idAt(run.from);
+  const end = idAt(run.to);
+  const fetched = [];
+  let boundary = "\uFFFF";
+  await inPool(shards, async ({ binding, db }) => {
+    if (run.exhausted[binding]) return;
+    const after = run.cursors[binding];
+    const { results } = await db.prepare(
+      `SELECT id, record_id, type, change, amount, commission, merchant, tid, owner, state, fiscal_sign FROM events
+         WHERE id ${after ? "> ?1" : ">= ?1"} AND id < ?2 AND (change IS NOT NULL OR type IN (${LINE_TYPE_CODES.join(", ")}))
+         ORDER BY id LIMIT ?3`
+    ).bind(after ?? start, end, PAGE).all();
+    for (const row of results) fetched.push({ binding, row });
+    if (results.length === PAGE && results[results.length - 1].id < boundary) boundary = results[results.length - 1].id;
+    if (results.length < PAGE) run.exhausted[binding] = true;
+  });
+  fetched.sort((a, b) => a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0);
+  const share = checkShare(env);
+  const lines2 = [];
+  const toCheck = [];
+  let stoppedEarly = false;
+  for (const { binding, row } of fetched) {
+    if (row.id > boundary) break;
+    if (lines2.length >= STEP_LINES || toCheck.length >= CHECKS_PER_STEP) {
+      stoppedEarly = true;
+      break;
+    }
+    const line = await lineOf(env, row);
+    run.cursors[binding] = row.id;
+    if (!line) continue;
+    lines2.push(line);
+    if (sampled(line.event_id, share)) toCheck.push(line);
   }
-  /** One alarm at a time, set once and moved on by alarm() itself: an admission writes no alarm when one is pending. */
-  async #armAlarm(at) {
-    if (this.#alarmSet) return;
-    if (await this.ctx.storage.getAlarm() === null) await this.ctx.storage.setAlarm(at);
-    this.#alarmSet = true;
+  if (stoppedEarly || fetched.some(({ row }) => row.id > boundary)) {
+    for (const { binding, row } of fetched) if (row.id > (run.cursors[binding] ?? "")) run.exhausted[binding] = false;
+  }
+  const done = shards.every(({ binding }) => run.exhausted[binding]);
+  return { lines: lines2, toCheck, rowsRead: fetched.length, databases: shards.length, done };
+}
+__name(nextLines, "nextLines");
+async function lineOf(env, row) {
+  const type = TYPE_OF_CODE2.get(row.type) ?? "";
+  const kind = type.startsWith("transfer.") ? "transfer" : "receipt";
+  const at = timeOfId(row.id);
+  if (row.change !== null) {
+    const change = CHANGE_OF_CODE.get(row.change);
+    if (!change) return null;
+    return {
+      event_id: row.id,
+      id: row.record_id,
+      kind,
+      at,
+      change,
+      amount: row.amount,
+      commission: row.commission,
+      merchant: row.merchant,
+      tid: row.tid,
+      owner: row.owner,
+      state: row.state,
+      fiscal_sign: row.fiscal_sign
+    };
+  }
+  try {
+    const bodies = await receiptStub(env, kind, row.record_id).eventBodies([row.id]);
+    const body = bodies[row.id];
+    if (!body) {
+      log("error", "statement_event_body_missing", { event_id: row.id, id: row.record_id, kind });
+      return null;
+    }
+    const fields = lineFields(JSON.parse(body));
+    return fields ? { event_id: row.id, id: row.record_id, kind, at, ...fields } : null;
+  } catch (err) {
+    log("error", "statement_event_body_missing", {
+      event_id: row.id,
+      id: row.record_id,
+      kind,
+      error: err instanceof Error ? err.message : String(err)
+    });
+    return null;
+  }
+}
+__name(lineOf, "lineOf");
+
+// src/statements/run.ts
+function statusOf(run) {
+  return {
+    date: run.date,
+    state: run.done_at === null ? "building" : "ready",
+    generation: run.generation,
+    complete: run.complete,
+    lines: run.lines,
+    checked: run.checked,
+    mismatches: run.mismatch_count,
+    generated_at: run.done_at
+  };
+}
+__name(statusOf, "statusOf");
+var RunStorage = class {
+  static {
+    __name(this, "RunStorage");
+  }
+  #sql;
+  constructor(sql2) {
+    this.#sql = sql2;
+    this.#sql.exec(`
+      CREATE TABLE IF NOT EXISTS run (singleton INTEGER PRIMARY KEY CHECK (singleton = 1), state TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS tail (file TEXT NOT NULL, n INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (file, n));`);
+  }
+  run() {
+    const row = this.#sql.exec("SELECT state FROM run").toArray()[0];
+    return row ? JSON.parse(row.state) : null;
+  }
+  save(run) {
+    this.#sql.exec("INSERT OR REPLACE INTO run (singleton, state) VALUES (1, ?)", JSON.stringify(run));
+  }
+  /** A new run starts with no tail of the run before. */
+  clearTails() {
+    this.#sql.exec("DELETE FROM tail");
+  }
+  tail(file) {
+    const chunks = this.#sql.exec("SELECT bytes FROM tail WHERE file = ? ORDER BY n", file).toArray();
+    const total = chunks.reduce((sum, chunk) => sum + chunk.bytes.byteLength, 0);
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const chunk of chunks) {
+      out.set(new Uint8Array(chunk.bytes), at);
+      at += chunk.bytes.byteLength;
+    }
+    return out;
+  }
+  saveTail(file, bytes2) {
+    this.#sql.exec("DELETE FROM tail WHERE file = ?", file);
+    for (let i = 0, n = 0; i < bytes2.length; i += 1 << 20, n++)
+      this.#sql.exec("INSERT INTO tail (file, n, bytes) VALUES (?, ?, ?)", file, n, bytes2.slice(i, i + (1 << 20)));
+  }
+};
+
+// src/statements/statement-text.ts
+function jsonHead(run) {
+  return `{"date":${JSON.stringify(run.date)},"timezone":${JSON.stringify(run.zone)},"from":${run.from},"to":${run.to},"complete":${run.complete},"lines":[`;
+}
+__name(jsonHead, "jsonHead");
+function lineText(run, line, time2) {
+  const csv = csvRow([
+    "line",
+    run.date,
+    time2,
+    line.id,
+    line.kind,
+    line.tid ?? "",
+    line.owner ?? "",
+    line.merchant ?? "",
+    line.change,
+    line.state ?? "",
+    line.amount ?? "",
+    line.amount === null ? "" : sumOf(BigInt(line.amount)),
+    line.commission ?? "",
+    line.commission === null ? "" : sumOf(BigInt(line.commission)),
+    line.fiscal_sign ?? "",
+    "",
+    line.event_id,
+    ""
+  ]);
+  const json = `${run.lines > 0 ? "," : ""}
+${JSON.stringify({ id: line.id, kind: line.kind, tid: line.tid, owner: line.owner, merchant_id: line.merchant, change: line.change, state: line.state, amount: line.amount, commission: line.commission, at: line.at, time: time2, fiscal_sign: line.fiscal_sign, event_id: line.event_id })}`;
+  run.lines++;
+  const key = `${line.merchant ?? ""}|${line.change}`;
+  const total = run.totals[key] ?? { merchant_id: line.merchant, change: line.change, count: 0, amount: "0", commission: "0" };
+  total.count++;
+  total.amount = String(BigInt(total.amount) + BigInt(line.amount ?? 0));
+  total.commission = String(BigInt(total.commission) + BigInt(line.commission ?? 0));
+  run.totals[key] = total;
+  return { csv, json };
+}
+__name(lineText, "lineText");
+function closingText(run) {
+  const totals = Object.values(run.totals).sort(
+    (a, b) => String(a.merchant_id ?? "").localeCompare(String(b.merchant_id ?? "")) || a.change.localeCompare(b.change)
+  );
+  let csv = "";
+  for (const total of totals) {
+    csv += csvRow([
+      "total",
+      run.date,
+      "",
+      "",
+      "",
+      "",
+      "",
+      total.merchant_id ?? "",
+      total.change,
+      "",
+      total.amount,
+      sumOf(BigInt(total.amount)),
+      total.commission,
+      sumOf(BigInt(total.commission)),
+      "",
+      total.count,
+      "",
+      ""
+    ]);
+  }
+  for (const m of run.mismatches) {
+    csv += csvRow([
+      "mismatch",
+      run.date,
+      "",
+      m.id,
+      m.kind,
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      m.event_id,
+      `${m.field}: statement ${m.statement}, payment service ${m.upstream}`
+    ]);
+  }
+  const json = `
+],"totals":${JSON.stringify(totals.map((t) => ({ ...t, amount: Number(t.amount), commission: Number(t.commission), amount_sum: sumOf(BigInt(t.amount)), commission_sum: sumOf(BigInt(t.commission)) })))},"mismatches":${JSON.stringify(run.mismatches)},"mismatches_total":${run.mismatch_count},"checked":${run.checked},"lines_total":${run.lines},"generated_at":${run.done_at}}
+`;
+  return { csv, json };
+}
+__name(closingText, "closingText");
+
+// src/statements/uploads.ts
+var PART_BYTES = 5 * 1024 * 1024;
+async function openUpload(bucket, key, contentType) {
+  const upload = await bucket.createMultipartUpload(key, { httpMetadata: { contentType } });
+  return { key, uploadId: upload.uploadId, parts: [], bytes: 0 };
+}
+__name(openUpload, "openUpload");
+async function appendToUpload(bucket, upload, tail, text2, last) {
+  const added = new TextEncoder().encode(text2);
+  let bytes2 = new Uint8Array(tail.length + added.length);
+  bytes2.set(tail);
+  bytes2.set(added, tail.length);
+  const multipart = bucket.resumeMultipartUpload(upload.key, upload.uploadId);
+  while (bytes2.length >= PART_BYTES) {
+    upload.parts.push(await multipart.uploadPart(upload.parts.length + 1, bytes2.slice(0, PART_BYTES)));
+    upload.bytes += PART_BYTES;
+    bytes2 = bytes2.slice(PART_BYTES);
+  }
+  if (last) {
+    if (bytes2.length > 0 || upload.parts.length === 0) {
+      upload.parts.push(await multipart.uploadPart(upload.parts.length + 1, bytes2));
+      upload.bytes += bytes2.length;
+    }
+    await multipart.complete(upload.parts);
+    return new Uint8Array(0);
+  }
+  return bytes2;
+}
+__name(appendToUpload, "appendToUpload");
+async function abortUploads(bucket, uploads) {
+  for (const upload of uploads) {
+    try {
+      await bucket.resumeMultipartUpload(upload.key, upload.uploadId).abort();
+    } catch {
+    }
+  }
+}
+__name(abortUploads, "abortUploads");
+
+// src/statements/statement-object.ts
+var KEEP_AFTER_DONE_MS = 8 * 864e5;
+var StatementObject = class extends DurableObject4 {
+  static {
+    __name(this, "StatementObject");
+  }
+  #storage;
+  #busy = Promise.resolve();
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.#storage = new RunStorage(ctx.storage.sql);
+  }
+  /** The nightly run's: starts the day's statement unless it is written (complete) or under way. */
+  ensure(date, now) {
+    return this.#serially(async () => {
+      const run = this.#storage.run();
+      if (run && run.date === date && (run.done_at === null || run.complete)) return statusOf(run);
+      return statusOf(await this.#start(date, now));
+    });
+  }
+  /** statements/rebuild: starts the day's statement over; its steps follow as alarms of their own. */
+  rebuild(date, now) {
+    return this.#serially(async () => {
+      const before = this.#storage.run();
+      if (before && before.done_at === null) await abortUploads(this.env.STATEMENTS, [before.csv, before.json]);
+      return statusOf(await this.#start(date, now, (before?.generation ?? 0) + 1));
+    });
+  }
+  async status() {
+    const run = this.#storage.run();
+    return run ? statusOf(run) : null;
+  }
+  async alarm() {
+    await this.#serially(async () => {
+      const run = this.#storage.run();
+      if (run && run.done_at === null) await this.#step(run);
+      else if (run && Date.now() >= run.done_at + KEEP_AFTER_DONE_MS) await this.ctx.storage.deleteAll();
+    });
+  }
+  #serially(work) {
+    const next = this.#busy.then(work, work);
+    this.#busy = next.catch(() => void 0);
+    return next;
+  }
+  async #start(date, now, generation = (this.#storage.run()?.generation ?? 0) + 1) {
+    const zone = statementTimezone(this.env);
+    const { from, to } = dayBounds(date, zone);
+    const keys = statementKeys(date);
+    const csv = await openUpload(this.env.STATEMENTS, keys.csv, "text/csv; charset=utf-8");
+    const json = await openUpload(this.env.STATEMENTS, keys.json, "application/json");
+    const run = {
+      date,
+      generation,
+      zone,
+      from,
+      to,
+      complete: now >= to,
+      started_at: now,
+      cursors: {},
+      exhausted: {},
+      totals: {},
+      mismatches: [],
+      mismatch_count: 0,
+      checked: 0,
+      lines: 0,
+      csv,
+      json,
+      done_at: null
+    };
+    this.#storage.clearTails();
+    this.#storage.saveTail("csv", new TextEncoder().encode(`${UTF8_BOM}${csvRow(CSV_HEADER)}`));
+    this.#storage.saveTail("json", new TextEncoder().encode(jsonHead(run)));
+    this.#storage.save(run);
+    await this.ctx.storage.setAlarm(Date.now());
+    log("info", "statement_started", { date, generation, complete: run.complete });
+    return run;
+  }
+  /** One step: the next lines of the day, checked and appended to both files; the totals and the end when none is left. */
+  async #step(run) {
+    const began = Date.now();
+    const partsBefore = run.csv.parts.length + run.json.parts.length;
+    const page2 = await nextLines(this.env, run);
+    await checkLines(this.env, run, page2.toCheck);
+    let csvText = "";
+    let jsonText = "";
+    for (const line of page2.lines) {
+      const text2 = lineText(run, line, localTime(line.at, run.zone));
+      csvText += text2.csv;
+      jsonText += text2.json;
+    }
+    const { done } = page2;
+    if (done) {
+      run.done_at = Date.now();
+      const text2 = closingText({ ...run, done_at: run.done_at });
+      csvText += text2.csv;
+      jsonText += text2.json;
+    }
+    const csvTail = await appendToUpload(this.env.STATEMENTS, run.csv, this.#storage.tail("csv"), csvText, done);
+    const jsonTail = await appendToUpload(this.env.STATEMENTS, run.json, this.#storage.tail("json"), jsonText, done);
+    if (done) await this.#summarize(run);
+    this.#storage.saveTail("csv", csvTail);
+    this.#storage.saveTail("json", jsonTail);
+    this.#storage.save(run);
+    log("info", "statement_step", {
+      date: run.date,
+      generation: run.generation,
+      ms: Date.now() - began,
+      databases: page2.databases,
+      rows_read: page2.rowsRead,
+      lines: page2.lines.length,
+      checks: page2.toCheck.length,
+      parts_uploaded: run.csv.parts.length + run.json.parts.length - partsBefore,
+      tail_bytes: csvTail.length + jsonTail.length,
+      done
+    });
+    await this.ctx.storage.setAlarm(done ? run.done_at + KEEP_AFTER_DONE_MS : Date.now());
+    return run;
+  }
+  /** The day's summary beside its files, once both are complete. */
+  async #summarize(run) {
+    const totals = Object.values(run.totals);
+    await this.env.STATEMENTS.put(
+      statementKeys(run.date).summary,
+      JSON.stringify({
+        ...statusOf(run),
+        totals: totals.map((t) => ({ ...t, amount: Number(t.amount), commission: Number(t.commission) })),
+        csv_bytes: run.csv.bytes,
+        json_bytes: run.json.bytes
+      }),
+      { httpMetadata: { contentType: "application/json" } }
+    );
+    log("info", "statement_written", {
+      date: run.date,
+      generation: run.generation,
+      lines: run.lines,
+      checked: run.checked,
+      mismatches: run.mismatch_count,
+      complete: run.complete
+    });
   }
 };
 
@@ -13408,372 +20380,94 @@ var index_default = {
   fetch: app.fetch,
   // The events queue and its dead-letter queue (src/events/delivery.ts tells them apart by batch.queue).
   queue: handleEventBatch,
-  // The Cron Trigger ([triggers] in wrangler.toml; in development scripts/dev.mjs fires it every 15 s):
-  // one event sweep, then one bounded retention run, on the trigger's own clock. One after the other,
-  // each at most six databases at a time, so the invocation never holds more than the Workers limit of
-  // six connections. Either failing fails the invocation, once both have run.
-  async scheduled(controller, env, _ctx) {
-    const now = Number(controller.scheduledTime);
-    const policy = retentionPolicy(env);
-    let databases2;
-    try {
-      databases2 = cronShards(env, now, policy);
-    } catch {
-      databases2 = void 0;
-    }
-    const runs = [
-      ...await Promise.allSettled([sweepEvents(env, now, void 0, databases2)]),
-      ...await Promise.allSettled([runRetention(env, now, policy, databases2)]),
-      // Erasure keeps its own bounded budget (src/erasure.ts: 50 records or 200 D1 queries a run).
-      ...await Promise.allSettled([runErasures(env, now)])
-    ];
-    for (const run of runs) if (run.status === "rejected") throw run.reason;
+  // The Cron Trigger ([triggers] in wrangler.toml; in development scripts/dev.mjs fires it every 15 s, and the
+  // statements' every minute): runCron below.
+  scheduled(controller, env, _ctx) {
+    const line = new LogLine("cron", { cron: controller.cron });
+    return inLine(line, () => runCron(controller, env)).finally(() => line.write());
   }
 };
+async function runCron(controller, env) {
+  const now = Number(controller.scheduledTime);
+  if (controller.cron === STATEMENT_CRON) {
+    await kickStatements(env, now);
+    return;
+  }
+  const policy = retentionPolicy(env);
+  let databases2;
+  try {
+    databases2 = cronShards(env, now, policy);
+  } catch {
+    databases2 = void 0;
+  }
+  const runs = [
+    ...await Promise.allSettled([sweepEvents(env, now, void 0, databases2)]),
+    ...await Promise.allSettled([runRetention(env, now, policy, databases2)]),
+    // Erasure keeps its own bounded budget (src/cron/erasure.ts: 50 records or 200 D1 queries a run).
+    ...await Promise.allSettled([runErasures(env, now)])
+  ];
+  for (const run of runs) if (run.status === "rejected") throw run.reason;
+}
+__name(runCron, "runCron");
+
+// src/metrics/dev-metrics.ts
+var DEV_METRICS_KEPT = 2e4;
+var points = [];
+var times = [];
+var dropped = 0;
+function keepDevMetrics() {
+  observeMetrics((point) => {
+    points.push(point);
+    times.push(clock.now());
+    if (points.length > DEV_METRICS_KEPT) {
+      points.shift();
+      times.shift();
+      dropped++;
+    }
+  });
+}
+__name(keepDevMetrics, "keepDevMetrics");
+function devMetricPoints(fromMs) {
+  const kept = [];
+  points.forEach((point, i) => {
+    if (times[i] >= fromMs) kept.push({ at: times[i], point });
+  });
+  return kept;
+}
+__name(devMetricPoints, "devMetricPoints");
+var percentile2 = /* @__PURE__ */ __name((sorted, p) => sorted[Math.max(0, Math.ceil(p / 100 * sorted.length) - 1)], "percentile");
+var TIMED = /* @__PURE__ */ new Set(["upstream_call", "event_delivery"]);
+function devMetricsSummary() {
+  const groups = /* @__PURE__ */ new Map();
+  for (const point of points) {
+    const key = point.blobs.join("\0");
+    const group = groups.get(key);
+    if (group) group.push(point);
+    else groups.set(key, [point]);
+  }
+  const rows = [...groups.values()].map((group) => {
+    const [metric2, operation2, outcome] = group[0].blobs;
+    const ms = group.flatMap((point) => Array(Math.max(1, Math.round(point.doubles[0]))).fill(point.doubles[1])).sort((a, b) => a - b);
+    return {
+      metric: metric2,
+      operation: operation2,
+      outcome,
+      count: group.reduce((sum, point) => sum + point.doubles[0], 0),
+      p50_ms: TIMED.has(metric2) ? percentile2(ms, 50) : null,
+      p99_ms: TIMED.has(metric2) ? percentile2(ms, 99) : null,
+      max_attempts: metric2 === "reconciliation" ? Math.max(...group.map((point) => point.doubles[2])) : null
+    };
+  });
+  rows.sort((a, b) => a.metric.localeCompare(b.metric) || a.operation.localeCompare(b.operation) || a.outcome.localeCompare(b.outcome));
+  return { points: points.length, dropped, rows };
+}
+__name(devMetricsSummary, "devMetricsSummary");
 
 // src/sandbox/index.ts
 import { WorkerEntrypoint } from "cloudflare:workers";
 
-// src/sandbox/catalog.ts
-var CORRECT_OTP = "111111";
-var MAX_WRONG_OTPS = 3;
-var A2C_VERIFY_FROM = 1e6;
-var merchants = [
-  {
-    merchant_id: 1001,
-    merchant_name: "Sandbox Mobile",
-    category_id: 1,
-    category_name: "Mobile operators",
-    logo_url: "https://sandbox.upstream.invalid/logos/1001.png",
-    min_amount: 1e5,
-    max_amount: 5e8,
-    is_verify: true,
-    kind: "regular",
-    commission_percent: 0,
-    tin: "301234567",
-    address: "Tashkent, Amir Temur 1",
-    spic: "10305001001000000",
-    package_code: "1495381"
-  },
-  {
-    merchant_id: 1002,
-    merchant_name: "Sandbox QR Cafe",
-    category_id: 7,
-    category_name: "Cafes and restaurants",
-    logo_url: "https://sandbox.upstream.invalid/logos/1002.png",
-    min_amount: 1e3,
-    max_amount: 1e8,
-    is_verify: false,
-    kind: "qr",
-    commission_percent: 0,
-    tin: "302345678",
-    address: "Tashkent, Navoi 12",
-    spic: "10101001001000000",
-    package_code: "1512442"
-  },
-  {
-    merchant_id: 1003,
-    merchant_name: "Sandbox Utilities",
-    category_id: 3,
-    category_name: "Utilities",
-    logo_url: null,
-    min_amount: 1e3,
-    max_amount: 1e9,
-    is_verify: false,
-    kind: "regular",
-    commission_percent: 1,
-    tin: "303456789",
-    address: "Tashkent, Shota Rustaveli 5",
-    spic: "10399001001000000",
-    package_code: "1543001"
-  }
-];
-function findMerchant(id) {
-  return merchants.find((m) => m.merchant_id === id);
-}
-__name(findMerchant, "findMerchant");
-var rates = [
-  { rate_id: 1, percent: 0.5, flat: 0 },
-  { rate_id: 2, percent: 1, flat: 0 },
-  { rate_id: 3, percent: 0, flat: 1e3 }
-];
-function findRate(id) {
-  return rates.find((r) => r.rate_id === id);
-}
-__name(findRate, "findRate");
-function commissionOf(amount2, percent, flat = 0) {
-  return Math.ceil(amount2 * percent / 100) + flat;
-}
-__name(commissionOf, "commissionOf");
-var tokenCards = {
-  tok_sandbox_ok: { behaviour: "ok", masked_pan: "860049******0011", phone: "+998 90 *** ** 67", holder_name: "SANDBOX OK" },
-  tok_sandbox_insufficient: {
-    behaviour: "insufficient",
-    masked_pan: "860049******0029",
-    phone: "+998 90 *** ** 68",
-    holder_name: "SANDBOX INSUFFICIENT"
-  },
-  tok_sandbox_supplier_pending: {
-    behaviour: "supplier_pending",
-    masked_pan: "860049******0037",
-    phone: "+998 90 *** ** 69",
-    holder_name: "SANDBOX PENDING"
-  },
-  tok_sandbox_timeout: { behaviour: "timeout", masked_pan: "860049******0045", phone: "+998 90 *** ** 70", holder_name: "SANDBOX TIMEOUT" },
-  tok_sandbox_error: { behaviour: "error", masked_pan: "860049******0052", phone: "+998 90 *** ** 71", holder_name: "SANDBOX ERROR" },
-  tok_sandbox_paid_timeout: {
-    behaviour: "paid_timeout",
-    masked_pan: "860049******0060",
-    phone: "+998 90 *** ** 72",
-    holder_name: "SANDBOX PAID TIMEOUT"
-  },
-  tok_sandbox_busy: { behaviour: "busy", masked_pan: "860049******0078", phone: "+998 90 *** ** 73", holder_name: "SANDBOX BUSY" },
-  tok_sandbox_supplier_fails: {
-    behaviour: "supplier_fails",
-    masked_pan: "860049******0086",
-    phone: "+998 90 *** ** 74",
-    holder_name: "SANDBOX SUPPLIER FAILS"
-  },
-  tok_sandbox_pays_late: { behaviour: "pays_late", masked_pan: "860049******0094", phone: "+998 90 *** ** 75", holder_name: "SANDBOX PAYS LATE" },
-  tok_sandbox_judges_unknown: {
-    behaviour: "judges_unknown",
-    masked_pan: "860049******0102",
-    phone: "+998 90 *** ** 76",
-    holder_name: "SANDBOX JUDGES UNKNOWN"
-  }
-};
-var numberBehaviours = {
-  "8600000000000007": "ok",
-  "9860000000000018": "ok",
-  "8600000000000015": "insufficient"
-};
-var UNAVAILABLE_RECEIVER = "8600000000000098";
-function maskPan2(pan) {
-  return `${pan.slice(0, 6)}******${pan.slice(-4)}`;
-}
-__name(maskPan2, "maskPan");
-function cardByToken(token) {
-  return Object.hasOwn(tokenCards, token) ? tokenCards[token] : void 0;
-}
-__name(cardByToken, "cardByToken");
-function tokenOfBehaviour(behaviour) {
-  return `tok_sandbox_${behaviour}`;
-}
-__name(tokenOfBehaviour, "tokenOfBehaviour");
-function isExpired(expire, now) {
-  const year = 2e3 + Number(expire.slice(0, 2));
-  const month = Number(expire.slice(2, 4));
-  if (month < 1 || month > 12) return true;
-  return year * 12 + month < now.getUTCFullYear() * 12 + now.getUTCMonth() + 1;
-}
-__name(isExpired, "isExpired");
-function cardByNumber(number2, expire, now = /* @__PURE__ */ new Date()) {
-  const behaviour = Object.hasOwn(numberBehaviours, number2) ? numberBehaviours[number2] : void 0;
-  if (!behaviour || isExpired(expire, now)) return void 0;
-  return { behaviour, masked_pan: maskPan2(number2), phone: `+998 93 *** ** ${number2.slice(-2)}`, holder_name: "SANDBOX CARDHOLDER" };
-}
-__name(cardByNumber, "cardByNumber");
-
-// src/sandbox/wire.ts
-var RECEIPT_TYPE_PAYMENT = 1;
-var TRANSFER_TYPE_A2C = 6;
-var State = { created: 0, paid: 4, held: 5, cancelled: 21, supplierPending: 57 };
-var toSeconds = /* @__PURE__ */ __name((ms) => ms === null ? 0 : Math.floor(ms / 1e3), "toSeconds");
-function merchantDetails(m) {
-  const { merchant_id, merchant_name, category_id, category_name, logo_url, min_amount, max_amount } = m;
-  return { merchant_id, merchant_name, category_id, category_name, logo_url, min_amount, max_amount };
-}
-__name(merchantDetails, "merchantDetails");
-function merchantOf(r) {
-  const m = findMerchant(r.merchant_id);
-  if (!m) throw new Error(`receipt ${r.id} references a merchant that is not in the catalog`);
-  return m;
-}
-__name(merchantOf, "merchantOf");
-function receiptBody(r) {
-  return {
-    tid: r.tid,
-    id: r.id,
-    state: r.state,
-    create_date: r.created_ms,
-    pay_date: toSeconds(r.paid_ms),
-    cancel_date: toSeconds(r.cancelled_ms),
-    error: r.error,
-    type: RECEIPT_TYPE_PAYMENT,
-    description: r.description,
-    merchant: merchantDetails(merchantOf(r)),
-    account: JSON.parse(r.account),
-    ofd: r.ofd === null ? null : JSON.parse(r.ofd),
-    amount: r.amount,
-    init_amount: 0,
-    currency: r.currency,
-    comission: r.commission,
-    is_verify: r.is_verify === 1,
-    rrn: r.rrn,
-    card_number: r.card_number
-  };
-}
-__name(receiptBody, "receiptBody");
-function reducedReceiptBody(r) {
-  const full = receiptBody(r);
-  const o = full.ofd;
-  return {
-    tid: full.tid,
-    id: full.id,
-    state: full.state,
-    create_date: full.create_date,
-    pay_date: full.pay_date,
-    error: full.error ?? "",
-    type: full.type,
-    description: full.description,
-    merchant: { ...full.merchant, fields: [] },
-    account: full.account,
-    ofd: o && {
-      id: o.id,
-      code: o.code,
-      message: o.message,
-      terminalId: o.terminalId,
-      receiptId: o.receiptId,
-      time: o.time,
-      fiscalSign: o.fiscalSign,
-      qrCodeUrl: o.qrCodeUrl
-    },
-    amount: full.amount,
-    init_amount: full.init_amount,
-    currency: full.currency,
-    commission: full.comission
-  };
-}
-__name(reducedReceiptBody, "reducedReceiptBody");
-function transferBody(t) {
-  const behaviour = t.sender_behaviour;
-  const token = tokenOfBehaviour(behaviour);
-  const sender = cardByToken(token);
-  return {
-    tId: t.tid,
-    receipt_id: t.id,
-    description: `Card transfer to ${t.receiver_pan}`,
-    state: t.state,
-    type: TRANSFER_TYPE_A2C,
-    created_date: t.created_ms,
-    pay_date: t.paid_ms,
-    cancel_date: t.cancelled_ms,
-    sender: {
-      masked_pan: sender?.masked_pan ?? "",
-      token,
-      holder_name: sender?.holder_name ?? "",
-      amount: t.amount + t.commission,
-      currency: 860,
-      commission: t.commission,
-      phone: sender?.phone ?? null
-    },
-    receiver: {
-      masked_pan: t.receiver_pan,
-      holder_name: "SANDBOX RECEIVER",
-      amount: t.amount,
-      currency: 860,
-      commission: 0,
-      phone: null
-    },
-    error: t.error,
-    ofd: null,
-    is_verify: t.is_verify === 1
-  };
-}
-__name(transferBody, "transferBody");
-var TERMINAL_ID = "EZ000000000312";
-function compactTashkentTime(ms) {
-  return new Date(ms + 5 * 36e5).toISOString().replace(/\D/g, "").slice(0, 14);
-}
-__name(compactTashkentTime, "compactTashkentTime");
-function digits(n) {
-  const bytes2 = crypto.getRandomValues(new Uint8Array(n));
-  return Array.from(bytes2, (b) => String(b % 10)).join("");
-}
-__name(digits, "digits");
-function fiscalHeader(time2) {
-  const receiptId = Number(digits(7)) + 1;
-  const fiscalSign = digits(12);
-  return {
-    id: crypto.randomUUID(),
-    code: 0,
-    message: "accepted",
-    terminalId: TERMINAL_ID,
-    receiptId,
-    time: time2,
-    fiscalSign,
-    qrCodeUrl: `https://ofd.soliq.uz/check?t=${TERMINAL_ID}&r=${receiptId}&c=${time2}&s=${fiscalSign}`
-  };
-}
-__name(fiscalHeader, "fiscalHeader");
-function saleOfd(r, now) {
-  const m = merchantOf(r);
-  return {
-    ...fiscalHeader(compactTashkentTime(now)),
-    tin: m.tin,
-    spic: m.spic,
-    vatRate: 12,
-    label: m.merchant_name,
-    packageCode: m.package_code,
-    type: "Sale",
-    merchantInfo: { name: m.merchant_name, tin: m.tin, address: m.address },
-    items: [
-      {
-        title: r.description ?? m.merchant_name,
-        unit_price: r.amount,
-        count: 1,
-        spic: m.spic,
-        pinfl: "",
-        tin: m.tin,
-        package_code: m.package_code,
-        units: 1,
-        vat_percent: 12,
-        discount: 0
-      }
-    ]
-  };
-}
-__name(saleOfd, "saleOfd");
-function refundOfd(r, now) {
-  const m = merchantOf(r);
-  return {
-    ...fiscalHeader(new Date(now).toISOString()),
-    partnerFiscaliztionUrl: `https://sandbox.upstream.invalid/fiscal/${r.id}/refund`,
-    tin: m.tin,
-    spic: m.spic,
-    vatRate: 12,
-    label: m.merchant_name,
-    packageCode: m.package_code,
-    type: "Refund",
-    merchantInfo: { tin: m.tin, pinfl: "" },
-    items: [{ name: r.description ?? m.merchant_name, price: r.amount, quantity: 1, sum: r.amount }]
-  };
-}
-__name(refundOfd, "refundOfd");
-
-// src/sandbox/answers.ts
-var fail2 = /* @__PURE__ */ __name((status, code, message2, extra) => ({
-  ok: false,
-  status,
-  code,
-  message: message2,
-  ...extra ? { extra } : {}
-}), "fail");
-var ok = /* @__PURE__ */ __name((body) => ({ ok: true, body }), "ok");
-var judgedOtp = /* @__PURE__ */ __name((failure) => failure?.code === "OTP_INVALID" || failure?.code === "OTP_ATTEMPTS_EXCEEDED", "judgedOtp");
-var unknownCode = /* @__PURE__ */ __name(() => fail2(400, "SANDBOX_UNKNOWN", "The payment service refused the request for a reason it does not name"), "unknownCode");
-var stalled = /* @__PURE__ */ __name(() => ({ ...fail2(500, "INTERNAL_ERROR", "Upstream processing error"), stall: true }), "stalled");
-var receiptNotFound = /* @__PURE__ */ __name(() => fail2(404, "RECEIPT_NOT_FOUND", "No receipt with this id"), "receiptNotFound");
-var busy = /* @__PURE__ */ __name(() => ({ ...fail2(503, "BUSY", "The payment service is busy; nothing was done, try again later"), retryAfter: 1 }), "busy");
-function refusePay(r) {
-  if (r.state === State.cancelled) return fail2(400, "RECEIPT_CANCELLED", "Receipt is cancelled", { receipt: receiptBody(r) });
-  if (r.state !== State.created) return fail2(400, "RECEIPT_ALREADY_PAID", "Receipt is already paid", { receipt: receiptBody(r) });
-  return null;
-}
-__name(refusePay, "refusePay");
-
 // src/sandbox/schemas.ts
-var Id = pipe(string(), minLength(1), maxLength(64));
+var Id2 = pipe(string(), minLength(1), maxLength(64));
 var Tid2 = pipe(string(), minLength(1), maxLength(128));
 var Amount2 = pipe(number(), safeInteger(), minValue(1));
 var IntId = pipe(number(), safeInteger());
@@ -13784,7 +20478,7 @@ var NumberCard2 = object({
   number: pipe(string(), regex(/^\d{12,19}$/, "card number must be 12 to 19 digits")),
   expire: pipe(string(), regex(/^\d{4}$/, "expire must be yyMM"))
 });
-var IdBody = object({ id: Id });
+var IdBody = object({ id: Id2 });
 var ReceiptCreateBody = object({
   tid: Tid2,
   amount: Amount2,
@@ -13794,12 +20488,12 @@ var ReceiptCreateBody = object({
   is_hold: optional(boolean(), false),
   currency: optional(literal(860, "currency must be 860"), 860)
 });
-var AuthorizeBody = object({ id: Id, card: TokenCard2 });
-var AnonymousAuthorizeBody = object({ id: Id, card: NumberCard2 });
-var PayBody = object({ id: Id, card: TokenCard2, otp: Otp2 });
-var AnonymousPayBody = object({ id: Id, card: NumberCard2, otp: Otp2 });
+var AuthorizeBody = object({ id: Id2, card: TokenCard2 });
+var AnonymousAuthorizeBody = object({ id: Id2, card: NumberCard2 });
+var PayBody = object({ id: Id2, card: TokenCard2, otp: Otp2 });
+var AnonymousPayBody = object({ id: Id2, card: NumberCard2, otp: Otp2 });
 var CancelBody = object({
-  id: Id,
+  id: Id2,
   reason: optional(pipe(string(), maxLength(500))),
   cancelledBy: optional(pipe(string(), maxLength(200)))
 });
@@ -13815,7 +20509,7 @@ var TransferCreateBody = pipe(
   check((body) => (body.tid ?? body.tId) !== void 0, "tid is required"),
   transform(({ tid, tId, ...rest }) => ({ ...rest, tid: tid ?? tId ?? "" }))
 );
-var TransferPayBody = object({ id: Id, otp: Otp2 });
+var TransferPayBody = object({ id: Id2, otp: Otp2 });
 
 // src/sandbox/routes.ts
 var routes = new Hono3();
@@ -13850,11 +20544,11 @@ function stallMs(env) {
   return Number.isFinite(ms) && ms >= 0 ? ms : 15e3;
 }
 __name(stallMs, "stallMs");
-function otpTtlMs(env) {
+function otpTtlMs2(env) {
   const ms = Number(env.SANDBOX_OTP_TTL_MS ?? 3e5);
   return Number.isFinite(ms) && ms >= 0 ? ms : 3e5;
 }
-__name(otpTtlMs, "otpTtlMs");
+__name(otpTtlMs2, "otpTtlMs");
 var cancelAccess = /* @__PURE__ */ __name((env) => String(env.SANDBOX_CANCEL_ACCESS ?? "true").trim().toLowerCase() !== "false", "cancelAccess");
 var cancelAccessDenied = /* @__PURE__ */ __name(() => fail2(
   403,
@@ -13864,9 +20558,9 @@ var cancelAccessDenied = /* @__PURE__ */ __name(() => fail2(
 var NOT_JSON = /* @__PURE__ */ Symbol("not JSON");
 function loggedFields(raw2) {
   const body = typeof raw2 === "object" && raw2 !== null ? raw2 : {};
-  const text = /* @__PURE__ */ __name((value) => typeof value === "string" ? value.slice(0, 128) : null, "text");
+  const text2 = /* @__PURE__ */ __name((value) => typeof value === "string" ? value.slice(0, 128) : null, "text");
   const otp = body.otp !== void 0 && body.otp !== null && body.otp !== "";
-  return { tid: text(body.tid) ?? text(body.tId), id: text(body.id), otp };
+  return { tid: text2(body.tid) ?? text2(body.tId), id: text2(body.id), otp };
 }
 __name(loggedFields, "loggedFields");
 function operation(path, schema, run) {
@@ -13898,8 +20592,8 @@ __name(operation, "operation");
 operation("receipt/create", ReceiptCreateBody, (s, input) => s.createReceipt(input));
 operation("receipt/authorize", AuthorizeBody, (s, input) => s.authorize(input));
 operation("receipt/anonymous/authorize", AnonymousAuthorizeBody, (s, input) => s.authorize(input));
-operation("receipt/pay", PayBody, (s, input, env) => s.payReceipt(input, false, otpTtlMs(env)));
-operation("receipt/anonymous/pay", AnonymousPayBody, (s, input, env) => s.payReceipt(input, true, otpTtlMs(env)));
+operation("receipt/pay", PayBody, (s, input, env) => s.payReceipt(input, false, otpTtlMs2(env)));
+operation("receipt/anonymous/pay", AnonymousPayBody, (s, input, env) => s.payReceipt(input, true, otpTtlMs2(env)));
 operation("receipt/hold-confirm", IdBody, (s, input) => s.holdConfirm(input));
 operation("receipt/cancel", CancelBody, async (s, input, env) => cancelAccess(env) ? s.cancel(input) : cancelAccessDenied());
 operation("receipt/check-id", IdBody, (s, input) => s.checkId(input));
@@ -13907,225 +20601,30 @@ operation("a2c/create", TransferCreateBody, (s, input) => s.createTransfer(input
 operation("a2c/pay", TransferPayBody, (s, input) => s.payTransfer(input));
 operation("a2c/get-by-id", IdBody, (s, input) => s.getTransfer(input));
 routes.get("/__sandbox/receipts/:id", async (c) => {
-  const record2 = await sandbox(c.env).debugReceipt(c.req.param("id"));
-  return record2 ? c.json(record2) : send(c, fail2(404, "RECEIPT_NOT_FOUND", "No receipt with this id"));
+  const record = await sandbox(c.env).debugReceipt(c.req.param("id"));
+  return record ? c.json(record) : send(c, fail2(404, "RECEIPT_NOT_FOUND", "No receipt with this id"));
 });
 routes.get("/__sandbox/a2c/:id", async (c) => {
-  const record2 = await sandbox(c.env).debugTransfer(c.req.param("id"));
-  return record2 ? c.json(record2) : send(c, fail2(404, "RECEIPT_NOT_FOUND", "No transfer with this id"));
+  const record = await sandbox(c.env).debugTransfer(c.req.param("id"));
+  return record ? c.json(record) : send(c, fail2(404, "RECEIPT_NOT_FOUND", "No transfer with this id"));
 });
 routes.get("/__sandbox/calls", async (c) => c.json(await sandbox(c.env).calls(c.req.query("id"))));
 routes.notFound((c) => send(c, fail2(404, "NOT_FOUND", "No such operation")));
 routes.onError((_error, c) => send(c, fail2(500, "INTERNAL_ERROR", "Sandbox internal error")));
 
 // src/sandbox/sandbox-object.ts
-import { DurableObject as DurableObject3 } from "cloudflare:workers";
-
-// src/sandbox/clockwork.ts
-function msSetting(value, fallback) {
-  const ms = Number(value ?? fallback);
-  return Number.isFinite(ms) && ms >= 0 ? ms : fallback;
-}
-__name(msSetting, "msSetting");
-function supplierAnswer(r, now) {
-  if (r.state !== State.supplierPending || r.supplier_due_ms === null || now < r.supplier_due_ms) return null;
-  const at = r.supplier_due_ms;
-  if (r.card_behaviour === "supplier_fails") {
-    return {
-      state: State.cancelled,
-      cancelled_ms: at,
-      supplier_due_ms: null,
-      error: "The supplier refused the payment; the amount is refunded to the card",
-      ...r.is_hold === 1 ? { hold_status: "released" } : {}
-    };
-  }
-  if (r.is_hold === 1) return { state: State.held, hold_status: "held", paid_ms: null, supplier_due_ms: null };
-  return { state: State.paid, paid_ms: r.paid_ms ?? at, ofd: JSON.stringify(saleOfd(r, at)), supplier_due_ms: null };
-}
-__name(supplierAnswer, "supplierAnswer");
-function latePay(r, now, rrn2) {
-  if (r.late_pay_due_ms === null || now < r.late_pay_due_ms) return null;
-  const at = r.late_pay_due_ms;
-  if (r.state !== State.created) return { late_pay_due_ms: null };
-  const charged = {
-    late_pay_due_ms: null,
-    error: null,
-    rrn: rrn2(),
-    card_behaviour: "pays_late",
-    card_number: cardByToken(tokenOfBehaviour("pays_late")).masked_pan
-  };
-  return r.is_hold === 1 ? { ...charged, state: State.held, hold_status: "held" } : { ...charged, state: State.paid, paid_ms: at, ofd: JSON.stringify(saleOfd(r, at)) };
-}
-__name(latePay, "latePay");
-function lateTransferPay(t, now) {
-  if (t.late_pay_due_ms === null || now < t.late_pay_due_ms) return null;
-  return t.state === State.created ? { late_pay_due_ms: null, state: State.paid, paid_ms: t.late_pay_due_ms, error: "" } : { late_pay_due_ms: null };
-}
-__name(lateTransferPay, "lateTransferPay");
-
-// src/sandbox/schema.ts
-var SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS tids (tid TEXT PRIMARY KEY, kind TEXT NOT NULL, record_id TEXT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS receipts (
-    id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, merchant_id INTEGER NOT NULL, amount INTEGER NOT NULL,
-    commission INTEGER NOT NULL, currency INTEGER NOT NULL, description TEXT, account TEXT NOT NULL,
-    is_hold INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL, created_ms INTEGER NOT NULL,
-    paid_ms INTEGER, cancelled_ms INTEGER, error TEXT, rrn TEXT, card_number TEXT, card_behaviour TEXT,
-    hold_status TEXT, ofd TEXT, otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0,
-    otp_sent_ms INTEGER, cancel_reason TEXT, cancelled_by TEXT, supplier_due_ms INTEGER,
-    expired_otps INTEGER NOT NULL DEFAULT 0, late_pay_due_ms INTEGER)`,
-  `CREATE TABLE IF NOT EXISTS transfers (
-    id TEXT PRIMARY KEY, tid TEXT NOT NULL UNIQUE, amount INTEGER NOT NULL, commission INTEGER NOT NULL,
-    rate_id INTEGER NOT NULL, sender_behaviour TEXT NOT NULL, receiver_pan TEXT NOT NULL,
-    receiver_unavailable INTEGER NOT NULL, is_verify INTEGER NOT NULL, state INTEGER NOT NULL,
-    created_ms INTEGER NOT NULL, paid_ms INTEGER, cancelled_ms INTEGER, error TEXT NOT NULL DEFAULT '',
-    otp_attempts INTEGER NOT NULL DEFAULT 0, wrong_otps INTEGER NOT NULL DEFAULT 0, late_pay_due_ms INTEGER)`,
-  `CREATE TABLE IF NOT EXISTS calls (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, path TEXT NOT NULL, tid TEXT, id TEXT,
-    status INTEGER NOT NULL, code TEXT, request_id TEXT, otp INTEGER NOT NULL DEFAULT 0)`
-];
-var ADDED_COLUMNS = [
-  { table: "receipts", column: "supplier_due_ms", declaration: "INTEGER" },
-  { table: "calls", column: "otp", declaration: "INTEGER NOT NULL DEFAULT 0" },
-  { table: "receipts", column: "expired_otps", declaration: "INTEGER NOT NULL DEFAULT 0" },
-  { table: "receipts", column: "late_pay_due_ms", declaration: "INTEGER" },
-  { table: "transfers", column: "late_pay_due_ms", declaration: "INTEGER" }
-];
-function ensureSchema(sql) {
-  for (const statement of SCHEMA) sql.exec(statement);
-  for (const { table: table2, column, declaration } of ADDED_COLUMNS) {
-    const columns = sql.exec(`PRAGMA table_info(${table2})`).toArray();
-    if (!columns.some((c) => c.name === column)) sql.exec(`ALTER TABLE ${table2} ADD COLUMN ${column} ${declaration}`);
-  }
-}
-__name(ensureSchema, "ensureSchema");
-
-// src/sandbox/store.ts
-var randomHex = /* @__PURE__ */ __name((bytes2) => Array.from(crypto.getRandomValues(new Uint8Array(bytes2)), (b) => b.toString(16).padStart(2, "0")).join(""), "randomHex");
-var rrn = /* @__PURE__ */ __name(() => String(1e11 + Number.parseInt(randomHex(5), 16) % 9e11), "rrn");
-var SandboxStore = class {
-  static {
-    __name(this, "SandboxStore");
-  }
-  sql;
-  constructor(sql) {
-    this.sql = sql;
-    ensureSchema(sql);
-  }
-  // --- rows -----------------------------------------------------------------
-  /** Every read of a receipt settles a due supplier answer, then a due late pay, unless told not to. */
-  receipt(id, settle = true) {
-    const read = /* @__PURE__ */ __name(() => this.sql.exec("SELECT * FROM receipts WHERE id = ?", id).toArray()[0], "read");
-    let row = read();
-    if (!row || !settle) return row;
-    for (const due of [supplierAnswer, latePay]) {
-      const fields = due(row, Date.now(), rrn);
-      if (fields) {
-        this.update("receipts", id, fields);
-        row = read();
-      }
-    }
-    return row;
-  }
-  /** Every read of a transfer settles a due late pay first, unless told not to. */
-  transfer(id, settle = true) {
-    const row = this.sql.exec("SELECT * FROM transfers WHERE id = ?", id).toArray()[0];
-    const fields = row && settle ? lateTransferPay(row, Date.now()) : null;
-    if (!fields) return row;
-    this.update("transfers", id, fields);
-    return this.transfer(id, false);
-  }
-  receiptBody(id) {
-    return receiptBody(this.receipt(id));
-  }
-  transferBody(id) {
-    return transferBody(this.transfer(id));
-  }
-  update(table2, id, fields) {
-    const entries = Object.entries(fields);
-    const set = entries.map(([column]) => `${column} = ?`).join(", ");
-    this.sql.exec(`UPDATE ${table2} SET ${set} WHERE id = ?`, ...entries.map(([, value]) => value), id);
-  }
-  // --- shared rules ---------------------------------------------------------
-  /** Receipts and transfers share one tid space, as the contract requires. */
-  tidTaken(tid) {
-    const taken = this.sql.exec("SELECT kind, record_id FROM tids WHERE tid = ?", tid).toArray()[0];
-    if (!taken) return null;
-    const existing = taken.kind === "receipt" ? { receipt: this.receiptBody(taken.record_id) } : { transfer: this.transferBody(taken.record_id) };
-    return fail2(409, "TID_DUPLICATE", "tid is already used", existing);
-  }
-  /**
-   * Every submitted OTP counts as received; the third wrong one cancels the
-   * record. One that is not `live` (never sent, or past its lifetime) is
-   * refused unjudged, right or wrong. The failure carries the record as it
-   * stands afterwards.
-   */
-  checkOtp(table2, record2, otp, live) {
-    const verdict = this.#submitOtp(table2, record2, otp, live);
-    if (verdict === "correct") return null;
-    const current = table2 === "receipts" ? { receipt: this.receiptBody(record2.id) } : { transfer: this.transferBody(record2.id) };
-    switch (verdict) {
-      case "missing":
-        return fail2(400, "OTP_REQUIRED", "An OTP is required to pay");
-      case "expired":
-        return fail2(400, "OTP_EXPIRED", "No OTP was sent for this receipt, or it has expired; authorize again", current);
-      case "wrong":
-        return fail2(400, "OTP_INVALID", "OTP is incorrect", { attempts_left: MAX_WRONG_OTPS - record2.wrong_otps - 1, ...current });
-      case "exceeded":
-        return fail2(400, "OTP_ATTEMPTS_EXCEEDED", "Too many incorrect OTPs; the receipt is cancelled", { attempts_left: 0, ...current });
-    }
-  }
-  #submitOtp(table2, record2, otp, live) {
-    if (otp === void 0 || otp === "") return "missing";
-    if (!live) {
-      this.sql.exec("UPDATE receipts SET otp_attempts = otp_attempts + 1, expired_otps = expired_otps + 1 WHERE id = ?", record2.id);
-      return "expired";
-    }
-    if (otp === CORRECT_OTP) {
-      this.sql.exec(`UPDATE ${table2} SET otp_attempts = otp_attempts + 1 WHERE id = ?`, record2.id);
-      return "correct";
-    }
-    const wrong = record2.wrong_otps + 1;
-    if (wrong < MAX_WRONG_OTPS) {
-      this.sql.exec(`UPDATE ${table2} SET otp_attempts = otp_attempts + 1, wrong_otps = ? WHERE id = ?`, wrong, record2.id);
-      return "wrong";
-    }
-    this.sql.exec(
-      `UPDATE ${table2} SET otp_attempts = otp_attempts + 1, wrong_otps = ?, state = ?, cancelled_ms = ?, error = ? WHERE id = ?`,
-      wrong,
-      State.cancelled,
-      Date.now(),
-      "OTP attempts exceeded",
-      record2.id
-    );
-    return "exceeded";
-  }
-  // --- call log (lets tests prove what did or did not reach the upstream) ---
-  recordCall(call) {
-    this.sql.exec(
-      "INSERT INTO calls (at, path, tid, id, status, code, request_id, otp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      Date.now(),
-      call.path,
-      call.tid,
-      call.id,
-      call.status,
-      call.code,
-      call.request_id,
-      call.otp ? 1 : 0
-    );
-  }
-  /** Oldest first; with `id`, only the calls naming that record. */
-  calls(id) {
-    const rows = id === void 0 ? this.sql.exec("SELECT * FROM calls ORDER BY seq") : this.sql.exec("SELECT * FROM calls WHERE id = ? ORDER BY seq", id);
-    return rows.toArray().map((row) => ({ ...row, otp: row.otp === 1 }));
-  }
-};
+import { DurableObject as DurableObject5 } from "cloudflare:workers";
 
 // src/sandbox/receipts.ts
 function resolveCard(card) {
   return "token" in card ? cardByToken(card.token) : cardByNumber(card.number, card.expire);
 }
 __name(resolveCard, "resolveCard");
+function fiscalized(env, r, ofd, now) {
+  if (r.card_behaviour !== "fiscal_late") return { ofd: JSON.stringify(ofd), fiscal_due_ms: null };
+  return { ofd: JSON.stringify(fiscalWithheld(ofd)), fiscal_due_ms: now + msSetting(env.SANDBOX_FISCAL_DELAY_MS, 3e4) };
+}
+__name(fiscalized, "fiscalized");
 function createReceipt(store2, input) {
   const merchant2 = findMerchant(input.merchant_id);
   if (!merchant2) return fail2(404, "MERCHANT_NOT_FOUND", "No merchant with this merchant_id");
@@ -14145,7 +20644,7 @@ function createReceipt(store2, input) {
     input.tid,
     merchant2.merchant_id,
     input.amount,
-    commissionOf(input.amount, merchant2.commission_percent),
+    commissionOf2(input.amount, merchant2.commission_percent),
     input.currency,
     input.description ?? null,
     JSON.stringify(input.account),
@@ -14171,7 +20670,7 @@ function authorize(store2, env, input) {
   if ("ok" in r) return r;
   if (!card) return fail2(402, "CARD_DECLINED", "Card is not accepted", { receipt: receiptBody(r) });
   const wait = msSetting(env.SANDBOX_OTP_WAIT_MS, 6e4);
-  const now = Date.now();
+  const now = nowOf(r);
   if (r.otp_sent_ms !== null && now - r.otp_sent_ms < wait) {
     return fail2(429, "OTP_RESEND_TOO_SOON", "An OTP was sent recently", { wait: wait - (now - r.otp_sent_ms) });
   }
@@ -14179,12 +20678,12 @@ function authorize(store2, env, input) {
   return ok({ id: r.id, sent: true, phone: card.phone, wait });
 }
 __name(authorize, "authorize");
-function payReceipt(store2, env, input, anonymous, otpTtlMs2) {
+function payReceipt(store2, env, input, anonymous, otpTtlMs3) {
   const card = resolveCard(input.card);
   const r = awaitingPayment(store2, card, input.id);
   if ("ok" in r) return r;
   if (anonymous || r.is_verify === 1) {
-    const live = r.otp_sent_ms !== null && Date.now() - r.otp_sent_ms < otpTtlMs2;
+    const live = r.otp_sent_ms !== null && nowOf(r) - r.otp_sent_ms < otpTtlMs3;
     const otpFailure = store2.checkOtp("receipts", r, input.otp, live);
     if (otpFailure && !(card?.behaviour === "judges_unknown" && judgedOtp(otpFailure))) return otpFailure;
   }
@@ -14207,12 +20706,12 @@ function payReceipt(store2, env, input, anonymous, otpTtlMs2) {
       store2.sql.exec(
         "UPDATE receipts SET card_behaviour = ?, late_pay_due_ms = COALESCE(late_pay_due_ms, ?) WHERE id = ?",
         card.behaviour,
-        Date.now() + msSetting(env.SANDBOX_LATE_MS, 2e4),
+        nowOf(r) + msSetting(env.SANDBOX_LATE_MS, 2e4),
         r.id
       );
       return stalled();
   }
-  const now = Date.now();
+  const now = nowOf(r);
   const charged = { error: null, rrn: rrn(), card_number: card.masked_pan, card_behaviour: card.behaviour };
   if (card.behaviour === "supplier_pending" || card.behaviour === "supplier_fails") {
     store2.update("receipts", r.id, {
@@ -14224,24 +20723,25 @@ function payReceipt(store2, env, input, anonymous, otpTtlMs2) {
   } else if (r.is_hold === 1) {
     store2.update("receipts", r.id, { ...charged, state: State.held, hold_status: "held" });
   } else {
-    store2.update("receipts", r.id, { ...charged, state: State.paid, paid_ms: now, ofd: JSON.stringify(saleOfd(r, now)) });
+    const row = { ...r, ...charged };
+    store2.update("receipts", r.id, { ...charged, state: State.paid, paid_ms: now, ...fiscalized(env, row, saleOfd(r, now), now) });
   }
   const paid = store2.receipt(r.id, false);
   const body = anonymous ? reducedReceiptBody(paid) : receiptBody(paid);
   return card.behaviour === "paid_timeout" ? { ok: true, body, stall: true } : ok(body);
 }
 __name(payReceipt, "payReceipt");
-function holdConfirm(store2, input) {
+function holdConfirm(store2, env, input) {
   const r = store2.receipt(input.id);
   if (!r) return receiptNotFound();
   if (r.state === State.cancelled) return fail2(400, "RECEIPT_CANCELLED", "Receipt is cancelled", { receipt: receiptBody(r) });
   if (r.state !== State.held) return fail2(400, "RECEIPT_NOT_HELD", "Receipt is not held", { receipt: receiptBody(r) });
-  const now = Date.now();
-  store2.update("receipts", r.id, { state: State.paid, paid_ms: now, hold_status: "confirmed", ofd: JSON.stringify(saleOfd(r, now)) });
+  const now = nowOf(r);
+  store2.update("receipts", r.id, { state: State.paid, paid_ms: now, hold_status: "confirmed", ...fiscalized(env, r, saleOfd(r, now), now) });
   return ok(store2.receiptBody(r.id));
 }
 __name(holdConfirm, "holdConfirm");
-function cancel(store2, input) {
+function cancel(store2, env, input) {
   const r = store2.receipt(input.id);
   if (!r) return receiptNotFound();
   const qr = findMerchant(r.merchant_id)?.kind === "qr";
@@ -14249,13 +20749,14 @@ function cancel(store2, input) {
     const why = qr ? "QR merchants do not allow cancel" : `Cancel is not allowed in state ${r.state}`;
     return fail2(400, "CANCEL_NOT_ALLOWED", why, { receipt: receiptBody(r) });
   }
-  const now = Date.now();
+  const now = nowOf(r);
   store2.update("receipts", r.id, {
     state: State.cancelled,
     cancelled_ms: now,
     cancel_reason: input.reason ?? null,
     cancelled_by: input.cancelledBy ?? null,
-    ...r.state === State.paid ? { ofd: JSON.stringify(refundOfd(r, now)) } : {},
+    // A paid receipt's refund is registered at the fiscal data operator: late too for a tok_sandbox_fiscal_late card.
+    ...r.state === State.paid ? fiscalized(env, r, refundOfd(r, now), now) : {},
     ...r.state === State.held ? { hold_status: "released" } : {}
   });
   return ok(store2.receiptBody(r.id));
@@ -14282,7 +20783,8 @@ function debugReceipt(store2, id) {
     cancel_reason: r.cancel_reason,
     cancelled_by: r.cancelled_by,
     supplier_due_at: r.supplier_due_ms,
-    late_pay_due_at: r.late_pay_due_ms
+    late_pay_due_at: r.late_pay_due_ms,
+    fiscal_due_at: r.fiscal_due_ms
   };
 }
 __name(debugReceipt, "debugReceipt");
@@ -14302,7 +20804,7 @@ function createTransfer2(store2, input) {
     id,
     input.tid,
     input.amount,
-    commissionOf(input.amount, rate.percent, rate.flat),
+    commissionOf2(input.amount, rate.percent, rate.flat),
     rate.rate_id,
     sender.behaviour,
     maskPan2(input.receiver_card),
@@ -14342,12 +20844,12 @@ function payTransfer(store2, env, input) {
   if (t.sender_behaviour === "pays_late") {
     store2.sql.exec(
       "UPDATE transfers SET late_pay_due_ms = COALESCE(late_pay_due_ms, ?) WHERE id = ?",
-      Date.now() + msSetting(env.SANDBOX_LATE_MS, 2e4),
+      nowOf(t) + msSetting(env.SANDBOX_LATE_MS, 2e4),
       t.id
     );
     return stalled();
   }
-  store2.update("transfers", t.id, { state: State.paid, paid_ms: Date.now(), error: "" });
+  store2.update("transfers", t.id, { state: State.paid, paid_ms: nowOf(t), error: "" });
   const body = store2.transferBody(t.id);
   return t.sender_behaviour === "paid_timeout" ? { ok: true, body, stall: true } : ok(body);
 }
@@ -14378,7 +20880,7 @@ function debugTransfer(store2, id) {
 __name(debugTransfer, "debugTransfer");
 
 // src/sandbox/sandbox-object.ts
-var SandboxObject = class extends DurableObject3 {
+var SandboxObject = class extends DurableObject5 {
   static {
     __name(this, "SandboxObject");
   }
@@ -14396,14 +20898,14 @@ var SandboxObject = class extends DurableObject3 {
     return authorize(this.#store, this.env, input);
   }
   /** `otpTtlMs`: how long after the last send an OTP stays right (SANDBOX_OTP_TTL_MS, read by the caller). */
-  payReceipt(input, anonymous, otpTtlMs2) {
-    return payReceipt(this.#store, this.env, input, anonymous, otpTtlMs2);
+  payReceipt(input, anonymous, otpTtlMs3) {
+    return payReceipt(this.#store, this.env, input, anonymous, otpTtlMs3);
   }
   holdConfirm(input) {
-    return holdConfirm(this.#store, input);
+    return holdConfirm(this.#store, this.env, input);
   }
   cancel(input) {
-    return cancel(this.#store, input);
+    return cancel(this.#store, this.env, input);
   }
   checkId(input) {
     return checkId(this.#store, input);
@@ -14423,6 +20925,19 @@ var SandboxObject = class extends DurableObject3 {
   }
   debugTransfer(id) {
     return debugTransfer(this.#store, id);
+  }
+  // --- test clocks and triggers (src/sandbox/test-clock.ts) ------------------
+  /** ms until the sandbox next acts on its own for this record, in its own time; null: nothing left; undefined: no such record. */
+  nextDue(kind, id, otpTtlMs3) {
+    return nextDue(this.#store, kind, id, otpTtlMs3);
+  }
+  /** Moves the record's own time forward: what fell due meanwhile, in order; undefined: no such record. */
+  advance(kind, id, byMs, otpTtlMs3) {
+    return advance(this.#store, kind, id, byMs, otpTtlMs3);
+  }
+  /** The upstream acts now on what it had left for later. */
+  trigger(id, what) {
+    return trigger(this.#store, id, what);
   }
   // --- call log (lets tests prove what did or did not reach the upstream) ---
   recordCall(call) {
@@ -14447,7 +20962,21 @@ var SandboxUpstream = class extends WorkerEntrypoint {
 };
 
 // src/dev.ts
-var sandboxPaths = new Hono3().route("/", sandboxConsole).all("/__sandbox/*", (c) => c.env.UPSTREAM.fetch(c.req.raw));
+keepDevMetrics();
+useLocalMetrics(devMetricPoints);
+var sandboxPaths = new Hono3().route("/", testClock).route("/", sandboxConsole).all("/__sandbox/*", (c) => c.env.UPSTREAM.fetch(c.req.raw));
+async function auditBucketView(env, url) {
+  if (url.pathname === "/__sandbox/audit/keys") {
+    const listed = await env.AUDIT.list({ prefix: url.searchParams.get("prefix") ?? "audit/", cursor: url.searchParams.get("cursor") ?? void 0 });
+    return Response.json({ keys: listed.objects.map((object2) => object2.key), cursor: listed.truncated ? listed.cursor : null });
+  }
+  if (url.pathname === "/__sandbox/audit/object") {
+    const object2 = await env.AUDIT.get(url.searchParams.get("key") ?? "");
+    return object2 ? new Response(object2.body) : new Response("not found", { status: 404 });
+  }
+  return new Response("not found", { status: 404 });
+}
+__name(auditBucketView, "auditBucketView");
 var dev_default = {
   fetch(request, env, ctx) {
     const url = new URL(request.url);
@@ -14455,6 +20984,10 @@ var dev_default = {
       url.pathname = "/__sandbox/";
       return Response.redirect(url.toString(), 301);
     }
+    if (url.pathname === "/__sandbox/metrics" && request.method === "GET" && env.UPSTREAM) {
+      return Response.json(devMetricsSummary());
+    }
+    if (url.pathname.startsWith("/__sandbox/audit/") && request.method === "GET" && env.UPSTREAM) return auditBucketView(env, url);
     if (url.pathname.startsWith("/__sandbox/") && env.UPSTREAM) {
       return sandboxPaths.fetch(request, env, ctx);
     }
@@ -14464,10 +20997,12 @@ var dev_default = {
   scheduled: index_default.scheduled
 };
 export {
+  AuditWriter,
   ReceiptObject,
   RiskObject,
   SandboxObject,
   SandboxUpstream,
+  StatementObject,
   dev_default as default
 };
 //# sourceMappingURL=dev.js.map
