@@ -47,8 +47,19 @@ export type PersonalField = "phone" | "account values" | "user sub" | "tid" | "c
 export type Place =
   /** Tables of D1: in every database of the deployment (`all`: each gets every migration) or the first (`DB`) alone. */
   | { kind: "d1"; databases: "all" | "first"; tables: readonly string[] }
-  /** A Durable Object class: its SQLite tables (a column of one, for a store kept in another's row) or its key-value keys. */
-  | { kind: "durable-object"; binding: string; className: string; tables?: readonly string[]; column?: string; keys?: readonly string[] }
+  /**
+   * A Durable Object class: its SQLite tables (a column of one, for a store kept in another's row) or its key-value
+   * keys; `madeBefore`: tables a release before made, which this code still reads and erases but makes no more.
+   */
+  | {
+      kind: "durable-object";
+      binding: string;
+      className: string;
+      tables?: readonly string[];
+      column?: string;
+      keys?: readonly string[];
+      madeBefore?: readonly string[];
+    }
   /** The Workers Cache API of each data center. */
   | { kind: "cache"; cache: "default" }
   /** Queues the gateway sends to (their dead-letter queues with them). */
@@ -130,9 +141,16 @@ export const STORES = [
   {
     name: "idempotency_keys",
     title: "the answers kept for Idempotency-Keys",
-    place: { kind: "durable-object", binding: "RECEIPTS", className: "ReceiptObject", tables: ["idempotency"] },
+    place: {
+      kind: "durable-object",
+      binding: "RECEIPTS",
+      className: "ReceiptObject",
+      tables: ["record"],
+      column: "keys",
+      madeBefore: ["idempotency"],
+    },
     holds:
-      "for each key a caller used on the record (rule 11): the caller, the operation, the request's keyed fingerprint and the answer as it was sent",
+      "for each key a caller used on the record (rule 11): the caller, the operation, the request's keyed fingerprint and the answer as it was sent; a record keyed by a release before this one keeps those keys in its own `idempotency` table too",
     personal: ["phone", "account values", "user sub"],
     code: ["src/record/keys.ts", "src/record/schema.ts"],
     erasure: { by: "record", how: "every kept answer erased; an answer kept after it is built from the erased record" },
@@ -385,7 +403,10 @@ export function placeText(place: Place): string {
         : place.tables
           ? `${place.tables.length > 1 ? "tables" : "table"} ${place.tables.map(code).join(", ")}`
           : `key ${(place.keys ?? []).map(code).join(", ")}`;
-      return `Durable Objects ${code(place.className)} (${code(place.binding)}), ${inside}`;
+      const before = place.madeBefore?.length
+        ? `, and ${place.madeBefore.length > 1 ? "tables" : "table"} ${place.madeBefore.map(code).join(", ")} where a release before made it`
+        : "";
+      return `Durable Objects ${code(place.className)} (${code(place.binding)}), ${inside}${before}`;
     }
     case "cache":
       return "the Cache API (`caches.default`) of each data center";

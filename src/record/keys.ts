@@ -14,23 +14,22 @@
  * the outcome's). The owner's erasure (rule 10) erases every answer kept
  * (erase); one kept after it is built from the erased record.
  *
- * Two places are read: the `idempotency` table, which this code writes, and
- * the record row's `keys` column (schema 8: KeyEntry tuples), which it does
- * not write yet. A key in the row costs a keyed pay no row of its own (the
- * row is written in the note's and the outcome's commits anyway), where the
- * table costs five rows and two pages (docs/capacity.md). The release before reads
- * the table only, so a key written to the row would be lost to it after a
- * rollback, and a repeat would be refused or sent upstream again: the row is
- * written only by the release after this one, when this one is the release
- * it can roll back to (src/record/schema.ts, "An incompatible change"). A key
- * found in both places answers from the one that holds an answer: a key
- * opened by one release and answered by the other.
+ * Written to the record row's `keys` column alone (schema 8: KeyEntry
+ * tuples), in the commits the operation makes anyway: the note's (the key
+ * opened, waiting for the note's UPDATE) and the outcome's (its answer, in
+ * the settlement's change). A keyed pay then writes no row of its own, where
+ * the `idempotency` table the releases before made cost five rows and two
+ * pages (docs/capacity.md). That table is still read, and erased, where one
+ * of them made it (a record they keyed): a key found in both places answers
+ * from the one that holds an answer (opened by one release, answered by the
+ * other). The release before this one reads both places, so a rollback to it
+ * keeps every key; the one before that reads the table only, which is why
+ * rows are stamped 8 (src/record/schema.ts OLDEST_READER_VERSION).
  */
 
 import type { KeptAnswer } from "../record-stub";
 import { clock } from "../shared/clock";
 import { erasePersonalJson } from "../shared/redact";
-import { KEYS_TABLE } from "./schema";
 import type { RecordStore, Slice } from "./store";
 
 /** What a keyed request brings: the key, and its body's fingerprints under every secret in use (a rotation keeps matching). */
@@ -90,7 +89,7 @@ export class Keys {
     this.#row = store.slice("keys", KEYS_COLUMNS);
   }
 
-  /** The keys the row holds (none when the column is empty, or absent: a record no release after this one wrote). */
+  /** The keys the row holds (none when the column is empty: a record no key was used on, or keyed only by a release before). */
   #entries(): KeyEntry[] {
     const text = this.#store.current?.keys;
     return text ? (JSON.parse(text) as KeyEntry[]) : [];
@@ -104,28 +103,30 @@ export class Keys {
     return { fingerprint, request_id, status, answer, headers };
   }
 
-  /**
-   * Made by the first key the record meets (src/record/schema.ts KEYS_TABLE):
-   * a record nobody repeats has no such page. Asked by lookup(), which every
-   * keyed request makes before it opens, answers or forgets its key (no write
-   * once the table exists), so a record deleted and rebuilt in one
-   * incarnation gets it again.
-   */
-  #table(): void {
-    this.#storage.sql.exec(KEYS_TABLE);
+  /** Whether a release before this one made the record's `idempotency` table (this code makes none). */
+  #hasTable(): boolean {
+    return this.#storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idempotency'").toArray().length > 0;
+  }
+
+  #put(entry: KeyEntry, now: boolean): void {
+    const others = this.#entries().filter(([c, o, k]) => !(c === entry[0] && o === entry[1] && k === entry[2]));
+    const keys = JSON.stringify([...others, entry]);
+    if (now) this.#row.update({ keys });
+    else this.#row.later({ keys });
   }
 
   /** What this caller's key says of a request that brings it, for this operation. */
   lookup(caller: string, operation: string, request: KeyedRequest): KeyLookup {
-    this.#table();
-    const inTable = this.#storage.sql
-      .exec<KeyRow>(
-        "SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE caller = ? AND operation = ? AND key = ?",
-        caller,
-        operation,
-        request.key,
-      )
-      .toArray()[0];
+    const inTable = !this.#hasTable()
+      ? undefined
+      : this.#storage.sql
+          .exec<KeyRow>(
+            "SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE caller = ? AND operation = ? AND key = ?",
+            caller,
+            operation,
+            request.key,
+          )
+          .toArray()[0];
     const inRow = this.#inRow(caller, operation, request.key);
     // A key opened by one release and answered by the other: the answer, wherever it is.
     const row = inRow && (inTable === undefined || inTable.answer === null) ? inRow : inTable;
@@ -140,31 +141,26 @@ export class Keys {
 
   /** The first request with this key is about to call the upstream: its key is kept, with no answer yet (in the note's commit). */
   open(caller: string, operation: string, request: KeyedRequest, requestId: string): void {
-    this.#storage.sql.exec(
-      "INSERT INTO idempotency (caller, operation, key, fingerprint, request_id, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-      caller,
-      operation,
-      request.key,
-      request.fingerprints[0]!,
-      requestId,
-      clock.now(),
-    );
+    this.#put([caller, operation, request.key, request.fingerprints[0]!, requestId, null, null, null, clock.now()], false);
   }
 
   /** The answer the key's request got, kept (in the outcome's commit). */
   answer(caller: string, operation: string, request: KeyedRequest, requestId: string, answer: KeptAnswer): void {
-    this.#storage.sql.exec(
-      `INSERT INTO idempotency (caller, operation, key, fingerprint, request_id, status, answer, headers, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (caller, operation, key) DO UPDATE SET status = excluded.status, answer = excluded.answer, headers = excluded.headers`,
-      caller,
-      operation,
-      request.key,
-      request.fingerprints[0]!,
-      requestId,
-      answer.status,
-      answer.body,
-      Object.keys(answer.headers).length ? JSON.stringify(answer.headers) : null,
-      clock.now(),
+    const headers = Object.keys(answer.headers).length ? JSON.stringify(answer.headers) : null;
+    const opened = this.#entries().find(([c, o, k]) => c === caller && o === operation && k === request.key);
+    this.#put(
+      [
+        caller,
+        operation,
+        request.key,
+        request.fingerprints[0]!,
+        opened?.[4] ?? requestId,
+        answer.status,
+        answer.body,
+        headers,
+        opened?.[8] ?? clock.now(),
+      ],
+      true,
     );
   }
 
@@ -181,8 +177,7 @@ export class Keys {
       return answer === null ? entry : [caller, operation, key, fingerprint, requestId, status, erasePersonalJson(answer), headers, createdAt];
     });
     if (inRow.some((entry, i) => entry[6] !== entries[i]![6])) this.#row.update({ keys: JSON.stringify(inRow) });
-    const made = this.#storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idempotency'").toArray().length > 0;
-    if (!made) return;
+    if (!this.#hasTable()) return;
     const kept = this.#storage.sql
       .exec<{ caller: string; operation: string; key: string; answer: string }>(
         "SELECT caller, operation, key, answer FROM idempotency WHERE answer IS NOT NULL",
@@ -203,7 +198,8 @@ export class Keys {
 
   /** The request did nothing the key should remember (the upstream was busy and did nothing): a retry with it goes through. */
   forget(caller: string, operation: string, request: KeyedRequest): void {
-    // Only a key new to both places is forgotten (its request found none), and this code opens keys in the table alone.
-    this.#storage.sql.exec("DELETE FROM idempotency WHERE caller = ? AND operation = ? AND key = ?", caller, operation, request.key);
+    const entries = this.#entries();
+    const kept = entries.filter(([c, o, k]) => !(c === caller && o === operation && k === request.key));
+    if (kept.length < entries.length) this.#row.update({ keys: kept.length ? JSON.stringify(kept) : null });
   }
 }

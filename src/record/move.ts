@@ -130,16 +130,20 @@ export class Moves {
     const { result } = called;
     const unknown = !result.ok && result.outcome === "unknown";
     if (unknown) metric(this.#env, "unknown_outcome", { operation: `${store.current!.kind}/${operation}` });
-    // Settle and audit in one change: rule 2's third failed guess is audited as the answer it gets.
+    // Settle, audit and keep the key's answer in one change, one UPDATE of the row: rule 2's third failed guess is
+    // audited as the answer it gets. An unknown outcome keeps no answer; an exhaustion keeps it after its cancel.
     const entry = { op: operation, actor: ownerOf(op.caller), request_id: op.requestId };
-    const settled = this.#settlement.settle(called, sent !== undefined, op.requestId, entry);
-    const exhausted = sent !== undefined && reconciler.phase() === "exhausted";
+    const exhausted = () => sent !== undefined && reconciler.phase() === "exhausted";
+    const answered = store.change((): Outcome<string> | null => {
+      const settled = this.#settlement.settle(called, sent !== undefined, op.requestId, entry);
+      if (unknown || exhausted()) return null;
+      return answers.keep(operation, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
+    });
+    if (answered) return answered;
     if (unknown) return { ok: false, error: result.failure };
-    // Finish: rule 2's exhaustion cancel, through the one gateway cancel.
-    if (exhausted) await this.#settlement.gatewayCancel(upstream, op.requestId, null);
-    // Answer.
-    if (exhausted) return answers.keep(operation, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
-    return answers.keep(operation, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
+    // Rule 2's exhaustion: its cancel, through the one gateway cancel, then its answer.
+    await this.#settlement.gatewayCancel(upstream, op.requestId, null);
+    return answers.keep(operation, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
   }
 
   /**

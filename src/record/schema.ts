@@ -52,10 +52,12 @@ export const CURRENT_SCHEMA_VERSION: number = 8;
 
 /**
  * What this code stamps in `schema_version`: the oldest schema whose gateway
- * reads and writes what this one stores. Schemas 5 to 8 only added columns,
- * so the release before them (schema 4) serves a record this code stored.
+ * reads and writes what this one stores. This code keeps a record's keys in
+ * its row alone (schema 8's `keys`), which schema 8's first release reads and
+ * schema 4's does not: a record stamped 8 is refused by schema 4's release
+ * rather than served with its keys lost.
  */
-export const OLDEST_READER_VERSION: number = 4;
+export const OLDEST_READER_VERSION: number = 8;
 
 /**
  * Storage at a schema newer than this gateway's: after a rollback, a record
@@ -210,13 +212,13 @@ export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
    */
   7: ["ALTER TABLE record ADD COLUMN written_at INTEGER NOT NULL DEFAULT 0"],
   /**
-   * 8: rule 11's keys in the record's row (`keys`, src/record/keys.ts), the
-   * first step of an incompatible change: this code reads keys there as well
-   * as in the `idempotency` table and still writes the table only, which the
-   * release before reads. The release after this one writes the row alone
-   * (no table: a keyed pay's five rows and two pages go) and stamps 8, once
-   * this one is the release it rolls back to. An expansion meanwhile: NULL,
-   * which every release before leaves alone.
+   * 8: rule 11's keys in the record's row (`keys`, src/record/keys.ts),
+   * instead of an `idempotency` table of the record's own (a keyed pay's five
+   * rows and two pages). An incompatible change in two releases: the first
+   * (030096c) read both places and wrote the table; this code writes the row
+   * alone and stamps 8, which that release reads and schema 4's refuses.
+   * A table a release before made stays, read and erased, for its record's
+   * life.
    */
   8: ["ALTER TABLE record ADD COLUMN keys TEXT"],
 };
@@ -248,17 +250,6 @@ const SCHEMA_CURRENT = `
     audit TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
     written_at INTEGER NOT NULL DEFAULT 0, schema_version INTEGER NOT NULL DEFAULT ${OLDEST_READER_VERSION},
     events TEXT NOT NULL DEFAULT '[]', events_logged INTEGER NOT NULL DEFAULT 0, keys TEXT);`;
-
-/**
- * The Idempotency-Keys a record's callers used (rule 11: src/record/keys.ts),
- * made by the first key the record meets: every table is a page of its own
- * (4 KB), so a record no caller repeats pays nothing for it.
- */
-export const KEYS_TABLE = `
-  CREATE TABLE IF NOT EXISTS idempotency (
-    caller TEXT NOT NULL, operation TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, request_id TEXT NOT NULL,
-    status INTEGER, answer TEXT, headers TEXT, created_at INTEGER NOT NULL,
-    PRIMARY KEY (caller, operation, key)) WITHOUT ROWID;`;
 
 /** The schema a migration or a fresh creation leaves, as SQLite describes it (for the test that holds them equal). */
 export function describeSchema(sql: SqlStorage): Record<string, string[]> {

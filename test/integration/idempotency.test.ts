@@ -24,7 +24,7 @@ import {
   transferRequest,
   userToken,
 } from "../helpers";
-import { moveKeysToRow } from "../support/keys-in-row";
+import { moveKeysToTable } from "../support/keys-in-table";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
 const TOKEN = { token: "tok_sandbox_ok" };
@@ -264,19 +264,21 @@ describe("after an unknown outcome (rule 11 with rule 8)", () => {
   });
 });
 
-describe("keys kept in the record's row, as the release after this one keeps them (rule 11 across a rollback)", () => {
-  it("a pay's answer kept in the row: the repeat gets it again and reaches nothing upstream; another body is idempotency_key_reused", async () => {
+describe("keys kept in the record's row, and in the table the release before kept them in (rule 11 across a deploy)", () => {
+  it("a pay's answer kept in the row, or in the table of a record the release before keyed: the repeat gets it again and reaches nothing upstream; another body is idempotency_key_reused", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     const k = key();
     const first = await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)));
     expect(first).toMatchObject({ status: 200, replayed: null });
-    expect(await moveKeysToRow(receipt.id)).toBe(1);
+    expect(await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)))).toEqual({ ...first, replayed: "true" });
+    // This code kept the key in the row: moved to the table, as the release before keeps it.
+    expect(await moveKeysToTable(receipt.id)).toBe(1);
     expect(await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)))).toEqual({ ...first, replayed: "true" });
     await expectError(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_other" } }, withKey(k)), 409, "idempotency_key_reused");
     expect(await callsTo("receipt/pay", receipt.id)).toHaveLength(1);
   });
 
-  it("the object killed mid-pay with its key open in the row: the repeat asks the upstream and answers the payment; one debit", async () => {
+  it("the object killed mid-pay with its key open in the table: the repeat asks the upstream and answers the payment; one debit", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     const k = key();
     const held = scriptedUpstream.hold("receipt/pay", { id: receipt.id, act: true });
@@ -285,8 +287,8 @@ describe("keys kept in the record's row, as the release after this one keeps the
     await runInDurableObject(receiptStub(env, "receipt", receipt.id), (_i, state) => state.abort("killed before the answer")).catch(() => undefined);
     held.release();
     expect((await first).status).toBeGreaterThanOrEqual(500);
-    // The key was opened in the note's commit: moved to the row as it stands, with no answer.
-    expect(await moveKeysToRow(receipt.id)).toBe(1);
+    // The key was opened in the note's commit: moved to the table as it stands, with no answer.
+    expect(await moveKeysToTable(receipt.id)).toBe(1);
     const repeat = await call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k));
     expect(repeat.headers.get("idempotent-replayed")).toBe("true");
     expect((await expectStatus(repeat, 200)).state).toBe(4);
@@ -300,7 +302,7 @@ describe("keys kept in the record's row, as the release after this one keeps the
     const k = key();
     const first = await seen(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_WRONG }, withKey(k)));
     expect(first.status).toBe(422);
-    await moveKeysToRow(receipt.id, { openInTable: true });
+    expect(await moveKeysToTable(receipt.id, { answerInRow: true })).toBe(1);
     expect(await seen(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_WRONG }, withKey(k)))).toEqual({ ...first, replayed: "true" });
     expect((await sandboxReceipt(receipt.id)).otp_attempts).toBe(1);
   });
