@@ -150,7 +150,7 @@ export const STORES = [
       madeBefore: ["idempotency"],
     },
     holds:
-      "for each key a caller used on the record (rule 11): the caller, the operation, the request's keyed fingerprint and the answer as it was sent; a record keyed by a release before this one keeps those keys in its own `idempotency` table too",
+      "for each key a caller used on the record (rule 11): the caller, the operation, the request's keyed fingerprint and the answer as it was sent",
     personal: ["phone", "account values", "user sub"],
     code: ["src/record/keys.ts", "src/record/schema.ts"],
     erasure: { by: "record", how: "every kept answer erased; an answer kept after it is built from the erased record" },
