@@ -45,11 +45,14 @@
  * request and gets its first answer), events/list answers with each filter,
  * and the window's records take their next step: pay, pay with the OTP,
  * hold-confirm, cancel, a2c/pay. Rule 14 is carried across the rollback: a
- * receipt whose fiscal data shows late (window B: its `receipt.fiscalized`,
- * a type the previous release does not know, in its outbox and the log) and
- * one whose data is still missing (listed by fiscal/pending) are both
- * refunded by the previous release, each refund's event delivered; rolled
- * forward, the list lets them go. No answer may be 5xx (the pay cut by the
+ * receipt whose fiscal data shows late (window B: its `receipt.fiscalized`
+ * in its outbox and the log) and one whose data is still missing (listed by
+ * fiscal/pending) are both refunded by the previous release, each refund's
+ * event delivered; rolled forward, the list holds both refunds (their data
+ * still missing), as that release listed them. Rule 13 too: each window that
+ * pays by card number does it as a user of its own, and rolled forward a
+ * fourth user of the card is refused its day's limit, which counts the
+ * user the previous release counted. No answer may be 5xx (the pay cut by the
  * switch may lose its caller), and no runtime logs an error (a record it
  * could not read, a counter that did not answer, an event it could not
  * publish, an alarm that failed) in the rollback and roll-forward windows. At the end every state
@@ -599,12 +602,14 @@ async function main() {
       gateways.splice(gateways.indexOf(gw), 1);
       await gw.mf.dispose();
     };
-    const user = await new SignJWT({})
-      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-      .setSubject(`deploy-windows-${crypto.randomUUID()}`)
-      .setIssuedAt()
-      .setExpirationTime("1h")
-      .sign(new TextEncoder().encode(SECRETS.JWT_SECRET));
+    const newUser = () =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .setSubject(`deploy-windows-${crypto.randomUUID()}`)
+        .setIssuedAt()
+        .setExpirationTime("1h")
+        .sign(new TextEncoder().encode(SECRETS.JWT_SECRET));
+    const user = await newUser();
 
     // 1. The previous release on its own migrations, the receiver down: records in every phase.
     let gw = await start("before", previous);
@@ -708,10 +713,19 @@ async function main() {
     await stop(gw);
 
     // 6. Rolled back: the previous release on everything this checkout stored; it refunds the receipt whose
-    // fiscal data is missing (rule 14 is not its).
+    // fiscal data is missing, and the one whose data showed.
     gw = await start("rolled back", previous);
     say(`6. rolled back: ${previous.label} serving again, on records of schema ${current.schemaVersion} stamped ${OLDEST_READER_VERSION}`);
-    await visit(gw, receiver, { window: "rolled back", replays: 1, ...common, only: apartFromOtherWindows("rolled back"), byNumber: true });
+    // Each window that pays by number does it as a user of its own: rule 13 counts a user's uses of a card (5 an
+    // hour, authorizes and pays alike) across releases, and one user's three windows would be six.
+    await visit(gw, receiver, {
+      window: "rolled back",
+      replays: 1,
+      ...common,
+      user: await newUser(),
+      only: apartFromOtherWindows("rolled back"),
+      byNumber: true,
+    });
     await operate(gw, ahead["rolled back"]);
     await change(gw, fiscalPending, "receipt/cancel", { reason: "deploy windows" }, 21, "receipt.cancelled");
     // Its outbox holds an event type it does not know (receipt.fiscalized): the refund's event is still delivered.
@@ -723,10 +737,35 @@ async function main() {
     // those it took a step further (made before the deploy, opened by this checkout in window B), one of them refunded.
     gw = await start("rolled forward", current);
     say(`7. rolled forward: ${current.label} serving again`);
-    await visit(gw, receiver, { window: "rolled forward", replays: 1, ...common, only: apartFromOtherWindows("rolled back"), byNumber: true });
+    await visit(gw, receiver, {
+      window: "rolled forward",
+      replays: 1,
+      ...common,
+      user: await newUser(),
+      only: apartFromOtherWindows("rolled back"),
+      byNumber: true,
+    });
+    // Rule 13's counts carried across the rollback: the card's three users today (window B's and this window's counted
+    // by this checkout, the rolled back window's by the previous release) are its limit, so a fourth user is refused.
+    const fourth = await newUser();
+    const fourths = await create(gw, "a fourth user's", "receipt", receiptRequest("fourth-user", { merchant_id: 1001 }), { token: fourth });
+    receiver.deliverable.add(fourths.id);
+    const refused = await api(
+      gw,
+      "receipt/anonymous/authorize",
+      { id: fourths.id, card: CARD_NUMBER },
+      { token: fourth, label: "a fourth user's card" },
+    );
+    assert.equal(refused.status, 429, `[rolled forward] a fourth user of the card: ${refused.text}`);
+    assert.equal(refused.body.error.rule, "card_users_per_day", `[rolled forward] a fourth user of the card: ${refused.text}`);
     await change(gw, ahead["rolled back"].created, "receipt/cancel", { reason: "deploy windows" }, 21, "receipt.cancelled");
-    // The refund the previous release made carries its fiscal data: the list lets the receipt go.
-    await until("[rolled forward] fiscal/pending lists nothing", async () => sameIds(await fiscalList(gw), []));
+    // The previous release keeps rule 14 too: each refund it made, its fiscal data missing (the operator answers an
+    // hour later), it listed as a refund; this checkout reads that and keeps both listed, the sale's listing gone.
+    await until("[rolled forward] fiscal/pending lists the two refunds the previous release made, and only them", async () => {
+      const answer = await post(gw, "/api/v1/gateway/fiscal/pending", { limit: 100 }, { label: "fiscal/pending" });
+      const refunds = answer.body.receipts.filter((receipt) => receipt.state === 21).map((receipt) => receipt.id);
+      return sameIds(refunds, [fiscalPending.id, fiscalized.id]) && answer.body.receipts.length === 2;
+    });
     await eventsOwed(gw, receiver, { delivered: true });
     await stop(gw);
     for (const line of logs.filter((line) => /^\[rolled (back|forward)\]/.test(line)))
