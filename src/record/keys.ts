@@ -108,6 +108,11 @@ export class Keys {
     return this.#storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idempotency'").toArray().length > 0;
   }
 
+  /**
+   * The row's keys with this one put in place of the caller's entry for it:
+   * written now (inside a change, with its one UPDATE), or with the row's
+   * next write (an opened key: the note's, before its call leaves).
+   */
   #put(entry: KeyEntry, now: boolean): void {
     const others = this.#entries().filter(([c, o, k]) => !(c === entry[0] && o === entry[1] && k === entry[2]));
     const keys = JSON.stringify([...others, entry]);
@@ -148,20 +153,18 @@ export class Keys {
   answer(caller: string, operation: string, request: KeyedRequest, requestId: string, answer: KeptAnswer): void {
     const headers = Object.keys(answer.headers).length ? JSON.stringify(answer.headers) : null;
     const opened = this.#entries().find(([c, o, k]) => c === caller && o === operation && k === request.key);
-    this.#put(
-      [
-        caller,
-        operation,
-        request.key,
-        request.fingerprints[0]!,
-        opened?.[4] ?? requestId,
-        answer.status,
-        answer.body,
-        headers,
-        opened?.[8] ?? clock.now(),
-      ],
-      true,
-    );
+    const entry: KeyEntry = [
+      caller,
+      operation,
+      request.key,
+      request.fingerprints[0]!,
+      opened?.[4] ?? requestId,
+      answer.status,
+      answer.body,
+      headers,
+      opened?.[8] ?? clock.now(),
+    ];
+    this.#put(entry, true);
   }
 
   /**

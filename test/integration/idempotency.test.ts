@@ -190,6 +190,15 @@ describe("what a key does not replay (rule 11)", () => {
     await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k, other)), 404, "receipt_not_found");
     // The partner's request with the same key is the partner's own: a new request, refused already paid.
     await expectError(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)), 409, "receipt_already_paid");
+    // So in the table of a record the release before keyed: each repeat gets its own caller's answer.
+    expect(await moveKeysToTable(receipt.id)).toBe(2);
+    const owners = await call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k, owner));
+    expect(owners.headers.get("idempotent-replayed")).toBe("true");
+    await expectStatus(owners, 200);
+    const partners = await call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k));
+    expect(partners.headers.get("idempotent-replayed")).toBe("true");
+    expect(partners.status).toBe(409);
+    expect(((await partners.json()) as { error: { code: string } }).error.code).toBe("receipt_already_paid");
     expect(await callsTo("receipt/pay", receipt.id)).toHaveLength(1);
   });
 

@@ -453,6 +453,21 @@ describe("expand, then contract: the release before serves what this one stores,
     expect(owed).toEqual({ before: true, drained: true, stored: 0 });
   });
 
+  it("a record whose keys are in its row is stamped 8: schema 4's release, which reads keys from a table only, refuses it (503) rather than serve it with its keys lost", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(
+      call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }, { headers: { "Idempotency-Key": `key-${crypto.randomUUID()}` } }),
+      200,
+    );
+    const stored = await runInDurableObject(receiptStub(env, "receipt", receipt.id), (_i, state) => ({
+      version: storedVersion(state.storage.sql),
+      keys: state.storage.sql.exec<{ keys: string | null }>("SELECT keys FROM record").one().keys,
+    }));
+    expect(stored.keys).not.toBeNull();
+    expect(stored.version).toBeGreaterThan(STAMP_BEFORE);
+    expect(stored.version).toBeLessThanOrEqual(previousRelease.record_schema_version);
+  });
+
   it("a row schema 7's code wrote (its written_at agrees, no keys column) is brought to this layout on its first open, and a keyed pay on it is kept and replayed", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     const stub = receiptStub(env, "receipt", receipt.id);
