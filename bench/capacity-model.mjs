@@ -386,11 +386,12 @@ const RISK_COUNTERS = [
 
 /**
  * A shard of rule 13's counters (src/risk/risk-object.ts), whatever the traffic: its alarm at most once an hour
- * (a row written and a request each), its guard's put about once a day, and the deletions of each day's chunks
- * once their uses have ended (at most the run's `risk.chunks` a day, the sweep's; before the chunks, a deletion
- * per subject, counted per payment). Under steady traffic a shard never ends, so no `deleteAll`.
+ * (a row written and a request each), and the deletions of each day's chunks once their uses have ended (at most
+ * the run's `risk.chunks` a day, the sweep's; before the chunks, a deletion per subject, counted per payment). No
+ * guard's put: it kept a shard from the alarm of the release before 030096c, and this code follows 030096c. Under
+ * steady traffic a shard never ends, so no `deleteAll`.
  */
-const SHARD_DAY = { alarms: 24, guardWrites: 1 };
+const SHARD_DAY = { alarms: 24, guardWrites: 0 };
 
 /**
  * Rule 13's counters per payment (ASSUMPTIONS `anonymousShare`, `tokenByUserShare`), from the run's user flows
@@ -704,7 +705,7 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
         {
           line: "risk_do_rows_written",
           usage: risk.shards
-            ? `${round(riskUse.rowsWritten / 1e6, 1)} M (${r.risk_rows_written.toFixed(2)} KV puts and deletes a payment; ${SHARD_DAY.alarms + SHARD_DAY.guardWrites + risk.chunks} a shard a day: its alarms and guard${risk.chunks ? `, and its ${risk.chunks} chunks' deletions` : ""})`
+            ? `${round(riskUse.rowsWritten / 1e6, 1)} M (${r.risk_rows_written.toFixed(2)} KV puts and deletes a payment; ${SHARD_DAY.alarms + SHARD_DAY.guardWrites + risk.chunks} a shard a day: its alarms${risk.chunks ? `, and its ${risk.chunks} chunks' deletions` : ""})`
             : `${round(riskUse.rowsWritten / 1e6, 1)} M (${r.risk_rows_written.toFixed(2)} SQL and KV + ${r.risk_alarm_writes.toFixed(2)} alarms + ${r.risk_rows_deleted.toFixed(2)} deleted a payment)`,
           dollars: added(objectRowsWritten, riskUse.rowsWritten, P.durableObjects.rowsWritten),
           page: P.durableObjects.page,

@@ -42,13 +42,12 @@
  *
  * Rule 13's counters (RiskObject: each card fingerprint and user a part of
  * one of a day's RISK_CHUNKS chunks, in RISK_SHARDS shared objects) are counted the same way and reported
- * apart, as `risk_*`: their requests (stub calls, a shard's read of a
- * subject's own object included, and alarms), rows written and read, alarm
+ * apart, as `risk_*`: their requests (stub calls and alarms), rows written and read, alarm
  * writes, deletions and the rows deleteAll removes, wall time, and the bytes
  * of each live subject's key and value (`risk_objects_live` of them now: a
  * subject is what production bills per payment). A shard's own writes, the
- * same whatever the traffic (its guard in RISK_LOG: `risk_guard_writes`; the
- * sweep's deletions of its days' chunks: `risk_chunk_deletes`; its alarms and
+ * same whatever the traffic (a guard in RISK_LOG, which 030096c wrote and this code does not:
+ * `risk_guard_writes`; the sweep's deletions of its days' chunks: `risk_chunk_deletes`; its alarms and
  * its end, counted as above), are priced per shard by
  * bench/capacity-model.mjs (`risk_shards`, `risk_chunks`). BENCH_RISK_DAY_MS, when set, shrinks every counter's window in
  * proportion, a day to that many milliseconds (an hour to a 24th of it), so
@@ -681,8 +680,6 @@ function wrapMethods(
         // A stub call is counted where it is made; an alarm is a request the platform makes.
         if (name === "alarm") counts[KEYS[kind].requests]++;
         if (name === "alarm" && kind === "risk") counts.risk_alarm_runs++;
-        // A shard's read of a subject's own object: a request the platform bills, made by one object of another.
-        if (name === "previousLog" && kind === "risk") counts.risk_requests++;
         const { mark, args: given } = unmark(raw);
         const args = hooks(this).benchArgs?.(name, given) ?? given;
         const measure = hooks(this).benchMeasure?.bind(this);

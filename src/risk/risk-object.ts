@@ -32,26 +32,24 @@
  * log and writing it), and the object runs one step at a time, so however
  * many uses arrive at once, exactly the limit gets through.
  *
- * The previous release counted each subject in an object of its own, named
- * by the subject, in its own keys of one stored value (RISK_LOG); this
- * release reads two of those keys as its own (src/risk/judge.ts). So the
- * first time a shard meets a subject with nothing of its own, it reads that
- * subject's own object (`previousLog`) and counts on the union: what the
- * previous release counted there before the deploy (or while a rollback ran
- * it) is not lost. A union, so reading it twice counts nothing twice.
- *
- * And the other way: a rollback runs the previous release's alarm on a
- * shard, which deletes every object whose RISK_LOG holds nothing. A shard
- * keeps one entry there (its `guard`) that ends after every use it holds, so
- * that release leaves it alone until then and this one finds its counts
- * when it serves again.
+ * The release before 030096c counted each subject in an object of its own,
+ * named by the subject, in one stored value (RISK_LOG). 030096c read that
+ * object the first time a shard met a subject, and kept a guard in its
+ * shards' RISK_LOG so that release's alarm left them alone after a
+ * rollback; both served that release alone, and a deploy of this code
+ * follows 030096c (docs/production.md, "The required stop"), which counts
+ * in the same chunks. So a shard reads nothing but its own chunks. Its
+ * alarm still ends a subject's own object that release left (its log, once
+ * every use in it has ended) and a guard 030096c wrote; a rollback to
+ * 030096c finds the shards as it keeps them (its alarm deletes a shard only
+ * when its RISK_LOG holds something that has ended).
  */
 import { DurableObject } from "cloudflare:workers";
 import { clock } from "../shared/clock";
 import { fnv1a } from "../shared/fnv1a";
-import { type Counter, cappedLog, endsIn, judge, type Log, prune, type Taken, takeBack, type Uses, type Verdict } from "./judge";
+import { type Counter, cappedLog, endsIn, judge, type Log, prune, type Taken, takeBack, type Verdict } from "./judge";
 
-/** The key of the one value a subject's own object kept (the previous release's layout; the bench reads it too). */
+/** The key of the one value a subject's own object kept (the layout of the release before 030096c), and of 030096c's guard in a shard. */
 export const RISK_LOG = "log";
 
 /** How many objects rule 13's counters are spread over: a few counts a second each at 10M payments a day. */
@@ -74,9 +72,6 @@ export const CHUNK = "c:";
 type Chunk = Record<string, Log>;
 
 const DAY_MS = 86_400_000;
-
-/** A shard's entry in RISK_LOG, as the previous release reads it (a map of ends): the end of the latest use it holds, or later. */
-const GUARD = "shard";
 
 /** The shard that counts `subject` ("card:<fingerprint>" or "user:<sub>"): FNV-1a of its name. */
 export const shardOf = (subject: string): string => `shard:${fnv1a(subject) % RISK_SHARDS}`;
@@ -183,35 +178,19 @@ export class RiskObject extends DurableObject<Env> {
   }
 
   /**
-   * What the previous release counted for a subject this shard has nothing
-   * of: its own object's log (empty when it has none, as after its end).
-   */
-  async #previous(subject: string, now: number): Promise<Log> {
-    const own = this.env.RISK.get(this.env.RISK.idFromName(subject));
-    return prune(await own.previousLog(), now);
-  }
-
-  /**
    * Checks a call against every counter it names and, only if none refuses,
    * counts it in each (src/risk/judge.ts): all or nothing, so a refused call
    * counts nothing. The subject's log is written once if the call counted
    * anything. `nonce` names the call's own entries, which `takeBack` removes.
    */
   async count(subject: string, counters: readonly Counter[], nonce: string): Promise<Verdict> {
-    let chunks = this.#chunks(subject);
-    let previous: Log = {};
-    if (this.#readSubject(subject, chunks) === undefined) {
-      previous = await this.#previous(subject, clock.now());
-      // Read again after the await: another call may have counted meanwhile (and unions the previous log again).
-      chunks = this.#chunks(subject);
-    }
-    // From here to the write, one synchronous step.
+    // From the read to the write, one synchronous step.
+    const chunks = this.#chunks(subject);
     const now = clock.now();
-    const { verdict, log } = judge(union(prune(this.#readSubject(subject, chunks), now), previous), counters, nonce, now);
+    const { verdict, log } = judge(prune(this.#readSubject(subject, chunks), now), counters, nonce, now);
     if (log === null) return verdict;
     this.#writeSubject(subject, log, chunks, now);
     const keepMs = Math.max(...counters.map((c) => c.keepMs));
-    this.#guard(now + keepMs, keepMs);
     await this.#armAlarm(now + keepMs + this.sweepGapMs);
     return verdict;
   }
@@ -232,30 +211,11 @@ export class RiskObject extends DurableObject<Env> {
   }
 
   /**
-   * Keeps the guard's end at or after `end` (the latest use this shard
-   * holds): moved a keep further when a use passes it, so it is written
-   * about once a keep (a day), not once a use.
-   */
-  #guard(end: number, keepMs: number): void {
-    const stored = this.ctx.storage.kv.get<Log>(RISK_LOG)?.[GUARD];
-    // No guard: a shard that holds nothing yet (or again), so no alarm of its own either, whatever this incarnation set before.
-    if (stored === undefined) this.#alarmSet = false;
-    const until = stored !== undefined && !Array.isArray(stored) ? (stored.live ?? 0) : 0;
-    if (until < end) this.ctx.storage.kv.put(RISK_LOG, { [GUARD]: { live: end + keepMs } });
-  }
-
-  /** A subject's own object (the previous release's): its log as stored, for its shard to read once. */
-  async previousLog(): Promise<Log> {
-    const { [GUARD]: _shard, ...log } = prune(this.ctx.storage.kv.get(RISK_LOG) ?? {}, clock.now());
-    return log;
-  }
-
-  /**
    * A shard: every chunk whose uses have all ended is deleted (rule 10),
    * and the alarm comes back for the next one to end, at least
-   * sweepGapMs later; once its guard has ended too, nothing is left and it
-   * deletes itself. A subject's own object (the previous release's layout):
-   * deletes itself once nothing is left, as that release did.
+   * sweepGapMs later. An object whose RISK_LOG holds something (a
+   * subject's own object of the release before 030096c, or a shard with
+   * 030096c's guard) deletes itself once that and every chunk have ended.
    */
   override async alarm(): Promise<void> {
     this.#alarmSet = false;
@@ -284,88 +244,4 @@ export class RiskObject extends DurableObject<Env> {
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(at);
     this.#alarmSet = true;
   }
-
-  /** The previous release's value (its `admit` and `release` below), read and written in a subject's own object. */
-  #read(): unknown {
-    return this.ctx.storage.kv.get(RISK_LOG) ?? {};
-  }
-
-  #write(log: Log): void {
-    if (endsIn(log).length === 0) this.ctx.storage.kv.delete(RISK_LOG);
-    else this.ctx.storage.kv.put(RISK_LOG, log);
-  }
-
-  // --- the previous release's calls -------------------------------------------------------------
-  // During a gradual deploy the previous release's Worker calls objects that already run this code
-  // (a Durable Object runs one version, whichever Worker calls it). Its `admit` and `release` are
-  // answered as that release answered them, in its own keys of the subject's own object, which a
-  // shard reads the first time it meets the subject (`previousLog`). To be removed by the first
-  // release after the one that no longer calls them.
-
-  /** The previous release's check-and-count: its counters (a list of ends per rule, or for a distinct count a map). */
-  async admit(counters: readonly PreviousCounter[]): Promise<PreviousAdmission> {
-    const now = clock.now();
-    const log = prune(this.#read(), now);
-    const fresh: PreviousCounter[] = [];
-    for (const counter of counters) {
-      const uses = log[counter.rule];
-      if (counter.distinct !== undefined && uses !== undefined && !Array.isArray(uses) && Object.hasOwn(uses, counter.distinct)) continue;
-      const ends = endsOf(uses);
-      const first = ends.length > 0 ? Math.min(...ends) : null;
-      if (ends.length >= counter.limit) return { ok: false, rule: counter.rule, retryAfterMs: Math.max(0, (first ?? now) - now) };
-      fresh.push(counter);
-    }
-    const written: PreviousWritten[] = [];
-    for (const counter of fresh) {
-      const until = now + counter.windowMs;
-      if (counter.distinct === undefined) {
-        const before = log[counter.rule];
-        log[counter.rule] = [...(Array.isArray(before) ? before : []), until].sort((a, b) => a - b);
-        written.push([counter.rule, until]);
-      } else {
-        const before = log[counter.rule];
-        log[counter.rule] = { ...(before === undefined || Array.isArray(before) ? {} : before), [counter.distinct]: until };
-        written.push([counter.rule, until, counter.distinct]);
-      }
-    }
-    if (written.length === 0) return { ok: true, written };
-    this.#write(log);
-    await this.#armAlarm(now + Math.max(...fresh.map((c) => c.windowMs)));
-    return { ok: true, written };
-  }
-
-  /** The previous release's takeback of what `admit` counted. */
-  async release(written: readonly PreviousWritten[]): Promise<void> {
-    const log = prune(this.#read(), clock.now());
-    let changed = false;
-    for (const [rule, until, ref] of written) {
-      const uses = log[rule];
-      if (uses === undefined) continue;
-      if (ref === undefined) {
-        const at = Array.isArray(uses) ? uses.indexOf(until) : -1;
-        if (at >= 0) {
-          (uses as number[]).splice(at, 1);
-          changed = true;
-        }
-      } else if (!Array.isArray(uses) && Object.hasOwn(uses, ref)) {
-        delete uses[ref];
-        changed = true;
-      }
-    }
-    if (changed) this.#write(prune(log, clock.now()));
-  }
 }
-
-/** The previous release's counter: its rule's name (its key in the log), limit and window, and for a distinct count the card. */
-interface PreviousCounter {
-  rule: string;
-  limit: number;
-  windowMs: number;
-  distinct?: string;
-}
-
-type PreviousWritten = readonly [rule: string, until: number, ref?: string];
-
-type PreviousAdmission = { ok: true; written: PreviousWritten[] } | { ok: false; rule: string; retryAfterMs: number };
-
-const endsOf = (uses: Uses | undefined): number[] => (uses === undefined ? [] : Array.isArray(uses) ? uses : Object.values(uses));
