@@ -299,24 +299,24 @@ const FISCAL_LATE_FROM_CODE = {
 
 /**
  * Object rows a key on a pay writes, counted from the code for a run that did
- * not count them: src/record/schema.ts KEYS_TABLE made by the record's first
- * key (its `CREATE TABLE`, two rows of the schema table), src/record/keys.ts's
- * `open` (one row, in the write-ahead note's commit) and `answer` (that row
- * updated with the answer, in the outcome's commit), and the row the
- * record's `deleteAll()` removes with the rest (rule 10; a deletion is billed
- * as a row written).
+ * not count them: none of its own. src/record/keys.ts keeps a record's keys
+ * in its row (`keys`): the key is opened with the write-ahead note's UPDATE
+ * and answered in the settlement's change, one UPDATE, commits the pay makes
+ * anyway. (Kept in a table of the record's own, as the releases before did,
+ * a keyed pay wrote 5: the table's creation 2, its row opened and answered 2,
+ * the row `deleteAll()` removes 1.)
  */
-const KEYED_PAY_ROWS_FROM_CODE = 5;
+const KEYED_PAY_ROWS_FROM_CODE = 0;
 
 /**
- * The storage a record's keys take: src/record/schema.ts KEYS_TABLE, a table
- * of its own made by the record's first key, for as long as the record is
- * kept. Two pages (8 KB), not one: a WITHOUT ROWID table keeps at most ~1 KB
- * of a row in its b-tree page, and a pay's kept answer (the record's body,
- * ~1.3 KB) spills the rest into an overflow page. Measured: a record paid
- * with a key is 20,480 B (`storage.sql.databaseSize`), without one 12,288 B.
+ * The storage a record's keys add, for as long as the record is kept: the
+ * `keys` column of its row (a pay's key holds its kept answer, the record's
+ * body, ~1.6 KB of JSON), which spills the row out of its table's page into
+ * one overflow page (4 KB). Measured (`storage.sql.databaseSize`): a record
+ * paid with a key is 16,384 B, without one 12,288 B. (In a table of its own,
+ * as the releases before kept them, two pages: 20,480 B.)
  */
-const KEYED_PAY_BYTES = 8192;
+const KEYED_PAY_BYTES = 4096;
 
 /**
  * Analytics Engine data points a payment writes (src/metrics/metrics.ts), counted from
