@@ -1819,6 +1819,15 @@ export const MUTANTS = [
     why: "rule 13: a shard's sweep deletes the chunks whose uses have ended, not another subject's count still in its window",
   },
   {
+    name: "risk-alarm-remembered-by-incarnation",
+    at: "RiskObject.#armAlarm",
+    find: "    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(at);",
+    replace:
+      "    if ((this as unknown as { armed?: boolean }).armed) return;\n    (this as unknown as { armed?: boolean }).armed = true;\n    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(at);",
+    tests: ["test/integration/risk-limits.test.ts"],
+    why: "rule 10 for rule 13's counters: a shard whose storage lost its alarm under a live incarnation sets one again, or its chunks never end",
+  },
+  {
     name: "risk-sweep-keeps-ended-chunk",
     at: "RiskObject.alarm",
     find: "      if (latest <= now) this.ctx.storage.kv.delete(key);",

@@ -130,8 +130,6 @@ function latestEnd(chunk: Chunk): number {
 }
 
 export class RiskObject extends DurableObject<Env> {
-  #alarmSet = false;
-
   /** The least time between two sweeps (the bench's shortened day shortens it too): a field, not a method, so no wrapper of the object's calls takes it for one. */
   protected sweepGapMs = SWEEP_GAP_MS;
 
@@ -218,7 +216,6 @@ export class RiskObject extends DurableObject<Env> {
    * 030096c's guard) deletes itself once that and every chunk have ended.
    */
   override async alarm(): Promise<void> {
-    this.#alarmSet = false;
     const now = clock.now();
     let next = Infinity;
     for (const [key, chunk] of this.ctx.storage.kv.list<Chunk>({ prefix: CHUNK })) {
@@ -238,10 +235,14 @@ export class RiskObject extends DurableObject<Env> {
     if (next !== Infinity) await this.#armAlarm(Math.max(next, now + this.sweepGapMs));
   }
 
-  /** One alarm at a time, set once and moved on by alarm() itself: a count writes no alarm when one is pending. */
+  /**
+   * One alarm at a time, moved on by alarm() itself: a count writes no alarm
+   * when one is pending. Asked of the storage every time (the runtime keeps
+   * it in memory: no row read), not remembered by the incarnation, which a
+   * storage restored or deleted under it would leave believing in an alarm
+   * that is gone, and its chunks would never end.
+   */
   async #armAlarm(at: number): Promise<void> {
-    if (this.#alarmSet) return;
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(at);
-    this.#alarmSet = true;
   }
 }
