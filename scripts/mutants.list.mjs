@@ -1242,9 +1242,9 @@ export const MUTANTS = [
   },
   {
     name: "key-shared-across-callers-in-row",
-    at: "Keys.#inRow",
-    find: "    const entry = this.#entries().find(([c, o, k]) => c === caller && o === operation && k === key);",
-    replace: "    const entry = this.#entries().find(([c, o, k]) => c !== undefined && o === operation && k === key);",
+    at: "sameKey",
+    find: "    c === caller && o === operation && k === key;",
+    replace: "    c !== undefined && o === operation && k === key;",
     tests: ["test/integration/idempotency.test.ts"],
     grep: "caller's own",
     why: "a key in the record's row is its caller's own too: another caller's request with it is that caller's own request",

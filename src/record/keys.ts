@@ -78,6 +78,12 @@ export type KeyEntry = [
 /** The row's column: this part's alone. */
 export const KEYS_COLUMNS = ["keys"] as const;
 
+/** Whether a row entry is this caller's key for this operation. */
+const sameKey =
+  (caller: string, operation: string, key: string) =>
+  ([c, o, k]: KeyEntry): boolean =>
+    c === caller && o === operation && k === key;
+
 export class Keys {
   readonly #storage: DurableObjectStorage;
   readonly #store: RecordStore;
@@ -97,7 +103,7 @@ export class Keys {
 
   /** The row's entry for this caller's key for this operation, as the table's row would read. */
   #inRow(caller: string, operation: string, key: string): KeyRow | undefined {
-    const entry = this.#entries().find(([c, o, k]) => c === caller && o === operation && k === key);
+    const entry = this.#entries().find(sameKey(caller, operation, key));
     if (!entry) return undefined;
     const [, , , fingerprint, request_id, status, answer, headers] = entry;
     return { fingerprint, request_id, status, answer, headers };
@@ -114,7 +120,8 @@ export class Keys {
    * next write (an opened key: the note's, before its call leaves).
    */
   #put(entry: KeyEntry, now: boolean): void {
-    const others = this.#entries().filter(([c, o, k]) => !(c === entry[0] && o === entry[1] && k === entry[2]));
+    const same = sameKey(entry[0], entry[1], entry[2]);
+    const others = this.#entries().filter((other) => !same(other));
     const keys = JSON.stringify([...others, entry]);
     if (now) this.#row.update({ keys });
     else this.#row.later({ keys });
@@ -152,7 +159,7 @@ export class Keys {
   /** The answer the key's request got, kept (in the outcome's commit). */
   answer(caller: string, operation: string, request: KeyedRequest, requestId: string, answer: KeptAnswer): void {
     const headers = Object.keys(answer.headers).length ? JSON.stringify(answer.headers) : null;
-    const opened = this.#entries().find(([c, o, k]) => c === caller && o === operation && k === request.key);
+    const opened = this.#entries().find(sameKey(caller, operation, request.key));
     const entry: KeyEntry = [
       caller,
       operation,
@@ -202,7 +209,8 @@ export class Keys {
   /** The request did nothing the key should remember (the upstream was busy and did nothing): a retry with it goes through. */
   forget(caller: string, operation: string, request: KeyedRequest): void {
     const entries = this.#entries();
-    const kept = entries.filter(([c, o, k]) => !(c === caller && o === operation && k === request.key));
+    const same = sameKey(caller, operation, request.key);
+    const kept = entries.filter((entry) => !same(entry));
     if (kept.length < entries.length) this.#row.update({ keys: kept.length ? JSON.stringify(kept) : null });
   }
 }

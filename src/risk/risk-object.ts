@@ -157,14 +157,8 @@ export class RiskObject extends DurableObject<Env> {
     const today = `${chunkOf(subject)}${Math.floor(now / this.dayMs)}`;
     let held: Log = {};
     for (const [key, chunk] of chunks) if (key !== today && Object.hasOwn(chunk, subject)) held = union(held, chunk[subject]!);
-    const chunk = chunks.find(([key]) => key === today)?.[1] ?? {};
-    this.#putPart(
-      today,
-      chunk,
-      subject,
-      unheld(log, held),
-      chunks.some(([key]) => key === today),
-    );
+    const stored = chunks.find(([key]) => key === today);
+    this.#putPart(today, stored?.[1] ?? {}, subject, unheld(log, held), stored !== undefined);
   }
 
   /** Puts `part` as the subject's in `chunk` (stored at `key` if `stored`): one row written, the chunk deleted when nothing is left. */
