@@ -28,7 +28,7 @@ import { clock } from "../shared/clock";
 import { currentLine, inLine, LogLine, log } from "../shared/log";
 import { redact } from "../shared/redact";
 import { findLogged } from "./log";
-import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "./log-database";
+import { recordDeadLettered, recordDeliveries, recordFailedAttempt } from "./log-database";
 import { signWebhook } from "./signing";
 import { assertWellFormed, type EventMessage, type GatewayEvent, withObjectType } from "./types";
 
@@ -130,7 +130,16 @@ interface Due {
   db: D1Database | null;
 }
 
-async function deliver(env: Env, { message, db }: Due): Promise<void> {
+/** A delivery its batch writes into the event log with the batch's others of that database (recordDeliveries). */
+interface Delivered {
+  db: D1Database;
+  id: string;
+  status: number;
+  at: number;
+}
+
+/** Delivers one event; a delivered one the log holds is answered for the batch to write, a failed one is written here. */
+async function deliver(env: Env, { message, db }: Due): Promise<Delivered | null> {
   const { id } = message.body;
   const started = Date.now();
   const outcome = await postEvent(env, message.body);
@@ -146,13 +155,7 @@ async function deliver(env: Env, { message, db }: Due): Promise<void> {
     const line = currentLine();
     if (line) line.push("delivered", delivered);
     else log("info", "event_delivered", delivered);
-    try {
-      if (db) await recordDelivered(db, id, { status: outcome.status, at: clock.now() });
-    } catch (err) {
-      // The receiver has it; a second delivery only to fix our own log would be noise for the partner.
-      log("error", "event_log_write_failed", { event_id: id, error: String(err) });
-    }
-    return;
+    return db ? { db, id, status: outcome.status, at: clock.now() } : null;
   }
   const delaySeconds = retryDelaySeconds(retrySchedule(env), message.attempts);
   message.retry({ delaySeconds });
@@ -168,6 +171,27 @@ async function deliver(env: Env, { message, db }: Due): Promise<void> {
   } catch (err) {
     log("error", "event_log_write_failed", { event_id: id, error: String(err) });
   }
+  return null;
+}
+
+/**
+ * The batch's deliveries into the event log: one D1 batch per database (six at a time), after every POST of the
+ * batch, not one round trip each. Until then a delivered event's row still reads pending, as it did between its
+ * POST and its own write. The batch ends when its last POST does, at most two rounds of WEBHOOK_TIMEOUT_MS (12
+ * events, six at a time), as late as an event of the second round was written before; the sweep's staleMs
+ * covers that (src/events/sweep.ts).
+ */
+async function writeDeliveries(deliveries: readonly (Delivered | null)[]): Promise<void> {
+  const byDb = new Map<D1Database, Delivered[]>();
+  for (const delivered of deliveries) if (delivered) byDb.set(delivered.db, [...(byDb.get(delivered.db) ?? []), delivered]);
+  await inPool([...byDb], async ([db, list]) => {
+    try {
+      await recordDeliveries(db, list);
+    } catch (err) {
+      // The receiver has them; a second delivery only to fix our own log would be noise for the partner.
+      for (const { id } of list) log("error", "event_log_write_failed", { event_id: id, error: String(err) });
+    }
+  });
 }
 
 /** Holds events back while the deployment is misconfigured: never signed with a development secret, never sent to an unchecked URL. */
@@ -250,10 +274,10 @@ async function deliverBatch(batch: MessageBatch<EventMessage>, env: Env): Promis
 
   const problems = configProblems(env);
   if (problems.length > 0) return holdBack(env, toDeliver, problems);
-  // In parallel, six at a time (DELIVERY_PARALLELISM): each delivery holds one connection at a time (its POST,
-  // then its log write), so the invocation stays within the Workers limit of six, and a batch of 12 to a receiver
+  // In parallel, six at a time (DELIVERY_PARALLELISM): each delivery holds one connection at a time (its POST;
+  // the log's writes follow the batch's POSTs), so the invocation stays within the Workers limit of six, and a batch of 12 to a receiver
   // that takes 200 ms is done in about 400 ms (docs/capacity.md, "Webhooks").
-  await inPool(toDeliver, (due) => deliver(env, due), DELIVERY_PARALLELISM);
+  await writeDeliveries(await inPool(toDeliver, (due) => deliver(env, due), DELIVERY_PARALLELISM));
 }
 
 function parseEvent(payload: string): GatewayEvent | null {

@@ -329,13 +329,20 @@ export async function holdsAnyOf(db: D1Database, ids: readonly string[]): Promis
  * a delivery writes one row, not an attempt's row beside it: most events are delivered at their first attempt.
  */
 export async function recordDelivered(db: D1Database, id: string, outcome: { status: number; at: number }): Promise<void> {
-  await db
-    .prepare(
-      `UPDATE events SET status = 1, attempts = attempts + 1, last_status = ?2, last_error = NULL, delivered_at = ?3
+  await recordDeliveries(db, [{ id, ...outcome }]);
+}
+
+/**
+ * The deliveries of a queue batch whose events this database logs, in one D1 batch: one round trip for them
+ * all (a consumer batch takes up to 12 events), the same row each as recordDelivered.
+ */
+export async function recordDeliveries(db: D1Database, deliveries: readonly { id: string; status: number; at: number }[]): Promise<void> {
+  if (deliveries.length === 0) return;
+  const statement = db.prepare(
+    `UPDATE events SET status = 1, attempts = attempts + 1, last_status = ?2, last_error = NULL, delivered_at = ?3
        WHERE id = ?1`,
-    )
-    .bind(id, outcome.status, outcome.at)
-    .run();
+  );
+  await db.batch(deliveries.map(({ id, status, at }) => statement.bind(id, status, at)));
 }
 
 /** The longest answer an attempt keeps. */

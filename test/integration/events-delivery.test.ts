@@ -29,7 +29,7 @@ import {
   receiver,
   recordEventsDb,
 } from "../events";
-import { expectError, expectStatus } from "../helpers";
+import { expectError, expectStatus, refuseStatements } from "../helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -79,6 +79,44 @@ describe("a batch of deliveries", () => {
     expect(arrived).toBe(12);
     expect(mostInFlight).toBe(MAX_CONNECTIONS);
     for (const message of messages) expect((await eventRow(message.id))?.delivery_status).toBe("delivered");
+  });
+
+  it("writes its deliveries into the event log in one D1 round trip, not one each", async () => {
+    receiver(() => new Response(null, { status: 204 }));
+    const { events, messages } = await published(12);
+    // Every D1 call of the tests' databases that writes a delivery, and how many deliveries each carried.
+    const writes: number[] = [];
+    const isDelivery = (statement: D1PreparedStatement) =>
+      String((statement as unknown as { statement: string }).statement).includes("SET status = 1");
+    for (const db of [env.DB, env.DB_TID_1]) {
+      const batch = db.batch.bind(db);
+      vi.spyOn(db, "batch").mockImplementation((statements) => {
+        if (statements.some(isDelivery)) writes.push(statements.length);
+        return batch(statements);
+      });
+    }
+
+    const result = await consume(messages.map((body) => ({ body })));
+
+    expect(result.explicitAcks).toHaveLength(12);
+    expect(writes).toEqual([12]);
+    for (const event of events) expect(await eventRow(event.id)).toMatchObject({ delivery_status: "delivered", attempts: 1, last_status: 204 });
+  });
+
+  it("whose log write fails is still delivered and acknowledged, and each event's failed write is logged", async () => {
+    const received = receiver(() => new Response(null, { status: 204 }));
+    const { events, messages } = await published(3);
+    refuseStatements((sql) => sql.includes("SET status = 1"));
+    const logged = vi.spyOn(console, "error");
+
+    const result = await consume(messages.map((body) => ({ body })));
+
+    expect(received).toHaveLength(3);
+    expect(result.explicitAcks).toHaveLength(3);
+    expect(result.retryMessages).toEqual([]);
+    const failed = logged.mock.calls.map(([line]) => String(line)).filter((line) => line.includes(`"event":"event_log_write_failed"`));
+    expect(failed).toHaveLength(3);
+    for (const event of events) expect(failed.some((line) => line.includes(event.id))).toBe(true);
   });
 });
 
