@@ -28,8 +28,8 @@
  *    switches left pending;
  * 6. rolled back: the previous release on everything this checkout stored
  *    (records it created, migrated and changed, kept answers of
- *    Idempotency-Keys, rule 13's counters, the D1 rows and events of types
- *    the previous release does not know), as a gradual deployment's rollback
+ *    Idempotency-Keys, rule 13's counters, the D1 rows and rule 14's
+ *    events, their marks written with the row's next write), as a gradual deployment's rollback
  *    leaves it;
  * 7. rolled forward: this checkout again, on what the previous release did
  *    meanwhile.
@@ -728,7 +728,7 @@ async function main() {
     });
     await operate(gw, ahead["rolled back"]);
     await change(gw, fiscalPending, "receipt/cancel", { reason: "deploy windows" }, 21, "receipt.cancelled");
-    // Its outbox holds an event type it does not know (receipt.fiscalized): the refund's event is still delivered.
+    // Its outbox holds the receipt.fiscalized this checkout drained: the refund's event is still delivered.
     await change(gw, fiscalized, "receipt/cancel", { reason: "deploy windows" }, 21, "receipt.cancelled");
     await eventsOwed(gw, receiver, { delivered: true });
     await stop(gw);

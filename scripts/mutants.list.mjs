@@ -1522,16 +1522,6 @@ export const MUTANTS = [
     why: "a pending receipt whose fiscal data the release before stored is left for this code's next look, which sends receipt.fiscalized: derived here, the event is never sent",
   },
 
-  {
-    name: "unknown-event-type-mark-deferred",
-    at: "Outbox.drain",
-    find: '      if (batch.some((entry) => UNKNOWN_TO_THE_RELEASE_BEFORE.has(typeOf(entry.body) ?? ""))) this.#store.writeDeferred();\n',
-    replace: "",
-    tests: ["test/integration/record-schema.test.ts"],
-    grep: "does not know",
-    why: "an event the release before cannot publish is marked logged at once: left unmarked at a rollback, that release drains it again, is refused, and holds back every later event of the record",
-  },
-
   // --- webhook signing ---------------------------------------------------------------------------
   {
     name: "signature-without-id",

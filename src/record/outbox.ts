@@ -37,22 +37,6 @@ const DRAIN_FALLBACK_MS = 10_000;
  */
 export const MARK_WAIT_MS = 60_000;
 
-/**
- * Event types the release before this one does not know (rule 14's). It
- * refuses to publish them, so one drained here but not yet marked in storage
- * when a rollback restarts the object on that release would be drained by it
- * again, refused, and would hold back every later event of the record until
- * this release serves again: their mark is written at once, not with the
- * row's next write (a few percent of payments, one row write each). Emptied
- * once test/releases/previous/ is a release that knows them (docs/production.md,
- * "Expand, then contract"; npm run test:deploy refunds such a receipt after
- * its rollback).
- */
-const UNKNOWN_TO_THE_RELEASE_BEFORE: ReadonlySet<string> = new Set<EventType>(["receipt.fiscalized", "receipt.refund_fiscalized"]);
-
-/** The type an event's body names (it is the body's second field: src/record/event.ts). */
-const typeOf = (body: string): string | undefined => /^\{"id":"[^"]*","type":"([^"]+)"/.exec(body)?.[1];
-
 export class Outbox {
   readonly #store: RecordStore;
   /** The outbox's column in the row: the last event's sequence. */
@@ -120,7 +104,6 @@ export class Outbox {
         batch.map((entry) => ({ id: entry.event_id, payload: entry.body })),
       );
       this.#store.outbox.markSent(batch.map((entry) => entry.seq));
-      if (batch.some((entry) => UNKNOWN_TO_THE_RELEASE_BEFORE.has(typeOf(entry.body) ?? ""))) this.#store.writeDeferred();
       this.#failures = 0;
     } catch (err) {
       this.#failures++;

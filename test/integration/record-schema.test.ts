@@ -12,7 +12,6 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { storedEvents } from "../../src/record/outbox-rows";
-import { recordParts } from "../../src/record/parts";
 import { receiptStub } from "../../src/record/receipt-object";
 import { CURRENT_SCHEMA_VERSION, describeSchema, MIGRATIONS, migrate, OLDEST_READER_VERSION, storedVersion } from "../../src/record/schema";
 import type { KindName } from "../../src/rules/kinds";
@@ -421,36 +420,6 @@ describe("expand, then contract: the release before serves what this one stores,
     const after = await fiscalColumns(receipt.id);
     expect(after).toMatchObject({ fiscal: "refund_pending", fiscal_since: after.updated_at, fiscal_reads: 0 });
     expect(await listing(receipt.id)).toEqual({ state: 21, since: after.updated_at, reads: 0 });
-  });
-
-  it("an event type the previous release does not know (receipt.fiscalized) is marked logged in storage as soon as it is drained: that release would refuse to drain it again, and hold back the record's later events", async () => {
-    const queue = queueSpy();
-    const receipt = await createReceipt({ merchant_id: 1003 });
-    await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_fiscal_late" } }), 200);
-    await letFiscalDataAppear(receipt.id);
-    // The data shown at last is an event the record keeps; the queue refuses it for now.
-    queue.spy.mockRejectedValue(new Error("queue unavailable"));
-    await expectStatus(call("receipt/check-id", { id: receipt.id }), 200);
-    await eventually(() =>
-      expect(queue.spy.mock.calls.flat(2).map((m) => JSON.parse((m as { body: { payload: string } }).body.payload).type)).toContain(
-        "receipt.fiscalized",
-      ),
-    );
-    queue.spy.mockRestore();
-    const stub = receiptStub(env, "receipt", receipt.id);
-    await evictDurableObject(stub);
-    // A drain of it, and storage read right after, before anything else could write the row (no alarm, no operation).
-    const owed = await runInDurableObject(stub, async (_i, state) => {
-      await state.storage.deleteAlarm();
-      const parts = recordParts(state.storage, env);
-      parts.store.load();
-      const before = parts.store.outbox.hasUnsent();
-      await parts.outbox.drain();
-      const stored = state.storage.sql.exec<{ owed: number }>("SELECT json_array_length(events) - events_logged AS owed FROM record").one().owed;
-      return { before, drained: !parts.store.outbox.hasUnsent(), stored };
-    });
-    // As the previous release would find the row if its object restarted on it now: nothing to drain again.
-    expect(owed).toEqual({ before: true, drained: true, stored: 0 });
   });
 
   it("a record whose keys are in its row is stamped 8: schema 4's release, which reads keys from a table only, refuses it rather than serve it with its keys lost", async () => {
