@@ -329,8 +329,8 @@ export const MUTANTS = [
   {
     name: "note-not-written",
     at: "WriteAhead.note",
-    find: "      pending_op: note.op,",
-    replace: "      pending_op: null,",
+    find: "        pending_op: note.op,",
+    replace: "        pending_op: null,",
     tests: ["test/integration/crash.test.ts"],
     why: "rule 8: before a call that may move money leaves, a note of it is stored",
   },
@@ -346,8 +346,8 @@ export const MUTANTS = [
   {
     name: "note-forgets-otp",
     at: "WriteAhead.note",
-    find: "      pending_otp: note.withOtp ? 1 : 0,",
-    replace: "      pending_otp: 0,",
+    find: "        pending_otp: note.withOtp ? 1 : 0,",
+    replace: "        pending_otp: 0,",
     tests: ["test/integration/crash.test.ts"],
     why: "rule 2 with rule 8: an OTP sent in a call lost to a crash is an unconfirmed guess",
   },
@@ -998,8 +998,8 @@ export const MUTANTS = [
   {
     name: "lost-cancel-note-names-no-one",
     at: "WriteAhead.note",
-    find: "      pending_actor: note.actor,",
-    replace: "      pending_actor: null,",
+    find: "        pending_actor: note.actor,",
+    replace: "        pending_actor: null,",
     tests: ["test/integration/lost-calls.test.ts"],
     why: "the note names who asked, so a partner's lost cancel is completed as the refund it asked for",
   },
@@ -1648,6 +1648,15 @@ export const MUTANTS = [
     tests: ["test/integration/expiry.test.ts"],
     grep: "held receipt",
     why: "rule 12: the hold window starts when the hold is first seen",
+  },
+  {
+    name: "expiry-decision-not-stored-with-note",
+    at: "WriteAhead.note",
+    find: "      decided?.();\n",
+    replace: "",
+    tests: ["test/integration/expiry.test.ts"],
+    grep: "lost expiry cancel",
+    why: "rule 12: the expiry decided is stored with the cancel's note, so a lost cancel is owed again for that expiry and a late pay is never announced as one",
   },
   {
     name: "gateway-cancel-noted-under-own-name",

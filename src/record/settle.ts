@@ -150,10 +150,9 @@ export class Settlement {
         return this.#audited(owed, requestId, { outcome: "refused", code: outcome });
       });
     }
-    // Note and call: rule 12's decision is stored first, so a lost cancel is owed again, for the expiry that acted.
-    if (owed.expiring) store.change(() => expiry.mark(owed.expiring!));
+    // Note and call: rule 12's decision is stored with the note, so a lost cancel is owed again, for the expiry that acted.
     const note: Note = { op: CANCEL.operation, actor: owed.actor, requestId, withOtp: false };
-    await writeAhead.note(note);
+    await writeAhead.note(note, owed.expiring ? () => expiry.mark(owed.expiring!) : undefined);
     const result = await CANCEL.call(upstream, store.current!, owed.words, undefined);
     // Settle and audit in one change.
     if (!result.ok && result.outcome === "unknown") {

@@ -24,6 +24,7 @@ export interface Note {
 }
 
 export class WriteAhead {
+  readonly #store: RecordStore;
   readonly #note: Slice<(typeof WRITE_AHEAD_COLUMNS)[number]>;
   readonly #storage: DurableObjectStorage;
   readonly #alarm: Alarm;
@@ -32,6 +33,7 @@ export class WriteAhead {
   #notedAt: number | null = null;
 
   constructor(store: RecordStore, storage: DurableObjectStorage, alarm: Alarm, upstreamTimeoutMs: number) {
+    this.#store = store;
     this.#note = store.slice("write-ahead", WRITE_AHEAD_COLUMNS);
     this.#storage = storage;
     this.#alarm = alarm;
@@ -43,17 +45,23 @@ export class WriteAhead {
    * before the request leaves (sync(); the output gate would hold the
    * request anyway), so a crash mid-call is reconciled with no caller. It
    * names who asked (`actor`, as the audit trail does): a lost call that the
-   * gateway completes is decided again for that caller.
+   * gateway completes is decided again for that caller. `decided`: what
+   * the caller decided before the call (rule 12's expiry), stored in the
+   * note's one UPDATE (a row written, not two), so neither is durable
+   * without the other.
    */
-  async note(note: Note): Promise<void> {
+  async note(note: Note, decided?: () => void): Promise<void> {
     const now = clock.now();
     this.#notedAt = now;
-    this.#note.update({
-      pending_op: note.op,
-      pending_otp: note.withOtp ? 1 : 0,
-      pending_since: now,
-      pending_request_id: note.requestId,
-      pending_actor: note.actor,
+    this.#store.change(() => {
+      decided?.();
+      this.#note.update({
+        pending_op: note.op,
+        pending_otp: note.withOtp ? 1 : 0,
+        pending_since: now,
+        pending_request_id: note.requestId,
+        pending_actor: note.actor,
+      });
     });
     // An alarm due before the call must have ended is early enough: firing, it sets the next for what is then owed.
     const deadline = this.deadline(now);
