@@ -207,8 +207,14 @@ export const ASSUMPTIONS = {
   objectRequestsPerFlow: 4,
   /** Workers Logs lines per flow: one per invocation, per upstream call, per event delivered. */
   logEventsPerFlow: 10,
-  /** CPU per flow, *assumed*: `npm run bench` measures ~12.8 ms of local workerd CPU over the three calls, D1's simulator and the sandbox included (bench/results/latest.md). */
-  cpuMsPerFlow: 10,
+  /**
+   * CPU per flow as Workers bills it, *assumed* from `npm run bench`'s own isolates (the Worker and its objects,
+   * what Workers bills; the process's workerd CPU also carries Miniflare's simulators and the sandbox): 4.6 ms a
+   * flow in bench/results/latest.md, 5.1-6.4 ms over the three runs in docs/capacity.md. 6 ms keeps room for
+   * the work after the flow's slice (the record's later alarms, its end, the queue consumer's deliveries).
+   * It was 10, from the process's CPU, simulators included.
+   */
+  cpuMsPerFlow: 6,
   /** CPU of one cron run, *assumed*: a handful of D1 statements per database visited and one log line. */
   cronCpuMs: 5,
   /** Cron runs a month (wrangler.toml [triggers]: every minute). */
