@@ -153,12 +153,12 @@ export class Moves {
    * rule 2's exhaustion cancel, or rule 12's expiry. A cancel the upstream
    * was too busy for fails the look: nothing was decided.
    */
-  async reconcile(upstream: UpstreamClient, requestId: string): Promise<Outcome<void>> {
+  async reconcile(upstream: UpstreamClient, requestId: string, ended?: () => void): Promise<Outcome<void>> {
     const { store, reconciler } = this.#parts;
     const attempts = store.current!.reconcile_attempts;
     const looked = await reconciler.look(upstream, requestId);
     if (!looked.ok) return looked;
-    const cancelled = await this.#settlement.gatewayCancel(upstream, requestId, looked.value);
+    const cancelled = await this.#settlement.gatewayCancel(upstream, requestId, looked.value, ended);
     reconciler.countAttempt(attempts, cancelled?.outcome === "retry");
     return cancelled?.outcome === "retry" && cancelled.failure ? { ok: false, error: cancelled.failure } : { ok: true, value: undefined };
   }
@@ -195,15 +195,25 @@ export class Moves {
   async reconcileAlone(requestId = `alarm-${crypto.randomUUID()}`): Promise<Outcome<void>> {
     const { store } = this.#parts;
     const rec = store.current!;
+    const changed = () => {
+      const after = store.current!;
+      return (
+        after.state !== rec.state || after.pending_op !== rec.pending_op || after.suspect_since !== rec.suspect_since || after.fiscal !== rec.fiscal
+      );
+    };
+    const entry = (outcome: string) => store.trail.add({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome });
+    let audited = false;
+    // The gateway's cancel that ends the look (rule 12's expiry, rule 2's exhaustion) takes this entry in its own
+    // change, one UPDATE for both; it is called only where the look ends ok, and nothing after it changes the record.
+    const ended = () => {
+      if (!changed()) return;
+      entry("ok");
+      audited = true;
+    };
     this.#busy = "reconcile";
     try {
-      const looked = await this.reconcile(new UpstreamClient(this.#env, requestId), requestId);
-      const after = store.current!;
-      const changed =
-        after.state !== rec.state || after.pending_op !== rec.pending_op || after.suspect_since !== rec.suspect_since || after.fiscal !== rec.fiscal;
-      if (!looked.ok || changed) {
-        store.trail.add({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId, outcome: looked.ok ? "ok" : looked.error.code });
-      }
+      const looked = await this.reconcile(new UpstreamClient(this.#env, requestId), requestId, ended);
+      if (!audited && (!looked.ok || changed())) entry(looked.ok ? "ok" : looked.error.code);
       return looked;
     } finally {
       this.#busy = null;

@@ -126,7 +126,7 @@ export class Settlement {
    * backoff. A refusal for good of the gateway's own cancel closes the
    * record at the edge. Null when no cancel is owed.
    */
-  async gatewayCancel(upstream: UpstreamClient, requestId: string, lost: LostCancel | null): Promise<GatewayCancelled | null> {
+  async gatewayCancel(upstream: UpstreamClient, requestId: string, lost: LostCancel | null, ended?: () => void): Promise<GatewayCancelled | null> {
     const { store, reconciler, expiry, writeAhead, ledger } = this.#parts;
     // Load: a call whose outcome is unknown is settled by a look first, never by another call.
     const rec = store.current!;
@@ -143,11 +143,11 @@ export class Settlement {
       return store.change(() => {
         if (owed.expiring) {
           expiry.closeAtEdge(owed.expiring, requestId, false);
-          return this.#audited(owed, requestId, { outcome: "edge" });
+          return this.#audited(owed, requestId, { outcome: "edge" }, ended);
         }
         const outcome = decision?.do === "refuse" ? decision.code : "operation_in_progress";
         log("warn", "gateway_cancel_refused", { id: rec.id, kind: rec.kind, state: rec.state, code: outcome, request_id: owed.lost?.requestId });
-        return this.#audited(owed, requestId, { outcome: "refused", code: outcome });
+        return this.#audited(owed, requestId, { outcome: "refused", code: outcome }, ended);
       });
     }
     // Note and call: rule 12's decision is stored with the note, so a lost cancel is owed again, for the expiry that acted.
@@ -156,28 +156,28 @@ export class Settlement {
     const result = await CANCEL.call(upstream, store.current!, owed.words, undefined);
     // Settle and audit in one change.
     if (!result.ok && result.outcome === "unknown") {
-      return store.change(() => this.#audited(owed, requestId, { outcome: "unknown", failure: result.failure }));
+      return store.change(() => this.#audited(owed, requestId, { outcome: "unknown", failure: result.failure }, ended));
     }
     return store.change((): GatewayCancelled => {
       if (!result.ok && upstreamBusy(result.failure.code)) {
         writeAhead.clear();
         if (owed.lost) writeAhead.restore(owed.lost);
         if (owed.expiring) expiry.unmark();
-        return this.#audited(owed, requestId, { outcome: "retry", failure: result.failure });
+        return this.#audited(owed, requestId, { outcome: "retry", failure: result.failure }, ended);
       }
       // A refusal is not the gateway's cancel: whatever the upstream shows instead (paid, cancelled by another) is its own change.
       if (!result.ok && owed.expiring) expiry.unmark();
       this.settle({ settles: CANCEL.settles, operation: CANCEL.operation, result }, false, requestId);
-      if (result.ok) return this.#audited(owed, requestId, { outcome: "ended" });
-      if (owed.caller !== GATEWAY) return this.#audited(owed, requestId, { outcome: "refused", code: result.failure.code });
+      if (result.ok) return this.#audited(owed, requestId, { outcome: "ended" }, ended);
+      if (owed.caller !== GATEWAY) return this.#audited(owed, requestId, { outcome: "refused", code: result.failure.code }, ended);
       // Finish: the gateway's own cancel refused for good (no cancel access) while still owed closes the record at the edge.
       const after = store.current!;
       const stillOwed = owed.expiring ? expiryRuleOf(after.kind, after.state) !== null : reconciler.exhaustionCancelPending(after);
-      if (!stillOwed) return this.#audited(owed, requestId, { outcome: "ended" });
+      if (!stillOwed) return this.#audited(owed, requestId, { outcome: "ended" }, ended);
       if (owed.expiring) expiry.closeAtEdge(owed.expiring, requestId, true);
       else ledger.cancelRefused();
       log("warn", "gateway_cancel_refused", { id: rec.id, kind: rec.kind, upstream_code: result.failure.upstream_code, code: result.failure.code });
-      return this.#audited(owed, requestId, { outcome: "edge" });
+      return this.#audited(owed, requestId, { outcome: "edge" }, ended);
     });
   }
 
@@ -222,7 +222,7 @@ export class Settlement {
   }
 
   /** The gateway's cancel in the record's trail, in the settling change: rule 12's as `expire`, a lost cancel's refusal under its caller. */
-  #audited(owed: Owed, requestId: string, cancelled: GatewayCancelled & { code?: string }): GatewayCancelled {
+  #audited(owed: Owed, requestId: string, cancelled: GatewayCancelled & { code?: string }, ended?: () => void): GatewayCancelled {
     const { store } = this.#parts;
     if (owed.expiring) store.trail.add({ at: clock.now(), op: "expire", actor: GATEWAY, request_id: requestId, outcome: cancelled.outcome });
     else if (owed.lost && cancelled.outcome === "refused") {
@@ -234,6 +234,8 @@ export class Settlement {
         outcome: cancelled.code!,
       });
     }
+    // The look ends here unless the upstream was too busy (then it failed, and is audited so after it).
+    if (cancelled.outcome !== "retry") ended?.();
     return { outcome: cancelled.outcome, ...(cancelled.failure ? { failure: cancelled.failure } : {}) };
   }
 }

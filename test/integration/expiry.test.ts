@@ -91,6 +91,37 @@ describe("an unpaid receipt expires RECEIPT_EXPIRY_HOURS after its creation", ()
     expect(await callsTo("receipt/cancel", receipt.id)).toHaveLength(1);
   });
 
+  it("the row is never stored cancelled without the gateway's entries: the cancel's outcome, its expire and its reconcile entry are one write", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const stub = receiptStub(env, "receipt", receipt.id);
+    // Each write of the row as storage then holds it: its state and the ops of its trail.
+    await runInDurableObject(stub, (_i, state) => {
+      const sql = state.storage.sql as SqlStorage & { stored?: { state: number; ops: string[] }[] };
+      sql.stored = [];
+      const exec = sql.exec.bind(sql);
+      sql.exec = ((query: string, ...bindings: SqlStorageValue[]) => {
+        const cursor = exec(query, ...bindings);
+        if (/^\s*UPDATE record\b/i.test(query)) {
+          const row = exec<{ state: number; audit: string }>("SELECT state, audit FROM record").one();
+          sql.stored!.push({ state: row.state, ops: (JSON.parse(row.audit) as unknown[][]).map((t) => String(t[1])) });
+        }
+        return cursor;
+      }) as typeof sql.exec;
+    });
+    letTimePass(unpaidMs + 1000);
+    await alarm("receipt", receipt.id);
+    const stored = await runInDurableObject(
+      stub,
+      (_i, state) => (state.storage.sql as SqlStorage & { stored?: { state: number; ops: string[] }[] }).stored!,
+    );
+    const firstCancelled = stored.find((row) => row.state === 21);
+    expect(firstCancelled?.ops.slice(-2)).toEqual(["expire", "reconcile"]);
+    expect((await expectStatus(callGateway("receipt/audit", { id: receipt.id }), 200)).entries.slice(-2)).toMatchObject([
+      { op: "expire", actor: "gateway", outcome: "ended", state: 21 },
+      { op: "reconcile", actor: "gateway", outcome: "ok", state: 21 },
+    ]);
+  });
+
   it("an operation arriving after the deadline, before the alarm, runs the expiry first and answers from it", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     letTimePass(unpaidMs + 1000);
