@@ -24,7 +24,10 @@
  *    the time of one retention batch (1,000 rows) at that size.
  *
  *    Between 2 and 3, a payment's whole life counted (bench/lib/costs.mjs),
- *    once as is and once with an Idempotency-Key on every pay (rule 11).
+ *    once as is and once with an Idempotency-Key on every pay (rule 11);
+ *    and a paid and an abandoned payment at production's windows and pace,
+ *    the day-long windows crossed by the sandbox's test clock (`costs.paced`,
+ *    ~1.5 min): the record objects' requests and rows the model prices.
  *
  * 4. The model: bench/capacity-model.mjs prices a year at 1M and 10M creates
  *    a day from what this run measured (stored as `model` in the report).
@@ -521,7 +524,7 @@ async function main() {
   log(`rows: tid row ${rows.partner.row.total} B (partner), ${rows.user.row.total} B (user), in pages; event row ${rows.event.total} B`);
   // What a flow costs over its whole life, counted (rows written, requests, log lines): bench/lib/costs.mjs.
   const base = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "dev" }, { hideWarnings: true });
-  // With the payments that never complete (rule 12: a receipt never paid, a hold never confirmed).
+  // With the payments that never complete (rule 12: a receipt never paid, a hold never confirmed), and the paced ones.
   const costs = await countFlowCosts({
     wrangler,
     root: ROOT,
@@ -530,6 +533,7 @@ async function main() {
     name: base.name,
     flows: FLOWS,
     scenarios: true,
+    paced: true,
     log,
   });
   log(`costs per flow, ended: ${JSON.stringify(costs.per_flow.ended)}`);

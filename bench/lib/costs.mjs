@@ -59,6 +59,7 @@
 import http from "node:http";
 import { join } from "node:path";
 import { SignJWT } from "jose";
+import { unstable_readConfig } from "wrangler";
 import { DEV_VARS, HOST, PORTS } from "./config.mjs";
 import { post as partnerPost } from "./events.mjs";
 import { startReceiver } from "./receiver.mjs";
@@ -391,14 +392,192 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
   }
 }
 
+// --- the paced payment: production's windows and pace ---------------------------------------
+
+/**
+ * Production's windows (wrangler.toml [env.production]), by name: rule 10's, rule 12's, rule 14's reads, rule
+ * 15's flush, the timeouts. Read from the file, never retyped, so the paced count follows the deployment.
+ */
+const PRODUCTION_WINDOWS = [
+  "TID_REPLAY_DAYS",
+  "TID_RETENTION_DAYS",
+  "EVENTS_DELIVERED_RETENTION_DAYS",
+  "EVENTS_UNDELIVERED_RETENTION_DAYS",
+  "RECORD_RETENTION_DAYS",
+  "RECEIPT_EXPIRY_HOURS",
+  "HOLD_EXPIRY_DAYS",
+  "FISCAL_READS",
+  "AUDIT_FLUSH_SECONDS",
+  "UPSTREAM_TIMEOUT_MS",
+  "WEBHOOK_TIMEOUT_MS",
+];
+/**
+ * The model's pace (bench/capacity-model.mjs AUDIT_FROM_CODE): the authorize 15 s after the create, the pay 10 s
+ * after the authorize, so the record's drain (10 s) and the trail's hold (half of AUDIT_FLUSH_SECONDS) fall
+ * between its operations as they do in production, where the back-to-back flows answer all three within them.
+ */
+export const PACE = { authorizeAfterMs: 15_000, payAfterMs: 10_000 };
+/** After the last operation, real time for every alarm due within the minute (the drain's 10 s, the trail's 30 s) to run. */
+const PACED_TAIL_MS = 40_000;
+/**
+ * The test clock's steps past the windows left: past rule 12's 24 h (an abandoned payment expires, its event
+ * is drained and its trail exported), then, once its event is delivered in real time as production delivers
+ * it within seconds, past rule 10's 30 days after final: the record ends. In one step the record would reach
+ * its end before the queue had delivered its last event, and ask the log again and again, as no production
+ * record does.
+ */
+const PACED_ADVANCES = ["25h", "31d"];
+/** The counters the paced payment is priced by: the record objects' (the model takes the rest from the back-to-back flows). */
+const PACED_COUNTERS = ["object_requests", "object_rows_written", "object_alarm_writes", "object_deletions", "object_rows_deleted"];
+/** What the test clock's own bookkeeping did (bench/workers/traced-gateway.ts): counted apart, never a payment's. */
+const CLOCK_COUNTERS = ["clock_requests", "clock_rows_written", "clock_alarm_writes"];
+
+/**
+ * The paced payments, each on a runtime of its own, all at once: `paid` (create, authorize 15 s later, pay 10 s
+ * after that), `abandoned` (create, authorize, never paid: rule 12 expires it after RECEIPT_EXPIRY_HOURS), both
+ * waiting in real time until only day-long windows are left, and `paid_by_clock`, the paid payment with every
+ * wait crossed by the test clock instead: the check that an advance counts what a real wait would.
+ */
+const PACED = {
+  paid: { pay: true, clockOnly: false },
+  abandoned: { pay: false, clockOnly: false },
+  paid_by_clock: { pay: true, clockOnly: true },
+};
+
+/** POST /__sandbox/receipts/{id}/advance (the contract's test clocks): the steps it ran, by whom. */
+async function advance(url, id, by) {
+  const res = await fetch(`${url}/__sandbox/receipts/${id}/advance`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ by }),
+  });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`advance ${id} by ${by}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** One paced payment: its operations at the model's pace, each wait real or (clockOnly) crossed by the test clock. */
+async function pacedPayment(url, name, i, { pay, clockOnly }) {
+  const wait = async (id, ms) => {
+    if (clockOnly) return advance(url, id, `${ms / 1000}s`);
+    await sleep(ms);
+    return null;
+  };
+  const call = async (path, body) => {
+    const res = await partnerPost(undefined, url, path, body);
+    if (res.status !== 200) throw new Error(`paced (${name}): ${path} answered ${res.status} ${res.body}`);
+    return JSON.parse(res.body);
+  };
+  const card = { token: "tok_sandbox_ok" };
+  const { id } = await call("receipt/create", { tid: `paced-${name}-${Date.now()}-${i}`, amount: 150000, merchant_id: 1001, account: [] });
+  const advances = [await wait(id, PACE.authorizeAfterMs)];
+  await call("receipt/authorize", { id, card });
+  if (pay) {
+    advances.push(await wait(id, PACE.payAfterMs));
+    await call("receipt/pay", { id, card, otp: "111111" });
+  }
+  advances.push(await wait(id, PACED_TAIL_MS));
+  return { id, advances: advances.filter(Boolean) };
+}
+
+/** Runs `flows` paced payments of one kind at once on a traced gateway with production's windows, and counts their record objects' life. */
+async function runPaced({ build, name, flows, port, receiverUrl, windows }) {
+  const worker = workerFromBuild(build);
+  worker.bindings = { ...worker.bindings, WEBHOOK_URL: receiverUrl, ...windows };
+  const runtime = await startRuntime({ key: `paced-${name}`, workers: [worker], port });
+  try {
+    await applyMigrations(runtime, build);
+    await getJson(`${runtime.url}/__bench/counters?reset`);
+    const payments = await Promise.all(Array.from({ length: flows }, (_, i) => pacedPayment(runtime.url, name, i, PACED[name])));
+    await settle(runtime, 1500, 20_000);
+    const paced = await getJson(`${runtime.url}/__bench/counters`);
+    // Past the day-long windows by the test clock: each record runs what falls due, in order, until it ends.
+    let crossed = [];
+    for (const by of PACED_ADVANCES) {
+      crossed = [...crossed, ...(await Promise.all(payments.map(({ id }) => advance(runtime.url, id, by))))];
+      await settle(runtime, 1500, 20_000);
+    }
+    const ended = await getJson(`${runtime.url}/__bench/counters`);
+    const steps = [...payments.flatMap((p) => p.advances), ...crossed].flatMap((a) => a.steps);
+    const p = per(flows);
+    const pick = (counts, keys) => Object.fromEntries(keys.map((k) => [k, p(counts[k] ?? 0)]));
+    return {
+      flows,
+      ended: crossed.slice(-flows).every((a) => a.ended),
+      // Within the minute after its operations, in real time (paid_by_clock: by the test clock too).
+      per_flow_paced: pick(paced, PACED_COUNTERS),
+      // Over the whole life: the day-long windows crossed by the test clock.
+      per_flow_ended: pick(ended, PACED_COUNTERS),
+      rows_written_per_flow_by_statement: Object.fromEntries(Object.entries(ended.rows_written_by.object).map(([what, n]) => [what, p(n)])),
+      // The test clock's own bookkeeping (its reads of the record, the time it stores, the alarm it sets again), left out above.
+      test_clock: {
+        ...pick(ended, CLOCK_COUNTERS),
+        alarms_run_per_flow: p(steps.filter((s) => s.by === "gateway").length),
+        rows_written_by_statement: Object.fromEntries(Object.entries(ended.rows_written_by.clock ?? {}).map(([what, n]) => [what, p(n)])),
+      },
+    };
+  } finally {
+    await runtime.stop();
+  }
+}
+
+/**
+ * The paced payments (PACED) at production's windows, each kind on its own runtime, all at once (~1.5 min): the
+ * record objects' requests, rows, alarms and deletions a paid and an abandoned payment make at production's
+ * pace, and the check: the paid payment with every wait crossed by the test clock, against the same payment
+ * waiting in real time (`check.difference`: zero when an advance counts what a wait would).
+ */
+async function countPaced({ build, root, flows, log }) {
+  const vars = unstable_readConfig({ config: join(root, "wrangler.toml"), env: "production" }, { hideWarnings: true }).vars ?? {};
+  const missing = PRODUCTION_WINDOWS.filter((k) => vars[k] === undefined);
+  if (missing.length) throw new Error(`wrangler.toml [env.production] has no ${missing.join(", ")}`);
+  const windows = Object.fromEntries(PRODUCTION_WINDOWS.map((k) => [k, String(vars[k])]));
+  const receiver = await startReceiver(PORTS.receiver);
+  try {
+    const names = Object.keys(PACED);
+    const runs = await Promise.all(
+      names.map((name, i) => runPaced({ build, name, flows, port: PORTS.traced + 20 + i, receiverUrl: receiver.url, windows })),
+    );
+    const out = Object.fromEntries(names.map((name, i) => [name, runs[i]]));
+    const difference = Object.fromEntries(
+      PACED_COUNTERS.map((k) => [k, Math.round((out.paid_by_clock.per_flow_ended[k] - out.paid.per_flow_ended[k]) * 100) / 100]),
+    );
+    for (const name of names) log(`paced (${name}): ${flows} flows, ended ${out[name].ended}, per flow ${JSON.stringify(out[name].per_flow_ended)}`);
+    log(`paced: the test clock against real waits, per paid flow: ${JSON.stringify(difference)}`);
+    return {
+      note: `${flows} payments of each kind at once, production's windows (wrangler.toml [env.production]: ${PRODUCTION_WINDOWS.map((k) => `${k}=${windows[k]}`).join(", ")}), the authorize ${PACE.authorizeAfterMs / 1000} s after the create, the pay ${PACE.payAfterMs / 1000} s after the authorize, ${PACED_TAIL_MS / 1000} s of real time after the last operation, then the test clock ${PACED_ADVANCES.join(", then ")} on; the record objects' counts per flow (the test clock's own bookkeeping apart)`,
+      windows,
+      pace: PACE,
+      paid: out.paid,
+      abandoned: out.abandoned,
+      check: { paid_by_clock: out.paid_by_clock, difference },
+    };
+  } finally {
+    receiver.server.close();
+  }
+}
+
 /**
  * Builds the traced gateway into `dir` with `wrangler` (capacity.mjs's runner) and counts `flows` partner
  * flows of each scenario: the paid one (its fields at the top level, as before), and with `scenarios` the
  * ones that never complete (`scenarios.abandoned`, `scenarios.hold_expired`), rule 13's user flows (`scenarios.anonymous`, `scenarios.user_token`) and rule 14's fiscal-late payment (`scenarios.fiscal_late`). With `keyedPays`, each pay
  * carries its own Idempotency-Key.
  */
-export async function countFlowCosts({ wrangler, root, benchDir, dir, name, flows = 20, keyedPays = false, scenarios = false, log = () => {} }) {
+export async function countFlowCosts({
+  wrangler,
+  root,
+  benchDir,
+  dir,
+  name,
+  flows = 20,
+  keyedPays = false,
+  scenarios = false,
+  paced = false,
+  log = () => {},
+}) {
   const build = await buildTraced({ wrangler, root, benchDir, dir, name });
+  // The paced payments first: their runtimes wait in real time, and nothing else runs meanwhile to slow them.
+  const pacedCounts = paced ? await countPaced({ build, root, flows, log }) : null;
   const paid = await runScenario({ build, scenario: "paid", flows, keyedPays, log });
   const others = {};
   if (scenarios) {
@@ -417,5 +596,6 @@ export async function countFlowCosts({ wrangler, root, benchDir, dir, name, flow
     keyed_pays: keyedPays,
     ...paid,
     ...(scenarios ? { scenarios: others } : {}),
+    ...(pacedCounts ? { paced: pacedCounts } : {}),
   };
 }

@@ -154,6 +154,16 @@ const counts = {
   risk_chunk_deletes: 0,
   /** A shard's alarms (in risk_requests too): at most one an hour a shard in production, whatever the traffic. */
   risk_alarm_runs: 0,
+  /**
+   * The sandbox's test clock's own bookkeeping (src/console/test-clock.ts), which a real wait never does: its
+   * reads of the record (clockState) and its moves that run no alarm (advanceTime without `fire`), the time
+   * each move stores in the record's row (its first write), the alarm a move without `fire` sets again. A move
+   * that runs the alarm is counted as the alarm it stands for (a request), and what that alarm does as the
+   * record's own, so a life crossed by the clock counts what the same life would in real time.
+   */
+  clock_requests: 0,
+  clock_rows_written: 0,
+  clock_alarm_writes: 0,
 };
 
 /** Which of the two kinds of object a storage or a stub belongs to: its counters are `object_*` or `risk_*`. */
@@ -182,6 +192,9 @@ const KEYS = {
 /** Each live risk object's database bytes after its latest call (gone once it deleted itself). */
 const riskBytes = new Map<string, number>();
 
+/** Inside a move of the test clock (advanceTime): whether it runs the alarm, and whether it has stored its time yet. */
+const clockAls = new AsyncLocalStorage<{ fire: boolean; shifted: boolean }>();
+
 /** Inside an object request: where its waits are added up (see the header). */
 const objectAls = new AsyncLocalStorage<{ waits: Record<"d1" | "upstream" | "queue", number> }>();
 
@@ -203,11 +216,16 @@ function objectWait(kind: "d1" | "upstream" | "queue", startedAt: number): void 
   }
 }
 /** Rows written by statement (its verb and table, or its head), D1's, the record objects' and the risk objects' apart: where the rows go. */
-const rowsBy: { d1: Record<string, number>; object: Record<string, number>; risk: Record<string, number> } = { d1: {}, object: {}, risk: {} };
+const rowsBy: { d1: Record<string, number>; object: Record<string, number>; risk: Record<string, number>; clock: Record<string, number> } = {
+  d1: {},
+  object: {},
+  risk: {},
+  clock: {},
+};
 /** Counting starts at the first GET /__bench/counters: runs that never ask (latency, @platform) keep no cursors. */
 let counting = false;
 /** Object cursors not yet added up: a cursor's rowsWritten is final once the code has read it to the end. */
-let cursors: { kind: ObjectKind; what: string; cursor: SqlStorageCursor<Record<string, SqlStorageValue>> }[] = [];
+let cursors: { kind: ObjectKind | "clock"; what: string; cursor: SqlStorageCursor<Record<string, SqlStorageValue>> }[] = [];
 
 function addMeta(result: unknown, what: string): void {
   const meta = (result as { meta?: { rows_read?: number; rows_written?: number } } | null)?.meta;
@@ -218,8 +236,11 @@ function addMeta(result: unknown, what: string): void {
 
 function readCounts(reset: boolean): typeof counts & { rows_written_by: typeof rowsBy; risk_objects_live: number; risk_object_bytes: number } {
   for (const { kind, what, cursor } of cursors) {
-    counts[KEYS[kind].rowsWritten] += cursor.rowsWritten;
-    counts[KEYS[kind].rowsRead] += cursor.rowsRead;
+    if (kind === "clock") counts.clock_rows_written += cursor.rowsWritten;
+    else {
+      counts[KEYS[kind].rowsWritten] += cursor.rowsWritten;
+      counts[KEYS[kind].rowsRead] += cursor.rowsRead;
+    }
     if (cursor.rowsWritten) rowsBy[kind][what] = (rowsBy[kind][what] ?? 0) + cursor.rowsWritten;
   }
   cursors = [];
@@ -238,6 +259,7 @@ function readCounts(reset: boolean): typeof counts & { rows_written_by: typeof r
     rowsBy.d1 = {};
     rowsBy.object = {};
     rowsBy.risk = {};
+    rowsBy.clock = {};
   }
   return out;
 }
@@ -383,7 +405,9 @@ function stub<T extends object>(real: T, label: string, kind: ObjectKind): T {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function" || typeof prop !== "string") return value;
       return (...args: unknown[]) => {
-        counts[KEYS[kind].requests]++;
+        // The test clock's reads, and its moves that run no alarm, are its own; a move that runs one stands for that alarm.
+        const clockOnly = kind === "object" && (prop === "clockState" || (prop === "advanceTime" && args[1] !== true));
+        counts[clockOnly ? "clock_requests" : KEYS[kind].requests]++;
         const ctx = als.getStore();
         if (!ctx) return Reflect.apply(value as (...a: unknown[]) => unknown, target, args);
         const hopIndex = ctx.trace.events.length;
@@ -495,9 +519,14 @@ function storage(real: DurableObjectStorage, commits: CommitCounter, kind: Objec
       const value = Reflect.get(target, prop, target);
       if (prop === "exec") {
         return (query: string, ...bindings: unknown[]) => {
-          if (!READ_ONLY.test(query)) commits.write(writeName(query));
+          const writes = !READ_ONLY.test(query);
+          if (writes) commits.write(writeName(query));
+          // A move of the test clock stores the record's time first (src/record/record-time.ts): that write is the clock's.
+          const shift = kind === "object" && writes ? clockAls.getStore() : undefined;
+          const clockWrite = shift !== undefined && !shift.shifted;
+          if (shift) shift.shifted = true;
           const cursor = target.exec(query, ...(bindings as SqlStorageValue[]));
-          if (counting) cursors.push({ kind, what: writeName(query), cursor });
+          if (counting) cursors.push({ kind: clockWrite ? "clock" : kind, what: writeName(query), cursor });
           return cursor;
         };
       }
@@ -555,7 +584,9 @@ function storage(real: DurableObjectStorage, commits: CommitCounter, kind: Objec
       if (typeof prop === "string" && writes.has(prop)) {
         return (...args: unknown[]) => {
           commits.write(prop);
-          if (prop === "setAlarm" || prop === "deleteAlarm") counts[KEYS[kind].alarms]++;
+          // A move of the test clock that runs no alarm sets the alarm again where the record's time now falls: the clock's write.
+          const clockAlarm = kind === "object" && clockAls.getStore()?.fire === false;
+          if (prop === "setAlarm" || prop === "deleteAlarm") counts[clockAlarm ? "clock_alarm_writes" : KEYS[kind].alarms]++;
           if (prop === "deleteAll") {
             counts[KEYS[kind].deletions]++;
             counts[KEYS[kind].rowsDeleted] += rowsHeld(target);
@@ -683,7 +714,9 @@ function wrapMethods(
         const { mark, args: given } = unmark(raw);
         const args = hooks(this).benchArgs?.(name, given) ?? given;
         const measure = hooks(this).benchMeasure?.bind(this);
-        const invoke = () => (measure ? Promise.resolve(method.apply(this, args)).finally(measure) : method.apply(this, args));
+        const call = () => (measure ? Promise.resolve(method.apply(this, args)).finally(measure) : method.apply(this, args));
+        // A move of the test clock: its own writes told apart from the alarm's it runs (see clock_requests).
+        const invoke = () => (kind === "object" && name === "advanceTime" ? clockAls.run({ fire: args[1] === true, shifted: false }, call) : call());
         const trace = mark ? traces.get(mark.trace) : undefined;
         const startedAt = Date.now();
         // A call the object makes to its own methods is part of the request it runs in: timed once, left synchronous.
