@@ -476,6 +476,21 @@ function withExpiry(life, paid, perEvent) {
   return out;
 }
 
+/** The record objects' counters a paced payment of the run prices (bench/lib/costs.mjs countPaced): requests and rows written. */
+const PACED_COUNTERS = ["object_requests", "object_rows_written", "object_alarm_writes", "object_deletions", "object_rows_deleted"];
+
+/**
+ * The record objects' counts of a paid and an abandoned payment at production's windows and pace, from the
+ * run's paced payments (`costs.paced`), where it has them and each ended; null for an older run (the back-to-back
+ * flows and AUDIT_FROM_CODE.recordRowsPerPayment price them then).
+ */
+function pacedOf(report) {
+  const paced = report.costs?.paced;
+  if (!paced?.paid?.ended || !paced?.abandoned?.ended) return null;
+  const counts = (run) => Object.fromEntries(PACED_COUNTERS.map((k) => [k, run.per_flow_ended[k] ?? 0]));
+  return { paid: counts(paced.paid), abandoned: counts(paced.abandoned), pace: paced.pace, check: paced.check?.difference ?? null };
+}
+
 /** What a capacity run measured, as the model reads it (null where the run has no such figure). */
 export function measuredOf(report) {
   const rows = report.bytes_per_row;
@@ -547,6 +562,8 @@ export function measuredOf(report) {
     paid,
     scenarios,
     estimatedScenarios,
+    // The record objects' requests and rows of a paid and an abandoned payment at production's pace (null: an older run).
+    paced: paid ? pacedOf(report) : null,
     cronPerRun,
     perEvent,
     // Legacy fields (docs and older runs read them): the paid flow's counts.
@@ -598,7 +615,9 @@ function mixOf(measured) {
   const out = Object.fromEntries(COUNTERS.map((k) => [k, 0]));
   let shares = 0;
   for (const [name, share] of Object.entries(shippedMix())) {
-    const part = parts[name] ?? measured.paid;
+    // The record objects' requests and rows at production's pace where the run counted this kind so (paid, abandoned).
+    const paced = measured.paced?.[name] ?? {};
+    const part = { ...(parts[name] ?? measured.paid), ...paced };
     shares += share;
     for (const k of COUNTERS) out[k] += share * (part[k] ?? 0);
   }
@@ -631,7 +650,7 @@ function objectSecondsOf(p) {
  * The bill of one month at `perDay` payments a day from `p`, a payment's counts (mixOf), priced line by line.
  * `storage`: the record object's bytes and the D1 bytes in the steady state; `cron`: the run's cost per run (or null).
  */
-function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, databases, cron, risk = null }) {
+function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, databases, cron, risk = null, paced = false }) {
   const a = ASSUMPTIONS;
   const P = PRICES;
   const perMonth = perDay * MONTH_DAYS;
@@ -747,7 +766,7 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
     },
     {
       line: "do_requests",
-      usage: `${round((perMonth * p.object_requests) / 1e6, 1)} M (${p.object_requests.toFixed(2)} a payment, alarms included)`,
+      usage: `${round((perMonth * p.object_requests) / 1e6, 1)} M (${p.object_requests.toFixed(2)} a payment, alarms included${paced ? "; counted at production's pace" : ""})`,
       dollars: over(perMonth * p.object_requests, P.durableObjects.requests),
       page: P.durableObjects.page,
     },
@@ -759,7 +778,7 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
     },
     {
       line: "do_rows_written",
-      usage: `${round(objectRowsWritten / 1e6, 1)} M (${p.object_rows_written.toFixed(2)} SQL + ${p.object_alarm_writes.toFixed(2)} alarms + ${p.object_rows_deleted.toFixed(2)} deleted a payment)`,
+      usage: `${round(objectRowsWritten / 1e6, 1)} M (${p.object_rows_written.toFixed(2)} SQL + ${p.object_alarm_writes.toFixed(2)} alarms + ${p.object_rows_deleted.toFixed(2)} deleted a payment${paced ? "; counted at production's windows and pace, the audit trail's alarms and marks included" : ""})`,
       dollars: over(objectRowsWritten, P.durableObjects.rowsWritten),
       page: P.durableObjects.page,
     },
@@ -862,6 +881,7 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     databases,
     cron: measured.cronPerRun,
     risk: measured.risk,
+    paced: measured.paced !== null,
   });
   // Rule 14: the same month without fiscal-late payments, line by line: what they add.
   const unfiscal = measured.fiscalLate
@@ -872,6 +892,7 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
         databases,
         cron: measured.cronPerRun,
         risk: measured.risk,
+        paced: measured.paced !== null,
       })
     : null;
   const perMonth = perDay * MONTH_DAYS;
@@ -894,7 +915,8 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
   const deliveries = perMonth * p.queue_messages * (1 + a.failingDeliveryShare * shippedQueueConfig().maxRetries);
   const upstreamCalls = perMonth * (METRICS_FROM_CODE.workerUpstreamCallsPerPayment + p.object_upstream_calls);
   const dataPoints = (upstreamCalls + deliveries) / METRICS_FROM_CODE.successSample;
-  const audit = auditBill(perDay);
+  // The record's own rows for the trail: counted in do_rows_written where the run paced its payments.
+  const audit = auditBill(perDay, AUDIT_FROM_CODE, { recordRowsCounted: measured.paced !== null });
   const appLines = [
     {
       line: "keyed_pay_rows_written",
@@ -997,6 +1019,9 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
       `the audit trail (rule 15): ${AUDIT_FROM_CODE.appendsPerPayment} appends a payment, ${AUDIT_FROM_CODE.writerRowsPerAppend(perDay)} writer rows an append (grouped), kept ${AUDIT_FROM_CODE.retentionDays} days in R2`,
       "the daily statements (rule 16): a line a payment in R2, a check-id for 1% of lines",
       `records kept ${a.recordRetentionDays} days after final (rule 10); the cron every minute`,
+      measured.paced
+        ? `the record objects' requests and rows written (statements, alarms, deletions) of a paid and an abandoned payment: counted by the run's paced payments, production's windows (wrangler.toml [env.production]) at the pace of an authorize ${measured.paced.pace.authorizeAfterMs / 1000} s after the create and a pay ${measured.paced.pace.payAfterMs / 1000} s after it, the day-long windows crossed by the sandbox's test clock (its own bookkeeping left out); the audit trail's record rows are in them`
+        : `the record objects' requests and rows written: the run's back-to-back flows (every window shortened), plus ${AUDIT_FROM_CODE.recordRowsPerPayment} record rows a payment for the audit trail at production's pace, from the code (the run paced no payment)`,
     ],
     bill_month_12: Object.fromEntries(allLines.map((l) => [l.line, round(l.dollars)])),
     bill_month_12_lines: allLines.map((l) => ({ ...l, dollars: round(l.dollars, 2) })),
@@ -1037,6 +1062,9 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
         }
       : null,
     workers_logs_at_the_per_event_price: round(priced.logsPerEventPrice),
+    // The record objects' counts a paid and an abandoned payment make at production's pace, as priced (null: an older run),
+    // and the run's check: the paid payment crossed by the test clock less the same payment waiting in real time.
+    paced: measured.paced,
     keyed_pay: {
       object_rows_written_per_pay: key.objectRowsWritten,
       of_which_idempotency_table: key.idempotencyRowsWritten,
@@ -1241,7 +1269,7 @@ export const AUDIT_FROM_CODE = {
 };
 
 /** The month-12 lines of rules 15 and 16 at `perDay` payments a day (R2 at its steady state: a year of batches and statements). */
-export function auditBill(perDay, c = AUDIT_FROM_CODE) {
+export function auditBill(perDay, c = AUDIT_FROM_CODE, { recordRowsCounted = false } = {}) {
   const P = PRICES;
   const perMonth = perDay * MONTH_DAYS;
   const flushesPerDay = Math.min((DAY / c.flushSeconds) * c.chains, (perDay * c.appendsPerPayment) / 1) + 24 * c.chains;
@@ -1273,11 +1301,17 @@ export function auditBill(perDay, c = AUDIT_FROM_CODE) {
       usage: `${round(writerGbSeconds / 1e6, 2)} M GB-s`,
       dollars: (writerGbSeconds / 1e6) * P.durableObjects.gbSeconds.perMillion,
     },
-    {
-      line: "audit_record_rows_written",
-      usage: `${round((perMonth * c.recordRowsPerPayment) / 1e6, 1)} M (the alarm set for the authorize's entry, which the pay's drain rides; an abandoned payment's mark and expiry alarm again)`,
-      dollars: ((perMonth * c.recordRowsPerPayment) / 1e6) * P.durableObjects.rowsWritten.perMillion,
-    },
+    recordRowsCounted
+      ? {
+          line: "audit_record_rows_written",
+          usage: "0 M beyond do_rows_written (the record's alarms and marks for the trail are counted there, by the run's paced payments)",
+          dollars: 0,
+        }
+      : {
+          line: "audit_record_rows_written",
+          usage: `${round((perMonth * c.recordRowsPerPayment) / 1e6, 1)} M (the alarm set for the authorize's entry, which the pay's drain rides; an abandoned payment's mark and expiry alarm again: from the code, the run paced no payment)`,
+          dollars: ((perMonth * c.recordRowsPerPayment) / 1e6) * P.durableObjects.rowsWritten.perMillion,
+        },
     {
       line: "r2_class_a",
       usage: `${round(classA / 1e6, 2)} M (${round(batchesPerMonth / 1e3)} k batches x ${c.putsPerBatch}, statements' parts)`,
@@ -1362,6 +1396,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         `rule 14 at 1M a day: ${f.fiscal_late_per_day} fiscal-late payments a day (${f.fiscal_late_share * 100}%), $${f.bill_month_12_added} a month: ${JSON.stringify(f.bill_month_12_added_by_line)}; a fiscal-late payment adds ${JSON.stringify(f.per_fiscal_late_payment)}`,
       );
     }
+    const paced = result.shipped[one].paced;
+    console.log(
+      paced
+        ? `record objects a payment at production's pace (counted): paid ${JSON.stringify(paced.paid)}; abandoned ${JSON.stringify(paced.abandoned)}; the test clock less a real wait, a paid payment: ${JSON.stringify(paced.check)}`
+        : `record objects a payment at production's pace: not counted by this run (back-to-back flows, plus ${AUDIT_FROM_CODE.recordRowsPerPayment} record rows a payment for the audit trail from the code)`,
+    );
     for (const note of result.shipped[one].estimated) console.log(`estimated: ${note}`);
   }
 }
