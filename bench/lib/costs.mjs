@@ -236,6 +236,7 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
     const counters = async (reset = false) => {
       const {
         rows_written_by,
+        alarm_writes_by: _alarms,
         risk_objects_live: _live,
         risk_object_bytes: _bytes,
         risk_shards: _shards,
@@ -509,6 +510,8 @@ async function runPaced({ build, name, flows, port, receiverUrl, windows }) {
       // Over the whole life: the day-long windows crossed by the test clock.
       per_flow_ended: pick(ended, PACED_COUNTERS),
       rows_written_per_flow_by_statement: Object.fromEntries(Object.entries(ended.rows_written_by.object).map(([what, n]) => [what, p(n)])),
+      // Where the alarm writes go: by the call or alarm that made them, or set off what made them.
+      alarm_writes_per_flow_by_call: Object.fromEntries(Object.entries(ended.alarm_writes_by ?? {}).map(([what, n]) => [what, p(n)])),
       // The test clock's own bookkeeping (its reads of the record, the time it stores, the alarm it sets again), left out above.
       test_clock: {
         ...pick(ended, CLOCK_COUNTERS),

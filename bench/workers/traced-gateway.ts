@@ -195,8 +195,11 @@ const riskBytes = new Map<string, number>();
 /** Inside a move of the test clock (advanceTime): whether it runs the alarm, and whether it has stored its time yet. */
 const clockAls = new AsyncLocalStorage<{ fire: boolean; shifted: boolean }>();
 
-/** Inside an object request: where its waits are added up (see the header). */
-const objectAls = new AsyncLocalStorage<{ waits: Record<"d1" | "upstream" | "queue", number> }>();
+/** Inside an object request: where its waits are added up (see the header), and which call or alarm it is. */
+const objectAls = new AsyncLocalStorage<{ waits: Record<"d1" | "upstream" | "queue", number>; method?: string }>();
+
+/** The record objects' alarm writes by the call or alarm that made them (or set off what made them): where the alarms go. */
+let alarmsBy: Record<string, number> = {};
 
 /** Adds a settled call's wait to the object request it ran in, if any. */
 function objectWait(kind: "d1" | "upstream" | "queue", startedAt: number): void {
@@ -249,6 +252,7 @@ function readCounts(reset: boolean): typeof counts & { rows_written_by: typeof r
   const out = {
     ...counts,
     rows_written_by: structuredClone(rowsBy),
+    alarm_writes_by: { ...alarmsBy },
     risk_objects_live: riskBytes.size,
     risk_object_bytes: bytes,
     risk_shards: RISK_SHARDS,
@@ -260,6 +264,7 @@ function readCounts(reset: boolean): typeof counts & { rows_written_by: typeof r
     rowsBy.object = {};
     rowsBy.risk = {};
     rowsBy.clock = {};
+    alarmsBy = {};
   }
   return out;
 }
@@ -586,7 +591,14 @@ function storage(real: DurableObjectStorage, commits: CommitCounter, kind: Objec
           commits.write(prop);
           // A move of the test clock that runs no alarm sets the alarm again where the record's time now falls: the clock's write.
           const clockAlarm = kind === "object" && clockAls.getStore()?.fire === false;
-          if (prop === "setAlarm" || prop === "deleteAlarm") counts[clockAlarm ? "clock_alarm_writes" : KEYS[kind].alarms]++;
+          if (prop === "setAlarm" || prop === "deleteAlarm") {
+            counts[clockAlarm ? "clock_alarm_writes" : KEYS[kind].alarms]++;
+            if (kind === "object" && !clockAlarm) {
+              const method = objectAls.getStore()?.method ?? "unknown";
+              const by = `${prop} in ${method === "advanceTime" ? "an alarm the test clock ran" : method}`;
+              alarmsBy[by] = (alarmsBy[by] ?? 0) + 1;
+            }
+          }
           if (prop === "deleteAll") {
             counts[KEYS[kind].deletions]++;
             counts[KEYS[kind].rowsDeleted] += rowsHeld(target);
@@ -696,7 +708,7 @@ function wrapMethods(
   Wrapped: { prototype: object },
   Base: { prototype: object },
   kind: ObjectKind,
-  store: AsyncLocalStorage<{ waits: Record<"d1" | "upstream" | "queue", number> }>,
+  store: AsyncLocalStorage<{ waits: Record<"d1" | "upstream" | "queue", number>; method?: string }>,
 ): void {
   const hooks = (self: unknown) => self as Partial<Pick<RiskObject, "benchArgs" | "benchMeasure">>;
   for (const name of Object.getOwnPropertyNames(Base.prototype)) {
@@ -723,7 +735,7 @@ function wrapMethods(
         const timed = (run: () => unknown) =>
           store.getStore()
             ? run()
-            : store.run({ waits: { d1: 0, upstream: 0, queue: 0 } }, async () => {
+            : store.run({ waits: { d1: 0, upstream: 0, queue: 0 }, method: name }, async () => {
                 try {
                   return await run();
                 } finally {
