@@ -1219,7 +1219,13 @@ export function capacityModel(report) {
  * expiry's alarm set again are two rows more (1 a paid payment, 3 an
  * abandoned one). By the same count the export at once cost 2 a paid
  * payment (the authorize's mark written alone, the pay moving the alarm)
- * and 1 an abandoned one; the model priced 1. The statement: a line a payment
+ * and 1 an abandoned one; the model priced 1. These record rows price only a
+ * run without paced payments (an older run, `--from`): where the run has them
+ * (bench/lib/costs.mjs `paced`), a paid and an abandoned payment's record rows
+ * and requests are counted at production's windows and pace, the trail's
+ * alarms and marks among them (the run of 2026-12-07 14:59: 14 rows written
+ * and 6 requests a paid payment, 17 and 7 an abandoned one, where the
+ * back-to-back flows plus these rows made 11 and 4, 16 and 4). The statement: a line a payment
  * (~1.05 over the mix: refunds, holds), a CSV and a JSON row each, its day's
  * log rows read once, a check-id for STATEMENT_CHECK_SHARE of the lines.
  */
@@ -1254,7 +1260,7 @@ export const AUDIT_FROM_CODE = {
   /** The writer's wall time per append and per flush (a SQLite insert; two R2 puts), assumed. */
   writerSecondsPerAppend: 0.003,
   writerSecondsPerFlush: 0.15,
-  /** Over the mix production makes: 1 row a paid payment, 3 an abandoned one. */
+  /** Over the mix production makes: 1 row a paid payment, 3 an abandoned one (a run without paced payments). */
   get recordRowsPerPayment() {
     const mix = shippedMix();
     return round(1 - mix.abandoned + 3 * mix.abandoned, 2);
