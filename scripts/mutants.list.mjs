@@ -1478,6 +1478,7 @@ export const MUTANTS = [
   },
   {
     name: "expansion-not-run-again",
+    while: "expanding",
     at: "isSettled",
     find: "stamp === OLDEST_READER_VERSION && stamp === CURRENT_SCHEMA_VERSION",
     replace: "stamp === OLDEST_READER_VERSION",
@@ -1487,6 +1488,7 @@ export const MUTANTS = [
   },
   {
     name: "expansion-skipped-after-previous-write",
+    while: "expanding",
     at: "asWritten",
     find: 'typeof row.written_at === "number" && row.written_at === row.updated_at',
     replace: 'typeof row.written_at === "number"',
@@ -1496,6 +1498,7 @@ export const MUTANTS = [
   },
   {
     name: "row-without-newest-column-read-as-written",
+    while: "expanding",
     at: "asWritten",
     find: " && NEWEST_COLUMN in row",
     replace: "",

@@ -19,6 +19,13 @@
  * instead of silently testing nothing. The run exits non-zero if anything
  * survived, was stale, or could not run.
  *
+ * An entry with `while: "expanding"` changes code that decides only while
+ * the record's layout is between the two releases of an incompatible change
+ * (src/record/schema.ts: CURRENT_SCHEMA_VERSION above OLDEST_READER_VERSION;
+ * with the two equal, a row stamped as this code stamps is settled and the
+ * check is never asked). Otherwise it is DORMANT: checked to land, not run,
+ * since no test can tell it apart; it runs again with the next expansion.
+ *
  * The working tree is never modified: the files git knows (tracked, and new
  * ones not ignored, as they are in the working tree) are copied into a
  * temporary directory, with node_modules symlinked, and the mutations are made
@@ -71,8 +78,17 @@ if (flags.has("--list")) {
 // --- where each lands ------------------------------------------------------------------
 
 const definitions = indexDefinitions(ROOT);
+/** The record layout's two versions, as src/record/schema.ts declares them. */
+const schemaText = readFileSync(join(ROOT, "src/record/schema.ts"), "utf8");
+const declared = (name) => {
+  const found = new RegExp(`export const ${name}: number = (\\d+);`).exec(schemaText);
+  if (!found) throw new Error(`src/record/schema.ts declares no ${name} as a number`);
+  return Number(found[1]);
+};
+const expanding = declared("CURRENT_SCHEMA_VERSION") > declared("OLDEST_READER_VERSION");
 const results = [];
 const runnable = [];
+const dormant = [];
 for (const m of selected) {
   const missing = ["name", "at", "find", "why"].filter((key) => typeof m[key] !== "string" || m[key] === "");
   if (typeof m.replace !== "string") missing.push("replace");
@@ -84,15 +100,26 @@ for (const m of selected) {
     });
     continue;
   }
+  if (m.while !== undefined && m.while !== "expanding") {
+    results.push({ m, verdict: "STALE", detail: `while: "${m.while}" is not a condition this runner knows ("expanding")` });
+    continue;
+  }
   const where = locate(definitions, m);
   if (where.error) results.push({ m, verdict: "STALE", detail: where.error });
+  else if (m.while === "expanding" && !expanding) dormant.push({ m, where });
   else runnable.push({ m, where });
 }
+const dormantNote = dormant.length
+  ? `${dormant.length} dormant while CURRENT_SCHEMA_VERSION equals OLDEST_READER_VERSION (${dormant.map(({ m }) => m.name).join(", ")})`
+  : "";
 if (flags.has("--check")) {
   for (const { m, detail } of results) console.log(`${m.name}: ${detail}`);
-  console.log(`${runnable.length} of ${selected.length} mutations land in src/${results.length ? `; ${results.length} stale` : ""}`);
+  console.log(
+    `${runnable.length + dormant.length} of ${selected.length} mutations land in src/${results.length ? `; ${results.length} stale` : ""}${dormantNote ? `; ${dormantNote}` : ""}`,
+  );
   process.exit(results.length > 0 ? 1 : 0);
 }
+if (dormantNote) console.log(`${dormantNote}: not run\n`);
 if (selected.length === 0) {
   console.error(`no mutation's name contains ${filters.join(" or ")}; npm run test:mutants -- --list shows them`);
   process.exit(2);
