@@ -183,7 +183,12 @@ async function deliver(env: Env, { message, db }: Due): Promise<Delivered | null
  */
 async function writeDeliveries(deliveries: readonly (Delivered | null)[]): Promise<void> {
   const byDb = new Map<D1Database, Delivered[]>();
-  for (const delivered of deliveries) if (delivered) byDb.set(delivered.db, [...(byDb.get(delivered.db) ?? []), delivered]);
+  for (const delivered of deliveries) {
+    if (!delivered) continue;
+    const list = byDb.get(delivered.db);
+    if (list) list.push(delivered);
+    else byDb.set(delivered.db, [delivered]);
+  }
   await inPool([...byDb], async ([db, list]) => {
     try {
       await recordDeliveries(db, list);

@@ -324,17 +324,11 @@ export async function holdsAnyOf(db: D1Database, ids: readonly string[]): Promis
 }
 
 /**
- * A delivery got a 2xx. Delivered is final whatever happened before (a duplicate may have failed meanwhile).
- * The event's row says all the back office shows of it (when, the status, the attempt's number: attemptsOf), so
- * a delivery writes one row, not an attempt's row beside it: most events are delivered at their first attempt.
- */
-export async function recordDelivered(db: D1Database, id: string, outcome: { status: number; at: number }): Promise<void> {
-  await recordDeliveries(db, [{ id, ...outcome }]);
-}
-
-/**
- * The deliveries of a queue batch whose events this database logs, in one D1 batch: one round trip for them
- * all (a consumer batch takes up to 12 events), the same row each as recordDelivered.
+ * Deliveries that got a 2xx, a queue batch's whose events this database logs, in one D1 batch: one round trip
+ * for them all (a consumer batch takes up to 12 events). Delivered is final whatever happened before (a
+ * duplicate may have failed meanwhile). The event's row says all the back office shows of it (when, the status,
+ * the attempt's number: attemptsOf), so a delivery writes one row, not an attempt's row beside it: most events
+ * are delivered at their first attempt.
  */
 export async function recordDeliveries(db: D1Database, deliveries: readonly { id: string; status: number; at: number }[]): Promise<void> {
   if (deliveries.length === 0) return;
@@ -353,7 +347,7 @@ export const ATTEMPT_ANSWER_CHARS = 200;
  * for the back office: written in the batch that counts it in `events`, so its
  * `seq` is the event's attempt count after it. The answer is trimmed and
  * redacted here, whoever worded it. The attempt that delivered is the event's
- * own row (recordDelivered).
+ * own row (recordDeliveries).
  */
 function insertAttempt(db: D1Database, id: string, attempt: { at: number; status: number | null; ok: boolean; answer: string }): D1PreparedStatement {
   const answer = String(redact(attempt.answer.slice(0, ATTEMPT_ANSWER_CHARS))).trim();

@@ -8,7 +8,7 @@ import { ulid } from "ulid";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { EVENT_TYPE_NAMES, type EventMessage } from "../../src/events";
-import { recordDeadLettered, recordDelivered, recordFailedAttempt } from "../../src/events/log-database";
+import { recordDeadLettered, recordDeliveries, recordFailedAttempt } from "../../src/events/log-database";
 import { callGateway, eventDb, eventRow, GATEWAY, lifecycle, makeEvent, messageOf, newRecordId, publishKept } from "../events";
 import { expectError, expectStatus, newUser, sandboxCalls, userToken } from "../helpers";
 
@@ -20,7 +20,7 @@ describe("events/list", () => {
     const recordId = newRecordId();
     const events = lifecycle(recordId, ["receipt.created", "receipt.awaiting_supplier", "receipt.paid"]);
     await publishKept(events);
-    await recordDelivered(await eventDb(events[0]!.id), events[0]!.id, { status: 200, at: 1_700_000_000_000 });
+    await recordDeliveries(await eventDb(events[0]!.id), [{ id: events[0]!.id, status: 200, at: 1_700_000_000_000 }]);
     await recordFailedAttempt(await eventDb(events[1]!.id), events[1]!.id, { status: 502, error: "HTTP 502", nextAttemptAt: Date.now() + 1000 });
 
     const all = await list({ receipt_id: recordId });
@@ -72,7 +72,7 @@ describe("events/list", () => {
       })),
     );
     await publishKept(rounds.flat());
-    for (const event of rounds[0]!) await recordDelivered(await eventDb(event.id), event.id, { status: 200, at: event.created + 1 });
+    for (const event of rounds[0]!) await recordDeliveries(await eventDb(event.id), [{ id: event.id, status: 200, at: event.created + 1 }]);
     for (const event of rounds[1]!) await recordDeadLettered(await eventDb(event.id), [event.id]);
     const after = `evt_${ulid(at + 1000)}`;
 
@@ -172,7 +172,7 @@ describe("events/resend", () => {
   it("resends a delivered event too (a receiver that lost it asks again)", async () => {
     const [event] = lifecycle(newRecordId(), ["receipt.paid"]);
     await publishKept([event!]);
-    await recordDelivered(await eventDb(event!.id), event!.id, { status: 200, at: Date.now() });
+    await recordDeliveries(await eventDb(event!.id), [{ id: event!.id, status: 200, at: Date.now() }]);
     const { sent, resend } = gatewayWithQueue();
     await expectStatus(resend(event!.id), 200);
     expect(sent.map((m) => m.id)).toEqual([event!.id]);

@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { type EventMessage, publishEvents, recordIdOf } from "../../src/events";
 import { listLoggedEvents } from "../../src/events/log";
-import { recordDeadLettered, recordDelivered } from "../../src/events/log-database";
+import { recordDeadLettered, recordDeliveries } from "../../src/events/log-database";
 import { sendBatches } from "../../src/events/publish";
 import { SWEEP_SELECTS } from "../../src/events/sweep";
 import { eventDb, eventRow, lifecycle, makeEvent, newRecordId, publishKept } from "../events";
@@ -70,7 +70,7 @@ describe("publishEvents", () => {
     const { queue, deployment } = recordingQueue();
     const events = lifecycle(newRecordId(), ["receipt.created", "receipt.paid", "receipt.cancelled"]);
     await publishEvents(deployment, events);
-    await recordDelivered(await eventDb(events[0]!.id), events[0]!.id, { status: 204, at: Date.now() });
+    await recordDeliveries(await eventDb(events[0]!.id), [{ id: events[0]!.id, status: 204, at: Date.now() }]);
     await recordDeadLettered(await eventDb(events[1]!.id), [events[1]!.id]);
     queue.sent.length = 0;
 
@@ -142,7 +142,7 @@ describe("listEvents", () => {
     // As a record publishes them: it keeps each one (its id and body), and events/list by record reads those ids.
     await publishKept(events, deployment);
     await publishKept(lifecycle(newRecordId(), ["receipt.created"]), deployment);
-    await recordDelivered(await eventDb(events[0]!.id), events[0]!.id, { status: 200, at: Date.now() });
+    await recordDeliveries(await eventDb(events[0]!.id), [{ id: events[0]!.id, status: 200, at: Date.now() }]);
     const newestFirst = events.map((e) => e.id).reverse();
 
     const ids = async (query: Parameters<typeof listLoggedEvents>[1]) => {

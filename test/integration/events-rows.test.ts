@@ -21,7 +21,7 @@ import {
   pruneDelivered,
   pruneWatched,
   recordDeadLettered,
-  recordDelivered,
+  recordDeliveries,
   recordEvents,
 } from "../../src/events/log-database";
 import type { EventType } from "../../src/events/types";
@@ -78,7 +78,7 @@ describe("an event's life in D1 rows written", () => {
     expect(logged.written()).toBe(same.length);
 
     const delivered = metered(db);
-    for (const event of same) await recordDelivered(delivered.db, event.id, { status: 204, at: event.created + 100 });
+    for (const event of same) await recordDeliveries(delivered.db, [{ id: event.id, status: 204, at: event.created + 100 }]);
     expect(delivered.written()).toBe(same.length);
 
     // Past the delivered window: the walk deletes them, one row each, and moves its cursor (one row a batch).
@@ -129,7 +129,7 @@ describe("the log, most of it in no status index", () => {
     const [pendingOld, deliveredOld, failedOld] = [eventAt(start, recordId), eventAt(start + 1, recordId), eventAt(start + 2, recordId)];
     await recordEvents(db, [pendingOld], start + 3_600_000);
     await recordEvents(db, [deliveredOld, failedOld], start + 1);
-    await recordDelivered(db, deliveredOld.id, { status: 204, at: start + 10 });
+    await recordDeliveries(db, [{ id: deliveredOld.id, status: 204, at: start + 10 }]);
     await recordDeadLettered(db, [failedOld.id]);
 
     // The sweep's walk passes them: the pending one is watched (written into events_watched), the delivered one not.
@@ -139,7 +139,7 @@ describe("the log, most of it in no status index", () => {
     // After it, fresh ones ahead of the walk.
     const [pendingNew, deliveredNew] = [eventAt(start + 61 * 60_000, recordId), eventAt(start + 61 * 60_000 + 1, recordId)];
     await recordEvents(db, [pendingNew, deliveredNew], start + 61 * 60_000 + 1);
-    await recordDelivered(db, deliveredNew.id, { status: 204, at: start + 61 * 60_000 + 10 });
+    await recordDeliveries(db, [{ id: deliveredNew.id, status: 204, at: start + 61 * 60_000 + 10 }]);
     expect([await watched(db, pendingNew.id), await watched(db, deliveredNew.id)]).toEqual([null, null]);
 
     const ids = async (query: Omit<Parameters<typeof listLoggedEvents>[1], "limit">, limit = 20) =>
@@ -163,7 +163,7 @@ describe("the log, most of it in no status index", () => {
     const db = await recordEventsDb(recordId);
     const [late, onTime] = [eventAt(start, recordId), eventAt(start + 60_000, recordId)];
     await recordEvents(db, [onTime], start + 60_000);
-    await recordDelivered(db, onTime.id, { status: 204, at: start + 60_001 });
+    await recordDeliveries(db, [{ id: onTime.id, status: 204, at: start + 60_001 }]);
     await sweepEvents(env, start + 10 * 60_000);
     // Its drain failed and was retried: logged 10 minutes after it was made, behind the walk's cursor.
     await recordEvents(db, [late], start + 10 * 60_000);
@@ -182,7 +182,7 @@ describe("the log, most of it in no status index", () => {
     // A delivered window shorter than the sweep's stale cutoff: retention's walk passes it before the sweep's.
     await pruneDelivered(db, 1, 100, start + 10);
     expect(await watched(db, event.id)).toBe(1);
-    await recordDelivered(db, event.id, { status: 204, at: start + 20 });
+    await recordDeliveries(db, [{ id: event.id, status: 204, at: start + 20 }]);
     // Watched, so the range of events_watched prunes it as delivered; the walk, past it, would not.
     await pruneDelivered(db, 1, 100, start + 30);
     expect(await watched(db, event.id)).toBe(1);

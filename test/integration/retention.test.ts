@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy } from "../../src/config/retention-policy";
 import { runRetention } from "../../src/cron/retention";
 import { tidShards } from "../../src/d1/shards";
-import { markPendingAgain, recordDeadLettered, recordDelivered, recordEvents } from "../../src/events/log-database";
+import { markPendingAgain, recordDeadLettered, recordDeliveries, recordEvents } from "../../src/events/log-database";
 import production from "../../src/index";
 import { clock } from "../../src/shared/clock";
 import { claimTid, deleteLateTids, expireTid, fingerprint, pruneTids, upstreamTidFor } from "../../src/tids/tid-index";
@@ -394,7 +394,7 @@ describe("the event log", () => {
   it("delivered events go after their window; failed and unsettled ones are kept for the longer one", async () => {
     const epoch = Date.UTC(2003, 0, 1);
     const [delivered, failed, pending] = [await logEventsAt(epoch, 2), await logEventsAt(epoch, 2), await logEventsAt(epoch, 1)];
-    for (const id of delivered) await recordDelivered(await eventDb(id), id, { status: 204, at: epoch + 1000 });
+    for (const id of delivered) await recordDeliveries(await eventDb(id), [{ id, status: 204, at: epoch + 1000 }]);
     await recordDeadLettered(env.DB, failed);
 
     await cron(epoch + policy.deliveredEventsMs);
@@ -414,7 +414,7 @@ describe("the event log", () => {
   it("an event resent and not yet delivered again is not pruned as delivered", async () => {
     const epoch = Date.UTC(2004, 0, 1);
     const [id] = await logEventsAt(epoch, 1);
-    await recordDelivered(await eventDb(id!), id!, { status: 200, at: epoch + 1 });
+    await recordDeliveries(await eventDb(id!), [{ id: id!, status: 200, at: epoch + 1 }]);
     await markPendingAgain(await eventDb(id!), id!);
     await runRetention(env, epoch + policy.deliveredEventsMs + 1);
     expect(await exists([id!])).toEqual([true]);
