@@ -1664,7 +1664,7 @@ export const MUTANTS = [
   {
     name: "look-entry-apart-from-cancel",
     at: "Settlement.#audited",
-    find: '    if (cancelled.outcome !== "retry") ended?.();\n',
+    find: '    if (cancelled.outcome !== "retry") owed.ended?.();\n',
     replace: "",
     tests: ["test/integration/expiry.test.ts"],
     grep: "never stored cancelled",

@@ -131,9 +131,10 @@ export class Settlement {
     // Load: a call whose outcome is unknown is settled by a look first, never by another call.
     const rec = store.current!;
     if (rec.pending_op) return null;
-    // What is owed, and for whom.
-    const owed = this.#owed(lost);
-    if (!owed) return null;
+    // What is owed, and for whom; and what the look that called ends with, in the settling change.
+    const found = this.#owed(lost);
+    if (!found) return null;
+    const owed: Owed = { ...found, ended };
     // Decide once, in the phase the look showed.
     const decision =
       owed.ends === "cancel"
@@ -143,11 +144,11 @@ export class Settlement {
       return store.change(() => {
         if (owed.expiring) {
           expiry.closeAtEdge(owed.expiring, requestId, false);
-          return this.#audited(owed, requestId, { outcome: "edge" }, ended);
+          return this.#audited(owed, requestId, { outcome: "edge" });
         }
         const outcome = decision?.do === "refuse" ? decision.code : "operation_in_progress";
         log("warn", "gateway_cancel_refused", { id: rec.id, kind: rec.kind, state: rec.state, code: outcome, request_id: owed.lost?.requestId });
-        return this.#audited(owed, requestId, { outcome: "refused", code: outcome }, ended);
+        return this.#audited(owed, requestId, { outcome: "refused", code: outcome });
       });
     }
     // Note and call: rule 12's decision is stored with the note, so a lost cancel is owed again, for the expiry that acted.
@@ -156,28 +157,28 @@ export class Settlement {
     const result = await CANCEL.call(upstream, store.current!, owed.words, undefined);
     // Settle and audit in one change.
     if (!result.ok && result.outcome === "unknown") {
-      return store.change(() => this.#audited(owed, requestId, { outcome: "unknown", failure: result.failure }, ended));
+      return store.change(() => this.#audited(owed, requestId, { outcome: "unknown", failure: result.failure }));
     }
     return store.change((): GatewayCancelled => {
       if (!result.ok && upstreamBusy(result.failure.code)) {
         writeAhead.clear();
         if (owed.lost) writeAhead.restore(owed.lost);
         if (owed.expiring) expiry.unmark();
-        return this.#audited(owed, requestId, { outcome: "retry", failure: result.failure }, ended);
+        return this.#audited(owed, requestId, { outcome: "retry", failure: result.failure });
       }
       // A refusal is not the gateway's cancel: whatever the upstream shows instead (paid, cancelled by another) is its own change.
       if (!result.ok && owed.expiring) expiry.unmark();
       this.settle({ settles: CANCEL.settles, operation: CANCEL.operation, result }, false, requestId);
-      if (result.ok) return this.#audited(owed, requestId, { outcome: "ended" }, ended);
-      if (owed.caller !== GATEWAY) return this.#audited(owed, requestId, { outcome: "refused", code: result.failure.code }, ended);
+      if (result.ok) return this.#audited(owed, requestId, { outcome: "ended" });
+      if (owed.caller !== GATEWAY) return this.#audited(owed, requestId, { outcome: "refused", code: result.failure.code });
       // Finish: the gateway's own cancel refused for good (no cancel access) while still owed closes the record at the edge.
       const after = store.current!;
       const stillOwed = owed.expiring ? expiryRuleOf(after.kind, after.state) !== null : reconciler.exhaustionCancelPending(after);
-      if (!stillOwed) return this.#audited(owed, requestId, { outcome: "ended" }, ended);
+      if (!stillOwed) return this.#audited(owed, requestId, { outcome: "ended" });
       if (owed.expiring) expiry.closeAtEdge(owed.expiring, requestId, true);
       else ledger.cancelRefused();
       log("warn", "gateway_cancel_refused", { id: rec.id, kind: rec.kind, upstream_code: result.failure.upstream_code, code: result.failure.code });
-      return this.#audited(owed, requestId, { outcome: "edge" }, ended);
+      return this.#audited(owed, requestId, { outcome: "edge" });
     });
   }
 
@@ -222,7 +223,7 @@ export class Settlement {
   }
 
   /** The gateway's cancel in the record's trail, in the settling change: rule 12's as `expire`, a lost cancel's refusal under its caller. */
-  #audited(owed: Owed, requestId: string, cancelled: GatewayCancelled & { code?: string }, ended?: () => void): GatewayCancelled {
+  #audited(owed: Owed, requestId: string, cancelled: GatewayCancelled & { code?: string }): GatewayCancelled {
     const { store } = this.#parts;
     if (owed.expiring) store.trail.add({ at: clock.now(), op: "expire", actor: GATEWAY, request_id: requestId, outcome: cancelled.outcome });
     else if (owed.lost && cancelled.outcome === "refused") {
@@ -235,7 +236,7 @@ export class Settlement {
       });
     }
     // The look ends here unless the upstream was too busy (then it failed, and is audited so after it).
-    if (cancelled.outcome !== "retry") ended?.();
+    if (cancelled.outcome !== "retry") owed.ended?.();
     return { outcome: cancelled.outcome, ...(cancelled.failure ? { failure: cancelled.failure } : {}) };
   }
 }
@@ -253,6 +254,8 @@ interface Owed {
   /** `edge`: closed at the edge without a call (a transfer). */
   ends: "cancel" | "edge";
   words: { reason: string; cancelledBy: string };
+  /** The caller's own part of the settling change once the cancel is decided (a look's trail entry), unless the upstream was busy. */
+  ended?: () => void;
 }
 
 /**
