@@ -10,7 +10,9 @@
  *   it set off, in order: D1 round trips, Durable Object hops (stub calls),
  *   the Durable Objects' storage commits, queue sends and upstream calls,
  *   each with where it started and ended against the answer. GET
- *   /__bench/traces hands the records over (and forgets them).
+ *   /__bench/traces hands the records over (and forgets them); GET
+ *   /__bench/commits, the record objects' commits no trace holds (their
+ *   alarms', untraced calls'), so that every commit is counted somewhere.
  *
  * How a storage commit is counted (workerd's ActorSqlite, the SQLite-backed
  * objects' storage): the first write after the object's last commit (an
@@ -491,14 +493,33 @@ const writeName = (sql: string) =>
     .exec(sql.replace(/^\s*WITH\b[\s\S]*?\)\s*(?=(?:INSERT|REPLACE|UPDATE|DELETE)\b)/i, ""))?.[1]
     ?.replace(/\s+/g, " ") ?? sqlHead(sql);
 
+/**
+ * The record objects' commits that no trace holds, per object and by the
+ * invocation that made them (its method, "alarm" for the platform's, or
+ * "outside a call"): what a traced request set off is in its trace; this is
+ * the rest (alarms, untraced requests), so that everything an object
+ * committed can be checked against its SQLite log. GET /__bench/commits
+ * hands it over (`?reset`: and starts again).
+ */
+let untracedCommits: Record<string, Record<string, number>> = {};
+/** They are counted from the first GET /__bench/commits on: runs that never ask (latency, @platform) count nothing untraced, as before. */
+let countingUntraced = false;
+
 /** Counts the object's commits: a turn with writes is one (see the header). */
 class CommitCounter {
   #turn = -1;
   #event: TraceEvent | null = null;
+  /** The record object's id, whose untraced commits are counted; null for the risk objects. */
+  readonly #object: string | null;
+
+  constructor(object: string | null) {
+    this.#object = object;
+  }
 
   write(what: string): void {
-    // Untraced (the @platform run, an alarm): nothing to count.
-    if (!als.getStore()) return;
+    const traced = als.getStore() !== undefined;
+    // Untraced and not asked for, or not a record object (the risk objects' own alarms): nothing to count.
+    if (!traced && (!countingUntraced || this.#object === null)) return;
     if (this.#turn === turn) {
       if (this.#event) {
         this.#event.n++;
@@ -507,9 +528,17 @@ class CommitCounter {
       return;
     }
     this.#turn = turn;
-    this.#event = record("commit", what);
     // At the latest, the turn is over when a zero-delay timer fires.
     setTimeout(newTurn, 0);
+    if (traced) {
+      this.#event = record("commit", what);
+      return;
+    }
+    this.#event = null;
+    const by = objectAls.getStore()?.method ?? "outside a call";
+    const object = this.#object as string;
+    untracedCommits[object] ??= {};
+    untracedCommits[object][by] = (untracedCommits[object][by] ?? 0) + 1;
   }
 
   /** The async transaction() API commits what is open first, then itself: a commit of its own. */
@@ -648,7 +677,8 @@ const realStorage = new WeakMap<DurableObjectState, DurableObjectStorage>();
  */
 function state(real: DurableObjectState, kind: ObjectKind): DurableObjectState {
   realStorage.set(real, real.storage);
-  Object.defineProperty(real, "storage", { value: storage(real.storage, new CommitCounter(), kind), configurable: true });
+  const commits = new CommitCounter(kind === "object" ? real.id.toString() : null);
+  Object.defineProperty(real, "storage", { value: storage(real.storage, commits, kind), configurable: true });
   return real;
 }
 
@@ -776,6 +806,12 @@ export default {
     if (url.pathname === "/__bench/counters") {
       counting = true;
       return Response.json(readCounts(url.searchParams.has("reset")));
+    }
+    if (url.pathname === "/__bench/commits") {
+      countingUntraced = true;
+      const out = untracedCommits;
+      if (url.searchParams.has("reset")) untracedCommits = {};
+      return Response.json(out);
     }
     if (url.pathname === "/__bench/traces") {
       // ?pending: how many traced steps are still under way (what a request set off after its answer).
