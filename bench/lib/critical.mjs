@@ -222,33 +222,81 @@ function walCommits(persist, script) {
 }
 
 /**
- * The check on the commit count: per object the traces touched, the commits
- * counted (before and after the answer, every trace together) against the
- * commits in its SQLite log over the same time.
+ * The check on the commit count: per record object, the commits counted
+ * over the same time as its SQLite log, the operations' (their traces,
+ * before and after the answer) and those of every other invocation of the
+ * object (`untraced`: the traced gateway's /__bench/commits, by the method
+ * that made them; "alarm" for the platform's alarms), against the commit
+ * frames its log gained. The objects checked: those the operations
+ * touched, and any other whose log or count moved meanwhile (an alarm
+ * set before the window, say), so that a commit nobody counted shows.
  */
-function compareWithWal(traces, before, after) {
+export function compareWithWal(traces, untraced, before, after) {
   const counted = new Map();
+  const of = (object) => {
+    if (!counted.has(object)) counted.set(object, { operations: 0, by: {}, touched: false });
+    return counted.get(object);
+  };
   for (const trace of traces) {
     for (const e of trace.events) {
       if (e.kind !== "commit") continue;
       const object = trace.invocations[e.inv]?.object;
-      if (object) counted.set(object, (counted.get(object) ?? 0) + 1);
+      if (object) of(object).operations++;
     }
-    for (const inv of trace.invocations) if (inv.object && !counted.has(inv.object)) counted.set(inv.object, 0);
+    for (const inv of trace.invocations) if (inv.object) of(inv.object).touched = true;
+  }
+  for (const [object, by] of Object.entries(untraced)) {
+    const c = of(object);
+    for (const [method, n] of Object.entries(by)) c.by[method] = (c.by[method] ?? 0) + n;
+  }
+  for (const [object, end] of after) {
+    if (end.commits !== (before.get(object)?.commits ?? 0) || end.salt !== before.get(object)?.salt) of(object);
   }
   const objects = [];
   let skipped = 0;
-  for (const [object, n] of counted) {
+  const totals = { operations: 0, by: {}, sqlite: 0 };
+  for (const [object, c] of counted) {
     const end = after.get(object);
     const start = before.get(object);
     if (!end || (start?.salt && start.salt !== end.salt)) {
       skipped++;
       continue;
     }
-    objects.push({ object: object.slice(0, 12), counted: n, sqlite: end.commits - (start?.commits ?? 0) });
+    const others = Object.values(c.by).reduce((a, b) => a + b, 0);
+    const sqlite = end.commits - (start?.commits ?? 0);
+    totals.operations += c.operations;
+    for (const [method, n] of Object.entries(c.by)) totals.by[method] = (totals.by[method] ?? 0) + n;
+    totals.sqlite += sqlite;
+    objects.push({ object: object.slice(0, 12), touched: c.touched, operations: c.operations, by: c.by, counted: c.operations + others, sqlite });
   }
   const differ = objects.filter((o) => o.counted !== o.sqlite);
-  return { objects: objects.length, agree: objects.length - differ.length, skipped, differ };
+  return {
+    objects: objects.length,
+    touched: objects.filter((o) => o.touched).length,
+    agree: objects.length - differ.length,
+    skipped,
+    totals,
+    differ,
+  };
+}
+
+/**
+ * The commits no trace holds (the traced gateway's /__bench/commits), and
+ * the objects' logs, read together: again until no commit was counted
+ * between the two reads of the counts, so that both describe the same
+ * moment (`reset`: the counts start again from there).
+ */
+async function commitsAndWal(rt, script, reset) {
+  const url = `${rt.url}/__bench/commits${reset ? "?reset" : ""}`;
+  const read = (u) => request("the traced gateway's untraced commits", u).then((r) => r.json());
+  for (let attempt = 0; ; attempt++) {
+    const untraced = await read(url);
+    const wal = walCommits(rt.persist, script);
+    const again = await read(`${rt.url}/__bench/commits`);
+    const settled = reset ? Object.keys(again).length === 0 : JSON.stringify(again) === JSON.stringify(untraced);
+    if (settled || attempt >= 20) return { untraced: reset ? {} : untraced, wal, settled };
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** Waits until no traced step is in flight (what ran after the answer has finished), at most `limitMs`. */
@@ -300,7 +348,7 @@ export async function countCriticalPath(built) {
     await quiesce(rt.url);
     // Every object out of memory: the counted operations meet them as a payer coming back later would.
     rt = await restartRuntime(rt);
-    const walBefore = walCommits(rt.persist, built.traced.name);
+    const start = await commitsAndWal(rt, built.traced.name, true);
     for (let r = 0; r < n; r++) {
       const p = prepared[r];
       const t = (op) => `${op}#${r}`;
@@ -327,7 +375,8 @@ export async function countCriticalPath(built) {
     }
     const settled = await quiesce(rt.url);
     const traces = await request("the traced gateway's traces", `${rt.url}/__bench/traces`).then((r) => r.json());
-    const walCheck = compareWithWal(traces, walBefore, walCommits(rt.persist, built.traced.name));
+    const end = await commitsAndWal(rt, built.traced.name, false);
+    const walCheck = { ...compareWithWal(traces, end.untraced, start.wal, end.wal), settled: start.settled && end.settled };
     const byOp = new Map();
     for (const trace of traces) {
       const op = trace.id.split("#")[0];
@@ -403,10 +452,17 @@ export function criticalMarkdown(path, measurements, { steps = true } = {}) {
     );
   }
   const wal = path.walCheck;
-  if (wal) {
+  if (wal?.totals) {
+    const t = wal.totals;
+    const kinds = Object.entries(t.by)
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .map(([method, n]) => `${n} by ${method === "alarm" ? "alarms" : `untraced ${method}() calls`}`);
+    const counted = t.operations + Object.values(t.by).reduce((a, b) => a + b, 0);
+    const shown = (d) =>
+      `${d.object}… counted ${d.counted} (${[`${d.operations} by operations`, ...Object.entries(d.by).map(([m, n]) => `${n} by ${m}`)].join(", ")}), SQLite ${d.sqlite}`;
     lines.push(
       "",
-      `Checked against SQLite: of ${wal.objects} objects the counted operations touched, ${wal.agree} made exactly as many commits (before and after the answer together) as their write-ahead logs hold commit frames${wal.differ.length ? `; ${wal.differ.map((d) => `${d.object}… counted ${d.counted}, SQLite ${d.sqlite}`).join("; ")}` : ""}${wal.skipped ? ` (${wal.skipped} left out: their log was checkpointed meanwhile)` : ""}.`,
+      `Checked against SQLite: of ${wal.objects} objects (${wal.touched} the counted operations touched, ${wal.objects - wal.touched} only their alarms or untraced calls), ${wal.agree} made exactly as many commits as their write-ahead logs hold commit frames; counted ${counted} (${[`${t.operations} by the operations, before and after the answer`, ...kinds].join(", ")}), SQLite ${t.sqlite}${wal.differ.length ? `; ${wal.differ.map(shown).join("; ")}` : ""}${wal.skipped ? ` (${wal.skipped} left out: their log was checkpointed meanwhile)` : ""}${wal.settled ? "" : " (commits were still being made when the logs were read)"}.`,
     );
   }
   if (!steps) return lines;
