@@ -59,11 +59,19 @@ export class Completion {
     return rec.owed_completion ? (JSON.parse(rec.owed_completion) as OwedCompletion) : null;
   }
 
-  /** When the alarm should complete what is owed; null when nothing is. */
-  dueAt(rec: RecordRow): number | null {
+  /**
+   * When the alarm should complete what is owed, and the latest an alarm
+   * already set may be and still do; null when nothing is. The check backs
+   * up the request's own completion (a backstop, not a deadline: until it,
+   * the row is a pending claim inside rule 8's lease), so an alarm up to
+   * twice as far does, as the outbox's drain does; a retry after D1
+   * refused is due at its time.
+   */
+  dueAt(rec: RecordRow): { at: number; latest: number } | null {
     const owed = this.owed(rec);
     if (!owed) return null;
-    return this.#failedAt ? this.#failedAt + RETRY_MS : owed.answeredAt + COMPLETION_CHECK_MS;
+    if (this.#failedAt) return { at: this.#failedAt + RETRY_MS, latest: this.#failedAt + RETRY_MS };
+    return { at: owed.answeredAt + COMPLETION_CHECK_MS, latest: owed.answeredAt + 2 * COMPLETION_CHECK_MS };
   }
 
   /** Completes the owed row (if the request has not) and forgets it. Never throws: a failure waits for the next alarm. */

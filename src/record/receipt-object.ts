@@ -133,7 +133,8 @@ export class ReceiptObject extends DurableObject<Env> {
       outbox.emit(createdEvent(args.kind), null, args.requestId, now);
     });
     if (args.completion) completion.owe(args.completion);
-    this.#wake.arm();
+    // Its alarm only backs up what is done at once (the drain, the completion): as late as they allow, for the authorize to ride.
+    this.#wake.arm(true, false, true);
   }
 
   /** The answer this record's create gave, for an identical retry by its owner (src/operations/creation.ts checks the tid row and the replay window); null when none is kept. */

@@ -88,24 +88,27 @@ export class Wake {
    * An alarm already due early enough is left alone. A drain's mark waits
    * for the row's next write only while an alarm due soon would write it.
    * `replace`: the alarm set is one that stood for a read now stored, not
-   * for anything due: it is set anew.
+   * for anything due: it is set anew. `late`: a new alarm is set as late as
+   * every window allows, not when the first is due (a create's: its drain
+   * and its tid completion are done at once, the alarm only backs them up,
+   * and the authorize that follows within it, 15 s at the model's pace,
+   * rides it rather than setting one of its own, src/record/write-ahead.ts).
    */
-  arm(drainNow = true, replace = false): void {
+  arm(drainNow = true, replace = false, late = false): void {
     const { store, alarm, completion, end, reconciler, outbox, expiry, fiscal, audit } = this.#parts;
     const rec = store.current;
     if (!rec) return;
     const now = clock.now();
     // Rule 12's expiry and rule 14's fiscal reads are more looks: the earliest of them.
     const reconcileAt = earliest(earliest(reconciler.nextAt(rec, now), expiry.dueAt(rec, reconciler.phase(rec), now)), fiscal.dueAt(rec, now));
-    const drain = earliestDue(outbox.dueAt(now), audit.dueAt(now));
+    const drain = earliestDue(earliestDue(outbox.dueAt(now), audit.dueAt(now)), completion.dueAt(rec));
     const listing = fiscal.listingDueAt(now);
-    const completeAt = completion.dueAt(rec);
     // A completion owed keeps the record from its end: deleting it would forget the claim.
-    const deleteAt = completeAt === null ? end.deleteAt(rec) : null;
-    const due = Math.min(reconcileAt ?? Infinity, drain?.at ?? Infinity, listing?.at ?? Infinity, deleteAt ?? Infinity, completeAt ?? Infinity);
-    const latest = Math.min(reconcileAt ?? Infinity, drain?.latest ?? Infinity, listing?.latest ?? Infinity, completeAt ?? Infinity);
+    const deleteAt = completion.owed(rec) === null ? end.deleteAt(rec) : null;
+    const due = Math.min(reconcileAt ?? Infinity, drain?.at ?? Infinity, listing?.at ?? Infinity, deleteAt ?? Infinity);
+    const latest = Math.min(reconcileAt ?? Infinity, drain?.latest ?? Infinity, listing?.latest ?? Infinity);
     if (due === Infinity) alarm.set(null);
-    else if (replace || !alarm.setWithin(now, latest)) alarm.set(due);
+    else if (replace || !alarm.setWithin(now, latest)) alarm.set(late ? Math.min(latest, deleteAt ?? Infinity) : due);
     if (store.owesWrite && !alarm.setWithin(now, now + MARK_WAIT_MS)) store.writeDeferred();
     // The events are drained at once; the trail's entries (rule 15) wait for the alarm (audit.dueAt), unless their hold is over.
     const exportNow = audit.ready(now);

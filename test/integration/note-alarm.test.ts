@@ -1,0 +1,107 @@
+// Rule 8's write-ahead note and the record's one alarm, at production's pace
+// and windows (UPSTREAM_TIMEOUT_MS 10 s, AUDIT_FLUSH_SECONDS 60, set for this
+// file's objects): a receipt authorized 15 s after its creation and paid
+// 10 s after that. Cloudflare bills each `setAlarm()` as a row written, so a
+// note rides an alarm already due in time instead of setting its own. The
+// record's alarms fire when due, as the runtime fires them (the clock stands
+// an hour ahead of the wall, so none fires on its own).
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { receiptStub } from "../../src/record/receipt-object";
+import { clock, freezeClock } from "../../src/shared/clock";
+import { call, createReceipt, DAY_MS, expectStatus, letTimePass, OTP_OK, sandboxReceipt } from "../helpers";
+
+const HOUR_MS = 3_600_000;
+const TOKEN = { token: "tok_sandbox_ok" };
+/** Production's windows (wrangler.toml [env.production.vars]) that decide when a payment's alarms are due. */
+const PRODUCTION = { UPSTREAM_TIMEOUT_MS: "10000", AUDIT_FLUSH_SECONDS: "60" };
+const settings = env as unknown as Record<string, string | undefined>;
+const saved = Object.fromEntries(Object.keys(PRODUCTION).map((key) => [key, settings[key]]));
+
+beforeEach(() => {
+  // Objects started from now on read these (a record reads its windows as its object starts), and so does the Worker.
+  Object.assign(settings, PRODUCTION);
+  letTimePass(HOUR_MS);
+  freezeClock();
+});
+afterEach(() => {
+  Object.assign(settings, saved);
+});
+
+const stub = (id: string) => receiptStub(env, "receipt", id);
+const alarmOf = (id: string) => runInDurableObject(stub(id), (_instance, state) => state.storage.getAlarm());
+
+/** Each alarm the record's object writes from now on (its time, from `t0`), as storage is asked to set it. */
+async function watchAlarms(id: string): Promise<void> {
+  await runInDurableObject(stub(id), (_instance, state) => {
+    const storage = state.storage as DurableObjectStorage & { alarmsSet?: number[] };
+    storage.alarmsSet = [];
+    const setAlarm = storage.setAlarm.bind(storage);
+    storage.setAlarm = (...args: Parameters<DurableObjectStorage["setAlarm"]>) => {
+      storage.alarmsSet!.push(Number(args[0]));
+      return setAlarm(...args);
+    };
+  });
+}
+const alarmsSet = (id: string) =>
+  runInDurableObject(stub(id), (_i, state) => [...((state.storage as DurableObjectStorage & { alarmsSet?: number[] }).alarmsSet ?? [])]);
+
+/** Time passes to `until`; every alarm due by then fires when due, as the runtime fires it. */
+async function passTo(id: string, until: number): Promise<void> {
+  for (let at = await alarmOf(id); at !== null && at <= until; at = await alarmOf(id)) {
+    letTimePass(Math.max(0, at - clock.now()));
+    await runDurableObjectAlarm(stub(id));
+  }
+  letTimePass(until - clock.now());
+}
+
+/**
+ * A payment at production's pace: created, authorized 15 s later, and paid
+ * 10 s after that (or never: abandoned), then left until its end is its
+ * only alarm. The alarms its object set, in seconds from the create.
+ */
+async function trace(paid: boolean): Promise<{
+  id: string;
+  alarms: number[];
+  before: { authorize: number | null; pay: number | null };
+  after: { authorize: number | null; pay: number | null };
+}> {
+  const t0 = clock.now();
+  const receipt = await createReceipt({ merchant_id: 1001 });
+  // The create's own alarm is set before the test can watch the object: what storage holds after it.
+  const created = await alarmOf(receipt.id);
+  expect(created).not.toBeNull();
+  await watchAlarms(receipt.id);
+  await passTo(receipt.id, t0 + 15_000);
+  const before = { authorize: await alarmOf(receipt.id), pay: null as number | null };
+  await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
+  const after = { authorize: await alarmOf(receipt.id), pay: null as number | null };
+  await passTo(receipt.id, t0 + 25_000);
+  if (paid) {
+    before.pay = await alarmOf(receipt.id);
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }), 200);
+    after.pay = await alarmOf(receipt.id);
+  }
+  // Until the record's end (rule 10, RECORD_RETENTION_DAYS) is all that is left: past rule 12's expiry for an abandoned one.
+  await passTo(receipt.id, t0 + 2 * DAY_MS);
+  const seconds = (at: number) => Math.round((at - t0) / 1000);
+  return { id: receipt.id, alarms: [created!, ...(await alarmsSet(receipt.id))].map(seconds), before, after };
+}
+
+describe("a payment's alarms at production's pace", () => {
+  it("paid: the authorize rides the create's alarm (20 s, its backstops' latest), which then sets the expiry; the pay sets its note's, which sets the end", async () => {
+    const { id, alarms, before, after } = await trace(true);
+    expect((await sandboxReceipt(id)).state).toBe(4);
+    // The authorize at 15 s writes no alarm: the create's, at 20 s, stands for its note.
+    expect(after.authorize).toBe(before.authorize);
+    expect(alarms).toEqual([20, 86_400, 36, 30 * 86_400 + 25]);
+  });
+
+  it("abandoned: the authorize rides the create's alarm; the expiry a day later, its cancel's note, and the end", async () => {
+    const { id, alarms, before, after } = await trace(false);
+    expect((await sandboxReceipt(id)).state).toBe(21);
+    expect(after.authorize).toBe(before.authorize);
+    expect(alarms).toEqual([20, 86_400, 86_411, 31 * 86_400]);
+  });
+});
