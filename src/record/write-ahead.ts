@@ -1,14 +1,30 @@
 /**
  * Rule 8's write-ahead note: before a call that may change the record
- * upstream leaves, a note of it is durably stored, and an alarm is set for
- * when the call must have ended at the latest; the note is cleared in the same step that
- * stores the call's outcome. A note found with no call in flight means the
- * outcome is unknown: only the upstream can say (src/record/reconciler.ts).
+ * upstream leaves, a note of it is durably stored, with an alarm due within
+ * the minute rule 8 allows (`lookBy`): one already due by then, whatever it
+ * was set for, stands for the note (a row written saved), else one is set
+ * for when the call must have ended at the latest. The note is cleared in
+ * the same step that stores the call's outcome. A note found with no call
+ * in flight means the outcome is unknown: only the upstream can say
+ * (src/record/reconciler.ts).
  */
 
 import { clock } from "../shared/clock";
 import type { Alarm } from "./alarm";
 import type { RecordStore, Slice } from "./store";
+
+/** Rule 8: a receipt marked with a call in flight is reconciled on its own within a minute of the fault. */
+export const RECONCILE_WITHIN_MS = 60_000;
+/**
+ * How late an alarm may fire after it is due (the runtime runs it within a
+ * second or two, and retries a failed one from 2 s on): the margin
+ * `lookBy` keeps within the minute.
+ */
+export const ALARM_DELAY_MS = 5_000;
+
+/** WriteAhead.lookBy, for a deployment whose calls time out after `upstreamTimeoutMs`. */
+export const noteLookBy = (now: number, upstreamTimeoutMs: number): number =>
+  Math.max(now + upstreamTimeoutMs + 1000, now + RECONCILE_WITHIN_MS - upstreamTimeoutMs - ALARM_DELAY_MS);
 
 /** The note's columns: this part's alone. */
 export const WRITE_AHEAD_COLUMNS = ["pending_op", "pending_otp", "pending_since", "pending_request_id", "pending_actor"] as const;
@@ -63,10 +79,22 @@ export class WriteAhead {
         pending_actor: note.actor,
       });
     });
-    // An alarm due before the call must have ended is early enough: firing, it sets the next for what is then owed.
-    const deadline = this.deadline(now);
-    if (!this.#alarm.setWithin(now, deadline)) this.#alarm.set(deadline);
+    // An alarm already due within rule 8's minute is early enough, whatever it was set for: firing before the
+    // call must have ended, it sets the next for then (src/record/wake.ts); after, it looks. Only where none is
+    // due by then is one set, at the deadline.
+    if (!this.#alarm.setWithin(now, this.lookBy(now))) this.#alarm.set(this.deadline(now));
     await this.#storage.sync();
+  }
+
+  /**
+   * The latest an alarm may be due and still reconcile a call noted at `now`
+   * within rule 8's minute of a fault (a crash right after the note is the
+   * earliest fault): the minute less the look's own read (up to
+   * UPSTREAM_TIMEOUT_MS) and the alarm's own delay (ALARM_DELAY_MS), so
+   * 45 s at production's 10 s timeout; never before the call's deadline.
+   */
+  lookBy(now: number): number {
+    return noteLookBy(now, this.#upstreamTimeoutMs);
   }
 
   /** When a call that leaves at `now` must have ended, answered or not. */

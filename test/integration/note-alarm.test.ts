@@ -2,17 +2,21 @@
 // and windows (UPSTREAM_TIMEOUT_MS 10 s, AUDIT_FLUSH_SECONDS 60, set for this
 // file's objects): a receipt authorized 15 s after its creation and paid
 // 10 s after that. Cloudflare bills each `setAlarm()` as a row written, so a
-// note rides an alarm already due in time instead of setting its own. The
-// record's alarms fire when due, as the runtime fires them (the clock stands
-// an hour ahead of the wall, so none fires on its own).
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+// note rides an alarm already due within rule 8's minute instead of setting
+// its own; a crash right after such a note is still reconciled by that
+// alarm, within the minute. The record's alarms fire when due, as the
+// runtime fires them (the clock stands an hour ahead of the wall, so none
+// fires on its own).
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { receiptStub } from "../../src/record/receipt-object";
 import { clock, freezeClock } from "../../src/shared/clock";
-import { call, createReceipt, DAY_MS, expectStatus, letTimePass, OTP_OK, sandboxReceipt } from "../helpers";
+import { call, createReceipt, DAY_MS, expectStatus, letTimePass, OTP_OK, sandboxReceipt, storedRecord } from "../helpers";
+import { scriptedUpstream } from "../support/scripted-upstream";
 
 const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
 const TOKEN = { token: "tok_sandbox_ok" };
 /** Production's windows (wrangler.toml [env.production.vars]) that decide when a payment's alarms are due. */
 const PRODUCTION = { UPSTREAM_TIMEOUT_MS: "10000", AUDIT_FLUSH_SECONDS: "60" };
@@ -89,6 +93,24 @@ async function trace(paid: boolean): Promise<{
   return { id: receipt.id, alarms: [created!, ...(await alarmsSet(receipt.id))].map(seconds), before, after };
 }
 
+/** The upstream holds the record's next `path` call after acting on it; the note and the alarm storage holds meanwhile; then the object crashes mid-call. */
+async function crashMidCall(id: string, path: string, body: unknown): Promise<{ notedAt: number; alarm: number | null }> {
+  const held = scriptedUpstream.hold(path, { id, act: true });
+  const answer = call(path, body);
+  try {
+    await held.arrived;
+    const noted = await runInDurableObject(stub(id), async (_instance, state) => ({
+      notedAt: state.storage.sql.exec<{ pending_since: number }>("SELECT pending_since FROM record").one().pending_since,
+      alarm: await state.storage.getAlarm(),
+    }));
+    await runInDurableObject(stub(id), (_instance, state) => state.abort("crash mid-call")).catch(() => undefined);
+    return noted;
+  } finally {
+    held.release();
+    await answer.catch(() => undefined);
+  }
+}
+
 describe("a payment's alarms at production's pace", () => {
   it("paid: the authorize rides the create's alarm (20 s, its backstops' latest), which then sets the expiry; the pay sets its note's, which sets the end", async () => {
     const { id, alarms, before, after } = await trace(true);
@@ -103,5 +125,44 @@ describe("a payment's alarms at production's pace", () => {
     expect((await sandboxReceipt(id)).state).toBe(21);
     expect(after.authorize).toBe(before.authorize);
     expect(alarms).toEqual([20, 86_400, 86_411, 31 * 86_400]);
+  });
+});
+
+describe("a note rides an alarm due within rule 8's minute (45 s at a 10 s timeout)", () => {
+  it("an authorize 5 s after its create: its note rides the create's alarm, past the call's own deadline; a crash right after it is reconciled by that alarm, within the minute", async () => {
+    const t0 = clock.now();
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    const created = await alarmOf(receipt.id);
+    letTimePass(5_000);
+    const { notedAt, alarm } = await crashMidCall(receipt.id, "receipt/authorize", { id: receipt.id, card: TOKEN });
+    // Due after the call's deadline (5 + 11 s), yet within the minute: the note set none of its own.
+    expect(alarm).toBe(created);
+    expect(alarm! - notedAt).toBeGreaterThan(Number(PRODUCTION.UPSTREAM_TIMEOUT_MS) + 1000);
+    expect(alarm! - notedAt).toBeLessThanOrEqual(45_000);
+    expect((await storedRecord("receipt", receipt.id)).pending_op).toBe("authorize");
+
+    // The alarm fires when due, no caller asks: the note is settled from what the upstream shows.
+    await passTo(receipt.id, t0 + 21_000);
+    expect(clock.now() - notedAt).toBeLessThan(MINUTE_MS);
+    expect((await storedRecord("receipt", receipt.id)).pending_op).toBeNull();
+    expect(await alarmOf(receipt.id)).not.toBeNull();
+    await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }), 200);
+  });
+
+  it.each([
+    [40_000, "rides it"],
+    [50_000, "sets its own, at the call's deadline"],
+  ])("an alarm an earlier incarnation left %i ms ahead: the note %s", async (ahead, _what) => {
+    const receipt = await createReceipt({ merchant_id: 1001 });
+    // The create's alarm has fired (its backstops done); an earlier incarnation left one `ahead` from now.
+    await passTo(receipt.id, clock.now() + 21_000);
+    const left = clock.now() + ahead;
+    await runInDurableObject(stub(receipt.id), (_instance, state) => state.storage.setAlarm(left));
+    await evictDurableObject(stub(receipt.id));
+    const { notedAt, alarm } = await crashMidCall(receipt.id, "receipt/authorize", { id: receipt.id, card: TOKEN });
+    expect(alarm).toBe(ahead <= 45_000 ? left : notedAt + Number(PRODUCTION.UPSTREAM_TIMEOUT_MS) + 1000);
+    // Either way the crash is reconciled within the minute, by the alarm alone.
+    await passTo(receipt.id, notedAt + 46_000);
+    expect((await storedRecord("receipt", receipt.id)).pending_op).toBeNull();
   });
 });
