@@ -10,7 +10,7 @@
  * /retention runs one retention batch at a given clock and counts the same.
  */
 import { encodeTime } from "ulid";
-import { pruneEvents, recordDelivered, recordEvents } from "../../src/events/log-database";
+import { pruneEvents, recordDeliveries, recordEvents } from "../../src/events/log-database";
 import type { GatewayEvent } from "../../src/events/types";
 import { claimTid, completeTid, pruneTids } from "../../src/tids/tid-index";
 
@@ -108,7 +108,7 @@ export default {
         };
         // As the record's drain logs it: the row only, the body kept by the record (src/events/publish.ts publishOutbox).
         await recordEvents(log.db, [event]);
-        await recordDelivered(delivered.db, event.id, { status: 204, at: old + i });
+        await recordDeliveries(delivered.db, [{ id: event.id, status: 204, at: old + i }]);
       }
       const removed = await pruneEvents(pruned.db, "delivered", DAY_MS, n, old + 10 * DAY_MS);
       return Response.json({
