@@ -11,7 +11,13 @@
  * The flows run with every window of rule 10 shortened to seconds, so the
  * whole life happens within the run: the answers, the events' delivery to
  * a receiver that is up, then retention (the cron, fired here) deleting the
- * tid rows and the events, and each record object deleting itself. Three
+ * tid rows and the events, and each record object deleting itself. The
+ * event log's windows outlast the drain's mark (MARK_WAIT_MS, read from
+ * src/record/outbox.ts), as production's days do: a record that stops
+ * before its alarm drains its events again when the alarm fires, and the
+ * log must still hold them then, or it takes them as new and queues them
+ * twice. The scenarios run at once, each on a runtime of its own, so that
+ * their waits for those windows overlap. Three
  * snapshots per flow: `answered` (the three calls and what they set off),
  * `delivered` (every event at the receiver), `ended` (retention and the
  * objects' own deletion done). What the platform bills is counted where the
@@ -56,26 +62,47 @@
  * without the wait every flow would share one card object, and the counts
  * would be a busy card's rather than a payment's own.
  */
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { SignJWT } from "jose";
 import { unstable_readConfig } from "wrangler";
-import { DEV_VARS, HOST, PORTS } from "./config.mjs";
+import { DEV_VARS, PORTS, ROOT } from "./config.mjs";
 import { post as partnerPost } from "./events.mjs";
 import { startReceiver } from "./receiver.mjs";
 import { applyMigrations, startRuntime, workerFromBuild } from "./runtime.mjs";
 
-/** The tid's and the events' windows of rule 10 in days: ~1.7 s. */
+/** The tid's windows of rule 10 in days (~1.7 s), and the hold's of rule 12. */
 const SHORT_WINDOW_DAYS = "0.00002";
+const DAY_MS = 86_400_000;
 /**
- * The record's window, three times theirs (~5.2 s), as production's 90 days are far past the delivered events'
- * 7: a record whose end comes before the cron has pruned its events would ask the log again and again, which
- * production's record, ending 83 days after its events are gone, never does.
+ * How long a record's drain may leave its events unmarked (src/record/outbox.ts MARK_WAIT_MS: the row's next write
+ * or an alarm due within it writes the mark), read from the source, never retyped.
  */
-const RECORD_WINDOW_DAYS = "0.00006";
-const RECORD_WINDOW_MS = Number(RECORD_WINDOW_DAYS) * 86_400_000;
+const MARK_WAIT_MS = (() => {
+  const source = readFileSync(join(ROOT, "src", "record", "outbox.ts"), "utf8");
+  const found = /export const MARK_WAIT_MS = ([\d_]+);/.exec(source);
+  if (!found) throw new Error("src/record/outbox.ts: no MARK_WAIT_MS");
+  return Number(found[1].replaceAll("_", ""));
+})();
+/**
+ * The events' windows of rule 10 (delivered and undelivered): past the drain's mark and the alarm that writes it
+ * (it may fire a few seconds late: src/record/write-ahead.ts ALARM_DELAY_MS), with room (~70 s). A record that
+ * stopped before that alarm drains its events again when it fires, and the log still holds them, so it logs and
+ * queues nothing twice, as in production, where the log keeps them for days: with a shorter window the log has
+ * forgotten them and takes them as new (a count of deliveries, log rows and prunes no payment makes).
+ */
+const EVENT_WINDOW_MS = MARK_WAIT_MS + 10_000;
+const EVENT_WINDOW_DAYS = String(EVENT_WINDOW_MS / DAY_MS);
+/**
+ * The record's window, past the events' (~80 s), as production's 30 days are past the delivered events' 7: a
+ * record whose end comes before the cron has pruned its events would ask the log again and again, which
+ * production's record, ending 23 days after its events are gone, never does.
+ */
+const RECORD_WINDOW_MS = EVENT_WINDOW_MS + 10_000;
+const RECORD_WINDOW_DAYS = String(RECORD_WINDOW_MS / DAY_MS);
 /** The cron, fired in the background while a scenario runs: production's every minute is as good as continuous against its windows. */
-const CRON_EVERY_MS = 400;
+const CRON_EVERY_MS = 1000;
 /** The counters that move only with the payments' own work (the background cron's empty runs move none of them). */
 const SETTLE_ON = [
   "object_requests",
@@ -202,17 +229,18 @@ async function buildTraced({ wrangler, root, benchDir, dir, name }) {
 
 const per = (flows) => (n) => Math.round((n / flows) * 100) / 100;
 
-/** Runs `flows` payments of one scenario on a fresh traced gateway and counts their whole life. */
-async function runScenario({ build, scenario, flows, keyedPays, log }) {
+/** Runs `flows` payments of one scenario on a fresh traced gateway (on `port`, its receiver on one of its own) and counts their whole life. */
+async function runScenario({ build, scenario, flows, keyedPays, log, port = PORTS.traced }) {
   const { steps, isHold, expiry, user, card: userCard, subjects, partnerCard, events, laterMs = 0 } = SCENARIOS[scenario];
+  const receiver = await startReceiver(0);
   const worker = workerFromBuild(build);
   worker.bindings = {
     ...worker.bindings,
-    WEBHOOK_URL: `http://${HOST}:${PORTS.receiver}/webhooks`,
+    WEBHOOK_URL: receiver.url,
     TID_REPLAY_DAYS: SHORT_WINDOW_DAYS,
     TID_RETENTION_DAYS: SHORT_WINDOW_DAYS,
-    EVENTS_DELIVERED_RETENTION_DAYS: SHORT_WINDOW_DAYS,
-    EVENTS_UNDELIVERED_RETENTION_DAYS: SHORT_WINDOW_DAYS,
+    EVENTS_DELIVERED_RETENTION_DAYS: EVENT_WINDOW_DAYS,
+    EVENTS_UNDELIVERED_RETENTION_DAYS: EVENT_WINDOW_DAYS,
     RECORD_RETENTION_DAYS: RECORD_WINDOW_DAYS,
     BENCH_RISK_DAY_MS: String(RISK_DAY_MS),
     // Production's (wrangler.toml [env.production]): a record holds its audit entries for half of it, so the
@@ -224,8 +252,7 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
   const databases = String(worker.bindings.TID_INDEX_SHARDS ?? "DB")
     .split(/[\s,]+/)
     .filter(Boolean).length;
-  const receiver = await startReceiver(PORTS.receiver);
-  const runtime = await startRuntime({ key: `costs-${scenario}`, workers: [worker], port: PORTS.traced });
+  const runtime = await startRuntime({ key: `costs-${scenario}`, workers: [worker], port });
   try {
     await applyMigrations(runtime, build);
     const gateway = await runtime.mf.getWorker(build.name);
@@ -352,7 +379,7 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
     const left = {};
     for (const table of ["tid_index", "events"]) left[table] = (await db.prepare(`SELECT count(*) AS n FROM ${table}`).first()).n;
     log(
-      `costs (${scenario}): ${flows} flows, ${receiver.received()} events delivered, ${snapshots.ended.object_deletions} records deleted themselves`,
+      `costs (${scenario}): ${flows} flows, ${receiver.received()} events delivered (${receiver.distinct()} distinct), ${snapshots.ended.object_deletions} records deleted themselves`,
     );
 
     const p = per(flows);
@@ -379,7 +406,9 @@ async function runScenario({ build, scenario, flows, keyedPays, log }) {
             },
           }
         : {}),
+      // The deliveries the receiver took, and the events among them (by webhook-id): equal when none was delivered twice.
       events_delivered: receiver.received(),
+      events_distinct: receiver.distinct(),
       rows_left_in_d1: left,
       per_flow: { answered: perFlow(snapshots.answered), delivered: perFlow(snapshots.delivered), ended: perFlow(snapshots.ended) },
       rows_written_per_flow_by_statement: {
@@ -584,21 +613,22 @@ export async function countFlowCosts({
   const build = await buildTraced({ wrangler, root, benchDir, dir, name });
   // The paced payments first: their runtimes wait in real time, and nothing else runs meanwhile to slow them.
   const pacedCounts = paced ? await countPaced({ build, root, flows, log }) : null;
-  const paid = await runScenario({ build, scenario: "paid", flows, keyedPays, log });
-  const others = {};
-  if (scenarios) {
-    for (const scenario of ["abandoned", "hold_expired", "anonymous", "user_token", "fiscal_late"]) {
-      try {
-        others[scenario] = await runScenario({ build, scenario, flows, keyedPays: false, log });
-      } catch (err) {
+  // Then every scenario at once, each on its own runtime and port: most of a scenario's time is the wait for the
+  // event log's and the record's windows, which overlap so.
+  const names = scenarios ? ["abandoned", "hold_expired", "anonymous", "user_token", "fiscal_late"] : [];
+  const [paid, ...counted] = await Promise.all([
+    runScenario({ build, scenario: "paid", flows, keyedPays, log }),
+    ...names.map((scenario, i) =>
+      runScenario({ build, scenario, flows, keyedPays: false, log, port: PORTS.traced + 10 + i }).catch((err) => {
         // A scenario the gateway cannot run yet (a hold where holds are off) is estimated by the model instead.
         log(`costs (${scenario}): not counted: ${err.message}`);
-        others[scenario] = { scenario, error: String(err.message).slice(0, 300) };
-      }
-    }
-  }
+        return { scenario, error: String(err.message).slice(0, 300) };
+      }),
+    ),
+  ]);
+  const others = Object.fromEntries(names.map((scenario, i) => [scenario, counted[i]]));
   return {
-    note: `${flows} partner flows (merchant 1001: create, authorize, pay with OTP${keyedPays ? " and an Idempotency-Key" : ""}) on the traced gateway, every rule-10 window ${SHORT_WINDOW_DAYS} days; cumulative counts per flow at each point`,
+    note: `${flows} partner flows (merchant 1001: create, authorize, pay with OTP${keyedPays ? " and an Idempotency-Key" : ""}) on the traced gateway, rule 10's windows shortened (the tid's ${SHORT_WINDOW_DAYS} days, the events' ${EVENT_WINDOW_MS / 1000} s, past the drain's mark, the record's ${RECORD_WINDOW_MS / 1000} s); cumulative counts per flow at each point`,
     keyed_pays: keyedPays,
     ...paid,
     ...(scenarios ? { scenarios: others } : {}),

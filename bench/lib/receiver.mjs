@@ -7,13 +7,18 @@
 import http from "node:http";
 import { HOST } from "./config.mjs";
 
-/** Starts the receiver on `port` (0: any free one); `url` is where to send the events. */
+/**
+ * Starts the receiver on `port` (0: any free one); `url` is where to send the events. `received`: the deliveries
+ * it took; `distinct`: the events among them (by webhook-id, the same on every delivery of an event).
+ */
 export function startReceiver(port) {
   let received = 0;
+  const ids = new Set();
   const server = http.createServer((req, res) => {
     req.resume();
     req.on("end", () => {
       received++;
+      ids.add(req.headers["webhook-id"]);
       res.writeHead(204);
       res.end();
     });
@@ -25,6 +30,7 @@ export function startReceiver(port) {
         server,
         url: `http://${HOST}:${server.address().port}/webhooks`,
         received: () => received,
+        distinct: () => ids.size,
         close: () => server.close(),
       }),
     );
