@@ -524,8 +524,10 @@ async function main() {
   log(`rows: tid row ${rows.partner.row.total} B (partner), ${rows.user.row.total} B (user), in pages; event row ${rows.event.total} B`);
   // What a flow costs over its whole life, counted (rows written, requests, log lines): bench/lib/costs.mjs.
   const base = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "dev" }, { hideWarnings: true });
-  // With the payments that never complete (rule 12: a receipt never paid, a hold never confirmed), and the paced ones.
-  const costs = await countFlowCosts({
+  // With the payments that never complete (rule 12: a receipt never paid, a hold never confirmed), and the paced ones;
+  // and, at the same time, the same paid flows with an Idempotency-Key on every pay (rule 11): the difference is what
+  // a key costs.
+  const { keyed: keyedCosts, ...costs } = await countFlowCosts({
     wrangler,
     root: ROOT,
     benchDir: BENCH_DIR,
@@ -534,20 +536,10 @@ async function main() {
     flows: FLOWS,
     scenarios: true,
     paced: true,
+    keyedToo: true,
     log,
   });
   log(`costs per flow, ended: ${JSON.stringify(costs.per_flow.ended)}`);
-  // The same flows with an Idempotency-Key on every pay (rule 11): the difference is what a key costs.
-  const keyedCosts = await countFlowCosts({
-    wrangler,
-    root: ROOT,
-    benchDir: BENCH_DIR,
-    dir: CAPACITY_BUILD,
-    name: base.name,
-    flows: FLOWS,
-    keyedPays: true,
-    log,
-  });
   log(`costs per flow with a keyed pay, ended: ${JSON.stringify(keyedCosts.per_flow.ended)}`);
   const runs = [];
   for (const count of ROW_COUNTS) {

@@ -379,7 +379,7 @@ async function runScenario({ build, scenario, flows, keyedPays, log, port = PORT
     const left = {};
     for (const table of ["tid_index", "events"]) left[table] = (await db.prepare(`SELECT count(*) AS n FROM ${table}`).first()).n;
     log(
-      `costs (${scenario}): ${flows} flows, ${receiver.received()} events delivered (${receiver.distinct()} distinct), ${snapshots.ended.object_deletions} records deleted themselves`,
+      `costs (${scenario}${keyedPays ? ", keyed pays" : ""}): ${flows} flows, ${receiver.received()} events delivered (${receiver.distinct()} distinct), ${snapshots.ended.object_deletions} records deleted themselves`,
     );
 
     const p = per(flows);
@@ -596,7 +596,8 @@ async function countPaced({ build, root, flows, log }) {
  * Builds the traced gateway into `dir` with `wrangler` (capacity.mjs's runner) and counts `flows` partner
  * flows of each scenario: the paid one (its fields at the top level, as before), and with `scenarios` the
  * ones that never complete (`scenarios.abandoned`, `scenarios.hold_expired`), rule 13's user flows (`scenarios.anonymous`, `scenarios.user_token`) and rule 14's fiscal-late payment (`scenarios.fiscal_late`). With `keyedPays`, each pay
- * carries its own Idempotency-Key.
+ * carries its own Idempotency-Key; with `keyedToo`, the paid flows are also counted with a key on every pay, at the
+ * same time as the rest, and returned apart (`keyed`, as a call with `keyedPays` would return them).
  */
 export async function countFlowCosts({
   wrangler,
@@ -606,6 +607,7 @@ export async function countFlowCosts({
   name,
   flows = 20,
   keyedPays = false,
+  keyedToo = false,
   scenarios = false,
   paced = false,
   log = () => {},
@@ -616,8 +618,9 @@ export async function countFlowCosts({
   // Then every scenario at once, each on its own runtime and port: most of a scenario's time is the wait for the
   // event log's and the record's windows, which overlap so.
   const names = scenarios ? ["abandoned", "hold_expired", "anonymous", "user_token", "fiscal_late"] : [];
-  const [paid, ...counted] = await Promise.all([
+  const [paid, keyed, ...counted] = await Promise.all([
     runScenario({ build, scenario: "paid", flows, keyedPays, log }),
+    keyedToo ? runScenario({ build, scenario: "paid", flows, keyedPays: true, log, port: PORTS.traced + 15 }) : null,
     ...names.map((scenario, i) =>
       runScenario({ build, scenario, flows, keyedPays: false, log, port: PORTS.traced + 10 + i }).catch((err) => {
         // A scenario the gateway cannot run yet (a hold where holds are off) is estimated by the model instead.
@@ -627,11 +630,14 @@ export async function countFlowCosts({
     ),
   ]);
   const others = Object.fromEntries(names.map((scenario, i) => [scenario, counted[i]]));
+  const note = (key) =>
+    `${flows} partner flows (merchant 1001: create, authorize, pay with OTP${key ? " and an Idempotency-Key" : ""}) on the traced gateway, rule 10's windows shortened (the tid's ${SHORT_WINDOW_DAYS} days, the events' ${EVENT_WINDOW_MS / 1000} s, past the drain's mark, the record's ${RECORD_WINDOW_MS / 1000} s); cumulative counts per flow at each point`;
   return {
-    note: `${flows} partner flows (merchant 1001: create, authorize, pay with OTP${keyedPays ? " and an Idempotency-Key" : ""}) on the traced gateway, rule 10's windows shortened (the tid's ${SHORT_WINDOW_DAYS} days, the events' ${EVENT_WINDOW_MS / 1000} s, past the drain's mark, the record's ${RECORD_WINDOW_MS / 1000} s); cumulative counts per flow at each point`,
+    note: note(keyedPays),
     keyed_pays: keyedPays,
     ...paid,
     ...(scenarios ? { scenarios: others } : {}),
     ...(pacedCounts ? { paced: pacedCounts } : {}),
+    ...(keyed ? { keyed: { note: note(true), keyed_pays: true, ...keyed } } : {}),
   };
 }
