@@ -29,6 +29,7 @@ import {
   findTid,
   fingerprint,
   leaseExpired,
+  leaseMs,
   readIndexFor,
   releaseTid,
   type TidRow,
@@ -40,9 +41,6 @@ export interface Created<T> {
   body: T;
   replayed: boolean;
 }
-
-/** How long a create's claim holds its tid: longer than any create can take, and a few minutes at most. */
-export const leaseMs = (upstreamTimeoutMs: number): number => Math.min(5 * 60_000, Math.max(30_000, 3 * upstreamTimeoutMs));
 
 /** A tid this caller used with another body or kind: which record holds it and how to read it, when known. */
 function conflict(row: Pick<TidRow, "receipt_id" | "kind"> | undefined): ApiError {

@@ -17,7 +17,7 @@
  * claim always was: the identical retry takes it over and adopts the record.
  */
 import { log } from "../shared/log";
-import { completeTid, type HeldClaim } from "../tids/tid-index";
+import { completeTid, type HeldClaim, leaseMs } from "../tids/tid-index";
 import type { RecordRow, RecordStore, Slice } from "./store";
 
 export interface OwedCompletion extends HeldClaim {
@@ -37,12 +37,15 @@ export class Completion {
   readonly #store: RecordStore;
   readonly #slice: Slice<"owed_completion">;
   readonly #env: Env;
+  /** How long the create's claim holds its tid (src/tids/tid-index.ts leaseMs). */
+  readonly #leaseMs: number;
   #failedAt = 0;
 
-  constructor(store: RecordStore, env: Env) {
+  constructor(store: RecordStore, env: Env, upstreamTimeoutMs: number) {
     this.#store = store;
     this.#slice = store.slice("completion", ["owed_completion"]);
     this.#env = env;
+    this.#leaseMs = leaseMs(upstreamTimeoutMs);
   }
 
   /** A takeover's init (the same record, adopted) owes its own claim's completion. */
@@ -62,16 +65,20 @@ export class Completion {
   /**
    * When the alarm should complete what is owed, and the latest an alarm
    * already set may be and still do; null when nothing is. The check backs
-   * up the request's own completion (a backstop, not a deadline: until it,
-   * the row is a pending claim inside rule 8's lease), so an alarm up to
-   * twice as far does, as the outbox's drain does; a retry after D1
-   * refused is due at its time.
+   * up the request's own completion (a backstop, not a deadline), so an
+   * alarm up to a claim's lease after the answer does: until about then the
+   * row is a pending claim an identical retry and check-tid wait for
+   * (tid_in_progress); past the lease, counted from the claim just before
+   * the answer, the retry takes the claim over and adopts the record, as
+   * for any create that never finished. At production's pace the trail's
+   * export needs the alarm by then anyway, so the check costs no alarm of
+   * its own. A retry after D1 refused is due at its time.
    */
   dueAt(rec: RecordRow): { at: number; latest: number } | null {
     const owed = this.owed(rec);
     if (!owed) return null;
     if (this.#failedAt) return { at: this.#failedAt + RETRY_MS, latest: this.#failedAt + RETRY_MS };
-    return { at: owed.answeredAt + COMPLETION_CHECK_MS, latest: owed.answeredAt + 2 * COMPLETION_CHECK_MS };
+    return { at: owed.answeredAt + COMPLETION_CHECK_MS, latest: owed.answeredAt + this.#leaseMs };
   }
 
   /** Completes the owed row (if the request has not) and forgets it. Never throws: a failure waits for the next alarm. */

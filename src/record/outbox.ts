@@ -30,6 +30,16 @@ const DRAIN_BATCH = 50;
 /** The alarm that backs up the immediate drain of new events, should the object stop before it. */
 const DRAIN_FALLBACK_MS = 10_000;
 /**
+ * The latest an alarm already set may be and still back up that drain:
+ * three times the fallback. The drain is done at once after each change, so
+ * only the events of an object stopped before it wait for the alarm, half a
+ * minute at most, far inside the event log's window and MARK_WAIT_MS; and
+ * at production's pace the trail's export needs an alarm by then anyway
+ * (half of AUDIT_FLUSH_SECONDS after its entry), so the backstop costs no
+ * alarm of its own.
+ */
+const DRAIN_FALLBACK_LATEST_MS = 3 * DRAIN_FALLBACK_MS;
+/**
  * How long a drain's mark may wait for the row's next write: an alarm due
  * within it writes the mark if nothing did before. Far below the event log's
  * shortest window, so an object stopped meanwhile drains those events again
@@ -84,11 +94,13 @@ export class Outbox {
   /**
    * When the alarm should come back for owed events, or null; and the latest
    * an alarm already set may be and still do (the fallback is a backstop, not
-   * a deadline: one set up to twice as far saves a write).
+   * a deadline: DRAIN_FALLBACK_LATEST_MS; after a failed drain, up to twice
+   * its backoff saves a write).
    */
   dueAt(now: number): { at: number; latest: number } | null {
     if (!this.#store.outbox.hasUnsent()) return null;
-    const wait = this.#failures === 0 ? DRAIN_FALLBACK_MS : backoffMs(this.#failures);
+    if (this.#failures === 0) return { at: now + DRAIN_FALLBACK_MS, latest: now + DRAIN_FALLBACK_LATEST_MS };
+    const wait = backoffMs(this.#failures);
     return { at: now + wait, latest: now + 2 * wait };
   }
 

@@ -34,7 +34,7 @@ export function recordParts(storage: DurableObjectStorage, env: Env) {
   const writeAhead = new WriteAhead(store, storage, alarm, upstreamTimeoutMs);
   const reconciler = new Reconciler({ store, ledger, recorder, writeAhead, lateReads, fiscal, upstreamTimeoutMs, holdEnabled, env });
   const end = new RecordEnd(store, alarm, env, retentionPolicy(env).recordRetentionMs, fiscal);
-  const completion = new Completion(store, env);
+  const completion = new Completion(store, env, upstreamTimeoutMs);
   const keys = new Keys(storage, store);
   const expiry = new Expiry(store, outbox, ledger, windows);
   // Rule 15: the trail's entries, exported to the audit trail in R2.

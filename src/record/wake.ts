@@ -91,8 +91,9 @@ export class Wake {
    * for anything due: it is set anew. `late`: a new alarm is set as late as
    * every window allows, not when the first is due (a create's: its drain
    * and its tid completion are done at once, the alarm only backs them up,
-   * and the authorize that follows within it, 15 s at the model's pace,
-   * rides it rather than setting one of its own, src/record/write-ahead.ts).
+   * so it comes when the trail's export is due, and the authorize and the
+   * pay that follow within it, 15 s and 25 s at the model's pace, ride it
+   * rather than setting one of their own, src/record/write-ahead.ts).
    */
   arm(drainNow = true, replace = false, late = false): void {
     const { store, alarm, completion, end, reconciler, outbox, expiry, fiscal, audit } = this.#parts;

@@ -158,6 +158,9 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.no
   return { kind: "in_progress", retryAfterSeconds: 1 };
 }
 
+/** How long a create's claim holds its tid: longer than any create can take, and a few minutes at most. */
+export const leaseMs = (upstreamTimeoutMs: number): number => Math.min(5 * 60_000, Math.max(30_000, 3 * upstreamTimeoutMs));
+
 /** A pending claim whose create can no longer be in flight: died, or its outcome is known to be unknown. */
 export function leaseExpired(row: Pick<TidRow, "status" | "updated_at">, leaseMs: number, now: number): boolean {
   return row.status === "pending" && now - row.updated_at >= leaseMs;

@@ -62,10 +62,11 @@ async function passTo(id: string, until: number): Promise<void> {
 
 /**
  * A payment at production's pace: created, authorized 15 s later, and paid
- * 10 s after that (or never: abandoned), then left until its end is its
- * only alarm. The alarms its object set, in seconds from the create.
+ * `paidAt` after the create (25 s: 10 s after the authorize; or never:
+ * abandoned), then left until its end is its only alarm. The alarms its
+ * object set, in seconds from the create.
  */
-async function trace(paid: boolean): Promise<{
+async function trace(paidAt: number | null): Promise<{
   id: string;
   alarms: number[];
   before: { authorize: number | null; pay: number | null };
@@ -81,8 +82,8 @@ async function trace(paid: boolean): Promise<{
   const before = { authorize: await alarmOf(receipt.id), pay: null as number | null };
   await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
   const after = { authorize: await alarmOf(receipt.id), pay: null as number | null };
-  await passTo(receipt.id, t0 + 25_000);
-  if (paid) {
+  if (paidAt !== null) {
+    await passTo(receipt.id, t0 + paidAt);
     before.pay = await alarmOf(receipt.id);
     await expectStatus(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_OK }), 200);
     after.pay = await alarmOf(receipt.id);
@@ -112,19 +113,26 @@ async function crashMidCall(id: string, path: string, body: unknown): Promise<{ 
 }
 
 describe("a payment's alarms at production's pace", () => {
-  it("paid: the authorize rides the create's alarm (20 s, its backstops' latest), which then sets the expiry; the pay sets its note's, which sets the end", async () => {
-    const { id, alarms, before, after } = await trace(true);
+  it("paid: the authorize and the pay ride the create's alarm (30 s: the trail's export, and its backstops' latest), which then sets the end", async () => {
+    const { id, alarms, before, after } = await trace(25_000);
     expect((await sandboxReceipt(id)).state).toBe(4);
-    // The authorize at 15 s writes no alarm: the create's, at 20 s, stands for its note.
+    // Neither the authorize at 15 s nor the pay at 25 s writes an alarm: the create's, at 30 s, stands for their notes.
     expect(after.authorize).toBe(before.authorize);
-    expect(alarms).toEqual([20, 86_400, 36, 30 * 86_400 + 25]);
+    expect(after.pay).toBe(before.pay);
+    expect(alarms).toEqual([30, 30 * 86_400 + 25]);
   });
 
   it("abandoned: the authorize rides the create's alarm; the expiry a day later, its cancel's note, and the end", async () => {
-    const { id, alarms, before, after } = await trace(false);
+    const { id, alarms, before, after } = await trace(null);
     expect((await sandboxReceipt(id)).state).toBe(21);
     expect(after.authorize).toBe(before.authorize);
-    expect(alarms).toEqual([20, 86_400, 86_411, 31 * 86_400]);
+    expect(alarms).toEqual([30, 86_400, 86_411, 31 * 86_400]);
+  });
+
+  it("paid 40 s after the create, once its alarm fired and set the expiry: the pay sets its note's, which sets the end", async () => {
+    const { id, alarms } = await trace(40_000);
+    expect((await sandboxReceipt(id)).state).toBe(4);
+    expect(alarms).toEqual([30, 86_400, 51, 30 * 86_400 + 40]);
   });
 });
 
@@ -142,7 +150,7 @@ describe("a note rides an alarm due within rule 8's minute (45 s at a 10 s timeo
     expect((await storedRecord("receipt", receipt.id)).pending_op).toBe("authorize");
 
     // The alarm fires when due, no caller asks: the note is settled from what the upstream shows.
-    await passTo(receipt.id, t0 + 21_000);
+    await passTo(receipt.id, t0 + 31_000);
     expect(clock.now() - notedAt).toBeLessThan(MINUTE_MS);
     expect((await storedRecord("receipt", receipt.id)).pending_op).toBeNull();
     expect(await alarmOf(receipt.id)).not.toBeNull();
@@ -155,7 +163,7 @@ describe("a note rides an alarm due within rule 8's minute (45 s at a 10 s timeo
   ])("an alarm an earlier incarnation left %i ms ahead: the note %s", async (ahead, _what) => {
     const receipt = await createReceipt({ merchant_id: 1001 });
     // The create's alarm has fired (its backstops done); an earlier incarnation left one `ahead` from now.
-    await passTo(receipt.id, clock.now() + 21_000);
+    await passTo(receipt.id, clock.now() + 31_000);
     const left = clock.now() + ahead;
     await runInDurableObject(stub(receipt.id), (_instance, state) => state.storage.setAlarm(left));
     await evictDurableObject(stub(receipt.id));

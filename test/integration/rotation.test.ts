@@ -8,9 +8,8 @@ import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { leaseMs } from "../../src/operations/creation";
 import { receiptStub } from "../../src/record/receipt-object";
-import { claimTid, fingerprint, upstreamTidFor } from "../../src/tids/tid-index";
+import { claimTid, fingerprint, leaseMs, upstreamTidFor } from "../../src/tids/tid-index";
 import {
   API,
   expectError,

@@ -1,7 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { leaseMs } from "../../src/operations/creation";
-import { claimTid, completeTid, expireTid, fingerprint, leaseExpired, releaseTid, upstreamTidFor } from "../../src/tids/tid-index";
+import { claimTid, completeTid, expireTid, fingerprint, leaseExpired, leaseMs, releaseTid, upstreamTidFor } from "../../src/tids/tid-index";
 import {
   call,
   expectError,
