@@ -406,6 +406,15 @@ export const MUTANTS = [
     why: "the tid completion may wait for the claim's lease, not twice its check: the create's alarm then comes with the trail's export, and the pay rides it too",
   },
   {
+    name: "completion-check-past-the-lease",
+    at: "Completion.dueAt",
+    find: "latest: owed.answeredAt + this.#leaseMs",
+    replace: "latest: owed.answeredAt + this.#leaseMs + COMPLETION_CHECK_MS",
+    tests: ["test/integration/note-alarm.test.ts"],
+    grep: "takeover",
+    why: "rule 8: an alarm owed only a completion comes a claim's lease after the answer at the latest, about when a retry may take the claim over, not later, while check-tid says the create did not finish",
+  },
+  {
     name: "drain-fallback-twice-its-wait",
     at: "DRAIN_FALLBACK_LATEST_MS",
     find: "3 * DRAIN_FALLBACK_MS",

@@ -9,10 +9,26 @@
 // fires on its own).
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { receiptStub } from "../../src/record/receipt-object";
 import { clock, freezeClock } from "../../src/shared/clock";
-import { call, createReceipt, DAY_MS, expectStatus, letTimePass, OTP_OK, sandboxReceipt, storedRecord } from "../helpers";
+import { leaseMs } from "../../src/tids/tid-index";
+import { callGateway, queueSpy, unsentEvents } from "../events";
+import {
+  call,
+  createReceipt,
+  DAY_MS,
+  eventually,
+  expectError,
+  expectStatus,
+  letTimePass,
+  OTP_OK,
+  receiptRequest,
+  refuseStatements,
+  sandboxReceipt,
+  storedRecord,
+  tidRow,
+} from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
 const HOUR_MS = 3_600_000;
@@ -31,6 +47,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   Object.assign(settings, saved);
+  vi.restoreAllMocks();
 });
 
 const stub = (id: string) => receiptStub(env, "receipt", id);
@@ -51,9 +68,11 @@ async function watchAlarms(id: string): Promise<void> {
 const alarmsSet = (id: string) =>
   runInDurableObject(stub(id), (_i, state) => [...((state.storage as DurableObjectStorage & { alarmsSet?: number[] }).alarmsSet ?? [])]);
 
-/** Time passes to `until`; every alarm due by then fires when due, as the runtime fires it. */
+/** Time passes to `until`; every alarm due by then fires when due, as the runtime fires it (a few at most: an alarm that keeps coming back is a failure, not a hang). */
 async function passTo(id: string, until: number): Promise<void> {
+  let fired = 0;
   for (let at = await alarmOf(id); at !== null && at <= until; at = await alarmOf(id)) {
+    if (++fired > 20) throw new Error(`the alarm of ${id} keeps coming back at ${at}`);
     letTimePass(Math.max(0, at - clock.now()));
     await runDurableObjectAlarm(stub(id));
   }
@@ -172,5 +191,59 @@ describe("a note rides an alarm due within rule 8's minute (45 s at a 10 s timeo
     // Either way the crash is reconciled within the minute, by the alarm alone.
     await passTo(receipt.id, notedAt + 46_000);
     expect((await storedRecord("receipt", receipt.id)).pending_op).toBeNull();
+  });
+});
+
+describe("the create's alarm backs up what its create leaves undone", () => {
+  it("the object stops right after the answer, its drain and the request's tid completion undone: the 30 s alarm completes the row, and logs and sends the created event once", async () => {
+    const queue = queueSpy();
+    // The request's completion fails (its invocation gone), and the object's drain never hears back from the queue.
+    let refusing = true;
+    refuseStatements((sql) => refusing && sql.startsWith("UPDATE tid_index SET status = 1"));
+    queue.spy.mockImplementationOnce(() => new Promise<never>(() => {}));
+    const t0 = clock.now();
+    const request = receiptRequest({ merchant_id: 1001 });
+    const created = await expectStatus(call("receipt/create", request), 200);
+    await eventually(() => expect(queue.spy).toHaveBeenCalledTimes(1));
+    await runInDurableObject(stub(created.id), (_instance, state) => state.abort("stopped right after the answer")).catch(() => undefined);
+    refusing = false;
+    expect(await tidRow("partner:partner", request.tid)).toMatchObject({ status: "pending", receipt_id: null });
+    expect(await unsentEvents("receipt", created.id)).toBe(1);
+    await expectError(call("receipt/check-tid", { tid: request.tid }), 409, "tid_in_progress");
+
+    // One alarm backs both up, within the claim's lease after the answer.
+    const alarm = await alarmOf(created.id);
+    expect(alarm! - t0).toBe(30_000);
+    expect(alarm! - t0).toBeLessThanOrEqual(leaseMs(Number(PRODUCTION.UPSTREAM_TIMEOUT_MS)));
+    await passTo(created.id, alarm!);
+    expect(await tidRow("partner:partner", request.tid)).toMatchObject({ status: "completed", receipt_id: created.id, claim_token: null });
+    expect((await expectStatus(call("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(created.id);
+    expect(await unsentEvents("receipt", created.id)).toBe(0);
+    expect(queue.sent.map((m) => JSON.parse(m.payload).type)).toEqual(["receipt.created"]);
+    await queue.deliver(created.id);
+    const page = await expectStatus<any>(callGateway("events/list", { receipt_id: created.id, limit: 100 }), 200);
+    expect(page.events.map((e: any) => [e.type, e.delivery.status])).toEqual([["receipt.created", "delivered"]]);
+  });
+
+  it("a takeover's init owes only its claim's completion: its alarm comes a lease after the answer, when a retry could take the claim over again", async () => {
+    // D1 refuses every completion until the lease is over: the request's, and the create's alarm's at 30 s.
+    let refusing = true;
+    refuseStatements((sql) => refusing && sql.startsWith("UPDATE tid_index SET status = 1"));
+    const t0 = clock.now();
+    const request = receiptRequest({ merchant_id: 1001 });
+    const created = await expectStatus(call("receipt/create", request), 200);
+    await passTo(created.id, t0 + 31_000);
+    expect(await tidRow("partner:partner", request.tid)).toMatchObject({ status: "pending" });
+    refusing = false;
+    // A new incarnation (no failure remembered) meets the identical retry, which takes the expired claim over and adopts the record.
+    await evictDurableObject(stub(created.id));
+    const t1 = clock.now();
+    expect(await expectStatus(call("receipt/create", request), 200)).toMatchObject({ id: created.id });
+    const lease = leaseMs(Number(PRODUCTION.UPSTREAM_TIMEOUT_MS));
+    const alarm = await alarmOf(created.id);
+    expect(alarm! - t1).toBe(lease);
+    await passTo(created.id, alarm!);
+    expect(await tidRow("partner:partner", request.tid)).toMatchObject({ status: "completed", receipt_id: created.id, claim_token: null });
+    expect((await expectStatus(call("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(created.id);
   });
 });
