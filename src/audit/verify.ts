@@ -99,24 +99,27 @@ function parse(bytes: Uint8Array): { header: Header | null; ids: string[] } {
 export async function verifyAudit(reader: BucketReader): Promise<VerifyReport> {
   const byChain = new Map<string, Map<number, string>>();
   const heads = new Map<string, { seq: number; hash: string; key: string }>();
-  for (const key of await reader.keys("audit/")) {
-    const batch = BATCH_KEY.exec(key);
-    if (batch) {
-      const chain = batch[3]!;
-      if (!byChain.has(chain)) byChain.set(chain, new Map());
-      byChain.get(chain)!.set(Number(batch[4]), key);
-      continue;
-    }
+  // The heads are read before the batches are listed: a writer puts a batch before the head that names it, so
+  // every batch a head read here names is in the listing after it, however busy the trail is meanwhile.
+  const listedFirst = await reader.keys("audit/");
+  for (const key of listedFirst) {
     const head = HEAD_KEY.exec(key);
-    if (head) {
-      const bytes = await reader.get(key);
-      try {
-        const value = JSON.parse(new TextDecoder().decode(bytes ?? new Uint8Array()));
-        heads.set(head[1]!, { seq: Number(value.seq), hash: String(value.hash), key: String(value.key) });
-      } catch {
-        heads.set(head[1]!, { seq: Number.NaN, hash: "", key: "" });
-      }
+    if (!head) continue;
+    const bytes = await reader.get(key);
+    try {
+      const value = JSON.parse(new TextDecoder().decode(bytes ?? new Uint8Array()));
+      heads.set(head[1]!, { seq: Number(value.seq), hash: String(value.hash), key: String(value.key) });
+    } catch {
+      heads.set(head[1]!, { seq: Number.NaN, hash: "", key: "" });
     }
+  }
+  const listedAfterHeads = await reader.keys("audit/");
+  for (const key of listedAfterHeads) {
+    const batch = BATCH_KEY.exec(key);
+    if (!batch) continue;
+    const chain = batch[3]!;
+    if (!byChain.has(chain)) byChain.set(chain, new Map());
+    byChain.get(chain)!.set(Number(batch[4]), key);
   }
   const report: VerifyReport = { chains: [], problems: [], rewritten: [], entries: 0, repeated: 0 };
   const ids = new Set<string>();
@@ -188,9 +191,10 @@ export async function verifyAudit(reader: BucketReader): Promise<VerifyReport> {
       }
       if (seq === 1 && header.prev !== GENESIS)
         problem("out_of_order", chain, seq, batch.key, `${batch.key}: the chain's first batch names a batch before it`);
-      // What the next batch (or the head) says this one's hash is.
+      // What the next batch (or the head, for the batch it names) says this one's hash is. A batch listed after
+      // the head was read may be newer than the head: nothing names it yet.
       const next = seen.get(seq + 1);
-      const expected = next ? next.header?.prev : seq === last && head ? head.hash : undefined;
+      const expected = next ? next.header?.prev : head && seq === head.seq ? head.hash : undefined;
       if (expected === undefined) continue;
       const verdict = accounted(batch.key, expected, batch.hash);
       if (verdict === "rewritten") report.rewritten.push(batch.key);

@@ -78,6 +78,36 @@ describe("audit:verify", () => {
     expect(kinds).toContain("out_of_order");
     expect(kinds).not.toContain("missing");
   });
+
+  it("passes on a trail a writer flushes while it is read: a batch and the head naming it land between the reader's steps", async () => {
+    await batchesInW0(2);
+    const writer = env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName("w0"));
+    const plain = bucketReader();
+    let flushed = 0;
+    const flushOne = async () => {
+      await writer.append("w0", [line(100 + flushed)]);
+      await writer.flush();
+      flushed++;
+    };
+    // When the verifier opens w0's head, the writer flushes a batch (and moves its head) just before the read and
+    // another just after it, as a busy trail does: the listing may show batches the head read does not name yet.
+    const busy = {
+      keys: plain.keys,
+      async get(key: string) {
+        if (!key.endsWith("/w0.json") || flushed > 0) return plain.get(key);
+        await flushOne();
+        const head = await plain.get(key);
+        await flushOne();
+        return head;
+      },
+    };
+    const report = await verifyAudit(busy);
+    expect(flushed).toBe(2);
+    expect(report.problems).toEqual([]);
+    const w0 = report.chains.find((chain) => chain.chain === "w0")!;
+    expect(w0.batches).toBe(w0.last - w0.first + 1);
+    expect(w0.batches).toBeGreaterThanOrEqual(4);
+  });
 });
 
 describe("erasure in the audit trail (rule 10)", () => {
