@@ -372,7 +372,7 @@ export const MUTANTS = [
   {
     name: "create-alarm-at-its-first-due",
     at: "ReceiptObject.init",
-    find: "this.#wake.arm(true, false, true);",
+    find: "this.#wake.arm({ late: true });",
     replace: "this.#wake.arm();",
     tests: ["test/integration/note-alarm.test.ts"],
     grep: "production's pace",

@@ -134,7 +134,7 @@ export class ReceiptObject extends DurableObject<Env> {
     });
     if (args.completion) completion.owe(args.completion);
     // Its alarm only backs up what is done at once (the drain, the completion): as late as they allow, for the authorize to ride.
-    this.#wake.arm(true, false, true);
+    this.#wake.arm({ late: true });
   }
 
   /** The answer this record's create gave, for an identical retry by its owner (src/operations/creation.ts checks the tid row and the replay window); null when none is kept. */

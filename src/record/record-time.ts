@@ -46,7 +46,7 @@ export async function shiftRecordTime({ store, time, alarm, wake, stored }: Host
   alarm.moved();
   return inRecordTime(offset, async () => {
     if (fire) await wake.fired();
-    else wake.arm(false, true);
+    else wake.arm({ drainNow: false, replace: true });
     const after = store.current;
     if (!after || !stored()) return { now: clock.now(), state: null, ended: true, events: [] };
     const made = store.outbox.eventIds().filter((id) => !before.has(id));

@@ -77,7 +77,7 @@ export class Wake {
     } finally {
       // What waited for the row's next write (a drain's mark) waits no longer than the alarm.
       store.writeDeferred();
-      this.arm(false, standing);
+      this.arm({ drainNow: false, replace: standing });
     }
   }
 
@@ -95,7 +95,7 @@ export class Wake {
    * pay that follow within it, 15 s and 25 s at the model's pace, ride it
    * rather than setting one of their own, src/record/write-ahead.ts).
    */
-  arm(drainNow = true, replace = false, late = false): void {
+  arm({ drainNow = true, replace = false, late = false }: { drainNow?: boolean; replace?: boolean; late?: boolean } = {}): void {
     const { store, alarm, completion, end, reconciler, outbox, expiry, fiscal, audit } = this.#parts;
     const rec = store.current;
     if (!rec) return;
@@ -114,9 +114,9 @@ export class Wake {
     // The events are drained at once; the trail's entries (rule 15) wait for the alarm (audit.dueAt), unless their hold is over.
     const exportNow = audit.ready(now);
     if (drainNow && (outbox.ready || exportNow))
-      void Promise.all([outbox.ready ? outbox.drain() : null, exportNow ? audit.export() : null]).then(() => this.arm(false));
+      void Promise.all([outbox.ready ? outbox.drain() : null, exportNow ? audit.export() : null]).then(() => this.arm({ drainNow: false }));
     // The fiscal list is written after the answer, as events are drained: nobody's answer waits for D1.
-    if (drainNow && fiscal.ready) void fiscal.sync().then(() => this.arm(false));
+    if (drainNow && fiscal.ready) void fiscal.sync().then(() => this.arm({ drainNow: false }));
   }
 }
 
