@@ -2204,8 +2204,8 @@ export const MUTANTS = [
   {
     name: "audit-verify-heads-after-batches",
     at: "verifyAudit",
-    find: '  const listedAfterHeads = await reader.keys("audit/");',
-    replace: "  const listedAfterHeads = listedFirst;",
+    find: '  const heads = await readHeads(reader);\n  const listed = await reader.keys("audit/");',
+    replace: '  const listed = await reader.keys("audit/");\n  const heads = await readHeads(reader);',
     tests: ["test/integration/audit-verify.test.ts"],
     grep: "flushes while it is read",
     why: "rule 15: audit:verify reads each chain's head before it lists the batches, so a writer flushing meanwhile (its batch first, then the head) is never reported as a batch missing",

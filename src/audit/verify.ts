@@ -57,6 +57,7 @@ export interface VerifyReport {
 
 const GENESIS = "0".repeat(64);
 const BATCH_KEY = /^audit\/(\d{4}-\d{2}-\d{2})\/(\d{2})\/(w\d+)-(\d{10})\.ndjson$/;
+const HEADS_PREFIX = "audit/heads/";
 const HEAD_KEY = /^audit\/heads\/(w\d+)\.json$/;
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
@@ -96,13 +97,10 @@ function parse(bytes: Uint8Array): { header: Header | null; ids: string[] } {
   return { header, ids };
 }
 
-export async function verifyAudit(reader: BucketReader): Promise<VerifyReport> {
-  const byChain = new Map<string, Map<number, string>>();
+/** Each chain's head (`audit/heads/<chain>.json`) as it reads now; a head that cannot be parsed names no batch. */
+async function readHeads(reader: BucketReader): Promise<Map<string, { seq: number; hash: string; key: string }>> {
   const heads = new Map<string, { seq: number; hash: string; key: string }>();
-  // The heads are read before the batches are listed: a writer puts a batch before the head that names it, so
-  // every batch a head read here names is in the listing after it, however busy the trail is meanwhile.
-  const listedFirst = await reader.keys("audit/");
-  for (const key of listedFirst) {
+  for (const key of await reader.keys(HEADS_PREFIX)) {
     const head = HEAD_KEY.exec(key);
     if (!head) continue;
     const bytes = await reader.get(key);
@@ -113,8 +111,16 @@ export async function verifyAudit(reader: BucketReader): Promise<VerifyReport> {
       heads.set(head[1]!, { seq: Number.NaN, hash: "", key: "" });
     }
   }
-  const listedAfterHeads = await reader.keys("audit/");
-  for (const key of listedAfterHeads) {
+  return heads;
+}
+
+export async function verifyAudit(reader: BucketReader): Promise<VerifyReport> {
+  // The heads are read before the batches are listed: a writer puts a batch before the head that names it, so
+  // every batch a head read here names is in the listing after it, however busy the trail is meanwhile.
+  const heads = await readHeads(reader);
+  const listed = await reader.keys("audit/");
+  const byChain = new Map<string, Map<number, string>>();
+  for (const key of listed) {
     const batch = BATCH_KEY.exec(key);
     if (!batch) continue;
     const chain = batch[3]!;
