@@ -279,6 +279,29 @@ export async function alarmWithinADay(stub: DurableObjectStub): Promise<boolean>
   return at !== null && at - clock.now() <= DAY_MS;
 }
 
+/**
+ * Watches the alarms a Durable Object's current incarnation sets from now on
+ * (each `setAlarm()` is a row written): `set()` the times it asked for, in
+ * order, or null once that incarnation is gone (an eviction forgets the
+ * watch); `at()` the alarm storage holds.
+ */
+export async function watchAlarms(stub: DurableObjectStub): Promise<{ set: () => Promise<number[] | null>; at: () => Promise<number | null> }> {
+  type Watched = DurableObjectStorage & { alarmsSet?: number[] };
+  await runInDurableObject(stub, (_instance, state) => {
+    const storage = state.storage as Watched;
+    storage.alarmsSet = [];
+    const setAlarm = storage.setAlarm.bind(storage);
+    storage.setAlarm = (...args: Parameters<DurableObjectStorage["setAlarm"]>) => {
+      storage.alarmsSet!.push(Number(args[0]));
+      return setAlarm(...args);
+    };
+  });
+  return {
+    set: () => runInDurableObject(stub, (_i, state) => ((state.storage as Watched).alarmsSet ? [...(state.storage as Watched).alarmsSet!] : null)),
+    at: () => runInDurableObject(stub, (_i, state) => state.storage.getAlarm()),
+  };
+}
+
 /** What a record's Durable Object has stored: its state, write-ahead note and counters (never card data). */
 export async function storedRecord(kind: "receipt" | "transfer", id: string) {
   return runInDurableObject(receiptStub(env, kind, id), (_instance, state) =>

@@ -28,6 +28,7 @@ import {
   sandboxReceipt,
   storedRecord,
   tidRow,
+  watchAlarms,
 } from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
@@ -52,21 +53,6 @@ afterEach(() => {
 
 const stub = (id: string) => receiptStub(env, "receipt", id);
 const alarmOf = (id: string) => runInDurableObject(stub(id), (_instance, state) => state.storage.getAlarm());
-
-/** Each alarm the record's object writes from now on (its time, from `t0`), as storage is asked to set it. */
-async function watchAlarms(id: string): Promise<void> {
-  await runInDurableObject(stub(id), (_instance, state) => {
-    const storage = state.storage as DurableObjectStorage & { alarmsSet?: number[] };
-    storage.alarmsSet = [];
-    const setAlarm = storage.setAlarm.bind(storage);
-    storage.setAlarm = (...args: Parameters<DurableObjectStorage["setAlarm"]>) => {
-      storage.alarmsSet!.push(Number(args[0]));
-      return setAlarm(...args);
-    };
-  });
-}
-const alarmsSet = (id: string) =>
-  runInDurableObject(stub(id), (_i, state) => [...((state.storage as DurableObjectStorage & { alarmsSet?: number[] }).alarmsSet ?? [])]);
 
 /** Time passes to `until`; every alarm due by then fires when due, as the runtime fires it (a few at most: an alarm that keeps coming back is a failure, not a hang). */
 async function passTo(id: string, until: number): Promise<void> {
@@ -96,7 +82,7 @@ async function trace(paidAt: number | null): Promise<{
   // The create's own alarm is set before the test can watch the object: what storage holds after it.
   const created = await alarmOf(receipt.id);
   expect(created).not.toBeNull();
-  await watchAlarms(receipt.id);
+  const watch = await watchAlarms(stub(receipt.id));
   await passTo(receipt.id, t0 + 15_000);
   const before = { authorize: await alarmOf(receipt.id), pay: null as number | null };
   await expectStatus(call("receipt/authorize", { id: receipt.id, card: TOKEN }), 200);
@@ -110,7 +96,7 @@ async function trace(paidAt: number | null): Promise<{
   // Until the record's end (rule 10, RECORD_RETENTION_DAYS) is all that is left: past rule 12's expiry for an abandoned one.
   await passTo(receipt.id, t0 + 2 * DAY_MS);
   const seconds = (at: number) => Math.round((at - t0) / 1000);
-  return { id: receipt.id, alarms: [created!, ...(await alarmsSet(receipt.id))].map(seconds), before, after };
+  return { id: receipt.id, alarms: [created!, ...((await watch.set()) ?? [])].map(seconds), before, after };
 }
 
 /** The upstream holds the record's next `path` call after acting on it; the note and the alarm storage holds meanwhile; then the object crashes mid-call. */

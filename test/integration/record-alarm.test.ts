@@ -3,28 +3,16 @@
 // incarnation evicted since the last call: a minute or two idle, a deploy)
 // leaves alone an alarm an earlier incarnation set early enough, as a warm
 // one does.
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { receiptStub } from "../../src/record/receipt-object";
-import { call, createReceipt, expectStatus } from "../helpers";
+import { call, createReceipt, expectStatus, watchAlarms } from "../helpers";
 
-/** Counts the alarm writes of the object's current incarnation from now on, and what its alarm stands at. */
+/** Counts the alarm writes of the object's current incarnation from now on (-1: the watch was lost), and what its alarm stands at. */
 async function watchAlarmWrites(id: string): Promise<{ writes: () => Promise<number>; at: () => Promise<number | null> }> {
-  const stub = receiptStub(env, "receipt", id);
-  await runInDurableObject(stub, (_instance, state) => {
-    const storage = state.storage as DurableObjectStorage & { alarmWrites?: number };
-    storage.alarmWrites = 0;
-    const setAlarm = storage.setAlarm.bind(storage);
-    storage.setAlarm = (...args: Parameters<DurableObjectStorage["setAlarm"]>) => {
-      storage.alarmWrites! += 1;
-      return setAlarm(...args);
-    };
-  });
-  return {
-    writes: () => runInDurableObject(stub, (_i, state) => (state.storage as DurableObjectStorage & { alarmWrites?: number }).alarmWrites ?? -1),
-    at: () => runInDurableObject(stub, (_i, state) => state.storage.getAlarm()),
-  };
+  const watch = await watchAlarms(receiptStub(env, "receipt", id));
+  return { writes: async () => (await watch.set())?.length ?? -1, at: watch.at };
 }
 
 describe("a cold record object and its alarm", () => {
