@@ -244,7 +244,7 @@ async function runScenario({ build, scenario, flows, keyedPays, log, port = PORT
     RECORD_RETENTION_DAYS: RECORD_WINDOW_DAYS,
     BENCH_RISK_DAY_MS: String(RISK_DAY_MS),
     // Production's (wrangler.toml [env.production]): a record holds its audit entries for half of it, so the
-    // create's alarm (up to 20 s on) carries them, as in production, where development's 1 s set an alarm of their own.
+    // create's alarm (30 s on, when that hold ends) carries them, as in production, where development's 1 s set an alarm of their own.
     AUDIT_FLUSH_SECONDS: "60",
     ...expiry,
   };
@@ -365,7 +365,7 @@ async function runScenario({ build, scenario, flows, keyedPays, log, port = PORT
     // Past every window (rule 12's expiry, then rule 10's): the records expire and delete themselves (their
     // alarms), while the cron removes what falls due.
     await sleep((Object.keys(expiry).length ? EXPIRY_MS : 0) + RECORD_WINDOW_MS + 1000);
-    // A record ends by its own alarms: the create's comes up to 20 s on (src/record/wake.ts, `late`), its end's after it.
+    // A record ends by its own alarms: the create's comes up to 30 s on (src/record/wake.ts, `late`), its end's after it.
     const endBy = Date.now() + 60_000;
     while (Date.now() < endBy && (await counters()).counts.object_deletions < flows) await sleep(500);
     await settle(runtime, 1500, 30_000);
@@ -446,11 +446,12 @@ const PRODUCTION_WINDOWS = [
 ];
 /**
  * The model's pace (bench/capacity-model.mjs AUDIT_FROM_CODE): the authorize 15 s after the create, the pay 10 s
- * after the authorize, so the create's alarm (up to 20 s on) and the trail's hold (half of AUDIT_FLUSH_SECONDS) fall
- * between its operations as they do in production, where the back-to-back flows answer all three within them.
+ * after the authorize: the create's alarm, due when the trail's hold (half of AUDIT_FLUSH_SECONDS) ends, 30 s on, comes
+ * after both, and each operation's alarms and marks fall as in production, where the back-to-back flows answer all
+ * three within a second.
  */
 export const PACE = { authorizeAfterMs: 15_000, payAfterMs: 10_000 };
-/** After the last operation, real time for every alarm due within the minute (the create's up to 20 s, the trail's 30 s) to run. */
+/** After the last operation, real time for every alarm due within the minute (the create's, 30 s on with the trail's hold) to run. */
 const PACED_TAIL_MS = 40_000;
 /**
  * The test clock's steps past the windows left: past rule 12's 24 h (an abandoned payment expires, its event
