@@ -114,6 +114,7 @@ export const RULES = [
       "tid-index",
       "tid-shards",
       "shards",
+      "ring",
       "fanout",
       "retention",
       "erasure",
