@@ -4,8 +4,8 @@
  *
  * - every D1 binding: each round trip (a statement's run/all/first/raw, a
  *   batch, an exec) is delayed by BENCH_D1_DELAY_MS, half on the way there
- *   and half on the way back, as a D1 primary that far away would be (the
- *   `@platform` rows). 0: no delay;
+ *   and the rest on the way back (it ends that long after it started), as a
+ *   D1 primary that far away would be (the `@platform` rows). 0: no delay;
  * - and, for a request that carries `x-bench-trace: <id>`, a record of what
  *   it set off, in order: D1 round trips, Durable Object hops (stub calls),
  *   the Durable Objects' storage commits, queue sends and upstream calls,
@@ -340,7 +340,10 @@ function d1(db: D1Database | D1DatabaseSession, delayMs: number, label: string):
       // run() and all() answer with meta, a batch with one result per statement; first() and raw() hide it (reads).
       const names = batchNames.get(result as object);
       for (const [i, one] of (Array.isArray(result) ? result : [result]).entries()) addMeta(one, names?.[i] ?? what);
-      if (half > 0) await sleep(half);
+      // The way back ends delayMs after the call started, whatever the way there and the statement took: each timer
+      // wakes a little late on a busy machine (~2-3 ms on 2 shared cores), and two late wakes in a row, with the
+      // simulator's own work between them, made a round trip of 50 ms take 54-58 ms (median 56), more than a D1 that far away.
+      if (half > 0) await sleep(Math.max(0, startedAt + delayMs - Date.now()));
       return result;
     });
   const statement = (real: D1PreparedStatement, sql: string): D1PreparedStatement => {
