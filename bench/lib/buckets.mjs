@@ -131,7 +131,9 @@ export const RULES = [
   { bucket: "upstream", folders: ["upstream"] },
   { bucket: "audit", folders: ["audit", "statements"], files: ["record/audit-export", "events/statement-lines", "fnv1a"] },
   { bucket: "record", folders: ["record", "risk"], files: ["receipt-object", "record-stub", "lifecycle", "schedule", "kinds", "clock"] },
-  { bucket: "create", files: ["creation", "tid-cache", "keyed-hash"] },
+  // creation.ts lives in operations/, whose folder would give it to routing: named with its folder, the create's steps
+  // and the native start of its new object (createOnce's own frame) count as the create's, wherever the file moves.
+  { bucket: "create", files: ["creation", "operations/creation", "tid-cache", "keyed-hash"] },
   {
     bucket: "routing",
     folders: ["operations", "build", "backoffice"],

@@ -40,6 +40,9 @@ describe("the bench's CPU buckets", () => {
     expect(bucketOfPath("src/index.ts")).toBe("routing");
     expect(bucketOfPath("src/risk/new-counter.ts")).toBe("record");
     expect(bucketOfPath("src/upstream/new-call.ts")).toBe("upstream");
+    // The create's steps, and its new object's start, are the create's, not the routing's of the folder that holds them.
+    expect(bucketOfPath("src/operations/creation.ts")).toBe("create");
+    expect(bucketOfPath("src/operations/receipts.ts")).toBe("routing");
   });
 
   it("give the receipt's Durable Object call its own bucket on the line of every operation that makes it", () => {
