@@ -117,6 +117,12 @@ export function erasuresReinsertSql(rows) {
     .join("\n");
 }
 
+/**
+ * The tables of the tid index: tid_index and its ring of slots (src/tids/tid-index.ts TID_TABLES;
+ * migrations/0009_tid_ring.sql). D1 parses at most 5 terms in a compound SELECT: the reads group them.
+ */
+const CLAIM_TABLES = ["tid_index", ...Array.from({ length: 8 }, (_, slot) => `tid_index_${slot}`)];
+
 /** tid_index's columns, its blobs as hex (src/tids/tid-index.ts; migrations/0001_initial.sql). */
 const CLAIM_COLUMNS = ["owner", "tid", "upstream_tid", "kind", "status", "fingerprint", "claim_token", "receipt_id", "created_at", "updated_at"];
 const CLAIM_BLOBS = new Set(["upstream_tid", "fingerprint"]);
@@ -127,8 +133,13 @@ const CLAIM_BLOBS = new Set(["upstream_tid", "fingerprint"]);
  * They record creates the upstream has made, so they are read before the
  * restore and put back after it.
  */
-export const claimsSinceQuery = (atMs) =>
-  `SELECT ${CLAIM_COLUMNS.map((c) => (CLAIM_BLOBS.has(c) ? `hex(${c}) AS ${c}` : c)).join(", ")} FROM tid_index WHERE updated_at >= ${Math.trunc(atMs)} ORDER BY owner, tid`;
+export function claimsSinceQuery(atMs) {
+  const columns = CLAIM_COLUMNS.map((c) => (CLAIM_BLOBS.has(c) ? `hex(${c}) AS ${c}` : c)).join(", ");
+  const each = CLAIM_TABLES.map((table) => `SELECT ${columns} FROM ${table} WHERE updated_at >= ${Math.trunc(atMs)}`);
+  const groups = [];
+  for (let i = 0; i < each.length; i += 5) groups.push(`SELECT * FROM (${each.slice(i, i + 5).join(" UNION ALL ")})`);
+  return `${groups.join(" UNION ALL ")} ORDER BY owner, tid`;
+}
 
 const sqlValue = (column, value) => {
   if (value === null || value === undefined) return "NULL";
@@ -139,7 +150,11 @@ const sqlValue = (column, value) => {
   return typeof value === "number" ? String(Math.trunc(value)) : sqlText(value);
 };
 
-/** Puts those claims back as they were just before the restore: a row the restore kept older is replaced by its newer self. */
+/**
+ * Puts those claims back as they were just before the restore: a row the restore kept older is replaced by its
+ * newer self. Each goes back to tid_index, whichever table held it (every read covers them all); an older copy
+ * the restore kept in a slot is deleted, so the key has one row.
+ */
 export function claimsReinsertSql(rows) {
   const updates = CLAIM_COLUMNS.filter((c) => c !== "owner" && c !== "tid")
     .map((c) => `${c} = excluded.${c}`)
@@ -147,6 +162,9 @@ export function claimsReinsertSql(rows) {
   return rows
     .map(
       (row) =>
+        CLAIM_TABLES.slice(1)
+          .map((slot) => `DELETE FROM ${slot} WHERE owner = ${sqlText(row.owner)} AND tid = ${sqlText(row.tid)}; `)
+          .join("") +
         `INSERT INTO tid_index (${CLAIM_COLUMNS.join(", ")}) VALUES (${CLAIM_COLUMNS.map((c) => sqlValue(c, row[c])).join(", ")}) ` +
         `ON CONFLICT (owner, tid) DO UPDATE SET ${updates};`,
     )

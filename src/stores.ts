@@ -159,16 +159,21 @@ export const STORES = [
   {
     name: "tid_index",
     title: "the tid index",
-    place: { kind: "d1", databases: "all", tables: ["tid_index", "tid_walk"] },
+    // tid_index and its ring of slots, RING_SLOTS of them (src/d1/ring.ts, src/tids/tid-index.ts; migrations/0009_tid_ring.sql).
+    place: {
+      kind: "d1",
+      databases: "all",
+      tables: ["tid_index", ...Array.from({ length: 8 }, (_, slot) => `tid_index_${slot}`), "tid_walk"],
+    },
     holds:
-      "one row per tid claimed: its owner (`partner` or `user:<sub>`), the tid, the upstream's tid, the request's keyed fingerprint, the record it created; and where retention's walk stands",
+      "one row per tid claimed: its owner (`partner` or `user:<sub>`), the tid, the upstream's tid, the request's keyed fingerprint, the record it created; and where retention's walk of tid_index stands",
     personal: ["user sub", "tid"],
     code: ["src/tids/tid-index.ts"],
     erasure: { by: "nothing", why: "no phone number or `account` value; the erasure finds the user's records through its rows" },
     end: {
       by: "cron",
       settings: ["TID_RETENTION_DAYS"],
-      how: "deleted by the cron's retention `TID_RETENTION_DAYS` after the create was answered (the walk's cursor is rewritten in place)",
+      how: "forgotten `TID_RETENTION_DAYS` after the create was answered: in tid_index, deleted by the cron's retention (the walk's cursor is rewritten in place); in the ring of slots, dropped with its slot by the cron once every row it took is past the window, the rows still within it moved first",
     },
   },
   {

@@ -4,6 +4,7 @@ import { env, exports } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { expect, vi } from "vitest";
 import { createApp } from "../src/app";
+import { retentionPolicy } from "../src/config/retention-policy";
 import { tidShards } from "../src/d1/shards";
 import { type ErrorCode, LANGUAGES, type Language, userMessage } from "../src/errors/error-codes";
 import { receiptStub } from "../src/record/receipt-object";
@@ -361,7 +362,8 @@ export async function productionEnv(overrides: Record<string, unknown> = {}): Pr
 export const tidDb = (owner: string, tid: string): Promise<D1Database> => readIndexFor(env, owner, tid);
 
 /** (owner, tid)'s tid-index row, read from its shard. */
-export const tidRow = async (owner: string, tid: string): Promise<TidRow | null> => findTid(await tidDb(owner, tid), owner, tid);
+export const tidRow = async (owner: string, tid: string): Promise<TidRow | null> =>
+  findTid(await tidDb(owner, tid), owner, tid, retentionPolicy(env).tidRetentionMs);
 
 /** Every row of every table of a Durable Object's SQLite storage, one line each, prefixed with `label` and the table. */
 export async function dumpStorage(stub: DurableObjectStub, label = ""): Promise<string[]> {

@@ -16,6 +16,7 @@ import { setCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import * as v from "valibot";
 import { auditStaff, type StaffAction } from "../audit/staff";
+import { retentionPolicy } from "../config/retention-policy";
 import { CAN, may, type Operation, ROLES, type Role } from "../config/staff-roles";
 import { fiscalPendingPage } from "../d1/fiscal-list";
 import { ApiError } from "../errors/errors";
@@ -75,7 +76,7 @@ async function locate(env: Env, id: string, kind?: KindName): Promise<Stored | n
 }
 
 async function byTid(env: Env, owner: string, tid: string, kind?: KindName): Promise<Stored[]> {
-  const row = await findTid(await readIndexFor(env, owner, tid), owner, tid);
+  const row = await findTid(await readIndexFor(env, owner, tid), owner, tid, retentionPolicy(env).tidRetentionMs);
   if (!row?.receipt_id || (kind && row.kind !== kind)) return [];
   const stored = await recordOf({ kind: row.kind, id: row.receipt_id } satisfies Located)(env);
   return stored ? [stored] : [];

@@ -36,9 +36,9 @@
 import { eraseInAudit } from "../audit/erase";
 import { allShards } from "../d1/shards";
 import { receiptStub } from "../record-stub";
-import type { KindName } from "../rules/kinds";
 import { log } from "../shared/log";
 import { implementations, type StoreErasedBy, storesErasedBy } from "../stores";
+import { type OwnedRow, ownerRowsAfter } from "../tids/tid-index";
 
 /** Records erased per cron run, across all requests. */
 export const ERASE_RECORDS_PER_RUN = 50;
@@ -88,14 +88,8 @@ export async function requestErasure(env: Env, user: string, now: number): Promi
   return { user, accepted_at: now };
 }
 
-interface ErasedRow {
-  tid: string;
-  kind: KindName;
-  receipt_id: string | null;
-}
-
 /** Erases one record: its object holds every copy (its body, its answer, its events' bodies); from then on nothing it hands on carries the values. */
-async function eraseRecord(env: Env, row: ErasedRow) {
+async function eraseRecord(env: Env, row: OwnedRow) {
   if (row.receipt_id !== null) await receiptStub(env, row.kind, row.receipt_id).erase();
 }
 
@@ -116,13 +110,7 @@ export async function runErasures(env: Env, now: number, budget = ERASE_RECORDS_
       while (progress[binding] !== true && !spent()) {
         const after = typeof progress[binding] === "string" ? (progress[binding] as string) : "";
         const limit = budget - records;
-        const { results: rows } = await db
-          .prepare(
-            `SELECT tid, CASE kind WHEN 1 THEN 'transfer' ELSE 'receipt' END AS kind, receipt_id
-             FROM tid_index WHERE owner = ?1 AND tid > ?2 ORDER BY tid LIMIT ?3`,
-          )
-          .bind(owner, after, limit)
-          .all<ErasedRow>();
+        const rows = await ownerRowsAfter(db, owner, after, limit);
         for (const row of rows) await eraseRecord(env, row);
         records += rows.length;
         queries++;

@@ -43,7 +43,7 @@ import { allShards, type Shard } from "../d1/shards";
 import { pruneAttempts, pruneDelivered, pruneWatched } from "../events/log-database";
 import { log } from "../shared/log";
 import { ERASURE_REQUESTS_KEPT_DAYS, implementations, type STORES, type StoreEndedBy, storesEndedBy } from "../stores";
-import { deleteFences, deleteLateTids, pruneTids } from "../tids/tid-index";
+import { deleteFences, deleteLateTids, EMPTY_TID_SLOT_QUERIES, emptyTidSlot, pruneTids } from "../tids/tid-index";
 import { deleteDoneErasures } from "./erasure";
 
 /** What a run removed, by kind. */
@@ -100,6 +100,13 @@ const PRUNERS: Readonly<Record<StoreEndedBy<"cron">, readonly PruneStep[]>> = {
       counts: "tid_fences_deleted",
       queries: 2,
       batch: (db, p, limit, now) => deleteFences(db, p.tidRetentionMs, limit, now),
+    },
+    // The ring of slots: the one the next period writes to is emptied whole, once a period (a probe of one row otherwise).
+    {
+      name: "tid_slot_emptied",
+      counts: "tids_deleted",
+      queries: EMPTY_TID_SLOT_QUERIES,
+      batch: (db, p, _limit, now) => emptyTidSlot(db, p.tidRetentionMs, now),
     },
   ],
   event_log: [

@@ -130,7 +130,16 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
     // The claim and everything after it stay in the one database that holds this (owner, tid): while the
     // list grows, each earlier place is fenced first (src/tids/tid-index.ts, claimIndexFor).
     const { binding, db } = await claimIndexFor(env, wanted);
-    return { binding, db, claim: await claimTid(db, { ...wanted, formerFingerprints, leaseMs: leaseMs(config.upstreamTimeoutMs) }) };
+    return {
+      binding,
+      db,
+      claim: await claimTid(db, {
+        ...wanted,
+        formerFingerprints,
+        leaseMs: leaseMs(config.upstreamTimeoutMs),
+        windowMs: retentionPolicy(env).tidRetentionMs,
+      }),
+    };
   })();
   // Handled below, or (a remembered tid) left to finish after the answer.
   const settled = claiming.catch(() => undefined);
@@ -249,7 +258,7 @@ export async function createdBy(
     if (known.kind !== kind) throw notFound;
     return known.receipt_id;
   }
-  const row = await findTid(await readIndexFor(env, owner, tid), owner, tid);
+  const row = await findTid(await readIndexFor(env, owner, tid), owner, tid, retentionPolicy(env).tidRetentionMs);
   if (!row || row.kind !== kind) throw notFound;
   if (row.receipt_id) {
     after(remember(env, row));

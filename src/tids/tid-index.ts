@@ -26,7 +26,9 @@
  * tests can stand on either side of a lease without waiting.
  */
 
+import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy } from "../config/retention-policy";
 import { inPool } from "../d1/fanout";
+import { slotAt, slotNames, slotPeriodMs, slotToEmpty } from "../d1/ring";
 import { allShards, type Shard, tidShardsFor } from "../d1/shards";
 import type { KindName } from "../rules/kinds";
 import { clock } from "../shared/clock";
@@ -63,12 +65,95 @@ interface StoredRow {
 }
 
 const KIND_CODES: Record<KindName, number> = { receipt: 0, transfer: 1 };
+
+/** A fence's claim token (claimIndexFor): the row says "this tid is claimed in a newer database", never a claim of its own. */
+export const FENCE_TOKEN = "moved";
 const STATUS_COMPLETED = 1;
 
 /** A row's columns as TidRow reads them. */
 const COLUMNS =
   "owner, tid, lower(hex(upstream_tid)) AS upstream_hex, kind, status, lower(hex(fingerprint)) AS fingerprint, claim_token, receipt_id, created_at, updated_at";
-const SELECT_KEY = `SELECT ${COLUMNS} FROM tid_index WHERE owner = ?1 AND tid = ?2`;
+
+/**
+ * The tables the index lives in: the first one (tid_index, a rowid table
+ * pruned by a walk) and the ring of slots that replaces it
+ * (tid_index_0 .. tid_index_7, src/d1/ring.ts; migrations/0009_tid_ring.sql).
+ * A slot is WITHOUT ROWID, keyed by (owner, tid): a claim writes one b-tree
+ * entry where tid_index writes its row and its key's index entry, and a slot
+ * is emptied by DROP TABLE, which writes no row, where retention's DELETE
+ * writes one a row.
+ *
+ * A row may be in any of them: rows move between slots when a slot is
+ * emptied, so every statement on a key covers all of them, and the
+ * uniqueness of (owner, tid) and of a user's upstream tid is checked across
+ * all of them in the claim's own statement.
+ */
+export const TID_SLOTS = slotNames("tid_index");
+export const TID_TABLES: readonly string[] = ["tid_index", ...TID_SLOTS];
+
+/** A slot's table and its one index: the migration's text is tested equal to this (test/integration/d1-schema.test.ts). */
+export const tidSlotSchema = (table: string): string[] => [
+  `CREATE TABLE ${table} (
+  owner        TEXT NOT NULL,
+  tid          TEXT NOT NULL,
+  upstream_tid BLOB,
+  kind         INTEGER NOT NULL CHECK (kind IN (0, 1)),
+  status       INTEGER NOT NULL CHECK (status IN (0, 1)),
+  fingerprint  BLOB NOT NULL,
+  claim_token  TEXT,
+  receipt_id   TEXT,
+  created_at   INTEGER NOT NULL,
+  updated_at   INTEGER NOT NULL,
+  PRIMARY KEY (owner, tid)
+) STRICT, WITHOUT ROWID`,
+  `CREATE UNIQUE INDEX ${table}_upstream_tid ON ${table} (upstream_tid) WHERE upstream_tid IS NOT NULL`,
+];
+
+/**
+ * A row still within its window at the cutoff `c` (the time minus
+ * TID_RETENTION_DAYS), as retention decides it: a pending claim always (its
+ * lease decides what becomes of it), a fence made since the cutoff, a
+ * completed row answered since the cutoff. Reads and the claim's uniqueness
+ * go by this, never by whether the row's table is dropped yet: a row past
+ * its window is forgotten (rule 1) though its slot still holds it.
+ */
+const within = (c: string) =>
+  `(claim_token IS '${FENCE_TOKEN}' AND created_at >= ${c} OR claim_token IS NOT '${FENCE_TOKEN}' AND (status = 0 OR updated_at >= ${c}))`;
+
+/** The most terms D1 parses in one compound SELECT (SQLite's SQLITE_LIMIT_COMPOUND_SELECT, set low there). */
+const D1_COMPOUND_TERMS = 5;
+
+/**
+ * The SELECTs one after the other (UNION ALL), in one statement: D1 parses
+ * at most D1_COMPOUND_TERMS of them in a compound, so more are grouped in
+ * subqueries of that many. `tail` (an ORDER BY ... LIMIT) ends each group
+ * and the whole: each group's merge reads at most its LIMIT from each table.
+ */
+function unionAll(selects: readonly string[], tail = ""): string {
+  if (selects.length <= D1_COMPOUND_TERMS) return `${selects.join(" UNION ALL ")}${tail ? ` ${tail}` : ""}`;
+  const groups: string[] = [];
+  for (let i = 0; i < selects.length; i += D1_COMPOUND_TERMS)
+    groups.push(`SELECT * FROM (${unionAll(selects.slice(i, i + D1_COMPOUND_TERMS), tail)})`);
+  return unionAll(groups, tail);
+}
+
+/** (owner, tid)'s row within its window, in whichever table holds it: at most one does (the claim's uniqueness). */
+const SELECT_KEY = unionAll(TID_TABLES.map((table) => `SELECT ${COLUMNS} FROM ${table} WHERE owner = ?1 AND tid = ?2 AND ${within("?3")}`));
+
+/** The same statement on every table of the index, in one batch: only the table holding the row writes it. */
+const onEveryTable = (db: D1Database, sql: (table: string) => string, ...values: unknown[]): D1PreparedStatement[] =>
+  TID_TABLES.map((table) => db.prepare(sql(table)).bind(...values));
+
+/** How many rows a batch from onEveryTable changed, all tables together. */
+const changed = (results: D1Result[]): number => results.reduce((n, result) => n + (result.meta.changes ?? 0), 0);
+
+/**
+ * The table a claim writes: tid_index. The ring's slots are read, changed and
+ * emptied by this release, and written by the next one (docs/production.md,
+ * "Expand, then contract"): a release that reads them must be running
+ * everywhere before any row goes there.
+ */
+const claimTable = (_now: number, _windowMs: number): string => "tid_index";
 
 const uuidOf = (h: string) => `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 /** The upstream tid as stored: NULL when it is the tid, else its 32 hex digits (bound through unhex). */
@@ -106,16 +191,82 @@ export interface ClaimRequest {
   /** The same request's fingerprints under TID_SECRET's earlier values (rotation): a row keyed with one is this request too. */
   formerFingerprints?: readonly string[];
   leaseMs: number;
+  /** TID_RETENTION_DAYS: a row past it is forgotten and blocks no claim (default: the policy's default). */
+  windowMs?: number;
 }
 
-/** The claim's INSERT: a pending row, unless (owner, tid) or a user's upstream tid is taken. */
-function insertClaim(db: D1Database, req: Omit<ClaimRequest, "leaseMs">, token: string, createdAt: number, updatedAt: number): D1PreparedStatement {
+/** TID_RETENTION_DAYS's default, for a caller that has no env's policy at hand. */
+const DEFAULT_WINDOW_MS = RETENTION_DEFAULTS.tidRetentionDays * DAY_MS;
+
+/**
+ * The claim's INSERT: a pending row, unless (owner, tid) or a user's upstream
+ * tid is taken by a row within its window in any table of the index. The
+ * check is in the statement itself (one statement is atomic in D1), and each
+ * table's own keys back it. In a slot, a row of the same key past its window
+ * (its slot not emptied yet: the cron was late) is replaced; in tid_index it
+ * waits for retention's walk, which deletes it by its rowid.
+ */
+function insertClaim(
+  db: D1Database,
+  req: Omit<ClaimRequest, "leaseMs" | "formerFingerprints">,
+  token: string,
+  createdAt: number,
+  updatedAt: number,
+  now: number,
+): D1PreparedStatement {
+  const windowMs = req.windowMs ?? DEFAULT_WINDOW_MS;
+  const table = claimTable(now, windowMs);
+  const replacePast =
+    table === "tid_index"
+      ? ""
+      : `ON CONFLICT (owner, tid) DO UPDATE SET upstream_tid = excluded.upstream_tid, kind = excluded.kind, status = 0,
+           fingerprint = excluded.fingerprint, claim_token = excluded.claim_token, receipt_id = NULL,
+           created_at = excluded.created_at, updated_at = excluded.updated_at
+         WHERE NOT ${within("?9")} `;
   return db
     .prepare(
-      `INSERT INTO tid_index (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, created_at, updated_at)
-       VALUES (?1, ?2, unhex(?3), ?4, 0, unhex(?5), ?6, ?7, ?8) ON CONFLICT DO NOTHING`,
+      `INSERT INTO ${table} (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, created_at, updated_at)
+       SELECT ?1, ?2, unhex(?3), ?4, 0, unhex(?5), ?6, ?7, ?8
+       WHERE ${TID_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t} WHERE owner = ?1 AND tid = ?2 AND ${within("?9")})`).join(" AND ")}
+         AND (?3 IS NULL OR ${TID_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t} WHERE upstream_tid = unhex(?3) AND ${within("?9")})`).join(" AND ")})
+       ${replacePast}ON CONFLICT DO NOTHING`,
     )
-    .bind(req.owner, req.tid, storedUpstream(req.tid, req.upstreamTid), KIND_CODES[req.kind], req.fingerprint, token, createdAt, updatedAt);
+    .bind(
+      req.owner,
+      req.tid,
+      storedUpstream(req.tid, req.upstreamTid),
+      KIND_CODES[req.kind],
+      req.fingerprint,
+      token,
+      createdAt,
+      updatedAt,
+      now - windowMs,
+    );
+}
+
+/**
+ * A claim's batch: (owner, tid)'s row in tid_index past its window is
+ * deleted first (what retention's walk would do: a row tid_index keeps past
+ * its window must not block the key, which the gateway has forgotten), with
+ * the walk's cursor kept within the table as every delete there keeps it;
+ * then the INSERT, then the read of the key's row within its window. A
+ * statement that finds nothing writes nothing. Results: [2] the INSERT, [3]
+ * the row.
+ */
+function claimBatch(
+  db: D1Database,
+  req: Omit<ClaimRequest, "leaseMs" | "formerFingerprints">,
+  token: string,
+  updatedAt: number,
+  now: number,
+): D1PreparedStatement[] {
+  const cutoff = now - (req.windowMs ?? DEFAULT_WINDOW_MS);
+  return [
+    db.prepare(`DELETE FROM tid_index WHERE owner = ?1 AND tid = ?2 AND NOT ${within("?3")}`).bind(req.owner, req.tid, cutoff),
+    db.prepare(CLAMP_WALK),
+    insertClaim(db, req, token, now, updatedAt, now),
+    db.prepare(SELECT_KEY).bind(req.owner, req.tid, cutoff),
+  ];
 }
 
 /**
@@ -127,7 +278,7 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.no
   // Two rounds: a row can vanish between our INSERT and SELECT when its create is refused.
   for (let round = 0; round < 2; round++) {
     const token = crypto.randomUUID();
-    const [inserted, found] = await db.batch<StoredRow>([insertClaim(db, req, token, now, now), db.prepare(SELECT_KEY).bind(req.owner, req.tid)]);
+    const [, , inserted, found] = await db.batch<StoredRow>(claimBatch(db, req, token, now, now));
     if (inserted!.meta.changes === 1) return { kind: "claimed", token, takeover: false, upstreamTid: req.upstreamTid };
 
     const stored = found?.results[0];
@@ -135,7 +286,8 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.no
       // A user's derived upstream tid is taken by another row (tid_index_upstream_tid). Partner rows store no
       // upstream tid (it is the tid): a partner tid equal to a derived one takes TID_SECRET to compute, and the
       // upstream's own tid uniqueness (TID_DUPLICATE: tid_conflict) catches it, in any shard.
-      if (req.upstreamTid !== req.tid && (await findByUpstreamTid(db, req.upstreamTid))) return { kind: "conflict" };
+      if (req.upstreamTid !== req.tid && (await findByUpstreamTid(db, req.upstreamTid, req.windowMs ?? DEFAULT_WINDOW_MS, now)))
+        return { kind: "conflict" };
       continue;
     }
     const row = toRow(stored);
@@ -148,11 +300,18 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.no
       const left = Math.min(req.leaseMs, row.updated_at + req.leaseMs - now);
       return { kind: "in_progress", retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)) };
     }
-    const taken = await db
-      .prepare("UPDATE tid_index SET claim_token = ?1, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5 AND status = 0")
-      .bind(token, now, req.owner, req.tid, row.claim_token)
-      .run();
-    if (taken.meta.changes === 1) return { kind: "claimed", token, takeover: true, upstreamTid: row.upstream_tid };
+    const taken = await db.batch(
+      onEveryTable(
+        db,
+        (table) => `UPDATE ${table} SET claim_token = ?1, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5 AND status = 0`,
+        token,
+        now,
+        req.owner,
+        req.tid,
+        row.claim_token,
+      ),
+    );
+    if (changed(taken) === 1) return { kind: "claimed", token, takeover: true, upstreamTid: row.upstream_tid };
     return { kind: "in_progress", retryAfterSeconds: 1 };
   }
   return { kind: "in_progress", retryAfterSeconds: 1 };
@@ -181,21 +340,32 @@ export interface HeldClaim {
  * happen (src/record/completion.ts). Idempotent; true when this call did it.
  */
 export async function completeTid(db: D1Database, claim: HeldClaim, receiptId: string, answeredAt = clock.now()): Promise<boolean> {
-  const result = await db
-    .prepare(
-      "UPDATE tid_index SET status = 1, receipt_id = ?1, claim_token = NULL, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5",
-    )
-    .bind(receiptId, answeredAt, claim.owner, claim.tid, claim.token)
-    .run();
-  return result.meta.changes === 1;
+  const results = await db.batch(
+    onEveryTable(
+      db,
+      (table) =>
+        `UPDATE ${table} SET status = 1, receipt_id = ?1, claim_token = NULL, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5`,
+      receiptId,
+      answeredAt,
+      claim.owner,
+      claim.tid,
+      claim.token,
+    ),
+  );
+  return changed(results) === 1;
 }
 
 /** The upstream refused the create: nothing exists, the tid is free again. */
 export async function releaseTid(db: D1Database, claim: HeldClaim): Promise<void> {
-  await db
-    .prepare("DELETE FROM tid_index WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3 AND status = 0")
-    .bind(claim.owner, claim.tid, claim.token)
-    .run();
+  await db.batch(
+    onEveryTable(
+      db,
+      (table) => `DELETE FROM ${table} WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3 AND status = 0`,
+      claim.owner,
+      claim.tid,
+      claim.token,
+    ),
+  );
 }
 
 /**
@@ -204,14 +374,23 @@ export async function releaseTid(db: D1Database, claim: HeldClaim): Promise<void
  * over at once and check-tid answers 404.
  */
 export async function expireTid(db: D1Database, claim: HeldClaim): Promise<void> {
-  await db
-    .prepare("UPDATE tid_index SET status = 0, receipt_id = NULL, updated_at = 0 WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3")
-    .bind(claim.owner, claim.tid, claim.token)
-    .run();
+  await db.batch(
+    onEveryTable(
+      db,
+      (table) => `UPDATE ${table} SET status = 0, receipt_id = NULL, updated_at = 0 WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3`,
+      claim.owner,
+      claim.tid,
+      claim.token,
+    ),
+  );
 }
 
-export async function findTid(db: D1Database, owner: string, tid: string): Promise<TidRow | null> {
-  const raw = await db.prepare(SELECT_KEY).bind(owner, tid).first<StoredRow>();
+/** (owner, tid)'s row, unless it is past its window (`windowMs`, TID_RETENTION_DAYS): then, as when none is stored, null. */
+export async function findTid(db: D1Database, owner: string, tid: string, windowMs = DEFAULT_WINDOW_MS, now = clock.now()): Promise<TidRow | null> {
+  const raw = await db
+    .prepare(SELECT_KEY)
+    .bind(owner, tid, now - windowMs)
+    .first<StoredRow>();
   return raw ? toRow(raw) : null;
 }
 
@@ -292,8 +471,14 @@ export async function deleteLateTids(db: D1Database, retentionMs: number, limit:
   return deleted?.meta.changes ?? 0;
 }
 
-async function findByUpstreamTid(db: D1Database, upstreamTid: string): Promise<boolean> {
-  return (await db.prepare("SELECT 1 AS found FROM tid_index WHERE upstream_tid = unhex(?1)").bind(upstreamTid.replaceAll("-", "")).first()) !== null;
+async function findByUpstreamTid(db: D1Database, upstreamTid: string, windowMs: number, now: number): Promise<boolean> {
+  const sql = unionAll(TID_TABLES.map((table) => `SELECT 1 AS found FROM ${table} WHERE upstream_tid = unhex(?1) AND ${within("?2")}`));
+  return (
+    (await db
+      .prepare(sql)
+      .bind(upstreamTid.replaceAll("-", ""), now - windowMs)
+      .first()) !== null
+  );
 }
 
 function canonical(value: unknown): string {
@@ -334,9 +519,6 @@ export async function upstreamTidFor(key: string, owner: string, tid: string): P
 // ---------------------------------------------------------------------------
 // The index spread over the databases TID_INDEX_SHARDS names (src/d1/shards.ts).
 
-/** A fence's claim token: the row says "this tid is claimed in a newer database", never a claim of its own. */
-export const FENCE_TOKEN = "moved";
-
 /** A fence's updated_at: its lease never runs out, so code on an earlier list answers tid_in_progress, never claims. */
 const FENCE_UNTIL = Number.MAX_SAFE_INTEGER;
 
@@ -374,12 +556,10 @@ export async function claimIndexFor(
 ): Promise<Shard> {
   const [here, ...before] = await tidShardsFor(env, req.owner, req.tid);
   if (before.length === 0) return here!;
+  const windowMs = retentionPolicy(env).tidRetentionMs;
   const claimedBefore = await inPool(before, async (shard) => {
     const { db } = shard;
-    const [, found] = await db.batch<StoredRow>([
-      insertClaim(db, req, FENCE_TOKEN, now, FENCE_UNTIL),
-      db.prepare(SELECT_KEY).bind(req.owner, req.tid),
-    ]);
+    const [, , , found] = await db.batch<StoredRow>(claimBatch(db, { ...req, windowMs }, FENCE_TOKEN, FENCE_UNTIL, now));
     const row = found?.results[0];
     return row && !isFence(row) ? shard : null;
   });
@@ -394,7 +574,8 @@ export async function claimIndexFor(
 export async function readIndexFor(env: Env, owner: string, tid: string): Promise<D1Database> {
   const places = await tidShardsFor(env, owner, tid);
   if (places.length === 1) return places[0]!.db;
-  const rows = await inPool(places, async ({ db }) => ({ db, row: await findTid(db, owner, tid) }));
+  const windowMs = retentionPolicy(env).tidRetentionMs;
+  const rows = await inPool(places, async ({ db }) => ({ db, row: await findTid(db, owner, tid, windowMs) }));
   return (rows.find(({ row }) => row !== null && !isFence(row)) ?? rows[0]!).db;
 }
 
@@ -417,18 +598,27 @@ export async function deleteFences(db: D1Database, retentionMs: number, limit: n
 }
 
 /**
- * The newest `limit` rows of the whole index, newest first (the sandbox
- * console's list): each database's newest `limit`, merged.
+ * The newest `limit` rows of the whole index within their window, newest
+ * first (the sandbox console's list): each database's newest `limit`,
+ * merged. No index orders the index by creation (one would cost a row
+ * written a claim): each table is read whole, which the sandbox's few rows
+ * allow.
  */
-export async function latestTids(env: Env, limit: number): Promise<TidRow[]> {
+export async function latestTids(env: Env, limit: number, now = clock.now()): Promise<TidRow[]> {
+  const cutoff = now - retentionPolicy(env).tidRetentionMs;
   const pages = await inPool(allShards(env), async ({ db }) => {
     const { results } = await db
-      .prepare(`SELECT ${COLUMNS} FROM tid_index WHERE claim_token IS NOT '${FENCE_TOKEN}' ORDER BY created_at DESC, rowid DESC LIMIT ?1`)
-      .bind(limit)
+      .prepare(
+        unionAll(
+          TID_TABLES.map((table) => `SELECT ${COLUMNS} FROM ${table} WHERE claim_token IS NOT '${FENCE_TOKEN}' AND ${within("?2")}`),
+          "ORDER BY created_at DESC, owner, tid LIMIT ?1",
+        ),
+      )
+      .bind(limit, cutoff)
       .all<StoredRow>();
     return results.map(toRow);
   });
-  // Stable: rows of one instant keep their database's order (newest rowid first).
+  // Stable: rows of one instant keep their database's order.
   return pages
     .flat()
     .sort((a, b) => b.created_at - a.created_at)
@@ -436,18 +626,25 @@ export async function latestTids(env: Env, limit: number): Promise<TidRow[]> {
 }
 
 /**
- * One owner's newest `limit` completed rows, newest first (the back office's
- * search by user): each database's, merged. The primary key (owner, tid)
- * finds the owner's rows; they are sorted by creation in the statement.
+ * One owner's newest `limit` completed rows within their window, newest
+ * first (the back office's search by user): each database's, merged. The
+ * primary key (owner, tid) of each table finds the owner's rows; they are
+ * sorted by creation in the statement.
  */
-export async function ownerTids(env: Env, owner: string, limit: number): Promise<TidRow[]> {
+export async function ownerTids(env: Env, owner: string, limit: number, now = clock.now()): Promise<TidRow[]> {
+  const cutoff = now - retentionPolicy(env).tidRetentionMs;
   const pages = await inPool(allShards(env), async ({ db }) => {
     const { results } = await db
       .prepare(
-        `SELECT ${COLUMNS} FROM tid_index WHERE owner = ?1 AND receipt_id IS NOT NULL AND claim_token IS NOT '${FENCE_TOKEN}'
-         ORDER BY created_at DESC LIMIT ?2`,
+        unionAll(
+          TID_TABLES.map(
+            (table) =>
+              `SELECT ${COLUMNS} FROM ${table} WHERE owner = ?1 AND receipt_id IS NOT NULL AND claim_token IS NOT '${FENCE_TOKEN}' AND ${within("?3")}`,
+          ),
+          "ORDER BY created_at DESC LIMIT ?2",
+        ),
       )
-      .bind(owner, limit)
+      .bind(owner, limit, cutoff)
       .all<StoredRow>();
     return results.map(toRow);
   });
@@ -455,4 +652,87 @@ export async function ownerTids(env: Env, owner: string, limit: number): Promise
     .flat()
     .sort((a, b) => b.created_at - a.created_at)
     .slice(0, limit);
+}
+
+// ---------------------------------------------------------------------------
+// The ring of slots (src/d1/ring.ts): retention empties a slot whole.
+
+/**
+ * The batch that empties the slot the next period writes to, at `now`
+ * (slotToEmpty), while the current one takes the claims: first the rows of
+ * the victim still within their window (a pending claim, a row answered long
+ * after its claim, a fence, a row a Worker whose clock runs ahead wrote) go
+ * to the current slot, then the victim is dropped and made again as the
+ * migration made it. One D1 batch is one transaction: a claim lands in the
+ * victim before it (and is copied) or in the new table after it, never in
+ * between. A copied row takes its key's place over a row of the same key
+ * past its window (a late cron); a clash of a user's upstream tid fails the
+ * batch, and the victim is kept whole for the next run.
+ */
+export function tidSlotEmptying(db: D1Database, victim: string, current: string, cutoff: number): D1PreparedStatement[] {
+  const columns = "owner, tid, upstream_tid, kind, status, fingerprint, claim_token, receipt_id, created_at, updated_at";
+  const replaced = columns
+    .split(", ")
+    .filter((c) => c !== "owner" && c !== "tid")
+    .map((c) => `${c} = excluded.${c}`)
+    .join(", ");
+  return [
+    db
+      .prepare(
+        `INSERT INTO ${current} (${columns}) SELECT ${columns} FROM ${victim} WHERE ${within("?1")}
+         ON CONFLICT (owner, tid) DO UPDATE SET ${replaced}`,
+      )
+      .bind(cutoff),
+    db.prepare(`DROP TABLE ${victim}`),
+    ...tidSlotSchema(victim).map((sql) => db.prepare(sql)),
+  ];
+}
+
+/**
+ * Retention of the slots: empties the one the next period writes to, unless
+ * it is empty (a read of one row), so a slot is rebuilt once a period. Rows
+ * written: those still within their window it moves (normally none); the
+ * drop writes none. Answers 0: the dropped rows are not counted (counting
+ * them would read the whole slot).
+ */
+export async function emptyTidSlot(db: D1Database, windowMs: number, now = clock.now()): Promise<number> {
+  const period = slotPeriodMs(windowMs);
+  const victim = TID_SLOTS[slotToEmpty(now, period)]!;
+  if ((await db.prepare(`SELECT 1 AS found FROM ${victim} LIMIT 1`).first()) === null) return 0;
+  await db.batch(tidSlotEmptying(db, victim, TID_SLOTS[slotAt(now, period)]!, now - windowMs));
+  return 0;
+}
+
+/** Statements of one emptyTidSlot: the probe, then the batch's. */
+export const EMPTY_TID_SLOT_QUERIES = 1 + 2 + tidSlotSchema("tid_index_0").length;
+
+/** A user's row as the erasure walks them: the record it names. */
+export interface OwnedRow {
+  tid: string;
+  kind: KindName;
+  receipt_id: string | null;
+}
+
+/**
+ * The erasure's walk over an owner's rows (src/cron/erasure.ts), every table
+ * of the index, in tid order after `after`, about `limit` a call: each table's
+ * primary key delivers its rows in order and the statement merges them
+ * (a MERGE of the UNION ALL, reading about `limit` from each). Every row,
+ * within its window or not: the erasure forgets what is stored. A tid held
+ * in two tables (a copy past its window beside the live row) is read whole
+ * at the page's end, so the cursor, its tid, leaves none of it behind.
+ */
+export async function ownerRowsAfter(db: D1Database, owner: string, after: string, limit: number): Promise<OwnedRow[]> {
+  const select = (where: string, tail?: string) =>
+    unionAll(
+      TID_TABLES.map(
+        (table) => `SELECT tid, CASE kind WHEN 1 THEN 'transfer' ELSE 'receipt' END AS kind, receipt_id FROM ${table} WHERE owner = ?1 AND ${where}`,
+      ),
+      tail,
+    );
+  const { results: page } = await db.prepare(select("tid > ?2", "ORDER BY tid LIMIT ?3")).bind(owner, after, limit).all<OwnedRow>();
+  if (page.length < limit || page.length === 0) return page;
+  const last = page[page.length - 1]!.tid;
+  const { results: rest } = await db.prepare(select("tid = ?2")).bind(owner, last).all<OwnedRow>();
+  return [...page.filter((row) => row.tid !== last), ...rest];
 }

@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { allShards } from "../../src/d1/shards";
 import { EVENT_TYPE_CODES, INDEXED_TYPES } from "../../src/events/log-database";
-import { TID_LATE_MS } from "../../src/tids/tid-index";
+import { TID_LATE_MS, TID_SLOTS, tidSlotSchema } from "../../src/tids/tid-index";
 
 /** Every D1 database of [env.dev]: each gets the whole set (one schema everywhere). */
 const databases = (): [string, D1Database][] => [
@@ -67,6 +67,28 @@ const TABLES = {
     strict: 1,
     without_rowid: 1,
   },
+  // The tid index's ring of slots (migrations/0009_tid_ring.sql): tid_index's columns, WITHOUT ROWID.
+  ...Object.fromEntries(
+    TID_SLOTS.map((slot) => [
+      slot,
+      {
+        columns: [
+          "owner TEXT NOT NULL pk1",
+          "tid TEXT NOT NULL pk2",
+          "upstream_tid BLOB",
+          "kind INTEGER NOT NULL",
+          "status INTEGER NOT NULL",
+          "fingerprint BLOB NOT NULL",
+          "claim_token TEXT",
+          "receipt_id TEXT",
+          "created_at INTEGER NOT NULL",
+          "updated_at INTEGER NOT NULL",
+        ],
+        strict: 1,
+        without_rowid: 1,
+      },
+    ]),
+  ),
   // Retention's walk of the tid index by rowid (migrations/0008_tid_retention_walk.sql).
   tid_walk: {
     columns: ["name TEXT NOT NULL pk1", "at INTEGER NOT NULL", "prev INTEGER NOT NULL"],
@@ -111,6 +133,8 @@ const INDEXES = {
   // The rows answered long after their claim, which retention's walk passes (src/tids/tid-index.ts TID_LATE_MS).
   tid_index_late: `CREATE INDEX tid_index_late ON tid_index (updated_at) WHERE status = 1 AND updated_at - created_at > ${TID_LATE_MS}`,
   tid_index_fences: "CREATE INDEX tid_index_fences ON tid_index (created_at) WHERE claim_token = 'moved'",
+  // Each slot's one index: a user's upstream tid, unique (the claim's backstop within the slot).
+  ...Object.fromEntries(TID_SLOTS.map((slot) => [`${slot}_upstream_tid`, tidSlotSchema(slot)[1]!])),
   // The rare types alone, the codes events/list names (src/events/log-database.ts INDEXED_TYPES), in its order.
   events_by_type: `CREATE INDEX events_by_type ON events (type, id) WHERE ${[...INDEXED_TYPES].map((type) => `type = ${EVENT_TYPE_CODES[type]}`).join(" OR ")}`,
   events_watched: "CREATE INDEX events_watched ON events (status, id) WHERE watched = 1",
@@ -154,6 +178,20 @@ describe("the D1 schema", () => {
       expect(schema.indexes, binding).toEqual(INDEXES);
       // No trigger or view: every row is written by the code that owns it.
       expect(schema.others, binding).toEqual([]);
+    }
+  });
+
+  it("makes each slot of the tid index as the code that empties a slot makes it again, word for word", async () => {
+    for (const [binding, db] of databases()) {
+      const { results } = await db
+        .prepare("SELECT name, sql FROM sqlite_master WHERE tbl_name LIKE 'tid\\_index\\__' ESCAPE '\\' AND sql IS NOT NULL ORDER BY type DESC, name")
+        .all<{ name: string; sql: string }>();
+      const made = Object.fromEntries(results.map(({ name, sql }) => [name, sql]));
+      for (const slot of TID_SLOTS) {
+        const [table, index] = tidSlotSchema(slot);
+        expect(made[slot], binding).toBe(table);
+        expect(made[`${slot}_upstream_tid`], binding).toBe(index);
+      }
     }
   });
 

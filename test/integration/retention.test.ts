@@ -16,7 +16,7 @@ import { tidShards } from "../../src/d1/shards";
 import { markPendingAgain, recordDeadLettered, recordDeliveries, recordEvents } from "../../src/events/log-database";
 import production from "../../src/index";
 import { clock } from "../../src/shared/clock";
-import { claimTid, deleteLateTids, expireTid, fingerprint, pruneTids, upstreamTidFor } from "../../src/tids/tid-index";
+import { claimTid, deleteLateTids, expireTid, findTid, fingerprint, pruneTids, upstreamTidFor } from "../../src/tids/tid-index";
 import { eventDb, eventRow, makeEvent, newRecordId } from "../events";
 import { call, expectError, expectStatus, letTimePass, newTid, newUser, receiptRequest, sandboxCalls, tidDb, tidRow, userToken } from "../helpers";
 
@@ -146,13 +146,16 @@ describe("the retention window (the Cron Trigger)", () => {
     const created = await expectStatus(call("receipt/create", request), 200);
     const answered = await answeredAt(PARTNER, request.tid);
 
-    await cron(answered + policy.tidRetentionMs);
-    expect(await tidRow(PARTNER, request.tid)).toMatchObject({ status: "completed", receipt_id: created.id });
-    // Past the replay window by the gateway's clock: the retry is refused, not replayed.
+    // Past the replay window by the gateway's clock, inside the retention window: the retry is refused, not replayed.
     letTimeReach(answered + policy.replayMs + 1);
     await expectError(call("receipt/create", request), 409, "tid_conflict");
     await expectError(call("receipt/create", { ...request, amount: request.amount + 1 }), 409, "tid_conflict");
     expect(await createCalls(request.tid)).toHaveLength(1);
+
+    await cron(answered + policy.tidRetentionMs);
+    // Read at the run's instant: the gateway's clock runs on, and a read past the window finds nothing.
+    const kept = await findTid(await tidDb(PARTNER, request.tid), PARTNER, request.tid, policy.tidRetentionMs, answered + policy.tidRetentionMs);
+    expect(kept).toMatchObject({ status: "completed", receipt_id: created.id });
 
     await cron(answered + policy.tidRetentionMs + 1);
     expect(await tidRow(PARTNER, request.tid)).toBeNull();

@@ -25,6 +25,7 @@ import worker from "../../src/index";
 import { receiptStub } from "../../src/record/receipt-object";
 import { clock as gatewayClock } from "../../src/shared/clock";
 import { type Place, STORES } from "../../src/stores";
+import { TID_TABLES } from "../../src/tids/tid-index";
 import { callGateway, consume, type Received, receiver } from "../events";
 import { dumpD1, dumpStorage } from "../helpers";
 import type { KindName, LoggedCall } from "./contract";
@@ -266,11 +267,14 @@ export async function dumpTidIndex(ids: readonly string[], tids: readonly string
   const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
   const rows: string[] = [];
   for (const { db } of tidShards(env)) {
-    const { results } = await db
-      .prepare(`SELECT * FROM tid_index WHERE receipt_id IN (${marks(ids.length) || "NULL"}) OR tid IN (${marks(tids.length) || "NULL"})`)
-      .bind(...ids, ...tids)
-      .all();
-    rows.push(...results.map((row) => `tid_index: ${JSON.stringify(row)}`));
+    // Every table of the index: tid_index and its ring of slots (src/tids/tid-index.ts).
+    for (const table of TID_TABLES) {
+      const { results } = await db
+        .prepare(`SELECT * FROM ${table} WHERE receipt_id IN (${marks(ids.length) || "NULL"}) OR tid IN (${marks(tids.length) || "NULL"})`)
+        .bind(...ids, ...tids)
+        .all();
+      rows.push(...results.map((row) => `tid_index: ${JSON.stringify(row)}`));
+    }
   }
   return rows;
 }

@@ -158,10 +158,14 @@ describe("the tid claims of a database, across its restore", () => {
       updated_at: updated,
     });
     const rows = [row("old", at - 10, at - 5, "r-old"), row("completed-since", at - 10, at + 5, "r-done"), row("new", at + 1, at + 1, null)];
+    // A claim in a slot of the ring (src/tids/tid-index.ts), completed since the time.
+    const inSlot = row("slot-since", at - 10, at + 7, "r-slot");
     const columns = Object.keys(rows[0]!);
     const dump = async () =>
       (
-        await env.DB.prepare(`SELECT ${columns.join(", ")} FROM tid_index WHERE owner = ? ORDER BY tid`)
+        await env.DB.prepare(
+          `SELECT * FROM (SELECT ${columns.join(", ")} FROM tid_index WHERE owner = ?1 UNION ALL SELECT ${columns.join(", ")} FROM tid_index_3 WHERE owner = ?1) ORDER BY tid`,
+        )
           .bind(owner)
           .all()
       ).results.map((r) => ({
@@ -170,15 +174,18 @@ describe("the tid claims of a database, across its restore", () => {
         fingerprint: [...new Uint8Array(r.fingerprint as ArrayBuffer)],
       }));
     try {
-      await env.DB.batch(
-        rows.map((r) =>
+      await env.DB.batch([
+        ...rows.map((r) =>
           env.DB.prepare(`INSERT INTO tid_index (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).bind(...Object.values(r)),
         ),
-      );
+        env.DB.prepare(`INSERT INTO tid_index_3 (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).bind(
+          ...Object.values(inSlot),
+        ),
+      ]);
       const before = await dump();
       const { results: saved } = await env.DB.prepare(claimsSinceQuery(at)).all();
       const mine = saved.filter((r) => r.owner === owner);
-      expect(mine.map((r) => r.tid)).toEqual(["completed-since", "new"]);
+      expect(mine.map((r) => r.tid)).toEqual(["completed-since", "new", "slot-since"]);
 
       // The restore takes the database back: the new claim is gone, the completed one is in progress again.
       await env.DB.batch([
@@ -186,11 +193,16 @@ describe("the tid claims of a database, across its restore", () => {
         env.DB.prepare(
           "UPDATE tid_index SET status = 0, receipt_id = NULL, claim_token = 'claim-token', updated_at = ?2 WHERE owner = ?1 AND tid = 'completed-since'",
         ).bind(owner, at - 10),
+        // The slot's row as the restore took it back: still in progress.
+        env.DB.prepare(
+          "UPDATE tid_index_3 SET status = 0, receipt_id = NULL, claim_token = 'claim-token', updated_at = ?2 WHERE owner = ?1 AND tid = 'slot-since'",
+        ).bind(owner, at - 10),
       ]);
       await env.DB.exec(claimsReinsertSql(mine).replaceAll("\n", " "));
       expect(await dump()).toEqual(before);
     } finally {
       await env.DB.prepare("DELETE FROM tid_index WHERE owner = ?").bind(owner).run();
+      await env.DB.prepare("DELETE FROM tid_index_3 WHERE owner = ?").bind(owner).run();
     }
   });
 });
