@@ -16,6 +16,7 @@
  * safe; a completion lost for longer than the lease is what an expired
  * claim always was: the identical retry takes it over and adopts the record.
  */
+import { retentionPolicy } from "../config/retention-policy";
 import { log } from "../shared/log";
 import { completeTid, type HeldClaim, leaseMs } from "../tids/tid-index";
 import type { RecordRow, RecordStore, Slice } from "./store";
@@ -88,7 +89,7 @@ export class Completion {
     try {
       const db = (this.#env as unknown as Record<string, D1Database | undefined>)[owed.binding];
       if (!db) throw new Error(`no D1 binding ${owed.binding}`);
-      const done = await completeTid(db, owed, owed.receiptId, owed.answeredAt);
+      const done = await completeTid(db, owed, owed.receiptId, owed.answeredAt, retentionPolicy(this.#env).tidRetentionMs);
       if (done) log("info", "tid_completed_by_record", { id: owed.receiptId, binding: owed.binding });
       this.#failedAt = 0;
       // Only the completion it owed: a takeover's newer claim (init again) is owed anew. Forgotten with the row's

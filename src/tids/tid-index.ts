@@ -203,8 +203,10 @@ const DEFAULT_WINDOW_MS = RETENTION_DEFAULTS.tidRetentionDays * DAY_MS;
  * tid is taken by a row within its window in any table of the index. The
  * check is in the statement itself (one statement is atomic in D1), and each
  * table's own keys back it. In a slot, a row of the same key past its window
- * (its slot not emptied yet: the cron was late) is replaced; in tid_index it
- * waits for retention's walk, which deletes it by its rowid.
+ * (its slot not emptied yet: a slot holds rows up to a period past it) is
+ * replaced; in tid_index, as before the ring, it holds its key until the
+ * cron's next run deletes it (the walk deletes by rowid, so it is never
+ * rewritten in place).
  */
 function insertClaim(
   db: D1Database,
@@ -245,31 +247,6 @@ function insertClaim(
 }
 
 /**
- * A claim's batch: (owner, tid)'s row in tid_index past its window is
- * deleted first (what retention's walk would do: a row tid_index keeps past
- * its window must not block the key, which the gateway has forgotten), with
- * the walk's cursor kept within the table as every delete there keeps it;
- * then the INSERT, then the read of the key's row within its window. A
- * statement that finds nothing writes nothing. Results: [2] the INSERT, [3]
- * the row.
- */
-function claimBatch(
-  db: D1Database,
-  req: Omit<ClaimRequest, "leaseMs" | "formerFingerprints">,
-  token: string,
-  updatedAt: number,
-  now: number,
-): D1PreparedStatement[] {
-  const cutoff = now - (req.windowMs ?? DEFAULT_WINDOW_MS);
-  return [
-    db.prepare(`DELETE FROM tid_index WHERE owner = ?1 AND tid = ?2 AND NOT ${within("?3")}`).bind(req.owner, req.tid, cutoff),
-    db.prepare(CLAMP_WALK),
-    insertClaim(db, req, token, now, updatedAt, now),
-    db.prepare(SELECT_KEY).bind(req.owner, req.tid, cutoff),
-  ];
-}
-
-/**
  * Claims (owner, tid) for a create: the INSERT and the read of the row it met
  * in one D1 batch, so one round trip in all but rare cases (a takeover, a row
  * refused away between two statements, a user's upstream tid taken).
@@ -278,7 +255,10 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.no
   // Two rounds: a row can vanish between our INSERT and SELECT when its create is refused.
   for (let round = 0; round < 2; round++) {
     const token = crypto.randomUUID();
-    const [, , inserted, found] = await db.batch<StoredRow>(claimBatch(db, req, token, now, now));
+    const [inserted, found] = await db.batch<StoredRow>([
+      insertClaim(db, req, token, now, now, now),
+      db.prepare(SELECT_KEY).bind(req.owner, req.tid, now - (req.windowMs ?? DEFAULT_WINDOW_MS)),
+    ]);
     if (inserted!.meta.changes === 1) return { kind: "claimed", token, takeover: false, upstreamTid: req.upstreamTid };
 
     const stored = found?.results[0];
@@ -338,21 +318,29 @@ export interface HeldClaim {
  * forgets its token. Runs after the answer (src/operations/creation.ts): from the
  * request's waitUntil, and from the record object's alarm if that did not
  * happen (src/record/completion.ts). Idempotent; true when this call did it.
+ *
+ * One statement, on the table a claim made at the answer's time goes to
+ * (`windowMs`, TID_RETENTION_DAYS, places it): a create is answered seconds
+ * after its claim, so that is nearly always the row's. Otherwise (a claim of
+ * an earlier period or release, a row a slot's emptying moved, a completion
+ * already done) every other table, in one batch.
  */
-export async function completeTid(db: D1Database, claim: HeldClaim, receiptId: string, answeredAt = clock.now()): Promise<boolean> {
-  const results = await db.batch(
-    onEveryTable(
-      db,
-      (table) =>
+export async function completeTid(
+  db: D1Database,
+  claim: HeldClaim,
+  receiptId: string,
+  answeredAt = clock.now(),
+  windowMs = DEFAULT_WINDOW_MS,
+): Promise<boolean> {
+  const complete = (table: string) =>
+    db
+      .prepare(
         `UPDATE ${table} SET status = 1, receipt_id = ?1, claim_token = NULL, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5`,
-      receiptId,
-      answeredAt,
-      claim.owner,
-      claim.tid,
-      claim.token,
-    ),
-  );
-  return changed(results) === 1;
+      )
+      .bind(receiptId, answeredAt, claim.owner, claim.tid, claim.token);
+  const likely = claimTable(answeredAt, windowMs);
+  if ((await complete(likely).run()).meta.changes === 1) return true;
+  return changed(await db.batch(TID_TABLES.filter((table) => table !== likely).map(complete))) === 1;
 }
 
 /** The upstream refused the create: nothing exists, the tid is free again. */
@@ -559,7 +547,10 @@ export async function claimIndexFor(
   const windowMs = retentionPolicy(env).tidRetentionMs;
   const claimedBefore = await inPool(before, async (shard) => {
     const { db } = shard;
-    const [, , , found] = await db.batch<StoredRow>(claimBatch(db, { ...req, windowMs }, FENCE_TOKEN, FENCE_UNTIL, now));
+    const [, found] = await db.batch<StoredRow>([
+      insertClaim(db, { ...req, windowMs }, FENCE_TOKEN, now, FENCE_UNTIL, now),
+      db.prepare(SELECT_KEY).bind(req.owner, req.tid, now - windowMs),
+    ]);
     const row = found?.results[0];
     return row && !isFence(row) ? shard : null;
   });
