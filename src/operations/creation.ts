@@ -225,7 +225,7 @@ export async function createOnce<Body extends RecordBody, Create extends { tid: 
   }
   // After the answer: until then an identical retry or check-tid meets the claim inside its lease (tid_in_progress).
   after(
-    completeTid(db, held, receiptId, answeredAt, retentionPolicy(env).tidRetentionMs).then(
+    completeTid(db, held, receiptId, answeredAt, retentionPolicy(env).tidRetentionMs, claim.table).then(
       () => remember(env, { owner, tid: input.tid, kind: kind.name, receipt_id: receiptId, fingerprint: wanted.fingerprint, updated_at: answeredAt }),
       (err: unknown) => log("error", "tid_completion_deferred", { request_id: requestId, kind: kind.name, error: String(err) }),
     ),

@@ -175,8 +175,11 @@ function toRow(raw: StoredRow): TidRow {
 }
 
 export type Claim =
-  /** `upstreamTid`: the one to create under; on a takeover the row's own, whatever TID_SECRET is now. */
-  | { kind: "claimed"; token: string; takeover: boolean; upstreamTid: string }
+  /**
+   * `upstreamTid`: the one to create under; on a takeover the row's own, whatever TID_SECRET is now. `table`:
+   * the table of the index that holds the row now, for its completion (completeTid); kept in memory only.
+   */
+  | { kind: "claimed"; token: string; takeover: boolean; upstreamTid: string; table: string }
   | { kind: "replay"; row: TidRow }
   /** `row`: this caller's own use of the tid (with another body or kind), when that is what conflicts. */
   | { kind: "conflict"; row?: TidRow }
@@ -259,7 +262,8 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.no
       insertClaim(db, req, token, now, now, now),
       db.prepare(SELECT_KEY).bind(req.owner, req.tid, now - (req.windowMs ?? DEFAULT_WINDOW_MS)),
     ]);
-    if (inserted!.meta.changes === 1) return { kind: "claimed", token, takeover: false, upstreamTid: req.upstreamTid };
+    if (inserted!.meta.changes === 1)
+      return { kind: "claimed", token, takeover: false, upstreamTid: req.upstreamTid, table: claimTable(now, req.windowMs ?? DEFAULT_WINDOW_MS) };
 
     const stored = found?.results[0];
     if (!stored) {
@@ -291,7 +295,10 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.no
         row.claim_token,
       ),
     );
-    if (changed(taken) === 1) return { kind: "claimed", token, takeover: true, upstreamTid: row.upstream_tid };
+    if (changed(taken) === 1) {
+      const table = TID_TABLES[taken.findIndex((result) => result.meta.changes === 1)]!;
+      return { kind: "claimed", token, takeover: true, upstreamTid: row.upstream_tid, table };
+    }
     return { kind: "in_progress", retryAfterSeconds: 1 };
   }
   return { kind: "in_progress", retryAfterSeconds: 1 };
@@ -319,11 +326,12 @@ export interface HeldClaim {
  * request's waitUntil, and from the record object's alarm if that did not
  * happen (src/record/completion.ts). Idempotent; true when this call did it.
  *
- * One statement, on the table a claim made at the answer's time goes to
- * (`windowMs`, TID_RETENTION_DAYS, places it): a create is answered seconds
- * after its claim, so that is nearly always the row's. Otherwise (a claim of
- * an earlier period or release, a row a slot's emptying moved, a completion
- * already done) every other table, in one batch.
+ * One statement, on the table that holds the row: `where`, the one the
+ * claim answered (claimTid), or else the one a claim made at the answer's
+ * time goes to (`windowMs`, TID_RETENTION_DAYS, places it: a create is
+ * answered seconds after its claim). Only when the row is not there (a row
+ * a slot's emptying moved meanwhile, a claim of an earlier period, a
+ * completion already done) every other table, in one batch.
  */
 export async function completeTid(
   db: D1Database,
@@ -331,6 +339,7 @@ export async function completeTid(
   receiptId: string,
   answeredAt = clock.now(),
   windowMs = DEFAULT_WINDOW_MS,
+  where?: string,
 ): Promise<boolean> {
   const complete = (table: string) =>
     db
@@ -338,7 +347,7 @@ export async function completeTid(
         `UPDATE ${table} SET status = 1, receipt_id = ?1, claim_token = NULL, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5`,
       )
       .bind(receiptId, answeredAt, claim.owner, claim.tid, claim.token);
-  const likely = claimTable(answeredAt, windowMs);
+  const likely = where ?? claimTable(answeredAt, windowMs);
   if ((await complete(likely).run()).meta.changes === 1) return true;
   return changed(await db.batch(TID_TABLES.filter((table) => table !== likely).map(complete))) === 1;
 }
