@@ -935,6 +935,15 @@ export const MUTANTS = [
     why: "rule 8: a claim is completed, released or expired in whichever slot holds it, or a refused create keeps its tid and a failed one never frees it",
   },
   {
+    name: "tid-completion-not-where-the-row-is",
+    at: "completeTid",
+    find: "for (const { at } of elsewhere) if ((await complete(at).run()).meta.changes === 1) return true;",
+    replace: "",
+    tests: ["test/integration/tid-ring.test.ts"],
+    grep: "completed, released and expired",
+    why: "rule 1: a create's claim is completed with its record wherever its row is (moved by a slot's emptying, or of an earlier period), or a replay finds it pending",
+  },
+  {
     name: "tid-read-past-its-window",
     at: "within",
     find: "(status = 0 OR updated_at >= ${c})",

@@ -326,12 +326,13 @@ export interface HeldClaim {
  * request's waitUntil, and from the record object's alarm if that did not
  * happen (src/record/completion.ts). Idempotent; true when this call did it.
  *
- * One statement, on the table that holds the row: `where`, the one the
- * claim answered (claimTid), or else the one a claim made at the answer's
- * time goes to (`windowMs`, TID_RETENTION_DAYS, places it: a create is
- * answered seconds after its claim). Only when the row is not there (a row
- * a slot's emptying moved meanwhile, a claim of an earlier period, a
- * completion already done) every other table, in one batch.
+ * The request knows the table its claim answered (`where`, from claimTid):
+ * one statement there. The record's backstop does not, and finds the row
+ * completed already nearly always: the table a claim made at the answer's
+ * time goes to (`windowMs`, TID_RETENTION_DAYS, places it), and in the same
+ * batch a read of where the claim's row is, if not there (one statement over
+ * every table). Only a row elsewhere (moved by a slot's emptying, claimed in
+ * an earlier period or release) costs one more UPDATE, where it is.
  */
 export async function completeTid(
   db: D1Database,
@@ -347,10 +348,22 @@ export async function completeTid(
         `UPDATE ${table} SET status = 1, receipt_id = ?1, claim_token = NULL, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5`,
       )
       .bind(receiptId, answeredAt, claim.owner, claim.tid, claim.token);
-  const likely = where ?? claimTable(answeredAt, windowMs);
-  if ((await complete(likely).run()).meta.changes === 1) return true;
-  return changed(await db.batch(TID_TABLES.filter((table) => table !== likely).map(complete))) === 1;
+  const locate = db.prepare(LOCATE_CLAIM).bind(claim.owner, claim.tid, claim.token);
+  let elsewhere: { at: string }[];
+  if (where) {
+    if ((await complete(where).run()).meta.changes === 1) return true;
+    elsewhere = (await locate.all<{ at: string }>()).results;
+  } else {
+    const [first, found] = await db.batch<{ at: string }>([complete(claimTable(answeredAt, windowMs)), locate]);
+    if (first!.meta.changes === 1) return true;
+    elsewhere = found!.results;
+  }
+  for (const { at } of elsewhere) if ((await complete(at).run()).meta.changes === 1) return true;
+  return false;
 }
+
+/** The table holding a claim's row by its token, if one does: ?1 owner, ?2 tid, ?3 the token. */
+const LOCATE_CLAIM = unionAll(TID_TABLES.map((table) => `SELECT '${table}' AS at FROM ${table} WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3`));
 
 /** The upstream refused the create: nothing exists, the tid is free again. */
 export async function releaseTid(db: D1Database, claim: HeldClaim): Promise<void> {
