@@ -44,6 +44,7 @@ import { DatabaseSync } from "node:sqlite";
 import { SignJWT } from "jose";
 import { encodeTime } from "ulid";
 import { unstable_readConfig, unstable_splitSqlQuery } from "wrangler";
+import { EVENT_TABLES } from "../scripts/restore-plan.mjs";
 import { decodeBody } from "../src/record/event-texts.ts";
 import { capacityModel } from "./capacity-model.mjs";
 import { BENCH_DIR, BUILD_DIR, DEV_VARS, GATEWAY_HEADERS, RESULTS_DIR, ROOT, WRANGLER_BIN } from "./lib/config.mjs";
@@ -239,7 +240,7 @@ async function shapes() {
   let events = 0;
   while (Date.now() < deadline) {
     events = 0;
-    for (const d1 of d1s) events += (await d1.prepare("SELECT COUNT(*) AS n FROM events").first()).n;
+    for (const d1 of d1s) for (const table of EVENT_TABLES) events += (await d1.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first()).n;
     if (events >= 4 * FLOWS) break;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -257,7 +258,7 @@ async function shapes() {
       // Every D1 database of [env.dev] (DB and the tid index's shards, TID_INDEX_SHARDS) has the schema: gather them all.
       index ??= { tid_rows: [], event_rows: [] };
       index.tid_rows.push(...db.prepare("SELECT * FROM tid_index WHERE status = 1").all());
-      index.event_rows.push(...db.prepare("SELECT * FROM events").all());
+      for (const table of EVENT_TABLES) index.event_rows.push(...db.prepare(`SELECT * FROM ${table}`).all());
     } else if (tables.includes("record")) {
       // The event bodies live in their records' rows (the outbox: [event_id, ...parts], each body as parts of the row's
       // answer and body where it repeats them: src/record/event-texts.ts), not in D1.

@@ -28,6 +28,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { encodeTime } from "ulid";
+import { EVENT_TABLES } from "../scripts/restore-plan.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { values } = parseArgs({ options: { receipts: { type: "string", default: "100000" }, share: { type: "string", default: "0.01" } } });
@@ -98,7 +99,8 @@ for (const [binding, rows] of Object.entries(seed)) {
   const statements = [];
   for (let i = 0; i < rows.length; i += CHUNK) {
     statements.push(
-      `INSERT INTO events (id, record_id, type, status, change, amount, commission, merchant, tid, owner, state, fiscal_sign) VALUES ${rows
+      // Spread over the event log's tables (the old table and the ring's slots), as the log holds a day's events.
+      `INSERT INTO ${EVENT_TABLES[(i / CHUNK) % EVENT_TABLES.length]} (id, record_id, type, status, change, amount, commission, merchant, tid, owner, state, fiscal_sign) VALUES ${rows
         .slice(i, i + CHUNK)
         .map((row) => row.replace(/^\(('[^']*'), ('[^']*'), (\d+), /, "($1, $2, $3, 1, "))
         .join(", ")};`,

@@ -34,6 +34,8 @@ export declare function erasuresSinceQuery(atMs: number): string;
 export declare function erasuresReinsertSql(rows: { user: string; requested_at: number }[]): string;
 export declare function firstEventIdAt(atMs: number): string;
 export declare function changedRecordsQuery(atMs: number): string;
+/** The event log's tables: `events`, then the ring's slots. */
+export declare const EVENT_TABLES: readonly string[];
 export declare function recordsToRestore(rows: { record_id: string; types: string | null }[]): {
   restore: { kind: "receipt" | "transfer"; id: string }[];
   createdSince: { kind: "receipt" | "transfer"; id: string }[];

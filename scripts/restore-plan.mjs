@@ -176,7 +176,16 @@ export const firstEventIdAt = (atMs) => `evt_${encodeTime(Math.trunc(atMs), 10)}
 
 /** The records with an event logged since `atMs` in one database of the event log: their ids and the types of those events. */
 export const changedRecordsQuery = (atMs) =>
-  `SELECT record_id, group_concat(DISTINCT type) AS types FROM events WHERE id >= '${firstEventIdAt(atMs)}' GROUP BY record_id ORDER BY record_id`;
+  `SELECT record_id, group_concat(DISTINCT type) AS types FROM (${[EVENT_TABLES.slice(0, 5), EVENT_TABLES.slice(5)]
+    // D1 takes at most 5 terms in one UNION ALL: two groups of them.
+    .map(
+      (group) =>
+        `SELECT * FROM (${group.map((table) => `SELECT record_id, type FROM ${table} WHERE id >= '${firstEventIdAt(atMs)}'`).join(" UNION ALL ")})`,
+    )
+    .join(" UNION ALL ")}) GROUP BY record_id ORDER BY record_id`;
+
+/** The event log's tables: `events`, then the ring's slots `events_0` .. `events_7` (src/events/log-database.ts EVENT_TABLES). */
+export const EVENT_TABLES = ["events", ...Array.from({ length: 8 }, (_, slot) => `events_${slot}`)];
 
 /**
  * Which records an every-record restore takes: each record with an event

@@ -326,7 +326,13 @@ const realStatement = new WeakMap<object, D1PreparedStatement>();
 const statementSql = new WeakMap<object, string>();
 const batchNames = new WeakMap<object, string[]>();
 
-const sqlHead = (sql: string) => sql.replace(/\s+/g, " ").trim().slice(0, 60);
+/** A ring's slots (`events_0` .. `events_7`: src/d1/ring.ts) as one name, `events_N`: one statement, whichever slot it wrote. */
+const sqlHead = (sql: string) =>
+  sql
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/\b(events)_\d\b/g, "$1_N")
+    .slice(0, 60);
 
 function d1(db: D1Database | D1DatabaseSession, delayMs: number, label: string): D1Database {
   const half = delayMs / 2;

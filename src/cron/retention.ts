@@ -40,7 +40,7 @@
 import { DAY_MS, type RetentionPolicy, retentionPolicy } from "../config/retention-policy";
 import { cronSlice, databasesPerRun, inPool, QUERY_BUDGET } from "../d1/fanout";
 import { allShards, type Shard } from "../d1/shards";
-import { pruneAttempts, pruneDelivered, pruneWatched } from "../events/log-database";
+import { emptyEventSlot, pruneAttempts, pruneDelivered, pruneWatched } from "../events/log-database";
 import { log } from "../shared/log";
 import { ERASURE_REQUESTS_KEPT_DAYS, implementations, type STORES, type StoreEndedBy, storesEndedBy } from "../stores";
 import { deleteFences, deleteLateTids, EMPTY_TID_SLOT_QUERIES, emptyTidSlot, pruneTids } from "../tids/tid-index";
@@ -55,6 +55,8 @@ interface RetentionCounts {
   events_undelivered_pruned: number;
   /** Delivery attempts of events past both event windows. */
   event_attempts_pruned: number;
+  /** Slots of the event log's ring emptied whole (src/d1/ring.ts): a database's one a period. */
+  event_slots_emptied: number;
   /** Done erasure requests past ERASURE_REQUESTS_KEPT_DAYS. */
   erasures_deleted: number;
 }
@@ -135,6 +137,8 @@ const PRUNERS: Readonly<Record<StoreEndedBy<"cron">, readonly PruneStep[]>> = {
       queries: 1,
       batch: (db, p, limit, now) => pruneWatched(db, "pending", p.undeliveredEventsMs, limit, now),
     },
+    // The ring's slots (src/d1/ring.ts): the one the next period writes to, emptied whole once it holds a row.
+    { name: "event_slots_emptied", counts: "event_slots_emptied", queries: 2, batch: emptySlot },
   ],
   event_attempts: [
     {
@@ -153,6 +157,12 @@ const PRUNERS: Readonly<Record<StoreEndedBy<"cron">, readonly PruneStep[]>> = {
     },
   ],
 };
+
+/** The event log's ring turns: one slot a batch, or none (a batch of 0: the step stops). */
+async function emptySlot(db: D1Database, policy: RetentionPolicy, _limit: number, now: number): Promise<Batch> {
+  const copied = await emptyEventSlot(db, policy.deliveredEventsMs, policy.undeliveredEventsMs, now);
+  return { removed: copied === null ? 0 : 1, more: false };
+}
 
 /** Each store the cron ends, with the databases it lives in and its steps. */
 const pruned = () => {
@@ -251,6 +261,7 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
       events_delivered_pruned: 0,
       events_undelivered_pruned: 0,
       event_attempts_pruned: 0,
+      event_slots_emptied: 0,
       erasures_deleted: 0,
     };
     for (const { store, steps } of stores) {
@@ -268,6 +279,7 @@ export async function runRetention(env: Env, now: number, policy = retentionPoli
     events_delivered_pruned: sum("events_delivered_pruned"),
     events_undelivered_pruned: sum("events_undelivered_pruned"),
     event_attempts_pruned: sum("event_attempts_pruned"),
+    event_slots_emptied: sum("event_slots_emptied"),
     erasures_deleted: sum("erasures_deleted"),
     backlog,
     tid_shards: Object.fromEntries(perShard.map(({ binding, counts }) => [binding, { deleted: counts.tids_deleted }])),

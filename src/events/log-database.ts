@@ -6,6 +6,7 @@
  */
 
 import { encodeTime } from "ulid";
+import { slotAt, slotNames, slotPeriodMs, slotToEmpty } from "../d1/ring";
 import { clock } from "../shared/clock";
 import { redact } from "../shared/redact";
 import { lineFields, STATEMENT_CHANGES } from "./statement-lines";
@@ -48,6 +49,70 @@ export const INDEXED_TYPES: ReadonlySet<EventType> = new Set<EventType>([
   "receipt.fiscalized",
   "receipt.refund_fiscalized",
 ]);
+
+/**
+ * The log's tables: `events`, which took every row before the ring, then the
+ * ring's slots (src/d1/ring.ts; migrations/0010_event_log_ring.sql), each
+ * taking the events logged during one period and emptied whole by the cron
+ * (emptyEventSlot). A row may move from a slot to another (the copy of the
+ * rows still within their window), so no statement computes a row's table
+ * from its id: reads cover every table, and a change by id runs on each.
+ */
+export const EVENT_TABLES: readonly string[] = ["events", ...slotNames("events")];
+
+/** One table of the log, as migrations/0010_event_log_ring.sql makes each slot: the same columns as `events`, in its order, and its two partial indexes. */
+export const eventTableDefinition = (table: string): string[] => [
+  `CREATE TABLE ${table} (
+  id               TEXT PRIMARY KEY,
+  record_id        TEXT NOT NULL,
+  type             INTEGER NOT NULL,
+  status           INTEGER NOT NULL DEFAULT 0,
+  attempts         INTEGER NOT NULL DEFAULT 0,
+  last_status      INTEGER,
+  last_error       TEXT,
+  delivered_at     INTEGER,
+  next_attempt_at  INTEGER,
+  pending_since    INTEGER,
+  watched          INTEGER CHECK (watched = 1),
+  change           INTEGER,
+  amount           INTEGER,
+  commission       INTEGER,
+  merchant         INTEGER,
+  tid              TEXT,
+  owner            TEXT,
+  state            INTEGER,
+  fiscal_sign      TEXT
+) STRICT, WITHOUT ROWID`,
+  `CREATE INDEX ${table}_watched ON ${table} (status, id) WHERE watched = 1`,
+  `CREATE INDEX ${table}_by_type ON ${table} (type, id)
+  WHERE type = 3 OR type = 4 OR type = 6 OR type = 9 OR type = 10 OR type = 12 OR type = 13`,
+];
+
+/** Terms D1 allows in one compound SELECT (SQLITE_LIMIT_COMPOUND_SELECT): a longer UNION ALL fails to prepare. */
+const COMPOUND_TERMS = 5;
+
+/** `selects` as one UNION ALL, nested in groups of at most COMPOUND_TERMS (each group a subquery of its own). */
+const unionAll = (selects: readonly string[]): string =>
+  selects.length <= COMPOUND_TERMS
+    ? selects.join("\n   UNION ALL ")
+    : unionAll(
+        Array.from(
+          { length: Math.ceil(selects.length / COMPOUND_TERMS) },
+          (_, i) => `SELECT * FROM (${unionAll(selects.slice(i * COMPOUND_TERMS, (i + 1) * COMPOUND_TERMS))})`,
+        ),
+      );
+
+/**
+ * One statement reading the whole log: `arm` for each table, joined by UNION
+ * ALL, each arm a subquery of its own, so its ORDER BY and LIMIT bound what it
+ * reads of its table (a page of each, never a sort of the whole log).
+ */
+export const acrossLog = (arm: (table: string) => string, tables: readonly string[] = EVENT_TABLES): string =>
+  unionAll(tables.map((table) => `SELECT * FROM (${arm(table)})`));
+
+/** The same change on every table of the log (for a batch): only the table holding the row writes it. */
+const onEveryTable = (db: D1Database, sql: (table: string) => string, ...values: unknown[]): D1PreparedStatement[] =>
+  EVENT_TABLES.map((table) => db.prepare(sql(table)).bind(...values));
 
 const TYPE_OF_CODE = new Map(Object.entries(EVENT_TYPE_CODES).map(([type, code]) => [code as number, type as EventType]));
 const STATUS_OF_CODE = new Map(Object.entries(DELIVERY_STATUS_CODES).map(([status, code]) => [code as number, status as DeliveryStatus]));
@@ -150,23 +215,37 @@ function statementColumns(event: GatewayEvent): (string | number | null)[] {
   return [STATEMENT_CHANGES[line.change], line.amount, line.commission, line.merchant, line.tid, line.owner, line.state, line.fiscal_sign];
 }
 
-export async function recordEvents(db: D1Database, items: readonly Loggable[], now = clock.now()): Promise<EventMessage[]> {
+/**
+ * The condition that no table of the log but `into` holds the event ?1: with
+ * `into`'s own primary key, an event is one row in the whole log, whichever
+ * table a drain that ran before put it in. One statement is atomic in D1, so
+ * the check and the write are one.
+ */
+export const loggedNowhereElse = (into: string): string =>
+  EVENT_TABLES.filter((table) => table !== into)
+    .map((table) => `NOT EXISTS (SELECT 1 FROM ${table} WHERE id = ?1)`)
+    .join(" AND ");
+
+export async function recordEvents(db: D1Database, items: readonly Loggable[], now = clock.now(), into = "events"): Promise<EventMessage[]> {
   const pending: EventMessage[] = [];
   for (let start = 0; start < items.length; start += MAX_EVENTS_PER_WRITE) {
     const chunk = items.slice(start, start + MAX_EVENTS_PER_WRITE).map(unpack);
     const inserts = chunk.map(({ event }) =>
       db
         .prepare(
-          `INSERT INTO events (id, record_id, type, next_attempt_at, pending_since, watched,
+          `INSERT INTO ${into} (id, record_id, type, next_attempt_at, pending_since, watched,
                                change, amount, commission, merchant, tid, owner, state, fiscal_sign)
-           VALUES (?1, ?2, ?3, ?4, ?4, CASE WHEN ?1 <= (SELECT MAX(id) FROM events_cursors) THEN 1 END,
-                   ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+           SELECT ?1, ?2, ?3, ?4, ?4, CASE WHEN ?1 <= (SELECT MAX(id) FROM events_cursors) THEN 1 END,
+                  ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12
+           WHERE ${loggedNowhereElse(into)}
            ON CONFLICT (id) DO NOTHING`,
         )
         .bind(event.id, recordIdOf(event), EVENT_TYPE_CODES[event.type], now, ...statementColumns(event)),
     );
     const ids = chunk.map(({ event }) => event.id);
-    const stillPending = db.prepare(`SELECT id FROM events WHERE status = 0 AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`).bind(...ids);
+    const stillPending = db
+      .prepare(acrossLog((table) => `SELECT id FROM ${table} WHERE status = 0 AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`))
+      .bind(...ids);
     const results = await db.batch<{ id: string }>([...inserts, stillPending]);
     const bodyOf = new Map(chunk.map(({ event, body }) => [event.id, body]));
     pending.push(...(results.at(-1)?.results ?? []).map(({ id }) => ({ id, payload: bodyOf.get(id)! })));
@@ -175,7 +254,10 @@ export async function recordEvents(db: D1Database, items: readonly Loggable[], n
 }
 
 export async function findEvent(db: D1Database, id: string): Promise<LoggedRow | null> {
-  const row = await db.prepare("SELECT * FROM events WHERE id = ?1").bind(id).first<StoredRow>();
+  const row = await db
+    .prepare(acrossLog((table) => `SELECT * FROM ${table} WHERE id = ?1`))
+    .bind(id)
+    .first<StoredRow>();
   return row ? decodeRow(row) : null;
 }
 
@@ -225,24 +307,26 @@ export async function listEvents(db: D1Database, query: Omit<EventQuery, "receip
   if (query.after !== undefined) add("id < ?", query.after);
   params.push(query.limit + 1);
   const limit = `?${params.length}`;
-  // `from` may name the index a part reads, so that a type filter does not trade it for all the events of that type.
-  const page = (extra: string[], from = "events") => {
+  // Each table's page (at most `limit` + 1 rows of it); `index` may name the index it reads (`<table>_watched`,
+  // `<table>_by_type`), so that a type filter does not trade it for all the events of that type.
+  const page = (table: string, extra: string[], index?: string) => {
     const all = [...where, ...extra];
+    const from = index ? `${table} INDEXED BY ${table}_${index}` : table;
     return `SELECT * FROM ${from} ${all.length ? `WHERE ${all.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ${limit}`;
   };
-  const watchedOnly = "events INDEXED BY events_watched";
-  let sql = page([]);
-  if (query.delivery === "failed") sql = page(["watched = 1"], watchedOnly);
-  else if (query.delivery === "pending") {
+  let arm = (table: string) => page(table, []);
+  if (query.delivery === "failed") arm = (table) => page(table, ["watched = 1"], "watched");
+  else if (query.delivery === "pending")
     // Either watched, or fresh: then ahead of the sweep's walk, which watches every event it finds pending.
-    sql = `SELECT * FROM (SELECT * FROM (${page(["watched = 1"], watchedOnly)})
-           UNION ALL SELECT * FROM (${page(["watched IS NULL", "id > (SELECT id FROM events_cursors WHERE name = 'sweep')"])}))
-           ORDER BY id DESC LIMIT ${limit}`;
-  } else if (query.type !== undefined && INDEXED_TYPES.has(query.type))
+    arm = (table) => `SELECT * FROM (${page(table, ["watched = 1"], "watched")})
+           UNION ALL SELECT * FROM (${page(table, ["watched IS NULL", "id > (SELECT id FROM events_cursors WHERE name = 'sweep')"])})`;
+  else if (query.type !== undefined && INDEXED_TYPES.has(query.type)) {
     // The code as a literal: SQLite uses a partial index only for a condition the statement itself implies.
-    sql = page([`type = ${EVENT_TYPE_CODES[query.type]}`], "events INDEXED BY events_by_type");
+    const code = EVENT_TYPE_CODES[query.type];
+    arm = (table) => page(table, [`type = ${code}`], "by_type");
+  }
   const { results } = await db
-    .prepare(sql)
+    .prepare(`SELECT * FROM (${acrossLog(arm)}) ORDER BY id DESC LIMIT ${limit}`)
     .bind(...params)
     .all<StoredRow>();
   return { rows: results.slice(0, query.limit).map(decodeRow), hasMore: results.length > query.limit };
@@ -277,7 +361,10 @@ export async function listEventsIn(
     if (query.type !== undefined) where.push(`type = ?${params.push(EVENT_TYPE_CODES[query.type])}`);
     if (query.delivery !== undefined) where.push(`status = ?${params.push(DELIVERY_STATUS_CODES[query.delivery])}`);
     const { results } = await db
-      .prepare(`SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ?${params.push(query.limit + 1 - rows.length)}`)
+      .prepare(
+        `SELECT * FROM (${acrossLog((table) => `SELECT * FROM ${table} WHERE ${where.join(" AND ")}`)})
+         ORDER BY id DESC LIMIT ?${params.push(query.limit + 1 - rows.length)}`,
+      )
       .bind(...params)
       .all<StoredRow>();
     rows.push(...results);
@@ -291,7 +378,7 @@ export async function eventsIn(db: D1Database, ids: readonly string[]): Promise<
   const rows: LoggedRow[] = [];
   for (const chunk of inChunks(ids)) {
     const { results } = await db
-      .prepare(`SELECT * FROM events WHERE id IN (${placeholders(chunk)})`)
+      .prepare(acrossLog((table) => `SELECT * FROM ${table} WHERE id IN (${placeholders(chunk)})`))
       .bind(...chunk)
       .all<StoredRow>();
     rows.push(...results.map(decodeRow));
@@ -302,7 +389,7 @@ export async function eventsIn(db: D1Database, ids: readonly string[]): Promise<
 /** The delivery status (its code) of each of these events this database holds, by id (at most 100 ids). */
 export async function eventStatuses(db: D1Database, ids: readonly string[]): Promise<Map<string, number>> {
   const { results } = await db
-    .prepare(`SELECT id, status FROM events WHERE id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`)
+    .prepare(acrossLog((table) => `SELECT id, status FROM ${table} WHERE id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`))
     .bind(...ids)
     .all<{ id: string; status: number }>();
   return new Map(results.map((row) => [row.id, row.status]));
@@ -315,7 +402,7 @@ export async function eventStatuses(db: D1Database, ids: readonly string[]): Pro
 export async function holdsAnyOf(db: D1Database, ids: readonly string[]): Promise<boolean> {
   for (const chunk of inChunks(ids)) {
     const row = await db
-      .prepare(`SELECT 1 AS found FROM events WHERE id IN (${placeholders(chunk)}) LIMIT 1`)
+      .prepare(`SELECT 1 AS found FROM (${acrossLog((table) => `SELECT id FROM ${table} WHERE id IN (${placeholders(chunk)})`)}) LIMIT 1`)
       .bind(...chunk)
       .first<{ found: number }>();
     if (row !== null) return true;
@@ -332,12 +419,26 @@ export async function holdsAnyOf(db: D1Database, ids: readonly string[]): Promis
  */
 export async function recordDeliveries(db: D1Database, deliveries: readonly { id: string; status: number; at: number }[]): Promise<void> {
   if (deliveries.length === 0) return;
-  const statement = db.prepare(
-    `UPDATE events SET status = 1, attempts = attempts + 1, last_status = ?2, last_error = NULL, delivered_at = ?3
-       WHERE id = ?1`,
-  );
-  await db.batch(deliveries.map(({ id, status, at }) => statement.bind(id, status, at)));
+  // One statement per table of the log for the whole batch (the deliveries as a VALUES list: 3 parameters each).
+  const statements: D1PreparedStatement[] = [];
+  for (let start = 0; start < deliveries.length; start += MAX_DELIVERIES_PER_WRITE) {
+    const chunk = deliveries.slice(start, start + MAX_DELIVERIES_PER_WRITE);
+    const values = chunk.map((_, i) => `(?${3 * i + 1}, ?${3 * i + 2}, ?${3 * i + 3})`).join(", ");
+    statements.push(
+      ...onEveryTable(
+        db,
+        (table) =>
+          `UPDATE ${table} SET status = 1, attempts = attempts + 1, last_status = d.column2, last_error = NULL, delivered_at = d.column3
+             FROM (VALUES ${values}) AS d WHERE ${table}.id = d.column1`,
+        ...chunk.flatMap(({ id, status, at }) => [id, status, at]),
+      ),
+    );
+  }
+  await db.batch(statements);
 }
+
+/** Deliveries a statement of recordDeliveries binds: 3 parameters each, under D1's 100. */
+const MAX_DELIVERIES_PER_WRITE = 30;
 
 /** The longest answer an attempt keeps. */
 export const ATTEMPT_ANSWER_CHARS = 200;
@@ -354,7 +455,7 @@ function insertAttempt(db: D1Database, id: string, attempt: { at: number; status
   return db
     .prepare(
       `INSERT OR IGNORE INTO event_attempts (event_id, at, seq, status, ok, answer)
-       SELECT id, ?2, attempts, ?3, ?4, ?5 FROM events WHERE id = ?1`,
+       SELECT id, ?2, attempts, ?3, ?4, ?5 FROM (${acrossLog((table) => `SELECT id, attempts FROM ${table} WHERE id = ?1`)})`,
     )
     .bind(id, attempt.at, attempt.status, attempt.ok ? 1 : 0, answer);
 }
@@ -386,8 +487,10 @@ export async function attemptsOf(db: D1Database, ids: readonly string[]): Promis
     // The attempt that delivered, from the event's row.
     const delivered = await db
       .prepare(
-        `SELECT id, delivered_at, attempts, last_status FROM events
+        acrossLog(
+          (table) => `SELECT id, delivered_at, attempts, last_status FROM ${table}
          WHERE id IN (${slice.map((_, j) => `?${j + 1}`).join(", ")}) AND status = 1 AND delivered_at IS NOT NULL`,
+        ),
       )
       .bind(...slice)
       .all<{ id: string; delivered_at: number; attempts: number; last_status: number | null }>();
@@ -428,9 +531,14 @@ export async function recordFailedAttempt(
   outcome: { status: number | null; error: string; nextAttemptAt: number; at?: number },
 ): Promise<void> {
   await db.batch([
-    db
-      .prepare("UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1")
-      .bind(id, outcome.status, outcome.error, outcome.nextAttemptAt),
+    ...onEveryTable(
+      db,
+      (table) => `UPDATE ${table} SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1`,
+      id,
+      outcome.status,
+      outcome.error,
+      outcome.nextAttemptAt,
+    ),
     insertAttempt(db, id, { at: outcome.at ?? clock.now(), status: outcome.status, ok: false, answer: outcome.error }),
   ]);
 }
@@ -443,7 +551,11 @@ export async function recordFailedAttempt(
  */
 export async function recordDeadLettered(db: D1Database, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.batch(ids.map((id) => db.prepare("UPDATE events SET status = 2, watched = 1 WHERE id = ?1 AND status = 0").bind(id)));
+  await db.batch(
+    inChunks(ids).flatMap((chunk) =>
+      onEveryTable(db, (table) => `UPDATE ${table} SET status = 2, watched = 1 WHERE id IN (${placeholders(chunk)}) AND status = 0`, ...chunk),
+    ),
+  );
 }
 
 /**
@@ -455,19 +567,28 @@ export async function recordDeadLettered(db: D1Database, ids: readonly string[])
 export async function markPendingAgain(db: D1Database, id: string, now = clock.now()): Promise<LoggedRow | null> {
   const before = await findEvent(db, id);
   if (!before) return null;
-  await db
-    .prepare("UPDATE events SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2, watched = 1 WHERE id = ?1")
-    .bind(id, now)
-    .run();
+  await db.batch(
+    onEveryTable(
+      db,
+      (table) => `UPDATE ${table} SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2, watched = 1 WHERE id = ?1`,
+      id,
+      now,
+    ),
+  );
   return before;
 }
 
 /** Undoes markPendingAgain when the event could not be queued after all. */
 export async function restoreDelivery(db: D1Database, row: LoggedRow): Promise<void> {
-  await db
-    .prepare("UPDATE events SET status = ?2, delivered_at = ?3 WHERE id = ?1 AND status = 0")
-    .bind(row.id, DELIVERY_STATUS_CODES[row.delivery_status], row.delivered_at)
-    .run();
+  await db.batch(
+    onEveryTable(
+      db,
+      (table) => `UPDATE ${table} SET status = ?2, delivered_at = ?3 WHERE id = ?1 AND status = 0`,
+      row.id,
+      DELIVERY_STATUS_CODES[row.delivery_status],
+      row.delivered_at,
+    ),
+  );
 }
 
 /**
@@ -486,11 +607,17 @@ export async function pruneEventsOf(
 ): Promise<number> {
   if (ids.length === 0) return 0;
   const list = ids.map((_, i) => `?${i + 4}`).join(", ");
-  const result = await db
-    .prepare(`DELETE FROM events WHERE id IN (${list}) AND ((status = ?1 AND id < ?2) OR (status <> ?1 AND id < ?3))`)
-    .bind(DELIVERY_STATUS_CODES.delivered, idAt(now - deliveredMs), idAt(now - undeliveredMs), ...ids)
-    .run();
-  return result.meta.changes;
+  const results = await db.batch(
+    onEveryTable(
+      db,
+      (table) => `DELETE FROM ${table} WHERE id IN (${list}) AND ((status = ?1 AND id < ?2) OR (status <> ?1 AND id < ?3))`,
+      DELIVERY_STATUS_CODES.delivered,
+      idAt(now - deliveredMs),
+      idAt(now - undeliveredMs),
+      ...ids,
+    ),
+  );
+  return results.reduce((sum, result) => sum + result.meta.changes, 0);
 }
 
 /**
@@ -529,10 +656,10 @@ export async function pruneWatched(db: D1Database, status: DeliveryStatus, older
  * `prev`: the batch is then (prev, id]. A walk with nothing new leaves the
  * row as it is once prev has caught up. Rows read: the batch; written: 1.
  */
-export const advanceWalk = (name: "sweep" | "prune"): string =>
+export const advanceWalk = (name: "sweep" | "prune", tables: readonly string[] = ["events"]): string =>
   `UPDATE events_cursors SET prev = id,
-     id = COALESCE((SELECT MAX(id) FROM (SELECT id FROM events WHERE id > events_cursors.id AND id < ?1 ORDER BY id LIMIT ?2)), id)
-   WHERE name = '${name}' AND (prev <> id OR EXISTS (SELECT 1 FROM events WHERE id > events_cursors.id AND id < ?1))`;
+     id = COALESCE((SELECT MAX(id) FROM (SELECT id FROM (${acrossLog((table) => `SELECT id FROM ${table} WHERE id > events_cursors.id AND id < ?1 ORDER BY id LIMIT ?2`, tables)}) ORDER BY id LIMIT ?2)), id)
+   WHERE name = '${name}' AND (prev <> id OR EXISTS (${acrossLog((table) => `SELECT id FROM ${table} WHERE id > events_cursors.id AND id < ?1 LIMIT 1`, tables)}))`;
 
 /** The events of a walk's last batch (after advanceWalk), as a condition on `id`. */
 export const walkedBatch = (name: "sweep" | "prune"): string =>
@@ -563,6 +690,37 @@ export async function pruneDelivered(
       .bind(cutoff),
   ]);
   return { removed: deleted?.meta.changes ?? 0, more: (ahead?.results[0]?.more ?? 0) === 1 };
+}
+
+/**
+ * The ring's turn (src/d1/ring.ts), one database: empties the slot the next
+ * period writes to, with W the delivered events' window, once it holds any
+ * row (a cheap read of one row first, so a slot is rebuilt once a period).
+ * One batch, one transaction: the rows still within their window (as
+ * pruneEvents keeps them: a delivered event younger than `deliveredMs`, any
+ * other younger than `undeliveredMs`) are copied into the slot written now,
+ * then the slot is dropped and made again as migrations/0010_event_log_ring.sql
+ * made it. A dropped table writes no row (a delete writes one a row), and
+ * an undelivered event moves forward a slot at each turn until its own
+ * window ends. Answers the rows copied, or null when the slot was empty.
+ */
+export async function emptyEventSlot(db: D1Database, deliveredMs: number, undeliveredMs: number, now: number): Promise<number | null> {
+  const period = slotPeriodMs(deliveredMs);
+  const current = `events_${slotAt(now, period)}`;
+  const victim = `events_${slotToEmpty(now, period)}`;
+  if ((await db.prepare(`SELECT 1 AS taken FROM ${victim} LIMIT 1`).first()) === null) return null;
+  const [copied] = await db.batch([
+    db
+      .prepare(
+        `INSERT INTO ${current} SELECT * FROM ${victim}
+         WHERE (status = ?1 AND id >= ?2) OR (status <> ?1 AND id >= ?3)
+         ON CONFLICT (id) DO NOTHING`,
+      )
+      .bind(DELIVERY_STATUS_CODES.delivered, idAt(now - deliveredMs), idAt(now - undeliveredMs)),
+    db.prepare(`DROP TABLE ${victim}`),
+    ...eventTableDefinition(victim).map((sql) => db.prepare(sql)),
+  ]);
+  return copied?.meta.changes ?? 0;
 }
 
 export function deliveryOf(row: LoggedRow): EventDelivery {

@@ -43,7 +43,7 @@ import { metric } from "../metrics/metrics";
 import { log } from "../shared/log";
 import { withBodies } from "./bodies";
 import type { RETRY_SCHEDULES } from "./delivery";
-import { advanceWalk, decodeRow, idAt, type LoggedRow, type StoredRow, walkedBatch } from "./log-database";
+import { acrossLog, advanceWalk, decodeRow, EVENT_TABLES, idAt, type LoggedRow, type StoredRow, walkedBatch } from "./log-database";
 import { enqueue } from "./publish";
 import type { EventMessage } from "./types";
 
@@ -105,8 +105,8 @@ export interface SweepReport {
  * their query plans.
  */
 export const SWEEP_SELECTS = {
-  expired: "SELECT id FROM events WHERE watched = 1 AND status = 0 AND pending_since < ?1 ORDER BY id LIMIT ?2",
-  overdue: "SELECT id FROM events WHERE watched = 1 AND status = 0 AND next_attempt_at < ?1 ORDER BY id LIMIT ?2",
+  expired: (table: string) => `SELECT id FROM ${table} WHERE watched = 1 AND status = 0 AND pending_since < ?1 ORDER BY id LIMIT ?2`,
+  overdue: (table: string) => `SELECT id FROM ${table} WHERE watched = 1 AND status = 0 AND next_attempt_at < ?1 ORDER BY id LIMIT ?2`,
 } as const;
 
 /**
@@ -117,10 +117,10 @@ export const SWEEP_SELECTS = {
  * twice (the events logged in about a minute); written: the cursor, and two
  * per event watched (its row and its events_watched entry).
  */
-export const SWEEP_WALK = [
-  advanceWalk("sweep"),
-  `UPDATE events SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL`,
-] as const;
+export const SWEEP_WALK = {
+  advance: advanceWalk("sweep", EVENT_TABLES),
+  watch: (table: string) => `UPDATE ${table} SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL`,
+} as const;
 
 /**
  * One database: walk on (watching what is still pending at the stale
@@ -134,18 +134,33 @@ async function sweepDatabase(
   settings: SweepSettings,
   requeues: number,
 ): Promise<{ failed: string[]; overdue: LoggedRow[] }> {
-  const [, , failed, overdue] = await db.batch<Record<string, unknown>>([
-    db.prepare(SWEEP_WALK[0]).bind(idAt(now - settings.staleMs), SWEEP_WALK_LIMIT),
-    db.prepare(SWEEP_WALK[1]),
-    db.prepare(`UPDATE events SET status = 2 WHERE id IN (${SWEEP_SELECTS.expired}) RETURNING id`).bind(now - settings.horizonMs, FAIL_LIMIT),
-    db
-      .prepare(`UPDATE events SET next_attempt_at = ?3 WHERE id IN (${SWEEP_SELECTS.overdue}) RETURNING *`)
-      .bind(now - settings.staleMs, requeues, now),
+  const tables = EVENT_TABLES.length;
+  const results = await db.batch<Record<string, unknown>>([
+    db.prepare(SWEEP_WALK.advance).bind(idAt(now - settings.staleMs), SWEEP_WALK_LIMIT),
+    ...EVENT_TABLES.map((table) => db.prepare(SWEEP_WALK.watch(table))),
+    ...EVENT_TABLES.map((table) =>
+      db
+        .prepare(`UPDATE ${table} SET status = 2 WHERE id IN (${SWEEP_SELECTS.expired(table)}) RETURNING id`)
+        .bind(now - settings.horizonMs, FAIL_LIMIT),
+    ),
+    // The overdue ones of the whole log, oldest first, at most `requeues`: each table's first `requeues`, then the first of them all.
+    db.prepare(`SELECT id FROM (${acrossLog(SWEEP_SELECTS.overdue)}) ORDER BY id LIMIT ?2`).bind(now - settings.staleMs, requeues),
   ]);
-  return {
-    failed: (failed?.results ?? []).map((row) => String(row.id)),
-    overdue: ((overdue?.results ?? []) as unknown as StoredRow[]).map(decodeRow),
-  };
+  const failed = results.slice(1 + tables, 1 + 2 * tables).flatMap((result) => result.results.map((row) => String(row.id)));
+  const due = (results.at(-1)?.results ?? []).map((row) => String(row.id));
+  if (due.length === 0) return { failed, overdue: [] };
+  // Claimed where each is, its next attempt due now; one another sweep claimed meanwhile is no longer overdue and stays out.
+  const claimed = await db.batch<StoredRow>(
+    EVENT_TABLES.map((table) =>
+      db
+        .prepare(
+          `UPDATE ${table} SET next_attempt_at = ?3
+           WHERE id IN (SELECT value FROM json_each(?2)) AND watched = 1 AND status = 0 AND next_attempt_at < ?1 RETURNING *`,
+        )
+        .bind(now - settings.staleMs, JSON.stringify(due), now),
+    ),
+  );
+  return { failed, overdue: claimed.flatMap((result) => result.results).map(decodeRow) };
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { inPool } from "../d1/fanout";
 import { allShards } from "../d1/shards";
-import { EVENT_TYPE_CODES, idAt } from "../events/log-database";
+import { acrossLog, EVENT_TYPE_CODES, idAt } from "../events/log-database";
 import { CHANGE_OF_CODE, LINE_EVENT_TYPES, type LineFields, lineFields, type StatementChange } from "../events/statement-lines";
 import { receiptStub } from "../record-stub";
 import type { KindName } from "../rules/kinds";
@@ -75,9 +75,12 @@ export async function nextLines(env: Env, run: Run): Promise<DayPage> {
     const after = run.cursors[binding];
     const { results } = await db
       .prepare(
-        `SELECT id, record_id, type, change, amount, commission, merchant, tid, owner, state, fiscal_sign FROM events
+        // Every table of the log, a page of each, then the first page of them all.
+        `SELECT * FROM (${acrossLog(
+          (table) => `SELECT id, record_id, type, change, amount, commission, merchant, tid, owner, state, fiscal_sign FROM ${table}
          WHERE id ${after ? "> ?1" : ">= ?1"} AND id < ?2 AND (change IS NOT NULL OR type IN (${LINE_TYPE_CODES.join(", ")}))
          ORDER BY id LIMIT ?3`,
+        )}) ORDER BY id LIMIT ?3`,
       )
       .bind(after ?? start, end, PAGE)
       .all<Row>();

@@ -8,8 +8,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { slotNames } from "../../src/d1/ring";
 import { allShards } from "../../src/d1/shards";
-import { EVENT_TYPE_CODES, INDEXED_TYPES } from "../../src/events/log-database";
+import { EVENT_TYPE_CODES, eventTableDefinition, INDEXED_TYPES } from "../../src/events/log-database";
 import { TID_LATE_MS, TID_SLOTS, tidSlotSchema } from "../../src/tids/tid-index";
 
 /** Every D1 database of [env.dev]: each gets the whole set (one schema everywhere). */
@@ -127,6 +128,9 @@ const TABLES = {
   },
 };
 
+// The event log's ring of slots (migrations/0010_event_log_ring.sql): each of them as `events` is.
+for (const slot of slotNames("events")) Object.assign(TABLES, { [slot]: TABLES.events });
+
 /** The indexes the queries are planned on (retention.test.ts and events-log.test.ts read the plans), as created. */
 const INDEXES = {
   tid_index_upstream_tid: "CREATE UNIQUE INDEX tid_index_upstream_tid ON tid_index (upstream_tid) WHERE upstream_tid IS NOT NULL",
@@ -141,6 +145,13 @@ const INDEXES = {
   erasures_open: "CREATE INDEX erasures_open ON erasures (requested_at) WHERE done_at IS NULL",
   fiscal_pending_oldest: "CREATE INDEX fiscal_pending_oldest ON fiscal_pending (since, id)",
 };
+
+for (const slot of slotNames("events")) {
+  Object.assign(INDEXES, {
+    [`${slot}_by_type`]: INDEXES.events_by_type.replaceAll("events", slot),
+    [`${slot}_watched`]: INDEXES.events_watched.replaceAll("events", slot),
+  });
+}
 
 /** The gateway's objects, leaving out the migrations' own bookkeeping (d1_migrations) and the platform's (sqlite_, _cf_). */
 const OURS = "name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations'";
@@ -191,6 +202,19 @@ describe("the D1 schema", () => {
         const [table, index] = tidSlotSchema(slot);
         expect(made[slot], binding).toBe(table);
         expect(made[`${slot}_upstream_tid`], binding).toBe(index);
+      }
+    }
+  });
+
+  it("makes each slot of the event log as the cron makes it again (eventTableDefinition), in every database", async () => {
+    const normal = (sql: string) => sql.replace(/\s+/g, " ").replace(/\( /g, "(").replace(/ \)/g, ")").trim();
+    for (const [binding, db] of databases()) {
+      for (const slot of slotNames("events")) {
+        const { results } = await db
+          .prepare("SELECT sql FROM sqlite_master WHERE tbl_name = ?1 AND sql IS NOT NULL ORDER BY type DESC, name")
+          .bind(slot)
+          .all<{ sql: string }>();
+        expect(results.map((row) => normal(row.sql)).sort(), `${binding} ${slot}`).toEqual(eventTableDefinition(slot).map(normal).sort());
       }
     }
   });

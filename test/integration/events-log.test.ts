@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { type EventMessage, publishEvents, recordIdOf } from "../../src/events";
 import { listLoggedEvents } from "../../src/events/log";
-import { recordDeadLettered, recordDeliveries } from "../../src/events/log-database";
+import { EVENT_TABLES, recordDeadLettered, recordDeliveries } from "../../src/events/log-database";
 import { sendBatches } from "../../src/events/publish";
 import { SWEEP_SELECTS } from "../../src/events/sweep";
 import { eventDb, eventRow, lifecycle, makeEvent, newRecordId, publishKept } from "../events";
@@ -171,8 +171,10 @@ describe("the sweep's queries", () => {
   it("scan the watched pending events of events_watched oldest first, never the log", async () => {
     const plan = async (sql: string) =>
       (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(0, 10).all<{ detail: string }>()).results.map((r) => r.detail).join(" | ");
-    for (const select of [SWEEP_SELECTS.expired, SWEEP_SELECTS.overdue]) {
-      expect(await plan(select)).toMatch(/^SEARCH events USING (COVERING )?INDEX events_watched \(status=\?\)$/);
+    for (const table of EVENT_TABLES) {
+      for (const select of [SWEEP_SELECTS.expired, SWEEP_SELECTS.overdue]) {
+        expect(await plan(select(table))).toMatch(new RegExp(`^SEARCH ${table} USING (COVERING )?INDEX ${table}_watched \\(status=\\?\\)$`));
+      }
     }
   });
 });

@@ -381,6 +381,7 @@ describe("a failing step", () => {
       "events_watched_delivered_pruned:DB",
       "events_failed_pruned:DB",
       "events_pending_pruned:DB",
+      "event_slots_emptied:DB",
     ]);
   });
 });

@@ -18,13 +18,14 @@ import {
   erasuresReinsertSql,
   erasuresSinceQuery,
   parseRestoreArgs,
+  EVENT_TABLES as RESTORE_EVENT_TABLES,
   recordsToRestore,
   restoreCommand,
   rowsOf,
   TRANSFER_EVENT_CODES,
 } from "../../scripts/restore-plan.mjs";
 import { d1Bindings } from "../../src/config/config-rules";
-import { EVENT_TYPE_CODES } from "../../src/events/log-database";
+import { EVENT_TABLES, EVENT_TYPE_CODES } from "../../src/events/log-database";
 
 const NOW = Date.parse("2026-11-27T12:00:00Z");
 const bindings = ["DB", "DB_TID_1"];
@@ -208,7 +209,7 @@ describe("the tid claims of a database, across its restore", () => {
 });
 
 describe("an every-record restore", () => {
-  it("takes each record with an event logged since the time, by kind, and leaves out those created since", async () => {
+  it("takes each record with an event logged since the time, by kind, and leaves out those created since, from every table of the log", async () => {
     const at = NOW + 400 * 86_400_000;
     const id = () => `restore-plan-${crypto.randomUUID()}`;
     const [old, paid, transfer, created] = [id(), id(), id(), id()];
@@ -219,10 +220,12 @@ describe("an every-record restore", () => {
       [`evt_${ulid(at + 2)}`, created, EVENT_TYPE_CODES["receipt.created"]],
       [`evt_${ulid(at + 3)}`, created, EVENT_TYPE_CODES["receipt.paid"]],
     ];
+    // Over the old table and the ring's slots, a record's two events in two of them.
+    const tableOf = (i: number) => ["events", "events_3", "events_7", "events_0", "events_5"][i]!;
     try {
       await env.DB.batch(
-        events.map(([eventId, recordId, type]) =>
-          env.DB.prepare("INSERT INTO events (id, record_id, type) VALUES (?, ?, ?)").bind(eventId, recordId, type),
+        events.map(([eventId, recordId, type], i) =>
+          env.DB.prepare(`INSERT INTO ${tableOf(i)} (id, record_id, type) VALUES (?, ?, ?)`).bind(eventId, recordId, type),
         ),
       );
       const { results } = await env.DB.prepare(changedRecordsQuery(at)).all<{ record_id: string; types: string }>();
@@ -234,8 +237,12 @@ describe("an every-record restore", () => {
       ]);
       expect(createdSince).toEqual([{ kind: "receipt", id: created }]);
     } finally {
-      await env.DB.batch(events.map(([eventId]) => env.DB.prepare("DELETE FROM events WHERE id = ?").bind(eventId)));
+      await env.DB.batch(events.map(([eventId], i) => env.DB.prepare(`DELETE FROM ${tableOf(i)} WHERE id = ?`).bind(eventId)));
     }
+  });
+
+  it("reads the event log's own tables", () => {
+    expect(RESTORE_EVENT_TABLES).toEqual(EVENT_TABLES);
   });
 
   it("knows a transfer's events and the creations by the event log's own codes", () => {
