@@ -1,0 +1,244 @@
+/**
+ * The event log as a ring of slots (src/d1/ring.ts, migrations/0010_event_log_ring.sql):
+ * `events` and `events_0` .. `events_7`. Whatever table holds an event, the
+ * partner lists it, resends it, gets it delivered and finds it on the day's
+ * statement; the cron's turn of the ring drops a slot whole, writing no row,
+ * after copying forward what is still within its window.
+ */
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { ulid } from "ulid";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { retentionPolicy } from "../../src/config/retention-policy";
+import { runRetention } from "../../src/cron/retention";
+import { slotAt, slotPeriodMs, slotToEmpty } from "../../src/d1/ring";
+import { SWEEP_SETTINGS, sweepEvents } from "../../src/events";
+import { EVENT_TABLES, recordDeadLettered, recordDeliveries, recordEvents, recordFailedAttempt } from "../../src/events/log-database";
+import { receiptStub } from "../../src/record/receipt-object";
+import { clock } from "../../src/shared/clock";
+import { dateIn } from "../../src/statements/days";
+import { callGateway, consume, eventDb, eventRow, keepBodies, lifecycle, makeEvent, newRecordId, publishKept, queueSpy, receiver } from "../events";
+import { call, createReceipt, expectStatus, PARTNER_KEY } from "../helpers";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const policy = retentionPolicy(env);
+const period = slotPeriodMs(policy.deliveredEventsMs);
+
+const list = (body: Record<string, unknown>) => expectStatus<any>(callGateway("events/list", body), 200);
+const idsOf = (page: { events: { id: string }[] }) => page.events.map((e) => e.id);
+
+/** Moves an event's row, wherever it is, into `table` of its database: as a later release's logging or the ring's copy would place it. */
+async function moveTo(id: string, table: string): Promise<void> {
+  const db = await eventDb(id);
+  await db.batch(
+    EVENT_TABLES.filter((from) => from !== table).flatMap((from) => [
+      db.prepare(`INSERT INTO ${table} SELECT * FROM ${from} WHERE id = ?1`).bind(id),
+      db.prepare(`DELETE FROM ${from} WHERE id = ?1`).bind(id),
+    ]),
+  );
+}
+
+/** The tables of its database holding the event. */
+async function tablesHolding(id: string): Promise<string[]> {
+  const db = await eventDb(id);
+  const held: string[] = [];
+  for (const table of EVENT_TABLES) if (await db.prepare(`SELECT 1 FROM ${table} WHERE id = ?1`).bind(id).first()) held.push(table);
+  return held;
+}
+
+describe("the daily statement, over the log's tables", () => {
+  it("is complete for a day whose events sit in several slots and the old table", async () => {
+    const receipts = [];
+    for (const amount of [110_000, 120_000, 130_000, 140_000]) {
+      const receipt = await createReceipt({ merchant_id: 1003, amount });
+      await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
+      await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
+      receipts.push(receipt);
+    }
+    // Each receipt's events, into a table of their own: the old one, and three slots.
+    const tables = ["events", "events_2", "events_5", "events_7"];
+    for (const [i, receipt] of receipts.entries()) {
+      const { events } = await list({ receipt_id: receipt.id });
+      expect(events.length).toBeGreaterThan(0);
+      for (const event of events) await moveTo(event.id, tables[i]!);
+    }
+    const date = dateIn(clock.now(), "Asia/Tashkent");
+    await expectStatus(callGateway("statements/rebuild", { date }), 202);
+    const builder = env.STATEMENT.get(env.STATEMENT.idFromName(date));
+    while (await runDurableObjectAlarm(builder));
+    const json = await (
+      await exports.default.fetch(`http://gateway.test/api/v1/gateway/statements/${date}.json`, {
+        headers: { authorization: `Bearer ${PARTNER_KEY}` },
+      })
+    ).json<any>();
+    const paid = json.lines.filter((line: any) => line.change === "paid").map((line: any) => [line.id, line.amount]);
+    expect(paid.sort()).toEqual(receipts.map((receipt) => [receipt.id, receipt.amount]).sort());
+  });
+});
+
+describe("events/list over the log's tables", () => {
+  it("answers every filter the same when the events sit in several slots and the old table as when in one", async () => {
+    const recordId = newRecordId();
+    const events = lifecycle(recordId, [
+      "receipt.created",
+      "receipt.awaiting_supplier",
+      "receipt.paid",
+      "receipt.held",
+      "receipt.cancelled",
+      "receipt.created",
+    ]);
+    const transfer = makeEvent(newRecordId("a2c"), { type: "transfer.paid" });
+    await publishKept([...events, transfer]);
+    await recordDeliveries(await eventDb(events[0]!.id), [{ id: events[0]!.id, status: 200, at: 1_700_000_000_000 }]);
+    await recordDeliveries(await eventDb(events[2]!.id), [{ id: events[2]!.id, status: 204, at: 1_700_000_000_001 }]);
+    await recordDeadLettered(await eventDb(events[4]!.id), [events[4]!.id]);
+    await recordFailedAttempt(await eventDb(events[1]!.id), events[1]!.id, { status: 502, error: "HTTP 502", nextAttemptAt: Date.now() + 60_000 });
+    const ids = events.map((event) => event.id);
+    const queries: Record<string, unknown>[] = [
+      { receipt_id: recordId },
+      { receipt_id: recordId, limit: 2 },
+      { receipt_id: recordId, limit: 2, after: ids[4] },
+      { receipt_id: recordId, type: "receipt.created" },
+      { receipt_id: recordId, delivery: "pending" },
+      { receipt_id: recordId, delivery: "delivered", type: "receipt.paid" },
+      { type: "receipt.created", limit: 3 },
+      { type: "receipt.held", limit: 100 },
+      { type: "transfer.paid", limit: 100 },
+      { type: "receipt.awaiting_supplier", after: ids[5], limit: 100 },
+      { delivery: "pending", limit: 100 },
+      { delivery: "delivered", limit: 100 },
+      { delivery: "failed", limit: 100 },
+      { delivery: "failed", type: "receipt.cancelled", limit: 100 },
+      { limit: 4 },
+      { after: ids[3], limit: 3 },
+    ];
+    const answers = async () => Promise.all(queries.map((query) => list(query)));
+    const inOne = await answers();
+    // Not vacuous: the record's page holds all its events, each filter some of them.
+    expect(idsOf(inOne[0])).toEqual([...ids].reverse());
+    expect(idsOf(inOne[12])).toContain(ids[4]);
+    expect(idsOf(inOne[8])).toContain(transfer.id);
+
+    const spread = ["events_7", "events", "events_3", "events_0", "events_7", "events_5"];
+    for (const [i, id] of ids.entries()) await moveTo(id, spread[i]!);
+    await moveTo(transfer.id, "events_6");
+    expect(await tablesHolding(ids[0]!)).toEqual(["events_7"]);
+
+    expect(await answers()).toEqual(inOne);
+  });
+});
+
+describe("an event's row in any table", () => {
+  it("logged again by a drain that ran again, is still one row, wherever it sits; its delivery mark and a resend find it there", async () => {
+    const [event] = lifecycle(newRecordId(), ["receipt.paid"]);
+    await publishKept([event!]);
+    await moveTo(event!.id, "events_7");
+    const db = await eventDb(event!.id);
+    // The record's drain again (it had not marked the event logged): the event is still pending, so it is queued again.
+    expect(await recordEvents(db, [event!])).toEqual([{ id: event!.id, payload: JSON.stringify(event) }]);
+    expect(await tablesHolding(event!.id)).toEqual(["events_7"]);
+
+    // Delivered: the queue consumer marks it where it is.
+    receiver(() => new Response(null, { status: 204 }));
+    await consume([{ body: { id: event!.id, payload: JSON.stringify(event) } }]);
+    expect(await eventRow(event!.id)).toMatchObject({ delivery_status: "delivered", attempts: 1, last_status: 204 });
+    // Resent by the partner: pending again, queued, and delivered once more.
+    const { sent } = queueSpy();
+    expect(await expectStatus(callGateway("events/resend", { id: event!.id }), 200)).toEqual(event);
+    expect(await eventRow(event!.id)).toMatchObject({ delivery_status: "pending" });
+    await consume(sent.map((body) => ({ body })));
+    expect(await eventRow(event!.id)).toMatchObject({ delivery_status: "delivered", attempts: 2 });
+    expect(await tablesHolding(event!.id)).toEqual(["events_7"]);
+  });
+});
+
+describe("the ring's turn", () => {
+  it("drops the slot the next period writes to, writing no row; what is within its window moves to the slot written now, is listed, swept and delivered", async () => {
+    // A time of this test's own, at which the cron empties a slot; the events were made past the delivered window.
+    const now = Date.UTC(2006, 0, 1) + 12_345;
+    const victim = `events_${slotToEmpty(now, period)}`;
+    const current = `events_${slotAt(now, period)}`;
+    const made = now - policy.deliveredEventsMs - 60_000;
+    const recordId = newRecordId();
+    const [delivered, failed, pending] = ["receipt.created", "receipt.paid", "receipt.held"].map((type, i) => ({
+      ...makeEvent(recordId, { type: type as "receipt.paid" }),
+      id: `evt_${ulid(made + i)}`,
+      created: made + i,
+    }));
+    keepBodies([delivered!, failed!, pending!]);
+    await publishKept([delivered!, failed!]);
+    const db = await eventDb(delivered!.id);
+    // Logged a minute ago (a drain that came late): its first attempt is overdue at `now`, within the sweep's horizon.
+    await recordEvents(db, [pending!], now - 60_000);
+    // Earlier tests' events in that slot, all made today: within their window, so copied too.
+    const before = (await db.prepare(`SELECT COUNT(*) AS n FROM ${victim}`).first<number>("n")) ?? 0;
+    for (const event of [delivered!, failed!, pending!]) await moveTo(event.id, victim);
+    await recordDeliveries(db, [{ id: delivered!.id, status: 204, at: made + 1000 }]);
+    await recordDeadLettered(db, [failed!.id]);
+
+    // Every batch the turn runs, with each statement's SQL and its result.
+    const batches: { sql: string; rowsWritten: number; changes: number }[][] = [];
+    const batch = db.batch.bind(db);
+    const spy = vi.spyOn(db, "batch").mockImplementation(async (statements) => {
+      const results = await batch(statements);
+      batches.push(
+        statements.map((statement, i) => ({
+          sql: String((statement as unknown as { statement: string }).statement),
+          rowsWritten: results[i]!.meta.rows_written ?? 0,
+          changes: results[i]!.meta.changes ?? 0,
+        })),
+      );
+      return results;
+    });
+    const report = await runRetention(env, now);
+    spy.mockRestore();
+
+    expect(report.event_slots_emptied).toBeGreaterThanOrEqual(1);
+    const turn = batches.find((statements) => statements.some(({ sql }) => sql === `DROP TABLE ${victim}`))!;
+    expect(turn.find(({ sql }) => sql === `DROP TABLE ${victim}`)!.rowsWritten).toBe(0);
+    // The two still within their window, copied; the delivered one, past its window, gone with the slot.
+    expect(turn.find(({ sql }) => sql.startsWith(`INSERT INTO ${current} SELECT * FROM ${victim}`))!.changes).toBe(before + 2);
+    expect(await eventRow(delivered!.id)).toBeNull();
+    expect(await tablesHolding(failed!.id)).toEqual([current]);
+    expect(await tablesHolding(pending!.id)).toEqual([current]);
+    expect(await db.prepare(`SELECT COUNT(*) AS n FROM ${victim}`).first("n")).toBe(0);
+
+    // Still listed by their status.
+    expect(idsOf(await list({ delivery: "failed", limit: 100 }))).toContain(failed!.id);
+    expect(idsOf(await list({ delivery: "pending", limit: 100 }))).toContain(pending!.id);
+    expect(idsOf(await list({ receipt_id: recordId }))).toEqual([pending!.id, failed!.id]);
+
+    // Still swept: the pending one is queued again and delivered.
+    const { sent } = queueSpy();
+    receiver(() => new Response(null, { status: 204 }));
+    expect(await sweepEvents(env, now, SWEEP_SETTINGS.development)).toMatchObject({ requeued: 1 });
+    expect(sent.map((message) => message.id)).toEqual([pending!.id]);
+    await consume(sent.map((body) => ({ body })));
+    expect(await eventRow(pending!.id)).toMatchObject({ delivery_status: "delivered", attempts: 1 });
+  });
+
+  it("leaves an empty slot as it is, and never the slot written now", async () => {
+    const now = Date.UTC(2006, 6, 1);
+    const victim = `events_${slotToEmpty(now, period)}`;
+    const [event] = lifecycle(newRecordId(), ["receipt.paid"]);
+    await publishKept([event!]);
+    await moveTo(event!.id, `events_${slotAt(now, period)}`);
+    const db = await eventDb(event!.id);
+    await db.prepare(`DELETE FROM ${victim}`).run();
+    const statements: string[] = [];
+    const prepare = db.prepare.bind(db);
+    const spy = vi.spyOn(db, "prepare").mockImplementation((sql: string) => {
+      statements.push(sql);
+      return prepare(sql);
+    });
+    await runRetention(env, now);
+    // Its database's empty slot: one read of a row, nothing dropped.
+    expect(statements.filter((sql) => sql.includes(`FROM ${victim}`))).toEqual([`SELECT 1 AS taken FROM ${victim} LIMIT 1`]);
+    expect(statements.filter((sql) => sql.startsWith("DROP TABLE"))).toEqual([]);
+    spy.mockRestore();
+    expect(await tablesHolding(event!.id)).toEqual([`events_${slotAt(now, period)}`]);
+  });
+});
