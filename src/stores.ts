@@ -194,7 +194,8 @@ export const STORES = [
   {
     name: "event_log",
     title: "the event log",
-    place: { kind: "d1", databases: "all", tables: ["events", "events_cursors"] },
+    // `events`, then its ring of slots (src/d1/ring.ts slotNames: `events_0` .. `events_7`; test/unit/stores.test.ts holds the list to the migrations).
+    place: { kind: "d1", databases: "all", tables: ["events", ...Array.from({ length: 8 }, (_, slot) => `events_${slot}`), "events_cursors"] },
     holds:
       "each event's delivery: its id, record, type, status, attempts and next attempt (no body); for a statement line (rule 16), its change, amount, commission, merchant, tid, owner, state and fiscal sign; and where the sweep's and retention's walks stand",
     personal: ["user sub", "tid"],
@@ -203,7 +204,7 @@ export const STORES = [
     end: {
       by: "cron",
       settings: ["EVENTS_DELIVERED_RETENTION_DAYS", "EVENTS_UNDELIVERED_RETENTION_DAYS"],
-      how: "deleted by the cron's retention `EVENTS_DELIVERED_RETENTION_DAYS` after the event's creation once delivered, `EVENTS_UNDELIVERED_RETENTION_DAYS` if never (the walks' two cursors are rewritten in place)",
+      how: "deleted by the cron's retention `EVENTS_DELIVERED_RETENTION_DAYS` after the event's creation once delivered, `EVENTS_UNDELIVERED_RETENTION_DAYS` if never: in `events` row by row (the walks' two cursors are rewritten in place), in a slot by dropping the slot whole once every event it took is past the first, those still within their window copied forward first",
     },
   },
   {

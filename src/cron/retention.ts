@@ -40,7 +40,7 @@
 import { DAY_MS, type RetentionPolicy, retentionPolicy } from "../config/retention-policy";
 import { cronSlice, databasesPerRun, inPool, QUERY_BUDGET } from "../d1/fanout";
 import { allShards, type Shard } from "../d1/shards";
-import { emptyEventSlot, pruneAttempts, pruneDelivered, pruneWatched } from "../events/log-database";
+import { EVENT_TABLES, emptyEventSlot, pruneAttempts, pruneDelivered, pruneWatched } from "../events/log-database";
 import { log } from "../shared/log";
 import { ERASURE_REQUESTS_KEPT_DAYS, implementations, type STORES, type StoreEndedBy, storesEndedBy } from "../stores";
 import { deleteFences, deleteLateTids, EMPTY_TID_SLOT_QUERIES, emptyTidSlot, pruneTids } from "../tids/tid-index";
@@ -191,8 +191,12 @@ export const RETENTION_QUERIES_PER_ROUND = queriesPerRound("");
 /** What the first database's lane (DB) adds per round: the stores there alone (the erasure requests). */
 export const FIRST_DATABASE_QUERIES_PER_ROUND = queriesPerRound("DB") - RETENTION_QUERIES_PER_ROUND;
 
-/** D1 statements the event sweep (src/events/sweep.ts) runs per database in the same cron invocation. */
-export const SWEEP_QUERIES_PER_DATABASE = 4;
+/**
+ * D1 statements the event sweep (src/events/sweep.ts) runs per database in the same cron invocation: the walk's
+ * cursor, then on each table of the log its watch and its expired, the pick of the overdue, and their claim on
+ * each table.
+ */
+export const SWEEP_QUERIES_PER_DATABASE = 2 + 3 * EVENT_TABLES.length;
 
 /** The most D1 queries a cron run spends on one database: every step's every round, and the sweep's. */
 export const cronQueriesPerDatabase = (policy: RetentionPolicy): number => RETENTION_QUERIES_PER_ROUND * policy.rounds + SWEEP_QUERIES_PER_DATABASE;

@@ -29,7 +29,9 @@
  * logged after the walk passed its id is logged watched (LATE_LOG_MS in
  * src/events/log-database.ts), and so is one resent or dead-lettered.
  *
- * The bounds keep a run's work small (four statements per database, six
+ * The bounds keep a run's work small (a batch per database: the walk's
+ * cursor, each table of the log's watch and expired, the pick of the overdue;
+ * and, when some are overdue, a batch claiming them on each table; six
  * databases at a time, and the run's slice of the databases: src/cron/retention.ts's
  * cronShards, so D1's 1,000 queries per invocation hold whatever the number
  * of databases; the bodies of what is queued again from their records, at
@@ -124,9 +126,11 @@ export const SWEEP_WALK = {
 
 /**
  * One database: walk on (watching what is still pending at the stale
- * cutoff), mark what is past the horizon failed, then claim what is overdue
- * (its next attempt due now), in one batch; answers the overdue rows (their
- * bodies are their records': src/events/bodies.ts).
+ * cutoff), mark what is past the horizon failed, and pick what is overdue,
+ * in one batch over every table of the log (an event may sit in any); then
+ * claim those (their next attempt due now) where they are, in a second batch
+ * only when some are overdue (none in the steady state). Answers the overdue
+ * rows (their bodies are their records': src/events/bodies.ts).
  */
 async function sweepDatabase(
   db: D1Database,

@@ -55,13 +55,16 @@ function countingD1(binding: string, meter: Meter): D1Database {
     const limit = /LIMIT \?\d+\)/.test(sql) ? Number(args.at(-1)) : 0;
     // The consumer's read of where its events are (src/events/log.ts findLogged): each here, pending, so each is delivered.
     // The sweep's overdue claim: as many stranded events as it may take, each of its own record, body with the record.
+    // (The pick of the overdue over the log's tables answers as many ids as it may take; the claim, in `events`, a row each.)
     const results = sql.includes("SELECT id, status FROM events WHERE id IN")
       ? meter.logged
         ? args.map((id) => ({ id, status: 0 }))
         : []
-      : sql.includes("next_attempt_at = ?3") && sql.includes("RETURNING")
-        ? Array.from({ length: Number(args[1]) }, () => strandedRow(binding))
-        : [];
+      : sql.startsWith("SELECT id FROM (") && sql.includes("next_attempt_at < ?1")
+        ? Array.from({ length: Number(args[1]) }, (_, i) => ({ id: `evt_${i}` }))
+        : sql.startsWith("UPDATE events SET next_attempt_at = ?3") && sql.includes("RETURNING")
+          ? (JSON.parse(String(args[1])) as unknown[]).map(() => strandedRow(binding))
+          : [];
     return { success: true, results, meta: { changes: limit, rows_written: limit, rows_read: limit } };
   };
   const prepare = (sql: string) => {
