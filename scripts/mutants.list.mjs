@@ -927,7 +927,7 @@ export const MUTANTS = [
   },
   {
     name: "tid-change-one-slot-fewer",
-    at: "onEveryTable",
+    at: "onEveryTidTable",
     find: "TID_TABLES.map((table) => db.prepare(sql(table)).bind(...values));",
     replace: "TID_TABLES.slice(0, -1).map((table) => db.prepare(sql(table)).bind(...values));",
     tests: ["test/integration/tid-ring.test.ts"],
@@ -1147,7 +1147,7 @@ export const MUTANTS = [
   },
   {
     name: "event-change-in-the-old-table-only",
-    at: "onEveryTable",
+    at: "onEveryLogTable",
     find: "EVENT_TABLES.map((table) => db.prepare(sql(table)).bind(...values))",
     replace: "EVENT_TABLES.slice(0, 1).map((table) => db.prepare(sql(table)).bind(...values))",
     tests: ["test/integration/events-ring.test.ts"],

@@ -32,3 +32,24 @@ export const slotToEmpty = (now: number, periodMs: number): number => (slotAt(no
 
 /** Every slot's table name, for a table kept as a ring: `<name>_0` ... `<name>_7`. */
 export const slotNames = (name: string): string[] => Array.from({ length: RING_SLOTS }, (_, slot) => `${name}_${slot}`);
+
+/** The most SELECTs D1 parses in one compound (its SQLITE_LIMIT_COMPOUND_SELECT): more fail with "too many terms in compound SELECT". */
+export const D1_COMPOUND_TERMS = 5;
+
+/**
+ * The SELECTs one after the other (UNION ALL), in one statement: a ring and
+ * its first table are more tables than D1 takes in one compound, so they
+ * are grouped in subqueries of D1_COMPOUND_TERMS. `tail` (an ORDER BY ...
+ * LIMIT) ends each group and the whole: each group's merge reads at most
+ * its LIMIT from each table.
+ */
+export function unionAll(selects: readonly string[], tail = ""): string {
+  if (selects.length <= D1_COMPOUND_TERMS) return `${selects.join("\n   UNION ALL ")}${tail ? ` ${tail}` : ""}`;
+  const groups: string[] = [];
+  for (let i = 0; i < selects.length; i += D1_COMPOUND_TERMS)
+    groups.push(`SELECT * FROM (${unionAll(selects.slice(i, i + D1_COMPOUND_TERMS), tail)})`);
+  return unionAll(groups, tail);
+}
+
+/** How many rows a batch of one statement a table changed, all tables together: only the table holding the row writes it. */
+export const changedRows = (results: readonly D1Result[]): number => results.reduce((n, result) => n + (result.meta.changes ?? 0), 0);

@@ -6,7 +6,7 @@
  */
 
 import { encodeTime } from "ulid";
-import { slotAt, slotNames, slotPeriodMs, slotToEmpty } from "../d1/ring";
+import { changedRows, slotAt, slotNames, slotPeriodMs, slotToEmpty, unionAll } from "../d1/ring";
 import { clock } from "../shared/clock";
 import { redact } from "../shared/redact";
 import { lineFields, STATEMENT_CHANGES } from "./statement-lines";
@@ -88,20 +88,6 @@ export const eventTableDefinition = (table: string): string[] => [
   WHERE type = 3 OR type = 4 OR type = 6 OR type = 9 OR type = 10 OR type = 12 OR type = 13`,
 ];
 
-/** Terms D1 allows in one compound SELECT (SQLITE_LIMIT_COMPOUND_SELECT): a longer UNION ALL fails to prepare. */
-const COMPOUND_TERMS = 5;
-
-/** `selects` as one UNION ALL, nested in groups of at most COMPOUND_TERMS (each group a subquery of its own). */
-const unionAll = (selects: readonly string[]): string =>
-  selects.length <= COMPOUND_TERMS
-    ? selects.join("\n   UNION ALL ")
-    : unionAll(
-        Array.from(
-          { length: Math.ceil(selects.length / COMPOUND_TERMS) },
-          (_, i) => `SELECT * FROM (${unionAll(selects.slice(i * COMPOUND_TERMS, (i + 1) * COMPOUND_TERMS))})`,
-        ),
-      );
-
 /**
  * One statement reading the whole log: `arm` for each table, joined by UNION
  * ALL, each arm a subquery of its own, so its ORDER BY and LIMIT bound what it
@@ -111,7 +97,7 @@ export const acrossLog = (arm: (table: string) => string, tables: readonly strin
   unionAll(tables.map((table) => `SELECT * FROM (${arm(table)})`));
 
 /** The same change on every table of the log (for a batch): only the table holding the row writes it. */
-const onEveryTable = (db: D1Database, sql: (table: string) => string, ...values: unknown[]): D1PreparedStatement[] =>
+const onEveryLogTable = (db: D1Database, sql: (table: string) => string, ...values: unknown[]): D1PreparedStatement[] =>
   EVENT_TABLES.map((table) => db.prepare(sql(table)).bind(...values));
 
 const TYPE_OF_CODE = new Map(Object.entries(EVENT_TYPE_CODES).map(([type, code]) => [code as number, type as EventType]));
@@ -425,7 +411,7 @@ export async function recordDeliveries(db: D1Database, deliveries: readonly { id
     const chunk = deliveries.slice(start, start + MAX_DELIVERIES_PER_WRITE);
     const values = chunk.map((_, i) => `(?${3 * i + 1}, ?${3 * i + 2}, ?${3 * i + 3})`).join(", ");
     statements.push(
-      ...onEveryTable(
+      ...onEveryLogTable(
         db,
         (table) =>
           `UPDATE ${table} SET status = 1, attempts = attempts + 1, last_status = d.column2, last_error = NULL, delivered_at = d.column3
@@ -531,7 +517,7 @@ export async function recordFailedAttempt(
   outcome: { status: number | null; error: string; nextAttemptAt: number; at?: number },
 ): Promise<void> {
   await db.batch([
-    ...onEveryTable(
+    ...onEveryLogTable(
       db,
       (table) => `UPDATE ${table} SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1`,
       id,
@@ -553,7 +539,7 @@ export async function recordDeadLettered(db: D1Database, ids: readonly string[])
   if (ids.length === 0) return;
   await db.batch(
     inChunks(ids).flatMap((chunk) =>
-      onEveryTable(db, (table) => `UPDATE ${table} SET status = 2, watched = 1 WHERE id IN (${placeholders(chunk)}) AND status = 0`, ...chunk),
+      onEveryLogTable(db, (table) => `UPDATE ${table} SET status = 2, watched = 1 WHERE id IN (${placeholders(chunk)}) AND status = 0`, ...chunk),
     ),
   );
 }
@@ -568,7 +554,7 @@ export async function markPendingAgain(db: D1Database, id: string, now = clock.n
   const before = await findEvent(db, id);
   if (!before) return null;
   await db.batch(
-    onEveryTable(
+    onEveryLogTable(
       db,
       (table) => `UPDATE ${table} SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2, watched = 1 WHERE id = ?1`,
       id,
@@ -581,7 +567,7 @@ export async function markPendingAgain(db: D1Database, id: string, now = clock.n
 /** Undoes markPendingAgain when the event could not be queued after all. */
 export async function restoreDelivery(db: D1Database, row: LoggedRow): Promise<void> {
   await db.batch(
-    onEveryTable(
+    onEveryLogTable(
       db,
       (table) => `UPDATE ${table} SET status = ?2, delivered_at = ?3 WHERE id = ?1 AND status = 0`,
       row.id,
@@ -608,7 +594,7 @@ export async function pruneEventsOf(
   if (ids.length === 0) return 0;
   const list = ids.map((_, i) => `?${i + 4}`).join(", ");
   const results = await db.batch(
-    onEveryTable(
+    onEveryLogTable(
       db,
       (table) => `DELETE FROM ${table} WHERE id IN (${list}) AND ((status = ?1 AND id < ?2) OR (status <> ?1 AND id < ?3))`,
       DELIVERY_STATUS_CODES.delivered,
@@ -617,7 +603,7 @@ export async function pruneEventsOf(
       ...ids,
     ),
   );
-  return results.reduce((sum, result) => sum + result.meta.changes, 0);
+  return changedRows(results);
 }
 
 /**

@@ -28,7 +28,7 @@
 
 import { DAY_MS, RETENTION_DEFAULTS, retentionPolicy } from "../config/retention-policy";
 import { inPool } from "../d1/fanout";
-import { slotAt, slotNames, slotPeriodMs, slotToEmpty } from "../d1/ring";
+import { changedRows, slotAt, slotNames, slotPeriodMs, slotToEmpty, unionAll } from "../d1/ring";
 import { allShards, type Shard, tidShardsFor } from "../d1/shards";
 import type { KindName } from "../rules/kinds";
 import { clock } from "../shared/clock";
@@ -120,32 +120,12 @@ export const tidSlotSchema = (table: string): string[] => [
 const within = (c: string) =>
   `(claim_token IS '${FENCE_TOKEN}' AND created_at >= ${c} OR claim_token IS NOT '${FENCE_TOKEN}' AND (status = 0 OR updated_at >= ${c}))`;
 
-/** The most terms D1 parses in one compound SELECT (SQLite's SQLITE_LIMIT_COMPOUND_SELECT, set low there). */
-const D1_COMPOUND_TERMS = 5;
-
-/**
- * The SELECTs one after the other (UNION ALL), in one statement: D1 parses
- * at most D1_COMPOUND_TERMS of them in a compound, so more are grouped in
- * subqueries of that many. `tail` (an ORDER BY ... LIMIT) ends each group
- * and the whole: each group's merge reads at most its LIMIT from each table.
- */
-function unionAll(selects: readonly string[], tail = ""): string {
-  if (selects.length <= D1_COMPOUND_TERMS) return `${selects.join(" UNION ALL ")}${tail ? ` ${tail}` : ""}`;
-  const groups: string[] = [];
-  for (let i = 0; i < selects.length; i += D1_COMPOUND_TERMS)
-    groups.push(`SELECT * FROM (${unionAll(selects.slice(i, i + D1_COMPOUND_TERMS), tail)})`);
-  return unionAll(groups, tail);
-}
-
 /** (owner, tid)'s row within its window, in whichever table holds it: at most one does (the claim's uniqueness). */
 const SELECT_KEY = unionAll(TID_TABLES.map((table) => `SELECT ${COLUMNS} FROM ${table} WHERE owner = ?1 AND tid = ?2 AND ${within("?3")}`));
 
 /** The same statement on every table of the index, in one batch: only the table holding the row writes it. */
-const onEveryTable = (db: D1Database, sql: (table: string) => string, ...values: unknown[]): D1PreparedStatement[] =>
+const onEveryTidTable = (db: D1Database, sql: (table: string) => string, ...values: unknown[]): D1PreparedStatement[] =>
   TID_TABLES.map((table) => db.prepare(sql(table)).bind(...values));
-
-/** How many rows a batch from onEveryTable changed, all tables together. */
-const changed = (results: D1Result[]): number => results.reduce((n, result) => n + (result.meta.changes ?? 0), 0);
 
 /**
  * The table a claim writes: tid_index. The ring's slots are read, changed and
@@ -285,7 +265,7 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.no
       return { kind: "in_progress", retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)) };
     }
     const taken = await db.batch(
-      onEveryTable(
+      onEveryTidTable(
         db,
         (table) => `UPDATE ${table} SET claim_token = ?1, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5 AND status = 0`,
         token,
@@ -295,7 +275,7 @@ export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.no
         row.claim_token,
       ),
     );
-    if (changed(taken) === 1) {
+    if (changedRows(taken) === 1) {
       const table = TID_TABLES[taken.findIndex((result) => result.meta.changes === 1)]!;
       return { kind: "claimed", token, takeover: true, upstreamTid: row.upstream_tid, table };
     }
@@ -368,7 +348,7 @@ const LOCATE_CLAIM = unionAll(TID_TABLES.map((table) => `SELECT '${table}' AS at
 /** The upstream refused the create: nothing exists, the tid is free again. */
 export async function releaseTid(db: D1Database, claim: HeldClaim): Promise<void> {
   await db.batch(
-    onEveryTable(
+    onEveryTidTable(
       db,
       (table) => `DELETE FROM ${table} WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3 AND status = 0`,
       claim.owner,
@@ -385,7 +365,7 @@ export async function releaseTid(db: D1Database, claim: HeldClaim): Promise<void
  */
 export async function expireTid(db: D1Database, claim: HeldClaim): Promise<void> {
   await db.batch(
-    onEveryTable(
+    onEveryTidTable(
       db,
       (table) => `UPDATE ${table} SET status = 0, receipt_id = NULL, updated_at = 0 WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3`,
       claim.owner,
