@@ -14,7 +14,7 @@ var __export = (target, all) => {
     __defProp(target, name, { get: all[name], enumerable: true });
 };
 
-// ../../../work/wt/next42/node_modules/quansync/dist/index.mjs
+// ../../../work/main/node_modules/quansync/dist/index.mjs
 function isThenable(value) {
   return value && typeof value === "object" && typeof value.then === "function";
 }
@@ -101,7 +101,7 @@ function quansync(input, options) {
 }
 var GET_IS_ASYNC, QuansyncError, DEFAULT_ON_YIELD, getIsAsync;
 var init_dist = __esm({
-  "../../../work/wt/next42/node_modules/quansync/dist/index.mjs"() {
+  "../../../work/main/node_modules/quansync/dist/index.mjs"() {
     GET_IS_ASYNC = /* @__PURE__ */ Symbol.for("quansync.getIsAsync");
     QuansyncError = class extends Error {
       static {
@@ -129,7 +129,7 @@ var init_dist = __esm({
   }
 });
 
-// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/arktype-aI7TBD0R.js
+// ../../../work/main/node_modules/@standard-community/standard-json/dist/arktype-aI7TBD0R.js
 var arktype_aI7TBD0R_exports = {};
 __export(arktype_aI7TBD0R_exports, {
   default: () => getToJsonSchemaFn
@@ -138,12 +138,12 @@ function getToJsonSchemaFn() {
   return (schema, options) => schema.toJsonSchema(options);
 }
 var init_arktype_aI7TBD0R = __esm({
-  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/arktype-aI7TBD0R.js"() {
+  "../../../work/main/node_modules/@standard-community/standard-json/dist/arktype-aI7TBD0R.js"() {
     __name(getToJsonSchemaFn, "getToJsonSchemaFn");
   }
 });
 
-// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/effect-QlVUlMFu.js
+// ../../../work/main/node_modules/@standard-community/standard-json/dist/effect-QlVUlMFu.js
 var effect_QlVUlMFu_exports = {};
 __export(effect_QlVUlMFu_exports, {
   default: () => getToJsonSchemaFn2
@@ -157,13 +157,13 @@ async function getToJsonSchemaFn2() {
   }
 }
 var init_effect_QlVUlMFu = __esm({
-  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/effect-QlVUlMFu.js"() {
+  "../../../work/main/node_modules/@standard-community/standard-json/dist/effect-QlVUlMFu.js"() {
     init_index_CLddUTqr();
     __name(getToJsonSchemaFn2, "getToJsonSchemaFn");
   }
 });
 
-// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/sury-CWZTCd75.js
+// ../../../work/main/node_modules/@standard-community/standard-json/dist/sury-CWZTCd75.js
 var sury_CWZTCd75_exports = {};
 __export(sury_CWZTCd75_exports, {
   default: () => getToJsonSchemaFn3
@@ -177,13 +177,13 @@ async function getToJsonSchemaFn3() {
   }
 }
 var init_sury_CWZTCd75 = __esm({
-  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/sury-CWZTCd75.js"() {
+  "../../../work/main/node_modules/@standard-community/standard-json/dist/sury-CWZTCd75.js"() {
     init_index_CLddUTqr();
     __name(getToJsonSchemaFn3, "getToJsonSchemaFn");
   }
 });
 
-// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/typebox-Dei93FPO.js
+// ../../../work/main/node_modules/@standard-community/standard-json/dist/typebox-Dei93FPO.js
 var typebox_Dei93FPO_exports = {};
 __export(typebox_Dei93FPO_exports, {
   default: () => getToJsonSchemaFn4
@@ -192,12 +192,12 @@ function getToJsonSchemaFn4() {
   return (schema) => JSON.parse(JSON.stringify(schema.Type()));
 }
 var init_typebox_Dei93FPO = __esm({
-  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/typebox-Dei93FPO.js"() {
+  "../../../work/main/node_modules/@standard-community/standard-json/dist/typebox-Dei93FPO.js"() {
     __name(getToJsonSchemaFn4, "getToJsonSchemaFn");
   }
 });
 
-// ../../../work/wt/next42/node_modules/@valibot/to-json-schema/dist/index.mjs
+// ../../../work/main/node_modules/@valibot/to-json-schema/dist/index.mjs
 var dist_exports2 = {};
 __export(dist_exports2, {
   addGlobalDefs: () => addGlobalDefs,
@@ -792,7 +792,7 @@ function toStandardJsonSchema(schema) {
 }
 var ESCAPE_REGEX, ReferenceMap, store, SUPPORTED_TARGETS;
 var init_dist2 = __esm({
-  "../../../work/wt/next42/node_modules/@valibot/to-json-schema/dist/index.mjs"() {
+  "../../../work/main/node_modules/@valibot/to-json-schema/dist/index.mjs"() {
     __name(addError, "addError");
     ESCAPE_REGEX = /[.*+?^${}()|[\]\\]/g;
     __name(escapeRegExp, "escapeRegExp");
@@ -856,7 +856,7 @@ var init_dist2 = __esm({
   }
 });
 
-// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/valibot--1zFm7rT.js
+// ../../../work/main/node_modules/@standard-community/standard-json/dist/valibot--1zFm7rT.js
 var valibot_1zFm7rT_exports = {};
 __export(valibot_1zFm7rT_exports, {
   default: () => getToJsonSchemaFn5
@@ -870,7 +870,7 @@ async function getToJsonSchemaFn5() {
   }
 }
 var init_valibot_1zFm7rT = __esm({
-  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/valibot--1zFm7rT.js"() {
+  "../../../work/main/node_modules/@standard-community/standard-json/dist/valibot--1zFm7rT.js"() {
     init_index_CLddUTqr();
     __name(getToJsonSchemaFn5, "getToJsonSchemaFn");
   }
@@ -883,7 +883,7 @@ var init_unused_schema_vendor = __esm({
   }
 });
 
-// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/zod-Bwrt9trS.js
+// ../../../work/main/node_modules/@standard-community/standard-json/dist/zod-Bwrt9trS.js
 var zod_Bwrt9trS_exports = {};
 __export(zod_Bwrt9trS_exports, {
   default: () => getToJsonSchemaFn6
@@ -911,17 +911,17 @@ async function getToJsonSchemaFn6() {
 }
 var zodv4Error;
 var init_zod_Bwrt9trS = __esm({
-  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/zod-Bwrt9trS.js"() {
+  "../../../work/main/node_modules/@standard-community/standard-json/dist/zod-Bwrt9trS.js"() {
     init_index_CLddUTqr();
     zodv4Error = new MissingDependencyError("zod v4");
     __name(getToJsonSchemaFn6, "getToJsonSchemaFn");
   }
 });
 
-// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/index-CLddUTqr.js
+// ../../../work/main/node_modules/@standard-community/standard-json/dist/index-CLddUTqr.js
 var validationMapper, UnsupportedVendorError, MissingDependencyError, getToJsonSchemaFn7, toJsonSchema2;
 var init_index_CLddUTqr = __esm({
-  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/index-CLddUTqr.js"() {
+  "../../../work/main/node_modules/@standard-community/standard-json/dist/index-CLddUTqr.js"() {
     init_dist();
     validationMapper = /* @__PURE__ */ new Map();
     UnsupportedVendorError = class extends Error {
@@ -989,14 +989,14 @@ var init_index_CLddUTqr = __esm({
   }
 });
 
-// ../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/index.js
+// ../../../work/main/node_modules/@standard-community/standard-json/dist/index.js
 var init_dist3 = __esm({
-  "../../../work/wt/next42/node_modules/@standard-community/standard-json/dist/index.js"() {
+  "../../../work/main/node_modules/@standard-community/standard-json/dist/index.js"() {
     init_index_CLddUTqr();
   }
 });
 
-// ../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/vendors/convert.js
+// ../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/vendors/convert.js
 function convertToOpenAPISchema(jsonSchema, context) {
   const _jsonSchema = JSON.parse(JSON.stringify(jsonSchema));
   if ("nullable" in _jsonSchema && _jsonSchema.nullable === true) {
@@ -1095,12 +1095,12 @@ function convertToOpenAPISchema(jsonSchema, context) {
   return _jsonSchema;
 }
 var init_convert = __esm({
-  "../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/vendors/convert.js"() {
+  "../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/vendors/convert.js"() {
     __name(convertToOpenAPISchema, "convertToOpenAPISchema");
   }
 });
 
-// ../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/valibot-D_HTw1Gn.js
+// ../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/valibot-D_HTw1Gn.js
 var valibot_D_HTw1Gn_exports = {};
 __export(valibot_D_HTw1Gn_exports, {
   default: () => getToOpenAPISchemaFn
@@ -1141,14 +1141,14 @@ function getToOpenAPISchemaFn() {
   };
 }
 var init_valibot_D_HTw1Gn = __esm({
-  "../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/valibot-D_HTw1Gn.js"() {
+  "../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/valibot-D_HTw1Gn.js"() {
     init_dist3();
     init_convert();
     __name(getToOpenAPISchemaFn, "getToOpenAPISchemaFn");
   }
 });
 
-// ../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/default-u_dwuiYb.js
+// ../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/default-u_dwuiYb.js
 var default_u_dwuiYb_exports = {};
 __export(default_u_dwuiYb_exports, {
   default: () => getToOpenAPISchemaFn2
@@ -1160,14 +1160,14 @@ function getToOpenAPISchemaFn2() {
   );
 }
 var init_default_u_dwuiYb = __esm({
-  "../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/default-u_dwuiYb.js"() {
+  "../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/default-u_dwuiYb.js"() {
     init_dist3();
     init_convert();
     __name(getToOpenAPISchemaFn2, "getToOpenAPISchemaFn");
   }
 });
 
-// ../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/zod-DSgpEGAE.js
+// ../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/zod-DSgpEGAE.js
 var zod_DSgpEGAE_exports = {};
 __export(zod_DSgpEGAE_exports, {
   default: () => getToOpenAPISchemaFn3
@@ -1202,7 +1202,7 @@ function getToOpenAPISchemaFn3() {
   };
 }
 var init_zod_DSgpEGAE = __esm({
-  "../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/zod-DSgpEGAE.js"() {
+  "../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/zod-DSgpEGAE.js"() {
     init_default_u_dwuiYb();
     init_index_DZEfthgZ();
     init_dist3();
@@ -1211,10 +1211,10 @@ var init_zod_DSgpEGAE = __esm({
   }
 });
 
-// ../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/index-DZEfthgZ.js
+// ../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/index-DZEfthgZ.js
 var errorMessageWrapper, openapiVendorMap, getToOpenAPISchemaFn4, toOpenAPISchema;
 var init_index_DZEfthgZ = __esm({
-  "../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/index-DZEfthgZ.js"() {
+  "../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/index-DZEfthgZ.js"() {
     errorMessageWrapper = /* @__PURE__ */ __name((message2) => `standard-openapi: ${message2}`, "errorMessageWrapper");
     openapiVendorMap = /* @__PURE__ */ new Map();
     getToOpenAPISchemaFn4 = /* @__PURE__ */ __name(async (vendor) => {
@@ -1248,7 +1248,7 @@ var init_index_DZEfthgZ = __esm({
   }
 });
 
-// ../../../work/wt/next42/node_modules/hono/dist/http-exception.js
+// ../../../work/main/node_modules/hono/dist/http-exception.js
 var HTTPException = class extends Error {
   static {
     __name(this, "HTTPException");
@@ -1279,15 +1279,15 @@ var HTTPException = class extends Error {
   }
 };
 
-// ../../../work/wt/next42/node_modules/hono/dist/request/constants.js
+// ../../../work/main/node_modules/hono/dist/request/constants.js
 var GET_MATCH_RESULT = /* @__PURE__ */ Symbol();
 
-// ../../../work/wt/next42/node_modules/hono/dist/utils/buffer.js
+// ../../../work/main/node_modules/hono/dist/utils/buffer.js
 var bufferToFormData = /* @__PURE__ */ __name((arrayBuffer, contentType) => {
   return new Response(arrayBuffer, { headers: { "Content-Type": contentType.replace(/^[^;]+/, (mediaType) => mediaType.toLowerCase()) } }).formData();
 }, "bufferToFormData");
 
-// ../../../work/wt/next42/node_modules/hono/dist/utils/body.js
+// ../../../work/main/node_modules/hono/dist/utils/body.js
 var MAX_NESTED_OBJECTS = 1e4;
 var isRawRequest = /* @__PURE__ */ __name((request) => "headers" in request, "isRawRequest");
 var parseBody = /* @__PURE__ */ __name(async (request, options = /* @__PURE__ */ Object.create(null)) => {
@@ -1353,7 +1353,7 @@ var throwNestingLimitExceeded = /* @__PURE__ */ __name(() => {
   throw new Error("Nesting limit exceeded");
 }, "throwNestingLimitExceeded");
 
-// ../../../work/wt/next42/node_modules/hono/dist/utils/url.js
+// ../../../work/main/node_modules/hono/dist/utils/url.js
 var splitPath = /* @__PURE__ */ __name((path) => {
   const paths = path.split("/");
   if (paths[0] === "") paths.shift();
@@ -1535,7 +1535,7 @@ var getQueryParams = /* @__PURE__ */ __name((url, key) => {
 }, "getQueryParams");
 var decodeURIComponent_ = decodeURIComponent;
 
-// ../../../work/wt/next42/node_modules/hono/dist/request.js
+// ../../../work/main/node_modules/hono/dist/request.js
 var HonoRequest = class {
   static {
     __name(this, "HonoRequest");
@@ -1808,7 +1808,7 @@ var HonoRequest = class {
   }
 };
 
-// ../../../work/wt/next42/node_modules/hono/dist/utils/html.js
+// ../../../work/main/node_modules/hono/dist/utils/html.js
 var HtmlEscapedCallbackPhase = {
   Stringify: 1,
   BeforeStream: 2,
@@ -1912,7 +1912,7 @@ var resolveCallback = /* @__PURE__ */ __name(async (str2, phase, preserveCallbac
   else return resStr;
 }, "resolveCallback");
 
-// ../../../work/wt/next42/node_modules/hono/dist/context.js
+// ../../../work/main/node_modules/hono/dist/context.js
 var TEXT_PLAIN = "text/plain; charset=UTF-8";
 var setDefaultContentType = /* @__PURE__ */ __name((contentType, headers) => {
   return {
@@ -2293,7 +2293,7 @@ var Context = class {
   }, "notFound");
 };
 
-// ../../../work/wt/next42/node_modules/hono/dist/compose.js
+// ../../../work/main/node_modules/hono/dist/compose.js
 var compose = /* @__PURE__ */ __name((middleware, onError, onNotFound) => {
   return (context, next) => {
     let index = -1;
@@ -2325,11 +2325,11 @@ var compose = /* @__PURE__ */ __name((middleware, onError, onNotFound) => {
   };
 }, "compose");
 
-// ../../../work/wt/next42/node_modules/hono/dist/helper/route/index.js
+// ../../../work/main/node_modules/hono/dist/helper/route/index.js
 var matchedRoutes = /* @__PURE__ */ __name((c) => c.req[GET_MATCH_RESULT][0].map(([[, route]]) => route), "matchedRoutes");
 var routePath = /* @__PURE__ */ __name((c, index) => matchedRoutes(c).at(index ?? c.req.routeIndex)?.path ?? "", "routePath");
 
-// ../../../work/wt/next42/node_modules/hono/dist/router.js
+// ../../../work/main/node_modules/hono/dist/router.js
 var METHODS = [
   "get",
   "post",
@@ -2346,10 +2346,10 @@ var UnsupportedPathError = class extends Error {
   }
 };
 
-// ../../../work/wt/next42/node_modules/hono/dist/utils/constants.js
+// ../../../work/main/node_modules/hono/dist/utils/constants.js
 var COMPOSED_HANDLER = "__COMPOSED_HANDLER";
 
-// ../../../work/wt/next42/node_modules/hono/dist/utils/mount.js
+// ../../../work/main/node_modules/hono/dist/utils/mount.js
 var countTrailingSlashes = /* @__PURE__ */ __name((path) => {
   let index = path.length;
   while (index > 0 && path.charCodeAt(index - 1) === 47) index--;
@@ -2396,7 +2396,7 @@ var createMountedRequest = /* @__PURE__ */ __name((c, pathPrefix, routePath2) =>
   return new Request(url, c.req.raw);
 }, "createMountedRequest");
 
-// ../../../work/wt/next42/node_modules/hono/dist/hono-base.js
+// ../../../work/main/node_modules/hono/dist/hono-base.js
 var notFoundHandler = /* @__PURE__ */ __name((c) => {
   return c.text("404 Not Found", 404);
 }, "notFoundHandler");
@@ -2737,10 +2737,10 @@ var Hono = class Hono2 {
   }, "fire");
 };
 
-// ../../../work/wt/next42/node_modules/hono/dist/router/utils.js
+// ../../../work/main/node_modules/hono/dist/router/utils.js
 var createNullObject = /* @__PURE__ */ __name(() => /* @__PURE__ */ Object.create(null), "createNullObject");
 
-// ../../../work/wt/next42/node_modules/hono/dist/router/reg-exp-router/matcher.js
+// ../../../work/main/node_modules/hono/dist/router/reg-exp-router/matcher.js
 var emptyParam = [];
 function match(method, path) {
   const matchers = this.buildAllMatchers();
@@ -2758,7 +2758,7 @@ function match(method, path) {
 }
 __name(match, "match");
 
-// ../../../work/wt/next42/node_modules/hono/dist/router/reg-exp-router/node.js
+// ../../../work/main/node_modules/hono/dist/router/reg-exp-router/node.js
 var LABEL_REG_EXP_STR = "[^/]+";
 var ONLY_WILDCARD_REG_EXP_STR = "[^]*";
 var TAIL_WILDCARD_REG_EXP_STR = "(?:|/[^]*)";
@@ -2846,7 +2846,7 @@ var Node = class Node2 {
   }
 };
 
-// ../../../work/wt/next42/node_modules/hono/dist/router/reg-exp-router/trie.js
+// ../../../work/main/node_modules/hono/dist/router/reg-exp-router/trie.js
 var Trie = class {
   static {
     __name(this, "Trie");
@@ -2924,7 +2924,7 @@ var Trie = class {
   }
 };
 
-// ../../../work/wt/next42/node_modules/hono/dist/router/reg-exp-router/router.js
+// ../../../work/main/node_modules/hono/dist/router/reg-exp-router/router.js
 function endsWithWildcard(keys) {
   const tail = keys[keys.length - 1];
   return tail === "[^]*" || tail === "(?:|/[^]*)";
@@ -3011,7 +3011,7 @@ var RegExpRouter = class {
   }
 };
 
-// ../../../work/wt/next42/node_modules/hono/dist/router/smart-router/router.js
+// ../../../work/main/node_modules/hono/dist/router/smart-router/router.js
 var SmartRouter = class {
   static {
     __name(this, "SmartRouter");
@@ -3061,7 +3061,7 @@ var SmartRouter = class {
   }
 };
 
-// ../../../work/wt/next42/node_modules/hono/dist/router/trie-router/node.js
+// ../../../work/main/node_modules/hono/dist/router/trie-router/node.js
 var emptyParams = createNullObject();
 var order = 0;
 var Node3 = class Node4 {
@@ -3194,7 +3194,7 @@ var Node3 = class Node4 {
   }
 };
 
-// ../../../work/wt/next42/node_modules/hono/dist/router/trie-router/router.js
+// ../../../work/main/node_modules/hono/dist/router/trie-router/router.js
 var TrieRouter = class {
   static {
     __name(this, "TrieRouter");
@@ -3209,7 +3209,7 @@ var TrieRouter = class {
   }
 };
 
-// ../../../work/wt/next42/node_modules/hono/dist/hono.js
+// ../../../work/main/node_modules/hono/dist/hono.js
 var Hono3 = class extends Hono {
   static {
     __name(this, "Hono");
@@ -4037,7 +4037,7 @@ function writeLine(level, event, fields) {
 }
 __name(writeLine, "writeLine");
 
-// ../../../work/wt/next42/node_modules/hono/dist/utils/cookie.js
+// ../../../work/main/node_modules/hono/dist/utils/cookie.js
 var validCookieNameRegEx = /^[\w!#$%&'*.^`|~+-]+$/;
 var relaxedCookieNameRegEx = /^[!#-:<>-[\]-~]+$/;
 var validCookieValueRegEx = /^[ !#-:<-[\]-~]*$/;
@@ -4114,7 +4114,7 @@ var serialize = /* @__PURE__ */ __name((name, value, opt) => {
   return _serialize(name, value, opt);
 }, "serialize");
 
-// ../../../work/wt/next42/node_modules/hono/dist/helper/cookie/index.js
+// ../../../work/main/node_modules/hono/dist/helper/cookie/index.js
 var getCookie = /* @__PURE__ */ __name((c, key, prefix) => {
   const cookie = c.req.raw.headers.get("Cookie");
   if (typeof key === "string") {
@@ -4151,7 +4151,7 @@ var setCookie = /* @__PURE__ */ __name((c, name, value, opt) => {
   c.header("Set-Cookie", cookie, { append: true });
 }, "setCookie");
 
-// ../../../work/wt/next42/node_modules/hono/dist/utils/accept.js
+// ../../../work/main/node_modules/hono/dist/utils/accept.js
 var isWhitespace = /* @__PURE__ */ __name((char) => char === 32 || char === 9 || char === 10 || char === 13, "isWhitespace");
 var consumeWhitespace = /* @__PURE__ */ __name((acceptHeader, startIndex) => {
   while (startIndex < acceptHeader.length) {
@@ -4343,7 +4343,7 @@ var parseQuality = /* @__PURE__ */ __name((qVal) => {
   return num3;
 }, "parseQuality");
 
-// ../../../work/wt/next42/node_modules/hono/dist/middleware/language/language.js
+// ../../../work/main/node_modules/hono/dist/middleware/language/language.js
 var DEFAULT_OPTIONS = {
   order: [
     "querystring",
@@ -4744,7 +4744,7 @@ async function chartsFor(env, hours, now) {
 }
 __name(chartsFor, "chartsFor");
 
-// ../../../work/wt/next42/node_modules/hono/dist/middleware/csrf/index.js
+// ../../../work/main/node_modules/hono/dist/middleware/csrf/index.js
 var secFetchSiteValues = [
   "same-origin",
   "same-site",
@@ -4785,10 +4785,10 @@ var csrf = /* @__PURE__ */ __name((options) => {
   }, "csrf");
 }, "csrf");
 
-// ../../../work/wt/next42/node_modules/hono/dist/helper/factory/index.js
+// ../../../work/main/node_modules/hono/dist/helper/factory/index.js
 var createMiddleware = /* @__PURE__ */ __name((middleware) => middleware, "createMiddleware");
 
-// ../../../work/wt/next42/node_modules/hono/dist/middleware/secure-headers/secure-headers.js
+// ../../../work/main/node_modules/hono/dist/middleware/secure-headers/secure-headers.js
 var HEADERS_MAP = {
   crossOriginEmbedderPolicy: ["Cross-Origin-Embedder-Policy", "require-corp"],
   crossOriginResourcePolicy: ["Cross-Origin-Resource-Policy", "same-origin"],
@@ -5360,7 +5360,7 @@ function probeSample(items, size, at) {
 }
 __name(probeSample, "probeSample");
 
-// ../../../work/wt/next42/node_modules/valibot/dist/index.mjs
+// ../../../work/main/node_modules/valibot/dist/index.mjs
 var store$4;
 var DEFAULT_CONFIG = {
   lang: void 0,
@@ -6761,7 +6761,7 @@ function receiptStub(env, kind, id) {
 }
 __name(receiptStub, "receiptStub");
 
-// ../../../work/wt/next42/node_modules/ulid/dist/browser/index.js
+// ../../../work/main/node_modules/ulid/dist/browser/index.js
 var ENCODING = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 var ENCODING_LEN = 32;
 var RANDOM_LEN = 16;
@@ -6905,6 +6905,23 @@ function ulid(seedTime, prng) {
   return encodeTime(seed, TIME_LEN) + encodeRandom(RANDOM_LEN, currentPRNG);
 }
 __name(ulid, "ulid");
+
+// src/d1/ring.ts
+var RING_SLOTS = 8;
+var slotPeriodMs = /* @__PURE__ */ __name((windowMs2) => Math.max(1, Math.ceil(windowMs2 / (RING_SLOTS - 2))), "slotPeriodMs");
+var slotAt = /* @__PURE__ */ __name((at, periodMs) => Math.floor(at / periodMs) % RING_SLOTS, "slotAt");
+var slotToEmpty = /* @__PURE__ */ __name((now, periodMs) => (slotAt(now, periodMs) + 1) % RING_SLOTS, "slotToEmpty");
+var slotNames = /* @__PURE__ */ __name((name) => Array.from({ length: RING_SLOTS }, (_, slot) => `${name}_${slot}`), "slotNames");
+var D1_COMPOUND_TERMS = 5;
+function unionAll(selects, tail = "") {
+  if (selects.length <= D1_COMPOUND_TERMS) return `${selects.join("\n   UNION ALL ")}${tail ? ` ${tail}` : ""}`;
+  const groups = [];
+  for (let i = 0; i < selects.length; i += D1_COMPOUND_TERMS)
+    groups.push(`SELECT * FROM (${unionAll(selects.slice(i, i + D1_COMPOUND_TERMS), tail)})`);
+  return unionAll(groups, tail);
+}
+__name(unionAll, "unionAll");
+var changedRows = /* @__PURE__ */ __name((results) => results.reduce((n, result) => n + (result.meta.changes ?? 0), 0), "changedRows");
 
 // src/upstream/calls.ts
 var STATE = { created: 0, paid: 4, held: 5, cancelled: 21, awaitingSupplier: 57 };
@@ -7112,6 +7129,35 @@ var INDEXED_TYPES = /* @__PURE__ */ new Set([
   "receipt.fiscalized",
   "receipt.refund_fiscalized"
 ]);
+var EVENT_TABLES = ["events", ...slotNames("events")];
+var eventTableDefinition = /* @__PURE__ */ __name((table2) => [
+  `CREATE TABLE ${table2} (
+  id               TEXT PRIMARY KEY,
+  record_id        TEXT NOT NULL,
+  type             INTEGER NOT NULL,
+  status           INTEGER NOT NULL DEFAULT 0,
+  attempts         INTEGER NOT NULL DEFAULT 0,
+  last_status      INTEGER,
+  last_error       TEXT,
+  delivered_at     INTEGER,
+  next_attempt_at  INTEGER,
+  pending_since    INTEGER,
+  watched          INTEGER CHECK (watched = 1),
+  change           INTEGER,
+  amount           INTEGER,
+  commission       INTEGER,
+  merchant         INTEGER,
+  tid              TEXT,
+  owner            TEXT,
+  state            INTEGER,
+  fiscal_sign      TEXT
+) STRICT, WITHOUT ROWID`,
+  `CREATE INDEX ${table2}_watched ON ${table2} (status, id) WHERE watched = 1`,
+  `CREATE INDEX ${table2}_by_type ON ${table2} (type, id)
+  WHERE type = 3 OR type = 4 OR type = 6 OR type = 9 OR type = 10 OR type = 12 OR type = 13`
+], "eventTableDefinition");
+var acrossLog = /* @__PURE__ */ __name((arm, tables = EVENT_TABLES) => unionAll(tables.map((table2) => `SELECT * FROM (${arm(table2)})`)), "acrossLog");
+var onEveryLogTable = /* @__PURE__ */ __name((db, sql2, ...values) => EVENT_TABLES.map((table2) => db.prepare(sql2(table2)).bind(...values)), "onEveryLogTable");
 var TYPE_OF_CODE = new Map(Object.entries(EVENT_TYPE_CODES).map(([type, code]) => [code, type]));
 var STATUS_OF_CODE = new Map(Object.entries(DELIVERY_STATUS_CODES).map(([status, code]) => [code, status]));
 function decodeRow(row) {
@@ -7145,21 +7191,23 @@ function statementColumns(event) {
   return [STATEMENT_CHANGES[line.change], line.amount, line.commission, line.merchant, line.tid, line.owner, line.state, line.fiscal_sign];
 }
 __name(statementColumns, "statementColumns");
-async function recordEvents(db, items, now = clock.now()) {
+var loggedNowhereElse = /* @__PURE__ */ __name((into) => EVENT_TABLES.filter((table2) => table2 !== into).map((table2) => `NOT EXISTS (SELECT 1 FROM ${table2} WHERE id = ?1)`).join(" AND "), "loggedNowhereElse");
+async function recordEvents(db, items, now = clock.now(), into = "events") {
   const pending = [];
   for (let start = 0; start < items.length; start += MAX_EVENTS_PER_WRITE) {
     const chunk = items.slice(start, start + MAX_EVENTS_PER_WRITE).map(unpack);
     const inserts = chunk.map(
       ({ event }) => db.prepare(
-        `INSERT INTO events (id, record_id, type, next_attempt_at, pending_since, watched,
+        `INSERT INTO ${into} (id, record_id, type, next_attempt_at, pending_since, watched,
                                change, amount, commission, merchant, tid, owner, state, fiscal_sign)
-           VALUES (?1, ?2, ?3, ?4, ?4, CASE WHEN ?1 <= (SELECT MAX(id) FROM events_cursors) THEN 1 END,
-                   ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+           SELECT ?1, ?2, ?3, ?4, ?4, CASE WHEN ?1 <= (SELECT MAX(id) FROM events_cursors) THEN 1 END,
+                  ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12
+           WHERE ${loggedNowhereElse(into)}
            ON CONFLICT (id) DO NOTHING`
       ).bind(event.id, recordIdOf(event), EVENT_TYPE_CODES[event.type], now, ...statementColumns(event))
     );
     const ids = chunk.map(({ event }) => event.id);
-    const stillPending = db.prepare(`SELECT id FROM events WHERE status = 0 AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`).bind(...ids);
+    const stillPending = db.prepare(acrossLog((table2) => `SELECT id FROM ${table2} WHERE status = 0 AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`)).bind(...ids);
     const results = await db.batch([...inserts, stillPending]);
     const bodyOf2 = new Map(chunk.map(({ event, body }) => [event.id, body]));
     pending.push(...(results.at(-1)?.results ?? []).map(({ id }) => ({ id, payload: bodyOf2.get(id) })));
@@ -7168,7 +7216,7 @@ async function recordEvents(db, items, now = clock.now()) {
 }
 __name(recordEvents, "recordEvents");
 async function findEvent(db, id) {
-  const row = await db.prepare("SELECT * FROM events WHERE id = ?1").bind(id).first();
+  const row = await db.prepare(acrossLog((table2) => `SELECT * FROM ${table2} WHERE id = ?1`)).bind(id).first();
   return row ? decodeRow(row) : null;
 }
 __name(findEvent, "findEvent");
@@ -7184,20 +7232,21 @@ async function listEvents(db, query) {
   if (query.after !== void 0) add("id < ?", query.after);
   params.push(query.limit + 1);
   const limit = `?${params.length}`;
-  const page2 = /* @__PURE__ */ __name((extra, from = "events") => {
+  const page2 = /* @__PURE__ */ __name((table2, extra, index) => {
     const all = [...where, ...extra];
+    const from = index ? `${table2} INDEXED BY ${table2}_${index}` : table2;
     return `SELECT * FROM ${from} ${all.length ? `WHERE ${all.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ${limit}`;
   }, "page");
-  const watchedOnly = "events INDEXED BY events_watched";
-  let sql2 = page2([]);
-  if (query.delivery === "failed") sql2 = page2(["watched = 1"], watchedOnly);
-  else if (query.delivery === "pending") {
-    sql2 = `SELECT * FROM (SELECT * FROM (${page2(["watched = 1"], watchedOnly)})
-           UNION ALL SELECT * FROM (${page2(["watched IS NULL", "id > (SELECT id FROM events_cursors WHERE name = 'sweep')"])}))
-           ORDER BY id DESC LIMIT ${limit}`;
-  } else if (query.type !== void 0 && INDEXED_TYPES.has(query.type))
-    sql2 = page2([`type = ${EVENT_TYPE_CODES[query.type]}`], "events INDEXED BY events_by_type");
-  const { results } = await db.prepare(sql2).bind(...params).all();
+  let arm = /* @__PURE__ */ __name((table2) => page2(table2, []), "arm");
+  if (query.delivery === "failed") arm = /* @__PURE__ */ __name((table2) => page2(table2, ["watched = 1"], "watched"), "arm");
+  else if (query.delivery === "pending")
+    arm = /* @__PURE__ */ __name((table2) => `SELECT * FROM (${page2(table2, ["watched = 1"], "watched")})
+           UNION ALL SELECT * FROM (${page2(table2, ["watched IS NULL", "id > (SELECT id FROM events_cursors WHERE name = 'sweep')"])})`, "arm");
+  else if (query.type !== void 0 && INDEXED_TYPES.has(query.type)) {
+    const code = EVENT_TYPE_CODES[query.type];
+    arm = /* @__PURE__ */ __name((table2) => page2(table2, [`type = ${code}`], "by_type"), "arm");
+  }
+  const { results } = await db.prepare(`SELECT * FROM (${acrossLog(arm)}) ORDER BY id DESC LIMIT ${limit}`).bind(...params).all();
   return { rows: results.slice(0, query.limit).map(decodeRow), hasMore: results.length > query.limit };
 }
 __name(listEvents, "listEvents");
@@ -7212,7 +7261,10 @@ async function listEventsIn(db, ids, query) {
     const where = [`id IN (${placeholders(chunk)})`];
     if (query.type !== void 0) where.push(`type = ?${params.push(EVENT_TYPE_CODES[query.type])}`);
     if (query.delivery !== void 0) where.push(`status = ?${params.push(DELIVERY_STATUS_CODES[query.delivery])}`);
-    const { results } = await db.prepare(`SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ?${params.push(query.limit + 1 - rows.length)}`).bind(...params).all();
+    const { results } = await db.prepare(
+      `SELECT * FROM (${acrossLog((table2) => `SELECT * FROM ${table2} WHERE ${where.join(" AND ")}`)})
+         ORDER BY id DESC LIMIT ?${params.push(query.limit + 1 - rows.length)}`
+    ).bind(...params).all();
     rows.push(...results);
     if (rows.length > query.limit) break;
   }
@@ -7222,38 +7274,50 @@ __name(listEventsIn, "listEventsIn");
 async function eventsIn(db, ids) {
   const rows = [];
   for (const chunk of inChunks(ids)) {
-    const { results } = await db.prepare(`SELECT * FROM events WHERE id IN (${placeholders(chunk)})`).bind(...chunk).all();
+    const { results } = await db.prepare(acrossLog((table2) => `SELECT * FROM ${table2} WHERE id IN (${placeholders(chunk)})`)).bind(...chunk).all();
     rows.push(...results.map(decodeRow));
   }
   return rows;
 }
 __name(eventsIn, "eventsIn");
 async function eventStatuses(db, ids) {
-  const { results } = await db.prepare(`SELECT id, status FROM events WHERE id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`).bind(...ids).all();
+  const { results } = await db.prepare(acrossLog((table2) => `SELECT id, status FROM ${table2} WHERE id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`)).bind(...ids).all();
   return new Map(results.map((row) => [row.id, row.status]));
 }
 __name(eventStatuses, "eventStatuses");
 async function holdsAnyOf(db, ids) {
   for (const chunk of inChunks(ids)) {
-    const row = await db.prepare(`SELECT 1 AS found FROM events WHERE id IN (${placeholders(chunk)}) LIMIT 1`).bind(...chunk).first();
+    const row = await db.prepare(`SELECT 1 AS found FROM (${acrossLog((table2) => `SELECT id FROM ${table2} WHERE id IN (${placeholders(chunk)})`)}) LIMIT 1`).bind(...chunk).first();
     if (row !== null) return true;
   }
   return false;
 }
 __name(holdsAnyOf, "holdsAnyOf");
-async function recordDelivered(db, id, outcome) {
-  await db.prepare(
-    `UPDATE events SET status = 1, attempts = attempts + 1, last_status = ?2, last_error = NULL, delivered_at = ?3
-       WHERE id = ?1`
-  ).bind(id, outcome.status, outcome.at).run();
+async function recordDeliveries(db, deliveries) {
+  if (deliveries.length === 0) return;
+  const statements = [];
+  for (let start = 0; start < deliveries.length; start += MAX_DELIVERIES_PER_WRITE) {
+    const chunk = deliveries.slice(start, start + MAX_DELIVERIES_PER_WRITE);
+    const values = chunk.map((_, i) => `(?${3 * i + 1}, ?${3 * i + 2}, ?${3 * i + 3})`).join(", ");
+    statements.push(
+      ...onEveryLogTable(
+        db,
+        (table2) => `UPDATE ${table2} SET status = 1, attempts = attempts + 1, last_status = d.column2, last_error = NULL, delivered_at = d.column3
+             FROM (VALUES ${values}) AS d WHERE ${table2}.id = d.column1`,
+        ...chunk.flatMap(({ id, status, at }) => [id, status, at])
+      )
+    );
+  }
+  await db.batch(statements);
 }
-__name(recordDelivered, "recordDelivered");
+__name(recordDeliveries, "recordDeliveries");
+var MAX_DELIVERIES_PER_WRITE = 30;
 var ATTEMPT_ANSWER_CHARS = 200;
 function insertAttempt(db, id, attempt) {
   const answer = String(redact(attempt.answer.slice(0, ATTEMPT_ANSWER_CHARS))).trim();
   return db.prepare(
     `INSERT OR IGNORE INTO event_attempts (event_id, at, seq, status, ok, answer)
-       SELECT id, ?2, attempts, ?3, ?4, ?5 FROM events WHERE id = ?1`
+       SELECT id, ?2, attempts, ?3, ?4, ?5 FROM (${acrossLog((table2) => `SELECT id, attempts FROM ${table2} WHERE id = ?1`)})`
   ).bind(id, attempt.at, attempt.status, attempt.ok ? 1 : 0, answer);
 }
 __name(insertAttempt, "insertAttempt");
@@ -7268,8 +7332,10 @@ async function attemptsOf(db, ids) {
     ).bind(...slice).all();
     for (const row of results) attempts.push({ ...row, ok: row.ok === 1 });
     const delivered = await db.prepare(
-      `SELECT id, delivered_at, attempts, last_status FROM events
+      acrossLog(
+        (table2) => `SELECT id, delivered_at, attempts, last_status FROM ${table2}
          WHERE id IN (${slice.map((_, j) => `?${j + 1}`).join(", ")}) AND status = 1 AND delivered_at IS NOT NULL`
+      )
     ).bind(...slice).all();
     for (const row of delivered.results) {
       attempts.push({
@@ -7295,32 +7361,67 @@ async function pruneAttempts(db, olderThanMs, limit, now = clock.now()) {
 __name(pruneAttempts, "pruneAttempts");
 async function recordFailedAttempt(db, id, outcome) {
   await db.batch([
-    db.prepare("UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1").bind(id, outcome.status, outcome.error, outcome.nextAttemptAt),
+    ...onEveryLogTable(
+      db,
+      (table2) => `UPDATE ${table2} SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1`,
+      id,
+      outcome.status,
+      outcome.error,
+      outcome.nextAttemptAt
+    ),
     insertAttempt(db, id, { at: outcome.at ?? clock.now(), status: outcome.status, ok: false, answer: outcome.error })
   ]);
 }
 __name(recordFailedAttempt, "recordFailedAttempt");
 async function recordDeadLettered(db, ids) {
   if (ids.length === 0) return;
-  await db.batch(ids.map((id) => db.prepare("UPDATE events SET status = 2, watched = 1 WHERE id = ?1 AND status = 0").bind(id)));
+  await db.batch(
+    inChunks(ids).flatMap(
+      (chunk) => onEveryLogTable(db, (table2) => `UPDATE ${table2} SET status = 2, watched = 1 WHERE id IN (${placeholders(chunk)}) AND status = 0`, ...chunk)
+    )
+  );
 }
 __name(recordDeadLettered, "recordDeadLettered");
 async function markPendingAgain(db, id, now = clock.now()) {
   const before = await findEvent(db, id);
   if (!before) return null;
-  await db.prepare("UPDATE events SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2, watched = 1 WHERE id = ?1").bind(id, now).run();
+  await db.batch(
+    onEveryLogTable(
+      db,
+      (table2) => `UPDATE ${table2} SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2, watched = 1 WHERE id = ?1`,
+      id,
+      now
+    )
+  );
   return before;
 }
 __name(markPendingAgain, "markPendingAgain");
 async function restoreDelivery(db, row) {
-  await db.prepare("UPDATE events SET status = ?2, delivered_at = ?3 WHERE id = ?1 AND status = 0").bind(row.id, DELIVERY_STATUS_CODES[row.delivery_status], row.delivered_at).run();
+  await db.batch(
+    onEveryLogTable(
+      db,
+      (table2) => `UPDATE ${table2} SET status = ?2, delivered_at = ?3 WHERE id = ?1 AND status = 0`,
+      row.id,
+      DELIVERY_STATUS_CODES[row.delivery_status],
+      row.delivered_at
+    )
+  );
 }
 __name(restoreDelivery, "restoreDelivery");
 async function pruneEventsOf(db, ids, deliveredMs, undeliveredMs, now) {
   if (ids.length === 0) return 0;
   const list = ids.map((_, i) => `?${i + 4}`).join(", ");
-  const result = await db.prepare(`DELETE FROM events WHERE id IN (${list}) AND ((status = ?1 AND id < ?2) OR (status <> ?1 AND id < ?3))`).bind(DELIVERY_STATUS_CODES.delivered, idAt(now - deliveredMs), idAt(now - undeliveredMs), ...ids).run();
-  return result.meta.changes;
+  const results = await db.batch(
+    onEveryLogTable(
+      db,
+      (table2) => `DELETE FROM ${table2} WHERE id IN (${list}) AND ((status = ?1 AND id < ?2) OR (status <> ?1 AND id < ?3))`,
+      DELIVERY_STATUS_CODES.delivered,
+      idAt(now - deliveredMs),
+      idAt(now - undeliveredMs),
+      ...ids
+    )
+  );
+  return changedRows(results);
 }
 __name(pruneEventsOf, "pruneEventsOf");
 async function pruneWatched(db, status, olderThanMs, limit, now = clock.now()) {
@@ -7331,9 +7432,9 @@ async function pruneWatched(db, status, olderThanMs, limit, now = clock.now()) {
   return result.meta.changes;
 }
 __name(pruneWatched, "pruneWatched");
-var advanceWalk = /* @__PURE__ */ __name((name) => `UPDATE events_cursors SET prev = id,
-     id = COALESCE((SELECT MAX(id) FROM (SELECT id FROM events WHERE id > events_cursors.id AND id < ?1 ORDER BY id LIMIT ?2)), id)
-   WHERE name = '${name}' AND (prev <> id OR EXISTS (SELECT 1 FROM events WHERE id > events_cursors.id AND id < ?1))`, "advanceWalk");
+var advanceWalk = /* @__PURE__ */ __name((name, tables = ["events"]) => `UPDATE events_cursors SET prev = id,
+     id = COALESCE((SELECT MAX(id) FROM (SELECT id FROM (${acrossLog((table2) => `SELECT id FROM ${table2} WHERE id > events_cursors.id AND id < ?1 ORDER BY id LIMIT ?2`, tables)}) ORDER BY id LIMIT ?2)), id)
+   WHERE name = '${name}' AND (prev <> id OR EXISTS (${acrossLog((table2) => `SELECT id FROM ${table2} WHERE id > events_cursors.id AND id < ?1 LIMIT 1`, tables)}))`, "advanceWalk");
 var walkedBatch = /* @__PURE__ */ __name((name) => `id > (SELECT prev FROM events_cursors WHERE name = '${name}') AND id <= (SELECT id FROM events_cursors WHERE name = '${name}')`, "walkedBatch");
 async function pruneDelivered(db, olderThanMs, limit, now = clock.now()) {
   const cutoff = idAt(now - olderThanMs);
@@ -7346,6 +7447,23 @@ async function pruneDelivered(db, olderThanMs, limit, now = clock.now()) {
   return { removed: deleted?.meta.changes ?? 0, more: (ahead2?.results[0]?.more ?? 0) === 1 };
 }
 __name(pruneDelivered, "pruneDelivered");
+async function emptyEventSlot(db, deliveredMs, undeliveredMs, now) {
+  const period = slotPeriodMs(deliveredMs);
+  const current = `events_${slotAt(now, period)}`;
+  const victim = `events_${slotToEmpty(now, period)}`;
+  if (await db.prepare(`SELECT 1 AS taken FROM ${victim} LIMIT 1`).first() === null) return null;
+  const [copied] = await db.batch([
+    db.prepare(
+      `INSERT INTO ${current} SELECT * FROM ${victim}
+         WHERE (status = ?1 AND id >= ?2) OR (status <> ?1 AND id >= ?3)
+         ON CONFLICT (id) DO NOTHING`
+    ).bind(DELIVERY_STATUS_CODES.delivered, idAt(now - deliveredMs), idAt(now - undeliveredMs)),
+    db.prepare(`DROP TABLE ${victim}`),
+    ...eventTableDefinition(victim).map((sql2) => db.prepare(sql2))
+  ]);
+  return copied?.meta.changes ?? 0;
+}
+__name(emptyEventSlot, "emptyEventSlot");
 function deliveryOf(row) {
   return {
     status: row.delivery_status,
@@ -7581,12 +7699,7 @@ async function deliver(env, { message: message2, db }) {
     const line = currentLine();
     if (line) line.push("delivered", delivered);
     else log("info", "event_delivered", delivered);
-    try {
-      if (db) await recordDelivered(db, id, { status: outcome.status, at: clock.now() });
-    } catch (err) {
-      log("error", "event_log_write_failed", { event_id: id, error: String(err) });
-    }
-    return;
+    return db ? { db, id, status: outcome.status, at: clock.now() } : null;
   }
   const delaySeconds = retryDelaySeconds(retrySchedule(env), message2.attempts);
   message2.retry({ delaySeconds });
@@ -7602,8 +7715,26 @@ async function deliver(env, { message: message2, db }) {
   } catch (err) {
     log("error", "event_log_write_failed", { event_id: id, error: String(err) });
   }
+  return null;
 }
 __name(deliver, "deliver");
+async function writeDeliveries(deliveries) {
+  const byDb = /* @__PURE__ */ new Map();
+  for (const delivered of deliveries) {
+    if (!delivered) continue;
+    const list = byDb.get(delivered.db);
+    if (list) list.push(delivered);
+    else byDb.set(delivered.db, [delivered]);
+  }
+  await inPool([...byDb], async ([db, list]) => {
+    try {
+      await recordDeliveries(db, list);
+    } catch (err) {
+      for (const { id } of list) log("error", "event_log_write_failed", { event_id: id, error: String(err) });
+    }
+  });
+}
+__name(writeDeliveries, "writeDeliveries");
 async function holdBack(env, held, problems) {
   const schedule = retrySchedule(env);
   const delays = held.map(({ message: message2 }) => retryDelaySeconds(schedule, message2.attempts));
@@ -7668,7 +7799,7 @@ async function deliverBatch(batch, env) {
   }
   const problems = configProblems(env);
   if (problems.length > 0) return holdBack(env, toDeliver, problems);
-  await inPool(toDeliver, (due) => deliver(env, due), DELIVERY_PARALLELISM);
+  await writeDeliveries(await inPool(toDeliver, (due) => deliver(env, due), DELIVERY_PARALLELISM));
 }
 __name(deliverBatch, "deliverBatch");
 function parseEvent(payload) {
@@ -7797,24 +7928,36 @@ var requeuesPerDatabase = /* @__PURE__ */ __name((databases2) => Math.max(1, Mat
 var FAIL_LIMIT = 1e3;
 var SWEEP_WALK_LIMIT = 1e4;
 var SWEEP_SELECTS = {
-  expired: "SELECT id FROM events WHERE watched = 1 AND status = 0 AND pending_since < ?1 ORDER BY id LIMIT ?2",
-  overdue: "SELECT id FROM events WHERE watched = 1 AND status = 0 AND next_attempt_at < ?1 ORDER BY id LIMIT ?2"
+  expired: /* @__PURE__ */ __name((table2) => `SELECT id FROM ${table2} WHERE watched = 1 AND status = 0 AND pending_since < ?1 ORDER BY id LIMIT ?2`, "expired"),
+  overdue: /* @__PURE__ */ __name((table2) => `SELECT id FROM ${table2} WHERE watched = 1 AND status = 0 AND next_attempt_at < ?1 ORDER BY id LIMIT ?2`, "overdue")
 };
-var SWEEP_WALK = [
-  advanceWalk("sweep"),
-  `UPDATE events SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL`
-];
+var SWEEP_WALK = {
+  advance: advanceWalk("sweep", EVENT_TABLES),
+  watch: /* @__PURE__ */ __name((table2) => `UPDATE ${table2} SET watched = 1 WHERE ${walkedBatch("sweep")} AND status <> 1 AND watched IS NULL`, "watch")
+};
 async function sweepDatabase(db, now, settings, requeues) {
-  const [, , failed, overdue] = await db.batch([
-    db.prepare(SWEEP_WALK[0]).bind(idAt(now - settings.staleMs), SWEEP_WALK_LIMIT),
-    db.prepare(SWEEP_WALK[1]),
-    db.prepare(`UPDATE events SET status = 2 WHERE id IN (${SWEEP_SELECTS.expired}) RETURNING id`).bind(now - settings.horizonMs, FAIL_LIMIT),
-    db.prepare(`UPDATE events SET next_attempt_at = ?3 WHERE id IN (${SWEEP_SELECTS.overdue}) RETURNING *`).bind(now - settings.staleMs, requeues, now)
+  const tables = EVENT_TABLES.length;
+  const results = await db.batch([
+    db.prepare(SWEEP_WALK.advance).bind(idAt(now - settings.staleMs), SWEEP_WALK_LIMIT),
+    ...EVENT_TABLES.map((table2) => db.prepare(SWEEP_WALK.watch(table2))),
+    ...EVENT_TABLES.map(
+      (table2) => db.prepare(`UPDATE ${table2} SET status = 2 WHERE id IN (${SWEEP_SELECTS.expired(table2)}) RETURNING id`).bind(now - settings.horizonMs, FAIL_LIMIT)
+    ),
+    // The overdue ones of the whole log, oldest first, at most `requeues`: each table's first `requeues`, then the first of them all.
+    db.prepare(`SELECT id FROM (${acrossLog(SWEEP_SELECTS.overdue)}) ORDER BY id LIMIT ?2`).bind(now - settings.staleMs, requeues)
   ]);
-  return {
-    failed: (failed?.results ?? []).map((row) => String(row.id)),
-    overdue: (overdue?.results ?? []).map(decodeRow)
-  };
+  const failed = results.slice(1 + tables, 1 + 2 * tables).flatMap((result) => result.results.map((row) => String(row.id)));
+  const due = (results.at(-1)?.results ?? []).map((row) => String(row.id));
+  if (due.length === 0) return { failed, overdue: [] };
+  const claimed = await db.batch(
+    EVENT_TABLES.map(
+      (table2) => db.prepare(
+        `UPDATE ${table2} SET next_attempt_at = ?3
+           WHERE id IN (SELECT value FROM json_each(?2)) AND watched = 1 AND status = 0 AND next_attempt_at < ?1 RETURNING *`
+      ).bind(now - settings.staleMs, JSON.stringify(due), now)
+    )
+  );
+  return { failed, overdue: claimed.flatMap((result) => result.results).map(decodeRow) };
 }
 __name(sweepDatabase, "sweepDatabase");
 async function sweepEvents(env, now, settings = sweepSettings(env), databases2 = allShards(env)) {
@@ -7854,6 +7997,44 @@ var eventOwner = /* @__PURE__ */ __name((owner) => owner.startsWith("user:") ? o
 var mayAccess = /* @__PURE__ */ __name((caller, owner) => caller.kind === "partner" || ownerOf(caller) === owner, "mayAccess");
 var cancelledByFor = /* @__PURE__ */ __name((caller, asked, deploymentName) => caller.kind === "partner" ? asked : deploymentName, "cancelledByFor");
 
+// src/config/retention-policy.ts
+var DAY_MS2 = 864e5;
+var RETENTION_DEFAULTS = {
+  replayDays: 7,
+  tidRetentionDays: 90,
+  // 7, not 30: a delivered event is at the partner already, and its record keeps its body and audit trail for
+  // RECORD_RETENTION_DAYS; undelivered ones stay 90 days. It keeps D1 at <= 1 KB a receipt (docs/capacity.md).
+  deliveredEventsDays: 7,
+  undeliveredEventsDays: 90,
+  // Rule 10's default. A record whose events are undelivered waits for the log to prune them (src/record/end.ts).
+  recordRetentionDays: 30,
+  batchSize: 1e3,
+  rounds: 5
+};
+function positive(value, fallback) {
+  const n = Number(value);
+  return value !== void 0 && value.trim() !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
+}
+__name(positive, "positive");
+var whole = /* @__PURE__ */ __name((value, fallback) => Math.max(1, Math.floor(positive(value, fallback))), "whole");
+function retentionPolicy(env) {
+  const d = RETENTION_DEFAULTS;
+  const replayMs = positive(env.TID_REPLAY_DAYS, d.replayDays) * DAY_MS2;
+  const deliveredEventsMs = positive(env.EVENTS_DELIVERED_RETENTION_DAYS, d.deliveredEventsDays) * DAY_MS2;
+  const undeliveredEventsMs = Math.max(deliveredEventsMs, positive(env.EVENTS_UNDELIVERED_RETENTION_DAYS, d.undeliveredEventsDays) * DAY_MS2);
+  return {
+    replayMs,
+    // Deleting a row before its answer expired would cut the replay window short.
+    tidRetentionMs: Math.max(replayMs, positive(env.TID_RETENTION_DAYS, d.tidRetentionDays) * DAY_MS2),
+    deliveredEventsMs,
+    undeliveredEventsMs,
+    recordRetentionMs: positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS2,
+    batchSize: whole(env.RETENTION_BATCH_SIZE, d.batchSize),
+    rounds: whole(env.RETENTION_ROUNDS, d.rounds)
+  };
+}
+__name(retentionPolicy, "retentionPolicy");
+
 // src/shared/keyed-hash.ts
 var hmacKeys = /* @__PURE__ */ new Map();
 async function hmac(key, message2) {
@@ -7869,9 +8050,31 @@ var hex = /* @__PURE__ */ __name((bytes2) => [...bytes2].map((b) => b.toString(1
 
 // src/tids/tid-index.ts
 var KIND_CODES = { receipt: 0, transfer: 1 };
+var FENCE_TOKEN = "moved";
 var STATUS_COMPLETED = 1;
 var COLUMNS = "owner, tid, lower(hex(upstream_tid)) AS upstream_hex, kind, status, lower(hex(fingerprint)) AS fingerprint, claim_token, receipt_id, created_at, updated_at";
-var SELECT_KEY = `SELECT ${COLUMNS} FROM tid_index WHERE owner = ?1 AND tid = ?2`;
+var TID_SLOTS = slotNames("tid_index");
+var TID_TABLES = ["tid_index", ...TID_SLOTS];
+var tidSlotSchema = /* @__PURE__ */ __name((table2) => [
+  `CREATE TABLE ${table2} (
+  owner        TEXT NOT NULL,
+  tid          TEXT NOT NULL,
+  upstream_tid BLOB,
+  kind         INTEGER NOT NULL CHECK (kind IN (0, 1)),
+  status       INTEGER NOT NULL CHECK (status IN (0, 1)),
+  fingerprint  BLOB NOT NULL,
+  claim_token  TEXT,
+  receipt_id   TEXT,
+  created_at   INTEGER NOT NULL,
+  updated_at   INTEGER NOT NULL,
+  PRIMARY KEY (owner, tid)
+) STRICT, WITHOUT ROWID`,
+  `CREATE UNIQUE INDEX ${table2}_upstream_tid ON ${table2} (upstream_tid) WHERE upstream_tid IS NOT NULL`
+], "tidSlotSchema");
+var within = /* @__PURE__ */ __name((c) => `(claim_token IS '${FENCE_TOKEN}' AND created_at >= ${c} OR claim_token IS NOT '${FENCE_TOKEN}' AND (status = 0 OR updated_at >= ${c}))`, "within");
+var SELECT_KEY = unionAll(TID_TABLES.map((table2) => `SELECT ${COLUMNS} FROM ${table2} WHERE owner = ?1 AND tid = ?2 AND ${within("?3")}`));
+var onEveryTidTable = /* @__PURE__ */ __name((db, sql2, ...values) => TID_TABLES.map((table2) => db.prepare(sql2(table2)).bind(...values)), "onEveryTidTable");
+var claimTable = /* @__PURE__ */ __name((_now, _windowMs) => "tid_index", "claimTable");
 var uuidOf = /* @__PURE__ */ __name((h) => `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`, "uuidOf");
 var storedUpstream = /* @__PURE__ */ __name((tid, upstreamTid) => upstreamTid === tid ? null : upstreamTid.replaceAll("-", ""), "storedUpstream");
 function toRow(raw2) {
@@ -7889,21 +8092,46 @@ function toRow(raw2) {
   };
 }
 __name(toRow, "toRow");
-function insertClaim(db, req, token, createdAt, updatedAt) {
+var DEFAULT_WINDOW_MS = RETENTION_DEFAULTS.tidRetentionDays * DAY_MS2;
+function insertClaim(db, req, token, createdAt, updatedAt, now) {
+  const windowMs2 = req.windowMs ?? DEFAULT_WINDOW_MS;
+  const table2 = claimTable(now, windowMs2);
+  const replacePast = table2 === "tid_index" ? "" : `ON CONFLICT (owner, tid) DO UPDATE SET upstream_tid = excluded.upstream_tid, kind = excluded.kind, status = 0,
+           fingerprint = excluded.fingerprint, claim_token = excluded.claim_token, receipt_id = NULL,
+           created_at = excluded.created_at, updated_at = excluded.updated_at
+         WHERE NOT ${within("?9")} `;
   return db.prepare(
-    `INSERT INTO tid_index (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, created_at, updated_at)
-       VALUES (?1, ?2, unhex(?3), ?4, 0, unhex(?5), ?6, ?7, ?8) ON CONFLICT DO NOTHING`
-  ).bind(req.owner, req.tid, storedUpstream(req.tid, req.upstreamTid), KIND_CODES[req.kind], req.fingerprint, token, createdAt, updatedAt);
+    `INSERT INTO ${table2} (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, created_at, updated_at)
+       SELECT ?1, ?2, unhex(?3), ?4, 0, unhex(?5), ?6, ?7, ?8
+       WHERE ${TID_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t} WHERE owner = ?1 AND tid = ?2 AND ${within("?9")})`).join(" AND ")}
+         AND (?3 IS NULL OR ${TID_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t} WHERE upstream_tid = unhex(?3) AND ${within("?9")})`).join(" AND ")})
+       ${replacePast}ON CONFLICT DO NOTHING`
+  ).bind(
+    req.owner,
+    req.tid,
+    storedUpstream(req.tid, req.upstreamTid),
+    KIND_CODES[req.kind],
+    req.fingerprint,
+    token,
+    createdAt,
+    updatedAt,
+    now - windowMs2
+  );
 }
 __name(insertClaim, "insertClaim");
 async function claimTid(db, req, now = clock.now()) {
   for (let round = 0; round < 2; round++) {
     const token = crypto.randomUUID();
-    const [inserted, found] = await db.batch([insertClaim(db, req, token, now, now), db.prepare(SELECT_KEY).bind(req.owner, req.tid)]);
-    if (inserted.meta.changes === 1) return { kind: "claimed", token, takeover: false, upstreamTid: req.upstreamTid };
+    const [inserted, found] = await db.batch([
+      insertClaim(db, req, token, now, now, now),
+      db.prepare(SELECT_KEY).bind(req.owner, req.tid, now - (req.windowMs ?? DEFAULT_WINDOW_MS))
+    ]);
+    if (inserted.meta.changes === 1)
+      return { kind: "claimed", token, takeover: false, upstreamTid: req.upstreamTid, table: claimTable(now, req.windowMs ?? DEFAULT_WINDOW_MS) };
     const stored = found?.results[0];
     if (!stored) {
-      if (req.upstreamTid !== req.tid && await findByUpstreamTid(db, req.upstreamTid)) return { kind: "conflict" };
+      if (req.upstreamTid !== req.tid && await findByUpstreamTid(db, req.upstreamTid, req.windowMs ?? DEFAULT_WINDOW_MS, now))
+        return { kind: "conflict" };
       continue;
     }
     const row = toRow(stored);
@@ -7914,34 +8142,76 @@ async function claimTid(db, req, now = clock.now()) {
       const left = Math.min(req.leaseMs, row.updated_at + req.leaseMs - now);
       return { kind: "in_progress", retryAfterSeconds: Math.max(1, Math.ceil(left / 1e3)) };
     }
-    const taken = await db.prepare("UPDATE tid_index SET claim_token = ?1, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5 AND status = 0").bind(token, now, req.owner, req.tid, row.claim_token).run();
-    if (taken.meta.changes === 1) return { kind: "claimed", token, takeover: true, upstreamTid: row.upstream_tid };
+    const taken = await db.batch(
+      onEveryTidTable(
+        db,
+        (table2) => `UPDATE ${table2} SET claim_token = ?1, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5 AND status = 0`,
+        token,
+        now,
+        req.owner,
+        req.tid,
+        row.claim_token
+      )
+    );
+    if (changedRows(taken) === 1) {
+      const table2 = TID_TABLES[taken.findIndex((result) => result.meta.changes === 1)];
+      return { kind: "claimed", token, takeover: true, upstreamTid: row.upstream_tid, table: table2 };
+    }
     return { kind: "in_progress", retryAfterSeconds: 1 };
   }
   return { kind: "in_progress", retryAfterSeconds: 1 };
 }
 __name(claimTid, "claimTid");
+var leaseMs = /* @__PURE__ */ __name((upstreamTimeoutMs) => Math.min(5 * 6e4, Math.max(3e4, 3 * upstreamTimeoutMs)), "leaseMs");
 function leaseExpired(row, leaseMs2, now) {
   return row.status === "pending" && now - row.updated_at >= leaseMs2;
 }
 __name(leaseExpired, "leaseExpired");
-async function completeTid(db, claim, receiptId, answeredAt = clock.now()) {
-  const result = await db.prepare(
-    "UPDATE tid_index SET status = 1, receipt_id = ?1, claim_token = NULL, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5"
-  ).bind(receiptId, answeredAt, claim.owner, claim.tid, claim.token).run();
-  return result.meta.changes === 1;
+async function completeTid(db, claim, receiptId, answeredAt = clock.now(), windowMs2 = DEFAULT_WINDOW_MS, where) {
+  const complete = /* @__PURE__ */ __name((table2) => db.prepare(
+    `UPDATE ${table2} SET status = 1, receipt_id = ?1, claim_token = NULL, updated_at = ?2 WHERE owner = ?3 AND tid = ?4 AND claim_token = ?5`
+  ).bind(receiptId, answeredAt, claim.owner, claim.tid, claim.token), "complete");
+  const locate2 = db.prepare(LOCATE_CLAIM).bind(claim.owner, claim.tid, claim.token);
+  let elsewhere;
+  if (where) {
+    if ((await complete(where).run()).meta.changes === 1) return true;
+    elsewhere = (await locate2.all()).results;
+  } else {
+    const [first, found] = await db.batch([complete(claimTable(answeredAt, windowMs2)), locate2]);
+    if (first.meta.changes === 1) return true;
+    elsewhere = found.results;
+  }
+  for (const { at } of elsewhere) if ((await complete(at).run()).meta.changes === 1) return true;
+  return false;
 }
 __name(completeTid, "completeTid");
+var LOCATE_CLAIM = unionAll(TID_TABLES.map((table2) => `SELECT '${table2}' AS at FROM ${table2} WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3`));
 async function releaseTid(db, claim) {
-  await db.prepare("DELETE FROM tid_index WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3 AND status = 0").bind(claim.owner, claim.tid, claim.token).run();
+  await db.batch(
+    onEveryTidTable(
+      db,
+      (table2) => `DELETE FROM ${table2} WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3 AND status = 0`,
+      claim.owner,
+      claim.tid,
+      claim.token
+    )
+  );
 }
 __name(releaseTid, "releaseTid");
 async function expireTid(db, claim) {
-  await db.prepare("UPDATE tid_index SET status = 0, receipt_id = NULL, updated_at = 0 WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3").bind(claim.owner, claim.tid, claim.token).run();
+  await db.batch(
+    onEveryTidTable(
+      db,
+      (table2) => `UPDATE ${table2} SET status = 0, receipt_id = NULL, updated_at = 0 WHERE owner = ?1 AND tid = ?2 AND claim_token = ?3`,
+      claim.owner,
+      claim.tid,
+      claim.token
+    )
+  );
 }
 __name(expireTid, "expireTid");
-async function findTid(db, owner, tid) {
-  const raw2 = await db.prepare(SELECT_KEY).bind(owner, tid).first();
+async function findTid(db, owner, tid, windowMs2 = DEFAULT_WINDOW_MS, now = clock.now()) {
+  const raw2 = await db.prepare(SELECT_KEY).bind(owner, tid, now - windowMs2).first();
   return raw2 ? toRow(raw2) : null;
 }
 __name(findTid, "findTid");
@@ -7981,8 +8251,9 @@ async function deleteLateTids(db, retentionMs, limit, now = clock.now()) {
   return deleted?.meta.changes ?? 0;
 }
 __name(deleteLateTids, "deleteLateTids");
-async function findByUpstreamTid(db, upstreamTid) {
-  return await db.prepare("SELECT 1 AS found FROM tid_index WHERE upstream_tid = unhex(?1)").bind(upstreamTid.replaceAll("-", "")).first() !== null;
+async function findByUpstreamTid(db, upstreamTid, windowMs2, now) {
+  const sql2 = unionAll(TID_TABLES.map((table2) => `SELECT 1 AS found FROM ${table2} WHERE upstream_tid = unhex(?1) AND ${within("?2")}`));
+  return await db.prepare(sql2).bind(upstreamTid.replaceAll("-", ""), now - windowMs2).first() !== null;
 }
 __name(findByUpstreamTid, "findByUpstreamTid");
 function canonical(value) {
@@ -8007,17 +8278,17 @@ async function upstreamTidFor(key, owner, tid) {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 __name(upstreamTidFor, "upstreamTidFor");
-var FENCE_TOKEN = "moved";
 var FENCE_UNTIL = Number.MAX_SAFE_INTEGER;
 var isFence = /* @__PURE__ */ __name((row) => row.claim_token === FENCE_TOKEN, "isFence");
 async function claimIndexFor(env, req, now = clock.now()) {
   const [here, ...before] = await tidShardsFor(env, req.owner, req.tid);
   if (before.length === 0) return here;
+  const windowMs2 = retentionPolicy(env).tidRetentionMs;
   const claimedBefore = await inPool(before, async (shard) => {
     const { db } = shard;
     const [, found] = await db.batch([
-      insertClaim(db, req, FENCE_TOKEN, now, FENCE_UNTIL),
-      db.prepare(SELECT_KEY).bind(req.owner, req.tid)
+      insertClaim(db, { ...req, windowMs: windowMs2 }, FENCE_TOKEN, now, FENCE_UNTIL, now),
+      db.prepare(SELECT_KEY).bind(req.owner, req.tid, now - windowMs2)
     ]);
     const row = found?.results[0];
     return row && !isFence(row) ? shard : null;
@@ -8028,7 +8299,8 @@ __name(claimIndexFor, "claimIndexFor");
 async function readIndexFor(env, owner, tid) {
   const places = await tidShardsFor(env, owner, tid);
   if (places.length === 1) return places[0].db;
-  const rows = await inPool(places, async ({ db }) => ({ db, row: await findTid(db, owner, tid) }));
+  const windowMs2 = retentionPolicy(env).tidRetentionMs;
+  const rows = await inPool(places, async ({ db }) => ({ db, row: await findTid(db, owner, tid, windowMs2) }));
   return (rows.find(({ row }) => row !== null && !isFence(row)) ?? rows[0]).db;
 }
 __name(readIndexFor, "readIndexFor");
@@ -8043,25 +8315,72 @@ async function deleteFences(db, retentionMs, limit, now = clock.now()) {
   return deleted?.meta.changes ?? 0;
 }
 __name(deleteFences, "deleteFences");
-async function latestTids(env, limit) {
+async function latestTids(env, limit, now = clock.now()) {
+  const cutoff = now - retentionPolicy(env).tidRetentionMs;
   const pages = await inPool(allShards(env), async ({ db }) => {
-    const { results } = await db.prepare(`SELECT ${COLUMNS} FROM tid_index WHERE claim_token IS NOT '${FENCE_TOKEN}' ORDER BY created_at DESC, rowid DESC LIMIT ?1`).bind(limit).all();
+    const { results } = await db.prepare(
+      unionAll(
+        TID_TABLES.map((table2) => `SELECT ${COLUMNS} FROM ${table2} WHERE claim_token IS NOT '${FENCE_TOKEN}' AND ${within("?2")}`),
+        "ORDER BY created_at DESC, owner, tid LIMIT ?1"
+      )
+    ).bind(limit, cutoff).all();
     return results.map(toRow);
   });
   return pages.flat().sort((a, b) => b.created_at - a.created_at).slice(0, limit);
 }
 __name(latestTids, "latestTids");
-async function ownerTids(env, owner, limit) {
+async function ownerTids(env, owner, limit, now = clock.now()) {
+  const cutoff = now - retentionPolicy(env).tidRetentionMs;
   const pages = await inPool(allShards(env), async ({ db }) => {
     const { results } = await db.prepare(
-      `SELECT ${COLUMNS} FROM tid_index WHERE owner = ?1 AND receipt_id IS NOT NULL AND claim_token IS NOT '${FENCE_TOKEN}'
-         ORDER BY created_at DESC LIMIT ?2`
-    ).bind(owner, limit).all();
+      unionAll(
+        TID_TABLES.map(
+          (table2) => `SELECT ${COLUMNS} FROM ${table2} WHERE owner = ?1 AND receipt_id IS NOT NULL AND claim_token IS NOT '${FENCE_TOKEN}' AND ${within("?3")}`
+        ),
+        "ORDER BY created_at DESC LIMIT ?2"
+      )
+    ).bind(owner, limit, cutoff).all();
     return results.map(toRow);
   });
   return pages.flat().sort((a, b) => b.created_at - a.created_at).slice(0, limit);
 }
 __name(ownerTids, "ownerTids");
+function tidSlotEmptying(db, victim, current, cutoff) {
+  const columns = "owner, tid, upstream_tid, kind, status, fingerprint, claim_token, receipt_id, created_at, updated_at";
+  const replaced = columns.split(", ").filter((c) => c !== "owner" && c !== "tid").map((c) => `${c} = excluded.${c}`).join(", ");
+  return [
+    db.prepare(
+      `INSERT INTO ${current} (${columns}) SELECT ${columns} FROM ${victim} WHERE ${within("?1")}
+         ON CONFLICT (owner, tid) DO UPDATE SET ${replaced}`
+    ).bind(cutoff),
+    db.prepare(`DROP TABLE ${victim}`),
+    ...tidSlotSchema(victim).map((sql2) => db.prepare(sql2))
+  ];
+}
+__name(tidSlotEmptying, "tidSlotEmptying");
+async function emptyTidSlot(db, windowMs2, now = clock.now()) {
+  const period = slotPeriodMs(windowMs2);
+  const victim = TID_SLOTS[slotToEmpty(now, period)];
+  if (await db.prepare(`SELECT 1 AS found FROM ${victim} LIMIT 1`).first() === null) return 0;
+  await db.batch(tidSlotEmptying(db, victim, TID_SLOTS[slotAt(now, period)], now - windowMs2));
+  return 0;
+}
+__name(emptyTidSlot, "emptyTidSlot");
+var EMPTY_TID_SLOT_QUERIES = 1 + 2 + tidSlotSchema("tid_index_0").length;
+async function ownerRowsAfter(db, owner, after, limit) {
+  const select = /* @__PURE__ */ __name((where, tail) => unionAll(
+    TID_TABLES.map(
+      (table2) => `SELECT tid, CASE kind WHEN 1 THEN 'transfer' ELSE 'receipt' END AS kind, receipt_id FROM ${table2} WHERE owner = ?1 AND ${where}`
+    ),
+    tail
+  ), "select");
+  const { results: page2 } = await db.prepare(select("tid > ?2", "ORDER BY tid LIMIT ?3")).bind(owner, after, limit).all();
+  if (page2.length < limit || page2.length === 0) return page2;
+  const last = page2[page2.length - 1].tid;
+  const { results: rest } = await db.prepare(select("tid = ?2")).bind(owner, last).all();
+  return [...page2.filter((row) => row.tid !== last), ...rest];
+}
+__name(ownerRowsAfter, "ownerRowsAfter");
 
 // src/console/data.ts
 var LATEST_RECORDS = 50;
@@ -8145,7 +8464,7 @@ async function latestEventsOf(env, records) {
 }
 __name(latestEventsOf, "latestEventsOf");
 
-// ../../../work/wt/next42/node_modules/hono/dist/helper/html/index.js
+// ../../../work/main/node_modules/hono/dist/helper/html/index.js
 var html = /* @__PURE__ */ __name((strings, ...values) => {
   const buffer = [""];
   for (let i = 0, len = strings.length - 1; i < len; i++) {
@@ -8754,7 +9073,7 @@ sandboxConsole.post("/__sandbox/events/:id/resend", pageHeaders, csrf(), async (
   return c.redirect(`${recordPath(kindOfEvent(event.type), recordIdOf(event))}?resent=${encodeURIComponent(event.id)}#events`, 303);
 });
 
-// ../../../work/wt/next42/node_modules/hono/dist/middleware/request-id/request-id.js
+// ../../../work/main/node_modules/hono/dist/middleware/request-id/request-id.js
 var requestId = /* @__PURE__ */ __name(({ limitLength = 255, headerName = "X-Request-Id", generator = /* @__PURE__ */ __name(() => crypto.randomUUID(), "generator") } = {}) => {
   return /* @__PURE__ */ __name(async function requestId2(c, next) {
     let reqId = headerName ? c.req.header(headerName) : void 0;
@@ -8764,44 +9083,6 @@ var requestId = /* @__PURE__ */ __name(({ limitLength = 255, headerName = "X-Req
     await next();
   }, "requestId");
 }, "requestId");
-
-// src/config/retention-policy.ts
-var DAY_MS2 = 864e5;
-var RETENTION_DEFAULTS = {
-  replayDays: 7,
-  tidRetentionDays: 90,
-  // 7, not 30: a delivered event is at the partner already, and its record keeps its body and audit trail for
-  // RECORD_RETENTION_DAYS; undelivered ones stay 90 days. It keeps D1 at <= 1 KB a receipt (docs/capacity.md).
-  deliveredEventsDays: 7,
-  undeliveredEventsDays: 90,
-  // Rule 10's default. A record whose events are undelivered waits for the log to prune them (src/record/end.ts).
-  recordRetentionDays: 30,
-  batchSize: 1e3,
-  rounds: 5
-};
-function positive(value, fallback) {
-  const n = Number(value);
-  return value !== void 0 && value.trim() !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
-}
-__name(positive, "positive");
-var whole = /* @__PURE__ */ __name((value, fallback) => Math.max(1, Math.floor(positive(value, fallback))), "whole");
-function retentionPolicy(env) {
-  const d = RETENTION_DEFAULTS;
-  const replayMs = positive(env.TID_REPLAY_DAYS, d.replayDays) * DAY_MS2;
-  const deliveredEventsMs = positive(env.EVENTS_DELIVERED_RETENTION_DAYS, d.deliveredEventsDays) * DAY_MS2;
-  const undeliveredEventsMs = Math.max(deliveredEventsMs, positive(env.EVENTS_UNDELIVERED_RETENTION_DAYS, d.undeliveredEventsDays) * DAY_MS2);
-  return {
-    replayMs,
-    // Deleting a row before its answer expired would cut the replay window short.
-    tidRetentionMs: Math.max(replayMs, positive(env.TID_RETENTION_DAYS, d.tidRetentionDays) * DAY_MS2),
-    deliveredEventsMs,
-    undeliveredEventsMs,
-    recordRetentionMs: positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS2,
-    batchSize: whole(env.RETENTION_BATCH_SIZE, d.batchSize),
-    rounds: whole(env.RETENTION_ROUNDS, d.rounds)
-  };
-}
-__name(retentionPolicy, "retentionPolicy");
 
 // src/sandbox/catalog.ts
 var CORRECT_OTP = "111111";
@@ -9746,7 +10027,7 @@ async function fiscalPendingPage(env, query) {
 }
 __name(fiscalPendingPage, "fiscalPendingPage");
 
-// ../../../work/wt/next42/node_modules/hono/dist/middleware/body-limit/index.js
+// ../../../work/main/node_modules/hono/dist/middleware/body-limit/index.js
 var ERROR_MESSAGE = "Payload Too Large";
 var bodyLimit = /* @__PURE__ */ __name((options) => {
   const onError = options.onError || (() => {
@@ -9779,12 +10060,12 @@ var bodyLimit = /* @__PURE__ */ __name((options) => {
   }, "bodyLimit");
 }, "bodyLimit");
 
-// ../../../work/wt/next42/node_modules/hono/dist/utils/handler.js
+// ../../../work/main/node_modules/hono/dist/utils/handler.js
 var findTargetHandler = /* @__PURE__ */ __name((handler) => {
   return handler["__COMPOSED_HANDLER"] ? findTargetHandler(handler[COMPOSED_HANDLER]) : handler;
 }, "findTargetHandler");
 
-// ../../../work/wt/next42/node_modules/hono/dist/validator/validator.js
+// ../../../work/main/node_modules/hono/dist/validator/validator.js
 var jsonRegex = /^application\/([\w.-]+\+)?json$/i;
 var getMediaType = /* @__PURE__ */ __name((contentType) => contentType.split(";")[0].trim().toLowerCase(), "getMediaType");
 var validator = /* @__PURE__ */ __name((target, validationFunc) => {
@@ -9845,7 +10126,7 @@ var validator = /* @__PURE__ */ __name((target, validationFunc) => {
   };
 }, "validator");
 
-// ../../../work/wt/next42/node_modules/@hono/standard-validator/dist/index.mjs
+// ../../../work/main/node_modules/@hono/standard-validator/dist/index.mjs
 var RESTRICTED_DATA_FIELDS = { header: ["cookie"] };
 function sanitizeIssues(issues, vendor, target) {
   if (!(target in RESTRICTED_DATA_FIELDS)) return issues;
@@ -9906,13 +10187,13 @@ var sValidator = /* @__PURE__ */ __name((target, schema, hook) => validator(targ
   return result.value;
 }), "sValidator");
 
-// ../../../work/wt/next42/node_modules/hono-openapi/dist/index.js
+// ../../../work/main/node_modules/hono-openapi/dist/index.js
 init_dist3();
 
-// ../../../work/wt/next42/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/index.js
+// ../../../work/main/node_modules/hono-openapi/node_modules/@standard-community/standard-openapi/dist/index.js
 init_index_DZEfthgZ();
 
-// ../../../work/wt/next42/node_modules/hono-openapi/dist/index.js
+// ../../../work/main/node_modules/hono-openapi/dist/index.js
 var uniqueSymbol = /* @__PURE__ */ Symbol("openapi");
 var VALIDATION_MARKER = "__HonoOpenAPIValidator__";
 var ALLOWED_METHODS = [
@@ -11006,7 +11287,7 @@ async function statementFile(c) {
 }
 __name(statementFile, "statementFile");
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/buffer_utils.js
+// ../../../work/main/node_modules/jose/dist/webapi/lib/buffer_utils.js
 var encoder = new TextEncoder();
 var decoder = new TextDecoder();
 var strictDecoder = new TextDecoder("utf-8", { fatal: true });
@@ -11061,7 +11342,7 @@ function decodeBase642(encoded, url = false) {
 }
 __name(decodeBase642, "decodeBase64");
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/util/errors.js
+// ../../../work/main/node_modules/jose/dist/webapi/util/errors.js
 var errors_exports = {};
 __export(errors_exports, {
   JOSEAlgNotAllowed: () => JOSEAlgNotAllowed,
@@ -11218,7 +11499,7 @@ var JWSSignatureVerificationFailed = class extends JOSEError {
   }
 };
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/util/base64url.js
+// ../../../work/main/node_modules/jose/dist/webapi/util/base64url.js
 var invalid2 = "The input to be decoded is not correctly encoded.";
 function decode(input) {
   try {
@@ -11233,7 +11514,7 @@ function encode2(input) {
 }
 __name(encode2, "encode");
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/validate.js
+// ../../../work/main/node_modules/jose/dist/webapi/lib/validate.js
 function isObject2(input) {
   if (typeof input != "object" || input === null || Object.prototype.toString.call(input) !== "[object Object]")
     return false;
@@ -11345,7 +11626,7 @@ function serializeJoseHeader(Err, header2) {
 }
 __name(serializeJoseHeader, "serializeJoseHeader");
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/key.js
+// ../../../work/main/node_modules/jose/dist/webapi/lib/key.js
 var tag = /* @__PURE__ */ __name((key) => key[Symbol.toStringTag], "tag");
 var jwkMatchesOp = /* @__PURE__ */ __name((entry, key, usage) => {
   const { alg } = entry;
@@ -11486,7 +11767,7 @@ async function rawKey(key, expected, usage, extractable = false) {
 }
 __name(rawKey, "rawKey");
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/key_descriptor.js
+// ../../../work/main/node_modules/jose/dist/webapi/lib/key_descriptor.js
 function table(entries) {
   const out = { __proto__: null };
   for (const alg in entries)
@@ -11495,7 +11776,7 @@ function table(entries) {
 }
 __name(table, "table");
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/jws_algorithms.js
+// ../../../work/main/node_modules/jose/dist/webapi/lib/jws_algorithms.js
 var sig = [["verify"], ["sign"]];
 function hmac2(bits) {
   const subtle = { name: "HMAC", hash: `SHA-${bits}` };
@@ -11571,7 +11852,7 @@ function jwsAlgorithm(alg) {
 }
 __name(jwsAlgorithm, "jwsAlgorithm");
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/jws_verify.js
+// ../../../work/main/node_modules/jose/dist/webapi/lib/jws_verify.js
 function prepareVerify(options) {
   return [options && validateAlgorithms("algorithms", options.algorithms), options?.crit];
 }
@@ -11631,7 +11912,7 @@ async function verifyCompact(jws, shared, key) {
 }
 __name(verifyCompact, "verifyCompact");
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/jwt_claims_set.js
+// ../../../work/main/node_modules/jose/dist/webapi/lib/jwt_claims_set.js
 var epoch = /* @__PURE__ */ __name((date) => Math.floor(date.getTime() / 1e3), "epoch");
 var multipliers = {
   s: 1,
@@ -11788,7 +12069,7 @@ var JWTClaimsBuilder = class {
   }
 };
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/jwt/verify.js
+// ../../../work/main/node_modules/jose/dist/webapi/jwt/verify.js
 async function jwtVerify(jwt, key, options) {
   const [verified, b64] = await verifyCompact(jwt, prepareVerify(options), key);
   if (!b64)
@@ -11798,7 +12079,7 @@ async function jwtVerify(jwt, key, options) {
 }
 __name(jwtVerify, "jwtVerify");
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/lib/jws_sign.js
+// ../../../work/main/node_modules/jose/dist/webapi/lib/jws_sign.js
 async function createSignature(input, key, rejectUnencoded) {
   let [payload, protectedHeader, unprotectedHeader, crit] = input, encodedProtectedHeader = "";
   if (protectedHeader !== void 0) {
@@ -11838,7 +12119,7 @@ async function createCompactSignature(payload, protectedHeader, crit, key, rejec
 }
 __name(createCompactSignature, "createCompactSignature");
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/jwt/sign.js
+// ../../../work/main/node_modules/jose/dist/webapi/jwt/sign.js
 var SignJWT_base = JWTClaimsBuilder;
 var SignJWT = class extends SignJWT_base {
   static {
@@ -11855,7 +12136,7 @@ var SignJWT = class extends SignJWT_base {
   }
 };
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/jwks/local.js
+// ../../../work/main/node_modules/jose/dist/webapi/jwks/local.js
 function isUsableJWK(jwk, entry, alg, kid) {
   const { kty, key_ops: keyOps, ext, kid: jwkKid, alg: jwkAlg, use, crv } = jwk;
   return (ext === void 0 || typeof ext == "boolean") && (keyOps === void 0 || Array.isArray(keyOps) && keyOps.every((operation2, index) => typeof operation2 == "string" && keyOps.indexOf(operation2) === index) && keyOps.includes("verify")) && entry.kty.includes(kty) && (kid === void 0 || typeof kid == "string" && kid === jwkKid) && (jwkAlg === void 0 ? kty !== "AKP" : alg === jwkAlg) && (use === void 0 || use === "sig") && (!entry.crv || crv === entry.crv);
@@ -11913,7 +12194,7 @@ function createLocalJWKSet(jwks) {
 }
 __name(createLocalJWKSet, "createLocalJWKSet");
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/jwks/remote.js
+// ../../../work/main/node_modules/jose/dist/webapi/jwks/remote.js
 function isCloudflareWorkers() {
   return typeof WebSocketPair < "u" || typeof navigator < "u" && true || typeof EdgeRuntime < "u" && EdgeRuntime === "vercel";
 }
@@ -12015,7 +12296,7 @@ function createRemoteJWKSet(url, options) {
 }
 __name(createRemoteJWKSet, "createRemoteJWKSet");
 
-// ../../../work/wt/next42/node_modules/jose/dist/webapi/util/decode_protected_header.js
+// ../../../work/main/node_modules/jose/dist/webapi/util/decode_protected_header.js
 function decodeProtectedHeader(token) {
   let encodedProtectedHeader;
   if (typeof token == "string") {
@@ -12407,7 +12688,7 @@ async function locate(env, id, kind) {
 }
 __name(locate, "locate");
 async function byTid(env, owner, tid, kind) {
-  const row = await findTid(await readIndexFor(env, owner, tid), owner, tid);
+  const row = await findTid(await readIndexFor(env, owner, tid), owner, tid, retentionPolicy(env).tidRetentionMs);
   if (!row?.receipt_id || kind && row.kind !== kind) return [];
   const stored = await recordOf({ kind: row.kind, id: row.receipt_id })(env);
   return stored ? [stored] : [];
@@ -12681,7 +12962,7 @@ function backOffice() {
 __name(backOffice, "backOffice");
 
 // src/d1/schema-version.ts
-var NEWEST_MIGRATION = "0008_tid_retention_walk.sql";
+var NEWEST_MIGRATION = "0010_event_log_ring.sql";
 
 // src/upstream/normalize.ts
 var isObject3 = /* @__PURE__ */ __name((value) => typeof value === "object" && value !== null && !Array.isArray(value), "isObject");
@@ -13627,7 +13908,14 @@ var STORES = [
   {
     name: "idempotency_keys",
     title: "the answers kept for Idempotency-Keys",
-    place: { kind: "durable-object", binding: "RECEIPTS", className: "ReceiptObject", tables: ["idempotency"] },
+    place: {
+      kind: "durable-object",
+      binding: "RECEIPTS",
+      className: "ReceiptObject",
+      tables: ["record"],
+      column: "keys",
+      madeBefore: ["idempotency"]
+    },
     holds: "for each key a caller used on the record (rule 11): the caller, the operation, the request's keyed fingerprint and the answer as it was sent",
     personal: ["phone", "account values", "user sub"],
     code: ["src/record/keys.ts", "src/record/schema.ts"],
@@ -13637,15 +13925,20 @@ var STORES = [
   {
     name: "tid_index",
     title: "the tid index",
-    place: { kind: "d1", databases: "all", tables: ["tid_index", "tid_walk"] },
-    holds: "one row per tid claimed: its owner (`partner` or `user:<sub>`), the tid, the upstream's tid, the request's keyed fingerprint, the record it created; and where retention's walk stands",
+    // tid_index and its ring of slots, RING_SLOTS of them (src/d1/ring.ts, src/tids/tid-index.ts; migrations/0009_tid_ring.sql).
+    place: {
+      kind: "d1",
+      databases: "all",
+      tables: ["tid_index", ...Array.from({ length: 8 }, (_, slot) => `tid_index_${slot}`), "tid_walk"]
+    },
+    holds: "one row per tid claimed: its owner (`partner` or `user:<sub>`), the tid, the upstream's tid, the request's keyed fingerprint, the record it created; and where retention's walk of tid_index stands",
     personal: ["user sub", "tid"],
     code: ["src/tids/tid-index.ts"],
     erasure: { by: "nothing", why: "no phone number or `account` value; the erasure finds the user's records through its rows" },
     end: {
       by: "cron",
       settings: ["TID_RETENTION_DAYS"],
-      how: "deleted by the cron's retention `TID_RETENTION_DAYS` after the create was answered (the walk's cursor is rewritten in place)"
+      how: "forgotten `TID_RETENTION_DAYS` after the create was answered: in tid_index, deleted by the cron's retention (the walk's cursor is rewritten in place); in the ring of slots, dropped with its slot by the cron once every row it took is past the window, the rows still within it moved first"
     }
   },
   {
@@ -13665,7 +13958,8 @@ var STORES = [
   {
     name: "event_log",
     title: "the event log",
-    place: { kind: "d1", databases: "all", tables: ["events", "events_cursors"] },
+    // `events`, then its ring of slots (src/d1/ring.ts slotNames: `events_0` .. `events_7`; test/unit/stores.test.ts holds the list to the migrations).
+    place: { kind: "d1", databases: "all", tables: ["events", ...Array.from({ length: 8 }, (_, slot) => `events_${slot}`), "events_cursors"] },
     holds: "each event's delivery: its id, record, type, status, attempts and next attempt (no body); for a statement line (rule 16), its change, amount, commission, merchant, tid, owner, state and fiscal sign; and where the sweep's and retention's walks stand",
     personal: ["user sub", "tid"],
     code: ["src/events/log-database.ts", "src/events/sweep.ts"],
@@ -13673,7 +13967,7 @@ var STORES = [
     end: {
       by: "cron",
       settings: ["EVENTS_DELIVERED_RETENTION_DAYS", "EVENTS_UNDELIVERED_RETENTION_DAYS"],
-      how: "deleted by the cron's retention `EVENTS_DELIVERED_RETENTION_DAYS` after the event's creation once delivered, `EVENTS_UNDELIVERED_RETENTION_DAYS` if never (the walks' two cursors are rewritten in place)"
+      how: "deleted by the cron's retention `EVENTS_DELIVERED_RETENTION_DAYS` after the event's creation once delivered, `EVENTS_UNDELIVERED_RETENTION_DAYS` if never: in `events` row by row (the walks' two cursors are rewritten in place), in a slot by dropping the slot whole once every event it took is past the first, those still within their window copied forward first"
     }
   },
   {
@@ -13875,10 +14169,7 @@ async function runErasures(env, now, budget = ERASE_RECORDS_PER_RUN) {
       while (progress[binding] !== true && !spent()) {
         const after = typeof progress[binding] === "string" ? progress[binding] : "";
         const limit = budget - records;
-        const { results: rows } = await db.prepare(
-          `SELECT tid, CASE kind WHEN 1 THEN 'transfer' ELSE 'receipt' END AS kind, receipt_id
-             FROM tid_index WHERE owner = ?1 AND tid > ?2 ORDER BY tid LIMIT ?3`
-        ).bind(owner, after, limit).all();
+        const rows = await ownerRowsAfter(db, owner, after, limit);
         for (const row of rows) await eraseRecord(env, row);
         records += rows.length;
         queries++;
@@ -14221,7 +14512,6 @@ async function recallTid(owner, tid, retentionMs, now = clock.now()) {
 __name(recallTid, "recallTid");
 
 // src/operations/creation.ts
-var leaseMs = /* @__PURE__ */ __name((upstreamTimeoutMs) => Math.min(5 * 6e4, Math.max(3e4, 3 * upstreamTimeoutMs)), "leaseMs");
 function conflict(row) {
   if (row?.receipt_id) {
     const { noun, readWith } = KINDS[row.kind];
@@ -14276,7 +14566,16 @@ async function createOnce(env, caller, requestId2, kind, input, after = () => vo
   const formerFingerprints = await Promise.all(config.formerTidSecrets.map((key) => fingerprint(key, request)));
   const claiming = (async () => {
     const { binding: binding2, db: db2 } = await claimIndexFor(env, wanted);
-    return { binding: binding2, db: db2, claim: await claimTid(db2, { ...wanted, formerFingerprints, leaseMs: leaseMs(config.upstreamTimeoutMs) }) };
+    return {
+      binding: binding2,
+      db: db2,
+      claim: await claimTid(db2, {
+        ...wanted,
+        formerFingerprints,
+        leaseMs: leaseMs(config.upstreamTimeoutMs),
+        windowMs: retentionPolicy(env).tidRetentionMs
+      })
+    };
   })();
   const settled = claiming.catch(() => void 0);
   const known = await recallTid(owner, input.tid, retentionPolicy(env).tidRetentionMs);
@@ -14349,7 +14648,7 @@ async function createOnce(env, caller, requestId2, kind, input, after = () => vo
     throw new ApiError("upstream_error", "The receipt was created but could not be recorded; retry with the same tid.");
   }
   after(
-    completeTid(db, held, receiptId, answeredAt).then(
+    completeTid(db, held, receiptId, answeredAt, retentionPolicy(env).tidRetentionMs, claim.table).then(
       () => remember(env, { owner, tid: input.tid, kind: kind.name, receipt_id: receiptId, fingerprint: wanted.fingerprint, updated_at: answeredAt }),
       (err) => log("error", "tid_completion_deferred", { request_id: requestId2, kind: kind.name, error: String(err) })
     )
@@ -14367,7 +14666,7 @@ async function createdBy(env, caller, kind, tid, user, after = () => void 0) {
     if (known.kind !== kind) throw notFound;
     return known.receipt_id;
   }
-  const row = await findTid(await readIndexFor(env, owner, tid), owner, tid);
+  const row = await findTid(await readIndexFor(env, owner, tid), owner, tid, retentionPolicy(env).tidRetentionMs);
   if (!row || row.kind !== kind) throw notFound;
   if (row.receipt_id) {
     after(remember(env, row));
@@ -15189,7 +15488,6 @@ var RISK_SHARDS = 256;
 var RISK_CHUNKS = 512;
 var CHUNK = "c:";
 var DAY_MS3 = 864e5;
-var GUARD = "shard";
 var shardOf = /* @__PURE__ */ __name((subject) => `shard:${fnv1a(subject) % RISK_SHARDS}`, "shardOf");
 var chunkOf = /* @__PURE__ */ __name((subject) => `${CHUNK}${Math.floor(fnv1a(subject) / RISK_SHARDS) % RISK_CHUNKS}:`, "chunkOf");
 var SWEEP_GAP_MS = 36e5;
@@ -15237,7 +15535,6 @@ var RiskObject = class extends DurableObject {
   static {
     __name(this, "RiskObject");
   }
-  #alarmSet = false;
   /** The least time between two sweeps (the bench's shortened day shortens it too): a field, not a method, so no wrapper of the object's calls takes it for one. */
   sweepGapMs = SWEEP_GAP_MS;
   /** The length of a chunk's day (the bench's shortened day shortens it too): a field, as sweepGapMs. */
@@ -15260,15 +15557,9 @@ var RiskObject = class extends DurableObject {
   #writeSubject(subject, log2, chunks, now) {
     const today = `${chunkOf(subject)}${Math.floor(now / this.dayMs)}`;
     let held = {};
-    for (const [key, chunk2] of chunks) if (key !== today && Object.hasOwn(chunk2, subject)) held = union2(held, chunk2[subject]);
-    const chunk = chunks.find(([key]) => key === today)?.[1] ?? {};
-    this.#putPart(
-      today,
-      chunk,
-      subject,
-      unheld(log2, held),
-      chunks.some(([key]) => key === today)
-    );
+    for (const [key, chunk] of chunks) if (key !== today && Object.hasOwn(chunk, subject)) held = union2(held, chunk[subject]);
+    const stored = chunks.find(([key]) => key === today);
+    this.#putPart(today, stored?.[1] ?? {}, subject, unheld(log2, held), stored !== void 0);
   }
   /** Puts `part` as the subject's in `chunk` (stored at `key` if `stored`): one row written, the chunk deleted when nothing is left. */
   #putPart(key, chunk, subject, part, stored) {
@@ -15278,32 +15569,18 @@ var RiskObject = class extends DurableObject {
     else if (stored) this.ctx.storage.kv.delete(key);
   }
   /**
-   * What the previous release counted for a subject this shard has nothing
-   * of: its own object's log (empty when it has none, as after its end).
-   */
-  async #previous(subject, now) {
-    const own = this.env.RISK.get(this.env.RISK.idFromName(subject));
-    return prune(await own.previousLog(), now);
-  }
-  /**
    * Checks a call against every counter it names and, only if none refuses,
    * counts it in each (src/risk/judge.ts): all or nothing, so a refused call
    * counts nothing. The subject's log is written once if the call counted
    * anything. `nonce` names the call's own entries, which `takeBack` removes.
    */
   async count(subject, counters, nonce) {
-    let chunks = this.#chunks(subject);
-    let previous2 = {};
-    if (this.#readSubject(subject, chunks) === void 0) {
-      previous2 = await this.#previous(subject, clock.now());
-      chunks = this.#chunks(subject);
-    }
+    const chunks = this.#chunks(subject);
     const now = clock.now();
-    const { verdict, log: log2 } = judge(union2(prune(this.#readSubject(subject, chunks), now), previous2), counters, nonce, now);
+    const { verdict, log: log2 } = judge(prune(this.#readSubject(subject, chunks), now), counters, nonce, now);
     if (log2 === null) return verdict;
     this.#writeSubject(subject, log2, chunks, now);
     const keepMs = Math.max(...counters.map((c) => c.keepMs));
-    this.#guard(now + keepMs, keepMs);
     await this.#armAlarm(now + keepMs + this.sweepGapMs);
     return verdict;
   }
@@ -15322,30 +15599,13 @@ var RiskObject = class extends DurableObject {
     }
   }
   /**
-   * Keeps the guard's end at or after `end` (the latest use this shard
-   * holds): moved a keep further when a use passes it, so it is written
-   * about once a keep (a day), not once a use.
-   */
-  #guard(end, keepMs) {
-    const stored = this.ctx.storage.kv.get(RISK_LOG)?.[GUARD];
-    if (stored === void 0) this.#alarmSet = false;
-    const until = stored !== void 0 && !Array.isArray(stored) ? stored.live ?? 0 : 0;
-    if (until < end) this.ctx.storage.kv.put(RISK_LOG, { [GUARD]: { live: end + keepMs } });
-  }
-  /** A subject's own object (the previous release's): its log as stored, for its shard to read once. */
-  async previousLog() {
-    const { [GUARD]: _shard, ...log2 } = prune(this.ctx.storage.kv.get(RISK_LOG) ?? {}, clock.now());
-    return log2;
-  }
-  /**
    * A shard: every chunk whose uses have all ended is deleted (rule 10),
    * and the alarm comes back for the next one to end, at least
-   * sweepGapMs later; once its guard has ended too, nothing is left and it
-   * deletes itself. A subject's own object (the previous release's layout):
-   * deletes itself once nothing is left, as that release did.
+   * sweepGapMs later. An object whose RISK_LOG holds something (a
+   * subject's own object of the release before 030096c, or a shard with
+   * 030096c's guard) deletes itself once that and every chunk have ended.
    */
   async alarm() {
-    this.#alarmSet = false;
     const now = clock.now();
     let next = Infinity;
     for (const [key, chunk] of this.ctx.storage.kv.list({ prefix: CHUNK })) {
@@ -15364,79 +15624,17 @@ var RiskObject = class extends DurableObject {
     }
     if (next !== Infinity) await this.#armAlarm(Math.max(next, now + this.sweepGapMs));
   }
-  /** One alarm at a time, set once and moved on by alarm() itself: a count writes no alarm when one is pending. */
+  /**
+   * One alarm at a time, moved on by alarm() itself: a count writes no alarm
+   * when one is pending. Asked of the storage every time (the runtime keeps
+   * it in memory: no row read), not remembered by the incarnation, which a
+   * storage restored or deleted under it would leave believing in an alarm
+   * that is gone, and its chunks would never end.
+   */
   async #armAlarm(at) {
-    if (this.#alarmSet) return;
     if (await this.ctx.storage.getAlarm() === null) await this.ctx.storage.setAlarm(at);
-    this.#alarmSet = true;
-  }
-  /** The previous release's value (its `admit` and `release` below), read and written in a subject's own object. */
-  #read() {
-    return this.ctx.storage.kv.get(RISK_LOG) ?? {};
-  }
-  #write(log2) {
-    if (endsIn(log2).length === 0) this.ctx.storage.kv.delete(RISK_LOG);
-    else this.ctx.storage.kv.put(RISK_LOG, log2);
-  }
-  // --- the previous release's calls -------------------------------------------------------------
-  // During a gradual deploy the previous release's Worker calls objects that already run this code
-  // (a Durable Object runs one version, whichever Worker calls it). Its `admit` and `release` are
-  // answered as that release answered them, in its own keys of the subject's own object, which a
-  // shard reads the first time it meets the subject (`previousLog`). To be removed by the first
-  // release after the one that no longer calls them.
-  /** The previous release's check-and-count: its counters (a list of ends per rule, or for a distinct count a map). */
-  async admit(counters) {
-    const now = clock.now();
-    const log2 = prune(this.#read(), now);
-    const fresh = [];
-    for (const counter of counters) {
-      const uses = log2[counter.rule];
-      if (counter.distinct !== void 0 && uses !== void 0 && !Array.isArray(uses) && Object.hasOwn(uses, counter.distinct)) continue;
-      const ends = endsOf(uses);
-      const first = ends.length > 0 ? Math.min(...ends) : null;
-      if (ends.length >= counter.limit) return { ok: false, rule: counter.rule, retryAfterMs: Math.max(0, (first ?? now) - now) };
-      fresh.push(counter);
-    }
-    const written = [];
-    for (const counter of fresh) {
-      const until = now + counter.windowMs;
-      if (counter.distinct === void 0) {
-        const before = log2[counter.rule];
-        log2[counter.rule] = [...Array.isArray(before) ? before : [], until].sort((a, b) => a - b);
-        written.push([counter.rule, until]);
-      } else {
-        const before = log2[counter.rule];
-        log2[counter.rule] = { ...before === void 0 || Array.isArray(before) ? {} : before, [counter.distinct]: until };
-        written.push([counter.rule, until, counter.distinct]);
-      }
-    }
-    if (written.length === 0) return { ok: true, written };
-    this.#write(log2);
-    await this.#armAlarm(now + Math.max(...fresh.map((c) => c.windowMs)));
-    return { ok: true, written };
-  }
-  /** The previous release's takeback of what `admit` counted. */
-  async release(written) {
-    const log2 = prune(this.#read(), clock.now());
-    let changed = false;
-    for (const [rule, until, ref] of written) {
-      const uses = log2[rule];
-      if (uses === void 0) continue;
-      if (ref === void 0) {
-        const at = Array.isArray(uses) ? uses.indexOf(until) : -1;
-        if (at >= 0) {
-          uses.splice(at, 1);
-          changed = true;
-        }
-      } else if (!Array.isArray(uses) && Object.hasOwn(uses, ref)) {
-        delete uses[ref];
-        changed = true;
-      }
-    }
-    if (changed) this.#write(prune(log2, clock.now()));
   }
 };
-var endsOf = /* @__PURE__ */ __name((uses) => uses === void 0 ? [] : Array.isArray(uses) ? uses : Object.values(uses), "endsOf");
 
 // src/risk/check.ts
 var REFUSALS = {
@@ -16577,6 +16775,13 @@ var PRUNERS = {
       counts: "tid_fences_deleted",
       queries: 2,
       batch: /* @__PURE__ */ __name((db, p, limit, now) => deleteFences(db, p.tidRetentionMs, limit, now), "batch")
+    },
+    // The ring of slots: the one the next period writes to is emptied whole, once a period (a probe of one row otherwise).
+    {
+      name: "tid_slot_emptied",
+      counts: "tids_deleted",
+      queries: EMPTY_TID_SLOT_QUERIES,
+      batch: /* @__PURE__ */ __name((db, p, _limit, now) => emptyTidSlot(db, p.tidRetentionMs, now), "batch")
     }
   ],
   event_log: [
@@ -16604,7 +16809,9 @@ var PRUNERS = {
       counts: "events_undelivered_pruned",
       queries: 1,
       batch: /* @__PURE__ */ __name((db, p, limit, now) => pruneWatched(db, "pending", p.undeliveredEventsMs, limit, now), "batch")
-    }
+    },
+    // The ring's slots (src/d1/ring.ts): the one the next period writes to, emptied whole once it holds a row.
+    { name: "event_slots_emptied", counts: "event_slots_emptied", queries: 2, batch: emptySlot }
   ],
   event_attempts: [
     {
@@ -16623,6 +16830,11 @@ var PRUNERS = {
     }
   ]
 };
+async function emptySlot(db, policy, _limit, now) {
+  const copied = await emptyEventSlot(db, policy.deliveredEventsMs, policy.undeliveredEventsMs, now);
+  return { removed: copied === null ? 0 : 1, more: false };
+}
+__name(emptySlot, "emptySlot");
 var pruned = /* @__PURE__ */ __name(() => {
   const stores = storesEndedBy("cron");
   return implementations(stores, PRUNERS).map((steps, i) => ({ store: stores[i], steps }));
@@ -16631,7 +16843,7 @@ var livesIn = /* @__PURE__ */ __name((store2, binding) => store2.place.kind === 
 var queriesPerRound = /* @__PURE__ */ __name((binding) => pruned().filter(({ store: store2 }) => livesIn(store2, binding)).reduce((sum, { steps }) => sum + steps.reduce((n, step) => n + step.queries, 0), 0), "queriesPerRound");
 var RETENTION_QUERIES_PER_ROUND = queriesPerRound("");
 var FIRST_DATABASE_QUERIES_PER_ROUND = queriesPerRound("DB") - RETENTION_QUERIES_PER_ROUND;
-var SWEEP_QUERIES_PER_DATABASE = 4;
+var SWEEP_QUERIES_PER_DATABASE = 2 + 3 * EVENT_TABLES.length;
 var cronQueriesPerDatabase = /* @__PURE__ */ __name((policy) => RETENTION_QUERIES_PER_ROUND * policy.rounds + SWEEP_QUERIES_PER_DATABASE, "cronQueriesPerDatabase");
 function cronShards(env, now, policy = retentionPolicy(env)) {
   const perRun = databasesPerRun(cronQueriesPerDatabase(policy), QUERY_BUDGET - FIRST_DATABASE_QUERIES_PER_ROUND * policy.rounds);
@@ -16680,6 +16892,7 @@ async function runRetention(env, now, policy = retentionPolicy(env), databases2)
       events_delivered_pruned: 0,
       events_undelivered_pruned: 0,
       event_attempts_pruned: 0,
+      event_slots_emptied: 0,
       erasures_deleted: 0
     };
     for (const { store: store2, steps } of stores) {
@@ -16696,6 +16909,7 @@ async function runRetention(env, now, policy = retentionPolicy(env), databases2)
     events_delivered_pruned: sum("events_delivered_pruned"),
     events_undelivered_pruned: sum("events_undelivered_pruned"),
     event_attempts_pruned: sum("event_attempts_pruned"),
+    event_slots_emptied: sum("event_slots_emptied"),
     erasures_deleted: sum("erasures_deleted"),
     backlog,
     tid_shards: Object.fromEntries(perShard.map(({ binding, counts }) => [binding, { deleted: counts.tids_deleted }]))
@@ -17381,12 +17595,13 @@ var Settlement = class {
    * backoff. A refusal for good of the gateway's own cancel closes the
    * record at the edge. Null when no cancel is owed.
    */
-  async gatewayCancel(upstream, requestId2, lost) {
+  async gatewayCancel(upstream, requestId2, lost, ended) {
     const { store: store2, reconciler, expiry, writeAhead, ledger } = this.#parts;
     const rec = store2.current;
     if (rec.pending_op) return null;
-    const owed = this.#owed(lost);
-    if (!owed) return null;
+    const found = this.#owed(lost);
+    if (!found) return null;
+    const owed = { ...found, ended };
     const decision = owed.ends === "cancel" ? reconciler.decide("cancel", owed.caller, true, { phase: upstreamPhase(rec.state), expiring: owed.expiring ?? void 0 }) : null;
     if (decision?.do !== "call") {
       return store2.change(() => {
@@ -17399,9 +17614,8 @@ var Settlement = class {
         return this.#audited(owed, requestId2, { outcome: "refused", code: outcome });
       });
     }
-    if (owed.expiring) store2.change(() => expiry.mark(owed.expiring));
     const note2 = { op: CANCEL.operation, actor: owed.actor, requestId: requestId2, withOtp: false };
-    await writeAhead.note(note2);
+    await writeAhead.note(note2, owed.expiring ? () => expiry.mark(owed.expiring) : void 0);
     const result = await CANCEL.call(upstream, store2.current, owed.words, void 0);
     if (!result.ok && result.outcome === "unknown") {
       return store2.change(() => this.#audited(owed, requestId2, { outcome: "unknown", failure: result.failure }));
@@ -17478,6 +17692,7 @@ var Settlement = class {
         outcome: cancelled.code
       });
     }
+    if (cancelled.outcome !== "retry") owed.ended?.();
     return { outcome: cancelled.outcome, ...cancelled.failure ? { failure: cancelled.failure } : {} };
   }
 };
@@ -17568,12 +17783,16 @@ var Moves = class {
     const unknown = !result.ok && result.outcome === "unknown";
     if (unknown) metric(this.#env, "unknown_outcome", { operation: `${store2.current.kind}/${operation2}` });
     const entry = { op: operation2, actor: ownerOf(op.caller), request_id: op.requestId };
-    const settled = this.#settlement.settle(called, sent !== void 0, op.requestId, entry);
-    const exhausted = sent !== void 0 && reconciler.phase() === "exhausted";
+    const exhausted = /* @__PURE__ */ __name(() => sent !== void 0 && reconciler.phase() === "exhausted", "exhausted");
+    const answered = store2.change(() => {
+      const settled = this.#settlement.settle(called, sent !== void 0, op.requestId, entry);
+      if (unknown || exhausted()) return null;
+      return answers.keep(operation2, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
+    });
+    if (answered) return answered;
     if (unknown) return { ok: false, error: result.failure };
-    if (exhausted) await this.#settlement.gatewayCancel(upstream, op.requestId, null);
-    if (exhausted) return answers.keep(operation2, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
-    return answers.keep(operation2, op, settled.ok ? settled : { ok: false, error: this.#settlement.explained(settled.error, settled.verdict) });
+    await this.#settlement.gatewayCancel(upstream, op.requestId, null);
+    return answers.keep(operation2, op, { ok: false, error: reconciler.exhausted(op.caller.kind) });
   }
   /**
    * Asks the upstream how the record stands (the reconciler's look), then
@@ -17582,12 +17801,12 @@ var Moves = class {
    * rule 2's exhaustion cancel, or rule 12's expiry. A cancel the upstream
    * was too busy for fails the look: nothing was decided.
    */
-  async reconcile(upstream, requestId2) {
+  async reconcile(upstream, requestId2, ended) {
     const { store: store2, reconciler } = this.#parts;
     const attempts = store2.current.reconcile_attempts;
     const looked = await reconciler.look(upstream, requestId2);
     if (!looked.ok) return looked;
-    const cancelled = await this.#settlement.gatewayCancel(upstream, requestId2, looked.value);
+    const cancelled = await this.#settlement.gatewayCancel(upstream, requestId2, looked.value, ended);
     reconciler.countAttempt(attempts, cancelled?.outcome === "retry");
     return cancelled?.outcome === "retry" && cancelled.failure ? { ok: false, error: cancelled.failure } : { ok: true, value: void 0 };
   }
@@ -17621,14 +17840,21 @@ var Moves = class {
   async reconcileAlone(requestId2 = `alarm-${crypto.randomUUID()}`) {
     const { store: store2 } = this.#parts;
     const rec = store2.current;
+    const changed = /* @__PURE__ */ __name(() => {
+      const after = store2.current;
+      return after.state !== rec.state || after.pending_op !== rec.pending_op || after.suspect_since !== rec.suspect_since || after.fiscal !== rec.fiscal;
+    }, "changed");
+    const entry = /* @__PURE__ */ __name((outcome) => store2.trail.add({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId2, outcome }), "entry");
+    let audited = false;
+    const ended = /* @__PURE__ */ __name(() => {
+      if (!changed()) return;
+      entry("ok");
+      audited = true;
+    }, "ended");
     this.#busy = "reconcile";
     try {
-      const looked = await this.reconcile(new UpstreamClient(this.#env, requestId2), requestId2);
-      const after = store2.current;
-      const changed = after.state !== rec.state || after.pending_op !== rec.pending_op || after.suspect_since !== rec.suspect_since || after.fiscal !== rec.fiscal;
-      if (!looked.ok || changed) {
-        store2.trail.add({ at: clock.now(), op: "reconcile", actor: "gateway", request_id: requestId2, outcome: looked.ok ? "ok" : looked.error.code });
-      }
+      const looked = await this.reconcile(new UpstreamClient(this.#env, requestId2), requestId2, ended);
+      if (!audited && (!looked.ok || changed())) entry(looked.ok ? "ok" : looked.error.code);
       return looked;
     } finally {
       this.#busy = null;
@@ -17714,25 +17940,42 @@ var Alarm = class {
     __name(this, "Alarm");
   }
   #storage;
-  /** The alarm this incarnation set (null: none; undefined: not known since it started). */
+  /** The alarm this incarnation set (null: none; undefined: not set since it started). */
   #at = void 0;
+  /** The alarm storage held when this incarnation started, by the deployment's time (undefined: not read, or no longer true). */
+  #found = void 0;
   constructor(storage) {
     this.#storage = storage;
+  }
+  /** What storage holds as this incarnation starts (read before its first call). */
+  found(at) {
+    if (this.#at === void 0) this.#found = at;
   }
   /** The alarm has fired, or storage was deleted with it: none is set until the next set(). */
   fired() {
     this.#at = null;
+    this.#found = void 0;
   }
   /** The record's own time moved (the sandbox's test clock): the alarm set is set again, where its time now falls. */
   moved() {
     this.#at = void 0;
+    this.#found = void 0;
+  }
+  /** The alarm as this incarnation knows it, in the record's own time (undefined: not known). */
+  #known() {
+    if (this.#at !== void 0) return this.#at;
+    return typeof this.#found === "number" ? this.#found + clock.recordOffset() : this.#found;
   }
   /** An alarm is known to be set between now and `latest`. */
   setWithin(now, latest) {
-    return typeof this.#at === "number" && this.#at >= now && this.#at <= latest;
+    const at = this.#known();
+    return typeof at === "number" && at >= now && at <= latest;
   }
   set(at) {
-    if (at === this.#at) return;
+    if (at === this.#known()) {
+      this.#at = at;
+      return;
+    }
     if (at === null) {
       if (this.#at === void 0) return;
       this.#storage.deleteAlarm();
@@ -17861,11 +18104,14 @@ var Completion = class _Completion {
   #store;
   #slice;
   #env;
+  /** How long the create's claim holds its tid (src/tids/tid-index.ts leaseMs). */
+  #leaseMs;
   #failedAt = 0;
-  constructor(store2, env) {
+  constructor(store2, env, upstreamTimeoutMs) {
     this.#store = store2;
     this.#slice = store2.slice("completion", ["owed_completion"]);
     this.#env = env;
+    this.#leaseMs = leaseMs(upstreamTimeoutMs);
   }
   /** A takeover's init (the same record, adopted) owes its own claim's completion. */
   owe(owed) {
@@ -17878,11 +18124,23 @@ var Completion = class _Completion {
   owed(rec) {
     return rec.owed_completion ? JSON.parse(rec.owed_completion) : null;
   }
-  /** When the alarm should complete what is owed; null when nothing is. */
+  /**
+   * When the alarm should complete what is owed, and the latest an alarm
+   * already set may be and still do; null when nothing is. The check backs
+   * up the request's own completion (a backstop, not a deadline), so an
+   * alarm up to a claim's lease after the answer does: until about then the
+   * row is a pending claim an identical retry and check-tid wait for
+   * (tid_in_progress); past the lease, counted from the claim just before
+   * the answer, the retry takes the claim over and adopts the record, as
+   * for any create that never finished. At production's pace the trail's
+   * export needs the alarm by then anyway, so the check costs no alarm of
+   * its own. A retry after D1 refused is due at its time.
+   */
   dueAt(rec) {
     const owed = this.owed(rec);
     if (!owed) return null;
-    return this.#failedAt ? this.#failedAt + RETRY_MS : owed.answeredAt + COMPLETION_CHECK_MS;
+    if (this.#failedAt) return { at: this.#failedAt + RETRY_MS, latest: this.#failedAt + RETRY_MS };
+    return { at: owed.answeredAt + COMPLETION_CHECK_MS, latest: owed.answeredAt + this.#leaseMs };
   }
   /** Completes the owed row (if the request has not) and forgets it. Never throws: a failure waits for the next alarm. */
   async settle(rec, now) {
@@ -17891,7 +18149,7 @@ var Completion = class _Completion {
     try {
       const db = this.#env[owed.binding];
       if (!db) throw new Error(`no D1 binding ${owed.binding}`);
-      const done = await completeTid(db, owed, owed.receiptId, owed.answeredAt);
+      const done = await completeTid(db, owed, owed.receiptId, owed.answeredAt, retentionPolicy(this.#env).tidRetentionMs);
       if (done) log("info", "tid_completed_by_record", { id: owed.receiptId, binding: owed.binding });
       this.#failedAt = 0;
       if (this.#store.current?.owed_completion === rec.owed_completion) this.#slice.later({ owed_completion: null });
@@ -18078,11 +18336,24 @@ function bodyEncoder(texts) {
     }
     return places;
   }, "placesOf");
+  const grams = gramFilter(texts);
   return (body) => {
     const parts2 = [];
     let literal2 = 0;
     let i = 0;
+    let hash = body.length >= GRAM ? gramHash(body, 0) : 0;
+    let hashAt = 0;
     while (i + GRAM <= body.length) {
+      if (hashAt !== i) {
+        hash = gramHash(body, i);
+        hashAt = i;
+      }
+      if (!grams.mayHold(hash)) {
+        if (i + GRAM < body.length) hash = rollHash(hash, body.charCodeAt(i), body.charCodeAt(i + GRAM));
+        i++;
+        hashAt = i;
+        continue;
+      }
       let best = null;
       for (const [n2, at2] of placesOf(body.slice(i, i + GRAM))) {
         const length2 = agreeing(body, i, texts[n2], at2);
@@ -18103,6 +18374,44 @@ function bodyEncoder(texts) {
   };
 }
 __name(bodyEncoder, "bodyEncoder");
+var BASE = 16777619;
+var BASE_TOP = (() => {
+  let power = 1;
+  for (let k = 1; k < GRAM; k++) power = Math.imul(power, BASE);
+  return power;
+})();
+function gramHash(text2, at) {
+  let hash = 0;
+  for (let k = at; k < at + GRAM; k++) hash = Math.imul(hash, BASE) + text2.charCodeAt(k) | 0;
+  return hash;
+}
+__name(gramHash, "gramHash");
+function rollHash(hash, leaving, entering) {
+  return Math.imul(hash - Math.imul(leaving, BASE_TOP) | 0, BASE) + entering | 0;
+}
+__name(rollHash, "rollHash");
+var FILTER_BITS = 1 << 16;
+function gramFilter(texts) {
+  const bits = new Uint32Array(FILTER_BITS / 32);
+  const slot = /* @__PURE__ */ __name((hash) => Math.imul(hash, 2654435761) >>> 16 & FILTER_BITS - 1, "slot");
+  for (const text2 of texts) {
+    if (text2 === null || text2.length < GRAM) continue;
+    let hash = gramHash(text2, 0);
+    for (let at = 0; ; at++) {
+      const s = slot(hash);
+      bits[s >>> 5] = (bits[s >>> 5] ?? 0) | 1 << (s & 31);
+      if (at + GRAM >= text2.length) break;
+      hash = rollHash(hash, text2.charCodeAt(at), text2.charCodeAt(at + GRAM));
+    }
+  }
+  return {
+    mayHold(hash) {
+      const s = slot(hash);
+      return ((bits[s >>> 5] ?? 0) & 1 << (s & 31)) !== 0;
+    }
+  };
+}
+__name(gramFilter, "gramFilter");
 function agreeing(body, i, text2, j) {
   let n = 0;
   while (i + n < body.length && j + n < text2.length && body[i + n] === text2[j + n]) n++;
@@ -18198,7 +18507,7 @@ var OutboxRows = class {
 
 // src/record/schema.ts
 var CURRENT_SCHEMA_VERSION = 8;
-var OLDEST_READER_VERSION = 4;
+var OLDEST_READER_VERSION = 8;
 var NewerSchemaError = class extends Error {
   static {
     __name(this, "NewerSchemaError");
@@ -18332,13 +18641,13 @@ var MIGRATIONS = {
    */
   7: ["ALTER TABLE record ADD COLUMN written_at INTEGER NOT NULL DEFAULT 0"],
   /**
-   * 8: rule 11's keys in the record's row (`keys`, src/record/keys.ts), the
-   * first step of an incompatible change: this code reads keys there as well
-   * as in the `idempotency` table and still writes the table only, which the
-   * release before reads. The release after this one writes the row alone
-   * (no table: a keyed pay's five rows and two pages go) and stamps 8, once
-   * this one is the release it rolls back to. An expansion meanwhile: NULL,
-   * which every release before leaves alone.
+   * 8: rule 11's keys in the record's row (`keys`, src/record/keys.ts),
+   * instead of an `idempotency` table of the record's own (a keyed pay's five
+   * rows and two pages). An incompatible change in two releases: the first
+   * (030096c) read both places and wrote the table; this code writes the row
+   * alone and stamps 8, which that release reads and schema 4's refuses.
+   * A table a release before made stays, read and erased, for its record's
+   * life.
    */
   8: ["ALTER TABLE record ADD COLUMN keys TEXT"]
 };
@@ -18361,11 +18670,6 @@ var SCHEMA_CURRENT = `
     audit TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
     written_at INTEGER NOT NULL DEFAULT 0, schema_version INTEGER NOT NULL DEFAULT ${OLDEST_READER_VERSION},
     events TEXT NOT NULL DEFAULT '[]', events_logged INTEGER NOT NULL DEFAULT 0, keys TEXT);`;
-var KEYS_TABLE = `
-  CREATE TABLE IF NOT EXISTS idempotency (
-    caller TEXT NOT NULL, operation TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, request_id TEXT NOT NULL,
-    status INTEGER, answer TEXT, headers TEXT, created_at INTEGER NOT NULL,
-    PRIMARY KEY (caller, operation, key)) WITHOUT ROWID;`;
 function storedVersion(sql2) {
   const column = sql2.exec("PRAGMA table_info(record)").toArray().find((c) => c.name === "schema_version");
   if (!column) return 0;
@@ -19005,6 +19309,7 @@ var Expiry = class {
 
 // src/record/keys.ts
 var KEYS_COLUMNS = ["keys"];
+var sameKey = /* @__PURE__ */ __name((caller, operation2, key) => ([c, o, k]) => c === caller && o === operation2 && k === key, "sameKey");
 var Keys = class {
   static {
     __name(this, "Keys");
@@ -19017,32 +19322,37 @@ var Keys = class {
     this.#store = store2;
     this.#row = store2.slice("keys", KEYS_COLUMNS);
   }
-  /** The keys the row holds (none when the column is empty, or absent: a record no release after this one wrote). */
+  /** The keys the row holds (none when the column is empty: a record no key was used on, or keyed only by a release before). */
   #entries() {
     const text2 = this.#store.current?.keys;
     return text2 ? JSON.parse(text2) : [];
   }
   /** The row's entry for this caller's key for this operation, as the table's row would read. */
   #inRow(caller, operation2, key) {
-    const entry = this.#entries().find(([c, o, k]) => c === caller && o === operation2 && k === key);
+    const entry = this.#entries().find(sameKey(caller, operation2, key));
     if (!entry) return void 0;
     const [, , , fingerprint2, request_id, status, answer, headers] = entry;
     return { fingerprint: fingerprint2, request_id, status, answer, headers };
   }
+  /** Whether a release before this one made the record's `idempotency` table (this code makes none). */
+  #hasTable() {
+    return this.#storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idempotency'").toArray().length > 0;
+  }
   /**
-   * Made by the first key the record meets (src/record/schema.ts KEYS_TABLE):
-   * a record nobody repeats has no such page. Asked by lookup(), which every
-   * keyed request makes before it opens, answers or forgets its key (no write
-   * once the table exists), so a record deleted and rebuilt in one
-   * incarnation gets it again.
+   * The row's keys with this one put in place of the caller's entry for it:
+   * written now (inside a change, with its one UPDATE), or with the row's
+   * next write (an opened key: the note's, before its call leaves).
    */
-  #table() {
-    this.#storage.sql.exec(KEYS_TABLE);
+  #put(entry, now) {
+    const same = sameKey(entry[0], entry[1], entry[2]);
+    const others = this.#entries().filter((other) => !same(other));
+    const keys = JSON.stringify([...others, entry]);
+    if (now) this.#row.update({ keys });
+    else this.#row.later({ keys });
   }
   /** What this caller's key says of a request that brings it, for this operation. */
   lookup(caller, operation2, request) {
-    this.#table();
-    const inTable = this.#storage.sql.exec(
+    const inTable = !this.#hasTable() ? void 0 : this.#storage.sql.exec(
       "SELECT fingerprint, request_id, status, answer, headers FROM idempotency WHERE caller = ? AND operation = ? AND key = ?",
       caller,
       operation2,
@@ -19060,31 +19370,24 @@ var Keys = class {
   }
   /** The first request with this key is about to call the upstream: its key is kept, with no answer yet (in the note's commit). */
   open(caller, operation2, request, requestId2) {
-    this.#storage.sql.exec(
-      "INSERT INTO idempotency (caller, operation, key, fingerprint, request_id, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-      caller,
-      operation2,
-      request.key,
-      request.fingerprints[0],
-      requestId2,
-      clock.now()
-    );
+    this.#put([caller, operation2, request.key, request.fingerprints[0], requestId2, null, null, null, clock.now()], false);
   }
   /** The answer the key's request got, kept (in the outcome's commit). */
   answer(caller, operation2, request, requestId2, answer) {
-    this.#storage.sql.exec(
-      `INSERT INTO idempotency (caller, operation, key, fingerprint, request_id, status, answer, headers, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (caller, operation, key) DO UPDATE SET status = excluded.status, answer = excluded.answer, headers = excluded.headers`,
+    const headers = Object.keys(answer.headers).length ? JSON.stringify(answer.headers) : null;
+    const opened = this.#entries().find(sameKey(caller, operation2, request.key));
+    const entry = [
       caller,
       operation2,
       request.key,
       request.fingerprints[0],
-      requestId2,
+      opened?.[4] ?? requestId2,
       answer.status,
       answer.body,
-      Object.keys(answer.headers).length ? JSON.stringify(answer.headers) : null,
-      clock.now()
-    );
+      headers,
+      opened?.[8] ?? clock.now()
+    ];
+    this.#put(entry, true);
   }
   /**
    * Rule 10's erasure: every answer kept so far, in the table and in the
@@ -19099,8 +19402,7 @@ var Keys = class {
       return answer === null ? entry : [caller, operation2, key, fingerprint2, requestId2, status, erasePersonalJson(answer), headers, createdAt];
     });
     if (inRow.some((entry, i) => entry[6] !== entries[i][6])) this.#row.update({ keys: JSON.stringify(inRow) });
-    const made = this.#storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idempotency'").toArray().length > 0;
-    if (!made) return;
+    if (!this.#hasTable()) return;
     const kept = this.#storage.sql.exec(
       "SELECT caller, operation, key, answer FROM idempotency WHERE answer IS NOT NULL"
     ).toArray();
@@ -19118,7 +19420,10 @@ var Keys = class {
   }
   /** The request did nothing the key should remember (the upstream was busy and did nothing): a retry with it goes through. */
   forget(caller, operation2, request) {
-    this.#storage.sql.exec("DELETE FROM idempotency WHERE caller = ? AND operation = ? AND key = ?", caller, operation2, request.key);
+    const entries = this.#entries();
+    const same = sameKey(caller, operation2, request.key);
+    const kept = entries.filter((entry) => !same(entry));
+    if (kept.length < entries.length) this.#row.update({ keys: kept.length ? JSON.stringify(kept) : null });
   }
 };
 
@@ -19259,9 +19564,8 @@ __name(eventPayload, "eventPayload");
 // src/record/outbox.ts
 var DRAIN_BATCH = 50;
 var DRAIN_FALLBACK_MS = 1e4;
+var DRAIN_FALLBACK_LATEST_MS = 3 * DRAIN_FALLBACK_MS;
 var MARK_WAIT_MS = 6e4;
-var UNKNOWN_TO_THE_RELEASE_BEFORE = /* @__PURE__ */ new Set(["receipt.fiscalized", "receipt.refund_fiscalized"]);
-var typeOf = /* @__PURE__ */ __name((body) => /^\{"id":"[^"]*","type":"([^"]+)"/.exec(body)?.[1], "typeOf");
 var Outbox = class {
   static {
     __name(this, "Outbox");
@@ -19306,11 +19610,13 @@ var Outbox = class {
   /**
    * When the alarm should come back for owed events, or null; and the latest
    * an alarm already set may be and still do (the fallback is a backstop, not
-   * a deadline: one set up to twice as far saves a write).
+   * a deadline: DRAIN_FALLBACK_LATEST_MS; after a failed drain, up to twice
+   * its backoff saves a write).
    */
   dueAt(now) {
     if (!this.#store.outbox.hasUnsent()) return null;
-    const wait = this.#failures === 0 ? DRAIN_FALLBACK_MS : backoffMs(this.#failures);
+    if (this.#failures === 0) return { at: now + DRAIN_FALLBACK_MS, latest: now + DRAIN_FALLBACK_LATEST_MS };
+    const wait = backoffMs(this.#failures);
     return { at: now + wait, latest: now + 2 * wait };
   }
   /** Logs and queues the unsent events; marks them logged only once both succeeded. Never throws. */
@@ -19325,7 +19631,6 @@ var Outbox = class {
         batch.map((entry) => ({ id: entry.event_id, payload: entry.body }))
       );
       this.#store.outbox.markSent(batch.map((entry) => entry.seq));
-      if (batch.some((entry) => UNKNOWN_TO_THE_RELEASE_BEFORE.has(typeOf(entry.body) ?? ""))) this.#store.writeDeferred();
       this.#failures = 0;
     } catch (err) {
       this.#failures++;
@@ -19406,11 +19711,15 @@ var Recorder = class {
 };
 
 // src/record/write-ahead.ts
+var RECONCILE_WITHIN_MS = 6e4;
+var ALARM_DELAY_MS = 5e3;
+var noteLookBy = /* @__PURE__ */ __name((now, upstreamTimeoutMs) => Math.max(now + upstreamTimeoutMs + 1e3, now + RECONCILE_WITHIN_MS - upstreamTimeoutMs - ALARM_DELAY_MS), "noteLookBy");
 var WRITE_AHEAD_COLUMNS = ["pending_op", "pending_otp", "pending_since", "pending_request_id", "pending_actor"];
 var WriteAhead = class {
   static {
     __name(this, "WriteAhead");
   }
+  #store;
   #note;
   #storage;
   #alarm;
@@ -19418,6 +19727,7 @@ var WriteAhead = class {
   /** When this incarnation's last note was written: a note of its own whose call has returned is no call in flight. */
   #notedAt = null;
   constructor(store2, storage, alarm, upstreamTimeoutMs) {
+    this.#store = store2;
     this.#note = store2.slice("write-ahead", WRITE_AHEAD_COLUMNS);
     this.#storage = storage;
     this.#alarm = alarm;
@@ -19428,21 +19738,36 @@ var WriteAhead = class {
    * before the request leaves (sync(); the output gate would hold the
    * request anyway), so a crash mid-call is reconciled with no caller. It
    * names who asked (`actor`, as the audit trail does): a lost call that the
-   * gateway completes is decided again for that caller.
+   * gateway completes is decided again for that caller. `decided`: what
+   * the caller decided before the call (rule 12's expiry), stored in the
+   * note's one UPDATE (a row written, not two), so neither is durable
+   * without the other.
    */
-  async note(note2) {
+  async note(note2, decided) {
     const now = clock.now();
     this.#notedAt = now;
-    this.#note.update({
-      pending_op: note2.op,
-      pending_otp: note2.withOtp ? 1 : 0,
-      pending_since: now,
-      pending_request_id: note2.requestId,
-      pending_actor: note2.actor
+    this.#store.change(() => {
+      decided?.();
+      this.#note.update({
+        pending_op: note2.op,
+        pending_otp: note2.withOtp ? 1 : 0,
+        pending_since: now,
+        pending_request_id: note2.requestId,
+        pending_actor: note2.actor
+      });
     });
-    const deadline = this.deadline(now);
-    if (!this.#alarm.setWithin(now, deadline)) this.#alarm.set(deadline);
+    if (!this.#alarm.setWithin(now, this.lookBy(now))) this.#alarm.set(this.deadline(now));
     await this.#storage.sync();
+  }
+  /**
+   * The latest an alarm may be due and still reconcile a call noted at `now`
+   * within rule 8's minute of a fault (a crash right after the note is the
+   * earliest fault): the minute less the look's own read (up to
+   * UPSTREAM_TIMEOUT_MS) and the alarm's own delay (ALARM_DELAY_MS), so
+   * 45 s at production's 10 s timeout; never before the call's deadline.
+   */
+  lookBy(now) {
+    return noteLookBy(now, this.#upstreamTimeoutMs);
   }
   /** When a call that leaves at `now` must have ended, answered or not. */
   deadline(now) {
@@ -19490,7 +19815,7 @@ function recordParts(storage, env) {
   const writeAhead = new WriteAhead(store2, storage, alarm, upstreamTimeoutMs);
   const reconciler = new Reconciler({ store: store2, ledger, recorder, writeAhead, lateReads, fiscal, upstreamTimeoutMs, holdEnabled, env });
   const end = new RecordEnd(store2, alarm, env, retentionPolicy(env).recordRetentionMs, fiscal);
-  const completion = new Completion(store2, env);
+  const completion = new Completion(store2, env, upstreamTimeoutMs);
   const keys = new Keys(storage, store2);
   const expiry = new Expiry(store2, outbox, ledger, windows);
   const audit2 = new AuditExport(store2, env);
@@ -19510,7 +19835,7 @@ async function shiftRecordTime({ store: store2, time: time2, alarm, wake, stored
   alarm.moved();
   return inRecordTime(offset, async () => {
     if (fire) await wake.fired();
-    else wake.arm(false, true);
+    else wake.arm({ drainNow: false, replace: true });
     const after = store2.current;
     if (!after || !stored()) return { now: clock.now(), state: null, ended: true, events: [] };
     const made = store2.outbox.eventIds().filter((id) => !before.has(id));
@@ -19619,7 +19944,7 @@ var Wake = class {
       log("error", "receipt_alarm_failed", { id: rec.id, kind: rec.kind, error: err instanceof Error ? err.message : String(err) });
     } finally {
       store2.writeDeferred();
-      this.arm(false, standing);
+      this.arm({ drainNow: false, replace: standing });
     }
   }
   /**
@@ -19629,27 +19954,31 @@ var Wake = class {
    * An alarm already due early enough is left alone. A drain's mark waits
    * for the row's next write only while an alarm due soon would write it.
    * `replace`: the alarm set is one that stood for a read now stored, not
-   * for anything due: it is set anew.
+   * for anything due: it is set anew. `late`: a new alarm is set as late as
+   * every window allows, not when the first is due (a create's: its drain
+   * and its tid completion are done at once, the alarm only backs them up,
+   * so it comes when the trail's export is due, and the authorize and the
+   * pay that follow within it, 15 s and 25 s at the model's pace, ride it
+   * rather than setting one of their own, src/record/write-ahead.ts).
    */
-  arm(drainNow = true, replace = false) {
+  arm({ drainNow = true, replace = false, late = false } = {}) {
     const { store: store2, alarm, completion, end, reconciler, outbox, expiry, fiscal, audit: audit2 } = this.#parts;
     const rec = store2.current;
     if (!rec) return;
     const now = clock.now();
     const reconcileAt = earliest(earliest(reconciler.nextAt(rec, now), expiry.dueAt(rec, reconciler.phase(rec), now)), fiscal.dueAt(rec, now));
-    const drain2 = earliestDue(outbox.dueAt(now), audit2.dueAt(now));
+    const drain2 = earliestDue(earliestDue(outbox.dueAt(now), audit2.dueAt(now)), completion.dueAt(rec));
     const listing = fiscal.listingDueAt(now);
-    const completeAt = completion.dueAt(rec);
-    const deleteAt = completeAt === null ? end.deleteAt(rec) : null;
-    const due = Math.min(reconcileAt ?? Infinity, drain2?.at ?? Infinity, listing?.at ?? Infinity, deleteAt ?? Infinity, completeAt ?? Infinity);
-    const latest = Math.min(reconcileAt ?? Infinity, drain2?.latest ?? Infinity, listing?.latest ?? Infinity, completeAt ?? Infinity);
+    const deleteAt = completion.owed(rec) === null ? end.deleteAt(rec) : null;
+    const due = Math.min(reconcileAt ?? Infinity, drain2?.at ?? Infinity, listing?.at ?? Infinity, deleteAt ?? Infinity);
+    const latest = Math.min(reconcileAt ?? Infinity, drain2?.latest ?? Infinity, listing?.latest ?? Infinity);
     if (due === Infinity) alarm.set(null);
-    else if (replace || !alarm.setWithin(now, latest)) alarm.set(due);
+    else if (replace || !alarm.setWithin(now, latest)) alarm.set(late ? Math.min(latest, deleteAt ?? Infinity) : due);
     if (store2.owesWrite && !alarm.setWithin(now, now + MARK_WAIT_MS)) store2.writeDeferred();
     const exportNow = audit2.ready(now);
     if (drainNow && (outbox.ready || exportNow))
-      void Promise.all([outbox.ready ? outbox.drain() : null, exportNow ? audit2.export() : null]).then(() => this.arm(false));
-    if (drainNow && fiscal.ready) void fiscal.sync().then(() => this.arm(false));
+      void Promise.all([outbox.ready ? outbox.drain() : null, exportNow ? audit2.export() : null]).then(() => this.arm({ drainNow: false }));
+    if (drainNow && fiscal.ready) void fiscal.sync().then(() => this.arm({ drainNow: false }));
   }
 };
 var earliestDue = /* @__PURE__ */ __name((a, b) => a === null ? b : b === null ? a : { at: Math.min(a.at, b.at), latest: Math.min(a.latest, b.latest) }, "earliestDue");
@@ -19670,6 +19999,7 @@ var ReceiptObject = class extends DurableObject3 {
     this.#moves = new Moves(this.#parts, env);
     this.#wake = new Wake(this.#parts, this.#moves);
     this.#restore = new RecordRestore(ctx.storage, this.#parts, this.#moves);
+    void ctx.blockConcurrencyWhile(async () => this.#parts.alarm.found(await ctx.storage.getAlarm()));
   }
   // --- money moves (src/record/move.ts) ---------------------------------------------------------
   /** Sends (or resends) the OTP. */
@@ -19726,7 +20056,7 @@ var ReceiptObject = class extends DurableObject3 {
       outbox.emit(createdEvent(args.kind), null, args.requestId, now);
     });
     if (args.completion) completion.owe(args.completion);
-    this.#wake.arm();
+    this.#wake.arm({ late: true });
   }
   /** The answer this record's create gave, for an identical retry by its owner (src/operations/creation.ts checks the tid row and the replay window); null when none is kept. */
   async replay(owner) {
@@ -19970,9 +20300,12 @@ async function nextLines(env, run) {
     if (run.exhausted[binding]) return;
     const after = run.cursors[binding];
     const { results } = await db.prepare(
-      `SELECT id, record_id, type, change, amount, commission, merchant, tid, owner, state, fiscal_sign FROM events
+      // Every table of the log, a page of each, then the first page of them all.
+      `SELECT * FROM (${acrossLog(
+        (table2) => `SELECT id, record_id, type, change, amount, commission, merchant, tid, owner, state, fiscal_sign FROM ${table2}
          WHERE id ${after ? "> ?1" : ">= ?1"} AND id < ?2 AND (change IS NOT NULL OR type IN (${LINE_TYPE_CODES.join(", ")}))
          ORDER BY id LIMIT ?3`
+      )}) ORDER BY id LIMIT ?3`
     ).bind(after ?? start, end, PAGE).all();
     for (const row of results) fetched.push({ binding, row });
     if (results.length === PAGE && results[results.length - 1].id < boundary) boundary = results[results.length - 1].id;
