@@ -128,12 +128,11 @@ const onEveryTidTable = (db: D1Database, sql: (table: string) => string, ...valu
   TID_TABLES.map((table) => db.prepare(sql(table)).bind(...values));
 
 /**
- * The table a claim writes: tid_index. The ring's slots are read, changed and
- * emptied by this release, and written by the next one (docs/production.md,
- * "Expand, then contract"): a release that reads them must be running
- * everywhere before any row goes there.
+ * The table a claim writes: the slot of its time (src/d1/ring.ts), for the
+ * retention window. tid_index takes no new row: it keeps its walk until it
+ * is empty (docs/production.md, "Expand, then contract").
  */
-const claimTable = (_now: number, _windowMs: number): string => "tid_index";
+const claimTable = (now: number, windowMs: number): string => TID_SLOTS[slotAt(now, slotPeriodMs(windowMs))]!;
 
 const uuidOf = (h: string) => `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 /** The upstream tid as stored: NULL when it is the tid, else its 32 hex digits (bound through unhex). */

@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { tidShardIndex } from "../../src/d1/shards";
 import { forgetTid } from "../../src/tids/tid-cache";
-import type { TidRow } from "../../src/tids/tid-index";
+import { TID_TABLES, type TidRow } from "../../src/tids/tid-index";
 import { callSettled, expectStatus, newTid, receiptRequest, sandboxCalls } from "../helpers";
 
 const PARTNER = "partner:partner";
@@ -36,8 +36,10 @@ async function tidPlaced(places: number[]): Promise<string> {
 async function claimsOf(tid: string): Promise<string[]> {
   const found: string[] = [];
   for (const binding of ["DB", "DB_TID_1", "DB_TID_2"] as const) {
-    const row = await env[binding].prepare("SELECT * FROM tid_index WHERE owner = ?1 AND tid = ?2").bind(PARTNER, tid).first<TidRow>();
-    if (row && row.claim_token !== "moved") found.push(binding);
+    for (const table of TID_TABLES) {
+      const row = await env[binding].prepare(`SELECT * FROM ${table} WHERE owner = ?1 AND tid = ?2`).bind(PARTNER, tid).first<TidRow>();
+      if (row && row.claim_token !== "moved") found.push(binding);
+    }
   }
   return found;
 }

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { retentionPolicy } from "../../src/config/retention-policy";
 import { slotAt, slotPeriodMs, slotToEmpty } from "../../src/d1/ring";
 import { clock } from "../../src/shared/clock";
+import { forgetTid } from "../../src/tids/tid-cache";
 import {
   claimTid,
   completeTid,
@@ -75,6 +76,60 @@ function timeEmptying(victim: number): number {
 afterEach(() => vi.restoreAllMocks());
 
 describe("the tid index's ring of slots", () => {
+  it("a tid claimed in one slot is refused when repeated after the ring has moved on, and check-tid finds it", async () => {
+    // From a period that writes to the last slot, one create a period: five slots, none of them the one written at the end.
+    let start = (Math.floor(clock.now() / P) + 1) * P + 1000;
+    while (slotAt(start, P) !== TID_SLOTS.length - 1) start += P;
+    letTimeReach(start);
+    const created: { request: ReturnType<typeof receiptRequest>; id: string; slot: number }[] = [];
+    for (let i = 0; i < 5; i++) {
+      const request = receiptRequest();
+      const { id } = await expectStatus(call("receipt/create", request), 200);
+      created.push({ request, id, slot: slotAt(clock.now(), P) });
+      letTimePass(P);
+    }
+    for (const { request, id, slot } of created) {
+      // Another data center: nothing remembered there (src/tids/tid-cache.ts), the tid index answers.
+      await forgetTid(PARTNER, request.tid);
+      expect(await whereIs(PARTNER, request.tid), request.tid).toEqual([TID_SLOTS[slot]]);
+      expect(slot).not.toBe(slotAt(clock.now(), P));
+      await expectError(call("receipt/create", { ...request, amount: request.amount + 1 }), 409, "tid_conflict");
+      expect((await expectStatus(call("receipt/check-tid", { tid: request.tid }), 200)).id).toBe(id);
+    }
+    // Nothing but the first creates reached the upstream.
+    for (const { request } of created) expect(await createCalls(request.tid)).toHaveLength(1);
+  });
+
+  it("a claim racing the emptying of its slot never loses its row: written just before the batch, it is moved, and completed where it is", async () => {
+    const at = timeEmptying(2);
+    // A Worker whose clock is already in the next period claims in the slot the cron is about to empty.
+    const ahead = (Math.floor(at / P) + 1) * P + 10;
+    expect(slotAt(ahead, P)).toBe(2);
+    const request = receiptRequest();
+    const db = await tidDb(PARTNER, request.tid);
+    const claim = await claimTid(
+      db,
+      {
+        owner: PARTNER,
+        tid: request.tid,
+        upstreamTid: request.tid,
+        kind: "receipt",
+        fingerprint: await fingerprint(env.TID_SECRET, request),
+        leaseMs: 60_000,
+        windowMs: W,
+      },
+      ahead,
+    );
+    expect(claim.kind).toBe("claimed");
+    expect(await whereIs(PARTNER, request.tid)).toEqual([TID_SLOTS[2]]);
+
+    await cron(at);
+    expect(await whereIs(PARTNER, request.tid)).toEqual([TID_SLOTS[slotAt(at, P)]]);
+    const token = claim.kind === "claimed" ? claim.token : "";
+    expect(await completeTid(db, { owner: PARTNER, tid: request.tid, token }, "rcpt-raced", ahead + 1000)).toBe(true);
+    await expectError(call("receipt/create", { ...request, amount: request.amount + 1 }), 409, "tid_conflict");
+  });
+
   it("the emptying of a slot moves the rows still within their window (answered late, a fence, a pending claim): each still refuses its tid; a row past it goes", async () => {
     const at = timeEmptying(3);
     const victim = TID_SLOTS[3]!;
