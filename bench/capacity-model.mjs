@@ -447,7 +447,13 @@ function lifeOf(costs) {
   // something new: the run's cron runs over a few flows moved them up to three times a flow, production's once a
   // minute over all its payments. Priced per run (CURSOR_WALKS), not per payment.
   const cursors = costs.rows_written_per_flow_by_statement?.d1 ?? {};
-  life.d1_rows_written = Math.max(0, life.d1_rows_written - (cursors["UPDATE events_cursors"] ?? 0) - (cursors["UPDATE tid_walk"] ?? 0));
+  // A ring's slot made again after its drop (CREATE TABLE, CREATE INDEX: the schema's rows; src/d1/ring.ts) happens once
+  // a period a database (15 days at the default windows), whatever the payments: the run's short windows turned the
+  // ring many times over a few flows. Not a payment's.
+  const rebuilds = Object.entries(cursors)
+    .filter(([name]) => /^CREATE (TABLE|(UNIQUE )?INDEX) /.test(name))
+    .reduce((sum, [, n]) => sum + n, 0);
+  life.d1_rows_written = Math.max(0, life.d1_rows_written - (cursors["UPDATE events_cursors"] ?? 0) - (cursors["UPDATE tid_walk"] ?? 0) - rebuilds);
   return life;
 }
 

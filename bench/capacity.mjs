@@ -257,7 +257,9 @@ async function shapes() {
     if (tables.includes("tid_index")) {
       // Every D1 database of [env.dev] (DB and the tid index's shards, TID_INDEX_SHARDS) has the schema: gather them all.
       index ??= { tid_rows: [], event_rows: [] };
-      index.tid_rows.push(...db.prepare("SELECT * FROM tid_index WHERE status = 1").all());
+      // tid_index and its ring of slots (src/tids/tid-index.ts): new claims are in the slots.
+      for (const table of tables.filter((t) => TID_TABLE.test(t)))
+        index.tid_rows.push(...db.prepare(`SELECT * FROM ${table} WHERE status = 1`).all());
       for (const table of EVENT_TABLES) index.event_rows.push(...db.prepare(`SELECT * FROM ${table}`).all());
     } else if (tables.includes("record")) {
       // The event bodies live in their records' rows (the outbox: [event_id, ...parts], each body as parts of the row's
@@ -329,6 +331,12 @@ function likeTidRow(template, i, at) {
   };
 }
 
+/** The tid index's tables: tid_index and its ring of slots, tid_index_0 .. tid_index_7 (migrations/0009_tid_ring.sql). */
+const TID_TABLE = /^tid_index(_\d)?$/;
+
+/** The table a claim writes (src/tids/tid-index.ts): a slot of the ring, each of the same shape. */
+const CLAIM_TABLE = "tid_index_0";
+
 const TID_COLUMNS = ["owner", "tid", "upstream_tid", "kind", "status", "fingerprint", "claim_token", "receipt_id", "created_at", "updated_at"];
 
 function bytesPerRow(shape) {
@@ -350,7 +358,7 @@ function bytesPerRow(shape) {
     for (const who of ["partner", "user"]) {
       const templates = shape.tid_rows.filter((r) => r.owner.startsWith(who === "partner" ? "partner:" : "user:"));
       const db = freshDb(join(dir, `${who}.sqlite`));
-      const insert = db.prepare(`INSERT INTO tid_index (${TID_COLUMNS.join(", ")}) VALUES (${TID_COLUMNS.map(() => "?").join(", ")})`);
+      const insert = db.prepare(`INSERT INTO ${CLAIM_TABLE} (${TID_COLUMNS.join(", ")}) VALUES (${TID_COLUMNS.map(() => "?").join(", ")})`);
       const start = Date.now() - 30 * DAY_MS;
       db.exec("BEGIN");
       for (let i = 0; i < SAMPLE_ROWS; i++) {
@@ -359,7 +367,7 @@ function bytesPerRow(shape) {
       }
       db.exec("COMMIT");
       const names = db
-        .prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'tid_index'")
+        .prepare(`SELECT name FROM sqlite_master WHERE tbl_name = '${CLAIM_TABLE}'`)
         .all()
         .map((r) => r.name);
       // In pages as they stand after the creates (no VACUUM): random keys leave the key's pages part full, as in production.
@@ -406,11 +414,16 @@ function bytesPerRow(shape) {
  */
 function fill(file, count, now) {
   const db = new DatabaseSync(file);
-  const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tid_index' AND sql IS NOT NULL").all();
+  const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE 'tid_index%' AND sql IS NOT NULL").all();
   for (const { name } of indexes) db.exec(`DROP INDEX "${name}"`);
   db.exec("PRAGMA synchronous = OFF");
-  const insert = db.prepare(`INSERT INTO tid_index (${TID_COLUMNS.join(", ")}) VALUES (${TID_COLUMNS.map(() => "?").join(", ")})`);
   const span = RETENTION_DAYS * DAY_MS;
+  // Each row in the slot of its time, as the claims put them (src/d1/ring.ts: 8 slots, a period of the window / 6).
+  const period = Math.ceil(span / 6);
+  const inserts = Array.from({ length: 8 }, (_, slot) =>
+    db.prepare(`INSERT INTO tid_index_${slot} (${TID_COLUMNS.join(", ")}) VALUES (${TID_COLUMNS.map(() => "?").join(", ")})`),
+  );
+  const insert = { run: (...values) => inserts[Math.floor(values[8] / period) % 8].run(...values) };
   const started = performance.now();
   db.exec("BEGIN");
   for (let i = 0; i < count; i++) {

@@ -498,11 +498,11 @@ function wrapEnv(env: Env): Env {
 const READ_ONLY = /^\s*(SELECT|PRAGMA\s+table_info|EXPLAIN|VALUES)\b/i;
 /** A write as the trace names it: its verb and table ("UPDATE record", "INSERT INTO outbox"), after its common table expressions if any. */
 const writeName = (sql: string) =>
-  /^\s*((?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM|CREATE\s+TABLE(?:\s+IF\s+NOT\s+EXISTS)?|ALTER\s+TABLE|DROP\s+TABLE)\s+\w+)/i
+  /^\s*((?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM|CREATE\s+TABLE(?:\s+IF\s+NOT\s+EXISTS)?|CREATE\s+(?:UNIQUE\s+)?INDEX(?:\s+IF\s+NOT\s+EXISTS)?|ALTER\s+TABLE|DROP\s+TABLE)\s+\w+)/i
     .exec(sql.replace(/^\s*WITH\b[\s\S]*?\)\s*(?=(?:INSERT|REPLACE|UPDATE|DELETE)\b)/i, ""))?.[1]
     ?.replace(/\s+/g, " ")
-    // The tid index's ring of slots (src/tids/tid-index.ts) is one name: tid_index_N.
-    .replace(/\btid_index_\d+$/, "tid_index_N") ?? sqlHead(sql);
+    // The tid index's ring of slots (src/tids/tid-index.ts) is one name: tid_index_N (its index tid_index_N_upstream_tid).
+    .replace(/\btid_index_\d+/, "tid_index_N") ?? sqlHead(sql);
 
 /**
  * The record objects' commits that no trace holds, per object and by the
