@@ -1164,6 +1164,15 @@ export const MUTANTS = [
     why: "no event stays pending without an attempt: the sweep queues again an overdue event in any slot of the log",
   },
   {
+    name: "events-logged-into-the-old-table",
+    at: "logEvents",
+    find: "recordEvents(db, group, now, into)",
+    replace: "recordEvents(db, group, now)",
+    tests: ["test/integration/events-ring.test.ts"],
+    grep: "slot of the ring written now",
+    why: "an event is logged into the ring's slot written now, so its retention is a dropped slot (no row written), not a deleted row",
+  },
+  {
     name: "undelivered-events-pruned-early",
     at: "PRUNERS",
     find: `pruneWatched(db, "pending", p.undeliveredEventsMs, limit, now)`,

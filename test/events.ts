@@ -13,15 +13,18 @@ import {
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
 import type { ReceiptBody, TransferBody } from "../src/api/schemas";
+import { retentionPolicy } from "../src/config/retention-policy";
+import { RING_SLOTS, slotPeriodMs } from "../src/d1/ring";
 import { eventShardFor } from "../src/d1/shards";
 import { type EventMessage, type EventType, type GatewayEvent, newEventId, publishEvents } from "../src/events";
 import { locateEvent } from "../src/events/log";
-import type { LoggedRow } from "../src/events/log-database";
+import { acrossLog, type LoggedRow } from "../src/events/log-database";
 import { kindOf, recordIdOf } from "../src/events/types";
 import worker from "../src/index";
 import { storedEvents } from "../src/record/outbox-rows";
 import { ReceiptObject, receiptStub } from "../src/record/receipt-object";
-import { type CallOptions, callAt, expectStatus } from "./helpers";
+import { clock } from "../src/shared/clock";
+import { type CallOptions, callAt, expectStatus, letTimePass } from "./helpers";
 
 declare global {
   namespace Cloudflare {
@@ -296,6 +299,40 @@ export const eventRow = async (id: string): Promise<LoggedRow | null> => (await 
 
 /** The database a record's events are logged in (src/d1/shards.ts picks it, as the gateway does). */
 export const recordEventsDb = async (recordId: string): Promise<D1Database> => (await eventShardFor(env, recordId)).db;
+
+/** A period of the event log's ring (src/d1/ring.ts) for the test deployment's delivered events' window. */
+export const ringPeriod = (): number => slotPeriodMs(retentionPolicy(env).deliveredEventsMs);
+
+/**
+ * A time at which the cron empties the slot of the log's ring that events
+ * logged at `at` went to: during the last period before that slot is written
+ * again, when every event it took is past the delivered events' window.
+ */
+export const ringDropAt = (at: number): number => (Math.floor(at / ringPeriod()) + RING_SLOTS - 1) * ringPeriod() + 1;
+
+/**
+ * Lets `ms` pass (letTimePass), the Cron Trigger firing once in each period
+ * of the event log's ring on the way and once at the end, as a cron every
+ * minute would have: each slot gets its turn.
+ */
+export async function letTimePassWithTheCron(ms: number): Promise<void> {
+  const end = clock.now() + ms;
+  for (let at = (Math.floor(clock.now() / ringPeriod()) + 1) * ringPeriod() + 1; at < end; at += ringPeriod()) {
+    letTimePass(at - clock.now());
+    await fireCron(clock.now());
+  }
+  letTimePass(end - clock.now());
+  await fireCron(clock.now());
+}
+
+/** The rows of the log (every table of it) in `db` that `where` picks, with the columns named. */
+export async function logRows<T = Record<string, unknown>>(db: D1Database, columns: string, where: string, ...values: unknown[]): Promise<T[]> {
+  const { results } = await db
+    .prepare(acrossLog((table) => `SELECT ${columns} FROM ${table} WHERE ${where}`))
+    .bind(...values)
+    .all<T>();
+  return results;
+}
 
 /** The loopback's type declares fetch only; the runtime serves scheduled() on it too. */
 type ScheduledLoopback = { scheduled(options: { scheduledTime: Date; cron: string }): Promise<unknown> };

@@ -201,6 +201,9 @@ function statementColumns(event: GatewayEvent): (string | number | null)[] {
   return [STATEMENT_CHANGES[line.change], line.amount, line.commission, line.merchant, line.tid, line.owner, line.state, line.fiscal_sign];
 }
 
+/** The table of the log new events go to at `now`: the ring's slot written now, for the delivered events' window. */
+export const logTableAt = (now: number, deliveredMs: number): string => `events_${slotAt(now, slotPeriodMs(deliveredMs))}`;
+
 /**
  * The condition that no table of the log but `into` holds the event ?1: with
  * `into`'s own primary key, an event is one row in the whole log, whichever

@@ -5,6 +5,7 @@
  * placed it in. Each database's own statements are src/events/log-database.ts.
  */
 
+import { retentionPolicy } from "../config/retention-policy";
 import { inPool } from "../d1/fanout";
 import { allShards, eventShardFor, eventShardsFor } from "../d1/shards";
 import { receiptStub } from "../record-stub";
@@ -23,6 +24,7 @@ import {
   type LoggedRow,
   listEvents,
   listEventsIn,
+  logTableAt,
   pruneEventsOf,
   recordEvents,
   unpack,
@@ -46,12 +48,17 @@ async function byShard<T>(env: Env, items: readonly T[], recordIdOfItem: (item: 
  * recordEvents, each event in its record's database: one batch per database
  * (of up to 50 events). Their first attempt is due by the deployment's time,
  * also for a record whose own time runs ahead (src/shared/clock.ts): the sweep that
- * watches them runs on the deployment's.
+ * watches them runs on the deployment's. They go to the slot of the log's ring
+ * written now (src/d1/ring.ts, the delivered events' window): by the time of
+ * logging, not the event's creation, so a drain that comes late never writes
+ * into a slot the cron is emptying; its creation time stays its id, which
+ * every window counts from.
  */
 export async function logEvents(env: Env, items: readonly Loggable[], now = clock.shared()): Promise<EventMessage[]> {
   const groups = await byShard(env, items, (item) => recordIdOf(unpack(item).event));
+  const into = logTableAt(now, retentionPolicy(env).deliveredEventsMs);
   // At most six databases at a time (the Workers connection limit; src/d1/fanout.ts).
-  return (await inPool(groups, ([db, group]) => recordEvents(db, group, now))).flat();
+  return (await inPool(groups, ([db, group]) => recordEvents(db, group, now, into))).flat();
 }
 
 /**

@@ -10,7 +10,7 @@ import { tidShards } from "../../src/d1/shards";
 import worker from "../../src/index";
 import { receiptStub } from "../../src/record/receipt-object";
 import type { KindName } from "../../src/rules/lifecycle";
-import { eventRow, queueSpy, recordEventsDb, unsentEvents } from "../events";
+import { eventRow, logRows, queueSpy, recordEventsDb, unsentEvents } from "../events";
 import { call, createReceipt, expectError, expectStatus, newTid, newUser, OTP_OK, refuseStatements, transferRequest, userToken } from "../helpers";
 
 const ORIGIN = "http://gateway.test";
@@ -284,9 +284,7 @@ describe("POST /__sandbox/events/{id}/resend", () => {
   it("queues the event again, as events/resend does, and sends the browser back to the record (303)", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     await logEvents("receipt", receipt.id);
-    const [created] = (
-      await (await recordEventsDb(receipt.id)).prepare("SELECT id FROM events WHERE record_id = ?1").bind(receipt.id).all<{ id: string }>()
-    ).results;
+    const [created] = await logRows<{ id: string }>(await recordEventsDb(receipt.id), "id", "record_id = ?1", receipt.id);
     expect((await eventRow(created!.id))?.delivery_status).toBe("delivered");
     queue.sent.length = 0;
 
@@ -307,9 +305,7 @@ describe("POST /__sandbox/events/{id}/resend", () => {
   it("refuses a POST from another site, and queues nothing", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     await logEvents("receipt", receipt.id);
-    const [created] = (
-      await (await recordEventsDb(receipt.id)).prepare("SELECT id FROM events WHERE record_id = ?1").bind(receipt.id).all<{ id: string }>()
-    ).results;
+    const [created] = await logRows<{ id: string }>(await recordEventsDb(receipt.id), "id", "record_id = ?1", receipt.id);
     queue.sent.length = 0;
 
     const res = await resend(created!.id, "https://elsewhere.example");

@@ -11,7 +11,7 @@ import { DAY_MS } from "../../src/config/retention-policy";
 import { EVENT_TYPE_CODES, pruneDelivered } from "../../src/events/log-database";
 import { storedEvents } from "../../src/record/outbox-rows";
 import { receiptStub } from "../../src/record/receipt-object";
-import { callGateway, consume, newRecordId, queueSpy, receiver, recordEventsDb } from "../events";
+import { callGateway, consume, logRows, newRecordId, queueSpy, receiver, recordEventsDb } from "../events";
 import { call, createReceipt, expectError, expectStatus } from "../helpers";
 
 const TOKEN = { token: "tok_sandbox_ok" };
@@ -40,7 +40,7 @@ describe("event bodies from their records", () => {
     const { id, received } = await deliveredReceipt();
     expect(received.size).toBe(2);
     // The log holds no body for them: only the record does.
-    const { results: rows } = await (await recordEventsDb(id)).prepare("SELECT * FROM events WHERE record_id = ?1").bind(id).all();
+    const rows = await logRows(await recordEventsDb(id), "*", "record_id = ?1", id);
     expect(rows).toHaveLength(2);
     for (const row of rows) expect(Object.values(row)).not.toContain(received.get(String(row.id)));
 

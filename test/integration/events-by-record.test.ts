@@ -12,9 +12,8 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { retentionPolicy } from "../../src/config/retention-policy";
 import { receiptStub } from "../../src/record/receipt-object";
-import { clock } from "../../src/shared/clock";
-import { callGateway, fireCron, queueSpy } from "../events";
-import { call, createReceipt, expectError, expectStatus, letTimePass, newUser, transferRequest, userToken } from "../helpers";
+import { callGateway, letTimePassWithTheCron, queueSpy } from "../events";
+import { call, createReceipt, expectError, expectStatus, newUser, transferRequest, userToken } from "../helpers";
 
 const TOKEN = { token: "tok_sandbox_ok" };
 const RETENTION_MS = retentionPolicy(env).recordRetentionMs;
@@ -153,8 +152,7 @@ describe("events/list by receipt_id, read through the ids the record keeps", () 
     expect(typesOf(await list({ receipt_id: receipt.id }))).toEqual(["receipt.paid", "receipt.created"]);
 
     // Past its window: retention prunes its events, then its own alarm deletes it.
-    letTimePass(RETENTION_MS + 60_000);
-    await fireCron(clock.now());
+    await letTimePassWithTheCron(RETENTION_MS + 60_000);
     expect(await handedOn("receipt", receipt.id)).toBe(true);
     expect(await list({ receipt_id: receipt.id })).toEqual({ events: [], has_more: false });
 

@@ -132,6 +132,14 @@ describe("events/list over the log's tables", () => {
 });
 
 describe("an event's row in any table", () => {
+  it("is logged into the slot of the ring written now, and nowhere else", async () => {
+    const [event] = lifecycle(newRecordId(), ["receipt.created"]);
+    const at = clock.shared();
+    await publishKept([event!]);
+    expect(await tablesHolding(event!.id)).toEqual([`events_${slotAt(at, period)}`]);
+  });
+
+
   it("logged again by a drain that ran again, is still one row, wherever it sits; its delivery mark and a resend find it there", async () => {
     const [event] = lifecycle(newRecordId(), ["receipt.paid"]);
     await publishKept([event!]);

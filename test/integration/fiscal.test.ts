@@ -11,10 +11,10 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { readConfig } from "../../src/config/config";
 import { retentionPolicy } from "../../src/config/retention-policy";
+import { RING_SLOTS } from "../../src/d1/ring";
 import { configProblems } from "../../src/http/guard";
 import { receiptStub } from "../../src/record/receipt-object";
-import { clock } from "../../src/shared/clock";
-import { callGateway, consume, fireCron, queueSpy, type Received, receiver } from "../events";
+import { callGateway, consume, letTimePassWithTheCron, queueSpy, type Received, receiver, ringPeriod } from "../events";
 import {
   alarmWithinADay,
   call,
@@ -173,8 +173,8 @@ describe("a receipt paid while its fiscal data is missing (tok_sandbox_fiscal_la
     // No more reads are scheduled, and nothing ends the record while its fiscal data is missing, even once the log let its events go.
     expect(await alarmWithinADay(stubOf(paid.id))).toBe(false);
     const { recordRetentionMs, undeliveredEventsMs } = retentionPolicy(env);
-    letTimePass(Math.max(recordRetentionMs, undeliveredEventsMs) + DAY_MS);
-    await fireCron(clock.now());
+    // (The cron all along: the log's ring drops an undelivered event at its slot's first turn past its window.)
+    await letTimePassWithTheCron(Math.max(recordRetentionMs, undeliveredEventsMs) + DAY_MS + RING_SLOTS * ringPeriod());
     await alarm(paid.id);
     expect(await reads(paid.id)).toBe(READS.length);
     expect(await listed(paid.id)).toMatchObject({ state: 4, reads: READS.length });
@@ -234,8 +234,8 @@ describe("nothing is lost to a crash or a failed list write", () => {
     await alarm(paid.id);
     // Past the record's window, and the log's for its events, which nobody delivered.
     const { recordRetentionMs, undeliveredEventsMs } = retentionPolicy(env);
-    letTimePass(Math.max(recordRetentionMs, undeliveredEventsMs) + DAY_MS);
-    await fireCron(clock.now());
+    // (The cron all along: the log's ring drops an undelivered event at its slot's first turn past its window.)
+    await letTimePassWithTheCron(Math.max(recordRetentionMs, undeliveredEventsMs) + DAY_MS + RING_SLOTS * ringPeriod());
     expect(await alarm(paid.id)).toBe(true);
     vi.restoreAllMocks();
     expect((await expectStatus(callGateway("receipt/audit", { id: paid.id }), 200)).id).toBe(paid.id);
