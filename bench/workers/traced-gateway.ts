@@ -326,13 +326,10 @@ const realStatement = new WeakMap<object, D1PreparedStatement>();
 const statementSql = new WeakMap<object, string>();
 const batchNames = new WeakMap<object, string[]>();
 
-/** A ring's slots (`events_0` .. `events_7`: src/d1/ring.ts) as one name, `events_N`: one statement, whichever slot it wrote. */
-const sqlHead = (sql: string) =>
-  sql
-    .replace(/\s+/g, " ")
-    .trim()
-    .replace(/\b(events)_\d\b/g, "$1_N")
-    .slice(0, 60);
+/** A ring's slots (`events_0` .. `events_7`, `tid_index_0` .. `tid_index_7`, and their indexes: src/d1/ring.ts) as one name, `events_N`, `tid_index_N`: one statement, whichever slot it wrote. */
+const slotsAsOne = (sql: string) => sql.replace(/\b(events|tid_index)_\d(?=\b|_)/g, "$1_N");
+
+const sqlHead = (sql: string) => slotsAsOne(sql.replace(/\s+/g, " ").trim()).slice(0, 60);
 
 function d1(db: D1Database | D1DatabaseSession, delayMs: number, label: string): D1Database {
   const half = delayMs / 2;
@@ -497,12 +494,13 @@ function wrapEnv(env: Env): Env {
 
 const READ_ONLY = /^\s*(SELECT|PRAGMA\s+table_info|EXPLAIN|VALUES)\b/i;
 /** A write as the trace names it: its verb and table ("UPDATE record", "INSERT INTO outbox"), after its common table expressions if any. */
-const writeName = (sql: string) =>
-  /^\s*((?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM|CREATE\s+TABLE(?:\s+IF\s+NOT\s+EXISTS)?|CREATE\s+(?:UNIQUE\s+)?INDEX(?:\s+IF\s+NOT\s+EXISTS)?|ALTER\s+TABLE|DROP\s+TABLE)\s+\w+)/i
-    .exec(sql.replace(/^\s*WITH\b[\s\S]*?\)\s*(?=(?:INSERT|REPLACE|UPDATE|DELETE)\b)/i, ""))?.[1]
-    ?.replace(/\s+/g, " ")
-    // The tid index's ring of slots (src/tids/tid-index.ts) is one name: tid_index_N (its index tid_index_N_upstream_tid).
-    .replace(/\btid_index_\d+/, "tid_index_N") ?? sqlHead(sql);
+const writeName = (sql: string) => {
+  const named =
+    /^\s*((?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM|CREATE\s+TABLE(?:\s+IF\s+NOT\s+EXISTS)?|CREATE\s+(?:UNIQUE\s+)?INDEX(?:\s+IF\s+NOT\s+EXISTS)?|ALTER\s+TABLE|DROP\s+TABLE)\s+\w+)/i
+      .exec(sql.replace(/^\s*WITH\b[\s\S]*?\)\s*(?=(?:INSERT|REPLACE|UPDATE|DELETE)\b)/i, ""))?.[1]
+      ?.replace(/\s+/g, " ");
+  return named ? slotsAsOne(named) : sqlHead(sql);
+};
 
 /**
  * The record objects' commits that no trace holds, per object and by the

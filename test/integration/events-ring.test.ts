@@ -139,7 +139,6 @@ describe("an event's row in any table", () => {
     expect(await tablesHolding(event!.id)).toEqual([`events_${slotAt(at, period)}`]);
   });
 
-
   it("logged again by a drain that ran again, is still one row, wherever it sits; its delivery mark and a resend find it there", async () => {
     const [event] = lifecycle(newRecordId(), ["receipt.paid"]);
     await publishKept([event!]);
