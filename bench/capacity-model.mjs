@@ -144,6 +144,12 @@ function shippedMix() {
   return shippedHolds() ? ASSUMPTIONS.mix : { paid: paid + hold_expired, abandoned, hold_expired: 0 };
 }
 
+/**
+ * How long a row of a ring (src/d1/ring.ts: RING_SLOTS 8, a slot taking rows for its window / 6) stays, at most, against
+ * its window: a slot is dropped in the period before it is written again, 7 periods after it began, 7/6 of the window.
+ */
+const RING_KEPT = 7 / 6;
+
 /** The deployment's defaults (src/cron/retention.ts; rule 10's RECORD_RETENTION_DAYS; rule 12's windows) and the traffic's shape. */
 export const ASSUMPTIONS = {
   replayDays: 7,
@@ -859,9 +865,11 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
 /** The model at `perDay` creates a day; `recordsDeleted`: whether record objects end (rule 10) or are kept for ever. */
 export function model(measured, perDay, { recordsDeleted = true } = {}) {
   const a = ASSUMPTIONS;
-  // D1 in the steady state: tid rows for their whole window at their full size (no VACUUM), delivered events for theirs.
-  const tidBytes = perDay * a.tidRetentionDays * measured.tidRowBytes;
-  const eventBytes = perDay * a.deliveredEventsDays * measured.eventsPerFlow * measured.eventRowBytes;
+  // D1 in the steady state: tid rows for their whole window at their full size (no VACUUM), delivered events for theirs,
+  // each kept in a ring of slots (src/d1/ring.ts) that drops a slot whole once its youngest row is past the window:
+  // a row stays up to RING_KEPT times its window, and the databases are sized for that.
+  const tidBytes = perDay * a.tidRetentionDays * RING_KEPT * measured.tidRowBytes;
+  const eventBytes = perDay * a.deliveredEventsDays * RING_KEPT * measured.eventsPerFlow * measured.eventRowBytes;
   // Rule 14's list holds a fiscal-late receipt while its data is missing; its event, the delivered events' window.
   const fiscalBytes = measured.fiscalLate
     ? perDay * a.fiscalLateShare * ((a.fiscalListedHours / 24) * a.fiscalListRowBytes + a.deliveredEventsDays * measured.eventRowBytes)
