@@ -993,6 +993,15 @@ export const MUTANTS = [
     why: "a cron run's calls to records for bodies stay bounded whatever the number of databases",
   },
   {
+    name: "event-slot-queries-uncounted",
+    at: "EMPTY_EVENT_SLOT_QUERIES",
+    find: '1 + 2 + eventTableDefinition("events_0").length;',
+    replace: "2;",
+    tests: ["test/integration/fanout.test.ts"],
+    grep: "RETENTION_ROUNDS",
+    why: "the cron's slice of the databases counts every statement the ring's turn spends (its probe, copy, drop and new slot), or a run at few rounds exceeds D1's queries per invocation",
+  },
+  {
     name: "deliveries-written-one-each",
     at: "writeDeliveries",
     find: "      await recordDeliveries(db, list);",

@@ -40,7 +40,7 @@
 import { DAY_MS, type RetentionPolicy, retentionPolicy } from "../config/retention-policy";
 import { cronSlice, databasesPerRun, inPool, QUERY_BUDGET } from "../d1/fanout";
 import { allShards, type Shard } from "../d1/shards";
-import { EVENT_TABLES, emptyEventSlot, pruneAttempts, pruneDelivered, pruneWatched } from "../events/log-database";
+import { EMPTY_EVENT_SLOT_QUERIES, EVENT_TABLES, emptyEventSlot, pruneAttempts, pruneDelivered, pruneWatched } from "../events/log-database";
 import { log } from "../shared/log";
 import { ERASURE_REQUESTS_KEPT_DAYS, implementations, type STORES, type StoreEndedBy, storesEndedBy } from "../stores";
 import { deleteFences, deleteLateTids, EMPTY_TID_SLOT_QUERIES, emptyTidSlot, pruneTids } from "../tids/tid-index";
@@ -138,7 +138,7 @@ const PRUNERS: Readonly<Record<StoreEndedBy<"cron">, readonly PruneStep[]>> = {
       batch: (db, p, limit, now) => pruneWatched(db, "pending", p.undeliveredEventsMs, limit, now),
     },
     // The ring's slots (src/d1/ring.ts): the one the next period writes to, emptied whole once it holds a row.
-    { name: "event_slots_emptied", counts: "event_slots_emptied", queries: 2, batch: emptySlot },
+    { name: "event_slots_emptied", counts: "event_slots_emptied", queries: EMPTY_EVENT_SLOT_QUERIES, batch: emptySlot },
   ],
   event_attempts: [
     {

@@ -712,6 +712,9 @@ export async function emptyEventSlot(db: D1Database, deliveredMs: number, undeli
   return copied?.meta.changes ?? 0;
 }
 
+/** Statements of one emptyEventSlot: the probe, then the batch's copy, drop and the slot's definition. */
+export const EMPTY_EVENT_SLOT_QUERIES = 1 + 2 + eventTableDefinition("events_0").length;
+
 export function deliveryOf(row: LoggedRow): EventDelivery {
   return {
     status: row.delivery_status,

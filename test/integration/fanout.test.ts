@@ -10,7 +10,8 @@
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { cronShards } from "../../src/cron/retention";
+import { retentionPolicy } from "../../src/config/retention-policy";
+import { cronQueriesPerDatabase, cronShards } from "../../src/cron/retention";
 import { MAX_CONNECTIONS, MAX_QUERIES_PER_INVOCATION } from "../../src/d1/fanout";
 import { NEWEST_MIGRATION } from "../../src/d1/schema-version";
 import { listLoggedEvents, locateEvent } from "../../src/events/log";
@@ -43,6 +44,9 @@ class Meter {
     return answer();
   }
 }
+
+/** The cron's read of one row of a ring's slot, before it empties it (src/tids/tid-index.ts, src/events/log-database.ts). */
+const RING_PROBE = /^SELECT 1 AS \w+ FROM (tid_index|events)_\d LIMIT 1$/;
 
 interface Statement {
   sql: string;
@@ -77,8 +81,12 @@ function countingD1(binding: string, meter: Meter): D1Database {
       },
       run: () => meter.call(binding, 1, () => answerOf(statement)),
       all: () => meter.call(binding, 1, () => answerOf(statement)),
-      // /readyz's probe (src/http/readiness.ts): a database migrated to the code's newest migration.
-      first: () => meter.call(binding, 1, () => (sql.includes("FROM d1_migrations") ? { name: NEWEST_MIGRATION, applied: 1 } : null)),
+      // /readyz's probe (src/http/readiness.ts): a database migrated to the code's newest migration. A ring's probe
+      // of the slot the next period writes to (src/d1/ring.ts): a slot holding rows, so its emptying batch runs.
+      first: () =>
+        meter.call(binding, 1, () =>
+          sql.includes("FROM d1_migrations") ? { name: NEWEST_MIGRATION, applied: 1 } : RING_PROBE.test(sql) ? { found: 1 } : null,
+        ),
       raw: () => meter.call(binding, 1, () => []),
     };
     return statement;
@@ -156,6 +164,24 @@ describe(`fan-out at ${DATABASES} databases`, () => {
     }
     expect(visited.size).toBe(DATABASES);
   });
+
+  it.each(["1", "5"])(
+    "a cron run at RETENTION_ROUNDS=%s, every ring's slot to empty holding rows: each database gets at most the statements the run's slicing counts for it",
+    async (rounds) => {
+      const meter = new Meter();
+      const deployment = { ...deploymentOf(meter), RETENTION_ROUNDS: rounds } as Env;
+      const ctx = createExecutionContext();
+      await worker.scheduled(createScheduledController({ scheduledTime: Date.UTC(2027, 0, 1), cron: "* * * * *" }), deployment, ctx);
+      await waitOnExecutionContext(ctx);
+      withinLimits(meter);
+      const claimed = cronQueriesPerDatabase(retentionPolicy(deployment));
+      // The first database (DB) also holds the erasures and the run's own rows, counted apart (FIRST_DATABASE_QUERIES_PER_ROUND).
+      const others = [...meter.perDatabase].filter(([binding]) => binding !== "DB" && binding !== "record");
+      expect(others.length).toBeGreaterThan(0);
+      const most = Math.max(...others.map(([, queries]) => queries));
+      expect(most).toBeLessThanOrEqual(claimed);
+    },
+  );
 
   it("the queue consumer: a batch of events for many records, and a dead-letter batch of 100, each within the limits", async () => {
     const meter = new Meter();
