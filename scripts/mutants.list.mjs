@@ -918,6 +918,15 @@ export const MUTANTS = [
     why: "rule 1: a tid names one thing: the claim checks every table of the index, whichever slot holds the tid's row",
   },
   {
+    name: "tid-fence-blind-to-the-last-slot",
+    at: "insertClaim",
+    find: "WHERE ${TID_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t} WHERE owner = ?1",
+    replace: "WHERE ${TID_TABLES.slice(0, -1).map((t) => `NOT EXISTS (SELECT 1 FROM ${t} WHERE owner = ?1",
+    tests: ["test/integration/tid-growth.test.ts"],
+    grep: "ring's last slot",
+    why: "rule 1 while the list grows: the fence an earlier database takes is refused by its claim in any slot, or the grown list creates the tid again upstream",
+  },
+  {
     name: "tid-read-one-slot-fewer",
     at: "SELECT_KEY",
     find: "unionAll(TID_TABLES.map(",

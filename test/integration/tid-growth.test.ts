@@ -8,10 +8,13 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { retentionPolicy } from "../../src/config/retention-policy";
+import { slotAt, slotPeriodMs } from "../../src/d1/ring";
 import { tidShardIndex } from "../../src/d1/shards";
+import { clock } from "../../src/shared/clock";
 import { forgetTid } from "../../src/tids/tid-cache";
-import { TID_TABLES, type TidRow } from "../../src/tids/tid-index";
-import { callSettled, expectStatus, newTid, receiptRequest, sandboxCalls } from "../helpers";
+import { TID_SLOTS, TID_TABLES, type TidRow } from "../../src/tids/tid-index";
+import { callSettled, expectStatus, letTimePass, newTid, receiptRequest, sandboxCalls } from "../helpers";
 
 const PARTNER = "partner:partner";
 
@@ -110,5 +113,37 @@ describe("growing the list while Workers on the earlier list still run", () => {
     expect(await outcome(await create(two, fresh))).toEqual({ status: 409, code: "tid_in_progress" });
     expect(await createCalls(fresh.tid)).toBe(1);
     expect(await claimsOf(fresh.tid)).toEqual(["DB_TID_2"]);
+  });
+});
+
+describe("growing the list across the tid index's ring of slots", () => {
+  it("a tid claimed on the earlier list in the ring's last slot, met on the grown list a period later (the first slot): found where it is, fenced nowhere, and no Worker creates it again", async () => {
+    const period = slotPeriodMs(retentionPolicy(env).tidRetentionMs);
+    // The start of the next period that writes the last slot: the claim goes there, a fence would go to slot 0,
+    // which every read of the index meets before it.
+    let at = (Math.floor(clock.now() / period) + 1) * period + 1000;
+    while (slotAt(at, period) !== TID_SLOTS.length - 1) at += period;
+    letTimePass(at - clock.now());
+
+    const request = receiptRequest({ tid: await tidPlaced([0, 1]) });
+    const made = (await expectStatus(create(one, request), 200)) as { id: string };
+    expect(await claimsOf(request.tid)).toEqual(["DB"]);
+
+    // A period on (past TID_REPLAY_DAYS, well within TID_RETENTION_DAYS): the repeat is tid_conflict naming the
+    // receipt, on either list, and check-tid finds it, never a second create upstream.
+    letTimePass(period);
+    expect(slotAt(clock.now(), period)).toBe(0);
+    for (const deployment of [two, one, two]) {
+      await elsewhere(request.tid);
+      const repeat = await create(deployment, request);
+      expect(repeat.status).toBe(409);
+      const { error } = (await repeat.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe("tid_conflict");
+      expect(error.message).toContain(made.id);
+      await elsewhere(request.tid);
+      expect(await expectStatus(callSettled(deployment, "receipt/check-tid", { tid: request.tid }), 200)).toMatchObject({ id: made.id });
+    }
+    expect(await createCalls(request.tid)).toBe(1);
+    expect(await claimsOf(request.tid)).toEqual(["DB"]);
   });
 });
