@@ -1553,6 +1553,15 @@ export const MUTANTS = [
 
   // --- erasure (rule 10) ------------------------------------------------------------------------
   {
+    name: "erasure-walk-misses-the-old-table",
+    at: "ownerRowsAfter",
+    find: "      TID_TABLES.map(",
+    replace: "      TID_TABLES.slice(1).map(",
+    tests: ["test/integration/erasure.test.ts"],
+    grep: "tid index's tables",
+    why: "rule 10: the erasure finds a user's records through their tid rows in every table of the index, the old one the release before wrote included",
+  },
+  {
     name: "erase-skips-outbox",
     at: "eraseRecord",
     file: "record/erase.ts",

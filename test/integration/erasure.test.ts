@@ -15,6 +15,7 @@ import { runRetention } from "../../src/cron/retention";
 import { receiptStub } from "../../src/record/receipt-object";
 import { clock } from "../../src/shared/clock";
 import { ERASURE_REQUESTS_KEPT_DAYS } from "../../src/stores";
+import { TID_SLOTS, TID_TABLES } from "../../src/tids/tid-index";
 import { callGateway, consume, fireCron, queueSpy, receiver, unsentEvents } from "../events";
 import {
   call,
@@ -28,6 +29,7 @@ import {
   receiptRequest,
   refuseStatements,
   sandboxCalls,
+  tidDb,
   transferRequest,
   userToken,
 } from "../helpers";
@@ -147,6 +149,46 @@ describe("POST /api/v1/gateway/users/erase", () => {
     expect(await stillHolding()).toBe(0);
     // Done: nothing more to do for it.
     expect((await runErasures(env, clock.now(), 5)).records).toBe(0);
+  });
+});
+
+describe("the erasure across the tid index's tables (tid_index and its ring of slots)", () => {
+  /** Moves (owner, tid)'s row from whichever table holds it to `table`, as another period, or the release before, would have written it. */
+  async function moveRow(owner: string, tid: string, table: string): Promise<void> {
+    const db = await tidDb(owner, tid);
+    const columns = "owner, tid, upstream_tid, kind, status, fingerprint, claim_token, receipt_id, created_at, updated_at";
+    const batch = [];
+    for (const from of TID_TABLES)
+      if (from !== table)
+        batch.push(
+          db.prepare(`INSERT INTO ${table} (${columns}) SELECT ${columns} FROM ${from} WHERE owner = ?1 AND tid = ?2`).bind(owner, tid),
+          db.prepare(`DELETE FROM ${from} WHERE owner = ?1 AND tid = ?2`).bind(owner, tid),
+        );
+    await db.batch(batch);
+    expect(await db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE owner = ?1 AND tid = ?2`).bind(owner, tid).first("n")).toBe(1);
+  }
+
+  it("finds a user's records whose rows sit in tid_index (the release before the ring wrote it) and in several slots, one a run, until every one is erased", async () => {
+    const sub = newUser();
+    const owner = `user:${sub}`;
+    const token = await userToken(sub);
+    const phone = newPhone();
+    const made: { id: string; tid: string }[] = [];
+    for (let i = 0; i < 4; i++) made.push(await createReceipt({ merchant_id: 1003, account: [{ key: "phone", value: phone }] }, { token }));
+    // One in the old table, two in slots other than the one written now, one where its claim put it.
+    await moveRow(owner, made[0]!.tid, "tid_index");
+    await moveRow(owner, made[1]!.tid, TID_SLOTS[0]!);
+    await moveRow(owner, made[2]!.tid, TID_SLOTS[TID_SLOTS.length - 1]!);
+
+    await expectStatus(callGateway("users/erase", { user: sub }), 202);
+    // One record a run: the walk's cursor goes on across the tables, in tid order, leaving none behind.
+    for (let run = 0; run < made.length; run++) expect((await runErasures(env, clock.now(), 1)).records).toBe(1);
+    expect((await runErasures(env, clock.now(), 5)).done).toBeGreaterThanOrEqual(1);
+    for (const receipt of made) {
+      const read = (await expectStatus(call("receipt/check-id", { id: receipt.id }, { token }), 200)) as { account: { value: string }[] };
+      expect(read.account.map((entry) => entry.value)).toEqual([erased(phone)]);
+    }
+    expect(await everyStore({ receipts: made.map((r) => r.id), transfers: [] })).not.toContain(phone);
   });
 });
 
