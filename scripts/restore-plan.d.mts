@@ -34,6 +34,8 @@ export declare function erasuresSinceQuery(atMs: number): string;
 export declare function erasuresReinsertSql(rows: { user: string; requested_at: number }[]): string;
 export declare function firstEventIdAt(atMs: number): string;
 export declare function changedRecordsQuery(atMs: number): string;
+/** The tid index's tables, as src/tids/tid-index.ts TID_TABLES names them. */
+export declare const CLAIM_TABLES: readonly string[];
 /** The event log's tables: `events`, then the ring's slots. */
 export declare const EVENT_TABLES: readonly string[];
 export declare function recordsToRestore(rows: { record_id: string; types: string | null }[]): {

@@ -121,7 +121,7 @@ export function erasuresReinsertSql(rows) {
  * The tables of the tid index: tid_index and its ring of slots (src/tids/tid-index.ts TID_TABLES;
  * migrations/0009_tid_ring.sql). D1 parses at most 5 terms in a compound SELECT: the reads group them.
  */
-const CLAIM_TABLES = ["tid_index", ...Array.from({ length: 8 }, (_, slot) => `tid_index_${slot}`)];
+export const CLAIM_TABLES = ["tid_index", ...Array.from({ length: 8 }, (_, slot) => `tid_index_${slot}`)];
 
 /** tid_index's columns, its blobs as hex (src/tids/tid-index.ts; migrations/0001_initial.sql). */
 const CLAIM_COLUMNS = ["owner", "tid", "upstream_tid", "kind", "status", "fingerprint", "claim_token", "receipt_id", "created_at", "updated_at"];

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import {
   bookmarkCommand,
   bookmarkOf,
+  CLAIM_TABLES,
   CREATED_EVENT_CODES,
   changedRecordsQuery,
   claimsReinsertSql,
@@ -26,6 +27,7 @@ import {
 } from "../../scripts/restore-plan.mjs";
 import { d1Bindings } from "../../src/config/config-rules";
 import { EVENT_TABLES, EVENT_TYPE_CODES } from "../../src/events/log-database";
+import { TID_TABLES } from "../../src/tids/tid-index";
 
 const NOW = Date.parse("2026-11-27T12:00:00Z");
 const bindings = ["DB", "DB_TID_1"];
@@ -243,6 +245,10 @@ describe("an every-record restore", () => {
 
   it("reads the event log's own tables", () => {
     expect(RESTORE_EVENT_TABLES).toEqual(EVENT_TABLES);
+  });
+
+  it("reads and puts back the tid index's own tables", () => {
+    expect(CLAIM_TABLES).toEqual(TID_TABLES);
   });
 
   it("knows a transfer's events and the creations by the event log's own codes", () => {
