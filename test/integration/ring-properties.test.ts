@@ -36,6 +36,9 @@ import { makeEvent } from "../events";
 const RUNS = 40;
 const STEPS = 24;
 
+/** How far ahead of the cron's clock a Worker's runs, when it writes: mostly not, up to a period and a half. */
+const ahead = (period: number) => fc.constantFrom(0, 0, 0, Math.floor(period * 0.6), Math.floor(period * 1.5));
+
 /** A time far from 0, at the start of a turn of both rings; a run starts in any of its slots (`start`). */
 const T0 = 1_800_000_000_000;
 const start = fc.nat({ max: RING_SLOTS - 1 });
@@ -104,7 +107,7 @@ const upstreamOf = (k: number) => (KEYS[k]!.owner.startsWith("user:") ? `0000000
 const FINGERPRINTS = ["aa".repeat(16), "bb".repeat(16)] as const;
 
 type TidOp =
-  | { op: "claim"; key: number; fp: number }
+  | { op: "claim"; key: number; fp: number; ahead: number }
   | { op: "complete"; key: number; stale: boolean; backstop: boolean }
   | { op: "release"; key: number; stale: boolean }
   | { op: "expire"; key: number }
@@ -116,7 +119,7 @@ type TidOp =
 const key = fc.nat({ max: KEYS.length - 1 });
 const fp = fc.nat({ max: 1 });
 const tidOp: fc.Arbitrary<TidOp> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ op: fc.constant("claim" as const), key, fp: fc.constantFrom(0, 0, 0, 1) }) },
+  { weight: 6, arbitrary: fc.record({ op: fc.constant("claim" as const), key, fp: fc.constantFrom(0, 0, 0, 1), ahead: ahead(TID_PERIOD) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("complete" as const), key, stale: fc.boolean(), backstop: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("release" as const), key, stale: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("expire" as const), key }) },
@@ -149,9 +152,9 @@ interface TidModel {
 }
 
 /** The key as rule 1 sees it at `now`: a completed row past its window is forgotten. */
-const tidAt = (m: TidModel, k: number): TidState => {
+const tidAt = (m: TidModel, k: number, now = m.now): TidState => {
   const s = m.keys[k]!;
-  return s.state === "completed" && s.updatedAt < m.now - TID_WINDOW ? { state: "free" } : s;
+  return s.state === "completed" && s.updatedAt < now - TID_WINDOW ? { state: "free" } : s;
 };
 
 async function resetTids(): Promise<void> {
@@ -204,20 +207,25 @@ async function tidStep(m: TidModel, step: TidOp, trail: string): Promise<void> {
   const tokenFor = (stale: boolean) => (stale ? m.tokens[k]![0] : m.tokens[k]!.at(-1)) ?? "never-given";
   switch (step.op) {
     case "claim": {
+      // A Worker whose clock runs ahead claims at its own time: rule 1 is as it sees it then. Not when a row
+      // passes its window between the two clocks: the claim goes to a slot beside it, and until the clocks meet
+      // a Worker on time sees both within their window, which a model of one clock cannot answer.
+      const at = tidAt(m, k, m.now + step.ahead).state === tidAt(m, k).state ? m.now + step.ahead : m.now;
+      const s = tidAt(m, k, at);
       const claim = await claimTid(
         db(),
         { owner, tid, upstreamTid: upstreamOf(k), kind: "receipt", fingerprint: FINGERPRINTS[step.fp]!, leaseMs: LEASE, windowMs: TID_WINDOW },
-        m.now,
+        at,
       );
-      const at = `${trail}\nclaim answered ${JSON.stringify(claim)} for model ${JSON.stringify(s)}`;
-      if (s.state === "free" || (s.state === "pending" && s.fp === step.fp && m.now - s.updatedAt >= LEASE)) {
-        expect(claim, at).toMatchObject({ kind: "claimed", takeover: s.state === "pending" });
+      const told = `${trail}\nclaim at ${at} answered ${JSON.stringify(claim)} for model ${JSON.stringify(s)}`;
+      if (s.state === "free" || (s.state === "pending" && s.fp === step.fp && at - s.updatedAt >= LEASE)) {
+        expect(claim, told).toMatchObject({ kind: "claimed", takeover: s.state === "pending" });
         if (claim.kind !== "claimed") return;
-        m.keys[k] = { state: "pending", token: claim.token, fp: step.fp, updatedAt: m.now, table: claim.table };
+        m.keys[k] = { state: "pending", token: claim.token, fp: step.fp, updatedAt: at, table: claim.table };
         m.tokens[k]!.push(claim.token);
-      } else if (s.fp !== step.fp) expect(claim.kind, at).toBe("conflict");
-      else if (s.state === "pending") expect(claim.kind, at).toBe("in_progress");
-      else expect(claim.kind === "replay" && claim.row.receipt_id, at).toBe(s.receipt);
+      } else if (s.fp !== step.fp) expect(claim.kind, told).toBe("conflict");
+      else if (s.state === "pending") expect(claim.kind, told).toBe("in_progress");
+      else expect(claim.kind === "replay" && claim.row.receipt_id, told).toBe(s.receipt);
       return;
     }
     case "complete": {
@@ -315,7 +323,7 @@ const typeOf = (e: number): EventType => (e % 3 === 0 ? "receipt.held" : "receip
 const eventId = (e: number, createdAt: number) => `evt_${encodeTime(createdAt, 10)}${String(e).padStart(16, "0")}`;
 
 type EventOp =
-  | { op: "log"; events: number[]; lag: number; old: boolean }
+  | { op: "log"; events: number[]; lag: number; old: boolean; ahead: number }
   | { op: "deliver" | "fail" | "dead" | "resend"; event: number }
   | { op: "jump"; ms: number }
   | { op: "turns"; periods: number; offset: number }
@@ -332,6 +340,7 @@ const eventOp: fc.Arbitrary<EventOp> = fc.oneof(
       lag: fc.constantFrom(0, 0, 700, DELIVERED + 500),
       // Logged by the release before the ring, into `events`.
       old: fc.boolean(),
+      ahead: ahead(EVENT_PERIOD),
     }),
   },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("deliver" as const), event }) },
@@ -427,10 +436,12 @@ async function eventStep(m: EventModel, step: EventOp, trail: string): Promise<v
   const id = "event" in step ? (e?.id ?? eventId(step.event, m.now)) : "";
   switch (step.op) {
     case "log": {
-      const into = step.old ? "events" : logTableAt(m.now, DELIVERED);
-      for (const n of step.events) m.events[n] ??= { id: eventId(n, m.now - step.lag), createdAt: m.now - step.lag, status: "pending", table: null };
+      // A Worker whose clock runs ahead logs into the slot of its own time, and makes its events then.
+      const at = m.now + step.ahead;
+      const into = step.old ? "events" : logTableAt(at, DELIVERED);
+      for (const n of step.events) m.events[n] ??= { id: eventId(n, at - step.lag), createdAt: at - step.lag, status: "pending", table: null };
       const items = step.events.map((n) => gatewayEvent(n, m.events[n]!.id, m.events[n]!.createdAt));
-      const queued = await recordEvents(db(), items, m.now, into);
+      const queued = await recordEvents(db(), items, at, into);
       // An event no table holds is written (again, if retention ended it: a drain that comes that late logs it anew).
       for (const n of step.events) {
         const state = m.events[n]!;
