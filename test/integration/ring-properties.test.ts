@@ -35,8 +35,10 @@ import { makeEvent } from "../events";
 /** A few dozen runs of a short sequence each: the file stays well under a minute on a busy machine. */
 const RUNS = 40;
 const STEPS = 24;
+/** A pass takes seconds; a failure's shrinking runs sequences again for up to a minute or two, and then names its counterexample. */
+const PROPERTY_TIMEOUT_MS = 240_000;
 
-/** How far ahead of the cron's clock a Worker's runs, when it writes: mostly not, up to a period and a half. */
+/** How far ahead of the cron's clock a Worker's clock runs when it writes: mostly not at all, up to a period and a half. */
 const ahead = (period: number) => fc.constantFrom(0, 0, 0, Math.floor(period * 0.6), Math.floor(period * 1.5));
 
 /** A time far from 0, at the start of a turn of both rings; a run starts in any of its slots (`start`). */
@@ -296,21 +298,25 @@ async function tidStep(m: TidModel, step: TidOp, trail: string): Promise<void> {
 }
 
 describe("the tid index's ring, under random claims, ends, jumps of time and cron runs", () => {
-  it("holds rule 1 for every key after every step", async () => {
-    await fc.assert(
-      fc.asyncProperty(start, fc.array(tidOp, { minLength: STEPS / 2, maxLength: STEPS }), async (slot, steps) => {
-        await resetTids();
-        const m: TidModel = { now: T0 + slot * TID_PERIOD, keys: KEYS.map(() => ({ state: "free" })), tokens: KEYS.map(() => []), receipts: 0 };
-        const trail: string[] = [];
-        for (const step of steps) {
-          trail.push(`${JSON.stringify(step)} (slot written ${slotAt(m.now, TID_PERIOD)}, emptied ${slotToEmpty(m.now, TID_PERIOD)})`);
-          await tidStep(m, step, trail.join("\n"));
-          await checkTids(m, trail.join("\n"));
-        }
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  it(
+    "holds rule 1 for every key after every step",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(start, fc.array(tidOp, { minLength: STEPS / 2, maxLength: STEPS }), async (slot, steps) => {
+          await resetTids();
+          const m: TidModel = { now: T0 + slot * TID_PERIOD, keys: KEYS.map(() => ({ state: "free" })), tokens: KEYS.map(() => []), receipts: 0 };
+          const trail: string[] = [];
+          for (const step of steps) {
+            trail.push(`${JSON.stringify(step)} (slot written ${slotAt(m.now, TID_PERIOD)}, emptied ${slotToEmpty(m.now, TID_PERIOD)})`);
+            await tidStep(m, step, trail.join("\n"));
+            await checkTids(m, trail.join("\n"));
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 });
 
 // ---------------------------------------------------------------------------
@@ -498,19 +504,23 @@ async function eventStep(m: EventModel, step: EventOp, trail: string): Promise<v
 }
 
 describe("the event log's ring, under random logging, deliveries, resends, jumps of time and cron runs", () => {
-  it("keeps each event within its window once, lists what the model lists, and ends what is past its window", async () => {
-    await fc.assert(
-      fc.asyncProperty(start, fc.array(eventOp, { minLength: STEPS / 2, maxLength: STEPS }), async (slot, steps) => {
-        await resetEvents();
-        const m: EventModel = { now: T0 + slot * EVENT_PERIOD, events: [] };
-        const trail: string[] = [];
-        for (const step of steps) {
-          trail.push(`${JSON.stringify(step)} (slot written ${slotAt(m.now, EVENT_PERIOD)}, emptied ${slotToEmpty(m.now, EVENT_PERIOD)})`);
-          await eventStep(m, step, trail.join("\n"));
-          await checkEvents(m, trail.join("\n"));
-        }
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  it(
+    "keeps each event within its window once, lists what the model lists, and ends what is past its window",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(start, fc.array(eventOp, { minLength: STEPS / 2, maxLength: STEPS }), async (slot, steps) => {
+          await resetEvents();
+          const m: EventModel = { now: T0 + slot * EVENT_PERIOD, events: [] };
+          const trail: string[] = [];
+          for (const step of steps) {
+            trail.push(`${JSON.stringify(step)} (slot written ${slotAt(m.now, EVENT_PERIOD)}, emptied ${slotToEmpty(m.now, EVENT_PERIOD)})`);
+            await eventStep(m, step, trail.join("\n"));
+            await checkEvents(m, trail.join("\n"));
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 });
