@@ -19,21 +19,24 @@ const databases = (): [string, D1Database][] => [
   ["DB_TID_2", env.DB_TID_2],
 ];
 
+/** The tid index's columns, in tid_index and in each slot of its ring alike. */
+const TID_COLUMNS = [
+  "owner TEXT NOT NULL pk1",
+  "tid TEXT NOT NULL pk2",
+  "upstream_tid BLOB",
+  "kind INTEGER NOT NULL",
+  "status INTEGER NOT NULL",
+  "fingerprint BLOB NOT NULL",
+  "claim_token TEXT",
+  "receipt_id TEXT",
+  "created_at INTEGER NOT NULL",
+  "updated_at INTEGER NOT NULL",
+];
+
 /** Tables and their columns (name type, NOT NULL, the key's position), then the table's options. */
 const TABLES = {
   tid_index: {
-    columns: [
-      "owner TEXT NOT NULL pk1",
-      "tid TEXT NOT NULL pk2",
-      "upstream_tid BLOB",
-      "kind INTEGER NOT NULL",
-      "status INTEGER NOT NULL",
-      "fingerprint BLOB NOT NULL",
-      "claim_token TEXT",
-      "receipt_id TEXT",
-      "created_at INTEGER NOT NULL",
-      "updated_at INTEGER NOT NULL",
-    ],
+    columns: TID_COLUMNS,
     strict: 1,
     without_rowid: 0,
   },
@@ -73,18 +76,7 @@ const TABLES = {
     TID_SLOTS.map((slot) => [
       slot,
       {
-        columns: [
-          "owner TEXT NOT NULL pk1",
-          "tid TEXT NOT NULL pk2",
-          "upstream_tid BLOB",
-          "kind INTEGER NOT NULL",
-          "status INTEGER NOT NULL",
-          "fingerprint BLOB NOT NULL",
-          "claim_token TEXT",
-          "receipt_id TEXT",
-          "created_at INTEGER NOT NULL",
-          "updated_at INTEGER NOT NULL",
-        ],
+        columns: TID_COLUMNS,
         strict: 1,
         without_rowid: 1,
       },
