@@ -199,21 +199,17 @@ function insertClaim(
   now: number,
 ): D1PreparedStatement {
   const windowMs = req.windowMs ?? DEFAULT_WINDOW_MS;
-  const table = claimTable(now, windowMs);
-  const replacePast =
-    table === "tid_index"
-      ? ""
-      : `ON CONFLICT (owner, tid) DO UPDATE SET upstream_tid = excluded.upstream_tid, kind = excluded.kind, status = 0,
-           fingerprint = excluded.fingerprint, claim_token = excluded.claim_token, receipt_id = NULL,
-           created_at = excluded.created_at, updated_at = excluded.updated_at
-         WHERE NOT ${within("?9")} `;
+  // A row of the same key past its window in the slot (the cron was late to empty it) is replaced.
   return db
     .prepare(
-      `INSERT INTO ${table} (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, created_at, updated_at)
+      `INSERT INTO ${claimTable(now, windowMs)} (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, created_at, updated_at)
        SELECT ?1, ?2, unhex(?3), ?4, 0, unhex(?5), ?6, ?7, ?8
        WHERE ${TID_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t} WHERE owner = ?1 AND tid = ?2 AND ${within("?9")})`).join(" AND ")}
          AND (?3 IS NULL OR ${TID_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t} WHERE upstream_tid = unhex(?3) AND ${within("?9")})`).join(" AND ")})
-       ${replacePast}ON CONFLICT DO NOTHING`,
+       ON CONFLICT (owner, tid) DO UPDATE SET upstream_tid = excluded.upstream_tid, kind = excluded.kind, status = 0,
+           fingerprint = excluded.fingerprint, claim_token = excluded.claim_token, receipt_id = NULL,
+           created_at = excluded.created_at, updated_at = excluded.updated_at
+         WHERE NOT ${within("?9")} ON CONFLICT DO NOTHING`,
     )
     .bind(
       req.owner,
@@ -235,22 +231,22 @@ function insertClaim(
  */
 export async function claimTid(db: D1Database, req: ClaimRequest, now = clock.now()): Promise<Claim> {
   // Two rounds: a row can vanish between our INSERT and SELECT when its create is refused.
+  const windowMs = req.windowMs ?? DEFAULT_WINDOW_MS;
   for (let round = 0; round < 2; round++) {
     const token = crypto.randomUUID();
     const [inserted, found] = await db.batch<StoredRow>([
       insertClaim(db, req, token, now, now, now),
-      db.prepare(SELECT_KEY).bind(req.owner, req.tid, now - (req.windowMs ?? DEFAULT_WINDOW_MS)),
+      db.prepare(SELECT_KEY).bind(req.owner, req.tid, now - windowMs),
     ]);
     if (inserted!.meta.changes === 1)
-      return { kind: "claimed", token, takeover: false, upstreamTid: req.upstreamTid, table: claimTable(now, req.windowMs ?? DEFAULT_WINDOW_MS) };
+      return { kind: "claimed", token, takeover: false, upstreamTid: req.upstreamTid, table: claimTable(now, windowMs) };
 
     const stored = found?.results[0];
     if (!stored) {
       // A user's derived upstream tid is taken by another row (tid_index_upstream_tid). Partner rows store no
       // upstream tid (it is the tid): a partner tid equal to a derived one takes TID_SECRET to compute, and the
       // upstream's own tid uniqueness (TID_DUPLICATE: tid_conflict) catches it, in any shard.
-      if (req.upstreamTid !== req.tid && (await findByUpstreamTid(db, req.upstreamTid, req.windowMs ?? DEFAULT_WINDOW_MS, now)))
-        return { kind: "conflict" };
+      if (req.upstreamTid !== req.tid && (await findByUpstreamTid(db, req.upstreamTid, windowMs, now))) return { kind: "conflict" };
       continue;
     }
     const row = toRow(stored);
