@@ -117,11 +117,15 @@ export function erasuresReinsertSql(rows) {
     .join("\n");
 }
 
-/**
- * The tables of the tid index: tid_index and its ring of slots (src/tids/tid-index.ts TID_TABLES;
- * migrations/0009_tid_ring.sql). D1 parses at most 5 terms in a compound SELECT: the reads group them.
- */
+/** The tables of the tid index: tid_index and its ring of slots (src/tids/tid-index.ts TID_TABLES; migrations/0009_tid_ring.sql). */
 export const CLAIM_TABLES = ["tid_index", ...Array.from({ length: 8 }, (_, slot) => `tid_index_${slot}`)];
+
+/** The SELECTs as one UNION ALL, in subqueries of 5: D1 parses at most 5 terms in one compound (src/d1/ring.ts unionAll). */
+const unionAll = (selects) => {
+  const groups = [];
+  for (let i = 0; i < selects.length; i += 5) groups.push(`SELECT * FROM (${selects.slice(i, i + 5).join(" UNION ALL ")})`);
+  return groups.join(" UNION ALL ");
+};
 
 /** tid_index's columns, its blobs as hex (src/tids/tid-index.ts; migrations/0001_initial.sql). */
 const CLAIM_COLUMNS = ["owner", "tid", "upstream_tid", "kind", "status", "fingerprint", "claim_token", "receipt_id", "created_at", "updated_at"];
@@ -135,10 +139,7 @@ const CLAIM_BLOBS = new Set(["upstream_tid", "fingerprint"]);
  */
 export function claimsSinceQuery(atMs) {
   const columns = CLAIM_COLUMNS.map((c) => (CLAIM_BLOBS.has(c) ? `hex(${c}) AS ${c}` : c)).join(", ");
-  const each = CLAIM_TABLES.map((table) => `SELECT ${columns} FROM ${table} WHERE updated_at >= ${Math.trunc(atMs)}`);
-  const groups = [];
-  for (let i = 0; i < each.length; i += 5) groups.push(`SELECT * FROM (${each.slice(i, i + 5).join(" UNION ALL ")})`);
-  return `${groups.join(" UNION ALL ")} ORDER BY owner, tid`;
+  return `${unionAll(CLAIM_TABLES.map((table) => `SELECT ${columns} FROM ${table} WHERE updated_at >= ${Math.trunc(atMs)}`))} ORDER BY owner, tid`;
 }
 
 const sqlValue = (column, value) => {
@@ -176,13 +177,9 @@ export const firstEventIdAt = (atMs) => `evt_${encodeTime(Math.trunc(atMs), 10)}
 
 /** The records with an event logged since `atMs` in one database of the event log: their ids and the types of those events. */
 export const changedRecordsQuery = (atMs) =>
-  `SELECT record_id, group_concat(DISTINCT type) AS types FROM (${[EVENT_TABLES.slice(0, 5), EVENT_TABLES.slice(5)]
-    // D1 takes at most 5 terms in one UNION ALL: two groups of them.
-    .map(
-      (group) =>
-        `SELECT * FROM (${group.map((table) => `SELECT record_id, type FROM ${table} WHERE id >= '${firstEventIdAt(atMs)}'`).join(" UNION ALL ")})`,
-    )
-    .join(" UNION ALL ")}) GROUP BY record_id ORDER BY record_id`;
+  `SELECT record_id, group_concat(DISTINCT type) AS types FROM (${unionAll(
+    EVENT_TABLES.map((table) => `SELECT record_id, type FROM ${table} WHERE id >= '${firstEventIdAt(atMs)}'`),
+  )}) GROUP BY record_id ORDER BY record_id`;
 
 /** The event log's tables: `events`, then the ring's slots `events_0` .. `events_7` (src/events/log-database.ts EVENT_TABLES). */
 export const EVENT_TABLES = ["events", ...Array.from({ length: 8 }, (_, slot) => `events_${slot}`)];
