@@ -44,6 +44,8 @@ export interface GatewayConfig {
    * cancels may send.
    */
   cancelledBy: string;
+  /** LOG_SUCCESS_SAMPLE: the share of successful, unremarkable invocations whose canonical line is written (src/shared/log.ts). */
+  logSuccessSample: number;
 }
 
 /** Rule 12's windows, as the settings name them: each a positive number, fractions accepted. */
@@ -80,6 +82,18 @@ export function fiscalReadSchedule(env: Env): readonly number[] {
   const fallback = durationList(env.ENVIRONMENT === "development" ? FISCAL_READ_DEFAULTS.development : FISCAL_READ_DEFAULTS.production)!;
   return settingText(env.FISCAL_READS) === "" ? fallback : (durationList(env.FISCAL_READS) ?? fallback);
 }
+
+/** LOG_SUCCESS_SAMPLE's value, or null when it is set and not a share from 0 to 1; unset: 1, every line written. */
+function logSampleValue(value: string | undefined): number | null {
+  const text = settingText(value);
+  if (text === "") return 1;
+  const n = Number(text);
+  return Number.isFinite(n) && n >= 0 && n <= 1 ? n : null;
+}
+
+/** What is wrong with LOG_SUCCESS_SAMPLE: a share that is not one would keep or drop lines by a default no one chose. */
+export const logSampleProblems = (env: Env): string[] =>
+  logSampleValue(env.LOG_SUCCESS_SAMPLE) === null ? ["LOG_SUCCESS_SAMPLE is not a share from 0 to 1."] : [];
 
 /** What is wrong with GATEWAY_CANCELLED_BY in every environment: a name the upstream could not be sent. */
 export const cancelledByProblems = (env: Env): string[] => (cancelledByName(env.GATEWAY_CANCELLED_BY) === null ? [CANCELLED_BY_UNFIT] : []);
@@ -164,6 +178,8 @@ export function readConfig(env: Env): GatewayConfig {
       expiry: { unpaidMs: windowMs(env, "RECEIPT_EXPIRY_HOURS"), heldMs: windowMs(env, "HOLD_EXPIRY_DAYS") },
       fiscalReads: fiscalReadSchedule(env),
       cancelledBy: cancelledByName(env.GATEWAY_CANCELLED_BY) ?? DEFAULT_CANCELLED_BY,
+      // Until the guard refuses to serve with an unreadable value, every line is written.
+      logSuccessSample: logSampleValue(env.LOG_SUCCESS_SAMPLE) ?? 1,
     };
     cache.set(env, config);
   }

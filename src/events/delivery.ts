@@ -219,7 +219,8 @@ async function holdBack(env: Env, held: readonly Due[], problems: readonly strin
 /** The Worker's `queue(batch, env, ctx)` handler, for the events queue and its dead-letter queue: one canonical line (src/shared/log.ts) a batch. */
 export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = async (batch, env) => {
   const started = Date.now();
-  const line = new LogLine("queue_batch", { queue: batch.queue, messages: batch.messages.length });
+  // A batch has no request id: its line draws on its own. A failed delivery or a dead letter writes a warning or an error, which always keeps it.
+  const line = new LogLine("queue_batch", { queue: batch.queue, messages: batch.messages.length }, { sample: readConfig(env).logSuccessSample });
   try {
     await inLine(line, () => deliverBatch(batch, env));
   } finally {

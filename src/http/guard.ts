@@ -11,6 +11,7 @@ import {
   credentialProblems,
   expiryProblems,
   fiscalReadProblems,
+  logSampleProblems,
   productionProblems,
   webhookSecretProblems,
 } from "../config/config";
@@ -52,6 +53,7 @@ const CHECKS: readonly ((env: Env) => readonly string[])[] = [
   fiscalReadProblems,
   auditProblems,
   cancelledByProblems,
+  logSampleProblems,
   staffRoleProblems,
   shardProblems,
   productionProblems,

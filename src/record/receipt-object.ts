@@ -250,11 +250,12 @@ export class ReceiptObject extends DurableObject<Env> {
     return this.#timed(async () => {
       const rec = this.#stored();
       // Quiet: an alarm that only drained the outbox or exported the trail writes no line.
-      const line = new LogLine("alarm", rec ? { kind: rec.kind, id: rec.id } : {}, { quiet: true });
+      const line = new LogLine("alarm", rec ? { kind: rec.kind, id: rec.id } : {}, { quiet: true, sample: readConfig(this.env).logSuccessSample });
       try {
         await inLine(line, () => this.#wake.fired());
       } finally {
-        this.#stateChange(line, rec?.state);
+        // A state the alarm changed is the gateway's own doing (an expiry, a reconciliation, a gateway cancel): always written.
+        if (this.#stateChange(line, rec?.state)) line.keep();
         line.write();
       }
     });
@@ -312,7 +313,12 @@ export class ReceiptObject extends DurableObject<Env> {
     return this.#timed(async () => {
       const before = this.#stored()?.state;
       // The record's id (its kind is in the request's path).
-      const line = new LogLine("record_call", { request_id: op.requestId, ...(op.record ? { id: op.record.id } : {}) });
+      // Drawn on the request id, as the request's own line is: both kept or both dropped.
+      const line = new LogLine(
+        "record_call",
+        { request_id: op.requestId, ...(op.record ? { id: op.record.id } : {}) },
+        { sample: readConfig(this.env).logSuccessSample },
+      );
       try {
         const answer = await inLine(line, operation);
         this.#stateChange(line, before);
@@ -324,9 +330,11 @@ export class ReceiptObject extends DurableObject<Env> {
     });
   }
 
-  /** The record's state change, if the call or alarm made one. */
-  #stateChange(line: LogLine, before: number | undefined): void {
+  /** The record's state change, if the call or alarm made one (true then). */
+  #stateChange(line: LogLine, before: number | undefined): boolean {
     const after = this.#parts.store.current?.state;
-    if (after !== undefined && after !== before) line.set({ state_from: before ?? null, state_to: after }, true);
+    if (after === undefined || after === before) return false;
+    line.set({ state_from: before ?? null, state_to: after }, true);
+    return true;
   }
 }

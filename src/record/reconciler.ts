@@ -31,7 +31,7 @@ import {
 } from "../rules/lifecycle";
 import { needsSettling, nextReconcileAt, STATE_CHANGING_CALLS } from "../rules/schedule";
 import { clock } from "../shared/clock";
-import { log } from "../shared/log";
+import { keepLine, log } from "../shared/log";
 import type { UpstreamClient } from "../upstream/client";
 import type { FiscalWatch } from "./fiscal";
 import type { LateReads } from "./late-reads";
@@ -183,6 +183,8 @@ export class Reconciler {
   async look(upstream: UpstreamClient, requestId: string): Promise<Outcome<LostCancel | null>> {
     const { store, ledger, recorder, writeAhead, lateReads } = this.#parts;
     const rec = store.current!;
+    // Rule 8's look is the gateway's own doing: its line is always written, whatever the upstream shows.
+    keepLine();
     const result = await kindNamed(rec.kind).read(upstream, rec.id);
     if (!result.ok) {
       this.#attempts.update({ reconcile_attempts: rec.reconcile_attempts + 1 });

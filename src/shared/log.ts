@@ -13,8 +13,19 @@
  * and takes its level. Workers Logs bills each line's bytes plus ~600 B of
  * its own enrichment, and each line costs the request path CPU: one line an
  * invocation instead of one an event.
+ *
+ * Sampled successes: a line that tells nothing on-call must see (a success,
+ * quick, no refusal, nothing the gateway did on its own) is written with
+ * probability LOG_SUCCESS_SAMPLE and then says `sample`, how many lines it
+ * stands for (1 / LOG_SUCCESS_SAMPLE; 1 in development, where every line is
+ * written). A line without `sample` is always written: see `remarkable`. The
+ * draw is a hash of the request id, so a request's lines in the Worker and in
+ * its objects are kept or dropped together; a line without a request id
+ * (an alarm, a queue batch) draws on its own. Counts of successes come from
+ * Analytics Engine, or from lines weighed by `sample` (docs/alerts.md).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { fnv1a } from "./fnv1a";
 import { redact } from "./redact";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -36,7 +47,21 @@ export interface LineNotes {
   fields: Record<string, unknown>;
   upstream: UpstreamCallNote[];
   faults: string[];
+  /** The gateway acted on its own (a reconciliation, an expiry, a gateway cancel): the line is always written. */
+  keep?: boolean;
 }
+
+/** An invocation this slow (its `ms`, or its upstream calls' together) is always written: the tail on-call looks at. */
+export const SLOW_LINE_MS = 1_000;
+
+/** The draw of a line without a request id (a test replaces it to see either side). */
+export const lineSampling = { draw: (): number => Math.random() };
+
+/** Where a request id falls in [0, 1): the same for every line of the request, wherever it is written. */
+export const requestDraw = (requestId: string): number => fnv1a(requestId) / 2 ** 32;
+
+/** Whether a line drawn at `draw` is kept at LOG_SUCCESS_SAMPLE `rate`. */
+export const keptAt = (draw: number, rate: number): boolean => draw < rate;
 
 /** The canonical line of one invocation, gathered while it runs. */
 export class LogLine {
@@ -49,15 +74,22 @@ export class LogLine {
   /** Whether anything was logged into the line since it opened. */
   #noted = false;
   readonly #quiet: boolean;
+  /** LOG_SUCCESS_SAMPLE: the share of unremarkable lines written. */
+  readonly #sample: number;
+  /** The gateway acted on its own: written whatever else it tells. */
+  #keep = false;
 
   /**
    * `quiet`: the line is written only if something was logged into it (a record's alarm that only drained its
    * outbox or exported its trail has nothing to tell, and wrote no line before the canonical line either).
+   * `sample`: LOG_SUCCESS_SAMPLE, the share of unremarkable lines written (1, the default: every line, as the
+   * cron's are); the draw is the hash of the line's `request_id` if it has one.
    */
-  constructor(event: string, fields: Record<string, unknown> = {}, { quiet = false } = {}) {
+  constructor(event: string, fields: Record<string, unknown> = {}, { quiet = false, sample = 1 } = {}) {
     this.#event = event;
     this.#fields = { ...fields };
     this.#quiet = quiet;
+    this.#sample = sample;
   }
 
   get open(): boolean {
@@ -98,9 +130,16 @@ export class LogLine {
     if (!this.#faults.includes(event)) this.#faults.push(event);
   }
 
+  /** The gateway acted on its own (a reconciliation, an expiry, a gateway cancel): the line is always written. */
+  keep(): void {
+    this.#noted = true;
+    this.#keep = true;
+  }
+
   /** Takes over what another invocation's line gathered for this one. */
   merge(notes: LineNotes): void {
     this.#noted = true;
+    if (notes.keep) this.#keep = true;
     this.#raise(notes.level);
     Object.assign(this.#fields, notes.fields);
     this.#upstream.push(...notes.upstream);
@@ -110,18 +149,44 @@ export class LogLine {
   /** What the line gathered, closed: for a record's call to hand back with its answer. */
   take(): LineNotes {
     this.#closed = true;
-    return { level: this.#level, fields: this.#fields, upstream: this.#upstream, faults: this.#faults };
+    return { level: this.#level, fields: this.#fields, upstream: this.#upstream, faults: this.#faults, ...(this.#keep ? { keep: true } : {}) };
   }
 
-  /** Writes the line, once (a quiet line only if something was logged into it). */
+  /** Writes the line, once (a quiet line only if something was logged into it; an unremarkable one if its draw keeps it). */
   write(): void {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#quiet && !this.#noted) return;
     const upstream = this.#upstream;
+    let sampled = {};
+    if (!this.#remarkable()) {
+      const id = this.#fields.request_id;
+      const draw = typeof id === "string" && id !== "" ? requestDraw(id) : lineSampling.draw();
+      if (!keptAt(draw, this.#sample)) return;
+      sampled = { sample: Math.round(1000 / this.#sample) / 1000 };
+    }
     const calls = upstream.length === 0 ? {} : upstreamFields(upstream);
     const faults = this.#faults.length === 0 ? {} : { faults: this.#faults };
-    writeLine(this.#level, this.#event, { ...this.#fields, ...calls, ...faults });
+    writeLine(this.#level, this.#event, { ...this.#fields, ...calls, ...faults, ...sampled });
+  }
+
+  /**
+   * Always written, never sampled: a warning or an error (a fault, rule 13's refusals), an answer of 4xx or 5xx
+   * (every rule's refusal), an upstream call that did not answer ok (refused, failed, timed out, unreadable), what
+   * the gateway did on its own (`keep`), and a slow invocation (SLOW_LINE_MS).
+   */
+  #remarkable(): boolean {
+    const status = this.#fields.status;
+    const ms = this.#fields.ms;
+    return (
+      RANK[this.#level] >= RANK.warn ||
+      this.#faults.length > 0 ||
+      this.#keep ||
+      (typeof status === "number" && status >= 400) ||
+      this.#upstream.some((c) => c.outcome !== "ok") ||
+      (typeof ms === "number" && ms >= SLOW_LINE_MS) ||
+      this.#upstream.reduce((sum, c) => sum + c.ms, 0) >= SLOW_LINE_MS
+    );
   }
 
   #raise(level: LogLevel): void {
@@ -184,6 +249,11 @@ export function note(level: LogLevel, event: string, fields: Record<string, unkn
   const line = currentLine();
   if (line) line.add(event, fields, level);
   else writeLine(level, event, fields);
+}
+
+/** The gateway acted on its own (a reconciliation, an expiry, a gateway cancel): its invocation's line is always written. */
+export function keepLine(): void {
+  currentLine()?.keep();
 }
 
 /** An upstream call: on the invocation's line, or a line of its own outside one. */
