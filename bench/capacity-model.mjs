@@ -138,6 +138,21 @@ function shippedHolds() {
   }
 }
 
+/**
+ * The share of successful, unremarkable canonical log lines production writes (wrangler.toml [env.production]
+ * LOG_SUCCESS_SAMPLE; src/shared/log.ts): read, not restated. Unset or unreadable: 1, as the gateway takes it.
+ */
+export function shippedLogSample() {
+  try {
+    const config = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "production" }, { hideWarnings: true });
+    const text = String(config.vars?.LOG_SUCCESS_SAMPLE ?? "").trim();
+    const n = Number(text);
+    return text !== "" && n >= 0 && n <= 1 ? n : 1;
+  } catch {
+    return 1;
+  }
+}
+
 /** The mix as production makes it: with holds off (HOLD_ENABLED=false), no hold is left unconfirmed, and their share pays. */
 function shippedMix() {
   const { paid, abandoned, hold_expired } = ASSUMPTIONS.mix;
@@ -460,6 +475,12 @@ function lifeOf(costs) {
     .filter(([name]) => /^CREATE (TABLE|(UNIQUE )?INDEX) /.test(name))
     .reduce((sum, [, n]) => sum + n, 0);
   life.d1_rows_written = Math.max(0, life.d1_rows_written - (cursors["UPDATE events_cursors"] ?? 0) - (cursors["UPDATE tid_walk"] ?? 0) - rebuilds);
+  // The run writes every line (development's LOG_SUCCESS_SAMPLE of 1) and counts those production samples (they say
+  // `sample`): production writes that share of them; the rest (faults, refusals, the gateway's own acts, the cron's)
+  // it writes all. A run before the sampling counted none as sampled.
+  const drop = 1 - shippedLogSample();
+  life.log_lines = Math.max(0, life.log_lines - drop * (ended.log_lines_sampled ?? 0));
+  life.log_bytes = Math.max(0, life.log_bytes - drop * (ended.log_bytes_sampled ?? 0));
   return life;
 }
 
@@ -1033,6 +1054,7 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
       `the audit trail (rule 15): ${AUDIT_FROM_CODE.appendsPerPayment} appends a payment, ${AUDIT_FROM_CODE.writerRowsPerAppend(perDay)} writer rows an append (grouped), kept ${AUDIT_FROM_CODE.retentionDays} days in R2`,
       "the daily statements (rule 16): a line a payment in R2, a check-id for 1% of lines",
       `records kept ${a.recordRetentionDays} days after final (rule 10); the cron every minute`,
+      `canonical log lines: production's LOG_SUCCESS_SAMPLE of ${shippedLogSample()} (wrangler.toml [env.production]) applied to the lines the run counted as sampled (they say \`sample\`); every other line kept`,
       measured.paced
         ? `the record objects' requests and rows written (statements, alarms, deletions) of a paid and an abandoned payment: counted by the run's paced payments, production's windows (wrangler.toml [env.production]) at the pace of an authorize ${measured.paced.pace.authorizeAfterMs / 1000} s after the create and a pay ${measured.paced.pace.payAfterMs / 1000} s after it, the day-long windows crossed by the sandbox's test clock (its own bookkeeping left out); the audit trail's record rows are in them`
         : `the record objects' requests and rows written: the run's back-to-back flows (every window shortened), plus ${AUDIT_FROM_CODE.recordRowsPerPayment} record rows a payment for the audit trail at production's pace, from the code (the run paced no payment)`,

@@ -270,7 +270,14 @@ async function runScenario({ build, scenario, flows, keyedPays, log, port = PORT
         risk_chunks: _chunks,
         ...counts
       } = await getJson(`${runtime.url}/__bench/counters${reset ? "?reset" : ""}`);
-      return { counts: { ...counts, log_lines: runtime.logs.lines, log_bytes: runtime.logs.bytes ?? 0 }, rows_written_by };
+      const logs = runtime.logs;
+      const lines = {
+        log_lines: logs.lines,
+        log_bytes: logs.bytes ?? 0,
+        log_lines_sampled: logs.sampled ?? 0,
+        log_bytes_sampled: logs.sampled_bytes ?? 0,
+      };
+      return { counts: { ...counts, ...lines }, rows_written_by };
     };
     // A user's flow: the bytes each subject of its risk counters holds right after it, and its subjects swept before the next flow.
     const riskBytes = [];
@@ -294,12 +301,23 @@ async function runScenario({ build, scenario, flows, keyedPays, log, port = PORT
     let riskChunks = null;
     // One cron run with nothing due: what every minute costs whatever the traffic.
     await counters(true);
-    const linesBefore = { lines: runtime.logs.lines, bytes: runtime.logs.bytes ?? 0 };
+    const linesNow = () => ({
+      lines: runtime.logs.lines,
+      bytes: runtime.logs.bytes ?? 0,
+      sampled: runtime.logs.sampled ?? 0,
+      sampledBytes: runtime.logs.sampled_bytes ?? 0,
+    });
+    const since = (counts, before) => {
+      counts.log_lines -= before.lines;
+      counts.log_bytes -= before.bytes;
+      counts.log_lines_sampled -= before.sampled;
+      counts.log_bytes_sampled -= before.sampledBytes;
+    };
+    const linesBefore = linesNow();
     await cron();
     const empty = (await counters(true)).counts;
-    empty.log_lines -= linesBefore.lines;
-    empty.log_bytes -= linesBefore.bytes;
-    const linesAtStart = { lines: runtime.logs.lines, bytes: runtime.logs.bytes ?? 0 };
+    since(empty, linesBefore);
+    const linesAtStart = linesNow();
     const snapshots = {};
     // The cron runs in the background from now on; each snapshot says how many runs it includes.
     let cronRuns = 0;
@@ -313,8 +331,7 @@ async function runScenario({ build, scenario, flows, keyedPays, log, port = PORT
     })();
     const snap = async (name) => {
       const { counts, rows_written_by } = await counters();
-      counts.log_lines -= linesAtStart.lines;
-      counts.log_bytes -= linesAtStart.bytes;
+      since(counts, linesAtStart);
       snapshots[name] = { ...counts, cron_runs: cronRuns, rows_written_by };
     };
 

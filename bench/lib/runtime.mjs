@@ -169,7 +169,13 @@ export async function startRuntime({
       // The gateway logs a line per upstream call; keep count and bytes (what Workers Logs ingests of it), keep errors, print nothing.
       handleStructuredLogs: (log) => {
         logs.lines++;
-        logs.bytes = (logs.bytes ?? 0) + Buffer.byteLength(String(log.message ?? ""));
+        const bytes = Buffer.byteLength(String(log.message ?? ""));
+        logs.bytes = (logs.bytes ?? 0) + bytes;
+        // A line that says `sample` is one production writes only a share of (LOG_SUCCESS_SAMPLE, src/shared/log.ts).
+        if (/"sample":[0-9.]+\}$/.test(String(log.message ?? ""))) {
+          logs.sampled = (logs.sampled ?? 0) + 1;
+          logs.sampled_bytes = (logs.sampled_bytes ?? 0) + bytes;
+        }
         if (log.level === "error" && logs.errors.length < 20) logs.errors.push(log.message);
         // workerd's own lines (not the gateway's JSON): kept, the newest 50, so a runtime that dies says why.
         if (!String(log.message ?? "").startsWith("{")) {

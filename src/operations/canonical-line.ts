@@ -15,11 +15,7 @@ export const canonicalLine: MiddlewareHandler<GatewayEnv> = async (c, next) => {
   const started = Date.now();
   // The API's operations are all POST: a line names its method only when it is another (a probe's GET).
   const method = c.req.method === "POST" ? {} : { method: c.req.method };
-  const line = new LogLine(
-    "request",
-    { request_id: c.var.requestId, ...method, path: c.req.path },
-    { sample: readConfig(c.env).logSuccessSample },
-  );
+  const line = new LogLine("request", { request_id: c.var.requestId, ...method, path: c.req.path }, { sample: readConfig(c.env).logSuccessSample });
   try {
     await inLine(line, next);
   } finally {
