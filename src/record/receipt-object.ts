@@ -333,8 +333,10 @@ export class ReceiptObject extends DurableObject<Env> {
   /** The record's state change, if the call or alarm made one (true then). */
   #stateChange(line: LogLine, before: number | undefined): boolean {
     const after = this.#parts.store.current?.state;
-    if (after === undefined || after === before) return false;
-    line.set({ state_from: before ?? null, state_to: after }, true);
-    return true;
+    if (after !== undefined && after !== before) {
+      line.set({ state_from: before ?? null, state_to: after }, true);
+      return true;
+    }
+    return false;
   }
 }

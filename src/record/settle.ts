@@ -19,7 +19,7 @@ import {
   upstreamPhase,
 } from "../rules/lifecycle";
 import { clock } from "../shared/clock";
-import { keepLine, log } from "../shared/log";
+import { log } from "../shared/log";
 import type { UpstreamClient } from "../upstream/client";
 import type { RecordParts } from "./parts";
 import { callerKindOf, type LostCancel } from "./reconciler";
@@ -134,8 +134,6 @@ export class Settlement {
     // What is owed, and for whom; and what the look that called ends with, in the settling change.
     const found = this.#owed(lost);
     if (!found) return null;
-    // The gateway acts on its own: its line is always written, whatever the upstream answers.
-    keepLine();
     const owed: Owed = { ...found, ended };
     // Decide once, in the phase the look showed.
     const decision =

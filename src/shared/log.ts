@@ -47,7 +47,7 @@ export interface LineNotes {
   fields: Record<string, unknown>;
   upstream: UpstreamCallNote[];
   faults: string[];
-  /** The gateway acted on its own (a reconciliation, an expiry, a gateway cancel): the line is always written. */
+  /** The gateway acted on its own (rule 8's reconciliation; an alarm's state change: an expiry, a gateway cancel): the line is always written. */
   keep?: boolean;
 }
 
@@ -74,22 +74,22 @@ export class LogLine {
   /** Whether anything was logged into the line since it opened. */
   #noted = false;
   readonly #quiet: boolean;
-  /** LOG_SUCCESS_SAMPLE: the share of unremarkable lines written. */
-  readonly #sample: number;
+  /** LOG_SUCCESS_SAMPLE: the share of unremarkable lines written; null: never sampled (the cron's line). */
+  readonly #sample: number | null;
   /** The gateway acted on its own: written whatever else it tells. */
   #keep = false;
 
   /**
    * `quiet`: the line is written only if something was logged into it (a record's alarm that only drained its
    * outbox or exported its trail has nothing to tell, and wrote no line before the canonical line either).
-   * `sample`: LOG_SUCCESS_SAMPLE, the share of unremarkable lines written (1, the default: every line, as the
-   * cron's are); the draw is the hash of the line's `request_id` if it has one.
+   * `sample`: LOG_SUCCESS_SAMPLE, the share of unremarkable lines written, drawn on the line's `request_id` if it
+   * has one; without it the line is never sampled (the cron's: a run a minute, each one on-call may need).
    */
-  constructor(event: string, fields: Record<string, unknown> = {}, { quiet = false, sample = 1 } = {}) {
+  constructor(event: string, fields: Record<string, unknown> = {}, { quiet = false, sample }: { quiet?: boolean; sample?: number } = {}) {
     this.#event = event;
     this.#fields = { ...fields };
     this.#quiet = quiet;
-    this.#sample = sample;
+    this.#sample = sample ?? null;
   }
 
   get open(): boolean {
@@ -130,7 +130,7 @@ export class LogLine {
     if (!this.#faults.includes(event)) this.#faults.push(event);
   }
 
-  /** The gateway acted on its own (a reconciliation, an expiry, a gateway cancel): the line is always written. */
+  /** The gateway acted on its own (rule 8's reconciliation; an alarm's state change: an expiry, a gateway cancel): the line is always written. */
   keep(): void {
     this.#noted = true;
     this.#keep = true;
@@ -159,7 +159,7 @@ export class LogLine {
     if (this.#quiet && !this.#noted) return;
     const upstream = this.#upstream;
     let sampled = {};
-    if (!this.#remarkable()) {
+    if (this.#sample !== null && !this.#remarkable()) {
       const id = this.#fields.request_id;
       const draw = typeof id === "string" && id !== "" ? requestDraw(id) : lineSampling.draw();
       if (!keptAt(draw, this.#sample)) return;
@@ -171,7 +171,8 @@ export class LogLine {
   }
 
   /**
-   * Always written, never sampled: a warning or an error (a fault, rule 13's refusals), an answer of 4xx or 5xx
+   * Always written, never sampled: a warning or an error (a fault, which raises the line to its level; rule 13's
+   * refusals), an answer of 4xx or 5xx
    * (every rule's refusal), an upstream call that did not answer ok (refused, failed, timed out, unreadable), what
    * the gateway did on its own (`keep`), and a slow invocation (SLOW_LINE_MS).
    */
@@ -180,7 +181,6 @@ export class LogLine {
     const ms = this.#fields.ms;
     return (
       RANK[this.#level] >= RANK.warn ||
-      this.#faults.length > 0 ||
       this.#keep ||
       (typeof status === "number" && status >= 400) ||
       this.#upstream.some((c) => c.outcome !== "ok") ||
@@ -251,7 +251,7 @@ export function note(level: LogLevel, event: string, fields: Record<string, unkn
   else writeLine(level, event, fields);
 }
 
-/** The gateway acted on its own (a reconciliation, an expiry, a gateway cancel): its invocation's line is always written. */
+/** The gateway acted on its own (rule 8's reconciliation; an alarm's state change: an expiry, a gateway cancel): its invocation's line is always written. */
 export function keepLine(): void {
   currentLine()?.keep();
 }
