@@ -254,8 +254,7 @@ export class ReceiptObject extends DurableObject<Env> {
       try {
         await inLine(line, () => this.#wake.fired());
       } finally {
-        // A state the alarm changed is the gateway's own doing (an expiry, a reconciliation, a gateway cancel): always written.
-        if (this.#stateChange(line, rec?.state)) line.keep();
+        this.#stateChange(line, rec?.state);
         line.write();
       }
     });
@@ -330,13 +329,9 @@ export class ReceiptObject extends DurableObject<Env> {
     });
   }
 
-  /** The record's state change, if the call or alarm made one (true then). */
-  #stateChange(line: LogLine, before: number | undefined): boolean {
+  /** The record's state change, if the call or alarm made one. */
+  #stateChange(line: LogLine, before: number | undefined): void {
     const after = this.#parts.store.current?.state;
-    if (after !== undefined && after !== before) {
-      line.set({ state_from: before ?? null, state_to: after }, true);
-      return true;
-    }
-    return false;
+    if (after !== undefined && after !== before) line.set({ state_from: before ?? null, state_to: after }, true);
   }
 }

@@ -183,7 +183,8 @@ export class Reconciler {
   async look(upstream: UpstreamClient, requestId: string): Promise<Outcome<LostCancel | null>> {
     const { store, ledger, recorder, writeAhead, lateReads } = this.#parts;
     const rec = store.current!;
-    // Rule 8's look is the gateway's own doing: its line is always written, whatever the upstream shows.
+    // A look is the gateway's own doing (rule 8's reconciliation, a late read, rule 14's fiscal read, rule 12's expiry
+    // before its cancel all go through it): its line is always written, whatever the upstream shows.
     keepLine();
     const result = await kindNamed(rec.kind).read(upstream, rec.id);
     if (!result.ok) {

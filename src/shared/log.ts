@@ -47,7 +47,7 @@ export interface LineNotes {
   fields: Record<string, unknown>;
   upstream: UpstreamCallNote[];
   faults: string[];
-  /** The gateway acted on its own (rule 8's reconciliation; an alarm's state change: an expiry, a gateway cancel): the line is always written. */
+  /** The gateway acted on its own (a look at the upstream: rule 8's reconciliation, a late or fiscal read, rule 12's expiry): the line is always written. */
   keep?: boolean;
 }
 
@@ -130,7 +130,7 @@ export class LogLine {
     if (!this.#faults.includes(event)) this.#faults.push(event);
   }
 
-  /** The gateway acted on its own (rule 8's reconciliation; an alarm's state change: an expiry, a gateway cancel): the line is always written. */
+  /** The gateway acted on its own (a look at the upstream: rule 8's reconciliation, a late or fiscal read, rule 12's expiry): the line is always written. */
   keep(): void {
     this.#noted = true;
     this.#keep = true;
@@ -251,7 +251,7 @@ export function note(level: LogLevel, event: string, fields: Record<string, unkn
   else writeLine(level, event, fields);
 }
 
-/** The gateway acted on its own (rule 8's reconciliation; an alarm's state change: an expiry, a gateway cancel): its invocation's line is always written. */
+/** The gateway acted on its own (a look at the upstream: rule 8's reconciliation, a late or fiscal read, rule 12's expiry): its invocation's line is always written. */
 export function keepLine(): void {
   currentLine()?.keep();
 }

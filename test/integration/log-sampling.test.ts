@@ -24,6 +24,7 @@ import {
   OTP_OK,
   OTP_WRONG,
   receiptRequest,
+  transferRequest,
 } from "../helpers";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
@@ -46,8 +47,8 @@ function printedLines(): Record<string, any>[] {
 const deployment = (share: string) => ({ ...env, LOG_SUCCESS_SAMPLE: share }) as Env;
 
 /** The same setting in the record's object, whose env the runtime hands it (its alarm reads it there). */
-async function sampleInRecord(id: string, share: string): Promise<void> {
-  await runInDurableObject(receiptStub(env, "receipt", id), (instance) => {
+async function sampleInRecord(id: string, share: string, kind: "receipt" | "transfer" = "receipt"): Promise<void> {
+  await runInDurableObject(receiptStub(env, kind, id), (instance) => {
     const object = instance as unknown as { env: Env };
     object.env = { ...object.env, LOG_SUCCESS_SAMPLE: share } as Env;
   });
@@ -70,6 +71,17 @@ describe("LOG_SUCCESS_SAMPLE 0: no success is written, everything on-call must s
     expect(lines).toHaveLength(1);
   });
 
+  it("a refusal by a rule, with no upstream call, writes its line: rule 1's tid conflict", async () => {
+    const request = receiptRequest({ merchant_id: 1001 });
+    await expectStatus(callSettled(zero, "receipt/create", request), 200);
+    const lines = printedLines();
+    await expectError(callSettled(zero, "receipt/create", { ...request, amount: request.amount + 100 }), 409, "tid_conflict");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: "info", event: "request", path: "/api/v1/partner/receipt/create", status: 409, code: "tid_conflict" });
+    expect(lines[0]).not.toHaveProperty("upstream");
+    expect(lines[0]).not.toHaveProperty("sample");
+  });
+
   it("an upstream call that failed is written, with its outcome", async () => {
     const lines = printedLines();
     scriptedUpstream.on("receipt/create", { kind: "status", status: 500 });
@@ -81,7 +93,7 @@ describe("LOG_SUCCESS_SAMPLE 0: no success is written, everything on-call must s
     for (const line of lines) expect(line).not.toHaveProperty("sample");
   });
 
-  it("the record's reconciliation by its alarm is written, though the upstream shows nothing changed", async () => {
+  it("the record's reconciliation by its alarm, the gateway's own look, is written, though the upstream shows nothing changed", async () => {
     const receipt = await expectStatus(callSettled(zero, "receipt/create", receiptRequest({ merchant_id: 1003 })), 200);
     await sampleInRecord(receipt.id, "0");
     const lines = printedLines();
@@ -104,6 +116,19 @@ describe("LOG_SUCCESS_SAMPLE 0: no success is written, everything on-call must s
     const lines = printedLines();
     await runDurableObjectAlarm(receiptStub(env, "receipt", receipt.id));
     expect(lines.filter((line) => line.event === "alarm")).toMatchObject([{ level: "info", id: receipt.id, state_from: 0, state_to: 21 }]);
+  });
+
+  it("a transfer's expiry, closed at the edge with its state unchanged, the gateway's own act, is written", async () => {
+    const transfer = await expectStatus(callSettled(zero, "a2c/create", transferRequest()), 200);
+    const id = transfer.receipt_id as string;
+    await sampleInRecord(id, "0", "transfer");
+    letTimePass(DAY_MS + 60_000);
+    const lines = printedLines();
+    await runDurableObjectAlarm(receiptStub(env, "transfer", id));
+    const alarms = lines.filter((line) => line.event === "alarm");
+    expect(alarms).toMatchObject([{ level: "info", kind: "transfer", id }]);
+    expect(alarms[0]).not.toHaveProperty("state_to");
+    expect(alarms[0]).not.toHaveProperty("sample");
   });
 });
 
