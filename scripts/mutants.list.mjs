@@ -1040,8 +1040,8 @@ export const MUTANTS = [
   {
     name: "unlogged-event-dropped",
     at: "deliverBatch",
-    find: "if (!at || at.pending) toDeliver.push({ message, db: at?.db ?? null });",
-    replace: "if (at?.pending) toDeliver.push({ message, db: at.db });",
+    find: "if (!at || at.pending) toDeliver.push({ message, db: at?.db ?? null, table: at?.table });",
+    replace: "if (at?.pending) toDeliver.push({ message, db: at.db, table: at.table });",
     tests: ["test/integration/events-delivery.test.ts"],
     why: "at least once does not hang on a log row: a message whose event no database holds (a restored log) is still delivered",
   },

@@ -124,10 +124,11 @@ interface Received {
   event: GatewayEvent;
 }
 
-/** A message to deliver, and the database of its event's log row (null: the log does not hold it). */
+/** A message to deliver, and the database of its event's log row (null: the log does not hold it) and the table the read found it in. */
 interface Due {
   message: Message<EventMessage>;
   db: D1Database | null;
+  table?: string;
 }
 
 /** A delivery its batch writes into the event log with the batch's others of that database (recordDeliveries). */
@@ -136,10 +137,11 @@ interface Delivered {
   id: string;
   status: number;
   at: number;
+  table?: string;
 }
 
 /** Delivers one event; a delivered one the log holds is answered for the batch to write, a failed one is written here. */
-async function deliver(env: Env, { message, db }: Due): Promise<Delivered | null> {
+async function deliver(env: Env, { message, db, table }: Due): Promise<Delivered | null> {
   const { id } = message.body;
   const started = Date.now();
   const outcome = await postEvent(env, message.body);
@@ -155,7 +157,7 @@ async function deliver(env: Env, { message, db }: Due): Promise<Delivered | null
     const line = currentLine();
     if (line) line.push("delivered", delivered);
     else log("info", "event_delivered", delivered);
-    return db ? { db, id, status: outcome.status, at: clock.now() } : null;
+    return db ? { db, id, status: outcome.status, at: clock.now(), table } : null;
   }
   const delaySeconds = retryDelaySeconds(retrySchedule(env), message.attempts);
   message.retry({ delaySeconds });
@@ -167,7 +169,8 @@ async function deliver(env: Env, { message, db }: Due): Promise<Delivered | null
     retry_in_seconds: delaySeconds,
   });
   try {
-    if (db) await recordFailedAttempt(db, id, { status: outcome.status, error: outcome.error, nextAttemptAt: clock.now() + delaySeconds * 1000 });
+    if (db)
+      await recordFailedAttempt(db, id, { status: outcome.status, error: outcome.error, nextAttemptAt: clock.now() + delaySeconds * 1000 }, table);
   } catch (err) {
     log("error", "event_log_write_failed", { event_id: id, error: String(err) });
   }
@@ -208,9 +211,9 @@ async function holdBack(env: Env, held: readonly Due[], problems: readonly strin
   log("error", "service_misconfigured", { problems: problems.join(" "), held_events: held.length });
   const error = "not sent: this deployment is misconfigured (503 service_misconfigured names the problem)";
   const now = clock.now();
-  await inPool(held, async ({ message, db }, i) => {
+  await inPool(held, async ({ message, db, table }, i) => {
     if (!db) return;
-    await recordFailedAttempt(db, message.body.id, { status: null, error, nextAttemptAt: now + delays[i]! * 1000 }).catch((err) =>
+    await recordFailedAttempt(db, message.body.id, { status: null, error, nextAttemptAt: now + delays[i]! * 1000 }, table).catch((err) =>
       log("error", "event_log_write_failed", { event_id: message.body.id, error: String(err) }),
     );
   });
@@ -256,7 +259,7 @@ async function deliverBatch(batch: MessageBatch<EventMessage>, env: Env): Promis
       if (at) groups.set(at.db, [...(groups.get(at.db) ?? []), event.id]);
     }
     // One write per database, six at a time. Throws when D1 does: the queue retries the batch (retry_delay), nothing is acknowledged.
-    await inPool([...groups], ([db, ids]) => recordDeadLettered(db, ids));
+    await inPool([...groups], ([db, ids]) => recordDeadLettered(db, ids, (id) => logged.get(id)?.table));
     for (const { message } of received) {
       message.ack();
       if (!logged.has(message.body.id)) notLogged(message);
@@ -274,7 +277,7 @@ async function deliverBatch(batch: MessageBatch<EventMessage>, env: Env): Promis
   for (const { message } of received) {
     const at = logged.get(message.body.id);
     if (!at) notLogged(message);
-    if (!at || at.pending) toDeliver.push({ message, db: at?.db ?? null });
+    if (!at || at.pending) toDeliver.push({ message, db: at?.db ?? null, table: at?.table });
     else message.ack();
   }
 

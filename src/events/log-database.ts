@@ -56,7 +56,9 @@ export const INDEXED_TYPES: ReadonlySet<EventType> = new Set<EventType>([
  * taking the events logged during one period and emptied whole by the cron
  * (emptyEventSlot). A row may move from a slot to another (the copy of the
  * rows still within their window), so no statement computes a row's table
- * from its id: reads cover every table, and a change by id runs on each.
+ * from its id: reads cover every table. A change by id runs on the table its
+ * caller has just read the row in (the read answers it), and on each
+ * table only when that changed no row of the id (onTheTableRead).
  */
 export const EVENT_TABLES: readonly string[] = ["events", ...slotNames("events")];
 
@@ -99,6 +101,49 @@ export const acrossLog = (arm: (table: string) => string, tables: readonly strin
 /** The same change on every table of the log (for a batch): only the table holding the row writes it. */
 const onEveryLogTable = (db: D1Database, sql: (table: string) => string, ...values: unknown[]): D1PreparedStatement[] =>
   EVENT_TABLES.map((table) => db.prepare(sql(table)).bind(...values));
+
+/** A change's statements for each table of the log: only the table holding the row writes it. */
+const everyLogTable = (statements: (table: string) => D1PreparedStatement[]): D1PreparedStatement[] => EVENT_TABLES.flatMap(statements);
+
+/** A read's arm that also answers which table holds each row (`at`): a literal, so it costs no row read. */
+const withTable = (columns: string, table: string, where: string): string =>
+  `SELECT ${columns}, '${table}' AS log_table FROM ${table} WHERE ${where}`;
+
+/** A table name a read answered, or none: a change names it in its SQL, so only a table of the log is taken. */
+const knownTable = (table: string | undefined): string | undefined => (table !== undefined && EVENT_TABLES.includes(table) ? table : undefined);
+
+/**
+ * A change by id where its caller has just read the rows (`tableOf`: the table each id was read in, or none
+ * known): one statement per table read, each answering the ids it changed (`RETURNING id`); then the ids of
+ * none, or that changed no row there, on every table of the log (`everywhere`), in a second batch. A turn of
+ * the ring moves a row between the read and the change (src/d1/ring.ts: it copies the row forward and drops
+ * its slot in one transaction), so a change that finds no row where it was read looks everywhere, as every
+ * change did before; a row is one row in the whole log (loggedNowhereElse), so a change that landed is never
+ * made again. In the steady state: one statement a table read, not one a table of the log.
+ */
+async function onTheTableRead<T>(
+  db: D1Database,
+  items: readonly T[],
+  idOf: (item: T) => string,
+  tableOf: (id: string) => string | undefined,
+  there: (table: string, items: T[]) => D1PreparedStatement[],
+  everywhere: (items: T[]) => D1PreparedStatement[],
+): Promise<void> {
+  const byTable = new Map<string, T[]>();
+  const unknown: T[] = [];
+  for (const item of items) {
+    const table = knownTable(tableOf(idOf(item)));
+    if (table === undefined) unknown.push(item);
+    else byTable.set(table, [...(byTable.get(table) ?? []), item]);
+  }
+  const changed = new Set<string>();
+  if (byTable.size > 0) {
+    const results = await db.batch<{ id: string }>([...byTable].flatMap(([table, some]) => there(table, some)));
+    for (const result of results) for (const row of result.results) changed.add(row.id);
+  }
+  const rest = [...unknown, ...[...byTable.values()].flat().filter((item) => !changed.has(idOf(item)))];
+  if (rest.length > 0) await db.batch(everywhere(rest));
+}
 
 const TYPE_OF_CODE = new Map(Object.entries(EVENT_TYPE_CODES).map(([type, code]) => [code as number, type as EventType]));
 const STATUS_OF_CODE = new Map(Object.entries(DELIVERY_STATUS_CODES).map(([status, code]) => [code as number, status as DeliveryStatus]));
@@ -242,12 +287,15 @@ export async function recordEvents(db: D1Database, items: readonly Loggable[], n
   return pending;
 }
 
-export async function findEvent(db: D1Database, id: string): Promise<LoggedRow | null> {
+/** A row read by id, with the table of the log holding it when it was read (a change by id goes there first: onTheTableRead). */
+export type LocatedRow = LoggedRow & { table: string };
+
+export async function findEvent(db: D1Database, id: string): Promise<LocatedRow | null> {
   const row = await db
-    .prepare(acrossLog((table) => `SELECT * FROM ${table} WHERE id = ?1`))
+    .prepare(acrossLog((table) => withTable("*", table, "id = ?1")))
     .bind(id)
-    .first<StoredRow>();
-  return row ? decodeRow(row) : null;
+    .first<StoredRow & { log_table: string }>();
+  return row ? { ...decodeRow(row), table: row.log_table } : null;
 }
 
 export interface EventQuery {
@@ -375,13 +423,19 @@ export async function eventsIn(db: D1Database, ids: readonly string[]): Promise<
   return rows;
 }
 
-/** The delivery status (its code) of each of these events this database holds, by id (at most 100 ids). */
-export async function eventStatuses(db: D1Database, ids: readonly string[]): Promise<Map<string, number>> {
+/** Where an event's row is, as one read saw it: its delivery status (its code) and the table of the log holding it. */
+export interface EventStatus {
+  status: number;
+  table: string;
+}
+
+/** The delivery status of each of these events this database holds, and its table, by id (at most 100 ids). */
+export async function eventStatuses(db: D1Database, ids: readonly string[]): Promise<Map<string, EventStatus>> {
   const { results } = await db
-    .prepare(acrossLog((table) => `SELECT id, status FROM ${table} WHERE id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`))
+    .prepare(acrossLog((table) => withTable("id, status", table, `id IN (${placeholders(ids)})`)))
     .bind(...ids)
-    .all<{ id: string; status: number }>();
-  return new Map(results.map((row) => [row.id, row.status]));
+    .all<{ id: string; status: number; log_table: string }>();
+  return new Map(results.map((row) => [row.id, { status: row.status, table: row.log_table }]));
 }
 
 /**
@@ -404,26 +458,40 @@ export async function holdsAnyOf(db: D1Database, ids: readonly string[]): Promis
  * for them all (a consumer batch takes up to 12 events). Delivered is final whatever happened before (a
  * duplicate may have failed meanwhile). The event's row says all the back office shows of it (when, the status,
  * the attempt's number: attemptsOf), so a delivery writes one row, not an attempt's row beside it: most events
- * are delivered at their first attempt.
+ * are delivered at their first attempt. Each delivery's `table` is where the consumer's read found its row
+ * (findLogged): marked there, and on every table only if that changed no row (onTheTableRead).
  */
-export async function recordDeliveries(db: D1Database, deliveries: readonly { id: string; status: number; at: number }[]): Promise<void> {
+export async function recordDeliveries(
+  db: D1Database,
+  deliveries: readonly { id: string; status: number; at: number; table?: string }[],
+): Promise<void> {
   if (deliveries.length === 0) return;
-  // One statement per table of the log for the whole batch (the deliveries as a VALUES list: 3 parameters each).
-  const statements: D1PreparedStatement[] = [];
-  for (let start = 0; start < deliveries.length; start += MAX_DELIVERIES_PER_WRITE) {
-    const chunk = deliveries.slice(start, start + MAX_DELIVERIES_PER_WRITE);
-    const values = chunk.map((_, i) => `(?${3 * i + 1}, ?${3 * i + 2}, ?${3 * i + 3})`).join(", ");
-    statements.push(
-      ...onEveryLogTable(
-        db,
-        (table) =>
-          `UPDATE ${table} SET status = 1, attempts = attempts + 1, last_status = d.column2, last_error = NULL, delivered_at = d.column3
-             FROM (VALUES ${values}) AS d WHERE ${table}.id = d.column1`,
-        ...chunk.flatMap(({ id, status, at }) => [id, status, at]),
-      ),
-    );
-  }
-  await db.batch(statements);
+  // One statement per table for the whole batch (the deliveries as a VALUES list: 3 parameters each).
+  const marks = (table: string, some: readonly { id: string; status: number; at: number }[]): D1PreparedStatement[] => {
+    const statements: D1PreparedStatement[] = [];
+    for (let start = 0; start < some.length; start += MAX_DELIVERIES_PER_WRITE) {
+      const chunk = some.slice(start, start + MAX_DELIVERIES_PER_WRITE);
+      const values = chunk.map((_, i) => `(?${3 * i + 1}, ?${3 * i + 2}, ?${3 * i + 3})`).join(", ");
+      statements.push(
+        db
+          .prepare(
+            `UPDATE ${table} SET status = 1, attempts = attempts + 1, last_status = d.column2, last_error = NULL, delivered_at = d.column3
+             FROM (VALUES ${values}) AS d WHERE ${table}.id = d.column1 RETURNING id`,
+          )
+          .bind(...chunk.flatMap(({ id, status, at }) => [id, status, at])),
+      );
+    }
+    return statements;
+  };
+  const tableOf = new Map(deliveries.map((delivery) => [delivery.id, delivery.table]));
+  await onTheTableRead(
+    db,
+    deliveries,
+    (delivery) => delivery.id,
+    (id) => tableOf.get(id),
+    marks,
+    (some) => everyLogTable((table) => marks(table, some)),
+  );
 }
 
 /** Deliveries a statement of recordDeliveries binds: 3 parameters each, under D1's 100. */
@@ -439,12 +507,17 @@ export const ATTEMPT_ANSWER_CHARS = 200;
  * redacted here, whoever worded it. The attempt that delivered is the event's
  * own row (recordDeliveries).
  */
-function insertAttempt(db: D1Database, id: string, attempt: { at: number; status: number | null; ok: boolean; answer: string }): D1PreparedStatement {
+function insertAttempt(
+  db: D1Database,
+  id: string,
+  attempt: { at: number; status: number | null; ok: boolean; answer: string },
+  tables: readonly string[] = EVENT_TABLES,
+): D1PreparedStatement {
   const answer = String(redact(attempt.answer.slice(0, ATTEMPT_ANSWER_CHARS))).trim();
   return db
     .prepare(
       `INSERT OR IGNORE INTO event_attempts (event_id, at, seq, status, ok, answer)
-       SELECT id, ?2, attempts, ?3, ?4, ?5 FROM (${acrossLog((table) => `SELECT id, attempts FROM ${table} WHERE id = ?1`)})`,
+       SELECT id, ?2, attempts, ?3, ?4, ?5 FROM (${acrossLog((table) => `SELECT id, attempts FROM ${table} WHERE id = ?1`, tables)})`,
     )
     .bind(id, attempt.at, attempt.status, attempt.ok ? 1 : 0, answer);
 }
@@ -512,24 +585,30 @@ export async function pruneAttempts(db: D1Database, olderThanMs: number, limit: 
 /**
  * A delivery failed and will be retried by the queue at `nextAttemptAt` (ms):
  * the status stays as it is, and the sweep leaves the event alone until well
- * after that retry was due.
+ * after that retry was due. `table`: where the consumer's read found the row
+ * (findLogged); the attempt is counted there, its attempt's row written from
+ * there in the same batch, and both on every table only if that changed no
+ * row (onTheTableRead).
  */
 export async function recordFailedAttempt(
   db: D1Database,
   id: string,
   outcome: { status: number | null; error: string; nextAttemptAt: number; at?: number },
+  table?: string,
 ): Promise<void> {
-  await db.batch([
-    ...onEveryLogTable(
-      db,
-      (table) => `UPDATE ${table} SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1`,
-      id,
-      outcome.status,
-      outcome.error,
-      outcome.nextAttemptAt,
-    ),
-    insertAttempt(db, id, { at: outcome.at ?? clock.now(), status: outcome.status, ok: false, answer: outcome.error }),
-  ]);
+  const attempt = { at: outcome.at ?? clock.now(), status: outcome.status, ok: false, answer: outcome.error };
+  const count = (table: string) =>
+    db
+      .prepare(`UPDATE ${table} SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1 RETURNING id`)
+      .bind(id, outcome.status, outcome.error, outcome.nextAttemptAt);
+  await onTheTableRead(
+    db,
+    [id],
+    (one) => one,
+    () => table,
+    (table) => [count(table), insertAttempt(db, id, attempt, [table])],
+    () => [...everyLogTable((table) => [count(table)]), insertAttempt(db, id, attempt)],
+  );
 }
 
 /**
@@ -537,46 +616,67 @@ export async function recordFailedAttempt(
  * Only a pending event becomes failed: one a resend has delivered meanwhile
  * stays delivered. A failed event is watched, so events/list finds it in
  * events_watched, and retention keeps it for the undelivered window.
+ * `tableOf`: where the consumer's read found each row (findLogged).
  */
-export async function recordDeadLettered(db: D1Database, ids: readonly string[]): Promise<void> {
+export async function recordDeadLettered(
+  db: D1Database,
+  ids: readonly string[],
+  tableOf: (id: string) => string | undefined = () => undefined,
+): Promise<void> {
   if (ids.length === 0) return;
-  await db.batch(
-    inChunks(ids).flatMap((chunk) =>
-      onEveryLogTable(db, (table) => `UPDATE ${table} SET status = 2, watched = 1 WHERE id IN (${placeholders(chunk)}) AND status = 0`, ...chunk),
-    ),
+  const fail = (table: string, some: readonly string[]) =>
+    inChunks(some).map((chunk) =>
+      db.prepare(`UPDATE ${table} SET status = 2, watched = 1 WHERE id IN (${placeholders(chunk)}) AND status = 0 RETURNING id`).bind(...chunk),
+    );
+  await onTheTableRead(
+    db,
+    ids,
+    (id) => id,
+    tableOf,
+    fail,
+    (some) => everyLogTable((table) => fail(table, some)),
   );
 }
 
 /**
  * Puts an event back to pending for a resend, as a new round of delivery (its
  * attempt due now, the retry horizon counted from now), watched, since the
- * sweep's walk may have passed it; answers the row as it was, or null for an
- * unknown id.
+ * sweep's walk may have passed it; answers the row as it was, with the table
+ * it was read in, or null for an unknown id.
  */
-export async function markPendingAgain(db: D1Database, id: string, now = clock.now()): Promise<LoggedRow | null> {
+export async function markPendingAgain(db: D1Database, id: string, now = clock.now()): Promise<LocatedRow | null> {
   const before = await findEvent(db, id);
   if (!before) return null;
-  await db.batch(
-    onEveryLogTable(
-      db,
-      (table) => `UPDATE ${table} SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2, watched = 1 WHERE id = ?1`,
-      id,
-      now,
-    ),
+  const pend = (table: string) =>
+    db
+      .prepare(
+        `UPDATE ${table} SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2, watched = 1 WHERE id = ?1 RETURNING id`,
+      )
+      .bind(id, now);
+  await onTheTableRead(
+    db,
+    [id],
+    (one) => one,
+    () => before.table,
+    (table) => [pend(table)],
+    () => everyLogTable((table) => [pend(table)]),
   );
   return before;
 }
 
-/** Undoes markPendingAgain when the event could not be queued after all. */
-export async function restoreDelivery(db: D1Database, row: LoggedRow): Promise<void> {
-  await db.batch(
-    onEveryLogTable(
-      db,
-      (table) => `UPDATE ${table} SET status = ?2, delivered_at = ?3 WHERE id = ?1 AND status = 0`,
-      row.id,
-      DELIVERY_STATUS_CODES[row.delivery_status],
-      row.delivered_at,
-    ),
+/** Undoes markPendingAgain when the event could not be queued after all: where markPendingAgain read the row first. */
+export async function restoreDelivery(db: D1Database, row: LoggedRow & { table?: string }): Promise<void> {
+  const restore = (table: string) =>
+    db
+      .prepare(`UPDATE ${table} SET status = ?2, delivered_at = ?3 WHERE id = ?1 AND status = 0 RETURNING id`)
+      .bind(row.id, DELIVERY_STATUS_CODES[row.delivery_status], row.delivered_at);
+  await onTheTableRead(
+    db,
+    [row.id],
+    (one) => one,
+    () => row.table,
+    (table) => [restore(table)],
+    () => everyLogTable((table) => [restore(table)]),
   );
 }
 

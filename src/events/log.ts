@@ -16,10 +16,12 @@ import {
   DELIVERY_STATUS_CODES,
   type DeliveryAttempt,
   type EventQuery,
+  type EventStatus,
   eventStatuses,
   eventsIn,
   findEvent,
   holdsAnyOf,
+  type LocatedRow,
   type Loggable,
   type LoggedRow,
   listEvents,
@@ -70,9 +72,9 @@ export async function logEvents(env: Env, items: readonly Loggable[], now = cloc
  * One query per database, six at a time (src/d1/fanout.ts): within D1's 1,000
  * queries per invocation up to the 410 databases of 10,000,000 creates a day.
  */
-export async function locateEvent(env: Env, id: string): Promise<{ db: D1Database; row: LoggedRow } | null> {
+export async function locateEvent(env: Env, id: string): Promise<{ db: D1Database; row: LocatedRow } | null> {
   const found = await inPool(allShards(env), async ({ db }) => ({ db, row: await findEvent(db, id) }));
-  const hits = found.filter((hit): hit is { db: D1Database; row: LoggedRow } => hit.row !== null);
+  const hits = found.filter((hit): hit is { db: D1Database; row: LocatedRow } => hit.row !== null);
   if (hits.length <= 1) return hits[0] ?? null;
   const { db } = await eventShardFor(env, hits[0]!.row.record_id);
   return hits.find((hit) => hit.db === db) ?? hits[0]!;
@@ -131,10 +133,14 @@ async function withoutCopies(env: Env, rows: readonly { db: D1Database; row: Log
   return kept;
 }
 
-/** Where the queue consumer finds an event: the database of its row, and whether its delivery is still pending. */
+/**
+ * Where the queue consumer finds an event: the database of its row, whether its delivery is still pending, and
+ * the table of the log holding the row when it was read (its marks go there first: log-database.ts onTheTableRead).
+ */
 export interface LoggedAt {
   db: D1Database;
   pending: boolean;
+  table: string;
 }
 
 /**
@@ -163,16 +169,17 @@ export async function findLogged(env: Env, events: readonly GatewayEvent[]): Pro
 }
 
 /** The delivery status of each of these ids each database holds: one read per database (a batch is at most 100 ids), six at a time. */
-async function statusesIn(asked: ReadonlyMap<D1Database, string[]>): Promise<Map<D1Database, Map<string, number>>> {
+async function statusesIn(asked: ReadonlyMap<D1Database, string[]>): Promise<Map<D1Database, Map<string, EventStatus>>> {
   return new Map(await inPool([...asked], async ([db, ids]) => [db, await eventStatuses(db, ids)] as const));
 }
 
-/** Each id's first database (in the order given) holding it, and whether it is pending there. */
-function pickLogged(places: ReadonlyMap<string, D1Database[]>, statuses: ReadonlyMap<D1Database, Map<string, number>>): Map<string, LoggedAt> {
+/** Each id's first database (in the order given) holding it, whether it is pending there, and in which table. */
+function pickLogged(places: ReadonlyMap<string, D1Database[]>, statuses: ReadonlyMap<D1Database, Map<string, EventStatus>>): Map<string, LoggedAt> {
   const logged = new Map<string, LoggedAt>();
   for (const [id, dbs] of places) {
     const db = dbs.find((one) => statuses.get(one)?.has(id));
-    if (db) logged.set(id, { db, pending: statuses.get(db)!.get(id) === DELIVERY_STATUS_CODES.pending });
+    const at = db && statuses.get(db)!.get(id)!;
+    if (db && at) logged.set(id, { db, pending: at.status === DELIVERY_STATUS_CODES.pending, table: at.table });
   }
   return logged;
 }

@@ -17,7 +17,22 @@ import { EVENT_TABLES, recordDeadLettered, recordDeliveries, recordEvents, recor
 import { receiptStub } from "../../src/record/receipt-object";
 import { clock } from "../../src/shared/clock";
 import { dateIn } from "../../src/statements/days";
-import { callGateway, consume, eventDb, eventRow, keepBodies, lifecycle, makeEvent, newRecordId, publishKept, queueSpy, receiver } from "../events";
+import {
+  callGateway,
+  consume,
+  DEAD_LETTER_QUEUE,
+  eventDb,
+  eventRow,
+  keepBodies,
+  lifecycle,
+  logRows,
+  makeEvent,
+  messageOf,
+  newRecordId,
+  publishKept,
+  queueSpy,
+  receiver,
+} from "../events";
 import { call, createReceipt, expectStatus, PARTNER_KEY } from "../helpers";
 
 afterEach(() => {
@@ -31,15 +46,42 @@ const list = (body: Record<string, unknown>) => expectStatus<any>(callGateway("e
 const idsOf = (page: { events: { id: string }[] }) => page.events.map((e) => e.id);
 
 /** Moves an event's row, wherever it is, into `table` of its database: as a later release's logging or the ring's copy would place it. */
-async function moveTo(id: string, table: string): Promise<void> {
-  const db = await eventDb(id);
-  await db.batch(
+async function moveTo(id: string, table: string, db?: D1Database, batch?: D1Database["batch"]): Promise<void> {
+  const into = db ?? (await eventDb(id));
+  await (batch ?? into.batch.bind(into))(
     EVENT_TABLES.filter((from) => from !== table).flatMap((from) => [
-      db.prepare(`INSERT INTO ${table} SELECT * FROM ${from} WHERE id = ?1`).bind(id),
-      db.prepare(`DELETE FROM ${from} WHERE id = ?1`).bind(id),
+      into.prepare(`INSERT INTO ${table} SELECT * FROM ${from} WHERE id = ?1`).bind(id),
+      into.prepare(`DELETE FROM ${from} WHERE id = ?1`).bind(id),
     ]),
   );
 }
+
+const sqlOf = (statement: D1PreparedStatement): string => String((statement as unknown as { statement: string }).statement);
+
+/**
+ * A turn of the ring between a read of the log and the change it leads to: before the first batch of `db`
+ * whose statements include `isChange`, `id`'s row moves to `table`. Answers every batch of `db` from then on
+ * (the move's own left out): each statement's SQL and the rows it wrote.
+ */
+function moveBeforeTheChange(db: D1Database, isChange: (sql: string) => boolean, move?: { id: string; table: string }) {
+  const batches: { sql: string; rowsWritten: number }[][] = [];
+  const batch = db.batch.bind(db);
+  let moved = move === undefined;
+  vi.spyOn(db, "batch").mockImplementation(async (statements) => {
+    const sqls = statements.map(sqlOf);
+    if (!moved && sqls.some(isChange)) {
+      moved = true;
+      await moveTo(move!.id, move!.table, db, batch);
+    }
+    const results = await batch(statements);
+    batches.push(sqls.map((sql, i) => ({ sql, rowsWritten: results[i]!.meta.rows_written ?? 0 })));
+    return results;
+  });
+  return batches;
+}
+
+/** The rows written by these batches, all together. */
+const rowsWritten = (batches: readonly { rowsWritten: number }[][]): number => batches.flat().reduce((n, { rowsWritten }) => n + rowsWritten, 0);
 
 /** The tables of its database holding the event. */
 async function tablesHolding(id: string): Promise<string[]> {
@@ -159,6 +201,97 @@ describe("an event's row in any table", () => {
     await consume(sent.map((body) => ({ body })));
     expect(await eventRow(event!.id)).toMatchObject({ delivery_status: "delivered", attempts: 2 });
     expect(await tablesHolding(event!.id)).toEqual(["events_7"]);
+  });
+});
+
+describe("a change by id where the consumer's or resend's read found the row", () => {
+  /** A logged event of a fresh record, in the slot written now, and another table of the log to move it to. */
+  async function loggedEvent(type: "receipt.paid" | "receipt.created" = "receipt.paid") {
+    const [event] = lifecycle(newRecordId(), [type]);
+    await publishKept([event!]);
+    const [table] = await tablesHolding(event!.id);
+    const other = EVENT_TABLES.find((one) => one !== table && one !== "events")!;
+    return { event: event!, db: await eventDb(event!.id), table: table!, other };
+  }
+
+  it("marks a delivery on that table alone, one statement; on every table only if a turn moved the row meanwhile, and once", async () => {
+    const stays = await loggedEvent();
+    const moves = await loggedEvent();
+    receiver(() => new Response(null, { status: 204 }));
+
+    const still = moveBeforeTheChange(stays.db, (sql) => sql.includes("SET status = 1"));
+    await consume([{ body: messageOf(stays.event) }]);
+    vi.restoreAllMocks();
+    expect(still.map((batch) => batch.map(({ sql }) => sql.match(/^UPDATE (\w+)/)?.[1]))).toEqual([[stays.table]]);
+    expect(rowsWritten(still)).toBe(1);
+    expect(await eventRow(stays.event.id)).toMatchObject({ delivery_status: "delivered", attempts: 1, last_status: 204 });
+
+    receiver(() => new Response(null, { status: 204 }));
+    const moved = moveBeforeTheChange(moves.db, (sql) => sql.includes("SET status = 1"), { id: moves.event.id, table: moves.other });
+    await consume([{ body: messageOf(moves.event) }]);
+    vi.restoreAllMocks();
+    // Where the read found it (no row now), then on every table: the one holding it writes it, once.
+    expect(moved.map((batch) => batch.length)).toEqual([1, EVENT_TABLES.length]);
+    expect(rowsWritten(moved)).toBe(1);
+    expect(await tablesHolding(moves.event.id)).toEqual([moves.other]);
+    expect(await eventRow(moves.event.id)).toMatchObject({ delivery_status: "delivered", attempts: 1, last_status: 204 });
+  });
+
+  it("marks a batch's deliveries where each was read, and each once, when a turn moved one of them meanwhile", async () => {
+    const recordId = newRecordId();
+    const events = lifecycle(recordId, ["receipt.created", "receipt.paid", "receipt.cancelled"]);
+    await publishKept(events);
+    const db = await eventDb(events[0]!.id);
+    const [table] = await tablesHolding(events[0]!.id);
+    const other = EVENT_TABLES.find((one) => one !== table && one !== "events")!;
+    receiver(() => new Response(null, { status: 204 }));
+    const batches = moveBeforeTheChange(db, (sql) => sql.includes("SET status = 1"), { id: events[1]!.id, table: other });
+    await consume(events.map((event) => ({ body: messageOf(event) })));
+    vi.restoreAllMocks();
+    expect(batches.map((batch) => batch.length)).toEqual([1, EVENT_TABLES.length]);
+    expect(rowsWritten(batches)).toBe(3);
+    for (const event of events) expect(await eventRow(event.id)).toMatchObject({ delivery_status: "delivered", attempts: 1, last_status: 204 });
+  });
+
+  it("counts a failed attempt and writes its attempt's row once, when a turn moved the row between the read and the write", async () => {
+    const { event, db, other } = await loggedEvent();
+    receiver(() => new Response("down", { status: 503 }));
+    const batches = moveBeforeTheChange(db, (sql) => sql.includes("SET attempts = attempts + 1"), { id: event.id, table: other });
+    await consume([{ body: messageOf(event) }]);
+    vi.restoreAllMocks();
+    expect(batches.map((batch) => batch.length)).toEqual([2, EVENT_TABLES.length + 1]);
+    // The event's row and its attempt's, once each.
+    expect(rowsWritten(batches)).toBe(2);
+    expect(await tablesHolding(event.id)).toEqual([other]);
+    expect(await eventRow(event.id)).toMatchObject({ delivery_status: "pending", attempts: 1, last_status: 503 });
+    expect((await db.prepare("SELECT seq, status FROM event_attempts WHERE event_id = ?1").bind(event.id).all()).results).toEqual([
+      { seq: 1, status: 503 },
+    ]);
+  });
+
+  it("marks a dead letter failed, when a turn moved the row between the read and the write", async () => {
+    const { event, db, other } = await loggedEvent();
+    const batches = moveBeforeTheChange(db, (sql) => sql.includes("SET status = 2"), { id: event.id, table: other });
+    await consume([{ body: messageOf(event) }], { queue: DEAD_LETTER_QUEUE });
+    vi.restoreAllMocks();
+    expect(batches.map((batch) => batch.length)).toEqual([1, EVENT_TABLES.length]);
+    expect(await tablesHolding(event.id)).toEqual([other]);
+    expect(await eventRow(event.id)).toMatchObject({ delivery_status: "failed" });
+    // Watched, where events/list by failed finds it.
+    expect(await logRows(db, "watched", "id = ?1", event.id)).toEqual([{ watched: 1 }]);
+  });
+
+  it("puts a resent event back to pending, when a turn moved the row between the read and the write", async () => {
+    const { event, db, table, other } = await loggedEvent();
+    await recordDeliveries(db, [{ id: event.id, status: 204, at: Date.now(), table }]);
+    const { sent } = queueSpy();
+    const batches = moveBeforeTheChange(db, (sql) => sql.includes("SET status = 0"), { id: event.id, table: other });
+    expect(await expectStatus(callGateway("events/resend", { id: event.id }), 200)).toEqual(event);
+    vi.restoreAllMocks();
+    expect(batches.map((batch) => batch.length)).toEqual([1, EVENT_TABLES.length]);
+    expect(await tablesHolding(event.id)).toEqual([other]);
+    expect(await eventRow(event.id)).toMatchObject({ delivery_status: "pending", attempts: 1 });
+    expect(sent.map((message) => message.id)).toEqual([event.id]);
   });
 });
 
