@@ -228,8 +228,11 @@ export const idAt = (at: number): string => `evt_${encodeTime(Math.max(0, at), 1
  * Writes each event's row unless it is there already (idempotent by event id:
  * a re-drain after a crash adds nothing), in one transaction, and answers what
  * must be queued: every one of these events whose delivery is still pending,
- * with its body. One already delivered or dead-lettered by an earlier drain
- * is not queued again. A new row is `pending`, its first attempt due `now`
+ * with its body. Each insert answers whether it wrote the row (RETURNING): a
+ * row it wrote is pending, so a first drain makes one statement an event and
+ * no read; only an event an earlier drain logged is read for its status, in a
+ * second round trip (a re-drain's, after a crash or a failed send). One
+ * already delivered or dead-lettered by an earlier drain is not queued again. A new row is `pending`, its first attempt due `now`
  * (the sweep's clock: src/events/sweep.ts), and watched only when a walk
  * over the log has passed its id already (migrations/0002_event_log_watch.sql:
  * a drain that comes minutes after the event was made, as after a failure),
@@ -272,23 +275,31 @@ export async function recordEvents(db: D1Database, items: readonly Loggable[], n
            SELECT ?1, ?2, ?3, ?4, ?4, CASE WHEN ?1 <= (SELECT MAX(id) FROM events_cursors) THEN 1 END,
                   ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12
            WHERE ${loggedNowhereElse(into)}
-           ON CONFLICT (id) DO NOTHING`,
+           ON CONFLICT (id) DO NOTHING RETURNING id`,
         )
         .bind(event.id, recordIdOf(event), EVENT_TYPE_CODES[event.type], now, ...statementColumns(event)),
     );
-    const ids = chunk.map(({ event }) => event.id);
-    const stillPending = db
-      .prepare(acrossLog((table) => `SELECT id FROM ${table} WHERE status = 0 AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`))
-      .bind(...ids);
-    const results = await db.batch<{ id: string }>([...inserts, stillPending]);
+    // A row this batch wrote is pending; only an event an earlier drain logged is asked for its status, after.
+    const written = new Set((await db.batch<{ id: string }>(inserts)).flatMap((result) => result.results.map((row) => row.id)));
     const bodyOf = new Map(chunk.map(({ event, body }) => [event.id, body]));
-    pending.push(...(results.at(-1)?.results ?? []).map(({ id }) => ({ id, payload: bodyOf.get(id)! })));
+    const before = [...bodyOf.keys()].filter((id) => !written.has(id));
+    const stillPending = before.length === 0 ? new Set<string>() : await pendingOf(db, before);
+    for (const [id, payload] of bodyOf) if (written.has(id) || stillPending.has(id)) pending.push({ id, payload });
   }
   return pending;
 }
 
 /** A row read by id, with the table of the log holding it when it was read (a change by id goes there first: onTheTableRead). */
 export type LocatedRow = LoggedRow & { table: string };
+
+/** Which of these events (at most MAX_EVENTS_PER_WRITE) the log holds still pending. */
+async function pendingOf(db: D1Database, ids: readonly string[]): Promise<Set<string>> {
+  const { results } = await db
+    .prepare(acrossLog((table) => `SELECT id FROM ${table} WHERE status = 0 AND id IN (${placeholders(ids)})`))
+    .bind(...ids)
+    .all<{ id: string }>();
+  return new Set(results.map((row) => row.id));
+}
 
 export async function findEvent(db: D1Database, id: string): Promise<LocatedRow | null> {
   const row = await db

@@ -32,6 +32,7 @@ import {
   publishKept,
   queueSpy,
   receiver,
+  recordEventsDb,
 } from "../events";
 import { call, createReceipt, expectStatus, PARTNER_KEY } from "../helpers";
 
@@ -179,6 +180,30 @@ describe("an event's row in any table", () => {
     const at = clock.shared();
     await publishKept([event!]);
     expect(await tablesHolding(event!.id)).toEqual([`events_${slotAt(at, period)}`]);
+  });
+
+  it("is logged by a drain in one statement an event and no read; a drain again reads the status of those logged before", async () => {
+    const recordId = newRecordId();
+    const events = lifecycle(recordId, ["receipt.created", "receipt.paid"]);
+    keepBodies(events);
+    const db = await recordEventsDb(recordId);
+    const prepared: string[] = [];
+    const prepare = db.prepare.bind(db);
+    vi.spyOn(db, "prepare").mockImplementation((sql: string) => {
+      prepared.push(sql.trim().split(/\s+/)[0]!);
+      return prepare(sql);
+    });
+    const queued = (answer: { id: string }[]) => answer.map(({ id }) => id);
+    expect(queued(await recordEvents(db, events))).toEqual(events.map((event) => event.id));
+    expect(prepared).toEqual(["INSERT", "INSERT"]);
+
+    // The first delivered meanwhile: a drain again (it had not marked them logged) queues only the second.
+    await recordDeliveries(db, [{ id: events[0]!.id, status: 204, at: Date.now() }]);
+    prepared.length = 0;
+    expect(queued(await recordEvents(db, events))).toEqual([events[1]!.id]);
+    expect(prepared).toEqual(["INSERT", "INSERT", "SELECT"]);
+    vi.restoreAllMocks();
+    for (const event of events) expect(await tablesHolding(event.id)).toHaveLength(1);
   });
 
   it("logged again by a drain that ran again, is still one row, wherever it sits; its delivery mark and a resend find it there", async () => {
