@@ -1175,8 +1175,8 @@ export const MUTANTS = [
   {
     name: "event-change-without-fallback",
     at: "onTheTableRead",
-    find: "if (rest.length > 0) await db.batch(everywhere(rest));",
-    replace: "if (rest.length < 0) await db.batch(everywhere(rest));",
+    find: "if (rest.length > 0) for (const result of await db.batch<R>(everywhere(rest)))",
+    replace: "if (rest.length < 0) for (const result of await db.batch<R>(everywhere(rest)))",
     tests: ["test/integration/events-ring.test.ts"],
     grep: "a turn moved",
     why: "a mark is never lost: a change that finds no row where the read found it (a turn of the ring moved it meanwhile) is made on every table",
@@ -1211,8 +1211,8 @@ export const MUTANTS = [
   {
     name: "sweep-claims-in-the-old-table-only",
     at: "sweepDatabase",
-    find: "db.prepare(`SELECT id FROM (${acrossLog(SWEEP_SELECTS.overdue)}) ORDER BY id LIMIT ?2`)",
-    replace: 'db.prepare(`SELECT id FROM (${acrossLog(SWEEP_SELECTS.overdue, ["events"])}) ORDER BY id LIMIT ?2`)',
+    find: "db.prepare(`SELECT id, log_table FROM (${acrossLog(SWEEP_SELECTS.overdue)}) ORDER BY id LIMIT ?2`)",
+    replace: 'db.prepare(`SELECT id, log_table FROM (${acrossLog(SWEEP_SELECTS.overdue, ["events"])}) ORDER BY id LIMIT ?2`)',
     tests: ["test/integration/events-ring.test.ts"],
     grep: "drops the slot",
     why: "no event stays pending without an attempt: the sweep queues again an overdue event in any slot of the log",

@@ -106,7 +106,7 @@ const onEveryLogTable = (db: D1Database, sql: (table: string) => string, ...valu
 const everyLogTable = (statements: (table: string) => D1PreparedStatement[]): D1PreparedStatement[] => EVENT_TABLES.flatMap(statements);
 
 /** A read's arm that also answers which table holds each row (`at`): a literal, so it costs no row read. */
-const withTable = (columns: string, table: string, where: string): string =>
+export const withTable = (columns: string, table: string, where: string): string =>
   `SELECT ${columns}, '${table}' AS log_table FROM ${table} WHERE ${where}`;
 
 /** A table name a read answered, or none: a change names it in its SQL, so only a table of the log is taken. */
@@ -119,16 +119,17 @@ const knownTable = (table: string | undefined): string | undefined => (table !==
  * the ring moves a row between the read and the change (src/d1/ring.ts: it copies the row forward and drops
  * its slot in one transaction), so a change that finds no row where it was read looks everywhere, as every
  * change did before; a row is one row in the whole log (loggedNowhereElse), so a change that landed is never
- * made again. In the steady state: one statement a table read, not one a table of the log.
+ * made again. In the steady state: one statement a table read, not one a table of the log. Answers the rows
+ * the changes returned, both batches'.
  */
-async function onTheTableRead<T>(
+export async function onTheTableRead<T, R extends { id: string } = { id: string }>(
   db: D1Database,
   items: readonly T[],
   idOf: (item: T) => string,
   tableOf: (id: string) => string | undefined,
   there: (table: string, items: T[]) => D1PreparedStatement[],
   everywhere: (items: T[]) => D1PreparedStatement[],
-): Promise<void> {
+): Promise<R[]> {
   const byTable = new Map<string, T[]>();
   const unknown: T[] = [];
   for (const item of items) {
@@ -136,13 +137,13 @@ async function onTheTableRead<T>(
     if (table === undefined) unknown.push(item);
     else byTable.set(table, [...(byTable.get(table) ?? []), item]);
   }
-  const changed = new Set<string>();
-  if (byTable.size > 0) {
-    const results = await db.batch<{ id: string }>([...byTable].flatMap(([table, some]) => there(table, some)));
-    for (const result of results) for (const row of result.results) changed.add(row.id);
-  }
+  const rows: R[] = [];
+  if (byTable.size > 0)
+    for (const result of await db.batch<R>([...byTable].flatMap(([table, some]) => there(table, some)))) rows.push(...result.results);
+  const changed = new Set(rows.map((row) => row.id));
   const rest = [...unknown, ...[...byTable.values()].flat().filter((item) => !changed.has(idOf(item)))];
-  if (rest.length > 0) await db.batch(everywhere(rest));
+  if (rest.length > 0) for (const result of await db.batch<R>(everywhere(rest))) rows.push(...result.results);
+  return rows;
 }
 
 const TYPE_OF_CODE = new Map(Object.entries(EVENT_TYPE_CODES).map(([type, code]) => [code as number, type as EventType]));

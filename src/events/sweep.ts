@@ -45,7 +45,18 @@ import { metric } from "../metrics/metrics";
 import { log } from "../shared/log";
 import { withBodies } from "./bodies";
 import type { RETRY_SCHEDULES } from "./delivery";
-import { acrossLog, advanceWalk, decodeRow, EVENT_TABLES, idAt, type LoggedRow, type StoredRow, walkedBatch } from "./log-database";
+import {
+  acrossLog,
+  advanceWalk,
+  decodeRow,
+  EVENT_TABLES,
+  idAt,
+  type LoggedRow,
+  onTheTableRead,
+  type StoredRow,
+  walkedBatch,
+  withTable,
+} from "./log-database";
 import { enqueue } from "./publish";
 import type { EventMessage } from "./types";
 
@@ -108,7 +119,7 @@ export interface SweepReport {
  */
 export const SWEEP_SELECTS = {
   expired: (table: string) => `SELECT id FROM ${table} WHERE watched = 1 AND status = 0 AND pending_since < ?1 ORDER BY id LIMIT ?2`,
-  overdue: (table: string) => `SELECT id FROM ${table} WHERE watched = 1 AND status = 0 AND next_attempt_at < ?1 ORDER BY id LIMIT ?2`,
+  overdue: (table: string) => `${withTable("id", table, "watched = 1 AND status = 0 AND next_attempt_at < ?1")} ORDER BY id LIMIT ?2`,
 } as const;
 
 /**
@@ -147,24 +158,32 @@ async function sweepDatabase(
         .prepare(`UPDATE ${table} SET status = 2 WHERE id IN (${SWEEP_SELECTS.expired(table)}) RETURNING id`)
         .bind(now - settings.horizonMs, FAIL_LIMIT),
     ),
-    // The overdue ones of the whole log, oldest first, at most `requeues`: each table's first `requeues`, then the first of them all.
-    db.prepare(`SELECT id FROM (${acrossLog(SWEEP_SELECTS.overdue)}) ORDER BY id LIMIT ?2`).bind(now - settings.staleMs, requeues),
+    // The overdue ones of the whole log, oldest first, at most `requeues`: each table's first `requeues`, then the
+    // first of them all, each with the table it is in.
+    db.prepare(`SELECT id, log_table FROM (${acrossLog(SWEEP_SELECTS.overdue)}) ORDER BY id LIMIT ?2`).bind(now - settings.staleMs, requeues),
   ]);
   const failed = results.slice(1 + tables, 1 + 2 * tables).flatMap((result) => result.results.map((row) => String(row.id)));
-  const due = (results.at(-1)?.results ?? []).map((row) => String(row.id));
-  if (due.length === 0) return { failed, overdue: [] };
-  // Claimed where each is, its next attempt due now; one another sweep claimed meanwhile is no longer overdue and stays out.
-  const claimed = await db.batch<StoredRow>(
-    EVENT_TABLES.map((table) =>
-      db
-        .prepare(
-          `UPDATE ${table} SET next_attempt_at = ?3
-           WHERE id IN (SELECT value FROM json_each(?2)) AND watched = 1 AND status = 0 AND next_attempt_at < ?1 RETURNING *`,
-        )
-        .bind(now - settings.staleMs, JSON.stringify(due), now),
-    ),
+  const due = new Map((results.at(-1)?.results ?? []).map((row) => [String(row.id), String(row.log_table)]));
+  if (due.size === 0) return { failed, overdue: [] };
+  // Claimed where each was read, its next attempt due now (on every table for one a turn moved meanwhile); one
+  // another sweep claimed meanwhile is no longer overdue and stays out.
+  const claim = (table: string, ids: readonly string[]) => [
+    db
+      .prepare(
+        `UPDATE ${table} SET next_attempt_at = ?3
+         WHERE id IN (SELECT value FROM json_each(?2)) AND watched = 1 AND status = 0 AND next_attempt_at < ?1 RETURNING *`,
+      )
+      .bind(now - settings.staleMs, JSON.stringify(ids), now),
+  ];
+  const claimed = await onTheTableRead<string, StoredRow>(
+    db,
+    [...due.keys()],
+    (id) => id,
+    (id) => due.get(id),
+    claim,
+    (ids) => EVENT_TABLES.flatMap((table) => claim(table, ids)),
   );
-  return { failed, overdue: claimed.flatMap((result) => result.results).map(decodeRow) };
+  return { failed, overdue: claimed.map(decodeRow) };
 }
 
 /**

@@ -306,6 +306,26 @@ describe("a change by id where the consumer's or resend's read found the row", (
     expect(await logRows(db, "watched", "id = ?1", event.id)).toEqual([{ watched: 1 }]);
   });
 
+  it("claims an overdue event for the sweep where it was read, on every table if a turn moved it meanwhile, and queues it once", async () => {
+    const now = Date.UTC(2007, 0, 1) + 54_321;
+    const made = now - 120_000;
+    const recordId = newRecordId();
+    const event = { ...makeEvent(recordId, { type: "receipt.paid" }), id: `evt_${ulid(made)}`, created: made };
+    keepBodies([event]);
+    const db = await recordEventsDb(recordId);
+    // Logged a minute before `now` (a drain that came late), watched: its first attempt is overdue at `now`.
+    await recordEvents(db, [event], now - 60_000, "events_2");
+    await db.prepare("UPDATE events_2 SET watched = 1 WHERE id = ?1").bind(event.id).run();
+    const { sent } = queueSpy();
+    const batches = moveBeforeTheChange(db, (sql) => sql.includes("SET next_attempt_at = ?3"), { id: event.id, table: "events_6" });
+    expect(await sweepEvents(env, now, SWEEP_SETTINGS.development)).toMatchObject({ requeued: 1 });
+    vi.restoreAllMocks();
+    expect(sent.map((message) => message.id)).toEqual([event.id]);
+    expect(batches.slice(1).map((batch) => batch.length)).toEqual([1, EVENT_TABLES.length]);
+    expect(await tablesHolding(event.id)).toEqual(["events_6"]);
+    expect(await logRows(db, "next_attempt_at", "id = ?1", event.id)).toEqual([{ next_attempt_at: now }]);
+  });
+
   it("puts a resent event back to pending, when a turn moved the row between the read and the write", async () => {
     const { event, db, table, other } = await loggedEvent();
     await recordDeliveries(db, [{ id: event.id, status: 204, at: Date.now(), table }]);
