@@ -1236,6 +1236,15 @@ export const MUTANTS = [
     why: "a drain's insert answers which rows it wrote (pending): a first drain reads no status back, one statement fewer a drain",
   },
   {
+    name: "sweep-claims-where-it-did-not-read",
+    at: "sweepDatabase",
+    find: "byTable.set(table, [...(byTable.get(table) ?? []), id])",
+    replace: 'byTable.set("events", [...(byTable.get("events") ?? []), id])',
+    tests: ["test/integration/events-ring.test.ts"],
+    grep: "claims an overdue event|drops the slot",
+    why: "no event stays pending without an attempt: the sweep claims an overdue event in the table its pick found it in",
+  },
+  {
     name: "events-logged-into-the-old-table",
     at: "logEvents",
     find: "recordEvents(db, group, now, into)",

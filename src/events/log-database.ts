@@ -122,7 +122,7 @@ const knownTable = (table: string | undefined): string | undefined => (table !==
  * made again. In the steady state: one statement a table read, not one a table of the log. Answers the rows
  * the changes returned, both batches'.
  */
-export async function onTheTableRead<T, R extends { id: string } = { id: string }>(
+async function onTheTableRead<T, R extends { id: string } = { id: string }>(
   db: D1Database,
   items: readonly T[],
   idOf: (item: T) => string,

@@ -45,18 +45,7 @@ import { metric } from "../metrics/metrics";
 import { log } from "../shared/log";
 import { withBodies } from "./bodies";
 import type { RETRY_SCHEDULES } from "./delivery";
-import {
-  acrossLog,
-  advanceWalk,
-  decodeRow,
-  EVENT_TABLES,
-  idAt,
-  type LoggedRow,
-  onTheTableRead,
-  type StoredRow,
-  walkedBatch,
-  withTable,
-} from "./log-database";
+import { acrossLog, advanceWalk, decodeRow, EVENT_TABLES, idAt, type LoggedRow, type StoredRow, walkedBatch, withTable } from "./log-database";
 import { enqueue } from "./publish";
 import type { EventMessage } from "./types";
 
@@ -139,8 +128,9 @@ export const SWEEP_WALK = {
  * One database: walk on (watching what is still pending at the stale
  * cutoff), mark what is past the horizon failed, and pick what is overdue,
  * in one batch over every table of the log (an event may sit in any); then
- * claim those (their next attempt due now) where they are, in a second batch
- * only when some are overdue (none in the steady state). Answers the overdue
+ * claim those (their next attempt due now) in the table the pick found each
+ * in, in a second batch only when some are overdue (none in the steady
+ * state). Answers the overdue
  * rows (their bodies are their records': src/events/bodies.ts).
  */
 async function sweepDatabase(
@@ -165,25 +155,23 @@ async function sweepDatabase(
   const failed = results.slice(1 + tables, 1 + 2 * tables).flatMap((result) => result.results.map((row) => String(row.id)));
   const due = new Map((results.at(-1)?.results ?? []).map((row) => [String(row.id), String(row.log_table)]));
   if (due.size === 0) return { failed, overdue: [] };
-  // Claimed where each was read, its next attempt due now (on every table for one a turn moved meanwhile); one
-  // another sweep claimed meanwhile is no longer overdue and stays out.
-  const claim = (table: string, ids: readonly string[]) => [
-    db
-      .prepare(
-        `UPDATE ${table} SET next_attempt_at = ?3
-         WHERE id IN (SELECT value FROM json_each(?2)) AND watched = 1 AND status = 0 AND next_attempt_at < ?1 RETURNING *`,
-      )
-      .bind(now - settings.staleMs, JSON.stringify(ids), now),
-  ];
-  const claimed = await onTheTableRead<string, StoredRow>(
-    db,
-    [...due.keys()],
-    (id) => id,
-    (id) => due.get(id),
-    claim,
-    (ids) => EVENT_TABLES.flatMap((table) => claim(table, ids)),
+  // Claimed where each was read, its next attempt due now: one statement a table read, at most one a table of the
+  // log (SWEEP_QUERIES_PER_DATABASE). One another sweep claimed meanwhile is no longer overdue and stays out; one a
+  // turn of the ring moved meanwhile (src/d1/ring.ts) is not claimed now and stays overdue where it went, for the
+  // next run to claim there.
+  const byTable = new Map<string, string[]>();
+  for (const [id, table] of due) if (EVENT_TABLES.includes(table)) byTable.set(table, [...(byTable.get(table) ?? []), id]);
+  const claimed = await db.batch<StoredRow>(
+    [...byTable].map(([table, ids]) =>
+      db
+        .prepare(
+          `UPDATE ${table} SET next_attempt_at = ?3
+           WHERE id IN (SELECT value FROM json_each(?2)) AND watched = 1 AND status = 0 AND next_attempt_at < ?1 RETURNING *`,
+        )
+        .bind(now - settings.staleMs, JSON.stringify(ids), now),
+    ),
   );
-  return { failed, overdue: claimed.map(decodeRow) };
+  return { failed, overdue: claimed.flatMap((result) => result.results).map(decodeRow) };
 }
 
 /**

@@ -15,6 +15,7 @@ import { cronQueriesPerDatabase, cronShards } from "../../src/cron/retention";
 import { MAX_CONNECTIONS, MAX_QUERIES_PER_INVOCATION } from "../../src/d1/fanout";
 import { NEWEST_MIGRATION } from "../../src/d1/schema-version";
 import { listLoggedEvents, locateEvent } from "../../src/events/log";
+import { EVENT_TABLES } from "../../src/events/log-database";
 import { SWEEP_RECORD_CALLS } from "../../src/events/sweep";
 import { checkReadiness, probedDatabases } from "../../src/http/readiness";
 import worker from "../../src/index";
@@ -59,14 +60,15 @@ function countingD1(binding: string, meter: Meter): D1Database {
     const limit = /LIMIT \?\d+\)/.test(sql) ? Number(args.at(-1)) : 0;
     // The consumer's read of where its events are (src/events/log.ts findLogged): each here, pending, so each is delivered.
     // The sweep's overdue claim: as many stranded events as it may take, each of its own record, body with the record.
-    // (The pick of the overdue over the log's tables answers as many ids as it may take; the claim, in `events`, a row each.)
-    const results = sql.includes("SELECT id, status FROM events WHERE id IN")
+    // (The pick of the overdue over the log's tables answers as many ids as it may take, spread over every table, so
+    // the claim is a statement on each; the claim, a row each.)
+    const results = sql.includes("'events' AS log_table FROM events WHERE id IN")
       ? meter.logged
-        ? args.map((id) => ({ id, status: 0 }))
+        ? args.map((id) => ({ id, status: 0, log_table: "events" }))
         : []
-      : sql.startsWith("SELECT id FROM (") && sql.includes("next_attempt_at < ?1")
-        ? Array.from({ length: Number(args[1]) }, (_, i) => ({ id: `evt_${i}` }))
-        : sql.startsWith("UPDATE events SET next_attempt_at = ?3") && sql.includes("RETURNING")
+      : sql.startsWith("SELECT id, log_table FROM (") && sql.includes("next_attempt_at < ?1")
+        ? Array.from({ length: Number(args[1]) }, (_, i) => ({ id: `evt_${i}`, log_table: EVENT_TABLES[i % EVENT_TABLES.length] }))
+        : /^UPDATE events(_\d)? SET next_attempt_at = \?3/.test(sql) && sql.includes("RETURNING")
           ? (JSON.parse(String(args[1])) as unknown[]).map(() => strandedRow(binding))
           : [];
     return { success: true, results, meta: { changes: limit, rows_written: limit, rows_read: limit } };
