@@ -105,7 +105,7 @@ const onEveryLogTable = (db: D1Database, sql: (table: string) => string, ...valu
 /** A change's statements for each table of the log: only the table holding the row writes it. */
 const everyLogTable = (statements: (table: string) => D1PreparedStatement[]): D1PreparedStatement[] => EVENT_TABLES.flatMap(statements);
 
-/** A read's arm that also answers which table holds each row (`at`): a literal, so it costs no row read. */
+/** A read's arm that also answers which table holds each row (`log_table`): a literal, so it costs no row read. */
 export const withTable = (columns: string, table: string, where: string): string =>
   `SELECT ${columns}, '${table}' AS log_table FROM ${table} WHERE ${where}`;
 
@@ -116,7 +116,7 @@ const knownTable = (table: string | undefined): string | undefined => (table !==
  * A change by id where its caller has just read the rows (`tableOf`: the table each id was read in, or none
  * known): one statement per table read, each answering the ids it changed (`RETURNING id`); then the ids of
  * none, or that changed no row there, on every table of the log (`everywhere`), in a second batch. A turn of
- * the ring moves a row between the read and the change (src/d1/ring.ts: it copies the row forward and drops
+ * the ring may move a row between the read and the change (src/d1/ring.ts: it copies the row forward and drops
  * its slot in one transaction), so a change that finds no row where it was read looks everywhere, as every
  * change did before; a row is one row in the whole log (loggedNowhereElse), so a change that landed is never
  * made again. In the steady state: one statement a table read, not one a table of the log. Answers the rows
@@ -233,7 +233,8 @@ export const idAt = (at: number): string => `evt_${encodeTime(Math.max(0, at), 1
  * row it wrote is pending, so a first drain makes one statement an event and
  * no read; only an event an earlier drain logged is read for its status, in a
  * second round trip (a re-drain's, after a crash or a failed send). One
- * already delivered or dead-lettered by an earlier drain is not queued again. A new row is `pending`, its first attempt due `now`
+ * already delivered or dead-lettered by an earlier drain is not queued
+ * again. A new row is `pending`, its first attempt due `now`
  * (the sweep's clock: src/events/sweep.ts), and watched only when a walk
  * over the log has passed its id already (migrations/0002_event_log_watch.sql:
  * a drain that comes minutes after the event was made, as after a failure),
