@@ -300,6 +300,8 @@ describe("a change by id where the consumer's or resend's read found the row", (
     await consume([{ body: messageOf(event) }], { queue: DEAD_LETTER_QUEUE });
     vi.restoreAllMocks();
     expect(batches.map((batch) => batch.length)).toEqual([1, EVENT_TABLES.length]);
+    // The event's row once, and its entry in the table's index of watched events.
+    expect(rowsWritten(batches)).toBe(2);
     expect(await tablesHolding(event.id)).toEqual([other]);
     expect(await eventRow(event.id)).toMatchObject({ delivery_status: "failed" });
     // Watched, where events/list by failed finds it.
@@ -338,6 +340,8 @@ describe("a change by id where the consumer's or resend's read found the row", (
     expect(await expectStatus(callGateway("events/resend", { id: event.id }), 200)).toEqual(event);
     vi.restoreAllMocks();
     expect(batches.map((batch) => batch.length)).toEqual([1, EVENT_TABLES.length]);
+    // The event's row once, and its entry in the table's index of watched events.
+    expect(rowsWritten(batches)).toBe(2);
     expect(await tablesHolding(event.id)).toEqual([other]);
     expect(await eventRow(event.id)).toMatchObject({ delivery_status: "pending", attempts: 1 });
     expect(sent.map((message) => message.id)).toEqual([event.id]);
