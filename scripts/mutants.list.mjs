@@ -1598,6 +1598,24 @@ export const MUTANTS = [
     why: "a key opened by one release and answered by the other replays the answer, not an unknown outcome's",
   },
   {
+    name: "kept-answer-parts-unread",
+    at: "keysFromColumn",
+    find: "  const whole = (answer: unknown) => (Array.isArray(answer) ? decodeBody(answer as Part[], texts) : answer);",
+    replace: "  const whole = (answer: unknown) => answer;",
+    tests: ["test/integration/idempotency.test.ts"],
+    grep: "stored as parts",
+    why: "a kept answer stored as parts of the row's texts is replayed as the bytes first sent, not as its parts",
+  },
+  {
+    name: "kept-answer-parts-left-under-old-stamp",
+    at: "RecordStore.load",
+    find: "    if (migrated && keysColumn(row.keys, row) !== this.#keysStored) this.#flush({ keys: row.keys });",
+    replace: "    if (false) this.#flush({ keys: row.keys });",
+    tests: ["test/integration/idempotency.test.ts"],
+    grep: "stored as parts",
+    why: "a row a newer release stored with its answers as parts, stamped for the release before, must hold them as that release reads them (text), or a rollback to it replays parts",
+  },
+  {
     name: "unknown-outcome-replayed-as-failure",
     at: "KeptAnswers.afterUnknown",
     find: `      shown === "done"`,
@@ -1718,7 +1736,7 @@ export const MUTANTS = [
   {
     name: "event-bodies-stored-whole",
     at: "bodyEncoder",
-    find: "return parts.length > 1 && decodeBody(parts, texts) === body ? parts : [body];",
+    find: 'return parts.some((part) => typeof part !== "string") && decodeBody(parts, texts) === body ? parts : [body];',
     replace: "return [body];",
     tests: ["test/integration/record-end.test.ts"],
     grep: "12 KB",

@@ -125,7 +125,7 @@ export const RULES = [
       "events/sweep",
     ],
   },
-  { bucket: "storage", files: ["record/store", "record/schema", "record/alarm", "record/outbox-rows", "record/row"] },
+  { bucket: "storage", files: ["record/store", "record/schema", "record/alarm", "record/outbox-rows", "record/row", "record/key-texts"] },
   { bucket: "queue", folders: ["events"], files: ["record/event", "record/outbox"], packages: ["ulid"] },
   { bucket: "logging", files: ["log", "canonical-line", "redact", "metrics", "dev-metrics"] },
   { bucket: "upstream", folders: ["upstream"] },

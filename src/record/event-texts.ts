@@ -107,7 +107,8 @@ export function bodyEncoder(texts: SharedTexts): (body: string) => Part[] {
       literal = i;
     }
     if (literal < body.length) parts.push(body.slice(literal));
-    return parts.length > 1 && decodeBody(parts, texts) === body ? parts : [body];
+    // One reference alone is a body that is one of the texts whole (a kept answer: src/record/keys.ts).
+    return parts.some((part) => typeof part !== "string") && decodeBody(parts, texts) === body ? parts : [body];
   };
 }
 

@@ -48,14 +48,16 @@ import { NEWER_SCHEMA } from "../errors/errors";
 import type { RecordRow } from "./row";
 
 /** The layout this code reads and writes: every migration up to it applied. */
-export const CURRENT_SCHEMA_VERSION: number = 8;
+export const CURRENT_SCHEMA_VERSION: number = 9;
 
 /**
  * What this code stamps in `schema_version`: the oldest schema whose gateway
  * reads and writes what this one stores. This code keeps a record's keys in
  * its row alone (schema 8's `keys`), which schema 8's first release reads and
  * schema 4's does not: a record stamped 8 is refused by schema 4's release
- * rather than served with its keys lost.
+ * rather than served with its keys lost. Schema 9's answers as parts are
+ * read here and not yet written: the release before reads what this one
+ * stores.
  */
 export const OLDEST_READER_VERSION: number = 8;
 
@@ -221,6 +223,19 @@ export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
    * life.
    */
   8: ["ALTER TABLE record ADD COLUMN keys TEXT"],
+  /**
+   * 9: rule 11's kept answers in `keys` as parts of the row's texts (the
+   * create's answer and the record's body, as the events' bodies are:
+   * src/record/event-texts.ts), so a keyed pay's row stays in the table's
+   * page instead of spilling into an overflow page. The layout stays as it
+   * is; the first step of an incompatible change: this code reads an answer
+   * in either form and still writes text, which the release before (schema
+   * 8) reads, and writes a column it finds in parts back as text with the
+   * stamp it gives the row (src/record/store.ts load). The release after
+   * this one writes the parts and stamps 9, once this one is the release it
+   * rolls back to.
+   */
+  9: [],
 };
 
 /**

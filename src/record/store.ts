@@ -16,6 +16,7 @@
  */
 
 import { clock } from "../shared/clock";
+import { keysColumn, keysFromColumn } from "./key-texts";
 import { OutboxRows } from "./outbox-rows";
 import type { RecordFields, RecordRow, Slice } from "./row";
 import { asWritten, CURRENT_SCHEMA_VERSION, isSettled, makeSchema, migrate, OLDEST_READER_VERSION, readRecordRow } from "./schema";
@@ -45,6 +46,12 @@ export class RecordStore {
   readonly #slices = new Slices({ update: (fields) => this.#update(fields), later: (fields) => this.#later(fields) });
   /** The last body parsed by parsedBody(), with its text. */
   #parsed: { text: string; value: unknown } | null = null;
+  /**
+   * The `keys` column as stored (src/record/key-texts.ts): the copy
+   * holds the keys' answers whole, the column may hold them as parts of the
+   * row's texts, like the events' bodies.
+   */
+  #keysStored: string | null = null;
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
@@ -70,17 +77,24 @@ export class RecordStore {
   load(): RecordRow | null {
     if (this.#row) return this.#row;
     let found = readRecordRow(this.#storage);
+    let migrated = false;
     if (!this.#ready && found && !isSettled(found.schema_version) && !(found.schema_version === OLDEST_READER_VERSION && asWritten(found))) {
       // Written by an older gateway, or by this one and changed since by the release before (an expansion keeps
       // the stamp it reads): brought to this code's layout, then read as it.
       migrate(this.#storage, false, found.schema_version);
       found = readRecordRow(this.#storage);
+      migrated = true;
     }
     if (found === undefined) return null;
     this.#ready = true;
-    const { schema_version: _version, written_at: _written, ...row } = found;
+    const { schema_version: _version, written_at: _written, keys: stored, ...rest } = found;
+    const row: RecordRow = { ...rest, keys: keysFromColumn(stored, rest) };
     this.outbox.know(row);
     this.#row = row;
+    this.#keysStored = stored ?? null;
+    // The stamp migrate wrote says this code's form: the keys stored in another (a newer release's, before a
+    // rollback) are written in this one with it, not left for a release the stamp lets in to misread.
+    if (migrated && keysColumn(row.keys, row) !== this.#keysStored) this.#flush({ keys: row.keys });
     return this.#row;
   }
 
@@ -96,6 +110,7 @@ export class RecordStore {
     this.#ready = false;
     this.#deferred = {};
     this.#lazy = {};
+    this.#keysStored = null;
     this.outbox.forget();
     this.#version++;
   }
@@ -119,13 +134,15 @@ export class RecordStore {
         }
         const final = { ...this.#row, events: this.outbox.column(this.#row) };
         this.#row = final;
-        const columns = Object.keys(final);
+        const stored = { ...final, keys: keysColumn(final.keys, final) };
+        const columns = Object.keys(stored);
         // written_at: the row as this code wrote it (src/record/schema.ts, schema 7).
         this.#storage.sql.exec(
           `INSERT INTO record (singleton, ${columns.join(", ")}, written_at) VALUES (1, ${columns.map(() => "?").join(", ")}, ?)`,
-          ...(Object.values(final) as SqlStorageValue[]),
+          ...(Object.values(stored) as SqlStorageValue[]),
           final.updated_at,
         );
+        this.#keysStored = stored.keys;
       });
     } catch (err) {
       this.#row = null;
@@ -153,6 +170,7 @@ export class RecordStore {
     const outbox = this.outbox.snapshot();
     const deferred = this.#deferred;
     const lazy = this.#lazy;
+    const keysStored = this.#keysStored;
     try {
       return this.#storage.transactionSync(() => {
         this.#batch = {};
@@ -169,6 +187,7 @@ export class RecordStore {
       this.outbox.restore(outbox);
       this.#deferred = deferred;
       this.#lazy = lazy;
+      this.#keysStored = keysStored;
       throw err;
     }
   }
@@ -254,7 +273,9 @@ export class RecordStore {
    * One UPDATE of these fields, with whatever waited for the row's next
    * write. The events' bodies are stored as parts of the row's body and
    * answer (src/record/event-texts.ts), so they are encoded again against
-   * the row as written whenever either changes, or they do.
+   * the row as written whenever either changes, or they do; so is the
+   * `keys` column (src/record/key-texts.ts), which the copy holds
+   * whole.
    */
   #flush(fields: Record<string, unknown>): void {
     const pending = { ...this.#lazy, ...this.#deferred, ...fields };
@@ -265,6 +286,11 @@ export class RecordStore {
         this.#row = { ...this.#row!, events };
       }
     }
+    if ("keys" in pending || "body" in pending || "answer" in pending) {
+      const keys = keysColumn(this.#row!.keys, this.#row!);
+      if (keys !== this.#keysStored) pending.keys = keys;
+      else delete pending.keys;
+    }
     const entries = Object.entries(pending);
     if (entries.length === 0) return;
     // written_at with updated_at: the row as this code wrote it (src/record/schema.ts, schema 7).
@@ -274,6 +300,7 @@ export class RecordStore {
       this.#row!.updated_at,
       this.#row!.updated_at,
     );
+    if ("keys" in pending) this.#keysStored = pending.keys as string | null;
     this.#deferred = {};
     this.#lazy = {};
   }

@@ -24,6 +24,7 @@ import {
   transferRequest,
   userToken,
 } from "../helpers";
+import { storeAnswersAsParts, storedKeys } from "../support/keys-as-parts";
 import { moveKeysToTable } from "../support/keys-in-table";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
@@ -314,5 +315,23 @@ describe("keys kept in the record's row, and in the table the release before kep
     expect(await moveKeysToTable(receipt.id, { answerInRow: true })).toBe(1);
     expect(await seen(call("receipt/pay", { id: receipt.id, card: TOKEN, otp: OTP_WRONG }, withKey(k)))).toEqual({ ...first, replayed: "true" });
     expect((await sandboxReceipt(receipt.id)).otp_attempts).toBe(1);
+  });
+});
+
+describe("kept answers stored as parts of the row's texts (rule 11 across a deploy)", () => {
+  it("a pay's answer the release after this one stored as parts is replayed byte for byte, also after the record moved on, and written back as text the release before reads", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const k = key();
+    const first = await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)));
+    expect(first).toMatchObject({ status: 200, replayed: null });
+    expect(await storeAnswersAsParts(receipt.id)).toBe(1);
+    expect(await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)))).toEqual({ ...first, replayed: "true" });
+    // Opened, the row is stamped as this code stamps it, and its answer is text again, as every release that reads the stamp reads it.
+    const stored = await storedKeys(receipt.id);
+    expect(stored.stamp).toBe(8);
+    expect(stored.entries.map((entry) => typeof entry[6])).toEqual(["string"]);
+    await expectStatus(call("receipt/cancel", { id: receipt.id }), 200);
+    expect(await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)))).toEqual({ ...first, replayed: "true" });
+    expect(await callsTo("receipt/pay", receipt.id)).toHaveLength(1);
   });
 });

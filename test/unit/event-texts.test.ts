@@ -112,7 +112,7 @@ function indexedEncoder(texts: SharedTexts): (body: string) => unknown[] {
       literal = i;
     }
     if (literal < body.length) parts.push(body.slice(literal));
-    return parts.length > 1 && decodeBody(parts as Parameters<typeof decodeBody>[0], texts) === body ? parts : [body];
+    return parts.some((part) => typeof part !== "string") && decodeBody(parts as Parameters<typeof decodeBody>[0], texts) === body ? parts : [body];
   };
 }
 
@@ -142,6 +142,14 @@ describe("the places of a run, searched for when asked", () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("a body that is one of the texts whole (a kept answer, the record's body as it was sent) is one reference to it", () => {
+    const answer = JSON.stringify(receiptObject("rcpt-w", 0));
+    const body = JSON.stringify(receiptObject("rcpt-w", 4));
+    expect(bodyEncoder([answer, body])(body)).toEqual([1]);
+    expect(bodyEncoder([answer, body])(answer)).toEqual([0]);
+    expect(decodeBody([1], [answer, body])).toBe(body);
   });
 
   it("a real row's events: the same parts as the index of every GRAM gave", () => {
