@@ -268,7 +268,8 @@ export const ASSUMPTIONS = {
   billMonth: "2027-11",
   /**
    * Rule 11 as apps use it: the typed client (client/) sends an Idempotency-Key on every write, so every pay is
-   * priced with one (its rows counted by the run's keyed flows, its storage from the code: KEYED_PAY_BYTES).
+   * priced with one (its rows counted by the run's keyed flows, its storage measured by its keyed records: KEYED_PAY_BYTES
+   * for a run that did not).
    */
   keyOnEveryPay: true,
   /** The target at 10,000,000 payments a day. */
@@ -336,12 +337,13 @@ const FISCAL_LATE_FROM_CODE = {
 const KEYED_PAY_ROWS_FROM_CODE = 0;
 
 /**
- * The storage a record's keys add, for as long as the record is kept: the
- * `keys` column of its row (a pay's key holds its kept answer, the record's
- * body, ~1.6 KB of JSON), which spills the row out of its table's page into
- * one overflow page (4 KB). Measured (`storage.sql.databaseSize`): a record
- * paid with a key is 16,384 B, without one 12,288 B. (In a table of its own,
- * as the releases before kept them, two pages: 20,480 B.)
+ * The storage a record's keys add, for as long as the record is kept, for a
+ * run that did not measure it (one before `shape.record_object_keyed`): the
+ * `keys` column of its row with a pay's kept answer as text (the record's
+ * body, ~1.6 KB of JSON) spills the row out of its table's page into one
+ * overflow page (4 KB): a record paid with a key was 16,384 B, without one
+ * 12,288 B. A run measures it: its keyed records' median file against its
+ * unkeyed ones' (measuredOf keyedPayBytes).
  */
 const KEYED_PAY_BYTES = 4096;
 
@@ -617,6 +619,11 @@ export function measuredOf(report) {
       report.shape.record_object.rows_written_per_flow ??
       2 * Object.values(report.shape.record_object.typical_rows ?? {}).reduce((sum, n) => sum + n, 0),
     objectRowsWrittenMeasured: paid !== null || report.shape.record_object.rows_written_per_flow !== undefined,
+    // What a key on the pay adds to a record's storage: the same flow's records with a keyed pay against those without.
+    keyedPayBytes:
+      typeof report.shape.record_object_keyed?.file_bytes?.median === "number"
+        ? { bytes: Math.max(0, report.shape.record_object_keyed.file_bytes.median - report.shape.record_object.file_bytes.median), measured: true }
+        : { bytes: KEYED_PAY_BYTES, measured: false },
     // What a key on the pay adds per payment: the flows with keys against the same flows without.
     keyedPay: keyedLife
       ? {
@@ -946,7 +953,8 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
   // the metrics' data points, the audit trail and the statements (rules 15 and 16). Each line is what it adds
   // on top of the meters above (their included amounts are used already).
   const keyedPays = a.keyOnEveryPay ? perMonth * paidShare : 0;
-  const keyedGbMonth = a.keyOnEveryPay ? (perDay * paidShare * daysKept() * KEYED_PAY_BYTES) / GB : 0;
+  const keyedBytes = measured.keyedPayBytes;
+  const keyedGbMonth = a.keyOnEveryPay ? (perDay * paidShare * daysKept() * keyedBytes.bytes) / GB : 0;
   const deliveries = perMonth * p.queue_messages * (1 + a.failingDeliveryShare * shippedQueueConfig().maxRetries);
   const upstreamCalls = perMonth * (METRICS_FROM_CODE.workerUpstreamCallsPerPayment + p.object_upstream_calls);
   const dataPoints = (upstreamCalls + deliveries) / METRICS_FROM_CODE.successSample;
@@ -961,7 +969,7 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     },
     {
       line: "keyed_pay_storage",
-      usage: `${round(keyedGbMonth)} GB-month (${KEYED_PAY_BYTES} B a keyed record, ${round(daysKept(), 1)} days kept)`,
+      usage: `${round(keyedGbMonth)} GB-month (${keyedBytes.bytes} B a keyed record more${keyedBytes.measured ? ", measured" : ", from the code"}, ${round(daysKept(), 1)} days kept)`,
       dollars: keyedGbMonth * P.durableObjects.storageGbMonth.perGb,
       page: P.durableObjects.page,
     },
@@ -1106,6 +1114,8 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
       of_which_idempotency_table: key.idempotencyRowsWritten,
       d1_rows_written_per_pay: key.d1RowsWritten,
       counted: key.measured,
+      record_bytes_added: keyedBytes.bytes,
+      record_bytes_measured: keyedBytes.measured,
       bill_month_12_added: round(keyedPayAdds),
     },
     limits,

@@ -201,8 +201,8 @@ async function userHeaders(sub) {
   return { "content-type": "application/json", authorization: `Bearer ${jwt}` };
 }
 
-/** A typical payment: create (merchant 1001, an OTP), authorize, pay with the OTP. */
-async function flow(url, headers) {
+/** A typical payment: create (merchant 1001, an OTP), authorize, pay with the OTP; with `payKey`, the pay carries that Idempotency-Key (rule 11), as the typed client's does. */
+async function flow(url, headers, payKey) {
   const created = await post(
     url,
     "receipt/create",
@@ -216,7 +216,12 @@ async function flow(url, headers) {
     headers,
   );
   await post(url, "receipt/authorize", { id: created.id, card: { token: "tok_sandbox_ok" } }, headers);
-  await post(url, "receipt/pay", { id: created.id, card: { token: "tok_sandbox_ok" }, otp: "111111" }, headers);
+  await post(
+    url,
+    "receipt/pay",
+    { id: created.id, card: { token: "tok_sandbox_ok" }, otp: "111111" },
+    payKey ? { ...headers, "idempotency-key": payKey } : headers,
+  );
   return created;
 }
 
@@ -226,11 +231,12 @@ async function shapes() {
   const runtime = await startRuntime({ key: "capacity-gateway", workers: [workerFromBuild(build)], port: PORT });
   stateDirs.add(runtime.persist);
   await applyMigrations(runtime, build);
-  log(`shapes: ${FLOWS} partner and ${FLOWS} user create-authorize-pay flows`);
+  log(`shapes: ${FLOWS} partner and ${FLOWS} user create-authorize-pay flows, and ${FLOWS} partner ones with a keyed pay`);
   const answers = { partner: null, user: null };
   for (let i = 0; i < FLOWS; i++) {
     answers.partner = await flow(runtime.url, GATEWAY_HEADERS);
     answers.user = await flow(runtime.url, await userHeaders(`user-${crypto.randomUUID()}`));
+    await flow(runtime.url, GATEWAY_HEADERS, `pay-${crypto.randomUUID()}`);
   }
   // Events reach the D1 log from each object's outbox shortly after the call; wait for created + paid of every flow.
   // The event log is spread over every D1 database of [env.dev] (TID_INDEX_SHARDS): count them all.
@@ -241,7 +247,7 @@ async function shapes() {
   while (Date.now() < deadline) {
     events = 0;
     for (const d1 of d1s) for (const table of EVENT_TABLES) events += (await d1.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first()).n;
-    if (events >= 4 * FLOWS) break;
+    if (events >= 6 * FLOWS) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   runtime.keepState = true;
@@ -249,6 +255,8 @@ async function shapes() {
 
   const files = sqliteFiles(runtime.persist);
   const objects = [];
+  /** The records whose pay carried a key (their row's `keys` column holds its kept answer), apart. */
+  const keyedObjects = [];
   const bodies = [];
   let index = null;
   for (const file of files) {
@@ -272,7 +280,7 @@ async function shapes() {
         tables.filter((t) => !t.startsWith("sqlite_")).map((t) => [t, db.prepare(`SELECT COUNT(*) AS n FROM "${t}"`).get().n]),
       );
       const kind = db.prepare("SELECT * FROM record").get();
-      if (kind) objects.push({ storage, rows });
+      if (kind) (kind.keys ? keyedObjects : objects).push({ storage, rows });
     }
     db.close();
   }
@@ -283,6 +291,7 @@ async function shapes() {
   const sizes = objects.map((o) => o.storage.file_bytes).sort((a, b) => a - b);
   const median = sizes[Math.floor(sizes.length / 2)];
   const typical = objects.find((o) => o.storage.file_bytes === median);
+  const keyedSizes = keyedObjects.map((o) => o.storage.file_bytes).sort((a, b) => a - b);
   return {
     create_answer: answers.partner,
     create_answer_bytes: Buffer.byteLength(JSON.stringify(answers.partner)),
@@ -295,6 +304,11 @@ async function shapes() {
       file_bytes: { min: sizes[0], median, max: sizes.at(-1) },
       typical_rows: typical?.rows,
       typical_storage: typical?.storage,
+    },
+    // The same paid flow with its pay keyed: what keeping the pay's answer adds to a record (bench/capacity-model.mjs keyed_pay_storage).
+    record_object_keyed: {
+      objects: keyedObjects.length,
+      file_bytes: { min: keyedSizes[0], median: keyedSizes[Math.floor(keyedSizes.length / 2)], max: keyedSizes.at(-1) },
     },
   };
 }
@@ -394,7 +408,7 @@ function bytesPerRow(shape) {
     result.event = per(storageOf(db), names, SAMPLE_ROWS);
     // The bodies, kept by the records (not in these rows): their mean size, for the record object's share.
     result.event.body_bytes_mean = round(shape.outbox_bodies.reduce((s, r) => s + Buffer.byteLength(r.body), 0) / shape.outbox_bodies.length);
-    result.event.per_flow = round(shape.event_rows.length / (2 * FLOWS), 2);
+    result.event.per_flow = round(shape.event_rows.length / (3 * FLOWS), 2);
     db.close();
     result.sample_rows = SAMPLE_ROWS;
     return result;
@@ -532,7 +546,7 @@ async function main() {
   const loadBefore = loadavg();
   const shape = await shapes();
   log(
-    `shapes: create answer ${shape.create_answer_bytes} B, ${shape.event_rows.length} events, record object median ${shape.record_object.file_bytes.median} B`,
+    `shapes: create answer ${shape.create_answer_bytes} B, ${shape.event_rows.length} events, record object median ${shape.record_object.file_bytes.median} B, ${shape.record_object_keyed.file_bytes.median} B with a keyed pay`,
   );
   const rows = bytesPerRow(shape);
   log(`rows: tid row ${rows.partner.row.total} B (partner), ${rows.user.row.total} B (user), in pages; event row ${rows.event.total} B`);
@@ -572,9 +586,10 @@ async function main() {
     shape: {
       create_answer: shape.create_answer,
       create_answer_bytes: shape.create_answer_bytes,
-      flows: { partner: FLOWS, user: FLOWS },
+      flows: { partner: FLOWS, user: FLOWS, partner_keyed_pay: FLOWS },
       events_logged: shape.events_logged,
       record_object: shape.record_object,
+      record_object_keyed: shape.record_object_keyed,
     },
     bytes_per_row: rows,
     costs,
@@ -608,6 +623,7 @@ async function main() {
       {
         bytes_per_row: rows,
         record_object: shape.record_object.file_bytes,
+        record_object_keyed: shape.record_object_keyed.file_bytes,
         throughput: runs.map((r) => ({
           rows: r.rows_before,
           creates_per_second: r.creates_per_second_c32,
