@@ -12,7 +12,7 @@ import { Hono } from "hono";
 import { useLocalMetrics } from "./backoffice/charts";
 import { sandboxConsole } from "./console/routes";
 import { testClock } from "./console/test-clock";
-import type { EventMessage } from "./events";
+import type { QueuedBody } from "./events";
 import gateway from "./index";
 import { devMetricPoints, devMetricsSummary, keepDevMetrics } from "./metrics/dev-metrics";
 
@@ -62,4 +62,4 @@ export default {
   },
   queue: gateway.queue,
   scheduled: gateway.scheduled,
-} satisfies ExportedHandler<Env, EventMessage>;
+} satisfies ExportedHandler<Env, QueuedBody>;

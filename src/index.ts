@@ -3,7 +3,7 @@ import { createApp } from "./app";
 import { retentionPolicy } from "./config/retention-policy";
 import { runErasures } from "./cron/erasure";
 import { cronShards, runRetention } from "./cron/retention";
-import { type EventMessage, handleEventBatch, sweepEvents } from "./events";
+import { handleEventBatch, type QueuedBody, sweepEvents } from "./events";
 import { inLine, LogLine } from "./shared/log";
 import { kickStatements, STATEMENT_CRON } from "./statements/api";
 
@@ -25,7 +25,7 @@ export default {
     const line = new LogLine("cron", { cron: controller.cron });
     return inLine(line, () => runCron(controller, env)).finally(() => line.write());
   },
-} satisfies ExportedHandler<Env, EventMessage>;
+} satisfies ExportedHandler<Env, QueuedBody>;
 
 /**
  * One event sweep, then one bounded retention run, on the trigger's own clock. One after the other, each at most six

@@ -16,7 +16,7 @@ import type { ReceiptBody, TransferBody } from "../src/api/schemas";
 import { retentionPolicy } from "../src/config/retention-policy";
 import { RING_SLOTS, slotPeriodMs } from "../src/d1/ring";
 import { eventShardFor } from "../src/d1/shards";
-import { type EventMessage, type EventType, type GatewayEvent, newEventId, publishEvents } from "../src/events";
+import { type EventMessage, type EventType, type GatewayEvent, newEventId, publishEvents, type QueuedBody } from "../src/events";
 import { locateEvent } from "../src/events/log";
 import { acrossLog, type LoggedRow } from "../src/events/log-database";
 import { kindOf, recordIdOf } from "../src/events/types";
@@ -189,10 +189,10 @@ export interface ConsumeResult extends QueueResult {
 
 /** Runs the Worker's queue() handler on one batch, as the queue would, and answers what it acked and retried. */
 export async function consume(
-  messages: { body: EventMessage; attempts?: number; timestamp?: Date }[],
+  messages: { body: QueuedBody; attempts?: number; timestamp?: Date }[],
   options: { queue?: string; env?: Env } = {},
 ): Promise<ConsumeResult> {
-  const batch = createMessageBatch<EventMessage>(
+  const batch = createMessageBatch<QueuedBody>(
     options.queue ?? EVENTS_QUEUE,
     messages.map((message) => ({
       id: crypto.randomUUID(),

@@ -30,7 +30,7 @@ import { redact } from "../shared/redact";
 import { findLogged } from "./log";
 import { recordDeadLettered, recordDeliveries, recordFailedAttempt } from "./log-database";
 import { signWebhook } from "./signing";
-import { assertWellFormed, type EventMessage, type GatewayEvent, withObjectType } from "./types";
+import { assertWellFormed, type EventMessage, type EventPage, type GatewayEvent, type QueuedBody, withObjectType } from "./types";
 
 /**
  * Seconds to wait before each retry: entry n follows the n-th failed attempt.
@@ -118,15 +118,20 @@ export async function postEvent(env: Env, message: EventMessage, now = Date.now(
 const isEventMessage = (body: unknown): body is EventMessage =>
   typeof (body as EventMessage | null)?.id === "string" && typeof (body as EventMessage).payload === "string";
 
-/** A message of the batch with the event its payload holds. */
+/** A page's message: only its events' array is read (src/events/pager.ts). */
+const isPage = (body: unknown): body is EventPage => Array.isArray((body as EventPage | null)?.page);
+
+/** One event of the batch (a message's, or one of its page's), with the message that carries it. */
 interface Received {
-  message: Message<EventMessage>;
+  message: Message<QueuedBody>;
+  body: EventMessage;
   event: GatewayEvent;
 }
 
-/** A message to deliver, and the database of its event's log row (null: the log does not hold it) and the table the read found it in. */
+/** An event to deliver, and the database of its log row (null: the log does not hold it) and the table the read found it in. */
 interface Due {
-  message: Message<EventMessage>;
+  message: Message<QueuedBody>;
+  body: EventMessage;
   db: D1Database | null;
   table?: string;
 }
@@ -140,27 +145,32 @@ interface Delivered {
   table?: string;
 }
 
+/** One event's delivery: whether it reached the receiver, and the log's write for the batch (null: none to make). */
+interface Attempted {
+  message: Message<QueuedBody>;
+  ok: boolean;
+  delivered: Delivered | null;
+}
+
 /** Delivers one event; a delivered one the log holds is answered for the batch to write, a failed one is written here. */
-async function deliver(env: Env, { message, db, table }: Due): Promise<Delivered | null> {
-  const { id } = message.body;
+async function deliver(env: Env, { message, body, db, table }: Due): Promise<Attempted> {
+  const { id } = body;
   const started = Date.now();
-  const outcome = await postEvent(env, message.body);
+  const outcome = await postEvent(env, body);
   metric(env, "event_delivery", {
     outcome: outcome.ok ? "delivered" : "failed",
     ms: Date.now() - started,
     queued_ms: started - message.timestamp.getTime(),
   });
   if (outcome.ok) {
-    message.ack();
     // On the batch's canonical line (src/shared/log.ts), a list of every delivery; a line of its own outside one.
     const delivered = { event_id: id, attempt: message.attempts, status: outcome.status };
     const line = currentLine();
     if (line) line.push("delivered", delivered);
     else log("info", "event_delivered", delivered);
-    return db ? { db, id, status: outcome.status, at: clock.now(), table } : null;
+    return { message, ok: true, delivered: db ? { db, id, status: outcome.status, at: clock.now(), table } : null };
   }
   const delaySeconds = retryDelaySeconds(retrySchedule(env), message.attempts);
-  message.retry({ delaySeconds });
   log("warn", "event_delivery_failed", {
     event_id: id,
     attempt: message.attempts,
@@ -174,7 +184,24 @@ async function deliver(env: Env, { message, db, table }: Due): Promise<Delivered
   } catch (err) {
     log("error", "event_log_write_failed", { event_id: id, error: String(err) });
   }
-  return null;
+  return { message, ok: false, delivered: null };
+}
+
+/**
+ * Acknowledges each message whose every event is settled (delivered now, or
+ * found delivered or failed by the log), and retries the others after the
+ * schedule's delay for their attempt: a page one of whose events failed comes
+ * back whole, and the log's status check skips the ones delivered meanwhile,
+ * so a retry POSTs only what is still pending. Each message is settled once.
+ */
+function settleMessages(env: Env, messages: readonly Message<QueuedBody>[], attempts: readonly Attempted[]): void {
+  const failed = new Set<Message<QueuedBody>>();
+  for (const attempt of attempts) if (!attempt.ok) failed.add(attempt.message);
+  const schedule = retrySchedule(env);
+  for (const message of messages) {
+    if (failed.has(message)) message.retry({ delaySeconds: retryDelaySeconds(schedule, message.attempts) });
+    else message.ack();
+  }
 }
 
 /**
@@ -203,24 +230,28 @@ async function writeDeliveries(deliveries: readonly (Delivered | null)[]): Promi
 }
 
 /** Holds events back while the deployment is misconfigured: never signed with a development secret, never sent to an unchecked URL. */
-async function holdBack(env: Env, held: readonly Due[], problems: readonly string[]): Promise<void> {
+async function holdBack(env: Env, messages: readonly Message<QueuedBody>[], held: readonly Due[], problems: readonly string[]): Promise<void> {
   // Each try counts as an attempt: after max_retries the events show failed, to be resent once fixed.
   const schedule = retrySchedule(env);
-  const delays = held.map(({ message }) => retryDelaySeconds(schedule, message.attempts));
-  for (const [i, { message }] of held.entries()) message.retry({ delaySeconds: delays[i]! });
+  const heldMessages = new Set(held.map(({ message }) => message));
+  for (const message of messages) {
+    if (heldMessages.has(message)) message.retry({ delaySeconds: retryDelaySeconds(schedule, message.attempts) });
+    else message.ack();
+  }
   log("error", "service_misconfigured", { problems: problems.join(" "), held_events: held.length });
   const error = "not sent: this deployment is misconfigured (503 service_misconfigured names the problem)";
   const now = clock.now();
-  await inPool(held, async ({ message, db, table }, i) => {
+  await inPool(held, async ({ message, body, db, table }) => {
     if (!db) return;
-    await recordFailedAttempt(db, message.body.id, { status: null, error, nextAttemptAt: now + delays[i]! * 1000 }, table).catch((err) =>
-      log("error", "event_log_write_failed", { event_id: message.body.id, error: String(err) }),
+    const nextAttemptAt = now + retryDelaySeconds(schedule, message.attempts) * 1000;
+    await recordFailedAttempt(db, body.id, { status: null, error, nextAttemptAt }, table).catch((err) =>
+      log("error", "event_log_write_failed", { event_id: body.id, error: String(err) }),
     );
   });
 }
 
 /** The Worker's `queue(batch, env, ctx)` handler, for the events queue and its dead-letter queue: one canonical line (src/shared/log.ts) a batch. */
-export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = async (batch, env) => {
+export const handleEventBatch: ExportedHandlerQueueHandler<Env, QueuedBody> = async (batch, env) => {
   const started = Date.now();
   // A batch has no request id: its line draws on its own. A failed delivery or a dead letter writes a warning or an error, which always keeps it.
   const line = new LogLine("queue_batch", { queue: batch.queue, messages: batch.messages.length }, { sample: readConfig(env).logSuccessSample });
@@ -232,17 +263,25 @@ export const handleEventBatch: ExportedHandlerQueueHandler<Env, EventMessage> = 
   }
 };
 
-async function deliverBatch(batch: MessageBatch<EventMessage>, env: Env): Promise<void> {
+/** The events a message carries: its own (a message of one event), or each of its page's; what is not an event is left out and logged. */
+function eventsOf(message: Message<QueuedBody>, queue: string): Received[] {
+  const bodies: unknown[] = isPage(message.body) ? message.body.page : [message.body];
   const received: Received[] = [];
-  for (const message of batch.messages) {
-    const event = isEventMessage(message.body) ? parseEvent(message.body.payload) : null;
-    if (event && event.id === message.body.id) received.push({ message, event });
-    else {
-      // Not something the gateway queued: no retry can make it an event, and the log holds no row for it.
-      message.ack();
-      log("error", "event_message_malformed", { message_id: message.id, queue: batch.queue });
-    }
+  for (const body of bodies) {
+    const event = isEventMessage(body) ? parseEvent(body.payload) : null;
+    if (event && isEventMessage(body) && event.id === body.id) received.push({ message, body, event });
+    // Not something the gateway queued: no retry can make it an event, and the log holds no row for it.
+    else log("error", "event_message_malformed", { message_id: message.id, queue });
   }
+  return received;
+}
+
+async function deliverBatch(batch: MessageBatch<QueuedBody>, env: Env): Promise<void> {
+  const received = batch.messages.flatMap((message) => eventsOf(message, batch.queue));
+  // A message with no event in it (malformed, or an empty page) has nothing to wait for.
+  const carrying = new Set(received.map(({ message }) => message));
+  for (const message of batch.messages) if (!carrying.has(message)) message.ack();
+  const messages = batch.messages.filter((message) => carrying.has(message));
 
   // Where each event is logged and whether it is still pending: one read per database that may hold
   // them. Throws when D1 does: the queue retries the batch, nothing is acknowledged.
@@ -250,9 +289,10 @@ async function deliverBatch(batch: MessageBatch<EventMessage>, env: Env): Promis
     env,
     received.map(({ event }) => event),
   );
-  const notLogged = (message: Message<EventMessage>) => log("warn", "event_not_logged", { event_id: message.body.id, queue: batch.queue });
+  const notLogged = (id: string) => log("warn", "event_not_logged", { event_id: id, queue: batch.queue });
 
   if (isDeadLetterQueue(batch.queue)) {
+    // A dead-lettered page marks each of its events failed that the log still shows pending.
     const groups = new Map<D1Database, string[]>();
     for (const { event } of received) {
       const at = logged.get(event.id);
@@ -260,33 +300,35 @@ async function deliverBatch(batch: MessageBatch<EventMessage>, env: Env): Promis
     }
     // One write per database, six at a time. Throws when D1 does: the queue retries the batch (retry_delay), nothing is acknowledged.
     await inPool([...groups], ([db, ids]) => recordDeadLettered(db, ids, (id) => logged.get(id)?.table));
-    for (const { message } of received) {
-      message.ack();
-      if (!logged.has(message.body.id)) notLogged(message);
-      log("error", "event_delivery_abandoned", { event_id: message.body.id, queue: batch.queue });
+    for (const message of messages) message.ack();
+    for (const { body } of received) {
+      if (!logged.has(body.id)) notLogged(body.id);
+      log("error", "event_delivery_abandoned", { event_id: body.id, queue: batch.queue });
     }
-    // One data point for the batch (up to 100 events): Analytics Engine takes a bounded number per invocation.
+    // One data point for the batch (up to 100 messages): Analytics Engine takes a bounded number per invocation.
     if (received.length > 0) metric(env, "event_failed", { operation: "dead_letter", count: received.length });
     return;
   }
 
-  // A copy of an event that an earlier message already got delivered (a re-drain's, a sweep's, a resend's)
-  // or that is failed is acknowledged without a delivery; one the log does not hold is delivered (see the
-  // top of this file).
+  // A copy of an event that an earlier message already got delivered (a re-drain's, a sweep's, a resend's,
+  // a page's earlier try) or that is failed is settled without a delivery; one the log does not hold is
+  // delivered (see the top of this file).
   const toDeliver: Due[] = [];
-  for (const { message } of received) {
-    const at = logged.get(message.body.id);
-    if (!at) notLogged(message);
-    if (!at || at.pending) toDeliver.push({ message, db: at?.db ?? null, table: at?.table });
-    else message.ack();
+  for (const { message, body } of received) {
+    const at = logged.get(body.id);
+    if (!at) notLogged(body.id);
+    if (!at || at.pending) toDeliver.push({ message, body, db: at?.db ?? null, table: at?.table });
   }
 
   const problems = configProblems(env);
-  if (problems.length > 0) return holdBack(env, toDeliver, problems);
-  // In parallel, six at a time (DELIVERY_PARALLELISM): each delivery holds one connection at a time (its POST;
-  // the log's writes follow the batch's POSTs), so the invocation stays within the Workers limit of six, and a batch of 12 to a receiver
-  // that takes 200 ms is done in about 400 ms (docs/capacity.md, "Webhooks").
-  await writeDeliveries(await inPool(toDeliver, (due) => deliver(env, due), DELIVERY_PARALLELISM));
+  if (problems.length > 0) return holdBack(env, messages, toDeliver, problems);
+  // In parallel, six at a time (DELIVERY_PARALLELISM) over every event of the batch, whatever message carries it:
+  // each delivery holds one connection at a time (its POST; the log's writes follow the batch's POSTs), so the
+  // invocation stays within the Workers limit of six, and 12 events to a receiver that takes 200 ms are done in
+  // about 400 ms (docs/capacity.md, "Webhooks").
+  const attempts = await inPool(toDeliver, (due) => deliver(env, due), DELIVERY_PARALLELISM);
+  settleMessages(env, messages, attempts);
+  await writeDeliveries(attempts.map((attempt) => attempt.delivered));
 }
 
 function parseEvent(payload: string): GatewayEvent | null {

@@ -17,5 +17,15 @@ export { newEventId, publishEvents, publishOutbox } from "./publish";
 export { signWebhook } from "./signing";
 export type { SweepReport, SweepSettings } from "./sweep";
 export { REQUEUE_LIMIT, SWEEP_SETTINGS, sweepEvents, sweepSettings } from "./sweep";
-export type { DeliveryStatus, EventDelivery, EventKind, EventMessage, EventType, EventWithDelivery, GatewayEvent } from "./types";
+export type {
+  DeliveryStatus,
+  EventDelivery,
+  EventKind,
+  EventMessage,
+  EventPage,
+  EventType,
+  EventWithDelivery,
+  GatewayEvent,
+  QueuedBody,
+} from "./types";
 export { EVENT_TYPE_NAMES, EVENT_TYPES, kindOfEvent, recordIdOf } from "./types";

@@ -83,6 +83,18 @@ export interface EventMessage {
   payload: string;
 }
 
+/**
+ * A page of events in one queue message (src/events/pager.ts): each one
+ * exactly as its own message would carry it. A page stays under one 64 KB
+ * billing unit of Queues.
+ */
+export interface EventPage {
+  page: EventMessage[];
+}
+
+/** A message of the events queue: one event (every release's form), or a page of them. */
+export type QueuedBody = EventMessage | EventPage;
+
 /** The kind an event is about: the one its type begins with (assertWellFormed refuses a type of no kind). */
 export const kindOfEvent = (type: EventType): EventKind =>
   (Object.keys(KINDS) as EventKind[]).find((kind) => type.startsWith(`${kind}.`)) ?? "receipt";
