@@ -21,7 +21,7 @@ keepDevMetrics();
 // The back office's charts draw the same numbers here (production reads them from Analytics Engine).
 useLocalMetrics(devMetricPoints);
 
-export { AuditWriter, ReceiptObject, RiskObject, StatementObject } from "./index";
+export { AuditWriter, EventPager, ReceiptObject, RiskObject, StatementObject } from "./index";
 export { SandboxObject, SandboxUpstream } from "./sandbox";
 
 /** The test clocks and triggers, the console's pages, then everything else under /__sandbox/ from the sandbox itself, as the gateway reaches it. */

@@ -8,6 +8,7 @@ import { inLine, LogLine } from "./shared/log";
 import { kickStatements, STATEMENT_CRON } from "./statements/api";
 
 export { AuditWriter } from "./audit/writer";
+export { EventPager } from "./events/pager";
 export { ReceiptObject } from "./record/receipt-object";
 export { RiskObject } from "./risk/risk-object";
 export { StatementObject } from "./statements/statement-object";

@@ -48,7 +48,7 @@ export type Place =
   /** Tables of D1: in every database of the deployment (`all`: each gets every migration) or the first (`DB`) alone. */
   | { kind: "d1"; databases: "all" | "first"; tables: readonly string[] }
   /**
-   * A Durable Object class: its SQLite tables (a column of one, for a store kept in another's row) or its key-value
+   * A Durable Object class: its SQLite tables (none: it keeps what it holds in memory only; a column of one, for a store kept in another's row) or its key-value
    * keys; `madeBefore`: tables a release before made, which this code still reads and erases but makes no more.
    */
   | {
@@ -228,12 +228,25 @@ export const STORES = [
     place: { kind: "queue", bindings: ["EVENTS"] },
     holds: "each event on its way to `WEBHOOK_URL`, its body as the record published it",
     personal: ["phone", "account values", "user sub", "tid"],
-    code: ["src/events/publish.ts", "src/events/delivery.ts"],
+    code: ["src/events/publish.ts", "src/events/pager.ts", "src/events/delivery.ts"],
     erasure: {
       by: "unreachable",
       why: "a message cannot be changed once sent; one still retrying carries the body as published until it is delivered or dead-lettered",
     },
     end: { by: "platform", how: "consumed once delivered or dead-lettered (production's retries end about 29 hours after the first attempt)" },
+  },
+  {
+    name: "event_pagers",
+    title: "the event pagers",
+    place: { kind: "durable-object", binding: "EVENT_PAGER", className: "EventPager", tables: [] },
+    holds: "events on their way to the events queue, in memory only (nothing stored), until their page is sent",
+    personal: ["phone", "account values", "user sub", "tid"],
+    code: ["src/events/pager.ts"],
+    erasure: {
+      by: "unreachable",
+      why: "an event waits there at most a second (`PAGE_WAIT_MS`), in the object's memory, then travels on as the events queue's",
+    },
+    end: { by: "platform", how: "sent to the events queue within a second, or lost with the object's memory (the sweep sends the event again)" },
   },
   {
     name: "fiscal_list",
@@ -406,9 +419,11 @@ export function placeText(place: Place): string {
     case "durable-object": {
       const inside = place.column
         ? `column ${code(place.column)} of table ${code(place.tables?.[0] ?? "")}`
-        : place.tables
-          ? `${place.tables.length > 1 ? "tables" : "table"} ${place.tables.map(code).join(", ")}`
-          : `key ${(place.keys ?? []).map(code).join(", ")}`;
+        : place.tables?.length === 0
+          ? "memory only"
+          : place.tables
+            ? `${place.tables.length > 1 ? "tables" : "table"} ${place.tables.map(code).join(", ")}`
+            : `key ${(place.keys ?? []).map(code).join(", ")}`;
       const before = place.madeBefore?.length
         ? `, and ${place.madeBefore.length > 1 ? "tables" : "table"} ${place.madeBefore.map(code).join(", ")} where a release before made it`
         : "";

@@ -197,6 +197,9 @@ export function auditSettingProblems(vars: Settings, production: boolean): strin
   const chains = settingText(vars.AUDIT_CHAINS);
   if (chains !== "" && !(Number.isInteger(Number(chains)) && Number(chains) >= 1 && Number(chains) <= 64))
     problems.push("AUDIT_CHAINS is not a whole number from 1 to 64.");
+  const pagers = settingText(vars.EVENT_PAGERS);
+  if (pagers !== "" && !(Number.isInteger(Number(pagers)) && Number(pagers) >= 1 && Number(pagers) <= 64))
+    problems.push("EVENT_PAGERS is not a whole number from 1 to 64.");
   const flush = settingText(vars.AUDIT_FLUSH_SECONDS);
   if (flush !== "" && !(Number(flush) > 0 && Number(flush) <= 3600)) problems.push("AUDIT_FLUSH_SECONDS is not a number of seconds from 0 to 3600.");
   const share = settingText(vars.STATEMENT_CHECK_SHARE);
@@ -545,6 +548,11 @@ export function deploymentProblems(config: DeploymentConfig, required: { rateLim
   if (!objects.some((o) => o.name === "AUDIT_WRITER" && o.class_name === "AuditWriter")) {
     problems.push(
       "The Durable Object binding AUDIT_WRITER (AuditWriter, rule 15's writers) is missing from [[env.production.durable_objects.bindings]].",
+    );
+  }
+  if (!objects.some((o) => o.name === "EVENT_PAGER" && o.class_name === "EventPager")) {
+    problems.push(
+      "The Durable Object binding EVENT_PAGER (EventPager, the events' pagers) is missing from [[env.production.durable_objects.bindings]].",
     );
   }
   if (!objects.some((o) => o.name === "STATEMENT" && o.class_name === "StatementObject")) {

@@ -81,7 +81,7 @@ describe("the committed wrangler.toml's production configuration", () => {
   it("has none of the sandbox: no UPSTREAM binding, no SANDBOX object, no SANDBOX_ var, entry src/index.ts", () => {
     const committed = env.TEST_WRANGLER_PRODUCTION;
     expect(committed.services ?? []).toEqual([]);
-    expect(committed.durable_objects?.bindings?.map((b) => b.name)).toEqual(["RECEIPTS", "RISK", "AUDIT_WRITER", "STATEMENT"]);
+    expect(committed.durable_objects?.bindings?.map((b) => b.name)).toEqual(["RECEIPTS", "RISK", "AUDIT_WRITER", "STATEMENT", "EVENT_PAGER"]);
     expect(Object.keys(committed.vars ?? {}).filter((name) => name.startsWith("SANDBOX_"))).toEqual([]);
     expect(committed.main).toMatch(/src\/index\.ts$/);
   });
