@@ -1040,10 +1040,29 @@ export const MUTANTS = [
   {
     name: "unlogged-event-dropped",
     at: "deliverBatch",
-    find: "if (!at || at.pending) toDeliver.push({ message, db: at?.db ?? null, table: at?.table });",
-    replace: "if (at?.pending) toDeliver.push({ message, db: at.db, table: at.table });",
+    find: "if (!at || at.pending) toDeliver.push({ message, body, db: at?.db ?? null, table: at?.table });",
+    replace: "if (at?.pending) toDeliver.push({ message, body, db: at.db, table: at.table });",
     tests: ["test/integration/events-delivery.test.ts"],
     why: "at least once does not hang on a log row: a message whose event no database holds (a restored log) is still delivered",
+  },
+  {
+    name: "page-acked-with-an-event-undelivered",
+    at: "settleMessages",
+    find: "for (const attempt of attempts) if (!attempt.ok) failed.add(attempt.message);",
+    replace:
+      "for (const attempt of attempts) if (!attempt.ok && attempts.every((a) => a.message !== attempt.message || !a.ok)) failed.add(attempt.message);",
+    tests: ["test/integration/events-pages.test.ts"],
+    grep: "one event the receiver refuses",
+    why: "at least once: a page's message is acknowledged only once every event of it is delivered or settled, or the refused one is never retried",
+  },
+  {
+    name: "page-retry-posts-delivered-again",
+    at: "deliverBatch",
+    find: "if (!at || at.pending) toDeliver.push({ message, body, db: at?.db ?? null, table: at?.table });",
+    replace: "if (!at || at.pending || isPage(message.body)) toDeliver.push({ message, body, db: at?.db ?? null, table: at?.table });",
+    tests: ["test/integration/events-pages.test.ts"],
+    grep: "one event the receiver refuses",
+    why: "none twice: a retried page's events that the log shows delivered are skipped, so a retry POSTs only what is still pending",
   },
   {
     name: "earlier-list-row-not-found",
