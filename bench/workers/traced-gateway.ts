@@ -63,12 +63,19 @@
  * follows the code through AsyncLocalStorage.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import gateway, { AuditWriter, ReceiptObject as GatewayReceiptObject, SandboxObject, SandboxUpstream, StatementObject } from "../../src/dev";
+import gateway, {
+  AuditWriter,
+  EventPager,
+  ReceiptObject as GatewayReceiptObject,
+  SandboxObject,
+  SandboxUpstream,
+  StatementObject,
+} from "../../src/dev";
 import type { Counter } from "../../src/risk/judge";
 import { CHUNK, RiskObject as GatewayRiskObject, RISK_CHUNKS, RISK_LOG, RISK_SHARDS } from "../../src/risk/risk-object";
 
 // Rules 15 and 16's objects, untraced: their costs are priced from their code (bench/capacity-model.mjs, AUDIT_FROM_CODE).
-export { AuditWriter, SandboxObject, SandboxUpstream, StatementObject };
+export { AuditWriter, EventPager, SandboxObject, SandboxUpstream, StatementObject };
 
 type Kind = "d1" | "hop" | "commit" | "queue" | "upstream" | "sync";
 
