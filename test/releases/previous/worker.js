@@ -3822,6 +3822,17 @@ var errorExample = /* @__PURE__ */ __name((code) => {
 // src/shared/log.ts
 import { AsyncLocalStorage } from "node:async_hooks";
 
+// src/shared/fnv1a.ts
+function fnv1a(text2, seed = 2166136261) {
+  let hash = seed >>> 0;
+  for (let i = 0; i < text2.length; i++) {
+    hash ^= text2.charCodeAt(i);
+    hash = Math.imul(hash, 16777619) >>> 0;
+  }
+  return hash >>> 0;
+}
+__name(fnv1a, "fnv1a");
+
 // src/shared/redact.ts
 var SECRET_KEYS = /* @__PURE__ */ new Set([
   "otp",
@@ -3905,6 +3916,10 @@ var erasePersonalJson = /* @__PURE__ */ __name((json) => JSON.stringify(erasePer
 
 // src/shared/log.ts
 var RANK = { debug: 0, info: 1, warn: 2, error: 3 };
+var SLOW_LINE_MS = 1e3;
+var lineSampling = { draw: /* @__PURE__ */ __name(() => Math.random(), "draw") };
+var requestDraw = /* @__PURE__ */ __name((requestId2) => fnv1a(requestId2) / 2 ** 32, "requestDraw");
+var keptAt = /* @__PURE__ */ __name((draw, rate) => draw < rate, "keptAt");
 var LogLine = class {
   static {
     __name(this, "LogLine");
@@ -3918,14 +3933,21 @@ var LogLine = class {
   /** Whether anything was logged into the line since it opened. */
   #noted = false;
   #quiet;
+  /** LOG_SUCCESS_SAMPLE: the share of unremarkable lines written; null: never sampled (the cron's line). */
+  #sample;
+  /** The gateway acted on its own: written whatever else it tells. */
+  #keep = false;
   /**
    * `quiet`: the line is written only if something was logged into it (a record's alarm that only drained its
    * outbox or exported its trail has nothing to tell, and wrote no line before the canonical line either).
+   * `sample`: LOG_SUCCESS_SAMPLE, the share of unremarkable lines written, drawn on the line's `request_id` if it
+   * has one; without it the line is never sampled (the cron's: a run a minute, each one on-call may need).
    */
-  constructor(event, fields = {}, { quiet = false } = {}) {
+  constructor(event, fields = {}, { quiet = false, sample } = {}) {
     this.#event = event;
     this.#fields = { ...fields };
     this.#quiet = quiet;
+    this.#sample = sample ?? null;
   }
   get open() {
     return !this.#closed;
@@ -3959,9 +3981,15 @@ var LogLine = class {
     this.#raise(level);
     if (!this.#faults.includes(event)) this.#faults.push(event);
   }
+  /** The gateway acted on its own (a look at the upstream: rule 8's reconciliation, a late or fiscal read, rule 12's expiry): the line is always written. */
+  keep() {
+    this.#noted = true;
+    this.#keep = true;
+  }
   /** Takes over what another invocation's line gathered for this one. */
   merge(notes) {
     this.#noted = true;
+    if (notes.keep) this.#keep = true;
     this.#raise(notes.level);
     Object.assign(this.#fields, notes.fields);
     this.#upstream.push(...notes.upstream);
@@ -3970,17 +3998,35 @@ var LogLine = class {
   /** What the line gathered, closed: for a record's call to hand back with its answer. */
   take() {
     this.#closed = true;
-    return { level: this.#level, fields: this.#fields, upstream: this.#upstream, faults: this.#faults };
+    return { level: this.#level, fields: this.#fields, upstream: this.#upstream, faults: this.#faults, ...this.#keep ? { keep: true } : {} };
   }
-  /** Writes the line, once (a quiet line only if something was logged into it). */
+  /** Writes the line, once (a quiet line only if something was logged into it; an unremarkable one if its draw keeps it). */
   write() {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#quiet && !this.#noted) return;
     const upstream = this.#upstream;
+    let sampled2 = {};
+    if (this.#sample !== null && !this.#remarkable()) {
+      const id = this.#fields.request_id;
+      const draw = typeof id === "string" && id !== "" ? requestDraw(id) : lineSampling.draw();
+      if (!keptAt(draw, this.#sample)) return;
+      sampled2 = { sample: Math.round(1e3 / this.#sample) / 1e3 };
+    }
     const calls = upstream.length === 0 ? {} : upstreamFields(upstream);
     const faults = this.#faults.length === 0 ? {} : { faults: this.#faults };
-    writeLine(this.#level, this.#event, { ...this.#fields, ...calls, ...faults });
+    writeLine(this.#level, this.#event, { ...this.#fields, ...calls, ...faults, ...sampled2 });
+  }
+  /**
+   * Always written, never sampled: a warning or an error (a fault, which raises the line to its level; rule 13's
+   * refusals), an answer of 4xx or 5xx
+   * (every rule's refusal), an upstream call that did not answer ok (refused, failed, timed out, unreadable), what
+   * the gateway did on its own (`keep`), and a slow invocation (SLOW_LINE_MS).
+   */
+  #remarkable() {
+    const status = this.#fields.status;
+    const ms = this.#fields.ms;
+    return RANK[this.#level] >= RANK.warn || this.#keep || typeof status === "number" && status >= 400 || this.#upstream.some((c) => c.outcome !== "ok") || typeof ms === "number" && ms >= SLOW_LINE_MS || this.#upstream.reduce((sum, c) => sum + c.ms, 0) >= SLOW_LINE_MS;
   }
   #raise(level) {
     if (RANK[level] > RANK[this.#level]) this.#level = level;
@@ -4023,6 +4069,10 @@ function note(level, event, fields) {
   else writeLine(level, event, fields);
 }
 __name(note, "note");
+function keepLine() {
+  currentLine()?.keep();
+}
+__name(keepLine, "keepLine");
 function noteUpstreamCall(requestId2, call) {
   const line = currentLine();
   if (line) line.call(call);
@@ -5093,6 +5143,9 @@ function auditSettingProblems(vars, production) {
   const chains = settingText(vars.AUDIT_CHAINS);
   if (chains !== "" && !(Number.isInteger(Number(chains)) && Number(chains) >= 1 && Number(chains) <= 64))
     problems.push("AUDIT_CHAINS is not a whole number from 1 to 64.");
+  const pagers = settingText(vars.EVENT_PAGERS);
+  if (pagers !== "" && !(Number.isInteger(Number(pagers)) && Number(pagers) >= 1 && Number(pagers) <= 64))
+    problems.push("EVENT_PAGERS is not a whole number from 1 to 64.");
   const flush = settingText(vars.AUDIT_FLUSH_SECONDS);
   if (flush !== "" && !(Number(flush) > 0 && Number(flush) <= 3600)) problems.push("AUDIT_FLUSH_SECONDS is not a number of seconds from 0 to 3600.");
   const share = settingText(vars.STATEMENT_CHECK_SHARE);
@@ -5238,6 +5291,14 @@ function fiscalReadSchedule(env) {
   return settingText(env.FISCAL_READS) === "" ? fallback : durationList(env.FISCAL_READS) ?? fallback;
 }
 __name(fiscalReadSchedule, "fiscalReadSchedule");
+function logSampleValue(value) {
+  const text2 = settingText(value);
+  if (text2 === "") return 1;
+  const n = Number(text2);
+  return Number.isFinite(n) && n >= 0 && n <= 1 ? n : null;
+}
+__name(logSampleValue, "logSampleValue");
+var logSampleProblems = /* @__PURE__ */ __name((env) => logSampleValue(env.LOG_SUCCESS_SAMPLE) === null ? ["LOG_SUCCESS_SAMPLE is not a share from 0 to 1."] : [], "logSampleProblems");
 var cancelledByProblems = /* @__PURE__ */ __name((env) => cancelledByName(env.GATEWAY_CANCELLED_BY) === null ? [CANCELLED_BY_UNFIT] : [], "cancelledByProblems");
 var fiscalReadProblems = /* @__PURE__ */ __name((env) => settingText(env.FISCAL_READS) !== "" && durationList(env.FISCAL_READS) === null ? [FISCAL_READS_UNREADABLE] : [], "fiscalReadProblems");
 var cache = /* @__PURE__ */ new WeakMap();
@@ -5284,7 +5345,9 @@ function readConfig(env) {
       },
       expiry: { unpaidMs: windowMs(env, "RECEIPT_EXPIRY_HOURS"), heldMs: windowMs(env, "HOLD_EXPIRY_DAYS") },
       fiscalReads: fiscalReadSchedule(env),
-      cancelledBy: cancelledByName(env.GATEWAY_CANCELLED_BY) ?? DEFAULT_CANCELLED_BY
+      cancelledBy: cancelledByName(env.GATEWAY_CANCELLED_BY) ?? DEFAULT_CANCELLED_BY,
+      // Until the guard refuses to serve with an unreadable value, every line is written.
+      logSuccessSample: logSampleValue(env.LOG_SUCCESS_SAMPLE) ?? 1
     };
     cache.set(env, config);
   }
@@ -6674,6 +6737,7 @@ var CHECKS = [
   fiscalReadProblems,
   auditProblems,
   cancelledByProblems,
+  logSampleProblems,
   staffRoleProblems,
   shardProblems,
   productionProblems
@@ -6754,6 +6818,44 @@ function inRecordTime(offset, work) {
   return recordTime.run(offset, work);
 }
 __name(inRecordTime, "inRecordTime");
+
+// src/config/retention-policy.ts
+var DAY_MS2 = 864e5;
+var RETENTION_DEFAULTS = {
+  replayDays: 7,
+  tidRetentionDays: 90,
+  // 7, not 30: a delivered event is at the partner already, and its record keeps its body and audit trail for
+  // RECORD_RETENTION_DAYS; undelivered ones stay 90 days. It keeps D1 at <= 1 KB a receipt (docs/capacity.md).
+  deliveredEventsDays: 7,
+  undeliveredEventsDays: 90,
+  // Rule 10's default. A record whose events are undelivered waits for the log to prune them (src/record/end.ts).
+  recordRetentionDays: 30,
+  batchSize: 1e3,
+  rounds: 5
+};
+function positive(value, fallback) {
+  const n = Number(value);
+  return value !== void 0 && value.trim() !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
+}
+__name(positive, "positive");
+var whole = /* @__PURE__ */ __name((value, fallback) => Math.max(1, Math.floor(positive(value, fallback))), "whole");
+function retentionPolicy(env) {
+  const d = RETENTION_DEFAULTS;
+  const replayMs = positive(env.TID_REPLAY_DAYS, d.replayDays) * DAY_MS2;
+  const deliveredEventsMs = positive(env.EVENTS_DELIVERED_RETENTION_DAYS, d.deliveredEventsDays) * DAY_MS2;
+  const undeliveredEventsMs = Math.max(deliveredEventsMs, positive(env.EVENTS_UNDELIVERED_RETENTION_DAYS, d.undeliveredEventsDays) * DAY_MS2);
+  return {
+    replayMs,
+    // Deleting a row before its answer expired would cut the replay window short.
+    tidRetentionMs: Math.max(replayMs, positive(env.TID_RETENTION_DAYS, d.tidRetentionDays) * DAY_MS2),
+    deliveredEventsMs,
+    undeliveredEventsMs,
+    recordRetentionMs: positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS2,
+    batchSize: whole(env.RETENTION_BATCH_SIZE, d.batchSize),
+    rounds: whole(env.RETENTION_ROUNDS, d.rounds)
+  };
+}
+__name(retentionPolicy, "retentionPolicy");
 
 // src/record-stub.ts
 function receiptStub(env, kind, id) {
@@ -7158,6 +7260,26 @@ var eventTableDefinition = /* @__PURE__ */ __name((table2) => [
 ], "eventTableDefinition");
 var acrossLog = /* @__PURE__ */ __name((arm, tables = EVENT_TABLES) => unionAll(tables.map((table2) => `SELECT * FROM (${arm(table2)})`)), "acrossLog");
 var onEveryLogTable = /* @__PURE__ */ __name((db, sql2, ...values) => EVENT_TABLES.map((table2) => db.prepare(sql2(table2)).bind(...values)), "onEveryLogTable");
+var everyLogTable = /* @__PURE__ */ __name((statements) => EVENT_TABLES.flatMap(statements), "everyLogTable");
+var withTable = /* @__PURE__ */ __name((columns, table2, where) => `SELECT ${columns}, '${table2}' AS log_table FROM ${table2} WHERE ${where}`, "withTable");
+var knownTable = /* @__PURE__ */ __name((table2) => table2 !== void 0 && EVENT_TABLES.includes(table2) ? table2 : void 0, "knownTable");
+async function onTheTableRead(db, items, idOf2, tableOf, there, everywhere) {
+  const byTable = /* @__PURE__ */ new Map();
+  const unknown = [];
+  for (const item of items) {
+    const table2 = knownTable(tableOf(idOf2(item)));
+    if (table2 === void 0) unknown.push(item);
+    else byTable.set(table2, [...byTable.get(table2) ?? [], item]);
+  }
+  const rows = [];
+  if (byTable.size > 0)
+    for (const result of await db.batch([...byTable].flatMap(([table2, some]) => there(table2, some)))) rows.push(...result.results);
+  const changed = new Set(rows.map((row) => row.id));
+  const rest = [...unknown, ...[...byTable.values()].flat().filter((item) => !changed.has(idOf2(item)))];
+  if (rest.length > 0) for (const result of await db.batch(everywhere(rest))) rows.push(...result.results);
+  return rows;
+}
+__name(onTheTableRead, "onTheTableRead");
 var TYPE_OF_CODE = new Map(Object.entries(EVENT_TYPE_CODES).map(([type, code]) => [code, type]));
 var STATUS_OF_CODE = new Map(Object.entries(DELIVERY_STATUS_CODES).map(([status, code]) => [code, status]));
 function decodeRow(row) {
@@ -7191,6 +7313,7 @@ function statementColumns(event) {
   return [STATEMENT_CHANGES[line.change], line.amount, line.commission, line.merchant, line.tid, line.owner, line.state, line.fiscal_sign];
 }
 __name(statementColumns, "statementColumns");
+var logTableAt = /* @__PURE__ */ __name((now, deliveredMs) => `events_${slotAt(now, slotPeriodMs(deliveredMs))}`, "logTableAt");
 var loggedNowhereElse = /* @__PURE__ */ __name((into) => EVENT_TABLES.filter((table2) => table2 !== into).map((table2) => `NOT EXISTS (SELECT 1 FROM ${table2} WHERE id = ?1)`).join(" AND "), "loggedNowhereElse");
 async function recordEvents(db, items, now = clock.now(), into = "events") {
   const pending = [];
@@ -7203,21 +7326,26 @@ async function recordEvents(db, items, now = clock.now(), into = "events") {
            SELECT ?1, ?2, ?3, ?4, ?4, CASE WHEN ?1 <= (SELECT MAX(id) FROM events_cursors) THEN 1 END,
                   ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12
            WHERE ${loggedNowhereElse(into)}
-           ON CONFLICT (id) DO NOTHING`
+           ON CONFLICT (id) DO NOTHING RETURNING id`
       ).bind(event.id, recordIdOf(event), EVENT_TYPE_CODES[event.type], now, ...statementColumns(event))
     );
-    const ids = chunk.map(({ event }) => event.id);
-    const stillPending = db.prepare(acrossLog((table2) => `SELECT id FROM ${table2} WHERE status = 0 AND id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`)).bind(...ids);
-    const results = await db.batch([...inserts, stillPending]);
+    const written = new Set((await db.batch(inserts)).flatMap((result) => result.results.map((row) => row.id)));
     const bodyOf2 = new Map(chunk.map(({ event, body }) => [event.id, body]));
-    pending.push(...(results.at(-1)?.results ?? []).map(({ id }) => ({ id, payload: bodyOf2.get(id) })));
+    const before = [...bodyOf2.keys()].filter((id) => !written.has(id));
+    const stillPending = before.length === 0 ? /* @__PURE__ */ new Set() : await pendingOf(db, before);
+    for (const [id, payload] of bodyOf2) if (written.has(id) || stillPending.has(id)) pending.push({ id, payload });
   }
   return pending;
 }
 __name(recordEvents, "recordEvents");
+async function pendingOf(db, ids) {
+  const { results } = await db.prepare(acrossLog((table2) => `SELECT id FROM ${table2} WHERE status = 0 AND id IN (${placeholders(ids)})`)).bind(...ids).all();
+  return new Set(results.map((row) => row.id));
+}
+__name(pendingOf, "pendingOf");
 async function findEvent(db, id) {
-  const row = await db.prepare(acrossLog((table2) => `SELECT * FROM ${table2} WHERE id = ?1`)).bind(id).first();
-  return row ? decodeRow(row) : null;
+  const row = await db.prepare(acrossLog((table2) => withTable("*", table2, "id = ?1"))).bind(id).first();
+  return row ? { ...decodeRow(row), table: row.log_table } : null;
 }
 __name(findEvent, "findEvent");
 async function listEvents(db, query) {
@@ -7281,8 +7409,8 @@ async function eventsIn(db, ids) {
 }
 __name(eventsIn, "eventsIn");
 async function eventStatuses(db, ids) {
-  const { results } = await db.prepare(acrossLog((table2) => `SELECT id, status FROM ${table2} WHERE id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")})`)).bind(...ids).all();
-  return new Map(results.map((row) => [row.id, row.status]));
+  const { results } = await db.prepare(acrossLog((table2) => withTable("id, status", table2, `id IN (${placeholders(ids)})`))).bind(...ids).all();
+  return new Map(results.map((row) => [row.id, { status: row.status, table: row.log_table }]));
 }
 __name(eventStatuses, "eventStatuses");
 async function holdsAnyOf(db, ids) {
@@ -7295,29 +7423,38 @@ async function holdsAnyOf(db, ids) {
 __name(holdsAnyOf, "holdsAnyOf");
 async function recordDeliveries(db, deliveries) {
   if (deliveries.length === 0) return;
-  const statements = [];
-  for (let start = 0; start < deliveries.length; start += MAX_DELIVERIES_PER_WRITE) {
-    const chunk = deliveries.slice(start, start + MAX_DELIVERIES_PER_WRITE);
-    const values = chunk.map((_, i) => `(?${3 * i + 1}, ?${3 * i + 2}, ?${3 * i + 3})`).join(", ");
-    statements.push(
-      ...onEveryLogTable(
-        db,
-        (table2) => `UPDATE ${table2} SET status = 1, attempts = attempts + 1, last_status = d.column2, last_error = NULL, delivered_at = d.column3
-             FROM (VALUES ${values}) AS d WHERE ${table2}.id = d.column1`,
-        ...chunk.flatMap(({ id, status, at }) => [id, status, at])
-      )
-    );
-  }
-  await db.batch(statements);
+  const marks = /* @__PURE__ */ __name((table2, some) => {
+    const statements = [];
+    for (let start = 0; start < some.length; start += MAX_DELIVERIES_PER_WRITE) {
+      const chunk = some.slice(start, start + MAX_DELIVERIES_PER_WRITE);
+      const values = chunk.map((_, i) => `(?${3 * i + 1}, ?${3 * i + 2}, ?${3 * i + 3})`).join(", ");
+      statements.push(
+        db.prepare(
+          `UPDATE ${table2} SET status = 1, attempts = attempts + 1, last_status = d.column2, last_error = NULL, delivered_at = d.column3
+             FROM (VALUES ${values}) AS d WHERE ${table2}.id = d.column1 RETURNING id`
+        ).bind(...chunk.flatMap(({ id, status, at }) => [id, status, at]))
+      );
+    }
+    return statements;
+  }, "marks");
+  const tableOf = new Map(deliveries.map((delivery) => [delivery.id, delivery.table]));
+  await onTheTableRead(
+    db,
+    deliveries,
+    (delivery) => delivery.id,
+    (id) => tableOf.get(id),
+    marks,
+    (some) => everyLogTable((table2) => marks(table2, some))
+  );
 }
 __name(recordDeliveries, "recordDeliveries");
 var MAX_DELIVERIES_PER_WRITE = 30;
 var ATTEMPT_ANSWER_CHARS = 200;
-function insertAttempt(db, id, attempt) {
+function insertAttempt(db, id, attempt, tables = EVENT_TABLES) {
   const answer = String(redact(attempt.answer.slice(0, ATTEMPT_ANSWER_CHARS))).trim();
   return db.prepare(
     `INSERT OR IGNORE INTO event_attempts (event_id, at, seq, status, ok, answer)
-       SELECT id, ?2, attempts, ?3, ?4, ?5 FROM (${acrossLog((table2) => `SELECT id, attempts FROM ${table2} WHERE id = ?1`)})`
+       SELECT id, ?2, attempts, ?3, ?4, ?5 FROM (${acrossLog((table2) => `SELECT id, attempts FROM ${table2} WHERE id = ?1`, tables)})`
   ).bind(id, attempt.at, attempt.status, attempt.ok ? 1 : 0, answer);
 }
 __name(insertAttempt, "insertAttempt");
@@ -7359,52 +7496,60 @@ async function pruneAttempts(db, olderThanMs, limit, now = clock.now()) {
   return result.meta.changes;
 }
 __name(pruneAttempts, "pruneAttempts");
-async function recordFailedAttempt(db, id, outcome) {
-  await db.batch([
-    ...onEveryLogTable(
-      db,
-      (table2) => `UPDATE ${table2} SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1`,
-      id,
-      outcome.status,
-      outcome.error,
-      outcome.nextAttemptAt
-    ),
-    insertAttempt(db, id, { at: outcome.at ?? clock.now(), status: outcome.status, ok: false, answer: outcome.error })
-  ]);
+async function recordFailedAttempt(db, id, outcome, table2) {
+  const attempt = { at: outcome.at ?? clock.now(), status: outcome.status, ok: false, answer: outcome.error };
+  const count = /* @__PURE__ */ __name((table3) => db.prepare(`UPDATE ${table3} SET attempts = attempts + 1, last_status = ?2, last_error = ?3, next_attempt_at = ?4 WHERE id = ?1 RETURNING id`).bind(id, outcome.status, outcome.error, outcome.nextAttemptAt), "count");
+  await onTheTableRead(
+    db,
+    [id],
+    (one) => one,
+    () => table2,
+    (table3) => [count(table3), insertAttempt(db, id, attempt, [table3])],
+    () => [...everyLogTable((table3) => [count(table3)]), insertAttempt(db, id, attempt)]
+  );
 }
 __name(recordFailedAttempt, "recordFailedAttempt");
-async function recordDeadLettered(db, ids) {
+async function recordDeadLettered(db, ids, tableOf = () => void 0) {
   if (ids.length === 0) return;
-  await db.batch(
-    inChunks(ids).flatMap(
-      (chunk) => onEveryLogTable(db, (table2) => `UPDATE ${table2} SET status = 2, watched = 1 WHERE id IN (${placeholders(chunk)}) AND status = 0`, ...chunk)
-    )
+  const fail3 = /* @__PURE__ */ __name((table2, some) => inChunks(some).map(
+    (chunk) => db.prepare(`UPDATE ${table2} SET status = 2, watched = 1 WHERE id IN (${placeholders(chunk)}) AND status = 0 RETURNING id`).bind(...chunk)
+  ), "fail");
+  await onTheTableRead(
+    db,
+    ids,
+    (id) => id,
+    tableOf,
+    fail3,
+    (some) => everyLogTable((table2) => fail3(table2, some))
   );
 }
 __name(recordDeadLettered, "recordDeadLettered");
 async function markPendingAgain(db, id, now = clock.now()) {
   const before = await findEvent(db, id);
   if (!before) return null;
-  await db.batch(
-    onEveryLogTable(
-      db,
-      (table2) => `UPDATE ${table2} SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2, watched = 1 WHERE id = ?1`,
-      id,
-      now
-    )
+  const pend = /* @__PURE__ */ __name((table2) => db.prepare(
+    `UPDATE ${table2} SET status = 0, delivered_at = NULL, next_attempt_at = ?2, pending_since = ?2, watched = 1 WHERE id = ?1 RETURNING id`
+  ).bind(id, now), "pend");
+  await onTheTableRead(
+    db,
+    [id],
+    (one) => one,
+    () => before.table,
+    (table2) => [pend(table2)],
+    () => everyLogTable((table2) => [pend(table2)])
   );
   return before;
 }
 __name(markPendingAgain, "markPendingAgain");
 async function restoreDelivery(db, row) {
-  await db.batch(
-    onEveryLogTable(
-      db,
-      (table2) => `UPDATE ${table2} SET status = ?2, delivered_at = ?3 WHERE id = ?1 AND status = 0`,
-      row.id,
-      DELIVERY_STATUS_CODES[row.delivery_status],
-      row.delivered_at
-    )
+  const restore = /* @__PURE__ */ __name((table2) => db.prepare(`UPDATE ${table2} SET status = ?2, delivered_at = ?3 WHERE id = ?1 AND status = 0 RETURNING id`).bind(row.id, DELIVERY_STATUS_CODES[row.delivery_status], row.delivered_at), "restore");
+  await onTheTableRead(
+    db,
+    [row.id],
+    (one) => one,
+    () => row.table,
+    (table2) => [restore(table2)],
+    () => everyLogTable((table2) => [restore(table2)])
   );
 }
 __name(restoreDelivery, "restoreDelivery");
@@ -7464,6 +7609,7 @@ async function emptyEventSlot(db, deliveredMs, undeliveredMs, now) {
   return copied?.meta.changes ?? 0;
 }
 __name(emptyEventSlot, "emptyEventSlot");
+var EMPTY_EVENT_SLOT_QUERIES = 1 + 2 + eventTableDefinition("events_0").length;
 function deliveryOf(row) {
   return {
     status: row.delivery_status,
@@ -7491,7 +7637,8 @@ async function byShard(env, items, recordIdOfItem) {
 __name(byShard, "byShard");
 async function logEvents(env, items, now = clock.shared()) {
   const groups = await byShard(env, items, (item) => recordIdOf(unpack(item).event));
-  return (await inPool(groups, ([db, group]) => recordEvents(db, group, now))).flat();
+  const into = logTableAt(now, retentionPolicy(env).deliveredEventsMs);
+  return (await inPool(groups, ([db, group]) => recordEvents(db, group, now, into))).flat();
 }
 __name(logEvents, "logEvents");
 async function locateEvent(env, id) {
@@ -7561,7 +7708,8 @@ function pickLogged(places, statuses) {
   const logged = /* @__PURE__ */ new Map();
   for (const [id, dbs] of places) {
     const db = dbs.find((one) => statuses.get(one)?.has(id));
-    if (db) logged.set(id, { db, pending: statuses.get(db).get(id) === DELIVERY_STATUS_CODES.pending });
+    const at = db && statuses.get(db).get(id);
+    if (db && at) logged.set(id, { db, pending: at.status === DELIVERY_STATUS_CODES.pending, table: at.table });
   }
   return logged;
 }
@@ -7684,25 +7832,24 @@ async function postEvent(env, message2, now = Date.now()) {
 }
 __name(postEvent, "postEvent");
 var isEventMessage = /* @__PURE__ */ __name((body) => typeof body?.id === "string" && typeof body.payload === "string", "isEventMessage");
-async function deliver(env, { message: message2, db }) {
-  const { id } = message2.body;
+var isPage = /* @__PURE__ */ __name((body) => Array.isArray(body?.page), "isPage");
+async function deliver(env, { message: message2, body, db, table: table2 }) {
+  const { id } = body;
   const started = Date.now();
-  const outcome = await postEvent(env, message2.body);
+  const outcome = await postEvent(env, body);
   metric(env, "event_delivery", {
     outcome: outcome.ok ? "delivered" : "failed",
     ms: Date.now() - started,
     queued_ms: started - message2.timestamp.getTime()
   });
   if (outcome.ok) {
-    message2.ack();
     const delivered = { event_id: id, attempt: message2.attempts, status: outcome.status };
     const line = currentLine();
     if (line) line.push("delivered", delivered);
     else log("info", "event_delivered", delivered);
-    return db ? { db, id, status: outcome.status, at: clock.now() } : null;
+    return { message: message2, ok: true, delivered: db ? { db, id, status: outcome.status, at: clock.now(), table: table2 } : null };
   }
   const delaySeconds = retryDelaySeconds(retrySchedule(env), message2.attempts);
-  message2.retry({ delaySeconds });
   log("warn", "event_delivery_failed", {
     event_id: id,
     attempt: message2.attempts,
@@ -7711,13 +7858,24 @@ async function deliver(env, { message: message2, db }) {
     retry_in_seconds: delaySeconds
   });
   try {
-    if (db) await recordFailedAttempt(db, id, { status: outcome.status, error: outcome.error, nextAttemptAt: clock.now() + delaySeconds * 1e3 });
+    if (db)
+      await recordFailedAttempt(db, id, { status: outcome.status, error: outcome.error, nextAttemptAt: clock.now() + delaySeconds * 1e3 }, table2);
   } catch (err) {
     log("error", "event_log_write_failed", { event_id: id, error: String(err) });
   }
-  return null;
+  return { message: message2, ok: false, delivered: null };
 }
 __name(deliver, "deliver");
+function settleMessages(env, messages, attempts) {
+  const failed = /* @__PURE__ */ new Set();
+  for (const attempt of attempts) if (!attempt.ok) failed.add(attempt.message);
+  const schedule = retrySchedule(env);
+  for (const message2 of messages) {
+    if (failed.has(message2)) message2.retry({ delaySeconds: retryDelaySeconds(schedule, message2.attempts) });
+    else message2.ack();
+  }
+}
+__name(settleMessages, "settleMessages");
 async function writeDeliveries(deliveries) {
   const byDb = /* @__PURE__ */ new Map();
   for (const delivered of deliveries) {
@@ -7735,24 +7893,28 @@ async function writeDeliveries(deliveries) {
   });
 }
 __name(writeDeliveries, "writeDeliveries");
-async function holdBack(env, held, problems) {
+async function holdBack(env, messages, held, problems) {
   const schedule = retrySchedule(env);
-  const delays = held.map(({ message: message2 }) => retryDelaySeconds(schedule, message2.attempts));
-  for (const [i, { message: message2 }] of held.entries()) message2.retry({ delaySeconds: delays[i] });
+  const heldMessages = new Set(held.map(({ message: message2 }) => message2));
+  for (const message2 of messages) {
+    if (heldMessages.has(message2)) message2.retry({ delaySeconds: retryDelaySeconds(schedule, message2.attempts) });
+    else message2.ack();
+  }
   log("error", "service_misconfigured", { problems: problems.join(" "), held_events: held.length });
   const error = "not sent: this deployment is misconfigured (503 service_misconfigured names the problem)";
   const now = clock.now();
-  await inPool(held, async ({ message: message2, db }, i) => {
+  await inPool(held, async ({ message: message2, body, db, table: table2 }) => {
     if (!db) return;
-    await recordFailedAttempt(db, message2.body.id, { status: null, error, nextAttemptAt: now + delays[i] * 1e3 }).catch(
-      (err) => log("error", "event_log_write_failed", { event_id: message2.body.id, error: String(err) })
+    const nextAttemptAt = now + retryDelaySeconds(schedule, message2.attempts) * 1e3;
+    await recordFailedAttempt(db, body.id, { status: null, error, nextAttemptAt }, table2).catch(
+      (err) => log("error", "event_log_write_failed", { event_id: body.id, error: String(err) })
     );
   });
 }
 __name(holdBack, "holdBack");
 var handleEventBatch = /* @__PURE__ */ __name(async (batch, env) => {
   const started = Date.now();
-  const line = new LogLine("queue_batch", { queue: batch.queue, messages: batch.messages.length });
+  const line = new LogLine("queue_batch", { queue: batch.queue, messages: batch.messages.length }, { sample: readConfig(env).logSuccessSample });
   try {
     await inLine(line, () => deliverBatch(batch, env));
   } finally {
@@ -7760,46 +7922,53 @@ var handleEventBatch = /* @__PURE__ */ __name(async (batch, env) => {
     line.write();
   }
 }, "handleEventBatch");
-async function deliverBatch(batch, env) {
+function eventsOf(message2, queue) {
+  const bodies = isPage(message2.body) ? message2.body.page : [message2.body];
   const received = [];
-  for (const message2 of batch.messages) {
-    const event = isEventMessage(message2.body) ? parseEvent(message2.body.payload) : null;
-    if (event && event.id === message2.body.id) received.push({ message: message2, event });
-    else {
-      message2.ack();
-      log("error", "event_message_malformed", { message_id: message2.id, queue: batch.queue });
-    }
+  for (const body of bodies) {
+    const event = isEventMessage(body) ? parseEvent(body.payload) : null;
+    if (event && isEventMessage(body) && event.id === body.id) received.push({ message: message2, body, event });
+    else log("error", "event_message_malformed", { message_id: message2.id, queue });
   }
+  return received;
+}
+__name(eventsOf, "eventsOf");
+async function deliverBatch(batch, env) {
+  const received = batch.messages.flatMap((message2) => eventsOf(message2, batch.queue));
+  const carrying = new Set(received.map(({ message: message2 }) => message2));
+  for (const message2 of batch.messages) if (!carrying.has(message2)) message2.ack();
+  const messages = batch.messages.filter((message2) => carrying.has(message2));
   const logged = await findLogged(
     env,
     received.map(({ event }) => event)
   );
-  const notLogged = /* @__PURE__ */ __name((message2) => log("warn", "event_not_logged", { event_id: message2.body.id, queue: batch.queue }), "notLogged");
+  const notLogged = /* @__PURE__ */ __name((id) => log("warn", "event_not_logged", { event_id: id, queue: batch.queue }), "notLogged");
   if (isDeadLetterQueue(batch.queue)) {
     const groups = /* @__PURE__ */ new Map();
     for (const { event } of received) {
       const at = logged.get(event.id);
       if (at) groups.set(at.db, [...groups.get(at.db) ?? [], event.id]);
     }
-    await inPool([...groups], ([db, ids]) => recordDeadLettered(db, ids));
-    for (const { message: message2 } of received) {
-      message2.ack();
-      if (!logged.has(message2.body.id)) notLogged(message2);
-      log("error", "event_delivery_abandoned", { event_id: message2.body.id, queue: batch.queue });
+    await inPool([...groups], ([db, ids]) => recordDeadLettered(db, ids, (id) => logged.get(id)?.table));
+    for (const message2 of messages) message2.ack();
+    for (const { body } of received) {
+      if (!logged.has(body.id)) notLogged(body.id);
+      log("error", "event_delivery_abandoned", { event_id: body.id, queue: batch.queue });
     }
     if (received.length > 0) metric(env, "event_failed", { operation: "dead_letter", count: received.length });
     return;
   }
   const toDeliver = [];
-  for (const { message: message2 } of received) {
-    const at = logged.get(message2.body.id);
-    if (!at) notLogged(message2);
-    if (!at || at.pending) toDeliver.push({ message: message2, db: at?.db ?? null });
-    else message2.ack();
+  for (const { message: message2, body } of received) {
+    const at = logged.get(body.id);
+    if (!at) notLogged(body.id);
+    if (!at || at.pending) toDeliver.push({ message: message2, body, db: at?.db ?? null, table: at?.table });
   }
   const problems = configProblems(env);
-  if (problems.length > 0) return holdBack(env, toDeliver, problems);
-  await writeDeliveries(await inPool(toDeliver, (due) => deliver(env, due), DELIVERY_PARALLELISM));
+  if (problems.length > 0) return holdBack(env, messages, toDeliver, problems);
+  const attempts = await inPool(toDeliver, (due) => deliver(env, due), DELIVERY_PARALLELISM);
+  settleMessages(env, messages, attempts);
+  await writeDeliveries(attempts.map((attempt) => attempt.delivered));
 }
 __name(deliverBatch, "deliverBatch");
 function parseEvent(payload) {
@@ -7929,7 +8098,7 @@ var FAIL_LIMIT = 1e3;
 var SWEEP_WALK_LIMIT = 1e4;
 var SWEEP_SELECTS = {
   expired: /* @__PURE__ */ __name((table2) => `SELECT id FROM ${table2} WHERE watched = 1 AND status = 0 AND pending_since < ?1 ORDER BY id LIMIT ?2`, "expired"),
-  overdue: /* @__PURE__ */ __name((table2) => `SELECT id FROM ${table2} WHERE watched = 1 AND status = 0 AND next_attempt_at < ?1 ORDER BY id LIMIT ?2`, "overdue")
+  overdue: /* @__PURE__ */ __name((table2) => `${withTable("id", table2, "watched = 1 AND status = 0 AND next_attempt_at < ?1")} ORDER BY id LIMIT ?2`, "overdue")
 };
 var SWEEP_WALK = {
   advance: advanceWalk("sweep", EVENT_TABLES),
@@ -7943,18 +8112,21 @@ async function sweepDatabase(db, now, settings, requeues) {
     ...EVENT_TABLES.map(
       (table2) => db.prepare(`UPDATE ${table2} SET status = 2 WHERE id IN (${SWEEP_SELECTS.expired(table2)}) RETURNING id`).bind(now - settings.horizonMs, FAIL_LIMIT)
     ),
-    // The overdue ones of the whole log, oldest first, at most `requeues`: each table's first `requeues`, then the first of them all.
-    db.prepare(`SELECT id FROM (${acrossLog(SWEEP_SELECTS.overdue)}) ORDER BY id LIMIT ?2`).bind(now - settings.staleMs, requeues)
+    // The overdue ones of the whole log, oldest first, at most `requeues`: each table's first `requeues`, then the
+    // first of them all, each with the table it is in.
+    db.prepare(`SELECT id, log_table FROM (${acrossLog(SWEEP_SELECTS.overdue)}) ORDER BY id LIMIT ?2`).bind(now - settings.staleMs, requeues)
   ]);
   const failed = results.slice(1 + tables, 1 + 2 * tables).flatMap((result) => result.results.map((row) => String(row.id)));
-  const due = (results.at(-1)?.results ?? []).map((row) => String(row.id));
-  if (due.length === 0) return { failed, overdue: [] };
+  const due = new Map((results.at(-1)?.results ?? []).map((row) => [String(row.id), String(row.log_table)]));
+  if (due.size === 0) return { failed, overdue: [] };
+  const byTable = /* @__PURE__ */ new Map();
+  for (const [id, table2] of due) if (EVENT_TABLES.includes(table2)) byTable.set(table2, [...byTable.get(table2) ?? [], id]);
   const claimed = await db.batch(
-    EVENT_TABLES.map(
-      (table2) => db.prepare(
+    [...byTable].map(
+      ([table2, ids]) => db.prepare(
         `UPDATE ${table2} SET next_attempt_at = ?3
            WHERE id IN (SELECT value FROM json_each(?2)) AND watched = 1 AND status = 0 AND next_attempt_at < ?1 RETURNING *`
-      ).bind(now - settings.staleMs, JSON.stringify(due), now)
+      ).bind(now - settings.staleMs, JSON.stringify(ids), now)
     )
   );
   return { failed, overdue: claimed.flatMap((result) => result.results).map(decodeRow) };
@@ -7997,44 +8169,6 @@ var eventOwner = /* @__PURE__ */ __name((owner) => owner.startsWith("user:") ? o
 var mayAccess = /* @__PURE__ */ __name((caller, owner) => caller.kind === "partner" || ownerOf(caller) === owner, "mayAccess");
 var cancelledByFor = /* @__PURE__ */ __name((caller, asked, deploymentName) => caller.kind === "partner" ? asked : deploymentName, "cancelledByFor");
 
-// src/config/retention-policy.ts
-var DAY_MS2 = 864e5;
-var RETENTION_DEFAULTS = {
-  replayDays: 7,
-  tidRetentionDays: 90,
-  // 7, not 30: a delivered event is at the partner already, and its record keeps its body and audit trail for
-  // RECORD_RETENTION_DAYS; undelivered ones stay 90 days. It keeps D1 at <= 1 KB a receipt (docs/capacity.md).
-  deliveredEventsDays: 7,
-  undeliveredEventsDays: 90,
-  // Rule 10's default. A record whose events are undelivered waits for the log to prune them (src/record/end.ts).
-  recordRetentionDays: 30,
-  batchSize: 1e3,
-  rounds: 5
-};
-function positive(value, fallback) {
-  const n = Number(value);
-  return value !== void 0 && value.trim() !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
-}
-__name(positive, "positive");
-var whole = /* @__PURE__ */ __name((value, fallback) => Math.max(1, Math.floor(positive(value, fallback))), "whole");
-function retentionPolicy(env) {
-  const d = RETENTION_DEFAULTS;
-  const replayMs = positive(env.TID_REPLAY_DAYS, d.replayDays) * DAY_MS2;
-  const deliveredEventsMs = positive(env.EVENTS_DELIVERED_RETENTION_DAYS, d.deliveredEventsDays) * DAY_MS2;
-  const undeliveredEventsMs = Math.max(deliveredEventsMs, positive(env.EVENTS_UNDELIVERED_RETENTION_DAYS, d.undeliveredEventsDays) * DAY_MS2);
-  return {
-    replayMs,
-    // Deleting a row before its answer expired would cut the replay window short.
-    tidRetentionMs: Math.max(replayMs, positive(env.TID_RETENTION_DAYS, d.tidRetentionDays) * DAY_MS2),
-    deliveredEventsMs,
-    undeliveredEventsMs,
-    recordRetentionMs: positive(env.RECORD_RETENTION_DAYS, d.recordRetentionDays) * DAY_MS2,
-    batchSize: whole(env.RETENTION_BATCH_SIZE, d.batchSize),
-    rounds: whole(env.RETENTION_ROUNDS, d.rounds)
-  };
-}
-__name(retentionPolicy, "retentionPolicy");
-
 // src/shared/keyed-hash.ts
 var hmacKeys = /* @__PURE__ */ new Map();
 async function hmac(key, message2) {
@@ -8074,7 +8208,7 @@ var tidSlotSchema = /* @__PURE__ */ __name((table2) => [
 var within = /* @__PURE__ */ __name((c) => `(claim_token IS '${FENCE_TOKEN}' AND created_at >= ${c} OR claim_token IS NOT '${FENCE_TOKEN}' AND (status = 0 OR updated_at >= ${c}))`, "within");
 var SELECT_KEY = unionAll(TID_TABLES.map((table2) => `SELECT ${COLUMNS} FROM ${table2} WHERE owner = ?1 AND tid = ?2 AND ${within("?3")}`));
 var onEveryTidTable = /* @__PURE__ */ __name((db, sql2, ...values) => TID_TABLES.map((table2) => db.prepare(sql2(table2)).bind(...values)), "onEveryTidTable");
-var claimTable = /* @__PURE__ */ __name((_now, _windowMs) => "tid_index", "claimTable");
+var claimTable = /* @__PURE__ */ __name((now, windowMs2) => TID_SLOTS[slotAt(now, slotPeriodMs(windowMs2))], "claimTable");
 var uuidOf = /* @__PURE__ */ __name((h) => `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`, "uuidOf");
 var storedUpstream = /* @__PURE__ */ __name((tid, upstreamTid) => upstreamTid === tid ? null : upstreamTid.replaceAll("-", ""), "storedUpstream");
 function toRow(raw2) {
@@ -8095,17 +8229,15 @@ __name(toRow, "toRow");
 var DEFAULT_WINDOW_MS = RETENTION_DEFAULTS.tidRetentionDays * DAY_MS2;
 function insertClaim(db, req, token, createdAt, updatedAt, now) {
   const windowMs2 = req.windowMs ?? DEFAULT_WINDOW_MS;
-  const table2 = claimTable(now, windowMs2);
-  const replacePast = table2 === "tid_index" ? "" : `ON CONFLICT (owner, tid) DO UPDATE SET upstream_tid = excluded.upstream_tid, kind = excluded.kind, status = 0,
-           fingerprint = excluded.fingerprint, claim_token = excluded.claim_token, receipt_id = NULL,
-           created_at = excluded.created_at, updated_at = excluded.updated_at
-         WHERE NOT ${within("?9")} `;
   return db.prepare(
-    `INSERT INTO ${table2} (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, created_at, updated_at)
+    `INSERT INTO ${claimTable(now, windowMs2)} (owner, tid, upstream_tid, kind, status, fingerprint, claim_token, created_at, updated_at)
        SELECT ?1, ?2, unhex(?3), ?4, 0, unhex(?5), ?6, ?7, ?8
        WHERE ${TID_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t} WHERE owner = ?1 AND tid = ?2 AND ${within("?9")})`).join(" AND ")}
          AND (?3 IS NULL OR ${TID_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t} WHERE upstream_tid = unhex(?3) AND ${within("?9")})`).join(" AND ")})
-       ${replacePast}ON CONFLICT DO NOTHING`
+       ON CONFLICT (owner, tid) DO UPDATE SET upstream_tid = excluded.upstream_tid, kind = excluded.kind, status = 0,
+           fingerprint = excluded.fingerprint, claim_token = excluded.claim_token, receipt_id = NULL,
+           created_at = excluded.created_at, updated_at = excluded.updated_at
+         WHERE NOT ${within("?9")} ON CONFLICT DO NOTHING`
   ).bind(
     req.owner,
     req.tid,
@@ -8120,18 +8252,18 @@ function insertClaim(db, req, token, createdAt, updatedAt, now) {
 }
 __name(insertClaim, "insertClaim");
 async function claimTid(db, req, now = clock.now()) {
+  const windowMs2 = req.windowMs ?? DEFAULT_WINDOW_MS;
   for (let round = 0; round < 2; round++) {
     const token = crypto.randomUUID();
     const [inserted, found] = await db.batch([
       insertClaim(db, req, token, now, now, now),
-      db.prepare(SELECT_KEY).bind(req.owner, req.tid, now - (req.windowMs ?? DEFAULT_WINDOW_MS))
+      db.prepare(SELECT_KEY).bind(req.owner, req.tid, now - windowMs2)
     ]);
     if (inserted.meta.changes === 1)
-      return { kind: "claimed", token, takeover: false, upstreamTid: req.upstreamTid, table: claimTable(now, req.windowMs ?? DEFAULT_WINDOW_MS) };
+      return { kind: "claimed", token, takeover: false, upstreamTid: req.upstreamTid, table: claimTable(now, windowMs2) };
     const stored = found?.results[0];
     if (!stored) {
-      if (req.upstreamTid !== req.tid && await findByUpstreamTid(db, req.upstreamTid, req.windowMs ?? DEFAULT_WINDOW_MS, now))
-        return { kind: "conflict" };
+      if (req.upstreamTid !== req.tid && await findByUpstreamTid(db, req.upstreamTid, windowMs2, now)) return { kind: "conflict" };
       continue;
     }
     const row = toRow(stored);
@@ -9832,17 +9964,6 @@ testClock.post("/__sandbox/receipts/:id/trigger", csrf(), async (c) => {
   if (form) return c.redirect(`${recordPath("receipt", id)}#clock`, 303);
   return c.json(done.body);
 });
-
-// src/shared/fnv1a.ts
-function fnv1a(text2, seed = 2166136261) {
-  let hash = seed >>> 0;
-  for (let i = 0; i < text2.length; i++) {
-    hash ^= text2.charCodeAt(i);
-    hash = Math.imul(hash, 16777619) >>> 0;
-  }
-  return hash >>> 0;
-}
-__name(fnv1a, "fnv1a");
 
 // src/audit/entries.ts
 var FIELDS = [
@@ -13990,12 +14111,25 @@ var STORES = [
     place: { kind: "queue", bindings: ["EVENTS"] },
     holds: "each event on its way to `WEBHOOK_URL`, its body as the record published it",
     personal: ["phone", "account values", "user sub", "tid"],
-    code: ["src/events/publish.ts", "src/events/delivery.ts"],
+    code: ["src/events/publish.ts", "src/events/pager.ts", "src/events/delivery.ts"],
     erasure: {
       by: "unreachable",
       why: "a message cannot be changed once sent; one still retrying carries the body as published until it is delivered or dead-lettered"
     },
     end: { by: "platform", how: "consumed once delivered or dead-lettered (production's retries end about 29 hours after the first attempt)" }
+  },
+  {
+    name: "event_pagers",
+    title: "the event pagers",
+    place: { kind: "durable-object", binding: "EVENT_PAGER", className: "EventPager", tables: [] },
+    holds: "events on their way to the events queue, in memory only (nothing stored), until their page is sent",
+    personal: ["phone", "account values", "user sub", "tid"],
+    code: ["src/events/pager.ts"],
+    erasure: {
+      by: "unreachable",
+      why: "an event waits there at most a second (`PAGE_WAIT_MS`), in the object's memory, then travels on as the events queue's"
+    },
+    end: { by: "platform", how: "sent to the events queue within a second, or lost with the object's memory (the sweep sends the event again)" }
   },
   {
     name: "fiscal_list",
@@ -16502,7 +16636,7 @@ var APIS = [PARTNER_API, GATEWAY_API];
 var canonicalLine = /* @__PURE__ */ __name(async (c, next) => {
   const started = Date.now();
   const method = c.req.method === "POST" ? {} : { method: c.req.method };
-  const line = new LogLine("request", { request_id: c.var.requestId, ...method, path: c.req.path });
+  const line = new LogLine("request", { request_id: c.var.requestId, ...method, path: c.req.path }, { sample: readConfig(c.env).logSuccessSample });
   try {
     await inLine(line, next);
   } finally {
@@ -16811,7 +16945,7 @@ var PRUNERS = {
       batch: /* @__PURE__ */ __name((db, p, limit, now) => pruneWatched(db, "pending", p.undeliveredEventsMs, limit, now), "batch")
     },
     // The ring's slots (src/d1/ring.ts): the one the next period writes to, emptied whole once it holds a row.
-    { name: "event_slots_emptied", counts: "event_slots_emptied", queries: 2, batch: emptySlot }
+    { name: "event_slots_emptied", counts: "event_slots_emptied", queries: EMPTY_EVENT_SLOT_QUERIES, batch: emptySlot }
   ],
   event_attempts: [
     {
@@ -17179,8 +17313,58 @@ var AuditWriter = class extends DurableObject2 {
   }
 };
 
-// src/record/receipt-object.ts
+// src/events/pager.ts
 import { DurableObject as DurableObject3 } from "cloudflare:workers";
+var PAGE_EVENTS = 50;
+var PAGE_BYTES = 6e4;
+var PAGE_WAIT_MS = 1e3;
+var pagedBytes = /* @__PURE__ */ __name((message2) => new TextEncoder().encode(JSON.stringify(message2)).length + 1, "pagedBytes");
+var EventPager = class extends DurableObject3 {
+  static {
+    __name(this, "EventPager");
+  }
+  /** The page being filled. */
+  #page = [];
+  #bytes = 0;
+  /** Sends the page PAGE_WAIT_MS after its first event (null: the page is empty). */
+  #timer = null;
+  /**
+   * Takes a drain's messages into the page and answers at once: each is sent
+   * within PAGE_WAIT_MS, in a page that fills up (by count or bytes) sooner.
+   * An event that would take the page past PAGE_BYTES starts the next one.
+   */
+  async add(messages) {
+    for (const message2 of messages) {
+      const bytes2 = pagedBytes(message2);
+      if (this.#page.length > 0 && this.#bytes + bytes2 > PAGE_BYTES) this.#send();
+      this.#page.push(message2);
+      this.#bytes += bytes2;
+      if (this.#page.length >= PAGE_EVENTS || this.#bytes >= PAGE_BYTES) this.#send();
+    }
+    if (this.#page.length > 0) this.#timer ??= setTimeout(() => this.#send(), PAGE_WAIT_MS);
+  }
+  /** Sends the page as one queue message, and starts an empty one. A send that fails is left to the sweep. */
+  #send() {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    const page2 = this.#page;
+    this.#page = [];
+    this.#bytes = 0;
+    if (page2.length === 0) return;
+    const body = { page: page2 };
+    const sent = this.env.EVENTS.send(body, { contentType: "json" }).catch((err) => {
+      log("warn", "event_page_send_failed", {
+        events: page2.length,
+        ids: page2.map((message2) => message2.id).join(" "),
+        error: err instanceof Error ? err.message : String(err)
+      });
+    });
+    this.ctx.waitUntil(sent);
+  }
+};
+
+// src/record/receipt-object.ts
+import { DurableObject as DurableObject4 } from "cloudflare:workers";
 
 // src/record/answers.ts
 var KeptAnswers = class {
@@ -17406,6 +17590,7 @@ var Reconciler = class {
   async look(upstream, requestId2) {
     const { store: store2, ledger, recorder, writeAhead, lateReads } = this.#parts;
     const rec = store2.current;
+    keepLine();
     const result = await kindNamed(rec.kind).read(upstream, rec.id);
     if (!result.ok) {
       this.#attempts.update({ reconcile_attempts: rec.reconcile_attempts + 1 });
@@ -18370,7 +18555,7 @@ function bodyEncoder(texts) {
       literal2 = i;
     }
     if (literal2 < body.length) parts2.push(body.slice(literal2));
-    return parts2.length > 1 && decodeBody(parts2, texts) === body ? parts2 : [body];
+    return parts2.some((part) => typeof part !== "string") && decodeBody(parts2, texts) === body ? parts2 : [body];
   };
 }
 __name(bodyEncoder, "bodyEncoder");
@@ -18419,10 +18604,26 @@ function agreeing(body, i, text2, j) {
 }
 __name(agreeing, "agreeing");
 
-// src/record/outbox-rows.ts
+// src/record/key-texts.ts
 var textsOf = /* @__PURE__ */ __name((row) => [row.answer, row.body], "textsOf");
-function storedEvents(row) {
+function keysFromColumn(column, row) {
+  if (!column) return column ?? null;
+  const entries = JSON.parse(column);
+  if (!entries.some((entry) => Array.isArray(entry[6]))) return column;
   const texts = textsOf(row);
+  const whole2 = /* @__PURE__ */ __name((answer) => Array.isArray(answer) ? decodeBody(answer, texts) : answer, "whole");
+  return JSON.stringify(entries.map((entry) => entry.map((field, i) => i === 6 ? whole2(field) : field)));
+}
+__name(keysFromColumn, "keysFromColumn");
+function keysColumn(keys, _row) {
+  return keys ?? null;
+}
+__name(keysColumn, "keysColumn");
+
+// src/record/outbox-rows.ts
+var textsOf2 = /* @__PURE__ */ __name((row) => [row.answer, row.body], "textsOf");
+function storedEvents(row) {
+  const texts = textsOf2(row);
   return JSON.parse(row.events).map(([id, ...parts2]) => [id, withObjectType(decodeBody(parts2, texts))]);
 }
 __name(storedEvents, "storedEvents");
@@ -18477,7 +18678,7 @@ var OutboxRows = class {
   }
   /** The `events` column for a row with these texts: every body as parts of them where it repeats them. */
   column(row) {
-    const encode4 = bodyEncoder(textsOf(row));
+    const encode4 = bodyEncoder(textsOf2(row));
     return JSON.stringify((this.#events ?? []).map(([id, body]) => [id, ...encode4(body)]));
   }
   /**
@@ -18506,7 +18707,7 @@ var OutboxRows = class {
 };
 
 // src/record/schema.ts
-var CURRENT_SCHEMA_VERSION = 8;
+var CURRENT_SCHEMA_VERSION = 9;
 var OLDEST_READER_VERSION = 8;
 var NewerSchemaError = class extends Error {
   static {
@@ -18649,7 +18850,20 @@ var MIGRATIONS = {
    * A table a release before made stays, read and erased, for its record's
    * life.
    */
-  8: ["ALTER TABLE record ADD COLUMN keys TEXT"]
+  8: ["ALTER TABLE record ADD COLUMN keys TEXT"],
+  /**
+   * 9: rule 11's kept answers in `keys` as parts of the row's texts (the
+   * create's answer and the record's body, as the events' bodies are:
+   * src/record/event-texts.ts), so a keyed pay's row stays in the table's
+   * page instead of spilling into an overflow page. The layout stays as it
+   * is; the first step of an incompatible change: this code reads an answer
+   * in either form and still writes text, which the release before (schema
+   * 8) reads, and writes a column it finds in parts back as text with the
+   * stamp it gives the row (src/record/store.ts load). The release after
+   * this one writes the parts and stamps 9, once this one is the release it
+   * rolls back to.
+   */
+  9: []
 };
 var SCHEMA_CURRENT = `
   CREATE TABLE record (
@@ -18917,6 +19131,12 @@ var RecordStore = class {
   #slices = new Slices({ update: /* @__PURE__ */ __name((fields) => this.#update(fields), "update"), later: /* @__PURE__ */ __name((fields) => this.#later(fields), "later") });
   /** The last body parsed by parsedBody(), with its text. */
   #parsed = null;
+  /**
+   * The `keys` column as stored (src/record/key-texts.ts): the copy
+   * holds the keys' answers whole, the column may hold them as parts of the
+   * row's texts, like the events' bodies.
+   */
+  #keysStored = null;
   constructor(storage) {
     this.#storage = storage;
     this.outbox = new OutboxRows({ write: /* @__PURE__ */ __name(() => this.#eventsChanged(), "write"), defer: /* @__PURE__ */ __name((fields) => this.#defer(fields), "defer") });
@@ -18938,15 +19158,20 @@ var RecordStore = class {
   load() {
     if (this.#row) return this.#row;
     let found = readRecordRow(this.#storage);
+    let migrated = false;
     if (!this.#ready && found && !isSettled(found.schema_version) && !(found.schema_version === OLDEST_READER_VERSION && asWritten(found))) {
       migrate(this.#storage, false, found.schema_version);
       found = readRecordRow(this.#storage);
+      migrated = true;
     }
     if (found === void 0) return null;
     this.#ready = true;
-    const { schema_version: _version, written_at: _written, ...row } = found;
+    const { schema_version: _version, written_at: _written, keys: stored, ...rest } = found;
+    const row = { ...rest, keys: keysFromColumn(stored, rest) };
     this.outbox.know(row);
     this.#row = row;
+    this.#keysStored = stored ?? null;
+    if (migrated && keysColumn(row.keys, row) !== this.#keysStored) this.#flush({ keys: row.keys });
     return this.#row;
   }
   /**
@@ -18961,6 +19186,7 @@ var RecordStore = class {
     this.#ready = false;
     this.#deferred = {};
     this.#lazy = {};
+    this.#keysStored = null;
     this.outbox.forget();
     this.#version++;
   }
@@ -18982,12 +19208,14 @@ var RecordStore = class {
         }
         const final = { ...this.#row, events: this.outbox.column(this.#row) };
         this.#row = final;
-        const columns = Object.keys(final);
+        const stored = { ...final, keys: keysColumn(final.keys, final) };
+        const columns = Object.keys(stored);
         this.#storage.sql.exec(
           `INSERT INTO record (singleton, ${columns.join(", ")}, written_at) VALUES (1, ${columns.map(() => "?").join(", ")}, ?)`,
-          ...Object.values(final),
+          ...Object.values(stored),
           final.updated_at
         );
+        this.#keysStored = stored.keys;
       });
     } catch (err) {
       this.#row = null;
@@ -19013,6 +19241,7 @@ var RecordStore = class {
     const outbox = this.outbox.snapshot();
     const deferred = this.#deferred;
     const lazy = this.#lazy;
+    const keysStored = this.#keysStored;
     try {
       return this.#storage.transactionSync(() => {
         this.#batch = {};
@@ -19029,6 +19258,7 @@ var RecordStore = class {
       this.outbox.restore(outbox);
       this.#deferred = deferred;
       this.#lazy = lazy;
+      this.#keysStored = keysStored;
       throw err;
     }
   }
@@ -19103,7 +19333,9 @@ var RecordStore = class {
    * One UPDATE of these fields, with whatever waited for the row's next
    * write. The events' bodies are stored as parts of the row's body and
    * answer (src/record/event-texts.ts), so they are encoded again against
-   * the row as written whenever either changes, or they do.
+   * the row as written whenever either changes, or they do; so is the
+   * `keys` column (src/record/key-texts.ts), which the copy holds
+   * whole.
    */
   #flush(fields) {
     const pending = { ...this.#lazy, ...this.#deferred, ...fields };
@@ -19114,6 +19346,11 @@ var RecordStore = class {
         this.#row = { ...this.#row, events };
       }
     }
+    if ("keys" in pending || "body" in pending || "answer" in pending) {
+      const keys = keysColumn(this.#row.keys, this.#row);
+      if (keys !== this.#keysStored) pending.keys = keys;
+      else delete pending.keys;
+    }
     const entries = Object.entries(pending);
     if (entries.length === 0) return;
     this.#storage.sql.exec(
@@ -19122,6 +19359,7 @@ var RecordStore = class {
       this.#row.updated_at,
       this.#row.updated_at
     );
+    if ("keys" in pending) this.#keysStored = pending.keys;
     this.#deferred = {};
     this.#lazy = {};
   }
@@ -19985,7 +20223,7 @@ var earliestDue = /* @__PURE__ */ __name((a, b) => a === null ? b : b === null ?
 var earliest = /* @__PURE__ */ __name((a, b) => a === null ? b : b === null ? a : Math.min(a, b), "earliest");
 
 // src/record/receipt-object.ts
-var ReceiptObject = class extends DurableObject3 {
+var ReceiptObject = class extends DurableObject4 {
   static {
     __name(this, "ReceiptObject");
   }
@@ -20157,7 +20395,7 @@ var ReceiptObject = class extends DurableObject3 {
   alarm() {
     return this.#timed(async () => {
       const rec = this.#stored();
-      const line = new LogLine("alarm", rec ? { kind: rec.kind, id: rec.id } : {}, { quiet: true });
+      const line = new LogLine("alarm", rec ? { kind: rec.kind, id: rec.id } : {}, { quiet: true, sample: readConfig(this.env).logSuccessSample });
       try {
         await inLine(line, () => this.#wake.fired());
       } finally {
@@ -20211,7 +20449,11 @@ var ReceiptObject = class extends DurableObject3 {
   #armed(op, operation2) {
     return this.#timed(async () => {
       const before = this.#stored()?.state;
-      const line = new LogLine("record_call", { request_id: op.requestId, ...op.record ? { id: op.record.id } : {} });
+      const line = new LogLine(
+        "record_call",
+        { request_id: op.requestId, ...op.record ? { id: op.record.id } : {} },
+        { sample: readConfig(this.env).logSuccessSample }
+      );
       try {
         const answer = await inLine(line, operation2);
         this.#stateChange(line, before);
@@ -20230,7 +20472,7 @@ var ReceiptObject = class extends DurableObject3 {
 };
 
 // src/statements/statement-object.ts
-import { DurableObject as DurableObject4 } from "cloudflare:workers";
+import { DurableObject as DurableObject5 } from "cloudflare:workers";
 
 // src/statements/check.ts
 var MISMATCHES_KEPT = 1e4;
@@ -20567,7 +20809,7 @@ __name(abortUploads, "abortUploads");
 
 // src/statements/statement-object.ts
 var KEEP_AFTER_DONE_MS = 8 * 864e5;
-var StatementObject = class extends DurableObject4 {
+var StatementObject = class extends DurableObject5 {
   static {
     __name(this, "StatementObject");
   }
@@ -20946,7 +21188,7 @@ routes.notFound((c) => send(c, fail2(404, "NOT_FOUND", "No such operation")));
 routes.onError((_error, c) => send(c, fail2(500, "INTERNAL_ERROR", "Sandbox internal error")));
 
 // src/sandbox/sandbox-object.ts
-import { DurableObject as DurableObject5 } from "cloudflare:workers";
+import { DurableObject as DurableObject6 } from "cloudflare:workers";
 
 // src/sandbox/receipts.ts
 function resolveCard(card) {
@@ -21213,7 +21455,7 @@ function debugTransfer(store2, id) {
 __name(debugTransfer, "debugTransfer");
 
 // src/sandbox/sandbox-object.ts
-var SandboxObject = class extends DurableObject5 {
+var SandboxObject = class extends DurableObject6 {
   static {
     __name(this, "SandboxObject");
   }
@@ -21331,6 +21573,7 @@ var dev_default = {
 };
 export {
   AuditWriter,
+  EventPager,
   ReceiptObject,
   RiskObject,
   SandboxObject,
