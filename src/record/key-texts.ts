@@ -14,11 +14,12 @@
  * the keys, the body or the answer change (src/record/store.ts), and holds the
  * keys whole in its copy.
  *
- * Schema 9, in two releases (src/record/schema.ts): this one reads an answer
- * in either form and writes text, which the release before reads; the next
- * writes the parts.
+ * Schema 9, in two releases (src/record/schema.ts): the first read an answer
+ * in either form and wrote text, which the release before it reads; this one
+ * writes the parts, and stamps the row 9, which that first release reads and
+ * schema 8's refuses.
  */
-import { decodeBody, type Part, type SharedTexts } from "./event-texts";
+import { bodyEncoder, decodeBody, type Part, type SharedTexts } from "./event-texts";
 
 /** The row's texts a kept answer may refer to, by number: the ones its events refer to. */
 type RowTexts = { answer: string | null; body: string };
@@ -27,9 +28,9 @@ const textsOf = (row: RowTexts): SharedTexts => [row.answer, row.body];
 
 /**
  * The `keys` column with every answer whole, as this code holds it: stored
- * as text, or as parts of the row's texts (the release after this one writes
- * them so). The store reads the column through this, and keeps the copy
- * whole; a column with no parts in it is given back as it is.
+ * as text (by a release before this one, or where parts would not help), or
+ * as parts of the row's texts. The store reads the column through this, and
+ * keeps the copy whole; a column with no parts in it is given back as it is.
  */
 export function keysFromColumn(column: string | null | undefined, row: RowTexts): string | null {
   if (!column) return column ?? null;
@@ -42,11 +43,21 @@ export function keysFromColumn(column: string | null | undefined, row: RowTexts)
 
 /**
  * The `keys` column as this code stores it, for the row's keys held whole:
- * each answer as its text, which every release since schema 8's first reads.
- * The store writes it whenever the keys, the body or the answer change, so a
- * column stored as parts (by the release after this one, before a rollback)
- * is written back as text with the row's next change.
+ * each answer as parts of the row's texts where it repeats them, as text
+ * where it shares nothing with them (a refusal's error) or its parts would
+ * not give it back. Schema 9's first release (the one before this) reads
+ * both; the store writes the column again whenever the keys, the body or the
+ * answer change, so the parts always refer to the texts written with them.
  */
-export function keysColumn(keys: string | null | undefined, _row: RowTexts): string | null {
-  return keys ?? null;
+export function keysColumn(keys: string | null | undefined, row: RowTexts): string | null {
+  if (!keys) return keys ?? null;
+  const entries = JSON.parse(keys) as unknown[][];
+  let encode: ((body: string) => Part[]) | undefined;
+  const stored = (answer: unknown): unknown => {
+    if (typeof answer !== "string") return answer;
+    encode ??= bodyEncoder(textsOf(row));
+    const parts = encode(answer);
+    return parts.length === 1 && typeof parts[0] === "string" ? answer : parts;
+  };
+  return JSON.stringify(entries.map((entry) => entry.map((field, i) => (i === 6 ? stored(field) : field))));
 }

@@ -52,14 +52,12 @@ export const CURRENT_SCHEMA_VERSION: number = 9;
 
 /**
  * What this code stamps in `schema_version`: the oldest schema whose gateway
- * reads and writes what this one stores. This code keeps a record's keys in
- * its row alone (schema 8's `keys`), which schema 8's first release reads and
- * schema 4's does not: a record stamped 8 is refused by schema 4's release
- * rather than served with its keys lost. Schema 9's answers as parts are
- * read here and not yet written: the release before reads what this one
- * stores.
+ * reads and writes what this one stores. This code keeps the answers of a
+ * record's keys as parts of its row's texts (schema 9), which schema 9's
+ * first release reads and schema 8's does not: a record stamped 9 is refused
+ * by schema 8's release rather than served with its kept answers as parts.
  */
-export const OLDEST_READER_VERSION: number = 8;
+export const OLDEST_READER_VERSION: number = 9;
 
 /**
  * Storage at a schema newer than this gateway's: after a rollback, a record
@@ -226,14 +224,15 @@ export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
   /**
    * 9: rule 11's kept answers in `keys` as parts of the row's texts (the
    * create's answer and the record's body, as the events' bodies are:
-   * src/record/event-texts.ts), so a keyed pay's row stays in the table's
-   * page instead of spilling into an overflow page. The layout stays as it
-   * is; the first step of an incompatible change: this code reads an answer
-   * in either form and still writes text, which the release before (schema
-   * 8) reads, and writes a column it finds in parts back as text with the
-   * stamp it gives the row (src/record/store.ts load). The release after
-   * this one writes the parts and stamps 9, once this one is the release it
-   * rolls back to.
+   * src/record/key-texts.ts), so a keyed pay's row stays out of overflow
+   * pages. The layout stays as it is; an incompatible change in two
+   * releases: the first read an answer in either form and still wrote text,
+   * which schema 8's release reads, and wrote a column it found in parts
+   * back as text with the stamp it gave the row; this code writes the parts
+   * and stamps 9, which that first release reads and schema 8's refuses. A
+   * column stored as text (by a release before) is written as parts with the
+   * row's next change of its keys, body or answer, or when this code first
+   * brings the row to its stamp (src/record/store.ts load).
    */
   9: [],
 };

@@ -4,7 +4,7 @@
 // `Idempotent-Replayed: true`, and nothing reaches the upstream again. Each
 // test asserts what the caller and the upstream (the sandbox's call log and
 // its own view of the receipt) observe.
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../../src/config/config";
@@ -14,6 +14,7 @@ import {
   createReceipt,
   expectError,
   expectStatus,
+  letFiscalDataAppear,
   letOtpWaitPass,
   letTimePass,
   newUser,
@@ -21,16 +22,18 @@ import {
   OTP_WRONG,
   sandboxCalls,
   sandboxReceipt,
+  storagePages,
   transferRequest,
   userToken,
 } from "../helpers";
-import { storeAnswersAsParts, storedKeys } from "../support/keys-as-parts";
 import { moveKeysToTable } from "../support/keys-in-table";
+import { storeAnswersAsText, storedKeys } from "../support/keys-stored";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
 const TOKEN = { token: "tok_sandbox_ok" };
 const key = () => `key-${crypto.randomUUID()}`;
 const withKey = (k: string, token?: string) => ({ headers: { "Idempotency-Key": k }, ...(token === undefined ? {} : { token }) });
+const evicted = (id: string) => evictDurableObject(receiptStub(env, "receipt", id));
 const callsTo = async (path: string, id: string) => (await sandboxCalls()).filter((c) => c.path === path && c.id === id);
 
 /** The answer as the caller sees it: status, body text, the headers rule 11 speaks of. */
@@ -318,20 +321,56 @@ describe("keys kept in the record's row, and in the table the release before kep
   });
 });
 
-describe("kept answers stored as parts of the row's texts (rule 11 across a deploy)", () => {
-  it("a pay's answer the release after this one stored as parts is replayed byte for byte, also after the record moved on, and written back as text the release before reads", async () => {
+describe("kept answers stored as parts of the row's texts (rule 11)", () => {
+  it("a keyed pay's answer is kept as references to the record's texts, and repeated after the record moved on (a cancel, a hold confirmed, its fiscal receipt) it answers the first bytes; the record takes no more pages than one paid without a key", async () => {
+    const unkeyed = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(call("receipt/pay", { id: unkeyed.id, card: TOKEN }), 200);
     const receipt = await createReceipt({ merchant_id: 1003 });
     const k = key();
     const first = await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)));
     expect(first).toMatchObject({ status: 200, replayed: null });
-    expect(await storeAnswersAsParts(receipt.id)).toBe(1);
-    expect(await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)))).toEqual({ ...first, replayed: "true" });
-    // Opened, the row is stamped as this code stamps it, and its answer is text again, as every release that reads the stamp reads it.
     const stored = await storedKeys(receipt.id);
-    expect(stored.stamp).toBe(8);
-    expect(stored.entries.map((entry) => typeof entry[6])).toEqual(["string"]);
+    expect(stored.entries.map((entry) => Array.isArray(entry[6]))).toEqual([true]);
+    expect(stored.stamp).toBe(9);
+    const pages = async (id: string) => (await storagePages(receiptStub(env, "receipt", id))).pages;
+    expect(await pages(receipt.id)).toBe(await pages(unkeyed.id));
     await expectStatus(call("receipt/cancel", { id: receipt.id }), 200);
+    // Each repeat from storage as it stands, the object restarted: its answer read back from the parts.
+    await evicted(receipt.id);
     expect(await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)))).toEqual({ ...first, replayed: "true" });
-    expect(await callsTo("receipt/pay", receipt.id)).toHaveLength(1);
+
+    const held = await createReceipt({ merchant_id: 1003, is_hold: true });
+    const kh = key();
+    const heldFirst = await seen(call("receipt/pay", { id: held.id, card: TOKEN }, withKey(kh)));
+    expect(heldFirst.status).toBe(200);
+    await expectStatus(call("receipt/hold-confirm", { id: held.id }), 200);
+    await evicted(held.id);
+    expect(await seen(call("receipt/pay", { id: held.id, card: TOKEN }, withKey(kh)))).toEqual({ ...heldFirst, replayed: "true" });
+
+    const late = await createReceipt({ merchant_id: 1003 });
+    const kl = key();
+    const lateFirst = await seen(call("receipt/pay", { id: late.id, card: { token: "tok_sandbox_fiscal_late" } }, withKey(kl)));
+    expect(JSON.parse(lateFirst.body).ofd).toMatchObject({ fiscalSign: "" });
+    await letFiscalDataAppear(late.id);
+    expect((await expectStatus(call("receipt/check-id", { id: late.id }), 200)).ofd.fiscalSign).toMatch(/^\d{12}$/);
+    await evicted(late.id);
+    const lateAgain = await seen(call("receipt/pay", { id: late.id, card: { token: "tok_sandbox_fiscal_late" } }, withKey(kl)));
+    expect(lateAgain).toEqual({ ...lateFirst, replayed: "true" });
+    for (const id of [receipt.id, held.id, late.id]) expect(await callsTo("receipt/pay", id)).toHaveLength(1);
+  });
+
+  it("a pay's answer the release before stored as text is replayed byte for byte, and written as parts when this code first opens the record", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const k = key();
+    const first = await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)));
+    expect(await storeAnswersAsText(receipt.id)).toBe(1);
+    expect((await storedKeys(receipt.id)).entries.map((entry) => typeof entry[6])).toEqual(["string"]);
+    expect(await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)))).toEqual({ ...first, replayed: "true" });
+    const stored = await storedKeys(receipt.id);
+    expect(stored.stamp).toBe(9);
+    expect(stored.entries.map((entry) => Array.isArray(entry[6]))).toEqual([true]);
+    await expectStatus(call("receipt/cancel", { id: receipt.id }), 200);
+    await evicted(receipt.id);
+    expect(await seen(call("receipt/pay", { id: receipt.id, card: TOKEN }, withKey(k)))).toEqual({ ...first, replayed: "true" });
   });
 });

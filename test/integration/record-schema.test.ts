@@ -30,6 +30,7 @@ import {
   sandboxCalls,
 } from "../helpers";
 import previousRelease from "../releases/previous/meta.json";
+import { storedKeys } from "../support/keys-stored";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -435,6 +436,18 @@ describe("expand, then contract: the release before serves what this one stores,
     expect(stored.keys).not.toBeNull();
     expect(stored.version).toBeGreaterThan(STAMP_BEFORE);
     expect(stored.version).toBeLessThanOrEqual(previousRelease.record_schema_version);
+  });
+
+  it("a record whose kept answers are parts of its row's texts is stamped 9: schema 8's release, which reads an answer as text only, refuses it rather than replay its parts", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    await expectStatus(
+      call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }, { headers: { "Idempotency-Key": `key-${crypto.randomUUID()}` } }),
+      200,
+    );
+    const stored = await storedKeys(receipt.id);
+    expect(stored.entries.map((entry) => Array.isArray(entry[6]))).toEqual([true]);
+    expect(stored.stamp).toBeGreaterThan(8);
+    expect(stored.stamp).toBeLessThanOrEqual(previousRelease.record_schema_version);
   });
 
   it("a row schema 7's code wrote (its written_at agrees, no keys column) is brought to this layout on its first open, and a keyed pay on it is kept and replayed", async () => {

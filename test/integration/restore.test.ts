@@ -236,6 +236,24 @@ describe("a record restarted into its restored storage (step 2)", () => {
     expect((await dumpStorage(receiptStub(env, "receipt", receipt.id))).join("\n")).not.toContain(phone);
   });
 
+  it("a keyed pay repeated after a restore to before the record's cancel answers the first answer's bytes", async () => {
+    const receipt = await createReceipt({ merchant_id: 1003 });
+    const key = { headers: { "Idempotency-Key": `key-${crypto.randomUUID()}` } };
+    const first = await call("receipt/pay", { id: receipt.id, card: TOKEN }, key);
+    const firstText = await first.text();
+    expect(first.status).toBe(200);
+    const paid = await snapshot(receipt.id);
+    await expectStatus(call("receipt/cancel", { id: receipt.id }), 200);
+    const note = await noteFor(receipt.id);
+
+    await rewind(receipt.id, paid);
+    await receiptStub(env, "receipt", receipt.id).restoreSettle(note);
+    const repeat = await call("receipt/pay", { id: receipt.id, card: TOKEN }, key);
+    expect(repeat.headers.get("idempotent-replayed")).toBe("true");
+    expect(await repeat.text()).toBe(firstText);
+    expect((await sandboxCalls()).filter((c) => c.path === "receipt/pay" && c.id === receipt.id)).toHaveLength(1);
+  });
+
   it("answers present: false for an object restored to before its record was created", async () => {
     const receipt = await createReceipt({ merchant_id: 1003 });
     const note = await noteFor(receipt.id);
