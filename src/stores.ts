@@ -152,7 +152,7 @@ export const STORES = [
     holds:
       "for each key a caller used on the record (rule 11): the caller, the operation, the request's keyed fingerprint and the answer as it was sent",
     personal: ["phone", "account values", "user sub"],
-    code: ["src/record/keys.ts", "src/record/schema.ts"],
+    code: ["src/record/keys.ts", "src/record/key-texts.ts", "src/record/schema.ts"],
     erasure: { by: "record", how: "every kept answer erased; an answer kept after it is built from the erased record" },
     end: { by: "record", how: "deleted with its record" },
   },

@@ -61,7 +61,9 @@ type KeyRow = {
  * A key kept in the record's row (its `keys` column: JSON of these, oldest
  * first): the table's columns in its order. Status, answer (the body's JSON
  * text, as sent) and headers (their JSON object's text) are null while the
- * first request's outcome is unknown.
+ * first request's outcome is unknown. The store gives the column with every
+ * answer whole, and stores it as parts of the row's texts where it repeats
+ * them (src/record/key-texts.ts).
  */
 export type KeyEntry = [
   caller: string,

@@ -87,7 +87,8 @@ export interface RecordRow {
   events_logged: number;
   /**
    * Rule 11's keys kept in the row (src/record/keys.ts KeyEntry, JSON); null
-   * when none. Read by this code, written by the release after it (schema 8).
+   * when none. Stored with each answer as parts of the row's texts (schema
+   * 9: src/record/key-texts.ts); the store's copy holds every answer whole.
    */
   keys?: string | null;
   created_at: number;
