@@ -19,6 +19,7 @@ import { eventShardFor } from "../src/d1/shards";
 import { type EventMessage, type EventType, type GatewayEvent, newEventId, publishEvents, type QueuedBody } from "../src/events";
 import { locateEvent } from "../src/events/log";
 import { acrossLog, type LoggedRow } from "../src/events/log-database";
+import { EventPager } from "../src/events/pager";
 import { kindOf, recordIdOf } from "../src/events/types";
 import worker from "../src/index";
 import { storedEvents } from "../src/record/outbox-rows";
@@ -267,8 +268,35 @@ export function queueSpy() {
     for (const message of batch) sent.push(message.body as EventMessage);
     return realSendBatch(batch, options);
   });
+  // A drain hands its events to a pager (src/events/pager.ts), which sends them a page at a time up to a
+  // second later: they count as sent once the pager has them (its pages go on to the queue nobody consumes).
+  const realAdd = EventPager.prototype.add;
+  const pager = vi.spyOn(EventPager.prototype, "add").mockImplementation(async function (this: EventPager, messages) {
+    await realAdd.call(this, messages);
+    for (const message of messages) sent.push(message);
+  });
   return {
     spy,
+    /** The pagers' add: a drain's hand-off, before its fallback to the queue (spy). */
+    pager,
+    /** The next drain's hand-off fails: its pager refuses it, and so does the queue it then sends to itself. */
+    refuseOnce(err: Error) {
+      pager.mockImplementationOnce(async () => {
+        throw err;
+      });
+      spy.mockRejectedValueOnce(err);
+    },
+    /**
+     * The next drain's call to its pager goes through `add` instead, in the drain's own object (where a call
+     * that never answers holds that object, not the pager): `add` may pass the messages on to the pager.
+     */
+    callPagerOnce(add: (messages: EventMessage[], pass: (messages: EventMessage[]) => Promise<void>) => Promise<void>) {
+      const namespace = env.EVENT_PAGER;
+      const realGet = namespace.get.bind(namespace);
+      vi.spyOn(namespace, "get").mockImplementationOnce(
+        (id) => ({ add: (messages: EventMessage[]) => add(messages, (m) => realGet(id).add(m)) }) as unknown as DurableObjectStub<EventPager>,
+      );
+    },
     sent,
     /** Consumes, once each, the queued messages about `recordId` (all when omitted), the receiver answering 204. */
     async deliver(recordId?: string): Promise<ConsumeResult> {

@@ -1,7 +1,8 @@
 /**
  * Events: how the partner backend learns what apps did. The receipt object
  * writes each state change's event into its outbox and drains it with
- * publishOutbox (logged in D1, then queued); the queue consumer
+ * publishOutbox (logged in D1, then queued a page at a time by a pager,
+ * src/events/pager.ts); the queue consumer
  * (handleEventBatch) delivers each one, signed, to WEBHOOK_URL; the event log
  * in D1 tells how each delivery stands, and the sweep (sweepEvents, run by
  * the Cron Trigger) sends again what no attempt is scheduled for.

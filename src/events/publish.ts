@@ -6,10 +6,12 @@
 
 import { monotonicFactory } from "ulid";
 import { clock } from "../shared/clock";
+import { log } from "../shared/log";
 import { logEvents } from "./log";
 import type { Loggable } from "./log-database";
+import { pagerCount, pagerName } from "./pager";
 import type { EventMessage, GatewayEvent } from "./types";
-import { assertWellFormed } from "./types";
+import { assertWellFormed, recordIdOf } from "./types";
 
 let nextUlid = monotonicFactory();
 let lastIdAt = 0;
@@ -81,17 +83,38 @@ export async function publishEvents(env: Env, events: readonly Loggable[]): Prom
 }
 
 /**
+ * Hands logged events to their record's pager (src/events/pager.ts), which
+ * queues them a page at a time and answers once they are in its memory. If
+ * the pager does not take them (unreachable, overloaded, a deploy), they are
+ * queued here one message each, as before pagers: no event waits on a
+ * broken pager. One the pager takes and then loses is still pending in the
+ * log, and the sweep sends it again.
+ */
+export async function handToPager(env: Env, recordId: string, messages: readonly EventMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  try {
+    const pagers = env.EVENT_PAGER;
+    await pagers.get(pagers.idFromName(pagerName(recordId, pagerCount(env)))).add([...messages]);
+  } catch (err) {
+    log("warn", "event_pager_failed", { events: messages.length, error: err instanceof Error ? err.message : String(err) });
+    await enqueue(env, messages);
+  }
+}
+
+/**
  * What the receipt object's drain calls with its outbox's unsent events (their
- * JSON text): publishEvents, the log keeping their delivery and no body (the
- * outbox keeps each body, byte for byte, until the record is deleted: the
- * queue carries the same bytes). The object marks them logged only once this resolved, so an event is always
- * in the outbox or in the log, and every crash between the steps is followed
- * by a re-drain: one D1 batch (a record's events share a database; a drain
- * takes at most 50), then one sendBatch.
+ * JSON text): logs them (the log keeping their delivery and no body: the
+ * outbox keeps each body, byte for byte, until the record is deleted, and the
+ * queue carries the same bytes), then hands them to the record's pager
+ * (handToPager). The object marks them logged only once this resolved, so an
+ * event is always in the outbox or in the log, and every crash between the
+ * steps is followed by a re-drain: one D1 batch (a record's events share a
+ * database; a drain takes at most 50), then one call to the pager.
  */
 export async function publishOutbox(env: Env, entries: readonly EventMessage[]): Promise<void> {
-  await publishEvents(
-    env,
-    entries.map((entry) => ({ event: JSON.parse(entry.payload) as GatewayEvent, body: entry.payload })),
-  );
+  const events = entries.map((entry) => ({ event: JSON.parse(entry.payload) as GatewayEvent, body: entry.payload }));
+  if (events.length === 0) return;
+  for (const { event } of events) assertWellFormed(event);
+  // A record's events share its record id (a transfer's, its receipt's), and so its pager.
+  await handToPager(env, recordIdOf(events[0]!.event), await logEvents(env, events));
 }

@@ -2,7 +2,7 @@
  * A record's outbox: every state change writes its event here in the same
  * storage step as the change (emit), in the record's row. The drain writes
  * unsent events into the D1 event log (its delivery status, no body), then
- * hands them to the queue (publishOutbox), and marks them logged only once
+ * hands them to their pager for the queue (publishOutbox), and marks them logged only once
  * both succeeded: the record keeps every event's body, byte for byte as
  * signed and sent, for events/list, events/resend and the sweep
  * (src/events/bodies.ts), and it is deleted with the record. The mark is

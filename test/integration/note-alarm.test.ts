@@ -186,11 +186,11 @@ describe("the create's alarm backs up what its create leaves undone", () => {
     // The request's completion fails (its invocation gone), and the object's drain never hears back from the queue.
     let refusing = true;
     refuseStatements((sql) => refusing && /^UPDATE tid_index(_\d)? SET status = 1/.test(sql));
-    queue.spy.mockImplementationOnce(() => new Promise<never>(() => {}));
+    queue.pager.mockImplementationOnce(() => new Promise<never>(() => {}));
     const t0 = clock.now();
     const request = receiptRequest({ merchant_id: 1001 });
     const created = await expectStatus(call("receipt/create", request), 200);
-    await eventually(() => expect(queue.spy).toHaveBeenCalledTimes(1));
+    await eventually(() => expect(queue.pager).toHaveBeenCalledTimes(1));
     await runInDurableObject(stub(created.id), (_instance, state) => state.abort("stopped right after the answer")).catch(() => undefined);
     refusing = false;
     expect(await tidRow("partner:partner", request.tid)).toMatchObject({ status: "pending", receipt_id: null });

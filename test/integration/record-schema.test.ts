@@ -163,9 +163,9 @@ describe("schema 3: the outbox moves into the record's row", () => {
     await runDurableObjectAlarm(stub);
     expect(await unsentEvents("receipt", receipt.id)).toBe(0);
     // The pay's event is not handed on: the queue refuses it.
-    queue.spy.mockRejectedValueOnce(new Error("queue unavailable"));
+    queue.refuseOnce(new Error("queue unavailable"));
     await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
-    await eventually(() => expect(queue.spy).toHaveBeenCalledTimes(2));
+    await eventually(() => expect(queue.pager).toHaveBeenCalledTimes(2));
     const fresh = await runInDurableObject(stub, (_i, state) => describeSchema(state.storage.sql));
     // The same object as a gateway before schema 3 stored it: its events as rows of the outbox table.
     const bodies = await runInDurableObject(stub, (_i, state) => {
@@ -210,7 +210,7 @@ describe("schema 4: events' bodies kept as parts of the row's texts", () => {
     const stub = receiptStub(env, "receipt", receipt.id);
     await expectStatus(call("receipt/authorize", { id: receipt.id, card: { token: "tok_sandbox_ok" } }), 200);
     // The pay's event is not handed on: the queue refuses it.
-    queue.spy.mockRejectedValueOnce(new Error("queue unavailable"));
+    queue.refuseOnce(new Error("queue unavailable"));
     await expectStatus(call("receipt/pay", { id: receipt.id, card: { token: "tok_sandbox_ok" }, otp: "111111" }), 200);
     const fresh = await runInDurableObject(stub, (_i, state) => describeSchema(state.storage.sql));
     // The same object as schema 3 stored it: [event_id, body] pairs, each body whole.
@@ -288,9 +288,9 @@ describe("a record a newer release stored, met after a rollback", () => {
 
   it("its alarm leaves it as it is and comes back, so the event it owes is sent once a release that reads it is back", async () => {
     const queue = queueSpy();
-    queue.spy.mockRejectedValueOnce(new Error("queue unavailable"));
+    queue.refuseOnce(new Error("queue unavailable"));
     const receipt = await createReceipt({ merchant_id: 1003 });
-    await eventually(() => expect(queue.spy).toHaveBeenCalledTimes(1));
+    await eventually(() => expect(queue.pager).toHaveBeenCalledTimes(1));
     const stub = receiptStub(env, "receipt", receipt.id);
     await storedByNewerRelease(receipt.id);
 

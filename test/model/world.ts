@@ -21,6 +21,7 @@ import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
 import { tidShards } from "../../src/d1/shards";
 import type { EventMessage } from "../../src/events";
+import { EventPager } from "../../src/events/pager";
 import worker from "../../src/index";
 import { receiptStub } from "../../src/record/receipt-object";
 import { clock as gatewayClock } from "../../src/shared/clock";
@@ -184,20 +185,26 @@ export function eventQueue() {
     taken.push(delivery);
     return new Response(null, { status: 204 });
   });
+  const take = (body: EventMessage) => {
+    const recordId = recordIdOf(body.payload);
+    const toLose = losing.get(recordId) ?? 0;
+    if (toLose > 0) {
+      losing.set(recordId, toLose - 1);
+      lost++;
+    } else {
+      queued.push(body);
+    }
+  };
   const realSendBatch = env.EVENTS.sendBatch.bind(env.EVENTS);
   vi.spyOn(env.EVENTS, "sendBatch").mockImplementation(async (batch, options) => {
-    for (const message of batch) {
-      const body = message.body as EventMessage;
-      const recordId = recordIdOf(body.payload);
-      const toLose = losing.get(recordId) ?? 0;
-      if (toLose > 0) {
-        losing.set(recordId, toLose - 1);
-        lost++;
-      } else {
-        queued.push(body);
-      }
-    }
+    for (const message of batch) take(message.body as EventMessage);
     return realSendBatch(batch, options);
+  });
+  // A drain's events are queued once its pager has them (src/events/pager.ts sends them a page at a time).
+  const realAdd = EventPager.prototype.add;
+  vi.spyOn(EventPager.prototype, "add").mockImplementation(async function (this: EventPager, messages) {
+    await realAdd.call(this, messages);
+    for (const message of messages) take(message);
   });
   return {
     lose(recordId: string) {
