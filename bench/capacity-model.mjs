@@ -117,6 +117,41 @@ export const LIMITS = {
   queues: { page: "https://developers.cloudflare.com/queues/platform/limits/", messagesPerSecond: 5000, consumerInvocations: 250 },
 };
 
+/**
+ * The event pagers as shipped (wrangler.toml [env.production] EVENT_PAGERS; src/events/pager.ts's caps): a
+ * record's drain hands its events to one, which sends them a page at a time, one queue message a page.
+ */
+function shippedPagers() {
+  try {
+    const config = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "production" }, { hideWarnings: true });
+    return Number(config.vars?.EVENT_PAGERS ?? 1) || 1;
+  } catch {
+    return 1;
+  }
+}
+/**
+ * The pagers' caps (src/events/pager.ts), and the drains' calls a second one pager is given at the peak at most:
+ * half of the ~1,000 requests a second one object takes (https://developers.cloudflare.com/durable-objects/platform/limits/).
+ */
+const PAGER = { pageEvents: 50, pageBytes: 60_000, waitSeconds: 1, peakCallsPerSecond: 500 };
+
+/** Pagers at `perDay`: as shipped, or as many as the peak's drains need (a drain a payment's event, at most). */
+function pagersAt(perDay, eventsPerPayment) {
+  const peakCalls = (perDay * eventsPerPayment * ASSUMPTIONS.peakFactor) / DAY;
+  return Math.max(shippedPagers(), Math.ceil(peakCalls / PAGER.peakCallsPerSecond));
+}
+
+/**
+ * Events a page carries in production at `perDay` payments a day: what reaches one pager in its wait (the day's
+ * average rate over the pagers x 1 s), at most PAGE_EVENTS and what fits in PAGE_BYTES, at least one. The
+ * run's own pages (flows back to back on one machine) are not production's and are not used.
+ */
+function eventsPerPage(perDay, eventsPerPayment, pagers = pagersAt(perDay, eventsPerPayment)) {
+  const perPagerPerSecond = (perDay * eventsPerPayment) / DAY / pagers;
+  const byBytes = Math.floor(PAGER.pageBytes / ASSUMPTIONS.eventMessageBytes);
+  return Math.max(1, Math.min(PAGER.pageEvents, byBytes, perPagerPerSecond * PAGER.waitSeconds));
+}
+
 /** The queue consumer's retries, as shipped (wrangler.toml [env.production]): read, not restated. */
 function shippedQueueConfig() {
   try {
@@ -260,6 +295,8 @@ export const ASSUMPTIONS = {
   invocationLogs: false,
   /** Bytes Workers Logs adds to each event, *assumed*: its default enriched attributes (timestamps, the script, request id, trigger, outcome). */
   logEnrichmentBytes: 600,
+  /** Bytes of one event's message in a page, *estimated* from the events' bodies (a receipt's object with its ofd, ~1.2 KB). */
+  eventMessageBytes: 1200,
   /** Share of webhook messages whose every delivery fails, *assumed*: each is retried max_retries times (wrangler.toml), then dead-lettered. */
   failingDeliveryShare: 0.01,
   /** Events delivered per second by one consumer invocation (wrangler.toml: 12 a batch, six at a time, 200 ms receiver). */
@@ -398,6 +435,7 @@ const COUNTERS = [
   "object_queue_wait_ms",
   "object_queue_sends",
   "queue_messages",
+  "pager_requests",
   "log_lines",
   "log_bytes",
 ];
@@ -707,13 +745,25 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
     log_bytes: runs * (cron?.fixed.log_bytes ?? 0),
     cpu_ms: runs * a.cronCpuMs,
   };
-  // Webhook retries: the failing share is retried max_retries times (a read, the consumer's D1 mark, a log line each), then dead-lettered.
-  const messages = perMonth * p.queue_messages;
-  const failing = messages * a.failingDeliveryShare;
+  // Events reach the queue a page at a time when the run's drains went through pagers (pager_requests): a page's
+  // size is production's at this scale (eventsPerPage), never the run's. Each pager is active (billed) while a
+  // page waits, which at these rates is most of the time.
+  const paged = (p.pager_requests ?? 0) > 0;
+  const pagers = pagersAt(perDay, p.queue_messages);
+  const perPage = paged ? eventsPerPage(perDay, p.queue_messages, pagers) : 1;
+  const events = perMonth * p.queue_messages;
+  const messages = events / perPage;
+  const pagerRequests = paged ? perMonth * p.pager_requests : 0;
+  const pagerActiveShare = Math.min(1, ((perDay * p.queue_messages) / DAY / pagers) * PAGER.waitSeconds);
+  const pagerGbSeconds = paged ? pagers * MONTH_DAYS * DAY * pagerActiveShare * a.objectMemoryGb : 0;
+  // Webhook retries: a message with a failing event is retried max_retries times (a read, the consumer's D1 mark of
+  // that event, a log line each), then dead-lettered; a page is retried once whatever number of its events failed.
+  const failingEvents = events * a.failingDeliveryShare;
+  const failing = messages * (1 - (1 - a.failingDeliveryShare) ** perPage);
   const retries = failing * queue.maxRetries;
   const deadLetterOps = queue.deadLetter ? failing * 3 : 0;
   const queueOps = messages * P.queues.perMessage + retries + deadLetterOps;
-  const retryD1Rows = (retries + failing) * (p.d1_rows_written > 0 ? 2 : 0);
+  const retryD1Rows = failingEvents * (queue.maxRetries + 1) * (p.d1_rows_written > 0 ? 2 : 0);
   const retryInvocations = (retries + (queue.deadLetter ? failing : 0)) / queue.batchSize;
 
   const invocationLogEvents = a.invocationLogs ? perMonth * (p.worker_invocations + p.object_requests) + runs : 0;
@@ -751,6 +801,23 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
     : null;
   const added = (base, extra, price) => over(base + extra, price) - over(base, price);
   const addedGb = (base, extra, price) => overGb(base + extra, price) - overGb(base, price);
+  // The event pagers (src/events/pager.ts): billed on the objects' meters, on top of the records' and rule 13's.
+  const pagerLines = paged
+    ? [
+        {
+          line: "pager_do_requests",
+          usage: `${round(pagerRequests / 1e6, 1)} M (${p.pager_requests.toFixed(2)} a payment: a drain's call to its pager)`,
+          dollars: added(perMonth * p.object_requests + (riskUse?.requests ?? 0), pagerRequests, P.durableObjects.requests),
+          page: P.durableObjects.page,
+        },
+        {
+          line: "pager_do_duration",
+          usage: `${round(pagerGbSeconds / 1e6, 2)} M GB-s (${pagers} pagers, active ${round(pagerActiveShare * 100)}% of the month at ${a.objectMemoryGb} GB)`,
+          dollars: added(objectGbSeconds + (riskUse?.gbSeconds ?? 0), pagerGbSeconds, P.durableObjects.gbSeconds),
+          page: P.durableObjects.page,
+        },
+      ]
+    : [];
   const riskLines = riskUse
     ? [
         {
@@ -849,7 +916,9 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
     { line: "d1_storage", usage: `${round(d1Bytes / GB, 1)} GB`, dollars: overGb(d1Bytes / GB, P.d1.storageGbMonth), page: P.d1.page },
     {
       line: "queues",
-      usage: `${round(queueOps / 1e6, 1)} M operations (${p.queue_messages.toFixed(2)} messages a payment x 3; ${a.failingDeliveryShare * 100}% failing x ${queue.maxRetries} retries + dead letter)`,
+      usage: paged
+        ? `${round(queueOps / 1e6, 1)} M operations (${p.queue_messages.toFixed(2)} events a payment in pages of ${round(perPage, 1)}: ${(p.queue_messages / perPage).toFixed(3)} messages a payment x 3; ${round((failing / Math.max(messages, 1)) * 100, 1)}% of pages with a failing event x ${queue.maxRetries} retries + dead letter)`
+        : `${round(queueOps / 1e6, 1)} M operations (${p.queue_messages.toFixed(2)} messages a payment x 3; ${a.failingDeliveryShare * 100}% failing x ${queue.maxRetries} retries + dead letter)`,
       dollars: over(queueOps, P.queues.operations),
       page: P.queues.page,
     },
@@ -866,6 +935,7 @@ function bill(p, perDay, { objectBytes, recordsDeleted = true, d1Bytes, database
       page: P.observability.page,
     },
     ...riskLines,
+    ...pagerLines,
   ];
   const cronDollars =
     (cronUse.worker_invocations / Math.max(workerRequests, 1)) * lines[1].dollars +
@@ -987,6 +1057,9 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
 
   // Each limit, and the volume or day at which it binds.
   const peakEventsPerSecond = (perDay / DAY) * a.peakFactor * p.queue_messages;
+  // Through pagers, the queue's messages at the peak are its pages, each as full as the peak's rate fills it.
+  const peakPage = (p.pager_requests ?? 0) > 0 ? eventsPerPage(perDay * a.peakFactor, p.queue_messages, pagersAt(perDay, p.queue_messages)) : 1;
+  const peakMessagesPerSecond = peakEventsPerSecond / peakPage;
   const dailyD1Growth = perDay * (measured.tidRowBytes + measured.eventsPerFlow * measured.eventRowBytes);
   const limits = [
     {
@@ -999,9 +1072,12 @@ export function model(measured, perDay, { recordsDeleted = true } = {}) {
     {
       limit: `Queues throughput per queue (${LIMITS.queues.messagesPerSecond.toLocaleString("en")} messages/s)`,
       page: LIMITS.queues.page,
-      use: `${round(peakEventsPerSecond)} events/s at peak`,
-      binds: peakEventsPerSecond >= LIMITS.queues.messagesPerSecond ? "at peak" : null,
-      binds_at_per_day: round((perDay * LIMITS.queues.messagesPerSecond) / peakEventsPerSecond, -5),
+      use:
+        peakPage > 1
+          ? `${round(peakMessagesPerSecond)} pages/s at peak (${round(peakEventsPerSecond)} events/s)`
+          : `${round(peakEventsPerSecond)} events/s at peak`,
+      binds: peakMessagesPerSecond >= LIMITS.queues.messagesPerSecond ? "at peak" : null,
+      binds_at_per_day: round((perDay * LIMITS.queues.messagesPerSecond) / peakMessagesPerSecond, -5),
     },
     {
       limit: `Queues consumer invocations (${LIMITS.queues.consumerInvocations})`,

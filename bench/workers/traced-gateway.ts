@@ -75,6 +75,8 @@ import type { Counter } from "../../src/risk/judge";
 import { CHUNK, RiskObject as GatewayRiskObject, RISK_CHUNKS, RISK_LOG, RISK_SHARDS } from "../../src/risk/risk-object";
 
 // Rules 15 and 16's objects, untraced: their costs are priced from their code (bench/capacity-model.mjs, AUDIT_FROM_CODE).
+// The pagers run untraced: their pages are the queue's messages at the run's rate, which the model replaces by
+// production's (bench/capacity-model.mjs), and what they are handed is counted at the drains' calls (pagers).
 export { AuditWriter, EventPager, SandboxObject, SandboxUpstream, StatementObject };
 
 type Kind = "d1" | "hop" | "commit" | "queue" | "upstream" | "sync";
@@ -148,7 +150,13 @@ const counts = {
   object_upstream_calls: 0,
   object_queue_wait_ms: 0,
   object_queue_sends: 0,
+  /**
+   * Events handed on for the queue: sent one a message, or to a pager (src/events/pager.ts), which sends them a
+   * page at a time. Events, not messages: a page's size is production's rate's, not the run's (bench/capacity-model.mjs).
+   */
   queue_messages: 0,
+  /** Drains' calls to a pager (`add`): one object request each, beside the record objects' own. */
+  pager_requests: 0,
   /** Rule 13's objects, as the record objects' above: requests (stub calls and alarms), rows, alarm writes, deletions, wall time. */
   risk_requests: 0,
   risk_rows_written: 0,
@@ -471,6 +479,33 @@ function calls<T extends object>(real: T, kind: Kind, label: string, methods: re
   });
 }
 
+/** The pagers' namespace: each `add` counted as a pager request and its events as queued, its wait as a queue send's. */
+function pagers(real: DurableObjectNamespace): DurableObjectNamespace {
+  return new Proxy(real, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop !== "get") return bound(value, target);
+      return (...args: unknown[]) => {
+        const stub = Reflect.apply(value as (...a: unknown[]) => object, target, args) as Record<string, unknown>;
+        return new Proxy(stub, {
+          get(stubTarget, name) {
+            const method = Reflect.get(stubTarget, name, stubTarget);
+            if (name !== "add") return bound(method, stubTarget);
+            return (messages: unknown[]) => {
+              counts.pager_requests++;
+              counts.queue_messages += messages.length;
+              const startedAt = Date.now();
+              return (Reflect.apply(method as (...a: unknown[]) => Promise<unknown>, stubTarget, [messages]) as Promise<unknown>).finally(() =>
+                objectWait("queue", startedAt),
+              );
+            };
+          },
+        });
+      };
+    },
+  });
+}
+
 const wrappedEnvs = new WeakMap<object, Env>();
 
 /** The env the gateway gets: one wrapper per env object (the gateway caches its config by env). */
@@ -487,6 +522,7 @@ function wrapEnv(env: Env): Env {
       if (prop === "RECEIPTS") out = namespace(value as DurableObjectNamespace, "RECEIPTS", "object");
       else if (prop === "RISK") out = namespace(value as DurableObjectNamespace, "RISK", "risk");
       else if (prop === "EVENTS") out = calls(value as Queue, "queue", "EVENTS", ["send", "sendBatch"]);
+      else if (prop === "EVENT_PAGER") out = pagers(value as DurableObjectNamespace);
       else if (prop === "UPSTREAM") out = calls(value as Fetcher, "upstream", "UPSTREAM", ["fetch"]);
       else if (typeof prop === "string" && isD1(value)) out = d1(value, delayMs, prop);
       cache.set(prop, out);
