@@ -1065,6 +1065,15 @@ export const MUTANTS = [
     why: "none twice: a retried page's events that the log shows delivered are skipped, so a retry POSTs only what is still pending",
   },
   {
+    name: "batch-copy-posted-twice",
+    at: "deliverBatch",
+    find: "const firsts = [...copies.values()].map((dues) => dues[0]!);",
+    replace: "const firsts = toDeliver;",
+    tests: ["test/integration/events-pages.test.ts"],
+    grep: "POSTed once",
+    why: "none twice: an event two messages of one batch carry (a page's copy and the sweep's) is POSTed once",
+  },
+  {
     name: "pager-failure-not-sent-directly",
     at: "handToPager",
     find: "    await enqueue(env, messages);",

@@ -326,8 +326,20 @@ async function deliverBatch(batch: MessageBatch<QueuedBody>, env: Env): Promise<
   // each delivery holds one connection at a time (its POST; the log's writes follow the batch's POSTs), so the
   // invocation stays within the Workers limit of six, and 12 events to a receiver that takes 200 ms are done in
   // about 400 ms (docs/capacity.md, "Webhooks").
-  const attempts = await inPool(toDeliver, (due) => deliver(env, due), DELIVERY_PARALLELISM);
-  settleMessages(env, messages, attempts);
+  // An event two messages of the batch carry (a page's copy and the sweep's) is POSTed once: each copy is settled
+  // by that delivery's outcome.
+  const copies = new Map<string, Due[]>();
+  for (const due of toDeliver) copies.set(due.body.id, [...(copies.get(due.body.id) ?? []), due]);
+  const firsts = [...copies.values()].map((dues) => dues[0]!);
+  const attempts = await inPool(firsts, (due) => deliver(env, due), DELIVERY_PARALLELISM);
+  const settled = attempts.flatMap((attempt, i) => [
+    attempt,
+    ...copies
+      .get(firsts[i]!.body.id)!
+      .slice(1)
+      .map(({ message }) => ({ message, ok: attempt.ok, delivered: null })),
+  ]);
+  settleMessages(env, messages, settled);
   await writeDeliveries(attempts.map((attempt) => attempt.delivered));
 }
 

@@ -107,6 +107,14 @@ describe("a page of events", () => {
     expect(webhookIds(received).sort()).toEqual(events.map((e) => e.id).sort());
   });
 
+  it("an event a page and a message of its own both carry in one batch (the sweep's copy) is POSTed once, and both are settled", async () => {
+    const received = receiver();
+    const { events, messages } = await published(2);
+    const result = await consume([{ body: page(messages) }, { body: messages[1]! }]);
+    expect(result.explicitAcks).toHaveLength(2);
+    expect(webhookIds(received).sort()).toEqual(events.map((e) => e.id).sort());
+  });
+
   it("an entry that is not an event is logged and left out; the page's events are delivered and the page acknowledged", async () => {
     const received = receiver();
     const { events, messages } = await published(2);
