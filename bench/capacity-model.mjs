@@ -141,6 +141,26 @@ function pagersAt(perDay, eventsPerPayment) {
   return Math.max(shippedPagers(), Math.ceil(peakCalls / PAGER.peakCallsPerSecond));
 }
 
+/** The audit trail's writers as shipped (wrangler.toml [env.production] AUDIT_CHAINS; src/audit/entries.ts: 2 unless set). */
+function shippedChains() {
+  try {
+    const config = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "production" }, { hideWarnings: true });
+    return Number(config.vars?.AUDIT_CHAINS ?? 2) || 2;
+  } catch {
+    return 2;
+  }
+}
+
+/**
+ * Audit writers at `perDay`: as shipped, or as many as the peak's appends need, at most 500 a second a writer
+ * (half of the ~1,000 requests a second one object takes, as for the pagers). AUDIT_CHAINS may grow while a
+ * deployment runs (new chains start; the old ones stay whole), so a deployment starts with what its traffic needs.
+ */
+function chainsAt(perDay, appendsPerPayment) {
+  const peakAppends = (perDay * appendsPerPayment * ASSUMPTIONS.peakFactor) / DAY;
+  return Math.max(shippedChains(), Math.ceil(peakAppends / PAGER.peakCallsPerSecond));
+}
+
 /**
  * Events a page carries in production at `perDay` payments a day: what reaches one pager in its wait (the day's
  * average rate over the pagers x 1 s), at most PAGE_EVENTS and what fits in PAGE_BYTES, at least one. The
@@ -1361,19 +1381,18 @@ export const AUDIT_FROM_CODE = {
   /**
    * A record's appends within groupSeconds of each other share a row write (src/audit/writer.ts GROUP_MS):
    * at the day's average rate (a peak groups more) a write carries 1 + rate x window of them; and each its share
-   * of the waiting row's deletion once flushed.
+   * of the waiting row's deletion once flushed. A record's wait for its append's group is its object's
+   * duration, which the run measures (do_duration): its flows' one append each waits the whole window alone,
+   * where production's two wait ~0.08 s each at 1M a day.
    */
   groupSeconds: 0.1,
   appendsPerChainSecond(perDay) {
-    return (perDay * this.appendsPerPayment) / DAY / this.chains;
+    return (perDay * this.appendsPerPayment) / DAY / chainsAt(perDay, this.appendsPerPayment);
   },
   writerRowsPerAppend(perDay) {
     const perWrite = 1 + this.appendsPerChainSecond(perDay) * this.groupSeconds;
     return round(1 / perWrite + this.entriesPerPayment / this.appendsPerPayment / this.writerRowEntries, 3);
   },
-  // A record's wait for its append's group is its object's duration, which the run measures (do_duration): its
-  // flows' one append each waits the whole window alone, where production's two wait ~0.08 s each at 1M a day.
-  chains: 4,
   /** A chain's flushes: within AUDIT_FLUSH_SECONDS (60) of the oldest entry's time, entries arriving 10 to 30 s old. */
   flushSeconds: 40,
   /** Per batch: the alarm set, the head's row. */
@@ -1400,7 +1419,8 @@ export const AUDIT_FROM_CODE = {
 export function auditBill(perDay, c = AUDIT_FROM_CODE, { recordRowsCounted = false } = {}) {
   const P = PRICES;
   const perMonth = perDay * MONTH_DAYS;
-  const flushesPerDay = Math.min((DAY / c.flushSeconds) * c.chains, (perDay * c.appendsPerPayment) / 1) + 24 * c.chains;
+  const chains = chainsAt(perDay, c.appendsPerPayment);
+  const flushesPerDay = Math.min((DAY / c.flushSeconds) * chains, (perDay * c.appendsPerPayment) / 1) + 24 * chains;
   const batchesPerMonth = flushesPerDay * MONTH_DAYS;
   const appends = perMonth * c.appendsPerPayment;
   const writerRequests = appends + batchesPerMonth;
@@ -1421,7 +1441,7 @@ export function auditBill(perDay, c = AUDIT_FROM_CODE, { recordRowsCounted = fal
     },
     {
       line: "audit_writer_rows_written",
-      usage: `${round(writerRows / 1e6, 1)} M (${c.writerRowsPerAppend(perDay)} an append, its write shared by the appends of ${c.groupSeconds} s; ${c.writerRowsPerBatch} a batch)`,
+      usage: `${round(writerRows / 1e6, 1)} M (${c.writerRowsPerAppend(perDay)} an append, its write shared by the appends of ${c.groupSeconds} s at one of ${chains} writers; ${c.writerRowsPerBatch} a batch)`,
       dollars: (writerRows / 1e6) * P.durableObjects.rowsWritten.perMillion,
     },
     {
