@@ -133,7 +133,7 @@ function shippedPagers() {
  * The pagers' caps (src/events/pager.ts), and the drains' calls a second one pager is given at the peak at most:
  * half of the ~1,000 requests a second one object takes (https://developers.cloudflare.com/durable-objects/platform/limits/).
  */
-const PAGER = { pageEvents: 50, pageBytes: 60_000, waitSeconds: 1, peakCallsPerSecond: 500 };
+const PAGER = { pageEvents: 16, pageBytes: 60_000, waitSeconds: 1, peakCallsPerSecond: 500 };
 
 /** Pagers at `perDay`: as shipped, or as many as the peak's drains need (a drain a payment's event, at most). */
 function pagersAt(perDay, eventsPerPayment) {

@@ -207,9 +207,11 @@ function settleMessages(env: Env, messages: readonly Message<QueuedBody>[], atte
 /**
  * The batch's deliveries into the event log: one D1 batch per database (six at a time), after every POST of the
  * batch, not one round trip each. Until then a delivered event's row still reads pending, as it did between its
- * POST and its own write. The batch ends when its last POST does, at most two rounds of WEBHOOK_TIMEOUT_MS (12
- * events, six at a time), as late as an event of the second round was written before; the sweep's staleMs
- * covers that (src/events/sweep.ts).
+ * POST and its own write. The batch ends when its last POST does, at most 16 rounds of WEBHOOK_TIMEOUT_MS (6
+ * messages of at most 16 events each: wrangler.toml's max_batch_size, src/events/pager.ts PAGE_EVENTS; six at a
+ * time), under 3 minutes; the sweep's staleMs (5 in production) covers that (src/events/sweep.ts). Development's
+ * 30 s does not cover a full batch to a receiver that answers nothing: the sweep may send such an event again, a
+ * copy its receiver drops by webhook-id (development's pages hold a few events).
  */
 async function writeDeliveries(deliveries: readonly (Delivered | null)[]): Promise<void> {
   const byDb = new Map<D1Database, Delivered[]>();

@@ -12,6 +12,7 @@ import { createApp } from "../../src/app";
 import { DEVELOPMENT_WEBHOOK_SECRET } from "../../src/config/config";
 import { DEAD_LETTER_SUFFIX, RETRY_SCHEDULES, SWEEP_SETTINGS } from "../../src/events";
 import { DELIVERY_PARALLELISM } from "../../src/events/delivery";
+import { PAGE_EVENTS } from "../../src/events/pager";
 import { PRODUCTION_WEBHOOK_SECRET, productionEnv } from "../events";
 import { expectError, expectStatus } from "../helpers";
 
@@ -89,6 +90,17 @@ describe("wrangler.toml's queues", () => {
     const perInvocation = consumer.max_batch_size! / (rounds * (receiverSeconds + 0.03) + 0.03);
     expect(consumer.max_concurrency! * perInvocation).toBeGreaterThanOrEqual(400);
     expect(consumer.max_concurrency!).toBeLessThanOrEqual(250);
+  });
+
+  it("production's consumer ends a batch of full pages to a receiver that answers nothing before the sweep would send them again", () => {
+    const queues = env.TEST_WRANGLER_QUEUES.production;
+    const consumer = queues.consumers.find((c) => c.queue === queues.producers.find((p) => p.binding === "EVENTS")!.queue)!;
+    // Every POST of the batch waits WEBHOOK_TIMEOUT_MS (production's 10 s), six at a time.
+    const rounds = Math.ceil((consumer.max_batch_size! * PAGE_EVENTS) / DELIVERY_PARALLELISM);
+    expect(rounds * 10_000).toBeLessThan(SWEEP_SETTINGS.production.staleMs);
+    // And the dead letters' batch: its events' log reads and marks, a few statements a database each.
+    const deadLetters = queues.consumers.find((c) => c.queue === consumer.dead_letter_queue)!;
+    expect(deadLetters.max_batch_size! * PAGE_EVENTS).toBeLessThanOrEqual(100);
   });
 
   it.each(environments)(
