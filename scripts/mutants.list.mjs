@@ -1046,6 +1046,15 @@ export const MUTANTS = [
     why: "at least once does not hang on a log row: a message whose event no database holds (a restored log) is still delivered",
   },
   {
+    name: "dead-page-abandons-its-delivered-events",
+    at: "deliverBatch",
+    find: "const abandoned = received.filter(({ event }) => logged.get(event.id)?.pending !== false);",
+    replace: "const abandoned = received;",
+    tests: ["test/integration/events-pages.test.ts"],
+    grep: "undelivered events alone",
+    why: "on-call resends what the dead letters report abandoned: an event of a dead-lettered page the partner got is neither reported nor counted given up on",
+  },
+  {
     name: "page-acked-with-an-event-undelivered",
     at: "settleMessages",
     find: "for (const attempt of attempts) if (!attempt.ok) failed.add(attempt.message);",

@@ -294,21 +294,24 @@ async function deliverBatch(batch: MessageBatch<QueuedBody>, env: Env): Promise<
   const notLogged = (id: string) => log("warn", "event_not_logged", { event_id: id, queue: batch.queue });
 
   if (isDeadLetterQueue(batch.queue)) {
-    // A dead-lettered page marks each of its events failed that the log still shows pending.
+    // A dead-lettered page carries the events its tries delivered beside the one that kept failing: only the ones
+    // the log still shows pending (or does not hold) are given up on. A settled one is neither marked, nor told to
+    // on-call as abandoned (whose runbook resends it), nor counted: the partner got it, or it was counted when failed.
+    const abandoned = received.filter(({ event }) => logged.get(event.id)?.pending !== false);
     const groups = new Map<D1Database, string[]>();
-    for (const { event } of received) {
+    for (const { event } of abandoned) {
       const at = logged.get(event.id);
       if (at) groups.set(at.db, [...(groups.get(at.db) ?? []), event.id]);
     }
     // One write per database, six at a time. Throws when D1 does: the queue retries the batch (retry_delay), nothing is acknowledged.
     await inPool([...groups], ([db, ids]) => recordDeadLettered(db, ids, (id) => logged.get(id)?.table));
     for (const message of messages) message.ack();
-    for (const { body } of received) {
+    for (const { body } of abandoned) {
       if (!logged.has(body.id)) notLogged(body.id);
       log("error", "event_delivery_abandoned", { event_id: body.id, queue: batch.queue });
     }
     // One data point for the batch (up to 100 messages): Analytics Engine takes a bounded number per invocation.
-    if (received.length > 0) metric(env, "event_failed", { operation: "dead_letter", count: received.length });
+    if (abandoned.length > 0) metric(env, "event_failed", { operation: "dead_letter", count: abandoned.length });
     return;
   }
 

@@ -9,6 +9,7 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RETRY_SCHEDULES } from "../../src/events";
 import type { EventMessage } from "../../src/events/types";
+import { type MetricPoint, observeMetrics } from "../../src/metrics/metrics";
 import { callGateway, consume, DEAD_LETTER_QUEUE, eventRow, makeEvent, messageOf, newRecordId, publishKept, receiver } from "../events";
 import { expectStatus } from "../helpers";
 
@@ -145,5 +146,26 @@ describe("a dead-lettered page", () => {
     await consume([{ body: messages[0]! }]);
     expect(webhookIds(received.slice(3))).toEqual([refused]);
     expect((await eventRow(refused))!.delivery_status).toBe("delivered");
+  });
+
+  it("tells on-call of the undelivered events alone: the delivered ones are neither abandoned in the logs nor counted given up on", async () => {
+    const { events, messages } = await published(3);
+    const refused = events[0]!.id;
+    receiver((delivery) => new Response(null, { status: delivery.headers["webhook-id"] === refused ? 500 : 204 }));
+    await consume([{ body: page(messages), attempts: RETRY_SCHEDULES.development.length + 1 }]);
+    const points: MetricPoint[] = [];
+    const stop = observeMetrics((point) => points.push(point));
+    const errors: string[] = [];
+    vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => errors.push(args.map(String).join(" ")));
+
+    try {
+      await consume([{ body: page(messages) }], { queue: DEAD_LETTER_QUEUE });
+    } finally {
+      stop();
+    }
+
+    const abandoned = errors.map((text) => JSON.parse(text)).filter((line) => line.event === "event_delivery_abandoned");
+    expect(abandoned.map((line) => line.event_id)).toEqual([refused]);
+    expect(points.filter((p) => p.blobs[0] === "event_failed").map((p) => p.doubles[0])).toEqual([1]);
   });
 });
