@@ -19,7 +19,8 @@
  *
  * A deployment has EVENT_PAGERS of them (named `pager:0`, `pager:1`, ...); a
  * record's events always go to the same one (a hash of its record id), so a
- * record's events of one drain travel in one page.
+ * drain's events travel together, in as few pages as PAGE_EVENTS and
+ * PAGE_BYTES allow.
  */
 import { DurableObject } from "cloudflare:workers";
 import { fnv1a } from "../shared/fnv1a";

@@ -86,8 +86,8 @@ export async function publishEvents(env: Env, events: readonly Loggable[]): Prom
  * Hands logged events to their record's pager (src/events/pager.ts), which
  * queues them a page at a time and answers once they are in its memory. If
  * the pager does not take them (unreachable, overloaded, a deploy), they are
- * queued here one message each, as before pagers: no event waits on a
- * broken pager. One the pager takes and then loses is still pending in the
+ * queued here one message each, which every release's consumer reads: no
+ * event waits on a broken pager. One the pager takes and then loses is still pending in the
  * log, and the sweep sends it again.
  */
 export async function handToPager(env: Env, recordId: string, messages: readonly EventMessage[]): Promise<void> {
