@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { receiptStub } from "../../src/record-stub";
 import { redact } from "../../src/shared/redact";
 import { CARD_OK, call, cardDataIn, createReceipt, expectError, expectStatus, OTP_OK, OTP_WRONG } from "../helpers";
+import { printedLines } from "../support/printed-lines";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -19,17 +20,6 @@ afterEach(() => vi.restoreAllMocks());
  * into the id field).
  */
 const logged = (id: string): string => redact(id) as string;
-
-/** Every line the gateway prints from now on, parsed. */
-function printedLines(): Record<string, any>[] {
-  const lines: Record<string, any>[] = [];
-  for (const method of ["log", "info", "warn", "error", "debug"] as const) {
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-      lines.push(JSON.parse(args.map(String).join(" ")));
-    });
-  }
-  return lines;
-}
 
 describe("the canonical line", () => {
   it("a paid payment logs exactly one line per request, each carrying its upstream call, the pay its state change", async () => {

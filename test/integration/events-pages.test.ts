@@ -12,6 +12,7 @@ import type { EventMessage } from "../../src/events/types";
 import { type MetricPoint, observeMetrics } from "../../src/metrics/metrics";
 import { callGateway, consume, DEAD_LETTER_QUEUE, eventRow, makeEvent, messageOf, newRecordId, publishKept, receiver } from "../events";
 import { expectStatus } from "../helpers";
+import { printedLines } from "../support/printed-lines";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -155,8 +156,7 @@ describe("a dead-lettered page", () => {
     await consume([{ body: page(messages), attempts: RETRY_SCHEDULES.development.length + 1 }]);
     const points: MetricPoint[] = [];
     const stop = observeMetrics((point) => points.push(point));
-    const errors: string[] = [];
-    vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => errors.push(args.map(String).join(" ")));
+    const lines = printedLines();
 
     try {
       await consume([{ body: page(messages) }], { queue: DEAD_LETTER_QUEUE });
@@ -164,7 +164,7 @@ describe("a dead-lettered page", () => {
       stop();
     }
 
-    const abandoned = errors.map((text) => JSON.parse(text)).filter((line) => line.event === "event_delivery_abandoned");
+    const abandoned = lines.filter((line) => line.event === "event_delivery_abandoned");
     expect(abandoned.map((line) => line.event_id)).toEqual([refused]);
     expect(points.filter((p) => p.blobs[0] === "event_failed").map((p) => p.doubles[0])).toEqual([1]);
   });

@@ -26,22 +26,12 @@ import {
   receiptRequest,
   transferRequest,
 } from "../helpers";
+import { printedLines } from "../support/printed-lines";
 import { scriptedUpstream } from "../support/scripted-upstream";
 
 afterEach(() => vi.restoreAllMocks());
 
 const PAYS_LATE = { token: "tok_sandbox_pays_late" };
-
-/** Every line the gateway prints from now on, parsed. */
-function printedLines(): Record<string, any>[] {
-  const lines: Record<string, any>[] = [];
-  for (const method of ["log", "info", "warn", "error", "debug"] as const) {
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-      lines.push(JSON.parse(args.map(String).join(" ")));
-    });
-  }
-  return lines;
-}
 
 /** A deployment whose LOG_SUCCESS_SAMPLE is `share`: its Worker's env. */
 const deployment = (share: string) => ({ ...env, LOG_SUCCESS_SAMPLE: share }) as Env;
