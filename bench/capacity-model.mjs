@@ -153,8 +153,9 @@ function shippedChains() {
 
 /**
  * Audit writers at `perDay`: as shipped, or as many as the peak's appends need, at most 500 a second a writer
- * (half of the ~1,000 requests a second one object takes, as for the pagers). AUDIT_CHAINS may grow while a
- * deployment runs (new chains start; the old ones stay whole), so a deployment starts with what its traffic needs.
+ * (half of the ~1,000 requests a second one object takes, as for the pagers). AUDIT_CHAINS may grow or shrink
+ * while a deployment runs (a writer no longer named flushes what it holds; docs/production.md), so a deployment
+ * runs what its traffic needs.
  */
 function chainsAt(perDay, appendsPerPayment) {
   const peakAppends = (perDay * appendsPerPayment * ASSUMPTIONS.peakFactor) / DAY;

@@ -2508,6 +2508,16 @@ export const MUTANTS = [
     why: "rules 10 and 15: an export that was on its way when the user's records were erased lands masked, after the walk that would miss it",
   },
   {
+    name: "audit-erasure-misses-unnamed-writer",
+    at: "writersOf",
+    file: "audit/erase.ts",
+    find: "    if (head) chains.add(head[1]!);",
+    replace: "    if (head && chains.size === 0) chains.add(head[1]!);",
+    tests: ["test/integration/audit-writer.test.ts"],
+    grep: "no longer names",
+    why: "rule 10: an erasure reaches a writer a smaller AUDIT_CHAINS no longer names (found by its head), so the user's entries it holds are masked and flushed before the walk",
+  },
+  {
     name: "audit-chain-forgets-prev",
     at: "AuditWriter.#flush",
     find: "      const header = { ...batch.header, seq: head.seq + 1, prev: head.hash };",

@@ -59,6 +59,8 @@ export const hourPrefix = (hour: string): string => `${AUDIT_PREFIX}${hour.slice
 export const batchKey = (hour: string, chain: string, seq: number): string => `${hourPrefix(hour)}${chain}-${String(seq).padStart(10, "0")}.ndjson`;
 
 export const headKey = (chain: string): string => `${HEADS_PREFIX}${chain}.json`;
+/** A chain's head's key, its chain in the first group. */
+export const HEAD_KEY = /^audit\/heads\/(w\d+)\.json$/;
 
 /** What a batch key names, or null for a key that is no batch's. */
 export function parseBatchKey(key: string): { hour: string; chain: string; seq: number } | null {

@@ -10,7 +10,7 @@
  * rewritten. Where it stands is a cursor the erasure request keeps.
  */
 import { log } from "../shared/log";
-import { parseBatchKey } from "./batch";
+import { HEAD_KEY, HEADS_PREFIX, parseBatchKey } from "./batch";
 import { fromBase64, mayHold } from "./bloom";
 import { auditChains } from "./entries";
 
@@ -26,6 +26,21 @@ interface AuditCursor {
   days: string[] | null;
   /** Where the listing of days[0] stands. */
   list?: string;
+}
+
+/**
+ * The writers an erasure reaches: the AUDIT_CHAINS configured, and every chain whose head is in R2 (a writer a
+ * smaller AUDIT_CHAINS no longer names still holds what it was sent until its flush, and its batches are rewritten
+ * by it): so AUDIT_CHAINS may shrink as well as grow.
+ */
+async function writersOf(env: Env): Promise<string[]> {
+  const chains = new Set(Array.from({ length: auditChains(env) }, (_, i) => `w${i}`));
+  const listed = await env.AUDIT.list({ prefix: HEADS_PREFIX });
+  for (const object of listed.objects) {
+    const head = HEAD_KEY.exec(object.key);
+    if (head) chains.add(head[1]!);
+  }
+  return [...chains];
 }
 
 /**
@@ -45,8 +60,10 @@ export async function eraseInAudit(
   if (state.days === null) {
     // Every writer masks the user's values in what it is sent from now on (an export already on its way), then
     // writes what it holds, so the walk below meets every entry kept before.
-    for (let i = 0; i < auditChains(env); i++) await env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName(`w${i}`)).forget(user, Date.now() + FORGET_MS);
-    for (let i = 0; i < auditChains(env); i++) await env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName(`w${i}`)).flush();
+    const chains = await writersOf(env);
+    lists++;
+    for (const chain of chains) await env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName(chain)).forget(user, Date.now() + FORGET_MS);
+    for (const chain of chains) await env.AUDIT_WRITER.get(env.AUDIT_WRITER.idFromName(chain)).flush();
     const days: string[] = [];
     let listCursor: string | undefined;
     do {

@@ -8,6 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseBatch, parseBatchKey } from "../../src/audit/batch";
+import { eraseInAudit } from "../../src/audit/erase";
 import { flushMs } from "../../src/audit/entries";
 import { type AuditWriter, ROW_ENTRIES } from "../../src/audit/writer";
 import { bucketReader, emptyAuditBucket } from "../audit";
@@ -150,6 +151,24 @@ describe("an erased user's entries that arrive after the eraser began (rule 10)"
     const text = [...(await bucketTexts(chain))].join("\n");
     expect(text).toContain(entry.id);
     expect(text).not.toContain("ERASE-me-00002");
+  });
+
+  it("reach a writer a smaller AUDIT_CHAINS no longer names: the erasure finds it by its head in R2, masks what it holds and flushes it", async () => {
+    const { chain, stub } = writer();
+    const user = `user-${crypto.randomUUID()}`;
+    // The chain wrote a batch once (its head is in R2), then AUDIT_CHAINS shrank below it while it held the user's entry.
+    await stub.append(chain, [line(0)]);
+    await stub.flush();
+    const entry = created(user, "ERASE-me-00003");
+    await stub.append(chain, [entry]);
+    expect(await bucketTexts(chain)).not.toContainEqual(expect.stringContaining(entry.id));
+
+    let cursor: string | true | undefined;
+    do cursor = await eraseInAudit({ ...env, AUDIT_CHAINS: "1" } as Env, user, cursor as string | undefined);
+    while (cursor !== true);
+    const text = (await bucketTexts(chain)).join("\n");
+    expect(text).toContain(entry.id);
+    expect(text).not.toContain("ERASE-me-00003");
   });
 });
 
