@@ -15,7 +15,8 @@
  * invocation instead of one an event.
  *
  * Sampled successes: a line that tells nothing on-call must see (a success,
- * quick, no refusal, nothing the gateway did on its own) is written with
+ * quick, no refusal, no look at the upstream the gateway made on its own; a
+ * record's routine end, rule 10's deletion, is one) is written with
  * probability LOG_SUCCESS_SAMPLE and then says `sample`, how many lines it
  * stands for (1 / LOG_SUCCESS_SAMPLE; 1 in development, where every line is
  * written). A line without `sample` is always written: see `remarkable`. The
