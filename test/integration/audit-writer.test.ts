@@ -8,8 +8,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseBatch, parseBatchKey } from "../../src/audit/batch";
-import { eraseInAudit } from "../../src/audit/erase";
 import { flushMs } from "../../src/audit/entries";
+import { eraseInAudit } from "../../src/audit/erase";
 import { type AuditWriter, ROW_ENTRIES } from "../../src/audit/writer";
 import { bucketReader, emptyAuditBucket } from "../audit";
 
