@@ -117,18 +117,27 @@ export const LIMITS = {
   queues: { page: "https://developers.cloudflare.com/queues/platform/limits/", messagesPerSecond: 5000, consumerInvocations: 250 },
 };
 
+/** wrangler.toml's [env.production], as wrangler reads it (null when it cannot be read): what production ships, read, not restated. */
+let production;
+function shippedConfig() {
+  if (production === undefined) {
+    try {
+      production = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "production" }, { hideWarnings: true });
+    } catch {
+      production = null;
+    }
+  }
+  return production;
+}
+
+/** A whole number production's vars set (at least 1), or `fallback`: what the gateway takes when it is unset. */
+const shippedCount = (name, fallback) => Number(shippedConfig()?.vars?.[name] ?? fallback) || fallback;
+
 /**
  * The event pagers as shipped (wrangler.toml [env.production] EVENT_PAGERS; src/events/pager.ts's caps): a
  * record's drain hands its events to one, which sends them a page at a time, one queue message a page.
  */
-function shippedPagers() {
-  try {
-    const config = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "production" }, { hideWarnings: true });
-    return Number(config.vars?.EVENT_PAGERS ?? 1) || 1;
-  } catch {
-    return 1;
-  }
-}
+const shippedPagers = () => shippedCount("EVENT_PAGERS", 1);
 /**
  * The pagers' caps (src/events/pager.ts), and the drains' calls a second one pager is given at the peak at most:
  * half of the ~1,000 requests a second one object takes (https://developers.cloudflare.com/durable-objects/platform/limits/).
@@ -142,14 +151,7 @@ function pagersAt(perDay, eventsPerPayment) {
 }
 
 /** The audit trail's writers as shipped (wrangler.toml [env.production] AUDIT_CHAINS; src/audit/entries.ts: 2 unless set). */
-function shippedChains() {
-  try {
-    const config = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "production" }, { hideWarnings: true });
-    return Number(config.vars?.AUDIT_CHAINS ?? 2) || 2;
-  } catch {
-    return 2;
-  }
-}
+const shippedChains = () => shippedCount("AUDIT_CHAINS", 2);
 
 /**
  * Audit writers at `perDay`: as shipped, or as many as the peak's appends need, at most 500 a second a writer
@@ -175,23 +177,15 @@ function eventsPerPage(perDay, eventsPerPayment, pagers = pagersAt(perDay, event
 
 /** The queue consumer's retries, as shipped (wrangler.toml [env.production]): read, not restated. */
 function shippedQueueConfig() {
-  try {
-    const config = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "production" }, { hideWarnings: true });
-    const consumer = config.queues.consumers.find((c) => c.dead_letter_queue) ?? config.queues.consumers[0];
-    return { maxRetries: consumer.max_retries ?? 3, deadLetter: Boolean(consumer.dead_letter_queue), batchSize: consumer.max_batch_size ?? 10 };
-  } catch {
-    return { maxRetries: 3, deadLetter: true, batchSize: 10 };
-  }
+  const consumers = shippedConfig()?.queues?.consumers ?? [];
+  const consumer = consumers.find((c) => c.dead_letter_queue) ?? consumers[0];
+  if (!consumer) return { maxRetries: 3, deadLetter: true, batchSize: 10 };
+  return { maxRetries: consumer.max_retries ?? 3, deadLetter: Boolean(consumer.dead_letter_queue), batchSize: consumer.max_batch_size ?? 10 };
 }
 
 /** Whether production makes holds (wrangler.toml [env.production] HOLD_ENABLED): read, not restated. */
 function shippedHolds() {
-  try {
-    const config = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "production" }, { hideWarnings: true });
-    return String(config.vars?.HOLD_ENABLED ?? "true") !== "false";
-  } catch {
-    return true;
-  }
+  return String(shippedConfig()?.vars?.HOLD_ENABLED ?? "true") !== "false";
 }
 
 /**
@@ -199,14 +193,9 @@ function shippedHolds() {
  * LOG_SUCCESS_SAMPLE; src/shared/log.ts): read, not restated. Unset or unreadable: 1, as the gateway takes it.
  */
 export function shippedLogSample() {
-  try {
-    const config = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "production" }, { hideWarnings: true });
-    const text = String(config.vars?.LOG_SUCCESS_SAMPLE ?? "").trim();
-    const n = Number(text);
-    return text !== "" && n >= 0 && n <= 1 ? n : 1;
-  } catch {
-    return 1;
-  }
+  const text = String(shippedConfig()?.vars?.LOG_SUCCESS_SAMPLE ?? "").trim();
+  const n = Number(text);
+  return text !== "" && n >= 0 && n <= 1 ? n : 1;
 }
 
 /** The mix as production makes it: with holds off (HOLD_ENABLED=false), no hold is left unconfirmed, and their share pays. */
