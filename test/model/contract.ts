@@ -455,8 +455,14 @@ export function judge(j: Judged): string | null {
 function judgeTransient(j: Judged, key: string, stateCalls: readonly LoggedCall[]): string | null {
   const s = j.sent;
   switch (key) {
-    case "operation_in_progress":
-      return stateCalls.length > 0 ? `operation_in_progress, yet it changed the record upstream: ${showCalls(stateCalls)}` : null;
+    case "operation_in_progress": {
+      // Rule 8: a cancel whose answer was lost is completed by the gateway's look before anything else is decided; when
+      // that completion's outcome is unknown too (the upstream acted, then answered 5xx), the request is answered
+      // that an earlier call's outcome is not known yet, and the change is that earlier call's, under its reason.
+      const completion = j.after === 21 && j.cancelReason === COMPLETION_REASON;
+      const moved = stateCalls.filter((c) => !(completion && c.path === "receipt/cancel"));
+      return moved.length > 0 ? `operation_in_progress, yet it changed the record upstream: ${showCalls(moved)}` : null;
+    }
     case "rate_limited":
       // Per user on pay and authorize; rule 6's five OTP sends per receipt for anyone.
       if (s.op === "authorize" || (s.op === "pay" && s.who !== "partner")) {
