@@ -1056,10 +1056,9 @@ export const MUTANTS = [
   },
   {
     name: "page-acked-with-an-event-undelivered",
-    at: "settleMessages",
-    find: "for (const attempt of attempts) if (!attempt.ok) failed.add(attempt.message);",
-    replace:
-      "for (const attempt of attempts) if (!attempt.ok && attempts.every((a) => a.message !== attempt.message || !a.ok)) failed.add(attempt.message);",
+    at: "deliverBatch",
+    find: "settled.filter((attempt) => !attempt.ok)",
+    replace: "settled.filter((attempt) => !attempt.ok && settled.every((a) => a.message !== attempt.message || !a.ok))",
     tests: ["test/integration/events-pages.test.ts"],
     grep: "one event the receiver refuses",
     why: "at least once: a page's message is acknowledged only once every event of it is delivered or settled, or the refused one is never retried",

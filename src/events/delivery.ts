@@ -194,9 +194,7 @@ async function deliver(env: Env, { message, body, db, table }: Due): Promise<Att
  * back whole, and the log's status check skips the ones delivered meanwhile,
  * so a retry POSTs only what is still pending. Each message is settled once.
  */
-function settleMessages(env: Env, messages: readonly Message<QueuedBody>[], attempts: readonly Attempted[]): void {
-  const failed = new Set<Message<QueuedBody>>();
-  for (const attempt of attempts) if (!attempt.ok) failed.add(attempt.message);
+function settleMessages(env: Env, messages: readonly Message<QueuedBody>[], failed: ReadonlySet<Message<QueuedBody>>): void {
   const schedule = retrySchedule(env);
   for (const message of messages) {
     if (failed.has(message)) message.retry({ delaySeconds: retryDelaySeconds(schedule, message.attempts) });
@@ -234,15 +232,11 @@ async function writeDeliveries(deliveries: readonly (Delivered | null)[]): Promi
 /** Holds events back while the deployment is misconfigured: never signed with a development secret, never sent to an unchecked URL. */
 async function holdBack(env: Env, messages: readonly Message<QueuedBody>[], held: readonly Due[], problems: readonly string[]): Promise<void> {
   // Each try counts as an attempt: after max_retries the events show failed, to be resent once fixed.
-  const schedule = retrySchedule(env);
-  const heldMessages = new Set(held.map(({ message }) => message));
-  for (const message of messages) {
-    if (heldMessages.has(message)) message.retry({ delaySeconds: retryDelaySeconds(schedule, message.attempts) });
-    else message.ack();
-  }
+  settleMessages(env, messages, new Set(held.map(({ message }) => message)));
   log("error", "service_misconfigured", { problems: problems.join(" "), held_events: held.length });
   const error = "not sent: this deployment is misconfigured (503 service_misconfigured names the problem)";
   const now = clock.now();
+  const schedule = retrySchedule(env);
   await inPool(held, async ({ message, body, db, table }) => {
     if (!db) return;
     const nextAttemptAt = now + retryDelaySeconds(schedule, message.attempts) * 1000;
@@ -344,7 +338,7 @@ async function deliverBatch(batch: MessageBatch<QueuedBody>, env: Env): Promise<
       .slice(1)
       .map(({ message }) => ({ message, ok: attempt.ok, delivered: null })),
   ]);
-  settleMessages(env, messages, settled);
+  settleMessages(env, messages, new Set(settled.filter((attempt) => !attempt.ok).map((attempt) => attempt.message)));
   await writeDeliveries(attempts.map((attempt) => attempt.delivered));
 }
 

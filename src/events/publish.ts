@@ -65,7 +65,8 @@ export async function enqueue(env: Env, messages: readonly EventMessage[]): Prom
 /**
  * Writes each event's row into the D1 event log (its record's database) if
  * absent (idempotent by event id: a re-drain after a crash must not duplicate
- * rows) with delivery status `pending`, then sends them to the queue. Throws
+ * rows) with delivery status `pending`, then hands what is still pending to
+ * `send` (the queue, one message each; publishOutbox's: the record's pager). Throws
  * if anything failed, so the caller keeps them and tries again. The log keeps
  * no body: the caller's record keeps each one (publishOutbox).
  *
@@ -75,11 +76,14 @@ export async function enqueue(env: Env, messages: readonly EventMessage[]): Prom
  * Once logged, an event whose message the queue loses is sent again by the
  * sweep (src/events/sweep.ts).
  */
-export async function publishEvents(env: Env, events: readonly Loggable[]): Promise<void> {
+export async function publishEvents(
+  env: Env,
+  events: readonly Loggable[],
+  send: (pending: EventMessage[]) => Promise<void> = (pending) => enqueue(env, pending),
+): Promise<void> {
   if (events.length === 0) return;
   for (const event of events) assertWellFormed("event" in event && "body" in event ? event.event : event);
-  const pending = await logEvents(env, events);
-  await enqueue(env, pending);
+  await send(await logEvents(env, events));
 }
 
 /**
@@ -113,8 +117,6 @@ export async function handToPager(env: Env, recordId: string, messages: readonly
  */
 export async function publishOutbox(env: Env, entries: readonly EventMessage[]): Promise<void> {
   const events = entries.map((entry) => ({ event: JSON.parse(entry.payload) as GatewayEvent, body: entry.payload }));
-  if (events.length === 0) return;
-  for (const { event } of events) assertWellFormed(event);
   // A record's events share its record id (a transfer's, its receipt's), and so its pager.
-  await handToPager(env, recordIdOf(events[0]!.event), await logEvents(env, events));
+  await publishEvents(env, events, (pending) => handToPager(env, recordIdOf(events[0]!.event), pending));
 }
